@@ -1,0 +1,77 @@
+"""Built-in policies (oracle, noop) and the episode loop that runs a policy in an Env."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from coworkenv.checks import VerifierResult
+from coworkenv.env import Action, Env
+from coworkenv.spec import EnvSpec, ReferenceTurn
+
+
+class Policy(Protocol):
+    """Chooses the next assistant message given the env (its messages, tools and state through tools)."""
+
+    name: str
+
+    def act(self, env: Env) -> Action: ...
+
+
+class OraclePolicy:
+    """Plays the spec's reference solution: its tool calls, then its message, turn by turn."""
+
+    name = "oracle"
+
+    def __init__(self, spec: EnvSpec, reference: list[ReferenceTurn] | None = None) -> None:
+        self.reference = reference if reference is not None else spec.reference
+        self._plan: Iterator[Action] | None = None
+        self._turn = -1
+
+    def act(self, env: Env) -> Action:
+        if self._turn != env.turn or self._plan is None:
+            self._turn = env.turn
+            steps = self.reference[env.turn].steps if env.turn < len(self.reference) else []
+            self._plan = iter(_turn_actions(steps))
+        return next(self._plan, Action.say("Done."))
+
+
+def _turn_actions(steps: list) -> list[Action]:  # type: ignore[type-arg]
+    actions = [Action.call(s.call.name, dict(s.call.arguments)) if s.call else Action.say(s.say) for s in steps]
+    if not actions or actions[-1].tool_calls:
+        actions.append(Action.say("Done."))
+    # Text before the last message does not end the turn; fold it into the final message.
+    said = [a.content for a in actions[:-1] if not a.tool_calls and a.content]
+    calls = [a for a in actions[:-1] if a.tool_calls]
+    final = actions[-1]
+    if said:
+        final = Action.say("\n\n".join([*said, final.content or ""]))
+    return [*calls, final]
+
+
+class NoopPolicy:
+    """Does nothing: answers every turn without touching any tool."""
+
+    name = "noop"
+
+    def act(self, env: Env) -> Action:
+        return Action.say("Okay.")
+
+
+@dataclass(frozen=True)
+class Episode:
+    env_id: str
+    policy: str
+    result: VerifierResult
+    steps: int
+    truncated: bool
+    final_hash: str
+
+
+def run_episode(env: Env, policy: Policy) -> Episode:
+    """Reset the env and let the policy act until the episode ends; return the verifier's result."""
+    env.reset()
+    while not env.done:
+        env.step(policy.act(env))
+    return Episode(env.spec.id, policy.name, env.score(), env.steps, env.truncated, env.state.content_hash())

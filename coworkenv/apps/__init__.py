@@ -1,0 +1,40 @@
+"""The apps of a coworker's workspace. Each is a typed state plus a toolkit: the same shape for every app."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from coworkenv.apps import calendar, chat, directory, files, logs, mail, services, tickets
+from coworkenv.apps.calendar import CalendarState
+from coworkenv.apps.chat import ChatState
+from coworkenv.apps.directory import DirectoryState
+from coworkenv.apps.files import FilesState
+from coworkenv.apps.logs import LogsState
+from coworkenv.apps.mail import MailState
+from coworkenv.apps.services import ServicesState
+from coworkenv.apps.tickets import TicketsState
+from coworkenv.tools import ToolDef, tool_catalog
+from coworkenv.world import AppDef
+
+APPS: dict[str, AppDef] = {
+    m.APP.name: m.APP for m in (directory, mail, calendar, files, chat, tickets, services, logs)
+}
+TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
+
+
+class WorldApps(BaseModel):
+    """The initial state of every app (tables of records)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    directory: DirectoryState = DirectoryState()
+    mail: MailState = MailState()
+    calendar: CalendarState = CalendarState()
+    files: FilesState = FilesState()
+    chat: ChatState = ChatState()
+    tickets: TicketsState = TicketsState()
+    services: ServicesState = ServicesState()
+    logs: LogsState = LogsState()
+
+
+__all__ = ["APPS", "TOOLS", "WorldApps"]

@@ -1,0 +1,183 @@
+"""Mail: folders, threads, read flags, drafts vs sent, attachments as file references."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.world import AppDef, AppState, Record
+
+Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
+_SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read")
+
+
+class Message(Record):
+    thread_id: str
+    folder: Folder
+    sender: str
+    to: list[str]
+    cc: list[str] = []
+    subject: str
+    body: str
+    sent_at: str | None = None
+    read: bool = False
+    attachments: list[str] = []
+    in_reply_to: str | None = None
+
+
+class MailState(AppState):
+    messages: list[Message] = []
+
+
+class MailTools(Toolkit):
+    app = "mail"
+
+    @read
+    def list_messages(self, folder: Folder = "inbox", unread_only: bool = False, limit: int = 20) -> list[dict[str, Any]]:
+        """List messages of a folder, newest first (summaries without bodies).
+
+        Args:
+            folder: inbox, sent, drafts, archive or trash.
+            unread_only: Only unread messages.
+            limit: Maximum number of messages.
+        """
+        rows = [m for m in self.rows("messages") if m.folder == folder and not (unread_only and m.read)]
+        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
+        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+
+    @read
+    def search(self, query: str, folder: Folder | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """Search messages by words in subject, body, sender or recipients.
+
+        Args:
+            query: Words that must all occur.
+            folder: Restrict to one folder.
+            limit: Maximum number of messages.
+        """
+        rows = [
+            m for m in self.rows("messages")
+            if (folder is None or m.folder == folder)
+            and matches(query, m.subject, m.body, m.sender, " ".join(m.to), " ".join(m.cc))
+        ]
+        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
+        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+
+    @read
+    def read_message(self, message_id: str) -> dict[str, Any]:
+        """Read a full message (does not change its read flag; use mark_read for that).
+
+        Args:
+            message_id: Message id from list_messages or search.
+        """
+        return dump(self._message(message_id))
+
+    @write
+    def mark_read(self, message_ids: list[str], read: bool = True) -> dict[str, Any]:
+        """Mark messages read or unread.
+
+        Args:
+            message_ids: Message ids.
+            read: True for read, False for unread.
+        """
+        messages = [self._message(i) for i in message_ids]
+        for m in messages:
+            self.put("messages", m.model_copy(update={"read": read}))
+        return {"updated": [m.id for m in messages], "read": read}
+
+    @write
+    def move(self, message_id: str, folder: Folder) -> dict[str, Any]:
+        """Move a message to another folder (archive, trash, inbox). Sent and drafts are managed by send/save_draft.
+
+        Args:
+            message_id: Message id.
+            folder: Target folder.
+        """
+        message = self._message(message_id)
+        if folder in ("sent", "drafts") or message.folder in ("sent", "drafts"):
+            raise ToolError("sent messages and drafts cannot be moved; use send_draft to send a draft")
+        self.put("messages", message.model_copy(update={"folder": folder}))
+        return {"id": message_id, "folder": folder}
+
+    @write
+    def send(
+        self, to: list[str], subject: str, body: str, cc: list[str] | None = None,
+        attachments: list[str] | None = None, in_reply_to: str | None = None,
+    ) -> dict[str, Any]:
+        """Send an email now from the user's mailbox.
+
+        Args:
+            to: Recipient email addresses.
+            subject: Subject line.
+            body: Message text.
+            cc: Copy recipients.
+            attachments: Paths of files (from the files app) to attach.
+            in_reply_to: Id of the message this replies to (keeps the thread).
+        """
+        message = self._compose("sent", to, subject, body, cc or [], attachments or [], in_reply_to)
+        return {"id": message.id, "thread_id": message.thread_id, "folder": "sent", "sent_at": message.sent_at}
+
+    @write
+    def save_draft(
+        self, to: list[str], subject: str, body: str, cc: list[str] | None = None,
+        attachments: list[str] | None = None, in_reply_to: str | None = None,
+    ) -> dict[str, Any]:
+        """Save an email as a draft without sending it.
+
+        Args:
+            to: Recipient email addresses.
+            subject: Subject line.
+            body: Message text.
+            cc: Copy recipients.
+            attachments: Paths of files to attach.
+            in_reply_to: Id of the message this replies to.
+        """
+        message = self._compose("drafts", to, subject, body, cc or [], attachments or [], in_reply_to)
+        return {"id": message.id, "thread_id": message.thread_id, "folder": "drafts"}
+
+    @write
+    def send_draft(self, draft_id: str) -> dict[str, Any]:
+        """Send a saved draft.
+
+        Args:
+            draft_id: Id of a message in the drafts folder.
+        """
+        draft = self._message(draft_id)
+        if draft.folder != "drafts":
+            raise ToolError(f"message {draft_id!r} is not a draft (folder: {draft.folder})")
+        sent = draft.model_copy(update={"folder": "sent", "sent_at": self.world.now_iso, "read": True})
+        self.put("messages", sent)
+        return {"id": sent.id, "folder": "sent", "sent_at": sent.sent_at}
+
+    def _message(self, message_id: str) -> Message:
+        return self.require("messages", message_id, "message", "use mail_search or mail_list_messages")  # type: ignore[no-any-return]
+
+    def _compose(
+        self, folder: Folder, to: list[str], subject: str, body: str, cc: list[str],
+        attachments: list[str], in_reply_to: str | None,
+    ) -> Message:
+        if not to:
+            raise ToolError("a message needs at least one recipient in 'to'")
+        for address in [*to, *cc]:
+            if "@" not in address:
+                raise ToolError(f"{address!r} is not an email address; look people up with directory_search")
+        files = self.world.table("files", "files")
+        for path in attachments:
+            if path not in files:
+                raise ToolError(f"attachment {path!r} does not exist; use files_list to find paths")
+        thread_id = None
+        if in_reply_to is not None:
+            thread_id = self._message(in_reply_to).thread_id
+        message_id = self.world.new_id("msg", "mail", "messages")
+        user = self.world.table("directory", "people").get(self.world.user) if self.world.user else None
+        message = Message(
+            id=message_id, thread_id=thread_id or f"thr-{message_id}", folder=folder,
+            sender=user.email if user is not None else "me", to=to, cc=cc, subject=subject, body=body,
+            sent_at=self.world.now_iso if folder == "sent" else None, read=True,
+            attachments=attachments, in_reply_to=in_reply_to,
+        )
+        self.put("messages", message)
+        return message
+
+
+APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail")

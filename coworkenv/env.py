@@ -1,0 +1,197 @@
+"""The runtime: an episode over an EnvSpec with a Gymnasium-like reset/step/state/score."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from coworkenv.apps import APPS, TOOLS
+from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
+from coworkenv.dynamics import Dynamics
+from coworkenv.spec import AfterCall, EnvSpec, UserTurn
+from coworkenv.tools import ToolBox
+from coworkenv.world import World, format_time, parse_time
+
+DEFAULT_MAX_STEPS = 60
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A tool call as an agent made it; `arguments` may be a JSON string (as models emit them)."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One assistant message: text and/or tool calls. A message without tool calls ends the agent's turn."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCallRequest, ...] = ()
+
+    @classmethod
+    def call(cls, name: str, arguments: dict[str, Any] | str | None = None, content: str | None = None) -> Action:
+        return cls(content, (ToolCallRequest(name, arguments if arguments is not None else {}),))
+
+    @classmethod
+    def say(cls, text: str) -> Action:
+        return cls(text)
+
+
+@dataclass
+class StepResult:
+    """What `Env.step` returns: new messages, the reward (the score when the episode ends) and flags."""
+
+    messages: list[dict[str, Any]]
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Any:  # Gymnasium-style unpacking: obs, reward, terminated, truncated, info
+        return iter((self.messages, self.reward, self.terminated, self.truncated, self.info))
+
+
+def system_prompt(spec: EnvSpec, world: World) -> str:
+    """The system message: who the agent works for, when it is, and the workspace context."""
+    person = world.table("directory", "people").get(spec.user)
+    who = f"{person.name} <{person.email}>, {person.role} (time zone {person.timezone})" if person else spec.user
+    apps = ", ".join(sorted({TOOLS[t].app for t in spec.tools}))
+    parts = [
+        f"You are an AI coworker acting for {who}.",
+        f"The current time is {world.now_iso}. You can use these workplace apps through tools: {apps}.",
+        "Look things up with tools instead of guessing; act only as asked; say what you did and what you found.",
+    ]
+    if spec.context:
+        parts.append(spec.context)
+    return "\n".join(parts)
+
+
+class Env:
+    """One environment. Actions are assistant messages; tool calls run against the world and are audited."""
+
+    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        self.spec = spec
+        self.max_steps = max_steps
+        self.verifier = Verifier(spec)
+        self._world = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
+        self._initial_hash = self._world.content_hash()
+        self.toolbox = ToolBox(self._world, TOOLS, spec.tools)
+        self._reset_episode()
+
+    def _reset_episode(self) -> None:
+        self.dynamics = Dynamics(self.spec, self._world)
+        self.audit: list[AuditEntry] = []
+        self.replies: list[Reply] = []
+        self.messages: list[dict[str, Any]] = []
+        self.turn = 0
+        self.steps = 0
+        self.done = False
+        self.truncated = False
+        self._call_ids = itertools.count(1)
+
+    # -- Gymnasium-like API --------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Start an episode: the world returns to its initial state. Returns (messages, info)."""
+        del seed  # episodes are deterministic; the spec's metadata carries its generation seed
+        self._world.rewind()  # the journal started at construction or the last reset
+        self._reset_episode()
+        self.messages = [
+            {"role": "system", "content": system_prompt(self.spec, self._world)},
+            self._user_message(self.spec.turns[0]),
+        ]
+        return list(self.messages), {"env_id": self.spec.id, "tools": self.toolbox.openai_tools()}
+
+    def step(self, action: Action) -> StepResult:
+        """Run one assistant message: execute its tool calls, or end the turn if it has none."""
+        if self.done:
+            raise RuntimeError("episode is over; call reset() to start a new one")
+        self.steps += 1
+        calls = [
+            {"id": c.id or f"call_{next(self._call_ids)}", "type": "function",
+             "function": {"name": c.name, "arguments": _as_json(c.arguments)}}
+            for c in action.tool_calls
+        ]
+        self.messages.append({"role": "assistant", "content": action.content or "", "tool_calls": calls})
+        new: list[dict[str, Any]] = []
+        if action.tool_calls:
+            for request, wire in zip(action.tool_calls, calls, strict=True):
+                new.append(self._run_tool(request, wire["id"]))
+        else:
+            if action.content:
+                self.replies.append(Reply(self.turn, action.content))
+            new.extend(self._end_turn())
+        self.messages.extend(new)
+        if not self.done and self.steps >= self.max_steps:
+            self.done = self.truncated = True
+        reward = self.score().score if self.done else 0.0
+        return StepResult(new, reward, self.done and not self.truncated, self.truncated, {"turn": self.turn})
+
+    @property
+    def state(self) -> World:
+        return self._world
+
+    @property
+    def initial_hash(self) -> str:
+        return self._initial_hash
+
+    def score(self) -> VerifierResult:
+        return self.verifier.score(self._world, self.audit, self.replies)
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        return self.toolbox.openai_tools()
+
+    # -- internals ---------------------------------------------------------------------------------------
+    def _run_tool(self, request: ToolCallRequest, call_id: str) -> dict[str, Any]:
+        before = self._world.content_hash()
+        at = self._world.now_iso
+        outcome = self.toolbox.call(request.name, request.arguments)
+        args = request.arguments if isinstance(request.arguments, dict) else _loads_or_empty(request.arguments)
+        if outcome.ok:
+            self.dynamics.after_call(request.name, args)
+        self.dynamics.advance(self._world.tick_s)
+        self.audit.append(AuditEntry(
+            len(self.audit), self.turn, request.name, args, outcome.ok, outcome.result, outcome.error, at,
+            before, self._world.content_hash(),
+        ))
+        content = orjson.dumps(outcome.observation()).decode()
+        return {"role": "tool", "tool_call_id": call_id, "name": request.name, "content": content}
+
+    def _end_turn(self) -> list[dict[str, Any]]:
+        nxt = self.turn + 1
+        if nxt >= len(self.spec.turns):
+            self.done = True
+            return []
+        turn = self.spec.turns[nxt]
+        if isinstance(turn.condition, AfterCall):
+            cond = turn.condition.call
+            if not any(e.ok and call_matches(cond, e.tool, e.args) for e in self.audit):
+                self.done = True
+                return []
+        self.dynamics.advance(turn.advance_s)
+        self.dynamics.apply(turn.changes)
+        self.turn = nxt
+        return [self._user_message(turn)]
+
+    def _user_message(self, turn: UserTurn) -> dict[str, Any]:
+        text = turn.content
+        if turn.announce:
+            text = f"[Notification {format_time(self._world.clock)}] {turn.announce}\n\n{text}"
+        return {"role": "user", "content": text}
+
+
+def _as_json(arguments: dict[str, Any] | str) -> str:
+    return arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
+def _loads_or_empty(text: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(text) if text else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,324 @@
+"""OpenAI-compatible HTTP backend (`vllm serve` or any compatible endpoint): async, bounded, retried, cached."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from coworkenv.llm._batch import gather_completions, run_sync
+from coworkenv.llm._cache import ResponseCache
+from coworkenv.llm._tool_calls import parse_tool_calls
+from coworkenv.llm._types import LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
+
+logger = logging.getLogger(__name__)
+
+API_KEY_ENV_VARS = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
+_SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]+")
+
+
+class _Secret:
+    """Holds a credential so that reprs, logs and tracebacks of its owner never show it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str | None) -> None:
+        self._value = value or None
+
+    def reveal(self) -> str | None:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "<secret>" if self._value else "<no key>"
+
+    __str__ = __repr__
+
+
+class _RetryableError(Exception):
+    def __init__(self, kind: LLMErrorKind, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.kind: LLMErrorKind = kind
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
+@dataclass
+class _LoopState:
+    """An httpx client and a semaphore belong to one event loop, so each loop gets its own."""
+
+    loop: asyncio.AbstractEventLoop
+    client: httpx.AsyncClient
+    semaphore: asyncio.Semaphore
+
+
+def display_url(url: str) -> str:
+    """Return `url` without user info, query or fragment: safe to put in logs and errors."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _chat_endpoint(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if not base.endswith("/v1"):
+        base = f"{base}/v1"
+    return f"{base}/chat/completions"
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    title = schema.get("title")
+    name = _SCHEMA_NAME_CHARS.sub("_", title) if isinstance(title, str) else ""
+    return (name or "response")[:64]
+
+
+class OpenAICompatibleBackend:
+    """Chat completions over HTTP against an OpenAI-compatible server.
+
+    Concurrency is bounded by a semaphore (`max_concurrency` requests in flight). 429 (honouring
+    Retry-After), 5xx, timeouts, connection errors and malformed bodies are retried up to
+    `max_retries` times with exponential backoff and jitter; other 4xx fail at once. Successful
+    responses are cached on disk under `cache_dir` when given. The API key (argument, else
+    $COWORKENV_LLM_API_KEY, else $OPENAI_API_KEY) is sent as a bearer token and shown nowhere else.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        max_concurrency: int = 8,
+        max_retries: int = 4,
+        timeout_s: float = 60.0,
+        backoff_base_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+        cache_dir: Path | None = None,
+        strict_json_schema: bool = True,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"LLM base_url must start with http:// or https://, got {display_url(base_url)!r}")
+        if not model:
+            raise ValueError("an OpenAI-compatible backend needs a model name (--model or $COWORKENV_LLM_MODEL)")
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if api_key is None:
+            api_key = next((os.environ[var] for var in API_KEY_ENV_VARS if os.environ.get(var)), None)
+        self.base_url = display_url(base_url)
+        self.model = model
+        self.name = f"openai:{model}"
+        self.stats = LLMStats()
+        self.max_concurrency = max_concurrency
+        self.max_retries = max_retries
+        self.timeout_s = timeout_s
+        self.backoff_base_s = backoff_base_s
+        self.max_backoff_s = max_backoff_s
+        self.strict_json_schema = strict_json_schema
+        self.extra_body = dict(extra_body or {})
+        self._api_key = _Secret(api_key)
+        self._endpoint = _chat_endpoint(base_url)
+        self._cache = ResponseCache(cache_dir) if cache_dir is not None else None
+        # Server-specific extra fields change the answer, so they are part of the cache identity.
+        extra = json.dumps(self.extra_body, sort_keys=True)
+        self._cache_model = model if not self.extra_body else f"{model}#{hashlib.sha256(extra.encode()).hexdigest()[:16]}"
+        self._states: dict[int, _LoopState] = {}
+        self._rng = random.Random()
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAICompatibleBackend(base_url={self.base_url!r}, model={self.model!r}, "
+            f"api_key={self._api_key!r}, max_concurrency={self.max_concurrency})"
+        )
+
+    def _redact(self, text: str) -> str:
+        key = self._api_key.reveal()
+        return text.replace(key, "***") if key else text
+
+    def _loop_state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        # Drop states of loops that were closed (e.g. by an earlier asyncio.run).
+        for loop_id in [i for i, s in self._states.items() if s.loop.is_closed()]:
+            del self._states[loop_id]
+        state = self._states.get(id(loop))
+        if state is None or state.loop is not loop:
+            headers = {"Content-Type": "application/json"}
+            key = self._api_key.reveal()
+            if key:
+                headers["Authorization"] = f"Bearer {key}"
+            limits = httpx.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
+            client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout_s), limits=limits)
+            state = _LoopState(loop=loop, client=client, semaphore=asyncio.Semaphore(self.max_concurrency))
+            self._states[id(loop)] = state
+        return state
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections this backend opened on the running event loop."""
+        state = self._states.pop(id(asyncio.get_running_loop()), None)
+        if state is not None:
+            await state.client.aclose()
+
+    def request_payload(self, request: LLMRequest) -> dict[str, Any]:
+        """Return the JSON body sent to /v1/chat/completions for `request` (no credentials in it)."""
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if request.seed is not None:
+            payload["seed"] = request.seed
+        if request.tools:
+            payload["tools"] = request.tools
+            payload["tool_choice"] = "auto"
+        if request.json_schema is not None:
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": _schema_name(request.json_schema),
+                    "schema": request.json_schema,
+                    "strict": self.strict_json_schema,
+                },
+            }
+        payload.update(self.extra_body)
+        return payload
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request (from the cache when possible) or raise `LLMError` after retries."""
+        self.stats.requests += 1
+        key = request.cache_key(self._cache_model)
+        if self._cache is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return hit
+        try:
+            response = await self._post_with_retries(self.request_payload(request))
+        except LLMError as exc:
+            self.stats.count_failure(exc.kind)
+            raise
+        self.stats.prompt_tokens += response.prompt_tokens
+        self.stats.completion_tokens += response.completion_tokens
+        if self._cache is not None:
+            self._cache.put(key, response)
+        return response
+
+    def complete_batch(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
+        """Answer `requests` concurrently (at most `max_concurrency` in flight), in request order."""
+
+        async def run() -> list[LLMResponse | LLMError]:
+            try:
+                return await gather_completions(self.complete, requests)
+            finally:
+                await self.aclose()
+
+        return run_sync(run)
+
+    def _backoff_s(self, attempt: int, retry_after_s: float | None) -> float:
+        ceiling = self.backoff_base_s * (2**attempt)
+        # "Equal jitter": at least half the exponential step, so retries spread without collapsing to 0.
+        delay = ceiling / 2 + self._rng.uniform(0, ceiling / 2)
+        if retry_after_s is not None:
+            delay = max(delay, retry_after_s)
+        return min(delay, self.max_backoff_s)
+
+    async def _post_with_retries(self, payload: dict[str, Any]) -> LLMResponse:
+        attempt = 0
+        while True:
+            state = self._loop_state()
+            retry_after_s: float | None = None
+            try:
+                async with state.semaphore:
+                    self.stats.http_requests += 1
+                    http_response = await state.client.post(self._endpoint, json=payload)
+                return self._parse_response(http_response)
+            except _RetryableError as exc:
+                kind, message, retry_after_s = exc.kind, exc.message, exc.retry_after_s
+            except httpx.TimeoutException as exc:
+                kind, message = "timeout", f"no answer within {self.timeout_s:g}s ({type(exc).__name__})"
+            except httpx.TransportError as exc:
+                kind, message = "unavailable", f"connection failed ({type(exc).__name__}: {exc})"
+            message = self._redact(message)
+            if attempt >= self.max_retries:
+                raise LLMError(
+                    kind,
+                    f"{self.base_url} model {self.model!r}: {message}; gave up after {attempt + 1} attempts "
+                    "(raise max_retries/timeout_s or check the server)",
+                )
+            delay = self._backoff_s(attempt, retry_after_s)
+            self.stats.retries += 1
+            attempt += 1
+            logger.info(
+                "LLM request to %s failed (%s: %s); retry %d/%d in %.2fs",
+                self.base_url, kind, message, attempt, self.max_retries, delay,
+            )
+            await asyncio.sleep(delay)
+
+    def _parse_response(self, http_response: httpx.Response) -> LLMResponse:
+        status = http_response.status_code
+        if status == 429:
+            raise _RetryableError(
+                "rate_limited", "HTTP 429 rate limited", _parse_retry_after(http_response.headers.get("retry-after"))
+            )
+        if status >= 500:
+            raise _RetryableError("server_error", f"HTTP {status}: {http_response.text[:300]}")
+        if status >= 300:
+            detail = self._redact(http_response.text[:500])
+            raise LLMError(
+                "client_error",
+                f"{self.base_url} rejected the request for model {self.model!r} with HTTP {status}: {detail} "
+                "(not retried: fix the request, model name or key)",
+            )
+        try:
+            body = http_response.json()
+            choice = body["choices"][0]
+            message = choice["message"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise _RetryableError(
+                "malformed", f"unreadable response body ({type(exc).__name__}): {http_response.text[:200]!r}"
+            ) from None
+        if not isinstance(message, dict):
+            raise _RetryableError("malformed", "response choice has no message object")
+        content = message.get("content")
+        text, calls, errors = parse_tool_calls(content if isinstance(content, str) else None, message.get("tool_calls"))
+        usage = body.get("usage") or {}
+        return LLMResponse(
+            content=text,
+            tool_calls=calls,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=choice.get("finish_reason"),
+            cached=False,
+            model=str(body.get("model") or self.model),
+            tool_call_errors=errors,
+        )

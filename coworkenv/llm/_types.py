@@ -1,0 +1,159 @@
+"""The wire types of the LLM interface: requests, responses, errors, stats and the backend protocol."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+# Bumped when the cache key or cached payload layout changes, so old cache entries are ignored.
+CACHE_FORMAT_VERSION = 1
+
+LLMErrorKind = Literal[
+    "rate_limited", "server_error", "timeout", "malformed", "unavailable", "client_error"
+]
+LLM_ERROR_KINDS: tuple[LLMErrorKind, ...] = (
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "malformed",
+    "unavailable",
+    "client_error",
+)
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One chat completion request, independent of the backend that serves it.
+
+    `messages` and `tools` follow the OpenAI chat format. `json_schema` asks for output
+    constrained to that JSON Schema where the backend supports it.
+    """
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    json_schema: dict[str, Any] | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    seed: int | None = None
+
+    def cache_key(self, model: str) -> str:
+        """Return the sha256 of the canonical JSON of this request and `model` (never a credential)."""
+        payload = {
+            "v": CACHE_FORMAT_VERSION,
+            "model": model,
+            "messages": self.messages,
+            "tools": self.tools,
+            "json_schema": self.json_schema,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function call the model asked for; `arguments` is the raw JSON string."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return this call in the OpenAI assistant-message `tool_calls` form."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """One completion. `cached` is True when it came from the on-disk cache instead of the model."""
+
+    content: str | None
+    tool_calls: list[ToolCall]
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+    cached: bool
+    model: str
+    # Text-form tool calls that could not be parsed; the agent loop reports them as tool errors.
+    tool_call_errors: list[str] = field(default_factory=list)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict of this response (the cache payload)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any], *, cached: bool) -> LLMResponse:
+        """Rebuild a response from `to_json_dict` output, setting `cached`."""
+        return cls(
+            content=data["content"],
+            tool_calls=[ToolCall(**call) for call in data["tool_calls"]],
+            prompt_tokens=int(data["prompt_tokens"]),
+            completion_tokens=int(data["completion_tokens"]),
+            finish_reason=data["finish_reason"],
+            cached=cached,
+            model=data["model"],
+            tool_call_errors=list(data.get("tool_call_errors", [])),
+        )
+
+
+class LLMError(Exception):
+    """A request that could not be answered; `kind` says why (see `LLM_ERROR_KINDS`)."""
+
+    def __init__(self, kind: LLMErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: LLMErrorKind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.message}"
+
+    def __repr__(self) -> str:
+        return f"LLMError(kind={self.kind!r}, message={self.message!r})"
+
+
+@dataclass
+class LLMStats:
+    """Counters of one backend instance; tokens count only what was paid for (not cache hits)."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    http_requests: int = 0
+    retries: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def count_failure(self, kind: str) -> None:
+        """Add one final (non-retried) failure of `kind`."""
+        self.failures[kind] = self.failures.get(kind, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the counters as a plain JSON-serialisable dict."""
+        data = asdict(self)
+        data["failures"] = dict(sorted(self.failures.items()))
+        return data
+
+
+@runtime_checkable
+class LLMBackend(Protocol):
+    """The one interface every LLM backend implements."""
+
+    name: str
+    stats: LLMStats
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request or raise `LLMError`."""
+        ...
+
+    def complete_batch(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
+        """Answer many requests concurrently; the result list is in request order."""
+        ...

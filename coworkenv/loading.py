@@ -1,0 +1,242 @@
+"""Loading specs: schema validation and reference resolution, with errors naming the field path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from coworkenv.apps import APPS, TOOLS
+from coworkenv.spec import (
+    AfterCall, AppendLog, CallMatcher, DeleteRecord, EnvSpec, FieldRef, FieldRule, OnAction, PutRecord,
+    PythonRule, RecordsRule, ReplyStatesRule, Selector, UpdateRecord,
+)
+from coworkenv.world import Record, parse_time
+
+
+@dataclass(frozen=True)
+class SpecIssue:
+    """One problem in a spec: where (a field path) and what."""
+
+    path: str
+    message: str
+    gate: str = "references"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class SpecError(ValueError):
+    """A spec that cannot be loaded. `issues` lists every problem with its field path."""
+
+    def __init__(self, source: str, issues: list[SpecIssue]) -> None:
+        self.source = source
+        self.issues = issues
+        lines = "\n".join(f"  - {i}" for i in issues[:20])
+        more = f"\n  ... and {len(issues) - 20} more" if len(issues) > 20 else ""
+        super().__init__(f"invalid environment spec {source}:\n{lines}{more}")
+
+
+def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
+    """Validate spec data against the schema only (gate: schema)."""
+    try:
+        raw = orjson.loads(data) if isinstance(data, str | bytes) else data
+    except orjson.JSONDecodeError as exc:
+        raise SpecError(source, [SpecIssue("(document)", f"not valid JSON: {exc}", "schema")]) from None
+    try:
+        return EnvSpec.model_validate(raw)
+    except ValidationError as exc:
+        issues = [
+            SpecIssue(_loc(err["loc"]), f"{err['msg']} (got {_short(err.get('input'))})", "schema")
+            for err in exc.errors()
+        ]
+        raise SpecError(source, issues) from None
+
+
+def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = None) -> EnvSpec:
+    """Parse and check a spec (schema + references); raise SpecError listing every problem."""
+    if isinstance(data, Path):
+        source = source or str(data)
+        try:
+            data = data.read_bytes()
+        except OSError as exc:
+            raise SpecError(source, [SpecIssue("(file)", f"cannot read: {exc.strerror}", "schema")]) from None
+    spec = parse_spec(data, source or "<spec>")
+    issues = reference_issues(spec)
+    if issues:
+        raise SpecError(source or spec.id, issues)
+    return spec
+
+
+def reference_issues(spec: EnvSpec) -> list[SpecIssue]:
+    """Every reference in the spec that does not resolve: apps, tables, ids, fields, tools, people, services."""
+    return list(_References(spec).issues())
+
+
+class _References:
+    def __init__(self, spec: EnvSpec) -> None:
+        self.spec = spec
+        self.ids: dict[tuple[str, str], set[str]] = {}
+        for app_name, app in APPS.items():
+            state = getattr(spec.world.apps, app_name)
+            for table in app.tables:
+                self.ids[(app_name, table)] = {r.id for r in getattr(state, table)}
+        # Records that dynamics or user turns create count as existing for checks.
+        for effect in self._effects():
+            if isinstance(effect, PutRecord) and "id" in effect.record:
+                self.ids.setdefault((effect.app, effect.table), set()).add(str(effect.record["id"]))
+
+    def _effects(self) -> Iterator[Any]:
+        for rule in self.spec.dynamics.rules:
+            yield from rule.effects
+        for turn in self.spec.turns:
+            yield from turn.changes
+
+    def issues(self) -> Iterator[SpecIssue]:
+        spec = self.spec
+        try:
+            parse_time(spec.world.start)
+        except ValueError as exc:
+            yield SpecIssue("world.start", str(exc))
+        if spec.user not in self.ids[("directory", "people")]:
+            yield SpecIssue("user", f"person {spec.user!r} is not in world.apps.directory.people")
+        for i, name in enumerate(spec.tools):
+            if name not in TOOLS:
+                yield SpecIssue(f"tools[{i}]", f"unknown tool {name!r}")
+        if len(spec.reference) != len(spec.turns):
+            yield SpecIssue("reference", f"has {len(spec.reference)} turns, the spec has {len(spec.turns)} user turns")
+        for t, turn in enumerate(spec.reference):
+            for s, step in enumerate(turn.steps):
+                where = f"reference[{t}].steps[{s}]"
+                if (step.call is None) == (step.say is None):
+                    yield SpecIssue(where, "a step has exactly one of 'call' or 'say'")
+                elif step.call is not None and step.call.name not in TOOLS:
+                    yield SpecIssue(f"{where}.call.name", f"unknown tool {step.call.name!r}")
+        for i, check in enumerate(spec.checks):
+            yield from self._rule(f"checks[{i}].rule", check.rule)
+        for i, rule in enumerate(spec.dynamics.rules):
+            if isinstance(rule.on, OnAction):
+                yield from self._matcher(f"dynamics.rules[{i}].on.call", rule.on.call)
+            else:
+                try:
+                    parse_time(rule.on.time)
+                except ValueError as exc:
+                    yield SpecIssue(f"dynamics.rules[{i}].on.time", str(exc))
+            for j, pred in enumerate(rule.when):
+                yield from self._rule(f"dynamics.rules[{i}].when[{j}]", pred)
+            for j, effect in enumerate(rule.effects):
+                yield from self._effect(f"dynamics.rules[{i}].effects[{j}]", effect)
+        for i, stream in enumerate(spec.dynamics.streams):
+            if stream.service not in self.ids[("services", "services")]:
+                yield SpecIssue(f"dynamics.streams[{i}].service", f"no service {stream.service!r}")
+            for j, pred in enumerate(stream.while_):
+                yield from self._rule(f"dynamics.streams[{i}].while[{j}]", pred)
+        for i, turn in enumerate(spec.turns):
+            if isinstance(turn.condition, AfterCall):
+                yield from self._matcher(f"turns[{i}].condition.call", turn.condition.call)
+            for j, effect in enumerate(turn.changes):
+                yield from self._effect(f"turns[{i}].changes[{j}]", effect)
+
+    def _model(self, where: str, app: str, table: str) -> type[Record] | SpecIssue:
+        if app not in APPS:
+            return SpecIssue(f"{where}.app", f"unknown app {app!r}; apps: {', '.join(APPS)}")
+        tables = APPS[app].tables
+        if table not in tables:
+            return SpecIssue(f"{where}.table", f"app {app} has no table {table!r}; tables: {', '.join(tables)}")
+        return tables[table]
+
+    def _field(self, where: str, model: type[Record], field: str) -> Iterator[SpecIssue]:
+        head = field.split(".", 1)[0]
+        if head not in model.model_fields:
+            yield SpecIssue(where, f"{model.__name__} has no field {head!r}; fields: {', '.join(model.model_fields)}")
+
+    def _ref(self, where: str, ref: FieldRef) -> Iterator[SpecIssue]:
+        model = self._model(where, ref.app, ref.table)
+        if isinstance(model, SpecIssue):
+            yield model
+            return
+        if ref.id not in self.ids.get((ref.app, ref.table), set()):
+            yield SpecIssue(f"{where}.id", f"no record {ref.id!r} in {ref.app}.{ref.table}")
+        yield from self._field(f"{where}.field", model, ref.field)
+
+    def _matcher(self, where: str, matcher: CallMatcher) -> Iterator[SpecIssue]:
+        tool = TOOLS.get(matcher.tool)
+        if tool is None:
+            yield SpecIssue(f"{where}.tool", f"unknown tool {matcher.tool!r}")
+            return
+        for key in matcher.args:
+            if key not in tool.params.model_fields:
+                yield SpecIssue(f"{where}.args.{key}", f"{matcher.tool} has no argument {key!r}")
+
+    def _rule(self, where: str, rule: Any) -> Iterator[SpecIssue]:
+        if isinstance(rule, FieldRule):
+            yield from self._ref(f"{where}.target", rule.target)
+        elif isinstance(rule, ReplyStatesRule):
+            yield from self._ref(f"{where}.source", rule.source)
+        elif isinstance(rule, RecordsRule):
+            model = self._model(where, rule.app, rule.table)
+            if isinstance(model, SpecIssue):
+                yield model
+                return
+            for k, cond in enumerate(rule.where):
+                yield from self._field(f"{where}.where[{k}].field", model, cond.field)
+        elif isinstance(rule, PythonRule):
+            for k, app in enumerate(rule.apps):
+                if app not in APPS:
+                    yield SpecIssue(f"{where}.apps[{k}]", f"unknown app {app!r}")
+        elif hasattr(rule, "allow"):
+            for k, sel in enumerate(rule.allow):
+                yield from self._selector(f"{where}.allow[{k}]", sel)
+        for name in ("call", "first", "then"):
+            matcher = getattr(rule, name, None)
+            if isinstance(matcher, CallMatcher):
+                yield from self._matcher(f"{where}.{name}", matcher)
+
+    def _selector(self, where: str, sel: Selector) -> Iterator[SpecIssue]:
+        if sel.app not in APPS:
+            yield SpecIssue(f"{where}.app", f"unknown app {sel.app!r}")
+        elif sel.table is not None:
+            model = self._model(where, sel.app, sel.table)
+            if isinstance(model, SpecIssue):
+                yield model
+            else:
+                for f in sel.fields or []:
+                    yield from self._field(f"{where}.fields", model, f)
+
+    def _effect(self, where: str, effect: Any) -> Iterator[SpecIssue]:
+        if isinstance(effect, AppendLog):
+            if effect.service not in self.ids[("services", "services")]:
+                yield SpecIssue(f"{where}.service", f"no service {effect.service!r}")
+            return
+        model = self._model(where, effect.app, effect.table)
+        if isinstance(model, SpecIssue):
+            yield model
+            return
+        if isinstance(effect, PutRecord):
+            try:
+                model.model_validate(effect.record)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    yield SpecIssue(f"{where}.record.{_loc(err['loc'])}", err["msg"])
+        elif isinstance(effect, UpdateRecord | DeleteRecord):
+            if effect.id not in self.ids.get((effect.app, effect.table), set()):
+                yield SpecIssue(f"{where}.id", f"no record {effect.id!r} in {effect.app}.{effect.table}")
+            if isinstance(effect, UpdateRecord):
+                for key in effect.set:
+                    yield from self._field(f"{where}.set.{key}", model, key)
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(document)"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,48 @@
+"""Storage: content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
+
+from coworkenv.store._hf_hub import HfHubPublisher
+from coworkenv.store._local_git import LocalGitPublisher
+from coworkenv.store._parquet import (
+    PARQUET_WRITE_OPTIONS,
+    StoredTable,
+    latest,
+    parquet_bytes,
+    read_table,
+    shard_table,
+    write_rows,
+    write_table,
+)
+from coworkenv.store._publisher import HubPublisher, PublishError, PublishResult
+from coworkenv.store._publisher_config import publisher_from_config
+from coworkenv.store._release import DatasetCardInfo, DatasetRelease, release_version, shard_path
+
+
+def render_dataset_card(release: DatasetRelease) -> str:
+    """README.md for a release: YAML front matter (`configs`, `dataset_info`, license, ...) and Markdown."""
+    # Imported on use: `datasets` takes about a second to import, which every Dagster code location load would pay.
+    from coworkenv.store._card import render_dataset_card as render
+
+    return render(release)
+
+
+__all__ = [
+    "PARQUET_WRITE_OPTIONS",
+    "DatasetCardInfo",
+    "DatasetRelease",
+    "HfHubPublisher",
+    "HubPublisher",
+    "LocalGitPublisher",
+    "PublishError",
+    "PublishResult",
+    "StoredTable",
+    "latest",
+    "parquet_bytes",
+    "publisher_from_config",
+    "read_table",
+    "release_version",
+    "render_dataset_card",
+    "shard_path",
+    "shard_table",
+    "write_rows",
+    "write_table",
+]

@@ -1,0 +1,175 @@
+"""Publishing to the Hugging Face Hub: one atomic commit per version on top of the current head, then a tag."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from coworkenv.store._publisher import (
+    KEPT_FILES,
+    PublishError,
+    PublishResult,
+    Upload,
+    check_version,
+    folder_upload,
+    release_upload,
+)
+from coworkenv.store._release import DatasetRelease
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
+
+logger = logging.getLogger(__name__)
+
+TOKEN_ENV = "HF_TOKEN"
+BRANCH = "main"
+_T = TypeVar("_T")
+
+
+class _Redactor:
+    """Holds the token only to remove it from error text; shows nothing of it in reprs."""
+
+    def __init__(self, secret: str | None) -> None:
+        self._secret = secret
+
+    def __repr__(self) -> str:
+        return "<redacted>"
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self._secret, "<redacted>") if self._secret else text
+
+
+class HfHubPublisher:
+    """Publishes versions to `repo_id` on the Hub; the token comes from the HF_TOKEN environment variable only."""
+
+    def __init__(
+        self,
+        repo_id: str,
+        api: HfApi | None = None,
+        private: bool = False,
+        repo_type: str = "dataset",
+    ) -> None:
+        token = os.environ.get(TOKEN_ENV) or None
+        if api is None:
+            if token is None:
+                raise PublishError(
+                    f"publishing to the Hub repo {repo_id!r} needs a write token in the {TOKEN_ENV} "
+                    "environment variable; set it, or publish to a local git repository instead"
+                )
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=token)
+        self.repo_id = repo_id
+        self.repo_type = repo_type
+        self.private = private
+        self._api = api
+        self._redactor = _Redactor(token)
+
+    def __repr__(self) -> str:
+        return f"HfHubPublisher(repo_id={self.repo_id!r}, repo_type={self.repo_type!r}, private={self.private})"
+
+    @property
+    def location(self) -> str:
+        """The repository's URL."""
+        endpoint = str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/")
+        prefix = {"dataset": "datasets/", "space": "spaces/"}.get(self.repo_type, "")
+        return f"{endpoint}/{prefix}{self.repo_id}"
+
+    def publish(self, release: DatasetRelease) -> PublishResult:
+        """Commit the release's `data/` files and README.md as one version tagged `release.version`."""
+        check_version(release.version)
+        return self._publish(release.version, lambda: release_upload(release), f"Dataset version {release.version}")
+
+    def publish_folder(self, folder: Path, version: str, card_md: str) -> PublishResult:
+        """Commit the files under `folder` plus README.md as one version tagged `version`."""
+        check_version(version)
+        return self._publish(version, lambda: folder_upload(folder, version, card_md), f"Version {version}")
+
+    def published_versions(self) -> list[str]:
+        """Version tags, oldest first along the branch history."""
+        refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
+        if not refs.tags:
+            return []
+        commits = self._call(
+            "list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type, revision=BRANCH
+        )
+        position = {commit.commit_id: index for index, commit in enumerate(reversed(commits))}
+        return [
+            tag.name for tag in sorted(refs.tags, key=lambda t: (position.get(t.target_commit, len(position)), t.name))
+        ]
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _publish(
+        self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
+    ) -> PublishResult:
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+        self._call(
+            "create repo",
+            self._api.create_repo,
+            self.repo_id,
+            repo_type=self.repo_type,
+            private=self.private,
+            exist_ok=True,
+        )
+        refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
+        tagged = {tag.name: tag.target_commit for tag in refs.tags}
+        if version in tagged:
+            logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
+            return PublishResult(
+                revision=tagged[version], tag=version, location=self.location, files=self._files(tagged[version])
+            )
+        head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
+        existing = self._files(head) if head else []
+        with stage() as upload:
+            operations: list[Any] = [
+                CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(source))
+                for path, source in sorted(upload.files.items())
+            ]
+            operations += [CommitOperationDelete(path_in_repo=path) for path in upload.stale(existing)]
+            # parent_commit makes the commit fail instead of overwriting a concurrent publish.
+            commit = self._call(
+                "commit",
+                self._api.create_commit,
+                self.repo_id,
+                operations,
+                commit_message=message,
+                repo_type=self.repo_type,
+                revision=BRANCH,
+                parent_commit=head,
+            )
+            files = sorted(upload.files)
+        self._call(
+            "tag",
+            self._api.create_tag,
+            self.repo_id,
+            tag=version,
+            tag_message=message,
+            revision=commit.oid,
+            repo_type=self.repo_type,
+        )
+        logger.info("published %s to %s at %s", version, self.location, commit.oid)
+        return PublishResult(revision=commit.oid, tag=version, location=self.location, files=files)
+
+    def _files(self, revision: str) -> list[str]:
+        listed = self._call(
+            "list files", self._api.list_repo_files, self.repo_id, repo_type=self.repo_type, revision=revision
+        )
+        return sorted(path for path in listed if path not in KEPT_FILES)
+
+    def _call(self, what: str, method: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - any client error becomes one actionable, token-free error
+            failure = self._redactor.scrub(
+                f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {error}. "
+                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
+                "if another publish ran at the same time, publish again."
+            )
+        # Raised outside the except block, so the original error (which may quote the token) is not chained.
+        raise PublishError(failure)

@@ -1,0 +1,164 @@
+"""The embedded default publisher: a local git repository with the Hub layout, one commit and tag per version."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+from coworkenv.store._atomic import atomic_write
+from coworkenv.store._publisher import (
+    PublishError,
+    PublishResult,
+    Upload,
+    check_version,
+    folder_upload,
+    release_upload,
+)
+from coworkenv.store._release import DatasetRelease
+
+logger = logging.getLogger(__name__)
+
+BRANCH = "main"
+# A fixed identity, and no system/global git config: works in CI and ignores a user's hooks or signing setup.
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "coworkenv",
+    "GIT_AUTHOR_EMAIL": "coworkenv@localhost",
+    "GIT_COMMITTER_NAME": "coworkenv",
+    "GIT_COMMITTER_EMAIL": "coworkenv@localhost",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+class LocalGitPublisher:
+    """Publishes versions into a local git repository at `repo_dir` (created on first publish)."""
+
+    def __init__(self, repo_dir: Path) -> None:
+        self.repo_dir = Path(repo_dir).resolve()
+
+    def __repr__(self) -> str:
+        return f"LocalGitPublisher(repo_dir={str(self.repo_dir)!r})"
+
+    def publish(self, release: DatasetRelease) -> PublishResult:
+        """Commit the release's `data/` files and README.md as one version tagged `release.version`."""
+        check_version(release.version)
+        return self._publish(release.version, lambda: release_upload(release), f"Dataset version {release.version}")
+
+    def publish_folder(self, folder: Path, version: str, card_md: str) -> PublishResult:
+        """Commit the files under `folder` plus README.md as one version tagged `version`."""
+        check_version(version)
+        return self._publish(version, lambda: folder_upload(folder, version, card_md), f"Version {version}")
+
+    def published_versions(self) -> list[str]:
+        """Version tags, oldest first along the branch history."""
+        if not self._git_dir.is_dir() or not self._has_commits():
+            return []
+        history = self._git("rev-list", "--first-parent", "--reverse", BRANCH).split()
+        position = {commit: index for index, commit in enumerate(history)}
+        tags: list[tuple[int, str]] = []
+        for line in self._git("for-each-ref", "refs/tags", "--format=%(refname:short) %(objectname)").splitlines():
+            name, _ = line.split(" ", 1)
+            commit = self._git("rev-parse", f"{name}^{{commit}}").strip()
+            tags.append((position.get(commit, len(history)), name))
+        return [name for _, name in sorted(tags)]
+
+    # -- internals --------------------------------------------------------------------------------
+
+    @property
+    def _git_dir(self) -> Path:
+        return self.repo_dir / ".git"
+
+    def _publish(
+        self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
+    ) -> PublishResult:
+        with self._locked():
+            self._ensure_repo()
+            if self._tag_exists(version):
+                logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
+                return self._existing(version)
+            with stage() as upload:
+                self._write_tree(upload)
+                files = sorted(upload.files)
+            self._git("add", "--all")
+            # --allow-empty: every version gets its commit even when its content equals the previous one.
+            self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
+            self._git("tag", "--annotate", version, "-m", message)
+            revision = self._git("rev-parse", "HEAD").strip()
+        logger.info("published %s to %s at %s", version, self.repo_dir, revision)
+        return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _write_tree(self, upload: Upload) -> None:
+        existing = [
+            path.relative_to(self.repo_dir).as_posix()
+            for path in self.repo_dir.rglob("*")
+            if (path.is_file() or path.is_symlink()) and ".git" not in path.relative_to(self.repo_dir).parts
+        ]
+        for stale in upload.stale(existing):
+            (self.repo_dir / stale).unlink()
+        for path, source in upload.files.items():
+            with source.open("rb") as src:
+                atomic_write(self.repo_dir / path, lambda handle, src=src: shutil.copyfileobj(src, handle))
+        # git does not track directories; drop the ones emptied by stale deletions.
+        for directory in sorted((p for p in self.repo_dir.rglob("*") if p.is_dir()), reverse=True):
+            if ".git" not in directory.relative_to(self.repo_dir).parts and not any(directory.iterdir()):
+                directory.rmdir()
+
+    def _existing(self, version: str) -> PublishResult:
+        revision = self._git("rev-parse", f"{version}^{{commit}}").strip()
+        listed = self._git("ls-tree", "-r", "--name-only", "-z", revision).split("\0")
+        files = sorted(path for path in listed if path and path != ".gitattributes")
+        return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _ensure_repo(self) -> None:
+        if self._git_dir.is_dir():
+            return
+        if self.repo_dir.exists() and any(self.repo_dir.iterdir()):
+            raise PublishError(
+                f"{self.repo_dir} exists, is not empty and is not a git repository; "
+                "choose an empty or new directory for the local dataset repository"
+            )
+        # Plain `git init` in the directory: GIT_WORK_TREE at init would pin an absolute path into the config.
+        self._git("init", "--quiet", f"--initial-branch={BRANCH}", locate=False)
+
+    def _has_commits(self) -> bool:
+        return self._run("rev-parse", "--verify", "--quiet", "HEAD").returncode == 0
+
+    def _tag_exists(self, version: str) -> bool:
+        return self._run("rev-parse", "--verify", "--quiet", f"refs/tags/{version}").returncode == 0
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        # Serialize publishers sharing a repository: git's own index.lock would fail the second one instead.
+        # The lock is on the directory itself, so it leaves no file behind.
+        self.repo_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.repo_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _run(self, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+        # Inherited GIT_* variables (e.g. from a hook) would point git at another repository, and without an
+        # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
+        env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+        env.update(_IDENTITY)
+        if locate:
+            env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
+        return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True, check=False)
+
+    def _git(self, *args: str, locate: bool = True) -> str:
+        result = self._run(*args, locate=locate)
+        if result.returncode != 0:
+            raise PublishError(
+                f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): "
+                f"{result.stderr.strip()}; fix the repository state or publish into a new directory"
+            )
+        return result.stdout

@@ -1,0 +1,151 @@
+"""Immutable, content-addressed, deterministic Parquet files."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from coworkenv.store import _atomic
+from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
+
+# Fixed writer settings: the same table must give the same bytes on every run and machine
+# (for one pyarrow version: the footer names the writer's version).
+PARQUET_WRITE_OPTIONS: Mapping[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "row_group_size": 64 * 1024,
+    "use_dictionary": True,
+    "write_statistics": True,
+    "data_page_size": 1 << 20,
+    "version": "2.6",
+    "store_schema": True,
+}
+_HASH_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """One immutable Parquet file and what it holds."""
+
+    path: Path
+    content_hash: str  # hex sha256 of the file bytes; the Dagster data version
+    num_rows: int
+    schema: pa.Schema
+
+
+def write_parquet(table: pa.Table, sink: BinaryIO | pa.NativeFile) -> None:
+    """Serialize `table` deterministically: equal tables give byte-identical Parquet."""
+    # Chunk layout is an accident of how a table was built; it must not change the bytes.
+    pq.write_table(table.combine_chunks(), sink, **PARQUET_WRITE_OPTIONS)
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """The deterministic Parquet serialization of `table`, in memory."""
+    sink = pa.BufferOutputStream()
+    write_parquet(table, sink)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def dataset_dir(root: Path, dataset: str, partition: str | None = None) -> Path:
+    """The directory holding a dataset's (or one partition's) files."""
+    parts = [dataset] if partition is None else [dataset, partition]
+    for kind, name in zip(("dataset", "partition"), parts, strict=False):
+        if not name or name in {".", ".."} or name.startswith(".") or any(c in name for c in "/\\\0"):
+            raise ValueError(
+                f"{kind} name {name!r} is not usable as a directory name; "
+                "use a non-empty name without '/', '\\' or a leading '.'"
+            )
+    return Path(root).joinpath(*parts)
+
+
+def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None = None) -> StoredTable:
+    """Store `table` as `root/<dataset>/[<partition>/]<sha256[:16]>.parquet` and point LATEST at it.
+
+    The write is atomic and durable; writing the same content again reuses the existing file.
+    """
+    directory = dataset_dir(root, dataset, partition)
+    with _atomic.temp_file_beside(directory, suffix=".parquet") as (temp, handle):
+        write_parquet(table, handle)
+    try:
+        content_hash = file_sha256(temp)
+        final = directory / f"{content_hash[:16]}.parquet"
+        if final.exists():
+            if file_sha256(final) != content_hash:
+                raise FileExistsError(
+                    f"{final} exists with different content (a 64-bit hash prefix collision or a corrupted file); "
+                    "move it away and write again"
+                )
+            temp.unlink()
+        else:
+            _atomic.commit_file(temp, final)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    write_pointer(directory, Pointer(final.name, content_hash, table.num_rows))
+    return StoredTable(path=final, content_hash=content_hash, num_rows=table.num_rows, schema=table.schema)
+
+
+def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
+    """Read a stored Parquet file (by path or `StoredTable`) into an Arrow table."""
+    path = path_or_stored.path if isinstance(path_or_stored, StoredTable) else Path(path_or_stored)
+    return pq.read_table(path)
+
+
+def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTable | None:
+    """The file LATEST names for a dataset (or partition), or None when none was written."""
+    directory = dataset_dir(root, dataset, partition)
+    pointer = read_pointer(directory)
+    if pointer is None:
+        return None
+    path = directory / pointer.file_name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{directory / 'LATEST'} names {pointer.file_name}, which is missing; "
+            "re-materialize the dataset to write it again"
+        )
+    return StoredTable(
+        path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=pq.read_schema(path)
+    )
+
+
+def write_rows(
+    rows: Sequence[Mapping[str, Any]],
+    schema: pa.Schema,
+    root: Path,
+    dataset: str,
+    partition: str | None = None,
+) -> StoredTable:
+    """Store a list of row dicts under `schema` (see `write_table`); unknown keys are an error."""
+    known = set(schema.names)
+    for index, row in enumerate(rows):
+        unknown = set(row) - known
+        if unknown:
+            raise ValueError(
+                f"row {index} of {dataset!r} has keys {sorted(unknown)} that are not in the schema "
+                f"{schema.names}; add them to the schema or drop them"
+            )
+    return write_table(pa.Table.from_pylist(list(rows), schema=schema), root, dataset, partition)
+
+
+def shard_table(table: pa.Table, max_rows_per_shard: int) -> list[pa.Table]:
+    """Split a table into consecutive shards of at most `max_rows_per_shard` rows (one shard if empty)."""
+    if max_rows_per_shard < 1:
+        raise ValueError(f"max_rows_per_shard must be >= 1, got {max_rows_per_shard}")
+    if table.num_rows == 0:
+        return [table]
+    return [table.slice(start, max_rows_per_shard) for start in range(0, table.num_rows, max_rows_per_shard)]

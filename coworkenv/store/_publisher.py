@@ -1,0 +1,107 @@
+"""The `HubPublisher` interface and what every publisher shares: results, errors, staged uploads."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from coworkenv.store._atomic import atomic_write_bytes
+from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, stage_release
+
+# Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+KEPT_FILES = frozenset({".gitattributes"})  # repository plumbing a publish never deletes
+
+
+class PublishError(RuntimeError):
+    """Publishing failed; the message says where and what to do (and never holds a token)."""
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """Where a version landed."""
+
+    revision: str  # commit sha
+    tag: str
+    location: str  # URL or local path of the repository
+    files: list[str]  # repository paths of the version's files
+
+
+@runtime_checkable
+class HubPublisher(Protocol):
+    """Publishes versions of a dataset (or a folder such as a checkpoint) to a Hub-layout repository."""
+
+    def publish(self, release: DatasetRelease) -> PublishResult:
+        """Commit the release's data files and card as one version, tagged `release.version`."""
+        ...
+
+    def publish_folder(self, folder: Path, version: str, card_md: str) -> PublishResult:
+        """Commit every file under `folder` plus README.md = `card_md` as one version, tagged `version`."""
+        ...
+
+    def published_versions(self) -> list[str]:
+        """Tags of the published versions, oldest first."""
+        ...
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The files of one version, and which files already in the repository it supersedes."""
+
+    files: dict[str, Path]  # repository path -> file holding its bytes
+    supersedes: Callable[[str], bool]  # True for an existing repository path this version replaces
+
+    def stale(self, existing: list[str]) -> list[str]:
+        """Existing repository paths to delete so the repository holds exactly this version."""
+        return sorted(path for path in existing if self.supersedes(path) and path not in self.files)
+
+
+def check_version(version: str) -> None:
+    """Raise if `version` cannot be a tag."""
+    if not _VERSION.match(version) or ".." in version or version.endswith(".lock"):
+        raise PublishError(
+            f"version {version!r} cannot be a tag; use letters, digits, '.', '_' and '-' "
+            "(e.g. the output of coworkenv.store.release_version)"
+        )
+
+
+def _is_dataset_file(path: str) -> bool:
+    return path == CARD_NAME or path.startswith(f"{DATA_DIR}/")
+
+
+def _is_folder_file(path: str) -> bool:
+    return path not in KEPT_FILES
+
+
+@contextmanager
+def release_upload(release: DatasetRelease) -> Iterator[Upload]:
+    """Stage a release's files in a temp directory; it replaces `data/` and README.md."""
+    check_version(release.version)
+    with tempfile.TemporaryDirectory(prefix="coworkenv-release-") as staging:
+        root = Path(staging)
+        paths = stage_release(release, root)
+        yield Upload(files={path: root / path for path in paths}, supersedes=_is_dataset_file)
+
+
+@contextmanager
+def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
+    """Stage a folder (e.g. a checkpoint) with its card; it replaces every file but `.gitattributes`."""
+    check_version(version)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PublishError(f"{folder} is not a directory; pass the folder holding the files to publish")
+    files = {
+        path.relative_to(folder).as_posix(): path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(folder).parts
+    }
+    with tempfile.TemporaryDirectory(prefix="coworkenv-folder-") as staging:
+        card = Path(staging) / CARD_NAME
+        atomic_write_bytes(card, card_md.encode())
+        files[CARD_NAME] = card  # the given card wins over a README.md inside the folder
+        yield Upload(files=files, supersedes=_is_folder_file)

@@ -1,0 +1,127 @@
+"""A dataset release: configs of split shards, its card facts, and its file layout in a Hub repository."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from coworkenv.store._atomic import atomic_write_bytes
+from coworkenv.store._manifest import version_from_hashes
+from coworkenv.store._parquet import parquet_bytes
+
+DATA_DIR = "data"
+CARD_NAME = "README.md"
+# `datasets` accepts only these split names in a card's `data_files` (datasets.naming._split_re).
+_SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
+_CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass
+class DatasetCardInfo:
+    """The facts a dataset card states besides what the data itself tells."""
+
+    pretty_name: str
+    description: str
+    license: str = "apache-2.0"
+    task_categories: list[str] = field(default_factory=lambda: ["text-generation"])
+    language: list[str] = field(default_factory=lambda: ["en"])
+    tags: list[str] = field(default_factory=list)
+    funnel: dict[str, int | float] = field(default_factory=dict)  # stage -> count, in funnel order
+    generation_settings: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)  # role (teacher, generator) -> model id
+    versions: dict[str, str] = field(default_factory=dict)  # package or data -> version
+    extra_markdown: str = ""
+
+
+@dataclass
+class DatasetRelease:
+    """One version of the dataset: config -> split -> shards, plus its card."""
+
+    version: str
+    configs: dict[str, dict[str, list[pa.Table]]]
+    card: DatasetCardInfo
+
+
+def shard_path(config: str, split: str, index: int, count: int) -> str:
+    """Path of one shard in the repository: `data/<config>/<split>-00000-of-00002.parquet`."""
+    return f"{DATA_DIR}/{config}/{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def split_pattern(config: str, split: str) -> str:
+    """The `data_files` glob the card declares for one split."""
+    return f"{DATA_DIR}/{config}/{split}-*.parquet"
+
+
+def config_schema(config: str, splits: dict[str, list[pa.Table]]) -> pa.Schema:
+    """The one schema every shard of a config shares; mismatches are an error naming the shard."""
+    schema: pa.Schema | None = None
+    for split, shards in splits.items():
+        for index, shard in enumerate(shards):
+            if schema is None:
+                schema = shard.schema
+            elif not shard.schema.equals(schema, check_metadata=False):
+                raise ValueError(
+                    f"config {config!r}, split {split!r}, shard {index}: schema {shard.schema} differs from "
+                    f"the config's first shard {schema}; cast all shards of a config to one schema"
+                )
+    if schema is None:
+        raise ValueError(f"config {config!r} has no shards; give every split at least one (possibly empty) table")
+    return schema
+
+
+def validate_release(release: DatasetRelease) -> None:
+    """Raise a ValueError naming the first config or split the Hub layout cannot represent."""
+    if not release.configs:
+        raise ValueError(f"release {release.version!r} has no configs")
+    for config, splits in release.configs.items():
+        if not _CONFIG_NAME.match(config):
+            raise ValueError(f"config name {config!r}: use letters, digits, '_', '.', '-' (not first)")
+        if not splits:
+            raise ValueError(f"config {config!r} has no splits")
+        for split, shards in splits.items():
+            if not _SPLIT_NAME.match(split):
+                raise ValueError(
+                    f"config {config!r}: split name {split!r} is not accepted by `datasets`; "
+                    "use word characters only (e.g. 'train', 'validation')"
+                )
+            if not shards:
+                raise ValueError(f"config {config!r}, split {split!r} has no shards")
+        config_schema(config, splits)
+
+
+def release_files(release: DatasetRelease) -> dict[str, bytes]:
+    """Every data file of a release by its path in the repository (deterministic Parquet bytes)."""
+    validate_release(release)
+    files: dict[str, bytes] = {}
+    for config, splits in sorted(release.configs.items()):
+        for split, shards in splits.items():
+            for index, shard in enumerate(shards):
+                files[shard_path(config, split, index, len(shards))] = parquet_bytes(shard)
+    return files
+
+
+def release_version(configs: dict[str, dict[str, list[pa.Table]]], on: date | None = None) -> str:
+    """A version name derived from the data of `configs`: same data -> same version.
+
+    With `on` the name carries the date (`v2026.11.30-1a2b3c4d`), otherwise only the content (`v1a2b3c4d5e6f`).
+    """
+    probe = DatasetRelease(version="probe", configs=configs, card=DatasetCardInfo(pretty_name="", description=""))
+    hashes = {path: hashlib.sha256(data).hexdigest() for path, data in release_files(probe).items()}
+    return version_from_hashes(hashes, on=on)
+
+
+def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
+    """Write the release's data files and README.md under `dest`; return their repository paths."""
+    from coworkenv.store._card import render_dataset_card  # the card module imports `datasets` (slow)
+
+    files = release_files(release)
+    files[CARD_NAME] = render_dataset_card(release).encode()
+    for path, data in files.items():
+        atomic_write_bytes(dest / path, data)
+    return sorted(files)

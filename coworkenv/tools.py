@@ -1,0 +1,194 @@
+"""Typed tools over the world: tagging, OpenAI JSON-Schema export and error-safe dispatch.
+
+A tool is a method of an app's `Toolkit`, tagged `@read` or `@write`. Its signature and docstring are the
+single source of its schema; arguments are validated by a pydantic model derived from the signature.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar, Literal, TypeVar, get_type_hints
+
+import docstring_parser
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from coworkenv.world import AppDef, Record, World
+
+ToolKind = Literal["read", "write"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ToolError(Exception):
+    """A failed tool call. Becomes an observation the agent can read and recover from."""
+
+
+def read(fn: F) -> F:
+    """Tag a toolkit method as a read-only tool."""
+    fn._tool_kind = "read"  # type: ignore[attr-defined]
+    return fn
+
+
+def write(fn: F) -> F:
+    """Tag a toolkit method as a tool that changes the world."""
+    fn._tool_kind = "write"  # type: ignore[attr-defined]
+    return fn
+
+
+class Toolkit:
+    """Base of every app's toolkit: the tools of one app, bound to a world."""
+
+    app: ClassVar[str]
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def require(self, table: str, record_id: str, what: str, hint: str) -> Any:
+        """The record `record_id` of `table`, or a ToolError saying how to find valid ids."""
+        record = self.world.table(self.app, table).get(record_id)
+        if record is None:
+            raise ToolError(f"no {what} with id {record_id!r}; {hint}")
+        return record
+
+    def put(self, table: str, record: Record) -> None:
+        self.world.table(self.app, table).put(record)
+
+    def rows(self, table: str) -> Iterable[Any]:
+        return iter(self.world.table(self.app, table))
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """A tool's identity, tag, argument model and OpenAI function schema."""
+
+    name: str
+    app: str
+    method: str
+    kind: ToolKind
+    description: str
+    params: type[BaseModel]
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": _parameters(self.params)},
+        }
+
+
+def _parameters(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    return _strip_titles(schema)  # type: ignore[no-any-return]
+
+
+def _strip_titles(node: Any) -> Any:
+    # Titles duplicate the property names and cost prompt tokens.
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+def _tool_def(app: str, method: Callable[..., Any]) -> ToolDef:
+    doc = docstring_parser.parse(inspect.getdoc(method) or "")
+    param_docs = {p.arg_name: p.description or "" for p in doc.params}
+    hints = get_type_hints(method)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(method).parameters.items():
+        if name == "self":
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[name] = (hints[name], Field(default, description=param_docs.get(name) or None))
+    description = doc.short_description or method.__name__
+    if doc.long_description:
+        description = f"{description} {doc.long_description}"
+    model = create_model(  # type: ignore[call-overload]
+        f"{app}_{method.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return ToolDef(f"{app}_{method.__name__}", app, method.__name__, method._tool_kind, description, model)  # type: ignore[attr-defined]
+
+
+@cache
+def _toolkit_defs(toolkit: type[Toolkit]) -> tuple[ToolDef, ...]:
+    return tuple(
+        _tool_def(toolkit.app, fn)
+        for _, fn in inspect.getmembers(toolkit, inspect.isfunction)
+        if getattr(fn, "_tool_kind", None)
+    )
+
+
+def tool_catalog(apps: Mapping[str, AppDef]) -> dict[str, ToolDef]:
+    """Every tool of the given apps by name."""
+    return {d.name: d for app in apps.values() for d in _toolkit_defs(app.toolkit)}
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call produced: a JSON-ready result, or an error message."""
+
+    ok: bool
+    result: Any = None
+    error: str | None = None
+
+    def observation(self) -> Any:
+        return self.result if self.ok else {"error": self.error}
+
+
+class ToolBox:
+    """The tools exposed to an agent in one world. Calls never raise: failures become ToolOutcomes."""
+
+    def __init__(self, world: World, catalog: Mapping[str, ToolDef], exposed: Iterable[str]) -> None:
+        self.world = world
+        self.catalog = catalog
+        self.exposed = tuple(exposed)
+        self._kits = {name: app.toolkit(world) for name, app in world.apps.items()}
+
+    def defs(self) -> list[ToolDef]:
+        return [self.catalog[name] for name in self.exposed]
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The exposed tools in OpenAI function-calling format."""
+        return [d.openai_schema() for d in self.defs()]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
+        tool = self.catalog.get(name) if name in self.exposed else None
+        if tool is None:
+            return ToolOutcome(False, error=f"unknown tool {name!r}; available tools: {', '.join(self.exposed)}")
+        try:
+            args = _decode_arguments(arguments)
+            validated = tool.params.model_validate(args)
+        except ToolError as exc:
+            return ToolOutcome(False, error=str(exc))
+        except ValidationError as exc:
+            return ToolOutcome(False, error=f"invalid arguments for {name}: {_validation_summary(exc)}")
+        kwargs = {key: getattr(validated, key) for key in tool.params.model_fields}
+        try:
+            result = getattr(self._kits[tool.app], tool.method)(**kwargs)
+        except ToolError as exc:
+            return ToolOutcome(False, error=str(exc))
+        return ToolOutcome(True, result=result)
+
+
+def _decode_arguments(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, str):
+        try:
+            decoded = orjson.loads(arguments)
+        except orjson.JSONDecodeError as exc:
+            raise ToolError(f"arguments are not valid JSON ({exc}); send a JSON object") from None
+        if not isinstance(decoded, dict):
+            raise ToolError("arguments must be a JSON object")
+        return decoded
+    return dict(arguments)
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,43 @@
+"""The contract every app follows: typed records in tables, and a toolkit over them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from coworkenv.tools import Toolkit
+
+
+class Record(BaseModel):
+    """A row of an app table. Frozen: tools write by replacing records (see `Table.put`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+
+
+class AppState(BaseModel):
+    """An app's state at the wire: one list of records per table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class AppDef:
+    """One app: its name, wire state model (fields are tables) and toolkit class."""
+
+    name: str
+    state_model: type[AppState]
+    toolkit: type[Toolkit]
+    description: str
+
+    @property
+    def tables(self) -> dict[str, type[Record]]:
+        out: dict[str, type[Record]] = {}
+        for field_name, info in self.state_model.model_fields.items():
+            args: tuple[Any, ...] = getattr(info.annotation, "__args__", ())
+            out[field_name] = args[0]
+        return out

@@ -1,0 +1,35 @@
+"""World-clock time: UTC seconds, ISO-8601 strings at the wire. Nothing here reads the wall clock."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+
+def parse_time(value: str) -> int:
+    """Parse an ISO-8601 time (with `Z` or an offset) into UTC epoch seconds."""
+    try:
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not an ISO-8601 time: {value!r} (expected e.g. 2026-03-02T09:00:00Z)") from exc
+    if parsed.tzinfo is None:
+        raise ValueError(f"time {value!r} has no time zone; add 'Z' or an offset such as +01:00")
+    return int(parsed.timestamp())
+
+
+def format_time(seconds: int) -> str:
+    """UTC epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def local_time(seconds: int, timezone: str) -> str:
+    """Epoch seconds rendered in an IANA time zone, with its offset."""
+    return datetime.fromtimestamp(seconds, zone(timezone)).isoformat()
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA zone `name`, or a ValueError naming it."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {name!r}; use an IANA name such as Europe/Madrid") from exc

@@ -1,0 +1,204 @@
+"""The simulated workplace: app tables, a world clock, hashing, snapshots and diffs."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from coworkenv.world._app import AppDef, AppState, Record
+from coworkenv.world._table import Table
+from coworkenv.world._time import format_time
+
+
+@dataclass(frozen=True, order=True)
+class Change:
+    """One record that differs between two states: `fields` names the changed fields."""
+
+    app: str
+    table: str
+    id: str
+    kind: Literal["added", "removed", "changed"]
+    fields: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> str:
+        suffix = f" ({', '.join(self.fields)})" if self.fields else ""
+        return f"{self.app}.{self.table}[{self.id}]{suffix}"
+
+
+@dataclass(frozen=True)
+class WorldSnapshot:
+    """An immutable copy of a world: records are shared (they are frozen), tables are copied."""
+
+    clock: int
+    counters: Mapping[str, int]
+    rows: Mapping[tuple[str, str], Mapping[str, Record]]
+
+
+@dataclass
+class _Journal:
+    clock: int
+    counters: dict[str, int]
+    # First value seen for every record written since the journal started (None: did not exist).
+    originals: dict[tuple[str, str, str], Record | None] = field(default_factory=dict)
+
+
+class World:
+    """Typed state of a coworker's workspace.
+
+    Every write goes through `Table.put`/`Table.delete`, which keeps per-table additive hashes and
+    journals the original value, so hashing and diffing cost O(records touched), not O(world).
+    """
+
+    def __init__(self, apps: Mapping[str, AppDef], clock: int, tick_s: int = 30, user: str | None = None) -> None:
+        self.apps = dict(apps)
+        self.clock = clock
+        self.tick_s = tick_s
+        self.user = user  # directory id of the person the agent works for
+        self._counters: dict[str, int] = {}
+        self._journal = _Journal(clock, {})
+        self._tables: dict[tuple[str, str], Table[Any]] = {}
+        for app in self.apps.values():
+            for name, model in app.tables.items():
+                self._tables[(app.name, name)] = Table(app.name, name, model, self._record_change)
+
+    # -- construction & serialization ------------------------------------------------------
+    @classmethod
+    def from_wire(
+        cls, apps: Mapping[str, AppDef], state: BaseModel, clock: int, tick_s: int, user: str | None = None
+    ) -> World:
+        """Build a world from the wire state (an object with one `AppState` field per app)."""
+        world = cls(apps, clock, tick_s, user)
+        for app_name in apps:
+            app_state: AppState = getattr(state, app_name)
+            for table_name in apps[app_name].tables:
+                table = world._tables[(app_name, table_name)]
+                for record in getattr(app_state, table_name):
+                    table.put(record)
+        world.reset_journal()
+        return world
+
+    def to_wire(self) -> dict[str, Any]:
+        """Canonical, JSON-ready serialization: records sorted by id within each table."""
+        apps: dict[str, Any] = {}
+        for (app, name), table in self._tables.items():
+            rows = [table.get(i).model_dump(mode="json") for i in sorted(table.ids())]  # type: ignore[union-attr]
+            apps.setdefault(app, {})[name] = rows
+        return {"clock": format_time(self.clock), "apps": apps}
+
+    # -- access --------------------------------------------------------------------------------
+    def table(self, app: str, name: str) -> Table[Any]:
+        try:
+            return self._tables[(app, name)]
+        except KeyError:
+            raise KeyError(f"no table {app}.{name}; known: {sorted(f'{a}.{t}' for a, t in self._tables)}") from None
+
+    def tables(self) -> Iterator[Table[Any]]:
+        return iter(self._tables.values())
+
+    @property
+    def now_iso(self) -> str:
+        return format_time(self.clock)
+
+    def advance(self, seconds: int) -> None:
+        self.clock += max(0, seconds)
+
+    def new_id(self, prefix: str, app: str, table: str) -> str:
+        """A deterministic fresh id `prefix-N` not yet used in `app.table`."""
+        rows = self._tables[(app, table)]
+        if prefix not in self._counters:
+            # Continue the numbering already in use (OPS-101 -> OPS-102), scanned once per prefix.
+            suffixes = [i[len(prefix) + 1:] for i in rows.ids() if i.startswith(prefix + "-")]
+            self._counters[prefix] = max((int(s) for s in suffixes if s.isdigit()), default=0)
+        n = self._counters[prefix]
+        while True:
+            n += 1
+            candidate = f"{prefix}-{n}"
+            if candidate not in rows:
+                self._counters[prefix] = n
+                return candidate
+
+    # -- hashing ---------------------------------------------------------------------------------
+    def content_hash(self) -> str:
+        """Stable content hash of the whole state (clock included), from the per-table hashes."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(self.clock.to_bytes(8, "big", signed=True))
+        for key in sorted(self._tables):
+            h.update(self._tables[key].content_hash.to_bytes(16, "big"))
+        return h.hexdigest()
+
+    # -- snapshots & journal -----------------------------------------------------------------------
+    def snapshot(self) -> WorldSnapshot:
+        rows = {key: {r.id: r for r in table} for key, table in self._tables.items()}
+        return WorldSnapshot(self.clock, dict(self._counters), rows)
+
+    def restore(self, snap: WorldSnapshot) -> None:
+        """Make this world equal to `snap` (writes are journaled like any other)."""
+        self.clock = snap.clock
+        self._counters = dict(snap.counters)
+        for key, table in self._tables.items():
+            wanted = snap.rows[key]
+            for record_id in [i for i in table.ids() if i not in wanted]:
+                table.delete(record_id)
+            for record_id, record in wanted.items():
+                if table.get(record_id) is not record:
+                    table.put(record)
+
+    def reset_journal(self) -> None:
+        """Start tracking changes from the current state."""
+        self._journal = _Journal(self.clock, dict(self._counters))
+
+    def rewind(self) -> None:
+        """Return to the state at the journal's start (O(records touched)); the journal starts again."""
+        for (app, name, record_id), original in self._journal.originals.items():
+            self._tables[(app, name)]._restore(record_id, original)
+        self.clock = self._journal.clock
+        self._counters = dict(self._journal.counters)
+        self.reset_journal()
+
+    def changes(self) -> list[Change]:
+        """Structural diff between the journal's start and now, touching only written records."""
+        out: list[Change] = []
+        for (app, name, record_id), original in self._journal.originals.items():
+            current = self._tables[(app, name)].get(record_id)
+            change = _compare(app, name, record_id, original, current)
+            if change is not None:
+                out.append(change)
+        return sorted(out)
+
+    def _record_change(self, table: Table[Any], record_id: str, previous: Record | None) -> None:
+        key = (table.app, table.name, record_id)
+        if key not in self._journal.originals:
+            self._journal.originals[key] = previous
+
+
+def _compare(app: str, table: str, record_id: str, old: Record | None, new: Record | None) -> Change | None:
+    if old is None and new is None:
+        return None
+    if old is None:
+        return Change(app, table, record_id, "added")
+    if new is None:
+        return Change(app, table, record_id, "removed")
+    if old is new or old == new:
+        return None
+    a, b = old.model_dump(), new.model_dump()
+    return Change(app, table, record_id, "changed", tuple(k for k in a if a[k] != b.get(k)))
+
+
+def diff(before: WorldSnapshot, after: WorldSnapshot) -> list[Change]:
+    """Structural diff between two snapshots (records added, removed, or changed with field names)."""
+    out: list[Change] = []
+    for (app, name), old_rows in before.rows.items():
+        new_rows = after.rows[(app, name)]
+        for record_id in old_rows.keys() | new_rows.keys():
+            old, new = old_rows.get(record_id), new_rows.get(record_id)
+            if old is new:
+                continue
+            change = _compare(app, name, record_id, old, new)
+            if change is not None:
+                out.append(change)
+    return sorted(out)

@@ -1,0 +1,183 @@
+"""SFT run configurations: typed, loaded from `trainers/configs/<name>.yaml` or any YAML path.
+
+A config names the starting model (a locally built tiny model, or pretrained weights by Hub id or path), the optional
+LoRA adapter, the optimisation settings that become TRL's `SFTConfig`, and for multi-GPU runs the accelerate and
+DeepSpeed files to launch with. Relative file paths in a config resolve against the config's own folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from trainers.chat_templates import has_generation_markers, trl_chat_template
+from trainers.tiny_model import TinyModelSpec
+
+__all__ = [
+    "CONFIGS_DIR",
+    "DistributedSection",
+    "LoraSection",
+    "ModelSection",
+    "SFTRunConfig",
+    "TinySection",
+    "TrainingSection",
+    "load_sft_config",
+]
+
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+
+
+class _Section(BaseModel):
+    # A typo in a YAML key should fail loudly instead of silently keeping a default.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TinySection(_Section):
+    """Sizes of the locally initialised Qwen3-architecture model and its corpus-trained tokenizer."""
+
+    vocab_size: Annotated[int, Field(ge=300, description="BPE vocabulary size incl. 256 byte symbols")] = 2048
+    hidden_size: Annotated[int, Field(ge=8)] = 128
+    intermediate_size: Annotated[int, Field(ge=8)] = 384
+    num_hidden_layers: Annotated[int, Field(ge=1)] = 2
+    num_attention_heads: Annotated[int, Field(ge=1)] = 4
+    num_key_value_heads: Annotated[int, Field(ge=1)] = 2
+    head_dim: Annotated[int, Field(ge=4)] = 32
+    max_position_embeddings: Annotated[int, Field(ge=64)] = 4096
+    min_token_frequency: Annotated[int, Field(ge=1)] = 2
+
+    @model_validator(mode="after")
+    def _heads_divide(self) -> TinySection:
+        if self.num_attention_heads % self.num_key_value_heads:
+            raise ValueError("num_attention_heads must be a multiple of num_key_value_heads (grouped-query attention)")
+        return self
+
+    def spec(self) -> TinyModelSpec:
+        """The tiny model spec consumed by `trainers.tiny_model.build_tiny_model`."""
+        return TinyModelSpec(**self.model_dump())
+
+
+class ModelSection(_Section):
+    """Where the starting weights come from."""
+
+    source: Annotated[
+        Literal["tiny", "pretrained"],
+        Field(description="tiny: build locally from the corpus; pretrained: load `name_or_path`"),
+    ]
+    name_or_path: Annotated[str | None, Field(description="Hub id or local folder, for source=pretrained")] = None
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    attn_implementation: Literal["eager", "sdpa", "flash_attention_2"] | None = None
+    chat_template: Annotated[
+        str | None,
+        Field(
+            description="a training template shipped with trl (trl/chat_templates/<name>.jinja, with {% generation %}"
+            " markers); None keeps the model's own template, which TRL patches when it knows it"
+        ),
+    ] = None
+    tiny: TinySection = TinySection()
+
+    @model_validator(mode="after")
+    def _check_source(self) -> ModelSection:
+        if self.source == "pretrained" and not self.name_or_path:
+            raise ValueError("model.name_or_path is required when model.source is 'pretrained'")
+        if self.source == "tiny" and self.chat_template is None:
+            raise ValueError("model.chat_template is required when model.source is 'tiny' (e.g. qwen3_training)")
+        if self.chat_template is not None and not has_generation_markers(trl_chat_template(self.chat_template)):
+            raise ValueError(
+                f"model.chat_template {self.chat_template!r} has no {{% generation %}} markers, so assistant-only "
+                "loss cannot be computed; pick a *_training template"
+            )
+        return self
+
+
+class LoraSection(_Section):
+    """LoRA adapter settings; when disabled the whole model is fine-tuned."""
+
+    enabled: bool = False
+    r: Annotated[int, Field(ge=1)] = 16
+    alpha: Annotated[int, Field(ge=1)] = 32
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.05
+    target_modules: list[str] = Field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
+
+
+class TrainingSection(_Section):
+    """Optimisation settings, passed through to TRL's `SFTConfig`."""
+
+    max_length: Annotated[int, Field(ge=16, description="tokens per example; longer ones are truncated")] = 1024
+    num_train_epochs: Annotated[float, Field(gt=0)] = 1.0
+    max_steps: Annotated[int, Field(description="overrides epochs when > 0")] = -1
+    per_device_train_batch_size: Annotated[int, Field(ge=1)] = 4
+    gradient_accumulation_steps: Annotated[int, Field(ge=1)] = 1
+    learning_rate: Annotated[float, Field(gt=0)] = 2e-5
+    lr_scheduler_type: str = "cosine"
+    warmup_ratio: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    weight_decay: Annotated[float, Field(ge=0.0)] = 0.0
+    max_grad_norm: Annotated[float, Field(gt=0)] = 1.0
+    seed: int = 0
+    bf16: bool = False
+    gradient_checkpointing: bool = False
+    logging_steps: Annotated[int, Field(ge=1)] = 1
+    packing: bool = False
+    dataloader_num_workers: Annotated[int, Field(ge=0)] = 0
+
+
+class DistributedSection(_Section):
+    """Launcher files for multi-GPU runs (`accelerate launch --config_file ...`); unused on a single device."""
+
+    accelerate_config: Path | None = None
+    deepspeed_config: Path | None = None
+
+
+class SFTRunConfig(_Section):
+    """One SFT recipe: starting model, adapter, optimisation, launcher files."""
+
+    name: Annotated[str, Field(min_length=1)]
+    description: str = ""
+    model: ModelSection
+    lora: LoraSection = LoraSection()
+    training: TrainingSection = TrainingSection()
+    distributed: DistributedSection = DistributedSection()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (paths as strings), for run metadata."""
+        data: dict[str, Any] = json.loads(self.model_dump_json())
+        return data
+
+
+def load_sft_config(config: str | Path) -> SFTRunConfig:
+    """Load a config by name (`tiny`, `pocketworker-8b`: files in `trainers/configs/`) or by YAML path.
+
+    Relative `distributed.*` paths are resolved against the YAML's folder and must exist.
+    """
+    path = Path(config)
+    if path.suffix not in (".yaml", ".yml"):
+        path = CONFIGS_DIR / f"{config}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
+        raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a YAML mapping at the top level, got {type(raw).__name__}")
+    try:
+        parsed = SFTRunConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError(f"{path}: invalid SFT config:\n{exc}") from exc
+    return _resolve_paths(parsed, path.parent)
+
+
+def _resolve_paths(config: SFTRunConfig, base: Path) -> SFTRunConfig:
+    resolved: dict[str, Path | None] = {}
+    for field in ("accelerate_config", "deepspeed_config"):
+        value: Path | None = getattr(config.distributed, field)
+        if value is not None:
+            value = value if value.is_absolute() else (base / value).resolve()
+            if not value.is_file():
+                raise FileNotFoundError(f"distributed.{field} points to {value}, which does not exist")
+        resolved[field] = value
+    distributed = config.distributed.model_copy(update=resolved)
+    return config.model_copy(update={"distributed": distributed})

@@ -1,0 +1,270 @@
+"""Supervised fine-tuning of a PocketWorker on `sft_shards` with TRL's `SFTTrainer` and assistant-only loss.
+
+`train_sft` reads the train split, starts from the configured model (the locally built tiny model, or pretrained
+weights), renders every conversation with the chat template's tool rendering, trains only on assistant tokens, and
+writes a self-describing checkpoint: weights, tokenizer with chat template, `training_log.json`, `loss_curve.png` and
+`sft_run.json` (config, data files and their hashes). Multi-GPU: `accelerate launch --config_file
+trainers/configs/accelerate_zero3.yaml -m trainers.sft --config pocketworker-8b --data DIR --out DIR`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
+from trl import SFTConfig, SFTTrainer
+
+from trainers.chat_templates import trl_chat_template
+from trainers.config import SFTRunConfig, load_sft_config
+from trainers.sft_data import DataFile, load_train_split, to_chat, tokenize_split
+from trainers.tiny_model import build_tiny_model, render_corpus_text
+from trainers.training_report import write_json_atomic, write_loss_curve
+
+__all__ = ["SFTProgress", "SFTResult", "build_sft_args", "main", "train_sft"]
+
+TRAINING_LOG = "training_log.json"
+LOSS_CURVE = "loss_curve.png"
+RUN_METADATA = "sft_run.json"
+
+
+@dataclass(frozen=True)
+class SFTProgress:
+    """One logged optimisation step, as reported to the `progress` callback."""
+
+    step: int
+    max_steps: int
+    loss: float
+    epoch: float
+    learning_rate: float | None
+
+
+@dataclass(frozen=True)
+class SFTResult:
+    """What an SFT run produced and trained on."""
+
+    out_dir: Path
+    steps: int
+    train_loss_first: float
+    train_loss_last: float
+    wall_s: float
+    config: dict[str, Any]
+    data_files: list[DataFile]
+    examples: int
+    examples_truncated: int
+    loss_curve: Path
+    training_log: Path
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (paths as strings), as stored in `sft_run.json`."""
+        data = asdict(self)
+        for key in ("out_dir", "loss_curve", "training_log"):
+            data[key] = str(data[key])
+        return data
+
+
+class _StepRecorder(TrainerCallback):  # type: ignore[misc]
+    """Collects the per-step training logs and forwards them to the caller's progress callback."""
+
+    def __init__(self, progress: Callable[[SFTProgress], None] | None) -> None:
+        self.entries: list[dict[str, float]] = []
+        self._progress = progress
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **_: Any) -> None:
+        if not logs or "loss" not in logs:
+            return  # the end-of-training summary carries train_loss, not a step loss
+        entry = {"step": float(state.global_step), "epoch": float(state.epoch or 0.0)}
+        entry.update({k: float(v) for k, v in logs.items() if isinstance(v, int | float)})
+        self.entries.append(entry)
+        if self._progress is not None and state.is_world_process_zero:
+            self._progress(
+                SFTProgress(
+                    step=state.global_step,
+                    max_steps=state.max_steps,
+                    loss=float(logs["loss"]),
+                    epoch=float(state.epoch or 0.0),
+                    learning_rate=float(logs["learning_rate"]) if "learning_rate" in logs else None,
+                )
+            )
+
+
+def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
+    """TRL `SFTConfig` for `config`: assistant-only loss, no intermediate checkpoints, no external reporting."""
+    training = config.training
+    model_init_kwargs: dict[str, Any] | None = None
+    if config.model.source == "pretrained":
+        model_init_kwargs = {"dtype": config.model.dtype}
+        if config.model.attn_implementation:
+            model_init_kwargs["attn_implementation"] = config.model.attn_implementation
+    return SFTConfig(
+        output_dir=str(output_dir),
+        assistant_only_loss=True,
+        max_length=training.max_length,
+        num_train_epochs=training.num_train_epochs,
+        max_steps=training.max_steps,
+        per_device_train_batch_size=training.per_device_train_batch_size,
+        gradient_accumulation_steps=training.gradient_accumulation_steps,
+        learning_rate=training.learning_rate,
+        lr_scheduler_type=training.lr_scheduler_type,
+        # transformers 5 reads a float in [0, 1) here as a fraction of the total steps.
+        warmup_steps=training.warmup_ratio,
+        weight_decay=training.weight_decay,
+        max_grad_norm=training.max_grad_norm,
+        seed=training.seed,
+        data_seed=training.seed,
+        bf16=training.bf16,
+        gradient_checkpointing=training.gradient_checkpointing,
+        logging_steps=training.logging_steps,
+        packing=training.packing,
+        dataloader_num_workers=training.dataloader_num_workers,
+        model_init_kwargs=model_init_kwargs,
+        save_strategy="no",
+        report_to="none",
+        disable_tqdm=True,
+    )
+
+
+def _starting_point(
+    config: SFTRunConfig, rows: Any
+) -> tuple[PreTrainedModel | str, PreTrainedTokenizerBase]:
+    """The model to fine-tune (an instance, or a Hub id / path TRL loads) and its tokenizer with training template."""
+    model = config.model
+    if model.source == "tiny":
+        assert model.chat_template is not None  # enforced by ModelSection
+        template = trl_chat_template(model.chat_template)
+        conversations = (to_chat(row, f"train row {i}") for i, row in enumerate(rows))
+        return build_tiny_model(
+            render_corpus_text(conversations, template), model.tiny.spec(), config.training.seed, template
+        )
+    assert model.name_or_path is not None  # enforced by ModelSection
+    # Text-only SFT: the tokenizer, not the multimodal processor, renders the conversations.
+    tokenizer = AutoTokenizer.from_pretrained(model.name_or_path)
+    if model.chat_template is not None:
+        tokenizer.chat_template = trl_chat_template(model.chat_template)
+    elif tokenizer.chat_template is None:
+        raise ValueError(
+            f"{model.name_or_path} ships no chat template; set model.chat_template to a trl training template"
+        )
+    return model.name_or_path, tokenizer
+
+
+def _peft_config(config: SFTRunConfig) -> Any:
+    if not config.lora.enabled:
+        return None
+    try:
+        from peft import LoraConfig
+    except ImportError as exc:
+        raise ImportError(
+            f"config {config.name!r} enables LoRA, which needs peft: pip install peft (or set lora.enabled: false)"
+        ) from exc
+    lora = config.lora
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=list(lora.target_modules),
+        task_type="CAUSAL_LM",
+    )
+
+
+def _replace_dir(staging: Path, out_dir: Path) -> None:
+    """Move the finished checkpoint into place; a previous one at `out_dir` is replaced only once this one is whole."""
+    previous = out_dir.with_name(f".{out_dir.name}.previous")
+    if previous.exists():
+        shutil.rmtree(previous)
+    if out_dir.exists():
+        os.replace(out_dir, previous)
+    os.replace(staging, out_dir)
+    if previous.exists():
+        shutil.rmtree(previous)
+
+
+def train_sft(
+    config: SFTRunConfig | str | Path,
+    data_dir: Path,
+    out_dir: Path,
+    progress: Callable[[SFTProgress], None] | None = None,
+) -> SFTResult:
+    """Fine-tune on the train split of the SFT shards in `data_dir`; write the checkpoint to `out_dir`.
+
+    `config` is an `SFTRunConfig`, a config name (`tiny`, `pocketworker-8b`) or a YAML path. `progress` is called
+    after every logged step. An existing `out_dir` is replaced only when the new checkpoint is complete.
+    """
+    started = time.perf_counter()
+    run_config = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
+    out_dir = Path(out_dir).resolve()
+    staging = out_dir.with_name(f".{out_dir.name}.partial")
+
+    rows, data_files = load_train_split(Path(data_dir))
+    model, tokenizer = _starting_point(run_config, rows)
+    train_dataset = tokenize_split(rows, tokenizer)
+    max_length = run_config.training.max_length
+    truncated = sum(1 for ids in train_dataset["input_ids"] if len(ids) > max_length)
+
+    recorder = _StepRecorder(progress)
+    trainer = SFTTrainer(
+        model=model,
+        args=build_sft_args(run_config, staging),
+        train_dataset=train_dataset,
+        processing_class=tokenizer,
+        peft_config=_peft_config(run_config),
+        callbacks=[recorder],
+    )
+    if trainer.is_world_process_zero() and staging.exists():
+        shutil.rmtree(staging)  # leftovers of an interrupted run
+    trainer.accelerator.wait_for_everyone()
+    output = trainer.train()
+    # Every process takes part in saving: under ZeRO-3 the weights are gathered from all ranks.
+    trainer.save_model(str(staging))
+
+    losses = [entry["loss"] for entry in recorder.entries]
+    if not losses:
+        raise RuntimeError(
+            f"training on {data_dir} logged no loss; check training.logging_steps against the number of steps"
+        )
+    result = SFTResult(
+        out_dir=out_dir,
+        steps=int(trainer.state.global_step),
+        train_loss_first=losses[0],
+        train_loss_last=losses[-1],
+        wall_s=round(time.perf_counter() - started, 3),
+        config=run_config.to_dict(),
+        data_files=data_files,
+        examples=len(trainer.train_dataset) if trainer.train_dataset is not None else 0,
+        examples_truncated=truncated,
+        loss_curve=out_dir / LOSS_CURVE,
+        training_log=out_dir / TRAINING_LOG,
+        metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
+    )
+    if trainer.is_world_process_zero():
+        if isinstance(tokenizer, PreTrainedTokenizerBase):
+            tokenizer.save_pretrained(str(staging))  # also writes chat_template.jinja
+        write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
+        write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
+        write_json_atomic(staging / RUN_METADATA, result.to_dict())
+        _replace_dir(staging, out_dir)
+    trainer.accelerator.wait_for_everyone()
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry for launchers: `python -m trainers.sft --config NAME --data DIR --out DIR`."""
+    parser = argparse.ArgumentParser(prog="python -m trainers.sft", description=main.__doc__)
+    parser.add_argument("--config", required=True, help="config name in trainers/configs/ or a YAML path")
+    parser.add_argument("--data", required=True, type=Path, help="folder with the sft_shards Parquet files")
+    parser.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
+    args = parser.parse_args(argv)
+    result = train_sft(args.config, args.data, args.out, progress=lambda p: print(json.dumps(asdict(p)), flush=True))
+    print(json.dumps(result.to_dict(), indent=2))
+
+
+if __name__ == "__main__":
+    main()

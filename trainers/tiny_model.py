@@ -1,0 +1,132 @@
+"""A tiny Qwen3-architecture causal LM and a byte-level BPE tokenizer, built locally from the SFT corpus.
+
+No weights can be downloaded in the embedded setup, so the `tiny` SFT config starts from a randomly initialised
+model whose tokenizer is trained on the rendered conversations themselves. The tokenizer mirrors Qwen's: the same
+pre-tokenization regex, byte-level BPE and control tokens; the chat template is passed in (the `tiny` config uses
+TRL's Qwen3 training template: tool rendering plus `{% generation %}` markers for assistant-only loss).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import torch
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+from tokenizers import trainers as bpe_trainers
+from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
+from transformers.utils.chat_template_utils import render_jinja_template
+
+__all__ = [
+    "CONTROL_TOKENS",
+    "SPECIAL_TOKENS",
+    "TinyModelSpec",
+    "build_tiny_model",
+    "render_corpus_text",
+    "train_tokenizer",
+]
+
+# Qwen treats these as special (skipped on decode); the tool/think markers stay visible in decoded text.
+SPECIAL_TOKENS: tuple[str, ...] = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
+CONTROL_TOKENS: tuple[str, ...] = (
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
+)
+# The pre-tokenization split used by Qwen2/Qwen3 tokenizers (words, single digits, punctuation runs, newlines).
+_QWEN_SPLIT_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+@dataclass(frozen=True)
+class TinyModelSpec:
+    """Sizes of the tiny model and its tokenizer (the `model.tiny` section of an SFT config)."""
+
+    vocab_size: int = 2048
+    hidden_size: int = 128
+    intermediate_size: int = 384
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 2
+    head_dim: int = 32
+    max_position_embeddings: int = 4096
+    min_token_frequency: int = 2
+
+
+def render_corpus_text(
+    conversations: Iterable[tuple[list[dict], list[dict] | None]], chat_template: str
+) -> Iterable[str]:
+    """Render (messages, tools) pairs with `chat_template`: exactly the text the model will be trained on."""
+    for messages, tools in conversations:
+        rendered, _ = render_jinja_template([messages], tools=tools or None, chat_template=chat_template)
+        yield rendered[0]
+
+
+def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec, chat_template: str) -> PreTrainedTokenizerFast:
+    """Train a Qwen-style byte-level BPE tokenizer on `corpus` and attach `chat_template`."""
+    backend = Tokenizer(models.BPE(byte_fallback=False))
+    backend.normalizer = normalizers.NFC()
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(_QWEN_SPLIT_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    backend.decoder = decoders.ByteLevel()
+    reserved = [*SPECIAL_TOKENS, *CONTROL_TOKENS]
+    trainer = bpe_trainers.BpeTrainer(
+        vocab_size=spec.vocab_size,
+        min_frequency=spec.min_token_frequency,
+        special_tokens=reserved,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    backend.train_from_iterator(corpus, trainer=trainer)
+    # Registered as added tokens so they are matched whole in any text, never split by BPE.
+    backend.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
+    backend.add_tokens([AddedToken(t, special=False, normalized=False) for t in CONTROL_TOKENS])
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        clean_up_tokenization_spaces=False,
+        model_max_length=spec.max_position_embeddings,
+    )
+    tokenizer.chat_template = chat_template
+    return tokenizer
+
+
+def build_tiny_model(
+    corpus: Iterable[str], spec: TinyModelSpec, seed: int, chat_template: str
+) -> tuple[Qwen3ForCausalLM, PreTrainedTokenizerFast]:
+    """Train the tokenizer on `corpus` and initialise a `Qwen3ForCausalLM` of `spec`'s size from `seed`.
+
+    `corpus` should be the conversations rendered with `chat_template` (see `render_corpus_text`), so that the
+    merges fit the text the model is trained on.
+    """
+    tokenizer = train_tokenizer(corpus, spec, chat_template)
+    config = Qwen3Config(
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim,
+        max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    # The seed fixes the initial weights, so two runs on the same data start from the same model.
+    torch.manual_seed(seed)
+    model = Qwen3ForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model, tokenizer
