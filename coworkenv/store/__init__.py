@@ -14,7 +14,12 @@ from coworkenv.store._parquet import (
 )
 from coworkenv.store._publisher import HubPublisher, PublishError, PublishResult
 from coworkenv.store._publisher_config import publisher_from_config
-from coworkenv.store._release import DatasetCardInfo, DatasetRelease, release_version, shard_path
+from coworkenv.store._release import (
+    DatasetCardInfo,
+    DatasetRelease,
+    release_version,
+    shard_path,
+)
 
 
 def render_dataset_card(release: DatasetRelease) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -65,3 +66,13 @@ def atomic_write_bytes(final: Path, data: bytes) -> None:
         handle.write(data)
 
     atomic_write(final, write)
+
+
+def atomic_copy(source: Path, final: Path) -> None:
+    """Copy `source` to `final` atomically and durably."""
+    with source.open("rb") as src:
+
+        def write(handle: BinaryIO) -> None:
+            shutil.copyfileobj(src, handle)
+
+        atomic_write(final, write)

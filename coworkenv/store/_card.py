@@ -11,7 +11,12 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from coworkenv.store._release import DatasetRelease, config_schema, split_pattern, validate_release
+from coworkenv.store._release import (
+    DatasetRelease,
+    config_schema,
+    published_configs,
+    split_pattern,
+)
 
 # The Hub's size buckets, by the largest config's example count.
 _SIZE_CATEGORIES = (
@@ -32,7 +37,7 @@ def render_dataset_card(release: DatasetRelease) -> str:
     The YAML is what `datasets.load_dataset` and the Hub read: each config's `data_files`
     per split, and features derived from the config's Arrow schema.
     """
-    validate_release(release)
+    configs = published_configs(release)
     info = release.card
     card_data = DatasetCardData(
         pretty_name=info.pretty_name,
@@ -40,20 +45,26 @@ def render_dataset_card(release: DatasetRelease) -> str:
         language=list(info.language) or None,
         task_categories=list(info.task_categories) or None,
         tags=list(info.tags) or None,
-        size_categories=_size_category(release),
+        size_categories=_size_category(configs),
     )
     # The same helpers `Dataset.push_to_hub` uses, so the YAML has exactly the shape `datasets` parses.
     DatasetInfosDict(
-        {config: _dataset_info(config, splits) for config, splits in release.configs.items()}
+        {config: _dataset_info(config, splits) for config, splits in configs.items()}
     ).to_dataset_card_data(card_data)
     MetadataConfigs(
-        {
-            config: {"data_files": [{"split": split, "path": split_pattern(config, split)} for split in splits]}
-            for config, splits in release.configs.items()
-        }
+        {config: _config_metadata(config, splits, release.default_config) for config, splits in configs.items()}
     ).to_dataset_card_data(card_data)
-    card = DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{_markdown(release)}")
+    card = DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{_markdown(release, configs)}")
     return str(card)
+
+
+def _config_metadata(config: str, splits: dict[str, list[Any]], default_config: str | None) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "data_files": [{"split": split, "path": split_pattern(config, split)} for split in splits]
+    }
+    if config == default_config:
+        metadata["default"] = True
+    return metadata
 
 
 def _dataset_info(config: str, splits: dict[str, list[Any]]) -> DatasetInfo:
@@ -74,20 +85,18 @@ def _dataset_info(config: str, splits: dict[str, list[Any]]) -> DatasetInfo:
     )
 
 
-def _size_category(release: DatasetRelease) -> str:
-    largest = max(
-        sum(shard.num_rows for shards in splits.values() for shard in shards) for splits in release.configs.values()
-    )
+def _size_category(configs: dict[str, dict[str, list[Any]]]) -> str:
+    largest = max(sum(shard.num_rows for shards in splits.values() for shard in shards) for splits in configs.values())
     for bound, name in _SIZE_CATEGORIES:
         if largest < bound:
             return name
     return "other"
 
 
-def _markdown(release: DatasetRelease) -> str:
+def _markdown(release: DatasetRelease, configs: dict[str, dict[str, list[Any]]]) -> str:
     info = release.card
     sections = [f"# {info.pretty_name}", info.description.strip(), f"Dataset version: `{release.version}`"]
-    sections.append("## Configs\n\n" + _table(("config", "split", "rows", "shards"), _config_rows(release)))
+    sections.append("## Configs\n\n" + _table(("config", "split", "rows", "shards"), _config_rows(configs)))
     sections.append(
         'Load one config with `datasets.load_dataset(<this repository>, "<config>")`; '
         "each config's files are under `data/<config>/`."
@@ -107,10 +116,10 @@ def _markdown(release: DatasetRelease) -> str:
     return "\n\n".join(section for section in sections if section) + "\n"
 
 
-def _config_rows(release: DatasetRelease) -> list[list[str]]:
+def _config_rows(configs: dict[str, dict[str, list[Any]]]) -> list[list[str]]:
     return [
         [config, split, str(sum(shard.num_rows for shard in shards)), str(len(shards))]
-        for config, splits in release.configs.items()
+        for config, splits in configs.items()
         for split, shards in splits.items()
     ]
 

@@ -165,9 +165,10 @@ class HfHubPublisher:
     def _call(self, what: str, method: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         try:
             return method(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - any client error becomes one actionable, token-free error
+        except Exception as error:  # any client error becomes one actionable, token-free error
+            reason = str(error).rstrip(".")
             failure = self._redactor.scrub(
-                f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {error}. "
+                f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {reason}. "
                 f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
                 "if another publish ran at the same time, publish again."
             )

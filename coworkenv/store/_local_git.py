@@ -5,13 +5,12 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.store._atomic import atomic_write
+from coworkenv.store._atomic import atomic_copy
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -63,10 +62,11 @@ class LocalGitPublisher:
         history = self._git("rev-list", "--first-parent", "--reverse", BRANCH).split()
         position = {commit: index for index, commit in enumerate(history)}
         tags: list[tuple[int, str]] = []
-        for line in self._git("for-each-ref", "refs/tags", "--format=%(refname:short) %(objectname)").splitlines():
-            name, _ = line.split(" ", 1)
-            commit = self._git("rev-parse", f"{name}^{{commit}}").strip()
-            tags.append((position.get(commit, len(history)), name))
+        # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag.
+        listing = self._git("for-each-ref", "refs/tags", "--format=%(refname:short) %(objectname) %(*objectname)")
+        for line in listing.splitlines():
+            name, target, peeled = line.split(" ", 2)
+            tags.append((position.get(peeled or target, len(history)), name))
         return [name for _, name in sorted(tags)]
 
     # -- internals --------------------------------------------------------------------------------
@@ -95,20 +95,26 @@ class LocalGitPublisher:
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
 
     def _write_tree(self, upload: Upload) -> None:
-        existing = [
-            path.relative_to(self.repo_dir).as_posix()
-            for path in self.repo_dir.rglob("*")
-            if (path.is_file() or path.is_symlink()) and ".git" not in path.relative_to(self.repo_dir).parts
-        ]
+        existing, directories = self._worktree()
         for stale in upload.stale(existing):
             (self.repo_dir / stale).unlink()
         for path, source in upload.files.items():
-            with source.open("rb") as src:
-                atomic_write(self.repo_dir / path, lambda handle, src=src: shutil.copyfileobj(src, handle))
-        # git does not track directories; drop the ones emptied by stale deletions.
-        for directory in sorted((p for p in self.repo_dir.rglob("*") if p.is_dir()), reverse=True):
-            if ".git" not in directory.relative_to(self.repo_dir).parts and not any(directory.iterdir()):
+            atomic_copy(source, self.repo_dir / path)
+        # git does not track directories; drop the ones emptied by stale deletions (deepest first).
+        for directory in sorted(directories, key=lambda d: len(d.parts), reverse=True):
+            if not any(directory.iterdir()):
                 directory.rmdir()
+
+    def _worktree(self) -> tuple[list[str], list[Path]]:
+        """Repository paths of the working tree's files, and its directories (never inside .git)."""
+        files: list[str] = []
+        directories: list[Path] = []
+        for current, subdirs, names in os.walk(self.repo_dir):
+            subdirs[:] = [name for name in subdirs if name != ".git"]
+            base = Path(current)
+            directories += [base / name for name in subdirs]
+            files += [(base / name).relative_to(self.repo_dir).as_posix() for name in names]
+        return files, directories
 
     def _existing(self, version: str) -> PublishResult:
         revision = self._git("rev-parse", f"{version}^{{commit}}").strip()

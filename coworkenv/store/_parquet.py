@@ -19,13 +19,13 @@ from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
 PARQUET_WRITE_OPTIONS: Mapping[str, Any] = {
     "compression": "zstd",
     "compression_level": 3,
-    "row_group_size": 64 * 1024,
     "use_dictionary": True,
     "write_statistics": True,
     "data_page_size": 1 << 20,
     "version": "2.6",
     "store_schema": True,
 }
+ROW_GROUP_ROWS = 64 * 1024
 _HASH_CHUNK = 1 << 20
 
 
@@ -41,8 +41,12 @@ class StoredTable:
 
 def write_parquet(table: pa.Table, sink: BinaryIO | pa.NativeFile) -> None:
     """Serialize `table` deterministically: equal tables give byte-identical Parquet."""
-    # Chunk layout is an accident of how a table was built; it must not change the bytes.
-    pq.write_table(table.combine_chunks(), sink, **PARQUET_WRITE_OPTIONS)
+    # pyarrow's page and row-group boundaries depend only on values and these options, not on the chunk layout
+    # of `table` (tests/test_store_parquet.py checks it), so there is no need to copy into one chunk first.
+    with pq.ParquetWriter(sink, table.schema, **PARQUET_WRITE_OPTIONS) as writer:
+        # An empty table becomes a file without row groups: `datasets` fails on a row group of 0 rows.
+        if table.num_rows:
+            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

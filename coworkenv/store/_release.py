@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -14,6 +16,8 @@ import pyarrow as pa
 from coworkenv.store._atomic import atomic_write_bytes
 from coworkenv.store._manifest import version_from_hashes
 from coworkenv.store._parquet import parquet_bytes
+
+logger = logging.getLogger(__name__)
 
 DATA_DIR = "data"
 CARD_NAME = "README.md"
@@ -30,13 +34,13 @@ class DatasetCardInfo:
     description: str
     license: str = "apache-2.0"
     task_categories: list[str] = field(default_factory=lambda: ["text-generation"])
-    language: list[str] = field(default_factory=lambda: ["en"])
     tags: list[str] = field(default_factory=list)
     funnel: dict[str, int | float] = field(default_factory=dict)  # stage -> count, in funnel order
     generation_settings: dict[str, Any] = field(default_factory=dict)
     models: dict[str, str] = field(default_factory=dict)  # role (teacher, generator) -> model id
     versions: dict[str, str] = field(default_factory=dict)  # package or data -> version
     extra_markdown: str = ""
+    language: list[str] = field(default_factory=lambda: ["en"])
 
 
 @dataclass
@@ -46,6 +50,7 @@ class DatasetRelease:
     version: str
     configs: dict[str, dict[str, list[pa.Table]]]
     card: DatasetCardInfo
+    default_config: str | None = None  # what `load_dataset(repo)` loads without a config name
 
 
 def shard_path(config: str, split: str, index: int, count: int) -> str:
@@ -79,6 +84,10 @@ def validate_release(release: DatasetRelease) -> None:
     """Raise a ValueError naming the first config or split the Hub layout cannot represent."""
     if not release.configs:
         raise ValueError(f"release {release.version!r} has no configs")
+    if release.default_config is not None and release.default_config not in release.configs:
+        raise ValueError(
+            f"default_config {release.default_config!r} is not one of the configs {sorted(release.configs)}"
+        )
     for config, splits in release.configs.items():
         if not _CONFIG_NAME.match(config):
             raise ValueError(f"config name {config!r}: use letters, digits, '_', '.', '-' (not first)")
@@ -95,15 +104,33 @@ def validate_release(release: DatasetRelease) -> None:
         config_schema(config, splits)
 
 
-def release_files(release: DatasetRelease) -> dict[str, bytes]:
-    """Every data file of a release by its path in the repository (deterministic Parquet bytes)."""
+def published_configs(release: DatasetRelease) -> dict[str, dict[str, list[pa.Table]]]:
+    """The configs and splits a release publishes: every split with at least one row.
+
+    `datasets.load_dataset` fails on a split without rows ("corresponds to no data"), so empty
+    splits are left out (with a warning); a config without any rows is an error.
+    """
     validate_release(release)
-    files: dict[str, bytes] = {}
+    published: dict[str, dict[str, list[pa.Table]]] = {}
     for config, splits in sorted(release.configs.items()):
+        kept = {split: shards for split, shards in splits.items() if sum(shard.num_rows for shard in shards)}
+        for split in splits.keys() - kept.keys():
+            logger.warning("release %s: config %r split %r has no rows; leaving it out", release.version, config, split)
+        if not kept:
+            raise ValueError(
+                f"release {release.version!r}: config {config!r} has no rows in any split; "
+                "leave the config out of the release or fix the stage that produced it"
+            )
+        published[config] = kept
+    return published
+
+
+def release_files(release: DatasetRelease) -> Iterator[tuple[str, bytes]]:
+    """Each data file of a release, as (path in the repository, deterministic Parquet bytes), one at a time."""
+    for config, splits in published_configs(release).items():
         for split, shards in splits.items():
             for index, shard in enumerate(shards):
-                files[shard_path(config, split, index, len(shards))] = parquet_bytes(shard)
-    return files
+                yield shard_path(config, split, index, len(shards)), parquet_bytes(shard)
 
 
 def release_version(configs: dict[str, dict[str, list[pa.Table]]], on: date | None = None) -> str:
@@ -112,16 +139,18 @@ def release_version(configs: dict[str, dict[str, list[pa.Table]]], on: date | No
     With `on` the name carries the date (`v2026.11.30-1a2b3c4d`), otherwise only the content (`v1a2b3c4d5e6f`).
     """
     probe = DatasetRelease(version="probe", configs=configs, card=DatasetCardInfo(pretty_name="", description=""))
-    hashes = {path: hashlib.sha256(data).hexdigest() for path, data in release_files(probe).items()}
+    hashes = {path: hashlib.sha256(data).hexdigest() for path, data in release_files(probe)}
     return version_from_hashes(hashes, on=on)
 
 
 def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
     """Write the release's data files and README.md under `dest`; return their repository paths."""
-    from coworkenv.store._card import render_dataset_card  # the card module imports `datasets` (slow)
+    # Imported here: the card module imports `datasets`, which is slow to import.
+    from coworkenv.store._card import render_dataset_card
 
-    files = release_files(release)
-    files[CARD_NAME] = render_dataset_card(release).encode()
-    for path, data in files.items():
+    atomic_write_bytes(dest / CARD_NAME, render_dataset_card(release).encode())  # validates the release first
+    paths = [CARD_NAME]
+    for path, data in release_files(release):
         atomic_write_bytes(dest / path, data)
-    return sorted(files)
+        paths.append(path)
+    return sorted(paths)
