@@ -1,0 +1,355 @@
+"""Run untrusted Python carried by environment specs (Python checks, custom tools) in an isolated child process.
+
+Layers, outermost first (each one applies where this machine allows it; `isolation_layers()` says which do):
+- host: a separate process in its own session, started with `python -I -S -B` and an empty environment, a fresh
+  scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
+  caps on stdout/stderr and on the result channel;
+- kernel: an empty network namespace; a private mount namespace with a read-only root and a size-capped tmpfs
+  scratch; a per-run unprivileged uid; rlimits on CPU time, address space, file size and processes;
+  no_new_privs and a seccomp filter against sockets, fork/exec, signals to other processes and ptrace;
+- Python: an audit hook that blocks subprocesses, sockets, ctypes, writes outside the scratch directory and
+  reads outside it and the standard library, and reports every blocked attempt at once.
+
+Only the payload goes in (as JSON in a file read before the untrusted code starts); only the function's return
+value comes back, as JSON on a dedicated pipe (fd 3), never parsed from stdout. The code shares its process with
+the bootstrap, so it could write that pipe itself, but nothing it writes there is worth more than what it can
+return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
+untrusted data, and reports extra lines as tampering.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import math
+import os
+import selectors
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ERROR_KINDS", "SandboxLimits", "SandboxResult", "isolation_layers", "run_sandboxed"]
+
+ERROR_KINDS = frozenset(
+    {"timeout", "cpu_limit", "memory_limit", "output_limit", "exception", "forbidden", "crashed", "bad_result"}
+)
+_CHILD = Path(__file__).with_name("_sandbox_child.py")
+_EXIT_TAMPERED = 86  # kept in step with _sandbox_child.EXIT_TAMPERED
+_EXIT_SETUP = 87  # kept in step with _sandbox_child.EXIT_SETUP
+_MAX_ERROR_CHARS = 500
+_FRAME_SLACK = 4096  # result channel bytes allowed beyond the value itself (layers, violations, framing)
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one sandboxed call. CPU time is enforced in whole seconds (rounded up)."""
+
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 5.0
+    memory_bytes: int = 256 * 2**20
+    file_size_bytes: int = 1 * 2**20
+    # The child alone: no further process or thread may start while it runs.
+    max_processes: int = 1
+    max_output_bytes: int = 64 * 2**10
+    # Total size of the scratch directory (enforced where a tmpfs can be mounted for it).
+    scratch_bytes: int = 16 * 2**20
+
+    def __post_init__(self) -> None:
+        for name in ("cpu_seconds", "wall_seconds", "memory_bytes", "file_size_bytes", "max_processes",
+                     "max_output_bytes", "scratch_bytes"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"SandboxLimits.{name} must be positive, got {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """Outcome of one sandboxed call: the JSON value returned, or why there is none."""
+
+    ok: bool
+    value: Any
+    error_kind: str | None
+    error: str | None
+    duration_s: float
+
+
+def run_sandboxed(
+    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits = SandboxLimits()
+) -> SandboxResult:
+    """Run `entrypoint(**payload)` from the Python source `code` in a sandboxed child process.
+
+    Never raises for anything the code does (loops, bombs, crashes, escapes): those come back as a result with
+    `ok=False` and an `error_kind` from `ERROR_KINDS`. Raises ValueError for a bad call (an entrypoint that is
+    not an identifier, a payload that is not a JSON object) and RuntimeError if no interpreter can be started.
+    """
+    return _execute(code, entrypoint, payload, limits)[0]
+
+
+@functools.lru_cache(maxsize=1)
+def isolation_layers() -> tuple[str, ...]:
+    """The isolation layers that take effect on this machine (runs one trivial sandboxed call, then cached)."""
+    return _execute("def probe():\n    return 1\n", "probe", {}, SandboxLimits())[1]
+
+
+def _execute(
+    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits, disable: frozenset[str] = frozenset()
+) -> tuple[SandboxResult, tuple[str, ...]]:
+    """Run one call; `disable` switches off kernel layers by name (tests use it to check graceful degradation)."""
+    if not entrypoint.isidentifier():
+        raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
+    if not isinstance(payload, dict) or not all(isinstance(k, str) and k.isidentifier() for k in payload):
+        raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
+    try:
+        job = json.dumps({"code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable),
+                          "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
+                                     "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
+                                     "scratch_bytes": limits.scratch_bytes}}, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
+    # Resolved, because the child's audit hook compares paths with the (resolved) cwd as plain strings.
+    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
+    try:
+        os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
+        os.mkdir(os.path.join(run_dir, "work"), 0o700)
+        fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(job)
+        return _spawn_and_collect(run_dir, limits)
+    finally:
+        _remove_tree(run_dir)
+
+
+@dataclass
+class _Collected:
+    status: int
+    cpu_s: float
+    maxrss_bytes: int
+    result_bytes: bytes
+    output_tail: bytes
+    stopped: str | None  # "timeout" or "output_limit" when the host killed the child
+    duration_s: float
+
+
+def _high_fd(fd: int) -> int:
+    # Our write ends must not sit on 0..3, where the spawn file actions put the child's stdio and channel.
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return new
+
+
+def _spawn_and_collect(run_dir: str, limits: SandboxLimits) -> tuple[SandboxResult, tuple[str, ...]]:
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    try:
+        res_w, out_w = _high_fd(res_w), _high_fd(out_w)
+        start = time.monotonic()
+        try:
+            pid = os.posix_spawn(
+                sys.executable, [sys.executable, "-I", "-S", "-B", str(_CHILD), run_dir], {},
+                file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                              (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
+                              (os.POSIX_SPAWN_DUP2, res_w, 3)],
+                setsid=True, setsigmask=(),
+                setsigdef=(signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM,
+                           signal.SIGHUP),
+            )
+        except OSError as exc:
+            raise RuntimeError(f"cannot start the sandbox interpreter {sys.executable!r}: {exc}") from exc
+        finally:  # only the child may hold the write ends, so that EOF means the child is gone
+            os.close(res_w)
+            os.close(out_w)
+        collected = _collect(pid, res_r, out_r, start, limits)
+    finally:
+        os.close(res_r)
+        os.close(out_r)
+    return _classify(collected, limits)
+
+
+def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits) -> _Collected:
+    """Read both pipes until the child exits, the wall clock runs out or a cap is hit; then kill and reap."""
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # kernels before 5.3: poll the child instead
+        pidfd = None
+    result, output = bytearray(), _Output(limits.max_output_bytes)
+    result_cap = limits.max_output_bytes + _FRAME_SLACK
+    stopped: str | None = None
+    try:
+        stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap)
+        if stopped is None:  # the child finished: what it wrote last is still in the pipe buffers
+            result += _drain(res_r, result_cap - len(result) + 1)
+            output.add(_drain(out_r, limits.max_output_bytes - output.size + 1))
+            if len(result) > result_cap or output.exceeded:
+                stopped = "output_limit"
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id cannot be reused
+        if pidfd is not None:
+            os.close(pidfd)
+        try:
+            _, status, rusage = os.wait4(pid, 0)
+            cpu_s, maxrss = rusage.ru_utime + rusage.ru_stime, rusage.ru_maxrss * 1024  # ru_maxrss is in KiB
+        except ChildProcessError:  # a SIGCHLD handler elsewhere in the host reaped it: judge by the frames
+            status, cpu_s, maxrss = 0, 0.0, 0
+    return _Collected(status, cpu_s, maxrss, bytes(result), bytes(output.tail), stopped, time.monotonic() - start)
+
+
+class _Output:
+    """The child's stdout+stderr: counted against the cap, only the tail kept (for crash reports)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.size, self.tail = cap, 0, b""
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self.tail = (self.tail + chunk)[-2048:]
+
+    @property
+    def exceeded(self) -> bool:
+        return self.size > self.cap
+
+
+def _pump(
+    pid: int, pidfd: int | None, res_r: int, out_r: int, result: bytearray, output: _Output, deadline: float,
+    result_cap: int,
+) -> str | None:
+    """Move pipe data into `result`/`output` until the child exits (None) or must be stopped (the reason)."""
+    with selectors.DefaultSelector() as sel:
+        for fd in (res_r, out_r) + ((pidfd,) if pidfd is not None else ()):
+            sel.register(fd, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            ready = sel.select(remaining if pidfd is not None else min(remaining, 0.005))
+            exited = pidfd is None and os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            for key, _ in ready:
+                if key.fd == pidfd:
+                    exited = True
+                    continue
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fd)
+                elif key.fd == res_r:
+                    result += chunk
+                else:
+                    output.add(chunk)
+            if len(result) > result_cap or output.exceeded:
+                return "output_limit"
+            if exited:
+                return None
+
+
+def _drain(fd: int, limit: int) -> bytes:
+    """Whatever is already buffered in the pipe, up to `limit` bytes (other holders may keep it open)."""
+    os.set_blocking(fd, False)
+    data = bytearray()
+    with contextlib.suppress(BlockingIOError):
+        while len(data) < limit:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    return bytes(data)
+
+
+def _parse_frames(data: bytes) -> tuple[tuple[str, ...], list[str], list[dict[str, Any]], bool]:
+    """Split the result channel into (layers, violations, final frames, whether anything was malformed)."""
+    layers: tuple[str, ...] = ()
+    violations: list[str] = []
+    finals: list[dict[str, Any]] = []
+    lines = data.split(b"\n")
+    malformed = lines[-1] != b""
+    for i, line in enumerate(lines[:-1]):
+        try:
+            obj = json.loads(line, parse_constant=_reject_constant)
+        except ValueError:
+            malformed = True
+            continue
+        if not isinstance(obj, dict) or len(obj) not in (1, 2):
+            malformed = True
+        elif i == 0 and isinstance(obj.get("layers"), list):
+            layers = tuple(str(x) for x in obj["layers"])
+        elif isinstance(obj.get("violation"), str) and len(obj) == 1:
+            violations.append(obj["violation"])
+        elif ("result" in obj and len(obj) == 1) or isinstance(obj.get("error_kind"), str):
+            finals.append(obj)
+        else:
+            malformed = True
+    return layers, violations, finals, malformed
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _classify(c: _Collected, limits: SandboxLimits) -> tuple[SandboxResult, tuple[str, ...]]:
+    layers, violations, finals, malformed = _parse_frames(c.result_bytes)
+
+    def fail(kind: str, error: str) -> tuple[SandboxResult, tuple[str, ...]]:
+        return SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)), layers
+
+    cpu_cap = max(1, math.ceil(limits.cpu_seconds))
+    sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
+    code = os.WEXITSTATUS(c.status) if os.WIFEXITED(c.status) else None
+    if violations:
+        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+        return fail("forbidden", f"blocked: {violations[0]}{more}")
+    if code == _EXIT_TAMPERED:
+        return fail("forbidden", "the code closed or replaced the sandbox result channel")
+    if c.stopped == "timeout":
+        return fail("timeout", f"wall-clock limit of {limits.wall_seconds:g}s exceeded")
+    if c.stopped == "output_limit":
+        return fail("output_limit", f"output or result larger than {limits.max_output_bytes} bytes")
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and c.cpu_s >= cpu_cap):
+        return fail("cpu_limit", f"CPU time limit of {cpu_cap}s exceeded")
+    if sig == signal.SIGXFSZ:
+        return fail("output_limit", f"file size limit of {limits.file_size_bytes} bytes exceeded")
+    if sig is not None:
+        if c.maxrss_bytes >= 0.9 * limits.memory_bytes:
+            return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded")
+        return fail("crashed", f"killed by {_signal_name(sig)}{_last_line(c.output_tail)}")
+    if code == _EXIT_SETUP:
+        return fail("crashed", f"sandbox setup failed{_last_line(c.output_tail)}")
+    if code != 0:
+        return fail("crashed", f"exited with status {code} without returning")
+    if malformed or len(finals) > 1:
+        return fail("bad_result", "the result channel held data besides one result (tampering?)")
+    if not finals:
+        return fail("crashed", "exited without returning a result")
+    final = finals[0]
+    if "result" in final:
+        return SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers
+    kind = final["error_kind"]
+    if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
+        return fail("bad_result", "the result channel held an unknown error report")
+    return fail(kind, final["error"])
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:  # real-time signals have no name
+        return f"signal {sig}"
+
+
+def _last_line(output: bytes) -> str:
+    lines = [ln for ln in output.decode("utf-8", "replace").splitlines() if ln.strip()]
+    return f": {lines[-1].strip()[:200]}" if lines else ""
+
+
+def _remove_tree(path: str) -> None:
+    def make_writable_and_retry(func: Any, target: str, _exc: Any) -> None:
+        # The code may have chmod-ed its own files and folders; as the same uid we can undo that.
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            func(target)
+
+    shutil.rmtree(path, onerror=make_writable_and_retry)

@@ -1,0 +1,7 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    while True:
+        os.fork()

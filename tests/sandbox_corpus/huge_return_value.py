@@ -1,0 +1,3 @@
+# expect: output_limit
+def check(**p):
+    return "x" * 10**6

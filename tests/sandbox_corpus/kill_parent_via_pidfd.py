@@ -1,0 +1,9 @@
+# expect: exception
+# pidfd_open raises no audit event: this one is stopped by the kernel (seccomp / another uid), EPERM.
+import os
+import signal
+
+
+def check(**p):
+    signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)
+    return 1.0

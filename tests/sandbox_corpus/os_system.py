@@ -1,0 +1,6 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    return os.system("touch " + p["tmp_target"])

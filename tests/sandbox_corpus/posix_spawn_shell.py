@@ -1,0 +1,7 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    os.posix_spawn("/bin/sh", ["sh", "-c", "touch " + p["tmp_target"]], {})
+    return 1.0

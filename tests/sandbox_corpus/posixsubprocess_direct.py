@@ -1,0 +1,6 @@
+# expect: forbidden
+import _posixsubprocess
+
+
+def check(**p):
+    return str(_posixsubprocess)

@@ -1,0 +1,4 @@
+# expect: exception
+# error: ValueError: boom
+def check(**p):
+    raise ValueError("boom")

@@ -1,0 +1,4 @@
+# expect: forbidden
+def check(**p):
+    with open("/etc/passwd") as fh:
+        return fh.read()

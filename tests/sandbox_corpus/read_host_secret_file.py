@@ -1,0 +1,4 @@
+# expect: forbidden
+def check(**p):
+    with open(p["secret_file"]) as fh:
+        return fh.read()

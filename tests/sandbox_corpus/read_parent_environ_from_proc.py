@@ -1,0 +1,7 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    with open(f"/proc/{os.getppid()}/environ", "rb") as fh:
+        return fh.read().decode(errors="replace")

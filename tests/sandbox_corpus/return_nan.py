@@ -1,0 +1,3 @@
+# expect: bad_result
+def check(**p):
+    return float("nan")

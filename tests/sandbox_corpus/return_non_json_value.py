@@ -1,0 +1,3 @@
+# expect: bad_result
+def check(**p):
+    return {"score": {1, 2}}

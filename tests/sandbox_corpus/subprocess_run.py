@@ -1,0 +1,6 @@
+# expect: forbidden
+import subprocess
+
+
+def check(**p):
+    return subprocess.run(["id"], capture_output=True, text=True).stdout

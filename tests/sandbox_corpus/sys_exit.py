@@ -1,0 +1,6 @@
+# expect: crashed
+import sys
+
+
+def check(**p):
+    sys.exit(3)

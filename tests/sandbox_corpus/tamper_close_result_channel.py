@@ -1,0 +1,7 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    os.close(3)
+    return 1.0

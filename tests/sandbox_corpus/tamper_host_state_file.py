@@ -1,0 +1,13 @@
+# expect: forbidden
+import os
+
+
+def check(**p):
+    try:
+        with open(p["host_file"], "w") as fh:
+            fh.write("hacked")
+    except PermissionError:
+        pass
+    os.chmod(p["host_file"], 0o777)
+    os.remove(p["host_file"])
+    return 1.0

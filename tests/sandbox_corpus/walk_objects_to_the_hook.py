@@ -1,0 +1,6 @@
+# expect: forbidden
+import gc
+
+
+def check(**p):
+    return len(gc.get_objects())

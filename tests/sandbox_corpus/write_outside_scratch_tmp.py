@@ -1,0 +1,5 @@
+# expect: forbidden
+def check(**p):
+    with open(p["tmp_target"], "w") as fh:
+        fh.write("escaped")
+    return 1.0

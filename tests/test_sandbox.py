@@ -1,0 +1,275 @@
+"""The sandbox runs Python checks carried by specs: values come back, hostile code is contained and reported.
+
+The hostile corpus lives in tests/sandbox_corpus/, one snippet per file, each defining `check(**p)` and stating
+the error kind it must produce in a `# expect:` header. Every snippet also runs with the privileged kernel layers
+switched off (network/mount namespaces, uid drop), as on a host that forbids them, and must be contained the same.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coworkenv import sandbox
+from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, SandboxResult, isolation_layers, run_sandboxed
+
+CORPUS = Path(__file__).with_name("sandbox_corpus")
+REPO = Path(__file__).resolve().parents[1]
+SECRET_NAME = "COWORKENV_TEST_SECRET"
+SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
+QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
+# What an unprivileged container leaves: rlimits, no_new_privs, seccomp and the audit hook.
+DEGRADED = frozenset({"netns", "mountns", "uid"})
+
+
+@dataclass(frozen=True)
+class Hostile:
+    name: str
+    code: str
+    expect: str
+    limits: SandboxLimits
+    kernel_independent: bool
+    value: Any = None
+    error: str | None = None
+
+
+def _load(path: Path) -> Hostile:
+    headers = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, rest = line[2:].partition(":")
+        headers[key.strip()] = rest.strip()
+    seconds = dict(a.strip().split("=") for a in headers.get("limits", "").split(",") if a.strip())
+    limits = replace(QUICK, cpu_seconds=float(seconds.get("cpu_seconds", QUICK.cpu_seconds)),
+                     wall_seconds=float(seconds.get("wall_seconds", QUICK.wall_seconds)))
+    return Hostile(
+        name=path.stem, code=path.read_text(), expect=headers["expect"], limits=limits,
+        kernel_independent="kernel-independent" in headers,
+        value=float(headers["value"]) if "value" in headers else None, error=headers.get("error"),
+    )
+
+
+HOSTILE = [_load(p) for p in sorted(CORPUS.glob("*.py"))]
+
+
+@pytest.fixture
+def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files."""
+    monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
+    tag = uuid.uuid4().hex
+    host_file = tmp_path / "state.json"
+    host_file.write_text('{"score": 0}')
+    secret_file = tmp_path / "token"
+    secret_file.write_text(SECRET_VALUE)
+    paths = {
+        "tmp_target": os.path.join(tempfile.gettempdir(), f"coworkenv-escape-{tag}"),
+        "repo_target": str(REPO / f"SANDBOX_ESCAPE_{tag}"),
+        "host_file": str(host_file),
+        "secret_file": str(secret_file),
+        "secret_name": SECRET_NAME,
+    }
+    yield paths
+    for key in ("tmp_target", "repo_target"):
+        Path(paths[key]).unlink(missing_ok=True)
+
+
+def _assert_contained(case: Hostile, result: SandboxResult, targets: dict[str, str]) -> None:
+    outcome = "ok" if result.ok else result.error_kind
+    assert outcome == case.expect, f"{case.name}: {result}"
+    assert result.error_kind is None or result.error_kind in ERROR_KINDS
+    assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
+    assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
+    assert Path(targets["host_file"]).read_text() == '{"score": 0}', f"{case.name} changed the host's file"
+    assert SECRET_VALUE not in repr(result), f"{case.name} leaked the host's secret"
+    assert result.duration_s < case.limits.wall_seconds + 2
+    if case.value is not None:
+        assert result.value == case.value
+    if case.error is not None:
+        assert result.error is not None and case.error in result.error
+    if not result.ok:
+        assert result.value is None and result.error
+
+
+def test_corpus_is_large_and_covers_every_error_kind() -> None:
+    assert len(HOSTILE) >= 20
+    assert {case.expect for case in HOSTILE} >= ERROR_KINDS
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
+def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str]) -> None:
+    result = run_sandboxed(case.code, "check", dict(targets), case.limits)
+    _assert_contained(case, result, targets)
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in HOSTILE if not c.kernel_independent], ids=[c.name for c in HOSTILE if not c.kernel_independent]
+)
+def test_hostile_snippet_is_contained_without_privileged_layers(case: Hostile, targets: dict[str, str]) -> None:
+    result, layers = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
+    assert not {"netns", "mountns", "uid-drop"} & set(layers)
+    _assert_contained(case, result, targets)
+
+
+def test_check_returns_its_json_value_and_the_payload_stays_the_hosts() -> None:
+    code = (
+        "import collections, datetime, json, re\n"
+        "def check(state, messages):\n"
+        "    state['mail']['sent'].append('forged')\n"
+        "    ids = re.findall(r'INC-\\d+', ' '.join(messages))\n"
+        "    day = datetime.date.fromisoformat(state['due']).isoformat()\n"
+        "    return {'ids': ids, 'due': day, 'sent': len(state['mail']['sent']), 'ü': [1.5, None, True]}\n"
+    )
+    payload: dict[str, Any] = {
+        "state": {"mail": {"sent": ["m1"]}, "due": "2025-03-04"}, "messages": ["fixed INC-42 and INC-7"]
+    }
+    result = run_sandboxed(code, "check", payload)
+    assert result.ok, result
+    assert result.value == {"ids": ["INC-42", "INC-7"], "due": "2025-03-04", "sent": 2, "ü": [1.5, None, True]}
+    assert (result.error_kind, result.error) == (None, None)
+    assert payload["state"]["mail"]["sent"] == ["m1"]
+
+
+def test_a_plain_call_is_fast() -> None:
+    code = "def check(state):\n    return state['n'] + 1\n"
+    durations = []
+    for n in range(5):
+        start = time.perf_counter()
+        assert run_sandboxed(code, "check", {"state": {"n": n}}).value == n + 1
+        durations.append(time.perf_counter() - start)
+    assert statistics.median(durations) < 0.5, durations
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_standard_library_stays_importable_inside_the_sandbox(disable: frozenset[str]) -> None:
+    code = (
+        "import collections, dataclasses, decimal, difflib, email.utils, fractions, itertools, statistics\n"
+        "import string, tempfile, textwrap, typing, zoneinfo\n"
+        "def check():\n"
+        "    with tempfile.NamedTemporaryFile('w') as fh:\n"
+        "        fh.write('x')\n"
+        "    when = email.utils.parsedate_to_datetime('Tue, 04 Mar 2025 10:00:00 +0000')\n"
+        "    return [statistics.mean([1, 2]), when.isoformat(), str(decimal.Decimal('1.10'))]\n"
+    )
+    result, _ = sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable)
+    assert result.ok, result
+    assert result.value == [1.5, "2025-03-04T10:00:00+00:00", "1.10"]
+
+
+def test_concurrent_calls_get_separate_scratch_dirs() -> None:
+    code = (
+        "import os, time\n"
+        "def check(n):\n"
+        "    with open('mine.txt', 'w') as fh:\n"
+        "        fh.write(str(n))\n"
+        "    time.sleep(0.05)\n"
+        "    with open('mine.txt') as fh:\n"
+        "        return int(fh.read()) * 10 + len(os.listdir('.'))\n"
+    )
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda n: run_sandboxed(code, "check", {"n": n}), range(8)))
+    assert [r.value for r in results] == [n * 10 + 1 for n in range(8)]
+
+
+def test_scratch_dir_is_the_writable_cwd_and_is_removed_afterwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code = (
+        "import os\n"
+        "def check():\n"
+        "    with open('notes.txt', 'w') as fh:\n"
+        "        fh.write('draft')\n"
+        "    os.mkdir('sub')\n"
+        "    return {'cwd_entries': sorted(os.listdir('.')), 'cwd': os.getcwd()}\n"
+    )
+    result = run_sandboxed(code, "check", {})
+    assert result.ok, result
+    assert result.value["cwd_entries"] == ["notes.txt", "sub"]
+    assert result.value["cwd"].startswith(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_user_errors_name_the_problem() -> None:
+    missing = run_sandboxed("def other():\n    return 1\n", "check", {})
+    assert (missing.error_kind, missing.error) == ("exception", "the code defines no function 'check'")
+    syntax = run_sandboxed("def check(:\n", "check", {})
+    assert syntax.error_kind == "exception" and syntax.error is not None and "SyntaxError" in syntax.error
+    wrong_args = run_sandboxed("def check(state):\n    return 1\n", "check", {"audit": []})
+    assert wrong_args.error_kind == "exception" and "TypeError" in (wrong_args.error or "")
+
+
+def test_bad_calls_are_rejected_before_anything_runs() -> None:
+    with pytest.raises(ValueError, match="identifier"):
+        run_sandboxed("def check():\n    return 1\n", "not valid", {})
+    with pytest.raises(ValueError, match="JSON"):
+        run_sandboxed("def check(x):\n    return 1\n", "check", {"x": {1, 2}})
+    with pytest.raises(ValueError, match="cpu_seconds"):
+        SandboxLimits(cpu_seconds=0)
+
+
+def test_isolation_layers_always_include_the_unprivileged_ones() -> None:
+    layers = isolation_layers()
+    assert {"rlimits"} <= set(layers)
+    assert all(isinstance(layer, str) for layer in layers)
+
+
+def _require(*layers: str) -> None:
+    missing = set(layers) - set(isolation_layers())
+    if missing:
+        pytest.skip(f"this machine does not allow {sorted(missing)}")
+
+
+def test_scratch_size_is_capped() -> None:
+    _require("scratch-tmpfs")
+    code = (
+        "def check():\n"
+        "    for i in range(64):\n"
+        "        with open(f'part{i}', 'wb') as fh:\n"
+        "            fh.write(b'x' * (900 * 1024))\n"
+        "    return 1.0\n"
+    )
+    result = run_sandboxed(code, "check", {}, SandboxLimits(scratch_bytes=8 * 2**20))
+    assert result.error_kind == "exception" and "No space left" in (result.error or ""), result
+
+
+def test_kernel_blocks_the_network_even_without_the_audit_hook() -> None:
+    _require("netns")
+    code = (
+        "import socket\n"
+        "def check():\n"
+        "    try:\n"
+        "        socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
+        "    except OSError as exc:\n"
+        "        return exc.errno\n"
+    )
+    result, _ = sandbox._execute(code, "check", {}, QUICK, disable=frozenset({"hook", "seccomp"}))
+    assert result.ok and result.value == 101, result  # ENETUNREACH: the namespace has no interface up
+
+
+def test_kernel_blocks_writes_outside_scratch_even_without_the_audit_hook(targets: dict[str, str]) -> None:
+    _require("ro-root", "uid-drop")
+    code = (
+        "def check(tmp_target, **_):\n"
+        "    try:\n"
+        "        open(tmp_target, 'w').close()\n"
+        "    except OSError as exc:\n"
+        "        return exc.errno\n"
+    )
+    result, _ = sandbox._execute(code, "check", dict(targets), QUICK, disable=frozenset({"hook"}))
+    assert result.ok and result.value == 30, result  # EROFS: the root file system is read-only in there
+    assert not Path(targets["tmp_target"]).exists()
+
+
+def test_host_survives_and_keeps_working_after_the_corpus() -> None:
+    assert run_sandboxed("def check():\n    return 'still here'\n", "check", {}).value == "still here"
