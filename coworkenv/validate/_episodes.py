@@ -1,0 +1,147 @@
+"""The episodes the gates judge a spec by: oracle (twice), noop, the untouched initial state and mutants.
+
+All episodes of one spec share one `Env`: `Env.reset` rewinds the world through its change journal, so each
+extra episode costs O(records touched), not O(world).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
+from coworkenv.checks import _MISSING, AuditEntry, Reply, VerifierResult, resolve
+from coworkenv.env import DEFAULT_MAX_STEPS, Env
+from coworkenv.spec import EnvSpec, FieldRef, FieldRule, ReferenceTurn, ReplyStatesRule
+from coworkenv.validate.mutations import EntityIndex
+from coworkenv.world import World
+
+# Fields the world stamps with its clock: a mutant that only shifts them did the same work at another time.
+CLOCK_FIELDS = frozenset({"ts", "sent_at", "created_at", "updated_at", "modified_at", "at"})
+# Logs are written by dynamics and streams as the clock moves, never by the agent directly.
+_UNOBSERVED_APPS = frozenset({"logs"})
+
+Signature = tuple[tuple[tuple[str, str, str, Any], ...], tuple[tuple[int, str], ...]]
+
+
+@dataclass
+class EpisodeOutcome:
+    """What one episode produced; `error` is set (and `result` is None) when the episode itself crashed."""
+
+    policy: str
+    result: VerifierResult | None
+    error: str | None = None
+    final_hash: str = ""
+    turn_reached: int = 0
+    truncated: bool = False
+    audit: list[AuditEntry] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    signature: Signature | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.result is not None and self.result.passed
+
+    def check_passed(self) -> dict[str, bool]:
+        """Check id -> passed (empty when the episode crashed)."""
+        return {c.id: c.passed for c in self.result.checks} if self.result is not None else {}
+
+
+def outcome_signature(world: World, replies: list[Reply]) -> Signature:
+    """What an episode changed (records modulo clock stamps, logs excluded) and what the agent said.
+
+    Two episodes with equal signatures had the same observable outcome, so no verifier of outcomes can (or
+    should) tell them apart.
+    """
+    changed = []
+    for change in world.changes():
+        if change.app in _UNOBSERVED_APPS:
+            continue
+        record = world.table(change.app, change.table).get(change.id)
+        value = None if record is None else _timeless(record.model_dump(mode="json"))
+        changed.append((change.app, change.table, change.id, _freeze(value)))
+    return tuple(changed), tuple((r.turn, r.text) for r in replies)
+
+
+def _timeless(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: ("<clock>" if k in CLOCK_FIELDS else _timeless(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+class SpecEpisodes:
+    """Runs and caches the episodes of one spec on one shared Env."""
+
+    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        self.spec = spec
+        self.env = Env(spec, max_steps=max_steps)
+        # Scored before any episode: the world is still exactly the spec's initial state.
+        self.initial: VerifierResult = self.env.verifier.score(self.env.state, [], [])
+        self._oracle: EpisodeOutcome | None = None
+        self._oracle_again: EpisodeOutcome | None = None
+        self._noop: EpisodeOutcome | None = None
+        # People, channels and ids of the oracle's final world (records the reference creates included).
+        self.oracle_entities: EntityIndex | None = None
+        # The reference's final value of every field a check reads (the vacuity analysis probes them).
+        self.oracle_values: dict[FieldRef, Any] = {}
+
+    def oracle(self) -> EpisodeOutcome:
+        """The reference solution's episode (the first one on this Env: its world was freshly built)."""
+        if self._oracle is None:
+            self._oracle = self.run(OraclePolicy(self.spec), keep_signature=True)
+            if self._oracle.result is not None:  # read the final world before the next reset rewinds it
+                self.oracle_entities = EntityIndex(self.env.state)
+                for check in self.spec.checks:
+                    rule = check.rule
+                    ref = rule.target if isinstance(rule, FieldRule) else (
+                        rule.source if isinstance(rule, ReplyStatesRule) else None)
+                    if ref is not None:
+                        self.oracle_values[ref] = resolve(self.env.state, ref)
+        return self._oracle
+
+    def oracle_value(self, ref: FieldRef) -> Any:
+        """A checked field's value at the end of the reference episode (the verifier's missing marker if none)."""
+        self.oracle()
+        return self.oracle_values.get(ref, _MISSING)
+
+    def oracle_again(self) -> EpisodeOutcome:
+        """The reference solution once more, on the rewound world: it must end in the same state."""
+        self.oracle()
+        if self._oracle_again is None:
+            self._oracle_again = self.run(OraclePolicy(self.spec))
+        return self._oracle_again
+
+    def noop(self) -> EpisodeOutcome:
+        """An agent that answers every turn without touching a tool."""
+        if self._noop is None:
+            self._noop = self.run(NoopPolicy())
+        return self._noop
+
+    def mutant(self, reference: list[ReferenceTurn]) -> EpisodeOutcome:
+        """The oracle playing a mutated reference; the signature is kept only when the verifier passes it."""
+        return self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None)
+
+    def run(self, policy: Policy, keep_signature: bool | None = False) -> EpisodeOutcome:
+        """Play one episode; `keep_signature` True: always, None: only if it passed, False: never."""
+        try:
+            episode = run_episode(self.env, policy)
+        except Exception as exc:  # a spec can make the runtime fail (e.g. an effect writing a bad record)
+            return EpisodeOutcome(policy.name, None, f"{type(exc).__name__}: {exc}")
+        env = self.env
+        outcome = EpisodeOutcome(
+            policy.name, episode.result, None, episode.final_hash, env.turn, env.truncated,
+            list(env.audit), list(env.replies),
+        )
+        if keep_signature or (keep_signature is None and episode.result.passed):
+            outcome.signature = outcome_signature(env.state, env.replies)
+        return outcome

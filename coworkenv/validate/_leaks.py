@@ -1,0 +1,115 @@
+"""Isolation scanning: does the world or the prompt carry the verifier or the reference solution?
+
+The agent reaches the workspace only through tools, and tools only read the world; so whatever the world's
+records (initially, or written later by dynamics and turn changes) and the prompt (system prompt, user turns,
+notifications) contain is what the agent can see. Needles are verbatim artifacts of the verifier and of the
+reference: Python check code, serialized check rules, check ids, the reference's own answer text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from coworkenv.spec import EnvSpec, PythonRule
+
+_MIN_CODE_LINE = 20  # shorter code lines ("return True") occur in ordinary text
+_MIN_SAY = 40  # a shorter answer may legitimately quote the workspace
+_MIN_CHECK_ID = 6
+# Markers of the spec wire format itself: serialized checks or reference steps.
+_CHECK_MARKER = '"rule":{"kind":'
+_REFERENCE_MARKER = '"steps":[{"call":'
+
+
+@dataclass(frozen=True)
+class Needle:
+    """A verbatim piece of the verifier or the reference; `code` names what leaks if it is found."""
+
+    code_world: str
+    code_prompt: str
+    path: str
+    text: str
+    what: str
+
+
+def normalize(text: str) -> str:
+    """Lower case with runs of whitespace collapsed."""
+    return " ".join(text.split()).lower()
+
+
+def world_text(spec: EnvSpec) -> str:
+    """Every string the agent could read through tools (initial records, what dynamics and turns write),
+    normalized and separated by NUL so no match spans two strings."""
+    parts: list[str] = []
+    _strings(spec.world.apps.model_dump(mode="json"), parts)
+    for rule in spec.dynamics.rules:
+        _strings([e.model_dump(mode="json") for e in rule.effects], parts)
+    parts.extend(stream.message for stream in spec.dynamics.streams)
+    for turn in spec.turns:
+        _strings([e.model_dump(mode="json") for e in turn.changes], parts)
+    return " ".join("\0".join(parts).lower().split())
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        if isinstance(value, str):
+            out.append(value)
+        return
+    for v in value:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict | list):
+            _strings(v, out)
+
+
+def needles(spec: EnvSpec) -> Iterator[Needle]:
+    """The verbatim verifier and reference artifacts of a spec."""
+    for i, check in enumerate(spec.checks):
+        if isinstance(check.rule, PythonRule):
+            for line in check.rule.code.splitlines():
+                text = normalize(line)
+                if len(text) >= _MIN_CODE_LINE and not text.startswith("#"):
+                    yield Needle("verifier_in_world", "verifier_in_prompt", f"checks[{i}].rule.code", text,
+                                 f"a line of python check {check.id!r}")
+        rule_json = orjson.dumps(check.rule.model_dump(mode="json")).decode().lower()
+        yield Needle("verifier_in_world", "verifier_in_prompt", f"checks[{i}].rule", "".join(rule_json.split()),
+                     f"the definition of check {check.id!r}")
+    for t, turn in enumerate(spec.reference):
+        for s, step in enumerate(turn.steps):
+            if step.say is not None and len(normalize(step.say)) >= _MIN_SAY:
+                yield Needle("reference_in_world", "reference_in_prompt", f"reference[{t}].steps[{s}].say",
+                             normalize(step.say), "the reference answer")
+
+
+def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
+    """(code, path, message) for every verifier or reference artifact the agent can see."""
+    world = world_text(spec)
+    world_compact = "".join(world.split())
+    prompt_norm = [(path, normalize(text)) for path, text in prompts]
+    prompt_compact = [(path, "".join(text.split())) for path, text in prompt_norm]
+    for needle in needles(spec):
+        # Serialized rules are matched without whitespace, so pretty-printed copies count too.
+        compact = needle.path.endswith(".rule")
+        haystack = world_compact if compact else world
+        if needle.text in haystack:
+            yield needle.code_world, needle.path, f"{needle.what} appears in a world record the agent can read"
+        for where, text in prompt_compact if compact else prompt_norm:
+            if needle.text in text:
+                yield needle.code_prompt, needle.path, f"{needle.what} appears in {where}"
+    if _CHECK_MARKER in world_compact:
+        yield "verifier_in_world", "world", "a world record contains serialized checks (\"rule\": {\"kind\": ...})"
+    if _REFERENCE_MARKER in world_compact:
+        yield "reference_in_world", "world", "a world record contains serialized reference steps"
+    for i, check in enumerate(spec.checks):
+        ident = check.id.lower()
+        if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):
+            continue  # a plain word id ("done") is ordinary language, not a leak
+        for where, text in prompt_norm:
+            if re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text):
+                yield "check_id_in_prompt", f"checks[{i}].id", f"check id {check.id!r} appears in {where}"

@@ -1,0 +1,111 @@
+"""The acceptance funnel: how many specs reached each stage, why the others stopped, and what they cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+STAGE_ORDER: tuple[str, ...] = ("generated", "schema_valid", "coherent", "solvable", "sound", "accepted")
+
+
+@dataclass
+class Funnel:
+    """Counts per stage (a spec counts in every stage it reached), overall and per capability.
+
+    `generated` counts candidates that carried a spec; LLM calls that failed before producing one are in
+    `llm_failures` (by error kind) together with failed repair calls. Every generated spec ends accepted or
+    in `rejected_by_gate` under the first gate it failed (or `duplicate`), so their sum is `generated`.
+    """
+
+    stages: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGE_ORDER, 0))
+    rejected_by_gate: dict[str, int] = field(default_factory=dict)
+    repair_rounds: dict[int, int] = field(default_factory=dict)  # rounds needed -> accepted specs
+    tokens_total: int = 0
+    llm_failures: dict[str, int] = field(default_factory=dict)
+    mutation_score_sum: float = 0.0
+    by_capability: dict[str, Funnel] = field(default_factory=dict)
+    llm: dict[str, Any] | None = None  # the LLM backend's own counters (requests, retries, cache hits)
+
+    def record(self, capability: str, stage: str, *, rejected_by: str | None = None, rounds: int = 0,
+               mutation_score: float | None = None, tokens: int = 0) -> None:
+        """Count one generated spec that got as far as `stage` ("accepted" or a validation stage)."""
+        for funnel in (self, self._capability(capability)):
+            for name in STAGE_ORDER[: STAGE_ORDER.index(stage) + 1]:
+                funnel.stages[name] += 1
+            funnel.tokens_total += tokens
+            if stage == "accepted":
+                funnel.repair_rounds[rounds] = funnel.repair_rounds.get(rounds, 0) + 1
+                funnel.mutation_score_sum += mutation_score if mutation_score is not None else 0.0
+            elif rejected_by is not None:
+                funnel.rejected_by_gate[rejected_by] = funnel.rejected_by_gate.get(rejected_by, 0) + 1
+
+    def record_llm_failure(self, capability: str, kind: str, tokens: int = 0) -> None:
+        """Count one LLM call that failed after its retries (generation or repair)."""
+        for funnel in (self, self._capability(capability)):
+            funnel.llm_failures[kind] = funnel.llm_failures.get(kind, 0) + 1
+            funnel.tokens_total += tokens
+
+    def _capability(self, capability: str) -> Funnel:
+        found = self.by_capability.get(capability)
+        if found is None:
+            found = self.by_capability[capability] = Funnel()
+        return found
+
+    @property
+    def generated(self) -> int:
+        return self.stages["generated"]
+
+    @property
+    def accepted(self) -> int:
+        return self.stages["accepted"]
+
+    def merge(self, other: Funnel) -> Funnel:
+        """A new funnel counting both (e.g. the partitions of several capabilities)."""
+        out = Funnel()
+        for src in (self, other):
+            _add(out, src)
+            for cap, sub in src.by_capability.items():
+                _add(out._capability(cap), sub)
+        return out
+
+    def as_dict(self, per_capability: bool = True) -> dict[str, Any]:
+        """JSON-ready figures: stage counts, acceptance rate, mean mutation score, rejections, rounds, cost."""
+        accepted, generated = self.accepted, self.generated
+        out: dict[str, Any] = dict(self.stages)
+        out.update({
+            "acceptance_rate": round(accepted / generated, 6) if generated else 0.0,
+            "mutation_score": round(self.mutation_score_sum / accepted, 6) if accepted else None,
+            "rejected_by_gate": dict(sorted(self.rejected_by_gate.items())),
+            "repair_rounds": {str(k): v for k, v in sorted(self.repair_rounds.items())},
+            "tokens_total": self.tokens_total,
+            "tokens_per_accepted": round(self.tokens_total / accepted, 3) if accepted else None,
+            "llm_failures": dict(sorted(self.llm_failures.items())),
+        })
+        if self.llm is not None:
+            out["llm"] = self.llm
+        if per_capability:
+            out["by_capability"] = {cap: sub.as_dict(False) for cap, sub in sorted(self.by_capability.items())}
+        return out
+
+
+def _add(into: Funnel, src: Funnel) -> None:
+    for name, n in src.stages.items():
+        into.stages[name] += n
+    _sum_into(into.rejected_by_gate, src.rejected_by_gate.items())
+    _sum_into(into.repair_rounds, src.repair_rounds.items())
+    _sum_into(into.llm_failures, src.llm_failures.items())
+    into.tokens_total += src.tokens_total
+    into.mutation_score_sum += src.mutation_score_sum
+
+
+def _sum_into(into: dict[Any, int], items: Iterable[tuple[Any, int]]) -> None:
+    for key, n in items:
+        into[key] = into.get(key, 0) + n
+
+
+def llm_counters(stats: Any) -> dict[str, Any] | None:
+    """The counters of an `LLMStats` (or anything with `as_dict`), for the funnel's `llm` block."""
+    as_dict = getattr(stats, "as_dict", None)
+    data = as_dict() if callable(as_dict) else None
+    return dict(data) if isinstance(data, Mapping) else None

@@ -1,0 +1,84 @@
+"""Near-miss mutations: what gets mutated, how wrong alternatives are chosen, what does not count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from coworkenv.examples import load_example
+from coworkenv.validate import near_miss_mutations, validate_spec
+from coworkenv.validate._episodes import SpecEpisodes
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "coworkenv" / "examples" / "incident_rollback.json"
+
+
+def descriptions(name: str) -> dict[str, tuple[str, bool]]:
+    spec = load_example(name)
+    episodes = SpecEpisodes(spec)
+    episodes.oracle()
+    assert episodes.oracle_entities is not None
+    return {m.path: (m.description, m.core) for m in near_miss_mutations(spec, episodes.oracle_entities)}
+
+
+def test_wrong_alternatives_are_real_records_written_the_same_way() -> None:
+    found = descriptions("incident_rollback")
+    assert found["reference[0].steps[5].call.arguments.channel"][0] == (
+        "chat_post_message: channel '#incidents' -> '#payments'")  # a channel name stays a name
+    assert found["reference[0].steps[4].call.arguments.assignee"][0] == "tickets_create: assignee 'u-jon' -> 'u-bot'"
+    # The ticket the reference itself created (OPS-102) can be swapped for the existing one.
+    assert found["reference[1].steps[2].call.arguments.ticket_id"][0] == (
+        "tickets_comment: ticket_id 'OPS-102' -> 'OPS-101'")
+    assert found["reference[0].steps[4].call.arguments.priority"][0] == "tickets_create: priority 'p1' -> 'p2'"
+    # Free text is never mutated.
+    assert not any(path.endswith((".title", ".description", ".text", ".body")) for path in found)
+
+
+def test_emails_in_lists_and_times_are_mutated_in_kind() -> None:
+    found = descriptions("meeting_reschedule")
+    assert found["reference[0].steps[4].call.arguments.to[0]"][0].endswith(
+        "'marcus.reed@brightline.test' -> 'elena.rossi@brightline.test'")
+    assert found["reference[0].steps[3].call.arguments.start"][0].endswith(
+        "'2026-04-15T16:00:00+02:00' -> '2026-04-15T17:00:00+02:00'")
+
+
+def test_an_unchecked_optional_link_is_reported_not_failed() -> None:
+    found = descriptions("report_from_files")
+    assert found["reference[0].steps[7].call.arguments.in_reply_to"][1] is False  # a context mutant
+    details = validate_spec(load_example("report_from_files")).gate("mutations").details  # type: ignore[union-attr]
+    assert details["score"] == 1.0
+    assert details["unchecked_context"] == [
+        "reference[0].steps[7].call.arguments.in_reply_to: mail_send: in_reply_to 'msg-501' -> 'msg-470'"]
+
+
+def test_a_mutant_with_the_reference_outcome_is_equivalent_and_not_counted() -> None:
+    spec: dict[str, Any] = json.loads(EXAMPLE.read_text())
+    # Marking a read message read again changes nothing: dropping that step is no mistake.
+    spec["tools"].append("mail_mark_read")
+    spec["reference"][0]["steps"].insert(1, {"call": {"name": "mail_mark_read", "arguments": {
+        "message_ids": ["msg-2"]}}})
+    v = validate_spec(spec)
+    details = v.gate("mutations").details  # type: ignore[union-attr]
+    assert v.passed, [str(e) for e in v.errors()]
+    assert "drop mail_mark_read at reference[0].steps[1]" in details["equivalent"]
+    assert details["score"] == 1.0
+
+
+def test_single_turn_write_tasks_get_no_stop_early_mutant_but_read_only_ones_do() -> None:
+    spec: dict[str, Any] = json.loads(EXAMPLE.read_text())
+    spec["turns"], spec["reference"] = spec["turns"][:1], spec["reference"][:1]
+    spec["checks"] = [c for c in spec["checks"] if c["id"] not in ("regression-fixed", "ticket-noted")]
+    kinds = validate_spec(spec).gate("mutations").details["by_kind"]  # type: ignore[union-attr]
+    assert "stop_early" not in kinds and kinds["drop_write"]["total"] == 3  # doing nothing is the noop gate's
+    spec["turns"] = [{"content": "Which request failed first at checkout, and what does its log line say?"}]
+    spec["reference"] = [{"steps": [
+        {"call": {"name": "logs_search", "arguments": {"service": "svc-payments", "min_level": "ERROR"}}},
+        {"say": "req-7f3a91 failed first: db pool exhausted (size=5) at 08:15:31 UTC."}]}]
+    spec["checks"] = [
+        {"id": "searched-logs", "rule": {"kind": "called", "call": {"tool": "logs_search"}}},
+        {"id": "names-request", "rule": {"kind": "reply_states", "source": {
+            "app": "logs", "table": "lines", "id": "log-3", "field": "request_id"}}}]
+    v = validate_spec(spec)
+    assert v.passed, [str(e) for e in v.errors()]
+    by_kind = v.gate("mutations").details["by_kind"]  # type: ignore[union-attr]
+    assert by_kind == {"stop_early": {"killed": 1, "total": 1}}
