@@ -8,7 +8,7 @@ from typing import Any
 
 from coworkenv.apps import APPS
 from coworkenv.apps.logs import LogLine
-from coworkenv.checks import call_matches, state_holds
+from coworkenv.checks import call_matches, holds
 from coworkenv.spec import AppendLog, AtTime, DeleteRecord, EnvSpec, OnAction, PutRecord, Rule, UpdateRecord
 from coworkenv.world import World, parse_time
 
@@ -41,7 +41,7 @@ class Dynamics:
         for rule in self._action_rules:
             if (rule.once and rule.id in self._fired) or not call_matches(rule.on.call, tool, args):  # type: ignore[union-attr]
                 continue
-            if not all(state_holds(self.world, p)[0] for p in rule.when):
+            if not all(holds(self.world, p) for p in rule.when):
                 continue
             self._fired.add(rule.id)
             if rule.delay_s:
@@ -72,7 +72,7 @@ class Dynamics:
                 self._next_line[stream.id] = now + skip * stream.every_s
                 continue
             self._next_line[stream.id] = now + stream.every_s
-            if all(state_holds(self.world, p)[0] for p in stream.while_):
+            if all(holds(self.world, p) for p in stream.while_):
                 self._line_count[stream.id] += 1
                 emitted[stream.id] += 1
                 n = self._line_count[stream.id]
@@ -81,7 +81,7 @@ class Dynamics:
 
     def _run_scheduled(self, item: Rule | list[Any]) -> None:
         if isinstance(item, Rule):
-            if all(state_holds(self.world, p)[0] for p in item.when):
+            if all(holds(self.world, p) for p in item.when):
                 self._fired.add(item.id)
                 self.apply(item.effects)
         else:

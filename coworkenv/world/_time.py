@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
+
+@lru_cache(maxsize=8192)  # pure, and called for every event and log line a tool looks at
 def parse_time(value: str) -> int:
     """Parse an ISO-8601 time (with `Z` or an offset) into UTC epoch seconds."""
     try:
@@ -17,9 +21,19 @@ def parse_time(value: str) -> int:
     return int(parsed.timestamp())
 
 
+@lru_cache(maxsize=1024)  # the same clock is formatted several times per tool call
 def format_time(seconds: int) -> str:
     """UTC epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`."""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # The clock moves on every call: the date part is cached, the time of day is plain arithmetic.
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{_utc_date(days)}T{hours:02d}:{minutes:02d}:{secs:02d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _utc_date(days: int) -> str:
+    return (_EPOCH + timedelta(days=days)).strftime("%Y-%m-%d")
 
 
 def local_time(seconds: int, timezone: str) -> str:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from coworkenv.world._app import AppDef, AppState, Record
 from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, order=True)
@@ -45,6 +47,10 @@ class _Journal:
     counters: dict[str, int]
     # First value seen for every record written since the journal started (None: did not exist).
     originals: dict[tuple[str, str, str], Record | None] = field(default_factory=dict)
+    # The same, per table, so a predicate over one table reads only its touched records.
+    by_table: dict[tuple[str, str], dict[str, Record | None]] = field(default_factory=dict)
+    # Values derived from the state at the journal's start (see World.journal_memo).
+    memo: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
 
 
 class World:
@@ -61,10 +67,15 @@ class World:
         self.user = user  # directory id of the person the agent works for
         self._counters: dict[str, int] = {}
         self._journal = _Journal(clock, {})
+        # Bumped on every record write; with the clock it keys the cached content hash.
+        self._mutations = 0
+        self._hash_cache: tuple[int, int, str] | None = None
+        self._tables_bytes: tuple[int, bytes] | None = None
         self._tables: dict[tuple[str, str], Table[Any]] = {}
         for app in self.apps.values():
             for name, model in app.tables.items():
                 self._tables[(app.name, name)] = Table(app.name, name, model, self._record_change)
+        self._hash_order = [self._tables[key] for key in sorted(self._tables)]
 
     # -- construction & serialization ------------------------------------------------------
     @classmethod
@@ -111,9 +122,8 @@ class World:
         """A deterministic fresh id `prefix-N` not yet used in `app.table`."""
         rows = self._tables[(app, table)]
         if prefix not in self._counters:
-            # Continue the numbering already in use (OPS-101 -> OPS-102), scanned once per prefix.
-            suffixes = [i[len(prefix) + 1:] for i in rows.ids() if i.startswith(prefix + "-")]
-            self._counters[prefix] = max((int(s) for s in suffixes if s.isdigit()), default=0)
+            # Continue the numbering already in use (OPS-101 -> OPS-102).
+            self._counters[prefix] = self._highest_number(prefix, app, table)
         n = self._counters[prefix]
         while True:
             n += 1
@@ -122,14 +132,35 @@ class World:
                 self._counters[prefix] = n
                 return candidate
 
+    def _highest_number(self, prefix: str, app: str, table: str) -> int:
+        """Highest N of the ids `prefix-N` now in the table, in O(records written since the journal started)."""
+        rows = self._tables[(app, table)]
+        touched = self.touched(app, table)
+
+        def at_start() -> list[tuple[int, str]]:  # numbered ids at the journal's start, highest first
+            ids = [i for i in rows.ids() if i not in touched] + [i for i, old in touched.items() if old is not None]
+            return sorted(((n, i) for i in ids if (n := _number(prefix, i)) is not None), reverse=True)
+
+        # The start state is scanned once per journal (and kept across rewinds); then only written ids are read.
+        start = self.journal_memo(("numbered-ids", prefix, app, table), at_start)
+        best = next((n for n, i in start if i not in touched or i in rows), 0)
+        added = (n for i in touched if i in rows and (n := _number(prefix, i)) is not None)
+        return max(best, max(added, default=0))
+
     # -- hashing ---------------------------------------------------------------------------------
     def content_hash(self) -> str:
         """Stable content hash of the whole state (clock included), from the per-table hashes."""
-        h = hashlib.blake2b(digest_size=16)
-        h.update(self.clock.to_bytes(8, "big", signed=True))
-        for key in sorted(self._tables):
-            h.update(self._tables[key].content_hash.to_bytes(16, "big"))
-        return h.hexdigest()
+        cached = self._hash_cache
+        if cached is not None and cached[0] == self.clock and cached[1] == self._mutations:
+            return cached[2]
+        tables = self._tables_bytes
+        if tables is None or tables[0] != self._mutations:
+            joined = b"".join(table.content_hash.to_bytes(16, "big") for table in self._hash_order)
+            tables = self._tables_bytes = (self._mutations, joined)
+        # Same digest as hashing the clock and then each table hash in turn; the table part is reused.
+        digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + tables[1], digest_size=16).hexdigest()
+        self._hash_cache = (self.clock, self._mutations, digest)
+        return digest
 
     # -- snapshots & journal -----------------------------------------------------------------------
     def snapshot(self) -> WorldSnapshot:
@@ -148,6 +179,22 @@ class World:
                 if table.get(record_id) is not record:
                     table.put(record)
 
+    def touched(self, app: str, table: str) -> Mapping[str, Record | None]:
+        """Records of `app.table` written since the journal started, with their value then (None: absent)."""
+        return self._journal.by_table.get((app, table), {})
+
+    def journal_memo(self, key: Hashable, compute: Callable[[], T], owner: object = None) -> T:
+        """A value about the state at the journal's start, computed once per journal start state.
+
+        `owner`, when given, is the object the key was derived from (e.g. `id(rule)`): it is held with the value
+        so the id cannot be reused by another object while the entry lives.
+        """
+        entry = self._journal.memo.get(key)
+        if entry is None or entry[0] is not owner:
+            entry = (owner, compute())
+            self._journal.memo[key] = entry
+        return entry[1]  # type: ignore[no-any-return]
+
     def reset_journal(self) -> None:
         """Start tracking changes from the current state."""
         self._journal = _Journal(self.clock, dict(self._counters))
@@ -156,9 +203,12 @@ class World:
         """Return to the state at the journal's start (O(records touched)); the journal starts again."""
         for (app, name, record_id), original in self._journal.originals.items():
             self._tables[(app, name)]._restore(record_id, original)
+        self._mutations += 1  # _restore bypasses the journal hook that counts writes
         self.clock = self._journal.clock
         self._counters = dict(self._journal.counters)
+        memo = self._journal.memo
         self.reset_journal()
+        self._journal.memo = memo  # the state is the journal's start again: what was derived from it still holds
 
     def changes(self) -> list[Change]:
         """Structural diff between the journal's start and now, touching only written records."""
@@ -171,9 +221,19 @@ class World:
         return sorted(out)
 
     def _record_change(self, table: Table[Any], record_id: str, previous: Record | None) -> None:
+        self._mutations += 1
         key = (table.app, table.name, record_id)
         if key not in self._journal.originals:
             self._journal.originals[key] = previous
+            self._journal.by_table.setdefault((table.app, table.name), {})[record_id] = previous
+
+
+def _number(prefix: str, record_id: str) -> int | None:
+    """N of an id `prefix-N`, else None."""
+    if not record_id.startswith(prefix + "-"):
+        return None
+    suffix = record_id[len(prefix) + 1:]
+    return int(suffix) if suffix.isdigit() else None
 
 
 def _compare(app: str, table: str, record_id: str, old: Record | None, new: Record | None) -> Change | None:
