@@ -8,8 +8,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coworkenv.spec import (
-    CalledRule, CallMatcher, Check, EnvSpec, FieldRef, FieldRule, ForbiddenRule, FrameRule, Op, OrderRule,
-    PythonRule, RecordsRule, ReplyStatesRule, Selector,
+    CalledRule,
+    CallMatcher,
+    Check,
+    EnvSpec,
+    FieldRef,
+    FieldRule,
+    ForbiddenRule,
+    FrameRule,
+    Op,
+    OrderRule,
+    PythonRule,
+    RecordsRule,
+    ReplyStatesRule,
+    Selector,
 )
 from coworkenv.world import Change, World
 

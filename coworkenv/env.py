@@ -112,7 +112,7 @@ class Env:
         if self.done:
             raise RuntimeError("episode is over; call reset() to start a new one")
         self.steps += 1
-        calls = [
+        calls: list[dict[str, Any]] = [
             {"id": c.id or f"call_{next(self._call_ids)}", "type": "function",
              "function": {"name": c.name, "arguments": _as_json(c.arguments)}}
             for c in action.tool_calls

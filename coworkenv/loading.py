@@ -12,8 +12,20 @@ from pydantic import ValidationError
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.spec import (
-    AfterCall, AppendLog, CallMatcher, DeleteRecord, EnvSpec, FieldRef, FieldRule, OnAction, PutRecord,
-    PythonRule, RecordsRule, ReplyStatesRule, Selector, UpdateRecord,
+    AfterCall,
+    AppendLog,
+    CallMatcher,
+    DeleteRecord,
+    EnvSpec,
+    FieldRef,
+    FieldRule,
+    OnAction,
+    PutRecord,
+    PythonRule,
+    RecordsRule,
+    ReplyStatesRule,
+    Selector,
+    UpdateRecord,
 )
 from coworkenv.world import Record, parse_time
 
@@ -135,10 +147,10 @@ class _References:
                 yield SpecIssue(f"dynamics.streams[{i}].service", f"no service {stream.service!r}")
             for j, pred in enumerate(stream.while_):
                 yield from self._rule(f"dynamics.streams[{i}].while[{j}]", pred)
-        for i, turn in enumerate(spec.turns):
-            if isinstance(turn.condition, AfterCall):
-                yield from self._matcher(f"turns[{i}].condition.call", turn.condition.call)
-            for j, effect in enumerate(turn.changes):
+        for i, user_turn in enumerate(spec.turns):
+            if isinstance(user_turn.condition, AfterCall):
+                yield from self._matcher(f"turns[{i}].condition.call", user_turn.condition.call)
+            for j, effect in enumerate(user_turn.changes):
                 yield from self._effect(f"turns[{i}].changes[{j}]", effect)
 
     def _model(self, where: str, app: str, table: str) -> type[Record] | SpecIssue:

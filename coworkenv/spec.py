@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from coworkenv.apps import WorldApps
 from coworkenv.world import content_hash
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION: Literal["1"] = "1"
 # Bump when the meaning of a check kind changes: stored runs are re-scored when this changes.
 VERIFIER_VERSION = "1"
 
@@ -253,7 +253,7 @@ class WorldInit(_Wire):
 
 class Metadata(_Wire):
     title: str = ""
-    difficulty: int = Field(2, ge=1, le=5)
+    difficulty: int = Field(default=2, ge=1, le=5)
     apps: list[str] = []
     seed: int | None = None
     generator: str = "hand-written"

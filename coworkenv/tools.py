@@ -117,7 +117,6 @@ def _tool_def(app: str, method: Callable[..., Any]) -> ToolDef:
     return ToolDef(f"{app}_{method.__name__}", app, method.__name__, method._tool_kind, description, model)  # type: ignore[attr-defined]
 
 
-@cache
 def _toolkit_defs(toolkit: type[Toolkit]) -> tuple[ToolDef, ...]:
     return tuple(
         _tool_def(toolkit.app, fn)

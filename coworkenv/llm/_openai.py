@@ -10,9 +10,10 @@ import logging
 import os
 import random
 import re
+import ssl
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -57,11 +58,16 @@ class _RetryableError(Exception):
 
 @dataclass
 class _LoopState:
-    """An httpx client and a semaphore belong to one event loop, so each loop gets its own."""
+    """The HTTP lanes of one event loop (httpx clients are bound to the loop that made them).
+
+    A lane is a client holding one keep-alive connection; at most `max_concurrency` lanes exist,
+    and a request waits for an idle lane. This bounds concurrency like a semaphore, and keeps
+    httpx's per-request pool bookkeeping O(1) instead of O(connections).
+    """
 
     loop: asyncio.AbstractEventLoop
-    client: httpx.AsyncClient
-    semaphore: asyncio.Semaphore
+    idle: asyncio.Queue[httpx.AsyncClient] = field(default_factory=asyncio.Queue)
+    lanes: list[httpx.AsyncClient] = field(default_factory=list)
 
 
 def display_url(url: str) -> str:
@@ -94,6 +100,11 @@ def _parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _token_count(value: Any) -> int:
+    # Usage is informational: a server that omits or garbles it must not fail the completion.
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _schema_name(schema: dict[str, Any]) -> str:
@@ -154,6 +165,7 @@ class OpenAICompatibleBackend:
         self._cache_model = model if not self.extra_body else f"{model}#{hashlib.sha256(extra.encode()).hexdigest()[:16]}"
         self._states: dict[int, _LoopState] = {}
         self._rng = random.Random()
+        self._ssl_context: ssl.SSLContext | None = None
 
     def __repr__(self) -> str:
         return (
@@ -172,21 +184,36 @@ class OpenAICompatibleBackend:
             del self._states[loop_id]
         state = self._states.get(id(loop))
         if state is None or state.loop is not loop:
-            headers = {"Content-Type": "application/json"}
-            key = self._api_key.reveal()
-            if key:
-                headers["Authorization"] = f"Bearer {key}"
-            limits = httpx.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
-            client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout_s), limits=limits)
-            state = _LoopState(loop=loop, client=client, semaphore=asyncio.Semaphore(self.max_concurrency))
+            state = _LoopState(loop=loop)
             self._states[id(loop)] = state
         return state
+
+    def _new_lane(self) -> httpx.AsyncClient:
+        headers = {"Content-Type": "application/json"}
+        key = self._api_key.reveal()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        if self._ssl_context is None:
+            # One shared context: loading the CA bundle per client costs ~70 ms.
+            self._ssl_context = httpx.create_ssl_context()
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        return httpx.AsyncClient(
+            headers=headers, timeout=httpx.Timeout(self.timeout_s), limits=limits, verify=self._ssl_context
+        )
+
+    async def _acquire_lane(self, state: _LoopState) -> httpx.AsyncClient:
+        if state.idle.empty() and len(state.lanes) < self.max_concurrency:
+            lane = self._new_lane()
+            state.lanes.append(lane)
+            return lane
+        return await state.idle.get()
 
     async def aclose(self) -> None:
         """Close the HTTP connections this backend opened on the running event loop."""
         state = self._states.pop(id(asyncio.get_running_loop()), None)
         if state is not None:
-            await state.client.aclose()
+            for lane in state.lanes:
+                await lane.aclose()
 
     def request_payload(self, request: LLMRequest) -> dict[str, Any]:
         """Return the JSON body sent to /v1/chat/completions for `request` (no credentials in it)."""
@@ -258,15 +285,20 @@ class OpenAICompatibleBackend:
             state = self._loop_state()
             retry_after_s: float | None = None
             try:
-                async with state.semaphore:
+                lane = await self._acquire_lane(state)
+                try:
                     self.stats.http_requests += 1
-                    http_response = await state.client.post(self._endpoint, json=payload)
+                    http_response = await lane.post(self._endpoint, json=payload)
+                finally:
+                    state.idle.put_nowait(lane)
                 return self._parse_response(http_response)
             except _RetryableError as exc:
                 kind, message, retry_after_s = exc.kind, exc.message, exc.retry_after_s
             except httpx.TimeoutException as exc:
                 kind, message = "timeout", f"no answer within {self.timeout_s:g}s ({type(exc).__name__})"
-            except httpx.TransportError as exc:
+            except httpx.DecodingError as exc:
+                kind, message = "malformed", f"undecodable response body ({exc})"
+            except httpx.RequestError as exc:  # connection refused/reset, protocol errors, ...
                 kind, message = "unavailable", f"connection failed ({type(exc).__name__}: {exc})"
             message = self._redact(message)
             if attempt >= self.max_retries:
@@ -276,7 +308,7 @@ class OpenAICompatibleBackend:
                     "(raise max_retries/timeout_s or check the server)",
                 )
             delay = self._backoff_s(attempt, retry_after_s)
-            self.stats.retries += 1
+            self.stats.count_retry(kind)
             attempt += 1
             logger.info(
                 "LLM request to %s failed (%s: %s); retry %d/%d in %.2fs",
@@ -311,12 +343,13 @@ class OpenAICompatibleBackend:
             raise _RetryableError("malformed", "response choice has no message object")
         content = message.get("content")
         text, calls, errors = parse_tool_calls(content if isinstance(content, str) else None, message.get("tool_calls"))
-        usage = body.get("usage") or {}
+        usage = body.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
         return LLMResponse(
             content=text,
             tool_calls=calls,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=_token_count(usage.get("prompt_tokens")),
+            completion_tokens=_token_count(usage.get("completion_tokens")),
             finish_reason=choice.get("finish_reason"),
             cached=False,
             model=str(body.get("model") or self.model),

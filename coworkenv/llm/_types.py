@@ -86,6 +86,16 @@ class LLMResponse:
     # Text-form tool calls that could not be parsed; the agent loop reports them as tool errors.
     tool_call_errors: list[str] = field(default_factory=list)
 
+    def json_content(self) -> Any:
+        """Return `content` decoded as JSON; raise `ValueError` if it is missing or not JSON.
+
+        Raw control characters inside strings are accepted: JSON-schema constrained decoders
+        (vLLM's xgrammar) emit them, and rejecting an otherwise schema-valid answer gains nothing.
+        """
+        if self.content is None:
+            raise ValueError(f"response from {self.model!r} has no content (finish_reason={self.finish_reason!r})")
+        return json.loads(self.content, strict=False)
+
     def to_json_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict of this response (the cache payload)."""
         return asdict(self)
@@ -128,6 +138,8 @@ class LLMStats:
     cache_hits: int = 0
     http_requests: int = 0
     retries: int = 0
+    # Why each retry happened, by error kind (a retried attempt is not a failure).
+    retry_reasons: dict[str, int] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -136,10 +148,16 @@ class LLMStats:
         """Add one final (non-retried) failure of `kind`."""
         self.failures[kind] = self.failures.get(kind, 0) + 1
 
+    def count_retry(self, kind: str) -> None:
+        """Add one retried attempt that failed with `kind`."""
+        self.retries += 1
+        self.retry_reasons[kind] = self.retry_reasons.get(kind, 0) + 1
+
     def as_dict(self) -> dict[str, Any]:
         """Return the counters as a plain JSON-serialisable dict."""
         data = asdict(self)
         data["failures"] = dict(sorted(self.failures.items()))
+        data["retry_reasons"] = dict(sorted(self.retry_reasons.items()))
         return data
 
 

@@ -19,11 +19,20 @@ from coworkenv.validate.repair import (
     ValidationRun,
     validate_and_repair,
 )
-from coworkenv.validate.tables import ACCEPTED_SCHEMA, REJECTED_SCHEMA, accepted_table, rejected_table
+from coworkenv.validate.tables import (
+    ACCEPTED_SCHEMA,
+    CANDIDATES_SCHEMA,
+    REJECTED_SCHEMA,
+    accepted_table,
+    candidates_from_table,
+    candidates_table,
+    rejected_table,
+)
 from coworkenv.validate.validation import SpecValidation, validate_spec
 
 __all__ = [
     "ACCEPTED_SCHEMA",
+    "CANDIDATES_SCHEMA",
     "DEFAULT_MAX_ROUNDS",
     "DUPLICATE_GATE",
     "GATES",
@@ -46,6 +55,8 @@ __all__ = [
     "SpecValidation",
     "ValidationRun",
     "accepted_table",
+    "candidates_from_table",
+    "candidates_table",
     "near_miss_mutations",
     "rejected_table",
     "validate_and_repair",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 import pyarrow as pa
 
-from coworkenv.validate.repair import ValidationRun
+from coworkenv.spec import EnvSpec
+from coworkenv.validate.repair import Candidate, ValidationRun
 
 ACCEPTED_SCHEMA = pa.schema([
     ("env_id", pa.string()),
@@ -65,3 +66,38 @@ def rejected_table(run: ValidationRun) -> pa.Table:
         "last_payload": r.last_payload,
     } for r in run.rejected]
     return pa.Table.from_pylist(rows, schema=REJECTED_SCHEMA)
+
+
+# Candidate specs before validation: procedural specs, raw LLM payloads, or failed generations.
+CANDIDATES_SCHEMA = pa.schema([
+    ("env_id", pa.string()),  # null when the payload is not (yet) a valid spec
+    ("capability", pa.string()),
+    ("source", pa.string()),
+    ("origin", pa.string()),
+    ("tokens", pa.int64()),
+    ("error", pa.string()),
+    ("spec_json", pa.string()),
+])
+
+
+def candidates_table(candidates: list[Candidate]) -> pa.Table:
+    """Candidates as rows; an EnvSpec payload is stored as its JSON (lossless), raw payloads as they came."""
+    rows = [{
+        "env_id": c.payload.id if isinstance(c.payload, EnvSpec) else None,
+        "capability": c.capability,
+        "source": c.source,
+        "origin": c.origin,
+        "tokens": c.tokens,
+        "error": c.error,
+        "spec_json": c.payload.to_json() if isinstance(c.payload, EnvSpec) else c.payload,
+    } for c in candidates]
+    return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
+
+
+def candidates_from_table(table: pa.Table) -> list[Candidate]:
+    """Candidates back from `candidates_table` rows; payloads stay JSON text for gate 1 to parse."""
+    return [
+        Candidate(capability=r["capability"], payload=r["spec_json"] or "", source=r["source"], tokens=r["tokens"],
+                  error=r["error"], origin=r["origin"])
+        for r in table.to_pylist()
+    ]

@@ -19,7 +19,7 @@ class Table(Generic[R]):
     snapshots share records and keeps the per-record digest cache valid.
     """
 
-    __slots__ = ("app", "name", "model", "_rows", "_digests", "_hash", "_on_change")
+    __slots__ = ("_digests", "_hash", "_on_change", "_rows", "app", "model", "name")
 
     def __init__(self, app: str, name: str, model: type[R], on_change: Any = None) -> None:
         self.app = app
