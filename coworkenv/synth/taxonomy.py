@@ -1,0 +1,217 @@
+"""The capability taxonomy: user-editable YAML files under `taxonomy/`, one area per file, loaded and checked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from coworkenv.apps import APPS
+from coworkenv.world import content_hash
+
+# Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
+# so pipelines regenerate the partitions built by the old code.
+GENERATOR_VERSION = "1"
+
+StateChange = Literal["none", "announced", "silent"]
+
+
+class Capability(BaseModel):
+    """One thing an AI coworker must know how to do, and how many environments to make for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="Unique id, snake_case")]
+    area: Annotated[str, Field(description="The area (taxonomy file) the capability belongs to")]
+    description: Annotated[str, Field(min_length=1)]
+    skills: Annotated[list[str], Field(min_length=1, description="What the agent must show")]
+    apps: Annotated[list[str], Field(min_length=1, description="Workplace apps involved")]
+    difficulty: Annotated[tuple[int, int], Field(description="Inclusive range within 1..5")] = (1, 3)
+    multi_turn: bool = False
+    state_change: Annotated[StateChange, Field(description="How state changes between user turns")] = "none"
+    quota: Annotated[int, Field(ge=0, description="How many environments to produce")] = 6
+    hints: list[str] = []
+    generator: Annotated[str | None, Field(description="Procedural generator to use; default: the id")] = None
+
+    @field_validator("apps")
+    @classmethod
+    def _known_apps(cls, apps: list[str]) -> list[str]:
+        unknown = [a for a in apps if a not in APPS]
+        if unknown:
+            raise ValueError(f"unknown app(s) {', '.join(unknown)}; apps: {', '.join(APPS)}")
+        return apps
+
+    @field_validator("difficulty")
+    @classmethod
+    def _range(cls, value: tuple[int, int]) -> tuple[int, int]:
+        lo, hi = value
+        if not 1 <= lo <= hi <= 5:
+            raise ValueError(f"difficulty must be [low, high] with 1 <= low <= high <= 5, got [{lo}, {hi}]")
+        return value
+
+    @model_validator(mode="after")
+    def _turns_agree(self) -> Capability:
+        if self.state_change != "none" and not self.multi_turn:
+            raise ValueError(f"state_change {self.state_change!r} needs multi_turn: true (state changes between turns)")
+        return self
+
+    @property
+    def generator_id(self) -> str:
+        """The procedural generator this capability uses."""
+        return self.generator or self.id
+
+
+@dataclass
+class Taxonomy:
+    """Every capability by id, the capability ids of each area, and the file each capability came from."""
+
+    capabilities: dict[str, Capability] = field(default_factory=dict)
+    areas: dict[str, list[str]] = field(default_factory=dict)
+    source_files: dict[str, Path] = field(default_factory=dict)
+
+    def __getitem__(self, cap_id: str) -> Capability:
+        try:
+            return self.capabilities[cap_id]
+        except KeyError:
+            known = ", ".join(sorted(self.capabilities))
+            raise KeyError(f"no capability {cap_id!r} in the taxonomy; capabilities: {known}") from None
+
+    def __iter__(self) -> Iterator[Capability]:
+        return iter(self.capabilities.values())
+
+    def __len__(self) -> int:
+        return len(self.capabilities)
+
+
+class TaxonomyError(ValueError):
+    """A taxonomy file that cannot be used: which file, which line (1-based) and what is wrong."""
+
+    def __init__(self, file: Path | str, line: int | None, message: str) -> None:
+        self.file = Path(file)
+        self.line = line
+        self.message = message
+        where = f"{self.file}:{line}" if line is not None else str(self.file)
+        super().__init__(f"{where}: {message}")
+
+
+class _AreaFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    area: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+    description: str = ""
+    capabilities: Annotated[list[dict[str, Any]], Field(min_length=1)]
+
+
+def load_taxonomy(path: Path = Path("taxonomy")) -> Taxonomy:
+    """Load every `*.yaml`/`*.yml` file of a folder (or one file); raise TaxonomyError(file, line, message)."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted([*path.glob("*.yaml"), *path.glob("*.yml")])
+        if not files:
+            raise TaxonomyError(path, None, "no *.yaml files in this folder; add one file per area")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise TaxonomyError(path, None, "no such file or folder; pass the taxonomy folder with --taxonomy")
+    taxonomy = Taxonomy()
+    for file in files:
+        for cap in _load_file(file):
+            if cap.id in taxonomy.capabilities:
+                first = taxonomy.source_files[cap.id]
+                raise TaxonomyError(
+                    file, _capability_line(file, cap.id), f"capability {cap.id!r} is also defined in {first}"
+                )
+            taxonomy.capabilities[cap.id] = cap
+            taxonomy.areas.setdefault(cap.area, []).append(cap.id)
+            taxonomy.source_files[cap.id] = file
+    return taxonomy
+
+
+def capability_fingerprint(cap: Capability) -> str:
+    """Hash of the capability's definition and GENERATOR_VERSION: it changes when its environments would."""
+    return content_hash({"capability": cap.model_dump(mode="json"), "generator_version": GENERATOR_VERSION})[:16]
+
+
+# -- parsing with line numbers --------------------------------------------------------------------------
+def _load_file(file: Path) -> list[Capability]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaxonomyError(file, None, f"cannot read: {exc}") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise TaxonomyError(file, line, f"invalid YAML: {exc.problem or exc.context}") from None
+    if not isinstance(data, dict):
+        raise TaxonomyError(file, 1, "expected a mapping with keys 'area', 'description' and 'capabilities'")
+    try:
+        area = _AreaFile.model_validate(data)
+    except ValidationError as exc:
+        raise _schema_error(file, root, exc, ()) from None
+    caps = []
+    for i, raw in enumerate(area.capabilities):
+        if not isinstance(raw, dict):
+            raise TaxonomyError(file, _line(root, ("capabilities", i)), "each capability must be a mapping")
+        if "area" in raw and raw["area"] != area.area:
+            line = _line(root, ("capabilities", i, "area"))
+            raise TaxonomyError(
+                file, line, f"capability area {raw['area']!r} differs from the file's area {area.area!r}"
+            )
+        try:
+            caps.append(Capability.model_validate({**raw, "area": area.area}))
+        except ValidationError as exc:
+            raise _schema_error(file, root, exc, ("capabilities", i)) from None
+    return caps
+
+
+def _schema_error(file: Path, root: yaml.Node | None, exc: ValidationError, prefix: tuple[Any, ...]) -> TaxonomyError:
+    err = exc.errors()[0]
+    loc = (*prefix, *err["loc"])
+    if err["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+    elif err["type"] == "missing":
+        message = f"missing key {loc[-1]!r}"
+        loc = loc[:-1]
+    else:
+        message = f"{_dotted(loc)}: {err['msg']}"
+    more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+    return TaxonomyError(file, _line(root, loc), message + more)
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def _line(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the YAML node at `loc` (mapping keys point at the key), or the deepest node found."""
+    node = root
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if k.value == part), None)
+            if match is None:
+                break
+            line = match[0].start_mark.line + 1
+            node = match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _capability_line(file: Path, cap_id: str) -> int | None:
+    root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    caps = next((v for k, v in root.value if k.value == "capabilities"), None) if root is not None else None
+    for i, node in enumerate(caps.value if isinstance(caps, yaml.SequenceNode) else []):
+        if isinstance(node, yaml.MappingNode) and any(k.value == "id" and v.value == cap_id for k, v in node.value):
+            return _line(root, ("capabilities", i, "id"))
+    return None
