@@ -1,0 +1,60 @@
+"""`coworkenv curate TRAJ_DIR --out DIR --json`: trajectories to SFT shards, with the curation report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from coworkenv.curate import CurationConfig, curate, write_shards
+from coworkenv.rollout.record import write_bytes_atomic
+
+USAGE_ERROR = 2
+REPORT_NAME = "curation_report.json"
+
+
+def curate_command(
+    traj_dir: Annotated[Path, typer.Argument(help="Folder (or file) of trajectory Parquet from `coworkenv rollout`.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the shards and curation_report.json.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
+    heldout_capability: Annotated[list[str] | None, typer.Option(
+        "--heldout-capability", help="Capability kept out of training, in its own test split (repeatable).")] = None,
+    validation_fraction: Annotated[float, typer.Option(help="Share of envs in validation.")] = 0.05,
+    test_fraction: Annotated[float, typer.Option(help="Share of envs in test.")] = 0.05,
+    max_rows_per_shard: Annotated[int, typer.Option(help="Rows per Parquet shard.")] = 50_000,
+    max_tool_errors: Annotated[int, typer.Option(help="Drop trajectories with more failed tool calls.")] = 3,
+    max_tokens: Annotated[int, typer.Option(help="Drop trajectories longer than this (estimated tokens).")] = 16_384,
+    near_dup_threshold: Annotated[float, typer.Option(help="Jaccard of requests above which envs are near-dups.")] = 0.85,
+    decontam_threshold: Annotated[float, typer.Option(help="Jaccard to an eval env above which train is dropped.")] = 0.7,
+    max_rows_per_env: Annotated[int | None, typer.Option(help="Keep at most this many rows per env.")] = None,
+    max_rows_per_capability: Annotated[int | None, typer.Option(help="Train rows per capability (quota).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the env split hash.")] = 0,
+) -> None:
+    """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
+    try:
+        config = CurationConfig(
+            heldout_capabilities=tuple(heldout_capability or ()), validation_fraction=validation_fraction,
+            test_fraction=test_fraction, max_rows_per_shard=max_rows_per_shard, max_tool_errors=max_tool_errors,
+            max_tokens=max_tokens, near_dup_threshold=near_dup_threshold, decontam_threshold=decontam_threshold,
+            max_rows_per_env=max_rows_per_env, max_rows_per_capability=max_rows_per_capability, seed=seed,
+        )
+        result = curate(traj_dir, config=config)
+    except (FileNotFoundError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+    paths = write_shards(result, out)
+    report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
+    write_bytes_atomic(orjson.dumps(report, option=orjson.OPT_INDENT_2), out / REPORT_NAME)
+    if as_json:
+        typer.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
+        return
+    typer.echo(f"{report['input_rows']} trajectories -> {report['kept_rows']} kept "
+               f"({report['removed_total']} removed)")
+    for name, count in report["removed"].items():
+        if count:
+            typer.echo(f"  removed {count:>8} {name}")
+    for name, split in report["splits"].items():
+        typer.echo(f"  {name:<14} {split['rows']:>8} rows  {split['envs']:>6} envs")
+    typer.echo(f"shards and report: {out}")

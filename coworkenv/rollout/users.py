@@ -1,0 +1,177 @@
+"""User simulators: the spec's scripted turns (the embedded default) and an LLM persona, tau2-style.
+
+The scripted user is what `Env` already does: when the agent ends its turn, the next spec turn arrives. An LLM
+user answers the agent within a turn (clarifying questions) as a persona with known and hidden facts; it shares
+a hidden fact only after the agent asked for it, which is enforced here, not left to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from coworkenv.llm import LLMBackend, LLMRequest
+from coworkenv.spec import EnvSpec
+
+STOP_TOKEN = "###STOP###"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_FALLBACK_REPLY = "I don't have anything to add. What else do you need from me?"
+
+
+@dataclass(frozen=True)
+class UserReply:
+    """What the user says; `content` None means the user is satisfied and the agent's turn ends."""
+
+    content: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class UserSimulator(Protocol):
+    """Answers the agent within a turn. Non-interactive simulators leave the turn structure to the Env."""
+
+    name: str
+    interactive: bool
+
+    async def respond(self, conversation: list[dict[str, Any]], turn: int) -> UserReply:
+        """The user's answer to the conversation so far (TRL message structs; the last is the agent's)."""
+        ...
+
+
+class ScriptedUser:
+    """The spec's turns in order, with their conditions: exactly what `Env` does by itself."""
+
+    name = "scripted"
+    interactive = False
+
+    async def respond(self, conversation: list[dict[str, Any]], turn: int) -> UserReply:
+        """Never answers within a turn: the agent's reply ends it and the Env sends the next spec turn."""
+        return UserReply(None)
+
+
+@dataclass(frozen=True)
+class HiddenFact:
+    """A fact the user knows but shares only when the agent asks about it (any cue in the agent's message)."""
+
+    topic: str
+    value: str
+    cues: tuple[str, ...] = ()
+
+    def asked_in(self, text: str) -> bool:
+        lowered = text.lower()
+        return any(cue.lower() in lowered for cue in (self.cues or (self.topic,)))
+
+
+@dataclass(frozen=True)
+class UserPersona:
+    """Who the simulated user is, what they asked in each turn and what they know."""
+
+    name: str
+    role: str = ""
+    goals: tuple[str, ...] = ()
+    known_facts: tuple[str, ...] = ()
+    hidden_facts: tuple[HiddenFact, ...] = ()
+    style: str = "brief and friendly, like a busy colleague in chat"
+
+    @classmethod
+    def from_spec(
+        cls, spec: EnvSpec, *, known_facts: tuple[str, ...] = (), hidden_facts: tuple[HiddenFact, ...] = ()
+    ) -> UserPersona:
+        """The persona of the spec's user (name and role from its directory), asking the spec's turns."""
+        people = {p.id: p for p in spec.world.apps.directory.people}
+        person = people.get(spec.user)
+        return cls(
+            name=person.name if person else spec.user,
+            role=person.role if person else "",
+            goals=tuple(t.content for t in spec.turns),
+            known_facts=known_facts,
+            hidden_facts=hidden_facts,
+        )
+
+    def system_prompt(self, turn: int) -> str:
+        """Instructions for the model playing this user in `turn`."""
+        who = f"{self.name}, {self.role}" if self.role else self.name
+        goal = self.goals[min(turn, len(self.goals) - 1)] if self.goals else "get your request done"
+        lines = [
+            f"You are {who}. You are chatting with an AI assistant that works for you.",
+            f"What you asked the assistant: {goal}",
+        ]
+        if self.known_facts:
+            lines.append("Things you know and may mention when relevant:")
+            lines += [f"- {fact}" for fact in self.known_facts]
+        if self.hidden_facts:
+            lines.append("Things you know but share ONLY if the assistant asks for them:")
+            lines += [f"- {fact.topic}: {fact.value}" for fact in self.hidden_facts]
+        lines += [
+            f"Write as {self.name} would: {self.style}; one or two sentences.",
+            "Answer what the assistant asks. Do not volunteer facts it did not ask for and never invent facts.",
+            f"When your request is handled, or the assistant asks you nothing, reply with exactly {STOP_TOKEN}",
+        ]
+        return "\n".join(lines)
+
+
+def _user_view(conversation: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The conversation from the user's side: roles swapped, tool traffic and empty messages left out."""
+    view = []
+    for m in conversation:
+        text = m.get("content") or ""
+        if m["role"] == "assistant" and text:
+            view.append({"role": "user", "content": text})
+        elif m["role"] == "user":
+            view.append({"role": "assistant", "content": text})
+    return view
+
+
+class LLMUser:
+    """A persona played by an LLM backend; hidden facts come out only after the agent asked for them."""
+
+    interactive = True
+
+    def __init__(
+        self, backend: LLMBackend, persona: UserPersona, *, temperature: float = 0.0, max_tokens: int = 256,
+        seed: int | None = None,
+    ) -> None:
+        self.backend = backend
+        self.persona = persona
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.name = f"llm-user:{backend.name}"
+
+    async def respond(self, conversation: list[dict[str, Any]], turn: int) -> UserReply:
+        """Ask the model for the persona's answer; re-ask once, then redact, if it leaks an unasked hidden fact."""
+        agent_text = " ".join(m["content"] for m in conversation if m["role"] == "assistant" and m.get("content"))
+        withheld = [f for f in self.persona.hidden_facts if not f.asked_in(agent_text)]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.persona.system_prompt(turn)}, *_user_view(conversation),
+        ]
+        prompt_tokens = completion_tokens = 0
+        text = ""
+        for attempt in range(2):
+            response = await self.backend.complete(LLMRequest(
+                messages=messages, temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed,
+            ))
+            prompt_tokens += response.prompt_tokens
+            completion_tokens += response.completion_tokens
+            text = (response.content or "").strip()
+            leaked = [f for f in withheld if f.value.lower() in text.lower()]
+            if not leaked:
+                break
+            if attempt == 0:  # one correction; a model that keeps leaking is redacted below
+                topics = ", ".join(f.topic for f in leaked)
+                messages = [*messages, {"role": "system", "content":
+                            f"The assistant has not asked for: {topics}. Answer again without sharing it."}]
+        text = _redact(text, withheld)
+        if not text or STOP_TOKEN in text:
+            return UserReply(None, prompt_tokens, completion_tokens)
+        return UserReply(text, prompt_tokens, completion_tokens)
+
+
+def _redact(text: str, withheld: list[HiddenFact]) -> str:
+    """Drop the sentences of `text` that state a withheld fact."""
+    if not any(f.value.lower() in text.lower() for f in withheld):
+        return text
+    kept = [s for s in _SENTENCE.split(text) if not any(f.value.lower() in s.lower() for f in withheld)]
+    return " ".join(kept).strip() or _FALLBACK_REPLY
+

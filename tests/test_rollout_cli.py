@@ -1,0 +1,87 @@
+"""`coworkenv rollout` and `coworkenv curate` end to end on the shipped examples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from coworkenv.cli.curate import REPORT_NAME, curate_command
+from coworkenv.cli.rollout import rollout_command
+from coworkenv.examples import example_names, load_example
+from coworkenv.rollout import read_trajectories
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+app = typer.Typer()
+app.command("rollout")(rollout_command)
+app.command("curate")(curate_command)
+runner = CliRunner()
+
+
+@pytest.fixture
+def envs_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "envs"
+    folder.mkdir()
+    specs = [load_example(n).to_json() for n in example_names()]
+    pq.write_table(pa.table({"spec_json": specs[:2]}), folder / "part-0.parquet")
+    pq.write_table(pa.table({"spec_json": specs[2:]}), folder / "part-1.parquet")
+    return folder
+
+
+def test_rollout_then_curate(envs_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "traj"
+    result = runner.invoke(app, ["rollout", str(envs_dir), "--teacher", "oracle", "--k", "2", "--out", str(out),
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    n = len(example_names())
+    assert summary["episodes"] == 2 * n and summary["passed"] == 2 * n and summary["mean_score"] == 1.0
+    records = read_trajectories(Path(summary["path"]))
+    assert len(records) == 2 * n and {r.sample_index for r in records} == {0, 1}
+
+    shards = tmp_path / "sft"
+    result = runner.invoke(app, ["curate", str(out), "--out", str(shards), "--json", "--validation-fraction", "0",
+                                 "--test-fraction", "0"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["input_rows"] == 2 * n and report["kept_rows"] == 2 * n
+    assert report["shards"] == ["train-00000-of-00001.parquet"]
+    assert json.loads((shards / REPORT_NAME).read_text())["kept_rows"] == 2 * n
+    assert pq.read_metadata(shards / "train-00000-of-00001.parquet").num_rows == 2 * n
+
+    text = runner.invoke(app, ["curate", str(out), "--out", str(shards)])
+    assert text.exit_code == 0 and "kept" in text.stdout and "train" in text.stdout
+
+
+def _answer_in_one_message(body: dict[str, object]) -> dict[str, object]:
+    return {"content": "I looked into it."}
+
+
+def test_rollout_with_an_llm_teacher_url(envs_dir: Path, tmp_path: Path) -> None:
+    with FakeOpenAIServer(responder=_answer_in_one_message) as server:
+        result = runner.invoke(app, ["rollout", str(envs_dir), "--teacher", server.url, "--model", "fake",
+                                     "--k", "2", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["episodes"] == 2 * len(example_names()) and summary["passed"] == 0
+    records = read_trajectories(Path(summary["path"]))
+    assert {r.model for r in records} == {"openai:fake"} and {r.sampling["seed"] for r in records} == {0, 1}
+
+
+def test_cli_errors_are_actionable(envs_dir: Path, tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["rollout", str(tmp_path / "none"), "--out", str(tmp_path)])
+    assert missing.exit_code == 2 and "no such folder" in missing.output
+    other = tmp_path / "other"
+    other.mkdir()
+    pq.write_table(pa.table({"other": [1]}), other / "x.parquet")
+    wrong = runner.invoke(app, ["rollout", str(other), "--out", str(tmp_path / "o")])
+    assert wrong.exit_code == 2 and "spec_json" in wrong.output
+    teacher = runner.invoke(app, ["rollout", str(envs_dir), "--teacher", "gpt", "--out", str(tmp_path / "o")])
+    assert teacher.exit_code == 2 and "unknown teacher" in teacher.output
+    curate_missing = runner.invoke(app, ["curate", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
+    assert curate_missing.exit_code == 2 and "no such file" in curate_missing.output
