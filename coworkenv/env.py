@@ -94,6 +94,7 @@ class Env:
         self.done = False
         self.truncated = False
         self._call_ids = itertools.count(1)
+        self._score: tuple[tuple[str, int, int], VerifierResult] | None = None
 
     # -- Gymnasium-like API --------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -141,7 +142,11 @@ class Env:
         return self._initial_hash
 
     def score(self) -> VerifierResult:
-        return self.verifier.score(self._world, self.audit, self.replies)
+        """The verifier's result for the episode so far (cached until the world, audit or replies change)."""
+        key = (self._world.content_hash(), len(self.audit), len(self.replies))
+        if self._score is None or self._score[0] != key:
+            self._score = (key, self.verifier.score(self._world, self.audit, self.replies))
+        return self._score[1]
 
     def openai_tools(self) -> list[dict[str, Any]]:
         return self.toolbox.openai_tools()

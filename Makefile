@@ -1,0 +1,29 @@
+# Two commands: `make run` (the whole chain on the embedded default) and `make test`.
+# Both create the virtual environment .venv with pip on first use (pip's own configuration is honoured).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test ui lint bench clean-data
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[train,embed,dev]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m pipelines.run
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -q
+
+ui: $(STAMP)
+	$(VENV)/bin/dagster dev --host 127.0.0.1 --port 3000
+
+bench: $(STAMP)
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -1,0 +1,78 @@
+"""sft_shards: curated SFT data from every capability's stored trajectories, split by env and sharded."""
+
+
+import dagster as dg
+import pyarrow as pa
+
+from assets._metadata import bar_plot, preview
+from assets.trajectories import TRAJECTORIES, teacher_trajectories
+from coworkenv import curate, store
+from coworkenv.world import content_hash
+from pipelines.partitions import CAPABILITY_PARTITIONS
+from pipelines.resources import CoworkenvSettings
+
+SFT = "sft_shards"
+
+
+def stored_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSettings, dataset: str) -> list[store.StoredTable]:
+    """The latest stored file of `dataset` for every current capability partition (no regeneration)."""
+    out = []
+    for capability in sorted(context.instance.get_dynamic_partitions(CAPABILITY_PARTITIONS)):
+        found = store.latest(settings.store_root, dataset, capability)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+@dg.asset(
+    deps=[dg.AssetDep(teacher_trajectories, partition_mapping=dg.AllPartitionMapping())],
+    group_name="trajectories",
+    kinds={"parquet"},
+    description="Curated SFT rows (TRL messages + tools), split by env, with a held-out-capability test split.",
+    automation_condition=dg.AutomationCondition.eager(),
+    check_specs=[
+        dg.AssetCheckSpec("no_env_shared_between_splits", asset=SFT, blocking=True),
+        dg.AssetCheckSpec("no_duplicate_rows", asset=SFT, blocking=True),
+    ],
+)
+def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    inputs = stored_partitions(context, settings, TRAJECTORIES)
+    if not inputs:
+        raise dg.Failure("no teacher_trajectories partitions are stored yet; materialize them first")
+    trajectories = pa.concat_tables([store.read_table(s) for s in inputs])
+    held_out = settings.held_out_capability
+    config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else ())
+    result = curate.curate(trajectories, config=config)
+    files = {
+        split: store.write_table(table, settings.store_root, SFT, split) for split, table in result.splits.items()
+    }
+    version = content_hash({split: stored.content_hash for split, stored in sorted(files.items())})
+    counts = {split: stored.num_rows for split, stored in files.items()}
+    envs_by_split = {split: set(t.column("env_id").to_pylist()) for split, t in result.splits.items()}
+    shared = sorted(
+        e for a in envs_by_split for b in envs_by_split if a < b for e in envs_by_split[a] & envs_by_split[b]
+    )
+    all_rows = pa.concat_tables([t for t in result.splits.values() if t.num_rows]) if counts else None
+    duplicates = curate.count_duplicate_rows(all_rows) if all_rows is not None else 0
+    train = result.splits.get("train")
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(version),
+        metadata={
+            "dagster/row_count": sum(counts.values()),
+            "dataset_version": version,
+            "paths": {split: str(stored.path) for split, stored in files.items()},
+            "input_hash": content_hash(sorted(s.content_hash for s in inputs)),
+            "rows_per_split": counts,
+            "curation_report": result.report,
+            "removed_by_filter": bar_plot("rows removed by each filter", result.report.get("removed", {})),
+            "rows_per_capability": bar_plot("train rows per capability", result.report.get("train_by_capability", {})),
+            "preview": preview(train, ["env_id", "capability", "turns", "messages"]) if train is not None
+            else dg.MetadataValue.md("_empty_"),
+        },
+        check_results=[
+            dg.AssetCheckResult(check_name="no_env_shared_between_splits", passed=not shared,
+                                metadata={"shared_envs": ", ".join(shared[:20]) or "-"}),
+            dg.AssetCheckResult(check_name="no_duplicate_rows", passed=duplicates == 0,
+                                metadata={"duplicates": duplicates}),
+        ],
+    )

@@ -1,0 +1,54 @@
+"""teacher_trajectories: teacher runs in the validated environments of one capability."""
+
+
+import dagster as dg
+
+from assets._metadata import preview, schema_check, table_metadata
+from assets.envs import ENVS, validated_envs
+from coworkenv import rollout, store
+from coworkenv.llm import backend_from_config
+from coworkenv.loading import parse_spec
+from pipelines.partitions import capability_partitions
+from pipelines.resources import CoworkenvSettings
+
+TRAJECTORIES = "teacher_trajectories"
+
+
+@dg.asset(
+    partitions_def=capability_partitions,
+    deps=[validated_envs],
+    group_name="trajectories",
+    pool="llm",
+    kinds={"parquet"},
+    description="Canonical trajectory records of the teacher (oracle by default, or an LLM with rejection sampling).",
+    check_specs=[dg.AssetCheckSpec("parquet_schema", asset=TRAJECTORIES, blocking=True)],
+)
+def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    capability = context.partition_key
+    envs = store.latest(settings.store_root, ENVS, capability)
+    if envs is None:
+        raise dg.Failure(f"no validated_envs for {capability}; materialize validated_envs[{capability}] first")
+    specs = [parse_spec(text) for text in store.read_table(envs).column("spec_json").to_pylist()]
+    teacher: rollout.Teacher
+    if settings.llm_url:
+        backend = backend_from_config(settings.llm_url, settings.llm_model or None)
+        teacher = rollout.LLMTeacher(backend, k=4, sampling={"temperature": 0.7})
+    else:
+        teacher = rollout.OracleTeacher(seed=settings.seed)
+    records = rollout.rollout_specs(specs, teacher)
+    table = rollout.trajectories_table(records)
+    stored = store.write_table(table, settings.store_root, TRAJECTORIES, capability)
+    passed = sum(1 for r in records if r.passed)
+    context.log.info(f"{capability}: {passed}/{len(records)} teacher episodes passed")
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(stored.content_hash),
+        metadata={
+            **table_metadata(stored),
+            "input_hash": envs.content_hash,
+            "teacher": teacher.name,
+            "episodes": len(records),
+            "pass_rate": round(passed / len(records), 4) if records else 0.0,
+            "preview": preview(table, ["env_id", "teacher", "score", "passed", "messages"]),
+        },
+        check_results=[schema_check(stored.schema, rollout.TRAJECTORY_SCHEMA)],
+    )

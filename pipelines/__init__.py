@@ -1,0 +1,1 @@
+"""Dagster wiring: Definitions, resources, partitions, sensors, automation and jobs (assets live in `assets/`)."""

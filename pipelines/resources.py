@@ -1,0 +1,37 @@
+"""Settings resource: configured once, read by every asset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from coworkenv.synth import Taxonomy, load_taxonomy
+
+
+class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
+    """Where data lives and how each stage runs. Defaults are the embedded, offline configuration."""
+
+    data_dir: str = Field("data", description="Root of the content-addressed Parquet store, hub repo and checkpoints")
+    taxonomy_dir: str = Field("taxonomy", description="Folder of capability YAML files")
+    seed: int = Field(0, description="Base seed of procedural generation")
+    specs_per_capability: int = Field(0, description="Specs generated per capability; 0 uses each capability's quota")
+    llm_url: str = Field("", description="OpenAI-compatible endpoint for generation/teacher; empty = procedural + oracle")
+    llm_model: str = Field("", description="Model name at llm_url")
+    repair_rounds: int = Field(3, description="Repair rounds of the validation loop")
+    min_acceptance_rate: float = Field(0.5, description="validated_envs check: minimum acceptance rate")
+    hub_repo_id: str = Field("", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
+    train_config: str = Field("tiny", description="Trainer config name in trainers/configs")
+    held_out_capability: str = Field("", description="Capability kept out of training for the held-out test split")
+
+    @property
+    def root(self) -> Path:
+        return Path(self.data_dir)
+
+    @property
+    def store_root(self) -> Path:
+        return self.root / "store"
+
+    def taxonomy(self) -> Taxonomy:
+        return load_taxonomy(Path(self.taxonomy_dir))

@@ -1,0 +1,50 @@
+"""Per-partition staleness, which the Dagster UI does not show for partitions.
+
+Every partitioned materialization records the hash of its input in metadata (`input_hash`); a capability is
+stale when its current fingerprint differs from the one its latest task_specs materialization used.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from coworkenv.synth import Taxonomy, capability_fingerprint
+from pipelines.partitions import CAPABILITY_PARTITIONS
+
+TASK_SPECS = dg.AssetKey("task_specs")
+
+
+def recorded_input_hash(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> str | None:
+    """The `input_hash` metadata of the latest materialization of one partition, if any."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition]), limit=1
+    ).records
+    if not records or records[0].asset_materialization is None:
+        return None
+    value = records[0].asset_materialization.metadata.get("input_hash")
+    return str(value.value) if value is not None else None
+
+
+def stale_capabilities(instance: dg.DagsterInstance, taxonomy: Taxonomy) -> list[str]:
+    """Capabilities whose YAML (or generator version) changed since task_specs was last materialized."""
+    return [
+        cid for cid, cap in sorted(taxonomy.capabilities.items())
+        if recorded_input_hash(instance, TASK_SPECS, cid) != capability_fingerprint(cap)
+    ]
+
+
+def partition_changes(instance: dg.DagsterInstance, taxonomy: Taxonomy) -> tuple[list[str], list[str]]:
+    """(capabilities to add as partitions, partitions whose capability was removed)."""
+    current = set(instance.get_dynamic_partitions(CAPABILITY_PARTITIONS))
+    wanted = set(taxonomy.capabilities)
+    return sorted(wanted - current), sorted(current - wanted)
+
+
+def sync_partitions(instance: dg.DagsterInstance, taxonomy: Taxonomy) -> tuple[list[str], list[str]]:
+    """Make the dynamic partitions equal to the taxonomy's capabilities; return (added, removed)."""
+    added, removed = partition_changes(instance, taxonomy)
+    if added:
+        instance.add_dynamic_partitions(CAPABILITY_PARTITIONS, added)
+    for key in removed:
+        instance.delete_dynamic_partition(CAPABILITY_PARTITIONS, key)
+    return added, removed
