@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trainers.chat_templates import has_generation_markers, trl_chat_template
-from trainers.tiny_model import TinyModelSpec
+
+if TYPE_CHECKING:
+    from trainers.tiny_model import TinyModelSpec
 
 __all__ = [
     "CONFIGS_DIR",
@@ -57,6 +59,8 @@ class TinySection(_Section):
 
     def spec(self) -> TinyModelSpec:
         """The tiny model spec consumed by `trainers.tiny_model.build_tiny_model`."""
+        from trainers.tiny_model import TinyModelSpec  # torch/transformers: imported only when a model is built
+
         return TinyModelSpec(**self.model_dump())
 
 
@@ -100,6 +104,9 @@ class LoraSection(_Section):
     r: Annotated[int, Field(ge=1)] = 16
     alpha: Annotated[int, Field(ge=1)] = 32
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.05
+    learning_rate: Annotated[
+        float | None, Field(gt=0, description="replaces training.learning_rate when enabled (adapters want more)")
+    ] = None
     target_modules: list[str] = Field(
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     )

@@ -10,16 +10,19 @@ trainers/configs/accelerate_zero3.yaml -m trainers.sft --config pocketworker-8b 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import torch
 from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
+from transformers.trainer_callback import PrinterCallback
 from trl import SFTConfig, SFTTrainer
 
 from trainers.chat_templates import trl_chat_template
@@ -28,7 +31,7 @@ from trainers.sft_data import DataFile, load_train_split, to_chat, tokenize_spli
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic, write_loss_curve
 
-__all__ = ["SFTProgress", "SFTResult", "build_sft_args", "main", "train_sft"]
+__all__ = ["SFTProgress", "SFTResult", "SFTSetup", "build_sft_args", "build_sft_trainer", "main", "train_sft"]
 
 TRAINING_LOG = "training_log.json"
 LOSS_CURVE = "loss_curve.png"
@@ -81,8 +84,8 @@ class _StepRecorder(TrainerCallback):  # type: ignore[misc]
     def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **_: Any) -> None:
         if not logs or "loss" not in logs:
             return  # the end-of-training summary carries train_loss, not a step loss
-        entry = {"step": float(state.global_step), "epoch": float(state.epoch or 0.0)}
-        entry.update({k: float(v) for k, v in logs.items() if isinstance(v, int | float)})
+        entry: dict[str, float] = {"step": int(state.global_step), "epoch": float(state.epoch or 0.0)}
+        entry.update({k: float(v) for k, v in logs.items() if isinstance(v, int | float) and k != "step"})
         self.entries.append(entry)
         if self._progress is not None and state.is_world_process_zero:
             self._progress(
@@ -94,6 +97,16 @@ class _StepRecorder(TrainerCallback):  # type: ignore[misc]
                     learning_rate=float(logs["learning_rate"]) if "learning_rate" in logs else None,
                 )
             )
+
+
+def _checkpointing_kwargs(enabled: bool) -> dict[str, Any]:
+    # transformers 5 renamed gradient_checkpointing to activation_checkpointing; TRL still defaults the old name to
+    # True, so both are set explicitly (the new one when it exists, which also avoids a deprecation warning).
+    names = {f.name for f in dataclasses.fields(SFTConfig)}
+    kwargs: dict[str, Any] = {"gradient_checkpointing": enabled}
+    if "activation_checkpointing" in names:
+        kwargs["activation_checkpointing"] = enabled
+    return kwargs
 
 
 def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
@@ -112,7 +125,7 @@ def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
         max_steps=training.max_steps,
         per_device_train_batch_size=training.per_device_train_batch_size,
         gradient_accumulation_steps=training.gradient_accumulation_steps,
-        learning_rate=training.learning_rate,
+        learning_rate=(config.lora.learning_rate if config.lora.enabled else None) or training.learning_rate,
         lr_scheduler_type=training.lr_scheduler_type,
         # transformers 5 reads a float in [0, 1) here as a fraction of the total steps.
         warmup_steps=training.warmup_ratio,
@@ -121,10 +134,11 @@ def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
         seed=training.seed,
         data_seed=training.seed,
         bf16=training.bf16,
-        gradient_checkpointing=training.gradient_checkpointing,
+        **_checkpointing_kwargs(training.gradient_checkpointing),
         logging_steps=training.logging_steps,
         packing=training.packing,
         dataloader_num_workers=training.dataloader_num_workers,
+        dataloader_pin_memory=torch.cuda.is_available(),
         model_init_kwargs=model_init_kwargs,
         save_strategy="no",
         report_to="none",
@@ -132,9 +146,7 @@ def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
     )
 
 
-def _starting_point(
-    config: SFTRunConfig, rows: Any
-) -> tuple[PreTrainedModel | str, PreTrainedTokenizerBase]:
+def _starting_point(config: SFTRunConfig, rows: Any) -> tuple[PreTrainedModel | str, PreTrainedTokenizerBase]:
     """The model to fine-tune (an instance, or a Hub id / path TRL loads) and its tokenizer with training template."""
     model = config.model
     if model.source == "tiny":
@@ -175,6 +187,17 @@ def _peft_config(config: SFTRunConfig) -> Any:
     )
 
 
+def _portable_tokenizer_class(checkpoint: Path) -> None:
+    """Record the locally built tokenizer under the class name every transformers version can load.
+
+    transformers 5 saves it as `TokenizersBackend`, which transformers 4 (e.g. inside a vLLM server) does not know.
+    """
+    path = checkpoint / "tokenizer_config.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    settings["tokenizer_class"] = "PreTrainedTokenizerFast"
+    write_json_atomic(path, settings)
+
+
 def _replace_dir(staging: Path, out_dir: Path) -> None:
     """Move the finished checkpoint into place; a previous one at `out_dir` is replaced only once this one is whole."""
     previous = out_dir.with_name(f".{out_dir.name}.previous")
@@ -187,22 +210,28 @@ def _replace_dir(staging: Path, out_dir: Path) -> None:
         shutil.rmtree(previous)
 
 
-def train_sft(
+@dataclass
+class SFTSetup:
+    """A ready-to-train `SFTTrainer` and what it was built from (see `build_sft_trainer`)."""
+
+    trainer: SFTTrainer
+    config: SFTRunConfig
+    data_files: list[DataFile]
+    examples_truncated: int
+    recorder: _StepRecorder
+
+
+def build_sft_trainer(
     config: SFTRunConfig | str | Path,
     data_dir: Path,
-    out_dir: Path,
+    output_dir: Path,
     progress: Callable[[SFTProgress], None] | None = None,
-) -> SFTResult:
-    """Fine-tune on the train split of the SFT shards in `data_dir`; write the checkpoint to `out_dir`.
+) -> SFTSetup:
+    """Load the shards, build the starting model and tokenizer, tokenize with assistant masks, wrap in SFTTrainer.
 
-    `config` is an `SFTRunConfig`, a config name (`tiny`, `pocketworker-8b`) or a YAML path. `progress` is called
-    after every logged step. An existing `out_dir` is replaced only when the new checkpoint is complete.
+    The trainer's prepared `train_dataset` holds `labels` that are -100 everywhere except assistant tokens.
     """
-    started = time.perf_counter()
     run_config = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
-    out_dir = Path(out_dir).resolve()
-    staging = out_dir.with_name(f".{out_dir.name}.partial")
-
     rows, data_files = load_train_split(Path(data_dir))
     model, tokenizer = _starting_point(run_config, rows)
     train_dataset = tokenize_split(rows, tokenizer)
@@ -212,12 +241,42 @@ def train_sft(
     recorder = _StepRecorder(progress)
     trainer = SFTTrainer(
         model=model,
-        args=build_sft_args(run_config, staging),
+        args=build_sft_args(run_config, Path(output_dir)),
         train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=_peft_config(run_config),
         callbacks=[recorder],
     )
+    # Step logs go to `progress` and training_log.json instead of being printed as raw dicts.
+    trainer.remove_callback(PrinterCallback)
+    return SFTSetup(trainer, run_config, data_files, truncated, recorder)
+
+
+def _check_replaceable(out_dir: Path) -> None:
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / RUN_METADATA).is_file():
+        raise FileExistsError(
+            f"{out_dir} exists, is not empty and is not an SFT checkpoint (no {RUN_METADATA}); "
+            "pass a new or empty folder as the output"
+        )
+
+
+def train_sft(
+    config: SFTRunConfig | str | Path,
+    data_dir: Path,
+    out_dir: Path,
+    progress: Callable[[SFTProgress], None] | None = None,
+) -> SFTResult:
+    """Fine-tune on the train split of the SFT shards in `data_dir`; write the checkpoint to `out_dir`.
+
+    `config` is an `SFTRunConfig`, a config name (`tiny`, `pocketworker-8b`) or a YAML path. `progress` is called
+    after every logged step. An earlier checkpoint at `out_dir` is replaced only once the new one is complete.
+    """
+    started = time.perf_counter()
+    out_dir = Path(out_dir).resolve()
+    _check_replaceable(out_dir)
+    staging = out_dir.with_name(f".{out_dir.name}.partial")
+    setup = build_sft_trainer(config, data_dir, staging, progress)
+    trainer, run_config, recorder = setup.trainer, setup.config, setup.recorder
     if trainer.is_world_process_zero() and staging.exists():
         shutil.rmtree(staging)  # leftovers of an interrupted run
     trainer.accelerator.wait_for_everyone()
@@ -230,6 +289,7 @@ def train_sft(
         raise RuntimeError(
             f"training on {data_dir} logged no loss; check training.logging_steps against the number of steps"
         )
+    prepared = trainer.train_dataset  # after TRL dropped rows whose assistant tokens were all truncated away
     result = SFTResult(
         out_dir=out_dir,
         steps=int(trainer.state.global_step),
@@ -237,16 +297,16 @@ def train_sft(
         train_loss_last=losses[-1],
         wall_s=round(time.perf_counter() - started, 3),
         config=run_config.to_dict(),
-        data_files=data_files,
-        examples=len(trainer.train_dataset) if trainer.train_dataset is not None else 0,
-        examples_truncated=truncated,
+        data_files=setup.data_files,
+        examples=len(prepared) if isinstance(prepared, Sized) else -1,
+        examples_truncated=setup.examples_truncated,
         loss_curve=out_dir / LOSS_CURVE,
         training_log=out_dir / TRAINING_LOG,
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
-        if isinstance(tokenizer, PreTrainedTokenizerBase):
-            tokenizer.save_pretrained(str(staging))  # also writes chat_template.jinja
+        if run_config.model.source == "tiny":
+            _portable_tokenizer_class(staging)
         write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
         write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
         write_json_atomic(staging / RUN_METADATA, result.to_dict())

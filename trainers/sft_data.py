@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
 from transformers import PreTrainedTokenizerBase
 
 __all__ = [
@@ -80,11 +82,13 @@ def _sha256(path: Path) -> str:
 def load_train_split(data_dir: Path) -> tuple[datasets.Dataset, list[DataFile]]:
     """Read the train rows of the SFT shards under `data_dir`, with the files and hashes they came from."""
     files = find_train_files(data_dir)
-    # keep_in_memory: shards are small, and no Arrow cache is left behind next to the user's data.
-    dataset = datasets.load_dataset(
-        "parquet", data_files=[str(f) for f in files], split="train", keep_in_memory=True
-    )
-    assert isinstance(dataset, datasets.Dataset)
+    # Read into memory rather than through `load_dataset`, which would copy every shard into the global HF cache on
+    # each run; the shards are already Arrow-friendly Parquet.
+    try:
+        table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+    except pa.ArrowInvalid as exc:
+        raise ValueError(f"SFT shards under {data_dir} have incompatible schemas: {exc}") from exc
+    dataset = datasets.Dataset(table)
     missing = [c for c in REQUIRED_COLUMNS if c not in dataset.column_names]
     if missing:
         raise ValueError(
@@ -95,10 +99,7 @@ def load_train_split(data_dir: Path) -> tuple[datasets.Dataset, list[DataFile]]:
         dataset = dataset.filter(lambda split: split == "train", input_columns="split", keep_in_memory=True)
     if len(dataset) == 0:
         raise ValueError(f"no train rows in {', '.join(map(str, files))}")
-    rows_per_file = [datasets.Dataset.from_parquet(str(f), keep_in_memory=True).num_rows for f in files]
-    data_files = [
-        DataFile(path=str(f), sha256=_sha256(f), rows=int(n)) for f, n in zip(files, rows_per_file, strict=True)
-    ]
+    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=pq.ParquetFile(f).metadata.num_rows) for f in files]
     return dataset, data_files
 
 
@@ -114,7 +115,7 @@ def _decode_arguments(arguments: Any, where: str) -> dict[str, Any]:
     return decoded
 
 
-def to_chat(row: Mapping[str, Any], row_label: str = "row") -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+def to_chat(row: Mapping[str, Any], row_label: str = "row") -> tuple[list[dict[str, Any]], list[Any] | None]:
     """Turn one shard row into (messages, tools) for `apply_chat_template`, decoding the JSON-string fields.
 
     Empty `tool_calls` / `tool_call_id` / `name` are dropped so the template sees them as absent.
@@ -161,7 +162,7 @@ def tokenize_conversation(
 ) -> dict[str, list[int]]:
     """Token ids of one rendered conversation and its assistant mask (1 = the model is trained on this token)."""
     messages, tools = to_chat(row, row_label)
-    encoded = tokenizer.apply_chat_template(
+    encoded: Mapping[str, Any] = tokenizer.apply_chat_template(  # type: ignore[assignment]  # a dict with return_dict
         messages,
         tools=tools,
         tokenize=True,

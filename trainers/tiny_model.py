@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import torch
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
@@ -58,11 +59,15 @@ class TinyModelSpec:
 
 
 def render_corpus_text(
-    conversations: Iterable[tuple[list[dict], list[dict] | None]], chat_template: str
+    conversations: Iterable[tuple[list[dict], list[Any] | None]], chat_template: str
 ) -> Iterable[str]:
     """Render (messages, tools) pairs with `chat_template`: exactly the text the model will be trained on."""
     for messages, tools in conversations:
-        rendered, _ = render_jinja_template([messages], tools=tools or None, chat_template=chat_template)
+        # Annotated as returning str, but returns (rendered conversations, generation spans).
+        rendered, _ = cast(
+            "tuple[list[str], list[Any]]",
+            render_jinja_template([messages], tools=tools or None, chat_template=chat_template),
+        )
         yield rendered[0]
 
 

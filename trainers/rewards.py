@@ -1,0 +1,148 @@
+"""Rewards from environments for RL: verifier progress per user turn, reward treatments, turn-level advantages.
+
+Every treatment defines one reward per user turn `r_t` (t = 0 .. T-1, T = the spec's user turns) and the episode
+reward `R = sum_t r_t`. With `m_t` the verifier metric at the end of turn t (`m_-1 = 0`; a turn the episode did not
+reach keeps the last value):
+
+- `binary`:  m = 1 if the episode passes (all required checks) else 0;  r_t = m_t - m_{t-1};  R = pass (0/1).
+- `partial`: m = verifier score (weighted fraction of checks);          r_t = m_t - m_{t-1};  R = final score.
+- `shaped`:  m = verifier score;  r_t = (T - t) / T * (m_t - m_{t-1});  R = mean_t m_t, so progress made in an
+  earlier turn counts for every later turn too (the area under the per-turn progress curve).
+
+Credit assignment: `trajectory` gives every generated token the GRPO advantage of R (TRL computes it); `turn`
+gives the tokens of turn t the advantage of r_t, normalised like GRPO within the group of episodes of the same env
+and the same turn index (`turn_advantages`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from coworkenv.checks import Reply
+from coworkenv.env import Action, Env, ToolCallRequest
+from coworkenv.rollout.record import TrajectoryRecord
+from coworkenv.spec import EnvSpec
+
+__all__ = [
+    "CREDIT_MODES",
+    "REWARD_MODES",
+    "CreditMode",
+    "RewardMode",
+    "ScaleMode",
+    "TurnProgress",
+    "episode_reward",
+    "turn_advantages",
+    "turn_progress",
+    "turn_rewards",
+]
+
+RewardMode = Literal["binary", "partial", "shaped"]
+CreditMode = Literal["trajectory", "turn"]
+ScaleMode = Literal["group", "batch", "none"]
+REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
+CREDIT_MODES: tuple[str, ...] = get_args(CreditMode)
+
+
+@dataclass(frozen=True)
+class TurnProgress:
+    """The verifier's verdict at the end of each user turn the agent reached (before the next turn's changes)."""
+
+    spec_turns: int
+    scores: tuple[float, ...]
+    passed: tuple[bool, ...]
+
+    def metric(self, mode: RewardMode) -> list[float]:
+        """m_t for every spec turn: pass flag (binary) or score; unreached turns keep the last value."""
+        values = [float(p) for p in self.passed] if mode == "binary" else list(self.scores)
+        last = values[-1] if values else 0.0
+        return (values + [last] * self.spec_turns)[: self.spec_turns]
+
+
+def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
+    """Replay the record's assistant messages in a fresh Env and score the state each time the agent ends a turn.
+
+    A turn is scored when the agent's reply ends it, before the next user turn's state changes are applied, so a
+    turn is judged on what the agent left. An episode that stopped inside a turn is scored where it stopped.
+    """
+    env = Env(spec, max_steps=len(record.steps) + 1)  # the replay takes exactly the recorded steps
+    env.reset()
+    scores: list[float] = []
+    passed: list[bool] = []
+    for step in record.steps:
+        message = record.messages[step.message_index]
+        if step.kind == "clarify":  # answered by an interactive user within the turn: a reply, no env step
+            if message["content"]:
+                env.replies.append(Reply(step.turn, message["content"]))
+            continue
+        if env.done:
+            break
+        calls = tuple(ToolCallRequest(c["function"]["name"], c["function"]["arguments"], c["id"])
+                      for c in message["tool_calls"])
+        if not calls:
+            replies = [*env.replies, Reply(env.turn, message["content"])] if message["content"] else env.replies
+            result = env.verifier.score(env.state, env.audit, replies)
+            scores.append(result.score)
+            passed.append(result.passed)
+        env.step(Action(message["content"] or None, calls))
+    if not env.done or not scores:  # stopped inside a turn (step or token budget): score where it stopped
+        result = env.score()
+        scores.append(result.score)
+        passed.append(result.passed)
+    return TurnProgress(len(spec.turns), tuple(scores[: len(spec.turns)]), tuple(passed[: len(spec.turns)]))
+
+
+def turn_rewards(progress: TurnProgress, mode: RewardMode) -> list[float]:
+    """r_t for every spec turn (see the module docstring); they sum to `episode_reward`."""
+    if mode not in REWARD_MODES:
+        raise ValueError(f"unknown reward treatment {mode!r}; use one of {', '.join(REWARD_MODES)}")
+    metric = progress.metric(mode)
+    turns = progress.spec_turns
+    gains = [m - (metric[t - 1] if t else 0.0) for t, m in enumerate(metric)]
+    if mode == "shaped":
+        return [(turns - t) / turns * g for t, g in enumerate(gains)]
+    return gains
+
+
+def episode_reward(progress: TurnProgress, mode: RewardMode) -> float:
+    """R: pass (binary), final score (partial) or mean per-turn score (shaped)."""
+    return math.fsum(turn_rewards(progress, mode))
+
+
+def turn_advantages(
+    rewards: Sequence[Sequence[float]], group_size: int, scale: ScaleMode = "group", eps: float = 1e-4
+) -> list[list[float]]:
+    """GRPO advantages per (episode, turn): r_t minus its group mean for that turn, over the std when scaled.
+
+    `rewards` holds one list of per-turn rewards per episode, groups of `group_size` consecutive episodes (the
+    samples of one env, as GRPOTrainer orders them). Episodes of a group may have different numbers of turns
+    (different specs never share a group); a missing turn counts as reward 0. `scale`: `group` divides by the
+    group's std for that turn, `batch` by the std of that turn over the whole batch, `none` not at all (TRL's
+    `scale_rewards`). The std is the unbiased one, as in TRL.
+    """
+    if group_size < 1 or len(rewards) % group_size:
+        raise ValueError(f"{len(rewards)} episodes do not split into groups of {group_size}")
+    width = max((len(r) for r in rewards), default=0)
+    table = [[float(r[t]) if t < len(r) else 0.0 for t in range(width)] for r in rewards]
+    out = [[0.0] * len(r) for r in rewards]
+    batch_std = [_std([row[t] for row in table]) for t in range(width)]
+    for start in range(0, len(table), group_size):
+        group = table[start:start + group_size]
+        for t in range(width):
+            column = [row[t] for row in group]
+            mean = math.fsum(column) / len(column)
+            std = _std(column) if scale == "group" else batch_std[t]
+            for offset, value in enumerate(column):
+                if t < len(out[start + offset]):
+                    advantage = value - mean
+                    out[start + offset][t] = advantage / (std + eps) if scale != "none" else advantage
+    return out
+
+
+def _std(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
