@@ -86,7 +86,8 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
 
 def _assert_contained(case: Hostile, result: SandboxResult, targets: dict[str, str]) -> None:
     outcome = "ok" if result.ok else result.error_kind
-    assert outcome == case.expect, f"{case.name}: {result}"
+    # "a|b": a heavy snippet may hit its wall clock first on a loaded machine; either way it is contained.
+    assert outcome in case.expect.split("|"), f"{case.name}: {result}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
     assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
     assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
@@ -103,7 +104,7 @@ def _assert_contained(case: Hostile, result: SandboxResult, targets: dict[str, s
 
 def test_corpus_is_large_and_covers_every_error_kind() -> None:
     assert len(HOSTILE) >= 20
-    assert {case.expect for case in HOSTILE} >= ERROR_KINDS
+    assert {case.expect.split("|")[0] for case in HOSTILE} >= ERROR_KINDS
 
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])

@@ -1,4 +1,4 @@
-# expect: cpu_limit
+# expect: cpu_limit|timeout
 # limits: cpu_seconds=1, wall_seconds=8
 # kernel-independent
 def check(**p):

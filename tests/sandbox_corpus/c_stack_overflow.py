@@ -1,4 +1,4 @@
-# expect: crashed
+# expect: crashed|timeout|cpu_limit
 # Lifting the recursion limit lets C-level recursion (comparing deeply nested lists) overflow the stack.
 import gc
 import sys

@@ -1,4 +1,4 @@
-# expect: cpu_limit
+# expect: cpu_limit|timeout
 # limits: cpu_seconds=1, wall_seconds=10
 # kernel-independent
 # Signal abuse: ignoring the soft CPU-limit signal only buys time until the hard limit's SIGKILL.
