@@ -1,6 +1,8 @@
 """teacher_trajectories: teacher runs in the validated environments of one capability."""
 
 
+from dataclasses import replace
+
 import dagster as dg
 
 from assets._metadata import preview, schema_check, table_metadata
@@ -36,7 +38,8 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
     else:
         teacher = rollout.OracleTeacher(seed=settings.seed)
     records = rollout.rollout_specs(specs, teacher)
-    table = rollout.trajectories_table(records)
+    wall_s = sum(r.timings.wall_s for r in records)
+    table = rollout.trajectories_table(_without_measurements(r) for r in records)
     stored = store.write_table(table, settings.store_root, TRAJECTORIES, capability)
     passed = sum(1 for r in records if r.passed)
     context.log.info(f"{capability}: {passed}/{len(records)} teacher episodes passed")
@@ -48,7 +51,17 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
             "teacher": teacher.name,
             "episodes": len(records),
             "pass_rate": round(passed / len(records), 4) if records else 0.0,
+            "teacher_wall_s": round(wall_s, 3),
             "preview": preview(table, ["env_id", "teacher", "score", "passed", "messages"]),
         },
         check_results=[schema_check(stored.schema, rollout.TRAJECTORY_SCHEMA)],
+    )
+
+
+def _without_measurements(record: rollout.TrajectoryRecord) -> rollout.TrajectoryRecord:
+    """The record without clock readings, so that equal episodes store byte-identical Parquet (same version)."""
+    # Timings and the start time differ on every run; they go to the materialization metadata instead.
+    return replace(
+        record, timings=rollout.Timings(), started_at="",
+        steps=[replace(step, model_s=0.0, env_s=0.0) for step in record.steps],
     )

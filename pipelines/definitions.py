@@ -30,6 +30,7 @@ def settings_from_env() -> CoworkenvSettings:
         hub_repo_id=os.environ.get("COWORKENV_HUB_REPO_ID", ""),
         train_config=os.environ.get("COWORKENV_TRAIN_CONFIG", "tiny"),
         held_out_capability=os.environ.get("COWORKENV_HELD_OUT_CAPABILITY", ""),
+        hub_model_repo_id=os.environ.get("COWORKENV_HUB_MODEL_REPO_ID", ""),
     )
 
 

@@ -24,6 +24,11 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     hub_repo_id: str = Field("", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
     train_config: str = Field("tiny", description="Trainer config name in trainers/configs")
     held_out_capability: str = Field("", description="Capability kept out of training for the held-out test split")
+    hub_model_repo_id: str = Field("", description="Hugging Face model repo id; empty = local git repo under data/hub")
+    eval_max_envs: int = Field(6, description="Held-out envs evaluated (the tiny CPU model is slow to sample)")
+    eval_k: int = Field(1, description="Samples per env for pass@1 / pass^k")
+    eval_max_steps: int = Field(4, description="Assistant messages per evaluated episode")
+    eval_max_tokens: int = Field(96, description="Tokens per generated assistant message")
 
     @property
     def root(self) -> Path:

@@ -14,14 +14,20 @@ from pipelines.partitions import CAPABILITY_PARTITIONS
 TASK_SPECS = dg.AssetKey("task_specs")
 
 
-def recorded_input_hash(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> str | None:
-    """The `input_hash` metadata of the latest materialization of one partition, if any."""
+def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
+    """The record of the latest materialization of one partition, if any."""
     records = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition]), limit=1
     ).records
-    if not records or records[0].asset_materialization is None:
+    return records[0] if records else None
+
+
+def recorded_input_hash(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> str | None:
+    """The `input_hash` metadata of the latest materialization of one partition, if any."""
+    record = latest_materialization(instance, key, partition)
+    if record is None or record.asset_materialization is None:
         return None
-    value = records[0].asset_materialization.metadata.get("input_hash")
+    value = record.asset_materialization.metadata.get("input_hash")
     return str(value.value) if value is not None else None
 
 

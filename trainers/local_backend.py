@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls
 from coworkenv.rollout.agent_loop import run_coroutine
@@ -281,3 +281,14 @@ class LocalTransformersBackend:
             return out
 
         return run_coroutine(run)
+
+
+def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0) -> LocalTransformersBackend:
+    """A freshly initialised model of the checkpoint's architecture with its tokenizer: the 'base' of a model
+    trained from scratch (the tiny config), so base-vs-SFT compares like with like."""
+    tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
+    config = AutoConfig.from_pretrained(str(checkpoint))
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config)
+    model.eval()
+    return LocalTransformersBackend(model, tokenizer, name=name)

@@ -1,0 +1,162 @@
+"""pocketworker_checkpoint and eval_report: train on the published SFT data, evaluate on held-out envs."""
+
+import base64
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+from assets.envs import ENVS
+from assets.hub import hub_dataset
+from assets.sft import SFT, stored_partitions
+from coworkenv import store
+from coworkenv.loading import parse_spec
+from coworkenv.spec import EnvSpec
+from pipelines.resources import CoworkenvSettings
+
+TOY_NOTE = (
+    "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
+    "The numbers are what was measured; they say nothing about the 8B recipe."
+)
+
+
+def _png_markdown(path: Path, title: str) -> dg.MetadataValue:
+    encoded = base64.b64encode(path.read_bytes()).decode()
+    return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{encoded})")
+
+
+@dg.asset(
+    deps=[hub_dataset],
+    group_name="training",
+    kinds={"pytorch"},
+    description="PocketWorker checkpoint: TRL SFT (assistant-only loss) on the published sft config.",
+)
+def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    from trainers import train_sft
+
+    release = context.instance.get_latest_materialization_event(hub_dataset.key)
+    if release is None or release.asset_materialization is None:
+        raise dg.Failure("hub_dataset has not been materialized; publish the dataset first")
+    meta = release.asset_materialization.metadata
+    data_version, data_location = str(meta["version"].value), str(meta["location"].value)
+    if not Path(data_location).is_dir():
+        raise dg.Failure(f"training reads the dataset from a local copy; {data_location} is not a folder "
+                         "(download the Hub dataset with huggingface_hub.snapshot_download first)")
+    out_dir = settings.root / "checkpoints" / f"pocketworker-{settings.train_config}-{data_version}"
+
+    def progress(p: object) -> None:
+        step, total, loss = getattr(p, "step", 0), getattr(p, "max_steps", 0), getattr(p, "loss", 0.0)
+        if step == 1 or step == total or step % 10 == 0:
+            context.log.info(f"SFT step {step}/{total} loss {loss:.3f}")
+
+    result = train_sft(settings.train_config, Path(data_location), out_dir, progress=progress)
+    version = f"{settings.train_config}-{data_version}"
+    card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
+    published = store.publisher_from_config(
+        settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
+    ).publish_folder(out_dir, version, card)
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(version),
+        metadata={
+            "checkpoint": dg.MetadataValue.path(str(out_dir)),
+            "config": settings.train_config,
+            "trained_on": data_version,
+            "steps": result.steps,
+            "examples": result.examples,
+            "train_loss_first": result.train_loss_first,
+            "train_loss_last": result.train_loss_last,
+            "wall_s": result.wall_s,
+            "loss_curve": _png_markdown(result.loss_curve, "SFT loss"),
+            "model_repo": published.location,
+            "model_tag": published.tag,
+        },
+    )
+
+
+def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
+    """The envs of the SFT test splits (never trained on), read from the stored validated_envs."""
+    held_out: set[str] = set()
+    for split in ("test", "test_heldout"):
+        found = store.latest(settings.store_root, SFT, split)
+        if found is not None:
+            held_out |= set(store.read_table(found).column("env_id").to_pylist())
+    specs = []
+    for stored in stored_partitions(context, settings, ENVS):
+        table = store.read_table(stored)
+        for env_id, text in zip(table.column("env_id").to_pylist(), table.column("spec_json").to_pylist(), strict=True):
+            if env_id in held_out:
+                specs.append(parse_spec(text))
+    return sorted(specs, key=lambda s: (s.capability, s.id))[: settings.eval_max_envs]
+
+
+@dg.asset(
+    deps=[pocketworker_checkpoint],
+    group_name="training",
+    description="pass@1, pass^k and mean score of the untrained base vs the SFT checkpoint on held-out envs.",
+)
+def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    from trainers.eval_report import render_markdown, write_eval_report
+    from trainers.evaluate import compare_reports, evaluate
+    from trainers.local_backend import LocalTransformersBackend, untrained_twin
+
+    event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
+    if event is None or event.asset_materialization is None:
+        raise dg.Failure("pocketworker_checkpoint has not been materialized")
+    checkpoint = Path(str(event.asset_materialization.metadata["checkpoint"].value))
+    specs = held_out_specs(context, settings)
+    if not specs:
+        raise dg.Failure("no held-out envs: the SFT test splits are empty; generate more specs per capability")
+    context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
+    options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
+    sft = LocalTransformersBackend(checkpoint, name="pocketworker-sft")
+    from trainers import load_sft_config
+
+    model = load_sft_config(settings.train_config).model
+    # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
+    base = (untrained_twin(checkpoint, name="base-untrained") if model.source == "tiny"
+            else LocalTransformersBackend(str(model.name_or_path), name=f"base:{model.name_or_path}"))
+    comparison = compare_reports({
+        "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
+        "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]
+    })
+    note = TOY_NOTE if settings.train_config == "tiny" else ""
+    report_dir = checkpoint.parent / f"{checkpoint.name}-eval"
+    files = write_eval_report(report_dir, comparison, title="PocketWorker: base vs SFT", note=note)
+    markdown = render_markdown(comparison, "PocketWorker: base vs SFT", note)
+    # The model repository gets the report in its card and files, as a version of its own.
+    folder = report_dir / "model"
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(checkpoint, folder)
+    for path in (files.markdown, files.json, files.plot):
+        shutil.copy2(path, folder / path.name)
+    version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
+    card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
+                       int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
+    published = store.publisher_from_config(
+        settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
+    ).publish_folder(folder, version, card)
+    overall = {label: r.overall for label, r in comparison.reports.items()}
+    return dg.MaterializeResult(
+        metadata={
+            "report": dg.MetadataValue.md(markdown),
+            "report_path": dg.MetadataValue.path(str(files.markdown)),
+            "plot": _png_markdown(files.plot, "evaluation"),
+            "held_out_envs": len(specs),
+            **{f"{label}_pass_at_1": m.pass_at_1 for label, m in overall.items()},
+            **{f"{label}_mean_score": m.mean_score for label, m in overall.items()},
+            "model_repo": published.location,
+            "model_tag": published.tag,
+        },
+    )
+
+
+def _model_card(settings: CoworkenvSettings, data_version: str, steps: int, loss_first: float | None,
+                loss_last: float | None, eval_markdown: str = "") -> str:
+    loss = f"Loss {loss_first:.3f} → {loss_last:.3f} over {steps} steps." if loss_first is not None else ""
+    return "\n".join([
+        "---", "library_name: transformers", "license: apache-2.0", "tags: [coworkenv, pocketworker, agents]", "---",
+        "", f"# PocketWorker ({settings.train_config})", "",
+        f"Fine-tuned with TRL SFT (assistant-only loss) on coworkenv dataset version `{data_version}`. {loss}",
+        "", TOY_NOTE if settings.train_config == "tiny" else "", "", eval_markdown,
+    ])
