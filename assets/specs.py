@@ -11,6 +11,7 @@ from coworkenv import store, synth, validate
 from coworkenv.llm import backend_from_config
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import partition_input_hash
 
 SPECS = "task_specs"
 
@@ -50,7 +51,7 @@ def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
         data_version=dg.DataVersion(stored.content_hash),
         metadata={
             **table_metadata(stored),
-            "input_hash": synth.capability_fingerprint(capability),
+            "input_hash": partition_input_hash(capability, settings),
             "generator": source,
             "seed": seed,
             "preview": preview(table, ["env_id", "capability", "spec_json"]),

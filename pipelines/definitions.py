@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 
 import dagster as dg
-from assets.training import eval_report, pocketworker_checkpoint
 
 from assets.envs import validated_envs
 from assets.hub import hub_dataset
 from assets.sft import sft_shards
 from assets.specs import task_specs
 from assets.taxonomy import capability_taxonomy
+from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
 from pipelines.jobs import capability_job, publish_job
 from pipelines.resources import CoworkenvSettings

@@ -2,7 +2,6 @@
 
 import dagster as dg
 
-
 PER_CAPABILITY = ["task_specs", "validated_envs", "teacher_trajectories"]
 AGGREGATES = ["sft_shards", "hub_dataset", "pocketworker_checkpoint", "eval_report"]
 

@@ -23,20 +23,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.environ.setdefault("DAGSTER_HOME", str(Path.cwd()))
-    from pipelines.definitions import defs
+    from pipelines.definitions import defs, settings_from_env
     from pipelines.staleness import stale_capabilities, sync_partitions
 
     instance = dg.DagsterInstance.get()
-    settings = defs.resources["settings"]
-    taxonomy = settings.taxonomy()  # type: ignore[attr-defined]
+    settings = settings_from_env()  # the same settings the Definitions were built with
+    taxonomy = settings.taxonomy()
     added, removed = sync_partitions(instance, taxonomy)
     print(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
-    todo = args.only or (sorted(taxonomy.capabilities) if args.all else stale_capabilities(instance, taxonomy))
+    todo = args.only or (sorted(taxonomy.capabilities) if args.all else stale_capabilities(instance, taxonomy, settings))
     started = time.monotonic()
+    # Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
+    quiet = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
     capability_job = defs.resolve_job_def("capability_job")
     for i, capability in enumerate(todo, 1):
         t0 = time.monotonic()
-        result = capability_job.execute_in_process(instance=instance, partition_key=capability, raise_on_error=False)
+        result = capability_job.execute_in_process(
+            instance=instance, partition_key=capability, raise_on_error=False, run_config=quiet
+        )
         status = "ok" if result.success else "FAILED"
         print(f"[{i:>2}/{len(todo)}] {capability:<40} {status} ({time.monotonic() - t0:.1f}s)", flush=True)
         if not result.success:
@@ -50,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     publish = defs.resolve_job_def("publish_job")
     result = publish.execute_in_process(
-        instance=instance, raise_on_error=False,
+        instance=instance, raise_on_error=False, run_config=quiet,
         asset_selection=[dg.AssetKey(k) for k in selection] if selection else None,
     )
     print(f"publish_job {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)")

@@ -3,11 +3,16 @@
 
 import dagster as dg
 
-from coworkenv.synth import capability_fingerprint
 from pipelines.jobs import capability_job
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import TASK_SPECS, latest_materialization, partition_changes, stale_capabilities
+from pipelines.staleness import (
+    TASK_SPECS,
+    latest_materialization,
+    partition_changes,
+    partition_input_hash,
+    stale_capabilities,
+)
 
 
 @dg.sensor(
@@ -19,11 +24,11 @@ from pipelines.staleness import TASK_SPECS, latest_materialization, partition_ch
 def taxonomy_sensor(context: dg.SensorEvaluationContext, settings: CoworkenvSettings) -> dg.SensorResult:
     taxonomy = settings.taxonomy()
     added, removed = partition_changes(context.instance, taxonomy)
-    stale = stale_capabilities(context.instance, taxonomy)
+    stale = stale_capabilities(context.instance, taxonomy, settings)
     requests = [
         dg.RunRequest(
             partition_key=cid,
-            run_key=_run_key(context.instance, cid, capability_fingerprint(taxonomy.capabilities[cid])),
+            run_key=_run_key(context.instance, cid, partition_input_hash(taxonomy.capabilities[cid], settings)),
             tags={"coworkenv/reason": "new capability" if cid in added else "capability changed"},
         )
         for cid in stale

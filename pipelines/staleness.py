@@ -1,15 +1,18 @@
 """Per-partition staleness, which the Dagster UI does not show for partitions.
 
 Every partitioned materialization records the hash of its input in metadata (`input_hash`); a capability is
-stale when its current fingerprint differs from the one its latest task_specs materialization used.
+stale when what its task_specs are generated from (its YAML definition, the generator version and the generation
+settings) differs from what its latest task_specs materialization used.
 """
 
 from __future__ import annotations
 
 import dagster as dg
 
-from coworkenv.synth import Taxonomy, capability_fingerprint
+from coworkenv.synth import Capability, Taxonomy, capability_fingerprint
+from coworkenv.world import content_hash
 from pipelines.partitions import CAPABILITY_PARTITIONS
+from pipelines.resources import CoworkenvSettings
 
 TASK_SPECS = dg.AssetKey("task_specs")
 
@@ -31,11 +34,22 @@ def recorded_input_hash(instance: dg.DagsterInstance, key: dg.AssetKey, partitio
     return str(value.value) if value is not None else None
 
 
-def stale_capabilities(instance: dg.DagsterInstance, taxonomy: Taxonomy) -> list[str]:
-    """Capabilities whose YAML (or generator version) changed since task_specs was last materialized."""
+def partition_input_hash(capability: Capability, settings: CoworkenvSettings) -> str:
+    """What one capability's partition is generated from: definition, generator version and generation settings."""
+    return content_hash({
+        "capability": capability_fingerprint(capability),
+        "count": settings.specs_per_capability or capability.quota,
+        "seed": settings.seed,
+        "generator": settings.llm_model if settings.llm_url else "procedural",
+        "repair_rounds": settings.repair_rounds,
+    })[:32]
+
+
+def stale_capabilities(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> list[str]:
+    """Capabilities whose definition or generation settings changed since task_specs was last materialized."""
     return [
         cid for cid, cap in sorted(taxonomy.capabilities.items())
-        if recorded_input_hash(instance, TASK_SPECS, cid) != capability_fingerprint(cap)
+        if recorded_input_hash(instance, TASK_SPECS, cid) != partition_input_hash(cap, settings)
     ]
 
 

@@ -211,7 +211,7 @@ def test_editing_one_capability_regenerates_only_that_partition(pipeline: Pipeli
     runs_before = {r.dagster_run.run_id for r in p.instance.get_run_records()}
 
     p.write_capability(EDITED, quota=QUOTA + 1)
-    assert stale_capabilities(p.instance, p.settings.taxonomy()) == [EDITED]
+    assert stale_capabilities(p.instance, p.settings.taxonomy(), p.settings) == [EDITED]
 
     tick = p.tick()
     assert [r.partition_key for r in tick.run_requests] == [EDITED]
@@ -255,7 +255,7 @@ def test_an_edit_reverted_and_repeated_is_regenerated_each_time(pipeline: Pipeli
         tick = p.tick()
         assert [r.partition_key for r in tick.run_requests] == [EDITED], f"no run after setting quota={quota}"
         p.launch(tick.run_requests)
-        assert stale_capabilities(p.instance, p.settings.taxonomy()) == []
+        assert stale_capabilities(p.instance, p.settings.taxonomy(), p.settings) == []
     assert dict(p.work.generated) == {EDITED: 3}
 
 

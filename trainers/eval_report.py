@@ -52,7 +52,12 @@ def render_markdown(report: EvalReport | ReportComparison, title: str = "Evaluat
     lines.append("")
     for label, r in comparison.reports.items():
         sampling = ", ".join(f"{k}={v}" for k, v in sorted(r.sampling.items()))
-        lines.append(f"- **{label}**: model `{r.model}`, {r.overall.episodes} episodes, {sampling}, {r.wall_s:.0f} s")
+        stops: dict[str, int] = {}
+        for episode in r.episodes:
+            stops[episode.stop_reason] = stops.get(episode.stop_reason, 0) + 1
+        ended = ", ".join(f"{reason} {n}" for reason, n in sorted(stops.items()))
+        lines.append(f"- **{label}**: model `{r.model}`, {r.overall.episodes} episodes ({ended}), {sampling}, "
+                     f"{r.wall_s:.0f} s")
     if not comparison.same_envs:
         lines += ["", "**The reports cover different envs; columns are not directly comparable.**"]
     for name, heading in _METRICS:

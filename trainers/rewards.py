@@ -42,8 +42,8 @@ __all__ = [
 RewardMode = Literal["binary", "partial", "shaped"]
 CreditMode = Literal["trajectory", "turn"]
 ScaleMode = Literal["group", "batch", "none"]
-REWARD_MODES: tuple[str, ...] = get_args(RewardMode)
-CREDIT_MODES: tuple[str, ...] = get_args(CreditMode)
+REWARD_MODES: tuple[RewardMode, ...] = get_args(RewardMode)
+CREDIT_MODES: tuple[CreditMode, ...] = get_args(CreditMode)
 
 
 @dataclass(frozen=True)

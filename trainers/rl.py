@@ -76,7 +76,7 @@ class TurnCredit:
     token_advantages: torch.Tensor
 
 
-class EnvGRPOTrainer(GRPOTrainer):  # type: ignore[misc]
+class EnvGRPOTrainer(GRPOTrainer):
     """GRPOTrainer with a choice of credit assignment: the episode's advantage for every token, or its turn's."""
 
     def __init__(self, *args: Any, credit: CreditMode = "trajectory", **kwargs: Any) -> None:
@@ -134,7 +134,7 @@ class RLResult:
         return data
 
 
-class _LogRecorder(TrainerCallback):  # type: ignore[misc]
+class _LogRecorder(TrainerCallback):
     def __init__(self, progress: Callable[[dict[str, float]], None] | None) -> None:
         self.entries: list[dict[str, float]] = []
         self.progress = progress
@@ -166,8 +166,8 @@ def _starting_point(
         assert model.chat_template is not None  # enforced by ModelSection
         template = trl_chat_template(model.chat_template)
         corpus = render_corpus_text(reference_conversations(specs), template)
-        tiny, tokenizer = build_tiny_model(corpus, model.tiny.spec(), config.training.seed, template)
-        return tiny, tokenizer, int(tiny.config.max_position_embeddings)
+        tiny, tiny_tokenizer = build_tiny_model(corpus, model.tiny.spec(), config.training.seed, template)
+        return tiny, tiny_tokenizer, int(tiny.config.max_position_embeddings)
     assert model.name_or_path is not None  # enforced by ModelSection
     tokenizer = AutoTokenizer.from_pretrained(model.name_or_path)
     if model.chat_template is not None:
@@ -315,3 +315,29 @@ def train_rl(
         _publish(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry for launchers: `accelerate launch -m trainers.rl --config NAME --envs DIR --out DIR`."""
+    import argparse
+    import json
+
+    from coworkenv.cli.rollout import read_specs
+
+    parser = argparse.ArgumentParser(prog="python -m trainers.rl", description=main.__doc__)
+    parser.add_argument("--config", required=True, help="config name in trainers/configs/ or a YAML path")
+    parser.add_argument("--envs", required=True, type=Path, help="folder of env Parquet files (spec_json column)")
+    parser.add_argument("--out", required=True, type=Path, help="run folder to write")
+    parser.add_argument("--reward", choices=("binary", "partial", "shaped"), help="override the config's reward")
+    parser.add_argument("--credit", choices=("trajectory", "turn"), help="override the config's credit assignment")
+    parser.add_argument("--model", type=Path, help="checkpoint to start from (e.g. the SFT output)")
+    parser.add_argument("--max-steps", type=int, help="override training.max_steps")
+    args = parser.parse_args(argv)
+    result = train_rl(args.config, read_specs(args.envs), args.out, reward=args.reward, credit=args.credit,
+                      model_path=args.model, max_steps=args.max_steps,
+                      progress=lambda entry: print(json.dumps(entry), flush=True))
+    print(json.dumps({k: v for k, v in result.to_dict().items() if k != "log"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -45,8 +45,8 @@ def scale_label(config: RLRunConfig) -> str:
 
 def compare_rl_variants(
     config: RLRunConfig | str | Path, specs: Sequence[EnvSpec], out_dir: Path, *,
-    rewards: Sequence[RewardMode] = REWARD_MODES,  # type: ignore[assignment]
-    credits: Sequence[CreditMode] = CREDIT_MODES,  # type: ignore[assignment]
+    rewards: Sequence[RewardMode] = REWARD_MODES,
+    credits: Sequence[CreditMode] = CREDIT_MODES,
     model_path: str | Path | None = None, max_steps: int | None = None,
     on_variant: Callable[[RLResult], None] | None = None,
 ) -> RLComparison:

@@ -25,6 +25,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def _integer_steps(axes: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
+
+
 def _save(figure: Any, path: Path) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
@@ -49,6 +55,7 @@ def write_reward_curve(path: Path, entries: Sequence[Mapping[str, float]], rewar
             axes.plot(steps, [e.get("env/pass_rate", 0.0) for e in entries], marker=marker, linestyle=":",
                       label="pass rate")
         axes.set_xlabel("optimisation step")
+        _integer_steps(axes)
         axes.set_ylabel("per-step mean over episodes")
         axes.set_title(title, fontsize=9)
         axes.grid(alpha=0.3)
@@ -125,6 +132,7 @@ def write_comparison_plot(path: Path, runs: Mapping[str, Sequence[Mapping[str, f
         right.set_title("each variant's own reward per step", fontsize=9)
         for axes in (left, right):
             axes.set_xlabel("optimisation step")
+            _integer_steps(axes)
             axes.grid(alpha=0.3)
         right.legend(fontsize=7)
         figure.suptitle(label, fontsize=9)

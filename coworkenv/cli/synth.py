@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, cast
+from typing import Annotated, Any, NoReturn
 
 import orjson
 import typer
@@ -139,7 +139,7 @@ def _llm_specs(cap: Capability, n: int, seed: int, url: str | None, model: str |
             "run without --llm for procedural specs"
         )
     generator = LLMSpecGenerator(backend_from_config(url, model))
-    run = validate_and_repair(generator.generate(cast(Any, cap), n, seed), reviser=generator)
+    run = validate_and_repair(generator.generate(cap, n, seed), reviser=generator)
     funnel = run.funnel.as_dict()
     typer.echo(
         f"{cap.id}: {len(run.accepted)} of {n} LLM specs accepted "

@@ -46,13 +46,21 @@ Answer with the JSON object only."""
 class CapabilityLike(Protocol):
     """What the generator needs of a capability (coworkenv.synth.Capability has it)."""
 
-    id: str
-    description: str
-    skills: list[str]
-    apps: list[str]
-    hints: list[str]
-    multi_turn: bool
-    state_change: str
+    # Read-only members, so a frozen model with narrower types (e.g. a Literal) matches.
+    @property
+    def id(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def skills(self) -> list[str]: ...
+    @property
+    def apps(self) -> list[str]: ...
+    @property
+    def hints(self) -> list[str]: ...
+    @property
+    def multi_turn(self) -> bool: ...
+    @property
+    def state_change(self) -> str: ...
 
 
 class LLMSpecGenerator:

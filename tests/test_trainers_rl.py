@@ -1,0 +1,244 @@
+"""RL from student rollouts: reward treatments, turn-level advantages, token-level episodes, and GRPO steps through
+TRL's GRPOTrainer with scripted episodes (so rewards differ and the credit assignment can be checked exactly)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
+
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
+from coworkenv.env import Action, Env
+from coworkenv.rollout import run_agent
+from coworkenv.spec import EnvSpec
+from coworkenv.synth.generate import generate_specs
+from coworkenv.synth.taxonomy import load_taxonomy
+from trainers.local_backend import ChatRenderer
+from trainers.rewards import TurnProgress, episode_reward, turn_advantages, turn_progress, turn_rewards
+from trainers.rl import build_rl_trainer, reference_conversations, train_rl
+from trainers.rl_config import RLRunConfig, load_rl_config
+from trainers.rl_rollout import RolloutLimits, SamplerFactory, TokenSampler, rollout_episode
+
+# --- reward treatments and advantages: pure arithmetic ----------------------------------------------------------------
+
+
+def test_reward_treatments_split_the_episode_reward_over_turns() -> None:
+    progress = TurnProgress(spec_turns=3, scores=(0.4, 0.4, 1.0), passed=(False, False, True))
+    assert turn_rewards(progress, "binary") == [0.0, 0.0, 1.0]
+    assert turn_rewards(progress, "partial") == pytest.approx([0.4, 0.0, 0.6])
+    assert turn_rewards(progress, "shaped") == pytest.approx([0.4, 0.0, 0.6 / 3])
+    assert episode_reward(progress, "binary") == 1.0
+    assert episode_reward(progress, "partial") == pytest.approx(1.0)
+    assert episode_reward(progress, "shaped") == pytest.approx((0.4 + 0.4 + 1.0) / 3)  # mean per-turn score
+    stopped = TurnProgress(spec_turns=3, scores=(0.5,), passed=(False,))  # unreached turns keep the last score
+    assert episode_reward(stopped, "shaped") == pytest.approx(0.5)
+    assert turn_rewards(stopped, "partial") == [0.5, 0.0, 0.0]
+    with pytest.raises(ValueError, match="unknown reward treatment"):
+        turn_rewards(progress, "dense")  # type: ignore[arg-type]
+
+
+def test_turn_advantages_normalise_each_turn_within_its_group() -> None:
+    rewards = [[0.4, 0.6], [0.4, 0.1], [0.0, 1.0], [0.5, 1.0]]  # two groups of two episodes
+    grouped = turn_advantages(rewards, group_size=2, scale="group")
+    assert grouped[0][0] == grouped[1][0] == 0.0  # same reward for turn 0 within the group: no credit
+    assert grouped[0][1] == pytest.approx(0.25 / (0.5 / 2**0.5 + 1e-4))
+    assert grouped[1][1] == pytest.approx(-grouped[0][1])
+    assert grouped[2][1] == grouped[3][1] == 0.0 and grouped[2][0] < 0 < grouped[3][0]
+    plain = turn_advantages(rewards, group_size=2, scale="none")
+    assert plain[0] == pytest.approx([0.0, 0.25]) and plain[1] == pytest.approx([0.0, -0.25])
+    assert turn_advantages([[1.0], [0.0, 0.5]], 2, "none") == [[0.5], [-0.5, 0.25]]  # a missing turn counts as 0
+    with pytest.raises(ValueError, match="groups of 2"):
+        turn_advantages(rewards[:3], group_size=2)
+
+
+# --- episodes in a real env ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spec() -> EnvSpec:
+    """A multi-turn env with a short prompt (12 tools): delegate work, then follow up in a second turn."""
+    return generate_specs(load_taxonomy(Path("taxonomy"))["delegate_and_follow_up"], 1, 0)[0]
+
+
+class FirstTurnOnly:
+    """Plays the reference solution in the first turn, then only says okay."""
+
+    name = "first-turn-only"
+
+    def __init__(self, spec: EnvSpec) -> None:
+        self.oracle = OraclePolicy(spec)
+
+    def act(self, env: Env) -> Action:
+        return self.oracle.act(env) if env.turn == 0 else Action.say("Okay.")
+
+
+def test_turn_progress_scores_each_turn_where_the_agent_left_it(spec: EnvSpec) -> None:
+    full = turn_progress(run_agent(Env(spec), OraclePolicy(spec)), spec)
+    half = turn_progress(run_agent(Env(spec), FirstTurnOnly(spec)), spec)
+    noop = turn_progress(run_agent(Env(spec), NoopPolicy()), spec)
+    assert full.passed == (False, True) and full.scores[-1] == 1.0
+    assert half.scores[0] == full.scores[0] > noop.scores[0]  # the same first turn, judged the same
+    assert noop.scores[1] < half.scores[1] < full.scores[1]
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec) -> Path:
+    """A tiny randomly initialised Qwen3 model with a tokenizer trained on the env's reference transcript."""
+    from trainers.chat_templates import trl_chat_template
+    from trainers.tiny_model import TinyModelSpec, build_tiny_model, render_corpus_text
+
+    template = trl_chat_template("qwen3_training")
+    sizes = TinyModelSpec(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                          num_key_value_heads=1, head_dim=16, min_token_frequency=1)
+    model, tokenizer = build_tiny_model(render_corpus_text(reference_conversations([spec]), template), sizes, 0,
+                                        template)
+    folder = tmp_path_factory.mktemp("rl") / "start"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+class ScriptedSampler:
+    """Emits a policy's next action as the tokens a Qwen model would generate (hermes tool-call text + EOS)."""
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, env: Env, policy: Policy) -> None:
+        self.tokenizer, self.env, self.policy = tokenizer, env, policy
+
+    def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
+                 seed: int | None = None) -> list[int]:
+        action = self.policy.act(self.env)
+        if action.tool_calls:
+            call = action.tool_calls[0]
+            body = f'<tool_call>\n{json.dumps({"name": call.name, "arguments": call.arguments})}\n</tool_call>'
+        else:
+            body = action.content or ""
+        text = f"<think>\n\n</think>\n\n{body}"
+        return [*self.tokenizer.encode(text, add_special_tokens=False), self.tokenizer.eos_token_id][:max_new_tokens]
+
+
+def scripted(tokenizer: PreTrainedTokenizerBase) -> SamplerFactory:
+    """Episode 0 of every group plays the whole reference solution, episode 1 only its first turn."""
+
+    def factory(spec: EnvSpec, env: Env, position: int) -> TokenSampler:
+        policy: Policy = OraclePolicy(spec) if position % 2 == 0 else FirstTurnOnly(spec)
+        return ScriptedSampler(tokenizer, env, policy)
+
+    return factory
+
+
+LIMITS = RolloutLimits(max_new_tokens=400, max_agent_steps=14, max_completion_tokens=2000)
+
+
+def test_episode_tokens_mark_generated_tokens_and_their_turns(spec: EnvSpec, tiny_checkpoint: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    renderer = ChatRenderer(tokenizer)
+    record, tokens = rollout_episode(spec, renderer, scripted(tokenizer), LIMITS, position=0)
+    assert record.passed and record.score == 1.0  # the token-level loop drives the env like the oracle
+    assert len(tokens.completion_ids) == len(tokens.env_mask) == len(tokens.token_turns) <= LIMITS.max_completion_tokens
+    generated = [t for t, m in zip(tokens.completion_ids, tokens.env_mask, strict=True) if m]
+    env_side = [t for t, m in zip(tokens.completion_ids, tokens.env_mask, strict=True) if not m]
+    assert set(tokens.token_turns) == {-1, 0, 1}
+    assert all((turn >= 0) == bool(mask) for turn, mask in zip(tokens.token_turns, tokens.env_mask, strict=True))
+    assert "<tool_call>" in tokenizer.decode(generated) and "<tool_response>" not in tokenizer.decode(generated)
+    assert spec.turns[1].content[:40] in tokenizer.decode(env_side)  # the second user turn is env-side context
+    messages, info = Env(spec).reset()
+    expected = tokenizer.apply_chat_template(messages, tools=info["tools"], add_generation_prompt=True, tokenize=False)
+    assert tokenizer.decode(tokens.prompt_ids) == expected
+
+
+def test_continuation_is_the_templates_text_between_assistant_messages(tiny_checkpoint: Path) -> None:
+    renderer = ChatRenderer(AutoTokenizer.from_pretrained(tiny_checkpoint))
+    tool = [{"role": "tool", "tool_call_id": "c1", "name": "mail_search", "content": '{"ok": true}'}]
+    assert renderer.tokenizer.decode(renderer.continuation_ids(tool)) == (
+        '\n<|im_start|>user\n<tool_response>\n{"ok": true}\n</tool_response><|im_end|>\n<|im_start|>assistant\n')
+    user = [{"role": "user", "content": "And now?"}]
+    assert renderer.tokenizer.decode(renderer.continuation_ids(user)) == (
+        "\n<|im_start|>user\nAnd now?<|im_end|>\n<|im_start|>assistant\n")
+
+
+def test_episode_stops_at_its_token_budget(spec: EnvSpec, tiny_checkpoint: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    limits = RolloutLimits(max_new_tokens=400, max_agent_steps=14, max_completion_tokens=300)
+    record, tokens = rollout_episode(spec, ChatRenderer(tokenizer), scripted(tokenizer), limits)
+    assert record.stop_reason == "llm_error" and "budget" in record.error
+    assert len(tokens.completion_ids) <= 300 and not record.passed
+
+
+# --- GRPO through TRL ---------------------------------------------------------------------------------------------------
+
+
+def _config(reward: str, credit: str) -> RLRunConfig:
+    return RLRunConfig.model_validate({
+        "name": "rl-test", "model": {"source": "tiny", "chat_template": "qwen3_training"},
+        "rollout": {"max_new_tokens": 400, "max_agent_steps": 14, "max_completion_tokens": 2000},
+        "training": {"max_steps": 1, "num_generations": 2, "per_device_train_batch_size": 2,
+                     "learning_rate": 1e-3},
+        "reward": reward, "credit": credit,
+    })
+
+
+def test_turn_credit_gives_each_turn_its_own_advantage(spec: EnvSpec, tiny_checkpoint: Path, tmp_path: Path) -> None:
+    config = _config("partial", "turn").variant(model_path=tiny_checkpoint)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    setup = build_rl_trainer(config, [spec], tmp_path / "run", sampler_factory=scripted(tokenizer))
+    before = {k: v.detach().clone() for k, v in setup.trainer.model.named_parameters()}
+    setup.trainer.train()
+    credit = setup.trainer.last_turn_credit
+    assert credit is not None
+    # both episodes did the first turn alike (equal turn-0 reward); only the first one did the second turn
+    (full0, full1), (half0, half1) = credit.turn_rewards
+    assert full0 == half0 and full1 > half1
+    assert credit.turn_advantages[0][0] == credit.turn_advantages[1][0] == 0.0
+    assert credit.turn_advantages[0][1] == pytest.approx(0.707, abs=1e-2) == -credit.turn_advantages[1][1]
+    episodes = setup.rollout.records
+    tokens = credit.token_advantages  # per completion token: its turn's advantage; 0 on env tokens and turn 0
+    assert sorted(torch.unique(tokens[0]).tolist()) == pytest.approx([0.0, credit.turn_advantages[0][1]])
+    assert sorted(torch.unique(tokens[1]).tolist()) == pytest.approx([credit.turn_advantages[1][1], 0.0])
+    after = dict(setup.trainer.model.named_parameters())
+    assert any(not torch.equal(before[k], after[k].detach()) for k in before)  # a non-zero advantage moved weights
+    (entry,) = setup.recorder.entries
+    assert entry["turn_credit/mean_abs_advantage"] == pytest.approx(0.707 / 2, abs=1e-2)
+    assert entry["env/score"] == pytest.approx((1.0 + episodes[1].score) / 2)
+
+
+def test_trajectory_credit_run_writes_checkpoint_log_and_curve(spec: EnvSpec, tiny_checkpoint: Path,
+                                                               tmp_path: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    result = train_rl(_config("binary", "trajectory"), [spec], tmp_path / "out", model_path=tiny_checkpoint,
+                      sampler_factory=scripted(tokenizer))
+    (entry,) = result.log
+    assert entry["reward"] == pytest.approx(0.5) and entry["env/pass_rate"] == pytest.approx(0.5)  # 1 of 2 passed
+    assert entry["frac_reward_zero_std"] == 0.0 and "turn_credit/mean_abs_advantage" not in entry
+    out = result.out_dir
+    assert (out / "reward_curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((out / "rl_log.json").read_text())["steps"] == result.log
+    run = json.loads((out / "rl_run.json").read_text())
+    assert run["reward"] == "binary" and run["credit"] == "trajectory" and run["envs"] == [spec.id]
+    (rollouts,) = (out / "rollouts").rglob("*.parquet")
+    assert sorted(pq.read_table(rollouts, columns=["passed"]).column("passed").to_pylist()) == [False, True]
+    reloaded = AutoModelForCausalLM.from_pretrained(out)
+    assert reloaded.config.hidden_size == 32 and AutoTokenizer.from_pretrained(out).chat_template
+
+
+def test_rl_configs_load_and_reject_mistakes(tmp_path: Path) -> None:
+    tiny = load_rl_config("rl-tiny")
+    assert tiny.model.source == "tiny" and tiny.training.per_device_train_batch_size % tiny.training.num_generations == 0
+    big = load_rl_config("rl-pocketworker-8b")
+    assert big.training.bf16 and big.distributed.deepspeed_config is not None and big.distributed.deepspeed_config.is_file()
+    started = big.variant(model_path="runs/sft", reward="shaped")
+    assert started.model.name_or_path == "runs/sft" and started.reward == "shaped" and started.credit == big.credit
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nmodel: {source: tiny, chat_template: qwen3_training}\n"
+                   "training: {num_generations: 3, per_device_train_batch_size: 4}\n")
+    with pytest.raises(ValueError, match="multiple of num_generations"):
+        load_rl_config(bad)
+    bad.write_text("name: x\nmodel: {source: tiny, chat_template: qwen3_training}\nrollout: {max_new_token: 3}\n")
+    with pytest.raises(ValueError, match="max_new_token"):
+        load_rl_config(bad)
+    with pytest.raises(FileNotFoundError, match="rl-tiny"):
+        load_rl_config("rl-nope")
