@@ -4,9 +4,9 @@
 import dagster as dg
 import pyarrow as pa
 
-from assets._metadata import bar_plot, preview
+from assets._metadata import bar_plot, preview, schema_check
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
-from coworkenv import curate, store
+from coworkenv import curate, rollout, store
 from coworkenv.world import content_hash
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
@@ -31,6 +31,7 @@ def stored_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSett
     description="Curated SFT rows (TRL messages + tools), split by env, with a held-out-capability test split.",
     automation_condition=dg.AutomationCondition.eager(),
     check_specs=[
+        dg.AssetCheckSpec("parquet_schema", asset=SFT, blocking=True),
         dg.AssetCheckSpec("no_env_shared_between_splits", asset=SFT, blocking=True),
         dg.AssetCheckSpec("no_duplicate_rows", asset=SFT, blocking=True),
     ],
@@ -70,9 +71,20 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             else dg.MetadataValue.md("_empty_"),
         },
         check_results=[
+            _schemas_check(files),
             dg.AssetCheckResult(check_name="no_env_shared_between_splits", passed=not shared,
                                 metadata={"shared_envs": ", ".join(shared[:20]) or "-"}),
             dg.AssetCheckResult(check_name="no_duplicate_rows", passed=duplicates == 0,
                                 metadata={"duplicates": duplicates}),
         ],
     )
+
+
+def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
+    """Every split has the TRL row schema (the first mismatch is reported)."""
+    for split, stored in sorted(files.items()):
+        result = schema_check(stored.schema, rollout.TRL_SCHEMA)
+        if not result.passed:
+            return dg.AssetCheckResult(check_name="parquet_schema", passed=False,
+                                       metadata={"split": split, **result.metadata})
+    return dg.AssetCheckResult(check_name="parquet_schema", passed=True, metadata={"splits": ", ".join(sorted(files))})
