@@ -25,13 +25,14 @@ import functools
 import json
 import math
 import os
+import resource
 import selectors
 import shutil
 import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,9 @@ class _Collected:
     output_tail: bytes
     stopped: str | None  # "timeout" or "output_limit" when the host killed the child
     duration_s: float
+    # Linux carries the spawning process's peak RSS into the child's ru_maxrss at exec: a peak no higher than
+    # this says nothing about the child's own memory use.
+    inherited_maxrss_bytes: int = 0
 
 
 def _high_fd(fd: int) -> int:
@@ -149,6 +153,7 @@ def _spawn_and_collect(run_dir: str, limits: SandboxLimits) -> tuple[SandboxResu
     try:
         res_w, out_w = _high_fd(res_w), _high_fd(out_w)
         start = time.monotonic()
+        inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         try:
             pid = os.posix_spawn(
                 sys.executable, [sys.executable, "-I", "-S", "-B", str(_CHILD), run_dir], {},
@@ -164,7 +169,7 @@ def _spawn_and_collect(run_dir: str, limits: SandboxLimits) -> tuple[SandboxResu
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
-        collected = _collect(pid, res_r, out_r, start, limits)
+        collected = replace(_collect(pid, res_r, out_r, start, limits), inherited_maxrss_bytes=inherited)
     finally:
         os.close(res_r)
         os.close(out_r)
@@ -312,7 +317,7 @@ def _classify(c: _Collected, limits: SandboxLimits) -> tuple[SandboxResult, tupl
     if sig == signal.SIGXFSZ:
         return fail("output_limit", f"file size limit of {limits.file_size_bytes} bytes exceeded")
     if sig is not None:
-        if c.maxrss_bytes >= 0.9 * limits.memory_bytes:
+        if c.maxrss_bytes >= 0.9 * limits.memory_bytes and c.maxrss_bytes > c.inherited_maxrss_bytes:
             return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded")
         return fail("crashed", f"killed by {_signal_name(sig)}{_last_line(c.output_tail)}")
     if code == _EXIT_SETUP:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -274,3 +276,17 @@ def test_kernel_blocks_writes_outside_scratch_even_without_the_audit_hook(target
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:
     assert run_sandboxed("def check():\n    return 'still here'\n", "check", {}).value == "still here"
+
+
+def test_a_large_host_does_not_turn_crashes_into_memory_limits() -> None:
+    """Linux hands the host's peak RSS to the child's ru_maxrss; a crash must still read as a crash."""
+    script = (
+        "import sys, os\n"
+        "ballast = bytearray(600 * 2**20)\n"
+        "for i in range(0, len(ballast), 4096): ballast[i] = 1\n"
+        "from coworkenv.sandbox import run_sandboxed\n"
+        "code = 'import os, signal\\ndef check():\\n    os.kill(os.getpid(), signal.SIGSEGV)\\n'\n"
+        "print(run_sandboxed(code, 'check', {}).error_kind)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.stdout.strip() == "crashed", out.stderr[-2000:]
