@@ -13,6 +13,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
+from coworkenv.apps import TOOLS
 from coworkenv.env import Action, Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
@@ -121,11 +122,25 @@ class ScriptedSampler:
         return [*self.tokenizer.encode(text, add_special_tokens=False), self.tokenizer.eos_token_id][:max_new_tokens]
 
 
-def scripted(tokenizer: PreTrainedTokenizerBase) -> SamplerFactory:
-    """Episode 0 of every group plays the whole reference solution, episode 1 only its first turn."""
+class LookTwiceFirstTurnOnly(FirstTurnOnly):
+    """Repeats the first (read-only) lookup of the reference, plays the first turn, then only says okay."""
+
+    def __init__(self, spec: EnvSpec) -> None:
+        super().__init__(spec)
+        first = spec.reference[0].steps[0].call
+        assert first is not None and TOOLS[first.name].kind == "read"
+        self.extra: Action | None = Action.call(first.name, dict(first.arguments))
+
+    def act(self, env: Env) -> Action:
+        extra, self.extra = self.extra, None
+        return extra if extra is not None else super().act(env)
+
+
+def scripted(tokenizer: PreTrainedTokenizerBase, second: type[FirstTurnOnly] = FirstTurnOnly) -> SamplerFactory:
+    """Episode 0 of every group plays the whole reference solution, episode 1 (`second`) only its first turn."""
 
     def factory(spec: EnvSpec, env: Env, position: int) -> TokenSampler:
-        policy: Policy = OraclePolicy(spec) if position % 2 == 0 else FirstTurnOnly(spec)
+        policy: Policy = OraclePolicy(spec) if position % 2 == 0 else second(spec)
         return ScriptedSampler(tokenizer, env, policy)
 
     return factory
@@ -195,15 +210,44 @@ def test_turn_credit_gives_each_turn_its_own_advantage(spec: EnvSpec, tiny_check
     assert full0 == half0 and full1 > half1
     assert credit.turn_advantages[0][0] == credit.turn_advantages[1][0] == 0.0
     assert credit.turn_advantages[0][1] == pytest.approx(0.707, abs=1e-2) == -credit.turn_advantages[1][1]
-    episodes = setup.rollout.records
     tokens = credit.token_advantages  # per completion token: its turn's advantage; 0 on env tokens and turn 0
-    assert sorted(torch.unique(tokens[0]).tolist()) == pytest.approx([0.0, credit.turn_advantages[0][1]])
-    assert sorted(torch.unique(tokens[1]).tolist()) == pytest.approx([credit.turn_advantages[1][1], 0.0])
+    for row, episode in enumerate(setup.rollout.tokens):
+        expected = [credit.turn_advantages[row][t] if t >= 0 else 0.0 for t in episode.token_turns]
+        assert tokens[row, : len(expected)].tolist() == pytest.approx(expected)
     after = dict(setup.trainer.model.named_parameters())
     assert any(not torch.equal(before[k], after[k].detach()) for k in before)  # a non-zero advantage moved weights
     (entry,) = setup.recorder.entries
     assert entry["turn_credit/mean_abs_advantage"] == pytest.approx(0.707 / 2, abs=1e-2)
-    assert entry["env/score"] == pytest.approx((1.0 + episodes[1].score) / 2)
+    assert entry["env/score"] == pytest.approx((1.0 + setup.rollout.records[1].score) / 2)
+
+
+@pytest.mark.parametrize("credit", ["trajectory", "turn"])
+def test_the_loss_uses_the_chosen_credit(spec: EnvSpec, tiny_checkpoint: Path, tmp_path: Path, credit: str) -> None:
+    """The second episode repeats a lookup in turn 0 (same turn-0 reward, other tokens): trajectory credit pushes
+    those tokens down with the episode, turn credit leaves them alone. On-policy, the DAPO loss is
+    -sum(advantage of each generated token) / generated tokens, which tells the two apart."""
+    config = _config("partial", credit).variant(model_path=tiny_checkpoint)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    setup = build_rl_trainer(config, [spec], tmp_path / "run",
+                             sampler_factory=scripted(tokenizer, LookTwiceFirstTurnOnly))
+    setup.trainer.train()
+    (entry,) = setup.recorder.entries
+    episodes = setup.rollout.tokens
+    scores = [r.score for r in setup.rollout.records]
+    mean, std = sum(scores) / 2, abs(scores[0] - scores[1]) / 2**0.5
+    episode_advantage = [(s - mean) / (std + 1e-4) for s in scores]
+    turn_credit = setup.trainer.last_turn_credit
+    if credit == "turn":
+        assert turn_credit is not None and turn_credit.turn_advantages[1][0] == 0.0  # equal turn-0 progress
+        per_token = [[turn_credit.turn_advantages[i][t] for t in e.token_turns if t >= 0] for i, e in enumerate(episodes)]
+    else:
+        assert turn_credit is None
+        per_token = [[episode_advantage[i]] * sum(e.env_mask) for i, e in enumerate(episodes)]
+    generated = sum(sum(e.env_mask) for e in episodes)
+    trajectory_loss = -sum(a * sum(e.env_mask) for a, e in zip(episode_advantage, episodes, strict=True)) / generated
+    assert entry["loss"] == pytest.approx(-sum(map(sum, per_token)) / generated, rel=1e-3, abs=1e-5)
+    if credit == "turn":
+        assert abs(entry["loss"] - trajectory_loss) > 1e-3  # the extra turn-0 lookup is not blamed on the episode
 
 
 def test_trajectory_credit_run_writes_checkpoint_log_and_curve(spec: EnvSpec, tiny_checkpoint: Path,

@@ -36,6 +36,7 @@ __all__ = [
     "ParsedMessage",
     "load_checkpoint",
     "template_messages",
+    "untrained_twin",
 ]
 
 # Qwen3 templates open every assistant message with a (possibly empty) reasoning block; it is not part of the reply.

@@ -125,6 +125,7 @@ class RLResult:
     log: list[dict[str, float]]
     config: dict[str, Any]
     reward_curve: Path
+    parameters: int
     metrics: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -301,7 +302,7 @@ def train_rl(
         out_dir=out_dir, reward=run.reward, credit=run.credit, steps=int(trainer.state.global_step),
         wall_s=round(time.perf_counter() - started, 3), envs=[spec.id for spec in setup.envs],
         envs_skipped=setup.envs_skipped, log=recorder.entries, config=run.to_dict(),
-        reward_curve=out_dir / REWARD_CURVE,
+        reward_curve=out_dir / REWARD_CURVE, parameters=int(cast(Any, trainer.model).num_parameters()),
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():

@@ -35,12 +35,17 @@ class RLComparison:
     plot: Path
 
 
-def scale_label(config: RLRunConfig) -> str:
+TOY_PARAMETERS = 100_000_000  # below this a model cannot do these tasks; its numbers are toy scale
+
+
+def scale_label(config: RLRunConfig, parameters: int) -> str:
     """What the numbers were measured on, stated plainly (the tiny setup is a toy)."""
     device = "GPU" if torch.cuda.is_available() else "CPU"
+    size = f"{parameters / 1e6:.1f}M parameters"
     if config.model.source == "tiny":
-        return f"toy scale: tiny randomly initialised model on {device}"
-    return f"model {config.model.name_or_path} on {device}"
+        return f"toy scale: tiny randomly initialised model ({size}) on {device}"
+    toy = "toy scale: " if parameters < TOY_PARAMETERS else ""
+    return f"{toy}model {config.model.name_or_path} ({size}) on {device}"
 
 
 def compare_rl_variants(
@@ -57,17 +62,19 @@ def compare_rl_variants(
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(model_path=model_path, max_steps=max_steps)
     out_dir = Path(out_dir)
-    label = scale_label(run)
     rows: list[dict[str, Any]] = []
     logs: dict[str, list[dict[str, float]]] = {}
+    results: list[RLResult] = []
     for reward in rewards:
         for credit in credits:
             result = train_rl(run, specs, out_dir / f"{reward}-{credit}", reward=reward, credit=credit)
+            results.append(result)
             if on_variant is not None:
                 on_variant(result)
             logs[f"{reward}/{credit}"] = result.log
             rows.append({"reward": reward, "credit": credit, "wall_s": result.wall_s, "steps": result.steps,
                          "out_dir": str(result.out_dir), "summary": summarize_run(result.log), "log": result.log})
+    label = scale_label(run, results[0].parameters)
     markdown, as_json, plot = out_dir / COMPARISON_MD, out_dir / COMPARISON_JSON, out_dir / COMPARISON_PLOT
     write_bytes_atomic(comparison_markdown(rows, label).encode("utf-8"), markdown)
     write_json_atomic(as_json, {"label": label, "config": run.to_dict(), "envs": [s.id for s in specs],

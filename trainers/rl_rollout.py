@@ -179,7 +179,8 @@ class EnvRollout:
         self.sampler_factory = sampler_factory
         self.rollouts_dir = rollouts_dir
         self.seed = seed
-        self.records: list[TrajectoryRecord] = []  # the last batch's episodes
+        self.records: list[TrajectoryRecord] = []  # the last batch's episodes, and their token sequences
+        self.tokens: list[EpisodeTokens] = []
 
     def _model_samplers(self, model: PreTrainedModel) -> SamplerFactory:
         prefixes: dict[str, Any] = {}  # the prompt's KV cache, computed once per env and copied per episode
@@ -226,6 +227,7 @@ class EnvRollout:
             out["env_score"].append(record.score)
             out["env_passed"].append(record.passed)
         self.records = [record for record, _ in episodes]
+        self.tokens = [tokens for _, tokens in episodes]
         if self.rollouts_dir is not None:
             write_trajectories(self.records, self.rollouts_dir / f"step-{step + 1:04d}-rank-{rank}")
         return {**out, "logprobs": None}  # TRL recomputes log-probs with the training model
