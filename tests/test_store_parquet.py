@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coworkenv import atomic as _atomic
 from coworkenv.store import (
     StoredTable,
-    _atomic,
     _parquet,
     latest,
     parquet_bytes,
@@ -165,7 +165,8 @@ def test_killed_process_never_exposes_a_partial_file(tmp_path: Path) -> None:
         f"""
         import os
         import pyarrow as pa
-        from coworkenv.store import _atomic, write_table
+        from coworkenv import atomic as _atomic
+        from coworkenv.store import write_table
         _atomic.commit_file = lambda temp, final: os._exit(9)  # killed between the temp file and the rename
         write_table(pa.table({{"x": [2]}}), {str(tmp_path)!r}, "specs")
         """

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -13,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import typer
 
+from coworkenv.atomic import atomic_write, atomic_write_bytes
 from coworkenv.llm import NoLLMBackend, backend_from_config
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,
@@ -69,20 +67,6 @@ def _capability_of(text: str) -> str:
     return value if isinstance(value, str) and value else "unknown"
 
 
-def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
-    # Readers never see a half-written file: write beside it, fsync, then rename over it.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        with open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def validate_command(
     spec_dir: Annotated[Path, typer.Argument(help="Folder of spec Parquet files (a spec_json column).",
                                              exists=True, file_okay=False, dir_okay=True)],
@@ -105,11 +89,11 @@ def validate_command(
         _fail(str(exc))
     reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
     run = validate_and_repair(candidates, reviser, max_rounds=rounds)
-    _write_atomic(out / "accepted.parquet", lambda p: pq.write_table(accepted_table(run), p))
-    _write_atomic(out / "rejected.parquet", lambda p: pq.write_table(rejected_table(run), p))
+    atomic_write(out / "accepted.parquet", lambda f: pq.write_table(accepted_table(run), f))
+    atomic_write(out / "rejected.parquet", lambda f: pq.write_table(rejected_table(run), f))
     funnel = run.funnel.as_dict()
     funnel_json = orjson.dumps(funnel, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    _write_atomic(out / "funnel.json", lambda p: p.write_bytes(funnel_json))
+    atomic_write_bytes(out / "funnel.json", funnel_json)
     if as_json:
         typer.echo(funnel_json.decode())
     else:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.llm._types import LLMResponse
 
 logger = logging.getLogger(__name__)
@@ -41,18 +40,6 @@ class ResponseCache:
 
     def put(self, key: str, response: LLMResponse) -> None:
         """Store `response` under `key` atomically."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         payload = response.to_json_dict()
         payload["cached"] = False
-        data = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp_name, path)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(self._path(key), json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))

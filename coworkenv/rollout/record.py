@@ -7,17 +7,16 @@ A record carries everything needed to train on it (messages in the TRL chat shap
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, Literal
 
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from coworkenv.atomic import atomic_write, atomic_write_bytes
 from coworkenv.checks import AuditEntry, CheckResult, Reply
 from coworkenv.spec import EnvSpec
 from coworkenv.world import content_hash
@@ -346,34 +345,16 @@ def read_trajectories(source: Path | str | pa.Table) -> list[TrajectoryRecord]:
     return [record_from_row(row) for row in table.to_pylist()]
 
 
-def _atomic(path: Path, write: Callable[[BinaryIO], object]) -> Path:
-    """Write through `write` into a temp file beside `path`, fsync it, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def write_parquet_atomic(table: pa.Table, path: Path) -> Path:
     """Write `table` to `path` atomically (temp file in the same folder, fsync, rename)."""
-    return _atomic(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
+    atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
+    return path
 
 
 def write_bytes_atomic(data: bytes, path: Path) -> Path:
     """Write `data` to `path` atomically (temp file in the same folder, fsync, rename)."""
-
-    def write(handle: BinaryIO) -> None:
-        handle.write(data)
-
-    return _atomic(path, write)
+    atomic_write_bytes(path, data)
+    return path
 
 
 def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.store._atomic import atomic_copy
+from coworkenv.atomic import atomic_copy
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from coworkenv.store._atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes
 
 POINTER_NAME = "LATEST"
 

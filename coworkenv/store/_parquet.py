@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from coworkenv.store import _atomic
+from coworkenv import atomic as _atomic
 from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
 
 # Fixed writer settings: the same table must give the same bytes on every run and machine

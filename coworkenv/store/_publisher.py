@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from coworkenv.store._atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, stage_release
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.

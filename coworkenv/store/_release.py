@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from coworkenv.store._atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.store._manifest import version_from_hashes
 from coworkenv.store._parquet import parquet_bytes
 

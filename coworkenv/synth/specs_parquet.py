@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from coworkenv.atomic import atomic_write
 from coworkenv.loading import parse_spec
 from coworkenv.spec import EnvSpec
 
@@ -48,18 +47,8 @@ def specs_table(specs: Iterable[EnvSpec]) -> pa.Table:
 def write_specs_parquet(specs: Iterable[EnvSpec], path: Path | str) -> Path:
     """Write specs to a Parquet file atomically (a reader sees the old file or the whole new one)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = specs_table(specs)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle, compression="zstd")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
     return path
 
 
