@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[train,embed,dev]"
+	$(PY) -m pip install --quiet -e ".[train,dev]"
 	@touch $(STAMP)
 
 run: $(STAMP)

@@ -11,20 +11,29 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from trainers.config import SFTRunConfig, load_sft_config
+    from trainers.evaluate import EvalReport, compare_reports, evaluate
+    from trainers.local_backend import LocalTransformersBackend
+    from trainers.rl import RLResult, train_rl
     from trainers.sft import SFTProgress, SFTResult, train_sft
     from trainers.sft_data import DataFile, load_train_split, tokenize_conversation
     from trainers.tiny_model import TinyModelSpec, build_tiny_model
 
 __all__ = [
     "DataFile",
+    "EvalReport",
+    "LocalTransformersBackend",
+    "RLResult",
     "SFTProgress",
     "SFTResult",
     "SFTRunConfig",
     "TinyModelSpec",
     "build_tiny_model",
+    "compare_reports",
+    "evaluate",
     "load_sft_config",
     "load_train_split",
     "tokenize_conversation",
+    "train_rl",
     "train_sft",
 ]
 
@@ -39,6 +48,12 @@ _HOME = {
     "tokenize_conversation": "trainers.sft_data",
     "TinyModelSpec": "trainers.tiny_model",
     "build_tiny_model": "trainers.tiny_model",
+    "EvalReport": "trainers.evaluate",
+    "compare_reports": "trainers.evaluate",
+    "evaluate": "trainers.evaluate",
+    "LocalTransformersBackend": "trainers.local_backend",
+    "RLResult": "trainers.rl",
+    "train_rl": "trainers.rl",
 }
 
 

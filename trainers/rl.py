@@ -48,7 +48,7 @@ from trainers.rewards import (
 from trainers.rl_config import RLRunConfig, load_rl_config
 from trainers.rl_report import write_reward_curve
 from trainers.rl_rollout import EnvRollout, RolloutLimits, SamplerFactory, env_reward_function
-from trainers.sft import _portable_tokenizer_class
+from trainers.sft import portable_tokenizer_class
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic
 
@@ -307,7 +307,7 @@ def train_rl(
     )
     if trainer.is_world_process_zero():
         if run.model.source == "tiny":
-            _portable_tokenizer_class(staging)  # so `vllm serve` (transformers 4) can load the tokenizer
+            portable_tokenizer_class(staging)  # so `vllm serve` (transformers 4) can load the tokenizer
         write_json_atomic(staging / RL_LOG, {"config": run.name, "reward": run.reward, "credit": run.credit,
                                              "steps": recorder.entries})
         write_reward_curve(staging / REWARD_CURVE, recorder.entries, run.reward,

@@ -187,7 +187,7 @@ def _peft_config(config: SFTRunConfig) -> Any:
     )
 
 
-def _portable_tokenizer_class(checkpoint: Path) -> None:
+def portable_tokenizer_class(checkpoint: Path) -> None:
     """Record the locally built tokenizer under the class name every transformers version can load.
 
     transformers 5 saves it as `TokenizersBackend`, which transformers 4 (e.g. inside a vLLM server) does not know.
@@ -306,7 +306,7 @@ def train_sft(
     )
     if trainer.is_world_process_zero():
         if run_config.model.source == "tiny":
-            _portable_tokenizer_class(staging)
+            portable_tokenizer_class(staging)
         write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
         write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
         write_json_atomic(staging / RUN_METADATA, result.to_dict())
