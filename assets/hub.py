@@ -5,7 +5,7 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.envs import ENVS, validated_envs
-from assets.sft import SFT, sft_shards, stored_partitions
+from assets.sft import current_sft_files, sft_shards, stored_partitions
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, synth
@@ -39,10 +39,8 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         "sft": {},
     }
     sft_meta = context.instance.get_latest_materialization_event(sft_shards.key)
-    for split in ("train", "validation", "test", "test_heldout"):
-        found = store.latest(settings.store_root, SFT, split)
-        if found is not None:
-            configs["sft"][split] = store.shard_table(store.read_table(found), ROWS_PER_SHARD)
+    for split, path in current_sft_files(context).items():
+        configs["sft"][split] = store.shard_table(store.read_table(path), ROWS_PER_SHARD)
     configs = {c: {s: t for s, t in splits.items() if t} for c, splits in configs.items()}
     configs = {c: splits for c, splits in configs.items() if splits}
     version = store.release_version(configs)

@@ -1,6 +1,8 @@
 """sft_shards: curated SFT data from every capability's stored trajectories, split by env and sharded."""
 
 
+from pathlib import Path
+
 import dagster as dg
 import pyarrow as pa
 
@@ -88,3 +90,12 @@ def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
             return dg.AssetCheckResult(check_name="parquet_schema", passed=False,
                                        metadata={"split": split, **result.metadata})
     return dg.AssetCheckResult(check_name="parquet_schema", passed=True, metadata={"splits": ", ".join(sorted(files))})
+
+
+def current_sft_files(context: dg.AssetExecutionContext) -> dict[str, Path]:
+    """The split files of the latest sft_shards materialization (a split that no longer exists is not listed)."""
+    event = context.instance.get_latest_materialization_event(sft_shards.key)
+    if event is None or event.asset_materialization is None or "paths" not in event.asset_materialization.metadata:
+        raise dg.Failure("sft_shards has not been materialized; materialize it first")
+    paths = event.asset_materialization.metadata["paths"].value
+    return {split: Path(path) for split, path in paths.items()}  # type: ignore[union-attr]

@@ -8,7 +8,7 @@ import dagster as dg
 
 from assets.envs import ENVS
 from assets.hub import hub_dataset
-from assets.sft import SFT, stored_partitions
+from assets.sft import current_sft_files, stored_partitions
 from coworkenv import store
 from coworkenv.loading import parse_spec
 from coworkenv.spec import EnvSpec
@@ -76,10 +76,9 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
     """The envs of the SFT test splits (never trained on), read from the stored validated_envs."""
     held_out: set[str] = set()
-    for split in ("test", "test_heldout"):
-        found = store.latest(settings.store_root, SFT, split)
-        if found is not None:
-            held_out |= set(store.read_table(found).column("env_id").to_pylist())
+    for split, path in current_sft_files(context).items():
+        if split.startswith("test"):
+            held_out |= set(store.read_table(path).column("env_id").to_pylist())
     specs = []
     for stored in stored_partitions(context, settings, ENVS):
         table = store.read_table(stored)
