@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from coworkenv.cli.curate import REPORT_NAME, curate_command
-from coworkenv.cli.rollout import rollout_command
+from coworkenv.cli.rollout import read_specs, rollout_command
 from coworkenv.examples import example_names, load_example
 from coworkenv.rollout import read_trajectories
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -85,3 +85,14 @@ def test_cli_errors_are_actionable(envs_dir: Path, tmp_path: Path) -> None:
     assert teacher.exit_code == 2 and "unknown teacher" in teacher.output
     curate_missing = runner.invoke(app, ["curate", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
     assert curate_missing.exit_code == 2 and "no such file" in curate_missing.output
+
+
+def test_rollout_reads_a_validate_output_folder(tmp_path: Path) -> None:
+    """`coworkenv validate` writes accepted.parquet beside rejected.parquet; rollout takes the folder as it is."""
+    spec = load_example("incident_rollback")
+    pq.write_table(pa.table({"env_id": [spec.id], "spec_json": [spec.to_json()]}), tmp_path / "accepted.parquet")
+    pq.write_table(pa.table({"gate": ["oracle"], "last_payload": ["{}"]}), tmp_path / "rejected.parquet")
+    assert [s.id for s in read_specs(tmp_path)] == [spec.id]
+    (tmp_path / "accepted.parquet").unlink()
+    with pytest.raises(FileNotFoundError, match="no specs found"):
+        read_specs(tmp_path)

@@ -24,15 +24,18 @@ def _fail(message: str) -> NoReturn:
 
 
 def read_specs(envs_dir: Path) -> list[EnvSpec]:
-    """Every spec in the `spec_json` column of the Parquet files under `envs_dir` (sorted by path)."""
+    """Every spec in the `spec_json` column of the Parquet files under `envs_dir` (sorted by path).
+
+    Files without that column (e.g. `rejected.parquet` beside the accepted envs of `coworkenv validate`) are
+    skipped; a folder where no file has it is an error.
+    """
     if not envs_dir.exists():
         raise FileNotFoundError(f"{envs_dir}: no such folder; pass the folder of validated env Parquet files")
     files = [envs_dir] if envs_dir.is_file() else sorted(envs_dir.rglob("*.parquet"))
     specs = []
     for path in files:
         if SPEC_COLUMN not in pq.read_schema(path).names:
-            raise ValueError(f"{path}: no {SPEC_COLUMN!r} column; expected env tables written by the synth/validate "
-                             "stages")
+            continue
         for row, text in enumerate(pq.read_table(path, columns=[SPEC_COLUMN]).column(SPEC_COLUMN).to_pylist()):
             specs.append(load_spec(text, source=f"{path} row {row}"))
     if not specs:
