@@ -58,8 +58,12 @@ def bar_plot(title: str, values: Mapping[str, float], xlabel: str = "") -> dg.Me
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)
-    encoded = base64.b64encode(buf.getvalue()).decode()
-    return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{encoded})")
+    return png_markdown(buf.getvalue(), title)
+
+
+def png_markdown(png: bytes, title: str) -> dg.MetadataValue:
+    """A PNG embedded in Markdown metadata (the Dagster UI shows it on the asset page)."""
+    return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{base64.b64encode(png).decode()})")
 
 
 def funnel_markdown(funnel: Mapping[str, Any]) -> dg.MetadataValue:

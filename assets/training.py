@@ -1,11 +1,11 @@
 """pocketworker_checkpoint and eval_report: train on the published SFT data, evaluate on held-out envs."""
 
-import base64
 import shutil
 from pathlib import Path
 
 import dagster as dg
 
+from assets._metadata import png_markdown
 from assets.envs import ENVS
 from assets.hub import hub_dataset
 from assets.sft import current_sft_files, stored_partitions
@@ -18,11 +18,6 @@ TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
     "The numbers are what was measured; they say nothing about the 8B recipe."
 )
-
-
-def _png_markdown(path: Path, title: str) -> dg.MetadataValue:
-    encoded = base64.b64encode(path.read_bytes()).decode()
-    return dg.MetadataValue.md(f"![{title}](data:image/png;base64,{encoded})")
 
 
 @dg.asset(
@@ -66,7 +61,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             "train_loss_first": result.train_loss_first,
             "train_loss_last": result.train_loss_last,
             "wall_s": result.wall_s,
-            "loss_curve": _png_markdown(result.loss_curve, "SFT loss"),
+            "loss_curve": png_markdown(result.loss_curve.read_bytes(), "SFT loss"),
             "model_repo": published.location,
             "model_tag": published.tag,
         },
@@ -140,7 +135,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         metadata={
             "report": dg.MetadataValue.md(markdown),
             "report_path": dg.MetadataValue.path(str(files.markdown)),
-            "plot": _png_markdown(files.plot, "evaluation"),
+            "plot": png_markdown(files.plot.read_bytes(), "evaluation"),
             "held_out_envs": len(specs),
             **{f"{label}_pass_at_1": m.pass_at_1 for label, m in overall.items()},
             **{f"{label}_mean_score": m.mean_score for label, m in overall.items()},

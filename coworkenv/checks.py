@@ -25,7 +25,7 @@ from coworkenv.spec import (
 )
 from coworkenv.world import Change, World
 
-_MISSING = object()
+MISSING = object()  # a field path that does not resolve
 
 
 @dataclass(frozen=True)
@@ -81,25 +81,25 @@ class VerifierResult:
 
 # -- primitives -----------------------------------------------------------------------------------
 def field_value(record: Any, path: str) -> Any:
-    """Value at a dotted field path of a record, or _MISSING."""
+    """Value at a dotted field path of a record, or MISSING."""
     head, _, rest = path.partition(".")
-    value = getattr(record, head, _MISSING)
+    value = getattr(record, head, MISSING)
     for part in rest.split(".") if rest else ():
         if isinstance(value, dict) and part in value:
             value = value[part]
         else:
-            return _MISSING
+            return MISSING
     return value
 
 
 def resolve(world: World, ref: FieldRef) -> Any:
     record = world.table(ref.app, ref.table).get(ref.id)
-    return _MISSING if record is None else field_value(record, ref.field)
+    return MISSING if record is None else field_value(record, ref.field)
 
 
 def compare(actual: Any, op: Op, expected: Any) -> bool:
     """Apply a comparison operator; type mismatches compare as false, never raise."""
-    if actual is _MISSING:
+    if actual is MISSING:
         return op in ("not_equals", "not_contains")
     try:
         if op == "equals":
@@ -182,7 +182,7 @@ def state_holds(world: World, rule: FieldRule | RecordsRule) -> tuple[bool, str]
     if isinstance(rule, FieldRule):
         actual = resolve(world, rule.target)
         ok = compare(actual, rule.op, rule.value)
-        shown = "missing" if actual is _MISSING else repr(actual)
+        shown = "missing" if actual is MISSING else repr(actual)
         t = rule.target
         return ok, f"{t.app}.{t.table}[{t.id}].{t.field} is {shown}, expected {rule.op} {rule.value!r}"
     n = count_records(world, rule)
@@ -272,7 +272,7 @@ class Verifier:
     @staticmethod
     def _reply(rule: ReplyStatesRule, world: World, replies: Sequence[Reply]) -> tuple[bool, str, bool]:
         value = resolve(world, rule.source)
-        if value is _MISSING:
+        if value is MISSING:
             s = rule.source
             return False, f"{s.app}.{s.table}[{s.id}].{s.field} does not exist in the final state", False
         text = " ".join(r.text for r in replies if rule.turn is None or r.turn == rule.turn).lower()

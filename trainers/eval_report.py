@@ -11,7 +11,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from coworkenv.rollout.record import write_bytes_atomic
+from coworkenv.atomic import atomic_write_bytes
 from trainers.evaluate import EvalReport, ReportComparison, compare_reports
 from trainers.training_report import write_json_atomic
 
@@ -104,7 +104,7 @@ def write_eval_plot(path: Path, report: EvalReport | ReportComparison, title: st
         figure.tight_layout()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png")
-        write_bytes_atomic(buffer.getvalue(), path)
+        atomic_write_bytes(path, buffer.getvalue())
     finally:
         plt.close(figure)
 
@@ -116,7 +116,7 @@ def write_eval_report(out_dir: Path, report: EvalReport | ReportComparison, titl
     comparison = _as_comparison(report)
     files = EvalReportFiles(out_dir / EVAL_MARKDOWN, out_dir / EVAL_JSON, out_dir / EVAL_PLOT)
     markdown = render_markdown(comparison, title, note)
-    write_bytes_atomic(markdown.encode("utf-8"), files.markdown)
+    atomic_write_bytes(files.markdown, markdown.encode("utf-8"))
     write_json_atomic(files.json, {"title": title, "note": note, **comparison.to_dict()})
     write_eval_plot(files.plot, comparison, title)
     return files

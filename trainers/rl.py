@@ -17,7 +17,6 @@ Hooks of the maintained trainer used here (trl 1.16):
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import time
 import warnings
@@ -48,7 +47,7 @@ from trainers.rewards import (
 from trainers.rl_config import RLRunConfig, load_rl_config
 from trainers.rl_report import write_reward_curve
 from trainers.rl_rollout import EnvRollout, RolloutLimits, SamplerFactory, env_reward_function
-from trainers.sft import portable_tokenizer_class
+from trainers.sft import portable_tokenizer_class, replace_dir
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic
 
@@ -217,17 +216,6 @@ def _grpo_args(config: RLRunConfig, output_dir: Path) -> GRPOConfig:
     )
 
 
-def _publish(staging: Path, out_dir: Path) -> None:
-    """Move the finished run into place; an earlier run at `out_dir` is replaced only once this one is whole."""
-    previous = out_dir.with_name(f".{out_dir.name}.previous")
-    if previous.exists():
-        shutil.rmtree(previous)
-    if out_dir.exists():
-        os.replace(out_dir, previous)
-    os.replace(staging, out_dir)
-    shutil.rmtree(previous, ignore_errors=True)
-
-
 @dataclass
 class RLSetup:
     """A ready-to-train `EnvGRPOTrainer` and what it was built from (see `build_rl_trainer`)."""
@@ -313,7 +301,7 @@ def train_rl(
         write_reward_curve(staging / REWARD_CURVE, recorder.entries, run.reward,
                            title=f"GRPO {run.reward} reward, {run.credit} credit ({run.name})")
         write_json_atomic(staging / RUN_METADATA, result.to_dict())
-        _publish(staging, out_dir)
+        replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from coworkenv.rollout.record import write_bytes_atomic
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.spec import EnvSpec
 from trainers.rewards import CREDIT_MODES, REWARD_MODES, CreditMode, RewardMode
 from trainers.rl import RLResult, train_rl
@@ -76,7 +76,7 @@ def compare_rl_variants(
                          "out_dir": str(result.out_dir), "summary": summarize_run(result.log), "log": result.log})
     label = scale_label(run, results[0].parameters)
     markdown, as_json, plot = out_dir / COMPARISON_MD, out_dir / COMPARISON_JSON, out_dir / COMPARISON_PLOT
-    write_bytes_atomic(comparison_markdown(rows, label).encode("utf-8"), markdown)
+    atomic_write_bytes(markdown, comparison_markdown(rows, label).encode("utf-8"))
     write_json_atomic(as_json, {"label": label, "config": run.to_dict(), "envs": [s.id for s in specs],
                                 "variants": rows})
     write_comparison_plot(plot, logs, label)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coworkenv.rollout.record import write_bytes_atomic
+from coworkenv.atomic import atomic_write_bytes
 
 __all__ = ["comparison_markdown", "summarize_run", "write_comparison_plot", "write_reward_curve"]
 
@@ -34,7 +34,7 @@ def _integer_steps(axes: Any) -> None:
 def _save(figure: Any, path: Path) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
-    write_bytes_atomic(buffer.getvalue(), path)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def write_reward_curve(path: Path, entries: Sequence[Mapping[str, float]], reward: str, title: str) -> None:

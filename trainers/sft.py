@@ -198,7 +198,7 @@ def portable_tokenizer_class(checkpoint: Path) -> None:
     write_json_atomic(path, settings)
 
 
-def _replace_dir(staging: Path, out_dir: Path) -> None:
+def replace_dir(staging: Path, out_dir: Path) -> None:
     """Move the finished checkpoint into place; a previous one at `out_dir` is replaced only once this one is whole."""
     previous = out_dir.with_name(f".{out_dir.name}.previous")
     if previous.exists():
@@ -310,7 +310,7 @@ def train_sft(
         write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
         write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
         write_json_atomic(staging / RUN_METADATA, result.to_dict())
-        _replace_dir(staging, out_dir)
+        replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
 

@@ -8,8 +8,8 @@ from typing import Annotated
 import orjson
 import typer
 
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.curate import CurationConfig, curate, write_shards
-from coworkenv.rollout.record import write_bytes_atomic
 
 USAGE_ERROR = 2
 REPORT_NAME = "curation_report.json"
@@ -46,7 +46,7 @@ def curate_command(
         raise typer.Exit(USAGE_ERROR) from None
     paths = write_shards(result, out)
     report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
-    write_bytes_atomic(orjson.dumps(report, option=orjson.OPT_INDENT_2), out / REPORT_NAME)
+    atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if as_json:
         typer.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
         return

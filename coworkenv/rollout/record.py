@@ -16,7 +16,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import atomic_write, atomic_write_bytes
+from coworkenv.atomic import atomic_write
 from coworkenv.checks import AuditEntry, CheckResult, Reply
 from coworkenv.spec import EnvSpec
 from coworkenv.world import content_hash
@@ -345,20 +345,10 @@ def read_trajectories(source: Path | str | pa.Table) -> list[TrajectoryRecord]:
     return [record_from_row(row) for row in table.to_pylist()]
 
 
-def write_parquet_atomic(table: pa.Table, path: Path) -> Path:
-    """Write `table` to `path` atomically (temp file in the same folder, fsync, rename)."""
-    atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
-    return path
-
-
-def write_bytes_atomic(data: bytes, path: Path) -> Path:
-    """Write `data` to `path` atomically (temp file in the same folder, fsync, rename)."""
-    atomic_write_bytes(path, data)
-    return path
-
-
 def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:
     """Write records to `out_dir/trajectories-<content hash>.parquet` (atomic; same records, same name)."""
     table = trajectories_table(records)
     digest = content_hash(sorted(r.record_id for r in records))[:16]
-    return write_parquet_atomic(table, Path(out_dir) / f"trajectories-{digest}.parquet")
+    path = Path(out_dir) / f"trajectories-{digest}.parquet"
+    atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
+    return path

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
-from coworkenv.checks import _MISSING, AuditEntry, Reply, VerifierResult, resolve
+from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, resolve
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, ReferenceTurn, ReplyStatesRule
 from coworkenv.validate.mutations import EntityIndex
@@ -112,7 +112,7 @@ class SpecEpisodes:
     def oracle_value(self, ref: FieldRef) -> Any:
         """A checked field's value at the end of the reference episode (the verifier's missing marker if none)."""
         self.oracle()
-        return self.oracle_values.get(ref, _MISSING)
+        return self.oracle_values.get(ref, MISSING)
 
     def oracle_again(self) -> EpisodeOutcome:
         """The reference solution once more, on the rewound world: it must end in the same state."""

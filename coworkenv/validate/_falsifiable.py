@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from coworkenv.apps import APPS
-from coworkenv.checks import _MISSING, compare, field_value, render_value  # _MISSING: the verifier's "no such field"
+from coworkenv.checks import MISSING, compare, field_value, render_value
 from coworkenv.spec import CalledRule, EnvSpec, FieldCond, FieldRef, FieldRule, RecordsRule, ReplyStatesRule
 
 FinalValue = Callable[[FieldRef], Any]
@@ -46,7 +46,7 @@ def unfalsifiable_reason(rule: Any, spec: EnvSpec, final: FinalValue | None) -> 
             return f"min_times {rule.min_times}: holds even when the call never happens"
     elif isinstance(rule, ReplyStatesRule) and final is not None:
         value = final(rule.source)
-        if value is not _MISSING and any(text.strip() == "" for text in render_value(value, rule.format) or [""]):
+        if value is not MISSING and any(text.strip() == "" for text in render_value(value, rule.format) or [""]):
             return f"{_where(rule.source)} renders as an empty string, which every reply states"
     return None
 
@@ -61,7 +61,7 @@ def _field_probes(ref: FieldRef, expected: Any, spec: EnvSpec, final: FinalValue
         return
     initial = next((r for r in getattr(getattr(spec.world.apps, ref.app), ref.table) if r.id == ref.id), None)
     if initial is None:
-        yield _MISSING  # the record may not exist (it is created by the agent or by dynamics)
+        yield MISSING  # the record may not exist (it is created by the agent or by dynamics)
     seeds = [expected]
     if initial is not None:
         seeds.append(field_value(initial, ref.field))
@@ -77,7 +77,7 @@ def _probes(adapter: TypeAdapter[Any], app: str, table: str, field: str, seeds: 
         candidates += _perturb(seed)
         if isinstance(seed, list):
             candidates += [p for item in seed for p in _perturb(item)]
-        elif seed is not _MISSING:
+        elif seed is not MISSING:
             candidates.append([seed])
     for probe in candidates:
         if _admits(adapter, probe):
@@ -96,7 +96,7 @@ def _satisfiable(app: str, table: str, cond: FieldCond) -> bool:
 
 def _perturb(value: Any) -> list[Any]:
     """The value itself and nearby values of the same shape."""
-    if value is _MISSING:
+    if value is MISSING:
         return []
     if isinstance(value, bool):
         return [value, not value]
