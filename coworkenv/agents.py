@@ -8,6 +8,7 @@ from typing import Protocol
 
 from coworkenv.checks import VerifierResult
 from coworkenv.env import Action, Env
+from coworkenv.faults import FAILING
 from coworkenv.spec import EnvSpec, ReferenceTurn
 
 
@@ -20,21 +21,39 @@ class Policy(Protocol):
 
 
 class OraclePolicy:
-    """Plays the spec's reference solution: its tool calls, then its message, turn by turn."""
+    """Plays the spec's reference solution: its tool calls, then its message, turn by turn.
+
+    Like a careful agent it repeats a call that an injected fault (429, 500, timeout, truncated) made fail,
+    up to `max_retries` times in a row.
+    """
 
     name = "oracle"
 
-    def __init__(self, spec: EnvSpec, reference: list[ReferenceTurn] | None = None) -> None:
+    def __init__(self, spec: EnvSpec, reference: list[ReferenceTurn] | None = None, max_retries: int = 5) -> None:
         self.reference = reference if reference is not None else spec.reference
+        self.max_retries = max_retries
         self._plan: Iterator[Action] | None = None
         self._turn = -1
+        self._last: Action | None = None
+        self._retries = 0
 
     def act(self, env: Env) -> Action:
         if self._turn != env.turn or self._plan is None:
             self._turn = env.turn
             steps = self.reference[env.turn].steps if env.turn < len(self.reference) else []
             self._plan = iter(_turn_actions(steps))
-        return next(self._plan, Action.say("Done."))
+        elif self._retry_due(env):
+            self._retries += 1
+            return self._last  # type: ignore[return-value]
+        self._retries = 0
+        self._last = next(self._plan, Action.say("Done."))
+        return self._last
+
+    def _retry_due(self, env: Env) -> bool:
+        """Whether the last call failed by an injected fault and may be repeated once more."""
+        if self._last is None or not self._last.tool_calls or not env.audit or self._retries >= self.max_retries:
+            return False
+        return env.audit[-1].fault in FAILING
 
 
 def _turn_actions(steps: list) -> list[Action]:  # type: ignore[type-arg]
@@ -67,6 +86,8 @@ class Episode:
     steps: int
     truncated: bool
     final_hash: str
+    robustness: float | None = None  # recovered / failing injected faults; None: none injected
+    faults: int = 0  # faults injected (slow responses included)
 
 
 def run_episode(env: Env, policy: Policy) -> Episode:
@@ -74,4 +95,6 @@ def run_episode(env: Env, policy: Policy) -> Episode:
     env.reset()
     while not env.done:
         env.step(policy.act(env))
-    return Episode(env.spec.id, policy.name, env.score(), env.steps, env.truncated, env.state.content_hash())
+    report = env.robustness_report()
+    return Episode(env.spec.id, policy.name, env.score(), env.steps, env.truncated, env.state.content_hash(),
+                   report.figure, report.injected)

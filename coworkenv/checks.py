@@ -42,6 +42,8 @@ class AuditEntry:
     time: str
     hash_before: str
     hash_after: str
+    op: str = ""  # the app operation a declared tool is bound to ("" for a built-in tool)
+    fault: str = ""  # the fault injected into this call by the spec's fault plan ("" for none)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -8,11 +8,13 @@ from typing import Any
 
 import orjson
 
-from coworkenv.apps import APPS, TOOLS
+from coworkenv.apps import APPS
+from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
 from coworkenv.dynamics import Dynamics
+from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
 from coworkenv.spec import AfterCall, EnvSpec, UserTurn
-from coworkenv.tools import ToolBox
+from coworkenv.tools import ToolBox, ToolOutcome
 from coworkenv.world import World, format_time, parse_time
 
 DEFAULT_MAX_STEPS = 60
@@ -61,7 +63,8 @@ def system_prompt(spec: EnvSpec, world: World) -> str:
     """The system message: who the agent works for, when it is, and the workspace context."""
     person = world.table("directory", "people").get(spec.user)
     who = f"{person.name} <{person.email}>, {person.role} (time zone {person.timezone})" if person else spec.user
-    apps = ", ".join(sorted({TOOLS[t].app for t in spec.tools}))
+    catalog = spec_catalog(spec)
+    apps = ", ".join(sorted({catalog[t].app for t in exposed_tools(spec) if t in catalog}))
     parts = [
         f"You are an AI coworker acting for {who}.",
         f"The current time is {world.now_iso}. You can use these workplace apps through tools: {apps}.",
@@ -81,7 +84,7 @@ class Env:
         self.verifier = Verifier(spec)
         self._world = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
         self._initial_hash = self._world.content_hash()
-        self.toolbox = ToolBox(self._world, TOOLS, spec.tools)
+        self.toolbox = ToolBox(self._world, spec_catalog(spec), exposed_tools(spec))
         self._reset_episode()
 
     def _reset_episode(self) -> None:
@@ -94,6 +97,7 @@ class Env:
         self.done = False
         self.truncated = False
         self._call_ids = itertools.count(1)
+        self.faults = FaultInjector(self.spec.faults)
         self._score: tuple[tuple[str, int, int], VerifierResult] | None = None
 
     # -- Gymnasium-like API --------------------------------------------------------------------------
@@ -151,21 +155,56 @@ class Env:
     def openai_tools(self) -> list[dict[str, Any]]:
         return self.toolbox.openai_tools()
 
+    def robustness_report(self) -> Robustness:
+        """The faults injected so far and how many failing ones the agent recovered from (docs/robustness.md)."""
+        return robustness(self.audit)
+
+    def robustness(self) -> float | None:
+        """Recovered / failing injected faults; None when no failing fault was injected."""
+        return self.robustness_report().figure
+
     # -- internals ---------------------------------------------------------------------------------------
     def _run_tool(self, request: ToolCallRequest, call_id: str) -> dict[str, Any]:
         before = self._world.content_hash()
         at = self._world.now_iso
-        outcome = self.toolbox.call(request.name, request.arguments)
+        tool = self.toolbox.catalog.get(request.name) if request.name in self.toolbox.exposed else None
+        fault = self.faults.draw(request.name, tool.app, tool.kind) if tool is not None else None
+        if fault in ("429", "500", "timeout"):  # the request never reaches the app: no state change
+            outcome = ToolOutcome(False, error="injected")
+        else:
+            outcome = self.toolbox.call(request.name, request.arguments)
         args = request.arguments if isinstance(request.arguments, dict) else _loads_or_empty(request.arguments)
+        observation = outcome.observation()
+        if fault is not None and self.spec.faults is not None:
+            observation, outcome = self._faulted(fault, outcome)
         if outcome.ok:
             self.dynamics.after_call(request.name, args)
-        self.dynamics.advance(self._world.tick_s)
+        self.dynamics.advance(self._world.tick_s + self._fault_delay(fault))
+        op = tool.op if tool is not None and tool.op != request.name else ""
         self.audit.append(AuditEntry(
             len(self.audit), self.turn, request.name, args, outcome.ok, outcome.result, outcome.error, at,
-            before, self._world.content_hash(),
+            before, self._world.content_hash(), op, fault or "",
         ))
-        content = orjson.dumps(outcome.observation()).decode()
+        content = orjson.dumps(observation).decode()
         return {"role": "tool", "tool_call_id": call_id, "name": request.name, "content": content}
+
+    def _faulted(self, fault: FaultKind, outcome: ToolOutcome) -> tuple[Any, ToolOutcome]:
+        """The observation and audited outcome of a call hit by an injected fault."""
+        assert self.spec.faults is not None
+        if fault == "slow":
+            return outcome.observation(), outcome
+        partial = ""
+        if fault == "truncated":  # a read ran; the agent gets only the first part of its response
+            text = orjson.dumps(outcome.observation()).decode()
+            partial = text[: max(8, len(text) // 3)]
+        error = fault_error(fault, self.spec.faults, partial)
+        return error, ToolOutcome(False, error=str(error["error"]))
+
+    def _fault_delay(self, fault: FaultKind | None) -> int:
+        plan = self.spec.faults
+        if plan is None or fault is None:
+            return 0
+        return {"slow": plan.slow_s, "timeout": plan.timeout_s}.get(fault, 0)
 
     def _end_turn(self) -> list[dict[str, Any]]:
         nxt = self.turn + 1

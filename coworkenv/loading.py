@@ -10,7 +10,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from coworkenv.apps import APPS, TOOLS
+from coworkenv.apps import APPS
+from coworkenv.binding_check import binding_issues
+from coworkenv.bindings import spec_catalog
 from coworkenv.spec import (
     AfterCall,
     AppendLog,
@@ -92,6 +94,7 @@ def reference_issues(spec: EnvSpec) -> list[SpecIssue]:
 class _References:
     def __init__(self, spec: EnvSpec) -> None:
         self.spec = spec
+        self.tools = spec_catalog(spec)  # built-in and declared tools
         self.ids: dict[tuple[str, str], set[str]] = {}
         for app_name, app in APPS.items():
             state = getattr(spec.world.apps, app_name)
@@ -110,6 +113,8 @@ class _References:
 
     def issues(self) -> Iterator[SpecIssue]:
         spec = self.spec
+        for issue in binding_issues(spec):
+            yield SpecIssue(issue.path, issue.message)
         try:
             parse_time(spec.world.start)
         except ValueError as exc:
@@ -117,7 +122,7 @@ class _References:
         if spec.user not in self.ids[("directory", "people")]:
             yield SpecIssue("user", f"person {spec.user!r} is not in world.apps.directory.people")
         for i, name in enumerate(spec.tools):
-            if name not in TOOLS:
+            if name not in self.tools:
                 yield SpecIssue(f"tools[{i}]", f"unknown tool {name!r}")
         if len(spec.reference) != len(spec.turns):
             yield SpecIssue("reference", f"has {len(spec.reference)} turns, the spec has {len(spec.turns)} user turns")
@@ -126,7 +131,7 @@ class _References:
                 where = f"reference[{t}].steps[{s}]"
                 if (step.call is None) == (step.say is None):
                     yield SpecIssue(where, "a step has exactly one of 'call' or 'say'")
-                elif step.call is not None and step.call.name not in TOOLS:
+                elif step.call is not None and step.call.name not in self.tools:
                     yield SpecIssue(f"{where}.call.name", f"unknown tool {step.call.name!r}")
         for i, check in enumerate(spec.checks):
             yield from self._rule(f"checks[{i}].rule", check.rule)
@@ -176,7 +181,7 @@ class _References:
         yield from self._field(f"{where}.field", model, ref.field)
 
     def _matcher(self, where: str, matcher: CallMatcher) -> Iterator[SpecIssue]:
-        tool = TOOLS.get(matcher.tool)
+        tool = self.tools.get(matcher.tool)
         if tool is None:
             yield SpecIssue(f"{where}.tool", f"unknown tool {matcher.tool!r}")
             return

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coworkenv.apps import WorldApps
+from coworkenv.bindings import ToolDecl
+from coworkenv.faults import FaultPlan
 from coworkenv.world import content_hash
 
 SCHEMA_VERSION: Literal["1"] = "1"
@@ -269,6 +271,11 @@ class EnvSpec(_Wire):
     context: Annotated[str, Field(description="Workspace context for the system prompt")] = ""
     world: WorldInit
     tools: list[str]
+    tool_decls: Annotated[list[ToolDecl], Field(
+        description="Tools declared under their own names and JSON Schemas, bound to app operations; exposed "
+                    "after `tools`")] = []
+    faults: Annotated[FaultPlan | None, Field(
+        description="Error injection: seeded 429/500/timeout/slow/truncated responses per tool or app")] = None
     turns: Annotated[list[UserTurn], Field(min_length=1)]
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
@@ -278,7 +285,9 @@ class EnvSpec(_Wire):
     @cached_property
     def id(self) -> str:
         """Content-hash id of the whole spec."""
-        return "env-" + content_hash(self.model_dump(mode="json", by_alias=True))[:16]
+        # Unused optional sections are left out so that specs without them keep their ids.
+        unused = {k for k in ("tool_decls", "faults") if not getattr(self, k)}
+        return "env-" + content_hash(self.model_dump(mode="json", by_alias=True, exclude=unused))[:16]
 
     @cached_property
     def verifier_hash(self) -> str:

@@ -75,6 +75,19 @@ class ToolDef:
         # Generating the schema costs ~1 ms; build it once, hand out a fresh copy each time.
         return orjson.loads(_schema_bytes(self))  # type: ignore[no-any-return]
 
+    @property
+    def op(self) -> str:
+        """The app operation the tool runs (for a built-in tool, its own name)."""
+        return self.name
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The call's keyword arguments after validation; raises ValidationError or ToolError."""
+        return dict(self.params.model_validate(arguments).__dict__)  # exactly the fields (extra="forbid")
+
+    def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
+        """Run the tool on the toolkits of a world with validated arguments; raises ToolError."""
+        return getattr(kits[self.app], self.method)(**kwargs)
+
 
 @cache
 def _schema_bytes(tool: ToolDef) -> bytes:
@@ -163,15 +176,13 @@ class ToolBox:
         if tool is None:
             return ToolOutcome(False, error=f"unknown tool {name!r}; available tools: {', '.join(self.exposed)}")
         try:
-            args = _decode_arguments(arguments)
-            validated = tool.params.model_validate(args)
+            kwargs = tool.validate(_decode_arguments(arguments))
         except ToolError as exc:
             return ToolOutcome(False, error=str(exc))
         except ValidationError as exc:
-            return ToolOutcome(False, error=f"invalid arguments for {name}: {_validation_summary(exc)}")
-        kwargs = dict(validated.__dict__)  # exactly the validated fields (extra="forbid")
+            return ToolOutcome(False, error=f"invalid arguments for {name}: {validation_summary(exc)}")
         try:
-            result = getattr(self._kits[tool.app], tool.method)(**kwargs)
+            result = tool.run(self._kits, kwargs)
         except ToolError as exc:
             return ToolOutcome(False, error=str(exc))
         return ToolOutcome(True, result=result)
@@ -191,7 +202,8 @@ def _decode_arguments(arguments: Mapping[str, Any] | str | None) -> dict[str, An
     return dict(arguments)
 
 
-def _validation_summary(exc: ValidationError) -> str:
+def validation_summary(exc: ValidationError) -> str:
+    """The first few errors of a pydantic validation as `field: message` parts."""
     parts = []
     for err in exc.errors()[:5]:
         where = ".".join(str(p) for p in err["loc"]) or "(arguments)"

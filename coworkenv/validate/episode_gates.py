@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from coworkenv.apps import APPS
+from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
@@ -40,15 +41,17 @@ def oracle_gate(ctx: GateContext) -> GateResult:
         errors.append(GateError("oracle", "oracle_truncated", "reference",
                                 f"the reference needs more than {ctx.max_steps} agent steps"))
     for entry, path in zip(first.audit, _call_paths(ctx.spec, first), strict=False):
-        if not entry.ok:
+        if not entry.ok and entry.fault not in FAILING:  # the oracle retries injected faults
             errors.append(GateError("oracle", "reference_call_failed", path,
                                     f"{entry.tool} failed: {entry.error}"))
     again = episodes.oracle_again()
     if again.result is None or again.final_hash != first.final_hash or _verdicts(again) != _verdicts(first):
         errors.append(GateError("oracle", "nondeterministic", "reference",
                                 "a second run of the reference ended in a different state or score"))
+    survived = robustness(first.audit)
     return gate_result("oracle", errors, score=first.result.score, final_hash=first.final_hash,
-                        steps=len(first.audit))
+                        steps=len(first.audit), injected_faults=survived.injected,
+                        reference_robustness=survived.figure)
 
 
 def _verdicts(outcome: EpisodeOutcome) -> tuple[Any, ...]:
@@ -64,6 +67,9 @@ def _call_paths(spec: EnvSpec, outcome: EpisodeOutcome) -> list[str]:
     seen = Counter[int]()
     paths = []
     for entry in outcome.audit:
+        if entry.fault in FAILING:  # a retried call repeats its reference step
+            paths.append(f"reference[{entry.turn}] (injected {entry.fault})")
+            continue
         calls = per_turn[entry.turn] if entry.turn < len(per_turn) else []
         k = seen[entry.turn]
         seen[entry.turn] += 1

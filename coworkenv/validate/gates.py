@@ -19,6 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from coworkenv.apps import APPS, TOOLS
+from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.env import DEFAULT_MAX_STEPS, system_prompt
 from coworkenv.loading import SpecIssue, reference_issues
 from coworkenv.spec import (
@@ -28,6 +29,7 @@ from coworkenv.spec import (
     ForbiddenRule,
     OrderRule,
 )
+from coworkenv.tools import ToolError
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._leaks import find_leaks
 from coworkenv.validate.mutations import Mutation
@@ -200,7 +202,8 @@ def _reference_code(issue: SpecIssue) -> str:
 def exposed_tools_gate(ctx: GateContext) -> GateResult:
     """Gate 3: the reference calls only exposed tools with valid arguments; checks and turns match exposed tools."""
     spec = ctx.spec
-    exposed = set(spec.tools)
+    exposed = set(exposed_tools(spec))
+    catalog = spec_catalog(spec)
     errors: list[GateError] = []
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):
@@ -211,10 +214,13 @@ def exposed_tools_gate(ctx: GateContext) -> GateResult:
                 errors.append(GateError("exposed_tools", "reference_tool_not_exposed", f"{where}.name",
                                         f"the reference calls {step.call.name!r}, which is not in tools; "
                                         "add it to tools or change the step"))
-            tool = TOOLS.get(step.call.name)
+            tool = catalog.get(step.call.name)
             if tool is not None:
                 try:
-                    tool.params.model_validate(step.call.arguments)
+                    tool.validate(step.call.arguments)
+                except ToolError as exc:
+                    errors.append(GateError("exposed_tools", "invalid_reference_arguments", f"{where}.arguments",
+                                            str(exc)))
                 except ValidationError as exc:
                     for err in exc.errors():
                         errors.append(GateError("exposed_tools", "invalid_reference_arguments",

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from coworkenv.apps import TOOLS
+from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.tools import ToolDef
 from coworkenv.world import World
 
 MutationKind = Literal["drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early"]
@@ -117,15 +118,16 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex) -> list[Mutat
     later comments on) can be swapped for another.
     """
     index = world if isinstance(world, EntityIndex) else EntityIndex(world)
+    tools = spec_catalog(spec)
     reference = spec.reference
     out: list[Mutation] = []
     writes = [(t, s, step.call) for t, turn in enumerate(reference) for s, step in enumerate(turn.steps)
-              if step.call is not None and _is_write(step.call.name)]
+              if step.call is not None and _is_write(tools.get(step.call.name))]
     for t, s, call in writes:
         where = f"reference[{t}].steps[{s}]"
         out.append(Mutation("drop_write", where, f"drop {call.name} at {where}", _without(reference, t, s)))
     for t, s, call in writes:
-        for kind, arg_path, new_args, what, core in _argument_mutations(call, index):
+        for kind, arg_path, new_args, what, core in _argument_mutations(call, tools[call.name], index):
             where = f"reference[{t}].steps[{s}].call.arguments.{arg_path}"
             step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=new_args))
             out.append(Mutation(kind, where, f"{call.name}: {what}", _replaced(reference, t, s, step), core))
@@ -145,9 +147,8 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex) -> list[Mutat
     return out
 
 
-def _is_write(tool: str) -> bool:
-    found = TOOLS.get(tool)
-    return found is not None and found.kind == "write"
+def _is_write(tool: ToolDef | None) -> bool:
+    return tool is not None and tool.kind == "write"
 
 
 def _without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
@@ -185,8 +186,7 @@ def _swap_order(reference: list[ReferenceTurn], rule: OrderRule) -> tuple[Move, 
 ArgMutation = tuple[MutationKind, str, dict[str, Any], str, bool]  # kind, argument path, new arguments, what, core
 
 
-def _argument_mutations(call: ToolCallSpec, index: EntityIndex) -> Iterator[ArgMutation]:
-    tool = TOOLS[call.name]
+def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex) -> Iterator[ArgMutation]:
     args = dict(call.arguments)
     mentioned = {str(v) for v in _leaves(args) if isinstance(v, str)}
     for name, value in args.items():

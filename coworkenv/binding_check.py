@@ -1,0 +1,166 @@
+"""Validation of spec-declared tools: every binding names a real op, maps every argument, and types line up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator, SchemaError
+from pydantic import TypeAdapter, ValidationError
+
+from coworkenv.apps import TOOLS
+from coworkenv.bindings import CONVERSIONS, ToolDecl, value_key
+from coworkenv.tools import ToolDef
+
+if TYPE_CHECKING:
+    from coworkenv.spec import EnvSpec
+
+
+@dataclass(frozen=True)
+class BindingIssue:
+    """One problem with a declared tool: the spec field path, a stable code and what to do."""
+
+    path: str
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} [{self.code}]"
+
+
+def binding_issues(spec: EnvSpec) -> list[BindingIssue]:
+    """Every problem with the spec's declared tools (empty when all bindings are sound)."""
+    issues: list[BindingIssue] = []
+    seen = set(spec.tools)
+    for i, decl in enumerate(spec.tool_decls):
+        where = f"tool_decls[{i}]"
+        if decl.name in seen:
+            issues.append(BindingIssue(f"{where}.name", "duplicate_tool",
+                                       f"{decl.name!r} is already a tool of this spec; give it another name"))
+        seen.add(decl.name)
+        issues.extend(_decl_issues(where, decl))
+    return issues
+
+
+def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
+    params = decl.parameters
+    try:
+        Draft202012Validator.check_schema(params)
+    except SchemaError as exc:
+        yield BindingIssue(f"{where}.parameters", "invalid_schema", f"not a valid JSON Schema: {exc.message}")
+        return
+    if params.get("type") != "object":
+        yield BindingIssue(f"{where}.parameters.type", "invalid_schema", "tool parameters must be of type object")
+        return
+    op = TOOLS.get(decl.bind.op)
+    if op is None:
+        app = decl.bind.op.split("_", 1)[0]
+        known = sorted(n for n, t in TOOLS.items() if t.app == app) or sorted({t.app for t in TOOLS.values()})
+        yield BindingIssue(f"{where}.bind.op", "unknown_op",
+                           f"{decl.bind.op!r} is not an app operation; choose one of: {', '.join(known)}")
+        return
+    props: dict[str, Any] = params.get("properties", {})
+    required = set(params.get("required", []))
+    op_props = _op_properties(op)
+    op_required = set(op.openai_schema()["function"]["parameters"].get("required", []))
+    filled: dict[str, str] = {}  # op parameter -> declared argument
+    for name in props:
+        if name not in decl.bind.args:
+            yield BindingIssue(f"{where}.bind.args", "argument_not_mapped",
+                               f"declared argument {name!r} is not mapped; map it to a parameter of {op.name} "
+                               f"({', '.join(op_props)}) or to null to accept and drop it")
+    for name in decl.bind.args:
+        arg = decl.bind.arg(name)
+        path = f"{where}.bind.args.{name}"
+        if name not in props:
+            yield BindingIssue(path, "unknown_argument", f"{name!r} is not a property of the declared parameters")
+            continue
+        if arg is None or arg.to is None:
+            continue
+        if arg.to not in op_props:
+            yield BindingIssue(f"{path}.to", "unknown_op_parameter",
+                               f"{op.name} has no parameter {arg.to!r}; it takes {', '.join(op_props)}")
+            continue
+        if arg.to in filled:
+            yield BindingIssue(f"{path}.to", "duplicate_target",
+                               f"{arg.to!r} is already filled by {filled[arg.to]!r}")
+        filled[arg.to] = name
+        yield from _type_issues(path, props[name], arg.convert, arg.values, op.name, arg.to, op_props[arg.to])
+        if arg.to in op_required and name not in required and arg.to not in decl.bind.defaults:
+            yield BindingIssue(path, "optional_to_required",
+                               f"optional {name!r} fills required {op.name}.{arg.to}; make {name!r} required "
+                               f"or add bind.defaults.{arg.to}")
+    for param, value in decl.bind.defaults.items():
+        if param not in op_props:
+            yield BindingIssue(f"{where}.bind.defaults.{param}", "unknown_op_parameter",
+                               f"{op.name} has no parameter {param!r}; it takes {', '.join(op_props)}")
+            continue
+        try:
+            TypeAdapter(op.params.model_fields[param].annotation or Any).validate_python(value)
+        except ValidationError as exc:
+            yield BindingIssue(f"{where}.bind.defaults.{param}", "schema_mismatch",
+                               f"{value!r} does not fit {op.name}.{param}: {exc.errors()[0]['msg']}")
+    for param in sorted(op_required - set(filled) - set(decl.bind.defaults)):
+        yield BindingIssue(f"{where}.bind", "op_parameter_missing",
+                           f"{op.name} requires {param!r} but no argument maps to it and bind.defaults lacks it")
+
+
+def _op_properties(op: ToolDef) -> dict[str, set[str]]:
+    """Each op parameter and the JSON types it accepts."""
+    props = op.openai_schema()["function"]["parameters"].get("properties", {})
+    return {name: _types(schema) for name, schema in props.items()}
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    if "anyOf" in schema:
+        return set().union(*(_types(s) for s in schema["anyOf"]))
+    if "enum" in schema and "type" not in schema:
+        return {_json_type(v) for v in schema["enum"]}
+    kind = schema.get("type")
+    if kind is None:
+        return set()  # any
+    return set(kind) if isinstance(kind, list) else {kind}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    return {float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "null")
+
+
+def _type_issues(
+    path: str, declared: dict[str, Any], conversions: Sequence[str], values: dict[str, Any], op: str, param: str,
+    accepted: set[str],
+) -> Iterator[BindingIssue]:
+    current = _types(declared) - {"null"}
+    for conversion in conversions:
+        needs, makes = CONVERSIONS[conversion]
+        if needs is not None and current and needs not in current:
+            yield BindingIssue(f"{path}.convert", "schema_mismatch",
+                               f"{conversion} needs a {needs}, the declared argument is {'/'.join(sorted(current))}")
+            return
+        if makes is not None:
+            current = {makes}
+        elif conversion == "first":
+            current = _types(declared.get("items", {})) - {"null"}
+    if values:
+        mapped = {_json_type(v) for v in values.values()}
+        enum = declared.get("enum")
+        covers = isinstance(enum, list) and all(value_key(v) in values for v in enum)
+        current = mapped if covers else current | mapped
+    if not current or not accepted:
+        return
+    fits = current & accepted or ("integer" in current and "number" in accepted)
+    if not fits:
+        hint = {("string", "array"): 'add convert: ["to_list"] (or ["split"] for a comma list)',
+                ("array", "string"): 'add convert: ["join"] or ["first"]'}.get(
+            (sorted(current)[0], sorted(accepted - {"null"})[0] if accepted - {"null"} else ""), "add a conversion")
+        yield BindingIssue(path, "schema_mismatch",
+                           f"declared {'/'.join(sorted(current))}, but {op}.{param} takes "
+                           f"{'/'.join(sorted(accepted))}; {hint}")

@@ -1,0 +1,230 @@
+"""Spec-declared tools: a tool under its own name and JSON Schema, bound to an app operation.
+
+An imported task keeps its interface (e.g. `gmail_send_message(to: str)`) while the world runs the app's
+operation (`mail_send(to: list[str])`). The binding renames arguments, converts values, adds defaults and
+shapes the result. `coworkenv.binding_check.binding_issues` validates a spec's bindings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import orjson
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from coworkenv.apps import TOOLS
+from coworkenv.tools import ToolDef, ToolError, Toolkit
+
+if TYPE_CHECKING:
+    from coworkenv.spec import EnvSpec
+
+Conversion = Literal["to_list", "split", "join", "first", "str", "int", "float", "bool", "lower", "upper"]
+# The JSON type a conversion needs (None: any) and the one it produces (None: unchanged / item type).
+CONVERSIONS: dict[str, tuple[str | None, str | None]] = {
+    "to_list": (None, "array"), "split": ("string", "array"), "join": ("array", "string"),
+    "first": ("array", None), "str": (None, "string"), "int": (None, "integer"), "float": (None, "number"),
+    "bool": (None, "boolean"), "lower": ("string", "string"), "upper": ("string", "string"),
+}
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ArgBinding(_Wire):
+    """Where one declared argument goes: an op parameter, after conversions and a value mapping."""
+
+    to: Annotated[str | None, Field(description="Op parameter it fills; null: accepted and dropped")]
+    convert: Annotated[list[Conversion], Field(
+        description="Conversions applied in order: to_list (x -> [x]), split (comma list -> list), join "
+                    "(list -> comma string), first (list -> first item), str, int, float, bool, lower, upper")] = []
+    values: Annotated[dict[str, Any], Field(
+        description="Value mapping applied after conversions, by the value's text, e.g. {\"high\": \"P1\"}")] = {}
+
+
+class ResultShape(_Wire):
+    """How the op's result is shown: picked and renamed fields (of each item for a list), optionally wrapped."""
+
+    fields: Annotated[dict[str, str], Field(
+        description="Output field -> dotted path in the op's result; empty: the result as it is")] = {}
+    wrap: Annotated[str | None, Field(description="Put the shaped result under this key")] = None
+
+
+class Binding(_Wire):
+    """The app operation a declared tool runs and how its arguments and result are translated."""
+
+    op: Annotated[str, Field(description="A built-in app operation (tool name), e.g. mail_send")]
+    args: Annotated[dict[str, ArgBinding | str], Field(
+        description="Declared argument -> binding; a string is a plain rename to that op parameter")] = {}
+    defaults: Annotated[dict[str, Any], Field(
+        description="Op parameter -> value used when no declared argument gives it")] = {}
+    result: ResultShape = ResultShape()
+
+    def arg(self, name: str) -> ArgBinding | None:
+        """The binding of a declared argument, shorthand expanded."""
+        value = self.args.get(name)
+        return ArgBinding(to=value) if isinstance(value, str) else value
+
+
+class ToolDecl(_Wire):
+    """A tool the spec declares under its own name and JSON Schema, bound to an app operation."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="Tool name the agent calls")]
+    description: str = ""
+    parameters: Annotated[dict[str, Any], Field(
+        description="JSON Schema (type object) of the arguments, shown to the agent exactly")] = {
+        "type": "object", "properties": {}}
+    bind: Binding
+
+
+# -- runtime --------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeclaredTool(ToolDef):
+    """A ToolDef whose schema is the declared one and whose calls run the bound op through the binding."""
+
+    decl_json: str  # the ToolDecl as JSON (a hashable, exact copy)
+    bound: ToolDef
+
+    @cached_property
+    def decl(self) -> ToolDecl:
+        return ToolDecl.model_validate_json(self.decl_json)
+
+    @property
+    def op(self) -> str:
+        return self.bound.name
+
+    def openai_schema(self) -> dict[str, Any]:
+        d = self.decl
+        return {"type": "function", "function": {"name": d.name, "description": d.description,
+                                                 "parameters": orjson.loads(orjson.dumps(d.parameters))}}
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        errors = sorted(_validator(self.decl_json).iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            parts = [f"{'.'.join(str(p) for p in e.path) or '(arguments)'}: {e.message}" for e in errors[:5]]
+            raise ToolError(f"invalid arguments for {self.name}: {'; '.join(parts)}")
+        props = self.decl.parameters.get("properties", {})
+        defaults = {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
+        return {**defaults, **arguments}
+
+    def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
+        op_args = bind_arguments(self.decl.bind, kwargs)
+        try:
+            validated = self.bound.validate(op_args)
+        except Exception as exc:  # the binding produced arguments the op rejects: say so in declared terms
+            raise ToolError(f"{self.name}: the arguments do not fit {self.bound.name} ({exc})") from None
+        return shape_result(self.decl.bind.result, self.bound.run(kits, validated))
+
+
+@cache
+def _validator(decl_json: str) -> Draft202012Validator:
+    return Draft202012Validator(orjson.loads(decl_json)["parameters"])
+
+
+def convert(value: Any, conversion: str) -> Any:
+    """Apply one named conversion; raises ToolError when the value does not fit it."""
+    try:
+        if conversion == "to_list":
+            return value if isinstance(value, list) else [value]
+        if conversion == "split":
+            return [part.strip() for part in str(value).split(",") if part.strip()]
+        if conversion == "join":
+            return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        if conversion == "first":
+            return value[0] if isinstance(value, list) and value else value
+        if conversion == "str":
+            return str(value)
+        if conversion == "int":
+            return int(value)
+        if conversion == "float":
+            return float(value)
+        if conversion == "bool":
+            return value.strip().lower() in ("true", "yes", "1") if isinstance(value, str) else bool(value)
+        if conversion == "lower":
+            return str(value).lower()
+        if conversion == "upper":
+            return str(value).upper()
+    except (TypeError, ValueError) as exc:
+        raise ToolError(f"cannot convert {value!r} with {conversion}: {exc}") from None
+    raise ValueError(f"unknown conversion {conversion!r}")
+
+
+def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The op's arguments for a declared call: renamed, converted, mapped, with defaults for the rest."""
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        arg = binding.arg(name)
+        if arg is None or arg.to is None:
+            continue
+        for conversion in arg.convert:
+            value = convert(value, conversion)
+        if arg.values:
+            value = arg.values.get(value_key(value), value)
+        out[arg.to] = value
+    return {**binding.defaults, **out}
+
+
+def value_key(value: Any) -> str:
+    """The text a value is looked up by in an ArgBinding's `values`."""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def shape_result(shape: ResultShape, result: Any) -> Any:
+    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it."""
+    shaped = result
+    if shape.fields:
+        shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
+    return {shape.wrap: shaped} if shape.wrap else shaped
+
+
+def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
+    out = {}
+    for name, path in fields.items():
+        value = item
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        out[name] = value
+    return out
+
+
+def declared_tool(decl: ToolDecl) -> DeclaredTool:
+    """The runtime tool of a declaration (its op must exist: check with binding_issues first)."""
+    bound = TOOLS[decl.bind.op]
+    return DeclaredTool(decl.name, bound.app, bound.method, bound.kind, decl.description, _args_model(decl),
+                        decl.model_dump_json(), bound)
+
+
+def _args_model(decl: ToolDecl) -> type[BaseModel]:
+    """A pydantic model naming the declared arguments (enums as Literals), for code that inspects tools.
+
+    Calls are validated against the declared JSON Schema itself, not this model.
+    """
+    props = decl.parameters.get("properties", {})
+    required = set(decl.parameters.get("required", []))
+    fields: dict[str, Any] = {}
+    for name, schema in props.items():
+        enum = schema.get("enum") if isinstance(schema, dict) else None
+        annotation: Any = Literal[tuple(enum)] if isinstance(enum, list) and enum else Any
+        fields[name] = (annotation, ... if name in required else None)
+    return create_model(f"{decl.name}_args", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload, no-any-return]
+
+
+def spec_catalog(spec: EnvSpec) -> dict[str, ToolDef]:
+    """Every tool a spec can name: the built-in catalogue plus its declared tools (which take precedence)."""
+    catalog: dict[str, ToolDef] = dict(TOOLS)
+    for decl in spec.tool_decls:
+        if decl.bind.op in TOOLS:
+            catalog[decl.name] = declared_tool(decl)
+    return catalog
+
+
+def exposed_tools(spec: EnvSpec) -> list[str]:
+    """The names the agent can call: the spec's built-in tools, then its declared tools."""
+    names = list(spec.tools)
+    names.extend(d.name for d in spec.tool_decls if d.name not in names)
+    return names

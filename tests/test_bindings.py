@@ -1,0 +1,122 @@
+"""Spec-declared tools: declared names and schemas, bound to app operations, validated with field paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from coworkenv import Action, Env
+from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
+from coworkenv.binding_check import binding_issues
+from coworkenv.examples import load_example
+from coworkenv.loading import SpecError, load_spec
+from coworkenv.spec import EnvSpec
+
+EXAMPLE = "declared_tools_faults"
+
+
+def _without_faults() -> EnvSpec:
+    return load_example(EXAMPLE).model_copy(update={"faults": None})
+
+
+def _with_decl(change: dict[str, Any]) -> dict[str, Any]:
+    data = load_example(EXAMPLE).model_dump(mode="json", by_alias=True)
+    send = next(d for d in data["tool_decls"] if d["name"] == "gmail_send_message")
+    for key, value in change.items():
+        target = send
+        *head, last = key.split(".")
+        for part in head:
+            target = target[part]
+        target[last] = value
+    return data
+
+
+def test_agent_sees_the_declared_schema_exactly() -> None:
+    env = Env(_without_faults())
+    _, info = env.reset()
+    tools = {t["function"]["name"]: t for t in info["tools"]}
+    assert list(tools) == ["directory_search", "jira_search_issues", "jira_get_issue", "jira_update_issue",
+                           "gmail_send_message"]
+    declared = next(d for d in env.spec.tool_decls if d.name == "gmail_send_message")
+    assert tools["gmail_send_message"]["function"]["parameters"] == declared.parameters
+    assert "mail_send" not in tools
+
+
+def test_string_recipient_is_converted_and_audited_under_the_declared_name() -> None:
+    env = Env(_without_faults())
+    env.reset()
+    args = {"to": "ravi.menon@northwind.test", "subject": "BUG-311", "body": "hello"}
+    (message,) = env.step(Action.call("gmail_send_message", args)).messages
+    assert orjson.loads(message["content"]) == {"message_id": "msg-1"}
+    sent = env.state.table("mail", "messages").get("msg-1")
+    assert sent.to == ["ravi.menon@northwind.test"]
+    entry = env.audit[-1]
+    assert (entry.tool, entry.op, entry.args) == ("gmail_send_message", "mail_send", args)
+
+
+def test_value_mapping_and_result_shaping() -> None:
+    env = Env(_without_faults())
+    env.reset()
+    result = env.step(Action.call("jira_update_issue", {"issue_key": "BUG-311", "priority": "high"}))
+    assert orjson.loads(result.messages[0]["content"]) == {"key": "BUG-311", "state": "open", "priority": "p2"}
+    found = env.step(Action.call("jira_search_issues", {"text": "misaligned"}))
+    assert orjson.loads(found.messages[0]["content"]) == {
+        "issues": [{"key": "BUG-305", "summary": "Checkout button misaligned on small screens", "state": "open",
+                    "priority": "p4"}]}
+
+
+def test_declared_schema_rejects_bad_arguments_without_touching_state() -> None:
+    env = Env(_without_faults())
+    env.reset()
+    tickets = env.state.table("tickets", "tickets")
+    before = tickets.get("BUG-311")
+    result = env.step(Action.call("jira_update_issue", {"issue_key": "BUG-311", "priority": "p1"}))
+    error = orjson.loads(result.messages[0]["content"])["error"]
+    assert "priority" in error and "not one of" in error
+    assert tickets.get("BUG-311") == before and not env.audit[-1].ok
+
+
+def test_checks_match_declared_names() -> None:
+    spec = _without_faults()
+    assert run_episode(Env(spec), OraclePolicy(spec)).result.score == 1.0
+    noop = run_episode(Env(spec), NoopPolicy()).result
+    failed = {c.id for c in noop.checks if not c.passed}
+    assert {"declared_send", "update_before_mail"} <= failed
+
+
+@pytest.mark.parametrize(("change", "path", "code"), [
+    ({"bind.op": "mail_sned"}, "tool_decls[3].bind.op", "unknown_op"),
+    ({"bind.args.to": "to"}, "tool_decls[3].bind.args.to", "schema_mismatch"),
+    ({"bind.args.to": {"to": "recipients"}}, "tool_decls[3].bind.args.to.to", "unknown_op_parameter"),
+    ({"parameters.properties.cc": {"type": "string"}}, "tool_decls[3].bind.args", "argument_not_mapped"),
+    ({"bind.args.extra": "cc"}, "tool_decls[3].bind.args.extra", "unknown_argument"),
+    ({"bind.defaults": {"cc": 5}}, "tool_decls[3].bind.defaults.cc", "schema_mismatch"),
+    ({"parameters.required": ["to", "body"]}, "tool_decls[3].bind.args.subject", "optional_to_required"),
+    ({"name": "jira_get_issue"}, "tool_decls[3].name", "duplicate_tool"),
+    ({"parameters": {"type": "array"}}, "tool_decls[3].parameters.type", "invalid_schema"),
+])
+def test_binding_issues_name_the_field(change: dict[str, Any], path: str, code: str) -> None:
+    data = _with_decl(change)
+    spec = EnvSpec.model_validate(data)
+    issues = binding_issues(spec)
+    assert (path, code) in {(i.path, i.code) for i in issues}, issues
+    with pytest.raises(SpecError, match=path.replace("[", r"\[").replace("]", r"\]")):
+        load_spec(data)
+
+
+def test_missing_required_op_parameter_is_reported() -> None:
+    data = _with_decl({"parameters.properties": {"to": {"type": "string"}, "body": {"type": "string"}},
+                       "parameters.required": ["to", "body"],
+                       "bind.args": {"to": {"to": "to", "convert": ["to_list"]}, "body": "body"}})
+    issues = binding_issues(EnvSpec.model_validate(data))
+    assert [(i.code, i.path) for i in issues] == [("op_parameter_missing", "tool_decls[3].bind")]
+    assert "subject" in issues[0].message
+
+
+def test_sound_example_has_no_binding_issues_and_keeps_ids_of_plain_specs() -> None:
+    assert binding_issues(load_example(EXAMPLE)) == []
+    plain = load_example("incident_rollback")
+    assert "tool_decls" not in plain.to_json() or plain.tool_decls == []
+    assert plain.id == EnvSpec.model_validate_json(plain.to_json()).id
