@@ -9,7 +9,7 @@ from typing import Protocol
 from coworkenv.checks import VerifierResult
 from coworkenv.env import Action, Env
 from coworkenv.faults import FAILING
-from coworkenv.spec import EnvSpec, ReferenceTurn
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 
 
 class Policy(Protocol):
@@ -41,7 +41,7 @@ class OraclePolicy:
         if self._turn != env.turn or self._plan is None:
             self._turn = env.turn
             steps = self.reference[env.turn].steps if env.turn < len(self.reference) else []
-            self._plan = iter(_turn_actions(steps))
+            self._plan = iter(turn_actions(steps))
         elif self._retry_due(env):
             self._retries += 1
             return self._last  # type: ignore[return-value]
@@ -56,8 +56,9 @@ class OraclePolicy:
         return env.audit[-1].fault in FAILING
 
 
-def _turn_actions(steps: list) -> list[Action]:  # type: ignore[type-arg]
-    actions = [Action.call(s.call.name, dict(s.call.arguments)) if s.call else Action.say(s.say) for s in steps]
+def turn_actions(steps: list[ReferenceStep]) -> list[Action]:
+    """The actions of one reference turn: its tool calls in order, then one message that ends the turn."""
+    actions = [Action.call(s.call.name, dict(s.call.arguments)) if s.call else Action.say(s.say or "") for s in steps]
     if not actions or actions[-1].tool_calls:
         actions.append(Action.say("Done."))
     # Text before the last message does not end the turn; fold it into the final message.
