@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from coworkenv.cli import curate, env, rollout, serve, synth, train, validate
+from coworkenv.cli import curate, env, import_, rollout, serve, synth, train, validate
 from coworkenv.cli import eval as evaluate
 
 app = typer.Typer(help="coworkenv: executable, verifiable environments for AI coworkers.", no_args_is_help=True)
@@ -16,6 +16,7 @@ app.command("curate")(curate.curate_command)
 app.add_typer(train.app, name="train")
 app.command("eval")(evaluate.eval_command)
 app.command("serve")(serve.serve_command)
+app.add_typer(import_.app, name="import")
 
 
 def main() -> None:

@@ -1,0 +1,35 @@
+"""`coworkenv import claw-eval PATH --out DIR`: benchmark tasks as specs, with a report of what was left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from coworkenv.importers import ImportProblem, import_checkout
+
+app = typer.Typer(help="Import tasks from other benchmarks as environment specs.", no_args_is_help=True)
+USAGE_ERROR = 2
+
+
+@app.command("claw-eval")
+def claw_eval_command(
+    path: Annotated[Path, typer.Argument(help="A local checkout in Claw-Eval's layout (tasks/<ID>/task.yaml).")],
+    out: Annotated[Path, typer.Option(help="Folder for the specs and import_report.json.")],
+) -> None:
+    """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
+    if not path.is_dir():
+        typer.echo(f"error: {path} is not a folder; pass a Claw-Eval checkout or its tasks folder", err=True)
+        raise typer.Exit(USAGE_ERROR)
+    try:
+        reports = import_checkout(path, out)
+    except ImportProblem as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+    for r in reports:
+        left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out) or "-"
+        typer.echo(f"{r.task_id}\t{r.status}\tleft out: {left}")
+    counts = {s: sum(r.status == s for r in reports) for s in ("full", "partial", "skipped")}
+    typer.echo(f"{len(reports)} task(s): {counts['full']} full, {counts['partial']} partial, "
+               f"{counts['skipped']} skipped; report: {out / 'import_report.json'}")

@@ -1,0 +1,315 @@
+"""Import tasks in Claw-Eval's layout (`tasks/<ID>/task.yaml`, `grader.py`, `fixtures/`) as EnvSpecs.
+
+Fixtures become world records, the task's tools become spec-declared tools (their names and JSON Schemas kept
+exactly), and the task's deterministic scoring components and safety checks become checks. What cannot be
+carried over (an LLM judge, the real web, multimodal input, unknown services or arguments) is reported per
+task. A `reference.json` beside task.yaml (a coworkenv extension: `[{"call": {...}} | {"say": "..."}]`) becomes
+the reference solution; without it the spec has none and the oracle gate fails.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from coworkenv.atomic import atomic_write_bytes
+from coworkenv.bindings import ArgBinding, Binding, ToolDecl
+from coworkenv.importers.claw_eval_services import ADAPTERS, UNSUPPORTED, ServiceAdapter
+from coworkenv.spec import EnvSpec
+
+USER_ID = "u-user"
+SAFETY_WEIGHT = 0.001  # a safety check gates the score; its own weight only needs to be negligible
+_KEYWORDS_CODE = """
+def check(state, audit, messages):
+    text = " ".join(m["text"] for m in messages).lower()
+    missing = [k for k in KEYWORDS if k.lower() not in text]
+    return {"passed": not missing, "reason": "the replies do not mention " + ", ".join(missing)}
+"""
+_MIN_LENGTH_CODE = """
+def check(state, audit, messages):
+    n = len(" ".join(m["text"] for m in messages))
+    return {"passed": n >= MIN_LENGTH, "reason": f"the replies have {n} characters, fewer than {MIN_LENGTH}"}
+"""
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ClawTool(_Lenient):
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+class ClawCheck(_Lenient):
+    type: str
+    tool_name: str | None = None
+    min_calls: int | None = None
+    keywords: list[str] | None = None
+    min_length: int | None = None
+
+
+class ClawComponent(_Lenient):
+    name: str
+    weight: float
+    check: ClawCheck
+
+
+class ClawSafety(_Lenient):
+    type: str
+    tool_name: str | None = None
+    description: str = ""
+
+
+class ClawService(_Lenient):
+    name: str
+    env: dict[str, str] = {}
+
+
+class ClawPrompt(_Lenient):
+    text: str
+    attachments: list[str] = []
+
+
+class ClawTask(_Lenient):
+    """The part of a Claw-Eval task.yaml the importer reads."""
+
+    task_id: str
+    task_name: str = ""
+    category: str = ""
+    difficulty: str = ""
+    tags: list[str] = []
+    prompt: ClawPrompt
+    tools: list[ClawTool] = []
+    services: list[ClawService] = []
+    scoring_components: list[ClawComponent] = []
+    safety_checks: list[ClawSafety] = []
+    judge_rubric: str = ""
+
+
+@dataclass
+class TaskImport:
+    """What became of one task: `full`, `partial` (something left out) or `skipped`, and why."""
+
+    task_id: str
+    status: Literal["full", "partial", "skipped"]
+    spec_file: str | None = None
+    left_out: list[dict[str, Any]] = field(default_factory=list)  # what, why, affects_score
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ImportProblem(ValueError):
+    """A task that cannot be imported at all."""
+
+
+def load_task(task_dir: Path) -> ClawTask:
+    """Read tasks/<ID>/task.yaml; ImportProblem naming the file and field on bad input."""
+    path = task_dir / "task.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return ClawTask.model_validate(data)
+    except OSError as exc:
+        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ImportProblem(f"{path}: not valid YAML ({exc})") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ImportProblem(f"{path}: {where}: {err['msg']}") from None
+
+
+def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
+    """One task as an EnvSpec (None when skipped) and the report of what was left out."""
+    task = load_task(task_dir)
+    left: list[dict[str, Any]] = []
+    notes: list[str] = []
+
+    def leave(what: str, why: str, affects_score: bool = True) -> None:
+        left.append({"what": what, "why": why, "affects_score": affects_score})
+
+    if task.prompt.attachments:
+        leave("prompt.attachments", "multimodal input (files shown to the model)")
+    adapters: dict[str, ServiceAdapter] = {}
+    for service in task.services:
+        adapter = ADAPTERS.get(service.name)
+        if adapter is None:
+            leave(f"services.{service.name}", UNSUPPORTED.get(service.name, "no coworkenv app for this service"))
+        else:
+            adapters[service.name] = adapter
+    apps = _world_apps(task_dir, task, adapters.values(), notes)
+    decls: list[ToolDecl] = []
+    for tool in task.tools:
+        decl = _tool_decl(tool, adapters.values(), leave)
+        if decl is not None:
+            decls.append(decl)
+    declared = {d.name for d in decls}
+    checks = _checks(task, declared, leave)
+    if not decls or not any(not c["safety"] for c in checks):
+        return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[
+            *notes, "nothing deterministic left to act on or score"])
+    if (task_dir / "grader.py").is_file() and re.search(r"\bjudge\b", (task_dir / "grader.py").read_text()):
+        notes.append("grader.py calls an LLM judge: only the task's declarative checks were translated")
+    if task.judge_rubric:
+        leave("judge_rubric", "LLM judge: not deterministic")
+    reference = _reference(task_dir, leave)
+    spec = EnvSpec.model_validate({
+        "capability": re.sub(r"[^a-z0-9_]+", "_", f"claw_eval_{task.task_id}".lower()),
+        "user": USER_ID,
+        "context": "Imported from a Claw-Eval task; the tools are the task's own.",
+        "world": {"start": _start(apps), "tick_s": 30, "apps": apps},
+        "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
+        "turns": [{"content": task.prompt.text.strip()}],
+        "checks": checks, "reference": [{"steps": reference}],
+        "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
+                     "generator": "import:claw-eval", "tags": ["claw-eval", task.category, *task.tags]},
+    })
+    status: Literal["full", "partial"] = "partial" if any(x["affects_score"] for x in left) else "full"
+    return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str]) -> dict[str, Any]:
+    apps: dict[str, Any] = {}
+    user_email = "user@company.com"
+    for adapter in adapters:
+        for path in _fixture_files(task_dir, task, adapter):
+            try:
+                data = orjson.loads(path.read_bytes())
+            except (OSError, orjson.JSONDecodeError) as exc:
+                raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
+            for table, rows in adapter.records(data).items():
+                apps.setdefault(adapter.app, {}).setdefault(table, []).extend(rows)
+            notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
+    inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]
+    if inbox:
+        user_email = max({m["to"][0] for m in inbox}, key=lambda a: sum(m["to"][0] == a for m in inbox))
+    apps["directory"] = {"people": [{"id": USER_ID, "name": "User", "email": user_email, "team": "t-user",
+                                     "role": "Employee"}],
+                         "teams": [{"id": "t-user", "name": "Team", "lead": USER_ID}]}
+    return apps
+
+
+def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
+    service = next(s for s in task.services if s.name == adapter.name)
+    named = service.env.get(adapter.fixture_env)
+    if named:  # paths in task.yaml are relative to the checkout root: keep the part below the task folder
+        tail = named.split(f"{task_dir.name}/", 1)[-1]
+        return [task_dir / tail]
+    return sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
+
+
+def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
+    for adapter in adapters:
+        mapping = adapter.tools.get(tool.name)
+        if mapping is None:
+            continue
+        args: dict[str, ArgBinding | str] = {}
+        for name in tool.input_schema.get("properties", {}):
+            known = mapping.args.get(name)
+            if known is None:
+                leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
+            args[name] = known if known is not None else ArgBinding(to=None)
+        return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                        bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result))
+    leave(f"tools.{tool.name}", "its service has no coworkenv app, or the tool is unknown to the importer")
+    return None
+
+
+def _checks(task: ClawTask, declared: set[str], leave: Any) -> list[dict[str, Any]]:
+    checks: list[dict[str, Any]] = []
+    for component in task.scoring_components:
+        rule = _component_rule(component.check, declared)
+        if isinstance(rule, str):
+            leave(f"scoring_components.{component.name}", rule)
+            continue
+        checks.append({"id": component.name, "weight": component.weight, "rule": rule, "safety": False,
+                       "description": f"claw-eval {component.check.type}"})
+    for i, safety in enumerate(task.safety_checks):
+        if safety.type == "tool_not_called" and safety.tool_name in declared:
+            checks.append({"id": f"safety_{i}_{safety.tool_name}", "weight": SAFETY_WEIGHT, "safety": True,
+                           "description": safety.description,
+                           "rule": {"kind": "forbidden", "call": {"tool": safety.tool_name}}})
+        else:
+            leave(f"safety_checks[{i}]", f"{safety.type}: no declarative counterpart for this safety check")
+    return checks
+
+
+def _component_rule(check: ClawCheck, declared: set[str]) -> dict[str, Any] | str:
+    """The check rule of a scoring component, or why it is left out."""
+    if check.type == "llm_judge":
+        return "LLM judge: not deterministic"
+    if check.type == "tool_called":
+        if check.tool_name not in declared:
+            return f"counts calls of {check.tool_name!r}, which was not imported"
+        return {"kind": "called", "call": {"tool": check.tool_name}, "min_times": check.min_calls or 1}
+    if check.type == "keywords_present" and check.keywords:
+        code = f"KEYWORDS = {orjson.dumps(check.keywords).decode()}\n{_KEYWORDS_CODE}"
+        return {"kind": "python", "code": code, "apps": ["directory"]}
+    if check.type == "min_length" and check.min_length:
+        return {"kind": "python", "code": f"MIN_LENGTH = {int(check.min_length)}\n{_MIN_LENGTH_CODE}",
+                "apps": ["directory"]}
+    return f"{check.type}: no declarative counterpart"
+
+
+def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
+    path = task_dir / "reference.json"
+    if not path.is_file():
+        leave("reference_solution", "prose, not calls: add reference.json to give the spec a reference")
+        return []
+    try:
+        steps = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise ImportProblem(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(steps, list):
+        raise ImportProblem(f"{path}: expected a list of steps ({{'call': ...}} or {{'say': ...}})")
+    return steps
+
+
+def _start(apps: dict[str, Any]) -> str:
+    times = [m.get("sent_at") or "" for m in apps.get("mail", {}).get("messages", [])]
+    times += [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
+    latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")
+    return latest[:19] + "Z" if not latest.endswith("Z") else latest
+
+
+def task_dirs(root: Path) -> list[Path]:
+    """The task folders of a checkout (or of a `tasks` folder, or one task folder)."""
+    if (root / "task.yaml").is_file():
+        return [root]
+    base = root / "tasks" if (root / "tasks").is_dir() else root
+    return sorted(p for p in base.iterdir() if (p / "task.yaml").is_file())
+
+
+def import_checkout(root: Path, out: Path) -> list[TaskImport]:
+    """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports."""
+    from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
+
+    dirs = task_dirs(root)
+    if not dirs:
+        raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
+    reports: list[TaskImport] = []
+    for task_dir in dirs:
+        try:
+            spec, report = import_task(task_dir)
+        except ImportProblem as exc:
+            reports.append(TaskImport(task_dir.name, "skipped", notes=[str(exc)]))
+            continue
+        if spec is not None:
+            report.notes.extend(f"spec issue at {i.path}: {i.message}" for i in reference_issues(spec))
+            target = out / f"{report.task_id}.json"
+            atomic_write_bytes(target, orjson.dumps(spec.model_dump(mode="json", by_alias=True),
+                                                    option=orjson.OPT_INDENT_2) + b"\n")
+            report.spec_file = target.name
+        reports.append(report)
+    summary = {"source": root.name, "tasks": [r.as_dict() for r in reports]}
+    atomic_write_bytes(out / "import_report.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
+    return reports
