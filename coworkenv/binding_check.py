@@ -43,7 +43,23 @@ def binding_issues(spec: EnvSpec) -> list[BindingIssue]:
                                        f"{decl.name!r} is already a tool of this spec; give it another name"))
         seen.add(decl.name)
         issues.extend(_decl_issues(where, decl))
+    issues.extend(_fault_issues(spec, seen))
     return issues
+
+
+def _fault_issues(spec: EnvSpec, tools: set[str]) -> Iterator[BindingIssue]:
+    """Fault rules must name a tool the agent can call or an app it reaches (else they never fire)."""
+    if spec.faults is None:
+        return
+    catalog = {d.name: d.bind.op for d in spec.tool_decls}
+    apps = {TOOLS[catalog.get(t, t)].app for t in tools if catalog.get(t, t) in TOOLS}
+    for i, rule in enumerate(spec.faults.rules):
+        if rule.tool is not None and rule.tool not in tools:
+            yield BindingIssue(f"faults.rules[{i}].tool", "unknown_fault_target",
+                               f"{rule.tool!r} is not a tool of this spec; tools: {', '.join(sorted(tools))}")
+        if rule.app is not None and rule.app not in apps:
+            yield BindingIssue(f"faults.rules[{i}].app", "unknown_fault_target",
+                               f"no tool of this spec reaches app {rule.app!r}; apps: {', '.join(sorted(apps))}")
 
 
 def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:

@@ -115,3 +115,11 @@ def _oracle_audit(spec: EnvSpec) -> list[Any]:
     env = Env(spec)
     run_episode(env, OraclePolicy(spec))
     return env.audit
+
+
+def test_fault_rules_must_target_tools_of_the_spec() -> None:
+    from coworkenv.binding_check import binding_issues
+
+    plan = FaultPlan(rules=[FaultRule(tool="gmail_send", rate_500=0.5), FaultRule(app="calendar", rate_429=0.1)])
+    issues = {(i.path, i.code) for i in binding_issues(_with_plan(plan))}
+    assert issues == {("faults.rules[0].tool", "unknown_fault_target"), ("faults.rules[1].app", "unknown_fault_target")}

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
-from coworkenv.importers.claw_eval_services import ADAPTERS, UNSUPPORTED, ServiceAdapter
+from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.spec import EnvSpec
 
 USER_ID = "u-user"
@@ -92,6 +92,8 @@ class ClawTask(_Lenient):
     scoring_components: list[ClawComponent] = []
     safety_checks: list[ClawSafety] = []
     judge_rubric: str = ""
+    user_agent: dict[str, Any] = {}
+    sandbox_files: list[str] = []
 
 
 @dataclass
@@ -139,11 +141,16 @@ def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
 
     if task.prompt.attachments:
         leave("prompt.attachments", "multimodal input (files shown to the model)")
+    if task.user_agent.get("enabled"):
+        leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
+    if not task.tools:
+        why = "code sandbox task (files and a terminal)" if task.sandbox_files else "no service tools to act with"
+        leave("tools", why)
     adapters: dict[str, ServiceAdapter] = {}
     for service in task.services:
         adapter = ADAPTERS.get(service.name)
         if adapter is None:
-            leave(f"services.{service.name}", UNSUPPORTED.get(service.name, "no coworkenv app for this service"))
+            leave(f"services.{service.name}", unsupported_reason(service.name))
         else:
             adapters[service.name] = adapter
     apps = _world_apps(task_dir, task, adapters.values(), notes)
@@ -154,9 +161,12 @@ def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
             decls.append(decl)
     declared = {d.name for d in decls}
     checks = _checks(task, declared, leave)
-    if not decls or not any(not c["safety"] for c in checks):
-        return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[
-            *notes, "nothing deterministic left to act on or score"])
+    missing = [x["what"] for x in left if x["what"] == "tools" or (x["what"].count(".") == 1 and x["what"].startswith(
+        ("services.", "tools."))) or x["what"] in ("user_agent", "prompt.attachments")]
+    if missing or not any(not c["safety"] for c in checks):
+        why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
+            "no deterministic check is left to score it"
+        return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
     if (task_dir / "grader.py").is_file() and re.search(r"\bjudge\b", (task_dir / "grader.py").read_text()):
         notes.append("grader.py calls an LLM judge: only the task's declarative checks were translated")
     if task.judge_rubric:

@@ -16,13 +16,18 @@ from coworkenv.bindings import ArgBinding, ResultShape
 PRIORITY = {"urgent": "p1", "critical": "p1", "high": "p2", "medium": "p3", "normal": "p3", "low": "p4"}
 TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "pending": "blocked", "blocked": "blocked",
                  "resolved": "resolved", "closed": "closed"}
-# Services that cannot become a world app: why they are left out.
+# Services that cannot become a world app (by name prefix): why they are left out.
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
-    "web_real_injection": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
 }
+
+
+def unsupported_reason(service: str) -> str:
+    """Why a service without an adapter is left out."""
+    found = next((why for prefix, why in UNSUPPORTED.items() if service.startswith(prefix)), None)
+    return found or "no coworkenv app for this service (no adapter yet)"
 
 
 @dataclass(frozen=True)
