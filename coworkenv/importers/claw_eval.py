@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import orjson
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
@@ -54,6 +54,11 @@ class ClawCheck(_Lenient):
     min_calls: int | None = None
     keywords: list[str] | None = None
     min_length: int | None = None
+
+    @field_validator("keywords", mode="before")
+    @classmethod
+    def _keywords_as_text(cls, value: Any) -> Any:  # YAML reads 4.2 or 2026 as numbers
+        return [str(v) for v in value] if isinstance(value, list) else value
 
 
 class ClawComponent(_Lenient):
