@@ -14,7 +14,7 @@ from coworkenv.examples import load_example
 from coworkenv.loading import SpecError, load_spec
 from coworkenv.spec import EnvSpec
 
-EXAMPLE = "declared_tools_faults"
+EXAMPLE = "triage_escalation_declared_tools"
 
 
 def _without_faults() -> EnvSpec:

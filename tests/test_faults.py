@@ -14,7 +14,7 @@ from coworkenv.examples import load_example
 from coworkenv.faults import FaultInjector, FaultPlan, FaultRule
 from coworkenv.spec import EnvSpec
 
-EXAMPLE = "declared_tools_faults"
+EXAMPLE = "triage_escalation_declared_tools"
 
 
 def _with_plan(plan: FaultPlan) -> EnvSpec:

@@ -21,7 +21,7 @@ from coworkenv.examples import load_example
 from coworkenv.serve import EpisodeHost, build_mcp_server
 from coworkenv.serve.reference_client import play_noop, play_reference
 
-EXAMPLE = "declared_tools_faults"
+EXAMPLE = "triage_escalation_declared_tools"
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "test-harness-token-0123456789"
 SERVE = [sys.executable, "-c", "from coworkenv.cli import app; app()", "serve", EXAMPLE, "--mcp"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from coworkenv.apps import TOOLS
+from coworkenv.bindings import spec_catalog
 from coworkenv.examples import example_names, load_example
 from coworkenv.llm import LLMRequest, LLMResponse
 from coworkenv.rollout import LLMTeacher, OracleTeacher, TrajectoryRecord, rollout_specs
@@ -48,8 +48,9 @@ def test_oracle_passes_with_messages_built_from_what_it_found(
     assert not any(re.search(r"[{}]|\bNone\b|<[a-z_]+>", m["content"]) for m in assistant), "no placeholders"
     # After each read, the next message names something the read returned (an id, a name, a path, a value).
     checked = 0
+    tools = spec_catalog(load_example(name))  # built-in and declared tools
     for i, m in enumerate(record.messages):
-        if m["role"] != "tool" or TOOLS[m["name"]].kind != "read" or "error" in m["content"][:10]:
+        if m["role"] != "tool" or tools[m["name"]].kind != "read" or "error" in m["content"][:10]:
             continue
         following = record.messages[i + 1]
         values = _strings(json.loads(m["content"])) - {"inbox", "INFO", "ERROR", "WARN", "open", "true"}

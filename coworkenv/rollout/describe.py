@@ -320,9 +320,27 @@ def finding(tool: str, args: Args, result: Any, p: Phrasing) -> str:
     """What a successful read returned, as a sentence naming counts, ids and names."""
     describe = FINDINGS.get(tool)
     if describe is None:
-        n = len(result) if isinstance(result, list | dict) else 1
-        return f"{tool} returned {p.count(n, 'item')}."
+        return _named_finding(tool, result, p)
     return describe(args, result, p)
+
+
+_NAMING_KEYS = ("id", "key", "name", "title", "summary", "subject", "email")
+
+
+def _named_finding(tool: str, result: Any, p: Phrasing) -> str:
+    """A tool without its own phrasing (e.g. a spec-declared one): the count, then the ids and names it returned."""
+    items = result if isinstance(result, list) else [result]
+    if len(items) == 1 and isinstance(items[0], dict) and len(items[0]) == 1:
+        inner = next(iter(items[0].values()))  # a wrapped list, e.g. {"issues": [...]}
+        items = inner if isinstance(inner, list) else items
+    names = []
+    for item in items[:3]:
+        if isinstance(item, dict):
+            shown = [str(v) for k, v in item.items() if isinstance(v, str) and v and
+                     any(k == n or k.endswith(f"_{n}") for n in _NAMING_KEYS)][:2]
+            names.append(" ".join([shown[0], quote(shown[1], 60)]) if len(shown) == 2 else "".join(shown))
+    listed = f": {join(names, len(items))}" if any(names) else ""
+    return f"{tool} returned {p.count(len(items), 'item')}{listed}."
 
 
 # -- actions: what a successful write did, as a past-tense phrase for "I ..." -------------------------------------

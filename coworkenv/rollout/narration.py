@@ -11,19 +11,21 @@ import random
 from coworkenv.apps import TOOLS
 from coworkenv.checks import AuditEntry
 from coworkenv.env import Action, Env, ToolCallRequest
+from coworkenv.faults import FAILING
 from coworkenv.rollout.describe import Phrasing, action, finding, intent, join, source
 from coworkenv.spec import EnvSpec, ToolCallSpec
 
 
-def _is_read(tool: str) -> bool:
-    return tool in TOOLS and TOOLS[tool].kind == "read"
+def _is_read(entry: AuditEntry) -> bool:
+    tool = TOOLS.get(entry.op or entry.tool)  # a declared tool reads or writes as its bound op does
+    return tool is not None and tool.kind == "read"
 
 
 def observed(entry: AuditEntry, p: Phrasing) -> str:
     """One sentence on the outcome of an audited call."""
     if not entry.ok:
         return f"That call failed: {entry.error}."
-    if _is_read(entry.tool):
+    if _is_read(entry):
         return finding(entry.tool, entry.args, entry.result, p)
     did = action(entry.tool, entry.args, entry.result, p)
     return p.rng.choice((f"Done: I {did}.", f"I {did}.", f"That went through; I {did}."))
@@ -43,9 +45,9 @@ def preface(p: Phrasing, previous: AuditEntry | None, call: ToolCallSpec, turn: 
 def final_message(p: Phrasing, entries: list[AuditEntry], says: list[str]) -> str:
     """The message that ends the turn: the reference's statement with what was looked at and changed."""
     ok = [e for e in entries if e.ok]
-    actions = [action(e.tool, e.args, e.result, p) for e in ok if not _is_read(e.tool)]
-    sources = list(dict.fromkeys(source(e.tool, e.args) for e in ok if _is_read(e.tool)))
-    last_read = next((e for e in reversed(ok) if _is_read(e.tool)), None)
+    actions = [action(e.tool, e.args, e.result, p) for e in ok if not _is_read(e)]
+    sources = list(dict.fromkeys(source(e.tool, e.args) for e in ok if _is_read(e)))
+    last_read = next((e for e in reversed(ok) if _is_read(e)), None)
     say = "\n\n".join(s.strip() for s in says if s.strip())
     layout = p.rng.randrange(4)
     if say and actions:
@@ -100,8 +102,10 @@ class NarratedOracle:
             self._next = 0
             self._audit_start = len(env.audit)
         # One generator per message: phrasing depends on the seed, the env and the position, never on history.
-        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{self._next}"))
         entries = env.audit[self._audit_start:]
+        if entries and entries[-1].fault in FAILING and 0 < self._next <= len(self._calls):
+            self._next -= 1  # repeat the call an injected fault made fail, as a careful agent would
+        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{self._next}"))
         step, self._next = self._next, self._next + 1
         if step < len(self._calls):
             call = self._calls[step]

@@ -228,7 +228,7 @@ _STEP_TYPE = pa.struct([
 _AUDIT_TYPE = pa.struct([
     ("index", pa.int32()), ("turn", pa.int32()), ("tool", pa.string()), ("args", pa.string()), ("ok", pa.bool_()),
     ("result", pa.string()), ("error", pa.string()), ("time", pa.string()), ("hash_before", pa.string()),
-    ("hash_after", pa.string()),
+    ("hash_after", pa.string()), ("op", pa.string()), ("fault", pa.string()),
 ])
 _CHECK_TYPE = pa.struct([
     ("id", pa.string()), ("kind", pa.string()), ("passed", pa.bool_()), ("weight", pa.float64()),
@@ -295,7 +295,7 @@ def record_from_row(row: dict[str, Any]) -> TrajectoryRecord:
     """Rebuild a record from one row of `TRAJECTORY_SCHEMA`."""
     audit = [
         AuditEntry(a["index"], a["turn"], a["tool"], orjson.loads(a["args"]), a["ok"], orjson.loads(a["result"]),
-                   a["error"], a["time"], a["hash_before"], a["hash_after"])
+                   a["error"], a["time"], a["hash_before"], a["hash_after"], a.get("op") or "", a.get("fault") or "")
         for a in row["audit"]
     ]
     return TrajectoryRecord(
