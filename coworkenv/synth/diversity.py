@@ -17,12 +17,16 @@ def spec_content_hash(spec: EnvSpec) -> str:
 
 
 def reference_sequence(spec: EnvSpec) -> tuple[str, ...]:
-    """The tool names of the reference solution in order, with turn boundaries as '|'."""
+    """The app operations of the reference solution in order, with turn boundaries as '|'.
+
+    A spec-declared tool counts as the operation it is bound to.
+    """
+    ops = {d.name: d.bind.op for d in spec.tool_decls}
     out: list[str] = []
     for i, turn in enumerate(spec.reference):
         if i:
             out.append("|")
-        out.extend(step.call.name for step in turn.steps if step.call is not None)
+        out.extend(ops.get(step.call.name, step.call.name) for step in turn.steps if step.call is not None)
     return tuple(out)
 
 
