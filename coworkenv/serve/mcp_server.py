@@ -18,6 +18,7 @@ import orjson
 import uvicorn
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -94,8 +95,8 @@ def harness_routes(host: EpisodeHost, token: str) -> list[Route]:
     return [Route("/harness/score", score, methods=["GET"]), Route("/harness/reset", reset, methods=["POST"])]
 
 
-def _uvicorn(app: Any, port: int) -> uvicorn.Server:
-    config = uvicorn.Config(app, host=LOCALHOST, port=port, log_level="warning", lifespan="on")
+def _uvicorn(app: Any, port: int, lifespan: str = "on") -> uvicorn.Server:
+    config = uvicorn.Config(app, host=LOCALHOST, port=port, log_level="warning", lifespan=lifespan)
     return uvicorn.Server(config)
 
 
@@ -109,12 +110,13 @@ async def serve_http(host: EpisodeHost, port: int, token: str) -> None:
 async def serve_stdio(host: EpisodeHost, harness_port: int | None, token: str) -> None:
     """MCP over stdio; with `harness_port`, the harness routes listen on 127.0.0.1:PORT meanwhile."""
     server = build_mcp_server(host)
+    web = None
+    if harness_port is not None:
+        web = _uvicorn(Starlette(routes=harness_routes(host, token)), harness_port, lifespan="off")
     async with anyio.create_task_group() as group:
-        if harness_port is not None:
-            from starlette.applications import Starlette
-
-            web = _uvicorn(Starlette(routes=harness_routes(host, token)), harness_port)
+        if web is not None:
             group.start_soon(web.serve)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
-        group.cancel_scope.cancel()
+        if web is not None:
+            web.should_exit = True  # the client closed stdio: stop the harness routes too
