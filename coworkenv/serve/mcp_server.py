@@ -10,7 +10,7 @@ variable), so an agent talking MCP can neither see nor call the scorer.
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -95,7 +95,7 @@ def harness_routes(host: EpisodeHost, token: str) -> list[Route]:
     return [Route("/harness/score", score, methods=["GET"]), Route("/harness/reset", reset, methods=["POST"])]
 
 
-def _uvicorn(app: Any, port: int, lifespan: str = "on") -> uvicorn.Server:
+def _uvicorn(app: Any, port: int, lifespan: Literal["on", "off"] = "on") -> uvicorn.Server:
     config = uvicorn.Config(app, host=LOCALHOST, port=port, log_level="warning", lifespan=lifespan)
     return uvicorn.Server(config)
 
