@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from coworkenv.apps import TOOLS
-from coworkenv.tools import ToolDef, ToolError, Toolkit
+from coworkenv.tools import ToolDef, ToolError, Toolkit, validation_summary
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
@@ -116,8 +116,8 @@ class DeclaredTool(ToolDef):
         op_args = bind_arguments(self.decl.bind, kwargs)
         try:
             validated = self.bound.validate(op_args)
-        except Exception as exc:  # the binding produced arguments the op rejects: say so in declared terms
-            raise ToolError(f"{self.name}: the arguments do not fit {self.bound.name} ({exc})") from None
+        except ValidationError as exc:  # the binding produced arguments the op rejects: say so in declared terms
+            raise ToolError(f"invalid arguments for {self.name}: {validation_summary(exc)}") from None
         return shape_result(self.decl.bind.result, self.bound.run(kits, validated))
 
 

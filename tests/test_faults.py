@@ -6,6 +6,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from coworkenv import Action, Env
@@ -123,3 +125,26 @@ def test_fault_rules_must_target_tools_of_the_spec() -> None:
     plan = FaultPlan(rules=[FaultRule(tool="gmail_send", rate_500=0.5), FaultRule(app="calendar", rate_429=0.1)])
     issues = {(i.path, i.code) for i in binding_issues(_with_plan(plan))}
     assert issues == {("faults.rules[0].tool", "unknown_fault_target"), ("faults.rules[1].app", "unknown_fault_target")}
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), cap=st.integers(1, 4),
+       rates=st.lists(st.floats(0, 0.25), min_size=4, max_size=4),
+       calls=st.lists(st.sampled_from(["mail_send", "mail_search", "tickets_get"]), max_size=40))
+def test_draws_are_a_function_of_the_call_sequence(seed: int, cap: int, rates: list[float], calls: list[str]) -> None:
+    rule = FaultRule(rate_429=rates[0], rate_500=rates[1], timeout=rates[2], truncated=rates[3])
+    plan = FaultPlan(seed=seed, rules=[rule], max_consecutive=cap)
+
+    def run() -> list[str | None]:
+        injector = FaultInjector(plan)
+        return [injector.draw(t, t.split("_")[0], "write" if t == "mail_send" else "read") for t in calls]
+
+    first = run()
+    assert first == run()
+    for tool in set(calls):  # never more than `cap` failing faults in a row on one tool
+        streak = 0
+        for t, fault in zip(calls, first, strict=True):
+            if t == tool:
+                streak = streak + 1 if fault in ("429", "500", "timeout", "truncated") else 0
+                assert streak <= cap
+    assert all(f != "truncated" for t, f in zip(calls, first, strict=True) if t == "mail_send")

@@ -101,6 +101,11 @@ def test_noop_over_http_scores_as_in_process(tmp_path: Path) -> None:
 
         anyio.run(episode)
         remote = _score(port, token).json()
+        headers = {"Authorization": f"Bearer {token}"}
+        refused = httpx.post(f"http://127.0.0.1:{port}/harness/reset", timeout=10)
+        reset = httpx.post(f"http://127.0.0.1:{port}/harness/reset", headers=headers, timeout=10)
+        assert (refused.status_code, reset.status_code) == (401, 200)
+        assert _score(port, token).json()["done"] is False
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
