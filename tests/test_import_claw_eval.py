@@ -123,3 +123,13 @@ def test_cli_imports_and_prints_the_summary(tmp_path: Path) -> None:
     assert "5 task(s): 2 full, 1 partial, 2 skipped" in result.output
     missing = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert missing.exit_code == 2
+
+
+def test_service_error_rate_becomes_a_fault_plan_the_reference_survives(imported: dict[str, Any]) -> None:
+    spec = imported["specs"]["CE03_outage_escalation"]  # its gmail service sets ERROR_RATE 0.5
+    assert spec.faults is not None
+    (rule,) = spec.faults.rules
+    assert (rule.app, rule.rate_429, rule.rate_500, rule.slow) == ("mail", 0.175, 0.175, 0.15)
+    episode = run_episode(Env(spec), OraclePolicy(spec))
+    assert episode.result.score == 1.0 and episode.faults >= 1 and episode.robustness in (None, 1.0)
+    assert imported["specs"]["CE02_vpn_ticket_triage"].faults is None

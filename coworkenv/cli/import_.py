@@ -17,13 +17,16 @@ USAGE_ERROR = 2
 def claw_eval_command(
     path: Annotated[Path, typer.Argument(help="A local checkout in Claw-Eval's layout (tasks/<ID>/task.yaml).")],
     out: Annotated[Path, typer.Option(help="Folder for the specs and import_report.json.")],
+    error_rate: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, help="Claw-Eval's ERROR_RATE for services whose task.yaml sets none (a fault plan).")]
+    = None,
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
     if not path.is_dir():
         typer.echo(f"error: {path} is not a folder; pass a Claw-Eval checkout or its tasks folder", err=True)
         raise typer.Exit(USAGE_ERROR)
     try:
-        reports = import_checkout(path, out)
+        reports = import_checkout(path, out, error_rate)
     except ImportProblem as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE_ERROR) from None

@@ -135,8 +135,12 @@ def load_task(task_dir: Path) -> ClawTask:
         raise ImportProblem(f"{path}: {where}: {err['msg']}") from None
 
 
-def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
-    """One task as an EnvSpec (None when skipped) and the report of what was left out."""
+def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpec | None, TaskImport]:
+    """One task as an EnvSpec (None when skipped) and the report of what was left out.
+
+    Claw-Eval's mock services inject errors at a rate `ERROR_RATE` (a service's env in task.yaml, else
+    `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan.
+    """
     task = load_task(task_dir)
     left: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -183,6 +187,7 @@ def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
         "context": "Imported from a Claw-Eval task; the tools are the task's own.",
         "world": {"start": _start(apps), "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
+        "faults": _faults(task, adapters, error_rate),
         "turns": [{"content": task.prompt.text.strip()}],
         "checks": checks, "reference": [{"steps": reference}],
         "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
@@ -190,6 +195,20 @@ def import_task(task_dir: Path) -> tuple[EnvSpec | None, TaskImport]:
     })
     status: Literal["full", "partial"] = "partial" if any(x["affects_score"] for x in left) else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
+    rules = []
+    for name, adapter in adapters.items():
+        service = next(s for s in task.services if s.name == name)
+        rate = float(service.env.get("ERROR_RATE", error_rate or 0.0))
+        if not 0.0 <= rate <= 1.0:
+            raise ImportProblem(f"services.{name}.env.ERROR_RATE: {rate} is not a rate between 0 and 1")
+        if rate > 0:
+            rules.append({"app": adapter.app, "rate_429": round(0.35 * rate, 6), "rate_500": round(0.35 * rate, 6),
+                          "slow": round(0.3 * rate, 6)})
+    seed = int.from_bytes(task.task_id.encode()[:8].ljust(8, b"\0"), "big") % 2**31
+    return {"seed": seed, "rules": rules} if rules else None
 
 
 def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str]) -> dict[str, Any]:
@@ -304,7 +323,7 @@ def task_dirs(root: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if (p / "task.yaml").is_file())
 
 
-def import_checkout(root: Path, out: Path) -> list[TaskImport]:
+def import_checkout(root: Path, out: Path, error_rate: float | None = None) -> list[TaskImport]:
     """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports."""
     from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
 
@@ -314,7 +333,7 @@ def import_checkout(root: Path, out: Path) -> list[TaskImport]:
     reports: list[TaskImport] = []
     for task_dir in dirs:
         try:
-            spec, report = import_task(task_dir)
+            spec, report = import_task(task_dir, error_rate)
         except ImportProblem as exc:
             reports.append(TaskImport(task_dir.name, "skipped", notes=[str(exc)]))
             continue
