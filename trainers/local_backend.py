@@ -26,8 +26,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls
-from coworkenv.rollout.agent_loop import run_coroutine
+from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
 
 __all__ = [
     "ChatRenderer",
@@ -288,7 +287,7 @@ class LocalTransformersBackend:
                     out.append(exc)
             return out
 
-        return run_coroutine(run)
+        return run_sync(run)
 
 
 def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0) -> LocalTransformersBackend:

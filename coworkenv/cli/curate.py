@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import orjson
+import polars as pl
+import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
@@ -43,6 +45,12 @@ def curate_command(
         result = curate(traj_dir, config=config)
     except (FileNotFoundError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+    except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
+        # Damage past a file's footer shows only while scanning; the files are named, the scan cannot.
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        typer.echo(f"error: cannot read the trajectories under {traj_dir}: {first}; rewrite the damaged file "
+                   "with `coworkenv rollout`", err=True)
         raise typer.Exit(USAGE_ERROR) from None
     paths = write_shards(result, out)
     report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
