@@ -159,6 +159,9 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend) -> tuple
         fail(f"the LLM server {server_label(backend)} answered none of the {n} generation requests for {cap.id} "
              f"({kinds}; {backend.stats.retries} retries): nothing written; check the server, or raise "
              "--llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
+    if lost:
+        typer.echo(f"warning: the LLM server {server_label(backend)} failed {lost} of {n} generation requests for "
+                   f"{cap.id} after their retries; counted in the funnel as generation_failures", err=True)
     return [a.spec for a in run.accepted], funnel
 
 
