@@ -300,3 +300,15 @@ def test_every_attempt_outcome_and_truncation_is_counted() -> None:
     assert stats.retry_reasons == {"rate_limited": 1, "server_error": 1} and stats.failures == {"client_error": 1}
     assert stats.answered == 1 and stats.infrastructure_failures == 1
     assert "2 requests, 1 answered, 2 retries (rate_limited 1, server_error 1), failed client_error 1" in stats.summary()
+
+
+def test_a_prompt_over_the_context_is_the_models_limit_not_the_servers() -> None:
+    from coworkenv.llm import is_infrastructure_error
+
+    def too_long(body: dict[str, Any]) -> dict[str, Any]:
+        raise LookupError("This model's maximum context length is 4096 tokens. However, you requested 5000 tokens")
+
+    with FakeOpenAIServer(responder=too_long) as server:
+        (result,) = _backend(server).complete_batch([_request(1)])
+    assert isinstance(result, LLMError) and result.kind == "context_length"
+    assert not is_infrastructure_error(result.kind) and is_infrastructure_error("client_error")

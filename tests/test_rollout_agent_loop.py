@@ -204,3 +204,9 @@ def test_multi_turn_changes_reach_the_agent_only_through_tools_or_a_notification
 
     single = OracleTeacher(0).run(_without_second_turn(incident))[0]
     assert single.turns == "single" and sum(m["role"] == "user" for m in single.messages) == 1 and single.passed
+
+
+def test_an_overlong_conversation_stops_as_the_models_limit(incident: EnvSpec) -> None:
+    full = ScriptedBackend([call("services_list_services", {}), LLMError("context_length", "does not fit")])  # type: ignore[list-item]
+    record = run_agent(Env(incident), full)
+    assert record.stop_reason == "context_length" and not is_infrastructure_failure(record)

@@ -249,7 +249,7 @@ class LocalTransformersBackend:
         ids = self.renderer.prompt_ids(request.messages, request.tools)
         room = self.context - len(ids) if self.context else request.max_tokens
         if room <= 0:
-            raise LLMError("client_error", f"{self.name}: the conversation is {len(ids)} tokens, the model's context "
+            raise LLMError("context_length", f"{self.name}: the conversation is {len(ids)} tokens, the model's context "
                                            f"is {self.context}; use a model with a longer context or fewer tools")
         sampler = LocalSampler(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
         generated = sampler.generate(ids, min(request.max_tokens, room), request.temperature, seed=request.seed)

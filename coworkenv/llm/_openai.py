@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 API_KEY_ENV_VARS = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
 _SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]+")
+# How OpenAI, vLLM and llama.cpp word a 400 for a prompt longer than the model's context.
+_CONTEXT_OVERFLOW = re.compile(r"context length|context window|maximum context|exceeds the context|prompt is too long",
+                               re.IGNORECASE)
 
 
 class _Secret:
@@ -325,6 +328,9 @@ class OpenAICompatibleBackend:
             raise _RetryableError("server_error", f"HTTP {status}: {http_response.text[:300]}")
         if status >= 300:
             detail = self._redact(http_response.text[:500])
+            if status == 400 and _CONTEXT_OVERFLOW.search(detail):
+                raise LLMError("context_length", f"{self.base_url} model {self.model!r}: the conversation does not "
+                                                 f"fit the model's context (HTTP 400: {detail})")
             raise LLMError(
                 "client_error",
                 f"{self.base_url} rejected the request for model {self.model!r} with HTTP {status}: {detail} "

@@ -12,7 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 CACHE_FORMAT_VERSION = 1
 
 LLMErrorKind = Literal[
-    "rate_limited", "server_error", "timeout", "malformed", "unavailable", "client_error", "truncated"
+    "rate_limited", "server_error", "timeout", "malformed", "unavailable", "client_error", "truncated",
+    "context_length",
 ]
 LLM_ERROR_KINDS: tuple[LLMErrorKind, ...] = (
     "rate_limited",
@@ -22,11 +23,13 @@ LLM_ERROR_KINDS: tuple[LLMErrorKind, ...] = (
     "unavailable",
     "client_error",
     "truncated",
+    "context_length",
 )
 # Failures of the server or the way to it (HTTP 429/4xx/5xx, timeouts, refused connections, unreadable bodies):
-# infrastructure, counted apart from what the model answered. "truncated" (a reply cut off at max_tokens) is the
-# model's: the server worked.
-INFRASTRUCTURE_ERROR_KINDS: frozenset[str] = frozenset(LLM_ERROR_KINDS) - {"truncated"}
+# infrastructure, counted apart from what the model answered. "truncated" (a reply cut off at max_tokens) and
+# "context_length" (the conversation outgrew the model's context) are the model's: the server worked.
+MODEL_ERROR_KINDS: frozenset[str] = frozenset({"truncated", "context_length"})
+INFRASTRUCTURE_ERROR_KINDS: frozenset[str] = frozenset(LLM_ERROR_KINDS) - MODEL_ERROR_KINDS
 FINISH_REASON_LENGTH = "length"
 
 

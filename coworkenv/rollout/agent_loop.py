@@ -19,7 +19,7 @@ import orjson
 from coworkenv.agents import Policy
 from coworkenv.checks import Reply
 from coworkenv.env import Action, Env, ToolCallRequest
-from coworkenv.llm import LLMBackend, LLMError, LLMRequest, parse_tool_calls, run_sync
+from coworkenv.llm import LLMBackend, LLMError, LLMRequest, is_infrastructure_error, parse_tool_calls, run_sync
 from coworkenv.rollout.record import (
     StepRecord,
     Timings,
@@ -44,7 +44,8 @@ MALFORMED_CALL_NAME = "invalid_tool_call"
 LLM_ERROR = "llm_error"
 USER_SIM_ERROR = "user_sim_error"
 INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR})
-# The model's reply was cut off at max_tokens: the model's failure, with its own stop reason.
+# The model's reply was cut off at max_tokens: the model's failure, with its own stop reason. (So is
+# "context_length": the conversation outgrew the model's context.)
 REPLY_TRUNCATED = "reply_truncated"
 
 _NATIVE_NAME = re.compile(r"^tool_calls\[\d+\] \(([^)]+)\)")
@@ -279,7 +280,8 @@ async def _model_step(ep: _Episode, backend: LLMBackend) -> _Pending | None:
     try:
         response = await backend.complete(ep.request())
     except LLMError as exc:
-        ep.fail(LLM_ERROR, str(exc))
+        # The server's failures are infrastructure (llm_error); the model's own limits keep their kind.
+        ep.fail(LLM_ERROR if is_infrastructure_error(exc.kind) else exc.kind, str(exc))
         return None
     model_s = time.perf_counter() - t
     native = [c.to_openai() for c in response.tool_calls]
