@@ -312,3 +312,17 @@ def test_a_prompt_over_the_context_is_the_models_limit_not_the_servers() -> None
         (result,) = _backend(server).complete_batch([_request(1)])
     assert isinstance(result, LLMError) and result.kind == "context_length"
     assert not is_infrastructure_error(result.kind) and is_infrastructure_error("client_error")
+
+
+def test_probe_tells_dns_and_tls_failures_from_a_dead_port() -> None:
+    from coworkenv.llm import check_endpoint_url, probe_endpoint
+
+    with pytest.raises(LLMError, match=r"cannot resolve the host of http://no-such-host\.invalid/v1"):
+        probe_endpoint("http://no-such-host.invalid/v1", 2.0)
+    with FakeOpenAIServer() as server, pytest.raises(LLMError, match=r"TLS handshake with https://127\.0\.0\.1:\d+ "
+                                                                     r"failed .* plain http://"):
+        probe_endpoint(server.url.replace("http://", "https://"), 2.0)
+    for url, says in (("http://[::1/v1", "not a URL"), ("http://ho st/v1", "contains a blank"),
+                      ("http://localhost:abc/v1", "port 'abc'")):
+        with pytest.raises(ValueError, match=says):
+            check_endpoint_url(url)

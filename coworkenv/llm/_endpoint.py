@@ -33,8 +33,13 @@ def display_url(url: str) -> str:
 def check_endpoint_url(url: str) -> str:
     """Return `url` stripped of surrounding blanks; raise EndpointURLError naming what is wrong and an example."""
     url = url.strip()
-    shown = display_url(url)
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        shown = display_url(url)
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        raise EndpointURLError(f"LLM server URL is not a URL ({exc}): {_EXAMPLE}") from None
+    if any(ch.isspace() for ch in url):
+        raise EndpointURLError(f"LLM server URL {shown!r} contains a blank: {_EXAMPLE}")
     if parts.scheme not in ("http", "https"):
         scheme = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
         raise EndpointURLError(f"LLM server URL {shown!r} has {scheme}: use http:// or https://, {_EXAMPLE}")
@@ -73,21 +78,31 @@ def probe_endpoint(base_url: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) ->
         with httpx.Client(timeout=httpx.Timeout(timeout_s)) as client:
             client.get(models_url(base_url))
     except httpx.ConnectError as exc:
-        raise LLMError("unavailable", f"nothing listens at {shown} ({_reason(exc)}); start the server "
+        reason = _reason(exc)
+        if reason in _DNS_FAILURES:
+            raise LLMError("unavailable", f"cannot resolve the host of {shown} ({reason}); fix --llm") from None
+        if "ssl" in str(exc).lower() or "certificate" in reason:
+            raise LLMError("unavailable", f"TLS handshake with {shown} failed ({reason}); is the server plain "
+                                          "http:// rather than https://, or is its certificate untrusted?") from None
+        raise LLMError("unavailable", f"nothing listens at {shown} ({reason}); start the server "
                                       "(e.g. `vllm serve MODEL --port 8000`) or fix --llm") from None
     except httpx.TimeoutException:
         raise LLMError("timeout", f"{shown} accepted the connection but sent no answer within {timeout_s:g}s; "
                                   "is it an OpenAI-compatible server, and is it still loading?") from None
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise LLMError("unavailable", f"cannot talk to {shown}: {type(exc).__name__}: {_reason(exc)}") from None
+
+
+_DNS_FAILURES = ("name or service not known", "no address associated", "temporary failure in name resolution",
+                 "nodename nor servname provided")
 
 
 def _reason(exc: Exception) -> str:
     text = str(exc)
-    for known in ("Connection refused", "Name or service not known", "No address associated",
-                  "Temporary failure in name resolution", "Network is unreachable", "certificate verify failed"):
-        if known.lower() in text.lower():
-            return known.lower()
+    for known in ("connection refused", *_DNS_FAILURES, "network is unreachable", "certificate verify failed",
+                  "wrong version number"):
+        if known in text.lower():
+            return known
     return text or type(exc).__name__
 
 
