@@ -158,3 +158,22 @@ def test_validate_rollout_and_eval_take_a_spec_json_file_or_folder(spec_folder: 
     # validate's own output folder feeds the next stage as it is (accepted.parquet, rejected.parquet, funnel.json)
     again = runner.invoke(app, ["rollout", str(tmp_path / "v"), "--out", str(tmp_path / "r2"), "--json"])
     assert again.exit_code == 0 and json.loads(again.stdout)["episodes"] == 1
+
+
+def test_an_out_path_that_is_a_file_is_refused_before_any_work(tmp_path: Path, spec_folder: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file")
+    for args in (["validate", str(spec_folder), "--out", str(blocker)],
+                 ["rollout", str(spec_folder), "--out", str(blocker / "sub")],
+                 ["curate", str(spec_folder), "--out", str(blocker)],
+                 ["synth", "--taxonomy", str(Path(__file__).resolve().parents[1] / "taxonomy"), "--capability",
+                  "adapt_announced_change", "--n", "1", "--out", str(blocker)]):
+        _bad(args, f"{blocker} is a file, not a folder")
+
+
+def test_curate_names_a_file_that_is_not_trajectories(tmp_path: Path) -> None:
+    specs = tmp_path / "mixed"
+    write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), specs)
+    write_specs_parquet([load_example(NAMES[0])], specs / "specs.parquet")
+    _bad(["curate", str(specs), "--out", str(tmp_path / "sft")], str(specs / "specs.parquet"),
+         "not a trajectories file")

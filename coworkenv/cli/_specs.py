@@ -30,3 +30,12 @@ def spec_rows_or_exit(path: Path) -> list[SpecRow]:
         return read_spec_rows(path)
     except SpecSourceError as exc:
         fail(str(exc))
+
+
+def check_out_dir(out: Path) -> None:
+    """Exit 2 before any work when `--out` names a file, or a folder under a file, instead of a folder."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                fail(f"--out {out}: {folder} is a file, not a folder; pass a folder (it is created when missing)")
+            return

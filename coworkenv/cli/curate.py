@@ -11,6 +11,7 @@ import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.cli._specs import check_out_dir
 from coworkenv.curate import CurationConfig, curate, write_shards
 
 USAGE_ERROR = 2
@@ -35,6 +36,7 @@ def curate_command(
     seed: Annotated[int, typer.Option(help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
+    check_out_dir(out)
     try:
         config = CurationConfig(
             heldout_capabilities=tuple(heldout_capability or ()), validation_fraction=validation_fraction,

@@ -24,7 +24,7 @@ from coworkenv.cli._llm import (
     deprecated,
     fail,
 )
-from coworkenv.cli._specs import SPECS_HELP, specs_or_exit
+from coworkenv.cli._specs import SPECS_HELP, check_out_dir, specs_or_exit
 from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ def eval_command(
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.evaluate import compare_reports, evaluate
 
+    if out is not None:
+        check_out_dir(out)
     specs = specs_or_exit(envs)
     others = dict(_read_report(item) for item in compare or [])
     backend = _backend(llm, model, served_model, concurrency, llm_timeout, llm_retries)

@@ -25,7 +25,7 @@ from coworkenv.cli._llm import (
     deprecated,
     fail,
 )
-from coworkenv.cli._specs import SpecsArg, specs_or_exit
+from coworkenv.cli._specs import SpecsArg, check_out_dir, specs_or_exit
 from coworkenv.llm import server_label
 from coworkenv.rollout import (
     InfrastructureFailure,
@@ -91,6 +91,7 @@ def rollout_command(
         fail("--teacher llm needs --llm URL --model NAME (an OpenAI-compatible server)")
     if teacher == "oracle" and llm is not None:
         fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
+    check_out_dir(out)
     specs = specs_or_exit(envs_dir)
     runner: Teacher
     backend = None

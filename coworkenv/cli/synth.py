@@ -20,6 +20,7 @@ from coworkenv.cli._llm import (
     connect,
     fail,
 )
+from coworkenv.cli._specs import check_out_dir
 from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
 from coworkenv.spec import EnvSpec
 from coworkenv.synth import (
@@ -90,6 +91,7 @@ def synth_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary with diversity figures.")] = False,
 ) -> None:
     """Generate environment specs for capabilities and write them as Parquet (procedural, or with --llm)."""
+    check_out_dir(out)
     tax = _taxonomy(taxonomy)
     ids = capability or list(tax.capabilities)
     unknown = [c for c in ids if c not in tax.capabilities]

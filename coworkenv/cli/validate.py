@@ -19,7 +19,7 @@ from coworkenv.cli._llm import (
     connect,
     report_requests,
 )
-from coworkenv.cli._specs import SpecsArg, spec_rows_or_exit
+from coworkenv.cli._specs import SpecsArg, check_out_dir, spec_rows_or_exit
 from coworkenv.llm import NoLLMBackend
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,
@@ -65,6 +65,7 @@ def validate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the funnel as JSON.")] = False,
 ) -> None:
     """Validate specs (all ten gates), repair failures with an LLM if one is configured, write the results."""
+    check_out_dir(out)
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)

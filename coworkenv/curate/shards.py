@@ -37,7 +37,8 @@ class TrajectorySource:
             if not self.files:
                 raise FileNotFoundError(f"{data}: no .parquet trajectory files found; run `coworkenv rollout` first")
             # Every file, not only the first: a damaged or foreign file is named before the scan trips on it.
-            names = set.intersection(*(set(check_trajectory_file(f).names) for f in self.files))
+            needed = (*META_COLUMNS, *TRL_SOURCE_COLUMNS, "request")
+            names = set.intersection(*(set(check_trajectory_file(f, needed).names) for f in self.files))
         else:
             if isinstance(data, pl.LazyFrame):
                 data = data.collect()
