@@ -158,6 +158,21 @@ def test_a_cut_off_generation_is_a_model_failure(tmp_path: Path) -> None:
     assert funnel["llm"]["truncated"] == 2 and "model failures: truncated 2" in result.output
 
 
+def test_synth_whose_repairs_all_fail_exits_3_after_writing_what_passed(tmp_path: Path) -> None:
+    from tests.support.fake_openai_server import echo_responder
+
+    def no_repairs(body: dict[str, object]) -> dict[str, object]:
+        if "Validation rejected this environment" in json.dumps(body["messages"]):
+            raise LookupError("injected: repairs are down")  # answered with HTTP 400
+        return echo_responder(body)  # a schema-shaped answer that fails the gates, so it goes to repair
+
+    with FakeOpenAIServer(responder=no_repairs) as server:
+        result = _synth(server.url, tmp_path / "out", *FAST, n=2)
+    assert result.exit_code == 3, result.output
+    assert "answered none of the 6 repair requests" in result.output  # 3 rounds x 2 specs
+    assert (tmp_path / "out" / f"specs-{CAPABILITY}.parquet").is_file()
+
+
 # -- validate, rollout, eval, env run -------------------------------------------------------------------------
 def test_validate_whose_repairs_all_fail_writes_its_tables_and_exits_3(tmp_path: Path) -> None:
     bad = json.loads(load_example("incident_rollback").to_json())

@@ -107,7 +107,7 @@ def synth_command(
         started = time.perf_counter()
         funnel: dict[str, Any] | None = None
         if backend is not None:
-            specs, funnel = _llm_specs(cap, count, seed, backend)
+            specs, funnel = _llm_specs(cap, count, seed, backend, out)
         else:
             specs = _procedural_specs(cap, count, seed)
         path = write_specs_parquet(specs, out / f"specs-{cap.id}.parquet")
@@ -142,15 +142,18 @@ def _procedural_specs(cap: Capability, n: int, seed: int) -> list[EnvSpec]:
         fail(str(exc))
 
 
-def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend) -> tuple[list[EnvSpec], dict[str, Any]]:
+def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
+               out: Path) -> tuple[list[EnvSpec], dict[str, Any]]:
     """LLM-written specs that passed the gates (the LLM repairs failures, at most 3 rounds), and the funnel.
 
-    Exits 3 when the server failed every generation request: an empty result would look like a spec problem.
+    Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
+    spec problem), or every repair request (after writing the specs that passed without repair).
     """
     # The LLM generator lives with the validation loop, which it needs to repair specs; load it only here.
     from coworkenv.validate import LLMSpecGenerator, validate_and_repair
 
     generator = LLMSpecGenerator(backend)
+    requests_before = backend.stats.requests
     run = validate_and_repair(generator.generate(cap, n, seed), reviser=generator)
     funnel = run.funnel.as_dict(per_capability=False)
     typer.echo(f"{cap.id}: {funnel_line(funnel)}", err=True)
@@ -161,6 +164,14 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend) -> tuple
         fail(f"the LLM server {server_label(backend)} answered none of the {n} generation requests for {cap.id} "
              f"({kinds}; {backend.stats.retries} retries): nothing written; check the server, or raise "
              "--llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
+    repairs = backend.stats.requests - requests_before - n
+    repairs_lost = sum(k for kind, k in funnel["infrastructure_failures"].items()) - lost
+    if repairs and repairs_lost == repairs:
+        # The accepted specs are written first: they passed every gate, only the repairs are missing.
+        path = write_specs_parquet([a.spec for a in run.accepted], out / f"specs-{cap.id}.parquet")
+        fail(f"the LLM server {server_label(backend)} answered none of the {repairs} repair requests for {cap.id} "
+             f"({backend.stats.retries} retries so far); the {len(run.accepted)} specs accepted without repair are "
+             f"in {path}; check the server, or raise --llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
     if lost:
         typer.echo(f"warning: the LLM server {server_label(backend)} failed {lost} of {n} generation requests for "
                    f"{cap.id} after their retries; counted in the funnel as generation_failures", err=True)
