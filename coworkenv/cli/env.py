@@ -123,6 +123,8 @@ def run(
         if not as_json:
             typer.echo(f"{spec.metadata.title or spec.capability} ({spec.id})")
             stop = "" if result["stop_reason"] == "done" else f", stopped: {result['stop_reason']}"
+            if result.get("error"):
+                stop += f" ({result['error']})"
             typer.echo(f"agent {agent.value}: {result['steps']} steps{', truncated' if result['truncated'] else ''}"
                        f"{stop}")
             typer.echo(render_breakdown(verdict))
