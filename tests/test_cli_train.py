@@ -100,7 +100,7 @@ def test_train_sft_trains_on_shards(tmp_path: Path, specs: list[EnvSpec]) -> Non
 def test_train_errors_are_actionable(tmp_path: Path, envs: Path) -> None:
     missing = CliRunner().invoke(app, ["rl", "--config", "rl-tiny", "--envs", str(tmp_path / "none"),
                                        "--out", str(tmp_path / "o")])
-    assert missing.exit_code == 2 and "no such folder" in missing.output
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
     unknown = CliRunner().invoke(app, ["rl", "--config", "rl-nope", "--envs", str(envs), "--out", str(tmp_path / "o")])
     assert unknown.exit_code == 2 and "known names" in unknown.output
     bad_reward = CliRunner().invoke(app, ["rl", "--config", "rl-tiny", "--envs", str(envs), "--out",

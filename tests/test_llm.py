@@ -149,6 +149,8 @@ def test_backend_from_config_picks_each_backend(monkeypatch: pytest.MonkeyPatch)
     for backend in (NoLLMBackend(), offline, http):
         assert isinstance(backend, LLMBackend)
     with pytest.raises(ValueError, match="use 'none', 'vllm-offline' or an http"):
+        backend_from_config("openai", "m")
+    with pytest.raises(ValueError, match="has scheme 'ftp': use http:// or https://"):
         backend_from_config("ftp://host", "m")
     with pytest.raises(ValueError, match="needs a model name"):
         backend_from_config("http://127.0.0.1:9", None)

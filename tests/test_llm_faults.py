@@ -251,3 +251,78 @@ def test_damaged_cache_entry_is_paid_again_and_rewritten(tmp_path: Path) -> None
     assert backend.stats.cache_hits == 0
     assert json.loads(entry.read_text())["content"] == result.content
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]  # no temp files left behind
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("http://127.0.0.1:99999/v1", "port '99999'"),
+    ("http://127.0.0.1:0/v1", "port 0"),
+    ("ftp://127.0.0.1:8000/v1", "scheme 'ftp'"),
+    ("127.0.0.1:8000", "unknown LLM endpoint"),
+    ("https://user:pw@/v1", "no host name"),
+])
+def test_bad_urls_are_refused_up_front_without_secrets(url: str, says: str) -> None:
+    from coworkenv.llm import backend_from_config
+
+    with pytest.raises(ValueError, match=says) as caught:
+        backend_from_config(url, "m")
+    assert "pw" not in str(caught.value)
+
+
+def test_probe_names_a_dead_or_silent_server_quickly() -> None:
+    import socket
+
+    dead = OpenAICompatibleBackend(f"http://127.0.0.1:{free_port()}/v1", "m", api_key="")
+    with pytest.raises(LLMError, match=r"nothing listens at http://127\.0\.0\.1") as refused:
+        dead.probe(1.0)
+    assert refused.value.kind == "unavailable"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(4)
+        silent = OpenAICompatibleBackend(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", "m", api_key="")
+        started = time.perf_counter()
+        with pytest.raises(LLMError, match=r"accepted the connection but sent no answer within 0\.3s") as quiet:
+            silent.probe(0.3)
+        assert quiet.value.kind == "timeout" and time.perf_counter() - started < 5
+    with FakeOpenAIServer(fault_rate=1.0, fault_kinds=("500",)) as server:
+        _backend(server).probe(1.0)  # any HTTP answer means a server is there; its faults show per request
+
+
+def test_every_attempt_outcome_and_truncation_is_counted() -> None:
+    def cut_off(body: dict[str, Any]) -> dict[str, Any]:
+        return {"content": "half an ans", "finish_reason": "length"}
+
+    with FakeOpenAIServer(schedule=["429", "500", "ok", "400"], responder=cut_off) as server:
+        backend = _backend(server, max_concurrency=1)
+        first, second = backend.complete_batch([_request(1)]) + backend.complete_batch([_request(2)])
+    assert isinstance(first, LLMResponse) and first.truncated and isinstance(second, LLMError)
+    stats = backend.stats
+    assert stats.http_status == {"400": 1, "429": 1, "500": 1} and stats.truncated == 1
+    assert stats.retry_reasons == {"rate_limited": 1, "server_error": 1} and stats.failures == {"client_error": 1}
+    assert stats.answered == 1 and stats.infrastructure_failures == 1
+    assert "2 requests, 1 answered, 2 retries (rate_limited 1, server_error 1), failed client_error 1" in stats.summary()
+
+
+def test_a_prompt_over_the_context_is_the_models_limit_not_the_servers() -> None:
+    from coworkenv.llm import is_infrastructure_error
+
+    def too_long(body: dict[str, Any]) -> dict[str, Any]:
+        raise LookupError("This model's maximum context length is 4096 tokens. However, you requested 5000 tokens")
+
+    with FakeOpenAIServer(responder=too_long) as server:
+        (result,) = _backend(server).complete_batch([_request(1)])
+    assert isinstance(result, LLMError) and result.kind == "context_length"
+    assert not is_infrastructure_error(result.kind) and is_infrastructure_error("client_error")
+
+
+def test_probe_tells_dns_and_tls_failures_from_a_dead_port() -> None:
+    from coworkenv.llm import check_endpoint_url, probe_endpoint
+
+    with pytest.raises(LLMError, match=r"cannot resolve the host of http://no-such-host\.invalid/v1"):
+        probe_endpoint("http://no-such-host.invalid/v1", 2.0)
+    with FakeOpenAIServer() as server, pytest.raises(LLMError, match=r"TLS handshake with https://127\.0\.0\.1:\d+ "
+                                                                     r"failed .* plain http://"):
+        probe_endpoint(server.url.replace("http://", "https://"), 2.0)
+    for url, says in (("http://[::1/v1", "not a URL"), ("http://ho st/v1", "contains a blank"),
+                      ("http://localhost:abc/v1", "port 'abc'")):
+        with pytest.raises(ValueError, match=says):
+            check_endpoint_url(url)

@@ -12,7 +12,15 @@ import pytest
 from coworkenv.env import Env
 from coworkenv.examples import load_example
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, OpenAICompatibleBackend, ToolCall
-from coworkenv.rollout import OracleTeacher, run_agent
+from coworkenv.rollout import (
+    REPLY_TRUNCATED,
+    InfrastructureFailure,
+    OracleTeacher,
+    error_kinds,
+    is_infrastructure_failure,
+    run_agent,
+    split_outcomes,
+)
 from coworkenv.spec import EnvSpec
 from tests.support.fake_openai_server import FakeOpenAIServer
 
@@ -114,6 +122,38 @@ def test_a_backend_failure_ends_the_episode_with_a_record(incident: EnvSpec) -> 
     assert not record.passed
 
 
+def test_a_cut_off_reply_is_its_own_stop_reason_and_is_never_played(incident: EnvSpec) -> None:
+    empty = ScriptedBackend([LLMResponse(None, [], 30, 64, "length", False, "scripted")])
+    record = run_agent(Env(incident), empty, sampling={"max_tokens": 64})
+    assert record.stop_reason == REPLY_TRUNCATED and record.truncated and not record.passed
+    assert "cut off at max_tokens=64" in record.error and record.replies == []
+    assert record.steps[-1].finish_reason == "length" and record.tokens.agent_completion == 64
+    assert not is_infrastructure_failure(record)  # the server worked: the model's failure
+
+    half_sentence = ScriptedBackend([call("services_list_services", {}),
+                                     LLMResponse("The failing request is req-", [], 30, 64, "length", False, "s")])
+    record = run_agent(Env(incident), half_sentence)
+    assert record.stop_reason == REPLY_TRUNCATED and len(record.steps) == 2
+    assert record.replies == [] and record.messages[-1]["content"] == "The failing request is req-"
+
+    # Whole calls before the cut are played; the episode goes on.
+    whole_call = ScriptedBackend([LLMResponse(None, [ToolCall("c1", "services_list_services", "{}")], 30, 64,
+                                              "length", False, "s"), say("Done.")])
+    record = run_agent(Env(incident), whole_call)
+    assert record.stop_reason == "done" and record.steps[0].tool_calls == 1
+
+
+def test_server_failures_are_infrastructure_failures(incident: EnvSpec) -> None:
+    failing = ScriptedBackend([LLMError("timeout", "no answer within 1s")])  # type: ignore[list-item]
+    lost = run_agent(Env(incident), failing)
+    ran = run_agent(Env(incident), ScriptedBackend([say("Done.")]))
+    assert split_outcomes([ran, lost]) == ([ran], [lost])
+    assert error_kinds([lost]) == {"timeout": 1}
+    failure = InfrastructureFailure("http://h:1/v1 (model 'm')", [lost], 2)
+    assert "the LLM server http://h:1/v1 (model 'm') failed 1 of 2 episodes after its retries (timeout 1)" in str(
+        failure)
+
+
 def _fake_model(body: dict[str, Any]) -> dict[str, Any]:
     """First a hermes tool call in text, then a native one, then a reply; driven by what the request holds."""
     messages = body["messages"]
@@ -164,3 +204,9 @@ def test_multi_turn_changes_reach_the_agent_only_through_tools_or_a_notification
 
     single = OracleTeacher(0).run(_without_second_turn(incident))[0]
     assert single.turns == "single" and sum(m["role"] == "user" for m in single.messages) == 1 and single.passed
+
+
+def test_an_overlong_conversation_stops_as_the_models_limit(incident: EnvSpec) -> None:
+    full = ScriptedBackend([call("services_list_services", {}), LLMError("context_length", "does not fit")])  # type: ignore[list-item]
+    record = run_agent(Env(incident), full)
+    assert record.stop_reason == "context_length" and not is_infrastructure_failure(record)

@@ -12,9 +12,10 @@ import typer
 from typer.testing import CliRunner
 
 from coworkenv.cli.curate import REPORT_NAME, curate_command
-from coworkenv.cli.rollout import read_specs, rollout_command
+from coworkenv.cli.rollout import rollout_command
 from coworkenv.examples import example_names, load_example
 from coworkenv.rollout import read_trajectories
+from coworkenv.store.stages import SpecSourceError, read_specs
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 app = typer.Typer()
@@ -64,7 +65,7 @@ def _answer_in_one_message(body: dict[str, object]) -> dict[str, object]:
 
 def test_rollout_with_an_llm_teacher_url(envs_dir: Path, tmp_path: Path) -> None:
     with FakeOpenAIServer(responder=_answer_in_one_message) as server:
-        result = runner.invoke(app, ["rollout", str(envs_dir), "--teacher", server.url, "--model", "fake",
+        result = runner.invoke(app, ["rollout", str(envs_dir), "--llm", server.url, "--model", "fake",
                                      "--k", "2", "--out", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
@@ -75,7 +76,7 @@ def test_rollout_with_an_llm_teacher_url(envs_dir: Path, tmp_path: Path) -> None
 
 def test_cli_errors_are_actionable(envs_dir: Path, tmp_path: Path) -> None:
     missing = runner.invoke(app, ["rollout", str(tmp_path / "none"), "--out", str(tmp_path)])
-    assert missing.exit_code == 2 and "no such folder" in missing.output
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
     other = tmp_path / "other"
     other.mkdir()
     pq.write_table(pa.table({"other": [1]}), other / "x.parquet")
@@ -94,5 +95,5 @@ def test_rollout_reads_a_validate_output_folder(tmp_path: Path) -> None:
     pq.write_table(pa.table({"gate": ["oracle"], "last_payload": ["{}"]}), tmp_path / "rejected.parquet")
     assert [s.id for s in read_specs(tmp_path)] == [spec.id]
     (tmp_path / "accepted.parquet").unlink()
-    with pytest.raises(FileNotFoundError, match="no specs found"):
+    with pytest.raises(SpecSourceError, match="no specs found"):
         read_specs(tmp_path)

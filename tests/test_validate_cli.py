@@ -86,8 +86,8 @@ def test_validate_reads_what_synth_writes(tmp_path: Path) -> None:
 def test_validate_explains_bad_input(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(app, ["validate", str(tmp_path / "empty"), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "no .parquet files" in result.output
+    assert result.exit_code == 2 and "no .json, .jsonl or .parquet files" in result.output
     (tmp_path / "bad").mkdir()
     pq.write_table(pa.table({"spec": ["{}"]}), tmp_path / "bad" / "x.parquet")
     result = CliRunner().invoke(app, ["validate", str(tmp_path / "bad"), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "no 'spec_json' column" in result.output
+    assert result.exit_code == 2 and "'spec_json' column" in result.output and "no specs found" in result.output

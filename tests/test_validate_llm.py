@@ -30,10 +30,11 @@ class RecordingBackend:
 
     name = "recording"
 
-    def __init__(self, content: str, fail: Sequence[int] = ()) -> None:
+    def __init__(self, content: str, fail: Sequence[int] = (), finish_reason: str = "stop") -> None:
         self.stats = LLMStats()
         self.content = content
         self.fail = set(fail)
+        self.finish_reason = finish_reason
         self.requests: list[LLMRequest] = []
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
@@ -45,7 +46,7 @@ class RecordingBackend:
             index = len(self.requests)
             self.requests.append(request)
             out.append(LLMError("server_error", "HTTP 500") if index in self.fail else
-                       LLMResponse(self.content, [], 1000, 500, "stop", False, "tiny-model"))
+                       LLMResponse(self.content, [], 1000, 500, self.finish_reason, False, "tiny-model"))
         return out
 
 
@@ -102,3 +103,23 @@ def test_spec_text_strips_fences_and_survives_empty_answers() -> None:
     assert spec_text(answer('```\n{"a": 1}\n```')) == '{"a": 1}'
     assert spec_text(answer('  {"a": 1}\n')) == '{"a": 1}'
     assert spec_text(answer(None)) == ""
+
+
+def test_cut_off_answers_are_model_failures_apart_from_server_failures() -> None:
+    from coworkenv.validate import validate_and_repair
+
+    cut = RecordingBackend('{"capability": "schedule_meeting_timezones", "world": {', fail=[1],
+                           finish_reason="length")
+    gen = generator(cut)
+    candidates = gen.generate(Cap(), 3, seed=0)
+    assert [c.error for c in candidates] == ["truncated", "server_error", "truncated"]
+    assert "cut off at max_tokens=12000" in candidates[0].error_message and candidates[0].tokens == 1500
+    run = validate_and_repair(candidates, reviser=gen)
+    funnel = run.funnel.as_dict()
+    assert funnel["requested"] == 3 and funnel["generated"] == 0
+    assert funnel["generation_failures"] == {"server_error": 1, "truncated": 2}
+    assert funnel["infrastructure_failures"] == {"server_error": 1}
+    assert funnel["model_failures"] == {"truncated": 2}
+    assert [r.gate for r in run.rejected] == ["generation"] * 3
+    (revised,) = gen.revise_batch([("schedule_meeting_timezones", "{}", {"gate": "schema"})])
+    assert isinstance(revised, LLMError) and revised.kind == "truncated"

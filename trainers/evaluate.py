@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from coworkenv.llm import LLMBackend
-from coworkenv.rollout import LLMTeacher, TrajectoryRecord
+from coworkenv.llm import LLMBackend, server_label
+from coworkenv.rollout import InfrastructureFailure, LLMTeacher, TrajectoryRecord, split_outcomes
 from coworkenv.spec import EnvSpec
 
 __all__ = [
@@ -158,6 +158,9 @@ def evaluate(
     `temperature` defaults to 0 (greedy) for k = 1 and 0.7 for k > 1, where the samples must differ for pass^k to
     mean anything. Episodes of different envs run concurrently (at most `concurrency`). The episodes' trajectory
     records are appended to `records` when given (to store them, e.g. as the eval asset's runs).
+
+    Raises `InfrastructureFailure` when the model's server failed any episode after its retries: a report that
+    scored those episodes would measure the server, not the model.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1 sample per env, got {k}")
@@ -171,6 +174,9 @@ def evaluate(
     runs = runner.run_many(list(specs))
     if records is not None:
         records.extend(runs)
+    lost = split_outcomes(runs)[1]
+    if lost:
+        raise InfrastructureFailure(server_label(model), lost, len(runs))
     return report_from_records(runs, model.name, k, {**sampling, "max_steps": max_steps},
                                wall_s=time.perf_counter() - started, llm_stats=model.stats.as_dict())
 

@@ -26,8 +26,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls
-from coworkenv.rollout.agent_loop import run_coroutine
+from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
 
 __all__ = [
     "ChatRenderer",
@@ -250,7 +249,7 @@ class LocalTransformersBackend:
         ids = self.renderer.prompt_ids(request.messages, request.tools)
         room = self.context - len(ids) if self.context else request.max_tokens
         if room <= 0:
-            raise LLMError("client_error", f"{self.name}: the conversation is {len(ids)} tokens, the model's context "
+            raise LLMError("context_length", f"{self.name}: the conversation is {len(ids)} tokens, the model's context "
                                            f"is {self.context}; use a model with a longer context or fewer tools")
         sampler = LocalSampler(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
         generated = sampler.generate(ids, min(request.max_tokens, room), request.temperature, seed=request.seed)
@@ -288,7 +287,7 @@ class LocalTransformersBackend:
                     out.append(exc)
             return out
 
-        return run_coroutine(run)
+        return run_sync(run)
 
 
 def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0) -> LocalTransformersBackend:

@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     import argparse
     import json
 
-    from coworkenv.cli.rollout import read_specs
+    from coworkenv.store.stages import read_specs
 
     parser = argparse.ArgumentParser(prog="python -m trainers.rl", description=main.__doc__)
     parser.add_argument("--config", required=True, help="config name in trainers/configs/ or a YAML path")

@@ -6,9 +6,12 @@ from pathlib import Path
 from typing import Annotated
 
 import orjson
+import polars as pl
+import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.cli._specs import check_out_dir
 from coworkenv.curate import CurationConfig, curate, write_shards
 
 USAGE_ERROR = 2
@@ -33,6 +36,7 @@ def curate_command(
     seed: Annotated[int, typer.Option(help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
+    check_out_dir(out)
     try:
         config = CurationConfig(
             heldout_capabilities=tuple(heldout_capability or ()), validation_fraction=validation_fraction,
@@ -43,6 +47,12 @@ def curate_command(
         result = curate(traj_dir, config=config)
     except (FileNotFoundError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+    except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
+        # Damage past a file's footer shows only while scanning; the files are named, the scan cannot.
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        typer.echo(f"error: cannot read the trajectories under {traj_dir}: {first}; rewrite the damaged file "
+                   "with `coworkenv rollout`", err=True)
         raise typer.Exit(USAGE_ERROR) from None
     paths = write_shards(result, out)
     report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}

@@ -1,46 +1,77 @@
-"""`coworkenv env`: list, run and inspect environment specs (the shipped examples or JSON files)."""
+"""`coworkenv env`: list, run and inspect environment specs: the shipped examples, a spec JSON file, a folder of
+them, or Parquet (read by the same reader as every other stage). `run --agent llm --llm URL --model NAME` plays
+a spec with any OpenAI-compatible server."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from pathlib import Path
+from typing import Annotated, Any
 
 import orjson
 import typer
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
 from coworkenv.checks import VerifierResult
+from coworkenv.cli._llm import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    INFRASTRUCTURE_ERROR,
+    LLMOption,
+    ModelOption,
+    RetriesOption,
+    TimeoutOption,
+    connect,
+    fail,
+)
+from coworkenv.cli._specs import specs_or_exit
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
-from coworkenv.examples import example_names, resolve_spec
+from coworkenv.examples import example_names, load_example
+from coworkenv.llm import LLMBackend, server_label
 from coworkenv.loading import SpecError
 from coworkenv.spec import EnvSpec, envspec_json_schema
 
 app = typer.Typer(help="Run and inspect environments: the shipped examples or spec JSON files.", no_args_is_help=True)
 
-USAGE_ERROR = 2
-SpecArg = Annotated[str, typer.Argument(help="An example name (see `coworkenv env examples`) or a spec JSON path.")]
+SpecArg = Annotated[str, typer.Argument(help="An example name (see `coworkenv env examples`), a spec JSON file, a "
+                                              "folder of them, or Parquet with a spec_json column.")]
+EnvIdOption = Annotated[str | None, typer.Option("--env-id", help="The spec to use when SPEC holds several.")]
 
 
 class Agent(StrEnum):
     oracle = "oracle"
     noop = "noop"
+    llm = "llm"
 
 
 def _print_json(value: Any) -> None:
     typer.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
 
 
-def _fail(message: str) -> NoReturn:
-    # One paragraph on stderr and exit code 2: bad input is the caller's to fix, not a crash.
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE_ERROR)
+def _specs(name_or_path: str, env_id: str | None) -> list[EnvSpec]:
+    """An example by name, or every spec a path holds (the stage reader); `env_id` picks one of them."""
+    path = Path(name_or_path)
+    if path.exists() or "/" in name_or_path or path.suffix.lower() in (".json", ".jsonl", ".parquet"):
+        specs = specs_or_exit(path)
+    else:
+        try:
+            specs = [load_example(name_or_path)]
+        except SpecError as exc:
+            fail(str(exc))
+    if env_id is None:
+        return specs
+    chosen = [s for s in specs if s.id == env_id]
+    if not chosen:
+        shown = ", ".join(s.id for s in specs[:10]) + (" ..." if len(specs) > 10 else "")
+        fail(f"{name_or_path}: no spec with id {env_id!r} (ids: {shown})")
+    return chosen[:1]
 
 
-def _spec(name_or_path: str) -> EnvSpec:
-    try:
-        return resolve_spec(name_or_path)
-    except SpecError as exc:
-        _fail(str(exc))
+def _spec(name_or_path: str, env_id: str | None) -> EnvSpec:
+    specs = _specs(name_or_path, env_id)
+    if len(specs) > 1:
+        fail(f"{name_or_path} holds {len(specs)} specs; pick one with --env-id (e.g. --env-id {specs[0].id})")
+    return specs[0]
 
 
 def _policy(agent: Agent, spec: EnvSpec) -> Policy:
@@ -61,23 +92,62 @@ def examples(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON 
 @app.command()
 def run(
     name_or_path: SpecArg,
-    agent: Annotated[Agent, typer.Option(help="The policy that plays the episode.")] = Agent.oracle,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    agent: Annotated[Agent, typer.Option(help="Who plays: the reference solution (oracle), nobody (noop), or the "
+                                              "model at --llm (llm).")] = Agent.oracle,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (a list for several specs).")] = False,
     max_steps: Annotated[int, typer.Option(min=1, help="Step limit of the episode.")] = DEFAULT_MAX_STEPS,
+    env_id: EnvIdOption = None,
+    llm: LLMOption = None,
+    model: ModelOption = None,
+    temperature: Annotated[float, typer.Option(help="LLM sampling temperature (--agent llm).")] = 0.0,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="LLM max tokens per reply.")] = 1024,
+    llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    llm_retries: RetriesOption = DEFAULT_RETRIES,
 ) -> None:
-    """Run one episode with a built-in agent and print the score breakdown."""
-    spec = _spec(name_or_path)
-    env = Env(spec, max_steps=max_steps)
-    episode = run_episode(env, _policy(agent, spec))
+    """Run one episode per spec with an agent and print the score breakdown."""
+    if (agent is Agent.llm) != (llm is not None):
+        fail("--agent llm and --llm URL go together: --agent llm --llm http://127.0.0.1:8000/v1 --model NAME")
+    specs = _specs(name_or_path, env_id)
+    backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm is not None else None
+    results = []
+    for spec in specs:
+        if backend is not None:
+            result, verdict = _llm_episode(spec, backend, max_steps,
+                                           {"temperature": temperature, "max_tokens": max_tokens})
+        else:
+            episode = run_episode(Env(spec, max_steps=max_steps), _policy(agent, spec))
+            verdict = episode.result
+            result = {"env_id": spec.id, "agent": agent.value, "steps": episode.steps, "truncated": episode.truncated,
+                      "stop_reason": "done", "final_hash": episode.final_hash, **verdict.as_dict()}
+        results.append(result)
+        if not as_json:
+            typer.echo(f"{spec.metadata.title or spec.capability} ({spec.id})")
+            stop = "" if result["stop_reason"] == "done" else f", stopped: {result['stop_reason']}"
+            if result.get("error"):
+                stop += f" ({result['error']})"
+            typer.echo(f"agent {agent.value}: {result['steps']} steps{', truncated' if result['truncated'] else ''}"
+                       f"{stop}")
+            typer.echo(render_breakdown(verdict))
     if as_json:
-        _print_json({
-            "env_id": spec.id, "agent": agent.value, "steps": episode.steps, "truncated": episode.truncated,
-            "final_hash": episode.final_hash, **episode.result.as_dict(),
-        })
-        return
-    typer.echo(f"{spec.metadata.title or spec.capability} ({spec.id})")
-    typer.echo(f"agent {agent.value}: {episode.steps} steps{', truncated' if episode.truncated else ''}")
-    typer.echo(render_breakdown(episode.result))
+        _print_json(results[0] if len(results) == 1 else results)
+    lost = [r for r in results if r.get("infrastructure_failure")]
+    if lost:
+        assert backend is not None
+        fail(f"the LLM server {server_label(backend)} failed {len(lost)} of {len(results)} episodes after its "
+             f"retries; first error: {lost[0]['error']}. Not a model score: check the server and run again",
+             INFRASTRUCTURE_ERROR)
+
+
+def _llm_episode(spec: EnvSpec, backend: LLMBackend, max_steps: int,
+                 sampling: dict[str, Any]) -> tuple[dict[str, Any], VerifierResult]:
+    from coworkenv.rollout import is_infrastructure_failure, run_agent
+
+    record = run_agent(Env(spec, max_steps=max_steps), backend, max_steps=max_steps, sampling=sampling)
+    verdict = VerifierResult(record.score, record.passed, list(record.checks))
+    return {"env_id": spec.id, "agent": "llm", "model": record.model, "steps": len(record.steps),
+            "truncated": record.truncated, "stop_reason": record.stop_reason, "error": record.error,
+            "infrastructure_failure": is_infrastructure_failure(record), "final_hash": record.final_hash,
+            **verdict.as_dict()}, verdict
 
 
 def render_breakdown(result: VerifierResult) -> str:
@@ -104,7 +174,7 @@ def schema() -> None:
 
 
 @app.command()
-def tools(name_or_path: SpecArg) -> None:
+def tools(name_or_path: SpecArg, env_id: EnvIdOption = None) -> None:
     """Print the tools an environment exposes, in OpenAI function-calling format (JSON)."""
-    spec = _spec(name_or_path)
+    spec = _spec(name_or_path, env_id)
     _print_json(Env(spec).openai_tools())

@@ -1,46 +1,59 @@
-"""`coworkenv eval --model PATH_OR_URL --envs DIR [--k K] [--json] [--out DIR]`: a model on held-out envs.
+"""`coworkenv eval (--llm URL --model NAME | --model CHECKPOINT) --envs SPECS [--k K] [--json] [--out DIR]`.
 
-PATH is a local checkpoint (run with transformers); URL an OpenAI-compatible endpoint (e.g. `vllm serve`).
+A model on held-out envs: at an OpenAI-compatible server (e.g. `vllm serve`), or a local checkpoint run with
+transformers. Episodes the server failed after their retries are not scores: the command exits 3 naming it.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 
-from coworkenv.llm import MODEL_ENV_VAR, LLMBackend, backend_from_config
+from coworkenv.cli._llm import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    INFRASTRUCTURE_ERROR,
+    LLMOption,
+    RetriesOption,
+    TimeoutOption,
+    connect,
+    deprecated,
+    fail,
+)
+from coworkenv.cli._specs import SPECS_HELP, check_out_dir, specs_or_exit
+from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
 
 if TYPE_CHECKING:
     from trainers.evaluate import EvalReport
 
-USAGE_ERROR = 2
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE_ERROR)
-
-
-def _backend(model: str, served_model: str | None, concurrency: int) -> LLMBackend:
-    if model.startswith(("http://", "https://")):
-        served_model = served_model or os.environ.get(MODEL_ENV_VAR)
-        if not served_model:
-            _fail("--served-model NAME is needed with a URL: the model name the server serves (`vllm serve PATH` "
-                  f"serves it as PATH unless --served-model-name is given); or set ${MODEL_ENV_VAR}")
-        try:
-            return backend_from_config(model, served_model, max_concurrency=concurrency)
-        except ValueError as exc:
-            _fail(str(exc))
+def _backend(llm: str | None, model: str | None, served_model: str | None, concurrency: int, timeout_s: float,
+             retries: int) -> LLMBackend:
+    if model is not None and model.startswith(("http://", "https://")):
+        deprecated("--model URL", "--llm URL --model NAME")
+        if llm is not None:
+            fail("give the server once: --llm URL (--model URL is its deprecated spelling)")
+        llm, model = model, None
+    if served_model is not None:
+        deprecated("--served-model NAME", "--model NAME")
+        model = model or served_model
+    if llm is not None:
+        model = model or os.environ.get(MODEL_ENV_VAR)
+        if not model:
+            fail("--llm URL needs --model NAME: the model name the server serves (`vllm serve PATH` serves it as "
+                 f"PATH unless --served-model-name is given); or set ${MODEL_ENV_VAR}")
+        return connect(llm, model, concurrency=concurrency, timeout_s=timeout_s, retries=retries)
+    if not model:
+        fail("name the model: --llm URL --model NAME for an OpenAI-compatible server, or --model CHECKPOINT_DIR")
     from trainers.local_backend import LocalTransformersBackend
 
     try:
         return LocalTransformersBackend(Path(model))
     except (FileNotFoundError, ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _read_report(spec: str) -> tuple[str, EvalReport]:
@@ -49,31 +62,33 @@ def _read_report(spec: str) -> tuple[str, EvalReport]:
 
     label, sep, path = spec.partition("=")
     if not sep or not label or not path:
-        _fail(f"--compare {spec!r}: use LABEL=PATH, e.g. base=runs/base/eval_report.json")
+        fail(f"--compare {spec!r}: use LABEL=PATH, e.g. base=runs/base/eval_report.json")
     try:
         data = orjson.loads(Path(path).read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
-        _fail(f"--compare {spec!r}: cannot read {path}: {exc}")
+        fail(f"--compare {spec!r}: cannot read {path}: {exc}")
     if "reports" in data:
         reports = data["reports"]
         chosen = reports.get(label) or (next(iter(reports.values())) if len(reports) == 1 else None)
         if chosen is None:
-            _fail(f"--compare {spec!r}: {path} holds reports {sorted(reports)}; name one of them as LABEL")
+            fail(f"--compare {spec!r}: {path} holds reports {sorted(reports)}; name one of them as LABEL")
         data = chosen
     try:
         return label, EvalReport.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
-        _fail(f"--compare {spec!r}: {path} is not an evaluation report ({exc})")
+        fail(f"--compare {spec!r}: {path} is not an evaluation report ({exc})")
 
 
 def eval_command(
-    model: Annotated[str, typer.Option("--model", help="Local checkpoint folder, or URL of an OpenAI-compatible "
-                                                       "server (e.g. http://127.0.0.1:8000/v1).")],
-    envs: Annotated[Path, typer.Option("--envs", help="Folder of env Parquet files with a spec_json column.")],
+    envs: Annotated[Path, typer.Option("--envs", help=SPECS_HELP)],
+    llm: LLMOption = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name at the --llm server; without --llm, a "
+                                                              "local checkpoint folder.")] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="Samples per env (pass^k needs k > 1).")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="Write eval_report.md/.json/.png and the runs here.")] = None,
-    served_model: Annotated[str | None, typer.Option("--served-model", help="Model name at the URL.")] = None,
+    served_model: Annotated[str | None, typer.Option("--served-model", help="Deprecated: use --model NAME.",
+                                                     hidden=True)] = None,
     label: Annotated[str | None, typer.Option("--label", help="Name of this model in the report (default: the "
                                                                 "backend's name).")] = None,
     compare: Annotated[list[str] | None, typer.Option("--compare", help="LABEL=REPORT_JSON to show side by side "
@@ -83,27 +98,30 @@ def eval_command(
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight.")] = 8,
+    llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    llm_retries: RetriesOption = DEFAULT_RETRIES,
 ) -> None:
     """Evaluate a model on held-out envs: pass@1, pass^k and mean score per capability and single/multi-turn."""
-    from coworkenv.cli.rollout import read_specs
-    from coworkenv.loading import SpecError
-    from coworkenv.rollout import TrajectoryRecord, write_trajectories
+    from coworkenv.rollout import InfrastructureFailure, TrajectoryRecord, write_trajectories
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.evaluate import compare_reports, evaluate
 
-    try:
-        specs = read_specs(envs)
-    except (FileNotFoundError, ValueError, SpecError) as exc:
-        _fail(str(exc))
+    if out is not None:
+        check_out_dir(out)
+    specs = specs_or_exit(envs)
     others = dict(_read_report(item) for item in compare or [])
-    backend = _backend(model, served_model, concurrency)
+    backend = _backend(llm, model, served_model, concurrency, llm_timeout, llm_retries)
     records: list[TrajectoryRecord] = []
-    report = evaluate(backend, specs, k, temperature=temperature, max_tokens=max_tokens, max_steps=max_steps,
-                      seed=seed, concurrency=concurrency, records=records)
+    try:
+        report = evaluate(backend, specs, k, temperature=temperature, max_tokens=max_tokens, max_steps=max_steps,
+                          seed=seed, concurrency=concurrency, records=records)
+    except InfrastructureFailure as exc:
+        typer.echo(f"LLM: {backend.stats.summary()}", err=True)
+        fail(f"{exc}; no report written", INFRASTRUCTURE_ERROR)
     try:
         shown = compare_reports({**others, label or report.model: report})
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if out is not None:
         files = write_eval_report(out, shown)
         write_trajectories(records, out / "runs")

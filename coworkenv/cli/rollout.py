@@ -1,105 +1,123 @@
-"""`coworkenv rollout ENVS_DIR --teacher oracle|URL [--model NAME] --k K --out DIR`: teacher runs in envs."""
+"""`coworkenv rollout SPECS --out DIR [--llm URL --model NAME] --k K`: teacher runs in envs.
+
+Without --llm the oracle teacher narrates the reference solution; with it, the model at the OpenAI-compatible
+server samples k episodes per env. Episodes the server failed after their retries are infrastructure failures:
+they are counted apart, left out of the trajectories and the mean score, and make the command exit 3.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any
 
 import orjson
-import pyarrow.parquet as pq
 import typer
 
-from coworkenv.llm import backend_from_config
-from coworkenv.loading import SpecError, load_spec
-from coworkenv.rollout import LLMTeacher, OracleTeacher, Teacher, TrajectoryRecord, rollout_specs, write_trajectories
-from coworkenv.spec import EnvSpec
-
-USAGE_ERROR = 2
-SPEC_COLUMN = "spec_json"
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE_ERROR)
-
-
-def read_specs(envs_dir: Path) -> list[EnvSpec]:
-    """Every spec in the `spec_json` column of the Parquet files under `envs_dir` (sorted by path).
-
-    Files without that column (e.g. `rejected.parquet` beside the accepted envs of `coworkenv validate`) are
-    skipped; a folder where no file has it is an error.
-    """
-    if not envs_dir.exists():
-        raise FileNotFoundError(f"{envs_dir}: no such folder; pass the folder of validated env Parquet files")
-    files = [envs_dir] if envs_dir.is_file() else sorted(envs_dir.rglob("*.parquet"))
-    specs = []
-    for path in files:
-        if SPEC_COLUMN not in pq.read_schema(path).names:
-            continue
-        for row, text in enumerate(pq.read_table(path, columns=[SPEC_COLUMN]).column(SPEC_COLUMN).to_pylist()):
-            specs.append(load_spec(text, source=f"{path} row {row}"))
-    if not specs:
-        raise FileNotFoundError(f"{envs_dir}: no specs found (no .parquet files with a {SPEC_COLUMN!r} column)")
-    return specs
+from coworkenv.cli._llm import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    INFRASTRUCTURE_ERROR,
+    LLMOption,
+    ModelOption,
+    RetriesOption,
+    TimeoutOption,
+    connect,
+    deprecated,
+    fail,
+)
+from coworkenv.cli._specs import SpecsArg, check_out_dir, specs_or_exit
+from coworkenv.llm import server_label
+from coworkenv.rollout import (
+    InfrastructureFailure,
+    LLMTeacher,
+    OracleTeacher,
+    Teacher,
+    TrajectoryRecord,
+    error_kinds,
+    rollout_specs,
+    split_outcomes,
+    write_trajectories,
+)
 
 
-def rollout_summary(records: list[TrajectoryRecord], path: Path) -> dict[str, object]:
-    """Episodes, passed, mean score, stop reasons and where the trajectories went."""
+def rollout_summary(records: list[TrajectoryRecord], lost: list[TrajectoryRecord], path: Path | None,
+                    llm: dict[str, Any] | None = None) -> dict[str, object]:
+    """Episodes that ran (passed, mean score, stop reasons) and, apart, episodes lost to the LLM server."""
     reasons: dict[str, int] = {}
     for r in records:
         reasons[r.stop_reason] = reasons.get(r.stop_reason, 0) + 1
-    return {
+    summary: dict[str, object] = {
         "episodes": len(records),
         "passed": sum(r.passed for r in records),
-        "mean_score": round(sum(r.score for r in records) / len(records), 4) if records else 0.0,
+        "mean_score": round(sum(r.score for r in records) / len(records), 4) if records else None,
         "envs": len({r.env_id for r in records}),
-        "stop_reasons": reasons,
+        "stop_reasons": dict(sorted(reasons.items())),
+        "infrastructure_failures": len(lost),
+        "infrastructure_failure_kinds": error_kinds(lost),
         "agent_tokens": sum(r.tokens.agent_prompt + r.tokens.agent_completion for r in records),
-        "path": str(path),
+        "path": str(path) if path is not None else None,
     }
+    if llm is not None:
+        summary["llm"] = llm
+    return summary
 
 
 def rollout_command(
-    envs_dir: Annotated[Path, typer.Argument(help="Folder of env Parquet files with a spec_json column.")],
+    envs_dir: SpecsArg,
     out: Annotated[Path, typer.Option("--out", help="Folder for the trajectories Parquet file.")],
-    teacher: Annotated[str, typer.Option("--teacher", help="'oracle' or the URL of an OpenAI-compatible server.")] = "oracle",
-    model: Annotated[str | None, typer.Option("--model", help="Model name for a URL teacher.")] = None,
+    llm: LLMOption = None,
+    model: ModelOption = None,
+    teacher: Annotated[str | None, typer.Option(
+        "--teacher", help="'oracle' (default without --llm) or 'llm'. A URL here is deprecated: use --llm URL.")] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="Episodes per env (oracle: differently phrased).")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     temperature: Annotated[float, typer.Option("--temperature", help="LLM sampling temperature.")] = 0.7,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="LLM max tokens per reply.")] = 1024,
-    max_steps: Annotated[int, typer.Option("--max-steps", help="Assistant messages per episode.")] = 40,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="LLM max tokens per reply.")] = 1024,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = 40,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="LLM requests in flight.")] = 8,
+    llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    llm_retries: RetriesOption = DEFAULT_RETRIES,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Run a teacher in every env of ENVS_DIR and write its trajectories to OUT."""
-    try:
-        specs = read_specs(envs_dir)
-    except (FileNotFoundError, ValueError, SpecError) as exc:
-        _fail(str(exc))
+    """Run a teacher in every env of SPECS and write its trajectories to OUT."""
+    if teacher is not None and teacher.startswith(("http://", "https://")):
+        deprecated("--teacher URL", "--llm URL --model NAME")
+        if llm is not None:
+            fail("give the server once: --llm URL (--teacher URL is its deprecated spelling)")
+        llm, teacher = teacher, "llm"
+    if teacher not in (None, "oracle", "llm"):
+        fail(f"unknown teacher {teacher!r}: use 'oracle', or --llm URL --model NAME for an OpenAI-compatible server")
+    if teacher == "llm" and llm is None:
+        fail("--teacher llm needs --llm URL --model NAME (an OpenAI-compatible server)")
+    if teacher == "oracle" and llm is not None:
+        fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
+    check_out_dir(out)
+    specs = specs_or_exit(envs_dir)
     runner: Teacher
-    if teacher == "oracle":
+    backend = None
+    if llm is None:
         runner = OracleTeacher(seed, k=k)
-    elif teacher.startswith(("http://", "https://")):
-        try:
-            backend = backend_from_config(teacher, model, max_concurrency=concurrency)
-        except ValueError as exc:
-            _fail(str(exc))
+    else:
+        backend = connect(llm, model, concurrency=concurrency, timeout_s=llm_timeout, retries=llm_retries)
         runner = LLMTeacher(backend, k, {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
                             max_steps=max_steps)
-    else:
-        _fail(f"unknown teacher {teacher!r}: use 'oracle' or an http(s):// URL of an OpenAI-compatible server")
 
     def progress(done: int, total: int) -> None:
         if not as_json and (done == total or done % 100 == 0):
             typer.echo(f"  {done}/{total} envs", err=True)
 
-    records = rollout_specs(specs, runner, progress)
-    path = write_trajectories(records, out)
-    summary = rollout_summary(records, path)
+    ran, lost = split_outcomes(rollout_specs(specs, runner, progress))
+    path = write_trajectories(ran, out) if ran else None
+    summary = rollout_summary(ran, lost, path, backend.stats.as_dict() if backend is not None else None)
     if as_json:
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
-        return
-    typer.echo(f"{summary['episodes']} episodes in {summary['envs']} envs: {summary['passed']} passed, "
-               f"mean score {summary['mean_score']:.3f}")
-    typer.echo(f"trajectories: {path}")
+    else:
+        score = "-" if summary["mean_score"] is None else f"{summary['mean_score']:.3f}"
+        typer.echo(f"{summary['episodes']} episodes in {summary['envs']} envs: {summary['passed']} passed, "
+                   f"mean score {score}")
+        if backend is not None:
+            typer.echo(f"LLM: {backend.stats.summary()}")
+        typer.echo(f"trajectories: {path}" if path is not None else "trajectories: none written")
+    if lost:
+        assert backend is not None  # only LLM episodes can be lost to a server
+        fail(str(InfrastructureFailure(server_label(backend), lost, len(ran) + len(lost))), INFRASTRUCTURE_ERROR)

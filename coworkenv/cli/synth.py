@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import orjson
 import typer
 
+from coworkenv.cli._llm import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    INFRASTRUCTURE_ERROR,
+    LLMOption,
+    ModelOption,
+    RetriesOption,
+    TimeoutOption,
+    connect,
+    fail,
+)
+from coworkenv.cli._specs import check_out_dir
+from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
 from coworkenv.spec import EnvSpec
 from coworkenv.synth import (
     GENERATORS,
@@ -23,20 +36,14 @@ from coworkenv.synth import (
 )
 from coworkenv.synth.taxonomy import Taxonomy
 
-USAGE_ERROR = 2
 TaxonomyOpt = Annotated[Path, typer.Option("--taxonomy", "--path", help="Taxonomy folder (one YAML file per area).")]
-
-
-def _fail(message: str, code: int = USAGE_ERROR) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def _taxonomy(path: Path) -> Taxonomy:
     try:
         return load_taxonomy(path)
     except TaxonomyError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _row(cap: Capability, source: Path) -> dict[str, Any]:
@@ -77,39 +84,46 @@ def synth_command(
     n: Annotated[int | None, typer.Option("--n", min=1, help="Specs per capability; default: its quota.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Spec i of a capability uses seed + i.")] = 0,
     taxonomy: TaxonomyOpt = Path("taxonomy"),
-    llm: Annotated[
-        str | None, typer.Option("--llm", help="OpenAI-compatible base URL: synthesize with an LLM.")
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model name for --llm.")] = None,
+    llm: LLMOption = None,
+    model: ModelOption = None,
+    llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    llm_retries: RetriesOption = DEFAULT_RETRIES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary with diversity figures.")] = False,
 ) -> None:
     """Generate environment specs for capabilities and write them as Parquet (procedural, or with --llm)."""
+    check_out_dir(out)
     tax = _taxonomy(taxonomy)
     ids = capability or list(tax.capabilities)
     unknown = [c for c in ids if c not in tax.capabilities]
     if unknown:
-        _fail(f"unknown capability {', '.join(unknown)}; see `coworkenv taxonomy --path {taxonomy}`")
+        fail(f"unknown capability {', '.join(unknown)}; see `coworkenv taxonomy --path {taxonomy}`")
     if (llm is None) != (model is None):
-        _fail("--llm and --model go together: --llm http://host:8000/v1 --model NAME")
+        fail("--llm and --model go together: --llm http://host:8000/v1 --model NAME")
+    backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm else None
     summary = []
     for cap_id in ids:
         cap = tax.capabilities[cap_id]
         count = n if n is not None else cap.quota
         started = time.perf_counter()
-        specs = _llm_specs(cap, count, seed, llm, model) if llm else _procedural_specs(cap, count, seed)
+        funnel: dict[str, Any] | None = None
+        if backend is not None:
+            specs, funnel = _llm_specs(cap, count, seed, backend, out)
+        else:
+            specs = _procedural_specs(cap, count, seed)
         path = write_specs_parquet(specs, out / f"specs-{cap.id}.parquet")
         took = time.perf_counter() - started
         report = diversity_report(specs)
-        summary.append(
-            {
-                "capability": cap.id,
-                "path": str(path),
-                "specs": len(specs),
-                "seconds": round(took, 3),
-                "fingerprint": capability_fingerprint(cap),
-                "diversity": report,
-            }
-        )
+        row: dict[str, Any] = {
+            "capability": cap.id,
+            "path": str(path),
+            "specs": len(specs),
+            "seconds": round(took, 3),
+            "fingerprint": capability_fingerprint(cap),
+            "diversity": report,
+        }
+        if funnel is not None:
+            row["funnel"] = funnel
+        summary.append(row)
         if not as_json:
             typer.echo(
                 f"wrote {len(specs)} specs to {path} ({took:.2f}s; distinct content "
@@ -117,36 +131,63 @@ def synth_command(
                 f"{report['distinct_reference_sequences']})"
             )
     if as_json:
-        typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
+        # Histograms (difficulty, turns) have integer keys.
+        typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode())
 
 
 def _procedural_specs(cap: Capability, n: int, seed: int) -> list[EnvSpec]:
     try:
         return generate_specs(cap, n, seed)
     except GeneratorError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
-def _llm_specs(cap: Capability, n: int, seed: int, url: str | None, model: str | None) -> list[EnvSpec]:
-    """LLM-written specs that passed the gates (the LLM repairs failures, at most 3 rounds)."""
+def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
+               out: Path) -> tuple[list[EnvSpec], dict[str, Any]]:
+    """LLM-written specs that passed the gates (the LLM repairs failures, at most 3 rounds), and the funnel.
+
+    Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
+    spec problem), or every repair request (after writing the specs that passed without repair).
+    """
     # The LLM generator lives with the validation loop, which it needs to repair specs; load it only here.
-    try:
-        from coworkenv.llm import backend_from_config
-        from coworkenv.validate import LLMSpecGenerator, validate_and_repair
-    except ImportError as exc:
-        _fail(
-            f"LLM synthesis needs coworkenv.validate.LLMSpecGenerator, which is not available ({exc}); "
-            "run without --llm for procedural specs"
-        )
-    generator = LLMSpecGenerator(backend_from_config(url, model))
+    from coworkenv.validate import LLMSpecGenerator, validate_and_repair
+
+    generator = LLMSpecGenerator(backend)
+    requests_before = backend.stats.requests
     run = validate_and_repair(generator.generate(cap, n, seed), reviser=generator)
-    funnel = run.funnel.as_dict()
-    typer.echo(
-        f"{cap.id}: {len(run.accepted)} of {n} LLM specs accepted "
-        f"(rejected by gate: {funnel.get('rejected_by_gate', {})})",
-        err=True,
-    )
-    return [a.spec for a in run.accepted]
+    funnel = run.funnel.as_dict(per_capability=False)
+    typer.echo(f"{cap.id}: {funnel_line(funnel)}", err=True)
+    typer.echo(f"{cap.id}: LLM {backend.stats.summary()}", err=True)
+    lost = sum(k for kind, k in funnel["generation_failures"].items() if is_infrastructure_error(kind))
+    if lost and lost == n:
+        kinds = ", ".join(f"{kind} {k}" for kind, k in funnel["generation_failures"].items())
+        fail(f"the LLM server {server_label(backend)} answered none of the {n} generation requests for {cap.id} "
+             f"({kinds}; {backend.stats.retries} retries): nothing written; check the server, or raise "
+             "--llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
+    repairs = backend.stats.requests - requests_before - n
+    repairs_lost = sum(k for kind, k in funnel["infrastructure_failures"].items()) - lost
+    if repairs and repairs_lost == repairs:
+        # The accepted specs are written first: they passed every gate, only the repairs are missing.
+        path = write_specs_parquet([a.spec for a in run.accepted], out / f"specs-{cap.id}.parquet")
+        fail(f"the LLM server {server_label(backend)} answered none of the {repairs} repair requests for {cap.id} "
+             f"({backend.stats.retries} retries so far); the {len(run.accepted)} specs accepted without repair are "
+             f"in {path}; check the server, or raise --llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
+    if lost:
+        typer.echo(f"warning: the LLM server {server_label(backend)} failed {lost} of {n} generation requests for "
+                   f"{cap.id} after their retries; counted in the funnel as generation_failures", err=True)
+    return [a.spec for a in run.accepted], funnel
+
+
+def funnel_line(funnel: dict[str, Any]) -> str:
+    """One line of where requested specs went: accepted, lost to the server, cut off, rejected by gate."""
+    def kinds(counts: dict[str, int]) -> str:
+        return ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
+
+    infra = {k: n for k, n in funnel["generation_failures"].items() if is_infrastructure_error(k)}
+    model = {k: n for k, n in funnel["generation_failures"].items() if not is_infrastructure_error(k)}
+    return (f"{funnel['accepted']} of {funnel['requested']} LLM specs accepted; generation lost to server errors: "
+            f"{kinds(infra)}; model failures: {kinds(model)}; rejected by gate: {kinds(funnel['rejected_by_gate'])}; "
+            f"failed repair calls: {sum(funnel['llm_failures'].values()) - sum(funnel['generation_failures'].values())}")
 
 
 def register(app: typer.Typer) -> None:

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import orjson
 import typer
 
-from coworkenv.loading import SpecError
-
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
 
@@ -44,12 +42,9 @@ def _print_json(value: Any) -> None:
 
 
 def _specs(envs: Path) -> list[EnvSpec]:
-    from coworkenv.cli.rollout import read_specs
+    from coworkenv.cli._specs import specs_or_exit
 
-    try:
-        return read_specs(envs)
-    except (FileNotFoundError, ValueError, SpecError) as exc:
-        _fail(str(exc))
+    return specs_or_exit(envs)
 
 
 def _step_line(entry: dict[str, float]) -> None:
@@ -62,7 +57,8 @@ def _step_line(entry: dict[str, float]) -> None:
 
 ConfigOption = Annotated[str, typer.Option("--config", help="Config name in trainers/configs/ or a YAML path.")]
 OutOption = Annotated[Path, typer.Option("--out", help="Output folder (replaced only once the run is complete).")]
-EnvsOption = Annotated[Path, typer.Option("--envs", help="Folder of env Parquet files with a spec_json column.")]
+EnvsOption = Annotated[Path, typer.Option("--envs", help="A spec JSON file, a folder of them, or Parquet with a "
+                                                        "spec_json column (synth or validate output).")]
 ModelOption = Annotated[
     Path | None, typer.Option("--model", help="Checkpoint to start from (e.g. the SFT output); default: the config's.")
 ]

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv.rollout.export import TRL_SCHEMA
-from coworkenv.rollout.record import trajectory_files
+from coworkenv.rollout.record import check_trajectory_file, trajectory_files
 
 TRL_SOURCE_COLUMNS = ("messages", "tools", "env_id", "capability", "turns")
 META_COLUMNS = ("record_id", "env_id", "capability", "passed", "malformed_calls", "tool_errors", "tool_calls",
@@ -36,7 +36,9 @@ class TrajectorySource:
             self.files = trajectory_files(Path(data))
             if not self.files:
                 raise FileNotFoundError(f"{data}: no .parquet trajectory files found; run `coworkenv rollout` first")
-            names = set(pq.read_schema(self.files[0]).names)
+            # Every file, not only the first: a damaged or foreign file is named before the scan trips on it.
+            needed = (*META_COLUMNS, *TRL_SOURCE_COLUMNS, "request")
+            names = set.intersection(*(set(check_trajectory_file(f, needed).names) for f in self.files))
         else:
             if isinstance(data, pl.LazyFrame):
                 data = data.collect()

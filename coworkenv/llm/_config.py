@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from coworkenv.llm._endpoint import check_endpoint_url, display_url
 from coworkenv.llm._none import NoLLMBackend
-from coworkenv.llm._openai import OpenAICompatibleBackend, display_url
+from coworkenv.llm._openai import OpenAICompatibleBackend
 from coworkenv.llm._types import LLMBackend
 from coworkenv.llm._vllm_offline import VLLMOfflineBackend
 
@@ -49,6 +50,8 @@ def backend_from_config(
             timeout_s=timeout_s,
             cache_dir=cache_dir,
         )
+    if "://" in choice:
+        check_endpoint_url(choice)  # names the bad scheme
     raise ValueError(
         f"unknown LLM endpoint {display_url(choice)!r} (from --llm or ${URL_ENV_VAR}): use 'none', "
         f"'{VLLM_OFFLINE}' or an http(s):// URL of an OpenAI-compatible server"

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
+from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
 
@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 API_KEY_ENV_VARS = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
 _SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]+")
+# How OpenAI, vLLM and llama.cpp word a 400 for a prompt longer than the model's context.
+_CONTEXT_OVERFLOW = re.compile(r"context length|context window|maximum context|exceeds the context|prompt is too long",
+                               re.IGNORECASE)
 
 
 class _Secret:
@@ -68,14 +71,6 @@ class _LoopState:
     loop: asyncio.AbstractEventLoop
     idle: asyncio.Queue[httpx.AsyncClient] = field(default_factory=asyncio.Queue)
     lanes: list[httpx.AsyncClient] = field(default_factory=list)
-
-
-def display_url(url: str) -> str:
-    """Return `url` without user info, query or fragment: safe to put in logs and errors."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _chat_endpoint(base_url: str) -> str:
@@ -138,8 +133,7 @@ class OpenAICompatibleBackend:
         strict_json_schema: bool = True,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"LLM base_url must start with http:// or https://, got {display_url(base_url)!r}")
+        base_url = check_endpoint_url(base_url)
         if not model:
             raise ValueError("an OpenAI-compatible backend needs a model name (--model or $COWORKENV_LLM_MODEL)")
         if max_concurrency < 1:
@@ -208,6 +202,10 @@ class OpenAICompatibleBackend:
             return lane
         return await state.idle.get()
 
+    def probe(self, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> None:
+        """Raise LLMError ("unavailable" / "timeout") unless an HTTP server answers at the base URL."""
+        probe_endpoint(self.base_url, timeout_s)
+
     async def aclose(self) -> None:
         """Close the HTTP connections this backend opened on the running event loop."""
         state = self._states.pop(id(asyncio.get_running_loop()), None)
@@ -248,6 +246,7 @@ class OpenAICompatibleBackend:
             hit = self._cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
+                self.stats.truncated += hit.truncated
                 return hit
         try:
             response = await self._post_with_retries(self.request_payload(request))
@@ -256,6 +255,7 @@ class OpenAICompatibleBackend:
             raise
         self.stats.prompt_tokens += response.prompt_tokens
         self.stats.completion_tokens += response.completion_tokens
+        self.stats.truncated += response.truncated
         if self._cache is not None:
             self._cache.put(key, response)
         return response
@@ -318,6 +318,8 @@ class OpenAICompatibleBackend:
 
     def _parse_response(self, http_response: httpx.Response) -> LLMResponse:
         status = http_response.status_code
+        if not 200 <= status < 300:
+            self.stats.count_http_status(status)
         if status == 429:
             raise _RetryableError(
                 "rate_limited", "HTTP 429 rate limited", _parse_retry_after(http_response.headers.get("retry-after"))
@@ -326,6 +328,9 @@ class OpenAICompatibleBackend:
             raise _RetryableError("server_error", f"HTTP {status}: {http_response.text[:300]}")
         if status >= 300:
             detail = self._redact(http_response.text[:500])
+            if status == 400 and _CONTEXT_OVERFLOW.search(detail):
+                raise LLMError("context_length", f"{self.base_url} model {self.model!r}: the conversation does not "
+                                                 f"fit the model's context (HTTP 400: {detail})")
             raise LLMError(
                 "client_error",
                 f"{self.base_url} rejected the request for model {self.model!r} with HTTP {status}: {detail} "

@@ -12,7 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 CACHE_FORMAT_VERSION = 1
 
 LLMErrorKind = Literal[
-    "rate_limited", "server_error", "timeout", "malformed", "unavailable", "client_error"
+    "rate_limited", "server_error", "timeout", "malformed", "unavailable", "client_error", "truncated",
+    "context_length",
 ]
 LLM_ERROR_KINDS: tuple[LLMErrorKind, ...] = (
     "rate_limited",
@@ -21,7 +22,20 @@ LLM_ERROR_KINDS: tuple[LLMErrorKind, ...] = (
     "malformed",
     "unavailable",
     "client_error",
+    "truncated",
+    "context_length",
 )
+# Failures of the server or the way to it (HTTP 429/4xx/5xx, timeouts, refused connections, unreadable bodies):
+# infrastructure, counted apart from what the model answered. "truncated" (a reply cut off at max_tokens) and
+# "context_length" (the conversation outgrew the model's context) are the model's: the server worked.
+MODEL_ERROR_KINDS: frozenset[str] = frozenset({"truncated", "context_length"})
+INFRASTRUCTURE_ERROR_KINDS: frozenset[str] = frozenset(LLM_ERROR_KINDS) - MODEL_ERROR_KINDS
+FINISH_REASON_LENGTH = "length"
+
+
+def is_infrastructure_error(kind: str) -> bool:
+    """True for an error kind that says the LLM server failed, not the model's answer."""
+    return kind in INFRASTRUCTURE_ERROR_KINDS
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,11 @@ class LLMResponse:
     # Text-form tool calls that could not be parsed; the agent loop reports them as tool errors.
     tool_call_errors: list[str] = field(default_factory=list)
 
+    @property
+    def truncated(self) -> bool:
+        """True when the reply was cut off at `max_tokens` (finish_reason "length")."""
+        return self.finish_reason == FINISH_REASON_LENGTH
+
     def json_content(self) -> Any:
         """Return `content` decoded as JSON; raise `ValueError` if it is missing or not JSON.
 
@@ -141,6 +160,10 @@ class LLMStats:
     # Why each retry happened, by error kind (a retried attempt is not a failure).
     retry_reasons: dict[str, int] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
+    # Non-2xx HTTP statuses seen, per attempt (retried or final): "429", "500", "400", ...
+    http_status: dict[str, int] = field(default_factory=dict)
+    # Answers cut off at max_tokens (finish_reason "length"); they are answers, so not in `failures`.
+    truncated: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -153,11 +176,45 @@ class LLMStats:
         self.retries += 1
         self.retry_reasons[kind] = self.retry_reasons.get(kind, 0) + 1
 
+    def count_http_status(self, status: int) -> None:
+        """Add one attempt answered with the non-2xx HTTP `status`."""
+        key = str(status)
+        self.http_status[key] = self.http_status.get(key, 0) + 1
+
+    @property
+    def infrastructure_failures(self) -> int:
+        """Requests that failed for the server's sake after their retries."""
+        return sum(n for kind, n in self.failures.items() if is_infrastructure_error(kind))
+
+    @property
+    def answered(self) -> int:
+        """Requests that got an answer (from the model or the cache)."""
+        return self.requests - sum(self.failures.values())
+
+    def summary(self) -> str:
+        """One line: requests, answered, retries (why), final failures (by kind), truncated answers."""
+        def kinds(counts: dict[str, int]) -> str:
+            return ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+
+        parts = [f"{self.requests} requests", f"{self.answered} answered"]
+        if self.cache_hits:
+            parts.append(f"{self.cache_hits} from cache")
+        parts.append(f"{self.retries} retries" + (f" ({kinds(self.retry_reasons)})" if self.retries else ""))
+        if self.failures:
+            parts.append(f"failed {kinds(self.failures)}")
+        if self.http_status:
+            parts.append(f"HTTP {kinds(self.http_status)}")
+        parts.append(f"{self.truncated} truncated")
+        return ", ".join(parts)
+
     def as_dict(self) -> dict[str, Any]:
         """Return the counters as a plain JSON-serialisable dict."""
         data = asdict(self)
         data["failures"] = dict(sorted(self.failures.items()))
         data["retry_reasons"] = dict(sorted(self.retry_reasons.items()))
+        data["http_status"] = dict(sorted(self.http_status.items()))
+        data["answered"] = self.answered
+        data["infrastructure_failures"] = self.infrastructure_failures
         return data
 
 

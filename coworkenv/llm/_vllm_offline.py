@@ -116,6 +116,7 @@ class VLLMOfflineBackend:
                     self.stats.completion_tokens += outcome.completion_tokens
                     if self._cache is not None:
                         self._cache.put(keys[index], outcome)
+        self.stats.truncated += sum(isinstance(r, LLMResponse) and r.truncated for r in results)
         return [result for result in results if result is not None]
 
     def _generate(self, requests: list[LLMRequest]) -> list[LLMResponse | LLMError]:

@@ -8,21 +8,18 @@ still reaches the Env (so it is audited as a failed call) and its tool message t
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import re
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
 from coworkenv.agents import Policy
 from coworkenv.checks import Reply
 from coworkenv.env import Action, Env, ToolCallRequest
-from coworkenv.llm import LLMBackend, LLMError, LLMRequest, parse_tool_calls
+from coworkenv.llm import LLMBackend, LLMError, LLMRequest, is_infrastructure_error, parse_tool_calls, run_sync
 from coworkenv.rollout.record import (
     StepRecord,
     Timings,
@@ -42,10 +39,17 @@ DEFAULT_MAX_TOKENS_TOTAL = 200_000
 DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024}
 MAX_CLARIFICATIONS_PER_TURN = 4
 MALFORMED_CALL_NAME = "invalid_tool_call"
+# Stop reasons of episodes the LLM server (agent or user simulator) failed after its retries: infrastructure
+# failures, not the model's; their score says nothing about the model.
+LLM_ERROR = "llm_error"
+USER_SIM_ERROR = "user_sim_error"
+INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR})
+# The model's reply was cut off at max_tokens: the model's failure, with its own stop reason. (So is
+# "context_length": the conversation outgrew the model's context.)
+REPLY_TRUNCATED = "reply_truncated"
 
 _NATIVE_NAME = re.compile(r"^tool_calls\[\d+\] \(([^)]+)\)")
 _HERMES_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
-T = TypeVar("T")
 
 
 def is_backend(model: object) -> bool:
@@ -145,6 +149,20 @@ class _Episode:
             return pending
         self._act(pending)
         return None
+
+    def cut_off(self, content: str, parse_errors: list[str], prompt_tokens: int, completion_tokens: int,
+                model_s: float) -> None:
+        """End the episode on a reply cut off at max_tokens before any whole tool call: kept in the transcript,
+        never played (acting on half a sentence or half a call would score a guess)."""
+        self.tokens["agent_prompt"] += prompt_tokens
+        self.tokens["agent_completion"] += completion_tokens
+        self.seconds["model"] += model_s
+        self.transcript.append(trl_message({"role": "assistant", "content": content}))
+        pending = _Pending(Action(content, ()), parse_errors, prompt_tokens, completion_tokens, model_s, "length")
+        self._record_step("act", self.env.turn, len(self.transcript) - 1, pending, 0, 0, 0.0)
+        self.fail(REPLY_TRUNCATED, f"the model's reply was cut off at max_tokens={self.sampling.get('max_tokens')} "
+                                   f"(finish_reason=length, {len(content)} characters, no whole tool call); "
+                                   "raise --max-tokens")
 
     def user_conversation(self, pending: _Pending) -> list[dict[str, Any]]:
         """The transcript with the pending assistant message: what the user simulator answers."""
@@ -262,11 +280,16 @@ async def _model_step(ep: _Episode, backend: LLMBackend) -> _Pending | None:
     try:
         response = await backend.complete(ep.request())
     except LLMError as exc:
-        ep.fail("llm_error", str(exc))
+        # The server's failures are infrastructure (llm_error); the model's own limits keep their kind.
+        ep.fail(LLM_ERROR if is_infrastructure_error(exc.kind) else exc.kind, str(exc))
         return None
     model_s = time.perf_counter() - t
     native = [c.to_openai() for c in response.tool_calls]
     text, calls, errors = parse_tool_calls(response.content, native)
+    if response.truncated and not calls:
+        ep.cut_off(text or "", [*response.tool_call_errors, *errors], response.prompt_tokens,
+                   response.completion_tokens, model_s)
+        return None
     requests = [ToolCallRequest(c.name, c.arguments, c.id) for c in calls]
     return ep.take(text, requests, [*response.tool_call_errors, *errors], response.prompt_tokens,
                    response.completion_tokens, model_s, response.finish_reason or "")
@@ -288,7 +311,7 @@ async def arun_agent(
         try:
             reply = await ep.user_sim.respond(ep.user_conversation(pending), env.turn)
         except LLMError as exc:
-            ep.fail("user_sim_error", str(exc))
+            ep.fail(USER_SIM_ERROR, str(exc))
             break
         ep.answer(pending, reply, time.perf_counter() - t)
     return ep.finish()
@@ -320,7 +343,7 @@ def run_agent(
         finally:
             await close_backends(model, getattr(user_sim, "backend", None))
 
-    return run_coroutine(main)
+    return run_sync(main)
 
 
 async def close_backends(*backends: object) -> None:
@@ -329,17 +352,3 @@ async def close_backends(*backends: object) -> None:
         close = getattr(backend, "aclose", None)
         if close is not None:
             await close()
-
-
-def run_coroutine(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to completion from sync code, also when this thread already runs an event loop."""
-
-    async def main() -> T:
-        return await make()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result()

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from coworkenv.env import DEFAULT_MAX_STEPS as ENV_MAX_STEPS
 from coworkenv.env import Env
-from coworkenv.llm import LLMBackend
+from coworkenv.llm import LLMBackend, run_sync
 from coworkenv.rollout.agent_loop import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOKENS_TOTAL,
@@ -19,7 +19,6 @@ from coworkenv.rollout.agent_loop import (
     arun_agent,
     close_backends,
     run_agent,
-    run_coroutine,
 )
 from coworkenv.rollout.narration import NarratedOracle
 from coworkenv.rollout.record import TrajectoryRecord
@@ -135,7 +134,7 @@ class LLMTeacher:
             finally:
                 await close_backends(self.backend)
 
-        return run_coroutine(main)
+        return run_sync(main)
 
     def run(self, spec: EnvSpec) -> list[TrajectoryRecord]:
         """k episodes in `spec`, passing or not."""

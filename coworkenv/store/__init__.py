@@ -1,4 +1,4 @@
-"""Storage: content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
+"""Storage: the one spec reader of every stage (`read_specs`), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
 
 from coworkenv.store._hf_hub import HfHubPublisher
 from coworkenv.store._local_git import LocalGitPublisher
@@ -20,6 +20,7 @@ from coworkenv.store._release import (
     release_version,
     shard_path,
 )
+from coworkenv.store.stages import SpecRow, SpecSourceError, read_spec_rows, read_specs
 
 
 def render_dataset_card(release: DatasetRelease) -> str:
@@ -39,10 +40,14 @@ __all__ = [
     "LocalGitPublisher",
     "PublishError",
     "PublishResult",
+    "SpecRow",
+    "SpecSourceError",
     "StoredTable",
     "latest",
     "parquet_bytes",
     "publisher_from_config",
+    "read_spec_rows",
+    "read_specs",
     "read_table",
     "release_version",
     "render_dataset_card",

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from coworkenv.llm import is_infrastructure_error
+
 STAGE_ORDER: tuple[str, ...] = ("generated", "schema_valid", "coherent", "solvable", "sound", "accepted")
 
 
@@ -14,8 +16,11 @@ class Funnel:
     """Counts per stage (a spec counts in every stage it reached), overall and per capability.
 
     `generated` counts candidates that carried a spec; LLM calls that failed before producing one are in
-    `llm_failures` (by error kind) together with failed repair calls. Every generated spec ends accepted or
-    in `rejected_by_gate` under the first gate it failed (or `duplicate`), so their sum is `generated`.
+    `generation_failures` (by error kind), so `requested` = `generated` + those. `llm_failures` counts every
+    failed LLM call (generation and repair) by kind; `as_dict` splits them into infrastructure failures (the
+    server: timeouts, refused connections, HTTP 4xx/5xx, unreadable bodies) and model failures (answers cut off
+    at max_tokens). Every generated spec ends accepted or in `rejected_by_gate` under the first gate it failed
+    (or `duplicate`), so their sum is `generated`.
     """
 
     stages: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGE_ORDER, 0))
@@ -23,6 +28,7 @@ class Funnel:
     repair_rounds: dict[int, int] = field(default_factory=dict)  # rounds needed -> accepted specs
     tokens_total: int = 0
     llm_failures: dict[str, int] = field(default_factory=dict)
+    generation_failures: dict[str, int] = field(default_factory=dict)
     mutation_score_sum: float = 0.0
     by_capability: dict[str, Funnel] = field(default_factory=dict)
     llm: dict[str, Any] | None = None  # the LLM backend's own counters (requests, retries, cache hits)
@@ -40,10 +46,12 @@ class Funnel:
             elif rejected_by is not None:
                 funnel.rejected_by_gate[rejected_by] = funnel.rejected_by_gate.get(rejected_by, 0) + 1
 
-    def record_llm_failure(self, capability: str, kind: str, tokens: int = 0) -> None:
-        """Count one LLM call that failed after its retries (generation or repair)."""
+    def record_llm_failure(self, capability: str, kind: str, tokens: int = 0, *, during: str = "repair") -> None:
+        """Count one LLM call that failed after its retries, `during` "generation" (no spec) or "repair"."""
         for funnel in (self, self._capability(capability)):
             funnel.llm_failures[kind] = funnel.llm_failures.get(kind, 0) + 1
+            if during == "generation":
+                funnel.generation_failures[kind] = funnel.generation_failures.get(kind, 0) + 1
             funnel.tokens_total += tokens
 
     def _capability(self, capability: str) -> Funnel:
@@ -72,7 +80,7 @@ class Funnel:
     def as_dict(self, per_capability: bool = True) -> dict[str, Any]:
         """JSON-ready figures: stage counts, acceptance rate, mean mutation score, rejections, rounds, cost."""
         accepted, generated = self.accepted, self.generated
-        out: dict[str, Any] = dict(self.stages)
+        out: dict[str, Any] = {"requested": generated + sum(self.generation_failures.values()), **self.stages}
         out.update({
             "acceptance_rate": round(accepted / generated, 6) if generated else 0.0,
             "mutation_score": round(self.mutation_score_sum / accepted, 6) if accepted else None,
@@ -81,6 +89,10 @@ class Funnel:
             "tokens_total": self.tokens_total,
             "tokens_per_accepted": round(self.tokens_total / accepted, 3) if accepted else None,
             "llm_failures": dict(sorted(self.llm_failures.items())),
+            "generation_failures": dict(sorted(self.generation_failures.items())),
+            "infrastructure_failures": {k: n for k, n in sorted(self.llm_failures.items())
+                                        if is_infrastructure_error(k)},
+            "model_failures": {k: n for k, n in sorted(self.llm_failures.items()) if not is_infrastructure_error(k)},
         })
         if self.llm is not None:
             out["llm"] = self.llm
@@ -95,6 +107,7 @@ def _add(into: Funnel, src: Funnel) -> None:
     _sum_into(into.rejected_by_gate, src.rejected_by_gate.items())
     _sum_into(into.repair_rounds, src.repair_rounds.items())
     _sum_into(into.llm_failures, src.llm_failures.items())
+    _sum_into(into.generation_failures, src.generation_failures.items())
     into.tokens_total += src.tokens_total
     into.mutation_score_sum += src.mutation_score_sum
 

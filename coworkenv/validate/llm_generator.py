@@ -113,7 +113,11 @@ class LLMSpecGenerator:
         out = []
         for i, answer in enumerate(answers):
             origin = f"llm:{capability.id}:{seed + i}"
-            if isinstance(answer, LLMError):
+            if isinstance(answer, LLMResponse) and answer.truncated:
+                answer = _truncation(answer, self.max_tokens)
+                out.append(Candidate(capability.id, "", self.backend.name, answer.tokens, answer.kind, answer.message,
+                                     origin))
+            elif isinstance(answer, LLMError):
                 out.append(Candidate(capability.id, "", self.backend.name, 0, answer.kind, answer.message, origin))
             else:
                 out.append(Candidate(capability.id, spec_text(answer), answer.model or self.backend.name,
@@ -136,15 +140,22 @@ class LLMSpecGenerator:
 
     def revise(self, capability: str, payload: str, report: dict[str, Any]) -> tuple[str, int]:
         """A fixed payload and the tokens it cost; raises LLMError when the backend gives up."""
-        answer = self.backend.complete_batch([self.revision_request(capability, payload, report)])[0]
+        answer = self._revised(self.backend.complete_batch([self.revision_request(capability, payload, report)])[0])
         if isinstance(answer, LLMError):
             raise answer
-        return spec_text(answer), _tokens(answer)
+        return answer
 
     def revise_batch(self, requests: Sequence[tuple[str, str, dict[str, Any]]]) -> list[tuple[str, int] | LLMError]:
         """Revise many specs concurrently; a failed request is an LLMError in its slot."""
         answers = self.backend.complete_batch([self.revision_request(*r) for r in requests])
-        return [a if isinstance(a, LLMError) else (spec_text(a), _tokens(a)) for a in answers]
+        return [self._revised(a) for a in answers]
+
+    def _revised(self, answer: LLMResponse | LLMError) -> tuple[str, int] | LLMError:
+        if isinstance(answer, LLMError):
+            return answer
+        if answer.truncated:
+            return _truncation(answer, self.max_tokens)
+        return spec_text(answer), _tokens(answer)
 
     # -- internals -----------------------------------------------------------------------------------------
     def _request(self, messages: list[dict[str, Any]], seed: int | None) -> LLMRequest:
@@ -177,6 +188,21 @@ def spec_text(response: LLMResponse) -> str:
 
 def _tokens(response: LLMResponse) -> int:
     return response.prompt_tokens + response.completion_tokens
+
+
+class _TruncatedAnswer(LLMError):
+    """An answer cut off at max_tokens: the model's failure (kind "truncated"), with the tokens it cost."""
+
+    def __init__(self, message: str, tokens: int) -> None:
+        super().__init__("truncated", message)
+        self.tokens = tokens
+
+
+def _truncation(response: LLMResponse, max_tokens: int) -> _TruncatedAnswer:
+    # Half a spec would only fail gate 1 as "not valid JSON" and hide why; the funnel counts it as truncated.
+    return _TruncatedAnswer(
+        f"the answer was cut off at max_tokens={max_tokens} (finish_reason=length) after "
+        f"{len(response.content or '')} characters; raise the generator's max_tokens", _tokens(response))
 
 
 @cache

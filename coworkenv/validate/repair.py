@@ -105,7 +105,7 @@ def validate_and_repair(
     work: list[_Work | Rejection] = []
     for candidate in candidates:
         if candidate.error is not None:
-            funnel.record_llm_failure(candidate.capability, candidate.error, candidate.tokens)
+            funnel.record_llm_failure(candidate.capability, candidate.error, candidate.tokens, during="generation")
             work.append(Rejection(candidate.capability, None, GENERATION_GATE,
                                   [f"generation failed ({candidate.error}): {candidate.error_message}"], 0, "",
                                   candidate.source, candidate.tokens, candidate.origin))

@@ -1,0 +1,89 @@
+"""What every command that talks to an LLM server shares: the `--llm URL --model NAME` options, the up-front URL
+check and reachability probe, exit codes, and honest reports of requests the server failed.
+
+Exit codes: 2 for input the caller must fix (a bad URL, a missing model name), 3 for infrastructure failures
+(nothing listens at the URL, or the server failed requests after their retries).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from coworkenv.llm import (
+    DEFAULT_PROBE_TIMEOUT_S,
+    LLMBackend,
+    LLMError,
+    LLMStats,
+    NoLLMBackend,
+    backend_from_config,
+    server_label,
+)
+
+USAGE_ERROR = 2
+INFRASTRUCTURE_ERROR = 3
+
+LLMOption = Annotated[str | None, typer.Option(
+    "--llm", help="URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default $COWORKENV_LLM_URL).")]
+ModelOption = Annotated[str | None, typer.Option(
+    "--model", help="Model name the --llm server serves (default $COWORKENV_LLM_MODEL).")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--llm-timeout", min=0.001, help="Seconds to wait for one LLM answer before retrying.")]
+RetriesOption = Annotated[int, typer.Option("--llm-retries", min=0, help="Retries of a failed LLM request.")]
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_RETRIES = 4
+
+
+def fail(message: str, code: int = USAGE_ERROR) -> NoReturn:
+    """Print `error: message` on stderr and exit with `code` (no traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warn once on stderr that flag `old` is deprecated (accepted for one more release) in favour of `new`."""
+    typer.echo(f"warning: {old} is deprecated and will be removed in the next release; use {new}", err=True)
+
+
+def connect(
+    url: str | None, model: str | None, *, cache_dir: Path | None = None, concurrency: int = 8,
+    timeout_s: float = DEFAULT_TIMEOUT_S, retries: int = DEFAULT_RETRIES, probe: bool = True,
+) -> LLMBackend:
+    """The backend `--llm`/`--model` name; a bad URL exits 2, a server that does not answer the probe exits 3."""
+    try:
+        backend = backend_from_config(url, model, cache_dir=cache_dir, max_concurrency=concurrency,
+                                      max_retries=retries, timeout_s=timeout_s)
+    except ValueError as exc:
+        fail(str(exc))
+    check = getattr(backend, "probe", None)
+    if probe and callable(check):
+        try:
+            check(min(timeout_s, DEFAULT_PROBE_TIMEOUT_S))
+        except LLMError as exc:
+            fail(exc.message, INFRASTRUCTURE_ERROR)
+    return backend
+
+
+def report_requests(backend: LLMBackend, stage: str) -> None:
+    """After a stage: one stderr line of request outcomes; exit 3 when the server failed every request.
+
+    Some failed requests are only reported (the stage's own counts say what they cost); none answered means
+    the stage's result measures the server, so it must not pass for a result.
+    """
+    if isinstance(backend, NoLLMBackend):
+        return
+    stats: LLMStats = backend.stats
+    if not stats.requests:
+        return
+    typer.echo(f"{stage}: LLM {stats.summary()}", err=True)
+    failed = stats.infrastructure_failures
+    if failed and stats.answered == 0:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats.failures.items()))
+        fail(f"the LLM server {server_label(backend)} answered none of the {stats.requests} {stage} requests "
+             f"({kinds}; {stats.retries} retries): check the server, or raise --llm-timeout / --llm-retries",
+             INFRASTRUCTURE_ERROR)
+    if failed:
+        typer.echo(f"warning: the LLM server {server_label(backend)} failed {failed} of {stats.requests} {stage} "
+                   "requests after their retries; they are counted above and in the funnel", err=True)
