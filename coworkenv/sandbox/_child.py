@@ -1,0 +1,278 @@
+"""Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
+
+Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
+`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers), applies the kernel layers of
+`_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
+reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
+untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
+cannot take it back), and one final `result` or `error` line. If a required layer is missing it reports
+`isolation_missing` and never runs the code. Standard library only.
+"""
+
+from __future__ import annotations
+
+import _json
+import _signal
+import builtins
+import marshal
+import os
+import posix
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every sandboxed call
+    from collections.abc import Callable
+    from typing import Any
+
+RESULT_FD = 3
+EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
+EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
+CODE_FILENAME = "<sandboxed>"
+SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
+                     "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
+# Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable,
+# and only by the dynamic loader in practice (the audit hook refuses Python-level reads there).
+LIBRARY_ROOTS = ("/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib")
+
+def write_all(data: bytes, write: Callable[[int, Any], int] = posix.write, view_t: type = memoryview) -> None:
+    """Write one frame to the result channel (a pipe may take it in pieces)."""
+    view = view_t(data)
+    while view:
+        view = view[write(RESULT_FD, view):]
+
+
+def _refuse(obj: Any) -> None:
+    raise TypeError(f"{type(obj).__name__} is not JSON-serialisable")
+
+
+# The C halves of the json package: importing json itself would pull in re and enum, doubling startup time.
+_encode = _json.make_encoder(  # type: ignore[attr-defined]
+    {}, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
+
+
+class _DecodeContext:
+    strict, object_hook, object_pairs_hook, memo = True, None, None, None
+    parse_float, parse_int = float, int
+
+    @staticmethod
+    def parse_constant(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+
+_scan = _json.make_scanner(_DecodeContext())  # type: ignore[attr-defined,arg-type]
+
+
+def frame(obj: dict[str, Any]) -> bytes:
+    """One JSON line of the result channel (for the bootstrap's own reports)."""
+    return ("".join(_encode(obj, 0)) + "\n").encode()
+
+
+def load_job(path: str) -> dict[str, Any]:
+    """The job file written by the host: code, entrypoint, payload, limits, disabled layers."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    job, end = _scan(text, 0)
+    if end != len(text) or not isinstance(job, dict):
+        raise ValueError(f"{path} is not one JSON object")
+    return job
+
+
+def make_value_encoder() -> Callable[[Any], bytes]:
+    """A result-frame encoder built from the C JSON encoder, immune to later patches of the json module."""
+    encode = _json.make_encoder(  # type: ignore[attr-defined]
+        {}, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
+    join, to_bytes = "".join, str.encode
+
+    def result_frame(value: Any) -> bytes:
+        return to_bytes('{"result":' + join(encode(value, 0)) + "}\n")
+
+    return result_frame
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: message (line N)` for an exception raised by the untrusted code, never failing itself."""
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # a hostile __str__
+        text = type(exc).__name__
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == CODE_FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return (text[:480] + (f" (line {line})" if line else "")).strip()
+
+
+def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
+    """Execute the sibling modules the host compiled into `RUN_DIR/boot.bin` (the child must not import the
+    `coworkenv` package, and compiling them here on every call would double its start-up time)."""
+    with open(os.path.join(run_dir, "boot.bin"), "rb") as fh:
+        codes = marshal.loads(fh.read())
+    modules = {}
+    for name, code in codes.items():
+        modules[name] = {"__name__": name}
+        exec(code, modules[name])
+    return modules
+
+
+def isolate(
+    run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
+    kernel: dict[str, Any], confine: dict[str, Any],
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """Apply every kernel layer that this machine allows; returns (layers applied, why each other layer is
+    missing, sys.path to use)."""
+    libc = kernel["load_libc"]()
+    layers: list[str] = []
+    missing: dict[str, str] = {}
+    if "netns" in disabled:
+        missing["netns"] = SWITCHED_OFF
+    else:
+        net, why = kernel["isolate_network"](libc)
+        layers += net
+        missing.update({"netns": why} if why else {})
+    uid, gid = kernel["pick_sandbox_ids"]()
+    new_path = lib_dirs
+    if "mountns" in disabled:
+        missing.update(dict.fromkeys(("mountns", "ro-root", "scratch-tmpfs"), SWITCHED_OFF))
+    else:
+        fs_layers, new_path, fs_missing = kernel["isolate_filesystem"](
+            libc, run_dir, scratch, lib_dirs, limits["scratch_bytes"], uid, gid)
+        layers += fs_layers
+        missing.update(fs_missing)
+    os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
+    if "uid" in disabled:
+        missing["uid-drop"] = SWITCHED_OFF
+    elif os.geteuid() != 0:
+        missing["uid-drop"] = "the sandbox runs without root, which switching to a per-run uid needs"
+    else:
+        # A uid that cannot reach the stdlib (e.g. under a 0700 /root) or the scratch would break the run.
+        why = kernel["unreachable_for_others"](new_path, [run_dir])
+        if why is None:
+            if "scratch-tmpfs" not in layers:
+                os.chown(scratch, uid, gid)
+            kernel["drop_privileges"](uid, gid)
+            layers.append("uid-drop")
+        else:
+            missing["uid-drop"] = why
+    note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
+    kernel["apply_rlimits"](
+        limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
+    layers.append("rlimits")
+    note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
+    if "landlock" in disabled:
+        missing["landlock"] = SWITCHED_OFF
+    else:
+        note(layers, missing, "landlock", confine["restrict_paths"](
+            libc, (*new_path, *SYSTEM_READ_ROOTS), (*LIBRARY_ROOTS, os.path.join(sys.base_prefix, "lib")), scratch))
+    if "seccomp" in disabled:
+        missing["seccomp"] = SWITCHED_OFF
+    else:
+        note(layers, missing, "seccomp", confine["install_seccomp"](libc))
+    for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+        del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
+    return layers, missing, new_path
+
+
+def note(layers: list[str], missing: dict[str, str], layer: str, why: str | None) -> None:
+    """Record `layer` as applied, or as missing and why."""
+    if why is None:
+        layers.append(layer)
+    else:
+        missing[layer] = why
+
+
+def rebase_packages(old_dirs: list[str], new_dirs: list[str]) -> None:
+    """Point already imported stdlib packages at the re-bound stdlib so their submodules stay importable."""
+    for module in list(sys.modules.values()):
+        search = getattr(module, "__path__", None)
+        if not isinstance(search, list):
+            continue
+        for i, entry in enumerate(search):
+            for old, new in zip(old_dirs, new_dirs, strict=True):
+                if entry == old or entry.startswith(old + "/"):
+                    search[i] = new + entry[len(old):]
+
+
+def run_untrusted(job: dict[str, Any]) -> bytes:
+    """Execute the code, call its entrypoint with the payload and return the final result frame."""
+    # Bound before the untrusted code runs, so that patching builtins or json cannot change what is reported.
+    dumps, result_frame, callable_ = frame, make_value_encoder(), callable
+    memory_frame = frame({"error_kind": "memory_limit", "error": "MemoryError: memory limit exceeded"})
+    namespace: dict[str, Any] = {"__name__": "__sandboxed__", "__builtins__": builtins}
+    returned = False
+    try:
+        exec(compile(job["code"], CODE_FILENAME, "exec"), namespace)
+        function = namespace.get(job["entrypoint"])
+        if not callable_(function):
+            return dumps({"error_kind": "exception", "error": f"the code defines no function {job['entrypoint']!r}"})
+        value = function(**job["payload"])
+        returned = True
+        return result_frame(value)
+    except MemoryError:
+        namespace.clear()
+        return memory_frame
+    except BaseException as exc:
+        try:
+            return dumps(describe_failure(exc, returned))
+        except BaseException:  # the code left the interpreter in no state to describe it
+            return dumps({"error_kind": "exception", "error": "unprintable exception"})
+
+
+def describe_failure(exc: BaseException, returned: bool) -> dict[str, str]:
+    """The error frame for an exception raised by the code or, when `returned`, by encoding its value."""
+    if isinstance(exc, SystemExit):
+        return {"error_kind": "crashed", "error": f"the code called sys.exit({str(exc.code)[:80]})"}
+    if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: SIGXFSZ was ignored, the file size limit hit
+        return {"error_kind": "output_limit", "error": "file size limit exceeded"}
+    if returned and isinstance(exc, (TypeError, ValueError, RecursionError)):
+        return {"error_kind": "bad_result", "error": f"the value is not JSON-serialisable: {describe(exc)}"}
+    return {"error_kind": "exception", "error": describe(exc)}
+
+
+def main() -> None:
+    """Entry point of the child process."""
+    run_dir = sys.argv[1]
+    scratch = os.path.join(run_dir, "work")
+    try:
+        job = load_job(os.path.join(run_dir, "job.json"))
+        os.closerange(RESULT_FD + 1, 65536)  # nothing else of the host's may stay open here
+        st = os.fstat(RESULT_FD)
+        lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
+        disabled = set(job["disable"])
+        modules = load_siblings(run_dir)
+        layers, missing, new_path = isolate(
+            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"])
+        if new_path != lib_dirs:
+            sys.path[:] = new_path
+            rebase_packages(lib_dirs, new_path)
+        os.environ.clear()
+        os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
+        hook = modules["_hook"]["make_audit_hook"](
+            scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED)
+        del modules
+        note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
+        write_all(frame({"layers": layers, "missing": missing}))
+        absent = [layer for layer in job["require"] if layer not in layers]
+        if absent:  # refuse before any untrusted code runs
+            why = "; ".join(f"{layer}: {missing.get(layer, 'not applied')}" for layer in absent)
+            write_all(frame({"error_kind": "isolation_missing", "error": f"required isolation missing ({why})"}))
+            posix._exit(0)
+    except BaseException:
+        sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
+        posix._exit(EXIT_SETUP)
+    if "hook" not in disabled:
+        sys.addaudithook(hook)
+    del hook
+    exit_, write_frame = posix._exit, write_all
+    result = run_untrusted(job)
+    try:
+        write_frame(result)
+    except OSError:
+        exit_(EXIT_TAMPERED)
+    exit_(0)
+
+
+if __name__ == "__main__":
+    main()
