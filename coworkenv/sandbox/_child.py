@@ -31,9 +31,11 @@ CODE_FILENAME = "<sandboxed>"
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
-# Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable,
-# and only by the dynamic loader in practice (the audit hook refuses Python-level reads there).
-LIBRARY_ROOTS = ("/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib")
+# Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
+# only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
+# lib64 folders only, never /usr/lib itself, whose other files (os-release, ...) are host data.
+_ARCH = getattr(sys.implementation, "_multiarch", "")
+LIBRARY_ROOTS = ("/etc/ld.so.cache", f"/lib/{_ARCH}", f"/usr/lib/{_ARCH}", "/lib64", "/usr/lib64")
 
 def write_all(data: bytes, write: Callable[[int, Any], int] = posix.write, view_t: type = memoryview) -> None:
     """Write one frame to the result channel (a pipe may take it in pieces)."""

@@ -18,6 +18,7 @@ import resource
 import selectors
 import shutil
 import signal
+import socket
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -35,11 +36,13 @@ _FRAME_SLACK = 4096  # result channel bytes allowed beyond the value itself (lay
 
 @dataclass(frozen=True)
 class Outcome:
-    """One call's result, the layers that took effect and why each other layer is missing."""
+    """One call's result, the layers that took effect, why each other layer is missing, and every violation the
+    audit hook reported (the result's error names only the first)."""
 
     result: SandboxResult
     layers: tuple[str, ...]
     missing: dict[str, str]
+    violations: tuple[str, ...] = ()
 
 
 @dataclass
@@ -63,9 +66,19 @@ def _high_fd(fd: int) -> int:
     return new
 
 
+def _result_channel() -> tuple[int, int]:
+    """(host end, child end) of the result channel: a socket pair, not a pipe, because a pipe can be reopened for
+    reading through /proc/self/fd/3, which would let the code read its own violation reports back out before the
+    host sees them; a socket cannot be reopened that way, and the child's end only sends."""
+    host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    host.shutdown(socket.SHUT_WR)
+    child.shutdown(socket.SHUT_RD)
+    return host.detach(), child.detach()
+
+
 def spawn_and_collect(run_dir: str, limits: SandboxLimits) -> Outcome:
     """Run the child on the job in `run_dir` and classify what it left on its channels."""
-    res_r, res_w = os.pipe()
+    res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
     try:
         res_w, out_w = _high_fd(res_w), _high_fd(out_w)
@@ -220,7 +233,7 @@ def _classify(c: _Collected, limits: SandboxLimits) -> Outcome:
 
     def fail(kind: str, error: str) -> Outcome:
         return Outcome(SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)),
-                       layers, missing)
+                       layers, missing, tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
@@ -252,7 +265,8 @@ def _classify(c: _Collected, limits: SandboxLimits) -> Outcome:
         return fail("crashed", "exited without returning a result")
     final = finals[0]
     if "result" in final:
-        return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing)
+        return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
+                       tuple(violations))
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
         return fail("bad_result", "the result channel held an unknown error report")
