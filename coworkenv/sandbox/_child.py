@@ -136,7 +136,7 @@ def isolate(
     uid, gid = kernel["pick_sandbox_ids"]()
     new_path = lib_dirs
     if "mountns" in disabled:
-        missing.update(dict.fromkeys(("mountns", "ro-root", "scratch-tmpfs"), SWITCHED_OFF))
+        missing.update(dict.fromkeys(("mountns", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
     else:
         fs_layers, new_path, fs_missing = kernel["isolate_filesystem"](
             libc, run_dir, scratch, lib_dirs, limits["scratch_bytes"], uid, gid)

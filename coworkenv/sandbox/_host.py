@@ -1,9 +1,9 @@
 """Host side of one sandboxed call: spawn the child, pump its pipes under the caps, classify what came back.
 
 Only the payload goes in (as JSON in a file read before the untrusted code starts); only the function's return
-value comes back, as JSON on a dedicated pipe (fd 3), never parsed from stdout. The code shares its process with
-the bootstrap, so it could write that pipe itself, but nothing it writes there is worth more than what it can
-return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
+value comes back, as JSON on a dedicated send-only socket (fd 3), never parsed from stdout. The code shares its
+process with the bootstrap, so it could write that socket itself, but nothing it writes there is worth more than
+what it can return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
 untrusted data, and reports extra lines as tampering.
 """
 

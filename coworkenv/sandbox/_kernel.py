@@ -93,7 +93,7 @@ def isolate_filesystem(
         except OSError as exc:
             why = f"cannot make the mount namespace private ({exc.strerror})"
     if why is not None:
-        return [], list(lib_dirs), {"mountns": why, "ro-root": why, "scratch-tmpfs": why}
+        return [], list(lib_dirs), {"mountns": why, "ro-root": why, "proc-hidden": why, "scratch-tmpfs": why}
     layers, missing = ["mountns"], {}
     new_path = []
     try:
@@ -104,6 +104,11 @@ def isolate_filesystem(
             new_path.append(dst)
     except OSError:
         new_path = list(lib_dirs)
+    try:  # the host's /proc lists every process, its cmdline, and reopens descriptors through magic links
+        _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=4096,nr_inodes=16,mode=0555")
+        layers.append("proc-hidden")
+    except OSError as exc:
+        missing["proc-hidden"] = f"cannot mount an empty /proc ({exc.strerror})"
     attr = _MountAttr(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0)
     if os.uname().machine in ("x86_64", "aarch64") and libc.syscall(
         ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_long(AT_FDCWD), ctypes.c_char_p(b"/"), ctypes.c_long(AT_RECURSIVE),
