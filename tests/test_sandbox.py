@@ -181,20 +181,29 @@ def test_a_plain_call_is_fast() -> None:
     assert statistics.median(durations) < 0.5, durations
 
 
-@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED, KERNEL_ONLY], ids=["full", "degraded", "kernel-only"])
 def test_standard_library_stays_importable_inside_the_sandbox(disable: frozenset[str]) -> None:
+    """Landlock leaves the standard library, its extension modules and the shared libraries they load readable."""
     code = (
         "import collections, dataclasses, decimal, difflib, email.utils, fractions, itertools, statistics\n"
-        "import string, tempfile, textwrap, typing, zoneinfo\n"
+        "import string, tempfile, textwrap, typing, zoneinfo, pathlib, json, re, datetime\n"
+        "import bz2, hashlib, lzma, sqlite3, unicodedata, uuid, zlib\n"
         "def check():\n"
         "    with tempfile.NamedTemporaryFile('w') as fh:\n"
         "        fh.write('x')\n"
+        "    pathlib.Path('notes.txt').write_text('kept')\n"
         "    when = email.utils.parsedate_to_datetime('Tue, 04 Mar 2025 10:00:00 +0000')\n"
-        "    return [statistics.mean([1, 2]), when.isoformat(), str(decimal.Decimal('1.10'))]\n"
+        "    paris = datetime.datetime(2025, 1, 1, tzinfo=zoneinfo.ZoneInfo('Europe/Paris')).isoformat()\n"
+        "    db = sqlite3.connect(':memory:')\n"
+        "    packed = [len(m.compress(b'a' * 100)) < 100 for m in (bz2, lzma, zlib)]\n"
+        "    return [statistics.mean([1, 2]), when.isoformat(), str(decimal.Decimal('1.10')), paris,\n"
+        "            db.execute('select 2 + 3').fetchone()[0], hashlib.sha256(b'').hexdigest()[:8], packed,\n"
+        "            unicodedata.name('é'), pathlib.Path('notes.txt').read_text()]\n"
     )
-    result = sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable).result
-    assert result.ok, result
-    assert result.value == [1.5, "2025-03-04T10:00:00+00:00", "1.10"]
+    outcome = sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable)
+    assert outcome.result.ok, outcome
+    assert outcome.result.value == [1.5, "2025-03-04T10:00:00+00:00", "1.10", "2025-01-01T00:00:00+01:00", 5,
+                                    "e3b0c442", [True, True, True], "LATIN SMALL LETTER E WITH ACUTE", "kept"]
 
 
 def test_concurrent_calls_get_separate_scratch_dirs() -> None:

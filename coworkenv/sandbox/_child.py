@@ -166,7 +166,7 @@ def isolate(
         missing["landlock"] = SWITCHED_OFF
     else:
         note(layers, missing, "landlock", confine["restrict_paths"](
-            libc, (*new_path, *SYSTEM_READ_ROOTS), (*LIBRARY_ROOTS, os.path.join(sys.base_prefix, "lib")), scratch))
+            libc, (*new_path, *SYSTEM_READ_ROOTS), library_roots(), scratch))
     if "seccomp" in disabled:
         missing["seccomp"] = SWITCHED_OFF
     else:
@@ -174,6 +174,13 @@ def isolate(
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing, new_path
+
+
+def library_roots() -> tuple[str, ...]:
+    """LIBRARY_ROOTS plus the interpreter's own lib folder (conda and similar builds keep libz, libffi... there),
+    unless that is the system's /usr/lib or /lib, which hold host data besides libraries."""
+    own = os.path.realpath(os.path.join(sys.base_prefix, "lib"))
+    return LIBRARY_ROOTS if own in ("/usr/lib", "/lib") else (*LIBRARY_ROOTS, own)
 
 
 def note(layers: list[str], missing: dict[str, str], layer: str, why: str | None) -> None:
