@@ -122,7 +122,7 @@ def _execute(
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
-    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-", dir=_run_dir_parent()))
+    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
     try:
         os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
         os.mkdir(os.path.join(run_dir, "work"), 0o700)
@@ -145,27 +145,6 @@ def _child_modules() -> bytes:
     here = Path(__file__).parent
     return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), str(here / f"{name}.py"),
                                         "exec") for name in ("_kernel", "_confine", "_hook")})
-
-
-def _run_dir_parent() -> str | None:
-    """Where run directories go: the temp dir, unless the host is root (the child will switch to another uid)
-    and the temp dir is closed to other users, e.g. a 0700 TMPDIR; then the first standard temp location that
-    every user can traverse. None means tempfile's default."""
-    default = tempfile.gettempdir()
-    if os.geteuid() != 0 or _open_to_others(default):
-        return None
-    for candidate in ("/tmp", "/var/tmp", "/dev/shm"):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK) and _open_to_others(candidate):
-            return candidate
-    return None  # the child reports uid-drop as missing, and why
-
-
-def _open_to_others(path: str) -> bool:
-    parts = os.path.realpath(path).split("/")
-    try:
-        return all(os.stat("/".join(parts[:depth]) or "/").st_mode & 0o001 for depth in range(1, len(parts) + 1))
-    except OSError:
-        return False
 
 
 def _warn_missing(missing: dict[str, str]) -> None:

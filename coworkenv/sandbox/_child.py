@@ -29,6 +29,33 @@ EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
 CODE_FILENAME = "<sandboxed>"
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
+# The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
+# copies, so changing them afterwards changes nothing.
+# Modules whose mere import hands out raw memory, process or interpreter-internals access.
+BLOCKED_MODULES = frozenset({
+    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
+    "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
+    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend",
+})
+BLOCKED_EVENTS = frozenset({
+    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
+    "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
+    "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
+    "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
+    "function.__new__", "resource.setrlimit", "resource.prlimit", "sqlite3.enable_load_extension",
+    "sqlite3.load_extension", "urllib.Request", "http.client.connect", "smtplib.connect", "ftplib.connect",
+    "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
+    "sys.addaudithook",
+})
+BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
+                    "msvcrt.", "pty.")
+# Events that modify the file system: (indices of path arguments, indices of dir_fd arguments).
+WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)), "os.mkdir": ((0,), (2,)), "os.chmod": ((0,), (2,)),
+    "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)), "os.truncate": ((0,), ()), "os.rename": ((0, 1), (2, 3)),
+    "os.chflags": ((0,), ()), "os.lchflags": ((0,), ()), "sqlite3.connect": ((0,), ()),
+}
+READ_EVENTS = {"os.listdir": 0, "os.scandir": 0}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
@@ -166,7 +193,7 @@ def isolate(
         missing["landlock"] = SWITCHED_OFF
     else:
         note(layers, missing, "landlock", confine["restrict_paths"](
-            libc, (*new_path, *SYSTEM_READ_ROOTS), library_roots(), scratch))
+            libc, (*new_path, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
     if "seccomp" in disabled:
         missing["seccomp"] = SWITCHED_OFF
     else:
@@ -259,7 +286,9 @@ def main() -> None:
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         hook = modules["_hook"]["make_audit_hook"](
-            scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED)
+            scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
+            {"blocked_modules": BLOCKED_MODULES, "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
+             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
         write_all(frame({"layers": layers, "missing": missing}))

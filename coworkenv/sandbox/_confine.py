@@ -111,11 +111,12 @@ def landlock_abi(libc: ctypes.CDLL) -> tuple[int, str | None]:
 
 
 def restrict_paths(
-    libc: ctypes.CDLL, read_roots: Sequence[str], library_roots: Sequence[str], write_root: str
+    libc: ctypes.CDLL, read_roots: Sequence[str], library_roots: Sequence[str], write_root: str, tcp: bool
 ) -> str | None:
     """Landlock: read and list only under `read_roots` and `write_root`, read files (never list) under
     `library_roots` (what the dynamic loader needs for extension modules), write only under `write_root`; no
-    TCP, no signals or abstract sockets outside this process where the ABI has them. Returns why it failed."""
+    signals or abstract sockets outside this process and, unless `tcp` (an empty network namespace already
+    leaves nothing to reach), no TCP, where the ABI has them. Returns why it failed, or None."""
     abi, why = landlock_abi(libc)
     if why is not None:
         return why
@@ -123,7 +124,7 @@ def restrict_paths(
     handled |= FS_REFER if abi >= 2 else 0
     handled |= FS_TRUNCATE if abi >= 3 else 0
     handled |= FS_IOCTL_DEV if abi >= 5 else 0
-    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
+    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 and not tcp else 0,
                         SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     ruleset = int(libc.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), ctypes.byref(attr),

@@ -25,61 +25,47 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from collections.abc import Callable
     from typing import Any
 
-# Modules whose mere import hands out raw memory, process or interpreter-internals access.
-BLOCKED_MODULES = frozenset({
-    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
-    "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
-    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend",
-})
-BLOCKED_EVENTS = frozenset({
-    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
-    "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
-    "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
-    "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
-    "function.__new__", "resource.setrlimit", "resource.prlimit", "sqlite3.enable_load_extension",
-    "sqlite3.load_extension", "urllib.Request", "http.client.connect", "smtplib.connect", "ftplib.connect",
-    "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
-    "sys.addaudithook",
-})
-BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
-                    "msvcrt.", "pty.")
-# Events that modify the file system: (event, indices of path arguments, indices of dir_fd arguments).
-WRITE_EVENTS = (
-    ("os.remove", (0,), (1,)), ("os.rmdir", (0,), (1,)), ("os.mkdir", (0,), (2,)), ("os.chmod", (0,), (2,)),
-    ("os.chown", (0,), (3,)), ("os.utime", (0,), (3,)), ("os.truncate", (0,), ()), ("os.rename", (0, 1), (2, 3)),
-    ("os.chflags", (0,), ()), ("os.lchflags", (0,), ()), ("sqlite3.connect", (0,), ()),
-)
-READ_EVENTS = frozenset({"os.listdir", "os.scandir"})
 WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | posix.O_TRUNC
 S_IFMT, S_IFDIR = 0o170000, 0o040000
 
 
 def make_audit_hook(
-    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int], result_fd: int, tampered_exit: int
+    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int], result_fd: int, tampered_exit: int,
+    policy: dict[str, Any],
 ) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook for one run: block and report process, network, interpreter-internals and file operations
     outside `scratch` (writes) or `read_roots` (reads); exit with `tampered_exit` if the result channel
-    (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced."""
+    (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
+
+    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_events`, `blocked_prefixes`,
+    `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> path
+    argument index); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    """
+    write_events = tuple((str(name), tuple(paths), tuple(dir_fds))
+                         for name, (paths, dir_fds) in policy["write_events"].items())
     return _bind(
         scratch, scratch + "/", tuple(read_roots), tuple(r + "/" for r in read_roots), channel, result_fd,
-        tampered_exit, posix.getpid(),
+        tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
+        tuple(policy["blocked_prefixes"]), write_events, frozenset(policy["read_events"]),
     )
 
 
 def _bind(
     scratch: str, scratch_prefix: str, read_roots: tuple[str, ...], read_prefixes: tuple[str, ...],
-    channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int,
+    channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
+    blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
+    read_events: frozenset[str],
 ) -> Callable[[str, tuple[Any, ...]], None]:
-    write_names = frozenset(name for name, _, _ in WRITE_EVENTS)
+    write_names = frozenset(name for name, _, _ in write_events)
 
     def hook(  # one flat function on purpose: no helper frames, no closure cells
         event: str, args: tuple[Any, ...],
         scratch: str = scratch, scratch_prefix: str = scratch_prefix, read_roots: tuple[str, ...] = read_roots,
         read_prefixes: tuple[str, ...] = read_prefixes, channel: tuple[int, int] = channel,
         result_fd: int = result_fd, tampered_exit: int = tampered_exit, own_pid: int = own_pid,
-        blocked_modules: frozenset[str] = BLOCKED_MODULES, blocked_events: frozenset[str] = BLOCKED_EVENTS,
-        blocked_prefixes: tuple[str, ...] = BLOCKED_PREFIXES, write_events: tuple[Any, ...] = WRITE_EVENTS,
-        write_names: frozenset[str] = write_names, read_events: frozenset[str] = READ_EVENTS,
+        blocked_modules: frozenset[str] = blocked_modules, blocked_events: frozenset[str] = blocked_events,
+        blocked_prefixes: tuple[str, ...] = blocked_prefixes, write_events: tuple[Any, ...] = write_events,
+        write_names: frozenset[str] = write_names, read_events: frozenset[str] = read_events,
         write_flags: int = WRITE_FLAGS, s_ifmt: int = S_IFMT, s_ifdir: int = S_IFDIR,
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,

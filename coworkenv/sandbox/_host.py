@@ -21,6 +21,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,10 @@ class Outcome:
     layers: tuple[str, ...]
     missing: dict[str, str]
     violations: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        """Unpacks as `(result, layers)`, the pair `_execute` returned before it said more."""
+        return iter((self.result, self.layers))
 
 
 @dataclass

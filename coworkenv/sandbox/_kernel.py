@@ -8,6 +8,7 @@ host warns about it and a caller can refuse to run without it). The unprivileged
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import math
@@ -104,6 +105,8 @@ def isolate_filesystem(
             new_path.append(dst)
     except OSError:
         new_path = list(lib_dirs)
+    with contextlib.suppress(OSError):  # if this fails, the uid drop finds the run dir unreachable and says so
+        _expose_run_dir(libc, run_dir)
     try:  # the host's /proc lists every process, its cmdline, and reopens descriptors through magic links
         _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=4096,nr_inodes=16,mode=0555")
         layers.append("proc-hidden")
@@ -124,6 +127,26 @@ def isolate_filesystem(
     except OSError as exc:
         missing["scratch-tmpfs"] = f"cannot mount a tmpfs scratch ({exc.strerror})"
     return layers, new_path, missing
+
+
+def _expose_run_dir(libc: ctypes.CDLL, run_dir: str) -> None:
+    """Make `run_dir` reachable for another uid in this mount namespace when an ancestor is closed to others
+    (a 0700 TMPDIR): cover the highest such ancestor with a small 0711 tmpfs that holds only the path down to
+    `run_dir`, and bind `run_dir` (with the mounts below it) back in place. The host's other files under that
+    ancestor disappear from the child's view as a bonus."""
+    parts = run_dir.split("/")
+    closed = next((depth for depth in range(2, len(parts)) if not os.stat("/".join(parts[:depth])).st_mode & 0o001),
+                  None)
+    if closed is None:
+        return
+    keep = os.open(run_dir, os.O_PATH | os.O_CLOEXEC)  # holds the run dir while its ancestor is covered
+    try:
+        _mount(libc, "tmpfs", "/".join(parts[:closed]), "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,nr_inodes=64,mode=0711")
+        for depth in range(closed + 1, len(parts) + 1):
+            os.mkdir("/".join(parts[:depth]), 0o711)
+        _mount(libc, f"/proc/self/fd/{keep}", run_dir, None, MS_BIND | MS_REC, None)
+    finally:
+        os.close(keep)
 
 
 def pick_sandbox_ids() -> tuple[int, int]:
