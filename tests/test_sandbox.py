@@ -4,7 +4,8 @@ The hostile corpus lives in tests/sandbox_corpus/, one snippet per file, each de
 the error kind it must produce in a `# expect:` header. Every snippet also runs with the privileged kernel layers
 switched off (network/mount namespaces, uid drop), as on a host that forbids them, and must be contained the same.
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
-unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them. A snippet that
+unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
+time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
 gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear.
 """
 
@@ -150,6 +151,15 @@ def test_kernel_layers_alone_contain_the_snippet(case: Hostile, targets: dict[st
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=KERNEL_ONLY)
     assert {"landlock", "seccomp", "caps-drop"} <= set(outcome.layers), outcome.missing
     _assert_contained(case, outcome, targets, expect=case.expect_kernel)
+
+
+@pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])
+def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(case: Hostile, targets: dict[str, str]) -> None:
+    """An unprivileged host whose kernel lacks Landlock: the audit hook, seccomp and the capability drop remain,
+    and modules that touch files natively (sqlite3, pwd) are refused with them."""
+    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED | {"landlock"})
+    assert "landlock" not in outcome.layers
+    _assert_contained(case, outcome, targets)
 
 
 def test_check_returns_its_json_value_and_the_payload_stays_the_hosts() -> None:

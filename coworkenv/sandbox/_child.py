@@ -35,8 +35,12 @@ SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which
 BLOCKED_MODULES = frozenset({
     "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
-    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend",
+    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend", "readline", "_tkinter", "_posixshmem", "_curses",
+    "_curses_panel",
 })
+# Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
+# /etc/passwd): refused too where Landlock does not confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd"})
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
@@ -287,7 +291,8 @@ def main() -> None:
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
-            {"blocked_modules": BLOCKED_MODULES, "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
+            {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
+             "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
