@@ -11,8 +11,8 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   size-capped tmpfs scratch (`scratch-tmpfs`); a per-run unprivileged uid (`uid-drop`);
 - unprivileged kernel layers, the boundary on every host that allows them: all capabilities cleared
   (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
-  from scratch, the standard library and a few system files, writes only in scratch, no TCP, no signals out:
-  `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
+  from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
+  TCP where there is no empty network namespace: `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
   namespaces, chdir, links and handle-based opens (`seccomp`);
 - Python: an audit hook (`audit-hook`) that refuses and reports what it sees; defence in depth only, written so
   that the code cannot steer it.

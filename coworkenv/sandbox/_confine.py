@@ -3,8 +3,9 @@
 These are the layers that carry the sandbox's guarantees: Landlock decides which files the code may read
 (scratch, the standard library, a few system files) and write (scratch only), whatever path tricks it plays;
 seccomp removes the syscalls that could reach other processes, the network, mounts or the cwd. Neither needs
-privileges, so they hold on hosts that forbid namespaces too. Executed by `_child.py` by path (standard
-library only) before any untrusted code runs; every function returns why its layer is missing, or None.
+privileges, so they hold on hosts that forbid namespaces too. Compiled by the host into the run's boot.bin and
+executed by `_child.py` (standard library only, never the `coworkenv` package) before any untrusted code runs;
+every function returns why its layer is missing, or None.
 """
 
 from __future__ import annotations

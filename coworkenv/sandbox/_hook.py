@@ -12,7 +12,7 @@ before the kernel has to. It is written so that the code it watches cannot steer
   but offers no cell, dict or list to rewrite, and it keeps no counter to exhaust;
 - relative paths resolve against the scratch directory, which is the cwd for good: `os.chdir` is refused here
   and chdir/fchdir by seccomp, so the path the hook judges is the path the kernel opens.
-Loaded by `_child.py` by path; standard library only.
+Compiled by the host into the run's boot.bin and executed by `_child.py`; standard library only.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Kernel isolation of the sandbox child, privileged half: namespaces, mounts, uid and capability drop, rlimits.
 
-Executed by `_child.py` by path (standard library only) inside the freshly started child, before any untrusted
-code runs and possibly as root. Each layer either takes effect or says why not (the child reports that, the
+Compiled by the host into the run's boot.bin and executed by `_child.py` (standard library only) inside the
+freshly started child, before any untrusted code runs and possibly as root. Each layer either takes effect or says why not (the child reports that, the
 host warns about it and a caller can refuse to run without it). The unprivileged layers that hold everywhere
 (Landlock, seccomp) live in `_confine.py`.
 """
