@@ -39,6 +39,7 @@ QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 DEGRADED = frozenset({"netns", "mountns", "uid"})
 KERNEL_ONLY = DEGRADED | {"hook"}
 ESCAPED = "SANDBOX-ESCAPED"
+HOST_FILE_TIME = 1_000_000_000
 WORLD_CANARY = "world-readable-canary-" + uuid.uuid4().hex
 
 
@@ -82,6 +83,8 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
     host_file.write_text('{"score": 0}')
+    host_file.chmod(0o644)
+    os.utime(host_file, (HOST_FILE_TIME, HOST_FILE_TIME))
     secret_file = tmp_path / "token"
     secret_file.write_text(SECRET_VALUE)
     secret_file.chmod(0o600)
@@ -113,6 +116,8 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
     assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
     assert Path(targets["host_file"]).read_text() == '{"score": 0}', f"{case.name} changed the host's file"
+    host_stat = os.stat(targets["host_file"])
+    assert (host_stat.st_mode & 0o7777, host_stat.st_mtime) == (0o644, HOST_FILE_TIME), f"{case.name} changed its mode"
     assert result.duration_s < case.limits.wall_seconds + 2
     if case.value is not None and result.ok:
         assert result.value == case.value

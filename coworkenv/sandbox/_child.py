@@ -201,7 +201,8 @@ def isolate(
     if "seccomp" in disabled:
         missing["seccomp"] = SWITCHED_OFF
     else:
-        note(layers, missing, "seccomp", confine["install_seccomp"](libc))
+        # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
+        note(layers, missing, "seccomp", confine["install_seccomp"](libc, "uid-drop" not in layers))
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing, new_path

@@ -69,10 +69,13 @@ _AARCH64_DENIED = (
     170, 112, 171, 266, 161, 162, 116, 58, 60,  # clocks, host and domain name, syslog, vhangup, quotactl
     140, 118, 119, 122, 30, 274,  # setpriority, sched_set*, ioprio_set
 )
-_ARCHES: dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int, int]] = {
+# File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
+_X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
+_AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466)
+_ARCHES: dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int, int, tuple[int, ...]]] = {
     # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo may only target the child itself.
-    "x86_64": (0xC000003E, _X86_64_DENIED, (62, 200, 234, 129, 297), 56, 435),
-    "aarch64": (0xC00000B7, _AARCH64_DENIED, (129, 130, 131, 138, 240), 220, 435),
+    "x86_64": (0xC000003E, _X86_64_DENIED, (62, 200, 234, 129, 297), 56, 435, _X86_64_METADATA),
+    "aarch64": (0xC00000B7, _AARCH64_DENIED, (129, 130, 131, 138, 240), 220, 435, _AARCH64_METADATA),
 }
 
 
@@ -156,10 +159,11 @@ def restrict_paths(
     return None
 
 
-def _seccomp_program(machine: str, own_pid: int) -> bytes | None:
+def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes | None:
     if machine not in _ARCHES:
         return None
-    audit_arch, denied, self_only, clone_nr, clone3_nr = _ARCHES[machine]
+    audit_arch, denied, self_only, clone_nr, clone3_nr, metadata = _ARCHES[machine]
+    denied = denied + (metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
@@ -191,11 +195,12 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(libc: ctypes.CDLL) -> str | None:
+def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool) -> str | None:
     """Deny sockets, fork/exec, signals to other processes, ptrace, mounts, namespaces, cwd changes, links,
-    handle-based opens and host-wide settings at the syscall level."""
+    handle-based opens and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
+    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass."""
     machine = os.uname().machine
-    program = _seccomp_program(machine, os.getpid())
+    program = _seccomp_program(machine, os.getpid(), deny_metadata)
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))
