@@ -109,6 +109,7 @@ def _execute(
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
     netns, mountns, uid, landlock, seccomp, hook."""
+    require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
     if not isinstance(payload, dict) or not all(isinstance(k, str) and k.isidentifier() for k in payload):
@@ -132,7 +133,7 @@ def _execute(
         fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fb:
             fb.write(_child_modules())
-        outcome = spawn_and_collect(run_dir, limits)
+        outcome = spawn_and_collect(run_dir, limits, require)
     finally:
         remove_tree(run_dir)
     _warn_missing(outcome.missing)

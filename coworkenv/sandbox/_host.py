@@ -81,8 +81,9 @@ def _result_channel() -> tuple[int, int]:
     return host.detach(), child.detach()
 
 
-def spawn_and_collect(run_dir: str, limits: SandboxLimits) -> Outcome:
-    """Run the child on the job in `run_dir` and classify what it left on its channels."""
+def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = ()) -> Outcome:
+    """Run the child on the job in `run_dir` (which requires the layers `required`) and classify what it left on
+    its channels."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
     try:
@@ -108,7 +109,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits) -> Outcome:
     finally:
         os.close(res_r)
         os.close(out_r)
-    return _classify(collected, limits)
+    return _classify(collected, limits, required)
 
 
 def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits) -> _Collected:
@@ -233,7 +234,7 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _classify(c: _Collected, limits: SandboxLimits) -> Outcome:
+def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -> Outcome:
     layers, missing, violations, finals, malformed = _parse_frames(c.result_bytes)
 
     def fail(kind: str, error: str) -> Outcome:
@@ -275,6 +276,9 @@ def _classify(c: _Collected, limits: SandboxLimits) -> Outcome:
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
         return fail("bad_result", "the result channel held an unknown error report")
+    if kind == "isolation_missing" and set(required) <= set(layers):
+        # Only the bootstrap refuses, and only for a required layer it could not apply: this one is forged.
+        return fail("bad_result", "the code reported an isolation refusal itself (tampering?)")
     return fail(kind, final["error"])
 
 
