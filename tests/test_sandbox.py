@@ -3,6 +3,10 @@
 The hostile corpus lives in tests/sandbox_corpus/, one snippet per file, each defining `check(**p)` and stating
 the error kind it must produce in a `# expect:` header. Every snippet also runs with the privileged kernel layers
 switched off (network/mount namespaces, uid drop), as on a host that forbids them, and must be contained the same.
+Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
+unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
+time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
+gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear.
 """
 
 from __future__ import annotations
@@ -23,15 +27,20 @@ from typing import Any
 import pytest
 
 from coworkenv import sandbox
-from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, SandboxResult, isolation_layers, run_sandboxed
+from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, isolation_layers, run_sandboxed
+from coworkenv.sandbox._host import Outcome
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
 REPO = Path(__file__).resolve().parents[1]
 SECRET_NAME = "COWORKENV_TEST_SECRET"
 SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
-# What an unprivileged container leaves: rlimits, no_new_privs, seccomp and the audit hook.
+# What an unprivileged container leaves: capability drop, rlimits, no_new_privs, Landlock, seccomp, the audit hook.
 DEGRADED = frozenset({"netns", "mountns", "uid"})
+KERNEL_ONLY = DEGRADED | {"hook"}
+ESCAPED = "SANDBOX-ESCAPED"
+HOST_FILE_TIME = 1_000_000_000
+WORLD_CANARY = "world-readable-canary-" + uuid.uuid4().hex
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class Hostile:
     kernel_independent: bool
     value: Any = None
     error: str | None = None
+    expect_kernel: str | None = None
 
 
 def _load(path: Path) -> Hostile:
@@ -59,6 +69,7 @@ def _load(path: Path) -> Hostile:
         name=path.stem, code=path.read_text(), expect=headers["expect"], limits=limits,
         kernel_independent="kernel-independent" in headers,
         value=float(headers["value"]) if "value" in headers else None, error=headers.get("error"),
+        expect_kernel=headers.get("expect-kernel"),
     )
 
 
@@ -72,31 +83,43 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
     host_file.write_text('{"score": 0}')
+    host_file.chmod(0o644)
+    os.utime(host_file, (HOST_FILE_TIME, HOST_FILE_TIME))
     secret_file = tmp_path / "token"
     secret_file.write_text(SECRET_VALUE)
+    secret_file.chmod(0o600)
+    world_file = tmp_path / "public.txt"
+    world_file.write_text(WORLD_CANARY)
+    world_file.chmod(0o644)
     paths = {
         "tmp_target": os.path.join(tempfile.gettempdir(), f"coworkenv-escape-{tag}"),
         "repo_target": str(REPO / f"SANDBOX_ESCAPE_{tag}"),
         "host_file": str(host_file),
         "secret_file": str(secret_file),
         "secret_name": SECRET_NAME,
+        "world_file": str(world_file),
+        "repo_dir": str(REPO),
     }
     yield paths
     for key in ("tmp_target", "repo_target"):
         Path(paths[key]).unlink(missing_ok=True)
 
 
-def _assert_contained(case: Hostile, result: SandboxResult, targets: dict[str, str]) -> None:
+def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expect: str | None = None) -> None:
+    result = run.result
     outcome = "ok" if result.ok else result.error_kind
     # "a|b": a heavy snippet may hit its wall clock first on a loaded machine; either way it is contained.
-    assert outcome in case.expect.split("|"), f"{case.name}: {result}"
+    assert outcome in (expect or case.expect).split("|"), f"{case.name}: {run}"
+    for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
+        assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
     assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
     assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
     assert Path(targets["host_file"]).read_text() == '{"score": 0}', f"{case.name} changed the host's file"
-    assert SECRET_VALUE not in repr(result), f"{case.name} leaked the host's secret"
+    host_stat = os.stat(targets["host_file"])
+    assert (host_stat.st_mode & 0o7777, host_stat.st_mtime) == (0o644, HOST_FILE_TIME), f"{case.name} changed its mode"
     assert result.duration_s < case.limits.wall_seconds + 2
-    if case.value is not None:
+    if case.value is not None and result.ok:
         assert result.value == case.value
     if case.error is not None:
         assert result.error is not None and case.error in result.error
@@ -106,22 +129,42 @@ def _assert_contained(case: Hostile, result: SandboxResult, targets: dict[str, s
 
 def test_corpus_is_large_and_covers_every_error_kind() -> None:
     assert len(HOSTILE) >= 20
-    assert {case.expect.split("|")[0] for case in HOSTILE} >= ERROR_KINDS
+    assert {case.expect.split("|")[0] for case in HOSTILE} >= ERROR_KINDS - {"isolation_missing"}
 
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
 def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str]) -> None:
-    result = run_sandboxed(case.code, "check", dict(targets), case.limits)
-    _assert_contained(case, result, targets)
+    _assert_contained(case, sandbox._execute(case.code, "check", dict(targets), case.limits), targets)
 
 
 @pytest.mark.parametrize(
     "case", [c for c in HOSTILE if not c.kernel_independent], ids=[c.name for c in HOSTILE if not c.kernel_independent]
 )
 def test_hostile_snippet_is_contained_without_privileged_layers(case: Hostile, targets: dict[str, str]) -> None:
-    result, layers = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
-    assert not {"netns", "mountns", "uid-drop"} & set(layers)
-    _assert_contained(case, result, targets)
+    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
+    assert not {"netns", "mountns", "uid-drop"} & set(outcome.layers)
+    _assert_contained(case, outcome, targets)
+
+
+KERNEL_CASES = [c for c in HOSTILE if c.expect_kernel]
+
+
+@pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])
+def test_kernel_layers_alone_contain_the_snippet(case: Hostile, targets: dict[str, str]) -> None:
+    """No namespaces, no uid drop, no audit hook: Landlock, seccomp and the capability drop are the boundary."""
+    _require("landlock", "seccomp")
+    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=KERNEL_ONLY)
+    assert {"landlock", "seccomp", "caps-drop"} <= set(outcome.layers), outcome.missing
+    _assert_contained(case, outcome, targets, expect=case.expect_kernel)
+
+
+@pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])
+def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(case: Hostile, targets: dict[str, str]) -> None:
+    """An unprivileged host whose kernel lacks Landlock: the audit hook, seccomp and the capability drop remain,
+    and modules that touch files natively (sqlite3, pwd) are refused with them."""
+    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED | {"landlock"})
+    assert "landlock" not in outcome.layers
+    _assert_contained(case, outcome, targets)
 
 
 def test_check_returns_its_json_value_and_the_payload_stays_the_hosts() -> None:
@@ -153,20 +196,29 @@ def test_a_plain_call_is_fast() -> None:
     assert statistics.median(durations) < 0.5, durations
 
 
-@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED, KERNEL_ONLY], ids=["full", "degraded", "kernel-only"])
 def test_standard_library_stays_importable_inside_the_sandbox(disable: frozenset[str]) -> None:
+    """Landlock leaves the standard library, its extension modules and the shared libraries they load readable."""
     code = (
         "import collections, dataclasses, decimal, difflib, email.utils, fractions, itertools, statistics\n"
-        "import string, tempfile, textwrap, typing, zoneinfo\n"
+        "import string, tempfile, textwrap, typing, zoneinfo, pathlib, json, re, datetime\n"
+        "import bz2, hashlib, lzma, sqlite3, unicodedata, uuid, zlib\n"
         "def check():\n"
         "    with tempfile.NamedTemporaryFile('w') as fh:\n"
         "        fh.write('x')\n"
+        "    pathlib.Path('notes.txt').write_text('kept')\n"
         "    when = email.utils.parsedate_to_datetime('Tue, 04 Mar 2025 10:00:00 +0000')\n"
-        "    return [statistics.mean([1, 2]), when.isoformat(), str(decimal.Decimal('1.10'))]\n"
+        "    paris = datetime.datetime(2025, 1, 1, tzinfo=zoneinfo.ZoneInfo('Europe/Paris')).isoformat()\n"
+        "    db = sqlite3.connect(':memory:')\n"
+        "    packed = [len(m.compress(b'a' * 100)) < 100 for m in (bz2, lzma, zlib)]\n"
+        "    return [statistics.mean([1, 2]), when.isoformat(), str(decimal.Decimal('1.10')), paris,\n"
+        "            db.execute('select 2 + 3').fetchone()[0], hashlib.sha256(b'').hexdigest()[:8], packed,\n"
+        "            unicodedata.name('é'), pathlib.Path('notes.txt').read_text()]\n"
     )
-    result, _ = sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable)
-    assert result.ok, result
-    assert result.value == [1.5, "2025-03-04T10:00:00+00:00", "1.10"]
+    outcome = sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable)
+    assert outcome.result.ok, outcome
+    assert outcome.result.value == [1.5, "2025-03-04T10:00:00+00:00", "1.10", "2025-01-01T00:00:00+01:00", 5,
+                                    "e3b0c442", [True, True, True], "LATIN SMALL LETTER E WITH ACUTE", "kept"]
 
 
 def test_concurrent_calls_get_separate_scratch_dirs() -> None:
@@ -187,20 +239,28 @@ def test_concurrent_calls_get_separate_scratch_dirs() -> None:
 def test_scratch_dir_is_the_writable_cwd_and_is_removed_afterwards(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # A temp dir closed to other users (pytest's own is 0700) must not cost the per-run uid: in its mount namespace
+    # the child covers the closed ancestor with a path only down to the run dir.
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     code = (
         "import os\n"
         "def check():\n"
         "    with open('notes.txt', 'w') as fh:\n"
         "        fh.write('draft')\n"
         "    os.mkdir('sub')\n"
-        "    return {'cwd_entries': sorted(os.listdir('.')), 'cwd': os.getcwd()}\n"
+        "    return {'cwd_entries': sorted(os.listdir('.')), 'cwd': os.getcwd(), 'uid': os.getuid()}\n"
     )
-    result = run_sandboxed(code, "check", {})
-    assert result.ok, result
-    assert result.value["cwd_entries"] == ["notes.txt", "sub"]
-    assert result.value["cwd"].startswith(str(tmp_path))
-    assert list(tmp_path.iterdir()) == []
+    outcome = sandbox._execute(code, "check", {}, SandboxLimits())
+    assert outcome.result.ok, outcome
+    assert outcome.result.value["cwd_entries"] == ["notes.txt", "sub"]
+    assert outcome.result.value["cwd"].startswith(str(private) + "/")
+    if "uid-drop" in isolation_layers():
+        assert "uid-drop" in outcome.layers, outcome.missing
+        assert outcome.result.value["uid"] != os.getuid()
+    assert list(private.iterdir()) == []
+    assert not Path(outcome.result.value["cwd"]).parent.exists()
 
 
 def test_user_errors_name_the_problem() -> None:
@@ -256,7 +316,7 @@ def test_kernel_blocks_the_network_even_without_the_audit_hook() -> None:
         "    except OSError as exc:\n"
         "        return exc.errno\n"
     )
-    result, _ = sandbox._execute(code, "check", {}, QUICK, disable=frozenset({"hook", "seccomp"}))
+    result = sandbox._execute(code, "check", {}, QUICK, disable=frozenset({"hook", "seccomp"})).result
     assert result.ok and result.value == 101, result  # ENETUNREACH: the namespace has no interface up
 
 
@@ -269,7 +329,7 @@ def test_kernel_blocks_writes_outside_scratch_even_without_the_audit_hook(target
         "    except OSError as exc:\n"
         "        return exc.errno\n"
     )
-    result, _ = sandbox._execute(code, "check", dict(targets), QUICK, disable=frozenset({"hook"}))
+    result = sandbox._execute(code, "check", dict(targets), QUICK, disable=frozenset({"hook"})).result
     assert result.ok and result.value == 30, result  # EROFS: the root file system is read-only in there
     assert not Path(targets["tmp_target"]).exists()
 

@@ -1,4 +1,5 @@
 # expect: exception
+# expect-kernel: exception
 # pidfd_open raises no audit event: this one is stopped by the kernel (seccomp / another uid), EPERM.
 import os
 import signal

@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: ok
 # Hostile code at import time, before the entrypoint is even looked up.
 import os
 

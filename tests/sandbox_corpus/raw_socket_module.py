@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: exception
 import _socket
 
 

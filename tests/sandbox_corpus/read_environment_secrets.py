@@ -1,4 +1,5 @@
 # expect: ok
+# expect-kernel: ok
 # The environment is empty: whatever comes back must not hold the host's secret.
 import os
 

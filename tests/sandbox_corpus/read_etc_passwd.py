@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: exception
 def check(**p):
     with open("/etc/passwd") as fh:
         return fh.read()

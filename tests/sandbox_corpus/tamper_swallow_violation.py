@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: ok
 # Catching the blocked operation's error does not hide it: the violation is reported when it happens.
 import contextlib
 import os

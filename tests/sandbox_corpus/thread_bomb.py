@@ -1,4 +1,5 @@
 # expect: exception
+# expect-kernel: exception
 import threading
 import time
 

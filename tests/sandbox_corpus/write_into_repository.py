@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: exception
 def check(**p):
     with open(p["repo_target"], "w") as fh:
         fh.write("escaped")

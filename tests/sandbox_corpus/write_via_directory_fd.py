@@ -1,4 +1,5 @@
 # expect: forbidden
+# expect-kernel: exception
 # Tries to escape the path check with an *at() call relative to a directory opened outside the scratch dir.
 import os
 

@@ -1,19 +1,9 @@
-"""Run untrusted Python carried by environment specs (Python checks, custom tools) in an isolated child process.
-
-Layers, outermost first (each one applies where this machine allows it; `isolation_layers()` says which do):
-- host: a separate process in its own session, started with `python -I -S -B` and an empty environment, a fresh
-  scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
-  caps on stdout/stderr and on the result channel;
-- kernel: an empty network namespace; a private mount namespace with a read-only root and a size-capped tmpfs
-  scratch; a per-run unprivileged uid; rlimits on CPU time, address space, file size and processes;
-  no_new_privs and a seccomp filter against sockets, fork/exec, signals to other processes and ptrace;
-- Python: an audit hook that blocks subprocesses, sockets, ctypes, writes outside the scratch directory and
-  reads outside it and the standard library, and reports every blocked attempt at once.
+"""Host side of one sandboxed call: spawn the child, pump its pipes under the caps, classify what came back.
 
 Only the payload goes in (as JSON in a file read before the untrusted code starts); only the function's return
-value comes back, as JSON on a dedicated pipe (fd 3), never parsed from stdout. The code shares its process with
-the bootstrap, so it could write that pipe itself, but nothing it writes there is worth more than what it can
-return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
+value comes back, as JSON on a dedicated send-only socket (fd 3), never parsed from stdout. The code shares its
+process with the bootstrap, so it could write that socket itself, but nothing it writes there is worth more than
+what it can return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
 untrusted data, and reports extra lines as tampering.
 """
 
@@ -21,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import json
 import math
 import os
@@ -29,101 +18,36 @@ import resource
 import selectors
 import shutil
 import signal
+import socket
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ERROR_KINDS", "SandboxLimits", "SandboxResult", "isolation_layers", "run_sandboxed"]
+from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
-ERROR_KINDS = frozenset(
-    {"timeout", "cpu_limit", "memory_limit", "output_limit", "exception", "forbidden", "crashed", "bad_result"}
-)
-_CHILD = Path(__file__).with_name("_sandbox_child.py")
-_EXIT_TAMPERED = 86  # kept in step with _sandbox_child.EXIT_TAMPERED
-_EXIT_SETUP = 87  # kept in step with _sandbox_child.EXIT_SETUP
+_CHILD = Path(__file__).with_name("_child.py")
+_EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
+_EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
 _FRAME_SLACK = 4096  # result channel bytes allowed beyond the value itself (layers, violations, framing)
 
 
 @dataclass(frozen=True)
-class SandboxLimits:
-    """Resource limits of one sandboxed call. CPU time is enforced in whole seconds (rounded up)."""
+class Outcome:
+    """One call's result, the layers that took effect, why each other layer is missing, and every violation the
+    audit hook reported (the result's error names only the first)."""
 
-    cpu_seconds: float = 2.0
-    wall_seconds: float = 5.0
-    memory_bytes: int = 256 * 2**20
-    file_size_bytes: int = 1 * 2**20
-    # The child alone: no further process or thread may start while it runs.
-    max_processes: int = 1
-    max_output_bytes: int = 64 * 2**10
-    # Total size of the scratch directory (enforced where a tmpfs can be mounted for it).
-    scratch_bytes: int = 16 * 2**20
+    result: SandboxResult
+    layers: tuple[str, ...]
+    missing: dict[str, str]
+    violations: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "wall_seconds", "memory_bytes", "file_size_bytes", "max_processes",
-                     "max_output_bytes", "scratch_bytes"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"SandboxLimits.{name} must be positive, got {getattr(self, name)!r}")
-
-
-@dataclass(frozen=True)
-class SandboxResult:
-    """Outcome of one sandboxed call: the JSON value returned, or why there is none."""
-
-    ok: bool
-    value: Any
-    error_kind: str | None
-    error: str | None
-    duration_s: float
-
-
-def run_sandboxed(
-    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits = SandboxLimits()
-) -> SandboxResult:
-    """Run `entrypoint(**payload)` from the Python source `code` in a sandboxed child process.
-
-    Never raises for anything the code does (loops, bombs, crashes, escapes): those come back as a result with
-    `ok=False` and an `error_kind` from `ERROR_KINDS`. Raises ValueError for a bad call (an entrypoint that is
-    not an identifier, a payload that is not a JSON object) and RuntimeError if no interpreter can be started.
-    """
-    return _execute(code, entrypoint, payload, limits)[0]
-
-
-@functools.lru_cache(maxsize=1)
-def isolation_layers() -> tuple[str, ...]:
-    """The isolation layers that take effect on this machine (runs one trivial sandboxed call, then cached)."""
-    return _execute("def probe():\n    return 1\n", "probe", {}, SandboxLimits())[1]
-
-
-def _execute(
-    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits, disable: frozenset[str] = frozenset()
-) -> tuple[SandboxResult, tuple[str, ...]]:
-    """Run one call; `disable` switches off kernel layers by name (tests use it to check graceful degradation)."""
-    if not entrypoint.isidentifier():
-        raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
-    if not isinstance(payload, dict) or not all(isinstance(k, str) and k.isidentifier() for k in payload):
-        raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
-    try:
-        job = json.dumps({"code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable),
-                          "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
-                                     "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
-                                     "scratch_bytes": limits.scratch_bytes}}, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
-    # Resolved, because the child's audit hook compares paths with the (resolved) cwd as plain strings.
-    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
-    try:
-        os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
-        os.mkdir(os.path.join(run_dir, "work"), 0o700)
-        fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(job)
-        return _spawn_and_collect(run_dir, limits)
-    finally:
-        _remove_tree(run_dir)
+    def __iter__(self) -> Iterator[Any]:
+        """Unpacks as `(result, layers)`, the pair `_execute` returned before it said more."""
+        return iter((self.result, self.layers))
 
 
 @dataclass
@@ -147,8 +71,20 @@ def _high_fd(fd: int) -> int:
     return new
 
 
-def _spawn_and_collect(run_dir: str, limits: SandboxLimits) -> tuple[SandboxResult, tuple[str, ...]]:
-    res_r, res_w = os.pipe()
+def _result_channel() -> tuple[int, int]:
+    """(host end, child end) of the result channel: a socket pair, not a pipe, because a pipe can be reopened for
+    reading through /proc/self/fd/3, which would let the code read its own violation reports back out before the
+    host sees them; a socket cannot be reopened that way, and the child's end only sends."""
+    host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    host.shutdown(socket.SHUT_WR)
+    child.shutdown(socket.SHUT_RD)
+    return host.detach(), child.detach()
+
+
+def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = ()) -> Outcome:
+    """Run the child on the job in `run_dir` (which requires the layers `required`) and classify what it left on
+    its channels."""
+    res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
     try:
         res_w, out_w = _high_fd(res_w), _high_fd(out_w)
@@ -173,7 +109,7 @@ def _spawn_and_collect(run_dir: str, limits: SandboxLimits) -> tuple[SandboxResu
     finally:
         os.close(res_r)
         os.close(out_r)
-    return _classify(collected, limits)
+    return _classify(collected, limits, required)
 
 
 def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits) -> _Collected:
@@ -264,9 +200,11 @@ def _drain(fd: int, limit: int) -> bytes:
     return bytes(data)
 
 
-def _parse_frames(data: bytes) -> tuple[tuple[str, ...], list[str], list[dict[str, Any]], bool]:
-    """Split the result channel into (layers, violations, final frames, whether anything was malformed)."""
+def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[str], list[dict[str, Any]], bool]:
+    """Split the result channel into (layers, missing layers and why, violations, final frames, whether anything
+    was malformed)."""
     layers: tuple[str, ...] = ()
+    missing: dict[str, str] = {}
     violations: list[str] = []
     finals: list[dict[str, Any]] = []
     lines = data.split(b"\n")
@@ -281,24 +219,27 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], list[str], list[dict[st
             malformed = True
         elif i == 0 and isinstance(obj.get("layers"), list):
             layers = tuple(str(x) for x in obj["layers"])
+            if isinstance(obj.get("missing"), dict):
+                missing = {str(k): str(v) for k, v in obj["missing"].items()}
         elif isinstance(obj.get("violation"), str) and len(obj) == 1:
             violations.append(obj["violation"])
         elif ("result" in obj and len(obj) == 1) or isinstance(obj.get("error_kind"), str):
             finals.append(obj)
         else:
             malformed = True
-    return layers, violations, finals, malformed
+    return layers, missing, violations, finals, malformed
 
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _classify(c: _Collected, limits: SandboxLimits) -> tuple[SandboxResult, tuple[str, ...]]:
-    layers, violations, finals, malformed = _parse_frames(c.result_bytes)
+def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -> Outcome:
+    layers, missing, violations, finals, malformed = _parse_frames(c.result_bytes)
 
-    def fail(kind: str, error: str) -> tuple[SandboxResult, tuple[str, ...]]:
-        return SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)), layers
+    def fail(kind: str, error: str) -> Outcome:
+        return Outcome(SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)),
+                       layers, missing, tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
@@ -330,10 +271,14 @@ def _classify(c: _Collected, limits: SandboxLimits) -> tuple[SandboxResult, tupl
         return fail("crashed", "exited without returning a result")
     final = finals[0]
     if "result" in final:
-        return SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers
+        return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
+                       tuple(violations))
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
         return fail("bad_result", "the result channel held an unknown error report")
+    if kind == "isolation_missing" and set(required) <= set(layers):
+        # Only the bootstrap refuses, and only for a required layer it could not apply: this one is forged.
+        return fail("bad_result", "the code reported an isolation refusal itself (tampering?)")
     return fail(kind, final["error"])
 
 
@@ -349,7 +294,8 @@ def _last_line(output: bytes) -> str:
     return f": {lines[-1].strip()[:200]}" if lines else ""
 
 
-def _remove_tree(path: str) -> None:
+def remove_tree(path: str) -> None:
+    """Remove a run directory, whatever modes the code left on its files."""
     def make_writable_and_retry(func: Any, target: str, _exc: Any) -> None:
         # The code may have chmod-ed its own files and folders; as the same uid we can undo that.
         with contextlib.suppress(OSError):

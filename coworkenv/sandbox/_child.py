@@ -1,11 +1,12 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
-Started by `coworkenv.sandbox` as `python -I -S -B _sandbox_child.py RUN_DIR` with an empty environment. It reads
-`RUN_DIR/job.json` (code, entrypoint, payload, limits), applies the kernel layers of `_sandbox_kernel.py`,
-installs an audit hook, then calls the function. Everything it reports goes to fd 3 as JSON lines: one
-`layers` line before the untrusted code runs, a `violation` line per blocked operation (written the moment
-it happens, so later code cannot take it back), and one final `result` or `error` line. Standard library
-only, and nothing the hook needs is looked up in a place the untrusted code can patch.
+Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
+`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers), applies the kernel layers of
+`_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
+reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
+untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
+cannot take it back), and one final `result` or `error` line. If a required layer is missing it reports
+`isolation_missing` and never runs the code. Standard library only.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import _json
 import _signal
 import builtins
+import marshal
 import os
 import posix
 import sys
@@ -25,145 +27,46 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
 RESULT_FD = 3
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
-MAX_VIOLATION_LINES = 8
 CODE_FILENAME = "<sandboxed>"
-
+SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
+# The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
+# copies, so changing them afterwards changes nothing.
 # Modules whose mere import hands out raw memory, process or interpreter-internals access.
 BLOCKED_MODULES = frozenset({
     "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
-    "_xxtestfuzz", "_dbm", "_gdbm",
+    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend", "readline", "_tkinter", "_posixshmem", "_curses",
+    "_curses_panel",
 })
+# Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
+# /etc/passwd): refused too where Landlock does not confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd"})
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
-    "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "gc.get_objects",
-    "gc.get_referrers", "gc.get_referents", "code.__new__", "resource.setrlimit", "resource.prlimit",
-    "sqlite3.enable_load_extension", "sqlite3.load_extension", "urllib.Request", "http.client.connect",
-    "smtplib.connect", "ftplib.connect", "imaplib.open", "poplib.connect", "nntplib.connect",
-    "telnetlib.Telnet.open", "webbrowser.open",
+    "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
+    "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
+    "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
+    "function.__new__", "resource.setrlimit", "resource.prlimit", "sqlite3.enable_load_extension",
+    "sqlite3.load_extension", "urllib.Request", "http.client.connect", "smtplib.connect", "ftplib.connect",
+    "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
+    "sys.addaudithook",
 })
-BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "_winapi.", "winreg.", "msvcrt.")
+BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
+                    "msvcrt.", "pty.")
 # Events that modify the file system: (indices of path arguments, indices of dir_fd arguments).
 WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)), "os.mkdir": ((0,), (2,)), "os.chmod": ((0,), (2,)),
     "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)), "os.truncate": ((0,), ()), "os.rename": ((0, 1), (2, 3)),
-    "os.setxattr": ((0,), ()), "os.removexattr": ((0,), ()), "os.chflags": ((0,), ()), "os.lchflags": ((0,), ()),
-    "sqlite3.connect": ((0,), ()),
+    "os.chflags": ((0,), ()), "os.lchflags": ((0,), ()), "sqlite3.connect": ((0,), ()),
 }
 READ_EVENTS = {"os.listdir": 0, "os.scandir": 0}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-
-
-def make_audit_hook(
-    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int]
-) -> Callable[[str, tuple[Any, ...]], None]:
-    """An audit hook that blocks process, network and out-of-scratch file operations and reports each one.
-
-    Everything it calls is bound here, as C functions or methods of built-in types, so monkeypatching
-    builtins or stdlib modules from the untrusted code cannot change its decisions.
-    """
-    write, fstat, getcwd, stat, exit_ = posix.write, posix.fstat, posix.getcwd, posix.stat, posix._exit
-    quote, own_pid, perm_error = _json.encode_basestring_ascii, posix.getpid(), PermissionError
-    str_t, bytes_t, int_t, type_, issubclass_, any_, repr_, len_ = str, bytes, int, type, issubclass, any, repr, len
-    # Private copies: the module globals are reachable (and mutable) through sys.modules["__main__"].
-    blocked_modules, blocked_events, blocked_prefixes = BLOCKED_MODULES, BLOCKED_EVENTS, BLOCKED_PREFIXES
-    write_events, read_events = dict(WRITE_EVENTS), dict(READ_EVENTS)
-    write_flags, result_fd, tampered, max_lines = WRITE_FLAGS, RESULT_FD, EXIT_TAMPERED, MAX_VIOLATION_LINES
-    scratch_roots = (scratch,)
-    reported = [0]
-
-    def absolute(path: Any) -> str | None:
-        # Lexical only, and ".." is refused: symlink creation is blocked, so no path can be redirected.
-        if type_(path) is str_t:
-            text = path
-        elif issubclass_(type_(path), bytes_t):  # not isinstance(): it would consult a user-defined __class__
-            text = bytes_t.decode(bytes_t.__bytes__(path), "utf-8", "surrogateescape")
-        elif issubclass_(type_(path), str_t):
-            text = str_t.__str__(path)
-        else:
-            return None  # a PathLike's __fspath__ is user code and could answer differently each call
-        if not text.startswith("/"):
-            text = getcwd() + "/" + text
-        parts = [p for p in text.split("/") if p not in ("", ".")]
-        return None if ".." in parts else "/" + "/".join(parts)
-
-    def inside(path: str | None, roots: tuple[str, ...]) -> bool:
-        return path is not None and any_(path == r or path.startswith(r + "/") for r in roots)
-
-    def shown(path: object) -> str:
-        return repr_(path)[:120] if type_(path) in (str_t, bytes_t) else f"a {type_(path).__name__} path"
-
-    def report(reason: str) -> None:
-        reported[0] += 1
-        if reported[0] > max_lines:
-            return
-        try:
-            st = fstat(result_fd)
-            if (st.st_dev, st.st_ino) != channel:
-                exit_(tampered)
-            write(result_fd, ('{"violation":' + quote(reason) + "}\n").encode())
-        except OSError:
-            exit_(tampered)
-
-    def check_write(event: str, args: tuple[Any, ...]) -> str | None:
-        paths, dir_fds = write_events[event]
-        if any_(i < len_(args) and args[i] not in (None, -1) for i in dir_fds):  # -1: no dir_fd given
-            return f"{event} relative to a directory descriptor"
-        for i in paths:
-            target = args[i]
-            if type_(target) is int_t or (event == "sqlite3.connect" and target in (":memory:", "")):
-                continue
-            if not inside(absolute(target), scratch_roots):
-                return f"{event} on {shown(target)} outside the scratch directory"
-        return None
-
-    def decide(event: str, args: tuple[Any, ...]) -> str | None:
-        if event == "open":
-            path, mode, flags = args
-            if type_(path) is int_t:
-                return None
-            where = absolute(path)
-            if flags & write_flags:
-                if not inside(where, scratch_roots):
-                    return f"writing {shown(path)} outside the scratch directory"
-            elif not inside(where, read_roots):
-                return f"reading {shown(path)} outside the scratch directory and the standard library"
-            elif mode is None and where is not None and not inside(where, scratch_roots):
-                try:  # os.open of a directory would allow *at(dir_fd, ...) calls that the hook cannot see
-                    if stat(where).st_mode & 0o170000 == 0o040000:
-                        return f"opening directory {shown(path)}"
-                except OSError:
-                    return None
-            return None
-        if event == "import":
-            name = str_t.__str__(args[0])
-            if name in blocked_modules or str_t.partition(name, ".")[0] in blocked_modules:
-                return f"importing {name}"
-            return None
-        if event == "os.kill":
-            return None if args[0] == own_pid else "sending a signal to another process"
-        if event in blocked_events or str_t.startswith(event, blocked_prefixes):
-            return event
-        if event in write_events:
-            return check_write(event, args)
-        if event in read_events:
-            target = args[read_events[event]]
-            if target is None or type_(target) is int_t:
-                return None
-            if not inside(absolute(target), read_roots):
-                return f"listing {shown(target)} outside the scratch directory"
-        return None
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        reason = decide(event, args)
-        if reason is not None:
-            report(reason)
-            raise perm_error(f"sandbox: {reason} is not allowed")
-
-    return hook
-
+# Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
+# only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
+# lib64 folders only, never /usr/lib itself, whose other files (os-release, ...) are host data.
+_ARCH = getattr(sys.implementation, "_multiarch", "")
+LIBRARY_ROOTS = ("/etc/ld.so.cache", f"/lib/{_ARCH}", f"/usr/lib/{_ARCH}", "/lib64", "/usr/lib64")
 
 def write_all(data: bytes, write: Callable[[int, Any], int] = posix.write, view_t: type = memoryview) -> None:
     """Write one frame to the result channel (a pipe may take it in pieces)."""
@@ -234,41 +137,90 @@ def describe(exc: BaseException) -> str:
     return (text[:480] + (f" (line {line})" if line else "")).strip()
 
 
+def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
+    """Execute the sibling modules the host compiled into `RUN_DIR/boot.bin` (the child must not import the
+    `coworkenv` package, and compiling them here on every call would double its start-up time)."""
+    with open(os.path.join(run_dir, "boot.bin"), "rb") as fh:
+        codes = marshal.loads(fh.read())
+    modules = {}
+    for name, code in codes.items():
+        modules[name] = {"__name__": name}
+        exec(code, modules[name])
+    return modules
+
+
 def isolate(
-    run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str]
-) -> tuple[list[str], list[str]]:
-    """Apply every kernel layer that this machine allows; returns (layers applied, sys.path to use)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    kernel: dict[str, Any] = {"__name__": "_sandbox_kernel"}
-    kernel_path = os.path.join(here, "_sandbox_kernel.py")
-    with open(kernel_path, encoding="utf-8") as fh:
-        exec(compile(fh.read(), kernel_path, "exec"), kernel)
+    run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
+    kernel: dict[str, Any], confine: dict[str, Any],
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """Apply every kernel layer that this machine allows; returns (layers applied, why each other layer is
+    missing, sys.path to use)."""
     libc = kernel["load_libc"]()
     layers: list[str] = []
-    if "netns" not in disabled:
-        net = kernel["isolate_network"](libc)
-        layers += [net] if net else []
+    missing: dict[str, str] = {}
+    if "netns" in disabled:
+        missing["netns"] = SWITCHED_OFF
+    else:
+        net, why = kernel["isolate_network"](libc)
+        layers += net
+        missing.update({"netns": why} if why else {})
     uid, gid = kernel["pick_sandbox_ids"]()
     new_path = lib_dirs
-    if "mountns" not in disabled:
-        fs_layers, new_path = kernel["isolate_filesystem"](
+    if "mountns" in disabled:
+        missing.update(dict.fromkeys(("mountns", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
+    else:
+        fs_layers, new_path, fs_missing = kernel["isolate_filesystem"](
             libc, run_dir, scratch, lib_dirs, limits["scratch_bytes"], uid, gid)
         layers += fs_layers
-    os.chdir(scratch)
-    # Dropping to a uid that cannot read the stdlib (e.g. under a 0700 /root) would break every import.
-    if "uid" not in disabled and os.geteuid() == 0 and kernel["readable_by_anyone"](new_path):
-        if "scratch-tmpfs" not in layers:
-            os.chown(scratch, uid, gid)
-        layers += ["uid-drop"] if kernel["drop_privileges"](uid, gid) else []
+        missing.update(fs_missing)
+    os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
+    if "uid" in disabled:
+        missing["uid-drop"] = SWITCHED_OFF
+    elif os.geteuid() != 0:
+        missing["uid-drop"] = "the sandbox runs without root, which switching to a per-run uid needs"
+    else:
+        # A uid that cannot reach the stdlib (e.g. under a 0700 /root) or the scratch would break the run.
+        why = kernel["unreachable_for_others"](new_path, [run_dir])
+        if why is None:
+            if "scratch-tmpfs" not in layers:
+                os.chown(scratch, uid, gid)
+            kernel["drop_privileges"](uid, gid)
+            layers.append("uid-drop")
+        else:
+            missing["uid-drop"] = why
+    note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
     kernel["apply_rlimits"](
         limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
     layers.append("rlimits")
-    layers += ["no-new-privs"] if kernel["set_no_new_privs"](libc) else []
-    if "seccomp" not in disabled and kernel["install_seccomp"](libc):
-        layers.append("seccomp")
+    note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
+    if "landlock" in disabled:
+        missing["landlock"] = SWITCHED_OFF
+    else:
+        note(layers, missing, "landlock", confine["restrict_paths"](
+            libc, (*new_path, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
+    if "seccomp" in disabled:
+        missing["seccomp"] = SWITCHED_OFF
+    else:
+        # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
+        note(layers, missing, "seccomp", confine["install_seccomp"](libc, "uid-drop" not in layers))
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
-    return layers, new_path
+    return layers, missing, new_path
+
+
+def library_roots() -> tuple[str, ...]:
+    """LIBRARY_ROOTS plus the interpreter's own lib folder (conda and similar builds keep libz, libffi... there),
+    unless that is the system's /usr/lib or /lib, which hold host data besides libraries."""
+    own = os.path.realpath(os.path.join(sys.base_prefix, "lib"))
+    return LIBRARY_ROOTS if own in ("/usr/lib", "/lib") else (*LIBRARY_ROOTS, own)
+
+
+def note(layers: list[str], missing: dict[str, str], layer: str, why: str | None) -> None:
+    """Record `layer` as applied, or as missing and why."""
+    if why is None:
+        layers.append(layer)
+    else:
+        missing[layer] = why
 
 
 def rebase_packages(old_dirs: list[str], new_dirs: list[str]) -> None:
@@ -328,19 +280,33 @@ def main() -> None:
         os.closerange(RESULT_FD + 1, 65536)  # nothing else of the host's may stay open here
         st = os.fstat(RESULT_FD)
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
-        layers, new_path = isolate(run_dir, scratch, lib_dirs, job["limits"], set(job["disable"]))
+        disabled = set(job["disable"])
+        modules = load_siblings(run_dir)
+        layers, missing, new_path = isolate(
+            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"])
         if new_path != lib_dirs:
             sys.path[:] = new_path
             rebase_packages(lib_dirs, new_path)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
-        hook = make_audit_hook(scratch, (scratch, *new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino))
-        write_all(frame({"layers": layers}))
+        hook = modules["_hook"]["make_audit_hook"](
+            scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
+            {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
+             "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
+             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS})
+        del modules
+        note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
+        write_all(frame({"layers": layers, "missing": missing}))
+        absent = [layer for layer in job["require"] if layer not in layers]
+        if absent:  # refuse before any untrusted code runs
+            why = "; ".join(f"{layer}: {missing.get(layer, 'not applied')}" for layer in absent)
+            write_all(frame({"error_kind": "isolation_missing", "error": f"required isolation missing ({why})"}))
+            posix._exit(0)
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    if "hook" not in job["disable"]:
+    if "hook" not in disabled:
         sys.addaudithook(hook)
     del hook
     exit_, write_frame = posix._exit, write_all

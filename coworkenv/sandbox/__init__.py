@@ -1,0 +1,155 @@
+"""Run untrusted Python carried by environment specs (Python checks, custom tools) in an isolated child process.
+
+The code is hostile by assumption. Layers, outermost first (`isolation_layers()` says which take effect here;
+a missing one is logged once per process as a warning that names it and why, and a call can refuse to run
+without the layers it requires, see `run_sandboxed(require_layers=...)` and `COWORKENV_SANDBOX_REQUIRE`):
+- host: a separate process in its own session, started with `python -I -S -B` and an empty environment, a fresh
+  scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
+  caps on stdout/stderr and on the result channel;
+- privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a private
+  mount namespace (`mountns`) with a read-only root (`ro-root`), an empty /proc (`proc-hidden`) and a
+  size-capped tmpfs scratch (`scratch-tmpfs`); a per-run unprivileged uid (`uid-drop`);
+- unprivileged kernel layers, the boundary on every host that allows them: all capabilities cleared
+  (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
+  from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
+  TCP where there is no empty network namespace: `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
+  namespaces, chdir, links and handle-based opens (`seccomp`);
+- Python: an audit hook (`audit-hook`) that refuses and reports what it sees; defence in depth only, written so
+  that the code cannot steer it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import marshal
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from coworkenv.sandbox._host import Outcome, remove_tree, spawn_and_collect
+from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
+
+__all__ = [
+    "ERROR_KINDS", "KNOWN_LAYERS", "REQUIRE_ENV", "SandboxLimits", "SandboxResult", "isolation_layers",
+    "isolation_report", "missing_layers", "required_layers", "run_sandboxed",
+]
+
+REQUIRE_ENV = "COWORKENV_SANDBOX_REQUIRE"
+_SWITCHED_OFF = "switched off by the caller"  # kept in step with _child.SWITCHED_OFF
+_log = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+
+def run_sandboxed(
+    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits = SandboxLimits(),  # noqa: B008
+    *, require_layers: Iterable[str] | None = None,
+) -> SandboxResult:
+    """Run `entrypoint(**payload)` from the Python source `code` in a sandboxed child process.
+
+    Never raises for anything the code does (loops, bombs, crashes, escapes): those come back as a result with
+    `ok=False` and an `error_kind` from `ERROR_KINDS`. `require_layers` (default: `required_layers()`, from
+    COWORKENV_SANDBOX_REQUIRE) names layers that must take effect; if one does not, the code is not run and
+    the result has error kind `isolation_missing`. Raises ValueError for a bad call (an entrypoint that is not
+    an identifier, a payload that is not a JSON object, an unknown layer name) and RuntimeError if no
+    interpreter can be started.
+    """
+    required = required_layers() if require_layers is None else _layer_names(require_layers, "require_layers")
+    return _execute(code, entrypoint, payload, limits, require=required).result
+
+
+def required_layers() -> tuple[str, ...]:
+    """The layers every call requires unless it says otherwise: COWORKENV_SANDBOX_REQUIRE, comma-separated
+    layer names or `all` (every name in KNOWN_LAYERS); none when unset."""
+    text = os.environ.get(REQUIRE_ENV, "").strip()
+    if text.lower() == "all":
+        return KNOWN_LAYERS
+    return _layer_names([part for part in text.split(",") if part.strip()], REQUIRE_ENV)
+
+
+def missing_layers(required: Iterable[str] | None = None) -> list[str]:
+    """The layers of `required` (default: `required_layers()`) that do not take effect on this machine."""
+    wanted = required_layers() if required is None else _layer_names(required, "required")
+    active = set(isolation_layers())
+    return [layer for layer in wanted if layer not in active]
+
+
+def isolation_layers() -> tuple[str, ...]:
+    """The isolation layers that take effect on this machine (runs one trivial sandboxed call, then cached)."""
+    return _probe().layers
+
+
+def isolation_report() -> dict[str, str]:
+    """Each known layer that does not take effect on this machine, and why (from the same cached probe)."""
+    return dict(_probe().missing)
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> Outcome:
+    return _execute("def probe():\n    return 1\n", "probe", {}, SandboxLimits())
+
+
+def _layer_names(names: Iterable[str], where: str) -> tuple[str, ...]:
+    if isinstance(names, str):
+        names = names.split(",")
+    cleaned = tuple(name.strip() for name in names)
+    unknown = [name for name in cleaned if name not in KNOWN_LAYERS]
+    if unknown:
+        raise ValueError(f"{where}: unknown sandbox isolation layer(s) {unknown}; "
+                         f"use names from {list(KNOWN_LAYERS)} or 'all'")
+    return cleaned
+
+
+def _execute(
+    code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits,
+    disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
+) -> Outcome:
+    """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
+    netns, mountns, uid, landlock, seccomp, hook."""
+    require = tuple(require)
+    if not entrypoint.isidentifier():
+        raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
+    if not isinstance(payload, dict) or not all(isinstance(k, str) and k.isidentifier() for k in payload):
+        raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
+    try:
+        job = json.dumps({"code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable),
+                          "require": list(require),
+                          "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
+                                     "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
+                                     "scratch_bytes": limits.scratch_bytes}}, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
+    # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
+    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
+    try:
+        os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
+        os.mkdir(os.path.join(run_dir, "work"), 0o700)
+        fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(job)
+        fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fb:
+            fb.write(_child_modules())
+        outcome = spawn_and_collect(run_dir, limits, require)
+    finally:
+        remove_tree(run_dir)
+    _warn_missing(outcome.missing)
+    return outcome
+
+
+@functools.lru_cache(maxsize=1)
+def _child_modules() -> bytes:
+    """The child's helper modules (kernel layers, confinement, audit hook), compiled once per host process."""
+    here = Path(__file__).parent
+    return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), str(here / f"{name}.py"),
+                                        "exec") for name in ("_kernel", "_confine", "_hook")})
+
+
+def _warn_missing(missing: dict[str, str]) -> None:
+    for layer, why in missing.items():
+        if why != _SWITCHED_OFF and layer not in _warned:
+            _warned.add(layer)
+            _log.warning("sandbox isolation layer %r is not in effect on this machine: %s", layer, why)

@@ -1,0 +1,211 @@
+"""Kernel confinement of the sandbox child, unprivileged half: no_new_privs, Landlock and a seccomp filter.
+
+These are the layers that carry the sandbox's guarantees: Landlock decides which files the code may read
+(scratch, the standard library, a few system files) and write (scratch only), whatever path tricks it plays;
+seccomp removes the syscalls that could reach other processes, the network, mounts or the cwd. Neither needs
+privileges, so they hold on hosts that forbid namespaces too. Compiled by the host into the run's boot.bin and
+executed by `_child.py` (standard library only, never the `coworkenv` package) before any untrusted code runs;
+every function returns why its layer is missing, or None.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import struct
+from collections.abc import Sequence
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_ALLOW = 0x7FFF0000
+CLONE_THREAD = 0x00010000
+
+# Landlock (same syscall numbers on x86_64 and aarch64).
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_REMOVE_DIR, FS_REMOVE_FILE, FS_MAKE_CHAR, FS_MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+FS_MAKE_REG, FS_MAKE_SOCK, FS_MAKE_FIFO, FS_MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
+FS_MAKE_SYM, FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+# Rights the scratch directory grants: no symlinks, device nodes, sockets, fifos or execution.
+SCRATCH_RIGHTS = (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR
+                  | FS_MAKE_REG | FS_REFER | FS_TRUNCATE)
+
+# Syscall numbers per architecture: (audit arch, denied, signal-to-self-only, clone, clone3).
+_X86_64_DENIED = (
+    41, 53, 57, 58, 59, 322,  # socket, socketpair, fork, vfork, execve, execveat
+    101, 310, 311,  # ptrace, process_vm_readv, process_vm_writev
+    165, 166, 272, 308, 155, 161,  # mount, umount2, unshare, setns, pivot_root, chroot
+    428, 429, 430, 431, 432, 433, 442,  # new mount API
+    424, 434, 438,  # pidfd_send_signal, pidfd_open, pidfd_getfd
+    321, 298, 250, 248, 249, 323,  # bpf, perf_event_open, keyctl, add_key, request_key, userfaultfd
+    425, 426, 427,  # io_uring
+    246, 320, 175, 313, 176, 169, 167, 168, 163,  # kexec, modules, reboot, swap, acct
+    133, 259, 172, 173,  # mknod, mknodat, iopl, ioperm
+    80, 81, 86, 88, 265, 266,  # chdir, fchdir, link, symlink, linkat, symlinkat: paths stay what the hook saw
+    303, 304,  # name_to_handle_at, open_by_handle_at: opening by inode handle skips path checks
+    164, 227, 159, 305, 170, 171, 103, 153, 179,  # clocks, host and domain name, syslog, vhangup, quotactl
+    141, 142, 144, 203, 251, 314,  # setpriority, sched_set*, ioprio_set: no reaching other processes
+)
+_AARCH64_DENIED = (
+    198, 199, 221, 281,  # socket, socketpair, execve, execveat
+    117, 270, 271,  # ptrace, process_vm_readv, process_vm_writev
+    40, 39, 97, 268, 41, 51,  # mount, umount2, unshare, setns, pivot_root, chroot
+    428, 429, 430, 431, 432, 433, 442,  # new mount API
+    424, 434, 438,  # pidfd_send_signal, pidfd_open, pidfd_getfd
+    280, 241, 219, 217, 218, 282,  # bpf, perf_event_open, keyctl, add_key, request_key, userfaultfd
+    425, 426, 427,  # io_uring
+    104, 294, 105, 273, 106, 142, 224, 225, 89,  # kexec, modules, reboot, swap, acct
+    33,  # mknodat
+    49, 50, 37, 36,  # chdir, fchdir, linkat, symlinkat
+    264, 265,  # name_to_handle_at, open_by_handle_at
+    170, 112, 171, 266, 161, 162, 116, 58, 60,  # clocks, host and domain name, syslog, vhangup, quotactl
+    140, 118, 119, 122, 30, 274,  # setpriority, sched_set*, ioprio_set
+)
+# File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
+_X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
+_AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466)
+_ARCHES: dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int, int, tuple[int, ...]]] = {
+    # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo may only target the child itself.
+    "x86_64": (0xC000003E, _X86_64_DENIED, (62, 200, 234, 129, 297), 56, 435, _X86_64_METADATA),
+    "aarch64": (0xC00000B7, _AARCH64_DENIED, (129, 130, 131, 138, 240), 220, 435, _AARCH64_METADATA),
+}
+
+
+def _errno_text(err: int) -> str:
+    return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
+
+
+def set_no_new_privs(libc: ctypes.CDLL) -> str | None:
+    """Forbid gaining privileges through exec (also required for unprivileged seccomp and Landlock)."""
+    if int(libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)))) == 0:
+        return None
+    return f"prctl(PR_SET_NO_NEW_PRIVS) failed ({_errno_text(ctypes.get_errno())})"
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_abi(libc: ctypes.CDLL) -> tuple[int, str | None]:
+    """The kernel's Landlock ABI version, or 0 and why there is none."""
+    version = int(libc.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
+                               ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION)))
+    if version > 0:
+        return version, None
+    err = ctypes.get_errno()
+    if err == errno.ENOSYS:
+        return 0, f"the kernel ({os.uname().release}) has no Landlock ({_errno_text(err)})"
+    if err == errno.EOPNOTSUPP:
+        return 0, f"Landlock is built into the kernel but not enabled at boot ({_errno_text(err)})"
+    return 0, f"landlock_create_ruleset failed ({_errno_text(err)}; a container seccomp profile may forbid it)"
+
+
+def restrict_paths(
+    libc: ctypes.CDLL, read_roots: Sequence[str], library_roots: Sequence[str], write_root: str, tcp: bool
+) -> str | None:
+    """Landlock: read and list only under `read_roots` and `write_root`, read files (never list) under
+    `library_roots` (what the dynamic loader needs for extension modules), write only under `write_root`; no
+    signals or abstract sockets outside this process and, unless `tcp` (an empty network namespace already
+    leaves nothing to reach), no TCP, where the ABI has them. Returns why it failed, or None."""
+    abi, why = landlock_abi(libc)
+    if why is not None:
+        return why
+    handled = (1 << 13) - 1  # ABI 1: execute .. make_sym
+    handled |= FS_REFER if abi >= 2 else 0
+    handled |= FS_TRUNCATE if abi >= 3 else 0
+    handled |= FS_IOCTL_DEV if abi >= 5 else 0
+    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 and not tcp else 0,
+                        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = int(libc.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), ctypes.byref(attr),
+                               ctypes.c_size_t(size), ctypes.c_uint32(0)))
+    if ruleset < 0:
+        return f"landlock_create_ruleset failed ({_errno_text(ctypes.get_errno())})"
+    try:
+        rules = [(write_root, SCRATCH_RIGHTS & handled)] + [(root, FS_READ_FILE | FS_READ_DIR) for root in read_roots]
+        rules += [(root, FS_READ_FILE) for root in library_roots]
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # an optional system file this machine lacks
+            try:
+                if not os.path.isdir(path):
+                    rights &= FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE
+                rule = _PathBeneathAttr(rights, fd)
+                if libc.syscall(ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset),
+                                ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)):
+                    return f"landlock_add_rule for {path} failed ({_errno_text(ctypes.get_errno())})"
+            finally:
+                os.close(fd)
+        if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)):
+            return f"landlock_restrict_self failed ({_errno_text(ctypes.get_errno())})"
+    finally:
+        os.close(ruleset)
+    return None
+
+
+def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes | None:
+    if machine not in _ARCHES:
+        return None
+    audit_arch, denied, self_only, clone_nr, clone3_nr, metadata = _ARCHES[machine]
+    denied = denied + (metadata if deny_metadata else ())
+    ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
+    # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
+    prog: list[tuple[int, str | None, str | None, int]] = [
+        (ld, None, None, 4), (jeq, "next", "kill", audit_arch), (ld, None, None, 0)
+    ]
+    if machine == "x86_64":
+        prog.append((jge, "kill", "next", 0x40000000))  # x32 ABI numbers alias the real ones
+    prog += [(jeq, "eperm", "next", nr) for nr in denied]
+    prog += [(jeq, "self", "next", nr) for nr in self_only]
+    prog += [(jeq, "clone", "next", clone_nr), (jeq, "enosys", "next", clone3_nr)]
+    prog.append((ret, None, None, SECCOMP_RET_ALLOW))
+    labels: dict[str, int] = {"self": len(prog)}  # BPF only jumps forward, so the returns come last
+    prog += [(ld, None, None, 16), (jeq, "allow", "eperm", own_pid)]
+    labels["clone"] = len(prog)  # threads only: a clone without CLONE_THREAD is a fork
+    prog += [(ld, None, None, 16), (jset, "allow", "eperm", CLONE_THREAD)]
+    for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
+                          # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
+                          ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS), ("kill", SECCOMP_RET_KILL_PROCESS)):
+        labels[label] = len(prog)
+        prog.append((ret, None, None, action))
+    out = b""
+    for i, (code, jt, jf, k) in enumerate(prog):
+        rel = [0 if lab in (None, "next") else labels[lab] - i - 1 for lab in (jt, jf)]
+        out += struct.pack("HBBI", code, rel[0], rel[1], k & 0xFFFFFFFF)
+    return out
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool) -> str | None:
+    """Deny sockets, fork/exec, signals to other processes, ptrace, mounts, namespaces, cwd changes, links,
+    handle-based opens and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
+    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass."""
+    machine = os.uname().machine
+    program = _seccomp_program(machine, os.getpid(), deny_metadata)
+    if program is None:
+        return f"no seccomp syscall table for the {machine} architecture"
+    buf = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buf))
+    args = (ctypes.c_ulong(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog))
+    if int(libc.prctl(*args, ctypes.c_ulong(0), ctypes.c_ulong(0))) == 0:
+        return None
+    return f"prctl(PR_SET_SECCOMP) failed ({_errno_text(ctypes.get_errno())})"

@@ -1,0 +1,161 @@
+"""The sandbox child's audit hook: defence in depth and a reporter, never the boundary.
+
+Landlock and seccomp (`_confine.py`) decide what the code can reach; this hook turns the attempts it sees into
+`violation` reports (written to the result channel at once, so the code cannot take them back) and refuses them
+before the kernel has to. It is written so that the code it watches cannot steer it:
+- it never runs code the sandboxed program could have defined: paths count only when they are exactly `str` or
+  `bytes` (subclasses and PathLike objects are refused unread: their `__fspath__`, `__str__`, `__eq__`,
+  `__hash__`, metaclass `__name__` would all be user code), no `str()`/format/attribute lookup touches a user
+  object, and numbers are compared only when they are exactly `int`;
+- it is one function that calls only C functions, and everything it uses is bound in its default arguments,
+  all immutable (tuples, frozensets, str, int, builtins): a frame reachable from a traceback shows those values
+  but offers no cell, dict or list to rewrite, and it keeps no counter to exhaust;
+- relative paths resolve against the scratch directory, which is the cwd for good: `os.chdir` is refused here
+  and chdir/fchdir by seccomp, so the path the hook judges is the path the kernel opens.
+Compiled by the host into the run's boot.bin and executed by `_child.py`; standard library only.
+"""
+
+from __future__ import annotations
+
+import _json
+import posix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every sandboxed call
+    from collections.abc import Callable
+    from typing import Any
+
+WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | posix.O_TRUNC
+S_IFMT, S_IFDIR = 0o170000, 0o040000
+
+
+def make_audit_hook(
+    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int], result_fd: int, tampered_exit: int,
+    policy: dict[str, Any],
+) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook for one run: block and report process, network, interpreter-internals and file operations
+    outside `scratch` (writes) or `read_roots` (reads); exit with `tampered_exit` if the result channel
+    (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
+
+    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_events`, `blocked_prefixes`,
+    `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> path
+    argument index); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    """
+    write_events = tuple((str(name), tuple(paths), tuple(dir_fds))
+                         for name, (paths, dir_fds) in policy["write_events"].items())
+    return _bind(
+        scratch, scratch + "/", tuple(read_roots), tuple(r + "/" for r in read_roots), channel, result_fd,
+        tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
+        tuple(policy["blocked_prefixes"]), write_events, frozenset(policy["read_events"]),
+    )
+
+
+def _bind(
+    scratch: str, scratch_prefix: str, read_roots: tuple[str, ...], read_prefixes: tuple[str, ...],
+    channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
+    blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
+    read_events: frozenset[str],
+) -> Callable[[str, tuple[Any, ...]], None]:
+    write_names = frozenset(name for name, _, _ in write_events)
+
+    def hook(  # one flat function on purpose: no helper frames, no closure cells
+        event: str, args: tuple[Any, ...],
+        scratch: str = scratch, scratch_prefix: str = scratch_prefix, read_roots: tuple[str, ...] = read_roots,
+        read_prefixes: tuple[str, ...] = read_prefixes, channel: tuple[int, int] = channel,
+        result_fd: int = result_fd, tampered_exit: int = tampered_exit, own_pid: int = own_pid,
+        blocked_modules: frozenset[str] = blocked_modules, blocked_events: frozenset[str] = blocked_events,
+        blocked_prefixes: tuple[str, ...] = blocked_prefixes, write_events: tuple[Any, ...] = write_events,
+        write_names: frozenset[str] = write_names, read_events: frozenset[str] = read_events,
+        write_flags: int = WRITE_FLAGS, s_ifmt: int = S_IFMT, s_ifdir: int = S_IFDIR,
+        str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
+        len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
+        startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
+        partition: Any = str.partition, fstat: Any = posix.fstat, stat: Any = posix.stat,
+        write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
+        perm_error: Any = PermissionError,
+    ) -> None:
+        if type_(event) is not str_t or type_(args) is not tuple_t:
+            return
+        reason = None
+        targets: tuple[Any, ...] = ()  # (path object, 0 read / 1 write / 2 list, refuse directories)
+        if event == "open":
+            if len_(args) == 3 and type_(args[0]) is not int_t:
+                if type_(args[2]) is not int_t:
+                    reason = "open with flags that are not an int"
+                else:
+                    targets = ((args[0], 1 if args[2] & write_flags else 0, args[1] is None),)
+        elif event == "import":
+            name: Any = args[0] if len_(args) else None
+            if type_(name) is not str_t:
+                reason = "importing a module by a name that is not a plain str"
+            elif name in blocked_modules or partition(name, ".")[0] in blocked_modules:
+                reason = "importing " + name
+        elif event == "os.kill":
+            if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
+                reason = "sending a signal to another process"
+        elif event in blocked_events or startswith(event, blocked_prefixes):
+            reason = event
+        elif event in write_names:
+            for name, paths, dir_fds in write_events:
+                if name != event:
+                    continue
+                for i in dir_fds:
+                    if i < len_(args) and args[i] is not None and not (type_(args[i]) is int_t and args[i] == -1):
+                        reason = event + " relative to a directory descriptor"
+                for i in paths:
+                    if i >= len_(args) or type_(args[i]) is int_t:
+                        continue
+                    if event == "sqlite3.connect" and type_(args[i]) is str_t and (
+                            args[i] == ":memory:" or args[i] == ""):
+                        continue
+                    if event == "sqlite3.connect" and (type_(args[i]) is not str_t or startswith(args[i], "file:")):
+                        reason = "sqlite3.connect to a URI or non-str database"
+                    targets += ((args[i], 1, False),)
+        elif event in read_events and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
+            targets = ((args[0], 2, False),)
+        for target, access, refuse_dirs in targets:
+            if reason is not None:
+                break
+            if type_(target) is str_t:
+                text, shown = target, repr_(target)[:120]
+            elif type_(target) is bytes_t:
+                text, shown = decode(target, "utf-8", "surrogateescape"), repr_(target)[:120]
+            else:
+                reason = event + " with a path that is not exactly str or bytes"
+                break
+            if not startswith(text, "/"):
+                text = scratch_prefix + text
+            kept = []
+            for part in split(text, "/"):
+                if part == "..":
+                    reason = event + " on a path with '..': " + shown
+                    break
+                if part and part != ".":
+                    kept.append(part)
+            if reason is not None:
+                break
+            where = "/" + join("/", kept)
+            in_scratch = where == scratch or startswith(where, scratch_prefix)
+            if access == 1 and not in_scratch:
+                reason = "writing " + shown + " outside the scratch directory"
+            elif not in_scratch and where not in read_roots and not startswith(where, read_prefixes):
+                verb = "listing " if access == 2 else "reading "
+                reason = verb + shown + " outside the scratch directory and the standard library"
+            elif refuse_dirs and not in_scratch:
+                try:  # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone
+                    if stat(where).st_mode & s_ifmt == s_ifdir:
+                        reason = "opening directory " + shown
+                except OSError:
+                    pass
+        if reason is None:
+            return
+        try:
+            st = fstat(result_fd)
+            if (st.st_dev, st.st_ino) != channel:
+                exit_(tampered_exit)
+            write(result_fd, encode('{"violation":' + quote(reason) + "}\n"))
+        except OSError:
+            exit_(tampered_exit)
+        raise perm_error("sandbox: " + reason + " is not allowed")
+
+    return hook

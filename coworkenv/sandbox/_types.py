@@ -1,0 +1,48 @@
+"""The sandbox's data types: limits of a call, its result, the error kinds and the isolation layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+ERROR_KINDS = frozenset({
+    "timeout", "cpu_limit", "memory_limit", "output_limit", "exception", "forbidden", "crashed", "bad_result",
+    "isolation_missing",
+})
+# Every layer a call can name in `require_layers` (or COWORKENV_SANDBOX_REQUIRE), outermost first.
+KNOWN_LAYERS = (
+    "netns", "mountns", "ro-root", "proc-hidden", "scratch-tmpfs", "uid-drop", "caps-drop", "rlimits", "no-new-privs", "landlock",
+    "seccomp", "audit-hook",
+)
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one sandboxed call. CPU time is enforced in whole seconds (rounded up)."""
+
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 5.0
+    memory_bytes: int = 256 * 2**20
+    file_size_bytes: int = 1 * 2**20
+    # The child alone: no further process or thread may start while it runs.
+    max_processes: int = 1
+    max_output_bytes: int = 64 * 2**10
+    # Total size of the scratch directory (enforced where a tmpfs can be mounted for it).
+    scratch_bytes: int = 16 * 2**20
+
+    def __post_init__(self) -> None:
+        for name in ("cpu_seconds", "wall_seconds", "memory_bytes", "file_size_bytes", "max_processes",
+                     "max_output_bytes", "scratch_bytes"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"SandboxLimits.{name} must be positive, got {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """Outcome of one sandboxed call: the JSON value returned, or why there is none."""
+
+    ok: bool
+    value: Any
+    error_kind: str | None
+    error: str | None
+    duration_s: float

@@ -1,0 +1,39 @@
+# expect: ok
+# ruff: noqa: SIM105, SIM115
+# expect-kernel: ok
+# value: 1
+# Probe descriptors 0-255: only stdin (/dev/null), stdout/stderr (one pipe) and the result channel (a socket that
+# only sends) may be open, and none of them may lead back to a host file or a directory.
+import os
+import stat
+
+
+def leak(what):
+    try:
+        open("/leak/SANDBOX-ESCAPED " + what[:150])
+    except Exception:
+        pass
+    return "SANDBOX-ESCAPED " + what[:150]
+
+
+def check(**p):
+    found = {}
+    for fd in range(256):
+        try:
+            found[fd] = os.fstat(fd)
+        except OSError:
+            pass
+    if sorted(found) != [0, 1, 2, 3]:
+        return leak(f"unexpected descriptors {sorted(found)}")
+    kinds = (stat.S_ISCHR(found[0].st_mode), stat.S_ISFIFO(found[1].st_mode), stat.S_ISFIFO(found[2].st_mode),
+             stat.S_ISSOCK(found[3].st_mode))
+    if not all(kinds):
+        return leak("a descriptor is not what it should be")
+    for fd in (1, 2, 3):
+        try:
+            data = os.read(fd, 1)  # the channel's socket end is shut for reading: EOF at once
+        except OSError:
+            continue
+        if data:
+            return leak(f"read {data!r} from write-only descriptor {fd}")
+    return 1

@@ -1,0 +1,86 @@
+"""Isolation layers as a policy: which take effect, why the others do not, and refusing to run without them."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from coworkenv import sandbox
+from coworkenv.sandbox import (
+    ERROR_KINDS,
+    KNOWN_LAYERS,
+    REQUIRE_ENV,
+    SandboxLimits,
+    isolation_layers,
+    isolation_report,
+    missing_layers,
+    required_layers,
+    run_sandboxed,
+)
+
+SLEEPER = "import time\ndef check():\n    time.sleep(3)\n    return 'ran'\n"
+
+
+def test_required_layers_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(REQUIRE_ENV, raising=False)
+    assert required_layers() == ()
+    monkeypatch.setenv(REQUIRE_ENV, "all")
+    assert required_layers() == KNOWN_LAYERS
+    monkeypatch.setenv(REQUIRE_ENV, " landlock, seccomp ,")
+    assert required_layers() == ("landlock", "seccomp")
+    monkeypatch.setenv(REQUIRE_ENV, "landlock,chroot-jail")
+    with pytest.raises(ValueError, match=f"{REQUIRE_ENV}.*chroot-jail"):
+        required_layers()
+
+
+def test_every_known_layer_is_either_active_or_explained() -> None:
+    active, report = set(isolation_layers()), isolation_report()
+    assert {"rlimits", "audit-hook"} <= active
+    for layer in KNOWN_LAYERS:
+        assert (layer in active) != (layer in report), layer
+        assert layer in active or report[layer].strip(), f"{layer} is missing without a reason"
+    assert missing_layers(KNOWN_LAYERS) == [layer for layer in KNOWN_LAYERS if layer not in active]
+    with pytest.raises(ValueError, match="unknown sandbox isolation layer"):
+        missing_layers(["seccomp", "selinux"])
+
+
+def test_a_missing_required_layer_refuses_the_call_before_the_code_runs() -> None:
+    start = time.monotonic()
+    outcome = sandbox._execute(SLEEPER, "check", {}, SandboxLimits(), disable=frozenset({"landlock"}),
+                               require=("seccomp", "landlock"))
+    assert "isolation_missing" in ERROR_KINDS
+    assert outcome.result.error_kind == "isolation_missing", outcome
+    assert outcome.result.error is not None and "landlock" in outcome.result.error
+    assert "seccomp" not in outcome.result.error  # only what is missing is named
+    assert time.monotonic() - start < 2.5  # the three-second sleep never started
+
+
+def test_run_sandboxed_honours_require_layers_and_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    code = "def check():\n    return 7\n"
+    active = isolation_layers()
+    assert run_sandboxed(code, "check", {}, require_layers=active).value == 7
+    monkeypatch.setenv(REQUIRE_ENV, ",".join(active))
+    assert run_sandboxed(code, "check", {}).value == 7
+    absent = missing_layers(KNOWN_LAYERS)
+    if absent:  # this machine lacks a layer: requiring it (by argument or by environment) must refuse
+        assert run_sandboxed(code, "check", {}, require_layers=absent[:1]).error_kind == "isolation_missing"
+        monkeypatch.setenv(REQUIRE_ENV, "all")
+        assert run_sandboxed(code, "check", {}).error_kind == "isolation_missing"
+    with pytest.raises(ValueError, match="require_layers"):
+        run_sandboxed(code, "check", {}, require_layers=["namespaces"])
+
+
+def test_a_missing_layer_is_logged_once_with_its_reason(caplog: pytest.LogCaptureFixture,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger="coworkenv.sandbox"):
+        sandbox._execute("def check():\n    return 1\n", "check", {}, SandboxLimits(),
+                         disable=frozenset({"netns", "mountns", "uid", "landlock"}))
+        assert caplog.records == []  # layers a caller switched off are not news
+        for _ in range(3):
+            sandbox._warn_missing({"landlock": "the kernel (5.4) has no Landlock (ENOSYS)"})
+    assert len(caplog.records) == 1
+    message = caplog.records[0].getMessage()
+    assert "landlock" in message and "ENOSYS" in message
