@@ -12,12 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.cli.train import app
 from coworkenv.env import Env
 from coworkenv.rollout import run_agent, trl_table
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
+from trainers.cli.train import app
 
 TINY = """
 name: NAME

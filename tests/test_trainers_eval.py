@@ -16,7 +16,6 @@ import typer
 from typer.testing import CliRunner
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.cli.eval import eval_command
 from coworkenv.env import Action
 from coworkenv.examples import load_example
 from coworkenv.llm import LLMRequest, LLMResponse, LLMStats
@@ -24,6 +23,7 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
 from tests.support.fake_openai_server import FakeOpenAIServer
+from trainers.cli.eval import eval_command
 from trainers.eval_report import EVAL_JSON, EVAL_MARKDOWN, EVAL_PLOT, render_markdown, write_eval_report
 from trainers.evaluate import EvalReport, compare_reports, evaluate, metrics_of, report_from_records
 
@@ -48,10 +48,10 @@ def oracle_reply(specs: Sequence[EnvSpec], messages: list[dict[str, Any]], seed:
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     turn = len(users) - 1
     step = sum(1 for m in messages[users[-1]:] if m["role"] == "assistant")
-    policy, at_turn = OraclePolicy(spec), SimpleNamespace(turn=turn)
+    policy, at_turn = OraclePolicy(spec), SimpleNamespace(turn=turn, audit=[])
     action = Action.say("Done.")
     for _ in range(step + 1):
-        action = policy.act(at_turn)  # type: ignore[arg-type]  # the oracle reads only the turn index
+        action = policy.act(at_turn)  # type: ignore[arg-type]  # the oracle reads the turn index and the audit
     return hermes(action)
 
 

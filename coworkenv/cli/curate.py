@@ -11,7 +11,7 @@ import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
-from coworkenv.cli._specs import check_out_dir
+from coworkenv.commands import check_out_dir
 from coworkenv.curate import CurationConfig, curate, write_shards
 
 USAGE_ERROR = 2

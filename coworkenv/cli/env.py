@@ -13,7 +13,7 @@ import typer
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
 from coworkenv.checks import VerifierResult
-from coworkenv.cli._llm import (
+from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
     INFRASTRUCTURE_ERROR,
@@ -23,8 +23,8 @@ from coworkenv.cli._llm import (
     TimeoutOption,
     connect,
     fail,
+    specs_or_exit,
 )
-from coworkenv.cli._specs import specs_or_exit
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.examples import example_names, load_example
 from coworkenv.llm import LLMBackend, server_label

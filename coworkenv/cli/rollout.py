@@ -13,19 +13,21 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from coworkenv.cli._llm import (
+from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
     INFRASTRUCTURE_ERROR,
     LLMOption,
     ModelOption,
     RetriesOption,
+    SpecsArg,
     TimeoutOption,
+    check_out_dir,
     connect,
     deprecated,
     fail,
+    specs_or_exit,
 )
-from coworkenv.cli._specs import SpecsArg, check_out_dir, specs_or_exit
 from coworkenv.llm import server_label
 from coworkenv.rollout import (
     InfrastructureFailure,

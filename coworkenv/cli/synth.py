@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from coworkenv.cli._llm import (
+from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
     INFRASTRUCTURE_ERROR,
@@ -17,10 +17,10 @@ from coworkenv.cli._llm import (
     ModelOption,
     RetriesOption,
     TimeoutOption,
+    check_out_dir,
     connect,
     fail,
 )
-from coworkenv.cli._specs import check_out_dir
 from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
 from coworkenv.spec import EnvSpec
 from coworkenv.synth import (

@@ -10,16 +10,18 @@ import pyarrow.parquet as pq
 import typer
 
 from coworkenv.atomic import atomic_write, atomic_write_bytes
-from coworkenv.cli._llm import (
+from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
     ModelOption,
     RetriesOption,
+    SpecsArg,
     TimeoutOption,
+    check_out_dir,
     connect,
     report_requests,
+    spec_rows_or_exit,
 )
-from coworkenv.cli._specs import SpecsArg, check_out_dir, spec_rows_or_exit
 from coworkenv.llm import NoLLMBackend
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,

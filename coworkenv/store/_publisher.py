@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from coworkenv.atomic import atomic_write_bytes
-from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, stage_release
+from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -105,3 +105,16 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         atomic_write_bytes(card, card_md.encode())
         files[CARD_NAME] = card  # the given card wins over a README.md inside the folder
         yield Upload(files=files, supersedes=_is_folder_file)
+
+
+def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
+    """Write the release's data files and README.md under `dest`; return their repository paths."""
+    # Imported here: the card module imports `datasets`, which is slow to import.
+    from coworkenv.store._card import render_dataset_card
+
+    atomic_write_bytes(dest / CARD_NAME, render_dataset_card(release).encode())  # validates the release first
+    paths = [CARD_NAME]
+    for path, data in release_files(release):
+        atomic_write_bytes(dest / path, data)
+        paths.append(path)
+    return sorted(paths)

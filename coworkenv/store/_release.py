@@ -8,12 +8,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from coworkenv.atomic import atomic_write_bytes
 from coworkenv.store._manifest import version_from_hashes
 from coworkenv.store._parquet import parquet_bytes
 
@@ -141,16 +139,3 @@ def release_version(configs: dict[str, dict[str, list[pa.Table]]], on: date | No
     probe = DatasetRelease(version="probe", configs=configs, card=DatasetCardInfo(pretty_name="", description=""))
     hashes = {path: hashlib.sha256(data).hexdigest() for path, data in release_files(probe)}
     return version_from_hashes(hashes, on=on)
-
-
-def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
-    """Write the release's data files and README.md under `dest`; return their repository paths."""
-    # Imported here: the card module imports `datasets`, which is slow to import.
-    from coworkenv.store._card import render_dataset_card
-
-    atomic_write_bytes(dest / CARD_NAME, render_dataset_card(release).encode())  # validates the release first
-    paths = [CARD_NAME]
-    for path, data in release_files(release):
-        atomic_write_bytes(dest / path, data)
-        paths.append(path)
-    return sorted(paths)

@@ -1,8 +1,12 @@
-"""What every command that talks to an LLM server shares: the `--llm URL --model NAME` options, the up-front URL
-check and reachability probe, exit codes, and honest reports of requests the server failed.
+"""What every `coworkenv` command shares, public for command plugins: exit codes, the `--llm URL --model NAME`
+options, the up-front URL check and reachability probe, honest reports of requests the server failed, and the spec
+argument (a spec JSON file, a folder of them, or Parquet: one reader for all).
 
-Exit codes: 2 for input the caller must fix (a bad URL, a missing model name), 3 for infrastructure failures
-(nothing listens at the URL, or the server failed requests after their retries).
+Commands of other packages arrive through the `coworkenv.commands` entry point group (a `register(app)` callable):
+`trainers` registers `train` and `eval` that way, so the library never imports the trainers.
+
+Exit codes: 2 for input the caller must fix (a bad URL, a missing model name, a bad spec file), 3 for infrastructure
+failures (nothing listens at the URL, or the server failed requests after their retries).
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from coworkenv.llm import (
     backend_from_config,
     server_label,
 )
+from coworkenv.loading import SpecError
+from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import SpecRow, SpecSourceError, read_spec_rows, read_specs
 
 USAGE_ERROR = 2
 INFRASTRUCTURE_ERROR = 3
@@ -87,3 +94,31 @@ def report_requests(backend: LLMBackend, stage: str) -> None:
     if failed:
         typer.echo(f"warning: the LLM server {server_label(backend)} failed {failed} of {stats.requests} {stage} "
                    "requests after their retries; they are counted above and in the funnel", err=True)
+
+SPECS_HELP = "A spec JSON file, a folder of them, or Parquet with a spec_json column (synth or validate output)."
+SpecsArg = Annotated[Path, typer.Argument(help=SPECS_HELP)]
+
+
+def specs_or_exit(path: Path) -> list[EnvSpec]:
+    """The specs at `path`, parsed and checked; bad input exits 2 with one message naming the file and row."""
+    try:
+        return read_specs(path)
+    except (SpecSourceError, SpecError) as exc:
+        fail(str(exc))
+
+
+def spec_rows_or_exit(path: Path) -> list[SpecRow]:
+    """The stored specs at `path`, unparsed (for `validate`, whose gates parse them); bad input exits 2."""
+    try:
+        return read_spec_rows(path)
+    except SpecSourceError as exc:
+        fail(str(exc))
+
+
+def check_out_dir(out: Path) -> None:
+    """Exit 2 before any work when `--out` names a file, or a folder under a file, instead of a folder."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                fail(f"--out {out}: {folder} is a file, not a folder; pass a folder (it is created when missing)")
+            return

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
+
+from coworkenv.commands import fail, specs_or_exit
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
 
 app = typer.Typer(help="Train PocketWorker models: SFT on sft_shards, RL in validated envs.", no_args_is_help=True)
-
-USAGE_ERROR = 2
 
 
 class Reward(StrEnum):
@@ -32,18 +32,11 @@ class Credit(StrEnum):
     turn = "turn"
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(USAGE_ERROR)
-
-
 def _print_json(value: Any) -> None:
     typer.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
 
 
 def _specs(envs: Path) -> list[EnvSpec]:
-    from coworkenv.cli._specs import specs_or_exit
-
     return specs_or_exit(envs)
 
 
@@ -78,7 +71,7 @@ def sft(config: ConfigOption, data: Annotated[Path, typer.Option("--data", help=
     try:
         result = train_sft(config, data, out, progress=progress)
     except (FileNotFoundError, FileExistsError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         _print_json(result.to_dict())
         return
@@ -101,7 +94,7 @@ def rl(config: ConfigOption, envs: EnvsOption, out: OutOption,
                           credit=credit.value if credit else None,
                           model_path=model, max_steps=max_steps, progress=None if as_json else _step_line)
     except (FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         _print_json(result.to_dict())
         return
@@ -134,7 +127,7 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
             credits=[c.value for c in credit or Credit],
         )
     except (FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         _print_json({"label": comparison.label, "markdown": str(comparison.markdown), "json": str(comparison.json),
                      "plot": str(comparison.plot),

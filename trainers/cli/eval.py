@@ -13,18 +13,20 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from coworkenv.cli._llm import (
+from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
     INFRASTRUCTURE_ERROR,
+    SPECS_HELP,
     LLMOption,
     RetriesOption,
     TimeoutOption,
+    check_out_dir,
     connect,
     deprecated,
     fail,
+    specs_or_exit,
 )
-from coworkenv.cli._specs import SPECS_HELP, check_out_dir, specs_or_exit
 from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
 
 if TYPE_CHECKING:
