@@ -12,8 +12,19 @@ import pyarrow.parquet as pq
 import pytest
 from jsonschema import Draft202012Validator
 
-from coworkenv import Env, EnvSpec, SpecError, envspec_json_schema, load_spec, parse_spec
+from coworkenv import (
+    Env,
+    EnvSpec,
+    NoopPolicy,
+    OraclePolicy,
+    SpecError,
+    envspec_json_schema,
+    load_spec,
+    parse_spec,
+    run_episode,
+)
 from coworkenv.examples import example_names, load_example
+from coworkenv.spec import SCHEMA_VERSION
 
 EXAMPLES = example_names()
 
@@ -150,3 +161,28 @@ def test_a_loaded_spec_scores_without_reference_errors() -> None:
         result = env.score()
         assert len(result.checks) == len(env.spec.checks)
         assert not any(c.error for c in result.checks)
+
+
+# -- schema versions ----------------------------------------------------------------------------------------
+V1_SPEC = Path(__file__).parent / "data" / "spec_v1_incident_rollback.json"
+
+
+def test_a_schema_1_spec_loads_migrates_and_the_oracle_scores_one() -> None:
+    raw = orjson.loads(V1_SPEC.read_bytes())
+    assert raw["schema_version"] == "1"
+    spec = load_spec(V1_SPEC)
+    assert spec.schema_version == SCHEMA_VERSION == "2"
+    guards = {c.id for c in spec.checks if c.is_guard}
+    assert guards == {"no-deploy", "nothing-else-changed"}  # v1 forbidden/frame/safety checks become guards
+    oracle = run_episode(Env(spec), OraclePolicy(spec)).result
+    assert oracle.score == 1.0 and oracle.passed
+    assert run_episode(Env(spec), NoopPolicy()).result.score == 0.0
+    assert parse_spec(spec.to_json()) == spec  # the migrated spec round-trips as schema 2
+    # Direct model validation migrates too (the schema gate validates raw dicts).
+    assert EnvSpec.model_validate(raw) == spec
+
+
+def test_an_unknown_schema_version_is_a_clear_error() -> None:
+    raw = {**orjson.loads(V1_SPEC.read_bytes()), "schema_version": "9"}
+    with pytest.raises(SpecError, match="schema_version"):
+        parse_spec(raw)
