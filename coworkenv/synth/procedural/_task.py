@@ -13,8 +13,10 @@ from typing import Any
 
 import orjson
 
+from coworkenv.agents import NoopPolicy, run_episode
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec
+from coworkenv.env import Env
+from coworkenv.spec import SCHEMA_VERSION, EnvSpec
 from coworkenv.synth.taxonomy import GENERATOR_VERSION, Capability
 from coworkenv.synth.world_builder import Org, Person
 
@@ -252,12 +254,14 @@ class Task:
         weight: float = 1.0,
         required: bool = True,
         safety: bool = False,
+        role: str | None = None,
     ) -> None:
-        """A check of the spec's verifier."""
+        """A check of the spec's verifier; `role` None: the default of its kind (see `coworkenv.spec.Check`)."""
         self.checks.append(
             {
                 "id": check_id,
                 "description": description,
+                "role": role,
                 "weight": weight,
                 "required": required,
                 "safety": safety,
@@ -273,6 +277,7 @@ class Task:
         tags = [*tags, "multi-turn" if len(self.turns) > 1 else "single-turn"]
         org = self.org
         data = {
+            "schema_version": SCHEMA_VERSION,
             "capability": cap.id,
             "user": self.user.id,
             "context": context or f"{org.company} runs {org.business}. Mail domain: {org.domain}.",
@@ -292,4 +297,12 @@ class Task:
             },
         }
         # Validating from JSON bytes is about twice as fast as from Python dicts.
+        spec = EnvSpec.model_validate_json(orjson.dumps(data))
+        # A completion check that already holds when the agent does nothing is no evidence of the task: it
+        # guards what must be kept (an attendee stays invited, a ticket stays open), so it earns no credit.
+        untouched = run_episode(Env(spec), NoopPolicy()).result
+        held = {c.id for c in untouched.checks if c.passed and not c.is_guard}
+        if not held:
+            return spec
+        data["checks"] = [{**c, "role": "guard"} if c["id"] in held else c for c in self.checks]
         return EnvSpec.model_validate_json(orjson.dumps(data))
