@@ -231,6 +231,8 @@ class _References:
             else:
                 for f in sel.fields or []:
                     yield from self._field(f"{where}.fields", model, f)
+                for k, cond in enumerate(sel.where):
+                    yield from self._field(f"{where}.where[{k}].field", model, cond.field)
 
     def _effect(self, where: str, effect: Any) -> Iterator[SpecIssue]:
         if isinstance(effect, AppendLog):

@@ -44,12 +44,22 @@ class CallMatcher(_Wire):
 
 
 class Selector(_Wire):
-    """Part of the world a frame condition allows to change: an app, a table, a record, some fields."""
+    """Part of the world a frame condition allows to change: an app, a table, a record, some fields, and
+    records matching conditions (e.g. chat messages in one channel)."""
 
     app: str
     table: str | None = None
     id: str | None = None
     fields: list[str] | None = None
+    where: Annotated[list[FieldCond], Field(description=(
+        "Only records matching every condition: the record after the change, or before it if it was removed "
+        "(e.g. [{field: channel, value: c-ops}] allows posts in #ops, not elsewhere); needs `table`"))] = []
+
+    @model_validator(mode="after")
+    def _where_needs_table(self) -> Selector:
+        if self.where and self.table is None:
+            raise ValueError("a selector with 'where' conditions names its table")
+        return self
 
 
 # -- state and action rules -------------------------------------------------------------------------

@@ -123,14 +123,22 @@ def state_holds(world: World, rule: FieldRule | RecordsRule) -> tuple[bool, str]
     return ok, f"{n} record(s) in {rule.app}.{rule.table} where {conds}; expected {rule.count_op} {rule.count}"
 
 
-def selector_allows(sel: Selector, change: Change) -> bool:
+def selector_allows(sel: Selector, change: Change, world: World | None = None) -> bool:
+    """Whether a frame selector allows a change (`where` conditions need the world to read the record)."""
     if sel.app != change.app or (sel.table is not None and sel.table != change.table):
         return False
     if sel.id is not None and sel.id != change.id:
         return False
-    if sel.fields is None:
-        return True
-    return change.kind == "changed" and set(change.fields) <= set(sel.fields)
+    if sel.fields is not None and not (change.kind == "changed" and set(change.fields) <= set(sel.fields)):
+        return False
+    if sel.where:
+        if world is None:
+            return False
+        record = world.table(change.app, change.table).get(change.id)
+        if record is None:  # removed: judge the record as it was
+            record = world.touched(change.app, change.table).get(change.id)
+        return record is not None and all(compare(field_value(record, c.field), c.op, c.value) for c in sel.where)
+    return True
 
 
 def render_value(value: Any, fmt: str) -> list[str]:

@@ -87,7 +87,7 @@ class Verifier:
         if isinstance(rule, OrderRule):
             return _order(rule, audit)
         if isinstance(rule, FrameRule):
-            extra = [c.path for c in world.changes() if not any(selector_allows(s, c) for s in rule.allow)]
+            extra = [c.path for c in world.changes() if not any(selector_allows(s, c, world) for s in rule.allow)]
             return float(not extra), f"unexpected changes: {', '.join(extra[:5])}", False, None
         if isinstance(rule, TextRule):
             compiled = self._texts.get(id(rule))

@@ -11,12 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from coworkenv.agents import NoopPolicy, run_episode
 from coworkenv.apps import TOOLS
-from coworkenv.env import Env
 from coworkenv.spec import SCHEMA_VERSION, EnvSpec
+from coworkenv.synth.procedural._finish import finish_spec
 from coworkenv.synth.taxonomy import GENERATOR_VERSION, Capability
 from coworkenv.synth.world_builder import Org, Person
 
@@ -77,9 +74,12 @@ def forbidden(tool: str, args: Wire | None = None) -> Wire:
     return {"kind": "forbidden", "call": {"tool": tool, "args": args or {}}}
 
 
-def allow(app: str, table: str | None = None, rid: str | None = None, fields: list[str] | None = None) -> Wire:
-    """A frame selector: the part of the world allowed to change."""
-    return {"app": app, "table": table, "id": rid, "fields": fields}
+def allow(
+    app: str, table: str | None = None, rid: str | None = None, fields: list[str] | None = None,
+    where: list[Wire] | None = None,
+) -> Wire:
+    """A frame selector: the part of the world allowed to change (records matching `where`, if given)."""
+    return {"app": app, "table": table, "id": rid, "fields": fields, "where": where or []}
 
 
 def frame(*allowed: Wire) -> Wire:
@@ -296,13 +296,5 @@ class Task:
                 "tags": tags,
             },
         }
-        # Validating from JSON bytes is about twice as fast as from Python dicts.
-        spec = EnvSpec.model_validate_json(orjson.dumps(data))
-        # A completion check that already holds when the agent does nothing is no evidence of the task: it
-        # guards what must be kept (an attendee stays invited, a ticket stays open), so it earns no credit.
-        untouched = run_episode(Env(spec), NoopPolicy()).result
-        held = {c.id for c in untouched.checks if c.passed and not c.is_guard}
-        if not held:
-            return spec
-        data["checks"] = [{**c, "role": "guard"} if c["id"] in held else c for c in self.checks]
-        return EnvSpec.model_validate_json(orjson.dumps(data))
+        # Validated from JSON bytes (about twice as fast as from dicts), with checks tuned against the reference.
+        return finish_spec(data)
