@@ -190,6 +190,9 @@ class _References:
         for key in matcher.args:
             if key not in tool.params.model_fields:
                 yield SpecIssue(f"{where}.args.{key}", f"{matcher.tool} has no argument {key!r}")
+        for k, cond in enumerate(matcher.where):
+            if cond.field.split(".", 1)[0] not in tool.params.model_fields:
+                yield SpecIssue(f"{where}.where[{k}].field", f"{matcher.tool} has no argument {cond.field!r}")
 
     def _rule(self, where: str, rule: Any) -> Iterator[SpecIssue]:
         if isinstance(rule, FieldRule):

@@ -41,6 +41,9 @@ class CallMatcher(_Wire):
 
     tool: Annotated[str, Field(description="A tool of the registry; it need not be exposed (\"never call X\")")]
     args: dict[str, Any] = {}
+    where: Annotated[list[FieldCond], Field(description=(
+        "Conditions on the call's arguments (field: an argument name, dotted into objects), e.g. "
+        "[{field: text, op: contains, value: OPS-7}]"))] = []
 
 
 class Selector(_Wire):

@@ -79,7 +79,18 @@ def arg_matches(actual: Any, expected: Any) -> bool:
 
 
 def call_matches(matcher: CallMatcher, tool: str, args: dict[str, Any]) -> bool:
-    return tool == matcher.tool and all(arg_matches(args.get(k), v) for k, v in matcher.args.items())
+    """Same tool, every given argument matches and every `where` condition holds on the arguments."""
+    return (tool == matcher.tool and all(arg_matches(args.get(k), v) for k, v in matcher.args.items())
+            and all(compare(_arg_value(args, c.field), c.op, c.value) for c in matcher.where))
+
+
+def _arg_value(args: dict[str, Any], path: str) -> Any:
+    value: Any = args
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return MISSING
+        value = value[part]
+    return value
 
 
 def record_matches(record: Any, rule: RecordsRule) -> bool:

@@ -64,9 +64,13 @@ def called(tool: str, args: Wire, min_times: int = 1) -> Wire:
     return {"kind": "called", "call": {"tool": tool, "args": args}, "min_times": min_times}
 
 
-def order(first: tuple[str, Wire], then: tuple[str, Wire]) -> Wire:
-    """Order rule: the first call matching `first` precedes the first matching `then`."""
-    return {"kind": "order", "first": {"tool": first[0], "args": first[1]}, "then": {"tool": then[0], "args": then[1]}}
+def order(first: tuple[str, Wire], then: tuple[str, Wire], then_where: list[Wire] | None = None) -> Wire:
+    """Order rule: the first call matching `first` precedes the first matching `then` (and `then_where`)."""
+    return {
+        "kind": "order",
+        "first": {"tool": first[0], "args": first[1]},
+        "then": {"tool": then[0], "args": then[1], "where": then_where or []},
+    }
 
 
 def forbidden(tool: str, args: Wire | None = None) -> Wire:

@@ -15,6 +15,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     frame,
     on_call,
+    order,
     put,
     records,
 )
@@ -137,6 +138,12 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             chat_posted(org.dm_channel(user.id, suggested.id), user.id, cond("text", ticket, "contains")),
         )
         task.check(
+            "suggested-asked-after-assignment",
+            f"{suggested.first} was asked after {ticket} was assigned to them",
+            order(("tickets_update", {"ticket_id": ticket, "assignee": suggested.id}), ("chat_send_dm", {}),
+                  [cond("person", [suggested.id, suggested.handle, suggested.email], "in")]),
+        )
+        task.check(
             "still-open",
             f"{ticket} stays open until someone accepts",
             field_is("tickets", "tickets", ticket, "status", "open"),
@@ -145,6 +152,12 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         "delegate-asked",
         f"{delegate.name} got a DM naming {ticket}",
         chat_posted(dm, user.id, cond("text", ticket, "contains")),
+    )
+    task.check(
+        "delegate-asked-after-assignment",
+        f"{delegate.first} was asked after {ticket} was assigned to them",
+        order(("tickets_update", {"ticket_id": ticket, "assignee": delegate.id}), ("chat_send_dm", {}),
+              [cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
     )
     task.check(
         "delegate-answered",
