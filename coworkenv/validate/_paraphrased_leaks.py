@@ -35,7 +35,7 @@ _STOP = frozenset({
     "its", "me", "my", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there", "this",
     "to", "was", "we", "were", "will", "with", "you", "your", "he", "she", "they", "his", "her", "not", "no",
 })
-_MIN_ANSWER_WORDS = 8
+_MIN_ANSWER_WORDS = 6
 _ANSWER_OVERLAP = 0.8
 _MIN_VALUE_CHARS = 3
 

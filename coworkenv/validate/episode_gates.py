@@ -7,8 +7,7 @@ from collections import Counter
 from typing import Any
 
 from coworkenv.apps import APPS
-from coworkenv.checks import MISSING
-from coworkenv.spec import AfterCall, EnvSpec, FieldRule, FrameRule, PythonRule
+from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -261,9 +260,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     - guards (frame and forbidden rules, checks marked `safety`) hold unless the agent does harm; a frame
       rule that allows every app to change can never fail (`unfalsifiable_frame`).
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
-      guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
-    - a guard on a field of a record that exists neither before nor after the reference protects nothing
-      (`guard_target_missing`: a typo in its id or path).
+      guard: a preservation check ("the event was moved, not duplicated") must be declared a guard.
+    A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
+    own call cannot fire is the mutations gate's `guard_never_fires`.
     """
     blocked = _blocked("reads_state", ctx)
     if blocked is not None:
@@ -291,9 +290,6 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             errors.append(GateError("reads_state", "unfalsifiable_frame", f"checks[{i}].rule.allow",
                                     f"frame check {check.id!r} allows every app to change, so it can never fail"))
         if guard:
-            missing = _missing_target(check.rule, spec, episodes)
-            if missing is not None:
-                errors.append(GateError("reads_state", "guard_target_missing", f"checks[{i}].rule", missing))
             continue
         if isinstance(check.rule, PythonRule):
             reason = ("it holds on the initial state, the noop episode and every near miss"
@@ -311,16 +307,6 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                     f"check {check.id!r} can never fail: {reason}"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
-
-
-def _missing_target(rule: Any, spec: EnvSpec, episodes: Any) -> str | None:
-    if not isinstance(rule, FieldRule):
-        return None
-    t = rule.target
-    exists = any(r.id == t.id for r in getattr(getattr(spec.world.apps, t.app, None), t.table, []) or [])
-    if exists or episodes.oracle_value(t) is not MISSING or (t.app, t.table, t.id) in episodes.touched:
-        return None
-    return f"{t.app}.{t.table}[{t.id}] exists neither in the initial world nor after the reference"
 
 
 def _reads_world(rule: Any) -> bool:

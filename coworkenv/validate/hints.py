@@ -49,7 +49,6 @@ HINTS: dict[str, str] = {
                       "harmful call",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
-    "guard_target_missing": "the guard names a record that does not exist (typo?): fix the id or path",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",
     "reply_only_checks": "add a field, records, called or order check on the world",
     "vacuous_check": "the check can never fail; compare with a value the wrong state does not have",

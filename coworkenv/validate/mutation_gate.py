@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -40,6 +41,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             if not _fires(outcome, mutation.targets):
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} does not make the guard fail"))
+            elif not _probe_succeeded(outcome):
+                errors.append(GateError("mutations", "guard_never_fires", mutation.path,
+                                        f"{mutation.description} fails on its own: the guard forbids harm to "
+                                        "something that does not exist"))
             continue
         survived = outcome.result is not None and outcome.passed
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
@@ -75,17 +80,36 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
     return any(not c.passed for c in outcome.result.checks if c.id in targets)
 
 
-def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> set[tuple[str, str, str]]:
-    """Records whose final value differs between a (passing) mutant and the reference."""
+Key = tuple[str, str, str]
+
+
+def _probe_succeeded(outcome: EpisodeOutcome) -> bool:
+    """Whether the probe's call (the last call of the episode) succeeded."""
+    return bool(outcome.audit) and outcome.audit[-1].ok
+
+
+def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> dict[Key, dict[str, Any]]:
+    """Records whose final value differs between a (passing) mutant and the reference, with their fields in
+    whichever of the two worlds has them."""
     mine = {(a, t, i): v for a, t, i, v in (outcome.signature or ((), ()))[0]}
     theirs = {(a, t, i): v for a, t, i, v in (oracle.signature or ((), ()))[0]}
-    return {k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k)}
+    out = {}
+    for key in mine.keys() | theirs.keys():
+        if mine.get(key) != theirs.get(key):
+            frozen = theirs.get(key) or mine.get(key)
+            out[key] = dict(frozen) if isinstance(frozen, tuple) else {}
+    return out
+
+
+def _near_match(record: dict[str, Any], rule: RecordsRule) -> bool:
+    """Whether a record meets every condition of a records rule but at most one (the rule is about it)."""
+    misses = sum(not compare(record.get(c.field.split(".")[0], MISSING), c.op, c.value) for c in rule.where)
+    return misses <= 1
 
 
 def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome, mutation: Mutation) -> bool:
     """Whether a non-guard check reads what the dropped write changed, or matches its tool."""
     changed = _changed(outcome, oracle)
-    tables = {(a, t) for a, t, _ in changed}
     t, s = step_of(mutation.path)
     call = ctx.spec.reference[t].steps[s].call
     tool = call.name if call is not None else ""
@@ -95,7 +119,8 @@ def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome
         rule: Any = check.rule
         if isinstance(rule, FieldRule) and (rule.target.app, rule.target.table, rule.target.id) in changed:
             return True
-        if isinstance(rule, RecordsRule) and (rule.app, rule.table) in tables:
+        if isinstance(rule, RecordsRule) and any(
+                (a, tb) == (rule.app, rule.table) and _near_match(fields, rule) for (a, tb, _), fields in changed.items()):
             return True
         if isinstance(rule, CalledRule) and rule.call.tool == tool:
             return True

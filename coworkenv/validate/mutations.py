@@ -8,8 +8,8 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
 - `time_shift`: a date-time argument moves by several offsets (an hour either way, a quarter hour, a day);
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
-- `text_drop` / `text_truncate`: a content argument (body, text, content, description) is emptied, or keeps
-  only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
+- `text_drop` / `text_truncate`: a content argument (body, text, content, description) says nothing ("Done."),
+  or keeps only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
   the checks name (and the values reply checks read) wrongly;
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
@@ -46,6 +46,7 @@ _MAX_ID_CHARS = 40
 _SKIPPED_TABLES = frozenset({("logs", "lines")})  # agents never pass log line ids to writes
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
+_NO_CONTENT = "Done."  # what a content argument says when its content is dropped
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
 _DIGITS = re.compile(r"\d+")
@@ -352,7 +353,8 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 def _text_mutations(name: str, value: str, args: dict[str, Any]) -> Iterator[ArgMutation]:
     if not value.strip():
         return
-    yield "text_drop", name, {**args, name: ""}, f"{name} emptied", True
+    # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
+    yield "text_drop", name, {**args, name: _NO_CONTENT}, f"{name} without its content ({_NO_CONTENT!r})", True
     lines = [line for line in value.splitlines() if line.strip()]
     if len(lines) > 1:
         yield "text_truncate", name, {**args, name: lines[0]}, f"{name} cut to its first line", True
