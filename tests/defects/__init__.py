@@ -1,0 +1,55 @@
+"""A corpus of defective environment specs, one module per defect class, each defect next to its sound twin.
+
+    from tests.defects import CLASSES, all_defects
+    for d in all_defects(): d.defect_spec(), d.twin_spec(), d.gets_away_with
+"""
+
+from __future__ import annotations
+
+from tests.defects import (
+    broken_reference,
+    content_blind,
+    dead_guard,
+    duplicate_tolerant,
+    frame_blind,
+    funnel_attribution,
+    half_pinned,
+    isolation_leak,
+    order_blind,
+    partial_credit,
+    presolved,
+    python_fragile,
+    reply_only,
+    silent_change,
+    vacuous,
+    wrong_expected,
+)
+from tests.defects._core import Defect, has_policy, judge, play, witness_holds
+
+MODULES = (
+    order_blind,
+    frame_blind,
+    partial_credit,
+    content_blind,
+    half_pinned,
+    vacuous,
+    dead_guard,
+    python_fragile,
+    isolation_leak,
+    presolved,
+    funnel_attribution,
+    wrong_expected,
+    broken_reference,
+    reply_only,
+    silent_change,
+    duplicate_tolerant,
+)
+CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
+
+
+def all_defects() -> list[Defect]:
+    """Every defect of every class, in module order."""
+    return [d for m in MODULES for d in m.DEFECTS]
+
+
+__all__ = ["CLASSES", "MODULES", "Defect", "all_defects", "has_policy", "judge", "play", "witness_holds"]

@@ -1,0 +1,97 @@
+"""Half-pinned values: a check accepts the right value OR a wrong one (another person, an hour off), or pins
+one recipient of several."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from tests.defects._core import Defect, Spec, check, cond, record, with_args, world
+
+CLASS = "half_pinned"
+
+
+def _hour_later(iso: str) -> str:
+    return (datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _other_person(spec: Spec, person: str) -> str:
+    return next(p["id"] for p in world(spec, "directory", "people") if p["id"] not in (person, spec["user"]))
+
+
+def _or_other_assignee(check_id: str):  # type: ignore[no-untyped-def]
+    def breaks(spec: Spec) -> None:
+        rule = check(spec, check_id)["rule"]
+        rule["value"] = [rule["value"], _other_person(spec, rule["value"])]
+        rule["op"] = "in"
+    return breaks
+
+
+def _assign_other(check_id: str):  # type: ignore[no-untyped-def]
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        rule = check(spec, check_id)["rule"]
+        return with_args(spec, "tickets_update", {"ticket_id": rule["target"]["id"]},
+                         assignee=_other_person(spec, rule["value"]))
+    return witness
+
+
+def _start_or_hour_off(spec: Spec) -> None:
+    for cid in ("moved-to-free-slot", "same-length"):
+        rule = check(spec, cid)["rule"]
+        rule["op"], rule["value"] = "in", [rule["value"], _hour_later(rule["value"])]
+
+
+def _moved_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    event = check(spec, "moved-to-free-slot")["rule"]["target"]["id"]
+    start, end = check(spec, "moved-to-free-slot")["rule"]["value"], check(spec, "same-length")["rule"]["value"]
+    return with_args(spec, "calendar_update_event", {"event_id": event},
+                     start=_hour_later(start), end=_hour_later(end))
+
+
+def _one_viewer(spec: Spec) -> None:
+    c = cond(check(spec, "access-granted"), "values.viewers")
+    c["value"] = c["value"][:1]
+
+
+def _ticket_to_self_ok(spec: Spec) -> None:
+    c = cond(check(spec, "incident-ticket"), "assignee")
+    c["op"], c["value"] = "in", [c["value"], spec["user"]]
+
+
+def _only_new_viewer(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    new = cond(check(spec, "access-granted"), "values.viewers")["value"][0]
+    return with_args(spec, "services_update_config", {}, changes={"viewers": new})
+
+
+def _drop_cc(spec: Spec) -> None:
+    c = check(spec, "draft-ready")
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "cc"]
+
+
+DEFECTS = [
+    Defect(CLASS, "triage-assignee-or-other", "synth:ticket_triage_update@1",
+           "assigns the ticket to the wrong person", breaks=_or_other_assignee("PLAT-113-assignee"),
+           witness=_assign_other("PLAT-113-assignee")),
+    Defect(CLASS, "reschedule-hour-off", "synth:reschedule_conflict@1",
+           "moves the meeting an hour later than the first free slot", breaks=_start_or_hour_off,
+           witness=_moved_hour_late),
+    Defect(CLASS, "viewers-one-of-seven", "synth:access_request_approval@1",
+           "grants access by replacing the viewer list, locking the existing viewers out", breaks=_one_viewer,
+           witness=_only_new_viewer),
+    Defect(CLASS, "incident-ticket-to-self-ok", "synth:incident_investigate_fix@1",
+           "keeps the incident ticket for the user instead of the owning team's lead", breaks=_ticket_to_self_ok,
+           witness=lambda s: with_args(s, "tickets_create", {}, assignee=s["user"])),
+    Defect(CLASS, "draft-cc-unpinned", "synth:draft_only_reply@1",
+           "drafts the reply without copying the manager", breaks=_drop_cc,
+           witness=lambda s: with_args(s, "mail_save_draft", {}, cc=[])),
+    Defect(CLASS, "handoff-assignee-or-other", "synth:oncall_handoff@1",
+           "hands a ticket to someone who is not on call next",
+           breaks=lambda s: _or_other_assignee(_first_field_check(s, "assignee"))(s),
+           witness=lambda s: _assign_other(_first_field_check(s, "assignee"))(s)),
+]
+
+
+def _first_field_check(spec: Spec, field: str) -> str:
+    return str(check(spec, kind="field", where=lambda c: c["rule"]["target"]["field"] == field)["id"])
+
+
+__all__ = ["DEFECTS", "record"]

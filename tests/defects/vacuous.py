@@ -1,0 +1,74 @@
+"""Vacuous in practice: checks that can fail in theory but hold for anything an agent plausibly does
+("count >= 1" on a channel that already has posts, "subject != X", "assignee in everyone")."""
+
+from __future__ import annotations
+
+from tests.defects._core import Defect, Spec, call, check, cond, noop_reference, with_args, without, world
+
+CLASS = "vacuous"
+
+
+def _any_sent_mail(spec: Spec) -> None:
+    c = check(spec, "report-mailed")
+    subject = call(spec, "mail_send")["arguments"]["subject"]
+    c["rule"]["where"] = [cond(c, "folder"), {"field": "subject", "op": "not_equals", "value": subject}]
+
+
+def _status_not_blocked(spec: Spec) -> None:
+    rule = check(spec, "in-progress")["rule"]
+    rule["op"], rule["value"] = "not_equals", "blocked"
+
+
+def _assignee_in_everyone(spec: Spec) -> None:
+    rule = check(spec, "PLAT-113-assignee")["rule"]
+    rule["op"], rule["value"] = "in", [p["id"] for p in world(spec, "directory", "people")]
+
+
+def _any_post_in_channel(check_id: str):  # type: ignore[no-untyped-def]
+    def breaks(spec: Spec) -> None:
+        c = check(spec, check_id)
+        c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] == "channel"]
+        c["rule"]["count_op"], c["rule"]["count"] = "gte", 1
+    return breaks
+
+
+def _no_status_update(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    return without(spec, "tickets_update", status="in_progress")
+
+
+DEFECTS = [
+    Defect(CLASS, "mail-subject-not-x", "example:report_from_files",
+           "mails Grace without the reports attached: last week's sent mail already has another subject",
+           breaks=_any_sent_mail, witness=lambda s: with_args(s, "mail_send", {}, attachments=[])),
+    Defect(CLASS, "status-not-blocked", "synth:delegate_and_follow_up@1",
+           "never moves the ticket to in progress (it was open, which is 'not blocked')", breaks=_status_not_blocked,
+           witness=_no_status_update),
+    Defect(CLASS, "assignee-in-everyone", "synth:ticket_triage_update@1",
+           "assigns the ticket to anyone at all", breaks=_assignee_in_everyone,
+           witness=lambda s: with_args(s, "tickets_update", {"ticket_id": "PLAT-113"}, assignee=s["user"])),
+    Defect(CLASS, "incidents-has-a-post", "example:incident_rollback",
+           "posts nothing about the incident: #incidents already had a reminder in it",
+           breaks=_any_post_in_channel("incident-announced"),
+           witness=lambda s: with_args(s, "chat_post_message", {"channel": "#incidents"}, text="Looking.")),
+    Defect(CLASS, "incidents-has-a-post-synth", "synth:incident_investigate_fix@1",
+           "announces nothing useful: #incidents already had posts in it", breaks=_any_post_in_channel("announced"),
+           witness=lambda s: with_args(s, "chat_post_message", {"channel": "#incidents"}, text="Looking.")),
+    Defect(CLASS, "leads-channel-has-a-post", "example:report_from_files",
+           "never posts the week's headline: the channel already had a post",
+           breaks=lambda s: None,
+           witness=lambda s: without(s, "chat_post_message")),
+    Defect(CLASS, "attendees-kept-empty-list", "example:meeting_reschedule",
+           "drops the original attendees when adding Elena: 'contains []' holds for any list",
+           breaks=lambda s: check(s, "attendees-kept")["rule"].update(value=[]),
+           witness=lambda s: with_args(s, "calendar_update_event", {"attendees": cond_value(s)},
+                                       attendees=["elena.rossi@brightline.test"])),
+]
+
+
+
+def cond_value(spec: Spec) -> list[str]:
+    """The attendee list the reference's second update sets (original attendees plus Elena)."""
+    return [*list(check(spec, "attendees-kept")["rule"]["value"]), "elena.rossi@brightline.test"]
+
+
+__all__ = ["DEFECTS", "noop_reference"]
