@@ -11,6 +11,7 @@ harmful mutant changed the world, protect nothing (`guard_never_fires`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from coworkenv.checks import MISSING, compare
@@ -41,7 +42,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             if not _fires(outcome, mutation.targets):
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} does not make the guard fail"))
-            elif not _probe_succeeded(outcome):
+            elif mutation.core and not _probe_succeeded(outcome):
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} fails on its own: the guard forbids harm to "
                                         "something that does not exist"))
@@ -81,11 +82,17 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
 
 
 Key = tuple[str, str, str]
+# How tools say that a record, file or person does not exist (`Toolkit.require`: "no ticket with id ...").
+_MISSING_TARGET = re.compile(r"^no \w|\b(not found|does not exist|doesn't exist|unknown \w+)\b", re.IGNORECASE)
 
 
 def _probe_succeeded(outcome: EpisodeOutcome) -> bool:
-    """Whether the probe's call (the last call of the episode) succeeded."""
-    return bool(outcome.audit) and outcome.audit[-1].ok
+    """Whether the probe's call (the last call of the episode) succeeded, or failed for another reason than
+    naming something that does not exist."""
+    if not outcome.audit:
+        return False
+    last = outcome.audit[-1]
+    return last.ok or _MISSING_TARGET.search(last.error or "") is None
 
 
 def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> dict[Key, dict[str, Any]]:

@@ -126,7 +126,7 @@ def task_mutations(
     changed, `created` those it added (every other record of `final` is as the spec's initial world has it).
     """
     return [*_dependent_swaps(spec, final, created), *_harmful_actions(spec, final, touched),
-            *_guard_probes(spec, index)]
+            *_guard_probes(spec, index, created)]
 
 
 def _target(call: ToolCallSpec, world: World, created: set[tuple[str, str, str]]) -> tuple[str, str, str] | None:
@@ -228,7 +228,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[tuple[str, str, s
                 break
 
 
-def _guard_probes(spec: EnvSpec, index: EntityIndex) -> Iterator[Mutation]:
+def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:
     if not spec.reference:
         return
     reference_args: dict[str, dict[str, Any]] = {}
@@ -240,21 +240,33 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex) -> Iterator[Mutation]:
         rule = check.rule
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
-        args = _probe_args(rule.call.tool, dict(rule.call.args), reference_args.get(rule.call.tool, {}), index)
-        if args is None:
+        built = _probe_args(rule.call.tool, dict(rule.call.args), reference_args.get(rule.call.tool, {}), index,
+                            created)
+        if built is None:
             continue
+        args, made_up = built
         reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=args))
+        # When the guard leaves its target open and the probe's own choice fails, the failure proves nothing.
         yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {args}",
-                       reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
+                       reference, core=not made_up, equivalence=False, code="guard_never_fires", targets=(check.id,))
 
 
-def _probe_args(tool_name: str, wanted: dict[str, Any], like: dict[str, Any], index: EntityIndex) -> dict[str, Any] | None:
-    """Arguments of a call matching `wanted`, the rest taken from a reference call of the tool or made up."""
+def _probe_args(
+    tool_name: str, wanted: dict[str, Any], like: dict[str, Any], index: EntityIndex,
+    created: set[tuple[str, str, str]],
+) -> tuple[dict[str, Any], bool] | None:
+    """Arguments of a call matching `wanted`, the rest taken from a reference call of the tool or made up
+    (records the reference created first), and whether a required argument had to be made up."""
     tool = TOOLS[tool_name]
     args = {**{k: v for k, v in like.items() if k not in wanted}, **wanted}
+    made_up = False
+    fresh = sorted(i for app, _, i in created if app == tool.app)
     for name, field in tool.params.model_fields.items():
+        if name not in args and not field.is_required() and field.annotation is bool:
+            args[name] = True  # force the harm through (overwrite=True)
         if name in args or not field.is_required():
             continue
+        made_up = True
         choices = _literal_values(field.annotation)
         text = str(field.annotation)
         if choices:
@@ -268,10 +280,10 @@ def _probe_args(tool_name: str, wanted: dict[str, Any], like: dict[str, Any], in
         elif "dict" in text:
             args[name] = {}
         else:
-            ids = next((ids for (app, _), ids in index.table_ids.items() if app == tool.app and ids), [])
+            ids = fresh + next((ids for (app, _), ids in index.table_ids.items() if app == tool.app and ids), [])
             args[name] = ids[0] if name.endswith(("_id", "service", "path")) and ids else "probe"
     try:
         tool.params.model_validate(args)
     except Exception:  # a probe we cannot build proves nothing either way
         return None
-    return args
+    return args, made_up
