@@ -7,6 +7,7 @@ spec once. Rule and effect constructors return the wire format of `coworkenv.spe
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,11 @@ class GenContext:
 def cond(field: str, value: Any, op: str = "equals") -> Wire:
     """One condition of a records rule."""
     return {"field": field, "op": op, "value": value}
+
+
+def mentions(field: str, *alternatives: str) -> Wire:
+    """Condition: a text field mentions one of the alternatives (case-insensitive)."""
+    return cond(field, "(?i)" + "|".join(re.escape(a) for a in alternatives), "matches")
 
 
 def field_is(app: str, table: str, rid: str, field: str, value: Any, op: str = "equals") -> Wire:
@@ -99,6 +105,15 @@ def reply_states(app: str, table: str, rid: str, field: str, turn: int | None = 
         "turn": turn,
         "format": fmt,
     }
+
+
+def said(*all_of: str | list[str], any_of: Sequence[str] = (), turn: int | None = 0, partial: bool = False) -> Wire:
+    """Text rule: the final reply of `turn` mentions every term (a list: any of its alternatives) and one of
+    `any_of`, after case, accent and Unicode normalisation."""
+    rule: Wire = {"kind": "text", "scope": "final", "turn": turn, "all_of": list(all_of), "partial": partial}
+    if any_of:
+        rule["any_of"] = list(any_of)
+    return rule
 
 
 def sent_mail(to: str | list[str], *more: Wire, folder: str = "sent") -> Wire:

@@ -18,6 +18,7 @@ from coworkenv.synth.procedural._task import (
     order,
     put,
     records,
+    said,
 )
 from coworkenv.synth.world_builder import DAY, Org
 
@@ -111,6 +112,11 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             weight=2,
         )
         task.check(
+            "reply-says-accepted",
+            f"the reply says {delegate.first} took {ticket}",
+            said(ticket, ["accepted", "accepts", "agreed", "took", "will pick", "in progress", "yes"], turn=1),
+        )
+        task.check(
             "stays-with-delegate",
             f"{ticket} stays with {delegate.name}",
             field_is("tickets", "tickets", ticket, "assignee", delegate.id),
@@ -136,6 +142,11 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             "suggested-asked",
             f"{suggested.name} got a DM naming {ticket}",
             chat_posted(org.dm_channel(user.id, suggested.id), user.id, cond("text", ticket, "contains")),
+        )
+        task.check(
+            "reply-names-new-owner",
+            f"the reply says {ticket} went to {suggested.name}",
+            said(ticket, [suggested.first, suggested.name], turn=1),
         )
         task.check(
             "suggested-asked-after-assignment",
