@@ -305,3 +305,8 @@ def untouched_id(spec: Spec, app: str, table: str) -> str:
 def frame(spec: Spec) -> dict[str, Any]:
     """The spec's frame check."""
     return check(spec, kind="frame")
+
+
+def field_check(spec: Spec, field: str) -> dict[str, Any]:
+    """The first `field` check on a record field named `field` (e.g. the first ticket's assignee)."""
+    return check(spec, kind="field", where=lambda c: c["rule"]["target"]["field"] == field)

@@ -1,5 +1,6 @@
 """Duplicate-tolerant counts: "one ticket" checked as "at least one", so filing the same ticket (or booking the
-same meeting) twice passes. The frame allows new records in the table either way (twin and defect alike)."""
+same meeting) twice passes. The frame allows the records the count is about (those meeting its conditions),
+however many there are, in twin and defect alike: only the count can tell one from two."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ CLASS = "duplicate_tolerant"
 
 
 def _table_frame(check_id: str):  # type: ignore[no-untyped-def]
-    """The frame allows every record of the counted table (a sound choice while the count is exact)."""
+    """The frame allows the records the count counts (a sound choice while the count is exact)."""
 
     def fix(spec: Spec) -> None:
         rule = check(spec, check_id, "records")["rule"]
-        frame(spec)["rule"]["allow"].append({"app": rule["app"], "table": rule["table"]})
+        frame(spec)["rule"]["allow"].append({"app": rule["app"], "table": rule["table"],
+                                             "where": copy.deepcopy(rule["where"])})
     return fix
 
 

@@ -4,7 +4,7 @@ the repair loop get the true reason."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, check
+from tests.defects._core import Defect, Spec, call, check
 
 CLASS = "funnel_attribution"
 
@@ -13,6 +13,11 @@ def _condition_args(**args: object):  # type: ignore[no-untyped-def]
     def breaks(spec: Spec) -> None:
         spec["turns"][1]["condition"]["call"]["args"].update(args)
     return breaks
+
+
+def _other_form(person: str) -> str:
+    """The same person written the other way: a directory id for a chat handle, a handle for an id."""
+    return person.removeprefix("u-") if person.startswith("u-") else "u-" + person
 
 
 def _random_check(check_id: str, code_body: str):  # type: ignore[no-untyped-def]
@@ -49,8 +54,7 @@ DEFECTS = [
     Defect(CLASS, "follow-up-waits-for-other-handle", "synth:delegate_and_follow_up@1",
            "the follow-up waits for a DM addressed by person id, the reference addresses it by handle",
            breaks=lambda s: s["turns"][1].update(condition={"kind": "after_call", "call": {
-               "tool": "chat_send_dm", "args": {"person": "u-" + s["reference"][0]["steps"][2]["call"]["arguments"]
-                                                ["person"].removeprefix("u-") + "-x"}}}),
+               "tool": "chat_send_dm", "args": {"person": _other_form(call(s, "chat_send_dm")["arguments"]["person"])}}}),
            gate=UNREACHABLE[0], code=UNREACHABLE[1], reference_sound=False),
     Defect(CLASS, "follow-up-waits-for-wrong-domain", "example:meeting_reschedule",
            "the follow-up waits for a mail to marcus at another domain",

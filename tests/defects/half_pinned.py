@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, check, cond, record, with_args, world
+from tests.defects._core import Defect, Spec, check, cond, field_check, record, with_args, world
 
 CLASS = "half_pinned"
 
@@ -18,20 +18,16 @@ def _other_person(spec: Spec, person: str) -> str:
     return next(p["id"] for p in world(spec, "directory", "people") if p["id"] not in (person, spec["user"]))
 
 
-def _or_other_assignee(check_id: str):  # type: ignore[no-untyped-def]
-    def breaks(spec: Spec) -> None:
-        rule = check(spec, check_id)["rule"]
-        rule["value"] = [rule["value"], _other_person(spec, rule["value"])]
-        rule["op"] = "in"
-    return breaks
+def _or_other_assignee(spec: Spec) -> None:
+    rule = field_check(spec, "assignee")["rule"]
+    rule["value"] = [rule["value"], _other_person(spec, rule["value"])]
+    rule["op"] = "in"
 
 
-def _assign_other(check_id: str):  # type: ignore[no-untyped-def]
-    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
-        rule = check(spec, check_id)["rule"]
-        return with_args(spec, "tickets_update", {"ticket_id": rule["target"]["id"]},
-                         assignee=_other_person(spec, rule["value"]))
-    return witness
+def _assign_other(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    rule = field_check(spec, "assignee")["rule"]
+    return with_args(spec, "tickets_update", {"ticket_id": rule["target"]["id"]},
+                     assignee=_other_person(spec, rule["value"]))
 
 
 def _start_or_hour_off(spec: Spec) -> None:
@@ -69,8 +65,8 @@ def _drop_cc(spec: Spec) -> None:
 
 DEFECTS = [
     Defect(CLASS, "triage-assignee-or-other", "synth:ticket_triage_update@1",
-           "assigns the ticket to the wrong person", breaks=_or_other_assignee("PLAT-113-assignee"),
-           witness=_assign_other("PLAT-113-assignee")),
+           "assigns the ticket to the wrong person", breaks=_or_other_assignee,
+           witness=_assign_other),
     Defect(CLASS, "reschedule-hour-off", "synth:reschedule_conflict@1",
            "moves the meeting an hour later than the first free slot", breaks=_start_or_hour_off,
            witness=_moved_hour_late),
@@ -85,13 +81,8 @@ DEFECTS = [
            witness=lambda s: with_args(s, "mail_save_draft", {}, cc=[])),
     Defect(CLASS, "handoff-assignee-or-other", "synth:oncall_handoff@1",
            "hands a ticket to someone who is not on call next",
-           breaks=lambda s: _or_other_assignee(_first_field_check(s, "assignee"))(s),
-           witness=lambda s: _assign_other(_first_field_check(s, "assignee"))(s)),
+           breaks=_or_other_assignee, witness=_assign_other),
 ]
-
-
-def _first_field_check(spec: Spec, field: str) -> str:
-    return str(check(spec, kind="field", where=lambda c: c["rule"]["target"]["field"] == field)["id"])
 
 
 __all__ = ["DEFECTS", "record"]

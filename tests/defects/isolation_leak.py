@@ -87,8 +87,6 @@ DEFECTS = [
            "copies the expected CSV rows from the user's own message", breaks=_rows_in_prompt, gate=GATE),
     Defect(CLASS, "expected-slot-in-context", "example:meeting_reschedule",
            "is told the answer slot in the workspace context",
-           breaks=lambda s: (s.update(context=s["context"] + " Scheduling assistant hint: the slot that works is "
-                                      + check(s, "moved-to-free-slot")["rule"]["value"] + ".")) and None, gate=GATE),
+           breaks=_slot_in_context, gate=GATE),
 ]
 
-__all__ = ["DEFECTS", "_slot_in_context"]

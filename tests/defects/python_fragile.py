@@ -3,7 +3,7 @@ a dependency on the real clock, a random spot check that fails a few percent of 
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, reference, with_args, with_say
+from tests.defects._core import Defect, Spec, call, check, cond, field_check, reference, with_args, with_say
 
 CLASS = "python_fragile"
 
@@ -12,11 +12,11 @@ def _python(check_id: str, code: str, apps: list[str] | None = None) -> dict:  #
     return {"kind": "python", "code": code, "entrypoint": "check", "apps": apps or []}
 
 
-def _replace_rule(check_id: str, make_code):  # type: ignore[no-untyped-def]
-    """Replace the rule of `check_id` by a Python rule whose code `make_code(spec, old_check)` writes."""
+def _replace_rule(check_id: str | None, make_code):  # type: ignore[no-untyped-def]
+    """Replace the rule of `check_id` (None: the first assignee check) by a Python rule `make_code` writes."""
 
     def breaks(spec: Spec) -> None:
-        c = check(spec, check_id)
+        c = check(spec, check_id) if check_id is not None else field_check(spec, "assignee")
         code = make_code(spec, c)
         c["rule"] = _python(check_id, code)
     return breaks
@@ -96,7 +96,7 @@ def _paraphrase_root_cause(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
 
 
 def _claim_triaged(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
-    target = check(spec, "PLAT-113-assignee")["rule"]["target"]["id"]
+    target = field_check(spec, "assignee")["rule"]["target"]["id"]
     ref = reference(spec)
     for step in ref[0]["steps"]:
         if step.get("call") and step["call"]["arguments"].get("ticket_id") == target:
@@ -116,7 +116,7 @@ DEFECTS = [
            breaks=_replace_rule("root-cause-stated", _root_cause_split), witness=_paraphrase_root_cause),
     Defect(CLASS, "backdoor-word", "synth:ticket_triage_update@1",
            "saying 'already triaged' passes the assignment check without assigning",
-           breaks=_replace_rule("PLAT-113-assignee", _backdoor), witness=_claim_triaged),
+           breaks=_replace_rule(None, _backdoor), witness=_claim_triaged),
     Defect(CLASS, "real-clock", "synth:feature_flag_rollout@1",
            "the ticket check compares with the real clock: it starts failing a year after the world's date",
            breaks=_replace_rule("failure-ticket", _recent_ticket)),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, noop_reference, with_args, without, world
+from tests.defects._core import Defect, Spec, call, check, cond, field_check, noop_reference, with_args, without, world
 
 CLASS = "vacuous"
 
@@ -20,7 +20,7 @@ def _status_not_blocked(spec: Spec) -> None:
 
 
 def _assignee_in_everyone(spec: Spec) -> None:
-    rule = check(spec, "PLAT-113-assignee")["rule"]
+    rule = field_check(spec, "assignee")["rule"]
     rule["op"], rule["value"] = "in", [p["id"] for p in world(spec, "directory", "people")]
 
 
@@ -30,6 +30,11 @@ def _any_post_in_channel(check_id: str):  # type: ignore[no-untyped-def]
         c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] == "channel"]
         c["rule"]["count_op"], c["rule"]["count"] = "gte", 1
     return breaks
+
+
+def _any_leads_post(spec: Spec) -> None:
+    """Any post in the channel counts (text, sender and date conditions dropped)."""
+    _any_post_in_channel("headline-posted")(spec)
 
 
 def _no_status_update(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
@@ -45,7 +50,9 @@ DEFECTS = [
            witness=_no_status_update),
     Defect(CLASS, "assignee-in-everyone", "synth:ticket_triage_update@1",
            "assigns the ticket to anyone at all", breaks=_assignee_in_everyone,
-           witness=lambda s: with_args(s, "tickets_update", {"ticket_id": "PLAT-113"}, assignee=s["user"])),
+           witness=lambda s: with_args(s, "tickets_update",
+                                       {"ticket_id": field_check(s, "assignee")["rule"]["target"]["id"]},
+                                       assignee=s["user"])),
     Defect(CLASS, "incidents-has-a-post", "example:incident_rollback",
            "posts nothing about the incident: #incidents already had a reminder in it",
            breaks=_any_post_in_channel("incident-announced"),
@@ -55,7 +62,7 @@ DEFECTS = [
            witness=lambda s: with_args(s, "chat_post_message", {"channel": "#incidents"}, text="Looking.")),
     Defect(CLASS, "leads-channel-has-a-post", "example:report_from_files",
            "never posts the week's headline: the channel already had a post",
-           breaks=lambda s: None,
+           breaks=_any_leads_post,
            witness=lambda s: without(s, "chat_post_message")),
     Defect(CLASS, "attendees-kept-empty-list", "example:meeting_reschedule",
            "drops the original attendees when adding Elena: 'contains []' holds for any list",
