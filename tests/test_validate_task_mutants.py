@@ -88,10 +88,13 @@ def test_half_pinned_a_check_accepting_another_person_named_in_it_is_caught() ->
     assert any("assignee 'u-jon' -> 'u-raj'" in e.message for e in v.errors())
 
 
-def test_every_enum_value_and_both_number_directions_are_tried() -> None:
-    found = {m.description for m in mutants(sound_spec())}
-    for other in ("p2", "p3", "p4"):
-        assert f"tickets_update: priority 'p1' -> '{other}'" in found
+def test_enum_alternatives_are_every_value_the_checks_name_then_one_more() -> None:
+    spec = sound_spec()
+    check_of(spec, "raised")["rule"].update(op="in", value=["p1", "p4"])
+    found = {m.description for m in mutants(spec) if "priority" in m.description}
+    assert found == {"tickets_update: priority 'p1' -> 'p4'", "tickets_update: priority 'p1' -> 'p2'"}
+    v = validate_spec(spec)
+    assert any("priority 'p1' -> 'p4'" in e.message for e in v.errors() if e.code == "mutant_survived")
 
 
 def test_each_list_member_is_dropped_in_turn_and_times_move_several_ways() -> None:

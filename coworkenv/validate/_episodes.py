@@ -13,6 +13,7 @@ from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
+from coworkenv.validate._reads import reads_are_invisible, without_reads
 from coworkenv.validate.mutations import EntityIndex, Mutation, check_values
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
@@ -86,6 +87,9 @@ class SpecEpisodes:
     def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
         self.spec = spec
         self.env = Env(spec, max_steps=max_steps)
+        # Every reset hands out the tool schemas; the gates never read them, so build them once, not per episode.
+        schemas = self.env.toolbox.openai_tools()
+        self.env.toolbox.openai_tools = lambda: schemas  # type: ignore[method-assign]
         # Scored before any episode: the world is still exactly the spec's initial state.
         self.initial: VerifierResult = self.env.verifier.score(self.env.state, [], [])
         has_python = any(isinstance(c.rule, PythonRule) for c in spec.checks)
@@ -104,6 +108,7 @@ class SpecEpisodes:
         # The reference's final world as the sandbox sees it (only kept when a Python check exists).
         self.oracle_wire: dict[str, Any] | None = None
         self._mutants: dict[str, EpisodeOutcome] = {}
+        self.skip_reads = reads_are_invisible(spec)
 
     def oracle(self) -> EpisodeOutcome:
         """The reference solution's episode (the first one on this Env: its world was freshly built)."""
@@ -155,9 +160,12 @@ class SpecEpisodes:
     def mutant(self, reference: list[ReferenceTurn]) -> EpisodeOutcome:
         """The oracle playing a mutated reference; the signature is kept only when the verifier passes it.
 
-        Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode.
+        Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode;
+        read calls are left out when no check, turn or rule can tell (`reads_are_invisible`).
         """
-        key = "\0".join(turn.model_dump_json() for turn in reference)
+        if self.skip_reads:
+            reference = without_reads(reference)
+        key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)
         if found is None:
             found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None)

@@ -114,7 +114,7 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
     if _REFERENCE_MARKER in world_compact:
         yield "reference_in_world", "world", "a world record contains serialized reference steps"
     verbatim = {needle.path for needle in needles(spec) if needle.text in world}
-    for code, path, message in paraphrased_leaks(spec, strings):
+    for code, path, message in paraphrased_leaks(spec, strings, world):
         if path not in verbatim:
             yield code, path, message
     for i, check in enumerate(spec.checks):

@@ -35,6 +35,7 @@ _STOP = frozenset({
     "its", "me", "my", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there", "this",
     "to", "was", "we", "were", "will", "with", "you", "your", "he", "she", "they", "his", "her", "not", "no",
 })
+_RAW_WORD = re.compile(r"\w{2,}")
 _MIN_ANSWER_WORDS = 6
 _ANSWER_OVERLAP = 0.8
 _MIN_VALUE_CHARS = 3
@@ -55,34 +56,58 @@ def _words(text: str) -> set[str]:
     return {w for w in text.split() if w not in _STOP and len(w) > 1}
 
 
-def paraphrased_leaks(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str, str, str]]:
-    """(code, path, message) for every reworded reference answer or reference call found in one world string."""
-    strings = [normalize_loose(s) for s in world_strings if len(s) >= 12]
-    word_sets = [set(s.split()) for s in strings]
+def paraphrased_leaks(spec: EnvSpec, world_strings: list[str], world_text: str) -> Iterator[tuple[str, str, str]]:
+    """(code, path, message) for every reworded reference answer or reference call found in one world string.
+
+    `world_text` is all of them in lower case. Cheap tests pick the candidates first (the answer's longest words
+    occur somewhere in the world; then in the string); only candidates are normalised (worlds hold thousands).
+    """
+    lowered: list[str] = []
+    raw_words: list[set[str]] | None = None
+    if any(step.say is not None or step.call is not None for turn in spec.reference for step in turn.steps):
+        lowered = [s.lower() for s in world_strings if len(s) >= 12]
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):
             path = f"reference[{t}].steps[{s}]"
             if step.say is not None:
                 wanted = _words(normalize_loose(step.say))
-                if len(wanted) >= _MIN_ANSWER_WORDS and any(
-                        len(wanted & have) >= _ANSWER_OVERLAP * len(wanted) for have in word_sets):
+                if len(wanted) < _MIN_ANSWER_WORDS or not _may_occur(step.say, world_text):
+                    continue
+                if raw_words is None:
+                    raw_words = [set(_RAW_WORD.findall(text)) for text in lowered]
+                raw = set(_RAW_WORD.findall(step.say.lower()))
+                candidates = [text for text, have in zip(lowered, raw_words, strict=True)
+                              if len(raw & have) >= _ANSWER_OVERLAP * len(raw) / 2]
+                if any(len(wanted & set(normalize_loose(text).split())) >= _ANSWER_OVERLAP * len(wanted)
+                       for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
                            "a world record states the reference answer (reworded or reformatted)")
-            elif step.call is not None and is_write(step.call.name):
-                found = _call_in(step.call.name, step.call.arguments, strings)
-                if found:
-                    yield ("reference_in_world", f"{path}.call",
-                           f"a world record spells out the reference call {step.call.name} with its arguments")
+            elif (step.call is not None and is_write(step.call.name)
+                  and _call_in(step.call.name, step.call.arguments, lowered, world_text)):
+                yield ("reference_in_world", f"{path}.call",
+                       f"a world record spells out the reference call {step.call.name} with its arguments")
 
 
-def _call_in(tool: str, arguments: dict[str, Any], strings: list[str]) -> bool:
+def _may_occur(say: str, world_text: str) -> bool:
+    """Whether at least two of the answer's three longest words occur anywhere in the world."""
+    longest = sorted({w for w in _RAW_WORD.findall(say.lower()) if w.isalpha()}, key=len, reverse=True)[:3]
+    return sum(w in world_text for w in longest) >= min(2, len(longest))
+
+
+def _call_in(tool: str, arguments: dict[str, Any], lowered: list[str], world_text: str) -> bool:
     operation = tool.split("_", 1)[1] if "_" in tool else tool
+    head = operation.split("_", 1)[0]
+    if head not in world_text:
+        return False
     names = {normalize_loose(tool), normalize_loose(operation), normalize_loose(operation.replace("_", " "))}
     values = [normalize_loose(str(v)) for v in _scalars(arguments)]
     values = [v for v in values if len(v) >= _MIN_VALUE_CHARS or v.isdigit()]
     if not values:
         return False
-    for text in strings:
+    for raw in lowered:
+        if head not in raw:
+            continue
+        text = normalize_loose(raw)
         padded = f" {text} "
         if any(f" {n} " in padded for n in names) and all(v in text for v in values):
             return True

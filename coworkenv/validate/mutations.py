@@ -2,9 +2,9 @@
 
 Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_write`: one write call is left out (a survivor is an incidental write: see the mutations gate);
-- `change_arg`: one argument of a write call gets another valid-looking value: every other enum value, a
-  number off by one either way, a flipped flag, every other record of the table an id names (the ones the
-  checks mention first, then a few more);
+- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way,
+  a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
+  `max_alternatives` more);
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
 - `time_shift`: a date-time argument moves by several offsets (an hour either way, a quarter hour, a day);
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
@@ -107,10 +107,10 @@ class EntityIndex:
             for record_id in ids:
                 self.table_of.setdefault(record_id, key)
 
-    def _ranked(self, options: list[str], limit: int) -> list[str]:
-        """Options the checks name first (all of them), then up to `limit` others, in world order."""
-        named = [o for o in options if o.lower() in self.preferred]
-        return named + [o for o in options if o.lower() not in self.preferred][:limit]
+    def rank(self, options: list[Any], limit: int) -> list[Any]:
+        """Options the checks name first (all of them), then up to `limit` others, in the given order."""
+        named = [o for o in options if str(o).lower() in self.preferred]
+        return named + [o for o in options if str(o).lower() not in self.preferred][:limit]
 
     def recipients(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
         """Other people or channels written the same way as `value` (empty: `value` is neither)."""
@@ -129,7 +129,7 @@ class EntityIndex:
                 alt = names[form]
                 if i != index and alt.lower() not in avoided:
                     options.append(alt.lstrip("#") if form == 1 and not value.startswith("#") else alt)
-        return self._ranked(options, limit)
+        return self.rank(options, limit)
 
     def recipient(self, value: str, avoid: set[str]) -> str | None:
         """Another person or channel written the same way as `value` (None: `value` is neither)."""
@@ -145,7 +145,7 @@ class EntityIndex:
         key = self.table_of.get(value)
         if key is None:
             return []
-        return self._ranked([i for i in self.table_ids[key] if i != value and i not in avoid], limit)
+        return self.rank([i for i in self.table_ids[key] if i != value and i not in avoid], limit)
 
     def other_record(self, value: str, avoid: set[str]) -> str | None:
         """Another id of the table `value` is an id of (None: it is no record's id)."""
@@ -186,7 +186,7 @@ def check_values(spec: EnvSpec) -> set[str]:
     return out
 
 
-def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 2) -> list[Mutation]:
+def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 1) -> list[Mutation]:
     """Every argument-level near-miss mutation of `spec.reference`, drawing wrong alternatives from `world`.
 
     Pass the oracle's final world (or its index), so records the reference itself creates (a new ticket it
@@ -218,7 +218,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
                                     swapped[1], equivalence=False))
     last = len(reference) - 1
     if last >= 0 and reference[last].steps and (last > 0 or not any(w[0] == last for w in writes)):
-        stopped = [*reference[:last], ReferenceTurn(steps=[])]
+        stopped = [*reference[:last], turn_of([])]
         out.append(Mutation("stop_early", f"reference[{last}]", f"leave turn {last} undone", stopped))
     return out
 
@@ -227,6 +227,11 @@ def write_steps(reference: list[ReferenceTurn]) -> list[tuple[int, int, ToolCall
     """(turn, step, call) of every write call of a reference."""
     return [(t, s, step.call) for t, turn in enumerate(reference) for s, step in enumerate(turn.steps)
             if step.call is not None and is_write(step.call.name)]
+
+
+def turn_of(steps: list[ReferenceStep]) -> ReferenceTurn:
+    """A reference turn of steps that are already valid (no re-validation: mutants are built by the dozen)."""
+    return ReferenceTurn.model_construct(steps=steps)
 
 
 def step_of(path: str) -> tuple[int, int]:
@@ -242,12 +247,12 @@ def is_write(tool: str) -> bool:
 
 def without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
     steps = [step for j, step in enumerate(reference[t].steps) if j != s]
-    return [*reference[:t], ReferenceTurn(steps=steps), *reference[t + 1:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
 def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
     steps = [new if j == s else step for j, step in enumerate(reference[t].steps)]
-    return [*reference[:t], ReferenceTurn(steps=steps), *reference[t + 1:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
 Move = tuple[tuple[int, int], tuple[int, int]]
@@ -274,7 +279,7 @@ def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tupl
     turns = [list(turn.steps) for turn in reference]
     del turns[src[0]][src[1]]
     turns[dst[0]].insert(dst[1], moved)
-    return [ReferenceTurn(steps=steps) for steps in turns]
+    return [turn_of(steps) for steps in turns]
 
 
 def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
@@ -370,7 +375,8 @@ def _mutate_scalar(
     if not isinstance(value, str):
         return []
     if value in choices and len(choices) > 1:
-        return [("change_arg", c, True) for c in choices if c != value]
+        ranked = index.rank([c for c in choices if c != value], limit)
+        return [("change_arg", c, True) for c in ranked]
     if index.is_recipient(value):
         return [("wrong_recipient", alt, True) for alt in index.recipients(value, avoid, limit)]
     if len(value) > _MAX_ID_CHARS or any(c.isspace() for c in value):

@@ -25,8 +25,8 @@ class ValidationConfig:
     # The most a do-nothing agent (and the untouched initial state) may score on the task's checks (guards
     # excluded: they hold whenever no harm is done).
     noop_score_ceiling: float = 0.1
-    # Wrong alternatives tried per referenced entity besides the values the checks themselves name.
-    max_alternatives: int = 2
+    # Wrong alternatives tried per referenced entity or enum besides the values the checks themselves name.
+    max_alternatives: int = 1
     # Times each Python check is re-run on the reference's final state to probe for randomness.
     python_repeats: int = 3
     # Clock offsets (seconds) a Python check must give the same verdict under: real-clock dependence.

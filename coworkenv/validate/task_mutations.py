@@ -27,6 +27,7 @@ from coworkenv.validate.mutations import (
     _literal_values,
     is_write,
     moved_before,
+    turn_of,
     write_steps,
 )
 from coworkenv.world import World
@@ -191,7 +192,7 @@ def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tup
     steps = list(reference[t].steps)
     at = len(steps) - 1 if steps and steps[-1].say is not None else len(steps)
     steps.insert(at, ReferenceStep(call=call))
-    return [*reference[:t], ReferenceTurn(steps=steps)], f"reference[{t}].steps[{at}]"
+    return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
 
 
 def _harmful_actions(spec: EnvSpec, world: World, touched: set[tuple[str, str, str]]) -> Iterator[Mutation]:
