@@ -21,6 +21,8 @@ from tests.defects import (
     python_fragile,
     reply_only,
     silent_change,
+    time_window,
+    unchosen_field,
     vacuous,
     wrong_expected,
 )
@@ -43,6 +45,8 @@ MODULES = (
     reply_only,
     silent_change,
     duplicate_tolerant,
+    time_window,
+    unchosen_field,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 

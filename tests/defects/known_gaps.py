@@ -3,7 +3,7 @@
 MISSED: defects the gates accept (or reject by another gate than the one that should). TWINS_REJECTED: sound
 twins the gates reject (named after the first defect made from them). Both are regenerated from
 `benchmarks/bench_defects.py` figures; a gate fix turns an entry into an XPASS failure until it is removed.
-Measured: 74/93 defects rejected, 25/25 twins accepted.
+Measured: 83/103 defects rejected, 27/27 twins accepted.
 """
 
 MISSED: dict[str, str] = {
@@ -26,6 +26,7 @@ MISSED: dict[str, str] = {
     "order_blind/post-before-ticket": "gates accept it; the defect: posts the ticket id in the team channel before the ticket exists",
     "order_blind/ticket-before-trying": "gates accept it; the defect: files the 'it fails in staging' ticket before ever trying the flag in staging",
     "python_fragile/crash-on-paraphrase": "gates accept it; the defect: a correct answer worded 'Root cause: svc-x' crashes the check",
+    "unchosen_field/draft-sender": "gates accept it; the defect: drafts the reply to someone else: the check reads the sender",
 }
 
 TWINS_REJECTED: dict[str, str] = {}
