@@ -80,8 +80,9 @@ def arg_matches(actual: Any, expected: Any) -> bool:
 
 def call_matches(matcher: CallMatcher, tool: str, args: dict[str, Any]) -> bool:
     """Same tool, every given argument matches and every `where` condition holds on the arguments."""
-    return (tool == matcher.tool and all(arg_matches(args.get(k), v) for k, v in matcher.args.items())
-            and all(compare(_arg_value(args, c.field), c.op, c.value) for c in matcher.where))
+    if tool != matcher.tool or not all(arg_matches(args.get(k), v) for k, v in matcher.args.items()):
+        return False
+    return not matcher.where or all(compare(_arg_value(args, c.field), c.op, c.value) for c in matcher.where)
 
 
 def _arg_value(args: dict[str, Any], path: str) -> Any:

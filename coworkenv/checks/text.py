@@ -78,7 +78,7 @@ class Transcript:
                                                           *[r for r in replies if r.turn == t]))
 
     def text(self, scope: str, turn: int | None, norm: TextNorm) -> str:
-        key = (scope, turn, norm)
+        key = (scope, turn, norm.case, norm.whitespace, norm.unicode, norm.accents)
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = normalize(self.raw(scope, turn), norm)

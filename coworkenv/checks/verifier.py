@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from coworkenv.checks.primitives import (
@@ -28,7 +28,6 @@ from coworkenv.spec import (
     PythonRule,
     RecordsRule,
     ReplyStatesRule,
-    TextRule,
     TiersRule,
 )
 from coworkenv.world import World
@@ -65,43 +64,25 @@ class Verifier:
     def _check(self, check: Check, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> CheckResult:
         score, reason, error, verdict = self._evaluate(check.rule, world, audit, transcript)
         passed = verdict if verdict is not None else score >= check.pass_score
+        if score not in (0.0, 1.0):
+            score = round(score, 6)
         return CheckResult(check.id, check.rule.kind, passed, check.weight, check.required, check.safety,
-                           "" if passed and score >= 1.0 else reason, error, check.role, round(score, 6))
+                           "" if passed and score >= 1.0 else reason, error, check.role, score)
 
     def _evaluate(self, rule: Any, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
-        if isinstance(rule, FieldRule):
-            if holds(world, rule):  # the reason is only worth building for a failure
-                return 1.0, "", False, None
-            return 0.0, state_holds(world, rule)[1], False, None
-        if isinstance(rule, RecordsRule):
-            return _records(rule, world)
-        if isinstance(rule, CalledRule):
-            n = sum(1 for e in audit if e.ok and call_matches(rule.call, e.tool, e.args))
-            return (float(n >= rule.min_times), f"{n} successful {rule.call.tool} call(s) matching {rule.call.args}",
-                    False, None)
-        if isinstance(rule, ForbiddenRule):
-            bad = [e.index for e in audit
-                   if (e.ok or rule.attempts) and call_matches(rule.call, e.tool, e.args)]
-            what = "call(s) or attempt(s)" if rule.attempts else "call(s)"
-            return float(not bad), f"forbidden {rule.call.tool} {what} at step(s) {bad}", False, None
-        if isinstance(rule, OrderRule):
-            return _order(rule, audit)
-        if isinstance(rule, FrameRule):
-            extra = [c.path for c in world.changes() if not any(selector_allows(s, c, world) for s in rule.allow)]
-            return float(not extra), f"unexpected changes: {', '.join(extra[:5])}", False, None
-        if isinstance(rule, TextRule):
+        kind = rule.kind
+        if kind == "text":
             compiled = self._texts.get(id(rule))
             if compiled is None:
                 compiled = self._texts[id(rule)] = CompiledText(rule)
             score, reason, error = compiled.evaluate(world, transcript)
             return score, reason, error, None
-        if isinstance(rule, ReplyStatesRule):
-            return _reply(rule, world, transcript)
-        if isinstance(rule, TiersRule):
+        if kind == "tiers":
             return self._tiers(rule, world, audit, transcript)
-        if isinstance(rule, PythonRule):
-            return _python(rule, world, audit, transcript.replies)
-        raise TypeError(f"unknown check rule {type(rule).__name__}")
+        handler = _RULES.get(kind)
+        if handler is None:
+            raise TypeError(f"unknown check rule {type(rule).__name__}")
+        return handler(rule, world, audit, transcript)
 
     def _tiers(self, rule: TiersRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
         best, reasons = 0.0, []
@@ -116,7 +97,38 @@ class Verifier:
         return best, "; ".join(reasons), False, None
 
 
-def _records(rule: RecordsRule, world: World) -> Outcome:
+_PASS: Outcome = (1.0, "", False, None)
+
+
+def _field(rule: FieldRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    if holds(world, rule):  # the reason is only worth building for a failure
+        return _PASS
+    return 0.0, state_holds(world, rule)[1], False, None
+
+
+def _called(rule: CalledRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    n = sum(1 for e in audit if e.ok and call_matches(rule.call, e.tool, e.args))
+    if n >= rule.min_times:
+        return _PASS
+    return 0.0, f"{n} successful {rule.call.tool} call(s) matching {rule.call.args}", False, None
+
+
+def _forbidden(rule: ForbiddenRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    bad = [e.index for e in audit if (e.ok or rule.attempts) and call_matches(rule.call, e.tool, e.args)]
+    if not bad:
+        return _PASS
+    what = "call(s) or attempt(s)" if rule.attempts else "call(s)"
+    return 0.0, f"forbidden {rule.call.tool} {what} at step(s) {bad}", False, None
+
+
+def _frame(rule: FrameRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    extra = [c.path for c in world.changes() if not any(selector_allows(s, c, world) for s in rule.allow)]
+    if not extra:
+        return _PASS
+    return 0.0, f"unexpected changes: {', '.join(extra[:5])}", False, None
+
+
+def _records(rule: RecordsRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
     if holds(world, rule):
         return 1.0, "", False, None
     reason = state_holds(world, rule)[1]
@@ -126,7 +138,7 @@ def _records(rule: RecordsRule, world: World) -> Outcome:
     return min(n, rule.count) / max(n, rule.count, 1), reason, False, None
 
 
-def _order(rule: OrderRule, audit: Sequence[AuditEntry]) -> Outcome:
+def _order(rule: OrderRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
     first = next((e.index for e in audit if e.ok and call_matches(rule.first, e.tool, e.args)), None)
     then = next((e.index for e in audit if e.ok and call_matches(rule.then, e.tool, e.args)), None)
     if first is None or then is None:
@@ -136,7 +148,7 @@ def _order(rule: OrderRule, audit: Sequence[AuditEntry]) -> Outcome:
             False, None)
 
 
-def _reply(rule: ReplyStatesRule, world: World, transcript: Transcript) -> Outcome:
+def _reply(rule: ReplyStatesRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
     value = resolve(world, rule.source)
     if value is MISSING:
         s = rule.source
@@ -151,7 +163,7 @@ def _reply(rule: ReplyStatesRule, world: World, transcript: Transcript) -> Outco
     return score, f"{where} do not state {', '.join(missing)}", False, None
 
 
-def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], replies: Sequence[Reply]) -> Outcome:
+def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
     from coworkenv.sandbox import run_sandboxed  # the sandbox spawns processes: load it only when needed
 
     state = world.to_wire()
@@ -159,7 +171,7 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], replies
     payload = {
         "state": {"clock": state["clock"], "apps": {a: state["apps"][a] for a in apps}},
         "audit": [e.as_dict() for e in audit],
-        "messages": [{"turn": r.turn, "text": r.text} for r in replies],
+        "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
     }
     outcome = run_sandboxed(rule.code, rule.entrypoint, payload)
     if not outcome.ok:
@@ -187,3 +199,10 @@ def python_outcome(value: Any) -> Outcome:
         return float(raw), reason, False, passed
     return (0.0, f"python check returned {type(value).__name__}, expected bool, a score or {{score, passed, reason}}",
             True, None)
+
+
+# Rule kinds evaluated without the verifier's own state (text and tiers rules need it).
+_RULES: dict[str, Callable[[Any, World, Sequence[AuditEntry], Transcript], Outcome]] = {
+    "field": _field, "records": _records, "called": _called, "forbidden": _forbidden, "order": _order,
+    "frame": _frame, "reply_states": _reply, "python": _python,
+}
