@@ -79,10 +79,11 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
     oracle = episodes.oracle()
     assert oracle.result is not None
     verdicts = {c.id: c.passed for c in oracle.result.checks}
+    crashed = {c.id for c in oracle.result.checks if c.error}  # already a defect; probing it says nothing more
     initial = {c.id: c.passed for c in episodes.initial.checks}
     audit = [e.as_dict() for e in oracle.audit]
     for check in ctx.spec.checks:
-        if isinstance(check.rule, PythonRule):
+        if isinstance(check.rule, PythonRule) and check.id not in crashed:
             untouched = payload(check.rule, episodes.initial_wire, [], []) if episodes.initial_wire else None
             ctx.python_probes[check.id] = probe_check(
                 check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),

@@ -348,7 +348,9 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
     for i, item in enumerate(value):
         if len(value) > 1 and entities[i]:
             rest = [v for j, v in enumerate(value) if j != i]
-            yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without {item!r}", required
+            # Leaving out a person is a mistake whatever the argument; leaving out a linked record is context.
+            core = required or index.is_recipient(item)
+            yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without {item!r}", core
         if isinstance(item, str):
             for kind, new, core in _mutate_scalar(item, [], index, mentioned, required, limit):
                 items = [new if j == i else v for j, v in enumerate(value)]
