@@ -186,3 +186,13 @@ def test_an_unknown_schema_version_is_a_clear_error() -> None:
     raw = {**orjson.loads(V1_SPEC.read_bytes()), "schema_version": "9"}
     with pytest.raises(SpecError, match="schema_version"):
         parse_spec(raw)
+
+
+def test_the_documented_check_example_is_a_valid_spec_fragment() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "verifier.md").read_text()
+    block = doc.split("## Example", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    raw = {**_raw(), **orjson.loads(block)}
+    spec = load_spec(raw)
+    assert spec.scoring.pass_threshold == 0.75
+    assert [c.role for c in spec.checks] == ["completion", "completion", "guard", "guard"]
+    assert {"role", "scoring", "where"} <= set(orjson.dumps(envspec_json_schema()).decode().replace('"', " ").split())
