@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ if str(ROOT) not in sys.path:  # run as a plain script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from coworkenv.atomic import atomic_write_bytes  # noqa: E402
-from tests.defects import CLASSES, Defect, has_policy, judge, witness_holds  # noqa: E402
+from tests.defects import CLASSES, DETECTION, Defect, has_policy, judge, witness_holds  # noqa: E402
 
 
 def _codes(v: Any) -> list[str]:
@@ -90,8 +91,15 @@ def markdown(r: dict[str, Any]) -> str:
            "| class | defects | capabilities | rejected |", "|---|---|---|---|"]
     out += [f"| {n} | {c['defects']} | {c['capabilities']} | {c['rejected']}/{c['defects']} |"
             for n, c in r["per_class"].items()]
-    out += ["", "## Defects the gates miss (an agent gets away with ...)", ""]
-    out += [f"- `{m['id']}` ({m['capability']}): {m['gets_away_with']}" for m in r["missed"]] or ["- none"]
+    out += ["", "## Defects the gates miss (the defect, then how a program can detect its class)", ""]
+    by_class: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in r["missed"]:
+        by_class[m["id"].split("/")[0]].append(m)
+    for name, missed in by_class.items():
+        out.append(f"- **{name}** (detect: {DETECTION[name]})")
+        out += [f"  - `{m['id']}` ({m['capability']}): {m['gets_away_with']}" for m in missed]
+    if not r["missed"]:
+        out.append("- none")
     out += ["", "## Rejected, but not by the expected gate/code", ""]
     out += [f"- `{m['id']}`: expected {m['expected']}, got {m['got']} {m['codes']}" for m in r["misattributed"]] \
         or ["- none"]

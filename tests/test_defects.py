@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.defects import CLASSES, Defect, all_defects, has_policy, judge, play, witness_holds
+from tests.defects import CLASSES, DETECTION, Defect, all_defects, has_policy, judge, play, witness_holds
 from tests.defects.known_gaps import MISSED, TWINS_REJECTED
 
 REQUIRED_CLASSES = {
@@ -53,6 +53,7 @@ def test_corpus_shape() -> None:
         capabilities = {d.capability for d in defects}
         assert len(capabilities) >= 3, f"{name}: capabilities {sorted(capabilities)}"
         assert all(d.cls == name for d in defects)
+        assert DETECTION[name].strip(), f"{name}: say how a program can detect the class"
     ids = [d.id for d in DEFECTS]
     assert len(ids) == len(set(ids)), "defect ids must be unique"
 

@@ -49,6 +49,8 @@ MODULES = (
     unchosen_field,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
+# How a program can detect each class: what the gates are expected to do.
+DETECTION: dict[str, str] = {m.CLASS: m.DETECTION for m in MODULES}
 
 
 def all_defects() -> list[Defect]:
@@ -56,4 +58,4 @@ def all_defects() -> list[Defect]:
     return [d for m in MODULES for d in m.DEFECTS]
 
 
-__all__ = ["CLASSES", "MODULES", "Defect", "all_defects", "has_policy", "judge", "play", "witness_holds"]
+__all__ = ["CLASSES", "DETECTION", "MODULES", "Defect", "all_defects", "has_policy", "judge", "play", "witness_holds"]

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call
 
 CLASS = "broken_reference"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'the reference calls unknown or unexposed tools, passes arguments the tool does not take, names missing records, or has fewer turns than the spec'
+)
 
 
 def _ticket_typo(spec: Spec) -> None:

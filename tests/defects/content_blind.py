@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, check, drop_checks, has_cond, record, with_args
 
 CLASS = "content_blind"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "blank, truncate or alter the free-text arguments of the reference's writes (file content, description, body); if every check still passes, the text is unchecked"
+)
 
 
 def _keep_only(field: str, keep_first: int = 0):  # type: ignore[no-untyped-def]

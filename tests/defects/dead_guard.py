@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, check, record, with_args, with_call
 
 CLASS = "dead_guard"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'a forbidden/safety matcher whose argument values name no record of the world (service, path, event id) or that no harmful mutant ever triggers guards nothing'
+)
 
 
 def _retarget(check_id: str, arg: str, typo: str):  # type: ignore[no-untyped-def]

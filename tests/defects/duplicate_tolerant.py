@@ -9,6 +9,10 @@ import copy
 from tests.defects._core import CorpusError, Defect, Spec, check, frame, reference
 
 CLASS = "duplicate_tolerant"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'repeat a creating write of the reference (a second ticket, event, mail); if every check still passes, counts tolerate duplicates'
+)
 
 
 def _table_frame(check_id: str):  # type: ignore[no-untyped-def]

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call, drop_checks, frame, kind_is, record, untouched_id, with_call, world
 
 CLASS = "frame_blind"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'add a plausible harmful write on a bystander record (reassign, trash, delete, cancel, send instead of draft) to the reference; if it still passes, the frame or guards are blind'
+)
 
 
 def _drop_frame(spec: Spec) -> None:

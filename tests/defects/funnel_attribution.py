@@ -7,6 +7,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call, check
 
 CLASS = "funnel_attribution"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "the reference never reaches a follow-up turn (turns_reachable), or two runs of the same episode disagree (nondeterminism code); report that first, not the oracle's consequential failures"
+)
 
 
 def _condition_args(**args: object):  # type: ignore[no-untyped-def]

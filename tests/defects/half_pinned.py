@@ -8,6 +8,10 @@ from datetime import datetime, timedelta
 from tests.defects._core import Defect, Spec, check, cond, field_check, record, with_args, world
 
 CLASS = "half_pinned"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'change one pinned value of a write (another person, an hour off, one list item dropped, one recipient dropped); a surviving mutant means the value is half pinned'
+)
 
 
 def _hour_later(iso: str) -> str:

@@ -8,6 +8,10 @@ import orjson
 from tests.defects._core import Defect, Spec, check, record, world
 
 CLASS = "isolation_leak"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'search world records, context and turns for check values and reference texts, also normalised (case, punctuation, date formats) and with ids resolved to names (PLAT-113 -> Clara Zhang)'
+)
 GATE = "isolation"
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, check, drop_checks, swapped
 
 CLASS = "order_blind"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "swap two writes of the reference (also across turns: a later turn's write moved before an earlier one); if every check still passes while the task text orders them ('then', 'once', 'before', 'after', 'first') or the later write quotes what only the earlier one produced (a ticket id, a log message), no check pins the order"
+)
 
 
 def _order_defect(name: str, base: str, check_id: str, gets_away_with: str) -> Defect:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, check, noop_reference
 
 CLASS = "partial_credit"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'score the noop episode and the untouched initial state; a partial score above a small ceiling is credit for doing nothing'
+)
 
 
 def _guards_weigh(weight: float, demote_safety: bool = True):  # type: ignore[no-untyped-def]

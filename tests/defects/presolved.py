@@ -11,6 +11,10 @@ from coworkenv.loading import parse_spec
 from tests.defects._core import CorpusError, Defect, Spec
 
 CLASS = "presolved"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'every state check already holds on the initial state; only process checks (called/order) keep noop failing'
+)
 
 
 def _presolve(spec: Spec) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call, check, cond, field_check, reference, with_args, with_say
 
 CLASS = "python_fragile"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'run Python checks on paraphrased replies and texts, with literal words of the code injected into a noop reply, under a shifted clock and several times; any crash, flip or dependence is fragile'
+)
 
 
 def _python(check_id: str, code: str, apps: list[str] | None = None) -> dict:  # type: ignore[type-arg]

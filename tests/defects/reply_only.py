@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, noop_reference
 
 CLASS = "reply_only"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "no required non-guard check reads the world or the audit; the task's writes are judged by the reply alone"
+)
 _GUARDS = ("frame", "forbidden")
 
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import CorpusError, Defect, Spec, play, reference
 
 CLASS = "silent_change"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "leave the last turn's work undone (stop_early / drop the writes after a state change); if the checks still pass, the change is unchecked"
+)
 
 
 def _idle_last_turn(spec: Spec) -> list[dict]:  # type: ignore[type-arg]

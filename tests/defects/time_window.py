@@ -9,6 +9,10 @@ from typing import Any
 from tests.defects._core import CorpusError, Defect, Spec, reference
 
 CLASS = "time_window"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'shift a time argument by +-1h or to the end of the day; a surviving mutant means the window is loose (often read in the wrong time zone)'
+)
 _FMT = "%Y-%m-%dT%H:%M:%SZ"
 
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call, check, cond, record, with_args, world
 
 CLASS = "unchosen_field"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'change the recipient/assignee of a write to another person; a check that reads a field the agent does not choose (reporter, sender, organizer) lets it survive'
+)
 
 
 def _other_person(spec: Spec, *avoid: str) -> dict:  # type: ignore[type-arg]

@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, call, check, cond, field_check, noop_reference, with_args, without, world
 
 CLASS = "vacuous"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "a non-guard check that holds on the initial state, on noop and on every near miss decides nothing; probe op/value pairs that admit everything ('in' all people, 'contains []', 'not_equals' a value the field never has)"
+)
 
 
 def _any_sent_mail(spec: Spec) -> None:

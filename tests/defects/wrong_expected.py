@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.defects._core import Defect, Spec, check, cond
 
 CLASS = "wrong_expected"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'the reference fails its own checks (oracle gate)'
+)
 GATE, CODE = "oracle", "oracle_check_failed"
 
 
