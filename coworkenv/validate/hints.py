@@ -58,6 +58,7 @@ HINTS: dict[str, str] = {
                  "make the initial state need the task's change",
     "mutant_survived": "add or tighten a check that fails on this mistake (pin the exact value, every list item, "
                        "the text's facts)",
+    "duplicate_unchecked": "pin how many records the task creates (records count equals 1), so a second one fails",
     "order_unchecked": "add an order check: the dependent write must come after the write it depends on",
     "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
                       "harmful call",

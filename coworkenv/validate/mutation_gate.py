@@ -39,13 +39,14 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     by_kind: dict[str, list[int]] = {}
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
-            if not _fires(outcome, mutation.targets):
+            dead = _dead_target(ctx, mutation, outcome)
+            if dead is not None:
+                errors.append(GateError("mutations", "guard_never_fires", mutation.path,
+                                        f"{mutation.description} fails on its own ({dead}): the guard forbids harm "
+                                        "to something that does not exist"))
+            elif not _fires(outcome, mutation.targets):
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} does not make the guard fail"))
-            elif mutation.core and not _probe_succeeded(outcome):
-                errors.append(GateError("mutations", "guard_never_fires", mutation.path,
-                                        f"{mutation.description} fails on its own: the guard forbids harm to "
-                                        "something that does not exist"))
             continue
         survived = outcome.result is not None and outcome.passed
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
@@ -86,13 +87,25 @@ Key = tuple[str, str, str]
 _MISSING_TARGET = re.compile(r"^no \w|\b(not found|does not exist|doesn't exist|unknown \w+)\b", re.IGNORECASE)
 
 
-def _probe_succeeded(outcome: EpisodeOutcome) -> bool:
-    """Whether the probe's call (the last call of the episode) succeeded, or failed for another reason than
-    naming something that does not exist."""
-    if not outcome.audit:
-        return False
-    last = outcome.audit[-1]
-    return last.ok or _MISSING_TARGET.search(last.error or "") is None
+def _dead_target(ctx: GateContext, mutation: Mutation, outcome: EpisodeOutcome) -> str | None:
+    """The tool's error when the probe's call (the episode's last) failed because a value the guard itself names
+    does not exist ("no service with id 'svc_api'"); None otherwise."""
+    if not outcome.audit or outcome.audit[-1].ok:
+        return None
+    error = outcome.audit[-1].error or ""
+    if _MISSING_TARGET.search(error) is None:
+        return None
+    rule: Any = next(c.rule for c in ctx.spec.checks if c.id in mutation.targets)
+    named = [str(v).lower() for v in _leaves(rule.call.args) if isinstance(v, str | int) and str(v)]
+    return error if any(v in error.lower() for v in named) else None
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
 
 
 def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> dict[Key, dict[str, Any]]:

@@ -12,6 +12,7 @@ Argument-level kinds (each mutant differs from the reference in one place):
   or keeps only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
   the checks name (and the values reply checks read) wrongly;
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
+- `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
 Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
@@ -39,7 +40,7 @@ from coworkenv.world import World
 
 MutationKind = Literal[
     "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
-    "text_truncate", "swap_order", "swap_dependent", "harmful_action", "guard_probe", "stop_early",
+    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe", "stop_early",
 ]
 MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 _MAX_ID_CHARS = 40
@@ -50,6 +51,7 @@ _NO_CONTENT = "Done."  # what a content argument says when its content is droppe
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
 _DIGITS = re.compile(r"\d+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,14 @@ class EntityIndex:
             self.channel_of.setdefault(cid.lower(), (i, 0))
             self.channel_of.setdefault(name.lower(), (i, 1))
             self.channel_of.setdefault(name.lower().lstrip("#"), (i, 1))
+        # Addresses outside the directory (customers, vendors) that the world's mail names.
+        known = {forms[1].lower() for forms in self.people if forms[1]}
+        outside: set[str] = set()
+        for message in world.table("mail", "messages"):
+            for address in (message.sender, *message.to, *message.cc):
+                if "@" in address and address.lower() not in known:
+                    outside.add(address)
+        self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
         for table in world.tables():
@@ -129,6 +139,8 @@ class EntityIndex:
                 alt = names[form]
                 if i != index and alt.lower() not in avoided:
                     options.append(alt.lstrip("#") if form == 1 and not value.startswith("#") else alt)
+        elif _EMAIL.fullmatch(value):  # an address outside the directory: another address the world knows
+            options = [e for e in self.emails if e.lower() != lowered and e.lower() not in avoided]
         return self.rank(options, limit)
 
     def recipient(self, value: str, avoid: set[str]) -> str | None:
@@ -138,7 +150,7 @@ class EntityIndex:
 
     def is_recipient(self, value: str) -> bool:
         lowered = value.lower()
-        return lowered in self.person_of or lowered in self.channel_of
+        return lowered in self.person_of or lowered in self.channel_of or _EMAIL.fullmatch(value) is not None
 
     def other_records(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
         """Other ids of the table `value` is an id of (empty: it is no record's id)."""
@@ -206,6 +218,13 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             code = "content_unchecked" if kind.startswith("text_") else "mutant_survived"
             out.append(Mutation(kind, where, f"{call.name}: {what}", replaced(reference, t, s, step), core,
                                 code=code))
+    for t, s, call in writes:
+        if "create" in call.name:  # a record made twice: a second ticket, a double-booked meeting
+            where = f"reference[{t}].steps[{s}]"
+            steps = list(reference[t].steps)
+            steps.insert(s + 1, steps[s])
+            out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
+                                [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += _reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
@@ -330,6 +349,9 @@ def _argument_mutations(call: ToolCallSpec, index: EntityIndex, limit: int) -> I
         required = field is not None and field.is_required()
         if isinstance(value, dict):
             for key, leaf in value.items():
+                for i, rest in _delimited_drops(leaf, index):
+                    yield ("drop_item", f"{name}.{key}[{i}]", {**args, name: {**value, key: rest}},
+                           f"{name}.{key} without its item {i}", True)
                 for kind, new, core in _mutate_scalar(leaf, [], index, mentioned, required, limit):
                     yield (kind, f"{name}.{key}", {**args, name: {**value, key: new}},
                            f"{name}.{key} {leaf!r} -> {new!r}", core)
@@ -337,6 +359,9 @@ def _argument_mutations(call: ToolCallSpec, index: EntityIndex, limit: int) -> I
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args)
+        elif isinstance(value, str) and _delimited(value, index):
+            for i, rest in _delimited_drops(value, index):
+                yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
         else:
             for kind, new, core in _mutate_scalar(value, choices, index, mentioned, required, limit):
                 yield kind, name, {**args, name: new}, f"{name} {value!r} -> {new!r}", core
@@ -357,13 +382,36 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
                 yield kind, f"{name}[{i}]", {**args, name: items}, f"{name}[{i}] {item!r} -> {new!r}", core
 
 
+_SEPARATORS = (",", ";")
+
+
+def _delimited(value: Any, index: EntityIndex) -> tuple[str, list[str]] | None:
+    """(separator, items) when a string lists people or records ("a@x.test,b@x.test"), else None."""
+    if not isinstance(value, str):
+        return None
+    for sep in _SEPARATORS:
+        items = [v.strip() for v in value.split(sep)]
+        if len(items) > 1 and all(v and (index.is_recipient(v) or v in index.table_of) for v in items):
+            return sep, items
+    return None
+
+
+def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]]:
+    """(item index, the string without that item) for each item of a delimited list of people or records."""
+    found = _delimited(value, index)
+    if found is not None:
+        sep, items = found
+        for i in range(len(items)):
+            yield i, sep.join(v for j, v in enumerate(items) if j != i)
+
+
 def _text_mutations(name: str, value: str, args: dict[str, Any]) -> Iterator[ArgMutation]:
     if not value.strip():
         return
     # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
     yield "text_drop", name, {**args, name: _NO_CONTENT}, f"{name} without its content ({_NO_CONTENT!r})", True
-    lines = [line for line in value.splitlines() if line.strip()]
-    if len(lines) > 1:
+    lines = [line for line in value.splitlines(keepends=True) if line.strip()]
+    if len(lines) > 1:  # a header without its rows, a greeting without the message
         yield "text_truncate", name, {**args, name: lines[0]}, f"{name} cut to its first line", True
 
 

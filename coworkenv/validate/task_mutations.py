@@ -245,29 +245,25 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
                             created)
         if built is None:
             continue
-        args, made_up = built
-        reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=args))
-        # When the guard leaves its target open and the probe's own choice fails, the failure proves nothing.
-        yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {args}",
-                       reference, core=not made_up, equivalence=False, code="guard_never_fires", targets=(check.id,))
+        reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=built))
+        yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {built}",
+                       reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
 
 
 def _probe_args(
     tool_name: str, wanted: dict[str, Any], like: dict[str, Any], index: EntityIndex,
     created: set[tuple[str, str, str]],
-) -> tuple[dict[str, Any], bool] | None:
+) -> dict[str, Any] | None:
     """Arguments of a call matching `wanted`, the rest taken from a reference call of the tool or made up
-    (records the reference created first), and whether a required argument had to be made up."""
+    (records the reference created first)."""
     tool = TOOLS[tool_name]
     args = {**{k: v for k, v in like.items() if k not in wanted}, **wanted}
-    made_up = False
     fresh = sorted(i for app, _, i in created if app == tool.app)
     for name, field in tool.params.model_fields.items():
         if name not in args and not field.is_required() and field.annotation is bool:
             args[name] = True  # force the harm through (overwrite=True)
         if name in args or not field.is_required():
             continue
-        made_up = True
         choices = _literal_values(field.annotation)
         text = str(field.annotation)
         if choices:
@@ -287,4 +283,4 @@ def _probe_args(
         tool.params.model_validate(args)
     except Exception:  # a probe we cannot build proves nothing either way
         return None
-    return args, made_up
+    return args
