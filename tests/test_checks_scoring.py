@@ -163,3 +163,13 @@ def test_composition_invariants(
     completions = [c for c in checks if not c.is_guard]
     if robustness is None and completions and all(c.score == 0.0 for c in completions):
         assert result.score == 0.0  # no completion credit, no score: guards never add any
+
+
+def test_a_python_check_declared_a_guard_earns_nothing_but_can_zero_the_score() -> None:
+    code = "def check(state, audit, messages):\n    return not any(e['tool'] == 'services_restart' for e in audit)\n"
+    checks = [_check(_field("equals", 1), id="done"),
+              _check({"kind": "python", "code": code, "apps": ["services"]}, id="no-restart-py", role="guard")]
+    idle = _play(_env(*checks))
+    assert idle.score == 0.0 and idle.checks[1].passed and idle.checks[1].is_guard
+    assert _play(_env(*checks), ROLLBACK).score == 1.0
+    assert _play(_env(*checks), ROLLBACK, RESTART).score == 0.0

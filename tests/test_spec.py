@@ -196,3 +196,15 @@ def test_the_documented_check_example_is_a_valid_spec_fragment() -> None:
     assert spec.scoring.pass_threshold == 0.75
     assert [c.role for c in spec.checks] == ["completion", "completion", "guard", "guard"]
     assert {"role", "scoring", "where"} <= set(orjson.dumps(envspec_json_schema()).decode().replace('"', " ").split())
+
+
+def test_a_parquet_file_of_schema_1_specs_reads_back_migrated(tmp_path: Path) -> None:
+    from coworkenv.synth import read_specs_parquet
+    from coworkenv.synth.specs_parquet import SPECS_SCHEMA
+
+    row = {"env_id": "env-v1", "capability": "incident", "difficulty": 3, "multi_turn": True, "apps": ["services"],
+           "generator": "hand-written", "seed": None, "spec_json": V1_SPEC.read_text()}
+    path = tmp_path / "specs-v1.parquet"
+    pq.write_table(pa.Table.from_pylist([row], schema=SPECS_SCHEMA), path)
+    (spec,) = read_specs_parquet(path)
+    assert spec == load_spec(V1_SPEC) and spec.schema_version == "2"
