@@ -122,7 +122,7 @@ def test_multi_line_content_is_cut_to_its_first_line() -> None:
     spec = sound_spec()
     steps(spec)[2]["call"]["arguments"]["text"] = "OPS-1 update\nnow p1\nJon owns it"
     truncs = [m for m in mutants(spec) if m.kind == "text_truncate"]
-    assert [m.reference[0].steps[2].call.arguments["text"] for m in truncs] == ["OPS-1 update"]
+    assert [m.reference[0].steps[2].call.arguments["text"] for m in truncs] == ["OPS-1 update\n"]
 
 
 def test_a_reply_the_user_asks_for_must_be_checked() -> None:
@@ -163,3 +163,43 @@ def test_a_safety_guard_on_a_record_that_does_not_exist_is_rejected() -> None:
         "value": "closed"}})
     v = validate_spec(spec)
     assert not v.passed and "missing_record" in codes(v)
+
+
+def test_a_record_created_twice_is_caught_unless_the_count_is_pinned() -> None:
+    spec = sound_spec()
+    spec["tools"].append("tickets_create")
+    steps(spec).insert(3, {"call": {"name": "tickets_create", "arguments": {
+        "title": "Follow up on OPS-1", "description": "Check p95 after the fix.", "assignee": "u-jon"}}})
+    follow_up = [{"field": "title", "value": "Follow up on OPS-1"}]
+    spec["checks"].append({"id": "follow-up", "rule": {"kind": "records", "app": "tickets", "table": "tickets",
+                                                       "where": [*follow_up, {"field": "assignee", "value": "u-jon"},
+                                                                 {"field": "description", "op": "contains",
+                                                                  "value": "p95"}]}})
+    # The frame allows follow-up tickets (any number): only the check's count can catch a second one.
+    check_of(spec, "nothing-else")["rule"]["allow"].append({"app": "tickets", "table": "tickets", "where": follow_up})
+    v = validate_spec(spec)
+    assert not v.passed and {e.code for e in v.errors()} == {"duplicate_unchecked"}
+    check_of(spec, "follow-up")["rule"].update(count_op="equals", count=1)
+    v = validate_spec(spec)
+    assert v.passed, [str(e) for e in v.errors()]
+
+
+def test_a_delimited_list_loses_each_member_and_outside_addresses_have_alternatives() -> None:
+    spec = sound_spec()
+    spec["world"]["apps"]["mail"] = {"messages": [{
+        "id": "msg-1", "thread_id": "th-1", "folder": "inbox", "sender": "buyer@client.example",
+        "to": ["maya.chen@acme.test"], "subject": "OPS-1", "body": "Any news?"}]}
+    spec["tools"].append("mail_send")
+    steps(spec).insert(3, {"call": {"name": "mail_send", "arguments": {
+        "to": ["buyer@client.example"], "subject": "OPS-1", "body": "Jon owns OPS-1 now."}}})
+    spec["world"]["apps"]["services"] = {
+        "services": [{"id": "svc-api", "name": "api"}],
+        "configs": [{"id": "svc-api@1", "service": "svc-api", "version": 1,
+                     "values": {"viewers": "jon.park@acme.test,lena.ortiz@acme.test"}}]}
+    spec["tools"].append("services_update_config")
+    steps(spec).insert(3, {"call": {"name": "services_update_config", "arguments": {
+        "service": "svc-api", "changes": {"viewers": "jon.park@acme.test,lena.ortiz@acme.test,raj.iyer@acme.test"},
+        "note": "grant Raj"}}})
+    found = {m.description for m in mutants(spec)}
+    assert {f"services_update_config: changes.viewers without its item {i}" for i in range(3)} <= found
+    assert any(d.startswith("mail_send: to[0] 'buyer@client.example' -> ") for d in found)
