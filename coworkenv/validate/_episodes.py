@@ -14,6 +14,7 @@ from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
 from coworkenv.validate._reads import reads_are_invisible, without_reads
+from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.mutations import EntityIndex, Mutation, check_values
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
@@ -127,8 +128,9 @@ class SpecEpisodes:
                     self.touched.add((change.app, change.table, change.id))
                     if change.kind == "added":
                         self.created.add((change.app, change.table, change.id))
+                made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
-                                                   self.created)
+                                                   self.created, made)
                 if any(isinstance(c.rule, PythonRule) for c in self.spec.checks):
                     self.oracle_wire = world.to_wire()
                 for check in self.spec.checks:

@@ -1,10 +1,7 @@
 """Mutations that follow the task rather than its checks: order, harm and guard probes.
 
-- `swap_dependent`: a write that depends on an earlier one is moved before it. B depends on A when A changes an
-  existing record and B either acts on that same record with nothing but its id (a restart after a config fix,
-  sending a draft after editing it), or is a message (mail, chat, comment) whose content names that record
-  (announcing a fix).
-  The records may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
+- `swap_dependent`: a write that depends on an earlier one (see `dependencies`) is moved before it. The records
+  may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
 - `harmful_action`: per app the agent can write to, one destructive action on a record the task does not
   concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy), or a message to
   someone the task does not name; and a mail the task only drafts, sent. A frame or forbidden check must catch it.
@@ -20,8 +17,8 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.dependencies import Key, dependent_pairs, write_facts
 from coworkenv.validate.mutations import (
-    CONTENT_ARGS,
     EntityIndex,
     Mutation,
     _literal_values,
@@ -118,72 +115,28 @@ class _Unrelated:
 
 
 def task_mutations(
-    spec: EnvSpec, final: World, index: EntityIndex, touched: set[tuple[str, str, str]],
-    created: set[tuple[str, str, str]],
+    spec: EnvSpec, final: World, index: EntityIndex, touched: set[Key], created: set[Key],
+    made: dict[tuple[int, int], Key] | None = None,
 ) -> list[Mutation]:
     """The order, harm and guard-probe mutants of a spec (see the module docstring).
 
     `final` is the reference's final world and `index` its index; `touched` are the records the reference
-    changed, `created` those it added (every other record of `final` is as the spec's initial world has it).
+    changed, `created` those it added (every other record of `final` is as the spec's initial world has it),
+    `made` the record each reference step created (see `dependencies.made_by_step`).
     """
-    return [*_dependent_swaps(spec, final, created), *_harmful_actions(spec, final, touched),
+    return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched),
             *_guard_probes(spec, index, created)]
 
 
-def _target(call: ToolCallSpec, world: World, created: set[tuple[str, str, str]]) -> tuple[str, str, str] | None:
-    """The pre-existing record a write acts on: its first required argument that is an id of its app's tables."""
-    tool = TOOLS[call.name]
-    for name, field in tool.params.model_fields.items():
-        value = call.arguments.get(name)
-        if not field.is_required() or not isinstance(value, str):
-            continue
-        for table in world.tables():
-            if table.app == tool.app and table.get(value) is not None:
-                found = (tool.app, table.name, value)
-                return None if found in created else found
-    return None
-
-
-def _names(world: World, target: tuple[str, str, str]) -> list[str]:
-    """How a message may name a record: its id, and its name or title when distinctive."""
-    rec = world.table(target[0], target[1]).get(target[2])
-    out = [target[2].lower()]
-    for attr in ("name", "title"):
-        text = getattr(rec, attr, None)
-        if isinstance(text, str) and len(text) >= 4:
-            out.append(text.lower())
-    return out
-
-
-def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:
+def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
+                     made: dict[tuple[int, int], Key]) -> Iterator[Mutation]:
     reference = spec.reference
-    writes = write_steps(reference)
-    for i, (t1, s1, first) in enumerate(writes):
-        target = _target(first, world, created)
-        if target is None:
-            continue
-        names = _names(world, target)
-        for t2, s2, then in writes[i + 1:]:
-            if t2 != t1:
-                break
-            acts_on_it = set(then.arguments) == {_target_arg(then, target)} and then.name != first.name
-            content = " ".join(str(v) for k, v in then.arguments.items() if k in CONTENT_ARGS).lower()
-            announces = _is_message(then.name) and bool(content) and any(n in content for n in names)
-            if acts_on_it or announces:
-                yield Mutation(
-                    "swap_dependent", f"reference[{t2}].steps[{s2}]",
-                    f"{then.name} before {first.name} on {target[2]}", moved_before(reference, (t2, s2), (t1, s1)),
-                    equivalence=False, code="order_unchecked")
-
-
-def _is_message(tool: str) -> bool:
-    """Whether a tool tells people something: it names recipients (to, channel, person) or comments."""
-    params = TOOLS[tool].params.model_fields
-    return bool({"to", "channel", "person"} & set(params)) or tool.endswith("_comment")
-
-
-def _target_arg(call: ToolCallSpec, target: tuple[str, str, str]) -> str | None:
-    return next((k for k, v in call.arguments.items() if v == target[2]), None)
+    facts = write_facts(reference, world, created, made)
+    for a, b, why in dependent_pairs(facts, world):
+        yield Mutation("swap_dependent", f"reference[{b.turn}].steps[{b.step}]",
+                       f"{b.call.name} before {a.call.name} ({why})",
+                       moved_before(reference, (b.turn, b.step), (a.turn, a.step)),
+                       equivalence=False, code="order_unchecked")
 
 
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
