@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from coworkenv.spec import EnvSpec, PythonRule
+from coworkenv.validate._answer_keys import answer_key_leaks
 from coworkenv.validate._paraphrased_leaks import paraphrased_leaks
 
 _MIN_CODE_LINE = 20  # shorter code lines ("return True") occur in ordinary text
@@ -51,6 +52,13 @@ def world_strings(spec: EnvSpec) -> list[str]:
     parts.extend(stream.message for stream in spec.dynamics.streams)
     for turn in spec.turns:
         _strings([e.model_dump(mode="json") for e in turn.changes], parts)
+    return parts
+
+
+def initial_strings(spec: EnvSpec) -> list[str]:
+    """The strings of the initial world records only."""
+    parts: list[str] = []
+    _strings(spec.world.apps.model_dump(mode="json"), parts)
     return parts
 
 
@@ -117,6 +125,7 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
     for code, path, message in paraphrased_leaks(spec, strings, world):
         if path not in verbatim:
             yield code, path, message
+    yield from answer_key_leaks(spec, strings, prompts, "\0".join(initial_strings(spec)))
     for i, check in enumerate(spec.checks):
         ident = check.id.lower()
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):

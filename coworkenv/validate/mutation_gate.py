@@ -97,7 +97,10 @@ def _dead_target(ctx: GateContext, mutation: Mutation, outcome: EpisodeOutcome) 
         return None
     rule: Any = next(c.rule for c in ctx.spec.checks if c.id in mutation.targets)
     named = [str(v).lower() for v in _leaves(rule.call.args) if isinstance(v, str | int) and str(v)]
-    return error if any(v in error.lower() for v in named) else None
+    quoted = error.lower()
+    # The missing thing must be the guard's own value, quoted whole ("no service with id 'svc_api'"), not a
+    # value the probe made up around it ("no config version 1 of svc-api").
+    return error if any(f"'{v}'" in quoted or f'"{v}"' in quoted for v in named) else None
 
 
 def _leaves(value: Any) -> list[Any]:

@@ -6,7 +6,8 @@ A Python check is judged on more than the three episodes everyone runs:
   module pinned to its extremes (a check that fails 3% of the time fails when `random()` returns 0.99...):
   a changed verdict is `nondeterministic_check`;
 - the same with the machine clock moved a day, a year and ten years ahead: `clock_dependent`;
-- the reference's replies paraphrased (case, spacing, sentence order, split in two messages): a crash is
+- the reference's replies paraphrased (case, spacing, sentence order, split in two messages, terse "X: Y"
+  notes, bullets): a crash is
   `python_crash`, a changed verdict `paraphrase_fails`;
 - the untouched world with a reply made of one string literal of the check's code that the reference never
   says: a verdict that flips to pass is `keyword_backdoor`.
@@ -62,6 +63,7 @@ if _cw_offset:
 """
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
+_COPULA = re.compile(r" (?:was|were|is|are) ")
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,9 @@ def paraphrases(replies: list[Reply]) -> Iterator[tuple[str, list[dict[str, Any]
         split += [{"turn": r.turn, "text": "Sure. " + " ".join(parts[:half])},
                   {"turn": r.turn, "text": " ".join(parts[half:]) or "Done."}]
     yield "answer split over two messages", split
+    yield "terse notes ('X: Y' for 'X was Y')", [{"turn": r.turn, "text": _COPULA.sub(": ", r.text)} for r in replies]
+    yield "one bullet per sentence", [{"turn": r.turn, "text": "\n".join(f"- {p}" for p in _sentences(r.text))}
+                                      for r in replies]
 
 
 def _sentences(text: str) -> list[str]:

@@ -1,0 +1,109 @@
+"""Isolation: the answer the checks expect, readable before the agent works it out.
+
+- Derived rows in the prompt: lines of content the reference writes (report rows, a corrected roster line)
+  that the initial world does not contain, i.e. the agent must compute them, found in the context or a user
+  turn ("it should come out as: svc-a,1; svc-b,0") -> `reference_in_prompt`.
+- Expected values in the context: a value a check expects (a time, a number, a derived string) that no user turn
+  states but the context or a notification does ("hint: the first free slot is 14:00Z") -> `verifier_in_prompt`.
+- Answer keys in the world: one record pairs the records of two or more checks with the values they expect,
+  ids resolved to names ("PLAT-113 -> Clara Zhang; PLAT-113 -> p1") -> `answer_in_world`.
+All comparisons run on `normalize_loose` text (case, punctuation, date formats).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.spec import EnvSpec, FieldRule
+from coworkenv.validate._paraphrased_leaks import normalize_loose
+from coworkenv.validate.mutations import CONTENT_ARGS, write_steps
+
+_MIN_ROW_TOKENS = 2
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}t\d{2}:\d{2}")
+_MIN_VALUE_CHARS = 4
+
+
+def answer_key_leaks(spec: EnvSpec, world_strings: list[str], prompts: list[tuple[str, str]],
+                     initial_world: str) -> Iterator[tuple[str, str, str]]:
+    """(code, path, message) for each leaked expected answer; `initial_world` is the world's strings joined."""
+    world_norm = normalize_loose(initial_world)
+    turns = [normalize_loose(text) for where, text in prompts if where.endswith(".content")]
+    told = [(where, normalize_loose(text)) for where, text in prompts if not where.endswith(".content")]
+    every_prompt = [(where, normalize_loose(text)) for where, text in prompts]
+    yield from _derived_rows(spec, world_norm, every_prompt)
+    yield from _expected_in_context(spec, world_norm, turns, told)
+    yield from _answer_keys(spec, world_strings)
+
+
+def _derived_rows(spec: EnvSpec, world_norm: str, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
+    for t, s, call in write_steps(spec.reference):
+        for name, value in call.arguments.items():
+            if name not in CONTENT_ARGS or not isinstance(value, str) or "\n" not in value.strip():
+                continue
+            rows = [normalize_loose(line) for line in value.splitlines()]
+            derived = [r for r in rows if len(r.split()) >= _MIN_ROW_TOKENS and r not in world_norm]
+            if len(derived) < 2:
+                continue
+            for where, text in prompts:
+                found = [r for r in derived if r in text]
+                if len(found) >= 2:
+                    yield ("reference_in_prompt", f"reference[{t}].steps[{s}].call.arguments.{name}",
+                           f"{len(found)} of the {len(derived)} lines the reference computes for {call.name} "
+                           f"are written out in {where}")
+                    break
+
+
+def _expected_in_context(spec: EnvSpec, world_norm: str, turns: list[str],
+                         told: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
+    for i, check in enumerate(spec.checks):
+        if check.role == "guard":
+            continue
+        for value in _expected(check.rule):
+            norm = normalize_loose(value)
+            timed = _ISO_TIME.match(value.lower()) is not None
+            if len(norm) < _MIN_VALUE_CHARS or any(norm in t for t in turns):
+                continue
+            if not timed and norm in world_norm:
+                continue  # a value the world states is there to be found, not an answer
+            where = next((w for w, text in told if norm in text), None)
+            if where is not None:
+                yield ("verifier_in_prompt", f"checks[{i}]",
+                       f"the value check {check.id!r} expects ({value}) is stated in {where}")
+                break
+
+
+def _expected(rule: Any) -> list[str]:
+    if isinstance(rule, FieldRule):
+        return [str(rule.value)] if isinstance(rule.value, str | int | float) and not isinstance(
+            rule.value, bool) else []
+    if rule.kind == "records":
+        return [str(c.value) for c in rule.where if c.op == "equals" and isinstance(c.value, str | int)
+                and not isinstance(c.value, bool)]
+    return []
+
+
+def _answer_keys(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str, str, str]]:
+    people = {p.id: [p.name, p.email] for p in spec.world.apps.directory.people}
+    pairs: list[tuple[int, str, list[str]]] = []  # check index, record id, ways to write the expected value
+    for i, check in enumerate(spec.checks):
+        rule = check.rule
+        if check.role == "guard" or not isinstance(rule, FieldRule) or not isinstance(rule.value, str | int):
+            continue
+        value = str(rule.value)
+        names = [normalize_loose(v) for v in [value, *people.get(value, [])] if v]
+        pairs.append((i, normalize_loose(rule.target.id), names))
+    if len(pairs) < 2:
+        return
+    ids = {record for _, record, _ in pairs}
+    for text in world_strings:
+        lowered = text.lower()
+        if not any(record.split()[0] in lowered for record in ids if record):
+            continue
+        norm = normalize_loose(text)
+        hits = [i for i, record, names in pairs if record in norm and any(n in norm for n in names)]
+        if len(hits) >= 2:
+            yield ("answer_in_world", f"checks[{hits[0]}]",
+                   f"one world record pairs the records of {len(hits)} checks with the values they expect")
+            return
