@@ -252,10 +252,10 @@ class Check(_Wire):
 
     id: str
     description: str = ""
-    role: Annotated[Role, Field(description=(
+    role: Annotated[Role | None, Field(description=(
         "completion: earns credit (weighted mean of completion scores). guard: never earns credit; a failed "
         "guard zeroes the score or subtracts a penalty (EnvSpec.scoring). Default: guard for frame and "
-        "forbidden rules and safety checks, completion otherwise. A guard may hold on the untouched state"))]
+        "forbidden rules and safety checks, completion otherwise. A guard may hold on the untouched state"))] = None
     weight: Annotated[float, Field(ge=0, description=(
         "Share of the completion score (guards: unused, may be 0)"))] = 1.0
     required: Annotated[bool, Field(description="The episode passes only if this check passes")] = True
@@ -265,19 +265,12 @@ class Check(_Wire):
         "A graded check passes when its score reaches this"))] = 1.0
     rule: CheckRule
 
-    @model_validator(mode="before")
-    @classmethod
-    def _default_role(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("role") is None:
-            rule = data.get("rule")
-            kind = rule.get("kind") if isinstance(rule, dict) else getattr(rule, "kind", None)
-            guard = data.get("safety") is True or kind in GUARD_RULE_KINDS
-            data = {**data, "role": "guard" if guard else "completion"}
-        return data
-
     @model_validator(mode="after")
-    def _safety_is_guard(self) -> Check:
-        if self.safety and self.role != "guard":
+    def _resolve_role(self) -> Check:
+        if self.role is None:  # the default of the rule's kind, written into the (frozen) check
+            guard = self.safety or self.rule.kind in GUARD_RULE_KINDS
+            object.__setattr__(self, "role", "guard" if guard else "completion")
+        elif self.safety and self.role != "guard":
             raise ValueError(f"check {self.id!r}: a safety check is a guard; drop role or set it to 'guard'")
         return self
 

@@ -180,6 +180,7 @@ def test_a_schema_1_spec_loads_migrates_and_the_oracle_scores_one() -> None:
     assert parse_spec(spec.to_json()) == spec  # the migrated spec round-trips as schema 2
     # Direct model validation migrates too (the schema gate validates raw dicts).
     assert EnvSpec.model_validate(raw) == spec
+    assert EnvSpec.model_validate_json(V1_SPEC.read_bytes()) == spec
 
 
 def test_an_unknown_schema_version_is_a_clear_error() -> None:

@@ -67,7 +67,7 @@ class Verifier:
         if score not in (0.0, 1.0):
             score = round(score, 6)
         return CheckResult(check.id, check.rule.kind, passed, check.weight, check.required, check.safety,
-                           "" if passed and score >= 1.0 else reason, error, check.role, score)
+                           "" if passed and score >= 1.0 else reason, error, check.role or "completion", score)
 
     def _evaluate(self, rule: Any, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
         kind = rule.kind

@@ -32,18 +32,17 @@ MESSAGE_TABLES: dict[tuple[str, str], tuple[str, ...]] = {
 def finish_spec(data: Wire) -> EnvSpec:
     """Validate the spec data, narrow its broad message frames and turn checks that hold untouched into guards."""
     spec = EnvSpec.model_validate_json(orjson.dumps(data))
-    changed = False
-    if any(_broad(sel) for c in data["checks"] if c["rule"]["kind"] == "frame" for sel in c["rule"]["allow"]):
-        env = Env(spec)
+    env = Env(spec)  # one env for both episodes: building the world is the costly part
+    untouched = run_episode(env, NoopPolicy()).result
+    held = {c.id for c in untouched.checks if c.passed and not c.is_guard}
+    broad = any(_broad(sel) for c in data["checks"] if c["rule"]["kind"] == "frame" for sel in c["rule"]["allow"])
+    if not held and not broad:
+        return spec
+    if broad:
         run_episode(env, OraclePolicy(spec))
         data["checks"] = [_narrowed(c, env.state) for c in data["checks"]]
-        spec, changed = EnvSpec.model_validate_json(orjson.dumps(data)), True
-    untouched = run_episode(Env(spec), NoopPolicy()).result
-    held = {c.id for c in untouched.checks if c.passed and not c.is_guard}
-    if held:
-        data["checks"] = [{**c, "role": "guard"} if c["id"] in held else c for c in data["checks"]]
-        changed = True
-    return EnvSpec.model_validate_json(orjson.dumps(data)) if changed else spec
+    data["checks"] = [{**c, "role": "guard"} if c["id"] in held else c for c in data["checks"]]
+    return EnvSpec.model_validate_json(orjson.dumps(data))
 
 
 def _broad(sel: Wire) -> bool:
