@@ -43,7 +43,8 @@ def write_facts(reference: list[ReferenceTurn], world: World, created: set[Key],
     """The facts of every write; `world` is the reference's final world, `made` the record each step created."""
     out = []
     for t, s, call in write_steps(reference):
-        target = made.get((t, s)) or _existing_target(call, world, created)
+        # The record a call names comes first (a deploy acts on its service, though it also adds a deployment).
+        target = _existing_target(call, world, created) or made.get((t, s))
         content = " ".join(str(v) for k, v in call.arguments.items() if k in CONTENT_ARGS).lower()
         only = target is not None and list(call.arguments.values()) == [target[2]]
         out.append(WriteFacts(t, s, call, target, target is not None and target not in created, content, only))
