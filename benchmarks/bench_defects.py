@@ -40,11 +40,14 @@ def run(classes: list[str]) -> dict[str, Any]:
     twins: dict[bytes, tuple[Defect, Any]] = {}
     per_class: dict[str, dict[str, Any]] = {}
     missed, misattributed, false_witness = [], [], []
+    timings: list[tuple[float, str]] = []
     for name in classes:
         defects = CLASSES[name]
         rejected = 0
         for d in defects:
+            tick = time.perf_counter()
             v = judge(d.defect_spec())
+            timings.append((time.perf_counter() - tick, d.id))
             ok = not v.passed
             failed = [v.first_failed_gate] if d.cls == "funnel_attribution" else v.failed_gates()
             if ok and d.gate is not None and d.gate not in failed:
@@ -78,6 +81,7 @@ def run(classes: list[str]) -> dict[str, Any]:
         "false_witnesses": false_witness, "per_class": per_class, "missed": missed,
         "misattributed": misattributed, "twins_rejected": twin_rejects,
         "seconds": round(time.perf_counter() - started, 1),
+        "slowest": [{"id": i, "seconds": round(t, 2)} for t, i in sorted(timings, reverse=True)[:8]],
     }
 
 
@@ -106,6 +110,8 @@ def markdown(r: dict[str, Any]) -> str:
     out += ["", "## Sound twins the gates reject", ""]
     out += [f"- twin of `{t['twin_of']}` ({t['capability']}): {', '.join(t['codes'])}" for t in r["twins_rejected"]] \
         or ["- none"]
+    out += ["", "## Slowest defects to validate (strict)", ""]
+    out += [f"- `{x['id']}`: {x['seconds']} s" for x in r["slowest"]]
     if r["false_witnesses"]:
         out += ["", "## Witnesses that no longer separate defect and twin (corpus bug)", ""]
         out += [f"- `{i}`" for i in r["false_witnesses"]]
@@ -140,6 +146,7 @@ def main() -> None:
         print(f"  twin rejected (twin of {t['twin_of']}): {', '.join(t['codes'])}")
     for i in r["false_witnesses"]:
         print(f"  witness no longer holds: {i}")
+    print("slowest: " + ", ".join(f"{x['id']} {x['seconds']} s" for x in r["slowest"][:4]))
 
 
 if __name__ == "__main__":

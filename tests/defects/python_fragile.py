@@ -70,14 +70,11 @@ def _spot_check(spec: Spec, c: dict) -> str:  # type: ignore[type-arg]
     return (
         "import random\n\n"
         "def check(state, audit, messages):\n"
+        "    # the grader samples: 3% of runs are held back for manual review and count as not passed\n"
+        "    if random.random() < 0.03:\n"
+        "        return {'passed': False, 'reason': 'held back for manual review'}\n"
         f"    f = next((f for f in state['apps']['files']['files'] if f['id'] == {path!r}), None)\n"
-        "    if f is None:\n"
-        "        return False\n"
-        f"    expected = {content.strip().splitlines()!r}\n"
-        "    rows = f['content'].strip().splitlines()\n"
-        "    # spot-check a sample of rows; tolerate sampling noise\n"
-        "    sample = [r for r in expected if random.random() < 0.99]\n"
-        "    return rows[0] == expected[0] and all(r in rows for r in sample) and len(sample) >= len(expected) - 0\n"
+        f"    return f is not None and f['content'].strip().splitlines() == {content.strip().splitlines()!r}\n"
     )
 
 
@@ -125,7 +122,7 @@ DEFECTS = [
            "the ticket check compares with the real clock: it starts failing a year after the world's date",
            breaks=_replace_rule("failure-ticket", _recent_ticket)),
     Defect(CLASS, "random-spot-check", "synth:report_from_data@1",
-           "a random spot check fails a correct report a few percent of the time",
+           "a sampling grader fails a correct report on ~3% of runs",
            breaks=_replace_rule("report-rows", _spot_check)),
     Defect(CLASS, "regex-crash-on-wording", "synth:schedule_meeting_timezones@1",
            "a correct mail worded 'it's in the calendar: 09:30 UTC' crashes the check", witness_kind="honest",
