@@ -70,11 +70,15 @@ def called(tool: str, args: Wire, min_times: int = 1) -> Wire:
     return {"kind": "called", "call": {"tool": tool, "args": args}, "min_times": min_times}
 
 
-def order(first: tuple[str, Wire], then: tuple[str, Wire], then_where: list[Wire] | None = None) -> Wire:
-    """Order rule: the first call matching `first` precedes the first matching `then` (and `then_where`)."""
+def order(
+    first: tuple[str, Wire], then: tuple[str, Wire], then_where: list[Wire] | None = None,
+    first_where: list[Wire] | None = None,
+) -> Wire:
+    """Order rule: the first call matching `first` (and `first_where` conditions on its arguments) precedes the
+    first matching `then` (and `then_where`)."""
     return {
         "kind": "order",
-        "first": {"tool": first[0], "args": first[1]},
+        "first": {"tool": first[0], "args": first[1], "where": first_where or []},
         "then": {"tool": then[0], "args": then[1], "where": then_where or []},
     }
 

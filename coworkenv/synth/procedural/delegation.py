@@ -117,6 +117,12 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             said(ticket, ["accepted", "accepts", "agreed", "took", "will pick", "in progress", "yes"], turn=1),
         )
         task.check(
+            "in-progress-after-asking",
+            f"{ticket} goes in progress only after {delegate.first} was asked",
+            order(("chat_send_dm", {}), ("tickets_update", {"ticket_id": ticket, "status": "in_progress"}),
+                  first_where=[cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
+        )
+        task.check(
             "stays-with-delegate",
             f"{ticket} stays with {delegate.name}",
             field_is("tickets", "tickets", ticket, "assignee", delegate.id),

@@ -249,6 +249,11 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
             weight=2,
         )
         task.check(
+            "ticket-after-fix",
+            "the ticket, which says how it was fixed, is filed after the fix",
+            order(fault.fix, ("tickets_create", {"service": svc.id})),
+        )
+        task.check(
             "ticket-quotes-request",
             "the ticket description quotes the failing request id",
             records(
@@ -269,6 +274,12 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
             "the update is posted after the fix",
             order(fault.fix, ("chat_post_message", {}), [INCIDENTS_CHANNEL]),
         )
+        if want_ticket:
+            task.check(
+                "ticket-before-announce",
+                f"the update that names {ticket_id} is posted after the ticket exists",
+                order(("tickets_create", {"service": svc.id}), ("chat_post_message", {}), [INCIDENTS_CHANNEL]),
+            )
         allowed.append(allow("chat", "messages"))
     if want_reply:
         task.check(

@@ -180,6 +180,12 @@ def feature_flag_rollout(ctx: GenContext) -> EnvSpec:
             "the ticket reports an observed failure",
             order(enable_staging, ("tickets_create", {"service": staging.id})),
         )
+        task.check(
+            "ticket-after-rollback",
+            "the ticket that says staging was rolled back is filed after the rollback",
+            order(("services_set_flag", {"service": staging.id, "flag": flag, "enabled": False}),
+                  ("tickets_create", {"service": staging.id})),
+        )
         allowed.append(allow("tickets", "tickets", ticket))
     task.check("nothing-else-changed", "only the flag, the post or the ticket", frame(*allowed))
     return task.build(
@@ -280,6 +286,12 @@ def oncall_handoff(ctx: GenContext) -> EnvSpec:
         records("files", "files", [cond("id", path), cond("content", [tid for tid, _ in mine], "contains")]),
         weight=2,
     )
+    for tid, _ in mine:
+        task.check(
+            f"note-after-{tid}",
+            f"the handoff note is written after {tid} is handed over",
+            order(("tickets_update", {"ticket_id": tid, "assignee": nxt.id}), ("files_write_file", {"path": path})),
+        )
     task.check(
         "channel-told",
         f"{team.channel_name} mentions @{nxt.handle}",
