@@ -278,3 +278,17 @@ def test_frame_where_allows_only_matching_records() -> None:
     with pytest.raises(Exception, match="no field 'room'"):
         _env(_check({"kind": "frame", "allow": [{"app": "chat", "table": "messages", "where": [
             {"field": "room", "value": "x"}]}]}))
+
+
+def test_call_matcher_where_conditions_read_the_arguments() -> None:
+    post = ("chat_post_message", {"channel": "c-ops", "text": "API rolled back (OPS-7)"})
+    after = {"kind": "order", "first": {"tool": "services_rollback_config", "args": {"service": "svc-api"}},
+             "then": {"tool": "chat_post_message", "where": [{"field": "text", "op": "contains", "value": "ops-7"}]}}
+    assert _play(_env(_check(after)), ROLLBACK, post).passed
+    assert not _play(_env(_check(after)), post, ROLLBACK).passed
+    named = {"kind": "called", "call": {"tool": "chat_post_message", "where": [
+        {"field": "text", "op": "matches", "value": r"OPS-\d+"}, {"field": "channel", "op": "in", "value": ["c-ops"]}]}}
+    assert _play(_env(_check(named)), post).passed
+    assert not _play(_env(_check(named)), ("chat_post_message", {"channel": "c-ops", "text": "done"})).passed
+    with pytest.raises(Exception, match="has no argument 'txt'"):
+        _env(_check({"kind": "called", "call": {"tool": "chat_post_message", "where": [{"field": "txt"}]}}))
