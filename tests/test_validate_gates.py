@@ -190,7 +190,8 @@ def test_gate_8_isolation_rejects_checks_readable_in_a_file() -> None:
     v = validate_spec(spec)
     assert failed(v) == {"isolation"} and v.stage == "schema_valid"
     # The order and call checks spell out the reference's calls too.
-    assert "verifier_in_world" in codes(v, "isolation") <= {"verifier_in_world", "reference_in_world"}
+    assert "verifier_in_world" in codes(v, "isolation") <= {"verifier_in_world", "reference_in_world",
+                                                           "answer_in_world"}
 
 
 def test_gate_8_isolation_rejects_a_check_id_in_the_user_turn() -> None:

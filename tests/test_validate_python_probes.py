@@ -98,3 +98,14 @@ def test_paraphrases_keep_the_words_and_literals_skip_what_the_reference_says() 
     from coworkenv.spec import PythonRule
     rule = PythonRule(code="def check(state, audit, messages):\n    return 'owns' in x or 'sudo mode' in x\n")
     assert literals(rule, "ops-1 is p1. jon owns it.") == ["sudo mode"]
+
+
+def test_a_check_parsing_one_wording_crashes_on_terse_notes() -> None:
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    text = ' '.join(m['text'] for m in messages).lower()\n"
+        "    if 'ops-1' not in text:\n"
+        "        return False\n"
+        "    return text.split('ops-1 is ')[1].startswith('p1')\n"), config=QUICK)
+    crash = next(e for e in v.errors() if e.code == "python_crash")
+    assert "terse notes" in crash.message

@@ -41,7 +41,8 @@ def test_order_blind_a_dependent_message_sent_before_the_change_is_caught_withou
     v = validate_spec(spec)
     assert not v.passed and "order_unchecked" in codes(v)
     error = next(e for e in v.errors() if e.code == "order_unchecked")
-    assert "chat_post_message before tickets_update on OPS-1" in error.message and "order check" in error.hint
+    assert "chat_post_message before tickets_update (chat_post_message reports on OPS-1)" in error.message
+    assert "order check" in error.hint
 
 
 def test_a_restart_after_a_config_change_depends_on_it() -> None:
@@ -55,7 +56,8 @@ def test_a_restart_after_a_config_change_depends_on_it() -> None:
             "service": "svc-api", "changes": {"timeout_ms": 500}, "note": "raise timeout"}}},
         {"call": {"name": "services_restart", "arguments": {"service": "svc-api"}}}]
     swaps = [m for m in mutants(spec) if m.kind == "swap_dependent"]
-    assert any(m.description == "services_restart before services_update_config on svc-api" for m in swaps)
+    assert any(m.description.startswith("services_restart before services_update_config (services_restart acts on")
+               for m in swaps)
     assert all(not m.equivalence for m in swaps)  # the records end the same: the order is the mistake
 
 
@@ -203,3 +205,33 @@ def test_a_delimited_list_loses_each_member_and_outside_addresses_have_alternati
     found = {m.description for m in mutants(spec)}
     assert {f"services_update_config: changes.viewers without its item {i}" for i in range(3)} <= found
     assert any(d.startswith("mail_send: to[0] 'buyer@client.example' -> ") for d in found)
+
+
+def test_a_post_naming_a_ticket_the_reference_creates_depends_on_its_creation() -> None:
+    spec = sound_spec()
+    spec["tools"].append("tickets_create")
+    steps(spec).insert(2, {"call": {"name": "tickets_create", "arguments": {
+        "title": "Follow up on OPS-1", "description": "Check p95.", "assignee": "u-jon"}}})
+    steps(spec)[3]["call"]["arguments"]["text"] = "OPS-1 is now p1, Jon is on it; follow-up in OPS-3."
+    swaps = {m.description for m in mutants(spec) if m.kind == "swap_dependent"}
+    assert "chat_post_message before tickets_create (chat_post_message reports on OPS-3)" in swaps
+
+
+def test_a_question_before_a_change_in_a_later_turn_and_a_linked_record_are_dependencies() -> None:
+    spec = sound_spec()
+    spec["tools"].append("mail_send")
+    steps(spec)[1:3] = [{"call": {"name": "mail_send", "arguments": {
+        "to": ["lena.ortiz@acme.test"], "subject": "OPS-1", "body": "May I raise OPS-1 to p1?"}}}]
+    spec["turns"].append({"content": "Lena said yes. Go ahead."})
+    spec["reference"].append({"steps": [
+        {"call": {"name": "tickets_update", "arguments": {"ticket_id": "OPS-1", "priority": "p1"}}},
+        {"say": "Raised."}]})
+    swaps = {m.description for m in mutants(spec) if m.kind == "swap_dependent"}
+    assert "tickets_update before mail_send (mail_send asks about OPS-1 before tickets_update changes it)" in swaps
+    linked = sound_spec()
+    linked["world"]["apps"]["tickets"]["tickets"][0]["service"] = "svc-api"
+    linked["world"]["apps"]["services"] = {"services": [{"id": "svc-api", "name": "api"}]}
+    linked["tools"].append("services_restart")
+    steps(linked).insert(2, {"call": {"name": "services_restart", "arguments": {"service": "svc-api"}}})
+    swaps = {m.description for m in mutants(linked) if m.kind == "swap_dependent"}
+    assert "services_restart before tickets_update (OPS-1 concerns svc-api)" in swaps

@@ -5,8 +5,8 @@
   turn ("it should come out as: svc-a,1; svc-b,0") -> `reference_in_prompt`.
 - Expected values in the context: a value a check expects (a time, a number, a derived string) that no user turn
   states but the context or a notification does ("hint: the first free slot is 14:00Z") -> `verifier_in_prompt`.
-- Answer keys in the world: one record pairs the records of two or more checks with the values they expect,
-  ids resolved to names ("PLAT-113 -> Clara Zhang; PLAT-113 -> p1") -> `answer_in_world`.
+- Answer keys in the world: one record pairs two or more records the checks judge with the values they expect
+  (whole words), ids resolved to names ("PLAT-113 -> Clara Zhang; PLAT-113 -> p1") -> `answer_in_world`.
 All comparisons run on `normalize_loose` text (case, punctuation, date formats).
 """
 
@@ -101,9 +101,10 @@ def _answer_keys(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str,
         lowered = text.lower()
         if not any(record.split()[0] in lowered for record in ids if record):
             continue
-        norm = normalize_loose(text)
-        hits = [i for i, record, names in pairs if record in norm and any(n in norm for n in names)]
-        if len(hits) >= 2:
-            yield ("answer_in_world", f"checks[{hits[0]}]",
+        padded = f" {normalize_loose(text)} "
+        hits = [(i, record) for i, record, names in pairs
+                if f" {record} " in padded and any(f" {n} " in padded for n in names)]
+        if len({record for _, record in hits}) >= 2:  # a key covers several records, not one record's facts
+            yield ("answer_in_world", f"checks[{hits[0][0]}]",
                    f"one world record pairs the records of {len(hits)} checks with the values they expect")
             return
