@@ -38,9 +38,16 @@ def verdict(spec: dict[str, Any], policy: str = "strict") -> Any:
     return _verdict(_key(spec), policy)
 
 
+def _python_checks(spec: dict[str, Any]) -> bool:
+    """Whether a spec has Python checks (each sandboxed run costs tens of ms; the gates probe them many times)."""
+    return any(c["rule"]["kind"] == "python" for c in spec["checks"])
+
+
 def _marked(defect: Defect) -> Any:
     reason = MISSED.get(defect.id)
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    if _python_checks(defect.defect_spec()):
+        marks.append(pytest.mark.slow)
     return pytest.param(defect, id=defect.id, marks=marks)
 
 

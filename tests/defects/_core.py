@@ -212,15 +212,24 @@ def reference(spec: Spec) -> list[dict[str, Any]]:
     return copy.deepcopy(spec["reference"])  # type: ignore[no-any-return]
 
 
-def swapped(spec: Spec, first: tuple[str, dict[str, Any]], then: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The reference with the first `then` call moved just before the first `first` call (across turns too)."""
+def swapped(spec: Spec, first: tuple[str, dict[str, Any]], then: tuple[str, dict[str, Any]],
+            mode: Literal["then_earlier", "first_later", "exchange"] = "then_earlier") -> list[dict[str, Any]]:
+    """The reference with the first `then` call done before the first `first` call (across turns too):
+    `then_earlier` moves it just before `first`, `first_later` moves `first` just after it, `exchange` swaps
+    the two steps in place."""
     ref = reference(spec)
     view = {"reference": ref, "capability": spec["capability"]}
     t1, s1, _ = next(calls(view, first[0], **first[1]), (None, None, None))
     t2, s2, _ = next(calls(view, then[0], **then[1]), (None, None, None))
     if t1 is None or t2 is None or s1 is None or s2 is None or (t2, s2) < (t1, s1):
         raise CorpusError(f"{spec['capability']}: cannot move {then[0]} before {first[0]}")
-    ref[t1]["steps"].insert(s1, ref[t2]["steps"].pop(s2))
+    if mode == "then_earlier":
+        ref[t1]["steps"].insert(s1, ref[t2]["steps"].pop(s2))
+    elif mode == "first_later":
+        step = ref[t1]["steps"].pop(s1)
+        ref[t2]["steps"].insert(s2 if t1 == t2 else s2 + 1, step)
+    else:
+        ref[t1]["steps"][s1], ref[t2]["steps"][s2] = ref[t2]["steps"][s2], ref[t1]["steps"][s1]
     return ref
 
 
@@ -310,3 +319,13 @@ def frame(spec: Spec) -> dict[str, Any]:
 def field_check(spec: Spec, field: str) -> dict[str, Any]:
     """The first `field` check on a record field named `field` (e.g. the first ticket's assignee)."""
     return check(spec, kind="field", where=lambda c: c["rule"]["target"]["field"] == field)
+
+
+def unpin(spec: Spec, key: str, value: Any) -> None:
+    """Drop argument `key` = `value` from every call matcher of the checks (the writer never pinned it there)."""
+    for c in spec["checks"]:
+        rule = c["rule"]
+        for name in ("call", "first", "then"):
+            matcher = rule.get(name)
+            if isinstance(matcher, dict) and matcher.get("args", {}).get(key) == value:
+                del matcher["args"][key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, check, cond, field_check, record, with_args, world
+from tests.defects._core import Defect, Spec, check, cond, field_check, record, unpin, with_args, world
 
 CLASS = "half_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -24,6 +24,7 @@ def _other_person(spec: Spec, person: str) -> str:
 
 def _or_other_assignee(spec: Spec) -> None:
     rule = field_check(spec, "assignee")["rule"]
+    unpin(spec, "assignee", rule["value"])
     rule["value"] = [rule["value"], _other_person(spec, rule["value"])]
     rule["op"] = "in"
 

@@ -3,21 +3,10 @@
 MISSED: defects the gates accept (or reject by another gate than the one that should). TWINS_REJECTED: sound
 twins the gates reject (named after the first defect made from them). Both are regenerated from
 `benchmarks/bench_defects.py` figures; a gate fix turns an entry into an XPASS failure until it is removed.
-Measured: 83/103 defects rejected, 27/27 twins accepted.
+Measured: 95/103 defects rejected, 27/27 twins accepted.
 """
 
 MISSED: dict[str, str] = {
-    "content_blind/csv-rows-unchecked": "gates accept it; the defect: writes the report file with only its header line",
-    "dead_guard/config-rollback-guard-typo": "gates accept it; the defect: rolls the config back although the release was the cause",
-    "dead_guard/contract-path-typo": "gates accept it; the defect: the guard names a contract file that does not exist: only the frame still stops the mail",
-    "dead_guard/no-deploy-guard-typo": "gates accept it; the defect: redeploys the failing service although the task forbids deploys",
-    "dead_guard/no-deploy-guard-wrong-service": "gates accept it; the defect: the no-deploy guard names the gateway, the service nobody touches; payments may be redeployed",
-    "duplicate_tolerant/customer-ticket-twice": "gates accept it; the defect: files the customer's problem twice",
-    "duplicate_tolerant/flag-incident-ticket-twice": "gates accept it; the defect: files the incident ticket twice",
-    "duplicate_tolerant/incident-ticket-twice": "gates accept it; the defect: files the incident ticket twice",
-    "duplicate_tolerant/meeting-booked-twice": "gates accept it; the defect: books the meeting twice",
-    "duplicate_tolerant/staging-ticket-twice": "gates accept it; the defect: files the staging failure twice",
-    "half_pinned/viewers-one-of-seven": "gates accept it; the defect: grants access by replacing the viewer list, locking the existing viewers out",
     "isolation_leak/answer-key-in-calendar": "gates accept it; the defect: reads every expected assignee and priority from a calendar event's description",
     "isolation_leak/expected-rows-in-prompt": "gates accept it; the defect: copies the expected CSV rows from the user's own message",
     "isolation_leak/expected-slot-in-context": "gates accept it; the defect: is told the answer slot in the workspace context",
@@ -26,7 +15,6 @@ MISSED: dict[str, str] = {
     "order_blind/post-before-ticket": "gates accept it; the defect: posts the ticket id in the team channel before the ticket exists",
     "order_blind/ticket-before-trying": "gates accept it; the defect: files the 'it fails in staging' ticket before ever trying the flag in staging",
     "python_fragile/crash-on-paraphrase": "gates accept it; the defect: a correct answer worded 'Root cause: svc-x' crashes the check",
-    "unchosen_field/draft-sender": "gates accept it; the defect: drafts the reply to someone else: the check reads the sender",
 }
 
 TWINS_REJECTED: dict[str, str] = {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, check, drop_checks, swapped
+import copy
+
+from tests.defects._core import Defect, Spec, calls, check, drop_checks, play, record, swapped
 
 CLASS = "order_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -19,18 +21,66 @@ def _order_defect(name: str, base: str, check_id: str, gets_away_with: str) -> D
 
     def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
         rule = check(spec, check_id, "order")["rule"]
-        return swapped(spec, (rule["first"]["tool"], rule["first"]["args"]), (rule["then"]["tool"], rule["then"]["args"]))
+        return _reordering(spec, breaks, (rule["first"]["tool"], rule["first"]["args"]),
+                           (rule["then"]["tool"], rule["then"]["args"]))
 
     return Defect(CLASS, name, base, gets_away_with, breaks=breaks, witness=witness)
 
 
+def _reordering(spec: Spec, breaks, first: tuple[str, dict], then: tuple[str, dict]) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """The first way of doing `then` before `first` that the defect passes and the twin fails (else the last)."""
+    defect = copy.deepcopy(spec)
+    breaks(defect)
+    candidate: list[dict] = []  # type: ignore[type-arg]
+    for mode in ("then_earlier", "first_later", "exchange"):
+        candidate = swapped(spec, first, then, mode)  # type: ignore[arg-type]
+        if play(defect, candidate).passed and not play(spec, candidate).passed:
+            break
+    return candidate
+
+
+def _restart_after(fix_tool: str):  # type: ignore[no-untyped-def]
+    """The twin: the task also asks to restart the service once it is fixed; checks pin the restart and its order."""
+
+    def fix(spec: Spec) -> None:
+        turn, step, fix_call = next(calls(spec, fix_tool))
+        service = fix_call["arguments"]["service"]
+        restarts = record(spec, "services", "services", service).get("restarts", 0)
+        spec["turns"][turn]["content"] += f" Once it is fixed, restart {service} so it starts clean."
+        spec["reference"][turn]["steps"].insert(step + 1, {"call": {"name": "services_restart",
+                                                                    "arguments": {"service": service}}})
+        spec["checks"] += [
+            {"id": "restarted", "description": f"{service} was restarted once",
+             "rule": {"kind": "field", "target": {"app": "services", "table": "services", "id": service,
+                                                  "field": "restarts"}, "op": "equals", "value": restarts + 1}},
+            {"id": "fix-before-restart", "description": "the restart comes after the fix",
+             "rule": {"kind": "order", "first": {"tool": fix_tool, "args": {"service": service}},
+                      "then": {"tool": "services_restart", "args": {"service": service}}}},
+        ]
+    return fix
+
+
+def _restart_defect(name: str, base: str, fix_tool: str, gets_away_with: str) -> Defect:
+    fix = _restart_after(fix_tool)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        drop_checks(spec, lambda c: c["id"] == "fix-before-restart")
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        return _reordering(spec, lambda s: drop_checks(s, lambda c: c["id"] == "fix-before-restart"),
+                           (fix_tool, {}), ("services_restart", {}))
+
+    return Defect(CLASS, name, base, gets_away_with, breaks=breaks, fix=fix, witness=witness)
+
+
 DEFECTS = [
-    _order_defect("announce-before-flag-fix", "synth:incident_investigate_fix@1", "fix-before-announce",
-                  "posts 'fixed' in #incidents before turning the flag off"),
+    _restart_defect("restart-before-flag-fix", "synth:incident_investigate_fix@1", "services_set_flag",
+                    "restarts the service before the fix, so it restarts into the broken state"),
+    _restart_defect("restart-before-rollback", "example:incident_rollback", "services_rollback_config",
+                    "restarts payments before rolling the config back: the restart picks up the bad config"),
     _order_defect("announce-before-rollback", "example:incident_rollback", "fix-before-announce",
                   "announces the incident as fixed before rolling the config back"),
-    _order_defect("ticket-before-trying", "synth:feature_flag_rollout@1", "ticket-after-trying",
-                  "files the 'it fails in staging' ticket before ever trying the flag in staging"),
     _order_defect("dm-before-move", "synth:reschedule_conflict@1", "move-before-dm",
                   "tells the colleague the new time before the meeting is moved"),
     _order_defect("grant-before-approval", "synth:access_request_approval@1", "approval-before-grant",

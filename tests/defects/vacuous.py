@@ -3,7 +3,18 @@
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, field_check, noop_reference, with_args, without, world
+from tests.defects._core import (
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    field_check,
+    noop_reference,
+    with_args,
+    with_call,
+    world,
+)
 
 CLASS = "vacuous"
 # How a program can detect the class (what the gates should do), in one line.
@@ -41,8 +52,10 @@ def _any_leads_post(spec: Spec) -> None:
     _any_post_in_channel("headline-posted")(spec)
 
 
-def _no_status_update(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
-    return without(spec, "tickets_update", status="in_progress")
+def _status_reopened(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """Moves the ticket to in progress as asked, then back to open before answering."""
+    ticket = check(spec, "in-progress")["rule"]["target"]["id"]
+    return with_call(spec, "tickets_update", {"ticket_id": ticket, "status": "open"})
 
 
 DEFECTS = [
@@ -50,8 +63,8 @@ DEFECTS = [
            "mails Grace without the reports attached: last week's sent mail already has another subject",
            breaks=_any_sent_mail, witness=lambda s: with_args(s, "mail_send", {}, attachments=[])),
     Defect(CLASS, "status-not-blocked", "synth:delegate_and_follow_up@1",
-           "never moves the ticket to in progress (it was open, which is 'not blocked')", breaks=_status_not_blocked,
-           witness=_no_status_update),
+           "leaves the ticket open in the end (open is 'not blocked')", breaks=_status_not_blocked,
+           witness=_status_reopened),
     Defect(CLASS, "assignee-in-everyone", "synth:ticket_triage_update@1",
            "assigns the ticket to anyone at all", breaks=_assignee_in_everyone,
            witness=lambda s: with_args(s, "tickets_update",
@@ -65,9 +78,8 @@ DEFECTS = [
            "announces nothing useful: #incidents already had posts in it", breaks=_any_post_in_channel("announced"),
            witness=lambda s: with_args(s, "chat_post_message", {"channel": "#incidents"}, text="Looking.")),
     Defect(CLASS, "leads-channel-has-a-post", "example:report_from_files",
-           "never posts the week's headline: the channel already had a post",
-           breaks=_any_leads_post,
-           witness=lambda s: without(s, "chat_post_message")),
+           "posts no headline numbers: the channel already had a post", breaks=_any_leads_post,
+           witness=lambda s: with_args(s, "chat_post_message", {}, text="Report is out.")),
     Defect(CLASS, "attendees-kept-empty-list", "example:meeting_reschedule",
            "drops the original attendees when adding Elena: 'contains []' holds for any list",
            breaks=lambda s: check(s, "attendees-kept")["rule"].update(value=[]),
