@@ -15,6 +15,7 @@ from tests.defects import (
     funnel_attribution,
     half_pinned,
     isolation_leak,
+    lenient_scoring,
     order_blind,
     partial_credit,
     presolved,
@@ -47,6 +48,7 @@ MODULES = (
     duplicate_tolerant,
     time_window,
     unchosen_field,
+    lenient_scoring,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
