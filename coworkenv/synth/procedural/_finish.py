@@ -14,10 +14,10 @@ from typing import Any
 
 import orjson
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
-from coworkenv.checks import field_value
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
+from coworkenv.checks import Reply, VerifierResult, field_value
 from coworkenv.env import Env
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import Check, EnvSpec
 from coworkenv.world import World
 
 Wire = dict[str, Any]
@@ -33,16 +33,32 @@ def finish_spec(data: Wire) -> EnvSpec:
     """Validate the spec data, narrow its broad message frames and turn checks that hold untouched into guards."""
     spec = EnvSpec.model_validate_json(orjson.dumps(data))
     env = Env(spec)  # one env for both episodes: building the world is the costly part
-    untouched = run_episode(env, NoopPolicy()).result
+    if spec.multi_turn:
+        untouched = _play(env, NoopPolicy())
+    else:  # the noop episode of one turn is one reply and no call: score the untouched state directly
+        reply = NoopPolicy().act(env).content or ""
+        untouched = env.verifier.score(env.state, [], [Reply(0, reply)])
     held = {c.id for c in untouched.checks if c.passed and not c.is_guard}
     broad = any(_broad(sel) for c in data["checks"] if c["rule"]["kind"] == "frame" for sel in c["rule"]["allow"])
     if not held and not broad:
         return spec
+    checks = list(spec.checks)
     if broad:
-        run_episode(env, OraclePolicy(spec))
-        data["checks"] = [_narrowed(c, env.state) for c in data["checks"]]
-    data["checks"] = [{**c, "role": "guard"} if c["id"] in held else c for c in data["checks"]]
-    return EnvSpec.model_validate_json(orjson.dumps(data))
+        if env.steps:
+            env.reset()
+        _play(env, OraclePolicy(spec))
+        checks = [Check.model_validate(_narrowed(c.model_dump(mode="json"), env.state)) if c.rule.kind == "frame"
+                  else c for c in checks]
+    checks = [c.model_copy(update={"role": "guard"}) if c.id in held else c for c in checks]
+    # Only the checks changed, and each was validated: the spec is assembled without validating it again.
+    return EnvSpec.model_construct(**{**dict(spec), "checks": checks})
+
+
+def _play(env: Env, policy: Policy) -> VerifierResult:
+    """Play one episode in a fresh or reset env (without `reset`'s prompt and tool list, unused here)."""
+    while not env.done:
+        env.step(policy.act(env))
+    return env.score()
 
 
 def _broad(sel: Wire) -> bool:
