@@ -13,7 +13,7 @@ All comparisons run on `normalize_loose` text (case, punctuation, date formats).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule
@@ -23,52 +23,61 @@ from coworkenv.validate.mutations import CONTENT_ARGS, write_steps
 _MIN_ROW_TOKENS = 2
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}t\d{2}:\d{2}")
 _MIN_VALUE_CHARS = 4
+_MIN_KEY_CHARS = 20  # "OPS-1 -> Jon; OPS-2 -> p2": shorter strings cannot pair two records with values
 
 
 def answer_key_leaks(spec: EnvSpec, world_strings: list[str], prompts: list[tuple[str, str]],
                      initial_world: str) -> Iterator[tuple[str, str, str]]:
-    """(code, path, message) for each leaked expected answer; `initial_world` is the world's strings joined."""
-    world_norm = normalize_loose(initial_world)
-    turns = [normalize_loose(text) for where, text in prompts if where.endswith(".content")]
-    told = [(where, normalize_loose(text)) for where, text in prompts if not where.endswith(".content")]
-    every_prompt = [(where, normalize_loose(text)) for where, text in prompts]
-    yield from _derived_rows(spec, world_norm, every_prompt)
-    yield from _expected_in_context(spec, world_norm, turns, told)
+    """(code, path, message) for each leaked expected answer; `initial_world` is the world's strings joined.
+
+    The prompts are searched first; the world (large) is normalised only when something was found there.
+    """
+    world_norm: list[str] = []
+
+    def in_world(text: str) -> bool:
+        if not world_norm:
+            world_norm.append(normalize_loose(initial_world))
+        return text in world_norm[0]
+
+    # The system prompt is the context plus fixed text: the context itself is scanned.
+    normalized = [(where, normalize_loose(text)) for where, text in prompts if where != "the system prompt"]
+    turns = [text for where, text in normalized if where.endswith(".content")]  # what the user asks
+    told = [(where, text) for where, text in normalized if not where.endswith(".content")]  # context, notices
+    yield from _derived_rows(spec, in_world, normalized)
+    yield from _expected_in_context(spec, in_world, turns, told)
     yield from _answer_keys(spec, world_strings)
 
 
-def _derived_rows(spec: EnvSpec, world_norm: str, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
+def _derived_rows(spec: EnvSpec, in_world: Callable[[str], bool],
+                  prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
     for t, s, call in write_steps(spec.reference):
         for name, value in call.arguments.items():
             if name not in CONTENT_ARGS or not isinstance(value, str) or "\n" not in value.strip():
                 continue
-            rows = [normalize_loose(line) for line in value.splitlines()]
-            derived = [r for r in rows if len(r.split()) >= _MIN_ROW_TOKENS and r not in world_norm]
-            if len(derived) < 2:
-                continue
+            rows = [r for r in (normalize_loose(line) for line in value.splitlines())
+                    if len(r.split()) >= _MIN_ROW_TOKENS]
             for where, text in prompts:
-                found = [r for r in derived if r in text]
-                if len(found) >= 2:
+                found = [r for r in rows if r in text]
+                derived = [r for r in found if not in_world(r)] if len(found) >= 2 else []
+                if len(derived) >= 2:
                     yield ("reference_in_prompt", f"reference[{t}].steps[{s}].call.arguments.{name}",
-                           f"{len(found)} of the {len(derived)} lines the reference computes for {call.name} "
-                           f"are written out in {where}")
+                           f"{len(derived)} lines the reference computes for {call.name} (not in the world) are "
+                           f"written out in {where}")
                     break
 
 
-def _expected_in_context(spec: EnvSpec, world_norm: str, turns: list[str],
+def _expected_in_context(spec: EnvSpec, in_world: Callable[[str], bool], turns: list[str],
                          told: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
     for i, check in enumerate(spec.checks):
         if check.role == "guard":
             continue
         for value in _expected(check.rule):
             norm = normalize_loose(value)
-            timed = _ISO_TIME.match(value.lower()) is not None
             if len(norm) < _MIN_VALUE_CHARS or any(norm in t for t in turns):
                 continue
-            if not timed and norm in world_norm:
-                continue  # a value the world states is there to be found, not an answer
             where = next((w for w, text in told if norm in text), None)
-            if where is not None:
+            timed = _ISO_TIME.match(value.lower()) is not None
+            if where is not None and (timed or not in_world(norm)):  # a value the world states is to be found
                 yield ("verifier_in_prompt", f"checks[{i}]",
                        f"the value check {check.id!r} expects ({value}) is stated in {where}")
                 break
@@ -98,6 +107,8 @@ def _answer_keys(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str,
         return
     ids = {record for _, record, _ in pairs}
     for text in world_strings:
+        if len(text) < _MIN_KEY_CHARS:
+            continue
         lowered = text.lower()
         if not any(record.split()[0] in lowered for record in ids if record):
             continue

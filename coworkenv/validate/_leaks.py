@@ -43,23 +43,18 @@ def normalize(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def world_strings(spec: EnvSpec) -> list[str]:
-    """Every string the agent could read through tools (initial records, what dynamics and turns write)."""
+def world_strings(spec: EnvSpec) -> tuple[list[str], int]:
+    """Every string the agent could read through tools (initial records, what dynamics and turns write), and how
+    many of them (the first ones) are the initial records'."""
     parts: list[str] = []
     _strings(spec.world.apps.model_dump(mode="json"), parts)
+    initial = len(parts)
     for rule in spec.dynamics.rules:
         _strings([e.model_dump(mode="json") for e in rule.effects], parts)
     parts.extend(stream.message for stream in spec.dynamics.streams)
     for turn in spec.turns:
         _strings([e.model_dump(mode="json") for e in turn.changes], parts)
-    return parts
-
-
-def initial_strings(spec: EnvSpec) -> list[str]:
-    """The strings of the initial world records only."""
-    parts: list[str] = []
-    _strings(spec.world.apps.model_dump(mode="json"), parts)
-    return parts
+    return parts, initial
 
 
 def world_text(parts: list[str]) -> str:
@@ -103,7 +98,7 @@ def needles(spec: EnvSpec) -> Iterator[Needle]:
 def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
     """(code, path, message) for every verifier or reference artifact the agent can see, verbatim or reworded
     (see `_paraphrased_leaks`)."""
-    strings = world_strings(spec)
+    strings, initial = world_strings(spec)
     world = world_text(strings)
     world_compact = "".join(world.split())
     prompt_norm = [(path, normalize(text)) for path, text in prompts]
@@ -125,7 +120,7 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
     for code, path, message in paraphrased_leaks(spec, strings, world):
         if path not in verbatim:
             yield code, path, message
-    yield from answer_key_leaks(spec, strings, prompts, "\0".join(initial_strings(spec)))
+    yield from answer_key_leaks(spec, strings, prompts, "\0".join(strings[:initial]))
     for i, check in enumerate(spec.checks):
         ident = check.id.lower()
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):

@@ -63,7 +63,6 @@ def paraphrased_leaks(spec: EnvSpec, world_strings: list[str], world_text: str) 
     occur somewhere in the world; then in the string); only candidates are normalised (worlds hold thousands).
     """
     lowered: list[str] = []
-    raw_words: list[set[str]] | None = None
     if any(step.say is not None or step.call is not None for turn in spec.reference for step in turn.steps):
         lowered = [s.lower() for s in world_strings if len(s) >= 12]
     for t, turn in enumerate(spec.reference):
@@ -73,11 +72,10 @@ def paraphrased_leaks(spec: EnvSpec, world_strings: list[str], world_text: str) 
                 wanted = _words(normalize_loose(step.say))
                 if len(wanted) < _MIN_ANSWER_WORDS or not _may_occur(step.say, world_text):
                     continue
-                if raw_words is None:
-                    raw_words = [set(_RAW_WORD.findall(text)) for text in lowered]
                 raw = set(_RAW_WORD.findall(step.say.lower()))
-                candidates = [text for text, have in zip(lowered, raw_words, strict=True)
-                              if len(raw & have) >= _ANSWER_OVERLAP * len(raw) / 2]
+                longest = sorted((w for w in raw if w.isalpha()), key=len, reverse=True)[:3]
+                candidates = [text for text in lowered if any(w in text for w in longest)
+                              and len(raw & set(_RAW_WORD.findall(text))) >= _ANSWER_OVERLAP * len(raw) / 2]
                 if any(len(wanted & set(normalize_loose(text).split())) >= _ANSWER_OVERLAP * len(wanted)
                        for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
