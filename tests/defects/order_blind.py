@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from tests.defects._core import Defect, Spec, calls, check, drop_checks, play, record, swapped
+from tests.defects._core import Defect, Spec, calls, check, drop_checks, play, record, swapped, with_call
 
 CLASS = "order_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -43,12 +43,11 @@ def _restart_after(fix_tool: str):  # type: ignore[no-untyped-def]
     """The twin: the task also asks to restart the service once it is fixed; checks pin the restart and its order."""
 
     def fix(spec: Spec) -> None:
-        turn, step, fix_call = next(calls(spec, fix_tool))
+        turn, _, fix_call = next(calls(spec, fix_tool))
         service = fix_call["arguments"]["service"]
         restarts = record(spec, "services", "services", service).get("restarts", 0)
-        spec["turns"][turn]["content"] += f" Once it is fixed, restart {service} so it starts clean."
-        spec["reference"][turn]["steps"].insert(step + 1, {"call": {"name": "services_restart",
-                                                                    "arguments": {"service": service}}})
+        spec["turns"][turn]["content"] += f" When everything else is done, restart {service} so it starts clean."
+        with_call(spec, "services_restart", {"service": service}, turn=turn, ref=spec["reference"])
         spec["checks"] += [
             {"id": "restarted", "description": f"{service} was restarted once",
              "rule": {"kind": "field", "target": {"app": "services", "table": "services", "id": service,
