@@ -13,7 +13,7 @@ from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
-from coworkenv.validate._reads import reads_are_invisible, without_reads
+from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.mutations import EntityIndex, Mutation, check_values
 from coworkenv.validate.task_mutations import task_mutations
@@ -109,7 +109,7 @@ class SpecEpisodes:
         # The reference's final world as the sandbox sees it (only kept when a Python check exists).
         self.oracle_wire: dict[str, Any] | None = None
         self._mutants: dict[str, EpisodeOutcome] = {}
-        self.skip_reads = reads_are_invisible(spec)
+        self.read_matchers = read_matchers(spec)
 
     def oracle(self) -> EpisodeOutcome:
         """The reference solution's episode (the first one on this Env: its world was freshly built)."""
@@ -163,10 +163,10 @@ class SpecEpisodes:
         """The oracle playing a mutated reference; the signature is kept only when the verifier passes it.
 
         Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode;
-        read calls are left out when no check, turn or rule can tell (`reads_are_invisible`).
+        read calls are left out when no check, turn or rule can tell (`read_matchers`).
         """
-        if self.skip_reads:
-            reference = without_reads(reference)
+        if self.read_matchers is not None:
+            reference = without_reads(reference, self.read_matchers)
         key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)
         if found is None:

@@ -1,49 +1,60 @@
-"""When read calls can be left out of mutant episodes: they are invisible to the verifier and the runtime.
+"""Which read calls can be left out of mutant episodes: those invisible to the verifier and the runtime.
 
 Reads never change the world, but they are audited (call checks, Python checks), tick the clock (timed rules,
-log streams, delayed effects) and can open a follow-up turn or fire an action rule. When a spec has none of
-those on reads, a mutant played without its reads ends in the same records (clock stamps aside), the same
-replies and the same audited writes as with them, so every check gives the same verdict: the mutation gate
-plays mutants without their reads (about half the calls of a typical reference).
+log streams, delayed effects) and can open a follow-up turn or fire an action rule. When the clock drives
+nothing and no Python check reads the audit, a read that no call matcher of a check, turn condition or action
+rule matches can be left out: the mutant ends in the same records (clock stamps aside), the same replies and
+the same audited calls that any check looks at, so every check gives the same verdict. The mutation gate plays
+mutants without such reads (about half the calls of a typical reference).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.spec import AfterCall, AtTime, EnvSpec, OnAction, ReferenceTurn
+from coworkenv.checks import call_matches
+from coworkenv.spec import AfterCall, AtTime, CallMatcher, EnvSpec, OnAction, ReferenceTurn
 from coworkenv.validate.mutations import is_write, turn_of
 
-# Rules over the final state and the replies only; call rules are safe when they match writes only.
-_STATE_KINDS = frozenset({"field", "records", "frame", "reply_states", "text"})
-_CALL_KINDS = frozenset({"called", "order", "forbidden"})
+
+def read_matchers(spec: EnvSpec) -> list[CallMatcher] | None:
+    """The call matchers that can see a read, or None when every read must be played (see the module doc)."""
+    if spec.dynamics.streams or any(isinstance(r.on, AtTime) or r.delay_s for r in spec.dynamics.rules):
+        return None
+    matchers = [r.on.call for r in spec.dynamics.rules if isinstance(r.on, OnAction)]
+    matchers += [t.condition.call for t in spec.turns if isinstance(t.condition, AfterCall)]
+    for check in spec.checks:
+        found = _matchers(check.rule)
+        if found is None:
+            return None
+        matchers += found
+    return [m for m in matchers if not is_write(m.tool)]
 
 
-def reads_are_invisible(spec: EnvSpec) -> bool:
-    """Whether leaving read calls out of an episode cannot change any check's verdict (see the module doc)."""
-    if spec.dynamics.streams:
-        return False
-    for rule in spec.dynamics.rules:
-        if isinstance(rule.on, AtTime) or rule.delay_s or (isinstance(rule.on, OnAction)
-                                                           and not is_write(rule.on.call.tool)):
-            return False
-    if any(isinstance(t.condition, AfterCall) and not is_write(t.condition.call.tool) for t in spec.turns):
-        return False
-    return all(_rule_ignores_reads(c.rule) for c in spec.checks)
-
-
-def _rule_ignores_reads(rule: Any) -> bool:
+def _matchers(rule: Any) -> list[CallMatcher] | None:
     kind = rule.kind
-    if kind in _STATE_KINDS:
-        return True
+    if kind in ("field", "records", "frame", "reply_states", "text"):
+        return []
     if kind == "tiers":
-        return all(_rule_ignores_reads(t.rule) for t in rule.tiers)
-    if kind in _CALL_KINDS:
-        matchers = [rule.first, rule.then] if kind == "order" else [rule.call]
-        return all(is_write(m.tool) for m in matchers)
-    return False  # python and any kind this module does not know: assume it reads the audit
+        out: list[CallMatcher] = []
+        for tier in rule.tiers:
+            found = _matchers(tier.rule)
+            if found is None:
+                return None
+            out += found
+        return out
+    if kind == "order":
+        return [rule.first, rule.then]
+    if kind in ("called", "forbidden"):
+        return [rule.call]
+    return None  # python, and any kind this module does not know: assume it reads the whole audit
 
 
-def without_reads(reference: list[ReferenceTurn]) -> list[ReferenceTurn]:
-    """The reference with its read calls left out."""
-    return [turn_of([s for s in turn.steps if s.call is None or is_write(s.call.name)]) for turn in reference]
+def without_reads(reference: list[ReferenceTurn], keep: list[CallMatcher]) -> list[ReferenceTurn]:
+    """The reference without the read calls that no matcher in `keep` matches."""
+    def visible(step: Any) -> bool:
+        call = step.call
+        return call is None or is_write(call.name) or any(
+            call_matches(m, call.name, dict(call.arguments)) for m in keep)
+
+    return [turn_of([s for s in turn.steps if visible(s)]) for turn in reference]

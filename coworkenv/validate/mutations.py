@@ -377,7 +377,9 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
             core = required or index.is_recipient(item)
             yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without {item!r}", core
         if isinstance(item, str):
-            for kind, new, core in _mutate_scalar(item, [], index, mentioned, required, limit):
+            # Each member is dropped in turn above; a stranger in its place is tried for the first member only,
+            # the alternatives the checks name for every member.
+            for kind, new, core in _mutate_scalar(item, [], index, mentioned, required, limit if i == 0 else 0):
                 items = [new if j == i else v for j, v in enumerate(value)]
                 yield kind, f"{name}[{i}]", {**args, name: items}, f"{name}[{i}] {item!r} -> {new!r}", core
 
