@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule
-from coworkenv.validate._paraphrased_leaks import normalize_loose
+from coworkenv.validate._paraphrased_leaks import normalize_loose, segments_with
 from coworkenv.validate.mutations import CONTENT_ARGS, write_steps
 
 _MIN_ROW_TOKENS = 2
@@ -26,9 +26,10 @@ _MIN_VALUE_CHARS = 4
 _MIN_KEY_CHARS = 20  # "OPS-1 -> Jon; OPS-2 -> p2": shorter strings cannot pair two records with values
 
 
-def answer_key_leaks(spec: EnvSpec, world_strings: list[str], prompts: list[tuple[str, str]],
+def answer_key_leaks(spec: EnvSpec, world_text: str, prompts: list[tuple[str, str]],
                      initial_world: str) -> Iterator[tuple[str, str, str]]:
-    """(code, path, message) for each leaked expected answer; `initial_world` is the world's strings joined.
+    """(code, path, message) for each leaked expected answer; `world_text` is every world string in lower case,
+    NUL-separated, `initial_world` the initial records' strings joined.
 
     The prompts are searched first; the world (large) is normalised only when something was found there.
     """
@@ -45,7 +46,7 @@ def answer_key_leaks(spec: EnvSpec, world_strings: list[str], prompts: list[tupl
     told = [(where, text) for where, text in normalized if not where.endswith(".content")]  # context, notices
     yield from _derived_rows(spec, in_world, normalized)
     yield from _expected_in_context(spec, in_world, turns, told)
-    yield from _answer_keys(spec, world_strings)
+    yield from _answer_keys(spec, world_text)
 
 
 def _derived_rows(spec: EnvSpec, in_world: Callable[[str], bool],
@@ -93,7 +94,7 @@ def _expected(rule: Any) -> list[str]:
     return []
 
 
-def _answer_keys(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str, str, str]]:
+def _answer_keys(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
     people = {p.id: [p.name, p.email] for p in spec.world.apps.directory.people}
     pairs: list[tuple[int, str, list[str]]] = []  # check index, record id, ways to write the expected value
     for i, check in enumerate(spec.checks):
@@ -103,19 +104,18 @@ def _answer_keys(spec: EnvSpec, world_strings: list[str]) -> Iterator[tuple[str,
         value = str(rule.value)
         names = [normalize_loose(v) for v in [value, *people.get(value, [])] if v]
         pairs.append((i, normalize_loose(rule.target.id), names))
-    if len(pairs) < 2:
+    if len({record for _, record, _ in pairs}) < 2:
         return
-    ids = {record for _, record, _ in pairs}
-    for text in world_strings:
-        if len(text) < _MIN_KEY_CHARS:
-            continue
-        lowered = text.lower()
-        if not any(record.split()[0] in lowered for record in ids if record):
-            continue
-        padded = f" {normalize_loose(text)} "
-        hits = [(i, record) for i, record, names in pairs
-                if f" {record} " in padded and any(f" {n} " in padded for n in names)]
-        if len({record for _, record in hits}) >= 2:  # a key covers several records, not one record's facts
-            yield ("answer_in_world", f"checks[{hits[0][0]}]",
-                   f"one world record pairs the records of {len(hits)} checks with the values they expect")
-            return
+    seen: set[str] = set()
+    for _, record, _ in pairs:
+        for text in segments_with(world_text, record.split()[0]) if record else []:
+            if len(text) < _MIN_KEY_CHARS or text in seen:
+                continue
+            seen.add(text)
+            padded = f" {normalize_loose(text)} "
+            hits = [(i, rec) for i, rec, names in pairs
+                    if f" {rec} " in padded and any(f" {n} " in padded for n in names)]
+            if len({rec for _, rec in hits}) >= 2:  # a key covers several records, not one record's facts
+                yield ("answer_in_world", f"checks[{hits[0][0]}]",
+                       f"one world record pairs the records of {len(hits)} checks with the values they expect")
+                return

@@ -117,10 +117,10 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
     if _REFERENCE_MARKER in world_compact:
         yield "reference_in_world", "world", "a world record contains serialized reference steps"
     verbatim = {needle.path for needle in needles(spec) if needle.text in world}
-    for code, path, message in paraphrased_leaks(spec, strings, world):
+    for code, path, message in paraphrased_leaks(spec, world):
         if path not in verbatim:
             yield code, path, message
-    yield from answer_key_leaks(spec, strings, prompts, "\0".join(strings[:initial]))
+    yield from answer_key_leaks(spec, world, prompts, "\0".join(strings[:initial]))
     for i, check in enumerate(spec.checks):
         ident = check.id.lower()
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):

@@ -56,15 +56,31 @@ def _words(text: str) -> set[str]:
     return {w for w in text.split() if w not in _STOP and len(w) > 1}
 
 
-def paraphrased_leaks(spec: EnvSpec, world_strings: list[str], world_text: str) -> Iterator[tuple[str, str, str]]:
+def segments_with(world_text: str, word: str) -> list[str]:
+    """The world strings (NUL-separated in `world_text`) that contain `word`, each once, found by searching the
+    joined text: the cost grows with the word's occurrences, not with the number of strings."""
+    out: dict[int, str] = {}
+    at = world_text.find(word)
+    while at != -1:
+        start = world_text.rfind("\0", 0, at) + 1
+        end = world_text.find("\0", at)
+        end = len(world_text) if end == -1 else end
+        out.setdefault(start, world_text[start:end])
+        at = world_text.find(word, end)
+    return list(out.values())
+
+
+def _rarest(words: list[str], world_text: str) -> str | None:
+    present = [w for w in words if w in world_text]
+    return min(present, key=world_text.count) if present else None
+
+
+def paraphrased_leaks(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
     """(code, path, message) for every reworded reference answer or reference call found in one world string.
 
-    `world_text` is all of them in lower case. Cheap tests pick the candidates first (the answer's longest words
-    occur somewhere in the world; then in the string); only candidates are normalised (worlds hold thousands).
+    `world_text` is the world's strings in lower case, NUL-separated. Candidates are the strings holding the
+    rarest of an answer's longest words (or the call's operation name); only they are normalised.
     """
-    lowered: list[str] = []
-    if any(step.say is not None or step.call is not None for turn in spec.reference for step in turn.steps):
-        lowered = [s.lower() for s in world_strings if len(s) >= 12]
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):
             path = f"reference[{t}].steps[{s}]"
@@ -74,14 +90,15 @@ def paraphrased_leaks(spec: EnvSpec, world_strings: list[str], world_text: str) 
                     continue
                 raw = set(_RAW_WORD.findall(step.say.lower()))
                 longest = sorted((w for w in raw if w.isalpha()), key=len, reverse=True)[:3]
-                candidates = [text for text in lowered if any(w in text for w in longest)
-                              and len(raw & set(_RAW_WORD.findall(text))) >= _ANSWER_OVERLAP * len(raw) / 2]
-                if any(len(wanted & set(normalize_loose(text).split())) >= _ANSWER_OVERLAP * len(wanted)
+                rarest = _rarest(longest, world_text)
+                candidates = segments_with(world_text, rarest) if rarest else []
+                if any(len(raw & set(_RAW_WORD.findall(text))) >= _ANSWER_OVERLAP * len(raw) / 2
+                       and len(wanted & set(normalize_loose(text).split())) >= _ANSWER_OVERLAP * len(wanted)
                        for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
                            "a world record states the reference answer (reworded or reformatted)")
             elif (step.call is not None and is_write(step.call.name)
-                  and _call_in(step.call.name, step.call.arguments, lowered, world_text)):
+                  and _call_in(step.call.name, step.call.arguments, world_text)):
                 yield ("reference_in_world", f"{path}.call",
                        f"a world record spells out the reference call {step.call.name} with its arguments")
 
@@ -92,7 +109,7 @@ def _may_occur(say: str, world_text: str) -> bool:
     return sum(w in world_text for w in longest) >= min(2, len(longest))
 
 
-def _call_in(tool: str, arguments: dict[str, Any], lowered: list[str], world_text: str) -> bool:
+def _call_in(tool: str, arguments: dict[str, Any], world_text: str) -> bool:
     operation = tool.split("_", 1)[1] if "_" in tool else tool
     head = operation.split("_", 1)[0]
     if head not in world_text:
@@ -102,9 +119,7 @@ def _call_in(tool: str, arguments: dict[str, Any], lowered: list[str], world_tex
     values = [v for v in values if len(v) >= _MIN_VALUE_CHARS or v.isdigit()]
     if not values:
         return False
-    for raw in lowered:
-        if head not in raw:
-            continue
+    for raw in segments_with(world_text, head):
         text = normalize_loose(raw)
         padded = f" {text} "
         if any(f" {n} " in padded for n in names) and all(v in text for v in values):
