@@ -3,7 +3,7 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, check, drop_checks, has_cond, record, with_args
+from tests.defects._core import Defect, Spec, check, cond, drop_checks, has_cond, record, with_args
 
 CLASS = "content_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -23,7 +23,17 @@ def _keep_only(field: str, keep_first: int = 0):  # type: ignore[no-untyped-def]
     return breaks
 
 
+def _loose_body_regex(spec: Spec) -> None:
+    """The body must 'mention the escalation' (a regex on the first letters of the topic), not the code."""
+    c = cond(check(spec, kind="records", where=has_cond("body")), "body")
+    c["op"], c["value"] = "matches", "(?i)esc"
+
+
 DEFECTS = [
+    Defect(CLASS, "reply-body-loose-regex", "synth:inbox_triage_reply@1",
+           "answers 'I will escalate this' without the escalation code: the body regex is just 'esc'",
+           breaks=_loose_body_regex,
+           witness=lambda s: with_args(s, "mail_send", {}, body="Hi, I will escalate this and get back to you.")),
     Defect(CLASS, "csv-rows-unchecked", "synth:report_from_data@1",
            "writes the report file with only its header line", breaks=_keep_only("content", keep_first=1),
            witness=lambda s: with_args(s, "files_write_file", {}, content="service,open_tickets\n")),

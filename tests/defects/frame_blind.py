@@ -34,7 +34,19 @@ def _reassign_bystander(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_call(spec, "tickets_update", {"ticket_id": other["id"], "assignee": person})
 
 
+def _fields_on_every_record(spec: Spec) -> None:
+    """The frame's per-record selectors collapse into one selector: the same fields, on every record."""
+    allow = frame(spec)["rule"]["allow"]
+    fields = sorted({f for sel in allow if sel.get("id") and sel.get("fields") for f in sel["fields"]})
+    table = next(sel for sel in allow if sel.get("id") and sel.get("fields"))
+    allow[:] = [sel for sel in allow if not (sel.get("id") and sel.get("fields"))]
+    allow.append({"app": table["app"], "table": table["table"], "fields": fields})
+
+
 DEFECTS = [
+    Defect(CLASS, "triage-fields-on-every-ticket", "synth:ticket_triage_update@1",
+           "reassigns an already-triaged ticket: the frame allows assignee changes on every ticket",
+           breaks=_fields_on_every_record, witness=_reassign_bystander),
     Defect(CLASS, "triage-without-frame", "synth:ticket_triage_update@1",
            "closes and takes over tickets that were already triaged", breaks=_drop_frame, witness=_reassign_bystander),
     Defect(CLASS, "inbox-frame-allows-all-mail", "synth:inbox_triage_reply@1",

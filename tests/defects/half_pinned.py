@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, check, cond, field_check, record, unpin, with_args, world
+from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, world
 
 CLASS = "half_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -68,7 +68,22 @@ def _drop_cc(spec: Spec) -> None:
     c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "cc"]
 
 
+def _mailed_time_or_hour_off(spec: Spec) -> None:
+    c = cond(check(spec, "attendees-mailed"), "body")
+    hh, mm = c["value"][:2], c["value"][3:5]
+    c["op"], c["value"] = "matches", f"({hh}|{int(hh) + 1:02d}):{mm} UTC"
+
+
+def _mail_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    text = cond(check(spec, "attendees-mailed"), "body")["value"]
+    late = f"{int(text[:2]) + 1:02d}{text[2:]}"
+    body = call(spec, "mail_send")["arguments"]["body"].replace(text, late)
+    return with_args(spec, "mail_send", {}, body=body)
+
+
 DEFECTS = [
+    Defect(CLASS, "mailed-time-or-hour-off", "synth:schedule_meeting_timezones@1",
+           "mails the attendees a start time an hour off", breaks=_mailed_time_or_hour_off, witness=_mail_hour_late),
     Defect(CLASS, "triage-assignee-or-other", "synth:ticket_triage_update@1",
            "assigns the ticket to the wrong person", breaks=_or_other_assignee,
            witness=_assign_other),

@@ -77,7 +77,19 @@ def _slot_in_context(spec: Spec) -> None:
     spec["context"] += f" Scheduling assistant hint: the first slot free for both is {start}."
 
 
+def _slot_in_chat(spec: Spec) -> None:
+    from datetime import datetime
+    start = datetime.fromisoformat(check(spec, "moved-to-free-slot")["rule"]["value"].replace("Z", "+00:00"))
+    channel = world(spec, "chat", "channels")[0]["id"]
+    world(spec, "chat", "messages").append({
+        "id": "chat-leak-1", "channel": channel, "sender": spec["user"], "ts": spec["world"]["start"],
+        "text": f"note: the slot that works for the move is {start:%A %d %B, %H:%M} UTC"})
+
+
 DEFECTS = [
+    Defect(CLASS, "expected-slot-in-chat", "synth:reschedule_conflict@1",
+           "reads the expected slot (written 'Wednesday 16 September, 09:00 UTC') from a chat message",
+           breaks=_slot_in_chat, gate=GATE),
     Defect(CLASS, "reference-answer-in-inbox", "synth:incident_investigate_fix@1",
            "reads the reference's final answer from a mail in the inbox", breaks=_say_in_inbox, gate=GATE),
     Defect(CLASS, "answer-key-in-calendar", "synth:ticket_triage_update@1",

@@ -3,7 +3,7 @@ user), "the reply went to Elif" through `sender` (always the user): the check ho
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, record, with_args, world
+from tests.defects._core import Defect, Spec, call, check, cond, record, unpin, with_args, world
 
 CLASS = "unchosen_field"
 # How a program can detect the class (what the gates should do), in one line.
@@ -43,7 +43,22 @@ def _mail_to_other(tool: str):  # type: ignore[no-untyped-def]
     return witness
 
 
+def _organizer_not_attendees(spec: Spec) -> None:
+    c = check(spec, "booked-earliest-slot")
+    attendees = cond(c, "attendees")
+    unpin(spec, "attendees", attendees["value"])
+    attendees["field"], attendees["op"] = "organizer", "equals"
+    attendees["value"] = record(spec, "directory", "people", spec["user"])["email"]
+
+
+def _invite_nobody(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    return with_args(spec, "calendar_create_event", {}, attendees=[])
+
+
 DEFECTS = [
+    Defect(CLASS, "event-organizer", "synth:schedule_meeting_timezones@1",
+           "books the meeting with nobody invited: the check reads the organizer", breaks=_organizer_not_attendees,
+           witness=_invite_nobody),
     Defect(CLASS, "incident-ticket-reporter", "synth:incident_investigate_fix@1",
            "assigns the incident ticket to anyone: the check reads the reporter", witness=_ticket_to_other,
            breaks=_reporter_not_assignee("incident-ticket")),
