@@ -5,9 +5,10 @@ Printed: classes, defects / capabilities per class, rejection rate per class and
 witnesses that prove each defect real (an agent behaviour the defect and its twin judge differently), wall
 time; then every defect the gates miss and every twin they reject, with the gate codes. Targets: >= 95% of the
 defects rejected, 100% of the twins accepted. `--markdown PATH` also writes that report as Markdown (the
-corpus status file the gate authors work from).
+corpus status file the gate authors work from); `--gaps` rewrites tests/defects/known_gaps.py (the strict
+xfails of tests/test_defects.py) from this run.
 
-    python benchmarks/bench_defects.py [--class NAME ...] [--json] [--markdown PATH]
+    python benchmarks/bench_defects.py [--class NAME ...] [--json] [--markdown PATH] [--gaps]
 """
 
 from __future__ import annotations
@@ -118,16 +119,48 @@ def markdown(r: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+GAPS_MODULE = ROOT / "tests" / "defects" / "known_gaps.py"
+
+
+def known_gaps(r: dict[str, Any]) -> str:
+    """The known-gaps module (strict xfails) for this run's misses, misattributions and rejected twins."""
+    missed = {m["id"]: "gates accept it; the defect: " + m["gets_away_with"] for m in r["missed"]}
+    for m in r["misattributed"]:
+        missed.setdefault(m["id"], f"rejected, but not by {m['expected']} (got {m['got']})")
+    twins = {t["twin_of"]: "rejected: " + ", ".join(t["codes"]) for t in r["twins_rejected"]}
+
+    def literal(entries: dict[str, str]) -> str:
+        if not entries:
+            return "{}"
+        rows = "".join(f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)},\n" for k, v in sorted(entries.items()))
+        return "{\n" + rows + "}"
+
+    return (
+        '"""What today\'s gates get wrong on the corpus: strict xfails in tests/test_defects.py.\n\n'
+        "MISSED: defects the gates accept (or reject by another gate than the one that should). TWINS_REJECTED: sound\n"
+        "twins the gates reject (named after the first defect made from them). Written by\n"
+        "`python benchmarks/bench_defects.py --gaps`; a gate fix turns an entry into an XPASS failure until it is\n"
+        f"removed. Measured: {r['rejected']}/{r['defects']} defects rejected, {r['twins_accepted']}/{r['twins']} twins "
+        'accepted.\n"""\n\n'
+        f"MISSED: dict[str, str] = {literal(missed)}\n\nTWINS_REJECTED: dict[str, str] = {literal(twins)}\n"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--class", dest="classes", action="append", choices=sorted(CLASSES),
                         help="only this defect class (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--markdown", type=Path, help="also write the report as Markdown to this file")
+    parser.add_argument("--gaps", action="store_true", help="rewrite tests/defects/known_gaps.py from this run")
     args = parser.parse_args()
     r = run(args.classes or list(CLASSES))
     if args.markdown is not None:
         atomic_write_bytes(args.markdown, markdown(r).encode())
+    if args.gaps:
+        if args.classes:
+            parser.error("--gaps needs the whole corpus (no --class)")
+        atomic_write_bytes(GAPS_MODULE, known_gaps(r).encode())
     if args.json:
         print(json.dumps(r, indent=2))
         return
