@@ -1,5 +1,12 @@
 """A corpus of defective environment specs, one module per defect class, each defect next to its sound twin.
 
+Each module has CLASS, DETECTION (how a program can detect the class) and DEFECTS. A `Defect` names a sound base
+spec (a shipped example or a seeded procedural spec), the edit that makes the defect (`breaks`), optionally the
+edit that makes a deliberately fixed twin (`fix`), what an agent gets away with, and where possible a witness: an
+agent behaviour on which defect and twin disagree, which tests/test_defects.py plays to prove the defect real.
+Edits find what they change by structure (check kind, field, tool), not by seed-specific ids, and raise
+`CorpusError` when a base spec no longer has that structure.
+
     from tests.defects import CLASSES, all_defects
     for d in all_defects(): d.defect_spec(), d.twin_spec(), d.gets_away_with
 """
