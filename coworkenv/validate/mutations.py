@@ -8,8 +8,9 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
 - `time_shift`: a date-time argument moves by several offsets (an hour either way, a quarter hour, a day);
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
-- `text_drop` / `text_truncate`: a content argument (body, text, content, description) says nothing ("Done."),
-  or keeps only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
+- `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
+  description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
+  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
   the checks name (and the values reply checks read) wrongly;
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
@@ -51,6 +52,9 @@ _NO_CONTENT = "Done."  # what a content argument says when its content is droppe
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
 _DIGITS = re.compile(r"\d+")
+_CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/.-])")
+_NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
+_CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 
 
@@ -175,6 +179,16 @@ class EntityIndex:
             altered = re.sub(re.escape(fact), wrong, altered, flags=re.IGNORECASE)
         return altered if altered != text else None
 
+    def drop_facts(self, text: str) -> str | None:
+        """`text` without its facts: the codes it quotes (`ESC-4471`, `req-7f3a91`) and its numbers of two or
+        more digits (None when it states none, or nothing would be left)."""
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", text)).split())
+        return vague if vague and vague != " ".join(text.split()) else None
+
+    def checked_times(self) -> set[str]:
+        """The clock times (HH:MM) the checks name, e.g. in a body pattern `14:00|15:00`."""
+        return {m.group(0) for value in self.preferred for m in _CLOCK_TIME.finditer(value)}
+
     def _wrong(self, fact: str) -> str:
         alts = self.recipients(fact, set()) or self.other_records(fact, set())
         if alts:
@@ -292,6 +306,16 @@ def _swap_order(reference: list[ReferenceTurn], rule: OrderRule) -> tuple[Move, 
     return (then, first), moved_before(reference, then, first)
 
 
+def moved_after(reference: list[ReferenceTurn], src: tuple[int, int], dst: tuple[int, int]) -> list[ReferenceTurn]:
+    """The reference with the step at `src` moved to just after the step at `dst` (a later step)."""
+    moved = reference[src[0]].steps[src[1]]
+    turns = [list(turn.steps) for turn in reference]
+    del turns[src[0]][src[1]]
+    at = dst[1] if src[0] == dst[0] else dst[1] + 1  # same turn: `dst` moved up by one
+    turns[dst[0]].insert(at, moved)
+    return [turn_of(steps) for steps in turns]
+
+
 def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tuple[int, int]) -> list[ReferenceTurn]:
     """The reference with the step at `src` moved to just before the step at `dst`."""
     moved = reference[src[0]].steps[src[1]]
@@ -358,7 +382,7 @@ def _argument_mutations(call: ToolCallSpec, index: EntityIndex, limit: int) -> I
         elif isinstance(value, list):
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
-            yield from _text_mutations(name, value, args)
+            yield from _text_mutations(name, value, args, index)
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
@@ -387,6 +411,11 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 _SEPARATORS = (",", ";")
 
 
+def _hour_later(match: re.Match[str]) -> str:
+    hour = (int(match.group(1)) + 1) % 24
+    return f"{hour:0{len(match.group(1))}d}:{match.group(2)}"
+
+
 def _delimited(value: Any, index: EntityIndex) -> tuple[str, list[str]] | None:
     """(separator, items) when a string lists people or records ("a@x.test,b@x.test"), else None."""
     if not isinstance(value, str):
@@ -407,11 +436,18 @@ def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]
             yield i, sep.join(v for j, v in enumerate(items) if j != i)
 
 
-def _text_mutations(name: str, value: str, args: dict[str, Any]) -> Iterator[ArgMutation]:
+def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex) -> Iterator[ArgMutation]:
     if not value.strip():
         return
     # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
     yield "text_drop", name, {**args, name: _NO_CONTENT}, f"{name} without its content ({_NO_CONTENT!r})", True
+    vague = index.drop_facts(value) if args.get("in_reply_to") else None
+    if vague is not None:  # an answer without the answer: "I will escalate this" for "escalated as ESC-4471"
+        yield "text_alter", name, {**args, name: vague}, f"{name} without its facts", True
+    checked = index.checked_times()
+    later = _CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
+    if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time
+        yield "time_shift", name, {**args, name: later}, f"{name} with its checked times an hour later", True
     lines = [line for line in value.splitlines(keepends=True) if line.strip()]
     if len(lines) > 1:  # a header without its rows, a greeting without the message
         yield "text_truncate", name, {**args, name: lines[0]}, f"{name} cut to its first line", True

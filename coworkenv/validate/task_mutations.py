@@ -23,6 +23,7 @@ from coworkenv.validate.mutations import (
     Mutation,
     _literal_values,
     is_write,
+    moved_after,
     moved_before,
     turn_of,
     write_steps,
@@ -137,6 +138,13 @@ def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, s
                        f"{b.call.name} before {a.call.name} ({why})",
                        moved_before(reference, (b.turn, b.step), (a.turn, a.step)),
                        equivalence=False, code="order_unchecked")
+        if (a.turn, a.step + 1) != (b.turn, b.step):
+            # With steps in between, moving B up also passes them; moving A down instead keeps those orders,
+            # so an order check on an unrelated pair cannot be what catches the swap.
+            yield Mutation("swap_dependent", f"reference[{a.turn}].steps[{a.step}]",
+                           f"{a.call.name} after {b.call.name} ({why})",
+                           moved_after(reference, (a.turn, a.step), (b.turn, b.step)),
+                           equivalence=False, code="order_unchecked")
 
 
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
