@@ -235,3 +235,42 @@ def test_a_question_before_a_change_in_a_later_turn_and_a_linked_record_are_depe
     steps(linked).insert(2, {"call": {"name": "services_restart", "arguments": {"service": "svc-api"}}})
     swaps = {m.description for m in mutants(linked) if m.kind == "swap_dependent"}
     assert "services_restart before tickets_update (OPS-1 concerns svc-api)" in swaps
+
+
+def test_a_reply_body_pattern_that_accepts_an_answer_without_its_facts_is_caught() -> None:
+    spec = sound_spec()
+    spec["world"]["apps"]["mail"] = {"messages": [{
+        "id": "msg-1", "thread_id": "th-1", "folder": "inbox", "sender": "lena.ortiz@acme.test",
+        "to": ["maya.chen@acme.test"], "subject": "OPS-1", "body": "Who owns OPS-1 now, and what is the p95?"}]}
+    spec["tools"].append("mail_send")
+    steps(spec).insert(3, {"call": {"name": "mail_send", "arguments": {
+        "to": ["lena.ortiz@acme.test"], "subject": "Re: OPS-1", "in_reply_to": "msg-1",
+        "body": "Jon owns OPS-1 now; p95 is 2400 ms."}}})
+    spec["checks"].append({"id": "answered", "rule": {"kind": "records", "app": "mail", "table": "messages",
+                                                      "where": [{"field": "in_reply_to", "value": "msg-1"},
+                                                                {"field": "body", "op": "matches", "value": "p95"}]}})
+    check_of(spec, "nothing-else")["rule"]["allow"].append({"app": "mail", "table": "messages", "id": "msg-2"})
+    v = validate_spec(spec)
+    assert any(e.code == "content_unchecked" and "without its facts" in e.message for e in v.errors())
+    check_of(spec, "answered")["rule"]["where"][1]["value"] = "2400"
+    assert "content_unchecked" not in {e.code for e in validate_spec(spec).errors()}
+
+
+def test_a_message_pattern_accepting_the_hour_off_time_is_caught() -> None:
+    spec = sound_spec()
+    steps(spec)[2]["call"]["arguments"]["text"] = "OPS-1 is now p1, Jon is on it from 14:00 UTC."
+    rule = check_of(spec, "announced")["rule"]
+    rule["where"].append({"field": "text", "op": "matches", "value": "14:00|15:00"})
+    v = validate_spec(spec)
+    assert any(e.code == "mutant_survived" and "checked times an hour later" in e.message for e in v.errors())
+    rule["where"][-1]["value"] = "14:00 UTC"
+    assert "mutant_survived" not in {e.code for e in validate_spec(spec).errors()}
+
+
+def test_a_swap_is_also_tried_by_moving_the_earlier_write_down() -> None:
+    spec = sound_spec()
+    spec["tools"].append("tickets_create")
+    steps(spec).insert(2, {"call": {"name": "tickets_create", "arguments": {
+        "title": "Follow up", "description": "Check p95.", "assignee": "u-jon"}}})
+    swaps = {m.description for m in mutants(spec) if m.kind == "swap_dependent"}
+    assert "tickets_update after chat_post_message (chat_post_message reports on OPS-1)" in swaps
