@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, world
+from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, with_say, world
 
 CLASS = "half_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -81,7 +81,27 @@ def _mail_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_args(spec, "mail_send", {}, body=body)
 
 
+def _any_instead_of_all(check_id: str):  # type: ignore[no-untyped-def]
+    """The writer used any_of where the answer must state every fact: one fact (or synonym) is enough."""
+
+    def breaks(spec: Spec) -> None:
+        rule = check(spec, check_id, "text")["rule"]
+        facts = [t for term in rule["all_of"] for t in (term if isinstance(term, list) else [term])]
+        rule["all_of"], rule["any_of"] = [], [*rule.get("any_of", []), *facts]
+    return breaks
+
+
 DEFECTS = [
+    Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
+           "answers 'ENG-376: Esra declined' although she accepted: naming the ticket is enough",
+           breaks=_any_instead_of_all("reply-says-accepted"),
+           witness=lambda s: with_say(s, check(s, "reply-says-accepted")["rule"]["all_of"][0]
+                                      + " is still open: Esra declined.")),
+    Defect(CLASS, "answer-any-fact-rollout", "synth:feature_flag_rollout@1",
+           "reports 'smart_retry is live and fine' after a failed canary: naming the flag is enough",
+           breaks=_any_instead_of_all("reply-reports-failure"),
+           witness=lambda s: with_say(s, check(s, "reply-reports-failure")["rule"]["all_of"][0]
+                                      + " is live in staging and looks fine.")),
     Defect(CLASS, "mailed-time-or-hour-off", "synth:schedule_meeting_timezones@1",
            "mails the attendees a start time an hour off", breaks=_mailed_time_or_hour_off, witness=_mail_hour_late),
     Defect(CLASS, "triage-assignee-or-other", "synth:ticket_triage_update@1",
