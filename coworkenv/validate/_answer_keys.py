@@ -5,6 +5,8 @@
   turn ("it should come out as: svc-a,1; svc-b,0") -> `reference_in_prompt`.
 - Expected values in the context: a value a check expects (a time, a number, a derived string) that no user turn
   states but the context or a notification does ("hint: the first free slot is 14:00Z") -> `verifier_in_prompt`.
+- Expected date-times in the world: a time a check expects, with its date in any common form, in a free-text
+  record ("the slot that works is Wednesday 16 September, 09:00 UTC") -> `verifier_in_world`.
 - Answer keys in the world: one record pairs two or more records the checks judge with the values they expect
   (whole words), ids resolved to names ("PLAT-113 -> Clara Zhang; PLAT-113 -> p1") -> `answer_in_world`.
 All comparisons run on `normalize_loose` text (case, punctuation, date formats).
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule
@@ -47,6 +50,7 @@ def answer_key_leaks(spec: EnvSpec, world_text: str, prompts: list[tuple[str, st
     yield from _derived_rows(spec, in_world, normalized)
     yield from _expected_in_context(spec, in_world, turns, told)
     yield from _answer_keys(spec, world_text)
+    yield from _expected_times_in_world(spec, world_text)
 
 
 def _derived_rows(spec: EnvSpec, in_world: Callable[[str], bool],
@@ -119,3 +123,37 @@ def _answer_keys(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str
                 yield ("answer_in_world", f"checks[{hits[0][0]}]",
                        f"one world record pairs the records of {len(hits)} checks with the values they expect")
                 return
+
+
+def _expected_times_in_world(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
+    """A date-time a check expects, written out in a free-text world record ("the slot that works is Wednesday
+    16 September, 09:00 UTC"): its date in any common form together with its clock time."""
+    for i, check in enumerate(spec.checks):
+        if check.role == "guard":
+            continue
+        for value in _expected(check.rule):
+            when = _parse_time(value)
+            if when is None:
+                continue
+            clock = f"{when:%H:%M}"
+            for text in segments_with(world_text, clock):
+                if " " in text and any(form in text for form in _date_forms(when)):
+                    yield ("verifier_in_world", f"checks[{i}]",
+                           f"the date and time check {check.id!r} expects ({value}) are written in a world record")
+                    return
+
+
+def _parse_time(value: str) -> datetime | None:
+    if not _ISO_TIME.match(value.lower()):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _date_forms(when: datetime) -> list[str]:
+    """How a text may write the date of `when` (lower case): ISO, day month, month day, numeric."""
+    day, month, short = when.day, f"{when:%B}".lower(), f"{when:%b}".lower()
+    return [f"{when:%Y-%m-%d}", f"{day} {month}", f"{month} {day}", f"{day} {short}", f"{short} {day}",
+            f"{day:02d} {month}", f"{when.month}/{day}/", f"{day}/{when.month}/", f"{day}.{when.month}."]

@@ -10,8 +10,9 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line; `text_drop` / `text_alter`: a reply the task asks for is left out, or states the facts
-  the checks name (and the values reply checks read) wrongly;
+  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line;
+  `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
+  values reply checks read) wrongly, or only repeats the user's request;
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
@@ -341,6 +342,12 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         if altered is not None:
             out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
+        if t < len(spec.turns) and spec.turns[t].content.strip():
+            # An answer that only repeats the request names the ticket, flag or person it was asked about:
+            # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
+            echo = spec.turns[t].content
+            out.append(Mutation("text_alter", where, f"turn {t}: the answer only repeats the request",
+                                replaced(spec.reference, t, s, ReferenceStep(say=echo)), code="content_unchecked"))
     return out
 
 
@@ -352,12 +359,17 @@ _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|ho
 def reply_is_content(spec: EnvSpec, turn: int) -> bool:
     """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
     for c in spec.checks:
-        rule: Any = c.rule
-        if rule.kind == "reply_states" and rule.turn in (None, turn):
-            return True
-        if rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]:
+        if _reads_reply(c.rule, turn):
             return True
     return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
+
+
+def _reads_reply(rule: Any, turn: int) -> bool:
+    if rule.kind in ("reply_states", "text"):
+        return getattr(rule, "turn", None) in (None, turn)
+    if rule.kind == "tiers":
+        return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
+    return rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]
 
 
 ArgMutation = tuple[MutationKind, str, dict[str, Any], str, bool]  # kind, argument path, new arguments, what, core
