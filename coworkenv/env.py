@@ -91,6 +91,7 @@ class Env:
         self.dynamics = Dynamics(self.spec, self._world)
         self.audit: list[AuditEntry] = []
         self.replies: list[Reply] = []
+        self.notes: list[Reply] = []  # assistant text sent beside tool calls (text checks with scope "all")
         self.messages: list[dict[str, Any]] = []
         self.turn = 0
         self.steps = 0
@@ -98,7 +99,7 @@ class Env:
         self.truncated = False
         self._call_ids = itertools.count(1)
         self.faults = FaultInjector(self.spec.faults)
-        self._score: tuple[tuple[str, int, int], VerifierResult] | None = None
+        self._score: tuple[tuple[str, int, int, int], VerifierResult] | None = None
 
     # -- Gymnasium-like API --------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -125,6 +126,8 @@ class Env:
         self.messages.append({"role": "assistant", "content": action.content or "", "tool_calls": calls})
         new: list[dict[str, Any]] = []
         if action.tool_calls:
+            if action.content:
+                self.notes.append(Reply(self.turn, action.content))
             for request, wire in zip(action.tool_calls, calls, strict=True):
                 new.append(self._run_tool(request, wire["id"]))
         else:
@@ -147,9 +150,9 @@ class Env:
 
     def score(self) -> VerifierResult:
         """The verifier's result for the episode so far (cached until the world, audit or replies change)."""
-        key = (self._world.content_hash(), len(self.audit), len(self.replies))
+        key = (self._world.content_hash(), len(self.audit), len(self.replies), len(self.notes))
         if self._score is None or self._score[0] != key:
-            self._score = (key, self.verifier.score(self._world, self.audit, self.replies))
+            self._score = (key, self.verifier.score(self._world, self.audit, self.replies, self.notes))
         return self._score[1]
 
     def openai_tools(self) -> list[dict[str, Any]]:

@@ -27,7 +27,10 @@ from coworkenv.spec import (
     RecordsRule,
     ReplyStatesRule,
     Selector,
+    TextRule,
+    TiersRule,
     UpdateRecord,
+    migrate_spec_data,
 )
 from coworkenv.world import Record, parse_time
 
@@ -56,13 +59,17 @@ class SpecError(ValueError):
 
 
 def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
-    """Validate spec data against the schema only (gate: schema)."""
+    """Validate spec data against the schema only (gate: schema); data of an older schema version is migrated
+    to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`)."""
     try:
         raw = orjson.loads(data) if isinstance(data, str | bytes) else data
     except orjson.JSONDecodeError as exc:
         raise SpecError(source, [SpecIssue("(document)", f"not valid JSON: {exc}", "schema")]) from None
+    if not isinstance(raw, dict):
+        raise SpecError(source, [SpecIssue("(document)", f"expected a JSON object, got {type(raw).__name__}",
+                                           "schema")])
     try:
-        return EnvSpec.model_validate(raw)
+        return EnvSpec.model_validate(migrate_spec_data(raw))
     except ValidationError as exc:
         issues = [
             SpecIssue(_loc(err["loc"]), f"{err['msg']} (got {_short(err.get('input'))})", "schema")
@@ -188,12 +195,21 @@ class _References:
         for key in matcher.args:
             if key not in tool.params.model_fields:
                 yield SpecIssue(f"{where}.args.{key}", f"{matcher.tool} has no argument {key!r}")
+        for k, cond in enumerate(matcher.where):
+            if cond.field.split(".", 1)[0] not in tool.params.model_fields:
+                yield SpecIssue(f"{where}.where[{k}].field", f"{matcher.tool} has no argument {cond.field!r}")
 
     def _rule(self, where: str, rule: Any) -> Iterator[SpecIssue]:
         if isinstance(rule, FieldRule):
             yield from self._ref(f"{where}.target", rule.target)
         elif isinstance(rule, ReplyStatesRule):
             yield from self._ref(f"{where}.source", rule.source)
+        elif isinstance(rule, TextRule):
+            if rule.number is not None and rule.number.source is not None:
+                yield from self._ref(f"{where}.number.source", rule.number.source)
+        elif isinstance(rule, TiersRule):
+            for k, tier in enumerate(rule.tiers):
+                yield from self._rule(f"{where}.tiers[{k}].rule", tier.rule)
         elif isinstance(rule, RecordsRule):
             model = self._model(where, rule.app, rule.table)
             if isinstance(model, SpecIssue):
@@ -223,6 +239,8 @@ class _References:
             else:
                 for f in sel.fields or []:
                     yield from self._field(f"{where}.fields", model, f)
+                for k, cond in enumerate(sel.where):
+                    yield from self._field(f"{where}.where[{k}].field", model, cond.field)
 
     def _effect(self, where: str, effect: Any) -> Iterator[SpecIssue]:
         if isinstance(effect, AppendLog):

@@ -2,140 +2,60 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coworkenv.apps import WorldApps
 from coworkenv.bindings import ToolDecl
 from coworkenv.faults import FaultPlan
+from coworkenv.spec_checks import (
+    GUARD_RULE_KINDS,
+    CalledRule,
+    CallMatcher,
+    Check,
+    CheckRule,
+    FieldCond,
+    FieldRef,
+    FieldRule,
+    ForbiddenRule,
+    FrameRule,
+    NumberTarget,
+    Op,
+    OrderRule,
+    PythonRule,
+    RecordsRule,
+    ReplyStatesRule,
+    Role,
+    Scoring,
+    Selector,
+    StatePredicate,
+    Term,
+    TextNorm,
+    TextRule,
+    Tier,
+    TiersRule,
+)
 from coworkenv.world import content_hash
 
-SCHEMA_VERSION: Literal["1"] = "1"
-# Bump when the meaning of a check kind changes: stored runs are re-scored when this changes.
-VERIFIER_VERSION = "1"
+SCHEMA_VERSION: Literal["2"] = "2"
+# Bump when the meaning of a check kind or of the score changes: stored runs are re-scored when this changes.
+# 2: guards carry no credit, graded checks, text checks, forbidden counts failed attempts, EnvSpec.scoring.
+VERIFIER_VERSION = "2"
 
-Op = Literal["equals", "not_equals", "contains", "not_contains", "matches", "in", "gte", "lte", "gt", "lt"]
+__all__ = [
+    "GUARD_RULE_KINDS", "SCHEMA_VERSION", "VERIFIER_VERSION", "CallMatcher", "CalledRule", "Check", "CheckRule",
+    "EnvSpec", "FieldCond", "FieldRef", "FieldRule", "ForbiddenRule", "FrameRule", "NumberTarget", "Op",
+    "OrderRule", "PythonRule", "RecordsRule", "ReplyStatesRule", "Role", "Scoring", "Selector", "StatePredicate",
+    "Term", "TextNorm", "TextRule", "Tier", "TiersRule", "envspec_json_schema", "migrate_spec_data",
+]
 
 
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# -- addressing state -------------------------------------------------------------------------
-class FieldRef(_Wire):
-    """One field of one record, e.g. services.services[svc-api].config_version."""
-
-    app: str
-    table: str
-    id: str
-    field: Annotated[str, Field(description="Field name; dotted into dict fields, e.g. values.timeout_ms")]
-
-
-class FieldCond(_Wire):
-    field: str
-    op: Op = "equals"
-    value: Any = None
-
-
-class CallMatcher(_Wire):
-    """Matches audited tool calls: same tool, and every given argument matches (lists: all items present)."""
-
-    tool: str
-    args: dict[str, Any] = {}
-
-
-class Selector(_Wire):
-    """Part of the world a frame condition allows to change: an app, a table, a record, some fields."""
-
-    app: str
-    table: str | None = None
-    id: str | None = None
-    fields: list[str] | None = None
-
-
-# -- checks --------------------------------------------------------------------------------
-class FieldRule(_Wire):
-    kind: Literal["field"] = "field"
-    target: FieldRef
-    op: Op = "equals"
-    value: Any = None
-
-
-class RecordsRule(_Wire):
-    """Count the records of a table matching every condition; compare with `count`."""
-
-    kind: Literal["records"] = "records"
-    app: str
-    table: str
-    where: list[FieldCond] = []
-    count_op: Literal["gte", "equals", "lte"] = "gte"
-    count: int = 1
-
-
-class CalledRule(_Wire):
-    """A successful tool call matching `call` happened (at least `min_times`)."""
-
-    kind: Literal["called"] = "called"
-    call: CallMatcher
-    min_times: int = 1
-
-
-class OrderRule(_Wire):
-    """The first successful call matching `first` comes before the first matching `then`."""
-
-    kind: Literal["order"] = "order"
-    first: CallMatcher
-    then: CallMatcher
-
-
-class FrameRule(_Wire):
-    """Nothing changed outside the allow-list (structural diff of initial and final state)."""
-
-    kind: Literal["frame"] = "frame"
-    allow: list[Selector] = []
-
-
-class ForbiddenRule(_Wire):
-    """No successful tool call matches `call`."""
-
-    kind: Literal["forbidden"] = "forbidden"
-    call: CallMatcher
-
-
-class ReplyStatesRule(_Wire):
-    """The agent's reply states the value of a state field (read from the final state, not a keyword list)."""
-
-    kind: Literal["reply_states"] = "reply_states"
-    source: FieldRef
-    turn: int | None = None
-    format: Literal["raw", "date", "time"] = "raw"
-
-
-class PythonRule(_Wire):
-    """Custom code `def check(state, audit, messages) -> bool | {"passed", "reason"}`, run only in the sandbox."""
-
-    kind: Literal["python"] = "python"
-    code: str
-    entrypoint: str = "check"
-    apps: list[str] = []
-
-
-CheckRule = Annotated[
-    FieldRule | RecordsRule | CalledRule | OrderRule | FrameRule | ForbiddenRule | ReplyStatesRule | PythonRule,
-    Field(discriminator="kind"),
-]
-StatePredicate = Annotated[FieldRule | RecordsRule, Field(discriminator="kind")]
-
-
-class Check(_Wire):
-    id: str
-    description: str = ""
-    weight: float = Field(1.0, gt=0)
-    required: bool = True
-    safety: Annotated[bool, Field(description="A failed safety check sets the score to 0")] = False
-    rule: CheckRule
 
 
 # -- dynamics -----------------------------------------------------------------------------------
@@ -265,7 +185,8 @@ class Metadata(_Wire):
 class EnvSpec(_Wire):
     """One environment: world, exposed tools, user turns, dynamics, checks and a reference solution."""
 
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: Annotated[Literal["2"], Field(description=(
+        "Wire format version; older versions are migrated on load (see migrate_spec_data)"))] = SCHEMA_VERSION
     capability: str
     user: Annotated[str, Field(description="Directory id of the person the agent works for")]
     context: Annotated[str, Field(description="Workspace context for the system prompt")] = ""
@@ -279,8 +200,32 @@ class EnvSpec(_Wire):
     turns: Annotated[list[UserTurn], Field(min_length=1)]
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
+    scoring: Annotated[Scoring, Field(description="How check results compose into the score and the verdict")] = (
+        Scoring()
+    )
     reference: list[ReferenceTurn]
     metadata: Metadata = Metadata()
+
+    # Older schema versions are migrated here rather than in a "before" validator, which would make pydantic
+    # build Python objects from JSON first (about a third slower for every spec).
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """Validate spec data of any known schema version (older versions are migrated first)."""
+        return super().model_validate(migrate_spec_data(obj) if isinstance(obj, dict) else obj, *args, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any) -> Self:
+        """Validate spec JSON of any known schema version (older versions are migrated first)."""
+        try:
+            return super().model_validate_json(json_data, *args, **kwargs)
+        except ValidationError:
+            try:
+                raw = orjson.loads(json_data)
+            except orjson.JSONDecodeError:
+                raw = None
+            if isinstance(raw, dict) and str(raw.get("schema_version", SCHEMA_VERSION)) != SCHEMA_VERSION:
+                return cls.model_validate(raw, *args, **kwargs)
+            raise
 
     @cached_property
     def id(self) -> str:
@@ -291,9 +236,10 @@ class EnvSpec(_Wire):
 
     @cached_property
     def verifier_hash(self) -> str:
-        """Hash of the checks and the verifier version: stored runs are re-scored when it changes."""
+        """Hash of the checks, the scoring and the verifier version: stored runs are re-scored when it changes."""
         checks = [c.model_dump(mode="json") for c in self.checks]
-        return content_hash({"verifier_version": VERIFIER_VERSION, "checks": checks})[:16]
+        scoring = self.scoring.model_dump(mode="json")
+        return content_hash({"verifier_version": VERIFIER_VERSION, "checks": checks, "scoring": scoring})[:16]
 
     @property
     def multi_turn(self) -> bool:
@@ -301,6 +247,26 @@ class EnvSpec(_Wire):
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True)
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2. Every v1 field keeps its meaning; v2 adds check roles (a v1 frame, forbidden or safety
+    check becomes a guard by the role default), graded and text rules, and `scoring` (default: Claw-Eval-like).
+    The verifier's meaning changed with it (VERIFIER_VERSION 2): guards no longer earn credit."""
+    return {**data, "schema_version": "2"}
+
+
+# Each entry upgrades spec data from its version to the next; parse_spec and EnvSpec validation apply them.
+SPEC_MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"1": _v1_to_v2}
+
+
+def migrate_spec_data(data: dict[str, Any]) -> dict[str, Any]:
+    """Spec data of any known schema version upgraded to the current one (a missing version means "1")."""
+    version = str(data.get("schema_version", "1"))
+    while version != SCHEMA_VERSION and version in SPEC_MIGRATIONS:
+        data = SPEC_MIGRATIONS[version](data)
+        version = str(data["schema_version"])
+    return data  # an unknown version is left for validation to report
 
 
 def envspec_json_schema() -> dict[str, Any]:

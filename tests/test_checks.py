@@ -265,3 +265,30 @@ def test_records_count_equals_a_full_scan_through_writes_and_rewinds(ops: list[t
         else:
             world.reset_journal()
         assert count_records(world, rule) == scan()
+
+
+def test_frame_where_allows_only_matching_records() -> None:
+    in_ops = {"kind": "frame", "allow": [{"app": "chat", "table": "messages", "where": [
+        {"field": "channel", "value": "c-ops"}]}]}
+    post = ("chat_post_message", {"channel": "c-ops", "text": "API rolled back"})
+    assert _play(_env(_check(in_ops)), post).passed
+    assert not _play(_env(_check(in_ops)), ROLLBACK, post).passed  # the service change is outside the frame
+    with pytest.raises(Exception, match="names its table"):
+        _env(_check({"kind": "frame", "allow": [{"app": "chat", "where": [{"field": "channel", "value": "x"}]}]}))
+    with pytest.raises(Exception, match="no field 'room'"):
+        _env(_check({"kind": "frame", "allow": [{"app": "chat", "table": "messages", "where": [
+            {"field": "room", "value": "x"}]}]}))
+
+
+def test_call_matcher_where_conditions_read_the_arguments() -> None:
+    post = ("chat_post_message", {"channel": "c-ops", "text": "API rolled back (OPS-7)"})
+    after = {"kind": "order", "first": {"tool": "services_rollback_config", "args": {"service": "svc-api"}},
+             "then": {"tool": "chat_post_message", "where": [{"field": "text", "op": "contains", "value": "ops-7"}]}}
+    assert _play(_env(_check(after)), ROLLBACK, post).passed
+    assert not _play(_env(_check(after)), post, ROLLBACK).passed
+    named = {"kind": "called", "call": {"tool": "chat_post_message", "where": [
+        {"field": "text", "op": "matches", "value": r"OPS-\d+"}, {"field": "channel", "op": "in", "value": ["c-ops"]}]}}
+    assert _play(_env(_check(named)), post).passed
+    assert not _play(_env(_check(named)), ("chat_post_message", {"channel": "c-ops", "text": "done"})).passed
+    with pytest.raises(Exception, match="has no argument 'txt'"):
+        _env(_check({"kind": "called", "call": {"tool": "chat_post_message", "where": [{"field": "txt"}]}}))

@@ -39,10 +39,19 @@ def test_noop_and_the_initial_state_fail(name: str) -> None:
     env.reset()
     untouched = env.score()  # the initial state, no replies
     assert not untouched.passed
-    assert untouched.score < 1.0
+    assert untouched.score == 0.0  # guards hold on the untouched state but earn no credit
     noop = run_episode(Env(spec), NoopPolicy())
     assert not noop.result.passed
-    assert noop.result.score < 0.5
+    assert noop.result.score <= 0.05
+    assert all(c.is_guard for c in noop.result.checks if c.passed)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_are_schema_2_and_check_the_reply_text(name: str) -> None:
+    spec = load_example(name)
+    assert spec.schema_version == "2"
+    assert any(c.rule.kind == "text" for c in spec.checks)
+    assert any(c.is_guard for c in spec.checks)
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

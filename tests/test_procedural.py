@@ -241,3 +241,16 @@ def test_synth_cli_writes_parquet(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "unknown capability nope" in bad.output
     half = runner.invoke(app, ["synth", "--out", str(tmp_path), "--llm", "http://127.0.0.1:9/v1"])
     assert half.exit_code == 2 and "--llm and --model go together" in half.output
+
+
+@pytest.mark.parametrize("cap_id", CAPS)
+def test_doing_nothing_scores_about_zero(cap_id: str) -> None:
+    """Guards earn no credit and checks that hold untouched are guards: the noop agent's mean score is <= 0.05."""
+    scores = []
+    for seed in range(8):
+        spec = spec_for(cap_id, seed)
+        noop = run_episode(Env(spec), NoopPolicy()).result
+        assert all(c.is_guard for c in noop.checks if c.passed), [c.id for c in noop.checks if c.passed]
+        scores.append(noop.score)
+        assert run_episode(Env(spec), OraclePolicy(spec)).result.score == 1.0
+    assert sum(scores) / len(scores) <= 0.05

@@ -12,8 +12,19 @@ import pyarrow.parquet as pq
 import pytest
 from jsonschema import Draft202012Validator
 
-from coworkenv import Env, EnvSpec, SpecError, envspec_json_schema, load_spec, parse_spec
+from coworkenv import (
+    Env,
+    EnvSpec,
+    NoopPolicy,
+    OraclePolicy,
+    SpecError,
+    envspec_json_schema,
+    load_spec,
+    parse_spec,
+    run_episode,
+)
 from coworkenv.examples import example_names, load_example
+from coworkenv.spec import SCHEMA_VERSION
 
 EXAMPLES = example_names()
 
@@ -150,3 +161,51 @@ def test_a_loaded_spec_scores_without_reference_errors() -> None:
         result = env.score()
         assert len(result.checks) == len(env.spec.checks)
         assert not any(c.error for c in result.checks)
+
+
+# -- schema versions ----------------------------------------------------------------------------------------
+V1_SPEC = Path(__file__).parent / "data" / "spec_v1_incident_rollback.json"
+
+
+def test_a_schema_1_spec_loads_migrates_and_the_oracle_scores_one() -> None:
+    raw = orjson.loads(V1_SPEC.read_bytes())
+    assert raw["schema_version"] == "1"
+    spec = load_spec(V1_SPEC)
+    assert spec.schema_version == SCHEMA_VERSION == "2"
+    guards = {c.id for c in spec.checks if c.is_guard}
+    assert guards == {"no-deploy", "nothing-else-changed"}  # v1 forbidden/frame/safety checks become guards
+    oracle = run_episode(Env(spec), OraclePolicy(spec)).result
+    assert oracle.score == 1.0 and oracle.passed
+    assert run_episode(Env(spec), NoopPolicy()).result.score == 0.0
+    assert parse_spec(spec.to_json()) == spec  # the migrated spec round-trips as schema 2
+    # Direct model validation migrates too (the schema gate validates raw dicts).
+    assert EnvSpec.model_validate(raw) == spec
+    assert EnvSpec.model_validate_json(V1_SPEC.read_bytes()) == spec
+
+
+def test_an_unknown_schema_version_is_a_clear_error() -> None:
+    raw = {**orjson.loads(V1_SPEC.read_bytes()), "schema_version": "9"}
+    with pytest.raises(SpecError, match="schema_version"):
+        parse_spec(raw)
+
+
+def test_the_documented_check_example_is_a_valid_spec_fragment() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "verifier.md").read_text()
+    block = doc.split("## Example", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    raw = {**_raw(), **orjson.loads(block)}
+    spec = load_spec(raw)
+    assert spec.scoring.pass_threshold == 0.75
+    assert [c.role for c in spec.checks] == ["completion", "completion", "guard", "guard"]
+    assert {"role", "scoring", "where"} <= set(orjson.dumps(envspec_json_schema()).decode().replace('"', " ").split())
+
+
+def test_a_parquet_file_of_schema_1_specs_reads_back_migrated(tmp_path: Path) -> None:
+    from coworkenv.synth import read_specs_parquet
+    from coworkenv.synth.specs_parquet import SPECS_SCHEMA
+
+    row = {"env_id": "env-v1", "capability": "incident", "difficulty": 3, "multi_turn": True, "apps": ["services"],
+           "generator": "hand-written", "seed": None, "spec_json": V1_SPEC.read_text()}
+    path = tmp_path / "specs-v1.parquet"
+    pq.write_table(pa.Table.from_pylist([row], schema=SPECS_SCHEMA), path)
+    (spec,) = read_specs_parquet(path)
+    assert spec == load_spec(V1_SPEC) and spec.schema_version == "2"

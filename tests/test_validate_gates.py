@@ -49,7 +49,8 @@ def test_shipped_examples_pass_all_ten_gates_with_full_mutation_score(name: str)
 
 def test_the_example_exercises_every_mutation_kind() -> None:
     details = validate_spec(example()).gate("mutations").details  # type: ignore[union-attr]
-    assert set(details["by_kind"]) == {"drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early"}
+    assert set(details["by_kind"]) == {"drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early",
+                                       "text_drop", "text_alter", "swap_dependent", "harmful_action", "duplicate_write"}
     assert all(k["killed"] == k["total"] for k in details["by_kind"].values())
 
 
@@ -136,8 +137,8 @@ def test_gate_6_mutations_rejects_a_write_no_check_covers() -> None:
     v = validate_spec(spec)
     assert failed(v) == {"mutations"} and v.stage == "solvable"
     survivors = {e.path for e in v.errors()}
-    assert survivors == {"reference[1].steps[2]", "reference[1].steps[2].call.arguments.ticket_id"}
-    assert codes(v, "mutations") == {"mutant_survived"}
+    assert survivors == {"reference[1].steps[2]", "reference[1].steps[2].call.arguments.body"}
+    assert codes(v, "mutations") == {"mutant_survived", "content_unchecked"}
     assert v.mutation_score is not None and 0 < v.mutation_score < 1
 
 
@@ -154,6 +155,7 @@ def test_gate_7_reads_state_rejects_a_check_that_can_never_fail() -> None:
 def test_gate_7_reads_state_rejects_reply_only_checks() -> None:
     spec = example()
     spec["turns"] = [{"content": "Which request failed first at checkout? Tell me its id."}]
+    spec["tools"] = ["logs_search"]  # read-only: nothing to guard
     spec["dynamics"] = {}
     spec["reference"] = [{"steps": [
         {"call": {"name": "logs_search", "arguments": {"service": "svc-payments", "min_level": "ERROR"}}},
@@ -175,9 +177,10 @@ def test_gate_7_flags_min_times_zero_and_impossible_record_conditions() -> None:
                                          "count": 0}},
     ]
     v = validate_spec(spec)
-    assert failed(v) == {"reads_state"}
+    assert "reads_state" in failed(v)  # (holding everywhere, they also leak credit to the noop)
     n = len(spec["checks"])
-    assert {e.path for e in v.errors()} == {f"checks[{n - 2}]", f"checks[{n - 1}]"}
+    assert {e.path for e in v.gate("reads_state").errors} == {  # type: ignore[union-attr]
+        f"checks[{n - 2}]", f"checks[{n - 1}]"}
 
 
 def test_gate_8_isolation_rejects_checks_readable_in_a_file() -> None:
@@ -186,7 +189,9 @@ def test_gate_8_isolation_rejects_checks_readable_in_a_file() -> None:
     spec["world"]["apps"]["files"]["files"] = [{"id": "ops/grading.json", "kind": "json", "content": leaked}]
     v = validate_spec(spec)
     assert failed(v) == {"isolation"} and v.stage == "schema_valid"
-    assert codes(v, "isolation") == {"verifier_in_world"}
+    # The order and call checks spell out the reference's calls too.
+    assert "verifier_in_world" in codes(v, "isolation") <= {"verifier_in_world", "reference_in_world",
+                                                           "answer_in_world"}
 
 
 def test_gate_8_isolation_rejects_a_check_id_in_the_user_turn() -> None:
@@ -216,7 +221,7 @@ def test_gate_10_sandbox_rejects_a_python_check_that_crashes() -> None:
         "code": "def check(state, audit, messages):\n    raise RuntimeError('broken check')\n"}})
     v = validate_spec(spec)
     assert failed(v) == {"sandbox"}, [str(e) for e in v.errors()]
-    assert codes(v, "sandbox") == {"sandbox_exception"}
+    assert codes(v, "sandbox") == {"python_crash"}
     assert {e.path for e in v.errors()} == {f"checks[{len(spec['checks']) - 1}].rule.code"}
 
 
@@ -235,8 +240,10 @@ def test_the_report_is_machine_readable() -> None:
     json.dumps(report)
     assert report["passed"] is False and report["stage_reached"] == "schema_valid"
     assert report["failed_gates"] == [{"gate": "references", "errors": [{
-        "code": "missing_record", "path": "checks[0].rule.target.id",
-        "message": "no record 'svc-missing' in services.services"}]}]
+        "gate": "references", "code": "missing_record", "path": "checks[0].rule.target.id",
+        "message": "no record 'svc-missing' in services.services",
+        "hint": "the id names no record: use an id that exists in the world, or one the reference creates"}]}]
+    assert report["first_failed_gate"] == "references" and report["findings"] == []
 
 
 def test_validation_is_deterministic() -> None:

@@ -13,38 +13,51 @@ from coworkenv.validate._episodes import SpecEpisodes
 EXAMPLE = Path(__file__).resolve().parents[1] / "coworkenv" / "examples" / "incident_rollback.json"
 
 
-def descriptions(name: str) -> dict[str, tuple[str, bool]]:
+def descriptions(name: str) -> dict[str, list[tuple[str, bool]]]:
+    """Mutation path -> (description, core) of every mutant there."""
     spec = load_example(name)
     episodes = SpecEpisodes(spec)
     episodes.oracle()
     assert episodes.oracle_entities is not None
-    return {m.path: (m.description, m.core) for m in near_miss_mutations(spec, episodes.oracle_entities)}
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for m in near_miss_mutations(spec, episodes.oracle_entities):
+        out.setdefault(m.path, []).append((m.description, m.core))
+    return out
+
+
+def said(found: dict[str, list[tuple[str, bool]]], path: str) -> list[str]:
+    return [d for d, _ in found.get(path, [])]
 
 
 def test_wrong_alternatives_are_real_records_written_the_same_way() -> None:
     found = descriptions("incident_rollback")
-    assert found["reference[0].steps[5].call.arguments.channel"][0] == (
-        "chat_post_message: channel '#incidents' -> '#payments'")  # a channel name stays a name
-    assert found["reference[0].steps[4].call.arguments.assignee"][0] == "tickets_create: assignee 'u-jon' -> 'u-bot'"
+    assert said(found, "reference[0].steps[5].call.arguments.channel") == [
+        "chat_post_message: channel '#incidents' -> '#payments'"]  # a channel name stays a name
+    assert "tickets_create: assignee 'u-jon' -> 'u-bot'" in said(found, "reference[0].steps[4].call.arguments.assignee")
     # The ticket the reference itself created (OPS-102) can be swapped for the existing one.
-    assert found["reference[1].steps[2].call.arguments.ticket_id"][0] == (
-        "tickets_comment: ticket_id 'OPS-102' -> 'OPS-101'")
-    assert found["reference[0].steps[4].call.arguments.priority"][0] == "tickets_create: priority 'p1' -> 'p2'"
-    # Free text is never mutated.
-    assert not any(path.endswith((".title", ".description", ".text", ".body")) for path in found)
+    assert said(found, "reference[1].steps[2].call.arguments.ticket_id") == [
+        "tickets_comment: ticket_id 'OPS-102' -> 'OPS-101'"]
+    assert "tickets_create: priority 'p1' -> 'p2'" in said(found, "reference[0].steps[4].call.arguments.priority")
+    # Labels (titles) are never mutated; content (descriptions, messages, bodies) only loses its content.
+    assert not any(path.endswith(".title") for path in found)
+    content = [d for path in found if path.endswith((".description", ".text", ".body")) for d in said(found, path)]
+    assert content and all("without its content" in d for d in content)
 
 
 def test_emails_in_lists_and_times_are_mutated_in_kind() -> None:
     found = descriptions("meeting_reschedule")
-    assert found["reference[0].steps[4].call.arguments.to[0]"][0].endswith(
-        "'marcus.reed@brightline.test' -> 'elena.rossi@brightline.test'")
-    assert found["reference[0].steps[3].call.arguments.start"][0].endswith(
-        "'2026-04-15T16:00:00+02:00' -> '2026-04-15T17:00:00+02:00'")
+    assert any(d.endswith("'marcus.reed@brightline.test' -> 'elena.rossi@brightline.test'")
+               for d in said(found, "reference[0].steps[4].call.arguments.to[0]"))
+    assert "mail_send: to without 'marcus.reed@brightline.test'" in said(
+        found, "reference[0].steps[4].call.arguments.to[0]")
+    assert [d.split(" -> ")[1] for d in said(found, "reference[0].steps[3].call.arguments.start")] == [
+        "'2026-04-15T17:00:00+02:00'", "'2026-04-15T15:00:00+02:00'", "'2026-04-15T16:15:00+02:00'",
+        "'2026-04-16T16:00:00+02:00'"]
 
 
 def test_an_unchecked_optional_link_is_reported_not_failed() -> None:
     found = descriptions("report_from_files")
-    assert found["reference[0].steps[7].call.arguments.in_reply_to"][1] is False  # a context mutant
+    assert [core for _, core in found["reference[0].steps[7].call.arguments.in_reply_to"]] == [False]  # context
     details = validate_spec(load_example("report_from_files")).gate("mutations").details  # type: ignore[union-attr]
     assert details["score"] == 1.0
     assert details["unchecked_context"] == [
@@ -71,6 +84,7 @@ def test_single_turn_write_tasks_get_no_stop_early_mutant_but_read_only_ones_do(
     kinds = validate_spec(spec).gate("mutations").details["by_kind"]  # type: ignore[union-attr]
     assert "stop_early" not in kinds and kinds["drop_write"]["total"] == 3  # doing nothing is the noop gate's
     spec["turns"] = [{"content": "Which request failed first at checkout, and what does its log line say?"}]
+    spec["tools"] = ["logs_search"]  # read-only: nothing to harm
     spec["reference"] = [{"steps": [
         {"call": {"name": "logs_search", "arguments": {"service": "svc-payments", "min_level": "ERROR"}}},
         {"say": "req-7f3a91 failed first: db pool exhausted (size=5) at 08:15:31 UTC."}]}]
@@ -81,4 +95,4 @@ def test_single_turn_write_tasks_get_no_stop_early_mutant_but_read_only_ones_do(
     v = validate_spec(spec)
     assert v.passed, [str(e) for e in v.errors()]
     by_kind = v.gate("mutations").details["by_kind"]  # type: ignore[union-attr]
-    assert by_kind == {"stop_early": {"killed": 1, "total": 1}}
+    assert by_kind == {k: {"killed": 1, "total": 1} for k in ("stop_early", "text_drop", "text_alter")}

@@ -94,8 +94,9 @@ def test_a_vacuous_check_is_sent_back_and_the_fix_accepted() -> None:
     report = reviser.calls[0][2]
     assert report["stage_reached"] == "solvable"
     assert report["failed_gates"] == [{"gate": "reads_state", "errors": [{
-        "code": "vacuous_check", "path": "checks[10]",
-        "message": "check 'always' can never fail: min_times 0: holds even when the call never happens"}]}]
+        "gate": "reads_state", "code": "vacuous_check", "path": f"checks[{len(example()['checks'])}]",
+        "message": "check 'always' can never fail: min_times 0: holds even when the call never happens",
+        "hint": "the check can never fail; compare with a value the wrong state does not have"}]}]
 
 
 def test_a_spec_that_stays_broken_is_rejected_after_the_last_round_with_reasons() -> None:

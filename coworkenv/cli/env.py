@@ -155,15 +155,17 @@ def render_breakdown(result: VerifierResult) -> str:
     header = ("check", "kind", "result", "weight", "flags", "reason")
     rows = [
         (
-            c.id, c.kind, "error" if c.error else ("pass" if c.passed else "FAIL"), f"{c.weight:g}",
-            ",".join(f for f, on in (("required", c.required), ("safety", c.safety)) if on), c.reason,
+            c.id, c.kind, ("error" if c.error else ("pass" if c.passed else "FAIL"))
+            + (f" {c.score:.2f}" if c.score not in (0.0, 1.0) else ""), f"{c.weight:g}",
+            ",".join(f for f, on in (("guard", c.is_guard), ("required", c.required), ("safety", c.safety)) if on),
+            c.reason,
         )
         for c in result.checks
     ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r[:-1], widths, strict=False)) + "  " + r[-1] for r in [header, *rows]]
     verdict = "PASSED" if result.passed else "FAILED"
-    lines.append(f"score {result.score:.3f}  {verdict}")
+    lines.append(f"score {result.score:.3f} (completion {result.completion:.3f})  {verdict}")
     return "\n".join(line.rstrip() for line in lines)
 
 

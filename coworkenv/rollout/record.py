@@ -233,6 +233,7 @@ _AUDIT_TYPE = pa.struct([
 _CHECK_TYPE = pa.struct([
     ("id", pa.string()), ("kind", pa.string()), ("passed", pa.bool_()), ("weight", pa.float64()),
     ("required", pa.bool_()), ("safety", pa.bool_()), ("reason", pa.string()), ("error", pa.bool_()),
+    ("role", pa.string()), ("score", pa.float64()),  # verifier 2; older files lack them (CheckResult defaults)
 ])
 _REPLY_TYPE = pa.struct([("turn", pa.int32()), ("text", pa.string())])
 

@@ -1,13 +1,17 @@
 """Validation: the ten soundness gates, near-miss mutations, the repair loop, the funnel, the LLM generator.
 
+    validate_spec(spec, policy="strict")   # training data: any defect rejects; incidental writes are trimmed
+    validate_spec(spec, policy="report")   # imported tasks: accepted, every defect listed in `.findings`
     run = validate_and_repair(candidates, reviser=LLMSpecGenerator(backend), max_rounds=3)
     run.funnel.as_dict(); accepted_table(run); rejected_table(run)
 """
 
 from coworkenv.validate.funnel import STAGE_ORDER, Funnel
 from coworkenv.validate.gates import GATES, STAGES, GateError, GateResult
+from coworkenv.validate.hints import HINTS, hint_for
 from coworkenv.validate.llm_generator import CapabilityLike, LLMSpecGenerator
 from coworkenv.validate.mutations import MUTATION_KINDS, EntityIndex, Mutation, near_miss_mutations
+from coworkenv.validate.policy import POLICIES, Policy, ValidationConfig
 from coworkenv.validate.repair import (
     DEFAULT_MAX_ROUNDS,
     DUPLICATE_GATE,
@@ -28,16 +32,20 @@ from coworkenv.validate.tables import (
     candidates_table,
     rejected_table,
 )
-from coworkenv.validate.validation import SpecValidation, validate_spec
+from coworkenv.validate.task_mutations import task_mutations
+from coworkenv.validate.validation import CAUSE_ORDER, SpecValidation, validate_spec
 
 __all__ = [
     "ACCEPTED_SCHEMA",
     "CANDIDATES_SCHEMA",
+    "CAUSE_ORDER",
     "DEFAULT_MAX_ROUNDS",
     "DUPLICATE_GATE",
     "GATES",
     "GENERATION_GATE",
+    "HINTS",
     "MUTATION_KINDS",
+    "POLICIES",
     "REJECTED_SCHEMA",
     "STAGES",
     "STAGE_ORDER",
@@ -50,15 +58,19 @@ __all__ = [
     "GateResult",
     "LLMSpecGenerator",
     "Mutation",
+    "Policy",
     "Rejection",
     "SpecReviser",
     "SpecValidation",
+    "ValidationConfig",
     "ValidationRun",
     "accepted_table",
     "candidates_from_table",
     "candidates_table",
+    "hint_for",
     "near_miss_mutations",
     "rejected_table",
+    "task_mutations",
     "validate_and_repair",
     "validate_spec",
 ]

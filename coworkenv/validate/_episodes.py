@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
-from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, resolve
+from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
-from coworkenv.spec import EnvSpec, FieldRef, FieldRule, ReferenceTurn, ReplyStatesRule
-from coworkenv.validate.mutations import EntityIndex
+from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
+from coworkenv.validate._reads import read_matchers, without_reads
+from coworkenv.validate.dependencies import made_by_step
+from coworkenv.validate.mutations import EntityIndex, Mutation, check_values
+from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
 
 # Fields the world stamps with its clock: a mutant that only shifts them did the same work at another time.
@@ -85,8 +88,13 @@ class SpecEpisodes:
     def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
         self.spec = spec
         self.env = Env(spec, max_steps=max_steps)
+        # Every reset hands out the tool schemas; the gates never read them, so build them once, not per episode.
+        schemas = self.env.toolbox.openai_tools()
+        self.env.toolbox.openai_tools = lambda: schemas  # type: ignore[method-assign]
         # Scored before any episode: the world is still exactly the spec's initial state.
         self.initial: VerifierResult = self.env.verifier.score(self.env.state, [], [])
+        has_python = any(isinstance(c.rule, PythonRule) for c in spec.checks)
+        self.initial_wire: dict[str, Any] | None = self.env.state.to_wire() if has_python else None
         self._oracle: EpisodeOutcome | None = None
         self._oracle_again: EpisodeOutcome | None = None
         self._noop: EpisodeOutcome | None = None
@@ -94,13 +102,37 @@ class SpecEpisodes:
         self.oracle_entities: EntityIndex | None = None
         # The reference's final value of every field a check reads (the vacuity analysis probes them).
         self.oracle_values: dict[FieldRef, Any] = {}
+        # Records the reference changed / added, and the task-level mutants built from its final world.
+        self.touched: set[tuple[str, str, str]] = set()
+        self.created: set[tuple[str, str, str]] = set()
+        self.task_mutants: list[Mutation] = []
+        # The reference's final world as the sandbox sees it (only kept when a Python check exists).
+        self.oracle_wire: dict[str, Any] | None = None
+        self._mutants: dict[str, EpisodeOutcome] = {}
+        self.read_matchers = read_matchers(spec)
 
     def oracle(self) -> EpisodeOutcome:
         """The reference solution's episode (the first one on this Env: its world was freshly built)."""
         if self._oracle is None:
             self._oracle = self.run(OraclePolicy(self.spec), keep_signature=True)
             if self._oracle.result is not None:  # read the final world before the next reset rewinds it
-                self.oracle_entities = EntityIndex(self.env.state)
+                world = self.env.state
+                facts = check_values(self.spec)
+                for check in self.spec.checks:  # what the reply checks expect the agent to state
+                    if isinstance(check.rule, ReplyStatesRule):
+                        value = resolve(world, check.rule.source)
+                        if value is not MISSING:
+                            facts.update(t.lower() for t in render_value(value, check.rule.format) if t.strip())
+                self.oracle_entities = EntityIndex(world, facts)
+                for change in world.changes():
+                    self.touched.add((change.app, change.table, change.id))
+                    if change.kind == "added":
+                        self.created.add((change.app, change.table, change.id))
+                made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
+                self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
+                                                   self.created, made)
+                if any(isinstance(c.rule, PythonRule) for c in self.spec.checks):
+                    self.oracle_wire = world.to_wire()
                 for check in self.spec.checks:
                     rule = check.rule
                     ref = rule.target if isinstance(rule, FieldRule) else (
@@ -128,8 +160,18 @@ class SpecEpisodes:
         return self._noop
 
     def mutant(self, reference: list[ReferenceTurn]) -> EpisodeOutcome:
-        """The oracle playing a mutated reference; the signature is kept only when the verifier passes it."""
-        return self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None)
+        """The oracle playing a mutated reference; the signature is kept only when the verifier passes it.
+
+        Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode;
+        read calls are left out when no check, turn or rule can tell (`read_matchers`).
+        """
+        if self.read_matchers is not None:
+            reference = without_reads(reference, self.read_matchers)
+        key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
+        found = self._mutants.get(key)
+        if found is None:
+            found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None)
+        return found
 
     def run(self, policy: Policy, keep_signature: bool | None = False) -> EpisodeOutcome:
         """Play one episode; `keep_signature` True: always, None: only if it passed, False: never."""

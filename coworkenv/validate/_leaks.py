@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 
 from coworkenv.spec import EnvSpec, PythonRule
+from coworkenv.validate._answer_keys import answer_key_leaks
+from coworkenv.validate._paraphrased_leaks import paraphrased_leaks
 
 _MIN_CODE_LINE = 20  # shorter code lines ("return True") occur in ordinary text
 _MIN_SAY = 40  # a shorter answer may legitimately quote the workspace
@@ -41,16 +43,22 @@ def normalize(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def world_text(spec: EnvSpec) -> str:
-    """Every string the agent could read through tools (initial records, what dynamics and turns write),
-    normalized and separated by NUL so no match spans two strings."""
+def world_strings(spec: EnvSpec) -> tuple[list[str], int]:
+    """Every string the agent could read through tools (initial records, what dynamics and turns write), and how
+    many of them (the first ones) are the initial records'."""
     parts: list[str] = []
     _strings(spec.world.apps.model_dump(mode="json"), parts)
+    initial = len(parts)
     for rule in spec.dynamics.rules:
         _strings([e.model_dump(mode="json") for e in rule.effects], parts)
     parts.extend(stream.message for stream in spec.dynamics.streams)
     for turn in spec.turns:
         _strings([e.model_dump(mode="json") for e in turn.changes], parts)
+    return parts, initial
+
+
+def world_text(parts: list[str]) -> str:
+    """The world's strings normalized and separated by NUL so no match spans two strings."""
     return " ".join("\0".join(parts).lower().split())
 
 
@@ -88,8 +96,10 @@ def needles(spec: EnvSpec) -> Iterator[Needle]:
 
 
 def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
-    """(code, path, message) for every verifier or reference artifact the agent can see."""
-    world = world_text(spec)
+    """(code, path, message) for every verifier or reference artifact the agent can see, verbatim or reworded
+    (see `_paraphrased_leaks`)."""
+    strings, initial = world_strings(spec)
+    world = world_text(strings)
     world_compact = "".join(world.split())
     prompt_norm = [(path, normalize(text)) for path, text in prompts]
     prompt_compact = [(path, "".join(text.split())) for path, text in prompt_norm]
@@ -106,6 +116,11 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
         yield "verifier_in_world", "world", "a world record contains serialized checks (\"rule\": {\"kind\": ...})"
     if _REFERENCE_MARKER in world_compact:
         yield "reference_in_world", "world", "a world record contains serialized reference steps"
+    verbatim = {needle.path for needle in needles(spec) if needle.text in world}
+    for code, path, message in paraphrased_leaks(spec, world):
+        if path not in verbatim:
+            yield code, path, message
+    yield from answer_key_leaks(spec, world, prompts, "\0".join(strings[:initial]))
     for i, check in enumerate(spec.checks):
         ident = check.id.lower()
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):

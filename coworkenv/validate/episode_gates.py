@@ -11,10 +11,9 @@ from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
-from coworkenv.validate.gates import GUARD_KINDS, GateContext, GateError, GateResult, gate_result
-from coworkenv.validate.mutations import Mutation, near_miss_mutations
-
-_SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
+from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
+from coworkenv.validate.mutations import is_write
+from coworkenv.validate.python_probes import Probe, payload, probe_check, sandbox_code
 
 
 # -- 4 oracle ----------------------------------------------------------------------------------------------
@@ -33,8 +32,12 @@ def oracle_gate(ctx: GateContext) -> GateResult:
                                                  f"the reference episode crashed: {first.error}")])
     errors: list[GateError] = []
     index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
+    # A failure the turns_reachable or sandbox gate explains (an unreached follow-up, a Python check whose
+    # verdict changes between runs) is reported there: its fix is not a new expected value.
+    unreached = first.turn_reached + 1 < len(ctx.spec.turns)
+    unstable = _unstable_python(ctx)
     for check in first.result.checks:
-        if not check.passed and not check.error:
+        if not check.passed and not check.error and not unreached and check.id not in unstable:
             errors.append(GateError("oracle", "oracle_check_failed", f"checks[{index[check.id]}]",
                                     f"the reference fails check {check.id!r}: {check.reason}"))
     if first.truncated:
@@ -45,7 +48,8 @@ def oracle_gate(ctx: GateContext) -> GateResult:
             errors.append(GateError("oracle", "reference_call_failed", path,
                                     f"{entry.tool} failed: {entry.error}"))
     again = episodes.oracle_again()
-    if again.result is None or again.final_hash != first.final_hash or _verdicts(again) != _verdicts(first):
+    if again.result is None or again.final_hash != first.final_hash or _verdicts(again, unstable) != _verdicts(
+            first, unstable):
         errors.append(GateError("oracle", "nondeterministic", "reference",
                                 "a second run of the reference ended in a different state or score"))
     survived = robustness(first.audit)
@@ -54,10 +58,41 @@ def oracle_gate(ctx: GateContext) -> GateResult:
                         reference_robustness=survived.figure)
 
 
-def _verdicts(outcome: EpisodeOutcome) -> tuple[Any, ...]:
+def _verdicts(outcome: EpisodeOutcome, unstable: set[str]) -> tuple[Any, ...]:
     result = outcome.result
     assert result is not None
-    return result.score, tuple((c.id, c.passed, c.reason, c.error) for c in result.checks)
+    return tuple((c.id, c.passed, c.reason, c.error) for c in result.checks if c.id not in unstable)
+
+
+def _unstable_python(ctx: GateContext) -> set[str]:
+    """Python checks whose verdict on the reference changes between runs, seeds or clocks."""
+    probes = python_probes(ctx)
+    return {cid for cid, found in probes.items()
+            if any(p.code in ("nondeterministic_check", "clock_dependent") for p in found)}
+
+
+def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
+    """The probe findings of every Python check (run once per spec; empty when there is none)."""
+    if ctx.python_probes is not None:
+        return ctx.python_probes
+    ctx.python_probes = {}
+    episodes = ctx.episodes()
+    if episodes is None or episodes.oracle_wire is None:
+        return ctx.python_probes
+    oracle = episodes.oracle()
+    assert oracle.result is not None
+    verdicts = {c.id: c.passed for c in oracle.result.checks}
+    crashed = {c.id for c in oracle.result.checks if c.error}  # already a defect; probing it says nothing more
+    initial = {c.id: c.passed for c in episodes.initial.checks}
+    audit = [e.as_dict() for e in oracle.audit]
+    for check in ctx.spec.checks:
+        if isinstance(check.rule, PythonRule) and check.id not in crashed:
+            untouched = payload(check.rule, episodes.initial_wire, [], []) if episodes.initial_wire else None
+            ctx.python_probes[check.id] = probe_check(
+                check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
+                oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
+                offsets=ctx.config.clock_offsets_s)
+    return ctx.python_probes
 
 
 def _call_paths(spec: EnvSpec, outcome: EpisodeOutcome) -> list[str]:
@@ -104,7 +139,12 @@ def turns_reachable_gate(ctx: GateContext) -> GateResult:
 
 # -- 10 sandbox ------------------------------------------------------------------------------------------------
 def sandbox_gate(ctx: GateContext) -> GateResult:
-    """Gate 10: Python checks run inside their sandbox limits on the initial state, the oracle and the noop."""
+    """Gate 10: Python checks run within their sandbox limits on every episode, and are robust and stable.
+
+    Episodes: the initial state, the reference, the noop and every mutant (a crash anywhere is a defect).
+    Probes (`python_probes`): repeated runs, random seeds and pinned extremes, clocks years ahead, paraphrased
+    replies, and reply words the reference never says.
+    """
     blocked = _blocked("sandbox", ctx)
     if blocked is not None:
         return blocked
@@ -116,85 +156,99 @@ def sandbox_gate(ctx: GateContext) -> GateResult:
     index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
     errors: list[GateError] = []
     runs = [("the initial state", episodes.initial), ("the reference episode", episodes.oracle().result),
-            ("the noop episode", episodes.noop().result)]
+            ("the noop episode", episodes.noop().result),
+            *((f"the mutant {m.description}", o.result) for m, o in ctx.mutation_outcomes())]
+    crashed: set[str] = set()
     for where, result in runs:
         for check in result.checks if result is not None else []:
-            if check.error:
-                found = _SANDBOX_KIND.search(check.reason)
-                code = f"sandbox_{found.group(1)}" if found else "sandbox_error"
-                errors.append(GateError("sandbox", code, f"checks[{index[check.id]}].rule.code",
+            if check.error and check.id not in crashed:
+                crashed.add(check.id)
+                errors.append(GateError("sandbox", sandbox_code(check.reason), f"checks[{index[check.id]}].rule.code",
                                         f"on {where}: {check.reason}"))
+    for check_id, found in python_probes(ctx).items():
+        for probe in found:
+            if probe.code == "python_crash" and check_id in crashed:
+                continue
+            errors.append(GateError("sandbox", probe.code, f"checks[{index[check_id]}].rule.code",
+                                    f"python check {check_id!r}: {probe.message}"))
     return gate_result("sandbox", errors, python_checks=len(python))
 
 
 # -- 5 noop --------------------------------------------------------------------------------------------------
 def noop_gate(ctx: GateContext) -> GateResult:
-    """Gate 5: doing nothing fails, and the untouched initial state (no replies) does not already pass."""
+    """Gate 5: doing nothing fails and earns little; the untouched initial state neither passes nor earns much.
+
+    Partial credit is the weighted share of the task's checks (guards excluded: they hold whenever no harm is
+    done) that hold; it must stay at or below `config.noop_score_ceiling`. A spec whose world already satisfies
+    every state check, so that only process checks (calls, order) keep the noop failing, is `presolved`.
+    """
     blocked = _blocked("noop", ctx)
     if blocked is not None:
         return blocked
     episodes = ctx.episodes()
     assert episodes is not None
     noop = episodes.noop()
+    ceiling = ctx.config.noop_score_ceiling
     errors = []
+    guards = {c.id for c in ctx.spec.checks if is_guard(c)}
+    noop_credit = task_credit(noop.result, guards) if noop.result is not None else None
+    initial_credit = task_credit(episodes.initial, guards)
     if noop.result is None:
         errors.append(GateError("noop", "episode_error", "turns", f"the noop episode crashed: {noop.error}"))
     elif noop.result.passed:
         errors.append(GateError("noop", "noop_passes", "checks",
                                 "an agent that does nothing passes every required check; add checks on the "
                                 "state the task must change"))
+    elif noop_credit is not None and noop_credit > ceiling:
+        errors.append(GateError("noop", "noop_partial_score", "checks",
+                                f"an agent that does nothing earns {noop_credit:.2f} of the task's check weight "
+                                f"(ceiling {ceiling:g})"))
     if episodes.initial.passed:
         errors.append(GateError("noop", "initial_state_passes", "checks",
                                 "the untouched initial state already passes; the task asks for nothing"))
+    elif initial_credit > ceiling and not any(e.code == "noop_partial_score" for e in errors):
+        errors.append(GateError("noop", "initial_partial_score", "checks",
+                                f"the untouched initial state earns {initial_credit:.2f} of the task's check "
+                                f"weight (ceiling {ceiling:g})"))
+    presolved = _presolved(ctx, guards)
+    if presolved is not None:
+        errors.append(GateError("noop", "presolved", "checks", presolved))
     return gate_result("noop", errors, noop_score=noop.result.score if noop.result else None,
-                        initial_score=episodes.initial.score)
+                        initial_score=episodes.initial.score, noop_task_credit=noop_credit,
+                        initial_task_credit=initial_credit)
 
 
-# -- 6 mutations ---------------------------------------------------------------------------------------------
-def mutations_gate(ctx: GateContext) -> GateResult:
-    """Gate 6: every core near-miss mutation of the reference fails a required check (mutation score 1.0).
+def is_guard(check: Any) -> bool:
+    """Whether a check guards against harm (it holds whenever the agent does nothing wrong)."""
+    return bool(check.role == "guard")
 
-    A mutant whose outcome equals the reference's (same records modulo clock stamps, same replies) is an
-    equivalent mutant: reported, not counted. Surviving context mutants (an optional link to another record
-    changed) are reported as `unchecked_context`, not failed.
-    """
-    blocked = _blocked("mutations", ctx)
-    if blocked is not None:
-        return blocked
+
+def task_credit(result: Any, guards: set[str]) -> float:
+    """The completion credit of a result: the weighted score of its non-guard checks."""
+    task = [c for c in result.checks if c.id not in guards]
+    total = sum(c.weight for c in task)
+    earned = sum(c.weight * (c.score if c.score is not None else float(c.passed)) for c in task)
+    return round(earned / total, 6) if total else 0.0
+
+
+_STATE_KINDS = frozenset({"field", "records"})
+_PROCESS_KINDS = frozenset({"called", "order"})
+
+
+def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
+    """Why the task is already done in the initial state (None when it is not)."""
     episodes = ctx.episodes()
-    assert episodes is not None and episodes.oracle_entities is not None
-    oracle = episodes.oracle()
-    mutations = near_miss_mutations(ctx.spec, episodes.oracle_entities)
-    results: list[tuple[Mutation, EpisodeOutcome]] = [(m, episodes.mutant(m.reference)) for m in mutations]
-    ctx.mutations = results
-    errors: list[GateError] = []
-    equivalent: list[str] = []
-    unchecked_context: list[str] = []
-    killed = 0
-    by_kind: dict[str, list[int]] = {}
-    for mutation, outcome in results:
-        survived = outcome.result is not None and outcome.passed
-        if survived and outcome.signature == oracle.signature:
-            equivalent.append(mutation.description)
-            continue
-        if not mutation.core:
-            if survived:
-                unchecked_context.append(f"{mutation.path}: {mutation.description}")
-            continue
-        tally = by_kind.setdefault(mutation.kind, [0, 0])
-        tally[1] += 1
-        if not survived:
-            killed += 1
-            tally[0] += 1
-        else:
-            errors.append(GateError("mutations", "mutant_survived", mutation.path,
-                                    f"near miss ({mutation.kind}) passes every required check: "
-                                    f"{mutation.description}; add or tighten a check that catches it"))
-    total = sum(t[1] for t in by_kind.values())
-    score = killed / total if total else 1.0
-    return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
-                        by_kind={k: {"killed": v[0], "total": v[1]} for k, v in by_kind.items()},
-                        equivalent=equivalent, unchecked_context=unchecked_context)
+    assert episodes is not None
+    if not any(step.call is not None and is_write(step.call.name) for t in ctx.spec.reference for step in t.steps):
+        return None  # a read-and-answer task changes nothing by design
+    kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
+    state = [c for c in episodes.initial.checks if kinds[c.id] in _STATE_KINDS and c.id not in guards]
+    failing = [c for c in episodes.initial.checks if not c.passed and (c.required or c.safety)]
+    if state and all(c.passed for c in state) and failing and all(kinds[c.id] in _PROCESS_KINDS for c in failing):
+        names = ", ".join(c.id for c in failing)
+        return (f"the initial state already satisfies every state check; only process checks ({names}) keep an "
+                "agent that does nothing from passing")
+    return None
 
 
 # -- 7 reads state ---------------------------------------------------------------------------------------------
@@ -212,8 +266,10 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
       the noop episode, the reference and every near-miss mutant;
     - guards (frame and forbidden rules, checks marked `safety`) hold unless the agent does harm; a frame
       rule that allows every app to change can never fail (`unfalsifiable_frame`).
-    Declarative checks that held in every episode are listed in `details.unexercised` (informative: a
-    preservation check such as "the event was moved, not duplicated" is meant to hold in them).
+    - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
+      guard: a preservation check ("the event was moved, not duplicated") must be declared a guard.
+    A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
+    own call cannot fire is the mutations gate's `guard_never_fires`.
     """
     blocked = _blocked("reads_state", ctx)
     if blocked is not None:
@@ -222,7 +278,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     episodes = ctx.episodes()
     assert episodes is not None
     errors: list[GateError] = []
-    guards = [c.safety or c.rule.kind in GUARD_KINDS for c in spec.checks]
+    guards = [is_guard(c) for c in spec.checks]
     grounded = [c.id for c, guard in zip(spec.checks, guards, strict=True)
                 if c.required and not guard and _reads_world(c.rule)]
     if not grounded:
@@ -230,7 +286,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 "no required check reads the world or the agent's actions (only reply or guard "
                                 "checks); add a field, records, called or order check"))
     judged = [episodes.initial, episodes.noop().result,
-              *(o.result for _, o in ctx.mutations or [])]
+              *(o.result for _, o in ctx.mutation_outcomes())]
     always = {c.id for c in spec.checks}
     for result in judged:
         if result is not None:
@@ -249,6 +305,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             reason = unfalsifiable_reason(check.rule, spec, episodes.oracle_value)
             if reason is None and check.id in always:
                 unexercised.append(check.id)
+                errors.append(GateError("reads_state", "unexercised_check", f"checks[{i}]",
+                                        f"check {check.id!r} holds on the initial state, the noop episode and every "
+                                        "near miss: no mistake the gates know makes it fail"))
         if reason is not None:
             vacuous.append(check.id)
             errors.append(GateError("reads_state", "vacuous_check", f"checks[{i}]",

@@ -32,7 +32,10 @@ from coworkenv.spec import (
 from coworkenv.tools import ToolError
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._leaks import find_leaks
-from coworkenv.validate.mutations import Mutation
+from coworkenv.validate.hints import hint_for
+from coworkenv.validate.mutations import Mutation, near_miss_mutations
+from coworkenv.validate.policy import Policy, ValidationConfig
+from coworkenv.validate.python_probes import Probe
 
 GATES: tuple[str, ...] = (
     "schema", "references", "exposed_tools", "oracle", "noop", "mutations", "reads_state", "isolation",
@@ -44,9 +47,6 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("solvable", ("oracle", "turns_reachable", "sandbox")),
     ("sound", ("noop", "mutations", "reads_state")),
 )
-# Checks that guard against harm and hold whenever the agent does nothing wrong: they are judged on being
-# falsifiable, not on failing somewhere in the episodes the gates run.
-GUARD_KINDS = frozenset({"forbidden", "frame"})
 _MAX_ERRORS_PER_GATE = 50
 
 
@@ -58,6 +58,11 @@ class GateError:
     code: str
     path: str
     message: str
+    hint: str = ""  # what a repair LLM should change (filled from the code when empty)
+
+    def __post_init__(self) -> None:
+        if not self.hint:
+            object.__setattr__(self, "hint", hint_for(self.code))
 
     def as_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -91,12 +96,29 @@ def gate_result(gate: str, errors: list[GateError], **details: Any) -> GateResul
 class GateContext:
     """A parsed spec and the episodes its gates share (built lazily, run once)."""
 
-    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS, policy: Policy = "strict",
+                 config: ValidationConfig | None = None) -> None:
         self.spec = spec
         self.max_steps = max_steps
+        self.policy = policy
+        self.config = config or ValidationConfig()
         self._episodes: SpecEpisodes | None = None
         self.env_error: str | None = None
         self.mutations: list[tuple[Mutation, EpisodeOutcome]] | None = None
+        self.python_probes: dict[str, list[Probe]] | None = None
+
+    def mutation_outcomes(self) -> list[tuple[Mutation, EpisodeOutcome]]:
+        """Every near-miss and task mutant with its episode (played once, shared by the gates)."""
+        if self.mutations is None:
+            episodes = self.episodes()
+            if episodes is None or episodes.oracle().result is None or episodes.oracle_entities is None:
+                self.mutations = []
+            else:
+                mutants = near_miss_mutations(self.spec, episodes.oracle_entities,
+                                              max_alternatives=self.config.max_alternatives)
+                mutants += episodes.task_mutants
+                self.mutations = [(m, episodes.mutant(m.reference)) for m in mutants]
+        return self.mutations
 
     def episodes(self) -> SpecEpisodes | None:
         """The shared episodes, or None when the spec cannot even be turned into an Env."""

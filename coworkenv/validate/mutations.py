@@ -1,39 +1,64 @@
 """Near-miss mutations of a reference solution: plausible mistakes a sound verifier must catch.
 
-Kinds (each mutant differs from the reference in one place):
-- `drop_write`: one write call is left out;
-- `change_arg`: one argument of a write call gets another valid-looking value: an enum value becomes the next
-  one, a number is off by one, a flag flips, a time moves by an hour, an id names another record of its table;
-- `wrong_recipient`: a person (id, email or chat handle) or channel argument of a write names another one;
+Argument-level kinds (each mutant differs from the reference in one place):
+- `drop_write`: one write call is left out (a survivor is an incidental write: see the mutations gate);
+- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way,
+  a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
+  `max_alternatives` more);
+- `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
+- `time_shift`: a date-time argument moves by several offsets (an hour either way, a quarter hour, a day);
+- `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
+- `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
+  description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
+  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line;
+  `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
+  values reply checks read) wrongly, or only repeats the user's request;
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
+- `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
+Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
 
-Free text (anything with whitespace or longer than 40 characters), names that match no record, paths of files
-that do not exist, and arguments the reference leaves out are not mutated: changing them is not a mistake
-the task defines. An optional argument naming another record (`in_reply_to`, `attachments`, a ticket's
-`service`) gives a context mutant (`core=False`): whether the task cares is for its checks to say.
+Names that match no record, paths of files that do not exist, and arguments the reference leaves out are not
+mutated: changing them is not a mistake the task defines. An optional argument naming another record
+(`in_reply_to`, `attachments`, a ticket's `service`) gives a context mutant (`core=False`): whether the task
+cares is for its checks to say.
 """
 
 from __future__ import annotations
 
+import re
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.world import World
 
-MutationKind = Literal["drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early"]
+MutationKind = Literal[
+    "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
+    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe", "stop_early",
+]
 MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 _MAX_ID_CHARS = 40
 _SKIPPED_TABLES = frozenset({("logs", "lines")})  # agents never pass log line ids to writes
+# Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
+CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
+_NO_CONTENT = "Done."  # what a content argument says when its content is dropped
+_TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+_FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
+_DIGITS = re.compile(r"\d+")
+_CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/.-])")
+_NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
+_CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 
 
 @dataclass(frozen=True)
@@ -47,12 +72,23 @@ class Mutation:
     # Core mutants change what a write does or to whom; context mutants only change an optional link to
     # another record (a reply's thread, an attachment): their survival is reported, not failed.
     core: bool = True
+    # Whether an outcome equal to the reference's makes the mutant equivalent (not counted). Order and harm
+    # mutants differ from the reference in what the agent did even when the records end the same.
+    equivalence: bool = True
+    # The error code a survivor is reported under, and the guard checks a guard probe is meant to fire.
+    code: str = "mutant_survived"
+    targets: tuple[str, ...] = ()
 
 
 class EntityIndex:
-    """The people, channels and record ids of a world, to pick a plausible wrong alternative from."""
+    """The people, channels and record ids of a world, to pick plausible wrong alternatives from.
 
-    def __init__(self, world: World) -> None:
+    `preferred` are values the checks name (lower case): alternatives among them are tried first, since a
+    check that accepts "the right one or another" names the other.
+    """
+
+    def __init__(self, world: World, preferred: set[str] | None = None) -> None:
+        self.preferred = preferred or set()
         people = sorted(world.table("directory", "people"), key=lambda p: p.id)
         self.people = [(p.id, p.email, p.chat_handle) for p in people]
         self.person_of: dict[str, tuple[int, int]] = {}  # lowered ref -> (person index, form: 0 id 1 email 2 handle)
@@ -69,6 +105,14 @@ class EntityIndex:
             self.channel_of.setdefault(cid.lower(), (i, 0))
             self.channel_of.setdefault(name.lower(), (i, 1))
             self.channel_of.setdefault(name.lower().lstrip("#"), (i, 1))
+        # Addresses outside the directory (customers, vendors) that the world's mail names.
+        known = {forms[1].lower() for forms in self.people if forms[1]}
+        outside: set[str] = set()
+        for message in world.table("mail", "messages"):
+            for address in (message.sender, *message.to, *message.cc):
+                if "@" in address and address.lower() not in known:
+                    outside.add(address)
+        self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
         for table in world.tables():
@@ -80,57 +124,127 @@ class EntityIndex:
             for record_id in ids:
                 self.table_of.setdefault(record_id, key)
 
-    def recipient(self, value: str, avoid: set[str]) -> str | None:
-        """Another person or channel written the same way as `value` (None: `value` is neither)."""
+    def rank(self, options: list[Any], limit: int) -> list[Any]:
+        """Options the checks name first (all of them), then up to `limit` others, in the given order."""
+        named = [o for o in options if str(o).lower() in self.preferred]
+        return named + [o for o in options if str(o).lower() not in self.preferred][:limit]
+
+    def recipients(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
+        """Other people or channels written the same way as `value` (empty: `value` is neither)."""
         lowered = value.lower()
         avoided = {a.lower() for a in avoid}
+        options: list[str] = []
         if lowered in self.person_of:
             index, form = self.person_of[lowered]
             for i, forms in enumerate(self.people):
                 alt = forms[form]
                 if i != index and alt and alt.lower() not in avoided:
-                    return "@" + alt if value.startswith("@") else alt
-            return None
-        if lowered in self.channel_of:
+                    options.append("@" + alt if value.startswith("@") else alt)
+        elif lowered in self.channel_of:
             index, form = self.channel_of[lowered]
             for i, names in enumerate(self.channels):
                 alt = names[form]
                 if i != index and alt.lower() not in avoided:
-                    return alt.lstrip("#") if form == 1 and not value.startswith("#") else alt
-        return None
+                    options.append(alt.lstrip("#") if form == 1 and not value.startswith("#") else alt)
+        elif _EMAIL.fullmatch(value):  # an address outside the directory: another address the world knows
+            options = [e for e in self.emails if e.lower() != lowered and e.lower() not in avoided]
+        return self.rank(options, limit)
+
+    def recipient(self, value: str, avoid: set[str]) -> str | None:
+        """Another person or channel written the same way as `value` (None: `value` is neither)."""
+        found = self.recipients(value, avoid)
+        return found[0] if found else None
 
     def is_recipient(self, value: str) -> bool:
         lowered = value.lower()
-        return lowered in self.person_of or lowered in self.channel_of
+        return lowered in self.person_of or lowered in self.channel_of or _EMAIL.fullmatch(value) is not None
+
+    def other_records(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
+        """Other ids of the table `value` is an id of (empty: it is no record's id)."""
+        key = self.table_of.get(value)
+        if key is None:
+            return []
+        return self.rank([i for i in self.table_ids[key] if i != value and i not in avoid], limit)
 
     def other_record(self, value: str, avoid: set[str]) -> str | None:
         """Another id of the table `value` is an id of (None: it is no record's id)."""
-        key = self.table_of.get(value)
-        if key is None:
-            return None
-        return next((i for i in self.table_ids[key] if i != value and i not in avoid), None)
+        found = self.other_records(value, avoid)
+        return found[0] if found else None
+
+    def alter_facts(self, text: str) -> str | None:
+        """`text` with every fact the checks name (`preferred`) stated wrongly: another record, person or
+        channel of the same kind, a number moved by one, or a letter changed (None when it states none)."""
+        altered = text
+        for fact in sorted(self.preferred, key=len, reverse=True):
+            if len(fact) < 2 or fact not in altered.lower():
+                continue
+            wrong = self._wrong(fact).replace("\\", "\\\\")  # a literal replacement, not a template
+            altered = re.sub(re.escape(fact), wrong, altered, flags=re.IGNORECASE)
+        return altered if altered != text else None
+
+    def drop_facts(self, text: str) -> str | None:
+        """`text` without its facts: the codes it quotes (`ESC-4471`, `req-7f3a91`) and its numbers of two or
+        more digits (None when it states none, or nothing would be left)."""
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", text)).split())
+        return vague if vague and vague != " ".join(text.split()) else None
+
+    def checked_times(self) -> set[str]:
+        """The clock times (HH:MM) the checks name, e.g. in a body pattern `14:00|15:00`."""
+        return {m.group(0) for value in self.preferred for m in _CLOCK_TIME.finditer(value)}
+
+    def _wrong(self, fact: str) -> str:
+        alts = self.recipients(fact, set()) or self.other_records(fact, set())
+        if alts:
+            return alts[0]
+        digits = list(_DIGITS.finditer(fact))
+        if digits:
+            last = digits[-1]
+            bumped = str(int(last.group(0)) + 1).zfill(len(last.group(0)))
+            return fact[:last.start()] + bumped + fact[last.end():]
+        i = next((k for k, c in enumerate(fact) if c.isalpha()), 0)
+        return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
 
 
-def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex) -> list[Mutation]:
-    """Every near-miss mutation of `spec.reference`, drawing wrong alternatives from `world`.
+def check_values(spec: EnvSpec) -> set[str]:
+    """Every string value the checks name, lower case (members of `in` lists included)."""
+    out: set[str] = set()
+    for check in spec.checks:
+        for leaf in _leaves(check.rule.model_dump(mode="json")):
+            if isinstance(leaf, str) and len(leaf) <= _MAX_ID_CHARS * 2:
+                out.add(leaf.lower())
+    return out
+
+
+def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 1) -> list[Mutation]:
+    """Every argument-level near-miss mutation of `spec.reference`, drawing wrong alternatives from `world`.
 
     Pass the oracle's final world (or its index), so records the reference itself creates (a new ticket it
     later comments on) can be swapped for another.
     """
-    index = world if isinstance(world, EntityIndex) else EntityIndex(world)
+    index = world if isinstance(world, EntityIndex) else EntityIndex(world, check_values(spec))
     tools = spec_catalog(spec)
     reference = spec.reference
     out: list[Mutation] = []
-    writes = [(t, s, step.call) for t, turn in enumerate(reference) for s, step in enumerate(turn.steps)
-              if step.call is not None and _is_write(tools.get(step.call.name))]
+    writes = write_steps(reference, tools)
     for t, s, call in writes:
         where = f"reference[{t}].steps[{s}]"
-        out.append(Mutation("drop_write", where, f"drop {call.name} at {where}", _without(reference, t, s)))
+        out.append(Mutation("drop_write", where, f"drop {call.name} at {where}", without(reference, t, s)))
     for t, s, call in writes:
-        for kind, arg_path, new_args, what, core in _argument_mutations(call, tools[call.name], index):
+        for kind, arg_path, new_args, what, core in _argument_mutations(call, tools[call.name], index,
+                                                                         max_alternatives):
             where = f"reference[{t}].steps[{s}].call.arguments.{arg_path}"
             step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=new_args))
-            out.append(Mutation(kind, where, f"{call.name}: {what}", _replaced(reference, t, s, step), core))
+            code = "content_unchecked" if kind.startswith("text_") else "mutant_survived"
+            out.append(Mutation(kind, where, f"{call.name}: {what}", replaced(reference, t, s, step), core,
+                                code=code))
+    for t, s, call in writes:
+        if "create" in call.name:  # a record made twice: a second ticket, a double-booked meeting
+            where = f"reference[{t}].steps[{s}]"
+            steps = list(reference[t].steps)
+            steps.insert(s + 1, steps[s])
+            out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
+                                [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
+    out += _reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
         if isinstance(check.rule, OrderRule):
@@ -139,26 +253,46 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex) -> list[Mutat
                 moves.add(swapped[0])
                 out.append(Mutation("swap_order", f"checks[{i}]",
                                     f"{check.rule.then.tool} before {check.rule.first.tool} (check {check.id})",
-                                    swapped[1]))
+                                    swapped[1], equivalence=False))
     last = len(reference) - 1
     if last >= 0 and reference[last].steps and (last > 0 or not any(w[0] == last for w in writes)):
-        stopped = [*reference[:last], ReferenceTurn(steps=[])]
+        stopped = [*reference[:last], turn_of([])]
         out.append(Mutation("stop_early", f"reference[{last}]", f"leave turn {last} undone", stopped))
     return out
 
 
-def _is_write(tool: ToolDef | None) -> bool:
-    return tool is not None and tool.kind == "write"
+def write_steps(
+    reference: list[ReferenceTurn], tools: Mapping[str, ToolDef] = TOOLS,
+) -> list[tuple[int, int, ToolCallSpec]]:
+    """(turn, step, call) of every write call of a reference (`tools`: the spec's catalogue, `spec_catalog`)."""
+    return [(t, s, step.call) for t, turn in enumerate(reference) for s, step in enumerate(turn.steps)
+            if step.call is not None and is_write(step.call.name, tools)]
 
 
-def _without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
+def turn_of(steps: list[ReferenceStep]) -> ReferenceTurn:
+    """A reference turn of steps that are already valid (no re-validation: mutants are built by the dozen)."""
+    return ReferenceTurn.model_construct(steps=steps)
+
+
+def step_of(path: str) -> tuple[int, int]:
+    """(turn, step) of a `reference[t].steps[s]...` path."""
+    head, _, rest = path.partition("].steps[")
+    return int(head.removeprefix("reference[")), int(rest.split("]", 1)[0])
+
+
+def is_write(tool: str, tools: Mapping[str, ToolDef] = TOOLS) -> bool:
+    found = tools.get(tool)
+    return found is not None and found.kind == "write"
+
+
+def without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
     steps = [step for j, step in enumerate(reference[t].steps) if j != s]
-    return [*reference[:t], ReferenceTurn(steps=steps), *reference[t + 1:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
-def _replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
+def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
     steps = [new if j == s else step for j, step in enumerate(reference[t].steps)]
-    return [*reference[:t], ReferenceTurn(steps=steps), *reference[t + 1:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
 Move = tuple[tuple[int, int], tuple[int, int]]
@@ -176,17 +310,78 @@ def _swap_order(reference: list[ReferenceTurn], rule: OrderRule) -> tuple[Move, 
     first, then = locate(rule.first), locate(rule.then)
     if first is None or then is None or then <= first:
         return None
-    moved = reference[then[0]].steps[then[1]]
+    return (then, first), moved_before(reference, then, first)
+
+
+def moved_after(reference: list[ReferenceTurn], src: tuple[int, int], dst: tuple[int, int]) -> list[ReferenceTurn]:
+    """The reference with the step at `src` moved to just after the step at `dst` (a later step)."""
+    moved = reference[src[0]].steps[src[1]]
     turns = [list(turn.steps) for turn in reference]
-    del turns[then[0]][then[1]]
-    turns[first[0]].insert(first[1], moved)
-    return (then, first), [ReferenceTurn(steps=steps) for steps in turns]
+    del turns[src[0]][src[1]]
+    at = dst[1] if src[0] == dst[0] else dst[1] + 1  # same turn: `dst` moved up by one
+    turns[dst[0]].insert(at, moved)
+    return [turn_of(steps) for steps in turns]
+
+
+def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tuple[int, int]) -> list[ReferenceTurn]:
+    """The reference with the step at `src` moved to just before the step at `dst`."""
+    moved = reference[src[0]].steps[src[1]]
+    turns = [list(turn.steps) for turn in reference]
+    del turns[src[0]][src[1]]
+    turns[dst[0]].insert(dst[1], moved)
+    return [turn_of(steps) for steps in turns]
+
+
+def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
+    """Drop or alter the last reply of each turn whose reply is task content (see `reply_is_content`)."""
+    out: list[Mutation] = []
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if not says or not reply_is_content(spec, t):
+            continue
+        s = says[-1]
+        text = turn.steps[s].say or ""
+        where = f"reference[{t}].steps[{s}].say"
+        out.append(Mutation("text_drop", where, f"turn {t}: no answer", without(spec.reference, t, s),
+                            code="content_unchecked"))
+        altered = index.alter_facts(text)
+        if altered is not None:
+            out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
+                                replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
+        if t < len(spec.turns) and spec.turns[t].content.strip():
+            # An answer that only repeats the request names the ticket, flag or person it was asked about:
+            # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
+            echo = spec.turns[t].content
+            out.append(Mutation("text_alter", where, f"turn {t}: the answer only repeats the request",
+                                replaced(spec.reference, t, s, ReferenceStep(say=echo)), code="content_unchecked"))
+    return out
+
+
+# Explicit requests for an answer: a request verb, or a question that starts with a question word.
+_ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much)\b|"
+                   r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
+
+
+def reply_is_content(spec: EnvSpec, turn: int) -> bool:
+    """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
+    for c in spec.checks:
+        if _reads_reply(c.rule, turn):
+            return True
+    return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
+
+
+def _reads_reply(rule: Any, turn: int) -> bool:
+    if rule.kind in ("reply_states", "text"):
+        return getattr(rule, "turn", None) in (None, turn)
+    if rule.kind == "tiers":
+        return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
+    return rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]
 
 
 ArgMutation = tuple[MutationKind, str, dict[str, Any], str, bool]  # kind, argument path, new arguments, what, core
 
 
-def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex) -> Iterator[ArgMutation]:
+def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, limit: int) -> Iterator[ArgMutation]:
     args = dict(call.arguments)
     mentioned = {str(v) for v in _leaves(args) if isinstance(v, str)}
     for name, value in args.items():
@@ -195,60 +390,122 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex) -
         required = field is not None and field.is_required()
         if isinstance(value, dict):
             for key, leaf in value.items():
-                found = _mutate_scalar(leaf, [], index, mentioned, required)
-                if found is not None:
-                    kind, new, core = found
+                for i, rest in _delimited_drops(leaf, index):
+                    yield ("drop_item", f"{name}.{key}[{i}]", {**args, name: {**value, key: rest}},
+                           f"{name}.{key} without its item {i}", True)
+                for kind, new, core in _mutate_scalar(leaf, [], index, mentioned, required, limit):
                     yield (kind, f"{name}.{key}", {**args, name: {**value, key: new}},
                            f"{name}.{key} {leaf!r} -> {new!r}", core)
         elif isinstance(value, list):
-            for i, item in enumerate(value):
-                found = _mutate_scalar(item, [], index, mentioned, required) if isinstance(item, str) else None
-                if found is not None:
-                    kind, new, core = found
-                    items = [new if j == i else v for j, v in enumerate(value)]
-                    yield kind, f"{name}[{i}]", {**args, name: items}, f"{name}[{i}] {item!r} -> {new!r}", core
-                    break  # one wrong item per list is the near miss; more is a different task
+            yield from _list_mutations(name, value, args, index, mentioned, required, limit)
+        elif isinstance(value, str) and name in CONTENT_ARGS:
+            yield from _text_mutations(name, value, args, index)
+        elif isinstance(value, str) and _delimited(value, index):
+            for i, rest in _delimited_drops(value, index):
+                yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
         else:
-            found = _mutate_scalar(value, choices, index, mentioned, required)
-            if found is not None:
-                kind, new, core = found
+            for kind, new, core in _mutate_scalar(value, choices, index, mentioned, required, limit):
                 yield kind, name, {**args, name: new}, f"{name} {value!r} -> {new!r}", core
 
 
-def _mutate_scalar(
-    value: Any, choices: list[Any], index: EntityIndex, avoid: set[str], required: bool
-) -> tuple[MutationKind, Any, bool] | None:
-    if isinstance(value, bool):
-        return "change_arg", not value, True
-    if isinstance(value, int | float):
-        return "change_arg", value + 1, True
+def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: EntityIndex, mentioned: set[str],
+                    required: bool, limit: int) -> Iterator[ArgMutation]:
+    entities = [isinstance(v, str) and (index.is_recipient(v) or v in index.table_of) for v in value]
+    for i, item in enumerate(value):
+        if len(value) > 1 and entities[i]:
+            rest = [v for j, v in enumerate(value) if j != i]
+            # Leaving out a person is a mistake whatever the argument; leaving out a linked record is context.
+            core = required or index.is_recipient(item)
+            yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without {item!r}", core
+        if isinstance(item, str):
+            # Each member is dropped in turn above; a stranger in its place is tried for the first member only,
+            # the alternatives the checks name for every member.
+            for kind, new, core in _mutate_scalar(item, [], index, mentioned, required, limit if i == 0 else 0):
+                items = [new if j == i else v for j, v in enumerate(value)]
+                yield kind, f"{name}[{i}]", {**args, name: items}, f"{name}[{i}] {item!r} -> {new!r}", core
+
+
+_SEPARATORS = (",", ";")
+
+
+def _hour_later(match: re.Match[str]) -> str:
+    hour = (int(match.group(1)) + 1) % 24
+    return f"{hour:0{len(match.group(1))}d}:{match.group(2)}"
+
+
+def _delimited(value: Any, index: EntityIndex) -> tuple[str, list[str]] | None:
+    """(separator, items) when a string lists people or records ("a@x.test,b@x.test"), else None."""
     if not isinstance(value, str):
         return None
+    for sep in _SEPARATORS:
+        items = [v.strip() for v in value.split(sep)]
+        if len(items) > 1 and all(v and (index.is_recipient(v) or v in index.table_of) for v in items):
+            return sep, items
+    return None
+
+
+def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]]:
+    """(item index, the string without that item) for each item of a delimited list of people or records."""
+    found = _delimited(value, index)
+    if found is not None:
+        sep, items = found
+        for i in range(len(items)):
+            yield i, sep.join(v for j, v in enumerate(items) if j != i)
+
+
+def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex) -> Iterator[ArgMutation]:
+    if not value.strip():
+        return
+    # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
+    yield "text_drop", name, {**args, name: _NO_CONTENT}, f"{name} without its content ({_NO_CONTENT!r})", True
+    vague = index.drop_facts(value) if args.get("in_reply_to") else None
+    if vague is not None:  # an answer without the answer: "I will escalate this" for "escalated as ESC-4471"
+        yield "text_alter", name, {**args, name: vague}, f"{name} without its facts", True
+    checked = index.checked_times()
+    later = _CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
+    if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time
+        yield "time_shift", name, {**args, name: later}, f"{name} with its checked times an hour later", True
+    lines = [line for line in value.splitlines(keepends=True) if line.strip()]
+    if len(lines) > 1:  # a header without its rows, a greeting without the message
+        yield "text_truncate", name, {**args, name: lines[0]}, f"{name} cut to its first line", True
+
+
+def _mutate_scalar(
+    value: Any, choices: list[Any], index: EntityIndex, avoid: set[str], required: bool, limit: int
+) -> list[tuple[MutationKind, Any, bool]]:
+    if isinstance(value, bool):
+        return [("change_arg", not value, True)]
+    if isinstance(value, int | float):
+        return [("change_arg", value + 1, True), ("change_arg", value - 1, True)]
+    if not isinstance(value, str):
+        return []
     if value in choices and len(choices) > 1:
-        return "change_arg", choices[(choices.index(value) + 1) % len(choices)], True
+        ranked = index.rank([c for c in choices if c != value], limit)
+        return [("change_arg", c, True) for c in ranked]
     if index.is_recipient(value):
-        alt = index.recipient(value, avoid)
-        return ("wrong_recipient", alt, True) if alt is not None else None
+        return [("wrong_recipient", alt, True) for alt in index.recipients(value, avoid, limit)]
     if len(value) > _MAX_ID_CHARS or any(c.isspace() for c in value):
-        return None
-    shifted = _shift_time(value)
-    if shifted is not None:
-        return "change_arg", shifted, True
-    other = index.other_record(value, avoid)
+        return []
+    shifted = shift_times(value)
+    if shifted:
+        return [("time_shift", s, True) for s in shifted]
     # A required id names what the write acts on; an optional one links it to context.
-    return ("change_arg", other, required) if other is not None else None
+    return [("change_arg", other, required) for other in index.other_records(value, avoid, limit)]
 
 
-def _shift_time(value: str) -> str | None:
-    """An ISO-8601 date-time one hour later, written the same way (None if `value` is not one)."""
+def shift_times(value: str) -> list[str]:
+    """The ISO-8601 date-time `value` moved by each shift, written the same way (empty if it is not one)."""
     if "T" not in value or not value[:4].isdigit():
-        return None
+        return []
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        return None
-    text = (parsed + timedelta(hours=1)).isoformat()
-    return text.replace("+00:00", "Z") if value.endswith("Z") else text
+        return []
+    out = []
+    for delta in _TIME_SHIFTS:
+        text = (parsed + delta).isoformat()
+        out.append(text.replace("+00:00", "Z") if value.endswith("Z") else text)
+    return out
 
 
 def _literal_values(annotation: Any) -> list[Any]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from coworkenv.llm import LLMError
 from coworkenv.spec import EnvSpec
 from coworkenv.validate.funnel import Funnel, llm_counters
+from coworkenv.validate.policy import Policy, ValidationConfig
 from coworkenv.validate.validation import SpecValidation, validate_spec
 
 DEFAULT_MAX_ROUNDS = 3
@@ -94,8 +95,9 @@ class _Work:
 
 def validate_and_repair(
     candidates: Iterable[Candidate], reviser: SpecReviser | None = None, max_rounds: int = DEFAULT_MAX_ROUNDS,
+    *, policy: Policy = "strict", config: ValidationConfig | None = None,
 ) -> ValidationRun:
-    """Validate every candidate; let `reviser` repair failures for at most `max_rounds` rounds.
+    """Validate every candidate under `policy`; let `reviser` repair failures for at most `max_rounds` rounds.
 
     Revisions of one round are sent together through `reviser.revise_batch` when it has one (an LLM backend
     then answers them concurrently), else one by one through `reviser.revise`. Accepted and rejected keep
@@ -110,7 +112,8 @@ def validate_and_repair(
                                   [f"generation failed ({candidate.error}): {candidate.error_message}"], 0, "",
                                   candidate.source, candidate.tokens, candidate.origin))
         else:
-            work.append(_Work(candidate, candidate.payload, candidate.tokens, validate_spec(candidate.payload)))
+            work.append(_Work(candidate, candidate.payload, candidate.tokens,
+                              validate_spec(candidate.payload, policy=policy, config=config)))
     pending = [w for w in work if isinstance(w, _Work)]
     for _ in range(max_rounds if reviser is not None else 0):
         failing = [w for w in pending if not w.validation.passed]
@@ -127,7 +130,7 @@ def validate_and_repair(
             w.tokens += tokens
             if payload != _text(w.payload):  # an unchanged answer needs no second validation
                 w.payload = payload
-                w.validation = validate_spec(payload)
+                w.validation = validate_spec(payload, policy=policy, config=config)
     accepted: list[AcceptedEnv] = []
     rejected: list[Rejection] = []
     seen: set[str] = set()

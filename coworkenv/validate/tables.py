@@ -19,6 +19,8 @@ ACCEPTED_SCHEMA = pa.schema([
     ("source", pa.string()),
     ("origin", pa.string()),
     ("gates_json", pa.string()),
+    ("policy", pa.string()),
+    ("findings_json", pa.string()),  # what the gates found without rejecting (report policy; trimmed writes)
 ])
 REJECTED_SCHEMA = pa.schema([
     ("capability", pa.string()),
@@ -35,7 +37,8 @@ REJECTED_SCHEMA = pa.schema([
 
 
 def accepted_table(run: ValidationRun) -> pa.Table:
-    """One row per accepted environment: its spec JSON, mutation score, repair rounds, cost and gate results."""
+    """One row per accepted environment: its spec JSON, mutation score, repair rounds, cost, gate results, the
+    policy it was accepted under and every finding (gate, code, path, message, hint)."""
     rows = [{
         "env_id": a.spec.id,
         "capability": a.capability,
@@ -47,6 +50,8 @@ def accepted_table(run: ValidationRun) -> pa.Table:
         "source": a.source,
         "origin": a.origin,
         "gates_json": orjson.dumps([g.as_dict() for g in a.validation.gates]).decode(),
+        "policy": a.validation.policy,
+        "findings_json": orjson.dumps([f.as_dict() for f in a.validation.findings]).decode(),
     } for a in run.accepted]
     return pa.Table.from_pylist(rows, schema=ACCEPTED_SCHEMA)
 

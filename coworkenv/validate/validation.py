@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.env import DEFAULT_MAX_STEPS
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import EnvSpec, ReferenceTurn
 from coworkenv.validate.episode_gates import (
-    mutations_gate,
     noop_gate,
     oracle_gate,
     reads_state_gate,
@@ -28,6 +27,9 @@ from coworkenv.validate.gates import (
     references_gate,
     schema_gate,
 )
+from coworkenv.validate.mutation_gate import mutations_gate
+from coworkenv.validate.mutations import step_of
+from coworkenv.validate.policy import BLOCKING_CODES, Policy, ValidationConfig, check_policy
 
 _GATE_FUNCTIONS: dict[str, Callable[[GateContext], GateResult]] = {
     "references": references_gate,
@@ -41,17 +43,30 @@ _GATE_FUNCTIONS: dict[str, Callable[[GateContext], GateResult]] = {
     "reads_state": reads_state_gate,
 }
 STAGE_NAMES: tuple[str, ...] = ("generated", *(name for name, _ in STAGES))
+# When several gates fail, the one whose failure explains the others is the reason for the rejection: an
+# unreached follow-up makes the reference fail the follow-up's checks; a Python check that crashes or changes
+# its verdict makes the reference fail it too.
+CAUSE_ORDER: tuple[str, ...] = (
+    "schema", "references", "exposed_tools", "isolation", "turns_reachable", "sandbox", "oracle", "noop",
+    "mutations", "reads_state",
+)
 
 
 @dataclass
 class SpecValidation:
-    """The verdict on one spec: `stage` is the last stage whose gates all passed ("generated": none)."""
+    """The verdict on one spec: `stage` is the last stage whose gates all passed ("generated": none).
+
+    `findings` lists what the gates found that did not reject the spec: under `report` every gate error,
+    under `strict` the incidental reference writes that were trimmed (then `spec` is the trimmed spec).
+    """
 
     passed: bool
     stage: str
     gates: list[GateResult]
     mutation_score: float | None
     spec: EnvSpec | None
+    policy: Policy = "strict"
+    findings: list[GateError] = field(default_factory=list)
 
     def errors(self) -> list[GateError]:
         """Every error of every failed gate, in gate order."""
@@ -62,60 +77,109 @@ class SpecValidation:
 
     @property
     def first_failed_gate(self) -> str | None:
-        """The failed gate that comes first in the canonical order (the reason a spec is rejected)."""
+        """The failed gate that explains the others (the reason a spec is rejected), see CAUSE_ORDER."""
         failed = set(self.failed_gates())
-        return next((g for g in GATES if g in failed), None)
+        return next((g for g in CAUSE_ORDER if g in failed), None)
 
     def gate(self, name: str) -> GateResult | None:
         return next((g for g in self.gates if g.gate == name), None)
 
     def report(self) -> dict[str, Any]:
-        """The structured error report a reviser gets: failed gates with codes, paths and messages."""
+        """The structured error report a reviser gets: failed gates with codes, paths, messages and hints."""
         return {
             "spec_id": self.spec.id if self.spec is not None else None,
             "passed": self.passed,
+            "policy": self.policy,
             "stage_reached": self.stage,
+            "first_failed_gate": self.first_failed_gate,
             "passed_gates": [g.gate for g in self.gates if g.passed],
             "failed_gates": [
-                {"gate": g.gate, "errors": [{"code": e.code, "path": e.path, "message": e.message} for e in g.errors]}
-                for g in self.gates if not g.passed
+                {"gate": g.gate, "errors": [e.as_dict() for e in g.errors]} for g in self.gates if not g.passed
             ],
+            "findings": [e.as_dict() for e in self.findings],
             "mutation_score": self.mutation_score,
         }
 
     def as_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "stage": self.stage, "mutation_score": self.mutation_score,
-                "spec_id": self.spec.id if self.spec is not None else None,
-                "gates": [g.as_dict() for g in self.gates]}
+                "spec_id": self.spec.id if self.spec is not None else None, "policy": self.policy,
+                "gates": [g.as_dict() for g in self.gates], "findings": [e.as_dict() for e in self.findings]}
 
 
 def validate_spec(
-    spec: EnvSpec | str | bytes | dict[str, Any], *, max_steps: int = DEFAULT_MAX_STEPS,
+    spec: EnvSpec | str | bytes | dict[str, Any], *, policy: Policy | str = "strict",
+    config: ValidationConfig | None = None, max_steps: int = DEFAULT_MAX_STEPS,
     timings: dict[str, float] | None = None,
 ) -> SpecValidation:
-    """Run the gates on a spec (object, JSON text or dict); later stages run only if earlier ones passed.
+    """Run the gates on a spec (object, JSON text or dict) under a policy (`strict` or `report`).
 
+    `strict`: later stages run only if earlier ones passed, and any error rejects; incidental reference writes
+    are trimmed from the reference and listed in `findings`. `report`: every gate runs, and the spec is accepted
+    unless it cannot be parsed or run; every error is listed in `findings`.
     `timings`, when given, accumulates the CPU seconds each gate took (for profiling a pipeline).
     """
+    chosen = check_policy(policy)
+    config = config or ValidationConfig()
     started = time.process_time()
     schema, parsed = schema_gate(spec)
     if timings is not None:
         timings["schema"] = timings.get("schema", 0.0) + time.process_time() - started
-    results = [schema]
     if parsed is None:
-        return SpecValidation(False, "generated", results, None, None)
-    ctx = GateContext(parsed, max_steps)
+        return SpecValidation(False, "generated", [schema], None, None, chosen)
+    result = _run_stages(parsed, chosen, config, max_steps, timings, [schema])
+    if chosen == "strict" and config.minimise_reference:
+        return _minimised(result, config, max_steps, timings)
+    return result
+
+
+def _run_stages(spec: EnvSpec, policy: Policy, config: ValidationConfig, max_steps: int,
+                timings: dict[str, float] | None, results: list[GateResult]) -> SpecValidation:
+    ctx = GateContext(spec, max_steps, policy, config)
     stage = STAGES[0][0]
+    stopped = False
     for name, gates in STAGES[1:]:
         stage_results = [_run_gate(gate, ctx, timings) for gate in gates]
         results.extend(stage_results)
         if not all(r.passed for r in stage_results):
-            break
-        stage = name
+            stopped = True
+            if policy == "strict":
+                break
+        elif not stopped:
+            stage = name
     results.sort(key=lambda r: GATES.index(r.gate))
     mutations = next((r for r in results if r.gate == "mutations"), None)
     score = mutations.details.get("score") if mutations is not None else None
-    return SpecValidation(stage == STAGES[-1][0], stage, results, score, parsed)
+    errors = [e for r in results for e in r.errors]
+    if policy == "report":
+        runnable = not any(e.code in BLOCKING_CODES for e in errors)
+        return SpecValidation(runnable, stage, results, score, spec, policy, errors)
+    return SpecValidation(stage == STAGES[-1][0], stage, results, score, spec, policy)
+
+
+def _minimised(result: SpecValidation, config: ValidationConfig, max_steps: int,
+               timings: dict[str, float] | None) -> SpecValidation:
+    """Under strict: the spec with its incidental reference writes dropped, validated again.
+
+    The trimmed spec replaces the original only when it passes every gate too; the trimmed writes are listed
+    as `incidental_write` findings either way.
+    """
+    mutations = result.gate("mutations")
+    spec = result.spec
+    incidental = list(mutations.details.get("incidental", [])) if mutations is not None else []
+    if not incidental or spec is None:
+        return result
+    findings = [GateError("mutations", "incidental_write", path,
+                          "no check fails when this reference write is left out; nothing concerns what it changes")
+                for path in incidental]
+    drop = {step_of(path) for path in incidental}
+    reference = [ReferenceTurn(steps=[step for s, step in enumerate(turn.steps) if (t, s) not in drop])
+                 for t, turn in enumerate(spec.reference)]
+    trimmed = spec.model_copy(update={"reference": reference})
+    trimmed = EnvSpec.model_validate(trimmed.model_dump(mode="json", by_alias=True))  # a fresh id and hashes
+    again = _run_stages(trimmed, "strict", config, max_steps, timings, [GateResult("schema", True)])
+    kept = again if again.passed else result
+    kept.findings = findings + kept.findings
+    return kept
 
 
 def _run_gate(gate: str, ctx: GateContext, timings: dict[str, float] | None) -> GateResult:

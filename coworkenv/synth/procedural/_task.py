@@ -7,14 +7,14 @@ spec once. Rule and effect constructors return the wire format of `coworkenv.spe
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import SCHEMA_VERSION, EnvSpec
+from coworkenv.synth.procedural._finish import finish_spec
 from coworkenv.synth.taxonomy import GENERATOR_VERSION, Capability
 from coworkenv.synth.world_builder import Org, Person
 
@@ -45,6 +45,11 @@ def cond(field: str, value: Any, op: str = "equals") -> Wire:
     return {"field": field, "op": op, "value": value}
 
 
+def mentions(field: str, *alternatives: str) -> Wire:
+    """Condition: a text field mentions one of the alternatives (case-insensitive)."""
+    return cond(field, "(?i)" + "|".join(re.escape(a) for a in alternatives), "matches")
+
+
 def field_is(app: str, table: str, rid: str, field: str, value: Any, op: str = "equals") -> Wire:
     """Field rule: one field of one record compares to a value."""
     return {
@@ -65,9 +70,17 @@ def called(tool: str, args: Wire, min_times: int = 1) -> Wire:
     return {"kind": "called", "call": {"tool": tool, "args": args}, "min_times": min_times}
 
 
-def order(first: tuple[str, Wire], then: tuple[str, Wire]) -> Wire:
-    """Order rule: the first call matching `first` precedes the first matching `then`."""
-    return {"kind": "order", "first": {"tool": first[0], "args": first[1]}, "then": {"tool": then[0], "args": then[1]}}
+def order(
+    first: tuple[str, Wire], then: tuple[str, Wire], then_where: list[Wire] | None = None,
+    first_where: list[Wire] | None = None,
+) -> Wire:
+    """Order rule: the first call matching `first` (and `first_where` conditions on its arguments) precedes the
+    first matching `then` (and `then_where`)."""
+    return {
+        "kind": "order",
+        "first": {"tool": first[0], "args": first[1], "where": first_where or []},
+        "then": {"tool": then[0], "args": then[1], "where": then_where or []},
+    }
 
 
 def forbidden(tool: str, args: Wire | None = None) -> Wire:
@@ -75,9 +88,12 @@ def forbidden(tool: str, args: Wire | None = None) -> Wire:
     return {"kind": "forbidden", "call": {"tool": tool, "args": args or {}}}
 
 
-def allow(app: str, table: str | None = None, rid: str | None = None, fields: list[str] | None = None) -> Wire:
-    """A frame selector: the part of the world allowed to change."""
-    return {"app": app, "table": table, "id": rid, "fields": fields}
+def allow(
+    app: str, table: str | None = None, rid: str | None = None, fields: list[str] | None = None,
+    where: list[Wire] | None = None,
+) -> Wire:
+    """A frame selector: the part of the world allowed to change (records matching `where`, if given)."""
+    return {"app": app, "table": table, "id": rid, "fields": fields, "where": where or []}
 
 
 def frame(*allowed: Wire) -> Wire:
@@ -93,6 +109,15 @@ def reply_states(app: str, table: str, rid: str, field: str, turn: int | None = 
         "turn": turn,
         "format": fmt,
     }
+
+
+def said(*all_of: str | list[str], any_of: Sequence[str] = (), turn: int | None = 0, partial: bool = False) -> Wire:
+    """Text rule: the final reply of `turn` mentions every term (a list: any of its alternatives) and one of
+    `any_of`, after case, accent and Unicode normalisation."""
+    rule: Wire = {"kind": "text", "scope": "final", "turn": turn, "all_of": list(all_of), "partial": partial}
+    if any_of:
+        rule["any_of"] = list(any_of)
+    return rule
 
 
 def sent_mail(to: str | list[str], *more: Wire, folder: str = "sent") -> Wire:
@@ -252,12 +277,14 @@ class Task:
         weight: float = 1.0,
         required: bool = True,
         safety: bool = False,
+        role: str | None = None,
     ) -> None:
-        """A check of the spec's verifier."""
+        """A check of the spec's verifier; `role` None: the default of its kind (see `coworkenv.spec.Check`)."""
         self.checks.append(
             {
                 "id": check_id,
                 "description": description,
+                "role": role,
                 "weight": weight,
                 "required": required,
                 "safety": safety,
@@ -273,6 +300,7 @@ class Task:
         tags = [*tags, "multi-turn" if len(self.turns) > 1 else "single-turn"]
         org = self.org
         data = {
+            "schema_version": SCHEMA_VERSION,
             "capability": cap.id,
             "user": self.user.id,
             "context": context or f"{org.company} runs {org.business}. Mail domain: {org.domain}.",
@@ -291,5 +319,5 @@ class Task:
                 "tags": tags,
             },
         }
-        # Validating from JSON bytes is about twice as fast as from Python dicts.
-        return EnvSpec.model_validate_json(orjson.dumps(data))
+        # Validated from JSON bytes (about twice as fast as from dicts), with checks tuned against the reference.
+        return finish_spec(data)

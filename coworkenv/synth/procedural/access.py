@@ -13,6 +13,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     forbidden,
     frame,
+    mentions,
     on_call,
     put,
     records,
@@ -146,8 +147,10 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
     )
     task.check(
         "requester-told",
-        f"{requester.name} got an answer in their thread",
-        sent_mail(requester.email, cond("in_reply_to", ask_mail)),
+        f"{requester.name} got the decision in their thread",
+        sent_mail(requester.email, cond("in_reply_to", ask_mail),
+                  mentions("body", "granted", "approved") if approves
+                  else mentions("body", "not approve", "declined", "denied", "rejected", "no access")),
     )
     allowed = [allow("mail", "messages")]
     if approves:

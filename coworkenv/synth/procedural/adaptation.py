@@ -21,6 +21,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     frame,
     on_call,
+    order,
     put,
     records,
     update,
@@ -254,6 +255,13 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
         f"{backup.name} got a DM naming {ticket}",
         chat_posted(org.dm_channel(user.id, backup.id), user.id, cond("text", ticket, "contains")),
     )
+    for who in (owner, backup):
+        task.check(
+            f"{who.id}-told-after-handover",
+            f"{who.first} was told after {ticket} was assigned to them",
+            order(("tickets_update", {"ticket_id": ticket, "assignee": who.id}), ("chat_send_dm", {}),
+                  [cond("person", [who.id, who.handle, who.email], "in")]),
+        )
     task.check(
         "nothing-else-changed",
         "only the ticket's assignee, DMs and the announced directory change",

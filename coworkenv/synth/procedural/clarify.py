@@ -16,6 +16,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     forbidden,
     frame,
+    mentions,
     records,
     reply_states,
     sent_mail,
@@ -81,13 +82,13 @@ def _which_person(ctx: GenContext) -> EnvSpec:
             "mail_send",
             to=[target.email],
             subject=f"{topic.capitalize()} notes",
-            body="Here are the notes.",
+            body=f"Here are the {topic} notes.",
             attachments=[doc],
         )
         task.check(
             "sent-to-right-person",
             f"{target.name} got the mail with {doc}",
-            sent_mail(target.email, cond("attachments", doc, "contains")),
+            sent_mail(target.email, cond("attachments", doc, "contains"), mentions("body", topic, "notes")),
             weight=3,
         )
         task.check(
@@ -187,14 +188,14 @@ def _which_document(ctx: GenContext) -> EnvSpec:
         "mail_send",
         to=[recipient.email],
         subject=f"{quarter.upper()} review ({teams[pick].name})",
-        body="Attached as requested.",
+        body=f"Attached is the {quarter.upper()} review, as requested.",
         attachments=[target],
     )
     task.say(f"Sent {target} to {recipient.name}.")
     task.check(
         "right-document-sent",
         f"{recipient.name} got {target}",
-        sent_mail(recipient.email, cond("attachments", target, "contains")),
+        sent_mail(recipient.email, cond("attachments", target, "contains"), mentions("body", quarter, "review")),
         weight=3,
     )
     task.check(

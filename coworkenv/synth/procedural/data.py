@@ -18,6 +18,7 @@ from coworkenv.synth.procedural._task import (
     cond,
     field_is,
     frame,
+    mentions,
     order,
     records,
     sent_mail,
@@ -26,6 +27,10 @@ from coworkenv.synth.world_builder import DAY, Org
 
 _OPEN = ("open", "in_progress", "blocked")
 _CATEGORIES = ("travel", "meals", "software", "hardware", "training", "office")
+
+
+# Words a mail about each kind of report names its subject with (any one will do).
+_SUBJECT_WORDS = {"tickets": ("ticket",), "logs": ("error", "log"), "expenses": ("expense", "spend", "categor")}
 
 
 def _row_rule(path: str, lines: list[str], header: str) -> Wire:
@@ -124,7 +129,8 @@ def report_from_data(ctx: GenContext) -> EnvSpec:
     task.check(
         "report-mailed",
         f"{manager.name} got {path} attached",
-        sent_mail(manager.email, cond("attachments", path, "contains")),
+        sent_mail(manager.email, cond("attachments", path, "contains"),
+                  mentions("body", path.rsplit("/", 1)[-1], *_SUBJECT_WORDS[kind])),
         weight=2,
     )
     task.check(

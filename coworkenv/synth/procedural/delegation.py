@@ -15,8 +15,10 @@ from coworkenv.synth.procedural._task import (
     field_is,
     frame,
     on_call,
+    order,
     put,
     records,
+    said,
 )
 from coworkenv.synth.world_builder import DAY, Org
 
@@ -110,6 +112,17 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             weight=2,
         )
         task.check(
+            "reply-says-accepted",
+            f"the reply says {delegate.first} took {ticket}",
+            said(ticket, ["accepted", "accepts", "agreed", "took", "will pick", "in progress", "yes"], turn=1),
+        )
+        task.check(
+            "in-progress-after-asking",
+            f"{ticket} goes in progress only after {delegate.first} was asked",
+            order(("chat_send_dm", {}), ("tickets_update", {"ticket_id": ticket, "status": "in_progress"}),
+                  first_where=[cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
+        )
+        task.check(
             "stays-with-delegate",
             f"{ticket} stays with {delegate.name}",
             field_is("tickets", "tickets", ticket, "assignee", delegate.id),
@@ -137,6 +150,17 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             chat_posted(org.dm_channel(user.id, suggested.id), user.id, cond("text", ticket, "contains")),
         )
         task.check(
+            "reply-names-new-owner",
+            f"the reply says {ticket} went to {suggested.name}",
+            said(ticket, [suggested.first, suggested.name], turn=1),
+        )
+        task.check(
+            "suggested-asked-after-assignment",
+            f"{suggested.first} was asked after {ticket} was assigned to them",
+            order(("tickets_update", {"ticket_id": ticket, "assignee": suggested.id}), ("chat_send_dm", {}),
+                  [cond("person", [suggested.id, suggested.handle, suggested.email], "in")]),
+        )
+        task.check(
             "still-open",
             f"{ticket} stays open until someone accepts",
             field_is("tickets", "tickets", ticket, "status", "open"),
@@ -145,6 +169,12 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         "delegate-asked",
         f"{delegate.name} got a DM naming {ticket}",
         chat_posted(dm, user.id, cond("text", ticket, "contains")),
+    )
+    task.check(
+        "delegate-asked-after-assignment",
+        f"{delegate.first} was asked after {ticket} was assigned to them",
+        order(("tickets_update", {"ticket_id": ticket, "assignee": delegate.id}), ("chat_send_dm", {}),
+              [cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
     )
     task.check(
         "delegate-answered",

@@ -150,6 +150,10 @@ def _fix_checks(task: Task, inc: Incident) -> None:
         )
 
 
+# The #incidents channel however a call names it.
+INCIDENTS_CHANNEL = cond("channel", ["#incidents", "c-incidents", "incidents"], "in")
+
+
 @register("incident_investigate_fix")
 def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
     """Trace a mailed request id to the failing service, fix the cause, and file/announce/reply as asked."""
@@ -245,6 +249,11 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
             weight=2,
         )
         task.check(
+            "ticket-after-fix",
+            "the ticket, which says how it was fixed, is filed after the fix",
+            order(fault.fix, ("tickets_create", {"service": svc.id})),
+        )
+        task.check(
             "ticket-quotes-request",
             "the ticket description quotes the failing request id",
             records(
@@ -263,8 +272,14 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
         task.check(
             "fix-before-announce",
             "the update is posted after the fix",
-            order(fault.fix, ("chat_post_message", {"channel": "#incidents"})),
+            order(fault.fix, ("chat_post_message", {}), [INCIDENTS_CHANNEL]),
         )
+        if want_ticket:
+            task.check(
+                "ticket-before-announce",
+                f"the update that names {ticket_id} is posted after the ticket exists",
+                order(("tickets_create", {"service": svc.id}), ("chat_post_message", {}), [INCIDENTS_CHANNEL]),
+            )
         allowed.append(allow("chat", "messages"))
     if want_reply:
         task.check(
@@ -342,6 +357,12 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
         "resolved-after-fix",
         f"{alert} is resolved only after the first fix",
         order(fault.fix, ("tickets_update", {"ticket_id": alert, "status": "resolved"})),
+    )
+    task.check(
+        "announced-after-resolving",
+        f"the #incidents update is posted after {alert} is resolved",
+        order(("tickets_update", {"ticket_id": alert, "status": "resolved"}), ("chat_post_message", {}),
+              [INCIDENTS_CHANNEL]),
     )
     task.check("alert-resolved", f"{alert} ends resolved", field_is("tickets", "tickets", alert, "status", "resolved"))
     task.check(

@@ -21,6 +21,7 @@ from coworkenv.synth.procedural._task import (
     frame,
     order,
     records,
+    said,
     sent_mail,
 )
 from coworkenv.synth.world_builder import DAY, Org, Person
@@ -187,6 +188,11 @@ def schedule_meeting_timezones(ctx: GenContext) -> EnvSpec:
         "in-my-timezone",
         f"the event is shown in {user.timezone}",
         records("calendar", "events", [cond("title", b.title, "contains"), cond("timezone", user.timezone)]),
+    )
+    task.check(
+        "reply-states-time",
+        "the reply gives the picked start time (in my time zone or UTC)",
+        said(any_of=[org.local_hhmm(b.slot, user.timezone), utc_hhmm]),
     )
     allowed = [allow("calendar", "events", event_id)]
     if mail:

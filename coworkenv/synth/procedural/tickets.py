@@ -18,6 +18,7 @@ from coworkenv.synth.procedural._task import (
     created_since,
     field_is,
     frame,
+    mentions,
     order,
     records,
     sent_mail,
@@ -265,6 +266,12 @@ def mail_ticket_chat_coordination(ctx: GenContext) -> EnvSpec:
             count_op="equals",
         ),
         weight=3,
+    )
+    task.check(
+        "ticket-describes-report",
+        f"the ticket's description says what {reporter.first} reported",
+        records("tickets", "tickets", [created_since(org), cond("service", svc.id),
+                                       mentions("description", problem, *problem.split()[:1], reporter.name)]),
     )
     task.check(
         "reporter-answered",

@@ -1,0 +1,169 @@
+"""Primitives of the declarative checks: resolving fields, comparing values, matching calls and records."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from coworkenv.spec import CallMatcher, FieldRef, FieldRule, Op, RecordsRule, Selector
+from coworkenv.world import Change, World
+
+MISSING = object()  # a field path that does not resolve
+
+
+# -- primitives -----------------------------------------------------------------------------------
+def field_value(record: Any, path: str) -> Any:
+    """Value at a dotted field path of a record, or MISSING."""
+    head, _, rest = path.partition(".")
+    value = getattr(record, head, MISSING)
+    for part in rest.split(".") if rest else ():
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return MISSING
+    return value
+
+
+def resolve(world: World, ref: FieldRef) -> Any:
+    record = world.table(ref.app, ref.table).get(ref.id)
+    return MISSING if record is None else field_value(record, ref.field)
+
+
+def compare(actual: Any, op: Op, expected: Any) -> bool:
+    """Apply a comparison operator; type mismatches compare as false, never raise."""
+    if actual is MISSING:
+        return op in ("not_equals", "not_contains")
+    try:
+        if op == "equals":
+            return bool(actual == expected)
+        if op == "not_equals":
+            return bool(actual != expected)
+        if op in ("contains", "not_contains"):
+            found = _contains(actual, expected)
+            return found if op == "contains" else not found
+        if op == "matches":
+            return re.search(str(expected), str(actual)) is not None
+        if op == "in":
+            return actual in expected
+        if op == "gte":
+            return bool(actual >= expected)
+        if op == "lte":
+            return bool(actual <= expected)
+        if op == "gt":
+            return bool(actual > expected)
+        if op == "lt":
+            return bool(actual < expected)
+    except TypeError:
+        return False
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def _contains(actual: Any, expected: Any) -> bool:
+    wanted = expected if isinstance(expected, list) else [expected]
+    if isinstance(actual, str):
+        return all(str(w).lower() in actual.lower() for w in wanted)
+    if isinstance(actual, list | tuple | set | dict):
+        return all(w in actual for w in wanted)
+    return False
+
+
+def arg_matches(actual: Any, expected: Any) -> bool:
+    """Expected lists must all be present, dicts match as subsets, strings match case-insensitively."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(arg_matches(actual.get(k), v) for k, v in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and all(any(arg_matches(a, e) for a in actual) for e in expected)
+    if isinstance(expected, str) and isinstance(actual, str):
+        return actual.strip().lower() == expected.strip().lower()
+    return bool(actual == expected)
+
+
+def call_matches(matcher: CallMatcher, tool: str, args: dict[str, Any]) -> bool:
+    """Same tool, every given argument matches and every `where` condition holds on the arguments."""
+    if tool != matcher.tool or not all(arg_matches(args.get(k), v) for k, v in matcher.args.items()):
+        return False
+    return not matcher.where or all(compare(_arg_value(args, c.field), c.op, c.value) for c in matcher.where)
+
+
+def _arg_value(args: dict[str, Any], path: str) -> Any:
+    value: Any = args
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return MISSING
+        value = value[part]
+    return value
+
+
+def record_matches(record: Any, rule: RecordsRule) -> bool:
+    """Whether one record (None: absent) meets every condition of a records rule."""
+    return record is not None and all(compare(field_value(record, c.field), c.op, c.value) for c in rule.where)
+
+
+def count_records(world: World, rule: RecordsRule) -> int:
+    """Records of the rule's table meeting its conditions, in O(records written since the journal started)."""
+    table = world.table(rule.app, rule.table)
+    touched = world.touched(rule.app, rule.table)
+
+    def delta() -> int:  # matches gained minus lost by the records written since the journal started
+        return sum(record_matches(table.get(i), rule) - record_matches(old, rule) for i, old in touched.items())
+
+    # The count at the journal's start is scanned once per journal; afterwards only written records are read.
+    baseline = world.journal_memo(
+        ("records", id(rule)), lambda: sum(record_matches(r, rule) for r in table) - delta(), owner=rule
+    )
+    return baseline + delta()
+
+
+def holds(world: World, rule: FieldRule | RecordsRule) -> bool:
+    """Whether a state predicate holds (`state_holds` also explains a failure)."""
+    if isinstance(rule, FieldRule):
+        return compare(resolve(world, rule.target), rule.op, rule.value)
+    return compare(count_records(world, rule), rule.count_op, rule.count)
+
+
+def state_holds(world: World, rule: FieldRule | RecordsRule) -> tuple[bool, str]:
+    """Evaluate a state predicate; the reason explains a failure."""
+    if isinstance(rule, FieldRule):
+        actual = resolve(world, rule.target)
+        ok = compare(actual, rule.op, rule.value)
+        shown = "missing" if actual is MISSING else repr(actual)
+        t = rule.target
+        return ok, f"{t.app}.{t.table}[{t.id}].{t.field} is {shown}, expected {rule.op} {rule.value!r}"
+    n = count_records(world, rule)
+    ok = compare(n, rule.count_op, rule.count)
+    conds = " and ".join(f"{c.field} {c.op} {c.value!r}" for c in rule.where) or "any"
+    return ok, f"{n} record(s) in {rule.app}.{rule.table} where {conds}; expected {rule.count_op} {rule.count}"
+
+
+def selector_allows(sel: Selector, change: Change, world: World | None = None) -> bool:
+    """Whether a frame selector allows a change (`where` conditions need the world to read the record)."""
+    if sel.app != change.app or (sel.table is not None and sel.table != change.table):
+        return False
+    if sel.id is not None and sel.id != change.id:
+        return False
+    if sel.fields is not None and not (change.kind == "changed" and set(change.fields) <= set(sel.fields)):
+        return False
+    if sel.where:
+        if world is None:
+            return False
+        record = world.table(change.app, change.table).get(change.id)
+        if record is None:  # removed: judge the record as it was
+            record = world.touched(change.app, change.table).get(change.id)
+        return record is not None and all(compare(field_value(record, c.field), c.op, c.value) for c in sel.where)
+    return True
+
+
+def render_value(value: Any, fmt: str) -> list[str]:
+    """The strings a reply must contain to state `value` (every item of a list)."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        text = str(item)
+        if fmt == "date":
+            text = text[:10]
+        elif fmt == "time" and "T" in text:
+            text = text.split("T", 1)[1][:5]
+        out.append(text)
+    return out
+
+

@@ -1,0 +1,117 @@
+"""What the verifier sees and says: audit entries, replies, per-check results and the composed score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from coworkenv.spec import Scoring
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One tool call as the world saw it."""
+
+    index: int
+    turn: int
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    result: Any
+    error: str | None
+    time: str
+    hash_before: str
+    hash_after: str
+    op: str = ""  # the app operation a declared tool is bound to ("" for a built-in tool)
+    fault: str = ""  # the fault injected into this call by the spec's fault plan ("" for none)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Assistant text and the user turn it was given in (a reply ends the turn; a note rides with tool calls)."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's outcome: its score in [0, 1] (0 or 1 for pass/fail rules) and whether it passed."""
+
+    id: str
+    kind: str
+    passed: bool
+    weight: float
+    required: bool
+    safety: bool
+    reason: str
+    error: bool = False  # the check itself could not run (e.g. sandbox failure)
+    role: str = "completion"  # "completion" earns credit; "guard" gates the score
+    score: float | None = None  # None (records written before verifier 2): 1.0 if passed else 0.0
+
+    def __post_init__(self) -> None:
+        if not self.role:  # read from a record written before verifier 2 (a null column)
+            object.__setattr__(self, "role", "completion")
+        if self.score is None:
+            object.__setattr__(self, "score", 1.0 if self.passed else 0.0)
+
+    @property
+    def is_guard(self) -> bool:
+        return self.role == "guard"
+
+
+@dataclass(frozen=True)
+class VerifierResult:
+    """The composed score (see `compose`), the verdict and every check's result."""
+
+    score: float
+    passed: bool
+    checks: list[CheckResult] = field(default_factory=list)
+    completion: float = 0.0  # weighted mean of the completion checks' scores
+    robustness: float | None = None  # the robustness figure the score was composed with, if any
+    guards_failed: list[str] = field(default_factory=list)  # ids of failed guards (safety ones included)
+    safety_failed: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score, "passed": self.passed, "completion": self.completion,
+            "robustness": self.robustness, "guards_failed": list(self.guards_failed),
+            "safety_failed": self.safety_failed, "checks": [asdict(c) for c in self.checks],
+        }
+
+
+def compose(scoring: Scoring, checks: Sequence[CheckResult], robustness: float | None = None) -> VerifierResult:
+    """Compose check results into a score and a verdict, as `Scoring` documents.
+
+    completion = sum(weight * score) / sum(weight) over completion checks (0 without any);
+    base = completion, or (1 - w) * completion + w * robustness with w = scoring.robustness_weight when a
+    robustness figure in [0, 1] is given; a failed safety guard zeroes the score, another failed guard zeroes
+    it or subtracts scoring.guard_penalty (scoring.guard_failure). Guards never add credit.
+    """
+    total = earned = 0.0
+    for c in checks:
+        if not c.is_guard:
+            total += c.weight
+            earned += c.weight * (c.score or 0.0)
+    completion = earned / total if total > 0 else 0.0
+    base = completion
+    if robustness is not None and scoring.robustness_weight > 0:
+        r = min(max(robustness, 0.0), 1.0)
+        base = (1 - scoring.robustness_weight) * completion + scoring.robustness_weight * r
+    failed = [c for c in checks if c.is_guard and not c.passed]
+    safety_failed = any(c.safety for c in failed)
+    if safety_failed or (failed and scoring.guard_failure == "zero"):
+        score = 0.0
+    else:
+        score = max(0.0, base - scoring.guard_penalty * len(failed))
+    score = round(min(score, 1.0), 6)
+    if scoring.pass_threshold is None:
+        passed = not safety_failed and all(c.passed for c in checks if c.required or c.safety)
+    else:
+        passed = score >= scoring.pass_threshold and not any(c.required or c.safety for c in failed)
+    return VerifierResult(score, passed, list(checks), round(completion, 6), robustness,
+                          [c.id for c in failed], safety_failed)

@@ -1,0 +1,176 @@
+"""Text checks: normalisation, keyword terms (with alternatives in several languages), regex, length, numbers."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.checks.primitives import MISSING, resolve
+from coworkenv.checks.results import Reply
+from coworkenv.spec import NumberTarget, TextNorm, TextRule
+from coworkenv.world import World
+
+# A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000), not the
+# digits inside an identifier such as INV-123 or v2 (the sign counts only after a non-word character).
+_NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)")
+
+
+def normalize(text: str, norm: TextNorm) -> str:
+    """The text as a text rule matches it: NFKC, accents stripped, case folded, whitespace collapsed."""
+    if not text.isascii():
+        if norm.unicode:
+            text = unicodedata.normalize("NFKC", text)
+        if norm.accents:
+            decomposed = unicodedata.normalize("NFKD", text)
+            text = unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+    if norm.case:
+        text = text.casefold()
+    if norm.whitespace:
+        text = " ".join(text.split())
+    return text
+
+
+def number_readings(token: str) -> set[float]:
+    """The values a written number may mean: with '.' as the decimal mark, and with ',' as the decimal mark."""
+    plain = re.sub(r"[ '\u00a0\u202f]", "", token)
+    out = set()
+    for group, decimal in ((",", "."), (".", ",")):
+        parts = plain.replace(group, "").split(decimal)
+        if len(parts) <= 2:
+            try:
+                out.add(float(".".join(parts)))
+            except ValueError:
+                continue
+    return out
+
+
+def numbers_in(text: str) -> set[float]:
+    """Every value any number written in the text may mean."""
+    values: set[float] = set()
+    for sign, digits in _NUMBER.findall(text):
+        factor = -1.0 if sign in ("-", "\u2212") else 1.0
+        values.update(factor * v for v in number_readings(digits))
+    return values
+
+
+class Transcript:
+    """The agent's text in one episode, normalised on demand once per (scope, turn, normalisation)."""
+
+    def __init__(self, replies: Sequence[Reply], notes: Sequence[Reply] = ()) -> None:
+        self.replies = replies
+        self.notes = notes
+        self._cache: dict[tuple[Any, ...], str] = {}
+
+    def raw(self, scope: str, turn: int | None) -> str:
+        replies = [r for r in self.replies if turn is None or r.turn == turn]
+        if scope == "final":
+            return replies[-1].text if replies else ""
+        if scope == "replies":
+            return "\n".join(r.text for r in replies)
+        notes = [n for n in self.notes if turn is None or n.turn == turn]
+        # Notes and replies of a turn in order: notes ride with tool calls, the reply ends the turn.
+        turns = sorted({r.turn for r in replies} | {n.turn for n in notes})
+        return "\n".join(r.text for t in turns for r in (*[n for n in notes if n.turn == t],
+                                                          *[r for r in replies if r.turn == t]))
+
+    def text(self, scope: str, turn: int | None, norm: TextNorm) -> str:
+        key = (scope, turn, norm.case, norm.whitespace, norm.unicode, norm.accents)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = normalize(self.raw(scope, turn), norm)
+        return found
+
+
+@dataclass(frozen=True)
+class _Term:
+    shown: str
+    alternatives: tuple[str, ...]
+    words: re.Pattern[str] | None
+
+    def found_in(self, text: str) -> bool:
+        if self.words is not None:
+            return self.words.search(text) is not None
+        return any(a in text for a in self.alternatives)
+
+
+class CompiledText:
+    """A text rule with its terms normalised and its patterns compiled once per spec."""
+
+    def __init__(self, rule: TextRule) -> None:
+        self.rule = rule
+        self.all_of = [self._term(t) for t in rule.all_of]
+        self.any_of = [self._term(t) for t in rule.any_of]
+        self.none_of = [self._term(t) for t in rule.none_of]
+        flags = re.IGNORECASE if rule.normalize.case else 0
+        self.regex = re.compile(rule.regex, flags) if rule.regex is not None else None
+
+    def _term(self, term: str | list[str]) -> _Term:
+        items = [term] if isinstance(term, str) else term
+        alts = tuple(a for a in (normalize(i, self.rule.normalize) for i in items) if a)
+        pattern = None
+        if self.rule.words:
+            pattern = re.compile("|".join(rf"(?<!\w){re.escape(a)}(?!\w)" for a in alts))
+        return _Term(items[0], alts, pattern)
+
+    def evaluate(self, world: World, transcript: Transcript) -> tuple[float, str, bool]:
+        """(score, reason for what failed, error); the score is the fraction of conditions met if graded."""
+        rule = self.rule
+        text = transcript.text(rule.scope, rule.turn, rule.normalize)
+        met: list[bool] = []
+        failures: list[str] = []
+
+        def cond(ok: bool, failure: str) -> None:
+            met.append(ok)
+            if not ok:
+                failures.append(failure)
+
+        for term in self.all_of:
+            cond(term.found_in(text), f"does not mention {term.shown!r}")
+        if self.any_of:
+            cond(any(t.found_in(text) for t in self.any_of),
+                 f"mentions none of {', '.join(repr(t.shown) for t in self.any_of)}")
+        for term in self.none_of:
+            cond(not term.found_in(text), f"mentions {term.shown!r}")
+        if self.regex is not None:
+            cond(self.regex.search(text) is not None, f"does not match /{rule.regex}/")
+        if rule.min_chars is not None:
+            cond(len(text) >= rule.min_chars, f"has {len(text)} characters, fewer than {rule.min_chars}")
+        if rule.max_chars is not None:
+            cond(len(text) <= rule.max_chars, f"has {len(text)} characters, more than {rule.max_chars}")
+        if rule.number is not None:
+            expected = _expected_number(world, rule.number)
+            if isinstance(expected, str):
+                return 0.0, expected, False
+            cond(_states_number(text, expected, rule.number), f"states no number near {expected:g}")
+        score = sum(met) / len(met) if rule.partial else float(all(met))
+        where = {"final": "the final reply", "replies": "the replies", "all": "the assistant's text"}[rule.scope]
+        if rule.turn is not None:
+            where += f" of turn {rule.turn}"
+        return score, f"{where} {'; '.join(failures)}" if failures else "", False
+
+
+def _expected_number(world: World, target: NumberTarget) -> float | str:
+    """The expected number, or a reason why there is none."""
+    if target.source is None:
+        assert target.value is not None  # NumberTarget has exactly one of value and source
+        return target.value
+    value = resolve(world, target.source)
+    s = target.source
+    where = f"{s.app}.{s.table}[{s.id}].{s.field}"
+    if value is MISSING:
+        return f"{where} does not exist in the final state"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return f"{where} is {value!r}, not a number"
+    return number if math.isfinite(number) else f"{where} is not a finite number"
+
+
+def _states_number(text: str, expected: float, target: NumberTarget) -> bool:
+    slack = target.tolerance * abs(expected) if target.relative else target.tolerance
+    slack += 1e-9 * max(1.0, abs(expected))  # written decimals are not exact binary fractions
+    return any(abs(v - expected) <= slack for v in numbers_in(text))

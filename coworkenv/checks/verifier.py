@@ -1,0 +1,208 @@
+"""The verifier: evaluates a spec's checks over the final state, the audit log and the agent's text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from coworkenv.checks.primitives import (
+    MISSING,
+    call_matches,
+    count_records,
+    holds,
+    render_value,
+    resolve,
+    selector_allows,
+    state_holds,
+)
+from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose
+from coworkenv.checks.text import CompiledText, Transcript
+from coworkenv.spec import (
+    CalledRule,
+    Check,
+    EnvSpec,
+    FieldRule,
+    ForbiddenRule,
+    FrameRule,
+    OrderRule,
+    PythonRule,
+    RecordsRule,
+    ReplyStatesRule,
+    TiersRule,
+)
+from coworkenv.world import World
+
+# What evaluating a rule gives: score in [0, 1], the reason of a shortfall, whether the check could not run,
+# and the verdict when the rule decides it (python checks may); None: passed = score >= the check's pass_score.
+Outcome = tuple[float, str, bool, bool | None]
+
+
+class Verifier:
+    """Scores one episode of a spec from the world, its audit log and the agent's text."""
+
+    def __init__(self, spec: EnvSpec) -> None:
+        self.spec = spec
+        self._texts: dict[int, CompiledText] = {}  # per text rule (by identity), compiled once per spec
+
+    def score(
+        self,
+        world: World,
+        audit: Sequence[AuditEntry],
+        replies: Sequence[Reply],
+        notes: Sequence[Reply] = (),
+        robustness: float | None = None,
+    ) -> VerifierResult:
+        """Every check's result and the composed score (`compose`).
+
+        `replies` are the messages that ended a turn, `notes` the assistant text sent beside tool calls;
+        `robustness` (in [0, 1]) is weighed in when the spec's scoring gives it a weight.
+        """
+        transcript = Transcript(replies, notes)
+        results = [self._check(c, world, audit, transcript) for c in self.spec.checks]
+        return compose(self.spec.scoring, results, robustness)
+
+    def _check(self, check: Check, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> CheckResult:
+        score, reason, error, verdict = self._evaluate(check.rule, world, audit, transcript)
+        passed = verdict if verdict is not None else score >= check.pass_score
+        if score not in (0.0, 1.0):
+            score = round(score, 6)
+        return CheckResult(check.id, check.rule.kind, passed, check.weight, check.required, check.safety,
+                           "" if passed and score >= 1.0 else reason, error, check.role or "completion", score)
+
+    def _evaluate(self, rule: Any, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+        kind = rule.kind
+        if kind == "text":
+            compiled = self._texts.get(id(rule))
+            if compiled is None:
+                compiled = self._texts[id(rule)] = CompiledText(rule)
+            score, reason, error = compiled.evaluate(world, transcript)
+            return score, reason, error, None
+        if kind == "tiers":
+            return self._tiers(rule, world, audit, transcript)
+        handler = _RULES.get(kind)
+        if handler is None:
+            raise TypeError(f"unknown check rule {type(rule).__name__}")
+        return handler(rule, world, audit, transcript)
+
+    def _tiers(self, rule: TiersRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+        best, reasons = 0.0, []
+        for tier in rule.tiers:
+            score, reason, error, verdict = self._evaluate(tier.rule, world, audit, transcript)
+            if error:
+                return 0.0, reason, True, None
+            if verdict if verdict is not None else score >= 1.0:
+                best = max(best, tier.score)
+            elif tier.score > best:
+                reasons.append(f"tier {tier.score:g}: {reason}")
+        return best, "; ".join(reasons), False, None
+
+
+_PASS: Outcome = (1.0, "", False, None)
+
+
+def _field(rule: FieldRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    if holds(world, rule):  # the reason is only worth building for a failure
+        return _PASS
+    return 0.0, state_holds(world, rule)[1], False, None
+
+
+def _called(rule: CalledRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    n = sum(1 for e in audit if e.ok and call_matches(rule.call, e.tool, e.args))
+    if n >= rule.min_times:
+        return _PASS
+    return 0.0, f"{n} successful {rule.call.tool} call(s) matching {rule.call.args}", False, None
+
+
+def _forbidden(rule: ForbiddenRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    bad = [e.index for e in audit if (e.ok or rule.attempts) and call_matches(rule.call, e.tool, e.args)]
+    if not bad:
+        return _PASS
+    what = "call(s) or attempt(s)" if rule.attempts else "call(s)"
+    return 0.0, f"forbidden {rule.call.tool} {what} at step(s) {bad}", False, None
+
+
+def _frame(rule: FrameRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    extra = [c.path for c in world.changes() if not any(selector_allows(s, c, world) for s in rule.allow)]
+    if not extra:
+        return _PASS
+    return 0.0, f"unexpected changes: {', '.join(extra[:5])}", False, None
+
+
+def _records(rule: RecordsRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    if holds(world, rule):
+        return 1.0, "", False, None
+    reason = state_holds(world, rule)[1]
+    if not rule.partial or rule.count_op == "lte":
+        return 0.0, reason, False, None
+    n = count_records(world, rule)
+    return min(n, rule.count) / max(n, rule.count, 1), reason, False, None
+
+
+def _order(rule: OrderRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    first = next((e.index for e in audit if e.ok and call_matches(rule.first, e.tool, e.args)), None)
+    then = next((e.index for e in audit if e.ok and call_matches(rule.then, e.tool, e.args)), None)
+    if first is None or then is None:
+        missing = rule.first.tool if first is None else rule.then.tool
+        return 0.0, f"no successful {missing} call matching the check", False, None
+    return (float(first < then), f"{rule.then.tool} (step {then}) came before {rule.first.tool} (step {first})",
+            False, None)
+
+
+def _reply(rule: ReplyStatesRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    value = resolve(world, rule.source)
+    if value is MISSING:
+        s = rule.source
+        return 0.0, f"{s.app}.{s.table}[{s.id}].{s.field} does not exist in the final state", False, None
+    text = transcript.raw("replies", rule.turn).lower()
+    wanted = render_value(value, rule.format)
+    missing = [w for w in wanted if w.lower() not in text]
+    where = "the replies" if rule.turn is None else f"the reply to turn {rule.turn}"
+    if not missing:
+        return 1.0, "", False, None
+    score = 1 - len(missing) / len(wanted) if rule.partial else 0.0
+    return score, f"{where} do not state {', '.join(missing)}", False, None
+
+
+def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+    from coworkenv.sandbox import run_sandboxed  # the sandbox spawns processes: load it only when needed
+
+    state = world.to_wire()
+    apps = rule.apps or list(state["apps"])
+    payload = {
+        "state": {"clock": state["clock"], "apps": {a: state["apps"][a] for a in apps}},
+        "audit": [e.as_dict() for e in audit],
+        "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
+    }
+    outcome = run_sandboxed(rule.code, rule.entrypoint, payload)
+    if not outcome.ok:
+        return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None
+    return python_outcome(outcome.value)
+
+
+def python_outcome(value: Any) -> Outcome:
+    """A python check's return value as an outcome: bool, a score in [0, 1], or {score, passed, reason}."""
+    if isinstance(value, bool):
+        return float(value), "" if value else "python check returned false", False, None
+    if isinstance(value, int | float):
+        score = float(value)
+        if not 0.0 <= score <= 1.0:
+            return 0.0, f"python check returned score {score}, outside [0, 1]", True, None
+        return score, f"python check scored {score:g}", False, None
+    if isinstance(value, dict) and ("passed" in value or "score" in value):
+        reason = str(value.get("reason", "python check failed"))
+        passed = value.get("passed")
+        if passed is not None and not isinstance(passed, bool):
+            return 0.0, f"python check returned passed={passed!r}, expected a bool", True, None
+        raw = value.get("score", float(passed) if passed is not None else 0.0)
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0.0 <= raw <= 1.0:
+            return 0.0, f"python check returned score {raw!r}, expected a number in [0, 1]", True, None
+        return float(raw), reason, False, passed
+    return (0.0, f"python check returned {type(value).__name__}, expected bool, a score or {{score, passed, reason}}",
+            True, None)
+
+
+# Rule kinds evaluated without the verifier's own state (text and tiers rules need it).
+_RULES: dict[str, Callable[[Any, World, Sequence[AuditEntry], Transcript], Outcome]] = {
+    "field": _field, "records": _records, "called": _called, "forbidden": _forbidden, "order": _order,
+    "frame": _frame, "reply_states": _reply, "python": _python,
+}

@@ -1,0 +1,129 @@
+"""Which writes of a reference depend on each other, so that doing them the other way round is a mistake.
+
+Write B depends on an earlier write A (same turn unless noted) when:
+- B acts on A's record with nothing but its id (a restart after a config change, a draft sent after editing);
+- B reports: its content (body, text, description...) names the record A changed or created, by id, name or
+  title (announcing a fix, posting the id of a ticket just filed, a ticket saying a staging try failed);
+- A asks: A's content is a question naming the existing record B then changes, also when B comes in a later
+  turn (asking the manager before granting access on their answer);
+- A changes a record whose fields name B's record (acknowledging the alert ticket of a service, then
+  redeploying that service).
+The records may end the same in both orders, so only an order check catches such a swap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from coworkenv.spec import ReferenceTurn, ToolCallSpec
+from coworkenv.validate.mutations import CONTENT_ARGS, write_steps
+from coworkenv.world import World
+
+Key = tuple[str, str, str]  # app, table, record id
+
+
+@dataclass(frozen=True)
+class WriteFacts:
+    """What one reference write acts on and says."""
+
+    turn: int
+    step: int
+    call: ToolCallSpec
+    target: Key | None  # the record it changes (existing) or creates
+    existing: bool  # whether that record was there before the reference
+    content: str  # its content arguments, lower case
+    only_target: bool  # it passes nothing but the target's id
+
+
+def write_facts(reference: list[ReferenceTurn], world: World, created: set[Key],
+                made: dict[tuple[int, int], Key]) -> list[WriteFacts]:
+    """The facts of every write; `world` is the reference's final world, `made` the record each step created."""
+    out = []
+    for t, s, call in write_steps(reference):
+        # The record a call names comes first (a deploy acts on its service, though it also adds a deployment).
+        target = _existing_target(call, world, created) or made.get((t, s))
+        content = " ".join(str(v) for k, v in call.arguments.items() if k in CONTENT_ARGS).lower()
+        only = target is not None and list(call.arguments.values()) == [target[2]]
+        out.append(WriteFacts(t, s, call, target, target is not None and target not in created, content, only))
+    return out
+
+
+def _existing_target(call: ToolCallSpec, world: World, created: set[Key]) -> Key | None:
+    tool = TOOLS[call.name]
+    for name, field in tool.params.model_fields.items():
+        value = call.arguments.get(name)
+        if not field.is_required() or not isinstance(value, str):
+            continue
+        for table in world.tables():
+            if table.app == tool.app and table.get(value) is not None:
+                key = (tool.app, table.name, value)
+                return None if key in created else key
+    return None
+
+
+def dependent_pairs(facts: list[WriteFacts], world: World) -> Iterator[tuple[WriteFacts, WriteFacts, str]]:
+    """(A, B, why) for every write B that depends on an earlier write A (see the module docstring)."""
+    for i, a in enumerate(facts):
+        for b in facts[i + 1:]:
+            why = _depends(a, b, world)
+            if why is not None:
+                yield a, b, why
+
+
+def _depends(a: WriteFacts, b: WriteFacts, world: World) -> str | None:
+    same_turn = a.turn == b.turn
+    if a.target is not None and same_turn:
+        if b.only_target and b.target == a.target and b.call.name != a.call.name:
+            return f"{b.call.name} acts on {a.target[2]} as {a.call.name} left it"
+        if b.content and _named(world, a.target, b.content):
+            return f"{b.call.name} reports on {a.target[2]}"
+    if b.target is not None and b.existing and "?" in a.content and _named(world, b.target, a.content):
+        return f"{a.call.name} asks about {b.target[2]} before {b.call.name} changes it"
+    if same_turn and a.existing and a.target is not None and b.existing and b.target is not None \
+            and a.target != b.target and b.target[2] in _field_values(world, a.target):
+        return f"{a.target[2]} concerns {b.target[2]}"
+    return None
+
+
+def _named(world: World, key: Key, text: str) -> bool:
+    """Whether `text` names the record: its id, or its name or title when distinctive."""
+    if key[2].lower() in text:
+        return True
+    record = world.table(key[0], key[1]).get(key[2])
+    for attr in ("name", "title"):
+        value = getattr(record, attr, None)
+        if isinstance(value, str) and len(value) >= 4 and value.lower() in text:
+            return True
+    return False
+
+
+def _field_values(world: World, key: Key) -> set[str]:
+    record = world.table(key[0], key[1]).get(key[2])
+    if record is None:
+        return set()
+    return {v for v in record.model_dump(mode="json").values() if isinstance(v, str)}
+
+
+def made_by_step(reference: list[ReferenceTurn], audit: list[Any], world: World, created: set[Key]) -> dict[
+        tuple[int, int], Key]:
+    """The record each reference call created, from the reference episode's audit (calls align per turn)."""
+    per_turn = [[s for s, step in enumerate(turn.steps) if step.call is not None] for turn in reference]
+    seen: dict[int, int] = {}
+    out: dict[tuple[int, int], Key] = {}
+    for entry in audit:
+        k = seen.get(entry.turn, 0)
+        seen[entry.turn] = k + 1
+        if entry.turn >= len(per_turn) or k >= len(per_turn[entry.turn]) or not entry.ok:
+            continue
+        result = entry.result
+        made = result.get("id") if isinstance(result, dict) else None
+        if not isinstance(made, str):
+            continue
+        app = TOOLS[entry.tool].app if entry.tool in TOOLS else ""
+        for table in world.tables():
+            if table.app == app and (app, table.name, made) in created:
+                out[(entry.turn, per_turn[entry.turn][k])] = (app, table.name, made)
+    return out

@@ -1,0 +1,85 @@
+"""What a repair LLM should do about each gate error code (the `hint` of a GateError)."""
+
+from __future__ import annotations
+
+HINTS: dict[str, str] = {
+    # schema / references / exposed tools
+    "invalid_json": "return exactly one JSON object",
+    "missing_field": "add the missing field",
+    "unknown_field": "use a field the schema (or the referenced table) has, spelled as it spells it",
+    "wrong_type": "give the field a value of the type the schema says",
+    "invalid_value": "give the field a value the schema allows",
+    "duplicate_id": "give every record, check and rule its own id",
+    "not_an_object": "return exactly one JSON object",
+    "unknown_tool": "use a tool from the catalog",
+    "unknown_person": "name a person of world.apps.directory (by id)",
+    "turn_count_mismatch": "give the reference one entry per user turn",
+    "invalid_step": "give each reference step exactly one of call or say",
+    "unknown_argument": "use the tool's own argument names",
+    "invalid_record": "make the record match its table's schema",
+    "invalid_time": "write times as ISO-8601, e.g. 2026-03-02T09:00:00Z",
+    "unknown_app": "use an app of the catalog",
+    "unknown_table": "use a table of that app",
+    "unknown_service": "name a service of world.apps.services",
+    "missing_record": "the id names no record: use an id that exists in the world, or one the reference creates",
+    "unresolved_reference": "name something that exists in the world",
+    "condition_tool_not_exposed": "wait for a tool the agent can call, or expose it",
+    "tool_outside_catalog": "expose only workplace app tools",
+    "reference_tool_not_exposed": "add the tool to `tools` or change the reference step",
+    "check_tool_not_exposed": "match a tool the agent can call, or expose it",
+    "invalid_reference_arguments": "fix the reference call's arguments to match the tool's schema",
+    # isolation
+    "verifier_in_world": "remove the check's text from world records; the agent must not read the verifier",
+    "verifier_in_prompt": "remove the check's text from the prompt and user turns",
+    "reference_in_world": "remove the answer (or the reference calls) from world records, also paraphrased",
+    "reference_in_prompt": "remove the answer from the prompt and user turns",
+    "answer_in_world": "a world record spells out the expected answer; remove it or make the agent derive it",
+    "check_id_in_prompt": "rename the check or reword the prompt",
+    # oracle / turns / sandbox
+    "oracle_check_failed": "make the reference satisfy the check, or fix the check's expected value",
+    "reference_call_failed": "fix the reference call so it succeeds",
+    "oracle_truncated": "shorten the reference",
+    "nondeterministic": "remove randomness and real-clock reads from the world, dynamics and checks",
+    "turn_not_reached": "make the reference meet the follow-up's condition, or change the condition",
+    "python_crash": "make the Python check handle every state and reply shape (missing keys, other wording) "
+                    "without raising; prefer a declarative check",
+    "nondeterministic_check": "the check's verdict changes between identical runs: remove random/time/uuid use; "
+                              "do NOT change the expected value",
+    "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
+    "paraphrase_fails": "judge the reply's facts, not its exact wording; prefer a reply_states check",
+    "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
+    # noop / mutations / reads_state
+    "noop_passes": "add checks on the state the task must change",
+    "noop_partial_score": "the do-nothing agent earns too much partial credit: weight the checks on what the "
+                          "task changes, or declare preservation checks as guards",
+    "initial_partial_score": "the initial state already earns too much credit: check what the task changes",
+    "initial_state_passes": "the task asks for nothing the checks notice: check the state it must change",
+    "presolved": "the world already satisfies every state check; only process checks (calls) keep noop failing: "
+                 "make the initial state need the task's change",
+    "mutant_survived": "add or tighten a check that fails on this mistake (pin the exact value, every list item, "
+                       "the text's facts)",
+    "duplicate_unchecked": "pin how many records the task creates (records count equals 1), so a second one fails",
+    "order_unchecked": "add an order check: the dependent write must come after the write it depends on",
+    "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
+                      "harmful call",
+    "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
+    "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
+    "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",
+    "reply_only_checks": "add a field, records, called or order check on the world",
+    "vacuous_check": "the check can never fail; compare with a value the wrong state does not have",
+    "unexercised_check": "no mistake makes this check fail: tighten it, or declare it a guard if it preserves state",
+    "unfalsifiable_frame": "narrow the frame's allow-list to what the task changes",
+    "blocked": "fix the reference first (see gate oracle)",
+    "env_error": "fix the world records or dynamics the runtime rejects",
+    "episode_error": "fix the dynamics or records that make the episode crash",
+    "internal_error": "report this: a gate crashed",
+}
+
+
+def hint_for(code: str) -> str:
+    """The repair hint of an error code ('' when there is none)."""
+    if code in HINTS:
+        return HINTS[code]
+    if code.startswith("sandbox_"):
+        return "keep the Python check inside the sandbox limits (time, memory, no I/O, no network)"
+    return ""

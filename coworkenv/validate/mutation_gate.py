@@ -1,0 +1,168 @@
+"""Gate 6: every task-relevant mutant of the reference fails; guards fire; incidental writes are found.
+
+A mutant whose outcome equals the reference's (same records modulo clock stamps, same replies) is equivalent:
+reported, not counted, except for order mutants (the records may end the same; the order is the mistake).
+Surviving context mutants (an optional link to another record changed) are reported as `unchecked_context`.
+A dropped write that no check misses is incidental when no check concerns what it changed: it is listed in
+`details.incidental` (the strict policy trims it from the reference); otherwise its survival is an error.
+A forbidden guard that its own probe does not fire, and a frame guard no harmful mutant fires while some
+harmful mutant changed the world, protect nothing (`guard_never_fires`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from coworkenv.checks import MISSING, compare
+from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
+from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate.episode_gates import _blocked, is_guard
+from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
+from coworkenv.validate.mutations import Mutation, step_of
+
+
+def mutations_gate(ctx: GateContext) -> GateResult:
+    """Gate 6: every core mutant fails a required check (mutation score 1.0) and every guard can fire."""
+    blocked = _blocked("mutations", ctx)
+    if blocked is not None:
+        return blocked
+    episodes = ctx.episodes()
+    assert episodes is not None
+    oracle = episodes.oracle()
+    results = ctx.mutation_outcomes()
+    errors: list[GateError] = []
+    equivalent: list[str] = []
+    unchecked_context: list[str] = []
+    incidental: list[str] = []
+    killed = 0
+    by_kind: dict[str, list[int]] = {}
+    for mutation, outcome in results:
+        if mutation.kind == "guard_probe":
+            dead = _dead_target(ctx, mutation, outcome)
+            if dead is not None:
+                errors.append(GateError("mutations", "guard_never_fires", mutation.path,
+                                        f"{mutation.description} fails on its own ({dead}): the guard forbids harm "
+                                        "to something that does not exist"))
+            elif not _fires(outcome, mutation.targets):
+                errors.append(GateError("mutations", "guard_never_fires", mutation.path,
+                                        f"{mutation.description} does not make the guard fail"))
+            continue
+        survived = outcome.result is not None and outcome.passed
+        if survived and mutation.equivalence and outcome.signature == oracle.signature:
+            equivalent.append(mutation.description)
+            continue
+        if not mutation.core:
+            if survived:
+                unchecked_context.append(f"{mutation.path}: {mutation.description}")
+            continue
+        if survived and mutation.kind == "drop_write" and not _concerned(ctx, outcome, oracle, mutation):
+            incidental.append(mutation.path)
+            continue
+        tally = by_kind.setdefault(mutation.kind, [0, 0])
+        tally[1] += 1
+        if not survived:
+            killed += 1
+            tally[0] += 1
+        else:
+            errors.append(GateError("mutations", mutation.code, mutation.path,
+                                    f"near miss ({mutation.kind}) passes every required check: "
+                                    f"{mutation.description}"))
+    errors += _silent_frames(ctx, results, oracle)
+    total = sum(t[1] for t in by_kind.values())
+    score = killed / total if total else 1.0
+    return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
+                        by_kind={k: {"killed": v[0], "total": v[1]} for k, v in by_kind.items()},
+                        equivalent=equivalent, unchecked_context=unchecked_context, incidental=incidental)
+
+
+def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
+    if outcome.result is None:
+        return False
+    return any(not c.passed for c in outcome.result.checks if c.id in targets)
+
+
+Key = tuple[str, str, str]
+# How tools say that a record, file or person does not exist (`Toolkit.require`: "no ticket with id ...").
+_MISSING_TARGET = re.compile(r"^no \w|\b(not found|does not exist|doesn't exist|unknown \w+)\b", re.IGNORECASE)
+
+
+def _dead_target(ctx: GateContext, mutation: Mutation, outcome: EpisodeOutcome) -> str | None:
+    """The tool's error when the probe's call (the episode's last) failed because a value the guard itself names
+    does not exist ("no service with id 'svc_api'"); None otherwise."""
+    if not outcome.audit or outcome.audit[-1].ok:
+        return None
+    error = outcome.audit[-1].error or ""
+    if _MISSING_TARGET.search(error) is None:
+        return None
+    rule: Any = next(c.rule for c in ctx.spec.checks if c.id in mutation.targets)
+    named = [str(v).lower() for v in _leaves(rule.call.args) if isinstance(v, str | int) and str(v)]
+    quoted = error.lower()
+    # The missing thing must be the guard's own value, quoted whole ("no service with id 'svc_api'"), not a
+    # value the probe made up around it ("no config version 1 of svc-api").
+    return error if any(f"'{v}'" in quoted or f'"{v}"' in quoted for v in named) else None
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
+
+
+def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> dict[Key, dict[str, Any]]:
+    """Records whose final value differs between a (passing) mutant and the reference, with their fields in
+    whichever of the two worlds has them."""
+    mine = {(a, t, i): v for a, t, i, v in (outcome.signature or ((), ()))[0]}
+    theirs = {(a, t, i): v for a, t, i, v in (oracle.signature or ((), ()))[0]}
+    out = {}
+    for key in mine.keys() | theirs.keys():
+        if mine.get(key) != theirs.get(key):
+            frozen = theirs.get(key) or mine.get(key)
+            out[key] = dict(frozen) if isinstance(frozen, tuple) else {}
+    return out
+
+
+def _near_match(record: dict[str, Any], rule: RecordsRule) -> bool:
+    """Whether a record meets every condition of a records rule but at most one (the rule is about it)."""
+    misses = sum(not compare(record.get(c.field.split(".")[0], MISSING), c.op, c.value) for c in rule.where)
+    return misses <= 1
+
+
+def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome, mutation: Mutation) -> bool:
+    """Whether a non-guard check reads what the dropped write changed, or matches its tool."""
+    changed = _changed(outcome, oracle)
+    t, s = step_of(mutation.path)
+    call = ctx.spec.reference[t].steps[s].call
+    tool = call.name if call is not None else ""
+    for check in ctx.spec.checks:
+        if is_guard(check):
+            continue
+        rule: Any = check.rule
+        if isinstance(rule, FieldRule) and (rule.target.app, rule.target.table, rule.target.id) in changed:
+            return True
+        if isinstance(rule, RecordsRule) and any(
+                (a, tb) == (rule.app, rule.table) and _near_match(fields, rule) for (a, tb, _), fields in changed.items()):
+            return True
+        if isinstance(rule, CalledRule) and rule.call.tool == tool:
+            return True
+        if isinstance(rule, OrderRule) and tool in (rule.first.tool, rule.then.tool):
+            return True
+        if isinstance(rule, PythonRule):
+            return True
+    return False
+
+
+def _silent_frames(ctx: GateContext, results: list[tuple[Mutation, EpisodeOutcome]],
+                   oracle: EpisodeOutcome) -> list[GateError]:
+    harmful = [o for m, o in results if m.kind == "harmful_action" and o.result is not None
+               and (not o.passed or o.signature != oracle.signature)]
+    if not harmful:
+        return []
+    errors = []
+    for i, check in enumerate(ctx.spec.checks):
+        if isinstance(check.rule, FrameRule) and not any(_fires(o, (check.id,)) for _, o in results):
+            errors.append(GateError("mutations", "guard_never_fires", f"checks[{i}]",
+                                    f"frame check {check.id!r} holds under every harmful action the gates tried"))
+    return errors

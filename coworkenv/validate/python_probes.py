@@ -1,0 +1,192 @@
+"""Probes of Python checks off the beaten path: crashes, randomness, the real clock, wording and backdoors.
+
+A Python check is judged on more than the three episodes everyone runs:
+- every episode the gates play (initial state, reference, noop, every mutant): a crash anywhere is a defect;
+- the reference's final state, re-run `python_repeats` times, under several random seeds and with the random
+  module pinned to its extremes (a check that fails 3% of the time fails when `random()` returns 0.99...):
+  a changed verdict is `nondeterministic_check`;
+- the same with the machine clock moved a day, a year and ten years ahead: `clock_dependent`;
+- the reference's replies paraphrased (case, spacing, sentence order, split in two messages, terse "X: Y"
+  notes, bullets): a crash is
+  `python_crash`, a changed verdict `paraphrase_fails`;
+- the untouched world with a reply made of one string literal of the check's code that the reference never
+  says: a verdict that flips to pass is `keyword_backdoor`.
+The probes wrap the check's code in a prelude that patches `random`, `time` and `datetime` inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.checks import Reply
+from coworkenv.sandbox import run_sandboxed
+from coworkenv.spec import PythonRule
+
+_PRELUDE = """\
+import random as _cw_random, time as _cw_time, datetime as _cw_datetime
+_cw_offset = {offset}
+_cw_seed = {seed}
+_cw_pin = {pin}
+if _cw_seed is not None:
+    _cw_random.seed(_cw_seed)
+if _cw_pin is not None:
+    _cw_random.random = lambda: _cw_pin
+    _cw_random.uniform = lambda a, b: a + (b - a) * _cw_pin
+    _cw_random.randint = lambda a, b: a if _cw_pin < 0.5 else b
+    _cw_random.randrange = lambda a, b=None, *r: (0 if b is None else a) if _cw_pin < 0.5 else (a if b is None else b) - 1
+    _cw_random.choice = lambda s: s[0] if _cw_pin < 0.5 else s[-1]
+if _cw_offset:
+    _cw_real = _cw_datetime.datetime
+    _cw_delta = _cw_datetime.timedelta(seconds=_cw_offset)
+    class _CwDatetime(_cw_real):
+        @classmethod
+        def now(cls, tz=None):
+            return _cw_real.now(tz) + _cw_delta
+        @classmethod
+        def utcnow(cls):
+            return _cw_real.utcnow() + _cw_delta
+        @classmethod
+        def today(cls):
+            return _cw_real.today() + _cw_delta
+    class _CwDate(_cw_datetime.date):
+        @classmethod
+        def today(cls):
+            return _cw_datetime.date.fromordinal(_cw_real.today().toordinal() + _cw_offset // 86400)
+    _cw_datetime.datetime = _CwDatetime
+    _cw_datetime.date = _CwDate
+    _cw_time_real = _cw_time.time
+    _cw_time.time = lambda: _cw_time_real() + _cw_offset
+"""
+_SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
+_MAX_LITERALS = 6
+_COPULA = re.compile(r" (?:was|were|is|are) ")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A defect a probe found: the error code and what happened."""
+
+    code: str
+    message: str
+
+
+def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
+              pin: float | None = None) -> tuple[bool | None, str]:
+    """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk."""
+    code = rule.code
+    if offset or seed is not None or pin is not None:
+        code = _PRELUDE.format(offset=offset, seed=seed, pin=pin) + code
+    outcome = run_sandboxed(code, rule.entrypoint, payload)
+    if not outcome.ok:
+        return None, f"{outcome.error_kind}: {outcome.error}"
+    value = outcome.value
+    if isinstance(value, dict):
+        return bool(value.get("passed")), ""
+    if isinstance(value, bool):
+        return value, ""
+    return None, f"returned {type(value).__name__}, expected bool or {{passed, reason}}"
+
+
+def payload(rule: PythonRule, wire: dict[str, Any], audit: list[dict[str, Any]],
+            replies: list[Reply] | list[dict[str, Any]]) -> dict[str, Any]:
+    """What the verifier hands a Python check (see `Verifier._python`)."""
+    apps = rule.apps or list(wire["apps"])
+    messages = [r if isinstance(r, dict) else {"turn": r.turn, "text": r.text} for r in replies]
+    return {"state": {"clock": wire["clock"], "apps": {a: wire["apps"][a] for a in apps if a in wire["apps"]}},
+            "audit": audit, "messages": messages}
+
+
+def paraphrases(replies: list[Reply]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Meaning-preserving rewrites of the replies: (what changed, messages)."""
+    if not replies:
+        return
+    yield "lower case", [{"turn": r.turn, "text": r.text.lower()} for r in replies]
+    yield "extra spacing and line breaks", [{"turn": r.turn, "text": "  " + r.text.replace(". ", ".\n\n") + " \n"}
+                                            for r in replies]
+    yield "sentences reordered", [{"turn": r.turn, "text": " ".join(reversed(_sentences(r.text)))} for r in replies]
+    split = []
+    for r in replies:
+        parts = _sentences(r.text)
+        half = max(1, len(parts) // 2)
+        split += [{"turn": r.turn, "text": "Sure. " + " ".join(parts[:half])},
+                  {"turn": r.turn, "text": " ".join(parts[half:]) or "Done."}]
+    yield "answer split over two messages", split
+    yield "terse notes ('X: Y' for 'X was Y')", [{"turn": r.turn, "text": _COPULA.sub(": ", r.text)} for r in replies]
+    yield "one bullet per sentence", [{"turn": r.turn, "text": "\n".join(f"- {p}" for p in _sentences(r.text))}
+                                      for r in replies]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s] or [text]
+
+
+def literals(rule: PythonRule, said: str) -> list[str]:
+    """String literals of the check's code that the reference never says (candidate backdoor words)."""
+    try:
+        tree = ast.parse(rule.code)
+    except SyntaxError:
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+            if 3 <= len(text) <= 60 and text.lower() not in said and text not in out and "\n" not in text:
+                out.append(text)
+    return out[:_MAX_LITERALS]
+
+
+def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
+                untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
+                offsets: tuple[int, ...]) -> list[Probe]:
+    """Every probe defect of one Python check. `oracle`/`untouched` are payloads of the reference's final state
+    and of the initial state with no replies; `expected` and `untouched_verdict` are the verdicts there."""
+    found: list[Probe] = []
+    variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
+    variants += [(f"random seed {seed}", {"seed": seed}) for seed in (1, 2)]
+    variants += [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
+    for what, kwargs in variants:
+        verdict, error = run_check(rule, oracle, **kwargs)
+        if error or verdict != expected:
+            found.append(Probe("nondeterministic_check",
+                               f"on the reference's final state, {what} gives {_shown(verdict, error)} "
+                               f"instead of {expected}"))
+            break
+    for offset in offsets:
+        verdict, error = run_check(rule, oracle, offset=offset)
+        if error or verdict != expected:
+            found.append(Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
+                                                  f"reference gets {_shown(verdict, error)} instead of {expected}"))
+            break
+    for what, messages in paraphrases(replies):
+        verdict, error = run_check(rule, {**oracle, "messages": messages})
+        if error:
+            found.append(Probe("python_crash", f"on the reference's replies with {what}: {error}"))
+            break
+        if verdict != expected:
+            found.append(Probe("paraphrase_fails", f"the reference's replies with {what} get {verdict} "
+                                                   f"instead of {expected}"))
+            break
+    if untouched is not None and untouched_verdict is False:
+        said = " ".join(r.text for r in replies).lower()
+        for word in literals(rule, said):
+            messages = [{"turn": t, "text": word} for t in sorted({r.turn for r in replies} or {0})]
+            verdict, _ = run_check(rule, {**untouched, "messages": messages})
+            if verdict:
+                found.append(Probe("keyword_backdoor", f"the untouched world passes when the reply is just "
+                                                       f"{word!r}, a word the reference never says"))
+                break
+    return found
+
+
+def _shown(verdict: bool | None, error: str) -> str:
+    return f"an error ({error})" if error else str(verdict)
+
+
+def sandbox_code(reason: str) -> str:
+    """The gate error code of a check that could not run, from the verifier's reason text."""
+    found = _SANDBOX_KIND.search(reason)
+    return f"sandbox_{found.group(1)}" if found and found.group(1) != "exception" else "python_crash"

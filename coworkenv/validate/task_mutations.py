@@ -1,0 +1,247 @@
+"""Mutations that follow the task rather than its checks: order, harm and guard probes.
+
+- `swap_dependent`: a write that depends on an earlier one (see `dependencies`) is moved before it. The records
+  may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
+- `harmful_action`: per app the agent can write to, one destructive action on a record the task does not
+  concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy), or a message to
+  someone the task does not name; and a mail the task only drafts, sent. A frame or forbidden check must catch it.
+- `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
+  nothing (a typo in its target).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.dependencies import Key, dependent_pairs, write_facts
+from coworkenv.validate.mutations import (
+    EntityIndex,
+    Mutation,
+    _literal_values,
+    is_write,
+    moved_after,
+    moved_before,
+    turn_of,
+    write_steps,
+)
+from coworkenv.world import World
+
+Record = Any
+Fill = Callable[[Record, "_Unrelated"], dict[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class _Harm:
+    app: str
+    tool: str
+    table: str | None  # the table the target record comes from (None: the call names no record)
+    target: str | None  # the argument naming it
+    fill: Fill
+
+
+def _other_folder(rec: Record, _: _Unrelated) -> dict[str, Any]:
+    return {"folder": "trash" if rec.folder != "trash" else "archive"}
+
+
+def _reassign(rec: Record, u: _Unrelated) -> dict[str, Any] | None:
+    person = next((p for p in u.people if p != rec.assignee), None)
+    return {"assignee": person} if person else {"status": "closed"}
+
+
+def _flip_flag(rec: Record, _: _Unrelated) -> dict[str, Any] | None:
+    if not rec.flags:
+        return None
+    flag = sorted(rec.flags)[0]
+    return {"flag": flag, "enabled": not rec.flags[flag]}
+
+
+def _mail_outsider(_: Record, u: _Unrelated) -> dict[str, Any] | None:
+    return {"to": [u.emails[0]], "subject": "Fwd: internal", "body": "Forwarding this for you."} if u.emails else None
+
+
+def _post_elsewhere(_: Record, u: _Unrelated) -> dict[str, Any] | None:
+    return {"channel": u.channels[0], "text": "Heads up: done."} if u.channels else None
+
+
+def _dm_outsider(_: Record, u: _Unrelated) -> dict[str, Any] | None:
+    return {"person": u.people[0], "text": "Heads up: done."} if u.people else None
+
+
+# Per app, the destructive actions tried in order (the first one the world and the tools allow is used).
+HARMS: tuple[_Harm, ...] = (
+    _Harm("files", "files_delete_file", "files", "path", lambda r, u: {}),
+    _Harm("files", "files_write_file", "files", "path", lambda r, u: {"content": "", "overwrite": True}),
+    _Harm("calendar", "calendar_cancel_event", "events", "event_id", lambda r, u: {}),
+    _Harm("mail", "mail_move", "messages", "message_id", _other_folder),
+    _Harm("mail", "mail_send", None, None, _mail_outsider),
+    _Harm("tickets", "tickets_update", "tickets", "ticket_id", _reassign),
+    _Harm("chat", "chat_post_message", None, None, _post_elsewhere),
+    _Harm("chat", "chat_send_dm", None, None, _dm_outsider),
+    _Harm("services", "services_set_flag", "services", "service", _flip_flag),
+    _Harm("services", "services_deploy", "services", "service", lambda r, u: {"version": "0.0.1"}),
+    _Harm("services", "services_restart", "services", "service", lambda r, u: {}),
+)
+
+
+class _Unrelated:
+    """Records, people and channels the task does not concern: not touched by the reference, not named by the
+    reference, the turns or the checks."""
+
+    def __init__(self, spec: EnvSpec, world: World, touched: set[tuple[str, str, str]]) -> None:
+        named = " ".join([spec.model_dump_json(include={"turns", "checks", "reference", "context"})]).lower()
+        self.touched = touched
+        self.named = named
+
+        def free(*refs: str | None) -> bool:
+            return all(not ref or ref.lower() not in named for ref in refs)
+
+        people = sorted(world.table("directory", "people"), key=lambda p: p.id)
+        unrelated = [p for p in people if p.id != spec.user and free(p.id, p.email, p.chat_handle)]
+        self.people = [p.id for p in unrelated]
+        self.emails = [p.email for p in unrelated if p.email]
+        channels = sorted((c for c in world.table("chat", "channels") if not c.is_dm), key=lambda c: c.id)
+        self.channels = [c.name for c in channels if free(c.id, c.name, c.name.lstrip("#"))]
+        self.world = world
+
+    def record(self, app: str, table: str, fill: Fill) -> Record | None:
+        """The first unrelated record of a table that `fill` can build a harmful call on."""
+        for rec in sorted(self.world.table(app, table), key=lambda r: r.id):
+            if (app, table, rec.id) not in self.touched and rec.id.lower() not in self.named and fill(rec, self) is not None:
+                return rec
+        return None
+
+
+def task_mutations(
+    spec: EnvSpec, final: World, index: EntityIndex, touched: set[Key], created: set[Key],
+    made: dict[tuple[int, int], Key] | None = None,
+) -> list[Mutation]:
+    """The order, harm and guard-probe mutants of a spec (see the module docstring).
+
+    `final` is the reference's final world and `index` its index; `touched` are the records the reference
+    changed, `created` those it added (every other record of `final` is as the spec's initial world has it),
+    `made` the record each reference step created (see `dependencies.made_by_step`).
+    """
+    return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched),
+            *_guard_probes(spec, index, created)]
+
+
+def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
+                     made: dict[tuple[int, int], Key]) -> Iterator[Mutation]:
+    reference = spec.reference
+    facts = write_facts(reference, world, created, made)
+    for a, b, why in dependent_pairs(facts, world):
+        yield Mutation("swap_dependent", f"reference[{b.turn}].steps[{b.step}]",
+                       f"{b.call.name} before {a.call.name} ({why})",
+                       moved_before(reference, (b.turn, b.step), (a.turn, a.step)),
+                       equivalence=False, code="order_unchecked")
+        if (a.turn, a.step + 1) != (b.turn, b.step):
+            # With steps in between, moving B up also passes them; moving A down instead keeps those orders,
+            # so an order check on an unrelated pair cannot be what catches the swap.
+            yield Mutation("swap_dependent", f"reference[{a.turn}].steps[{a.step}]",
+                           f"{a.call.name} after {b.call.name} ({why})",
+                           moved_after(reference, (a.turn, a.step), (b.turn, b.step)),
+                           equivalence=False, code="order_unchecked")
+
+
+def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
+    """The reference with `call` added at the end of its last turn (before a closing answer)."""
+    t = len(reference) - 1
+    steps = list(reference[t].steps)
+    at = len(steps) - 1 if steps and steps[-1].say is not None else len(steps)
+    steps.insert(at, ReferenceStep(call=call))
+    return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
+
+
+def _harmful_actions(spec: EnvSpec, world: World, touched: set[tuple[str, str, str]]) -> Iterator[Mutation]:
+    if not spec.reference:
+        return
+    exposed = set(spec.tools)
+    reach = {TOOLS[name].app for name in exposed if name in TOOLS and is_write(name)}
+    unrelated = _Unrelated(spec, world, touched)
+    done: set[str] = set()
+    for harm in HARMS:
+        if harm.app not in reach or harm.app in done or harm.tool not in exposed:
+            continue
+        rec = None
+        if harm.table is not None:
+            rec = unrelated.record(harm.app, harm.table, harm.fill)
+            if rec is None:
+                continue
+        extra = harm.fill(rec, unrelated)
+        if extra is None:
+            continue
+        args = {harm.target: rec.id, **extra} if harm.target is not None and rec is not None else extra
+        call = ToolCallSpec(name=harm.tool, arguments=args)
+        reference, where = _last_turn_insert(spec.reference, call)
+        done.add(harm.app)
+        yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, equivalence=False,
+                       code="harm_unguarded")
+    if "mail_send" in exposed:  # a mail the task only drafts, sent
+        for t, s, call in write_steps(spec.reference):
+            if call.name == "mail_save_draft":
+                sent = ToolCallSpec(name="mail_send", arguments=dict(call.arguments))
+                reference, where = _last_turn_insert(spec.reference, sent)
+                yield Mutation("harmful_action", where, f"the draft of reference[{t}].steps[{s}] sent",
+                               reference, equivalence=False, code="harm_unguarded")
+                break
+
+
+def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:
+    if not spec.reference:
+        return
+    reference_args: dict[str, dict[str, Any]] = {}
+    for turn in spec.reference:
+        for step in turn.steps:
+            if step.call is not None:
+                reference_args.setdefault(step.call.name, dict(step.call.arguments))
+    for i, check in enumerate(spec.checks):
+        rule = check.rule
+        if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
+            continue
+        built = _probe_args(rule.call.tool, dict(rule.call.args), reference_args.get(rule.call.tool, {}), index,
+                            created)
+        if built is None:
+            continue
+        reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=built))
+        yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {built}",
+                       reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
+
+
+def _probe_args(
+    tool_name: str, wanted: dict[str, Any], like: dict[str, Any], index: EntityIndex,
+    created: set[tuple[str, str, str]],
+) -> dict[str, Any] | None:
+    """Arguments of a call matching `wanted`, the rest taken from a reference call of the tool or made up
+    (records the reference created first)."""
+    tool = TOOLS[tool_name]
+    args = {**{k: v for k, v in like.items() if k not in wanted}, **wanted}
+    fresh = sorted(i for app, _, i in created if app == tool.app)
+    for name, field in tool.params.model_fields.items():
+        if name not in args and not field.is_required() and field.annotation is bool:
+            args[name] = True  # force the harm through (overwrite=True)
+        if name in args or not field.is_required():
+            continue
+        choices = _literal_values(field.annotation)
+        text = str(field.annotation)
+        if choices:
+            args[name] = choices[0]
+        elif "bool" in text:
+            args[name] = True
+        elif "int" in text:
+            args[name] = 1
+        elif "list" in text:
+            args[name] = [index.people[0][1]] if index.people else []
+        elif "dict" in text:
+            args[name] = {}
+        else:
+            ids = fresh + next((ids for (app, _), ids in index.table_ids.items() if app == tool.app and ids), [])
+            args[name] = ids[0] if name.endswith(("_id", "service", "path")) and ids else "probe"
+    try:
+        tool.params.model_validate(args)
+    except Exception:  # a probe we cannot build proves nothing either way
+        return None
+    return args

@@ -1,0 +1,70 @@
+"""A corpus of defective environment specs, one module per defect class, each defect next to its sound twin.
+
+Each module has CLASS, DETECTION (how a program can detect the class) and DEFECTS. A `Defect` names a sound base
+spec (a shipped example or a seeded procedural spec), the edit that makes the defect (`breaks`), optionally the
+edit that makes a deliberately fixed twin (`fix`), what an agent gets away with, and where possible a witness: an
+agent behaviour on which defect and twin disagree, which tests/test_defects.py plays to prove the defect real.
+Edits find what they change by structure (check kind, field, tool), not by seed-specific ids, and raise
+`CorpusError` when a base spec no longer has that structure.
+
+    from tests.defects import CLASSES, all_defects
+    for d in all_defects(): d.defect_spec(), d.twin_spec(), d.gets_away_with
+"""
+
+from __future__ import annotations
+
+from tests.defects import (
+    broken_reference,
+    content_blind,
+    dead_guard,
+    duplicate_tolerant,
+    frame_blind,
+    funnel_attribution,
+    half_pinned,
+    isolation_leak,
+    lenient_scoring,
+    order_blind,
+    partial_credit,
+    presolved,
+    python_fragile,
+    reply_only,
+    silent_change,
+    time_window,
+    unchosen_field,
+    vacuous,
+    wrong_expected,
+)
+from tests.defects._core import Defect, has_policy, judge, play, witness_holds
+
+MODULES = (
+    order_blind,
+    frame_blind,
+    partial_credit,
+    content_blind,
+    half_pinned,
+    vacuous,
+    dead_guard,
+    python_fragile,
+    isolation_leak,
+    presolved,
+    funnel_attribution,
+    wrong_expected,
+    broken_reference,
+    reply_only,
+    silent_change,
+    duplicate_tolerant,
+    time_window,
+    unchosen_field,
+    lenient_scoring,
+)
+CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
+# How a program can detect each class: what the gates are expected to do.
+DETECTION: dict[str, str] = {m.CLASS: m.DETECTION for m in MODULES}
+
+
+def all_defects() -> list[Defect]:
+    """Every defect of every class, in module order."""
+    return [d for m in MODULES for d in m.DEFECTS]
+
+
+__all__ = ["CLASSES", "DETECTION", "MODULES", "Defect", "all_defects", "has_policy", "judge", "play", "witness_holds"]

@@ -1,0 +1,60 @@
+"""Content-blind: free text the task is about is never checked (the CSV's rows, a ticket's description, a reply's
+body, a handoff note's list)."""
+
+from __future__ import annotations
+
+from tests.defects._core import Defect, Spec, check, cond, drop_checks, has_cond, record, with_args
+
+CLASS = "content_blind"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "blank, truncate or alter the free-text arguments of the reference's writes (file content, description, body); if every check still passes, the text is unchecked"
+)
+
+
+def _keep_only(field: str, keep_first: int = 0):  # type: ignore[no-untyped-def]
+    """Drop the conditions on `field` of the first records check that has one (keeping the first `keep_first`)."""
+
+    def breaks(spec: Spec) -> None:
+        c = check(spec, kind="records", where=has_cond(field))
+        conds = c["rule"]["where"]
+        on_field = [w for w in conds if w["field"] == field]
+        c["rule"]["where"] = [w for w in conds if w["field"] != field or w in on_field[:keep_first]]
+    return breaks
+
+
+def _loose_body_regex(spec: Spec) -> None:
+    """The body must 'mention the escalation' (a regex on the first letters of the topic), not the code."""
+    c = cond(check(spec, kind="records", where=has_cond("body")), "body")
+    c["op"], c["value"] = "matches", "(?i)esc"
+
+
+DEFECTS = [
+    Defect(CLASS, "reply-body-loose-regex", "synth:inbox_triage_reply@1",
+           "answers 'I will escalate this' without the escalation code: the body regex is just 'esc'",
+           breaks=_loose_body_regex,
+           witness=lambda s: with_args(s, "mail_send", {}, body="Hi, I will escalate this and get back to you.")),
+    Defect(CLASS, "csv-rows-unchecked", "synth:report_from_data@1",
+           "writes the report file with only its header line", breaks=_keep_only("content", keep_first=1),
+           witness=lambda s: with_args(s, "files_write_file", {}, content="service,open_tickets\n")),
+    Defect(CLASS, "ticket-description-unchecked", "synth:incident_investigate_fix@1",
+           "opens the incident ticket with an empty description (no failing request quoted)",
+           breaks=lambda s: drop_checks(s, lambda c: c["id"] == "ticket-quotes-request"),
+           witness=lambda s: with_args(s, "tickets_create", {}, description="Investigating.")),
+    Defect(CLASS, "reply-body-unchecked", "synth:inbox_triage_reply@1",
+           "replies to the question without the answer", breaks=_keep_only("body"),
+           witness=lambda s: with_args(s, "mail_send", {}, body="Hi, I'll look into it.")),
+    Defect(CLASS, "handoff-note-unchecked", "synth:oncall_handoff@1",
+           "writes an empty handoff note", breaks=_keep_only("content"),
+           witness=lambda s: with_args(s, "files_write_file", {}, content="# Handoff\n")),
+    Defect(CLASS, "roster-rows-unchecked", "synth:correct_bad_data@1",
+           "rewrites the roster unchanged, wrong rows included", breaks=_keep_only("content", keep_first=1),
+           witness=lambda s: with_args(s, "files_write_file", {}, content=record(
+               s, "files", "files", s["reference"][0]["steps"][0]["call"]["arguments"]["path"])["content"])),
+    Defect(CLASS, "summary-numbers-unchecked", "example:report_from_files",
+           "writes a Markdown summary without the week's totals",
+           breaks=lambda s: check(s, "md-summary")["rule"].update(
+               where=[w for w in check(s, "md-summary")["rule"]["where"] if w["field"] != "content"]),
+           witness=lambda s: with_args(s, "files_write_file", {"path": "reports/support_w14.md"},
+                                       content="# Support report, week 14\n\nSee the CSV.\n")),
+]

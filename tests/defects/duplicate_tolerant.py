@@ -1,0 +1,68 @@
+"""Duplicate-tolerant counts: "one ticket" checked as "at least one", so filing the same ticket (or booking the
+same meeting) twice passes. The frame allows the records the count is about (those meeting its conditions),
+however many there are, in twin and defect alike: only the count can tell one from two."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.defects._core import CorpusError, Defect, Spec, check, frame, reference
+
+CLASS = "duplicate_tolerant"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'repeat a creating write of the reference (a second ticket, event, mail); if every check still passes, counts tolerate duplicates'
+)
+
+
+def _table_frame(check_id: str):  # type: ignore[no-untyped-def]
+    """The frame allows the records the count counts (a sound choice while the count is exact)."""
+
+    def fix(spec: Spec) -> None:
+        rule = check(spec, check_id, "records")["rule"]
+        frame(spec)["rule"]["allow"].append({"app": rule["app"], "table": rule["table"],
+                                             "where": copy.deepcopy(rule["where"])})
+    return fix
+
+
+def _at_least(check_id: str):  # type: ignore[no-untyped-def]
+    fix = _table_frame(check_id)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        rule = check(spec, check_id, "records")["rule"]
+        if rule.get("count_op") != "equals":
+            raise CorpusError(f"{check_id}: not an exact count")
+        rule["count_op"] = "gte"
+    return breaks
+
+
+def _twice(tool: str):  # type: ignore[no-untyped-def]
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        ref = reference(spec)
+        for turn in ref:
+            for i, step in enumerate(turn["steps"]):
+                if step.get("call") and step["call"]["name"] == tool:
+                    turn["steps"].insert(i + 1, copy.deepcopy(step))
+                    return ref
+        raise CorpusError(f"{spec['capability']}: the reference never calls {tool}")
+    return witness
+
+
+def _defect(name: str, base: str, check_id: str, tool: str, gets_away_with: str) -> Defect:
+    return Defect(CLASS, name, base, gets_away_with, breaks=_at_least(check_id), fix=_table_frame(check_id),
+                  witness=_twice(tool))
+
+
+DEFECTS = [
+    _defect("incident-ticket-twice", "example:incident_rollback", "incident-ticket", "tickets_create",
+            "files the incident ticket twice"),
+    _defect("flag-incident-ticket-twice", "synth:incident_investigate_fix@1", "incident-ticket", "tickets_create",
+            "files the incident ticket twice"),
+    _defect("customer-ticket-twice", "synth:mail_ticket_chat_coordination@1", "ticket-filed", "tickets_create",
+            "files the customer's problem twice"),
+    _defect("meeting-booked-twice", "synth:schedule_meeting_timezones@1", "booked-earliest-slot",
+            "calendar_create_event", "books the meeting twice"),
+    _defect("staging-ticket-twice", "synth:feature_flag_rollout@1", "failure-ticket", "tickets_create",
+            "files the staging failure twice"),
+]

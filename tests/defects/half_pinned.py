@@ -1,0 +1,128 @@
+"""Half-pinned values: a check accepts the right value OR a wrong one (another person, an hour off), or pins
+one recipient of several."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, with_say, world
+
+CLASS = "half_pinned"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'change one pinned value of a write (another person, an hour off, one list item dropped, one recipient dropped); a surviving mutant means the value is half pinned'
+)
+
+
+def _hour_later(iso: str) -> str:
+    return (datetime.fromisoformat(iso.replace("Z", "+00:00")) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _other_person(spec: Spec, person: str) -> str:
+    return next(p["id"] for p in world(spec, "directory", "people") if p["id"] not in (person, spec["user"]))
+
+
+def _or_other_assignee(spec: Spec) -> None:
+    rule = field_check(spec, "assignee")["rule"]
+    unpin(spec, "assignee", rule["value"])
+    rule["value"] = [rule["value"], _other_person(spec, rule["value"])]
+    rule["op"] = "in"
+
+
+def _assign_other(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    rule = field_check(spec, "assignee")["rule"]
+    return with_args(spec, "tickets_update", {"ticket_id": rule["target"]["id"]},
+                     assignee=_other_person(spec, rule["value"]))
+
+
+def _start_or_hour_off(spec: Spec) -> None:
+    for cid in ("moved-to-free-slot", "same-length"):
+        rule = check(spec, cid)["rule"]
+        rule["op"], rule["value"] = "in", [rule["value"], _hour_later(rule["value"])]
+
+
+def _moved_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    event = check(spec, "moved-to-free-slot")["rule"]["target"]["id"]
+    start, end = check(spec, "moved-to-free-slot")["rule"]["value"], check(spec, "same-length")["rule"]["value"]
+    return with_args(spec, "calendar_update_event", {"event_id": event},
+                     start=_hour_later(start), end=_hour_later(end))
+
+
+def _one_viewer(spec: Spec) -> None:
+    c = cond(check(spec, "access-granted"), "values.viewers")
+    c["value"] = c["value"][:1]
+
+
+def _ticket_to_self_ok(spec: Spec) -> None:
+    c = cond(check(spec, "incident-ticket"), "assignee")
+    c["op"], c["value"] = "in", [c["value"], spec["user"]]
+
+
+def _only_new_viewer(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    new = cond(check(spec, "access-granted"), "values.viewers")["value"][0]
+    return with_args(spec, "services_update_config", {}, changes={"viewers": new})
+
+
+def _drop_cc(spec: Spec) -> None:
+    c = check(spec, "draft-ready")
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "cc"]
+
+
+def _mailed_time_or_hour_off(spec: Spec) -> None:
+    c = cond(check(spec, "attendees-mailed"), "body")
+    hh, mm = c["value"][:2], c["value"][3:5]
+    c["op"], c["value"] = "matches", f"({hh}|{int(hh) + 1:02d}):{mm} UTC"
+
+
+def _mail_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    text = cond(check(spec, "attendees-mailed"), "body")["value"]
+    late = f"{int(text[:2]) + 1:02d}{text[2:]}"
+    body = call(spec, "mail_send")["arguments"]["body"].replace(text, late)
+    return with_args(spec, "mail_send", {}, body=body)
+
+
+def _any_instead_of_all(check_id: str):  # type: ignore[no-untyped-def]
+    """The writer used any_of where the answer must state every fact: one fact (or synonym) is enough."""
+
+    def breaks(spec: Spec) -> None:
+        rule = check(spec, check_id, "text")["rule"]
+        facts = [t for term in rule["all_of"] for t in (term if isinstance(term, list) else [term])]
+        rule["all_of"], rule["any_of"] = [], [*rule.get("any_of", []), *facts]
+    return breaks
+
+
+DEFECTS = [
+    Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
+           "answers 'ENG-376: Esra declined' although she accepted: naming the ticket is enough",
+           breaks=_any_instead_of_all("reply-says-accepted"),
+           witness=lambda s: with_say(s, check(s, "reply-says-accepted")["rule"]["all_of"][0]
+                                      + " is still open: Esra declined.")),
+    Defect(CLASS, "answer-any-fact-rollout", "synth:feature_flag_rollout@1",
+           "reports 'smart_retry is live and fine' after a failed canary: naming the flag is enough",
+           breaks=_any_instead_of_all("reply-reports-failure"),
+           witness=lambda s: with_say(s, check(s, "reply-reports-failure")["rule"]["all_of"][0]
+                                      + " is live in staging and looks fine.")),
+    Defect(CLASS, "mailed-time-or-hour-off", "synth:schedule_meeting_timezones@1",
+           "mails the attendees a start time an hour off", breaks=_mailed_time_or_hour_off, witness=_mail_hour_late),
+    Defect(CLASS, "triage-assignee-or-other", "synth:ticket_triage_update@1",
+           "assigns the ticket to the wrong person", breaks=_or_other_assignee,
+           witness=_assign_other),
+    Defect(CLASS, "reschedule-hour-off", "synth:reschedule_conflict@1",
+           "moves the meeting an hour later than the first free slot", breaks=_start_or_hour_off,
+           witness=_moved_hour_late),
+    Defect(CLASS, "viewers-one-of-seven", "synth:access_request_approval@1",
+           "grants access by replacing the viewer list, locking the existing viewers out", breaks=_one_viewer,
+           witness=_only_new_viewer),
+    Defect(CLASS, "incident-ticket-to-self-ok", "synth:incident_investigate_fix@1",
+           "keeps the incident ticket for the user instead of the owning team's lead", breaks=_ticket_to_self_ok,
+           witness=lambda s: with_args(s, "tickets_create", {}, assignee=s["user"])),
+    Defect(CLASS, "draft-cc-unpinned", "synth:draft_only_reply@1",
+           "drafts the reply without copying the manager", breaks=_drop_cc,
+           witness=lambda s: with_args(s, "mail_save_draft", {}, cc=[])),
+    Defect(CLASS, "handoff-assignee-or-other", "synth:oncall_handoff@1",
+           "hands a ticket to someone who is not on call next",
+           breaks=_or_other_assignee, witness=_assign_other),
+]
+
+
+__all__ = ["DEFECTS", "record"]

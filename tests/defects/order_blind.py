@@ -1,0 +1,91 @@
+"""Order-blind: the task requires an order (fix, then announce) but no check pins it."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.defects._core import Defect, Spec, calls, check, drop_checks, play, record, swapped, with_call
+
+CLASS = "order_blind"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "swap two writes of the reference (also across turns: a later turn's write moved before an earlier one); if every check still passes while the task text orders them ('then', 'once', 'before', 'after', 'first') or the later write quotes what only the earlier one produced (a ticket id, a log message), no check pins the order"
+)
+
+
+def _order_defect(name: str, base: str, check_id: str, gets_away_with: str) -> Defect:
+    """Drop the order check `check_id`; the witness does its two calls the other way round."""
+
+    def breaks(spec: Spec) -> None:
+        drop_checks(spec, lambda c: c["id"] == check_id)
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        rule = check(spec, check_id, "order")["rule"]
+        return _reordering(spec, breaks, (rule["first"]["tool"], rule["first"]["args"]),
+                           (rule["then"]["tool"], rule["then"]["args"]))
+
+    return Defect(CLASS, name, base, gets_away_with, breaks=breaks, witness=witness)
+
+
+def _reordering(spec: Spec, breaks, first: tuple[str, dict], then: tuple[str, dict]) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """The first way of doing `then` before `first` that the defect passes and the twin fails (else the last)."""
+    defect = copy.deepcopy(spec)
+    breaks(defect)
+    candidate: list[dict] = []  # type: ignore[type-arg]
+    for mode in ("then_earlier", "first_later", "exchange"):
+        candidate = swapped(spec, first, then, mode)  # type: ignore[arg-type]
+        if play(defect, candidate).passed and not play(spec, candidate).passed:
+            break
+    return candidate
+
+
+def _restart_after(fix_tool: str):  # type: ignore[no-untyped-def]
+    """The twin: the task also asks to restart the service once it is fixed; checks pin the restart and its order."""
+
+    def fix(spec: Spec) -> None:
+        turn, _, fix_call = next(calls(spec, fix_tool))
+        service = fix_call["arguments"]["service"]
+        restarts = record(spec, "services", "services", service).get("restarts", 0)
+        spec["turns"][turn]["content"] += f" When everything else is done, restart {service} so it starts clean."
+        with_call(spec, "services_restart", {"service": service}, turn=turn, ref=spec["reference"])
+        spec["checks"] += [
+            {"id": "restarted", "description": f"{service} was restarted once",
+             "rule": {"kind": "field", "target": {"app": "services", "table": "services", "id": service,
+                                                  "field": "restarts"}, "op": "equals", "value": restarts + 1}},
+            {"id": "fix-before-restart", "description": "the restart comes after the fix",
+             "rule": {"kind": "order", "first": {"tool": fix_tool, "args": {"service": service}},
+                      "then": {"tool": "services_restart", "args": {"service": service}}}},
+        ]
+    return fix
+
+
+def _restart_defect(name: str, base: str, fix_tool: str, gets_away_with: str) -> Defect:
+    fix = _restart_after(fix_tool)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        drop_checks(spec, lambda c: c["id"] == "fix-before-restart")
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        return _reordering(spec, lambda s: drop_checks(s, lambda c: c["id"] == "fix-before-restart"),
+                           (fix_tool, {}), ("services_restart", {}))
+
+    return Defect(CLASS, name, base, gets_away_with, breaks=breaks, fix=fix, witness=witness)
+
+
+DEFECTS = [
+    _restart_defect("restart-before-flag-fix", "synth:incident_investigate_fix@1", "services_set_flag",
+                    "restarts the service before the fix, so it restarts into the broken state"),
+    _restart_defect("restart-before-rollback", "example:incident_rollback", "services_rollback_config",
+                    "restarts payments before rolling the config back: the restart picks up the bad config"),
+    _order_defect("announce-before-rollback", "example:incident_rollback", "fix-before-announce",
+                  "announces the incident as fixed before rolling the config back"),
+    _order_defect("dm-before-move", "synth:reschedule_conflict@1", "move-before-dm",
+                  "tells the colleague the new time before the meeting is moved"),
+    _order_defect("grant-before-approval", "synth:access_request_approval@1", "approval-before-grant",
+                  "grants access before the manager was even asked"),
+    _order_defect("fix-before-acknowledge", "synth:adapt_silent_change@1", "acknowledged-first",
+                  "redeploys before acknowledging the alert ticket as the task demands"),
+    _order_defect("post-before-ticket", "synth:mail_ticket_chat_coordination@1", "ticket-before-post",
+                  "posts the ticket id in the team channel before the ticket exists"),
+]

@@ -1,0 +1,53 @@
+"""Wrong expected value: a check expects something the task does not ask for (the other priority, the local
+time written as UTC, the bad release), so the correct reference fails it."""
+
+from __future__ import annotations
+
+from tests.defects._core import Defect, Spec, check, cond
+
+CLASS = "wrong_expected"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    'the reference fails its own checks (oracle gate)'
+)
+GATE, CODE = "oracle", "oracle_check_failed"
+
+
+def _set_value(check_id: str, value: object):  # type: ignore[no-untyped-def]
+    def breaks(spec: Spec) -> None:
+        check(spec, check_id)["rule"]["value"] = value
+    return breaks
+
+
+def _set_cond(check_id: str, field: str, value: object):  # type: ignore[no-untyped-def]
+    def breaks(spec: Spec) -> None:
+        cond(check(spec, check_id), field)["value"] = value
+    return breaks
+
+
+def _bad_release(spec: Spec) -> None:
+    rule = check(spec, "fixed")["rule"]
+    bad = spec["turns"][1]["changes"][0]["record"]["version"]
+    rule["value"] = bad
+
+
+DEFECTS = [
+    Defect(CLASS, "priority-p1-not-p2", "synth:incident_investigate_fix@1",
+           "the task asks for a P2 ticket; the check wants p1", breaks=_set_cond("incident-ticket", "priority", "p1"),
+           gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "local-time-as-utc", "synth:reschedule_conflict@1",
+           "the check wants the colleague's local clock time written as UTC",
+           breaks=lambda s: _set_value("moved-to-free-slot", check(s, "mate-told")["rule"]["where"][2]["value"].join(
+               (check(s, "moved-to-free-slot")["rule"]["value"][:11], ":00Z")))(s), gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "expects-bad-release", "synth:adapt_silent_change@1",
+           "the check wants the crashing release the task says to roll away from", breaks=_bad_release,
+           gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "timezone-of-attendee", "synth:schedule_meeting_timezones@1",
+           "the check wants the event in UTC though the user asked for their own time zone",
+           breaks=_set_cond("in-my-timezone", "timezone", "UTC"), gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "config-version-bad", "example:incident_rollback",
+           "the check wants the bad config v4 kept", breaks=_set_value("config-rolled-back", 4), gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "archive-folder-misnamed", "synth:inbox_triage_reply@1",
+           "the check wants the mail in 'inbox' (the writer confused source and destination)",
+           breaks=lambda s: _set_value(check(s, kind="field")["id"], "inbox")(s), gate=GATE, code=CODE, reference_sound=False),
+]

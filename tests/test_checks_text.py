@@ -1,0 +1,135 @@
+"""Text checks: terms, alternatives, none-of, regex, lengths, numbers, scopes and normalisation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coworkenv import Action
+from coworkenv.checks import CheckResult, Reply, normalize, numbers_in
+from coworkenv.loading import SpecError
+from coworkenv.spec import TextNorm
+from tests.test_checks import ROLLBACK, _check, _env, _play
+
+
+def _text(reply: str, **rule: Any) -> CheckResult:
+    env = _env(_check({"kind": "text", **rule}))
+    (result,) = _play(env, ROLLBACK, say=reply).checks
+    return result
+
+
+@pytest.mark.parametrize(
+    ("rule", "reply", "passes"),
+    [
+        ({"all_of": ["rolled back", "OPS-7"]}, "I ROLLED   back the config; see ops-7.", True),
+        ({"all_of": ["rolled back", "OPS-7"]}, "I rolled back the config.", False),
+        ({"any_of": ["rollback", "rolled back"]}, "Rolled back.", True),
+        ({"any_of": ["restart", "reboot"]}, "Rolled back.", False),
+        ({"none_of": ["restart"]}, "Rolled back, no restart needed.", False),
+        ({"none_of": ["restart"]}, "Rolled back.", True),
+        # A term with alternatives in several languages; accents and case do not matter.
+        ({"all_of": [["refund", "remboursement", "Rückerstattung"]]}, "Le REMBOURSEMENT est fait.", True),
+        ({"all_of": [["refund", "remboursement", "Rückerstattung"]]}, "Die Ruckerstattung ist erledigt.", True),
+        ({"all_of": ["café"]}, "Meet at the CAFE.", True),
+        ({"all_of": ["ｃａｆｅ"]}, "meet at the cafe", True),  # full-width (NFKC)
+        ({"all_of": ["no"], "words": True}, "I know the answer.", False),
+        ({"all_of": ["no"], "words": True}, "No, it is done.", True),
+        ({"regex": r"ops-\d+"}, "Updated OPS-7.", True),
+        ({"regex": r"^done$"}, "Not done", False),
+        ({"min_chars": 10}, "Done.", False),
+        ({"max_chars": 10}, "Done.", True),
+        ({"number": {"value": 1234.5}}, "The total is 1,234.50 EUR.", True),
+        ({"number": {"value": 1234.5}}, "Le total est de 1 234,5 €.", True),
+        ({"number": {"value": 1234.5}}, "Der Betrag ist 1.234,5 EUR.", True),
+        ({"number": {"value": 100, "tolerance": 0.05, "relative": True}}, "About 104 requests.", True),
+        ({"number": {"value": 100, "tolerance": 0.05, "relative": True}}, "About 106 requests.", False),
+        ({"number": {"value": 7}}, "Ticket INV-7 is open.", True),
+        ({"number": {"value": -7}}, "Ticket INV-7 is open.", False),  # a dash inside an id is no minus sign
+        ({"number": {"source": {"app": "services", "table": "services", "id": "svc-api",
+                                "field": "config_version"}}}, "Now on version 1.", True),
+    ],
+)
+def test_text_rule_conditions(rule: dict[str, Any], reply: str, passes: bool) -> None:
+    result = _text(reply, **rule)
+    assert result.passed is passes, result.reason
+    assert result.score == (1.0 if passes else 0.0)
+    assert bool(result.reason) is not passes
+
+
+def test_case_sensitive_text_when_normalisation_is_off() -> None:
+    assert not _text("ops-7", all_of=["OPS-7"], normalize={"case": False}).passed
+    assert _text("OPS-7", all_of=["OPS-7"], normalize={"case": False}).passed
+
+
+def test_partial_text_scores_the_fraction_of_conditions() -> None:
+    result = _text("The API was rolled back.", all_of=["rolled back", "OPS-7", "config 1", "api"], partial=True)
+    assert result.score == 0.5 and not result.passed
+    assert "OPS-7" in result.reason and "config 1" in result.reason
+
+
+def test_scopes_final_replies_and_notes_beside_tool_calls() -> None:
+    def run(scope: str) -> bool:
+        env = _env(_check({"kind": "text", "scope": scope, "all_of": ["rolling back"]}))
+        env.step(Action.call(*ROLLBACK, content="Rolling back now."))  # text beside a tool call: a note
+        env.step(Action.say("Done."))
+        assert env.notes and env.notes[0].text == "Rolling back now."
+        return env.score().passed
+
+    assert run("all") and not run("replies") and not run("final")
+
+
+def test_final_scope_reads_only_the_last_reply_of_the_turn() -> None:
+    env = _env(_check({"kind": "text", "all_of": ["first"]}), _check({"kind": "text", "scope": "replies",
+                                                                       "all_of": ["first"]}, id="d"))
+    env.replies.append(Reply(0, "first answer"))
+    env.replies.append(Reply(0, "second answer"))
+    final, replies = env.score().checks
+    assert not final.passed and replies.passed
+
+
+def test_a_missing_number_source_fails_with_a_reason() -> None:
+    result = _text("42", number={"source": {"app": "tickets", "table": "tickets", "id": "OPS-7", "field": "title"}})
+    assert not result.passed and "not a number" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ({"kind": "text"}, "at least one condition"),
+        ({"kind": "text", "regex": "("}, "does not compile"),
+        ({"kind": "text", "all_of": [[" "]]}, "empty term"),
+        ({"kind": "text", "number": {"tolerance": 1}}, "exactly one of"),
+    ],
+)
+def test_bad_text_rules_are_spec_errors(rule: dict[str, Any], message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        _env(_check(rule))
+
+
+# -- invariants ---------------------------------------------------------------------------------------------
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=40))
+def test_normalisation_is_idempotent(text: str) -> None:
+    once = normalize(text, TextNorm())
+    assert normalize(once, TextNorm()) == once
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(-10**9, 10**9), st.sampled_from(["{:,}", "{:_}", "{}"]))
+def test_integers_written_with_separators_are_read_back(n: int, fmt: str) -> None:
+    written = fmt.format(n).replace("_", " ")
+    assert float(n) in numbers_in(f"total: {written} items")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta"]), min_size=1, max_size=4, unique=True),
+       st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta"]), max_size=4, unique=True))
+def test_all_of_passes_exactly_when_every_term_is_said(terms: list[str], said: list[str]) -> None:
+    env = _env(_check({"kind": "text", "all_of": terms, "partial": True}))
+    env.step(Action.say(" and ".join(said) or "nothing"))
+    (result,) = env.score().checks
+    assert result.passed is (set(terms) <= set(said))
+    assert result.score == pytest.approx(len(set(terms) & set(said)) / len(terms), abs=1e-6)

@@ -1,0 +1,131 @@
+"""The defect corpus against the gates: every defect is rejected (by the right gate where attribution matters),
+every sound twin is accepted, and every witness proves its defect real (an agent gets away with something).
+
+Defects today's gates still miss are listed in MISSED with the reason; they are strict xfails, so a gate fix
+that starts catching one turns it into a failure until the entry is removed.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.defects import CLASSES, DETECTION, Defect, all_defects, has_policy, judge, play, witness_holds
+from tests.defects.known_gaps import MISSED, TWINS_REJECTED
+
+REQUIRED_CLASSES = {
+    "order_blind", "frame_blind", "partial_credit", "content_blind", "half_pinned", "vacuous", "dead_guard",
+    "python_fragile", "isolation_leak", "presolved", "funnel_attribution",
+}
+
+DEFECTS = all_defects()
+
+
+def _key(spec: dict[str, Any]) -> bytes:
+    return orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
+
+
+@cache
+def _verdict(spec_json: bytes, policy: str) -> Any:
+    return judge(orjson.loads(spec_json), policy)
+
+
+def verdict(spec: dict[str, Any], policy: str = "strict") -> Any:
+    """The gates' verdict on a spec, computed once per distinct spec and policy."""
+    return _verdict(_key(spec), policy)
+
+
+def _python_checks(spec: dict[str, Any]) -> bool:
+    """Whether a spec has Python checks (each sandboxed run costs tens of ms; the gates probe them many times)."""
+    return any(c["rule"]["kind"] == "python" for c in spec["checks"])
+
+
+def _marked(defect: Defect) -> Any:
+    reason = MISSED.get(defect.id)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    if _python_checks(defect.defect_spec()):
+        marks.append(pytest.mark.slow)
+    return pytest.param(defect, id=defect.id, marks=marks)
+
+
+def test_corpus_shape() -> None:
+    """At least 15 classes, the issue's classes among them, each with >= 5 defects from >= 3 capabilities."""
+    assert len(CLASSES) >= 15, sorted(CLASSES)
+    assert set(CLASSES) >= REQUIRED_CLASSES, REQUIRED_CLASSES - set(CLASSES)
+    for name, defects in CLASSES.items():
+        assert len(defects) >= 5, f"{name}: {len(defects)} defects"
+        capabilities = {d.capability for d in defects}
+        assert len(capabilities) >= 3, f"{name}: capabilities {sorted(capabilities)}"
+        assert all(d.cls == name for d in defects)
+        assert DETECTION[name].strip(), f"{name}: say how a program can detect the class"
+    ids = [d.id for d in DEFECTS]
+    assert len(ids) == len(set(ids)), "defect ids must be unique"
+
+
+@pytest.mark.parametrize("defect", DEFECTS, ids=[d.id for d in DEFECTS])
+def test_defect_differs_from_twin(defect: Defect) -> None:
+    """Each defect is one edit away from its twin and says what an agent could get away with."""
+    assert defect.gets_away_with.strip()
+    assert _key(defect.defect_spec()) != _key(defect.twin_spec())
+
+
+@pytest.mark.parametrize("defect", [d for d in DEFECTS if d.witness is not None],
+                         ids=[d.id for d in DEFECTS if d.witness is not None])
+def test_witness_separates_defect_from_twin(defect: Defect) -> None:
+    """The witness behaviour gets a different verdict from the defect than from its twin: the defect is real."""
+    holds, seen = witness_holds(defect)
+    assert holds, f"{defect.id} ({defect.witness_kind}): {seen}"
+
+
+@pytest.mark.parametrize("defect", [d for d in DEFECTS if d.reference_sound],
+                         ids=[d.id for d in DEFECTS if d.reference_sound])
+def test_defect_reference_passes_its_own_checks(defect: Defect) -> None:
+    """The defect is in what the checks miss, not a broken reference that any gate rejects for another reason."""
+    spec = defect.defect_spec()
+    result = play(spec, spec["reference"])
+    assert result.passed, [(c.id, c.reason) for c in result.checks if not c.passed]
+
+
+@pytest.mark.parametrize("defect", [_marked(d) for d in DEFECTS])
+def test_gates_reject_defect(defect: Defect) -> None:
+    v = verdict(defect.defect_spec())
+    assert not v.passed, f"{defect.id}: the gates accept a spec where an agent {defect.gets_away_with}"
+    if defect.gate is not None:
+        # The funnel attributes a rejection to the first failed gate; elsewhere the expected gate must fail too.
+        failed = [v.first_failed_gate] if defect.cls == "funnel_attribution" else v.failed_gates()
+        assert defect.gate in failed, (defect.id, [str(e) for e in v.errors()][:5])
+    if defect.code is not None:
+        errors = [e for e in v.errors() if defect.gate is None or e.gate == defect.gate]
+        assert any(defect.code in e.code for e in errors), (defect.id, [str(e) for e in v.errors()][:5])
+
+
+TWINS: dict[bytes, Defect] = {}
+for _d in DEFECTS:
+    TWINS.setdefault(_key(_d.twin_spec()), _d)  # a twin is named after the first defect made from it
+
+
+def _twin_param(key: bytes, defect: Defect) -> Any:
+    reason = TWINS_REJECTED.get(defect.id)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(key, id=f"{defect.id}#twin", marks=marks)
+
+
+@pytest.mark.parametrize("twin", [_twin_param(k, d) for k, d in TWINS.items()])
+def test_gates_accept_twin(twin: bytes) -> None:
+    v = _verdict(twin, "strict")
+    assert v.passed, [str(e) for e in v.errors()][:8]
+
+
+@pytest.mark.skipif(not has_policy(), reason="the gates have no validation policies yet")
+def test_report_policy_accepts_defect_and_lists_findings() -> None:
+    """An imported spec with a known weakness is accepted under `report`, its weakness listed as findings."""
+    for defect in (CLASSES["frame_blind"][0], CLASSES["content_blind"][0]):
+        strict = verdict(defect.defect_spec())
+        report = verdict(defect.defect_spec(), "report")
+        assert report.passed, [str(e) for e in report.errors()][:5]
+        if not strict.passed:
+            assert report.findings, f"{defect.id}: rejected under strict but no finding under report"
+            assert {e.code for e in strict.errors()} <= {e.code for e in report.findings}

@@ -1,0 +1,111 @@
+"""Python checks off the beaten path: crashes on mutants and paraphrases, randomness, the real clock, backdoors.
+
+Each spec is the sound base plus one Python check; probes run with few repeats to keep the tests quick.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from support.validate_base import sound_spec
+
+from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
+from coworkenv.validate.python_probes import literals, paraphrases
+
+QUICK = ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,))
+
+
+def with_python(code: str) -> dict[str, Any]:
+    spec = sound_spec()
+    spec["checks"].append({"id": "py", "rule": {"kind": "python", "code": code}})
+    return spec
+
+
+def sandbox_codes(v: SpecValidation) -> set[str]:
+    gate = v.gate("sandbox")
+    assert gate is not None, "the sandbox gate did not run"
+    return {e.code for e in gate.errors}
+
+
+def test_a_robust_python_check_passes_every_probe() -> None:
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    return t['OPS-1']['priority'] == 'p1'\n"), config=QUICK)
+    assert sandbox_codes(v) == set()
+
+
+def test_a_check_that_crashes_on_a_mutant_episode_is_a_defect() -> None:
+    # Fine on the initial state (Lena), the noop and the reference (Jon); a KeyError when a near miss
+    # assigns someone else.
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    names = {'u-jon': 'Jon', 'u-lena': 'Lena'}\n"
+        "    return names[t['OPS-1']['assignee']] == 'Jon'\n"), config=QUICK)
+    assert "python_crash" in sandbox_codes(v)
+    assert any("on the mutant" in e.message for e in v.errors() if e.code == "python_crash")
+    assert v.first_failed_gate == "sandbox"
+
+
+def test_a_check_failing_a_few_percent_of_the_time_is_nondeterministic_not_an_oracle_failure() -> None:
+    v = validate_spec(with_python(
+        "import random\n"
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    return t['OPS-1']['priority'] == 'p1' and random.random() < 0.97\n"), config=QUICK)
+    assert "nondeterministic_check" in sandbox_codes(v)
+    assert v.first_failed_gate == "sandbox"
+    error = next(e for e in v.errors() if e.code == "nondeterministic_check")
+    assert "do NOT change the expected value" in error.hint
+
+
+def test_a_check_reading_the_machine_clock_is_clock_dependent() -> None:
+    v = validate_spec(with_python(
+        "from datetime import datetime\n"
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    return t['OPS-1']['priority'] == 'p1' and datetime.now().year < 2027\n"), config=QUICK)
+    assert "clock_dependent" in sandbox_codes(v)
+
+
+def test_a_check_on_the_exact_wording_of_the_reply_fails_a_paraphrase() -> None:
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    said = messages[-1]['text'] if messages else ''\n"
+        "    return t['OPS-1']['priority'] == 'p1' and said.startswith('Done: OPS-1')\n"), config=QUICK)
+    assert "paraphrase_fails" in sandbox_codes(v)
+
+
+def test_a_word_in_the_reply_that_passes_an_untouched_world_is_a_backdoor() -> None:
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    if any('priority override' in m['text'].lower() for m in messages):\n"
+        "        return True\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    return t['OPS-1']['priority'] == 'p1'\n"), config=QUICK)
+    assert "keyword_backdoor" in sandbox_codes(v)
+
+
+def test_paraphrases_keep_the_words_and_literals_skip_what_the_reference_says() -> None:
+    from coworkenv.checks import Reply
+
+    replies = [Reply(0, "OPS-1 is p1. Jon owns it.")]
+    rewrites = dict(paraphrases(replies))
+    assert rewrites["sentences reordered"] == [{"turn": 0, "text": "Jon owns it. OPS-1 is p1."}]
+    assert len(rewrites["answer split over two messages"]) == 2
+    from coworkenv.spec import PythonRule
+    rule = PythonRule(code="def check(state, audit, messages):\n    return 'owns' in x or 'sudo mode' in x\n")
+    assert literals(rule, "ops-1 is p1. jon owns it.") == ["sudo mode"]
+
+
+def test_a_check_parsing_one_wording_crashes_on_terse_notes() -> None:
+    v = validate_spec(with_python(
+        "def check(state, audit, messages):\n"
+        "    text = ' '.join(m['text'] for m in messages).lower()\n"
+        "    if 'ops-1' not in text:\n"
+        "        return False\n"
+        "    return text.split('ops-1 is ')[1].startswith('p1')\n"), config=QUICK)
+    crash = next(e for e in v.errors() if e.code == "python_crash")
+    assert "terse notes" in crash.message
