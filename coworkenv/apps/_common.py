@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.world import Record
+from coworkenv.tools import ToolError
+from coworkenv.world import Record, parse_time
 
 MAX_LIMIT = 200
 
@@ -25,3 +26,11 @@ def dump(record: Record, *fields: str) -> dict[str, Any]:
 
 def clamp(limit: int) -> int:
     return max(1, min(limit, MAX_LIMIT))
+
+
+def parse_when(value: str) -> int:
+    """An ISO-8601 time argument as UTC seconds, or a ToolError saying how to write it."""
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None

@@ -21,7 +21,7 @@ class Person(Record):
 
 class Team(Record):
     name: str
-    lead: str
+    lead: str | None = None  # a team may have no lead (a vacancy, a self-organised team)
     channel: str | None = None
 
 

@@ -9,7 +9,7 @@ from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Record
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
-_SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read")
+_SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read", "labels")
 
 
 class Message(Record):
@@ -24,6 +24,7 @@ class Message(Record):
     read: bool = False
     attachments: list[str] = []
     in_reply_to: str | None = None
+    labels: list[str] = []
 
 
 class MailState(AppState):
@@ -34,15 +35,21 @@ class MailTools(Toolkit):
     app = "mail"
 
     @read
-    def list_messages(self, folder: Folder = "inbox", unread_only: bool = False, limit: int = 20) -> list[dict[str, Any]]:
+    def list_messages(
+        self, folder: Folder = "inbox", unread_only: bool = False, label: str | None = None, limit: int = 20,
+    ) -> list[dict[str, Any]]:
         """List messages of a folder, newest first (summaries without bodies).
 
         Args:
             folder: inbox, sent, drafts, archive or trash.
             unread_only: Only unread messages.
+            label: Only messages with this label.
             limit: Maximum number of messages.
         """
-        rows = [m for m in self.rows("messages") if m.folder == folder and not (unread_only and m.read)]
+        rows = [
+            m for m in self.rows("messages")
+            if m.folder == folder and not (unread_only and m.read) and (label is None or label in m.labels)
+        ]
         rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
         return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
 
@@ -84,6 +91,29 @@ class MailTools(Toolkit):
         for m in messages:
             self.put("messages", m.model_copy(update={"read": read}))
         return {"updated": [m.id for m in messages], "read": read}
+
+    @write
+    def label(self, message_ids: list[str], add: list[str] | None = None, remove: list[str] | None = None) -> dict[str, Any]:
+        """Add labels to messages or remove labels from them.
+
+        Args:
+            message_ids: Message ids.
+            add: Labels to add (e.g. follow-up, billing).
+            remove: Labels to remove.
+        """
+        adding, removing = [x.strip() for x in add or []], set(remove or [])
+        if not adding and not removing:
+            raise ToolError("give labels to add or to remove")
+        if any(not x or " " in x for x in adding):
+            raise ToolError(f"labels are single words such as follow-up; got {adding}")
+        messages = [self._message(i) for i in message_ids]
+        out = {}
+        for m in messages:
+            labels = [x for x in m.labels if x not in removing]
+            labels += [x for x in dict.fromkeys(adding) if x not in labels]
+            self.put("messages", m.model_copy(update={"labels": labels}))
+            out[m.id] = labels
+        return {"labels": out}
 
     @write
     def move(self, message_id: str, folder: Folder) -> dict[str, Any]:
