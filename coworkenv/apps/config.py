@@ -6,7 +6,7 @@ from typing import Any
 
 from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, prefix_range
 
 
 class ConfigEntry(Record):
@@ -44,8 +44,8 @@ class ConfigTools(Toolkit):
             prefix: Only keys starting with this prefix, e.g. `billing/`.
             limit: Maximum number of keys.
         """
-        rows = sorted((e for e in self.rows("entries") if e.id.startswith(prefix)), key=lambda e: e.id)
-        return [{"key": e.id, "value": e.value, "version": e.version} for e in rows[: clamp(limit)]]
+        rows = self.world.table("config", "entries").select("key", between=prefix_range(prefix), limit=clamp(limit))
+        return [{"key": e.id, "value": e.value, "version": e.version} for e in rows]
 
     @read
     def get(self, key: str) -> dict[str, Any]:
@@ -65,8 +65,8 @@ class ConfigTools(Toolkit):
             key: The key.
         """
         self._entry(key)
-        rows = [r for r in self.rows("revisions") if r.key == key]
-        rows.sort(key=lambda r: r.version, reverse=True)
+        revisions = self.world.table("config", "revisions")
+        rows = revisions.select("version", sets=[revisions.key("key").ids(key)], reverse=True)
         return [dump(r, "version", "value", "author", "at") for r in rows]
 
     @write
@@ -96,4 +96,7 @@ class ConfigTools(Toolkit):
         return self.require("entries", key, "config key", "use config_list_keys")  # type: ignore[no-any-return]
 
 
-APP = AppDef("config", ConfigState, ConfigTools, "shared key/value settings with versions and history")
+APP = AppDef("config", ConfigState, ConfigTools, "shared key/value settings with versions and history", indexes={
+    "entries": {"key": Order(lambda e: e.id)},
+    "revisions": {"key": Key(lambda r: r.key), "version": Order(lambda r: r.version)},
+})

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()./-]{5,24}$")
 
@@ -44,12 +44,9 @@ class ContactsTools(Toolkit):
             tag: Only contacts with this tag.
             limit: Maximum number of contacts.
         """
-        rows = [
-            c for c in self.rows("contacts")
-            if (tag is None or tag in c.tags) and matches(query, c.name, c.company, c.email, c.phone, c.notes)
-        ]
-        rows.sort(key=lambda c: (c.name.lower(), c.id))
-        return [dump(c) for c in rows[: clamp(limit)]]
+        table = self.world.table("contacts", "contacts")
+        sets = [*(table.words("text").matching(query) or []), table.key("tag").ids(tag) if tag is not None else None]
+        return [dump(c) for c in table.select("name", sets=sets, limit=clamp(limit))]
 
     @read
     def get(self, contact_id: str) -> dict[str, Any]:
@@ -120,4 +117,13 @@ class ContactsTools(Toolkit):
         return self.require("contacts", contact_id, "contact", "use contacts_search")  # type: ignore[no-any-return]
 
 
-APP = AppDef("contacts", ContactsState, ContactsTools, "external contacts: customers and vendors, phones and notes")
+APP = AppDef(
+    "contacts", ContactsState, ContactsTools, "external contacts: customers and vendors, phones and notes",
+    indexes={
+        "contacts": {
+            "text": Words(lambda c: (c.name, c.company, c.email, c.phone, c.notes)),
+            "tag": Key(lambda c: c.tags, multi=True),
+            "name": Order(lambda c: c.name.lower()),
+        },
+    },
+)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 
 class Location(Record):
@@ -45,7 +45,7 @@ class InventoryTools(Toolkit):
     @read
     def list_locations(self) -> list[dict[str, Any]]:
         """List the stock locations."""
-        return [dump(loc) for loc in sorted(self.rows("locations"), key=lambda loc: loc.id)]
+        return [dump(loc) for loc in self.world.table("inventory", "locations").select("id")]
 
     @read
     def search_items(
@@ -59,13 +59,13 @@ class InventoryTools(Toolkit):
             below_reorder: Only items whose quantity is below their reorder level.
             limit: Maximum number of items.
         """
-        rows = [
-            i for i in self.rows("items")
-            if (location is None or i.location == location) and (not below_reorder or i.quantity < i.reorder_level)
-            and matches(query, i.sku, i.name)
+        table = self.world.table("inventory", "items")
+        sets = [
+            *(table.words("text").matching(query) or []),
+            table.key("location").ids(location) if location is not None else None,
+            table.key("low").ids(True) if below_reorder else None,
         ]
-        rows.sort(key=lambda i: i.id)
-        return [dump(i) for i in rows[: clamp(limit)]]
+        return [dump(i) for i in table.select("id", sets=sets, limit=clamp(limit))]
 
     @read
     def get_item(self, item_id: str) -> dict[str, Any]:
@@ -75,8 +75,9 @@ class InventoryTools(Toolkit):
             item_id: Item id, `<sku>@<location>`.
         """
         item = self._item(item_id)
-        moves = sorted((m for m in self.rows("movements") if m.item == item_id), key=lambda m: (m.at, m.id), reverse=True)
-        return {**dump(item), "movements": [dump(m, "delta", "reason", "at") for m in moves[:10]]}
+        table = self.world.table("inventory", "movements")
+        moves = table.select("at", sets=[table.key("item").ids(item_id)], reverse=True, limit=10)
+        return {**dump(item), "movements": [dump(m, "delta", "reason", "at") for m in moves]}
 
     @write
     def adjust(self, item_id: str, delta: int, reason: str) -> dict[str, Any]:
@@ -130,4 +131,16 @@ class InventoryTools(Toolkit):
         return self.require("items", item_id, "item", "use inventory_search_items")  # type: ignore[no-any-return]
 
 
-APP = AppDef("inventory", InventoryState, InventoryTools, "stock items, quantities per location, movement ledger")
+APP = AppDef(
+    "inventory", InventoryState, InventoryTools, "stock items, quantities per location, movement ledger",
+    indexes={
+        "locations": {"id": Order(lambda loc: loc.id)},
+        "items": {
+            "text": Words(lambda i: (i.sku, i.name)),
+            "location": Key(lambda i: i.location),
+            "low": Key(lambda i: i.quantity < i.reorder_level),
+            "id": Order(lambda i: i.id),
+        },
+        "movements": {"item": Key(lambda m: m.item), "at": Order(lambda m: m.at)},
+    },
+)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _SUMMARY = ("id", "title", "category", "status", "updated_at")
 
@@ -40,22 +40,25 @@ class KbTools(Toolkit):
             include_archived: Also return archived articles (outdated; kept for history).
             limit: Maximum number of articles.
         """
-        words = query.lower().split()
-        rows = [
-            a for a in self.rows("articles")
-            if (category is None or a.category == category) and (include_archived or a.status != "archived")
-            and matches(query, a.title, a.body, " ".join(a.tags))
-        ]
-        rows.sort(key=lambda a: (not all(w in a.title.lower() for w in words), a.id))
-        return [dump(a, *_SUMMARY) for a in rows[: clamp(limit)]]
+        table = self.world.table("kb", "articles")
+        sets = [*(table.words("text").matching(query) or []), table.key("category").ids(category) if category is not None else None]
+        where = None if include_archived else (lambda a: a.status != "archived")
+        in_title = table.words("title").matching(query) or []
+        # Articles whose title has every word come first, then the others; each group by id.
+        first = table.select("id", sets=[*sets, *in_title], where=where, limit=clamp(limit))
+        rest: list[Article] = []
+        if in_title and len(first) < clamp(limit):
+            def others(a: Article) -> bool:
+                return not all(a.id in s for s in in_title) and (where is None or where(a))
+
+            rest = table.select("id", sets=sets, where=others, limit=clamp(limit) - len(first))
+        return [dump(a, *_SUMMARY) for a in [*first, *rest]]
 
     @read
     def list_categories(self) -> list[dict[str, Any]]:
         """The categories with how many published articles each has."""
-        counts: dict[str, int] = {}
-        for article in self.rows("articles"):
-            if article.status == "published":
-                counts[article.category] = counts.get(article.category, 0) + 1
+        published = self.world.table("kb", "articles").key("published_in")
+        counts = {c: len(published.ids(c)) for c in published.values() if c is not None}
         return [{"category": c, "articles": n} for c, n in sorted(counts.items())]
 
     @read
@@ -115,4 +118,12 @@ class KbTools(Toolkit):
         return self.require("articles", article_id, "article", "use kb_search")  # type: ignore[no-any-return]
 
 
-APP = AppDef("kb", KbState, KbTools, "knowledge base: policies, how-tos and runbooks")
+APP = AppDef("kb", KbState, KbTools, "knowledge base: policies, how-tos and runbooks", indexes={
+    "articles": {
+        "text": Words(lambda a: (a.title, a.body, " ".join(a.tags))),
+        "title": Words(lambda a: (a.title,)),
+        "category": Key(lambda a: a.category),
+        "published_in": Key(lambda a: a.category if a.status == "published" else None),
+        "id": Order(lambda a: a.id),
+    },
+})

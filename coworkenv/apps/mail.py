@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
 _SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read", "labels")
@@ -46,12 +46,12 @@ class MailTools(Toolkit):
             label: Only messages with this label.
             limit: Maximum number of messages.
         """
-        rows = [
-            m for m in self.rows("messages")
-            if m.folder == folder and not (unread_only and m.read) and (label is None or label in m.labels)
-        ]
-        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
-        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+        table = self.world.table("mail", "messages")
+        rows = table.select(
+            "recent", sets=[table.key("folder").ids(folder), table.key("label").ids(label) if label else None],
+            where=(lambda m: not m.read) if unread_only else None, reverse=True, limit=clamp(limit),
+        )
+        return [dump(m, *_SUMMARY) for m in rows]
 
     @read
     def search(self, query: str, folder: Folder | None = None, limit: int = 20) -> list[dict[str, Any]]:
@@ -62,13 +62,11 @@ class MailTools(Toolkit):
             folder: Restrict to one folder.
             limit: Maximum number of messages.
         """
-        rows = [
-            m for m in self.rows("messages")
-            if (folder is None or m.folder == folder)
-            and matches(query, m.subject, m.body, m.sender, " ".join(m.to), " ".join(m.cc))
-        ]
-        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
-        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+        table = self.world.table("mail", "messages")
+        words = table.words("text").matching(query) or []
+        in_folder = table.key("folder").ids(folder) if folder is not None else None
+        rows = table.select("recent", sets=[*words, in_folder], reverse=True, limit=clamp(limit))
+        return [dump(m, *_SUMMARY) for m in rows]
 
     @read
     def read_message(self, message_id: str) -> dict[str, Any]:
@@ -210,4 +208,11 @@ class MailTools(Toolkit):
         return message
 
 
-APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail")
+APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail", indexes={
+    "messages": {
+        "text": Words(lambda m: (m.subject, m.body, m.sender, " ".join(m.to), " ".join(m.cc))),
+        "folder": Key(lambda m: m.folder),
+        "label": Key(lambda m: m.labels, multi=True),
+        "recent": Order(lambda m: m.sent_at or ""),
+    },
+})

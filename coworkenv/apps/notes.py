@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _SUMMARY = ("id", "title", "tags", "updated_at")
 
@@ -34,9 +34,9 @@ class NotesTools(Toolkit):
             tag: Only notes with this tag.
             limit: Maximum number of notes.
         """
-        rows = [n for n in self.rows("notes") if tag is None or tag in n.tags]
-        rows.sort(key=lambda n: (n.updated_at, n.id), reverse=True)
-        return [dump(n, *_SUMMARY) for n in rows[: clamp(limit)]]
+        table = self.world.table("notes", "notes")
+        sets = [table.key("tag").ids(tag) if tag is not None else None]
+        return [dump(n, *_SUMMARY) for n in table.select("updated", sets=sets, reverse=True, limit=clamp(limit))]
 
     @read
     def search_notes(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
@@ -46,9 +46,9 @@ class NotesTools(Toolkit):
             query: Words that must all occur.
             limit: Maximum number of notes.
         """
-        rows = [n for n in self.rows("notes") if matches(query, n.title, n.body, " ".join(n.tags))]
-        rows.sort(key=lambda n: (n.updated_at, n.id), reverse=True)
-        return [dump(n, *_SUMMARY) for n in rows[: clamp(limit)]]
+        table = self.world.table("notes", "notes")
+        rows = table.select("updated", sets=table.words("text").matching(query) or (), reverse=True, limit=clamp(limit))
+        return [dump(n, *_SUMMARY) for n in rows]
 
     @read
     def read_note(self, note_id: str) -> dict[str, Any]:
@@ -117,4 +117,10 @@ class NotesTools(Toolkit):
         return self.require("notes", note_id, "note", "use notes_list_notes or notes_search_notes")  # type: ignore[no-any-return]
 
 
-APP = AppDef("notes", NotesState, NotesTools, "the user's notes with tags")
+APP = AppDef("notes", NotesState, NotesTools, "the user's notes with tags", indexes={
+    "notes": {
+        "text": Words(lambda n: (n.title, n.body, " ".join(n.tags))),
+        "tag": Key(lambda n: n.tags, multi=True),
+        "updated": Order(lambda n: n.updated_at),
+    },
+})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 RunStatus = Literal["ok", "failed", "never"]
 # Cron fields: minute, hour, day of month, month, day of week (0 or 7 is Sunday).
@@ -61,14 +61,14 @@ class SchedulerTools(Toolkit):
             last_status: Only jobs whose last run ended so: ok, failed or never.
             limit: Maximum number of jobs.
         """
-        rows = [
-            j for j in self.rows("jobs")
-            if (enabled is None or j.enabled == enabled) and (last_status is None or j.last_status == last_status)
-            and matches(query, j.name, j.command, j.owner)
+        table = self.world.table("scheduler", "jobs")
+        sets = [
+            *(table.words("text").matching(query) or []),
+            table.key("enabled").ids(enabled) if enabled is not None else None,
+            table.key("status").ids(last_status) if last_status is not None else None,
         ]
-        rows.sort(key=lambda j: (j.name, j.id))
         fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
-        return [dump(j, *fields) for j in rows[: clamp(limit)]]
+        return [dump(j, *fields) for j in table.select("name", sets=sets, limit=clamp(limit))]
 
     @read
     def get_job(self, job_id: str) -> dict[str, Any]:
@@ -89,7 +89,7 @@ class SchedulerTools(Toolkit):
             command: What the job runs.
             enabled: Start enabled.
         """
-        if any(j.name == name for j in self.rows("jobs")):
+        if self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
         job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name, schedule=check_schedule(schedule),
                   command=command, owner=self.world.user or "", enabled=enabled)
@@ -133,4 +133,15 @@ class SchedulerTools(Toolkit):
         return self.require("jobs", job_id, "job", "use scheduler_list_jobs")  # type: ignore[no-any-return]
 
 
-APP = AppDef("scheduler", SchedulerState, SchedulerTools, "scheduled jobs: cron schedules, enabled flags, last runs")
+APP = AppDef(
+    "scheduler", SchedulerState, SchedulerTools, "scheduled jobs: cron schedules, enabled flags, last runs",
+    indexes={
+        "jobs": {
+            "text": Words(lambda j: (j.name, j.command, j.owner)),
+            "enabled": Key(lambda j: j.enabled),
+            "status": Key(lambda j: j.last_status),
+            "named": Key(lambda j: j.name),
+            "name": Order(lambda j: j.name),
+        },
+    },
+)

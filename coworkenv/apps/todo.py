@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches, parse_when
+from coworkenv.apps._common import clamp, dump, parse_when
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record, format_time
+from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
 
 
 class TodoList(Record):
@@ -29,9 +29,12 @@ class TodoState(AppState):
     tasks: list[TodoTask] = []
 
 
-def _due_key(task: TodoTask) -> tuple[str, str]:
-    # Tasks without a due date sort after every dated one.
-    return (task.due or "~", task.id)
+def _due_epoch(task: TodoTask) -> int | None:
+    """The due time in epoch seconds, parsed once at write (None: undated or unreadable)."""
+    try:
+        return parse_time(task.due) if task.due else None
+    except ValueError:
+        return None
 
 
 class TodoTools(Toolkit):
@@ -40,11 +43,9 @@ class TodoTools(Toolkit):
     @read
     def list_lists(self) -> list[dict[str, Any]]:
         """List the task lists with how many open tasks each has."""
-        open_counts: dict[str, int] = {}
-        for task in self.rows("tasks"):
-            if not task.done:
-                open_counts[task.list_id] = open_counts.get(task.list_id, 0) + 1
-        return [{**dump(t), "open_tasks": open_counts.get(t.id, 0)} for t in sorted(self.rows("lists"), key=lambda t: t.id)]
+        open_tasks = self.world.table("todo", "tasks").key("open_in")
+        lists = self.world.table("todo", "lists").select("id")
+        return [{**dump(t), "open_tasks": len(open_tasks.ids(t.id))} for t in lists]
 
     @read
     def list_tasks(
@@ -61,13 +62,15 @@ class TodoTools(Toolkit):
         if list_id is not None:
             self._list(list_id)
         cutoff = parse_when(due_before) if due_before else None
-        rows = [
-            t for t in self.rows("tasks")
-            if (list_id is None or t.list_id == list_id) and (include_done or not t.done)
-            and (cutoff is None or (t.due is not None and parse_when(t.due) < cutoff))
+        table = self.world.table("todo", "tasks")
+        due = table.derived("due")
+        sets = [
+            (table.key("open_in") if not include_done else table.key("list")).ids(list_id) if list_id is not None
+            else None,
+            table.key("done").ids(False) if not include_done else None,
         ]
-        rows.sort(key=_due_key)
-        return [dump(t) for t in rows[: clamp(limit)]]
+        where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
+        return [dump(t) for t in table.select("due_order", sets=sets, where=where, limit=clamp(limit))]
 
     @read
     def search_tasks(self, query: str, include_done: bool = True, limit: int = 20) -> list[dict[str, Any]]:
@@ -78,9 +81,9 @@ class TodoTools(Toolkit):
             include_done: Also return tasks already done.
             limit: Maximum number of tasks.
         """
-        rows = [t for t in self.rows("tasks") if (include_done or not t.done) and matches(query, t.title, t.notes)]
-        rows.sort(key=_due_key)
-        return [dump(t) for t in rows[: clamp(limit)]]
+        table = self.world.table("todo", "tasks")
+        sets = [*(table.words("text").matching(query) or []), table.key("done").ids(False) if not include_done else None]
+        return [dump(t) for t in table.select("due_order", sets=sets, limit=clamp(limit))]
 
     @write
     def create_list(self, name: str) -> dict[str, Any]:
@@ -91,7 +94,7 @@ class TodoTools(Toolkit):
         """
         if not name.strip():
             raise ToolError("a list needs a name")
-        if any(t.name.lower() == name.strip().lower() for t in self.rows("lists")):
+        if self.world.table("todo", "lists").key("name").ids(name.strip().lower()):
             raise ToolError(f"a list named {name!r} exists already; use todo_list_lists for its id")
         todo_list = TodoList(id=self.world.new_id("list", "todo", "lists"), name=name.strip(), owner=self.world.user or "")
         self.put("lists", todo_list)
@@ -165,4 +168,15 @@ class TodoTools(Toolkit):
         return self.require("lists", list_id, "list", "use todo_list_lists")  # type: ignore[no-any-return]
 
 
-APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, done flags and notes")
+APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, done flags and notes", indexes={
+    "lists": {"id": Order(lambda t: t.id), "name": Key(lambda t: t.name.lower())},
+    "tasks": {
+        "text": Words(lambda t: (t.title, t.notes)),
+        "list": Key(lambda t: t.list_id),
+        "open_in": Key(lambda t: None if t.done else t.list_id),
+        "done": Key(lambda t: t.done),
+        "due": Derived(_due_epoch),
+        # Tasks without a due date sort after every dated one ("~" is after any ISO time).
+        "due_order": Order(lambda t: t.due or "~"),
+    },
+})

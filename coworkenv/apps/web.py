@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 403: "Forbidden", 404: "Not Found",
             410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
@@ -54,9 +54,15 @@ class WebTools(Toolkit):
             query: Words that must all occur.
             limit: Maximum number of results.
         """
-        rows = [p for p in self.rows("pages") if p.status == 200 and matches(query, p.id, p.title, p.body)]
-        rows.sort(key=lambda p: p.id)
-        return [{**dump(p, "title", "status"), "url": p.id} for p in rows[: clamp(limit)]]
+        table = self.world.table("web", "pages")
+        sets = [*(table.words("text").matching(query) or []), table.key("status").ids(200)]
+        return [{**dump(p, "title", "status"), "url": p.id} for p in table.select("url", sets=sets, limit=clamp(limit))]
 
 
-APP = AppDef("web", WebState, WebTools, "static web pages (simulated, offline): URL, title, body, HTTP status")
+APP = AppDef("web", WebState, WebTools, "static web pages (simulated, offline): URL, title, body, HTTP status", indexes={
+    "pages": {
+        "text": Words(lambda p: (p.id, p.title, p.body)),
+        "status": Key(lambda p: p.status),
+        "url": Order(lambda p: p.id),
+    },
+})

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from coworkenv.world._hashing import combine, record_digest
+from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex
+
+IdSet = set[str] | frozenset[str]
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -16,18 +20,25 @@ class Table(Generic[R]):
     """Records of one type keyed by id.
 
     Records are frozen pydantic models: writers replace a record instead of mutating it, which lets
-    snapshots share records and keeps the per-record digest cache valid.
+    snapshots share records and keeps the per-record digest cache valid. Secondary indexes (see `_index`) are
+    updated on every write, so snapshots, restores and rewinds (which write through `put`/`delete`) keep them.
     """
 
-    __slots__ = ("_digests", "_hash", "_on_change", "_rows", "app", "model", "name")
+    __slots__ = ("_digests", "_hash", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name")
 
-    def __init__(self, app: str, name: str, model: type[R], on_change: Any = None) -> None:
+    def __init__(
+        self, app: str, name: str, model: type[R], on_change: Any = None, indexes: Mapping[str, IndexSpec] | None = None,
+    ) -> None:
         self.app = app
         self.name = name
         self.model = model
         self._rows: dict[str, R] = {}
         self._digests: dict[str, int] = {}
         self._hash = 0
+        self._indexes: dict[str, LiveIndex] = {key: spec.build() for key, spec in (indexes or {}).items()}
+        # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
+        self._seq: dict[str, int] = {}
+        self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
 
@@ -65,6 +76,13 @@ class Table(Generic[R]):
         self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
         self._rows[record_id] = record
         self._digests[record_id] = digest
+        if old is None:
+            self._seq[record_id] = self._seq_next
+            self._seq_next += 1
+        for index in self._indexes.values():
+            if old is not None:
+                index.remove(record_id, old)
+            index.add(record_id, record)
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -74,6 +92,9 @@ class Table(Generic[R]):
             self._on_change(self, record_id, old)
         self._hash = combine(self._hash, remove=self._digests.pop(record_id))
         del self._rows[record_id]
+        del self._seq[record_id]
+        for index in self._indexes.values():
+            index.remove(record_id, old)
 
     def _restore(self, record_id: str, record: R | None) -> None:
         """Put back a journaled value without journaling it again."""
@@ -85,3 +106,84 @@ class Table(Generic[R]):
                 self.put(record)
         finally:
             self._on_change = hook
+
+    # -- indexed queries ------------------------------------------------------------------------
+    def words(self, name: str) -> WordIndex:
+        return self._index(name, WordIndex)  # type: ignore[return-value]
+
+    def key(self, name: str) -> KeyIndex:
+        return self._index(name, KeyIndex)  # type: ignore[return-value]
+
+    def order(self, name: str) -> OrderIndex:
+        return self._index(name, OrderIndex)  # type: ignore[return-value]
+
+    def derived(self, name: str) -> DerivedIndex:
+        return self._index(name, DerivedIndex)  # type: ignore[return-value]
+
+    def _index(self, name: str, kind: type) -> LiveIndex:
+        index = self._indexes.get(name)
+        if index is None or not isinstance(index, kind):
+            raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
+        return index
+
+    def select(
+        self,
+        order: str | None = None,
+        *,
+        sets: Iterable[IdSet | None] = (),
+        where: Callable[[R], bool] | None = None,
+        reverse: bool = False,
+        limit: int | None = None,
+        last: bool = False,
+        between: tuple[Any, Any] | None = None,
+    ) -> list[R]:
+        """Records in every id set of `sets` (None: no constraint) that satisfy `where`, sorted.
+
+        Sorted by the order index `order` ((key, id) ascending; None: insertion order), descending with `reverse`;
+        `between=(lo, hi)` keeps keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or
+        the last `limit` ones (still in order) with `last`. Equal to filtering every record and sorting.
+        """
+        wanted = [s for s in sets if s is not None]
+        if any(not s for s in wanted):
+            return []
+        wanted.sort(key=len)
+        index = self.order(order) if order is not None else None
+        size = index.count(*between) if index is not None and between is not None else len(self._rows)
+        # Walking the order costs ~limit * size / k membership tests; sorting the k candidates ~k log k.
+        if wanted and (limit is None or len(wanted[0]) ** 2 < limit * size):
+            return self._sorted_candidates(wanted, where, index, between, reverse, limit, last)
+        walk_reverse = reverse != last
+        if index is None:
+            ids: Iterable[str] = reversed(self._rows) if walk_reverse else iter(self._rows)
+        elif between is not None:
+            ids = index.range(*between, reverse=walk_reverse)
+        else:
+            ids = index.ids(walk_reverse)
+        rows = self._rows
+        hits = (
+            rows[i] for i in ids
+            if all(i in s for s in wanted) and (where is None or where(rows[i]))
+        )
+        out = list(hits if limit is None else islice(hits, limit))
+        return out[::-1] if last else out
+
+    def _sorted_candidates(
+        self, wanted: list[IdSet], where: Callable[[R], bool] | None, index: OrderIndex | None,
+        between: tuple[Any, Any] | None, reverse: bool, limit: int | None, last: bool,
+    ) -> list[R]:
+        first, rest = wanted[0], wanted[1:]
+        rows = self._rows
+        found = [rows[i] for i in first if all(i in s for s in rest) and (where is None or where(rows[i]))]
+        if index is None:
+            seq = self._seq
+            found.sort(key=lambda r: seq[r.id], reverse=reverse)  # type: ignore[attr-defined]
+        else:
+            keyed = [(index.key_of(r.id), r.id, r) for r in found]  # type: ignore[attr-defined]
+            if between is not None:
+                lo, hi = between
+                keyed = [k for k in keyed if (lo is None or k[0] >= lo) and (hi is None or k[0] < hi)]
+            keyed.sort(key=lambda k: (k[0], k[1]), reverse=reverse)
+            found = [k[2] for k in keyed]
+        if limit is None:
+            return found
+        return found[-limit:] if last else found[:limit]

@@ -1,0 +1,245 @@
+"""Secondary indexes of a table, kept on every write: word search, equality keys and sort orders.
+
+They let search and list tools answer from the records that can match instead of scanning the table, with the
+results and order a scan gives:
+
+- `Words`: which records contain a query word as a substring of their text (the `matches` rule of the apps).
+  A word without whitespace occurs in a text exactly when it occurs inside one whitespace-separated token of it,
+  so the index maps tokens to records and n-grams (1 to 3 characters) of the distinct tokens to tokens.
+- `Key`: records by the value of a key (or each value of a list field): folders, statuses, owners, labels.
+- `Order`: records sorted by a key computed once at write (times parsed to epoch seconds there, not per query).
+
+Index specs are declared per table on the app (`AppDef.indexes`); every `Table` builds its own live indexes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sortedcontainers import SortedList
+
+_EMPTY: frozenset[str] = frozenset()
+_GRAM = 3
+
+
+@dataclass(frozen=True)
+class Words:
+    """Spec of a word index over the texts `texts(record)` returns (joined with spaces, lowercased)."""
+
+    texts: Callable[[Any], Iterable[str | None]]
+
+    def build(self) -> WordIndex:
+        return WordIndex(self.texts)
+
+
+@dataclass(frozen=True)
+class Key:
+    """Spec of an equality index; with `multi`, `key(record)` is an iterable and each value is indexed."""
+
+    key: Callable[[Any], Any]
+    multi: bool = False
+
+    def build(self) -> KeyIndex:
+        return KeyIndex(self.key, self.multi)
+
+
+@dataclass(frozen=True)
+class Order:
+    """Spec of a sort order: records sorted by `(key(record), id)`."""
+
+    key: Callable[[Any], Any]
+
+    def build(self) -> OrderIndex:
+        return OrderIndex(self.key)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Spec of a value computed once per record at write (e.g. times parsed to epoch seconds)."""
+
+    value: Callable[[Any], Any]
+
+    def build(self) -> DerivedIndex:
+        return DerivedIndex(self.value)
+
+
+IndexSpec = Words | Key | Order | Derived
+
+
+def prefix_range(prefix: str) -> tuple[str, str | None]:
+    """(lo, hi) with lo <= s < hi exactly for the strings s that start with `prefix` (hi None: unbounded)."""
+    if not prefix:
+        return "", None
+    last = ord(prefix[-1])
+    return prefix, (prefix[:-1] + chr(last + 1)) if last < 0x10FFFF else None
+
+
+def tokens(texts: Iterable[str | None]) -> list[str]:
+    """The whitespace-separated lowercase tokens of the texts, joined as the apps' `matches` joins them."""
+    return " ".join(t for t in texts if t).lower().split()
+
+
+def _grams(token: str) -> set[str]:
+    return {token[i:i + n] for n in range(1, _GRAM + 1) for i in range(len(token) - n + 1)}
+
+
+class WordIndex:
+    """Records by the tokens of their text; distinct tokens by their 1- to 3-character substrings."""
+
+    __slots__ = ("_by_gram", "_postings", "_tokens_of", "texts")
+
+    def __init__(self, texts: Callable[[Any], Iterable[str | None]]) -> None:
+        self.texts = texts
+        self._postings: dict[str, set[str]] = {}
+        self._by_gram: dict[str, set[str]] = {}
+        self._tokens_of: dict[str, frozenset[str]] = {}
+
+    def add(self, record_id: str, record: Any) -> None:
+        toks = frozenset(tokens(self.texts(record)))
+        self._tokens_of[record_id] = toks
+        for tok in toks:
+            posting = self._postings.get(tok)
+            if posting is None:
+                posting = self._postings[tok] = set()
+                for gram in _grams(tok):
+                    self._by_gram.setdefault(gram, set()).add(tok)
+            posting.add(record_id)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        for tok in self._tokens_of.pop(record_id, _EMPTY):
+            posting = self._postings[tok]
+            posting.discard(record_id)
+            if not posting:
+                del self._postings[tok]
+                for gram in _grams(tok):
+                    holders = self._by_gram[gram]
+                    holders.discard(tok)
+                    if not holders:
+                        del self._by_gram[gram]
+
+    def tokens_containing(self, word: str) -> set[str] | frozenset[str]:
+        """The distinct tokens that contain `word` (lowercase, no whitespace)."""
+        if len(word) <= _GRAM:
+            return self._by_gram.get(word, _EMPTY)
+        sets = sorted((self._by_gram.get(word[i:i + _GRAM], _EMPTY) for i in range(len(word) - _GRAM + 1)), key=len)
+        smallest, rest = sets[0], sets[1:]
+        return {t for t in smallest if all(t in s for s in rest) and word in t}
+
+    def ids_with_word(self, word: str) -> set[str] | frozenset[str]:
+        """Ids of the records whose text contains `word` (lowercase, no whitespace). Do not mutate the result."""
+        found = self.tokens_containing(word)
+        if not found:
+            return _EMPTY
+        if len(found) == 1:
+            return self._postings[next(iter(found))]
+        out: set[str] = set()
+        for tok in found:
+            out |= self._postings[tok]
+        return out
+
+    def matching(self, query: str | None) -> list[set[str] | frozenset[str]] | None:
+        """One id set per query word (records must be in all); None when the query has no words (all match)."""
+        words = (query or "").lower().split()
+        if not words:
+            return None
+        return [self.ids_with_word(w) for w in dict.fromkeys(words)]
+
+
+class KeyIndex:
+    """Record ids by key value."""
+
+    __slots__ = ("_ids", "key", "multi")
+
+    def __init__(self, key: Callable[[Any], Any], multi: bool) -> None:
+        self.key = key
+        self.multi = multi
+        self._ids: dict[Hashable, set[str]] = {}
+
+    def _values(self, record: Any) -> Iterable[Hashable]:
+        return set(self.key(record)) if self.multi else (self.key(record),)
+
+    def add(self, record_id: str, record: Any) -> None:
+        for value in self._values(record):
+            self._ids.setdefault(value, set()).add(record_id)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        for value in self._values(record):
+            ids = self._ids.get(value)
+            if ids is not None:
+                ids.discard(record_id)
+                if not ids:
+                    del self._ids[value]
+
+    def ids(self, value: Hashable) -> set[str] | frozenset[str]:
+        """Ids of the records with this key value. Do not mutate the result."""
+        return self._ids.get(value, _EMPTY)
+
+    def values(self) -> Iterator[Hashable]:
+        return iter(self._ids)
+
+
+class DerivedIndex:
+    """A value per record id, computed at write."""
+
+    __slots__ = ("_values", "value")
+
+    def __init__(self, value: Callable[[Any], Any]) -> None:
+        self.value = value
+        self._values: dict[str, Any] = {}
+
+    def add(self, record_id: str, record: Any) -> None:
+        self._values[record_id] = self.value(record)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._values.pop(record_id, None)
+
+    def __getitem__(self, record_id: str) -> Any:
+        return self._values[record_id]
+
+
+class OrderIndex:
+    """(key, id) pairs in sorted order; each record's key is computed once, at write."""
+
+    __slots__ = ("_keys", "_sorted", "key")
+
+    def __init__(self, key: Callable[[Any], Any]) -> None:
+        self.key = key
+        self._sorted: SortedList = SortedList()
+        self._keys: dict[str, Any] = {}
+
+    def add(self, record_id: str, record: Any) -> None:
+        value = self._keys[record_id] = self.key(record)
+        self._sorted.add((value, record_id))
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._sorted.remove((self._keys.pop(record_id), record_id))
+
+    def key_of(self, record_id: str) -> Any:
+        """The key stored for a record id."""
+        return self._keys[record_id]
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def ids(self, reverse: bool = False) -> Iterator[str]:
+        """Every id in order (or reversed)."""
+        return (rid for _, rid in self._sorted.__reversed__()) if reverse else (rid for _, rid in self._sorted)
+
+    def range(self, lo: Any = None, hi: Any = None, reverse: bool = False) -> Iterator[str]:
+        """Ids whose key k has lo <= k < hi (None: unbounded), in order. Keys compare with `lo`/`hi` as given."""
+        sl = self._sorted
+        start = 0 if lo is None else sl.bisect_left((lo,))
+        stop = len(sl) if hi is None else sl.bisect_left((hi,))
+        return (rid for _, rid in sl.islice(start, stop, reverse=reverse))
+
+    def count(self, lo: Any = None, hi: Any = None) -> int:
+        """How many keys k have lo <= k < hi."""
+        sl = self._sorted
+        start = 0 if lo is None else sl.bisect_left((lo,))
+        stop = len(sl) if hi is None else sl.bisect_left((hi,))
+        return max(0, stop - start)
+
+
+LiveIndex = WordIndex | KeyIndex | OrderIndex | DerivedIndex
