@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 from coworkenv.apps import APPS, TOOLS, WorldApps
 from coworkenv.apps._common import clamp, dump, matches
 from coworkenv.tools import ToolBox
-from coworkenv.world import World, format_time, parse_time, prefix_range
+from coworkenv.world import World, _query, format_time, parse_time, prefix_range
 
 START = parse_time("2026-03-02T09:00:00Z")
 WORDS = ["pay", "payments", "Invoice", "inv-42", "alpha", "ΟΔΟΣ", "straße", "a", "é", "x.y@z.test", "10%", "retry"]
@@ -133,6 +135,26 @@ def scan_files(w: World, prefix: str, limit: int) -> list[Any]:
                                  key=lambda f: f.id)[: clamp(limit)]]
 
 
+# Query plans: the default costs, and each plan forced (walk the order / sort candidates; words as sets / as checks).
+PLANS = {
+    "default": {},
+    "walk-and-check": {"_SORT_STEP": 1e9, "_RARE_POSTINGS": -1, "_RARE_FRACTION": 10**9},
+    "sort-and-sets": {"_WALK_STEP": 1e9, "_RARE_POSTINGS": 10**9},
+}
+
+
+@contextmanager
+def plan(name: str) -> Iterator[None]:
+    saved = {k: getattr(_query, k) for k in PLANS[name]}
+    for k, v in PLANS[name].items():
+        setattr(_query, k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(_query, k, v)
+
+
 def _ids(result: Any, key: str = "id") -> list[Any]:
     return [r[key] for r in result]
 
@@ -173,12 +195,20 @@ def _check_queries(box: ToolBox, data: st.DataObject) -> None:
         assert _ids(call("files_list_files", prefix=prefix, limit=limit), "path") == scan_files(w, prefix, limit)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     messages=st.lists(message, max_size=12), tickets=st.lists(ticket, max_size=8), lines=st.lists(line, max_size=12),
     events=st.lists(event, max_size=8), data=st.data(),
 )
 def test_indexed_tools_equal_the_scan(
+    messages: list[dict[str, Any]], tickets: list[dict[str, Any]], lines: list[dict[str, Any]],
+    events: list[tuple[int, int, str, list[str], str]], data: st.DataObject,
+) -> None:
+    with plan(data.draw(st.sampled_from(sorted(PLANS)))):
+        _check_writes(messages, tickets, lines, events, data)
+
+
+def _check_writes(
     messages: list[dict[str, Any]], tickets: list[dict[str, Any]], lines: list[dict[str, Any]],
     events: list[tuple[int, int, str, list[str], str]], data: st.DataObject,
 ) -> None:
@@ -223,3 +253,19 @@ def test_word_index_finds_substrings_of_tokens_only_within_tokens() -> None:
     assert not index.ids_with_word("paymentsretry")  # spans two tokens: a scan does not match it either
     world.table("mail", "messages").delete("msg-0")
     assert not index.ids_with_word("ments") and not index.tokens_containing("pay")
+
+
+@settings(max_examples=20, deadline=None)
+@given(messages=st.lists(message, max_size=5), tickets=st.lists(ticket, max_size=5), lines=st.lists(line, max_size=5),
+       events=st.lists(event, max_size=5))
+def test_fast_dump_equals_the_serializer(
+    messages: list[dict[str, Any]], tickets: list[dict[str, Any]], lines: list[dict[str, Any]],
+    events: list[tuple[int, int, str, list[str], str]],
+) -> None:
+    world = World.from_wire(APPS, _state(messages, tickets, lines, events), START, 30, "u-ana")
+    for table in world.tables():
+        for record in table:
+            expected = record.model_dump(mode="json")
+            got = dump(record)
+            assert got == expected and list(got) == list(expected)
+            assert dump(record, "id") == {"id": record.id}

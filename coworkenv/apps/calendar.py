@@ -79,7 +79,7 @@ class CalendarTools(Toolkit):
             limit: Maximum number of events.
         """
         table = self.world.table("calendar", "events")
-        rows = table.select("start", sets=table.words("text").matching(query) or (), limit=clamp(limit))
+        rows = table.select("start", words=("text", query), limit=clamp(limit))
         return [dump(e) for e in rows]
 
     @read

@@ -45,8 +45,8 @@ class ContactsTools(Toolkit):
             limit: Maximum number of contacts.
         """
         table = self.world.table("contacts", "contacts")
-        sets = [*(table.words("text").matching(query) or []), table.key("tag").ids(tag) if tag is not None else None]
-        return [dump(c) for c in table.select("name", sets=sets, limit=clamp(limit))]
+        sets = [table.key("tag").ids(tag) if tag is not None else None]
+        return [dump(c) for c in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get(self, contact_id: str) -> dict[str, Any]:

@@ -56,8 +56,8 @@ class DirectoryTools(Toolkit):
             limit: Maximum number of people returned.
         """
         people = self.world.table("directory", "people")
-        sets = [*(people.words("text").matching(query) or []), people.key("team").ids(team) if team is not None else None]
-        return [dump(p) for p in people.select(sets=sets, limit=clamp(limit))]
+        sets = [people.key("team").ids(team) if team is not None else None]
+        return [dump(p) for p in people.select(words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get_person(self, person: str) -> dict[str, Any]:

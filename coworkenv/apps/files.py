@@ -87,7 +87,7 @@ class FilesTools(Toolkit):
             limit: Maximum number of documents.
         """
         table = self.world.table("files", "files")
-        rows = table.select("path", sets=table.words("text").matching(query) or (), limit=clamp(limit))
+        rows = table.select("path", words=("text", query), limit=clamp(limit))
         return [{"path": f.id, "kind": f.kind} for f in rows]
 
     @write

@@ -61,11 +61,10 @@ class InventoryTools(Toolkit):
         """
         table = self.world.table("inventory", "items")
         sets = [
-            *(table.words("text").matching(query) or []),
             table.key("location").ids(location) if location is not None else None,
             table.key("low").ids(True) if below_reorder else None,
         ]
-        return [dump(i) for i in table.select("id", sets=sets, limit=clamp(limit))]
+        return [dump(i) for i in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get_item(self, item_id: str) -> dict[str, Any]:

@@ -41,17 +41,21 @@ class KbTools(Toolkit):
             limit: Maximum number of articles.
         """
         table = self.world.table("kb", "articles")
-        sets = [*(table.words("text").matching(query) or []), table.key("category").ids(category) if category is not None else None]
-        where = None if include_archived else (lambda a: a.status != "archived")
-        in_title = table.words("title").matching(query) or []
-        # Articles whose title has every word come first, then the others; each group by id.
-        first = table.select("id", sets=[*sets, *in_title], where=where, limit=clamp(limit))
-        rest: list[Article] = []
-        if in_title and len(first) < clamp(limit):
-            def others(a: Article) -> bool:
-                return not all(a.id in s for s in in_title) and (where is None or where(a))
+        sets = [table.key("category").ids(category) if category is not None else None]
+        words = query.lower().split()
 
-            rest = table.select("id", sets=sets, where=others, limit=clamp(limit) - len(first))
+        def shown(a: Article) -> bool:
+            return include_archived or a.status != "archived"
+
+        def not_in_title(a: Article) -> bool:
+            return shown(a) and not all(w in a.title.lower() for w in words)
+
+        # Articles whose title has every word come first (a word in the title is in the text too), then the
+        # others; each group by id.
+        first = table.select("id", words=("title", query), sets=sets, where=shown, limit=clamp(limit))
+        rest: list[Article] = []
+        if len(first) < clamp(limit):
+            rest = table.select("id", words=("text", query), sets=sets, where=not_in_title, limit=clamp(limit) - len(first))
         return [dump(a, *_SUMMARY) for a in [*first, *rest]]
 
     @read

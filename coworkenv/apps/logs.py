@@ -53,7 +53,6 @@ class LogsTools(Toolkit):
         table = self.world.table("logs", "lines")
         # Every word of the needle occurs in a matching message: the word index narrows, `where` decides.
         sets = [
-            *(table.words("message").matching(needle) or []),
             table.key("service").ids(service) if service is not None else None,
             table.key("request").ids(request_id) if request_id is not None else None,
         ]
@@ -63,12 +62,12 @@ class LogsTools(Toolkit):
                 # Every ts is written as format_time writes it: string order is time order, so bound the ts order.
                 between = (format_time(lo) if lo is not None else None, format_time(hi) if hi is not None else None)
             else:
-                sets.append(set(table.order("time").range(lo, hi)))
+                sets.append({i for _, i in table.order("time").range(lo, hi)})
 
         def where(line: LogLine) -> bool:
             return _RANK[line.level] >= rank and (needle is None or needle in line.message.lower())
 
-        rows = table.select("ts", sets=sets, where=where, limit=clamp(limit), last=True, between=between)
+        rows = table.select("ts", words=("message", needle), sets=sets, where=where, limit=clamp(limit), last=True, between=between)
         return [dump(line) for line in rows]
 
     @read

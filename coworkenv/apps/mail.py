@@ -63,9 +63,8 @@ class MailTools(Toolkit):
             limit: Maximum number of messages.
         """
         table = self.world.table("mail", "messages")
-        words = table.words("text").matching(query) or []
         in_folder = table.key("folder").ids(folder) if folder is not None else None
-        rows = table.select("recent", sets=[*words, in_folder], reverse=True, limit=clamp(limit))
+        rows = table.select("recent", words=("text", query), sets=[in_folder], reverse=True, limit=clamp(limit))
         return [dump(m, *_SUMMARY) for m in rows]
 
     @read

@@ -47,7 +47,7 @@ class NotesTools(Toolkit):
             limit: Maximum number of notes.
         """
         table = self.world.table("notes", "notes")
-        rows = table.select("updated", sets=table.words("text").matching(query) or (), reverse=True, limit=clamp(limit))
+        rows = table.select("updated", words=("text", query), reverse=True, limit=clamp(limit))
         return [dump(n, *_SUMMARY) for n in rows]
 
     @read

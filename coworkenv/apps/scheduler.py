@@ -63,12 +63,11 @@ class SchedulerTools(Toolkit):
         """
         table = self.world.table("scheduler", "jobs")
         sets = [
-            *(table.words("text").matching(query) or []),
             table.key("enabled").ids(enabled) if enabled is not None else None,
             table.key("status").ids(last_status) if last_status is not None else None,
         ]
         fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
-        return [dump(j, *fields) for j in table.select("name", sets=sets, limit=clamp(limit))]
+        return [dump(j, *fields) for j in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get_job(self, job_id: str) -> dict[str, Any]:

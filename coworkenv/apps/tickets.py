@@ -68,13 +68,12 @@ class TicketsTools(Toolkit):
         """
         table = self.world.table("tickets", "tickets")
         sets = [
-            *(table.words("text").matching(query) or []),
             table.key("status").ids(status) if status is not None else None,
             table.key("assignee").ids(assignee) if assignee is not None else None,
             table.key("service").ids(service) if service is not None else None,
         ]
         fields = ("id", "title", "status", "priority", "assignee", "service")
-        return [dump(t, *fields) for t in table.select("id", sets=sets, limit=clamp(limit))]
+        return [dump(t, *fields) for t in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get(self, ticket_id: str) -> dict[str, Any]:

@@ -64,11 +64,11 @@ class TodoTools(Toolkit):
         cutoff = parse_when(due_before) if due_before else None
         table = self.world.table("todo", "tasks")
         due = table.derived("due")
-        sets = [
-            (table.key("open_in") if not include_done else table.key("list")).ids(list_id) if list_id is not None
-            else None,
-            table.key("done").ids(False) if not include_done else None,
-        ]
+        sets: list[set[str] | frozenset[str] | None]
+        if list_id is not None:  # one set: open tasks of a list are the ones not done
+            sets = [(table.key("list") if include_done else table.key("open_in")).ids(list_id)]
+        else:
+            sets = [None if include_done else table.key("done").ids(False)]
         where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
         return [dump(t) for t in table.select("due_order", sets=sets, where=where, limit=clamp(limit))]
 
@@ -82,8 +82,8 @@ class TodoTools(Toolkit):
             limit: Maximum number of tasks.
         """
         table = self.world.table("todo", "tasks")
-        sets = [*(table.words("text").matching(query) or []), table.key("done").ids(False) if not include_done else None]
-        return [dump(t) for t in table.select("due_order", sets=sets, limit=clamp(limit))]
+        sets = [table.key("done").ids(False) if not include_done else None]
+        return [dump(t) for t in table.select("due_order", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @write
     def create_list(self, name: str) -> dict[str, Any]:

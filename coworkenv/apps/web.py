@@ -55,8 +55,8 @@ class WebTools(Toolkit):
             limit: Maximum number of results.
         """
         table = self.world.table("web", "pages")
-        sets = [*(table.words("text").matching(query) or []), table.key("status").ids(200)]
-        return [{**dump(p, "title", "status"), "url": p.id} for p in table.select("url", sets=sets, limit=clamp(limit))]
+        rows = table.select("url", words=("text", query), sets=[table.key("status").ids(200)], limit=clamp(limit))
+        return [{**dump(p, "title", "status"), "url": p.id} for p in rows]
 
 
 APP = AppDef("web", WebState, WebTools, "static web pages (simulated, offline): URL, title, body, HTTP status", indexes={

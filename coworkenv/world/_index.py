@@ -14,7 +14,7 @@ Index specs are declared per table on the app (`AppDef.indexes`); every `Table` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,18 +88,17 @@ def _grams(token: str) -> set[str]:
 class WordIndex:
     """Records by the tokens of their text; distinct tokens by their 1- to 3-character substrings."""
 
-    __slots__ = ("_by_gram", "_postings", "_tokens_of", "texts")
+    __slots__ = ("_by_gram", "_postings", "_text", "texts")
 
     def __init__(self, texts: Callable[[Any], Iterable[str | None]]) -> None:
         self.texts = texts
         self._postings: dict[str, set[str]] = {}
         self._by_gram: dict[str, set[str]] = {}
-        self._tokens_of: dict[str, frozenset[str]] = {}
+        self._text: dict[str, str] = {}  # the lowercase text of each record, for words too common to index by set
 
     def add(self, record_id: str, record: Any) -> None:
-        toks = frozenset(tokens(self.texts(record)))
-        self._tokens_of[record_id] = toks
-        for tok in toks:
+        text = self._text[record_id] = " ".join(t for t in self.texts(record) if t).lower()
+        for tok in set(text.split()):
             posting = self._postings.get(tok)
             if posting is None:
                 posting = self._postings[tok] = set()
@@ -108,7 +107,7 @@ class WordIndex:
             posting.add(record_id)
 
     def remove(self, record_id: str, record: Any) -> None:
-        for tok in self._tokens_of.pop(record_id, _EMPTY):
+        for tok in set(self._text.pop(record_id, "").split()):
             posting = self._postings[tok]
             posting.discard(record_id)
             if not posting:
@@ -127,9 +126,12 @@ class WordIndex:
         smallest, rest = sets[0], sets[1:]
         return {t for t in smallest if all(t in s for s in rest) and word in t}
 
-    def ids_with_word(self, word: str) -> set[str] | frozenset[str]:
-        """Ids of the records whose text contains `word` (lowercase, no whitespace). Do not mutate the result."""
-        found = self.tokens_containing(word)
+    def postings_size(self, found: Iterable[str]) -> int:
+        """How many (token, record) entries the tokens have: the cost of `ids_with_tokens`."""
+        return sum(len(self._postings[t]) for t in found)
+
+    def ids_with_tokens(self, found: set[str] | frozenset[str]) -> set[str] | frozenset[str]:
+        """Ids of the records with any of the tokens. Do not mutate the result."""
         if not found:
             return _EMPTY
         if len(found) == 1:
@@ -139,12 +141,14 @@ class WordIndex:
             out |= self._postings[tok]
         return out
 
-    def matching(self, query: str | None) -> list[set[str] | frozenset[str]] | None:
-        """One id set per query word (records must be in all); None when the query has no words (all match)."""
-        words = (query or "").lower().split()
-        if not words:
-            return None
-        return [self.ids_with_word(w) for w in dict.fromkeys(words)]
+    def ids_with_word(self, word: str) -> set[str] | frozenset[str]:
+        """Ids of the records whose text contains `word` (lowercase, no whitespace). Do not mutate the result."""
+        return self.ids_with_tokens(self.tokens_containing(word))
+
+    def contains_check(self, word: str) -> Callable[[str], bool]:
+        """A test of one record id: does its text contain `word`? (the scan's own test, on the stored text)."""
+        text = self._text
+        return lambda record_id: word in text[record_id]
 
 
 class KeyIndex:
@@ -220,19 +224,24 @@ class OrderIndex:
         """The key stored for a record id."""
         return self._keys[record_id]
 
+    @property
+    def keys(self) -> Mapping[str, Any]:
+        """Every record id's key (read-only view for sorting)."""
+        return self._keys
+
     def __len__(self) -> int:
         return len(self._sorted)
 
-    def ids(self, reverse: bool = False) -> Iterator[str]:
-        """Every id in order (or reversed)."""
-        return (rid for _, rid in self._sorted.__reversed__()) if reverse else (rid for _, rid in self._sorted)
+    def pairs(self, reverse: bool = False) -> Iterator[tuple[Any, str]]:
+        """Every (key, id) in order (or reversed)."""
+        return reversed(self._sorted) if reverse else iter(self._sorted)
 
-    def range(self, lo: Any = None, hi: Any = None, reverse: bool = False) -> Iterator[str]:
-        """Ids whose key k has lo <= k < hi (None: unbounded), in order. Keys compare with `lo`/`hi` as given."""
+    def range(self, lo: Any = None, hi: Any = None, reverse: bool = False) -> Iterator[tuple[Any, str]]:
+        """The (key, id) pairs with lo <= key < hi (None: unbounded), in order."""
         sl = self._sorted
         start = 0 if lo is None else sl.bisect_left((lo,))
         stop = len(sl) if hi is None else sl.bisect_left((hi,))
-        return (rid for _, rid in sl.islice(start, stop, reverse=reverse))
+        return sl.islice(start, stop, reverse=reverse)  # type: ignore[no-any-return]
 
     def count(self, lo: Any = None, hi: Any = None) -> int:
         """How many keys k have lo <= k < hi."""

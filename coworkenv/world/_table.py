@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from coworkenv.world._hashing import combine, record_digest
 from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex
-
-IdSet = set[str] | frozenset[str]
+from coworkenv.world._query import IdSet, Selection, run_select
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -130,6 +128,7 @@ class Table(Generic[R]):
         self,
         order: str | None = None,
         *,
+        words: tuple[str, str | None] | None = None,
         sets: Iterable[IdSet | None] = (),
         where: Callable[[R], bool] | None = None,
         reverse: bool = False,
@@ -137,53 +136,16 @@ class Table(Generic[R]):
         last: bool = False,
         between: tuple[Any, Any] | None = None,
     ) -> list[R]:
-        """Records in every id set of `sets` (None: no constraint) that satisfy `where`, sorted.
+        """Records that contain every word of a query, are in every id set and satisfy `where`, sorted.
 
-        Sorted by the order index `order` ((key, id) ascending; None: insertion order), descending with `reverse`;
-        `between=(lo, hi)` keeps keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or
-        the last `limit` ones (still in order) with `last`. Equal to filtering every record and sorting.
+        `words=(index, query)`: every word of `query` occurs in the text of the word index `index` (the apps'
+        `matches` rule). `sets`: id sets the record must be in (None: no constraint). Sorted by the order index
+        `order` ((key, id) ascending; None: insertion order), descending with `reverse`; `between=(lo, hi)` keeps
+        keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or the last `limit` ones
+        (still in order) with `last`. Always equal to filtering every record and sorting them.
         """
-        wanted = [s for s in sets if s is not None]
-        if any(not s for s in wanted):
-            return []
-        wanted.sort(key=len)
-        index = self.order(order) if order is not None else None
-        size = index.count(*between) if index is not None and between is not None else len(self._rows)
-        # Walking the order costs ~limit * size / k membership tests; sorting the k candidates ~k log k.
-        if wanted and (limit is None or len(wanted[0]) ** 2 < limit * size):
-            return self._sorted_candidates(wanted, where, index, between, reverse, limit, last)
-        walk_reverse = reverse != last
-        if index is None:
-            ids: Iterable[str] = reversed(self._rows) if walk_reverse else iter(self._rows)
-        elif between is not None:
-            ids = index.range(*between, reverse=walk_reverse)
-        else:
-            ids = index.ids(walk_reverse)
-        rows = self._rows
-        hits = (
-            rows[i] for i in ids
-            if all(i in s for s in wanted) and (where is None or where(rows[i]))
+        return run_select(
+            self, self.order(order) if order is not None else None,
+            Selection(words=(self.words(words[0]), words[1]) if words is not None else None, sets=list(sets),
+                      where=where, reverse=reverse, limit=limit, last=last, between=between),
         )
-        out = list(hits if limit is None else islice(hits, limit))
-        return out[::-1] if last else out
-
-    def _sorted_candidates(
-        self, wanted: list[IdSet], where: Callable[[R], bool] | None, index: OrderIndex | None,
-        between: tuple[Any, Any] | None, reverse: bool, limit: int | None, last: bool,
-    ) -> list[R]:
-        first, rest = wanted[0], wanted[1:]
-        rows = self._rows
-        found = [rows[i] for i in first if all(i in s for s in rest) and (where is None or where(rows[i]))]
-        if index is None:
-            seq = self._seq
-            found.sort(key=lambda r: seq[r.id], reverse=reverse)  # type: ignore[attr-defined]
-        else:
-            keyed = [(index.key_of(r.id), r.id, r) for r in found]  # type: ignore[attr-defined]
-            if between is not None:
-                lo, hi = between
-                keyed = [k for k in keyed if (lo is None or k[0] >= lo) and (hi is None or k[0] < hi)]
-            keyed.sort(key=lambda k: (k[0], k[1]), reverse=reverse)
-            found = [k[2] for k in keyed]
-        if limit is None:
-            return found
-        return found[-limit:] if last else found[:limit]
