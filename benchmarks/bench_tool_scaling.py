@@ -199,9 +199,9 @@ def world_of(records: Records) -> World:
     return World.from_wire(APPS, WorldApps.model_validate(apps), START, 30, "u-0")
 
 
-def us_per_call(box: ToolBox, tool: str, args_fn: ArgsFn, n: int, seconds: float, rounds: int) -> float:
+def us_per_call(box: ToolBox, tool: str, args_fn: ArgsFn, n: int, seconds: float, rounds: int, size: int) -> float:
     rng = Rng(3)
-    batch = [args_fn(rng, n) for _ in range(256)]
+    batch = [args_fn(rng, n) for _ in range(size)]
     best = float("inf")
     for _ in range(rounds):
         calls, start = 0, time.process_time()
@@ -214,14 +214,14 @@ def us_per_call(box: ToolBox, tool: str, args_fn: ArgsFn, n: int, seconds: float
     return best
 
 
-def scaling(sizes: list[int], seconds: float, rounds: int, tools: list[str]) -> dict[str, dict[int, float]]:
+def scaling(sizes: list[int], seconds: float, rounds: int, tools: list[str], batch: int) -> dict[str, dict[int, float]]:
     out: dict[str, dict[int, float]] = {}
     for tool in tools:
         build, args_fn = WORKLOADS[tool]
         out[tool] = {}
         for n in sizes:
             box = ToolBox(world_of(build(Rng(n), n)), TOOLS, TOOLS)
-            out[tool][n] = us_per_call(box, tool, args_fn, n, seconds, rounds)
+            out[tool][n] = us_per_call(box, tool, args_fn, n, seconds, rounds, batch)
         print(f"{tool:24} " + "  ".join(f"{n:>6}: {us:9.1f}us" for n, us in out[tool].items()), flush=True)
     return out
 
@@ -305,6 +305,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,300,1000,3000,10000,30000,50000")
     parser.add_argument("--seconds", type=float, default=0.2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=256, help="distinct argument sets per tool (cycled)")
     parser.add_argument("--tools", default=",".join(WORKLOADS), help="comma-separated subset of the workloads")
     parser.add_argument("--png", type=Path, default=REPO_ROOT / "docs" / "tool_scaling.png")
     parser.add_argument("--no-png", action="store_true", help="do not write the plot")
@@ -313,7 +314,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"us per call by table size (best of {args.rounds} x {args.seconds}s CPU):")
-    results = scaling(sizes, args.seconds, args.rounds, args.tools.split(","))
+    results = scaling(sizes, args.seconds, args.rounds, args.tools.split(","), args.batch)
     if not args.no_png:
         plot(results, args.png)
         print(f"plot: {args.png}")

@@ -5,7 +5,7 @@ results and order a scan gives:
 
 - `Words`: which records contain a query word as a substring of their text (the `matches` rule of the apps).
   A word without whitespace occurs in a text exactly when it occurs inside one whitespace-separated token of it,
-  so the index maps tokens to records and n-grams (1 to 3 characters) of the distinct tokens to tokens.
+  so the index maps tokens to records and the trigrams of the distinct tokens to tokens.
 - `Key`: records by the value of a key (or each value of a list field): folders, statuses, owners, labels.
 - `Order`: records sorted by a key computed once at write (times parsed to epoch seconds there, not per query).
 
@@ -82,11 +82,11 @@ def tokens(texts: Iterable[str | None]) -> list[str]:
 
 
 def _grams(token: str) -> set[str]:
-    return {token[i:i + n] for n in range(1, _GRAM + 1) for i in range(len(token) - n + 1)}
+    return {token[i:i + _GRAM] for i in range(len(token) - _GRAM + 1)}
 
 
 class WordIndex:
-    """Records by the tokens of their text; distinct tokens by their 1- to 3-character substrings."""
+    """Records by the tokens of their text; distinct tokens by their trigrams."""
 
     __slots__ = ("_by_gram", "_postings", "_text", "texts")
 
@@ -98,7 +98,24 @@ class WordIndex:
 
     def add(self, record_id: str, record: Any) -> None:
         text = self._text[record_id] = " ".join(t for t in self.texts(record) if t).lower()
-        for tok in set(text.split()):
+        self._add_tokens(record_id, set(text.split()))
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        """Re-index a changed record: only tokens that appear or disappear cost anything."""
+        before = self._text.get(record_id, "")
+        text = " ".join(t for t in self.texts(new) if t).lower()
+        if text == before:
+            return
+        self._text[record_id] = text
+        old_tokens, new_tokens = set(before.split()), set(text.split())
+        self._remove_tokens(record_id, old_tokens - new_tokens)
+        self._add_tokens(record_id, new_tokens - old_tokens)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._remove_tokens(record_id, set(self._text.pop(record_id, "").split()))
+
+    def _add_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        for tok in toks:
             posting = self._postings.get(tok)
             if posting is None:
                 posting = self._postings[tok] = set()
@@ -106,8 +123,8 @@ class WordIndex:
                     self._by_gram.setdefault(gram, set()).add(tok)
             posting.add(record_id)
 
-    def remove(self, record_id: str, record: Any) -> None:
-        for tok in set(self._text.pop(record_id, "").split()):
+    def _remove_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        for tok in toks:
             posting = self._postings[tok]
             posting.discard(record_id)
             if not posting:
@@ -120,7 +137,9 @@ class WordIndex:
 
     def tokens_containing(self, word: str) -> set[str] | frozenset[str]:
         """The distinct tokens that contain `word` (lowercase, no whitespace)."""
-        if len(word) <= _GRAM:
+        if len(word) < _GRAM:  # too short for a trigram: look through the vocabulary (rare in real queries)
+            return {t for t in self._postings if word in t}
+        if len(word) == _GRAM:
             return self._by_gram.get(word, _EMPTY)
         sets = sorted((self._by_gram.get(word[i:i + _GRAM], _EMPTY) for i in range(len(word) - _GRAM + 1)), key=len)
         smallest, rest = sets[0], sets[1:]
@@ -161,7 +180,7 @@ class KeyIndex:
         self.multi = multi
         self._ids: dict[Hashable, set[str]] = {}
 
-    def _values(self, record: Any) -> Iterable[Hashable]:
+    def _values(self, record: Any) -> set[Hashable] | tuple[Hashable]:
         return set(self.key(record)) if self.multi else (self.key(record),)
 
     def add(self, record_id: str, record: Any) -> None:
@@ -175,6 +194,12 @@ class KeyIndex:
                 ids.discard(record_id)
                 if not ids:
                     del self._ids[value]
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        before, after = self._values(old), self._values(new)
+        if before != after:
+            self.remove(record_id, old)
+            self.add(record_id, new)
 
     def ids(self, value: Hashable) -> set[str] | frozenset[str]:
         """Ids of the records with this key value. Do not mutate the result."""
@@ -196,6 +221,9 @@ class DerivedIndex:
     def add(self, record_id: str, record: Any) -> None:
         self._values[record_id] = self.value(record)
 
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        self._values[record_id] = self.value(new)
+
     def remove(self, record_id: str, record: Any) -> None:
         self._values.pop(record_id, None)
 
@@ -216,6 +244,13 @@ class OrderIndex:
     def add(self, record_id: str, record: Any) -> None:
         value = self._keys[record_id] = self.key(record)
         self._sorted.add((value, record_id))
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        value = self.key(new)
+        if value != self._keys[record_id]:
+            self._sorted.remove((self._keys[record_id], record_id))
+            self._keys[record_id] = value
+            self._sorted.add((value, record_id))
 
     def remove(self, record_id: str, record: Any) -> None:
         self._sorted.remove((self._keys.pop(record_id), record_id))

@@ -22,7 +22,9 @@ class Table(Generic[R]):
     updated on every write, so snapshots, restores and rewinds (which write through `put`/`delete`) keep them.
     """
 
-    __slots__ = ("_digests", "_hash", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name")
+    __slots__ = (
+        "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name",
+    )
 
     def __init__(
         self, app: str, name: str, model: type[R], on_change: Any = None, indexes: Mapping[str, IndexSpec] | None = None,
@@ -33,7 +35,10 @@ class Table(Generic[R]):
         self._rows: dict[str, R] = {}
         self._digests: dict[str, int] = {}
         self._hash = 0
-        self._indexes: dict[str, LiveIndex] = {key: spec.build() for key, spec in (indexes or {}).items()}
+        # Indexes are built on first use (from every record), then kept on each write: a table no tool searches
+        # costs nothing to build, write or hold.
+        self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
+        self._indexes: dict[str, LiveIndex] = {}
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
         self._seq: dict[str, int] = {}
         self._seq_next = 0
@@ -78,9 +83,10 @@ class Table(Generic[R]):
             self._seq[record_id] = self._seq_next
             self._seq_next += 1
         for index in self._indexes.values():
-            if old is not None:
-                index.remove(record_id, old)
-            index.add(record_id, record)
+            if old is None:
+                index.add(record_id, record)
+            else:
+                index.replace(record_id, old, record)
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -120,6 +126,10 @@ class Table(Generic[R]):
 
     def _index(self, name: str, kind: type) -> LiveIndex:
         index = self._indexes.get(name)
+        if index is None and name in self._index_specs:
+            index = self._indexes[name] = self._index_specs[name].build()
+            for record_id, record in self._rows.items():
+                index.add(record_id, record)
         if index is None or not isinstance(index, kind):
             raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
         return index

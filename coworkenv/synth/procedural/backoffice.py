@@ -71,7 +71,7 @@ def scheduler_pause_failing_jobs(ctx: GenContext) -> EnvSpec:
                                                                                            "last_run"))
     task.check("recorded", f"{key} is {value}", field_is("config", "entries", key, "value", value), weight=2)
     task.check("only-those", "only those jobs and the config store changed",
-               frame(*(allow("scheduler", "jobs", jid, ["enabled"]) for jid, _, _ in targets), allow("config")))
+               frame(*(allow("scheduler", "jobs", jid, ["enabled"]) for jid, _, _ in targets), allow("config")), weight=0.5)
     return task.build(f"Pause failing {stem} jobs", ["scheduler", "config-store", "compare-and-set"])
 
 
@@ -130,7 +130,7 @@ def inventory_restock_policy(ctx: GenContext) -> EnvSpec:
     moved = {f"{sku}@{loc}" for sku, _, _ in low for loc in (wh, store)}
     task.check("only-low-items", "no other stock changed",
                frame(*(allow("inventory", "items", i, ["quantity"]) for i in sorted(moved)),
-                     allow("inventory", "movements")))
+                     allow("inventory", "movements")), weight=0.5)
     return task.build(f"Restock {cities[1]} by policy", ["inventory", "knowledge-base", "policy"])
 
 
@@ -184,5 +184,5 @@ def web_page_audit(ctx: GenContext) -> EnvSpec:
                    weight=2)
     task.check("only-broken", f"exactly {len(broken)} new tasks",
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(broken), count_op="equals"))
-    task.check("only-todo", "only to-do tasks changed", frame(allow("todo", "tasks")))
+    task.check("only-todo", "only to-do tasks changed", frame(allow("todo", "tasks")), weight=0.5)
     return task.build("Audit watched web pages", ["web", "http-status", "notes", "todo"])

@@ -82,7 +82,7 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(requests),
                        count_op="equals"))
     task.check("only-tasks-and-labels", "only tasks and mail labels changed",
-               frame(allow("todo", "tasks"), allow("mail", "messages", fields=["labels"])))
+               frame(allow("todo", "tasks"), allow("mail", "messages", fields=["labels"])), weight=0.5)
     return task.build("Track mailed requests as dated to-dos", ["todo", "mail-labels", "due-dates", "time-zones"])
 
 
@@ -128,7 +128,7 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
                body=f"Hello {first}, thanks, I have updated your number to {new}.")
     task.say(f"Updated {first} {last} ({company}, {cid}) to {new} and confirmed by mail.")
     task.check("phone-updated", f"{cid} has the phone {new}", field_is("contacts", "contacts", cid, "phone", new), weight=2)
-    task.check("confirmed", f"a reply to {address} in the thread", sent_mail(address, cond("in_reply_to", mid)))
+    task.check("confirmed", f"a reply to {address} in the thread", sent_mail(address, cond("in_reply_to", mid)), weight=2)
     task.check("only-that-contact", "no other contact changed, only mail sent",
-               frame(allow("contacts", "contacts", cid), allow("mail")))
+               frame(allow("contacts", "contacts", cid), allow("mail")), weight=0.5)
     return task.build(f"Update {first} {last}'s phone", ["contacts", "namesakes", "reply"])
