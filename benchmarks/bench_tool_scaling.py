@@ -29,6 +29,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from coworkenv import Action, Env, load_spec  # noqa: E402
 from coworkenv.apps import APPS, TOOLS, WorldApps  # noqa: E402
+from coworkenv.examples import load_example  # noqa: E402
 from coworkenv.tools import ToolBox  # noqa: E402
 from coworkenv.world import World, canonical_json, format_time, parse_time  # noqa: E402
 
@@ -244,15 +245,16 @@ def big_workspace(target_bytes: int) -> tuple[Records, dict[str, int]]:
 
 def agent_path(records: Records, seconds: float, rounds: int) -> tuple[int, dict[str, float]]:
     """Calls/s of every workload tool through Env.step in one big world."""
-    spec = load_spec({
-        "capability": "bench", "user": "u-0", "context": "benchmark",
-        "world": {"start": format_time(START), "tick_s": 30, "apps": {
-            "directory": {"people": people(), "teams": [{"id": f"t-{k}", "name": f"T{k}"} for k in range(10)]},
-            **records}},
-        "tools": sorted(TOOLS), "turns": [{"content": "go"}],
-        "checks": [{"id": "c", "description": "d", "rule": {"kind": "called", "call": {"tool": "mail_search"}}}],
-    })
-    env = Env(spec)
+    # An example's spec (its checks and reference stay valid) with the big workspace added and every tool exposed.
+    raw = json.loads(load_example("incident_rollback").to_json())
+    apps = raw["world"]["apps"]
+    apps.setdefault("directory", {}).setdefault("people", []).extend(people())
+    for app, tables in records.items():
+        for table, rows in tables.items():
+            apps.setdefault(app, {}).setdefault(table, []).extend(rows)
+    raw["tools"] = sorted(TOOLS)
+    spec = load_spec(raw)
+    env = Env(spec, max_steps=10**9)
     env.reset()
     size = len(canonical_json(env.state.to_wire()))
     out: dict[str, float] = {}
@@ -282,8 +284,10 @@ def plot(results: dict[str, dict[int, float]], png: Path) -> None:
     from coworkenv.atomic import atomic_write_bytes
 
     fig, ax = plt.subplots(figsize=(9, 6))
-    for tool, series in results.items():
-        ax.plot(list(series), list(series.values()), marker="o", linewidth=1, markersize=3, label=tool)
+    colors = plt.get_cmap("tab20").colors
+    for k, (tool, series) in enumerate(results.items()):
+        ax.plot(list(series), list(series.values()), marker="os^D"[k % 4], linestyle=("-", "--")[k // 20 % 2],
+                color=colors[k % 20], linewidth=1, markersize=3, label=tool)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("records in the table")
