@@ -270,3 +270,44 @@ def test_fast_dump_equals_the_serializer(
             got = dump(record)
             assert got == expected and list(got) == list(expected)
             assert dump(record, "id") == {"id": record.id}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    items=st.lists(st.tuples(st.sampled_from(["wh", "shop"]), st.integers(0, 9), st.integers(0, 9), text), max_size=15),
+    articles=st.lists(st.tuples(text, text, st.sampled_from(["published", "archived"])), max_size=10),
+    tasks=st.lists(st.tuples(st.sampled_from(["list-1", "list-2"]), text, st.booleans(), st.one_of(st.none(), when)),
+                   max_size=12),
+    data=st.data(),
+)
+def test_productivity_tools_equal_the_scan(
+    items: list[tuple[str, int, int, str]], articles: list[tuple[str, str, str]],
+    tasks: list[tuple[str, str, bool, str | None]], data: st.DataObject,
+) -> None:
+    state = WorldApps.model_validate({
+        "inventory": {"items": [{"id": f"S{i}@{loc}", "sku": f"S{i}", "name": name, "location": loc, "quantity": q,
+                                 "reorder_level": r} for i, (loc, q, r, name) in enumerate(items)]},
+        "kb": {"articles": [{"id": f"KB-{i}", "title": t, "body": b, "status": s} for i, (t, b, s) in enumerate(articles)]},
+        "todo": {"lists": [{"id": "list-1", "name": "A"}, {"id": "list-2", "name": "B"}],
+                 "tasks": [{"id": f"task-{i}", "list_id": li, "title": t, "done": d, "due": due}
+                           for i, (li, t, d, due) in enumerate(tasks)]},
+    })
+    box = ToolBox(World.from_wire(APPS, state, START, 30, None), TOOLS, TOOLS)
+    w = box.world
+    with plan(data.draw(st.sampled_from(sorted(PLANS)))):
+        q, loc, low = data.draw(query), data.draw(st.sampled_from([None, "shop"])), data.draw(st.booleans())
+        expected = sorted((i for i in w.table("inventory", "items") if (loc is None or i.location == loc)
+                           and (not low or i.quantity < i.reorder_level) and matches(q, i.sku, i.name)), key=lambda i: i.id)
+        got = box.call("inventory_search_items", {"query": q, "location": loc, "below_reorder": low, "limit": 5})
+        assert _ids(got.result) == [i.id for i in expected[:5]]
+        words, archived = q.lower().split(), data.draw(st.booleans())
+        hits = [a for a in w.table("kb", "articles") if (archived or a.status != "archived")
+                and matches(q, a.title, a.body, "")]
+        hits.sort(key=lambda a: (not all(x in a.title.lower() for x in words), a.id))
+        got = box.call("kb_search", {"query": q, "include_archived": archived, "limit": 4})
+        assert _ids(got.result) == [a.id for a in hits[:4]]
+        li, done = data.draw(st.sampled_from([None, "list-2"])), data.draw(st.booleans())
+        rows = [t for t in w.table("todo", "tasks") if (li is None or t.list_id == li) and (done or not t.done)]
+        rows.sort(key=lambda t: (t.due or "~", t.id))
+        got = box.call("todo_list_tasks", {"list_id": li, "include_done": done, "limit": 3})
+        assert _ids(got.result) == [t.id for t in rows[:3]]

@@ -61,8 +61,10 @@ class InventoryTools(Toolkit):
         """
         table = self.world.table("inventory", "items")
         sets = [
-            table.key("location").ids(location) if location is not None else None,
-            table.key("low").ids(True) if below_reorder else None,
+            # Low stock at one location is one set, not the meet of two large ones.
+            (table.key("low_at").ids(location) if below_reorder else table.key("location").ids(location))
+            if location is not None else None,
+            table.key("low").ids(True) if below_reorder and location is None else None,
         ]
         return [dump(i) for i in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
 
@@ -138,6 +140,7 @@ APP = AppDef(
             "text": Words(lambda i: (i.sku, i.name)),
             "location": Key(lambda i: i.location),
             "low": Key(lambda i: i.quantity < i.reorder_level),
+            "low_at": Key(lambda i: i.location if i.quantity < i.reorder_level else None),
             "id": Order(lambda i: i.id),
         },
         "movements": {"item": Key(lambda m: m.item), "at": Order(lambda m: m.at)},
