@@ -4,20 +4,49 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from coworkenv.apps import calendar, chat, directory, files, logs, mail, services, tickets
+from coworkenv.apps import (
+    calendar,
+    chat,
+    config,
+    contacts,
+    directory,
+    files,
+    inventory,
+    kb,
+    logs,
+    mail,
+    notes,
+    scheduler,
+    services,
+    tickets,
+    todo,
+    web,
+)
 from coworkenv.apps.calendar import CalendarState
 from coworkenv.apps.chat import ChatState
+from coworkenv.apps.config import ConfigState
+from coworkenv.apps.contacts import ContactsState
 from coworkenv.apps.directory import DirectoryState
 from coworkenv.apps.files import FilesState
+from coworkenv.apps.inventory import InventoryState
+from coworkenv.apps.kb import KbState
 from coworkenv.apps.logs import LogsState
 from coworkenv.apps.mail import MailState
+from coworkenv.apps.notes import NotesState
+from coworkenv.apps.scheduler import SchedulerState
 from coworkenv.apps.services import ServicesState
 from coworkenv.apps.tickets import TicketsState
+from coworkenv.apps.todo import TodoState
+from coworkenv.apps.web import WebState
 from coworkenv.tools import ToolDef, tool_catalog
 from coworkenv.world import AppDef
 
 APPS: dict[str, AppDef] = {
-    m.APP.name: m.APP for m in (directory, mail, calendar, files, chat, tickets, services, logs)
+    m.APP.name: m.APP
+    for m in (
+        directory, mail, calendar, files, chat, tickets, services, logs,
+        todo, notes, kb, contacts, config, scheduler, inventory, web,
+    )
 }
 TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
 
@@ -35,6 +64,14 @@ class WorldApps(BaseModel):
     tickets: TicketsState = TicketsState()
     services: ServicesState = ServicesState()
     logs: LogsState = LogsState()
+    todo: TodoState = TodoState()
+    notes: NotesState = NotesState()
+    kb: KbState = KbState()
+    contacts: ContactsState = ContactsState()
+    config: ConfigState = ConfigState()
+    scheduler: SchedulerState = SchedulerState()
+    inventory: InventoryState = InventoryState()
+    web: WebState = WebState()
 
 
 __all__ = ["APPS", "TOOLS", "WorldApps"]

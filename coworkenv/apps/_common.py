@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from types import NoneType, UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
-from coworkenv.world import Record
+from coworkenv.tools import ToolError
+from coworkenv.world import Record, parse_time
 
 MAX_LIMIT = 200
 
@@ -19,9 +22,54 @@ def matches(query: str | None, *texts: str | None) -> bool:
 
 def dump(record: Record, *fields: str) -> dict[str, Any]:
     """A record as JSON; only `fields` when given (summaries keep observations short)."""
+    plan = _dump_plan(type(record), fields)
+    if plan is not None:
+        # Strings, numbers, flags and lists of strings are their own JSON: read them straight from the frozen record
+        # (lists copied) instead of running the serializer, the bulk of a search call's cost otherwise.
+        names, lists = plan
+        values = record.__dict__
+        out = {n: values[n] for n in names}
+        for n in lists:
+            out[n] = list(out[n])
+        return out
     data = record.model_dump(mode="json")
     return {k: data[k] for k in fields} if fields else data
 
 
+@cache
+def _dump_plan(model: type[Record], fields: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(field names, those holding lists) when every field is plain JSON; None: use the serializer."""
+    infos = model.model_fields
+    names = fields or tuple(infos)
+    if not all(n in infos and _plain(infos[n].annotation) for n in names):
+        return None
+    return names, tuple(n for n in names if get_origin(infos[n].annotation) is list)
+
+
+_SCALARS = (str, int, bool, NoneType)
+
+
+def _plain(annotation: Any) -> bool:
+    """True when a field's values serialize to JSON as they are: str, int, bool, None, literals, lists of str."""
+    origin = get_origin(annotation)
+    if origin is None:
+        return annotation in _SCALARS
+    if origin is Literal:
+        return all(isinstance(a, str | int | bool) and not isinstance(a, float) for a in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_plain(a) for a in get_args(annotation))
+    if origin is list:
+        return get_args(annotation) in ((str,), (int,))
+    return False
+
+
 def clamp(limit: int) -> int:
     return max(1, min(limit, MAX_LIMIT))
+
+
+def parse_when(value: str) -> int:
+    """An ISO-8601 time argument as UTC seconds, or a ToolError saying how to write it."""
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None

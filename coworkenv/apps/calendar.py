@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record, format_time, local_time, parse_time, zone
+from coworkenv.world import (
+    AppDef,
+    AppState,
+    Derived,
+    Key,
+    Order,
+    Record,
+    Table,
+    Words,
+    format_time,
+    local_time,
+    parse_time,
+    zone,
+)
 
 
 class Event(Record):
@@ -41,12 +54,7 @@ class CalendarTools(Toolkit):
         """
         lo, hi = _window(start, end)
         email = person_by_ref(self, person).email if person else None
-        rows = [
-            e for e in self.rows("events")
-            if e.status == "confirmed" and _overlaps(e, lo, hi) and (email is None or _attends(e, email))
-        ]
-        rows.sort(key=lambda e: (parse_time(e.start), e.id))
-        return [dump(e) for e in rows[: clamp(limit)]]
+        return [dump(e) for e in _overlapping(self.world.table("calendar", "events"), lo, hi, email, clamp(limit))]
 
     @read
     def get_event(self, event_id: str) -> dict[str, Any]:
@@ -70,9 +78,9 @@ class CalendarTools(Toolkit):
             query: Words that must all occur.
             limit: Maximum number of events.
         """
-        rows = [e for e in self.rows("events") if matches(query, e.title, e.description, e.location)]
-        rows.sort(key=lambda e: (parse_time(e.start), e.id))
-        return [dump(e) for e in rows[: clamp(limit)]]
+        table = self.world.table("calendar", "events")
+        rows = table.select("start", words=("text", query), limit=clamp(limit))
+        return [dump(e) for e in rows]
 
     @read
     def free_busy(self, people: list[str], start: str, end: str) -> dict[str, list[dict[str, str]]]:
@@ -84,13 +92,12 @@ class CalendarTools(Toolkit):
             end: Window end, ISO-8601 with offset.
         """
         lo, hi = _window(start, end)
+        table = self.world.table("calendar", "events")
+        times = table.derived("times")
         out: dict[str, list[dict[str, str]]] = {}
         for ref in people:
             email = person_by_ref(self, ref).email
-            busy = sorted(
-                (parse_time(e.start), parse_time(e.end), e.id) for e in self.rows("events")
-                if e.status == "confirmed" and _attends(e, email) and _overlaps(e, lo, hi)
-            )
+            busy = sorted((*times[e.id], e.id) for e in _overlapping(table, lo, hi, email, None))
             out[email] = [{"start": format_time(a), "end": format_time(b), "event_id": i} for a, b, i in busy]
         return out
 
@@ -190,12 +197,36 @@ def _check_zone(name: str) -> str:
     return name
 
 
-def _overlaps(event: Event, lo: int, hi: int) -> bool:
-    return parse_time(event.start) < hi and parse_time(event.end) > lo
+def _overlapping(table: Table[Event], lo: int, hi: int, email: str | None, limit: int | None) -> list[Event]:
+    """Confirmed events overlapping [lo, hi) (that `email` organizes or attends), by (start, id)."""
+    times = table.derived("times")
+    # No event is longer than the longest duration in the table, so overlapping ones start after lo - longest.
+    longest: float = max((float(d) for d in table.key("duration").values()), default=0.0)  # type: ignore[arg-type]
+    sets = [table.key("status").ids("confirmed"), table.key("people").ids(email) if email is not None else None]
+    return table.select(
+        "start", sets=sets, where=lambda e: times[e.id][0] < hi and times[e.id][1] > lo,
+        between=(lo - longest, hi), limit=limit,
+    )
 
 
-def _attends(event: Event, email: str) -> bool:
-    return event.organizer == email or email in event.attendees
+def _times(event: Event) -> tuple[float, float]:
+    """Start and end in epoch seconds, parsed once at write; an unreadable time makes the event match no window."""
+    try:
+        return parse_time(event.start), parse_time(event.end)
+    except ValueError:
+        return float("-inf"), float("-inf")
 
 
-APP = AppDef("calendar", CalendarState, CalendarTools, "calendars of everyone in the directory: events and free/busy")
+APP = AppDef(
+    "calendar", CalendarState, CalendarTools, "calendars of everyone in the directory: events and free/busy",
+    indexes={
+        "events": {
+            "text": Words(lambda e: (e.title, e.description, e.location)),
+            "status": Key(lambda e: e.status),
+            "people": Key(lambda e: [e.organizer, *e.attendees], multi=True),
+            "times": Derived(_times),
+            "duration": Key(lambda e: max(0.0, _times(e)[1] - _times(e)[0]) if _times(e)[0] > float("-inf") else 0),
+            "start": Order(lambda e: _times(e)[0]),
+        },
+    },
+)

@@ -7,7 +7,7 @@ from typing import Any
 from coworkenv.apps._common import clamp, dump
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record
 
 
 class Channel(Record):
@@ -35,7 +35,8 @@ class ChatTools(Toolkit):
     @read
     def list_channels(self) -> list[dict[str, Any]]:
         """List channels and direct-message conversations."""
-        return [dump(c, "id", "name", "topic", "is_dm") for c in sorted(self.rows("channels"), key=lambda c: c.id)]
+        channels = self.world.table("chat", "channels").select("id")
+        return [dump(c, "id", "name", "topic", "is_dm") for c in channels]
 
     @read
     def read_channel(self, channel: str, limit: int = 20) -> list[dict[str, Any]]:
@@ -46,8 +47,9 @@ class ChatTools(Toolkit):
             limit: Maximum number of messages.
         """
         channel_id = self._channel(channel).id
-        rows = sorted((m for m in self.rows("messages") if m.channel == channel_id), key=lambda m: (m.ts, m.id))
-        return [dump(m) for m in rows[-clamp(limit):]]
+        table = self.world.table("chat", "messages")
+        rows = table.select("ts", sets=[table.key("channel").ids(channel_id)], limit=clamp(limit), last=True)
+        return [dump(m) for m in rows]
 
     @write
     def post_message(self, channel: str, text: str) -> dict[str, Any]:
@@ -91,10 +93,13 @@ class ChatTools(Toolkit):
         found = channels.get(ref)
         if found is None:
             name = ref if ref.startswith("#") else f"#{ref}"
-            found = next((c for c in channels if c.name == name), None)
+            found = next(iter(channels.select(sets=[channels.key("name").ids(name)], limit=1)), None)
         if found is None:
             raise ToolError(f"no channel {ref!r}; use chat_list_channels")
         return found  # type: ignore[no-any-return]
 
 
-APP = AppDef("chat", ChatState, ChatTools, "team chat: channels and direct messages")
+APP = AppDef("chat", ChatState, ChatTools, "team chat: channels and direct messages", indexes={
+    "channels": {"id": Order(lambda c: c.id), "name": Key(lambda c: c.name)},
+    "messages": {"channel": Key(lambda m: m.channel), "ts": Order(lambda m: m.ts)},
+})

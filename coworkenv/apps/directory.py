@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Record, Words
 
 
 class Person(Record):
@@ -21,7 +21,7 @@ class Person(Record):
 
 class Team(Record):
     name: str
-    lead: str
+    lead: str | None = None  # a team may have no lead (a vacancy, a self-organised team)
     channel: str | None = None
 
 
@@ -37,9 +37,9 @@ def person_by_ref(kit: Toolkit, ref: str) -> Person:
     if found is not None:
         return found  # type: ignore[no-any-return]
     lowered = ref.lower().lstrip("@")
-    for person in people:
-        if person.email.lower() == lowered or person.chat_handle.lower() == lowered:
-            return person  # type: ignore[no-any-return]
+    ids = people.key("email").ids(lowered) | people.key("handle").ids(lowered)
+    if ids:
+        return people.select(sets=[ids], limit=1)[0]  # type: ignore[no-any-return]  # the first in table order
     raise ToolError(f"no person {ref!r} in the directory; use directory_search to find people")
 
 
@@ -55,11 +55,9 @@ class DirectoryTools(Toolkit):
             team: Only people of this team id.
             limit: Maximum number of people returned.
         """
-        hits = [
-            dump(p) for p in self.rows("people")
-            if matches(query, p.name, p.email, p.role, p.team) and (team is None or p.team == team)
-        ]
-        return hits[: clamp(limit)]
+        people = self.world.table("directory", "people")
+        sets = [people.key("team").ids(team) if team is not None else None]
+        return [dump(p) for p in people.select(words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get_person(self, person: str) -> dict[str, Any]:
@@ -79,8 +77,15 @@ class DirectoryTools(Toolkit):
             team_id: Team id.
         """
         team = self.require("teams", team_id, "team", "use directory_search to see people's team ids")
-        members = [p.id for p in self.rows("people") if p.team == team_id]
+        members = self.world.table("directory", "people").key("team").ids(team_id)
         return {**dump(team), "members": sorted(members)}
 
 
-APP = AppDef("directory", DirectoryState, DirectoryTools, "people, teams, managers, roles and time zones")
+APP = AppDef("directory", DirectoryState, DirectoryTools, "people, teams, managers, roles and time zones", indexes={
+    "people": {
+        "text": Words(lambda p: (p.name, p.email, p.role, p.team)),
+        "team": Key(lambda p: p.team),
+        "email": Key(lambda p: p.email.lower()),
+        "handle": Key(lambda p: p.chat_handle.lower()),
+    },
+})

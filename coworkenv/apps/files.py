@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 import orjson
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Order, Record, Words, prefix_range
 
 FileKind = Literal["text", "csv", "json", "markdown"]
 _KINDS: dict[str, FileKind] = {".csv": "csv", ".json": "json", ".md": "markdown", ".txt": "text", ".log": "text"}
@@ -66,8 +66,8 @@ class FilesTools(Toolkit):
             prefix: Path prefix; empty lists everything.
             limit: Maximum number of entries.
         """
-        rows = sorted((f for f in self.rows("files") if f.id.startswith(prefix)), key=lambda f: f.id)
-        return [{"path": f.id, "kind": f.kind, "size": len(f.content), "owner": f.owner} for f in rows[: clamp(limit)]]
+        rows = self.world.table("files", "files").select("path", between=prefix_range(prefix), limit=clamp(limit))
+        return [{"path": f.id, "kind": f.kind, "size": len(f.content), "owner": f.owner} for f in rows]
 
     @read
     def read_file(self, path: str) -> dict[str, Any]:
@@ -86,8 +86,9 @@ class FilesTools(Toolkit):
             query: Words to find.
             limit: Maximum number of documents.
         """
-        rows = sorted((f for f in self.rows("files") if matches(query, f.id, f.content)), key=lambda f: f.id)
-        return [{"path": f.id, "kind": f.kind} for f in rows[: clamp(limit)]]
+        table = self.world.table("files", "files")
+        rows = table.select("path", words=("text", query), limit=clamp(limit))
+        return [{"path": f.id, "kind": f.kind} for f in rows]
 
     @write
     def write_file(self, path: str, content: str, overwrite: bool = False) -> dict[str, Any]:
@@ -123,4 +124,6 @@ class FilesTools(Toolkit):
         return self.require("files", path, "document", "use files_list_files to see paths")  # type: ignore[no-any-return]
 
 
-APP = AppDef("files", FilesState, FilesTools, "a shared drive of text, CSV, JSON and Markdown documents")
+APP = AppDef("files", FilesState, FilesTools, "a shared drive of text, CSV, JSON and Markdown documents", indexes={
+    "files": {"text": Words(lambda f: (f.id, f.content)), "path": Order(lambda f: f.id)},
+})

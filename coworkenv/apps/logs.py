@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read
-from coworkenv.world import AppDef, AppState, Record, parse_time
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, format_time, parse_time
 
 Level = Literal["DEBUG", "INFO", "WARN", "ERROR"]
 _RANK = {"DEBUG": 0, "INFO": 1, "WARN": 2, "ERROR": 3}
@@ -50,17 +50,25 @@ class LogsTools(Toolkit):
             raise ToolError(str(exc)) from None
         rank = _RANK[min_level] if min_level else 0
         needle = contains.lower() if contains else None
-        rows = [
-            line for line in self.rows("lines")
-            if (service is None or line.service == service)
-            and _RANK[line.level] >= rank
-            and (request_id is None or line.request_id == request_id)
-            and (needle is None or needle in line.message.lower())
-            and (lo is None or parse_time(line.ts) >= lo)
-            and (hi is None or parse_time(line.ts) < hi)
+        table = self.world.table("logs", "lines")
+        # Every word of the needle occurs in a matching message: the word index narrows, `where` decides.
+        sets = [
+            table.key("service").ids(service) if service is not None else None,
+            table.key("request").ids(request_id) if request_id is not None else None,
         ]
-        rows.sort(key=lambda line: (line.ts, line.id))
-        return [dump(line) for line in rows[-clamp(limit):]]
+        between = None
+        if lo is not None or hi is not None:
+            if not table.key("canonical_ts").ids(False):
+                # Every ts is written as format_time writes it: string order is time order, so bound the ts order.
+                between = (format_time(lo) if lo is not None else None, format_time(hi) if hi is not None else None)
+            else:
+                sets.append({i for _, i in table.order("time").range(lo, hi)})
+
+        def where(line: LogLine) -> bool:
+            return _RANK[line.level] >= rank and (needle is None or needle in line.message.lower())
+
+        rows = table.select("ts", words=("message", needle), sets=sets, where=where, limit=clamp(limit), last=True, between=between)
+        return [dump(line) for line in rows]
 
     @read
     def tail(self, service: str, lines: int = 20) -> list[dict[str, Any]]:
@@ -75,4 +83,26 @@ class LogsTools(Toolkit):
         return self.search(service=service, limit=lines)
 
 
-APP = AppDef("logs", LogsState, LogsTools, "service logs (read-only): timestamp, level, request id, message")
+def _epoch(ts: str) -> float:
+    """The line's time in epoch seconds, parsed once at write; an unreadable time is never inside a window."""
+    try:
+        return parse_time(ts)
+    except ValueError:
+        return float("-inf")
+
+
+def _canonical(ts: str) -> bool:
+    epoch = _epoch(ts)
+    return epoch != float("-inf") and format_time(int(epoch)) == ts
+
+
+APP = AppDef("logs", LogsState, LogsTools, "service logs (read-only): timestamp, level, request id, message", indexes={
+    "lines": {
+        "message": Words(lambda line: (line.message,)),
+        "service": Key(lambda line: line.service),
+        "request": Key(lambda line: line.request_id),
+        "canonical_ts": Key(lambda line: _canonical(line.ts)),
+        "ts": Order(lambda line: line.ts),
+        "time": Order(lambda line: _epoch(line.ts)),
+    },
+})

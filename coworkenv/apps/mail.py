@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
-_SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read")
+_SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read", "labels")
 
 
 class Message(Record):
@@ -24,6 +24,7 @@ class Message(Record):
     read: bool = False
     attachments: list[str] = []
     in_reply_to: str | None = None
+    labels: list[str] = []
 
 
 class MailState(AppState):
@@ -34,17 +35,23 @@ class MailTools(Toolkit):
     app = "mail"
 
     @read
-    def list_messages(self, folder: Folder = "inbox", unread_only: bool = False, limit: int = 20) -> list[dict[str, Any]]:
+    def list_messages(
+        self, folder: Folder = "inbox", unread_only: bool = False, label: str | None = None, limit: int = 20,
+    ) -> list[dict[str, Any]]:
         """List messages of a folder, newest first (summaries without bodies).
 
         Args:
             folder: inbox, sent, drafts, archive or trash.
             unread_only: Only unread messages.
+            label: Only messages with this label.
             limit: Maximum number of messages.
         """
-        rows = [m for m in self.rows("messages") if m.folder == folder and not (unread_only and m.read)]
-        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
-        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+        table = self.world.table("mail", "messages")
+        rows = table.select(
+            "recent", sets=[table.key("folder").ids(folder), table.key("label").ids(label) if label else None],
+            where=(lambda m: not m.read) if unread_only else None, reverse=True, limit=clamp(limit),
+        )
+        return [dump(m, *_SUMMARY) for m in rows]
 
     @read
     def search(self, query: str, folder: Folder | None = None, limit: int = 20) -> list[dict[str, Any]]:
@@ -55,13 +62,10 @@ class MailTools(Toolkit):
             folder: Restrict to one folder.
             limit: Maximum number of messages.
         """
-        rows = [
-            m for m in self.rows("messages")
-            if (folder is None or m.folder == folder)
-            and matches(query, m.subject, m.body, m.sender, " ".join(m.to), " ".join(m.cc))
-        ]
-        rows.sort(key=lambda m: (m.sent_at or "", m.id), reverse=True)
-        return [dump(m, *_SUMMARY) for m in rows[: clamp(limit)]]
+        table = self.world.table("mail", "messages")
+        in_folder = table.key("folder").ids(folder) if folder is not None else None
+        rows = table.select("recent", words=("text", query), sets=[in_folder], reverse=True, limit=clamp(limit))
+        return [dump(m, *_SUMMARY) for m in rows]
 
     @read
     def read_message(self, message_id: str) -> dict[str, Any]:
@@ -84,6 +88,29 @@ class MailTools(Toolkit):
         for m in messages:
             self.put("messages", m.model_copy(update={"read": read}))
         return {"updated": [m.id for m in messages], "read": read}
+
+    @write
+    def label(self, message_ids: list[str], add: list[str] | None = None, remove: list[str] | None = None) -> dict[str, Any]:
+        """Add labels to messages or remove labels from them.
+
+        Args:
+            message_ids: Message ids.
+            add: Labels to add (e.g. follow-up, billing).
+            remove: Labels to remove.
+        """
+        adding, removing = [x.strip() for x in add or []], set(remove or [])
+        if not adding and not removing:
+            raise ToolError("give labels to add or to remove")
+        if any(not x or " " in x for x in adding):
+            raise ToolError(f"labels are single words such as follow-up; got {adding}")
+        messages = [self._message(i) for i in message_ids]
+        out = {}
+        for m in messages:
+            labels = [x for x in m.labels if x not in removing]
+            labels += [x for x in dict.fromkeys(adding) if x not in labels]
+            self.put("messages", m.model_copy(update={"labels": labels}))
+            out[m.id] = labels
+        return {"labels": out}
 
     @write
     def move(self, message_id: str, folder: Folder) -> dict[str, Any]:
@@ -180,4 +207,11 @@ class MailTools(Toolkit):
         return message
 
 
-APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail")
+APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail", indexes={
+    "messages": {
+        "text": Words(lambda m: (m.subject, m.body, m.sender, " ".join(m.to), " ".join(m.cc))),
+        "folder": Key(lambda m: m.folder),
+        "label": Key(lambda m: m.labels, multi=True),
+        "recent": Order(lambda m: m.sent_at or ""),
+    },
+})

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import dump
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record
 
 ConfigValue = str | int | float | bool
 
@@ -52,7 +52,7 @@ class ServicesTools(Toolkit):
     def list_services(self) -> list[dict[str, Any]]:
         """List services with their status, active config version and deployed version."""
         fields = ("id", "name", "status", "config_version", "deployed_version", "owner_team")
-        return [dump(s, *fields) for s in sorted(self.rows("services"), key=lambda s: s.id)]
+        return [dump(s, *fields) for s in self.world.table("services", "services").select("id")]
 
     @read
     def get_service(self, service: str) -> dict[str, Any]:
@@ -82,8 +82,8 @@ class ServicesTools(Toolkit):
             service: Service id.
         """
         self._service(service)
-        rows = sorted((c for c in self.rows("configs") if c.service == service), key=lambda c: c.version)
-        return [dump(c) for c in rows]
+        configs = self.world.table("services", "configs")
+        return [dump(c) for c in configs.select("version", sets=[configs.key("service").ids(service)])]
 
     @write
     def rollback_config(self, service: str, to_version: int) -> dict[str, Any]:
@@ -114,7 +114,8 @@ class ServicesTools(Toolkit):
         unknown = sorted(set(changes) - set(current.values))
         if unknown:
             raise ToolError(f"unknown config keys for {service}: {', '.join(unknown)}; see services_get_config")
-        latest = max(c.version for c in self.rows("configs") if c.service == service)
+        configs = self.world.table("services", "configs")
+        latest = configs.select("version", sets=[configs.key("service").ids(service)], limit=1, last=True)[0].version
         version = latest + 1
         self.put("configs", ConfigVersion(
             id=f"{service}@{version}", service=service, version=version, values={**current.values, **changes},
@@ -172,4 +173,7 @@ class ServicesTools(Toolkit):
         return self.require("configs", f"{service}@{version}", f"config version {version} of {service}", hint)  # type: ignore[no-any-return]
 
 
-APP = AppDef("services", ServicesState, ServicesTools, "production services: status, configs, deploys, flags")
+APP = AppDef("services", ServicesState, ServicesTools, "production services: status, configs, deploys, flags", indexes={
+    "services": {"id": Order(lambda s: s.id)},
+    "configs": {"service": Key(lambda c: c.service), "version": Order(lambda c: c.version)},
+})

@@ -6,10 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from coworkenv.apps._common import clamp, dump, matches
+from coworkenv.apps._common import clamp, dump
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Record
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 Status = Literal["open", "in_progress", "blocked", "resolved", "closed"]
 Priority = Literal["p1", "p2", "p3", "p4"]
@@ -66,16 +66,14 @@ class TicketsTools(Toolkit):
             service: Only tickets about this service id.
             limit: Maximum number of tickets.
         """
-        rows = [
-            t for t in self.rows("tickets")
-            if matches(query, t.id, t.title, t.description, " ".join(t.labels))
-            and (status is None or t.status == status)
-            and (assignee is None or t.assignee == assignee)
-            and (service is None or t.service == service)
+        table = self.world.table("tickets", "tickets")
+        sets = [
+            table.key("status").ids(status) if status is not None else None,
+            table.key("assignee").ids(assignee) if assignee is not None else None,
+            table.key("service").ids(service) if service is not None else None,
         ]
-        rows.sort(key=lambda t: t.id)
         fields = ("id", "title", "status", "priority", "assignee", "service")
-        return [dump(t, *fields) for t in rows[: clamp(limit)]]
+        return [dump(t, *fields) for t in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
 
     @read
     def get(self, ticket_id: str) -> dict[str, Any]:
@@ -161,4 +159,12 @@ class TicketsTools(Toolkit):
         return self.require("tickets", ticket_id, "ticket", "use tickets_search")  # type: ignore[no-any-return]
 
 
-APP = AppDef("tickets", TicketsState, TicketsTools, "issue tracker: tickets, workflow, assignees, comments")
+APP = AppDef("tickets", TicketsState, TicketsTools, "issue tracker: tickets, workflow, assignees, comments", indexes={
+    "tickets": {
+        "text": Words(lambda t: (t.id, t.title, t.description, " ".join(t.labels))),
+        "status": Key(lambda t: t.status),
+        "assignee": Key(lambda t: t.assignee),
+        "service": Key(lambda t: t.service),
+        "id": Order(lambda t: t.id),
+    },
+})

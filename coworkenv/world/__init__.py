@@ -2,11 +2,13 @@
 
 from coworkenv.world._app import AppDef, AppState, Record
 from coworkenv.world._hashing import canonical_json, content_hash
+from coworkenv.world._index import Derived, Key, Order, Words, prefix_range, tokens
 from coworkenv.world._table import Table
 from coworkenv.world._time import format_time, local_time, parse_time, zone
 from coworkenv.world._world import Change, World, WorldSnapshot, diff
 
 __all__ = [
-    "AppDef", "AppState", "Change", "Record", "Table", "World", "WorldSnapshot",
-    "canonical_json", "content_hash", "diff", "format_time", "local_time", "parse_time", "zone",
+    "AppDef", "AppState", "Change", "Derived", "Key", "Order", "Record", "Table", "Words", "World", "WorldSnapshot",
+    "canonical_json", "content_hash", "diff", "format_time", "local_time", "parse_time", "prefix_range", "tokens",
+    "zone",
 ]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
+
+from coworkenv.world._index import IndexSpec
 
 if TYPE_CHECKING:
     from coworkenv.tools import Toolkit
@@ -27,12 +30,14 @@ class AppState(BaseModel):
 
 @dataclass(frozen=True)
 class AppDef:
-    """One app: its name, wire state model (fields are tables) and toolkit class."""
+    """One app: its name, wire state model (fields are tables), toolkit class and the indexes of its tables."""
 
     name: str
     state_model: type[AppState]
     toolkit: type[Toolkit]
     description: str
+    # table -> index name -> spec; the toolkit's search and list tools query these (see Table.select).
+    indexes: Mapping[str, Mapping[str, IndexSpec]] = field(default_factory=dict)
 
     @property
     def tables(self) -> dict[str, type[Record]]:

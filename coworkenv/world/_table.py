@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from coworkenv.world._hashing import combine, record_digest
+from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex
+from coworkenv.world._query import IdSet, Selection, run_select
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -16,18 +18,30 @@ class Table(Generic[R]):
     """Records of one type keyed by id.
 
     Records are frozen pydantic models: writers replace a record instead of mutating it, which lets
-    snapshots share records and keeps the per-record digest cache valid.
+    snapshots share records and keeps the per-record digest cache valid. Secondary indexes (see `_index`) are
+    updated on every write, so snapshots, restores and rewinds (which write through `put`/`delete`) keep them.
     """
 
-    __slots__ = ("_digests", "_hash", "_on_change", "_rows", "app", "model", "name")
+    __slots__ = (
+        "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name",
+    )
 
-    def __init__(self, app: str, name: str, model: type[R], on_change: Any = None) -> None:
+    def __init__(
+        self, app: str, name: str, model: type[R], on_change: Any = None, indexes: Mapping[str, IndexSpec] | None = None,
+    ) -> None:
         self.app = app
         self.name = name
         self.model = model
         self._rows: dict[str, R] = {}
         self._digests: dict[str, int] = {}
         self._hash = 0
+        # Indexes are built on first use (from every record), then kept on each write: a table no tool searches
+        # costs nothing to build, write or hold.
+        self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
+        self._indexes: dict[str, LiveIndex] = {}
+        # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
+        self._seq: dict[str, int] = {}
+        self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
 
@@ -65,6 +79,14 @@ class Table(Generic[R]):
         self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
         self._rows[record_id] = record
         self._digests[record_id] = digest
+        if old is None:
+            self._seq[record_id] = self._seq_next
+            self._seq_next += 1
+        for index in self._indexes.values():
+            if old is None:
+                index.add(record_id, record)
+            else:
+                index.replace(record_id, old, record)
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -74,6 +96,9 @@ class Table(Generic[R]):
             self._on_change(self, record_id, old)
         self._hash = combine(self._hash, remove=self._digests.pop(record_id))
         del self._rows[record_id]
+        del self._seq[record_id]
+        for index in self._indexes.values():
+            index.remove(record_id, old)
 
     def _restore(self, record_id: str, record: R | None) -> None:
         """Put back a journaled value without journaling it again."""
@@ -85,3 +110,52 @@ class Table(Generic[R]):
                 self.put(record)
         finally:
             self._on_change = hook
+
+    # -- indexed queries ------------------------------------------------------------------------
+    def words(self, name: str) -> WordIndex:
+        return self._index(name, WordIndex)  # type: ignore[return-value]
+
+    def key(self, name: str) -> KeyIndex:
+        return self._index(name, KeyIndex)  # type: ignore[return-value]
+
+    def order(self, name: str) -> OrderIndex:
+        return self._index(name, OrderIndex)  # type: ignore[return-value]
+
+    def derived(self, name: str) -> DerivedIndex:
+        return self._index(name, DerivedIndex)  # type: ignore[return-value]
+
+    def _index(self, name: str, kind: type) -> LiveIndex:
+        index = self._indexes.get(name)
+        if index is None and name in self._index_specs:
+            index = self._indexes[name] = self._index_specs[name].build()
+            for record_id, record in self._rows.items():
+                index.add(record_id, record)
+        if index is None or not isinstance(index, kind):
+            raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
+        return index
+
+    def select(
+        self,
+        order: str | None = None,
+        *,
+        words: tuple[str, str | None] | None = None,
+        sets: Iterable[IdSet | None] = (),
+        where: Callable[[R], bool] | None = None,
+        reverse: bool = False,
+        limit: int | None = None,
+        last: bool = False,
+        between: tuple[Any, Any] | None = None,
+    ) -> list[R]:
+        """Records that contain every word of a query, are in every id set and satisfy `where`, sorted.
+
+        `words=(index, query)`: every word of `query` occurs in the text of the word index `index` (the apps'
+        `matches` rule). `sets`: id sets the record must be in (None: no constraint). Sorted by the order index
+        `order` ((key, id) ascending; None: insertion order), descending with `reverse`; `between=(lo, hi)` keeps
+        keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or the last `limit` ones
+        (still in order) with `last`. Always equal to filtering every record and sorting them.
+        """
+        return run_select(
+            self, self.order(order) if order is not None else None,
+            Selection(words=(self.words(words[0]), words[1]) if words is not None else None, sets=list(sets),
+                      where=where, reverse=reverse, limit=limit, last=last, between=between),
+        )

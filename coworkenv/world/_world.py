@@ -74,7 +74,9 @@ class World:
         self._tables: dict[tuple[str, str], Table[Any]] = {}
         for app in self.apps.values():
             for name, model in app.tables.items():
-                self._tables[(app.name, name)] = Table(app.name, name, model, self._record_change)
+                self._tables[(app.name, name)] = Table(
+                    app.name, name, model, self._record_change, app.indexes.get(name)
+                )
         self._hash_order = [self._tables[key] for key in sorted(self._tables)]
 
     # -- construction & serialization ------------------------------------------------------

@@ -6,6 +6,7 @@ Importing this package registers every generator in `GENERATORS`.
 from coworkenv.synth.procedural import (  # noqa: F401  (importing a module registers its generators)
     access,
     adaptation,
+    backoffice,
     clarify,
     data,
     delegation,
@@ -13,6 +14,7 @@ from coworkenv.synth.procedural import (  # noqa: F401  (importing a module regi
     incidents,
     lookup,
     operations,
+    personal,
     safety,
     scheduling,
     tickets,

@@ -1,0 +1,129 @@
+"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from coworkenv.apps._common import clamp, dump
+from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+
+_PHONE = re.compile(r"^\+?[0-9][0-9 ()./-]{5,24}$")
+
+
+class Contact(Record):
+    name: str
+    company: str = ""
+    email: str = ""
+    phone: str = ""
+    notes: str = ""
+    tags: list[str] = []
+    updated_at: str = ""
+
+
+class ContactsState(AppState):
+    contacts: list[Contact] = []
+
+
+def _check_phone(phone: str) -> str:
+    if phone and not _PHONE.match(phone.strip()):
+        raise ToolError(f"{phone!r} is not a phone number; use digits with an optional leading + (e.g. +34 611 222 333)")
+    return phone.strip()
+
+
+class ContactsTools(Toolkit):
+    app = "contacts"
+
+    @read
+    def search(self, query: str = "", tag: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """Find contacts by words in name, company, email, phone or notes, sorted by name.
+
+        Args:
+            query: Words that must all occur (empty matches everyone).
+            tag: Only contacts with this tag.
+            limit: Maximum number of contacts.
+        """
+        table = self.world.table("contacts", "contacts")
+        sets = [table.key("tag").ids(tag) if tag is not None else None]
+        return [dump(c) for c in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
+
+    @read
+    def get(self, contact_id: str) -> dict[str, Any]:
+        """Get one contact.
+
+        Args:
+            contact_id: Contact id.
+        """
+        return dump(self._contact(contact_id))
+
+    @write
+    def create(
+        self, name: str, company: str = "", email: str = "", phone: str = "", notes: str = "",
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Add a contact.
+
+        Args:
+            name: Full name.
+            company: Company.
+            email: Email address.
+            phone: Phone number.
+            notes: Notes.
+            tags: Tags.
+        """
+        if not name.strip():
+            raise ToolError("a contact needs a name")
+        if email and "@" not in email:
+            raise ToolError(f"{email!r} is not an email address")
+        contact = Contact(
+            id=self.world.new_id("ct", "contacts", "contacts"), name=name.strip(), company=company, email=email,
+            phone=_check_phone(phone), notes=notes, tags=tags or [], updated_at=self.world.now_iso,
+        )
+        self.put("contacts", contact)
+        return dump(contact)
+
+    @write
+    def update(
+        self, contact_id: str, phone: str | None = None, email: str | None = None, company: str | None = None,
+        add_note: str | None = None,
+    ) -> dict[str, Any]:
+        """Change a contact's phone, email or company, or add a line to their notes.
+
+        Args:
+            contact_id: Contact id.
+            phone: New phone number.
+            email: New email address.
+            company: New company.
+            add_note: A line appended to the notes.
+        """
+        contact = self._contact(contact_id)
+        update: dict[str, Any] = {"updated_at": self.world.now_iso}
+        if phone is not None:
+            update["phone"] = _check_phone(phone)
+        if email is not None:
+            if "@" not in email:
+                raise ToolError(f"{email!r} is not an email address")
+            update["email"] = email
+        if company is not None:
+            update["company"] = company
+        if add_note:
+            update["notes"] = f"{contact.notes}\n{add_note}" if contact.notes else add_note
+        updated = contact.model_copy(update=update)
+        self.put("contacts", updated)
+        return dump(updated)
+
+    def _contact(self, contact_id: str) -> Contact:
+        return self.require("contacts", contact_id, "contact", "use contacts_search")  # type: ignore[no-any-return]
+
+
+APP = AppDef(
+    "contacts", ContactsState, ContactsTools, "external contacts: customers and vendors, phones and notes",
+    indexes={
+        "contacts": {
+            "text": Words(lambda c: (c.name, c.company, c.email, c.phone, c.notes)),
+            "tag": Key(lambda c: c.tags, multi=True),
+            "name": Order(lambda c: c.name.lower()),
+        },
+    },
+)

@@ -1,0 +1,133 @@
+"""Knowledge base: published articles (policies, how-tos, runbooks) with categories and search."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from coworkenv.apps._common import clamp, dump
+from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+
+_SUMMARY = ("id", "title", "category", "status", "updated_at")
+
+
+class Article(Record):
+    title: str
+    body: str
+    category: str = "general"
+    tags: list[str] = []
+    author: str = ""
+    status: Literal["published", "draft", "archived"] = "published"
+    updated_at: str = ""
+
+
+class KbState(AppState):
+    articles: list[Article] = []
+
+
+class KbTools(Toolkit):
+    app = "kb"
+
+    @read
+    def search(
+        self, query: str, category: str | None = None, include_archived: bool = False, limit: int = 20,
+    ) -> list[dict[str, Any]]:
+        """Search articles by words in title, body or tags; best matches are those whose title matches.
+
+        Args:
+            query: Words that must all occur.
+            category: Only this category.
+            include_archived: Also return archived articles (outdated; kept for history).
+            limit: Maximum number of articles.
+        """
+        table = self.world.table("kb", "articles")
+        sets = [table.key("category").ids(category) if category is not None else None]
+        words = query.lower().split()
+
+        def shown(a: Article) -> bool:
+            return include_archived or a.status != "archived"
+
+        def not_in_title(a: Article) -> bool:
+            return shown(a) and not all(w in a.title.lower() for w in words)
+
+        # Articles whose title has every word come first (a word in the title is in the text too), then the
+        # others; each group by id.
+        first = table.select("id", words=("title", query), sets=sets, where=shown, limit=clamp(limit))
+        rest: list[Article] = []
+        if len(first) < clamp(limit):
+            rest = table.select("id", words=("text", query), sets=sets, where=not_in_title, limit=clamp(limit) - len(first))
+        return [dump(a, *_SUMMARY) for a in [*first, *rest]]
+
+    @read
+    def list_categories(self) -> list[dict[str, Any]]:
+        """The categories with how many published articles each has."""
+        published = self.world.table("kb", "articles").key("published_in")
+        counts = {c: len(published.ids(c)) for c in published.values() if c is not None}
+        return [{"category": c, "articles": n} for c, n in sorted(counts.items())]
+
+    @read
+    def get_article(self, article_id: str) -> dict[str, Any]:
+        """Read an article in full.
+
+        Args:
+            article_id: Article id, e.g. KB-12.
+        """
+        return dump(self._article(article_id))
+
+    @write
+    def create_article(
+        self, title: str, body: str, category: str = "general", tags: list[str] | None = None, publish: bool = False,
+    ) -> dict[str, Any]:
+        """Write a new article (a draft unless published).
+
+        Args:
+            title: Title.
+            body: Text.
+            category: Category.
+            tags: Tags.
+            publish: Publish it now instead of saving a draft.
+        """
+        if not title.strip() or not body.strip():
+            raise ToolError("an article needs a title and a body")
+        article = Article(
+            id=self.world.new_id("KB", "kb", "articles"), title=title, body=body, category=category, tags=tags or [],
+            author=self.world.user or "", status="published" if publish else "draft", updated_at=self.world.now_iso,
+        )
+        self.put("articles", article)
+        return dump(article, *_SUMMARY)
+
+    @write
+    def update_article(
+        self, article_id: str, body: str | None = None, title: str | None = None,
+        status: Literal["published", "draft", "archived"] | None = None,
+    ) -> dict[str, Any]:
+        """Edit an article's body or title, or publish, unpublish or archive it.
+
+        Args:
+            article_id: Article id.
+            body: New body.
+            title: New title.
+            status: published, draft or archived.
+        """
+        article = self._article(article_id)
+        update: dict[str, Any] = {"updated_at": self.world.now_iso}
+        for key, value in (("body", body), ("title", title), ("status", status)):
+            if value is not None:
+                update[key] = value
+        updated = article.model_copy(update=update)
+        self.put("articles", updated)
+        return dump(updated, *_SUMMARY)
+
+    def _article(self, article_id: str) -> Article:
+        return self.require("articles", article_id, "article", "use kb_search")  # type: ignore[no-any-return]
+
+
+APP = AppDef("kb", KbState, KbTools, "knowledge base: policies, how-tos and runbooks", indexes={
+    "articles": {
+        "text": Words(lambda a: (a.title, a.body, " ".join(a.tags))),
+        "title": Words(lambda a: (a.title,)),
+        "category": Key(lambda a: a.category),
+        "published_in": Key(lambda a: a.category if a.status == "published" else None),
+        "id": Order(lambda a: a.id),
+    },
+})

@@ -1,0 +1,146 @@
+"""Scheduler: cron-like jobs with a schedule, an enabled flag and the outcome of their last run."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from coworkenv.apps._common import clamp, dump
+from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+
+RunStatus = Literal["ok", "failed", "never"]
+# Cron fields: minute, hour, day of month, month, day of week (0 or 7 is Sunday).
+_FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
+
+
+class Job(Record):
+    name: str
+    schedule: str  # five cron fields, e.g. "0 3 * * 1-5"
+    command: str
+    owner: str = ""
+    enabled: bool = True
+    last_run: str | None = None
+    last_status: RunStatus = "never"
+    last_output: str = ""
+
+
+class SchedulerState(AppState):
+    jobs: list[Job] = []
+
+
+def check_schedule(schedule: str) -> str:
+    """`schedule` normalized to single spaces, or a ToolError naming the bad cron field."""
+    parts = schedule.split()
+    if len(parts) != 5:
+        raise ToolError(f"schedule {schedule!r} needs 5 cron fields (minute hour day month weekday), e.g. '30 2 * * *'")
+    for part, (what, lo, hi) in zip(parts, _FIELDS, strict=True):
+        for item in part.split(","):
+            base, _, step = item.partition("/")
+            if step and not (step.isdigit() and int(step) > 0):
+                raise ToolError(f"bad step {step!r} in the {what} field of {schedule!r}")
+            if base == "*":
+                continue
+            bounds = base.split("-")
+            if len(bounds) > 2 or not all(b.isdigit() and lo <= int(b) <= hi for b in bounds):
+                raise ToolError(f"bad {what} {base!r} in {schedule!r}; use * or numbers {lo}-{hi}, ranges a-b, lists a,b")
+    return " ".join(parts)
+
+
+class SchedulerTools(Toolkit):
+    app = "scheduler"
+
+    @read
+    def list_jobs(
+        self, query: str = "", enabled: bool | None = None, last_status: RunStatus | None = None, limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """List jobs sorted by name.
+
+        Args:
+            query: Words that must all occur in name, command or owner.
+            enabled: Only enabled (true) or disabled (false) jobs.
+            last_status: Only jobs whose last run ended so: ok, failed or never.
+            limit: Maximum number of jobs.
+        """
+        table = self.world.table("scheduler", "jobs")
+        sets = [
+            table.key("enabled").ids(enabled) if enabled is not None else None,
+            table.key("status").ids(last_status) if last_status is not None else None,
+        ]
+        fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
+        return [dump(j, *fields) for j in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
+
+    @read
+    def get_job(self, job_id: str) -> dict[str, Any]:
+        """Get a job with its command and last output.
+
+        Args:
+            job_id: Job id.
+        """
+        return dump(self._job(job_id))
+
+    @write
+    def create_job(self, name: str, schedule: str, command: str, enabled: bool = True) -> dict[str, Any]:
+        """Schedule a new job.
+
+        Args:
+            name: Job name (unique).
+            schedule: Five cron fields, e.g. '0 3 * * 1-5' (03:00 UTC on weekdays).
+            command: What the job runs.
+            enabled: Start enabled.
+        """
+        if self.world.table("scheduler", "jobs").key("named").ids(name):
+            raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
+        job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name, schedule=check_schedule(schedule),
+                  command=command, owner=self.world.user or "", enabled=enabled)
+        self.put("jobs", job)
+        return dump(job)
+
+    @write
+    def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None) -> dict[str, Any]:
+        """Change a job's schedule, or enable or disable it.
+
+        Args:
+            job_id: Job id.
+            schedule: New five-field cron schedule.
+            enabled: True to enable, False to disable.
+        """
+        job = self._job(job_id)
+        update: dict[str, Any] = {}
+        if schedule is not None:
+            update["schedule"] = check_schedule(schedule)
+        if enabled is not None:
+            update["enabled"] = enabled
+        updated = job.model_copy(update=update)
+        self.put("jobs", updated)
+        return dump(updated, "id", "name", "schedule", "enabled")
+
+    @write
+    def run_now(self, job_id: str) -> dict[str, Any]:
+        """Run an enabled job once now (its last run becomes now).
+
+        Args:
+            job_id: Job id.
+        """
+        job = self._job(job_id)
+        if not job.enabled:
+            raise ToolError(f"job {job.name} is disabled; enable it with scheduler_update_job first")
+        updated = job.model_copy(update={"last_run": self.world.now_iso, "last_status": "ok", "last_output": "done"})
+        self.put("jobs", updated)
+        return dump(updated, "id", "name", "last_run", "last_status")
+
+    def _job(self, job_id: str) -> Job:
+        return self.require("jobs", job_id, "job", "use scheduler_list_jobs")  # type: ignore[no-any-return]
+
+
+APP = AppDef(
+    "scheduler", SchedulerState, SchedulerTools, "scheduled jobs: cron schedules, enabled flags, last runs",
+    indexes={
+        "jobs": {
+            "text": Words(lambda j: (j.name, j.command, j.owner)),
+            "enabled": Key(lambda j: j.enabled),
+            "status": Key(lambda j: j.last_status),
+            "named": Key(lambda j: j.name),
+            "name": Order(lambda j: j.name),
+        },
+    },
+)

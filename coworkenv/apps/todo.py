@@ -1,0 +1,182 @@
+"""Todo: task lists with due dates, a done flag and notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coworkenv.apps._common import clamp, dump, parse_when
+from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
+
+
+class TodoList(Record):
+    name: str
+    owner: str = ""
+
+
+class TodoTask(Record):
+    list_id: str
+    title: str
+    notes: str = ""
+    due: str | None = None  # ISO-8601 UTC
+    done: bool = False
+    done_at: str | None = None
+    created_at: str = ""
+
+
+class TodoState(AppState):
+    lists: list[TodoList] = []
+    tasks: list[TodoTask] = []
+
+
+def _due_epoch(task: TodoTask) -> int | None:
+    """The due time in epoch seconds, parsed once at write (None: undated or unreadable)."""
+    try:
+        return parse_time(task.due) if task.due else None
+    except ValueError:
+        return None
+
+
+class TodoTools(Toolkit):
+    app = "todo"
+
+    @read
+    def list_lists(self) -> list[dict[str, Any]]:
+        """List the task lists with how many open tasks each has."""
+        open_tasks = self.world.table("todo", "tasks").key("open_in")
+        lists = self.world.table("todo", "lists").select("id")
+        return [{**dump(t), "open_tasks": len(open_tasks.ids(t.id))} for t in lists]
+
+    @read
+    def list_tasks(
+        self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """List tasks, soonest due first (undated last).
+
+        Args:
+            list_id: Only tasks of this list.
+            include_done: Also list tasks already done.
+            due_before: Only tasks due before this ISO-8601 time.
+            limit: Maximum number of tasks.
+        """
+        if list_id is not None:
+            self._list(list_id)
+        cutoff = parse_when(due_before) if due_before else None
+        table = self.world.table("todo", "tasks")
+        due = table.derived("due")
+        sets: list[set[str] | frozenset[str] | None]
+        if list_id is not None:  # one set: open tasks of a list are the ones not done
+            sets = [(table.key("list") if include_done else table.key("open_in")).ids(list_id)]
+        else:
+            sets = [None if include_done else table.key("done").ids(False)]
+        where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
+        return [dump(t) for t in table.select("due_order", sets=sets, where=where, limit=clamp(limit))]
+
+    @read
+    def search_tasks(self, query: str, include_done: bool = True, limit: int = 20) -> list[dict[str, Any]]:
+        """Find tasks by words in title or notes.
+
+        Args:
+            query: Words that must all occur.
+            include_done: Also return tasks already done.
+            limit: Maximum number of tasks.
+        """
+        table = self.world.table("todo", "tasks")
+        sets = [table.key("done").ids(False) if not include_done else None]
+        return [dump(t) for t in table.select("due_order", words=("text", query), sets=sets, limit=clamp(limit))]
+
+    @write
+    def create_list(self, name: str) -> dict[str, Any]:
+        """Create a task list.
+
+        Args:
+            name: List name.
+        """
+        if not name.strip():
+            raise ToolError("a list needs a name")
+        if self.world.table("todo", "lists").key("name").ids(name.strip().lower()):
+            raise ToolError(f"a list named {name!r} exists already; use todo_list_lists for its id")
+        todo_list = TodoList(id=self.world.new_id("list", "todo", "lists"), name=name.strip(), owner=self.world.user or "")
+        self.put("lists", todo_list)
+        return dump(todo_list)
+
+    @write
+    def add_task(self, list_id: str, title: str, due: str | None = None, notes: str = "") -> dict[str, Any]:
+        """Add a task to a list.
+
+        Args:
+            list_id: List id from todo_list_lists.
+            title: What is to be done.
+            due: Due time, ISO-8601 with offset (e.g. 2026-03-06T17:00:00+01:00); stored in UTC.
+            notes: Details.
+        """
+        self._list(list_id)
+        if not title.strip():
+            raise ToolError("a task needs a title")
+        task = TodoTask(
+            id=self.world.new_id("task", "todo", "tasks"), list_id=list_id, title=title.strip(), notes=notes,
+            due=format_time(parse_when(due)) if due else None, created_at=self.world.now_iso,
+        )
+        self.put("tasks", task)
+        return dump(task)
+
+    @write
+    def update_task(
+        self, task_id: str, title: str | None = None, due: str | None = None, notes: str | None = None,
+        list_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Change a task's title, due time, notes or list.
+
+        Args:
+            task_id: Task id.
+            title: New title.
+            due: New due time, ISO-8601 with offset.
+            notes: New notes (replace the old ones).
+            list_id: Move the task to this list.
+        """
+        task = self._task(task_id)
+        update: dict[str, Any] = {}
+        if title is not None:
+            update["title"] = title
+        if due is not None:
+            update["due"] = format_time(parse_when(due))
+        if notes is not None:
+            update["notes"] = notes
+        if list_id is not None:
+            update["list_id"] = self._list(list_id).id
+        updated = task.model_copy(update=update)
+        self.put("tasks", updated)
+        return dump(updated)
+
+    @write
+    def complete_task(self, task_id: str, done: bool = True) -> dict[str, Any]:
+        """Mark a task done (or not done again).
+
+        Args:
+            task_id: Task id.
+            done: True for done, False to reopen.
+        """
+        task = self._task(task_id)
+        updated = task.model_copy(update={"done": done, "done_at": self.world.now_iso if done else None})
+        self.put("tasks", updated)
+        return {"id": task_id, "done": done, "done_at": updated.done_at}
+
+    def _task(self, task_id: str) -> TodoTask:
+        return self.require("tasks", task_id, "task", "use todo_list_tasks or todo_search_tasks")  # type: ignore[no-any-return]
+
+    def _list(self, list_id: str) -> TodoList:
+        return self.require("lists", list_id, "list", "use todo_list_lists")  # type: ignore[no-any-return]
+
+
+APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, done flags and notes", indexes={
+    "lists": {"id": Order(lambda t: t.id), "name": Key(lambda t: t.name.lower())},
+    "tasks": {
+        "text": Words(lambda t: (t.title, t.notes)),
+        "list": Key(lambda t: t.list_id),
+        "open_in": Key(lambda t: None if t.done else t.list_id),
+        "done": Key(lambda t: t.done),
+        "due": Derived(_due_epoch),
+        # Tasks without a due date sort after every dated one ("~" is after any ISO time).
+        "due_order": Order(lambda t: t.due or "~"),
+    },
+})

@@ -1,0 +1,289 @@
+"""Secondary indexes of a table, kept on every write: word search, equality keys and sort orders.
+
+They let search and list tools answer from the records that can match instead of scanning the table, with the
+results and order a scan gives:
+
+- `Words`: which records contain a query word as a substring of their text (the `matches` rule of the apps).
+  A word without whitespace occurs in a text exactly when it occurs inside one whitespace-separated token of it,
+  so the index maps tokens to records and the trigrams of the distinct tokens to tokens.
+- `Key`: records by the value of a key (or each value of a list field): folders, statuses, owners, labels.
+- `Order`: records sorted by a key computed once at write (times parsed to epoch seconds there, not per query).
+
+Index specs are declared per table on the app (`AppDef.indexes`); every `Table` builds its own live indexes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sortedcontainers import SortedList
+
+_EMPTY: frozenset[str] = frozenset()
+_GRAM = 3
+
+
+@dataclass(frozen=True)
+class Words:
+    """Spec of a word index over the texts `texts(record)` returns (joined with spaces, lowercased)."""
+
+    texts: Callable[[Any], Iterable[str | None]]
+
+    def build(self) -> WordIndex:
+        return WordIndex(self.texts)
+
+
+@dataclass(frozen=True)
+class Key:
+    """Spec of an equality index; with `multi`, `key(record)` is an iterable and each value is indexed."""
+
+    key: Callable[[Any], Any]
+    multi: bool = False
+
+    def build(self) -> KeyIndex:
+        return KeyIndex(self.key, self.multi)
+
+
+@dataclass(frozen=True)
+class Order:
+    """Spec of a sort order: records sorted by `(key(record), id)`."""
+
+    key: Callable[[Any], Any]
+
+    def build(self) -> OrderIndex:
+        return OrderIndex(self.key)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Spec of a value computed once per record at write (e.g. times parsed to epoch seconds)."""
+
+    value: Callable[[Any], Any]
+
+    def build(self) -> DerivedIndex:
+        return DerivedIndex(self.value)
+
+
+IndexSpec = Words | Key | Order | Derived
+
+
+def prefix_range(prefix: str) -> tuple[str, str | None]:
+    """(lo, hi) with lo <= s < hi exactly for the strings s that start with `prefix` (hi None: unbounded)."""
+    if not prefix:
+        return "", None
+    last = ord(prefix[-1])
+    return prefix, (prefix[:-1] + chr(last + 1)) if last < 0x10FFFF else None
+
+
+def tokens(texts: Iterable[str | None]) -> list[str]:
+    """The whitespace-separated lowercase tokens of the texts, joined as the apps' `matches` joins them."""
+    return " ".join(t for t in texts if t).lower().split()
+
+
+def _grams(token: str) -> set[str]:
+    return {token[i:i + _GRAM] for i in range(len(token) - _GRAM + 1)}
+
+
+class WordIndex:
+    """Records by the tokens of their text; distinct tokens by their trigrams."""
+
+    __slots__ = ("_by_gram", "_postings", "_text", "texts")
+
+    def __init__(self, texts: Callable[[Any], Iterable[str | None]]) -> None:
+        self.texts = texts
+        self._postings: dict[str, set[str]] = {}
+        self._by_gram: dict[str, set[str]] = {}
+        self._text: dict[str, str] = {}  # the lowercase text of each record, for words too common to index by set
+
+    def add(self, record_id: str, record: Any) -> None:
+        text = self._text[record_id] = " ".join(t for t in self.texts(record) if t).lower()
+        self._add_tokens(record_id, set(text.split()))
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        """Re-index a changed record: only tokens that appear or disappear cost anything."""
+        before = self._text.get(record_id, "")
+        text = " ".join(t for t in self.texts(new) if t).lower()
+        if text == before:
+            return
+        self._text[record_id] = text
+        old_tokens, new_tokens = set(before.split()), set(text.split())
+        self._remove_tokens(record_id, old_tokens - new_tokens)
+        self._add_tokens(record_id, new_tokens - old_tokens)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._remove_tokens(record_id, set(self._text.pop(record_id, "").split()))
+
+    def _add_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        for tok in toks:
+            posting = self._postings.get(tok)
+            if posting is None:
+                posting = self._postings[tok] = set()
+                for gram in _grams(tok):
+                    self._by_gram.setdefault(gram, set()).add(tok)
+            posting.add(record_id)
+
+    def _remove_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        for tok in toks:
+            posting = self._postings[tok]
+            posting.discard(record_id)
+            if not posting:
+                del self._postings[tok]
+                for gram in _grams(tok):
+                    holders = self._by_gram[gram]
+                    holders.discard(tok)
+                    if not holders:
+                        del self._by_gram[gram]
+
+    def tokens_containing(self, word: str) -> set[str] | frozenset[str]:
+        """The distinct tokens that contain `word` (lowercase, no whitespace)."""
+        if len(word) < _GRAM:  # too short for a trigram: look through the vocabulary (rare in real queries)
+            return {t for t in self._postings if word in t}
+        if len(word) == _GRAM:
+            return self._by_gram.get(word, _EMPTY)
+        sets = sorted((self._by_gram.get(word[i:i + _GRAM], _EMPTY) for i in range(len(word) - _GRAM + 1)), key=len)
+        smallest, rest = sets[0], sets[1:]
+        return {t for t in smallest if all(t in s for s in rest) and word in t}
+
+    def postings_size(self, found: Iterable[str]) -> int:
+        """How many (token, record) entries the tokens have: the cost of `ids_with_tokens`."""
+        return sum(len(self._postings[t]) for t in found)
+
+    def ids_with_tokens(self, found: set[str] | frozenset[str]) -> set[str] | frozenset[str]:
+        """Ids of the records with any of the tokens. Do not mutate the result."""
+        if not found:
+            return _EMPTY
+        if len(found) == 1:
+            return self._postings[next(iter(found))]
+        out: set[str] = set()
+        for tok in found:
+            out |= self._postings[tok]
+        return out
+
+    def ids_with_word(self, word: str) -> set[str] | frozenset[str]:
+        """Ids of the records whose text contains `word` (lowercase, no whitespace). Do not mutate the result."""
+        return self.ids_with_tokens(self.tokens_containing(word))
+
+    def contains_check(self, word: str) -> Callable[[str], bool]:
+        """A test of one record id: does its text contain `word`? (the scan's own test, on the stored text)."""
+        text = self._text
+        return lambda record_id: word in text[record_id]
+
+
+class KeyIndex:
+    """Record ids by key value."""
+
+    __slots__ = ("_ids", "key", "multi")
+
+    def __init__(self, key: Callable[[Any], Any], multi: bool) -> None:
+        self.key = key
+        self.multi = multi
+        self._ids: dict[Hashable, set[str]] = {}
+
+    def _values(self, record: Any) -> set[Hashable] | tuple[Hashable]:
+        return set(self.key(record)) if self.multi else (self.key(record),)
+
+    def add(self, record_id: str, record: Any) -> None:
+        for value in self._values(record):
+            self._ids.setdefault(value, set()).add(record_id)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        for value in self._values(record):
+            ids = self._ids.get(value)
+            if ids is not None:
+                ids.discard(record_id)
+                if not ids:
+                    del self._ids[value]
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        before, after = self._values(old), self._values(new)
+        if before != after:
+            self.remove(record_id, old)
+            self.add(record_id, new)
+
+    def ids(self, value: Hashable) -> set[str] | frozenset[str]:
+        """Ids of the records with this key value. Do not mutate the result."""
+        return self._ids.get(value, _EMPTY)
+
+    def values(self) -> Iterator[Hashable]:
+        return iter(self._ids)
+
+
+class DerivedIndex:
+    """A value per record id, computed at write."""
+
+    __slots__ = ("_values", "value")
+
+    def __init__(self, value: Callable[[Any], Any]) -> None:
+        self.value = value
+        self._values: dict[str, Any] = {}
+
+    def add(self, record_id: str, record: Any) -> None:
+        self._values[record_id] = self.value(record)
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        self._values[record_id] = self.value(new)
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._values.pop(record_id, None)
+
+    def __getitem__(self, record_id: str) -> Any:
+        return self._values[record_id]
+
+
+class OrderIndex:
+    """(key, id) pairs in sorted order; each record's key is computed once, at write."""
+
+    __slots__ = ("_keys", "_sorted", "key")
+
+    def __init__(self, key: Callable[[Any], Any]) -> None:
+        self.key = key
+        self._sorted: SortedList = SortedList()
+        self._keys: dict[str, Any] = {}
+
+    def add(self, record_id: str, record: Any) -> None:
+        value = self._keys[record_id] = self.key(record)
+        self._sorted.add((value, record_id))
+
+    def replace(self, record_id: str, old: Any, new: Any) -> None:
+        value = self.key(new)
+        if value != self._keys[record_id]:
+            self._sorted.remove((self._keys[record_id], record_id))
+            self._keys[record_id] = value
+            self._sorted.add((value, record_id))
+
+    def remove(self, record_id: str, record: Any) -> None:
+        self._sorted.remove((self._keys.pop(record_id), record_id))
+
+    def key_of(self, record_id: str) -> Any:
+        """The key stored for a record id."""
+        return self._keys[record_id]
+
+    @property
+    def keys(self) -> Mapping[str, Any]:
+        """Every record id's key (read-only view for sorting)."""
+        return self._keys
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def pairs(self, reverse: bool = False) -> Iterator[tuple[Any, str]]:
+        """Every (key, id) in order (or reversed)."""
+        return reversed(self._sorted) if reverse else iter(self._sorted)
+
+    def range(self, lo: Any = None, hi: Any = None, reverse: bool = False) -> Iterator[tuple[Any, str]]:
+        """The (key, id) pairs with lo <= key < hi (None: unbounded), in order."""
+        sl = self._sorted
+        start = 0 if lo is None else sl.bisect_left((lo,))
+        stop = len(sl) if hi is None else sl.bisect_left((hi,))
+        return sl.islice(start, stop, reverse=reverse)  # type: ignore[no-any-return]
+
+    def count(self, lo: Any = None, hi: Any = None) -> int:
+        """How many keys k have lo <= k < hi."""
+        sl = self._sorted
+        start = 0 if lo is None else sl.bisect_left((lo,))
+        stop = len(sl) if hi is None else sl.bisect_left((hi,))
+        return max(0, stop - start)
+
+
+LiveIndex = WordIndex | KeyIndex | OrderIndex | DerivedIndex

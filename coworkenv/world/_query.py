@@ -1,0 +1,140 @@
+"""Planning one indexed query: which constraints become id sets, and whether to walk an order or sort candidates.
+
+Two plans give the same records in the same order as a scan:
+- walk: go through the order index (or the table's insertion order) and keep what passes every constraint, until
+  `limit` records are found. Cheap when matches are common: about limit * size / matches steps.
+- sort: take the smallest id set, keep what passes, sort the survivors by (key, id). Cheap when a set is small.
+A query word becomes an id set when few records contain it; a common word is checked on each record's text
+instead (building the union of its postings would cost more than the walk that finds `limit` records with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+from coworkenv.world._index import OrderIndex, WordIndex
+
+if TYPE_CHECKING:
+    from coworkenv.world._table import Table
+
+IdSet = set[str] | frozenset[str]
+# Relative costs on CPython 3.11: a walk step (a Python loop turn), a candidate intersected (C set operation), and a
+# surviving candidate sorted.
+_WALK_STEP = 1.0
+_INTERSECT_STEP = 0.05
+_SORT_STEP = 1.5
+# A word's records become an id set when it has at most this many postings (or 1/32 of the table).
+_RARE_POSTINGS = 256
+_RARE_FRACTION = 32
+
+
+@dataclass
+class Selection:
+    """What `Table.select` asks for (see there)."""
+
+    words: tuple[WordIndex, str | None] | None = None
+    sets: list[IdSet | None] = field(default_factory=list)
+    where: Callable[[Any], bool] | None = None
+    reverse: bool = False
+    limit: int | None = None
+    last: bool = False
+    between: tuple[Any, Any] | None = None
+
+
+def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> list[Any]:
+    """The records `q` selects from `table`, ordered by `index` (None: insertion order)."""
+    rows: dict[str, Any] = table._rows  # the query layer of the table reads its rows
+    size = index.count(*q.between) if index is not None and q.between is not None else len(rows)
+    wanted = [s for s in q.sets if s is not None]
+    checks: list[Callable[[str], bool]] = []
+    if q.words is not None:
+        found = _word_constraints(q.words[0], q.words[1], len(rows), wanted, checks)
+        if not found:
+            return []
+    if any(not s for s in wanted):
+        return []
+    wanted.sort(key=len)
+    where = _combined(q.where, checks)
+    if wanted:
+        # Expected matches if the sets are independent; the walk visits about limit / match rate entries.
+        rates = [len(s) / max(1, len(rows)) for s in wanted]
+        rate = 1.0
+        for r in rates:
+            rate *= r
+        walk_steps = size if q.limit is None else min(size, q.limit / max(rate, 1e-9))
+        k = len(wanted[0])
+        sort_cost = k * _INTERSECT_STEP * len(wanted) + k * (rate / max(rates[0], 1e-9)) * _SORT_STEP
+        if sort_cost <= walk_steps * _WALK_STEP:
+            return _sorted_candidates(rows, table, index, wanted, where, q)
+    return _walk(rows, index, wanted, where, q)
+
+
+def _combined(where: Callable[[Any], bool] | None, checks: list[Callable[[str], bool]]) -> Callable[[Any], bool] | None:
+    if not checks:
+        return where
+    if len(checks) == 1 and where is None:
+        check = checks[0]
+        return lambda record: check(record.id)
+
+    def combined(record: Any) -> bool:
+        return all(check(record.id) for check in checks) and (where is None or where(record))
+
+    return combined
+
+
+def _word_constraints(
+    words: WordIndex, query: str | None, n: int, wanted: list[IdSet], checks: list[Callable[[str], bool]],
+) -> bool:
+    """Add an id set (rare word) or a text check (common word) per query word; False when a word is nowhere."""
+    for word in dict.fromkeys((query or "").lower().split()):
+        tokens = words.tokens_containing(word)
+        if not tokens:
+            return False
+        if words.postings_size(tokens) <= max(_RARE_POSTINGS, n // _RARE_FRACTION):
+            wanted.append(words.ids_with_tokens(tokens))
+        else:
+            checks.append(words.contains_check(word))
+    return True
+
+
+def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
+          where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
+    walk_reverse = q.reverse != q.last
+    if index is None:
+        ids: Iterable[str] = reversed(rows) if walk_reverse else iter(rows)
+    else:
+        pairs = index.range(*q.between, reverse=walk_reverse) if q.between is not None else index.pairs(walk_reverse)
+        ids = map(itemgetter(1), pairs)
+    out: list[Any] = []
+    want = q.limit if q.limit is not None else len(rows) + 1
+    for i in ids:
+        for s in wanted:
+            if i not in s:
+                break
+        else:
+            record = rows[i]
+            if where is None or where(record):
+                out.append(record)
+                if len(out) >= want:
+                    break
+    return out[::-1] if q.last else out
+
+
+def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderIndex | None, wanted: list[IdSet],
+                       where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
+    first, rest = wanted[0], wanted[1:]
+    ids = sorted(first.intersection(*rest) if rest else first, reverse=q.reverse)
+    key = table._seq.__getitem__ if index is None else index.keys.__getitem__
+    if index is not None and q.between is not None:
+        lo, hi = q.between
+        ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
+    if where is not None:
+        ids = [i for i in ids if where(rows[i])]
+    # Sorted by id above, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
+    ids.sort(key=key, reverse=q.reverse)
+    if q.limit is not None:
+        ids = ids[-q.limit:] if q.last else ids[: q.limit]
+    return [rows[i] for i in ids]

@@ -1,0 +1,138 @@
+"""The productivity apps (todo, notes, kb, contacts, config, scheduler, inventory, web) and the new record fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coworkenv.apps import APPS, TOOLS, WorldApps
+from coworkenv.tools import ToolBox
+from coworkenv.world import World, parse_time
+
+START = "2026-03-02T09:00:00Z"
+
+
+def _box(**apps: Any) -> ToolBox:
+    state = WorldApps.model_validate({
+        "directory": {
+            "people": [{"id": "u-ana", "name": "Ana Ruiz", "email": "ana@x.test", "team": "t-ops", "role": "SRE"}],
+            "teams": [{"id": "t-ops", "name": "Ops"}],  # no lead
+        },
+        **apps,
+    })
+    world = World.from_wire(APPS, state, parse_time(START), 30, user="u-ana")
+    return ToolBox(world, TOOLS, TOOLS)
+
+
+def _ok(box: ToolBox, tool: str, /, **args: Any) -> Any:
+    outcome = box.call(tool, args)
+    assert outcome.ok, outcome.error
+    return outcome.result
+
+
+def _error(box: ToolBox, tool: str, /, **args: Any) -> str:
+    outcome = box.call(tool, args)
+    assert not outcome.ok
+    return str(outcome.error)
+
+
+def test_team_without_lead_is_listed() -> None:
+    box = _box()
+    assert _ok(box, "directory_get_team", team_id="t-ops") == {"id": "t-ops", "name": "Ops", "lead": None,
+                                                              "channel": None, "members": ["u-ana"]}
+
+
+def test_todo_due_dates_are_stored_in_utc_and_sorted() -> None:
+    box = _box(todo={"lists": [{"id": "list-1", "name": "Work"}]})
+    late = _ok(box, "todo_add_task", list_id="list-1", title="later", due="2026-03-06T17:00:00+01:00")
+    _ok(box, "todo_add_task", list_id="list-1", title="undated")
+    soon = _ok(box, "todo_add_task", list_id="list-1", title="sooner", due="2026-03-03T08:00:00Z")
+    assert late["due"] == "2026-03-06T16:00:00Z" and late["id"] == "task-1"
+    assert [t["title"] for t in _ok(box, "todo_list_tasks", list_id="list-1")] == ["sooner", "later", "undated"]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", due_before="2026-03-04T00:00:00Z")] == [soon["id"]]
+    _ok(box, "todo_complete_task", task_id=soon["id"])
+    assert len(_ok(box, "todo_list_tasks")) == 2 and len(_ok(box, "todo_list_tasks", include_done=True)) == 3
+    assert _ok(box, "todo_list_lists")[0]["open_tasks"] == 2
+    assert "no list" in _error(box, "todo_add_task", list_id="list-9", title="x")
+    assert "ISO-8601" in _error(box, "todo_add_task", list_id="list-1", title="x", due="friday")
+
+
+def test_mail_labels() -> None:
+    msg = {"id": "msg-1", "thread_id": "t", "folder": "inbox", "sender": "b@x.test", "to": ["ana@x.test"],
+           "subject": "Invoice", "body": "pay", "sent_at": START}
+    box = _box(mail={"messages": [msg, {**msg, "id": "msg-2"}]})
+    _ok(box, "mail_label", message_ids=["msg-1", "msg-2"], add=["billing", "billing", "q1"])
+    _ok(box, "mail_label", message_ids=["msg-2"], remove=["q1"])
+    assert box.world.table("mail", "messages").get("msg-1").labels == ["billing", "q1"]
+    assert [m["id"] for m in _ok(box, "mail_list_messages", label="q1")] == ["msg-1"]
+    assert "give labels" in _error(box, "mail_label", message_ids=["msg-1"])
+
+
+def test_notes_kb_and_contacts() -> None:
+    box = _box(
+        kb={"articles": [
+            {"id": "KB-1", "title": "Refund policy", "body": "Refunds within 30 days."},
+            {"id": "KB-2", "title": "Old", "body": "refund policy v0", "status": "archived"},
+            {"id": "KB-3", "title": "FAQ", "body": "See the refund policy."},
+        ]},
+        contacts={"contacts": [{"id": "ct-1", "name": "Bo Li", "company": "Acme", "phone": "+1 555 0100"}]},
+    )
+    note = _ok(box, "notes_create_note", title="Plan", body="a", tags=["q1"])
+    _ok(box, "notes_update_note", note_id=note["id"], append="b")
+    assert _ok(box, "notes_read_note", note_id=note["id"])["body"] == "a\nb"
+    assert [n["id"] for n in _ok(box, "notes_search_notes", query="q1")] == [note["id"]]
+    # Title matches rank first; archived articles only on request.
+    assert [a["id"] for a in _ok(box, "kb_search", query="refund policy")] == ["KB-1", "KB-3"]
+    assert len(_ok(box, "kb_search", query="refund policy", include_archived=True)) == 3
+    _ok(box, "contacts_update", contact_id="ct-1", phone="+34 611 222 333", add_note="moved")
+    assert _ok(box, "contacts_search", query="611")[0]["notes"] == "moved"
+    assert "not a phone number" in _error(box, "contacts_update", contact_id="ct-1", phone="call me")
+
+
+def test_config_store_versions_and_compare_and_set() -> None:
+    box = _box()
+    assert _ok(box, "config_set", key="billing/retries", value="3")["version"] == 1
+    assert _ok(box, "config_set", key="billing/retries", value="5", expected_version=1)["version"] == 2
+    assert "version 2, not 1" in _error(box, "config_set", key="billing/retries", value="7", expected_version=1)
+    assert [r["value"] for r in _ok(box, "config_history", key="billing/retries")] == ["5", "3"]
+    assert _ok(box, "config_list_keys", prefix="billing/") == [{"key": "billing/retries", "value": "5", "version": 2}]
+
+
+def test_scheduler_validates_cron_and_runs() -> None:
+    box = _box()
+    job = _ok(box, "scheduler_create_job", name="export", schedule="0  3 * * 1-5", command="export")
+    assert job["schedule"] == "0 3 * * 1-5"
+    for bad in ("0 3 * *", "61 * * * *", "0 3 * * mon", "*/0 * * * *"):
+        assert bad in _error(box, "scheduler_create_job", name="other", schedule=bad, command="x")
+    ran = _ok(box, "scheduler_run_now", job_id=job["id"])
+    assert ran["last_run"] == box.world.now_iso and ran["last_status"] == "ok"
+    _ok(box, "scheduler_update_job", job_id=job["id"], enabled=False)
+    assert "disabled" in _error(box, "scheduler_run_now", job_id=job["id"])
+    assert _ok(box, "scheduler_list_jobs", enabled=True) == []
+
+
+def test_inventory_transfer_keeps_a_ledger() -> None:
+    box = _box(inventory={
+        "locations": [{"id": "wh", "name": "WH"}, {"id": "shop", "name": "Shop", "kind": "store"}],
+        "items": [{"id": "A@wh", "sku": "A", "name": "dock", "location": "wh", "quantity": 10},
+                  {"id": "A@shop", "sku": "A", "name": "dock", "location": "shop", "quantity": 1, "reorder_level": 3}],
+    })
+    assert [i["id"] for i in _ok(box, "inventory_search_items", below_reorder=True)] == ["A@shop"]
+    _ok(box, "inventory_transfer", item_id="A@wh", to_location="shop", quantity=4)
+    assert _ok(box, "inventory_get_item", item_id="A@shop")["quantity"] == 5
+    assert _ok(box, "inventory_get_item", item_id="A@wh")["movements"][0]["delta"] == -4
+    assert "between 1 and 6" in _error(box, "inventory_transfer", item_id="A@wh", to_location="shop", quantity=7)
+    assert "cannot remove" in _error(box, "inventory_adjust", item_id="A@shop", delta=-9, reason="count")
+
+
+@pytest.mark.parametrize(("status", "has_body"), [(200, True), (500, False), (301, False)])
+def test_web_fetch_reports_http_status(status: int, has_body: bool) -> None:
+    page = {"id": "https://a.test/p", "title": "P", "body": "hello", "status": status,
+            "location": "https://a.test/" if status == 301 else None}
+    box = _box(web={"pages": [page]})
+    got = _ok(box, "web_fetch", url="https://a.test/p")
+    assert got["status"] == status and (got.get("body") == "hello") == has_body
+    assert _ok(box, "web_fetch", url="https://a.test/missing")["status"] == 404
+    assert len(_ok(box, "web_search", query="hello")) == (1 if status == 200 else 0)
+    assert "not an http" in _error(box, "web_fetch", url="file:///etc/passwd")
