@@ -274,3 +274,14 @@ def test_a_swap_is_also_tried_by_moving_the_earlier_write_down() -> None:
         "title": "Follow up", "description": "Check p95.", "assignee": "u-jon"}}})
     swaps = {m.description for m in mutants(spec) if m.kind == "swap_dependent"}
     assert "tickets_update after chat_post_message (chat_post_message reports on OPS-1)" in swaps
+
+
+def test_a_reply_check_passed_by_repeating_the_question_is_caught() -> None:
+    spec = sound_spec()
+    spec["turns"][0]["content"] += " Tell me who had OPS-1 before."
+    steps(spec)[3]["say"] = "Lena had OPS-1 before; it is now p1 with Jon."
+    spec["checks"].append({"id": "said-who", "rule": {"kind": "text", "scope": "final", "all_of": ["OPS-1"]}})
+    v = validate_spec(spec)
+    assert any("only repeats the request" in e.message for e in v.errors() if e.code == "content_unchecked")
+    check_of(spec, "said-who")["rule"]["all_of"] = ["Lena"]
+    assert not any("only repeats" in e.message for e in validate_spec(spec).errors())
