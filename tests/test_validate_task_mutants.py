@@ -138,8 +138,9 @@ def test_a_reply_the_user_asks_for_must_be_checked() -> None:
 
 def test_vacuous_in_practice_a_check_no_mistake_falsifies_is_rejected_unless_it_is_a_guard() -> None:
     spec = sound_spec()
-    spec["checks"].append({"id": "has-p3", "rule": {"kind": "records", "app": "tickets", "table": "tickets",
-                                                     "where": [{"field": "priority", "value": "p3"}]}})
+    spec["checks"].append({"id": "tls-ticket", "rule": {"kind": "records", "app": "tickets", "table": "tickets",
+                                                         "where": [{"field": "title", "op": "contains",
+                                                                    "value": "TLS"}]}})
     v = validate_spec(spec)
     assert not v.passed and "unexercised_check" in codes(v)
     spec["checks"][-1]["role"] = "guard"  # a preservation check, declared as such
@@ -285,3 +286,13 @@ def test_a_reply_check_passed_by_repeating_the_question_is_caught() -> None:
     assert any("only repeats the request" in e.message for e in v.errors() if e.code == "content_unchecked")
     check_of(spec, "said-who")["rule"]["all_of"] = ["Lena"]
     assert not any("only repeats" in e.message for e in validate_spec(spec).errors())
+
+
+def test_the_references_own_write_repeated_on_a_record_the_task_does_not_name_is_harm() -> None:
+    spec = sound_spec()
+    harms = {m.description for m in mutants(spec) if m.kind == "harmful_action"}
+    assert "the reference's tickets_update also on OPS-2" in harms
+    check_of(spec, "nothing-else")["rule"]["allow"][0] = {
+        "app": "tickets", "table": "tickets", "where": [{"field": "priority", "value": "p1"}]}
+    v = validate_spec(spec)
+    assert any(e.code == "harm_unguarded" and "also on OPS-2" in e.message for e in v.errors())
