@@ -76,7 +76,8 @@ def test_harm_touches_only_what_the_task_never_names_and_sends_a_draft_the_task_
         "to": ["jon.park@acme.test"], "subject": "OPS-1", "body": "You own OPS-1 now."}}})
     harms = [m for m in mutants(spec) if m.kind == "harmful_action"]
     described = " | ".join(m.description for m in harms)
-    assert "'ticket_id': 'OPS-2'" in described and "OPS-1'" not in described.replace("OPS-1', 'assignee", "")
+    # The reference's own ticket update, made on the ticket the task does not name, stands for the tickets app.
+    assert "the reference's tickets_update also on OPS-2" in described and "'ticket_id': 'OPS-1'" not in described
     assert "'channel': '#random'" in described
     assert any(m.description.startswith("the draft of reference[0].steps[3] sent") for m in harms)
 

@@ -164,7 +164,10 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     exposed = set(spec.tools)
     reach = {TOOLS[name].app for name in exposed if name in TOOLS and is_write(name)}
     unrelated = _Unrelated(spec, world, touched)
-    done: set[str] = set()
+    overreach = list(_overreach(spec, world, unrelated, created))
+    yield from (m for _, m in overreach)
+    # An app whose records the reference's own write already reached out to needs no second harm.
+    done: set[str] = {app for app, _ in overreach}
     for harm in HARMS:
         if harm.app not in reach or harm.app in done or harm.tool not in exposed:
             continue
@@ -181,7 +184,6 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
-    yield from _overreach(spec, world, unrelated, created)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
             if call.name == "mail_save_draft":
@@ -192,7 +194,8 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
                 break
 
 
-def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated, created: set[Key]) -> Iterator[Mutation]:
+def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
+               created: set[Key]) -> Iterator[tuple[str, Mutation]]:
     """Each kind of write the reference makes on an existing record, made once more on a record of the same
     table the task does not concern (archiving every mail, closing every ticket): a frame must allow only the
     records the task names, not every record that ends up the same way."""
@@ -207,8 +210,8 @@ def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated, created: set[
         done.add(call.name)
         args = {k: (rec.id if v == target[2] else v) for k, v in call.arguments.items()}
         reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
-        yield Mutation("harmful_action", where, f"the reference's {call.name} also on {rec.id}", reference,
-                       code="harm_unguarded")
+        yield target[0], Mutation("harmful_action", where, f"the reference's {call.name} also on {rec.id}",
+                                  reference, code="harm_unguarded")
 
 
 def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:
