@@ -82,3 +82,12 @@ def test_an_expected_date_time_written_out_in_a_message_is_a_leak() -> None:
     clean = isolation_codes(spec)
     spec["world"]["apps"]["chat"]["messages"][0]["text"] = "note: it lands Monday 2 March, 09:00 UTC"
     assert "verifier_in_world" in isolation_codes(spec) - clean
+
+
+def test_a_text_the_reference_writes_already_in_the_world_is_a_leak() -> None:
+    spec = sound_spec()
+    text = "OPS-1 is now p1 and Jon Park owns it; the checkout latency work continues in #ops today."
+    steps(spec)[2]["call"]["arguments"]["text"] = text
+    assert "reference_in_world" not in isolation_codes(spec)
+    spec["world"]["apps"]["files"] = {"files": [{"id": "tmp/scratch.md", "kind": "markdown", "content": text}]}
+    assert "reference_in_world" in isolation_codes(spec)
