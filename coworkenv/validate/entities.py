@@ -18,7 +18,8 @@ MAX_ID_CHARS = 40
 _SKIPPED_TABLES = frozenset({("logs", "lines")})  # agents never pass log line ids to writes
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
 _DIGITS = re.compile(r"\d+")
-_CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/.-])")
+# A code ends at a space, a bracket or a sentence's full stop, not inside a path or a file name (cost-2026.md).
+_CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/-]|\.\w)")
 _NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
 CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
