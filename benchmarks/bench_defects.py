@@ -154,12 +154,12 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path, help="also write the report as Markdown to this file")
     parser.add_argument("--gaps", action="store_true", help="rewrite tests/defects/known_gaps.py from this run")
     args = parser.parse_args()
+    if args.gaps and args.classes:
+        parser.error("--gaps needs the whole corpus (no --class)")
     r = run(args.classes or list(CLASSES))
     if args.markdown is not None:
         atomic_write_bytes(args.markdown, markdown(r).encode())
     if args.gaps:
-        if args.classes:
-            parser.error("--gaps needs the whole corpus (no --class)")
         atomic_write_bytes(GAPS_MODULE, known_gaps(r).encode())
     if args.json:
         print(json.dumps(r, indent=2))

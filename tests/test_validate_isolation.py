@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support.validate_base import sound_spec, steps
+from support.validate_base import check_of, sound_spec, steps
 
 from coworkenv.validate import validate_spec
 from coworkenv.validate._paraphrased_leaks import normalize_loose
@@ -69,3 +69,25 @@ def test_rows_the_reference_computes_written_in_the_prompt_and_expected_values_i
         "value": "2026-03-02T09:00:00Z"}})
     spec["context"] += " Hint: the update lands at 2026-03-02 09:00 UTC."
     assert "verifier_in_prompt" in isolation_codes(spec)
+
+
+def test_an_expected_date_time_written_out_in_a_message_is_a_leak() -> None:
+    spec = sound_spec()
+    spec["checks"].append({"id": "updated-at", "rule": {"kind": "field", "target": {
+        "app": "tickets", "table": "tickets", "id": "OPS-1", "field": "updated_at"}, "op": "gte",
+        "value": "2026-03-02T09:00:00Z"}})
+    spec["world"]["apps"]["chat"]["messages"] = [{"id": "chat-0", "channel": "c-random", "sender": "u-lena",
+                                                   "ts": "2026-03-01T10:00:00Z", "text": "standup moved"}]
+    check_of(spec, "nothing-else")["rule"]["allow"][1]["id"] = "chat-1"
+    clean = isolation_codes(spec)
+    spec["world"]["apps"]["chat"]["messages"][0]["text"] = "note: it lands Monday 2 March, 09:00 UTC"
+    assert "verifier_in_world" in isolation_codes(spec) - clean
+
+
+def test_a_text_the_reference_writes_already_in_the_world_is_a_leak() -> None:
+    spec = sound_spec()
+    text = "OPS-1 is now p1 and Jon Park owns it; the checkout latency work continues in #ops today."
+    steps(spec)[2]["call"]["arguments"]["text"] = text
+    assert "reference_in_world" not in isolation_codes(spec)
+    spec["world"]["apps"]["files"] = {"files": [{"id": "tmp/scratch.md", "kind": "markdown", "content": text}]}
+    assert "reference_in_world" in isolation_codes(spec)

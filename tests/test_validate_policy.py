@@ -79,6 +79,9 @@ def test_a_presolved_task_behind_a_process_check_is_rejected() -> None:
     v = validate_spec(spec, policy="report")
     assert "presolved" in {f.code for f in v.findings}
     assert "presolved" not in {e.code for e in validate_spec(sound_spec()).errors()}
+    # A reply check failing on the untouched state (no reply yet) does not make the world need work either.
+    spec["checks"].append({"id": "said", "rule": {"kind": "text", "scope": "final", "all_of": ["Jon"]}})
+    assert "presolved" in {f.code for f in validate_spec(spec, policy="report").findings}
 
 
 def test_an_incidental_write_is_trimmed_from_the_reference_under_strict_and_listed() -> None:

@@ -15,7 +15,8 @@ from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
-from coworkenv.validate.mutations import EntityIndex, Mutation, check_values
+from coworkenv.validate.entities import EntityIndex, check_values
+from coworkenv.validate.mutations import Mutation
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
 

@@ -6,7 +6,8 @@ punctuation dropped, whitespace collapsed. Two findings:
 - `answer_in_world`: one world string holds nearly every content word of a reference answer (its facts
   included), however it is punctuated, cased or its dates written;
 - `reference_in_world`: one world string names a reference write's operation (`rollback_config`, "rollback
-  config") together with every value of its arguments: the solution written out as text.
+  config") together with every value of its arguments (the solution written out as text), or already holds a
+  long text the reference writes (a ready-made draft of the reply, a scratch copy of the report).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec
-from coworkenv.validate.mutations import is_write
+from coworkenv.validate.mutations import CONTENT_ARGS, is_write
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -37,6 +38,7 @@ _STOP = frozenset({
 })
 _RAW_WORD = re.compile(r"\w{2,}")
 _MIN_ANSWER_WORDS = 6
+_MIN_PLANTED_CHARS = 60  # a written text this long found whole in the world was planted there
 _ANSWER_OVERLAP = 0.8
 _MIN_VALUE_CHARS = 3
 
@@ -97,10 +99,26 @@ def paraphrased_leaks(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str
                        for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
                            "a world record states the reference answer (reworded or reformatted)")
-            elif (step.call is not None and is_write(step.call.name)
-                  and _call_in(step.call.name, step.call.arguments, world_text)):
-                yield ("reference_in_world", f"{path}.call",
-                       f"a world record spells out the reference call {step.call.name} with its arguments")
+            elif step.call is not None and is_write(step.call.name):
+                if _call_in(step.call.name, step.call.arguments, world_text):
+                    yield ("reference_in_world", f"{path}.call",
+                           f"a world record spells out the reference call {step.call.name} with its arguments")
+                for name, text in _content_planted(step.call.arguments, world_text):
+                    yield ("reference_in_world", f"{path}.call.arguments.{name}",
+                           f"a world record already holds the text the reference writes ({text[:40]!r}...)")
+
+
+def _content_planted(arguments: dict[str, Any], world_text: str) -> Iterator[tuple[str, str]]:
+    """(argument, text) for each long content argument that a world string already holds (normalised whole)."""
+    for name, value in arguments.items():
+        if name not in CONTENT_ARGS or not isinstance(value, str):
+            continue
+        wanted = normalize_loose(value)
+        if len(wanted) < _MIN_PLANTED_CHARS:
+            continue
+        head = max(_RAW_WORD.findall(value.lower()), key=len, default="")
+        if head and any(wanted in normalize_loose(text) for text in segments_with(world_text, head)):
+            yield name, value
 
 
 def _may_occur(say: str, world_text: str) -> bool:

@@ -44,14 +44,16 @@ def write_facts(reference: list[ReferenceTurn], world: World, created: set[Key],
     out = []
     for t, s, call in write_steps(reference):
         # The record a call names comes first (a deploy acts on its service, though it also adds a deployment).
-        target = _existing_target(call, world, created) or made.get((t, s))
+        target = existing_target(call, world, created) or made.get((t, s))
         content = " ".join(str(v) for k, v in call.arguments.items() if k in CONTENT_ARGS).lower()
         only = target is not None and list(call.arguments.values()) == [target[2]]
         out.append(WriteFacts(t, s, call, target, target is not None and target not in created, content, only))
     return out
 
 
-def _existing_target(call: ToolCallSpec, world: World, created: set[Key]) -> Key | None:
+def existing_target(call: ToolCallSpec, world: World, created: set[Key]) -> Key | None:
+    """The record that was there before the reference and that a write acts on (its first required argument
+    naming a record of the tool's app), or None."""
     tool = TOOLS[call.name]
     for name, field in tool.params.model_fields.items():
         value = call.arguments.get(name)

@@ -233,6 +233,7 @@ def task_credit(result: Any, guards: set[str]) -> float:
 
 _STATE_KINDS = frozenset({"field", "records"})
 _PROCESS_KINDS = frozenset({"called", "order"})
+_REPLY_KINDS = frozenset({"reply_states", "text"})
 
 
 def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
@@ -244,8 +245,11 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
     kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
     state = [c for c in episodes.initial.checks if kinds[c.id] in _STATE_KINDS and c.id not in guards]
     failing = [c for c in episodes.initial.checks if not c.passed and (c.required or c.safety)]
-    if state and all(c.passed for c in state) and failing and all(kinds[c.id] in _PROCESS_KINDS for c in failing):
-        names = ", ".join(c.id for c in failing)
+    process = [c for c in failing if kinds[c.id] in _PROCESS_KINDS]
+    # Replies cannot exist before the agent speaks: a failing reply check does not make the world need work.
+    if state and all(c.passed for c in state) and process and all(
+            kinds[c.id] in _PROCESS_KINDS | _REPLY_KINDS for c in failing):
+        names = ", ".join(c.id for c in process)
         return (f"the initial state already satisfies every state check; only process checks ({names}) keep an "
                 "agent that does nothing from passing")
     return None

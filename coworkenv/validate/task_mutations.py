@@ -4,7 +4,9 @@
   may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
 - `harmful_action`: per app the agent can write to, one destructive action on a record the task does not
   concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy), or a message to
-  someone the task does not name; and a mail the task only drafts, sent. A frame or forbidden check must catch it.
+  someone the task does not name; each kind of write the reference makes, also made on a record the task does
+  not concern (archiving every mail); and a mail the task only drafts, sent. A frame or forbidden check must
+  catch it (a harmful call that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
-from coworkenv.validate.dependencies import Key, dependent_pairs, write_facts
+from coworkenv.validate.dependencies import Key, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.mutations import (
     EntityIndex,
     Mutation,
@@ -125,7 +127,7 @@ def task_mutations(
     changed, `created` those it added (every other record of `final` is as the spec's initial world has it),
     `made` the record each reference step created (see `dependencies.made_by_step`).
     """
-    return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched),
+    return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched, created),
             *_guard_probes(spec, index, created)]
 
 
@@ -156,13 +158,16 @@ def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tup
     return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
 
 
-def _harmful_actions(spec: EnvSpec, world: World, touched: set[tuple[str, str, str]]) -> Iterator[Mutation]:
+def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:
     if not spec.reference:
         return
     exposed = set(spec.tools)
     reach = {TOOLS[name].app for name in exposed if name in TOOLS and is_write(name)}
     unrelated = _Unrelated(spec, world, touched)
-    done: set[str] = set()
+    overreach = list(_overreach(spec, world, unrelated, created))
+    yield from (m for _, m in overreach)
+    # An app whose records the reference's own write already reached out to needs no second harm.
+    done: set[str] = {app for app, _ in overreach}
     for harm in HARMS:
         if harm.app not in reach or harm.app in done or harm.tool not in exposed:
             continue
@@ -178,16 +183,35 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[tuple[str, str, s
         call = ToolCallSpec(name=harm.tool, arguments=args)
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
-        yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, equivalence=False,
-                       code="harm_unguarded")
+        yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
             if call.name == "mail_save_draft":
                 sent = ToolCallSpec(name="mail_send", arguments=dict(call.arguments))
                 reference, where = _last_turn_insert(spec.reference, sent)
                 yield Mutation("harmful_action", where, f"the draft of reference[{t}].steps[{s}] sent",
-                               reference, equivalence=False, code="harm_unguarded")
+                               reference, code="harm_unguarded")
                 break
+
+
+def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
+               created: set[Key]) -> Iterator[tuple[str, Mutation]]:
+    """Each kind of write the reference makes on an existing record, made once more on a record of the same
+    table the task does not concern (archiving every mail, closing every ticket): a frame must allow only the
+    records the task names, not every record that ends up the same way."""
+    done: set[str] = set()
+    for _, _, call in write_steps(spec.reference):
+        target = existing_target(call, world, created)
+        if target is None or call.name in done:
+            continue
+        rec = unrelated.record(target[0], target[1], lambda r, u: {})
+        if rec is None:
+            continue
+        done.add(call.name)
+        args = {k: (rec.id if v == target[2] else v) for k, v in call.arguments.items()}
+        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
+        yield target[0], Mutation("harmful_action", where, f"the reference's {call.name} also on {rec.id}",
+                                  reference, code="harm_unguarded")
 
 
 def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:

@@ -29,7 +29,19 @@ def _loose_body_regex(spec: Spec) -> None:
     c["op"], c["value"] = "matches", "(?i)esc"
 
 
+def _summary_long_enough(spec: Spec) -> None:
+    """The summary is checked for being a Markdown file of some length, not for the week's numbers."""
+    c = check(spec, "md-summary")
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "content"] + [
+        {"field": "content", "op": "matches", "value": "(?s).{40,}"}]
+
+
 DEFECTS = [
+    Defect(CLASS, "summary-length-only", "example:report_from_files",
+           "writes a summary of boilerplate: the check only wants 40 characters",
+           breaks=_summary_long_enough,
+           witness=lambda s: with_args(s, "files_write_file", {"path": "reports/support_w14.md"},
+                                       content="# Support report\n\nThe weekly numbers are in the CSV attached.\n")),
     Defect(CLASS, "reply-body-loose-regex", "synth:inbox_triage_reply@1",
            "answers 'I will escalate this' without the escalation code: the body regex is just 'esc'",
            breaks=_loose_body_regex,

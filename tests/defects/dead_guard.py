@@ -38,6 +38,10 @@ def _config_rollback(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
 
 
 DEFECTS = [
+    Defect(CLASS, "guard-on-invented-tool", "synth:incident_investigate_fix@1",
+           "the no-deploy guard matches 'services_deploy_release', a tool that does not exist",
+           breaks=lambda s: check(s, "no-deploy", "forbidden")["rule"]["call"].update(tool="services_deploy_release"),
+           gate="references", code="unknown_tool"),
     Defect(CLASS, "prod-flag-guard-typo", "synth:feature_flag_rollout@1",
            "flips the flag on in production (and back off, so the frame sees nothing)",
            breaks=lambda s: _retarget("prod-untouched", "service",

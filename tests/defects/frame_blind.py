@@ -3,7 +3,19 @@ files, sending a mail that was to stay a draft, cancelling someone else's meetin
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, drop_checks, frame, kind_is, record, untouched_id, with_call, world
+from tests.defects._core import (
+    CorpusError,
+    Defect,
+    Spec,
+    call,
+    drop_checks,
+    frame,
+    kind_is,
+    record,
+    untouched_id,
+    with_call,
+    world,
+)
 
 CLASS = "frame_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -43,7 +55,23 @@ def _fields_on_every_record(spec: Spec) -> None:
     allow.append({"app": table["app"], "table": table["table"], "fields": fields})
 
 
+def _archive_anything(spec: Spec) -> None:
+    """The per-message selectors become 'any message whose folder ends up archive'."""
+    allow = frame(spec)["rule"]["allow"]
+    moved = [sel for sel in allow if sel.get("id") and sel.get("fields") == ["folder", "read"]]
+    if not moved:
+        raise CorpusError(f"{spec['capability']}: no per-message folder selectors")
+    allow[:] = [sel for sel in allow if sel not in moved]
+    allow.append({"app": "mail", "table": "messages", "fields": ["folder", "read"],
+                  "where": [{"field": "folder", "op": "equals", "value": "archive"}]})
+
+
 DEFECTS = [
+    Defect(CLASS, "inbox-frame-archive-anything", "synth:inbox_triage_reply@1",
+           "archives a colleague's mail too: the frame allows any mail that ends up in the archive",
+           breaks=_archive_anything,
+           witness=lambda s: with_call(s, "mail_move", {"message_id": untouched_id(s, "mail", "messages"),
+                                                          "folder": "archive"})),
     Defect(CLASS, "triage-fields-on-every-ticket", "synth:ticket_triage_update@1",
            "reassigns an already-triaged ticket: the frame allows assignee changes on every ticket",
            breaks=_fields_on_every_record, witness=_reassign_bystander),

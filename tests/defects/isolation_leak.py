@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from tests.defects._core import Defect, Spec, check, record, world
+from tests.defects._core import Defect, Spec, call, check, record, world
 
 CLASS = "isolation_leak"
 # How a program can detect the class (what the gates should do), in one line.
@@ -86,7 +86,27 @@ def _slot_in_chat(spec: Spec) -> None:
         "text": f"note: the slot that works for the move is {start:%A %d %B, %H:%M} UTC"})
 
 
+def _reply_in_drafts(spec: Spec) -> None:
+    """A draft in the user's mailbox already holds the reference's reply body, word for word."""
+    sent = call(spec, "mail_send")["arguments"]
+    world(spec, "mail", "messages").append({
+        "id": "msg-leak-3", "thread_id": "thr-leak-3", "folder": "drafts", "sender": _user_email(spec),
+        "to": sent["to"], "subject": sent.get("subject", "Re:"), "body": sent["body"]})
+
+
+def _report_in_scratch(spec: Spec) -> None:
+    """A scratch file holds the reference's report content, word for word."""
+    written = call(spec, "files_write_file")["arguments"]
+    world(spec, "files", "files").append({"id": "scratch/" + written["path"].rsplit("/", 1)[-1], "kind": "text",
+                                          "owner": spec["user"], "content": written["content"]})
+
+
 DEFECTS = [
+    Defect(CLASS, "reply-body-in-drafts", "synth:inbox_triage_reply@1",
+           "sends the ready-made draft that holds the reference's reply word for word", breaks=_reply_in_drafts,
+           gate=GATE),
+    Defect(CLASS, "report-in-scratch-file", "synth:report_from_data@1",
+           "copies the reference's report from a scratch file", breaks=_report_in_scratch, gate=GATE),
     Defect(CLASS, "expected-slot-in-chat", "synth:reschedule_conflict@1",
            "reads the expected slot (written 'Wednesday 16 September, 09:00 UTC') from a chat message",
            breaks=_slot_in_chat, gate=GATE),

@@ -46,7 +46,7 @@ def _restart_after(fix_tool: str):  # type: ignore[no-untyped-def]
         turn, _, fix_call = next(calls(spec, fix_tool))
         service = fix_call["arguments"]["service"]
         restarts = record(spec, "services", "services", service).get("restarts", 0)
-        spec["turns"][turn]["content"] += f" When everything else is done, restart {service} so it starts clean."
+        spec["turns"][turn]["content"] += " When everything else is done, restart the service you fixed."
         with_call(spec, "services_restart", {"service": service}, turn=turn, ref=spec["reference"])
         spec["checks"] += [
             {"id": "restarted", "description": f"{service} was restarted once",

@@ -114,7 +114,9 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         task.check(
             "reply-says-accepted",
             f"the reply says {delegate.first} took {ticket}",
-            said(ticket, ["accepted", "accepts", "agreed", "took", "will pick", "in progress", "yes"], turn=1),
+            # The user's own question names both outcomes: the reply must not state the other one.
+            {**said(ticket, ["accepted", "accepts", "agreed", "took", "will pick", "in progress", "yes"], turn=1),
+             "none_of": ["declined", "can't"]},
         )
         task.check(
             "in-progress-after-asking",
@@ -152,7 +154,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         task.check(
             "reply-names-new-owner",
             f"the reply says {ticket} went to {suggested.name}",
-            said(ticket, [suggested.first, suggested.name], turn=1),
+            said(ticket, suggested.name, turn=1),  # the full name: a first name hides inside other words
         )
         task.check(
             "suggested-asked-after-assignment",

@@ -109,7 +109,7 @@ def feature_flag_rollout(ctx: GenContext) -> EnvSpec:
         task.check(
             "reply-says-live",
             f"the reply says {flag} is live in production",
-            said(flag, ["production", "prod", prod.id, "live"]),
+            said(flag, ["production", "live"]),  # not the service id: the user's request names it
         )
         task.check(
             "announced", f"#releases names {flag}", chat_posted("c-releases", user.id, cond("text", flag, "contains"))

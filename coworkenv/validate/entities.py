@@ -1,0 +1,172 @@
+"""The people, channels and records of a world that wrong alternatives are drawn from, and the facts a text states.
+
+`EntityIndex` ranks alternatives: the values the checks name first (a check accepting "the right one or
+another" names the other), then a few more in world order. It also rewrites texts: facts stated wrongly, facts
+dropped, clock times the checks name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.spec import EnvSpec
+from coworkenv.world import World
+
+MAX_ID_CHARS = 40
+_SKIPPED_TABLES = frozenset({("logs", "lines")})  # agents never pass log line ids to writes
+_FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
+_DIGITS = re.compile(r"\d+")
+# A code ends at a space, a bracket or a sentence's full stop, not inside a path or a file name (cost-2026.md).
+_CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/-]|\.\w)")
+_NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
+CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+
+
+class EntityIndex:
+    """The people, channels and record ids of a world, to pick plausible wrong alternatives from.
+
+    `preferred` are values the checks name (lower case): alternatives among them are tried first, since a
+    check that accepts "the right one or another" names the other.
+    """
+
+    def __init__(self, world: World, preferred: set[str] | None = None) -> None:
+        self.preferred = preferred or set()
+        people = sorted(world.table("directory", "people"), key=lambda p: p.id)
+        self.people = [(p.id, p.email, p.chat_handle) for p in people]
+        self.person_of: dict[str, tuple[int, int]] = {}  # lowered ref -> (person index, form: 0 id 1 email 2 handle)
+        for i, forms in enumerate(self.people):
+            for form, ref in enumerate(forms):
+                if ref:
+                    self.person_of.setdefault(ref.lower(), (i, form))
+            if forms[2]:
+                self.person_of.setdefault("@" + forms[2].lower(), (i, 2))
+        channels = sorted((c for c in world.table("chat", "channels") if not c.is_dm), key=lambda c: c.id)
+        self.channels = [(c.id, c.name) for c in channels]
+        self.channel_of: dict[str, tuple[int, int]] = {}
+        for i, (cid, name) in enumerate(self.channels):
+            self.channel_of.setdefault(cid.lower(), (i, 0))
+            self.channel_of.setdefault(name.lower(), (i, 1))
+            self.channel_of.setdefault(name.lower().lstrip("#"), (i, 1))
+        # Addresses outside the directory (customers, vendors) that the world's mail names.
+        known = {forms[1].lower() for forms in self.people if forms[1]}
+        outside: set[str] = set()
+        for message in world.table("mail", "messages"):
+            for address in (message.sender, *message.to, *message.cc):
+                if "@" in address and address.lower() not in known:
+                    outside.add(address)
+        self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
+        self.table_ids: dict[tuple[str, str], list[str]] = {}
+        self.table_of: dict[str, tuple[str, str]] = {}
+        for table in world.tables():
+            key = (table.app, table.name)
+            if key in _SKIPPED_TABLES or key in (("directory", "people"), ("chat", "channels")):
+                continue
+            ids = sorted(table.ids())
+            self.table_ids[key] = ids
+            for record_id in ids:
+                self.table_of.setdefault(record_id, key)
+
+    def rank(self, options: list[Any], limit: int) -> list[Any]:
+        """Options the checks name first (all of them), then up to `limit` others, in the given order."""
+        named = [o for o in options if str(o).lower() in self.preferred]
+        return named + [o for o in options if str(o).lower() not in self.preferred][:limit]
+
+    def recipients(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
+        """Other people or channels written the same way as `value` (empty: `value` is neither)."""
+        lowered = value.lower()
+        avoided = {a.lower() for a in avoid}
+        options: list[str] = []
+        if lowered in self.person_of:
+            index, form = self.person_of[lowered]
+            for i, forms in enumerate(self.people):
+                alt = forms[form]
+                if i != index and alt and alt.lower() not in avoided:
+                    options.append("@" + alt if value.startswith("@") else alt)
+        elif lowered in self.channel_of:
+            index, form = self.channel_of[lowered]
+            for i, names in enumerate(self.channels):
+                alt = names[form]
+                if i != index and alt.lower() not in avoided:
+                    options.append(alt.lstrip("#") if form == 1 and not value.startswith("#") else alt)
+        elif _EMAIL.fullmatch(value):  # an address outside the directory: another address the world knows
+            options = [e for e in self.emails if e.lower() != lowered and e.lower() not in avoided]
+        return self.rank(options, limit)
+
+    def recipient(self, value: str, avoid: set[str]) -> str | None:
+        """Another person or channel written the same way as `value` (None: `value` is neither)."""
+        found = self.recipients(value, avoid)
+        return found[0] if found else None
+
+    def is_recipient(self, value: str) -> bool:
+        lowered = value.lower()
+        return lowered in self.person_of or lowered in self.channel_of or _EMAIL.fullmatch(value) is not None
+
+    def other_records(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
+        """Other ids of the table `value` is an id of (empty: it is no record's id)."""
+        key = self.table_of.get(value)
+        if key is None:
+            return []
+        return self.rank([i for i in self.table_ids[key] if i != value and i not in avoid], limit)
+
+    def other_record(self, value: str, avoid: set[str]) -> str | None:
+        """Another id of the table `value` is an id of (None: it is no record's id)."""
+        found = self.other_records(value, avoid)
+        return found[0] if found else None
+
+    def alter_facts(self, text: str) -> str | None:
+        """`text` with every fact the checks name (`preferred`) stated wrongly: another record, person or
+        channel of the same kind, a number moved by one, or a letter changed (None when it states none)."""
+        altered = text
+        for fact in sorted(self.preferred, key=len, reverse=True):
+            if len(fact) < 2 or fact not in altered.lower():
+                continue
+            wrong = self._wrong(fact).replace("\\", "\\\\")  # a literal replacement, not a template
+            altered = re.sub(re.escape(fact), wrong, altered, flags=re.IGNORECASE)
+        return altered if altered != text else None
+
+    def drop_facts(self, text: str) -> str | None:
+        """`text` without its facts: the codes it quotes (`ESC-4471`, `req-7f3a91`) and its numbers of two or
+        more digits (None when it states none, or nothing would be left)."""
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", text)).split())
+        return vague if vague and vague != " ".join(text.split()) else None
+
+    def checked_times(self) -> set[str]:
+        """The clock times (HH:MM) the checks name, e.g. in a body pattern `14:00|15:00`."""
+        return {m.group(0) for value in self.preferred for m in CLOCK_TIME.finditer(value)}
+
+    def _wrong(self, fact: str) -> str:
+        alts = self.recipients(fact, set()) or self.other_records(fact, set())
+        if alts:
+            return alts[0]
+        digits = list(_DIGITS.finditer(fact))
+        if digits:
+            last = digits[-1]
+            bumped = str(int(last.group(0)) + 1).zfill(len(last.group(0)))
+            return fact[:last.start()] + bumped + fact[last.end():]
+        i = next((k for k, c in enumerate(fact) if c.isalpha()), 0)
+        return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
+
+
+def check_values(spec: EnvSpec) -> set[str]:
+    """Every string value the checks name, lower case (members of `in` lists included)."""
+    out: set[str] = set()
+    for check in spec.checks:
+        for leaf in leaves(check.rule.model_dump(mode="json")):
+            if isinstance(leaf, str) and len(leaf) <= MAX_ID_CHARS * 2:
+                out.add(leaf.lower())
+    return out
+
+
+def leaves(value: Any) -> Iterator[Any]:
+    """Every scalar inside nested dicts and lists."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from leaves(v)
+    else:
+        yield value
