@@ -12,7 +12,18 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth import pools
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._registry import register
-from coworkenv.synth.procedural._task import GenContext, Task, allow, cond, field_is, frame, records, said, sent_mail
+from coworkenv.synth.procedural._task import (
+    GenContext,
+    Task,
+    allow,
+    cond,
+    field_is,
+    frame,
+    order,
+    records,
+    said,
+    sent_mail,
+)
 from coworkenv.synth.procedural._workspace import DELIVERABLES, Workspace
 from coworkenv.synth.world_builder import Person
 from coworkenv.world import format_time
@@ -138,9 +149,9 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
     for k, company in enumerate(companies):
         f = first if k < 1 + min(d, 2) else ctx.pick(pools.FIRST_NAMES)  # namesakes at other companies
         ids.append(org.add_contact(f"{f} {last}", company, email(f, company), phone() if k else old))
-    order = list(range(len(ids)))
-    ctx.rng.shuffle(order)
-    org.extra["contacts"]["contacts"] = [org.extra["contacts"]["contacts"][i] for i in order]
+    shuffled = list(range(len(ids)))
+    ctx.rng.shuffle(shuffled)
+    org.extra["contacts"]["contacts"] = [org.extra["contacts"]["contacts"][i] for i in shuffled]
     cid, company, address = ids[0], companies[0], email(first, companies[0])
     mid = org.add_mail(address, [user.email], ctx.pick(("New phone number", "Updated contact details", "My number changed")),
                        f"Hello {user.first},\n\nplease note my new phone number: {new} (the old one, {old}, stops "
@@ -160,6 +171,8 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
     task.check("phone-updated", f"{cid} has the phone {new}", field_is("contacts", "contacts", cid, "phone", new), weight=2)
     task.check("confirmed", f"a reply to {address} in the thread confirming {new}",
                sent_mail(address, cond("in_reply_to", mid), cond("body", _phone_pattern(new), "matches")), weight=2)
+    task.check("updated-first", "the contact is updated before the reply says it is",
+               order(("contacts_update", {"contact_id": cid}), ("mail_send", {"in_reply_to": mid})))
     task.check("only-that-contact", "no other contact changed, only mail sent",
                frame(allow("contacts", "contacts", cid), allow("mail")), weight=0.5)
     return task.build(f"Update {first} {last}'s phone", ["contacts", "namesakes", "reply"])
