@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from coworkenv.agents import OraclePolicy, run_episode
 from coworkenv.apps import APPS, TOOLS, WorldApps
+from coworkenv.env import Env
+from coworkenv.spec import ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.synth import generate_spec, load_taxonomy
+from coworkenv.synth.procedural.personal import _phone_pattern
 from coworkenv.tools import ToolBox
 from coworkenv.world import World, parse_time
 
@@ -64,7 +71,8 @@ def test_mail_labels() -> None:
     box = _box(mail={"messages": [msg, {**msg, "id": "msg-2"}]})
     _ok(box, "mail_label", message_ids=["msg-1", "msg-2"], add=["billing", "billing", "q1"])
     _ok(box, "mail_label", message_ids=["msg-2"], remove=["q1"])
-    assert box.world.table("mail", "messages").get("msg-1").labels == ["billing", "q1"]
+    labelled = box.world.table("mail", "messages").get("msg-1")
+    assert labelled is not None and labelled.labels == ["billing", "q1"]
     assert [m["id"] for m in _ok(box, "mail_list_messages", label="q1")] == ["msg-1"]
     assert "give labels" in _error(box, "mail_label", message_ids=["msg-1"])
 
@@ -136,3 +144,69 @@ def test_web_fetch_reports_http_status(status: int, has_body: bool) -> None:
     assert _ok(box, "web_fetch", url="https://a.test/missing")["status"] == 404
     assert len(_ok(box, "web_search", query="hello")) == (1 if status == 200 else 0)
     assert "not an http" in _error(box, "web_fetch", url="file:///etc/passwd")
+
+
+# -- the generators of the productivity capabilities: what their checks judge ---------------------------------
+def _spec(cap: str, seed: int) -> Any:
+    """The generated spec of a capability and seed."""
+    return generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")[cap], seed)
+
+
+def _play(spec: Any, edit: Any = None) -> dict[str, bool]:
+    """Play the reference (its steps passed through `edit` first); the checks' outcomes by id, plus the score."""
+    if edit is not None:
+        spec = spec.model_copy(update={"reference": [ReferenceTurn(steps=edit(list(t.steps))) for t in spec.reference]})
+    result = run_episode(Env(spec), OraclePolicy(spec)).result
+    return {**{c.id: c.passed for c in result.checks}, "score=1": result.score == 1.0}
+
+
+def _say(text: str) -> Any:
+    return lambda steps: [s for s in steps if not s.say] + [ReferenceStep(say=text)]
+
+
+def test_phone_pattern_accepts_any_separator_but_not_other_digits() -> None:
+    pattern = _phone_pattern("+41 612 345 789")
+    for ok in ("+41 612 345 789", "+41-612-345-789", "(+41) 612.345.789", "41612345789", "now +41 612 345789."):
+        assert re.search(pattern, ok), ok
+    for bad in ("+41 612 345 788", "+41 612 345 7890", "+341 612 345 789"):
+        assert not re.search(pattern, bad), bad
+
+
+@pytest.mark.parametrize("cap", ["todo_track_mail_requests", "inventory_restock_policy", "web_page_audit"])
+def test_reply_that_repeats_the_request_loses_credit(cap: str) -> None:
+    spec = _spec(cap, 3)
+    assert _play(spec)["score=1"]
+    outcome = _play(spec, _say(spec.turns[0].content))
+    assert not outcome["score=1"] and not all(ok for cid, ok in outcome.items() if cid.startswith("reply-"))
+
+
+def test_contact_reply_must_confirm_the_new_number_after_the_update() -> None:
+    spec = _spec("contact_phone_update", 2)
+    send = next(s.call for t in spec.reference for s in t.steps if s.call and s.call.name == "mail_send")
+    new = next(s.call.arguments["phone"] for t in spec.reference for s in t.steps
+               if s.call and s.call.name == "contacts_update")
+    body = send.arguments["body"]
+
+    def old_number(steps: list[Any]) -> list[Any]:
+        wrong = {**send.arguments, "body": body.replace(new, "+30 600 100 100")}
+        return [ReferenceStep(call=ToolCallSpec(name="mail_send", arguments=wrong)) if s.call == send else s
+                for s in steps]
+
+    def reply_first(steps: list[Any]) -> list[Any]:
+        at = next(i for i, s in enumerate(steps) if s.call and s.call.name == "contacts_update")
+        rest = [s for s in steps if s.call != send]
+        return [*rest[:at], ReferenceStep(call=send), *rest[at:]]
+
+    assert not _play(spec, old_number)["confirmed"]
+    reordered = _play(spec, reply_first)
+    assert reordered["confirmed"] and not reordered["updated-first"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_todo_deadlines_never_read_as_another_mails_stored_due(seed: int) -> None:
+    """Requesters write deadlines outside UTC, and no written date-and-clock equals any expected UTC due."""
+    spec = _spec("todo_track_mail_requests", seed)
+    expected = {c.rule.where[2].value[:16] for c in spec.checks if c.id.startswith("task-")}
+    written = {m for msg in spec.world.apps.mail.messages
+               for m in re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d", msg.body) if msg.folder == "inbox"}
+    assert expected and not expected & written

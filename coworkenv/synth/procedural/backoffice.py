@@ -10,8 +10,25 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth import pools
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._registry import register
-from coworkenv.synth.procedural._task import GenContext, Task, allow, cond, field_is, frame, records, reply_states
+from coworkenv.synth.procedural._task import (
+    GenContext,
+    Task,
+    Wire,
+    allow,
+    cond,
+    field_is,
+    frame,
+    records,
+    reply_states,
+    said,
+)
 from coworkenv.synth.procedural._workspace import JOB_KINDS, PRODUCTS, WEB_PATHS, Workspace
+
+
+def _words(*all_of: str | list[str]) -> Wire:
+    """Text rule: the final reply of the first turn has every term (a list: one of its alternatives) as whole words."""
+    return {**said(*all_of), "words": True}
+
 
 _CONFIG_KEYS = ("ops/paused-jobs", "scheduler/paused", "ops/jobs-on-hold", "runbook/paused-jobs")
 
@@ -127,6 +144,9 @@ def inventory_restock_policy(ctx: GenContext) -> EnvSpec:
                    field_is("inventory", "items", f"{sku}@{store}", "quantity", target), weight=2)
         task.check(f"from-{sku}", f"the units came from {wh}",
                    field_is("inventory", "items", f"{sku}@{wh}", "quantity", wh_after[sku]))
+    names = {r["sku"]: r["name"] for r in org.rows("inventory", "items")}
+    task.check("reply-moves", "the reply names each item restocked and how many units moved",
+               _words(*([sku, names[sku]] for sku, _, _ in low), *(str(target - qty) for _, qty, target in low)))
     moved = {f"{sku}@{loc}" for sku, _, _ in low for loc in (wh, store)}
     task.check("only-low-items", "no other stock changed",
                frame(*(allow("inventory", "items", i, ["quantity"]) for i in sorted(moved)),
@@ -182,6 +202,9 @@ def web_page_audit(ctx: GenContext) -> EnvSpec:
                    records("todo", "tasks", [cond("list_id", target), cond("title", url, "contains"),
                                              cond("title", str(status), "contains")], count=1, count_op="equals"),
                    weight=2)
+    task.check("reply-count", f"the reply counts {len(broken)} broken pages and names them with their status",
+               {**_words(*(url.removeprefix("https://") for url, _ in broken), *(str(st) for _, st in broken)),
+                "number": {"value": len(broken)}})
     task.check("only-broken", f"exactly {len(broken)} new tasks",
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(broken), count_op="equals"))
     task.check("only-todo", "only to-do tasks changed", frame(allow("todo", "tasks")), weight=0.5)

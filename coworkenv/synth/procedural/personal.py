@@ -6,12 +6,26 @@ written in the sender's time zone (stored in UTC), the contact id whose email ma
 
 from __future__ import annotations
 
+import re
+
 from coworkenv.spec import EnvSpec
 from coworkenv.synth import pools
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._registry import register
-from coworkenv.synth.procedural._task import GenContext, Task, allow, cond, field_is, frame, records, sent_mail
+from coworkenv.synth.procedural._task import (
+    GenContext,
+    Task,
+    allow,
+    cond,
+    field_is,
+    frame,
+    order,
+    records,
+    said,
+    sent_mail,
+)
 from coworkenv.synth.procedural._workspace import DELIVERABLES, Workspace
+from coworkenv.synth.world_builder import Person
 from coworkenv.world import format_time
 
 _LISTS = ("Follow-ups", "This week", "Work", "Requests", "Inbox zero", "Action items")
@@ -20,6 +34,26 @@ _ASKS = (
     ("Need the {d}", "Hi {first}, I need the {d} from you. Deadline: {due}. Cheers, {sender}"),
     ("Request: {d}", "{first}, please prepare the {d}; it is due {due}. {sender}"),
 )
+
+
+def _deadline(ctx: GenContext, org: Workspace, user: str, clocks: set[str]) -> tuple[Person, int, str]:
+    """A requester and a deadline (UTC seconds, written in their zone) not in UTC at that moment, whose written
+    and UTC date-and-clock differ from those of every other request (`clocks`, updated), so one mail's
+    wall-clock deadline never reads as another's stored due."""
+    for _ in range(50):
+        due_t = org.day_start(ctx.rng.randrange(1, 8)) + ctx.rng.choice((10, 12, 15, 17)) * 3600
+        utc = format_time(due_t)[:16]
+        away = [p.id for p in org.people.values() if p.id != user and p.role != "Automation"
+                and not org.local_iso(due_t, p.timezone).endswith("+00:00")]
+        if not away:
+            continue
+        sender = org.people[ctx.pick(away)]
+        written = org.local_iso(due_t, sender.timezone)
+        if utc not in clocks and written[:16] not in clocks:
+            clocks.update((utc, written[:16]))
+            return sender, due_t, written
+    raise ValueError(f"seed {ctx.seed}: no requester outside UTC with a deadline distinct from {sorted(clocks)}; "
+                     "the org needs people in more time zones")
 
 
 @register("todo_track_mail_requests")
@@ -36,10 +70,9 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
     label = ctx.pick(("tracked", "todo", "follow-up", "in-list"))
     deliverables = ctx.rng.sample(DELIVERABLES, 2 + (d + 1) // 2)
     requests: list[tuple[str, str, str, str]] = []  # (message id, deliverable, due as written, due in UTC)
+    clocks: set[str] = set()  # every date and clock time written in a request or expected in UTC
     for k, deliverable in enumerate(deliverables):
-        sender = org.pick_person(exclude=[user.id])
-        due_t = org.day_start(ctx.rng.randrange(1, 8)) + ctx.rng.choice((10, 12, 15, 17)) * 3600
-        written = org.local_iso(due_t, sender.timezone)
+        sender, due_t, written = _deadline(ctx, org, user.id, clocks)
         subject, body = ctx.pick(_ASKS)
         fill = {"d": deliverable, "due": written, "first": user.first, "sender": sender.first}
         tracked = k == len(deliverables) - 1 and d >= 2  # already on the list: must not be added twice
@@ -59,7 +92,8 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
         "Go through my inbox: every request someone sent me with a deadline should be a task in my '{lst}' list, due at "
         "that deadline. Label each of those mails '{label}'. Skip what is already labelled. Tell me what you added.",
         "Please turn the mails asking me for something by a date into tasks on my '{lst}' to-do list (due when they "
-        "asked), tag the mails with the label '{label}' and don't duplicate ones already labelled '{label}'.",
+        "asked), tag the mails with the label '{label}' and don't duplicate ones already labelled '{label}'. Then list "
+        "what you added.",
     )).format(lst=target_name, label=label))
     task.read("todo_list_lists")
     task.read("mail_list_messages", limit=50)
@@ -78,12 +112,19 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
         )
         task.check(f"label-{mid}", f"{mid} is labelled {label}", field_is("mail", "messages", mid, "labels", label,
                                                                          "contains"))
+    task.check("reply-lists-tasks", "the reply names every task added", said(*(dl for _, dl, _, _ in requests)))
     task.check("no-extra-tasks", f"exactly {len(requests)} new tasks",
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(requests),
                        count_op="equals"))
     task.check("only-tasks-and-labels", "only tasks and mail labels changed",
                frame(allow("todo", "tasks"), allow("mail", "messages", fields=["labels"])), weight=0.5)
     return task.build("Track mailed requests as dated to-dos", ["todo", "mail-labels", "due-dates", "time-zones"])
+
+
+def _phone_pattern(number: str) -> str:
+    """A pattern for `number` however its digit groups are separated (spaces, dots, dashes, brackets or none)."""
+    groups = re.findall(r"\d+", number)
+    return r"(?<!\d)" + r"[\s.\-()/]*".join(groups) + r"(?!\d)"
 
 
 @register("contact_phone_update")
@@ -108,9 +149,9 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
     for k, company in enumerate(companies):
         f = first if k < 1 + min(d, 2) else ctx.pick(pools.FIRST_NAMES)  # namesakes at other companies
         ids.append(org.add_contact(f"{f} {last}", company, email(f, company), phone() if k else old))
-    order = list(range(len(ids)))
-    ctx.rng.shuffle(order)
-    org.extra["contacts"]["contacts"] = [org.extra["contacts"]["contacts"][i] for i in order]
+    shuffled = list(range(len(ids)))
+    ctx.rng.shuffle(shuffled)
+    org.extra["contacts"]["contacts"] = [org.extra["contacts"]["contacts"][i] for i in shuffled]
     cid, company, address = ids[0], companies[0], email(first, companies[0])
     mid = org.add_mail(address, [user.email], ctx.pick(("New phone number", "Updated contact details", "My number changed")),
                        f"Hello {user.first},\n\nplease note my new phone number: {new} (the old one, {old}, stops "
@@ -128,7 +169,10 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
                body=f"Hello {first}, thanks, I have updated your number to {new}.")
     task.say(f"Updated {first} {last} ({company}, {cid}) to {new} and confirmed by mail.")
     task.check("phone-updated", f"{cid} has the phone {new}", field_is("contacts", "contacts", cid, "phone", new), weight=2)
-    task.check("confirmed", f"a reply to {address} in the thread", sent_mail(address, cond("in_reply_to", mid)), weight=2)
+    task.check("confirmed", f"a reply to {address} in the thread confirming {new}",
+               sent_mail(address, cond("in_reply_to", mid), cond("body", _phone_pattern(new), "matches")), weight=2)
+    task.check("updated-first", "the contact is updated before the reply says it is",
+               order(("contacts_update", {"contact_id": cid}), ("mail_send", {"in_reply_to": mid})))
     task.check("only-that-contact", "no other contact changed, only mail sent",
                frame(allow("contacts", "contacts", cid), allow("mail")), weight=0.5)
     return task.build(f"Update {first} {last}'s phone", ["contacts", "namesakes", "reply"])
