@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from support.validate_base import sound_spec
 
 from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
@@ -109,3 +110,27 @@ def test_a_check_parsing_one_wording_crashes_on_terse_notes() -> None:
         "    return text.split('ops-1 is ')[1].startswith('p1')\n"), config=QUICK)
     crash = next(e for e in v.errors() if e.code == "python_crash")
     assert "terse notes" in crash.message
+
+
+def test_strict_never_runs_spec_code_with_fewer_isolation_layers_than_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # This machine without Landlock: strict refuses to run the check at all; report runs it and accepts.
+    import functools
+
+    from coworkenv import sandbox
+
+    monkeypatch.setattr(sandbox, "_execute", functools.partial(sandbox._execute, disable=frozenset({"landlock"})))
+    spec = with_python(
+        "def check(state, audit, messages):\n"
+        "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+        "    return t['OPS-1']['priority'] == 'p1'\n")
+    strict = validate_spec(spec, config=QUICK)
+    assert not strict.passed and "sandbox_isolation_missing" in sandbox_codes(strict)
+    assert strict.first_failed_gate == "sandbox"
+    assert any("landlock" in e.message for e in strict.errors() if e.code == "sandbox_isolation_missing")
+    report = validate_spec(spec, policy="report", config=QUICK)
+    assert report.passed and "sandbox_isolation_missing" not in {f.code for f in report.findings}
+    relaxed = validate_spec(spec, config=ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,),
+                                                          sandbox_layers=("seccomp",)))
+    assert "sandbox_isolation_missing" not in sandbox_codes(relaxed)

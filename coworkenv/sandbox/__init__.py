@@ -26,7 +26,9 @@ import logging
 import marshal
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +37,25 @@ from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, S
 
 __all__ = [
     "ERROR_KINDS", "KNOWN_LAYERS", "REQUIRE_ENV", "SandboxLimits", "SandboxResult", "isolation_layers",
-    "isolation_report", "missing_layers", "required_layers", "run_sandboxed",
+    "isolation_report", "missing_layers", "required_layers", "requiring_layers", "run_sandboxed",
 ]
 
 REQUIRE_ENV = "COWORKENV_SANDBOX_REQUIRE"
 _SWITCHED_OFF = "switched off by the caller"  # kept in step with _child.SWITCHED_OFF
 _log = logging.getLogger(__name__)
 _warned: set[str] = set()
+# Layers a caller's scope requires on top of COWORKENV_SANDBOX_REQUIRE (the strict validation policy sets them).
+_scoped: ContextVar[tuple[str, ...]] = ContextVar("coworkenv_sandbox_required", default=())
+
+
+@contextmanager
+def requiring_layers(layers: Iterable[str]) -> Iterator[None]:
+    """Within this scope every call requires `layers` too (e.g. strict validation: spec code never runs weaker)."""
+    token = _scoped.set(tuple(dict.fromkeys((*_scoped.get(), *_layer_names(layers, "requiring_layers")))))
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
 
 
 def run_sandboxed(
@@ -63,11 +77,11 @@ def run_sandboxed(
 
 def required_layers() -> tuple[str, ...]:
     """The layers every call requires unless it says otherwise: COWORKENV_SANDBOX_REQUIRE, comma-separated
-    layer names or `all` (every name in KNOWN_LAYERS); none when unset."""
+    layer names or `all` (every name in KNOWN_LAYERS; none when unset), plus those of `requiring_layers` scopes."""
     text = os.environ.get(REQUIRE_ENV, "").strip()
-    if text.lower() == "all":
-        return KNOWN_LAYERS
-    return _layer_names([part for part in text.split(",") if part.strip()], REQUIRE_ENV)
+    configured = KNOWN_LAYERS if text.lower() == "all" else _layer_names(
+        [part for part in text.split(",") if part.strip()], REQUIRE_ENV)
+    return tuple(dict.fromkeys((*configured, *_scoped.get())))
 
 
 def missing_layers(required: Iterable[str] | None = None) -> list[str]:

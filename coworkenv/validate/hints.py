@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 HINTS: dict[str, str] = {
+    "sandbox_isolation_missing": "nothing to change in the spec: run validation on a host where the sandbox's "
+                                 "kernel layers take effect (see coworkenv.sandbox.isolation_report())",
     # schema / references / exposed tools
     "invalid_json": "return exactly one JSON object",
     "missing_field": "add the missing field",

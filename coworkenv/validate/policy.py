@@ -33,6 +33,9 @@ class ValidationConfig:
     clock_offsets_s: tuple[int, ...] = (86_400, 366 * 86_400, 10 * 366 * 86_400)
     # Strict only: drop reference writes no check needs, instead of rejecting.
     minimise_reference: bool = True
+    # Strict only: sandbox isolation layers that must take effect before a spec's Python code runs at all (the
+    # unprivileged kernel layers that carry the boundary on any Linux host; COWORKENV_SANDBOX_REQUIRE adds more).
+    sandbox_layers: tuple[str, ...] = ("caps-drop", "rlimits", "no-new-privs", "landlock", "seccomp")
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.noop_score_ceiling < 1.0:

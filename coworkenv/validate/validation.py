@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.env import DEFAULT_MAX_STEPS
+from coworkenv.sandbox import requiring_layers
 from coworkenv.spec import EnvSpec, ReferenceTurn
 from coworkenv.validate.episode_gates import (
     noop_gate,
@@ -126,10 +127,13 @@ def validate_spec(
         timings["schema"] = timings.get("schema", 0.0) + time.process_time() - started
     if parsed is None:
         return SpecValidation(False, "generated", [schema], None, None, chosen)
-    result = _run_stages(parsed, chosen, config, max_steps, timings, [schema])
-    if chosen == "strict" and config.minimise_reference:
-        return _minimised(result, config, max_steps, timings)
-    return result
+    if chosen == "report":
+        return _run_stages(parsed, chosen, config, max_steps, timings, [schema])
+    with requiring_layers(config.sandbox_layers):  # spec code never runs with fewer layers than configured
+        result = _run_stages(parsed, chosen, config, max_steps, timings, [schema])
+        if config.minimise_reference:
+            return _minimised(result, config, max_steps, timings)
+        return result
 
 
 def _run_stages(spec: EnvSpec, policy: Policy, config: ValidationConfig, max_steps: int,
