@@ -221,7 +221,7 @@ def test_editing_one_capability_regenerates_only_that_partition(pipeline: Pipeli
     # Run records: one new run, of the capability job, for the edited partition only.
     new_runs = [r.dagster_run for r in p.instance.get_run_records() if r.dagster_run.run_id not in runs_before]
     assert [(r.job_name, r.tags["dagster/partition"], r.tags["coworkenv/reason"]) for r in new_runs] == [
-        (capability_job.name, EDITED, "capability changed")
+        (capability_job.name, EDITED, "task_specs: the capability or its generation settings changed")
     ]
     assert p.materialized_since(cursor) == {k.to_user_string(): {EDITED} for k in KEYS}
     assert dict(p.work.generated) == {EDITED: 1}
