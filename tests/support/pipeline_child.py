@@ -46,6 +46,8 @@ def _child(env: dict[str, str], prepare: Callable[[], None] | None, argv: list[s
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
     logging.basicConfig(stream=sys.stderr, force=True)
     os.environ.update(env)
+    # The code location reads its settings from the environment when imported: import it again in here.
+    sys.modules.pop("pipelines.definitions", None)
     os.chdir(env["DAGSTER_HOME"])
     if prepare is not None:
         prepare()
