@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
     settings, taxonomy = _checked_inputs(args)
     import dagster as dg
 
@@ -82,7 +83,6 @@ def _run(args: argparse.Namespace) -> int:
         todo = [(cid, "asked for") for cid in (args.only or sorted(taxonomy.capabilities))]
     else:
         todo = [(s.capability, s.reason) for s in partition_states(instance, taxonomy, settings) if not s.complete]
-    started = time.monotonic()
     capability_job = defs.resolve_job_def("capability_job")
     for i, (capability, reason) in enumerate(todo, 1):
         busy = run_in_flight(instance, capability)
@@ -247,7 +247,8 @@ def _print_locations(instance: dg.DagsterInstance, no_train: bool) -> None:
     for label, asset, field in where:
         meta = latest_metadata(instance, asset) or {}
         if field in meta:
-            print(f"  {label:<16} {meta[field]}")
+            value = str(meta[field])
+            print(f"  {label:<16} {Path(value).resolve() if field != 'version' and '/' in value else value}")
 
 
 if __name__ == "__main__":

@@ -9,17 +9,15 @@ partition is stale) or the held-out capability (only the aggregates are), so the
 
 from __future__ import annotations
 
-import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 import pytest
 
-from coworkenv import curate, rollout, store, synth, validate
-from tests.support.pipeline_child import Workspace, make_workspace
+from tests.support.pipeline_child import Patch, Workspace, make_workspace
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -29,63 +27,33 @@ SPECS = 1
 
 @dataclass(frozen=True)
 class KillPoint:
-    """Kill when `module.name` is called for the `nth` time (with `dataset` as its third argument, if given).
-
-    The run is made with `seed` and `held_out` (one capability held out of training, or none): a new seed makes
-    every partition stale, a new held-out capability only the aggregates.
-    """
+    """Where to kill (see `Patch`), and the run's `seed` and `held_out` capability: a new seed makes every
+    partition stale, a new held-out capability only the aggregates."""
 
     label: str
-    module: Any
-    name: str
-    when: str  # "before" or "after" the call
+    patch: Patch
     seed: int
     held_out: str = ""
-    nth: int = 1
-    dataset: str | None = None
 
 
 FIRST, LAST = CAPABILITIES
 KILL_POINTS = [
-    KillPoint("after task_specs", validate, "validate_and_repair", "before", seed=0),
-    KillPoint("mid validated_envs (file written, not recorded)", store, "write_table", "after", seed=1,
-              dataset="validated_envs"),
-    KillPoint("between the capability runs", synth, "generate_specs", "before", seed=0, nth=2),
-    KillPoint("mid teacher_trajectories of the last capability", store, "write_table", "after", seed=1, nth=2,
-              dataset="teacher_trajectories"),
-    KillPoint("after validated_envs", rollout, "rollout_specs", "before", seed=0),
-    KillPoint("after the capability runs, before sft_shards", curate, "curate", "before", seed=0, held_out=FIRST),
-    KillPoint("mid sft_shards (files written, not recorded)", store, "write_table", "after", seed=0,
-              dataset="sft_shards"),
-    KillPoint("mid hub_dataset, before publishing", store, "release_version", "after", seed=0, held_out=FIRST),
-    KillPoint("mid hub_dataset, published but not recorded", store.LocalGitPublisher, "publish", "after", seed=0),
+    KillPoint("after task_specs", Patch("coworkenv.validate", "validate_and_repair", "before"), seed=0),
+    KillPoint("mid validated_envs (file written, not recorded)",
+              Patch("coworkenv.store", "write_table", "after", dataset="validated_envs"), seed=1),
+    KillPoint("between the capability runs", Patch("coworkenv.synth", "generate_specs", "before", nth=2), seed=0),
+    KillPoint("mid teacher_trajectories of the last capability",
+              Patch("coworkenv.store", "write_table", "after", nth=2, dataset="teacher_trajectories"), seed=1),
+    KillPoint("after validated_envs", Patch("coworkenv.rollout", "rollout_specs", "before"), seed=0),
+    KillPoint("after the capability runs, before sft_shards", Patch("coworkenv.curate", "curate", "before"), seed=0,
+              held_out=FIRST),
+    KillPoint("mid sft_shards (files written, not recorded)",
+              Patch("coworkenv.store", "write_table", "after", dataset="sft_shards"), seed=0),
+    KillPoint("mid hub_dataset, before publishing", Patch("coworkenv.store", "release_version", "after"), seed=0,
+              held_out=FIRST),
+    KillPoint("mid hub_dataset, published but not recorded",
+              Patch("coworkenv.store", "LocalGitPublisher.publish", "after"), seed=0),
 ]
-
-
-def _kill_group() -> None:
-    os.killpg(os.getpgid(0), signal.SIGKILL)
-
-
-def _armed(point: KillPoint) -> Callable[[], None]:
-    return lambda: _arm(point)
-
-
-def _arm(point: KillPoint) -> None:
-    original = getattr(point.module, point.name)
-    calls = [0]
-
-    def armed(*args: Any, **kwargs: Any) -> Any:
-        if point.dataset is None or (len(args) > 2 and args[2] == point.dataset):
-            calls[0] += 1
-        hit = calls[0] == point.nth and (point.dataset is None or (len(args) > 2 and args[2] == point.dataset))
-        if hit and point.when == "before":
-            _kill_group()
-        result = original(*args, **kwargs)
-        if hit and point.when == "after":
-            _kill_group()
-        return result
-
-    setattr(point.module, point.name, armed)
 
 
 class Baselines:
@@ -118,7 +86,7 @@ def killed_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Works
 def test_a_killed_run_is_completed_by_the_next_run(point: KillPoint, killed_workspace: Workspace,
                                                    baselines: Baselines) -> None:
     ws = killed_workspace
-    code, console = ws.run(point.seed, point.held_out, _armed(point))
+    code, console = ws.run(point.seed, point.held_out, point.patch)
     assert code == -signal.SIGKILL, f"the kill point was not reached:\n{console}"
     code, console = ws.run(point.seed, point.held_out)
     assert code == 0, console

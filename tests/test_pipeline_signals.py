@@ -9,17 +9,14 @@ import os
 import signal
 import subprocess
 import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import dagster as dg
 import psutil
 import pytest
 
-from coworkenv import rollout
 from pipelines.run_guard import PID_TAG, STARTED_TAG
-from tests.support.pipeline_child import Workspace, make_workspace
+from tests.support.pipeline_child import Patch, Workspace, make_workspace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -110,23 +107,10 @@ def test_a_run_waiting_for_a_slot_names_the_holders_and_stops_on_a_signal(worksp
     assert _complete(ws)
 
 
-def _signal_self_during(signo: int, module: Any, name: str) -> Callable[[], None]:
-    def prepare() -> None:
-        original = getattr(module, name)
-
-        def interrupted(*args: Any, **kwargs: Any) -> Any:
-            os.kill(os.getpid(), signo)
-            return original(*args, **kwargs)
-
-        setattr(module, name, interrupted)
-
-    return prepare
-
-
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_inside_a_step_stops_the_run_cleanly(workspace: Workspace, signo: int) -> None:
     ws = workspace
-    code, console = ws.run(prepare=_signal_self_during(signo, rollout, "rollout_specs"))
+    code, console = ws.run(prepare=Patch("coworkenv.rollout", "rollout_specs", "before", signo=signo))
     assert code == INTERRUPTED, console
     assert "interrupted" in console and "Traceback" not in console
     assert "sft_shards" not in console, "the pipeline went on after the signal"

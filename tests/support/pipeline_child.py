@@ -1,11 +1,13 @@
-"""`python -m pipelines.run` in a forked child against a throwaway instance, data folder and small taxonomy.
+"""`python -m pipelines.run` in a child process against a throwaway instance, data folder and small taxonomy.
 
-The parent imports the heavy modules once; each child gets its own process group (so a test can SIGKILL it
-whole), its COWORKENV_* environment and, optionally, a library function replaced before the pipeline starts.
+Children are forked from a fork server that imported the heavy modules once (forking the test process itself
+could deadlock: polars' thread pool does not survive a fork). Each child gets its own process group (so a test
+can SIGKILL it whole), its COWORKENV_* environment and, optionally, a `Patch` of a library function.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import multiprocessing
 import os
@@ -36,6 +38,47 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD_TIMEOUT_S = 120
 
 
+@dataclass(frozen=True)
+class Patch:
+    """Replace `module.attr` (attr may be `Class.method`) so that its `nth` call (counting only calls whose third
+    argument is `dataset`, if given) sends `signo` to the child's process group before or after doing its work."""
+
+    module: str
+    attr: str
+    when: str  # "before" or "after"
+    signo: int = signal.SIGKILL
+    nth: int = 1
+    dataset: str | None = None
+
+    def __call__(self) -> None:
+        owner: Any = importlib.import_module(self.module)
+        *path, name = self.attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+        calls = [0]
+        patch = self
+
+        def patched(*args: Any, **kwargs: Any) -> Any:
+            counted = patch.dataset is None or (len(args) > 2 and args[2] == patch.dataset)
+            calls[0] += counted
+            hit = counted and calls[0] == patch.nth
+            if hit and patch.when == "before":
+                patch.fire()
+            result = original(*args, **kwargs)
+            if hit and patch.when == "after":
+                patch.fire()
+            return result
+
+        setattr(owner, name, patched)
+
+    def fire(self) -> None:
+        if self.signo == signal.SIGKILL:
+            os.killpg(os.getpgid(0), signal.SIGKILL)
+        else:
+            os.kill(os.getpid(), self.signo)
+
+
 def _child(env: dict[str, str], prepare: Callable[[], None] | None, argv: list[str], out: str) -> None:
     os.setsid()  # its own process group, which a kill takes down whole
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -55,6 +98,12 @@ def _child(env: dict[str, str], prepare: Callable[[], None] | None, argv: list[s
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
 
 
 @dataclass
@@ -78,7 +127,7 @@ class Workspace:
     def start(self, env: dict[str, str], prepare: Callable[[], None] | None = None,
               argv: list[str] | None = None) -> BaseProcess:
         """Start one pipeline run in a forked child (console output in `self.console`)."""
-        proc = multiprocessing.get_context("fork").Process(
+        proc = _context().Process(
             target=_child, args=(env, prepare, argv if argv is not None else ["--no-train"], str(self.console)))
         proc.start()
         return proc
