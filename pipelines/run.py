@@ -220,6 +220,11 @@ def _failed(result: dg.ExecuteInProcessResult) -> int:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
             print(f"  {event.step_key}: {event.step_failure_data.error.message.strip().splitlines()[-1]}",
                   file=sys.stderr)
+        check = event.asset_check_evaluation_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
+        if check is not None and not check.passed:
+            print(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
+                  f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
+                  file=sys.stderr)
     return 1
 
 
