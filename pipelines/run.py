@@ -11,6 +11,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -180,19 +181,50 @@ def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any)
     if job.name == "capability_job":  # its steps take slots of the llm pool
         wait_for_pool(instance, POOL, say=lambda line: print(line, flush=True))
     run_id = make_new_run_id()
-    _in_run.append(run_id)
     try:
-        result = job.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False, run_config=QUIET,
-                                        tags=owner_tags(), **kwargs)
+        with _deferred_interrupt_watchdog() as fired:
+            result = job.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False,
+                                            run_config=QUIET, tags=owner_tags(), **kwargs)
     finally:
-        _in_run.pop()
         _settle(instance, run_id)
-    if _interrupt_in(result):
+    if fired.is_set() or _interrupt_in(result):
         raise Interrupted
     return result
 
 
-_in_run: list[str] = []
+@contextmanager
+def _deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Event]:
+    """Stop the run if Dagster holds a SIGINT/SIGTERM back for longer than `grace_s`.
+
+    Dagster defers signals to the next step boundary; a run blocked outside a step (e.g. waiting for a pool slot
+    taken by another process since `wait_for_pool` returned) would otherwise ignore them for as long as it waits.
+    """
+    import ctypes
+
+    from dagster._utils.interrupts import check_captured_interrupt
+
+    main = threading.main_thread().ident
+    done, fired = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        pending_since = None
+        while not done.wait(0.5):
+            if not check_captured_interrupt():
+                pending_since = None
+            elif pending_since is None:
+                pending_since = time.monotonic()
+            elif time.monotonic() - pending_since > grace_s and main is not None:
+                fired.set()
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(Interrupted))
+                return
+
+    watcher = threading.Thread(target=watch, name="interrupt-watchdog", daemon=True)
+    watcher.start()
+    try:
+        yield fired
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _settle(instance: dg.DagsterInstance, run_id: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -105,6 +106,40 @@ def test_a_run_waiting_for_a_slot_names_the_holders_and_stops_on_a_signal(worksp
     code, console = ws.run()
     assert code == 0, console
     assert _complete(ws)
+
+
+class SkipPoolWait:
+    """Make pipelines.run start its run without waiting for a slot, as if another process took the last slot
+    right after it looked (the run then waits inside Dagster, which defers signals)."""
+
+    def __call__(self) -> None:
+        import pipelines.run_guard
+
+        pipelines.run_guard.wait_for_pool = lambda *args, **kwargs: None  # type: ignore[assignment]
+
+
+def test_a_run_blocked_inside_dagster_on_a_slot_still_stops_on_sigterm(workspace: Workspace) -> None:
+    ws = workspace
+    me = psutil.Process()
+    with ws.instance() as instance:
+        held = _holding_runs(instance, me.pid, me.create_time(), 2)
+    proc = ws.start(ws.env(), SkipPoolWait())
+    ws.wait_for_console("report_from_data", proc)
+    with ws.instance() as instance:
+        deadline = time.monotonic() + 60
+        while not [p for p in instance.event_log_storage.get_concurrency_info(POOL).pending_steps
+                   if p.run_id not in held]:
+            assert time.monotonic() < deadline, ws.console.read_text()
+            time.sleep(0.2)
+    os.kill(proc.pid or 0, signal.SIGTERM)
+    code, console = ws.finish(proc, timeout_s=30)
+    assert code == INTERRUPTED, console
+    with ws.instance() as instance:
+        runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": CAPABILITY}))
+        assert runs[0].status == dg.DagsterRunStatus.FAILURE
+        info = instance.event_log_storage.get_concurrency_info(POOL)
+        assert {s.run_id for s in info.claimed_slots} == set(held)
+        assert {p.run_id for p in info.pending_steps} == set(held), "the stopped run still waits for a slot"
 
 
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
