@@ -7,6 +7,7 @@ from assets._metadata import bar_plot, funnel_markdown, preview, schema_check, t
 from assets.specs import SPECS, task_specs
 from coworkenv import store, validate
 from coworkenv.llm import backend_from_config
+from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
 
@@ -20,6 +21,7 @@ REJECTED = "rejected_envs"
     group_name="synthesis",
     pool="llm",
     kinds={"parquet"},
+    code_version=CODE_VERSIONS[ENVS],
     description="Environments that passed the 10 validation gates (with up to R LLM repair rounds).",
     check_specs=[
         dg.AssetCheckSpec("parquet_schema", asset=ENVS, blocking=True),

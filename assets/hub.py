@@ -1,15 +1,21 @@
 """hub_dataset: one versioned dataset release (specs, envs, trajectories, sft) published to the Hub or local git."""
 
 
+from typing import Any
+
 import dagster as dg
 import pyarrow as pa
 
 from assets.envs import ENVS, validated_envs
-from assets.sft import current_sft_files, sft_shards, stored_partitions
+from assets.sft import complete_partitions, current_sft_files, sft_shards
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
-from coworkenv import store, synth
+from coworkenv import store, validate
+from coworkenv.validate.funnel import STAGE_ORDER
+from pipelines.code_versions import CODE_VERSIONS
+from pipelines.freshness import generation_settings, hub_input_hash
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import PartitionState, latest_materialization
 
 ROWS_PER_SHARD = 5000
 _ALL = dg.AllPartitionMapping()
@@ -25,13 +31,17 @@ _ALL = dg.AllPartitionMapping()
     group_name="publish",
     kinds={"huggingface"},
     automation_condition=dg.AutomationCondition.eager(),
+    code_version=CODE_VERSIONS["hub_dataset"],
     description="The dataset repository: configs specs/envs/trajectories/sft as data/<config>/<split>-*.parquet + card.",
 )
 def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    states = complete_partitions(context, settings)
+
     def concat(dataset: str) -> list[pa.Table]:
-        tables = [store.read_table(s) for s in stored_partitions(context, settings, dataset)]
+        tables = [store.read_table(s.paths[dataset]) for s in states]
         return store.shard_table(pa.concat_tables(tables), ROWS_PER_SHARD) if tables else []
 
+    funnel = published_funnel(context, states)
     configs: dict[str, dict[str, list[pa.Table]]] = {
         "specs": {"train": concat(SPECS)},
         "envs": {"train": concat(ENVS)},
@@ -51,12 +61,8 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "that passed programmatic soundness gates, teacher trajectories in them, and curated SFT rows."
         ),
         tags=["agents", "tool-use", "synthetic", "coworkenv"],
-        funnel=_funnel(context),
-        generation_settings={
-            "generator": settings.llm_model or f"procedural:{synth.GENERATOR_VERSION}",
-            "seed": settings.seed, "repair_rounds": settings.repair_rounds,
-            "specs_per_capability": settings.specs_per_capability or "quota",
-        },
+        funnel=card_funnel(funnel),
+        generation_settings=generation_settings(settings),
         models={"generator": settings.llm_model or "procedural", "teacher": settings.llm_model or "oracle"},
         versions=_versions(sft_meta),
     )
@@ -68,10 +74,13 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         data_version=dg.DataVersion(version),
         metadata={
             "version": version,
+            "input_hash": hub_input_hash(states, str(_sft_version(sft_meta)), settings),
+            "capabilities": len(states),
             "location": result.location,
             "revision": result.revision,
             "tag": result.tag,
             "files": len(result.files),
+            "funnel": funnel.as_dict(),
             "rows": {c: sum(t.num_rows for s in splits.values() for t in s) for c, splits in configs.items()},
             "load_with": dg.MetadataValue.md(
                 f"```python\nfrom datasets import load_dataset\nload_dataset({result.location!r}, 'sft')\n```"
@@ -80,22 +89,46 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     )
 
 
-def _funnel(context: dg.AssetExecutionContext) -> dict[str, int | float]:
-    """Sum of the per-capability funnels recorded on the latest validated_envs materializations."""
-    totals: dict[str, int | float] = {}
-    for capability in context.instance.get_dynamic_partitions("capability"):
-        records = context.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=validated_envs.key, asset_partitions=[capability]), limit=1
-        ).records
-        if not records or records[0].asset_materialization is None:
-            continue
-        funnel = records[0].asset_materialization.metadata.get("funnel")
-        data = funnel.value if funnel is not None else {}
-        for stage in ("generated", "schema_valid", "coherent", "solvable", "sound", "accepted"):
-            totals[stage] = int(totals.get(stage, 0)) + int(data.get(stage, 0))  # type: ignore[union-attr]
-    if totals.get("generated"):
-        totals["acceptance_rate"] = round(int(totals["accepted"]) / int(totals["generated"]), 4)
-    return totals
+def published_funnel(context: dg.AssetExecutionContext, states: list[PartitionState]) -> validate.Funnel:
+    """The merged acceptance funnel of the published partitions (from their validated_envs materializations)."""
+    total = validate.Funnel()
+    for state in states:
+        record = latest_materialization(context.instance, validated_envs.key, state.capability)
+        meta = record.asset_materialization.metadata if record and record.asset_materialization else {}
+        if "funnel" in meta:
+            total = total.merge(funnel_from_dict(meta["funnel"].value, state.capability))  # type: ignore[arg-type]
+    return total
+
+
+def card_funnel(funnel: validate.Funnel) -> dict[str, int | float]:
+    """The dataset card's funnel table: specs per stage, then accepted specs by repair rounds needed."""
+    rows: dict[str, int | float] = dict(funnel.stages)
+    for rounds, n in sorted(funnel.repair_rounds.items()):
+        rows[f"accepted after {rounds} repair round{'s' if rounds != 1 else ''}"] = n
+    return rows
+
+
+def funnel_from_dict(data: dict[str, Any], capability: str) -> validate.Funnel:
+    """The Funnel of one capability partition from its recorded `Funnel.as_dict()`."""
+    def one(d: dict[str, Any]) -> validate.Funnel:
+        accepted = int(d.get("accepted", 0))
+        return validate.Funnel(
+            stages={stage: int(d.get(stage, 0)) for stage in STAGE_ORDER},
+            rejected_by_gate={k: int(v) for k, v in d.get("rejected_by_gate", {}).items()},
+            repair_rounds={int(k): int(v) for k, v in d.get("repair_rounds", {}).items()},
+            tokens_total=int(d.get("tokens_total", 0)),
+            llm_failures={k: int(v) for k, v in d.get("llm_failures", {}).items()},
+            mutation_score_sum=float(d.get("mutation_score") or 0.0) * accepted,
+        )
+
+    funnel = one(data)
+    funnel.by_capability = {cap: one(sub) for cap, sub in data.get("by_capability", {}).items()} or {capability: one(data)}
+    return funnel
+
+
+def _sft_version(sft_event: dg.EventLogEntry | None) -> str:
+    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    return str(meta["dataset_version"].value) if "dataset_version" in meta else ""
 
 
 def _versions(sft_event: dg.EventLogEntry | None) -> dict[str, str]:

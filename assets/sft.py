@@ -10,20 +10,23 @@ from assets._metadata import bar_plot, preview, schema_check
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import curate, rollout, store
 from coworkenv.world import content_hash
-from pipelines.partitions import CAPABILITY_PARTITIONS
+from pipelines.code_versions import CODE_VERSIONS
+from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import PartitionState
 
 SFT = "sft_shards"
 
 
-def stored_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSettings, dataset: str) -> list[store.StoredTable]:
-    """The latest stored file of `dataset` for every current capability partition (no regeneration)."""
-    out = []
-    for capability in sorted(context.instance.get_dynamic_partitions(CAPABILITY_PARTITIONS)):
-        found = store.latest(settings.store_root, dataset, capability)
-        if found is not None:
-            out.append(found)
-    return out
+def complete_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[PartitionState]:
+    """The complete capability partitions; a dg.Failure naming the incomplete ones unless settings.allow_partial."""
+    try:
+        states, problem = publishable_partitions(context.instance, settings)
+    except IncompletePartitions as exc:
+        raise dg.Failure(str(exc)) from None
+    if problem:
+        context.log.warning(f"allow_partial is set; leaving them out. {problem}")
+    return states
 
 
 @dg.asset(
@@ -32,6 +35,7 @@ def stored_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSett
     kinds={"parquet"},
     description="Curated SFT rows (TRL messages + tools), split by env, with a held-out-capability test split.",
     automation_condition=dg.AutomationCondition.eager(),
+    code_version=CODE_VERSIONS[SFT],
     check_specs=[
         dg.AssetCheckSpec("parquet_schema", asset=SFT, blocking=True),
         dg.AssetCheckSpec("no_env_shared_between_splits", asset=SFT, blocking=True),
@@ -39,10 +43,10 @@ def stored_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSett
     ],
 )
 def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    inputs = stored_partitions(context, settings, TRAJECTORIES)
-    if not inputs:
-        raise dg.Failure("no teacher_trajectories partitions are stored yet; materialize them first")
-    trajectories = pa.concat_tables([store.read_table(s) for s in inputs])
+    states = complete_partitions(context, settings)
+    if not states:
+        raise dg.Failure("no capability partition is complete yet; materialize them first (python -m pipelines.run)")
+    trajectories = pa.concat_tables([store.read_table(s.paths[TRAJECTORIES]) for s in states])
     held_out = settings.held_out_capability
     config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else ())
     result = curate.curate(trajectories, config=config)
@@ -64,7 +68,8 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             "dagster/row_count": sum(counts.values()),
             "dataset_version": version,
             "paths": {split: str(stored.path) for split, stored in files.items()},
-            "input_hash": content_hash(sorted(s.content_hash for s in inputs)),
+            "input_hash": sft_input_hash(states, settings),
+            "capabilities": len(states),
             "rows_per_split": counts,
             "curation_report": result.report,
             "removed_by_filter": bar_plot("rows removed by each filter", result.report.get("removed", {})),

@@ -1,24 +1,18 @@
 """task_specs: candidate environment specs per capability (procedural by default, or an LLM generator)."""
 
 
-import hashlib
-
 import dagster as dg
 
 from assets._metadata import preview, schema_check, table_metadata
 from assets.taxonomy import capability_taxonomy
 from coworkenv import store, synth, validate
 from coworkenv.llm import backend_from_config
+from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import partition_input_hash
 
 SPECS = "task_specs"
-
-
-def capability_seed(capability_id: str, base_seed: int) -> int:
-    """A seed per capability that does not move when other capabilities are added or edited."""
-    return base_seed * 1_000_003 + int(hashlib.sha256(capability_id.encode()).hexdigest()[:8], 16)
 
 
 @dg.asset(
@@ -27,13 +21,16 @@ def capability_seed(capability_id: str, base_seed: int) -> int:
     group_name="synthesis",
     pool="llm",
     kinds={"parquet"},
+    code_version=CODE_VERSIONS[SPECS],
     description="Generated environment specs of one capability, before validation.",
     check_specs=[dg.AssetCheckSpec("parquet_schema", asset=SPECS, blocking=True)],
 )
 def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     capability = settings.taxonomy().capabilities[context.partition_key]
     count = settings.specs_per_capability or capability.quota
-    seed = capability_seed(capability.id, settings.seed)
+    # The generator mixes the capability id into each spec's seed itself, so COWORKENV_SEED=S here gives the
+    # same specs as `coworkenv synth --seed S`.
+    seed = settings.seed
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
         candidates = validate.LLMSpecGenerator(backend).generate(capability, count, seed)

@@ -8,10 +8,18 @@ import dagster as dg
 from assets._metadata import png_markdown
 from assets.envs import ENVS
 from assets.hub import hub_dataset
-from assets.sft import current_sft_files, stored_partitions
+from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
 from coworkenv.loading import parse_spec
 from coworkenv.spec import EnvSpec
+from pipelines.code_versions import CODE_VERSIONS
+from pipelines.freshness import (
+    checkpoint_input_hash,
+    eval_input_hash,
+    held_out_env_ids,
+    no_held_out_message,
+    trainer_config_hash,
+)
 from pipelines.resources import CoworkenvSettings
 
 TOY_NOTE = (
@@ -24,6 +32,7 @@ TOY_NOTE = (
     deps=[hub_dataset],
     group_name="training",
     kinds={"pytorch"},
+    code_version=CODE_VERSIONS["pocketworker_checkpoint"],
     description="PocketWorker checkpoint: TRL SFT (assistant-only loss) on the published sft config.",
 )
 def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
@@ -37,7 +46,12 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if not Path(data_location).is_dir():
         raise dg.Failure(f"training reads the dataset from a local copy; {data_location} is not a folder "
                          "(download the Hub dataset with huggingface_hub.snapshot_download first)")
-    out_dir = settings.root / "checkpoints" / f"pocketworker-{settings.train_config}-{data_version}"
+    if not held_out_specs(context, settings):
+        raise dg.Failure(no_held_out_message(settings))  # checked before training: eval would fail after it
+    input_hash = checkpoint_input_hash(data_version, settings)
+    # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
+    version = f"{settings.train_config}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
+    out_dir = settings.root / "checkpoints" / f"pocketworker-{version}"
 
     def progress(p: object) -> None:
         step, total, loss = getattr(p, "step", 0), getattr(p, "max_steps", 0), getattr(p, "loss", 0.0)
@@ -45,7 +59,6 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             context.log.info(f"SFT step {step}/{total} loss {loss:.3f}")
 
     result = train_sft(settings.train_config, Path(data_location), out_dir, progress=progress)
-    version = f"{settings.train_config}-{data_version}"
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
@@ -54,6 +67,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         data_version=dg.DataVersion(version),
         metadata={
             "checkpoint": dg.MetadataValue.path(str(out_dir)),
+            "input_hash": input_hash,
             "config": settings.train_config,
             "trained_on": data_version,
             "steps": result.steps,
@@ -69,23 +83,23 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
 
 
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
-    """The envs of the SFT test splits (never trained on), read from the stored validated_envs."""
-    held_out: set[str] = set()
-    for split, path in current_sft_files(context).items():
-        if split.startswith("test"):
-            held_out |= set(store.read_table(path).column("env_id").to_pylist())
-    specs = []
-    for stored in stored_partitions(context, settings, ENVS):
-        table = store.read_table(stored)
+    """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
+    states = complete_partitions(context, settings)
+    paths = {split: str(path) for split, path in current_sft_files(context).items()}
+    wanted = held_out_env_ids(paths, states, settings.eval_max_envs)
+    specs = {}
+    for state in states:
+        table = store.read_table(state.paths[ENVS])
         for env_id, text in zip(table.column("env_id").to_pylist(), table.column("spec_json").to_pylist(), strict=True):
-            if env_id in held_out:
-                specs.append(parse_spec(text))
-    return sorted(specs, key=lambda s: (s.capability, s.id))[: settings.eval_max_envs]
+            if env_id in wanted:
+                specs[env_id] = parse_spec(text)
+    return [specs[env_id] for env_id in wanted]
 
 
 @dg.asset(
     deps=[pocketworker_checkpoint],
     group_name="training",
+    code_version=CODE_VERSIONS["eval_report"],
     description="pass@1, pass^k and mean score of the untrained base vs the SFT checkpoint on held-out envs.",
 )
 def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
@@ -99,7 +113,9 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     checkpoint = Path(str(event.asset_materialization.metadata["checkpoint"].value))
     specs = held_out_specs(context, settings)
     if not specs:
-        raise dg.Failure("no held-out envs: the SFT test splits are empty; generate more specs per capability")
+        raise dg.Failure(no_held_out_message(settings))
+    input_hash = eval_input_hash(str(event.asset_materialization.metadata["model_tag"].value), [s.id for s in specs],
+                                 settings)
     context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
     sft = LocalTransformersBackend(checkpoint, name="pocketworker-sft")
@@ -135,6 +151,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         metadata={
             "report": dg.MetadataValue.md(markdown),
             "report_path": dg.MetadataValue.path(str(files.markdown)),
+            "input_hash": input_hash,
             "plot": png_markdown(files.plot.read_bytes(), "evaluation"),
             "held_out_envs": len(specs),
             **{f"{label}_pass_at_1": m.pass_at_1 for label, m in overall.items()},

@@ -10,6 +10,7 @@ from assets.envs import ENVS, validated_envs
 from coworkenv import rollout, store
 from coworkenv.llm import backend_from_config
 from coworkenv.loading import parse_spec
+from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
 
@@ -22,6 +23,7 @@ TRAJECTORIES = "teacher_trajectories"
     group_name="trajectories",
     pool="llm",
     kinds={"parquet"},
+    code_version=CODE_VERSIONS[TRAJECTORIES],
     description="Canonical trajectory records of the teacher (oracle by default, or an LLM with rejection sampling).",
     check_specs=[dg.AssetCheckSpec("parquet_schema", asset=TRAJECTORIES, blocking=True)],
 )

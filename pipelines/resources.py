@@ -1,34 +1,47 @@
-"""Settings resource: configured once, read by every asset."""
+"""Settings resource: configured once, read by every asset; every field can be set from a COWORKENV_* variable."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from coworkenv.synth import Taxonomy, load_taxonomy
 
+ENV_PREFIX = "COWORKENV_"
+
+
+class SettingsError(ValueError):
+    """A COWORKENV_* variable that cannot be used: which variable, its value and what it must be."""
+
 
 class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
-    """Where data lives and how each stage runs. Defaults are the embedded, offline configuration."""
+    """Where data lives and how each stage runs. Defaults are the embedded, offline configuration.
+
+    Each field `name` is read from the environment variable COWORKENV_<NAME> by `settings_from_env`.
+    """
 
     data_dir: str = Field(default="data", description="Root of the content-addressed Parquet store, hub repo and checkpoints")
     taxonomy_dir: str = Field(default="taxonomy", description="Folder of capability YAML files")
-    seed: int = Field(default=0, description="Base seed of procedural generation")
-    specs_per_capability: int = Field(default=0, description="Specs generated per capability; 0 uses each capability's quota")
+    seed: int = Field(default=0, description="Base seed of generation (spec i of a capability uses seed + i)")
+    specs_per_capability: int = Field(default=0, ge=0, description="Specs generated per capability; 0 uses each capability's quota")
     llm_url: str = Field(default="", description="OpenAI-compatible endpoint for generation/teacher; empty = procedural + oracle")
     llm_model: str = Field(default="", description="Model name at llm_url")
-    repair_rounds: int = Field(default=3, description="Repair rounds of the validation loop")
-    min_acceptance_rate: float = Field(default=0.5, description="validated_envs check: minimum acceptance rate")
+    repair_rounds: int = Field(default=3, ge=0, description="Repair rounds of the validation loop")
+    min_acceptance_rate: float = Field(default=0.5, ge=0.0, description="validated_envs check: minimum acceptance rate")
     hub_repo_id: str = Field(default="", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
     train_config: str = Field(default="tiny", description="Trainer config name in trainers/configs")
     held_out_capability: str = Field(default="", description="Capability kept out of training for the held-out test split")
     hub_model_repo_id: str = Field(default="", description="Hugging Face model repo id; empty = local git repo under data/hub")
-    eval_max_envs: int = Field(default=6, description="Held-out envs evaluated (the tiny CPU model is slow to sample)")
-    eval_k: int = Field(default=1, description="Samples per env for pass@1 / pass^k")
-    eval_max_steps: int = Field(default=4, description="Assistant messages per evaluated episode")
-    eval_max_tokens: int = Field(default=96, description="Tokens per generated assistant message")
+    eval_max_envs: int = Field(default=6, ge=1, description="Held-out envs evaluated (the tiny CPU model is slow to sample)")
+    eval_k: int = Field(default=1, ge=1, description="Samples per env for pass@1 / pass^k")
+    eval_max_steps: int = Field(default=4, ge=1, description="Assistant messages per evaluated episode")
+    eval_max_tokens: int = Field(default=96, ge=1, description="Tokens per generated assistant message")
+    allow_partial: bool = Field(default=False, description="Publish even when some capability partitions are incomplete "
+                                                           "(they are left out); otherwise publishing refuses")
 
     @property
     def root(self) -> Path:
@@ -40,3 +53,24 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
 
     def taxonomy(self) -> Taxonomy:
         return load_taxonomy(Path(self.taxonomy_dir))
+
+
+def env_var(field: str) -> str:
+    """The environment variable that sets a settings field."""
+    return ENV_PREFIX + field.upper()
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
+    """Settings from COWORKENV_* variables (unset ones keep the defaults); SettingsError names a bad variable."""
+    environ = os.environ if environ is None else environ
+    values = {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
+    try:
+        return CoworkenvSettings.model_validate(values)  # pydantic converts "3", "true", "0.5" and checks the bounds
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else "?"
+        field = CoworkenvSettings.model_fields.get(name)
+        what = f" ({field.description})" if field is not None and field.description else ""
+        raise SettingsError(
+            f"{env_var(name)}={values.get(name, '')!r}: {err['msg']}{what}; fix or unset the variable"
+        ) from None

@@ -1,18 +1,41 @@
 """The main job: materialize the whole chain on the embedded default into the local Dagster instance.
 
-`make run` calls this. Only capabilities whose definition changed since their last materialization are
-regenerated; the aggregate stage then rebuilds from the stored partitions.
+`make run` calls this. Capability partitions whose chain is incomplete (a changed YAML or setting, a failed or
+killed run) are regenerated; then each aggregate (SFT shards, dataset release, checkpoint, eval report) is rebuilt
+only when what it is made from changed. Runs left STARTED by a killed process are marked failed first.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-import dagster as dg
+if TYPE_CHECKING:
+    import dagster as dg
+
+    from pipelines.resources import CoworkenvSettings
+
+# Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
+QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+POOL = "llm"
+EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived."""
+
+
+class UsageError(Exception):
+    """Bad input: one line saying what and where."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,62 +43,249 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="capability ids to (re)materialize (default: stale)")
     parser.add_argument("--all", action="store_true", help="rematerialize every capability, stale or not")
     parser.add_argument("--no-train", action="store_true", help="stop after publishing the dataset")
+    parser.add_argument("--taxonomy", metavar="DIR", help="taxonomy folder (default: $COWORKENV_TAXONOMY_DIR or taxonomy)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="publish even if some capability partitions are incomplete (they are left out)")
     args = parser.parse_args(argv)
-
+    # The Definitions read their settings from the environment: the flags go there before they are imported.
+    if args.taxonomy:
+        os.environ["COWORKENV_TAXONOMY_DIR"] = args.taxonomy
+    if args.allow_partial:
+        os.environ["COWORKENV_ALLOW_PARTIAL"] = "1"
     os.environ.setdefault("DAGSTER_HOME", str(Path.cwd()))
-    from pipelines.definitions import defs, settings_from_env
-    from pipelines.staleness import stale_capabilities, sync_partitions
+    with _signals_raise_interrupted():
+        try:
+            return _run(args)
+        except UsageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except (Interrupted, KeyboardInterrupt):
+            print("interrupted: stopped; partitions left incomplete are redone by the next run", file=sys.stderr)
+            return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    settings, taxonomy = _checked_inputs(args)
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from pipelines.run_guard import reap_dead_runs
+    from pipelines.staleness import partition_states, run_in_flight, sync_partitions
 
     instance = dg.DagsterInstance.get()
-    settings = settings_from_env()  # the same settings the Definitions were built with
-    taxonomy = settings.taxonomy()
+    for run in reap_dead_runs(instance):
+        where = f"[{run.partition}]" if run.partition else ""
+        print(f"run {run.run_id} ({run.job}{where}) was left running by a process that is gone: marked failed, "
+              "its pool slots freed")
     added, removed = sync_partitions(instance, taxonomy)
     print(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
-    todo = args.only or (sorted(taxonomy.capabilities) if args.all else stale_capabilities(instance, taxonomy, settings))
-    started = time.monotonic()
-    # Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
-    quiet = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+    if args.only or args.all:
+        todo = [(cid, "asked for") for cid in (args.only or sorted(taxonomy.capabilities))]
+    else:
+        todo = [(s.capability, s.reason) for s in partition_states(instance, taxonomy, settings) if not s.complete]
     capability_job = defs.resolve_job_def("capability_job")
-    for i, capability in enumerate(todo, 1):
+    for i, (capability, reason) in enumerate(todo, 1):
+        busy = run_in_flight(instance, capability)
+        if busy is not None:
+            print(f"[{i:>2}/{len(todo)}] {capability:<40} skipped: run {busy.run_id} is materializing it now")
+            continue
+        print(f"[{i:>2}/{len(todo)}] {capability:<40} ({reason})", flush=True)
         t0 = time.monotonic()
-        result = capability_job.execute_in_process(
-            instance=instance, partition_key=capability, raise_on_error=False, run_config=quiet
-        )
+        result = _execute(instance, capability_job, partition_key=capability)
         status = "ok" if result.success else "FAILED"
         print(f"[{i:>2}/{len(todo)}] {capability:<40} {status} ({time.monotonic() - t0:.1f}s)", flush=True)
         if not result.success:
-            print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
-            return 1
+            return _failed(result)
     if not todo:
-        print("every capability is up to date; rebuilding the aggregates from stored partitions")
-    selection = ["sft_shards", "hub_dataset"] if args.no_train else None
-    t0 = time.monotonic()
-    print("publish_job: curating SFT shards, publishing the dataset" + ("" if args.no_train else ", training, evaluating"),
-          flush=True)
-    publish = defs.resolve_job_def("publish_job")
-    result = publish.execute_in_process(
-        instance=instance, raise_on_error=False, run_config=quiet,
-        asset_selection=[dg.AssetKey(k) for k in selection] if selection else None,
-    )
-    print(f"publish_job {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)")
-    if not result.success:
-        print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
-        return 1
-    _print_locations(instance, selection)
+        print("every capability partition is complete")
+    code = _aggregates(instance, defs, settings, train=not args.no_train)
+    if code:
+        return code
+    _print_locations(instance, args.no_train)
     print(f"done in {time.monotonic() - started:.0f}s. Browse every materialization with `make ui`.")
     return 0
 
 
-def _print_locations(instance: dg.DagsterInstance, selection: list[str] | None) -> None:
-    keys = selection or ["sft_shards", "hub_dataset", "pocketworker_checkpoint", "eval_report"]
-    for key in keys:
-        event = instance.get_latest_materialization_event(dg.AssetKey(key))
-        if event is None or event.asset_materialization is None:
+def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
+    """Settings and taxonomy, checked before any run starts (UsageError: one line naming what to fix)."""
+    from coworkenv.synth import TaxonomyError
+    from pipelines.resources import SettingsError, settings_from_env
+
+    try:
+        settings = settings_from_env()
+        taxonomy = settings.taxonomy()
+    except (SettingsError, TaxonomyError) as exc:
+        raise UsageError(str(exc)) from None
+    unknown = [c for c in args.only or [] if c not in taxonomy.capabilities]
+    if unknown:
+        raise UsageError(f"--only {' '.join(unknown)}: not in the taxonomy {settings.taxonomy_dir}; "
+                         f"capabilities: {', '.join(sorted(taxonomy.capabilities))}")
+    held_out = settings.held_out_capability
+    if held_out and held_out not in taxonomy.capabilities:
+        raise UsageError(f"COWORKENV_HELD_OUT_CAPABILITY={held_out!r} is not a capability of the taxonomy "
+                         f"{settings.taxonomy_dir}; capabilities: {', '.join(sorted(taxonomy.capabilities))}")
+    if not args.no_train:
+        from pipelines.freshness import trainer_config_hash
+
+        try:
+            trainer_config_hash(settings.train_config)
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(f"COWORKENV_TRAIN_CONFIG={settings.train_config!r}: {str(exc).splitlines()[0]}") from None
+    return settings, taxonomy
+
+
+def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: CoworkenvSettings, train: bool) -> int:
+    """Rebuild each aggregate whose inputs changed, in order; the others are reported up to date."""
+    import dagster as dg
+
+    from pipelines.freshness import (
+        IncompletePartitions,
+        held_out_env_ids,
+        latest_metadata,
+        no_held_out_message,
+        publishable_partitions,
+        why_stale,
+    )
+    from pipelines.jobs import AGGREGATES
+
+    publish = defs.resolve_job_def("publish_job")
+    for asset in AGGREGATES if train else AGGREGATES[:2]:
+        try:
+            reason = why_stale(instance, asset, settings)
+        except IncompletePartitions as exc:
+            raise UsageError(str(exc)) from None
+        if not reason:
+            print(f"{asset:<24} up to date")
             continue
-        meta = event.asset_materialization.metadata
-        for field in ("location", "path", "checkpoint", "report_path", "dataset_version", "version"):
-            if field in meta:
-                print(f"  {key:<24} {field}: {meta[field].value}")
+        if asset == "pocketworker_checkpoint":
+            sft = latest_metadata(instance, "sft_shards") or {}
+            if not held_out_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], 1):
+                raise UsageError(no_held_out_message(settings))  # before training, not after it
+        print(f"{asset:<24} rebuilding ({reason})", flush=True)
+        t0 = time.monotonic()
+        result = _execute(instance, publish, asset_selection=[dg.AssetKey(asset)])
+        print(f"{asset:<24} {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)", flush=True)
+        if not result.success:
+            return _failed(result)
+    return 0
+
+
+def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any) -> dg.ExecuteInProcessResult:
+    """Run `job` in this process, tagged with this process's id; raise Interrupted if a signal stopped it."""
+
+    from dagster._core.utils import make_new_run_id
+
+    from pipelines.run_guard import owner_tags, wait_for_pool
+
+    if job.name == "capability_job":  # its steps take slots of the llm pool
+        wait_for_pool(instance, POOL, say=lambda line: print(line, flush=True))
+    run_id = make_new_run_id()
+    try:
+        with _deferred_interrupt_watchdog() as fired:
+            result = job.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False,
+                                            run_config=QUIET, tags=owner_tags(), **kwargs)
+    finally:
+        _settle(instance, run_id)
+    if fired.is_set() or _interrupt_in(result):
+        raise Interrupted
+    return result
+
+
+@contextmanager
+def _deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Event]:
+    """Stop the run if Dagster holds a SIGINT/SIGTERM back for longer than `grace_s`.
+
+    Dagster defers signals to the next step boundary; a run blocked outside a step (e.g. waiting for a pool slot
+    taken by another process since `wait_for_pool` returned) would otherwise ignore them for as long as it waits.
+    """
+    import ctypes
+
+    from dagster._utils.interrupts import check_captured_interrupt
+
+    main = threading.main_thread().ident
+    done, fired = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        pending_since = None
+        while not done.wait(0.5):
+            if not check_captured_interrupt():
+                pending_since = None
+            elif pending_since is None:
+                pending_since = time.monotonic()
+            elif time.monotonic() - pending_since > grace_s and main is not None:
+                fired.set()
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(Interrupted))
+                return
+
+    watcher = threading.Thread(target=watch, name="interrupt-watchdog", daemon=True)
+    watcher.start()
+    try:
+        yield fired
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _settle(instance: dg.DagsterInstance, run_id: str) -> None:
+    """A run this process stops executing (normally or not) ends failed if not finished, and holds no slot."""
+    run = instance.get_run_by_id(run_id)
+    if run is not None and not run.is_finished:
+        instance.report_run_failed(run, message="pipelines.run stopped (interrupted)")
+    instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+
+
+def _interrupt_in(result: dg.ExecuteInProcessResult) -> bool:
+    """Whether a step of the run was stopped by SIGINT/SIGTERM (Dagster defers them to step boundaries)."""
+    for event in result.all_events:
+        error = event.step_failure_data.error if event.is_step_failure and event.step_failure_data else None
+        while error is not None:
+            if error.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
+                return True
+            error = error.cause
+    return False
+
+
+def _failed(result: dg.ExecuteInProcessResult) -> int:
+    print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            print(f"  {event.step_key}: {event.step_failure_data.error.message.strip().splitlines()[-1]}",
+                  file=sys.stderr)
+        check = event.asset_check_evaluation_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
+        if check is not None and not check.passed:
+            print(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
+                  f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
+                  file=sys.stderr)
+    return 1
+
+
+@contextmanager
+def _signals_raise_interrupted() -> Iterator[None]:
+    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point)."""
+    def handler(signo: int, frame: FrameType | None) -> None:
+        raise Interrupted(signal.Signals(signo).name)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _print_locations(instance: dg.DagsterInstance, no_train: bool) -> None:
+    from pipelines.freshness import latest_metadata
+
+    where = [("dataset", "hub_dataset", "location"), ("dataset version", "hub_dataset", "version"),
+             ("SFT shards", "sft_shards", "dataset_version")]
+    if not no_train:
+        where += [("checkpoint", "pocketworker_checkpoint", "checkpoint"), ("eval report", "eval_report", "report_path")]
+    for label, asset, field in where:
+        meta = latest_metadata(instance, asset) or {}
+        if field in meta:
+            value = str(meta[field])
+            print(f"  {label:<16} {Path(value).resolve() if field != 'version' and '/' in value else value}")
 
 
 if __name__ == "__main__":

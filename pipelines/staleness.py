@@ -1,20 +1,47 @@
-"""Per-partition staleness, which the Dagster UI does not show for partitions.
+"""Per-partition completeness, which the Dagster UI does not show for partitions.
 
-Every partitioned materialization records the hash of its input in metadata (`input_hash`); a capability is
-stale when what its task_specs are generated from (its YAML definition, the generator version and the generation
-settings) differs from what its latest task_specs materialization used.
+A capability partition is complete when every asset of its chain (task_specs -> validated_envs ->
+teacher_trajectories) materialized for the current input: task_specs for the current input hash (the YAML
+definition, the generator version and the generation settings), each later asset for the data version its upstream
+has now, every recorded file still exists, and the partition's latest run did not fail. A run killed half-way, a
+failed step or a failed blocking check therefore leaves the partition stale, and it is redone.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import dagster as dg
 
 from coworkenv.synth import Capability, Taxonomy, capability_fingerprint
 from coworkenv.world import content_hash
+from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
 
 TASK_SPECS = dg.AssetKey("task_specs")
+CHAIN = ("task_specs", "validated_envs", "teacher_trajectories")
+PARTITION_TAG = "dagster/partition"
+IN_FLIGHT = frozenset({
+    dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
+})
+FAILED = frozenset({dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED})
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    """Whether one capability's chain is complete; if not, why; if so, its files and data versions by asset."""
+
+    capability: str
+    reason: str = ""  # empty when complete
+    paths: dict[str, Path] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return not self.reason
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -25,15 +52,6 @@ def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, parti
     return records[0] if records else None
 
 
-def recorded_input_hash(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> str | None:
-    """The `input_hash` metadata of the latest materialization of one partition, if any."""
-    record = latest_materialization(instance, key, partition)
-    if record is None or record.asset_materialization is None:
-        return None
-    value = record.asset_materialization.metadata.get("input_hash")
-    return str(value.value) if value is not None else None
-
-
 def partition_input_hash(capability: Capability, settings: CoworkenvSettings) -> str:
     """What one capability's partition is generated from: definition, generator version and generation settings."""
     return content_hash({
@@ -42,15 +60,66 @@ def partition_input_hash(capability: Capability, settings: CoworkenvSettings) ->
         "seed": settings.seed,
         "generator": settings.llm_model if settings.llm_url else "procedural",
         "repair_rounds": settings.repair_rounds,
+        "code": [CODE_VERSIONS[asset] for asset in CHAIN],
     })[:32]
 
 
+def latest_partition_run(instance: dg.DagsterInstance, capability: str) -> dg.DagsterRun | None:
+    """The newest run that targeted this partition (any job), if any."""
+    runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: capability}), limit=1)
+    return runs[0] if runs else None
+
+
+def partition_state(instance: dg.DagsterInstance, capability: Capability, settings: CoworkenvSettings) -> PartitionState:
+    """Check the chain of one capability partition (see the module docstring)."""
+    cid = capability.id
+    expected = partition_input_hash(capability, settings)
+    paths: dict[str, Path] = {}
+    versions: dict[str, str] = {}
+    for asset in CHAIN:
+        record = latest_materialization(instance, dg.AssetKey(asset), cid)
+        meta = record.asset_materialization.metadata if record and record.asset_materialization else None
+        if meta is None:
+            return PartitionState(cid, f"{asset} was never materialized")
+        recorded = meta.get("input_hash")
+        if recorded is None or str(recorded.value) != expected:
+            why = "the capability or its generation settings changed" if asset == CHAIN[0] else \
+                f"it is missing for the current {CHAIN[CHAIN.index(asset) - 1]}"
+            return PartitionState(cid, f"{asset}: {why}")
+        path = Path(str(meta["path"].value))
+        if not path.is_file():
+            return PartitionState(cid, f"{asset}: its file {path} is gone")
+        paths[asset], versions[asset] = path, str(meta["dataset_version"].value)
+        expected = versions[asset]  # the next asset must have been made from this version
+    run = latest_partition_run(instance, cid)
+    if run is not None and run.status in FAILED:
+        return PartitionState(cid, f"its latest run {run.run_id} ended {run.status.value}")
+    return PartitionState(cid, "", paths, versions)
+
+
+def partition_states(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> list[PartitionState]:
+    """The state of every capability of the taxonomy, sorted by capability id."""
+    return [partition_state(instance, cap, settings) for _, cap in sorted(taxonomy.capabilities.items())]
+
+
 def stale_capabilities(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> list[str]:
-    """Capabilities whose definition or generation settings changed since task_specs was last materialized."""
-    return [
-        cid for cid, cap in sorted(taxonomy.capabilities.items())
-        if recorded_input_hash(instance, TASK_SPECS, cid) != partition_input_hash(cap, settings)
-    ]
+    """Capabilities whose partition is not complete for the current definition and settings."""
+    return [s.capability for s in partition_states(instance, taxonomy, settings) if not s.complete]
+
+
+def run_in_flight(instance: dg.DagsterInstance, capability: str) -> dg.DagsterRun | None:
+    """The newest run of this partition if it is queued or running, else None."""
+    run = latest_partition_run(instance, capability)
+    return run if run is not None and run.status in IN_FLIGHT else None
+
+
+def incomplete_message(states: list[PartitionState]) -> str:
+    """One line naming the incomplete partitions and why (empty when all are complete)."""
+    missing = [s for s in states if not s.complete]
+    if not missing:
+        return ""
+    listed = "; ".join(f"{s.capability} ({s.reason})" for s in missing)
+    return f"{len(missing)} of {len(states)} capability partitions are incomplete: {listed}"
 
 
 def partition_changes(instance: dg.DagsterInstance, taxonomy: Taxonomy) -> tuple[list[str], list[str]]:

@@ -60,9 +60,14 @@ def dagster_home(tmp_path: Path) -> Path:
     return home
 
 
-def materialize_small_chain(home: Path, data_dir: Path) -> None:
-    """One capability through task_specs..teacher_trajectories, then sft_shards and hub_dataset."""
-    settings = CoworkenvSettings(data_dir=str(data_dir), taxonomy_dir=str(ROOT / "taxonomy"), specs_per_capability=1)
+def materialize_small_chain(home: Path, data_dir: Path, taxonomy_dir: Path) -> None:
+    """A one-capability taxonomy through task_specs..teacher_trajectories, then sft_shards and hub_dataset."""
+    from coworkenv.synth import load_taxonomy
+    from tests.support.pipeline_child import write_capability
+
+    taxonomy_dir.mkdir()
+    write_capability(taxonomy_dir, load_taxonomy(ROOT / "taxonomy")[CAPABILITY])
+    settings = CoworkenvSettings(data_dir=str(data_dir), taxonomy_dir=str(taxonomy_dir), specs_per_capability=1)
     defs = dg.Definitions(
         assets=[capability_taxonomy, task_specs, validated_envs, teacher_trajectories, sft_shards, hub_dataset],
         jobs=[capability_job, dg.define_asset_job("aggregates", selection=[sft_shards, hub_dataset])],
@@ -86,9 +91,11 @@ def webserver(tmp_path: Path) -> Iterator[str]:
     """`dagster-webserver` on loopback over a small materialized instance; stopped by its process group."""
     home = dagster_home(tmp_path)
     data_dir = tmp_path / "data"
-    materialize_small_chain(home, data_dir)
+    taxonomy_dir = tmp_path / "taxonomy"
+    materialize_small_chain(home, data_dir, taxonomy_dir)
     port = free_port()
-    env = {**os.environ, "DAGSTER_HOME": str(home), "COWORKENV_DATA_DIR": str(data_dir)}
+    env = {**os.environ, "DAGSTER_HOME": str(home), "COWORKENV_DATA_DIR": str(data_dir),
+           "COWORKENV_TAXONOMY_DIR": str(taxonomy_dir), "COWORKENV_SPECS_PER_CAPABILITY": "1"}
     log = (tmp_path / "webserver.log").open("wb")
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("dagster-webserver")), "-m", "pipelines.definitions",

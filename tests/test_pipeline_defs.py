@@ -120,3 +120,18 @@ def test_failing_acceptance_rate_check_blocks_trajectories_in_the_same_run(tmp_p
                     and e.is_step_success]
         assert instance.get_latest_materialization_event(teacher_trajectories.key) is None
         assert store.latest(settings.store_root, TRAJECTORIES, capability) is None
+
+
+def test_only_the_code_location_imports_assets() -> None:
+    """assets/ import pipelines' resources, partitions, staleness and sensors; pipelines import assets only in
+    definitions.py, so there is no import cycle between the two packages."""
+    import ast
+
+    importers = set()
+    for module in sorted((ROOT / "pipelines").glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "assets" or n.startswith("assets.") for n in names):
+                importers.add(module.name)
+    assert importers == {"definitions.py"}

@@ -221,7 +221,7 @@ def test_editing_one_capability_regenerates_only_that_partition(pipeline: Pipeli
     # Run records: one new run, of the capability job, for the edited partition only.
     new_runs = [r.dagster_run for r in p.instance.get_run_records() if r.dagster_run.run_id not in runs_before]
     assert [(r.job_name, r.tags["dagster/partition"], r.tags["coworkenv/reason"]) for r in new_runs] == [
-        (capability_job.name, EDITED, "capability changed")
+        (capability_job.name, EDITED, "task_specs: the capability or its generation settings changed")
     ]
     assert p.materialized_since(cursor) == {k.to_user_string(): {EDITED} for k in KEYS}
     assert dict(p.work.generated) == {EDITED: 1}
@@ -299,3 +299,42 @@ def test_rerun_with_unchanged_inputs_writes_byte_identical_parquet(pipeline: Pip
         assert Path(str(meta["path"].value)) == paths[key]
         assert paths[key].read_bytes() == content[key]
         assert sorted(paths[key].parent.glob("*.parquet")) == [paths[key]], "no second file for equal content"
+
+
+def test_the_sensor_redoes_a_partition_left_incomplete_but_not_one_in_flight(pipeline: Pipeline) -> None:
+    import os
+    import uuid
+
+    import psutil
+
+    from pipelines.run_guard import PID_TAG, STARTED_TAG
+
+    p = pipeline
+    p.write_capability(EDITED, quota=QUOTA + 1)
+    first = p.tick().run_requests
+    assert [r.partition_key for r in first] == [EDITED]
+    # The run dies after its first stage: only task_specs is materialized for the new definition.
+    job = p.defs.resolve_job_def(capability_job.name)
+    job.execute_in_process(instance=p.instance, partition_key=EDITED, asset_selection=[task_specs.key],
+                           tags={"dagster/sensor_name": SENSOR, "dagster/run_key": first[0].run_key or ""})
+    again = p.tick().run_requests
+    assert [r.partition_key for r in again] == [EDITED]
+    assert again[0].run_key != first[0].run_key
+    assert again[0].tags["coworkenv/reason"] == "validated_envs: it is missing for the current task_specs"
+
+    # A live run of the partition is in flight: no second run is requested for it.
+    me = psutil.Process(os.getpid())
+    running = dg.DagsterRun(job_name=capability_job.name, run_id=str(uuid.uuid4()),
+                            status=dg.DagsterRunStatus.STARTED,
+                            tags={"dagster/partition": EDITED, PID_TAG: str(me.pid), STARTED_TAG: f"{me.create_time():.3f}"})
+    p.instance.add_run(running)
+    assert p.tick().run_requests == []
+    # Its process is gone: the sensor marks it failed and requests the partition again.
+    p.instance.add_run(dg.DagsterRun(job_name=capability_job.name, run_id=str(uuid.uuid4()),
+                                     status=dg.DagsterRunStatus.STARTED,
+                                     tags={"dagster/partition": EDITED, PID_TAG: "999999999", STARTED_TAG: "1.0"}))
+    p.instance.report_run_failed(running)
+    last = p.tick().run_requests
+    assert [r.partition_key for r in last] == [EDITED]
+    p.launch(last)
+    assert stale_capabilities(p.instance, p.settings.taxonomy(), p.settings) == []

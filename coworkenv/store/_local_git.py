@@ -81,7 +81,14 @@ class LocalGitPublisher:
         with self._locked():
             self._ensure_repo()
             if self._tag_exists(version):
-                logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
+                if self._tree("HEAD") != self._tree(version):
+                    # An earlier version published again (A -> B -> A): the branch and the working tree, which
+                    # readers of the folder use, go back to its content.
+                    self._git("read-tree", "--reset", "-u", f"{version}^{{tree}}")
+                    self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {version}")
+                    logger.info("version %s is published again in %s", version, self.repo_dir)
+                else:
+                    logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
                 return self._existing(version)
             with stage() as upload:
                 self._write_tree(upload)
@@ -135,6 +142,9 @@ class LocalGitPublisher:
 
     def _has_commits(self) -> bool:
         return self._run("rev-parse", "--verify", "--quiet", "HEAD").returncode == 0
+
+    def _tree(self, ref: str) -> str:
+        return self._git("rev-parse", f"{ref}^{{tree}}").strip()
 
     def _tag_exists(self, version: str) -> bool:
         return self._run("rev-parse", "--verify", "--quiet", f"refs/tags/{version}").returncode == 0

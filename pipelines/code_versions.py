@@ -1,0 +1,11 @@
+"""Code versions of the assets, shown by the Dagster UI and part of every input hash.
+
+Bump an asset's version when a change to its code changes what it produces: the UI then marks it stale, and
+`python -m pipelines.run` rebuilds it (and, through data versions, whatever depends on it).
+"""
+
+CODE_VERSIONS = {
+    # 2: task_specs seeds the generator with the base seed, as `coworkenv synth --seed` does.
+    "task_specs": "2", "validated_envs": "1", "teacher_trajectories": "1",
+    "sft_shards": "2", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "2",
+}

@@ -1,0 +1,158 @@
+"""What the aggregate stage is made from, so that an unchanged input is not rebuilt, republished or retrained.
+
+Each aggregate asset records `input_hash` (the hash of everything it is made from, its code version included) in
+its materialization metadata. It is up to date when the hash it would have now equals the recorded one and its
+output is still on disk: sft_shards from the complete partitions' trajectories and the curation settings;
+hub_dataset from the SFT version, the partitions' data versions and the generation settings; the checkpoint from
+the dataset version and the trainer config; the eval report from the checkpoint and the held-out envs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pyarrow.parquet as pq
+
+from coworkenv.world import content_hash
+from pipelines.code_versions import CODE_VERSIONS
+from pipelines.jobs import AGGREGATES
+from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import PartitionState, incomplete_message, partition_states
+
+
+class IncompletePartitions(ValueError):
+    """Publishing was asked for while some capability partitions are incomplete (and partial is not allowed)."""
+
+
+def publishable_partitions(instance: dg.DagsterInstance, settings: CoworkenvSettings) -> tuple[list[PartitionState], str]:
+    """(the complete capability partitions, a line naming the incomplete ones or "").
+
+    IncompletePartitions when one is incomplete, unless settings.allow_partial (then they are left out).
+    """
+    states = partition_states(instance, settings.taxonomy(), settings)
+    problem = incomplete_message(states)
+    if problem and not settings.allow_partial:
+        raise IncompletePartitions(
+            f"{problem}. Regenerate them with `python -m pipelines.run`, or publish without them with "
+            "`python -m pipelines.run --allow-partial` (COWORKENV_ALLOW_PARTIAL=1)"
+        )
+    return [s for s in states if s.complete], problem
+
+
+def latest_metadata(instance: dg.DagsterInstance, asset: str) -> dict[str, Any] | None:
+    """The metadata values of an unpartitioned asset's latest materialization, or None."""
+    event = instance.get_latest_materialization_event(dg.AssetKey(asset))
+    if event is None or event.asset_materialization is None:
+        return None
+    return {k: v.value for k, v in event.asset_materialization.metadata.items()}
+
+
+def trainer_config_hash(name: str) -> str:
+    """Hash of the resolved trainer config (a missing or invalid config raises with its path)."""
+    from trainers.config import load_sft_config
+
+    return content_hash(load_sft_config(name).model_dump(mode="json"))[:16]
+
+
+def sft_input_hash(states: list[PartitionState], settings: CoworkenvSettings) -> str:
+    return content_hash({
+        "code": CODE_VERSIONS["sft_shards"],
+        "trajectories": {s.capability: s.versions["teacher_trajectories"] for s in states},
+        "held_out": settings.held_out_capability,
+    })[:32]
+
+
+def generation_settings(settings: CoworkenvSettings) -> dict[str, Any]:
+    """The generation settings a dataset release records in its card."""
+    from coworkenv.synth import GENERATOR_VERSION
+
+    return {
+        "generator": settings.llm_model or f"procedural:{GENERATOR_VERSION}",
+        "seed": settings.seed, "repair_rounds": settings.repair_rounds,
+        "specs_per_capability": settings.specs_per_capability or "quota",
+    }
+
+
+def hub_input_hash(states: list[PartitionState], sft_version: str, settings: CoworkenvSettings) -> str:
+    return content_hash({
+        "code": CODE_VERSIONS["hub_dataset"], "sft": sft_version,
+        "partitions": {s.capability: s.versions for s in states},
+        "generation": generation_settings(settings), "repo": settings.hub_repo_id,
+    })[:32]
+
+
+def checkpoint_input_hash(dataset_version: str, settings: CoworkenvSettings) -> str:
+    return content_hash({
+        "code": CODE_VERSIONS["pocketworker_checkpoint"], "dataset": dataset_version,
+        "trainer_config": trainer_config_hash(settings.train_config), "repo": settings.hub_model_repo_id,
+    })[:32]
+
+
+def held_out_env_ids(sft_paths: dict[str, str], states: list[PartitionState], limit: int) -> list[str]:
+    """The first `limit` envs (by capability, id) of the SFT test splits that are in complete partitions."""
+    held_out: set[str] = set()
+    for split, path in sft_paths.items():
+        if split.startswith("test"):
+            held_out |= set(pq.read_table(path, columns=["env_id"]).column("env_id").to_pylist())
+    found = []
+    for state in states:
+        envs = pq.read_table(state.paths["validated_envs"], columns=["env_id", "capability"]).to_pylist()
+        found += [(row["capability"], row["env_id"]) for row in envs if row["env_id"] in held_out]
+    return [env_id for _, env_id in sorted(found)[:limit]]
+
+
+def no_held_out_message(settings: CoworkenvSettings) -> str:
+    """Why training is refused when the published dataset has no held-out envs, and what to change."""
+    return (
+        "no held-out envs to evaluate on: the SFT test splits of the published dataset are empty, so training "
+        "would be wasted. Generate more specs (COWORKENV_SPECS_PER_CAPABILITY, or the capabilities' quota) or hold "
+        "a whole capability out with COWORKENV_HELD_OUT_CAPABILITY=<capability id>"
+        + (f" (now {settings.held_out_capability!r})" if settings.held_out_capability else "")
+    )
+
+
+def eval_input_hash(checkpoint_version: str, env_ids: list[str], settings: CoworkenvSettings) -> str:
+    return content_hash({
+        "code": CODE_VERSIONS["eval_report"], "checkpoint": checkpoint_version, "envs": env_ids,
+        "options": [settings.eval_k, settings.eval_max_steps, settings.eval_max_tokens], "repo": settings.hub_model_repo_id,
+    })[:32]
+
+
+def current_input_hash(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSettings) -> str | None:
+    """The input hash `asset` would record if materialized now; None when an upstream was never materialized."""
+    if asset == "sft_shards":
+        return sft_input_hash(publishable_partitions(instance, settings)[0], settings)
+    upstream = AGGREGATES[AGGREGATES.index(asset) - 1]
+    meta = latest_metadata(instance, upstream)
+    if meta is None:
+        return None
+    if asset == "hub_dataset":
+        return hub_input_hash(publishable_partitions(instance, settings)[0], str(meta["dataset_version"]), settings)
+    if asset == "pocketworker_checkpoint":
+        return checkpoint_input_hash(str(meta["version"]), settings)
+    sft = latest_metadata(instance, "sft_shards") or {}
+    envs = held_out_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], settings.eval_max_envs)
+    return eval_input_hash(str(meta["model_tag"]), envs, settings)
+
+
+def _outputs(asset: str, meta: dict[str, Any], settings: CoworkenvSettings) -> list[str]:
+    """The local files or folders an aggregate's latest materialization left (a Hub repo is not checked)."""
+    if asset == "sft_shards":
+        return [str(p) for p in meta.get("paths", {}).values()]
+    if asset == "hub_dataset":
+        return [] if settings.hub_repo_id else [str(meta["location"])]
+    return [str(meta["checkpoint" if asset == "pocketworker_checkpoint" else "report_path"])]
+
+
+def why_stale(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSettings) -> str:
+    """Why `asset` must be rebuilt now, or "" when its latest materialization is up to date."""
+    meta = latest_metadata(instance, asset)
+    if meta is None:
+        return "never materialized"
+    now = current_input_hash(instance, asset, settings)
+    if now is None or meta.get("input_hash") != now:
+        return "its inputs changed"
+    gone = [p for p in _outputs(asset, meta, settings) if not Path(p).exists()]
+    return f"its output {gone[0]} is gone" if gone else ""

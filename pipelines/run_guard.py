@@ -1,0 +1,117 @@
+"""Runs whose process died (kill -9, a crash, a reboot) and the pool slots they hold.
+
+A killed run stays STARTED in the instance and keeps its concurrency slots, so the next run would wait for a slot
+forever. `reap_dead_runs` marks every started run whose process is gone as failed and frees its slots (Dagster's
+run monitoring does the same for daemon-launched runs, but only while the daemon runs); `wait_for_pool` waits for
+a free slot, saying which runs hold them, instead of blocking inside Dagster where interrupts are deferred.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import dagster as dg
+import psutil
+
+PID_TAG = "coworkenv/pid"
+STARTED_TAG = "coworkenv/process_started"
+ALIVE = frozenset({dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.STARTING})
+
+
+def owner_tags() -> dict[str, str]:
+    """Tags naming this process, for runs it executes in-process."""
+    return {PID_TAG: str(os.getpid()), STARTED_TAG: f"{psutil.Process().create_time():.3f}"}
+
+
+def _run_process(instance: dg.DagsterInstance, run: dg.DagsterRun) -> tuple[int, float] | None:
+    """(pid, earliest allowed process start time) of the process executing `run`, if known."""
+    if PID_TAG in run.tags:
+        return int(run.tags[PID_TAG]), float(run.tags.get(STARTED_TAG, "0"))
+    # Runs started elsewhere: the run worker's pid is on its RUN_START event.
+    for entry in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START):
+        if entry.dagster_event is not None and entry.dagster_event.pid is not None:
+            return entry.dagster_event.pid, 0.0
+    return None
+
+
+def process_alive(pid: int, started: float, not_after: float | None = None) -> bool:
+    """Whether process `pid` runs and is the one that was started at `started` (not a reused pid)."""
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        created = proc.create_time()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return False
+    if started and abs(created - started) > 1.0:
+        return False
+    return not (not_after is not None and created > not_after + 1.0)
+
+
+def run_is_orphaned(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
+    """A run marked as executing whose process is gone."""
+    if run.status not in ALIVE:
+        return False
+    found = _run_process(instance, run)
+    if found is None:
+        return False  # not started far enough to tell; Dagster's run monitoring times out such runs
+    pid, started = found
+    record = instance.get_run_record_by_id(run.run_id)
+    begun = record.start_time if record is not None else None
+    return not process_alive(pid, started, begun)
+
+
+@dataclass(frozen=True)
+class Reaped:
+    run_id: str
+    job: str
+    partition: str | None
+
+
+def reap_dead_runs(instance: dg.DagsterInstance) -> list[Reaped]:
+    """Mark started runs whose process is gone as failed and free their pool slots; also free slots still held by
+    runs that already ended. Returns the runs marked failed."""
+    reaped = []
+    for run in instance.get_runs(dg.RunsFilter(statuses=list(ALIVE))):
+        if run_is_orphaned(instance, run):
+            instance.report_run_failed(run, message="its process is gone (killed or crashed); marked failed and its "
+                                                    "pool slots freed by pipelines.run")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            reaped.append(Reaped(run.run_id, run.job_name, run.tags.get("dagster/partition")))
+    for pool in instance.event_log_storage.get_concurrency_keys():
+        info = instance.event_log_storage.get_concurrency_info(pool)
+        for run_id in info.active_run_ids | {s.run_id for s in info.pending_steps}:
+            holder = instance.get_run_by_id(run_id)
+            if holder is None or holder.is_finished:
+                instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+    return reaped
+
+
+def pool_holders(instance: dg.DagsterInstance, pool: str) -> tuple[int | None, list[str]]:
+    """(the pool's limit, a description of each run holding a slot)."""
+    info = instance.event_log_storage.get_concurrency_info(pool)
+    holders = []
+    for slot in info.claimed_slots:
+        run = instance.get_run_by_id(slot.run_id)
+        what = f"{run.job_name}" + (f"[{run.tags['dagster/partition']}]" if run and "dagster/partition" in run.tags
+                                    else "") if run else "?"
+        holders.append(f"run {slot.run_id} ({what}, step {slot.step_key})")
+    return info.limit, holders
+
+
+def wait_for_pool(instance: dg.DagsterInstance, pool: str, say: Callable[[str], None], poll_s: float = 2.0) -> None:
+    """Return when `pool` has a free slot; say once (and when the holders change) which runs hold the slots."""
+    last: list[str] | None = None
+    while True:
+        reap_dead_runs(instance)
+        limit, holders = pool_holders(instance, pool)
+        if limit is None or len(holders) < limit:
+            return
+        if holders != last:
+            say(f"waiting for a slot in pool {pool!r} (limit {limit}), held by: " + "; ".join(holders)
+                + " (stop with Ctrl-C)")
+            last = holders
+        time.sleep(poll_s)

@@ -1,0 +1,136 @@
+"""The aggregate stage rebuilds only what changed: training is skipped while the dataset version and the trainer
+config are unchanged, evaluation while the checkpoint and the held-out envs are; a second `pipelines.run` with
+nothing changed launches no run at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from assets.envs import validated_envs
+from assets.hub import hub_dataset
+from assets.sft import sft_shards
+from assets.specs import task_specs
+from assets.taxonomy import capability_taxonomy
+from assets.trajectories import teacher_trajectories
+from pipelines.freshness import (
+    checkpoint_input_hash,
+    eval_input_hash,
+    held_out_env_ids,
+    latest_metadata,
+    publishable_partitions,
+    why_stale,
+)
+from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import sync_partitions
+from tests.support.pipeline_child import ROOT, make_workspace, write_capability
+
+pytestmark = pytest.mark.timeout(300)
+
+CAPABILITY = "report_from_data"
+CHAIN = [capability_taxonomy, task_specs, validated_envs, teacher_trajectories, sft_shards, hub_dataset]
+
+
+@pytest.fixture
+def published(tmp_path: Path) -> Iterator[tuple[dg.DagsterInstance, CoworkenvSettings]]:
+    """One capability (4 specs, held out of training so its envs are the test split) materialized and published."""
+    from coworkenv.synth import load_taxonomy
+
+    taxonomy = tmp_path / "taxonomy"
+    taxonomy.mkdir()
+    write_capability(taxonomy, load_taxonomy(ROOT / "taxonomy")[CAPABILITY], quota=4)
+    settings = CoworkenvSettings(data_dir=str(tmp_path / "data"), taxonomy_dir=str(taxonomy),
+                                 held_out_capability=CAPABILITY)
+    with dg.instance_for_test() as instance:
+        sync_partitions(instance, settings.taxonomy())
+        assert dg.materialize(CHAIN, selection=[task_specs, validated_envs, teacher_trajectories],
+                              partition_key=CAPABILITY, instance=instance, resources={"settings": settings}).success
+        assert dg.materialize(CHAIN, selection=[sft_shards, hub_dataset], instance=instance,
+                              resources={"settings": settings}).success
+        yield instance, settings
+
+
+def _with(settings: CoworkenvSettings, **changes: object) -> CoworkenvSettings:
+    """A copy with changes (a resource must be constructed anew for Dagster to see them)."""
+    return CoworkenvSettings(**{**{name: getattr(settings, name) for name in CoworkenvSettings.model_fields},
+                                **changes})  # type: ignore[arg-type]
+
+
+def _report(instance: dg.DagsterInstance, asset: str, **metadata: str) -> None:
+    instance.report_runless_asset_event(dg.AssetMaterialization(asset, metadata=metadata))
+
+
+def _trained(instance: dg.DagsterInstance, settings: CoworkenvSettings, folder: Path) -> None:
+    """Record a checkpoint and an eval report as the assets would, for the current dataset and envs."""
+    folder.mkdir(exist_ok=True)
+    version = str((latest_metadata(instance, "hub_dataset") or {})["version"])
+    _report(instance, "pocketworker_checkpoint", checkpoint=str(folder), model_tag=f"m-{version}",
+            input_hash=checkpoint_input_hash(version, settings))
+    sft = latest_metadata(instance, "sft_shards") or {}
+    envs = held_out_env_ids(sft["paths"], publishable_partitions(instance, settings)[0], settings.eval_max_envs)
+    assert envs, "the held-out capability's envs are the test split"
+    report = folder / "report.md"
+    report.write_text("report")
+    _report(instance, "eval_report", report_path=str(report), input_hash=eval_input_hash(f"m-{version}", envs, settings))
+
+
+def test_nothing_changed_means_nothing_to_rebuild(published: tuple[dg.DagsterInstance, CoworkenvSettings],
+                                                  tmp_path: Path) -> None:
+    instance, settings = published
+    assert why_stale(instance, "pocketworker_checkpoint", settings) == "never materialized"
+    _trained(instance, settings, tmp_path / "ckpt")
+    for asset in ("sft_shards", "hub_dataset", "pocketworker_checkpoint", "eval_report"):
+        assert why_stale(instance, asset, settings) == "", asset
+
+
+def test_a_new_trainer_config_retrains(published: tuple[dg.DagsterInstance, CoworkenvSettings],
+                                       tmp_path: Path) -> None:
+    instance, settings = published
+    _trained(instance, settings, tmp_path / "ckpt")
+    other = _with(settings, train_config="pocketworker-8b")
+    assert why_stale(instance, "pocketworker_checkpoint", other) == "its inputs changed"
+    assert why_stale(instance, "hub_dataset", other) == "", "the dataset does not depend on the trainer"
+
+
+def test_other_eval_envs_or_a_deleted_checkpoint_are_redone(published: tuple[dg.DagsterInstance, CoworkenvSettings],
+                                                            tmp_path: Path) -> None:
+    instance, settings = published
+    _trained(instance, settings, tmp_path / "ckpt")
+    fewer = _with(settings, eval_max_envs=1)
+    assert why_stale(instance, "eval_report", fewer) == "its inputs changed"
+    assert why_stale(instance, "pocketworker_checkpoint", fewer) == ""
+    (tmp_path / "ckpt" / "report.md").unlink()
+    assert why_stale(instance, "eval_report", settings).startswith("its output")
+
+
+def test_a_new_dataset_version_retrains(published: tuple[dg.DagsterInstance, CoworkenvSettings],
+                                        tmp_path: Path) -> None:
+    instance, settings = published
+    _trained(instance, settings, tmp_path / "ckpt")
+    seeded = _with(settings, seed=3)
+    assert why_stale(instance, "sft_shards", settings) == ""
+    sync_partitions(instance, seeded.taxonomy())
+    assert dg.materialize(CHAIN, selection=[task_specs, validated_envs, teacher_trajectories],
+                          partition_key=CAPABILITY, instance=instance, resources={"settings": seeded}).success
+    assert why_stale(instance, "sft_shards", seeded) == "its inputs changed"
+    assert dg.materialize(CHAIN, selection=[sft_shards, hub_dataset], instance=instance,
+                          resources={"settings": seeded}).success
+    assert why_stale(instance, "pocketworker_checkpoint", seeded) == "its inputs changed"
+
+
+def test_a_second_run_with_nothing_changed_launches_no_run(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, (CAPABILITY,))
+    code, console = ws.run()
+    assert code == 0, console
+    with ws.instance() as instance:
+        runs = len(instance.get_runs())
+    code, console = ws.run()
+    assert code == 0, console
+    assert "every capability partition is complete" in console
+    assert "sft_shards               up to date" in console and "hub_dataset              up to date" in console
+    assert f"dataset          {ws.data}" in console
+    with ws.instance() as instance:
+        assert len(instance.get_runs()) == runs
