@@ -15,6 +15,7 @@ from coworkenv.cli.validate import validate_command
 from coworkenv.examples import load_example
 from coworkenv.synth.specs_parquet import write_specs_parquet
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.validate_base import check_of, sound_spec
 
 app = typer.Typer()
 app.command("validate")(validate_command)
@@ -91,3 +92,21 @@ def test_validate_explains_bad_input(tmp_path: Path) -> None:
     pq.write_table(pa.table({"spec": ["{}"]}), tmp_path / "bad" / "x.parquet")
     result = CliRunner().invoke(app, ["validate", str(tmp_path / "bad"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and "'spec_json' column" in result.output and "no specs found" in result.output
+
+
+def test_policy_flag_report_accepts_an_imported_task_with_its_findings(tmp_path: Path) -> None:
+    # A spec whose frame allows every ticket change: strict rejects it, report accepts it and lists the finding.
+    spec = sound_spec()
+    check_of(spec, "nothing-else")["rule"]["allow"][0] = {"app": "tickets", "table": "tickets"}
+    src = tmp_path / "task.json"
+    src.write_text(json.dumps(spec))
+    strict = CliRunner().invoke(app, ["validate", str(src), "--out", str(tmp_path / "strict"), "--json"])
+    report = CliRunner().invoke(app, ["validate", str(src), "--out", str(tmp_path / "report"), "--json",
+                                      "--policy", "report"])
+    assert strict.exit_code == 0 and report.exit_code == 0, strict.output + report.output
+    assert json.loads(strict.stdout)["accepted"] == 0 and json.loads(report.stdout)["accepted"] == 1
+    accepted = pq.read_table(tmp_path / "report" / "accepted.parquet").to_pylist()
+    assert accepted[0]["policy"] == "report"
+    assert "harm_unguarded" in accepted[0]["findings_json"]
+    bad = CliRunner().invoke(app, ["validate", str(src), "--out", str(tmp_path / "bad"), "--policy", "lenient"])
+    assert bad.exit_code == 2 and "unknown validation policy 'lenient'" in bad.output

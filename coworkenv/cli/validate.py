@@ -19,6 +19,7 @@ from coworkenv.commands import (
     TimeoutOption,
     check_out_dir,
     connect,
+    fail,
     report_requests,
     spec_rows_or_exit,
 )
@@ -31,6 +32,7 @@ from coworkenv.validate import (
     rejected_table,
     validate_and_repair,
 )
+from coworkenv.validate.policy import check_policy
 
 
 def read_candidates(path: Path) -> list[Candidate]:
@@ -65,15 +67,22 @@ def validate_command(
     llm_retries: RetriesOption = DEFAULT_RETRIES,
     cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the funnel as JSON.")] = False,
+    policy: Annotated[str, typer.Option(
+        "--policy", help="strict: reject every defect (training data); report: accept, listing every finding on the "
+                         "env (imported benchmark tasks).")] = "strict",
 ) -> None:
     """Validate specs (all ten gates), repair failures with an LLM if one is configured, write the results."""
+    try:
+        chosen = check_policy(policy)
+    except ValueError as exc:
+        fail(str(exc))
     check_out_dir(out)
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)
     out.mkdir(parents=True, exist_ok=True)
     reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
-    run = validate_and_repair(candidates, reviser, max_rounds=rounds)
+    run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
     atomic_write(out / "accepted.parquet", lambda f: pq.write_table(accepted_table(run), f))
     atomic_write(out / "rejected.parquet", lambda f: pq.write_table(rejected_table(run), f))
     funnel = run.funnel.as_dict()
