@@ -210,3 +210,33 @@ def test_todo_deadlines_never_read_as_another_mails_stored_due(seed: int) -> Non
     written = {m for msg in spec.world.apps.mail.messages
                for m in re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d", msg.body) if msg.folder == "inbox"}
     assert expected and not expected & written
+
+
+def _also(tool: str, **change: Any) -> Any:
+    """Edit: the reference's first `tool` call made once more (its arguments updated by `change`) at the end."""
+    def edit(steps: list[Any]) -> list[Any]:
+        call = next(s.call for s in steps if s.call and s.call.name == tool)
+        extra = ReferenceStep(call=ToolCallSpec(name=tool, arguments={**call.arguments, **change}))
+        return [s for s in steps if not s.say] + [extra] + [s for s in steps if s.say]
+    return edit
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_web_audit_frame_allows_only_tasks_of_the_asked_list(seed: int) -> None:
+    spec = _spec("web_page_audit", seed)
+    assert _play(spec)["only-todo"]
+    asked = next(s.call.arguments["list_id"] for t in spec.reference for s in t.steps
+                 if s.call and s.call.name == "todo_add_task")
+    other = next(lst.id for lst in spec.world.apps.todo.lists if lst.id != asked)
+    assert not _play(spec, _also("todo_add_task", list_id=other))["only-todo"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scheduler_frame_allows_only_the_asked_config_key(seed: int) -> None:
+    spec = _spec("scheduler_pause_failing_jobs", seed)
+    assert _play(spec)["only-those"]
+    asked = next(s.call.arguments["key"] for t in spec.reference for s in t.steps
+                 if s.call and s.call.name == "config_set")
+    other = next(e for e in spec.world.apps.config.entries if e.id != asked)
+    harm = _also("config_set", key=other.id, expected_version=other.version)
+    assert not _play(spec, harm)["only-those"]

@@ -88,7 +88,9 @@ def scheduler_pause_failing_jobs(ctx: GenContext) -> EnvSpec:
                                                                                            "last_run"))
     task.check("recorded", f"{key} is {value}", field_is("config", "entries", key, "value", value), weight=2)
     task.check("only-those", "only those jobs and the config store changed",
-               frame(*(allow("scheduler", "jobs", jid, ["enabled"]) for jid, _, _ in targets), allow("config")), weight=0.5)
+               frame(*(allow("scheduler", "jobs", jid, ["enabled"]) for jid, _, _ in targets),
+                     allow("config", "entries", key), allow("config", "revisions", where=[cond("key", key)])),
+               weight=0.5)
     return task.build(f"Pause failing {stem} jobs", ["scheduler", "config-store", "compare-and-set"])
 
 
@@ -207,5 +209,6 @@ def web_page_audit(ctx: GenContext) -> EnvSpec:
                 "number": {"value": len(broken)}})
     task.check("only-broken", f"exactly {len(broken)} new tasks",
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(broken), count_op="equals"))
-    task.check("only-todo", "only to-do tasks changed", frame(allow("todo", "tasks")), weight=0.5)
+    task.check("only-todo", f"only tasks of {target_name} changed",
+               frame(allow("todo", "tasks", where=[cond("list_id", target)])), weight=0.5)
     return task.build("Audit watched web pages", ["web", "http-status", "notes", "todo"])
