@@ -18,7 +18,7 @@ from distributed import Client, LocalCluster
 from assets.envs import validated_envs
 from assets.specs import task_specs
 from assets.trajectories import teacher_trajectories
-from pipelines.executors import run_partitions
+from pipelines.executors import SCHEDULER_ENV, distributed_capability_job, executor_from_env, run_partitions
 from pipelines.jobs import PER_CAPABILITY, capability_job
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
@@ -98,3 +98,12 @@ def test_distributed_run_matches_in_process(tmp_path: Path, cluster: Client) -> 
 def test_run_partitions_refuses_an_unregistered_partition() -> None:
     with dg.instance_for_test() as instance, pytest.raises(ValueError, match="not registered"):
         run_partitions(["no_such_capability"], "tcp://127.0.0.1:1", instance)
+
+
+def test_scheduler_env_selects_the_dask_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    assert executor_from_env() is None, "unset: Dagster's default executor"
+    monkeypatch.setenv(SCHEDULER_ENV, "tcp://10.0.0.5:8786")
+    executor_def = executor_from_env()
+    assert executor_def is not None and executor_def.name == "dask_cluster_from_env"
+    assert distributed_capability_job().executor_def.name == "dask_cluster"
