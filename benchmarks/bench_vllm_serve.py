@@ -32,6 +32,9 @@ from coworkenv.llm import LLMRequest, LLMResponse, OpenAICompatibleBackend  # no
 from tests.support.vllm_cpu import SERVED_MODEL_NAME, VLLMServer, running_vllm_cpu_server, vllm_python  # noqa: E402
 
 WORDS = ("mail", "ticket", "deploy", "rollback", "meeting", "report", "invoice", "team", "schedule", "incident")
+BENCH_SERVE = ("import sys; from vllm.utils.argparse_utils import FlexibleArgumentParser; "
+               "from vllm.benchmarks.serve import add_cli_args, main; "
+               "p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))")
 _METRIC = re.compile(r"^(vllm:prefix_cache_(?:queries|hits))(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+-]+)$", re.M)
 
 
@@ -52,7 +55,8 @@ def prefix_cache_counters(server: VLLMServer) -> tuple[float, float]:
 def vllm_bench(server: VLLMServer, dataset: Path, n: int, concurrency: int, output_len: int, out: Path) -> float:
     """Requests/s that `vllm bench serve` reaches; raises with its output when it fails."""
     command = [
-        str(vllm_python()), "-m", "vllm.entrypoints.cli.main", "bench", "serve",
+        # `vllm bench serve` itself; its CLI wrapper reads the package version of `vllm`, which vllm-cpu lacks.
+        str(vllm_python()), "-c", BENCH_SERVE,
         "--backend", "openai-chat", "--base-url", server.base_url, "--endpoint", "/v1/chat/completions",
         "--model", SERVED_MODEL_NAME, "--tokenizer", str(server.model_dir),
         "--dataset-name", "custom", "--dataset-path", str(dataset), "--custom-output-len", str(output_len),
@@ -93,6 +97,9 @@ def main() -> None:
     parser.add_argument("--output-len", type=int, default=16)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    has_pandas = subprocess.run([str(vllm_python()), "-c", "import pandas"], capture_output=True, check=False)
+    if has_pandas.returncode != 0:  # vllm bench's custom (JSONL) dataset reads with pandas, an optional extra
+        raise SystemExit(f"vllm bench serve needs pandas in the vLLM venv: {vllm_python()} -m pip install pandas")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, running_vllm_cpu_server(Path(tmp)) as server:
         texts = prompts(args.prompts, args.prompt_words)
