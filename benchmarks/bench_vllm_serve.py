@@ -105,7 +105,8 @@ def main() -> None:
         texts = prompts(args.prompts, args.prompt_words)
         dataset = Path(tmp) / "prompts.jsonl"
         dataset.write_text("".join(json.dumps({"prompt": t}) + "\n" for t in texts))
-        ours(server, texts[:8], 4, args.output_len)  # warm-up: first requests compile and fill caches
+        # Warm-up with every prompt: both sides then meet the same warm prefix cache (they send the same prompts).
+        ours(server, texts, 4, args.output_len)
         for c in args.concurrency:
             theirs = vllm_bench(server, dataset, args.prompts, c, args.output_len, Path(tmp) / f"bench-{c}.json")
             before = prefix_cache_counters(server)
