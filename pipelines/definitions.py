@@ -11,6 +11,7 @@ from assets.specs import task_specs
 from assets.taxonomy import capability_taxonomy
 from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
+from pipelines.executors import executor_from_env
 from pipelines.jobs import capability_job, publish_job
 from pipelines.resources import settings_from_env
 from pipelines.sensors import taxonomy_sensor
@@ -26,4 +27,5 @@ defs = dg.Definitions(
         default_status=dg.DefaultSensorStatus.RUNNING,
     )],
     resources={"settings": settings_from_env()},
+    executor=executor_from_env(),
 )

@@ -260,12 +260,15 @@ class _Handler(BaseHTTPRequestHandler):
         if outcome != "ok":
             # Faults are counted when decided, so a hang shows in /stats while it is still holding.
             self._record(counter, outcome, body_sha)
+        # A completion is counted just before its answer is sent, so a client that reads /stats right after
+        # its answer sees it.
+        self._record_ok = lambda: self._record(counter, "ok", body_sha)
         try:
             answered = self._answer(outcome, raw, auth)
         finally:
             with server.lock:
                 server.in_flight -= 1
-        if outcome == "ok":
+        if outcome == "ok" and answered != "ok":
             self._record(counter, answered, body_sha)
 
     def _record(self, counter: int, outcome: str, body_sha: str) -> None:
@@ -306,6 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
         finish_reason = message.pop("finish_reason", None) or ("tool_calls" if message.get("tool_calls") else "stop")
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages", []))
         completion_chars = len(message.get("content") or "") + len(json.dumps(message.get("tool_calls") or []))
+        self._record_ok()
         self._send_json(200, {
             "id": f"chatcmpl-{_digest(body)[:16]}",
             "object": "chat.completion",
