@@ -93,10 +93,10 @@ def _any_instead_of_all(check_id: str):  # type: ignore[no-untyped-def]
 
 DEFECTS = [
     Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
-           "answers 'ENG-376: Esra declined' although she accepted: naming the ticket is enough",
+           "answers 'no word from Esra on ENG-376' although she accepted: naming the ticket is enough",
            breaks=_any_instead_of_all("reply-says-accepted"),
            witness=lambda s: with_say(s, check(s, "reply-says-accepted")["rule"]["all_of"][0]
-                                      + " is still open: Esra declined.")),
+                                      + ": no word from Esra yet, it stays open for now.")),
     Defect(CLASS, "answer-any-fact-rollout", "synth:feature_flag_rollout@1",
            "reports 'smart_retry is live and fine' after a failed canary: naming the flag is enough",
            breaks=_any_instead_of_all("reply-reports-failure"),
