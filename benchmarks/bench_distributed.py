@@ -30,7 +30,7 @@ import dagster as dg  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 from coworkenv.synth import load_taxonomy  # noqa: E402
-from pipelines.executors import run_partitions  # noqa: E402
+from pipelines.distributed import run_partitions  # noqa: E402
 from pipelines.jobs import PER_CAPABILITY  # noqa: E402
 from pipelines.partitions import CAPABILITY_PARTITIONS  # noqa: E402
 

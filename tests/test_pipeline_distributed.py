@@ -18,7 +18,8 @@ from distributed import Client, LocalCluster
 from assets.envs import validated_envs
 from assets.specs import task_specs
 from assets.trajectories import teacher_trajectories
-from pipelines.executors import SCHEDULER_ENV, distributed_capability_job, executor_from_env, run_partitions
+from pipelines.distributed import distributed_capability_job, run_partitions
+from pipelines.executors import SCHEDULER_ENV, executor_from_env
 from pipelines.jobs import PER_CAPABILITY, capability_job
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings

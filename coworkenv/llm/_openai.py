@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
-import json
+import json  # not orjson: the offline vLLM test imports coworkenv.llm inside the vLLM venv
 import logging
 import os
 import random
@@ -19,7 +19,6 @@ from typing import Any
 
 import aiohttp
 import certifi
-import orjson
 
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
@@ -293,7 +292,7 @@ class OpenAICompatibleBackend:
             try:
                 async with state.slots:
                     self.stats.http_requests += 1
-                    async with state.session.post(self._endpoint, data=orjson.dumps(payload)) as http_response:
+                    async with state.session.post(self._endpoint, data=json.dumps(payload, separators=(",", ":")).encode()) as http_response:
                         answer = _HTTPAnswer(http_response.status, http_response.headers.copy(),
                                              await http_response.read())
                 return self._parse_response(answer)
@@ -342,7 +341,7 @@ class OpenAICompatibleBackend:
                 "(not retried: fix the request, model name or key)",
             )
         try:
-            body = orjson.loads(http_response.body)
+            body = json.loads(http_response.body)
             choice = body["choices"][0]
             message = choice["message"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -160,7 +160,7 @@ def _build_model_in_venv(dest: Path, seed: int) -> None:
         num_attention_heads=2,
         num_key_value_heads=1,
         head_dim=32,  # the smallest head size vLLM's CPU attention kernel supports
-        max_position_embeddings=8192,
+        max_position_embeddings=32768,  # the LLM generator's prompt (schema + guide) is ~12k characters
         tie_word_embeddings=True,
         eos_token_id=fast.eos_token_id,
         pad_token_id=fast.pad_token_id,
@@ -204,7 +204,7 @@ class VLLMServer:
             self.process.wait(timeout=grace_s)
 
 
-def server_command(model_dir: Path, port: int, max_model_len: int = 8192) -> list[str]:
+def server_command(model_dir: Path, port: int, max_model_len: int = 32768) -> list[str]:
     """The exact command line that starts the vLLM OpenAI-compatible server on the CPU."""
     return [
         str(vllm_python()), "-m", "vllm.entrypoints.openai.api_server",
