@@ -49,7 +49,7 @@ def test_spec_uses_two_new_apps_through_renamed_converting_tools_and_passes_stri
     assert spec.faults is not None and not spec.tools  # every tool the agent sees is a declared one
     result = validate_spec(spec)
     assert result.passed, result.report()
-    assert result.findings == [] and result.spec.id == spec.id  # nothing trimmed from the reference
+    assert result.findings == [] and result.spec is not None and result.spec.id == spec.id  # nothing trimmed
 
 
 def test_oracle_retries_injected_errors_and_scores_one_noop_scores_zero() -> None:
