@@ -27,3 +27,9 @@ ui: $(STAMP)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Learnability study (docs/learning.md): about 2-3 hours on 2 CPU cores; never part of `make test` or CI.
+# Pass sizes through, e.g. `make bench-learning ARGS="--sft-minutes 10 --rl-seeds 1"`.
+.PHONY: bench-learning
+bench-learning: $(STAMP)
+	$(PY) benchmarks/bench_learning.py --out runs/bench-learning --docs docs $(ARGS)

@@ -11,7 +11,9 @@
 4. RL: GRPO from the SFT checkpoint for each reward x credit variant and seed (`--rl-variants`, `--rl-seeds`,
    `--rl-steps`); reward slope per seed with a t-interval over seeds; held-out pass@1 after RL.
 
-Every stage writes under `--out` and is skipped when its output exists (delete it to rerun).
+Every stage writes under `--out` and is skipped when its output exists (delete it to rerun). `--stages` runs a
+subset, so independent stages can run in parallel processes (e.g. `eval-base` while `sft` trains):
+data, base, sft, eval-base, eval-sft, rl, report.
 
     python benchmarks/bench_learning.py --out runs/bench-learning [--sft-minutes 30] [--rl-seeds 3]
 """
@@ -28,24 +30,30 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
 
 from coworkenv.spec import EnvSpec  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
+from trainers.chat_templates import trl_chat_template  # noqa: E402
 from trainers.config import load_sft_config  # noqa: E402
 from trainers.eval_ci import Estimate, ols_slope, report_differences, t_interval  # noqa: E402
 from trainers.evaluate import EvalReport, evaluate  # noqa: E402
 from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
 from trainers.learning_data import HELDOUT_SEED_OFFSET, demonstrations, validated_envs, write_sft_shard  # noqa: E402
-from trainers.local_backend import LocalTransformersBackend, untrained_twin  # noqa: E402
+from trainers.local_backend import LocalTransformersBackend  # noqa: E402
+from trainers.rendering import RENDERING_FILE, write_rendering  # noqa: E402
 from trainers.rl import train_rl  # noqa: E402
 from trainers.rl_config import load_rl_config  # noqa: E402
 from trainers.rl_report import write_comparison_plot  # noqa: E402
-from trainers.sft import train_sft  # noqa: E402
+from trainers.sft import portable_tokenizer_class, train_sft  # noqa: E402
+from trainers.sft_data import load_train_split, to_chat  # noqa: E402
+from trainers.tiny_model import build_tiny_model, render_corpus_text  # noqa: E402
 from trainers.training_report import write_json_atomic  # noqa: E402
 
 TRAINED = ("lookup_answer_source", "draft_only_reply", "delegate_and_follow_up")
 HELDOUT_CAPABILITY = "reschedule_conflict"
+STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
 EVAL_MAX_TOKENS = 192
 EVAL_MAX_STEPS = 12
@@ -83,23 +91,51 @@ def make_envs(args: argparse.Namespace, out: Path) -> dict[str, list[EnvSpec]]:
     return sets
 
 
+def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]]) -> int:
+    """The oracle's passing demonstrations on the train envs, as an SFT shard; returns their number."""
+    shard = out / "sft-data" / "train-00000-of-00001.parquet"
+    if not shard.is_file():
+        records = demonstrations(envs["train"], progress=lambda i, n: log(f"demonstrations {i}/{n}"))
+        write_sft_shard(records, out / "sft-data")
+        log(f"{len(records)} passing oracle demonstrations -> {shard}")
+    return int(pq.ParquetFile(shard).metadata.num_rows)
+
+
+def make_base(args: argparse.Namespace, out: Path) -> Path:
+    """The SFT run's starting point saved as a checkpoint: the corpus-trained tokenizer and the seeded initial
+    weights (`build_tiny_model` is deterministic), so `base` is exactly what SFT starts from."""
+    folder = out / "base"
+    if (folder / RENDERING_FILE).is_file():
+        return folder
+    config = load_sft_config(args.sft_config)
+    assert config.model.source == "tiny" and config.model.chat_template is not None
+    rows, _ = load_train_split(out / "sft-data")
+    template = trl_chat_template(config.model.chat_template)
+    conversations = (to_chat(row, f"train row {i}", config.model.rendering) for i, row in enumerate(rows))
+    model, tokenizer = build_tiny_model(render_corpus_text(conversations, template), config.model.tiny.spec(),
+                                        config.training.seed, template)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    portable_tokenizer_class(folder)
+    write_rendering(folder, config.model.rendering)
+    return folder
+
+
 def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
-    """Oracle demonstrations -> SFT shard -> from-scratch SFT with a held-out learning curve."""
+    """SFT shard -> from-scratch SFT with a held-out learning curve."""
     summary_path = out / "sft_summary.json"
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text(encoding="utf-8")))
-    records = demonstrations(envs["train"], progress=lambda i, n: log(f"demonstrations {i}/{n}"))
-    shard = write_sft_shard(records, out / "sft-data")
-    log(f"{len(records)} passing oracle demonstrations -> {shard}")
+    demos = make_demonstrations(out, envs)
     config = load_sft_config(args.sft_config)
     curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
                          args.curve_every, config.model.rendering, budget_s=args.sft_minutes * 60,
-                         max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log)
+                         at_start=False, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log)
     result = train_sft(config, out / "sft-data", out / "sft",
                        progress=lambda p: log(f"sft step {p.step} loss {p.loss:.3f}") if p.step % 20 == 0 else None,
                        callbacks=[curve])
     params = sum(p.numel() for p in LocalTransformersBackend(out / "sft").model.parameters())
-    summary = {"demonstrations": len(records), "steps": result.steps, "wall_s": result.wall_s,
+    summary = {"demonstrations": demos, "steps": result.steps, "wall_s": result.wall_s,
                "train_s": round(curve.train_seconds(), 1), "examples": result.examples,
                "examples_truncated": result.examples_truncated, "loss_first": result.train_loss_first,
                "loss_last": result.train_loss_last, "parameters": params, "curve": curve.to_dict(),
@@ -147,6 +183,9 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
             runs[name] = {"reward": reward, "credit": credit, "seed": seed, "log": log_entries,
                           "slope": ols_slope(*zip(*points, strict=True)) if len(points) >= 2 else None,
                           "heldout_pass_at_1": report.overall.pass_at_1, "heldout_score": report.overall.mean_score}
+            # Written after every run, so a stopped comparison still reports the runs it finished.
+            write_json_atomic(out / "rl_summary.json", {"runs": runs, "envs": len(rl_envs),
+                                                        "eval_envs": len(eval_specs)})
     return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs)}
 
 
@@ -213,27 +252,52 @@ def main() -> None:
     parser.add_argument("--rl-envs", type=int, default=32)
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
+    parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
 
+    stages = set(args.stages)
     envs = make_envs(args, out)
     log(f"envs: {len(envs['train'])} train, {len(envs['heldout'])} held-out, "
         f"{len(envs['heldout_capability'])} of held-out capability {args.heldout_capability}")
-    sft = run_sft(args, out, envs)
-    log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
+    make_demonstrations(out, envs)
     heldout = envs["heldout"] + envs["heldout_capability"]
-    reports = {"base": run_eval("base", untrained_twin(out / "sft"), heldout, args.k, out),
-               "sft": run_eval("sft", LocalTransformersBackend(out / "sft"), heldout, args.k, out)}
+    if stages & {"base", "eval-base"}:
+        base = make_base(args, out)
+    if "eval-base" in stages:
+        run_eval("base", LocalTransformersBackend(base, name="base"), heldout, args.k, out)
+    if "sft" in stages:
+        sft = run_sft(args, out, envs)
+        log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
+    if "eval-sft" in stages:
+        run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out)
+    if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
+        run_rl(args, out, envs)
+    if "report" in stages:
+        report(args, out, envs)
+
+
+def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> None:
+    """Tables with intervals and plots from whatever stages have finished."""
+    sft = json.loads((out / "sft_summary.json").read_text(encoding="utf-8"))
+    reports = {name: EvalReport.from_dict(json.loads((out / "eval" / f"{name}.json").read_text(encoding="utf-8")))
+               for name in ("base", "sft") if (out / "eval" / f"{name}.json").is_file()}
     results: dict[str, Any] = {"command": " ".join(sys.argv), "sft": sft, "labels": list(reports)}
-    results["differences"] = report_differences(reports)
+    results["differences"] = report_differences(reports) if reports else []
     plots = {"learning_curve.png": out / "learning_curve.png"}
-    write_learning_curve(plots["learning_curve.png"], sft["curve"], f"{sft['config']}: held-out pass@1 during SFT",
+    curve = list(sft["curve"])
+    if "base" in reports and (not curve or curve[0]["step"] != 0):
+        base_overall = reports["base"].overall
+        curve.insert(0, {"step": 0, "train_s": 0.0, "pass_at_1": base_overall.pass_at_1,
+                         "mean_score": base_overall.mean_score, "envs": base_overall.envs})
+    write_learning_curve(plots["learning_curve.png"], curve, f"{sft['config']}: held-out pass@1 during SFT",
                          baseline=0.3)
-    if args.rl_seeds > 0 and args.rl_variants:
-        rl = run_rl(args, out, envs)
-        eval_ids = set()
+    rl_path = out / "rl_summary.json"
+    if rl_path.is_file():
+        rl = json.loads(rl_path.read_text(encoding="utf-8"))
+        eval_ids: set[str] = set()
         for run in rl["runs"].values():
             eval_ids = set(EvalReport.from_dict(json.loads(
                 (out / "eval" / f"rl-{run['reward']}-{run['credit']}-s{run['seed']}.json").read_text())).env_ids)

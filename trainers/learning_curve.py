@@ -30,11 +30,12 @@ class CurvePoint:
 
 
 class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
-    """Evaluates the model being trained on `specs` every `every` steps (and at step 0 and the end), greedy, k = 1;
-    stops training once `budget_s` seconds of training (evaluation time excluded) have passed."""
+    """Evaluates the model being trained on `specs` every `every` steps and at the end (and at step 0 with
+    `at_start`), greedy, k = 1; stops training once `budget_s` seconds of training (evaluation time excluded) have
+    passed."""
 
     def __init__(self, specs: Sequence[EnvSpec], every: int, rendering: str, *, budget_s: float | None = None,
-                 max_tokens: int = 192, max_steps: int = 12, log: Any = print) -> None:
+                 at_start: bool = True, max_tokens: int = 192, max_steps: int = 12, log: Any = print) -> None:
         if every < 1:
             raise ValueError(f"evaluate every >= 1 steps, got {every}")
         self.specs = list(specs)
@@ -44,6 +45,7 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
         self.max_tokens = max_tokens
         self.max_steps = max_steps
         self.log = log
+        self.at_start = at_start
         self.points: list[CurvePoint] = []
         self._started = 0.0
         self._eval_s = 0.0
@@ -71,7 +73,8 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         self._started = time.perf_counter()
         self._eval_s = 0.0
-        self._evaluate(0, kwargs["model"], kwargs["processing_class"])
+        if self.at_start:
+            self._evaluate(0, kwargs["model"], kwargs["processing_class"])
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.budget_s is not None and self.train_seconds() >= self.budget_s:
