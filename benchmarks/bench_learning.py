@@ -38,7 +38,7 @@ from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
 from trainers.chat_templates import trl_chat_template  # noqa: E402
 from trainers.config import load_sft_config  # noqa: E402
 from trainers.eval_ci import Estimate, ols_slope, report_differences, t_interval  # noqa: E402
-from trainers.evaluate import EvalReport, evaluate  # noqa: E402
+from trainers.evaluate import EvalReport, evaluate, metrics_of  # noqa: E402
 from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
 from trainers.learning_data import HELDOUT_SEED_OFFSET, demonstrations, validated_envs, write_sft_shard  # noqa: E402
 from trainers.local_backend import LocalTransformersBackend  # noqa: E402
@@ -55,7 +55,7 @@ TRAINED = ("lookup_answer_source", "draft_only_reply", "delegate_and_follow_up")
 HELDOUT_CAPABILITY = "reschedule_conflict"
 STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
-EVAL_MAX_TOKENS = 192
+EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
 EVAL_MAX_STEPS = 12
 
 
@@ -144,12 +144,40 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
     return summary
 
 
-def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path) -> EvalReport:
+def _merged(name: str, parts: list[EvalReport]) -> EvalReport:
+    """One report from the reports of disjoint parts of the held-out envs."""
+    episodes = sorted((e for part in parts for e in part.episodes), key=lambda e: (e.capability, e.env_id))
+    k = parts[0].k
+    return EvalReport(
+        model=name, k=k, sampling=parts[0].sampling, overall=metrics_of(episodes, k),
+        by_turns={t: metrics_of([e for e in episodes if e.turns == t], k) for t in sorted({e.turns for e in episodes})},
+        by_capability={c: metrics_of([e for e in episodes if e.capability == c], k)
+                       for c in sorted({e.capability for e in episodes})},
+        episodes=episodes, wall_s=sum(p.wall_s for p in parts), created_at=parts[-1].created_at)
+
+
+def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
+             part: tuple[int, int] = (1, 1)) -> EvalReport:
+    """Evaluate (or read the cached report); with `part` = (i, n) only the i-th of n interleaved slices of `specs`,
+    merged into the whole report once every part is there (parts can run in parallel processes)."""
     path = out / "eval" / f"{name}.json"
     if path.is_file():
         return EvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    index, count = part
+    part_paths = [out / "eval" / f"{name}.part{i}of{count}.json" for i in range(1, count + 1)]
     started = time.perf_counter()
-    report = evaluate(backend, specs, k, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, concurrency=1)
+    if count > 1 and part_paths[index - 1].is_file():
+        report = EvalReport.from_dict(json.loads(part_paths[index - 1].read_text(encoding="utf-8")))
+    else:
+        report = evaluate(backend, specs[index - 1::count], k, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS,
+                          concurrency=1)
+    if count > 1:
+        write_json_atomic(part_paths[index - 1], report.to_dict())
+        if not all(p.is_file() for p in part_paths):
+            log(f"eval {name} part {index}/{count} done; waiting for the other parts")
+            return report
+        report = _merged(report.model, [EvalReport.from_dict(json.loads(p.read_text(encoding="utf-8")))
+                                        for p in part_paths])
     write_json_atomic(path, report.to_dict())
     log(f"eval {name}: pass@1 {report.overall.pass_at_1:.3f} pass^{k} {report.overall.pass_hat_k:.3f} "
         f"score {report.overall.mean_score:.3f} ({time.perf_counter() - started:.0f}s, {len(specs)} envs)")
@@ -252,6 +280,8 @@ def main() -> None:
     parser.add_argument("--rl-envs", type=int, default=32)
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
+    parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),
+                        help="I/N: evaluate only the I-th of N slices of the held-out envs (run N processes)")
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -267,12 +297,12 @@ def main() -> None:
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)
     if "eval-base" in stages:
-        run_eval("base", LocalTransformersBackend(base, name="base"), heldout, args.k, out)
+        run_eval("base", LocalTransformersBackend(base, name="base"), heldout, args.k, out, args.eval_part)
     if "sft" in stages:
         sft = run_sft(args, out, envs)
         log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
     if "eval-sft" in stages:
-        run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out)
+        run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out, args.eval_part)
     if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
         run_rl(args, out, envs)
     if "report" in stages:
