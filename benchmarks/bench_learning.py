@@ -57,6 +57,7 @@ STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
 EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
 EVAL_MAX_STEPS = 12
+EVAL_CHUNK = 4
 
 
 def log(message: str) -> None:
@@ -144,6 +145,26 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
     return summary
 
 
+def _read(path: Path) -> EvalReport:
+    return EvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def partial_report(out: Path, name: str) -> EvalReport | None:
+    """The whole report of `name`, or the merge of whatever parts have been saved so far (None if nothing)."""
+    whole = out / "eval" / f"{name}.json"
+    if whole.is_file():
+        return _read(whole)
+    parts = sorted((out / "eval").glob(f"{name}.part*of*.json"))
+    return _merged(name, [_read(p) for p in parts]) if parts else None
+
+
+def restricted(report: EvalReport, env_ids: set[str]) -> EvalReport:
+    """`report` on the envs in `env_ids` only (so that partial evaluations are compared on the same envs)."""
+    return _merged(report.model, [EvalReport(report.model, report.k, report.sampling, report.overall, {}, {},
+                                             [e for e in report.episodes if e.env_id in env_ids], report.wall_s,
+                                             report.created_at)])
+
+
 def _merged(name: str, parts: list[EvalReport]) -> EvalReport:
     """One report from the reports of disjoint parts of the held-out envs."""
     episodes = sorted((e for part in parts for e in part.episodes), key=lambda e: (e.capability, e.env_id))
@@ -166,18 +187,24 @@ def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
     index, count = part
     part_paths = [out / "eval" / f"{name}.part{i}of{count}.json" for i in range(1, count + 1)]
     started = time.perf_counter()
-    if count > 1 and part_paths[index - 1].is_file():
-        report = EvalReport.from_dict(json.loads(part_paths[index - 1].read_text(encoding="utf-8")))
-    else:
-        report = evaluate(backend, specs[index - 1::count], k, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS,
-                          concurrency=1)
-    if count > 1:
-        write_json_atomic(part_paths[index - 1], report.to_dict())
-        if not all(p.is_file() for p in part_paths):
-            log(f"eval {name} part {index}/{count} done; waiting for the other parts")
-            return report
-        report = _merged(report.model, [EvalReport.from_dict(json.loads(p.read_text(encoding="utf-8")))
-                                        for p in part_paths])
+    mine = specs[index - 1::count]
+    done: list[EvalReport] = []
+    if part_paths[index - 1].is_file():
+        done.append(EvalReport.from_dict(json.loads(part_paths[index - 1].read_text(encoding="utf-8"))))
+    seen = {env for r in done for env in r.env_ids}
+    todo = [spec for spec in mine if spec.id not in seen]
+    # Chunks, each saved as it finishes: an interrupted evaluation keeps what it measured (and resumes from it).
+    for first in range(0, len(todo), EVAL_CHUNK):
+        chunk = evaluate(backend, todo[first:first + EVAL_CHUNK], k, max_tokens=EVAL_MAX_TOKENS,
+                         max_steps=EVAL_MAX_STEPS, concurrency=1)
+        done = [_merged(chunk.model, [*done, chunk])]
+        write_json_atomic(part_paths[index - 1], done[0].to_dict())
+        log(f"eval {name} part {index}/{count}: {len(done[0].env_ids)}/{len(mine)} envs")
+    report = done[0]
+    if not all(p.is_file() and len(_read(p).env_ids) == len(specs[i::count]) for i, p in enumerate(part_paths)):
+        log(f"eval {name} part {index}/{count} done; waiting for the other parts")
+        return report
+    report = _merged(report.model, [_read(p) for p in part_paths])
     write_json_atomic(path, report.to_dict())
     log(f"eval {name}: pass@1 {report.overall.pass_at_1:.3f} pass^{k} {report.overall.pass_hat_k:.3f} "
         f"score {report.overall.mean_score:.3f} ({time.perf_counter() - started:.0f}s, {len(specs)} envs)")
@@ -312,9 +339,13 @@ def main() -> None:
 def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> None:
     """Tables with intervals and plots from whatever stages have finished."""
     sft = json.loads((out / "sft_summary.json").read_text(encoding="utf-8"))
-    reports = {name: EvalReport.from_dict(json.loads((out / "eval" / f"{name}.json").read_text(encoding="utf-8")))
-               for name in ("base", "sft") if (out / "eval" / f"{name}.json").is_file()}
-    results: dict[str, Any] = {"command": " ".join(sys.argv), "sft": sft, "labels": list(reports)}
+    found = {name: partial_report(out, name) for name in ("base", "sft")}
+    reports = {name: r for name, r in found.items() if r is not None}
+    common = set.intersection(*(set(r.env_ids) for r in reports.values())) if reports else set()
+    reports = {name: restricted(r, common) for name, r in reports.items()}
+    results: dict[str, Any] = {"command": " ".join(sys.argv), "sft": sft, "labels": list(reports),
+                               "heldout_envs_planned": len(envs["heldout"]) + len(envs["heldout_capability"]),
+                               "heldout_envs_evaluated": len(common)}
     results["differences"] = report_differences(reports) if reports else []
     plots = {"learning_curve.png": out / "learning_curve.png"}
     curve = list(sft["curve"])
