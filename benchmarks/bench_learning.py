@@ -92,6 +92,16 @@ def make_envs(args: argparse.Namespace, out: Path) -> dict[str, list[EnvSpec]]:
     return sets
 
 
+def round_robin(specs: list[EnvSpec]) -> list[EnvSpec]:
+    """`specs` reordered one capability after another (c1, c2, c3, c1, ...), so any prefix, e.g. what an
+    interrupted evaluation finished, covers every capability."""
+    by_cap: dict[str, list[EnvSpec]] = {}
+    for spec in specs:
+        by_cap.setdefault(spec.capability, []).append(spec)
+    order = sorted(((i, cap) for cap, group in by_cap.items() for i in range(len(group))))
+    return [by_cap[cap][i] for i, cap in order]
+
+
 def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]]) -> int:
     """The oracle's passing demonstrations on the train envs, as an SFT shard; returns their number."""
     shard = out / "sft-data" / "train-00000-of-00001.parquet"
@@ -320,7 +330,7 @@ def main() -> None:
     log(f"envs: {len(envs['train'])} train, {len(envs['heldout'])} held-out, "
         f"{len(envs['heldout_capability'])} of held-out capability {args.heldout_capability}")
     make_demonstrations(out, envs)
-    heldout = envs["heldout"] + envs["heldout_capability"]
+    heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)
     if "eval-base" in stages:
