@@ -26,4 +26,12 @@ ui: $(STAMP)
 	$(VENV)/bin/dagster dev --host 127.0.0.1 --port 3000
 
 bench: $(STAMP)
-	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	# bench_learning trains for tens of minutes: it has its own target, bench-learning.
+	for b in benchmarks/bench_*.py; do [ "$$b" = benchmarks/bench_learning.py ] && continue; \
+		echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Learnability study (docs/learning.md): about 2-3 hours on 2 CPU cores; never part of `make test` or CI.
+# Pass sizes through, e.g. `make bench-learning ARGS="--sft-minutes 10 --rl-seeds 1"`.
+.PHONY: bench-learning
+bench-learning: $(STAMP)
+	$(PY) benchmarks/bench_learning.py --out runs/bench-learning --docs docs $(ARGS)

@@ -81,6 +81,14 @@ class ModelSection(_Section):
             " markers); None keeps the model's own template, which TRL patches when it knows it"
         ),
     ] = None
+    rendering: Annotated[
+        Literal["full", "compact"],
+        Field(
+            description="how tools and tool calls are rendered (trainers.rendering): full schemas, or compact ones "
+            "(short descriptions, parameter types only, compact JSON arguments) for models with a short context; "
+            "the checkpoint records it and evaluation renders the same way"
+        ),
+    ] = "full"
     tiny: TinySection = TinySection()
 
     @model_validator(mode="after")

@@ -27,6 +27,7 @@ from transformers import (
 )
 
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
+from trainers.rendering import read_rendering, render_messages, render_tools
 
 __all__ = [
     "ChatRenderer",
@@ -111,15 +112,17 @@ class ParsedMessage:
 class ChatRenderer:
     """Token ids of chat-template renderings: prompts, the tokens between two assistant messages, and parsing."""
 
-    def __init__(self, tokenizer: PreTrainedTokenizerBase) -> None:
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, rendering: str = "full") -> None:
         if tokenizer.eos_token_id is None:
             raise ValueError("the tokenizer has no EOS token; the chat template's end-of-turn token is needed")
         self.tokenizer = tokenizer
         self.eos_token_id = int(tokenizer.eos_token_id)
+        self.rendering = rendering  # `full` or `compact` tools and tool calls (trainers.rendering)
+        render_tools(None, rendering)  # an unknown mode fails here, not at the first request
 
     def _ids(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, generation: bool) -> list[int]:
         ids = self.tokenizer.apply_chat_template(
-            messages, tools=cast(Any, tools or None), add_generation_prompt=generation, tokenize=True, return_dict=False
+            render_messages(messages, self.rendering), tools=cast(Any, render_tools(tools, self.rendering)), add_generation_prompt=generation, tokenize=True, return_dict=False
         )
         return list(cast("list[int]", ids))
 
@@ -225,17 +228,19 @@ class LocalTransformersBackend:
     """
 
     def __init__(self, model: str | Path | PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None = None, *,
-                 name: str | None = None, dtype: str = "float32", device: str | None = None) -> None:
+                 name: str | None = None, dtype: str = "float32", device: str | None = None,
+                 rendering: str | None = None) -> None:
         if isinstance(model, str | Path):
             self.model, loaded = load_checkpoint(model, dtype=dtype, device=device)
             self.tokenizer = tokenizer or loaded
             self.name = name or f"local:{Path(model).name}"
+            rendering = rendering or read_rendering(model)  # the rendering the checkpoint was trained with
         else:
             if tokenizer is None:
                 raise ValueError("pass the tokenizer together with an in-memory model")
             self.model, self.tokenizer = model, tokenizer
             self.name = name or "local:in-memory"
-        self.renderer = ChatRenderer(self.tokenizer)
+        self.renderer = ChatRenderer(self.tokenizer, rendering or "full")
         text_config = self.model.config.get_text_config()
         self.context = int(getattr(text_config, "max_position_embeddings", 0) or 0)
         self.stats = LLMStats()
@@ -298,4 +303,4 @@ def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config)
     model.eval()
-    return LocalTransformersBackend(model, tokenizer, name=name)
+    return LocalTransformersBackend(model, tokenizer, name=name, rendering=read_rendering(checkpoint))

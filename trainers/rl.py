@@ -38,6 +38,7 @@ from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
 from trainers.local_backend import ChatRenderer, template_messages
+from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
 from trainers.rewards import (
     CreditMode,
     RewardMode,
@@ -165,7 +166,9 @@ def _starting_point(
     if model.source == "tiny":
         assert model.chat_template is not None  # enforced by ModelSection
         template = trl_chat_template(model.chat_template)
-        corpus = render_corpus_text(reference_conversations(specs), template)
+        conversations = ((render_messages(m, model.rendering), render_tools(t, model.rendering))
+                         for m, t in reference_conversations(specs))
+        corpus = render_corpus_text(conversations, template)
         tiny, tiny_tokenizer = build_tiny_model(corpus, model.tiny.spec(), config.training.seed, template)
         return tiny, tiny_tokenizer, int(tiny.config.max_position_embeddings)
     assert model.name_or_path is not None  # enforced by ModelSection
@@ -241,7 +244,11 @@ def build_rl_trainer(
         raise ValueError("no envs to train in; pass validated env specs")
     model, tokenizer, context = _starting_point(config, specs)
     tokenizer.padding_side = "left"
-    renderer = ChatRenderer(tokenizer)
+    # A checkpoint trained with a rendering (trainers.rendering) is rolled out with it; a fresh model uses the config's.
+    rendering = config.model.rendering
+    if config.model.source == "pretrained" and config.model.name_or_path and Path(config.model.name_or_path).is_dir():
+        rendering = read_rendering(config.model.name_or_path)
+    renderer = ChatRenderer(tokenizer, rendering)
     kept, skipped = _fitting_specs(specs, renderer, config, context)
     if not kept:
         raise ValueError(f"none of the {len(specs)} envs fits the model: {next(iter(skipped.values()))}; raise "
@@ -294,6 +301,7 @@ def train_rl(
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
+        write_rendering(staging, setup.rollout.renderer.rendering)
         if run.model.source == "tiny":
             portable_tokenizer_class(staging)  # so `vllm serve` (transformers 4) can load the tokenizer
         write_json_atomic(staging / RL_LOG, {"config": run.name, "reward": run.reward, "credit": run.credit,

@@ -27,6 +27,7 @@ from trl import SFTConfig, SFTTrainer
 
 from trainers.chat_templates import trl_chat_template
 from trainers.config import SFTRunConfig, load_sft_config
+from trainers.rendering import write_rendering
 from trainers.sft_data import DataFile, load_train_split, to_chat, tokenize_split
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic, write_loss_curve
@@ -152,7 +153,7 @@ def _starting_point(config: SFTRunConfig, rows: Any) -> tuple[PreTrainedModel | 
     if model.source == "tiny":
         assert model.chat_template is not None  # enforced by ModelSection
         template = trl_chat_template(model.chat_template)
-        conversations = (to_chat(row, f"train row {i}") for i, row in enumerate(rows))
+        conversations = (to_chat(row, f"train row {i}", model.rendering) for i, row in enumerate(rows))
         return build_tiny_model(
             render_corpus_text(conversations, template), model.tiny.spec(), config.training.seed, template
         )
@@ -226,15 +227,17 @@ def build_sft_trainer(
     data_dir: Path,
     output_dir: Path,
     progress: Callable[[SFTProgress], None] | None = None,
+    callbacks: Sequence[TrainerCallback] = (),
 ) -> SFTSetup:
     """Load the shards, build the starting model and tokenizer, tokenize with assistant masks, wrap in SFTTrainer.
 
     The trainer's prepared `train_dataset` holds `labels` that are -100 everywhere except assistant tokens.
+    `callbacks` are added to the trainer's (e.g. a held-out evaluation every N steps for a learning curve).
     """
     run_config = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
     rows, data_files = load_train_split(Path(data_dir))
     model, tokenizer = _starting_point(run_config, rows)
-    train_dataset = tokenize_split(rows, tokenizer)
+    train_dataset = tokenize_split(rows, tokenizer, run_config.model.rendering)
     max_length = run_config.training.max_length
     truncated = sum(1 for ids in train_dataset["input_ids"] if len(ids) > max_length)
 
@@ -245,7 +248,7 @@ def build_sft_trainer(
         train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=_peft_config(run_config),
-        callbacks=[recorder],
+        callbacks=[recorder, *callbacks],
     )
     # Step logs go to `progress` and training_log.json instead of being printed as raw dicts.
     trainer.remove_callback(PrinterCallback)
@@ -265,17 +268,18 @@ def train_sft(
     data_dir: Path,
     out_dir: Path,
     progress: Callable[[SFTProgress], None] | None = None,
+    callbacks: Sequence[TrainerCallback] = (),
 ) -> SFTResult:
     """Fine-tune on the train split of the SFT shards in `data_dir`; write the checkpoint to `out_dir`.
 
     `config` is an `SFTRunConfig`, a config name (`tiny`, `pocketworker-8b`) or a YAML path. `progress` is called
-    after every logged step. An earlier checkpoint at `out_dir` is replaced only once the new one is complete.
+    after every logged step; `callbacks` join the trainer's. An earlier checkpoint at `out_dir` is replaced only once the new one is complete.
     """
     started = time.perf_counter()
     out_dir = Path(out_dir).resolve()
     _check_replaceable(out_dir)
     staging = out_dir.with_name(f".{out_dir.name}.partial")
-    setup = build_sft_trainer(config, data_dir, staging, progress)
+    setup = build_sft_trainer(config, data_dir, staging, progress, callbacks)
     trainer, run_config, recorder = setup.trainer, setup.config, setup.recorder
     if trainer.is_world_process_zero() and staging.exists():
         shutil.rmtree(staging)  # leftovers of an interrupted run
@@ -307,6 +311,7 @@ def train_sft(
     if trainer.is_world_process_zero():
         if run_config.model.source == "tiny":
             portable_tokenizer_class(staging)
+        write_rendering(staging, run_config.model.rendering)
         write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
         write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
         write_json_atomic(staging / RUN_METADATA, result.to_dict())

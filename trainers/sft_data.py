@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from transformers import PreTrainedTokenizerBase
 
+from trainers.rendering import render_messages, render_tools
+
 __all__ = [
     "REQUIRED_COLUMNS",
     "DataFile",
@@ -115,10 +117,13 @@ def _decode_arguments(arguments: Any, where: str) -> dict[str, Any]:
     return decoded
 
 
-def to_chat(row: Mapping[str, Any], row_label: str = "row") -> tuple[list[dict[str, Any]], list[Any] | None]:
+def to_chat(
+    row: Mapping[str, Any], row_label: str = "row", rendering: str = "full"
+) -> tuple[list[dict[str, Any]], list[Any] | None]:
     """Turn one shard row into (messages, tools) for `apply_chat_template`, decoding the JSON-string fields.
 
-    Empty `tool_calls` / `tool_call_id` / `name` are dropped so the template sees them as absent.
+    Empty `tool_calls` / `tool_call_id` / `name` are dropped so the template sees them as absent. `rendering`
+    (`full` or `compact`, see `trainers.rendering`) is applied to the tools and tool calls.
     """
     messages: list[dict[str, Any]] = []
     for index, raw in enumerate(row["messages"]):
@@ -154,14 +159,14 @@ def to_chat(row: Mapping[str, Any], row_label: str = "row") -> tuple[list[dict[s
         raise ValueError(f"{row_label}.tools is not valid JSON ({exc})") from exc
     if not isinstance(tools, list):
         raise ValueError(f"{row_label}.tools must encode a JSON list of function tools, got {type(tools).__name__}")
-    return messages, (tools or None)
+    return render_messages(messages, rendering), render_tools(tools, rendering)
 
 
 def tokenize_conversation(
-    row: Mapping[str, Any], tokenizer: PreTrainedTokenizerBase, row_label: str = "row"
+    row: Mapping[str, Any], tokenizer: PreTrainedTokenizerBase, row_label: str = "row", rendering: str = "full"
 ) -> dict[str, list[int]]:
     """Token ids of one rendered conversation and its assistant mask (1 = the model is trained on this token)."""
-    messages, tools = to_chat(row, row_label)
+    messages, tools = to_chat(row, row_label, rendering)
     encoded: Mapping[str, Any] = tokenizer.apply_chat_template(  # type: ignore[assignment]  # a dict with return_dict
         messages,
         tools=tools,
@@ -179,7 +184,9 @@ def tokenize_conversation(
     return {"input_ids": input_ids, "assistant_masks": mask}
 
 
-def tokenize_split(dataset: datasets.Dataset, tokenizer: PreTrainedTokenizerBase) -> datasets.Dataset:
+def tokenize_split(
+    dataset: datasets.Dataset, tokenizer: PreTrainedTokenizerBase, rendering: str = "full"
+) -> datasets.Dataset:
     """Add `input_ids` and `assistant_masks` to every row; TRL turns the mask into -100 labels.
 
     `messages` is kept so TRL still recognises the dataset as conversational; the trainer drops it before batching.
@@ -187,7 +194,7 @@ def tokenize_split(dataset: datasets.Dataset, tokenizer: PreTrainedTokenizerBase
     keep = {"messages"}
 
     def encode(row: dict[str, Any], index: int) -> dict[str, list[int]]:
-        return tokenize_conversation(row, tokenizer, row_label=f"train row {index}")
+        return tokenize_conversation(row, tokenizer, row_label=f"train row {index}", rendering=rendering)
 
     return dataset.map(
         encode,

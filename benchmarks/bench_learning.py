@@ -1,0 +1,394 @@
+"""Does the data teach? A from-scratch model, SFT on oracle demonstrations, then GRPO with env rewards, on CPU.
+
+1. Envs: `--train-per-cap` validated procedural envs of each trained capability (seeds 0..), `--heldout-per-cap`
+   held-out envs of the same capabilities (seeds from 1,000,000: new people, ids, values) and `--heldout-cap-envs`
+   envs of a capability never trained on.
+2. SFT: the oracle teacher's narrated trajectories, compact rendering, a few-million-parameter model built from
+   scratch (`trainers/configs/learn-tiny.yaml`), stopped after `--sft-minutes` of training; held-out pass@1 every
+   `--curve-every` steps on `--curve-envs` envs is the learning curve.
+3. Evaluation of base (the untrained twin) and SFT with pass@1, pass^k and score, paired bootstrap intervals on the
+   differences, per capability and single- vs multi-turn.
+4. RL: GRPO from the SFT checkpoint for each reward x credit variant and seed (`--rl-variants`, `--rl-seeds`,
+   `--rl-steps`); reward slope per seed with a t-interval over seeds; held-out pass@1 after RL.
+
+Every stage writes under `--out` and is skipped when its output exists (delete it to rerun). `--stages` runs a
+subset, so independent stages can run in parallel processes (e.g. `eval-base` while `sft` trains):
+data, base, sft, eval-base, eval-sft, rl, report.
+
+    python benchmarks/bench_learning.py --out runs/bench-learning [--sft-minutes 30] [--rl-seeds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pyarrow.parquet as pq  # noqa: E402
+import torch  # noqa: E402
+
+from coworkenv.spec import EnvSpec  # noqa: E402
+from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
+from trainers.chat_templates import trl_chat_template  # noqa: E402
+from trainers.config import load_sft_config  # noqa: E402
+from trainers.eval_ci import Estimate, ols_slope, report_differences, t_interval  # noqa: E402
+from trainers.evaluate import EvalReport, evaluate, metrics_of  # noqa: E402
+from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
+from trainers.learning_data import HELDOUT_SEED_OFFSET, demonstrations, validated_envs, write_sft_shard  # noqa: E402
+from trainers.local_backend import LocalTransformersBackend  # noqa: E402
+from trainers.rendering import RENDERING_FILE, write_rendering  # noqa: E402
+from trainers.rl import train_rl  # noqa: E402
+from trainers.rl_config import load_rl_config  # noqa: E402
+from trainers.rl_report import write_comparison_plot  # noqa: E402
+from trainers.sft import portable_tokenizer_class, train_sft  # noqa: E402
+from trainers.sft_data import load_train_split, to_chat  # noqa: E402
+from trainers.tiny_model import build_tiny_model, render_corpus_text  # noqa: E402
+from trainers.training_report import write_json_atomic  # noqa: E402
+
+TRAINED = ("lookup_answer_source", "draft_only_reply", "delegate_and_follow_up")
+HELDOUT_CAPABILITY = "reschedule_conflict"
+STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "rl", "report")
+VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
+EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
+EVAL_MAX_STEPS = 12
+EVAL_CHUNK = 4
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def _save_specs(path: Path, specs: list[EnvSpec]) -> None:
+    write_json_atomic(path, [json.loads(s.model_dump_json()) for s in specs])
+
+
+def _load_specs(path: Path) -> list[EnvSpec]:
+    return [EnvSpec.model_validate(d) for d in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def make_envs(args: argparse.Namespace, out: Path) -> dict[str, list[EnvSpec]]:
+    """Train, held-out (same capabilities) and held-out-capability envs, validated; cached as JSON."""
+    paths = {name: out / "envs" / f"{name}.json" for name in ("train", "heldout", "heldout_capability")}
+    if all(p.is_file() for p in paths.values()):
+        return {name: _load_specs(p) for name, p in paths.items()}
+    caps = {c.id: c for c in load_taxonomy(ROOT / "taxonomy")}
+    sets: dict[str, list[EnvSpec]] = {"train": [], "heldout": [], "heldout_capability": []}
+    for cap_id in args.capabilities:
+        train = validated_envs(caps[cap_id], args.train_per_cap, 0)
+        held = validated_envs(caps[cap_id], args.heldout_per_cap, HELDOUT_SEED_OFFSET)
+        log(f"{cap_id}: {len(train.specs)} train ({train.rejected} rejected), {len(held.specs)} held-out")
+        sets["train"] += train.specs
+        sets["heldout"] += held.specs
+    other = validated_envs(caps[args.heldout_capability], args.heldout_cap_envs, HELDOUT_SEED_OFFSET)
+    sets["heldout_capability"] = other.specs
+    for name, specs in sets.items():
+        _save_specs(paths[name], specs)
+    return sets
+
+
+def round_robin(specs: list[EnvSpec]) -> list[EnvSpec]:
+    """`specs` reordered one capability after another (c1, c2, c3, c1, ...), so any prefix, e.g. what an
+    interrupted evaluation finished, covers every capability."""
+    by_cap: dict[str, list[EnvSpec]] = {}
+    for spec in specs:
+        by_cap.setdefault(spec.capability, []).append(spec)
+    order = sorted(((i, cap) for cap, group in by_cap.items() for i in range(len(group))))
+    return [by_cap[cap][i] for i, cap in order]
+
+
+def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]]) -> int:
+    """The oracle's passing demonstrations on the train envs, as an SFT shard; returns their number."""
+    shard = out / "sft-data" / "train-00000-of-00001.parquet"
+    if not shard.is_file():
+        records = demonstrations(envs["train"], progress=lambda i, n: log(f"demonstrations {i}/{n}"))
+        write_sft_shard(records, out / "sft-data")
+        log(f"{len(records)} passing oracle demonstrations -> {shard}")
+    return int(pq.ParquetFile(shard).metadata.num_rows)
+
+
+def make_base(args: argparse.Namespace, out: Path) -> Path:
+    """The SFT run's starting point saved as a checkpoint: the corpus-trained tokenizer and the seeded initial
+    weights (`build_tiny_model` is deterministic), so `base` is exactly what SFT starts from."""
+    folder = out / "base"
+    if (folder / RENDERING_FILE).is_file():
+        return folder
+    config = load_sft_config(args.sft_config)
+    assert config.model.source == "tiny" and config.model.chat_template is not None
+    rows, _ = load_train_split(out / "sft-data")
+    template = trl_chat_template(config.model.chat_template)
+    conversations = (to_chat(row, f"train row {i}", config.model.rendering) for i, row in enumerate(rows))
+    model, tokenizer = build_tiny_model(render_corpus_text(conversations, template), config.model.tiny.spec(),
+                                        config.training.seed, template)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    portable_tokenizer_class(folder)
+    write_rendering(folder, config.model.rendering)
+    return folder
+
+
+def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
+    """SFT shard -> from-scratch SFT with a held-out learning curve."""
+    summary_path = out / "sft_summary.json"
+    if summary_path.is_file():
+        return dict(json.loads(summary_path.read_text(encoding="utf-8")))
+    demos = make_demonstrations(out, envs)
+    config = load_sft_config(args.sft_config)
+    curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
+                         args.curve_every, config.model.rendering, budget_s=args.sft_minutes * 60,
+                         at_start=False, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log)
+    result = train_sft(config, out / "sft-data", out / "sft",
+                       progress=lambda p: log(f"sft step {p.step} loss {p.loss:.3f}") if p.step % 20 == 0 else None,
+                       callbacks=[curve])
+    params = sum(p.numel() for p in LocalTransformersBackend(out / "sft").model.parameters())
+    summary = {"demonstrations": demos, "steps": result.steps, "wall_s": result.wall_s,
+               "train_s": round(curve.train_seconds(), 1), "examples": result.examples,
+               "examples_truncated": result.examples_truncated, "loss_first": result.train_loss_first,
+               "loss_last": result.train_loss_last, "parameters": params, "curve": curve.to_dict(),
+               "config": config.name, "rendering": config.model.rendering}
+    write_json_atomic(summary_path, summary)
+    return summary
+
+
+def _read(path: Path) -> EvalReport:
+    return EvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def partial_report(out: Path, name: str) -> EvalReport | None:
+    """The whole report of `name`, or the merge of whatever parts have been saved so far (None if nothing)."""
+    whole = out / "eval" / f"{name}.json"
+    if whole.is_file():
+        return _read(whole)
+    parts = sorted((out / "eval").glob(f"{name}.part*of*.json"))
+    return _merged(name, [_read(p) for p in parts]) if parts else None
+
+
+def restricted(report: EvalReport, env_ids: set[str]) -> EvalReport:
+    """`report` on the envs in `env_ids` only (so that partial evaluations are compared on the same envs)."""
+    return _merged(report.model, [EvalReport(report.model, report.k, report.sampling, report.overall, {}, {},
+                                             [e for e in report.episodes if e.env_id in env_ids], report.wall_s,
+                                             report.created_at)])
+
+
+def _merged(name: str, parts: list[EvalReport]) -> EvalReport:
+    """One report from the reports of disjoint parts of the held-out envs."""
+    episodes = sorted((e for part in parts for e in part.episodes), key=lambda e: (e.capability, e.env_id))
+    k = parts[0].k
+    return EvalReport(
+        model=name, k=k, sampling=parts[0].sampling, overall=metrics_of(episodes, k),
+        by_turns={t: metrics_of([e for e in episodes if e.turns == t], k) for t in sorted({e.turns for e in episodes})},
+        by_capability={c: metrics_of([e for e in episodes if e.capability == c], k)
+                       for c in sorted({e.capability for e in episodes})},
+        episodes=episodes, wall_s=sum(p.wall_s for p in parts), created_at=parts[-1].created_at)
+
+
+def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
+             part: tuple[int, int] = (1, 1)) -> EvalReport:
+    """Evaluate (or read the cached report); with `part` = (i, n) only the i-th of n interleaved slices of `specs`,
+    merged into the whole report once every part is there (parts can run in parallel processes)."""
+    path = out / "eval" / f"{name}.json"
+    if path.is_file():
+        return EvalReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    index, count = part
+    part_paths = [out / "eval" / f"{name}.part{i}of{count}.json" for i in range(1, count + 1)]
+    started = time.perf_counter()
+    mine = specs[index - 1::count]
+    done: list[EvalReport] = []
+    if part_paths[index - 1].is_file():
+        done.append(EvalReport.from_dict(json.loads(part_paths[index - 1].read_text(encoding="utf-8"))))
+    seen = {env for r in done for env in r.env_ids}
+    todo = [spec for spec in mine if spec.id not in seen]
+    # Chunks, each saved as it finishes: an interrupted evaluation keeps what it measured (and resumes from it).
+    for first in range(0, len(todo), EVAL_CHUNK):
+        chunk = evaluate(backend, todo[first:first + EVAL_CHUNK], k, max_tokens=EVAL_MAX_TOKENS,
+                         max_steps=EVAL_MAX_STEPS, concurrency=1)
+        done = [_merged(chunk.model, [*done, chunk])]
+        write_json_atomic(part_paths[index - 1], done[0].to_dict())
+        log(f"eval {name} part {index}/{count}: {len(done[0].env_ids)}/{len(mine)} envs")
+    report = done[0]
+    if not all(p.is_file() and len(_read(p).env_ids) == len(specs[i::count]) for i, p in enumerate(part_paths)):
+        log(f"eval {name} part {index}/{count} done; waiting for the other parts")
+        return report
+    report = _merged(report.model, [_read(p) for p in part_paths])
+    write_json_atomic(path, report.to_dict())
+    log(f"eval {name}: pass@1 {report.overall.pass_at_1:.3f} pass^{k} {report.overall.pass_hat_k:.3f} "
+        f"score {report.overall.mean_score:.3f} ({time.perf_counter() - started:.0f}s, {len(specs)} envs)")
+    return report
+
+
+def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
+    """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL."""
+    base_config = load_rl_config(args.rl_config)
+    rl_envs = envs["train"][:: max(1, len(envs["train"]) // args.rl_envs)][: args.rl_envs]
+    eval_specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.rl_eval_envs)][: args.rl_eval_envs]
+    runs: dict[str, Any] = {}
+    deadline = time.perf_counter() + args.rl_minutes * 60
+    for reward, credit in [tuple(v.split("/")) for v in args.rl_variants]:
+        for seed in range(args.rl_seeds):
+            name = f"{reward}-{credit}-s{seed}"
+            run_dir = out / "rl" / name
+            if not (run_dir / "rl_run.json").is_file():
+                if time.perf_counter() > deadline:
+                    log(f"rl {name}: skipped, the --rl-minutes budget is spent")
+                    continue
+                config = base_config.model_copy(update={"training": base_config.training.model_copy(
+                    update={"seed": seed})})
+                result = train_rl(config, rl_envs, run_dir, reward=reward, credit=credit,  # type: ignore[arg-type]
+                                  model_path=out / "sft", max_steps=args.rl_steps)
+                log(f"rl {name}: {result.steps} steps in {result.wall_s:.0f}s")
+            log_entries = json.loads((run_dir / "rl_log.json").read_text(encoding="utf-8"))["steps"]
+            key = f"rewards/env_{reward}/mean"
+            points = [(e["step"], e[key]) for e in log_entries if key in e]
+            report = run_eval(f"rl-{name}", LocalTransformersBackend(run_dir), eval_specs, 1, out)
+            runs[name] = {"reward": reward, "credit": credit, "seed": seed, "log": log_entries,
+                          "slope": ols_slope(*zip(*points, strict=True)) if len(points) >= 2 else None,
+                          "heldout_pass_at_1": report.overall.pass_at_1, "heldout_score": report.overall.mean_score}
+            # Written after every run, so a stopped comparison still reports the runs it finished.
+            write_json_atomic(out / "rl_summary.json", {"runs": runs, "envs": len(rl_envs),
+                                                        "eval_envs": len(eval_specs)})
+    return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs)}
+
+
+def summarize_rl(rl: dict[str, Any], sft_subset: EvalReport) -> list[dict[str, Any]]:
+    rows = []
+    for reward, credit in VARIANTS:
+        runs = [r for r in rl["runs"].values() if r["reward"] == reward and r["credit"] == credit]
+        if not runs:
+            continue
+        slopes = [r["slope"] for r in runs if r["slope"] is not None]
+        passes = [r["heldout_pass_at_1"] for r in runs]
+        row: dict[str, Any] = {"variant": f"{reward}/{credit}", "seeds": len(runs),
+                               "slope": t_interval(slopes).to_dict() if len(slopes) >= 2 else slopes,
+                               "heldout_pass_at_1": t_interval(passes).to_dict() if len(passes) >= 2 else passes,
+                               "sft_pass_at_1_same_envs": sft_subset.overall.pass_at_1}
+        rows.append(row)
+    return rows
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, dict) and "low" in value:
+        return Estimate(value["value"], value["low"], value["high"], value["n"]).format()
+    return json.dumps(value)
+
+
+def write_markdown(path: Path, results: dict[str, Any]) -> None:
+    lines = ["# bench-learning results", "", f"command: `{results['command']}`", ""]
+    sft = results["sft"]
+    lines += [f"SFT: {sft['parameters']:,} parameters, {sft['steps']} steps, {sft['train_s']:.0f}s training "
+              f"({sft['wall_s']:.0f}s with curve evaluations), {sft['demonstrations']} demonstrations", ""]
+    lines += ["| group | metric | envs | " + " | ".join(results["labels"]) + " | differences (95% paired bootstrap) |",
+              "|---|---|---|" + "---|" * len(results["labels"]) + "---|"]
+    for row in results["differences"]:
+        cells = [_fmt(row[label]) if label in row else "-" for label in results["labels"]]
+        diffs = "; ".join(f"{k}: {_fmt(v)}" for k, v in row.items() if "-" in k and isinstance(v, dict))
+        lines.append(f"| {row['group']} | {row['metric']} | {row['envs']} | " + " | ".join(cells) + f" | {diffs} |")
+    if results.get("rl_table"):
+        lines += ["", "| RL variant | seeds | reward slope per step (95% t) | held-out pass@1 after RL | SFT, same envs |",
+                  "|---|---|---|---|---|"]
+        for row in results["rl_table"]:
+            lines.append(f"| {row['variant']} | {row['seeds']} | {_fmt(row['slope'])} | "
+                         f"{_fmt(row['heldout_pass_at_1'])} | {row['sft_pass_at_1_same_envs']:.3f} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "bench-learning")
+    parser.add_argument("--docs", type=Path, default=None, help="also copy the plots here (e.g. docs/)")
+    parser.add_argument("--capabilities", nargs="+", default=list(TRAINED))
+    parser.add_argument("--heldout-capability", default=HELDOUT_CAPABILITY)
+    parser.add_argument("--train-per-cap", type=int, default=700)
+    parser.add_argument("--heldout-per-cap", type=int, default=40)
+    parser.add_argument("--heldout-cap-envs", type=int, default=30)
+    parser.add_argument("--sft-config", default="learn-tiny")
+    parser.add_argument("--sft-minutes", type=float, default=30.0)
+    parser.add_argument("--curve-every", type=int, default=200)
+    parser.add_argument("--curve-envs", type=int, default=24)
+    parser.add_argument("--k", type=int, default=2, help="samples per held-out env for pass^k (temperature 0.7)")
+    parser.add_argument("--rl-config", default="rl-learn-tiny")
+    parser.add_argument("--rl-variants", nargs="*", default=[f"{r}/{c}" for r, c in VARIANTS])
+    parser.add_argument("--rl-seeds", type=int, default=3)
+    parser.add_argument("--rl-steps", type=int, default=8)
+    parser.add_argument("--rl-envs", type=int, default=32)
+    parser.add_argument("--rl-eval-envs", type=int, default=30)
+    parser.add_argument("--rl-minutes", type=float, default=90.0)
+    parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),
+                        help="I/N: evaluate only the I-th of N slices of the held-out envs (run N processes)")
+    parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
+    args = parser.parse_args()
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+
+    stages = set(args.stages)
+    envs = make_envs(args, out)
+    log(f"envs: {len(envs['train'])} train, {len(envs['heldout'])} held-out, "
+        f"{len(envs['heldout_capability'])} of held-out capability {args.heldout_capability}")
+    make_demonstrations(out, envs)
+    heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
+    if stages & {"base", "eval-base"}:
+        base = make_base(args, out)
+    if "eval-base" in stages:
+        run_eval("base", LocalTransformersBackend(base, name="base"), heldout, args.k, out, args.eval_part)
+    if "sft" in stages:
+        sft = run_sft(args, out, envs)
+        log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
+    if "eval-sft" in stages:
+        run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out, args.eval_part)
+    if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
+        run_rl(args, out, envs)
+    if "report" in stages:
+        report(args, out, envs)
+
+
+def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> None:
+    """Tables with intervals and plots from whatever stages have finished."""
+    sft = json.loads((out / "sft_summary.json").read_text(encoding="utf-8"))
+    found = {name: partial_report(out, name) for name in ("base", "sft")}
+    reports = {name: r for name, r in found.items() if r is not None}
+    common = set.intersection(*(set(r.env_ids) for r in reports.values())) if reports else set()
+    reports = {name: restricted(r, common) for name, r in reports.items()}
+    results: dict[str, Any] = {"command": " ".join(sys.argv), "sft": sft, "labels": list(reports),
+                               "heldout_envs_planned": len(envs["heldout"]) + len(envs["heldout_capability"]),
+                               "heldout_envs_evaluated": len(common)}
+    results["differences"] = report_differences(reports) if reports else []
+    plots = {"learning_curve.png": out / "learning_curve.png"}
+    curve = list(sft["curve"])
+    if "base" in reports and (not curve or curve[0]["step"] != 0):
+        base_overall = reports["base"].overall
+        curve.insert(0, {"step": 0, "train_s": 0.0, "pass_at_1": base_overall.pass_at_1,
+                         "mean_score": base_overall.mean_score, "envs": base_overall.envs})
+    write_learning_curve(plots["learning_curve.png"], curve, f"{sft['config']}: held-out pass@1 during SFT",
+                         baseline=0.3)
+    rl_path = out / "rl_summary.json"
+    if rl_path.is_file():
+        rl = json.loads(rl_path.read_text(encoding="utf-8"))
+        eval_ids: set[str] = set()
+        for run in rl["runs"].values():
+            eval_ids = set(EvalReport.from_dict(json.loads(
+                (out / "eval" / f"rl-{run['reward']}-{run['credit']}-s{run['seed']}.json").read_text())).env_ids)
+            break
+        subset = [s for s in envs["heldout"] if s.id in eval_ids]
+        if subset:
+            sft_subset = run_eval("sft-rl-subset", LocalTransformersBackend(out / "sft"), subset, 1, out)
+            results["rl_table"] = summarize_rl(rl, sft_subset)
+            results["rl_runs"] = {k: {kk: vv for kk, vv in v.items() if kk != "log"} for k, v in rl["runs"].items()}
+            plots["rl_reward_curves.png"] = out / "rl_reward_curves.png"
+            write_comparison_plot(plots["rl_reward_curves.png"], {k: v["log"] for k, v in rl["runs"].items()},
+                                  "RL from the SFT checkpoint")
+    write_json_atomic(out / "results.json", results)
+    write_markdown(out / "results.md", results)
+    if args.docs is not None:
+        args.docs.mkdir(parents=True, exist_ok=True)
+        for name, path in plots.items():
+            (args.docs / name).write_bytes(path.read_bytes())
+    print((out / "results.md").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    main()

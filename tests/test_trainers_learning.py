@@ -1,0 +1,95 @@
+"""Learnability study pieces: the compact rendering shared by training and inference, and the interval math."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from trainers.chat_templates import trl_chat_template
+from trainers.eval_ci import bootstrap_mean, ols_slope, paired_bootstrap_difference, report_differences, t_interval
+from trainers.evaluate import EpisodeResult, report_from_records
+from trainers.local_backend import ChatRenderer
+from trainers.rendering import compact_tool, read_rendering, render_messages, render_tools, write_rendering
+from trainers.sft_data import to_chat
+from trainers.tiny_model import TinyModelSpec, render_corpus_text, train_tokenizer
+
+TOOL = {"type": "function", "function": {
+    "name": "tickets_update",
+    "description": "Update a ticket's fields. Only the fields given change; others are kept as they are.",
+    "parameters": {"type": "object", "additionalProperties": False, "required": ["ticket_id"], "properties": {
+        "ticket_id": {"type": "string", "description": "Ticket id such as PLAT-12."},
+        "priority": {"type": "string", "enum": ["p1", "p2", "p3"], "description": "New priority."},
+        "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels to set."}}}}}
+ROW = {"messages": [
+    {"role": "system", "content": "You act for Ana."},
+    {"role": "user", "content": "Raise PLAT-7 to p1."},
+    {"role": "assistant", "content": "Updating it.", "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "tickets_update", "arguments": json.dumps({"ticket_id": "PLAT-7", "priority": "p1"})}}]},
+    {"role": "tool", "content": '{"id":"PLAT-7","priority":"p1"}', "tool_call_id": "c1", "name": "tickets_update"},
+    {"role": "assistant", "content": "PLAT-7 is now p1."}], "tools": json.dumps([TOOL])}
+
+
+def test_compact_rendering_keeps_what_a_call_needs_and_is_shared_by_training_and_inference(tmp_path: Path) -> None:
+    compact = compact_tool(TOOL)
+    assert compact == {"name": "tickets_update", "description": "Update a ticket's fields.",
+                       "parameters": {"ticket_id": "string", "priority": "p1|p2|p3, optional",
+                                      "labels": "array of string, optional"}}
+    assert render_tools([TOOL], "full") == [TOOL]
+    messages, tools = to_chat(ROW, rendering="compact")
+    assert tools == [compact]
+    assert messages[2]["tool_calls"][0]["function"]["arguments"] == '{"ticket_id":"PLAT-7","priority":"p1"}'
+    with pytest.raises(ValueError, match="unknown rendering 'tiny'"):
+        render_messages(messages, "tiny")
+
+    template = trl_chat_template("qwen3_training")
+    corpus = list(render_corpus_text([to_chat(ROW, rendering=m) for m in ("full", "compact")] * 3, template))
+    tokenizer = train_tokenizer(corpus, TinyModelSpec(vocab_size=400, min_token_frequency=1), template)
+    trained = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+    prompt = ChatRenderer(tokenizer, "compact").prompt_ids(ROW["messages"][:2], [TOOL])
+    # Inference renders the prompt exactly as training rendered the same conversation's prefix.
+    assert str(trained).startswith(tokenizer.decode(prompt).removesuffix("<|im_start|>assistant\n"))
+    full_prompt = ChatRenderer(tokenizer, "full").prompt_ids(ROW["messages"][:2], [TOOL])
+    assert len(prompt) < len(full_prompt)
+    generated = tokenizer.encode(str(trained).split("<|im_start|>assistant\n")[1].split("<|im_end|>")[0])
+    parsed = ChatRenderer(tokenizer, "compact").parse([*generated, tokenizer.eos_token_id])
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.calls] == [
+        ("tickets_update", {"ticket_id": "PLAT-7", "priority": "p1"})]
+    assert read_rendering(tmp_path) == "full"
+    write_rendering(tmp_path, "compact")
+    assert read_rendering(tmp_path) == "compact"
+
+
+def _episode(env: str, passed: bool, cap: str = "c", turns: str = "single") -> EpisodeResult:
+    return EpisodeResult(env, cap, turns, 0, 1.0 if passed else 0.25, passed, "done", 3, 2, 0, 100)
+
+
+def test_intervals_and_paired_differences() -> None:
+    assert bootstrap_mean([1.0] * 20).low == 1.0
+    estimate = bootstrap_mean([0.0, 1.0] * 50, seed=1)
+    assert estimate.value == 0.5 and 0.38 < estimate.low < 0.5 < estimate.high < 0.62
+    same = paired_bootstrap_difference({"a": 1.0, "b": 0.0}, {"a": 1.0, "b": 0.0})
+    assert (same.value, same.low, same.high, same.significant) == (0.0, 0.0, 0.0, False)
+    with pytest.raises(ValueError, match="share no env"):
+        paired_bootstrap_difference({"a": 1.0}, {"b": 1.0})
+
+    slope = ols_slope([0, 1, 2, 3], [1.0, 3.0, 5.0, 7.0])
+    assert slope == pytest.approx(2.0)
+    interval = t_interval([1.0, 2.0, 3.0])  # mean 2, sd 1, t(0.975, 2) = 4.3027
+    assert interval.value == 2.0 and interval.high - 2.0 == pytest.approx(4.3027 / np.sqrt(3), rel=1e-3)
+    assert t_interval([2.0, 2.5, 3.0]).significant and not interval.significant
+
+    envs = [f"e{i}" for i in range(40)]
+    base = report_from_records([], "base", 1)
+    base = type(base)(**{**base.__dict__, "episodes": [_episode(e, False, turns="multi" if i % 2 else "single")
+                                                       for i, e in enumerate(envs)]})
+    sft = type(base)(**{**base.__dict__, "model": "sft", "episodes": [
+        _episode(e, i % 4 != 0, turns="multi" if i % 2 else "single") for i, e in enumerate(envs)]})
+    rows = {(r["group"], r["metric"]): r for r in report_differences({"base": base, "sft": sft}, resamples=500)}
+    overall: dict[str, Any] = rows[("overall", "pass_at_1")]
+    assert overall["envs"] == 40 and overall["sft-base"]["value"] == pytest.approx(0.75)
+    assert overall["sft-base"]["significant"] and overall["sft-base"]["low"] > 0.5
+    assert {"single-turn", "multi-turn", "c"} <= {g for g, _ in rows}

@@ -1,0 +1,139 @@
+"""How a conversation's tools and tool calls are rendered for a model: `full` (as the env serves them) or `compact`.
+
+Tool schemas dominate a prompt: 12-37 tools with JSON-Schema descriptions are 1.7k-5k tokens, more than a model
+trained from scratch on CPU can afford per example. The `compact` rendering keeps what an agent needs to call a
+tool and drops the rest:
+
+- only the tools the env exposes (those in the request), in the same order;
+- a short description: the first sentence of the tool's description, at most `SHORT_DESCRIPTION_CHARS` characters;
+- parameters as a flat name -> type map (`string`, `integer`, `p1|p2|p3` for an enum, `array of string`, with
+  `, optional` on parameters that are not required); parameter descriptions, defaults, `additionalProperties` and
+  the JSON-Schema envelope are dropped;
+- tool-call arguments as compact JSON (no spaces after `,` and `:`), in the order the model wrote them.
+
+Training (`trainers.sft_data`) and inference (`trainers.local_backend.ChatRenderer`, used by evaluation and the RL
+rollouts) call the same functions, so a model sees at evaluation exactly the rendering it was trained on. The mode
+is part of the SFT config (`model.rendering`) and is written into the checkpoint (`rendering.json`), from which the
+local backend reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from coworkenv.atomic import atomic_write_bytes
+
+__all__ = [
+    "RENDERING_FILE",
+    "SHORT_DESCRIPTION_CHARS",
+    "RenderingMode",
+    "compact_arguments",
+    "compact_tool",
+    "read_rendering",
+    "render_messages",
+    "render_tools",
+    "write_rendering",
+]
+
+RenderingMode = Literal["full", "compact"]
+RENDERING_FILE = "rendering.json"
+SHORT_DESCRIPTION_CHARS = 60
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+def _check_mode(mode: str) -> RenderingMode:
+    if mode not in get_args(RenderingMode):
+        raise ValueError(f"unknown rendering {mode!r}; use one of {', '.join(get_args(RenderingMode))}")
+    return mode  # type: ignore[return-value]  # checked against the Literal's values just above
+
+
+def _short(description: str) -> str:
+    first = _SENTENCE_END.split(description.strip(), maxsplit=1)[0]
+    return first if len(first) <= SHORT_DESCRIPTION_CHARS else first[: SHORT_DESCRIPTION_CHARS - 3].rstrip() + "..."
+
+
+def _type_of(schema: Mapping[str, Any]) -> str:
+    if "enum" in schema:
+        return "|".join(str(v) for v in schema["enum"])
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        kind = "|".join(str(k) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), Mapping):
+        return f"array of {_type_of(schema['items'])}"
+    return str(kind)
+
+
+def compact_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """One OpenAI function tool, compacted: name, first-sentence description and `parameters` as name -> type
+    (enum values joined by `|`, `, optional` for parameters that are not required)."""
+    function = tool.get("function", tool)
+    if "name" not in function:
+        raise ValueError(f"a tool without a name cannot be rendered: {json.dumps(tool)[:200]}")
+    parameters = function.get("parameters") or {}
+    required = set(parameters.get("required") or ())
+    signature = {name: _type_of(schema) + ("" if name in required else ", optional")
+                 for name, schema in (parameters.get("properties") or {}).items()}
+    return {"name": function["name"], "description": _short(function.get("description") or ""),
+            "parameters": signature}
+
+
+def render_tools(tools: Sequence[Mapping[str, Any]] | None, mode: str) -> list[dict[str, Any]] | None:
+    """The tools as the chat template should see them under `mode` (None when there are none)."""
+    if not tools:
+        return None
+    if _check_mode(mode) == "full":
+        return [dict(t) for t in tools]
+    return [compact_tool(t) for t in tools]
+
+
+def compact_arguments(arguments: Any) -> Any:
+    """Tool-call arguments as compact JSON text; text that is not a JSON object stays as the model wrote it."""
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return arguments
+        if not isinstance(decoded, dict):
+            return arguments
+        arguments = decoded
+    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_messages(messages: Sequence[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """Template-ready messages (see `trainers.local_backend.template_messages`) under `mode`.
+
+    `compact` writes every tool call's arguments as compact JSON text, which Qwen-style templates emit verbatim.
+    """
+    if _check_mode(mode) == "full":
+        return list(messages)
+    out = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if calls:
+            message = {**message, "tool_calls": [
+                {**call, "function": {**call["function"], "arguments": compact_arguments(call["function"].get("arguments"))}}
+                for call in calls
+            ]}
+        out.append(message)
+    return out
+
+
+def write_rendering(checkpoint: Path, mode: str) -> None:
+    """Record the rendering a checkpoint was trained with, so inference renders the same way."""
+    atomic_write_bytes(Path(checkpoint) / RENDERING_FILE, (json.dumps({"rendering": _check_mode(mode)}) + "\n").encode())
+
+
+def read_rendering(checkpoint: str | Path) -> RenderingMode:
+    """The rendering recorded in `checkpoint`; `full` for checkpoints that record none."""
+    path = Path(checkpoint) / RENDERING_FILE
+    if not path.is_file():
+        return "full"
+    try:
+        mode = json.loads(path.read_text(encoding="utf-8"))["rendering"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"}} ({exc})") from exc
+    return _check_mode(str(mode))
