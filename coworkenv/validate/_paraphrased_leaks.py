@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import CONTENT_ARGS, is_write
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -133,7 +134,8 @@ def _call_in(tool: str, arguments: dict[str, Any], world_text: str) -> bool:
     if head not in world_text:
         return False
     names = {normalize_loose(tool), normalize_loose(operation), normalize_loose(operation.replace("_", " "))}
-    values = [normalize_loose(str(v)) for v in _scalars(arguments)]
+    values = [normalize_loose(str(v)) for v in leaves(arguments)
+              if isinstance(v, str | int | float) and not isinstance(v, bool)]
     values = [v for v in values if len(v) >= _MIN_VALUE_CHARS or v.isdigit()]
     if not values:
         return False
@@ -144,13 +146,3 @@ def _call_in(tool: str, arguments: dict[str, Any], world_text: str) -> bool:
             return True
     return False
 
-
-def _scalars(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _scalars(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _scalars(v)
-    elif isinstance(value, str | int | float) and not isinstance(value, bool):
-        yield value
