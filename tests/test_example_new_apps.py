@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 from mcp import Client
+from support.loopback import free_port, wait_listening
 
 from coworkenv import Env
 from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
@@ -24,23 +23,6 @@ from coworkenv.validate import validate_spec
 
 EXAMPLE = "restock_store_declared_tools"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"server did not listen on 127.0.0.1:{port}")
 
 
 def test_spec_uses_two_new_apps_through_renamed_converting_tools_and_passes_strict_gates() -> None:
@@ -65,7 +47,7 @@ def test_oracle_retries_injected_errors_and_scores_one_noop_scores_zero() -> Non
 
 
 def test_mcp_over_http_scores_as_in_process(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     token_file = tmp_path / "token"
     env = {k: v for k, v in os.environ.items() if k != "COWORKENV_HARNESS_TOKEN"} | {"PYTHONPATH": str(ROOT)}
     serve = [sys.executable, "-c", "from coworkenv.cli import app; app()", "serve", EXAMPLE, "--mcp",
@@ -73,7 +55,7 @@ def test_mcp_over_http_scores_as_in_process(tmp_path: Path) -> None:
     proc = subprocess.Popen(serve, env=env, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     spec = load_example(EXAMPLE)
     try:
-        _wait_listening(port, proc)
+        wait_listening(port, proc)
         headers = {"Authorization": f"Bearer {token_file.read_text()}"}
 
         def score() -> dict[str, Any]:

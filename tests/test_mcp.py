@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client, StdioServerParameters
+from support.loopback import free_port, wait_listening
 
 from coworkenv import Env
 from coworkenv.agents import NoopPolicy, run_episode
@@ -27,12 +27,6 @@ TOKEN = "test-harness-token-0123456789"
 SERVE = [sys.executable, "-c", "from coworkenv.cli import app; app()", "serve", EXAMPLE, "--mcp"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COWORKENV_HARNESS_TOKEN": TOKEN}
 
@@ -42,19 +36,8 @@ def _score(port: int, token: str | None = TOKEN) -> httpx.Response:
     return httpx.get(f"http://127.0.0.1:{port}/harness/score", headers=headers, timeout=10)
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"server did not listen on 127.0.0.1:{port}")
-
-
 def test_oracle_over_stdio_scores_one_and_only_the_harness_reads_the_score() -> None:
-    port = _free_port()
+    port = free_port()
     params = StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], "--harness-port", str(port)],
                                    env=_child_env(), cwd=str(ROOT))
 
@@ -83,13 +66,13 @@ def test_oracle_over_stdio_scores_one_and_only_the_harness_reads_the_score() -> 
 
 
 def test_noop_over_http_scores_as_in_process(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     token_file = tmp_path / "token"
     env = {k: v for k, v in _child_env().items() if k != "COWORKENV_HARNESS_TOKEN"}
     proc = subprocess.Popen([*SERVE, "--transport", "http", "--port", str(port), "--token-file", str(token_file)],
                             env=env, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_listening(port, proc)
+        wait_listening(port, proc)
         token = token_file.read_text()
         assert token_file.stat().st_mode & 0o077 == 0
 
