@@ -102,11 +102,11 @@ def round_robin(specs: list[EnvSpec]) -> list[EnvSpec]:
     return [by_cap[cap][i] for i, cap in order]
 
 
-def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]]) -> int:
+def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]], terse: bool) -> int:
     """The oracle's passing demonstrations on the train envs, as an SFT shard; returns their number."""
     shard = out / "sft-data" / "train-00000-of-00001.parquet"
     if not shard.is_file():
-        records = demonstrations(envs["train"], progress=lambda i, n: log(f"demonstrations {i}/{n}"))
+        records = demonstrations(envs["train"], terse=terse, progress=lambda i, n: log(f"demonstrations {i}/{n}"))
         write_sft_shard(records, out / "sft-data")
         log(f"{len(records)} passing oracle demonstrations -> {shard}")
     return int(pq.ParquetFile(shard).metadata.num_rows)
@@ -137,17 +137,20 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
     summary_path = out / "sft_summary.json"
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text(encoding="utf-8")))
-    demos = make_demonstrations(out, envs)
+    demos = make_demonstrations(out, envs, args.teacher == "terse")
     config = load_sft_config(args.sft_config)
     curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
                          args.curve_every, config.model.rendering, budget_s=args.sft_minutes * 60,
-                         at_start=False, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log)
+                         clock=args.sft_clock, at_start=False, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS,
+                         log=log)
     result = train_sft(config, out / "sft-data", out / "sft",
                        progress=lambda p: log(f"sft step {p.step} loss {p.loss:.3f}") if p.step % 20 == 0 else None,
                        callbacks=[curve])
     params = sum(p.numel() for p in LocalTransformersBackend(out / "sft").model.parameters())
     summary = {"demonstrations": demos, "steps": result.steps, "wall_s": result.wall_s,
-               "train_s": round(curve.train_seconds(), 1), "examples": result.examples,
+               "train_s": round(curve.train_seconds(), 1), "clock": args.sft_clock,
+               "train_wall_s": round(curve.train_wall_seconds(), 1), "threads": args.threads,
+               "teacher": args.teacher, "examples": result.examples,
                "examples_truncated": result.examples_truncated, "loss_first": result.train_loss_first,
                "loss_last": result.train_loss_last, "parameters": params, "curve": curve.to_dict(),
                "config": config.name, "rendering": config.model.rendering}
@@ -279,8 +282,10 @@ def _fmt(value: Any) -> str:
 def write_markdown(path: Path, results: dict[str, Any]) -> None:
     lines = ["# bench-learning results", "", f"command: `{results['command']}`", ""]
     sft = results["sft"]
-    lines += [f"SFT: {sft['parameters']:,} parameters, {sft['steps']} steps, {sft['train_s']:.0f}s training "
-              f"({sft['wall_s']:.0f}s with curve evaluations), {sft['demonstrations']} demonstrations", ""]
+    lines += [f"SFT: {sft['parameters']:,} parameters, {sft['steps']} steps, {sft['train_s']:.0f}s of training on the "
+              f"{sft.get('clock', 'wall')} clock ({sft.get('train_wall_s', sft['train_s']):.0f}s wall, "
+              f"{sft['wall_s']:.0f}s with curve evaluations), {sft['demonstrations']} demonstrations "
+              f"({sft.get('teacher', 'narrated')} teacher), rendering {sft['rendering']}", ""]
     lines += ["| group | metric | envs | " + " | ".join(results["labels"]) + " | differences (95% paired bootstrap) |",
               "|---|---|---|" + "---|" * len(results["labels"]) + "---|"]
     for row in results["differences"]:
@@ -305,8 +310,13 @@ def main() -> None:
     parser.add_argument("--train-per-cap", type=int, default=700)
     parser.add_argument("--heldout-per-cap", type=int, default=40)
     parser.add_argument("--heldout-cap-envs", type=int, default=30)
+    parser.add_argument("--teacher", choices=("terse", "narrated"), default="terse",
+                        help="oracle demonstrations without narration (terse) or narrated")
     parser.add_argument("--sft-config", default="learn-tiny")
-    parser.add_argument("--sft-minutes", type=float, default=30.0)
+    parser.add_argument("--sft-minutes", type=float, default=30.0, help="training budget, on --sft-clock")
+    parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
+                        help="cpu: the training process's CPU time (what 30 min of an idle machine give a "
+                        "single-threaded run, whatever else shares the machine); wall: wall-clock time")
     parser.add_argument("--curve-every", type=int, default=200)
     parser.add_argument("--curve-envs", type=int, default=24)
     parser.add_argument("--k", type=int, default=2, help="samples per held-out env for pass^k (temperature 0.7)")
@@ -320,8 +330,11 @@ def main() -> None:
     parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),
                         help="I/N: evaluate only the I-th of N slices of the held-out envs (run N processes)")
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads per process (default 1: on a shared 2-core machine two OpenMP threads "
+                        "wait on each other whenever one is descheduled; one thread was 2-9x faster per step there)")
     args = parser.parse_args()
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    torch.set_num_threads(max(1, args.threads))
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
 
@@ -329,7 +342,7 @@ def main() -> None:
     envs = make_envs(args, out)
     log(f"envs: {len(envs['train'])} train, {len(envs['heldout'])} held-out, "
         f"{len(envs['heldout_capability'])} of held-out capability {args.heldout_capability}")
-    make_demonstrations(out, envs)
+    make_demonstrations(out, envs, args.teacher == "terse")
     heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)

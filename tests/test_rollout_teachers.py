@@ -79,6 +79,22 @@ def test_oracle_phrasing_varies_with_the_seed_but_not_the_actions(
     assert again.record_id == a.record_id and texts(again) == texts(a)
 
 
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_terse_oracle_makes_the_same_calls_without_narration_and_still_passes(
+    name: str, oracle_runs: dict[str, list[TrajectoryRecord]]
+) -> None:
+    terse = OracleTeacher(0, terse=True).run(load_example(name))[0]
+    narrated = oracle_runs[name][0]
+    assert terse.passed and terse.final_hash == narrated.final_hash
+    assert [(e.tool, e.args) for e in terse.audit] == [(e.tool, e.args) for e in narrated.audit]
+    assistant = [m for m in terse.messages if m["role"] == "assistant"]
+    assert all(not m["content"] for m in assistant if m.get("tool_calls"))
+    finals = [m["content"] for m in assistant if not m.get("tool_calls")]
+    assert finals and all(finals)  # every turn still ends with what the reference says (or an acknowledgement)
+    chars = lambda r: sum(len(m["content"] or "") for m in r.messages if m["role"] == "assistant")  # noqa: E731
+    assert chars(terse) < chars(narrated)
+
+
 def _reference_player(spec: EnvSpec) -> Any:
     """A fake model that plays the reference solution when its seed is even and gives up when it is odd."""
 

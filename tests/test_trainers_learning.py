@@ -39,6 +39,7 @@ def test_compact_rendering_keeps_what_a_call_needs_and_is_shared_by_training_and
                        "parameters": {"ticket_id": "string", "priority": "p1|p2|p3, optional",
                                       "labels": "array of string, optional"}}
     assert render_tools([TOOL], "full") == [TOOL]
+    assert render_tools([TOOL], "minimal") == [{"name": "tickets_update", "parameters": compact["parameters"]}]
     messages, tools = to_chat(ROW, rendering="compact")
     assert tools == [compact]
     assert messages[2]["tool_calls"][0]["function"]["arguments"] == '{"ticket_id":"PLAT-7","priority":"p1"}'

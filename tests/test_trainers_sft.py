@@ -402,3 +402,39 @@ def test_config_mistakes_are_reported_with_the_file_and_field(tmp_path: Path) ->
     no_markers.write_text("name: x\nmodel: {source: tiny, chat_template: qwen3}\n")
     with pytest.raises(ValueError, match="no \\{% generation %\\} markers"):
         load_sft_config(no_markers)
+
+
+def test_scoring_only_labelled_positions_on_cpu_gives_the_same_loss_and_gradients() -> None:
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+    from trl.trainer import utils as trl_utils
+
+    from trainers.sft import score_labelled_positions_on_cpu
+
+    torch.manual_seed(0)
+    model = Qwen3ForCausalLM(Qwen3Config(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                                         tie_word_embeddings=True))
+    trl_utils.add_fused_lm_head(model)
+    ids = torch.randint(0, 300, (1, 50))
+    labels = ids.clone()
+    labels[:, :40] = -100  # assistant-only loss: most positions carry no label
+
+    def loss_and_grad() -> tuple[float, Any]:
+        model.zero_grad()
+        out = model(input_ids=ids, labels=labels, fused_lm_head=True)
+        out.loss.backward()
+        return float(out.loss), model.model.embed_tokens.weight.grad.clone()
+
+    original = trl_utils._use_triton
+    try:
+        trl_utils._use_triton = lambda device: False  # every position scored, as TRL does off-GPU
+        every_loss, every_grad = loss_and_grad()
+        assert score_labelled_positions_on_cpu()
+        assert trl_utils._use_triton(torch.device("cpu"))
+        labelled_loss, labelled_grad = loss_and_grad()
+    finally:
+        trl_utils._use_triton = original
+    assert labelled_loss == pytest.approx(every_loss, rel=1e-6)
+    assert torch.allclose(labelled_grad, every_grad, atol=1e-6)
+    assert labelled_loss == pytest.approx(float(model(input_ids=ids, labels=labels).loss), rel=1e-5)

@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trainers.chat_templates import has_generation_markers, trl_chat_template
+from trainers.rendering import RenderingMode
 
 if TYPE_CHECKING:
     from trainers.tiny_model import TinyModelSpec
@@ -82,10 +83,11 @@ class ModelSection(_Section):
         ),
     ] = None
     rendering: Annotated[
-        Literal["full", "compact"],
+        RenderingMode,
         Field(
-            description="how tools and tool calls are rendered (trainers.rendering): full schemas, or compact ones "
-            "(short descriptions, parameter types only, compact JSON arguments) for models with a short context; "
+            description="how tools and tool calls are rendered (trainers.rendering): full schemas, compact ones "
+            "(short descriptions, parameter types only, compact JSON arguments) for models with a short context, "
+            "or minimal ones (compact without descriptions) for models trained from scratch; "
             "the checkpoint records it and evaluation renders the same way"
         ),
     ] = "full"
@@ -131,6 +133,8 @@ class TrainingSection(_Section):
     learning_rate: Annotated[float, Field(gt=0)] = 2e-5
     lr_scheduler_type: str = "cosine"
     warmup_ratio: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    warmup_steps: Annotated[int, Field(ge=0, description="warm-up in steps; overrides warmup_ratio when > 0 (for "
+                                       "runs stopped by a time budget, where max_steps is only a ceiling)")] = 0
     weight_decay: Annotated[float, Field(ge=0.0)] = 0.0
     max_grad_norm: Annotated[float, Field(gt=0)] = 1.0
     seed: int = 0

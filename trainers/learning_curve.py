@@ -1,5 +1,11 @@
 """SFT callbacks for a learnability study: held-out pass@1 every N steps (the learning curve) and a training budget
-in wall-clock seconds that excludes the time spent evaluating."""
+that excludes the time spent evaluating.
+
+The budget is counted on one of two clocks: `wall` (seconds of wall-clock time) or `cpu` (seconds of this process's
+CPU time). On a machine that other jobs share, wall-clock time measures the neighbours as much as the training; the
+process's CPU time is what the training itself consumed, so a `cpu` budget of 30 minutes buys the same training on a
+busy machine as 30 wall-clock minutes of a single-threaded run on an idle one.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from transformers import TrainerCallback
 
@@ -15,7 +21,10 @@ from coworkenv.spec import EnvSpec
 from trainers.evaluate import evaluate
 from trainers.local_backend import LocalTransformersBackend
 
-__all__ = ["CurvePoint", "HeldoutCurve", "write_learning_curve"]
+__all__ = ["BudgetClock", "CurvePoint", "HeldoutCurve", "write_learning_curve"]
+
+BudgetClock = Literal["wall", "cpu"]
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 @dataclass(frozen=True)
@@ -32,12 +41,18 @@ class CurvePoint:
 class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
     """Evaluates the model being trained on `specs` every `every` steps and at the end (and at step 0 with
     `at_start`), greedy, k = 1; stops training once `budget_s` seconds of training (evaluation time excluded) have
-    passed."""
+    passed on `clock` (`wall` or `cpu`, see the module's docstring). `train_seconds` is on that clock,
+    `train_wall_seconds` always on the wall clock."""
 
     def __init__(self, specs: Sequence[EnvSpec], every: int, rendering: str, *, budget_s: float | None = None,
-                 at_start: bool = True, max_tokens: int = 192, max_steps: int = 12, log: Any = print) -> None:
+                 clock: BudgetClock = "wall", at_start: bool = True, max_tokens: int = 192, max_steps: int = 12,
+                 log: Any = print) -> None:
         if every < 1:
             raise ValueError(f"evaluate every >= 1 steps, got {every}")
+        if clock not in _CLOCKS:
+            raise ValueError(f"unknown budget clock {clock!r}; use one of {', '.join(_CLOCKS)}")
+        self.clock = clock
+        self._now = _CLOCKS[clock]
         self.specs = list(specs)
         self.every = every
         self.rendering = rendering
@@ -49,12 +64,19 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
         self.points: list[CurvePoint] = []
         self._started = 0.0
         self._eval_s = 0.0
+        self._wall_started = 0.0
+        self._eval_wall_s = 0.0
 
     def train_seconds(self) -> float:
-        return time.perf_counter() - self._started - self._eval_s
+        """Seconds of training so far on the budget's clock, evaluations excluded."""
+        return self._now() - self._started - self._eval_s
+
+    def train_wall_seconds(self) -> float:
+        """Wall-clock seconds of training so far, evaluations excluded."""
+        return time.perf_counter() - self._wall_started - self._eval_wall_s
 
     def _evaluate(self, step: int, model: Any, tokenizer: Any) -> None:
-        started = time.perf_counter()
+        started, wall_started = self._now(), time.perf_counter()
         train_s = self.train_seconds()
         was_training = model.training
         model.eval()
@@ -66,13 +88,14 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
         point = CurvePoint(step, round(train_s, 1), report.overall.pass_at_1, report.overall.mean_score,
                            report.overall.envs)
         self.points.append(point)
-        self._eval_s += time.perf_counter() - started
-        self.log(f"curve step {step}: train {train_s:.0f}s pass@1 {point.pass_at_1:.3f} score {point.mean_score:.3f} "
-                 f"(eval {time.perf_counter() - started:.0f}s)")
+        self._eval_s += self._now() - started
+        self._eval_wall_s += time.perf_counter() - wall_started
+        self.log(f"curve step {step}: train {train_s:.0f}s ({self.clock}) pass@1 {point.pass_at_1:.3f} "
+                 f"score {point.mean_score:.3f} (eval {time.perf_counter() - wall_started:.0f}s)")
 
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        self._started = time.perf_counter()
-        self._eval_s = 0.0
+        self._started, self._wall_started = self._now(), time.perf_counter()
+        self._eval_s = self._eval_wall_s = 0.0
         if self.at_start:
             self._evaluate(0, kwargs["model"], kwargs["processing_class"])
 

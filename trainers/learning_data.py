@@ -57,10 +57,11 @@ def validated_envs(cap: Capability, n: int, first_seed: int, *, max_tries: int |
     return EnvSet(cap.id, specs, rejected)
 
 
-def demonstrations(specs: Sequence[EnvSpec], *, seed: int = 0, k: int = 1,
+def demonstrations(specs: Sequence[EnvSpec], *, seed: int = 0, k: int = 1, terse: bool = False,
                    progress: Callable[[int, int], None] | None = None) -> list[TrajectoryRecord]:
-    """The oracle teacher's narrated episodes (k phrasings per env), keeping only those the verifier passes."""
-    teacher = OracleTeacher(seed, k=k)
+    """The oracle teacher's episodes (k phrasings per env; `terse`: without narration), keeping only those the
+    verifier passes."""
+    teacher = OracleTeacher(seed, k=k, terse=terse)
     records: list[TrajectoryRecord] = []
     for index, spec in enumerate(specs):
         records.extend(r for r in teacher.run(spec) if r.passed)

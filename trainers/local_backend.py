@@ -117,7 +117,7 @@ class ChatRenderer:
             raise ValueError("the tokenizer has no EOS token; the chat template's end-of-turn token is needed")
         self.tokenizer = tokenizer
         self.eos_token_id = int(tokenizer.eos_token_id)
-        self.rendering = rendering  # `full` or `compact` tools and tool calls (trainers.rendering)
+        self.rendering = rendering  # `full`, `compact` or `minimal` tools and tool calls (trainers.rendering)
         render_tools(None, rendering)  # an unknown mode fails here, not at the first request
 
     def _ids(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, generation: bool) -> list[int]:

@@ -11,6 +11,9 @@ tool and drops the rest:
   the JSON-Schema envelope are dropped;
 - tool-call arguments as compact JSON (no spaces after `,` and `:`), in the order the model wrote them.
 
+`minimal` is `compact` without the descriptions (a tool is its name and its parameters): for the smallest models,
+trained from scratch, where every prompt token costs training time; the tool names say what the tools do.
+
 Training (`trainers.sft_data`) and inference (`trainers.local_backend.ChatRenderer`, used by evaluation and the RL
 rollouts) call the same functions, so a model sees at evaluation exactly the rendering it was trained on. The mode
 is part of the SFT config (`model.rendering`) and is written into the checkpoint (`rendering.json`), from which the
@@ -39,7 +42,7 @@ __all__ = [
     "write_rendering",
 ]
 
-RenderingMode = Literal["full", "compact"]
+RenderingMode = Literal["full", "compact", "minimal"]
 RENDERING_FILE = "rendering.json"
 SHORT_DESCRIPTION_CHARS = 60
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
@@ -67,9 +70,9 @@ def _type_of(schema: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-def compact_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """One OpenAI function tool, compacted: name, first-sentence description and `parameters` as name -> type
-    (enum values joined by `|`, `, optional` for parameters that are not required)."""
+def compact_tool(tool: Mapping[str, Any], *, describe: bool = True) -> dict[str, Any]:
+    """One OpenAI function tool, compacted: name, first-sentence description (unless not `describe`) and
+    `parameters` as name -> type (enum values joined by `|`, `, optional` for parameters that are not required)."""
     function = tool.get("function", tool)
     if "name" not in function:
         raise ValueError(f"a tool without a name cannot be rendered: {json.dumps(tool)[:200]}")
@@ -77,6 +80,8 @@ def compact_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     required = set(parameters.get("required") or ())
     signature = {name: _type_of(schema) + ("" if name in required else ", optional")
                  for name, schema in (parameters.get("properties") or {}).items()}
+    if not describe:
+        return {"name": function["name"], "parameters": signature}
     return {"name": function["name"], "description": _short(function.get("description") or ""),
             "parameters": signature}
 
@@ -85,9 +90,10 @@ def render_tools(tools: Sequence[Mapping[str, Any]] | None, mode: str) -> list[d
     """The tools as the chat template should see them under `mode` (None when there are none)."""
     if not tools:
         return None
-    if _check_mode(mode) == "full":
+    mode = _check_mode(mode)
+    if mode == "full":
         return [dict(t) for t in tools]
-    return [compact_tool(t) for t in tools]
+    return [compact_tool(t, describe=mode == "compact") for t in tools]
 
 
 def compact_arguments(arguments: Any) -> Any:
@@ -106,7 +112,8 @@ def compact_arguments(arguments: Any) -> Any:
 def render_messages(messages: Sequence[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     """Template-ready messages (see `trainers.local_backend.template_messages`) under `mode`.
 
-    `compact` writes every tool call's arguments as compact JSON text, which Qwen-style templates emit verbatim.
+    `compact` and `minimal` write every tool call's arguments as compact JSON text, which Qwen-style templates emit
+    verbatim.
     """
     if _check_mode(mode) == "full":
         return list(messages)
@@ -135,5 +142,5 @@ def read_rendering(checkpoint: str | Path) -> RenderingMode:
     try:
         mode = json.loads(path.read_text(encoding="utf-8"))["rendering"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"}} ({exc})") from exc
+        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"|\"minimal\"}} ({exc})") from exc
     return _check_mode(str(mode))

@@ -123,7 +123,7 @@ def to_chat(
     """Turn one shard row into (messages, tools) for `apply_chat_template`, decoding the JSON-string fields.
 
     Empty `tool_calls` / `tool_call_id` / `name` are dropped so the template sees them as absent. `rendering`
-    (`full` or `compact`, see `trainers.rendering`) is applied to the tools and tool calls.
+    (`full`, `compact` or `minimal`, see `trainers.rendering`) is applied to the tools and tool calls.
     """
     messages: list[dict[str, Any]] = []
     for index, raw in enumerate(row["messages"]):

@@ -80,13 +80,19 @@ def final_message(p: Phrasing, entries: list[AuditEntry], says: list[str]) -> st
 
 
 class NarratedOracle:
-    """A Policy playing the reference solution turn by turn, one call per message, narrating as it goes."""
+    """A Policy playing the reference solution turn by turn, one call per message, narrating as it goes.
+
+    `terse` leaves the narration out: tool calls carry no text, and a turn ends with the reference's own statement
+    (or a one-word acknowledgement when it has none). Demonstrations for a small model trained from scratch, which
+    cannot afford to learn the narration (see docs/learning.md).
+    """
 
     name = "oracle"
 
-    def __init__(self, spec: EnvSpec, seed: int = 0) -> None:
+    def __init__(self, spec: EnvSpec, seed: int = 0, *, terse: bool = False) -> None:
         self.spec = spec
         self.seed = seed
+        self.terse = terse
         self._turn = -1
         self._calls: list[ToolCallSpec] = []
         self._says: list[str] = []
@@ -109,6 +115,8 @@ class NarratedOracle:
         step, self._next = self._next, self._next + 1
         if step < len(self._calls):
             call = self._calls[step]
-            text = preface(p, entries[-1] if entries else None, call, env.turn)
+            text = "" if self.terse else preface(p, entries[-1] if entries else None, call, env.turn)
             return Action(text, (ToolCallRequest(call.name, dict(call.arguments)),))
+        if self.terse:
+            return Action.say("\n\n".join(s.strip() for s in self._says if s.strip()) or "Done.")
         return Action.say(final_message(p, entries, self._says))

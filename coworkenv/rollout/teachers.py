@@ -42,16 +42,18 @@ class Teacher(Protocol):
 class OracleTeacher:
     """Plays the reference solution with natural assistant messages; phrasing varies with the seed.
 
-    `k` > 1 gives k differently phrased episodes per env (seeds `seed` .. `seed + k - 1`).
+    `k` > 1 gives k differently phrased episodes per env (seeds `seed` .. `seed + k - 1`). `terse` drops the
+    narration (see `NarratedOracle`).
     """
 
     name = "oracle"
 
-    def __init__(self, seed: int = 0, *, k: int = 1) -> None:
+    def __init__(self, seed: int = 0, *, k: int = 1, terse: bool = False) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1 episode per environment, got {k}")
         self.seed = seed
         self.k = k
+        self.terse = terse
 
     def run(self, spec: EnvSpec) -> list[TrajectoryRecord]:
         """The narrated reference solution, scored by the verifier (k episodes)."""
@@ -61,7 +63,7 @@ class OracleTeacher:
         env = Env(spec, max_steps=max(ENV_MAX_STEPS, budget))  # reset() rewinds it for every sample
         for index in range(self.k):
             seed = self.seed + index
-            records.append(run_agent(env, NarratedOracle(spec, seed), max_steps=max(DEFAULT_MAX_STEPS, budget),
+            records.append(run_agent(env, NarratedOracle(spec, seed, terse=self.terse), max_steps=max(DEFAULT_MAX_STEPS, budget),
                                      sampling={"seed": seed}, teacher=self.name, sample_index=index))
         return records
 
