@@ -11,6 +11,7 @@ from assets.sft import complete_partitions, current_sft_files, sft_shards
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, validate
+from coworkenv.store import stages
 from coworkenv.validate.funnel import STAGE_ORDER
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import generation_settings, hub_input_hash
@@ -37,20 +38,20 @@ _ALL = dg.AllPartitionMapping()
 def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     states = complete_partitions(context, settings)
 
-    def concat(dataset: str) -> list[pa.Table]:
-        tables = [store.read_table(s.paths[dataset]) for s in states]
+    def concat(dataset: str, stage: stages.Stage) -> list[pa.Table]:
+        tables = [stage.read(s.paths[dataset]) for s in states]
         return store.shard_table(pa.concat_tables(tables), ROWS_PER_SHARD) if tables else []
 
     funnel = published_funnel(context, states)
     configs: dict[str, dict[str, list[pa.Table]]] = {
-        "specs": {"train": concat(SPECS)},
-        "envs": {"train": concat(ENVS)},
-        "trajectories": {"train": concat(TRAJECTORIES)},
+        "specs": {"train": concat(SPECS, stages.SPECS)},
+        "envs": {"train": concat(ENVS, stages.ENVS)},
+        "trajectories": {"train": concat(TRAJECTORIES, stages.TRAJECTORIES)},
         "sft": {},
     }
     sft_meta = context.instance.get_latest_materialization_event(sft_shards.key)
     for split, path in current_sft_files(context).items():
-        configs["sft"][split] = store.shard_table(store.read_table(path), ROWS_PER_SHARD)
+        configs["sft"][split] = store.shard_table(stages.SFT.read(path), ROWS_PER_SHARD)
     configs = {c: {s: t for s, t in splits.items() if t} for c, splits in configs.items()}
     configs = {c: splits for c, splits in configs.items() if splits}
     version = store.release_version(configs)
