@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import datasets
-import pyarrow.parquet as pq
 from transformers import PreTrainedTokenizerBase
 
-from coworkenv.store.stages import SFT_REQUIRED_COLUMNS, read_sft, sft_files
+from coworkenv.store.stages import SFT, SFT_REQUIRED_COLUMNS, read_sft, sft_files
 from trainers.rendering import render_messages, render_tools
 
 __all__ = [
@@ -68,7 +67,7 @@ def load_train_split(data_dir: Path) -> tuple[datasets.Dataset, list[DataFile]]:
     table = read_sft(files, "train")
     if table.num_rows == 0:
         raise ValueError(f"no train rows in {', '.join(map(str, files))}")
-    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=pq.ParquetFile(f).metadata.num_rows) for f in files]
+    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=SFT.num_rows(f)) for f in files]
     return datasets.Dataset(table), data_files
 
 

@@ -105,6 +105,13 @@ class Stage:
                                  f"has {target.type}; {self.hint}") from None
         return pa.Table.from_arrays(arrays, schema=pa.schema(wanted))
 
+    def num_rows(self, path: Path | str) -> int:
+        """The rows a file of this stage holds (from its footer, without reading them)."""
+        try:
+            return int(pq.read_metadata(path).num_rows)
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: not a readable Parquet file ({_first_line(exc)}); {self.hint}") from None
+
     def file_schema(self, path: Path) -> pa.Schema:
         """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
         try:
