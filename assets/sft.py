@@ -56,10 +56,7 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
     }
     version = content_hash({split: stored.content_hash for split, stored in sorted(files.items())})
     counts = {split: stored.num_rows for split, stored in files.items()}
-    envs_by_split = {split: set(t.column("env_id").to_pylist()) for split, t in result.splits.items()}
-    shared = sorted(
-        e for a in envs_by_split for b in envs_by_split if a < b for e in envs_by_split[a] & envs_by_split[b]
-    )
+    shared = curate.envs_in_several_splits(result.splits)
     all_rows = pa.concat_tables([t for t in result.splits.values() if t.num_rows]) if counts else None
     duplicates = curate.count_duplicate_rows(all_rows) if all_rows is not None else 0
     train = result.splits.get("train")

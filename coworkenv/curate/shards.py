@@ -4,7 +4,7 @@ memory (rows read with the trajectories stage's `TrajectorySource`, written with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,17 @@ def selected_rows(source: TrajectorySource, selection: np.ndarray, code: int) ->
     if not parts:
         return pa.schema([SFT_SCHEMA.field(c) for c in SFT_SOURCE_COLUMNS]).empty_table()
     return pa.concat_tables(parts)
+
+
+def envs_in_several_splits(splits: Mapping[str, pa.Table]) -> list[str]:
+    """Env ids whose rows sit in more than one split (a leak between train and evaluation; none after curation)."""
+    seen: dict[str, str] = {}
+    shared: set[str] = set()
+    for split, table in sorted(splits.items()):
+        for env_id in set(table.column("env_id").to_pylist()):
+            if seen.setdefault(env_id, split) != split:
+                shared.add(env_id)
+    return sorted(shared)
 
 
 def write_selected_shards(
