@@ -10,6 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coworkenv.examples import example_names, load_example
 from coworkenv.loading import SpecError
@@ -49,6 +51,22 @@ def test_specs_round_trip_keeps_every_candidate(tmp_path: Path) -> None:
     parsed = stages.write_specs(candidates[:-2] + candidates[-1:], tmp_path / "parsed.parquet")
     assert stages.read_specs(parsed) == [c.payload for c in candidates[:-2]]  # a failed generation is passed over
     assert stages.write_specs(candidates, tmp_path / "again.parquet").read_bytes() == path.read_bytes()
+
+
+_word = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_word, st.text(max_size=30), _word, _word, st.integers(0, 2**40),
+                          st.none() | _word), max_size=5))
+def test_any_stored_candidate_reads_back_field_for_field(tmp_path_factory: pytest.TempPathFactory,
+                                                          fields: list[tuple[str, str, str, str, int, str | None]]) -> None:
+    candidates = [Candidate(cap, text, source=src, origin=origin, tokens=tokens, error=error)
+                  for cap, text, src, origin, tokens, error in fields]
+    path = stages.write_specs(candidates, tmp_path_factory.mktemp("specs") / "specs.parquet")
+    rows = stages.read_spec_rows(path, allow_empty=True)
+    assert [(r.capability, r.text, r.source, r.origin, r.tokens, r.error) for r in rows] == fields
+    assert stages.SPECS.read(path).equals(stages.specs_table(candidates))
 
 
 def test_envs_and_rejected_round_trip(tmp_path: Path) -> None:
