@@ -223,14 +223,3 @@ def test_spec_turns_and_external_texts_drive_dedup_and_decontamination(data: Row
     cleaned = curate(data.table(), config=outside)
     assert cleaned.report["removed"]["decontaminated"] == EXPECTED["decontaminated"] + 2
     assert first not in set(cleaned.splits[TRAIN].column("env_id").to_pylist())
-
-
-def test_envs_in_several_splits_names_each_leaked_env_once() -> None:
-    from coworkenv.curate import envs_in_several_splits
-
-    def split(*envs: str) -> pa.Table:
-        return pa.table({"env_id": list(envs)})
-
-    assert envs_in_several_splits({"train": split("a", "b", "b"), "test": split("c")}) == []
-    leaked = {"train": split("a", "b"), "validation": split("b", "c"), "test": split("b", "a")}
-    assert envs_in_several_splits(leaked) == ["a", "b"]

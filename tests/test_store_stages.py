@@ -107,6 +107,17 @@ def test_sft_rows_round_trip_through_shards(records: list[TrajectoryRecord], tmp
     assert stages.read_sft([one]).equals(table)
 
 
+def test_envs_in_several_splits_names_each_leaked_env_once() -> None:
+    from coworkenv.curate import envs_in_several_splits
+
+    def split(*envs: str) -> pa.Table:
+        return pa.table({"env_id": list(envs)})
+
+    assert envs_in_several_splits({"train": split("a", "b", "b"), "test": split("c")}) == []
+    leaked = {"train": split("a", "b"), "validation": split("b", "c"), "test": split("b", "a")}
+    assert envs_in_several_splits(leaked) == ["a", "b"]
+
+
 # -- migration and refusals ------------------------------------------------------------------------------------------
 OLD_SPECS_SCHEMA = pa.schema([  # what `coworkenv synth` wrote before the stage contract
     pa.field("env_id", pa.string(), nullable=False), pa.field("capability", pa.string(), nullable=False),

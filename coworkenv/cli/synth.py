@@ -35,13 +35,7 @@ from coworkenv.synth import (
     load_taxonomy,
 )
 from coworkenv.synth.taxonomy import Taxonomy
-from coworkenv.validate import (
-    Candidate,
-    LLMSpecGenerator,
-    accepted_candidates,
-    procedural_candidates,
-    validate_and_repair,
-)
+from coworkenv.validate import Candidate, accepted_candidates, procedural_candidates
 
 TaxonomyOpt = Annotated[Path, typer.Option("--taxonomy", "--path", help="Taxonomy folder (one YAML file per area).")]
 
@@ -157,6 +151,9 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
     Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
     spec problem), or every repair request (after writing the specs that passed without repair).
     """
+    # The LLM generator lives with the validation loop, which it needs to repair specs; load it only here.
+    from coworkenv.validate import LLMSpecGenerator, validate_and_repair
+
     generator = LLMSpecGenerator(backend)
     requests_before = backend.stats.requests
     run = validate_and_repair(generator.generate(cap, n, seed), reviser=generator)
