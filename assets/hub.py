@@ -12,7 +12,6 @@ from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, validate
 from coworkenv.store import stages
-from coworkenv.validate.funnel import STAGE_ORDER
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import generation_settings, hub_input_hash
 from pipelines.resources import CoworkenvSettings
@@ -111,19 +110,9 @@ def card_funnel(funnel: validate.Funnel) -> dict[str, int | float]:
 
 def funnel_from_dict(data: dict[str, Any], capability: str) -> validate.Funnel:
     """The Funnel of one capability partition from its recorded `Funnel.as_dict()`."""
-    def one(d: dict[str, Any]) -> validate.Funnel:
-        accepted = int(d.get("accepted", 0))
-        return validate.Funnel(
-            stages={stage: int(d.get(stage, 0)) for stage in STAGE_ORDER},
-            rejected_by_gate={k: int(v) for k, v in d.get("rejected_by_gate", {}).items()},
-            repair_rounds={int(k): int(v) for k, v in d.get("repair_rounds", {}).items()},
-            tokens_total=int(d.get("tokens_total", 0)),
-            llm_failures={k: int(v) for k, v in d.get("llm_failures", {}).items()},
-            mutation_score_sum=float(d.get("mutation_score") or 0.0) * accepted,
-        )
-
-    funnel = one(data)
-    funnel.by_capability = {cap: one(sub) for cap, sub in data.get("by_capability", {}).items()} or {capability: one(data)}
+    funnel = validate.Funnel.from_dict(data)
+    if not funnel.by_capability:
+        funnel.by_capability = {capability: validate.Funnel.from_dict({**data, "by_capability": {}})}
     return funnel
 
 

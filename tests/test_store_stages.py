@@ -206,3 +206,17 @@ def test_the_bypass_scan_catches_a_direct_read(tmp_path: Path) -> None:
         "assets/sneaky.py:1: import pyarrow.parquet", "assets/sneaky.py:6: read_table(...)",
         "assets/sneaky.py:6: scan_parquet(...)", "assets/sneaky.py:6: read_table(...)",
     ]
+
+
+def test_a_recorded_funnel_reads_back_with_every_count() -> None:
+    from coworkenv.validate import Funnel
+
+    funnel = Funnel()
+    funnel.record("inbox", "accepted", rounds=2, tokens=900, mutation_score=0.75)
+    funnel.record("inbox", "schema_valid", rejected_by="coherence", tokens=300)
+    funnel.record_llm_failure("inbox", "timeout", during="generation")
+    funnel.record_llm_failure("calendar", "length", tokens=40)
+    back = Funnel.from_dict(funnel.as_dict())
+    assert back.as_dict() == funnel.as_dict()
+    assert back.generation_failures == {"timeout": 1} and back.by_capability["calendar"].llm_failures == {"length": 1}
+    assert back.merge(back).as_dict()["requested"] == 2 * funnel.as_dict()["requested"]
