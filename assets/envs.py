@@ -7,6 +7,7 @@ from assets._metadata import bar_plot, funnel_markdown, preview, schema_check, t
 from assets.specs import SPECS, task_specs
 from coworkenv import store, validate
 from coworkenv.llm import backend_from_config
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
@@ -36,15 +37,15 @@ def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     specs = store.latest(settings.store_root, SPECS, capability)
     if specs is None:
         raise dg.Failure(f"no task_specs for {capability}; materialize task_specs[{capability}] first")
-    candidates = validate.candidates_from_table(store.read_table(specs))
+    candidates = validate.candidates_from_rows(stages.read_spec_rows(specs.path, allow_empty=True))
     reviser = None
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
         reviser = validate.LLMSpecGenerator(backend)
     run = validate.validate_and_repair(candidates, reviser=reviser, max_rounds=settings.repair_rounds)
     accepted = validate.accepted_table(run)
-    stored = store.write_table(accepted, settings.store_root, ENVS, capability)
-    rejected = store.write_table(validate.rejected_table(run), settings.store_root, REJECTED, capability)
+    stored = stages.ENVS.store(accepted, settings.store_root, ENVS, capability)
+    rejected = stages.REJECTED.store(validate.rejected_table(run), settings.store_root, REJECTED, capability)
     funnel = run.funnel.as_dict()
     context.log.info(f"{capability}: {funnel['accepted']}/{funnel['generated']} accepted")
     unsound = [a.spec.id for a in run.accepted if not a.validation.passed]
@@ -65,7 +66,7 @@ def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
             "preview": preview(accepted, ["env_id", "capability", "mutation_score", "spec_json"]),
         },
         check_results=[
-            schema_check(stored.schema, validate.ACCEPTED_SCHEMA),
+            schema_check(stored.schema, stages.ENVS_SCHEMA),
             dg.AssetCheckResult(
                 check_name="acceptance_rate",
                 passed=funnel["acceptance_rate"] >= settings.min_acceptance_rate,

@@ -11,7 +11,7 @@ from assets.sft import complete_partitions, current_sft_files, sft_shards
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, validate
-from coworkenv.validate.funnel import STAGE_ORDER
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import generation_settings, hub_input_hash
 from pipelines.resources import CoworkenvSettings
@@ -37,20 +37,20 @@ _ALL = dg.AllPartitionMapping()
 def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     states = complete_partitions(context, settings)
 
-    def concat(dataset: str) -> list[pa.Table]:
-        tables = [store.read_table(s.paths[dataset]) for s in states]
+    def concat(dataset: str, stage: stages.Stage) -> list[pa.Table]:
+        tables = [stage.read(s.paths[dataset]) for s in states]
         return store.shard_table(pa.concat_tables(tables), ROWS_PER_SHARD) if tables else []
 
     funnel = published_funnel(context, states)
     configs: dict[str, dict[str, list[pa.Table]]] = {
-        "specs": {"train": concat(SPECS)},
-        "envs": {"train": concat(ENVS)},
-        "trajectories": {"train": concat(TRAJECTORIES)},
+        "specs": {"train": concat(SPECS, stages.SPECS)},
+        "envs": {"train": concat(ENVS, stages.ENVS)},
+        "trajectories": {"train": concat(TRAJECTORIES, stages.TRAJECTORIES)},
         "sft": {},
     }
     sft_meta = context.instance.get_latest_materialization_event(sft_shards.key)
     for split, path in current_sft_files(context).items():
-        configs["sft"][split] = store.shard_table(store.read_table(path), ROWS_PER_SHARD)
+        configs["sft"][split] = store.shard_table(stages.SFT.read(path), ROWS_PER_SHARD)
     configs = {c: {s: t for s, t in splits.items() if t} for c, splits in configs.items()}
     configs = {c: splits for c, splits in configs.items() if splits}
     version = store.release_version(configs)
@@ -110,19 +110,9 @@ def card_funnel(funnel: validate.Funnel) -> dict[str, int | float]:
 
 def funnel_from_dict(data: dict[str, Any], capability: str) -> validate.Funnel:
     """The Funnel of one capability partition from its recorded `Funnel.as_dict()`."""
-    def one(d: dict[str, Any]) -> validate.Funnel:
-        accepted = int(d.get("accepted", 0))
-        return validate.Funnel(
-            stages={stage: int(d.get(stage, 0)) for stage in STAGE_ORDER},
-            rejected_by_gate={k: int(v) for k, v in d.get("rejected_by_gate", {}).items()},
-            repair_rounds={int(k): int(v) for k, v in d.get("repair_rounds", {}).items()},
-            tokens_total=int(d.get("tokens_total", 0)),
-            llm_failures={k: int(v) for k, v in d.get("llm_failures", {}).items()},
-            mutation_score_sum=float(d.get("mutation_score") or 0.0) * accepted,
-        )
-
-    funnel = one(data)
-    funnel.by_capability = {cap: one(sub) for cap, sub in data.get("by_capability", {}).items()} or {capability: one(data)}
+    funnel = validate.Funnel.from_dict(data)
+    if not funnel.by_capability:
+        funnel.by_capability = {capability: validate.Funnel.from_dict({**data, "by_capability": {}})}
     return funnel
 
 

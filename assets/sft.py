@@ -8,7 +8,8 @@ import pyarrow as pa
 
 from assets._metadata import bar_plot, preview, schema_check
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
-from coworkenv import curate, rollout, store
+from coworkenv import curate, store
+from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash
@@ -46,19 +47,16 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
     states = complete_partitions(context, settings)
     if not states:
         raise dg.Failure("no capability partition is complete yet; materialize them first (python -m pipelines.run)")
-    trajectories = pa.concat_tables([store.read_table(s.paths[TRAJECTORIES]) for s in states])
+    trajectories = pa.concat_tables([stages.TRAJECTORIES.read(s.paths[TRAJECTORIES]) for s in states])
     held_out = settings.held_out_capability
     config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else ())
     result = curate.curate(trajectories, config=config)
     files = {
-        split: store.write_table(table, settings.store_root, SFT, split) for split, table in result.splits.items()
+        split: stages.SFT.store(table, settings.store_root, SFT, split) for split, table in result.splits.items()
     }
     version = content_hash({split: stored.content_hash for split, stored in sorted(files.items())})
     counts = {split: stored.num_rows for split, stored in files.items()}
-    envs_by_split = {split: set(t.column("env_id").to_pylist()) for split, t in result.splits.items()}
-    shared = sorted(
-        e for a in envs_by_split for b in envs_by_split if a < b for e in envs_by_split[a] & envs_by_split[b]
-    )
+    shared = curate.envs_in_several_splits(result.splits)
     all_rows = pa.concat_tables([t for t in result.splits.values() if t.num_rows]) if counts else None
     duplicates = curate.count_duplicate_rows(all_rows) if all_rows is not None else 0
     train = result.splits.get("train")
@@ -90,7 +88,7 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
 def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
     """Every split has the TRL row schema (the first mismatch is reported)."""
     for split, stored in sorted(files.items()):
-        result = schema_check(stored.schema, rollout.TRL_SCHEMA)
+        result = schema_check(stored.schema, stages.SFT_SCHEMA)
         if not result.passed:
             return dg.AssetCheckResult(check_name="parquet_schema", passed=False,
                                        metadata={"split": split, **result.metadata})

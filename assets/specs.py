@@ -5,8 +5,9 @@ import dagster as dg
 
 from assets._metadata import preview, schema_check, table_metadata
 from assets.taxonomy import capability_taxonomy
-from coworkenv import store, synth, validate
+from coworkenv import synth, validate
 from coworkenv.llm import backend_from_config
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
@@ -37,12 +38,9 @@ def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
         source = backend.name
     else:
         source = f"procedural:{synth.GENERATOR_VERSION}"
-        candidates = [
-            validate.Candidate(capability.id, spec, source=source, origin=f"{capability.id}/seed={spec.metadata.seed}")
-            for spec in synth.generate_specs(capability, count, seed)
-        ]
-    table = validate.candidates_table(candidates)
-    stored = store.write_table(table, settings.store_root, SPECS, capability.id)
+        candidates = validate.procedural_candidates(synth.generate_specs(capability, count, seed))
+    table = stages.specs_table(candidates)
+    stored = stages.SPECS.store(table, settings.store_root, SPECS, capability.id)
     context.log.info(f"{capability.id}: {len(candidates)} candidate specs from {source} -> {stored.path}")
     return dg.MaterializeResult(
         data_version=dg.DataVersion(stored.content_hash),
@@ -53,5 +51,5 @@ def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             "seed": seed,
             "preview": preview(table, ["env_id", "capability", "spec_json"]),
         },
-        check_results=[schema_check(stored.schema, validate.CANDIDATES_SCHEMA)],
+        check_results=[schema_check(stored.schema, stages.SPECS_SCHEMA)],
     )

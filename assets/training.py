@@ -10,8 +10,8 @@ from assets.envs import ENVS
 from assets.hub import hub_dataset
 from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
-from coworkenv.loading import parse_spec
 from coworkenv.spec import EnvSpec
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import (
     checkpoint_input_hash,
@@ -87,12 +87,7 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     states = complete_partitions(context, settings)
     paths = {split: str(path) for split, path in current_sft_files(context).items()}
     wanted = held_out_env_ids(paths, states, settings.eval_max_envs)
-    specs = {}
-    for state in states:
-        table = store.read_table(state.paths[ENVS])
-        for env_id, text in zip(table.column("env_id").to_pylist(), table.column("spec_json").to_pylist(), strict=True):
-            if env_id in wanted:
-                specs[env_id] = parse_spec(text)
+    specs = {spec.id: spec for state in states for spec in stages.read_envs(state.paths[ENVS], set(wanted))}
     return [specs[env_id] for env_id in wanted]
 
 

@@ -1,15 +1,13 @@
 """teacher_trajectories: teacher runs in the validated environments of one capability."""
 
 
-from dataclasses import replace
-
 import dagster as dg
 
 from assets._metadata import preview, schema_check, table_metadata
 from assets.envs import ENVS, validated_envs
 from coworkenv import rollout, store
 from coworkenv.llm import backend_from_config
-from coworkenv.loading import parse_spec
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
@@ -32,17 +30,18 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
     envs = store.latest(settings.store_root, ENVS, capability)
     if envs is None:
         raise dg.Failure(f"no validated_envs for {capability}; materialize validated_envs[{capability}] first")
-    specs = [parse_spec(text) for text in store.read_table(envs).column("spec_json").to_pylist()]
+    specs = stages.read_envs(envs)
     teacher: rollout.Teacher
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
-        teacher = rollout.LLMTeacher(backend, k=4, sampling={"temperature": 0.7})
+        teacher = rollout.LLMTeacher(backend)  # the library's k and sampled temperature
     else:
         teacher = rollout.OracleTeacher(seed=settings.seed)
     records = rollout.rollout_specs(specs, teacher)
     wall_s = sum(r.timings.wall_s for r in records)
-    table = rollout.trajectories_table(_without_measurements(r) for r in records)
-    stored = store.write_table(table, settings.store_root, TRAJECTORIES, capability)
+    # Clock readings differ on every run: they go to the metadata, so equal episodes store equal bytes.
+    table = stages.stored_trajectories_table(records)
+    stored = stages.TRAJECTORIES.store(table, settings.store_root, TRAJECTORIES, capability)
     passed = sum(1 for r in records if r.passed)
     context.log.info(f"{capability}: {passed}/{len(records)} teacher episodes passed")
     return dg.MaterializeResult(
@@ -56,14 +55,6 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
             "teacher_wall_s": round(wall_s, 3),
             "preview": preview(table, ["env_id", "teacher", "score", "passed", "messages"]),
         },
-        check_results=[schema_check(stored.schema, rollout.TRAJECTORY_SCHEMA)],
+        check_results=[schema_check(stored.schema, stages.TRAJECTORY_SCHEMA)],
     )
 
-
-def _without_measurements(record: rollout.TrajectoryRecord) -> rollout.TrajectoryRecord:
-    """The record without clock readings, so that equal episodes store byte-identical Parquet (same version)."""
-    # Timings and the start time differ on every run; they go to the materialization metadata instead.
-    return replace(
-        record, timings=rollout.Timings(), started_at="",
-        steps=[replace(step, model_s=0.0, env_s=0.0) for step in record.steps],
-    )

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import pyarrow.parquet as pq
 
+from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.jobs import AGGREGATES
@@ -95,10 +95,10 @@ def held_out_env_ids(sft_paths: dict[str, str], states: list[PartitionState], li
     held_out: set[str] = set()
     for split, path in sft_paths.items():
         if split.startswith("test"):
-            held_out |= set(pq.read_table(path, columns=["env_id"]).column("env_id").to_pylist())
+            held_out |= set(stages.read_sft_column(path, "env_id"))
     found = []
     for state in states:
-        envs = pq.read_table(state.paths["validated_envs"], columns=["env_id", "capability"]).to_pylist()
+        envs = stages.ENVS.read(state.paths["validated_envs"], ["env_id", "capability"]).to_pylist()
         found += [(row["capability"], row["env_id"]) for row in envs if row["env_id"] in held_out]
     return [env_id for _, env_id in sorted(found)[:limit]]
 

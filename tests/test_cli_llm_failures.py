@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from coworkenv.examples import example_names, load_example
-from coworkenv.rollout import read_trajectories
+from coworkenv.store.stages import read_trajectories
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]

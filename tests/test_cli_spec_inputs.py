@@ -14,10 +14,16 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from coworkenv.examples import example_names, load_example
-from coworkenv.rollout import OracleTeacher, rollout_specs, write_trajectories
-from coworkenv.store.stages import SpecSourceError, read_spec_rows, read_specs
-from coworkenv.synth import write_specs_parquet
-from coworkenv.validate import Candidate, candidates_table
+from coworkenv.rollout import OracleTeacher, rollout_specs
+from coworkenv.store.stages import (
+    SpecSourceError,
+    read_spec_rows,
+    read_specs,
+    specs_table,
+    write_specs,
+    write_trajectories,
+)
+from coworkenv.validate import Candidate, procedural_candidates
 
 runner = CliRunner()
 NAMES = example_names()
@@ -50,8 +56,8 @@ def spec_folder(tmp_path: Path) -> Path:
 def test_every_stage_format_reads_back_the_same_specs(tmp_path: Path, spec_folder: Path) -> None:
     specs = [load_example(n) for n in NAMES]
     ids = sorted(s.id for s in specs)
-    write_specs_parquet(specs, tmp_path / "synth.parquet")
-    pq.write_table(candidates_table([Candidate(s.capability, s, origin=f"c{i}") for i, s in enumerate(specs)]),
+    write_specs(procedural_candidates(specs), tmp_path / "synth.parquet")
+    pq.write_table(specs_table([Candidate(s.capability, s, origin=f"c{i}") for i, s in enumerate(specs)]),
                    tmp_path / "candidates.parquet")
     (tmp_path / "list.json").write_text(json.dumps([json.loads(s.to_json()) for s in specs]))
     (tmp_path / "lines.jsonl").write_text("\n".join(s.to_json() for s in specs) + "\n")
@@ -90,7 +96,7 @@ def test_integer_spec_json_column_is_named(tmp_path: Path) -> None:
                  ["rollout", str(path), "--out", str(tmp_path / "o")],
                  ["eval", "--model", "x", "--envs", str(path)],
                  ["env", "run", str(path)]):
-        _bad(args, str(path), "column 'spec_json' holds int64, not spec JSON text")
+        _bad(args, str(path), "column 'spec_json' holds int64, a specs file has string")
 
 
 def test_a_corrupt_parquet_file_is_named(tmp_path: Path) -> None:
@@ -174,6 +180,6 @@ def test_an_out_path_that_is_a_file_is_refused_before_any_work(tmp_path: Path, s
 def test_curate_names_a_file_that_is_not_trajectories(tmp_path: Path) -> None:
     specs = tmp_path / "mixed"
     write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), specs)
-    write_specs_parquet([load_example(NAMES[0])], specs / "specs.parquet")
+    write_specs(procedural_candidates([load_example(NAMES[0])]), specs / "specs.parquet")
     _bad(["curate", str(specs), "--out", str(tmp_path / "sft")], str(specs / "specs.parquet"),
          "not a trajectories file")

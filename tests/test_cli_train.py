@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.env import Env
-from coworkenv.rollout import run_agent, trl_table
+from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import sft_table
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
 from trainers.cli.train import app
@@ -88,7 +89,7 @@ def test_train_sft_trains_on_shards(tmp_path: Path, specs: list[EnvSpec]) -> Non
     shards = tmp_path / "shards"
     shards.mkdir()
     records = [run_agent(Env(s), OraclePolicy(s)) for s in specs]
-    pq.write_table(trl_table(records), shards / "train-00000-of-00001.parquet")
+    pq.write_table(sft_table(records), shards / "train-00000-of-00001.parquet")
     config = _config(tmp_path, SFT_TINY, "sft-cli")
     result = CliRunner().invoke(app, ["sft", "--config", str(config), "--data", str(shards),
                                       "--out", str(tmp_path / "sft"), "--json"])

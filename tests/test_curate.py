@@ -25,8 +25,9 @@ from coworkenv.curate import (
     write_shards,
 )
 from coworkenv.examples import load_example
-from coworkenv.rollout import TRAJECTORY_SCHEMA, TRL_SCHEMA, OracleTeacher
+from coworkenv.rollout import TRAJECTORY_SCHEMA, OracleTeacher
 from coworkenv.rollout.record import record_row
+from coworkenv.store.stages import SFT_SCHEMA
 
 VOCAB = [f"w{i}" for i in range(3000)]
 CONFIG = CurationConfig(validation_fraction=0.15, test_fraction=0.15, heldout_capabilities=("cap-held",),
@@ -185,10 +186,10 @@ def test_shards_are_sized_right_and_load_as_one_dataset(result: CurationResult, 
         sizes = [pq.read_metadata(p).num_rows for p in mine]
         assert sum(sizes) == split["rows"] and all(s == 7 for s in sizes[:-1]) and 0 < sizes[-1] <= 7
         assert result.shards[name] == count
-    assert all(pq.read_schema(p).equals(TRL_SCHEMA) for p in paths)
+    assert all(pq.read_schema(p).equals(SFT_SCHEMA) for p in paths)
     train = datasets.load_dataset("parquet", data_files=str(tmp_path / "train-*.parquet"), split="train")
     assert train.num_rows == result.report["splits"]["train"]["rows"]
-    assert train.features == datasets.Features.from_arrow_schema(TRL_SCHEMA)
+    assert train.features == datasets.Features.from_arrow_schema(SFT_SCHEMA)
     assert not list(tmp_path.glob(".tmp-*"))
 
 

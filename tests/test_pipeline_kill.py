@@ -37,18 +37,19 @@ class KillPoint:
 
 
 FIRST, LAST = CAPABILITIES
+STAGE_WRITER = "coworkenv.store.stages._stage"  # every stage table is stored through its write_table
 KILL_POINTS = [
     KillPoint("after task_specs", Patch("coworkenv.validate", "validate_and_repair", "before"), seed=0),
     KillPoint("mid validated_envs (file written, not recorded)",
-              Patch("coworkenv.store", "write_table", "after", dataset="validated_envs"), seed=1),
+              Patch(STAGE_WRITER, "write_table", "after", dataset="validated_envs"), seed=1),
     KillPoint("between the capability runs", Patch("coworkenv.synth", "generate_specs", "before", nth=2), seed=0),
     KillPoint("mid teacher_trajectories of the last capability",
-              Patch("coworkenv.store", "write_table", "after", nth=2, dataset="teacher_trajectories"), seed=1),
+              Patch(STAGE_WRITER, "write_table", "after", nth=2, dataset="teacher_trajectories"), seed=1),
     KillPoint("after validated_envs", Patch("coworkenv.rollout", "rollout_specs", "before"), seed=0),
     KillPoint("after the capability runs, before sft_shards", Patch("coworkenv.curate", "curate", "before"), seed=0,
               held_out=FIRST),
     KillPoint("mid sft_shards (files written, not recorded)",
-              Patch("coworkenv.store", "write_table", "after", dataset="sft_shards"), seed=0),
+              Patch(STAGE_WRITER, "write_table", "after", dataset="sft_shards"), seed=0),
     KillPoint("mid hub_dataset, before publishing", Patch("coworkenv.store", "release_version", "after"), seed=0,
               held_out=FIRST),
     KillPoint("mid hub_dataset, published but not recorded",

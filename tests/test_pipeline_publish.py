@@ -20,6 +20,7 @@ from assets.taxonomy import capability_taxonomy
 from assets.trajectories import teacher_trajectories
 from coworkenv import store, validate
 from coworkenv.cli import app
+from coworkenv.store import stages
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import sync_partitions
 from tests.support.pipeline_child import ROOT, write_capability
@@ -90,8 +91,9 @@ def test_the_published_funnel_is_the_merge_of_the_partition_funnels(tmp_path: Pa
     expected = validate.Funnel()
     for cid in (COMPLETE, MISSING):
         assert _materialize(instance, settings, PER_CAPABILITY, cid).success
-        candidates = validate.candidates_from_table(store.read_table(store.latest(settings.store_root, "task_specs",
-                                                                                   cid)))  # type: ignore[arg-type]
+        stored = store.latest(settings.store_root, "task_specs", cid)
+        assert stored is not None
+        candidates = validate.candidates_from_rows(stages.read_spec_rows(stored.path))
         expected = expected.merge(validate.validate_and_repair(candidates, max_rounds=settings.repair_rounds).funnel)
     assert _materialize(instance, settings, [sft_shards, hub_dataset]).success
     event = instance.get_latest_materialization_event(hub_dataset.key)

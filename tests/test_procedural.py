@@ -17,6 +17,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.env import Env
 from coworkenv.loading import load_spec, reference_issues
 from coworkenv.spec import EnvSpec, ReferenceTurn
+from coworkenv.store.stages import SPECS_SCHEMA, read_specs, write_specs
 from coworkenv.synth import (
     Capability,
     GeneratorError,
@@ -24,9 +25,8 @@ from coworkenv.synth import (
     generate_spec,
     generate_specs,
     load_taxonomy,
-    read_specs_parquet,
-    write_specs_parquet,
 )
+from coworkenv.validate import procedural_candidates
 
 ROOT = Path(__file__).resolve().parents[1]
 TAXONOMY = load_taxonomy(ROOT / "taxonomy")
@@ -193,20 +193,12 @@ def test_generator_shape_must_match_the_capability() -> None:
 
 def test_parquet_round_trip_is_lossless(tmp_path: Path) -> None:
     specs = [spec_for(c, 0) for c in CAPS[:6]]
-    path = write_specs_parquet(specs, tmp_path / "out" / "specs.parquet")
+    path = write_specs(procedural_candidates(specs), tmp_path / "out" / "specs.parquet")
     table = pq.read_table(path)
-    assert table.column_names == [
-        "env_id",
-        "capability",
-        "difficulty",
-        "multi_turn",
-        "apps",
-        "generator",
-        "seed",
-        "spec_json",
-    ]
+    assert table.schema.equals(SPECS_SCHEMA)
     assert table.column("env_id").to_pylist() == [s.id for s in specs]
-    back = read_specs_parquet(path)
+    assert table.column("source").to_pylist() == [s.metadata.generator for s in specs]
+    back = read_specs(path)
     assert back == specs and [s.id for s in back] == [s.id for s in specs]
     assert list(path.parent.iterdir()) == [path], "no temp files left behind"
 
@@ -236,7 +228,7 @@ def test_synth_cli_writes_parquet(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     path = tmp_path / "specs-lookup_answer_source.parquet"
     assert f"wrote 5 specs to {path}" in result.output
-    assert [s.metadata.seed for s in read_specs_parquet(path)] == [3, 4, 5, 6, 7]
+    assert [s.metadata.seed for s in read_specs(path)] == [3, 4, 5, 6, 7]
     bad = runner.invoke(app, ["synth", "--capability", "nope", "--out", str(tmp_path)])
     assert bad.exit_code == 2 and "unknown capability nope" in bad.output
     half = runner.invoke(app, ["synth", "--out", str(tmp_path), "--llm", "http://127.0.0.1:9/v1"])

@@ -14,8 +14,7 @@ from typer.testing import CliRunner
 from coworkenv.cli.curate import REPORT_NAME, curate_command
 from coworkenv.cli.rollout import rollout_command
 from coworkenv.examples import example_names, load_example
-from coworkenv.rollout import read_trajectories
-from coworkenv.store.stages import SpecSourceError, read_specs
+from coworkenv.store.stages import SpecSourceError, read_specs, read_trajectories
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 app = typer.Typer()

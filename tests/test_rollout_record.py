@@ -17,23 +17,19 @@ from transformers import PreTrainedTokenizerFast
 from coworkenv.env import Env
 from coworkenv.examples import example_names, load_example
 from coworkenv.rollout import (
-    TRL_SCHEMA,
     OracleTeacher,
     ReplayError,
     TrajectoryRecord,
     needs_rescore,
     normalized_transcript_hash,
-    read_trajectories,
     rescore,
     run_agent,
     to_atif,
-    to_trl_rows,
     trajectories_table,
-    trl_table,
     validate_atif,
-    write_trajectories,
 )
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import SFT_SCHEMA, read_trajectories, sft_table, write_trajectories
 from tests.test_rollout_agent_loop import HERMES, ScriptedBackend, call, say
 
 
@@ -91,7 +87,7 @@ def _tokenizer() -> PreTrainedTokenizerFast:
 def test_trl_rows_load_in_datasets_with_one_schema_and_render(
     records: list[TrajectoryRecord], tmp_path: Path
 ) -> None:
-    rows = to_trl_rows(records)
+    rows = sft_table(records).to_pylist()
     assert set(rows[0]) == {"messages", "tools", "env_id", "capability", "turns", "split"}
     keys = {tuple(m) for r in rows for m in r["messages"]}
     assert keys == {("role", "content", "tool_calls", "tool_call_id", "name")}
@@ -99,11 +95,11 @@ def test_trl_rows_load_in_datasets_with_one_schema_and_render(
     # Parquet shards written separately (one without any tool call) still share one schema.
     idle = run_agent(Env(load_example("incident_rollback")), ScriptedBackend([say("Okay.")]))
     assert not any(m["tool_calls"] for m in idle.messages)
-    pq.write_table(trl_table([idle]), tmp_path / "a.parquet")
-    pq.write_table(trl_table(records[1:], split="test"), tmp_path / "b.parquet")
+    pq.write_table(sft_table([idle]), tmp_path / "a.parquet")
+    pq.write_table(sft_table(records[1:], split="test"), tmp_path / "b.parquet")
     a, b = datasets.Dataset.from_parquet(str(tmp_path / "a.parquet")), datasets.Dataset.from_parquet(
         str(tmp_path / "b.parquet"))
-    assert a.features == b.features == in_memory.features == datasets.Features.from_arrow_schema(TRL_SCHEMA)
+    assert a.features == b.features == in_memory.features == datasets.Features.from_arrow_schema(SFT_SCHEMA)
     arguments = in_memory.features["messages"].feature["tool_calls"].feature["function"]["arguments"]
     assert arguments.dtype == "string"
     tok = _tokenizer()

@@ -200,12 +200,18 @@ def test_the_documented_check_example_is_a_valid_spec_fragment() -> None:
 
 
 def test_a_parquet_file_of_schema_1_specs_reads_back_migrated(tmp_path: Path) -> None:
-    from coworkenv.synth import read_specs_parquet
-    from coworkenv.synth.specs_parquet import SPECS_SCHEMA
+    from coworkenv.store.stages import read_specs
 
+    # The specs schema of releases before the stage contract (`coworkenv synth` wrote it): still read.
+    old_specs_schema = pa.schema([
+        pa.field("env_id", pa.string(), nullable=False), pa.field("capability", pa.string(), nullable=False),
+        pa.field("difficulty", pa.int8(), nullable=False), pa.field("multi_turn", pa.bool_(), nullable=False),
+        pa.field("apps", pa.list_(pa.string()), nullable=False), pa.field("generator", pa.string(), nullable=False),
+        pa.field("seed", pa.int64(), nullable=True), pa.field("spec_json", pa.string(), nullable=False),
+    ])
     row = {"env_id": "env-v1", "capability": "incident", "difficulty": 3, "multi_turn": True, "apps": ["services"],
            "generator": "hand-written", "seed": None, "spec_json": V1_SPEC.read_text()}
     path = tmp_path / "specs-v1.parquet"
-    pq.write_table(pa.Table.from_pylist([row], schema=SPECS_SCHEMA), path)
-    (spec,) = read_specs_parquet(path)
+    pq.write_table(pa.Table.from_pylist([row], schema=old_specs_schema), path)
+    (spec,) = read_specs(path)
     assert spec == load_spec(V1_SPEC) and spec.schema_version == "2"

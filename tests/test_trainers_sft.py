@@ -348,7 +348,7 @@ def test_malformed_rows_name_the_field_to_fix(tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
     pq.write_table(pa.Table.from_pylist([{"text": "hello"}]), bad / "train-00000-of-00001.parquet")
-    with pytest.raises(ValueError, match=r"lack column\(s\) \['messages', 'tools'\]"):
+    with pytest.raises(ValueError, match=r"lacks? column\(s\) \['messages', 'tools'\]"):
         load_train_split(bad)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_train_split(tmp_path / "missing")

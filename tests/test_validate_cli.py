@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from coworkenv.cli.validate import validate_command
 from coworkenv.examples import load_example
-from coworkenv.synth.specs_parquet import write_specs_parquet
+from coworkenv.store import stages
+from coworkenv.validate import procedural_candidates
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.validate_base import check_of, sound_spec
 
@@ -74,7 +75,7 @@ def test_validate_repairs_through_an_llm_server(tmp_path: Path) -> None:
 
 
 def test_validate_reads_what_synth_writes(tmp_path: Path) -> None:
-    write_specs_parquet([load_example(n) for n in ("incident_rollback", "report_from_files")],
+    stages.write_specs(procedural_candidates([load_example(n) for n in ("incident_rollback", "report_from_files")]),
                         tmp_path / "specs" / "part-0.parquet")
     (tmp_path / "specs" / ".tmp-half-written.parquet").write_bytes(b"PAR1")  # a writer's temporary: ignored
     result = CliRunner().invoke(app, ["validate", str(tmp_path / "specs"), "--out", str(tmp_path / "out")])

@@ -10,10 +10,10 @@ import pyarrow as pa
 
 from coworkenv.examples import load_example
 from coworkenv.llm import LLMError
+from coworkenv.store.stages import ENVS_SCHEMA as ACCEPTED_SCHEMA
+from coworkenv.store.stages import REJECTED_SCHEMA
 from coworkenv.validate import (
-    ACCEPTED_SCHEMA,
     GATES,
-    REJECTED_SCHEMA,
     Candidate,
     Funnel,
     SpecReviser,

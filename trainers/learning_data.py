@@ -12,11 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from coworkenv.atomic import atomic_write
-from coworkenv.rollout import OracleTeacher, TrajectoryRecord, trl_table
+from coworkenv.rollout import OracleTeacher, TrajectoryRecord
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import SFT, sft_table
 from coworkenv.synth.generate import generate_spec
 from coworkenv.synth.taxonomy import Capability
 from coworkenv.validate.validation import validate_spec
@@ -73,7 +71,4 @@ def demonstrations(specs: Sequence[EnvSpec], *, seed: int = 0, k: int = 1, terse
 def write_sft_shard(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:
     """Write `records` as one `sft_shards`-format train file (`train-00000-of-00001.parquet`) under `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "train-00000-of-00001.parquet"
-    table = trl_table(records, "train")
-    atomic_write(path, lambda handle: pq.write_table(table, handle))
-    return path
+    return SFT.write(sft_table(records, "train"), out_dir / "train-00000-of-00001.parquet")

@@ -22,8 +22,9 @@ from trl.models import unwrap_model_for_generation
 
 from coworkenv.env import Env
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats
-from coworkenv.rollout import TrajectoryRecord, run_agent, write_trajectories
+from coworkenv.rollout import TrajectoryRecord, run_agent
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import write_trajectories
 from trainers.local_backend import ChatRenderer, LocalSampler
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
 

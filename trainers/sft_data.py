@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import datasets
-import pyarrow as pa
-import pyarrow.parquet as pq
 from transformers import PreTrainedTokenizerBase
 
+from coworkenv.store.stages import SFT, SFT_REQUIRED_COLUMNS, read_sft, sft_files
 from trainers.rendering import render_messages, render_tools
 
 __all__ = [
@@ -33,7 +32,7 @@ __all__ = [
     "tokenize_split",
 ]
 
-REQUIRED_COLUMNS = ("messages", "tools")
+REQUIRED_COLUMNS = SFT_REQUIRED_COLUMNS
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -47,30 +46,9 @@ class DataFile:
 
 
 def find_train_files(data_dir: Path) -> list[Path]:
-    """The train-split Parquet files under `data_dir`.
-
-    Accepts a folder of shards or a Hub-layout dataset repo (shards under `data/sft/`). Files named `train-*.parquet`
-    are preferred; without any, every `*.parquet` is returned and rows are filtered on the `split` column.
-    """
-    data_dir = Path(data_dir)
-    if data_dir.is_file() and data_dir.suffix == ".parquet":
-        return [data_dir]
-    if not data_dir.is_dir():
-        raise FileNotFoundError(f"SFT data folder {data_dir} does not exist; pass the folder holding the sft shards")
-    root = data_dir / "data" / "sft" if (data_dir / "data" / "sft").is_dir() else data_dir
-    files = sorted(root.rglob("train-*.parquet")) or sorted(root.rglob("*.parquet"))
-    if not files:
-        raise FileNotFoundError(
-            f"no Parquet files under {root}; expected shards like train-00000-of-00001.parquet (or data/sft/ in a "
-            "Hub dataset repo)"
-        )
-    parents = sorted({str(f.parent.relative_to(root)) for f in files})
-    if len(parents) > 1:
-        raise ValueError(
-            f"Parquet shards under {root} sit in several folders ({', '.join(parents)}); these may be different "
-            "datasets. Pass the folder holding only the sft shards."
-        )
-    return files
+    """The train-split Parquet files under `data_dir` (a folder of shards or a Hub-layout dataset repo with the
+    shards under `data/sft/`): the SFT stage's `sft_files`."""
+    return sft_files(Path(data_dir), "train")
 
 
 def _sha256(path: Path) -> str:
@@ -86,23 +64,11 @@ def load_train_split(data_dir: Path) -> tuple[datasets.Dataset, list[DataFile]]:
     files = find_train_files(data_dir)
     # Read into memory rather than through `load_dataset`, which would copy every shard into the global HF cache on
     # each run; the shards are already Arrow-friendly Parquet.
-    try:
-        table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
-    except pa.ArrowInvalid as exc:
-        raise ValueError(f"SFT shards under {data_dir} have incompatible schemas: {exc}") from exc
-    dataset = datasets.Dataset(table)
-    missing = [c for c in REQUIRED_COLUMNS if c not in dataset.column_names]
-    if missing:
-        raise ValueError(
-            f"SFT shards {', '.join(map(str, files))} lack column(s) {missing}; found {dataset.column_names}. "
-            "Are these sft_shards files?"
-        )
-    if "split" in dataset.column_names and not all(f.name.startswith("train-") for f in files):
-        dataset = dataset.filter(lambda split: split == "train", input_columns="split", keep_in_memory=True)
-    if len(dataset) == 0:
+    table = read_sft(files, "train")
+    if table.num_rows == 0:
         raise ValueError(f"no train rows in {', '.join(map(str, files))}")
-    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=pq.ParquetFile(f).metadata.num_rows) for f in files]
-    return dataset, data_files
+    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=SFT.num_rows(f)) for f in files]
+    return datasets.Dataset(table), data_files
 
 
 def _decode_arguments(arguments: Any, where: str) -> dict[str, Any]:

@@ -38,8 +38,8 @@ from coworkenv.rollout import (
     error_kinds,
     rollout_specs,
     split_outcomes,
-    write_trajectories,
 )
+from coworkenv.store.stages import write_trajectories
 
 
 def rollout_summary(records: list[TrajectoryRecord], lost: list[TrajectoryRecord], path: Path | None,

@@ -23,6 +23,7 @@ from coworkenv.commands import (
 )
 from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import write_specs
 from coworkenv.synth import (
     GENERATORS,
     Capability,
@@ -32,9 +33,9 @@ from coworkenv.synth import (
     diversity_report,
     generate_specs,
     load_taxonomy,
-    write_specs_parquet,
 )
 from coworkenv.synth.taxonomy import Taxonomy
+from coworkenv.validate import Candidate, accepted_candidates, procedural_candidates
 
 TaxonomyOpt = Annotated[Path, typer.Option("--taxonomy", "--path", help="Taxonomy folder (one YAML file per area).")]
 
@@ -107,10 +108,11 @@ def synth_command(
         started = time.perf_counter()
         funnel: dict[str, Any] | None = None
         if backend is not None:
-            specs, funnel = _llm_specs(cap, count, seed, backend, out)
+            candidates, funnel = _llm_specs(cap, count, seed, backend, out)
         else:
-            specs = _procedural_specs(cap, count, seed)
-        path = write_specs_parquet(specs, out / f"specs-{cap.id}.parquet")
+            candidates = procedural_candidates(_procedural_specs(cap, count, seed))
+        specs = [c.payload for c in candidates if isinstance(c.payload, EnvSpec)]
+        path = write_specs(candidates, out / f"specs-{cap.id}.parquet")
         took = time.perf_counter() - started
         report = diversity_report(specs)
         row: dict[str, Any] = {
@@ -143,7 +145,7 @@ def _procedural_specs(cap: Capability, n: int, seed: int) -> list[EnvSpec]:
 
 
 def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
-               out: Path) -> tuple[list[EnvSpec], dict[str, Any]]:
+               out: Path) -> tuple[list[Candidate], dict[str, Any]]:
     """LLM-written specs that passed the gates (the LLM repairs failures, at most 3 rounds), and the funnel.
 
     Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
@@ -168,14 +170,14 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
     repairs_lost = sum(k for kind, k in funnel["infrastructure_failures"].items()) - lost
     if repairs and repairs_lost == repairs:
         # The accepted specs are written first: they passed every gate, only the repairs are missing.
-        path = write_specs_parquet([a.spec for a in run.accepted], out / f"specs-{cap.id}.parquet")
+        path = write_specs(accepted_candidates(run), out / f"specs-{cap.id}.parquet")
         fail(f"the LLM server {server_label(backend)} answered none of the {repairs} repair requests for {cap.id} "
              f"({backend.stats.retries} retries so far); the {len(run.accepted)} specs accepted without repair are "
              f"in {path}; check the server, or raise --llm-timeout / --llm-retries", INFRASTRUCTURE_ERROR)
     if lost:
         typer.echo(f"warning: the LLM server {server_label(backend)} failed {lost} of {n} generation requests for "
                    f"{cap.id} after their retries; counted in the funnel as generation_failures", err=True)
-    return [a.spec for a in run.accepted], funnel
+    return accepted_candidates(run), funnel
 
 
 def funnel_line(funnel: dict[str, Any]) -> str:

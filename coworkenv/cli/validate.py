@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
-import pyarrow.parquet as pq
 import typer
 
-from coworkenv.atomic import atomic_write, atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes
 from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -24,11 +23,13 @@ from coworkenv.commands import (
     spec_rows_or_exit,
 )
 from coworkenv.llm import NoLLMBackend
+from coworkenv.store.stages import ENVS, REJECTED
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,
     Candidate,
     LLMSpecGenerator,
     accepted_table,
+    candidates_from_rows,
     rejected_table,
     validate_and_repair,
 )
@@ -36,22 +37,9 @@ from coworkenv.validate.policy import check_policy
 
 
 def read_candidates(path: Path) -> list[Candidate]:
-    """Candidates from a spec JSON file, a folder of them, or Parquet (synth's specs, validate's candidates or
-    accepted envs): the capability defaults to the one in the spec JSON; bad input exits 2 naming the file."""
-    return [
-        Candidate(capability=row.capability or _capability_of(row.text), payload=row.text,
-                  source=row.source or "procedural", tokens=row.tokens, error=row.error, origin=row.origin)
-        for row in spec_rows_or_exit(path)
-    ]
-
-
-def _capability_of(text: str) -> str:
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return "unknown"
-    value = data.get("capability") if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value else "unknown"
+    """Candidates from a spec JSON file, a folder of them, or Parquet (the specs or envs stage); bad input exits 2
+    naming the file."""
+    return candidates_from_rows(spec_rows_or_exit(path))
 
 
 def validate_command(
@@ -83,8 +71,8 @@ def validate_command(
     out.mkdir(parents=True, exist_ok=True)
     reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
     run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
-    atomic_write(out / "accepted.parquet", lambda f: pq.write_table(accepted_table(run), f))
-    atomic_write(out / "rejected.parquet", lambda f: pq.write_table(rejected_table(run), f))
+    ENVS.write(accepted_table(run), out / "accepted.parquet")
+    REJECTED.write(rejected_table(run), out / "rejected.parquet")
     funnel = run.funnel.as_dict()
     funnel_json = orjson.dumps(funnel, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     atomic_write_bytes(out / "funnel.json", funnel_json)

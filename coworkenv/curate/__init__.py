@@ -4,9 +4,10 @@ decontamination, splits by environment (plus a held-out-capability split), capab
 from coworkenv.curate.config import FILTERS, TEST, TRAIN, VALIDATION, CurationConfig
 from coworkenv.curate.neardup import jaccard, shingles
 from coworkenv.curate.pipeline import CurationResult, assign_split, count_duplicate_rows, curate, write_shards
-from coworkenv.curate.shards import TrajectorySource, shard_name
+from coworkenv.curate.shards import envs_in_several_splits
+from coworkenv.store.stages import TrajectorySource, shard_name
 
 __all__ = [
     "FILTERS", "TEST", "TRAIN", "VALIDATION", "CurationConfig", "CurationResult", "TrajectorySource",
-    "assign_split", "count_duplicate_rows", "curate", "jaccard", "shard_name", "shingles", "write_shards",
+    "assign_split", "count_duplicate_rows", "curate", "envs_in_several_splits", "jaccard", "shard_name", "shingles", "write_shards",
 ]

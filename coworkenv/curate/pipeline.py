@@ -20,9 +20,10 @@ import pyarrow as pa
 
 from coworkenv.curate.config import FILTERS, TEST, TRAIN, VALIDATION, CurationConfig
 from coworkenv.curate.neardup import contaminated, near_duplicate_clusters
-from coworkenv.curate.shards import META_COLUMNS, TrajectorySource, selected_rows, trl_batch, write_selected_shards
+from coworkenv.curate.shards import META_COLUMNS, NEEDED_COLUMNS, selected_rows, write_selected_shards
 from coworkenv.rollout.record import normalized_transcript_hash
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import TrajectorySource, sft_rows
 
 Trajectories: TypeAlias = Path | str | pa.Table | pl.DataFrame | pl.LazyFrame
 
@@ -45,7 +46,7 @@ class CurationResult:
     @cached_property
     def splits(self) -> dict[str, pa.Table]:
         """TRL SFT rows per split (messages, tools, env_id, capability, turns, split)."""
-        return {name: trl_batch(selected_rows(self.source, self.selection, code), name)
+        return {name: sft_rows(selected_rows(self.source, self.selection, code), name)
                 for code, name in enumerate(self.split_names)}
 
 
@@ -121,7 +122,7 @@ def curate(
     `specs_by_env`: optional specs by env id; their user turns replace the stored request text.
     """
     config = config or CurationConfig()
-    source = TrajectorySource(trajectories)
+    source = TrajectorySource(trajectories, NEEDED_COLUMNS)
     meta = source.lazy().select("row", *META_COLUMNS).collect(engine="streaming")
     input_rows, input_envs = meta.height, meta["env_id"].n_unique()
     removed: dict[str, int] = dict.fromkeys(FILTERS, 0)

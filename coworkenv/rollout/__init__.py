@@ -1,5 +1,6 @@
 """Teacher and student runs in environments: the agent loop, user simulators, teachers, the canonical
-trajectory record (Parquet), exporters (TRL SFT rows, ATIF) and re-scoring."""
+trajectory record and its Parquet row codec (files: `coworkenv.store.stages`), the ATIF exporter and
+re-scoring."""
 
 from coworkenv.rollout.agent_loop import (
     DEFAULT_MAX_STEPS,
@@ -10,7 +11,7 @@ from coworkenv.rollout.agent_loop import (
     arun_agent,
     run_agent,
 )
-from coworkenv.rollout.export import ATIF_SCHEMA_VERSION, TRL_SCHEMA, to_atif, to_trl_rows, trl_table, validate_atif
+from coworkenv.rollout.export import ATIF_SCHEMA_VERSION, to_atif, validate_atif
 from coworkenv.rollout.narration import NarratedOracle
 from coworkenv.rollout.outcomes import (
     InfrastructureFailure,
@@ -27,10 +28,7 @@ from coworkenv.rollout.record import (
     TrajectoryRecord,
     environment_hash,
     normalized_transcript_hash,
-    read_trajectories,
     trajectories_table,
-    trajectory_files,
-    write_trajectories,
 )
 from coworkenv.rollout.rescore import ReplayError, needs_rescore, replay, rescore, rescore_all
 from coworkenv.rollout.teachers import LLMTeacher, OracleTeacher, Teacher, rollout_specs
@@ -45,7 +43,6 @@ __all__ = [
     "MESSAGE_TYPE",
     "REPLY_TRUNCATED",
     "TRAJECTORY_SCHEMA",
-    "TRL_SCHEMA",
     "HiddenFact",
     "InfrastructureFailure",
     "LLMTeacher",
@@ -68,7 +65,6 @@ __all__ = [
     "is_infrastructure_failure",
     "needs_rescore",
     "normalized_transcript_hash",
-    "read_trajectories",
     "replay",
     "rescore",
     "rescore_all",
@@ -77,10 +73,6 @@ __all__ = [
     "server_label",
     "split_outcomes",
     "to_atif",
-    "to_trl_rows",
     "trajectories_table",
-    "trajectory_files",
-    "trl_table",
     "validate_atif",
-    "write_trajectories",
 ]

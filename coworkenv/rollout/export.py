@@ -1,47 +1,22 @@
-"""Exporters of trajectory records: TRL SFT rows and ATIF (Harbor's Agent Trajectory Interchange Format).
+"""Exporter of trajectory records to ATIF (Harbor's Agent Trajectory Interchange Format), and its validator.
 
-TRL rows keep `tool_calls[].function.arguments` and `tools` as JSON strings and give every message struct the
-same keys, so `datasets` never has to merge schemas across rows or shards.
+(TRL SFT rows are the SFT stage's: `coworkenv.store.stages.sft_rows`.)
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Iterable
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 import orjson
-import pyarrow as pa
 
-from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord
+from coworkenv.rollout.record import TrajectoryRecord
 
-TRL_SCHEMA = pa.schema([
-    ("messages", pa.list_(MESSAGE_TYPE)),
-    ("tools", pa.string()),
-    ("env_id", pa.string()),
-    ("capability", pa.string()),
-    ("turns", pa.string()),
-    ("split", pa.string()),
-])
 # Every field emitted exists since ATIF v1.5; `session_id` is set, which v1.6 and earlier require.
 ATIF_SCHEMA_VERSION = "ATIF-v1.6"
 _AGENT_ONLY = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
-
-
-def to_trl_rows(records: Iterable[TrajectoryRecord], split: str = "train") -> list[dict[str, Any]]:
-    """SFT rows in the TRL conversational shape: messages, tools (JSON), env_id, capability, turns, split."""
-    return [
-        {"messages": r.messages, "tools": orjson.dumps(r.tools).decode(), "env_id": r.env_id,
-         "capability": r.capability, "turns": r.turns, "split": split}
-        for r in records
-    ]
-
-
-def trl_table(records: Iterable[TrajectoryRecord], split: str = "train") -> pa.Table:
-    """`to_trl_rows` as an Arrow table of `TRL_SCHEMA`."""
-    return pa.Table.from_pylist(to_trl_rows(records, split), schema=TRL_SCHEMA)
 
 
 def _coworkenv_version() -> str:

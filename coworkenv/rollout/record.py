@@ -1,4 +1,5 @@
-"""The canonical trajectory record: one episode of a teacher or student in an Env, stored as Parquet.
+"""The canonical trajectory record: one episode of a teacher or student in an Env, and its Parquet row codec
+(files of them are written and read by `coworkenv.store.stages`).
 
 A record carries everything needed to train on it (messages in the TRL chat shape, the tools), to audit it
 (audit log, state hash per step, per-check verifier results) and to re-score it when a verifier changes
@@ -9,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from coworkenv.atomic import atomic_write
 from coworkenv.checks import AuditEntry, CheckResult, Reply
 from coworkenv.spec import EnvSpec
 from coworkenv.world import content_hash
@@ -320,69 +318,3 @@ def record_from_row(row: dict[str, Any]) -> TrajectoryRecord:
 def trajectories_table(records: Iterable[TrajectoryRecord]) -> pa.Table:
     """Records as an Arrow table of `TRAJECTORY_SCHEMA` (one row per record)."""
     return pa.Table.from_pylist([record_row(r) for r in records], schema=TRAJECTORY_SCHEMA)
-
-
-def trajectory_files(path: Path) -> list[Path]:
-    """The Parquet files of a trajectory dataset: `path` itself, or every `*.parquet` below it, sorted."""
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise FileNotFoundError(f"{path}: no such file or directory; pass a trajectories Parquet file or folder")
-    return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
-
-
-def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema:
-    """The schema of a trajectory Parquet file; ValueError naming the file when it is not readable Parquet, lacks
-    a `required` column, or has a column of another type than TRAJECTORY_SCHEMA's."""
-    hint = "write trajectories with `coworkenv rollout` (or coworkenv.rollout.write_trajectories)"
-    try:
-        schema = pq.read_schema(path)
-    except (OSError, pa.ArrowException) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ValueError(f"{path}: not a readable Parquet file ({first}); {hint}") from None
-    missing = [name for name in required if name not in schema.names]
-    if missing:
-        raise ValueError(f"{path}: not a trajectories file, no column {', '.join(missing)}; {hint}")
-    for name in schema.names:
-        if name in TRAJECTORY_SCHEMA.names:
-            want, got = TRAJECTORY_SCHEMA.field(name).type, schema.field(name).type
-            if _type_family(got) != _type_family(want):
-                raise ValueError(f"{path}: column {name!r} holds {got}, a trajectories file has {want}; {hint}")
-    return schema
-
-
-def _type_family(kind: pa.DataType) -> str:
-    # Writers differ in widths (int32/int64, string/large_string, list/large_list); only the family must match.
-    for family, test in (("text", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
-                         ("integer", pa.types.is_integer), ("number", pa.types.is_floating),
-                         ("bool", pa.types.is_boolean), ("struct", pa.types.is_struct),
-                         ("list", lambda t: pa.types.is_list(t) or pa.types.is_large_list(t))):
-        if test(kind):
-            return family
-    return str(kind)
-
-
-def read_trajectories(source: Path | str | pa.Table) -> list[TrajectoryRecord]:
-    """Records from a table, a Parquet file, or a folder of Parquet files (a bad file is named in the error)."""
-    if isinstance(source, pa.Table):
-        table = source
-    else:
-        files = trajectory_files(Path(source))
-        for file in files:
-            check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
-        table = pa.concat_tables([pq.read_table(f, schema=TRAJECTORY_SCHEMA) for f in files]) if files else \
-            TRAJECTORY_SCHEMA.empty_table()
-    missing = [n for n in TRAJECTORY_SCHEMA.names if n not in table.column_names]
-    if missing:
-        raise ValueError(f"not a trajectories table: missing columns {', '.join(missing)} (write it with "
-                         "trajectories_table or `coworkenv rollout`)")
-    return [record_from_row(row) for row in table.to_pylist()]
-
-
-def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:
-    """Write records to `out_dir/trajectories-<content hash>.parquet` (atomic; same records, same name)."""
-    table = trajectories_table(records)
-    digest = content_hash(sorted(r.record_id for r in records))[:16]
-    path = Path(out_dir) / f"trajectories-{digest}.parquet"
-    atomic_write(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
-    return path

@@ -1,4 +1,4 @@
-"""Storage: the one spec reader of every stage (`read_specs`), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
+"""Storage: one table contract per pipeline stage (`coworkenv.store.stages`: specs, envs, trajectories, SFT rows), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
 
 from coworkenv.store._hf_hub import HfHubPublisher
 from coworkenv.store._local_git import LocalGitPublisher

@@ -1,9 +1,8 @@
-"""Spec synthesis: the capability taxonomy, seeded procedural generators, diversity and Parquet storage."""
+"""Spec synthesis: the capability taxonomy, seeded procedural generators, diversity (storage: `coworkenv.store.stages`)."""
 
 from coworkenv.synth.diversity import diversity_report, reference_sequence, spec_content_hash
 from coworkenv.synth.generate import GeneratorError, generate_spec, generate_specs
 from coworkenv.synth.procedural import GENERATORS, GenContext, GeneratorInfo, register
-from coworkenv.synth.specs_parquet import SPECS_SCHEMA, read_specs_parquet, specs_table, write_specs_parquet
 from coworkenv.synth.taxonomy import (
     GENERATOR_VERSION,
     Capability,
@@ -17,7 +16,6 @@ from coworkenv.synth.world_builder import Org
 __all__ = [
     "GENERATORS",
     "GENERATOR_VERSION",
-    "SPECS_SCHEMA",
     "Capability",
     "GenContext",
     "GeneratorError",
@@ -30,10 +28,7 @@ __all__ = [
     "generate_spec",
     "generate_specs",
     "load_taxonomy",
-    "read_specs_parquet",
     "reference_sequence",
     "register",
     "spec_content_hash",
-    "specs_table",
-    "write_specs_parquet",
 ]

@@ -25,20 +25,16 @@ from coworkenv.validate.repair import (
     validate_and_repair,
 )
 from coworkenv.validate.tables import (
-    ACCEPTED_SCHEMA,
-    CANDIDATES_SCHEMA,
-    REJECTED_SCHEMA,
+    accepted_candidates,
     accepted_table,
-    candidates_from_table,
-    candidates_table,
+    candidates_from_rows,
+    procedural_candidates,
     rejected_table,
 )
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.validate.validation import CAUSE_ORDER, SpecValidation, validate_spec
 
 __all__ = [
-    "ACCEPTED_SCHEMA",
-    "CANDIDATES_SCHEMA",
     "CAUSE_ORDER",
     "DEFAULT_MAX_ROUNDS",
     "DUPLICATE_GATE",
@@ -47,7 +43,6 @@ __all__ = [
     "HINTS",
     "MUTATION_KINDS",
     "POLICIES",
-    "REJECTED_SCHEMA",
     "STAGES",
     "STAGE_ORDER",
     "AcceptedEnv",
@@ -65,11 +60,12 @@ __all__ = [
     "SpecValidation",
     "ValidationConfig",
     "ValidationRun",
+    "accepted_candidates",
     "accepted_table",
-    "candidates_from_table",
-    "candidates_table",
+    "candidates_from_rows",
     "hint_for",
     "near_miss_mutations",
+    "procedural_candidates",
     "rejected_table",
     "task_mutations",
     "validate_and_repair",

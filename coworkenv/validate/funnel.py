@@ -77,6 +77,14 @@ class Funnel:
                 _add(out._capability(cap), sub)
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Funnel:
+        """The funnel back from its `as_dict()` (JSON-decoded): every count, so funnels recorded apart (one per
+        capability partition) merge into the same figures as the run that counted them all."""
+        funnel = _counts(data)
+        funnel.by_capability = {cap: _counts(sub) for cap, sub in (data.get("by_capability") or {}).items()}
+        return funnel
+
     def as_dict(self, per_capability: bool = True) -> dict[str, Any]:
         """JSON-ready figures: stage counts, acceptance rate, mean mutation score, rejections, rounds, cost."""
         accepted, generated = self.accepted, self.generated
@@ -99,6 +107,21 @@ class Funnel:
         if per_capability:
             out["by_capability"] = {cap: sub.as_dict(False) for cap, sub in sorted(self.by_capability.items())}
         return out
+
+
+def _counts(data: Mapping[str, Any]) -> Funnel:
+    accepted = int(data.get("accepted", 0))
+    llm = data.get("llm")
+    return Funnel(
+        stages={stage: int(data.get(stage, 0)) for stage in STAGE_ORDER},
+        rejected_by_gate={k: int(v) for k, v in (data.get("rejected_by_gate") or {}).items()},
+        repair_rounds={int(k): int(v) for k, v in (data.get("repair_rounds") or {}).items()},
+        tokens_total=int(data.get("tokens_total", 0)),
+        llm_failures={k: int(v) for k, v in (data.get("llm_failures") or {}).items()},
+        generation_failures={k: int(v) for k, v in (data.get("generation_failures") or {}).items()},
+        mutation_score_sum=float(data.get("mutation_score") or 0.0) * accepted,
+        llm=dict(llm) if isinstance(llm, Mapping) else None,
+    )
 
 
 def _add(into: Funnel, src: Funnel) -> None:

@@ -1,45 +1,21 @@
-"""Arrow tables of a validation run: accepted environments and rejected specs (with their reasons)."""
+"""A validation run as stage tables (accepted envs, rejected specs), and candidates to and from the specs stage."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import orjson
 import pyarrow as pa
 
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import ENVS, REJECTED, SpecRow
 from coworkenv.validate.repair import Candidate, ValidationRun
-
-ACCEPTED_SCHEMA = pa.schema([
-    ("env_id", pa.string()),
-    ("capability", pa.string()),
-    ("spec_json", pa.string()),
-    ("verifier_hash", pa.string()),
-    ("mutation_score", pa.float64()),
-    ("repair_rounds", pa.int32()),
-    ("tokens", pa.int64()),
-    ("source", pa.string()),
-    ("origin", pa.string()),
-    ("gates_json", pa.string()),
-    ("policy", pa.string()),
-    ("findings_json", pa.string()),  # what the gates found without rejecting (report policy; trimmed writes)
-])
-REJECTED_SCHEMA = pa.schema([
-    ("capability", pa.string()),
-    ("spec_id", pa.string()),
-    ("gate", pa.string()),
-    ("reasons", pa.list_(pa.string())),
-    ("errors_json", pa.string()),
-    ("repair_rounds", pa.int32()),
-    ("tokens", pa.int64()),
-    ("source", pa.string()),
-    ("origin", pa.string()),
-    ("last_payload", pa.string()),
-])
 
 
 def accepted_table(run: ValidationRun) -> pa.Table:
-    """One row per accepted environment: its spec JSON, mutation score, repair rounds, cost, gate results, the
-    policy it was accepted under and every finding (gate, code, path, message, hint)."""
-    rows = [{
+    """One envs-stage row per accepted environment: its spec JSON, mutation score, repair rounds, cost, gate
+    results, the policy it was accepted under and every finding (gate, code, path, message, hint)."""
+    return ENVS.table({
         "env_id": a.spec.id,
         "capability": a.capability,
         "spec_json": a.spec.to_json(),
@@ -52,13 +28,12 @@ def accepted_table(run: ValidationRun) -> pa.Table:
         "gates_json": orjson.dumps([g.as_dict() for g in a.validation.gates]).decode(),
         "policy": a.validation.policy,
         "findings_json": orjson.dumps([f.as_dict() for f in a.validation.findings]).decode(),
-    } for a in run.accepted]
-    return pa.Table.from_pylist(rows, schema=ACCEPTED_SCHEMA)
+    } for a in run.accepted)
 
 
 def rejected_table(run: ValidationRun) -> pa.Table:
     """One row per rejected spec or failed generation: the gate that stopped it, every reason, the last payload."""
-    rows = [{
+    return REJECTED.table({
         "capability": r.capability,
         "spec_id": r.spec_id,
         "gate": r.gate,
@@ -69,40 +44,35 @@ def rejected_table(run: ValidationRun) -> pa.Table:
         "source": r.source,
         "origin": r.origin,
         "last_payload": r.last_payload,
-    } for r in run.rejected]
-    return pa.Table.from_pylist(rows, schema=REJECTED_SCHEMA)
+    } for r in run.rejected)
 
 
-# Candidate specs before validation: procedural specs, raw LLM payloads, or failed generations.
-CANDIDATES_SCHEMA = pa.schema([
-    ("env_id", pa.string()),  # null when the payload is not (yet) a valid spec
-    ("capability", pa.string()),
-    ("source", pa.string()),
-    ("origin", pa.string()),
-    ("tokens", pa.int64()),
-    ("error", pa.string()),
-    ("spec_json", pa.string()),
-])
+def procedural_candidates(specs: Iterable[EnvSpec]) -> list[Candidate]:
+    """Generated specs as candidates: the source is the spec's generator, the origin its capability and seed (the
+    same for `coworkenv synth` and the task_specs asset, so both store identical rows)."""
+    return [Candidate(s.capability, s, source=s.metadata.generator or "procedural",
+                      origin=f"{s.capability}/seed={s.metadata.seed}") for s in specs]
 
 
-def candidates_table(candidates: list[Candidate]) -> pa.Table:
-    """Candidates as rows; an EnvSpec payload is stored as its JSON (lossless), raw payloads as they came."""
-    rows = [{
-        "env_id": c.payload.id if isinstance(c.payload, EnvSpec) else None,
-        "capability": c.capability,
-        "source": c.source,
-        "origin": c.origin,
-        "tokens": c.tokens,
-        "error": c.error,
-        "spec_json": c.payload.to_json() if isinstance(c.payload, EnvSpec) else c.payload,
-    } for c in candidates]
-    return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
+def accepted_candidates(run: ValidationRun) -> list[Candidate]:
+    """The accepted specs of a run as candidates of the specs stage, keeping their source, cost and origin."""
+    return [Candidate(a.capability, a.spec, source=a.source, tokens=a.tokens, origin=a.origin) for a in run.accepted]
 
 
-def candidates_from_table(table: pa.Table) -> list[Candidate]:
-    """Candidates back from `candidates_table` rows; payloads stay JSON text for gate 1 to parse."""
+def candidates_from_rows(rows: Iterable[SpecRow]) -> list[Candidate]:
+    """Candidates from stored specs (`coworkenv.store.stages.read_spec_rows`): payloads stay text for gate 1 to
+    parse; the capability defaults to the one in the spec JSON."""
     return [
-        Candidate(capability=r["capability"], payload=r["spec_json"] or "", source=r["source"], tokens=r["tokens"],
-                  error=r["error"], origin=r["origin"])
-        for r in table.to_pylist()
+        Candidate(capability=row.capability or _capability_of(row.text), payload=row.text,
+                  source=row.source or "procedural", tokens=row.tokens, error=row.error, origin=row.origin)
+        for row in rows
     ]
+
+
+def _capability_of(text: str) -> str:
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return "unknown"
+    value = data.get("capability") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else "unknown"

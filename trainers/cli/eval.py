@@ -104,7 +104,8 @@ def eval_command(
     llm_retries: RetriesOption = DEFAULT_RETRIES,
 ) -> None:
     """Evaluate a model on held-out envs: pass@1, pass^k and mean score per capability and single/multi-turn."""
-    from coworkenv.rollout import InfrastructureFailure, TrajectoryRecord, write_trajectories
+    from coworkenv.rollout import InfrastructureFailure, TrajectoryRecord
+    from coworkenv.store.stages import write_trajectories
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.evaluate import compare_reports, evaluate
 

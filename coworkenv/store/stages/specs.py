@@ -1,11 +1,12 @@
-"""One reader of environment specs for every stage: a spec JSON file, a folder of them, or Parquet.
+"""The specs stage: candidate specs before validation (`coworkenv synth`, the `task_specs` asset), its one schema,
+its one writer, and the one spec reader of every command (a spec JSON file, a folder of them, or Parquet).
 
 Accepted inputs (the same for `env run`, `validate`, `rollout`, `eval` and `train rl`):
 - a `.json` file holding one spec object, or a list of them;
 - a `.jsonl` file, one spec per line;
-- a `.parquet` file with a string `spec_json` column: synth's specs (SPECS_SCHEMA), validate's candidates
-  (CANDIDATES_SCHEMA) or its accepted envs (ACCEPTED_SCHEMA); `capability`, `source`/`generator`, `tokens`,
-  `origin` and `error` columns are read when present;
+- a `.parquet` file with a string `spec_json` column: the specs stage (SPECS_SCHEMA), the envs stage (its accepted
+  envs) or a specs file of an older release (its `generator` column is read as `source`); `capability`, `source`,
+  `tokens`, `origin` and `error` columns are read when present;
 - a folder of any of these (searched recursively, hidden files skipped). In a folder, Parquet files without a
   `spec_json` column (validate's rejected.parquet) and JSON objects that are not specs (funnel.json, LLM cache
   entries) are passed over; a folder where nothing holds a spec is an error.
@@ -16,16 +17,17 @@ Every error is a `SpecSourceError` naming the file, and the row or line where th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from coworkenv.loading import load_spec
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages._stage import Stage, StageError
 
 SPEC_COLUMN = "spec_json"
 SPEC_SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -35,8 +37,56 @@ _HINT = ("pass a spec JSON file, a folder of them, or Parquet with a spec_json c
          "(`coworkenv synth --out DIR` writes one)")
 
 
-class SpecSourceError(ValueError):
+# One row per candidate: a procedural spec, an LLM's raw payload, or a failed generation (`error`, no spec).
+SPECS_SCHEMA = pa.schema([
+    ("env_id", pa.string()),  # null when the payload is not (yet) a valid spec
+    ("capability", pa.string()),
+    ("source", pa.string()),  # the generator ("procedural:<generator>@<version>") or the model that wrote it
+    ("origin", pa.string()),  # a stable id: capability and seed, or the generation request
+    ("tokens", pa.int64()),
+    ("error", pa.string()),  # LLM error kind of a failed generation
+    ("spec_json", pa.string()),
+])
+SPECS = Stage("specs", SPECS_SCHEMA, hint=_HINT, required=(SPEC_COLUMN,), renamed={"generator": "source"})
+
+
+class SpecSourceError(StageError):
     """A spec input that cannot be read: the message names the file (and row or line) and what to do."""
+
+
+class SpecCandidate(Protocol):
+    """What the specs stage stores of a candidate (`coworkenv.validate.Candidate` is one)."""
+
+    @property
+    def capability(self) -> str: ...
+    @property
+    def payload(self) -> EnvSpec | str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+def specs_table(candidates: Iterable[SpecCandidate]) -> pa.Table:
+    """Candidates as a specs-stage table: a spec is stored as its JSON (lossless), a raw payload as it came."""
+    return SPECS.table({
+        "env_id": c.payload.id if isinstance(c.payload, EnvSpec) else None,
+        "capability": c.capability,
+        "source": c.source,
+        "origin": c.origin,
+        "tokens": c.tokens,
+        "error": c.error,
+        "spec_json": c.payload.to_json() if isinstance(c.payload, EnvSpec) else c.payload,
+    } for c in candidates)
+
+
+def write_specs(candidates: Iterable[SpecCandidate], path: Path | str) -> Path:
+    """Write candidates to one specs-stage Parquet file (atomic, deterministic bytes)."""
+    return SPECS.write(specs_table(candidates), path)
 
 
 @dataclass(frozen=True)
@@ -70,8 +120,9 @@ def spec_files(path: Path) -> list[Path]:
     return files
 
 
-def read_spec_rows(path: Path | str) -> list[SpecRow]:
-    """Every stored spec under `path` (a file or folder, see the module doc), in file then row order."""
+def read_spec_rows(path: Path | str, *, allow_empty: bool = False) -> list[SpecRow]:
+    """Every stored spec under `path` (a file or folder, see the module doc), in file then row order; finding none
+    is an error unless `allow_empty` (a stage file of zero rows)."""
     path = Path(path)
     files = spec_files(path)
     in_folder = path.is_dir()
@@ -80,7 +131,7 @@ def read_spec_rows(path: Path | str) -> list[SpecRow]:
         rel = file.relative_to(path).as_posix() if in_folder else file.name
         reader = _parquet_rows if file.suffix.lower() == ".parquet" else _json_rows
         rows.extend(reader(file, rel, in_folder))
-    if not rows:
+    if not rows and not allow_empty:
         raise SpecSourceError(f"{path}: no specs found in {len(files)} file(s) (no Parquet file has a "
                               f"{SPEC_COLUMN!r} column and no JSON file holds a spec object); {_HINT}")
     return rows
@@ -106,30 +157,24 @@ def read_specs(path: Path | str) -> list[EnvSpec]:
 # -- Parquet ------------------------------------------------------------------------------------------------------
 def _parquet_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     try:
-        schema = pq.read_schema(file)
-    except (OSError, pa.ArrowException) as exc:
-        raise SpecSourceError(f"{file}: not a readable Parquet file ({_first_line(exc)}); rewrite it, or {_HINT}") from None
-    if SPEC_COLUMN not in schema.names:
-        if in_folder:
-            return []  # another table beside the specs, e.g. validate's rejected.parquet
-        raise SpecSourceError(f"{file}: no {SPEC_COLUMN!r} column (columns: {', '.join(schema.names) or 'none'}); "
-                              f"{_HINT}")
-    kind = schema.field(SPEC_COLUMN).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
-        raise SpecSourceError(f"{file}: column {SPEC_COLUMN!r} holds {kind}, not spec JSON text (string); {_HINT}")
+        names = SPECS.file_schema(file).names
+    except StageError as exc:
+        raise SpecSourceError(str(exc)) from None
+    if SPEC_COLUMN not in names and in_folder:
+        return []  # another table beside the specs, e.g. validate's rejected.parquet
     try:
-        records = pq.read_table(file).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        raise SpecSourceError(f"{file}: damaged Parquet data ({_first_line(exc)}); rewrite it, or {_HINT}") from None
+        records = SPECS.read(file).to_pylist()
+    except StageError as exc:
+        raise SpecSourceError(str(exc)) from None
     return [
         SpecRow(
-            text=record.get(SPEC_COLUMN) or "",
+            text=record[SPEC_COLUMN] or "",
             where=f"{file} row {i}",
-            origin=_text(record.get("origin")) or f"{rel}#{i}",
-            capability=_text(record.get("capability")),
-            source=_text(record.get("source")) or _text(record.get("generator")),
-            tokens=record["tokens"] if isinstance(record.get("tokens"), int) else 0,
-            error=_text(record.get("error")),
+            origin=_text(record["origin"]) or f"{rel}#{i}",
+            capability=_text(record["capability"]),
+            source=_text(record["source"]),
+            tokens=record["tokens"] or 0,
+            error=_text(record["error"]),
         )
         for i, record in enumerate(records)
     ]

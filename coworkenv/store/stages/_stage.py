@@ -1,0 +1,137 @@
+"""The table contract of one pipeline stage: its name, its Arrow schema, the one writer, and the one way to read a
+file of it back (older files are migrated: renamed columns take their new name, columns added since read as null)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from coworkenv.atomic import atomic_write
+from coworkenv.store._parquet import StoredTable, write_parquet, write_table
+
+
+class StageError(ValueError):
+    """A stage table that cannot be written or read: the message names the file (or stage) and what to do."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage's table: every writer goes through `write` (a named file) or `store` (content-addressed), both with
+    the deterministic Parquet settings, so equal tables are byte-identical whichever path wrote them."""
+
+    name: str
+    schema: pa.Schema
+    hint: str  # how to produce a file of this stage, for error messages
+    required: tuple[str, ...] = ()  # columns an older file must already have; the others may be missing
+    renamed: Mapping[str, str] = field(default_factory=dict)  # old column name -> current name
+
+    def table(self, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+        """Row dicts as a table of this stage's schema (a key outside the schema is an error)."""
+        rows = list(rows)
+        known = set(self.schema.names)
+        for index, row in enumerate(rows):
+            unknown = set(row) - known
+            if unknown:
+                raise StageError(f"{self.name} row {index} has keys {sorted(unknown)} outside the {self.name} "
+                                 f"schema ({', '.join(self.schema.names)})")
+        return pa.Table.from_pylist(rows, schema=self.schema)
+
+    def check(self, table: pa.Table) -> pa.Table:
+        """`table` itself when it has exactly this stage's schema; StageError naming the differences otherwise."""
+        if table.schema.equals(self.schema):
+            return table
+        have = {f.name: f.type for f in table.schema}
+        want = {f.name: f.type for f in self.schema}
+        problems = [f"missing {n}" for n in want if n not in have]
+        problems += [f"extra {n}" for n in have if n not in want]
+        problems += [f"{n} is {have[n]}, not {t}" for n, t in want.items() if n in have and have[n] != t]
+        if not problems:
+            problems = ["columns out of order"]
+        raise StageError(f"not a {self.name} table ({'; '.join(problems)}); build it with the {self.name} stage "
+                         f"writer ({self.hint})")
+
+    def write(self, table: pa.Table, path: Path | str) -> Path:
+        """Write `table` to `path` atomically (a reader sees the old file or the whole new one)."""
+        path = Path(path)
+        checked = self.check(table)
+        atomic_write(path, lambda handle: write_parquet(checked, handle))
+        return path
+
+    def store(self, table: pa.Table, root: Path, dataset: str, partition: str | None = None) -> StoredTable:
+        """Write `table` content-addressed under `root/dataset[/partition]` (see `coworkenv.store.write_table`)."""
+        return write_table(self.check(table), root, dataset, partition)
+
+    def read(self, path: Path | str | StoredTable, columns: Sequence[str] | None = None) -> pa.Table:
+        """A file of this stage as a table of its schema (or of `columns`), migrated from older schemas."""
+        path = path.path if isinstance(path, StoredTable) else Path(path)
+        schema = self.file_schema(path)
+        wanted = [self.schema.field(c) for c in columns] if columns is not None else list(self.schema)
+        current = {self.renamed.get(name, name): name for name in schema.names}
+        need = [f.name for f in wanted if f.name in self.required or columns is not None]
+        missing = [n for n in need if n not in current]
+        if missing:
+            raise StageError(f"{path}: not a {self.name} file, no column {', '.join(missing)} "
+                             f"(columns: {', '.join(schema.names) or 'none'}); {self.hint}")
+        stored = [current[f.name] for f in wanted if f.name in current]
+        for target in wanted:
+            if target.name in current:
+                have = schema.field(current[target.name]).type
+                if not pa.types.is_null(have) and _family(have) != _family(target.type):
+                    raise StageError(f"{path}: column {current[target.name]!r} holds {have}, a {self.name} file "
+                                     f"has {target.type}; {self.hint}")
+        try:
+            if all(current.get(f.name) == f.name for f in wanted):
+                # Read straight into the current schema: struct fields added since read as null.
+                return pq.read_table(path, columns=[f.name for f in wanted], schema=pa.schema(wanted))
+            table = pq.read_table(path, columns=stored)
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: damaged Parquet data or columns of another type ({_first_line(exc)}); "
+                             f"{self.hint}") from None
+        arrays = []
+        for target in wanted:
+            if target.name not in current:
+                arrays.append(pa.nulls(table.num_rows, target.type))
+                continue
+            column = table.column(current[target.name])
+            try:
+                arrays.append(column.cast(target.type))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise StageError(f"{path}: column {current[target.name]!r} holds {column.type}, a {self.name} file "
+                                 f"has {target.type}; {self.hint}") from None
+        return pa.Table.from_arrays(arrays, schema=pa.schema(wanted))
+
+    def num_rows(self, path: Path | str) -> int:
+        """The rows a file of this stage holds (from its footer, without reading them)."""
+        try:
+            return int(pq.read_metadata(path).num_rows)
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: not a readable Parquet file ({_first_line(exc)}); {self.hint}") from None
+
+    def file_schema(self, path: Path) -> pa.Schema:
+        """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
+        try:
+            return pq.read_schema(path)
+        except FileNotFoundError:
+            raise StageError(f"{path}: no such file; {self.hint}") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: not a readable Parquet file ({_first_line(exc)}); {self.hint}") from None
+
+
+def _family(kind: pa.DataType) -> str:
+    # Writers differ in widths (int32/int64, string/large_string, list/large_list); only the family must match.
+    for family, test in (("text", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
+                         ("integer", pa.types.is_integer), ("number", pa.types.is_floating),
+                         ("bool", pa.types.is_boolean), ("struct", pa.types.is_struct),
+                         ("list", lambda t: pa.types.is_list(t) or pa.types.is_large_list(t))):
+        if test(kind):
+            return family
+    return str(kind)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

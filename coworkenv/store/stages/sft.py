@@ -1,0 +1,184 @@
+"""The SFT stage: TRL conversational rows (messages, tools, env_id, capability, turns, split), made from
+trajectory rows in one place (`sft_rows`), written as `<split>-NNNNN-of-NNNNN.parquet` shards and read back by
+the trainers.
+
+Rows keep `tool_calls[].function.arguments` and `tools` as JSON strings and give every message struct the same
+keys, so `datasets` never has to merge schemas across rows or shards.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
+from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
+from coworkenv.store.stages._stage import Stage, StageError
+
+_HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
+SFT_SCHEMA = pa.schema([
+    ("messages", pa.list_(MESSAGE_TYPE)),
+    ("tools", pa.string()),
+    ("env_id", pa.string()),
+    ("capability", pa.string()),
+    ("turns", pa.string()),
+    ("split", pa.string()),
+])
+SFT = Stage("sft", SFT_SCHEMA, hint=_HINT, required=("messages", "tools"))
+# The trajectory columns an SFT row is made of (the trajectories stage has them under the same names and types).
+SFT_SOURCE_COLUMNS = ("messages", "tools", "env_id", "capability", "turns")
+SFT_REQUIRED_COLUMNS = ("messages", "tools")
+ROW_GROUP_ROWS = 4096
+_SHARD = re.compile(r"^(?P<split>.+)-\d{5}-of-\d{5}\.parquet$")
+
+
+def sft_rows(trajectories: pa.RecordBatch | pa.Table, split: str) -> pa.Table:
+    """Trajectory rows (at least SFT_SOURCE_COLUMNS) as SFT rows of `split`: the one producer of SFT rows."""
+    table = pa.Table.from_batches([trajectories]) if isinstance(trajectories, pa.RecordBatch) else trajectories
+    columns = [table.column(c) for c in SFT_SOURCE_COLUMNS]
+    columns.append(pa.array([split] * table.num_rows, pa.string()))
+    return pa.Table.from_arrays(columns, schema=SFT_SCHEMA)
+
+
+def sft_table(records: Iterable[TrajectoryRecord], split: str = "train") -> pa.Table:
+    """Records as SFT rows of `split` (through their trajectory rows, so both stages encode them alike)."""
+    return sft_rows(trajectories_table(records), split)
+
+
+def shard_name(split: str, index: int, count: int) -> str:
+    """`<split>-<index>-of-<count>.parquet`, the Hub's shard naming."""
+    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def shard_split(name: str) -> str | None:
+    """The split a shard file name belongs to, or None when the name is not a shard's."""
+    match = _SHARD.match(name)
+    return match.group("split") if match else None
+
+
+class ShardWriter:
+    """Streams one split's SFT rows into its shards of at most `max_rows` rows, in order, in bounded memory;
+    each shard appears atomically when complete."""
+
+    def __init__(self, out_dir: Path, split: str, total: int, max_rows: int) -> None:
+        self.out_dir, self.split, self.max_rows = out_dir, split, max_rows
+        self.count = math.ceil(total / max_rows)  # an empty split gets no shard
+        self.index = 0
+        self.in_shard = 0
+        self.pending: list[pa.Table] = []
+        self.pending_rows = 0
+        self.paths: list[Path] = []
+        self._writer: pq.ParquetWriter | None = None
+        self._temp: Path | None = None
+
+    def add(self, table: pa.Table) -> None:
+        """Append SFT rows (a table of SFT_SCHEMA)."""
+        SFT.check(table)
+        while table.num_rows:
+            take = min(table.num_rows, self.max_rows - self.in_shard - self.pending_rows)
+            self.pending.append(table.slice(0, take))
+            self.pending_rows += take
+            table = table.slice(take)
+            if self.in_shard + self.pending_rows >= self.max_rows:
+                self._flush()
+                self._close_shard()
+            elif self.pending_rows >= ROW_GROUP_ROWS:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending_rows:
+            return
+        if self._writer is None:
+            fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=self.out_dir)
+            os.close(fd)
+            self._temp = Path(name)
+            self._writer = pq.ParquetWriter(self._temp, SFT_SCHEMA, **PARQUET_WRITE_OPTIONS)
+        self._writer.write_table(pa.concat_tables(self.pending))
+        self.in_shard += self.pending_rows
+        self.pending, self.pending_rows = [], 0
+
+    def _close_shard(self) -> None:
+        assert self._writer is not None and self._temp is not None
+        self._writer.close()
+        with self._temp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        final = self.out_dir / shard_name(self.split, self.index, self.count)
+        os.replace(self._temp, final)
+        self.paths.append(final)
+        self._writer, self._temp = None, None
+        self.index += 1
+        self.in_shard = 0
+
+    def finish(self) -> list[Path]:
+        """Write what is pending and close the last shard; the shard paths in order."""
+        self._flush()
+        if self._writer is not None:
+            self._close_shard()
+        return self.paths
+
+    def abort(self) -> None:
+        """Drop the shard being written (the complete ones stay)."""
+        if self._writer is not None:
+            self._writer.close()
+        if self._temp is not None:
+            self._temp.unlink(missing_ok=True)
+
+
+def sft_files(path: Path, split: str = "train") -> list[Path]:
+    """The Parquet files of `split` under `path`: a file, a folder of shards, or a Hub-layout dataset repo (shards
+    under `data/sft/`). `<split>-*.parquet` files are preferred; without any, every `*.parquet` is returned and
+    `read_sft` keeps the rows of the split by their `split` column."""
+    path = Path(path)
+    if path.is_file() and path.suffix == ".parquet":
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"SFT data folder {path} does not exist; pass the folder holding the sft shards")
+    root = path / "data" / "sft" if (path / "data" / "sft").is_dir() else path
+    files = sorted(root.rglob(f"{split}-*.parquet")) or sorted(root.rglob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(
+            f"no Parquet files under {root}; expected shards like {split}-00000-of-00001.parquet (or data/sft/ in a "
+            "Hub dataset repo)"
+        )
+    parents = sorted({str(f.parent.relative_to(root)) for f in files})
+    if len(parents) > 1:
+        raise ValueError(
+            f"Parquet shards under {root} sit in several folders ({', '.join(parents)}); these may be different "
+            "datasets. Pass the folder holding only the sft shards."
+        )
+    return files
+
+
+def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
+    """The rows of `split` (None: every row) of SFT shard files, as one table; StageError names bad files."""
+    files = list(files)
+    tables = []
+    for file in files:
+        schema = SFT.file_schema(file)
+        missing = [c for c in SFT_REQUIRED_COLUMNS if c not in schema.names]
+        if missing:
+            raise StageError(f"SFT shard {file} lacks column(s) {missing}; found {schema.names}. Are these "
+                             f"sft_shards files? {_HINT}")
+        tables.append(pq.read_table(file))
+    try:
+        # Shards written by other tools may spell the message structs differently; their columns are merged.
+        table = pa.concat_tables(tables, promote_options="default")
+    except pa.ArrowInvalid as exc:
+        raise StageError(f"SFT shards {', '.join(map(str, files))} have incompatible schemas: {exc}") from exc
+    if split is not None and "split" in table.column_names and not all(f.name.startswith(f"{split}-") for f in files):
+        table = table.filter(pc.equal(table.column("split"), split))
+    return table
+
+
+def read_sft_column(path: Path | str, column: str) -> list[Any]:
+    """One column of an SFT shard (e.g. the env ids of a test split)."""
+    return SFT.read(path, [column]).column(column).to_pylist()

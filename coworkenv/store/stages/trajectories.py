@@ -1,0 +1,130 @@
+"""The trajectories stage: canonical episode records (`coworkenv rollout`, the `teacher_trajectories` asset, eval
+and RL rollouts), read whole as records or streamed column by column for curation.
+
+The row codec and schema are `coworkenv.rollout.record`'s; this module is where files of them are written and read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from coworkenv.rollout.record import (
+    TRAJECTORY_SCHEMA,
+    Timings,
+    TrajectoryRecord,
+    record_from_row,
+    trajectories_table,
+)
+from coworkenv.store._parquet import StoredTable
+from coworkenv.store.stages._stage import Stage, StageError, _family
+from coworkenv.world import content_hash
+
+__all__ = [
+    "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource", "check_trajectory_file", "read_trajectories",
+    "stored_trajectories_table", "trajectory_files", "without_measurements", "write_trajectories",
+]
+
+_HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
+TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
+
+
+def without_measurements(record: TrajectoryRecord) -> TrajectoryRecord:
+    """The record without clock readings, so that equal episodes store byte-identical Parquet (same version)."""
+    return replace(record, timings=Timings(), started_at="",
+                   steps=[replace(step, model_s=0.0, env_s=0.0) for step in record.steps])
+
+
+def stored_trajectories_table(records: Iterable[TrajectoryRecord]) -> pa.Table:
+    """The table the pipeline stores: records without clock readings (which go to run metadata instead)."""
+    return trajectories_table(without_measurements(r) for r in records)
+
+
+def trajectory_files(path: Path) -> list[Path]:
+    """The Parquet files of a trajectory dataset: `path` itself, or every `*.parquet` below it, sorted."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path}: no such file or directory; pass a trajectories Parquet file or folder")
+    return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
+
+
+def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema:
+    """The schema of a trajectory Parquet file; ValueError naming the file when it is not readable Parquet, lacks
+    a `required` column, or has a column of another type than TRAJECTORY_SCHEMA's."""
+    schema = TRAJECTORIES.file_schema(path)
+    missing = [name for name in required if name not in schema.names]
+    if missing:
+        raise StageError(f"{path}: not a trajectories file, no column {', '.join(missing)}; {_HINT}")
+    for name in schema.names:
+        if name in TRAJECTORY_SCHEMA.names:
+            want, got = TRAJECTORY_SCHEMA.field(name).type, schema.field(name).type
+            if _family(got) != _family(want):
+                raise StageError(f"{path}: column {name!r} holds {got}, a trajectories file has {want}; {_HINT}")
+    return schema
+
+
+def read_trajectories(source: Path | str | StoredTable | pa.Table) -> list[TrajectoryRecord]:
+    """Records from a table, a Parquet file, or a folder of Parquet files (a bad file is named in the error)."""
+    if isinstance(source, pa.Table):
+        table = source
+    else:
+        files = trajectory_files(source.path if isinstance(source, StoredTable) else Path(source))
+        for file in files:
+            check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
+        # Read with the current schema: struct fields added since (a check's role and score) read as null.
+        table = pa.concat_tables([pq.read_table(f, schema=TRAJECTORY_SCHEMA) for f in files]) if files else \
+            TRAJECTORY_SCHEMA.empty_table()
+    missing = [n for n in TRAJECTORY_SCHEMA.names if n not in table.column_names]
+    if missing:
+        raise StageError(f"not a trajectories table: missing columns {', '.join(missing)} (write it with "
+                         "trajectories_table or `coworkenv rollout`)")
+    return [record_from_row(row) for row in table.to_pylist()]
+
+
+def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:
+    """Write records to `out_dir/trajectories-<content hash>.parquet` (atomic; same records, same name)."""
+    digest = content_hash(sorted(r.record_id for r in records))[:16]
+    return TRAJECTORIES.write(trajectories_table(records), Path(out_dir) / f"trajectories-{digest}.parquet")
+
+
+class TrajectorySource:
+    """Trajectory rows in one fixed order, read lazily from Parquet files or held as an Arrow table."""
+
+    def __init__(self, data: Path | str | pa.Table | pl.DataFrame | pl.LazyFrame,
+                 needed: Sequence[str] = ()) -> None:
+        self.files: list[Path] = []
+        self.table: pa.Table | None = None
+        if isinstance(data, Path | str):
+            self.files = trajectory_files(Path(data))
+            if not self.files:
+                raise FileNotFoundError(f"{data}: no .parquet trajectory files found; run `coworkenv rollout` first")
+            # Every file, not only the first: a damaged or foreign file is named before the scan trips on it.
+            names = set.intersection(*(set(check_trajectory_file(f, needed).names) for f in self.files))
+        else:
+            if isinstance(data, pl.LazyFrame):
+                data = data.collect()
+            self.table = data.to_arrow() if isinstance(data, pl.DataFrame) else data
+            names = set(self.table.column_names)
+        missing = [c for c in needed if c not in names]
+        if missing:
+            raise StageError(f"trajectories lack columns {', '.join(missing)}; write them with "
+                             "coworkenv.rollout.trajectories_table or `coworkenv rollout`")
+
+    def lazy(self) -> pl.LazyFrame:
+        """All rows with a `row` index (their position in this source's order)."""
+        frame = pl.scan_parquet(self.files) if self.files else pl.from_arrow(self.table).lazy()  # type: ignore[union-attr]
+        return frame.with_row_index("row")
+
+    def batches(self, columns: Sequence[str], batch_rows: int = 8192) -> Iterator[pa.RecordBatch]:
+        """The given columns, batch by batch, in row order."""
+        if self.table is not None:
+            yield from self.table.select(list(columns)).to_batches(max_chunksize=batch_rows)
+            return
+        for path in self.files:
+            yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=list(columns))
