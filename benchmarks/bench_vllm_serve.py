@@ -12,14 +12,15 @@ the env's text before the tools, the tools in the spec's order with full schemas
 emptied before each. Printed: requests, prompt tokens per request (server usage), the prefix-cache hit rate
 over the run from /metrics (`vllm:prefix_cache_hits` / `vllm:prefix_cache_queries`, in tokens).
 
-Part 2, throughput: for each concurrency C, `--rounds` rounds of A then B, the cache emptied before each:
+Part 2, throughput: for each concurrency C, `--rounds` rounds of A and B (A B, B A, A B, ...: the machine's
+load drifts; alternating the order cancels that), the prefix cache emptied before each:
 A = `LLMTeacher.run_many` at concurrency C (env construction, agent loop, HTTP client: the whole LLM stage);
-B = `vllm bench serve` replaying A's requests in A's send order, at most C in flight: the same prompts
+B = `vllm bench serve` replaying the latest A's requests in A's send order, at most C in flight: the same prompts
 (rendered with the model's chat template, sent to /v1/completions), the same output lengths (`max_tokens` =
 A's completion tokens) and the same tool-call grammar (`structured_outputs` = the JSON schema vLLM builds for
 `tool_choice: required`). Printed per C: requests/s of A and B, the median ratio A/B and its range.
 
-    python benchmarks/bench_vllm_serve.py [--concurrency 4 16 64] [--rounds 3] [--envs 16] [--k 2]
+    python benchmarks/bench_vllm_serve.py [--concurrency 4 16 64] [--rounds 4] [--envs 16] [--k 2]
 """
 
 from __future__ import annotations
@@ -243,10 +244,18 @@ def throughput_part(server: VLLMServer, specs: list[EnvSpec], args: argparse.Nam
     rows = []
     for concurrency in args.concurrency:
         ratios, ours, theirs, token_check = [], [], [], []
-        for _ in range(args.rounds):
+        recorded: tuple[Rollout, list[str]] | None = None
+        for round_index in range(args.rounds):
+            # A B, then B A, ...: drift of the shared machine's load cancels. B replays the latest A's requests
+            # (greedy sampling makes every A of one concurrency send the same ones).
+            replay_first = recorded is not None and round_index % 2 == 1
+            if replay_first:
+                assert recorded is not None
+                data = vllm_bench(server, *recorded, schema, concurrency, workdir)
             run = rollout(server, specs, args, concurrency)
-            data = vllm_bench(server, run, render_prompts(Path(str(server.model_dir)), run.sent), schema,
-                              concurrency, workdir)
+            recorded = (run, render_prompts(Path(str(server.model_dir)), run.sent))
+            if not replay_first:
+                data = vllm_bench(server, *recorded, schema, concurrency, workdir)
             ours.append(run.requests_per_s)
             theirs.append(float(data["request_throughput"]))
             ratios.append(ours[-1] / theirs[-1])
@@ -272,7 +281,7 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=4)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 64])
     parser.add_argument("--layout-concurrency", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--skip-layout", action="store_true")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--json", action="store_true")
