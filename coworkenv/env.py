@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,7 @@ from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
 from coworkenv.dynamics import Dynamics
 from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
+from coworkenv.prompts import prompt_tools
 from coworkenv.spec import AfterCall, EnvSpec, UserTurn
 from coworkenv.tools import ToolBox, ToolOutcome
 from coworkenv.world import World, format_time, parse_time
@@ -59,20 +61,32 @@ class StepResult:
         return iter((self.messages, self.reward, self.terminated, self.truncated, self.info))
 
 
+# The first system message: the same for every env, so that it and the tools after it (Qwen-style templates render
+# `tools` into the first system message) form a prompt prefix that vLLM's prefix cache reuses across envs.
+AGENT_INSTRUCTIONS = (
+    "You are an AI coworker: you act for one person at work through the tools of their workplace apps. "
+    "Look things up with tools instead of guessing; act only as asked; say what you did and what you found."
+)
+
+
 def system_prompt(spec: EnvSpec, world: World) -> str:
-    """The system message: who the agent works for, when it is, and the workspace context."""
+    """The env's own system text: who the agent acts for, when it is, its apps and the workspace context.
+
+    Sent as a second system message after `AGENT_INSTRUCTIONS` and the tools (see `opening_messages`).
+    """
     person = world.table("directory", "people").get(spec.user)
     who = f"{person.name} <{person.email}>, {person.role} (time zone {person.timezone})" if person else spec.user
     catalog = spec_catalog(spec)
     apps = ", ".join(sorted({catalog[t].app for t in exposed_tools(spec) if t in catalog}))
-    parts = [
-        f"You are an AI coworker acting for {who}.",
-        f"The current time is {world.now_iso}. You can use these workplace apps through tools: {apps}.",
-        "Look things up with tools instead of guessing; act only as asked; say what you did and what you found.",
-    ]
+    parts = [f"You act for {who}.", f"The current time is {world.now_iso}. Your workplace apps: {apps}."]
     if spec.context:
         parts.append(spec.context)
     return "\n".join(parts)
+
+
+def opening_messages(spec: EnvSpec, world: World) -> list[dict[str, Any]]:
+    """The messages before the first user turn: the fixed instructions, then the env's own system text."""
+    return [{"role": "system", "content": AGENT_INSTRUCTIONS}, {"role": "system", "content": system_prompt(spec, world)}]
 
 
 class Env:
@@ -107,11 +121,8 @@ class Env:
         del seed  # episodes are deterministic; the spec's metadata carries its generation seed
         self._world.rewind()  # the journal started at construction or the last reset
         self._reset_episode()
-        self.messages = [
-            {"role": "system", "content": system_prompt(self.spec, self._world)},
-            self._user_message(self.spec.turns[0]),
-        ]
-        return list(self.messages), {"env_id": self.spec.id, "tools": self.toolbox.openai_tools()}
+        self.messages = [*opening_messages(self.spec, self._world), self._user_message(self.spec.turns[0])]
+        return list(self.messages), {"env_id": self.spec.id, "tools": orjson.loads(self._prompt_tools_json)}
 
     def step(self, action: Action) -> StepResult:
         """Run one assistant message: execute its tool calls, or end the turn if it has none."""
@@ -157,6 +168,12 @@ class Env:
 
     def openai_tools(self) -> list[dict[str, Any]]:
         return self.toolbox.openai_tools()
+
+    @functools.cached_property
+    def _prompt_tools_json(self) -> bytes:
+        # The tools as every request of every episode carries them (sorted, compact): built once per Env.
+        declared = {d.name for d in self.spec.tool_decls}  # shown exactly as the spec declares them
+        return orjson.dumps(prompt_tools(self.toolbox.openai_tools(), verbatim=declared))
 
     def robustness_report(self) -> Robustness:
         """The faults injected so far and how many failing ones the agent recovered from (docs/robustness.md)."""

@@ -37,8 +37,8 @@ def test_agent_sees_the_declared_schema_exactly() -> None:
     env = Env(_without_faults())
     _, info = env.reset()
     tools = {t["function"]["name"]: t for t in info["tools"]}
-    assert list(tools) == ["directory_search", "jira_search_issues", "jira_get_issue", "jira_update_issue",
-                           "gmail_send_message"]
+    assert list(tools) == sorted(["directory_search", "jira_search_issues", "jira_get_issue", "jira_update_issue",
+                                  "gmail_send_message"])
     declared = next(d for d in env.spec.tool_decls if d.name == "gmail_send_message")
     assert tools["gmail_send_message"]["function"]["parameters"] == declared.parameters
     assert "mail_send" not in tools

@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from coworkenv import Action, Env, NoopPolicy, OraclePolicy, run_episode
+from coworkenv.env import AGENT_INSTRUCTIONS
 from coworkenv.examples import load_example
 from coworkenv.world import parse_time
 
@@ -32,9 +33,10 @@ def _payment_lines(env: Env, level: str = "ERROR") -> list[dict[str, Any]]:
 def test_reset_returns_system_and_first_user_message_and_tools() -> None:
     env = Env(load_example("incident_rollback"))
     messages, info = env.reset()
-    assert [m["role"] for m in messages] == ["system", "user"]
-    assert "Maya Chen" in messages[0]["content"] and "2026-03-02T09:00:00Z" in messages[0]["content"]
-    assert messages[1]["content"].startswith("Jon mailed me")
+    assert [m["role"] for m in messages] == ["system", "system", "user"]
+    assert messages[0]["content"] == AGENT_INSTRUCTIONS  # the same for every env: a prefix the cache reuses
+    assert "Maya Chen" in messages[1]["content"] and "2026-03-02T09:00:00Z" in messages[1]["content"]
+    assert messages[2]["content"].startswith("Jon mailed me")
     assert info["env_id"] == env.spec.id and len(info["tools"]) == len(env.spec.tools)
 
 
@@ -51,7 +53,7 @@ def test_user_turns_are_delivered_when_the_agent_ends_its_turn() -> None:
     assert env.done and final.terminated and not final.truncated
     assert final.reward == env.score().score
     roles = [m["role"] for m in env.messages]
-    assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "assistant"]
+    assert roles == ["system", "system", "user", "assistant", "tool", "assistant", "user", "assistant"]
 
 
 def test_silent_change_is_visible_only_through_tools() -> None:

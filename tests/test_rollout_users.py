@@ -69,9 +69,9 @@ def test_agent_loop_with_an_llm_user_records_the_exchange_and_user_tokens_apart(
     record = run_agent(Env(spec), agent, user_sim=user)
     kinds = [s.kind for s in record.steps]
     assert kinds[0] == "clarify" and kinds.count("clarify") == 1
-    roles = [m["role"] for m in record.messages[:5]]
-    assert roles == ["system", "user", "assistant", "user", "assistant"]
-    assert record.messages[3]["content"] == "It's E-4411."
+    roles = [m["role"] for m in record.messages[:6]]
+    assert roles == ["system", "system", "user", "assistant", "user", "assistant"]
+    assert record.messages[4]["content"] == "It's E-4411."
     assert record.user_sim == "llm-user:user-model"
     assert record.tokens.user_prompt == 30 * 3 and record.tokens.user_completion == 4 * 3
     assert record.tokens.agent_prompt == 10 * 3 + 12

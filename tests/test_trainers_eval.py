@@ -42,7 +42,8 @@ def hermes(action: Action) -> str:
 
 def oracle_reply(specs: Sequence[EnvSpec], messages: list[dict[str, Any]], seed: int, solves: Solves) -> str:
     """The next message of the reference solution for the conversation so far (or a useless reply)."""
-    spec = next(s for s in specs if s.turns[0].content in messages[1]["content"])
+    first_request = next(m["content"] for m in messages if m["role"] == "user")
+    spec = next(s for s in specs if s.turns[0].content in first_request)
     if not solves(spec, seed):
         return "Sorry, I cannot help with that."
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]

@@ -6,6 +6,7 @@ tool; the harness side (never the agent) sees the score.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any
 
@@ -52,7 +53,9 @@ class EpisodeHost:
         return [*self.env.openai_tools(), _REPLY_SCHEMA]
 
     def system_prompt(self) -> str:
-        return str(self.env.messages[0]["content"]) if self.env.messages else ""
+        """The system messages before the first user turn (fixed instructions, then the env's own text)."""
+        opening = itertools.takewhile(lambda m: m["role"] == "system", self.env.messages)
+        return "\n\n".join(str(m["content"]) for m in opening)
 
     def user_turns(self) -> list[str]:
         """The user messages the agent has received so far (follow-ups appear as turns end)."""
