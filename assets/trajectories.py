@@ -36,7 +36,7 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
     teacher: rollout.Teacher
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
-        teacher = rollout.LLMTeacher(backend, k=4, sampling={"temperature": 0.7})
+        teacher = rollout.LLMTeacher(backend)  # the library's k and sampled temperature
     else:
         teacher = rollout.OracleTeacher(seed=settings.seed)
     records = rollout.rollout_specs(specs, teacher)

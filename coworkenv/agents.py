@@ -1,12 +1,10 @@
-"""Built-in policies (oracle, noop) and the episode loop that runs a policy in an Env."""
+"""Built-in policies (oracle, noop); `coworkenv.rollout.agent_loop` is the episode loop that plays them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Protocol
 
-from coworkenv.checks import VerifierResult
 from coworkenv.env import Action, Env
 from coworkenv.faults import FAILING
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
@@ -77,25 +75,3 @@ class NoopPolicy:
 
     def act(self, env: Env) -> Action:
         return Action.say("Okay.")
-
-
-@dataclass(frozen=True)
-class Episode:
-    env_id: str
-    policy: str
-    result: VerifierResult
-    steps: int
-    truncated: bool
-    final_hash: str
-    robustness: float | None = None  # recovered / failing injected faults; None: none injected
-    faults: int = 0  # faults injected (slow responses included)
-
-
-def run_episode(env: Env, policy: Policy) -> Episode:
-    """Reset the env and let the policy act until the episode ends; return the verifier's result."""
-    env.reset()
-    while not env.done:
-        env.step(policy.act(env))
-    report = env.robustness_report()
-    return Episode(env.spec.id, policy.name, env.score(), env.steps, env.truncated, env.state.content_hash(),
-                   report.figure, report.injected)

@@ -7,8 +7,10 @@ from coworkenv.rollout.agent_loop import (
     DEFAULT_SAMPLING,
     INFRASTRUCTURE_STOP_REASONS,
     REPLY_TRUNCATED,
+    Episode,
     arun_agent,
     run_agent,
+    run_episode,
 )
 from coworkenv.rollout.export import ATIF_SCHEMA_VERSION, TRL_SCHEMA, to_atif, to_trl_rows, trl_table, validate_atif
 from coworkenv.rollout.narration import NarratedOracle
@@ -33,19 +35,31 @@ from coworkenv.rollout.record import (
     write_trajectories,
 )
 from coworkenv.rollout.rescore import ReplayError, needs_rescore, replay, rescore, rescore_all
-from coworkenv.rollout.teachers import LLMTeacher, OracleTeacher, Teacher, rollout_specs
+from coworkenv.rollout.teachers import (
+    DEFAULT_LLM_K,
+    DEFAULT_ORACLE_K,
+    DEFAULT_SAMPLED_TEMPERATURE,
+    LLMTeacher,
+    OracleTeacher,
+    Teacher,
+    rollout_specs,
+)
 from coworkenv.rollout.users import HiddenFact, LLMUser, ScriptedUser, UserPersona, UserReply, UserSimulator
 
 __all__ = [
     "ATIF_SCHEMA_VERSION",
+    "DEFAULT_LLM_K",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_MAX_TOKENS_TOTAL",
+    "DEFAULT_ORACLE_K",
+    "DEFAULT_SAMPLED_TEMPERATURE",
     "DEFAULT_SAMPLING",
     "INFRASTRUCTURE_STOP_REASONS",
     "MESSAGE_TYPE",
     "REPLY_TRUNCATED",
     "TRAJECTORY_SCHEMA",
     "TRL_SCHEMA",
+    "Episode",
     "HiddenFact",
     "InfrastructureFailure",
     "LLMTeacher",
@@ -74,7 +88,7 @@ __all__ = [
     "rescore_all",
     "rollout_specs",
     "run_agent",
-    "server_label",
+    "run_episode",
     "split_outcomes",
     "to_atif",
     "to_trl_rows",
