@@ -234,7 +234,7 @@ class EpisodeRun:
         # Ids must be unique within a transcript: tool messages and ATIF observations refer to them.
         call_id = call.id
         if not call_id or call_id in self.used_ids:
-            call_id = f"call_{len(self.steps)}_{len(self.used_ids)}"
+            call_id = f"call_{self.taken}_{len(self.used_ids)}"
         self.used_ids.add(call_id)
         return call if call_id == call.id else ToolCallRequest(call.name, call.arguments, call_id)
 
