@@ -51,6 +51,10 @@ class ReferenceBackend:
         raise NotImplementedError
 
 
+def _without_call_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**m, "tool_call_id": "", "tool_calls": [{**c, "id": ""} for c in m["tool_calls"]]} for m in messages]
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_the_gates_and_a_recorded_rollout_play_the_same_episode(name: str) -> None:
     spec = load_example(name)
@@ -58,8 +62,9 @@ def test_the_gates_and_a_recorded_rollout_play_the_same_episode(name: str) -> No
     gated = episodes.oracle()  # the gates' episode: run_episode, no transcript kept
     record = run_agent(Env(spec), OraclePolicy(spec))  # the teacher's episode: recorded
     assert gated.passed and record.passed
-    # The Env of the gates' episode saw exactly the messages the record holds, ids included.
-    assert [trl_message(m) for m in episodes.env.messages] == record.messages
+    # The Env of the gates' episode saw the messages the record holds (call ids aside: a run without a transcript
+    # leaves their numbering to the Env).
+    assert _without_call_ids([trl_message(m) for m in episodes.env.messages]) == _without_call_ids(record.messages)
     assert gated.audit == record.audit and gated.replies == record.replies
     assert gated.final_hash == record.final_hash and gated.turn_reached == record.user_turns - 1
     assert gated.result is not None and gated.result.score == record.score

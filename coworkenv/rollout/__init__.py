@@ -1,4 +1,5 @@
-"""Teacher and student runs in environments: the agent loop, user simulators, teachers, the canonical
+"""Teacher and student runs in environments: the episode loop every episode runs through (`agent_loop`: the
+validation gates, `coworkenv env run`, teachers, RL rollouts, evaluation), user simulators, teachers, the canonical
 trajectory record (Parquet), exporters (TRL SFT rows, ATIF) and re-scoring."""
 
 from coworkenv.rollout.agent_loop import (

@@ -39,6 +39,8 @@ INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR})
 # "context_length": the conversation outgrew the model's context.)
 REPLY_TRUNCATED = "reply_truncated"
 
+_NO_TOKENS = dict.fromkeys(("agent_prompt", "agent_completion", "user_prompt", "user_completion"), 0)
+_NO_SECONDS = dict.fromkeys(("model", "env", "user"), 0.0)
 _NATIVE_NAME = re.compile(r"^tool_calls\[\d+\] \(([^)]+)\)")
 _HERMES_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
 
@@ -58,7 +60,7 @@ class Episode:
     stop_reason: str = "done"
 
 
-@dataclass
+@dataclass(slots=True)
 class Pending:
     """An assistant message waiting for an interactive user's decision: answer within the turn, or end it."""
 
@@ -70,18 +72,19 @@ class Pending:
     finish_reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Limits:
     max_steps: int
     max_tokens_total: int
 
 
-@dataclass
+@dataclass(slots=True)
 class EpisodeRun:
     """The state of one run: the transcript as the model saw it, per-step records, token and time accounting.
 
-    With `keep_transcript` False (a Policy's episode that only its outcome is wanted of) the transcript and the step
-    records are not kept; everything that reaches the Env stays the same.
+    With `keep_transcript` False (a Policy's episode, with scripted users, that only its outcome is wanted of)
+    nothing is recorded, timed or named: the policy's actions go to the Env as they are (the Env numbers their
+    calls), so the Env plays the same episode as a recorded run, call ids aside.
     """
 
     env: Env
@@ -97,9 +100,8 @@ class EpisodeRun:
     steps: list[StepRecord] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("agent_prompt", "agent_completion", "user_prompt", "user_completion"), 0))
-    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("model", "env", "user"), 0.0))
+    tokens: dict[str, int] = field(default_factory=_NO_TOKENS.copy)
+    seconds: dict[str, float] = field(default_factory=_NO_SECONDS.copy)
     clarified: dict[int, int] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)
     failure: tuple[str, str] | None = None
@@ -107,11 +109,11 @@ class EpisodeRun:
     t0: float = 0.0
 
     def start(self) -> None:
-        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        self.t0 = time.perf_counter()
         messages, info = self.env.reset()
         self.tools = info["tools"]
         if self.keep_transcript:
+            self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+            self.t0 = time.perf_counter()
             self.transcript = [trl_message(m) for m in messages]
             self.requests = [m["content"] for m in messages if m["role"] == "user"]
 
@@ -150,13 +152,19 @@ class EpisodeRun:
         self.tokens["agent_completion"] += completion_tokens
         self.seconds["model"] += model_s
         calls = [self._unique_id(c) for c in calls]
-        calls += [self._unique_id(self._salvaged(e)) for e in parse_errors]
+        if parse_errors:
+            calls += [self._unique_id(self._salvaged(e)) for e in parse_errors]
         pending = Pending(Action(content, tuple(calls)), parse_errors, prompt_tokens, completion_tokens, model_s,
                            finish_reason)
         if not calls and self.user_sim.interactive and self.clarified.get(self.env.turn, 0) < MAX_CLARIFICATIONS_PER_TURN:
             return pending
         self._act(pending)
         return None
+
+    def act_unrecorded(self, action: Action) -> None:
+        """Send a policy's action to the Env as it is (an episode that keeps no transcript)."""
+        self.env.step(action)
+        self.taken += 1
 
     def cut_off(self, content: str, parse_errors: list[str], prompt_tokens: int, completion_tokens: int,
                 model_s: float) -> None:
@@ -201,9 +209,6 @@ class EpisodeRun:
         env.step(pending.action)
         env_s = time.perf_counter() - t
         self.seconds["env"] += env_s
-        if not self.keep_transcript:
-            self.taken += 1
-            return
         new = [trl_message(m) for m in env.messages[before_messages:]]
         malformed = {c.id: e for c, e in zip(pending.action.tool_calls[-len(pending.parse_errors):],
                                              pending.parse_errors, strict=True)} if pending.parse_errors else {}

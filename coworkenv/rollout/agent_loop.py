@@ -12,7 +12,8 @@ Three entry points share `_play`:
 - `arun_agent` / `run_agent` record the episode as a `TrajectoryRecord` (the transcript as the model saw it, steps,
   tokens, timings): teachers, RL rollouts, evaluation, `coworkenv env run`.
 - `run_episode` plays a Policy and keeps no transcript, only an `Episode` summary: the validation gates, which play
-  ~20 episodes per spec and read the Env itself. The Env sees exactly the same actions as under `run_agent`.
+  ~20 episodes per spec and read the Env itself. The Env plays the same episode as under `run_agent` (only the
+  call ids differ: a run without a transcript lets the Env number the calls).
 A Policy with scripted users never awaits anything, so its episodes run without an event loop.
 """
 
@@ -44,6 +45,7 @@ DEFAULT_MAX_STEPS = 40  # assistant messages per episode (tool-call messages, fi
 DEFAULT_MAX_TOKENS_TOTAL = 200_000  # the agent's prompt + completion tokens over the whole episode
 DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024}
 T = TypeVar("T")
+_SCRIPTED_USER = ScriptedUser()  # stateless: the spec's turns, as the Env plays them
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
@@ -73,7 +75,7 @@ def _episode(
 ) -> EpisodeRun:
     backend = is_backend(model)
     return EpisodeRun(
-        env=env, user_sim=user_sim or ScriptedUser(), limits=Limits(max_steps, max_tokens_total),
+        env=env, user_sim=user_sim or _SCRIPTED_USER, limits=Limits(max_steps, max_tokens_total),
         sampling={**DEFAULT_SAMPLING, **(sampling or {})} if backend else dict(sampling or {}),
         teacher=teacher or ("llm" if backend else model.name), model=model.name, sample_index=sample_index,
         keep_transcript=keep_transcript,
@@ -81,6 +83,9 @@ def _episode(
 
 
 def _policy_step(ep: EpisodeRun, policy: Policy) -> Pending | None:
+    if not ep.keep_transcript:  # nothing to time, name or record (the validation gates' ~20 episodes per spec)
+        ep.act_unrecorded(policy.act(ep.env))
+        return None
     t = time.perf_counter()
     action = policy.act(ep.env)
     return ep.take(action.content, list(action.tool_calls), [], 0, 0, time.perf_counter() - t, "policy")
