@@ -9,6 +9,10 @@ from coworkenv.env import Action, Env
 from coworkenv.faults import FAILING
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 
+# Actions are immutable: the messages every episode ends turns with are built once.
+_DONE = Action.say("Done.")
+_OKAY = Action.say("Okay.")
+
 
 class Policy(Protocol):
     """Chooses the next assistant message given the env (its messages, tools and state through tools)."""
@@ -44,7 +48,7 @@ class OraclePolicy:
             self._retries += 1
             return self._last  # type: ignore[return-value]
         self._retries = 0
-        self._last = next(self._plan, Action.say("Done."))
+        self._last = next(self._plan, _DONE)
         return self._last
 
     def _retry_due(self, env: Env) -> bool:
@@ -58,7 +62,7 @@ def turn_actions(steps: list[ReferenceStep]) -> list[Action]:
     """The actions of one reference turn: its tool calls in order, then one message that ends the turn."""
     actions = [Action.call(s.call.name, dict(s.call.arguments)) if s.call else Action.say(s.say or "") for s in steps]
     if not actions or actions[-1].tool_calls:
-        actions.append(Action.say("Done."))
+        actions.append(_DONE)
     # Text before the last message does not end the turn; fold it into the final message.
     said = [a.content for a in actions[:-1] if not a.tool_calls and a.content]
     calls = [a for a in actions[:-1] if a.tool_calls]
@@ -74,4 +78,4 @@ class NoopPolicy:
     name = "noop"
 
     def act(self, env: Env) -> Action:
-        return Action.say("Okay.")
+        return _OKAY
