@@ -28,8 +28,9 @@ import httpx  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from coworkenv import Env  # noqa: E402
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode  # noqa: E402
+from coworkenv.agents import NoopPolicy, OraclePolicy  # noqa: E402
 from coworkenv.examples import resolve_spec  # noqa: E402
+from coworkenv.rollout import run_episode  # noqa: E402
 from coworkenv.serve.reference_client import play_noop, play_reference  # noqa: E402
 
 SERVE = [sys.executable, "-c", "from coworkenv.cli import app; app()", "serve"]

@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from coworkenv.agents import OraclePolicy, run_episode  # noqa: E402
+from coworkenv.agents import OraclePolicy  # noqa: E402
 from coworkenv.env import Env  # noqa: E402
 from coworkenv.examples import example_names, load_example  # noqa: E402
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, OpenAICompatibleBackend  # noqa: E402
-from coworkenv.rollout import LLMTeacher, OracleTeacher  # noqa: E402
+from coworkenv.rollout import LLMTeacher, OracleTeacher, run_episode  # noqa: E402
 from tests.support.fake_openai_server import start_server_process  # noqa: E402
 
 # Search the mail first; once its result (msg-1) is in the conversation, answer. Three requests per episode.

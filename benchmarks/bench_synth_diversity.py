@@ -13,8 +13,9 @@ import json
 import time
 from pathlib import Path
 
-from coworkenv.agents import OraclePolicy, run_episode
+from coworkenv.agents import OraclePolicy
 from coworkenv.env import Env
+from coworkenv.rollout import run_episode
 from coworkenv.synth import diversity_report, generate_specs, load_taxonomy
 
 

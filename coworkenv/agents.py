@@ -1,15 +1,17 @@
-"""Built-in policies (oracle, noop) and the episode loop that runs a policy in an Env."""
+"""Built-in policies (oracle, noop); `coworkenv.rollout.agent_loop` is the episode loop that plays them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Protocol
 
-from coworkenv.checks import VerifierResult
 from coworkenv.env import Action, Env
 from coworkenv.faults import FAILING
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
+
+# Actions are immutable: the messages every episode ends turns with are built once.
+_DONE = Action.say("Done.")
+_OKAY = Action.say("Okay.")
 
 
 class Policy(Protocol):
@@ -46,7 +48,7 @@ class OraclePolicy:
             self._retries += 1
             return self._last  # type: ignore[return-value]
         self._retries = 0
-        self._last = next(self._plan, Action.say("Done."))
+        self._last = next(self._plan, _DONE)
         return self._last
 
     def _retry_due(self, env: Env) -> bool:
@@ -60,7 +62,7 @@ def turn_actions(steps: list[ReferenceStep]) -> list[Action]:
     """The actions of one reference turn: its tool calls in order, then one message that ends the turn."""
     actions = [Action.call(s.call.name, dict(s.call.arguments)) if s.call else Action.say(s.say or "") for s in steps]
     if not actions or actions[-1].tool_calls:
-        actions.append(Action.say("Done."))
+        actions.append(_DONE)
     # Text before the last message does not end the turn; fold it into the final message.
     said = [a.content for a in actions[:-1] if not a.tool_calls and a.content]
     calls = [a for a in actions[:-1] if a.tool_calls]
@@ -76,26 +78,4 @@ class NoopPolicy:
     name = "noop"
 
     def act(self, env: Env) -> Action:
-        return Action.say("Okay.")
-
-
-@dataclass(frozen=True)
-class Episode:
-    env_id: str
-    policy: str
-    result: VerifierResult
-    steps: int
-    truncated: bool
-    final_hash: str
-    robustness: float | None = None  # recovered / failing injected faults; None: none injected
-    faults: int = 0  # faults injected (slow responses included)
-
-
-def run_episode(env: Env, policy: Policy) -> Episode:
-    """Reset the env and let the policy act until the episode ends; return the verifier's result."""
-    env.reset()
-    while not env.done:
-        env.step(policy.act(env))
-    report = env.robustness_report()
-    return Episode(env.spec.id, policy.name, env.score(), env.steps, env.truncated, env.state.content_hash(),
-                   report.figure, report.injected)
+        return _OKAY

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from coworkenv.agents import OraclePolicy, run_episode
+from coworkenv.agents import OraclePolicy
 from coworkenv.apps import APPS, TOOLS, WorldApps
 from coworkenv.env import Env
+from coworkenv.rollout import run_episode
 from coworkenv.spec import ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.synth import generate_spec, load_taxonomy
 from coworkenv.synth.procedural.personal import _phone_pattern

@@ -8,10 +8,11 @@ import orjson
 import pytest
 
 from coworkenv import Action, Env
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy
 from coworkenv.binding_check import binding_issues
 from coworkenv.examples import load_example
 from coworkenv.loading import SpecError, load_spec
+from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec
 
 EXAMPLE = "triage_escalation_declared_tools"

@@ -190,7 +190,7 @@ def test_validate_whose_repairs_all_fail_writes_its_tables_and_exits_3(tmp_path:
 def test_rollout_against_a_failing_server_scores_nothing_and_exits_3(envs: Path, tmp_path: Path) -> None:
     with FakeOpenAIServer(fault_rate=1.0, fault_kinds=("500",)) as server:
         result = runner.invoke(app, ["rollout", str(envs), "--llm", server.url, "--model", "fake", "--json",
-                                     "--out", str(tmp_path / "traj"), *FAST])
+                                     "--k", "1", "--out", str(tmp_path / "traj"), *FAST])
     assert result.exit_code == 3, result.output
     summary = json.loads(result.stdout)
     n = len(example_names())
@@ -212,7 +212,7 @@ def test_rollout_keeps_episodes_that_ran_and_exits_3_for_those_lost(envs: Path, 
 
     with FakeOpenAIServer(responder=reject_one_env) as server:
         result = runner.invoke(app, ["rollout", str(envs), "--llm", server.url, "--model", "fake", "--json",
-                                     "--out", str(tmp_path / "traj"), *FAST])
+                                     "--k", "1", "--out", str(tmp_path / "traj"), *FAST])
     assert result.exit_code == 3, result.output
     summary = json.loads(result.stdout)
     assert summary["infrastructure_failures"] == 1 and summary["infrastructure_failure_kinds"] == {"client_error": 1}

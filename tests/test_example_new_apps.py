@@ -16,8 +16,9 @@ from mcp import Client
 from support.loopback import free_port, wait_listening
 
 from coworkenv import Env
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy
 from coworkenv.examples import load_example
+from coworkenv.rollout import run_episode
 from coworkenv.serve.reference_client import play_noop, play_reference
 from coworkenv.validate import validate_spec
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from coworkenv import Action, Env
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy
 from coworkenv.examples import load_example
 from coworkenv.faults import FaultInjector, FaultPlan, FaultRule
+from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec
 
 EXAMPLE = "triage_escalation_declared_tools"

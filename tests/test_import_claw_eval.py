@@ -13,10 +13,11 @@ import yaml
 from typer.testing import CliRunner
 
 from coworkenv import Env
-from coworkenv.agents import OraclePolicy, run_episode
+from coworkenv.agents import OraclePolicy
 from coworkenv.cli import app
 from coworkenv.importers import ImportProblem, import_checkout
 from coworkenv.loading import load_spec
+from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"

@@ -12,10 +12,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy
 from coworkenv.apps import TOOLS
 from coworkenv.env import Env
 from coworkenv.loading import load_spec, reference_issues
+from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceTurn
 from coworkenv.store.stages import SPECS_SCHEMA, read_specs, write_specs
 from coworkenv.synth import (

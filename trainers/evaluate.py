@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from coworkenv.llm import LLMBackend, server_label
-from coworkenv.rollout import InfrastructureFailure, LLMTeacher, TrajectoryRecord, split_outcomes
+from coworkenv.rollout import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_SAMPLED_TEMPERATURE,
+    InfrastructureFailure,
+    LLMTeacher,
+    TrajectoryRecord,
+    split_outcomes,
+)
 from coworkenv.spec import EnvSpec
 
 __all__ = [
@@ -30,9 +37,7 @@ __all__ = [
     "report_from_records",
 ]
 
-DEFAULT_MAX_STEPS = 20
-DEFAULT_MAX_TOKENS = 512
-DEFAULT_SAMPLED_TEMPERATURE = 0.7
+DEFAULT_MAX_TOKENS = 512  # per assistant message; the step budget and sampled temperature are the teachers' (rollout)
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ def evaluate(
 ) -> EvalReport:
     """Run `model` k times in every env of `specs` and report pass@1, pass^k and mean score.
 
-    `temperature` defaults to 0 (greedy) for k = 1 and 0.7 for k > 1, where the samples must differ for pass^k to
+    `temperature` defaults to 0 (greedy) for k = 1 and `DEFAULT_SAMPLED_TEMPERATURE` for k > 1, where the samples must differ for pass^k to
     mean anything. Episodes of different envs run concurrently (at most `concurrency`). The episodes' trajectory
     records are appended to `records` when given (to store them, e.g. as the eval asset's runs).
 

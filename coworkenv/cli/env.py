@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
 from coworkenv.checks import VerifierResult
 from coworkenv.commands import (
     DEFAULT_RETRIES,
@@ -109,16 +109,10 @@ def run(
         fail("--agent llm and --llm URL go together: --agent llm --llm http://127.0.0.1:8000/v1 --model NAME")
     specs = _specs(name_or_path, env_id)
     backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm is not None else None
+    sampling = {"temperature": temperature, "max_tokens": max_tokens} if backend is not None else None
     results = []
     for spec in specs:
-        if backend is not None:
-            result, verdict = _llm_episode(spec, backend, max_steps,
-                                           {"temperature": temperature, "max_tokens": max_tokens})
-        else:
-            episode = run_episode(Env(spec, max_steps=max_steps), _policy(agent, spec))
-            verdict = episode.result
-            result = {"env_id": spec.id, "agent": agent.value, "steps": episode.steps, "truncated": episode.truncated,
-                      "stop_reason": "done", "final_hash": episode.final_hash, **verdict.as_dict()}
+        result, verdict = _episode(spec, backend or _policy(agent, spec), max_steps, sampling)
         results.append(result)
         if not as_json:
             typer.echo(f"{spec.metadata.title or spec.capability} ({spec.id})")
@@ -138,16 +132,19 @@ def run(
              INFRASTRUCTURE_ERROR)
 
 
-def _llm_episode(spec: EnvSpec, backend: LLMBackend, max_steps: int,
-                 sampling: dict[str, Any]) -> tuple[dict[str, Any], VerifierResult]:
+def _episode(spec: EnvSpec, agent: LLMBackend | Policy, max_steps: int,
+             sampling: dict[str, Any] | None) -> tuple[dict[str, Any], VerifierResult]:
+    """One episode through the episode loop (the same one the teachers and evaluation use), as the printed result."""
     from coworkenv.rollout import is_infrastructure_failure, run_agent
+    from coworkenv.rollout.agent_loop import is_backend
 
-    record = run_agent(Env(spec, max_steps=max_steps), backend, max_steps=max_steps, sampling=sampling)
-    verdict = VerifierResult(record.score, record.passed, list(record.checks))
-    return {"env_id": spec.id, "agent": "llm", "model": record.model, "steps": len(record.steps),
-            "truncated": record.truncated, "stop_reason": record.stop_reason, "error": record.error,
-            "infrastructure_failure": is_infrastructure_failure(record), "final_hash": record.final_hash,
-            **verdict.as_dict()}, verdict
+    env = Env(spec, max_steps=max_steps)
+    record = run_agent(env, agent, max_steps=max_steps, sampling=sampling)
+    verdict = env.score()  # the whole result (completion, robustness, guards) of the episode's final state
+    return {"env_id": spec.id, "agent": "llm" if is_backend(agent) else agent.name, "model": record.model,
+            "steps": len(record.steps), "truncated": record.truncated, "stop_reason": record.stop_reason,
+            "error": record.error, "infrastructure_failure": is_infrastructure_failure(record),
+            "final_hash": record.final_hash, **verdict.as_dict()}, verdict
 
 
 def render_breakdown(result: VerifierResult) -> str:

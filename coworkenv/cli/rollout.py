@@ -30,6 +30,10 @@ from coworkenv.commands import (
 )
 from coworkenv.llm import server_label
 from coworkenv.rollout import (
+    DEFAULT_LLM_K,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_ORACLE_K,
+    DEFAULT_SAMPLED_TEMPERATURE,
     InfrastructureFailure,
     LLMTeacher,
     OracleTeacher,
@@ -71,11 +75,12 @@ def rollout_command(
     model: ModelOption = None,
     teacher: Annotated[str | None, typer.Option(
         "--teacher", help="'oracle' (default without --llm) or 'llm'. A URL here is deprecated: use --llm URL.")] = None,
-    k: Annotated[int, typer.Option("--k", min=1, help="Episodes per env (oracle: differently phrased).")] = 1,
+    k: Annotated[int | None, typer.Option("--k", min=1, help=f"Episodes per env (default: {DEFAULT_ORACLE_K} for the oracle, "
+                                                    f"differently phrased if more; {DEFAULT_LLM_K} for an LLM).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
-    temperature: Annotated[float, typer.Option("--temperature", help="LLM sampling temperature.")] = 0.7,
+    temperature: Annotated[float, typer.Option("--temperature", help="LLM sampling temperature.")] = DEFAULT_SAMPLED_TEMPERATURE,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="LLM max tokens per reply.")] = 1024,
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = 40,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="LLM requests in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,
@@ -98,10 +103,10 @@ def rollout_command(
     runner: Teacher
     backend = None
     if llm is None:
-        runner = OracleTeacher(seed, k=k)
+        runner = OracleTeacher(seed, k=k or DEFAULT_ORACLE_K)
     else:
         backend = connect(llm, model, concurrency=concurrency, timeout_s=llm_timeout, retries=llm_retries)
-        runner = LLMTeacher(backend, k, {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
+        runner = LLMTeacher(backend, k or DEFAULT_LLM_K, {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
                             max_steps=max_steps)
 
     def progress(done: int, total: int) -> None:

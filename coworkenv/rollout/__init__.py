@@ -1,6 +1,6 @@
-"""Teacher and student runs in environments: the agent loop, user simulators, teachers, the canonical
-trajectory record and its Parquet row codec (files: `coworkenv.store.stages`), the ATIF exporter and
-re-scoring."""
+"""Teacher and student runs in environments: the episode loop every episode runs through (`agent_loop`: the
+validation gates, `coworkenv env run`, teachers, RL rollouts, evaluation), user simulators, teachers, the canonical
+trajectory record and its Parquet row codec (files: `coworkenv.store.stages`), the ATIF exporter and re-scoring."""
 
 from coworkenv.rollout.agent_loop import (
     DEFAULT_MAX_STEPS,
@@ -8,8 +8,10 @@ from coworkenv.rollout.agent_loop import (
     DEFAULT_SAMPLING,
     INFRASTRUCTURE_STOP_REASONS,
     REPLY_TRUNCATED,
+    Episode,
     arun_agent,
     run_agent,
+    run_episode,
 )
 from coworkenv.rollout.export import ATIF_SCHEMA_VERSION, to_atif, validate_atif
 from coworkenv.rollout.narration import NarratedOracle
@@ -31,18 +33,30 @@ from coworkenv.rollout.record import (
     trajectories_table,
 )
 from coworkenv.rollout.rescore import ReplayError, needs_rescore, replay, rescore, rescore_all
-from coworkenv.rollout.teachers import LLMTeacher, OracleTeacher, Teacher, rollout_specs
+from coworkenv.rollout.teachers import (
+    DEFAULT_LLM_K,
+    DEFAULT_ORACLE_K,
+    DEFAULT_SAMPLED_TEMPERATURE,
+    LLMTeacher,
+    OracleTeacher,
+    Teacher,
+    rollout_specs,
+)
 from coworkenv.rollout.users import HiddenFact, LLMUser, ScriptedUser, UserPersona, UserReply, UserSimulator
 
 __all__ = [
     "ATIF_SCHEMA_VERSION",
+    "DEFAULT_LLM_K",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_MAX_TOKENS_TOTAL",
+    "DEFAULT_ORACLE_K",
+    "DEFAULT_SAMPLED_TEMPERATURE",
     "DEFAULT_SAMPLING",
     "INFRASTRUCTURE_STOP_REASONS",
     "MESSAGE_TYPE",
     "REPLY_TRUNCATED",
     "TRAJECTORY_SCHEMA",
+    "Episode",
     "HiddenFact",
     "InfrastructureFailure",
     "LLMTeacher",
@@ -70,7 +84,7 @@ __all__ = [
     "rescore_all",
     "rollout_specs",
     "run_agent",
-    "server_label",
+    "run_episode",
     "split_outcomes",
     "to_atif",
     "trajectories_table",

@@ -1,55 +1,67 @@
-"""The agent loop: any chat model with OpenAI-style tool calling, or any Policy, acting in an Env.
+"""The episode loop: every episode in coworkenv runs here, whoever acts and whoever reads the result.
 
-The Env gives the system prompt, the spec's tools and user turns; the loop asks the model, runs its tool calls,
-feeds results back, and stops when the episode ends, at the step limit or at the token budget. Tool calls are
-read from native `tool_calls` or, as a fallback, from Qwen/hermes `<tool_call>` text; a call that does not parse
-still reaches the Env (so it is audited as a failed call) and its tool message tells the model what was wrong.
+An agent is a `Policy` (sync, reads the Env: the oracle, noop, scripted agents) or an LLM backend (async: any chat
+model with OpenAI-style tool calling). The Env gives the system prompt, the spec's tools, the user turns and the
+world's dynamics between them; a user simulator may answer within a turn. The loop (`_play`) runs one assistant
+message at a time and stops when the episode ends, at the step limit, at the token budget or when an LLM server
+fails. Tool calls are read from native `tool_calls` or, as a fallback, from Qwen/hermes `<tool_call>` text; a call
+that does not parse still reaches the Env (so it is audited as a failed call) and its tool message says what was
+wrong.
+
+Three entry points share `_play`:
+- `arun_agent` / `run_agent` record the episode as a `TrajectoryRecord` (the transcript as the model saw it, steps,
+  tokens, timings): teachers, RL rollouts, evaluation, `coworkenv env run`.
+- `run_episode` plays a Policy and keeps no transcript, only an `Episode` summary: the validation gates, which play
+  ~20 episodes per spec and read the Env itself. The Env plays the same episode as under `run_agent` (only the
+  call ids differ: a run without a transcript lets the Env number the calls).
+A Policy with scripted users never awaits anything, so its episodes run without an event loop.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
-
-import orjson
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from coworkenv.agents import Policy
-from coworkenv.checks import Reply
-from coworkenv.env import Action, Env, ToolCallRequest
-from coworkenv.llm import LLMBackend, LLMError, LLMRequest, is_infrastructure_error, parse_tool_calls, run_sync
-from coworkenv.rollout.record import (
-    StepRecord,
-    Timings,
-    TokenCounts,
-    TrajectoryRecord,
-    environment_hash,
-    normalized_transcript_hash,
-    openai_message,
-    record_id_for,
-    trl_message,
+from coworkenv.env import Env, ToolCallRequest
+from coworkenv.llm import LLMBackend, LLMError, is_infrastructure_error, parse_tool_calls, run_sync
+from coworkenv.rollout._episode_run import (
+    INFRASTRUCTURE_STOP_REASONS,
+    LLM_ERROR,
+    REPLY_TRUNCATED,
+    USER_SIM_ERROR,
+    Episode,
+    EpisodeRun,
+    Limits,
+    Pending,
 )
-from coworkenv.rollout.users import ScriptedUser, UserReply, UserSimulator
-from coworkenv.spec import VERIFIER_VERSION
+from coworkenv.rollout.record import TrajectoryRecord
+from coworkenv.rollout.users import ScriptedUser, UserSimulator
 
-DEFAULT_MAX_STEPS = 40
-DEFAULT_MAX_TOKENS_TOTAL = 200_000
+# The episode's budgets, defined here once; the teachers, `coworkenv rollout`, `coworkenv eval` and
+# `trainers.evaluate` take their defaults from these.
+DEFAULT_MAX_STEPS = 40  # assistant messages per episode (tool-call messages, final messages and clarifications)
+DEFAULT_MAX_TOKENS_TOTAL = 200_000  # the agent's prompt + completion tokens over the whole episode
 DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024}
-MAX_CLARIFICATIONS_PER_TURN = 4
-MALFORMED_CALL_NAME = "invalid_tool_call"
-# Stop reasons of episodes the LLM server (agent or user simulator) failed after its retries: infrastructure
-# failures, not the model's; their score says nothing about the model.
-LLM_ERROR = "llm_error"
-USER_SIM_ERROR = "user_sim_error"
-INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR})
-# The model's reply was cut off at max_tokens: the model's failure, with its own stop reason. (So is
-# "context_length": the conversation outgrew the model's context.)
-REPLY_TRUNCATED = "reply_truncated"
+T = TypeVar("T")
+_SCRIPTED_USER = ScriptedUser()  # stateless: the spec's turns, as the Env plays them
 
-_NATIVE_NAME = re.compile(r"^tool_calls\[\d+\] \(([^)]+)\)")
-_HERMES_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_MAX_TOKENS_TOTAL",
+    "DEFAULT_SAMPLING",
+    "INFRASTRUCTURE_STOP_REASONS",
+    "LLM_ERROR",
+    "REPLY_TRUNCATED",
+    "USER_SIM_ERROR",
+    "Episode",
+    "arun_agent",
+    "close_backends",
+    "is_backend",
+    "run_agent",
+    "run_episode",
+]
 
 
 def is_backend(model: object) -> bool:
@@ -57,225 +69,29 @@ def is_backend(model: object) -> bool:
     return callable(getattr(model, "complete", None))
 
 
-@dataclass
-class _Pending:
-    """An assistant message waiting for an interactive user's decision: answer within the turn, or end it."""
-
-    action: Action
-    parse_errors: list[str]
-    prompt_tokens: int
-    completion_tokens: int
-    model_s: float
-    finish_reason: str
-
-
-@dataclass
-class _Limits:
-    max_steps: int
-    max_tokens_total: int
-
-
-@dataclass
-class _Episode:
-    """The state of one run: the transcript as the model saw it, per-step records, token and time accounting."""
-
-    env: Env
-    user_sim: UserSimulator
-    limits: _Limits
-    sampling: dict[str, Any]
-    teacher: str
-    model: str
-    sample_index: int
-    transcript: list[dict[str, Any]] = field(default_factory=list)
-    steps: list[StepRecord] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("agent_prompt", "agent_completion", "user_prompt", "user_completion"), 0))
-    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("model", "env", "user"), 0.0))
-    clarified: dict[int, int] = field(default_factory=dict)
-    used_ids: set[str] = field(default_factory=set)
-    failure: tuple[str, str] | None = None
-    started_at: str = ""
-    t0: float = 0.0
-
-    def start(self) -> None:
-        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        self.t0 = time.perf_counter()
-        messages, info = self.env.reset()
-        self.tools = info["tools"]
-        self.transcript = [trl_message(m) for m in messages]
-        self.requests = [m["content"] for m in messages if m["role"] == "user"]
-
-    # -- stop conditions ---------------------------------------------------------------------------------------
-    def stop_reason(self) -> str | None:
-        if self.failure is not None:
-            return self.failure[0]
-        if self.env.done:
-            return "env_step_limit" if self.env.truncated else "done"
-        if len(self.steps) >= self.limits.max_steps:
-            return "max_steps"
-        if self.tokens["agent_prompt"] + self.tokens["agent_completion"] >= self.limits.max_tokens_total:
-            return "token_budget"
-        return None
-
-    def fail(self, reason: str, message: str) -> None:
-        self.failure = (reason, message)
-
-    # -- model side ------------------------------------------------------------------------------------------------
-    def request(self) -> LLMRequest:
-        """The next chat request: the transcript so far, the spec's tools and the sampling parameters."""
-        return LLMRequest(
-            messages=[openai_message(m) for m in self.transcript],
-            tools=self.tools,
-            temperature=float(self.sampling.get("temperature", 0.0)),
-            max_tokens=int(self.sampling.get("max_tokens", 1024)),
-            seed=self.sampling.get("seed"),
-        )
-
-    def take(
-        self, content: str | None, calls: list[ToolCallRequest], parse_errors: list[str], prompt_tokens: int,
-        completion_tokens: int, model_s: float, finish_reason: str,
-    ) -> _Pending | None:
-        """Apply one assistant message; returns it instead when an interactive user must decide first."""
-        self.tokens["agent_prompt"] += prompt_tokens
-        self.tokens["agent_completion"] += completion_tokens
-        self.seconds["model"] += model_s
-        calls = [self._unique_id(c) for c in calls]
-        calls += [self._unique_id(self._salvaged(e)) for e in parse_errors]
-        pending = _Pending(Action(content, tuple(calls)), parse_errors, prompt_tokens, completion_tokens, model_s,
-                           finish_reason)
-        if not calls and self.user_sim.interactive and self.clarified.get(self.env.turn, 0) < MAX_CLARIFICATIONS_PER_TURN:
-            return pending
-        self._act(pending)
-        return None
-
-    def cut_off(self, content: str, parse_errors: list[str], prompt_tokens: int, completion_tokens: int,
-                model_s: float) -> None:
-        """End the episode on a reply cut off at max_tokens before any whole tool call: kept in the transcript,
-        never played (acting on half a sentence or half a call would score a guess)."""
-        self.tokens["agent_prompt"] += prompt_tokens
-        self.tokens["agent_completion"] += completion_tokens
-        self.seconds["model"] += model_s
-        self.transcript.append(trl_message({"role": "assistant", "content": content}))
-        pending = _Pending(Action(content, ()), parse_errors, prompt_tokens, completion_tokens, model_s, "length")
-        self._record_step("act", self.env.turn, len(self.transcript) - 1, pending, 0, 0, 0.0)
-        self.fail(REPLY_TRUNCATED, f"the model's reply was cut off at max_tokens={self.sampling.get('max_tokens')} "
-                                   f"(finish_reason=length, {len(content)} characters, no whole tool call); "
-                                   "raise --max-tokens")
-
-    def user_conversation(self, pending: _Pending) -> list[dict[str, Any]]:
-        """The transcript with the pending assistant message: what the user simulator answers."""
-        return [*self.transcript, trl_message({"role": "assistant", "content": pending.action.content or ""})]
-
-    def answer(self, pending: _Pending, reply: UserReply, user_s: float) -> None:
-        """The user's decision on a pending message: a reply keeps the turn open, None ends it."""
-        self.tokens["user_prompt"] += reply.prompt_tokens
-        self.tokens["user_completion"] += reply.completion_tokens
-        self.seconds["user"] += user_s
-        if reply.content is None:
-            self._act(pending)
-            return
-        turn = self.env.turn
-        self.clarified[turn] = self.clarified.get(turn, 0) + 1
-        text = pending.action.content or ""
-        if text:  # the verifier reads every reply of a turn, also those the Env never saw
-            self.env.replies.append(Reply(turn, text))
-        self.transcript.append(trl_message({"role": "assistant", "content": text}))
-        self._record_step("clarify", turn, len(self.transcript) - 1, pending, 0, 0, 0.0)
-        self.transcript.append(trl_message({"role": "user", "content": reply.content}))
-
-    # -- env side ----------------------------------------------------------------------------------------------------
-    def _act(self, pending: _Pending) -> None:
-        env = self.env
-        turn, before_messages, before_audit = env.turn, len(env.messages), len(env.audit)
-        t = time.perf_counter()
-        env.step(pending.action)
-        env_s = time.perf_counter() - t
-        self.seconds["env"] += env_s
-        new = [trl_message(m) for m in env.messages[before_messages:]]
-        malformed = {c.id: e for c, e in zip(pending.action.tool_calls[-len(pending.parse_errors):],
-                                             pending.parse_errors, strict=True)} if pending.parse_errors else {}
-        for m in new:
-            if m["role"] == "tool" and m["tool_call_id"] in malformed:
-                detail = f"could not parse this tool call: {malformed[m['tool_call_id']]}. " \
-                         "Call a tool with its name and a JSON object of arguments."
-                m["content"] = orjson.dumps({"error": detail}).decode()
-            elif m["role"] == "user":
-                self.requests.append(m["content"])
-        message_index = len(self.transcript)
-        self.transcript.extend(new)
-        audited = env.audit[before_audit:]
-        self._record_step("act", turn, message_index, pending, len(audited), sum(not e.ok for e in audited), env_s)
-
-    def _record_step(self, kind: str, turn: int, message_index: int, pending: _Pending, calls: int, errors: int,
-                     env_s: float) -> None:
-        self.steps.append(StepRecord(
-            index=len(self.steps), turn=turn, kind=kind,  # type: ignore[arg-type]
-            message_index=message_index, state_hash=self.env.state.content_hash(), tool_calls=calls,
-            tool_errors=errors, parse_errors=list(pending.parse_errors), prompt_tokens=pending.prompt_tokens,
-            completion_tokens=pending.completion_tokens, model_s=pending.model_s, env_s=env_s,
-            finish_reason=pending.finish_reason,
-        ))
-
-    def _unique_id(self, call: ToolCallRequest) -> ToolCallRequest:
-        # Ids must be unique within a transcript: tool messages and ATIF observations refer to them.
-        call_id = call.id
-        if not call_id or call_id in self.used_ids:
-            call_id = f"call_{len(self.steps)}_{len(self.used_ids)}"
-        self.used_ids.add(call_id)
-        return call if call_id == call.id else ToolCallRequest(call.name, call.arguments, call_id)
-
-    def _salvaged(self, error: str) -> ToolCallRequest:
-        """A call that did not parse, as a call the Env will reject (its arguments are the error, not JSON)."""
-        match = _NATIVE_NAME.search(error) or _HERMES_NAME.search(error)
-        name = match.group(1) if match and match.group(1) in self.env.toolbox.exposed else MALFORMED_CALL_NAME
-        return ToolCallRequest(name, error)
-
-    # -- the record ------------------------------------------------------------------------------------------------
-    def finish(self) -> TrajectoryRecord:
-        env = self.env
-        result = env.score()
-        reason = self.stop_reason() or "done"
-        transcript_hash = normalized_transcript_hash(self.transcript)
-        spec = env.spec
-        record_id = record_id_for(spec.id, self.teacher, self.model, self.sampling, self.sample_index,
-                                  self.user_sim.name, transcript_hash)
-        return TrajectoryRecord(
-            record_id=record_id, env_id=spec.id, spec_hash=environment_hash(spec), capability=spec.capability,
-            turns="multi" if spec.multi_turn else "single", verifier_version=VERIFIER_VERSION,
-            verifier_hash=spec.verifier_hash, teacher=self.teacher, model=self.model, sampling=dict(self.sampling),
-            sample_index=self.sample_index, user_sim=self.user_sim.name, messages=self.transcript, tools=self.tools,
-            steps=self.steps, audit=list(env.audit), replies=list(env.replies), checks=list(result.checks),
-            score=result.score, passed=result.passed, stop_reason=reason, truncated=reason != "done",
-            initial_hash=env.initial_hash, final_hash=env.state.content_hash(),
-            tokens=TokenCounts(**self.tokens),
-            timings=Timings(time.perf_counter() - self.t0, self.seconds["model"], self.seconds["env"],
-                            self.seconds["user"]),
-            started_at=self.started_at, user_turns=env.turn + 1, request="\n\n".join(self.requests),
-            error=self.failure[1] if self.failure else "", transcript_hash=transcript_hash,
-        )
-
-
 def _episode(
     env: Env, model: LLMBackend | Policy, user_sim: UserSimulator | None, max_steps: int, max_tokens_total: int,
-    sampling: dict[str, Any] | None, teacher: str | None, sample_index: int,
-) -> _Episode:
+    sampling: dict[str, Any] | None, teacher: str | None, sample_index: int, keep_transcript: bool = True,
+) -> EpisodeRun:
     backend = is_backend(model)
-    return _Episode(
-        env=env, user_sim=user_sim or ScriptedUser(), limits=_Limits(max_steps, max_tokens_total),
+    return EpisodeRun(
+        env=env, user_sim=user_sim or _SCRIPTED_USER, limits=Limits(max_steps, max_tokens_total),
         sampling={**DEFAULT_SAMPLING, **(sampling or {})} if backend else dict(sampling or {}),
         teacher=teacher or ("llm" if backend else model.name), model=model.name, sample_index=sample_index,
+        keep_transcript=keep_transcript,
     )
 
 
-def _policy_step(ep: _Episode, policy: Policy) -> _Pending | None:
+def _policy_step(ep: EpisodeRun, policy: Policy) -> Pending | None:
+    if not ep.keep_transcript:  # nothing to time, name or record (the validation gates' ~20 episodes per spec)
+        ep.act_unrecorded(policy.act(ep.env))
+        return None
     t = time.perf_counter()
     action = policy.act(ep.env)
     return ep.take(action.content, list(action.tool_calls), [], 0, 0, time.perf_counter() - t, "policy")
 
 
-async def _model_step(ep: _Episode, backend: LLMBackend) -> _Pending | None:
+async def _model_step(ep: EpisodeRun, backend: LLMBackend) -> Pending | None:
     t = time.perf_counter()
     try:
         response = await backend.complete(ep.request())
@@ -295,6 +111,38 @@ async def _model_step(ep: _Episode, backend: LLMBackend) -> _Pending | None:
                    response.completion_tokens, model_s, response.finish_reason or "")
 
 
+async def _play(ep: EpisodeRun, agent: LLMBackend | Policy) -> None:
+    """THE episode loop: reset, then one assistant message at a time until a stop reason holds."""
+    ep.start()
+    backend = is_backend(agent)
+    while ep.stop_reason() is None:
+        pending = await _model_step(ep, agent) if backend else _policy_step(ep, agent)  # type: ignore[arg-type]
+        if pending is None:  # acted on (or the episode failed): the Env moved on
+            continue
+        t = time.perf_counter()
+        try:
+            reply = await ep.user_sim.respond(ep.user_conversation(pending), ep.env.turn)
+        except LLMError as exc:
+            ep.fail(USER_SIM_ERROR, str(exc))
+            break
+        ep.answer(pending, reply, time.perf_counter() - t)
+
+
+def _needs_event_loop(agent: LLMBackend | Policy, user_sim: UserSimulator | None) -> bool:
+    """Whether an episode awaits anything: an LLM agent or an interactive user simulator does."""
+    return is_backend(agent) or bool(user_sim and user_sim.interactive)
+
+
+def _without_event_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (a Policy with scripted users) to its end, with no event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return finished.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise RuntimeError("the episode awaited an LLM; run it with arun_agent or run_agent")
+
+
 async def arun_agent(
     env: Env, model: LLMBackend | Policy, *, max_steps: int = DEFAULT_MAX_STEPS,
     max_tokens_total: int = DEFAULT_MAX_TOKENS_TOTAL, user_sim: UserSimulator | None = None,
@@ -302,18 +150,7 @@ async def arun_agent(
 ) -> TrajectoryRecord:
     """Run one episode on the running event loop (see `run_agent`); many run concurrently with asyncio.gather."""
     ep = _episode(env, model, user_sim, max_steps, max_tokens_total, sampling, teacher, sample_index)
-    ep.start()
-    while ep.stop_reason() is None:
-        pending = await _model_step(ep, model) if is_backend(model) else _policy_step(ep, model)  # type: ignore[arg-type]
-        if pending is None:
-            continue
-        t = time.perf_counter()
-        try:
-            reply = await ep.user_sim.respond(ep.user_conversation(pending), env.turn)
-        except LLMError as exc:
-            ep.fail(USER_SIM_ERROR, str(exc))
-            break
-        ep.answer(pending, reply, time.perf_counter() - t)
+    await _play(ep, model)
     return ep.finish()
 
 
@@ -328,13 +165,10 @@ def run_agent(
     prompt + completion tokens. `sampling` (temperature, max_tokens, seed) goes to every model request and
     into the record. `user_sim` defaults to the spec's scripted turns.
     """
-    if not is_backend(model) and not (user_sim and user_sim.interactive):
-        # A policy with scripted users needs no event loop: the fast path of the oracle teacher.
-        ep = _episode(env, model, user_sim, max_steps, max_tokens_total, sampling, teacher, sample_index)
-        ep.start()
-        while ep.stop_reason() is None:
-            _policy_step(ep, model)  # type: ignore[arg-type]
-        return ep.finish()
+    if not _needs_event_loop(model, user_sim):  # the oracle teacher's fast path: no event loop to start
+        return _without_event_loop(arun_agent(env, model, max_steps=max_steps, max_tokens_total=max_tokens_total,
+                                              user_sim=user_sim, sampling=sampling, teacher=teacher,
+                                              sample_index=sample_index))
 
     async def main() -> TrajectoryRecord:
         try:
@@ -344,6 +178,18 @@ def run_agent(
             await close_backends(model, getattr(user_sim, "backend", None))
 
     return run_sync(main)
+
+
+def run_episode(env: Env, policy: Policy, *, max_steps: int | None = None) -> Episode:
+    """Reset `env` and let `policy` act until the episode ends; return the verifier's result, keeping no transcript.
+
+    The same loop as `run_agent`, for callers that read the outcome (and the Env) only, like the validation gates.
+    `max_steps` defaults to the Env's own step limit.
+    """
+    limit = env.max_steps if max_steps is None else max_steps
+    ep = _episode(env, policy, None, limit, DEFAULT_MAX_TOKENS_TOTAL, None, None, 0, keep_transcript=False)
+    _without_event_loop(_play(ep, policy))
+    return ep.summary()
 
 
 async def close_backends(*backends: object) -> None:

@@ -25,6 +25,11 @@ from coworkenv.rollout.record import TrajectoryRecord
 from coworkenv.rollout.users import UserSimulator
 from coworkenv.spec import EnvSpec
 
+# The teachers' defaults, defined once: `coworkenv rollout`, the teacher_trajectories asset and evaluation use these.
+DEFAULT_ORACLE_K = 1  # oracle episodes per env; k > 1 phrases each differently (seeds seed .. seed + k - 1)
+DEFAULT_LLM_K = 4  # LLM samples per env: rejection sampling, every sample kept with its pass flag
+DEFAULT_SAMPLED_TEMPERATURE = 0.7  # temperature of sampled episodes: the LLM teacher, evaluation with k > 1
+
 Progress = Callable[[int, int], None]  # (specs done, specs total)
 UserSimFactory = Callable[[EnvSpec], UserSimulator]
 
@@ -48,7 +53,7 @@ class OracleTeacher:
 
     name = "oracle"
 
-    def __init__(self, seed: int = 0, *, k: int = 1, terse: bool = False) -> None:
+    def __init__(self, seed: int = 0, *, k: int = DEFAULT_ORACLE_K, terse: bool = False) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1 episode per environment, got {k}")
         self.seed = seed
@@ -78,7 +83,7 @@ class LLMTeacher:
     name = "llm"
 
     def __init__(
-        self, backend: LLMBackend, k: int = 4, sampling: dict[str, Any] | None = None, *,
+        self, backend: LLMBackend, k: int = DEFAULT_LLM_K, sampling: dict[str, Any] | None = None, *,
         user_sim: UserSimFactory | None = None, max_steps: int = DEFAULT_MAX_STEPS,
         max_tokens_total: int = DEFAULT_MAX_TOKENS_TOTAL, max_episodes_in_flight: int = 256,
     ) -> None:
@@ -86,7 +91,7 @@ class LLMTeacher:
             raise ValueError(f"k must be at least 1 sample per environment, got {k}")
         self.backend = backend
         self.k = k
-        self.sampling = {**DEFAULT_SAMPLING, "temperature": 0.7, **(sampling or {})}
+        self.sampling = {**DEFAULT_SAMPLING, "temperature": DEFAULT_SAMPLED_TEMPERATURE, **(sampling or {})}
         self.user_sim = user_sim
         self.max_steps = max_steps
         self.max_tokens_total = max_tokens_total

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
+from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step

@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 import orjson
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, Policy, run_episode
+from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
 from coworkenv.checks import VerifierResult
 from coworkenv.env import Env
 from coworkenv.examples import example_names, load_example
 from coworkenv.loading import parse_spec
+from coworkenv.rollout import run_episode
 from coworkenv.spec import ReferenceTurn
 from coworkenv.synth import generate_spec, load_taxonomy
 from coworkenv.validate import validate_spec

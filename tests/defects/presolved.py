@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from coworkenv.agents import OraclePolicy, run_episode
+from coworkenv.agents import OraclePolicy
 from coworkenv.env import Env
 from coworkenv.loading import parse_spec
+from coworkenv.rollout import run_episode
 from tests.defects._core import CorpusError, Defect, Spec
 
 CLASS = "presolved"

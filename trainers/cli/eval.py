@@ -28,6 +28,8 @@ from coworkenv.commands import (
     specs_or_exit,
 )
 from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
+from coworkenv.rollout import DEFAULT_MAX_STEPS, DEFAULT_SAMPLED_TEMPERATURE
+from trainers.evaluate import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:
     from trainers.evaluate import EvalReport
@@ -95,9 +97,10 @@ def eval_command(
                                                                 "backend's name).")] = None,
     compare: Annotated[list[str] | None, typer.Option("--compare", help="LABEL=REPORT_JSON to show side by side "
                                                                         "(repeatable; e.g. base=base/eval_report.json).")] = None,
-    temperature: Annotated[float | None, typer.Option(help="Default: 0 for k=1, 0.7 for k>1.")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = 512,
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = 20,
+    temperature: Annotated[float | None, typer.Option(
+        help=f"Default: 0 for k=1, {DEFAULT_SAMPLED_TEMPERATURE:g} for k>1.")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = DEFAULT_MAX_TOKENS,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
