@@ -1,12 +1,13 @@
 """Curation of trajectories into SFT shards: quality filters, exact and near-duplicate removal,
-decontamination, splits by environment (plus a held-out-capability split), capability quotas, sharding."""
+decontamination, splits by request family (plus a held-out-capability split), capability quotas, sharding."""
 
 from coworkenv.curate.config import FILTERS, TEST, TRAIN, VALIDATION, CurationConfig
 from coworkenv.curate.neardup import jaccard, shingles
-from coworkenv.curate.pipeline import CurationResult, assign_split, count_duplicate_rows, curate, write_shards
+from coworkenv.curate.pipeline import CurationResult, count_duplicate_rows, curate, write_shards
 from coworkenv.curate.shards import TrajectorySource, shard_name
+from coworkenv.curate.splits import RequestSplits, assign_split, split_requests
 
 __all__ = [
-    "FILTERS", "TEST", "TRAIN", "VALIDATION", "CurationConfig", "CurationResult", "TrajectorySource",
-    "assign_split", "count_duplicate_rows", "curate", "jaccard", "shard_name", "shingles", "write_shards",
+    "FILTERS", "TEST", "TRAIN", "VALIDATION", "CurationConfig", "CurationResult", "RequestSplits", "TrajectorySource",
+    "assign_split", "count_duplicate_rows", "curate", "jaccard", "shard_name", "shingles", "split_requests", "write_shards",
 ]

@@ -216,3 +216,52 @@ def contaminated(
                    for h in buckets[int(train_bands[row, band])]):
                 hits.add(key)
     return hits
+
+
+def request_families(
+    texts: Mapping[str, str], keys: Sequence[str], *, threshold: float, num_perm: int, k: int,
+    known: Signatures | None = None,
+) -> dict[str, str]:
+    """Map every key to its request family: the connected component of texts linked by Jaccard >= `threshold`.
+
+    A family is named by its smallest key, so it keeps its name when unrelated texts are added. Putting a
+    whole family in one split leaves no train text within `threshold` of a held-out one (up to LSH misses).
+    Signatures in `known` are reused when they cover every key.
+    """
+    keys = list(keys)
+    if known is not None and all(key in known.index for key in keys):
+        rows = [known.index[key] for key in keys]
+        matrix, has_words = known.matrix[rows], known.has_words[rows]
+    else:
+        fresh = signatures(texts, keys, num_perm, k)
+        matrix, has_words = fresh.matrix, fresh.has_words
+    parent = list(range(len(keys)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]  # path halving keeps the trees flat
+            i = parent[i]
+        return i
+
+    by_text: dict[str, int] = {}
+    for i, key in enumerate(keys):  # identical texts are one family without hashing
+        parent[i] = root(by_text.setdefault(texts[key], i))
+    bands, rows_per_band = bands_for(threshold, num_perm)
+    with_words = np.flatnonzero(has_words)
+    pairs = candidate_pairs(_band_keys(matrix[with_words], bands, rows_per_band))
+    cache: dict[int, frozenset[str]] = {}
+
+    def shingled(i: int) -> frozenset[str]:
+        if i not in cache:
+            cache[i] = shingles(texts[keys[i]], k)
+        return cache[i]
+
+    for a, b in with_words[pairs].tolist():
+        ra, rb = root(a), root(b)
+        if ra != rb and jaccard(shingled(a), shingled(b)) >= threshold:
+            parent[max(ra, rb)] = min(ra, rb)
+    name: dict[int, str] = {}
+    for i, key in enumerate(keys):
+        r = root(i)
+        name[r] = min(name.get(r, key), key)
+    return {key: name[root(i)] for i, key in enumerate(keys)}
