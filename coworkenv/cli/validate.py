@@ -24,10 +24,10 @@ from coworkenv.commands import (
     spec_rows_or_exit,
 )
 from coworkenv.llm import NoLLMBackend
+from coworkenv.synth.llm_generator import LLMSpecGenerator
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,
     Candidate,
-    LLMSpecGenerator,
     accepted_table,
     rejected_table,
     validate_and_repair,

@@ -1,7 +1,9 @@
-"""Spec synthesis: the capability taxonomy, seeded procedural generators, diversity and Parquet storage."""
+"""Spec synthesis: the capability taxonomy, seeded procedural generators, LLM spec generation, diversity and
+Parquet storage."""
 
 from coworkenv.synth.diversity import diversity_report, reference_sequence, spec_content_hash
 from coworkenv.synth.generate import GeneratorError, generate_spec, generate_specs
+from coworkenv.synth.llm_generator import CapabilityLike, LLMSpecGenerator
 from coworkenv.synth.procedural import GENERATORS, GenContext, GeneratorInfo, register
 from coworkenv.synth.specs_parquet import SPECS_SCHEMA, read_specs_parquet, specs_table, write_specs_parquet
 from coworkenv.synth.taxonomy import (
@@ -19,9 +21,11 @@ __all__ = [
     "GENERATOR_VERSION",
     "SPECS_SCHEMA",
     "Capability",
+    "CapabilityLike",
     "GenContext",
     "GeneratorError",
     "GeneratorInfo",
+    "LLMSpecGenerator",
     "Org",
     "Taxonomy",
     "TaxonomyError",

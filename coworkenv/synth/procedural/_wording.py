@@ -3,7 +3,8 @@
 Every part is drawn independently from its own pool (some name the user's team or manager), so two requests
 for the same task structure rarely share more than one part; near-duplicate requests (Jaccard of word
 3-shingles) then come from the task, not from a handful of fixed phrasings. The parts ask for nothing, name
-no day, time or number and never contradict the task: the checks stay the same. Wording draws from its own
+no day, time or number, never ask for a reply (a request for an answer needs a check of it) and never
+contradict the task: the checks stay the same. Wording draws from its own
 rng, so the world and the reference solution do not depend on it.
 """
 
@@ -33,7 +34,7 @@ REASONS = (
 )
 SIGNOFFS = (
     "Thanks!", "Thanks a lot.", "Much appreciated.", "Cheers.", "Thank you!", "Many thanks.", "Appreciate it.",
-    "Thanks in advance.", "Let me know how it goes.", "Tell me briefly what you did.", "Ping me if something looks off.",
+    "Thanks in advance.", "Great, thanks.", "Thanks so much.", "Brilliant, thanks.",
     "Thanks, {first}", "Cheers, {first}", "Thank you, {first}", "You're a star.", "Talk soon.",
 )
 
