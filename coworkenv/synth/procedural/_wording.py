@@ -11,6 +11,7 @@ rng, so the world and the reference solution do not depend on it.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 GREETINGS = (
     "Hi", "Hello", "Hey", "Morning", "Good morning", "Good afternoon", "Hi there", "Hey there", "Hiya", "Afternoon",
@@ -51,3 +52,11 @@ def frame_request(core: str, rng: random.Random, *, first: str, team: str, manag
         parts.insert(1 if rng.random() < 0.5 else 2, reason)
     parts.append(rng.choice(SIGNOFFS).format(**names))
     return " ".join(parts)
+
+
+def compose(rng: random.Random, *slots: Sequence[str], **names: object) -> str:
+    """One alternative from each slot (a clause of the request), formatted with `names`, joined by spaces.
+
+    Slots vary independently, so a request of four slots with four alternatives each has 256 wordings.
+    """
+    return " ".join(rng.choice(slot).format(**names) for slot in slots)

@@ -19,6 +19,7 @@ from coworkenv.synth.procedural._task import (
     frame,
     reply_states,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.world_builder import DAY, Org, Person
 
 
@@ -50,16 +51,21 @@ def _from_document(ctx: GenContext, task: Task, org: Org, user: Person, asker: P
     fact = make_fact(org, org.pick_person(exclude=[asker.id]), 3 + ctx.difficulty)
     stale_path, stale = add_stale_copy(org, fact)
     _ask(ctx, org, user, asker, dm, fact.question)
-    task.ask(
-        ctx.pick(
-            (
-                "{asker} asked me something on chat. Find the answer in our documents (the current ones), reply to them in "
-                "that DM and cite the document path you used. Tell me the answer and the source too.",
-                "Can you answer {asker}'s chat question for me? Use the up-to-date document, reply in our DM with the answer "
-                "and the file path as the source, and let me know what you said and where it came from.",
-            )
-        ).format(asker=asker.first)
-    )
+    task.ask(compose(ctx.rng, (
+        "{asker} asked me something on chat.", "Can you answer {asker}'s chat question for me?",
+        "There is a question from {asker} waiting in our DM.", "{asker} pinged me with a question.",
+    ), (
+        "Find the answer in our documents (the current ones),", "Use the up-to-date document, not an old copy,",
+        "Look it up in the shared drive, in the current version of the document,",
+        "The answer is in our files; make sure you use the latest document,",
+    ), (
+        "reply to them in that DM and cite the document path you used.",
+        "reply in our DM with the answer and the file path as the source.",
+        "answer {asker} in the DM and name the file you took it from.",
+    ), (
+        "Tell me the answer and the source too.", "Let me know what you said and where it came from.",
+        "Tell me what you answered and which file it came from.",
+    ), asker=asker.first))
     task.maybe("chat_list_channels", 0.4)
     task.read("chat_read_channel", channel=dm)
     if ctx.chance(0.6):
@@ -109,16 +115,20 @@ def _from_config(ctx: GenContext, task: Task, org: Org, user: Person, asker: Per
     )
     active_id = f"{svc.id}@{svc.config_version}"
     _ask(ctx, org, user, asker, dm, f"what is {key} of {svc.name} ({svc.id}) in production right now?")
-    task.ask(
-        ctx.pick(
-            (
-                "{asker} asked me about a production setting on chat. Look up the value the service is running with now, "
-                "answer them in the DM and cite the config version id (like {svc}@N) it comes from. Tell me too.",
-                "Please answer {asker}'s chat question about {svc}: the active value, not just the newest config. Reply in "
-                "our DM with the value and its config version id ({svc}@N), and tell me what you found.",
-            )
-        ).format(asker=asker.first, svc=svc.id)
-    )
+    task.ask(compose(ctx.rng, (
+        "{asker} asked me about a production setting of {svc} on chat.", "Please answer {asker}'s chat question about {svc}.",
+        "{asker} wants to know how {svc} is configured; the question is in our DM.",
+        "There is a config question about {svc} from {asker} in my DMs.",
+    ), (
+        "Look up the value the service is running with now,", "Use the active value, not just the newest config,",
+        "Find the value in the config version that is active right now (not the latest draft),",
+    ), (
+        "answer them in the DM and cite the config version id (like {svc}@N) it comes from.",
+        "reply in our DM with the value and its config version id ({svc}@N).",
+        "and answer {asker} in the DM, citing the config version id ({svc}@N).",
+    ), (
+        "Tell me too.", "Tell me what you found.", "Tell me the value as well.",
+    ), asker=asker.first, svc=svc.id))
     task.maybe("chat_list_channels", 0.4)
     task.read("chat_read_channel", channel=dm)
     task.maybe("services_list_services", 0.3)
