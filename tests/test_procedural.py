@@ -25,6 +25,8 @@ from coworkenv.synth import (
     generate_specs,
     load_taxonomy,
     read_specs_parquet,
+    request_clusters,
+    request_text,
     write_specs_parquet,
 )
 
@@ -176,6 +178,17 @@ def test_diversity_of_100_specs(cap_id: str) -> None:
     assert report["distinct_reference_sequences"] >= 10
     assert report["distinct_entities"]["people"] >= 300
     assert report["distinct_entities"]["companies"] >= 15
+    assert report["near_dup_clusters_per_1k"] >= 950
+
+
+@pytest.mark.parametrize("cap_id", CAPS)
+def test_requests_are_not_near_duplicates(cap_id: str) -> None:
+    # Curation keeps one spec per near-duplicate cluster and splits whole families: a generator whose requests
+    # fall into a few families yields few training rows however many specs it makes.
+    texts = {str(seed): request_text(spec_for(cap_id, seed)) for seed in range(40)}
+    clusters, families = request_clusters(texts)
+    assert clusters >= 38, f"{cap_id}: {clusters} near-duplicate clusters in 40 requests"
+    assert families >= 34, f"{cap_id}: {families} request families in 40 requests"
 
 
 def test_generator_shape_must_match_the_capability() -> None:

@@ -1,7 +1,13 @@
 """Spec synthesis: the capability taxonomy, seeded procedural generators, LLM spec generation, diversity and
 Parquet storage."""
 
-from coworkenv.synth.diversity import diversity_report, reference_sequence, spec_content_hash
+from coworkenv.synth.diversity import (
+    diversity_report,
+    reference_sequence,
+    request_clusters,
+    request_text,
+    spec_content_hash,
+)
 from coworkenv.synth.generate import GeneratorError, generate_spec, generate_specs
 from coworkenv.synth.llm_generator import CapabilityLike, LLMSpecGenerator
 from coworkenv.synth.procedural import GENERATORS, GenContext, GeneratorInfo, register
@@ -37,6 +43,8 @@ __all__ = [
     "read_specs_parquet",
     "reference_sequence",
     "register",
+    "request_clusters",
+    "request_text",
     "spec_content_hash",
     "specs_table",
     "write_specs_parquet",
