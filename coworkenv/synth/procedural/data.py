@@ -208,7 +208,7 @@ def _roster(ctx: GenContext) -> EnvSpec:
     )
     names = ", ".join(p.name for p in wrong)
     task.maybe("files_read_file", 0.3, path=path)
-    task.write("chat_send_dm", person=ctx.pick((owner.id, owner.handle)), text=f"I fixed the roster rows of {names}.")
+    task.write("chat_send_dm", person=ctx.pick((owner.id, owner.chat_handle)), text=f"I fixed the roster rows of {names}.")
     task.say(f"Fixed {len(wrong)} row(s) in {path} ({names}) and told {owner.first}.")
     task.check(
         "roster-matches-directory",
@@ -243,7 +243,7 @@ def _config_standard(ctx: GenContext) -> EnvSpec:
     broken = ctx.rng.sample(services, min(len(services) - 1, 1 + d // 2))
     for svc in services:  # every config version carries the key; active versions of broken services violate it
         for c in svc.configs:
-            c["values"][key] = ctx.pick(bads) if svc in broken and c["version"] == svc.config_version else good
+            c.values[key] = ctx.pick(bads) if svc in broken and c.version == svc.config_version else good
     standard = org.add_file(
         "platform/config-standards.md",
         f"# Production config standards\n\n- `{key}` must be `{good}` on every service.\n"
@@ -272,7 +272,7 @@ def _config_standard(ctx: GenContext) -> EnvSpec:
     for svc in ctx.rng.sample(services, len(services)):
         task.read("services_get_config", service=svc.id)
     for svc in ctx.rng.sample(broken, len(broken)):
-        version = max(c["version"] for c in svc.configs) + 1
+        version = max(c.version for c in svc.configs) + 1
         task.write("services_update_config", service=svc.id, changes={key: good}, note=f"comply with {standard}")
         task.maybe("services_get_service", 0.3, service=svc.id)
         task.check(

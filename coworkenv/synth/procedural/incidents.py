@@ -394,7 +394,7 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
     task.check(
         "regression-explained",
         f"{alert} has a comment naming {bot.name.split()[0]}",
-        field_is("tickets", "tickets", alert, "comments", f"(?i){bot.handle}", op="matches"),
+        field_is("tickets", "tickets", alert, "comments", f"(?i){bot.chat_handle}", op="matches"),
         weight=2,
     )
     allowed = [

@@ -6,6 +6,7 @@ Sources are a document in the shared drive (with an outdated copy as a trap) or 
 
 from __future__ import annotations
 
+from coworkenv.apps.services import ConfigVersion
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._facts import add_stale_copy, make_fact
@@ -33,7 +34,7 @@ def lookup_answer_source(ctx: GenContext) -> EnvSpec:
     add_background(org, user, mail=d, files=1 + d, chat=1 + d, tickets=d, logs=d)
     dm = org.dm_channel(user.id, asker.id)
     org.channels.append(
-        {"id": dm, "name": f"@{asker.handle}", "members": sorted([user.id, asker.id]), "topic": "", "is_dm": True}
+        {"id": dm, "name": f"@{asker.chat_handle}", "members": sorted([user.id, asker.id]), "topic": "", "is_dm": True}
     )
     task = Task(ctx, org, user)
     if ctx.chance(0.5):
@@ -76,7 +77,7 @@ def _from_document(ctx: GenContext, task: Task, org: Org, user: Person, asker: P
         task.read("files_read_file", path=stale_path)
     task.read("files_read_file", path=fact.doc.path)
     text = f"The {fact.column} for {fact.key} is {fact.value} (source: {fact.doc.path})."
-    task.write("chat_send_dm", person=ctx.pick((asker.id, asker.handle)), text=text)
+    task.write("chat_send_dm", person=ctx.pick((asker.id, asker.chat_handle)), text=text)
     task.say(f"I told {asker.first}: {text} The {stale_path} copy is outdated.")
     extra = [cond("text", stale, "not_contains")] if stale not in text else []
     task.check(
@@ -101,17 +102,17 @@ def _from_config(ctx: GenContext, task: Task, org: Org, user: Person, asker: Per
     stale = active
     while str(stale) in str(active) or str(active) in str(stale):
         stale = int(active * ctx.pick((2, 3, 4))) + ctx.rng.randrange(1, 9)
-    version = max(c["version"] for c in svc.configs) + 1
+    version = max(c.version for c in svc.configs) + 1
     svc.configs.append(
-        {
-            "id": f"{svc.id}@{version}",
-            "service": svc.id,
-            "version": version,
-            "values": {**svc.values, key: stale},
-            "author": org.pick_person().id,
-            "created_at": org.iso(-DAY * ctx.rng.randrange(1, 5)),
-            "note": "trial, rolled back",
-        }
+        ConfigVersion(
+            id=f"{svc.id}@{version}",
+            service=svc.id,
+            version=version,
+            values={**svc.values, key: stale},
+            author=org.pick_person().id,
+            created_at=org.iso(-DAY * ctx.rng.randrange(1, 5)),
+            note="trial, rolled back",
+        )
     )
     active_id = f"{svc.id}@{svc.config_version}"
     _ask(ctx, org, user, asker, dm, f"what is {key} of {svc.name} ({svc.id}) in production right now?")
