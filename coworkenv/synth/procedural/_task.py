@@ -300,6 +300,16 @@ class Task:
             }
         )
 
+    def _shuffled(self, apps: dict[str, Any]) -> dict[str, Any]:
+        """The world's tables in a seeded order of their own: the agent cannot rely on where a record sits.
+        Log lines keep their time order."""
+        rng = random.Random(f"order|{self.ctx.capability.id}|{self.ctx.seed}")
+        out: dict[str, Any] = {}
+        for app, tables in apps.items():
+            out[app] = {name: rows if (app, name) == ("logs", "lines") else rng.sample(rows, len(rows))
+                        for name, rows in tables.items()}
+        return out
+
     def build(self, title: str, tags: list[str], context: str = "") -> EnvSpec:
         """Validate and return the spec; tools are every tool of the capability's apps and the apps used."""
         apps = self.apps | set(self.ctx.capability.apps)
@@ -312,7 +322,7 @@ class Task:
             "capability": cap.id,
             "user": self.user.id,
             "context": context or f"{org.company} runs {org.business}. Mail domain: {org.domain}.",
-            "world": {"start": org.iso(0), "tick_s": 30, "apps": org.apps()},
+            "world": {"start": org.iso(0), "tick_s": 30, "apps": self._shuffled(org.apps())},
             "tools": tools,
             "turns": self.turns,
             "dynamics": {"rules": self.rules, "streams": self.streams},
