@@ -267,3 +267,13 @@ def test_doing_nothing_scores_about_zero(cap_id: str) -> None:
         scores.append(noop.score)
         assert run_episode(Env(spec), OraclePolicy(spec)).result.score == 1.0
     assert sum(scores) / len(scores) <= 0.05
+
+
+def test_request_framing_never_asks_for_an_answer() -> None:
+    # A framing that asks for a reply ("let me know ...") would make the reply content that no check reads.
+    from coworkenv.synth.procedural import _wording
+    from coworkenv.validate.mutations import _ASKS
+
+    parts = [*_wording.GREETINGS, *_wording.LEADS, *_wording.REASONS, *_wording.SIGNOFFS]
+    asking = [p for p in parts if _ASKS.search("Done. " + p[0].upper() + p[1:])]
+    assert not asking
