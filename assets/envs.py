@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets._metadata import bar_plot, funnel_markdown, preview, schema_check, table_metadata
 from assets.specs import SPECS, task_specs
-from coworkenv import store, validate
+from coworkenv import store, synth, validate
 from coworkenv.llm import backend_from_config
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
@@ -41,7 +41,7 @@ def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     reviser = None
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
-        reviser = validate.LLMSpecGenerator(backend)
+        reviser = synth.LLMSpecGenerator(backend)
     run = validate.validate_and_repair(candidates, reviser=reviser, max_rounds=settings.repair_rounds)
     accepted = validate.accepted_table(run)
     stored = stages.ENVS.store(accepted, settings.store_root, ENVS, capability)

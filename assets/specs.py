@@ -34,7 +34,7 @@ def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
     seed = settings.seed
     if settings.llm_url:
         backend = backend_from_config(settings.llm_url, settings.llm_model or None)
-        candidates = validate.LLMSpecGenerator(backend).generate(capability, count, seed)
+        candidates = synth.LLMSpecGenerator(backend).generate(capability, count, seed)
         source = backend.name
     else:
         source = f"procedural:{synth.GENERATOR_VERSION}"

@@ -1,6 +1,10 @@
-"""Procedural synthesis: generation speed and diversity of N specs per capability (default 500).
+"""Procedural synthesis: generation speed and diversity of N specs per capability (default 1000).
 
-    python benchmarks/bench_synth_diversity.py                      # every capability, 500 specs each
+Diversity is counted as curation counts it: near-duplicate clusters of the request texts (MinHash/Jaccard of
+word 3-shingles at the curation defaults) and request families, both per 1k specs; content hashes, reference
+sequences and entities follow.
+
+    python benchmarks/bench_synth_diversity.py                      # every capability, 1000 specs each
     python benchmarks/bench_synth_diversity.py -c incident_investigate_fix --n 500 --oracle
 
 Prints one line per capability and a JSON report (diversity figures per capability) at the end.
@@ -22,7 +26,7 @@ from coworkenv.synth import diversity_report, generate_specs, load_taxonomy
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-c", "--capability", action="append", help="capability id (repeatable); default all")
-    parser.add_argument("--n", type=int, default=500, help="specs per capability")
+    parser.add_argument("--n", type=int, default=1000, help="specs per capability")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--taxonomy", type=Path, default=Path("taxonomy"))
     parser.add_argument("--oracle", action="store_true", help="also run the oracle on every spec and time it")
@@ -46,7 +50,8 @@ def main() -> None:
         reports[cap_id] = report
         oracle = f"  oracle {report['oracle_ms_per_spec']:6.2f} ms" if args.oracle else ""
         print(
-            f"{cap_id:32s} gen {report['generation_ms_per_spec']:5.2f} ms/spec{oracle}  content "
+            f"{cap_id:32s} gen {report['generation_ms_per_spec']:5.2f} ms/spec{oracle}  near-dup clusters/1k "
+            f"{report['near_dup_clusters_per_1k']:6.1f}  families/1k {report['request_families_per_1k']:6.1f}  content "
             f"{report['distinct_content_fraction']:.3f}  ref-seqs {report['distinct_reference_sequences']:4d}  "
             f"write-seqs {report['distinct_write_sequences']:3d}  prompts {report['distinct_prompts']:4d}  "
             f"people {report['distinct_entities']['people']:5d}"

@@ -24,6 +24,7 @@ from coworkenv.curate import (
     shingles,
     write_shards,
 )
+from coworkenv.curate.neardup import request_families
 from coworkenv.examples import load_example
 from coworkenv.rollout import TRAJECTORY_SCHEMA, OracleTeacher
 from coworkenv.rollout.record import record_row
@@ -33,7 +34,7 @@ VOCAB = [f"w{i}" for i in range(3000)]
 CONFIG = CurationConfig(validation_fraction=0.15, test_fraction=0.15, heldout_capabilities=("cap-held",),
                         max_rows_per_shard=7, seed=0)
 EXPECTED = {"not_passed": 5, "malformed": 3, "tool_errors": 2, "too_long": 2, "exact_duplicate": 4,
-            "near_duplicate": 3, "decontaminated": 2, "over_env_cap": 0}
+            "near_duplicate": 3, "decontaminated": 0, "over_env_cap": 0}
 
 
 def _request(rng: random.Random) -> str:
@@ -94,7 +95,7 @@ def data() -> Rows:
         env_id = f"env-near-{i}"
         rows.requests[env_id] = _edit(rows.requests[normal[20 + i][0]], [30], rng)
         rows.add(env_id, normal[20 + i][1])
-    # A train env three words away (Jaccard about 0.73) from a test env: not a near-dup, but contamination.
+    # An env three words away (Jaccard about 0.73) from a test env: not a near-dup, but in the test env's family.
     test_env = next(e for e, c in normal if assign_split(e, c, CONFIG) == "test")
     contam = _env_in(TRAIN, "cap-a", "env-contam")
     rows.requests[contam] = _edit(rows.requests[test_env], [10, 30, 50], rng)
@@ -114,7 +115,7 @@ def test_each_filter_removes_what_it_should(data: Rows, result: CurationResult) 
     assert removed["over_capability_quota"] == 0
     kept = {data.rows[i]["record_id"] for i in range(len(data.rows)) if result.selection[i] >= 0}
     assert not any(r["record_id"] in kept for r in data.rows if not r["passed"] or r["malformed_calls"])
-    assert not any(r["record_id"] in kept for r in data.rows if r["env_id"].startswith(("env-near", "env-contam")))
+    assert not any(r["record_id"] in kept for r in data.rows if r["env_id"].startswith("env-near"))
 
 
 def test_report_counts_add_up(data: Rows, result: CurationResult) -> None:
@@ -157,6 +158,27 @@ def test_nothing_in_train_is_near_a_test_env(data: Rows, result: CurationResult)
                    key=lambda e: jaccard(shingles(data.requests[e]), shingles(data.requests[contam])))
     similarity = jaccard(shingles(data.requests[test_env]), shingles(data.requests[contam]))
     assert CONFIG.decontam_threshold <= similarity < CONFIG.near_dup_threshold
+
+
+def test_a_request_family_goes_whole_to_one_split(data: Rows, result: CurationResult) -> None:
+    # The env near a test env would have been decontaminated out of train; as one family they share the split.
+    contam = next(e for e in data.requests if e.startswith("env-contam"))
+    assert assign_split(contam, "cap-a", CONFIG) == TRAIN
+    split_of = {e: name for name, t in result.splits.items() for e in t.column("env_id").to_pylist()}
+    assert split_of[contam] == "test"
+    assert result.report["request_families"] == result.report["kept_envs"] - 1
+
+
+def test_request_families_are_connected_components() -> None:
+    rng = random.Random(9)
+    base = _request(rng)
+    chain = [base, _edit(base, [10, 30, 50], rng)]  # each link about 0.73; the ends of the chain are further apart
+    chain.append(_edit(chain[1], [15, 35, 55], rng))
+    texts = {f"c{i}": t for i, t in enumerate(chain)} | {"lone": _request(rng), "copy": chain[2]}
+    assert jaccard(shingles(chain[0]), shingles(chain[2])) < CONFIG.decontam_threshold
+    families = request_families(texts, sorted(texts), threshold=CONFIG.decontam_threshold,
+                                num_perm=CONFIG.num_perm, k=CONFIG.shingle_words)
+    assert families == {"c0": "c0", "c1": "c0", "c2": "c0", "copy": "c0", "lone": "lone"}
 
 
 def test_capability_quota_and_env_cap_balance_train(data: Rows, result: CurationResult) -> None:

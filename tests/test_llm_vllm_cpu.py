@@ -175,8 +175,8 @@ def test_vllm_offline_backend_on_cpu(vllm_server: VLLMServer, tmp_path: Path) ->
 def test_synthesis_through_vllm_counts_every_candidate_in_the_funnel(vllm_server: VLLMServer, tmp_path: Path) -> None:
     """LLM spec generation + repair against the real server: a random model's specs are rejected, but every
     request is structured, every candidate is accounted for once, and a re-run is served from the cache."""
-    from coworkenv.synth import load_taxonomy
-    from coworkenv.validate import LLMSpecGenerator, validate_and_repair
+    from coworkenv.synth import LLMSpecGenerator, load_taxonomy
+    from coworkenv.validate import validate_and_repair
 
     capability = load_taxonomy(Path("taxonomy")).capabilities["inbox_triage_reply"]
     backend = _backend(vllm_server, cache_dir=tmp_path / "cache")

@@ -26,6 +26,8 @@ from coworkenv.synth import (
     generate_spec,
     generate_specs,
     load_taxonomy,
+    request_clusters,
+    request_text,
 )
 from coworkenv.validate import procedural_candidates
 
@@ -177,6 +179,17 @@ def test_diversity_of_100_specs(cap_id: str) -> None:
     assert report["distinct_reference_sequences"] >= 10
     assert report["distinct_entities"]["people"] >= 300
     assert report["distinct_entities"]["companies"] >= 15
+    assert report["near_dup_clusters_per_1k"] >= 950
+
+
+@pytest.mark.parametrize("cap_id", CAPS)
+def test_requests_are_not_near_duplicates(cap_id: str) -> None:
+    # Curation keeps one spec per near-duplicate cluster and splits whole families: a generator whose requests
+    # fall into a few families yields few training rows however many specs it makes.
+    texts = {str(seed): request_text(spec_for(cap_id, seed)) for seed in range(40)}
+    clusters, families = request_clusters(texts)
+    assert clusters >= 38, f"{cap_id}: {clusters} near-duplicate clusters in 40 requests"
+    assert families >= 34, f"{cap_id}: {families} request families in 40 requests"
 
 
 def test_generator_shape_must_match_the_capability() -> None:
@@ -247,3 +260,13 @@ def test_doing_nothing_scores_about_zero(cap_id: str) -> None:
         scores.append(noop.score)
         assert run_episode(Env(spec), OraclePolicy(spec)).result.score == 1.0
     assert sum(scores) / len(scores) <= 0.05
+
+
+def test_request_framing_never_asks_for_an_answer() -> None:
+    # A framing that asks for a reply ("let me know ...") would make the reply content that no check reads.
+    from coworkenv.synth.procedural import _wording
+    from coworkenv.validate.mutations import _ASKS
+
+    parts = [*_wording.GREETINGS, *_wording.LEADS, *_wording.REASONS, *_wording.SIGNOFFS]
+    asking = [p for p in parts if _ASKS.search("Done. " + p[0].upper() + p[1:])]
+    assert not asking

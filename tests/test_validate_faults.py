@@ -12,7 +12,8 @@ import pytest
 
 from coworkenv.examples import load_example
 from coworkenv.llm import OpenAICompatibleBackend
-from coworkenv.validate import GENERATION_GATE, LLMSpecGenerator, ValidationRun, validate_and_repair
+from coworkenv.synth import LLMSpecGenerator
+from coworkenv.validate import GENERATION_GATE, ValidationRun, validate_and_repair
 from tests.support.fake_openai_server import FAULT_KINDS, FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(180)

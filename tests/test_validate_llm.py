@@ -10,8 +10,9 @@ import pytest
 from coworkenv.examples import load_example
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats
 from coworkenv.spec import envspec_json_schema
-from coworkenv.validate import LLMSpecGenerator, SpecReviser
-from coworkenv.validate.llm_generator import spec_text
+from coworkenv.synth import LLMSpecGenerator
+from coworkenv.synth.llm_generator import spec_text
+from coworkenv.validate import SpecReviser
 
 
 @dataclass

@@ -151,8 +151,9 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
     Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
     spec problem), or every repair request (after writing the specs that passed without repair).
     """
-    # The LLM generator lives with the validation loop, which it needs to repair specs; load it only here.
-    from coworkenv.validate import LLMSpecGenerator, validate_and_repair
+    # The LLM generator and the validation loop that repairs its specs are heavy imports; load them only here.
+    from coworkenv.synth.llm_generator import LLMSpecGenerator
+    from coworkenv.validate import validate_and_repair
 
     generator = LLMSpecGenerator(backend)
     requests_before = backend.stats.requests

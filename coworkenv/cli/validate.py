@@ -24,10 +24,10 @@ from coworkenv.commands import (
 )
 from coworkenv.llm import NoLLMBackend
 from coworkenv.store.stages import ENVS, REJECTED
+from coworkenv.synth.llm_generator import LLMSpecGenerator
 from coworkenv.validate import (
     DEFAULT_MAX_ROUNDS,
     Candidate,
-    LLMSpecGenerator,
     accepted_table,
     candidates_from_rows,
     rejected_table,

@@ -20,6 +20,10 @@ SEED = 1
 _CHUNK = 20_000  # texts per vectorised batch: bounds the memory of the shingle arrays
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MAX_EARLIER = 64  # a text in a big bucket is compared with at most this many earlier ones
+# A pair is compared exactly only if its MinHash estimate is at least threshold - _MARGIN: 0.2 is 3.5 standard
+# errors of the estimate at 64 permutations and J = 0.7, so true near-duplicates are practically never skipped.
+_MARGIN = 0.2
+_PAIR_CHUNK = 200_000
 
 
 def shingles(text: str, k: int = 3) -> frozenset[str]:
@@ -118,6 +122,17 @@ def _band_keys(matrix: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return keys
 
 
+def plausible(left: np.ndarray, right: np.ndarray, pairs: np.ndarray, threshold: float) -> np.ndarray:
+    """The pairs (rows of `left`, rows of `right`) whose MinHash estimate of Jaccard is within _MARGIN of
+    `threshold`, in their order: only those are worth an exact comparison."""
+    keep = np.zeros(len(pairs), dtype=bool)
+    for start in range(0, len(pairs), _PAIR_CHUNK):
+        chunk = pairs[start:start + _PAIR_CHUNK]
+        agree = (left[chunk[:, 0]] == right[chunk[:, 1]]).mean(axis=1)
+        keep[start:start + len(chunk)] = agree >= threshold - _MARGIN
+    return pairs[keep]
+
+
 def candidate_pairs(keys: np.ndarray) -> np.ndarray:
     """(earlier, later) row pairs that share a band key, unique, sorted by later then earlier."""
     pairs = []
@@ -160,7 +175,8 @@ def near_duplicate_clusters(
     sigs = signatures(texts, unique_keys, num_perm, k)
     bands, rows = bands_for(threshold, num_perm)
     with_words = np.flatnonzero(sigs.has_words)
-    pairs = candidate_pairs(_band_keys(sigs.matrix[with_words], bands, rows))
+    words = sigs.matrix[with_words]
+    pairs = plausible(words, words, candidate_pairs(_band_keys(words, bands, rows)), threshold)
     kept = np.ones(len(unique_keys), dtype=bool)
     cache: dict[int, frozenset[str]] = {}
 
@@ -201,18 +217,79 @@ def contaminated(
     (train_m, train_w), (held_m, held_w) = matrix(train_keys), matrix(held_keys)
     bands, rows = bands_for(threshold, num_perm)
     train_bands, held_bands = _band_keys(train_m, bands, rows), _band_keys(held_m, bands, rows)
-    hits: set[str] = set()
+    held_rows = np.flatnonzero(held_w)
+    found = []
     for band in range(bands):
-        buckets: dict[int, list[int]] = {}
-        for row in np.flatnonzero(held_w).tolist():
-            buckets.setdefault(int(held_bands[row, band]), []).append(row)
-        suspects = np.flatnonzero(train_w & np.isin(train_bands[:, band], held_bands[held_w, band]))
-        for row in suspects.tolist():
-            key = train_keys[row]
-            if key in hits:
-                continue
-            mine = shingles(train[key], k)
-            if any(jaccard(mine, shingles(held[held_keys[h]], k)) >= threshold
-                   for h in buckets[int(train_bands[row, band])]):
-                hits.add(key)
+        # Sorted held keys: each train row's bucket is a slice, found by binary search.
+        order = held_rows[np.argsort(held_bands[held_rows, band], kind="stable")]
+        sorted_keys = held_bands[order, band]
+        lo = np.searchsorted(sorted_keys, train_bands[:, band], side="left")
+        hi = np.searchsorted(sorted_keys, train_bands[:, band], side="right")
+        for row in np.flatnonzero(train_w & (hi > lo)).tolist():
+            found.append(np.column_stack([np.full(hi[row] - lo[row], row), order[lo[row]:hi[row]]]))
+    if not found:
+        return set()
+    pairs = plausible(train_m, held_m, np.unique(np.concatenate(found), axis=0), threshold)
+    cache: dict[str, frozenset[str]] = {}
+
+    def shingled(key: str) -> frozenset[str]:
+        if key not in cache:
+            cache[key] = shingles(texts[key], k)
+        return cache[key]
+
+    hits: set[str] = set()
+    for row, h in pairs.tolist():
+        key = train_keys[row]
+        if key not in hits and jaccard(shingled(key), shingled(held_keys[h])) >= threshold:
+            hits.add(key)
     return hits
+
+
+def request_families(
+    texts: Mapping[str, str], keys: Sequence[str], *, threshold: float, num_perm: int, k: int,
+    known: Signatures | None = None,
+) -> dict[str, str]:
+    """Map every key to its request family: the connected component of texts linked by Jaccard >= `threshold`.
+
+    A family is named by its smallest key, so it keeps its name when unrelated texts are added. Putting a
+    whole family in one split leaves no train text within `threshold` of a held-out one (up to LSH misses).
+    Signatures in `known` are reused when they cover every key.
+    """
+    keys = list(keys)
+    if known is not None and all(key in known.index for key in keys):
+        rows = [known.index[key] for key in keys]
+        matrix, has_words = known.matrix[rows], known.has_words[rows]
+    else:
+        fresh = signatures(texts, keys, num_perm, k)
+        matrix, has_words = fresh.matrix, fresh.has_words
+    parent = list(range(len(keys)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]  # path halving keeps the trees flat
+            i = parent[i]
+        return i
+
+    by_text: dict[str, int] = {}
+    for i, key in enumerate(keys):  # identical texts are one family without hashing
+        parent[i] = root(by_text.setdefault(texts[key], i))
+    bands, rows_per_band = bands_for(threshold, num_perm)
+    with_words = np.flatnonzero(has_words)
+    words = matrix[with_words]
+    pairs = plausible(words, words, candidate_pairs(_band_keys(words, bands, rows_per_band)), threshold)
+    cache: dict[int, frozenset[str]] = {}
+
+    def shingled(i: int) -> frozenset[str]:
+        if i not in cache:
+            cache[i] = shingles(texts[keys[i]], k)
+        return cache[i]
+
+    for a, b in with_words[pairs].tolist():
+        ra, rb = root(a), root(b)
+        if ra != rb and jaccard(shingled(a), shingled(b)) >= threshold:
+            parent[max(ra, rb)] = min(ra, rb)
+    name: dict[int, str] = {}
+    for i, key in enumerate(keys):
+        r = root(i)
+        name[r] = min(name.get(r, key), key)
+    return {key: name[root(i)] for i, key in enumerate(keys)}

@@ -7,7 +7,6 @@ streamed from the source into TRL shards.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,9 +17,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from coworkenv.curate.config import FILTERS, TEST, TRAIN, VALIDATION, CurationConfig
-from coworkenv.curate.neardup import contaminated, near_duplicate_clusters
+from coworkenv.curate.config import FILTERS, TRAIN, CurationConfig
 from coworkenv.curate.shards import META_COLUMNS, NEEDED_COLUMNS, selected_rows, write_selected_shards
+from coworkenv.curate.splits import split_requests
 from coworkenv.rollout.record import normalized_transcript_hash
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import TrajectorySource, sft_rows
@@ -54,24 +53,6 @@ def write_shards(result: CurationResult, out_dir: Path, max_rows_per_shard: int 
     """Write every split as `<split>-00000-of-0000N.parquet` shards of at most `max_rows_per_shard` rows."""
     rows = max_rows_per_shard or result.config.max_rows_per_shard
     return write_selected_shards(result.source, result.selection, result.split_names, Path(out_dir), rows)
-
-
-def _fraction(env_id: str, seed: int) -> float:
-    # A stable hash: an env keeps its split when other envs are added to the dataset.
-    digest = hashlib.sha256(f"{seed}:{env_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
-def assign_split(env_id: str, capability: str, config: CurationConfig) -> str:
-    """The split of an environment: held-out capabilities first, then by a stable hash of its id."""
-    if capability in config.heldout_capabilities:
-        return config.heldout_split
-    u = _fraction(env_id, config.seed)
-    if u < config.test_fraction:
-        return TEST
-    if u < config.test_fraction + config.validation_fraction:
-        return VALIDATION
-    return TRAIN
 
 
 def _row_filters(meta: pl.DataFrame, config: CurationConfig, removed: dict[str, int]) -> pl.DataFrame:
@@ -128,20 +109,12 @@ def curate(
     removed: dict[str, int] = dict.fromkeys(FILTERS, 0)
     meta = _row_filters(meta, config, removed)
 
-    # Per environment: near-duplicate requests, splits, decontamination.
+    # Per environment: near-duplicate requests, request families, splits by family, decontamination.
     per_env = meta.group_by("env_id").agg(pl.len().alias("rows"), pl.col("capability").first())
     texts = _requests(source, per_env["env_id"], specs_by_env)
     order = per_env.sort(["rows", "env_id"], descending=[True, False])["env_id"].to_list()
-    representative, signatures = near_duplicate_clusters(
-        texts, order, threshold=config.near_dup_threshold, num_perm=config.num_perm, k=config.shingle_words)
-    kept_envs = {e for e, r in representative.items() if e == r}
-    capability = dict(per_env.select("env_id", "capability").iter_rows())
-    split_of = {e: assign_split(e, capability[e], config) for e in sorted(kept_envs)}
-    held = {e: texts[e] for e, s in split_of.items() if s != TRAIN}
-    held |= {f"external:{i}": text for i, text in enumerate(config.decontaminate_against)}
-    train_texts = {e: texts[e] for e, s in split_of.items() if s == TRAIN}
-    dirty = contaminated(train_texts, held, signatures, threshold=config.decontam_threshold,
-                         num_perm=config.num_perm, k=config.shingle_words)
+    splits = split_requests(texts, order, dict(per_env.select("env_id", "capability").iter_rows()), config)
+    kept_envs, dirty, split_of = set(splits.split), splits.contaminated, splits.split
 
     before = meta.height
     meta = meta.filter(pl.col("env_id").is_in(list(kept_envs)))
@@ -163,6 +136,7 @@ def curate(
     codes = meta["split"].replace_strict({n: i for i, n in enumerate(names)}, return_dtype=pl.Int8).to_numpy()
     selection[meta["row"].to_numpy()] = codes
     report = _report(meta, config, input_rows, input_envs, removed)
+    report["request_families"] = len(set(splits.family.values()))
     shards = {name: -(-report["splits"][name]["rows"] // config.max_rows_per_shard) for name in names}
     return CurationResult(report, shards, selection, names, config, source)
 

@@ -1,7 +1,15 @@
-"""Spec synthesis: the capability taxonomy, seeded procedural generators, diversity (storage: `coworkenv.store.stages`)."""
+"""Spec synthesis: the capability taxonomy, seeded procedural generators, LLM spec generation and diversity
+(storage: `coworkenv.store.stages`)."""
 
-from coworkenv.synth.diversity import diversity_report, reference_sequence, spec_content_hash
+from coworkenv.synth.diversity import (
+    diversity_report,
+    reference_sequence,
+    request_clusters,
+    request_text,
+    spec_content_hash,
+)
 from coworkenv.synth.generate import GeneratorError, generate_spec, generate_specs
+from coworkenv.synth.llm_generator import CapabilityLike, LLMSpecGenerator
 from coworkenv.synth.procedural import GENERATORS, GenContext, GeneratorInfo, register
 from coworkenv.synth.taxonomy import (
     GENERATOR_VERSION,
@@ -17,9 +25,11 @@ __all__ = [
     "GENERATORS",
     "GENERATOR_VERSION",
     "Capability",
+    "CapabilityLike",
     "GenContext",
     "GeneratorError",
     "GeneratorInfo",
+    "LLMSpecGenerator",
     "Org",
     "Taxonomy",
     "TaxonomyError",
@@ -30,5 +40,7 @@ __all__ = [
     "load_taxonomy",
     "reference_sequence",
     "register",
+    "request_clusters",
+    "request_text",
     "spec_content_hash",
 ]

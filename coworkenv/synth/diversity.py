@@ -1,4 +1,5 @@
-"""How different a set of generated specs is: distinct content, reference tool-call sequences and entities."""
+"""How different a set of generated specs is: near-duplicate request clusters (the measure curation uses),
+distinct content, reference tool-call sequences and entities."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from collections import Counter
 from typing import Any
 
 from coworkenv.apps import TOOLS
+from coworkenv.curate.config import CurationConfig
+from coworkenv.curate.neardup import near_duplicate_clusters, request_families
 from coworkenv.spec import EnvSpec
 from coworkenv.world import content_hash
 
@@ -46,8 +49,26 @@ def _entities(spec: EnvSpec) -> dict[str, set[str]]:
     }
 
 
+def request_text(spec: EnvSpec) -> str:
+    """The spec's user turns joined: the text curation deduplicates and decontaminates on."""
+    return "\n\n".join(t.content for t in spec.turns)
+
+
+def request_clusters(texts: dict[str, str], config: CurationConfig | None = None) -> tuple[int, int]:
+    """(near-duplicate clusters at `near_dup_threshold`, request families at `decontam_threshold`) of request
+    texts by id: what curation keeps, and the groups it must keep in one split."""
+    config = config or CurationConfig()
+    order = sorted(texts)
+    representative, sigs = near_duplicate_clusters(texts, order, threshold=config.near_dup_threshold,
+                                                   num_perm=config.num_perm, k=config.shingle_words)
+    kept = [key for key in order if representative[key] == key]
+    families = request_families(texts, kept, threshold=config.decontam_threshold, num_perm=config.num_perm,
+                                k=config.shingle_words, known=sigs)
+    return len(kept), len(set(families.values()))
+
+
 def diversity_report(specs: list[EnvSpec]) -> dict[str, Any]:
-    """Distinct content hashes (count and fraction), distinct reference sequences (all steps and writes only),
+    """Near-duplicate clusters and request families of the requests (per 1k specs), distinct content hashes (count and fraction), distinct reference sequences (all steps and writes only),
     distinct first prompts, distinct entities per kind, and the difficulty histogram."""
     n = len(specs)
     hashes = {spec_content_hash(s) for s in specs}
@@ -57,8 +78,11 @@ def diversity_report(specs: list[EnvSpec]) -> dict[str, Any]:
         for kind, values in _entities(spec).items():
             entities.setdefault(kind, set()).update(values)
     frac = (lambda k: round(k / n, 4)) if n else (lambda k: 0.0)
+    clusters, families = request_clusters({f"{i}": request_text(s) for i, s in enumerate(specs)}) if n else (0, 0)
     return {
         "n": n,
+        "near_dup_clusters_per_1k": round(clusters * 1000 / n, 1) if n else 0.0,
+        "request_families_per_1k": round(families * 1000 / n, 1) if n else 0.0,
         "distinct_content": len(hashes),
         "distinct_content_fraction": frac(len(hashes)),
         "distinct_reference_sequences": len(set(sequences)),

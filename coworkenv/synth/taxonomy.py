@@ -15,7 +15,7 @@ from coworkenv.world import content_hash
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "2"  # 2: schema-2 specs (guards, text checks, narrowed frames)
+GENERATOR_VERSION = "3"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests
 
 StateChange = Literal["none", "announced", "silent"]
 

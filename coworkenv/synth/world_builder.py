@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from coworkenv.apps.services import ConfigVersion
 from coworkenv.synth import pools
 from coworkenv.synth.entities import Person, Record, Service, Team
 from coworkenv.world import format_time, zone
@@ -129,14 +130,14 @@ class Org:
         handle = _slug(f) if _slug(f) not in self._handles else _slug(f + surname)
         self._handles.add(handle)
         person = Person(
-            pid,
-            f"{f} {surname}",
-            f"{_slug(f)}.{_slug(surname)}@{self.domain}",
-            team,
-            role,
-            manager,
-            timezone or self.rng.choice(pools.TIMEZONES)[0],
-            handle,
+            id=pid,
+            name=f"{f} {surname}",
+            email=f"{_slug(f)}.{_slug(surname)}@{self.domain}",
+            team=team,
+            role=role,
+            manager=manager,
+            timezone=timezone or self.rng.choice(pools.TIMEZONES)[0],
+            chat_handle=handle,
         )
         self.people[pid] = person
         if team in self.teams and pid not in self.teams[team].members:
@@ -146,17 +147,9 @@ class Org:
     def add_automation(self, name: str) -> Person:
         """A bot account in the directory (it authors config changes and deploys)."""
         pid = f"u-{_slug(name)}"
-        person = Person(
-            pid,
-            f"{name} (automation)",
-            f"{_slug(name)}@{self.domain}",
-            "t-leadership",
-            "Automation",
-            None,
-            "UTC",
-            _slug(name),
-        )
-        self._handles.add(person.handle)
+        person = Person(id=pid, name=f"{name} (automation)", email=f"{_slug(name)}@{self.domain}",
+                        team="t-leadership", role="Automation", manager=None, timezone="UTC", chat_handle=_slug(name))
+        self._handles.add(person.chat_handle)
         self.people[pid] = person
         return person
 
@@ -205,15 +198,15 @@ class Org:
             varied = {key: self._vary(v) for key, v in values.items()} if k < n_versions - 1 else dict(values)
             author = self.rng.choice(self.teams[owner].members)
             svc.configs.append(
-                {
-                    "id": f"{sid}@{first + k}",
-                    "service": sid,
-                    "version": first + k,
-                    "values": varied,
-                    "author": author,
-                    "created_at": self.iso(-DAY * (40 - 12 * k) - self.rng.randrange(0, 20000)),
-                    "note": self.rng.choice(("baseline", "tune for peak", "capacity review", "cost review", "routine")),
-                }
+                ConfigVersion(
+                    id=f"{sid}@{first + k}",
+                    service=sid,
+                    version=first + k,
+                    values=varied,
+                    author=author,
+                    created_at=self.iso(-DAY * (40 - 12 * k) - self.rng.randrange(0, 20000)),
+                    note=self.rng.choice(("baseline", "tune for peak", "capacity review", "cost review", "routine")),
+                )
             )
         for k in range(self.rng.randrange(1, 3)):
             self.deployments.append(
@@ -411,10 +404,8 @@ class Org:
         """The `world.apps` wire state of everything built so far."""
         return {
             "directory": {
-                "people": [p.wire() for p in self.people.values()],
-                "teams": [
-                    {"id": t.id, "name": t.name, "lead": t.lead, "channel": t.channel} for t in self.teams.values()
-                ],
+                "people": [p.model_dump() for p in self.people.values()],
+                "teams": [t.record().model_dump() for t in self.teams.values()],
             },
             "mail": {"messages": self.messages},
             "calendar": {"events": self.events},
@@ -422,8 +413,8 @@ class Org:
             "chat": {"channels": self.channels, "messages": self.chat},
             "tickets": {"tickets": self.tickets},
             "services": {
-                "services": [s.wire() for s in self.services.values()],
-                "configs": [c for s in self.services.values() for c in s.configs],
+                "services": [s.record().model_dump() for s in self.services.values()],
+                "configs": [c.model_dump() for s in self.services.values() for c in s.configs],
                 "deployments": self.deployments,
             },
             "logs": {"lines": sorted(self.logs, key=lambda r: (r["ts"], r["id"]))},

@@ -1,8 +1,8 @@
-"""Validation: the ten soundness gates, near-miss mutations, the repair loop, the funnel, the LLM generator.
+"""Validation: the ten soundness gates, near-miss mutations, the repair loop and the funnel.
 
     validate_spec(spec, policy="strict")   # training data: any defect rejects; incidental writes are trimmed
     validate_spec(spec, policy="report")   # imported tasks: accepted, every defect listed in `.findings`
-    run = validate_and_repair(candidates, reviser=LLMSpecGenerator(backend), max_rounds=3)
+    run = validate_and_repair(candidates, reviser=synth.LLMSpecGenerator(backend), max_rounds=3)
     run.funnel.as_dict(); accepted_table(run); rejected_table(run)
 """
 
@@ -10,7 +10,6 @@ from coworkenv.validate.entities import EntityIndex
 from coworkenv.validate.funnel import STAGE_ORDER, Funnel
 from coworkenv.validate.gates import GATES, STAGES, GateError, GateResult
 from coworkenv.validate.hints import HINTS, hint_for
-from coworkenv.validate.llm_generator import CapabilityLike, LLMSpecGenerator
 from coworkenv.validate.mutations import MUTATION_KINDS, Mutation, near_miss_mutations
 from coworkenv.validate.policy import POLICIES, Policy, ValidationConfig
 from coworkenv.validate.repair import (
@@ -47,12 +46,10 @@ __all__ = [
     "STAGE_ORDER",
     "AcceptedEnv",
     "Candidate",
-    "CapabilityLike",
     "EntityIndex",
     "Funnel",
     "GateError",
     "GateResult",
-    "LLMSpecGenerator",
     "Mutation",
     "Policy",
     "Rejection",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from coworkenv.apps.services import ConfigVersion
 from coworkenv.synth import pools
 from coworkenv.synth.procedural._task import Wire, cond, field_is, log, on_call, put, records, stream, update
 from coworkenv.synth.world_builder import Org, Person, Service
@@ -67,17 +68,17 @@ def inject_fault(org: Org, svc: Service, kind: FaultKind, culprit: Person, start
         key, make_bad, message = _config_fault(svc)
         good_version, good_value = svc.config_version, svc.values[key]
         bad = make_bad(good_value)
-        version = max(c["version"] for c in svc.configs) + 1
+        version = max(c.version for c in svc.configs) + 1
         svc.configs.append(
-            {
-                "id": f"{svc.id}@{version}",
-                "service": svc.id,
-                "version": version,
-                "values": {**svc.values, key: bad},
-                "author": culprit.id,
-                "created_at": org.iso(started),
-                "note": rng.choice(("reduce cost", "tune for load test", "align with staging", "experiment")),
-            }
+            ConfigVersion(
+                id=f"{svc.id}@{version}",
+                service=svc.id,
+                version=version,
+                values={**svc.values, key: bad},
+                author=culprit.id,
+                created_at=org.iso(started),
+                note=rng.choice(("reduce cost", "tune for load test", "align with staging", "experiment")),
+            )
         )
         svc.config_version = version
         org.add_log(svc.id, started + 5, "INFO", f"config version {version} activated")
@@ -194,7 +195,7 @@ def recurrence(org: Org, fault: Fault, bot: Person) -> tuple[list[Wire], list[Wi
     effects: list[Wire]
     if fault.kind == "config":
         version = fault.bad + 1
-        bad_values = next(c["values"] for c in svc.configs if c["version"] == fault.bad)
+        bad_values = next(c.values for c in svc.configs if c.version == fault.bad)
         effects = [
             put(
                 "services",

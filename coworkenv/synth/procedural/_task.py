@@ -15,6 +15,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.spec import SCHEMA_VERSION, EnvSpec
 from coworkenv.synth.procedural._finish import finish_spec
+from coworkenv.synth.procedural._wording import frame_request
 from coworkenv.synth.taxonomy import GENERATOR_VERSION, Capability
 from coworkenv.synth.world_builder import Org, Person
 
@@ -206,7 +207,14 @@ class Task:
         advance_s: int = 0,
         after_call: tuple[str, Wire] | None = None,
     ) -> None:
-        """A user turn; reference steps that follow belong to it."""
+        """A user turn; reference steps that follow belong to it. The first turn gets a coworker's framing
+        (greeting, reason, sign-off; see `_wording`), drawn from an rng of its own."""
+        if not self.turns:
+            manager = self.org.people.get(self.user.manager or "")
+            team = self.org.teams.get(self.user.team)
+            wording = random.Random(f"wording|{self.ctx.capability.id}|{self.ctx.seed}")
+            content = frame_request(content, wording, first=self.user.first, team=team.name if team else "the team",
+                                    manager=manager.first if manager is not None else None)
         condition: Wire = {"kind": "after_reply"}
         if after_call is not None:
             condition = {"kind": "after_call", "call": {"tool": after_call[0], "args": after_call[1]}}
@@ -292,6 +300,16 @@ class Task:
             }
         )
 
+    def _shuffled(self, apps: dict[str, Any]) -> dict[str, Any]:
+        """The world's tables in a seeded order of their own: the agent cannot rely on where a record sits.
+        Log lines keep their time order."""
+        rng = random.Random(f"order|{self.ctx.capability.id}|{self.ctx.seed}")
+        out: dict[str, Any] = {}
+        for app, tables in apps.items():
+            out[app] = {name: rows if (app, name) == ("logs", "lines") else rng.sample(rows, len(rows))
+                        for name, rows in tables.items()}
+        return out
+
     def build(self, title: str, tags: list[str], context: str = "") -> EnvSpec:
         """Validate and return the spec; tools are every tool of the capability's apps and the apps used."""
         apps = self.apps | set(self.ctx.capability.apps)
@@ -304,7 +322,7 @@ class Task:
             "capability": cap.id,
             "user": self.user.id,
             "context": context or f"{org.company} runs {org.business}. Mail domain: {org.domain}.",
-            "world": {"start": org.iso(0), "tick_s": 30, "apps": org.apps()},
+            "world": {"start": org.iso(0), "tick_s": 30, "apps": self._shuffled(org.apps())},
             "tools": tools,
             "turns": self.turns,
             "dynamics": {"rules": self.rules, "streams": self.streams},

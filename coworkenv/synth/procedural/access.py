@@ -34,7 +34,7 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
     add_background(org, user, mail=1 + d, events=d, tickets=d, chat=d)
     viewers = ",".join(p.email for p in org.members(svc.owner_team))
     for c in svc.configs:
-        c["values"]["viewers"] = viewers
+        c.values["viewers"] = viewers
     policy = org.add_file(
         "policies/access.md",
         (
@@ -120,7 +120,7 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
     else:
         task.read("mail_list_messages", unread_only=True)
     task.read("services_get_config", service=svc.id)
-    version = max(c["version"] for c in svc.configs) + 1
+    version = max(c.version for c in svc.configs) + 1
     if approves:
         task.write(
             "services_update_config",

@@ -185,7 +185,7 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
     task.find_person(owner)
     task.write("tickets_update", ticket_id=ticket, assignee=owner.id)
     task.write(
-        "chat_send_dm", person=ctx.pick((owner.id, owner.handle)), text=f"Hi {owner.first}, {ticket} is yours now."
+        "chat_send_dm", person=ctx.pick((owner.id, owner.chat_handle)), text=f"Hi {owner.first}, {ticket} is yours now."
     )
     task.say(f"{ticket} is assigned to {owner.name}; I DMed them.")
     until = org.iso(DAY * ctx.rng.randrange(7, 30))[:10]
@@ -260,7 +260,7 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
             f"{who.id}-told-after-handover",
             f"{who.first} was told after {ticket} was assigned to them",
             order(("tickets_update", {"ticket_id": ticket, "assignee": who.id}), ("chat_send_dm", {}),
-                  [cond("person", [who.id, who.handle, who.email], "in")]),
+                  [cond("person", [who.id, who.chat_handle, who.email], "in")]),
         )
     task.check(
         "nothing-else-changed",

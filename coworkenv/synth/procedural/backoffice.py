@@ -22,6 +22,7 @@ from coworkenv.synth.procedural._task import (
     reply_states,
     said,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.procedural._workspace import JOB_KINDS, PRODUCTS, WEB_PATHS, Workspace
 
 
@@ -67,13 +68,25 @@ def scheduler_pause_failing_jobs(ctx: GenContext) -> EnvSpec:
     version = len(history)
     value = ",".join(sorted(name for _, name, _ in targets))
     task = Task(ctx, org, user)
-    task.ask(ctx.pick((
-        "The scheduled jobs of {svc} keep failing. Disable each enabled {svc} job whose last run failed (leave the others "
-        "alone), then set the config key {key} to their names, comma-separated in alphabetical order, replacing its value "
-        "(pass the version you read). Tell me when each of them last ran.",
-        "Please pause every {svc} job that is enabled and failed on its last run, and write their names (sorted, joined "
-        "by commas) into {key} in the config store, based on the version you read. Then tell me their last run times.",
-    )).format(svc=stem, key=key))
+    task.ask(compose(ctx.rng, (
+        "The scheduled jobs of {svc} keep failing.", "Some {svc} jobs in the scheduler are broken.",
+        "We keep getting alerts from the {svc} jobs.", "The {svc} scheduler jobs are misbehaving again.",
+    ), (
+        "Disable each enabled {svc} job whose last run failed (leave the others alone),",
+        "Please pause every {svc} job that is enabled and failed on its last run, and only those,",
+        "Switch off the enabled {svc} jobs whose most recent run failed (no other job),",
+        "Turn off every {svc} job that is still enabled but failed last time it ran,",
+    ), (
+        "then set the config key {key} to their names, comma-separated in alphabetical order, replacing its value "
+        "(pass the version you read).",
+        "and write their names (sorted, joined by commas) into {key} in the config store, based on the version you "
+        "read.",
+        "then record their names in the config entry {key}: alphabetical, comma-separated, replacing what is there, "
+        "with the version you read.",
+    ), (
+        "Tell me when each of them last ran.", "Then tell me their last run times.",
+        "Tell me the last run time of each job you paused.", "Tell me when each one last ran.",
+    ), svc=stem, key=key))
     task.read("scheduler_list_jobs", **ctx.pick(({"query": stem}, {"last_status": "failed"}, {})))
     for jid, _, _ in targets:
         task.maybe("scheduler_get_job", 0.5, job_id=jid)
@@ -184,12 +197,23 @@ def web_page_audit(ctx: GenContext) -> EnvSpec:
     lists = {name: org.add_list(name, user.id) for name in ctx.rng.sample(("Website", "Fixes", "Ops", "Later"), 2)}
     target_name, target = next(iter(lists.items()))
     task = Task(ctx, org, user)
-    task.ask(ctx.pick((
-        "Check every page listed in my note '{note}'. For each one that does not answer HTTP 200, add a task to my "
-        "'{lst}' list with the URL and the status code in the title. Tell me how many are broken.",
-        "Please go through the URLs in my '{note}' note, fetch each, and put one task per page that isn't a 200 into "
-        "'{lst}', naming the URL and its status code. Then tell me the count.",
-    )).format(note=note_title, lst=target_name))
+    task.ask(compose(ctx.rng, (
+        "Check every page listed in my note '{note}'.",
+        "Please go through the URLs in my '{note}' note and fetch each one.",
+        "My note '{note}' lists some of our web pages; open each of them.",
+        "Could you visit every URL in the '{note}' note?",
+        "Run through the links saved in '{note}' and load every page.",
+    ), (
+        "For each one that does not answer HTTP 200, add a task to my '{lst}' list with the URL and the status code in "
+        "the title.",
+        "Any page that isn't a 200 gets one task in '{lst}', naming the URL and its status code.",
+        "Whenever a page answers with anything but 200, put a to-do on my '{lst}' list whose title has the URL and "
+        "the status.",
+        "Log each broken page (anything other than HTTP 200) as a task in '{lst}', URL and status code in the title.",
+    ), (
+        "Tell me how many are broken.", "Then tell me the count.", "Tell me how many pages failed and which ones.",
+        "At the end, tell me how many are broken.", "Tell me the number of broken pages when you are done.",
+    ), note=note_title, lst=target_name))
     tool, args = ctx.pick((("notes_list_notes", {}), ("notes_search_notes", {"query": note_title.split()[0]})))
     task.read(tool, **args)
     task.read("notes_read_note", note_id=note)

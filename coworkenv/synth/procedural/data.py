@@ -23,6 +23,7 @@ from coworkenv.synth.procedural._task import (
     records,
     sent_mail,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.world_builder import DAY, Org
 
 _OPEN = ("open", "in_progress", "blocked")
@@ -181,16 +182,21 @@ def _roster(ctx: GenContext) -> EnvSpec:
     header = "name,email,team,timezone"
     org.add_file(path, header + "\n" + "".join(r + "\n" for r in bad_rows), owner.id, at=-10 * DAY)
     task = Task(ctx, org, user)
-    task.ask(
-        ctx.pick(
-            (
-                "{path} has gone stale. Fix every row that disagrees with the directory (email, team id, time zone), keep the "
-                "rows in order, then DM {owner} the names of the people whose rows you fixed.",
-                "Please check {path} against the directory and correct the email, team and time zone columns where they are "
-                "wrong (same rows, same order). Tell {owner} on chat whose rows changed.",
-            )
-        ).format(path=path, owner=owner.name)
-    )
+    task.ask(compose(ctx.rng, (
+        "{path} has gone stale.", "I think {path} is out of date.", "Someone noticed that {path} has wrong entries.",
+        "{path} no longer matches reality.", "{owner} says {path} is full of old data.",
+    ), (
+        "Fix every row that disagrees with the directory (email, team id, time zone), keep the rows in order,",
+        "Please check it against the directory and correct the email, team and time zone columns where they are "
+        "wrong (same rows, same order),",
+        "Compare each row with the directory and repair the email, team id and time zone where they differ, without "
+        "reordering or dropping rows,",
+        "Bring the email, team and time zone columns in line with the directory, row by row, in the same order,",
+    ), (
+        "then DM {owner} the names of the people whose rows you fixed.", "and tell {owner} on chat whose rows changed.",
+        "then send {owner} a direct message naming the people whose rows you corrected.",
+        "and let {owner} know by DM which people's rows you changed.",
+    ), path=path, owner=owner.name))
     task.read("files_read_file", path=path)
     if ctx.chance(0.5):
         task.read("directory_search", query="", limit=200)
@@ -202,7 +208,7 @@ def _roster(ctx: GenContext) -> EnvSpec:
     )
     names = ", ".join(p.name for p in wrong)
     task.maybe("files_read_file", 0.3, path=path)
-    task.write("chat_send_dm", person=ctx.pick((owner.id, owner.handle)), text=f"I fixed the roster rows of {names}.")
+    task.write("chat_send_dm", person=ctx.pick((owner.id, owner.chat_handle)), text=f"I fixed the roster rows of {names}.")
     task.say(f"Fixed {len(wrong)} row(s) in {path} ({names}) and told {owner.first}.")
     task.check(
         "roster-matches-directory",
@@ -237,7 +243,7 @@ def _config_standard(ctx: GenContext) -> EnvSpec:
     broken = ctx.rng.sample(services, min(len(services) - 1, 1 + d // 2))
     for svc in services:  # every config version carries the key; active versions of broken services violate it
         for c in svc.configs:
-            c["values"][key] = ctx.pick(bads) if svc in broken and c["version"] == svc.config_version else good
+            c.values[key] = ctx.pick(bads) if svc in broken and c.version == svc.config_version else good
     standard = org.add_file(
         "platform/config-standards.md",
         f"# Production config standards\n\n- `{key}` must be `{good}` on every service.\n"
@@ -246,23 +252,27 @@ def _config_standard(ctx: GenContext) -> EnvSpec:
         at=-60 * DAY,
     )
     task = Task(ctx, org, user)
-    task.ask(
-        ctx.pick(
-            (
-                "Audit every service's active config against {doc} and fix the ones that break it. Don't touch compliant "
-                "services.",
-                "Some services drift from {doc}. Bring each non-compliant service's active config in line (new config "
-                "version, note citing the standard) and leave the rest alone.",
-            )
-        ).format(doc=standard)
-    )
+    task.ask(compose(ctx.rng, (
+        "Audit every service's active config against {doc}.", "Some services drift from {doc}.",
+        "Our config standard is {doc}, and not every service follows it.",
+        "I suspect a few services break the rules in {doc}.", "Please review the services against {doc}.",
+    ), (
+        "Fix the ones that break it.",
+        "Bring each non-compliant service's active config in line (new config version, note citing the standard).",
+        "Correct the active config of every service that violates it.",
+        "Where a service's active config breaks the standard, update it (new config version, note citing the "
+        "standard).",
+    ), (
+        "Don't touch compliant services.", "Leave the rest alone.", "Services that already comply stay as they are.",
+        "Nothing else should change.",
+    ), doc=standard))
     task.read("files_read_file", path=standard)
     task.read("services_list_services")
     allowed: list[Wire] = []
     for svc in ctx.rng.sample(services, len(services)):
         task.read("services_get_config", service=svc.id)
     for svc in ctx.rng.sample(broken, len(broken)):
-        version = max(c["version"] for c in svc.configs) + 1
+        version = max(c.version for c in svc.configs) + 1
         task.write("services_update_config", service=svc.id, changes={key: good}, note=f"comply with {standard}")
         task.maybe("services_get_service", 0.3, service=svc.id)
         task.check(

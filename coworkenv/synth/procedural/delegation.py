@@ -85,7 +85,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
     task.write("tickets_update", ticket_id=ticket, assignee=delegate.id)
     task.write(
         "chat_send_dm",
-        person=ctx.pick((delegate.id, delegate.handle, delegate.email)),
+        person=ctx.pick((delegate.id, delegate.chat_handle, delegate.email)),
         text=f"Hi {delegate.first}, I assigned {ticket} to you. Can you pick it up by {due}?",
     )
     task.say(f"Assigned {ticket} to {delegate.name} and asked them by DM.")
@@ -122,7 +122,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             "in-progress-after-asking",
             f"{ticket} goes in progress only after {delegate.first} was asked",
             order(("chat_send_dm", {}), ("tickets_update", {"ticket_id": ticket, "status": "in_progress"}),
-                  first_where=[cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
+                  first_where=[cond("person", [delegate.id, delegate.chat_handle, delegate.email], "in")]),
         )
         task.check(
             "stays-with-delegate",
@@ -134,7 +134,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         task.write("tickets_update", ticket_id=ticket, assignee=suggested.id)
         task.write(
             "chat_send_dm",
-            person=ctx.pick((suggested.id, suggested.handle)),
+            person=ctx.pick((suggested.id, suggested.chat_handle)),
             text=f"Hi {suggested.first}, {delegate.first} suggested you for {ticket}. Can you pick it up by {due}?",
         )
         task.say(
@@ -160,7 +160,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             "suggested-asked-after-assignment",
             f"{suggested.first} was asked after {ticket} was assigned to them",
             order(("tickets_update", {"ticket_id": ticket, "assignee": suggested.id}), ("chat_send_dm", {}),
-                  [cond("person", [suggested.id, suggested.handle, suggested.email], "in")]),
+                  [cond("person", [suggested.id, suggested.chat_handle, suggested.email], "in")]),
         )
         task.check(
             "still-open",
@@ -176,7 +176,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         "delegate-asked-after-assignment",
         f"{delegate.first} was asked after {ticket} was assigned to them",
         order(("tickets_update", {"ticket_id": ticket, "assignee": delegate.id}), ("chat_send_dm", {}),
-              [cond("person", [delegate.id, delegate.handle, delegate.email], "in")]),
+              [cond("person", [delegate.id, delegate.chat_handle, delegate.email], "in")]),
     )
     task.check(
         "delegate-answered",

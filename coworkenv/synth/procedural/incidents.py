@@ -35,6 +35,7 @@ from coworkenv.synth.procedural._task import (
     reply_states,
     sent_mail,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.world_builder import Org, Person, Service
 
 _SYMPTOMS = (
@@ -171,15 +172,30 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
         ctx.pick(_ASKS).format(reporter=inc.reporter.first, symptom=ctx.pick(_SYMPTOMS), fix_hint=_FIX_HINT[fault.kind])
     ]
     if want_ticket:
-        asks.append(
-            f"Open a {priority.upper()} ticket for the incident on the failing service, assigned to the lead of "
-            "the team that owns it, and quote the failing request id in the description."
-        )
+        asks.append(compose(ctx.rng, (
+            "Open a {p} ticket for the incident on the failing service, assigned to the lead of the team that owns it,",
+            "File a {p} incident ticket against the broken service for the lead of its owning team,",
+            "Create a ticket ({p}) about the incident on the failing service and assign it to the lead of the owner "
+            "team,",
+        ), (
+            "and quote the failing request id in the description.", "with the failing request id in its description.",
+            "and put the id of the failing request in the description.",
+        ), p=priority.upper()))
     if want_chat:
-        asks.append("Once it's fixed, post a short update naming the service in #incidents.")
+        asks.append(ctx.pick((
+            "Once it's fixed, post a short update naming the service in #incidents.",
+            "When it is fixed, tell #incidents in a short post which service it was.",
+            "After the fix, post a brief note in #incidents that names the service.",
+        )))
     if want_reply:
-        asks.append(f"Then reply to {inc.reporter.first}'s mail with the ticket id.")
-    asks.append("Tell me which service was the root cause.")
+        asks.append(ctx.pick((
+            "Then reply to {r}'s mail with the ticket id.", "Then answer {r}'s mail with the ticket id.",
+            "Reply to the mail from {r} with the ticket id as well.",
+        )).format(r=inc.reporter.first))
+    asks.append(ctx.pick((
+        "Tell me which service was the root cause.", "Tell me which service caused it.",
+        "Tell me which service was at fault.",
+    )))
     task.ask(" ".join(asks))
     _investigate(task, inc)
     if want_ticket:
@@ -378,7 +394,7 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
     task.check(
         "regression-explained",
         f"{alert} has a comment naming {bot.name.split()[0]}",
-        field_is("tickets", "tickets", alert, "comments", f"(?i){bot.handle}", op="matches"),
+        field_is("tickets", "tickets", alert, "comments", f"(?i){bot.chat_handle}", op="matches"),
         weight=2,
     )
     allowed = [

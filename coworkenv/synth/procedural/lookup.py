@@ -6,6 +6,7 @@ Sources are a document in the shared drive (with an outdated copy as a trap) or 
 
 from __future__ import annotations
 
+from coworkenv.apps.services import ConfigVersion
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._facts import add_stale_copy, make_fact
@@ -19,6 +20,7 @@ from coworkenv.synth.procedural._task import (
     frame,
     reply_states,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.world_builder import DAY, Org, Person
 
 
@@ -32,7 +34,7 @@ def lookup_answer_source(ctx: GenContext) -> EnvSpec:
     add_background(org, user, mail=d, files=1 + d, chat=1 + d, tickets=d, logs=d)
     dm = org.dm_channel(user.id, asker.id)
     org.channels.append(
-        {"id": dm, "name": f"@{asker.handle}", "members": sorted([user.id, asker.id]), "topic": "", "is_dm": True}
+        {"id": dm, "name": f"@{asker.chat_handle}", "members": sorted([user.id, asker.id]), "topic": "", "is_dm": True}
     )
     task = Task(ctx, org, user)
     if ctx.chance(0.5):
@@ -50,16 +52,21 @@ def _from_document(ctx: GenContext, task: Task, org: Org, user: Person, asker: P
     fact = make_fact(org, org.pick_person(exclude=[asker.id]), 3 + ctx.difficulty)
     stale_path, stale = add_stale_copy(org, fact)
     _ask(ctx, org, user, asker, dm, fact.question)
-    task.ask(
-        ctx.pick(
-            (
-                "{asker} asked me something on chat. Find the answer in our documents (the current ones), reply to them in "
-                "that DM and cite the document path you used. Tell me the answer and the source too.",
-                "Can you answer {asker}'s chat question for me? Use the up-to-date document, reply in our DM with the answer "
-                "and the file path as the source, and let me know what you said and where it came from.",
-            )
-        ).format(asker=asker.first)
-    )
+    task.ask(compose(ctx.rng, (
+        "{asker} asked me something on chat.", "Can you answer {asker}'s chat question for me?",
+        "There is a question from {asker} waiting in our DM.", "{asker} pinged me with a question.",
+    ), (
+        "Find the answer in our documents (the current ones),", "Use the up-to-date document, not an old copy,",
+        "Look it up in the shared drive, in the current version of the document,",
+        "The answer is in our files; make sure you use the latest document,",
+    ), (
+        "reply to them in that DM and cite the document path you used.",
+        "reply in our DM with the answer and the file path as the source.",
+        "answer {asker} in the DM and name the file you took it from.",
+    ), (
+        "Tell me the answer and the source too.", "Let me know what you said and where it came from.",
+        "Tell me what you answered and which file it came from.",
+    ), asker=asker.first))
     task.maybe("chat_list_channels", 0.4)
     task.read("chat_read_channel", channel=dm)
     if ctx.chance(0.6):
@@ -70,7 +77,7 @@ def _from_document(ctx: GenContext, task: Task, org: Org, user: Person, asker: P
         task.read("files_read_file", path=stale_path)
     task.read("files_read_file", path=fact.doc.path)
     text = f"The {fact.column} for {fact.key} is {fact.value} (source: {fact.doc.path})."
-    task.write("chat_send_dm", person=ctx.pick((asker.id, asker.handle)), text=text)
+    task.write("chat_send_dm", person=ctx.pick((asker.id, asker.chat_handle)), text=text)
     task.say(f"I told {asker.first}: {text} The {stale_path} copy is outdated.")
     extra = [cond("text", stale, "not_contains")] if stale not in text else []
     task.check(
@@ -95,30 +102,34 @@ def _from_config(ctx: GenContext, task: Task, org: Org, user: Person, asker: Per
     stale = active
     while str(stale) in str(active) or str(active) in str(stale):
         stale = int(active * ctx.pick((2, 3, 4))) + ctx.rng.randrange(1, 9)
-    version = max(c["version"] for c in svc.configs) + 1
+    version = max(c.version for c in svc.configs) + 1
     svc.configs.append(
-        {
-            "id": f"{svc.id}@{version}",
-            "service": svc.id,
-            "version": version,
-            "values": {**svc.values, key: stale},
-            "author": org.pick_person().id,
-            "created_at": org.iso(-DAY * ctx.rng.randrange(1, 5)),
-            "note": "trial, rolled back",
-        }
+        ConfigVersion(
+            id=f"{svc.id}@{version}",
+            service=svc.id,
+            version=version,
+            values={**svc.values, key: stale},
+            author=org.pick_person().id,
+            created_at=org.iso(-DAY * ctx.rng.randrange(1, 5)),
+            note="trial, rolled back",
+        )
     )
     active_id = f"{svc.id}@{svc.config_version}"
     _ask(ctx, org, user, asker, dm, f"what is {key} of {svc.name} ({svc.id}) in production right now?")
-    task.ask(
-        ctx.pick(
-            (
-                "{asker} asked me about a production setting on chat. Look up the value the service is running with now, "
-                "answer them in the DM and cite the config version id (like {svc}@N) it comes from. Tell me too.",
-                "Please answer {asker}'s chat question about {svc}: the active value, not just the newest config. Reply in "
-                "our DM with the value and its config version id ({svc}@N), and tell me what you found.",
-            )
-        ).format(asker=asker.first, svc=svc.id)
-    )
+    task.ask(compose(ctx.rng, (
+        "{asker} asked me about a production setting of {svc} on chat.", "Please answer {asker}'s chat question about {svc}.",
+        "{asker} wants to know how {svc} is configured; the question is in our DM.",
+        "There is a config question about {svc} from {asker} in my DMs.",
+    ), (
+        "Look up the value the service is running with now,", "Use the active value, not just the newest config,",
+        "Find the value in the config version that is active right now (not the latest draft),",
+    ), (
+        "answer them in the DM and cite the config version id (like {svc}@N) it comes from.",
+        "reply in our DM with the value and its config version id ({svc}@N).",
+        "and answer {asker} in the DM, citing the config version id ({svc}@N).",
+    ), (
+        "Tell me too.", "Tell me what you found.", "Tell me the value as well.",
+    ), asker=asker.first, svc=svc.id))
     task.maybe("chat_list_channels", 0.4)
     task.read("chat_read_channel", channel=dm)
     task.maybe("services_list_services", 0.3)

@@ -275,7 +275,7 @@ def oncall_handoff(ctx: GenContext) -> EnvSpec:
     note = f"# On-call handoff to {nxt.name}\n\n" + "".join(f"- {tid}: {t}\n" for tid, t in mine)
     last = [
         ("files_write_file", {"path": path, "content": note}),
-        ("chat_post_message", {"channel": team.channel_name, "text": f"@{nxt.handle} is on call now. Handoff: {path}"}),
+        ("chat_post_message", {"channel": team.channel_name, "text": f"@{nxt.chat_handle} is on call now. Handoff: {path}"}),
     ]
     for tool, args in ctx.rng.sample(last, 2):
         task.write(tool, **args)
@@ -294,8 +294,8 @@ def oncall_handoff(ctx: GenContext) -> EnvSpec:
         )
     task.check(
         "channel-told",
-        f"{team.channel_name} mentions @{nxt.handle}",
-        chat_posted(team.channel, user.id, cond("text", f"@{nxt.handle}", "contains")),
+        f"{team.channel_name} mentions @{nxt.chat_handle}",
+        chat_posted(team.channel, user.id, cond("text", f"@{nxt.chat_handle}", "contains")),
     )
     task.check(
         "nothing-else-changed",

@@ -24,6 +24,7 @@ from coworkenv.synth.procedural._task import (
     said,
     sent_mail,
 )
+from coworkenv.synth.procedural._wording import compose
 from coworkenv.synth.procedural._workspace import DELIVERABLES, Workspace
 from coworkenv.synth.world_builder import Person
 from coworkenv.world import format_time
@@ -88,13 +89,25 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
             org.add_task(list_id, f"{ctx.pick(DELIVERABLES)} ({name.lower()})", org.day_start(ctx.rng.randrange(-3, 9)),
                          done=ctx.chance(0.3))
     task = Task(ctx, org, user)
-    task.ask(ctx.pick((
-        "Go through my inbox: every request someone sent me with a deadline should be a task in my '{lst}' list, due at "
-        "that deadline. Label each of those mails '{label}'. Skip what is already labelled. Tell me what you added.",
-        "Please turn the mails asking me for something by a date into tasks on my '{lst}' to-do list (due when they "
-        "asked), tag the mails with the label '{label}' and don't duplicate ones already labelled '{label}'. Then list "
-        "what you added.",
-    )).format(lst=target_name, label=label))
+    task.ask(compose(ctx.rng, (
+        "Go through my inbox: every request someone sent me with a deadline should be a task in my '{lst}' list, due "
+        "at that deadline.",
+        "Please turn the mails asking me for something by a date into tasks on my '{lst}' to-do list, due when they "
+        "asked.",
+        "People have been mailing me requests with deadlines; give each one a task in '{lst}' with the due date they "
+        "asked for.",
+        "Each mail in my inbox that asks me to deliver something by a deadline needs a matching to-do in my '{lst}' "
+        "list, due at that deadline.",
+    ), (
+        "Label each of those mails '{label}'.", "Tag those mails with the label '{label}'.",
+        "Put the label '{label}' on every such mail.", "Mark the mails you handled with the '{label}' label.",
+    ), (
+        "Skip what is already labelled.", "Don't duplicate ones already labelled '{label}'.",
+        "Mails already carrying '{label}' are done; leave them.", "Anything labelled '{label}' is already tracked.",
+    ), (
+        "Tell me what you added.", "Then list what you added.", "Tell me which tasks you created.",
+        "Summarise the new tasks for me.",
+    ), lst=target_name, label=label))
     task.read("todo_list_lists")
     task.read("mail_list_messages", limit=50)
     for mid, deliverable, written, _ in requests:

@@ -293,7 +293,7 @@ def reschedule_conflict(ctx: GenContext) -> EnvSpec:
     )
     task.write(
         "chat_send_dm",
-        person=ctx.pick((mate.id, mate.handle, mate.email)),
+        person=ctx.pick((mate.id, mate.chat_handle, mate.email)),
         text=f"Hi {mate.first}, I moved '{title}' to {hhmm} your time because of the {clash_title}.",
     )
     task.say(f"Moved '{title}' to {org.local_iso(slot, user.timezone)} and told {mate.first} ({hhmm} their time).")
