@@ -48,7 +48,8 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
         raise dg.Failure("no capability partition is complete yet; materialize them first (python -m pipelines.run)")
     trajectories = pa.concat_tables([store.read_table(s.paths[TRAJECTORIES]) for s in states])
     held_out = settings.held_out_capability
-    config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else ())
+    config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else (),
+                                   test_fraction=settings.test_fraction)
     result = curate.curate(trajectories, config=config)
     files = {
         split: store.write_table(table, settings.store_root, SFT, split) for split, table in result.splits.items()

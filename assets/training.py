@@ -21,6 +21,7 @@ from pipelines.freshness import (
     trainer_config_hash,
 )
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import PartitionState
 
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
@@ -50,7 +51,8 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         raise dg.Failure(no_held_out_message(settings))  # checked before training: eval would fail after it
     input_hash = checkpoint_input_hash(data_version, settings)
     # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
-    version = f"{settings.train_config}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
+    name = Path(settings.train_config).stem  # a config name, or the file name of a YAML path
+    version = f"{name}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
     out_dir = settings.root / "checkpoints" / f"pocketworker-{version}"
 
     def progress(p: object) -> None:
@@ -86,14 +88,19 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
     states = complete_partitions(context, settings)
     paths = {split: str(path) for split, path in current_sft_files(context).items()}
-    wanted = held_out_env_ids(paths, states, settings.eval_max_envs)
+    return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
+
+
+def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpec]:
+    """The specs of `env_ids`, in that order, read from the partitions' validated_envs."""
+    wanted = set(env_ids)
     specs = {}
     for state in states:
         table = store.read_table(state.paths[ENVS])
         for env_id, text in zip(table.column("env_id").to_pylist(), table.column("spec_json").to_pylist(), strict=True):
             if env_id in wanted:
                 specs[env_id] = parse_spec(text)
-    return [specs[env_id] for env_id in wanted]
+    return [specs[env_id] for env_id in env_ids]
 
 
 @dg.asset(
