@@ -110,9 +110,10 @@ def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpe
     description="pass@1, pass^k and mean score of the untrained base vs the SFT checkpoint on held-out envs.",
 )
 def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    from trainers.batching import BatchedLocalBackend
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.evaluate import compare_reports, evaluate
-    from trainers.local_backend import LocalTransformersBackend, untrained_twin
+    from trainers.local_backend import untrained_twin
 
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
@@ -125,13 +126,17 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
                                  settings)
     context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
-    sft = LocalTransformersBackend(checkpoint, name="pocketworker-sft")
+    # Batched: the episodes evaluate() runs concurrently share each forward pass.
+    sft = BatchedLocalBackend(checkpoint, name="pocketworker-sft")
     from trainers import load_sft_config
 
     model = load_sft_config(settings.train_config).model
     # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
-    base = (untrained_twin(checkpoint, name="base-untrained") if model.source == "tiny"
-            else LocalTransformersBackend(str(model.name_or_path), name=f"base:{model.name_or_path}"))
+    if model.source == "tiny":
+        twin = untrained_twin(checkpoint, name="base-untrained")
+        base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
+    else:
+        base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
     comparison = compare_reports({
         "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
         "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]

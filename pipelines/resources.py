@@ -49,7 +49,8 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     eval_max_steps: int = Field(default=4, ge=1, description="Assistant messages per evaluated episode")
     eval_max_tokens: int = Field(default=96, ge=1, description="Tokens per generated assistant message")
     rl_config: str = Field(default="rl-tiny", description="RL config name in trainers/configs (GRPO from the SFT checkpoint)")
-    rl_max_envs: int = Field(default=16, ge=1, description="Train-split envs RL runs episodes in (round-robin over capabilities)")
+    rl_max_envs: int = Field(default=64, ge=1, description="Train-split envs RL may run episodes in (round-robin over "
+                                                            "capabilities; those whose prompt does not fit are left out)")
     rl_seeds: int = Field(default=3, ge=1, description="Seeds per reward x credit variant in rl_comparison")
     allow_partial: bool = Field(default=False, description="Publish even when some capability partitions are incomplete "
                                                            "(they are left out); otherwise publishing refuses")

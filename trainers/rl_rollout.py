@@ -26,9 +26,9 @@ from coworkenv.env import Env
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, run_sync
 from coworkenv.rollout import TrajectoryRecord, arun_agent, write_trajectories
 from coworkenv.spec import EnvSpec
+from trainers.batching import GroupBatcher
 from trainers.local_backend import ChatRenderer
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
-from trainers.rl_batching import GroupBatcher
 
 __all__ = [
     "EnvRollout",
@@ -195,7 +195,7 @@ def env_reward_function(reward: RewardMode) -> Callable[..., list[float]]:
 
 class EnvRollout:
     """GRPOTrainer's `rollout_func`: one student episode per prompt row (a prompt is an env id). A step's episodes
-    run concurrently and the model generates their messages in one batch (`trainers.rl_batching`)."""
+    run concurrently and the model generates their messages in one batch (`trainers.batching`)."""
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
@@ -212,8 +212,7 @@ class EnvRollout:
 
     def _model_samplers(self, model: PreTrainedModel, episodes: int) -> SamplerFactory:
         # One batcher per step: every live episode's next message is generated in the same batch.
-        batcher = GroupBatcher(model, self.renderer.eos_token_id, self.renderer.tokenizer.pad_token_id, episodes,
-                               self.limits.temperature, self.limits.top_p)
+        batcher = GroupBatcher(model, self.renderer.eos_token_id, self.renderer.tokenizer.pad_token_id, episodes)
         return lambda spec, env, position: batcher.slot()
 
     def __call__(self, prompts: list[str], trainer: GRPOTrainer) -> dict[str, Any]:

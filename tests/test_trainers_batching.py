@@ -13,9 +13,9 @@ from coworkenv.llm import run_sync
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
-from trainers.local_backend import ChatRenderer, LocalSampler
+from trainers.batching import BatchedLocalBackend, GroupBatcher, generate_batch
+from trainers.local_backend import ChatRenderer, LocalSampler, LocalTransformersBackend
 from trainers.rl import reference_conversations
-from trainers.rl_batching import GroupBatcher, generate_batch
 from trainers.rl_rollout import RolloutLimits, arollout_group
 
 
@@ -60,7 +60,7 @@ def test_a_groups_episodes_share_each_batch_until_they_end(tiny: tuple[PreTraine
     model, tokenizer = tiny
     renderer = ChatRenderer(tokenizer)
     limits = RolloutLimits(max_new_tokens=6, max_agent_steps=3, max_completion_tokens=400, temperature=1.0)
-    batcher = GroupBatcher(model, renderer.eos_token_id, tokenizer.pad_token_id, 4, limits.temperature, limits.top_p)
+    batcher = GroupBatcher(model, renderer.eos_token_id, tokenizer.pad_token_id, 4)
     episodes = run_sync(lambda: arollout_group([spec] * 4, renderer, lambda s, e, p: batcher.slot(), limits,
                                                positions=range(4), seeds=[1, 2, 3, 4]))
     assert len(episodes) == 4 and batcher.live == 0
@@ -72,3 +72,17 @@ def test_a_groups_episodes_share_each_batch_until_they_end(tiny: tuple[PreTraine
     for record, tokens in episodes:
         assert sum(tokens.env_mask) > 0 and len(tokens.completion_ids) <= limits.max_completion_tokens
         assert record.env_id == spec.id
+
+
+def test_a_batched_backend_evaluates_as_the_one_at_a_time_backend(
+        tiny: tuple[PreTrainedModel, PreTrainedTokenizerBase]) -> None:
+    from trainers.evaluate import evaluate
+
+    model, tokenizer = tiny
+    specs = generate_specs(load_taxonomy(Path("taxonomy"))["delegate_and_follow_up"], 3, 0)
+    batched = BatchedLocalBackend(model, tokenizer, name="batched")
+    options = {"k": 1, "max_steps": 2, "max_tokens": 5}
+    together = evaluate(batched, specs, **options)  # type: ignore[arg-type]
+    alone = evaluate(LocalTransformersBackend(model, tokenizer, name="alone"), specs, **options)  # type: ignore[arg-type]
+    assert together.episodes == alone.episodes  # greedy: the same messages, steps and scores
+    assert max(batched.batcher.batches) == 3 and sum(batched.batcher.batches) == batched.stats.requests
