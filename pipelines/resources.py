@@ -40,7 +40,7 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     held_out_capability: str = Field(
         default=DEFAULT_HELD_OUT_CAPABILITY,
         description="Capability kept out of training: its envs are the test_heldout split; empty = none")
-    test_fraction: float = Field(default=0.25, ge=0.0, lt=0.9,
+    test_fraction: float = Field(default=0.3, ge=0.0, lt=0.9,
                                  description="Fraction of the other capabilities' envs kept out of training (test split)")
     hub_model_repo_id: str = Field(default="", description="Hugging Face model repo id; empty = local git repo under data/hub")
     eval_max_envs: int = Field(default=30, ge=1,
