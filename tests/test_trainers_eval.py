@@ -119,7 +119,7 @@ def test_comparison_report_files_and_round_trip(specs: list[EnvSpec], tmp_path: 
     comparison = compare_reports({"base": base, "sft": tuned})
     assert comparison.same_envs
     markdown = render_markdown(comparison, title="base vs sft")
-    overall = next(line for line in markdown.splitlines() if line.startswith("| overall | 4 | 0.000 | 0.375 | +0.375 ["))
+    overall = next(line for line in markdown.splitlines() if line.startswith("| overall | 4 | 0.000 | 0.375 | +0.375 | ["))
     assert overall.endswith("(n.s.) |"), "4 envs cannot tell +0.375 from 0: the paired interval contains 0"
     assert "| multi-turn |" in markdown and "paired bootstrap" in markdown
     assert "## pass^k" in markdown and "multi-turn" in markdown

@@ -25,6 +25,7 @@ EVAL_MARKDOWN = "eval_report.md"
 EVAL_JSON = "eval_report.json"
 EVAL_PLOT = "eval_report.png"
 _METRICS = (("pass_at_1", "pass@1"), ("pass_hat_k", "pass^k"), ("mean_score", "mean score"))
+INTERVAL_METRICS = ("pass_at_1", "mean_score")  # means over envs: a paired bootstrap interval applies
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,11 @@ def _cell(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _difference_cell(value: float | None, interval: dict[str, float] | None) -> str:
-    if value is None:
-        return "–"
+def _interval_cell(interval: dict[str, float] | None) -> str:
     if interval is None:
-        return f"{value:+.3f}"
+        return "–"
     mark = "" if interval["significant"] else " (n.s.)"
-    return f"{value:+.3f} [{interval['low']:+.3f}, {interval['high']:+.3f}]{mark}"
+    return f"[{interval['low']:+.3f}, {interval['high']:+.3f}]{mark}"
 
 
 def differences(comparison: ReportComparison) -> dict[tuple[str, str, str], dict[str, float]]:
@@ -77,7 +76,8 @@ def render_markdown(report: EvalReport | ReportComparison, title: str = "Evaluat
     lines.append(f"k = {first.k} samples per env; {len(first.env_ids)} envs; pass@1 = mean fraction of passing "
                  "samples per env, pass^k = fraction of envs where all k samples pass, score = mean verifier score.")
     if intervals:
-        lines.append("Changes carry a 95% paired bootstrap interval over envs; `(n.s.)`: the interval contains 0.")
+        lines.append("Changes in pass@1 and mean score carry a 95% paired bootstrap interval over envs (95% CI); "
+                     "`(n.s.)`: the interval contains 0.")
     lines.append("")
     for label, r in comparison.reports.items():
         sampling = ", ".join(f"{k}={v}" for k, v in sorted(r.sampling.items()))
@@ -91,15 +91,21 @@ def render_markdown(report: EvalReport | ReportComparison, title: str = "Evaluat
         lines += ["", "**The reports cover different envs; columns are not directly comparable.**"]
     for name, heading in _METRICS:
         deltas = labels[1:]
-        header = ["group", "envs", *labels, *(f"{d} − {labels[0]}" for d in deltas)]
+        with_ci = bool(intervals) and name in INTERVAL_METRICS
+        header = ["group", "envs", *labels]
+        for d in deltas:
+            header += [f"{d} − {labels[0]}", *(["95% CI"] if with_ci else [])]
         lines += ["", f"## {heading}", "", "| " + " | ".join(header) + " |",
                   "|" + "---|" + "---:|" * (len(header) - 1)]
         for group in comparison.groups():
             values = [comparison.metric(group, label, name) for label in labels]
             envs = first.groups().get(group)
             diffs = [None if v is None or values[0] is None else v - values[0] for v in values[1:]]
-            cells = [_difference_cell(d, intervals.get((group, name, f"{label}-{labels[0]}")))
-                     for d, label in zip(diffs, deltas, strict=True)]
+            cells = []
+            for d, label in zip(diffs, deltas, strict=True):
+                cells.append("–" if d is None else f"{d:+.3f}")
+                if with_ci:
+                    cells.append(_interval_cell(intervals.get((group, name, f"{label}-{labels[0]}"))))
             row = [group, str(envs.envs if envs else "–"), *map(_cell, values), *cells]
             lines.append("| " + " | ".join(row) + " |")
     lines.append("")
