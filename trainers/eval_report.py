@@ -93,15 +93,15 @@ def render_markdown(report: EvalReport | ReportComparison, title: str = "Evaluat
         deltas = labels[1:]
         with_ci = bool(intervals) and name in INTERVAL_METRICS
         header = ["group", "envs", *labels]
-        for d in deltas:
-            header += [f"{d} − {labels[0]}", *(["95% CI"] if with_ci else [])]
+        for delta in deltas:
+            header += [f"{delta} − {labels[0]}", *(["95% CI"] if with_ci else [])]
         lines += ["", f"## {heading}", "", "| " + " | ".join(header) + " |",
                   "|" + "---|" + "---:|" * (len(header) - 1)]
         for group in comparison.groups():
             values = [comparison.metric(group, label, name) for label in labels]
             envs = first.groups().get(group)
             diffs = [None if v is None or values[0] is None else v - values[0] for v in values[1:]]
-            cells = []
+            cells: list[str] = []
             for d, label in zip(diffs, deltas, strict=True):
                 cells.append("–" if d is None else f"{d:+.3f}")
                 if with_ci:
