@@ -49,7 +49,8 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
         raise dg.Failure("no capability partition is complete yet; materialize them first (python -m pipelines.run)")
     trajectories = pa.concat_tables([stages.TRAJECTORIES.read(s.paths[TRAJECTORIES]) for s in states])
     held_out = settings.held_out_capability
-    config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else ())
+    config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else (),
+                                   test_fraction=settings.test_fraction)
     result = curate.curate(trajectories, config=config)
     files = {
         split: stages.SFT.store(table, settings.store_root, SFT, split) for split, table in result.splits.items()

@@ -21,6 +21,7 @@ from pipelines.freshness import (
     trainer_config_hash,
 )
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import PartitionState
 
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
@@ -50,7 +51,8 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         raise dg.Failure(no_held_out_message(settings))  # checked before training: eval would fail after it
     input_hash = checkpoint_input_hash(data_version, settings)
     # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
-    version = f"{settings.train_config}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
+    name = Path(settings.train_config).stem  # a config name, or the file name of a YAML path
+    version = f"{name}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
     out_dir = settings.root / "checkpoints" / f"pocketworker-{version}"
 
     def progress(p: object) -> None:
@@ -86,9 +88,14 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
     states = complete_partitions(context, settings)
     paths = {split: str(path) for split, path in current_sft_files(context).items()}
-    wanted = held_out_env_ids(paths, states, settings.eval_max_envs)
-    specs = {spec.id: spec for state in states for spec in stages.read_envs(state.paths[ENVS], set(wanted))}
-    return [specs[env_id] for env_id in wanted]
+    return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
+
+
+def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpec]:
+    """The specs of `env_ids`, in that order, read from the partitions' validated_envs."""
+    wanted = set(env_ids)
+    specs = {spec.id: spec for state in states for spec in stages.read_envs(state.paths[ENVS], wanted)}
+    return [specs[env_id] for env_id in env_ids]
 
 
 @dg.asset(
@@ -98,9 +105,10 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     description="pass@1, pass^k and mean score of the untrained base vs the SFT checkpoint on held-out envs.",
 )
 def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    from trainers.batching import BatchedLocalBackend
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.evaluate import compare_reports, evaluate
-    from trainers.local_backend import LocalTransformersBackend, untrained_twin
+    from trainers.local_backend import untrained_twin
 
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
@@ -113,13 +121,17 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
                                  settings)
     context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
-    sft = LocalTransformersBackend(checkpoint, name="pocketworker-sft")
+    # Batched: the episodes evaluate() runs concurrently share each forward pass.
+    sft = BatchedLocalBackend(checkpoint, name="pocketworker-sft")
     from trainers import load_sft_config
 
     model = load_sft_config(settings.train_config).model
     # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
-    base = (untrained_twin(checkpoint, name="base-untrained") if model.source == "tiny"
-            else LocalTransformersBackend(str(model.name_or_path), name=f"base:{model.name_or_path}"))
+    if model.source == "tiny":
+        twin = untrained_twin(checkpoint, name="base-untrained")
+        base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
+    else:
+        base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
     comparison = compare_reports({
         "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
         "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]

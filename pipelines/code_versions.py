@@ -7,5 +7,7 @@ Bump an asset's version when a change to its code changes what it produces: the 
 CODE_VERSIONS = {
     # 2: task_specs seeds the generator with the base seed, as `coworkenv synth --seed` does.
     "task_specs": "2", "validated_envs": "1", "teacher_trajectories": "1",
-    "sft_shards": "2", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "2",
+    # 3: sft_shards splits with settings.test_fraction. 3: eval_report adds bootstrap intervals on differences.
+    "sft_shards": "3", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "3",
+    "rl_checkpoint": "1", "rl_comparison": "1",
 }

@@ -6,22 +6,23 @@ import dagster as dg
 
 from assets.envs import validated_envs
 from assets.hub import hub_dataset
+from assets.rl import rl_comparison, rl_training
 from assets.sft import sft_shards
 from assets.specs import task_specs
 from assets.taxonomy import capability_taxonomy
 from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
 from pipelines.executors import executor_from_env
-from pipelines.jobs import capability_job, publish_job
+from pipelines.jobs import capability_job, publish_job, rl_job
 from pipelines.resources import settings_from_env
 from pipelines.sensors import taxonomy_sensor
 
 defs = dg.Definitions(
     assets=[
         capability_taxonomy, task_specs, validated_envs, teacher_trajectories, sft_shards, hub_dataset,
-        pocketworker_checkpoint, eval_report,
+        pocketworker_checkpoint, eval_report, rl_training, rl_comparison,
     ],
-    jobs=[capability_job, publish_job],
+    jobs=[capability_job, publish_job, rl_job],
     sensors=[taxonomy_sensor, dg.AutomationConditionSensorDefinition(
         "aggregates_automation", target=dg.AssetSelection.assets(sft_shards, hub_dataset),
         default_status=dg.DefaultSensorStatus.RUNNING,

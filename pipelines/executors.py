@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
-import dask.distributed
 from dagster._core.definitions.executor_definition import executor
 from dagster._core.execution.context.system import PlanOrchestrationContext
 from dagster._core.execution.plan.plan import ExecutionPlan
 from dagster._core.execution.retries import RetryMode
-from dagster_dask.executor import get_dask_resource_requirements, query_on_dask_worker
 
 SCHEDULER_ENV = "COWORKENV_DASK_SCHEDULER"
 PARTITION_TAG = "dagster/partition"
@@ -43,6 +41,8 @@ class _StepPayload:
 
 def _run_step(dependencies: list[Any], payload: _StepPayload) -> _StepPayload:
     """On a worker: run one step of the plan (`dependencies` only orders it after its upstream steps)."""
+    from dagster_dask.executor import query_on_dask_worker
+
     return _StepPayload(tuple(query_on_dask_worker(dependencies, *payload.args)))
 
 
@@ -57,6 +57,10 @@ class DaskClusterExecutor(dg.Executor):
         return RetryMode.DISABLED
 
     def execute(self, plan_context: PlanOrchestrationContext, execution_plan: ExecutionPlan) -> Iterator[dg.DagsterEvent]:
+        # dask is imported here, not with the code location: every `make run` would pay for it otherwise.
+        import dask.distributed
+        from dagster_dask.executor import get_dask_resource_requirements
+
         if not plan_context.instance.is_persistent:
             raise dg.DagsterInvariantViolationError("Dask execution needs a persistent Dagster instance (DAGSTER_HOME)")
         instance_ref = plan_context.instance.get_ref()

@@ -4,11 +4,14 @@ Each aggregate asset records `input_hash` (the hash of everything it is made fro
 its materialization metadata. It is up to date when the hash it would have now equals the recorded one and its
 output is still on disk: sft_shards from the complete partitions' trajectories and the curation settings;
 hub_dataset from the SFT version, the partitions' data versions and the generation settings; the checkpoint from
-the dataset version and the trainer config; the eval report from the checkpoint and the held-out envs.
+the dataset version and the trainer config; the eval report from the checkpoint and the held-out envs; the RL
+assets from the checkpoint, the RL config and the train-split envs they run episodes in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import chain, zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ import dagster as dg
 from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
-from pipelines.jobs import AGGREGATES
+from pipelines.jobs import AGGREGATES, RL_ASSETS, RL_STEP
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, incomplete_message, partition_states
 
@@ -60,7 +63,7 @@ def sft_input_hash(states: list[PartitionState], settings: CoworkenvSettings) ->
     return content_hash({
         "code": CODE_VERSIONS["sft_shards"],
         "trajectories": {s.capability: s.versions["teacher_trajectories"] for s in states},
-        "held_out": settings.held_out_capability,
+        "held_out": settings.held_out_capability, "test_fraction": settings.test_fraction,
     })[:32]
 
 
@@ -91,16 +94,31 @@ def checkpoint_input_hash(dataset_version: str, settings: CoworkenvSettings) -> 
 
 
 def held_out_env_ids(sft_paths: dict[str, str], states: list[PartitionState], limit: int) -> list[str]:
-    """The first `limit` envs (by capability, id) of the SFT test splits that are in complete partitions."""
-    held_out: set[str] = set()
+    """`limit` envs of the SFT test splits that are in complete partitions, taken round-robin over capabilities
+    (each capability's envs by id), so a limit below the split's size still covers every capability."""
+    return _split_env_ids(sft_paths, states, limit, lambda split: split.startswith("test"))
+
+
+def train_env_ids(sft_paths: dict[str, str], states: list[PartitionState], limit: int) -> list[str]:
+    """`limit` envs of the SFT train split (what the checkpoint learned from), round-robin over capabilities."""
+    return _split_env_ids(sft_paths, states, limit, lambda split: split == "train")
+
+
+def _split_env_ids(sft_paths: dict[str, str], states: list[PartitionState], limit: int,
+                   wanted: Callable[[str], bool]) -> list[str]:
+    chosen: set[str] = set()
     for split, path in sft_paths.items():
-        if split.startswith("test"):
-            held_out |= set(stages.read_sft_column(path, "env_id"))
-    found = []
+        if wanted(split):
+            chosen |= set(stages.read_sft_column(path, "env_id"))
+    by_capability: dict[str, list[str]] = {}
     for state in states:
         envs = stages.ENVS.read(state.paths["validated_envs"], ["env_id", "capability"]).to_pylist()
-        found += [(row["capability"], row["env_id"]) for row in envs if row["env_id"] in held_out]
-    return [env_id for _, env_id in sorted(found)[:limit]]
+        for row in envs:
+            if row["env_id"] in chosen:
+                by_capability.setdefault(row["capability"], []).append(row["env_id"])
+    queues = [sorted(ids) for _, ids in sorted(by_capability.items())]
+    rounds = zip_longest(*queues)
+    return [env_id for env_id in chain.from_iterable(rounds) if env_id is not None][:limit]
 
 
 def no_held_out_message(settings: CoworkenvSettings) -> str:
@@ -120,8 +138,31 @@ def eval_input_hash(checkpoint_version: str, env_ids: list[str], settings: Cowor
     })[:32]
 
 
+def rl_config_hash(name: str) -> str:
+    """Hash of the resolved RL config (a missing or invalid config raises with its path)."""
+    from trainers.rl_config import load_rl_config
+
+    return content_hash(load_rl_config(name).model_dump(mode="json", exclude={"distributed"}))[:16]
+
+
+def rl_input_hash(asset: str, checkpoint_version: str, env_ids: list[str], settings: CoworkenvSettings) -> str:
+    """What an RL asset is made from: the SFT checkpoint, the RL config, the envs (and the seeds of the comparison)."""
+    return content_hash({
+        "code": CODE_VERSIONS[RL_STEP.get(asset, asset)], "checkpoint": checkpoint_version, "envs": env_ids,
+        "rl_config": rl_config_hash(settings.rl_config),
+        "seeds": settings.rl_seeds if asset == "rl_comparison" else None,
+    })[:32]
+
+
 def current_input_hash(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSettings) -> str | None:
     """The input hash `asset` would record if materialized now; None when an upstream was never materialized."""
+    if asset in RL_ASSETS:
+        checkpoint = latest_metadata(instance, "pocketworker_checkpoint")
+        if checkpoint is None:
+            return None
+        sft = latest_metadata(instance, "sft_shards") or {}
+        envs = train_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], settings.rl_max_envs)
+        return rl_input_hash(asset, str(checkpoint["model_tag"]), envs, settings)
     if asset == "sft_shards":
         return sft_input_hash(publishable_partitions(instance, settings)[0], settings)
     upstream = AGGREGATES[AGGREGATES.index(asset) - 1]
@@ -143,6 +184,8 @@ def _outputs(asset: str, meta: dict[str, Any], settings: CoworkenvSettings) -> l
         return [str(p) for p in meta.get("paths", {}).values()]
     if asset == "hub_dataset":
         return [] if settings.hub_repo_id else [str(meta["location"])]
+    if asset in RL_ASSETS:
+        return [str(meta[{"rl_rollouts": "path", "rl_checkpoint": "checkpoint"}.get(asset, "report_path")])]
     return [str(meta["checkpoint" if asset == "pocketworker_checkpoint" else "report_path"])]
 
 

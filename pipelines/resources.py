@@ -12,6 +12,9 @@ from pydantic import Field, ValidationError
 from coworkenv.synth import Taxonomy, load_taxonomy
 
 ENV_PREFIX = "COWORKENV_"
+# Never trained on by default, so `make run` also measures a whole unseen capability (the learning benchmark holds
+# out the same one). A taxonomy without it needs COWORKENV_HELD_OUT_CAPABILITY=<id> or "" (none).
+DEFAULT_HELD_OUT_CAPABILITY = "reschedule_conflict"
 
 
 class SettingsError(ValueError):
@@ -34,12 +37,21 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     min_acceptance_rate: float = Field(default=0.5, ge=0.0, description="validated_envs check: minimum acceptance rate")
     hub_repo_id: str = Field(default="", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
     train_config: str = Field(default="tiny", description="Trainer config name in trainers/configs")
-    held_out_capability: str = Field(default="", description="Capability kept out of training for the held-out test split")
+    held_out_capability: str = Field(
+        default=DEFAULT_HELD_OUT_CAPABILITY,
+        description="Capability kept out of training: its envs are the test_heldout split; empty = none")
+    test_fraction: float = Field(default=0.3, ge=0.0, lt=0.9,
+                                 description="Fraction of the other capabilities' envs kept out of training (test split)")
     hub_model_repo_id: str = Field(default="", description="Hugging Face model repo id; empty = local git repo under data/hub")
-    eval_max_envs: int = Field(default=6, ge=1, description="Held-out envs evaluated (the tiny CPU model is slow to sample)")
+    eval_max_envs: int = Field(default=30, ge=1,
+                               description="Held-out envs evaluated, taken round-robin over capabilities")
     eval_k: int = Field(default=1, ge=1, description="Samples per env for pass@1 / pass^k")
     eval_max_steps: int = Field(default=4, ge=1, description="Assistant messages per evaluated episode")
     eval_max_tokens: int = Field(default=96, ge=1, description="Tokens per generated assistant message")
+    rl_config: str = Field(default="rl-tiny", description="RL config name in trainers/configs (GRPO from the SFT checkpoint)")
+    rl_max_envs: int = Field(default=64, ge=1, description="Train-split envs RL may run episodes in (round-robin over "
+                                                            "capabilities; those whose prompt does not fit are left out)")
+    rl_seeds: int = Field(default=3, ge=1, description="Seeds per reward x credit variant in rl_comparison")
     allow_partial: bool = Field(default=False, description="Publish even when some capability partitions are incomplete "
                                                            "(they are left out); otherwise publishing refuses")
 

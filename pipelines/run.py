@@ -1,8 +1,10 @@
 """The main job: materialize the whole chain on the embedded default into the local Dagster instance.
 
 `make run` calls this. Capability partitions whose chain is incomplete (a changed YAML or setting, a failed or
-killed run) are regenerated; then each aggregate (SFT shards, dataset release, checkpoint, eval report) is rebuilt
-only when what it is made from changed. Runs left STARTED by a killed process are marked failed first.
+killed run) are regenerated; then each aggregate (SFT shards, dataset release, checkpoint, eval report, the tiny
+GRPO run's rollouts and checkpoint) is rebuilt only when what it is made from changed. The RL comparison (six
+variants x seeds, tens of minutes on CPU) runs only with --rl-compare, or from the UI (`make ui`, asset
+rl_comparison). Runs left STARTED by a killed process are marked failed first.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="capability ids to (re)materialize (default: stale)")
     parser.add_argument("--all", action="store_true", help="rematerialize every capability, stale or not")
     parser.add_argument("--no-train", action="store_true", help="stop after publishing the dataset")
+    parser.add_argument("--no-rl", action="store_true", help="stop after the SFT checkpoint's eval report (no GRPO run)")
+    parser.add_argument("--rl-compare", action="store_true",
+                        help="also materialize rl_comparison: every reward x credit variant x COWORKENV_RL_SEEDS "
+                             "seeds (tens of minutes on CPU; left out by default)")
     parser.add_argument("--taxonomy", metavar="DIR", help="taxonomy folder (default: $COWORKENV_TAXONOMY_DIR or taxonomy)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="publish even if some capability partitions are incomplete (they are left out)")
@@ -99,10 +105,10 @@ def _run(args: argparse.Namespace) -> int:
             return _failed(result)
     if not todo:
         print("every capability partition is complete")
-    code = _aggregates(instance, defs, settings, train=not args.no_train)
+    code = _aggregates(instance, defs, settings, _stages(args))
     if code:
         return code
-    _print_locations(instance, args.no_train)
+    _print_locations(instance, _stages(args))
     print(f"done in {time.monotonic() - started:.0f}s. Browse every materialization with `make ui`.")
     return 0
 
@@ -123,20 +129,40 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
                          f"capabilities: {', '.join(sorted(taxonomy.capabilities))}")
     held_out = settings.held_out_capability
     if held_out and held_out not in taxonomy.capabilities:
-        raise UsageError(f"COWORKENV_HELD_OUT_CAPABILITY={held_out!r} is not a capability of the taxonomy "
-                         f"{settings.taxonomy_dir}; capabilities: {', '.join(sorted(taxonomy.capabilities))}")
+        default = " (the default)" if "COWORKENV_HELD_OUT_CAPABILITY" not in os.environ else ""
+        raise UsageError(f"COWORKENV_HELD_OUT_CAPABILITY={held_out!r}{default} is not a capability of the taxonomy "
+                         f"{settings.taxonomy_dir}; set it to one of {', '.join(sorted(taxonomy.capabilities))}, "
+                         "or to an empty value to hold none out")
     if not args.no_train:
-        from pipelines.freshness import trainer_config_hash
+        from pipelines.freshness import rl_config_hash, trainer_config_hash
 
         try:
             trainer_config_hash(settings.train_config)
         except (FileNotFoundError, ValueError) as exc:
             raise UsageError(f"COWORKENV_TRAIN_CONFIG={settings.train_config!r}: {str(exc).splitlines()[0]}") from None
+        if not args.no_rl or args.rl_compare:
+            try:
+                rl_config_hash(settings.rl_config)
+            except (FileNotFoundError, ValueError) as exc:
+                raise UsageError(f"COWORKENV_RL_CONFIG={settings.rl_config!r}: {str(exc).splitlines()[0]}") from None
     return settings, taxonomy
 
 
-def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: CoworkenvSettings, train: bool) -> int:
-    """Rebuild each aggregate whose inputs changed, in order; the others are reported up to date."""
+def _stages(args: argparse.Namespace) -> list[tuple[str, ...]]:
+    """The aggregate steps this run brings up to date, in order; each is the asset keys one step materializes."""
+    from pipelines.jobs import AGGREGATES
+
+    steps: list[tuple[str, ...]] = [(asset,) for asset in (AGGREGATES[:2] if args.no_train else AGGREGATES)]
+    if not args.no_train and not args.no_rl:
+        steps.append(("rl_rollouts", "rl_checkpoint"))  # one GRPO run makes both
+    if not args.no_train and args.rl_compare:
+        steps.append(("rl_comparison",))
+    return steps
+
+
+def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: CoworkenvSettings,
+                steps: list[tuple[str, ...]]) -> int:
+    """Rebuild each aggregate step whose inputs changed, in order; the others are reported up to date."""
     import dagster as dg
 
     from pipelines.freshness import (
@@ -147,12 +173,12 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
         publishable_partitions,
         why_stale,
     )
-    from pipelines.jobs import AGGREGATES
+    from pipelines.jobs import RL_ASSETS
 
-    publish = defs.resolve_job_def("publish_job")
-    for asset in AGGREGATES if train else AGGREGATES[:2]:
+    for keys in steps:
+        asset = keys[-1]
         try:
-            reason = why_stale(instance, asset, settings)
+            reason = next((why for why in (why_stale(instance, key, settings) for key in keys) if why), "")
         except IncompletePartitions as exc:
             raise UsageError(str(exc)) from None
         if not reason:
@@ -164,7 +190,8 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
                 raise UsageError(no_held_out_message(settings))  # before training, not after it
         print(f"{asset:<24} rebuilding ({reason})", flush=True)
         t0 = time.monotonic()
-        result = _execute(instance, publish, asset_selection=[dg.AssetKey(asset)])
+        job = defs.resolve_job_def("rl_job" if asset in RL_ASSETS else "publish_job")
+        result = _execute(instance, job, asset_selection=[dg.AssetKey(key) for key in keys])
         print(f"{asset:<24} {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)", flush=True)
         if not result.success:
             return _failed(result)
@@ -274,14 +301,17 @@ def _signals_raise_interrupted() -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _print_locations(instance: dg.DagsterInstance, no_train: bool) -> None:
+def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:
     from pipelines.freshness import latest_metadata
 
     where = [("dataset", "hub_dataset", "location"), ("dataset version", "hub_dataset", "version"),
-             ("SFT shards", "sft_shards", "dataset_version")]
-    if not no_train:
-        where += [("checkpoint", "pocketworker_checkpoint", "checkpoint"), ("eval report", "eval_report", "report_path")]
+             ("SFT shards", "sft_shards", "dataset_version"), ("checkpoint", "pocketworker_checkpoint", "checkpoint"),
+             ("eval report", "eval_report", "report_path"), ("RL checkpoint", "rl_checkpoint", "checkpoint"),
+             ("RL reward slope", "rl_checkpoint", "reward_slope"), ("RL comparison", "rl_comparison", "report_path")]
+    done = {asset for keys in steps for asset in keys}
     for label, asset, field in where:
+        if asset not in done:
+            continue
         meta = latest_metadata(instance, asset) or {}
         if field in meta:
             value = str(meta[field])

@@ -97,9 +97,28 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
     return PartitionState(cid, "", paths, versions)
 
 
+_last_states: dict[str, list[PartitionState]] = {}
+
+
 def partition_states(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> list[PartitionState]:
-    """The state of every capability of the taxonomy, sorted by capability id."""
-    return [partition_state(instance, cap, settings) for _, cap in sorted(taxonomy.capabilities.items())]
+    """The state of every capability of the taxonomy, sorted by capability id.
+
+    The answer is reused while the instance has recorded no event since and the taxonomy and settings are the
+    same (one `pipelines.run` asks for it once per aggregate; each ask is 3 queries per capability).
+    """
+    capabilities = sorted(taxonomy.capabilities.items())
+    key = content_hash({
+        "instance": id(instance), "events": instance.event_log_storage.get_maximum_record_id(),
+        "runs": [(r.run_id, r.status.value) for r in instance.get_runs(limit=1)],
+        "taxonomy": [capability_fingerprint(cap) for _, cap in capabilities],
+        "settings": settings.model_dump(mode="json"),
+    })
+    states = _last_states.get(key)
+    if states is None or any(not path.is_file() for s in states for path in s.paths.values()):
+        states = [partition_state(instance, cap, settings) for _, cap in capabilities]
+        _last_states.clear()  # one entry: the latest
+        _last_states[key] = states
+    return list(states)
 
 
 def stale_capabilities(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> list[str]:

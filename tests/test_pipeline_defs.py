@@ -28,6 +28,7 @@ CHAIN = [
     "capability_taxonomy", "task_specs", "validated_envs", "teacher_trajectories", "sft_shards", "hub_dataset",
     "pocketworker_checkpoint", "eval_report",
 ]
+RL = ["rl_rollouts", "rl_checkpoint", "rl_comparison"]  # branches off the SFT checkpoint
 LLM_BOUND = {"task_specs", "validated_envs", "teacher_trajectories"}
 BLOCKING_CHECKS = {
     ("task_specs", "parquet_schema"),
@@ -52,10 +53,13 @@ def test_dg_check_defs_passes(tmp_path: Path) -> None:
 
 def test_asset_graph_is_the_documented_chain() -> None:
     graph = defs.resolve_asset_graph()
-    assert [k.to_user_string() for k in graph.toposorted_asset_keys] == CHAIN
-    for upstream, downstream in itertools.pairwise(CHAIN):
+    order = [k.to_user_string() for k in graph.toposorted_asset_keys]
+    assert [k for k in order if k in CHAIN] == CHAIN and sorted(order) == sorted(CHAIN + RL)
+    for upstream, downstream in [*itertools.pairwise(CHAIN), *(("pocketworker_checkpoint", rl) for rl in RL)]:
         parents = {k.to_user_string() for k in graph.get(dg.AssetKey(downstream)).parent_keys}
         assert upstream in parents, f"{downstream} does not depend on {upstream}"
+    code_versions = {k.to_user_string(): graph.get(k).code_version for k in graph.get_all_asset_keys()}
+    assert all(code_versions[k] for k in CHAIN[1:] + RL), "every built asset has a code version (the UI shows stale)"
     partitioned = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).is_partitioned}
     assert partitioned == {"capability_taxonomy", *LLM_BOUND}
     assert graph.get(dg.AssetKey("capability_taxonomy")).is_observable
@@ -76,7 +80,7 @@ def test_checks_guarding_training_data_are_blocking() -> None:
 
 def test_sensors_and_jobs_are_registered() -> None:
     assert {s.name for s in defs.sensors or []} >= {"taxonomy_sensor", "aggregates_automation"}
-    assert {j.name for j in defs.jobs or []} >= {"capability_job", "publish_job"}
+    assert {j.name for j in defs.jobs or []} >= {"capability_job", "publish_job", "rl_job"}
 
 
 def test_dagster_yaml_sets_the_llm_pool_limit_and_run_monitoring(tmp_path: Path,

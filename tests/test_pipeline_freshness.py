@@ -22,8 +22,11 @@ from pipelines.freshness import (
     held_out_env_ids,
     latest_metadata,
     publishable_partitions,
+    rl_input_hash,
+    train_env_ids,
     why_stale,
 )
+from pipelines.jobs import RL_ASSETS
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import sync_partitions
 from tests.support.pipeline_child import ROOT, make_workspace, write_capability
@@ -86,6 +89,37 @@ def test_nothing_changed_means_nothing_to_rebuild(published: tuple[dg.DagsterIns
         assert why_stale(instance, asset, settings) == "", asset
 
 
+def _rl_trained(instance: dg.DagsterInstance, settings: CoworkenvSettings, folder: Path) -> None:
+    """Record the RL assets as they would be, for the current checkpoint, RL config and envs."""
+    folder.mkdir(exist_ok=True)
+    tag = str((latest_metadata(instance, "pocketworker_checkpoint") or {})["model_tag"])
+    sft = latest_metadata(instance, "sft_shards") or {}
+    envs = train_env_ids(sft["paths"], publishable_partitions(instance, settings)[0], settings.rl_max_envs)
+    (folder / "rollouts.parquet").write_bytes(b"")
+    (folder / "comparison.md").write_text("table")
+    _report(instance, "rl_rollouts", path=str(folder / "rollouts.parquet"),
+            input_hash=rl_input_hash("rl_rollouts", tag, envs, settings))
+    _report(instance, "rl_checkpoint", checkpoint=str(folder), input_hash=rl_input_hash("rl_checkpoint", tag, envs, settings))
+    _report(instance, "rl_comparison", report_path=str(folder / "comparison.md"),
+            input_hash=rl_input_hash("rl_comparison", tag, envs, settings))
+
+
+def test_rl_is_redone_for_a_new_checkpoint_or_rl_config_and_only_then(
+        published: tuple[dg.DagsterInstance, CoworkenvSettings], tmp_path: Path) -> None:
+    instance, settings = published
+    _trained(instance, settings, tmp_path / "ckpt")
+    assert why_stale(instance, "rl_checkpoint", settings) == "never materialized"
+    _rl_trained(instance, settings, tmp_path / "rl")
+    assert [why_stale(instance, asset, settings) for asset in RL_ASSETS] == ["", "", ""]
+    other = _with(settings, rl_config="rl-learn-tiny")
+    assert [why_stale(instance, asset, other) for asset in RL_ASSETS] == ["its inputs changed"] * 3
+    assert why_stale(instance, "pocketworker_checkpoint", other) == "" and why_stale(instance, "eval_report", other) == ""
+    seeds = _with(settings, rl_seeds=settings.rl_seeds + 1)
+    assert [why_stale(instance, asset, seeds) for asset in RL_ASSETS] == ["", "", "its inputs changed"]
+    _report(instance, "pocketworker_checkpoint", checkpoint=str(tmp_path / "ckpt"), model_tag="retrained")
+    assert why_stale(instance, "rl_checkpoint", settings) == "its inputs changed"
+
+
 def test_a_new_trainer_config_retrains(published: tuple[dg.DagsterInstance, CoworkenvSettings],
                                        tmp_path: Path) -> None:
     instance, settings = published
@@ -134,3 +168,50 @@ def test_a_second_run_with_nothing_changed_launches_no_run(tmp_path: Path) -> No
     assert f"dataset          {ws.data}" in console
     with ws.instance() as instance:
         assert len(instance.get_runs()) == runs
+
+
+TINY_MODEL = """
+model:
+  source: tiny
+  chat_template: qwen3_training
+  tiny: {hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2,
+         num_key_value_heads: 1, head_dim: 16, min_token_frequency: 1, max_position_embeddings: 8192}
+"""
+SFT_CONFIG = "name: sft-test" + TINY_MODEL + """
+training: {max_length: 8192, max_steps: 1, per_device_train_batch_size: 2, learning_rate: 1.0e-3}
+"""
+RL_CONFIG = "name: rl-test" + TINY_MODEL + """
+rollout: {max_new_tokens: 6, max_agent_steps: 2, max_completion_tokens: 96}
+training: {max_steps: 2, num_generations: 2, per_device_train_batch_size: 2, learning_rate: 1.0e-3}
+"""
+HELD_OUT = "reschedule_conflict"
+FULL_RUN_TIMEOUT_S = 400  # generation, SFT, eval and RL of a tiny model: about a minute on an idle 2-core machine
+
+
+@pytest.mark.slow
+def test_a_second_full_run_retrains_nothing(tmp_path: Path) -> None:
+    """SFT, eval and the GRPO run (rl_rollouts + rl_checkpoint), with configs small enough for seconds of training."""
+    ws = make_workspace(tmp_path / "ws", (CAPABILITY, HELD_OUT), specs=2)
+    (tmp_path / "sft.yaml").write_text(SFT_CONFIG)
+    (tmp_path / "rl.yaml").write_text(RL_CONFIG)
+    env = ws.env(held_out=HELD_OUT, COWORKENV_TRAIN_CONFIG=str(tmp_path / "sft.yaml"),
+                 COWORKENV_RL_CONFIG=str(tmp_path / "rl.yaml"), COWORKENV_EVAL_MAX_ENVS="2",
+                 COWORKENV_EVAL_MAX_STEPS="1", COWORKENV_EVAL_MAX_TOKENS="4")
+    code, console = ws.finish(ws.start(env, argv=[]), timeout_s=FULL_RUN_TIMEOUT_S)
+    assert code == 0, console
+    assert "rl_checkpoint            ok" in console and "RL reward slope" in console, console
+    with ws.instance() as instance:
+        runs = len(instance.get_runs())
+        rollouts = latest_metadata(instance, "rl_rollouts") or {}
+        checkpoint = latest_metadata(instance, "rl_checkpoint") or {}
+        report = latest_metadata(instance, "eval_report") or {}
+    assert rollouts["episodes"] == 4 and rollouts["rl_steps"] == 2  # 2 steps x 1 group of 2 episodes
+    assert checkpoint["steps"] == 2 and str(checkpoint["reward_curve"]).startswith("![RL reward curve](data:image/png")
+    assert "paired bootstrap" in str(report["report"]) and f"| {HELD_OUT} |" in str(report["report"])
+
+    code, console = ws.finish(ws.start(env, argv=[]), timeout_s=FULL_RUN_TIMEOUT_S)
+    assert code == 0, console
+    for asset in ("sft_shards", "hub_dataset", "pocketworker_checkpoint", "eval_report", "rl_checkpoint"):
+        assert f"{asset:<24} up to date" in console, console
+    with ws.instance() as instance:
+        assert len(instance.get_runs()) == runs, "a run with nothing changed launches no run"

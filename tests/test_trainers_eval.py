@@ -120,13 +120,17 @@ def test_comparison_report_files_and_round_trip(specs: list[EnvSpec], tmp_path: 
     comparison = compare_reports({"base": base, "sft": tuned})
     assert comparison.same_envs
     markdown = render_markdown(comparison, title="base vs sft")
-    assert "| overall | 4 | 0.000 | 0.375 | +0.375 |" in markdown
+    overall = next(line for line in markdown.splitlines() if line.startswith("| overall | 4 | 0.000 | 0.375 | +0.375 | ["))
+    assert overall.endswith("(n.s.) |"), "4 envs cannot tell +0.375 from 0: the paired interval contains 0"
+    assert "| multi-turn |" in markdown and "paired bootstrap" in markdown
     assert "## pass^k" in markdown and "multi-turn" in markdown
     files = write_eval_report(tmp_path / "report", comparison, title="base vs sft")
     assert files.markdown.name == EVAL_MARKDOWN and files.plot.name == EVAL_PLOT and files.json.name == EVAL_JSON
     assert files.plot.read_bytes()[:4] == b"\x89PNG"
     saved = json.loads(files.json.read_text())
     assert saved["labels"] == ["base", "sft"]
+    overall_pass = next(r for r in saved["differences"] if r["group"] == "overall" and r["metric"] == "pass_at_1")
+    assert overall_pass["sft-base"]["value"] == pytest.approx(0.375)
     again = EvalReport.from_dict(saved["reports"]["sft"])
     assert again.overall == tuned.overall and again.episodes == tuned.episodes
     with pytest.raises(ValueError, match="different k"):

@@ -1,4 +1,5 @@
-"""Run every reward-treatment x credit-assignment variant of one RL config and write the comparison table."""
+"""Run every reward-treatment x credit-assignment variant of one RL config (optionally over several seeds) and write
+the comparison table, with the reward slope of each variant over seeds."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from coworkenv.spec import EnvSpec
 from trainers.rewards import CREDIT_MODES, REWARD_MODES, CreditMode, RewardMode
 from trainers.rl import RLResult, train_rl
 from trainers.rl_config import RLRunConfig, load_rl_config
-from trainers.rl_report import comparison_markdown, summarize_run, write_comparison_plot
+from trainers.rl_report import comparison_markdown, seed_slopes, summarize_run, write_comparison_plot
 from trainers.training_report import write_json_atomic
 
-__all__ = ["RLComparison", "compare_rl_variants", "scale_label"]
+__all__ = ["RLComparison", "compare_rl_variants", "mean_log", "scale_label"]
 
 COMPARISON_MD = "comparison.md"
 COMPARISON_JSON = "comparison.json"
@@ -52,32 +53,53 @@ def compare_rl_variants(
     config: RLRunConfig | str | Path, specs: Sequence[EnvSpec], out_dir: Path, *,
     rewards: Sequence[RewardMode] = REWARD_MODES,
     credits: Sequence[CreditMode] = CREDIT_MODES,
-    model_path: str | Path | None = None, max_steps: int | None = None,
+    model_path: str | Path | None = None, max_steps: int | None = None, seeds: Sequence[int] | None = None,
     on_variant: Callable[[RLResult], None] | None = None,
 ) -> RLComparison:
     """Train one run per (reward, credit) into `out_dir/<reward>-<credit>/`, then write the comparison files.
 
-    Every variant starts from the same model and seed, so the runs differ only in reward and credit.
+    Every variant starts from the same model and seed, so the runs differ only in reward and credit. With `seeds`,
+    every variant runs once per seed (training seed replaced) into `out_dir/<reward>-<credit>-s<seed>/`; the
+    table then gives each variant's reward slope over the seeds, and the plot the seeds' mean curve.
     """
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(model_path=model_path, max_steps=max_steps)
     out_dir = Path(out_dir)
     rows: list[dict[str, Any]] = []
-    logs: dict[str, list[dict[str, float]]] = {}
+    logs: dict[str, list[list[dict[str, float]]]] = {}
     results: list[RLResult] = []
     for reward in rewards:
         for credit in credits:
-            result = train_rl(run, specs, out_dir / f"{reward}-{credit}", reward=reward, credit=credit)
-            results.append(result)
-            if on_variant is not None:
-                on_variant(result)
-            logs[f"{reward}/{credit}"] = result.log
-            rows.append({"reward": reward, "credit": credit, "wall_s": result.wall_s, "steps": result.steps,
-                         "out_dir": str(result.out_dir), "summary": summarize_run(result.log), "log": result.log})
+            for seed in seeds if seeds is not None else [None]:
+                seeded = run if seed is None else run.model_copy(
+                    update={"training": run.training.model_copy(update={"seed": seed})})
+                folder = f"{reward}-{credit}" + ("" if seed is None else f"-s{seed}")
+                result = train_rl(seeded, specs, out_dir / folder, reward=reward, credit=credit)
+                results.append(result)
+                if on_variant is not None:
+                    on_variant(result)
+                logs.setdefault(f"{reward}/{credit}", []).append(result.log)
+                row = {"reward": reward, "credit": credit, "wall_s": result.wall_s, "steps": result.steps,
+                       "out_dir": str(result.out_dir), "summary": summarize_run(result.log), "log": result.log}
+                rows.append(row if seed is None else {**row, "seed": seed})
     label = scale_label(run, results[0].parameters)
     markdown, as_json, plot = out_dir / COMPARISON_MD, out_dir / COMPARISON_JSON, out_dir / COMPARISON_PLOT
     atomic_write_bytes(markdown, comparison_markdown(rows, label).encode("utf-8"))
     write_json_atomic(as_json, {"label": label, "config": run.to_dict(), "envs": [s.id for s in specs],
-                                "variants": rows})
-    write_comparison_plot(plot, logs, label)
+                                "variants": rows, "slopes": seed_slopes(rows) if seeds is not None else []})
+    write_comparison_plot(plot, {name: mean_log(runs) for name, runs in logs.items()}, label)
     return RLComparison(label, rows, markdown, as_json, plot)
+
+
+def mean_log(runs: Sequence[Sequence[dict[str, float]]]) -> list[dict[str, float]]:
+    """The per-step mean over runs (seeds) of every logged value, at the steps all runs logged."""
+    by_step: dict[float, list[dict[str, float]]] = {}
+    for log in runs:
+        for entry in log:
+            by_step.setdefault(entry["step"], []).append(entry)
+    out = []
+    for _, entries in sorted(by_step.items()):
+        if len(entries) == len(runs):
+            keys = set.intersection(*(set(e) for e in entries))
+            out.append({key: sum(e[key] for e in entries) / len(entries) for key in sorted(keys)})
+    return out

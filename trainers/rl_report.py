@@ -1,7 +1,9 @@
 """RL run reports: the reward curve of one run, and the comparison table of reward/credit variants.
 
 Numbers are what the runs logged per optimisation step (TRL's `reward`, `reward_std`, `frac_reward_zero_std`, and
-the env's verifier score and pass rate of the step's episodes); nothing is smoothed or extrapolated.
+the env's verifier score and pass rate of the step's episodes); nothing is smoothed or extrapolated. Whether the
+reward rises is the least-squares slope of the per-step reward: for one run with the 95% interval of the regression,
+over seeds with a Student-t interval of the seeds' slopes (`trainers.eval_ci`).
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coworkenv.atomic import atomic_write_bytes
+from scipy import stats
 
-__all__ = ["comparison_markdown", "summarize_run", "write_comparison_plot", "write_reward_curve"]
+from coworkenv.atomic import atomic_write_bytes
+from trainers.eval_ci import Estimate, ols_slope, t_interval
+
+__all__ = ["comparison_markdown", "reward_slope", "seed_slopes", "summarize_run", "write_comparison_plot",
+           "write_reward_curve"]
 
 
 def _pyplot() -> Any:
@@ -90,6 +96,43 @@ def summarize_run(log: Sequence[Mapping[str, float]]) -> dict[str, float]:
     }
 
 
+def reward_slope(log: Sequence[Mapping[str, float]], level: float = 0.95) -> Estimate | None:
+    """Least-squares slope of the per-step mean reward of one run, with the regression's interval (t, n - 2 df).
+
+    None with fewer than 2 steps; with 2 steps the slope is exact and the interval is the slope itself.
+    """
+    points = [(float(e["step"]), float(e["reward"])) for e in log if "reward" in e]
+    if len(points) < 2 or len({x for x, _ in points}) < 2:
+        return None
+    xs, ys = zip(*points, strict=True)
+    if len(points) == 2 or len(set(ys)) == 1:
+        slope = ols_slope(xs, ys)
+        return Estimate(slope, slope, slope, len(points))
+    fit = stats.linregress(xs, ys)
+    half = float(stats.t.ppf((1 + level) / 2, len(points) - 2) * fit.stderr)
+    return Estimate(float(fit.slope), float(fit.slope) - half, float(fit.slope) + half, len(points))
+
+
+def seed_slopes(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per (reward, credit) variant: each seed's reward slope and, with 2 or more seeds, their mean with a t-interval."""
+    variants: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        slope = reward_slope(row["log"])
+        variants.setdefault((row["reward"], row["credit"]), [])
+        if slope is not None:
+            variants[(row["reward"], row["credit"])].append(slope.value)
+    return [{"reward": reward, "credit": credit, "seeds": len(slopes), "slopes": slopes,
+             "slope": t_interval(slopes).to_dict() if len(slopes) >= 2 else None}
+            for (reward, credit), slopes in variants.items()]
+
+
+def _slope_cell(summary: Mapping[str, Any]) -> str:
+    interval = summary["slope"]
+    if interval is not None:
+        return Estimate(interval["value"], interval["low"], interval["high"], interval["n"]).format(4)
+    return ", ".join(f"{s:+.4f}" for s in summary["slopes"]) or "–"
+
+
 def comparison_markdown(rows: Sequence[Mapping[str, Any]], label: str) -> str:
     """The variants side by side; `label` says at which scale the numbers were measured."""
     lines = [
@@ -104,12 +147,25 @@ def comparison_markdown(rows: Sequence[Mapping[str, Any]], label: str) -> str:
     ]
     for row in rows:
         s = row["summary"]
+        seed = f" (seed {row['seed']})" if "seed" in row else ""
         lines.append(
-            f"| {row['reward']} | {row['credit']} | {int(s['steps'])} | {row['wall_s']:.0f} "
+            f"| {row['reward']} | {row['credit']}{seed} | {int(s['steps'])} | {row['wall_s']:.0f} "
             f"| {s['reward_first']:.3f} → {s['reward_last']:.3f} ({s['reward_mean']:.3f}) "
             f"| {s['score_first']:.3f} → {s['score_last']:.3f} ({s['score_mean']:.3f}) "
             f"| {s['pass_rate_mean']:.3f} | {s['frac_zero_std_groups']:.2f} |"
         )
+    if any("seed" in row for row in rows):
+        lines += [
+            "",
+            "## Does the reward rise? Slope of the per-step reward, per variant over seeds",
+            "",
+            "Mean of the seeds' least-squares slopes (reward per optimisation step) with a 95% Student-t interval; "
+            "`(n.s.)`: the interval contains 0. With one seed the slope is listed without an interval.",
+            "",
+            "| reward | credit | seeds | slope [95% CI] |",
+            "|---|---|---:|---|",
+        ]
+        lines += [f"| {v['reward']} | {v['credit']} | {v['seeds']} | {_slope_cell(v)} |" for v in seed_slopes(rows)]
     lines += [
         "",
         "A group whose episodes all got the same reward has zero advantage and gives no gradient; with turn credit "

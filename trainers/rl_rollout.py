@@ -10,8 +10,10 @@ knows the user turn it belongs to (for turn-level credit).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -21,11 +23,12 @@ from trl import GRPOConfig, GRPOTrainer
 from trl.models import unwrap_model_for_generation
 
 from coworkenv.env import Env
-from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats
-from coworkenv.rollout import TrajectoryRecord, run_agent
+from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, run_sync
+from coworkenv.rollout import TrajectoryRecord, arun_agent
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import write_trajectories
-from trainers.local_backend import ChatRenderer, LocalSampler
+from trainers.batching import GroupBatcher
+from trainers.local_backend import ChatRenderer
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "RolloutLimits",
     "SamplerFactory",
     "TokenSampler",
+    "arollout_group",
     "env_reward_function",
     "rollout_episode",
 ]
@@ -44,7 +48,7 @@ class TokenSampler(Protocol):
     """Produces the token ids of the next assistant message given the conversation's token ids."""
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
-                 seed: int | None = None) -> list[int]: ...
+                 seed: int | None = None) -> list[int] | Awaitable[list[int]]: ...
 
 
 # (spec, the live env of the episode, position of the episode in the batch) -> the sampler of that episode
@@ -121,6 +125,8 @@ class EpisodeBackend:
         self._calls += 1
         generated = self.sampler.generate(ids, min(self.limits.max_new_tokens, room - 1), self.limits.temperature,
                                           self.limits.top_p, seed)
+        if inspect.isawaitable(generated):  # a batched sampler answers once the group's other episodes asked too
+            generated = await generated
         self.tokens.extend(generated, True, self.env.turn)
         parsed = self.renderer.parse(generated)
         if not parsed.finished:  # cut off: close the message so the conversation stays well formed
@@ -143,13 +149,34 @@ def rollout_episode(
     position: int = 0, seed: int | None = None, model_name: str = "student",
 ) -> tuple[TrajectoryRecord, EpisodeTokens]:
     """Run one student episode in `spec`; returns its trajectory record and its token sequence."""
-    env = Env(spec, max_steps=limits.max_agent_steps + 1)
-    backend = EpisodeBackend(renderer, sampler_factory(spec, env, position), env, limits, model_name, seed)
-    sampling: dict[str, Any] = {"temperature": limits.temperature, "top_p": limits.top_p,
-                                "max_tokens": limits.max_new_tokens, "seed": seed}
-    record = run_agent(env, backend, max_steps=limits.max_agent_steps, sampling=sampling, teacher="student",
-                       sample_index=position)
-    return record, backend.tokens
+    return run_sync(lambda: arollout_group([spec], renderer, sampler_factory, limits, positions=[position],
+                                           seeds=[seed], model_name=model_name))[0]
+
+
+async def arollout_group(
+    specs: Sequence[EnvSpec], renderer: ChatRenderer, sampler_factory: SamplerFactory, limits: RolloutLimits, *,
+    positions: Sequence[int], seeds: Sequence[int | None], model_name: str = "student",
+) -> list[tuple[TrajectoryRecord, EpisodeTokens]]:
+    """One student episode per spec, all running concurrently on this event loop (so a batching sampler can
+    generate their messages together); (record, tokens) per episode, in order. A sampler with `leave()` is told
+    when its episode ends."""
+
+    async def one(spec: EnvSpec, position: int, seed: int | None) -> tuple[TrajectoryRecord, EpisodeTokens]:
+        env = Env(spec, max_steps=limits.max_agent_steps + 1)
+        sampler = sampler_factory(spec, env, position)
+        backend = EpisodeBackend(renderer, sampler, env, limits, model_name, seed)
+        sampling: dict[str, Any] = {"temperature": limits.temperature, "top_p": limits.top_p,
+                                    "max_tokens": limits.max_new_tokens, "seed": seed}
+        try:
+            record = await arun_agent(env, backend, max_steps=limits.max_agent_steps, sampling=sampling,
+                                      teacher="student", sample_index=position)
+        finally:
+            leave = getattr(sampler, "leave", None)
+            if leave is not None:
+                leave()
+        return record, backend.tokens
+
+    return list(await asyncio.gather(*(one(*job) for job in zip(specs, positions, seeds, strict=True))))
 
 
 def env_reward_function(reward: RewardMode) -> Callable[..., list[float]]:
@@ -168,7 +195,8 @@ def env_reward_function(reward: RewardMode) -> Callable[..., list[float]]:
 
 
 class EnvRollout:
-    """GRPOTrainer's `rollout_func`: one student episode per prompt row (a prompt is an env id)."""
+    """GRPOTrainer's `rollout_func`: one student episode per prompt row (a prompt is an env id). A step's episodes
+    run concurrently and the model generates their messages in one batch (`trainers.batching`)."""
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
@@ -183,19 +211,10 @@ class EnvRollout:
         self.records: list[TrajectoryRecord] = []  # the last batch's episodes, and their token sequences
         self.tokens: list[EpisodeTokens] = []
 
-    def _model_samplers(self, model: PreTrainedModel) -> SamplerFactory:
-        prefixes: dict[str, Any] = {}  # the prompt's KV cache, computed once per env and copied per episode
-        pad = self.renderer.tokenizer.pad_token_id
-
-        def factory(spec: EnvSpec, env: Env, position: int) -> TokenSampler:
-            if spec.id not in prefixes:
-                messages, info = Env(spec).reset()
-                ids = self.renderer.prompt_ids(messages, info["tools"])
-                prefixes[spec.id] = (ids, LocalSampler.prefill(model, ids))
-            ids, cache = prefixes[spec.id]
-            return LocalSampler.with_prefix(model, self.renderer.eos_token_id, pad, cache, ids[:-1])
-
-        return factory
+    def _model_samplers(self, model: PreTrainedModel, episodes: int) -> SamplerFactory:
+        # One batcher per step: every live episode's next message is generated in the same batch.
+        batcher = GroupBatcher(model, self.renderer.eos_token_id, self.renderer.tokenizer.pad_token_id, episodes)
+        return lambda spec, env, position: batcher.slot()
 
     def __call__(self, prompts: list[str], trainer: GRPOTrainer) -> dict[str, Any]:
         step = int(trainer.state.global_step)
@@ -207,13 +226,13 @@ class EnvRollout:
             trainer.model_wrapped, trainer.accelerator, gather_deepspeed3_params=args.ds3_gather_for_generation,
             gradient_checkpointing_kwargs=cast(Any, args.gradient_checkpointing_kwargs),
         ) as model:
-            factory = self.sampler_factory or self._model_samplers(model)
+            factory = self.sampler_factory or self._model_samplers(model, len(prompts))
             rank = trainer.accelerator.process_index
-            episodes = [
-                rollout_episode(self.specs[prompt], self.renderer, factory, self.limits, position=position,
-                                seed=_episode_seed(self.seed, step, rank, position))
-                for position, prompt in enumerate(prompts)
-            ]
+
+            episodes = run_sync(lambda: arollout_group(
+                [self.specs[p] for p in prompts], self.renderer, factory, self.limits,
+                positions=range(len(prompts)),
+                seeds=[_episode_seed(self.seed, step, rank, position) for position in range(len(prompts))]))
         out: dict[str, list[Any]] = {key: [] for key in (
             "prompt_ids", "completion_ids", "env_mask", "episode_reward", "turn_rewards", "token_turns", "env_score",
             "env_passed")}

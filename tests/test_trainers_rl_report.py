@@ -1,0 +1,72 @@
+"""Whether the RL reward rises: the slope of one run with its regression interval, and of a variant over seeds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from coworkenv.spec import EnvSpec
+from coworkenv.synth.generate import generate_specs
+from coworkenv.synth.taxonomy import load_taxonomy
+from trainers.rl_compare import compare_rl_variants, mean_log
+from trainers.rl_report import reward_slope, seed_slopes
+
+
+def _log(rewards: list[float]) -> list[dict[str, float]]:
+    return [{"step": float(i + 1), "reward": r, "env/score": r} for i, r in enumerate(rewards)]
+
+
+def test_one_runs_slope_has_the_regressions_interval() -> None:
+    slope = reward_slope(_log([0.1, 0.2, 0.35, 0.4]))
+    assert slope is not None
+    assert slope.value == pytest.approx(0.105)  # least squares over steps 1..4
+    # residual sum of squares 0.00175, stderr sqrt(0.00175 / 2 / 5), t(0.975, 2 df) = 4.303: half width 0.0569
+    assert (slope.low, slope.high) == pytest.approx((0.105 - 0.0569, 0.105 + 0.0569), abs=1e-3) and slope.significant
+    flat = reward_slope(_log([0.2, 0.2, 0.2]))
+    assert flat is not None and (flat.value, flat.low, flat.high) == (0.0, 0.0, 0.0) and not flat.significant
+    assert reward_slope(_log([0.3])) is None
+    noisy = reward_slope(_log([0.1, 0.5, 0.0, 0.4, 0.1]))
+    assert noisy is not None and not noisy.significant
+
+
+def test_seed_slopes_give_a_t_interval_per_variant() -> None:
+    rows = [{"reward": "partial", "credit": "turn", "seed": s, "log": _log([0.1, 0.1 + d, 0.1 + 2 * d])}
+            for s, d in enumerate([0.1, 0.2, 0.15])]
+    rows.append({"reward": "binary", "credit": "turn", "seed": 0, "log": _log([0.0, 0.5])})
+    partial, binary = seed_slopes(rows)
+    assert partial["slopes"] == pytest.approx([0.1, 0.2, 0.15]) and partial["slope"]["significant"]
+    assert partial["slope"]["value"] == pytest.approx(0.15)
+    assert binary["seeds"] == 1 and binary["slope"] is None  # one seed: no interval claimed
+    mean = mean_log([_log([0.0, 0.2]), _log([0.2, 0.4, 0.9])])  # step 3: only one seed logged it
+    assert [e["step"] for e in mean] == [1.0, 2.0] and [e["reward"] for e in mean] == pytest.approx([0.1, 0.3])
+
+
+@pytest.fixture(scope="module")
+def specs() -> list[EnvSpec]:
+    return generate_specs(load_taxonomy(Path("taxonomy"))["delegate_and_follow_up"], 1, 0)
+
+
+def test_a_comparison_over_seeds_reports_each_variants_slope(tmp_path: Path, specs: list[EnvSpec]) -> None:
+    config = tmp_path / "rl.yaml"
+    config.write_text("""
+name: rl-seeds
+model:
+  source: tiny
+  chat_template: qwen3_training
+  tiny: {hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2,
+         num_key_value_heads: 1, head_dim: 16, min_token_frequency: 1, max_position_embeddings: 8192}
+rollout: {max_new_tokens: 4, max_agent_steps: 1, max_completion_tokens: 64, save_rollouts: false}
+training: {max_steps: 2, num_generations: 2, per_device_train_batch_size: 2, learning_rate: 1.0e-3}
+""")
+    comparison = compare_rl_variants(config, specs, tmp_path / "out", rewards=["partial"], credits=["trajectory"],
+                                     seeds=[0, 1])
+    assert [(r["seed"], r["steps"]) for r in comparison.rows] == [(0, 2), (1, 2)]
+    assert (tmp_path / "out" / "partial-trajectory-s1" / "rl_log.json").is_file()
+    table = comparison.markdown.read_text()
+    assert "| partial | trajectory (seed 1) | 2 |" in table
+    assert "## Does the reward rise?" in table and "| partial | trajectory | 2 |" in table
+    saved = json.loads(comparison.json.read_text())
+    assert len(saved["slopes"][0]["slopes"]) == 2 and saved["slopes"][0]["slope"]["n"] == 2
+    assert comparison.plot.read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,173 @@
+"""Batched generation for concurrent episodes: their next assistant messages in one `generate` call.
+
+A GRPO step's episodes run concurrently on one event loop (`trainers.rl_rollout.EnvRollout`), as do evaluated
+episodes (`trainers.evaluate`). Each asks for tokens and waits; `GroupBatcher` left-pads the waiting token
+sequences into one batch and generates for all of them at once, so the model runs one forward pass per new token
+for the whole batch instead of one per episode. Each row keeps its own token budget: generation runs to
+the largest budget, and a row is cut at its own (sampling is autoregressive, so cutting a longer sample at n tokens
+is a sample of n tokens) and at its first EOS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import torch
+from transformers import PreTrainedModel
+
+from coworkenv.llm import LLMError, LLMRequest, LLMResponse
+from trainers.local_backend import LocalTransformersBackend
+
+__all__ = ["BatchSlot", "BatchedLocalBackend", "GroupBatcher", "generate_batch"]
+
+
+def generate_batch(model: PreTrainedModel, sequences: Sequence[Sequence[int]], max_new_tokens: Sequence[int],
+                   temperature: float, top_p: float, eos_token_id: int, pad_token_id: int | None,
+                   seed: int | None = None) -> list[list[int]]:
+    """New tokens for every sequence (each ending with EOS unless its budget ran out), in one left-padded batch."""
+    if not sequences:
+        return []
+    pad = eos_token_id if pad_token_id is None else pad_token_id
+    width = max(len(s) for s in sequences)
+    ids = torch.tensor([[pad] * (width - len(s)) + list(s) for s in sequences], device=model.device)
+    mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in sequences], device=model.device)
+    kwargs: dict[str, Any] = {"max_new_tokens": max(max_new_tokens), "eos_token_id": eos_token_id,
+                              "pad_token_id": pad, "do_sample": temperature > 0, "use_cache": True}
+    if temperature > 0:
+        kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
+    else:
+        kwargs.update(temperature=None, top_p=None, top_k=None)
+    with torch.no_grad(), torch.random.fork_rng(devices=[] if model.device.type == "cpu" else None):
+        if seed is not None:  # a seeded batch samples the same tokens again, without moving the global RNG
+            torch.manual_seed(seed)
+        output = cast(Any, model).generate(input_ids=ids, attention_mask=mask, **kwargs)
+    out = []
+    for row, budget in zip(output[:, width:].tolist(), max_new_tokens, strict=True):
+        row = [int(t) for t in row[:budget]]
+        out.append(row[: row.index(eos_token_id) + 1] if eos_token_id in row else row)
+    return out
+
+
+@dataclass
+class _Request:
+    ids: list[int]
+    max_new_tokens: int
+    temperature: float
+    top_p: float
+    seed: int | None
+    answer: asyncio.Future[list[int]]
+
+
+class GroupBatcher:
+    """Collects concurrent next-message requests and answers them in batches (one per temperature / top_p).
+
+    With `episodes` given (a GRPO step's group), a batch is generated once every episode still running is waiting.
+    Without it (evaluation, where episodes start and end at any time), a batch is generated as soon as the event
+    loop has run every task that was ready when the first request of the batch arrived.
+    """
+
+    def __init__(self, model: PreTrainedModel, eos_token_id: int, pad_token_id: int | None,
+                 episodes: int | None = None) -> None:
+        self.model = model
+        self.eos_token_id = eos_token_id
+        self.pad_token_id = pad_token_id
+        self.live = episodes
+        self.pending: list[_Request] = []
+        self.batches: list[int] = []  # the size of every batch generated (for tests and logs)
+
+    def slot(self) -> BatchSlot:
+        """The sampler of one episode (`TokenSampler`-shaped, async); call `leave` when that episode ends."""
+        return BatchSlot(self)
+
+    async def request(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float,
+                      seed: int | None) -> list[int]:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[list[int]] = loop.create_future()
+        self.pending.append(_Request(list(ids), max_new_tokens, temperature, top_p, seed, answer))
+        if self.live is None:
+            if len(self.pending) == 1:
+                loop.call_soon(self._flush)  # after the tasks already ready: they may ask too
+        elif len(self.pending) >= self.live:
+            self._flush()
+        return await answer
+
+    def leave(self) -> None:
+        """One episode ended: the others no longer wait for it."""
+        if self.live is not None:
+            self.live -= 1
+            if self.pending and len(self.pending) >= self.live:
+                self._flush()
+
+    def _flush(self) -> None:
+        batch, self.pending = self.pending, []
+        groups: dict[tuple[float, float], list[_Request]] = {}
+        for request in batch:
+            groups.setdefault((request.temperature, request.top_p), []).append(request)
+        for (temperature, top_p), requests in groups.items():
+            seeds = [r.seed for r in requests]
+            seed = None if None in seeds else int.from_bytes(hashlib.sha256(repr(seeds).encode()).digest()[:4], "big")
+            try:
+                rows = generate_batch(self.model, [r.ids for r in requests], [r.max_new_tokens for r in requests],
+                                      temperature, top_p, self.eos_token_id, self.pad_token_id, seed)
+            except Exception as exc:  # every waiting episode sees the failure, none waits forever
+                for request in requests:
+                    request.answer.set_exception(exc)
+                continue
+            self.batches.append(len(requests))
+            for request, row in zip(requests, rows, strict=True):
+                request.answer.set_result(row)
+
+
+class BatchSlot:
+    """One episode's view of a `GroupBatcher`: `await generate(...)` returns that episode's new tokens."""
+
+    def __init__(self, batcher: GroupBatcher) -> None:
+        self.batcher = batcher
+
+    async def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
+                       seed: int | None = None) -> list[int]:
+        return await self.batcher.request(ids, max_new_tokens, temperature, top_p, seed)
+
+    def leave(self) -> None:
+        self.batcher.leave()
+
+
+class BatchedLocalBackend(LocalTransformersBackend):
+    """`LocalTransformersBackend` whose concurrent requests are generated together: `trainers.evaluate` runs up to
+    `concurrency` episodes at once, so their messages share one forward pass per token instead of one each."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.batcher = GroupBatcher(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request in the next batch, or raise `LLMError` (does not fit the context, generation failed)."""
+        self.stats.requests += 1
+        try:
+            if request.json_schema is not None:
+                raise LLMError("client_error", f"{self.name}: structured output (json_schema) is not supported locally")
+            ids = self.renderer.prompt_ids(request.messages, request.tools)
+            room = self.context - len(ids) if self.context else request.max_tokens
+            if room <= 0:
+                raise LLMError("context_length", f"{self.name}: the conversation is {len(ids)} tokens, the model's "
+                                                 f"context is {self.context}; use a model with a longer context")
+            generated = await self.batcher.request(ids, min(request.max_tokens, room), request.temperature, 1.0,
+                                                   request.seed)
+        except LLMError as exc:
+            self.stats.count_failure(exc.kind)
+            raise
+        except (RuntimeError, ValueError) as exc:  # torch / template errors: reported per request, never a crash
+            self.stats.count_failure("server_error")
+            raise LLMError("server_error", f"{self.name}: generation failed: {type(exc).__name__}: {exc}") from exc
+        parsed = self.renderer.parse(generated)
+        self.stats.prompt_tokens += len(ids)
+        self.stats.completion_tokens += len(generated)
+        return LLMResponse(
+            content=parsed.text, tool_calls=parsed.calls, prompt_tokens=len(ids), completion_tokens=len(generated),
+            finish_reason="stop" if parsed.finished else "length", cached=False, model=self.name,
+            tool_call_errors=parsed.errors,
+        )
