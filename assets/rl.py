@@ -15,8 +15,8 @@ import pyarrow as pa
 from assets._metadata import png_markdown, table_metadata
 from assets.sft import complete_partitions, current_sft_files
 from assets.training import pocketworker_checkpoint, specs_by_id
-from coworkenv import store
 from coworkenv.spec import EnvSpec
+from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import rl_config_hash, rl_input_hash, train_env_ids
 from pipelines.resources import CoworkenvSettings
@@ -80,7 +80,7 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     if not tables:
         raise dg.Failure(f"the RL run wrote no rollouts under {out_dir / 'rollouts'} (rollout.save_rollouts is off "
                          f"in {settings.rl_config}?)")
-    rollouts = store.write_table(pa.concat_tables(tables), settings.store_root, RL_ROLLOUTS)
+    rollouts = stages.RL_ROLLOUTS.store(pa.concat_tables(tables), settings.store_root, RL_ROLLOUTS)
     passed = pa.concat_tables(tables).column("passed").to_pylist()
     yield dg.MaterializeResult(
         asset_key=RL_ROLLOUTS,

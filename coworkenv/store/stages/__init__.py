@@ -42,6 +42,7 @@ from coworkenv.store.stages.specs import (
     write_specs,
 )
 from coworkenv.store.stages.trajectories import (
+    RL_ROLLOUTS,
     TRAJECTORIES,
     TRAJECTORY_SCHEMA,
     TrajectorySource,
@@ -58,6 +59,7 @@ __all__ = [
     "ENVS_SCHEMA",
     "REJECTED",
     "REJECTED_SCHEMA",
+    "RL_ROLLOUTS",
     "SFT",
     "SFT_REQUIRED_COLUMNS",
     "SFT_SCHEMA",

@@ -26,12 +26,16 @@ from coworkenv.store.stages._stage import Stage, StageError, _family
 from coworkenv.world import content_hash
 
 __all__ = [
-    "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource", "check_trajectory_file", "read_trajectories",
+    "RL_ROLLOUTS", "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource", "check_trajectory_file", "read_trajectories",
     "stored_trajectories_table", "trajectory_files", "without_measurements", "write_trajectories",
 ]
 
 _HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
 TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
+# A student's RL episodes: trajectory records plus the GRPO step that produced them (the `rl_rollouts` asset).
+RL_ROLLOUTS = Stage("rl_rollouts", TRAJECTORY_SCHEMA.append(pa.field("rl_step", pa.int32(), nullable=False)),
+                    hint="rl_rollouts are written by the RL assets (assets/rl.py)",
+                    required=(*TRAJECTORY_SCHEMA.names, "rl_step"))
 
 
 def without_measurements(record: TrajectoryRecord) -> TrajectoryRecord:
