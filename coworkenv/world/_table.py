@@ -23,7 +23,8 @@ class Table(Generic[R]):
     """
 
     __slots__ = (
-        "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name",
+        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_seq", "_seq_next",
+        "app", "model", "name",
     )
 
     def __init__(
@@ -44,6 +45,40 @@ class Table(Generic[R]):
         self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
+        # Copy-on-write (see `fork`): the table whose storage this one reads until its first write, if any.
+        self._base: Table[R] | None = None
+        self._owned = True
+
+    # -- copy-on-write -------------------------------------------------------------------------
+    def fork(self, on_change: Any = None) -> Table[R]:
+        """A table equal to this one that shares its records, digests and indexes until its first write.
+
+        This table must not be written afterwards (it is the base of its forks). Indexes a fork builds before
+        its first write are built into the shared storage, so every fork of the base gets them.
+        """
+        twin: Table[R] = Table(self.app, self.name, self.model, on_change, self._index_specs)
+        twin._base = self
+        twin._share()
+        return twin
+
+    def _share(self) -> None:
+        """Read the base's storage again (dropping this table's own copy)."""
+        base = self._base
+        assert base is not None
+        self._rows, self._digests, self._hash = base._rows, base._digests, base._hash
+        self._seq, self._seq_next, self._indexes = base._seq, base._seq_next, base._indexes
+        self._owned = False
+
+    def _own(self) -> None:
+        """Copy the shared storage before the first write (indexes copy their sets lazily, see WordIndex.copy)."""
+        self._rows, self._digests, self._seq = dict(self._rows), dict(self._digests), dict(self._seq)
+        self._indexes = {name: index.copy() for name, index in self._indexes.items()}
+        self._owned = True
+
+    @property
+    def shared(self) -> bool:
+        """True while this table reads its base's storage (it has not been written since the fork or a rewind)."""
+        return not self._owned
 
     # -- reading ------------------------------------------------------------------------------
     def get(self, record_id: str) -> R | None:
@@ -72,6 +107,8 @@ class Table(Generic[R]):
     def put(self, record: R) -> None:
         """Insert or replace a record (its id is `record.id`)."""
         record_id: str = record.id  # type: ignore[attr-defined]
+        if not self._owned:
+            self._own()
         old = self._rows.get(record_id)
         if self._on_change is not None:
             self._on_change(self, record_id, old)
@@ -92,6 +129,8 @@ class Table(Generic[R]):
         old = self._rows.get(record_id)
         if old is None:
             return
+        if not self._owned:
+            self._own()
         if self._on_change is not None:
             self._on_change(self, record_id, old)
         self._hash = combine(self._hash, remove=self._digests.pop(record_id))
