@@ -61,6 +61,11 @@ class SpecError(ValueError):
 def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
     """Validate spec data against the schema only (gate: schema); data of an older schema version is migrated
     to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`)."""
+    if isinstance(data, str | bytes):
+        try:  # one pass from JSON to typed records in pydantic's core; any problem is reported by the path below
+            return EnvSpec.model_validate_json(data)
+        except ValidationError:
+            pass
     try:
         raw = orjson.loads(data) if isinstance(data, str | bytes) else data
     except orjson.JSONDecodeError as exc:

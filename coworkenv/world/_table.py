@@ -125,6 +125,27 @@ class Table(Generic[R]):
             else:
                 index.replace(record_id, old, record)
 
+    def load(self, records: Iterable[R]) -> None:
+        """Add initial records without journaling them (a world's construction); same state as `put` of each."""
+        if self._indexes or not self._owned or self._rows:
+            for record in records:
+                self.put(record)
+            return
+        rows, digests, seq = self._rows, self._digests, self._seq
+        app, name, total, n = self.app, self.name, self._hash, self._seq_next
+        for record in records:
+            record_id: str = record.id  # type: ignore[attr-defined]
+            digest = record_digest(app, name, record_id, type(record).__pydantic_serializer__.to_python(
+                record, mode="json"))
+            old = digests.get(record_id)
+            if old is None:
+                seq[record_id] = n
+                n += 1
+            total += digest - (old or 0)
+            rows[record_id] = record
+            digests[record_id] = digest
+        self._hash, self._seq_next = combine(total), n
+
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
         if old is None:

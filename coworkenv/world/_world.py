@@ -98,11 +98,7 @@ class World:
         for app_name in apps:
             app_state: AppState = getattr(state, app_name)
             for table_name in apps[app_name].tables:
-                table = world._tables[(app_name, table_name)]
-                table._on_change = None  # the initial records are the journal's start: nothing to journal
-                for record in getattr(app_state, table_name):
-                    table.put(record)
-                table._on_change = world._record_change
+                world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
         world._mutations += 1
         world.reset_journal()
         return world
