@@ -184,15 +184,16 @@ def coworkenv_side(example: str, seconds: float, rounds: int, envs: int, evals: 
         scores.append(_replay(Env(spec), actions))
         evaluation_loaded.append(time.process_time() - t)
     assert all(s == 1.0 for s in scores), "the reference episode must pass"
-    del fresh
+    fresh = load_spec(stored)  # a spec whose world is not built yet: the first env below builds it
     gc.collect()
     tracemalloc.start()
     start = tracemalloc.get_traced_memory()[0]
-    held = [Env(spec)]
+    held = [Env(fresh)]
     _replay(held[0], actions)
+    gc.collect()
     first = tracemalloc.get_traced_memory()[0] - start
     for _ in range(envs):
-        env = Env(spec)
+        env = Env(fresh)
         _replay(env, actions)  # each live env holds what its episode changed
         held.append(env)
     gc.collect()

@@ -32,7 +32,7 @@ from coworkenv.spec import (
     UpdateRecord,
     migrate_spec_data,
 )
-from coworkenv.world import Record, parse_time
+from coworkenv.world import Record, gc_paused, parse_time
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,8 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
     to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`)."""
     if isinstance(data, str | bytes):
         try:  # one pass from JSON to typed records in pydantic's core; any problem is reported by the path below
-            return EnvSpec.model_validate_json(data)
+            with gc_paused():
+                return EnvSpec.model_validate_json(data)
         except ValidationError:
             pass
     try:
@@ -74,7 +75,8 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
         raise SpecError(source, [SpecIssue("(document)", f"expected a JSON object, got {type(raw).__name__}",
                                            "schema")])
     try:
-        return EnvSpec.model_validate(migrate_spec_data(raw))
+        with gc_paused():
+            return EnvSpec.model_validate(migrate_spec_data(raw))
     except ValidationError as exc:
         issues = [
             SpecIssue(_loc(err["loc"]), f"{err['msg']} (got {_short(err.get('input'))})", "schema")

@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from coworkenv.world._app import AppDef, AppState, Record
+from coworkenv.world._bulk import gc_paused
 from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
 
@@ -95,10 +96,11 @@ class World:
     ) -> World:
         """Build a world from the wire state (an object with one `AppState` field per app)."""
         world = cls(apps, clock, tick_s, user)
-        for app_name in apps:
-            app_state: AppState = getattr(state, app_name)
-            for table_name in apps[app_name].tables:
-                world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
+        with gc_paused():
+            for app_name in apps:
+                app_state: AppState = getattr(state, app_name)
+                for table_name in apps[app_name].tables:
+                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
         world._mutations += 1
         world.reset_journal()
         return world
