@@ -142,6 +142,16 @@ class WordIndex:
         self._remove_tokens(record_id, set(self._text.pop(record_id, "").split()))
 
     def _add_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        if self._owned is None:  # an index of its own (not a copy): no set is shared
+            postings, by_gram = self._postings, self._by_gram
+            for tok in toks:
+                posting = postings.get(tok)
+                if posting is None:
+                    posting = postings[tok] = set()
+                    for gram in _grams(tok):
+                        by_gram.setdefault(gram, set()).add(tok)
+                posting.add(record_id)
+            return
         for tok in toks:
             posting = self._posting(tok)
             if posting is None:
@@ -305,6 +315,15 @@ class OrderIndex:
     def add(self, record_id: str, record: Any) -> None:
         value = self._keys[record_id] = self.key(record)
         self._sorted.add((value, record_id))
+
+    def add_all(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Add many (id, record) pairs: one sort instead of an insertion each."""
+        keys, key = self._keys, self.key
+        pairs = []
+        for record_id, record in items:
+            value = keys[record_id] = key(record)
+            pairs.append((value, record_id))
+        self._sorted.update(pairs)
 
     def replace(self, record_id: str, old: Any, new: Any) -> None:
         value = self.key(new)

@@ -7,8 +7,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from coworkenv.world._bulk import gc_paused
 from coworkenv.world._hashing import combine, record_digest
-from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex
+from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
 from coworkenv.world._query import IdSet, Selection, run_select
 
 R = TypeVar("R", bound=BaseModel)
@@ -24,6 +25,7 @@ class Table(Generic[R]):
 
     __slots__ = (
         "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_seq", "_seq_next",
+        "_word_queries",
         "app", "model", "name",
     )
 
@@ -40,6 +42,9 @@ class Table(Generic[R]):
         # costs nothing to build, write or hold.
         self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
         self._indexes: dict[str, LiveIndex] = {}
+        # Word indexes cost the most to build: the first query of one is answered by a scan (a one-off search in a
+        # fresh env pays no build); the next query builds it.
+        self._word_queries: set[str] = set()
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
         self._seq: dict[str, int] = {}
         self._seq_next = 0
@@ -187,9 +192,14 @@ class Table(Generic[R]):
     def _index(self, name: str, kind: type) -> LiveIndex:
         index = self._indexes.get(name)
         if index is None and name in self._index_specs:
-            index = self._indexes[name] = self._index_specs[name].build()
-            for record_id, record in self._rows.items():
-                index.add(record_id, record)
+            index = self._index_specs[name].build()
+            with gc_paused():  # many small sets and tuples at once
+                if isinstance(index, OrderIndex):
+                    index.add_all(self._rows.items())
+                else:
+                    for record_id, record in self._rows.items():
+                        index.add(record_id, record)
+            self._indexes[name] = index
         if index is None or not isinstance(index, kind):
             raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
         return index
@@ -214,8 +224,31 @@ class Table(Generic[R]):
         keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or the last `limit` ones
         (still in order) with `last`. Always equal to filtering every record and sorting them.
         """
+        word_index = None
+        if words is not None:
+            name, query = words
+            spec = self._index_specs.get(name)
+            if name not in self._indexes and name not in self._word_queries and isinstance(spec, Words):
+                self._word_queries.add(name)
+                where = _text_check(spec, query, where)
+            else:
+                word_index = (self.words(name), query)
         return run_select(
             self, self.order(order) if order is not None else None,
-            Selection(words=(self.words(words[0]), words[1]) if words is not None else None, sets=list(sets),
-                      where=where, reverse=reverse, limit=limit, last=last, between=between),
+            Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
+                      between=between),
         )
+
+
+def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | None) -> Callable[[Any], bool] | None:
+    """`where` and the word index's own test (every query word occurs in the record's text), computed per record."""
+    needles = list(dict.fromkeys((query or "").lower().split()))
+    if not needles:
+        return where
+    texts = spec.texts
+
+    def has_words(record: Any) -> bool:
+        text = " ".join(t for t in texts(record) if t).lower()
+        return all(word in text for word in needles) and (where is None or where(record))
+
+    return has_words
