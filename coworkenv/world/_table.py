@@ -63,6 +63,7 @@ class Table(Generic[R]):
         """
         twin: Table[R] = Table(self.app, self.name, self.model, on_change, self._index_specs)
         twin._base = self
+        twin._word_queries = self._word_queries  # counted across the forks: the second query of any builds
         twin._share()
         return twin
 
