@@ -192,7 +192,9 @@ class Table(Generic[R]):
 
     def _index(self, name: str, kind: type) -> LiveIndex:
         index = self._indexes.get(name)
-        if index is None and name in self._index_specs:
+        if index is None and name in self._index_specs and self._owned and self._base is not None:
+            index = self._index_from_base(name, kind)
+        elif index is None and name in self._index_specs:
             index = self._index_specs[name].build()
             with gc_paused():  # many small sets and tuples at once
                 if isinstance(index, OrderIndex):
@@ -203,6 +205,25 @@ class Table(Generic[R]):
             self._indexes[name] = index
         if index is None or not isinstance(index, kind):
             raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
+        return index
+
+    def _index_from_base(self, name: str, kind: type) -> LiveIndex:
+        """A fork's own index: the base's (built there once, for every fork) copied, with this fork's writes."""
+        base = self._base
+        assert base is not None
+        index = base._index(name, kind).copy()
+        rows, base_rows = self._rows, base._rows
+        for record_id, record in rows.items():
+            old = base_rows.get(record_id)
+            if old is None:
+                index.add(record_id, record)
+            elif old is not record:
+                index.replace(record_id, old, record)
+        if len(rows) != len(base_rows) or any(i not in rows for i in base_rows):
+            for record_id, old in base_rows.items():
+                if record_id not in rows:
+                    index.remove(record_id, old)
+        self._indexes[name] = index
         return index
 
     def select(

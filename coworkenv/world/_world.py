@@ -75,8 +75,6 @@ class World:
         self._tables_bytes: tuple[int, bytearray] | None = None
         self._dirty: set[Table[Any]] = set()
         self._iso: tuple[int, str] = (clock, format_time(clock))
-        # True while the journal started at the state this world was forked from (rewind can share it again).
-        self._journal_at_base = False
         self._tables: dict[tuple[str, str], Table[Any]] = {}
         for app in self.apps.values():
             for name, model in app.tables.items():
@@ -109,7 +107,8 @@ class World:
         """A world equal to this one that shares every table's storage until it writes that table (copy-on-write).
 
         This world must not be written afterwards: it is the base of its forks (e.g. one per spec, shared by every
-        Env built from it). A fork holds only the tables it changed; `rewind` to the fork's state drops them.
+        Env built from it). A fork holds only the tables it has written (and indexes of those, copied from the
+        base's, which are built once for every fork).
         """
         self.content_hash()  # computed once on the base; forks start from its table bytes
         assert self._tables_bytes is not None
@@ -121,7 +120,7 @@ class World:
             twin._journal.memo = self._journal.memo
         twin._mutations, twin._hash_cache = self._mutations, self._hash_cache
         twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]))
-        twin._dirty, twin._iso, twin._journal_at_base = set(), self._iso, True
+        twin._dirty, twin._iso = set(), self._iso
         twin._tables = {key: table.fork(twin._record_change) for key, table in self._tables.items()}
         twin._order_tables()
         return twin
@@ -241,27 +240,17 @@ class World:
 
     def reset_journal(self) -> None:
         """Start tracking changes from the current state."""
-        journal = self._journal
-        # Still the fork's state when nothing changed since a journal that started there.
-        self._journal_at_base = self._journal_at_base and not journal.originals and self.clock == journal.clock and \
-            self._counters == journal.counters
         self._journal = _Journal(self.clock, dict(self._counters))
 
     def rewind(self) -> None:
         """Return to the state at the journal's start (O(records touched)); the journal starts again.
 
-        A fork rewound to the state it was forked at shares its base's tables again (what it owned is dropped).
+        A fork keeps the tables it owns (with their indexes) for the next episode, so rewinding stays O(touched).
         """
-        if self._journal_at_base:
-            for table in self._tables.values():
-                if not table.shared:
-                    table._share()
-                    self._dirty.add(table)
-        else:
-            for (app, name, record_id), original in self._journal.originals.items():
-                table = self._tables[(app, name)]
-                table._restore(record_id, original)
-                self._dirty.add(table)
+        for (app, name, record_id), original in self._journal.originals.items():
+            table = self._tables[(app, name)]
+            table._restore(record_id, original)
+            self._dirty.add(table)
         self._mutations += 1  # _restore bypasses the journal hook that counts writes
         self.clock = self._journal.clock
         self._counters = dict(self._journal.counters)
