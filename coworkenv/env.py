@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import weakref
 from dataclasses import dataclass, field
@@ -20,9 +21,12 @@ from coworkenv.world import World, format_time, parse_time
 
 DEFAULT_MAX_STEPS = 60
 
-# id(spec) -> the world its records make, built once and shared copy-on-write by every Env of that spec object.
-# Entries go with their spec (weakref.finalize), so an id is never reused while its entry lives.
-_BASE_WORLDS: dict[int, World] = {}
+# id(spec) -> the world its records make, built once and shared copy-on-write by the Envs of that spec object. An
+# entry lives while an Env of the spec does (its world holds the base) or while the spec is among the last
+# RECENT_BASES used; it goes with its spec (weakref.finalize), so an id is never reused while its entry lives.
+RECENT_BASES = 8
+_BASE_WORLDS: weakref.WeakValueDictionary[int, World] = weakref.WeakValueDictionary()
+_RECENT: collections.deque[World] = collections.deque(maxlen=RECENT_BASES)
 
 
 def base_world(spec: EnvSpec) -> World:
@@ -32,6 +36,8 @@ def base_world(spec: EnvSpec) -> World:
         base = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
         _BASE_WORLDS[id(spec)] = base
         weakref.finalize(spec, _BASE_WORLDS.pop, id(spec), None)
+    if not _RECENT or _RECENT[-1] is not base:
+        _RECENT.append(base)
     return base
 
 

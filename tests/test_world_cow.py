@@ -144,3 +144,23 @@ def test_envs_sharing_a_spec_play_like_an_env_with_its_own_world() -> None:
             own.reset()
             assert shared.state.content_hash() == own.state.content_hash() == shared.initial_hash
             assert shared.state.to_wire() == own.state.to_wire()
+
+
+def test_envs_of_a_spec_share_one_world_which_goes_when_unused() -> None:
+    import gc
+    import weakref
+
+    from coworkenv.env import RECENT_BASES, base_world
+    from coworkenv.loading import load_spec
+
+    text_of_spec = load_example(example_names()[0]).to_json()
+    spec = load_spec(text_of_spec)
+    first, second = Env(spec), Env(spec)
+    base = weakref.ref(base_world(spec))
+    assert first.state._base_world is second.state._base_world is base()
+    del first, second
+    for _ in range(RECENT_BASES):  # other specs push this one out of the recently used bases
+        Env(load_spec(text_of_spec))
+    gc.collect()
+    assert base() is None, "no live env and not recently used: the shared world is freed"
+    assert Env(spec).state.content_hash() == Env(load_spec(text_of_spec)).initial_hash

@@ -74,6 +74,7 @@ class World:
         # The tables' hashes, 16 bytes each in `_hash_order`, as of `_mutations`; tables written since are patched.
         self._tables_bytes: tuple[int, bytearray] | None = None
         self._dirty: set[Table[Any]] = set()
+        self._base_world: World | None = None
         self._iso: tuple[int, str] = (clock, format_time(clock))
         self._tables: dict[tuple[str, str], Table[Any]] = {}
         for app in self.apps.values():
@@ -121,6 +122,7 @@ class World:
         twin._mutations, twin._hash_cache = self._mutations, self._hash_cache
         twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]))
         twin._dirty, twin._iso = set(), self._iso
+        twin._base_world = self  # the base lives as long as a fork does
         twin._tables = {key: table.fork(twin._record_change) for key, table in self._tables.items()}
         twin._order_tables()
         return twin
