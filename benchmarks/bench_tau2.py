@@ -197,13 +197,13 @@ def coworkenv_side(example: str, seconds: float, rounds: int, envs: int, evals: 
     held.append(Env(fresh))  # the second env's searches build the shared indexes (once per spec): not per env
     _replay(held[1], actions)
     gc.collect()
-    warm = tracemalloc.get_traced_memory()[0]
+    warmed = tracemalloc.get_traced_memory()[0]
     for _ in range(envs):
         env = Env(fresh)
         _replay(env, actions)  # each live env holds what its episode changed
         held.append(env)
     gc.collect()
-    per_env = (tracemalloc.get_traced_memory()[0] - warm) / envs
+    per_env = (tracemalloc.get_traced_memory()[0] - warmed) / envs
     tracemalloc.stop()
     records, _ = big_workspace(10 * 2_800_000)
     size, rates = agent_path(records, seconds, rounds)
