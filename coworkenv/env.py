@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +22,25 @@ from coworkenv.tools import ToolBox, ToolOutcome
 from coworkenv.world import World, format_time, parse_time
 
 DEFAULT_MAX_STEPS = 60
+
+# id(spec) -> the world its records make, built once and shared copy-on-write by the Envs of that spec object. An
+# entry lives while an Env of the spec does (its world holds the base) or while the spec is among the last
+# RECENT_BASES used; it goes with its spec (weakref.finalize), so an id is never reused while its entry lives.
+RECENT_BASES = 8
+_BASE_WORLDS: weakref.WeakValueDictionary[int, World] = weakref.WeakValueDictionary()
+_RECENT: collections.deque[World] = collections.deque(maxlen=RECENT_BASES)
+
+
+def base_world(spec: EnvSpec) -> World:
+    """The spec's initial world, built on first use and then shared: never write to it, `fork()` it."""
+    base = _BASE_WORLDS.get(id(spec))
+    if base is None:
+        base = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
+        _BASE_WORLDS[id(spec)] = base
+        weakref.finalize(spec, _BASE_WORLDS.pop, id(spec), None)
+    if not _RECENT or _RECENT[-1] is not base:
+        _RECENT.append(base)
+    return base
 
 
 @dataclass(frozen=True)
@@ -92,11 +113,14 @@ def opening_messages(spec: EnvSpec, world: World) -> list[dict[str, Any]]:
 class Env:
     """One environment. Actions are assistant messages; tool calls run against the world and are audited."""
 
-    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+    def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS, share_world: bool = True) -> None:
+        """`share_world=False` builds a world of its own from the spec (the same results, no sharing)."""
         self.spec = spec
         self.max_steps = max_steps
         self.verifier = Verifier(spec)
-        self._world = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
+        # The world is the spec's shared base, copy-on-write: this env owns only the tables it changes.
+        self._world = base_world(spec).fork() if share_world else World.from_wire(
+            APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
         self._initial_hash = self._world.content_hash()
         self.toolbox = ToolBox(self._world, spec_catalog(spec), exposed_tools(spec))
         self._reset_episode()
@@ -187,7 +211,7 @@ class Env:
     def _run_tool(self, request: ToolCallRequest, call_id: str) -> dict[str, Any]:
         before = self._world.content_hash()
         at = self._world.now_iso
-        tool = self.toolbox.catalog.get(request.name) if request.name in self.toolbox.exposed else None
+        tool = self.toolbox.tool(request.name)
         fault = self.faults.draw(request.name, tool.app, tool.kind) if tool is not None else None
         if fault in ("429", "500", "timeout"):  # the request never reaches the app: no state change
             outcome = ToolOutcome(False, error="injected")

@@ -32,7 +32,7 @@ from coworkenv.spec import (
     UpdateRecord,
     migrate_spec_data,
 )
-from coworkenv.world import Record, parse_time
+from coworkenv.world import Record, gc_paused, parse_time
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,12 @@ class SpecError(ValueError):
 def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
     """Validate spec data against the schema only (gate: schema); data of an older schema version is migrated
     to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`)."""
+    if isinstance(data, str | bytes):
+        try:  # one pass from JSON to typed records in pydantic's core; any problem is reported by the path below
+            with gc_paused():
+                return EnvSpec.model_validate_json(data)
+        except ValidationError:
+            pass
     try:
         raw = orjson.loads(data) if isinstance(data, str | bytes) else data
     except orjson.JSONDecodeError as exc:
@@ -69,7 +75,8 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
         raise SpecError(source, [SpecIssue("(document)", f"expected a JSON object, got {type(raw).__name__}",
                                            "schema")])
     try:
-        return EnvSpec.model_validate(migrate_spec_data(raw))
+        with gc_paused():
+            return EnvSpec.model_validate(migrate_spec_data(raw))
     except ValidationError as exc:
         issues = [
             SpecIssue(_loc(err["loc"]), f"{err['msg']} (got {_short(err.get('input'))})", "schema")

@@ -162,6 +162,7 @@ class ToolBox:
         self.world = world
         self.catalog = catalog
         self.exposed = tuple(exposed)
+        self._exposed = {name: self.catalog[name] for name in self.exposed if name in self.catalog}
         self._kits = {name: app.toolkit(world) for name, app in world.apps.items()}
 
     def defs(self) -> list[ToolDef]:
@@ -171,8 +172,12 @@ class ToolBox:
         """The exposed tools in OpenAI function-calling format."""
         return [d.openai_schema() for d in self.defs()]
 
+    def tool(self, name: str) -> ToolDef | None:
+        """The exposed tool of this name, or None."""
+        return self._exposed.get(name)
+
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
-        tool = self.catalog.get(name) if name in self.exposed else None
+        tool = self._exposed.get(name)
         if tool is None:
             return ToolOutcome(False, error=f"unknown tool {name!r}; available tools: {', '.join(self.exposed)}")
         try:

@@ -1,6 +1,7 @@
 """The simulated workplace: typed app state, world clock, content hash, snapshots and diffs."""
 
 from coworkenv.world._app import AppDef, AppState, Record
+from coworkenv.world._bulk import gc_paused
 from coworkenv.world._hashing import canonical_json, content_hash
 from coworkenv.world._index import Derived, Key, Order, Words, prefix_range, tokens
 from coworkenv.world._table import Table
@@ -9,6 +10,6 @@ from coworkenv.world._world import Change, World, WorldSnapshot, diff
 
 __all__ = [
     "AppDef", "AppState", "Change", "Derived", "Key", "Order", "Record", "Table", "Words", "World", "WorldSnapshot",
-    "canonical_json", "content_hash", "diff", "format_time", "local_time", "parse_time", "prefix_range", "tokens",
-    "zone",
+    "canonical_json", "content_hash", "diff", "format_time", "gc_paused", "local_time", "parse_time", "prefix_range",
+    "tokens", "zone",
 ]

@@ -88,13 +88,40 @@ def _grams(token: str) -> set[str]:
 class WordIndex:
     """Records by the tokens of their text; distinct tokens by their trigrams."""
 
-    __slots__ = ("_by_gram", "_postings", "_text", "texts")
+    __slots__ = ("_by_gram", "_owned", "_postings", "_text", "texts")
 
     def __init__(self, texts: Callable[[Any], Iterable[str | None]]) -> None:
         self.texts = texts
         self._postings: dict[str, set[str]] = {}
         self._by_gram: dict[str, set[str]] = {}
         self._text: dict[str, str] = {}  # the lowercase text of each record, for words too common to index by set
+        # Sets this index may change in place; None: all of them. A copy shares the others until it writes them.
+        self._owned: _Owned | None = None
+
+    def copy(self) -> WordIndex:
+        """An index equal to this one that shares its sets until it changes them (copy-on-write)."""
+        twin = WordIndex(self.texts)
+        twin._postings, twin._by_gram, twin._text = dict(self._postings), dict(self._by_gram), dict(self._text)
+        twin._owned = _Owned()
+        return twin
+
+    def _posting(self, tok: str) -> set[str] | None:
+        posting = self._postings.get(tok)
+        if posting is not None and self._owned is not None and tok not in self._owned.keys:
+            posting = self._postings[tok] = set(posting)
+            self._owned.keys.add(tok)
+        return posting
+
+    def _gram_holders(self, gram: str) -> set[str]:
+        holders = self._by_gram.get(gram)
+        if holders is None:
+            holders = self._by_gram[gram] = set()
+            if self._owned is not None:
+                self._owned.grams.add(gram)
+        elif self._owned is not None and gram not in self._owned.grams:
+            holders = self._by_gram[gram] = set(holders)
+            self._owned.grams.add(gram)
+        return holders
 
     def add(self, record_id: str, record: Any) -> None:
         text = self._text[record_id] = " ".join(t for t in self.texts(record) if t).lower()
@@ -115,22 +142,35 @@ class WordIndex:
         self._remove_tokens(record_id, set(self._text.pop(record_id, "").split()))
 
     def _add_tokens(self, record_id: str, toks: Iterable[str]) -> None:
+        if self._owned is None:  # an index of its own (not a copy): no set is shared
+            postings, by_gram = self._postings, self._by_gram
+            for tok in toks:
+                posting = postings.get(tok)
+                if posting is None:
+                    posting = postings[tok] = set()
+                    for gram in _grams(tok):
+                        by_gram.setdefault(gram, set()).add(tok)
+                posting.add(record_id)
+            return
         for tok in toks:
-            posting = self._postings.get(tok)
+            posting = self._posting(tok)
             if posting is None:
                 posting = self._postings[tok] = set()
+                if self._owned is not None:
+                    self._owned.keys.add(tok)
                 for gram in _grams(tok):
-                    self._by_gram.setdefault(gram, set()).add(tok)
+                    self._gram_holders(gram).add(tok)
             posting.add(record_id)
 
     def _remove_tokens(self, record_id: str, toks: Iterable[str]) -> None:
         for tok in toks:
-            posting = self._postings[tok]
+            posting = self._posting(tok)
+            assert posting is not None
             posting.discard(record_id)
             if not posting:
                 del self._postings[tok]
                 for gram in _grams(tok):
-                    holders = self._by_gram[gram]
+                    holders = self._gram_holders(gram)
                     holders.discard(tok)
                     if not holders:
                         del self._by_gram[gram]
@@ -173,23 +213,43 @@ class WordIndex:
 class KeyIndex:
     """Record ids by key value."""
 
-    __slots__ = ("_ids", "key", "multi")
+    __slots__ = ("_ids", "_owned", "key", "multi")
 
     def __init__(self, key: Callable[[Any], Any], multi: bool) -> None:
         self.key = key
         self.multi = multi
         self._ids: dict[Hashable, set[str]] = {}
+        self._owned: set[Hashable] | None = None  # see WordIndex._owned
+
+    def copy(self) -> KeyIndex:
+        """An index equal to this one that shares its id sets until it changes them (copy-on-write)."""
+        twin = KeyIndex(self.key, self.multi)
+        twin._ids, twin._owned = dict(self._ids), set()
+        return twin
+
+    def _ids_of(self, value: Hashable, create: bool) -> set[str] | None:
+        ids = self._ids.get(value)
+        if ids is None:
+            if not create:
+                return None
+            ids = self._ids[value] = set()
+            if self._owned is not None:
+                self._owned.add(value)
+        elif self._owned is not None and value not in self._owned:
+            ids = self._ids[value] = set(ids)
+            self._owned.add(value)
+        return ids
 
     def _values(self, record: Any) -> set[Hashable] | tuple[Hashable]:
         return set(self.key(record)) if self.multi else (self.key(record),)
 
     def add(self, record_id: str, record: Any) -> None:
         for value in self._values(record):
-            self._ids.setdefault(value, set()).add(record_id)
+            self._ids_of(value, True).add(record_id)  # type: ignore[union-attr]
 
     def remove(self, record_id: str, record: Any) -> None:
         for value in self._values(record):
-            ids = self._ids.get(value)
+            ids = self._ids_of(value, False)
             if ids is not None:
                 ids.discard(record_id)
                 if not ids:
@@ -218,6 +278,11 @@ class DerivedIndex:
         self.value = value
         self._values: dict[str, Any] = {}
 
+    def copy(self) -> DerivedIndex:
+        twin = DerivedIndex(self.value)
+        twin._values = dict(self._values)
+        return twin
+
     def add(self, record_id: str, record: Any) -> None:
         self._values[record_id] = self.value(record)
 
@@ -241,9 +306,24 @@ class OrderIndex:
         self._sorted: SortedList = SortedList()
         self._keys: dict[str, Any] = {}
 
+    def copy(self) -> OrderIndex:
+        twin = OrderIndex(self.key)
+        twin._sorted = SortedList(self._sorted)  # already sorted: a linear pass
+        twin._keys = dict(self._keys)
+        return twin
+
     def add(self, record_id: str, record: Any) -> None:
         value = self._keys[record_id] = self.key(record)
         self._sorted.add((value, record_id))
+
+    def add_all(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Add many (id, record) pairs: one sort instead of an insertion each."""
+        keys, key = self._keys, self.key
+        pairs = []
+        for record_id, record in items:
+            value = keys[record_id] = key(record)
+            pairs.append((value, record_id))
+        self._sorted.update(pairs)
 
     def replace(self, record_id: str, old: Any, new: Any) -> None:
         value = self.key(new)
@@ -284,6 +364,16 @@ class OrderIndex:
         start = 0 if lo is None else sl.bisect_left((lo,))
         stop = len(sl) if hi is None else sl.bisect_left((hi,))
         return max(0, stop - start)
+
+
+class _Owned:
+    """The tokens and trigrams whose sets a copied WordIndex has made its own."""
+
+    __slots__ = ("grams", "keys")
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.grams: set[str] = set()
 
 
 LiveIndex = WordIndex | KeyIndex | OrderIndex | DerivedIndex

@@ -7,8 +7,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from coworkenv.world._bulk import gc_paused
 from coworkenv.world._hashing import combine, record_digest
-from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex
+from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
 from coworkenv.world._query import IdSet, Selection, run_select
 
 R = TypeVar("R", bound=BaseModel)
@@ -23,7 +24,9 @@ class Table(Generic[R]):
     """
 
     __slots__ = (
-        "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_rows", "_seq", "_seq_next", "app", "model", "name",
+        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_seq", "_seq_next",
+        "_word_queries",
+        "app", "model", "name",
     )
 
     def __init__(
@@ -39,11 +42,49 @@ class Table(Generic[R]):
         # costs nothing to build, write or hold.
         self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
         self._indexes: dict[str, LiveIndex] = {}
+        # Word indexes cost the most to build: the first query of one is answered by a scan (a one-off search in a
+        # fresh env pays no build); the next query builds it.
+        self._word_queries: set[str] = set()
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
         self._seq: dict[str, int] = {}
         self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
+        # Copy-on-write (see `fork`): the table whose storage this one reads until its first write, if any.
+        self._base: Table[R] | None = None
+        self._owned = True
+
+    # -- copy-on-write -------------------------------------------------------------------------
+    def fork(self, on_change: Any = None) -> Table[R]:
+        """A table equal to this one that shares its records, digests and indexes until its first write.
+
+        This table must not be written afterwards (it is the base of its forks). Indexes a fork builds before
+        its first write are built into the shared storage, so every fork of the base gets them.
+        """
+        twin: Table[R] = Table(self.app, self.name, self.model, on_change, self._index_specs)
+        twin._base = self
+        twin._word_queries = self._word_queries  # counted across the forks: the second query of any builds
+        twin._share()
+        return twin
+
+    def _share(self) -> None:
+        """Read the base's storage again (dropping this table's own copy)."""
+        base = self._base
+        assert base is not None
+        self._rows, self._digests, self._hash = base._rows, base._digests, base._hash
+        self._seq, self._seq_next, self._indexes = base._seq, base._seq_next, base._indexes
+        self._owned = False
+
+    def _own(self) -> None:
+        """Copy the shared storage before the first write (indexes copy their sets lazily, see WordIndex.copy)."""
+        self._rows, self._digests, self._seq = dict(self._rows), dict(self._digests), dict(self._seq)
+        self._indexes = {name: index.copy() for name, index in self._indexes.items()}
+        self._owned = True
+
+    @property
+    def shared(self) -> bool:
+        """True while this table reads its base's storage (it has not been written since the fork or a rewind)."""
+        return not self._owned
 
     # -- reading ------------------------------------------------------------------------------
     def get(self, record_id: str) -> R | None:
@@ -72,6 +113,8 @@ class Table(Generic[R]):
     def put(self, record: R) -> None:
         """Insert or replace a record (its id is `record.id`)."""
         record_id: str = record.id  # type: ignore[attr-defined]
+        if not self._owned:
+            self._own()
         old = self._rows.get(record_id)
         if self._on_change is not None:
             self._on_change(self, record_id, old)
@@ -88,10 +131,33 @@ class Table(Generic[R]):
             else:
                 index.replace(record_id, old, record)
 
+    def load(self, records: Iterable[R]) -> None:
+        """Add initial records without journaling them (a world's construction); same state as `put` of each."""
+        if self._indexes or not self._owned or self._rows:
+            for record in records:
+                self.put(record)
+            return
+        rows, digests, seq = self._rows, self._digests, self._seq
+        app, name, total, n = self.app, self.name, self._hash, self._seq_next
+        for record in records:
+            record_id: str = record.id  # type: ignore[attr-defined]
+            digest = record_digest(app, name, record_id, type(record).__pydantic_serializer__.to_python(
+                record, mode="json"))
+            old = digests.get(record_id)
+            if old is None:
+                seq[record_id] = n
+                n += 1
+            total += digest - (old or 0)
+            rows[record_id] = record
+            digests[record_id] = digest
+        self._hash, self._seq_next = combine(total), n
+
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
         if old is None:
             return
+        if not self._owned:
+            self._own()
         if self._on_change is not None:
             self._on_change(self, record_id, old)
         self._hash = combine(self._hash, remove=self._digests.pop(record_id))
@@ -126,12 +192,38 @@ class Table(Generic[R]):
 
     def _index(self, name: str, kind: type) -> LiveIndex:
         index = self._indexes.get(name)
-        if index is None and name in self._index_specs:
-            index = self._indexes[name] = self._index_specs[name].build()
-            for record_id, record in self._rows.items():
-                index.add(record_id, record)
+        if index is None and name in self._index_specs and self._owned and self._base is not None:
+            index = self._index_from_base(name, kind)
+        elif index is None and name in self._index_specs:
+            index = self._index_specs[name].build()
+            with gc_paused():  # many small sets and tuples at once
+                if isinstance(index, OrderIndex):
+                    index.add_all(self._rows.items())
+                else:
+                    for record_id, record in self._rows.items():
+                        index.add(record_id, record)
+            self._indexes[name] = index
         if index is None or not isinstance(index, kind):
             raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
+        return index
+
+    def _index_from_base(self, name: str, kind: type) -> LiveIndex:
+        """A fork's own index: the base's (built there once, for every fork) copied, with this fork's writes."""
+        base = self._base
+        assert base is not None
+        index = base._index(name, kind).copy()
+        rows, base_rows = self._rows, base._rows
+        for record_id, record in rows.items():
+            old = base_rows.get(record_id)
+            if old is None:
+                index.add(record_id, record)
+            elif old is not record:
+                index.replace(record_id, old, record)
+        if len(rows) != len(base_rows) or any(i not in rows for i in base_rows):
+            for record_id, old in base_rows.items():
+                if record_id not in rows:
+                    index.remove(record_id, old)
+        self._indexes[name] = index
         return index
 
     def select(
@@ -154,8 +246,31 @@ class Table(Generic[R]):
         keys lo <= key < hi (None bounds are open). Returns the first `limit` records, or the last `limit` ones
         (still in order) with `last`. Always equal to filtering every record and sorting them.
         """
+        word_index = None
+        if words is not None:
+            name, query = words
+            spec = self._index_specs.get(name)
+            if name not in self._indexes and name not in self._word_queries and isinstance(spec, Words):
+                self._word_queries.add(name)
+                where = _text_check(spec, query, where)
+            else:
+                word_index = (self.words(name), query)
         return run_select(
             self, self.order(order) if order is not None else None,
-            Selection(words=(self.words(words[0]), words[1]) if words is not None else None, sets=list(sets),
-                      where=where, reverse=reverse, limit=limit, last=last, between=between),
+            Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
+                      between=between),
         )
+
+
+def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | None) -> Callable[[Any], bool] | None:
+    """`where` and the word index's own test (every query word occurs in the record's text), computed per record."""
+    needles = list(dict.fromkeys((query or "").lower().split()))
+    if not needles:
+        return where
+    texts = spec.texts
+
+    def has_words(record: Any) -> bool:
+        text = " ".join(t for t in texts(record) if t).lower()
+        return all(word in text for word in needles) and (where is None or where(record))
+
+    return has_words

@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from coworkenv.world._app import AppDef, AppState, Record
+from coworkenv.world._bulk import gc_paused
 from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
 
@@ -70,14 +71,22 @@ class World:
         # Bumped on every record write; with the clock it keys the cached content hash.
         self._mutations = 0
         self._hash_cache: tuple[int, int, str] | None = None
-        self._tables_bytes: tuple[int, bytes] | None = None
+        # The tables' hashes, 16 bytes each in `_hash_order`, as of `_mutations`; tables written since are patched.
+        self._tables_bytes: tuple[int, bytearray] | None = None
+        self._dirty: set[Table[Any]] = set()
+        self._base_world: World | None = None
+        self._iso: tuple[int, str] = (clock, format_time(clock))
         self._tables: dict[tuple[str, str], Table[Any]] = {}
         for app in self.apps.values():
             for name, model in app.tables.items():
                 self._tables[(app.name, name)] = Table(
                     app.name, name, model, self._record_change, app.indexes.get(name)
                 )
+        self._order_tables()
+
+    def _order_tables(self) -> None:
         self._hash_order = [self._tables[key] for key in sorted(self._tables)]
+        self._slot = {id(table): k for k, table in enumerate(self._hash_order)}
 
     # -- construction & serialization ------------------------------------------------------
     @classmethod
@@ -86,14 +95,37 @@ class World:
     ) -> World:
         """Build a world from the wire state (an object with one `AppState` field per app)."""
         world = cls(apps, clock, tick_s, user)
-        for app_name in apps:
-            app_state: AppState = getattr(state, app_name)
-            for table_name in apps[app_name].tables:
-                table = world._tables[(app_name, table_name)]
-                for record in getattr(app_state, table_name):
-                    table.put(record)
+        with gc_paused():
+            for app_name in apps:
+                app_state: AppState = getattr(state, app_name)
+                for table_name in apps[app_name].tables:
+                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
+        world._mutations += 1
         world.reset_journal()
         return world
+
+    def fork(self) -> World:
+        """A world equal to this one that shares every table's storage until it writes that table (copy-on-write).
+
+        This world must not be written afterwards: it is the base of its forks (e.g. one per spec, shared by every
+        Env built from it). A fork holds only the tables it has written (and indexes of those, copied from the
+        base's, which are built once for every fork).
+        """
+        self.content_hash()  # computed once on the base; forks start from its table bytes
+        assert self._tables_bytes is not None
+        twin = World.__new__(World)
+        twin.apps, twin.clock, twin.tick_s, twin.user = self.apps, self.clock, self.tick_s, self.user
+        twin._counters = dict(self._counters)
+        twin._journal = _Journal(self.clock, dict(self._counters))
+        if not self._journal.originals:  # the base's journal starts at its current state: what it derived holds
+            twin._journal.memo = self._journal.memo
+        twin._mutations, twin._hash_cache = self._mutations, self._hash_cache
+        twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]))
+        twin._dirty, twin._iso = set(), self._iso
+        twin._base_world = self  # the base lives as long as a fork does
+        twin._tables = {key: table.fork(twin._record_change) for key, table in self._tables.items()}
+        twin._order_tables()
+        return twin
 
     def to_wire(self) -> dict[str, Any]:
         """Canonical, JSON-ready serialization: records sorted by id within each table."""
@@ -115,7 +147,10 @@ class World:
 
     @property
     def now_iso(self) -> str:
-        return format_time(self.clock)
+        iso = self._iso
+        if iso[0] != self.clock:
+            iso = self._iso = (self.clock, format_time(self.clock))
+        return iso[1]
 
     def advance(self, seconds: int) -> None:
         self.clock += max(0, seconds)
@@ -156,8 +191,16 @@ class World:
         if cached is not None and cached[0] == self.clock and cached[1] == self._mutations:
             return cached[2]
         tables = self._tables_bytes
-        if tables is None or tables[0] != self._mutations:
-            joined = b"".join(table.content_hash.to_bytes(16, "big") for table in self._hash_order)
+        if tables is None:
+            joined = bytearray(b"".join(table.content_hash.to_bytes(16, "big") for table in self._hash_order))
+            tables = self._tables_bytes = (self._mutations, joined)
+            self._dirty.clear()
+        elif tables[0] != self._mutations:
+            joined = tables[1]
+            for table in self._dirty:  # only the tables written since the bytes were last brought up to date
+                k = self._slot[id(table)] * 16
+                joined[k:k + 16] = table.content_hash.to_bytes(16, "big")
+            self._dirty.clear()
             tables = self._tables_bytes = (self._mutations, joined)
         # Same digest as hashing the clock and then each table hash in turn; the table part is reused.
         digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + tables[1], digest_size=16).hexdigest()
@@ -202,14 +245,19 @@ class World:
         self._journal = _Journal(self.clock, dict(self._counters))
 
     def rewind(self) -> None:
-        """Return to the state at the journal's start (O(records touched)); the journal starts again."""
+        """Return to the state at the journal's start (O(records touched)); the journal starts again.
+
+        A fork keeps the tables it owns (with their indexes) for the next episode, so rewinding stays O(touched).
+        """
         for (app, name, record_id), original in self._journal.originals.items():
-            self._tables[(app, name)]._restore(record_id, original)
+            table = self._tables[(app, name)]
+            table._restore(record_id, original)
+            self._dirty.add(table)
         self._mutations += 1  # _restore bypasses the journal hook that counts writes
         self.clock = self._journal.clock
         self._counters = dict(self._journal.counters)
         memo = self._journal.memo
-        self.reset_journal()
+        self._journal = _Journal(self.clock, dict(self._counters))
         self._journal.memo = memo  # the state is the journal's start again: what was derived from it still holds
 
     def changes(self) -> list[Change]:
@@ -224,6 +272,7 @@ class World:
 
     def _record_change(self, table: Table[Any], record_id: str, previous: Record | None) -> None:
         self._mutations += 1
+        self._dirty.add(table)
         key = (table.app, table.name, record_id)
         if key not in self._journal.originals:
             self._journal.originals[key] = previous
