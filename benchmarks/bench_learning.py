@@ -10,10 +10,13 @@
    differences, per capability and single- vs multi-turn.
 4. RL: GRPO from the SFT checkpoint for each reward x credit variant and seed (`--rl-variants`, `--rl-seeds`,
    `--rl-steps`); reward slope per seed with a t-interval over seeds; held-out pass@1 after RL.
+5. Probe: teacher-forced accuracy of base and SFT on the assistant tokens of `--probe-envs` held-out demonstrations,
+   split into tokens carried over from what the agent read (ids, names, values) and the rest (format, tool names):
+   what the student has learned before it passes whole episodes (`trainers/learning_probe.py`).
 
 Every stage writes under `--out` and is skipped when its output exists (delete it to rerun). `--stages` runs a
 subset, so independent stages can run in parallel processes (e.g. `eval-base` while `sft` trains):
-data, base, sft, eval-base, eval-sft, rl, report.
+data, base, sft, eval-base, eval-sft, probe, rl, report.
 
     python benchmarks/bench_learning.py --out runs/bench-learning [--sft-minutes 30] [--rl-seeds 3]
 """
@@ -34,6 +37,7 @@ import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
 
 from coworkenv.spec import EnvSpec  # noqa: E402
+from coworkenv.store.stages import sft_table  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
 from trainers.chat_templates import trl_chat_template  # noqa: E402
 from trainers.config import load_sft_config  # noqa: E402
@@ -41,8 +45,9 @@ from trainers.eval_ci import Estimate, ols_slope, report_differences, t_interval
 from trainers.evaluate import EvalReport, evaluate, metrics_of  # noqa: E402
 from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
 from trainers.learning_data import HELDOUT_SEED_OFFSET, demonstrations, validated_envs, write_sft_shard  # noqa: E402
+from trainers.learning_probe import teacher_forced_accuracy  # noqa: E402
 from trainers.local_backend import LocalTransformersBackend  # noqa: E402
-from trainers.rendering import RENDERING_FILE, write_rendering  # noqa: E402
+from trainers.rendering import RENDERING_FILE, read_rendering, write_rendering  # noqa: E402
 from trainers.rl import train_rl  # noqa: E402
 from trainers.rl_config import load_rl_config  # noqa: E402
 from trainers.rl_report import write_comparison_plot  # noqa: E402
@@ -53,7 +58,7 @@ from trainers.training_report import write_json_atomic  # noqa: E402
 
 TRAINED = ("lookup_answer_source", "draft_only_reply", "delegate_and_follow_up")
 HELDOUT_CAPABILITY = "reschedule_conflict"
-STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "rl", "report")
+STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "probe", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
 EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
 EVAL_MAX_STEPS = 12
@@ -156,6 +161,24 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
                "config": config.name, "rendering": config.model.rendering}
     write_json_atomic(summary_path, summary)
     return summary
+
+
+def run_probe(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
+    """Teacher-forced accuracy of every trained checkpoint on held-out demonstrations (cached in probe.json)."""
+    path = out / "probe.json"
+    if path.is_file():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.probe_envs)][: args.probe_envs]
+    rows = sft_table(demonstrations(specs, terse=args.teacher == "terse"), "test").to_pylist()
+    results: dict[str, Any] = {}
+    for name in ("base", "sft"):
+        if (out / name / RENDERING_FILE).is_file():
+            backend = LocalTransformersBackend(out / name, name=name)
+            results[name] = teacher_forced_accuracy(backend.model, backend.tokenizer, rows,
+                                                    read_rendering(out / name)).to_dict()
+            log(f"probe {name}: {results[name]}")
+    write_json_atomic(path, results)
+    return results
 
 
 def _read(path: Path) -> EvalReport:
@@ -292,6 +315,12 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
         cells = [_fmt(row[label]) if label in row else "-" for label in results["labels"]]
         diffs = "; ".join(f"{k}: {_fmt(v)}" for k, v in row.items() if "-" in k and isinstance(v, dict))
         lines.append(f"| {row['group']} | {row['metric']} | {row['envs']} | " + " | ".join(cells) + f" | {diffs} |")
+    if results.get("probe"):
+        lines += ["", "| teacher-forced accuracy, held-out demonstrations | " + " | ".join(results["probe"]) + " |",
+                  "|---|" + "---|" * len(results["probe"])]
+        for key, label in (("accuracy", "all assistant tokens"), ("copied_accuracy", "carried over from what was read"),
+                           ("other_accuracy", "format, tool names, own words")):
+            lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" for p in results["probe"].values()) + " |")
     if results.get("rl_table"):
         lines += ["", "| RL variant | seeds | reward slope per step (95% t) | held-out pass@1 after RL | SFT, same envs |",
                   "|---|---|---|---|---|"]
@@ -320,6 +349,7 @@ def main() -> None:
     parser.add_argument("--curve-every", type=int, default=200)
     parser.add_argument("--curve-envs", type=int, default=24)
     parser.add_argument("--k", type=int, default=2, help="samples per held-out env for pass^k (temperature 0.7)")
+    parser.add_argument("--probe-envs", type=int, default=30, help="held-out demonstrations for the token probe")
     parser.add_argument("--rl-config", default="rl-learn-tiny")
     parser.add_argument("--rl-variants", nargs="*", default=[f"{r}/{c}" for r, c in VARIANTS])
     parser.add_argument("--rl-seeds", type=int, default=3)
@@ -353,6 +383,8 @@ def main() -> None:
         log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
     if "eval-sft" in stages:
         run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out, args.eval_part)
+    if "probe" in stages:
+        run_probe(args, out, envs)
     if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
         run_rl(args, out, envs)
     if "report" in stages:
@@ -370,6 +402,8 @@ def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                                "heldout_envs_planned": len(envs["heldout"]) + len(envs["heldout_capability"]),
                                "heldout_envs_evaluated": len(common)}
     results["differences"] = report_differences(reports) if reports else []
+    if (out / "probe.json").is_file():
+        results["probe"] = json.loads((out / "probe.json").read_text(encoding="utf-8"))
     plots = {"learning_curve.png": out / "learning_curve.png"}
     curve = list(sft["curve"])
     if "base" in reports and (not curve or curve[0]["step"] != 0):

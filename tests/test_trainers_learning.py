@@ -94,3 +94,28 @@ def test_intervals_and_paired_differences() -> None:
     assert overall["envs"] == 40 and overall["sft-base"]["value"] == pytest.approx(0.75)
     assert overall["sft-base"]["significant"] and overall["sft-base"]["low"] > 0.5
     assert {"single-turn", "multi-turn", "c"} <= {g for g, _ in rows}
+
+
+def test_token_probe_counts_assistant_tokens_and_tells_carried_values_from_format() -> None:
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    from trainers.learning_probe import teacher_forced_accuracy
+
+    rows = [json.loads(json.dumps(ROW).replace("PLAT-7", ticket)) for ticket in ("PLAT-7", "OPS-93", "WEB-418")]
+    template = trl_chat_template("qwen3_training")
+    corpus = list(render_corpus_text([to_chat(r, rendering="minimal") for r in rows] * 3, template))
+    tokenizer = train_tokenizer(corpus, TinyModelSpec(vocab_size=400, min_token_frequency=1), template)
+    torch.manual_seed(0)
+    model = Qwen3ForCausalLM(Qwen3Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                         head_dim=16))
+    result = teacher_forced_accuracy(model, tokenizer, rows, "minimal")
+    chats = [to_chat(r, rendering="minimal") for r in rows]
+    masks = [tokenizer.apply_chat_template(messages, tools=tools, return_dict=True, return_assistant_tokens_mask=True)
+             ["assistant_masks"] for messages, tools in chats]
+    assert result.conversations == 3 and result.tokens == sum(sum(m) for m in masks)
+    # The ticket ids are read in the request and written in the call and the reply: carried over, not format.
+    assert 0 < result.copied_tokens < result.tokens
+    assert 0.0 <= result.copied_accuracy <= 1.0 and 0.0 <= result.other_accuracy <= 1.0
+    assert result.to_dict()["accuracy"] == round(result.correct / result.tokens, 4)

@@ -1,0 +1,95 @@
+"""What a student has learned, token by token: teacher-forced accuracy on held-out demonstrations.
+
+pass@1 is all or nothing: one wrong id fails an episode. Before a model passes anything, this probe shows which
+part of the teacher's behaviour it has picked up. Every assistant token of a held-out demonstration is predicted
+greedily from the true prefix (teacher forcing) and counted in one of two classes:
+
+- `copied`: the token occurs earlier in the conversation outside the assistant's own messages (the request, the
+  system prompt, a tool result) and is not a format token: ids, names, paths and values the agent has to carry
+  from what it read. Format tokens are those that occur in the assistant messages of at least half of the probed
+  conversations (`{"`, `name`, tool names, `<tool_call>`, ...): they also occur earlier, in the tool list, but
+  the model writes them from habit, not by carrying them over;
+- `other`: everything else: the call format, tool names, argument names, the agent's own words.
+
+A model that learned the format but not yet to carry values over scores high on `other` and low on `copied`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from trainers.sft_data import to_chat
+
+__all__ = ["TokenAccuracy", "teacher_forced_accuracy"]
+
+
+@dataclass(frozen=True)
+class TokenAccuracy:
+    """Greedy next-token accuracy on the assistant tokens of some demonstrations, overall and per class."""
+
+    conversations: int
+    tokens: int
+    correct: int
+    copied_tokens: int
+    copied_correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.tokens if self.tokens else 0.0
+
+    @property
+    def copied_accuracy(self) -> float:
+        return self.copied_correct / self.copied_tokens if self.copied_tokens else 0.0
+
+    @property
+    def other_accuracy(self) -> float:
+        other = self.tokens - self.copied_tokens
+        return (self.correct - self.copied_correct) / other if other else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "accuracy": round(self.accuracy, 4), "copied_accuracy": round(self.copied_accuracy, 4),
+                "other_accuracy": round(self.other_accuracy, 4)}
+
+
+def _spans(tokenizer: PreTrainedTokenizerBase, row: Mapping[str, Any], rendering: str) -> tuple[list[int], list[int]]:
+    messages, tools = to_chat(row, "probe row", rendering)
+    encoded: Mapping[str, Any] = tokenizer.apply_chat_template(  # type: ignore[assignment]  # a dict here
+        messages, tools=tools, tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
+    return list(encoded["input_ids"]), list(encoded["assistant_masks"])
+
+
+@torch.no_grad()
+def teacher_forced_accuracy(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
+                            rows: Sequence[Mapping[str, Any]], rendering: str) -> TokenAccuracy:
+    """Teacher-forced greedy accuracy of `model` on the assistant tokens of `rows` (`sft_shards` rows)."""
+    encoded = [_spans(tokenizer, row, rendering) for row in rows]
+    frequency: dict[int, int] = {}
+    for ids, mask in encoded:
+        for token in {t for t, m in zip(ids, mask, strict=True) if m}:
+            frequency[token] = frequency.get(token, 0) + 1
+    habitual = {t for t, n in frequency.items() if 2 * n >= len(encoded)}
+    was_training = model.training
+    model.eval()
+    tokens = correct = copied_tokens = copied_correct = 0
+    try:
+        for ids, mask in encoded:
+            predicted = model(input_ids=torch.tensor([ids])).logits[0].argmax(-1).tolist()
+            seen: set[int] = set()  # tokens so far outside assistant messages
+            for position in range(1, len(ids)):
+                if not mask[position]:
+                    seen.add(ids[position])
+                    continue
+                hit = predicted[position - 1] == ids[position]
+                tokens += 1
+                correct += hit
+                if ids[position] in seen and ids[position] not in habitual:
+                    copied_tokens += 1
+                    copied_correct += hit
+    finally:
+        model.train(was_training)
+    return TokenAccuracy(len(rows), tokens, correct, copied_tokens, copied_correct)
