@@ -19,7 +19,7 @@ from typing import Any, cast
 import torch
 from transformers import PreTrainedModel
 
-from coworkenv.llm import LLMError, LLMRequest, LLMResponse
+from coworkenv.llm import LLMRequest
 from trainers.local_backend import LocalTransformersBackend
 
 __all__ = ["BatchSlot", "BatchedLocalBackend", "GroupBatcher", "generate_batch"]
@@ -144,30 +144,6 @@ class BatchedLocalBackend(LocalTransformersBackend):
         super().__init__(*args, **kwargs)
         self.batcher = GroupBatcher(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
 
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Answer one request in the next batch, or raise `LLMError` (does not fit the context, generation failed)."""
-        self.stats.requests += 1
-        try:
-            if request.json_schema is not None:
-                raise LLMError("client_error", f"{self.name}: structured output (json_schema) is not supported locally")
-            ids = self.renderer.prompt_ids(request.messages, request.tools)
-            room = self.context - len(ids) if self.context else request.max_tokens
-            if room <= 0:
-                raise LLMError("context_length", f"{self.name}: the conversation is {len(ids)} tokens, the model's "
-                                                 f"context is {self.context}; use a model with a longer context")
-            generated = await self.batcher.request(ids, min(request.max_tokens, room), request.temperature, 1.0,
-                                                   request.seed)
-        except LLMError as exc:
-            self.stats.count_failure(exc.kind)
-            raise
-        except (RuntimeError, ValueError) as exc:  # torch / template errors: reported per request, never a crash
-            self.stats.count_failure("server_error")
-            raise LLMError("server_error", f"{self.name}: generation failed: {type(exc).__name__}: {exc}") from exc
-        parsed = self.renderer.parse(generated)
-        self.stats.prompt_tokens += len(ids)
-        self.stats.completion_tokens += len(generated)
-        return LLMResponse(
-            content=parsed.text, tool_calls=parsed.calls, prompt_tokens=len(ids), completion_tokens=len(generated),
-            finish_reason="stop" if parsed.finished else "length", cached=False, model=self.name,
-            tool_call_errors=parsed.errors,
-        )
+    async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
+        """The new tokens after `ids`, generated in the next batch together with the other waiting requests."""
+        return await self.batcher.request(ids, max_new_tokens, request.temperature, 1.0, request.seed)

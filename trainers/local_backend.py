@@ -248,7 +248,9 @@ class LocalTransformersBackend:
     def __repr__(self) -> str:
         return f"LocalTransformersBackend(name={self.name!r})"
 
-    def _answer(self, request: LLMRequest) -> LLMResponse:
+    def _prompt(self, request: LLMRequest) -> tuple[list[int], int]:
+        """The request's prompt ids and how many tokens may be generated after them; `LLMError` when it cannot be
+        answered here (structured output, or a prompt that fills the context)."""
         if request.json_schema is not None:
             raise LLMError("client_error", f"{self.name}: structured output (json_schema) is not supported locally")
         ids = self.renderer.prompt_ids(request.messages, request.tools)
@@ -256,29 +258,28 @@ class LocalTransformersBackend:
         if room <= 0:
             raise LLMError("context_length", f"{self.name}: the conversation is {len(ids)} tokens, the model's context "
                                            f"is {self.context}; use a model with a longer context or fewer tools")
+        return ids, min(request.max_tokens, room)
+
+    async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
+        """The new tokens after `ids` (one request at a time; `trainers.batching` batches concurrent ones)."""
         sampler = LocalSampler(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
-        generated = sampler.generate(ids, min(request.max_tokens, room), request.temperature, seed=request.seed)
-        parsed = self.renderer.parse(generated)
-        return LLMResponse(
-            content=parsed.text, tool_calls=parsed.calls, prompt_tokens=len(ids), completion_tokens=len(generated),
-            finish_reason="stop" if parsed.finished else "length", cached=False, model=self.name,
-            tool_call_errors=parsed.errors,
-        )
+        return sampler.generate(ids, max_new_tokens, request.temperature, seed=request.seed)
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request, or raise `LLMError` (the prompt does not fit the context, or generation failed)."""
         self.stats.requests += 1
         try:
-            response = self._answer(request)
+            ids, max_new_tokens = self._prompt(request)
+            generated = await self._generate(ids, max_new_tokens, request)
         except LLMError as exc:
             self.stats.count_failure(exc.kind)
             raise
         except (RuntimeError, ValueError) as exc:  # torch / template errors: reported per request, never a crash
             self.stats.count_failure("server_error")
             raise LLMError("server_error", f"{self.name}: generation failed: {type(exc).__name__}: {exc}") from exc
-        self.stats.prompt_tokens += response.prompt_tokens
-        self.stats.completion_tokens += response.completion_tokens
-        return response
+        self.stats.prompt_tokens += len(ids)
+        self.stats.completion_tokens += len(generated)
+        return generated_response(self.renderer.parse(generated), len(ids), len(generated), self.name)
 
     def complete_batch(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
         """Answer `requests` in order, one after the other."""
@@ -293,6 +294,15 @@ class LocalTransformersBackend:
             return out
 
         return run_sync(run)
+
+
+def generated_response(parsed: ParsedMessage, prompt_tokens: int, completion_tokens: int, model: str) -> LLMResponse:
+    """The `LLMResponse` of a locally generated assistant message (`finish_reason` "length" when it was cut off)."""
+    return LLMResponse(
+        content=parsed.text, tool_calls=parsed.calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        finish_reason="stop" if parsed.finished else "length", cached=False, model=model,
+        tool_call_errors=parsed.errors,
+    )
 
 
 def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0) -> LocalTransformersBackend:

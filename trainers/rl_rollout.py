@@ -28,7 +28,7 @@ from coworkenv.rollout import TrajectoryRecord, arun_agent
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import write_trajectories
 from trainers.batching import GroupBatcher
-from trainers.local_backend import ChatRenderer
+from trainers.local_backend import ChatRenderer, generated_response
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
 
 __all__ = [
@@ -133,11 +133,7 @@ class EpisodeBackend:
             self.tokens.extend([self.renderer.eos_token_id], False, -1)
         self.stats.prompt_tokens += len(ids)
         self.stats.completion_tokens += len(generated)
-        return LLMResponse(
-            content=parsed.text, tool_calls=parsed.calls, prompt_tokens=len(ids), completion_tokens=len(generated),
-            finish_reason="stop" if parsed.finished else "length", cached=False, model=self.name,
-            tool_call_errors=parsed.errors,
-        )
+        return generated_response(parsed, len(ids), len(generated), self.name)
 
     def complete_batch(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
         """Not used: one episode asks for one message at a time."""
