@@ -357,6 +357,8 @@ def main() -> None:
     parser.add_argument("--rl-envs", type=int, default=32)
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
+    parser.add_argument("--rl-without-signal", action="store_true",
+                        help="run RL even when the SFT student scores 0 on every held-out env")
     parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),
                         help="I/N: evaluate only the I-th of N slices of the held-out envs (run N processes)")
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
@@ -386,7 +388,13 @@ def main() -> None:
     if "probe" in stages:
         run_probe(args, out, envs)
     if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
-        run_rl(args, out, envs)
+        sft_report = partial_report(out, "sft")
+        if sft_report is not None and sft_report.overall.mean_score == 0.0 and not args.rl_without_signal:
+            # GRPO learns from reward differences within a group; a student that scores 0 everywhere gives none.
+            log(f"rl: skipped, the SFT student scores 0.000 on all {sft_report.overall.envs} held-out envs, so every "
+                "group would have zero reward spread (pass --rl-without-signal to run it anyway)")
+        else:
+            run_rl(args, out, envs)
     if "report" in stages:
         report(args, out, envs)
 
