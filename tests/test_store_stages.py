@@ -91,6 +91,20 @@ def test_trajectories_round_trip(records: list[TrajectoryRecord], tmp_path: Path
     assert stages.read_trajectories(stored) == [stages.without_measurements(r) for r in records]
 
 
+def test_rl_rollouts_round_trip_with_their_step_and_refuse_a_table_without_it(
+    records: list[TrajectoryRecord], tmp_path: Path
+) -> None:
+    table = trajectories_table(records)
+    steps = table.append_column("rl_step", pa.array([3] * table.num_rows, pa.int32()))
+    stored = stages.RL_ROLLOUTS.store(steps, tmp_path, "rl_rollouts")
+    assert stages.RL_ROLLOUTS.read(stored).equals(steps)
+    with pytest.raises(stages.StageError, match="missing rl_step"):
+        stages.RL_ROLLOUTS.store(table, tmp_path, "rl_rollouts")
+    strict = pa.schema([f.with_nullable(False) if f.name == "rl_step" else f for f in steps.schema])
+    with pytest.raises(stages.StageError, match="rl_step is not nullable, unlike the schema"):
+        stages.RL_ROLLOUTS.check(steps.cast(strict))
+
+
 def test_sft_rows_round_trip_through_shards(records: list[TrajectoryRecord], tmp_path: Path) -> None:
     table = stages.sft_table(records, "train")
     assert table.schema.equals(stages.SFT_SCHEMA) and table.column("split").to_pylist() == ["train"] * len(records)

@@ -50,6 +50,9 @@ class Stage:
         problems = [f"missing {n}" for n in want if n not in have]
         problems += [f"extra {n}" for n in have if n not in want]
         problems += [f"{n} is {have[n]}, not {t}" for n, t in want.items() if n in have and have[n] != t]
+        nullable = {f.name: f.nullable for f in table.schema}
+        problems += [f"{f.name} is {'nullable' if nullable[f.name] else 'not nullable'}, unlike the schema"
+                     for f in self.schema if f.name in nullable and nullable[f.name] != f.nullable]
         if not problems:
             problems = ["columns out of order"]
         raise StageError(f"not a {self.name} table ({'; '.join(problems)}); build it with the {self.name} stage "

@@ -33,7 +33,7 @@ __all__ = [
 _HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
 TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
 # A student's RL episodes: trajectory records plus the GRPO step that produced them (the `rl_rollouts` asset).
-RL_ROLLOUTS = Stage("rl_rollouts", TRAJECTORY_SCHEMA.append(pa.field("rl_step", pa.int32(), nullable=False)),
+RL_ROLLOUTS = Stage("rl_rollouts", TRAJECTORY_SCHEMA.append(pa.field("rl_step", pa.int32())),
                     hint="rl_rollouts are written by the RL assets (assets/rl.py)",
                     required=(*TRAJECTORY_SCHEMA.names, "rl_step"))
 
