@@ -67,7 +67,8 @@ def test_cli_and_assets_write_the_same_stage_files(tmp_path: Path) -> None:
     assert records and stages.stored_trajectories_table(records).equals(
         stages.TRAJECTORIES.read(stored(TRAJECTORIES, CAPABILITY)))
 
-    _cli("curate", str(out / "traj"), "--out", str(out / "sft"))
+    # The pipeline keeps a larger test split than the CLI's default (settings.test_fraction): pass the same value.
+    _cli("curate", str(out / "traj"), "--out", str(out / "sft"), "--test-fraction", str(settings.test_fraction))
     for split in ("train", "validation", "test"):
         asset_rows = stages.SFT.read(stored(SFT, split))
         shards = sorted((out / "sft").glob(f"{split}-*.parquet"))
