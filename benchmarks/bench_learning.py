@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
 
+from coworkenv.rollout import TrajectoryRecord  # noqa: E402
+from coworkenv.rollout.grounding import unseen_in_record  # noqa: E402
 from coworkenv.spec import EnvSpec  # noqa: E402
 from coworkenv.store.stages import sft_table  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
@@ -58,6 +60,7 @@ from trainers.training_report import write_json_atomic  # noqa: E402
 
 TRAINED = ("lookup_answer_source", "draft_only_reply", "delegate_and_follow_up")
 HELDOUT_CAPABILITY = "reschedule_conflict"
+TEACHERS = ("grounded", "terse", "narrated")
 STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "probe", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
 EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
@@ -107,11 +110,22 @@ def round_robin(specs: list[EnvSpec]) -> list[EnvSpec]:
     return [by_cap[cap][i] for i, cap in order]
 
 
-def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]], terse: bool) -> int:
+def teacher_demonstrations(specs: list[EnvSpec], teacher: str, progress: Any = None) -> list[TrajectoryRecord]:
+    """The oracle's passing demonstrations in `teacher`'s style (`TEACHERS`). `grounded` ones that still write a
+    value the agent has not seen (one discovery cannot show, e.g. a computed one) are left out."""
+    records = demonstrations(specs, terse=teacher != "narrated", grounded=teacher == "grounded", progress=progress)
+    if teacher != "grounded":
+        return records
+    kept = [r for r in records if not unseen_in_record(r.messages, r.tools)]
+    log(f"{teacher} teacher: {len(kept)} of {len(records)} passing demonstrations write only values they have seen")
+    return kept
+
+
+def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]], teacher: str) -> int:
     """The oracle's passing demonstrations on the train envs, as an SFT shard; returns their number."""
     shard = out / "sft-data" / "train-00000-of-00001.parquet"
     if not shard.is_file():
-        records = demonstrations(envs["train"], terse=terse, progress=lambda i, n: log(f"demonstrations {i}/{n}"))
+        records = teacher_demonstrations(envs["train"], teacher, lambda i, n: log(f"demonstrations {i}/{n}"))
         write_sft_shard(records, out / "sft-data")
         log(f"{len(records)} passing oracle demonstrations -> {shard}")
     return int(pq.ParquetFile(shard).metadata.num_rows)
@@ -142,7 +156,7 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
     summary_path = out / "sft_summary.json"
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text(encoding="utf-8")))
-    demos = make_demonstrations(out, envs, args.teacher == "terse")
+    demos = make_demonstrations(out, envs, args.teacher)
     config = load_sft_config(args.sft_config)
     curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
                          args.curve_every, config.model.rendering, budget_s=args.sft_minutes * 60,
@@ -169,7 +183,7 @@ def run_probe(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]
     if path.is_file():
         return dict(json.loads(path.read_text(encoding="utf-8")))
     specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.probe_envs)][: args.probe_envs]
-    rows = sft_table(demonstrations(specs, terse=args.teacher == "terse"), "test").to_pylist()
+    rows = sft_table(teacher_demonstrations(specs, args.teacher), "test").to_pylist()
     results: dict[str, Any] = {}
     for name in ("base", "sft"):
         if (out / name / RENDERING_FILE).is_file():
@@ -339,8 +353,9 @@ def main() -> None:
     parser.add_argument("--train-per-cap", type=int, default=700)
     parser.add_argument("--heldout-per-cap", type=int, default=40)
     parser.add_argument("--heldout-cap-envs", type=int, default=30)
-    parser.add_argument("--teacher", choices=("terse", "narrated"), default="terse",
-                        help="oracle demonstrations without narration (terse) or narrated")
+    parser.add_argument("--teacher", choices=TEACHERS, default="grounded",
+                        help="oracle demonstrations: grounded (terse, and it lists or searches before writing a value "
+                        "it has not seen), terse (no narration) or narrated")
     parser.add_argument("--sft-config", default="learn-tiny")
     parser.add_argument("--sft-minutes", type=float, default=30.0, help="training budget, on --sft-clock")
     parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
@@ -374,7 +389,7 @@ def main() -> None:
     envs = make_envs(args, out)
     log(f"envs: {len(envs['train'])} train, {len(envs['heldout'])} held-out, "
         f"{len(envs['heldout_capability'])} of held-out capability {args.heldout_capability}")
-    make_demonstrations(out, envs, args.teacher == "terse")
+    make_demonstrations(out, envs, args.teacher)
     heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)

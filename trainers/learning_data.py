@@ -56,10 +56,10 @@ def validated_envs(cap: Capability, n: int, first_seed: int, *, max_tries: int |
 
 
 def demonstrations(specs: Sequence[EnvSpec], *, seed: int = 0, k: int = 1, terse: bool = False,
-                   progress: Callable[[int, int], None] | None = None) -> list[TrajectoryRecord]:
-    """The oracle teacher's episodes (k phrasings per env; `terse`: without narration), keeping only those the
-    verifier passes."""
-    teacher = OracleTeacher(seed, k=k, terse=terse)
+                   grounded: bool = False, progress: Callable[[int, int], None] | None = None) -> list[TrajectoryRecord]:
+    """The oracle teacher's episodes (k phrasings per env; `terse`: without narration; `grounded`: it lists or
+    searches before writing a value it has not seen), keeping only those the verifier passes."""
+    teacher = OracleTeacher(seed, k=k, terse=terse, grounded=grounded)
     records: list[TrajectoryRecord] = []
     for index, spec in enumerate(specs):
         records.extend(r for r in teacher.run(spec) if r.passed)

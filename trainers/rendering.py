@@ -72,14 +72,16 @@ def _type_of(schema: Mapping[str, Any]) -> str:
 
 def compact_tool(tool: Mapping[str, Any], *, describe: bool = True) -> dict[str, Any]:
     """One OpenAI function tool, compacted: name, first-sentence description (unless not `describe`) and
-    `parameters` as name -> type (enum values joined by `|`, `, optional` for parameters that are not required)."""
+    `parameters` as name -> type in name order (enum values joined by `|`, `, optional` for parameters that are not
+    required)."""
     function = tool.get("function", tool)
     if "name" not in function:
         raise ValueError(f"a tool without a name cannot be rendered: {json.dumps(tool)[:200]}")
     parameters = function.get("parameters") or {}
     required = set(parameters.get("required") or ())
+    # In name order: the tools stored with a demonstration (keys sorted) and those of a live request render alike.
     signature = {name: _type_of(schema) + ("" if name in required else ", optional")
-                 for name, schema in (parameters.get("properties") or {}).items()}
+                 for name, schema in sorted((parameters.get("properties") or {}).items())}
     if not describe:
         return {"name": function["name"], "parameters": signature}
     return {"name": function["name"], "description": _short(function.get("description") or ""),

@@ -13,6 +13,7 @@ from coworkenv.checks import AuditEntry
 from coworkenv.env import Action, Env, ToolCallRequest
 from coworkenv.faults import FAILING
 from coworkenv.rollout.describe import Phrasing, action, finding, intent, join, source
+from coworkenv.rollout.grounding import discovery_call
 from coworkenv.spec import EnvSpec, ToolCallSpec
 
 
@@ -85,19 +86,39 @@ class NarratedOracle:
     `terse` leaves the narration out: tool calls carry no text, and a turn ends with the reference's own statement
     (or a one-word acknowledgement when it has none). Demonstrations for a small model trained from scratch, which
     cannot afford to learn the narration (see docs/learning.md).
+
+    `grounded` looks before it acts: before a reference call that writes a value the agent has not seen (an id the
+    generator knew), it makes the listing or search call that shows it (`coworkenv.rollout.grounding`), at most
+    `MAX_DISCOVERY` per reference call. A demonstration then never teaches guessing an id.
     """
+
+    MAX_DISCOVERY = 3
 
     name = "oracle"
 
-    def __init__(self, spec: EnvSpec, seed: int = 0, *, terse: bool = False) -> None:
+    def __init__(self, spec: EnvSpec, seed: int = 0, *, terse: bool = False, grounded: bool = False) -> None:
         self.spec = spec
         self.seed = seed
         self.terse = terse
+        self.grounded = grounded
+        self._looked = 0  # discovery calls made for the current reference call
+        self._discovered = False  # the last action was a discovery call
         self._turn = -1
         self._calls: list[ToolCallSpec] = []
         self._says: list[str] = []
         self._next = 0
         self._audit_start = 0
+
+    def _discovery(self, env: Env) -> ToolCallSpec | None:
+        """The listing or search call to make before the next reference call, when `grounded` and one is needed."""
+        if self.grounded and self._next < len(self._calls) and self._looked < self.MAX_DISCOVERY:
+            look = discovery_call(env, self._calls[self._next].arguments)
+            if look is not None:
+                self._looked += 1
+                self._discovered = True
+                return look
+        self._looked = 0
+        return None
 
     def act(self, env: Env) -> Action:
         if env.turn != self._turn:
@@ -109,12 +130,16 @@ class NarratedOracle:
             self._audit_start = len(env.audit)
         # One generator per message: phrasing depends on the seed, the env and the position, never on history.
         entries = env.audit[self._audit_start:]
-        if entries and entries[-1].fault in FAILING and 0 < self._next <= len(self._calls):
+        discovered, self._discovered = self._discovered, False
+        if entries and entries[-1].fault in FAILING and 0 < self._next <= len(self._calls) and not discovered:
             self._next -= 1  # repeat the call an injected fault made fail, as a careful agent would
-        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{self._next}"))
-        step, self._next = self._next, self._next + 1
-        if step < len(self._calls):
-            call = self._calls[step]
+        call = self._discovery(env)
+        where = f"{self._next}:look{self._looked}" if call is not None else str(self._next)
+        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{where}"))
+        if call is None:
+            step, self._next = self._next, self._next + 1
+            call = self._calls[step] if step < len(self._calls) else None
+        if call is not None:
             text = "" if self.terse else preface(p, entries[-1] if entries else None, call, env.turn)
             return Action(text, (ToolCallRequest(call.name, dict(call.arguments)),))
         if self.terse:

@@ -48,27 +48,32 @@ class OracleTeacher:
     """Plays the reference solution with natural assistant messages; phrasing varies with the seed.
 
     `k` > 1 gives k differently phrased episodes per env (seeds `seed` .. `seed + k - 1`). `terse` drops the
-    narration (see `NarratedOracle`).
+    narration and `grounded` makes the oracle list or search before a call that writes a value it has not seen
+    (both: see `NarratedOracle`).
     """
 
     name = "oracle"
 
-    def __init__(self, seed: int = 0, *, k: int = DEFAULT_ORACLE_K, terse: bool = False) -> None:
+    def __init__(self, seed: int = 0, *, k: int = DEFAULT_ORACLE_K, terse: bool = False, grounded: bool = True) -> None:
         if k < 1:
             raise ValueError(f"k must be at least 1 episode per environment, got {k}")
         self.seed = seed
         self.k = k
         self.terse = terse
+        self.grounded = grounded
 
     def run(self, spec: EnvSpec) -> list[TrajectoryRecord]:
         """The narrated reference solution, scored by the verifier (k episodes)."""
         # Room for every reference step, a final message per turn, and slack for turns past the reference.
         budget = sum(len(t.steps) + 1 for t in spec.reference) + len(spec.turns) + 4
+        if self.grounded:  # room for the discovery calls too
+            budget += NarratedOracle.MAX_DISCOVERY * sum(len(t.steps) for t in spec.reference)
         records = []
         env = Env(spec, max_steps=max(ENV_MAX_STEPS, budget))  # reset() rewinds it for every sample
         for index in range(self.k):
             seed = self.seed + index
-            records.append(run_agent(env, NarratedOracle(spec, seed, terse=self.terse), max_steps=max(DEFAULT_MAX_STEPS, budget),
+            policy = NarratedOracle(spec, seed, terse=self.terse, grounded=self.grounded)
+            records.append(run_agent(env, policy, max_steps=max(DEFAULT_MAX_STEPS, budget),
                                      sampling={"seed": seed}, teacher=self.name, sample_index=index))
         return records
 
