@@ -87,21 +87,26 @@ def test_turn_progress_scores_each_turn_where_the_agent_left_it(spec: EnvSpec) -
     assert noop.scores[1] < half.scores[1] < full.scores[1]
 
 
-@pytest.fixture(scope="module")
-def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec) -> Path:
-    """A tiny randomly initialised Qwen3 model with a tokenizer trained on the env's reference transcript."""
+def _tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec, copy_head: bool) -> Path:
     from trainers.chat_templates import trl_chat_template
     from trainers.tiny_model import TinyModelSpec, build_tiny_model, render_corpus_text
 
     template = trl_chat_template("qwen3_training")
     sizes = TinyModelSpec(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                          num_key_value_heads=1, head_dim=16, min_token_frequency=1)
+                          num_key_value_heads=1, head_dim=16, min_token_frequency=1, copy_head=copy_head,
+                          copy_head_dim=8)
     model, tokenizer = build_tiny_model(render_corpus_text(reference_conversations([spec]), template), sizes, 0,
                                         template)
     folder = tmp_path_factory.mktemp("rl") / "start"
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec) -> Path:
+    """A tiny randomly initialised Qwen3 model with a tokenizer trained on the env's reference transcript."""
+    return _tiny_checkpoint(tmp_path_factory, spec, copy_head=False)
 
 
 class ScriptedSampler:
@@ -267,6 +272,24 @@ def test_trajectory_credit_run_writes_checkpoint_log_and_curve(spec: EnvSpec, ti
     assert sorted(pq.read_table(rollouts, columns=["passed"]).column("passed").to_pylist()) == [False, True]
     reloaded = AutoModelForCausalLM.from_pretrained(out)
     assert reloaded.config.hidden_size == 32 and AutoTokenizer.from_pretrained(out).chat_template
+
+
+def test_a_copy_head_model_trains_with_its_own_log_probs(spec: EnvSpec, tmp_path_factory: pytest.TempPathFactory,
+                                                         tmp_path: Path) -> None:
+    """GRPO scores completions through TRL's fused LM head, which cannot see a copy head (trainers.copy_model): the
+    trainer installs the model's own, and the run trains and saves a copy-head checkpoint."""
+    from trainers.copy_model import uses_copy_head
+
+    start = _tiny_checkpoint(tmp_path_factory, spec, copy_head=True)
+    tokenizer = AutoTokenizer.from_pretrained(start)
+    result = train_rl(_config("binary", "trajectory"), [spec], tmp_path / "out", model_path=start,
+                      sampler_factory=scripted(tokenizer))
+    (entry,) = result.log
+    assert entry["reward"] == pytest.approx(0.5) and entry["frac_reward_zero_std"] == 0.0
+    reloaded = AutoModelForCausalLM.from_pretrained(result.out_dir)
+    assert uses_copy_head(reloaded)
+    before = AutoModelForCausalLM.from_pretrained(start)
+    assert any(not torch.equal(a, b) for a, b in zip(reloaded.parameters(), before.parameters(), strict=True))
 
 
 def test_rl_configs_load_and_reject_mistakes(tmp_path: Path) -> None:

@@ -51,6 +51,9 @@ class TinySection(_Section):
     head_dim: Annotated[int, Field(ge=4)] = 32
     max_position_embeddings: Annotated[int, Field(ge=64)] = 4096
     min_token_frequency: Annotated[int, Field(ge=1)] = 2
+    copy_head: Annotated[bool, Field(description="add a pointer-generator copy head (trainers.copy_model): a "
+                                     "from-scratch model then copies ids and values it read")] = False
+    copy_head_dim: Annotated[int, Field(ge=4)] = 64
 
     @model_validator(mode="after")
     def _heads_divide(self) -> TinySection:

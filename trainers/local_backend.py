@@ -27,6 +27,7 @@ from transformers import (
 )
 
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
+from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.rendering import read_rendering, render_messages, render_tools
 
 __all__ = [

@@ -28,7 +28,14 @@ from typing import Any, cast
 import torch
 from accelerate.utils import gather_object
 from datasets import Dataset
-from transformers import AutoConfig, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
+from transformers import (
+    AutoConfig,
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    TrainerCallback,
+)
 from transformers.trainer_callback import PrinterCallback
 from trl import GRPOConfig, GRPOTrainer
 
@@ -37,6 +44,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
+from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
 from trainers.rewards import (
@@ -83,6 +91,9 @@ class EnvGRPOTrainer(GRPOTrainer):
         with warnings.catch_warnings():  # rollout_func is flagged experimental on every construction
             warnings.filterwarnings("ignore", message=".*rollout_func.*experimental", category=UserWarning)
             super().__init__(*args, **kwargs)
+        for model in (self.model, self.ref_model):  # TRL's fused LM head cannot see a copy head (trainers.copy_model)
+            if model is not None and uses_copy_head(model):
+                install_fused_lm_head(model, self.temperature)
         self.credit = credit
         self.last_turn_credit: TurnCredit | None = None
 
@@ -177,7 +188,11 @@ def _starting_point(
         tokenizer.chat_template = trl_chat_template(model.chat_template)
     # GRPOTrainer loads the weights itself (the right class for VLMs too, sharded under ZeRO-3).
     text_config = AutoConfig.from_pretrained(model.name_or_path).get_text_config()
-    return model.name_or_path, tokenizer, int(getattr(text_config, "max_position_embeddings", 0) or 0)
+    context = int(getattr(text_config, "max_position_embeddings", 0) or 0)
+    if text_config.model_type == CopyHeadConfig.model_type:
+        # GRPOTrainer looks the architecture up in `transformers` by name; a copy-head checkpoint is loaded here.
+        return AutoModelForCausalLM.from_pretrained(model.name_or_path), tokenizer, context
+    return model.name_or_path, tokenizer, context
 
 
 def _fitting_specs(specs: Sequence[EnvSpec], renderer: ChatRenderer, config: RLRunConfig,

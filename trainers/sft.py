@@ -27,6 +27,7 @@ from trl import SFTConfig, SFTTrainer
 
 from trainers.chat_templates import trl_chat_template
 from trainers.config import SFTRunConfig, load_sft_config
+from trainers.copy_model import install_fused_lm_head, uses_copy_head
 from trainers.rendering import write_rendering
 from trainers.sft_data import DataFile, load_train_split, to_chat, tokenize_split
 from trainers.tiny_model import build_tiny_model, render_corpus_text
@@ -247,6 +248,16 @@ def score_labelled_positions_on_cpu() -> bool:
     return True
 
 
+class _SFTTrainer(SFTTrainer):
+    """TRL's SFTTrainer; on a copy-head model, the fused LM head it installs is replaced by the model's own
+    (TRL's cannot see the copy head, see trainers.copy_model)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if uses_copy_head(self.model):
+            install_fused_lm_head(self.model)
+
+
 def build_sft_trainer(
     config: SFTRunConfig | str | Path,
     data_dir: Path,
@@ -268,7 +279,7 @@ def build_sft_trainer(
 
     recorder = _StepRecorder(progress)
     score_labelled_positions_on_cpu()
-    trainer = SFTTrainer(
+    trainer = _SFTTrainer(
         model=model,
         args=build_sft_args(run_config, Path(output_dir)),
         train_dataset=train_dataset,

@@ -18,6 +18,8 @@ from tokenizers import trainers as bpe_trainers
 from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
 from transformers.utils.chat_template_utils import render_jinja_template
 
+from trainers.copy_model import CopyHeadConfig, CopyHeadForCausalLM
+
 __all__ = [
     "CONTROL_TOKENS",
     "SPECIAL_TOKENS",
@@ -56,6 +58,8 @@ class TinyModelSpec:
     head_dim: int = 32
     max_position_embeddings: int = 4096
     min_token_frequency: int = 2
+    copy_head: bool = False  # a pointer-generator copy head (trainers.copy_model)
+    copy_head_dim: int = 64
 
 
 def render_corpus_text(
@@ -109,13 +113,14 @@ def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec, chat_template: s
 def build_tiny_model(
     corpus: Iterable[str], spec: TinyModelSpec, seed: int, chat_template: str
 ) -> tuple[Qwen3ForCausalLM, PreTrainedTokenizerFast]:
-    """Train the tokenizer on `corpus` and initialise a `Qwen3ForCausalLM` of `spec`'s size from `seed`.
+    """Train the tokenizer on `corpus` and initialise a `Qwen3ForCausalLM` of `spec`'s size from `seed` (with a copy
+    head, `trainers.copy_model`, when `spec.copy_head`).
 
     `corpus` should be the conversations rendered with `chat_template` (see `render_corpus_text`), so that the
     merges fit the text the model is trained on.
     """
     tokenizer = train_tokenizer(corpus, spec, chat_template)
-    config = Qwen3Config(
+    sizes: dict[str, Any] = dict(
         vocab_size=len(tokenizer),
         hidden_size=spec.hidden_size,
         intermediate_size=spec.intermediate_size,
@@ -131,7 +136,11 @@ def build_tiny_model(
     )
     # The seed fixes the initial weights, so two runs on the same data start from the same model.
     torch.manual_seed(seed)
-    model = Qwen3ForCausalLM(config)
+    model: Qwen3ForCausalLM
+    if spec.copy_head:
+        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim, **sizes))
+    else:
+        model = Qwen3ForCausalLM(Qwen3Config(**sizes))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     return model, tokenizer

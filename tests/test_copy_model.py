@@ -1,0 +1,142 @@
+"""The copy-head model (trainers.copy_model): a normalised distribution, the same answer cached or not, batched or
+not, saved or not; TRL's fused-head call answered from the model's own mixture; trainable through TRL's SFTTrainer;
+and it learns to copy unseen ids where the plain model of the same size does not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from transformers import AutoModelForCausalLM, DynamicCache  # noqa: E402
+
+from tests.test_trainers_sft import _tiny_test_config, make_sft_rows, write_sft_shards  # noqa: E402
+from trainers.copy_model import CopyHeadConfig, CopyHeadForCausalLM, install_fused_lm_head, uses_copy_head  # noqa: E402
+
+SIZES: dict[str, Any] = dict(vocab_size=61, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=256,
+                             tie_word_embeddings=True, eos_token_id=1, pad_token_id=0)
+
+
+def _model(seed: int = 0) -> CopyHeadForCausalLM:
+    torch.manual_seed(seed)
+    return CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=16, **SIZES)).eval()
+
+
+@torch.no_grad()
+def test_the_mixture_is_a_distribution_and_caching_changes_nothing() -> None:
+    model = _model()
+    ids = torch.randint(2, 61, (1, 24))
+    full = model(input_ids=ids).logits
+    assert torch.allclose(full.exp().sum(-1), torch.ones(1, 24), atol=1e-4)
+    cache = DynamicCache(config=model.config)
+    parts = [model(input_ids=ids[:, a:b], use_cache=True, cache=cache).logits for a, b in ((0, 10), (10, 11), (11, 24))]
+    assert torch.allclose(torch.cat(parts, 1), full, atol=1e-5)
+
+
+@torch.no_grad()
+def test_generation_cached_batched_and_left_padded_matches_plain_greedy() -> None:
+    model = _model(1)
+    ids = torch.randint(2, 61, (1, 16))
+    generated = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False)
+    greedy = ids
+    for _ in range(8):  # no cache, one full forward per token
+        greedy = torch.cat([greedy, model(input_ids=greedy).logits[:, -1].argmax(-1, keepdim=True)], 1)
+    assert torch.equal(generated, greedy)
+    padded = torch.cat([torch.zeros(1, 5, dtype=torch.long), ids], 1)
+    other = torch.cat([ids[:, :5], ids], 1)
+    mask = torch.stack([torch.cat([torch.zeros(5), torch.ones(16)]), torch.ones(21)]).long()
+    batch = model.generate(input_ids=torch.cat([padded, other]), attention_mask=mask, max_new_tokens=8, do_sample=False)
+    assert torch.equal(batch[0, 5:], generated[0])
+
+
+@torch.no_grad()
+def test_a_checkpoint_loads_with_the_auto_classes(tmp_path: Path) -> None:
+    model = _model(2)
+    ids = torch.randint(2, 61, (1, 12))
+    model.save_pretrained(tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text())["model_type"] == "coworkenv_copy_qwen3"
+    loaded = AutoModelForCausalLM.from_pretrained(tmp_path).eval()
+    assert uses_copy_head(loaded) and torch.allclose(loaded(input_ids=ids).logits, model(input_ids=ids).logits)
+
+
+def test_labels_score_only_labelled_positions_and_the_fused_call_agrees() -> None:
+    model = _model(3)
+    ids = torch.randint(2, 61, (2, 20))
+    labels = ids.clone()
+    labels[:, :8] = -100
+    labels[1, 15:] = -100
+    full = torch.log_softmax(model(input_ids=ids).logits, -1)
+    nll = -full[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1)
+    expected = nll[labels[:, 1:] != -100].mean()
+    assert torch.allclose(model(input_ids=ids, labels=labels).loss, expected, atol=1e-5)
+    install_fused_lm_head(model)
+    fused = model(input_ids=ids, labels=labels, fused_lm_head=True)
+    assert torch.allclose(fused.loss, expected, atol=1e-5)
+    assert torch.allclose(fused.log_probs, (-nll).masked_fill(labels[:, 1:] == -100, 0), atol=1e-5)
+    assert fused.entropy.shape == fused.is_top1.shape == labels[:, 1:].shape
+    fused.loss.backward()
+    assert model.copy_query.weight.grad is not None and model.copy_gate.weight.grad is not None
+    with pytest.raises(TypeError, match="no copy head"):
+        install_fused_lm_head(torch.nn.Linear(2, 2))
+
+
+def _copy_batch(generator: torch.Generator, size: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """`key value ... SEP key` -> `value`: values are random tokens, new in every row (nothing to memorise)."""
+    keys = torch.stack([torch.randperm(10, generator=generator)[:4] + 2 for _ in range(size)])
+    values = torch.randint(12, 61, (size, 4), generator=generator)
+    ask = torch.randint(0, 4, (size,), generator=generator)
+    rows = torch.stack([keys, values], -1).reshape(size, 8)
+    ids = torch.cat([rows, torch.full((size, 1), 1), keys.gather(1, ask[:, None]), values.gather(1, ask[:, None])], 1)
+    labels = torch.full_like(ids, -100)
+    labels[:, -1] = ids[:, -1]
+    return ids, labels
+
+
+def _copy_accuracy(model: torch.nn.Module, steps: int) -> tuple[float, float]:
+    """(exact answers, answers that are one of the row's values) after `steps` steps on `_copy_batch`."""
+    generator = torch.Generator().manual_seed(0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        ids, labels = _copy_batch(generator)
+        model(input_ids=ids, labels=labels).loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+    ids, _ = _copy_batch(torch.Generator().manual_seed(99), 256)
+    with torch.no_grad():
+        predicted = model(input_ids=ids[:, :-1]).logits[:, -1].argmax(-1)
+    in_context = (predicted[:, None] == ids[:, 1:8:2]).any(-1)
+    return float((predicted == ids[:, -1]).float().mean()), float(in_context.float().mean())
+
+
+def test_the_copy_head_learns_to_copy_values_from_its_context_where_the_plain_model_does_not() -> None:
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    torch.manual_seed(0)
+    plain = _copy_accuracy(Qwen3ForCausalLM(Qwen3Config(**SIZES)), 150)
+    copying = _copy_accuracy(_model(0).train(), 150)
+    # The values are new in every row: only copying from the context can name one.
+    assert copying[1] >= 0.9 and copying[1] >= plain[1] + 0.3, (plain, copying)
+    assert copying[0] >= plain[0], (plain, copying)
+
+
+def test_sft_through_trl_trains_a_copy_head_checkpoint_the_local_backend_loads(tmp_path: Path) -> None:
+    from trainers.local_backend import LocalTransformersBackend
+    from trainers.sft import train_sft
+
+    config = _tiny_test_config()
+    tiny = config.model.tiny.model_copy(update={"copy_head": True, "copy_head_dim": 16})
+    config = config.model_copy(update={"model": config.model.model_copy(update={"tiny": tiny})})
+    repo = write_sft_shards(tmp_path / "repo", make_sft_rows(24))
+    result = train_sft(config, repo, tmp_path / "ckpt")
+    log = json.loads((tmp_path / "ckpt" / "training_log.json").read_text())
+    losses = [entry["loss"] for entry in log["steps"]]
+    assert result.steps == 12 and sum(losses[-3:]) < 0.8 * sum(losses[:3]), losses
+    backend = LocalTransformersBackend(tmp_path / "ckpt")
+    assert uses_copy_head(backend.model)

@@ -1,0 +1,187 @@
+"""A Qwen3-architecture causal LM with a copy head (a pointer-generator), for models trained from scratch on CPU.
+
+An agent carries values over: the ids, paths, names and amounts it read in a tool result go into its next call.
+A transformer of a few million parameters trained for half an hour learns the call format quickly but copies
+values poorly (docs/learning.md: 0.61 of carried tokens right at 30 CPU-minutes, and one wrong token fails an
+episode). Pretrained models bring that ability from pretraining; a model trained from scratch does not.
+
+The copy head gives the model a direct way to copy, as in pointer-generator networks (See et al., 2017,
+"Get To The Point"): at every position a query attends over the keys of all earlier positions; the attention
+weights, summed per token id, form a copy distribution over the vocabulary; a learned gate mixes it with the LM
+head's softmax. The model's `logits` are the log of that mixture (a normalised distribution, so softmax, sampling,
+greedy decoding and cross-entropy work on them unchanged).
+
+The copy keys of earlier positions ride along with the KV cache (`_copy_memory` on the cache object), so cached,
+batched and left-padded generation give what one full forward pass gives (`tests/test_copy_model.py`).
+
+TRL's trainers compute log-probabilities through a fused LM head that multiplies the backbone's hidden states by
+the LM head's weights directly; that path cannot see the copy head. `install_fused_lm_head` replaces it on a
+copy-head model by one that returns the same fields (`FusedCausalLMOutput`) from the model's own distribution;
+`trainers.sft` and `trainers.rl` install it after TRL patched the model. The checkpoint's config has its own `model_type`, registered
+with the Auto classes when this module is imported, so `AutoModelForCausalLM.from_pretrained` loads it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import types
+from typing import Any
+
+import torch
+from torch import nn
+from transformers import AutoConfig, AutoModelForCausalLM, Qwen3Config, Qwen3ForCausalLM
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+__all__ = ["CopyHeadConfig", "CopyHeadForCausalLM", "install_fused_lm_head", "uses_copy_head"]
+
+_FLOOR = 1e-9  # added to the mixture before the log: a token neither head proposes keeps a finite logit
+
+
+class CopyHeadConfig(Qwen3Config):
+    """Qwen3's config plus the width of the copy head's queries and keys."""
+
+    model_type = "coworkenv_copy_qwen3"
+
+    def __init__(self, copy_head_dim: int = 64, **kwargs: Any) -> None:
+        self.copy_head_dim = copy_head_dim
+        super().__init__(**kwargs)
+
+
+class _CopyMemory:
+    """The copy keys, token ids and validity of the positions a KV cache holds."""
+
+    def __init__(self, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> None:
+        self.keys, self.ids, self.valid = keys, ids, valid
+
+
+class CopyHeadForCausalLM(Qwen3ForCausalLM):
+    """`Qwen3ForCausalLM` whose next-token distribution mixes the LM head with a copy of earlier tokens."""
+
+    config_class = CopyHeadConfig
+
+    def __init__(self, config: CopyHeadConfig) -> None:
+        super().__init__(config)
+        width = config.copy_head_dim
+        self.copy_query = nn.Linear(config.hidden_size, width, bias=False)
+        self.copy_key = nn.Linear(config.hidden_size, width, bias=False)
+        self.copy_gate = nn.Linear(config.hidden_size, 1)
+        self.post_init()
+
+    def _memory(self, cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> _CopyMemory:
+        """Earlier positions (from the cache's memory) followed by this call's; stored back on the cache."""
+        new = keys.shape[1]
+        memory = getattr(cache, "_copy_memory", None) if cache is not None else None
+        if memory is not None:
+            past = cache.get_seq_length() - new  # the KV cache already holds this call's positions
+            if memory.keys.shape[1] < past:
+                raise RuntimeError("the copy memory lost positions the KV cache holds; do not crop the cache")
+            keys = torch.cat([memory.keys[:, :past], keys], dim=1)
+            ids = torch.cat([memory.ids[:, :past], ids], dim=1)
+            valid = torch.cat([memory.valid[:, :past], valid], dim=1)
+        memory = _CopyMemory(keys, ids, valid)
+        if cache is not None:
+            cache._copy_memory = memory
+        return memory
+
+    def forward(  # type: ignore[override]  # same parameters as Qwen3ForCausalLM.forward
+        self,
+        input_ids: torch.LongTensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        position_ids: torch.LongTensor | None = None,
+        cache: Any = None,
+        inputs_embeds: torch.Tensor | None = None,
+        labels: torch.LongTensor | None = None,
+        use_cache: bool | None = None,
+        logits_to_keep: int | torch.Tensor = 0,
+        **kwargs: Any,
+    ) -> CausalLMOutputWithPast:
+        if input_ids is None:
+            raise ValueError("the copy head copies token ids: pass input_ids, not inputs_embeds")
+        if "past_key_values" in kwargs:  # the name before transformers 5.2x
+            cache = kwargs.pop("past_key_values")
+        outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                             cache=cache, inputs_embeds=inputs_embeds, use_cache=use_cache, **kwargs)
+        hidden = outputs.last_hidden_state  # (batch, new, hidden)
+        new = input_ids.shape[1]
+        valid_new = (attention_mask[:, -new:] if attention_mask is not None
+                     else torch.ones_like(input_ids)).bool()
+        memory = self._memory(outputs.cache if use_cache else None, self.copy_key(hidden), input_ids, valid_new)
+        total = memory.keys.shape[1]
+        positions = torch.arange(total - new, total, device=hidden.device)  # absolute positions of the queries
+        if labels is not None:  # score only positions whose next token carries a label
+            scored = (labels[:, 1:] != -100).any(dim=0).nonzero().squeeze(-1)
+            positions = positions[scored]
+            hidden = hidden[:, scored]
+        elif isinstance(logits_to_keep, int) and logits_to_keep > 0:
+            positions, hidden = positions[-logits_to_keep:], hidden[:, -logits_to_keep:]
+        vocab = torch.softmax(self.lm_head(hidden).float(), dim=-1)
+        scores = self.copy_query(hidden) @ memory.keys.transpose(1, 2) / math.sqrt(self.config.copy_head_dim)
+        allowed = (torch.arange(total, device=hidden.device)[None, :] <= positions[:, None])[None] & memory.valid[:, None]
+        attention = torch.softmax(scores.float().masked_fill(~allowed, float("-inf")), dim=-1).nan_to_num(0.0)
+        copied = torch.zeros_like(vocab).scatter_add_(2, memory.ids[:, None, :].expand(-1, hidden.shape[1], -1),
+                                                      attention)
+        gate = torch.sigmoid(self.copy_gate(hidden).float())
+        logits = torch.log(gate * vocab + (1 - gate) * copied + _FLOOR)
+        loss = None
+        if labels is not None:
+            targets = labels[:, 1:][:, scored]
+            loss = nn.functional.nll_loss(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
+        return CausalLMOutputWithPast(loss=loss, logits=logits, cache=outputs.cache if use_cache else None)
+
+
+def install_fused_lm_head(model: Any, temperature: float = 1.0) -> None:
+    """Give a copy-head model the `fused_lm_head=True` call TRL's SFT and GRPO trainers make (per-token log-probs,
+    entropy and top-1 hits of the labels, and the mean negative log-likelihood), computed from its own mixture.
+
+    Call it after the trainer's constructor, which patches `model.forward` with TRL's own fused head.
+    """
+    from trl.trainer.utils import FusedCausalLMOutput  # TRL is a training dependency only
+
+    if not isinstance(model, CopyHeadForCausalLM):
+        raise TypeError(f"{type(model).__name__} has no copy head; TRL's own fused LM head serves it")
+    own: Any = type(model).forward
+
+    @functools.wraps(own)
+    def forward(self: CopyHeadForCausalLM, *args: Any, fused_lm_head: bool = False, labels: Any = None,
+                shift_labels: Any = None, num_items_in_batch: Any = None, **kwargs: Any) -> Any:
+        if not fused_lm_head:
+            return own(self, *args, labels=labels, **kwargs)
+        kwargs["use_cache"] = False
+        targets = labels[:, 1:] if shift_labels is None else shift_labels
+        mask = targets != -100
+        scored = mask.any(dim=0).nonzero().squeeze(-1)
+        # With labels the model scores only the labelled positions (aligned so that position t predicts t + 1).
+        aligned = labels if shift_labels is None else torch.nn.functional.pad(shift_labels, (1, 0), value=-100)
+        logits = torch.log_softmax(own(self, *args, labels=aligned, **kwargs).logits / temperature, dim=-1)
+        picked = targets[:, scored]
+        chosen = logits.gather(-1, picked.clamp(min=0)[..., None]).squeeze(-1)
+        entropy = -(logits.exp() * logits).sum(-1)
+        top1 = (logits.argmax(-1) == picked).to(logits.dtype)
+
+        def spread(values: torch.Tensor) -> torch.Tensor:
+            return values.new_zeros(mask.shape).index_copy(1, scored, values).masked_fill(~mask, 0)
+
+        log_probs = spread(chosen)
+        tokens = mask.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch
+        return FusedCausalLMOutput(loss=-log_probs.sum() / tokens, log_probs=log_probs, entropy=spread(entropy),
+                                   is_top1=spread(top1), label_mask=mask)
+
+    model.forward = types.MethodType(forward, model)  # type: ignore[method-assign]
+
+
+def uses_copy_head(model: Any) -> bool:
+    """Whether `model` (possibly wrapped) is a copy-head model, whose loss must come from its own forward."""
+    return isinstance(getattr(model, "module", model), CopyHeadForCausalLM)
+
+
+def _register() -> None:
+    """Let the Auto classes load copy-head checkpoints (a second registration, e.g. on reload, is a no-op)."""
+    for register, args in ((AutoConfig.register, (CopyHeadConfig.model_type, CopyHeadConfig)),
+                           (AutoModelForCausalLM.register, (CopyHeadConfig, CopyHeadForCausalLM))):
+        with contextlib.suppress(ValueError):
+            register(*args)  # type: ignore[operator]
+
+
+_register()
