@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from coworkenv.world._bulk import gc_paused
-from coworkenv.world._hashing import combine, record_digest
+from coworkenv.world._digest import digest_function
+from coworkenv.world._hashing import combine
 from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
 from coworkenv.world._query import IdSet, Selection, run_select
 
@@ -118,7 +119,7 @@ class Table(Generic[R]):
         old = self._rows.get(record_id)
         if self._on_change is not None:
             self._on_change(self, record_id, old)
-        digest = record_digest(self.app, self.name, record_id, record.model_dump(mode="json"))
+        digest = digest_function(type(record))(self.app, self.name, record_id, record)
         self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
         self._rows[record_id] = record
         self._digests[record_id] = digest
@@ -139,10 +140,11 @@ class Table(Generic[R]):
             return
         rows, digests, seq = self._rows, self._digests, self._seq
         app, name, total, n = self.app, self.name, self._hash, self._seq_next
+        model, digest_of = self.model, digest_function(self.model)
         for record in records:
             record_id: str = record.id  # type: ignore[attr-defined]
-            digest = record_digest(app, name, record_id, type(record).__pydantic_serializer__.to_python(
-                record, mode="json"))
+            kind = type(record)
+            digest = (digest_of if kind is model else digest_function(kind))(app, name, record_id, record)
             old = digests.get(record_id)
             if old is None:
                 seq[record_id] = n

@@ -1,0 +1,112 @@
+"""Records' JSON forms and digests straight from their field values, when those are already their own JSON.
+
+`record_digest` hashes a record's JSON form (`model_dump(mode="json")`). For a model whose every field holds strings,
+numbers, flags, None, literals, or lists and string-keyed dicts of those, the field values *are* that JSON form, so
+the digest can skip the serializer (half the cost of hashing a record, paid for every record of a world on build and
+on every write), and so can a spec's content hash over its world's records. Any other model (nested models, dates,
+aliases, custom serializers) takes the serializer's path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from functools import cache
+from types import NoneType, UnionType
+from typing import Any, Literal, Union, get_args, get_origin
+
+import orjson
+from pydantic import BaseModel
+
+from coworkenv.world._hashing import record_digest
+
+RecordDigest = Callable[[str, str, str, BaseModel], int]
+
+_SCALARS = (str, int, float, bool, NoneType)
+_SORT = orjson.OPT_SORT_KEYS
+
+
+def _json_native(annotation: Any) -> bool:
+    """True when every value of the annotation is its own JSON form (as pydantic's JSON mode would give it)."""
+    origin = get_origin(annotation)
+    if origin is None:
+        return annotation in _SCALARS
+    if origin is Literal:
+        return all(isinstance(a, str | int | bool | NoneType) for a in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_json_native(a) for a in get_args(annotation))
+    if origin is list:
+        return all(_json_native(a) for a in get_args(annotation))
+    if origin is dict:
+        key, value = get_args(annotation)
+        return key is str and _json_native(value)
+    return False
+
+
+def _dumped_as_fields(model: type[BaseModel]) -> bool:
+    """True when a dump of the model has exactly its fields, under their names, each dumped by its type alone."""
+    decorators = model.__pydantic_decorators__
+    if decorators.field_serializers or decorators.model_serializers or decorators.computed_fields:
+        return False
+    if model.model_config.get("extra") != "forbid" or model.__private_attributes__:
+        return False
+    return all(not info.exclude and info.alias is None and info.serialization_alias is None
+               for info in model.model_fields.values())
+
+
+@cache
+def _plain_model(model: type[BaseModel]) -> bool:
+    """True when `model_dump(mode="json", by_alias=...)` of any instance equals its `__dict__`."""
+    return _dumped_as_fields(model) and all(_json_native(i.annotation) for i in model.model_fields.values())
+
+
+@cache
+def _container_fields(model: type[BaseModel]) -> dict[str, tuple[bool, type[BaseModel]]] | None:
+    """For a model whose fields all hold a model or a list of models: field -> (is a list, that model); else None."""
+    if not _dumped_as_fields(model):
+        return None
+    out: dict[str, tuple[bool, type[BaseModel]]] = {}
+    for name, info in model.model_fields.items():
+        annotation, many = info.annotation, get_origin(info.annotation) is list
+        if many:
+            annotation = get_args(annotation)[0]
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        out[name] = (many, annotation)
+    return out
+
+
+def json_form(value: BaseModel) -> Any:
+    """`value.model_dump(mode="json", by_alias=True)`, with plain records' field dicts used as they are.
+
+    Read-only: the result shares the records' own dicts and lists (hash or serialize it, never change it).
+    """
+    model = type(value)
+    if _plain_model(model):
+        return value.__dict__
+    fields = _container_fields(model)
+    if fields is None:
+        return value.model_dump(mode="json", by_alias=True)
+    out: dict[str, Any] = {}
+    for name, (many, kind) in fields.items():
+        item = value.__dict__[name]
+        items = item if many else [item]
+        if any(type(v) is not kind for v in items):  # a subclass dumps as the declared model: let pydantic do it
+            return value.model_dump(mode="json", by_alias=True)
+        out[name] = [json_form(v) for v in items] if many else json_form(item)
+    return out
+
+
+def _fast(app: str, table: str, record_id: str, record: BaseModel) -> int:
+    data = orjson.dumps([app, table, record_id, record.__dict__], option=_SORT)
+    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
+
+
+def _serialized(app: str, table: str, record_id: str, record: BaseModel) -> int:
+    return record_digest(app, table, record_id, type(record).__pydantic_serializer__.to_python(record, mode="json"))
+
+
+@cache
+def digest_function(model: type[BaseModel]) -> RecordDigest:
+    """How to digest a record of `model`: equal to `record_digest(app, table, id, record.model_dump(mode="json"))`."""
+    return _fast if _plain_model(model) else _serialized
