@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from coworkenv.apps import APPS
+from coworkenv.apps.notes import Note
 from coworkenv.examples import example_names, load_example
-from coworkenv.world import Record, content_hash, json_form
+from coworkenv.world import Record, Table, content_hash, json_form
 from coworkenv.world._digest import digest_function
 from coworkenv.world._hashing import record_digest
 
@@ -131,3 +132,18 @@ def test_models_the_fast_path_cannot_read_take_the_serializer() -> None:
     # A subclass instance in a list of the declared model dumps as the declared model.
     sub = _Holder.model_construct(rows=[_SubAliased(id="s", title="t")], other=[], loose=[])
     assert json_form(sub) == sub.model_dump(mode="json", by_alias=True, warnings=False)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d", "e"]), _TEXT), max_size=8))
+def test_bulk_load_equals_putting_each_record(rows: list[tuple[str, str]]) -> None:
+    """Repeated ids included: the later record replaces the earlier one in place, as `put` does."""
+    ids = [i for i, _ in rows]
+    records = [Note(id=i, title=t, body=t, updated_at="2026-01-01T00:00:00Z") for i, t in rows]
+    loaded, put = Table("notes", "notes", Note), Table("notes", "notes", Note)
+    loaded.load(records)
+    for record in records:
+        put.put(record)
+    assert loaded.content_hash == put.content_hash
+    assert list(loaded) == list(put) and [loaded.digest_of(i) for i in ids] == [put.digest_of(i) for i in ids]
+    assert loaded.select() == put.select() and loaded.select(reverse=True) == put.select(reverse=True)

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from coworkenv.world._bulk import gc_paused
-from coworkenv.world._digest import digest_function
+from coworkenv.world._digest import digest_function, digests_of
 from coworkenv.world._hashing import combine
 from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
 from coworkenv.world._query import IdSet, Selection, run_select
@@ -138,21 +138,18 @@ class Table(Generic[R]):
             for record in records:
                 self.put(record)
             return
-        rows, digests, seq = self._rows, self._digests, self._seq
-        app, name, total, n = self.app, self.name, self._hash, self._seq_next
-        model, digest_of = self.model, digest_function(self.model)
-        for record in records:
-            record_id: str = record.id  # type: ignore[attr-defined]
-            kind = type(record)
-            digest = (digest_of if kind is model else digest_function(kind))(app, name, record_id, record)
-            old = digests.get(record_id)
-            if old is None:
-                seq[record_id] = n
-                n += 1
-            total += digest - (old or 0)
-            rows[record_id] = record
-            digests[record_id] = digest
-        self._hash, self._seq_next = combine(total), n
+        batch = list(records)
+        ids: list[str] = [r.id for r in batch]  # type: ignore[attr-defined]
+        if len(set(ids)) != len(ids):  # a repeated id replaces the earlier record, as `put` does
+            for record in batch:
+                self.put(record)
+            return
+        digests = digests_of(self.app, self.name, self.model, ids, batch)
+        n = self._seq_next
+        self._rows.update(zip(ids, batch, strict=True))
+        self._digests.update(zip(ids, digests, strict=True))
+        self._seq.update(zip(ids, range(n, n + len(ids)), strict=True))
+        self._hash, self._seq_next = combine(self._hash + sum(digests)), n + len(ids)
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
