@@ -10,7 +10,7 @@ aliases, custom serializers) takes the serializer's path.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
@@ -112,7 +112,7 @@ def digest_function(model: type[BaseModel]) -> RecordDigest:
     return _fast if _plain_model(model) else _serialized
 
 
-def digests_of(app: str, table: str, model: type[BaseModel], ids: list[str], records: list[Any]) -> list[int]:
+def digests_of(app: str, table: str, model: type[BaseModel], ids: list[str], records: Sequence[BaseModel]) -> list[int]:
     """The digest of each record (ids given in the same order), as `digest_function` gives them one by one."""
     if _plain_model(model) and all(type(r) is model for r in records):
         dumps, blake2b, from_bytes = orjson.dumps, hashlib.blake2b, int.from_bytes
