@@ -93,7 +93,8 @@ def json_form(value: BaseModel) -> Any:
         items = item if many else [item]
         if any(type(v) is not kind for v in items):  # a subclass dumps as the declared model: let pydantic do it
             return value.model_dump(mode="json", by_alias=True)
-        out[name] = [json_form(v) for v in items] if many else json_form(item)
+        forms = [v.__dict__ for v in items] if _plain_model(kind) else [json_form(v) for v in items]
+        out[name] = forms if many else forms[0]
     return out
 
 
