@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -108,18 +109,13 @@ def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
     else:
         pairs = index.range(*q.between, reverse=walk_reverse) if q.between is not None else index.pairs(walk_reverse)
         ids = map(itemgetter(1), pairs)
-    out: list[Any] = []
-    want = q.limit if q.limit is not None else len(rows) + 1
-    for i in ids:
-        for s in wanted:
-            if i not in s:
-                break
-        else:
-            record = rows[i]
-            if where is None or where(record):
-                out.append(record)
-                if len(out) >= want:
-                    break
+    # C iterators chained lazily: membership tests and lookups run without a Python loop turn per visited entry.
+    for s in wanted:
+        ids = filter(s.__contains__, ids)
+    records: Iterable[Any] = map(rows.__getitem__, ids)
+    if where is not None:
+        records = filter(where, records)
+    out = list(islice(records, max(0, q.limit))) if q.limit is not None else list(records)
     return out[::-1] if q.last else out
 
 

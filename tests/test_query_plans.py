@@ -1,0 +1,38 @@
+"""Both query plans (walk, sort of candidates) give exactly the filter-then-sort result, for every limit."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coworkenv.apps import APPS
+from coworkenv.apps.notes import Note
+from coworkenv.world import Table
+
+TAGS = ["a", "b", "c"]
+_notes = st.lists(st.tuples(st.sampled_from(TAGS), st.integers(0, 5), st.booleans()), max_size=40)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(notes=_notes, tag=st.sampled_from([None, *TAGS]), long_titles=st.booleans(), ordered=st.booleans(),
+       reverse=st.booleans(), last=st.booleans(), limit=st.one_of(st.none(), st.integers(0, 45)))
+def test_select_equals_filtering_and_sorting_every_record(
+    notes: list[tuple[str, int, bool]], tag: str | None, long_titles: bool, ordered: bool, reverse: bool,
+    last: bool, limit: int | None,
+) -> None:
+    table: Table[Note] = Table("notes", "notes", Note, None, APPS["notes"].indexes["notes"])
+    for k, (t, day, long) in enumerate(notes):
+        table.put(Note(id=f"n-{k:02d}", title="long title" if long else "t", tags=[t], updated_at=f"2026-01-0{day}"))
+    table.delete("n-03")  # insertion order with a gap
+    where = (lambda n: len(n.title) > 1) if long_titles else None
+    sets = [table.key("tag").ids(tag) if tag is not None else None]
+    got = table.select("updated" if ordered else None, sets=sets, where=where, reverse=reverse, limit=limit,
+                       last=last)
+    rows = [n for n in table if (tag is None or tag in n.tags) and (where is None or where(n))]
+    if ordered:
+        rows.sort(key=lambda n: (n.updated_at, n.id), reverse=reverse)
+    elif reverse:
+        rows.reverse()
+    if limit is not None:
+        rows = [] if limit == 0 else rows[-limit:] if last else rows[:limit]
+    assert [n.id for n in got] == [n.id for n in rows]
