@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from coworkenv.apps import APPS
 from coworkenv.apps.notes import Note
-from coworkenv.world import Table
+from coworkenv.world import Derived, Key, Table
+from coworkenv.world._index import DerivedIndex, KeyIndex
 
 TAGS = ["a", "b", "c"]
 _notes = st.lists(st.tuples(st.sampled_from(TAGS), st.integers(0, 5), st.booleans()), max_size=40)
@@ -36,3 +37,23 @@ def test_select_equals_filtering_and_sorting_every_record(
     if limit is not None:
         rows = [] if limit == 0 else rows[-limit:] if last else rows[:limit]
     assert [n.id for n in got] == [n.id for n in rows]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.lists(st.sampled_from(TAGS), max_size=3)),
+                     max_size=12))
+def test_bulk_built_indexes_equal_indexes_built_one_record_at_a_time(rows: list[tuple[str, list[str]]]) -> None:
+    items = [(f"n-{k}", Note(id=f"n-{k}", title=title, tags=tags)) for k, (title, tags) in enumerate(rows)]
+    for spec in (Key(lambda n: n.tags, multi=True), Key(lambda n: n.title), Derived(lambda n: len(n.tags))):
+        bulk, each = spec.build(), spec.build()
+        bulk.add_all(items)
+        for record_id, record in items:
+            each.add(record_id, record)
+        if isinstance(bulk, KeyIndex) and isinstance(each, KeyIndex):
+            assert {v: bulk.ids(v) for v in bulk.values()} == {v: each.ids(v) for v in each.values()}
+            copy = bulk.copy()  # a copy's bulk add leaves the original's sets as they were
+            copy.add_all([("x", Note(id="x", title="a", tags=["a"]))])  # key "a" by title and by tag
+            assert "x" in copy.ids("a") and "x" not in bulk.ids("a")
+        else:
+            assert isinstance(bulk, DerivedIndex) and isinstance(each, DerivedIndex)
+            assert all(bulk[i] == each[i] for i, _ in items) and bulk._values == each._values

@@ -196,7 +196,7 @@ class Table(Generic[R]):
         elif index is None and name in self._index_specs:
             index = self._index_specs[name].build()
             with gc_paused():  # many small sets and tuples at once
-                if isinstance(index, OrderIndex):
+                if isinstance(index, OrderIndex | KeyIndex | DerivedIndex):
                     index.add_all(self._rows.items())
                 else:
                     for record_id, record in self._rows.items():
