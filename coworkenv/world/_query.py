@@ -31,8 +31,10 @@ _SORT_STEP = 1.5
 # A word's records become an id set when it has at most this many postings (or 1/32 of the table).
 _RARE_POSTINGS = 256
 _RARE_FRACTION = 32
-# Candidates beyond this many times the limit are ranked with a heap instead of being sorted.
+# Candidates beyond this many times the limit (and this many in all) are ranked with a heap instead of being sorted:
+# below that, two sorts in C beat a heap with a Python key function.
 _PARTIAL_SORT = 16
+_PARTIAL_SORT_MIN = 1_500
 
 
 @dataclass
@@ -135,7 +137,7 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
-    if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids):
+    if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids) and len(ids) > _PARTIAL_SORT_MIN:
         # A few of many: a heap picks them in (key, id) order without sorting every candidate.
         first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
         ids = first_few(q.limit, ids, key=lambda i: (key(i), i))
