@@ -115,7 +115,7 @@ def digest_function(model: type[BaseModel]) -> RecordDigest:
 
 def digests_of(app: str, table: str, model: type[BaseModel], ids: list[str], records: Sequence[BaseModel]) -> list[int]:
     """The digest of each record (ids given in the same order), as `digest_function` gives them one by one."""
-    if _plain_model(model) and all(type(r) is model for r in records):
+    if _plain_model(model) and set(map(type, records)) <= {model}:
         dumps, blake2b, from_bytes = orjson.dumps, hashlib.blake2b, int.from_bytes
         return [from_bytes(blake2b(dumps([app, table, i, r.__dict__], option=_SORT), digest_size=16).digest(), "big")
                 for i, r in zip(ids, records, strict=True)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -139,16 +140,17 @@ class Table(Generic[R]):
                 self.put(record)
             return
         batch = list(records)
-        ids: list[str] = [r.id for r in batch]  # type: ignore[attr-defined]
-        if len(set(ids)) != len(ids):  # a repeated id replaces the earlier record, as `put` does
+        ids: list[str] = list(map(attrgetter("id"), batch))
+        rows = dict(zip(ids, batch, strict=True))
+        if len(rows) != len(ids):  # a repeated id replaces the earlier record, as `put` does
             for record in batch:
                 self.put(record)
             return
         digests = digests_of(self.app, self.name, self.model, ids, batch)
         n = self._seq_next
-        self._rows.update(zip(ids, batch, strict=True))
-        self._digests.update(zip(ids, digests, strict=True))
-        self._seq.update(zip(ids, range(n, n + len(ids)), strict=True))
+        self._rows = rows  # the table was empty (see above)
+        self._digests = dict(zip(ids, digests, strict=True))
+        self._seq = dict(zip(ids, range(n, n + len(ids)), strict=True))
         self._hash, self._seq_next = combine(self._hash + sum(digests)), n + len(ids)
 
     def delete(self, record_id: str) -> None:
