@@ -23,7 +23,11 @@ from coworkenv.world._hashing import record_digest
 RecordDigest = Callable[[str, str, str, BaseModel], int]
 
 _SCALARS = (str, int, float, bool, NoneType)
-_SORT = orjson.OPT_SORT_KEYS
+# Canonical JSON (sorted keys) that refuses what pydantic's JSON mode would write differently from orjson (dates,
+# subclasses of str/int/dict/list, dataclasses) and what orjson cannot write (sets): those records take the
+# serializer's path, so a value a tool put in without validation hashes exactly as before.
+STRICT_CANONICAL = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+                    | orjson.OPT_PASSTHROUGH_DATACLASS)
 
 
 def _json_native(annotation: Any) -> bool:
@@ -99,7 +103,10 @@ def json_form(value: BaseModel) -> Any:
 
 
 def _fast(app: str, table: str, record_id: str, record: BaseModel) -> int:
-    data = orjson.dumps([app, table, record_id, record.__dict__], option=_SORT)
+    try:
+        data = orjson.dumps([app, table, record_id, record.__dict__], option=STRICT_CANONICAL)
+    except TypeError:  # a value the fast path does not write as the serializer would (see STRICT_CANONICAL)
+        return _serialized(app, table, record_id, record)
     return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
 
 
@@ -116,7 +123,10 @@ def digest_function(model: type[BaseModel]) -> RecordDigest:
 def digests_of(app: str, table: str, model: type[BaseModel], ids: list[str], records: Sequence[BaseModel]) -> list[int]:
     """The digest of each record (ids given in the same order), as `digest_function` gives them one by one."""
     if _plain_model(model) and set(map(type, records)) <= {model}:
-        dumps, blake2b, from_bytes = orjson.dumps, hashlib.blake2b, int.from_bytes
-        return [from_bytes(blake2b(dumps([app, table, i, r.__dict__], option=_SORT), digest_size=16).digest(), "big")
-                for i, r in zip(ids, records, strict=True)]
+        dumps, blake2b, from_bytes, strict = orjson.dumps, hashlib.blake2b, int.from_bytes, STRICT_CANONICAL
+        try:
+            return [from_bytes(blake2b(dumps([app, table, i, r.__dict__], option=strict), digest_size=16).digest(),
+                               "big") for i, r in zip(ids, records, strict=True)]
+        except TypeError:
+            pass  # one record needs the serializer: digest them one by one
     return [digest_function(type(r))(app, table, i, r) for i, r in zip(ids, records, strict=True)]
