@@ -52,7 +52,7 @@ class Dynamics:
     def advance(self, seconds: int) -> None:
         """Move the clock forward, applying scheduled effects and stream lines in time order."""
         target = self.world.clock + max(0, seconds)
-        if (not self._pending or self._pending[0][0] > target) and all(t > target for t in self._next_line.values()):
+        if (not self._pending or self._pending[0][0] > target) and min(self._next_line.values(), default=target + 1) > target:
             self.world.clock = target  # nothing falls due on the way (the common case of one tool call's tick)
             return
         emitted = dict.fromkeys(self._next_line, 0)

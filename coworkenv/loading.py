@@ -109,15 +109,23 @@ class _References:
     def __init__(self, spec: EnvSpec) -> None:
         self.spec = spec
         self.tools = spec_catalog(spec)  # built-in and declared tools
-        self.ids: dict[tuple[str, str], set[str]] = {}
-        for app_name, app in APPS.items():
-            state = getattr(spec.world.apps, app_name)
-            for table in app.tables:
-                self.ids[(app_name, table)] = {r.id for r in getattr(state, table)}
         # Records that dynamics or user turns create count as existing for checks.
+        self._created: dict[tuple[str, str], set[str]] = {}
         for effect in self._effects():
             if isinstance(effect, PutRecord) and "id" in effect.record:
-                self.ids.setdefault((effect.app, effect.table), set()).add(str(effect.record["id"]))
+                self._created.setdefault((effect.app, effect.table), set()).add(str(effect.record["id"]))
+        self._ids: dict[tuple[str, str], set[str]] = {}
+
+    def ids(self, app: str, table: str) -> set[str]:
+        """Ids of the records of `app.table`, created ones included; read on first use (most tables are never
+        named by a reference, and a large world's tables are most of a spec)."""
+        found = self._ids.get((app, table))
+        if found is None:
+            found = set(self._created.get((app, table), ()))
+            if app in APPS and table in APPS[app].state_model.model_fields:
+                found.update(r.id for r in getattr(getattr(self.spec.world.apps, app), table))
+            self._ids[(app, table)] = found
+        return found
 
     def _effects(self) -> Iterator[Any]:
         for rule in self.spec.dynamics.rules:
@@ -133,7 +141,7 @@ class _References:
             parse_time(spec.world.start)
         except ValueError as exc:
             yield SpecIssue("world.start", str(exc))
-        if spec.user not in self.ids[("directory", "people")]:
+        if spec.user not in self.ids("directory", "people"):
             yield SpecIssue("user", f"person {spec.user!r} is not in world.apps.directory.people")
         for i, name in enumerate(spec.tools):
             if name not in self.tools:
@@ -162,7 +170,7 @@ class _References:
             for j, effect in enumerate(rule.effects):
                 yield from self._effect(f"dynamics.rules[{i}].effects[{j}]", effect)
         for i, stream in enumerate(spec.dynamics.streams):
-            if stream.service not in self.ids[("services", "services")]:
+            if stream.service not in self.ids("services", "services"):
                 yield SpecIssue(f"dynamics.streams[{i}].service", f"no service {stream.service!r}")
             for j, pred in enumerate(stream.while_):
                 yield from self._rule(f"dynamics.streams[{i}].while[{j}]", pred)
@@ -190,7 +198,7 @@ class _References:
         if isinstance(model, SpecIssue):
             yield model
             return
-        if ref.id not in self.ids.get((ref.app, ref.table), set()):
+        if ref.id not in self.ids(ref.app, ref.table):
             yield SpecIssue(f"{where}.id", f"no record {ref.id!r} in {ref.app}.{ref.table}")
         yield from self._field(f"{where}.field", model, ref.field)
 
@@ -251,7 +259,7 @@ class _References:
 
     def _effect(self, where: str, effect: Any) -> Iterator[SpecIssue]:
         if isinstance(effect, AppendLog):
-            if effect.service not in self.ids[("services", "services")]:
+            if effect.service not in self.ids("services", "services"):
                 yield SpecIssue(f"{where}.service", f"no service {effect.service!r}")
             return
         model = self._model(where, effect.app, effect.table)
@@ -265,7 +273,7 @@ class _References:
                 for err in exc.errors():
                     yield SpecIssue(f"{where}.record.{_loc(err['loc'])}", err["msg"])
         elif isinstance(effect, UpdateRecord | DeleteRecord):
-            if effect.id not in self.ids.get((effect.app, effect.table), set()):
+            if effect.id not in self.ids(effect.app, effect.table):
                 yield SpecIssue(f"{where}.id", f"no record {effect.id!r} in {effect.app}.{effect.table}")
             if isinstance(effect, UpdateRecord):
                 for key in effect.set:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Any, Literal, Self
@@ -39,7 +40,7 @@ from coworkenv.spec_checks import (
     Tier,
     TiersRule,
 )
-from coworkenv.world import content_hash
+from coworkenv.world import STRICT_CANONICAL, content_hash, json_form
 
 SCHEMA_VERSION: Literal["2"] = "2"
 # Bump when the meaning of a check kind or of the score changes: stored runs are re-scored when this changes.
@@ -232,7 +233,15 @@ class EnvSpec(_Wire):
         """Content-hash id of the whole spec."""
         # Unused optional sections are left out so that specs without them keep their ids.
         unused = {k for k in ("tool_decls", "faults") if not getattr(self, k)}
-        return "env-" + content_hash(self.model_dump(mode="json", by_alias=True, exclude=unused))[:16]
+        # The world's records are the bulk: their field dicts are read as they are (the same JSON as dumping them).
+        data = self.model_dump(mode="json", by_alias=True, exclude=unused | {"world"})
+        data["world"] = {**self.world.model_dump(mode="json", by_alias=True, exclude={"apps"}),
+                         "apps": json_form(self.world.apps)}
+        try:  # the bytes `content_hash` hashes, or an error for a value a dump would write differently
+            canonical = orjson.dumps(data, option=STRICT_CANONICAL)
+        except TypeError:
+            return "env-" + content_hash(self.model_dump(mode="json", by_alias=True, exclude=unused))[:16]
+        return "env-" + hashlib.sha256(canonical).hexdigest()[:16]
 
     @cached_property
     def verifier_hash(self) -> str:

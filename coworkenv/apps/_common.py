@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
@@ -34,6 +35,27 @@ def dump(record: Record, *fields: str) -> dict[str, Any]:
         return out
     data = record.model_dump(mode="json")
     return {k: data[k] for k in fields} if fields else data
+
+
+def dump_many(records: Iterable[Record], *fields: str) -> list[dict[str, Any]]:
+    """`[dump(r, *fields) for r in records]`, with the plan looked up once per record type (list tools' hot path)."""
+    out: list[dict[str, Any]] = []
+    kind: type[Record] | None = None
+    plan: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    for record in records:
+        if type(record) is not kind:
+            kind = type(record)
+            plan = _dump_plan(kind, fields)
+        if plan is None:
+            out.append(dump(record, *fields))
+            continue
+        names, lists = plan
+        values = record.__dict__
+        row = {n: values[n] for n in names}
+        for n in lists:
+            row[n] = list(row[n])
+        out.append(row)
+    return out
 
 
 @cache

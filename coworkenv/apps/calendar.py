@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import (
@@ -54,7 +54,7 @@ class CalendarTools(Toolkit):
         """
         lo, hi = _window(start, end)
         email = person_by_ref(self, person).email if person else None
-        return [dump(e) for e in _overlapping(self.world.table("calendar", "events"), lo, hi, email, clamp(limit))]
+        return dump_many(_overlapping(self.world.table("calendar", "events"), lo, hi, email, clamp(limit)))
 
     @read
     def get_event(self, event_id: str) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class CalendarTools(Toolkit):
         """
         table = self.world.table("calendar", "events")
         rows = table.select("start", words=("text", query), limit=clamp(limit))
-        return [dump(e) for e in rows]
+        return dump_many(rows)
 
     @read
     def free_busy(self, people: list[str], start: str, end: str) -> dict[str, list[dict[str, str]]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record
@@ -36,7 +36,7 @@ class ChatTools(Toolkit):
     def list_channels(self) -> list[dict[str, Any]]:
         """List channels and direct-message conversations."""
         channels = self.world.table("chat", "channels").select("id")
-        return [dump(c, "id", "name", "topic", "is_dm") for c in channels]
+        return dump_many(channels, "id", "name", "topic", "is_dm")
 
     @read
     def read_channel(self, channel: str, limit: int = 20) -> list[dict[str, Any]]:
@@ -49,7 +49,7 @@ class ChatTools(Toolkit):
         channel_id = self._channel(channel).id
         table = self.world.table("chat", "messages")
         rows = table.select("ts", sets=[table.key("channel").ids(channel_id)], limit=clamp(limit), last=True)
-        return [dump(m) for m in rows]
+        return dump_many(rows)
 
     @write
     def post_message(self, channel: str, text: str) -> dict[str, Any]:

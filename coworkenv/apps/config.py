@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, prefix_range
 
@@ -67,7 +67,7 @@ class ConfigTools(Toolkit):
         self._entry(key)
         revisions = self.world.table("config", "revisions")
         rows = revisions.select("version", sets=[revisions.key("key").ids(key)], reverse=True)
-        return [dump(r, "version", "value", "author", "at") for r in rows]
+        return dump_many(rows, "version", "value", "author", "at")
 
     @write
     def set(self, key: str, value: str, expected_version: int | None = None) -> dict[str, Any]:

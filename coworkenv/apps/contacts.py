@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -46,7 +46,7 @@ class ContactsTools(Toolkit):
         """
         table = self.world.table("contacts", "contacts")
         sets = [table.key("tag").ids(tag) if tag is not None else None]
-        return [dump(c) for c in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)))
 
     @read
     def get(self, contact_id: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read
 from coworkenv.world import AppDef, AppState, Key, Record, Words
 
@@ -57,7 +57,7 @@ class DirectoryTools(Toolkit):
         """
         people = self.world.table("directory", "people")
         sets = [people.key("team").ids(team) if team is not None else None]
-        return [dump(p) for p in people.select(words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(people.select(words=("text", query), sets=sets, limit=clamp(limit)))
 
     @read
     def get_person(self, person: str) -> dict[str, Any]:

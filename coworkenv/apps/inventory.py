@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -45,7 +45,7 @@ class InventoryTools(Toolkit):
     @read
     def list_locations(self) -> list[dict[str, Any]]:
         """List the stock locations."""
-        return [dump(loc) for loc in self.world.table("inventory", "locations").select("id")]
+        return dump_many(self.world.table("inventory", "locations").select("id"))
 
     @read
     def search_items(
@@ -66,7 +66,7 @@ class InventoryTools(Toolkit):
             if location is not None else None,
             table.key("low").ids(True) if below_reorder and location is None else None,
         ]
-        return [dump(i) for i in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(table.select("id", words=("text", query), sets=sets, limit=clamp(limit)))
 
     @read
     def get_item(self, item_id: str) -> dict[str, Any]:
@@ -78,7 +78,7 @@ class InventoryTools(Toolkit):
         item = self._item(item_id)
         table = self.world.table("inventory", "movements")
         moves = table.select("at", sets=[table.key("item").ids(item_id)], reverse=True, limit=10)
-        return {**dump(item), "movements": [dump(m, "delta", "reason", "at") for m in moves]}
+        return {**dump(item), "movements": dump_many(moves, "delta", "reason", "at")}
 
     @write
     def adjust(self, item_id: str, delta: int, reason: str) -> dict[str, Any]:

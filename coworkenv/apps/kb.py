@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -56,7 +56,7 @@ class KbTools(Toolkit):
         rest: list[Article] = []
         if len(first) < clamp(limit):
             rest = table.select("id", words=("text", query), sets=sets, where=not_in_title, limit=clamp(limit) - len(first))
-        return [dump(a, *_SUMMARY) for a in [*first, *rest]]
+        return dump_many([*first, *rest], *_SUMMARY)
 
     @read
     def list_categories(self) -> list[dict[str, Any]]:

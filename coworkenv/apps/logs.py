@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump_many
 from coworkenv.tools import ToolError, Toolkit, read
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, format_time, parse_time
 
@@ -68,7 +68,7 @@ class LogsTools(Toolkit):
             return _RANK[line.level] >= rank and (needle is None or needle in line.message.lower())
 
         rows = table.select("ts", words=("message", needle), sets=sets, where=where, limit=clamp(limit), last=True, between=between)
-        return [dump(line) for line in rows]
+        return dump_many(rows)
 
     @read
     def tail(self, service: str, lines: int = 20) -> list[dict[str, Any]]:

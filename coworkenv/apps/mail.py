@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -51,7 +51,7 @@ class MailTools(Toolkit):
             "recent", sets=[table.key("folder").ids(folder), table.key("label").ids(label) if label else None],
             where=(lambda m: not m.read) if unread_only else None, reverse=True, limit=clamp(limit),
         )
-        return [dump(m, *_SUMMARY) for m in rows]
+        return dump_many(rows, *_SUMMARY)
 
     @read
     def search(self, query: str, folder: Folder | None = None, limit: int = 20) -> list[dict[str, Any]]:
@@ -65,7 +65,7 @@ class MailTools(Toolkit):
         table = self.world.table("mail", "messages")
         in_folder = table.key("folder").ids(folder) if folder is not None else None
         rows = table.select("recent", words=("text", query), sets=[in_folder], reverse=True, limit=clamp(limit))
-        return [dump(m, *_SUMMARY) for m in rows]
+        return dump_many(rows, *_SUMMARY)
 
     @read
     def read_message(self, message_id: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -36,7 +36,7 @@ class NotesTools(Toolkit):
         """
         table = self.world.table("notes", "notes")
         sets = [table.key("tag").ids(tag) if tag is not None else None]
-        return [dump(n, *_SUMMARY) for n in table.select("updated", sets=sets, reverse=True, limit=clamp(limit))]
+        return dump_many(table.select("updated", sets=sets, reverse=True, limit=clamp(limit)), *_SUMMARY)
 
     @read
     def search_notes(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
@@ -48,7 +48,7 @@ class NotesTools(Toolkit):
         """
         table = self.world.table("notes", "notes")
         rows = table.select("updated", words=("text", query), reverse=True, limit=clamp(limit))
-        return [dump(n, *_SUMMARY) for n in rows]
+        return dump_many(rows, *_SUMMARY)
 
     @read
     def read_note(self, note_id: str) -> dict[str, Any]:

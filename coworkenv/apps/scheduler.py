@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -67,7 +67,7 @@ class SchedulerTools(Toolkit):
             table.key("status").ids(last_status) if last_status is not None else None,
         ]
         fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
-        return [dump(j, *fields) for j in table.select("name", words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)), *fields)
 
     @read
     def get_job(self, job_id: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from coworkenv.apps._common import dump
+from coworkenv.apps._common import dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record
 
@@ -52,7 +52,7 @@ class ServicesTools(Toolkit):
     def list_services(self) -> list[dict[str, Any]]:
         """List services with their status, active config version and deployed version."""
         fields = ("id", "name", "status", "config_version", "deployed_version", "owner_team")
-        return [dump(s, *fields) for s in self.world.table("services", "services").select("id")]
+        return dump_many(self.world.table("services", "services").select("id"), *fields)
 
     @read
     def get_service(self, service: str) -> dict[str, Any]:
@@ -83,7 +83,7 @@ class ServicesTools(Toolkit):
         """
         self._service(service)
         configs = self.world.table("services", "configs")
-        return [dump(c) for c in configs.select("version", sets=[configs.key("service").ids(service)])]
+        return dump_many(configs.select("version", sets=[configs.key("service").ids(service)]))
 
     @write
     def rollback_config(self, service: str, to_version: int) -> dict[str, Any]:

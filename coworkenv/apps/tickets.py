@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
@@ -73,7 +73,7 @@ class TicketsTools(Toolkit):
             table.key("service").ids(service) if service is not None else None,
         ]
         fields = ("id", "title", "status", "priority", "assignee", "service")
-        return [dump(t, *fields) for t in table.select("id", words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(table.select("id", words=("text", query), sets=sets, limit=clamp(limit)), *fields)
 
     @read
     def get(self, ticket_id: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, parse_when
+from coworkenv.apps._common import clamp, dump, dump_many, parse_when
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
 
@@ -70,7 +70,7 @@ class TodoTools(Toolkit):
         else:
             sets = [None if include_done else table.key("done").ids(False)]
         where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
-        return [dump(t) for t in table.select("due_order", sets=sets, where=where, limit=clamp(limit))]
+        return dump_many(table.select("due_order", sets=sets, where=where, limit=clamp(limit)))
 
     @read
     def search_tasks(self, query: str, include_done: bool = True, limit: int = 20) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ class TodoTools(Toolkit):
         """
         table = self.world.table("todo", "tasks")
         sets = [table.key("done").ids(False) if not include_done else None]
-        return [dump(t) for t in table.select("due_order", words=("text", query), sets=sets, limit=clamp(limit))]
+        return dump_many(table.select("due_order", words=("text", query), sets=sets, limit=clamp(limit)))
 
     @write
     def create_list(self, name: str) -> dict[str, Any]:

@@ -247,6 +247,28 @@ class KeyIndex:
         for value in self._values(record):
             self._ids_of(value, True).add(record_id)  # type: ignore[union-attr]
 
+    def add_all(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Add many (id, record) pairs: the same sets as `add` of each, in one tight loop."""
+        if self._owned is not None:  # a copy: sets are shared until owned
+            for record_id, record in items:
+                self.add(record_id, record)
+            return
+        table, key = self._ids, self.key
+        if self.multi:
+            for record_id, record in items:
+                for value in set(key(record)):
+                    ids = table.get(value)
+                    if ids is None:
+                        ids = table[value] = set()
+                    ids.add(record_id)
+            return
+        for record_id, record in items:
+            value = key(record)
+            ids = table.get(value)
+            if ids is None:
+                ids = table[value] = set()
+            ids.add(record_id)
+
     def remove(self, record_id: str, record: Any) -> None:
         for value in self._values(record):
             ids = self._ids_of(value, False)
@@ -285,6 +307,10 @@ class DerivedIndex:
 
     def add(self, record_id: str, record: Any) -> None:
         self._values[record_id] = self.value(record)
+
+    def add_all(self, items: Iterable[tuple[str, Any]]) -> None:
+        value = self.value
+        self._values.update((record_id, value(record)) for record_id, record in items)
 
     def replace(self, record_id: str, old: Any, new: Any) -> None:
         self._values[record_id] = self.value(new)

@@ -10,8 +10,10 @@ instead (building the union of its postings would cost more than the walk that f
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,10 @@ _SORT_STEP = 1.5
 # A word's records become an id set when it has at most this many postings (or 1/32 of the table).
 _RARE_POSTINGS = 256
 _RARE_FRACTION = 32
+# Candidates beyond this many times the limit (and this many in all) are ranked with a heap instead of being sorted:
+# below that, two sorts in C beat a heap with a Python key function.
+_PARTIAL_SORT = 16
+_PARTIAL_SORT_MIN = 1_500
 
 
 @dataclass
@@ -75,9 +81,12 @@ def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> lis
 def _combined(where: Callable[[Any], bool] | None, checks: list[Callable[[str], bool]]) -> Callable[[Any], bool] | None:
     if not checks:
         return where
-    if len(checks) == 1 and where is None:
+    if len(checks) == 1:
         check = checks[0]
-        return lambda record: check(record.id)
+        if where is None:
+            return lambda record: check(record.id)
+        test = where
+        return lambda record: check(record.id) and test(record)
 
     def combined(record: Any) -> bool:
         return all(check(record.id) for check in checks) and (where is None or where(record))
@@ -108,33 +117,35 @@ def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
     else:
         pairs = index.range(*q.between, reverse=walk_reverse) if q.between is not None else index.pairs(walk_reverse)
         ids = map(itemgetter(1), pairs)
-    out: list[Any] = []
-    want = q.limit if q.limit is not None else len(rows) + 1
-    for i in ids:
-        for s in wanted:
-            if i not in s:
-                break
-        else:
-            record = rows[i]
-            if where is None or where(record):
-                out.append(record)
-                if len(out) >= want:
-                    break
+    # C iterators chained lazily: membership tests and lookups run without a Python loop turn per visited entry.
+    for s in wanted:
+        ids = filter(s.__contains__, ids)
+    records: Iterable[Any] = map(rows.__getitem__, ids)
+    if where is not None:
+        records = filter(where, records)
+    out = list(islice(records, max(0, q.limit))) if q.limit is not None else list(records)
     return out[::-1] if q.last else out
 
 
 def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderIndex | None, wanted: list[IdSet],
                        where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
     first, rest = wanted[0], wanted[1:]
-    ids = sorted(first.intersection(*rest) if rest else first, reverse=q.reverse)
+    ids = list(first.intersection(*rest) if rest else first)
     key = table._seq.__getitem__ if index is None else index.keys.__getitem__
     if index is not None and q.between is not None:
         lo, hi = q.between
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
-    # Sorted by id above, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
+    if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids) and len(ids) > _PARTIAL_SORT_MIN:
+        # A few of many: a heap picks them in (key, id) order without sorting every candidate.
+        first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
+        ids = first_few(q.limit, ids, key=lambda i: (key(i), i))
+        return [rows[i] for i in (reversed(ids) if q.last else ids)]
+    # Sorted by id, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
+    ids.sort(reverse=q.reverse)
     ids.sort(key=key, reverse=q.reverse)
     if q.limit is not None:
-        ids = ids[-q.limit:] if q.last else ids[: q.limit]
+        n = max(0, q.limit)
+        ids = ids[max(0, len(ids) - n):] if q.last else ids[:n]
     return [rows[i] for i in ids]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from coworkenv.world._bulk import gc_paused
-from coworkenv.world._hashing import combine, record_digest
+from coworkenv.world._digest import digest_function, digests_of
+from coworkenv.world._hashing import combine
 from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
 from coworkenv.world._query import IdSet, Selection, run_select
 
@@ -118,7 +120,7 @@ class Table(Generic[R]):
         old = self._rows.get(record_id)
         if self._on_change is not None:
             self._on_change(self, record_id, old)
-        digest = record_digest(self.app, self.name, record_id, record.model_dump(mode="json"))
+        digest = digest_function(type(record))(self.app, self.name, record_id, record)
         self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
         self._rows[record_id] = record
         self._digests[record_id] = digest
@@ -137,20 +139,19 @@ class Table(Generic[R]):
             for record in records:
                 self.put(record)
             return
-        rows, digests, seq = self._rows, self._digests, self._seq
-        app, name, total, n = self.app, self.name, self._hash, self._seq_next
-        for record in records:
-            record_id: str = record.id  # type: ignore[attr-defined]
-            digest = record_digest(app, name, record_id, type(record).__pydantic_serializer__.to_python(
-                record, mode="json"))
-            old = digests.get(record_id)
-            if old is None:
-                seq[record_id] = n
-                n += 1
-            total += digest - (old or 0)
-            rows[record_id] = record
-            digests[record_id] = digest
-        self._hash, self._seq_next = combine(total), n
+        batch = list(records)
+        ids: list[str] = list(map(attrgetter("id"), batch))
+        rows = dict(zip(ids, batch, strict=True))
+        if len(rows) != len(ids):  # a repeated id replaces the earlier record, as `put` does
+            for record in batch:
+                self.put(record)
+            return
+        digests = digests_of(self.app, self.name, self.model, ids, batch)
+        n = self._seq_next
+        self._rows = rows  # the table was empty (see above)
+        self._digests = dict(zip(ids, digests, strict=True))
+        self._seq = dict(zip(ids, range(n, n + len(ids)), strict=True))
+        self._hash, self._seq_next = combine(self._hash + sum(digests)), n + len(ids)
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -197,7 +198,7 @@ class Table(Generic[R]):
         elif index is None and name in self._index_specs:
             index = self._index_specs[name].build()
             with gc_paused():  # many small sets and tuples at once
-                if isinstance(index, OrderIndex):
+                if isinstance(index, OrderIndex | KeyIndex | DerivedIndex):
                     index.add_all(self._rows.items())
                 else:
                     for record_id, record in self._rows.items():

@@ -175,8 +175,11 @@ class World:
         touched = self.touched(app, table)
 
         def at_start() -> list[tuple[int, str]]:  # numbered ids at the journal's start, highest first
-            ids = [i for i in rows.ids() if i not in touched] + [i for i, old in touched.items() if old is not None]
-            return sorted(((n, i) for i in ids if (n := _number(prefix, i)) is not None), reverse=True)
+            head = prefix + "-"
+            k = len(head)
+            ids = [i for i in rows.ids() if i.startswith(head) and i not in touched]
+            ids += [i for i, old in touched.items() if old is not None and i.startswith(head)]
+            return sorted(((int(i[k:]), i) for i in ids if i[k:].isdigit()), reverse=True)  # as `_number` reads
 
         # The start state is scanned once per journal (and kept across rewinds); then only written ids are read.
         start = self.journal_memo(("numbered-ids", prefix, app, table), at_start)
