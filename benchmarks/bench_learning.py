@@ -64,7 +64,7 @@ TEACHERS = ("grounded", "terse", "narrated")
 STAGES = ("data", "base", "sft", "eval-base", "eval-sft", "probe", "rl", "report")
 VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajectory", "turn")]
 EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
-EVAL_MAX_STEPS = 12
+EVAL_MAX_STEPS = 16  # the grounded demonstrations take up to 13 messages
 EVAL_CHUNK = 4
 
 
@@ -356,7 +356,8 @@ def main() -> None:
     parser.add_argument("--teacher", choices=TEACHERS, default="grounded",
                         help="oracle demonstrations: grounded (terse, and it lists or searches before writing a value "
                         "it has not seen), terse (no narration) or narrated")
-    parser.add_argument("--sft-config", default="learn-tiny")
+    parser.add_argument("--sft-config", default="learn-tiny-copy",
+                        help="learn-tiny-copy (with a copy head, trainers/copy_model.py) or learn-tiny (without)")
     parser.add_argument("--sft-minutes", type=float, default=30.0, help="training budget, on --sft-clock")
     parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: the training process's CPU time (what 30 min of an idle machine give a "
