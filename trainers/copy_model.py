@@ -17,8 +17,9 @@ batched and left-padded generation give what one full forward pass gives (`tests
 TRL's trainers compute log-probabilities through a fused LM head that multiplies the backbone's hidden states by
 the LM head's weights directly; that path cannot see the copy head. `install_fused_lm_head` replaces it on a
 copy-head model by one that returns the same fields (`FusedCausalLMOutput`) from the model's own distribution;
-`trainers.sft` and `trainers.rl` install it after TRL patched the model. The checkpoint's config has its own `model_type`, registered
-with the Auto classes when this module is imported, so `AutoModelForCausalLM.from_pretrained` loads it.
+`trainers.sft` and `trainers.rl` install it after TRL patched the model. The checkpoint's config has its own
+`model_type`, registered with the Auto classes when this module is imported, so
+`AutoModelForCausalLM.from_pretrained` loads it.
 """
 
 from __future__ import annotations
