@@ -140,3 +140,19 @@ def test_sft_through_trl_trains_a_copy_head_checkpoint_the_local_backend_loads(t
     assert result.steps == 12 and sum(losses[-3:]) < 0.8 * sum(losses[:3]), losses
     backend = LocalTransformersBackend(tmp_path / "ckpt")
     assert uses_copy_head(backend.model)
+
+
+@torch.no_grad()
+def test_copying_only_from_earlier_messages_never_copies_the_message_being_written() -> None:
+    torch.manual_seed(4)
+    model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=16, copy_boundary_token_id=1, **SIZES)).eval()
+    torch.nn.init.constant_(model.copy_gate.bias, -30.0)  # the gate picks the copy head alone
+    read = torch.randint(2, 30, (1, 12))  # what was read: ids 2..29
+    written = torch.randint(30, 61, (1, 8))  # the message being written: ids 30..60 only
+    ids = torch.cat([read, torch.tensor([[1]]), written], 1)
+    probs = model(input_ids=ids).logits.exp()[0]
+    assert float(probs[13:, 30:].sum(-1).max()) < 1e-3  # no mass on what this message wrote
+    assert torch.allclose(probs.sum(-1), torch.ones(21), atol=1e-4)  # before any boundary: the LM head alone
+    cache = DynamicCache(config=model.config)
+    parts = [model(input_ids=ids[:, a:b], use_cache=True, cache=cache).logits for a, b in ((0, 13), (13, 21))]
+    assert torch.allclose(torch.cat(parts, 1), model(input_ids=ids).logits, atol=1e-5)

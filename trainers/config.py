@@ -54,6 +54,8 @@ class TinySection(_Section):
     copy_head: Annotated[bool, Field(description="add a pointer-generator copy head (trainers.copy_model): a "
                                      "from-scratch model then copies ids and values it read")] = False
     copy_head_dim: Annotated[int, Field(ge=4)] = 64
+    copy_from_read: Annotated[bool, Field(description="the copy head copies only from earlier messages (what was "
+                                          "read), never from the message being written")] = False
 
     @model_validator(mode="after")
     def _heads_divide(self) -> TinySection:

@@ -41,12 +41,15 @@ _FLOOR = 1e-9  # added to the mixture before the log: a token neither head propo
 
 
 class CopyHeadConfig(Qwen3Config):
-    """Qwen3's config plus the width of the copy head's queries and keys."""
+    """Qwen3's config plus the width of the copy head's queries and keys, and optionally the token that opens a
+    message (`copy_boundary_token_id`, e.g. `<|im_start|>`): with it, a position copies only from messages before
+    its own, so the model copies what it read, never the tokens it is writing (which can feed a loop)."""
 
     model_type = "coworkenv_copy_qwen3"
 
-    def __init__(self, copy_head_dim: int = 64, **kwargs: Any) -> None:
+    def __init__(self, copy_head_dim: int = 64, copy_boundary_token_id: int | None = None, **kwargs: Any) -> None:
         self.copy_head_dim = copy_head_dim
+        self.copy_boundary_token_id = copy_boundary_token_id
         super().__init__(**kwargs)
 
 
@@ -119,11 +122,17 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             positions, hidden = positions[-logits_to_keep:], hidden[:, -logits_to_keep:]
         vocab = torch.softmax(self.lm_head(hidden).float(), dim=-1)
         scores = self.copy_query(hidden) @ memory.keys.transpose(1, 2) / math.sqrt(self.config.copy_head_dim)
-        allowed = (torch.arange(total, device=hidden.device)[None, :] <= positions[:, None])[None] & memory.valid[:, None]
+        steps = torch.arange(total, device=hidden.device)
+        allowed = (steps[None, :] <= positions[:, None])[None] & memory.valid[:, None]
+        boundary = getattr(self.config, "copy_boundary_token_id", None)
+        if boundary is not None:  # only from messages before the one each position is in
+            opened = torch.where(memory.ids == boundary, steps, -1).cummax(dim=1).values  # (batch, total)
+            allowed = allowed & (steps[None, None, :] < opened[:, positions][:, :, None])
         attention = torch.softmax(scores.float().masked_fill(~allowed, float("-inf")), dim=-1).nan_to_num(0.0)
         copied = torch.zeros_like(vocab).scatter_add_(2, memory.ids[:, None, :].expand(-1, hidden.shape[1], -1),
                                                       attention)
-        gate = torch.sigmoid(self.copy_gate(hidden).float())
+        # Where nothing may be copied, the LM head alone speaks (the mixture stays a distribution).
+        gate = torch.where(allowed.any(-1, keepdim=True), torch.sigmoid(self.copy_gate(hidden).float()), 1.0)
         logits = torch.log(gate * vocab + (1 - gate) * copied + _FLOOR)
         loss = None
         if labels is not None:

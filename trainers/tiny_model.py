@@ -60,6 +60,7 @@ class TinyModelSpec:
     min_token_frequency: int = 2
     copy_head: bool = False  # a pointer-generator copy head (trainers.copy_model)
     copy_head_dim: int = 64
+    copy_from_read: bool = False  # the copy head copies only from earlier messages, not from the one being written
 
 
 def render_corpus_text(
@@ -138,7 +139,9 @@ def build_tiny_model(
     torch.manual_seed(seed)
     model: Qwen3ForCausalLM
     if spec.copy_head:
-        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim, **sizes))
+        boundary = int(cast(int, tokenizer.convert_tokens_to_ids("<|im_start|>"))) if spec.copy_from_read else None
+        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim,
+                                                   copy_boundary_token_id=boundary, **sizes))
     else:
         model = Qwen3ForCausalLM(Qwen3Config(**sizes))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
