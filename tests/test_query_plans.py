@@ -24,22 +24,32 @@ def test_select_equals_filtering_and_sorting_every_record(
     notes: list[tuple[str, int, bool]], tag: str | None, long_titles: bool, ordered: bool, reverse: bool,
     last: bool, limit: int | None,
 ) -> None:
-    table: Table[Note] = Table("notes", "notes", Note, None, APPS["notes"].indexes["notes"])
-    for k, (t, day, long) in enumerate(notes):
-        table.put(Note(id=f"n-{k:02d}", title="long title" if long else "t", tags=[t], updated_at=f"2026-01-0{day}"))
+    table = _notes_table(notes)
     table.delete("n-03")  # insertion order with a gap
     where = (lambda n: len(n.title) > 1) if long_titles else None
     sets = [table.key("tag").ids(tag) if tag is not None else None]
     got = table.select("updated" if ordered else None, sets=sets, where=where, reverse=reverse, limit=limit,
                        last=last)
     rows = [n for n in table if (tag is None or tag in n.tags) and (where is None or where(n))]
+    assert [n.id for n in got] == _expected(rows, ordered, reverse, last, limit)
+
+
+def _notes_table(notes: list[tuple[str, int, bool]]) -> Table[Note]:
+    table: Table[Note] = Table("notes", "notes", Note, None, APPS["notes"].indexes["notes"])
+    for k, (t, day, long) in enumerate(notes):
+        table.put(Note(id=f"n-{k:02d}", title="long title" if long else "t", tags=[t], updated_at=f"2026-01-0{day}"))
+    return table
+
+
+def _expected(rows: list[Note], ordered: bool, reverse: bool, last: bool, limit: int | None) -> list[str]:
+    """The ids a query should give, by filtering (done by the caller) and sorting every record."""
     if ordered:
-        rows.sort(key=lambda n: (n.updated_at, n.id), reverse=reverse)
+        rows = sorted(rows, key=lambda n: (n.updated_at, n.id), reverse=reverse)
     elif reverse:
-        rows.reverse()
+        rows = rows[::-1]
     if limit is not None:
         rows = [] if limit == 0 else rows[-limit:] if last else rows[:limit]
-    assert [n.id for n in got] == [n.id for n in rows]
+    return [n.id for n in rows]
 
 
 @settings(max_examples=40, deadline=None)
@@ -90,20 +100,12 @@ def _check_every_plan(
     notes: list[tuple[str, int, bool]], tag: str | None, long_titles: bool, ordered: bool, reverse: bool,
     last: bool, limit: int | None,
 ) -> None:
-    table: Table[Note] = Table("notes", "notes", Note, None, APPS["notes"].indexes["notes"])
-    for k, (t, day, long) in enumerate(notes):
-        table.put(Note(id=f"n-{k:02d}", title="long title" if long else "t", tags=[t], updated_at=f"2026-01-0{day}"))
+    table = _notes_table(notes)
     where = (lambda n: len(n.title) > 1) if long_titles else None
     wanted: list[IdSet] = [set(table.key("tag").ids(tag)) if tag is not None else set(table.ids())]
     q = Selection(sets=list(wanted), where=where, reverse=reverse, limit=limit, last=last)
     index = table.order("updated") if ordered else None
     rows = [n for n in table if n.id in wanted[0] and (where is None or where(n))]
-    if ordered:
-        rows.sort(key=lambda n: (n.updated_at, n.id), reverse=reverse)
-    elif reverse:
-        rows.reverse()
-    if limit is not None:
-        rows = [] if limit == 0 else rows[-limit:] if last else rows[:limit]
-    expected = [n.id for n in rows]
+    expected = _expected(rows, ordered, reverse, last, limit)
     assert [n.id for n in _walk(table._rows, index, wanted, where, q)] == expected
     assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, where, q)] == expected

@@ -85,11 +85,12 @@ def unseen_in_record(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapp
                      ) -> list[tuple[str, str]]:
     """(tool, value) for every value an assistant call of `messages` writes before the agent could have seen it."""
     found: list[tuple[str, str]] = []
-    for index, message in enumerate(messages):
-        if message.get("role") != "assistant" or not message.get("tool_calls"):
+    seen = observed_text((), tools)
+    for message in messages:
+        if message.get("role") != "assistant":
+            seen += "\n" + observed_text((message,))  # what this message shows, in order
             continue
-        seen = observed_text(messages[:index], tools)
-        for call in message["tool_calls"]:
+        for call in message.get("tool_calls") or ():
             function = call.get("function", call)
             found += [(function["name"], v) for v in unseen_values(_arguments(function.get("arguments")), seen)]
     return found
@@ -110,12 +111,13 @@ def _world_text(spec: EnvSpec) -> str:
     return text
 
 
-def _candidates(env: Env, seen: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Read-only listing and search calls the agent could make now, with arguments from what it has seen: calls
-    without arguments first, then searches for the names and emails seen (not in the fixed instructions)."""
+def _candidates(env: Env, tools: list[dict[str, Any]], seen: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Read-only listing and search calls among `tools` the agent could make now, with arguments from what it has
+    seen: calls without arguments first, then searches for the names and emails seen (not in the fixed
+    instructions)."""
     phrases = list(dict.fromkeys(_PHRASE.findall(seen.replace(AGENT_INSTRUCTIONS, ""))))[:_MAX_QUERIES]
     searches: list[tuple[str, dict[str, Any]]] = []
-    for tool in env.openai_tools():
+    for tool in tools:
         function = tool["function"]
         name = function["name"]
         definition = env.toolbox.tool(name)
@@ -136,7 +138,8 @@ def discovery_call(env: Env, arguments: Any) -> ToolCallSpec | None:
     Every candidate runs against the env's world without being recorded (read tools do not change the world; this
     is checked). The call showing the most unseen values wins; among equals, the one with the shortest result.
     """
-    seen = observed_text(env.messages, env.openai_tools())
+    tools = env.openai_tools()
+    seen = observed_text(env.messages, tools)
     world = _world_text(env.spec)
     # Only values the world holds can be shown by a read; others (a computed time, a total) cannot be discovered.
     missing = [value for value in unseen_values(arguments, seen) if value in world]
@@ -144,7 +147,7 @@ def discovery_call(env: Env, arguments: Any) -> ToolCallSpec | None:
         return None
     before = env.state.content_hash()
     best: tuple[int, int, str, dict[str, Any]] | None = None
-    for name, args in _candidates(env, seen):
+    for name, args in _candidates(env, tools, seen):
         outcome = env.toolbox.call(name, args)
         if not outcome.ok:
             continue
