@@ -25,12 +25,17 @@ def test_what_a_bulk_block_builds_lands_in_the_oldest_generation() -> None:
 
 
 def test_objects_frozen_by_someone_else_stay_frozen() -> None:
+    sentinel = _Node(-1)
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
         with gc_paused():
             built = [_Node(k) for k in range(100)]
-        assert gc.get_freeze_count() == frozen and built
+        # The sentinel is still in the permanent generation (no generation lists it), and nothing new was frozen. The
+        # count itself may drop: a frozen object that dies (another test's garbage, a thread's) leaves the permanent
+        # generation, so the test does not compare counts for equality.
+        assert all(o is not sentinel for o in gc.get_objects())
+        assert 0 < gc.get_freeze_count() <= frozen and built
     finally:
         gc.unfreeze()
 
