@@ -52,6 +52,7 @@ from trainers.local_backend import LocalTransformersBackend  # noqa: E402
 from trainers.rendering import RENDERING_FILE, read_rendering, write_rendering  # noqa: E402
 from trainers.rl import train_rl  # noqa: E402
 from trainers.rl_config import load_rl_config  # noqa: E402
+from trainers.rl_curriculum import learnable_envs  # noqa: E402
 from trainers.rl_report import write_comparison_plot  # noqa: E402
 from trainers.sft import portable_tokenizer_class, train_sft  # noqa: E402
 from trainers.sft_data import load_train_split, to_chat  # noqa: E402
@@ -264,7 +265,12 @@ def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
 def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
     """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL."""
     base_config = load_rl_config(args.rl_config)
-    rl_envs = envs["train"][:: max(1, len(envs["train"]) // args.rl_envs)][: args.rl_envs]
+    curriculum = rl_curriculum(args, out, envs, base_config.rollout.temperature)
+    rl_envs = [spec for spec in envs["train"] if spec.id in set(curriculum["kept"])]
+    if not rl_envs and not args.rl_without_signal:
+        log(f"rl: skipped, none of the {curriculum['probed']} probed train envs gives the SFT student a varying reward")
+        return {"runs": {}, "envs": 0, "eval_envs": 0, "curriculum": _curriculum_summary(curriculum)}
+    rl_envs = rl_envs or envs["train"][: args.rl_envs]
     eval_specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.rl_eval_envs)][: args.rl_eval_envs]
     runs: dict[str, Any] = {}
     deadline = time.perf_counter() + args.rl_minutes * 60
@@ -290,8 +296,30 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                           "heldout_pass_at_1": report.overall.pass_at_1, "heldout_score": report.overall.mean_score}
             # Written after every run, so a stopped comparison still reports the runs it finished.
             write_json_atomic(out / "rl_summary.json", {"runs": runs, "envs": len(rl_envs),
-                                                        "eval_envs": len(eval_specs)})
-    return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs)}
+                                                        "eval_envs": len(eval_specs),
+                                                        "curriculum": _curriculum_summary(curriculum)})
+    return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs),
+            "curriculum": _curriculum_summary(curriculum)}
+
+
+def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]],
+                  temperature: float) -> dict[str, Any]:
+    """The train envs where the SFT student's reward varies between samples (`trainers.rl_curriculum`), probed once
+    for every variant and seed of the comparison; cached in rl_curriculum.json."""
+    path = out / "rl_curriculum.json"
+    if path.is_file():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    candidates = round_robin(envs["train"][:: max(1, len(envs["train"]) // args.rl_probe_envs)][: args.rl_probe_envs])
+    curriculum = learnable_envs(LocalTransformersBackend(out / "sft", name="sft"), candidates,
+                                samples=args.rl_probe_samples, temperature=temperature, limit=args.rl_envs,
+                                max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log).to_dict()
+    write_json_atomic(path, curriculum)
+    return curriculum
+
+
+def _curriculum_summary(curriculum: dict[str, Any]) -> dict[str, Any]:
+    return {k: curriculum[k] for k in ("samples", "temperature", "probed", "kept_mean_score")} | {
+        "kept": len(curriculum["kept"])}
 
 
 def summarize_rl(rl: dict[str, Any], sft_subset: EvalReport) -> list[dict[str, Any]]:
@@ -341,6 +369,11 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
         for row in results["rl_table"]:
             lines.append(f"| {row['variant']} | {row['seeds']} | {_fmt(row['slope'])} | "
                          f"{_fmt(row['heldout_pass_at_1'])} | {row['sft_pass_at_1_same_envs']:.3f} |")
+        if results.get("rl_curriculum"):
+            c = results["rl_curriculum"]
+            lines += ["", f"RL envs: {c['kept']} of {c['probed']} probed train envs, those where {c['samples']} samples "
+                          f"of the SFT student at temperature {c['temperature']} scored differently (mean score "
+                          f"{c['kept_mean_score']}); the others would give GRPO groups with zero reward spread."]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -370,7 +403,10 @@ def main() -> None:
     parser.add_argument("--rl-variants", nargs="*", default=[f"{r}/{c}" for r, c in VARIANTS])
     parser.add_argument("--rl-seeds", type=int, default=3)
     parser.add_argument("--rl-steps", type=int, default=8)
-    parser.add_argument("--rl-envs", type=int, default=32)
+    parser.add_argument("--rl-envs", type=int, default=32, help="at most this many train envs for RL: those where the "
+                        "SFT student's reward varies between samples")
+    parser.add_argument("--rl-probe-envs", type=int, default=48, help="train envs probed for a varying reward")
+    parser.add_argument("--rl-probe-samples", type=int, default=4, help="samples per probed env")
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
     parser.add_argument("--rl-without-signal", action="store_true",
@@ -449,6 +485,7 @@ def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
             sft_subset = run_eval("sft-rl-subset", LocalTransformersBackend(out / "sft"), subset, 1, out)
             results["rl_table"] = summarize_rl(rl, sft_subset)
             results["rl_runs"] = {k: {kk: vv for kk, vv in v.items() if kk != "log"} for k, v in rl["runs"].items()}
+            results["rl_curriculum"] = rl.get("curriculum")
             plots["rl_reward_curves.png"] = out / "rl_reward_curves.png"
             write_comparison_plot(plots["rl_reward_curves.png"], {k: v["log"] for k, v in rl["runs"].items()},
                                   "RL from the SFT checkpoint")

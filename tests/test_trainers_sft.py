@@ -308,6 +308,23 @@ def test_tiny_sft_lowers_loss_and_writes_a_loadable_checkpoint(tmp_path: Path) -
     assert loss < 0.8 * result.train_loss_first
 
 
+def test_bf16_training_runs_on_a_machine_without_a_gpu(tmp_path: Path) -> None:
+    """`bf16: true` trains under CPU autocast (transformers refuses bf16 without a GPU unless told it runs on CPU),
+    lowers the loss, and saves float32 weights."""
+    import torch
+    from safetensors.torch import load_file
+
+    from trainers.sft import train_sft
+
+    if torch.cuda.is_available():
+        pytest.skip("checks the CPU path")
+    repo = write_sft_shards(tmp_path / "repo", make_sft_rows(24))
+    result = train_sft(_tiny_test_config(bf16=True), repo, tmp_path / "ckpt")
+    assert result.steps == 12 and result.train_loss_last < result.train_loss_first
+    weights = load_file(str(tmp_path / "ckpt" / "model.safetensors"))
+    assert {t.dtype for t in weights.values()} == {torch.float32}
+
+
 def test_an_unrelated_output_folder_is_not_overwritten(tmp_path: Path) -> None:
     from trainers.sft import train_sft
 

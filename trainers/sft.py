@@ -136,6 +136,7 @@ def build_sft_args(config: SFTRunConfig, output_dir: Path) -> SFTConfig:
         seed=training.seed,
         data_seed=training.seed,
         bf16=training.bf16,
+        use_cpu=not torch.cuda.is_available(),  # transformers refuses bf16 without a GPU unless told it runs on CPU
         **_checkpointing_kwargs(training.gradient_checkpointing),
         logging_steps=training.logging_steps,
         packing=training.packing,
