@@ -98,7 +98,9 @@ def make_envs(args: argparse.Namespace, out: Path) -> dict[str, list[EnvSpec]]:
     sets["heldout_capability"] = other.specs
     for name, specs in sets.items():
         _save_specs(paths[name], specs)
-    return sets
+    # Read back what was saved (JSON with sorted keys): a fresh run and one resumed from the cache then see the same
+    # specs, down to the order of a reference call's arguments, which the demonstrations copy.
+    return {name: _load_specs(p) for name, p in paths.items()}
 
 
 def round_robin(specs: list[EnvSpec]) -> list[EnvSpec]:
