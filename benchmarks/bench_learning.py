@@ -268,10 +268,11 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
     """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL."""
     base_config = load_rl_config(args.rl_config)
     curriculum = rl_curriculum(args, out, envs, base_config.rollout.temperature)
-    rl_envs = [spec for spec in envs["train"] if spec.id in set(curriculum["kept"])]
+    kept = curriculum["kept"][: args.rl_envs]
+    rl_envs = sorted((spec for spec in envs["train"] if spec.id in set(kept)), key=lambda spec: kept.index(spec.id))
     if not rl_envs and not args.rl_without_signal:
         log(f"rl: skipped, none of the {curriculum['probed']} probed train envs gives the SFT student a varying reward")
-        return {"runs": {}, "envs": 0, "eval_envs": 0, "curriculum": _curriculum_summary(curriculum)}
+        return {"runs": {}, "envs": 0, "eval_envs": 0, "curriculum": _curriculum_summary(curriculum, [])}
     rl_envs = rl_envs or envs["train"][: args.rl_envs]
     eval_specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.rl_eval_envs)][: args.rl_eval_envs]
     runs: dict[str, Any] = {}
@@ -299,9 +300,9 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
             # Written after every run, so a stopped comparison still reports the runs it finished.
             write_json_atomic(out / "rl_summary.json", {"runs": runs, "envs": len(rl_envs),
                                                         "eval_envs": len(eval_specs),
-                                                        "curriculum": _curriculum_summary(curriculum)})
+                                                        "curriculum": _curriculum_summary(curriculum, rl_envs)})
     return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs),
-            "curriculum": _curriculum_summary(curriculum)}
+            "curriculum": _curriculum_summary(curriculum, rl_envs)}
 
 
 def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]],
@@ -319,9 +320,9 @@ def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvS
     return curriculum
 
 
-def _curriculum_summary(curriculum: dict[str, Any]) -> dict[str, Any]:
+def _curriculum_summary(curriculum: dict[str, Any], used: list[EnvSpec]) -> dict[str, Any]:
     return {k: curriculum[k] for k in ("samples", "temperature", "probed", "kept_mean_score")} | {
-        "kept": len(curriculum["kept"])}
+        "kept": len(curriculum["kept"]), "used": len(used)}
 
 
 def summarize_rl(rl: dict[str, Any], sft_subset: EvalReport) -> list[dict[str, Any]]:
@@ -373,9 +374,10 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
                          f"{_fmt(row['heldout_pass_at_1'])} | {row['sft_pass_at_1_same_envs']:.3f} |")
         if results.get("rl_curriculum"):
             c = results["rl_curriculum"]
-            lines += ["", f"RL envs: {c['kept']} of {c['probed']} probed train envs, those where {c['samples']} samples "
-                          f"of the SFT student at temperature {c['temperature']} scored differently (mean score "
-                          f"{c['kept_mean_score']}); the others would give GRPO groups with zero reward spread."]
+            lines += ["", f"RL envs: the first {c.get('used', c['kept'])} of the {c['kept']} (of {c['probed']} probed) "
+                          f"train envs where {c['samples']} samples of the SFT student at temperature "
+                          f"{c['temperature']} scored differently (mean score of those kept {c['kept_mean_score']}); the "
+                          "others would give GRPO groups with zero reward spread."]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
