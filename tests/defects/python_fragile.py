@@ -123,7 +123,8 @@ DEFECTS = [
            breaks=_replace_rule("failure-ticket", _recent_ticket)),
     Defect(CLASS, "random-spot-check", "synth:report_from_data@1",
            "a sampling grader fails a correct report on ~3% of runs",
-           breaks=_replace_rule("report-rows", _spot_check)),
+           # Its own reference fails 3% of plays: that is the defect, so "the reference passes" cannot be asserted.
+           breaks=_replace_rule("report-rows", _spot_check), reference_sound=False),
     Defect(CLASS, "regex-crash-on-wording", "synth:schedule_meeting_timezones@1",
            "a correct mail worded 'it's in the calendar: 09:30 UTC' crashes the check", witness_kind="honest",
            breaks=_replace_rule("attendees-mailed", _utc_time_regex), witness=_booked_paraphrase),
