@@ -9,7 +9,9 @@
 3. Evaluation of base (the untrained twin) and SFT with pass@1, pass^k and score, paired bootstrap intervals on the
    differences, per capability and single- vs multi-turn.
 4. RL: GRPO from the SFT checkpoint for each reward x credit variant and seed (`--rl-variants`, `--rl-seeds`,
-   `--rl-steps`); reward slope per seed with a t-interval over seeds; held-out pass@1 after RL.
+   `--rl-steps`) on a curriculum: the first `--rl-envs` of `--rl-probe-envs` train envs where the SFT student's
+   reward varies between `--rl-probe-samples` samples (`trainers/rl_curriculum.py`); reward slope per seed with a
+   t-interval over seeds; held-out pass@1 after RL.
 5. Probe: teacher-forced accuracy of base and SFT on the assistant tokens of `--probe-envs` held-out demonstrations,
    split into tokens carried over from what the agent read (ids, names, values) and the rest (format, tool names):
    what the student has learned before it passes whole episodes (`trainers/learning_probe.py`).
@@ -406,10 +408,10 @@ def main() -> None:
     parser.add_argument("--rl-config", default="rl-learn-tiny")
     parser.add_argument("--rl-variants", nargs="*", default=[f"{r}/{c}" for r, c in VARIANTS])
     parser.add_argument("--rl-seeds", type=int, default=3)
-    parser.add_argument("--rl-steps", type=int, default=8)
-    parser.add_argument("--rl-envs", type=int, default=32, help="at most this many train envs for RL: those where the "
-                        "SFT student's reward varies between samples")
-    parser.add_argument("--rl-probe-envs", type=int, default=48, help="train envs probed for a varying reward")
+    parser.add_argument("--rl-steps", type=int, default=6)
+    parser.add_argument("--rl-envs", type=int, default=4, help="at most this many train envs for RL: those where the "
+                        "SFT student's reward varies between samples (rl-learn-tiny takes 4 per step)")
+    parser.add_argument("--rl-probe-envs", type=int, default=40, help="train envs probed for a varying reward")
     parser.add_argument("--rl-probe-samples", type=int, default=4, help="samples per probed env")
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
