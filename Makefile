@@ -31,8 +31,8 @@ bench: $(STAMP)
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 # Learnability study (docs/learning.md), never part of `make test` or CI: envs ~6 min, SFT 30 CPU-minutes (~30-45 min
-# wall), base and SFT evaluation on 122 envs ~5-8 min each; RL adds up to --rl-minutes (90) once the student has
-# reward signal. Pass sizes through, e.g. `make bench-learning ARGS="--sft-minutes 10 --rl-seeds 1"`.
+# wall), base and SFT evaluation on 122 envs ~5-8 min each; RL adds a curriculum probe (~7 min) and up to
+# --rl-minutes (90) once the student has reward signal. Pass sizes through, e.g. `make bench-learning ARGS="--sft-minutes 10 --rl-seeds 1"`.
 .PHONY: bench-learning
 bench-learning: $(STAMP)
 	$(PY) benchmarks/bench_learning.py --out runs/bench-learning --docs docs $(ARGS)
