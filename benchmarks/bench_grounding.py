@@ -17,10 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import orjson  # noqa: E402
-
 from coworkenv.rollout import OracleTeacher  # noqa: E402
-from coworkenv.rollout.grounding import unseen_in_record  # noqa: E402
+from coworkenv.rollout.grounding import unseen_in_record, world_text  # noqa: E402
 from coworkenv.synth.generate import generate_spec  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
 
@@ -41,7 +39,7 @@ def main() -> None:
             totals[name]["cpu_s"] += time.process_time() - started
             guessed = 0
             for spec, record in zip(specs, records, strict=True):
-                world = orjson.dumps(spec.world.apps.model_dump(mode="json")).decode()
+                world = world_text(spec)
                 guessed += sum(value in world for _, value in unseen_in_record(record.messages, record.tools))
             passed = sum(r.passed for r in records)
             for key, value in (("passed", passed), ("guessed", guessed), ("episodes", len(records)),

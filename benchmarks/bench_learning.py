@@ -270,8 +270,8 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
     """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL."""
     base_config = load_rl_config(args.rl_config)
     curriculum = rl_curriculum(args, out, envs, base_config.rollout.temperature)
-    kept = curriculum["kept"][: args.rl_envs]
-    rl_envs = sorted((spec for spec in envs["train"] if spec.id in set(kept)), key=lambda spec: kept.index(spec.id))
+    train = {spec.id: spec for spec in envs["train"]}
+    rl_envs = [train[env_id] for env_id in curriculum["kept"][: args.rl_envs] if env_id in train]
     if not rl_envs and not args.rl_without_signal:
         log(f"rl: skipped, none of the {curriculum['probed']} probed train envs gives the SFT student a varying reward")
         return {"runs": {}, "envs": 0, "eval_envs": 0, "curriculum": _curriculum_summary(curriculum, [])}

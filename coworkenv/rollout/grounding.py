@@ -28,7 +28,7 @@ import orjson
 from coworkenv.env import AGENT_INSTRUCTIONS, Env
 from coworkenv.spec import EnvSpec, ToolCallSpec
 
-__all__ = ["discovery_call", "observed_text", "unseen_in_record", "unseen_values"]
+__all__ = ["discovery_call", "observed_text", "unseen_in_record", "unseen_values", "world_text"]
 
 # A value the agent must carry: a token with a digit or an id-ish separator (ids, paths, emails, dates, amounts).
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/:+-]*[0-9_/@-][A-Za-z0-9_.@/:+-]*|[A-Za-z0-9]+[0-9][A-Za-z0-9]*")
@@ -99,7 +99,7 @@ def unseen_in_record(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapp
 _WORLD_TEXTS: dict[int, tuple[EnvSpec, str]] = {}  # id(spec) -> (spec, text), for the last few specs
 
 
-def _world_text(spec: EnvSpec) -> str:
+def world_text(spec: EnvSpec) -> str:
     """The spec's initial world as JSON text (what any read could show, besides what the episode writes)."""
     cached = _WORLD_TEXTS.get(id(spec))
     if cached is not None and cached[0] is spec:
@@ -140,7 +140,7 @@ def discovery_call(env: Env, arguments: Any) -> ToolCallSpec | None:
     """
     tools = env.openai_tools()
     seen = observed_text(env.messages, tools)
-    world = _world_text(env.spec)
+    world = world_text(env.spec)
     # Only values the world holds can be shown by a read; others (a computed time, a total) cannot be discovered.
     missing = [value for value in unseen_values(arguments, seen) if value in world]
     if not missing:
