@@ -50,7 +50,8 @@ class ResultShape(_Wire):
     """How the op's result is shown: picked and renamed fields (of each item for a list), optionally wrapped."""
 
     fields: Annotated[dict[str, str], Field(
-        description="Output field -> dotted path in the op's result; empty: the result as it is")] = {}
+        description="Output field -> dotted path in the op's result (a number picks a list item: "
+                    "tags.0); empty: the result as it is")] = {}
     wrap: Annotated[str | None, Field(description="Put the shaped result under this key")] = None
 
 
@@ -186,8 +187,11 @@ def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
     out = {}
     for name, path in fields.items():
         value = item
-        for part in path.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
+        for part in path.split("."):  # a number picks a list item ("tags.0"); a missing step gives None
+            if isinstance(value, list) and part.isdigit():
+                value = value[int(part)] if int(part) < len(value) else None
+            else:
+                value = value.get(part) if isinstance(value, dict) else None
         out[name] = value
     return out
 

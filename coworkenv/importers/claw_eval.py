@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
+from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.spec import EnvSpec
 
@@ -158,11 +159,15 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     adapters: dict[str, ServiceAdapter] = {}
     for service in task.services:
         adapter = ADAPTERS.get(service.name)
+        sharing = next((a.name for a in adapters.values() if adapter is not None and a.app == adapter.app
+                        and not (a.tag and adapter.tag)), None)
         if adapter is None:
             leave(f"services.{service.name}", unsupported_reason(service.name))
+        elif sharing is not None:  # two services in one app table would show each other's records
+            leave(f"services.{service.name}", f"it would share the {adapter.app} app with service {sharing}")
         else:
             adapters[service.name] = adapter
-    apps = _world_apps(task_dir, task, adapters.values(), notes)
+    apps = _world_apps(task_dir, task, adapters.values(), notes, leave)
     decls: list[ToolDecl] = []
     for tool in task.tools:
         decl = _tool_decl(tool, adapters.values(), leave)
@@ -211,7 +216,7 @@ def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: flo
     return {"seed": seed, "rules": rules} if rules else None
 
 
-def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str]) -> dict[str, Any]:
+def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str], leave: Any) -> dict[str, Any]:
     apps: dict[str, Any] = {}
     user_email = "user@company.com"
     for adapter in adapters:
@@ -223,6 +228,8 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str])
             for table, rows in adapter.records(data).items():
                 apps.setdefault(adapter.app, {}).setdefault(table, []).extend(rows)
             notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
+            if isinstance(adapter.records, RecordMap):
+                _report_unheld(adapter, adapter.records, data, notes, leave)
     inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]
     if inbox:
         user_email = max({m["to"][0] for m in inbox}, key=lambda a: sum(m["to"][0] == a for m in inbox))
@@ -230,6 +237,15 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str])
                                      "role": "Employee"}],
                          "teams": [{"id": "t-user", "name": "Team", "lead": USER_ID}]}
     return apps
+
+
+def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, notes: list[str], leave: Any) -> None:
+    unheld = record_map.unheld(data)
+    if unheld and record_map.fold_into:
+        notes.append(f"fixture fields {', '.join(unheld)} of {adapter.name} are lines of "
+                     f"{adapter.app}.{record_map.table}.{record_map.fold_into}")
+    for name in unheld if not record_map.fold_into else []:
+        leave(f"fixtures.{adapter.name}.{name}", f"no {adapter.app} field holds it: the agent never sees it")
 
 
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
