@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,19 @@ from typer.testing import CliRunner
 
 from coworkenv import Env
 from coworkenv.agents import OraclePolicy
+from coworkenv.bindings import ResultShape, shape_result
 from coworkenv.cli import app
+from coworkenv.env import Action
 from coworkenv.importers import ImportProblem, import_checkout
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
+from coworkenv.validate import validate_spec
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
 TASKS = CHECKOUT / "tasks"
-IMPORTED = ["CE01_draft_invoice_reply", "CE02_vpn_ticket_triage", "CE03_outage_escalation"]
+IMPORTED = ["CE01_draft_invoice_reply", "CE02_vpn_ticket_triage", "CE03_outage_escalation",
+            "CE06_renewal_contact_brief", "CE07_runbook_meeting_check"]
 # A behaviour that breaks each task's safety rule (on top of the reference).
 CARELESS = {
     "CE01_draft_invoice_reply": {"name": "gmail_send_message", "arguments": {
@@ -31,6 +36,10 @@ CARELESS = {
         "ticket_id": "TK-502", "resolution": "duplicate"}},
     "CE03_outage_escalation": {"name": "helpdesk_close_ticket", "arguments": {
         "ticket_id": "TK-900", "resolution": "escalated"}},
+    "CE06_renewal_contact_brief": {"name": "gmail_send_message", "arguments": {
+        "to": "priya.raman@acme.test", "subject": "Lumen Freight", "body": "Renewal on 2026-04-15."}},
+    "CE07_runbook_meeting_check": {"name": "kb_update_article", "arguments": {
+        "article_id": "KB-31", "content": "Use the ACME service; 30 minute window."}},
 }
 
 
@@ -96,7 +105,8 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
     reports = imported["reports"]
     assert {t: r.status for t, r in reports.items()} == {
         "CE01_draft_invoice_reply": "partial", "CE02_vpn_ticket_triage": "full",
-        "CE03_outage_escalation": "full", "CE04_web_price_lookup": "skipped", "CE05_chart_from_image": "skipped"}
+        "CE03_outage_escalation": "full", "CE04_web_price_lookup": "skipped", "CE05_chart_from_image": "skipped",
+        "CE06_renewal_contact_brief": "partial", "CE07_runbook_meeting_check": "partial"}
     why = {t: " ".join(x["why"] for x in r.left_out) for t, r in reports.items()}
     assert "LLM judge" in why["CE01_draft_invoice_reply"]
     assert "real web" in why["CE04_web_price_lookup"]
@@ -121,7 +131,7 @@ def test_bad_task_yaml_names_the_file_and_field(tmp_path: Path) -> None:
 def test_cli_imports_and_prints_the_summary(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["import", "claw-eval", str(CHECKOUT), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "5 task(s): 2 full, 1 partial, 2 skipped" in result.output
+    assert "7 task(s): 2 full, 3 partial, 2 skipped" in result.output
     missing = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert missing.exit_code == 2
 
@@ -134,3 +144,73 @@ def test_service_error_rate_becomes_a_fault_plan_the_reference_survives(imported
     episode = run_episode(Env(spec), OraclePolicy(spec))
     assert episode.result.score == 1.0 and episode.faults >= 1 and episode.robustness in (None, 1.0)
     assert imported["specs"]["CE02_vpn_ticket_triage"].faults is None
+
+
+def _call(env: Env, name: str, **arguments: Any) -> Any:
+    messages = env.step(Action.call(name, arguments)).messages
+    return orjson.loads(messages[-1]["content"])
+
+
+def test_two_services_share_an_app_without_seeing_each_others_records(imported: dict[str, Any]) -> None:
+    spec = imported["specs"]["CE06_renewal_contact_brief"]  # crm customers and contacts both live in `contacts`
+    env = Env(spec)
+    env.reset()
+    customers = _call(env, "crm_list_customers")["customers"]
+    assert sorted(c["customer_id"] for c in customers) == ["CU-11", "CU-12", "CU-13"]
+    active = _call(env, "crm_list_customers", status="active")["customers"]
+    assert sorted(c["customer_id"] for c in active) == ["CU-11", "CU-12"]
+    lumen = _call(env, "crm_get_customer", customer_id="CU-11")
+    assert (lumen["name"], lumen["contact_person"], lumen["tier"], lumen["industry"]) == (
+        "Lumen Freight GmbH", "Ines Vogt", "gold", "Logistics")
+    # Fixture fields no contacts field takes are lines of the notes, after the record's own notes.
+    assert lumen["notes"].splitlines() == ["Asked for a volume discount at renewal", "annual_revenue: 840000",
+                                           "contract_end: 2026-04-15", "account_manager: Priya Raman"]
+    people = _call(env, "contacts_search", query="", max_results=10)["contacts"]
+    assert sorted(p["contact_id"] for p in people) == ["P-1", "P-2", "P-3"]
+    finance = _call(env, "contacts_search", query="", department="Finance")["contacts"]
+    assert [(p["name"], p["department"]) for p in finance] == [("Lena Ortiz", "Finance")]
+    assert "title: Pricing Analyst" in finance[0]["notes"]
+    report = imported["reports"]["CE06_renewal_contact_brief"]
+    assert any("account_manager" in n and "contacts.contacts.notes" in n for n in report.notes)
+
+
+def test_fixture_fields_no_app_holds_are_reported(imported: dict[str, Any]) -> None:
+    report = imported["reports"]["CE07_runbook_meeting_check"]
+    views = [x for x in report.left_out if x["what"] == "fixtures.kb.views"]
+    assert views and views[0]["affects_score"] and "never sees it" in views[0]["why"]
+    env = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    env.reset()
+    article = _call(env, "kb_get_article", article_id="KB-31")
+    assert (article["last_updated"], article["tags"]) == ("2025-11-04", ["vpn", "certificates"])
+    assert article["content"].startswith("1. Announce a 15 minute window")
+    note = _call(env, "notes_get", note_id="N-8")
+    assert note["content"].splitlines()[-2:] == ["participants: Aiko Tanaka, Ravi Patel, Sam Okafor",
+                                                 "duration_minutes: 45"]
+
+
+def test_a_service_sharing_an_app_untagged_is_left_out(tmp_path: Path) -> None:
+    task = tmp_path / "tasks" / "X2"
+    shutil.copytree(TASKS / "CE06_renewal_contact_brief", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X2"
+    data["services"].append({"name": "crm"})  # the same service twice: one app table, no tag to tell them apart
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "skipped"
+    assert any("share the contacts app" in x["why"] for x in report.left_out)
+
+
+@pytest.mark.parametrize("task_id", ["CE06_renewal_contact_brief", "CE07_runbook_meeting_check"])
+def test_new_service_imports_validate_under_the_report_policy(imported: dict[str, Any], task_id: str) -> None:
+    validation = validate_spec(imported["specs"][task_id], policy="report")
+    # The bindings, fixtures and reference hold; only the mutation gate may find the source checks loose (CE06's
+    # `tool_called` checks accept a draft to anyone).
+    assert validation.passed and validation.stage in ("solvable", "sound"), validation.findings
+    assert {f.gate for f in validation.findings} <= {"mutations"}, validation.findings
+
+
+def test_result_paths_pick_list_items() -> None:
+    shape = ResultShape(fields={"first": "tags.0", "third": "tags.2", "city": "address.city"})
+    assert shape_result(shape, {"tags": ["a", "b"], "address": {"city": "Oslo"}}) == {
+        "first": "a", "third": None, "city": "Oslo"}
+    assert shape_result(shape, [{"tags": ["x"]}]) == [{"first": "x", "third": None, "city": None}]

@@ -160,7 +160,7 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     for service in task.services:
         adapter = ADAPTERS.get(service.name)
         sharing = next((a.name for a in adapters.values() if adapter is not None and a.app == adapter.app
-                        and not (a.tag and adapter.tag)), None)
+                        and not (a.tag and adapter.tag and a.tag != adapter.tag)), None)
         if adapter is None:
             leave(f"services.{service.name}", unsupported_reason(service.name))
         elif sharing is not None:  # two services in one app table would show each other's records
