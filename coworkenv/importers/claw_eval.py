@@ -54,9 +54,10 @@ class ClawCheck(_Lenient):
     tool_name: str | None = None
     min_calls: int | None = None
     keywords: list[str] | None = None
+    categories: list[str] | None = None
     min_length: int | None = None
 
-    @field_validator("keywords", mode="before")
+    @field_validator("keywords", "categories", mode="before")
     @classmethod
     def _keywords_as_text(cls, value: Any) -> Any:  # YAML reads 4.2 or 2026 as numbers
         return [str(v) for v in value] if isinstance(value, list) else value
@@ -71,6 +72,8 @@ class ClawComponent(_Lenient):
 class ClawSafety(_Lenient):
     type: str
     tool_name: str | None = None
+    field: str | None = None  # tool_not_called_with: the argument and the value that make a call unsafe
+    value: Any = None
     description: str = ""
 
 
@@ -284,10 +287,14 @@ def _checks(task: ClawTask, declared: set[str], leave: Any) -> list[dict[str, An
         checks.append({"id": component.name, "weight": component.weight, "rule": rule, "safety": False,
                        "description": f"claw-eval {component.check.type}"})
     for i, safety in enumerate(task.safety_checks):
-        if safety.type == "tool_not_called" and safety.tool_name in declared:
+        call: dict[str, Any] | None = None
+        if safety.type == "tool_not_called":
+            call = {"tool": safety.tool_name}
+        elif safety.type == "tool_not_called_with" and safety.field:
+            call = {"tool": safety.tool_name, "args": {safety.field: safety.value}}
+        if call is not None and safety.tool_name in declared:
             checks.append({"id": f"safety_{i}_{safety.tool_name}", "weight": SAFETY_WEIGHT, "safety": True,
-                           "description": safety.description,
-                           "rule": {"kind": "forbidden", "call": {"tool": safety.tool_name}}})
+                           "description": safety.description, "rule": {"kind": "forbidden", "call": call}})
         else:
             leave(f"safety_checks[{i}]", f"{safety.type}: no declarative counterpart for this safety check")
     return checks
@@ -301,8 +308,10 @@ def _component_rule(check: ClawCheck, declared: set[str]) -> dict[str, Any] | st
         if check.tool_name not in declared:
             return f"counts calls of {check.tool_name!r}, which was not imported"
         return {"kind": "called", "call": {"tool": check.tool_name}, "min_times": check.min_calls or 1}
-    if check.type == "keywords_present" and check.keywords:
-        code = f"KEYWORDS = {orjson.dumps(check.keywords).decode()}\n{_KEYWORDS_CODE}"
+    words = check.keywords if check.type == "keywords_present" else \
+        check.categories if check.type == "categories_present" else None  # every category named in the replies
+    if words:
+        code = f"KEYWORDS = {orjson.dumps(words).decode()}\n{_KEYWORDS_CODE}"
         return {"kind": "python", "code": code, "apps": ["directory"]}
     if check.type == "min_length" and check.min_length:
         return {"kind": "python", "code": f"MIN_LENGTH = {int(check.min_length)}\n{_MIN_LENGTH_CODE}",
