@@ -23,6 +23,7 @@ from coworkenv.bindings import ArgBinding, Binding, ToolDecl
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.spec import EnvSpec
+from coworkenv.world import format_time, parse_time
 
 USER_ID = "u-user"
 SAFETY_WEIGHT = 0.001  # a safety check gates the score; its own weight only needs to be negligible
@@ -265,15 +266,26 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
         mapping = adapter.tools.get(tool.name)
         if mapping is None:
             continue
+        props = tool.input_schema.get("properties", {})
+        unmet = [w.day for w in mapping.windows if w.day not in props]
+        if unmet:
+            leave(f"tools.{tool.name}", f"it takes no {unmet[0]!r}, which the {adapter.name} service requires "
+                                        "(calls without it fail there)")
+            return None
+        # A window's count of days is the default when the task's tool does not take it.
+        windows = [w if w.days in props else w.model_copy(update={"days": None}) for w in mapping.windows]
+        windowed = {n for w in windows for n in (w.day, w.days) if n is not None}
         args: dict[str, ArgBinding | str] = {}
-        for name in tool.input_schema.get("properties", {}):
+        for name in props:
             known = mapping.args.get(name)
-            if known is None:
+            if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
-                        bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result))
-    leave(f"tools.{tool.name}", "its service has no coworkenv app, or the tool is unknown to the importer")
+                        bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result,
+                                     windows=windows))
+    why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
+    leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None
 
 
@@ -334,6 +346,9 @@ def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
 
 
 def _start(apps: dict[str, Any]) -> str:
+    events = [e["start"] for e in apps.get("calendar", {}).get("events", [])]
+    if events:  # Claw-Eval's calendar moves its events so that the earliest starts about a day from now
+        return format_time(min(parse_time(e) for e in events) - 86400)
     times = [m.get("sent_at") or "" for m in apps.get("mail", {}).get("messages", [])]
     times += [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
     latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, ResultShape
-from coworkenv.importers.claw_eval_records import RecordMap, first_of, tags_of, text_of
+from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
+from coworkenv.world import format_time, parse_time
 
 PRIORITY = {"urgent": "p1", "critical": "p1", "high": "p2", "medium": "p3", "normal": "p3", "low": "p4"}
 TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "pending": "blocked", "blocked": "blocked",
@@ -30,8 +31,6 @@ UNSUPPORTED = {
               "config app holds key/value settings",
     "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
                  "or op for",
-    "calendar": "Claw-Eval's calendar takes a day and a number of days and attendees as names; the calendar app "
-                "takes a time window and directory people",
 }
 
 
@@ -49,6 +48,7 @@ class ToolMap:
     args: dict[str, ArgBinding]
     defaults: dict[str, Any] = field(default_factory=dict)
     result: ResultShape = field(default_factory=ResultShape)
+    windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class ServiceAdapter:
     fixture_env: str  # the service's environment variable naming its fixture file
     records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
     tools: dict[str, ToolMap]
+    no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why
     # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
     # services can share one app table without seeing each other's records.
     tag: str | None = None
@@ -166,7 +167,7 @@ ADAPTERS.update({
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts"}, result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
-    }, tag="contacts"),
+    }, no_op={"contacts_send_message": "no app op sends a message to a contact"}, tag="contacts"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list can
     # filter by status), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
@@ -180,7 +181,7 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {"status": _rename("tag")}, defaults={"tag": "crm"},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
-    }, tag="crm"),
+    }, no_op={"crm_export_report": "no app op exports a customer report"}, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
                                  "category": "category", "tags": tags_of("tags"), "status": "status",
@@ -203,5 +204,35 @@ ADAPTERS.update({
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
                                                          "created_at": "updated_at"}, wrap="notes")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
-    }),
+    }, no_op={"notes_share": "no app op shares a note with people"}),
+})
+
+
+def _utc(name: str) -> Derived:
+    return Derived((name,), lambda r: format_time(parse_time(str(r[name]))) if r.get(name) else None)
+
+
+_EVENT = ResultShape(fields={"event_id": "id", "title": "title", "start_time": "start", "end_time": "end",
+                             "attendees": "attendees", "location": "location", "organizer": "organizer",
+                             "description": "description", "status": "status"})
+# Claw-Eval shifts its events so that the earliest starts about a day after the service starts; the importer
+# starts the world a day before the earliest event instead (see claw_eval._start).
+ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES", RecordMap(
+    "events", "events", {"id": text_of("event_id"), "title": "title", "start": _utc("start_time"),
+                         "end": _utc("end_time"), "attendees": tags_of("attendees"), "location": "location",
+                         "organizer": first_of("organizer"), "description": text_of("description"),
+                         "status": Derived(("status",), lambda r: "cancelled" if r.get("status") == "cancelled"
+                                           else "confirmed")},
+    fold_into="description", defaults={"organizer": "", "timezone": "UTC"}), {
+    "calendar_list_events": ToolMap("calendar_list_events", {}, windows=(
+        DayWindow(day="date", days="days", start="start", end="end"),),
+        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+    "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
+    "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
+                                     result=ResultShape(fields={"event_id": "id", "status": "status"})),
+}, no_op={
+    "calendar_create_event": "Claw-Eval invites attendees by free-text name; the calendar app invites directory "
+                             "people",
+    "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
+                                "directory person",
 })
