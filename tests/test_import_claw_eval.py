@@ -211,12 +211,11 @@ def test_a_service_sharing_an_app_untagged_is_left_out(tmp_path: Path) -> None:
     assert any("share the contacts app" in x["why"] for x in report.left_out)
 
 
-@pytest.mark.parametrize("task_id", ["CE06_renewal_contact_brief", "CE07_runbook_meeting_check",
-                                     "CE08_cancel_called_off_demo"])
-def test_new_service_imports_validate_under_the_report_policy(imported: dict[str, Any], task_id: str) -> None:
+@pytest.mark.parametrize("task_id", IMPORTED)
+def test_imports_validate_under_the_report_policy(imported: dict[str, Any], task_id: str) -> None:
     validation = validate_spec(imported["specs"][task_id], policy="report")
-    # The bindings, fixtures and reference hold; only the mutation gate may find the source checks loose (CE06's
-    # `tool_called` checks accept a draft to anyone).
+    # The bindings, fixtures and reference hold; only the mutation gate may find the source checks loose (e.g.
+    # CE06's `tool_called` checks accept a draft to anyone).
     assert validation.passed and validation.stage in ("solvable", "sound"), validation.findings
     assert {f.gate for f in validation.findings} <= {"mutations"}, validation.findings
 
