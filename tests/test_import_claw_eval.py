@@ -278,3 +278,24 @@ def test_a_tool_no_op_runs_faithfully_skips_the_task_and_says_why(tmp_path: Path
     (report,) = import_checkout(tmp_path, tmp_path / "out")
     assert report.status == "skipped"
     assert any(x["what"] == f"tools.{tool['name']}" and why in x["why"] for x in report.left_out), report.left_out
+
+
+@pytest.mark.parametrize(("fixture", "change", "says"), [
+    ("kb/articles.json", lambda rows: rows[1].update(status="weird"),
+     "kb/articles.json: record 1 (KB-32): kb.articles.status: Input should be"),
+    ("kb/articles.json", lambda rows: rows[0].update(status="Active"), None),  # a synonym of published
+    ("notes/meetings.json", lambda rows: rows[1].pop("note_id"), "notes/meetings.json: record 1: no id"),
+])
+def test_a_fixture_record_that_does_not_fit_the_app_is_named(tmp_path: Path, fixture: str, change: Any,
+                                                              says: str | None) -> None:
+    task = tmp_path / "tasks" / "X4"
+    shutil.copytree(TASKS / "CE07_runbook_meeting_check", task)
+    path = task / "fixtures" / fixture
+    rows = orjson.loads(path.read_bytes())
+    change(rows)
+    path.write_bytes(orjson.dumps(rows))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    if says is None:
+        assert report.status == "partial"
+    else:
+        assert report.status == "skipped" and says in report.notes[0], report.notes

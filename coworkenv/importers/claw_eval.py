@@ -18,6 +18,7 @@ import orjson
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from coworkenv.apps import APPS
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
 from coworkenv.importers.claw_eval_records import RecordMap
@@ -229,7 +230,12 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 data = orjson.loads(path.read_bytes())
             except (OSError, orjson.JSONDecodeError) as exc:
                 raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
-            for table, rows in adapter.records(data).items():
+            try:
+                tables = adapter.records(data)
+            except ValueError as exc:
+                raise ImportProblem(f"{path}: {exc}") from None
+            for table, rows in tables.items():
+                _check_rows(path, adapter.app, table, rows)
                 apps.setdefault(adapter.app, {}).setdefault(table, []).extend(rows)
             notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
             if isinstance(adapter.records, RecordMap):
@@ -241,6 +247,19 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                                      "role": "Employee"}],
                          "teams": [{"id": "t-user", "name": "Team", "lead": USER_ID}]}
     return apps
+
+
+def _check_rows(path: Path, app: str, table: str, rows: list[dict[str, Any]]) -> None:
+    """Every row must be a valid record of the app table: ImportProblem naming the fixture record and field."""
+    model = APPS[app].tables[table]
+    for n, row in enumerate(rows):
+        try:
+            model.model_validate(row)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise ImportProblem(f"{path}: record {n} ({row.get('id')}): {app}.{table}.{where}: {err['msg']}; "
+                                "fix the fixture value or the service adapter's mapping") from None
 
 
 def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, notes: list[str], leave: Any) -> None:
@@ -255,9 +274,11 @@ def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, no
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
     service = next(s for s in task.services if s.name == adapter.name)
     named = service.env.get(adapter.fixture_env)
-    if named:  # paths in task.yaml are relative to the checkout root: keep the part below the task folder
-        tail = named.split(f"{task_dir.name}/", 1)[-1]
-        return [task_dir / tail]
+    if named:  # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
+        candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
+        if "fixtures/" in named:
+            candidates.append(task_dir / "fixtures" / named.split("fixtures/", 1)[1])
+        return [next((c for c in candidates if c.is_file()), candidates[0])]
     return sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 

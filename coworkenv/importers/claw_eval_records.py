@@ -43,14 +43,21 @@ class RecordMap:
         return {f for src in self.fields.values() for f in ((src,) if isinstance(src, str) else src.reads)}
 
     def __call__(self, data: Any) -> dict[str, list[dict[str, Any]]]:
+        """The app rows of the fixture; ValueError naming the record and field when a value does not fit."""
         out = []
         held = self.held()
-        for record in self.rows(data):
+        for n, record in enumerate(self.rows(data)):
             row: dict[str, Any] = dict(self.defaults)
             for name, src in self.fields.items():
-                value = record.get(src) if isinstance(src, str) else src.compute(record)
+                try:
+                    value = record.get(src) if isinstance(src, str) else src.compute(record)
+                except (ValueError, TypeError, KeyError) as exc:
+                    raise ValueError(f"record {n}: cannot read {name!r} ({exc})") from None
                 if value is not None:
                     row[name] = value
+            if not row.get("id"):
+                source = self.fields.get("id")
+                raise ValueError(f"record {n}: no id ({source if isinstance(source, str) else source and source.reads})")
             if self.fold_into is not None:
                 lines = [f"{k}: {as_text(v)}" for k, v in record.items() if k not in held and v not in (None, "", [])]
                 base = str(row.get(self.fold_into) or "")

@@ -118,6 +118,8 @@ _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description"
                               "reporter": "reporter", "created_at": "created_at"})
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
                                       "priority": "priority"}, wrap="tickets")
+ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
+                  "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 _PRIORITY_ARG = _rename("priority", values=PRIORITY)
 _STATUS_ARG = _rename("status", values={**TICKET_STATUS, "all": None})
 
@@ -184,7 +186,9 @@ ADAPTERS.update({
     }, no_op={"crm_export_report": "no app op exports a customer report"}, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
-                                 "category": "category", "tags": tags_of("tags"), "status": "status",
+                                 "category": "category", "tags": tags_of("tags"),
+                                 "status": Derived(("status",), lambda r: ARTICLE_STATUS.get(
+                                     str(r.get("status") or "published").lower(), str(r.get("status")))),
                                  "author": "author", "updated_at": text_of("last_updated")}), {
         "kb_search": ToolMap("kb_search", {
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
