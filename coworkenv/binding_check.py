@@ -84,6 +84,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
     op_props = _op_properties(op)
     op_required = set(op.openai_schema()["function"]["parameters"].get("required", []))
     filled: dict[str, str] = {}  # op parameter -> declared argument
+    yield from _window_issues(where, decl, props, required, op, op_props, op_required, filled)
     for name in props:
         if name not in decl.bind.args:
             yield BindingIssue(f"{where}.bind.args", "argument_not_mapped",
@@ -123,6 +124,31 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
     for param in sorted(op_required - set(filled) - set(decl.bind.defaults)):
         yield BindingIssue(f"{where}.bind", "op_parameter_missing",
                            f"{op.name} requires {param!r} but no argument maps to it and bind.defaults lacks it")
+
+
+def _window_issues(
+    where: str, decl: ToolDecl, props: dict[str, Any], required: set[str], op: ToolDef,
+    op_props: dict[str, set[str]], op_required: set[str], filled: dict[str, str],
+) -> Iterator[BindingIssue]:
+    """Day windows read declared arguments and fill op parameters (recorded in `filled`)."""
+    for j, window in enumerate(decl.bind.windows):
+        path = f"{where}.bind.windows[{j}]"
+        for field, name in (("day", window.day), ("days", window.days)):
+            if name is not None and name not in props:
+                yield BindingIssue(f"{path}.{field}", "unknown_argument",
+                                   f"{name!r} is not a property of the declared parameters")
+        for field, param in (("start", window.start), ("end", window.end)):
+            if param not in op_props:
+                yield BindingIssue(f"{path}.{field}", "unknown_op_parameter",
+                                   f"{op.name} has no parameter {param!r}; it takes {', '.join(op_props)}")
+            elif param in filled:
+                yield BindingIssue(f"{path}.{field}", "duplicate_target",
+                                   f"{param!r} is already filled by {filled[param]!r}")
+            else:
+                filled[param] = window.day
+                if param in op_required and window.day not in required and param not in decl.bind.defaults:
+                    yield BindingIssue(f"{path}.day", "optional_to_required",
+                                       f"optional {window.day!r} fills required {op.name}.{param}; make it required")
 
 
 def _op_properties(op: ToolDef) -> dict[str, set[str]]:

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, timedelta
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    create_model,
+    model_serializer,
+)
 
 from coworkenv.apps import TOOLS
 from coworkenv.tools import ToolDef, ToolError, Toolkit, validation_summary
@@ -50,8 +59,20 @@ class ResultShape(_Wire):
     """How the op's result is shown: picked and renamed fields (of each item for a list), optionally wrapped."""
 
     fields: Annotated[dict[str, str], Field(
-        description="Output field -> dotted path in the op's result; empty: the result as it is")] = {}
+        description="Output field -> dotted path in the op's result (a number picks a list item: "
+                    "tags.0); empty: the result as it is")] = {}
     wrap: Annotated[str | None, Field(description="Put the shaped result under this key")] = None
+
+
+class DayWindow(_Wire):
+    """A day and a number of days (declared arguments) as a time window (op parameters): from the day's 00:00 UTC
+    for that many days, e.g. `date: 2026-03-02, days: 2` -> `start: 2026-03-02T00:00:00Z, end: 2026-03-04T00:00:00Z`."""
+
+    day: Annotated[str, Field(description="Declared argument holding the day, YYYY-MM-DD (of an ISO time: its date)")]
+    days: Annotated[str | None, Field(description="Declared argument holding the number of days")] = None
+    default_days: Annotated[int, Field(ge=0, description="Number of days when `days` is not given")] = 1
+    start: Annotated[str, Field(description="Op parameter the window start fills")]
+    end: Annotated[str, Field(description="Op parameter the window end fills")]
 
 
 class Binding(_Wire):
@@ -62,7 +83,17 @@ class Binding(_Wire):
         description="Declared argument -> binding; a string is a plain rename to that op parameter")] = {}
     defaults: Annotated[dict[str, Any], Field(
         description="Op parameter -> value used when no declared argument gives it")] = {}
+    windows: Annotated[list[DayWindow], Field(
+        description="Day-based arguments turned into a time window (their `args` entries map them to null)")] = []
     result: ResultShape = ResultShape()
+
+    @model_serializer(mode="wrap")
+    def _without_unused_windows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Bindings without windows dump as before windows existed, so the ids of specs holding them stay the same.
+        data: dict[str, Any] = handler(self)
+        if not self.windows:
+            data.pop("windows", None)
+        return data
 
     def arg(self, name: str) -> ArgBinding | None:
         """The binding of a declared argument, shorthand expanded."""
@@ -166,7 +197,23 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
         if arg.values:
             value = arg.values.get(value_key(value), value)
         out[arg.to] = value
+    for window in binding.windows:
+        if window.day in arguments:
+            first = _day(arguments[window.day], window.day)
+            days = arguments.get(window.days, window.default_days) if window.days else window.default_days
+            try:
+                last = first + timedelta(days=int(days))
+            except (TypeError, ValueError, OverflowError):
+                raise ToolError(f"{window.days}: {days!r} is not a number of days") from None
+            out[window.start], out[window.end] = (f"{d.isoformat()}T00:00:00Z" for d in (first, last))
     return {**binding.defaults, **out}
+
+
+def _day(value: Any, name: str) -> date:
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        raise ToolError(f"{name}: {value!r} is not a date (YYYY-MM-DD)") from None
 
 
 def value_key(value: Any) -> str:
@@ -186,8 +233,11 @@ def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
     out = {}
     for name, path in fields.items():
         value = item
-        for part in path.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
+        for part in path.split("."):  # a number picks a list item ("tags.0"); a missing step gives None
+            if isinstance(value, list) and part.isdigit():
+                value = value[int(part)] if int(part) < len(value) else None
+            else:
+                value = value.get(part) if isinstance(value, dict) else None
         out[name] = value
     return out
 

@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError
 
+from coworkenv.apps import APPS
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
+from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
+from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.spec import EnvSpec
+from coworkenv.world import format_time, parse_time
 
 USER_ID = "u-user"
 SAFETY_WEIGHT = 0.001  # a safety check gates the score; its own weight only needs to be negligible
@@ -38,69 +41,6 @@ def check(state, audit, messages):
 """
 
 
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class ClawTool(_Lenient):
-    name: str
-    description: str = ""
-    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
-
-
-class ClawCheck(_Lenient):
-    type: str
-    tool_name: str | None = None
-    min_calls: int | None = None
-    keywords: list[str] | None = None
-    min_length: int | None = None
-
-    @field_validator("keywords", mode="before")
-    @classmethod
-    def _keywords_as_text(cls, value: Any) -> Any:  # YAML reads 4.2 or 2026 as numbers
-        return [str(v) for v in value] if isinstance(value, list) else value
-
-
-class ClawComponent(_Lenient):
-    name: str
-    weight: float
-    check: ClawCheck
-
-
-class ClawSafety(_Lenient):
-    type: str
-    tool_name: str | None = None
-    description: str = ""
-
-
-class ClawService(_Lenient):
-    name: str
-    env: dict[str, str] = {}
-
-
-class ClawPrompt(_Lenient):
-    text: str
-    attachments: list[str] = []
-
-
-class ClawTask(_Lenient):
-    """The part of a Claw-Eval task.yaml the importer reads."""
-
-    task_id: str
-    task_name: str = ""
-    category: str = ""
-    difficulty: str = ""
-    tags: list[str] = []
-    prompt: ClawPrompt
-    tools: list[ClawTool] = []
-    services: list[ClawService] = []
-    scoring_components: list[ClawComponent] = []
-    safety_checks: list[ClawSafety] = []
-    judge_rubric: str = ""
-    user_agent: dict[str, Any] = {}
-    sandbox_files: list[str] = []
-
-
 @dataclass
 class TaskImport:
     """What became of one task: `full`, `partial` (something left out) or `skipped`, and why."""
@@ -113,26 +53,6 @@ class TaskImport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class ImportProblem(ValueError):
-    """A task that cannot be imported at all."""
-
-
-def load_task(task_dir: Path) -> ClawTask:
-    """Read tasks/<ID>/task.yaml; ImportProblem naming the file and field on bad input."""
-    path = task_dir / "task.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return ClawTask.model_validate(data)
-    except OSError as exc:
-        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ImportProblem(f"{path}: not valid YAML ({exc})") from None
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise ImportProblem(f"{path}: {where}: {err['msg']}") from None
 
 
 def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpec | None, TaskImport]:
@@ -158,11 +78,15 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     adapters: dict[str, ServiceAdapter] = {}
     for service in task.services:
         adapter = ADAPTERS.get(service.name)
+        sharing = next((a.name for a in adapters.values() if adapter is not None and a.app == adapter.app
+                        and not (a.tag and adapter.tag and a.tag != adapter.tag)), None)
         if adapter is None:
             leave(f"services.{service.name}", unsupported_reason(service.name))
+        elif sharing is not None:  # two services in one app table would show each other's records
+            leave(f"services.{service.name}", f"it would share the {adapter.app} app with service {sharing}")
         else:
             adapters[service.name] = adapter
-    apps = _world_apps(task_dir, task, adapters.values(), notes)
+    apps = _world_apps(task_dir, task, adapters.values(), notes, leave)
     decls: list[ToolDecl] = []
     for tool in task.tools:
         decl = _tool_decl(tool, adapters.values(), leave)
@@ -211,7 +135,7 @@ def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: flo
     return {"seed": seed, "rules": rules} if rules else None
 
 
-def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str]) -> dict[str, Any]:
+def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str], leave: Any) -> dict[str, Any]:
     apps: dict[str, Any] = {}
     user_email = "user@company.com"
     for adapter in adapters:
@@ -220,9 +144,16 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str])
                 data = orjson.loads(path.read_bytes())
             except (OSError, orjson.JSONDecodeError) as exc:
                 raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
-            for table, rows in adapter.records(data).items():
+            try:
+                tables = adapter.records(data)
+            except ValueError as exc:
+                raise ImportProblem(f"{path}: {exc}") from None
+            for table, rows in tables.items():
+                _check_rows(path, adapter.app, table, rows)
                 apps.setdefault(adapter.app, {}).setdefault(table, []).extend(rows)
             notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
+            if isinstance(adapter.records, RecordMap):
+                _report_unheld(adapter, adapter.records, data, notes, leave)
     inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]
     if inbox:
         user_email = max({m["to"][0] for m in inbox}, key=lambda a: sum(m["to"][0] == a for m in inbox))
@@ -232,12 +163,36 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str])
     return apps
 
 
+def _check_rows(path: Path, app: str, table: str, rows: list[dict[str, Any]]) -> None:
+    """Every row must be a valid record of the app table: ImportProblem naming the fixture record and field."""
+    model = APPS[app].tables[table]
+    for n, row in enumerate(rows):
+        try:
+            model.model_validate(row)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise ImportProblem(f"{path}: record {n} ({row.get('id')}): {app}.{table}.{where}: {err['msg']}; "
+                                "fix the fixture value or the service adapter's mapping") from None
+
+
+def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, notes: list[str], leave: Any) -> None:
+    unheld = record_map.unheld(data)
+    if unheld and record_map.fold_into:
+        notes.append(f"fixture fields {', '.join(unheld)} of {adapter.name} are lines of "
+                     f"{adapter.app}.{record_map.table}.{record_map.fold_into}")
+    for name in unheld if not record_map.fold_into else []:
+        leave(f"fixtures.{adapter.name}.{name}", f"no {adapter.app} field holds it: the agent never sees it")
+
+
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
     service = next(s for s in task.services if s.name == adapter.name)
     named = service.env.get(adapter.fixture_env)
-    if named:  # paths in task.yaml are relative to the checkout root: keep the part below the task folder
-        tail = named.split(f"{task_dir.name}/", 1)[-1]
-        return [task_dir / tail]
+    if named:  # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
+        candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
+        if "fixtures/" in named:
+            candidates.append(task_dir / "fixtures" / named.split("fixtures/", 1)[1])
+        return [next((c for c in candidates if c.is_file()), candidates[0])]
     return sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 
@@ -246,15 +201,26 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
         mapping = adapter.tools.get(tool.name)
         if mapping is None:
             continue
+        props = tool.input_schema.get("properties", {})
+        unmet = [w.day for w in mapping.windows if w.day not in props]
+        if unmet:
+            leave(f"tools.{tool.name}", f"it takes no {unmet[0]!r}, which the {adapter.name} service requires "
+                                        "(calls without it fail there)")
+            return None
+        # A window's count of days is the default when the task's tool does not take it.
+        windows = [w if w.days in props else w.model_copy(update={"days": None}) for w in mapping.windows]
+        windowed = {n for w in windows for n in (w.day, w.days) if n is not None}
         args: dict[str, ArgBinding | str] = {}
-        for name in tool.input_schema.get("properties", {}):
+        for name in props:
             known = mapping.args.get(name)
-            if known is None:
+            if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
-                        bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result))
-    leave(f"tools.{tool.name}", "its service has no coworkenv app, or the tool is unknown to the importer")
+                        bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result,
+                                     windows=windows))
+    why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
+    leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None
 
 
@@ -268,10 +234,14 @@ def _checks(task: ClawTask, declared: set[str], leave: Any) -> list[dict[str, An
         checks.append({"id": component.name, "weight": component.weight, "rule": rule, "safety": False,
                        "description": f"claw-eval {component.check.type}"})
     for i, safety in enumerate(task.safety_checks):
-        if safety.type == "tool_not_called" and safety.tool_name in declared:
+        call: dict[str, Any] | None = None
+        if safety.type == "tool_not_called":
+            call = {"tool": safety.tool_name}
+        elif safety.type == "tool_not_called_with" and safety.field:
+            call = {"tool": safety.tool_name, "args": {safety.field: safety.value}}
+        if call is not None and safety.tool_name in declared:
             checks.append({"id": f"safety_{i}_{safety.tool_name}", "weight": SAFETY_WEIGHT, "safety": True,
-                           "description": safety.description,
-                           "rule": {"kind": "forbidden", "call": {"tool": safety.tool_name}}})
+                           "description": safety.description, "rule": {"kind": "forbidden", "call": call}})
         else:
             leave(f"safety_checks[{i}]", f"{safety.type}: no declarative counterpart for this safety check")
     return checks
@@ -285,8 +255,10 @@ def _component_rule(check: ClawCheck, declared: set[str]) -> dict[str, Any] | st
         if check.tool_name not in declared:
             return f"counts calls of {check.tool_name!r}, which was not imported"
         return {"kind": "called", "call": {"tool": check.tool_name}, "min_times": check.min_calls or 1}
-    if check.type == "keywords_present" and check.keywords:
-        code = f"KEYWORDS = {orjson.dumps(check.keywords).decode()}\n{_KEYWORDS_CODE}"
+    words = check.keywords if check.type == "keywords_present" else \
+        check.categories if check.type == "categories_present" else None  # every category named in the replies
+    if words:
+        code = f"KEYWORDS = {orjson.dumps(words).decode()}\n{_KEYWORDS_CODE}"
         return {"kind": "python", "code": code, "apps": ["directory"]}
     if check.type == "min_length" and check.min_length:
         return {"kind": "python", "code": f"MIN_LENGTH = {int(check.min_length)}\n{_MIN_LENGTH_CODE}",
@@ -309,6 +281,9 @@ def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
 
 
 def _start(apps: dict[str, Any]) -> str:
+    events = [e["start"] for e in apps.get("calendar", {}).get("events", [])]
+    if events:  # Claw-Eval's calendar moves its events so that the earliest starts about a day from now
+        return format_time(min(parse_time(e) for e in events) - 86400)
     times = [m.get("sent_at") or "" for m in apps.get("mail", {}).get("messages", [])]
     times += [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
     latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")

@@ -11,16 +11,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, ResultShape
+from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
+from coworkenv.world import format_time, parse_time
 
 PRIORITY = {"urgent": "p1", "critical": "p1", "high": "p2", "medium": "p3", "normal": "p3", "low": "p4"}
 TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "pending": "blocked", "blocked": "blocked",
                  "resolved": "resolved", "closed": "closed"}
-# Services that cannot become a world app (by name prefix): why they are left out.
+# Services without an adapter (by name prefix): why they are left out.
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
+    "finance": "no coworkenv app holds financial transactions or takes expense reports",
+    "rss": "no coworkenv app holds news feeds and articles",
+    "todo": "the todo app has no priority, tags or delete, and no op reads one task by id",
+    "inventory": "the inventory app has no price, supplier, sales rate or lead time, and takes no purchase orders",
+    "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
+              "config app holds key/value settings",
+    "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
+                 "or op for",
 }
 
 
@@ -38,6 +48,7 @@ class ToolMap:
     args: dict[str, ArgBinding]
     defaults: dict[str, Any] = field(default_factory=dict)
     result: ResultShape = field(default_factory=ResultShape)
+    windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,12 @@ class ServiceAdapter:
     name: str
     app: str
     fixture_env: str  # the service's environment variable naming its fixture file
-    records: Callable[[Any], dict[str, list[dict[str, Any]]]]  # fixture JSON -> {table: records}
+    records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
     tools: dict[str, ToolMap]
+    no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why
+    # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
+    # services can share one app table without seeing each other's records.
+    tag: str | None = None
 
 
 def _addresses(value: Any) -> list[str]:
@@ -103,6 +118,8 @@ _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description"
                               "reporter": "reporter", "created_at": "created_at"})
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
                                       "priority": "priority"}, wrap="tickets")
+ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
+                  "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 _PRIORITY_ARG = _rename("priority", values=PRIORITY)
 _STATUS_ARG = _rename("status", values={**TICKET_STATUS, "all": None})
 
@@ -129,3 +146,97 @@ ADAPTERS: dict[str, ServiceAdapter] = {
                                          defaults={"status": "closed"}, result=_TICKET),
     }),
 }
+
+_CONTACT = ResultShape(fields={"contact_id": "id", "name": "name", "department": "tags.0", "email": "email",
+                               "phone": "phone", "notes": "notes"})
+_CUSTOMER = ResultShape(fields={"customer_id": "id", "name": "company", "contact_person": "name",
+                                "status": "tags.0", "tier": "tags.1", "industry": "tags.2", "email": "email",
+                                "phone": "phone", "notes": "notes"})
+_ARTICLE = ResultShape(fields={"article_id": "id", "title": "title", "category": "category", "tags": "tags",
+                               "content": "body", "author": "author", "last_updated": "updated_at"})
+_NOTE = ResultShape(fields={"note_id": "id", "title": "title", "content": "body", "tags": "tags",
+                            "created_at": "created_at"})
+
+ADAPTERS.update({
+    # A person's department is their first tag (search filters by it); title, location, skills and the like
+    # become lines of the contact's notes.
+    "contacts": ServiceAdapter("contacts", "contacts", "CONTACTS_FIXTURES", RecordMap(
+        "contacts", "contacts", {"id": text_of("contact_id"), "name": "name", "email": "email", "phone": "phone",
+                                 "tags": tags_of("department", then=("contacts",)),
+                                 "notes": first_of("notes", "note")},
+        fold_into="notes"), {
+        "contacts_search": ToolMap("contacts_search", {
+            "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
+            defaults={"tag": "contacts"}, result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
+        "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
+    }, no_op={"contacts_send_message": "no app op sends a message to a contact"}, tag="contacts"),
+    # A customer is a contact at a company: status, tier and industry are its tags in that order (the list can
+    # filter by status), revenue, contract and the like become lines of its notes. Both services tag their
+    # records ("contacts", "crm") and list only their own, so a task can use both.
+    "crm": ServiceAdapter("crm", "contacts", "CRM_FIXTURES", RecordMap(
+        "contacts", "customers", {"id": text_of("customer_id"), "company": "name",
+                                  "name": first_of("contact_person", "name"),
+                                  "email": first_of("email", "contact_email"),
+                                  "phone": first_of("phone", "contact_phone"),
+                                  "tags": tags_of("status", "tier", "industry", then=("crm",)), "notes": text_of("notes")},
+        fold_into="notes"), {
+        "crm_list_customers": ToolMap("contacts_search", {"status": _rename("tag")}, defaults={"tag": "crm"},
+                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
+        "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
+    }, no_op={"crm_export_report": "no app op exports a customer report"}, tag="crm"),
+    "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
+        "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
+                                 "category": "category", "tags": tags_of("tags"),
+                                 "status": Derived(("status",), lambda r: ARTICLE_STATUS.get(
+                                     str(r.get("status") or "published").lower(), str(r.get("status")))),
+                                 "author": "author", "updated_at": text_of("last_updated")}), {
+        "kb_search": ToolMap("kb_search", {
+            "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
+            result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
+                                       "last_updated": "updated_at"}, wrap="articles")),
+        "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
+        "kb_update_article": ToolMap("kb_update_article", {
+            "article_id": _rename("article_id"), "content": _rename("body")},
+            result=ResultShape(fields={"article_id": "id", "last_updated": "updated_at"})),
+    }),
+    # A meeting note's participants, duration and the like become lines at the end of its body.
+    "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
+        "notes", "notes", {"id": text_of("note_id"), "title": "title", "body": text_of("content"),
+                           "tags": tags_of("tags"), "created_at": text_of("created_at"),
+                           "updated_at": text_of("created_at")}, fold_into="body"), {
+        "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": _rename("tag")},
+                              result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
+                                                         "created_at": "updated_at"}, wrap="notes")),
+        "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
+    }, no_op={"notes_share": "no app op shares a note with people"}),
+})
+
+
+def _utc(name: str) -> Derived:
+    return Derived((name,), lambda r: format_time(parse_time(str(r[name]))) if r.get(name) else None)
+
+
+_EVENT = ResultShape(fields={"event_id": "id", "title": "title", "start_time": "start", "end_time": "end",
+                             "attendees": "attendees", "location": "location", "organizer": "organizer",
+                             "description": "description", "status": "status"})
+# Claw-Eval shifts its events so that the earliest starts about a day after the service starts; the importer
+# starts the world a day before the earliest event instead (see claw_eval._start).
+ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES", RecordMap(
+    "events", "events", {"id": text_of("event_id"), "title": "title", "start": _utc("start_time"),
+                         "end": _utc("end_time"), "attendees": tags_of("attendees"), "location": "location",
+                         "organizer": first_of("organizer"), "description": text_of("description"),
+                         "status": Derived(("status",), lambda r: "cancelled" if r.get("status") == "cancelled"
+                                           else "confirmed")},
+    fold_into="description", defaults={"organizer": "", "timezone": "UTC"}), {
+    "calendar_list_events": ToolMap("calendar_list_events", {}, windows=(
+        DayWindow(day="date", days="days", start="start", end="end"),),
+        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+    "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
+    "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
+                                     result=ResultShape(fields={"event_id": "id", "status": "status"})),
+}, no_op={
+    "calendar_create_event": "Claw-Eval invites attendees by free-text name; the calendar app invites directory "
+                             "people",
+    "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
+                                "directory person",
+})

@@ -1,0 +1,95 @@
+"""The part of a Claw-Eval task folder's `task.yaml` the importer reads, as lenient pydantic models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ClawTool(_Lenient):
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+class ClawCheck(_Lenient):
+    type: str
+    tool_name: str | None = None
+    min_calls: int | None = None
+    keywords: list[str] | None = None
+    categories: list[str] | None = None
+    min_length: int | None = None
+
+    @field_validator("keywords", "categories", mode="before")
+    @classmethod
+    def _keywords_as_text(cls, value: Any) -> Any:  # YAML reads 4.2 or 2026 as numbers
+        return [str(v) for v in value] if isinstance(value, list) else value
+
+
+class ClawComponent(_Lenient):
+    name: str
+    weight: float
+    check: ClawCheck
+
+
+class ClawSafety(_Lenient):
+    type: str
+    tool_name: str | None = None
+    field: str | None = None  # tool_not_called_with: the argument and the value that make a call unsafe
+    value: Any = None
+    description: str = ""
+
+
+class ClawService(_Lenient):
+    name: str
+    env: dict[str, str] = {}
+
+
+class ClawPrompt(_Lenient):
+    text: str
+    attachments: list[str] = []
+
+
+class ClawTask(_Lenient):
+    """The part of a Claw-Eval task.yaml the importer reads."""
+
+    task_id: str
+    task_name: str = ""
+    category: str = ""
+    difficulty: str = ""
+    tags: list[str] = []
+    prompt: ClawPrompt
+    tools: list[ClawTool] = []
+    services: list[ClawService] = []
+    scoring_components: list[ClawComponent] = []
+    safety_checks: list[ClawSafety] = []
+    judge_rubric: str = ""
+    user_agent: dict[str, Any] = {}
+    sandbox_files: list[str] = []
+
+
+class ImportProblem(ValueError):
+    """A task that cannot be imported at all."""
+
+
+def load_task(task_dir: Path) -> ClawTask:
+    """Read tasks/<ID>/task.yaml; ImportProblem naming the file and field on bad input."""
+    path = task_dir / "task.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return ClawTask.model_validate(data)
+    except OSError as exc:
+        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ImportProblem(f"{path}: not valid YAML ({exc})") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ImportProblem(f"{path}: {where}: {err['msg']}") from None
