@@ -69,6 +69,7 @@ VARIANTS = [(r, c) for r in ("binary", "partial", "shaped") for c in ("trajector
 EVAL_MAX_TOKENS = 128  # the longest demonstrated assistant message is 123 tokens
 EVAL_MAX_STEPS = 16  # the grounded demonstrations take up to 13 messages
 EVAL_CHUNK = 4
+BUDGET_STEPS = 1_000_000  # max_steps under --lr-schedule budget: a ceiling the time budget always reaches first
 
 
 def log(message: str) -> None:
@@ -163,10 +164,12 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
         return dict(json.loads(summary_path.read_text(encoding="utf-8")))
     demos = make_demonstrations(out, envs, args.teacher)
     config = load_sft_config(args.sft_config)
+    if args.lr_schedule == "budget":  # the budget ends training; max_steps is only a ceiling far beyond it
+        config = config.model_copy(update={"training": config.training.model_copy(update={"max_steps": BUDGET_STEPS})})
     curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
                          args.curve_every, config.model.rendering, budget_s=args.sft_minutes * 60,
                          clock=args.sft_clock, at_start=False, max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS,
-                         log=log)
+                         anneal_lr=args.lr_schedule == "budget", log=log)
     result = train_sft(config, out / "sft-data", out / "sft",
                        progress=lambda p: log(f"sft step {p.step} loss {p.loss:.3f}") if p.step % 20 == 0 else None,
                        callbacks=[curve])
@@ -177,7 +180,7 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
                "teacher": args.teacher, "examples": result.examples,
                "examples_truncated": result.examples_truncated, "loss_first": result.train_loss_first,
                "loss_last": result.train_loss_last, "parameters": params, "curve": curve.to_dict(),
-               "config": config.name, "rendering": config.model.rendering}
+               "config": config.name, "rendering": config.model.rendering, "lr_schedule": args.lr_schedule}
     write_json_atomic(summary_path, summary)
     return summary
 
@@ -401,6 +404,9 @@ def main() -> None:
     parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: the training process's CPU time (what 30 min of an idle machine give a "
                         "single-threaded run, whatever else shares the machine); wall: wall-clock time")
+    parser.add_argument("--lr-schedule", choices=("budget", "steps"), default="budget",
+                        help="budget: warmup, then a cosine to 0 over the --sft-minutes budget (on --sft-clock), "
+                        "whatever the step rate; steps: the config's own schedule over its max_steps")
     parser.add_argument("--curve-every", type=int, default=200)
     parser.add_argument("--curve-envs", type=int, default=24)
     parser.add_argument("--k", type=int, default=2, help="samples per held-out env for pass^k (temperature 0.7)")

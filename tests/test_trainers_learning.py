@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,36 @@ def test_token_probe_counts_assistant_tokens_and_tells_carried_values_from_forma
     assert 0 < result.copied_tokens < result.tokens
     assert 0.0 <= result.copied_accuracy <= 1.0 and 0.0 <= result.other_accuracy <= 1.0
     assert result.to_dict()["accuracy"] == round(result.correct / result.tokens, 4)
+
+
+def test_anneal_lr_follows_the_training_budget_not_the_step_count(tmp_path: Path) -> None:
+    import torch
+    from transformers import TrainerControl, TrainerState, TrainingArguments, get_cosine_schedule_with_warmup
+
+    from trainers.learning_curve import HeldoutCurve
+
+    with pytest.raises(ValueError, match="budget"):
+        HeldoutCurve([], 10, "minimal", anneal_lr=True)
+    curve = HeldoutCurve([], 10**9, "minimal", budget_s=100.0, clock="cpu", at_start=False, anneal_lr=True)
+    clock = [0.0]
+    curve._now = lambda: clock[0]  # a clock the test moves
+    weight = torch.nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([weight], lr=1.0)
+    scheduler = get_cosine_schedule_with_warmup(optimizer, 10, 1000)  # the config's step-based schedule
+    args = TrainingArguments(output_dir=str(tmp_path), warmup_steps=10, max_steps=1000, report_to=[])
+    curve.on_train_begin(args, TrainerState(), TrainerControl(), lr_scheduler=scheduler)
+
+    def step(seconds: float) -> float:
+        clock[0] = seconds
+        optimizer.step()
+        scheduler.step()
+        return float(optimizer.param_groups[0]["lr"])
+
+    assert step(0.0) == pytest.approx(0.1)  # warmup is counted in steps: step 1 of 10
+    for _ in range(8):
+        step(0.0)
+    assert step(0.0) == pytest.approx(1.0)  # step 10: warmed up, no budget spent
+    assert step(50.0) == pytest.approx(0.5)  # half the budget: half way down the cosine, at step 11 of 1,000
+    assert step(75.0) == pytest.approx(0.5 * (1 + math.cos(0.75 * math.pi)))
+    assert step(100.0) == pytest.approx(0.0, abs=1e-12)  # the budget is spent: annealed, whatever the step
+    assert step(250.0) == pytest.approx(0.0, abs=1e-12)

@@ -5,10 +5,16 @@ The budget is counted on one of two clocks: `wall` (seconds of wall-clock time) 
 CPU time). On a machine that other jobs share, wall-clock time measures the neighbours as much as the training; the
 process's CPU time is what the training itself consumed, so a `cpu` budget of 30 minutes buys the same training on a
 busy machine as 30 wall-clock minutes of a single-threaded run on an idle one.
+
+With `anneal_lr`, the learning rate follows the budget instead of the step count: linear warmup over the
+config's `warmup_steps`, then a cosine from the peak to 0 over the budget's seconds. A step-based cosine ends at
+`max_steps`, which only matches the budget at the step rate it was sized for; on a busier machine (slower steps)
+the run stops with the rate still high, and a second run with another step rate anneals differently.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -46,7 +52,7 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
 
     def __init__(self, specs: Sequence[EnvSpec], every: int, rendering: str, *, budget_s: float | None = None,
                  clock: BudgetClock = "wall", at_start: bool = True, max_tokens: int = 192, max_steps: int = 12,
-                 log: Any = print) -> None:
+                 anneal_lr: bool = False, log: Any = print) -> None:
         if every < 1:
             raise ValueError(f"evaluate every >= 1 steps, got {every}")
         if clock not in _CLOCKS:
@@ -57,6 +63,9 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
         self.every = every
         self.rendering = rendering
         self.budget_s = budget_s
+        if anneal_lr and not budget_s:
+            raise ValueError("anneal_lr needs a training budget (budget_s > 0)")
+        self.anneal_lr = anneal_lr
         self.max_tokens = max_tokens
         self.max_steps = max_steps
         self.log = log
@@ -74,6 +83,21 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
     def train_wall_seconds(self) -> float:
         """Wall-clock seconds of training so far, evaluations excluded."""
         return time.perf_counter() - self._wall_started - self._eval_wall_s
+
+    def lr_factor(self, step: int, warmup_steps: int) -> float:
+        """The learning rate's multiplier at `step` under `anneal_lr`: warmup by steps, cosine over the budget."""
+        assert self.budget_s
+        warm = min(1.0, step / warmup_steps) if warmup_steps > 0 else 1.0
+        spent = min(1.0, max(0.0, self.train_seconds() / self.budget_s))
+        return warm * 0.5 * (1.0 + math.cos(math.pi * spent))
+
+    def _anneal(self, args: Any, scheduler: Any) -> None:
+        """Make the trainer's LambdaLR scheduler (every transformers schedule is one) follow the budget."""
+        lambdas = getattr(scheduler, "lr_lambdas", None)
+        if lambdas is None:
+            raise TypeError(f"anneal_lr needs a LambdaLR scheduler, got {type(scheduler).__name__}")
+        warmup = int(args.get_warmup_steps(args.max_steps)) if args.max_steps > 0 else int(args.warmup_steps or 0)
+        scheduler.lr_lambdas = [lambda step: self.lr_factor(step, warmup) for _ in lambdas]
 
     def _evaluate(self, step: int, model: Any, tokenizer: Any) -> None:
         started, wall_started = self._now(), time.perf_counter()
@@ -96,6 +120,8 @@ class HeldoutCurve(TrainerCallback):  # type: ignore[misc]
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         self._started, self._wall_started = self._now(), time.perf_counter()
         self._eval_s = self._eval_wall_s = 0.0
+        if self.anneal_lr:
+            self._anneal(args, kwargs["lr_scheduler"])
         if self.at_start:
             self._evaluate(0, kwargs["model"], kwargs["processing_class"])
 
