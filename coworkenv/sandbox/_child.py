@@ -39,8 +39,8 @@ BLOCKED_MODULES = frozenset({
     "_curses_panel",
 })
 # Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
-# /etc/passwd): refused too where Landlock does not confine what they touch.
-NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd"})
+# /etc/passwd, OpenSSL loading certificate files): refused too where Landlock does not confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl"})
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
@@ -59,7 +59,11 @@ WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)), "os.truncate": ((0,), ()), "os.rename": ((0, 1), (2, 3)),
     "os.chflags": ((0,), ()), "os.lchflags": ((0,), ()), "sqlite3.connect": ((0,), ()),
 }
-READ_EVENTS = {"os.listdir": 0, "os.scandir": 0}
+# Events that read a path's contents (0) or list it (2); extended attributes are file data that no open() reads.
+READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr": 0}
+# fcntl/ioctl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG,
+# F_SETOWN_EX, FIOSETOWN, SIOCSPGRP): the kernel would then signal it on the code's behalf.
+BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15), "fcntl.ioctl": (0x8901, 0x8902)}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
@@ -294,7 +298,7 @@ def main() -> None:
             scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
-             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS})
+             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
         write_all(frame({"layers": layers, "missing": missing}))

@@ -16,7 +16,6 @@ import math
 import os
 import resource
 import selectors
-import shutil
 import signal
 import socket
 import sys
@@ -128,6 +127,8 @@ def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimi
             output.add(_drain(out_r, limits.max_output_bytes - output.size + 1))
             if len(result) > result_cap or output.exceeded:
                 stopped = "output_limit"
+        elif stopped == "output_limit" and len(result) <= result_cap:
+            result += _drain(res_r, result_cap - len(result))  # violations written before the flood still count
     finally:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id cannot be reused
@@ -210,9 +211,9 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
     lines = data.split(b"\n")
     malformed = lines[-1] != b""
     for i, line in enumerate(lines[:-1]):
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant)
-        except ValueError:
+        try:  # the code can write this channel itself: nesting deep enough to recurse out, numbers beyond a float
+            obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError):
             malformed = True
             continue
         if not isinstance(obj, dict) or len(obj) not in (1, 2):
@@ -232,6 +233,13 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as infinity, which the caller could never serialise again
+        raise ValueError(f"{text} is not a finite number")
+    return value
 
 
 def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -> Outcome:
@@ -292,15 +300,3 @@ def _signal_name(sig: int) -> str:
 def _last_line(output: bytes) -> str:
     lines = [ln for ln in output.decode("utf-8", "replace").splitlines() if ln.strip()]
     return f": {lines[-1].strip()[:200]}" if lines else ""
-
-
-def remove_tree(path: str) -> None:
-    """Remove a run directory, whatever modes the code left on its files."""
-    def make_writable_and_retry(func: Any, target: str, _exc: Any) -> None:
-        # The code may have chmod-ed its own files and folders; as the same uid we can undo that.
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            func(target)
-
-    shutil.rmtree(path, onerror=make_writable_and_retry)
