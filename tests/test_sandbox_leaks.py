@@ -1,14 +1,16 @@
-"""Nothing a sandboxed run leaves behind reaches a later run, and native code written to scratch never loads.
+"""Nothing a sandboxed run leaves behind reaches a later run, no run reaches a concurrent one, and native code
+written to scratch never loads.
 
-Cross-run leakage needs two calls (spec A writes, spec B looks), so it lives here rather than in the one-call
-corpus; it runs in the same four modes as the corpus: every layer, without the privileged ones, kernel layers
-alone (no audit hook) and without Landlock.
+Leakage between runs needs two calls (spec A writes or holds, spec B looks), so it lives here rather than in the
+one-call corpus; it runs in the same four modes as the corpus: every layer, without the privileged ones, kernel
+layers alone (no audit hook) and without Landlock.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 
@@ -80,6 +82,59 @@ def test_a_later_run_finds_nothing_an_earlier_run_left(mode: str) -> None:
         for place in ("/tmp", "/var/tmp", "/dev/shm", tempfile.gettempdir()):
             for name in (tag, "." + tag):
                 Path(place, name).unlink(missing_ok=True)
+
+
+HOLDER = '''
+import time
+def check(tag):
+    with open("held.txt", "w") as fh:
+        fh.write(tag)
+    time.sleep(1.0)
+    return 1
+'''
+SEEKER = '''
+import os
+def check(tag, tmp):
+    found = []
+    try:
+        runs = [os.path.join(tmp, n) for n in os.listdir(tmp) if n.startswith("coworkenv-sandbox-")]
+    except Exception:
+        runs = []
+    for run in runs:
+        for name in ("job.json", "boot.bin", "work/held.txt"):
+            try:
+                with open(os.path.join(run, name), "rb") as fh:
+                    data = fh.read()
+                if tag.encode() in data or name == "boot.bin":
+                    found.append(name)
+            except Exception:
+                pass
+        try:
+            found += [n for n in os.listdir(os.path.join(run, "work"))]
+        except Exception:
+            pass
+    return found
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_reach_a_concurrent_runs_payload_or_scratch(mode: str) -> None:
+    """Spec A holds its run open (its payload in job.json, a file in scratch) while spec B, started next to it,
+    looks for other runs' directories under the same temp dir."""
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    tag = "coworkenv-concurrent-" + uuid.uuid4().hex
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
+    holder = threading.Thread(target=sandbox._execute, args=(HOLDER, "check", {"tag": tag}, limits, MODES[mode]))
+    holder.start()
+    try:
+        threading.Event().wait(0.4)  # the holder's child is up and sleeping
+        seeker = sandbox._execute(SEEKER, "check", {"tag": tag, "tmp": tempfile.gettempdir()}, limits,
+                                  disable=MODES[mode]).result
+    finally:
+        holder.join()
+    assert seeker.error_kind in (None, "forbidden"), seeker
+    assert not seeker.value, f"a run reached a concurrent run's files: {seeker.value}"
 
 
 def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(tmp_path: Path) -> None:

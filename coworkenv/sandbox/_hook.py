@@ -172,8 +172,11 @@ def _bind(
             st = fstat(result_fd)
             if (st.st_dev, st.st_ino) != channel:
                 exit_(tampered_exit)
-            # The leading newline ends any half line the code left on the channel, so the report stays whole.
-            write(result_fd, encode('\n{"violation":' + quote(reason) + "}\n"))
+            # The leading newline ends any half line the code left on the channel, so the report stays whole;
+            # a short write (the code made the channel non-blocking and filled it) would cut it: tampering.
+            report = encode('\n{"violation":' + quote(reason) + "}\n")
+            if write(result_fd, report) != len_(report):
+                exit_(tampered_exit)
         except OSError:
             exit_(tampered_exit)
         raise perm_error("sandbox: " + reason + " is not allowed")
