@@ -56,6 +56,7 @@ _X86_64_DENIED = (
     256, 279, 312, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
     # SysV IPC and POSIX message queues: objects that outlive the run, where a later run (or the host) finds them.
     29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245,
+    253, 254, 294, 300, 301, 457, 458,  # inotify, fanotify, statmount, listmount: watching or listing host paths
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -73,6 +74,7 @@ _AARCH64_DENIED = (
     140, 118, 119, 122, 30, 274,  # setpriority, sched_set*, ioprio_set
     238, 239, 272, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
     180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
+    26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
@@ -101,10 +103,12 @@ _ARCHES = {
     "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
                      261, 25, 29, 220, 435),
 }
-# fcntl and ioctl commands that make another process the owner of a descriptor's SIGIO, so that the kernel
-# signals it on the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP.
+# fcntl commands that make another process the owner of a descriptor's SIGIO, so that the kernel signals it on
+# the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
 _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
-_SIGNAL_OWNER_IOCTLS = (0x8901, 0x8902)
+# Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
+# socket, and the result channel is one, created in the host's network namespace.
+_SOCKET_IOCTLS = (0x8900, 0x8C00)
 
 
 def _errno_text(err: int) -> str:
@@ -217,8 +221,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes |
     block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _SIGNAL_OWNER_FCNTLS],
           (ret, None, None, SECCOMP_RET_ALLOW))
-    block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _SIGNAL_OWNER_IOCTLS],
-          (ret, None, None, SECCOMP_RET_ALLOW))
+    block("ioctl", (ld, None, None, arg1), (jge, "next", "allow", _SOCKET_IOCTLS[0]),
+          (jge, "allow", "eperm", _SOCKET_IOCTLS[1]))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
@@ -239,8 +243,9 @@ class _SockFprog(ctypes.Structure):
 
 
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool) -> str | None:
-    """Deny sockets, fork/exec, signals to other processes, ptrace, mounts, namespaces, cwd changes, links,
-    handle-based opens and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
+    """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
+    prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
+    path, IPC objects that outlive the run and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
     the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata)
