@@ -51,6 +51,11 @@ BLOCKED_EVENTS = frozenset({
     "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
     "sys.addaudithook",
 })
+# Environment variables that steer what C libraries in this process load (OPENSSL_CONF activates a "provider" .so
+# from anywhere, GCONV_PATH loads iconv modules...): glibc's own list of variables unsafe for setuid programs, and
+# OpenSSL's. The code may set other variables (TZ for time.tzset, its own flags), never these.
+NATIVE_ENV_PREFIXES = ("LD_", "GCONV_", "GETCONF_", "GLIBC_", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_",
+                       "NIS_", "NLSPATH", "RESOLV_", "RES_", "TZDIR", "OPENSSL", "SSL_CERT_")
 BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
                     "msvcrt.", "pty.")
 # Events that modify the file system: (indices of path arguments, indices of dir_fd arguments).
@@ -299,7 +304,8 @@ def main() -> None:
             scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
-             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS})
+             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
+             "native_env_prefixes": NATIVE_ENV_PREFIXES})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
         write_all(frame({"layers": layers, "missing": missing}))

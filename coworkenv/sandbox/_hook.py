@@ -40,7 +40,9 @@ def make_audit_hook(
     `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_events`, `blocked_prefixes`,
     `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> 0 for a
     read or 2 for a listing of the path in argument 0, `blocked_commands`: event -> the command numbers in
-    argument 1 it refuses); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    argument 1 it refuses, `native_env_prefixes`: environment variable names the code may not set, because C
+    libraries load files or code by them); the hook keeps frozen copies, so changing the tables afterwards
+    changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it.
     """
@@ -52,6 +54,7 @@ def make_audit_hook(
         scratch, scratch + "/", tuple(read_roots), tuple(r + "/" for r in read_roots), channel, result_fd,
         tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
         tuple(policy["blocked_prefixes"]), write_events, read_events, commands,
+        tuple(str(prefix) for prefix in policy["native_env_prefixes"]),
     )
 
 
@@ -60,6 +63,7 @@ def _bind(
     channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
+    env_prefixes: tuple[str, ...],
 ) -> Callable[[str, tuple[Any, ...]], None]:
     write_names = frozenset(name for name, _, _ in write_events)
     read_names = frozenset(name for name, _ in read_events)
@@ -74,7 +78,7 @@ def _bind(
         blocked_prefixes: tuple[str, ...] = blocked_prefixes, write_events: tuple[Any, ...] = write_events,
         write_names: frozenset[str] = write_names, read_events: tuple[tuple[str, int], ...] = read_events,
         read_names: frozenset[str] = read_names, commands: tuple[tuple[str, frozenset[int]], ...] = commands,
-        command_names: frozenset[str] = command_names,
+        command_names: frozenset[str] = command_names, env_prefixes: tuple[str, ...] = env_prefixes,
         write_flags: int = WRITE_FLAGS, s_ifmt: int = S_IFMT, s_ifdir: int = S_IFDIR,
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
@@ -126,6 +130,14 @@ def _bind(
             for name, access in read_events:
                 if name == event:
                     targets = ((args[0], access, False),)
+        elif event == "os.putenv":
+            key: Any = args[0] if len_(args) else None
+            if type_(key) is bytes_t:
+                key = decode(key, "utf-8", "surrogateescape")
+            if type_(key) is not str_t:
+                reason = "setting an environment variable whose name is not exactly str or bytes"
+            elif startswith(key, env_prefixes):
+                reason = "setting " + key[:60] + ", which makes C libraries load files or code"
         elif event in command_names and len_(args) > 1:
             for name, refused in commands:
                 if name == event and (type_(args[1]) is not int_t or args[1] in refused):
