@@ -147,3 +147,17 @@ def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(
     code = (CORPUS / "native_extension_module_from_scratch.py").read_text()
     outcome = sandbox._execute(code, "check", {"secret_file": str(secret)}, SandboxLimits(), disable=frozenset({"hook"}))
     assert outcome.result.ok and outcome.result.value == 1, outcome
+
+
+def test_scratch_measure_stops_at_the_tmpfs_caps(tmp_path: Path) -> None:
+    """Where no tmpfs caps scratch the host measures it: allocated bytes, entries, and folders side by side."""
+    from coworkenv.sandbox._scratch import scratch_exceeds
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "data.bin").write_bytes(b"x" * 64 * 1024)
+    assert not scratch_exceeds(str(tmp_path), 1 << 20)
+    assert scratch_exceeds(str(tmp_path), 32 * 1024)  # bytes deeper down count too
+    for i in range(20):
+        (tmp_path / f"f{i}").touch()
+    assert scratch_exceeds(str(tmp_path), 1 << 20, max_entries=16)
+    assert not scratch_exceeds(str(tmp_path / "missing"), 1)  # gone already: nothing to stop

@@ -1,9 +1,15 @@
-"""Removing a run directory once the child is gone, whatever the untrusted code left in it.
+"""The run directory as the host sees it: watching the scratch folder while the code runs, removing the run
+directory once the child is gone, whatever the untrusted code left in it.
 
-The code controls what is in its scratch folder: a tree deeper than Python's recursion limit (shutil.rmtree
-recurses once per level and would raise RecursionError out of `run_sandboxed`, leaving the tree behind), paths
-longer than PATH_MAX, folders without permissions. This walks the tree with directory descriptors and a stack of
-names, so depth costs neither recursion nor path length; it never raises, and logs what it could not remove.
+Without a tmpfs of its own (no mount namespace: an unprivileged host) nothing in the kernel caps the scratch
+folder as a whole: RLIMIT_FSIZE caps each file, not their number, so a run could put gigabytes on the host's disk
+before its CPU time ran out. `scratch_exceeds` lets the host stop such a run, judging the folder by the tmpfs's
+own caps (bytes, entries).
+
+The code also controls what is left behind: a tree deeper than Python's recursion limit (shutil.rmtree recurses
+once per level and would raise RecursionError out of `run_sandboxed`, leaving the tree behind), paths longer
+than PATH_MAX, folders without permissions. `remove_tree` walks the tree with directory descriptors and a stack
+of names, so depth costs neither recursion nor path length; it never raises, and logs what it could not remove.
 """
 
 from __future__ import annotations
@@ -14,6 +20,38 @@ import os
 
 _log = logging.getLogger("coworkenv.sandbox")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+SCRATCH_ENTRIES = 4096  # the tmpfs scratch's nr_inodes
+_PENDING_FOLDERS = 256  # folders found but not yet scanned: a bound on the descriptors the walk holds
+
+
+def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES) -> bool:
+    """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, or
+    more sub-folders side by side than the walk will hold open; stops counting as soon as one is passed."""
+    try:
+        pending = [os.open(path, _DIR_FLAGS)]
+    except OSError:
+        return False
+    total = entries = 0
+    try:
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as found:
+                    for entry in found:
+                        entries += 1
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                        if entries > max_entries or total > max_bytes or len(pending) >= _PENDING_FOLDERS:
+                            return True
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(os.open(entry.name, _DIR_FLAGS, dir_fd=folder))
+            except OSError:  # the running code removed or locked it meanwhile: count what is there
+                continue
+            finally:
+                os.close(folder)
+    finally:
+        for folder in pending:
+            os.close(folder)
+    return False
 
 
 def remove_tree(path: str) -> None:
