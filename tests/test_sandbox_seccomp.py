@@ -21,7 +21,8 @@ NR = {
     "read": (0, 63), "openat": (257, 56), "kill": (62, 129), "prlimit64": (302, 261), "fcntl": (72, 25),
     "ioctl": (16, 29), "getxattr": (191, 8), "lgetxattr": (192, 9), "listxattr": (194, 11), "fgetxattr": (193, 10),
     "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "shmget": (29, 194), "mq_open": (240, 180),
-    "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
+    "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
+    "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
 }
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
@@ -69,7 +70,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
-                 "listmount"):
+                 "listmount", "get_robust_list"):
         assert answer(name) == EPERM, name
     assert run_filter(program, 0x40000003, 0) == KILL  # another architecture's calling convention
     if machine == "x86_64":

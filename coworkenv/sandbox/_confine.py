@@ -57,6 +57,8 @@ _X86_64_DENIED = (
     # SysV IPC and POSIX message queues: objects that outlive the run, where a later run (or the host) finds them.
     29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245,
     253, 254, 294, 300, 301, 457, 458,  # inotify, fanotify, statmount, listmount: watching or listing host paths
+    274,  # get_robust_list: another process's futex list (an address leak)
+    154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -75,6 +77,7 @@ _AARCH64_DENIED = (
     238, 239, 272, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
     180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
     26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
+    100, 18,  # get_robust_list, lookup_dcookie
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
