@@ -177,10 +177,11 @@ class _ScratchWatch:
         if self.active is None and b"\n" in result:
             layers, _, _, _, _ = _parse_frames(bytes(result[:result.index(b"\n") + 1]))
             self.active = "scratch-tmpfs" not in layers
-        if not self.active or time.monotonic() < self.next_check:
+        now = time.monotonic()
+        if self.active is False or now < self.next_check:
             return False
-        self.next_check = time.monotonic() + _SCRATCH_CHECK_S
-        return scratch_exceeds(self.path, self.max_bytes)
+        self.next_check = now + _SCRATCH_CHECK_S  # also while the layers line is late: never a busy loop
+        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes)
 
 
 def _pump(
