@@ -13,6 +13,7 @@ watches its side too: no signal may reach it, its resource limits stay, every ru
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import signal
@@ -163,6 +164,9 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
         assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
+    # What comes back must be writable anywhere: JSON, and text every UTF-8 writer accepts.
+    json.dumps(result.value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    (result.error or "").encode("utf-8")
     assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
     assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
     assert Path(targets["host_file"]).read_text() == '{"score": 0}', f"{case.name} changed the host's file"

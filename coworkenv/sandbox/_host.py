@@ -276,8 +276,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     layers, missing, violations, finals, malformed = _parse_frames(c.result_bytes)
 
     def fail(kind: str, error: str) -> Outcome:
-        return Outcome(SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)),
-                       layers, missing, tuple(violations))
+        text = _unicode_safe(error[:_MAX_ERROR_CHARS])  # the code's own message may carry lone surrogates
+        return Outcome(SandboxResult(False, None, kind, text, round(c.duration_s, 4)), layers, missing,
+                       tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
@@ -311,6 +312,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if not finals:
         return fail("crashed", "exited without returning a result")
     final = finals[0]
+    if "result" in final and not _is_unicode(final["result"]):
+        return fail("bad_result", "the value holds text that is not valid Unicode (lone surrogates), which no UTF-8 "
+                                  "writer accepts")
     if "result" in final:
         return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
                        tuple(violations))
@@ -321,6 +325,19 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         # Only the bootstrap refuses, and only for a required layer it could not apply: this one is forged.
         return fail("bad_result", "the code reported an isolation refusal itself (tampering?)")
     return fail(kind, final["error"])
+
+
+def _is_unicode(value: Any) -> bool:
+    """Whether every string in the JSON value `value` (keys too) encodes as UTF-8."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unicode_safe(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _signal_name(sig: int) -> str:
