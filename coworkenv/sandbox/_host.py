@@ -312,9 +312,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if not finals:
         return fail("crashed", "exited without returning a result")
     final = finals[0]
-    if "result" in final and not _is_unicode(final["result"]):
-        return fail("bad_result", "the value holds text that is not valid Unicode (lone surrogates), which no UTF-8 "
-                                  "writer accepts")
+    problem = _unportable(final["result"]) if "result" in final else None
+    if problem is not None:
+        return fail("bad_result", f"the value {problem}")
     if "result" in final:
         return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
                        tuple(violations))
@@ -327,13 +327,25 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     return fail(kind, final["error"])
 
 
-def _is_unicode(value: Any) -> bool:
-    """Whether every string in the JSON value `value` (keys too) encodes as UTF-8."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _unportable(value: Any) -> str | None:
+    """What in the JSON value `value` a consumer could not take (None when nothing): text that is not Unicode
+    (lone surrogates: no UTF-8 writer accepts them) or an integer beyond 64 bits (no float or int64 holds it)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "holds text that is not valid Unicode (lone surrogates), which no UTF-8 writer accepts"
+        elif isinstance(item, int) and not isinstance(item, bool) and not -2**63 <= item < 2**63:
+            return "holds an integer beyond 64 bits, which neither a float nor an int64 holds"
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+    return None
 
 
 def _unicode_safe(text: str) -> str:
