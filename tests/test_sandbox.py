@@ -6,12 +6,17 @@ switched off (network/mount namespaces, uid drop), as on a host that forbids the
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
-gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear.
+gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear. The host
+watches its side too: no signal may reach it, its resource limits stay, every run directory is gone afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -76,9 +81,45 @@ def _load(path: Path) -> Hostile:
 HOSTILE = [_load(p) for p in sorted(CORPUS.glob("*.py"))]
 
 
+# Signals a snippet may try to get the kernel to send the host (SIGIO ownership...): recorded, never fatal here.
+WATCHED_SIGNALS = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGURG, signal.SIGWINCH, signal.SIGIO)
+_RLIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")]
+
+
+@dataclass
+class HostWatch:
+    """What the host process can observe of a snippet's reach: signals it received, its own resource limits,
+    and the run directories the sandbox created (each must be gone afterwards)."""
+
+    signals: list[int]
+    limits: dict[int, tuple[int, int]]
+    run_dirs: list[str]
+
+
 @pytest.fixture
-def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files."""
+def host_watch(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostWatch]:
+    watch = HostWatch([], {which: resource.getrlimit(which) for which in _RLIMITS}, [])
+    previous = {sig: signal.signal(sig, lambda signum, _frame: watch.signals.append(signum)) for sig in WATCHED_SIGNALS}
+    mkdtemp = tempfile.mkdtemp
+
+    def recording_mkdtemp(*args: Any, **kwargs: Any) -> str:
+        path = mkdtemp(*args, **kwargs)
+        watch.run_dirs.append(path)
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recording_mkdtemp)
+    yield watch
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    for which, limits in watch.limits.items():
+        if resource.getrlimit(which) != limits:
+            resource.setrlimit(which, limits)
+
+
+@pytest.fixture
+def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
+    """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
+    their extended attributes, where the file system keeps them)."""
     monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
@@ -91,6 +132,9 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
     world_file = tmp_path / "public.txt"
     world_file.write_text(WORLD_CANARY)
     world_file.chmod(0o644)
+    for path, value in ((secret_file, SECRET_VALUE), (world_file, WORLD_CANARY)):
+        with contextlib.suppress(OSError):  # a file system without user xattrs: nothing there to leak
+            os.setxattr(path, "user.coworkenv", value.encode())
     paths = {
         "tmp_target": os.path.join(tempfile.gettempdir(), f"coworkenv-escape-{tag}"),
         "repo_target": str(REPO / f"SANDBOX_ESCAPE_{tag}"),
@@ -105,14 +149,24 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[st
         Path(paths[key]).unlink(missing_ok=True)
 
 
-def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expect: str | None = None) -> None:
+def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expect: str | None = None,
+                      watch: HostWatch | None = None) -> None:
     result = run.result
+    if watch is not None:
+        assert not watch.signals, f"{case.name} made the kernel signal the host: {watch.signals}"
+        changed = {which for which, limits in watch.limits.items() if resource.getrlimit(which) != limits}
+        assert not changed, f"{case.name} changed the host's resource limits {changed}"
+        left = [path for path in watch.run_dirs if os.path.lexists(path)]
+        assert not left, f"{case.name} left its run directory behind: {left}"
     outcome = "ok" if result.ok else result.error_kind
     # "a|b": a heavy snippet may hit its wall clock first on a loaded machine; either way it is contained.
     assert outcome in (expect or case.expect).split("|"), f"{case.name}: {run}"
     for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
         assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
+    # What comes back must be writable anywhere: JSON, and text every UTF-8 writer accepts.
+    json.dumps(result.value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    (result.error or "").encode("utf-8")
     assert not Path(targets["tmp_target"]).exists(), f"{case.name} wrote outside its scratch dir"
     assert not Path(targets["repo_target"]).exists(), f"{case.name} wrote into the repository"
     assert Path(targets["host_file"]).read_text() == '{"score": 0}', f"{case.name} changed the host's file"
@@ -133,38 +187,43 @@ def test_corpus_is_large_and_covers_every_error_kind() -> None:
 
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
-def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str]) -> None:
-    _assert_contained(case, sandbox._execute(case.code, "check", dict(targets), case.limits), targets)
+def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str], host_watch: HostWatch) -> None:
+    _assert_contained(case, sandbox._execute(case.code, "check", dict(targets), case.limits), targets,
+                      watch=host_watch)
 
 
 @pytest.mark.parametrize(
     "case", [c for c in HOSTILE if not c.kernel_independent], ids=[c.name for c in HOSTILE if not c.kernel_independent]
 )
-def test_hostile_snippet_is_contained_without_privileged_layers(case: Hostile, targets: dict[str, str]) -> None:
+def test_hostile_snippet_is_contained_without_privileged_layers(
+    case: Hostile, targets: dict[str, str], host_watch: HostWatch
+) -> None:
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
     assert not {"netns", "mountns", "uid-drop"} & set(outcome.layers)
-    _assert_contained(case, outcome, targets)
+    _assert_contained(case, outcome, targets, watch=host_watch)
 
 
 KERNEL_CASES = [c for c in HOSTILE if c.expect_kernel]
 
 
 @pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])
-def test_kernel_layers_alone_contain_the_snippet(case: Hostile, targets: dict[str, str]) -> None:
+def test_kernel_layers_alone_contain_the_snippet(case: Hostile, targets: dict[str, str], host_watch: HostWatch) -> None:
     """No namespaces, no uid drop, no audit hook: Landlock, seccomp and the capability drop are the boundary."""
     _require("landlock", "seccomp")
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=KERNEL_ONLY)
     assert {"landlock", "seccomp", "caps-drop"} <= set(outcome.layers), outcome.missing
-    _assert_contained(case, outcome, targets, expect=case.expect_kernel)
+    _assert_contained(case, outcome, targets, expect=case.expect_kernel, watch=host_watch)
 
 
 @pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])
-def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(case: Hostile, targets: dict[str, str]) -> None:
+def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(
+    case: Hostile, targets: dict[str, str], host_watch: HostWatch
+) -> None:
     """An unprivileged host whose kernel lacks Landlock: the audit hook, seccomp and the capability drop remain,
-    and modules that touch files natively (sqlite3, pwd) are refused with them."""
+    and modules that touch files natively (sqlite3, pwd, ssl) are refused with them."""
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED | {"landlock"})
     assert "landlock" not in outcome.layers
-    _assert_contained(case, outcome, targets)
+    _assert_contained(case, outcome, targets, watch=host_watch)
 
 
 def test_check_returns_its_json_value_and_the_payload_stays_the_hosts() -> None:

@@ -32,7 +32,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from coworkenv.sandbox._host import Outcome, remove_tree, spawn_and_collect
+from coworkenv.sandbox._host import Outcome, spawn_and_collect
+from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
 
 __all__ = [

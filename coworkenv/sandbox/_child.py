@@ -39,8 +39,8 @@ BLOCKED_MODULES = frozenset({
     "_curses_panel",
 })
 # Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
-# /etc/passwd): refused too where Landlock does not confine what they touch.
-NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd"})
+# /etc/passwd, OpenSSL loading certificate files): refused too where Landlock does not confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl"})
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
@@ -51,6 +51,11 @@ BLOCKED_EVENTS = frozenset({
     "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
     "sys.addaudithook",
 })
+# Environment variables that steer what C libraries in this process load (OPENSSL_CONF activates a "provider" .so
+# from anywhere, GCONV_PATH loads iconv modules...): glibc's own list of variables unsafe for setuid programs, and
+# OpenSSL's. The code may set other variables (TZ for time.tzset, its own flags), never these.
+NATIVE_ENV_PREFIXES = ("LD_", "GCONV_", "GETCONF_", "GLIBC_", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_",
+                       "NIS_", "NLSPATH", "RESOLV_", "RES_", "TZDIR", "OPENSSL", "SSL_CERT_")
 BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
                     "msvcrt.", "pty.")
 # Events that modify the file system: (indices of path arguments, indices of dir_fd arguments).
@@ -59,7 +64,12 @@ WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)), "os.truncate": ((0,), ()), "os.rename": ((0, 1), (2, 3)),
     "os.chflags": ((0,), ()), "os.lchflags": ((0,), ()), "sqlite3.connect": ((0,), ()),
 }
-READ_EVENTS = {"os.listdir": 0, "os.scandir": 0}
+# Events that read a path's contents (0) or list it (2); extended attributes are file data that no open() reads.
+READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr": 0}
+# fcntl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG, F_SETOWN_EX:
+# the kernel would then signal it on the code's behalf) and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on
+# the result channel's socket, which lives in the host's network namespace).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
@@ -294,7 +304,8 @@ def main() -> None:
             scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
-             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS})
+             "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
+             "native_env_prefixes": NATIVE_ENV_PREFIXES})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
         write_all(frame({"layers": layers, "missing": missing}))

@@ -53,6 +53,12 @@ _X86_64_DENIED = (
     303, 304,  # name_to_handle_at, open_by_handle_at: opening by inode handle skips path checks
     164, 227, 159, 305, 170, 171, 103, 153, 179,  # clocks, host and domain name, syslog, vhangup, quotactl
     141, 142, 144, 203, 251, 314,  # setpriority, sched_set*, ioprio_set: no reaching other processes
+    256, 279, 312, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
+    # SysV IPC and POSIX message queues: objects that outlive the run, where a later run (or the host) finds them.
+    29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245,
+    253, 254, 294, 300, 301, 457, 458,  # inotify, fanotify, statmount, listmount: watching or listing host paths
+    274,  # get_robust_list: another process's futex list (an address leak)
+    154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -68,15 +74,44 @@ _AARCH64_DENIED = (
     264, 265,  # name_to_handle_at, open_by_handle_at
     170, 112, 171, 266, 161, 162, 116, 58, 60,  # clocks, host and domain name, syslog, vhangup, quotactl
     140, 118, 119, 122, 30, 274,  # setpriority, sched_set*, ioprio_set
+    238, 239, 272, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
+    180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
+    26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
+    100, 18,  # get_robust_list, lookup_dcookie
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
 _AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466)
-_ARCHES: dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int, int, tuple[int, ...]]] = {
-    # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo may only target the child itself.
-    "x86_64": (0xC000003E, _X86_64_DENIED, (62, 200, 234, 129, 297), 56, 435, _X86_64_METADATA),
-    "aarch64": (0xC00000B7, _AARCH64_DENIED, (129, 130, 131, 138, 240), 220, 435, _AARCH64_METADATA),
+# Extended attributes read by path (getxattr, lgetxattr, listxattr, llistxattr, getxattrat, listxattrat): host file
+# data Landlock does not cover. ENOTSUP, which shutil's copies take for "no attributes here".
+_X86_64_XATTR_READS = (191, 192, 194, 195, 464, 465)
+_AARCH64_XATTR_READS = (8, 9, 11, 12, 464, 465)
+
+
+class _Arch:
+    """One architecture's syscall numbers (a plain class: typing is too slow to import on every call)."""
+
+    def __init__(self, audit_arch: int, denied: tuple[int, ...], metadata: tuple[int, ...],
+                 xattr_reads: tuple[int, ...], self_only: tuple[int, ...], prlimit: int, fcntl: int, ioctl: int,
+                 clone: int, clone3: int) -> None:
+        self.audit_arch, self.denied, self.metadata, self.xattr_reads = audit_arch, denied, metadata, xattr_reads
+        self.self_only = self_only  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the child itself only
+        self.prlimit = prlimit  # prlimit64: on the child itself only (pid 0 or its own)
+        self.fcntl, self.ioctl, self.clone, self.clone3 = fcntl, ioctl, clone, clone3
+
+
+_ARCHES = {
+    "x86_64": _Arch(0xC000003E, _X86_64_DENIED, _X86_64_METADATA, _X86_64_XATTR_READS, (62, 200, 234, 129, 297),
+                    302, 72, 16, 56, 435),
+    "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
+                     261, 25, 29, 220, 435),
 }
+# fcntl commands that make another process the owner of a descriptor's SIGIO, so that the kernel signals it on
+# the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
+_SIGNAL_OWNER_FCNTLS = (8, 10, 15)
+# Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
+# socket, and the result channel is one, created in the host's network namespace.
+_SOCKET_IOCTLS = (0x8900, 0x8C00)
 
 
 def _errno_text(err: int) -> str:
@@ -162,31 +197,46 @@ def restrict_paths(
 def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes | None:
     if machine not in _ARCHES:
         return None
-    audit_arch, denied, self_only, clone_nr, clone3_nr, metadata = _ARCHES[machine]
-    denied = denied + (metadata if deny_metadata else ())
+    arch = _ARCHES[machine]
+    denied = arch.denied + (arch.metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
+    nr, arg0, arg1 = 0, 16, 24  # offsets in seccomp_data of the syscall number and the low halves of args 0, 1
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
-        (ld, None, None, 4), (jeq, "next", "kill", audit_arch), (ld, None, None, 0)
+        (ld, None, None, 4), (jeq, "next", "kill", arch.audit_arch), (ld, None, None, nr)
     ]
     if machine == "x86_64":
         prog.append((jge, "kill", "next", 0x40000000))  # x32 ABI numbers alias the real ones
-    prog += [(jeq, "eperm", "next", nr) for nr in denied]
-    prog += [(jeq, "self", "next", nr) for nr in self_only]
-    prog += [(jeq, "clone", "next", clone_nr), (jeq, "enosys", "next", clone3_nr)]
+    prog += [(jeq, "eperm", "next", n) for n in denied]
+    prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
+    prog += [(jeq, "self", "next", n) for n in arch.self_only]
+    prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
+             (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone", "next", arch.clone),
+             (jeq, "enosys", "next", arch.clone3)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
-    labels: dict[str, int] = {"self": len(prog)}  # BPF only jumps forward, so the returns come last
-    prog += [(ld, None, None, 16), (jeq, "allow", "eperm", own_pid)]
-    labels["clone"] = len(prog)  # threads only: a clone without CLONE_THREAD is a fork
-    prog += [(ld, None, None, 16), (jset, "allow", "eperm", CLONE_THREAD)]
+    labels: dict[str, int] = {}
+
+    def block(label: str, *code: tuple[int, str | None, str | None, int]) -> None:
+        labels[label] = len(prog)  # BPF only jumps forward, so the argument checks and returns come last
+        prog.extend(code)
+
+    block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
+    block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
+    block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _SIGNAL_OWNER_FCNTLS],
+          (ret, None, None, SECCOMP_RET_ALLOW))
+    block("ioctl", (ld, None, None, arg1), (jge, "next", "allow", _SOCKET_IOCTLS[0]),
+          (jge, "allow", "eperm", _SOCKET_IOCTLS[1]))
+    block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
+                          ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS), ("kill", SECCOMP_RET_KILL_PROCESS)):
-        labels[label] = len(prog)
-        prog.append((ret, None, None, action))
+        block(label, (ret, None, None, action))
     out = b""
     for i, (code, jt, jf, k) in enumerate(prog):
         rel = [0 if lab in (None, "next") else labels[lab] - i - 1 for lab in (jt, jf)]
+        if max(rel) > 255:  # conditional jumps reach 255 instructions at most
+            raise ValueError(f"seccomp program too long for a jump at instruction {i}: regroup the deny lists")
         out += struct.pack("HBBI", code, rel[0], rel[1], k & 0xFFFFFFFF)
     return out
 
@@ -196,8 +246,9 @@ class _SockFprog(ctypes.Structure):
 
 
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool) -> str | None:
-    """Deny sockets, fork/exec, signals to other processes, ptrace, mounts, namespaces, cwd changes, links,
-    handle-based opens and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
+    """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
+    prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
+    path, IPC objects that outlive the run and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
     the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata)

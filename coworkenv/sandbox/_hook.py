@@ -38,15 +38,23 @@ def make_audit_hook(
     (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
 
     `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_events`, `blocked_prefixes`,
-    `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> path
-    argument index); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> 0 for a
+    read or 2 for a listing of the path in argument 0, `blocked_commands`: event -> the command numbers in
+    argument 1 it refuses, `native_env_prefixes`: environment variable names the code may not set, because C
+    libraries load files or code by them); the hook keeps frozen copies, so changing the tables afterwards
+    changes nothing.
+    An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
+    from scratch, where the code could have written it.
     """
     write_events = tuple((str(name), tuple(paths), tuple(dir_fds))
                          for name, (paths, dir_fds) in policy["write_events"].items())
+    read_events = tuple((str(name), int(access)) for name, access in policy["read_events"].items())
+    commands = tuple((str(name), frozenset(int(c) for c in codes)) for name, codes in policy["blocked_commands"].items())
     return _bind(
         scratch, scratch + "/", tuple(read_roots), tuple(r + "/" for r in read_roots), channel, result_fd,
         tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
-        tuple(policy["blocked_prefixes"]), write_events, frozenset(policy["read_events"]),
+        tuple(policy["blocked_prefixes"]), write_events, read_events, commands,
+        tuple(str(prefix) for prefix in policy["native_env_prefixes"]),
     )
 
 
@@ -54,9 +62,12 @@ def _bind(
     scratch: str, scratch_prefix: str, read_roots: tuple[str, ...], read_prefixes: tuple[str, ...],
     channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
-    read_events: frozenset[str],
+    read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
+    env_prefixes: tuple[str, ...],
 ) -> Callable[[str, tuple[Any, ...]], None]:
     write_names = frozenset(name for name, _, _ in write_events)
+    read_names = frozenset(name for name, _ in read_events)
+    command_names = frozenset(name for name, _ in commands)
 
     def hook(  # one flat function on purpose: no helper frames, no closure cells
         event: str, args: tuple[Any, ...],
@@ -65,7 +76,9 @@ def _bind(
         result_fd: int = result_fd, tampered_exit: int = tampered_exit, own_pid: int = own_pid,
         blocked_modules: frozenset[str] = blocked_modules, blocked_events: frozenset[str] = blocked_events,
         blocked_prefixes: tuple[str, ...] = blocked_prefixes, write_events: tuple[Any, ...] = write_events,
-        write_names: frozenset[str] = write_names, read_events: frozenset[str] = read_events,
+        write_names: frozenset[str] = write_names, read_events: tuple[tuple[str, int], ...] = read_events,
+        read_names: frozenset[str] = read_names, commands: tuple[tuple[str, frozenset[int]], ...] = commands,
+        command_names: frozenset[str] = command_names, env_prefixes: tuple[str, ...] = env_prefixes,
         write_flags: int = WRITE_FLAGS, s_ifmt: int = S_IFMT, s_ifdir: int = S_IFDIR,
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
@@ -77,7 +90,7 @@ def _bind(
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
         reason = None
-        targets: tuple[Any, ...] = ()  # (path object, 0 read / 1 write / 2 list, refuse directories)
+        targets: tuple[Any, ...] = ()  # (path object, 0 read / 1 write / 2 list / 3 load, refuse directories)
         if event == "open":
             if len_(args) == 3 and type_(args[0]) is not int_t:
                 if type_(args[2]) is not int_t:
@@ -90,6 +103,8 @@ def _bind(
                 reason = "importing a module by a name that is not a plain str"
             elif name in blocked_modules or partition(name, ".")[0] in blocked_modules:
                 reason = "importing " + name
+            elif len_(args) > 1 and args[1] is not None:  # an extension module's file: native code to be loaded
+                targets = ((args[1], 3, False),)
         elif event == "os.kill":
             if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
                 reason = "sending a signal to another process"
@@ -111,8 +126,22 @@ def _bind(
                     if event == "sqlite3.connect" and (type_(args[i]) is not str_t or startswith(args[i], "file:")):
                         reason = "sqlite3.connect to a URI or non-str database"
                     targets += ((args[i], 1, False),)
-        elif event in read_events and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
-            targets = ((args[0], 2, False),)
+        elif event in read_names and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
+            for name, access in read_events:
+                if name == event:
+                    targets = ((args[0], access, False),)
+        elif event == "os.putenv":
+            key: Any = args[0] if len_(args) else None
+            if type_(key) is bytes_t:
+                key = decode(key, "utf-8", "surrogateescape")
+            if type_(key) is not str_t:
+                reason = "setting an environment variable whose name is not exactly str or bytes"
+            elif startswith(key, env_prefixes):
+                reason = "setting " + key[:60] + ", which makes C libraries load files or code"
+        elif event in command_names and len_(args) > 1:
+            for name, refused in commands:
+                if name == event and (type_(args[1]) is not int_t or args[1] in refused):
+                    reason = event + " with a command that reaches outside the sandbox (signal owner, socket)"
         for target, access, refuse_dirs in targets:
             if reason is not None:
                 break
@@ -138,6 +167,8 @@ def _bind(
             in_scratch = where == scratch or startswith(where, scratch_prefix)
             if access == 1 and not in_scratch:
                 reason = "writing " + shown + " outside the scratch directory"
+            elif access == 3 and (in_scratch or (where not in read_roots and not startswith(where, read_prefixes))):
+                reason = "loading native code from " + shown + " outside the standard library"
             elif not in_scratch and where not in read_roots and not startswith(where, read_prefixes):
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
@@ -153,7 +184,11 @@ def _bind(
             st = fstat(result_fd)
             if (st.st_dev, st.st_ino) != channel:
                 exit_(tampered_exit)
-            write(result_fd, encode('{"violation":' + quote(reason) + "}\n"))
+            # The leading newline ends any half line the code left on the channel, so the report stays whole;
+            # a short write (the code made the channel non-blocking and filled it) would cut it: tampering.
+            report = encode('\n{"violation":' + quote(reason) + "}\n")
+            if write(result_fd, report) != len_(report):
+                exit_(tampered_exit)
         except OSError:
             exit_(tampered_exit)
         raise perm_error("sandbox: " + reason + " is not allowed")

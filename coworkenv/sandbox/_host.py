@@ -16,7 +16,6 @@ import math
 import os
 import resource
 import selectors
-import shutil
 import signal
 import socket
 import sys
@@ -26,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
 _CHILD = Path(__file__).with_name("_child.py")
@@ -33,6 +33,7 @@ _EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
 _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
 _FRAME_SLACK = 4096  # result channel bytes allowed beyond the value itself (layers, violations, framing)
+_SCRATCH_CHECK_S = 0.1  # how often the host measures a scratch folder that no tmpfs caps
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class _Collected:
     maxrss_bytes: int
     result_bytes: bytes
     output_tail: bytes
-    stopped: str | None  # "timeout" or "output_limit" when the host killed the child
+    stopped: str | None  # "timeout", "output_limit" or "scratch_limit" when the host killed the child
     duration_s: float
     # Linux carries the spawning process's peak RSS into the child's ru_maxrss at exec: a peak no higher than
     # this says nothing about the child's own memory use.
@@ -105,15 +106,17 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
-        collected = replace(_collect(pid, res_r, out_r, start, limits), inherited_maxrss_bytes=inherited)
+        collected = replace(_collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work")),
+                            inherited_maxrss_bytes=inherited)
     finally:
         os.close(res_r)
         os.close(out_r)
     return _classify(collected, limits, required)
 
 
-def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits) -> _Collected:
-    """Read both pipes until the child exits, the wall clock runs out or a cap is hit; then kill and reap."""
+def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits, scratch: str) -> _Collected:
+    """Read both pipes until the child exits, the wall clock runs out or a cap is hit (output, result, or the
+    `scratch` folder where no tmpfs caps it); then kill and reap."""
     try:
         pidfd: int | None = os.pidfd_open(pid)
     except (AttributeError, OSError):  # kernels before 5.3: poll the child instead
@@ -122,12 +125,15 @@ def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimi
     result_cap = limits.max_output_bytes + _FRAME_SLACK
     stopped: str | None = None
     try:
-        stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap)
+        stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap,
+                        _ScratchWatch(scratch, limits.scratch_bytes, start))
         if stopped is None:  # the child finished: what it wrote last is still in the pipe buffers
             result += _drain(res_r, result_cap - len(result) + 1)
             output.add(_drain(out_r, limits.max_output_bytes - output.size + 1))
             if len(result) > result_cap or output.exceeded:
                 stopped = "output_limit"
+        elif len(result) <= result_cap:
+            result += _drain(res_r, result_cap - len(result))  # violations written before the stop still count
     finally:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id cannot be reused
@@ -156,9 +162,31 @@ class _Output:
         return self.size > self.cap
 
 
+class _ScratchWatch:
+    """Measures the scratch folder every `_SCRATCH_CHECK_S` once the child has said its layers, unless they
+    include a tmpfs scratch (which the kernel caps, and which the host cannot see into anyway)."""
+
+    def __init__(self, path: str, max_bytes: int, start: float) -> None:
+        self.path, self.max_bytes, self.next_check = path, max_bytes, start + _SCRATCH_CHECK_S
+        self.active: bool | None = None  # None until the layers line arrived
+
+    def wait_s(self, remaining: float) -> float:
+        return remaining if self.active is False else max(0.0, min(remaining, self.next_check - time.monotonic()))
+
+    def exceeded(self, result: bytearray) -> bool:
+        if self.active is None and b"\n" in result:
+            layers, _, _, _, _ = _parse_frames(bytes(result[:result.index(b"\n") + 1]))
+            self.active = "scratch-tmpfs" not in layers
+        now = time.monotonic()
+        if self.active is False or now < self.next_check:
+            return False
+        self.next_check = now + _SCRATCH_CHECK_S  # also while the layers line is late: never a busy loop
+        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes)
+
+
 def _pump(
     pid: int, pidfd: int | None, res_r: int, out_r: int, result: bytearray, output: _Output, deadline: float,
-    result_cap: int,
+    result_cap: int, scratch: _ScratchWatch,
 ) -> str | None:
     """Move pipe data into `result`/`output` until the child exits (None) or must be stopped (the reason)."""
     with selectors.DefaultSelector() as sel:
@@ -168,7 +196,8 @@ def _pump(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
-            ready = sel.select(remaining if pidfd is not None else min(remaining, 0.005))
+            wait = scratch.wait_s(remaining)
+            ready = sel.select(wait if pidfd is not None else min(wait, 0.005))
             exited = pidfd is None and os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
             for key, _ in ready:
                 if key.fd == pidfd:
@@ -185,6 +214,8 @@ def _pump(
                 return "output_limit"
             if exited:
                 return None
+            if scratch.exceeded(result):
+                return "scratch_limit"
 
 
 def _drain(fd: int, limit: int) -> bytes:
@@ -210,9 +241,9 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
     lines = data.split(b"\n")
     malformed = lines[-1] != b""
     for i, line in enumerate(lines[:-1]):
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant)
-        except ValueError:
+        try:  # the code can write this channel itself: nesting deep enough to recurse out, numbers beyond a float
+            obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError):
             malformed = True
             continue
         if not isinstance(obj, dict) or len(obj) not in (1, 2):
@@ -234,12 +265,20 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as infinity, which the caller could never serialise again
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
 def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -> Outcome:
     layers, missing, violations, finals, malformed = _parse_frames(c.result_bytes)
 
     def fail(kind: str, error: str) -> Outcome:
-        return Outcome(SandboxResult(False, None, kind, error[:_MAX_ERROR_CHARS], round(c.duration_s, 4)),
-                       layers, missing, tuple(violations))
+        text = _unicode_safe(error[:_MAX_ERROR_CHARS])  # the code's own message may carry lone surrogates
+        return Outcome(SandboxResult(False, None, kind, text, round(c.duration_s, 4)), layers, missing,
+                       tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
@@ -253,6 +292,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         return fail("timeout", f"wall-clock limit of {limits.wall_seconds:g}s exceeded")
     if c.stopped == "output_limit":
         return fail("output_limit", f"output or result larger than {limits.max_output_bytes} bytes")
+    if c.stopped == "scratch_limit":
+        return fail("output_limit", f"scratch directory larger than {limits.scratch_bytes} bytes "
+                                    f"or {SCRATCH_ENTRIES} entries")
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and c.cpu_s >= cpu_cap):
         return fail("cpu_limit", f"CPU time limit of {cpu_cap}s exceeded")
     if sig == signal.SIGXFSZ:
@@ -270,6 +312,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if not finals:
         return fail("crashed", "exited without returning a result")
     final = finals[0]
+    problem = _unportable(final["result"]) if "result" in final else None
+    if problem is not None:
+        return fail("bad_result", f"the value {problem}")
     if "result" in final:
         return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
                        tuple(violations))
@@ -282,6 +327,31 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     return fail(kind, final["error"])
 
 
+def _unportable(value: Any) -> str | None:
+    """What in the JSON value `value` a consumer could not take (None when nothing): text that is not Unicode
+    (lone surrogates: no UTF-8 writer accepts them) or an integer beyond 64 bits (no float or int64 holds it)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "holds text that is not valid Unicode (lone surrogates), which no UTF-8 writer accepts"
+        elif isinstance(item, int) and not isinstance(item, bool) and not -2**63 <= item < 2**63:
+            return "holds an integer beyond 64 bits, which neither a float nor an int64 holds"
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+    return None
+
+
+def _unicode_safe(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _signal_name(sig: int) -> str:
     try:
         return signal.Signals(sig).name
@@ -292,15 +362,3 @@ def _signal_name(sig: int) -> str:
 def _last_line(output: bytes) -> str:
     lines = [ln for ln in output.decode("utf-8", "replace").splitlines() if ln.strip()]
     return f": {lines[-1].strip()[:200]}" if lines else ""
-
-
-def remove_tree(path: str) -> None:
-    """Remove a run directory, whatever modes the code left on its files."""
-    def make_writable_and_retry(func: Any, target: str, _exc: Any) -> None:
-        # The code may have chmod-ed its own files and folders; as the same uid we can undo that.
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            func(target)
-
-    shutil.rmtree(path, onerror=make_writable_and_retry)

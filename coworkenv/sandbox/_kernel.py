@@ -21,6 +21,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
+MS_NOEXEC = 0x8
 MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 0x40000
@@ -122,7 +123,8 @@ def isolate_filesystem(
         missing["ro-root"] = f"mount_setattr(MOUNT_ATTR_RDONLY) failed ({errno_text()})"
     opts = f"size={max(scratch_bytes, 4096)},nr_inodes=4096,mode=0700,uid={uid},gid={gid}"
     try:
-        _mount(libc, "tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+        # noexec: no mapping of a file the code wrote as executable (an extension module, a shared library)
+        _mount(libc, "tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts)
         layers.append("scratch-tmpfs")
     except OSError as exc:
         missing["scratch-tmpfs"] = f"cannot mount a tmpfs scratch ({exc.strerror})"

@@ -1,0 +1,117 @@
+"""The run directory as the host sees it: watching the scratch folder while the code runs, removing the run
+directory once the child is gone, whatever the untrusted code left in it.
+
+Without a tmpfs of its own (no mount namespace: an unprivileged host) nothing in the kernel caps the scratch
+folder as a whole: RLIMIT_FSIZE caps each file, not their number, so a run could put gigabytes on the host's disk
+before its CPU time ran out. `scratch_exceeds` lets the host stop such a run, judging the folder by the tmpfs's
+own caps (bytes, entries).
+
+The code also controls what is left behind: a tree deeper than Python's recursion limit (shutil.rmtree recurses
+once per level and would raise RecursionError out of `run_sandboxed`, leaving the tree behind), paths longer
+than PATH_MAX, folders without permissions. `remove_tree` walks the tree with directory descriptors and a stack
+of names, so depth costs neither recursion nor path length; it never raises, and logs what it could not remove.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+
+_log = logging.getLogger("coworkenv.sandbox")
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+SCRATCH_ENTRIES = 4096  # the tmpfs scratch's nr_inodes
+_PENDING_FOLDERS = 256  # folders found but not yet scanned: a bound on the descriptors the walk holds
+
+
+def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES) -> bool:
+    """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, or
+    more sub-folders side by side than the walk will hold open; stops counting as soon as one is passed."""
+    try:
+        pending = [os.open(path, _DIR_FLAGS)]
+    except OSError:
+        return False
+    total = entries = 0
+    try:
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as found:
+                    for entry in found:
+                        entries += 1
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                        if entries > max_entries or total > max_bytes or len(pending) >= _PENDING_FOLDERS:
+                            return True
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(os.open(entry.name, _DIR_FLAGS, dir_fd=folder))
+            except OSError:  # the running code removed or locked it meanwhile: count what is there
+                continue
+            finally:
+                os.close(folder)
+    finally:
+        for folder in pending:
+            os.close(folder)
+    return False
+
+
+def remove_tree(path: str) -> None:
+    """Remove the directory `path` and everything below it, however deep; never raises."""
+    parent, name = os.path.split(os.path.abspath(path))
+    try:
+        base = os.open(parent, _DIR_FLAGS)
+    except OSError as exc:
+        _log.warning("cannot remove sandbox run directory %s: %s", path, exc)
+        return
+    try:
+        _remove_below(base, name)
+    except OSError as exc:
+        _log.warning("cannot remove sandbox run directory %s: %s", path, exc)
+    finally:
+        os.close(base)
+
+
+def _remove_below(base: int, name: str) -> None:
+    """Remove `name` in the directory `base`, descending one folder at a time (one descriptor open at a time)."""
+    current = _open_dir(base, name)
+    names: list[str] = []  # the folders from `name` down to `current`
+    while True:
+        try:
+            sub = _unlink_files(current)
+        except PermissionError:  # a folder the code made unwritable (possible only when it shared our uid)
+            os.chmod(current, 0o700)
+            sub = _unlink_files(current)
+        if sub is not None:
+            deeper = _open_dir(current, sub)
+            os.close(current)
+            current = deeper
+            names.append(sub)
+            continue
+        if not names:
+            os.close(current)
+            os.rmdir(name, dir_fd=base)
+            return
+        up = os.open("..", _DIR_FLAGS, dir_fd=current)  # the child is gone: nothing can move the tree meanwhile
+        os.close(current)
+        current = up
+        os.rmdir(names.pop(), dir_fd=current)
+
+
+def _open_dir(parent: int, name: str) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        with contextlib.suppress(OSError):
+            os.chmod(name, 0o700, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+
+
+def _unlink_files(folder: int) -> str | None:
+    """Unlink every non-directory in `folder`; returns the name of one sub-folder left, or None when it is empty."""
+    sub = None
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                sub = entry.name
+            else:
+                os.unlink(entry.name, dir_fd=folder)
+    return sub

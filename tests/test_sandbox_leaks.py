@@ -1,0 +1,163 @@
+"""Nothing a sandboxed run leaves behind reaches a later run, no run reaches a concurrent one, and native code
+written to scratch never loads.
+
+Leakage between runs needs two calls (spec A writes or holds, spec B looks), so it lives here rather than in the
+one-call corpus; it runs in the same four modes as the corpus: every layer, without the privileged ones, kernel
+layers alone (no audit hook) and without Landlock.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from coworkenv import sandbox
+from coworkenv.sandbox import SandboxLimits, isolation_layers
+
+CORPUS = Path(__file__).with_name("sandbox_corpus")
+DEGRADED = frozenset({"netns", "mountns", "uid"})
+MODES = {"full": frozenset(), "degraded": DEGRADED, "kernel-only": DEGRADED | {"hook"},
+         "no-landlock": DEGRADED | {"landlock"}}
+# Places a run could write to that outlive it; the reader also lists them.
+PLACES = [".", "..", "/tmp", "/var/tmp", "/dev/shm", "/run/shm", "/run/lock", "/dev/mqueue", tempfile.gettempdir()]
+
+WRITER = '''
+import os
+def check(tag, places):
+    written = []
+    for place in places:
+        for name in (tag, "." + tag):
+            try:
+                with open(os.path.join(place, name), "w") as fh:
+                    fh.write(tag)
+                written.append(place)
+            except Exception:
+                pass
+    os.environ[tag] = tag
+    return written
+'''
+READER = '''
+import os
+def check(tag, places):
+    found = []
+    for place in places:
+        try:
+            names = os.listdir(place)
+        except Exception:
+            names = []
+        for name in (tag, "." + tag):
+            if name in names:
+                found.append(place)
+            try:
+                with open(os.path.join(place, name)) as fh:
+                    found.append(place + ": " + fh.read())
+            except Exception:
+                pass
+    if os.environ.get(tag):
+        found.append("environment")
+    return found
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_later_run_finds_nothing_an_earlier_run_left(mode: str) -> None:
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    tag = "coworkenv-leak-" + uuid.uuid4().hex
+    payload = {"tag": tag, "places": PLACES}
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
+    try:
+        sandbox._execute(WRITER, "check", payload, limits, disable=MODES[mode])
+        reader = sandbox._execute(READER, "check", payload, limits, disable=MODES[mode]).result
+        assert reader.error_kind in (None, "forbidden"), reader
+        assert not reader.value, f"run B found what run A left: {reader.value}"
+        for place in ("/tmp", "/var/tmp", "/dev/shm", tempfile.gettempdir()):
+            assert not os.path.lexists(os.path.join(place, tag)), f"run A left {tag} in the host's {place}"
+    finally:
+        for place in ("/tmp", "/var/tmp", "/dev/shm", tempfile.gettempdir()):
+            for name in (tag, "." + tag):
+                Path(place, name).unlink(missing_ok=True)
+
+
+HOLDER = '''
+import time
+def check(tag):
+    with open("held.txt", "w") as fh:
+        fh.write(tag)
+    time.sleep(1.0)
+    return 1
+'''
+SEEKER = '''
+import os
+def check(tag, tmp):
+    found = []
+    try:
+        runs = [os.path.join(tmp, n) for n in os.listdir(tmp) if n.startswith("coworkenv-sandbox-")]
+    except Exception:
+        runs = []
+    for run in runs:
+        for name in ("job.json", "boot.bin", "work/held.txt"):
+            try:
+                with open(os.path.join(run, name), "rb") as fh:
+                    data = fh.read()
+                if tag.encode() in data or name == "boot.bin":
+                    found.append(name)
+            except Exception:
+                pass
+        try:
+            found += [n for n in os.listdir(os.path.join(run, "work"))]
+        except Exception:
+            pass
+    return found
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_reach_a_concurrent_runs_payload_or_scratch(mode: str) -> None:
+    """Spec A holds its run open (its payload in job.json, a file in scratch) while spec B, started next to it,
+    looks for other runs' directories under the same temp dir."""
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    tag = "coworkenv-concurrent-" + uuid.uuid4().hex
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
+    holder = threading.Thread(target=sandbox._execute, args=(HOLDER, "check", {"tag": tag}, limits, MODES[mode]))
+    holder.start()
+    try:
+        threading.Event().wait(0.4)  # the holder's child is up and sleeping
+        seeker = sandbox._execute(SEEKER, "check", {"tag": tag, "tmp": tempfile.gettempdir()}, limits,
+                                  disable=MODES[mode]).result
+    finally:
+        holder.join()
+    assert seeker.error_kind in (None, "forbidden"), seeker
+    assert not seeker.value, f"a run reached a concurrent run's files: {seeker.value}"
+
+
+def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(tmp_path: Path) -> None:
+    """The scratch tmpfs is mounted noexec: an extension module the code wrote there cannot be mapped, so its
+    native code (which would answer 2, or the file it read) never runs."""
+    if not {"scratch-tmpfs", "landlock"} <= set(isolation_layers()) or os.uname().machine != "x86_64":
+        pytest.skip("needs the tmpfs scratch, Landlock and an x86_64 machine (the module is an x86_64 ELF)")
+    secret = tmp_path / "token"
+    secret.write_text("not for the sandbox")
+    code = (CORPUS / "native_extension_module_from_scratch.py").read_text()
+    outcome = sandbox._execute(code, "check", {"secret_file": str(secret)}, SandboxLimits(), disable=frozenset({"hook"}))
+    assert outcome.result.ok and outcome.result.value == 1, outcome
+
+
+def test_scratch_measure_stops_at_the_tmpfs_caps(tmp_path: Path) -> None:
+    """Where no tmpfs caps scratch the host measures it: allocated bytes, entries, and folders side by side."""
+    from coworkenv.sandbox._scratch import scratch_exceeds
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "data.bin").write_bytes(b"x" * 64 * 1024)
+    assert not scratch_exceeds(str(tmp_path), 1 << 20)
+    assert scratch_exceeds(str(tmp_path), 32 * 1024)  # bytes deeper down count too
+    for i in range(20):
+        (tmp_path / f"f{i}").touch()
+    assert scratch_exceeds(str(tmp_path), 1 << 20, max_entries=16)
+    assert not scratch_exceeds(str(tmp_path / "missing"), 1)  # gone already: nothing to stop

@@ -1,0 +1,83 @@
+"""The seccomp filter as a program: what it answers for each syscall and argument, run on a small classic-BPF
+interpreter (the kernel's own answers are what the corpus checks; this pins the rules down per architecture,
+including the one the test machine is not)."""
+
+from __future__ import annotations
+
+import errno
+import struct
+
+import pytest
+
+from coworkenv.sandbox import _confine
+
+OWN_PID, HOST_PID = 4242, 77
+ALLOW, KILL = _confine.SECCOMP_RET_ALLOW, _confine.SECCOMP_RET_KILL_PROCESS
+EPERM = _confine.SECCOMP_RET_ERRNO | errno.EPERM
+ENOTSUP = _confine.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
+ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
+# name -> (x86_64 number, aarch64 number)
+NR = {
+    "read": (0, 63), "openat": (257, 56), "kill": (62, 129), "prlimit64": (302, 261), "fcntl": (72, 25),
+    "ioctl": (16, 29), "getxattr": (191, 8), "lgetxattr": (192, 9), "listxattr": (194, 11), "fgetxattr": (193, 10),
+    "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "shmget": (29, 194), "mq_open": (240, 180),
+    "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
+    "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
+}
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+
+
+def run_filter(program: bytes, arch: int, nr: int, *args: int) -> int:
+    """Evaluate a classic-BPF seccomp program on one syscall (the opcodes `_confine` emits)."""
+    padded = [*args, *[0] * (6 - len(args))]
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *[a & 0xFFFFFFFFFFFFFFFF for a in padded])
+    insns = [struct.unpack("HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    acc, pc = 0, 0
+    while True:
+        code, jt, jf, k = insns[pc]
+        if code == 0x20:  # ld [k]
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif code == 0x06:  # ret k
+            return k
+        elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset
+            hit = acc == k if code == 0x15 else acc >= k if code == 0x35 else bool(acc & k)
+            pc += jt if hit else jf
+        else:
+            raise AssertionError(f"unexpected opcode {code:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
+    program = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True)
+    assert program is not None
+    arch, col = AUDIT_ARCH[machine], 0 if machine == "x86_64" else 1
+
+    def answer(name: str, *args: int) -> int:
+        return run_filter(program, arch, NR[name][col], *args)
+
+    assert answer("read", 0, 0, 10) == ALLOW
+    assert answer("openat", -100, 0, 0) == ALLOW
+    assert (answer("kill", OWN_PID, 9), answer("kill", HOST_PID, 9), answer("kill", -1, 9)) == (ALLOW, EPERM, EPERM)
+    assert (answer("prlimit64", 0, 7), answer("prlimit64", OWN_PID, 7), answer("prlimit64", HOST_PID, 7)) == (
+        ALLOW, ALLOW, EPERM)
+    assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
+    assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
+        ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
+    assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
+    assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
+    assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
+    assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
+    assert answer("clone3", 0) == ENOSYS
+    for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
+                 "listmount", "get_robust_list"):
+        assert answer(name) == EPERM, name
+    assert run_filter(program, 0x40000003, 0) == KILL  # another architecture's calling convention
+    if machine == "x86_64":
+        assert run_filter(program, arch, 0x40000000 | 0) == KILL  # x32 numbers alias the real ones
+        assert answer("chmod", 0, 0o777) == EPERM
+        assert run_filter(_confine._seccomp_program(machine, OWN_PID, deny_metadata=False) or b"", arch, 90) == ALLOW
+
+
+def test_unknown_architecture_has_no_program() -> None:
+    assert _confine._seccomp_program("riscv64", OWN_PID, deny_metadata=True) is None
