@@ -40,6 +40,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._graded_replies import half_of_the_items, off_by_one_counts
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -52,6 +53,7 @@ MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+_CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             out.append(Mutation(kind, where, f"{call.name}: {what}", replaced(reference, t, s, step), core,
                                 code=code))
     for t, s, call in writes:
-        if "create" in call.name:  # a record made twice: a second ticket, a double-booked meeting
+        if _CREATES.search(call.name):  # a record made twice: a second ticket, a double-booked meeting, a to-do
             where = f"reference[{t}].steps[{s}]"
             steps = list(reference[t].steps)
             steps.insert(s + 1, steps[s])
@@ -206,6 +208,9 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         if altered is not None:
             out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
+        for new, what in [*off_by_one_counts(spec, t, text), *half_of_the_items(spec, t, text)]:
+            out.append(Mutation("text_alter", where, f"turn {t}: {what}",
+                                replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():
             # An answer that only repeats the request names the ticket, flag or person it was asked about:
             # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
@@ -319,6 +324,9 @@ def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIn
     vague = index.drop_facts(value) if args.get("in_reply_to") else None
     if vague is not None:  # an answer without the answer: "I will escalate this" for "escalated as ESC-4471"
         yield "text_alter", name, {**args, name: vague}, f"{name} without its facts", True
+    altered = index.alter_facts(value) if args.get("in_reply_to") else None
+    if altered is not None:  # an answer stating its facts wrongly: "your number is now ...660" for "...659"
+        yield "text_alter", name, {**args, name: altered}, f"{name} with its checked facts stated wrongly", True
     checked = index.checked_times()
     later = CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
     if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time

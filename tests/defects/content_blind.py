@@ -3,7 +3,7 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, check, cond, drop_checks, has_cond, record, with_args
+from tests.defects._core import Defect, Spec, call, check, cond, drop_checks, has_cond, record, with_args
 
 CLASS = "content_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -69,4 +69,19 @@ DEFECTS = [
                where=[w for w in check(s, "md-summary")["rule"]["where"] if w["field"] != "content"]),
            witness=lambda s: with_args(s, "files_write_file", {"path": "reports/support_w14.md"},
                                        content="# Support report, week 14\n\nSee the CSV.\n")),
+    Defect(CLASS, "phone-confirmation-body-unchecked", "synth:contact_phone_update@1",
+           "answers the customer without the number it saved", breaks=_keep_only("body"),
+           witness=lambda s: with_args(s, "mail_send", {}, body="Hello, thanks for letting us know. Best regards.")),
+    Defect(CLASS, "source-dm-text-unchecked", "synth:lookup_answer_source@1",
+           "answers the colleague's DM without the value or its source", breaks=_keep_only("text"),
+           witness=lambda s: with_args(s, "chat_send_dm", {}, text="Checked it, all good.")),
+    Defect(CLASS, "broken-page-task-status-unchecked", "synth:web_page_audit@1",
+           "files the to-do with the URL but not the HTTP status the task asks for",
+           breaks=lambda s: check(s, kind="records", where=has_cond("title"))["rule"].update(
+               where=[w for w in check(s, kind="records", where=has_cond("title"))["rule"]["where"]
+                      if not (w["field"] == "title" and w["value"].isdigit())]),
+           witness=lambda s: with_args(s, "todo_add_task", {},
+                                       title="Fix " + call(s, "web_fetch", url=next(
+                                           w["value"] for w in check(s, kind="records", where=has_cond("title"))
+                                           ["rule"]["where"] if w["field"] == "title"))["arguments"]["url"])),
 ]

@@ -91,6 +91,39 @@ def _any_instead_of_all(check_id: str):  # type: ignore[no-untyped-def]
     return breaks
 
 
+def _count_tolerance(check_id: str, tolerance: float):  # type: ignore[no-untyped-def]
+    """The writer gave the counted number a tolerance 'for rounding': a count off by one passes."""
+
+    def breaks(spec: Spec) -> None:
+        check(spec, check_id, "text")["rule"]["number"]["tolerance"] = tolerance
+    return breaks
+
+
+def _phone_tail_any(spec: Spec) -> None:
+    """The confirmation regex pins the number's prefix and lets the last group be any digits."""
+    c = cond(check(spec, "confirmed"), "body")
+    c["value"] = c["value"].rsplit("[\\s.\\-()/]*", 1)[0] + "[\\s.\\-()/]*\\d{3}(?!\\d)"
+
+
+def _phone_typo_mail(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    phone = call(spec, "contacts_update")["arguments"]["phone"]
+    body = call(spec, "mail_send")["arguments"]["body"].replace(phone, phone[:-3] + "956")
+    return with_args(spec, "mail_send", {}, body=body)
+
+
+def _at_least_at_most(spec: Spec) -> None:
+    """'The store holds at least N, the warehouse at most M': any transfer of N or more passes."""
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["app"] == "inventory":
+            rule["op"] = "gte" if c["id"].startswith("restocked-") else "lte"
+
+
+def _overshoot_transfer(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    first = call(spec, "inventory_transfer")["arguments"]
+    return with_args(spec, "inventory_transfer", {"item_id": first["item_id"]}, quantity=first["quantity"] + 3)
+
+
 DEFECTS = [
     Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
            "answers 'no word from Esra on ENG-376' although she accepted: naming the ticket is enough",
@@ -122,6 +155,17 @@ DEFECTS = [
     Defect(CLASS, "handoff-assignee-or-other", "synth:oncall_handoff@1",
            "hands a ticket to someone who is not on call next",
            breaks=_or_other_assignee, witness=_assign_other),
+    Defect(CLASS, "broken-page-count-tolerance", "synth:web_page_audit@1",
+           "reports two broken pages when one is broken: the count has a tolerance of 1",
+           breaks=_count_tolerance("reply-count", 1.0),
+           witness=lambda s: with_say(s, "2 pages are broken: https://" + check(s, "reply-count")["rule"]["all_of"][0]
+                                      + " " + check(s, "reply-count")["rule"]["all_of"][1])),
+    Defect(CLASS, "phone-confirm-any-tail", "synth:contact_phone_update@1",
+           "confirms a mistyped number to the customer: the regex lets the last three digits be anything",
+           breaks=_phone_tail_any, witness=_phone_typo_mail),
+    Defect(CLASS, "restock-at-least", "synth:inventory_restock_policy@1",
+           "moves more units than the policy says: the store 'holds at least', the warehouse 'at most'",
+           breaks=_at_least_at_most, witness=_overshoot_transfer),
 ]
 
 

@@ -1,0 +1,51 @@
+"""Reply near misses aimed at lenient answer checks: a count stated off by one where a text check wants a
+number, and half the items of a list left out where a graded text check passes below full marks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from coworkenv.spec import EnvSpec, TextRule
+
+# A count: an integer small enough that one more is a different answer, not a rounding (amounts stay exact).
+_MAX_COUNT = 1000
+
+
+def _reads_turn(rule: TextRule, turn: int) -> bool:
+    return rule.turn in (None, turn)
+
+
+def off_by_one_counts(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each literal count a text check wants in the reply to `turn`, stated one higher."""
+    seen: set[int] = set()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or rule.number is None or rule.number.value is None:
+            continue
+        value = rule.number.value
+        if not _reads_turn(rule, turn) or value != int(value) or abs(value) >= _MAX_COUNT or int(value) in seen:
+            continue
+        count = int(value)
+        seen.add(count)
+        pattern = re.compile(rf"(?<![\d.,]){count}(?![\d]|[.,]\d)")
+        if pattern.search(text):
+            yield pattern.sub(str(count + 1), text), f"the answer states {count + 1} for {count} ({check.id})"
+
+
+def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each graded text check passing below full marks: the reply without the later half
+    of its `all_of` terms (every alternative of a term removed)."""
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or not rule.partial or check.pass_score >= 1 or len(rule.all_of) < 2:
+            continue
+        if not _reads_turn(rule, turn):
+            continue
+        later = rule.all_of[len(rule.all_of) // 2:]
+        dropped = text
+        for term in later:
+            for alt in [term] if isinstance(term, str) else term:
+                dropped = re.sub(re.escape(alt), "", dropped, flags=re.IGNORECASE)
+        if dropped != text:
+            yield dropped, f"the answer without {len(later)} of the {len(rule.all_of)} items {check.id} grades"
