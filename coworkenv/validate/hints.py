@@ -71,6 +71,7 @@ HINTS: dict[str, str] = {
     "vacuous_check": "the check can never fail; compare with a value the wrong state does not have",
     "unexercised_check": "no mistake makes this check fail: tighten it, or declare it a guard if it preserves state",
     "unfalsifiable_frame": "narrow the frame's allow-list to what the task changes",
+    "wording_pinned": "check the facts a free-text field must state (contains/matches), not the reference's wording",
     "blocked": "fix the reference first (see gate oracle)",
     "env_error": "fix the world records or dynamics the runtime rejects",
     "episode_error": "fix the dynamics or records that make the episode crash",

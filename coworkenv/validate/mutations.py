@@ -10,11 +10,14 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line;
+  `ESC-4471`, numbers) or states them wrongly, states the clock times the checks name an hour later, or keeps
+  only its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`);
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
-  values reply checks read) wrongly, or only repeats the user's request;
+  values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
+  leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
+  the answer it also accepts (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
-- `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
+- `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
 Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
@@ -40,7 +43,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._graded_replies import half_of_the_items, off_by_one_counts
+from coworkenv.validate._lenient_answers import half_of_the_items, names_without_facts, off_by_one_counts
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -208,7 +211,8 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         if altered is not None:
             out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
-        for new, what in [*off_by_one_counts(spec, t, text), *half_of_the_items(spec, t, text)]:
+        for new, what in [*off_by_one_counts(spec, t, text), *half_of_the_items(spec, t, text),
+                          *names_without_facts(spec, t, text, index.is_entity)]:
             out.append(Mutation("text_alter", where, f"turn {t}: {what}",
                                 replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():
@@ -263,6 +267,9 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index)
+        elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
+            # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
+            yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True

@@ -3,10 +3,12 @@
 - `swap_dependent`: a write that depends on an earlier one (see `dependencies`) is moved before it. The records
   may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
 - `harmful_action`: per app the agent can write to, one destructive action on a record the task does not
-  concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy), or a message to
-  someone the task does not name; each kind of write the reference makes, also made on a record the task does
-  not concern (archiving every mail); and a mail the task only drafts, sent. A frame or forbidden check must
-  catch it (a harmful call that changes nothing is no harm).
+  concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy, delete a note,
+  tick off a to-do, overwrite a contact's phone, toggle a scheduled job, archive an article, write off stock),
+  or a message to someone the task does not name; each kind of write the reference makes, also made on a record
+  the task does not concern that it would change (disabling a healthy job too); each kind of message the
+  reference sends, also sent to a person a forbidden guard names; and a mail the task only drafts, sent. A
+  frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
 """
@@ -20,6 +22,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate.dependencies import Key, dependent_pairs, existing_target, write_facts
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
     EntityIndex,
     Mutation,
@@ -142,7 +145,7 @@ def task_mutations(
 def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
                      made: dict[tuple[int, int], Key]) -> Iterator[Mutation]:
     reference = spec.reference
-    facts = write_facts(reference, world, created, made)
+    facts = write_facts(reference, world, created, made, {d.name: d.bind for d in spec.tool_decls})
     for a, b, why in dependent_pairs(facts, world):
         yield Mutation("swap_dependent", f"reference[{b.turn}].steps[{b.step}]",
                        f"{b.call.name} before {a.call.name} ({why})",
@@ -192,6 +195,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
+    yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
             if call.name == "mail_save_draft":
@@ -200,6 +204,39 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
                 yield Mutation("harmful_action", where, f"the draft of reference[{t}].steps[{s}] sent",
                                reference, code="harm_unguarded")
                 break
+
+
+# Messaging writes and how each addresses a person: (argument, person field, as a list).
+_ADDRESSES = {"mail_send": ("to", "email", True), "chat_send_dm": ("person", "id", False)}
+
+
+def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
+    """For each person a forbidden guard names (by id, email or handle) whom the reference never addresses:
+    each kind of message the reference sends, sent to that person too. The guard was written to stop exactly
+    that (the file to the other Lucas); a guard on another tool or app stops nothing."""
+    people = list(world.table("directory", "people"))
+    sent = [(t, s, c) for t, s, c in write_steps(spec.reference) if c.name in _ADDRESSES]
+    addressed = {str(v).lower() for _, _, c in sent for v in leaves(c.arguments)}
+    seen: set[tuple[str, str]] = set()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, ForbiddenRule):
+            continue
+        named = {str(v).lower() for v in leaves(rule.call.args)}
+        for person in people:
+            ways = {str(w).lower() for w in (person.id, person.email, person.chat_handle) if w}
+            if person.id == spec.user or not ways & named or ways & addressed:
+                continue
+            for _, _, call in sent:
+                arg, field, listed = _ADDRESSES[call.name]
+                if call.name == rule.call.tool or (call.name, person.id) in seen:
+                    continue  # the guard's own probe tries its tool
+                seen.add((call.name, person.id))
+                value = getattr(person, field)
+                extra = ToolCallSpec(name=call.name, arguments={**call.arguments, arg: [value] if listed else value})
+                reference, where = _last_turn_insert(spec.reference, extra)
+                yield Mutation("harmful_action", where, f"{call.name} to {person.id}, whom {check.id!r} guards",
+                               reference, code="harm_unguarded")
 
 
 def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,

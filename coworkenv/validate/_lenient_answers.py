@@ -1,10 +1,11 @@
 """Reply near misses aimed at lenient answer checks: a count stated off by one where a text check wants a
-number, and half the items of a list left out where a graded text check passes below full marks."""
+number, half the items of a list left out where a graded text check passes below full marks, and the record an
+`any_of` check names without the answer it also accepts ("ENG-376" without "accepted")."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from coworkenv.spec import EnvSpec, TextRule
 
@@ -49,3 +50,26 @@ def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
                 dropped = re.sub(re.escape(alt), "", dropped, flags=re.IGNORECASE)
         if dropped != text:
             yield dropped, f"the answer without {len(later)} of the {len(rule.all_of)} items {check.id} grades"
+
+
+def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each text check whose `any_of` terms the reply states both a record or person of
+    (a ticket id: what the answer is about) and something else of (the answer itself): the reply without the
+    latter. Alternatives of one fact (a time in two zones, synonyms) name no record, so they stay alone."""
+    lower = text.lower()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
+            continue
+        terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
+        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        about = [alts for alts in stated if any(is_entity(a) for a in alts)]
+        facts = [alts for alts in stated if alts not in about]
+        if not about or not facts:
+            continue
+        kept = text
+        for alts in facts:
+            for alt in alts:
+                kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
+        if kept != text:
+            yield kept, f"the answer names {about[0][0]} without the facts {check.id} accepts any of"
