@@ -296,6 +296,7 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 
 
 _SEPARATORS = (",", ";")
+_NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 
 def _hour_later(match: re.Match[str]) -> str:
@@ -304,13 +305,17 @@ def _hour_later(match: re.Match[str]) -> str:
 
 
 def _delimited(value: Any, index: EntityIndex) -> tuple[str, list[str]] | None:
-    """(separator, items) when a string lists people or records ("a@x.test,b@x.test"), else None."""
+    """(separator, items) when a string lists people or records ("a@x.test,b@x.test") or names ("job-a,job-b":
+    tokens without spaces, as a config value lists them), else None."""
     if not isinstance(value, str):
         return None
     for sep in _SEPARATORS:
         items = [v.strip() for v in value.split(sep)]
         if len(items) > 1 and all(v and (index.is_recipient(v) or v in index.table_of) for v in items):
             return sep, items
+    items = value.split(",")
+    if len(items) > 1 and all(_NAME.fullmatch(v) for v in items):
+        return ",", items
     return None
 
 

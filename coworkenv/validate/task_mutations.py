@@ -120,9 +120,15 @@ class _Unrelated:
         self.channels = [c.name for c in channels if free(c.id, c.name, c.name.lstrip("#"))]
         self.world = world
 
-    def record(self, app: str, table: str, fill: Fill) -> Record | None:
-        """The first unrelated record of a table that `fill` can build a harmful call on."""
-        for rec in sorted(self.world.table(app, table), key=lambda r: r.id):
+    def record(self, app: str, table: str, fill: Fill, like: Record | None = None) -> Record | None:
+        """The first unrelated record of a table that `fill` can build a harmful call on; given `like`, the one
+        most like it first (the same location, list or team: where the same write also works)."""
+        records = sorted(self.world.table(app, table), key=lambda r: r.id)
+        if like is not None:
+            traits = [(k, v) for k, v in like.model_dump().items()
+                      if k != "id" and isinstance(v, str | int) and not isinstance(v, bool)]
+            records.sort(key=lambda r: -sum(getattr(r, k, None) == v for k, v in traits))
+        for rec in records:
             if (app, table, rec.id) not in self.touched and rec.id.lower() not in self.named and fill(rec, self) is not None:
                 return rec
         return None
@@ -251,7 +257,8 @@ def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
             continue
         sets = {k: v for k, v in call.arguments.items() if v != target[2]}
         # A record that already holds every value the call sets would not change: no harm to see.
-        rec = unrelated.record(target[0], target[1], _if_changes(sets))
+        like = world.table(target[0], target[1]).get(target[2])
+        rec = unrelated.record(target[0], target[1], _if_changes(sets), like)
         if rec is None:
             continue
         done.add(call.name)

@@ -3,7 +3,7 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, drop_checks, has_cond, record, with_args
+from tests.defects._core import Defect, Spec, call, check, cond, drop_checks, has_cond, record, with_args, world
 
 CLASS = "content_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -34,6 +34,19 @@ def _summary_long_enough(spec: Spec) -> None:
     c = check(spec, "md-summary")
     c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "content"] + [
         {"field": "content", "op": "matches", "value": "(?s).{40,}"}]
+
+
+def _recorded_prefix(spec: Spec) -> None:
+    """The recorded list is checked for looking like team jobs ('^payments-'), not for naming the right ones."""
+    rule = check(spec, "recorded")["rule"]
+    rule["op"], rule["value"] = "matches", "^" + rule["value"].split("-")[0] + "-"
+
+
+def _record_healthy_job(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    team = check(spec, "recorded")["rule"]["value"].split("-")[0]
+    healthy = next(j["name"] for j in world(spec, "scheduler", "jobs")
+                   if j["name"].startswith(team) and j.get("last_status") == "ok")
+    return with_args(spec, "config_set", {}, value=healthy)
 
 
 DEFECTS = [
@@ -84,4 +97,7 @@ DEFECTS = [
                                        title="Fix " + call(s, "web_fetch", url=next(
                                            w["value"] for w in check(s, kind="records", where=has_cond("title"))
                                            ["rule"]["where"] if w["field"] == "title"))["arguments"]["url"])),
+    Defect(CLASS, "paused-jobs-value-prefix", "synth:scheduler_pause_failing_jobs@1",
+           "records a healthy job's name in ops/paused-jobs: the entry only has to start with the team's prefix",
+           breaks=_recorded_prefix, witness=_record_healthy_job),
 ]

@@ -124,6 +124,12 @@ def _overshoot_transfer(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_args(spec, "inventory_transfer", {"item_id": first["item_id"]}, quantity=first["quantity"] + 3)
 
 
+def _recorded_contains_first(spec: Spec) -> None:
+    """'The entry lists the paused jobs' checked as 'the entry contains the first name'."""
+    rule = check(spec, "recorded")["rule"]
+    rule["op"], rule["value"] = "contains", rule["value"].split(",")[0]
+
+
 DEFECTS = [
     Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
            "answers 'no word from Esra on ENG-376' although she accepted: naming the ticket is enough",
@@ -166,6 +172,10 @@ DEFECTS = [
     Defect(CLASS, "restock-at-least", "synth:inventory_restock_policy@1",
            "moves more units than the policy says: the store 'holds at least', the warehouse 'at most'",
            breaks=_at_least_at_most, witness=_overshoot_transfer),
+    Defect(CLASS, "paused-jobs-one-name", "synth:scheduler_pause_failing_jobs@1",
+           "records only the first paused job in ops/paused-jobs: the check wants the entry to contain one name",
+           breaks=_recorded_contains_first,
+           witness=lambda s: with_args(s, "config_set", {}, value=check(s, "recorded")["rule"]["value"].split(",")[0])),
 ]
 
 

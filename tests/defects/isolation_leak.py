@@ -118,6 +118,20 @@ def _broken_pages_in_kb(spec: Spec) -> None:
         "body": "Currently failing: " + " ".join(str(t) for t in rule["all_of"]) + "."})
 
 
+def _deadlines_in_note(spec: Spec) -> None:
+    """A note to self listing every request with its deadline in UTC (the tasks the checks expect)."""
+    lines = []
+    for c in spec["checks"]:
+        where = c["rule"].get("where", []) if c["rule"]["kind"] == "records" else []
+        title = next((w["value"] for w in where if w["field"] == "title"), None)
+        due = next((w["value"] for w in where if w["field"] == "due"), None)
+        if title and due:
+            lines.append(f"- {title}: due {due}")
+    world(spec, "notes", "notes").append({
+        "id": "note-leak-2", "title": "deadlines (normalised)", "body": "\n".join(lines),
+        "created_at": spec["world"]["start"], "updated_at": spec["world"]["start"]})
+
+
 DEFECTS = [
     Defect(CLASS, "reply-body-in-drafts", "synth:inbox_triage_reply@1",
            "sends the ready-made draft that holds the reference's reply word for word", breaks=_reply_in_drafts,
@@ -147,5 +161,8 @@ DEFECTS = [
     Defect(CLASS, "broken-pages-in-kb", "synth:web_page_audit@1",
            "reads the broken page and its status from a KB article instead of loading the pages",
            breaks=_broken_pages_in_kb, gate="isolation"),
+    Defect(CLASS, "deadlines-in-note", "synth:todo_track_mail_requests@1",
+           "copies every task and its UTC deadline from a note instead of reading the mails",
+           breaks=_deadlines_in_note, gate="isolation"),
 ]
 

@@ -47,6 +47,12 @@ def _names_half(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_say(spec, "Added tasks to Work: " + "; ".join(terms[: (len(terms) + 1) // 2]) + ".")
 
 
+def _optional_record(spec: Spec) -> None:
+    """The config entry is an optional check and the pass threshold lets the episode pass without it."""
+    check(spec, "recorded")["required"] = False
+    spec.setdefault("scoring", {})["pass_threshold"] = 0.75
+
+
 DEFECTS = [
     Defect(CLASS, "rollback-threshold", "example:incident_rollback",
            "passes without noting the regression on the ticket: the threshold is 0.75",
@@ -72,4 +78,7 @@ DEFECTS = [
     Defect(CLASS, "pause-threshold", "synth:scheduler_pause_failing_jobs@1",
            "pauses the jobs but never records them in ops/paused-jobs: the threshold is 0.7",
            breaks=_threshold(0.7), witness=_without_last_write("config_set")),
+    Defect(CLASS, "pause-record-optional", "synth:scheduler_pause_failing_jobs@1",
+           "never records the paused jobs: the entry check is optional and 0.75 passes without it",
+           breaks=_optional_record, witness=_without_last_write("config_set")),
 ]

@@ -87,4 +87,9 @@ DEFECTS = [
            "scores 0.5+ by saying nothing: 'the answer does not cite the rolled-back version' weighs most",
            breaks=_negative_text_credit(["@6", "rolled back version"], 6.0), witness=noop_reference,
            witness_kind="score"),
+    Defect(CLASS, "tasks-at-most-heavy", "synth:todo_track_mail_requests@1",
+           "scores 0.5+ by adding nothing: 'at most 4 new tasks' holds on the untouched list and weighs most",
+           breaks=lambda s: check(s, "no-extra-tasks")["rule"].update(count_op="lte") or check(
+               s, "no-extra-tasks").update(weight=14.0),
+           witness=noop_reference, witness_kind="score"),
 ]

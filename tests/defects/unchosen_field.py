@@ -82,6 +82,12 @@ def _dm_other(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_args(spec, "chat_send_dm", {}, person=_other_person(spec, person)["id"])
 
 
+def _recorded_by_user(spec: Spec) -> None:
+    """'The entry lists the paused jobs' checked as 'the user updated the entry' (updated_by)."""
+    c = check(spec, "recorded")
+    c["rule"]["target"]["field"], c["rule"]["value"] = "updated_by", spec["user"]
+
+
 DEFECTS = [
     Defect(CLASS, "event-organizer", "synth:schedule_meeting_timezones@1",
            "books the meeting with nobody invited: the check reads the organizer", breaks=_organizer_not_attendees,
@@ -104,4 +110,7 @@ DEFECTS = [
     Defect(CLASS, "answer-dm-sender", "synth:lookup_answer_source@1",
            "sends the answer to someone else: the check reads who posted it, not the channel",
            breaks=_dm_by_sender, witness=_dm_other),
+    Defect(CLASS, "paused-jobs-updated-by", "synth:scheduler_pause_failing_jobs@1",
+           "writes anything to ops/paused-jobs: the check reads who updated the entry",
+           breaks=_recorded_by_user, witness=lambda s: with_args(s, "config_set", {}, value="none")),
 ]

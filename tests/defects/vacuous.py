@@ -103,6 +103,11 @@ DEFECTS = [
            breaks=lambda s: [c["rule"].update(op="not_equals") for c in s["checks"]
                              if c["rule"]["kind"] == "field" and c["rule"]["target"]["field"] == "labels"],
            witness=lambda s: without(s, "mail_label")),
+    Defect(CLASS, "job-enabled-either-way", "synth:scheduler_pause_failing_jobs@1",
+           "leaves the failing jobs running: 'enabled in [true, false]' holds either way",
+           breaks=lambda s: [c["rule"].update(op="in", value=[True, False]) for c in s["checks"]
+                             if c["rule"]["kind"] == "field" and c["rule"]["target"]["field"] == "enabled"],
+           witness=lambda s: without(s, "scheduler_update_job")),
 ]
 
 

@@ -45,6 +45,20 @@ def _mail_body_pinned(spec: Spec) -> None:
     issue = check(spec, "priority_raised")["rule"]["target"]["id"]
     check(spec, "mailed_on_call")["rule"]["where"].append({"field": "body", "op": "contains", "value": issue})
 
+def _due_local_as_utc(spec: Spec) -> None:
+    """The check wants the sender's local clock time written as UTC (the offset dropped)."""
+    for c in spec["checks"]:
+        for w in c["rule"].get("where", []) if c["rule"]["kind"] == "records" else []:
+            if w["field"] == "due":
+                title = next(x["value"] for x in c["rule"]["where"] if x["field"] == "title")
+                local = next(cl["arguments"]["due"] for t in spec["reference"] for st in t["steps"]
+                             if (cl := st.get("call")) and cl["name"] == "todo_add_task" and title in cl["arguments"]["title"])
+                if not local.endswith("Z"):
+                    w["value"] = local[:19] + "Z"
+                    return
+    raise CorpusError(f"{spec['capability']}: every due time is already UTC")
+
+
 DEFECTS = [
     Defect(CLASS, "priority-p1-not-p2", "synth:incident_investigate_fix@1",
            "the task asks for a P2 ticket; the check wants p1", breaks=_set_cond("incident-ticket", "priority", "p1"),
@@ -71,4 +85,8 @@ DEFECTS = [
            "the check wants the declared tool's word 'highest' where the tickets app stores p1",
            breaks=lambda s: (_mail_body_pinned(s), check(s, "priority_raised")["rule"].update(value="highest")),
            fix=_mail_body_pinned, gate=GATE, code=CODE, reference_sound=False),
+    Defect(CLASS, "due-local-time-as-utc", "synth:todo_track_mail_requests@1",
+           "the check wants the requester's local deadline written as UTC, hours off the time they asked for",
+           # The wrong value is the request mail's own clock time, so the isolation gate may see it first.
+           breaks=_due_local_as_utc, reference_sound=False),
 ]
