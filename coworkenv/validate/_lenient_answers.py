@@ -1,6 +1,7 @@
 """Reply near misses aimed at lenient answer checks: a count stated off by one where a text check wants a
 number, half the items of a list left out where a graded text check passes below full marks, and the record an
-`any_of` check names without the answer it also accepts ("ENG-376" without "accepted")."""
+`any_of` check names without the answer it also accepts ("ENG-376" without "accepted"), or one of several
+records' facts an `any_of` check lists (one job's last run of two)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,27 @@ def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable
                 kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
         if kept != text:
             yield kept, f"the answer names {about[0][0]} without the facts {check.id} accepts any of"
+
+
+def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
+                          holders: Callable[[str], set[tuple[str, str, str]]]) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each text check whose `any_of` terms the reply states two or more of, each a field
+    value of another world record (the last runs of two jobs): facts of different records, all asked for, not
+    alternatives of one fact (a time in two zones, synonyms: no record holds those). The reply keeps the first."""
+    lower = text.lower()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
+            continue
+        terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
+        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        if len(stated) < 2:
+            continue
+        held = [set().union(*(holders(a) for a in alts)) for alts in stated]
+        if not all(held) or any(held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held))):
+            continue
+        kept = text
+        for alts in stated[1:]:
+            for alt in alts:
+                kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
+        yield kept, f"the answer keeps one of the {len(stated)} records' facts {check.id} accepts any of"

@@ -58,6 +58,8 @@ class EntityIndex:
                 if "@" in address and address.lower() not in known:
                     outside.add(address)
         self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
+        self._world = world
+        self._holders: dict[str, set[tuple[str, str, str]]] | None = None
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
         for table in world.tables():
@@ -68,6 +70,21 @@ class EntityIndex:
             self.table_ids[key] = ids
             for record_id in ids:
                 self.table_of.setdefault(record_id, key)
+
+    def holders(self, value: str) -> set[tuple[str, str, str]]:
+        """The records (app, table, id) a field of which holds exactly `value` (case aside), ids excepted; the
+        index of field values is built on first use."""
+        if self._holders is None:
+            self._holders = {}
+            for table in self._world.tables():
+                if (table.app, table.name) in _SKIPPED_TABLES:
+                    continue
+                for rec in table:
+                    for name in type(rec).model_fields:
+                        v = getattr(rec, name)
+                        if name != "id" and isinstance(v, str | int) and not isinstance(v, bool):
+                            self._holders.setdefault(str(v).lower(), set()).add((table.app, table.name, rec.id))
+        return self._holders.get(value.lower(), set())
 
     def rank(self, options: list[Any], limit: int) -> list[Any]:
         """Options the checks name first (all of them), then up to `limit` others, in the given order."""

@@ -15,7 +15,7 @@ Argument-level kinds (each mutant differs from the reference in one place):
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
-  the answer it also accepts (see `_lenient_answers`);
+  the answer it also accepts, or one of the records' facts an `any_of` check lists (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
@@ -43,7 +43,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._lenient_answers import half_of_the_items, names_without_facts, off_by_one_counts
+from coworkenv.validate import _lenient_answers as lenient
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -211,8 +211,9 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         if altered is not None:
             out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
-        for new, what in [*off_by_one_counts(spec, t, text), *half_of_the_items(spec, t, text),
-                          *names_without_facts(spec, t, text, index.is_entity)]:
+        for new, what in [*lenient.off_by_one_counts(spec, t, text), *lenient.half_of_the_items(spec, t, text),
+                          *lenient.names_without_facts(spec, t, text, index.is_entity),
+                          *lenient.one_of_distinct_facts(spec, t, text, index.holders)]:
             out.append(Mutation("text_alter", where, f"turn {t}: {what}",
                                 replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():
@@ -267,6 +268,9 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index)
+        elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
+            off = _DIGIT_RUN.sub(lambda m: str(int(m.group(0)) + 1).zfill(len(m.group(0))), value, count=1)
+            yield "change_arg", name, {**args, name: off}, f"{name} {value!r} -> {off!r}", True
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
             # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
@@ -296,6 +300,8 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 
 
 _SEPARATORS = (",", ";")
+_NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: "+31 650 750 659", "2026-06-07"
+_DIGIT_RUN = re.compile(r"\d+")
 _NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 

@@ -3,7 +3,19 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, drop_checks, has_cond, record, with_args, world
+from tests.defects._core import (
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    drop_checks,
+    has_cond,
+    record,
+    with_args,
+    with_say,
+    world,
+)
 
 CLASS = "content_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -100,4 +112,10 @@ DEFECTS = [
     Defect(CLASS, "paused-jobs-value-prefix", "synth:scheduler_pause_failing_jobs@1",
            "records a healthy job's name in ops/paused-jobs: the entry only has to start with the team's prefix",
            breaks=_recorded_prefix, witness=_record_healthy_job),
+    Defect(CLASS, "restock-reply-numbers-only", "synth:inventory_restock_policy@1",
+           "reports the unit counts without saying which items moved: the reply check keeps only the numbers",
+           breaks=lambda s: check(s, "reply-moves")["rule"].update(
+               all_of=[t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)]),
+           witness=lambda s: with_say(s, "Moved " + " and ".join(
+               t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)) + " units to the store.")),
 ]

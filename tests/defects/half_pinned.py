@@ -5,7 +5,20 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, with_say, world
+from tests.defects._core import (
+    CorpusError,
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    field_check,
+    record,
+    unpin,
+    with_args,
+    with_say,
+    world,
+)
 
 CLASS = "half_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -130,6 +143,25 @@ def _recorded_contains_first(spec: Spec) -> None:
     rule["op"], rule["value"] = "contains", rule["value"].split(",")[0]
 
 
+def _runs_any_of(spec: Spec) -> None:
+    """'The reply gives each job's last run' written as one text check accepting any of the last runs."""
+    runs = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"]
+    if len(runs) < 2:
+        raise CorpusError(f"{spec['capability']}: fewer than two reply_states checks")
+    values = [record(spec, r["rule"]["source"]["app"], r["rule"]["source"]["table"], r["rule"]["source"]["id"])
+              [r["rule"]["source"]["field"]] for r in runs]
+    spec["checks"] = [c for c in spec["checks"] if c not in runs]
+    spec["checks"].append({"id": "reply-last-runs", "description": "the reply gives the last runs",
+                           "rule": {"kind": "text", "any_of": values}})
+
+
+def _one_run_told(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    runs = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"]
+    src = runs[0]["rule"]["source"]
+    first = record(spec, src["app"], src["table"], src["id"])
+    return with_say(spec, f"Paused the failing jobs; {first['name']} last ran {first[src['field']]}.")
+
+
 DEFECTS = [
     Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
            "answers 'no word from Esra on ENG-376' although she accepted: naming the ticket is enough",
@@ -176,6 +208,9 @@ DEFECTS = [
            "records only the first paused job in ops/paused-jobs: the check wants the entry to contain one name",
            breaks=_recorded_contains_first,
            witness=lambda s: with_args(s, "config_set", {}, value=check(s, "recorded")["rule"]["value"].split(",")[0])),
+    Defect(CLASS, "last-runs-any-of", "synth:scheduler_pause_failing_jobs@1",
+           "tells the user one job's last run of two: a text check accepts any of the last runs",
+           breaks=_runs_any_of, witness=_one_run_told),
 ]
 
 
