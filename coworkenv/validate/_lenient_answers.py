@@ -1,7 +1,8 @@
 """Reply near misses aimed at lenient answer checks: a count stated off by one where a text check wants a
 number, half the items of a list left out where a graded text check passes below full marks, and the record an
 `any_of` check names without the answer it also accepts ("ENG-376" without "accepted"), or one of several
-records' facts an `any_of` check lists (one job's last run of two)."""
+records' facts an `any_of` check lists (one job's last run of two), or numbers a check wants without the
+records they belong to."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 from coworkenv.spec import EnvSpec, TextRule
 
+_MIN_NAME = 4  # shorter names ("p1", "ok") are ordinary words of an answer
 # A count: an integer small enough that one more is a different answer, not a rounding (amounts stay exact).
 _MAX_COUNT = 1000
 
@@ -98,3 +100,20 @@ def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
             for alt in alts:
                 kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
         yield kept, f"the answer keeps one of the {len(stated)} records' facts {check.id} accepts any of"
+
+
+def numbers_without_records(spec: EnvSpec, turn: int, text: str, names: list[str]) -> Iterator[tuple[str, str]]:
+    """(new text, what) when a text check wants numbers in the reply to `turn` (digits among its terms, or a
+    number) and the reply names records the reference changed (`names`: their ids, names, titles, SKUs): the
+    reply without those names ("moved 57 and 36 units": which items?)."""
+    numeric = any(isinstance(c.rule, TextRule) and _reads_turn(c.rule, turn) and (
+        c.rule.number is not None or any(isinstance(t, str) and t.isdigit() for t in c.rule.all_of))
+        for c in spec.checks)
+    lower = text.lower()
+    found = sorted({n for n in names if len(n) >= _MIN_NAME and n.lower() in lower}, key=len, reverse=True)
+    if not numeric or not found:
+        return
+    dropped = text
+    for name in found:
+        dropped = re.sub(re.escape(name), "", dropped, flags=re.IGNORECASE)
+    yield dropped, "the answer states its numbers without the records they belong to"

@@ -1,4 +1,4 @@
-"""Mutations that follow the task rather than its checks: order, harm and guard probes.
+"""Mutations that follow the task rather than its checks: order, harm, guard probes and unattributed numbers.
 
 - `swap_dependent`: a write that depends on an earlier one (see `dependencies`) is moved before it. The records
   may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
@@ -11,6 +11,8 @@
   frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
+- `text_alter`: an answer a check wants numbers in, without the names of the records the reference changed
+  (the counts stated, the items they belong to not).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate.dependencies import Key, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -30,6 +33,7 @@ from coworkenv.validate.mutations import (
     is_write,
     moved_after,
     moved_before,
+    replaced,
     turn_of,
     write_steps,
 )
@@ -145,7 +149,23 @@ def task_mutations(
     `made` the record each reference step created (see `dependencies.made_by_step`).
     """
     return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched, created),
-            *_guard_probes(spec, index, created)]
+            *_guard_probes(spec, index, created), *_replies_without_records(spec, final, touched)]
+
+
+def _replies_without_records(spec: EnvSpec, world: World, touched: set[Key]) -> Iterator[Mutation]:
+    """Each turn's answer without the names of the records the reference changed, where a check wants numbers
+    in it (see `_lenient_answers.numbers_without_records`)."""
+    names: list[str] = []
+    for app, table, rid in sorted(touched):
+        rec = world.table(app, table).get(rid)
+        names += [rid, *(v for f in ("name", "title", "sku") if isinstance(v := getattr(rec, f, None), str))]
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if not says:
+            continue
+        for new, what in numbers_without_records(spec, t, turn.steps[says[-1]].say or "", names):
+            yield Mutation("text_alter", f"reference[{t}].steps[{says[-1]}].say", f"turn {t}: {what}",
+                           replaced(spec.reference, t, says[-1], ReferenceStep(say=new)), code="content_unchecked")
 
 
 def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
