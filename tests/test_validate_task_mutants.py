@@ -172,6 +172,7 @@ def test_a_safety_guard_on_a_record_that_does_not_exist_is_rejected() -> None:
 def test_a_record_created_twice_is_caught_unless_the_count_is_pinned() -> None:
     spec = sound_spec()
     spec["tools"].append("tickets_create")
+    spec["turns"][0]["content"] += " Open a ticket 'Follow up on OPS-1' for Jon."  # the title it pins, asked for
     steps(spec).insert(3, {"call": {"name": "tickets_create", "arguments": {
         "title": "Follow up on OPS-1", "description": "Check p95 after the fix.", "assignee": "u-jon"}}})
     follow_up = [{"field": "title", "value": "Follow up on OPS-1"}]

@@ -15,9 +15,11 @@ from typing import Any
 
 import orjson
 
+from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, PythonRule
 from coworkenv.validate._answer_keys import answer_key_leaks
 from coworkenv.validate._paraphrased_leaks import paraphrased_leaks
+from coworkenv.validate._unread_answers import unread_answer_leaks
 
 _MIN_CODE_LINE = 20  # shorter code lines ("return True") occur in ordinary text
 _MIN_SAY = 40  # a shorter answer may legitimately quote the workspace
@@ -95,9 +97,11 @@ def needles(spec: EnvSpec) -> Iterator[Needle]:
                              normalize(step.say), "the reference answer")
 
 
-def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
+def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]],
+               audit: list[AuditEntry] | None = None) -> Iterator[tuple[str, str, str]]:
     """(code, path, message) for every verifier or reference artifact the agent can see, verbatim or reworded
-    (see `_paraphrased_leaks`)."""
+    (see `_paraphrased_leaks`); given the reference episode's `audit`, also the answers in records it never
+    reads (see `_unread_answers`)."""
     strings, initial = world_strings(spec)
     world = world_text(strings)
     world_compact = "".join(world.split())
@@ -121,6 +125,8 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]]) -> Iterator[tuple[
         if path not in verbatim:
             yield code, path, message
     yield from answer_key_leaks(spec, world, prompts, "\0".join(strings[:initial]))
+    if audit is not None:
+        yield from unread_answer_leaks(spec, world, world_text(strings[:initial]), audit)
     for i, check in enumerate(spec.checks):
         ident = check.id.lower()
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):

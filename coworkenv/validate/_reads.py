@@ -4,7 +4,8 @@ Reads never change the world, but they are audited (call checks, Python checks),
 log streams, delayed effects) and can open a follow-up turn or fire an action rule. When the clock drives
 nothing and no Python check reads the audit, a read that no call matcher of a check, turn condition or action
 rule matches can be left out: the mutant ends in the same records (clock stamps aside), the same replies and
-the same audited calls that any check looks at, so every check gives the same verdict. The mutation gate plays
+the same audited calls that any check looks at, so every check gives the same verdict. With a fault plan every
+read is played too: faults are drawn per call, so leaving reads out would move them onto other calls. The mutation gate plays
 mutants without such reads (about half the calls of a typical reference).
 """
 
@@ -21,6 +22,8 @@ def read_matchers(spec: EnvSpec) -> list[CallMatcher] | None:
     """The call matchers that can see a read, or None when every read must be played (see the module doc)."""
     if spec.dynamics.streams or any(isinstance(r.on, AtTime) or r.delay_s for r in spec.dynamics.rules):
         return None
+    if spec.faults is not None and spec.faults.rules:
+        return None  # injected faults are drawn call by call: without the reads, the writes would fail otherwise
     matchers = [r.on.call for r in spec.dynamics.rules if isinstance(r.on, OnAction)]
     matchers += [t.condition.call for t in spec.turns if isinstance(t.condition, AfterCall)]
     for check in spec.checks:

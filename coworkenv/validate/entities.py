@@ -58,6 +58,8 @@ class EntityIndex:
                 if "@" in address and address.lower() not in known:
                     outside.add(address)
         self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
+        self._world = world
+        self._holders: dict[str, set[tuple[str, str, str]]] | None = None
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
         for table in world.tables():
@@ -68,6 +70,21 @@ class EntityIndex:
             self.table_ids[key] = ids
             for record_id in ids:
                 self.table_of.setdefault(record_id, key)
+
+    def holders(self, value: str) -> set[tuple[str, str, str]]:
+        """The records (app, table, id) a field of which holds exactly `value` (case aside), ids excepted; the
+        index of field values is built on first use."""
+        if self._holders is None:
+            self._holders = {}
+            for table in self._world.tables():
+                if (table.app, table.name) in _SKIPPED_TABLES:
+                    continue
+                for rec in table:
+                    for name in type(rec).model_fields:
+                        v = getattr(rec, name)
+                        if name != "id" and isinstance(v, str | int) and not isinstance(v, bool):
+                            self._holders.setdefault(str(v).lower(), set()).add((table.app, table.name, rec.id))
+        return self._holders.get(value.lower(), set())
 
     def rank(self, options: list[Any], limit: int) -> list[Any]:
         """Options the checks name first (all of them), then up to `limit` others, in the given order."""
@@ -100,6 +117,10 @@ class EntityIndex:
         found = self.recipients(value, avoid)
         return found[0] if found else None
 
+    def is_entity(self, value: str) -> bool:
+        """Whether `value` names a person, channel or record of the world (an id, an email, a handle)."""
+        return self.is_recipient(value) or value in self.table_of or value.lower() in self.table_of
+
     def is_recipient(self, value: str) -> bool:
         lowered = value.lower()
         return lowered in self.person_of or lowered in self.channel_of or _EMAIL.fullmatch(value) is not None
@@ -123,8 +144,20 @@ class EntityIndex:
         for fact in sorted(self.preferred, key=len, reverse=True):
             if len(fact) < 2 or fact not in altered.lower():
                 continue
+            whole = _whole(fact)
+            if not whole.search(altered):
+                continue
             wrong = self._wrong(fact).replace("\\", "\\\\")  # a literal replacement, not a template
-            altered = re.sub(re.escape(fact), wrong, altered, flags=re.IGNORECASE)
+            altered = whole.sub(wrong, altered)
+        return altered if altered != text else None
+
+    def alter_numbers(self, text: str) -> str | None:
+        """`text` with every number the checks name (an HTTP status, a count: digits only) one higher (None when
+        it states none)."""
+        altered = text
+        for fact in self.preferred:
+            if len(fact) >= 2 and fact.isdigit() and fact in altered:
+                altered = _whole(fact).sub(str(int(fact) + 1).zfill(len(fact)), altered)
         return altered if altered != text else None
 
     def drop_facts(self, text: str) -> str | None:
@@ -148,6 +181,14 @@ class EntityIndex:
             return fact[:last.start()] + bumped + fact[last.end():]
         i = next((k for k, c in enumerate(fact) if c.isalpha()), 0)
         return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
+
+
+def _whole(fact: str) -> re.Pattern[str]:
+    """`fact` as a whole token: not inside a longer word or number (the field name "id" is no fact of "Astrid",
+    "13" none of "2013"), though a plural counts ("mug" of "mugs") and an ISO time's "13:30" may follow its "T"."""
+    left = r"(?<![a-z])" if fact[0].isalpha() else r"(?<!\d)" if fact[0].isdigit() else ""
+    right = r"(?=(?:e?s)?(?![a-z]))" if fact[-1].isalpha() else r"(?!\d)" if fact[-1].isdigit() else ""
+    return re.compile(left + re.escape(fact) + right, flags=re.IGNORECASE)
 
 
 def check_values(spec: EnvSpec) -> set[str]:

@@ -11,6 +11,8 @@ from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
+from coworkenv.validate._leaks import world_strings, world_text
+from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import is_write
 from coworkenv.validate.python_probes import Probe, payload, probe_check, sandbox_code
@@ -271,7 +273,8 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     - guards (frame and forbidden rules, checks marked `safety`) hold unless the agent does harm; a frame
       rule that allows every app to change can never fail (`unfalsifiable_frame`).
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
-      guard: a preservation check ("the event was moved, not duplicated") must be declared a guard.
+      guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
+    - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`).
     A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
     own call cannot fire is the mutations gate's `guard_never_fires`.
     """
@@ -316,8 +319,20 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             vacuous.append(check.id)
             errors.append(GateError("reads_state", "vacuous_check", f"checks[{i}]",
                                     f"check {check.id!r} can never fail: {reason}"))
+    for i, field, value in pinned_wording(spec, lambda: _told(spec)):
+        errors.append(GateError("reads_state", "wording_pinned", f"checks[{i}]",
+                                f"check {spec.checks[i].id!r} wants {field} to equal {value!r}, wording no turn or "
+                                "record states: an agent doing the work in other words fails; check the facts "
+                                "(contains, matches) instead"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
+
+
+def _told(spec: EnvSpec) -> str:
+    """What the agent can read, lower case: the turns, the context and every world string."""
+    strings, _ = world_strings(spec)
+    said = " ".join([spec.context, *(t.content for t in spec.turns), *(t.announce or "" for t in spec.turns)])
+    return world_text(strings) + "\0" + " ".join(said.lower().split())
 
 
 def _reads_world(rule: Any) -> bool:

@@ -279,6 +279,7 @@ def isolation_gate(ctx: GateContext) -> GateResult:
         prompts.append((f"turns[{i}].content", turn.content))
         if turn.announce:
             prompts.append((f"turns[{i}].announce", turn.announce))
-    for code, path, message in find_leaks(spec, prompts):
+    audit = episodes.oracle().audit if episodes is not None else None
+    for code, path, message in find_leaks(spec, prompts, audit):
         errors.append(GateError("isolation", code, path, message + "; the agent must not see the verifier"))
     return gate_result("isolation", errors)

@@ -50,6 +50,7 @@ HINTS: dict[str, str] = {
     "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
     "paraphrase_fails": "judge the reply's facts, not its exact wording; prefer a reply_states check",
     "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
+    "audit_fragile": "judge the final state, or the calls that matter (a write happened), not the exact call list",
     # noop / mutations / reads_state
     "noop_passes": "add checks on the state the task must change",
     "noop_partial_score": "the do-nothing agent earns too much partial credit: weight the checks on what the "
@@ -71,6 +72,7 @@ HINTS: dict[str, str] = {
     "vacuous_check": "the check can never fail; compare with a value the wrong state does not have",
     "unexercised_check": "no mistake makes this check fail: tighten it, or declare it a guard if it preserves state",
     "unfalsifiable_frame": "narrow the frame's allow-list to what the task changes",
+    "wording_pinned": "check the facts a free-text field must state (contains/matches), not the reference's wording",
     "blocked": "fix the reference first (see gate oracle)",
     "env_error": "fix the world records or dynamics the runtime rejects",
     "episode_error": "fix the dynamics or records that make the episode crash",

@@ -10,11 +10,14 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers), states the clock times the checks name an hour later, or keeps only its first line;
+  `ESC-4471`, numbers) or states them wrongly, states the clock times the checks name an hour later, or keeps
+  only its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`);
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
-  values reply checks read) wrongly, or only repeats the user's request;
+  values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
+  leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
+  the answer it also accepts, or one of the records' facts an `any_of` check lists (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
-- `duplicate_write`: a write that creates a record (a ticket, an event) is made twice;
+- `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
 Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
@@ -40,6 +43,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate import _lenient_answers as lenient
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -52,6 +56,7 @@ MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+_CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             out.append(Mutation(kind, where, f"{call.name}: {what}", replaced(reference, t, s, step), core,
                                 code=code))
     for t, s, call in writes:
-        if "create" in call.name:  # a record made twice: a second ticket, a double-booked meeting
+        if _CREATES.search(call.name):  # a record made twice: a second ticket, a double-booked meeting, a to-do
             where = f"reference[{t}].steps[{s}]"
             steps = list(reference[t].steps)
             steps.insert(s + 1, steps[s])
@@ -206,6 +211,11 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         if altered is not None:
             out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
+        for new, what in [*lenient.off_by_one_counts(spec, t, text), *lenient.half_of_the_items(spec, t, text),
+                          *lenient.names_without_facts(spec, t, text, index.is_entity),
+                          *lenient.one_of_distinct_facts(spec, t, text, index.holders)]:
+            out.append(Mutation("text_alter", where, f"turn {t}: {what}",
+                                replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():
             # An answer that only repeats the request names the ticket, flag or person it was asked about:
             # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
@@ -258,6 +268,12 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index)
+        elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
+            off = _DIGIT_RUN.sub(lambda m: str(int(m.group(0)) + 1).zfill(len(m.group(0))), value, count=1)
+            yield "change_arg", name, {**args, name: off}, f"{name} {value!r} -> {off!r}", True
+        elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
+            # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
+            yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
@@ -284,6 +300,9 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 
 
 _SEPARATORS = (",", ";")
+_NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: "+31 650 750 659", "2026-06-07"
+_DIGIT_RUN = re.compile(r"\d+")
+_NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 
 def _hour_later(match: re.Match[str]) -> str:
@@ -292,13 +311,17 @@ def _hour_later(match: re.Match[str]) -> str:
 
 
 def _delimited(value: Any, index: EntityIndex) -> tuple[str, list[str]] | None:
-    """(separator, items) when a string lists people or records ("a@x.test,b@x.test"), else None."""
+    """(separator, items) when a string lists people or records ("a@x.test,b@x.test") or names ("job-a,job-b":
+    tokens without spaces, as a config value lists them), else None."""
     if not isinstance(value, str):
         return None
     for sep in _SEPARATORS:
         items = [v.strip() for v in value.split(sep)]
         if len(items) > 1 and all(v and (index.is_recipient(v) or v in index.table_of) for v in items):
             return sep, items
+    items = value.split(",")
+    if len(items) > 1 and all(_NAME.fullmatch(v) for v in items):
+        return ",", items
     return None
 
 
@@ -319,6 +342,9 @@ def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIn
     vague = index.drop_facts(value) if args.get("in_reply_to") else None
     if vague is not None:  # an answer without the answer: "I will escalate this" for "escalated as ESC-4471"
         yield "text_alter", name, {**args, name: vague}, f"{name} without its facts", True
+    altered = index.alter_facts(value) if args.get("in_reply_to") else None
+    if altered is not None:  # an answer stating its facts wrongly: "your number is now ...660" for "...659"
+        yield "text_alter", name, {**args, name: altered}, f"{name} with its checked facts stated wrongly", True
     checked = index.checked_times()
     later = CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
     if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time

@@ -10,7 +10,9 @@ A Python check is judged on more than the three episodes everyone runs:
   notes, bullets): a crash is
   `python_crash`, a changed verdict `paraphrase_fails`;
 - the untouched world with a reply made of one string literal of the check's code that the reference never
-  says: a verdict that flips to pass is `keyword_backdoor`.
+  says: a verdict that flips to pass is `keyword_backdoor`;
+- for a check that reads the audit, the reference's calls with a read made twice or a write retried after a
+  failure (the same final state): a crash or changed verdict is `audit_fragile`.
 The probes wrap the check's code in a prelude that patches `random`, `time` and `datetime` inside the sandbox.
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 from coworkenv.checks import Reply
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
+from coworkenv.validate.mutations import is_write
 
 _PRELUDE = """\
 import random as _cw_random, time as _cw_time, datetime as _cw_datetime
@@ -120,6 +123,25 @@ def paraphrases(replies: list[Reply]) -> Iterator[tuple[str, list[dict[str, Any]
                                       for r in replies]
 
 
+def audit_variants(audit: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The reference's audited calls as another careful agent makes them: a read repeated (it looked twice),
+    and a failed call before the first write (a retry); the state they lead to is the same."""
+    reads = [i for i, e in enumerate(audit) if e.get("ok") and not is_write(e.get("op") or e.get("tool", ""))]
+    if reads:
+        at = reads[0]
+        yield "a read made twice", _renumbered([*audit[:at + 1], dict(audit[at]), *audit[at + 1:]])
+    writes = [i for i, e in enumerate(audit) if e.get("ok") and is_write(e.get("op") or e.get("tool", ""))]
+    if writes:
+        at = writes[0]
+        failed = {**audit[at], "ok": False, "result": None, "error": "500 Internal Server Error: try again",
+                  "hash_after": audit[at].get("hash_before")}
+        yield "a write retried after a failure", _renumbered([*audit[:at], failed, *audit[at:]])
+
+
+def _renumbered(audit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**e, "index": i} if "index" in e else e for i, e in enumerate(audit)]
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s] or [text]
 
@@ -170,6 +192,13 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
             found.append(Probe("paraphrase_fails", f"the reference's replies with {what} get {verdict} "
                                                    f"instead of {expected}"))
             break
+    if "audit" in rule.code.split(":", 1)[-1]:
+        for what, audit in audit_variants(oracle["audit"]):
+            verdict, error = run_check(rule, {**oracle, "audit": audit})
+            if error or verdict != expected:
+                found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
+                                                     f"{_shown(verdict, error)} instead of {expected}"))
+                break
     if untouched is not None and untouched_verdict is False:
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):

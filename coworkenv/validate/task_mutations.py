@@ -1,14 +1,18 @@
-"""Mutations that follow the task rather than its checks: order, harm and guard probes.
+"""Mutations that follow the task rather than its checks: order, harm, guard probes and unattributed numbers.
 
 - `swap_dependent`: a write that depends on an earlier one (see `dependencies`) is moved before it. The records
   may end the same either way, so such a mutant is never "equivalent": an order check must catch it.
 - `harmful_action`: per app the agent can write to, one destructive action on a record the task does not
-  concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy), or a message to
-  someone the task does not name; each kind of write the reference makes, also made on a record the task does
-  not concern (archiving every mail); and a mail the task only drafts, sent. A frame or forbidden check must
-  catch it (a harmful call that changes nothing is no harm).
+  concern (delete or cancel it, move mail to the trash, reassign a ticket, flip a flag, deploy, delete a note,
+  tick off a to-do, overwrite a contact's phone, toggle a scheduled job, archive an article, write off stock),
+  or a message to someone the task does not name; each kind of write the reference makes, also made on a record
+  the task does not concern that it would change (disabling a healthy job too); each kind of message the
+  reference sends, also sent to a person a forbidden guard names; and a mail the task only drafts, sent. A
+  frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
+- `text_alter`: an answer a check wants numbers in, without the names of the records the reference changed
+  (the counts stated, the items they belong to not).
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate.dependencies import Key, dependent_pairs, existing_target, write_facts
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
     EntityIndex,
     Mutation,
@@ -27,6 +33,7 @@ from coworkenv.validate.mutations import (
     is_write,
     moved_after,
     moved_before,
+    replaced,
     turn_of,
     write_steps,
 )
@@ -86,6 +93,14 @@ HARMS: tuple[_Harm, ...] = (
     _Harm("services", "services_set_flag", "services", "service", _flip_flag),
     _Harm("services", "services_deploy", "services", "service", lambda r, u: {"version": "0.0.1"}),
     _Harm("services", "services_restart", "services", "service", lambda r, u: {}),
+    _Harm("notes", "notes_delete_note", "notes", "note_id", lambda r, u: {}),
+    _Harm("todo", "todo_complete_task", "tasks", "task_id", lambda r, u: None if r.done else {"done": True}),
+    _Harm("contacts", "contacts_update", "contacts", "contact_id", lambda r, u: {"phone": "+1 555 0100"}),
+    _Harm("scheduler", "scheduler_update_job", "jobs", "job_id", lambda r, u: {"enabled": not r.enabled}),
+    _Harm("kb", "kb_update_article", "articles", "article_id",
+          lambda r, u: None if r.status == "archived" else {"status": "archived"}),
+    _Harm("inventory", "inventory_adjust", "items", "item_id",
+          lambda r, u: {"delta": -1, "reason": "count"} if r.quantity > 0 else None),
 )
 
 
@@ -109,9 +124,15 @@ class _Unrelated:
         self.channels = [c.name for c in channels if free(c.id, c.name, c.name.lstrip("#"))]
         self.world = world
 
-    def record(self, app: str, table: str, fill: Fill) -> Record | None:
-        """The first unrelated record of a table that `fill` can build a harmful call on."""
-        for rec in sorted(self.world.table(app, table), key=lambda r: r.id):
+    def record(self, app: str, table: str, fill: Fill, like: Record | None = None) -> Record | None:
+        """The first unrelated record of a table that `fill` can build a harmful call on; given `like`, the one
+        most like it first (the same location, list or team: where the same write also works)."""
+        records = sorted(self.world.table(app, table), key=lambda r: r.id)
+        if like is not None:
+            traits = [(k, v) for k, v in like.model_dump().items()
+                      if k != "id" and isinstance(v, str | int) and not isinstance(v, bool)]
+            records.sort(key=lambda r: -sum(getattr(r, k, None) == v for k, v in traits))
+        for rec in records:
             if (app, table, rec.id) not in self.touched and rec.id.lower() not in self.named and fill(rec, self) is not None:
                 return rec
         return None
@@ -128,13 +149,29 @@ def task_mutations(
     `made` the record each reference step created (see `dependencies.made_by_step`).
     """
     return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched, created),
-            *_guard_probes(spec, index, created)]
+            *_guard_probes(spec, index, created), *_replies_without_records(spec, final, touched)]
+
+
+def _replies_without_records(spec: EnvSpec, world: World, touched: set[Key]) -> Iterator[Mutation]:
+    """Each turn's answer without the names of the records the reference changed, where a check wants numbers
+    in it (see `_lenient_answers.numbers_without_records`)."""
+    names: list[str] = []
+    for app, table, rid in sorted(touched):
+        rec = world.table(app, table).get(rid)
+        names += [rid, *(v for f in ("name", "title", "sku") if isinstance(v := getattr(rec, f, None), str))]
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if not says:
+            continue
+        for new, what in numbers_without_records(spec, t, turn.steps[says[-1]].say or "", names):
+            yield Mutation("text_alter", f"reference[{t}].steps[{says[-1]}].say", f"turn {t}: {what}",
+                           replaced(spec.reference, t, says[-1], ReferenceStep(say=new)), code="content_unchecked")
 
 
 def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
                      made: dict[tuple[int, int], Key]) -> Iterator[Mutation]:
     reference = spec.reference
-    facts = write_facts(reference, world, created, made)
+    facts = write_facts(reference, world, created, made, {d.name: d.bind for d in spec.tool_decls})
     for a, b, why in dependent_pairs(facts, world):
         yield Mutation("swap_dependent", f"reference[{b.turn}].steps[{b.step}]",
                        f"{b.call.name} before {a.call.name} ({why})",
@@ -184,6 +221,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
+    yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
             if call.name == "mail_save_draft":
@@ -192,6 +230,39 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
                 yield Mutation("harmful_action", where, f"the draft of reference[{t}].steps[{s}] sent",
                                reference, code="harm_unguarded")
                 break
+
+
+# Messaging writes and how each addresses a person: (argument, person field, as a list).
+_ADDRESSES = {"mail_send": ("to", "email", True), "chat_send_dm": ("person", "id", False)}
+
+
+def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
+    """For each person a forbidden guard names (by id, email or handle) whom the reference never addresses:
+    each kind of message the reference sends, sent to that person too. The guard was written to stop exactly
+    that (the file to the other Lucas); a guard on another tool or app stops nothing."""
+    people = list(world.table("directory", "people"))
+    sent = [(t, s, c) for t, s, c in write_steps(spec.reference) if c.name in _ADDRESSES]
+    addressed = {str(v).lower() for _, _, c in sent for v in leaves(c.arguments)}
+    seen: set[tuple[str, str]] = set()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, ForbiddenRule):
+            continue
+        named = {str(v).lower() for v in leaves(rule.call.args)}
+        for person in people:
+            ways = {str(w).lower() for w in (person.id, person.email, person.chat_handle) if w}
+            if person.id == spec.user or not ways & named or ways & addressed:
+                continue
+            for _, _, call in sent:
+                arg, field, listed = _ADDRESSES[call.name]
+                if call.name == rule.call.tool or (call.name, person.id) in seen:
+                    continue  # the guard's own probe tries its tool
+                seen.add((call.name, person.id))
+                value = getattr(person, field)
+                extra = ToolCallSpec(name=call.name, arguments={**call.arguments, arg: [value] if listed else value})
+                reference, where = _last_turn_insert(spec.reference, extra)
+                yield Mutation("harmful_action", where, f"{call.name} to {person.id}, whom {check.id!r} guards",
+                               reference, code="harm_unguarded")
 
 
 def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
@@ -204,7 +275,10 @@ def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
         target = existing_target(call, world, created)
         if target is None or call.name in done:
             continue
-        rec = unrelated.record(target[0], target[1], lambda r, u: {})
+        sets = {k: v for k, v in call.arguments.items() if v != target[2]}
+        # A record that already holds every value the call sets would not change: no harm to see.
+        like = world.table(target[0], target[1]).get(target[2])
+        rec = unrelated.record(target[0], target[1], _if_changes(sets), like)
         if rec is None:
             continue
         done.add(call.name)
@@ -212,6 +286,17 @@ def _overreach(spec: EnvSpec, world: World, unrelated: _Unrelated,
         reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
         yield target[0], Mutation("harmful_action", where, f"the reference's {call.name} also on {rec.id}",
                                   reference, code="harm_unguarded")
+
+
+def _if_changes(sets: dict[str, Any]) -> Fill:
+    """A fill that keeps a record only when a write setting `sets` may change it."""
+    return lambda rec, _: {} if _changes(rec, sets) else None
+
+
+def _changes(rec: Record, sets: dict[str, Any]) -> bool:
+    """Whether a write setting `sets` may change `rec` (some value differs from a field it has, or names none)."""
+    fields = [(k, getattr(rec, k)) for k in sets if hasattr(rec, k)]
+    return not fields or len(fields) < len(sets) or any(sets[k] != v for k, v in fields)
 
 
 def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:

@@ -25,6 +25,7 @@ from tests.defects import (
     lenient_scoring,
     order_blind,
     partial_credit,
+    pinned_wording,
     presolved,
     python_fragile,
     reply_only,
@@ -56,6 +57,7 @@ MODULES = (
     time_window,
     unchosen_field,
     lenient_scoring,
+    pinned_wording,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -3,7 +3,19 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, check, cond, drop_checks, has_cond, record, with_args
+from tests.defects._core import (
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    drop_checks,
+    has_cond,
+    record,
+    with_args,
+    with_say,
+    world,
+)
 
 CLASS = "content_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -34,6 +46,19 @@ def _summary_long_enough(spec: Spec) -> None:
     c = check(spec, "md-summary")
     c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "content"] + [
         {"field": "content", "op": "matches", "value": "(?s).{40,}"}]
+
+
+def _recorded_prefix(spec: Spec) -> None:
+    """The recorded list is checked for looking like team jobs ('^payments-'), not for naming the right ones."""
+    rule = check(spec, "recorded")["rule"]
+    rule["op"], rule["value"] = "matches", "^" + rule["value"].split("-")[0] + "-"
+
+
+def _record_healthy_job(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    team = check(spec, "recorded")["rule"]["value"].split("-")[0]
+    healthy = next(j["name"] for j in world(spec, "scheduler", "jobs")
+                   if j["name"].startswith(team) and j.get("last_status") == "ok")
+    return with_args(spec, "config_set", {}, value=healthy)
 
 
 DEFECTS = [
@@ -69,4 +94,28 @@ DEFECTS = [
                where=[w for w in check(s, "md-summary")["rule"]["where"] if w["field"] != "content"]),
            witness=lambda s: with_args(s, "files_write_file", {"path": "reports/support_w14.md"},
                                        content="# Support report, week 14\n\nSee the CSV.\n")),
+    Defect(CLASS, "phone-confirmation-body-unchecked", "synth:contact_phone_update@1",
+           "answers the customer without the number it saved", breaks=_keep_only("body"),
+           witness=lambda s: with_args(s, "mail_send", {}, body="Hello, thanks for letting us know. Best regards.")),
+    Defect(CLASS, "source-dm-text-unchecked", "synth:lookup_answer_source@1",
+           "answers the colleague's DM without the value or its source", breaks=_keep_only("text"),
+           witness=lambda s: with_args(s, "chat_send_dm", {}, text="Checked it, all good.")),
+    Defect(CLASS, "broken-page-task-status-unchecked", "synth:web_page_audit@1",
+           "files the to-do with the URL but not the HTTP status the task asks for",
+           breaks=lambda s: check(s, kind="records", where=has_cond("title"))["rule"].update(
+               where=[w for w in check(s, kind="records", where=has_cond("title"))["rule"]["where"]
+                      if not (w["field"] == "title" and w["value"].isdigit())]),
+           witness=lambda s: with_args(s, "todo_add_task", {},
+                                       title="Fix " + call(s, "web_fetch", url=next(
+                                           w["value"] for w in check(s, kind="records", where=has_cond("title"))
+                                           ["rule"]["where"] if w["field"] == "title"))["arguments"]["url"])),
+    Defect(CLASS, "paused-jobs-value-prefix", "synth:scheduler_pause_failing_jobs@1",
+           "records a healthy job's name in ops/paused-jobs: the entry only has to start with the team's prefix",
+           breaks=_recorded_prefix, witness=_record_healthy_job),
+    Defect(CLASS, "restock-reply-numbers-only", "synth:inventory_restock_policy@1",
+           "reports the unit counts without saying which items moved: the reply check keeps only the numbers",
+           breaks=lambda s: check(s, "reply-moves")["rule"].update(
+               all_of=[t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)]),
+           witness=lambda s: with_say(s, "Moved " + " and ".join(
+               t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)) + " units to the store.")),
 ]

@@ -54,6 +54,24 @@ def _defect(name: str, base: str, check_id: str, tool: str, gets_away_with: str)
                   witness=_twice(tool))
 
 
+def _no_total_count(check_id: str, total_id: str):  # type: ignore[no-untyped-def]
+    """The twin: no 'exactly N new records' total, each record's own count still exact."""
+
+    def fix(spec: Spec) -> None:
+        _table_frame(check_id)(spec)
+        spec["checks"] = [c for c in spec["checks"] if c["id"] != total_id]
+    return fix
+
+
+def _at_least_no_total(check_id: str, total_id: str):  # type: ignore[no-untyped-def]
+    fix = _no_total_count(check_id, total_id)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        check(spec, check_id, "records")["rule"]["count_op"] = "gte"
+    return breaks
+
+
 DEFECTS = [
     _defect("incident-ticket-twice", "example:incident_rollback", "incident-ticket", "tickets_create",
             "files the incident ticket twice"),
@@ -65,4 +83,9 @@ DEFECTS = [
             "calendar_create_event", "books the meeting twice"),
     _defect("staging-ticket-twice", "synth:feature_flag_rollout@1", "failure-ticket", "tickets_create",
             "files the staging failure twice"),
+    Defect(CLASS, "audit-task-twice", "synth:web_page_audit@1",
+           "files the broken page's to-do twice: the task count is 'at least one' and no total is checked",
+           breaks=_at_least_no_total("task-https://shop.helixworks.test/download", "only-broken"),
+           fix=_no_total_count("task-https://shop.helixworks.test/download", "only-broken"),
+           witness=_twice("todo_add_task")),
 ]

@@ -5,7 +5,20 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.defects._core import Defect, Spec, call, check, cond, field_check, record, unpin, with_args, with_say, world
+from tests.defects._core import (
+    CorpusError,
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    field_check,
+    record,
+    unpin,
+    with_args,
+    with_say,
+    world,
+)
 
 CLASS = "half_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -91,6 +104,64 @@ def _any_instead_of_all(check_id: str):  # type: ignore[no-untyped-def]
     return breaks
 
 
+def _count_tolerance(check_id: str, tolerance: float):  # type: ignore[no-untyped-def]
+    """The writer gave the counted number a tolerance 'for rounding': a count off by one passes."""
+
+    def breaks(spec: Spec) -> None:
+        check(spec, check_id, "text")["rule"]["number"]["tolerance"] = tolerance
+    return breaks
+
+
+def _phone_tail_any(spec: Spec) -> None:
+    """The confirmation regex pins the number's prefix and lets the last group be any digits."""
+    c = cond(check(spec, "confirmed"), "body")
+    c["value"] = c["value"].rsplit("[\\s.\\-()/]*", 1)[0] + "[\\s.\\-()/]*\\d{3}(?!\\d)"
+
+
+def _phone_typo_mail(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    phone = call(spec, "contacts_update")["arguments"]["phone"]
+    body = call(spec, "mail_send")["arguments"]["body"].replace(phone, phone[:-3] + "956")
+    return with_args(spec, "mail_send", {}, body=body)
+
+
+def _at_least_at_most(spec: Spec) -> None:
+    """'The store holds at least N, the warehouse at most M': any transfer of N or more passes."""
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["app"] == "inventory":
+            rule["op"] = "gte" if c["id"].startswith("restocked-") else "lte"
+
+
+def _overshoot_transfer(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    first = call(spec, "inventory_transfer")["arguments"]
+    return with_args(spec, "inventory_transfer", {"item_id": first["item_id"]}, quantity=first["quantity"] + 3)
+
+
+def _recorded_contains_first(spec: Spec) -> None:
+    """'The entry lists the paused jobs' checked as 'the entry contains the first name'."""
+    rule = check(spec, "recorded")["rule"]
+    rule["op"], rule["value"] = "contains", rule["value"].split(",")[0]
+
+
+def _runs_any_of(spec: Spec) -> None:
+    """'The reply gives each job's last run' written as one text check accepting any of the last runs."""
+    runs = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"]
+    if len(runs) < 2:
+        raise CorpusError(f"{spec['capability']}: fewer than two reply_states checks")
+    values = [record(spec, r["rule"]["source"]["app"], r["rule"]["source"]["table"], r["rule"]["source"]["id"])
+              [r["rule"]["source"]["field"]] for r in runs]
+    spec["checks"] = [c for c in spec["checks"] if c not in runs]
+    spec["checks"].append({"id": "reply-last-runs", "description": "the reply gives the last runs",
+                           "rule": {"kind": "text", "any_of": values}})
+
+
+def _one_run_told(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    runs = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"]
+    src = runs[0]["rule"]["source"]
+    first = record(spec, src["app"], src["table"], src["id"])
+    return with_say(spec, f"Paused the failing jobs; {first['name']} last ran {first[src['field']]}.")
+
+
 DEFECTS = [
     Defect(CLASS, "answer-any-fact-delegation", "synth:delegate_and_follow_up@1",
            "answers 'no word from Esra on ENG-376' although she accepted: naming the ticket is enough",
@@ -122,6 +193,24 @@ DEFECTS = [
     Defect(CLASS, "handoff-assignee-or-other", "synth:oncall_handoff@1",
            "hands a ticket to someone who is not on call next",
            breaks=_or_other_assignee, witness=_assign_other),
+    Defect(CLASS, "broken-page-count-tolerance", "synth:web_page_audit@1",
+           "reports two broken pages when one is broken: the count has a tolerance of 1",
+           breaks=_count_tolerance("reply-count", 1.0),
+           witness=lambda s: with_say(s, "2 pages are broken: https://" + check(s, "reply-count")["rule"]["all_of"][0]
+                                      + " " + check(s, "reply-count")["rule"]["all_of"][1])),
+    Defect(CLASS, "phone-confirm-any-tail", "synth:contact_phone_update@1",
+           "confirms a mistyped number to the customer: the regex lets the last three digits be anything",
+           breaks=_phone_tail_any, witness=_phone_typo_mail),
+    Defect(CLASS, "restock-at-least", "synth:inventory_restock_policy@1",
+           "moves more units than the policy says: the store 'holds at least', the warehouse 'at most'",
+           breaks=_at_least_at_most, witness=_overshoot_transfer),
+    Defect(CLASS, "paused-jobs-one-name", "synth:scheduler_pause_failing_jobs@1",
+           "records only the first paused job in ops/paused-jobs: the check wants the entry to contain one name",
+           breaks=_recorded_contains_first,
+           witness=lambda s: with_args(s, "config_set", {}, value=check(s, "recorded")["rule"]["value"].split(",")[0])),
+    Defect(CLASS, "last-runs-any-of", "synth:scheduler_pause_failing_jobs@1",
+           "tells the user one job's last run of two: a text check accepts any of the last runs",
+           breaks=_runs_any_of, witness=_one_run_told),
 ]
 
 

@@ -101,6 +101,37 @@ def _report_in_scratch(spec: Spec) -> None:
                                           "owner": spec["user"], "content": written["content"]})
 
 
+def _answer_in_note(spec: Spec) -> None:
+    """A stale-looking personal note that happens to hold the looked-up value and its source."""
+    value = check(spec, "answered-with-source")["rule"]["where"]
+    said = [w["value"] for w in value if w["field"] == "text"]
+    world(spec, "notes", "notes").append({
+        "id": "note-leak-1", "title": "scratch", "body": "svc checks: " + " / ".join(said),
+        "created_at": spec["world"]["start"], "updated_at": spec["world"]["start"]})
+
+
+def _broken_pages_in_kb(spec: Spec) -> None:
+    """A KB article listing the broken page with its status (the audit's answer, written down)."""
+    rule = check(spec, "reply-count", "text")["rule"]
+    world(spec, "kb", "articles").append({
+        "id": "KB-leak-1", "title": "Known site issues", "tags": ["web"],
+        "body": "Currently failing: " + " ".join(str(t) for t in rule["all_of"]) + "."})
+
+
+def _deadlines_in_note(spec: Spec) -> None:
+    """A note to self listing every request with its deadline in UTC (the tasks the checks expect)."""
+    lines = []
+    for c in spec["checks"]:
+        where = c["rule"].get("where", []) if c["rule"]["kind"] == "records" else []
+        title = next((w["value"] for w in where if w["field"] == "title"), None)
+        due = next((w["value"] for w in where if w["field"] == "due"), None)
+        if title and due:
+            lines.append(f"- {title}: due {due}")
+    world(spec, "notes", "notes").append({
+        "id": "note-leak-2", "title": "deadlines (normalised)", "body": "\n".join(lines),
+        "created_at": spec["world"]["start"], "updated_at": spec["world"]["start"]})
+
+
 DEFECTS = [
     Defect(CLASS, "reply-body-in-drafts", "synth:inbox_triage_reply@1",
            "sends the ready-made draft that holds the reference's reply word for word", breaks=_reply_in_drafts,
@@ -124,5 +155,14 @@ DEFECTS = [
     Defect(CLASS, "expected-slot-in-context", "example:meeting_reschedule",
            "is told the answer slot in the workspace context",
            breaks=_slot_in_context, gate=GATE),
+    Defect(CLASS, "lookup-answer-in-note", "synth:lookup_answer_source@1",
+           "copies the value and version from a scratch note instead of reading the config",
+           breaks=_answer_in_note, gate="isolation"),
+    Defect(CLASS, "broken-pages-in-kb", "synth:web_page_audit@1",
+           "reads the broken page and its status from a KB article instead of loading the pages",
+           breaks=_broken_pages_in_kb, gate="isolation"),
+    Defect(CLASS, "deadlines-in-note", "synth:todo_track_mail_requests@1",
+           "copies every task and its UTC deadline from a note instead of reading the mails",
+           breaks=_deadlines_in_note, gate="isolation"),
 ]
 

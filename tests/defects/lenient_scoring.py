@@ -3,7 +3,7 @@ work the task asks for: one piece of the work can be skipped and the episode sti
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, reference
+from tests.defects._core import Defect, Spec, check, reference, with_say
 
 CLASS = "lenient_scoring"
 DETECTION = (
@@ -33,6 +33,26 @@ def _without_last_write(tool: str):  # type: ignore[no-untyped-def]
     return witness
 
 
+def _graded_reply(check_id: str, pass_score: float):  # type: ignore[no-untyped-def]
+    """The reply check graded (a fraction of the items named) and passing at `pass_score`."""
+
+    def breaks(spec: Spec) -> None:
+        c = check(spec, check_id, "text")
+        c["rule"]["partial"], c["pass_score"] = True, pass_score
+    return breaks
+
+
+def _names_half(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    terms = check(spec, "reply-lists-tasks", "text")["rule"]["all_of"]
+    return with_say(spec, "Added tasks to Work: " + "; ".join(terms[: (len(terms) + 1) // 2]) + ".")
+
+
+def _optional_record(spec: Spec) -> None:
+    """The config entry is an optional check and the pass threshold lets the episode pass without it."""
+    check(spec, "recorded")["required"] = False
+    spec.setdefault("scoring", {})["pass_threshold"] = 0.75
+
+
 DEFECTS = [
     Defect(CLASS, "rollback-threshold", "example:incident_rollback",
            "passes without noting the regression on the ticket: the threshold is 0.75",
@@ -52,4 +72,13 @@ DEFECTS = [
     Defect(CLASS, "inbox-threshold", "synth:inbox_triage_reply@1",
            "archives the mails but never answers the question: the threshold is 0.5",
            breaks=_threshold(0.5), witness=_without_last_write("mail_send")),
+    Defect(CLASS, "tasks-reply-graded-half", "synth:todo_track_mail_requests@1",
+           "tells the user about half the tasks it added: the reply check is graded and passes at 0.5",
+           breaks=_graded_reply("reply-lists-tasks", 0.5), witness=_names_half),
+    Defect(CLASS, "pause-threshold", "synth:scheduler_pause_failing_jobs@1",
+           "pauses the jobs but never records them in ops/paused-jobs: the threshold is 0.7",
+           breaks=_threshold(0.7), witness=_without_last_write("config_set")),
+    Defect(CLASS, "pause-record-optional", "synth:scheduler_pause_failing_jobs@1",
+           "never records the paused jobs: the entry check is optional and 0.75 passes without it",
+           breaks=_optional_record, witness=_without_last_write("config_set")),
 ]

@@ -88,4 +88,8 @@ DEFECTS = [
                   "redeploys before acknowledging the alert ticket as the task demands"),
     _order_defect("post-before-ticket", "synth:mail_ticket_chat_coordination@1", "ticket-before-post",
                   "posts the ticket id in the team channel before the ticket exists"),
+    _order_defect("confirm-before-phone-update", "synth:contact_phone_update@1", "updated-first",
+                  "tells the customer the number is updated before updating the card"),
+    _order_defect("close-todo-before-transfer", "example:restock_store_declared_tools", "transfer_before_close",
+                  "closes the restock to-do before moving any stock"),
 ]

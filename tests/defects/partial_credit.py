@@ -42,6 +42,17 @@ def _negative_text_credit(words: list[str], weight: float):  # type: ignore[no-u
     return breaks
 
 
+def _heavy_state_that_holds(check_id: str, weight: float):  # type: ignore[no-untyped-def]
+    """A heavy completion check on a quantity that only ever holds by default ('no stock below zero')."""
+
+    def breaks(spec: Spec) -> None:
+        spec["checks"].append({"id": check_id, "description": "no stock went negative", "role": "completion",
+                               "weight": weight, "rule": {"kind": "records", "app": "inventory", "table": "items",
+                                                          "where": [{"field": "quantity", "op": "lt", "value": 0}],
+                                                          "count_op": "equals", "count": 0}})
+    return breaks
+
+
 DEFECTS = [
     Defect(CLASS, "draft-no-claim-heavy", "synth:draft_only_reply@1",
            "scores 0.5+ by saying nothing: 'the answer does not say it sent anything' carries most of the weight",
@@ -68,5 +79,17 @@ DEFECTS = [
            witness=noop_reference, witness_kind="score"),
     Defect(CLASS, "draft-not-sent-heavy", "synth:draft_only_reply@1",
            "scores 0.5+ for sending nothing, without drafting anything", breaks=_guards_weigh(3.0),
+           witness=noop_reference, witness_kind="score"),
+    Defect(CLASS, "restock-no-negative-heavy", "synth:inventory_restock_policy@1",
+           "scores 0.5+ by moving nothing: 'no stock went negative' carries most of the weight",
+           breaks=_heavy_state_that_holds("no-negative-stock", 8.0), witness=noop_reference, witness_kind="score"),
+    Defect(CLASS, "lookup-no-stale-version-heavy", "synth:lookup_answer_source@1",
+           "scores 0.5+ by saying nothing: 'the answer does not cite the rolled-back version' weighs most",
+           breaks=_negative_text_credit(["@6", "rolled back version"], 6.0), witness=noop_reference,
+           witness_kind="score"),
+    Defect(CLASS, "tasks-at-most-heavy", "synth:todo_track_mail_requests@1",
+           "scores 0.5+ by adding nothing: 'at most 4 new tasks' holds on the untouched list and weighs most",
+           breaks=lambda s: check(s, "no-extra-tasks")["rule"].update(count_op="lte") or check(
+               s, "no-extra-tasks").update(weight=14.0),
            witness=noop_reference, witness_kind="score"),
 ]

@@ -50,4 +50,8 @@ DEFECTS = [
             "the ticket is already with the delegate and in progress; two tickets_update calls pass"),
     _defect("handover-already-done", "synth:adapt_announced_change@1",
             "the ticket already sits with the backup and both DMs exist; two tickets_update calls pass"),
+    _defect("jobs-already-paused", "synth:scheduler_pause_failing_jobs@1",
+            "the jobs are already paused and the entry recorded; two scheduler_update_job calls pass"),
+    _defect("phone-already-updated", "synth:contact_phone_update@1",
+            "the card already has the new number and the customer was answered; one contacts_update call passes"),
 ]

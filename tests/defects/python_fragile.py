@@ -111,6 +111,43 @@ def _booked_paraphrase(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_args(spec, "mail_send", {}, body=f"Hi all, it's in the calendar: {hhmm}, 30 minutes. " + body[:0])
 
 
+def _exact_calls(spec: Spec, c: dict) -> str:  # type: ignore[type-arg]
+    """The writer counted the reference's calls and made the count part of the check."""
+    target, value = c["rule"]["target"], c["rule"]["value"]
+    n = sum(1 for t in spec["reference"] for s in t["steps"] if s.get("call"))
+    return (
+        "def check(state, audit, messages):\n"
+        f"    # list the jobs, pause the failing ones, read and set the entry: {n} calls, no wandering around\n"
+        f"    if len([e for e in audit if e['ok']]) != {n}:\n"
+        "        return False\n"
+        f"    job = next(j for j in state['apps']['scheduler']['jobs'] if j['id'] == {target['id']!r})\n"
+        f"    return job[{target['field']!r}] == {value!r}\n"
+    )
+
+
+def _first_write_retried(spec: Spec, c: dict) -> str:  # type: ignore[type-arg]
+    """The writer asserted that the first write succeeded on the first try (the first audited write is ok)."""
+    target, value = c["rule"]["target"], c["rule"]["value"]
+    return (
+        "def check(state, audit, messages):\n"
+        "    writes = [e for e in audit if e['tool'].startswith('contacts_update')]\n"
+        "    if not writes or not writes[0]['ok']:\n"
+        "        return False\n"
+        f"    card = next(r for r in state['apps']['contacts']['contacts'] if r['id'] == {target['id']!r})\n"
+        f"    return card[{target['field']!r}] == {value!r}\n"
+    )
+
+
+def _look_twice(tool: str):  # type: ignore[no-untyped-def]
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        ref = reference(spec)
+        steps = ref[0]["steps"]
+        at = next(i for i, s in enumerate(steps) if s.get("call") and s["call"]["name"] == tool)
+        steps.insert(at + 1, {"call": dict(steps[at]["call"])})
+        return ref
+    return witness
+
+
 DEFECTS = [
     Defect(CLASS, "crash-on-paraphrase", "synth:incident_investigate_fix@1",
            "a correct answer worded 'Root cause: svc-x' crashes the check", witness_kind="honest",
@@ -128,4 +165,11 @@ DEFECTS = [
     Defect(CLASS, "regex-crash-on-wording", "synth:schedule_meeting_timezones@1",
            "a correct mail worded 'it's in the calendar: 09:30 UTC' crashes the check", witness_kind="honest",
            breaks=_replace_rule("attendees-mailed", _utc_time_regex), witness=_booked_paraphrase),
+    Defect(CLASS, "exact-call-count", "synth:scheduler_pause_failing_jobs@1",
+           "an agent that lists the jobs twice before pausing them fails: the check counts the reference's calls",
+           breaks=_replace_rule("paused-job-842", _exact_calls), witness=_look_twice("scheduler_list_jobs"),
+           witness_kind="honest"),
+    Defect(CLASS, "first-write-must-succeed", "synth:contact_phone_update@1",
+           "an agent whose first update hits a 500 and is retried fails: the check wants the first write ok",
+           breaks=_replace_rule("phone-updated", _first_write_retried)),
 ]

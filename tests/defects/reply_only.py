@@ -59,4 +59,6 @@ DEFECTS = [
     _defect("incident-claims", "synth:incident_investigate_fix@1", "names the service without fixing it"),
     _defect("reschedule-claims", "synth:reschedule_conflict@1", "names the meeting without moving it"),
     _defect("inbox-claims", "synth:inbox_triage_reply@1", "names the mails without archiving them"),
+    _defect("pause-claims", "synth:scheduler_pause_failing_jobs@1", "names the jobs without pausing them"),
+    _defect("restock-claims", "synth:inventory_restock_policy@1", "names the items without moving stock"),
 ]

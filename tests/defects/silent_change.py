@@ -43,4 +43,6 @@ DEFECTS = [
             "never acts on the delegate's answer"),
     _defect("manager-approved", "synth:access_request_approval@1",
             "never grants the access the manager approved"),
+    _defect("namesake-chosen", "synth:clarify_ambiguous_request@1",
+            "never sends the file once the user said which Lucas"),
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, reference
+from tests.defects._core import CorpusError, Defect, Spec, calls, reference
 
 CLASS = "time_window"
 # How a program can detect the class (what the gates should do), in one line.
@@ -80,6 +80,29 @@ def _defect(name: str, base: str, gets_away_with: str) -> Defect:
     return Defect(CLASS, name, base, gets_away_with, breaks=_loosen, witness=_latest_slot)
 
 
+def _due_same_day(spec: Spec) -> None:
+    """Each task's due time is pinned to its date only (the writer's 'due that day')."""
+    found = False
+    for c in spec["checks"]:
+        if c["rule"]["kind"] == "records":
+            for w in c["rule"]["where"]:
+                if w["field"] == "due" and w.get("op", "equals") == "equals":
+                    w["op"], w["value"], found = "matches", "^" + w["value"][:10], True
+    if not found:
+        raise CorpusError(f"{spec['capability']}: no due-date condition")
+
+
+def _due_local_as_utc(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """The sender's local clock time written as UTC (the offset dropped)."""
+    ref = reference(spec)
+    for _, _, c in calls({"reference": ref, "capability": spec["capability"]}, "todo_add_task"):
+        due = c["arguments"]["due"]
+        if not due.endswith("Z"):
+            c["arguments"]["due"] = due[:19] + "Z"
+            return ref
+    raise CorpusError(f"{spec['capability']}: every due time is already UTC")
+
+
 DEFECTS = [
     _defect("dubai-vendor-sync", "synth:schedule_meeting_timezones@1",
             "books the meeting at 16:30 UTC, past the Dubai user's working day and hours after the earliest slot"),
@@ -91,4 +114,7 @@ DEFECTS = [
             "moves the meeting to the end of the UTC day instead of the first shared free slot"),
     _defect("roadmap-review-late", "example:meeting_reschedule",
             "moves the roadmap review to 16:00 UTC, 18:00 in Berlin, outside working hours"),
+    Defect(CLASS, "todo-due-same-day", "synth:todo_track_mail_requests@1",
+           "files a task due at the sender's local clock time read as UTC, hours off: only the date is checked",
+           breaks=_due_same_day, witness=_due_local_as_utc),
 ]

@@ -3,7 +3,19 @@ user), "the reply went to Elif" through `sender` (always the user): the check ho
 
 from __future__ import annotations
 
-from tests.defects._core import Defect, Spec, call, check, cond, record, unpin, with_args, world
+from tests.defects._core import (
+    Defect,
+    Spec,
+    call,
+    check,
+    cond,
+    frame,
+    has_cond,
+    record,
+    unpin,
+    with_args,
+    world,
+)
 
 CLASS = "unchosen_field"
 # How a program can detect the class (what the gates should do), in one line.
@@ -55,6 +67,27 @@ def _invite_nobody(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_args(spec, "calendar_create_event", {}, attendees=[])
 
 
+def _dm_by_sender(spec: Spec) -> None:
+    """'Anya got the answer' checked as 'the user posted the answer' (sender), in check and frame alike."""
+    c = check(spec, kind="records", where=has_cond("channel"))
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "channel"]
+    allow = frame(spec)["rule"]["allow"]
+    for sel in allow:
+        sel["where"] = [w for w in sel.get("where") or [] if w["field"] != "channel"]
+    allow.append({"app": "chat", "table": "channels"})  # a DM may open its channel
+
+
+def _dm_other(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    return with_args(spec, "chat_send_dm", {}, person=_other_person(spec, person)["id"])
+
+
+def _recorded_by_user(spec: Spec) -> None:
+    """'The entry lists the paused jobs' checked as 'the user updated the entry' (updated_by)."""
+    c = check(spec, "recorded")
+    c["rule"]["target"]["field"], c["rule"]["value"] = "updated_by", spec["user"]
+
+
 DEFECTS = [
     Defect(CLASS, "event-organizer", "synth:schedule_meeting_timezones@1",
            "books the meeting with nobody invited: the check reads the organizer", breaks=_organizer_not_attendees,
@@ -74,4 +107,10 @@ DEFECTS = [
     Defect(CLASS, "draft-sender", "synth:draft_only_reply@1",
            "drafts the reply to someone else: the check reads the sender", witness=_mail_to_other("mail_save_draft"),
            breaks=_sender_not_recipient("draft-ready")),
+    Defect(CLASS, "answer-dm-sender", "synth:lookup_answer_source@1",
+           "sends the answer to someone else: the check reads who posted it, not the channel",
+           breaks=_dm_by_sender, witness=_dm_other),
+    Defect(CLASS, "paused-jobs-updated-by", "synth:scheduler_pause_failing_jobs@1",
+           "writes anything to ops/paused-jobs: the check reads who updated the entry",
+           breaks=_recorded_by_user, witness=lambda s: with_args(s, "config_set", {}, value="none")),
 ]

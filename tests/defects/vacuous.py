@@ -13,6 +13,7 @@ from tests.defects._core import (
     noop_reference,
     with_args,
     with_call,
+    without,
     world,
 )
 
@@ -58,6 +59,12 @@ def _status_reopened(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
     return with_call(spec, "tickets_update", {"ticket_id": ticket, "status": "open"})
 
 
+def _count_at_most(check_id: str, count: int):  # type: ignore[no-untyped-def]
+    def breaks(spec: Spec) -> None:
+        check(spec, check_id, "records")["rule"].update(count_op="lte", count=count)
+    return breaks
+
+
 DEFECTS = [
     Defect(CLASS, "mail-subject-not-x", "example:report_from_files",
            "mails Grace without the reports attached: last week's sent mail already has another subject",
@@ -85,6 +92,22 @@ DEFECTS = [
            breaks=lambda s: check(s, "attendees-kept")["rule"].update(value=[]),
            witness=lambda s: with_args(s, "calendar_update_event", {"attendees": cond_value(s)},
                                        attendees=["elena.rossi@brightline.test"])),
+    Defect(CLASS, "audit-at-most-five-tasks", "synth:web_page_audit@1",
+           "files a to-do for a healthy page too: 'exactly one new task' became 'at most five'",
+           breaks=_count_at_most("only-broken", 5),
+           witness=lambda s: with_call(s, "todo_add_task", {
+               "list_id": call(s, "todo_add_task")["arguments"]["list_id"],
+               "title": "Fix " + call(s, "web_fetch")["arguments"]["url"] + " (HTTP 200)"})),
+    Defect(CLASS, "label-not-equals-string", "synth:todo_track_mail_requests@1",
+           "never labels the mails: 'labels != tracked' compares a list with a string and always holds",
+           breaks=lambda s: [c["rule"].update(op="not_equals") for c in s["checks"]
+                             if c["rule"]["kind"] == "field" and c["rule"]["target"]["field"] == "labels"],
+           witness=lambda s: without(s, "mail_label")),
+    Defect(CLASS, "job-enabled-either-way", "synth:scheduler_pause_failing_jobs@1",
+           "leaves the failing jobs running: 'enabled in [true, false]' holds either way",
+           breaks=lambda s: [c["rule"].update(op="in", value=[True, False]) for c in s["checks"]
+                             if c["rule"]["kind"] == "field" and c["rule"]["target"]["field"] == "enabled"],
+           witness=lambda s: without(s, "scheduler_update_job")),
 ]
 
 

@@ -1,0 +1,119 @@
+"""Reply near misses aimed at lenient answer checks: a count stated off by one where a text check wants a
+number, half the items of a list left out where a graded text check passes below full marks, and the record an
+`any_of` check names without the answer it also accepts ("ENG-376" without "accepted"), or one of several
+records' facts an `any_of` check lists (one job's last run of two), or numbers a check wants without the
+records they belong to."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from coworkenv.spec import EnvSpec, TextRule
+
+_MIN_NAME = 4  # shorter names ("p1", "ok") are ordinary words of an answer
+# A count: an integer small enough that one more is a different answer, not a rounding (amounts stay exact).
+_MAX_COUNT = 1000
+
+
+def _reads_turn(rule: TextRule, turn: int) -> bool:
+    return rule.turn in (None, turn)
+
+
+def off_by_one_counts(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each literal count a text check wants in the reply to `turn`, stated one higher."""
+    seen: set[int] = set()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or rule.number is None or rule.number.value is None:
+            continue
+        value = rule.number.value
+        if not _reads_turn(rule, turn) or value != int(value) or abs(value) >= _MAX_COUNT or int(value) in seen:
+            continue
+        count = int(value)
+        seen.add(count)
+        pattern = re.compile(rf"(?<![\d.,]){count}(?![\d]|[.,]\d)")
+        if pattern.search(text):
+            yield pattern.sub(str(count + 1), text), f"the answer states {count + 1} for {count} ({check.id})"
+
+
+def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each graded text check passing below full marks: the reply without the later half
+    of its `all_of` terms (every alternative of a term removed)."""
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or not rule.partial or check.pass_score >= 1 or len(rule.all_of) < 2:
+            continue
+        if not _reads_turn(rule, turn):
+            continue
+        later = rule.all_of[len(rule.all_of) // 2:]
+        dropped = text
+        for term in later:
+            for alt in [term] if isinstance(term, str) else term:
+                dropped = re.sub(re.escape(alt), "", dropped, flags=re.IGNORECASE)
+        if dropped != text:
+            yield dropped, f"the answer without {len(later)} of the {len(rule.all_of)} items {check.id} grades"
+
+
+def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each text check whose `any_of` terms the reply states both a record or person of
+    (a ticket id: what the answer is about) and something else of (the answer itself): the reply without the
+    latter. Alternatives of one fact (a time in two zones, synonyms) name no record, so they stay alone."""
+    lower = text.lower()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
+            continue
+        terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
+        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        about = [alts for alts in stated if any(is_entity(a) for a in alts)]
+        facts = [alts for alts in stated if alts not in about]
+        if not about or not facts:
+            continue
+        kept = text
+        for alts in facts:
+            for alt in alts:
+                kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
+        if kept != text:
+            yield kept, f"the answer names {about[0][0]} without the facts {check.id} accepts any of"
+
+
+def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
+                          holders: Callable[[str], set[tuple[str, str, str]]]) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each text check whose `any_of` terms the reply states two or more of, each a field
+    value of another world record (the last runs of two jobs): facts of different records, all asked for, not
+    alternatives of one fact (a time in two zones, synonyms: no record holds those). The reply keeps the first."""
+    lower = text.lower()
+    for check in spec.checks:
+        rule = check.rule
+        if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
+            continue
+        terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
+        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        if len(stated) < 2:
+            continue
+        held = [set().union(*(holders(a) for a in alts)) for alts in stated]
+        if not all(held) or any(held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held))):
+            continue
+        kept = text
+        for alts in stated[1:]:
+            for alt in alts:
+                kept = re.sub(re.escape(alt), "", kept, flags=re.IGNORECASE)
+        yield kept, f"the answer keeps one of the {len(stated)} records' facts {check.id} accepts any of"
+
+
+def numbers_without_records(spec: EnvSpec, turn: int, text: str, names: list[str]) -> Iterator[tuple[str, str]]:
+    """(new text, what) when a text check wants numbers in the reply to `turn` (digits among its terms, or a
+    number) and the reply names records the reference changed (`names`: their ids, names, titles, SKUs): the
+    reply without those names ("moved 57 and 36 units": which items?)."""
+    numeric = any(isinstance(c.rule, TextRule) and _reads_turn(c.rule, turn) and (
+        c.rule.number is not None or any(isinstance(t, str) and t.isdigit() for t in c.rule.all_of))
+        for c in spec.checks)
+    lower = text.lower()
+    found = sorted({n for n in names if len(n) >= _MIN_NAME and n.lower() in lower}, key=len, reverse=True)
+    if not numeric or not found:
+        return
+    dropped = text
+    for name in found:
+        dropped = re.sub(re.escape(name), "", dropped, flags=re.IGNORECASE)
+    yield dropped, "the answer states its numbers without the records they belong to"
