@@ -7,15 +7,40 @@ entry point group, so the library never imports them.
 from __future__ import annotations
 
 import logging
+import signal
 from importlib.metadata import entry_points
+from typing import Any
 
 import typer
+from typer._click import Context  # typer vendors click: its Context is the one TyperGroup takes
+from typer.core import TyperGroup
 
+from coworkenv.atomic import WriteError, os_reason
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 
 PLUGIN_GROUP = "coworkenv.commands"
+SYSTEM_ERROR = 1  # the machine refused: a full disk, a read-only folder, a file where a folder should be
+TERMINATED = 128 + signal.SIGTERM
 
-app = typer.Typer(help="coworkenv: executable, verifiable environments for AI coworkers.", no_args_is_help=True)
+
+class _CommandGroup(TyperGroup):
+    """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except WriteError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            typer.echo(f"error: {type(exc).__name__} on{where or ' a file'}: {os_reason(exc)}; check that the path "
+                       "exists with the permissions needed and that the disk has room, then run again", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+
+
+app = typer.Typer(cls=_CommandGroup, help="coworkenv: executable, verifiable environments for AI coworkers.",
+                  no_args_is_help=True)
 app.add_typer(env.app, name="env")
 synth.register(app)  # taxonomy, synth
 app.command("validate")(validate.validate_command)
@@ -38,9 +63,16 @@ def _register_plugins() -> None:
 _register_plugins()
 
 
+def _terminate(signo: int, _frame: object) -> None:
+    # SIGTERM unwinds like Ctrl-C: writers drop their temp files and no file appears half-written.
+    raise SystemExit(128 + signo)
+
+
 def main() -> None:
     """Entry point of the `coworkenv` script."""
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
     app()
 
 
-__all__ = ["PLUGIN_GROUP", "app", "main"]
+__all__ = ["PLUGIN_GROUP", "SYSTEM_ERROR", "TERMINATED", "app", "main"]

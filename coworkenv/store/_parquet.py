@@ -83,6 +83,11 @@ def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None
     The write is atomic and durable; writing the same content again reuses the existing file.
     """
     directory = dataset_dir(root, dataset, partition)
+    with _atomic.naming_failures(directory / "<content hash>.parquet"):
+        return _write_content_addressed(table, directory)
+
+
+def _write_content_addressed(table: pa.Table, directory: Path) -> StoredTable:
     with _atomic.temp_file_beside(directory, suffix=".parquet") as (temp, handle):
         write_parquet(table, handle)
     try:
