@@ -2,14 +2,18 @@
 
 A write that fails (a full disk, a file size limit, a read-only folder, a file where a folder should be) raises
 `WriteError`, which names the file, the reason and what to do; the temp file is removed and any previous version of
-the file is left as it was.
+the file is left as it was. Temp files are hidden (`.tmp-...`), so readers of a folder pass over them; those of a
+writer that died are removed by the next write into the same folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import hashlib
 import os
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -84,6 +88,46 @@ def commit_file(temp: Path, final: Path) -> None:
         fsync_dir(final.parent)
 
 
+def temp_prefix() -> str:
+    """The name prefix of this process's temp files: `.tmp-<host tag>-<pid>-`, so a later writer can tell the files
+    of a writer that died (kill -9, power loss) from those of one still writing."""
+    return f"{TEMP_PREFIX}{_host_tag()}-{os.getpid()}-"
+
+
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def sweep_dead_temps(directory: Path) -> list[Path]:
+    """Remove the temp files in `directory` whose writer, a process of this host, is gone; return them.
+
+    Files of other hosts (a shared disk) and of live processes are left alone; names of other forms too.
+    """
+    removed: list[Path] = []
+    host = _host_tag()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        parts = entry.name[len(TEMP_PREFIX):].split("-", 2) if entry.name.startswith(TEMP_PREFIX) else []
+        if len(parts) == 3 and parts[0] == host and parts[1].isdigit() and not _alive(int(parts[1])):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
 @contextmanager
 def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, BinaryIO]]:
     """Yield a temp file in `final_dir` (same filesystem, so the later rename is atomic).
@@ -92,7 +136,8 @@ def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, 
     move it into place with `commit_file`. Wrap it in `naming_failures(final)` so an OSError names the file.
     """
     final_dir.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=final_dir)
+    sweep_dead_temps(final_dir)
+    fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
     temp = Path(name)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import TEMP_PREFIX, commit_file, naming_failures
+from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
 from coworkenv.store.stages._stage import Stage, StageError
@@ -107,7 +107,8 @@ class ShardWriter:
         if not self.pending_rows:
             return
         if self._writer is None:
-            fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".parquet", dir=self.out_dir)
+            sweep_dead_temps(self.out_dir)
+            fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=".parquet", dir=self.out_dir)
             os.close(fd)
             self._temp = Path(name)
             self._writer = pq.ParquetWriter(self._temp, SFT_SCHEMA, **PARQUET_WRITE_OPTIONS)
