@@ -189,8 +189,8 @@ def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     try:
         text = data.decode("utf-8-sig")  # a byte order mark (some editors write one) is not part of the JSON
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SpecSourceError(f"{file}: not UTF-8 text (byte {exc.start}, line {line}: {exc.reason}); save the file "
+        at_line = data.count(b"\n", 0, exc.start) + 1
+        raise SpecSourceError(f"{file}: not UTF-8 text (byte {exc.start}, line {at_line}: {exc.reason}); save the file "
                               "as UTF-8") from None
     if file.suffix.lower() == ".jsonl":
         rows = []
