@@ -33,9 +33,10 @@ class _CommandGroup(TyperGroup):
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
         except OSError as exc:
-            where = f" {exc.filename}" if exc.filename else ""
-            typer.echo(f"error: {type(exc).__name__} on{where or ' a file'}: {os_reason(exc)}; check that the path "
-                       "exists with the permissions needed and that the disk has room, then run again", err=True)
+            # A reader or writer that did not name its file; say what the system said, and where if it knows.
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); check the path, its permissions "
+                       "and the free disk space, then run again", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
 
 

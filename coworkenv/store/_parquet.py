@@ -112,7 +112,18 @@ def _write_content_addressed(table: pa.Table, directory: Path) -> StoredTable:
 def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
     """Read a stored Parquet file (by path or `StoredTable`) into an Arrow table."""
     path = path_or_stored.path if isinstance(path_or_stored, StoredTable) else Path(path_or_stored)
-    return pq.read_table(path)
+    try:
+        return pq.read_table(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(_damaged(path, exc)) from None
+
+
+def _damaged(path: Path, exc: BaseException) -> str:
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return (f"{path}: damaged Parquet file ({reason}); delete it and re-materialize its dataset (the store writes "
+            "it again under the same name)")
 
 
 def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTable | None:
@@ -127,9 +138,11 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             f"{directory / 'LATEST'} names {pointer.file_name}, which is missing; "
             "re-materialize the dataset to write it again"
         )
-    return StoredTable(
-        path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=pq.read_schema(path)
-    )
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(_damaged(path, exc)) from None
+    return StoredTable(path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=schema)
 
 
 def write_rows(

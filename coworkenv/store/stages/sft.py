@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
-from coworkenv.store.stages._stage import Stage, StageError
+from coworkenv.store.stages._stage import Stage, StageError, _family, first_line
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
 SFT_SCHEMA = pa.schema([
@@ -207,7 +207,15 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
         if missing:
             raise StageError(f"SFT shard {file} lacks column(s) {missing}; found {schema.names}. Are these "
                              f"sft_shards files? {_HINT}")
-        tables.append(pq.read_table(file))
+        for name in schema.names:
+            # Other tools may spell the message structs differently, but a column must be of the same kind.
+            if name in SFT_SCHEMA.names and _family(schema.field(name).type) != _family(SFT_SCHEMA.field(name).type):
+                raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
+                                 f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
+        try:
+            tables.append(pq.read_table(file))
+        except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
+            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
     try:
         # Shards written by other tools may spell the message structs differently; their columns are merged.
         table = pa.concat_tables(tables, promote_options="default")

@@ -251,7 +251,3 @@ def _json_row(value: Any, where: str, origin: str, text: str | None) -> SpecRow:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
