@@ -65,14 +65,15 @@ _register_plugins()
 
 
 def _terminate(signo: int, _frame: object) -> None:
-    # SIGTERM unwinds like Ctrl-C: writers drop their temp files and no file appears half-written.
+    # SIGTERM and SIGHUP unwind like Ctrl-C: writers drop their temp files and no file appears half-written.
     raise SystemExit(128 + signo)
 
 
 def main() -> None:
     """Entry point of the `coworkenv` script."""
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _terminate)
+    for signo in (signal.SIGTERM, signal.SIGHUP):  # a stop request, or the terminal going away
+        if signal.getsignal(signo) == signal.SIG_DFL:
+            signal.signal(signo, _terminate)
     app()
 
 

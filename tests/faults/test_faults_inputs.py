@@ -329,3 +329,23 @@ def test_the_api_key_never_reaches_the_output(tmp_path: Path, monkeypatch: pytes
     result = runner.invoke(app, ["rollout", str(specs), "--out", str(tmp_path / "out"), "--llm",
                                  "http://127.0.0.1:9/v1", "--model", "m", "--llm-timeout", "0.5"])
     assert result.exit_code == 3 and "hunter2secret" not in result.output
+
+
+@pytest.mark.parametrize("address", ["garbage here", "http://scheduler:8786", "tcp://scheduler",
+                                     "tcp://scheduler:99999", "tcp://user:hunter2secret@scheduler"])
+def test_an_unusable_dask_scheduler_address_is_refused_before_any_run(address: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from pipelines import run as pipeline_run
+
+    for name in CoworkenvSettings.model_fields:
+        monkeypatch.delenv(env_var(name), raising=False)
+    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    monkeypatch.setenv("COWORKENV_DASK_SCHEDULER", address)
+    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(Path(__file__).resolve().parents[2] / "taxonomy"))
+    assert pipeline_run.main(["--no-train"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: COWORKENV_DASK_SCHEDULER=") and "tcp://HOST:PORT" in line
+    assert "hunter2secret" not in line
+    assert not (tmp_path / "data").exists()
