@@ -57,7 +57,11 @@ def curate_command(
         where = f"{damaged} is damaged" if damaged is not None else f"cannot read the trajectories under {traj_dir}"
         typer.echo(f"error: {where}: {first}; rewrite the damaged file with `coworkenv rollout`", err=True)
         raise typer.Exit(USAGE_ERROR) from None
-    paths = write_shards(result, out)
+    try:
+        paths = write_shards(result, out)
+    except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are refused
+        typer.echo(f"error: {exc}", err=True)  # by readers as an incomplete set
+        raise typer.Exit(USAGE_ERROR) from None
     report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
     atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if as_json:

@@ -167,6 +167,38 @@ def test_curate_names_the_column_a_trajectory_file_lacks(stage_files: dict[str, 
     _refused(["curate", str(bad.parent), "--out", str(tmp_path / "out")], str(bad), "env_id")
 
 
+@pytest.mark.parametrize(("stage", "column"), [("specs", "spec_json"), ("traj", "env_id"), ("traj", "messages")])
+def test_a_column_that_appears_twice_is_refused_not_guessed(stage_files: dict[str, Path], tmp_path: Path,
+                                                            stage: str, column: str) -> None:
+    source = stage_files[stage]
+    first = source if source.is_file() else sorted(source.glob("*.parquet"))[0]
+    table = pq.read_table(first)
+    bad = tmp_path / stage / first.name
+    bad.parent.mkdir()
+    pq.write_table(pa.Table.from_arrays([*table.columns, table.column(column)], names=[*table.column_names, column]),
+                   bad)
+    args = {"specs": ["rollout", str(bad)], "traj": ["curate", str(bad.parent)]}[stage]
+    _refused([*args, "--out", str(tmp_path / "out")], str(bad), f"{column!r} appears more than once")
+    assert snapshot(tmp_path / "out") == {}
+
+
+@pytest.mark.parametrize("column", ["env_id", "messages"])
+def test_trajectory_rows_without_an_env_or_a_conversation_are_refused(stage_files: dict[str, Path],
+                                                                      tmp_path: Path, column: str) -> None:
+    first = sorted(stage_files["traj"].glob("*.parquet"))[0]
+    table = pq.read_table(first)
+    index = table.schema.get_field_index(column)
+    emptied = table.set_column(index, column, pa.nulls(table.num_rows, table.schema.field(column).type))
+    bad = tmp_path / "traj" / first.name
+    bad.parent.mkdir()
+    pq.write_table(emptied, bad)
+    out = tmp_path / "out"
+    line = _refused(["curate", str(bad.parent), "--out", str(out)], "no " + column.removesuffix("_id"))
+    assert str(bad) in line or "env-" in line  # the file, or the envs of the rows
+    with pytest.raises((StageError, FileNotFoundError)):  # nothing a trainer would take for a whole split
+        sft_files(out)
+
+
 # -- spec files in odd encodings -----------------------------------------------------------------------------------
 def test_a_spec_with_a_byte_order_mark_reads_like_one_without(tmp_path: Path) -> None:
     plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"

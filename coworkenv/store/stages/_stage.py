@@ -118,11 +118,15 @@ class Stage:
     def file_schema(self, path: Path) -> pa.Schema:
         """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
         try:
-            return pq.read_schema(path)
+            schema = pq.read_schema(path)
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
         except (OSError, pa.ArrowException) as exc:
             raise StageError(f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
+        twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
+        if twice:  # which of the two a reader takes is arbitrary: refuse instead of guessing
+            raise StageError(f"{path}: column {', '.join(map(repr, twice))} appears more than once; {self.hint}")
+        return schema
 
 
 def _family(kind: pa.DataType) -> str:

@@ -46,6 +46,13 @@ _SHARD = re.compile(r"^(?P<split>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.parqu
 def sft_rows(trajectories: pa.RecordBatch | pa.Table, split: str) -> pa.Table:
     """Trajectory rows (at least SFT_SOURCE_COLUMNS) as SFT rows of `split`: the one producer of SFT rows."""
     table = pa.Table.from_batches([trajectories]) if isinstance(trajectories, pa.RecordBatch) else trajectories
+    messages = table.column("messages")
+    empty = pc.fill_null(pc.equal(pc.list_value_length(messages), 0), True)
+    if pc.any(empty).as_py():
+        envs = sorted({str(e) for e in table.filter(empty).column("env_id").to_pylist()})
+        raise StageError(f"{pc.sum(empty).as_py()} trajectory row(s) have no messages (env {', '.join(envs[:5])}); an "
+                         "SFT row needs its conversation. The trajectories were damaged or written by another tool: "
+                         "write them again with `coworkenv rollout`")
     columns = [table.column(c) for c in SFT_SOURCE_COLUMNS]
     columns.append(pa.array([split] * table.num_rows, pa.string()))
     return pa.Table.from_arrays(columns, schema=SFT_SCHEMA)

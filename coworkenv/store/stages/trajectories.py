@@ -30,6 +30,8 @@ __all__ = [
     "stored_trajectories_table", "trajectory_files", "without_measurements", "write_trajectories",
 ]
 
+# Columns every trajectory row has a value in: rows without them cannot be split, deduplicated or attributed.
+IDENTITY_COLUMNS = ("env_id",)
 _HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
 TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
 # A student's RL episodes: trajectory records plus the GRPO step that produced them (the `rl_rollouts` asset).
@@ -87,6 +89,16 @@ def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema
             want, got = TRAJECTORY_SCHEMA.field(name).type, schema.field(name).type
             if _family(got) != _family(want):
                 raise StageError(f"{path}: column {name!r} holds {got}, a trajectories file has {want}; {_HINT}")
+    identity = [name for name in IDENTITY_COLUMNS if name in schema.names]
+    if identity:
+        try:
+            table = pq.read_table(path, columns=identity)  # small columns: cheap next to the transcripts
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+        for name in identity:
+            if table.column(name).null_count:
+                raise StageError(f"{path}: {table.column(name).null_count} of {table.num_rows} rows have no "
+                                 f"{name}; every trajectory names its env; {_HINT}")
     return schema
 
 
