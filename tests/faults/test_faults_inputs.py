@@ -376,3 +376,14 @@ def test_an_unusable_dask_scheduler_address_is_refused_before_any_run(address: s
     assert line.startswith("error: COWORKENV_DASK_SCHEDULER=") and "tcp://HOST:PORT" in line
     assert "hunter2secret" not in line
     assert not (tmp_path / "data").exists()
+
+
+def test_a_duplicate_key_in_a_taxonomy_file_is_named_with_its_line(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "taxonomy" / "tickets.yaml"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("multi_turn:"))
+    lines.insert(at + 1, lines[at].replace("false", "true") if "false" in lines[at] else lines[at])
+    folder = tmp_path / "taxonomy"
+    folder.mkdir()
+    (folder / "tickets.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _refused(["taxonomy", "--path", str(folder)], f"{folder / 'tickets.yaml'}:{at + 2}", "'multi_turn' appears twice")
