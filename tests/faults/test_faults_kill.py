@@ -102,7 +102,7 @@ def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_pat
     assert read_sft(sft_files(out)).num_rows == 6
 
 
-@pytest.mark.parametrize("command", ["synth", "rollout", "curate"])
+@pytest.mark.parametrize("command", ["synth", "rollout", "curate", "validate"])
 def test_sigterm_while_writing_exits_143_and_leaves_no_temp_file(tmp_path: Path, command: str,
                                                                    trajectories: Path) -> None:
     out = tmp_path / "out"
@@ -110,6 +110,7 @@ def test_sigterm_while_writing_exits_143_and_leaves_no_temp_file(tmp_path: Path,
         "synth": (["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"], f"{STAGE}:write_parquet:1:after"),
         "rollout": (["rollout", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
         "curate": (["curate", str(trajectories), "--out", str(out)], f"{SFT}:ShardWriter._write_pending:1:after"),
+        "validate": (["validate", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
     }[command]
     stopped = run_child(args, kill=(f"{target}:SIGTERM",))
     assert stopped.returncode == TERMINATED, stopped.stderr
