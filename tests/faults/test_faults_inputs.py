@@ -387,3 +387,35 @@ def test_a_duplicate_key_in_a_taxonomy_file_is_named_with_its_line(tmp_path: Pat
     folder.mkdir()
     (folder / "tickets.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     _refused(["taxonomy", "--path", str(folder)], f"{folder / 'tickets.yaml'}:{at + 2}", "'multi_turn' appears twice")
+
+
+def _texts_under(folder: Path) -> list[str]:
+    """Every file under `folder` as text; Parquet as its decoded values (its bytes are compressed)."""
+    texts = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if path.suffix == ".parquet":
+            texts.append(str(pq.read_table(path).to_pylist()))
+        else:
+            texts.append(path.read_bytes().decode("utf-8", "replace"))
+    return texts
+
+
+def test_secrets_of_a_real_llm_run_reach_no_output_file_or_message(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    monkeypatch.setenv("COWORKENV_LLM_API_KEY", "sk-hunter2apikey")
+    specs = spec_folder(tmp_path / "in")
+    with FakeOpenAIServer(fault_rate=0.3, seed=1, hang_s=1) as server:
+        url = server.url.replace("http://", "http://admin:hunter2password@")
+        fast = ["--llm", url, "--model", "fake", "--llm-timeout", "0.5", "--llm-retries", "3"]
+        runs = [runner.invoke(app, ["synth", "--out", str(tmp_path / "synth"), "-c", "ticket_triage_update",
+                                    "--n", "2", "--json", *fast]),
+                runner.invoke(app, ["validate", str(specs), "--out", str(tmp_path / "validated"), *fast]),
+                runner.invoke(app, ["rollout", str(specs), "--out", str(tmp_path / "traj"), "--k", "1", "--json",
+                                    *fast])]
+    for result in runs:
+        assert "Traceback" not in result.output, result.output
+        assert "hunter2" not in result.output
+    written = [text for folder in ("synth", "validated", "traj") for text in _texts_under(tmp_path / folder)]
+    assert written and not [text for text in written if "hunter2" in text]
