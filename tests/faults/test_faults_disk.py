@@ -103,3 +103,25 @@ def test_a_file_where_the_out_folder_should_be_is_named(tmp_path: Path, command:
             "curate": ["curate", str(tmp_path), "--out", str(out)]}[command]
     assert_clean_failure(run_child(args), str(blocker), "is a file", code=2)
     assert blocker.read_text() == "not a folder"
+
+
+def test_writers_racing_on_one_dataset_leave_whole_files_and_a_valid_pointer(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from coworkenv.store import latest, read_table
+    from tests.faults.harness import ROOT, assert_whole_parquet
+
+    root = tmp_path / "store"
+    code = ("import sys; from tests.faults.scenarios import store_write\n"
+            "for _ in range(8): store_write(sys.argv[1], sys.argv[2])")
+    children = [subprocess.Popen([sys.executable, "-c", code, str(root), size], cwd=ROOT, stderr=subprocess.PIPE,
+                                 text=True) for size in ("small", "large", "small", "large")]
+    for child in children:
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+    stored = latest(root, "table")
+    assert stored is not None and read_table(stored).num_rows in (10, 5000)
+    assert len(list((root / "table").glob("*.parquet"))) == 2  # one file per content, each whole
+    assert_whole_parquet(root)
+    assert temp_files(root) == []
