@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
 import os
@@ -10,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy
+from coworkenv.atomic import atomic_copy, os_reason
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -125,7 +126,8 @@ class LocalGitPublisher:
         if removed:
             logger.warning("removed git lock files an interrupted publish left in %s: %s", self.repo_dir,
                            ", ".join(p.relative_to(self._git_dir).as_posix() for p in removed))
-        if self._run("status", "--porcelain", "--untracked-files=all").stdout.strip():
+        # `git status` also proves the repository readable before any file of the folder is touched.
+        if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
 
     def _restore(self, cause: str) -> None:
@@ -194,8 +196,13 @@ class LocalGitPublisher:
     def _locked(self) -> Iterator[None]:
         # Serialize publishers sharing a repository: git's own index.lock would fail the second one instead.
         # The lock is on the directory itself, so it leaves no file behind.
-        self.repo_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.repo_dir, os.O_RDONLY)
+        try:
+            self.repo_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.repo_dir, os.O_RDONLY)
+        except OSError as exc:
+            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else ""
+            raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
+                               f"{blocked}); publish into a folder that exists or can be created") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

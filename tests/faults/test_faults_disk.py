@@ -125,3 +125,29 @@ def test_writers_racing_on_one_dataset_leave_whole_files_and_a_valid_pointer(tmp
     assert len(list((root / "table").glob("*.parquet"))) == 2  # one file per content, each whole
     assert_whole_parquet(root)
     assert temp_files(root) == []
+
+
+@pytest.mark.parametrize("where", ["the repository", "a folder above it"])
+def test_a_file_where_the_publish_repository_should_be_is_named(tmp_path: Path, where: str) -> None:
+    from coworkenv.store import PublishError
+
+    blocker = tmp_path / "hub"
+    blocker.write_text("not a folder")
+    repo = blocker if where == "the repository" else blocker / "datasets"
+    with pytest.raises(PublishError, match="a file stands in the way") as caught:
+        LocalGitPublisher(repo).publish(release("v1"))
+    assert str(repo) in str(caught.value)
+    assert blocker.read_text() == "not a folder"
+
+
+def test_a_damaged_repository_is_named_and_its_folder_left_alone(tmp_path: Path) -> None:
+    from coworkenv.store import PublishError
+
+    repo = tmp_path / "hub"
+    LocalGitPublisher(repo).publish(release("v1"))
+    before = snapshot(repo)
+    (repo / ".git" / "HEAD").write_text("garbage\n")
+    with pytest.raises(PublishError, match="fix the repository state or publish into a new directory") as caught:
+        LocalGitPublisher(repo).publish(release("v2"))
+    assert str(repo) in str(caught.value)
+    assert snapshot(repo) == before
