@@ -166,3 +166,14 @@ def test_two_processes_publishing_at_once_both_land_once(tmp_path: Path, tags: t
     fresh = tmp_path / "fresh"
     LocalGitPublisher(fresh).publish(release(versions[-1]))
     assert snapshot(repo) == snapshot(fresh)
+
+
+def test_a_checkpoint_folder_with_an_interrupted_write_publishes_without_its_temp_file(tmp_path: Path) -> None:
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "qwen3"}')
+    (folder / "model.safetensors").write_bytes(b"weights")
+    (folder / ".tmp-abc-1-xyz.safetensors").write_bytes(b"half of the new weigh")  # a trainer killed mid-save
+    result = LocalGitPublisher(tmp_path / "hub").publish_folder(folder, "ckpt-1", "# card\n")
+    assert result.files == ["README.md", "config.json", "model.safetensors"]
+    assert temp_files(tmp_path / "hub") == []
