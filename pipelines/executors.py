@@ -14,6 +14,7 @@ The executor is dagster-dask's step function behind a submit that current Dask a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -90,9 +91,28 @@ def dask_cluster_executor(init_context: dg.InitExecutorContext) -> DaskClusterEx
     return DaskClusterExecutor(str(init_context.executor_config["address"]))
 
 
+_SCHEDULER = re.compile(r"^(?:(?P<scheme>[a-z]+)://)?(?P<host>[^\s:/@]+|\[[0-9a-fA-F:.]+\]):(?P<port>\d{1,5})/?$")
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_scheduler_address(address: str) -> str:
+    """`address` when it names a Dask scheduler ([tcp://]HOST:PORT); SettingsError naming the variable otherwise,
+    before any run waits on a connection that cannot be made."""
+    from pipelines.resources import SettingsError
+
+    match = _SCHEDULER.match(address)
+    if match is None or (match["scheme"] or "tcp") not in _SCHEMES or not 0 < int(match["port"]) < 65536:
+        shown = re.sub(r"[^/\s]*@", "", address)  # never echo credentials someone put in the address
+        raise SettingsError(f"{SCHEDULER_ENV}={shown!r} is not a Dask scheduler address; set it to "
+                            f"tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786, schemes: {', '.join(_SCHEMES)}), "
+                            "or unset it to run in this process")
+    return address
+
+
 def executor_from_env() -> dg.ExecutorDefinition | None:
     """The Dask executor bound to $COWORKENV_DASK_SCHEDULER, or None (Dagster's default) when it is unset."""
     address = os.environ.get(SCHEDULER_ENV, "").strip()
     if not address:
         return None
+    check_scheduler_address(address)
     return dask_cluster_executor.configured({"address": address}, name="dask_cluster_from_env")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from coworkenv.synth import Taxonomy, load_taxonomy
 
@@ -15,6 +16,8 @@ ENV_PREFIX = "COWORKENV_"
 # Never trained on by default, so `make run` also measures a whole unseen capability (the learning benchmark holds
 # out the same one). A taxonomy without it needs COWORKENV_HELD_OUT_CAPABILITY=<id> or "" (none).
 DEFAULT_HELD_OUT_CAPABILITY = "reschedule_conflict"
+# Settings are hashed (orjson) and stored (Parquet int64): an integer past 64 bits would fail there, deep in a run.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 class SettingsError(ValueError):
@@ -54,6 +57,13 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     rl_seeds: int = Field(default=3, ge=1, description="Seeds per reward x credit variant in rl_comparison")
     allow_partial: bool = Field(default=False, description="Publish even when some capability partitions are incomplete "
                                                            "(they are left out); otherwise publishing refuses")
+
+    @field_validator("*")
+    @classmethod
+    def _fits_64_bits(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"must be a 64-bit integer (from {INT64_MIN} to {INT64_MAX})")
+        return value
 
     @property
     def root(self) -> Path:

@@ -116,11 +116,14 @@ def _run(args: argparse.Namespace) -> int:
 def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
     """Settings and taxonomy, checked before any run starts (UsageError: one line naming what to fix)."""
     from coworkenv.synth import TaxonomyError
+    from pipelines.executors import SCHEDULER_ENV, check_scheduler_address
     from pipelines.resources import SettingsError, settings_from_env
 
     try:
         settings = settings_from_env()
         taxonomy = settings.taxonomy()
+        if os.environ.get(SCHEDULER_ENV, "").strip():
+            check_scheduler_address(os.environ[SCHEDULER_ENV].strip())
     except (SettingsError, TaxonomyError) as exc:
         raise UsageError(str(exc)) from None
     unknown = [c for c in args.only or [] if c not in taxonomy.capabilities]

@@ -12,33 +12,58 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import dagster as dg
 import psutil
 
 PID_TAG = "coworkenv/pid"
+STAMP_TAG = "coworkenv/process_start_stamp"  # boot id and start ticks: immune to wall-clock changes
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 STARTED_TAG = "coworkenv/process_started"
 ALIVE = frozenset({dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.STARTING})
 
 
 def owner_tags() -> dict[str, str]:
     """Tags naming this process, for runs it executes in-process."""
-    return {PID_TAG: str(os.getpid()), STARTED_TAG: f"{psutil.Process().create_time():.3f}"}
+    tags = {PID_TAG: str(os.getpid()), STARTED_TAG: f"{psutil.Process().create_time():.3f}"}
+    stamp = start_stamp(os.getpid())
+    if stamp is not None:
+        tags[STAMP_TAG] = stamp
+    return tags
 
 
-def _run_process(instance: dg.DagsterInstance, run: dg.DagsterRun) -> tuple[int, float] | None:
-    """(pid, earliest allowed process start time) of the process executing `run`, if known."""
+def start_stamp(pid: int) -> str | None:
+    """`<boot id>:<start in clock ticks since boot>` of process `pid` (Linux /proc), or None where it cannot be read.
+
+    Unlike a start time on the wall clock, it does not move when the clock is set (NTP, a VM resumed, a clock
+    jump), so it tells a live owner from a reused pid without mistaking a live one for dead.
+    """
+    try:
+        boot = _BOOT_ID.read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # after the command name, which may hold spaces: field 3 onwards
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None  # field 22: starttime
+
+
+def _run_process(instance: dg.DagsterInstance, run: dg.DagsterRun) -> tuple[int, float, str | None] | None:
+    """(pid, earliest allowed process start time, start stamp if tagged) of the process executing `run`."""
     if PID_TAG in run.tags:
-        return int(run.tags[PID_TAG]), float(run.tags.get(STARTED_TAG, "0"))
+        return int(run.tags[PID_TAG]), float(run.tags.get(STARTED_TAG, "0")), run.tags.get(STAMP_TAG)
     # Runs started elsewhere: the run worker's pid is on its RUN_START event.
     for entry in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START):
         if entry.dagster_event is not None and entry.dagster_event.pid is not None:
-            return entry.dagster_event.pid, 0.0
+            return entry.dagster_event.pid, 0.0, None
     return None
 
 
-def process_alive(pid: int, started: float, not_after: float | None = None) -> bool:
-    """Whether process `pid` runs and is the one that was started at `started` (not a reused pid)."""
+def process_alive(pid: int, started: float, not_after: float | None = None, stamp: str | None = None) -> bool:
+    """Whether process `pid` runs and is the one that was started at `started` (not a reused pid).
+
+    With the `stamp` the run was tagged with, the check does not use the wall clock at all.
+    """
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
@@ -46,6 +71,10 @@ def process_alive(pid: int, started: float, not_after: float | None = None) -> b
         created = proc.create_time()
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return False
+    if stamp is not None:
+        current = start_stamp(pid)
+        if current is not None:
+            return current == stamp
     if started and abs(created - started) > 1.0:
         return False
     return not (not_after is not None and created > not_after + 1.0)
@@ -58,10 +87,10 @@ def run_is_orphaned(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
     found = _run_process(instance, run)
     if found is None:
         return False  # not started far enough to tell; Dagster's run monitoring times out such runs
-    pid, started = found
+    pid, started, stamp = found
     record = instance.get_run_record_by_id(run.run_id)
     begun = record.start_time if record is not None else None
-    return not process_alive(pid, started, begun)
+    return not process_alive(pid, started, begun, stamp)
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,41 @@ entry point group, so the library never imports them.
 from __future__ import annotations
 
 import logging
+import signal
 from importlib.metadata import entry_points
+from typing import Any
 
 import typer
+from typer._click import Context  # typer vendors click: its Context is the one TyperGroup takes
+from typer.core import TyperGroup
 
+from coworkenv.atomic import WriteError, os_reason
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 
 PLUGIN_GROUP = "coworkenv.commands"
+SYSTEM_ERROR = 1  # the machine refused: a full disk, a read-only folder, a file where a folder should be
+TERMINATED = 128 + signal.SIGTERM
 
-app = typer.Typer(help="coworkenv: executable, verifiable environments for AI coworkers.", no_args_is_help=True)
+
+class _CommandGroup(TyperGroup):
+    """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except WriteError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+        except OSError as exc:
+            # A reader or writer that did not name its file; say what the system said, and where if it knows.
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); check the path, its permissions "
+                       "and the free disk space, then run again", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+
+
+app = typer.Typer(cls=_CommandGroup, help="coworkenv: executable, verifiable environments for AI coworkers.",
+                  no_args_is_help=True)
 app.add_typer(env.app, name="env")
 synth.register(app)  # taxonomy, synth
 app.command("validate")(validate.validate_command)
@@ -38,9 +64,17 @@ def _register_plugins() -> None:
 _register_plugins()
 
 
+def _terminate(signo: int, _frame: object) -> None:
+    # SIGTERM and SIGHUP unwind like Ctrl-C: writers drop their temp files and no file appears half-written.
+    raise SystemExit(128 + signo)
+
+
 def main() -> None:
     """Entry point of the `coworkenv` script."""
+    for signo in (signal.SIGTERM, signal.SIGHUP):  # a stop request, or the terminal going away
+        if signal.getsignal(signo) == signal.SIG_DFL:
+            signal.signal(signo, _terminate)
     app()
 
 
-__all__ = ["PLUGIN_GROUP", "app", "main"]
+__all__ = ["PLUGIN_GROUP", "SYSTEM_ERROR", "TERMINATED", "app", "main"]

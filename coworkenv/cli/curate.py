@@ -11,8 +11,10 @@ import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import check_out_dir
 from coworkenv.curate import CurationConfig, curate, write_shards
+from coworkenv.store.stages import damaged_trajectory_file
 
 USAGE_ERROR = 2
 REPORT_NAME = "curation_report.json"
@@ -33,7 +35,7 @@ def curate_command(
     decontam_threshold: Annotated[float, typer.Option(help="Jaccard to an eval env above which train is dropped.")] = 0.7,
     max_rows_per_env: Annotated[int | None, typer.Option(help="Keep at most this many rows per env.")] = None,
     max_rows_per_capability: Annotated[int | None, typer.Option(help="Train rows per capability (quota).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the env split hash.")] = 0,
+    seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
     check_out_dir(out)
@@ -49,12 +51,17 @@ def curate_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE_ERROR) from None
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
-        # Damage past a file's footer shows only while scanning; the files are named, the scan cannot.
+        # Damage past a file's footer shows only while scanning, and the scan does not say in which file.
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        typer.echo(f"error: cannot read the trajectories under {traj_dir}: {first}; rewrite the damaged file "
-                   "with `coworkenv rollout`", err=True)
+        damaged = damaged_trajectory_file(traj_dir)
+        where = f"{damaged} is damaged" if damaged is not None else f"cannot read the trajectories under {traj_dir}"
+        typer.echo(f"error: {where}: {first}; rewrite the damaged file with `coworkenv rollout`", err=True)
         raise typer.Exit(USAGE_ERROR) from None
-    paths = write_shards(result, out)
+    try:
+        paths = write_shards(result, out)
+    except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are refused
+        typer.echo(f"error: {exc}", err=True)  # by readers as an incomplete set
+        raise typer.Exit(USAGE_ERROR) from None
     report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
     atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if as_json:
@@ -68,3 +75,4 @@ def curate_command(
     for name, split in report["splits"].items():
         typer.echo(f"  {name:<14} {split['rows']:>8} rows  {split['envs']:>6} envs")
     typer.echo(f"shards and report: {out}")
+

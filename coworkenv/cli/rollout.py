@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -77,7 +78,7 @@ def rollout_command(
         "--teacher", help="'oracle' (default without --llm) or 'llm'. A URL here is deprecated: use --llm URL.")] = None,
     k: Annotated[int | None, typer.Option("--k", min=1, help=f"Episodes per env (default: {DEFAULT_ORACLE_K} for the oracle, "
                                                     f"differently phrased if more; {DEFAULT_LLM_K} for an LLM).")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=SEED_MIN, max=SEED_MAX, help="Base seed (sample i uses seed + i).")] = 0,
     temperature: Annotated[float, typer.Option("--temperature", help="LLM sampling temperature.")] = DEFAULT_SAMPLED_TEMPERATURE,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="LLM max tokens per reply.")] = 1024,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -83,7 +84,7 @@ def synth_command(
         list[str] | None, typer.Option("--capability", "-c", help="Capability id (repeatable); default: all.")
     ] = None,
     n: Annotated[int | None, typer.Option("--n", min=1, help="Specs per capability; default: its quota.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Spec i of a capability uses seed + i.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=SEED_MIN, max=SEED_MAX, help="Spec i of a capability uses seed + i.")] = 0,
     taxonomy: TaxonomyOpt = Path("taxonomy"),
     llm: LLMOption = None,
     model: ModelOption = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -16,6 +17,9 @@ class EndpointURLError(ValueError):
     """A server URL that cannot be used as given (scheme, host or port)."""
 
 
+_USER_INFO = re.compile(r"[^/\s]*@")
+
+
 def display_url(url: str) -> str:
     """Return `url` without user info, query or fragment: safe to put in logs and errors."""
     parts = urlsplit(url)
@@ -27,7 +31,8 @@ def display_url(url: str) -> str:
         netloc = f"{host}:{port_text}"
     else:
         netloc = f"{host}:{port}" if port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    # Without a scheme urlsplit finds no user info ("user:pw@host/v1"): drop anything up to an '@' all the same.
+    return _USER_INFO.sub("", urlunsplit((parts.scheme, netloc, parts.path, "", "")))
 
 
 def check_endpoint_url(url: str) -> str:

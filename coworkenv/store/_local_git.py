@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
 import os
@@ -10,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy
+from coworkenv.atomic import atomic_copy, os_reason
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -80,26 +81,68 @@ class LocalGitPublisher:
     ) -> PublishResult:
         with self._locked():
             self._ensure_repo()
-            if self._tag_exists(version):
-                if self._tree("HEAD") != self._tree(version):
-                    # An earlier version published again (A -> B -> A): the branch and the working tree, which
-                    # readers of the folder use, go back to its content.
-                    self._git("read-tree", "--reset", "-u", f"{version}^{{tree}}")
-                    self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {version}")
-                    logger.info("version %s is published again in %s", version, self.repo_dir)
-                else:
-                    logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
-                return self._existing(version)
-            with stage() as upload:
-                self._write_tree(upload)
-                files = sorted(upload.files)
-            self._git("add", "--all")
-            # --allow-empty: every version gets its commit even when its content equals the previous one.
-            self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
-            self._git("tag", "--annotate", version, "-m", message)
-            revision = self._git("rev-parse", "HEAD").strip()
+            self._recover()
+            try:
+                return self._publish_locked(version, stage, message)
+            except BaseException:
+                # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
+                self._restore("a failed publish")
+                raise
+
+    def _publish_locked(
+        self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
+    ) -> PublishResult:
+        if self._tag_exists(version):
+            if self._tree("HEAD") != self._tree(version):
+                # An earlier version published again (A -> B -> A): the branch and the working tree, which
+                # readers of the folder use, go back to its content.
+                self._git("read-tree", "--reset", "-u", f"{version}^{{tree}}")
+                self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {version}")
+                logger.info("version %s is published again in %s", version, self.repo_dir)
+            else:
+                logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
+            return self._existing(version)
+        with stage() as upload:
+            self._write_tree(upload)
+            files = sorted(upload.files)
+        self._git("add", "--all")
+        # --allow-empty: every version gets its commit even when its content equals the previous one.
+        self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
+        self._git("tag", "--annotate", version, "-m", message)
+        revision = self._git("rev-parse", "HEAD").strip()
         logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _recover(self) -> None:
+        """Undo what an interrupted publish (kill -9, power loss) left: git's lock files and a half-written folder.
+
+        Every publisher of this repository holds the directory lock, so a git lock file found now is stale.
+        """
+        stale = [self._git_dir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
+        stale += list((self._git_dir / "refs").rglob("*.lock"))
+        removed = [path for path in stale if path.is_file()]
+        for path in removed:
+            path.unlink()
+        if removed:
+            logger.warning("removed git lock files an interrupted publish left in %s: %s", self.repo_dir,
+                           ", ".join(p.relative_to(self._git_dir).as_posix() for p in removed))
+        # `git status` also proves the repository readable before any file of the folder is touched.
+        if self._git("status", "--porcelain", "--untracked-files=all").strip():
+            self._restore("an interrupted publish")
+
+    def _restore(self, cause: str) -> None:
+        """Put the working tree back to the last version (or empty before the first), dropping files of `cause`."""
+        try:
+            if self._has_commits():
+                self._git("read-tree", "--reset", "-u", "HEAD")
+            else:
+                self._git("read-tree", "--empty")
+            self._git("clean", "--force", "-d", "--quiet")
+        except (PublishError, OSError) as exc:  # the original failure is the one to report
+            logger.error("could not restore %s after %s: %s; run `git -C %s reset --hard` and `git clean -fd`",
+                         self.repo_dir, cause, exc, self.repo_dir)
+            return
+        logger.warning("restored %s to its last published version after %s", self.repo_dir, cause)
 
     def _write_tree(self, upload: Upload) -> None:
         existing, directories = self._worktree()
@@ -153,8 +196,13 @@ class LocalGitPublisher:
     def _locked(self) -> Iterator[None]:
         # Serialize publishers sharing a repository: git's own index.lock would fail the second one instead.
         # The lock is on the directory itself, so it leaves no file behind.
-        self.repo_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.repo_dir, os.O_RDONLY)
+        try:
+            self.repo_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.repo_dir, os.O_RDONLY)
+        except OSError as exc:
+            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else ""
+            raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
+                               f"{blocked}); publish into a folder that exists or can be created") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

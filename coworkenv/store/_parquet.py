@@ -83,6 +83,11 @@ def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None
     The write is atomic and durable; writing the same content again reuses the existing file.
     """
     directory = dataset_dir(root, dataset, partition)
+    with _atomic.naming_failures(directory / "<content hash>.parquet"):
+        return _write_content_addressed(table, directory)
+
+
+def _write_content_addressed(table: pa.Table, directory: Path) -> StoredTable:
     with _atomic.temp_file_beside(directory, suffix=".parquet") as (temp, handle):
         write_parquet(table, handle)
     try:
@@ -107,7 +112,18 @@ def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None
 def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
     """Read a stored Parquet file (by path or `StoredTable`) into an Arrow table."""
     path = path_or_stored.path if isinstance(path_or_stored, StoredTable) else Path(path_or_stored)
-    return pq.read_table(path)
+    try:
+        return pq.read_table(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(_damaged(path, exc)) from None
+
+
+def _damaged(path: Path, exc: BaseException) -> str:
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return (f"{path}: damaged Parquet file ({reason}); delete it and re-materialize its dataset (the store writes "
+            "it again under the same name)")
 
 
 def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTable | None:
@@ -122,9 +138,11 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             f"{directory / 'LATEST'} names {pointer.file_name}, which is missing; "
             "re-materialize the dataset to write it again"
         )
-    return StoredTable(
-        path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=pq.read_schema(path)
-    )
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(_damaged(path, exc)) from None
+    return StoredTable(path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=schema)
 
 
 def write_rows(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
@@ -99,6 +99,7 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         path.relative_to(folder).as_posix(): path
         for path in sorted(folder.rglob("*"))
         if path.is_file() and ".git" not in path.relative_to(folder).parts
+        and not path.name.startswith(TEMP_PREFIX)  # half a file of a writer that was interrupted
     }
     with tempfile.TemporaryDirectory(prefix="coworkenv-folder-") as staging:
         card = Path(staging) / CARD_NAME

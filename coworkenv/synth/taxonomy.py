@@ -149,6 +149,7 @@ def _load_file(file: Path) -> list[Capability]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise TaxonomyError(file, line, f"invalid YAML: {exc.problem or exc.context}") from None
+    _check_unique_keys(file, root)
     if not isinstance(data, dict):
         raise TaxonomyError(file, 1, "expected a mapping with keys 'area', 'description' and 'capabilities'")
     try:
@@ -169,6 +170,28 @@ def _load_file(file: Path) -> list[Capability]:
         except ValidationError as exc:
             raise _schema_error(file, root, exc, ("capabilities", i)) from None
     return caps
+
+
+def _check_unique_keys(file: Path, root: yaml.Node | None) -> None:
+    """TaxonomyError at the second of two equal keys in one mapping: YAML keeps the last one silently."""
+    pending = [root] if root is not None else []
+    visited: set[int] = set()  # aliases share nodes, and may even point back up
+    while pending:
+        node = pending.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        raise TaxonomyError(file, key.start_mark.line + 1, f"key {key.value!r} appears twice in one "
+                                                                           "mapping; keep one of them")
+                    seen.add(key.value)
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
 
 
 def _schema_error(file: Path, root: yaml.Node | None, exc: ValidationError, prefix: tuple[Any, ...]) -> TaxonomyError:

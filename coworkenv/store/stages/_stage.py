@@ -93,7 +93,7 @@ class Stage:
                 return pq.read_table(path, columns=[f.name for f in wanted], schema=pa.schema(wanted))
             table = pq.read_table(path, columns=stored)
         except (OSError, pa.ArrowException) as exc:
-            raise StageError(f"{path}: damaged Parquet data or columns of another type ({_first_line(exc)}); "
+            raise StageError(f"{path}: damaged Parquet data or columns of another type ({first_line(exc)}); "
                              f"{self.hint}") from None
         arrays = []
         for target in wanted:
@@ -113,16 +113,20 @@ class Stage:
         try:
             return int(pq.read_metadata(path).num_rows)
         except (OSError, pa.ArrowException) as exc:
-            raise StageError(f"{path}: not a readable Parquet file ({_first_line(exc)}); {self.hint}") from None
+            raise StageError(f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
 
     def file_schema(self, path: Path) -> pa.Schema:
         """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
         try:
-            return pq.read_schema(path)
+            schema = pq.read_schema(path)
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
         except (OSError, pa.ArrowException) as exc:
-            raise StageError(f"{path}: not a readable Parquet file ({_first_line(exc)}); {self.hint}") from None
+            raise StageError(f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
+        twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
+        if twice:  # which of the two a reader takes is arbitrary: refuse instead of guessing
+            raise StageError(f"{path}: column {', '.join(map(repr, twice))} appears more than once; {self.hint}")
+        return schema
 
 
 def _family(kind: pa.DataType) -> str:
@@ -136,5 +140,6 @@ def _family(kind: pa.DataType) -> str:
     return str(kind)
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (Arrow's run on for lines), or its type when it has none."""
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

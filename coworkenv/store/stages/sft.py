@@ -8,6 +8,7 @@ keys, so `datasets` never has to merge schemas across rows or shards.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -20,9 +21,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
-from coworkenv.store.stages._stage import Stage, StageError
+from coworkenv.store.stages._stage import Stage, StageError, _family, first_line
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
 SFT_SCHEMA = pa.schema([
@@ -38,12 +40,19 @@ SFT = Stage("sft", SFT_SCHEMA, hint=_HINT, required=("messages", "tools"))
 SFT_SOURCE_COLUMNS = ("messages", "tools", "env_id", "capability", "turns")
 SFT_REQUIRED_COLUMNS = ("messages", "tools")
 ROW_GROUP_ROWS = 4096
-_SHARD = re.compile(r"^(?P<split>.+)-\d{5}-of-\d{5}\.parquet$")
+_SHARD = re.compile(r"^(?P<split>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet$")
 
 
 def sft_rows(trajectories: pa.RecordBatch | pa.Table, split: str) -> pa.Table:
     """Trajectory rows (at least SFT_SOURCE_COLUMNS) as SFT rows of `split`: the one producer of SFT rows."""
     table = pa.Table.from_batches([trajectories]) if isinstance(trajectories, pa.RecordBatch) else trajectories
+    messages = table.column("messages")
+    empty = pc.fill_null(pc.equal(pc.list_value_length(messages), 0), True)
+    if pc.any(empty).as_py():
+        envs = sorted({str(e) for e in table.filter(empty).column("env_id").to_pylist()})
+        raise StageError(f"{pc.sum(empty).as_py()} trajectory row(s) have no messages (env {', '.join(envs[:5])}); an "
+                         "SFT row needs its conversation. The trajectories were damaged or written by another tool: "
+                         "write them again with `coworkenv rollout`")
     columns = [table.column(c) for c in SFT_SOURCE_COLUMNS]
     columns.append(pa.array([split] * table.num_rows, pa.string()))
     return pa.Table.from_arrays(columns, schema=SFT_SCHEMA)
@@ -94,11 +103,19 @@ class ShardWriter:
             elif self.pending_rows >= ROW_GROUP_ROWS:
                 self._flush()
 
+    def _final(self) -> Path:
+        return self.out_dir / shard_name(self.split, self.index, self.count)
+
     def _flush(self) -> None:
+        with naming_failures(self._final()):
+            self._write_pending()
+
+    def _write_pending(self) -> None:
         if not self.pending_rows:
             return
         if self._writer is None:
-            fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=self.out_dir)
+            sweep_dead_temps(self.out_dir)
+            fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=".parquet", dir=self.out_dir)
             os.close(fd)
             self._temp = Path(name)
             self._writer = pq.ParquetWriter(self._temp, SFT_SCHEMA, **PARQUET_WRITE_OPTIONS)
@@ -108,11 +125,12 @@ class ShardWriter:
 
     def _close_shard(self) -> None:
         assert self._writer is not None and self._temp is not None
-        self._writer.close()
-        with self._temp.open("rb") as handle:
-            os.fsync(handle.fileno())
-        final = self.out_dir / shard_name(self.split, self.index, self.count)
-        os.replace(self._temp, final)
+        final = self._final()
+        with naming_failures(final):
+            self._writer.close()
+            with self._temp.open("rb") as handle:
+                os.fsync(handle.fileno())
+            commit_file(self._temp, final)
         self.paths.append(final)
         self._writer, self._temp = None, None
         self.index += 1
@@ -128,7 +146,8 @@ class ShardWriter:
     def abort(self) -> None:
         """Drop the shard being written (the complete ones stay)."""
         if self._writer is not None:
-            self._writer.close()
+            with contextlib.suppress(OSError):  # the disk that failed the write may fail the close too
+                self._writer.close()
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
 
@@ -143,7 +162,7 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
     if not path.is_dir():
         raise FileNotFoundError(f"SFT data folder {path} does not exist; pass the folder holding the sft shards")
     root = path / "data" / "sft" if (path / "data" / "sft").is_dir() else path
-    files = sorted(root.rglob(f"{split}-*.parquet")) or sorted(root.rglob("*.parquet"))
+    files = _visible(root.rglob(f"{split}-*.parquet")) or _visible(root.rglob("*.parquet"))
     if not files:
         raise FileNotFoundError(
             f"no Parquet files under {root}; expected shards like {split}-00000-of-00001.parquet (or data/sft/ in a "
@@ -155,7 +174,34 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
             f"Parquet shards under {root} sit in several folders ({', '.join(parents)}); these may be different "
             "datasets. Pass the folder holding only the sft shards."
         )
+    _check_complete(files)
     return files
+
+
+def _visible(paths: Iterable[Path]) -> list[Path]:
+    # Hidden files are temp files of an interrupted writer (`.tmp-*`), never shards.
+    return sorted(p for p in paths if not p.name.startswith("."))
+
+
+def _check_complete(files: list[Path]) -> None:
+    """StageError when the shards of a split are not exactly one whole set (`-00000-of-N` .. `-N-1-of-N`)."""
+    sets: dict[str, dict[int, set[int]]] = {}
+    for file in files:
+        match = _SHARD.match(file.name)
+        if match:
+            sets.setdefault(match["split"], {}).setdefault(int(match["count"]), set()).add(int(match["index"]))
+    for split, counts in sets.items():
+        where = files[0].parent
+        if len(counts) > 1:
+            raise StageError(f"{where}: the {split!r} shards belong to {len(counts)} different writes (of "
+                             f"{', '.join(str(c) for c in sorted(counts))} shards); reading them together would "
+                             f"repeat rows. {_HINT} into an empty folder")
+        count, indices = next(iter(counts.items()))
+        missing = sorted(set(range(count)) - indices)
+        if missing:
+            raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards (missing "
+                             f"{', '.join(shard_name(split, i, count) for i in missing[:5])}), so an earlier write "
+                             f"was interrupted; {_HINT} again")
 
 
 def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
@@ -168,7 +214,15 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
         if missing:
             raise StageError(f"SFT shard {file} lacks column(s) {missing}; found {schema.names}. Are these "
                              f"sft_shards files? {_HINT}")
-        tables.append(pq.read_table(file))
+        for name in schema.names:
+            # Other tools may spell the message structs differently, but a column must be of the same kind.
+            if name in SFT_SCHEMA.names and _family(schema.field(name).type) != _family(SFT_SCHEMA.field(name).type):
+                raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
+                                 f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
+        try:
+            tables.append(pq.read_table(file))
+        except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
+            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
     try:
         # Shards written by other tools may spell the message structs differently; their columns are merged.
         table = pa.concat_tables(tables, promote_options="default")

@@ -183,12 +183,20 @@ def _parquet_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
 # -- JSON ---------------------------------------------------------------------------------------------------------
 def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecSourceError(f"{file}: cannot read ({exc}); {_HINT}") from None
+        data = file.read_bytes()
+    except OSError as exc:
+        raise SpecSourceError(f"{file}: cannot read ({exc.strerror or exc}); {_HINT}") from None
+    try:
+        text = data.decode("utf-8-sig")  # a byte order mark (some editors write one) is not part of the JSON
+    except UnicodeDecodeError as exc:
+        at_line = data.count(b"\n", 0, exc.start) + 1
+        raise SpecSourceError(f"{file}: not UTF-8 text (byte {exc.start}, line {at_line}: {exc.reason}); save the file "
+                              "as UTF-8") from None
     if file.suffix.lower() == ".jsonl":
         rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        # Lines end at "\n" only: str.splitlines would also cut at U+2028 and other separators, which JSON
+        # writers (orjson) leave raw inside strings.
+        for number, line in enumerate(text.split("\n"), start=1):
             if line.strip():
                 value = _decode(line, f"{file} line {number}")
                 rows.append(_json_row(value, f"{file} line {number}", f"{rel}#{number}", line))
@@ -203,11 +211,30 @@ def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     return [_json_row(value, str(file), rel, text)]
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _DuplicateKey(key)
+        value[key] = item
+    return value
+
+
 def _decode(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise SpecSourceError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        # JSON readers disagree on which of two values wins, so neither is taken silently.
+        raise SpecSourceError(f"{where}: the key {exc.args[0]!r} appears twice in one JSON object; keep one of "
+                              "them") from None
+    except RecursionError:
+        raise SpecSourceError(f"{where}: JSON nested too deeply to read; {_HINT}") from None
 
 
 def _json_row(value: Any, where: str, origin: str, text: str | None) -> SpecRow:
@@ -224,7 +251,3 @@ def _json_row(value: Any, where: str, origin: str, text: str | None) -> SpecRow:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

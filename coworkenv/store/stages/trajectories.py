@@ -22,7 +22,7 @@ from coworkenv.rollout.record import (
     trajectories_table,
 )
 from coworkenv.store._parquet import StoredTable
-from coworkenv.store.stages._stage import Stage, StageError, _family
+from coworkenv.store.stages._stage import Stage, StageError, _family, first_line
 from coworkenv.world import content_hash
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "stored_trajectories_table", "trajectory_files", "without_measurements", "write_trajectories",
 ]
 
+# Columns every trajectory row has a value in: rows without them cannot be split, deduplicated or attributed.
+IDENTITY_COLUMNS = ("env_id",)
 _HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
 TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
 # A student's RL episodes: trajectory records plus the GRPO step that produced them (the `rl_rollouts` asset).
@@ -58,6 +60,23 @@ def trajectory_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
 
 
+def damaged_trajectory_file(path: Path) -> Path | None:
+    """The first trajectory file under `path` whose pages do not read back, or None: for naming the file when a
+    scan over many files fails without saying where (read one row group at a time: memory stays bounded)."""
+    try:
+        files = trajectory_files(Path(path))
+    except FileNotFoundError:
+        return None
+    for file in files:
+        try:
+            parquet = pq.ParquetFile(file)
+            for index in range(parquet.num_row_groups):
+                parquet.read_row_group(index)
+        except (OSError, pa.ArrowException):
+            return file
+    return None
+
+
 def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema:
     """The schema of a trajectory Parquet file; ValueError naming the file when it is not readable Parquet, lacks
     a `required` column, or has a column of another type than TRAJECTORY_SCHEMA's."""
@@ -70,6 +89,16 @@ def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema
             want, got = TRAJECTORY_SCHEMA.field(name).type, schema.field(name).type
             if _family(got) != _family(want):
                 raise StageError(f"{path}: column {name!r} holds {got}, a trajectories file has {want}; {_HINT}")
+    identity = [name for name in IDENTITY_COLUMNS if name in schema.names]
+    if identity:
+        try:
+            table = pq.read_table(path, columns=identity)  # small columns: cheap next to the transcripts
+        except (OSError, pa.ArrowException) as exc:
+            raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+        for name in identity:
+            if table.column(name).null_count:
+                raise StageError(f"{path}: {table.column(name).null_count} of {table.num_rows} rows have no "
+                                 f"{name}; every trajectory names its env; {_HINT}")
     return schema
 
 
@@ -82,13 +111,19 @@ def read_trajectories(source: Path | str | StoredTable | pa.Table) -> list[Traje
         for file in files:
             check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
         # Read with the current schema: struct fields added since (a check's role and score) read as null.
-        table = pa.concat_tables([pq.read_table(f, schema=TRAJECTORY_SCHEMA) for f in files]) if files else \
-            TRAJECTORY_SCHEMA.empty_table()
+        table = pa.concat_tables([_read_file(f) for f in files]) if files else TRAJECTORY_SCHEMA.empty_table()
     missing = [n for n in TRAJECTORY_SCHEMA.names if n not in table.column_names]
     if missing:
         raise StageError(f"not a trajectories table: missing columns {', '.join(missing)} (write it with "
                          "trajectories_table or `coworkenv rollout`)")
     return [record_from_row(row) for row in table.to_pylist()]
+
+
+def _read_file(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path, schema=TRAJECTORY_SCHEMA)
+    except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
+        raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
 
 
 def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:

@@ -1,0 +1,115 @@
+"""What every case of the fault corpus shares: a child process with a fault armed (tests/faults/child.py), the
+state of a folder before and after, and the checks every failure must pass (one `error:` line naming the file, no
+traceback, nothing half-written under a final name, earlier outputs intact)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from coworkenv.atomic import TEMP_PREFIX
+from coworkenv.examples import example_names, load_example
+from coworkenv.store import DatasetCardInfo, DatasetRelease, LocalGitPublisher
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPABILITY = "ticket_triage_update"  # procedural, fast
+SECOND_CAPABILITY = "inbox_triage_reply"
+
+
+@dataclass(frozen=True)
+class ChildResult:
+    """How a child ended: its exit code (negative: killed by that signal) and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def errors(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
+
+
+def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...] = (),
+              fail: tuple[str, ...] = (), call: str | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> ChildResult:
+    """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py)."""
+    command = [sys.executable, "-m", "tests.faults.child"]
+    if fsize is not None:
+        command += ["--fsize", str(fsize)]
+    for spec in kill:
+        command += ["--kill", spec]
+    for spec in fail:
+        command += ["--fail", spec]
+    if call is not None:
+        command += ["--call", call]
+    child_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    done = subprocess.run([*command, "--", *args], cwd=ROOT, env=child_env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    return ChildResult(done.returncode, done.stdout, done.stderr)
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file under `folder` (.git excluded)."""
+    if not folder.exists():
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*")) if p.is_file() and ".git" not in p.relative_to(folder).parts
+    }
+
+
+def temp_files(folder: Path) -> list[str]:
+    """Temp files of an atomic writer under `folder` (what an interrupted write may leave, hidden from readers)."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob(f"{TEMP_PREFIX}*")) if folder.exists() else []
+
+
+def assert_clean_failure(result: ChildResult, *needles: str, code: int | None = None) -> str:
+    """The child failed with one `error:` line holding every needle, and no traceback."""
+    assert result.returncode != 0, result.stdout + result.stderr
+    if code is not None:
+        assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.stderr
+    assert len(result.errors) == 1, result.stderr
+    for needle in needles:
+        assert needle in result.errors[0], result.errors[0]
+    return result.errors[0]
+
+
+def assert_whole_parquet(folder: Path) -> None:
+    """Every visible .parquet under `folder` is a complete, readable Parquet file (no half-written final name)."""
+    for path in folder.rglob("*.parquet"):
+        if not path.name.startswith("."):
+            pq.read_table(path)
+
+
+def spec_folder(where: Path, names: list[str] | None = None) -> Path:
+    """A folder of example specs as JSON files."""
+    where.mkdir(parents=True, exist_ok=True)
+    for name in names or example_names()[:2]:
+        (where / f"{name}.json").write_text(load_example(name).to_json())
+    return where
+
+
+def release(tag: str, rows: int = 40) -> DatasetRelease:
+    """A small dataset release whose content depends on `tag` (several shards, so a publish writes several files)."""
+    table = pa.table({"env_id": [f"{tag}-{i}" for i in range(rows)], "text": [f"row {i} of {tag} " * 20
+                                                                             for i in range(rows)]})
+    shards = [table.slice(i, 10) for i in range(0, rows, 10)]
+    card = DatasetCardInfo(pretty_name=f"fault corpus {tag}", description="A release of the fault corpus.")
+    return DatasetRelease(version=tag, configs={"sft": {"train": shards}}, card=card)
+
+
+def publish_release(repo_dir: str, tag: str) -> None:
+    """Child scenario: publish `release(tag)` into the local git repository at `repo_dir`."""
+    LocalGitPublisher(Path(repo_dir)).publish(release(tag))
+
+
+def signal_name(code: int) -> str:
+    return signal.Signals(-code).name if code < 0 else str(code)

@@ -1,0 +1,70 @@
+"""Fault corpus, Hub outages: the Hub fails at each call of a push (the in-memory stand-in of tests/test_store_hf_hub.py,
+which answers as the Hub does). The push fails with one actionable, token-free error; the repository holds the last
+version or the whole new one, never part of it; pushing again lands the version once, as an undisturbed push does."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+import pytest
+from huggingface_hub import HfApi
+
+from coworkenv.store import HfHubPublisher, PublishError
+from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release
+
+CALLS = ["create_repo", "list_repo_refs", "list_repo_files", "create_commit", "create_tag"]
+
+
+@pytest.fixture(autouse=True)
+def token(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return TOKEN
+
+
+def _publisher(api: RecordingHubApi) -> HfHubPublisher:
+    return HfHubPublisher(REPO, api=cast(HfApi, api))
+
+
+def _tagged_tree(api: RecordingHubApi, tag: str) -> dict[str, bytes]:
+    return api.trees[api.tags[tag]]
+
+
+@pytest.mark.parametrize("outage", CALLS)
+def test_an_outage_at_any_call_of_a_push_loses_nothing_and_a_retry_lands_it_once(
+        outage: str, caplog: pytest.LogCaptureFixture) -> None:
+    first, second = _release(train_rows=3, shard_rows=2), _release(train_rows=5, shard_rows=2)
+    clean = RecordingHubApi()
+    _publisher(clean).publish(first)
+    _publisher(clean).publish(second)
+    first_tree, second_tree = _tagged_tree(clean, first.version), _tagged_tree(clean, second.version)
+    api = RecordingHubApi()
+    publisher = _publisher(api)
+    publisher.publish(first)
+    api.fail_on, api.error_text = outage, f"503 Service Unavailable (Authorization: Bearer {TOKEN})"
+    with caplog.at_level(logging.DEBUG), pytest.raises(PublishError) as caught:
+        publisher.publish(second)
+    message = str(caught.value)
+    assert TOKEN not in message and TOKEN not in caplog.text
+    assert REPO in message and "publish again" in message and "503" in message
+    assert second.version not in api.tags
+    # The branch holds the first version whole or, when only the tag failed, the second one whole.
+    assert api.trees[api.head] == (second_tree if outage == "create_tag" else first_tree)
+    api.fail_on = None
+    result = publisher.publish(second)
+    assert _tagged_tree(api, second.version) == second_tree
+    assert publisher.published_versions() == [first.version, second.version]
+    assert result.tag == second.version and result.revision == api.tags[second.version]
+
+
+def test_a_token_in_the_hub_answer_never_reaches_the_error_chain(token: str) -> None:
+    api = RecordingHubApi(fail_on="create_commit", error_text=f"401 bad token {token}")
+    with pytest.raises(PublishError) as caught:
+        _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+    chain: list[Any] = []
+    error: BaseException | None = caught.value
+    while error is not None:
+        chain.append(str(error))
+        error = error.__cause__ or error.__context__
+    assert all(token not in text for text in chain)

@@ -1,0 +1,179 @@
+"""Fault corpus, interruptions: kill -9 and SIGTERM at fixed points of `synth`, `rollout`, `curate` and a publish,
+and two publishes at once. After a kill, no half-written file sits under a final name, readers refuse an incomplete
+result instead of reading part of it, and running the same command again gives what an uninterrupted run gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coworkenv.cli import TERMINATED
+from coworkenv.store import LocalGitPublisher
+from coworkenv.store.stages import StageError, read_sft, read_trajectories, sft_files, without_measurements
+from tests.faults.harness import (
+    CAPABILITY,
+    ROOT,
+    SECOND_CAPABILITY,
+    assert_whole_parquet,
+    release,
+    run_child,
+    snapshot,
+    spec_folder,
+    temp_files,
+)
+
+SIGKILLED = -9
+STAGE = "coworkenv.store.stages._stage"
+SFT = "coworkenv.store.stages.sft"
+
+
+def _resumes_like_an_uninterrupted_run(args: list[str], out: Path, kill: str, tmp_path: Path) -> Path:
+    """Kill, check nothing half-written shows, run again; return the folder of an uninterrupted run to compare."""
+    killed = run_child(args, kill=(kill,))
+    assert killed.returncode == SIGKILLED, killed.stderr
+    assert_whole_parquet(out)
+    again = run_child(args)
+    assert again.returncode == 0, again.stderr
+    assert temp_files(out) == []  # the killed writer's temp file is swept by the next write
+    reference = tmp_path / "reference"
+    clean = run_child([str(reference) if a == str(out) else a for a in args])
+    assert clean.returncode == 0, clean.stderr
+    return reference
+
+
+@pytest.mark.parametrize(("label", "kill"), [
+    ("after the first file, before the second is renamed", "coworkenv.atomic:commit_file:2:before"),
+    ("while the first file is serialized", f"{STAGE}:write_parquet:1:after"),
+])
+def test_synth_killed_then_run_again_gives_the_same_files(tmp_path: Path, label: str, kill: str) -> None:
+    out = tmp_path / "specs"
+    args = ["synth", "--out", str(out), "-c", CAPABILITY, "-c", SECOND_CAPABILITY, "--n", "2"]
+    reference = _resumes_like_an_uninterrupted_run(args, out, kill, tmp_path)
+    assert snapshot(out) == snapshot(reference)  # byte for byte
+
+
+def test_rollout_killed_before_its_rename_then_run_again(tmp_path: Path) -> None:
+    out = tmp_path / "traj"
+    args = ["rollout", str(spec_folder(tmp_path / "in")), "--out", str(out)]
+    reference = _resumes_like_an_uninterrupted_run(args, out, "coworkenv.atomic:commit_file:1:before", tmp_path)
+    (written,), (expected,) = list(out.glob("*.parquet")), list(reference.glob("*.parquet"))
+    assert written.name == expected.name
+    # Timings differ from run to run; everything else is the same.
+    assert [without_measurements(r) for r in read_trajectories(written)] == \
+        [without_measurements(r) for r in read_trajectories(expected)]
+
+
+@pytest.fixture
+def trajectories(tmp_path: Path) -> Path:
+    traj = tmp_path / "traj"
+    done = run_child(["rollout", str(spec_folder(tmp_path / "in")), "--out", str(traj), "--k", "3"])
+    assert done.returncode == 0, done.stderr
+    return traj
+
+
+def test_curate_killed_between_shards_is_refused_by_readers_then_completed(tmp_path: Path,
+                                                                           trajectories: Path) -> None:
+    out = tmp_path / "sft"
+    args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]
+    killed = run_child(args, kill=(f"{SFT}:commit_file:1:after",))
+    assert killed.returncode == SIGKILLED, killed.stderr
+    assert [p.name for p in out.glob("train-*")] == ["train-00000-of-00006.parquet"]
+    with pytest.raises(StageError, match=r"1 of its 6 shards .*train-00001-of-00006\.parquet.*interrupted"):
+        sft_files(out)  # a trainer must not take a sixth of the data for all of it
+    assert run_child(args).returncode == 0
+    assert read_sft(sft_files(out)).num_rows == 6
+
+
+def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_path: Path, trajectories: Path) -> None:
+    out = tmp_path / "sft"
+    assert run_child(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]).returncode == 0
+    # A rerun with larger shards is killed after writing its shards, before removing the earlier run's six.
+    args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "4"]
+    killed = run_child(args, kill=(f"{SFT}:ShardWriter.finish:4:after",))
+    assert killed.returncode == SIGKILLED, killed.stderr
+    with pytest.raises(StageError, match=r"2 different writes .*repeat rows"):
+        sft_files(out)
+    assert run_child(args).returncode == 0
+    assert sorted(p.name for p in out.glob("train-*")) == ["train-00000-of-00002.parquet",
+                                                           "train-00001-of-00002.parquet"]
+    assert read_sft(sft_files(out)).num_rows == 6
+
+
+@pytest.mark.parametrize("command", ["synth", "rollout", "curate", "validate"])
+def test_sigterm_while_writing_exits_143_and_leaves_no_temp_file(tmp_path: Path, command: str,
+                                                                   trajectories: Path) -> None:
+    out = tmp_path / "out"
+    args, target = {
+        "synth": (["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"], f"{STAGE}:write_parquet:1:after"),
+        "rollout": (["rollout", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
+        "curate": (["curate", str(trajectories), "--out", str(out)], f"{SFT}:ShardWriter._write_pending:1:after"),
+        "validate": (["validate", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
+    }[command]
+    stopped = run_child(args, kill=(f"{target}:SIGTERM",))
+    assert stopped.returncode == TERMINATED, stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert temp_files(out) == [] and not list(out.glob("*.parquet"))
+
+
+def test_a_publish_killed_mid_copy_is_completed_by_the_next_publish(tmp_path: Path) -> None:
+    repo = tmp_path / "hub"
+    publisher = LocalGitPublisher(repo)
+    publisher.publish(release("v1"))
+    v1 = snapshot(repo)
+    killed = run_child([str(repo), "v2"], call="tests.faults.harness:publish_release",
+                       kill=("coworkenv.store._local_git:atomic_copy:3:after",))
+    assert killed.returncode == SIGKILLED
+    # Publishing v1 again must give v1's folder back, not "nothing to do" over a half-written v2.
+    publisher.publish(release("v1"))
+    assert snapshot(repo) == v1
+    publisher.publish(release("v2"))
+    fresh = tmp_path / "fresh"
+    LocalGitPublisher(fresh).publish(release("v2"))
+    assert snapshot(repo) == snapshot(fresh) and temp_files(repo) == []
+    assert publisher.published_versions() == ["v1", "v2"]
+
+
+def test_git_lock_files_left_by_a_killed_publish_do_not_block_the_next(tmp_path: Path) -> None:
+    repo = tmp_path / "hub"
+    publisher = LocalGitPublisher(repo)
+    publisher.publish(release("v1"))
+    # What kill -9 inside `git commit` / `git tag` leaves: git's own lock files, and a temp file of a copy.
+    (repo / ".git" / "index.lock").write_text("")
+    (repo / ".git" / "refs" / "tags" / "v2.lock").write_text("")
+    (repo / ".tmp-abc.md").write_text("half a card")
+    publisher.publish(release("v2"))
+    fresh = tmp_path / "fresh"
+    LocalGitPublisher(fresh).publish(release("v2"))
+    assert snapshot(repo) == snapshot(fresh)
+    assert publisher.published_versions() == ["v1", "v2"]
+
+
+@pytest.mark.parametrize("tags", [("v1", "v1"), ("v1", "v2")])
+def test_two_processes_publishing_at_once_both_land_once(tmp_path: Path, tags: tuple[str, str]) -> None:
+    repo = tmp_path / "hub"
+    code = "import sys; from tests.faults.harness import publish_release; publish_release(sys.argv[1], sys.argv[2])"
+    children = [subprocess.Popen([sys.executable, "-c", code, str(repo), tag], cwd=ROOT, stderr=subprocess.PIPE,
+                                 text=True) for tag in tags]
+    for child in children:
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+    publisher = LocalGitPublisher(repo)
+    versions = publisher.published_versions()
+    assert sorted(versions) == sorted(set(tags))
+    fresh = tmp_path / "fresh"
+    LocalGitPublisher(fresh).publish(release(versions[-1]))
+    assert snapshot(repo) == snapshot(fresh)
+
+
+def test_a_checkpoint_folder_with_an_interrupted_write_publishes_without_its_temp_file(tmp_path: Path) -> None:
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "qwen3"}')
+    (folder / "model.safetensors").write_bytes(b"weights")
+    (folder / ".tmp-abc-1-xyz.safetensors").write_bytes(b"half of the new weigh")  # a trainer killed mid-save
+    result = LocalGitPublisher(tmp_path / "hub").publish_folder(folder, "ckpt-1", "# card\n")
+    assert result.files == ["README.md", "config.json", "model.safetensors"]
+    assert temp_files(tmp_path / "hub") == []
