@@ -115,6 +115,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
     """Settings and taxonomy, checked before any run starts (UsageError: one line naming what to fix)."""
+    from coworkenv.sandbox import required_layers
     from coworkenv.synth import TaxonomyError
     from pipelines.executors import SCHEDULER_ENV, check_scheduler_address
     from pipelines.resources import SettingsError, settings_from_env
@@ -126,6 +127,10 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
             check_scheduler_address(os.environ[SCHEDULER_ENV].strip())
     except (SettingsError, TaxonomyError) as exc:
         raise UsageError(str(exc)) from None
+    try:
+        required_layers()  # COWORKENV_SANDBOX_REQUIRE: a typo must stop the run, not only the specs with code
+    except ValueError as exc:
+        raise UsageError(f"{exc}; fix or unset the variable") from None
     unknown = [c for c in args.only or [] if c not in taxonomy.capabilities]
     if unknown:
         raise UsageError(f"--only {' '.join(unknown)}: not in the taxonomy {settings.taxonomy_dir}; "

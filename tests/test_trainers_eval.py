@@ -221,3 +221,21 @@ def test_eval_cli_errors_are_actionable(tmp_path: Path, specs: list[EnvSpec]) ->
     assert no_name.exit_code == 2 and "--served-model" in no_name.output
     bad_compare = CliRunner().invoke(_cli(), ["eval", "--model", "x", "--envs", str(envs), "--compare", "oops"])
     assert bad_compare.exit_code == 2 and "LABEL=PATH" in bad_compare.output
+
+
+@pytest.mark.parametrize(("damaged", "named"), [("model.safetensors", "model"), ("tokenizer.json", "tokenizer"),
+                                                ("config.json", "tokenizer")])
+def test_eval_cli_names_a_damaged_checkpoint_file(tiny_checkpoint: Path, specs: list[EnvSpec], tmp_path: Path,
+                                                  damaged: str, named: str) -> None:
+    """A checkpoint cut short (an interrupted save or copy) is one error naming the folder and what to do."""
+    import shutil
+
+    folder = tmp_path / "ckpt"
+    shutil.copytree(tiny_checkpoint, folder)
+    data = (folder / damaged).read_bytes()
+    (folder / damaged).write_bytes(data[: len(data) // 2])
+    envs = _envs_dir(tmp_path, specs[:1])
+    result = CliRunner().invoke(_cli(), ["eval", "--model", str(folder), "--envs", str(envs)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and str(folder) in result.output
+    assert f"cannot load its {named}" in result.output and "again" in result.output

@@ -32,6 +32,7 @@ from trainers.rendering import read_rendering, render_messages, render_tools
 
 __all__ = [
     "ChatRenderer",
+    "CheckpointError",
     "LocalSampler",
     "LocalTransformersBackend",
     "ParsedMessage",
@@ -43,6 +44,15 @@ __all__ = [
 # Qwen3 templates open every assistant message with a (possibly empty) reasoning block; it is not part of the reply.
 _THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+class CheckpointError(ValueError):
+    """A checkpoint folder whose files cannot be loaded (damaged, incomplete, of another kind)."""
+
+    def __init__(self, folder: Path, what: str, cause: BaseException) -> None:
+        reason = (str(cause).strip().splitlines() or [""])[0][:300]
+        super().__init__(f"{folder}: cannot load {what}: {type(cause).__name__}: {reason}; the checkpoint is damaged "
+                         "or incomplete (an interrupted save or copy?): save, train or copy it again")
 
 
 def load_checkpoint(
@@ -57,10 +67,17 @@ def load_checkpoint(
         )
     if dtype not in _DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; use one of {', '.join(_DTYPES)}")
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    except Exception as exc:  # tokenizers raises bare Exceptions that name no file
+        what = "its tokenizer (tokenizer.json, tokenizer_config.json, config.json)"
+        raise CheckpointError(folder, what, exc) from None
     if not tokenizer.chat_template:
         raise ValueError(f"{folder}: the tokenizer has no chat template, so tool calls cannot be rendered")
-    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_DTYPES[dtype])
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_DTYPES[dtype])
+    except Exception as exc:  # safetensors and torch raise their own types, naming no file
+        raise CheckpointError(folder, "its model (config.json, model.safetensors)", exc) from None
     cast(Any, model).to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model.eval()
     return model, tokenizer

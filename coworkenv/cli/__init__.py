@@ -17,8 +17,10 @@ from typer.core import TyperGroup
 
 from coworkenv.atomic import WriteError, os_reason
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
+from coworkenv.sandbox import required_layers
 
 PLUGIN_GROUP = "coworkenv.commands"
+USAGE_ERROR = 2  # bad input: a setting, an argument
 SYSTEM_ERROR = 1  # the machine refused: a full disk, a read-only folder, a file where a folder should be
 TERMINATED = 128 + signal.SIGTERM
 
@@ -27,6 +29,11 @@ class _CommandGroup(TyperGroup):
     """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
 
     def invoke(self, ctx: Context) -> Any:
+        try:
+            required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
+        except ValueError as exc:
+            typer.echo(f"error: {exc}; fix or unset the variable", err=True)
+            raise typer.Exit(USAGE_ERROR) from None
         try:
             return super().invoke(ctx)
         except WriteError as exc:

@@ -419,3 +419,28 @@ def test_secrets_of_a_real_llm_run_reach_no_output_file_or_message(tmp_path: Pat
         assert "hunter2" not in result.output
     written = [text for folder in ("synth", "validated", "traj") for text in _texts_under(tmp_path / folder)]
     assert written and not [text for text in written if "hunter2" in text]
+
+
+@pytest.mark.parametrize("value", ["bogus", "landlock,bogus", "seccomp;landlock"])
+def test_an_unknown_required_sandbox_layer_stops_every_command_and_the_pipeline(
+        value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in COWORKENV_SANDBOX_REQUIRE stops a command before it starts, whether or not its specs carry code:
+    before, only a spec with Python checks hit it (as a crash), so the typo went unnoticed on the others."""
+    from pipelines import run as pipeline_run
+
+    monkeypatch.setenv("COWORKENV_SANDBOX_REQUIRE", value)
+    specs = spec_folder(tmp_path / "in")
+    result = runner.invoke(app, ["validate", str(specs), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("error: ")]
+    assert "COWORKENV_SANDBOX_REQUIRE" in line and "unknown sandbox isolation layer" in line
+    assert not (tmp_path / "out").exists()
+    for name in CoworkenvSettings.model_fields:
+        monkeypatch.delenv(env_var(name), raising=False)
+    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(Path(__file__).resolve().parents[2] / "taxonomy"))
+    assert pipeline_run.main(["--no-train"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: COWORKENV_SANDBOX_REQUIRE") and "fix or unset" in line
+    assert not (tmp_path / "data").exists()
