@@ -66,6 +66,28 @@ def test_todo_due_dates_are_stored_in_utc_and_sorted() -> None:
     assert "ISO-8601" in _error(box, "todo_add_task", list_id="list-1", title="x", due="friday")
 
 
+def test_todo_priorities_tags_done_filter_get_and_delete() -> None:
+    box = _box(todo={"lists": [{"id": "list-1", "name": "Work"}]})
+    lease = _ok(box, "todo_add_task", list_id="list-1", title="Renew lease", priority="high",
+                tags=["legal", " legal", ""], due="2026-03-04")
+    assert (lease["priority"], lease["tags"], lease["due"]) == ("high", ["legal"], "2026-03-04T00:00:00Z")
+    badge = _ok(box, "todo_add_task", list_id="list-1", title="Order badge printer")
+    assert badge["priority"] == "medium" and badge["tags"] == []
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", priority="high")] == [lease["id"]]
+    assert [t["id"] for t in _ok(box, "todo_search_tasks", query="legal")] == [lease["id"]]  # tags are searched
+    done = _ok(box, "todo_update_task", task_id=badge["id"], done=True, tags=["it"], priority="low")
+    assert done["done"] and done["done_at"] and done["tags"] == ["it"]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", done=True)] == [badge["id"]]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", done=False, list_id="list-1")] == [lease["id"]]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", tag="it", include_done=True)] == [badge["id"]]
+    assert _ok(box, "todo_get_task", task_id=lease["id"])["title"] == "Renew lease"
+    assert _ok(box, "todo_delete_task", task_id=lease["id"])["deleted"] is True
+    assert "no task" in _error(box, "todo_get_task", task_id=lease["id"])
+    assert _ok(box, "todo_list_tasks", tag="legal", include_done=True) == []  # indexes follow the delete
+    assert _ok(box, "todo_list_lists")[0]["open_tasks"] == 0
+    assert "priority" in _error(box, "todo_add_task", list_id="list-1", title="x", priority="urgent")
+
+
 def test_mail_labels() -> None:
     msg = {"id": "msg-1", "thread_id": "t", "folder": "inbox", "sender": "b@x.test", "to": ["ana@x.test"],
            "subject": "Invoice", "body": "pay", "sent_at": START}

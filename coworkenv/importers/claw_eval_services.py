@@ -25,7 +25,6 @@ UNSUPPORTED = {
     "documents": "multimodal input (documents as images)",
     "finance": "no coworkenv app holds financial transactions or takes expense reports",
     "rss": "no coworkenv app holds news feeds and articles",
-    "todo": "the todo app has no priority, tags or delete, and no op reads one task by id",
     "inventory": "the inventory app has no price, supplier, sales rate or lead time, and takes no purchase orders",
     "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
               "config app holds key/value settings",
@@ -239,4 +238,54 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                              "people",
     "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
                                 "directory person",
+})
+
+
+TODO_LIST = "tasks"  # Claw-Eval's to-do service has no lists: every task is in this one
+TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium": "medium", "normal": "medium",
+                 "low": "low"}
+TODO_DONE = {"completed": True, "done": True, "pending": False, "in_progress": False, "all": None}
+
+
+def _todo_due(record: Any) -> str | None:
+    due = str(record.get("due_date") or "")
+    if not due:
+        return None
+    return format_time(parse_time(f"{due}T00:00:00Z" if len(due) == 10 else due))
+
+
+def _todo_notes(record: Any) -> str:
+    # The app has a done flag only: "in progress" stays visible as a line of the notes.
+    status = str(record.get("status") or "pending").lower()
+    lines = [str(record.get("description") or "")] if record.get("description") else []
+    return "\n".join([*lines, f"status: {status}"] if status not in ("pending", "completed") else lines)
+
+
+_TODO = ResultShape(fields={"task_id": "id", "title": "title", "description": "notes", "done": "done",
+                            "priority": "priority", "due_date": "due", "tags": "tags", "created_at": "created_at"})
+_TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY)
+# A due date is that day's 00:00 UTC; status pending/completed/in_progress -> the done flag (in progress is a line
+# of the notes, and listing `in_progress` lists every task not done); description + other fields -> notes.
+ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
+    "tasks", "tasks", {"id": text_of("task_id"), "title": "title", "notes": Derived(("description", "status"), _todo_notes),
+                       "due": Derived(("due_date",), _todo_due),
+                       "priority": Derived(("priority",), lambda r: TODO_PRIORITY.get(
+                           str(r.get("priority") or "medium").lower(), str(r.get("priority")))),
+                       "tags": tags_of("tags"),
+                       "done": Derived(("status",), lambda r: str(r.get("status", "")).lower() in ("completed", "done")),
+                       "done_at": _utc("completed_at"), "created_at": text_of("created_at")},
+    fold_into="notes", defaults={"list_id": TODO_LIST},
+    extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
+    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("done", "lower", values=TODO_DONE)},
+                               defaults={"include_done": True, "limit": 200},
+                               result=ResultShape(fields=_TODO.fields, wrap="tasks")),
+    "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
+    "todo_update_task": ToolMap("todo_update_task", {
+        "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
+        "status": _rename("done", "lower", values=TODO_DONE), "tags": _rename("tags")}, result=_TODO),
+    "todo_create_task": ToolMap("todo_add_task", {
+        "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
+        "due_date": _rename("due")}, defaults={"list_id": TODO_LIST}, result=_TODO),
+    "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
+                                result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
 })
