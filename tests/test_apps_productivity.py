@@ -157,6 +157,28 @@ def test_inventory_transfer_keeps_a_ledger() -> None:
     assert "cannot remove" in _error(box, "inventory_adjust", item_id="A@shop", delta=-9, reason="count")
 
 
+def test_inventory_purchase_orders_use_the_items_supplier_and_lead_time() -> None:
+    box = _box(inventory={
+        "locations": [{"id": "wh", "name": "WH"}],
+        "items": [{"id": "A@wh", "sku": "A", "name": "dock", "location": "wh", "quantity": 1, "category": "Devices",
+                   "supplier": "Dockworks", "unit_cost": 40.5, "unit_price": 79.0, "lead_time_days": 10},
+                  {"id": "B@wh", "sku": "B", "name": "cable", "location": "wh", "category": "Cables"}],
+    })
+    assert [i["id"] for i in _ok(box, "inventory_search_items", category="devices")] == ["A@wh"]
+    assert [i["id"] for i in _ok(box, "inventory_search_items", supplier="DOCKWORKS")] == ["A@wh"]
+    assert [i["id"] for i in _ok(box, "inventory_search_items", query="dockworks")] == ["A@wh"]
+    order = _ok(box, "inventory_create_order", item_id="A@wh", quantity=12)
+    assert (order["supplier"], order["quantity"], order["status"]) == ("Dockworks", 12, "placed")
+    assert parse_time(order["expected_at"]) - parse_time(order["at"]) == 10 * 86400
+    other = _ok(box, "inventory_create_order", item_id="A@wh", quantity=3, supplier="Portly")
+    assert other["supplier"] == "Portly"
+    assert [o["id"] for o in _ok(box, "inventory_list_orders", item_id="A@wh")] == [other["id"], order["id"]]
+    assert _ok(box, "inventory_get_item", item_id="A@wh")["quantity"] == 1  # ordered, not yet delivered
+    assert "no supplier" in _error(box, "inventory_create_order", item_id="B@wh", quantity=2)
+    assert "positive" in _error(box, "inventory_create_order", item_id="A@wh", quantity=0)
+    assert "no item" in _error(box, "inventory_create_order", item_id="Z@wh", quantity=2)
+
+
 @pytest.mark.parametrize(("status", "has_body"), [(200, True), (500, False), (301, False)])
 def test_web_fetch_reports_http_status(status: int, has_body: bool) -> None:
     page = {"id": "https://a.test/p", "title": "P", "body": "hello", "status": status,

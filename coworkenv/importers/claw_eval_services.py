@@ -25,7 +25,6 @@ UNSUPPORTED = {
     "documents": "multimodal input (documents as images)",
     "finance": "no coworkenv app holds financial transactions or takes expense reports",
     "rss": "no coworkenv app holds news feeds and articles",
-    "inventory": "the inventory app has no price, supplier, sales rate or lead time, and takes no purchase orders",
     "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
               "config app holds key/value settings",
     "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
@@ -288,4 +287,43 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         "due_date": _rename("due")}, defaults={"list_id": TODO_LIST}, result=_TODO),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
+})
+
+
+INVENTORY_LOCATION = "main"  # Claw-Eval's products have no stock locations: every item is at this one
+
+
+def _first_number(*names: str, kind: type = float) -> Derived:
+    def compute(record: Any) -> Any:
+        value = next((record[n] for n in names if record.get(n) not in (None, "")), None)
+        return None if value is None else kind(value)
+    return Derived(names, compute)
+
+
+_PRODUCT = ResultShape(fields={
+    "product_id": "id", "name": "name", "category": "category", "quantity": "quantity", "unit": "unit",
+    "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
+    "lead_time_days": "lead_time_days", "notes": "notes"})
+_LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products"))
+_GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT)
+# A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
+# `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
+# rates, restock dates, sync state, a shelf location and the like become lines of its notes.
+ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXTURES", RecordMap(
+    "items", "products", {"id": text_of("product_id"), "sku": text_of("product_id"), "name": "name",
+                          "category": text_of("category"), "supplier": text_of("supplier"),
+                          "quantity": _first_number("quantity", "current_stock", kind=int),
+                          "reorder_level": _first_number("reorder_level", "min_stock_threshold", "min_stock", kind=int),
+                          "unit": first_of("unit"), "unit_cost": _first_number("unit_cost"),
+                          "unit_price": _first_number("unit_price", "selling_price"),
+                          "lead_time_days": _first_number("lead_time_days", kind=int), "notes": text_of("notes")},
+    fold_into="notes", defaults={"location": INVENTORY_LOCATION},
+    extra_rows={"locations": ({"id": INVENTORY_LOCATION, "name": "Stock"},)}), {
+    "inventory_list_products": _LIST_PRODUCTS, "inventory_list_items": _LIST_PRODUCTS,
+    "inventory_get_product": _GET_PRODUCT, "inventory_get_item": _GET_PRODUCT,
+    "inventory_create_order": ToolMap("inventory_create_order", {
+        "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
+        result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
+                                   "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })
