@@ -316,6 +316,7 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     assert (lease["priority"], lease["tags"], lease["due_date"]) == ("high", ["facilities"], "2026-03-04T00:00:00Z")
     assert lease["description"] == "Sign the renewal with the landlord\nassignee: Mara Lind"  # folded field
     assert _call(env, "todo_get_task", task_id="td-13")["description"] == "status: in_progress"
+    assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19T00:00:00Z"  # a date alone
     updated = _call(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
     assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
     assert ids("completed") == ["td-15", "td-12"]

@@ -246,11 +246,12 @@ TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium":
 TODO_DONE = {"completed": True, "done": True, "pending": False, "in_progress": False, "all": None}
 
 
-def _todo_due(record: Any) -> str | None:
-    due = str(record.get("due_date") or "")
-    if not due:
-        return None
-    return format_time(parse_time(f"{due}T00:00:00Z" if len(due) == 10 else due))
+def _day_or_time(name: str) -> Derived:
+    """A fixture time in UTC; a date alone (YYYY-MM-DD) is that day's 00:00 UTC."""
+    def compute(record: Any) -> str | None:
+        value = str(record.get(name) or "")
+        return format_time(parse_time(f"{value}T00:00:00Z" if len(value) == 10 else value)) if value else None
+    return Derived((name,), compute)
 
 
 def _todo_notes(record: Any) -> str:
@@ -261,18 +262,19 @@ def _todo_notes(record: Any) -> str:
 
 
 _TODO = ResultShape(fields={"task_id": "id", "title": "title", "description": "notes", "done": "done",
-                            "priority": "priority", "due_date": "due", "tags": "tags", "created_at": "created_at"})
+                            "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
+                            "created_at": "created_at"})
 _TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY)
 # A due date is that day's 00:00 UTC; status pending/completed/in_progress -> the done flag (in progress is a line
 # of the notes, and listing `in_progress` lists every task not done); description + other fields -> notes.
 ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     "tasks", "tasks", {"id": text_of("task_id"), "title": "title", "notes": Derived(("description", "status"), _todo_notes),
-                       "due": Derived(("due_date",), _todo_due),
+                       "due": _day_or_time("due_date"),
                        "priority": Derived(("priority",), lambda r: TODO_PRIORITY.get(
                            str(r.get("priority") or "medium").lower(), str(r.get("priority")))),
                        "tags": tags_of("tags"),
                        "done": Derived(("status",), lambda r: str(r.get("status", "")).lower() in ("completed", "done")),
-                       "done_at": _utc("completed_at"), "created_at": text_of("created_at")},
+                       "done_at": _day_or_time("completed_at"), "created_at": text_of("created_at")},
     fold_into="notes", defaults={"list_id": TODO_LIST},
     extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
     "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("done", "lower", values=TODO_DONE)},
