@@ -340,6 +340,7 @@ def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders
     assert scanner["notes"] == "Fragile\nlocation: Shelf C-2"  # the shelf is no stock location: a line of notes
     labels = _call(env, "inventory_get_product", product_id="P-1")
     assert labels["notes"] == "daily_avg_sales: 6"
+    assert (labels["unit"], scanner["unit"]) == ("rolls", "")  # a product without a unit gets none invented
     order = _call(env, "inventory_create_order", product_id="P-3", quantity=8)
     assert (order["product_id"], order["quantity"], order["supplier"], order["status"]) == ("P-3", 8, "Scanline",
                                                                                             "placed")

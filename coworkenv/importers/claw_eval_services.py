@@ -320,7 +320,7 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
                           "unit": first_of("unit"), "unit_cost": _first_number("unit_cost"),
                           "unit_price": _first_number("unit_price", "selling_price"),
                           "lead_time_days": _first_number("lead_time_days", kind=int), "notes": text_of("notes")},
-    fold_into="notes", defaults={"location": INVENTORY_LOCATION},
+    fold_into="notes", defaults={"location": INVENTORY_LOCATION, "unit": ""},  # no unit invented when none is given
     extra_rows={"locations": ({"id": INVENTORY_LOCATION, "name": "Stock"},)}), {
     "inventory_list_products": _LIST_PRODUCTS, "inventory_list_items": _LIST_PRODUCTS,
     "inventory_get_product": _GET_PRODUCT, "inventory_get_item": _GET_PRODUCT,
