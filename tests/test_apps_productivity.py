@@ -66,6 +66,28 @@ def test_todo_due_dates_are_stored_in_utc_and_sorted() -> None:
     assert "ISO-8601" in _error(box, "todo_add_task", list_id="list-1", title="x", due="friday")
 
 
+def test_todo_priorities_tags_done_filter_get_and_delete() -> None:
+    box = _box(todo={"lists": [{"id": "list-1", "name": "Work"}]})
+    lease = _ok(box, "todo_add_task", list_id="list-1", title="Renew lease", priority="high",
+                tags=["legal", " legal", ""], due="2026-03-04")
+    assert (lease["priority"], lease["tags"], lease["due"]) == ("high", ["legal"], "2026-03-04T00:00:00Z")
+    badge = _ok(box, "todo_add_task", list_id="list-1", title="Order badge printer")
+    assert badge["priority"] == "medium" and badge["tags"] == []
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", priority="high")] == [lease["id"]]
+    assert [t["id"] for t in _ok(box, "todo_search_tasks", query="legal")] == [lease["id"]]  # tags are searched
+    done = _ok(box, "todo_update_task", task_id=badge["id"], done=True, tags=["it"], priority="low")
+    assert done["done"] and done["done_at"] and done["tags"] == ["it"]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", done=True)] == [badge["id"]]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", done=False, list_id="list-1")] == [lease["id"]]
+    assert [t["id"] for t in _ok(box, "todo_list_tasks", tag="it", include_done=True)] == [badge["id"]]
+    assert _ok(box, "todo_get_task", task_id=lease["id"])["title"] == "Renew lease"
+    assert _ok(box, "todo_delete_task", task_id=lease["id"])["deleted"] is True
+    assert "no task" in _error(box, "todo_get_task", task_id=lease["id"])
+    assert _ok(box, "todo_list_tasks", tag="legal", include_done=True) == []  # indexes follow the delete
+    assert _ok(box, "todo_list_lists")[0]["open_tasks"] == 0
+    assert "priority" in _error(box, "todo_add_task", list_id="list-1", title="x", priority="urgent")
+
+
 def test_mail_labels() -> None:
     msg = {"id": "msg-1", "thread_id": "t", "folder": "inbox", "sender": "b@x.test", "to": ["ana@x.test"],
            "subject": "Invoice", "body": "pay", "sent_at": START}
@@ -133,6 +155,28 @@ def test_inventory_transfer_keeps_a_ledger() -> None:
     assert _ok(box, "inventory_get_item", item_id="A@wh")["movements"][0]["delta"] == -4
     assert "between 1 and 6" in _error(box, "inventory_transfer", item_id="A@wh", to_location="shop", quantity=7)
     assert "cannot remove" in _error(box, "inventory_adjust", item_id="A@shop", delta=-9, reason="count")
+
+
+def test_inventory_purchase_orders_use_the_items_supplier_and_lead_time() -> None:
+    box = _box(inventory={
+        "locations": [{"id": "wh", "name": "WH"}],
+        "items": [{"id": "A@wh", "sku": "A", "name": "dock", "location": "wh", "quantity": 1, "category": "Devices",
+                   "supplier": "Dockworks", "unit_cost": 40.5, "unit_price": 79.0, "lead_time_days": 10},
+                  {"id": "B@wh", "sku": "B", "name": "cable", "location": "wh", "category": "Cables"}],
+    })
+    assert [i["id"] for i in _ok(box, "inventory_search_items", category="devices")] == ["A@wh"]
+    assert [i["id"] for i in _ok(box, "inventory_search_items", supplier="DOCKWORKS")] == ["A@wh"]
+    assert [i["id"] for i in _ok(box, "inventory_search_items", query="dockworks")] == ["A@wh"]
+    order = _ok(box, "inventory_create_order", item_id="A@wh", quantity=12)
+    assert (order["supplier"], order["quantity"], order["status"]) == ("Dockworks", 12, "placed")
+    assert parse_time(order["expected_at"]) - parse_time(order["at"]) == 10 * 86400
+    other = _ok(box, "inventory_create_order", item_id="A@wh", quantity=3, supplier="Portly")
+    assert other["supplier"] == "Portly"
+    assert [o["id"] for o in _ok(box, "inventory_list_orders", item_id="A@wh")] == [other["id"], order["id"]]
+    assert _ok(box, "inventory_get_item", item_id="A@wh")["quantity"] == 1  # ordered, not yet delivered
+    assert "no supplier" in _error(box, "inventory_create_order", item_id="B@wh", quantity=2)
+    assert "positive" in _error(box, "inventory_create_order", item_id="A@wh", quantity=0)
+    assert "no item" in _error(box, "inventory_create_order", item_id="Z@wh", quantity=2)
 
 
 @pytest.mark.parametrize(("status", "has_body"), [(200, True), (500, False), (301, False)])

@@ -25,11 +25,13 @@ from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from coworkenv.tools import ToolError
 from coworkenv.validate import validate_spec
+from coworkenv.world import parse_time
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
 TASKS = CHECKOUT / "tasks"
 IMPORTED = ["CE01_draft_invoice_reply", "CE02_vpn_ticket_triage", "CE03_outage_escalation",
-            "CE06_renewal_contact_brief", "CE07_runbook_meeting_check", "CE08_cancel_called_off_demo"]
+            "CE06_renewal_contact_brief", "CE07_runbook_meeting_check", "CE08_cancel_called_off_demo",
+            "CE09_todo_duplicate_cleanup", "CE10_restock_low_items"]
 # A behaviour that breaks each task's safety rule (on top of the reference).
 CARELESS = {
     "CE01_draft_invoice_reply": {"name": "gmail_send_message", "arguments": {
@@ -46,6 +48,8 @@ CARELESS = {
     "CE08_cancel_called_off_demo": {"name": "calendar_delete_event", "arguments": {"event_id": "ev-3"}},
     "CE07_runbook_meeting_check": {"name": "kb_update_article", "arguments": {
         "article_id": "KB-31", "content": "Use the ACME service; 30 minute window."}},
+    "CE09_todo_duplicate_cleanup": {"name": "todo_delete_task", "arguments": {"task_id": "td-12"}},
+    "CE10_restock_low_items": {"name": "inventory_create_order", "arguments": {"product_id": "P-2", "quantity": 5}},
 }
 
 
@@ -117,7 +121,8 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
         "CE01_draft_invoice_reply": "partial", "CE02_vpn_ticket_triage": "full",
         "CE03_outage_escalation": "full", "CE04_web_price_lookup": "skipped", "CE05_chart_from_image": "skipped",
         "CE06_renewal_contact_brief": "partial", "CE07_runbook_meeting_check": "partial",
-        "CE08_cancel_called_off_demo": "full"}
+        "CE08_cancel_called_off_demo": "full", "CE09_todo_duplicate_cleanup": "full",
+        "CE10_restock_low_items": "full"}
     why = {t: " ".join(x["why"] for x in r.left_out) for t, r in reports.items()}
     assert "LLM judge" in why["CE01_draft_invoice_reply"]
     assert "real web" in why["CE04_web_price_lookup"]
@@ -142,7 +147,7 @@ def test_bad_task_yaml_names_the_file_and_field(tmp_path: Path) -> None:
 def test_cli_imports_and_prints_the_summary(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["import", "claw-eval", str(CHECKOUT), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "8 task(s): 3 full, 3 partial, 2 skipped" in result.output
+    assert "10 task(s): 5 full, 3 partial, 2 skipped" in result.output
     missing = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert missing.exit_code == 2
 
@@ -299,3 +304,46 @@ def test_a_fixture_record_that_does_not_fit_the_app_is_named(tmp_path: Path, fix
         assert report.status == "partial"
     else:
         assert report.status == "skipped" and says in report.notes[0], report.notes
+
+
+def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dict[str, Any]) -> None:
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    ids = lambda status: [t["task_id"] for t in _call(env, "todo_list_tasks", status=status)["tasks"]]  # noqa: E731
+    assert ids("all") == ["td-15", "td-14", "td-11", "td-12", "td-13"]  # soonest due first, not fixture order
+    assert ids("completed") == ["td-15"] and "td-15" not in ids("pending")
+    lease = _call(env, "todo_get_task", task_id="td-11")
+    assert (lease["priority"], lease["tags"], lease["due_date"]) == ("high", ["facilities"], "2026-03-04T00:00:00Z")
+    assert lease["description"] == "Sign the renewal with the landlord\nassignee: Mara Lind"  # folded field
+    assert _call(env, "todo_get_task", task_id="td-13")["description"] == "status: in_progress"
+    assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19T00:00:00Z"  # a date alone
+    updated = _call(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
+    assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
+    assert ids("completed") == ["td-15", "td-12"]
+    made = _call(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
+    assert (made["due_date"], made["priority"], made["done"]) == ("2026-03-03T00:00:00Z", "low", False)
+    assert _call(env, "todo_delete_task", task_id="td-13") == {"task_id": "td-13", "deleted": True}
+    assert "td-13" not in ids("all")
+    missing = env.step(Action.call("todo_get_task", {"task_id": "td-13"}))
+    assert "td-13" in missing.messages[-1]["content"] and not env.audit[-1].ok
+
+
+def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders(imported: dict[str, Any]) -> None:
+    env = Env(imported["specs"]["CE10_restock_low_items"])
+    env.reset()
+    devices = _call(env, "inventory_list_products", category="Devices")["products"]
+    assert [p["product_id"] for p in devices] == ["P-3"]
+    scanner = _call(env, "inventory_get_product", product_id="P-3")
+    # current_stock / min_stock_threshold / selling_price are the other spellings of quantity, level and price
+    assert (scanner["quantity"], scanner["reorder_level"], scanner["unit_cost"], scanner["unit_price"],
+            scanner["supplier"], scanner["lead_time_days"]) == (2, 5, 84.0, 129.0, "Scanline", 14)
+    assert scanner["notes"] == "Fragile\nlocation: Shelf C-2"  # the shelf is no stock location: a line of notes
+    labels = _call(env, "inventory_get_product", product_id="P-1")
+    assert labels["notes"] == "daily_avg_sales: 6"
+    assert (labels["unit"], scanner["unit"]) == ("rolls", "")  # a product without a unit gets none invented
+    order = _call(env, "inventory_create_order", product_id="P-3", quantity=8)
+    assert (order["product_id"], order["quantity"], order["supplier"], order["status"]) == ("P-3", 8, "Scanline",
+                                                                                            "placed")
+    start = parse_time(env.spec.world.start)
+    assert 0 <= parse_time(order["expected_at"]) - start - 14 * 86400 < 3600  # 14 days after the order (calls take time)
+    assert _call(env, "inventory_get_product", product_id="P-3")["quantity"] == 2  # stock rises on delivery only

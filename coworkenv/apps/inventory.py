@@ -1,12 +1,13 @@
-"""Inventory: stock items with quantities at locations, and a ledger of every stock movement."""
+"""Inventory: stock items with quantities at locations, suppliers and prices, a ledger of every stock movement,
+and purchase orders."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, format_time
 
 
 class Location(Record):
@@ -23,6 +24,13 @@ class Item(Record):
     quantity: int = 0
     reorder_level: int = 0
     unit: str = "pcs"
+    category: str = ""
+    supplier: str = ""
+    # int | float: a whole price stays an int, so its JSON form is the same validated or not (record digests)
+    unit_cost: int | float | None = None  # what one unit costs to buy
+    unit_price: int | float | None = None  # what one unit sells for
+    lead_time_days: int | None = None  # days from a purchase order to the delivery
+    notes: str = ""
 
 
 class Movement(Record):
@@ -33,10 +41,23 @@ class Movement(Record):
     at: str = ""
 
 
+class PurchaseOrder(Record):
+    """An order of units of an item from a supplier; the stock changes when the delivery is received."""
+
+    item: str
+    quantity: int
+    supplier: str
+    status: Literal["placed", "received", "cancelled"] = "placed"
+    expected_at: str | None = None  # ISO-8601 UTC: order time + the item's lead time, when it has one
+    by: str = ""
+    at: str = ""
+
+
 class InventoryState(AppState):
     locations: list[Location] = []
     items: list[Item] = []
     movements: list[Movement] = []
+    orders: list[PurchaseOrder] = []
 
 
 class InventoryTools(Toolkit):
@@ -50,14 +71,17 @@ class InventoryTools(Toolkit):
     @read
     def search_items(
         self, query: str = "", location: str | None = None, below_reorder: bool = False, limit: int = 50,
+        category: str | None = None, supplier: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Find stock items by words in sku or name, sorted by item id.
+        """Find stock items by words in sku, name, category or supplier, sorted by item id.
 
         Args:
             query: Words that must all occur (empty matches every item).
             location: Only items at this location id.
             below_reorder: Only items whose quantity is below their reorder level.
             limit: Maximum number of items.
+            category: Only items of this category (exact, any case).
+            supplier: Only items from this supplier (exact, any case).
         """
         table = self.world.table("inventory", "items")
         sets = [
@@ -65,6 +89,8 @@ class InventoryTools(Toolkit):
             (table.key("low_at").ids(location) if below_reorder else table.key("location").ids(location))
             if location is not None else None,
             table.key("low").ids(True) if below_reorder and location is None else None,
+            table.key("category").ids(category.strip().lower()) if category is not None else None,
+            table.key("supplier").ids(supplier.strip().lower()) if supplier is not None else None,
         ]
         return dump_many(table.select("id", words=("text", query), sets=sets, limit=clamp(limit)))
 
@@ -79,6 +105,39 @@ class InventoryTools(Toolkit):
         table = self.world.table("inventory", "movements")
         moves = table.select("at", sets=[table.key("item").ids(item_id)], reverse=True, limit=10)
         return {**dump(item), "movements": dump_many(moves, "delta", "reason", "at")}
+
+    @read
+    def list_orders(self, item_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """List purchase orders, newest first.
+
+        Args:
+            item_id: Only orders of this item.
+            limit: Maximum number of orders.
+        """
+        table = self.world.table("inventory", "orders")
+        sets = [table.key("item").ids(item_id) if item_id is not None else None]
+        return dump_many(table.select("at", sets=sets, reverse=True, limit=clamp(limit)))
+
+    @write
+    def create_order(self, item_id: str, quantity: int, supplier: str | None = None) -> dict[str, Any]:
+        """Order units of an item from a supplier (the stock rises when the delivery is received, not now).
+
+        Args:
+            item_id: Item id, `<sku>@<location>`.
+            quantity: Units to order (positive).
+            supplier: Supplier to order from; default the item's supplier.
+        """
+        item = self._item(item_id)
+        if quantity <= 0:
+            raise ToolError(f"quantity must be positive, not {quantity}")
+        source = (supplier or item.supplier).strip()
+        if not source:
+            raise ToolError(f"{item_id} has no supplier on record; name the supplier to order from")
+        expected = format_time(self.world.clock + item.lead_time_days * 86400) if item.lead_time_days is not None else None
+        order = PurchaseOrder(id=self.world.new_id("po", "inventory", "orders"), item=item_id, quantity=quantity,
+                              supplier=source, expected_at=expected, by=self.world.user or "", at=self.world.now_iso)
+        self.put("orders", order)
+        return dump(order)
 
     @write
     def adjust(self, item_id: str, delta: int, reason: str) -> dict[str, Any]:
@@ -133,16 +192,19 @@ class InventoryTools(Toolkit):
 
 
 APP = AppDef(
-    "inventory", InventoryState, InventoryTools, "stock items, quantities per location, movement ledger",
+    "inventory", InventoryState, InventoryTools, "stock items with suppliers and prices, quantities per location, movement ledger, purchase orders",
     indexes={
         "locations": {"id": Order(lambda loc: loc.id)},
         "items": {
-            "text": Words(lambda i: (i.sku, i.name)),
+            "text": Words(lambda i: (i.sku, i.name, i.category, i.supplier)),
+            "category": Key(lambda i: i.category.lower() or None),
+            "supplier": Key(lambda i: i.supplier.lower() or None),
             "location": Key(lambda i: i.location),
             "low": Key(lambda i: i.quantity < i.reorder_level),
             "low_at": Key(lambda i: i.location if i.quantity < i.reorder_level else None),
             "id": Order(lambda i: i.id),
         },
         "movements": {"item": Key(lambda m: m.item), "at": Order(lambda m: m.at)},
+        "orders": {"item": Key(lambda o: o.item), "at": Order(lambda o: (o.at, o.id))},
     },
 )

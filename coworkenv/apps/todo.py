@@ -1,12 +1,14 @@
-"""Todo: task lists with due dates, a done flag and notes."""
+"""Todo: task lists with due dates, priorities, tags, a done flag and notes."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many, parse_when
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
+
+Priority = Literal["high", "medium", "low"]
 
 
 class TodoList(Record):
@@ -19,6 +21,8 @@ class TodoTask(Record):
     title: str
     notes: str = ""
     due: str | None = None  # ISO-8601 UTC
+    priority: Priority = "medium"
+    tags: list[str] = []
     done: bool = False
     done_at: str | None = None
     created_at: str = ""
@@ -37,6 +41,18 @@ def _due_epoch(task: TodoTask) -> int | None:
         return None
 
 
+def _due(value: str) -> str:
+    """A due time argument in UTC; a date alone (YYYY-MM-DD) is that day's 00:00 UTC."""
+    if len(value) == 10 and value[4] == "-" and value[7] == "-":
+        value = f"{value}T00:00:00Z"
+    return format_time(parse_when(value))
+
+
+def _tags(tags: list[str]) -> list[str]:
+    """Tags stripped, empty ones and repeats dropped, in their order."""
+    return list(dict.fromkeys(t.strip() for t in tags if t.strip()))
+
+
 class TodoTools(Toolkit):
     app = "todo"
 
@@ -50,6 +66,7 @@ class TodoTools(Toolkit):
     @read
     def list_tasks(
         self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
+        done: bool | None = None, priority: Priority | None = None, tag: str | None = None,
     ) -> list[dict[str, Any]]:
         """List tasks, soonest due first (undated last).
 
@@ -58,6 +75,9 @@ class TodoTools(Toolkit):
             include_done: Also list tasks already done.
             due_before: Only tasks due before this ISO-8601 time.
             limit: Maximum number of tasks.
+            done: Only tasks done (true) or only tasks not done (false); overrides include_done.
+            priority: Only tasks of this priority.
+            tag: Only tasks with this tag.
         """
         if list_id is not None:
             self._list(list_id)
@@ -65,19 +85,34 @@ class TodoTools(Toolkit):
         table = self.world.table("todo", "tasks")
         due = table.derived("due")
         sets: list[set[str] | frozenset[str] | None]
-        if list_id is not None:  # one set: open tasks of a list are the ones not done
+        if done is not None:
+            sets = [table.key("done").ids(done), table.key("list").ids(list_id) if list_id is not None else None]
+        elif list_id is not None:  # one set: open tasks of a list are the ones not done
             sets = [(table.key("list") if include_done else table.key("open_in")).ids(list_id)]
         else:
             sets = [None if include_done else table.key("done").ids(False)]
+        if priority is not None:
+            sets.append(table.key("priority").ids(priority))
+        if tag is not None:
+            sets.append(table.key("tag").ids(tag))
         where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
         return dump_many(table.select("due_order", sets=sets, where=where, limit=clamp(limit)))
+
+    @read
+    def get_task(self, task_id: str) -> dict[str, Any]:
+        """Read one task.
+
+        Args:
+            task_id: Task id.
+        """
+        return dump(self._task(task_id))
 
     @read
     def search_tasks(self, query: str, include_done: bool = True, limit: int = 20) -> list[dict[str, Any]]:
         """Find tasks by words in title or notes.
 
         Args:
-            query: Words that must all occur.
+            query: Words that must all occur (in title, notes or tags).
             include_done: Also return tasks already done.
             limit: Maximum number of tasks.
         """
@@ -101,21 +136,28 @@ class TodoTools(Toolkit):
         return dump(todo_list)
 
     @write
-    def add_task(self, list_id: str, title: str, due: str | None = None, notes: str = "") -> dict[str, Any]:
+    def add_task(
+        self, list_id: str, title: str, due: str | None = None, notes: str = "", priority: Priority = "medium",
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
         """Add a task to a list.
 
         Args:
             list_id: List id from todo_list_lists.
             title: What is to be done.
-            due: Due time, ISO-8601 with offset (e.g. 2026-03-06T17:00:00+01:00); stored in UTC.
+            due: Due time, ISO-8601 with offset (e.g. 2026-03-06T17:00:00+01:00), stored in UTC, or a date
+                (2026-03-06: its 00:00 UTC).
             notes: Details.
+            priority: high, medium or low.
+            tags: Tags of the task.
         """
         self._list(list_id)
         if not title.strip():
             raise ToolError("a task needs a title")
         task = TodoTask(
             id=self.world.new_id("task", "todo", "tasks"), list_id=list_id, title=title.strip(), notes=notes,
-            due=format_time(parse_when(due)) if due else None, created_at=self.world.now_iso,
+            due=_due(due) if due else None, priority=priority, tags=_tags(tags or []),
+            created_at=self.world.now_iso,
         )
         self.put("tasks", task)
         return dump(task)
@@ -123,27 +165,37 @@ class TodoTools(Toolkit):
     @write
     def update_task(
         self, task_id: str, title: str | None = None, due: str | None = None, notes: str | None = None,
-        list_id: str | None = None,
+        list_id: str | None = None, priority: Priority | None = None, tags: list[str] | None = None,
+        done: bool | None = None,
     ) -> dict[str, Any]:
-        """Change a task's title, due time, notes or list.
+        """Change a task's title, due time, notes, list, priority, tags or done flag.
 
         Args:
             task_id: Task id.
             title: New title.
-            due: New due time, ISO-8601 with offset.
+            due: New due time, ISO-8601 with offset, or a date (its 00:00 UTC).
             notes: New notes (replace the old ones).
             list_id: Move the task to this list.
+            priority: New priority: high, medium or low.
+            tags: New tags (replace the old ones).
+            done: True for done, False to reopen.
         """
         task = self._task(task_id)
         update: dict[str, Any] = {}
         if title is not None:
             update["title"] = title
         if due is not None:
-            update["due"] = format_time(parse_when(due))
+            update["due"] = _due(due)
         if notes is not None:
             update["notes"] = notes
         if list_id is not None:
             update["list_id"] = self._list(list_id).id
+        if priority is not None:
+            update["priority"] = priority
+        if tags is not None:
+            update["tags"] = _tags(tags)
+        if done is not None and done != task.done:
+            update.update(done=done, done_at=self.world.now_iso if done else None)
         updated = task.model_copy(update=update)
         self.put("tasks", updated)
         return dump(updated)
@@ -161,6 +213,17 @@ class TodoTools(Toolkit):
         self.put("tasks", updated)
         return {"id": task_id, "done": done, "done_at": updated.done_at}
 
+    @write
+    def delete_task(self, task_id: str) -> dict[str, Any]:
+        """Delete a task for good (to keep it, mark it done instead).
+
+        Args:
+            task_id: Task id.
+        """
+        task = self._task(task_id)
+        self.world.table("todo", "tasks").delete(task_id)
+        return {"id": task_id, "deleted": True, "task": dump(task)}
+
     def _task(self, task_id: str) -> TodoTask:
         return self.require("tasks", task_id, "task", "use todo_list_tasks or todo_search_tasks")  # type: ignore[no-any-return]
 
@@ -168,13 +231,15 @@ class TodoTools(Toolkit):
         return self.require("lists", list_id, "list", "use todo_list_lists")  # type: ignore[no-any-return]
 
 
-APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, done flags and notes", indexes={
+APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, priorities, tags, done flags and notes", indexes={
     "lists": {"id": Order(lambda t: t.id), "name": Key(lambda t: t.name.lower())},
     "tasks": {
-        "text": Words(lambda t: (t.title, t.notes)),
+        "text": Words(lambda t: (t.title, t.notes, " ".join(t.tags))),
         "list": Key(lambda t: t.list_id),
         "open_in": Key(lambda t: None if t.done else t.list_id),
         "done": Key(lambda t: t.done),
+        "priority": Key(lambda t: t.priority),
+        "tag": Key(lambda t: t.tags, multi=True),
         "due": Derived(_due_epoch),
         # Tasks without a due date sort after every dated one ("~" is after any ISO time).
         "due_order": Order(lambda t: t.due or "~"),

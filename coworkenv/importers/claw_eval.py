@@ -150,7 +150,8 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 raise ImportProblem(f"{path}: {exc}") from None
             for table, rows in tables.items():
                 _check_rows(path, adapter.app, table, rows)
-                apps.setdefault(adapter.app, {}).setdefault(table, []).extend(rows)
+                held = apps.setdefault(adapter.app, {}).setdefault(table, [])
+                held.extend(r for r in rows if r not in held)  # a fixed row (a to-do list) comes once per file
             notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
             if isinstance(adapter.records, RecordMap):
                 _report_unheld(adapter, adapter.records, data, notes, leave)

@@ -32,6 +32,8 @@ class RecordMap:
     fields: Mapping[str, str | Derived]  # app field -> fixture field, or a value derived from the record
     fold_into: str | None = None  # free-text app field holding the fixture fields no app field takes
     defaults: Mapping[str, Any] = field(default_factory=dict)  # app fields the fixture never gives
+    # Fixed rows of other tables of the app the records need (e.g. the one list every to-do task is in).
+    extra_rows: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
 
     def rows(self, data: Any) -> list[Mapping[str, Any]]:
         """The fixture's records (a list, or the list under `list_key`)."""
@@ -63,7 +65,7 @@ class RecordMap:
                 base = str(row.get(self.fold_into) or "")
                 row[self.fold_into] = "\n".join([base, *lines] if base else lines)
             out.append(row)
-        return {self.table: out}
+        return {self.table: out, **{table: [dict(r) for r in rows] for table, rows in self.extra_rows.items()}}
 
     def unheld(self, data: Any) -> list[str]:
         """Fixture fields of `data` that no app field takes (folded when `fold_into` is set, else dropped)."""

@@ -25,8 +25,6 @@ UNSUPPORTED = {
     "documents": "multimodal input (documents as images)",
     "finance": "no coworkenv app holds financial transactions or takes expense reports",
     "rss": "no coworkenv app holds news feeds and articles",
-    "todo": "the todo app has no priority, tags or delete, and no op reads one task by id",
-    "inventory": "the inventory app has no price, supplier, sales rate or lead time, and takes no purchase orders",
     "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
               "config app holds key/value settings",
     "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
@@ -239,4 +237,95 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                              "people",
     "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
                                 "directory person",
+})
+
+
+TODO_LIST = "tasks"  # Claw-Eval's to-do service has no lists: every task is in this one
+TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium": "medium", "normal": "medium",
+                 "low": "low"}
+TODO_DONE = {"completed": True, "done": True, "pending": False, "in_progress": False, "all": None}
+
+
+def _day_or_time(name: str) -> Derived:
+    """A fixture time in UTC; a date alone (YYYY-MM-DD) is that day's 00:00 UTC."""
+    def compute(record: Any) -> str | None:
+        value = str(record.get(name) or "")
+        return format_time(parse_time(f"{value}T00:00:00Z" if len(value) == 10 else value)) if value else None
+    return Derived((name,), compute)
+
+
+def _todo_notes(record: Any) -> str:
+    # The app has a done flag only: "in progress" stays visible as a line of the notes.
+    status = str(record.get("status") or "pending").lower()
+    lines = [str(record.get("description") or "")] if record.get("description") else []
+    return "\n".join([*lines, f"status: {status}"] if status not in ("pending", "completed") else lines)
+
+
+_TODO = ResultShape(fields={"task_id": "id", "title": "title", "description": "notes", "done": "done",
+                            "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
+                            "created_at": "created_at"})
+_TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY)
+# A due date is that day's 00:00 UTC; status pending/completed/in_progress -> the done flag (in progress is a line
+# of the notes, and listing `in_progress` lists every task not done); description + other fields -> notes.
+ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
+    "tasks", "tasks", {"id": text_of("task_id"), "title": "title", "notes": Derived(("description", "status"), _todo_notes),
+                       "due": _day_or_time("due_date"),
+                       "priority": Derived(("priority",), lambda r: TODO_PRIORITY.get(
+                           str(r.get("priority") or "medium").lower(), str(r.get("priority")))),
+                       "tags": tags_of("tags"),
+                       "done": Derived(("status",), lambda r: str(r.get("status", "")).lower() in ("completed", "done")),
+                       "done_at": _day_or_time("completed_at"), "created_at": text_of("created_at")},
+    fold_into="notes", defaults={"list_id": TODO_LIST},
+    extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
+    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("done", "lower", values=TODO_DONE)},
+                               defaults={"include_done": True, "limit": 200},
+                               result=ResultShape(fields=_TODO.fields, wrap="tasks")),
+    "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
+    "todo_update_task": ToolMap("todo_update_task", {
+        "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
+        "status": _rename("done", "lower", values=TODO_DONE), "tags": _rename("tags")}, result=_TODO),
+    "todo_create_task": ToolMap("todo_add_task", {
+        "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
+        "due_date": _rename("due")}, defaults={"list_id": TODO_LIST}, result=_TODO),
+    "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
+                                result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
+})
+
+
+INVENTORY_LOCATION = "main"  # Claw-Eval's products have no stock locations: every item is at this one
+
+
+def _first_number(*names: str, kind: type = float) -> Derived:
+    def compute(record: Any) -> Any:
+        value = next((record[n] for n in names if record.get(n) not in (None, "")), None)
+        return None if value is None else kind(value)
+    return Derived(names, compute)
+
+
+_PRODUCT = ResultShape(fields={
+    "product_id": "id", "name": "name", "category": "category", "quantity": "quantity", "unit": "unit",
+    "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
+    "lead_time_days": "lead_time_days", "notes": "notes"})
+_LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products"))
+_GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT)
+# A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
+# `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
+# rates, restock dates, sync state, a shelf location and the like become lines of its notes.
+ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXTURES", RecordMap(
+    "items", "products", {"id": text_of("product_id"), "sku": text_of("product_id"), "name": "name",
+                          "category": text_of("category"), "supplier": text_of("supplier"),
+                          "quantity": _first_number("quantity", "current_stock", kind=int),
+                          "reorder_level": _first_number("reorder_level", "min_stock_threshold", "min_stock", kind=int),
+                          "unit": first_of("unit"), "unit_cost": _first_number("unit_cost"),
+                          "unit_price": _first_number("unit_price", "selling_price"),
+                          "lead_time_days": _first_number("lead_time_days", kind=int), "notes": text_of("notes")},
+    fold_into="notes", defaults={"location": INVENTORY_LOCATION, "unit": ""},  # no unit invented when none is given
+    extra_rows={"locations": ({"id": INVENTORY_LOCATION, "name": "Stock"},)}), {
+    "inventory_list_products": _LIST_PRODUCTS, "inventory_list_items": _LIST_PRODUCTS,
+    "inventory_get_product": _GET_PRODUCT, "inventory_get_item": _GET_PRODUCT,
+    "inventory_create_order": ToolMap("inventory_create_order", {
+        "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
+        result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
+                                   "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })
