@@ -22,7 +22,9 @@ from coworkenv.world._hashing import record_digest
 
 RecordDigest = Callable[[str, str, str, BaseModel], int]
 
-_SCALARS = (str, int, float, bool, NoneType)
+# Not float: a float field can hold an int that skipped validation (a tool's write, `model_construct`), which orjson
+# writes as `0` where the serializer writes `0.0`; models with float fields take the serializer's path.
+_SCALARS = (str, int, bool, NoneType)
 # Canonical JSON (sorted keys) that refuses what pydantic's JSON mode would write differently from orjson (dates,
 # subclasses of str/int/dict/list, dataclasses) and what orjson cannot write (sets): those records take the
 # serializer's path, so a value a tool put in without validation hashes exactly as before.
