@@ -140,6 +140,9 @@ def test_bad_task_yaml_names_the_file_and_field(tmp_path: Path) -> None:
     (task / "task.yaml").write_text("task_id: X1\nprompt: {language: en}\n")
     reports = import_checkout(tmp_path, tmp_path / "out")
     assert reports[0].status == "skipped" and "prompt.text" in reports[0].notes[0]
+    shown = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path), "--out", str(tmp_path / "cli")])
+    assert shown.exit_code == 0, shown.output
+    assert "X1\tskipped\tcannot import: " in shown.output and "prompt.text" in shown.output  # not "left out: -"
     with pytest.raises(ImportProblem, match="no task folders"):
         import_checkout(tmp_path / "out", tmp_path / "out2")
 

@@ -31,8 +31,11 @@ def claw_eval_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE_ERROR) from None
     for r in reports:
-        left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out) or "-"
-        typer.echo(f"{r.task_id}\t{r.status}\tleft out: {left}")
+        left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out)
+        if not left and r.status == "skipped" and r.notes:  # the task could not be read at all: say why
+            typer.echo(f"{r.task_id}\t{r.status}\tcannot import: {'; '.join(r.notes)}")
+            continue
+        typer.echo(f"{r.task_id}\t{r.status}\tleft out: {left or '-'}")
     counts = {s: sum(r.status == s for r in reports) for s in ("full", "partial", "skipped")}
     typer.echo(f"{len(reports)} task(s): {counts['full']} full, {counts['partial']} partial, "
                f"{counts['skipped']} skipped; report: {out / 'import_report.json'}")
