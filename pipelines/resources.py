@@ -37,7 +37,8 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     llm_url: str = Field(default="", description="OpenAI-compatible endpoint for generation/teacher; empty = procedural + oracle")
     llm_model: str = Field(default="", description="Model name at llm_url")
     repair_rounds: int = Field(default=3, ge=0, description="Repair rounds of the validation loop")
-    min_acceptance_rate: float = Field(default=0.5, ge=0.0, description="validated_envs check: minimum acceptance rate")
+    min_acceptance_rate: float = Field(default=0.5, ge=0.0, allow_inf_nan=False,
+                                       description="validated_envs check: minimum acceptance rate (above 1: the check always fails)")
     hub_repo_id: str = Field(default="", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
     train_config: str = Field(default="tiny", description="Trainer config name in trainers/configs")
     held_out_capability: str = Field(

@@ -318,7 +318,7 @@ def test_a_read_only_out_folder_is_named(tmp_path: Path, command: str) -> None:
 
 
 # -- settings and secrets ------------------------------------------------------------------------------------------
-_UNUSABLE = {int: ["abc", "1.5", "", "99999999999999999999999"], float: ["x", "nan", "-1"],
+_UNUSABLE = {int: ["abc", "1.5", "", "99999999999999999999999"], float: ["x", "nan", "inf", "-1"],
              bool: ["maybe", "2"]}
 
 
