@@ -18,6 +18,8 @@ from pipelines.freshness import (
     eval_input_hash,
     held_out_env_ids,
     no_held_out_message,
+    no_train_message,
+    train_env_ids,
     trainer_config_hash,
 )
 from pipelines.resources import CoworkenvSettings
@@ -49,6 +51,9 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
                          "(download the Hub dataset with huggingface_hub.snapshot_download first)")
     if not held_out_specs(context, settings):
         raise dg.Failure(no_held_out_message(settings))  # checked before training: eval would fail after it
+    if not train_env_ids({split: str(path) for split, path in current_sft_files(context).items()},
+                         complete_partitions(context, settings), 1):
+        raise dg.Failure(no_train_message(settings))
     input_hash = checkpoint_input_hash(data_version, settings)
     # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
     name = Path(settings.train_config).stem  # a config name, or the file name of a YAML path

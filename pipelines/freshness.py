@@ -131,6 +131,15 @@ def no_held_out_message(settings: CoworkenvSettings) -> str:
     )
 
 
+def no_train_message(settings: CoworkenvSettings) -> str:
+    """Why training is refused when the published dataset has no train envs, and what to change."""
+    return (
+        "no train envs to learn from: the SFT train split of the published dataset is empty (every env landed in a "
+        f"test or validation split; COWORKENV_TEST_FRACTION is {settings.test_fraction:g}). Generate more specs "
+        "(COWORKENV_SPECS_PER_CAPABILITY, or the capabilities' quota) or lower COWORKENV_TEST_FRACTION"
+    )
+
+
 def eval_input_hash(checkpoint_version: str, env_ids: list[str], settings: CoworkenvSettings) -> str:
     return content_hash({
         "code": CODE_VERSIONS["eval_report"], "checkpoint": checkpoint_version, "envs": env_ids,

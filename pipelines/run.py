@@ -178,7 +178,9 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
         held_out_env_ids,
         latest_metadata,
         no_held_out_message,
+        no_train_message,
         publishable_partitions,
+        train_env_ids,
         why_stale,
     )
     from pipelines.jobs import RL_ASSETS
@@ -194,8 +196,11 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
             continue
         if asset == "pocketworker_checkpoint":
             sft = latest_metadata(instance, "sft_shards") or {}
-            if not held_out_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], 1):
+            states = publishable_partitions(instance, settings)[0]
+            if not held_out_env_ids(sft.get("paths", {}), states, 1):
                 raise UsageError(no_held_out_message(settings))  # before training, not after it
+            if not train_env_ids(sft.get("paths", {}), states, 1):
+                raise UsageError(no_train_message(settings))
         print(f"{asset:<24} rebuilding ({reason})", flush=True)
         t0 = time.monotonic()
         job = defs.resolve_job_def("rl_job" if asset in RL_ASSETS else "publish_job")

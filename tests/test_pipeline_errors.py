@@ -116,10 +116,23 @@ def test_bad_choices_are_refused_before_any_run(argv: list[str], env: dict[str, 
 @pytest.mark.timeout(300)
 def test_settings_without_held_out_envs_are_refused_before_training(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", ("report_from_data",), specs=1)
-    code, console = ws.run(argv=[])
+    # No test split: the one env goes to train (or validation), so nothing is left to evaluate on.
+    code, console = ws.run(argv=[], COWORKENV_TEST_FRACTION="0")
     assert code == USAGE, console
     assert "no held-out envs to evaluate on" in console and "COWORKENV_SPECS_PER_CAPABILITY" in console
     assert "Traceback" not in console
     with ws.instance() as instance:
         assert instance.get_latest_materialization_event(dg.AssetKey("hub_dataset")) is not None
+        assert instance.get_latest_materialization_event(dg.AssetKey("pocketworker_checkpoint")) is None
+
+
+def test_settings_without_train_envs_are_refused_before_training(tmp_path: Path) -> None:
+    """The one trained capability held out whole: every env is in test_heldout, so there is nothing to learn from
+    (before: a traceback from the trainer, "no train rows")."""
+    ws = make_workspace(tmp_path / "ws", ("report_from_data",), specs=1)
+    code, console = ws.run(held_out="report_from_data", argv=[])
+    assert code == USAGE, console
+    assert "no train envs to learn from" in console and "COWORKENV_TEST_FRACTION" in console
+    assert "Traceback" not in console
+    with ws.instance() as instance:
         assert instance.get_latest_materialization_event(dg.AssetKey("pocketworker_checkpoint")) is None
