@@ -55,7 +55,7 @@ KILL_POINTS = [
     KillPoint("mid hub_dataset, published but not recorded",
               Patch("coworkenv.store", "LocalGitPublisher.publish", "after"), seed=0),
     KillPoint("mid hub_dataset publish (some files copied into the repository, nothing committed)",
-              Patch("coworkenv.store._local_git", "atomic_copy", "after", nth=1), seed=1),  # any dataset has 1
+              Patch("coworkenv.store._local_git", "atomic_copy", "after", nth=1), seed=2),  # a version no point published
 ]
 
 
