@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from coworkenv.spec import EnvSpec, TextRule
+from coworkenv.spec_checks import Check
 
 _MIN_NAME = 4  # shorter names ("p1", "ok") are ordinary words of an answer
 # A count: an integer small enough that one more is a different answer, not a rounding (amounts stay exact).
@@ -55,17 +56,23 @@ def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
             yield dropped, f"the answer without {len(later)} of the {len(rule.all_of)} items {check.id} grades"
 
 
-def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
-    """(new text, what) for each text check whose `any_of` terms the reply states both a record or person of
-    (a ticket id: what the answer is about) and something else of (the answer itself): the reply without the
-    latter. Alternatives of one fact (a time in two zones, synonyms) name no record, so they stay alone."""
+def _stated_any_of(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[Check, list[list[str]]]]:
+    """(check, the `any_of` terms the reply states, each as its alternatives) for each text check of `turn` with
+    two or more `any_of` terms."""
     lower = text.lower()
     for check in spec.checks:
         rule = check.rule
         if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
             continue
         terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
-        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        yield check, [alts for alts in terms if any(a.lower() in lower for a in alts)]
+
+
+def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each text check whose `any_of` terms the reply states both a record or person of
+    (a ticket id: what the answer is about) and something else of (the answer itself): the reply without the
+    latter. Alternatives of one fact (a time in two zones, synonyms) name no record, so they stay alone."""
+    for check, stated in _stated_any_of(spec, turn, text):
         about = [alts for alts in stated if any(is_entity(a) for a in alts)]
         facts = [alts for alts in stated if alts not in about]
         if not about or not facts:
@@ -83,13 +90,7 @@ def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
     """(new text, what) for each text check whose `any_of` terms the reply states two or more of, each a field
     value of another world record (the last runs of two jobs): facts of different records, all asked for, not
     alternatives of one fact (a time in two zones, synonyms: no record holds those). The reply keeps the first."""
-    lower = text.lower()
-    for check in spec.checks:
-        rule = check.rule
-        if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
-            continue
-        terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
-        stated = [alts for alts in terms if any(a.lower() in lower for a in alts)]
+    for check, stated in _stated_any_of(spec, turn, text):
         if len(stated) < 2:
             continue
         held = [set().union(*(holders(a) for a in alts)) for alts in stated]
