@@ -49,7 +49,7 @@ BLOCKED_EVENTS = frozenset({
     "function.__new__", "resource.setrlimit", "resource.prlimit", "sqlite3.enable_load_extension",
     "sqlite3.load_extension", "urllib.Request", "http.client.connect", "smtplib.connect", "ftplib.connect",
     "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
-    "sys.addaudithook",
+    "sys.addaudithook", "marshal.load",
 })
 # Environment variables that steer what C libraries in this process load (OPENSSL_CONF activates a "provider" .so
 # from anywhere, GCONV_PATH loads iconv modules...): glibc's own list of variables unsafe for setuid programs, and
@@ -203,6 +203,7 @@ def isolate(
         limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
+    confine["disable_name_services"](libc)  # defence in depth: Landlock keeps those files unreadable anyway
     if "landlock" in disabled:
         missing["landlock"] = SWITCHED_OFF
     else:
@@ -305,7 +306,8 @@ def main() -> None:
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
-             "native_env_prefixes": NATIVE_ENV_PREFIXES})
+             "native_env_prefixes": NATIVE_ENV_PREFIXES,
+             "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         del modules
         note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
         write_all(frame({"layers": layers, "missing": missing}))

@@ -114,6 +114,26 @@ _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
 
 
+# The C library's name-service databases: each lookup (getpwnam, getgrouplist, getprotobyname...) reads host files
+# such as /etc/passwd natively, with no audit event and, without Landlock, nothing else in the way.
+NSS_DATABASES = ("passwd", "group", "initgroups", "shadow", "gshadow", "hosts", "networks", "protocols", "services",
+                 "rpc", "ethers", "netgroup", "aliases", "publickey")
+NO_NSS_SERVICE = b"coworkenv-sandbox-none"  # no libnss_<name>.so exists, and only root can write library folders
+
+
+def disable_name_services(libc: ctypes.CDLL) -> str | None:
+    """Point every glibc name-service database at a service that does not exist, so that no lookup reads a host
+    file (accounts, groups, protocols, hosts) whatever Python module or fresh builtin the code calls it through.
+    Returns why it could not, or None (C libraries without NSS read those files directly: Landlock covers them)."""
+    configure = getattr(libc, "__nss_configure_lookup", None)
+    if configure is None:
+        return "the C library has no __nss_configure_lookup (not glibc)"
+    for database in NSS_DATABASES:
+        if configure(database.encode(), NO_NSS_SERVICE) != 0:
+            return f"__nss_configure_lookup({database}) failed ({_errno_text(ctypes.get_errno())})"
+    return None
+
+
 def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
 

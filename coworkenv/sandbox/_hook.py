@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import _json
 import posix
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every sandboxed call
@@ -44,7 +45,10 @@ def make_audit_hook(
     libraries load files or code by them); the hook keeps frozen copies, so changing the tables afterwards
     changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
-    from scratch, where the code could have written it.
+    from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
+    allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
+    caller and the bytes are exactly those of the `.pyc` file it names under `read_roots`; `compile()` takes only
+    source text (an AST could be built to no source at all), and making code objects is refused.
     """
     write_events = tuple((str(name), tuple(paths), tuple(dir_fds))
                          for name, (paths, dir_fds) in policy["write_events"].items())
@@ -54,7 +58,7 @@ def make_audit_hook(
         scratch, scratch + "/", tuple(read_roots), tuple(r + "/" for r in read_roots), channel, result_fd,
         tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
         tuple(policy["blocked_prefixes"]), write_events, read_events, commands,
-        tuple(str(prefix) for prefix in policy["native_env_prefixes"]),
+        tuple(str(prefix) for prefix in policy["native_env_prefixes"]), policy["bytecode_loader"],
     )
 
 
@@ -63,7 +67,7 @@ def _bind(
     channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
-    env_prefixes: tuple[str, ...],
+    env_prefixes: tuple[str, ...], bytecode_loader: Any,
 ) -> Callable[[str, tuple[Any, ...]], None]:
     write_names = frozenset(name for name, _, _ in write_events)
     read_names = frozenset(name for name, _ in read_events)
@@ -85,12 +89,13 @@ def _bind(
         startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
         partition: Any = str.partition, fstat: Any = posix.fstat, stat: Any = posix.stat,
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
-        perm_error: Any = PermissionError,
+        perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
+        open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
         reason = None
-        targets: tuple[Any, ...] = ()  # (path object, 0 read / 1 write / 2 list / 3 load, refuse directories)
+        targets: tuple[Any, ...] = ()  # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc, refuse directories)
         if event == "open":
             if len_(args) == 3 and type_(args[0]) is not int_t:
                 if type_(args[2]) is not int_t:
@@ -108,6 +113,18 @@ def _bind(
         elif event == "os.kill":
             if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
                 reason = "sending a signal to another process"
+        elif event == "marshal.loads":
+            # The import system reading a stdlib .pyc, or crafted bytecode: only the file's own bytes tell.
+            caller: Any = getframe(1)
+            path: Any = caller.f_locals.get("bytecode_path") if caller.f_code is bytecode_loader else None
+            if type_(path) is not str_t or not len_(args) or type_(args[0]) is not bytes_t:
+                reason = "marshal.loads outside the import of a standard-library module (bytecode is never taken " \
+                         "from the code)"
+            else:
+                targets = ((path, 4, False),)
+        elif event == "compile":
+            if len_(args) and type_(args[0]) is not str_t and type_(args[0]) is not bytes_t:
+                reason = "compiling an AST object (bytecode is made from source text only)"
         elif event in blocked_events or startswith(event, blocked_prefixes):
             reason = event
         elif event in write_names:
@@ -169,6 +186,19 @@ def _bind(
                 reason = "writing " + shown + " outside the scratch directory"
             elif access == 3 and (in_scratch or (where not in read_roots and not startswith(where, read_prefixes))):
                 reason = "loading native code from " + shown + " outside the standard library"
+            elif access == 4:
+                reason = "loading bytecode " + shown + " that is not a standard-library .pyc file"
+                if not in_scratch and startswith(where, read_prefixes):
+                    try:
+                        fd = open_(where, o_rdonly)
+                        try:
+                            content = read(fd, fstat(fd).st_size + 1)
+                        finally:
+                            close(fd)
+                        if content[16:] == args[0]:
+                            reason = None
+                    except OSError:
+                        pass
             elif not in_scratch and where not in read_roots and not startswith(where, read_prefixes):
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
