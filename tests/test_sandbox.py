@@ -58,6 +58,9 @@ class Hostile:
     value: Any = None
     error: str | None = None
     expect_kernel: str | None = None
+    # Layers only the full set has (`# needs: mountns`): the snippet pins a defence that no degraded mode has, a
+    # known limit there (docs/sandbox.md), so it runs with every layer only.
+    needs: tuple[str, ...] = ()
 
 
 def _load(path: Path) -> Hostile:
@@ -75,6 +78,7 @@ def _load(path: Path) -> Hostile:
         kernel_independent="kernel-independent" in headers,
         value=float(headers["value"]) if "value" in headers else None, error=headers.get("error"),
         expect_kernel=headers.get("expect-kernel"),
+        needs=tuple(name.strip() for name in headers.get("needs", "").split(",") if name.strip()),
     )
 
 
@@ -188,13 +192,15 @@ def test_corpus_is_large_and_covers_every_error_kind() -> None:
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
 def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str], host_watch: HostWatch) -> None:
+    _require(*case.needs)
     _assert_contained(case, sandbox._execute(case.code, "check", dict(targets), case.limits), targets,
                       watch=host_watch)
 
 
-@pytest.mark.parametrize(
-    "case", [c for c in HOSTILE if not c.kernel_independent], ids=[c.name for c in HOSTILE if not c.kernel_independent]
-)
+DEGRADED_CASES = [c for c in HOSTILE if not c.kernel_independent and not c.needs]
+
+
+@pytest.mark.parametrize("case", DEGRADED_CASES, ids=[c.name for c in DEGRADED_CASES])
 def test_hostile_snippet_is_contained_without_privileged_layers(
     case: Hostile, targets: dict[str, str], host_watch: HostWatch
 ) -> None:
@@ -203,7 +209,7 @@ def test_hostile_snippet_is_contained_without_privileged_layers(
     _assert_contained(case, outcome, targets, watch=host_watch)
 
 
-KERNEL_CASES = [c for c in HOSTILE if c.expect_kernel]
+KERNEL_CASES = [c for c in HOSTILE if c.expect_kernel and not c.needs]
 
 
 @pytest.mark.parametrize("case", KERNEL_CASES, ids=[c.name for c in KERNEL_CASES])

@@ -7,8 +7,10 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
   caps on stdout/stderr and on the result channel;
 - privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a private
-  mount namespace (`mountns`) with a read-only root (`ro-root`), an empty /proc (`proc-hidden`) and a
-  size-capped tmpfs scratch (`scratch-tmpfs`); a per-run unprivileged uid (`uid-drop`);
+  mount namespace (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files and
+  the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
+  an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a per-run unprivileged uid
+  (`uid-drop`);
 - unprivileged kernel layers, the boundary on every host that allows them: all capabilities cleared
   (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
   from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no

@@ -162,9 +162,9 @@ def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
     kernel: dict[str, Any], confine: dict[str, Any],
-) -> tuple[list[str], dict[str, str], list[str]]:
+) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows; returns (layers applied, why each other layer is
-    missing, sys.path to use)."""
+    missing)."""
     libc = kernel["load_libc"]()
     layers: list[str] = []
     missing: dict[str, str] = {}
@@ -175,12 +175,12 @@ def isolate(
         layers += net
         missing.update({"netns": why} if why else {})
     uid, gid = kernel["pick_sandbox_ids"]()
-    new_path = lib_dirs
     if "mountns" in disabled:
-        missing.update(dict.fromkeys(("mountns", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
+        missing.update(dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
     else:
-        fs_layers, new_path, fs_missing = kernel["isolate_filesystem"](
-            libc, run_dir, scratch, lib_dirs, limits["scratch_bytes"], uid, gid)
+        fs_layers, fs_missing = kernel["isolate_filesystem"](
+            libc, run_dir, scratch, (*lib_dirs, *SYSTEM_READ_ROOTS, *library_roots()), limits["scratch_bytes"],
+            uid, gid)
         layers += fs_layers
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
@@ -190,7 +190,7 @@ def isolate(
         missing["uid-drop"] = "the sandbox runs without root, which switching to a per-run uid needs"
     else:
         # A uid that cannot reach the stdlib (e.g. under a 0700 /root) or the scratch would break the run.
-        why = kernel["unreachable_for_others"](new_path, [run_dir])
+        why = kernel["unreachable_for_others"](lib_dirs, [run_dir])
         if why is None:
             if "scratch-tmpfs" not in layers:
                 os.chown(scratch, uid, gid)
@@ -208,7 +208,7 @@ def isolate(
         missing["landlock"] = SWITCHED_OFF
     else:
         note(layers, missing, "landlock", confine["restrict_paths"](
-            libc, (*new_path, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
+            libc, (*lib_dirs, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
     if "seccomp" in disabled:
         missing["seccomp"] = SWITCHED_OFF
     else:
@@ -216,7 +216,7 @@ def isolate(
         note(layers, missing, "seccomp", confine["install_seccomp"](libc, "uid-drop" not in layers))
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
-    return layers, missing, new_path
+    return layers, missing
 
 
 def library_roots() -> tuple[str, ...]:
@@ -232,18 +232,6 @@ def note(layers: list[str], missing: dict[str, str], layer: str, why: str | None
         layers.append(layer)
     else:
         missing[layer] = why
-
-
-def rebase_packages(old_dirs: list[str], new_dirs: list[str]) -> None:
-    """Point already imported stdlib packages at the re-bound stdlib so their submodules stay importable."""
-    for module in list(sys.modules.values()):
-        search = getattr(module, "__path__", None)
-        if not isinstance(search, list):
-            continue
-        for i, entry in enumerate(search):
-            for old, new in zip(old_dirs, new_dirs, strict=True):
-                if entry == old or entry.startswith(old + "/"):
-                    search[i] = new + entry[len(old):]
 
 
 def run_untrusted(job: dict[str, Any]) -> bytes:
@@ -293,16 +281,13 @@ def main() -> None:
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
         modules = load_siblings(run_dir)
-        layers, missing, new_path = isolate(
+        layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"])
-        if new_path != lib_dirs:
-            sys.path[:] = new_path
-            rebase_packages(lib_dirs, new_path)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         hook = modules["_hook"]["make_audit_hook"](
-            scratch, (*new_path, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
+            scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,

@@ -34,6 +34,9 @@ _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
 _FRAME_SLACK = 4096  # result channel bytes allowed beyond the value itself (layers, violations, framing)
 _SCRATCH_CHECK_S = 0.1  # how often the host measures a scratch folder that no tmpfs caps
+# Kernels count RSS per CPU and read it approximately (an error of a few MiB on many cores), so a child's peak that
+# is only the host's, carried over at exec, can read a little above the host's own figure.
+_INHERITED_RSS_SLACK = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,8 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if sig == signal.SIGXFSZ:
         return fail("output_limit", f"file size limit of {limits.file_size_bytes} bytes exceeded")
     if sig is not None:
-        if c.maxrss_bytes >= 0.9 * limits.memory_bytes and c.maxrss_bytes > c.inherited_maxrss_bytes:
+        if c.maxrss_bytes >= 0.9 * limits.memory_bytes and \
+                c.maxrss_bytes > c.inherited_maxrss_bytes + _INHERITED_RSS_SLACK:
             return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded")
         return fail("crashed", f"killed by {_signal_name(sig)}{_last_line(c.output_tail)}")
     if code == _EXIT_SETUP:

@@ -8,12 +8,12 @@ host warns about it and a caller can refuse to run without it). The unprivileged
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import math
 import os
 import resource
+import stat
 from collections.abc import Sequence
 
 CLONE_NEWNS = 0x00020000
@@ -30,6 +30,8 @@ AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 MOUNT_ATTR_NOSUID = 0x2
 SYS_MOUNT_SETATTR = 442  # the same on x86_64 and aarch64
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+MNT_DETACH = 2
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # Unprivileged uids handed to sandboxed code; far above any account a container image defines.
 SANDBOX_UID_BASE = 1_000_000
@@ -76,13 +78,13 @@ class _MountAttr(ctypes.Structure):
 
 
 def isolate_filesystem(
-    libc: ctypes.CDLL, run_dir: str, scratch: str, lib_dirs: Sequence[str], scratch_bytes: int, uid: int, gid: int
-) -> tuple[list[str], list[str], dict[str, str]]:
-    """Give the child a private mount namespace: read-only root, a size-capped tmpfs scratch, the stdlib re-bound.
+    libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int
+) -> tuple[list[str], dict[str, str]]:
+    """Give the child a private mount namespace whose root holds only `visible` (the stdlib, the libraries it
+    loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch.
 
-    Returns the layers that took effect, the sys.path the child must use afterwards (the stdlib bound under
-    `run_dir`, so that it stays importable once privileges are dropped even if it lives under a 0700 home) and
-    why each missing layer is missing.
+    What is not in that root does not exist for the code: no stat, access or open of a host path can tell it
+    apart from a name that was never there. Returns the layers that took effect and why each other is missing.
     """
     why = None
     if os.geteuid() != 0:
@@ -95,24 +97,18 @@ def isolate_filesystem(
         except OSError as exc:
             why = f"cannot make the mount namespace private ({exc.strerror})"
     if why is not None:
-        return [], list(lib_dirs), {"mountns": why, "ro-root": why, "proc-hidden": why, "scratch-tmpfs": why}
+        return [], dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), why)
     layers, missing = ["mountns"], {}
-    new_path = []
     try:
-        for i, src in enumerate(lib_dirs):
-            dst = os.path.join(run_dir, f"lib{i}")
-            os.mkdir(dst, 0o755)
-            _mount(libc, src, dst, None, MS_BIND | MS_REC, None)
-            new_path.append(dst)
-    except OSError:
-        new_path = list(lib_dirs)
-    with contextlib.suppress(OSError):  # if this fails, the uid drop finds the run dir unreachable and says so
-        _expose_run_dir(libc, run_dir)
-    try:  # the host's /proc lists every process, its cmdline, and reopens descriptors through magic links
-        _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=4096,nr_inodes=16,mode=0555")
-        layers.append("proc-hidden")
+        _pivot_to_minimal_root(libc, run_dir, (*visible, scratch))
+        layers += ["min-root", "proc-hidden"]  # the new root's /proc is an empty directory
     except OSError as exc:
-        missing["proc-hidden"] = f"cannot mount an empty /proc ({exc.strerror})"
+        missing["min-root"] = f"cannot build a root of only the stdlib and scratch ({exc})"
+        try:  # the host's /proc lists every process, its cmdline, and reopens descriptors through magic links
+            _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=4096,nr_inodes=16,mode=0555")
+            layers.append("proc-hidden")
+        except OSError as proc_exc:
+            missing["proc-hidden"] = f"cannot mount an empty /proc ({proc_exc.strerror})"
     attr = _MountAttr(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0)
     if os.uname().machine in ("x86_64", "aarch64") and libc.syscall(
         ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_long(AT_FDCWD), ctypes.c_char_p(b"/"), ctypes.c_long(AT_RECURSIVE),
@@ -128,27 +124,61 @@ def isolate_filesystem(
         layers.append("scratch-tmpfs")
     except OSError as exc:
         missing["scratch-tmpfs"] = f"cannot mount a tmpfs scratch ({exc.strerror})"
-    return layers, new_path, missing
+    return layers, missing
 
 
-def _expose_run_dir(libc: ctypes.CDLL, run_dir: str) -> None:
-    """Make `run_dir` reachable for another uid in this mount namespace when an ancestor is closed to others
-    (a 0700 TMPDIR): cover the highest such ancestor with a small 0711 tmpfs that holds only the path down to
-    `run_dir`, and bind `run_dir` (with the mounts below it) back in place. The host's other files under that
-    ancestor disappear from the child's view as a bonus."""
-    parts = run_dir.split("/")
-    closed = next((depth for depth in range(2, len(parts)) if not os.stat("/".join(parts[:depth])).st_mode & 0o001),
-                  None)
-    if closed is None:
-        return
-    keep = os.open(run_dir, os.O_PATH | os.O_CLOEXEC)  # holds the run dir while its ancestor is covered
+def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]) -> None:
+    """Make a small tmpfs under `run_dir` the root of this mount namespace, holding each of `paths` (bound at the
+    same path), the folders on the way (0711: traversable, not listable) and an empty /proc; drop the old root."""
+    machine = os.uname().machine
+    if machine not in SYS_PIVOT_ROOT:
+        raise OSError(errno.ENOSYS, f"no pivot_root syscall number for {machine}")
+    root = os.path.join(run_dir, "root")
+    os.mkdir(root, 0o711)
+    _mount(libc, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,nr_inodes=1024,mode=0711")
     try:
-        _mount(libc, "tmpfs", "/".join(parts[:closed]), "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,nr_inodes=64,mode=0711")
-        for depth in range(closed + 1, len(parts) + 1):
-            os.mkdir("/".join(parts[:depth]), 0o711)
-        _mount(libc, f"/proc/self/fd/{keep}", run_dir, None, MS_BIND | MS_REC, None)
-    finally:
-        os.close(keep)
+        device = os.stat(root).st_dev
+        for path in paths:
+            if os.path.lexists(path):
+                _graft(libc, root, device, path)
+        os.mkdir(root + "/proc", 0o555)
+        os.mkdir(root + "/old-root", 0o700)
+        _check(libc.syscall(ctypes.c_long(SYS_PIVOT_ROOT[machine]), ctypes.c_char_p(root.encode()),
+                            ctypes.c_char_p(f"{root}/old-root".encode())), "pivot_root")
+    except OSError:
+        libc.umount2(root.encode(), ctypes.c_int(MNT_DETACH))
+        raise
+    os.chdir("/")
+    _check(libc.umount2(b"/old-root", ctypes.c_int(MNT_DETACH)), "umount the old root")
+    os.rmdir("/old-root")
+
+
+def _graft(libc: ctypes.CDLL, root: str, device: int, path: str, hops: int = 0) -> None:
+    """Bind host `path` at the same path under `root` (the file system `device`), creating the folders on the way
+    and copying the symlinks on the way (then following them), so that the path resolves there as it does here."""
+    parts = [part for part in path.split("/") if part]
+    here = ""
+    for i, part in enumerate(parts):
+        here += "/" + part
+        inside = root + here
+        mode = os.lstat(here).st_mode
+        made = os.path.lexists(inside)  # for an earlier path, or inside one bound already
+        if not made and os.stat(os.path.dirname(inside)).st_dev != device:
+            raise OSError(errno.EXDEV, f"{inside} would be written outside the new root")
+        if stat.S_ISLNK(mode):
+            if not made:
+                os.symlink(os.readlink(here), inside)
+            if hops < 8:  # the rest of the path continues wherever the link points
+                rest = "/".join(parts[i + 1:])
+                _graft(libc, root, device, os.path.realpath(here) + ("/" + rest if rest else ""), hops + 1)
+            return
+        if made:
+            continue
+        if i < len(parts) - 1 or stat.S_ISDIR(mode):
+            os.mkdir(inside, 0o711)
+        else:
+            os.close(os.open(inside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    _mount(libc, path, root + path, None, MS_BIND | MS_REC, None)
 
 
 def pick_sandbox_ids() -> tuple[int, int]:
