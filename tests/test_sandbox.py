@@ -93,16 +93,18 @@ _RLIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith
 @dataclass
 class HostWatch:
     """What the host process can observe of a snippet's reach: signals it received, its own resource limits,
-    and the run directories the sandbox created (each must be gone afterwards)."""
+    the run directories the sandbox created (each must be gone afterwards) and its open descriptors (a snippet
+    may send some over the result channel: none may stay open here)."""
 
     signals: list[int]
     limits: dict[int, tuple[int, int]]
     run_dirs: list[str]
+    fds: int = 0
 
 
 @pytest.fixture
 def host_watch(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostWatch]:
-    watch = HostWatch([], {which: resource.getrlimit(which) for which in _RLIMITS}, [])
+    watch = HostWatch([], {which: resource.getrlimit(which) for which in _RLIMITS}, [], len(os.listdir("/proc/self/fd")))
     previous = {sig: signal.signal(sig, lambda signum, _frame: watch.signals.append(signum)) for sig in WATCHED_SIGNALS}
     mkdtemp = tempfile.mkdtemp
 
@@ -162,6 +164,7 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
         assert not changed, f"{case.name} changed the host's resource limits {changed}"
         left = [path for path in watch.run_dirs if os.path.lexists(path)]
         assert not left, f"{case.name} left its run directory behind: {left}"
+        assert len(os.listdir("/proc/self/fd")) <= watch.fds, f"{case.name} left descriptors open in the host"
     outcome = "ok" if result.ok else result.error_kind
     # "a|b": a heavy snippet may hit its wall clock first on a loaded machine; either way it is contained.
     assert outcome in (expect or case.expect).split("|"), f"{case.name}: {run}"

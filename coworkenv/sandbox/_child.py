@@ -106,9 +106,9 @@ class _DecodeContext:
 _scan = _json.make_scanner(_DecodeContext())  # type: ignore[attr-defined,arg-type]
 
 
-def frame(obj: dict[str, Any]) -> bytes:
+def frame(obj: dict[str, Any], encode: Any = _encode) -> bytes:
     """One JSON line of the result channel (for the bootstrap's own reports)."""
-    return ("".join(_encode(obj, 0)) + "\n").encode()
+    return ("".join(encode(obj, 0)) + "\n").encode()
 
 
 def load_job(path: str) -> dict[str, Any]:
@@ -133,15 +133,16 @@ def make_value_encoder() -> Callable[[Any], bytes]:
     return result_frame
 
 
-def describe(exc: BaseException) -> str:
-    """`Type: message (line N)` for an exception raised by the untrusted code, never failing itself."""
+def describe(exc: BaseException, type_: Any = type, base: Any = BaseException, filename: str = CODE_FILENAME) -> str:
+    """`Type: message (line N)` for an exception raised by the untrusted code, never failing itself. Builtins
+    and globals are bound as defaults: the code may have rewritten them by the time it is called."""
     try:
-        text = f"{type(exc).__name__}: {exc}"
-    except BaseException:  # a hostile __str__
-        text = type(exc).__name__
+        text = f"{type_(exc).__name__}: {exc}"
+    except base:  # a hostile __str__
+        text = type_(exc).__name__
     line, tb = None, exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == CODE_FILENAME:
+        if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
     return (text[:480] + (f" (line {line})" if line else "")).strip()
@@ -236,9 +237,12 @@ def note(layers: list[str], missing: dict[str, str], layer: str, why: str | None
 
 def run_untrusted(job: dict[str, Any]) -> bytes:
     """Execute the code, call its entrypoint with the payload and return the final result frame."""
-    # Bound before the untrusted code runs, so that patching builtins or json cannot change what is reported.
-    dumps, result_frame, callable_ = frame, make_value_encoder(), callable
+    # Bound before the untrusted code runs, so that patching builtins, json or this module's globals cannot
+    # change what is reported (even `except` clauses look their exception types up when they run).
+    dumps, result_frame, callable_, failure = frame, make_value_encoder(), callable, describe_failure
+    memory_error, base_exception = MemoryError, BaseException
     memory_frame = frame({"error_kind": "memory_limit", "error": "MemoryError: memory limit exceeded"})
+    unprintable = frame({"error_kind": "exception", "error": "unprintable exception"})
     namespace: dict[str, Any] = {"__name__": "__sandboxed__", "__builtins__": builtins}
     returned = False
     try:
@@ -249,25 +253,30 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
         value = function(**job["payload"])
         returned = True
         return result_frame(value)
-    except MemoryError:
+    except memory_error:
         namespace.clear()
         return memory_frame
-    except BaseException as exc:
+    except base_exception as exc:
         try:
-            return dumps(describe_failure(exc, returned))
-        except BaseException:  # the code left the interpreter in no state to describe it
-            return dumps({"error_kind": "exception", "error": "unprintable exception"})
+            return dumps(failure(exc, returned))
+        except base_exception:  # the code left the interpreter in no state to describe it
+            return unprintable
 
 
-def describe_failure(exc: BaseException, returned: bool) -> dict[str, str]:
-    """The error frame for an exception raised by the code or, when `returned`, by encoding its value."""
-    if isinstance(exc, SystemExit):
-        return {"error_kind": "crashed", "error": f"the code called sys.exit({str(exc.code)[:80]})"}
-    if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: SIGXFSZ was ignored, the file size limit hit
+def describe_failure(
+    exc: BaseException, returned: bool, isinstance_: Any = isinstance, str_: Any = str, describe_: Any = describe,
+    system_exit: Any = SystemExit, os_error: Any = OSError, unencodable: Any = (TypeError, ValueError, RecursionError),
+    getattr_: Any = getattr,
+) -> dict[str, str]:
+    """The error frame for an exception raised by the code or, when `returned`, by encoding its value (builtins
+    bound as defaults, like `describe`)."""
+    if isinstance_(exc, system_exit):
+        return {"error_kind": "crashed", "error": f"the code called sys.exit({str_(getattr_(exc, 'code', None))[:80]})"}
+    if isinstance_(exc, os_error) and getattr_(exc, "errno", None) == 27:  # EFBIG: SIGXFSZ was ignored, the file size limit hit
         return {"error_kind": "output_limit", "error": "file size limit exceeded"}
-    if returned and isinstance(exc, (TypeError, ValueError, RecursionError)):
-        return {"error_kind": "bad_result", "error": f"the value is not JSON-serialisable: {describe(exc)}"}
-    return {"error_kind": "exception", "error": describe(exc)}
+    if returned and isinstance_(exc, unencodable):
+        return {"error_kind": "bad_result", "error": f"the value is not JSON-serialisable: {describe_(exc)}"}
+    return {"error_kind": "exception", "error": describe_(exc)}
 
 
 def main() -> None:

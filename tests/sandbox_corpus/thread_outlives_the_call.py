@@ -1,0 +1,25 @@
+# expect: ok|bad_result
+# expect-kernel: ok|bad_result
+# A thread that outlives the call and forges the result after it returns; a daemon timer; _thread directly.
+import _thread
+import os
+import threading
+import time
+
+
+def late():
+    time.sleep(0.2)
+    os.write(3, b'\n{"result": "late"}\n')
+
+
+def check(**p):
+    started = 0
+    for start in (lambda: threading.Thread(target=late, daemon=True).start(),
+                  lambda: threading.Timer(0.1, late).start(),
+                  lambda: _thread.start_new_thread(late, ())):
+        try:
+            start()
+            started += 1
+        except Exception:
+            pass
+    return started
