@@ -87,7 +87,7 @@ def _bind(
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
         startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
-        partition: Any = str.partition, fstat: Any = posix.fstat, stat: Any = posix.stat,
+        partition: Any = str.partition, rpartition: Any = str.rpartition, fstat: Any = posix.fstat, stat: Any = posix.stat,
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
@@ -106,10 +106,15 @@ def _bind(
             name: Any = args[0] if len_(args) else None
             if type_(name) is not str_t:
                 reason = "importing a module by a name that is not a plain str"
-            elif name in blocked_modules or partition(name, ".")[0] in blocked_modules:
-                reason = "importing " + name
-            elif len_(args) > 1 and args[1] is not None:  # an extension module's file: native code to be loaded
-                targets = ((args[1], 3, False),)
+            else:
+                # Any part: an extension module's init function is found by the last one ("pkg._ctypes").
+                for part in split(name, "."):
+                    if part in blocked_modules:
+                        reason = "importing " + name
+                if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
+                    if type_(args[1]) is str_t and partition(rpartition(args[1], "/")[2], ".")[0] in blocked_modules:
+                        reason = "importing " + name + " from the file of a refused module"
+                    targets = ((args[1], 3, False),)
         elif event == "os.kill":
             if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
                 reason = "sending a signal to another process"
