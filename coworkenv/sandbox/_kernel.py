@@ -19,6 +19,8 @@ from collections.abc import Sequence
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+CLONE_NEWUTS = 0x04000000
+SANDBOX_HOSTNAME = b"sandbox"
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MS_NOEXEC = 0x8
@@ -57,13 +59,16 @@ def _check(result: int, what: str) -> None:
 
 
 def isolate_network(libc: ctypes.CDLL) -> tuple[list[str], str | None]:
-    """Move the child into an empty network namespace (no interfaces up, not even loopback).
+    """Move the child into an empty network namespace (no interfaces up, not even loopback) and, with it, a UTS
+    namespace named `sandbox` (the host's name is not the code's business: `os.uname()` raises no audit event).
 
     Returns the layers that took effect and, when there are none, why."""
     flags = CLONE_NEWNET if os.geteuid() == 0 else CLONE_NEWUSER | CLONE_NEWNET
     if libc.unshare(ctypes.c_int(flags)) != 0:
         return [], f"unshare({'CLONE_NEWNET' if flags == CLONE_NEWNET else 'CLONE_NEWUSER|CLONE_NEWNET'}) " \
                    f"failed ({errno_text()})"
+    if libc.unshare(ctypes.c_int(CLONE_NEWUTS)) == 0:  # the same privilege as the network namespace
+        libc.sethostname(SANDBOX_HOSTNAME, ctypes.c_size_t(len(SANDBOX_HOSTNAME)))
     return (["netns"] if flags == CLONE_NEWNET else ["userns", "netns"]), None
 
 
