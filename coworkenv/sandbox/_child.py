@@ -38,6 +38,10 @@ BLOCKED_MODULES = frozenset({
     "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend", "readline", "_tkinter", "_posixshmem", "_curses",
     "_curses_panel",
 })
+# Any module (or part of a dotted name) starting so: the interpreter's test and example modules (_testcapi,
+# _testinternalcapi, _xxsubinterpreters, _xxinterpchannels...), which make subinterpreters without this audit
+# hook, read raw memory or crash on purpose. No check needs one.
+BLOCKED_MODULE_PREFIXES = ("_test", "_xx")
 # Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
 # /etc/passwd, OpenSSL loading certificate files): refused too where Landlock does not confine what they touch.
 NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl"})
@@ -298,6 +302,7 @@ def main() -> None:
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
+             "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "native_env_prefixes": NATIVE_ENV_PREFIXES,

@@ -38,7 +38,7 @@ def make_audit_hook(
     outside `scratch` (writes) or `read_roots` (reads); exit with `tampered_exit` if the result channel
     (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
 
-    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_events`, `blocked_prefixes`,
+    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_module_prefixes`, `blocked_events`, `blocked_prefixes`,
     `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> 0 for a
     read or 2 for a listing of the path in argument 0, `blocked_commands`: event -> the command numbers in
     argument 1 it refuses, `native_env_prefixes`: environment variable names the code may not set, because C
@@ -59,6 +59,7 @@ def make_audit_hook(
         tampered_exit, posix.getpid(), frozenset(policy["blocked_modules"]), frozenset(policy["blocked_events"]),
         tuple(policy["blocked_prefixes"]), write_events, read_events, commands,
         tuple(str(prefix) for prefix in policy["native_env_prefixes"]), policy["bytecode_loader"],
+        tuple(str(prefix) for prefix in policy["blocked_module_prefixes"]),
     )
 
 
@@ -67,7 +68,7 @@ def _bind(
     channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
-    env_prefixes: tuple[str, ...], bytecode_loader: Any,
+    env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
 ) -> Callable[[str, tuple[Any, ...]], None]:
     write_names = frozenset(name for name, _, _ in write_events)
     read_names = frozenset(name for name, _ in read_events)
@@ -91,6 +92,7 @@ def _bind(
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
+        module_prefixes: tuple[str, ...] = module_prefixes,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -109,10 +111,11 @@ def _bind(
             else:
                 # Any part: an extension module's init function is found by the last one ("pkg._ctypes").
                 for part in split(name, "."):
-                    if part in blocked_modules:
+                    if part in blocked_modules or startswith(part, module_prefixes):
                         reason = "importing " + name
                 if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
-                    if type_(args[1]) is str_t and partition(rpartition(args[1], "/")[2], ".")[0] in blocked_modules:
+                    stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
+                    if stem in blocked_modules or startswith(stem, module_prefixes):
                         reason = "importing " + name + " from the file of a refused module"
                     targets = ((args[1], 3, False),)
         elif event == "os.kill":
