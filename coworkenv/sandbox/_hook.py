@@ -38,12 +38,12 @@ def make_audit_hook(
     outside `scratch` (writes) or `read_roots` (reads); exit with `tampered_exit` if the result channel
     (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
 
-    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_module_prefixes`, `blocked_events`, `blocked_prefixes`,
-    `write_events`: event -> (path argument indices, dir_fd argument indices), `read_events`: event -> 0 for a
-    read or 2 for a listing of the path in argument 0, `blocked_commands`: event -> the command numbers in
-    argument 1 it refuses, `native_env_prefixes`: environment variable names the code may not set, because C
-    libraries load files or code by them); the hook keeps frozen copies, so changing the tables afterwards
-    changes nothing.
+    `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_module_prefixes`: module names refused
+    wherever they appear in a dotted name, `blocked_events`, `blocked_prefixes`, `write_events`: event -> (path
+    argument indices, dir_fd argument indices), `read_events`: event -> 0 for a read or 2 for a listing of the
+    path in argument 0, `blocked_commands`: event -> the command numbers in argument 1 it refuses,
+    `native_env_prefixes`: environment variable names the code may not set, because C libraries load files or code
+    by them, `bytecode_loader`); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -88,8 +88,8 @@ def _bind(
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
         startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
-        partition: Any = str.partition, rpartition: Any = str.rpartition, fstat: Any = posix.fstat, stat: Any = posix.stat,
-        write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
+        partition: Any = str.partition, rpartition: Any = str.rpartition, fstat: Any = posix.fstat,
+        stat: Any = posix.stat, write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes,
@@ -132,7 +132,8 @@ def _bind(
                 targets = ((path, 4, False),)
         elif event == "compile":
             if len_(args) and type_(args[0]) is not str_t and type_(args[0]) is not bytes_t:
-                reason = "compiling an AST object (bytecode is made from source text only)"
+                reason = "compiling something other than source text, such as an AST object (bytecode is " \
+                         "made from source text only)"
         elif event in blocked_events or startswith(event, blocked_prefixes):
             reason = event
         elif event in write_names:
