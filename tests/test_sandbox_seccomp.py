@@ -53,8 +53,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert program is not None
     arch, col = AUDIT_ARCH[machine], 0 if machine == "x86_64" else 1
 
-    def answer(name: str, *args: int) -> int:
-        return run_filter(program, arch, NR[name][col], *args)
+    def answer(name: str, *args: int, of: bytes = program) -> int:
+        number = NR[name][col]
+        assert number is not None, f"{name} has no number on {machine}"
+        return run_filter(of, arch, number, *args)
 
     assert answer("read", 0, 0, 10) == ALLOW
     assert answer("openat", -100, 0, 0) == ALLOW
@@ -69,6 +71,8 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
+    no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
+    assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
                  "listmount", "get_robust_list"):
         assert answer(name) == EPERM, name

@@ -218,7 +218,8 @@ def isolate(
         missing["seccomp"] = SWITCHED_OFF
     else:
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
-        note(layers, missing, "seccomp", confine["install_seccomp"](libc, "uid-drop" not in layers))
+        note(layers, missing, "seccomp", confine["install_seccomp"](
+            libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1))
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing

@@ -214,7 +214,7 @@ def restrict_paths(
     return None
 
 
-def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes | None:
+def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True) -> bytes | None:
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
@@ -231,7 +231,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool) -> bytes |
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
-             (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone", "next", arch.clone),
+             (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone" if threads else "eperm", "next", arch.clone),
              (jeq, "enosys", "next", arch.clone3)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
     labels: dict[str, int] = {}
@@ -265,13 +265,14 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool) -> str | None:
+def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, IPC objects that outlive the run and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
-    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass."""
+    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass;
+    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
     machine = os.uname().machine
-    program = _seccomp_program(machine, os.getpid(), deny_metadata)
+    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))
