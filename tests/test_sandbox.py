@@ -58,6 +58,7 @@ class Hostile:
     value: Any = None
     error: str | None = None
     expect_kernel: str | None = None
+    value_kernel: float | None = None  # `# value-kernel: N`: the value with the kernel layers alone, where it differs
     # Layers only the full set has (`# needs: mountns`): the snippet pins a defence that no degraded mode has, a
     # known limit there (docs/sandbox.md), so it runs with every layer only.
     needs: tuple[str, ...] = ()
@@ -78,6 +79,7 @@ def _load(path: Path) -> Hostile:
         kernel_independent="kernel-independent" in headers,
         value=float(headers["value"]) if "value" in headers else None, error=headers.get("error"),
         expect_kernel=headers.get("expect-kernel"),
+        value_kernel=float(headers["value-kernel"]) if "value-kernel" in headers else None,
         needs=tuple(name.strip() for name in headers.get("needs", "").split(",") if name.strip()),
     )
 
@@ -180,8 +182,9 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     host_stat = os.stat(targets["host_file"])
     assert (host_stat.st_mode & 0o7777, host_stat.st_mtime) == (0o644, HOST_FILE_TIME), f"{case.name} changed its mode"
     assert result.duration_s < case.limits.wall_seconds + 2
-    if case.value is not None and result.ok:
-        assert result.value == case.value
+    value = case.value_kernel if expect is not None and case.value_kernel is not None else case.value
+    if value is not None and result.ok:
+        assert result.value == value, f"{case.name}: {run}"
     if case.error is not None and expect is None:  # `# error:` names the full layer set's refusal
         assert result.error is not None and case.error in result.error, f"{case.name}: {run}"
     if not result.ok:

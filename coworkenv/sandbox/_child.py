@@ -14,6 +14,7 @@ from __future__ import annotations
 import _json
 import _signal
 import builtins
+import gc
 import marshal
 import os
 import posix
@@ -220,9 +221,30 @@ def isolate(
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
         note(layers, missing, "seccomp", confine["install_seccomp"](
             libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1))
+    # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
+    sealed = None if "hook" in disabled else confine["seal_ctypes"]()
+    if sealed is not None:
+        missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing
+
+
+def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type], bool]) -> list[str]:
+    """The C data types under `bases` (the `_ctypes` base types, reachable by anyone through
+    `object.__subclasses__()`) that reach memory by an address and can still be instantiated."""
+    found: list[str] = []
+    pending: list[type] = [sub for base in bases for sub in type.__subclasses__(base)]
+    while pending:
+        cls = pending.pop()
+        pending.extend(type.__subclasses__(cls))
+        if reaches_memory(cls):
+            try:
+                cls()
+            except TypeError:  # sealed: no tp_new
+                continue
+            found.append(cls.__qualname__)
+    return found
 
 
 def library_roots() -> tuple[str, ...]:
@@ -294,7 +316,9 @@ def main() -> None:
         st = os.fstat(RESULT_FD)
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
-        modules = load_siblings(run_dir)
+        modules = load_siblings(run_dir)  # imports ctypes for the kernel layers
+        ctypes_bases = tuple(getattr(sys.modules["_ctypes"], name) for name in modules["_confine"]["CTYPES_BASES"])
+        reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"])
         os.environ.clear()
@@ -309,7 +333,15 @@ def main() -> None:
              "native_env_prefixes": NATIVE_ENV_PREFIXES,
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         del modules
-        note(layers, missing, "audit-hook", SWITCHED_OFF if "hook" in disabled else None)
+        gc.collect()
+        leftover = [] if "hook" in disabled else usable_ctypes_types(ctypes_bases, reaches_memory)
+        del ctypes_bases, reaches_memory
+        if leftover and "audit-hook" not in missing:
+            missing["audit-hook"] = f"C data types the code could use to rewrite the hook's memory remain: {leftover}"
+        if "hook" in disabled:
+            missing["audit-hook"] = SWITCHED_OFF
+        elif "audit-hook" not in missing:
+            layers.append("audit-hook")
         write_all(frame({"layers": layers, "missing": missing}))
         absent = [layer for layer in job["require"] if layer not in layers]
         if absent:  # refuse before any untrusted code runs

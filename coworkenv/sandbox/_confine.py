@@ -134,6 +134,48 @@ def disable_name_services(libc: ctypes.CDLL) -> str | None:
     return None
 
 
+# CPython's PyTypeObject, in pointer-sized words: three header words and eighteen slots, then tp_flags; tp_base is
+# word 32, tp_new word 39.
+_WORD = ctypes.sizeof(ctypes.c_void_p)
+_TP_FLAGS, _TP_BASE, _TP_NEW = 21 * _WORD, 32 * _WORD, 39 * _WORD
+_TPFLAGS_BASETYPE = 1 << 10
+CTYPES_BASES = ("_SimpleCData", "_Pointer", "Structure", "Union", "Array", "CFuncPtr")
+POINTER_CODES = ("z", "Z", "O", "X")  # char*, wchar_t*, PyObject*, BSTR: simple types that dereference an address
+
+
+def reaches_memory(cls: type) -> bool:
+    """Whether instances of the C data type `cls` read or write memory at an address set as data, with no audit
+    event: pointer types, char/wchar/object pointers, and structures, unions and arrays holding one. (Function
+    pointers are not: every foreign call raises `ctypes.call_function`.)"""
+    if any(base.__name__ == "_Pointer" and base.__module__ == "_ctypes" for base in cls.__mro__):
+        return True
+    parts = [getattr(cls, "_type_", None)] + [field[1] for field in getattr(cls, "_fields_", ())]
+    return any(part in POINTER_CODES or (isinstance(part, type) and reaches_memory(part)) for part in parts)
+
+
+def seal_ctypes() -> str | None:
+    """Leave the code no C data type that reaches memory by an address (`reaches_memory`): `_ctypes` stays loaded
+    once this bootstrap used it, and its types stay reachable through `object.__subclasses__()`. Clears
+    "acceptable base type" on every one of them (no new C data type can be defined: one could add a pointer
+    field), empties the pointer-type cache and makes each that reaches memory uninstantiable (no `tp_new`).
+    Returns why it could not, or None."""
+    import _ctypes
+
+    _ctypes._pointer_type_cache.clear()  # type: ignore[attr-defined]
+    pending: list[type] = [getattr(_ctypes, name) for name in CTYPES_BASES]
+    while pending:
+        cls = pending.pop()
+        pending.extend(type.__subclasses__(cls))
+        flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+        base = ctypes.c_void_p.from_address(id(cls) + _TP_BASE).value
+        if flags.value != cls.__flags__ or base != id(cls.__base__):
+            return f"{cls.__qualname__} does not have the type layout this bootstrap knows"
+        flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE  # a subclass could add fields of a pointer type
+        if reaches_memory(cls):
+            ctypes.c_void_p.from_address(id(cls) + _TP_NEW).value = None
+    return None
+
+
 def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
 
