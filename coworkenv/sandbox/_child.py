@@ -234,10 +234,12 @@ def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type]
     """The C data types under `bases` (the `_ctypes` base types, reachable by anyone through
     `object.__subclasses__()`) that reach memory by an address and can still be instantiated."""
     found: list[str] = []
-    pending: list[type] = [sub for base in bases for sub in type.__subclasses__(base)]
+    pending: list[type] = []
+    for base in bases:
+        pending.extend(base.__subclasses__())
     while pending:
         cls = pending.pop()
-        pending.extend(type.__subclasses__(cls))
+        pending.extend(cls.__subclasses__())
         if reaches_memory(cls):
             try:
                 cls()
