@@ -84,3 +84,22 @@ def test_a_missing_layer_is_logged_once_with_its_reason(caplog: pytest.LogCaptur
     assert len(caplog.records) == 1
     message = caplog.records[0].getMessage()
     assert "landlock" in message and "ENOSYS" in message
+
+
+def test_the_c_data_types_sealed_before_the_code_runs_are_those_that_reach_memory() -> None:
+    """The bootstrap makes these uninstantiable (ctypes stays loaded in the child): pointers and what holds one."""
+    import ctypes
+
+    from coworkenv.sandbox._confine import reaches_memory
+
+    class Plain(ctypes.Structure):
+        _fields_ = [("n", ctypes.c_uint64), ("where", ctypes.c_void_p)]
+
+    class Holder(ctypes.Union):
+        _fields_ = [("n", ctypes.c_long), ("text", ctypes.c_char_p)]
+
+    reaching: list[type] = [ctypes.c_char_p, ctypes.c_wchar_p, ctypes.py_object, ctypes.POINTER(ctypes.c_int), Holder,
+                ctypes.c_char_p * 2]
+    inert: list[type] = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char * 4, Plain, ctypes.CFUNCTYPE(ctypes.c_int)]
+    assert [reaches_memory(t) for t in reaching] == [True] * len(reaching)
+    assert [reaches_memory(t) for t in inert] == [False] * len(inert)  # foreign calls raise audit events
