@@ -56,6 +56,9 @@ class TinySection(_Section):
     copy_head_dim: Annotated[int, Field(ge=4)] = 64
     copy_from_read: Annotated[bool, Field(description="the copy head copies only from earlier messages (what was "
                                           "read), never from the message being written")] = False
+    copy_induction: Annotated[bool, Field(description="the copy head's keys and queries carry the two tokens before "
+                                          "each position, so a value read earlier is copied on from where it "
+                                          "was read once its first token is written")] = False
 
     @model_validator(mode="after")
     def _heads_divide(self) -> TinySection:

@@ -38,18 +38,29 @@ from transformers.modeling_outputs import CausalLMOutputWithPast
 __all__ = ["CopyHeadConfig", "CopyHeadForCausalLM", "install_fused_lm_head", "uses_copy_head"]
 
 _FLOOR = 1e-9  # added to the mixture before the log: a token neither head proposes keeps a finite logit
+_INDUCTION_PRIOR = 2.0  # the initial weight of a match, in logits of the copy attention
+_INDUCTION_SHIFTS = (1, 2)  # matched: the token just written with the one before a key, and the two before those
 
 
 class CopyHeadConfig(Qwen3Config):
     """Qwen3's config plus the width of the copy head's queries and keys, and optionally the token that opens a
     message (`copy_boundary_token_id`, e.g. `<|im_start|>`): with it, a position copies only from messages before
-    its own, so the model copies what it read, never the tokens it is writing (which can feed a loop)."""
+    its own, so the model copies what it read, never the tokens it is writing (which can feed a loop).
+
+    `copy_induction` adds to each copy score a learned, per-position weight times whether the token before the
+    earlier position equals the token just written, and another for the token before that (an exact match of
+    token ids, `_INDUCTION_SHIFTS`): once the first token of a value is copied, the rest of it follows from where
+    it was read (the induction-head pattern, Olsson et al. 2022, given to the model instead of left for it to form
+    from scratch). Values span several tokens (digits are single tokens), and one wrong token fails an episode.
+    """
 
     model_type = "coworkenv_copy_qwen3"
 
-    def __init__(self, copy_head_dim: int = 64, copy_boundary_token_id: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, copy_head_dim: int = 64, copy_boundary_token_id: int | None = None,
+                 copy_induction: bool = False, **kwargs: Any) -> None:
         self.copy_head_dim = copy_head_dim
         self.copy_boundary_token_id = copy_boundary_token_id
+        self.copy_induction = copy_induction
         super().__init__(**kwargs)
 
 
@@ -71,7 +82,32 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         self.copy_query = nn.Linear(config.hidden_size, width, bias=False)
         self.copy_key = nn.Linear(config.hidden_size, width, bias=False)
         self.copy_gate = nn.Linear(config.hidden_size, 1)
+        self.copy_induction_weight = (nn.Linear(config.hidden_size, len(_INDUCTION_SHIFTS))
+                               if getattr(config, "copy_induction", False) else None)
         self.post_init()
+        if self.copy_induction_weight is not None:  # a match counts from the first step; training tunes it
+            with torch.no_grad():
+                self.copy_induction_weight.bias.fill_(_INDUCTION_PRIOR)
+
+    def _induction_scores(self, hidden: torch.Tensor, memory: _CopyMemory, positions: torch.Tensor) -> torch.Tensor:
+        """Per query and earlier position: sum over shifts s of weight_s(query) x [the token s - 1 before the query
+        is the token s before the earlier position]."""
+        assert self.copy_induction_weight is not None
+        keys_side = torch.where(memory.valid, memory.ids, -1)
+        query_side = torch.where(memory.valid, memory.ids, -2)  # padding never matches padding
+        weights = self.copy_induction_weight(hidden).float()  # (batch, queries, shifts)
+        total = memory.ids.shape[1]
+        steps = torch.arange(total, device=hidden.device)
+        out = None
+        for index, shift in enumerate(_INDUCTION_SHIFTS):
+            before_key = nn.functional.pad(keys_side[:, : total - shift], (shift, 0), value=-1)
+            at = positions - (shift - 1)  # the query's own token for shift 1, the one before it for shift 2
+            before_query = torch.where(at >= 0, query_side[:, at.clamp(min=0)], -2)
+            match = (before_query[:, :, None] == before_key[:, None, :]) & (steps[None, None, :] >= shift)
+            term = weights[..., index:index + 1] * match
+            out = term if out is None else out + term
+        assert out is not None
+        return out
 
     def _memory(self, cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> _CopyMemory:
         """Earlier positions (from the cache's memory) followed by this call's; stored back on the cache."""
@@ -122,6 +158,8 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             positions, hidden = positions[-logits_to_keep:], hidden[:, -logits_to_keep:]
         vocab = torch.softmax(self.lm_head(hidden).float(), dim=-1)
         scores = self.copy_query(hidden) @ memory.keys.transpose(1, 2) / math.sqrt(self.config.copy_head_dim)
+        if self.copy_induction_weight is not None:
+            scores = scores.float() + self._induction_scores(hidden, memory, positions)
         steps = torch.arange(total, device=hidden.device)
         allowed = (steps[None, :] <= positions[:, None])[None] & memory.valid[:, None]
         boundary = getattr(self.config, "copy_boundary_token_id", None)

@@ -61,6 +61,7 @@ class TinyModelSpec:
     copy_head: bool = False  # a pointer-generator copy head (trainers.copy_model)
     copy_head_dim: int = 64
     copy_from_read: bool = False  # the copy head copies only from earlier messages, not from the one being written
+    copy_induction: bool = False  # copy keys and queries carry the tokens just before (trainers.copy_model)
 
 
 def render_corpus_text(
@@ -140,8 +141,8 @@ def build_tiny_model(
     model: Qwen3ForCausalLM
     if spec.copy_head:
         boundary = int(cast(int, tokenizer.convert_tokens_to_ids("<|im_start|>"))) if spec.copy_from_read else None
-        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim,
-                                                   copy_boundary_token_id=boundary, **sizes))
+        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim, copy_boundary_token_id=boundary,
+                                                   copy_induction=spec.copy_induction, **sizes))
     else:
         model = Qwen3ForCausalLM(Qwen3Config(**sizes))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
