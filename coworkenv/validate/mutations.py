@@ -20,7 +20,7 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
-Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
+Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`, `order_probe`) are built in `task_mutations`.
 
 Names that match no record, paths of files that do not exist, and arguments the reference leaves out are not
 mutated: changing them is not a mistake the task defines. An optional argument naming another record
@@ -49,7 +49,8 @@ from coworkenv.world import World
 
 MutationKind = Literal[
     "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
-    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe", "stop_early",
+    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe",
+    "order_probe", "stop_early",
 ]
 MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
