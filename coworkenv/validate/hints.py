@@ -54,6 +54,8 @@ HINTS: dict[str, str] = {
                      "('first ..., then ...') if it matters",
     "created_id_pinned": "find the new record by what the task fixes (a records check on its list, title, item "
                          "or channel), not by the id the reference's run gave it",
+    "spelling_pinned": "match the person or channel in every form the tool accepts (a `where` condition with op "
+                       "`in` over its id, email, handle / channel id and #name), not the reference's spelling",
     "audit_fragile": "judge the final state, or the calls that matter (a write happened), not the exact call list",
     # noop / mutations / reads_state
     "noop_passes": "add checks on the state the task must change",

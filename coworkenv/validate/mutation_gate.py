@@ -9,7 +9,9 @@ A forbidden guard that its own probe does not fire, and a frame guard no harmful
 harmful mutant changed the world, protect nothing (`guard_never_fires`).
 An order probe (independent writes the task does not order, done the other way round) must pass: when it fails
 only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
-A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`.
+A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
+dynamics rule or turn condition that misses the reference's call once a person or channel is spelled another way
+the tool accepts is `spelling_pinned`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate._spelling import pinned_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
@@ -81,6 +84,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                     f"{mutation.description}"))
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
+    errors += pinned_spellings(ctx.spec, episodes.env.state)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,

@@ -13,6 +13,7 @@
   nothing (a typo in its target).
 - `order_probe`: two independent writes of a turn that an order-sensitive check pins, done the other way round
   where the task states no order (see `_unasked_order`); an honest agent may do that, so it must pass.
+
 - `text_alter`: an answer a check wants numbers in, without the names of the records the reference changed
   (the counts stated, the items they belong to not).
 """

@@ -32,6 +32,7 @@ from tests.defects import (
     python_fragile,
     reply_only,
     silent_change,
+    spelling_pinned,
     time_window,
     unchosen_field,
     vacuous,
@@ -62,6 +63,7 @@ MODULES = (
     lenient_scoring,
     pinned_wording,
     created_id_pinned,
+    spelling_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
