@@ -5,17 +5,19 @@ handle (`chat_send_dm`, a ticket's assignee), a channel as id or `#name` (`chat_
 agent picks is invisible in the world, so a dynamics rule or a follow-up turn whose call matcher pins the
 reference's spelling (`{"person": "esra"}`) never fires for an honest agent that wrote `u-esra`: the colleague
 never answers, the next turn never comes. For each reference write such a matcher matches, each such argument is
-spelled the other way; if the matcher then misses, it is `spelling_pinned` (no episode needed). Check matchers
+spelled the other way; where the matcher then misses, the respelled reference is played, and the mutations gate
+reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). Check matchers
 (`called`, `order`) are not judged yet: the procedural order checks pin person ids themselves (a known gap).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from coworkenv.checks import call_matches
-from coworkenv.spec import AfterCall, EnvSpec, OnAction
-from coworkenv.validate.gates import GateError
+from coworkenv.spec import AfterCall, CallMatcher, EnvSpec, OnAction, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.mutations import replaced
 from coworkenv.world import World
 
 # (tool, argument) -> what the argument names, for arguments the tool resolves from several spellings.
@@ -24,32 +26,46 @@ _FORMS = {("chat_send_dm", "person"): "person", ("tickets_create", "assignee"): 
 _FORMS_TOOLS = {tool for tool, _ in _FORMS}
 
 
-def pinned_spellings(spec: EnvSpec, world: World) -> Iterator[GateError]:
-    """A `spelling_pinned` error for each dynamics rule or turn condition that matches a reference write only in
-    the reference's spelling of a person or channel: the same call spelled another way the tool accepts no longer
-    matches, so the world would not react (no answer, no next turn) to an honest agent."""
+@dataclass(frozen=True)
+class Respelled:
+    """A reference write a dynamics rule or turn condition matches only in the reference's spelling."""
+
+    path: str  # the matcher's path in the spec
+    description: str
+    reference: list[ReferenceTurn]  # the reference with that write spelled the other way
+
+
+def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
+    """Each dynamics rule or turn condition that matches a reference write, but no longer matches it once a
+    person or channel argument is spelled another way the tool accepts (at most one per matcher)."""
     matchers = [(f"dynamics.rules[{i}].on.call", r.on.call) for i, r in enumerate(spec.dynamics.rules)
                 if isinstance(r.on, OnAction)]
     matchers += [(f"turns[{i}].condition.call", t.condition.call) for i, t in enumerate(spec.turns)
                  if isinstance(t.condition, AfterCall)]
-    if not any(m.tool in _FORMS_TOOLS for _, m in matchers):
-        return
     for path, matcher in matchers:
-        for turn in spec.reference:
-            for step in turn.steps:
-                call = step.call
-                if call is None or not call_matches(matcher, call.name, dict(call.arguments)):
+        if matcher.tool in _FORMS_TOOLS:
+            found = _first_miss(spec, world, matcher)
+            if found is not None:
+                yield Respelled(path, found[0], found[1])
+
+
+def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str, list[ReferenceTurn]] | None:
+    for t, turn in enumerate(spec.reference):
+        for s, step in enumerate(turn.steps):
+            call = step.call
+            if call is None or not call_matches(matcher, call.name, dict(call.arguments)):
+                continue
+            for arg, value in call.arguments.items():
+                what = _FORMS.get((call.name, arg))
+                other = _respelled(world, what, value) if what is not None and isinstance(value, str) else None
+                if other is None:
                     continue
-                for arg, value in call.arguments.items():
-                    what = _FORMS.get((call.name, arg))
-                    other = _respelled(world, what, value) if what is not None and isinstance(value, str) else None
-                    if other is None or call_matches(matcher, call.name, {**call.arguments, arg: other}):
-                        continue
-                    yield GateError("mutations", "spelling_pinned", path,
-                                    f"{call.name} with {arg}={other!r} (the same {what} as {value!r}) no longer "
-                                    "matches: the world reacts only to the reference's spelling; match every form "
-                                    "(a `where` condition with `in`) or the state instead")
-                    break
+                args = {**call.arguments, arg: other}
+                if not call_matches(matcher, call.name, args):
+                    new = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
+                    return (f"{call.name} with {arg}={other!r} (the same {what} as {value!r})",
+                            replaced(spec.reference, t, s, new))
+    return None
 
 
 def _matched_tools(spec: EnvSpec) -> set[str]:

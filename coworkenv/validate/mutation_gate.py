@@ -23,7 +23,7 @@ from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._episodes import EpisodeOutcome
-from coworkenv.validate._spelling import pinned_spellings
+from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
@@ -84,7 +84,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                     f"{mutation.description}"))
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
-    errors += pinned_spellings(ctx.spec, episodes.env.state)
+    errors += _pinned_spellings(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -96,6 +96,27 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
     if outcome.result is None:
         return False
     return any(not c.passed for c in outcome.result.checks if c.id in targets)
+
+
+def _pinned_spellings(ctx: GateContext) -> list[GateError]:
+    """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
+    where the respelled reference fails a check on the state or the replies (not only a call-matcher check)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    for found in respelled_writes(ctx.spec, episodes.env.state):
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is None:
+            continue
+        kinds = {c.id: c.rule for c in ctx.spec.checks}
+        failed = [c.id for c in outcome.result.checks
+                  if not c.passed and not isinstance(kinds.get(c.id), CalledRule | OrderRule)]
+        if failed:
+            errors.append(GateError("mutations", "spelling_pinned", found.path,
+                                    f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
+                                    "the world reacts only to the reference's spelling; match every form (a "
+                                    "`where` condition with `in`) instead"))
+    return errors
 
 
 def _order_only_failures(ctx: GateContext, outcome: EpisodeOutcome) -> list[str]:
