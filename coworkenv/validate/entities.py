@@ -151,6 +151,34 @@ class EntityIndex:
             altered = whole.sub(wrong, altered)
         return altered if altered != text else None
 
+    def alter_codes(self, text: str) -> str | None:
+        """`text` with every code the checks name (letters and digits: `BUG-311`, `svc-recs@5`) stated as another
+        one (None when it states none)."""
+        altered = text
+        for fact in sorted(self.preferred, key=len, reverse=True):
+            if _CODE.fullmatch(fact) and fact in altered.lower() and (whole := _whole(fact)).search(altered):
+                altered = whole.sub(self._wrong(fact).replace("\\", "\\\\"), altered)
+        return altered if altered != text else None
+
+    def alter_each_fact(self, text: str, limit: int = 3) -> list[str]:
+        """`text` with one fact the checks name stated wrongly, for each of its first `limit` such facts that has a
+        digit and that a check's pattern also admits (a version `svc-recs@5` a condition matches as `svc-recs@\\d+`:
+        the pattern may admit the wrong one too). Empty when the text states fewer than two facts: `alter_facts`
+        already covers one."""
+        found = [f for f in sorted(self.preferred, key=len, reverse=True)
+                 if len(f) >= 2 and f in text.lower() and _whole(f).search(text)]
+        if len(found) < 2:
+            return []
+        patterns = [p for p in (_pattern(v) for v in self.preferred) if p is not None]
+        found = [f for f in found if _DIGITS.search(f) and any(p.pattern != f and p.search(f) for p in patterns)]
+        out = []
+        for fact in found[:limit]:
+            wrong = self._wrong(fact).replace("\\", "\\\\")
+            altered = _whole(fact).sub(wrong, text)
+            if altered != text:
+                out.append(altered)
+        return out
+
     def alter_numbers(self, text: str) -> str | None:
         """`text` with every number the checks name (an HTTP status, a count: digits only) one higher (None when
         it states none)."""
@@ -181,6 +209,16 @@ class EntityIndex:
             return fact[:last.start()] + bumped + fact[last.end():]
         i = next((k for k, c in enumerate(fact) if c.isalpha()), 0)
         return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
+
+
+def _pattern(value: str) -> re.Pattern[str] | None:
+    """A check value that is a regular expression (it has a class, an escape or a repeat), compiled."""
+    if not any(c in value for c in "\\[]*+?"):
+        return None
+    try:
+        return re.compile(value, re.IGNORECASE)
+    except re.error:
+        return None
 
 
 def _whole(fact: str) -> re.Pattern[str]:

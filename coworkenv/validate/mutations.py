@@ -2,7 +2,8 @@
 
 Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_write`: one write call is left out (a survivor is an incidental write: see the mutations gate);
-- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way,
+- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way
+  (also one written as text, as declared tools often take it),
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
   `max_alternatives` more);
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
@@ -10,8 +11,10 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers) or states them wrongly, states the clock times the checks name an hour later, or keeps
-  only its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`);
+  `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
+  admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
+  its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a mail
+  subject another code for the codes they name (`BUG-312`);
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
@@ -57,6 +60,8 @@ MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+_MESSAGES = frozenset({"chat_send_dm", "chat_post_message", "mail_send"})  # writes that tell a person something
+_LABEL_ARGS = frozenset({"subject"})  # what a message is called, as opposed to what it says
 _CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
 
 
@@ -268,13 +273,16 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, list):
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
-            yield from _text_mutations(name, value, args, index)
+            yield from _text_mutations(name, value, args, index, call.name in _MESSAGES)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
             off = _DIGIT_RUN.sub(lambda m: str(int(m.group(0)) + 1).zfill(len(m.group(0))), value, count=1)
             yield "change_arg", name, {**args, name: off}, f"{name} {value!r} -> {off!r}", True
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
             # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
+        elif name in _LABEL_ARGS and " " in value and (wrong := index.alter_codes(value)) is not None:
+            # A subject stating a checked code ("BUG-311: cards declined"): another code in its place.
+            yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked codes wrong", True
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
@@ -303,6 +311,7 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 _SEPARATORS = (",", ";")
 _NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: "+31 650 750 659", "2026-06-07"
 _DIGIT_RUN = re.compile(r"\d+")
+_COUNT_TEXT = re.compile(r"-?\d{1,9}")
 _NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 
@@ -335,7 +344,8 @@ def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]
             yield i, sep.join(v for j, v in enumerate(items) if j != i)
 
 
-def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex) -> Iterator[ArgMutation]:
+def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex,
+                    message: bool = False) -> Iterator[ArgMutation]:
     if not value.strip():
         return
     # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
@@ -346,6 +356,9 @@ def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIn
     altered = index.alter_facts(value) if args.get("in_reply_to") else None
     if altered is not None:  # an answer stating its facts wrongly: "your number is now ...660" for "...659"
         yield "text_alter", name, {**args, name: altered}, f"{name} with its checked facts stated wrongly", True
+    if message:  # one fact of a message wrong, the others right: "source: svc-recs@6" for "@5"
+        for i, one in enumerate(index.alter_each_fact(value)):
+            yield "text_alter", name, {**args, name: one}, f"{name} with its checked fact {i} stated wrongly", True
     checked = index.checked_times()
     later = CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
     if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time
@@ -364,6 +377,8 @@ def _mutate_scalar(
         return [("change_arg", value + 1, True), ("change_arg", value - 1, True)]
     if not isinstance(value, str):
         return []
+    if _COUNT_TEXT.fullmatch(value) and value not in choices:  # a count written as text (a declared "units": "20")
+        return [("change_arg", str(int(value) + 1), True), ("change_arg", str(int(value) - 1), True)]
     if value in choices and len(choices) > 1:
         ranked = index.rank([c for c in choices if c != value], limit)
         return [("change_arg", c, True) for c in ranked]
