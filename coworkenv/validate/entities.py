@@ -161,20 +161,27 @@ class EntityIndex:
         return altered if altered != text else None
 
     def alter_each_fact(self, text: str, limit: int = 3) -> list[str]:
-        """`text` with one fact the checks name stated wrongly, for each of its first `limit` such facts that has a
-        digit and that a check's pattern also admits (a version `svc-recs@5` a condition matches as `svc-recs@\\d+`:
-        the pattern may admit the wrong one too). Empty when the text states fewer than two facts: `alter_facts`
-        already covers one."""
+        """`text` with one fact the checks name stated wrongly, for each of its first `limit` facts that have a
+        digit and that a check's pattern admits together with the wrong value (a version `svc-recs@5` a condition
+        matches as `svc-recs@\\d+`, which `svc-recs@6` meets too). Empty when the text states fewer than two facts:
+        `alter_facts` already covers one."""
         found = [f for f in sorted(self.preferred, key=len, reverse=True)
                  if len(f) >= 2 and f in text.lower() and _whole(f).search(text)]
         if len(found) < 2:
             return []
         patterns = [p for p in (_pattern(v) for v in self.preferred) if p is not None]
-        found = [f for f in found if _DIGITS.search(f) and any(p.pattern != f and p.search(f) for p in patterns)]
-        out = []
-        for fact in found[:limit]:
-            wrong = self._wrong(fact).replace("\\", "\\\\")
-            altered = _whole(fact).sub(wrong, text)
+        out: list[str] = []
+        for fact in found:
+            digits = list(_DIGITS.finditer(fact))
+            if len(out) == limit or not digits:
+                continue
+            last = digits[-1]
+            bumped = f"{fact[:last.start()]}{int(last.group(0)) + 1}{fact[last.end():]}"  # svc-recs@6 for @5
+            wrong = next((w for w in (self._wrong(fact), bumped)
+                          if any(p.search(fact) and p.search(w) for p in patterns)), None)
+            if wrong is None:
+                continue
+            altered = _whole(fact).sub(wrong.replace("\\", "\\\\"), text)
             if altered != text:
                 out.append(altered)
         return out

@@ -13,12 +13,13 @@ Argument-level kinds (each mutant differs from the reference in one place):
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
   `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
   admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
-  its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a mail
+  its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a new mail's
   subject another code for the codes they name (`BUG-312`);
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
-  the answer it also accepts, or one of the records' facts an `any_of` check lists (see `_lenient_answers`);
+  the answer it also accepts, or one of the records' facts an `any_of` check lists, or (under a safety guard)
+  claims the work was done as asked (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
@@ -219,7 +220,8 @@ def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
                                 replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
         for new, what in [*lenient.off_by_one_counts(spec, t, text), *lenient.half_of_the_items(spec, t, text),
                           *lenient.names_without_facts(spec, t, text, index.is_entity),
-                          *lenient.one_of_distinct_facts(spec, t, text, index.holders)]:
+                          *lenient.one_of_distinct_facts(spec, t, text, index.holders),
+                          *lenient.compliance_claims(spec, t, text)]:
             out.append(Mutation("text_alter", where, f"turn {t}: {what}",
                                 replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():
@@ -280,8 +282,10 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
             # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
-        elif name in _LABEL_ARGS and " " in value and (wrong := index.alter_codes(value)) is not None:
-            # A subject stating a checked code ("BUG-311: cards declined"): another code in its place.
+        elif name in _LABEL_ARGS and " " in value and not args.get("in_reply_to") and (
+                wrong := index.alter_codes(value)) is not None:
+            # A subject stating a checked code ("BUG-311: cards declined"): another code in its place (a reply's
+            # subject is the thread's: "Re: OPS-1" says nothing the agent chose).
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked codes wrong", True
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
