@@ -2,10 +2,11 @@
 
 A check that pins the order of two writes (an `order` rule, or a Python check reading the audit) is sound only
 when the order matters: the later write depends on the earlier one (see `dependencies`), the two touch the same
-record, the later is a message reporting work done after a change, or the user's turn asks for that order ("then", "once", "before", "first"...). Otherwise an honest agent
-that happens to do them the other way round ends in the same state and fails: the check copied the reference's
-incidental order. Each probe moves the later write just before the earlier one; the mutations gate reports
-`order_unasked` when that fails only order-sensitive checks.
+record, the later is a message reporting work done after a change, or the user's turn (or a document the
+reference reads in that turn: the runbook the task says to follow) asks for that order ("then", "once",
+"before", "first"...). Otherwise an honest agent that happens to do them the other way round ends in the same
+state and fails: the check copied the reference's incidental order. Each probe moves the later write just before
+the earlier one; the mutations gate reports `order_unasked` when that fails only order-sensitive checks.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, PythonRule
 from coworkenv.validate.dependencies import WriteFacts
-from coworkenv.validate.mutations import Mutation, moved_before
+from coworkenv.validate.mutations import Mutation, is_write, moved_before
+from coworkenv.world import World
 
 # Words by which a request orders its steps ("fix it, then tell them", "once it is done", "before you post").
 _ORDER_WORDS = re.compile(
@@ -41,14 +44,35 @@ _DEADLINE = re.compile(
 _MAX_PYTHON_PROBES = 2  # each probe of a Python check costs a sandboxed run
 
 
-def states_order(spec: EnvSpec, turn: int) -> bool:
-    """Whether the user's turn (or the workspace context) words an order between steps."""
+def states_order(spec: EnvSpec, turn: int, world: World | None = None) -> bool:
+    """Whether the user's turn, the workspace context, or a document the reference reads in that turn (the
+    runbook the task says to follow) words an order between steps."""
     said = spec.turns[turn].content if turn < len(spec.turns) else ""
-    text = _DEADLINE.sub(" ", " ".join((spec.context, said, spec.turns[turn].announce or "")))
+    read = _read_documents(spec, turn, world) if world is not None else ""
+    text = _DEADLINE.sub(" ", " ".join((spec.context, said, spec.turns[turn].announce or "", read)))
     return _ORDER_WORDS.search(text) is not None
 
 
-def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[int, int, int, int]]) -> Iterator[Mutation]:
+def _read_documents(spec: EnvSpec, turn: int, world: World) -> str:
+    """The text fields of every record a read call of the reference's turn names (a file, an article, a note)."""
+    out: list[str] = []
+    for step in spec.reference[turn].steps if turn < len(spec.reference) else []:
+        call = step.call
+        tool = TOOLS.get(call.name) if call is not None else None
+        if call is None or tool is None or is_write(call.name):
+            continue
+        for value in call.arguments.values():
+            if not isinstance(value, str):
+                continue
+            for table in world.tables():
+                rec = table.get(value) if table.app == tool.app else None
+                if rec is not None:
+                    out += [v for v in rec.model_dump().values() if isinstance(v, str)]
+    return " ".join(out)
+
+
+def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[int, int, int, int]],
+                 world: World | None = None) -> Iterator[Mutation]:
     """For every pair of same-turn writes an order-sensitive check pins, that the task does not order and whose
     second does not depend on the first: the reference with the second moved before the first."""
     sensitive = [c.rule for c in spec.checks if isinstance(c.rule, OrderRule | PythonRule)]
@@ -64,7 +88,7 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
             if b.content and not a.content and _REPORTS.search(b.content):
                 continue  # a message after a change, reporting work done: it reports that change
             pinned_by = [r for r in sensitive if _pins(r, spec, a, b)]
-            if not pinned_by or states_order(spec, a.turn):
+            if not pinned_by or states_order(spec, a.turn, world):
                 continue
             if all(isinstance(r, PythonRule) for r in pinned_by):
                 if python_left == 0:

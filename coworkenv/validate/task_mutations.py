@@ -155,7 +155,7 @@ def task_mutations(
     facts = write_facts(spec.reference, final, created, made or {}, {d.name: d.bind for d in spec.tool_decls})
     pairs = list(dependent_pairs(facts, final))
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
-    return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent),
+    return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
             *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created),
             *_replies_without_records(spec, final, touched)]
 
