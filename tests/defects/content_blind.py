@@ -172,3 +172,10 @@ CONTENT_BLIND_S19 = [
            breaks=_refusal_unexplained, witness=lambda s: with_say(s, "Filed IT-199. All set.")),
 ]
 DEFECTS += CONTENT_BLIND_S19
+DEFECTS += [
+    Defect(CLASS, "csv-rows-unchecked-2", "synth:report_from_data@2",
+           "writes the report file with only its header line", breaks=_keep_only("content", keep_first=1),
+           witness=lambda s: with_args(s, "files_write_file", {},
+                                       content=call(s, "files_write_file")["arguments"]["content"].split("\n")[0]
+                                       + "\n")),
+]
