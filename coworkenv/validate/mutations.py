@@ -47,7 +47,6 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate import _lenient_answers as lenient
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -114,7 +113,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             steps.insert(s + 1, steps[s])
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
-    out += _reply_mutations(spec, index)
+    from coworkenv.validate._reply_mutations import reply_mutations  # it builds on this module's helpers
+
+    out += reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
         if isinstance(check.rule, OrderRule):
@@ -200,37 +201,6 @@ def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tupl
     del turns[src[0]][src[1]]
     turns[dst[0]].insert(dst[1], moved)
     return [turn_of(steps) for steps in turns]
-
-
-def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
-    """Drop or alter the last reply of each turn whose reply is task content (see `reply_is_content`)."""
-    out: list[Mutation] = []
-    for t, turn in enumerate(spec.reference):
-        says = [s for s, step in enumerate(turn.steps) if step.say]
-        if not says or not reply_is_content(spec, t):
-            continue
-        s = says[-1]
-        text = turn.steps[s].say or ""
-        where = f"reference[{t}].steps[{s}].say"
-        out.append(Mutation("text_drop", where, f"turn {t}: no answer", without(spec.reference, t, s),
-                            code="content_unchecked"))
-        altered = index.alter_facts(text)
-        if altered is not None:
-            out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
-                                replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
-        for new, what in [*lenient.off_by_one_counts(spec, t, text), *lenient.half_of_the_items(spec, t, text),
-                          *lenient.names_without_facts(spec, t, text, index.is_entity),
-                          *lenient.one_of_distinct_facts(spec, t, text, index.holders),
-                          *lenient.compliance_claims(spec, t, text)]:
-            out.append(Mutation("text_alter", where, f"turn {t}: {what}",
-                                replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
-        if t < len(spec.turns) and spec.turns[t].content.strip():
-            # An answer that only repeats the request names the ticket, flag or person it was asked about:
-            # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
-            echo = spec.turns[t].content
-            out.append(Mutation("text_alter", where, f"turn {t}: the answer only repeats the request",
-                                replaced(spec.reference, t, s, ReferenceStep(say=echo)), code="content_unchecked"))
-    return out
 
 
 # Explicit requests for an answer: a request verb, or a question that starts with a question word.
