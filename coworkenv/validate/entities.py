@@ -151,6 +151,41 @@ class EntityIndex:
             altered = whole.sub(wrong, altered)
         return altered if altered != text else None
 
+    def alter_codes(self, text: str) -> str | None:
+        """`text` with every code the checks name (letters and digits: `BUG-311`, `svc-recs@5`) stated as another
+        one (None when it states none)."""
+        altered = text
+        for fact in sorted(self.preferred, key=len, reverse=True):
+            if _CODE.fullmatch(fact) and fact in altered.lower() and (whole := _whole(fact)).search(altered):
+                altered = whole.sub(self._wrong(fact).replace("\\", "\\\\"), altered)
+        return altered if altered != text else None
+
+    def alter_each_fact(self, text: str, limit: int = 3) -> list[str]:
+        """`text` with one fact the checks name stated wrongly, for each of its first `limit` facts that have a
+        digit and that a check's pattern admits together with the wrong value (a version `svc-recs@5` a condition
+        matches as `svc-recs@\\d+`, which `svc-recs@6` meets too). Empty when the text states fewer than two facts:
+        `alter_facts` already covers one."""
+        found = [f for f in sorted(self.preferred, key=len, reverse=True)
+                 if len(f) >= 2 and f in text.lower() and _whole(f).search(text)]
+        if len(found) < 2:
+            return []
+        patterns = [p for p in (_pattern(v) for v in self.preferred) if p is not None]
+        out: list[str] = []
+        for fact in found:
+            digits = list(_DIGITS.finditer(fact))
+            if len(out) == limit or not digits:
+                continue
+            last = digits[-1]
+            bumped = f"{fact[:last.start()]}{int(last.group(0)) + 1}{fact[last.end():]}"  # svc-recs@6 for @5
+            wrong = next((w for w in (self._wrong(fact), bumped)
+                          if any(p.search(fact) and p.search(w) for p in patterns)), None)
+            if wrong is None:
+                continue
+            altered = _whole(fact).sub(wrong.replace("\\", "\\\\"), text)
+            if altered != text:
+                out.append(altered)
+        return out
+
     def alter_numbers(self, text: str) -> str | None:
         """`text` with every number the checks name (an HTTP status, a count: digits only) one higher (None when
         it states none)."""
@@ -181,6 +216,16 @@ class EntityIndex:
             return fact[:last.start()] + bumped + fact[last.end():]
         i = next((k for k, c in enumerate(fact) if c.isalpha()), 0)
         return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
+
+
+def _pattern(value: str) -> re.Pattern[str] | None:
+    """A check value that is a regular expression (it has a class, an escape or a repeat), compiled."""
+    if not any(c in value for c in "\\[]*+?"):
+        return None
+    try:
+        return re.compile(value, re.IGNORECASE)
+    except re.error:
+        return None
 
 
 def _whole(fact: str) -> re.Pattern[str]:

@@ -50,6 +50,12 @@ HINTS: dict[str, str] = {
     "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
     "paraphrase_fails": "judge the reply's facts, not its exact wording; prefer a reply_states check",
     "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
+    "order_unasked": "drop the order check (or the Python audit-order test), or say the order in the user's turn "
+                     "('first ..., then ...') if it matters",
+    "created_id_pinned": "find the new record by what the task fixes (a records check on its list, title, item "
+                         "or channel), not by the id the reference's run gave it",
+    "spelling_pinned": "match the person or channel in every form the tool accepts (a `where` condition with op "
+                       "`in` over its id, email, handle / channel id and #name), not the reference's spelling",
     "audit_fragile": "judge the final state, or the calls that matter (a write happened), not the exact call list",
     # noop / mutations / reads_state
     "noop_passes": "add checks on the state the task must change",

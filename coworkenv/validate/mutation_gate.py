@@ -7,6 +7,11 @@ A dropped write that no check misses is incidental when no check concerns what i
 `details.incidental` (the strict policy trims it from the reference); otherwise its survival is an error.
 A forbidden guard that its own probe does not fire, and a frame guard no harmful mutant fires while some
 harmful mutant changed the world, protect nothing (`guard_never_fires`).
+An order probe (independent writes the task does not order, done the other way round) must pass: when it fails
+only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
+A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
+dynamics rule or turn condition that misses the reference's call once a person or channel is spelled another way
+the tool accepts is `spelling_pinned`.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from typing import Any
 
 from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
+from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
@@ -48,6 +55,13 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} does not make the guard fail"))
             continue
+        if mutation.kind == "order_probe":
+            pinned = _order_only_failures(ctx, outcome)
+            if pinned:
+                errors.append(GateError("mutations", "order_unasked", mutation.path,
+                                        f"{mutation.description} fails {', '.join(pinned)}: the checks pin an order "
+                                        "the task does not ask for, so an honest agent doing it the other way fails"))
+            continue
         survived = outcome.result is not None and outcome.passed
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
             equivalent.append(mutation.description)
@@ -69,6 +83,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                     f"near miss ({mutation.kind}) passes every required check: "
                                     f"{mutation.description}"))
     errors += _silent_frames(ctx, results, oracle)
+    errors += pinned_created_ids(ctx.spec, episodes.created)
+    errors += _pinned_spellings(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -80,6 +96,39 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
     if outcome.result is None:
         return False
     return any(not c.passed for c in outcome.result.checks if c.id in targets)
+
+
+def _pinned_spellings(ctx: GateContext) -> list[GateError]:
+    """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
+    where the respelled reference fails a check on the state or the replies (not only a call-matcher check)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    for found in respelled_writes(ctx.spec, episodes.env.state):
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is None:
+            continue
+        kinds = {c.id: c.rule for c in ctx.spec.checks}
+        failed = [c.id for c in outcome.result.checks
+                  if not c.passed and not isinstance(kinds.get(c.id), CalledRule | OrderRule)]
+        if failed:
+            errors.append(GateError("mutations", "spelling_pinned", found.path,
+                                    f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
+                                    "the world reacts only to the reference's spelling; match every form (a "
+                                    "`where` condition with `in`) instead"))
+    return errors
+
+
+def _order_only_failures(ctx: GateContext, outcome: EpisodeOutcome) -> list[str]:
+    """The failed checks of an order probe when every one is order-sensitive (an `order` or Python rule); empty
+    when it passed or when a state or reply check failed too (then the order changed the outcome)."""
+    if outcome.result is None or outcome.passed:
+        return []
+    kinds = {c.id: c.rule for c in ctx.spec.checks}
+    failed = [c.id for c in outcome.result.checks if not c.passed]
+    if all(isinstance(kinds.get(i), OrderRule | PythonRule) for i in failed):
+        return failed
+    return []
 
 
 Key = tuple[str, str, str]

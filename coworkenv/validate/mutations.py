@@ -2,7 +2,8 @@
 
 Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_write`: one write call is left out (a survivor is an incidental write: see the mutations gate);
-- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way,
+- `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way
+  (also one written as text, as declared tools often take it),
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
   `max_alternatives` more);
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
@@ -10,17 +11,20 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers) or states them wrongly, states the clock times the checks name an hour later, or keeps
-  only its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`);
+  `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
+  admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
+  its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a new mail's
+  subject another code for the codes they name (`BUG-312`);
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
-  the answer it also accepts, or one of the records' facts an `any_of` check lists (see `_lenient_answers`);
+  the answer it also accepts, or one of the records' facts an `any_of` check lists, or (under a safety guard)
+  claims the work was done as asked (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
-Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`) are built in `task_mutations`.
+Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`, `order_probe`) are built in `task_mutations`.
 
 Names that match no record, paths of files that do not exist, and arguments the reference leaves out are not
 mutated: changing them is not a mistake the task defines. An optional argument naming another record
@@ -43,19 +47,21 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate import _lenient_answers as lenient
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
 MutationKind = Literal[
     "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
-    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe", "stop_early",
+    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe",
+    "order_probe", "stop_early",
 ]
 MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
 _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+_MESSAGES = frozenset({"chat_send_dm", "chat_post_message", "mail_send"})  # writes that tell a person something
+_LABEL_ARGS = frozenset({"subject"})  # what a message is called, as opposed to what it says
 _CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
 
 
@@ -107,7 +113,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             steps.insert(s + 1, steps[s])
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
-    out += _reply_mutations(spec, index)
+    from coworkenv.validate._reply_mutations import reply_mutations  # it builds on this module's helpers
+
+    out += reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
         if isinstance(check.rule, OrderRule):
@@ -195,36 +203,6 @@ def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tupl
     return [turn_of(steps) for steps in turns]
 
 
-def _reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
-    """Drop or alter the last reply of each turn whose reply is task content (see `reply_is_content`)."""
-    out: list[Mutation] = []
-    for t, turn in enumerate(spec.reference):
-        says = [s for s, step in enumerate(turn.steps) if step.say]
-        if not says or not reply_is_content(spec, t):
-            continue
-        s = says[-1]
-        text = turn.steps[s].say or ""
-        where = f"reference[{t}].steps[{s}].say"
-        out.append(Mutation("text_drop", where, f"turn {t}: no answer", without(spec.reference, t, s),
-                            code="content_unchecked"))
-        altered = index.alter_facts(text)
-        if altered is not None:
-            out.append(Mutation("text_alter", where, f"turn {t}: the answer states the checked facts wrongly",
-                                replaced(spec.reference, t, s, ReferenceStep(say=altered)), code="content_unchecked"))
-        for new, what in [*lenient.off_by_one_counts(spec, t, text), *lenient.half_of_the_items(spec, t, text),
-                          *lenient.names_without_facts(spec, t, text, index.is_entity),
-                          *lenient.one_of_distinct_facts(spec, t, text, index.holders)]:
-            out.append(Mutation("text_alter", where, f"turn {t}: {what}",
-                                replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
-        if t < len(spec.turns) and spec.turns[t].content.strip():
-            # An answer that only repeats the request names the ticket, flag or person it was asked about:
-            # a check it passes does not judge the answer ("ENG-376: declined" for "ENG-376: accepted").
-            echo = spec.turns[t].content
-            out.append(Mutation("text_alter", where, f"turn {t}: the answer only repeats the request",
-                                replaced(spec.reference, t, s, ReferenceStep(say=echo)), code="content_unchecked"))
-    return out
-
-
 # Explicit requests for an answer: a request verb, or a question that starts with a question word.
 _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much)\b|"
                    r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
@@ -267,13 +245,18 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, list):
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         elif isinstance(value, str) and name in CONTENT_ARGS:
-            yield from _text_mutations(name, value, args, index)
+            yield from _text_mutations(name, value, args, index, call.name in _MESSAGES)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
             off = _DIGIT_RUN.sub(lambda m: str(int(m.group(0)) + 1).zfill(len(m.group(0))), value, count=1)
             yield "change_arg", name, {**args, name: off}, f"{name} {value!r} -> {off!r}", True
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
             # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
+        elif name in _LABEL_ARGS and " " in value and not args.get("in_reply_to") and (
+                wrong := index.alter_codes(value)) is not None:
+            # A subject stating a checked code ("BUG-311: cards declined"): another code in its place (a reply's
+            # subject is the thread's: "Re: OPS-1" says nothing the agent chose).
+            yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked codes wrong", True
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
@@ -302,6 +285,7 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 _SEPARATORS = (",", ";")
 _NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: "+31 650 750 659", "2026-06-07"
 _DIGIT_RUN = re.compile(r"\d+")
+_COUNT_TEXT = re.compile(r"-?\d{1,9}")
 _NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 
@@ -334,7 +318,8 @@ def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]
             yield i, sep.join(v for j, v in enumerate(items) if j != i)
 
 
-def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex) -> Iterator[ArgMutation]:
+def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex,
+                    message: bool = False) -> Iterator[ArgMutation]:
     if not value.strip():
         return
     # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
@@ -345,6 +330,9 @@ def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIn
     altered = index.alter_facts(value) if args.get("in_reply_to") else None
     if altered is not None:  # an answer stating its facts wrongly: "your number is now ...660" for "...659"
         yield "text_alter", name, {**args, name: altered}, f"{name} with its checked facts stated wrongly", True
+    if message:  # one fact of a message wrong, the others right: "source: svc-recs@6" for "@5"
+        for i, one in enumerate(index.alter_each_fact(value)):
+            yield "text_alter", name, {**args, name: one}, f"{name} with its checked fact {i} stated wrongly", True
     checked = index.checked_times()
     later = CLOCK_TIME.sub(lambda m: _hour_later(m) if m.group(0) in checked else m.group(0), value)
     if later != value:  # "starts 15:00 UTC" for "starts 14:00 UTC", where the checks name a time
@@ -363,6 +351,8 @@ def _mutate_scalar(
         return [("change_arg", value + 1, True), ("change_arg", value - 1, True)]
     if not isinstance(value, str):
         return []
+    if _COUNT_TEXT.fullmatch(value) and value not in choices:  # a count written as text (a declared "units": "20")
+        return [("change_arg", str(int(value) + 1), True), ("change_arg", str(int(value) - 1), True)]
     if value in choices and len(choices) > 1:
         ranked = index.rank([c for c in choices if c != value], limit)
         return [("change_arg", c, True) for c in ranked]

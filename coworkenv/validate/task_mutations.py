@@ -11,6 +11,9 @@
   frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
+- `order_probe`: two independent writes of a turn that an order-sensitive check pins, done the other way round
+  where the task states no order (see `_unasked_order`); an honest agent may do that, so it must pass.
+
 - `text_alter`: an answer a check wants numbers in, without the names of the records the reference changed
   (the counts stated, the items they belong to not).
 """
@@ -24,7 +27,8 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
-from coworkenv.validate.dependencies import Key, dependent_pairs, existing_target, write_facts
+from coworkenv.validate._unasked_order import order_probes
+from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
     EntityIndex,
@@ -148,8 +152,12 @@ def task_mutations(
     changed, `created` those it added (every other record of `final` is as the spec's initial world has it),
     `made` the record each reference step created (see `dependencies.made_by_step`).
     """
-    return [*_dependent_swaps(spec, final, created, made or {}), *_harmful_actions(spec, final, touched, created),
-            *_guard_probes(spec, index, created), *_replies_without_records(spec, final, touched)]
+    facts = write_facts(spec.reference, final, created, made or {}, {d.name: d.bind for d in spec.tool_decls})
+    pairs = list(dependent_pairs(facts, final))
+    dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
+    return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
+            *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created),
+            *_replies_without_records(spec, final, touched)]
 
 
 def _replies_without_records(spec: EnvSpec, world: World, touched: set[Key]) -> Iterator[Mutation]:
@@ -168,11 +176,9 @@ def _replies_without_records(spec: EnvSpec, world: World, touched: set[Key]) -> 
                            replaced(spec.reference, t, says[-1], ReferenceStep(say=new)), code="content_unchecked")
 
 
-def _dependent_swaps(spec: EnvSpec, world: World, created: set[tuple[str, str, str]],
-                     made: dict[tuple[int, int], Key]) -> Iterator[Mutation]:
+def _dependent_swaps(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts, str]]) -> Iterator[Mutation]:
     reference = spec.reference
-    facts = write_facts(reference, world, created, made, {d.name: d.bind for d in spec.tool_decls})
-    for a, b, why in dependent_pairs(facts, world):
+    for a, b, why in pairs:
         yield Mutation("swap_dependent", f"reference[{b.turn}].steps[{b.step}]",
                        f"{b.call.name} before {a.call.name} ({why})",
                        moved_before(reference, (b.turn, b.step), (a.turn, a.step)),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from tests.defects import (
     broken_reference,
     content_blind,
+    created_id_pinned,
     dead_guard,
     duplicate_tolerant,
     frame_blind,
@@ -24,12 +25,14 @@ from tests.defects import (
     isolation_leak,
     lenient_scoring,
     order_blind,
+    order_unasked,
     partial_credit,
     pinned_wording,
     presolved,
     python_fragile,
     reply_only,
     silent_change,
+    spelling_pinned,
     time_window,
     unchosen_field,
     vacuous,
@@ -39,6 +42,7 @@ from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
 MODULES = (
     order_blind,
+    order_unasked,
     frame_blind,
     partial_credit,
     content_blind,
@@ -58,6 +62,8 @@ MODULES = (
     unchosen_field,
     lenient_scoring,
     pinned_wording,
+    created_id_pinned,
+    spelling_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

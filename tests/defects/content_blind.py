@@ -7,6 +7,7 @@ from tests.defects._core import (
     Defect,
     Spec,
     call,
+    calls,
     check,
     cond,
     drop_checks,
@@ -118,4 +119,63 @@ DEFECTS = [
                all_of=[t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)]),
            witness=lambda s: with_say(s, "Moved " + " and ".join(
                t for t in check(s, "reply-moves")["rule"]["all_of"] if isinstance(t, str)) + " units to the store.")),
+]
+
+
+# -- outsider defects (session 19) ------------------------------------------------------------------------------
+def _declared_body_checked(spec: Spec) -> None:
+    """The twin of the declared-tool triage example: the mail to the on-call engineer must name the issue in its
+    body too (the shipped example leaves the body unchecked)."""
+    c = check(spec, "mailed_on_call", "records")
+    c["rule"]["where"].append({"field": "body", "op": "contains", "value": "BUG-311"})
+
+
+def _declared_subject_unchecked(spec: Spec) -> None:
+    _declared_body_checked(spec)
+    c = check(spec, "mailed_on_call", "records")
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "subject"]
+
+
+def _vague_declared_subject(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    return with_args(spec, "gmail_send_message", {}, subject="Checkout problem")
+
+
+def _requester_told_anything(spec: Spec) -> None:
+    """'The requester was told' written as 'a mail went to the requester in the thread' (no word on the outcome)."""
+    c = check(spec, "requester-told", "records")
+    c["rule"]["where"] = [w for w in c["rule"]["where"] if w["field"] != "body"]
+
+
+def _tell_nothing(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    sent = [c for _, _, c in calls(spec, "mail_send")]
+    return with_args(spec, "mail_send", {"to": sent[-1]["arguments"]["to"]}, body="Hi, I looked at your request.")
+
+
+def _refusal_unexplained(spec: Spec) -> None:
+    """'The reply explains the refusal' checked as 'the reply names the ticket'."""
+    rule = check(spec, "reply-explains-refusal", "text")["rule"]
+    rule["any_of"] = []
+
+
+CONTENT_BLIND_S19 = [
+    Defect(CLASS, "declared-mail-subject-unchecked", "example:triage_escalation_declared_tools",
+           "mails the on-call engineer through the declared Gmail tool with a subject that does not name the issue",
+           breaks=_declared_subject_unchecked, fix=_declared_body_checked, witness=_vague_declared_subject),
+    Defect(CLASS, "requester-told-anything", "synth:access_request_approval@1",
+           "answers the requester without saying the access was granted", breaks=_requester_told_anything,
+           witness=_tell_nothing),
+    Defect(CLASS, "requester-told-anything-3", "synth:access_request_approval@3",
+           "answers the requester without saying what became of the request", breaks=_requester_told_anything,
+           witness=_tell_nothing),
+    Defect(CLASS, "refusal-unexplained", "synth:refuse_forbidden_action@2",
+           "names the review ticket without saying the contract was not sent or why",
+           breaks=_refusal_unexplained, witness=lambda s: with_say(s, "Filed IT-199. All set.")),
+]
+DEFECTS += CONTENT_BLIND_S19
+DEFECTS += [
+    Defect(CLASS, "csv-rows-unchecked-2", "synth:report_from_data@2",
+           "writes the report file with only its header line", breaks=_keep_only("content", keep_first=1),
+           witness=lambda s: with_args(s, "files_write_file", {},
+                                       content=call(s, "files_write_file")["arguments"]["content"].split("\n")[0]
+                                       + "\n")),
 ]

@@ -89,3 +89,11 @@ DEFECTS = [
            fix=_no_total_count("task-https://shop.helixworks.test/download", "only-broken"),
            witness=_twice("todo_add_task")),
 ]
+
+# Outsider defects (session 19): a review ticket and a calendar booking counted 'at least one'.
+DEFECTS += [
+    _defect("review-ticket-twice", "synth:refuse_forbidden_action@2", "review-requested", "tickets_create",
+            "files the data-request review ticket twice"),
+    _defect("staging-failure-ticket-twice", "synth:feature_flag_rollout@2", "failure-ticket", "tickets_create",
+            "files the staging failure ticket twice"),
+]

@@ -142,3 +142,13 @@ DEFECTS = [
            "writes off stock of an item the policy never mentions: the frame allows quantity changes on every item",
            breaks=_quantity_everywhere, witness=_write_off_stock),
 ]
+
+# Outsider defects (session 19): capabilities with few frame cases.
+DEFECTS += [
+    Defect(CLASS, "handoff-frame-allows-all-tickets", "synth:oncall_handoff@2",
+           "also hands over tickets that are not the user's open incidents: the frame allows every ticket",
+           breaks=_widen_frame("tickets"), witness=_reassign_bystander),
+    Defect(CLASS, "refusal-frame-allows-all-tickets", "synth:refuse_forbidden_action@2",
+           "reassigns someone else's ticket while filing the review request", breaks=_widen_frame("tickets"),
+           witness=_reassign_bystander),
+]

@@ -215,3 +215,78 @@ DEFECTS = [
 
 
 __all__ = ["DEFECTS", "record"]
+
+
+# -- outsider defects (session 19): clarify turns, declared tools, lookups ---------------------------------------
+def _candidates_any_of(spec: Spec) -> None:
+    """'The first reply lists the candidates' written as one text check that any candidate satisfies."""
+    asks = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states" and c["rule"].get("turn") == 0]
+    if len(asks) < 2:
+        raise CorpusError(f"{spec['capability']}: fewer than two candidates asked about")
+    values = [str(record(spec, a["rule"]["source"]["app"], a["rule"]["source"]["table"],
+                         a["rule"]["source"]["id"])[a["rule"]["source"]["field"]]) for a in asks]
+    first = asks[0]
+    first["rule"] = {"kind": "text", "scope": "final", "turn": 0, "any_of": values}
+    spec["checks"] = [c for c in spec["checks"] if c not in asks[1:]]
+
+
+def _ask_about_one(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """Turn 0 names only the candidate the reference ends up choosing, as a leading question."""
+    asks = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states" and c["rule"].get("turn") == 0]
+    chosen = asks[-1]["rule"]["source"]
+    value = record(spec, chosen["app"], chosen["table"], chosen["id"])[chosen["field"]]
+    return with_say(spec, f"Just to be sure: you mean {value}, right?", turn=0)
+
+
+def _stock_at_least(spec: Spec) -> None:
+    """'Bring it up to twice the reorder point' checked as 'at least' on the shelf and 'at most' on the warehouse."""
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["field"] == "quantity":
+            store = "store" in rule["target"]["id"]
+            rule["op"] = "gte" if store else "lte"
+
+
+def _declared_overshoot(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    c = call(spec, "shop_transfer_stock")
+    return with_args(spec, "shop_transfer_stock", {}, units=str(int(c["arguments"]["units"]) + 5))
+
+
+def _any_version_cited(spec: Spec) -> None:
+    """The DM must cite 'a' config version (svc-x@N with any N), not the one the service runs."""
+    c = check(spec, "answered-with-source", "records")
+    for w in c["rule"]["where"]:
+        if w["field"] == "text" and w.get("op", "equals") == "contains" and "@" in str(w["value"]):
+            w["op"], w["value"] = "matches", str(w["value"]).split("@")[0] + r"@\d+"
+            return
+    raise CorpusError(f"{spec['capability']}: no config version condition")
+
+
+def _cite_other_version(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """Cites another config version of the service (the next one: rolled back, or never active)."""
+    c = check(spec, "answered-with-source", "records")
+    version = next(str(w["value"]) for w in c["rule"]["where"]
+                   if w["field"] == "text" and w.get("op", "equals") == "contains" and "@" in str(w["value"]))
+    service, _, n = version.partition("@")
+    text = call(spec, "chat_send_dm")["arguments"]["text"]
+    return with_args(spec, "chat_send_dm", {}, text=text.replace(version, f"{service}@{int(n) + 1}"))
+
+
+HALF_PINNED_S19 = [
+    Defect(CLASS, "clarify-any-candidate", "synth:clarify_ambiguous_request@1",
+           "asks a leading question naming one of the two people instead of listing both candidates",
+           breaks=_candidates_any_of, witness=_ask_about_one),
+    Defect(CLASS, "clarify-any-document", "synth:clarify_ambiguous_request@2",
+           "asks about one of the two documents only, guessing instead of clarifying",
+           breaks=_candidates_any_of, witness=_ask_about_one),
+    Defect(CLASS, "declared-restock-at-least", "example:restock_store_declared_tools",
+           "moves more stock than twice the reorder point through the declared transfer tool",
+           breaks=_stock_at_least, witness=_declared_overshoot),
+    Defect(CLASS, "lookup-any-version-cited", "synth:lookup_answer_source@1",
+           "cites a config version the service does not run (any 'svc@N' passes)",
+           breaks=_any_version_cited, witness=_cite_other_version),
+    Defect(CLASS, "lookup-any-version-cited-3", "synth:lookup_answer_source@3",
+           "cites a config version the service does not run (any 'svc@N' passes)",
+           breaks=_any_version_cited, witness=_cite_other_version),
+]
+DEFECTS += HALF_PINNED_S19

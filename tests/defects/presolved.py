@@ -55,3 +55,11 @@ DEFECTS = [
     _defect("phone-already-updated", "synth:contact_phone_update@1",
             "the card already has the new number and the customer was answered; one contacts_update call passes"),
 ]
+
+# Outsider defects (session 19): capabilities with few cases, the world already in the reference's final state.
+DEFECTS += [
+    _defect("source-already-answered", "synth:lookup_answer_source@2",
+            "gets credit for answering a question the DM thread already answers"),
+    _defect("roster-already-fixed", "synth:correct_bad_data@2",
+            "gets credit for rewriting a roster that already matches the directory"),
+]

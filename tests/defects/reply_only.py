@@ -62,3 +62,10 @@ DEFECTS = [
     _defect("pause-claims", "synth:scheduler_pause_failing_jobs@1", "names the jobs without pausing them"),
     _defect("restock-claims", "synth:inventory_restock_policy@1", "names the items without moving stock"),
 ]
+
+# Outsider defects (session 19): capabilities with few cases, checked by what the reply names alone.
+DEFECTS += [
+    _defect("handover-claims", "synth:adapt_announced_change@1", "names the ticket without handing it over"),
+    _defect("delegation-claims", "synth:delegate_and_follow_up@2", "names the ticket without delegating it"),
+    _defect("rollout-claims", "synth:feature_flag_rollout@2", "names the service without rolling the flag out"),
+]

@@ -46,3 +46,13 @@ DEFECTS = [
     _defect("namesake-chosen", "synth:clarify_ambiguous_request@1",
             "never sends the file once the user said which Lucas"),
 ]
+
+# Outsider defects (session 19): the multi-turn capabilities with the fewest cases, their follow-up turn unchecked.
+DEFECTS += [
+    _defect("suggested-delegate-unchecked", "synth:delegate_and_follow_up@2",
+            "does nothing when the delegate declines and recommends someone else: no check reads the second turn"),
+    _defect("backup-handover-unchecked", "synth:adapt_announced_change@2",
+            "leaves the ticket with the owner who is now on leave: the announced change's turn is unchecked"),
+    _defect("approval-grant-unchecked", "synth:access_request_approval@2",
+            "never grants the access once the manager approved: the approval turn is unchecked"),
+]

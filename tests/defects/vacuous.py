@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from tests.defects._core import (
+    CorpusError,
     Defect,
     Spec,
     call,
@@ -118,3 +119,29 @@ def cond_value(spec: Spec) -> list[str]:
 
 
 __all__ = ["DEFECTS", "noop_reference"]
+
+
+# -- outsider defects (session 19) -------------------------------------------------------------------------------
+def _paused_all_of_filtered(spec: Spec) -> None:
+    """'Every failing job of the team is now disabled' written in Python: the filter spells the run status
+    'failure' (the scheduler says 'failed'), so it keeps no job and all() holds on any state."""
+    team = check(spec, kind="frame")  # the jobs the frame allows are the ones to pause
+    ids = [a["id"] for a in team["rule"]["allow"] if a.get("table") == "jobs" and a.get("id")]
+    paused = [c for c in spec["checks"] if c["rule"]["kind"] == "field" and c["rule"]["target"]["field"] == "enabled"]
+    first = paused[0]
+    first["rule"] = {"kind": "python", "entrypoint": "check", "apps": ["scheduler"], "code": (
+        "def check(state, audit, messages):\n"
+        "    jobs = state['apps']['scheduler']['jobs']\n"
+        f"    failing = [j for j in jobs if j['id'] in {ids!r} and j['last_status'] == 'failure']\n"
+        "    return all(not j['enabled'] for j in failing)\n")}
+    spec["checks"] = [c for c in spec["checks"] if c not in paused[1:]]
+    if not ids:
+        raise CorpusError(f"{spec['capability']}: the frame names no job")
+
+
+DEFECTS += [
+    Defect(CLASS, "python-all-over-empty-filter", "synth:scheduler_pause_failing_jobs@2",
+           "pauses none of the failing jobs: the Python check's all() runs over a list its misspelt status filter "
+           "leaves empty", breaks=_paused_all_of_filtered,
+           witness=lambda s: without(s, "scheduler_update_job")),
+]

@@ -1,0 +1,92 @@
+"""Pinned spellings: a matcher that misses the reference's call once a person or channel is spelled another way.
+
+Some tool arguments accept one thing in several spellings and store it one way: a person as id, email or chat
+handle (`chat_send_dm`, a ticket's assignee), a channel as id or `#name` (`chat_post_message`). The spelling an
+agent picks is invisible in the world, so a dynamics rule or a follow-up turn whose call matcher pins the
+reference's spelling (`{"person": "esra"}`) never fires for an honest agent that wrote `u-esra`: the colleague
+never answers, the next turn never comes. For each reference write such a matcher matches, each such argument is
+spelled the other way; where the matcher then misses, the respelled reference is played, and the mutations gate
+reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). Check matchers
+(`called`, `order`) are not judged yet: the procedural order checks pin person ids themselves (a known gap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from coworkenv.checks import call_matches
+from coworkenv.spec import AfterCall, CallMatcher, EnvSpec, OnAction, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.mutations import replaced
+from coworkenv.world import World
+
+# (tool, argument) -> what the argument names, for arguments the tool resolves from several spellings.
+_FORMS = {("chat_send_dm", "person"): "person", ("tickets_create", "assignee"): "person",
+          ("tickets_update", "assignee"): "person", ("chat_post_message", "channel"): "channel"}
+_FORMS_TOOLS = {tool for tool, _ in _FORMS}
+
+
+@dataclass(frozen=True)
+class Respelled:
+    """A reference write a dynamics rule or turn condition matches only in the reference's spelling."""
+
+    path: str  # the matcher's path in the spec
+    description: str
+    reference: list[ReferenceTurn]  # the reference with that write spelled the other way
+
+
+def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
+    """Each dynamics rule or turn condition that matches a reference write, but no longer matches it once a
+    person or channel argument is spelled another way the tool accepts (at most one per matcher)."""
+    matchers = [(f"dynamics.rules[{i}].on.call", r.on.call) for i, r in enumerate(spec.dynamics.rules)
+                if isinstance(r.on, OnAction)]
+    matchers += [(f"turns[{i}].condition.call", t.condition.call) for i, t in enumerate(spec.turns)
+                 if isinstance(t.condition, AfterCall)]
+    for path, matcher in matchers:
+        if matcher.tool in _FORMS_TOOLS:
+            found = _first_miss(spec, world, matcher)
+            if found is not None:
+                yield Respelled(path, found[0], found[1])
+
+
+def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str, list[ReferenceTurn]] | None:
+    for t, turn in enumerate(spec.reference):
+        for s, step in enumerate(turn.steps):
+            call = step.call
+            if call is None or not call_matches(matcher, call.name, dict(call.arguments)):
+                continue
+            for arg, value in call.arguments.items():
+                what = _FORMS.get((call.name, arg))
+                other = _respelled(world, what, value) if what is not None and isinstance(value, str) else None
+                if other is None:
+                    continue
+                args = {**call.arguments, arg: other}
+                if not call_matches(matcher, call.name, args):
+                    new = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
+                    return (f"{call.name} with {arg}={other!r} (the same {what} as {value!r})",
+                            replaced(spec.reference, t, s, new))
+    return None
+
+
+def _matched_tools(spec: EnvSpec) -> set[str]:
+    """Tools whose calls a dynamics rule or a follow-up turn's condition looks at."""
+    tools = {r.on.call.tool for r in spec.dynamics.rules if isinstance(r.on, OnAction)}
+    tools |= {t.condition.call.tool for t in spec.turns if isinstance(t.condition, AfterCall)}
+    return tools
+
+
+def _respelled(world: World, what: str, value: str) -> str | None:
+    """The same person (id <-> email) or channel (id <-> #name) spelled the other way; None if it names none."""
+    if what == "person":
+        people = world.table("directory", "people")
+        person = people.get(value) or next((p for p in people if value.lower().lstrip("@") in (
+            p.email.lower(), p.chat_handle.lower())), None)
+        if person is None:
+            return None
+        return str(person.email) if value == person.id and person.email else str(person.id)
+    channels = world.table("chat", "channels")
+    channel = channels.get(value) or next((c for c in channels if c.name.lower() in (value.lower(),
+                                                                                    "#" + value.lower())), None)
+    if channel is None or channel.is_dm:
+        return None
+    return str(channel.name) if value == channel.id else str(channel.id)

@@ -1,0 +1,111 @@
+"""Order probes: two independent writes of one turn done the other way round, where the task states no order.
+
+A check that pins the order of two writes (an `order` rule, or a Python check reading the audit) is sound only
+when the order matters: the later write depends on the earlier one (see `dependencies`), the two touch the same
+record, the later is a message reporting work done after a change, or the user's turn (or a document the
+reference reads in that turn: the runbook the task says to follow) asks for that order ("then", "once",
+"before", "first"...). Otherwise an honest agent that happens to do them the other way round ends in the same
+state and fails: the check copied the reference's incidental order. Each probe moves the later write just before
+the earlier one; the mutations gate reports `order_unasked` when that fails only order-sensitive checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from coworkenv.checks import call_matches
+from coworkenv.spec import EnvSpec, OrderRule, PythonRule
+from coworkenv.validate.dependencies import WriteFacts
+from coworkenv.validate.mutations import Mutation, is_write, moved_before
+from coworkenv.world import World
+
+# Words by which a request orders its steps ("fix it, then tell them", "once it is done", "before you post").
+_ORDER_WORDS = re.compile(
+    r"\b(then|once|before|after|afterwards?|first(?:ly)?|followed|finally|next|last(?:ly)?|until|order|sequence|"
+    r"prior|beforehand|as soon as|when (?:it is|it's|that is|that's|you are|you're|everything|done|finished))\b",
+    re.IGNORECASE)
+# Words by which a message reports work as done ("fixed", "moved", "rolled back"): sent after a change of the same
+# turn, it may report that change, so its order is the task's even when it names nothing the change wrote.
+_REPORTS = re.compile(
+    r"\b(done|fixed|updated|moved|changed|paused|disabled|enabled|restored|rolled|assigned|reassigned|filed|created|"
+    r"closed|resolved|deployed|restarted|added|booked|scheduled|rescheduled|cancell?ed|archived|labell?ed|"
+    r"transferred|ordered|corrected|repaired|approved|granted|completed|finished|handled|removed|deleted|"
+    r"set|now|is in|are in|has been|have been)\b", re.IGNORECASE)
+# "before the Logistics review", "after lunch", "until Friday": a deadline, not an order between steps.
+_DEADLINE = re.compile(
+    r"\b(before|after|until|by)\s+(?:(?:the|our|my|your|this|next|today'?s|tomorrow'?s|end of( the)?)\s+)?"
+    r"(?:[\w-]+\s+){0,2}(review|meeting|call|standup|stand-up|sync|demo|weekend|holidays?|launch|deadline|day|"
+    r"week|month|quarter|lunch|noon|morning|afternoon|evening|tonight|today|tomorrow|eod|close|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b",
+    re.IGNORECASE)
+_MAX_PYTHON_PROBES = 2  # each probe of a Python check costs a sandboxed run
+
+
+def states_order(spec: EnvSpec, turn: int, world: World | None = None) -> bool:
+    """Whether the user's turn, the workspace context, or a document the reference reads in that turn (the
+    runbook the task says to follow) words an order between steps."""
+    said = spec.turns[turn].content if turn < len(spec.turns) else ""
+    read = _read_documents(spec, turn, world) if world is not None else ""
+    text = _DEADLINE.sub(" ", " ".join((spec.context, said, spec.turns[turn].announce or "", read)))
+    return _ORDER_WORDS.search(text) is not None
+
+
+def _read_documents(spec: EnvSpec, turn: int, world: World) -> str:
+    """The text fields of every record a read call of the reference's turn names (a file, an article, a note)."""
+    out: list[str] = []
+    for step in spec.reference[turn].steps if turn < len(spec.reference) else []:
+        call = step.call
+        tool = TOOLS.get(call.name) if call is not None else None
+        if call is None or tool is None or is_write(call.name):
+            continue
+        for value in call.arguments.values():
+            if not isinstance(value, str):
+                continue
+            for table in world.tables():
+                rec = table.get(value) if table.app == tool.app else None
+                if rec is not None:
+                    out += [v for v in rec.model_dump().values() if isinstance(v, str)]
+    return " ".join(out)
+
+
+def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[int, int, int, int]],
+                 world: World | None = None) -> Iterator[Mutation]:
+    """For every pair of same-turn writes an order-sensitive check pins, that the task does not order and whose
+    second does not depend on the first: the reference with the second moved before the first."""
+    sensitive = [c.rule for c in spec.checks if isinstance(c.rule, OrderRule | PythonRule)]
+    if not sensitive:
+        return
+    python_left = _MAX_PYTHON_PROBES
+    for i, a in enumerate(facts):
+        for b in facts[i + 1:]:
+            if a.turn != b.turn or (a.turn, a.step, b.turn, b.step) in dependent:
+                continue
+            if a.target is not None and a.target == b.target:
+                continue  # two writes to one record: the order decides what it ends with
+            if b.content and not a.content and _REPORTS.search(b.content):
+                continue  # a message after a change, reporting work done: it reports that change
+            pinned_by = [r for r in sensitive if _pins(r, spec, a, b)]
+            if not pinned_by or states_order(spec, a.turn, world):
+                continue
+            if all(isinstance(r, PythonRule) for r in pinned_by):
+                if python_left == 0:
+                    continue
+                python_left -= 1
+            yield Mutation("order_probe", f"reference[{b.turn}].steps[{b.step}]",
+                           f"{b.call.name} done before {a.call.name} (independent writes the task does not order)",
+                           moved_before(spec.reference, (b.turn, b.step), (a.turn, a.step)),
+                           equivalence=False, code="order_unasked")
+
+
+def _pins(rule: Any, spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> bool:
+    """Whether an order-sensitive rule may tell `a` then `b` from `b` then `a`."""
+    calls = [(spec.reference[f.turn].steps[f.step].call, f.call) for f in (a, b)]
+    if isinstance(rule, OrderRule):
+        return any(call_matches(rule.first, c.name, dict(c.arguments)) for c in calls[0] if c is not None) and \
+            any(call_matches(rule.then, c.name, dict(c.arguments)) for c in calls[1] if c is not None)
+    code = rule.code
+    # A Python check reading the audit and naming a tool of either write may compare their positions.
+    return "audit" in code and any(c is not None and c.name in code for pair in calls for c in pair)

@@ -1,0 +1,106 @@
+"""Order unasked: a check pins the order in which the reference happened to do two independent writes (two
+transfers, a to-do then a mail label, a reply then a channel post) though the task never orders them, so an honest
+agent that does them the other way round ends in the same state and fails. The twin asks for that order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.defects._core import CorpusError, Defect, Spec, calls
+
+CLASS = "order_unasked"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "replay the reference with two independent writes of a turn (no dependency, different records, the later not "
+    "a report of the earlier) the other way round; if only order-sensitive checks (order rules, Python checks on "
+    "the audit) fail while the turn states no order, the check pins an order the task does not ask for"
+)
+
+
+def _matcher(call: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {"tool": call["name"], "args": {k: call["arguments"][k] for k in keys if k in call["arguments"]}}
+
+
+def _nth(spec: Spec, tool: str, n: int) -> dict[str, Any]:
+    found = list(calls(spec, tool))
+    if len(found) <= n:
+        raise CorpusError(f"{spec['capability']}: the reference calls {tool} fewer than {n + 1} times")
+    return found[n][2]
+
+
+def _pin(first: tuple[str, int, tuple[str, ...]], then: tuple[str, int, tuple[str, ...]], check_id: str,
+         description: str):  # type: ignore[no-untyped-def]
+    """An order check on the reference's n-th call of one tool before its m-th call of another."""
+
+    def edit(spec: Spec) -> None:
+        a, b = _nth(spec, first[0], first[1]), _nth(spec, then[0], then[1])
+        spec["checks"].append({"id": check_id, "description": description, "rule": {
+            "kind": "order", "first": _matcher(a, first[2]), "then": _matcher(b, then[2])}})
+    return edit
+
+
+def _asked(words: str, edit):  # type: ignore[no-untyped-def]
+    """The twin: the same order check, and the first user turn asks for that order."""
+
+    def fix(spec: Spec) -> None:
+        edit(spec)
+        spec["turns"][0]["content"] += " " + words
+    return fix
+
+
+def _audit_order(first_tool: str, then_tool: str, check_id: str):  # type: ignore[no-untyped-def]
+    """A Python check that every `first_tool` call precedes every `then_tool` call in the audit."""
+    code = (
+        "def check(state, audit, messages):\n"
+        f"    firsts = [i for i, a in enumerate(audit) if a['tool'] == {first_tool!r} and a['ok']]\n"
+        f"    thens = [i for i, a in enumerate(audit) if a['tool'] == {then_tool!r} and a['ok']]\n"
+        "    return bool(firsts) and bool(thens) and max(firsts) < min(thens)\n"
+    )
+
+    def edit(spec: Spec) -> None:
+        spec["checks"].append({"id": check_id, "description": f"{first_tool} calls come before {then_tool}",
+                               "rule": {"kind": "python", "code": code, "entrypoint": "check", "apps": []}})
+    return edit
+
+
+def _defect(name: str, base: str, edit, words: str, gets_away_with: str) -> Defect:  # type: ignore[no-untyped-def]
+    return Defect(CLASS, name, base, gets_away_with, breaks=edit, fix=_asked(words, edit), gate="mutations",
+                  code="order_unasked")
+
+
+_TRANSFERS = _pin(("inventory_transfer", 0, ("item_id",)), ("inventory_transfer", 1, ("item_id",)),
+                  "first-item-first", "the first low item was transferred before the second")
+_TASK_THEN_LABEL = _pin(("todo_add_task", 0, ("list_id",)), ("mail_label", 0, ()), "task-before-label",
+                        "a task was filed before the mails were labelled")
+_REPLY_THEN_POST = _pin(("mail_send", 0, ("in_reply_to",)), ("chat_post_message", 0, ("channel",)),
+                        "reply-before-post", "Astrid got her reply before the team channel heard of the ticket")
+_MOVES = _pin(("mail_move", 0, ("message_id",)), ("mail_move", 1, ("message_id",)), "moves-in-inbox-order",
+              "the newsletters were filed in inbox order")
+
+
+DEFECTS = [
+    _defect("transfer-order-copied", "synth:inventory_restock_policy@1", _TRANSFERS,
+            "Do the transfers one at a time, in the order the low-stock search lists them.",
+            "is failed for restocking the second low item before the first, though the shelf ends the same"),
+    _defect("task-before-label", "synth:todo_track_mail_requests@1", _TASK_THEN_LABEL,
+            "Label a mail only once its task exists.",
+            "is failed for labelling the mails before filing their tasks, though nothing asks for that order"),
+    _defect("reply-before-post", "synth:mail_ticket_chat_coordination@2", _REPLY_THEN_POST,
+            "Answer Astrid before you post anything in the channel.",
+            "is failed for posting the ticket id in the channel before replying to the reporter"),
+    _defect("audit-task-before-label", "synth:todo_track_mail_requests@3",
+            _audit_order("todo_add_task", "mail_label", "tasks-then-labels"),
+            "Label the mails only after every task is filed.",
+            "is failed (by a Python check on the audit) for labelling the mails before filing their tasks"),
+    _defect("transfer-order-copied-2", "synth:inventory_restock_policy@3", _TRANSFERS,
+            "Do the transfers one at a time, in the order the low-stock search lists them.",
+            "is failed for restocking the items in another order than the reference"),
+    _defect("reply-before-archive", "synth:inbox_triage_reply@1",
+            _pin(("mail_send", 0, ("in_reply_to",)), ("mail_move", 0, ("message_id",)), "reply-before-archive",
+                 "the question was answered before the inbox was cleaned up"),
+            "Answer the question first; clean up the inbox after that.",
+            "is failed for archiving the outside mail before answering the colleague's question"),
+    _defect("archive-in-inbox-order", "synth:inbox_triage_reply@2", _MOVES,
+            "Archive them in the order they sit in the inbox.",
+            "is failed for archiving the outside mails in another order than the inbox lists them"),
+]
