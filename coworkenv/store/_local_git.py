@@ -106,12 +106,25 @@ class LocalGitPublisher:
             self._write_tree(upload)
             files = sorted(upload.files)
         self._git("add", "--all")
-        # --allow-empty: every version gets its commit even when its content equals the previous one.
-        self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
+        if self._committed_untagged(message):
+            # An interrupted publish of this version committed it and stopped before its tag: tag that commit.
+            logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
+                           "tagging it instead of committing again", self.repo_dir, version)
+        else:
+            # --allow-empty: every version gets its commit even when its content equals the previous one.
+            self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
         self._git("tag", "--annotate", version, "-m", message)
         revision = self._git("rev-parse", "HEAD").strip()
         logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _committed_untagged(self, message: str) -> bool:
+        """Whether HEAD is an untagged commit with `message` holding exactly what is staged now."""
+        if not self._has_commits() or self._git("for-each-ref", "--points-at", "HEAD", "refs/tags").strip():
+            return False
+        if self._run("diff", "--cached", "--quiet", "HEAD").returncode != 0:
+            return False
+        return self._git("log", "-1", "--format=%B", "HEAD").strip() == message
 
     def _recover(self) -> None:
         """Undo what an interrupted publish (kill -9, power loss) left: git's lock files and a half-written folder.
