@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 import signal
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 import typer
 from typer._click import Context  # typer vendors click: its Context is the one TyperGroup takes
 from typer.core import TyperGroup
 
-from coworkenv.atomic import WriteError, os_reason
+from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.sandbox import required_layers
 
@@ -36,14 +37,21 @@ class _CommandGroup(TyperGroup):
             raise typer.Exit(USAGE_ERROR) from None
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _say_stopped(signal.SIGINT)
+            raise typer.Exit(128 + signal.SIGINT) from None
+        except _Stopped as stop:
+            _say_stopped(signal.Signals(stop.signo))
+            raise
         except WriteError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
         except OSError as exc:
             # A reader or writer that did not name its file; say what the system said, and where if it knows.
             where = f"{exc.filename}: " if exc.filename else ""
-            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); check the path, its permissions "
-                       "and the free disk space, then run again", err=True)
+            advice = path_advice(Path(str(exc.filename)), exc) if exc.filename else \
+                "check the path, its permissions and the free disk space, then run again"
+            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); {advice}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
 
 
@@ -71,9 +79,22 @@ def _register_plugins() -> None:
 _register_plugins()
 
 
+class _Stopped(SystemExit):
+    """A stop signal (SIGTERM, SIGHUP) unwinding the command like Ctrl-C, with the shell's exit code 128 + signal."""
+
+    def __init__(self, signo: int) -> None:
+        super().__init__(128 + signo)
+        self.signo = signo
+
+
+def _say_stopped(signo: signal.Signals) -> None:
+    typer.echo(f"error: stopped by {signo.name}; the files being written were dropped and earlier outputs are "
+               "unchanged; run the same command again to finish", err=True)
+
+
 def _terminate(signo: int, _frame: object) -> None:
     # SIGTERM and SIGHUP unwind like Ctrl-C: writers drop their temp files and no file appears half-written.
-    raise SystemExit(128 + signo)
+    raise _Stopped(signo)
 
 
 def main() -> None:
