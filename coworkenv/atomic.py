@@ -52,19 +52,21 @@ def os_reason(error: OSError) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-def path_advice(final: Path, error: OSError) -> str:
-    """What to do about `error`, raised while reading or writing `final`."""
+def path_advice(final: Path | None, error: OSError) -> str:
+    """What to do about `error`, raised while reading or writing `final` (None: a file the error does not name)."""
+    where = f" to {final}" if final is not None else ""
     if error.errno in _NO_SPACE:
         return "free disk space (or raise the file size limit or quota) and run again"
     if error.errno in _NO_PERMISSION:
-        return f"make {final.parent} writable, or write to another folder"
+        folder = final.parent if final is not None else "the output folder"
+        return f"make {folder} writable, or write to another folder"
     if error.errno in _WRONG_KIND:
-        return f"a file stands where a folder is expected on the way to {final} (or a folder where the file goes); " \
+        return f"a file stands where a folder is expected on the way{where} (or a folder where the file goes); " \
                "move it away or choose another path"
     if error.errno == errno.ENAMETOOLONG:
         return "choose a shorter path (a name holds at most 255 bytes, a path 4096)"
     if error.errno in _NO_SUCH_PATH:
-        return f"a symbolic link on the way to {final} loops or points nowhere (or a folder is missing); " \
+        return f"a symbolic link on the way{where} loops or points nowhere (or a folder is missing); " \
                "fix or remove the link, or choose another path"
     return "check the disk and the folder, then run again"
 

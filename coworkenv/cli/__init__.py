@@ -7,6 +7,8 @@ entry point group, so the library never imports them.
 from __future__ import annotations
 
 import logging
+import os
+import re
 import signal
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -53,6 +55,32 @@ class _CommandGroup(TyperGroup):
                 "check the path, its permissions and the free disk space, then run again"
             typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); {advice}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+        except Exception as exc:
+            # A library's own error type for a failure of the file system (safetensors saving a checkpoint on a
+            # full disk raises SafetensorError "... (os error 27)"): the same one line as an OSError.
+            system = _os_error_inside(exc)
+            if system is None:
+                raise
+            first = (str(exc).strip().splitlines() or [""])[0]
+            typer.echo(f"error: {first} ({type(exc).__name__}); {path_advice(None, system)}", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+
+
+_QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one
+
+
+def _os_error_inside(error: BaseException) -> OSError | None:
+    """The OSError an error wraps (as its explicit cause, or quoted in its message), if any."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno:
+            return seen
+        quoted = _QUOTED_OS_ERROR.search(str(seen))
+        if quoted:
+            code = int(quoted[1])
+            return OSError(code, os.strerror(code))
+        seen = seen.__cause__  # not __context__: an error handled on the way is not what failed
+    return None
 
 
 app = typer.Typer(cls=_CommandGroup, help="coworkenv: executable, verifiable environments for AI coworkers.",

@@ -78,3 +78,26 @@ def test_an_eval_killed_between_its_report_files_leaves_whole_files_and_a_rerun_
     assert {"eval_report.md", "eval_report.json", "eval_report.png", "runs"} <= {p.name for p in out.iterdir()}
     assert json.loads((out / "eval_report.json").read_text())["reports"]
     assert temp_files(out) == []
+
+
+@pytest.mark.parametrize("error", [
+    "safetensors: Error while serializing: I/O error: File too large (os error 27)",  # what a full disk gives
+    "tokenizers: No space left on device (os error 28)",
+])
+def test_a_full_disk_during_a_checkpoint_save_is_one_line_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: str) -> None:
+    """`coworkenv train sft` saves through safetensors and tokenizers, whose errors are their own types quoting the
+    OS error: run under a file size limit, it ended in a traceback. (The trainer saves into a staging folder, so
+    the checkpoint at --out stays the previous one; that was whole in the same run.)"""
+    import trainers.sft
+
+    library, message = error.split(": ", 1)
+    kind = type("SafetensorError" if library == "safetensors" else "Exception", (Exception,), {})
+
+    def save_fails(*args: object, **kwargs: object) -> None:
+        raise kind(message)
+
+    monkeypatch.setattr(trainers.sft, "train_sft", save_fails)
+    line = refused(["train", "sft", "--config", "tiny", "--data", str(tmp_path), "--out", str(tmp_path / "ckpt")],
+                   message.split(" (os error")[0], code=1)
+    assert "free disk space" in line
