@@ -71,7 +71,7 @@ def path_advice(final: Path | None, error: OSError) -> str:
     return "check the disk and the folder, then run again"
 
 
-def _make_folder(folder: Path) -> None:
+def make_folder(folder: Path) -> None:
     """Create `folder` and its parents; a symbolic link on the way that loops or dangles is named, not a 'file'."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,7 @@ def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, 
     The file is fsynced when the block ends and removed if the block raises; callers
     move it into place with `commit_file`. Wrap it in `naming_failures(final)` so an OSError names the file.
     """
-    _make_folder(final_dir)
+    make_folder(final_dir)
     sweep_dead_temps(final_dir)
     fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
     temp = Path(name)
@@ -212,7 +212,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder
     take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind."""
     with naming_failures(folder):
-        _make_folder(folder)
+        make_folder(folder)
         fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

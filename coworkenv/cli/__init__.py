@@ -6,6 +6,7 @@ entry point group, so the library never imports them.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -20,6 +21,7 @@ from typer.core import TyperGroup
 
 from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
+from coworkenv.cli._limits import oversized_option
 from coworkenv.sandbox import required_layers
 
 PLUGIN_GROUP = "coworkenv.commands"
@@ -32,6 +34,10 @@ class _CommandGroup(TyperGroup):
     """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
 
     def invoke(self, ctx: Context) -> Any:
+        oversized = oversized_option([*ctx._protected_args, *ctx.args])  # the subcommand and its arguments
+        if oversized is not None:  # Arrow, Polars and orjson would fail on it deep in the run, with a traceback
+            typer.echo(f"error: {oversized}", err=True)
+            raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
         except ValueError as exc:
@@ -79,6 +85,8 @@ def _os_error_inside(error: BaseException) -> OSError | None:
         if quoted:
             code = int(quoted[1])
             return OSError(code, os.strerror(code))
+        if isinstance(seen, RuntimeError) and str(seen).startswith("Symlink loop from"):  # Path.resolve, 3.11
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP))
         seen = seen.__cause__  # not __context__: an error handled on the way is not what failed
     return None
 

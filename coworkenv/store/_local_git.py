@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, os_reason
+from coworkenv.atomic import atomic_copy, make_folder, os_reason, path_advice
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -41,7 +41,12 @@ class LocalGitPublisher:
     """Publishes versions into a local git repository at `repo_dir` (created on first publish)."""
 
     def __init__(self, repo_dir: Path) -> None:
-        self.repo_dir = Path(repo_dir).resolve()
+        try:
+            self.repo_dir = Path(repo_dir).resolve()
+        except RuntimeError:  # Python 3.11's answer to a symbolic link that loops
+            raise PublishError(f"cannot use {repo_dir} as the local dataset repository: a symbolic link on the way "
+                               "loops or points nowhere; fix or remove the link, or publish into another folder"
+                               ) from None
 
     def __repr__(self) -> str:
         return f"LocalGitPublisher(repo_dir={str(self.repo_dir)!r})"
@@ -210,10 +215,11 @@ class LocalGitPublisher:
         # Serialize publishers sharing a repository: git's own index.lock would fail the second one instead.
         # The lock is on the directory itself, so it leaves no file behind.
         try:
-            self.repo_dir.mkdir(parents=True, exist_ok=True)
+            make_folder(self.repo_dir)
             fd = os.open(self.repo_dir, os.O_RDONLY)
         except OSError as exc:
-            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else ""
+            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else \
+                f": {path_advice(self.repo_dir, exc)}" if exc.errno in (errno.ELOOP, errno.ENOENT) else ""
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:

@@ -115,3 +115,27 @@ def test_a_named_pipe_given_as_a_spec_file_is_refused_without_blocking(tmp_path:
     pipe = tmp_path / "specs.json"
     os.mkfifo(pipe)
     refused(["rollout", str(pipe), "--out", str(tmp_path / "o")], str(pipe))
+
+
+def test_a_publish_repository_that_is_a_looping_link_is_named(tmp_path: Path) -> None:
+    from coworkenv.store import LocalGitPublisher, PublishError
+    from tests.faults.harness import release
+
+    repo = tmp_path / "hub"
+    repo.symlink_to(repo)
+    with pytest.raises(PublishError, match="loops or points nowhere") as caught:
+        LocalGitPublisher(repo).publish(release("v1"))
+    assert "a file stands in the way" not in str(caught.value)
+    assert repo.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["hub"]
+
+
+def test_a_training_out_folder_that_is_a_looping_link_is_named(tmp_path: Path) -> None:
+    """The trainers resolve --out first; Python 3.11 answers a loop with a RuntimeError, which was a traceback."""
+    pytest.importorskip("trl")
+    loop = tmp_path / "ckpt"
+    loop.symlink_to(loop)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    refused(["train", "sft", "--config", "tiny", "--data", str(shards), "--out", str(loop)], str(loop),
+            "loops or points nowhere", code=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt", "shards"]

@@ -64,3 +64,19 @@ def test_an_empty_data_dir_stops_the_pipeline_before_it_writes_into_the_current_
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: COWORKENV_DATA_DIR=''") and "must not be empty" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("option", "args"), [
+    ("--max-rows-per-shard", ["curate", "TRAJ", "--out", "OUT", "--max-rows-per-shard", "9" * 30]),  # was a
+    ("--max-tokens", ["curate", "TRAJ", "--out", "OUT", "--max-tokens=" + "9" * 30]),  # TypeError deep in Polars
+    ("--k", ["rollout", "SPECS", "--out", "OUT", "--k", "-" + "9" * 30]),
+    ("--n", ["synth", "--out", "OUT", "-c", "ticket_triage_update", "--n", "9" * 25]),
+    ("--seed", ["validate", "SPECS", "--out", "OUT", "--seed", "9" * 20]),
+])
+def test_a_command_line_number_past_64_bits_is_refused_before_any_work(tmp_path: Path, option: str,
+                                                                      args: list[str]) -> None:
+    from tests.faults.harness import refused
+
+    refused([str(tmp_path / a.lower()) if a in ("TRAJ", "SPECS", "OUT") else a for a in args], option,
+            "past 64 bits")
+    assert not (tmp_path / "out").exists()
