@@ -34,7 +34,8 @@ class _CommandGroup(TyperGroup):
     """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
 
     def invoke(self, ctx: Context) -> Any:
-        oversized = oversized_option([*ctx._protected_args, *ctx.args])  # the subcommand and its arguments
+        command = [*ctx._protected_args, *ctx.args]  # the subcommand and its arguments (invoking consumes them)
+        oversized = oversized_option(command)
         if oversized is not None:  # Arrow, Polars and orjson would fail on it deep in the run, with a traceback
             typer.echo(f"error: {oversized}", err=True)
             raise typer.Exit(USAGE_ERROR)
@@ -46,10 +47,10 @@ class _CommandGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            _say_stopped(signal.SIGINT)
+            _say_stopped(command[:1], signal.SIGINT)
             raise typer.Exit(128 + signal.SIGINT) from None
         except _Stopped as stop:
-            _say_stopped(signal.Signals(stop.signo))
+            _say_stopped(command[:1], signal.Signals(stop.signo))
             raise
         except WriteError as exc:
             typer.echo(f"error: {exc}", err=True)
@@ -123,7 +124,9 @@ class _Stopped(SystemExit):
         self.signo = signo
 
 
-def _say_stopped(signo: signal.Signals) -> None:
+def _say_stopped(subcommand: list[str], signo: signal.Signals) -> None:
+    if subcommand == ["serve"]:  # a server's normal end is a signal, not an error
+        return
     typer.echo(f"error: stopped by {signo.name}; the files being written were dropped and earlier outputs are "
                "unchanged; run the same command again to finish", err=True)
 
