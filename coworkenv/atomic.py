@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import os
 import shutil
@@ -25,6 +26,7 @@ TEMP_PREFIX = ".tmp-"
 _NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _NO_PERMISSION = {errno.EACCES, errno.EPERM, errno.EROFS}
 _WRONG_KIND = {errno.ENOTDIR, errno.EEXIST, errno.EISDIR}
+_NO_SUCH_PATH = {errno.ENOENT, errno.ELOOP}
 
 
 class WriteError(OSError):
@@ -33,7 +35,10 @@ class WriteError(OSError):
     def __init__(self, final: Path, cause: OSError) -> None:
         super().__init__(cause.errno, os_reason(cause))
         self.final = final
-        self.message = (f"cannot write {final}: {os_reason(cause)}; {_advice(final, cause)}; "
+        # The path the system names, when it is not the file itself or our temp file (e.g. a looping link above).
+        culprit = Path(str(cause.filename)) if cause.filename else None
+        at = f" at {culprit}" if culprit and culprit != final and not culprit.name.startswith(TEMP_PREFIX) else ""
+        self.message = (f"cannot write {final}: {os_reason(cause)}{at}; {path_advice(final, cause)}; "
                         "any earlier version of the file is unchanged")
 
     def __str__(self) -> str:
@@ -47,15 +52,37 @@ def os_reason(error: OSError) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-def _advice(final: Path, error: OSError) -> str:
+def path_advice(final: Path | None, error: OSError) -> str:
+    """What to do about `error`, raised while reading or writing `final` (None: a file the error does not name)."""
+    where = f" to {final}" if final is not None else ""
     if error.errno in _NO_SPACE:
         return "free disk space (or raise the file size limit or quota) and run again"
     if error.errno in _NO_PERMISSION:
-        return f"make {final.parent} writable, or write to another folder"
+        folder = final.parent if final is not None else "the output folder"
+        return f"make {folder} writable, or write to another folder"
     if error.errno in _WRONG_KIND:
-        return f"a file stands where a folder is expected on the way to {final} (or a folder where the file goes); " \
+        return f"a file stands where a folder is expected on the way{where} (or a folder where the file goes); " \
                "move it away or choose another path"
+    if error.errno == errno.ENAMETOOLONG:
+        return "choose a shorter path (a name holds at most 255 bytes, a path 4096)"
+    if error.errno in _NO_SUCH_PATH:
+        return f"a symbolic link on the way{where} loops or points nowhere (or a folder is missing); " \
+               "fix or remove the link, or choose another path"
     return "check the disk and the folder, then run again"
+
+
+def make_folder(folder: Path) -> None:
+    """Create `folder` and its parents; a symbolic link on the way that loops or dangles is named, not a 'file'."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        for link in (folder, *folder.parents):
+            if link.is_symlink():
+                try:
+                    os.stat(link)
+                except OSError as broken:
+                    raise OSError(broken.errno, os.strerror(broken.errno or errno.ENOENT), str(link)) from None
+        raise
 
 
 @contextmanager
@@ -135,7 +162,7 @@ def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, 
     The file is fsynced when the block ends and removed if the block raises; callers
     move it into place with `commit_file`. Wrap it in `naming_failures(final)` so an OSError names the file.
     """
-    final_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(final_dir)
     sweep_dead_temps(final_dir)
     fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
     temp = Path(name)
@@ -178,3 +205,17 @@ def atomic_copy(source: Path, final: Path) -> None:
             shutil.copyfileobj(src, handle)
 
         atomic_write(final, write)
+
+
+@contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder
+    take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind."""
+    with naming_failures(folder):
+        make_folder(folder)
+        fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

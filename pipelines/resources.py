@@ -64,6 +64,15 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     def _fits_64_bits(cls, value: Any) -> Any:
         if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
             raise ValueError(f"must be a 64-bit integer (from {INT64_MIN} to {INT64_MAX})")
+        if isinstance(value, str) and "\0" in value:  # no path, name or URL holds one; os calls fail on it later
+            raise ValueError("must not hold a NUL character")
+        return value
+
+    @field_validator("data_dir", "taxonomy_dir", "train_config", "rl_config")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():  # an empty data_dir would write into the current folder
+            raise ValueError("must not be empty")
         return value
 
     @property

@@ -13,7 +13,7 @@ from typing import Any, cast
 import pyarrow as pa
 import pytest
 from huggingface_hub import CommitInfo, CommitOperationAdd, CommitOperationDelete, HfApi
-from huggingface_hub.hf_api import GitCommitInfo, GitRefInfo, GitRefs
+from huggingface_hub.hf_api import GitCommitInfo, GitRefInfo, GitRefs, RepoFile
 
 from coworkenv.store import (
     DatasetCardInfo,
@@ -79,6 +79,15 @@ class RecordingHubApi:
     def list_repo_files(self, repo_id: str, *, repo_type: str, revision: str) -> list[str]:
         self._record("list_repo_files", repo_id=repo_id, repo_type=repo_type, revision=revision)
         return sorted(self.trees[revision])
+
+    def list_repo_tree(self, repo_id: str, *, recursive: bool, revision: str, repo_type: str) -> list[RepoFile]:
+        self._record("list_repo_tree", repo_id=repo_id, recursive=recursive, revision=revision, repo_type=repo_type)
+        return [  # as the Hub lists them: .parquet files in LFS (per .gitattributes), known by their sha256
+            RepoFile(path=path, size=len(data), oid=hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
+                     lfs={"size": len(data), "oid": hashlib.sha256(data).hexdigest(), "pointerSize": 134}
+                     if path.endswith(".parquet") else None)
+            for path, data in sorted(self.trees[revision].items())
+        ]
 
     def list_repo_commits(self, repo_id: str, *, repo_type: str, revision: str) -> list[GitCommitInfo]:
         self._record("list_repo_commits", repo_id=repo_id, repo_type=repo_type, revision=revision)
@@ -311,6 +320,7 @@ def test_the_stand_in_accepts_only_what_the_real_hfapi_accepts() -> None:
         "create_repo",
         "list_repo_refs",
         "list_repo_files",
+        "list_repo_tree",
         "list_repo_commits",
         "create_commit",
         "create_tag",

@@ -6,17 +6,22 @@ entry point group, so the library never imports them.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
+import re
 import signal
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 import typer
 from typer._click import Context  # typer vendors click: its Context is the one TyperGroup takes
 from typer.core import TyperGroup
 
-from coworkenv.atomic import WriteError, os_reason
+from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
+from coworkenv.cli._limits import oversized_option
 from coworkenv.sandbox import required_layers
 
 PLUGIN_GROUP = "coworkenv.commands"
@@ -29,6 +34,11 @@ class _CommandGroup(TyperGroup):
     """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
 
     def invoke(self, ctx: Context) -> Any:
+        command = [*ctx._protected_args, *ctx.args]  # the subcommand and its arguments (invoking consumes them)
+        oversized = oversized_option(command)
+        if oversized is not None:  # Arrow, Polars and orjson would fail on it deep in the run, with a traceback
+            typer.echo(f"error: {oversized}", err=True)
+            raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
         except ValueError as exc:
@@ -36,15 +46,50 @@ class _CommandGroup(TyperGroup):
             raise typer.Exit(USAGE_ERROR) from None
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _say_stopped(command[:1], signal.SIGINT)
+            raise typer.Exit(128 + signal.SIGINT) from None
+        except _Stopped as stop:
+            _say_stopped(command[:1], signal.Signals(stop.signo))
+            raise
         except WriteError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
         except OSError as exc:
             # A reader or writer that did not name its file; say what the system said, and where if it knows.
             where = f"{exc.filename}: " if exc.filename else ""
-            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); check the path, its permissions "
-                       "and the free disk space, then run again", err=True)
+            advice = path_advice(Path(str(exc.filename)), exc) if exc.filename else \
+                "check the path, its permissions and the free disk space, then run again"
+            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); {advice}", err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+        except Exception as exc:
+            # A library's own error type for a failure of the file system (safetensors saving a checkpoint on a
+            # full disk raises SafetensorError "... (os error 27)"): the same one line as an OSError.
+            system = _os_error_inside(exc)
+            if system is None:
+                raise
+            first = (str(exc).strip().splitlines() or [""])[0]
+            typer.echo(f"error: {first} ({type(exc).__name__}); {path_advice(None, system)}", err=True)
+            raise typer.Exit(SYSTEM_ERROR) from None
+
+
+_QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one
+
+
+def _os_error_inside(error: BaseException) -> OSError | None:
+    """The OSError an error wraps (as its explicit cause, or quoted in its message), if any."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno:
+            return seen
+        quoted = _QUOTED_OS_ERROR.search(str(seen))
+        if quoted:
+            code = int(quoted[1])
+            return OSError(code, os.strerror(code))
+        if isinstance(seen, RuntimeError) and str(seen).startswith("Symlink loop from"):  # Path.resolve, 3.11
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+        seen = seen.__cause__  # not __context__: an error handled on the way is not what failed
+    return None
 
 
 app = typer.Typer(cls=_CommandGroup, help="coworkenv: executable, verifiable environments for AI coworkers.",
@@ -71,9 +116,24 @@ def _register_plugins() -> None:
 _register_plugins()
 
 
+class _Stopped(SystemExit):
+    """A stop signal (SIGTERM, SIGHUP) unwinding the command like Ctrl-C, with the shell's exit code 128 + signal."""
+
+    def __init__(self, signo: int) -> None:
+        super().__init__(128 + signo)
+        self.signo = signo
+
+
+def _say_stopped(subcommand: list[str], signo: signal.Signals) -> None:
+    if subcommand == ["serve"]:  # a server's normal end is a signal, not an error
+        return
+    typer.echo(f"error: stopped by {signo.name}; the files being written were dropped and earlier outputs are "
+               "unchanged; run the same command again to finish", err=True)
+
+
 def _terminate(signo: int, _frame: object) -> None:
     # SIGTERM and SIGHUP unwind like Ctrl-C: writers drop their temp files and no file appears half-written.
-    raise SystemExit(128 + signo)
+    raise _Stopped(signo)
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import polars as pl
 import pyarrow as pa
 import typer
 
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import check_out_dir
 from coworkenv.curate import CurationConfig, curate, write_shards
@@ -57,13 +57,18 @@ def curate_command(
         where = f"{damaged} is damaged" if damaged is not None else f"cannot read the trajectories under {traj_dir}"
         typer.echo(f"error: {where}: {first}; rewrite the damaged file with `coworkenv rollout`", err=True)
         raise typer.Exit(USAGE_ERROR) from None
-    try:
-        paths = write_shards(result, out)
-    except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are refused
-        typer.echo(f"error: {exc}", err=True)  # by readers as an incomplete set
-        raise typer.Exit(USAGE_ERROR) from None
-    report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
-    atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    if not result.report["input_rows"]:  # an empty input must not replace earlier shards with none
+        typer.echo(f"error: {traj_dir} holds no trajectories (0 rows); nothing written, {out} is unchanged; "
+                   "write trajectories with `coworkenv rollout` first", err=True)
+        raise typer.Exit(USAGE_ERROR)
+    with folder_lock(out):  # a second curate into the same folder waits: its shards and report stay one set
+        try:
+            paths = write_shards(result, out)
+        except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are
+            typer.echo(f"error: {exc}", err=True)  # refused by readers as an incomplete set
+            raise typer.Exit(USAGE_ERROR) from None
+        report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
+        atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))
     if as_json:
         typer.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
         return

@@ -1,7 +1,13 @@
-"""Publishing to the Hugging Face Hub: one atomic commit per version on top of the current head, then a tag."""
+"""Publishing to the Hugging Face Hub: one atomic commit per version on top of the current head, then a tag.
+
+A publish that failed part way (an outage, a lost answer, a kill) is completed by publishing again: when the
+untagged head already holds exactly the version's files, its commit landed and only the tag is missing, so the
+retry tags that commit instead of committing the same data a second time.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -22,6 +28,7 @@ from coworkenv.store._release import DatasetRelease
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
+    from huggingface_hub.hf_api import RepoFile
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +114,6 @@ class HfHubPublisher:
     def _publish(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
-        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-
         self._call(
             "create repo",
             self._api.create_repo,
@@ -125,42 +130,67 @@ class HfHubPublisher:
                 revision=tagged[version], tag=version, location=self.location, files=self._files(tagged[version])
             )
         head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
-        existing = self._files(head) if head else []
+        existing = self._tree(head) if head else {}
         with stage() as upload:
-            operations: list[Any] = [
-                CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(source))
-                for path, source in sorted(upload.files.items())
-            ]
-            operations += [CommitOperationDelete(path_in_repo=path) for path in upload.stale(existing)]
-            # parent_commit makes the commit fail instead of overwriting a concurrent publish.
-            commit = self._call(
-                "commit",
-                self._api.create_commit,
-                self.repo_id,
-                operations,
-                commit_message=message,
-                repo_type=self.repo_type,
-                revision=BRANCH,
-                parent_commit=head,
-            )
             files = sorted(upload.files)
-        self._call(
-            "tag",
-            self._api.create_tag,
+            if head is not None and head not in tagged.values() and _holds(existing, upload):
+                # An earlier publish of this version committed (the answer or its tag got lost): tag that commit.
+                logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
+                               "tagging it instead of committing again", self.repo_id, version)
+                revision = head
+            else:
+                revision = self._commit(upload, existing, head, message)
+        self._tag(version, revision, message)
+        logger.info("published %s to %s at %s", version, self.location, revision)
+        return PublishResult(revision=revision, tag=version, location=self.location, files=files)
+
+    def _tag(self, version: str, revision: str, message: str) -> None:
+        try:
+            self._call("tag", self._api.create_tag, self.repo_id, tag=version, tag_message=message,
+                       revision=revision, repo_type=self.repo_type)
+        except PublishError:
+            # The tag may have landed with its answer lost, or a concurrent publish of the same data tagged it.
+            refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
+            if not any(tag.name == version and tag.target_commit == revision for tag in refs.tags):
+                raise
+
+    def _commit(self, upload: Upload, existing: dict[str, RepoFile], head: str | None, message: str) -> str:
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+        operations: list[Any] = [
+            CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(source))
+            for path, source in sorted(upload.files.items())
+        ]
+        operations += [CommitOperationDelete(path_in_repo=path) for path in upload.stale(list(existing))]
+        # parent_commit makes the commit fail instead of overwriting a concurrent publish.
+        commit = self._call(
+            "commit",
+            self._api.create_commit,
             self.repo_id,
-            tag=version,
-            tag_message=message,
-            revision=commit.oid,
+            operations,
+            commit_message=message,
             repo_type=self.repo_type,
+            revision=BRANCH,
+            parent_commit=head,
         )
-        logger.info("published %s to %s at %s", version, self.location, commit.oid)
-        return PublishResult(revision=commit.oid, tag=version, location=self.location, files=files)
+        return str(commit.oid)
 
     def _files(self, revision: str) -> list[str]:
+        return sorted(self._tree(revision))
+
+    def _tree(self, revision: str) -> dict[str, RepoFile]:
+        """The files of `revision` (but the repository plumbing), with the ids of their contents."""
+        from huggingface_hub.hf_api import RepoFile
+
         listed = self._call(
-            "list files", self._api.list_repo_files, self.repo_id, repo_type=self.repo_type, revision=revision
+            "list files",
+            lambda: list(self._api.list_repo_tree(
+                self.repo_id, recursive=True, revision=revision, repo_type=self.repo_type
+            )),
         )
-        return sorted(path for path in listed if path not in KEPT_FILES)
+        return {
+            entry.path: entry for entry in listed if isinstance(entry, RepoFile) and entry.path not in KEPT_FILES
+        }
 
     def _call(self, what: str, method: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         try:
@@ -174,3 +204,24 @@ class HfHubPublisher:
             )
         # Raised outside the except block, so the original error (which may quote the token) is not chained.
         raise PublishError(failure)
+
+
+def _holds(existing: dict[str, RepoFile], upload: Upload) -> bool:
+    """Whether a revision listed as `existing` holds exactly the files of `upload`, byte for byte."""
+    if {path for path in existing if upload.supersedes(path)} != set(upload.files):
+        return False
+    return all(_same_content(existing[path], source) for path, source in upload.files.items())
+
+
+def _same_content(remote: RepoFile, local: Path) -> bool:
+    # An LFS (or Xet) file is known by the sha256 of its content, any other by its git blob id.
+    if remote.lfs is not None:
+        return remote.lfs.sha256 == _digest(local, hashlib.sha256())
+    return remote.blob_id == _digest(local, hashlib.sha1(f"blob {local.stat().st_size}\0".encode()))
+
+
+def _digest(path: Path, digest: Any) -> str:
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return str(digest.hexdigest())

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, os_reason
+from coworkenv.atomic import atomic_copy, make_folder, os_reason, path_advice
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -41,7 +41,12 @@ class LocalGitPublisher:
     """Publishes versions into a local git repository at `repo_dir` (created on first publish)."""
 
     def __init__(self, repo_dir: Path) -> None:
-        self.repo_dir = Path(repo_dir).resolve()
+        try:
+            self.repo_dir = Path(repo_dir).resolve()
+        except RuntimeError:  # Python 3.11's answer to a symbolic link that loops
+            raise PublishError(f"cannot use {repo_dir} as the local dataset repository: a symbolic link on the way "
+                               "loops or points nowhere; fix or remove the link, or publish into another folder"
+                               ) from None
 
     def __repr__(self) -> str:
         return f"LocalGitPublisher(repo_dir={str(self.repo_dir)!r})"
@@ -106,12 +111,25 @@ class LocalGitPublisher:
             self._write_tree(upload)
             files = sorted(upload.files)
         self._git("add", "--all")
-        # --allow-empty: every version gets its commit even when its content equals the previous one.
-        self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
+        if self._committed_untagged(message):
+            # An interrupted publish of this version committed it and stopped before its tag: tag that commit.
+            logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
+                           "tagging it instead of committing again", self.repo_dir, version)
+        else:
+            # --allow-empty: every version gets its commit even when its content equals the previous one.
+            self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
         self._git("tag", "--annotate", version, "-m", message)
         revision = self._git("rev-parse", "HEAD").strip()
         logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _committed_untagged(self, message: str) -> bool:
+        """Whether HEAD is an untagged commit with `message` holding exactly what is staged now."""
+        if not self._has_commits() or self._git("for-each-ref", "--points-at", "HEAD", "refs/tags").strip():
+            return False
+        if self._run("diff", "--cached", "--quiet", "HEAD").returncode != 0:
+            return False
+        return self._git("log", "-1", "--format=%B", "HEAD").strip() == message
 
     def _recover(self) -> None:
         """Undo what an interrupted publish (kill -9, power loss) left: git's lock files and a half-written folder.
@@ -197,10 +215,11 @@ class LocalGitPublisher:
         # Serialize publishers sharing a repository: git's own index.lock would fail the second one instead.
         # The lock is on the directory itself, so it leaves no file behind.
         try:
-            self.repo_dir.mkdir(parents=True, exist_ok=True)
+            make_folder(self.repo_dir)
             fd = os.open(self.repo_dir, os.O_RDONLY)
         except OSError as exc:
-            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else ""
+            blocked = ": a file stands in the way" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else \
+                f": {path_advice(self.repo_dir, exc)}" if exc.errno in (errno.ELOOP, errno.ENOENT) else ""
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:

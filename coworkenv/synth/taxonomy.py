@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.apps import APPS
+from coworkenv.atomic import os_reason
 from coworkenv.world import content_hash
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
@@ -18,6 +19,9 @@ from coworkenv.world import content_hash
 GENERATOR_VERSION = "3"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests
 
 StateChange = Literal["none", "announced", "silent"]
+
+
+MAX_QUOTA = 1_000_000  # seeds and counts are stored as 64-bit integers; a quota past this is a typo, not a plan
 
 
 class Capability(BaseModel):
@@ -33,7 +37,7 @@ class Capability(BaseModel):
     difficulty: Annotated[tuple[int, int], Field(description="Inclusive range within 1..5")] = (1, 3)
     multi_turn: bool = False
     state_change: Annotated[StateChange, Field(description="How state changes between user turns")] = "none"
-    quota: Annotated[int, Field(ge=0, description="How many environments to produce")] = 6
+    quota: Annotated[int, Field(ge=0, le=MAX_QUOTA, description="How many environments to produce")] = 6
     hints: list[str] = []
     generator: Annotated[str | None, Field(description="Procedural generator to use; default: the id")] = None
 
@@ -139,9 +143,14 @@ def capability_fingerprint(cap: Capability) -> str:
 # -- parsing with line numbers --------------------------------------------------------------------------
 def _load_file(file: Path) -> list[Capability]:
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaxonomyError(file, None, f"cannot read: {exc}") from None
+        data = file.read_bytes()
+    except OSError as exc:
+        raise TaxonomyError(file, None, f"cannot read it ({os_reason(exc)}); pass a readable YAML file") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(file, data[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{data[exc.start]:02x}); "
+                            "save the file as UTF-8") from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)

@@ -113,3 +113,19 @@ def publish_release(repo_dir: str, tag: str) -> None:
 
 def signal_name(code: int) -> str:
     return signal.Signals(-code).name if code < 0 else str(code)
+
+
+def refused(args: list[str], *needles: str, code: int = 2) -> str:
+    """Run `coworkenv ARGS` in this process: it exits `code` with one `error:` line holding every needle."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit | None), result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]

@@ -25,8 +25,12 @@ DISK_ADVICE = "free disk space"
 
 def _fills_up(args: list[str], out: Path, file_name: str) -> None:
     """Run once with room, then again with a full disk: the second run fails cleanly and changes nothing."""
-    first = run_child(args)
-    assert first.returncode == 0, first.stderr
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    first = CliRunner().invoke(app, args)  # with room: no fault armed, so in this process
+    assert first.exit_code == 0, first.output
     before = snapshot(out)
     assert before
     failed = run_child(args, fsize=SMALL)
@@ -50,8 +54,12 @@ def test_rollout_on_a_full_disk_writes_no_trajectories(tmp_path: Path) -> None:
 
 
 def test_curate_on_a_full_disk_keeps_the_previous_shards_and_report(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
     traj = tmp_path / "traj"
-    assert run_child(["rollout", str(spec_folder(tmp_path / "in")), "--out", str(traj)]).returncode == 0
+    assert CliRunner().invoke(app, ["rollout", str(spec_folder(tmp_path / "in")), "--out", str(traj)]).exit_code == 0
     out = tmp_path / "sft"
     _fills_up(["curate", str(traj), "--out", str(out)], out, "train-00000-of-00001.parquet")
 

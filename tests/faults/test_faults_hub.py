@@ -13,7 +13,7 @@ from huggingface_hub import HfApi
 from coworkenv.store import HfHubPublisher, PublishError
 from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release
 
-CALLS = ["create_repo", "list_repo_refs", "list_repo_files", "create_commit", "create_tag"]
+CALLS = ["create_repo", "list_repo_refs", "list_repo_tree", "create_commit", "create_tag"]
 
 
 @pytest.fixture(autouse=True)

@@ -30,17 +30,26 @@ STAGE = "coworkenv.store.stages._stage"
 SFT = "coworkenv.store.stages.sft"
 
 
+def _in_process(args: list[str]) -> bool:
+    """Run `coworkenv ARGS` with no fault armed in this process (no interpreter start-up); whether it succeeded."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return True
+
+
 def _resumes_like_an_uninterrupted_run(args: list[str], out: Path, kill: str, tmp_path: Path) -> Path:
     """Kill, check nothing half-written shows, run again; return the folder of an uninterrupted run to compare."""
     killed = run_child(args, kill=(kill,))
     assert killed.returncode == SIGKILLED, killed.stderr
     assert_whole_parquet(out)
-    again = run_child(args)
-    assert again.returncode == 0, again.stderr
+    assert _in_process(args)  # the rerun and the reference need no fault armed
     assert temp_files(out) == []  # the killed writer's temp file is swept by the next write
     reference = tmp_path / "reference"
-    clean = run_child([str(reference) if a == str(out) else a for a in args])
-    assert clean.returncode == 0, clean.stderr
+    assert _in_process([str(reference) if a == str(out) else a for a in args])
     return reference
 
 
@@ -66,11 +75,17 @@ def test_rollout_killed_before_its_rename_then_run_again(tmp_path: Path) -> None
         [without_measurements(r) for r in read_trajectories(expected)]
 
 
-@pytest.fixture
-def trajectories(tmp_path: Path) -> Path:
-    traj = tmp_path / "traj"
-    done = run_child(["rollout", str(spec_folder(tmp_path / "in")), "--out", str(traj), "--k", "3"])
-    assert done.returncode == 0, done.stderr
+@pytest.fixture(scope="module")
+def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Trajectories of two specs (k=3), made once for the module in this process (the tests only read them)."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    root = tmp_path_factory.mktemp("trajectories")
+    traj = root / "traj"
+    done = CliRunner().invoke(app, ["rollout", str(spec_folder(root / "in")), "--out", str(traj), "--k", "3"])
+    assert done.exit_code == 0, done.output
     return traj
 
 
@@ -83,20 +98,20 @@ def test_curate_killed_between_shards_is_refused_by_readers_then_completed(tmp_p
     assert [p.name for p in out.glob("train-*")] == ["train-00000-of-00006.parquet"]
     with pytest.raises(StageError, match=r"1 of its 6 shards .*train-00001-of-00006\.parquet.*interrupted"):
         sft_files(out)  # a trainer must not take a sixth of the data for all of it
-    assert run_child(args).returncode == 0
+    assert _in_process(args)
     assert read_sft(sft_files(out)).num_rows == 6
 
 
 def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_path: Path, trajectories: Path) -> None:
     out = tmp_path / "sft"
-    assert run_child(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]).returncode == 0
+    assert _in_process(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"])
     # A rerun with larger shards is killed after writing its shards, before removing the earlier run's six.
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "4"]
     killed = run_child(args, kill=(f"{SFT}:ShardWriter.finish:4:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
     with pytest.raises(StageError, match=r"2 different writes .*repeat rows"):
         sft_files(out)
-    assert run_child(args).returncode == 0
+    assert _in_process(args)
     assert sorted(p.name for p in out.glob("train-*")) == ["train-00000-of-00002.parquet",
                                                            "train-00001-of-00002.parquet"]
     assert read_sft(sft_files(out)).num_rows == 6
@@ -105,12 +120,12 @@ def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_pat
 @pytest.mark.parametrize("command", ["synth", "rollout", "curate", "validate"])
 def test_sigterm_while_writing_exits_143_and_leaves_no_temp_file(tmp_path: Path, command: str,
                                                                    trajectories: Path) -> None:
-    out = tmp_path / "out"
+    out, specs = tmp_path / "out", trajectories.parent / "in"
     args, target = {
         "synth": (["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"], f"{STAGE}:write_parquet:1:after"),
-        "rollout": (["rollout", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
+        "rollout": (["rollout", str(specs), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
         "curate": (["curate", str(trajectories), "--out", str(out)], f"{SFT}:ShardWriter._write_pending:1:after"),
-        "validate": (["validate", str(tmp_path / "in"), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
+        "validate": (["validate", str(specs), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
     }[command]
     stopped = run_child(args, kill=(f"{target}:SIGTERM",))
     assert stopped.returncode == TERMINATED, stopped.stderr

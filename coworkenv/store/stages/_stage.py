@@ -3,6 +3,8 @@ file of it back (older files are migrated: renamed columns take their new name, 
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +86,7 @@ class Stage:
         for target in wanted:
             if target.name in current:
                 have = schema.field(current[target.name]).type
-                if not pa.types.is_null(have) and _family(have) != _family(target.type):
+                if not pa.types.is_null(have) and not _compatible(have, target.type):
                     raise StageError(f"{path}: column {current[target.name]!r} holds {have}, a {self.name} file "
                                      f"has {target.type}; {self.hint}")
         try:
@@ -130,14 +132,39 @@ class Stage:
 
 
 def _family(kind: pa.DataType) -> str:
-    # Writers differ in widths (int32/int64, string/large_string, list/large_list); only the family must match.
+    # Writers differ in widths (int32/int64, string/large_string, list/large_list); only the family must match,
+    # down the items of lists (a list of messages is not a list of numbers).
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return f"list of {_family(kind.value_type)}"
     for family, test in (("text", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
                          ("integer", pa.types.is_integer), ("number", pa.types.is_floating),
-                         ("bool", pa.types.is_boolean), ("struct", pa.types.is_struct),
-                         ("list", lambda t: pa.types.is_list(t) or pa.types.is_large_list(t))):
+                         ("bool", pa.types.is_boolean), ("struct", pa.types.is_struct)):
         if test(kind):
             return family
     return str(kind)
+
+
+def _compatible(have: pa.DataType, want: pa.DataType) -> bool:
+    """Whether a column of type `have` can stand for one of type `want` (lists of nulls for any list: all empty)."""
+    if _family(have).startswith("list") and _family(want).startswith("list"):
+        return pa.types.is_null(have.value_type) or _compatible(have.value_type, want.value_type)
+    return _family(have) == _family(want)
+
+
+def missing_path(path: Path) -> str:
+    """Why `path`, which does not exist as a file or folder, is missing: a looping or dangling link, or nothing."""
+    if path.is_symlink():
+        return "a symbolic link that loops" if _loops(path) else f"a symbolic link to {os.readlink(path)}, " \
+                                                                 "which does not exist"
+    return "no such file or folder"
+
+
+def _loops(link: Path) -> bool:
+    try:
+        link.stat()
+    except OSError as error:
+        return error.errno == errno.ELOOP
+    return False
 
 
 def first_line(exc: BaseException) -> str:

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
-from coworkenv.store.stages._stage import Stage, StageError, _family, first_line
+from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
 SFT_SCHEMA = pa.schema([
@@ -216,7 +216,7 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
                              f"sft_shards files? {_HINT}")
         for name in schema.names:
             # Other tools may spell the message structs differently, but a column must be of the same kind.
-            if name in SFT_SCHEMA.names and _family(schema.field(name).type) != _family(SFT_SCHEMA.field(name).type):
+            if name in SFT_SCHEMA.names and not _compatible(schema.field(name).type, SFT_SCHEMA.field(name).type):
                 raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
                                  f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
         try:

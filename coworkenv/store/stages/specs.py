@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from coworkenv.loading import load_spec
 from coworkenv.spec import EnvSpec
-from coworkenv.store.stages._stage import Stage, StageError
+from coworkenv.store.stages._stage import Stage, StageError, missing_path
 
 SPEC_COLUMN = "spec_json"
 SPEC_SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -105,7 +105,7 @@ class SpecRow:
 def spec_files(path: Path) -> list[Path]:
     """The files `read_spec_rows(path)` reads: `path` itself, or the spec files under a folder (sorted)."""
     if not path.exists():
-        raise SpecSourceError(f"{path}: no such file or folder; {_HINT}")
+        raise SpecSourceError(f"{path}: {missing_path(path)}; {_HINT}")
     if path.is_file():
         if path.suffix.lower() not in SPEC_SUFFIXES:
             raise SpecSourceError(f"{path}: not a spec file (expected {', '.join(SPEC_SUFFIXES)}); {_HINT}")

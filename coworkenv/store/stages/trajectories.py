@@ -22,7 +22,7 @@ from coworkenv.rollout.record import (
     trajectories_table,
 )
 from coworkenv.store._parquet import StoredTable
-from coworkenv.store.stages._stage import Stage, StageError, _family, first_line
+from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path
 from coworkenv.world import content_hash
 
 __all__ = [
@@ -56,7 +56,7 @@ def trajectory_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise FileNotFoundError(f"{path}: no such file or directory; pass a trajectories Parquet file or folder")
+        raise FileNotFoundError(f"{path}: {missing_path(path)}; pass a trajectories Parquet file or folder")
     return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
 
 
@@ -87,7 +87,7 @@ def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema
     for name in schema.names:
         if name in TRAJECTORY_SCHEMA.names:
             want, got = TRAJECTORY_SCHEMA.field(name).type, schema.field(name).type
-            if _family(got) != _family(want):
+            if not _compatible(got, want):
                 raise StageError(f"{path}: column {name!r} holds {got}, a trajectories file has {want}; {_HINT}")
     identity = [name for name in IDENTITY_COLUMNS if name in schema.names]
     if identity:

@@ -1,0 +1,119 @@
+"""Fault corpus, Ctrl-C and hang-ups at the points where SIGTERM is tested, and two commands writing one output at
+once. A stopped command prints one line saying so, exits 128 + signal, leaves no temp file and nothing half-written;
+running it again gives what an uninterrupted run gives. Two writers of one folder take turns: the folder ends as
+one whole output, never a mix of both."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coworkenv.cli import app
+from coworkenv.store.stages import read_sft, sft_files
+from tests.faults.harness import CAPABILITY, ROOT, run_child, snapshot, spec_folder, temp_files
+
+runner = CliRunner()
+STAGE = "coworkenv.store.stages._stage"
+SFT = "coworkenv.store.stages.sft"
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("signals")
+    specs = spec_folder(root / "in")
+    assert runner.invoke(app, ["rollout", str(specs), "--out", str(root / "traj"), "--k", "3"]).exit_code == 0
+    return {"specs": specs, "traj": root / "traj"}
+
+
+POINTS = {
+    "synth": (lambda made, out: ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"],
+              f"{STAGE}:write_parquet:1:after"),
+    "rollout": (lambda made, out: ["rollout", str(made["specs"]), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
+    "curate": (lambda made, out: ["curate", str(made["traj"]), "--out", str(out)],
+               f"{SFT}:ShardWriter._write_pending:1:after"),
+    "validate": (lambda made, out: ["validate", str(made["specs"]), "--out", str(out)],
+                 f"{STAGE}:write_parquet:1:after"),
+}
+
+
+@pytest.mark.parametrize(("command", "signo"), [("synth", signal.SIGINT), ("rollout", signal.SIGINT),
+                                                 ("curate", signal.SIGINT), ("validate", signal.SIGINT),
+                                                 ("synth", signal.SIGHUP)])
+def test_a_signal_while_writing_is_one_line_no_temp_file_and_a_rerun_completes(
+        made: dict[str, Path], tmp_path: Path, command: str, signo: signal.Signals) -> None:
+    args, point = POINTS[command]
+    out = tmp_path / "out"
+    stopped = run_child(args(made, out), kill=(f"{point}:{signo.name}",))
+    assert stopped.returncode == 128 + signo, stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert stopped.errors == [f"error: stopped by {signo.name}; the files being written were dropped and earlier "
+                              "outputs are unchanged; run the same command again to finish"]
+    assert temp_files(out) == [] and not list(out.glob("*.parquet"))
+    if command == "synth":  # the rerun gives the bytes an uninterrupted run gives
+        assert runner.invoke(app, args(made, out)).exit_code == 0
+        assert runner.invoke(app, args(made, tmp_path / "clean")).exit_code == 0
+        assert snapshot(out) == snapshot(tmp_path / "clean")
+
+
+def _child(args: list[str], *kill: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "tests.faults.child"]
+    for spec in kill:
+        command += ["--kill", spec]
+    return subprocess.Popen([*command, "--", *args], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _waits_for_a_lock(pid: int, deadline_s: float = 120) -> bool:
+    """Whether process `pid` comes to wait for a file lock (a blocked request in /proc/locks) before it ends."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if any(line.split()[1] == "->" and line.split()[5] == str(pid)
+               for line in Path("/proc/locks").read_text().splitlines() if len(line.split()) > 5):
+            return True
+        if not Path(f"/proc/{pid}").exists():
+            return False
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc")
+def test_two_curates_into_one_folder_take_turns_and_leave_one_whole_set(made: dict[str, Path],
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "sft"
+    base = ["curate", str(made["traj"]), "--out", str(out)]
+    # The first stops itself half-way through its shards (SIGSTOP), the lock held; the second must wait for it.
+    first = _child([*base, "--max-rows-per-shard", "1"], f"{SFT}:ShardWriter._write_pending:2:after:SIGSTOP")
+    while not out.exists() or not Path(f"/proc/{first.pid}/status").read_text().count("T (stopped)"):
+        assert first.poll() is None, first.stderr.read() if first.stderr else ""
+        time.sleep(0.1)
+    second = _child([*base, "--max-rows-per-shard", "4"])
+    try:
+        assert _waits_for_a_lock(second.pid), "the second curate did not wait for the first"
+    finally:
+        first.send_signal(signal.SIGCONT)
+    for child in (first, second):
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+    shards = sorted(p.name for p in out.glob("train-*.parquet"))
+    assert shards == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]  # the last writer's, whole
+    assert read_sft(sft_files(out)).num_rows == 6 and temp_files(out) == []
+    report = (out / "curation_report.json").read_text()
+    assert all(name in report for name in shards) and "of-00006" not in report
+
+
+def test_two_synths_into_one_folder_at_once_leave_the_files_one_run_writes(tmp_path: Path) -> None:
+    out = tmp_path / "specs"
+    args = ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "2"]
+    children = [_child(args), _child(args)]
+    for child in children:
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+    assert runner.invoke(app, ["synth", "--out", str(tmp_path / "clean"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
+    assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
