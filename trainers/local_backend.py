@@ -28,6 +28,7 @@ from transformers import (
 
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
+from trainers.checkpoint_files import restore_interrupted_replace
 from trainers.rendering import read_rendering, render_messages, render_tools
 
 __all__ = [
@@ -60,6 +61,8 @@ def load_checkpoint(
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """Load a causal LM and its tokenizer (with chat template) from a local checkpoint folder."""
     folder = Path(path)
+    if not folder.exists():
+        restore_interrupted_replace(folder)
     if not (folder / "config.json").is_file():
         raise FileNotFoundError(
             f"{folder} is not a transformers checkpoint (no config.json); pass the folder written by "

@@ -44,6 +44,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
+from trainers.checkpoint_files import replace_dir
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
@@ -56,7 +57,7 @@ from trainers.rewards import (
 from trainers.rl_config import RLRunConfig, load_rl_config
 from trainers.rl_report import write_reward_curve
 from trainers.rl_rollout import EnvRollout, RolloutLimits, SamplerFactory, env_reward_function
-from trainers.sft import portable_tokenizer_class, replace_dir
+from trainers.sft import portable_tokenizer_class
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import shutil
 import time
 from collections.abc import Callable, Sequence, Sized
@@ -26,6 +25,7 @@ from transformers.trainer_callback import PrinterCallback
 from trl import SFTConfig, SFTTrainer
 
 from trainers.chat_templates import trl_chat_template
+from trainers.checkpoint_files import replace_dir
 from trainers.config import SFTRunConfig, load_sft_config
 from trainers.copy_model import install_fused_lm_head, uses_copy_head
 from trainers.rendering import write_rendering
@@ -199,18 +199,6 @@ def portable_tokenizer_class(checkpoint: Path) -> None:
     settings = json.loads(path.read_text(encoding="utf-8"))
     settings["tokenizer_class"] = "PreTrainedTokenizerFast"
     write_json_atomic(path, settings)
-
-
-def replace_dir(staging: Path, out_dir: Path) -> None:
-    """Move the finished checkpoint into place; a previous one at `out_dir` is replaced only once this one is whole."""
-    previous = out_dir.with_name(f".{out_dir.name}.previous")
-    if previous.exists():
-        shutil.rmtree(previous)
-    if out_dir.exists():
-        os.replace(out_dir, previous)
-    os.replace(staging, out_dir)
-    if previous.exists():
-        shutil.rmtree(previous)
 
 
 @dataclass

@@ -1,0 +1,39 @@
+"""Putting a trained checkpoint folder in place without ever losing the previous one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+__all__ = ["replace_dir", "restore_interrupted_replace"]
+
+
+def _previous_of(out_dir: Path) -> Path:
+    return out_dir.with_name(f".{out_dir.name}.previous")
+
+
+def restore_interrupted_replace(out_dir: Path) -> bool:
+    """Put back the checkpoint a `replace_dir` stopped between its two renames had moved aside (`out_dir` gone, the
+    old one at `.<name>.previous`); True when it did. Without this, a kill at that moment hid the user's checkpoint."""
+    previous = _previous_of(out_dir)
+    if out_dir.exists() or out_dir.is_symlink() or not previous.is_dir():
+        return False
+    os.replace(previous, out_dir)
+    return True
+
+
+def replace_dir(staging: Path, out_dir: Path) -> None:
+    """Move the finished checkpoint into place; a previous one at `out_dir` is replaced only once this one is whole.
+
+    Two renames: the old checkpoint aside, the new one in. A stop between them is repaired by the next call (or by
+    `restore_interrupted_replace`, which loading a checkpoint runs), so the old checkpoint is never lost."""
+    restore_interrupted_replace(out_dir)
+    previous = _previous_of(out_dir)
+    if previous.exists():
+        shutil.rmtree(previous)
+    if out_dir.exists():
+        os.replace(out_dir, previous)
+    os.replace(staging, out_dir)
+    if previous.exists():
+        shutil.rmtree(previous)
