@@ -32,6 +32,7 @@ from coworkenv.spec import (
     UpdateRecord,
     migrate_spec_data,
 )
+from coworkenv.spec_seal import is_sealed, load_sealed_spec
 from coworkenv.world import Record, gc_paused, parse_time
 
 
@@ -86,13 +87,19 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
 
 
 def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = None) -> EnvSpec:
-    """Parse and check a spec (schema + references); raise SpecError listing every problem."""
+    """Parse and check a spec (schema + references); raise SpecError listing every problem.
+
+    A sealed file (`coworkenv.spec_seal.seal_spec`) whose seal holds is loaded without validating its records
+    again; any other data, a sealed file whose seal fails included, is validated in full.
+    """
     if isinstance(data, Path):
         source = source or str(data)
         try:
             data = data.read_bytes()
         except OSError as exc:
             raise SpecError(source, [SpecIssue("(file)", f"cannot read: {exc.strerror}", "schema")]) from None
+    if isinstance(data, str | bytes) and is_sealed(data):  # written by seal_spec: see coworkenv.spec_seal
+        return load_sealed_spec(data, source or "<sealed spec>", load_spec)
     spec = parse_spec(data, source or "<spec>")
     issues = reference_issues(spec)
     if issues:

@@ -67,6 +67,13 @@ def _plain_model(model: type[BaseModel]) -> bool:
 
 
 @cache
+def is_json_native(model: type[BaseModel]) -> bool:
+    """True when every record of `model` is its own JSON form: its `__dict__` is what a JSON dump of it writes
+    (and what validating that JSON gives back)."""
+    return _plain_model(model)
+
+
+@cache
 def _container_fields(model: type[BaseModel]) -> dict[str, tuple[bool, type[BaseModel]]] | None:
     """For a model whose fields all hold a model or a list of models: field -> (is a list, that model); else None."""
     if not _dumped_as_fields(model):

@@ -109,7 +109,15 @@ class Table(Generic[R]):
         return self._hash
 
     def digest_of(self, record_id: str) -> int | None:
-        return self._digests.get(record_id)
+        """The record's digest (None: no such record); computed on first read when the table was loaded with a
+        known hash (see `load`)."""
+        digest = self._digests.get(record_id)
+        if digest is None:
+            record = self._rows.get(record_id)
+            if record is None:
+                return None
+            digest = self._digests[record_id] = digest_function(type(record))(self.app, self.name, record_id, record)
+        return digest
 
     # -- writing ------------------------------------------------------------------------------
     def put(self, record: R) -> None:
@@ -121,7 +129,7 @@ class Table(Generic[R]):
         if self._on_change is not None:
             self._on_change(self, record_id, old)
         digest = digest_function(type(record))(self.app, self.name, record_id, record)
-        self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
+        self._hash = combine(self._hash, add=digest, remove=0 if old is None else self.digest_of(record_id) or 0)
         self._rows[record_id] = record
         self._digests[record_id] = digest
         if old is None:
@@ -133,8 +141,13 @@ class Table(Generic[R]):
             else:
                 index.replace(record_id, old, record)
 
-    def load(self, records: Iterable[R]) -> None:
-        """Add initial records without journaling them (a world's construction); same state as `put` of each."""
+    def load(self, records: Iterable[R], content_hash: int | None = None) -> None:
+        """Add initial records without journaling them (a world's construction); same state as `put` of each.
+
+        `content_hash`: the table's hash, known already (a sealed spec carries its tables' hashes, see
+        `coworkenv.spec_seal`): no record is digested now; each digest is computed when first read (`digest_of`,
+        or a write that replaces or deletes the record). Only for hashes computed from these very records.
+        """
         if self._indexes or not self._owned or self._rows:
             for record in records:
                 self.put(record)
@@ -146,12 +159,16 @@ class Table(Generic[R]):
             for record in batch:
                 self.put(record)
             return
-        digests = digests_of(self.app, self.name, self.model, ids, batch)
         n = self._seq_next
         self._rows = rows  # the table was empty (see above)
-        self._digests = dict(zip(ids, digests, strict=True))
         self._seq = dict(zip(ids, range(n, n + len(ids)), strict=True))
-        self._hash, self._seq_next = combine(self._hash + sum(digests)), n + len(ids)
+        self._seq_next = n + len(ids)
+        if content_hash is not None:
+            self._hash = content_hash
+            return
+        digests = digests_of(self.app, self.name, self.model, ids, batch)
+        self._digests = dict(zip(ids, digests, strict=True))
+        self._hash = combine(self._hash + sum(digests))
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -161,7 +178,8 @@ class Table(Generic[R]):
             self._own()
         if self._on_change is not None:
             self._on_change(self, record_id, old)
-        self._hash = combine(self._hash, remove=self._digests.pop(record_id))
+        self._hash = combine(self._hash, remove=self.digest_of(record_id) or 0)
+        self._digests.pop(record_id, None)
         del self._rows[record_id]
         del self._seq[record_id]
         for index in self._indexes.values():

@@ -91,15 +91,22 @@ class World:
     # -- construction & serialization ------------------------------------------------------
     @classmethod
     def from_wire(
-        cls, apps: Mapping[str, AppDef], state: BaseModel, clock: int, tick_s: int, user: str | None = None
+        cls, apps: Mapping[str, AppDef], state: BaseModel, clock: int, tick_s: int, user: str | None = None,
+        table_hashes: Mapping[tuple[str, str], int] | None = None,
     ) -> World:
-        """Build a world from the wire state (an object with one `AppState` field per app)."""
+        """Build a world from the wire state (an object with one `AppState` field per app).
+
+        `table_hashes`: each table's content hash, known already for exactly these records (a sealed spec's, see
+        `coworkenv.spec_seal`); the records are then digested only when a write or a read needs one.
+        """
         world = cls(apps, clock, tick_s, user)
+        known = table_hashes or {}
         with gc_paused():
             for app_name in apps:
                 app_state: AppState = getattr(state, app_name)
                 for table_name in apps[app_name].tables:
-                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
+                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name),
+                                                               known.get((app_name, table_name)))
         world._mutations += 1
         world.reset_journal()
         return world

@@ -1,0 +1,240 @@
+"""Sealed spec files: a spec as coworkenv wrote it, with a checksum of its bytes, loaded without validating again.
+
+A spec reaches an `EnvSpec` by one of two paths:
+
+- **full validation** (`coworkenv.loading.load_spec` of plain spec JSON, a dict, or a sealed file whose seal does
+  not hold): pydantic validates every field and every record, references are resolved, and errors name the field
+  path. Hand-written, generated and any other untrusted specs always take it.
+- **the sealed path** (`load_spec` of bytes `seal_spec` wrote, when their seal holds): the SHA-256 of the bytes
+  (keyed by a fingerprint of the spec schema) matches the seal in the file, so the bytes are exactly those written
+  from a spec that had passed `load_spec`. The sections other than the world's records are still validated by
+  pydantic (they are small); the records of plain tables (every field JSON-native, see `is_json_native`) are built
+  from the parsed JSON without per-record validation; other tables are validated. The spec id and every table's
+  content hash are read from the file (computed at sealing), so nothing is hashed per record until a write or a
+  read needs a record's digest (`Table.load`). The result equals the full path's spec (same fields, id, hashes).
+
+A seal proves integrity (no flipped byte, no truncation, no hand edit, no schema change since sealing), not
+authorship: anyone who can run `seal_spec` can seal a spec. A file whose seal does not hold is validated in full
+(`load_sealed_spec`): it loads if it is a valid spec, else the error lists every problem and says the seal failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import typing
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from coworkenv.apps import APPS, WorldApps
+from coworkenv.atomic import atomic_write_bytes
+from coworkenv.spec import SCHEMA_VERSION, VERIFIER_VERSION, EnvSpec
+from coworkenv.world import World, gc_paused, is_json_native, parse_time
+
+log = logging.getLogger(__name__)
+
+SEAL_FORMAT = "1"
+# The file: this prefix, the seal (64 hex digits), then `",` and the sealed body, which is
+# `"key":"<schema fingerprint>","spec_id":"env-...","tables":{"app.table":"<32 hex>",...},"spec":<spec JSON>}`.
+# The seal is the SHA-256 of the fingerprint followed by the body's bytes. The file is JSON as a whole.
+_PREFIX = b'{"coworkenv_sealed_spec":' + SEAL_FORMAT.encode() + b',"sha256":"'
+_HEAD = len(_PREFIX) + 64 + 2
+_SPEC_KEY = b',"spec":'
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+@cache
+def schema_fingerprint() -> str:
+    """A digest of the spec schema (every model reachable from EnvSpec: fields, types, defaults, constraints,
+    validators) and the schema and verifier versions. A seal made under another schema does not hold."""
+    seen: dict[type, str] = {}
+    todo: list[type] = [EnvSpec]
+    while todo:
+        model = todo.pop()
+        if model in seen or not (isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        parts = []
+        for name, info in model.model_fields.items():
+            parts.append(f"{name}:{info.annotation!r}:{info.default!r}:{info.alias}:{info.metadata!r}:"
+                         f"{info.discriminator!r}")
+            stack: list[Any] = [info.annotation]
+            while stack:
+                annotation = stack.pop()
+                todo.append(annotation)
+                stack.extend(typing.get_args(annotation))
+        decorators = model.__pydantic_decorators__
+        checks = sorted([*decorators.field_validators, *decorators.model_validators, *decorators.field_serializers,
+                         *decorators.model_serializers])
+        seen[model] = f"{model.__module__}.{model.__qualname__}({','.join(parts)}){checks}"
+    text = "\n".join([SCHEMA_VERSION, VERIFIER_VERSION, SEAL_FORMAT, *sorted(seen.values())])
+    return hashlib.sha256(_ADDRESS.sub("", text).encode()).hexdigest()[:32]
+
+
+def table_hashes(spec: EnvSpec) -> dict[tuple[str, str], int]:
+    """Each table's content hash in the spec's initial world (the sum of its records' digests)."""
+    world = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
+    return {(t.app, t.name): t.content_hash for t in world.tables()}
+
+
+def seal_spec(spec: EnvSpec) -> bytes:
+    """The sealed file of a spec: its JSON with its id, its tables' hashes and a checksum of them all.
+
+    Seal only a spec that passed `coworkenv.loading.load_spec` (or was built from one): the sealed path trusts it.
+    """
+    tables = {f"{app}.{name}": f"{h:032x}" for (app, name), h in sorted(table_hashes(spec).items())}
+    meta = orjson.dumps({"key": schema_fingerprint(), "spec_id": spec.id, "tables": tables})
+    body = meta[1:-1] + _SPEC_KEY + spec.to_json().encode() + b"}"
+    seal = hashlib.sha256(schema_fingerprint().encode() + body).hexdigest().encode()
+    return _PREFIX + seal + b'",' + body
+
+
+def write_sealed_spec(path: Path, spec: EnvSpec) -> None:
+    """Write a spec's sealed file atomically (see `seal_spec`); `load_spec(path)` takes the sealed path."""
+    atomic_write_bytes(path, seal_spec(spec))
+
+
+def is_sealed(data: str | bytes) -> bool:
+    """True when the data claims to be a sealed spec file (whether its seal holds is `load_sealed_spec`'s call)."""
+    head = data[: len(_PREFIX)]
+    return (head.encode() if isinstance(head, str) else head) == _PREFIX
+
+
+@dataclass(frozen=True)
+class _Broken:
+    reason: str
+
+
+def _open(data: bytes) -> EnvSpec | _Broken:
+    """The spec of a sealed file whose seal holds, built on the sealed path; else why the seal does not hold."""
+    seal, body = data[len(_PREFIX):_HEAD - 2], data[_HEAD:]
+    at = body.find(_SPEC_KEY)
+    if data[_HEAD - 2:_HEAD] != b'",' or not body.endswith(b"}") or at < 0:
+        return _Broken("the file is cut short or its header is damaged")
+    try:
+        meta = orjson.loads(b"{" + body[:at] + b"}")
+    except orjson.JSONDecodeError:
+        return _Broken("its header is damaged")
+    key = schema_fingerprint()
+    if not isinstance(meta, dict) or meta.get("key") != key:
+        return _Broken("it was sealed under another spec schema (or its header is damaged)")
+    if hashlib.sha256(key.encode() + body).hexdigest().encode() != seal:
+        return _Broken("its checksum does not match its bytes (the file was changed or damaged after it was "
+                       "sealed)")
+    try:
+        spec = _trusted_spec(orjson.loads(body[at + len(_SPEC_KEY):-1]))
+    except (orjson.JSONDecodeError, ValidationError):  # not from a sealed spec of this schema: validate in full
+        spec = None
+    if spec is None:
+        return _Broken("its content is not what sealing a valid spec writes")
+    spec.__dict__["id"] = meta["spec_id"]  # the cached `EnvSpec.id`, computed at sealing from these very bytes
+    hashes: dict[tuple[str, str], int] = {}
+    for address, value in meta["tables"].items():
+        app, _, table = address.partition(".")
+        hashes[(app, table)] = int(value, 16)
+    _SEALED_TABLES[id(spec)] = hashes
+    weakref.finalize(spec, _SEALED_TABLES.pop, id(spec), None)
+    return spec
+
+
+def load_sealed_spec(data: str | bytes, source: str, full: Callable[[Any, str], EnvSpec]) -> EnvSpec:
+    """The spec of a sealed file: on the sealed path when its seal holds, else from `full` (full validation) of the
+    spec inside it, whose error then also says that the seal failed."""
+    raw = data.encode() if isinstance(data, str) else data
+    with gc_paused():  # tens of thousands of records at once (see gc_paused)
+        opened = _open(raw)
+    if isinstance(opened, EnvSpec):
+        return opened
+    log.warning("sealed spec %s: %s; validating it in full", source, opened.reason)
+    from coworkenv.loading import SpecError, SpecIssue  # loading calls this module: imported on use
+
+    seal = SpecIssue("(seal)", f"the sealed file cannot be loaded as sealed: {opened.reason}; write it again "
+                               "from its source (seal_spec), or fix the problems listed", "schema")
+    try:
+        envelope = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise SpecError(source, [seal, SpecIssue("(document)", f"not valid JSON: {exc}", "schema")]) from None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("spec"), dict):
+        raise SpecError(source, [seal, SpecIssue("spec", "a sealed file holds the spec under 'spec'", "schema")])
+    try:
+        return full(envelope["spec"], source)
+    except SpecError as exc:
+        raise SpecError(source, [seal, *exc.issues]) from None
+
+
+# id(spec) -> its tables' hashes, for the specs loaded on the sealed path (`base_world` builds from them). An
+# entry goes with its spec (weakref.finalize), so an id is never reused while its entry lives.
+_SEALED_TABLES: dict[int, Mapping[tuple[str, str], int]] = {}
+
+
+def sealed_table_hashes(spec: EnvSpec) -> Mapping[tuple[str, str], int] | None:
+    """The tables' hashes a sealed file gave for this very spec object, or None (the spec was not loaded sealed)."""
+    return _SEALED_TABLES.get(id(spec))
+
+
+@cache
+def _rows_adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
+
+
+def _trusted_spec(raw: Any) -> EnvSpec | None:
+    """EnvSpec from sealed JSON: every section validated but the world's records, which are built as they are."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("world"), dict):
+        return None
+    world = raw["world"]
+    records = world.get("apps", {})
+    spec = EnvSpec.model_validate({**raw, "world": {**world, "apps": {}}})
+    apps = _trusted_apps(records)
+    if apps is None:
+        return None
+    return spec.model_copy(update={"world": spec.world.model_copy(update={"apps": apps})})
+
+
+def _trusted_apps(raw: Any) -> WorldApps | None:
+    if not isinstance(raw, dict):
+        return None
+    states: dict[str, Any] = {}
+    for app_name, tables in raw.items():
+        app = APPS.get(app_name)
+        if app is None or not isinstance(tables, dict):
+            return None
+        models = app.tables
+        state: dict[str, Any] = {}
+        for table_name, rows in tables.items():
+            model = models.get(table_name)
+            if model is None or not isinstance(rows, list):
+                return None
+            built = _records(model, rows)
+            if built is None:
+                return None
+            state[table_name] = built
+        states[app_name] = app.state_model.model_construct(**state)
+    return WorldApps.model_construct(**states)
+
+
+def _records(model: type[BaseModel], rows: list[Any]) -> list[Any] | None:
+    """The records of sealed rows: a plain model's built from its field dicts (as validation would give them),
+    any other model's validated. None when a row lacks or adds a field (not what a dump of the model writes)."""
+    decorators = model.__pydantic_decorators__
+    if (not is_json_native(model) or model.__pydantic_post_init__ is not None or decorators.field_validators
+            or decorators.model_validators):
+        return _rows_adapter(model).validate_python(rows)  # type: ignore[no-any-return]
+    fields = model.model_fields.keys()
+    new, set_slot, out = object.__new__, object.__setattr__, []
+    for row in rows:
+        if type(row) is not dict or row.keys() != fields:
+            return None
+        record = new(model)
+        set_slot(record, "__dict__", row)
+        set_slot(record, "__pydantic_fields_set__", set(fields))
+        set_slot(record, "__pydantic_extra__", None)
+        set_slot(record, "__pydantic_private__", None)
+        out.append(record)
+    return out
