@@ -25,9 +25,11 @@ import logging
 import re
 import typing
 import weakref
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -224,17 +226,27 @@ def _records(model: type[BaseModel], rows: list[Any]) -> list[Any] | None:
     any other model's validated. None when a row lacks or adds a field (not what a dump of the model writes)."""
     decorators = model.__pydantic_decorators__
     if (not is_json_native(model) or model.__pydantic_post_init__ is not None or decorators.field_validators
-            or decorators.model_validators):
+            or decorators.model_validators or not model.model_config.get("frozen")):
         return _rows_adapter(model).validate_python(rows)  # type: ignore[no-any-return]
     fields = model.model_fields.keys()
-    new, set_slot, out = object.__new__, object.__setattr__, []
-    for row in rows:
-        if type(row) is not dict or row.keys() != fields:
-            return None
-        record = new(model)
-        set_slot(record, "__dict__", row)
-        set_slot(record, "__pydantic_fields_set__", set(fields))
-        set_slot(record, "__pydantic_extra__", None)
-        set_slot(record, "__pydantic_private__", None)
-        out.append(record)
-    return out
+    if set(map(type, rows)) - {dict} or not all(map(fields.__eq__, map(dict.keys, rows))):
+        return None
+    n = len(rows)
+    records = list(map(object.__new__, repeat(model, n)))
+    # The slots validation sets, set here by C-level loops (no Python frame per record). Every row has every field;
+    # one fields-set is shared by the table's records: frozen records never change theirs (a copy gets its own).
+    consume(map(_SLOT_DICT.__set__, records, rows))
+    consume(map(_SLOT_FIELDS_SET.__set__, records, repeat(set(fields), n)))
+    consume(map(_SLOT_EXTRA.__set__, records, repeat(None, n)))
+    consume(map(_SLOT_PRIVATE.__set__, records, repeat(None, n)))
+    return records
+
+
+_SLOT_DICT, _SLOT_FIELDS_SET, _SLOT_EXTRA, _SLOT_PRIVATE = (
+    BaseModel.__dict__[name] for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                                          "__pydantic_private__"))
+
+
+def consume(iterator: Iterator[Any]) -> None:
+    """Run an iterator to its end, keeping nothing."""
+    deque(iterator, maxlen=0)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from operator import attrgetter
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from functools import partial
+from itertools import compress
+from operator import attrgetter, eq
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -11,8 +13,18 @@ from pydantic import BaseModel
 from coworkenv.world._bulk import gc_paused
 from coworkenv.world._digest import digest_function, digests_of
 from coworkenv.world._hashing import combine
-from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
-from coworkenv.world._query import IdSet, Selection, run_select
+from coworkenv.world._index import (
+    DerivedIndex,
+    IndexSpec,
+    Key,
+    KeyIndex,
+    LiveIndex,
+    Order,
+    OrderIndex,
+    WordIndex,
+    Words,
+)
+from coworkenv.world._query import IdSet, Selection, run_select, scan_select
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -26,9 +38,8 @@ class Table(Generic[R]):
     """
 
     __slots__ = (
-        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_seq", "_seq_next",
-        "_word_queries",
-        "app", "model", "name",
+        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_scanned", "_seq",
+        "_seq_next", "app", "model", "name",
     )
 
     def __init__(
@@ -44,9 +55,9 @@ class Table(Generic[R]):
         # costs nothing to build, write or hold.
         self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
         self._indexes: dict[str, LiveIndex] = {}
-        # Word indexes cost the most to build: the first query of one is answered by a scan (a one-off search in a
-        # fresh env pays no build); the next query builds it.
-        self._word_queries: set[str] = set()
+        # The first query of a word, key or order index is answered by a scan (a one-off search in a fresh env,
+        # e.g. an evaluation from a stored spec, pays no build of an index over every record); the next builds it.
+        self._scanned: set[str] = set()
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
         self._seq: dict[str, int] = {}
         self._seq_next = 0
@@ -65,7 +76,7 @@ class Table(Generic[R]):
         """
         twin: Table[R] = Table(self.app, self.name, self.model, on_change, self._index_specs)
         twin._base = self
-        twin._word_queries = self._word_queries  # counted across the forks: the second query of any builds
+        twin._scanned = self._scanned  # counted across the forks: the second query of any builds
         twin._share()
         return twin
 
@@ -200,7 +211,11 @@ class Table(Generic[R]):
     def words(self, name: str) -> WordIndex:
         return self._index(name, WordIndex)  # type: ignore[return-value]
 
-    def key(self, name: str) -> KeyIndex:
+    def key(self, name: str) -> KeyIndex | KeyScan:
+        """The key index `name`; on its first query (across forks), a `KeyScan` that answers one lookup by a scan."""
+        if name not in self._indexes and name not in self._scanned and isinstance(self._index_specs.get(name), Key):
+            self._scanned.add(name)
+            return KeyScan(self, name)
         return self._index(name, KeyIndex)  # type: ignore[return-value]
 
     def order(self, name: str) -> OrderIndex:
@@ -269,16 +284,41 @@ class Table(Generic[R]):
         if words is not None:
             name, query = words
             spec = self._index_specs.get(name)
-            if name not in self._indexes and name not in self._word_queries and isinstance(spec, Words):
-                self._word_queries.add(name)
+            if name not in self._indexes and name not in self._scanned and isinstance(spec, Words):
+                self._scanned.add(name)
                 where = _text_check(spec, query, where)
             else:
                 word_index = (self.words(name), query)
-        return run_select(
-            self, self.order(order) if order is not None else None,
-            Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
-                      between=between),
-        )
+        selection = Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
+                              between=between)
+        order_spec = self._index_specs.get(order) if order is not None else None
+        if (order is not None and order not in self._indexes and order not in self._scanned and word_index is None
+                and isinstance(order_spec, Order)):
+            self._scanned.add(order)
+            return scan_select(self._rows, order_spec.key, selection)
+        return run_select(self, self.order(order) if order is not None else None, selection)
+
+
+class KeyScan:
+    """A key index's first lookup, answered by a scan of the table (the same ids the index gives); anything else
+    asked of it builds the index (`Table.key`)."""
+
+    __slots__ = ("_name", "_table")
+
+    def __init__(self, table: Table[Any], name: str) -> None:
+        self._table, self._name = table, name
+
+    def ids(self, value: Hashable) -> set[str] | frozenset[str]:
+        """Ids of the records with this key value, as `KeyIndex.ids` gives them."""
+        spec = self._table._index_specs[self._name]
+        assert isinstance(spec, Key)
+        key, rows = spec.key, self._table._rows
+        if spec.multi:
+            return {i for i, record in rows.items() if value in set(key(record))}
+        return set(compress(rows, map(partial(eq, value), map(key, rows.values()))))  # no Python frame but `key`'s
+
+    def values(self) -> Iterator[Hashable]:
+        return self._table._index(self._name, KeyIndex).values()  # type: ignore[union-attr]
 
 
 def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | None) -> Callable[[Any], bool] | None:
