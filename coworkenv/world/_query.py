@@ -131,7 +131,7 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
                        where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
     first, rest = wanted[0], wanted[1:]
     ids = list(first.intersection(*rest) if rest else first)
-    key = table._seq.__getitem__ if index is None else index.keys.__getitem__
+    key = table.insertion_numbers().__getitem__ if index is None else index.keys.__getitem__
     if index is not None and q.between is not None:
         lo, hi = q.between
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]

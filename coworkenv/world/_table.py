@@ -59,7 +59,8 @@ class Table(Generic[R]):
         # e.g. an evaluation from a stored spec, pays no build of an index over every record); the next builds it.
         self._scanned: set[str] = set()
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
-        self._seq: dict[str, int] = {}
+        # None until first needed (`insertion_numbers`): the ids' order in `_rows` is the same order.
+        self._seq: dict[str, int] | None = {}
         self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
@@ -90,7 +91,8 @@ class Table(Generic[R]):
 
     def _own(self) -> None:
         """Copy the shared storage before the first write (indexes copy their sets lazily, see WordIndex.copy)."""
-        self._rows, self._digests, self._seq = dict(self._rows), dict(self._digests), dict(self._seq)
+        self._rows, self._digests = dict(self._rows), dict(self._digests)
+        self._seq = None if self._seq is None else dict(self._seq)
         self._indexes = {name: index.copy() for name, index in self._indexes.items()}
         self._owned = True
 
@@ -130,6 +132,13 @@ class Table(Generic[R]):
             digest = self._digests[record_id] = digest_function(type(record))(self.app, self.name, record_id, record)
         return digest
 
+    def insertion_numbers(self) -> dict[str, int]:
+        """Each id's insertion number (increasing in the order iterating the table gives). Do not mutate it."""
+        if self._seq is None:
+            self._seq = dict(zip(self._rows, range(len(self._rows)), strict=True))
+            self._seq_next = len(self._rows)
+        return self._seq
+
     # -- writing ------------------------------------------------------------------------------
     def put(self, record: R) -> None:
         """Insert or replace a record (its id is `record.id`)."""
@@ -143,7 +152,7 @@ class Table(Generic[R]):
         self._hash = combine(self._hash, add=digest, remove=0 if old is None else self.digest_of(record_id) or 0)
         self._rows[record_id] = record
         self._digests[record_id] = digest
-        if old is None:
+        if old is None and self._seq is not None:
             self._seq[record_id] = self._seq_next
             self._seq_next += 1
         for index in self._indexes.values():
@@ -170,10 +179,8 @@ class Table(Generic[R]):
             for record in batch:
                 self.put(record)
             return
-        n = self._seq_next
         self._rows = rows  # the table was empty (see above)
-        self._seq = dict(zip(ids, range(n, n + len(ids)), strict=True))
-        self._seq_next = n + len(ids)
+        self._seq = None  # numbered when first needed, in this same order
         if content_hash is not None:
             self._hash = content_hash
             return
@@ -192,7 +199,8 @@ class Table(Generic[R]):
         self._hash = combine(self._hash, remove=self.digest_of(record_id) or 0)
         self._digests.pop(record_id, None)
         del self._rows[record_id]
-        del self._seq[record_id]
+        if self._seq is not None:
+            del self._seq[record_id]
         for index in self._indexes.values():
             index.remove(record_id, old)
 
