@@ -336,8 +336,11 @@ def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | N
         return where
     texts = spec.texts
 
-    def has_words(record: Any) -> bool:
-        text = " ".join(t for t in texts(record) if t).lower()
-        return all(word in text for word in needles) and (where is None or where(record))
+    def has_words(record: Any) -> bool:  # run once per record of a scan: no generator frames
+        text = " ".join(filter(None, texts(record))).lower()
+        for word in needles:
+            if word not in text:
+                return False
+        return where is None or where(record)
 
     return has_words

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter, methodcaller
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -184,9 +186,14 @@ class World:
         def at_start() -> list[tuple[int, str]]:  # numbered ids at the journal's start, highest first
             head = prefix + "-"
             k = len(head)
-            ids = [i for i in rows.ids() if i.startswith(head) and i not in touched]
-            ids += [i for i, old in touched.items() if old is not None and i.startswith(head)]
-            return sorted(((int(i[k:]), i) for i in ids if i[k:].isdigit()), reverse=True)  # as `_number` reads
+            ids = list(filter(methodcaller("startswith", head), rows.ids()))  # C loops: a table can be large
+            if touched:
+                ids = [i for i in ids if i not in touched]
+                ids += [i for i, old in touched.items() if old is not None and i.startswith(head)]
+            suffixes = list(map(itemgetter(slice(k, None)), ids))
+            numbered = list(map(str.isdigit, suffixes))  # as `_number` reads
+            return sorted(zip(map(int, compress(suffixes, numbered)), compress(ids, numbered), strict=True),
+                          reverse=True)
 
         # The start state is scanned once per journal (and kept across rewinds); then only written ids are read.
         start = self.journal_memo(("numbered-ids", prefix, app, table), at_start)
