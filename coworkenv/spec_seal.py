@@ -116,18 +116,20 @@ class _Broken:
 
 def _open(data: bytes) -> EnvSpec | _Broken:
     """The spec of a sealed file whose seal holds, built on the sealed path; else why the seal does not hold."""
-    seal, body = data[len(_PREFIX):_HEAD - 2], data[_HEAD:]
-    at = body.find(_SPEC_KEY)
-    if data[_HEAD - 2:_HEAD] != b'",' or not body.endswith(b"}") or at < 0:
+    seal, body = data[len(_PREFIX):_HEAD - 2], memoryview(data)[_HEAD:]  # a view: the body is not copied
+    at = data.find(_SPEC_KEY, _HEAD) - _HEAD
+    if data[_HEAD - 2:_HEAD] != b'",' or not data.endswith(b"}") or at < 0:
         return _Broken("the file is cut short or its header is damaged")
     try:
-        meta = orjson.loads(b"{" + body[:at] + b"}")
+        meta = orjson.loads(b"{" + body[:at].tobytes() + b"}")
     except orjson.JSONDecodeError:
         return _Broken("its header is damaged")
     key = schema_fingerprint()
     if not isinstance(meta, dict) or meta.get("key") != key:
         return _Broken("it was sealed under another spec schema (or its header is damaged)")
-    if hashlib.sha256(key.encode() + body).hexdigest().encode() != seal:
+    checksum = hashlib.sha256(key.encode())
+    checksum.update(body)
+    if checksum.hexdigest().encode() != seal:
         return _Broken("its checksum does not match its bytes (the file was changed or damaged after it was "
                        "sealed)")
     try:
