@@ -89,11 +89,17 @@ def table_hashes(spec: EnvSpec) -> dict[tuple[str, str], int]:
 def seal_spec(spec: EnvSpec) -> bytes:
     """The sealed file of a spec: its JSON with its id, its tables' hashes and a checksum of them all.
 
-    Seal only a spec that passed `coworkenv.loading.load_spec` (or was built from one): the sealed path trusts it.
+    The JSON is validated in full first (`load_spec`), so only what would load in full is ever sealed (a spec built
+    without validation, e.g. by `model_construct`, is refused with `SpecError` if it is not valid); the id and the
+    hashes are those of the spec validated from that JSON.
     """
-    tables = {f"{app}.{name}": f"{h:032x}" for (app, name), h in sorted(table_hashes(spec).items())}
-    meta = orjson.dumps({"key": schema_fingerprint(), "spec_id": spec.id, "tables": tables})
-    body = meta[1:-1] + _SPEC_KEY + spec.to_json().encode() + b"}"
+    from coworkenv.loading import load_spec  # loading calls this module: imported on use
+
+    text = spec.to_json().encode()
+    checked = load_spec(text, source=f"spec {spec.capability!r} to seal")
+    tables = {f"{app}.{name}": f"{h:032x}" for (app, name), h in sorted(table_hashes(checked).items())}
+    meta = orjson.dumps({"key": schema_fingerprint(), "spec_id": checked.id, "tables": tables})
+    body = meta[1:-1] + _SPEC_KEY + text + b"}"
     seal = hashlib.sha256(schema_fingerprint().encode() + body).hexdigest().encode()
     return _PREFIX + seal + b'",' + body
 

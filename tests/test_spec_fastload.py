@@ -176,6 +176,14 @@ def test_a_file_sealed_under_another_schema_is_validated_in_full(caplog: pytest.
     assert sealed_table_hashes(loaded) is None and loaded == spec and loaded.id == spec.id
 
 
+def test_only_a_valid_spec_is_sealed() -> None:
+    spec = load_example(example_names()[0])
+    broken = spec.model_copy(update={"user": "u-nobody"})  # a copy skips validation: the reference is dangling
+    with pytest.raises(SpecError) as err:
+        seal_spec(broken)
+    assert err.value.issues[0].path == "user" and "to seal" in str(err.value)
+
+
 def test_plain_spec_json_and_dicts_still_take_full_validation() -> None:
     spec = load_example(example_names()[0])
     for data in (spec.to_json(), spec.to_json().encode(), orjson.loads(spec.to_json())):
