@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import itemgetter, methodcaller
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -184,16 +183,11 @@ class World:
         touched = self.touched(app, table)
 
         def at_start() -> list[tuple[int, str]]:  # numbered ids at the journal's start, highest first
-            head = prefix + "-"
-            k = len(head)
-            ids = list(filter(methodcaller("startswith", head), rows.ids()))  # C loops: a table can be large
-            if touched:
-                ids = [i for i in ids if i not in touched]
-                ids += [i for i, old in touched.items() if old is not None and i.startswith(head)]
-            suffixes = list(map(itemgetter(slice(k, None)), ids))
-            numbered = list(map(str.isdigit, suffixes))  # as `_number` reads
-            return sorted(zip(map(int, compress(suffixes, numbered)), compress(ids, numbered), strict=True),
-                          reverse=True)
+            # `prefix-` and decimal digits (those `_number` reads), one C-level match per id: a table can be large
+            numbered = re.compile(re.escape(prefix + "-") + r"(\d+)").fullmatch
+            found = [m for m in map(numbered, rows.ids()) if m is not None and m.string not in touched]
+            found += [m for i, old in touched.items() if old is not None and (m := numbered(i)) is not None]
+            return sorted(((int(m[1]), m.string) for m in found), reverse=True)
 
         # The start state is scanned once per journal (and kept across rewinds); then only written ids are read.
         start = self.journal_memo(("numbered-ids", prefix, app, table), at_start)
