@@ -16,7 +16,7 @@ coworkenv side:
   shared indexes its searches need), and
   evaluation from the stored spec: parse + build + replay the reference episode + verify, per trajectory.
   Parse, build and evaluation are measured for both load paths of `load_spec` (each row names its path): `full`,
-  plain spec JSON validated record by record, and `sealed`, the file `coworkenv.spec_seal.seal_spec` writes (its
+  plain spec JSON validated record by record, and `sealed`, the file `spec_seal_write.seal_spec` writes (its
   checksum verified on every load; records built without validation, spec id and table hashes read from the file).
   Every repetition loads the stored bytes again (nothing parsed is reused; the bench checks each load took the path
   its row names); per-process constants (the schema fingerprint, compiled validators) are computed once;
@@ -49,7 +49,8 @@ from benchmarks.bench_env import large_workspace, oracle_actions, with_workspace
 from benchmarks.bench_tool_scaling import agent_path, big_workspace  # noqa: E402
 from coworkenv import Action, Env, EnvSpec, load_spec  # noqa: E402
 from coworkenv.examples import load_example  # noqa: E402
-from coworkenv.spec_seal import seal_spec, sealed_table_hashes  # noqa: E402
+from coworkenv.spec_seal import sealed_table_hashes  # noqa: E402
+from coworkenv.spec_seal_write import seal_spec  # noqa: E402
 
 # tau2-bench 1.0.1 retail, as quoted in issue 14 (used only when tau2 is not given).
 QUOTED = {"scan_calls_per_s": 14_324.0, "env_bytes": 10.8 * 2**20, "build_s": 0.113, "evaluation_s": 1 / 2.3}

@@ -5,7 +5,7 @@ A spec reaches an `EnvSpec` by one of two paths:
 - **full validation** (`coworkenv.loading.load_spec` of plain spec JSON, a dict, or a sealed file whose seal does
   not hold): pydantic validates every field and every record, references are resolved, and errors name the field
   path. Hand-written, generated and any other untrusted specs always take it.
-- **the sealed path** (`load_spec` of bytes `seal_spec` wrote, when their seal holds): the SHA-256 of the bytes
+- **the sealed path** (`load_spec` of bytes `coworkenv.spec_seal_write.seal_spec` wrote, when their seal holds): the SHA-256 of the bytes
   (keyed by a fingerprint of the spec schema) matches the seal in the file, so the bytes are exactly those written
   from a spec that had passed `load_spec`. The sections other than the world's records are still validated by
   pydantic (they are small); the records of plain tables (every field JSON-native, see `is_json_native`) are built
@@ -15,7 +15,8 @@ A spec reaches an `EnvSpec` by one of two paths:
 
 A seal proves integrity (no flipped byte, no truncation, no hand edit, no schema change since sealing), not
 authorship: anyone who can run `seal_spec` can seal a spec. A file whose seal does not hold is validated in full
-(`load_sealed_spec`): it loads if it is a valid spec, else the error lists every problem and says the seal failed.
+(`open_sealed`, then `load_spec` of the spec inside): it loads if it is a valid spec, else the error lists every
+problem and says first why the seal failed.
 """
 
 from __future__ import annotations
@@ -26,18 +27,16 @@ import re
 import typing
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import repeat
-from pathlib import Path
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from coworkenv.apps import APPS, WorldApps
-from coworkenv.atomic import atomic_write_bytes
 from coworkenv.spec import SCHEMA_VERSION, VERIFIER_VERSION, EnvSpec
 from coworkenv.world import World, gc_paused, is_json_native, parse_time
 
@@ -47,9 +46,9 @@ SEAL_FORMAT = "1"
 # The file: this prefix, the seal (64 hex digits), then `",` and the sealed body, which is
 # `"key":"<schema fingerprint>","spec_id":"env-...","tables":{"app.table":"<32 hex>",...},"spec":<spec JSON>}`.
 # The seal is the SHA-256 of the fingerprint followed by the body's bytes. The file is JSON as a whole.
-_PREFIX = b'{"coworkenv_sealed_spec":' + SEAL_FORMAT.encode() + b',"sha256":"'
-_HEAD = len(_PREFIX) + 64 + 2
-_SPEC_KEY = b',"spec":'
+PREFIX = b'{"coworkenv_sealed_spec":' + SEAL_FORMAT.encode() + b',"sha256":"'
+_HEAD = len(PREFIX) + 64 + 2
+SPEC_KEY = b',"spec":'
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
@@ -86,33 +85,10 @@ def table_hashes(spec: EnvSpec) -> dict[tuple[str, str], int]:
     return {(t.app, t.name): t.content_hash for t in world.tables()}
 
 
-def seal_spec(spec: EnvSpec) -> bytes:
-    """The sealed file of a spec: its JSON with its id, its tables' hashes and a checksum of them all.
-
-    The JSON is validated in full first (`load_spec`), so only what would load in full is ever sealed (a spec built
-    without validation, e.g. by `model_construct`, is refused with `SpecError` if it is not valid); the id and the
-    hashes are those of the spec validated from that JSON.
-    """
-    from coworkenv.loading import load_spec  # loading calls this module: imported on use
-
-    text = spec.to_json().encode()
-    checked = load_spec(text, source=f"spec {spec.capability!r} to seal")
-    tables = {f"{app}.{name}": f"{h:032x}" for (app, name), h in sorted(table_hashes(checked).items())}
-    meta = orjson.dumps({"key": schema_fingerprint(), "spec_id": checked.id, "tables": tables})
-    body = meta[1:-1] + _SPEC_KEY + text + b"}"
-    seal = hashlib.sha256(schema_fingerprint().encode() + body).hexdigest().encode()
-    return _PREFIX + seal + b'",' + body
-
-
-def write_sealed_spec(path: Path, spec: EnvSpec) -> None:
-    """Write a spec's sealed file atomically (see `seal_spec`); `load_spec(path)` takes the sealed path."""
-    atomic_write_bytes(path, seal_spec(spec))
-
-
 def is_sealed(data: str | bytes) -> bool:
-    """True when the data claims to be a sealed spec file (whether its seal holds is `load_sealed_spec`'s call)."""
-    head = data[: len(_PREFIX)]
-    return (head.encode() if isinstance(head, str) else head) == _PREFIX
+    """True when the data claims to be a sealed spec file (whether its seal holds is `open_sealed`'s call)."""
+    head = data[: len(PREFIX)]
+    return (head.encode() if isinstance(head, str) else head) == PREFIX
 
 
 @dataclass(frozen=True)
@@ -122,8 +98,8 @@ class _Broken:
 
 def _open(data: bytes) -> EnvSpec | _Broken:
     """The spec of a sealed file whose seal holds, built on the sealed path; else why the seal does not hold."""
-    seal, body = data[len(_PREFIX):_HEAD - 2], memoryview(data)[_HEAD:]  # a view: the body is not copied
-    at = data.find(_SPEC_KEY, _HEAD) - _HEAD
+    seal, body = data[len(PREFIX):_HEAD - 2], memoryview(data)[_HEAD:]  # a view: the body is not copied
+    at = data.find(SPEC_KEY, _HEAD) - _HEAD
     if data[_HEAD - 2:_HEAD] != b'",' or not data.endswith(b"}") or at < 0:
         return _Broken("the file is cut short or its header is damaged")
     try:
@@ -139,7 +115,7 @@ def _open(data: bytes) -> EnvSpec | _Broken:
         return _Broken("its checksum does not match its bytes (the file was changed or damaged after it was "
                        "sealed)")
     try:
-        spec = _trusted_spec(orjson.loads(body[at + len(_SPEC_KEY):-1]))
+        spec = _trusted_spec(orjson.loads(body[at + len(SPEC_KEY):-1]))
     except (orjson.JSONDecodeError, ValidationError):  # not from a sealed spec of this schema: validate in full
         spec = None
     if spec is None:
@@ -154,29 +130,36 @@ def _open(data: bytes) -> EnvSpec | _Broken:
     return spec
 
 
-def load_sealed_spec(data: str | bytes, source: str, full: Callable[[Any, str], EnvSpec]) -> EnvSpec:
-    """The spec of a sealed file: on the sealed path when its seal holds, else from `full` (full validation) of the
-    spec inside it, whose error then also says that the seal failed."""
+@dataclass(frozen=True)
+class SealFailure:
+    """Why a sealed file cannot be loaded as sealed, and the spec data inside it for full validation."""
+
+    reason: str
+    payload: dict[str, Any] | None  # the envelope's `spec` member; None when the file is not a JSON object with one
+    problem: str  # what is wrong with the document when there is no payload
+
+    @property
+    def message(self) -> str:
+        return (f"the sealed file cannot be loaded as sealed: {self.reason}; write it again from its source "
+                "(coworkenv.spec_seal_write.seal_spec), or fix the problems listed")
+
+
+def open_sealed(data: str | bytes, source: str) -> EnvSpec | SealFailure:
+    """The spec of a sealed file on the sealed path when its seal holds; else why not (a warning is logged), with
+    the spec data inside for full validation (`coworkenv.loading.load_spec` does both)."""
     raw = data.encode() if isinstance(data, str) else data
     with gc_paused():  # tens of thousands of records at once (see gc_paused)
         opened = _open(raw)
     if isinstance(opened, EnvSpec):
         return opened
     log.warning("sealed spec %s: %s; validating it in full", source, opened.reason)
-    from coworkenv.loading import SpecError, SpecIssue  # loading calls this module: imported on use
-
-    seal = SpecIssue("(seal)", f"the sealed file cannot be loaded as sealed: {opened.reason}; write it again "
-                               "from its source (seal_spec), or fix the problems listed", "schema")
     try:
         envelope = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise SpecError(source, [seal, SpecIssue("(document)", f"not valid JSON: {exc}", "schema")]) from None
+        return SealFailure(opened.reason, None, f"not valid JSON: {exc}")
     if not isinstance(envelope, dict) or not isinstance(envelope.get("spec"), dict):
-        raise SpecError(source, [seal, SpecIssue("spec", "a sealed file holds the spec under 'spec'", "schema")])
-    try:
-        return full(envelope["spec"], source)
-    except SpecError as exc:
-        raise SpecError(source, [seal, *exc.issues]) from None
+        return SealFailure(opened.reason, None, "a sealed file holds the spec as an object under 'spec'")
+    return SealFailure(opened.reason, envelope["spec"], "")
 
 
 # id(spec) -> its tables' hashes, for the specs loaded on the sealed path (`base_world` builds from them). An

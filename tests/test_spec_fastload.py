@@ -19,14 +19,8 @@ from coworkenv import Env, EnvSpec, load_spec
 from coworkenv.apps import APPS
 from coworkenv.examples import example_names, load_example
 from coworkenv.loading import SpecError
-from coworkenv.spec_seal import (
-    is_sealed,
-    schema_fingerprint,
-    seal_spec,
-    sealed_table_hashes,
-    table_hashes,
-    write_sealed_spec,
-)
+from coworkenv.spec_seal import is_sealed, schema_fingerprint, sealed_table_hashes, table_hashes
+from coworkenv.spec_seal_write import seal_spec, write_sealed_spec
 from coworkenv.synth import generate_spec, load_taxonomy
 from coworkenv.world import World, parse_time
 from tests.test_world_cow import _actions
