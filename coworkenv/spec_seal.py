@@ -34,7 +34,7 @@ from itertools import repeat
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter
 
 from coworkenv.apps import APPS, WorldApps
 from coworkenv.spec import SCHEMA_VERSION, VERIFIER_VERSION, EnvSpec
@@ -96,6 +96,13 @@ class _Broken:
     reason: str
 
 
+def _address(text: str) -> tuple[str, str]:
+    app, dot, table = text.partition(".")
+    if not dot:
+        raise ValueError(f"not an app.table address: {text!r}")
+    return app, table
+
+
 def _open(data: bytes) -> EnvSpec | _Broken:
     """The spec of a sealed file whose seal holds, built on the sealed path; else why the seal does not hold."""
     seal, body = data[len(PREFIX):_HEAD - 2], memoryview(data)[_HEAD:]  # a view: the body is not copied
@@ -114,17 +121,15 @@ def _open(data: bytes) -> EnvSpec | _Broken:
     if checksum.hexdigest().encode() != seal:
         return _Broken("its checksum does not match its bytes (the file was changed or damaged after it was "
                        "sealed)")
+    spec_id, tables = meta.get("spec_id"), meta.get("tables", {})
     try:
+        hashes = {_address(address): int(value, 16) for address, value in tables.items()}
         spec = _trusted_spec(orjson.loads(body[at + len(SPEC_KEY):-1]))
-    except (orjson.JSONDecodeError, ValidationError):  # not from a sealed spec of this schema: validate in full
+    except (AttributeError, TypeError, ValueError):  # not what sealing a valid spec of this schema writes
         spec = None
-    if spec is None:
+    if spec is None or not isinstance(spec_id, str):
         return _Broken("its content is not what sealing a valid spec writes")
-    spec.__dict__["id"] = meta["spec_id"]  # the cached `EnvSpec.id`, computed at sealing from these very bytes
-    hashes: dict[tuple[str, str], int] = {}
-    for address, value in meta["tables"].items():
-        app, _, table = address.partition(".")
-        hashes[(app, table)] = int(value, 16)
+    spec.__dict__["id"] = spec_id  # the cached `EnvSpec.id`, computed at sealing from these very bytes
     _SEALED_TABLES[id(spec)] = hashes
     weakref.finalize(spec, _SEALED_TABLES.pop, id(spec), None)
     return spec

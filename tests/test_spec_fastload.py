@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import random
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -187,3 +190,11 @@ def test_plain_spec_json_and_dicts_still_take_full_validation() -> None:
     with pytest.raises(SpecError) as err:
         load_spec(orjson.dumps(bad))
     assert err.value.issues[0].path == "world.apps.directory.people[0].email"
+
+
+def test_the_schema_fingerprint_is_the_same_in_every_process() -> None:
+    code = "from coworkenv.spec_seal import schema_fingerprint; print(schema_fingerprint())"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    got = {subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONHASHSEED": seed}, capture_output=True,
+                          text=True, check=True).stdout.strip() for seed in ("1", "2")}
+    assert got == {schema_fingerprint()}
