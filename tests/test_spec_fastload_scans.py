@@ -86,3 +86,17 @@ def test_the_first_query_scans_and_the_second_builds_the_index_for_every_fork() 
     assert isinstance(first, KeyScan) and name not in base._indexes
     second = b.key(name)  # counted across the forks of the base
     assert not isinstance(second, KeyScan) and name in base._indexes
+
+
+def test_a_key_asked_for_many_values_scans_once_then_builds_its_index() -> None:
+    table = next(t for t in TABLES if any(isinstance(s, Key) and not s.multi for s in t._index_specs.values()))
+    name = next(n for n, s in table._index_specs.items() if isinstance(s, Key) and not s.multi)
+    fresh = Table(table.app, table.name, table.model, None, table._index_specs)
+    fresh.load(list(table))
+    index = table._index(name, KeyIndex)
+    assert isinstance(index, KeyIndex)
+    values = list(index.values())
+    lookup = fresh.key(name)  # e.g. a tool counting the open tasks of every list
+    assert isinstance(lookup, KeyScan)
+    assert lookup.ids(values[0]) == index.ids(values[0]) and name not in fresh._indexes
+    assert [lookup.ids(v) for v in values] == [index.ids(v) for v in values] and name in fresh._indexes

@@ -308,16 +308,22 @@ class Table(Generic[R]):
 
 
 class KeyScan:
-    """A key index's first lookup, answered by a scan of the table (the same ids the index gives); anything else
-    asked of it builds the index (`Table.key`)."""
+    """A key index's first lookup, answered by a scan of the table (the same ids the index gives); any further
+    lookup, or anything else asked of it, builds the index (as `Table.key` would) and asks it."""
 
-    __slots__ = ("_name", "_table")
+    __slots__ = ("_name", "_scanned", "_table")
 
     def __init__(self, table: Table[Any], name: str) -> None:
-        self._table, self._name = table, name
+        self._table, self._name, self._scanned = table, name, False
+
+    def _built(self) -> KeyIndex:
+        return self._table._index(self._name, KeyIndex)  # type: ignore[return-value]
 
     def ids(self, value: Hashable) -> set[str] | frozenset[str]:
         """Ids of the records with this key value, as `KeyIndex.ids` gives them."""
+        if self._scanned:  # a tool asking many values (counts per list, per category): one build, not a scan each
+            return self._built().ids(value)
+        self._scanned = True
         spec = self._table._index_specs[self._name]
         assert isinstance(spec, Key)
         key, rows = spec.key, self._table._rows
@@ -326,7 +332,8 @@ class KeyScan:
         return set(compress(rows, map(partial(eq, value), map(key, rows.values()))))  # no Python frame but `key`'s
 
     def values(self) -> Iterator[Hashable]:
-        return self._table._index(self._name, KeyIndex).values()  # type: ignore[union-attr]
+        self._scanned = True
+        return self._built().values()
 
 
 def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | None) -> Callable[[Any], bool] | None:
