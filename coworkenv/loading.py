@@ -89,7 +89,7 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
 def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = None) -> EnvSpec:
     """Parse and check a spec (schema + references); raise SpecError listing every problem.
 
-    A sealed file (`coworkenv.spec_seal.seal_spec`) whose seal holds is loaded without validating its records
+    A sealed file (`coworkenv.spec_seal_write.seal_spec`) whose seal holds is loaded without validating its records
     again; any other data, a sealed file whose seal fails included, is validated in full.
     """
     if isinstance(data, Path):
