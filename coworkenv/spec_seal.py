@@ -8,8 +8,9 @@ A spec reaches an `EnvSpec` by one of two paths:
 - **the sealed path** (`load_spec` of bytes `coworkenv.spec_seal_write.seal_spec` wrote, when their seal holds): the SHA-256 of the bytes
   (keyed by a fingerprint of the spec schema) matches the seal in the file, so the bytes are exactly those written
   from a spec that had passed `load_spec`. The sections other than the world's records are still validated by
-  pydantic (they are small); the records of plain tables (every field JSON-native, see `is_json_native`) are built
-  from the parsed JSON without per-record validation; other tables are validated. The spec id and every table's
+  pydantic (they are small); the records of plain tables (every field JSON-native or a JSON-native model or a list
+  of them, see `json_native_parts`) are built from the parsed JSON without per-record validation; other tables
+  (floats, dates, unions of models, validators) are validated. The spec id and every table's
   content hash are read from the file (computed at sealing), so nothing is hashed per record until a write or a
   read needs a record's digest (`Table.load`). The result equals the full path's spec (same fields, id, hashes).
 
@@ -30,7 +31,8 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from itertools import repeat
+from itertools import chain, islice, repeat
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -38,7 +40,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from coworkenv.apps import APPS, WorldApps
 from coworkenv.spec import SCHEMA_VERSION, VERIFIER_VERSION, EnvSpec
-from coworkenv.world import World, gc_paused, is_json_native, parse_time
+from coworkenv.world import World, gc_paused, json_native_parts, parse_time
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +127,7 @@ def _open(data: bytes) -> EnvSpec | _Broken:
     try:
         hashes = {_address(address): int(value, 16) for address, value in tables.items()}
         spec = _trusted_spec(orjson.loads(body[at + len(SPEC_KEY):-1]))
-    except (AttributeError, TypeError, ValueError):  # not what sealing a valid spec of this schema writes
+    except (AttributeError, KeyError, TypeError, ValueError):  # not what sealing a valid spec of this schema writes
         spec = None
     if spec is None or not isinstance(spec_id, str):
         return _Broken("its content is not what sealing a valid spec writes")
@@ -217,24 +219,59 @@ def _trusted_apps(raw: Any) -> WorldApps | None:
     return WorldApps.model_construct(**states)
 
 
+@cache
+def _buildable(model: type[BaseModel]) -> dict[str, tuple[bool, type[BaseModel]]] | None:
+    """The fields of `model` holding models (see `json_native_parts`) when its records and theirs can be built from
+    their JSON as validation would build them (frozen, no validators, no post-init); None otherwise."""
+    parts = json_native_parts(model)
+    if parts is None:
+        return None
+    for kind in (model, *(inner for _, inner in parts.values())):
+        decorators = kind.__pydantic_decorators__
+        if (kind.__pydantic_post_init__ is not None or decorators.field_validators or decorators.model_validators
+                or not kind.model_config.get("frozen")):
+            return None
+    return parts
+
+
 def _records(model: type[BaseModel], rows: list[Any]) -> list[Any] | None:
-    """The records of sealed rows: a plain model's built from its field dicts (as validation would give them),
-    any other model's validated. None when a row is not a dict of as many keys as the model has fields (not what
-    a dump of the model writes)."""
-    decorators = model.__pydantic_decorators__
-    if (not is_json_native(model) or model.__pydantic_post_init__ is not None or decorators.field_validators
-            or decorators.model_validators or not model.model_config.get("frozen")):
+    """The records of sealed rows: built from their field dicts (as validation would give them) for a model of
+    JSON-native fields and (lists of) such models, validated for any other. None when a row is not a dict of as many
+    keys as the model has fields, or a nested value not what a dump writes (not what sealing a valid spec writes)."""
+    parts = _buildable(model)
+    if parts is None:
         return _rows_adapter(model).validate_python(rows)  # type: ignore[no-any-return]
-    fields = model.model_fields.keys()
-    # A sanity check, not validation (the seal is the guarantee): every row a dict with as many keys as fields.
-    if set(map(type, rows)) - {dict} or set(map(len, rows)) - {len(fields)}:
+    if parts and not _dicts_of(model, rows):  # (`_built` checks the rows of a model without nested ones)
+        return None
+    for name, (many, inner) in parts.items():  # nested records first, all of a field's at once
+        values = list(map(itemgetter(name), rows))
+        if many and set(map(type, values)) - {list}:
+            return None
+        built = _built(inner, list(chain.from_iterable(values)) if many else values)
+        if built is None:
+            return None
+        if many:
+            parts_of = iter(built)
+            built = [list(islice(parts_of, len(v))) for v in values]
+        consume(map(dict.__setitem__, rows, repeat(name), built))
+    return _built(model, rows)
+
+
+def _dicts_of(model: type[BaseModel], rows: list[Any]) -> bool:
+    """A sanity check, not validation (the seal is the guarantee): every row a dict with as many keys as fields."""
+    return not (set(map(type, rows)) - {dict} or set(map(len, rows)) - {len(model.model_fields)})
+
+
+def _built(model: type[BaseModel], rows: list[Any]) -> list[Any] | None:
+    """Records of `model` whose `__dict__` are the rows, set by C-level loops (no Python frame per record)."""
+    if not _dicts_of(model, rows):
         return None
     n = len(rows)
     records = list(map(object.__new__, repeat(model, n)))
-    # The slots validation sets, set here by C-level loops (no Python frame per record). Every row has every field;
-    # one fields-set is shared by the table's records: frozen records never change theirs (a copy gets its own).
+    # Every row has every field; one fields-set is shared by the table's records: frozen records never change
+    # theirs (a copy gets its own).
     consume(map(_SLOT_DICT.__set__, records, rows))
-    consume(map(_SLOT_FIELDS_SET.__set__, records, repeat(set(fields), n)))
+    consume(map(_SLOT_FIELDS_SET.__set__, records, repeat(set(model.model_fields), n)))
     consume(map(_SLOT_EXTRA.__set__, records, repeat(None, n)))
     consume(map(_SLOT_PRIVATE.__set__, records, repeat(None, n)))
     return records

@@ -198,3 +198,17 @@ def test_the_schema_fingerprint_is_the_same_in_every_process() -> None:
     got = {subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONHASHSEED": seed}, capture_output=True,
                           text=True, check=True).stdout.strip() for seed in ("1", "2")}
     assert got == {schema_fingerprint()}
+
+
+def test_records_holding_lists_of_models_are_built_as_validation_builds_them() -> None:
+    raw = orjson.loads(load_example("triage_escalation_declared_tools").to_json())
+    tickets = raw["world"]["apps"]["tickets"]["tickets"]
+    tickets[0]["comments"] = [{"author": "u-a", "body": "first", "at": "2026-03-02T09:00:00Z"},
+                              {"author": "u-b", "body": "second", "at": "2026-03-02T09:05:00Z"}]
+    spec = load_spec(raw)
+    sealed, full = _sealed_and_full(spec)
+    assert sealed == full and sealed.to_json() == full.to_json()
+    comments = sealed.world.apps.tickets.tickets[0].comments
+    assert [type(c) for c in comments] == [type(c) for c in full.world.apps.tickets.tickets[0].comments]
+    assert [c.body for c in comments] == ["first", "second"] and sealed.world.apps.tickets.tickets[1].comments == []
+    assert sealed_table_hashes(sealed) == table_hashes(full)
