@@ -18,6 +18,7 @@ from coworkenv.dynamics import Dynamics
 from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
 from coworkenv.prompts import prompt_tools
 from coworkenv.spec import AfterCall, EnvSpec, UserTurn
+from coworkenv.spec_seal import sealed_table_hashes
 from coworkenv.tools import ToolBox, ToolOutcome
 from coworkenv.world import World, format_time, parse_time
 
@@ -35,7 +36,8 @@ def base_world(spec: EnvSpec) -> World:
     """The spec's initial world, built on first use and then shared: never write to it, `fork()` it."""
     base = _BASE_WORLDS.get(id(spec))
     if base is None:
-        base = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
+        base = World.from_wire(APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user,
+                               sealed_table_hashes(spec))  # a sealed spec's: no record is digested up front
         _BASE_WORLDS[id(spec)] = base
         weakref.finalize(spec, _BASE_WORLDS.pop, id(spec), None)
     if not _RECENT or _RECENT[-1] is not base:

@@ -32,6 +32,7 @@ from coworkenv.spec import (
     UpdateRecord,
     migrate_spec_data,
 )
+from coworkenv.spec_seal import SealFailure, is_sealed, open_sealed
 from coworkenv.world import Record, gc_paused, parse_time
 
 
@@ -86,18 +87,36 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
 
 
 def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = None) -> EnvSpec:
-    """Parse and check a spec (schema + references); raise SpecError listing every problem."""
+    """Parse and check a spec (schema + references); raise SpecError listing every problem.
+
+    A sealed file (`coworkenv.spec_seal_write.seal_spec`) whose seal holds is loaded without validating its records
+    again; any other data, a sealed file whose seal fails included, is validated in full.
+    """
     if isinstance(data, Path):
         source = source or str(data)
         try:
             data = data.read_bytes()
         except OSError as exc:
             raise SpecError(source, [SpecIssue("(file)", f"cannot read: {exc.strerror}", "schema")]) from None
+    if isinstance(data, str | bytes) and is_sealed(data):  # written by seal_spec: see coworkenv.spec_seal
+        opened = open_sealed(data, source or "<sealed spec>")
+        return opened if isinstance(opened, EnvSpec) else _load_unsealed(opened, source or "<sealed spec>")
     spec = parse_spec(data, source or "<spec>")
     issues = reference_issues(spec)
     if issues:
         raise SpecError(source or spec.id, issues)
     return spec
+
+
+def _load_unsealed(failed: SealFailure, source: str) -> EnvSpec:
+    """A sealed file whose seal fails, validated in full; an error lists the failed seal first."""
+    seal = SpecIssue("(seal)", failed.message, "schema")
+    if failed.payload is None:
+        raise SpecError(source, [seal, SpecIssue("(document)", failed.problem, "schema")])
+    try:
+        return load_spec(failed.payload, source)
+    except SpecError as exc:
+        raise SpecError(source, [seal, *exc.issues]) from None
 
 
 def reference_issues(spec: EnvSpec) -> list[SpecIssue]:

@@ -2,7 +2,7 @@
 
 from coworkenv.world._app import AppDef, AppState, Record
 from coworkenv.world._bulk import gc_paused
-from coworkenv.world._digest import STRICT_CANONICAL, json_form
+from coworkenv.world._digest import STRICT_CANONICAL, is_json_native, json_form, json_native_parts
 from coworkenv.world._hashing import canonical_json, content_hash
 from coworkenv.world._index import Derived, Key, Order, Words, prefix_range, tokens
 from coworkenv.world._table import Table
@@ -11,6 +11,6 @@ from coworkenv.world._world import Change, World, WorldSnapshot, diff
 
 __all__ = [
     "STRICT_CANONICAL", "AppDef", "AppState", "Change", "Derived", "Key", "Order", "Record", "Table", "Words", "World", "WorldSnapshot",
-    "canonical_json", "content_hash", "diff", "format_time", "gc_paused", "json_form", "local_time", "parse_time", "prefix_range",
+    "canonical_json", "content_hash", "diff", "format_time", "gc_paused", "is_json_native", "json_form", "json_native_parts", "local_time", "parse_time", "prefix_range",
     "tokens", "zone",
 ]

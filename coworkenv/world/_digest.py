@@ -67,6 +67,32 @@ def _plain_model(model: type[BaseModel]) -> bool:
 
 
 @cache
+def is_json_native(model: type[BaseModel]) -> bool:
+    """True when every record of `model` is its own JSON form: its `__dict__` is what a JSON dump of it writes
+    (and what validating that JSON gives back)."""
+    return _plain_model(model)
+
+
+@cache
+def json_native_parts(model: type[BaseModel]) -> dict[str, tuple[bool, type[BaseModel]]] | None:
+    """For a model dumped as its fields whose every field is JSON-native or holds a JSON-native model or a list of
+    them: the fields holding models -> (a list?, that model) ({} for a JSON-native model); None for any other."""
+    if not _dumped_as_fields(model):
+        return None
+    out: dict[str, tuple[bool, type[BaseModel]]] = {}
+    for name, info in model.model_fields.items():
+        if _json_native(info.annotation):
+            continue
+        annotation, many = info.annotation, get_origin(info.annotation) is list
+        if many:
+            annotation = get_args(annotation)[0]
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel) and _plain_model(annotation)):
+            return None
+        out[name] = (many, annotation)
+    return out
+
+
+@cache
 def _container_fields(model: type[BaseModel]) -> dict[str, tuple[bool, type[BaseModel]]] | None:
     """For a model whose fields all hold a model or a list of models: field -> (is a list, that model); else None."""
     if not _dumped_as_fields(model):

@@ -131,7 +131,7 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
                        where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
     first, rest = wanted[0], wanted[1:]
     ids = list(first.intersection(*rest) if rest else first)
-    key = table._seq.__getitem__ if index is None else index.keys.__getitem__
+    key = table.insertion_numbers().__getitem__ if index is None else index.keys.__getitem__
     if index is not None and q.between is not None:
         lo, hi = q.between
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
@@ -149,3 +149,23 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
         n = max(0, q.limit)
         ids = ids[max(0, len(ids) - n):] if q.last else ids[:n]
     return [rows[i] for i in ids]
+
+
+def scan_select(rows: dict[str, Any], key: Callable[[Any], Any], q: Selection) -> list[Any]:
+    """What `run_select` gives with an order index of `key`, from a scan: the matches' keys only are computed."""
+    wanted = [s for s in q.sets if s is not None]
+    ids: Iterable[str] = iter(rows)
+    for s in sorted(wanted, key=len):
+        ids = filter(s.__contains__, ids)
+    records: Iterable[Any] = map(rows.__getitem__, ids)
+    if q.where is not None:
+        records = filter(q.where, records)
+    pairs = [(key(record), record.id, record) for record in records]
+    if q.between is not None:
+        lo, hi = q.between
+        pairs = [p for p in pairs if (lo is None or p[0] >= lo) and (hi is None or p[0] < hi)]
+    pairs.sort(key=itemgetter(0, 1), reverse=q.reverse)
+    if q.limit is not None:
+        n = max(0, q.limit)
+        pairs = pairs[max(0, len(pairs) - n):] if q.last else pairs[:n]
+    return [p[2] for p in pairs]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from operator import attrgetter
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from functools import partial
+from itertools import compress
+from operator import attrgetter, eq
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -11,8 +13,18 @@ from pydantic import BaseModel
 from coworkenv.world._bulk import gc_paused
 from coworkenv.world._digest import digest_function, digests_of
 from coworkenv.world._hashing import combine
-from coworkenv.world._index import DerivedIndex, IndexSpec, KeyIndex, LiveIndex, OrderIndex, WordIndex, Words
-from coworkenv.world._query import IdSet, Selection, run_select
+from coworkenv.world._index import (
+    DerivedIndex,
+    IndexSpec,
+    Key,
+    KeyIndex,
+    LiveIndex,
+    Order,
+    OrderIndex,
+    WordIndex,
+    Words,
+)
+from coworkenv.world._query import IdSet, Selection, run_select, scan_select
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -26,9 +38,8 @@ class Table(Generic[R]):
     """
 
     __slots__ = (
-        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_seq", "_seq_next",
-        "_word_queries",
-        "app", "model", "name",
+        "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_scanned", "_seq",
+        "_seq_next", "app", "model", "name",
     )
 
     def __init__(
@@ -44,11 +55,12 @@ class Table(Generic[R]):
         # costs nothing to build, write or hold.
         self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
         self._indexes: dict[str, LiveIndex] = {}
-        # Word indexes cost the most to build: the first query of one is answered by a scan (a one-off search in a
-        # fresh env pays no build); the next query builds it.
-        self._word_queries: set[str] = set()
+        # The first query of a word, key or order index is answered by a scan (a one-off search in a fresh env,
+        # e.g. an evaluation from a stored spec, pays no build of an index over every record); the next builds it.
+        self._scanned: set[str] = set()
         # Insertion order of the ids (the order iterating the table gives), for tools that list in that order.
-        self._seq: dict[str, int] = {}
+        # None until first needed (`insertion_numbers`): the ids' order in `_rows` is the same order.
+        self._seq: dict[str, int] | None = {}
         self._seq_next = 0
         # World's change journal: called with (table, id, previous record or None) before a write.
         self._on_change = on_change
@@ -65,7 +77,7 @@ class Table(Generic[R]):
         """
         twin: Table[R] = Table(self.app, self.name, self.model, on_change, self._index_specs)
         twin._base = self
-        twin._word_queries = self._word_queries  # counted across the forks: the second query of any builds
+        twin._scanned = self._scanned  # counted across the forks: the second query of any builds
         twin._share()
         return twin
 
@@ -79,7 +91,8 @@ class Table(Generic[R]):
 
     def _own(self) -> None:
         """Copy the shared storage before the first write (indexes copy their sets lazily, see WordIndex.copy)."""
-        self._rows, self._digests, self._seq = dict(self._rows), dict(self._digests), dict(self._seq)
+        self._rows, self._digests = dict(self._rows), dict(self._digests)
+        self._seq = None if self._seq is None else dict(self._seq)
         self._indexes = {name: index.copy() for name, index in self._indexes.items()}
         self._owned = True
 
@@ -109,7 +122,22 @@ class Table(Generic[R]):
         return self._hash
 
     def digest_of(self, record_id: str) -> int | None:
-        return self._digests.get(record_id)
+        """The record's digest (None: no such record); computed on first read when the table was loaded with a
+        known hash (see `load`)."""
+        digest = self._digests.get(record_id)
+        if digest is None:
+            record = self._rows.get(record_id)
+            if record is None:
+                return None
+            digest = self._digests[record_id] = digest_function(type(record))(self.app, self.name, record_id, record)
+        return digest
+
+    def insertion_numbers(self) -> dict[str, int]:
+        """Each id's insertion number (increasing in the order iterating the table gives). Do not mutate it."""
+        if self._seq is None:
+            self._seq = dict(zip(self._rows, range(len(self._rows)), strict=True))
+            self._seq_next = len(self._rows)
+        return self._seq
 
     # -- writing ------------------------------------------------------------------------------
     def put(self, record: R) -> None:
@@ -121,10 +149,10 @@ class Table(Generic[R]):
         if self._on_change is not None:
             self._on_change(self, record_id, old)
         digest = digest_function(type(record))(self.app, self.name, record_id, record)
-        self._hash = combine(self._hash, add=digest, remove=self._digests.get(record_id, 0))
+        self._hash = combine(self._hash, add=digest, remove=0 if old is None else self.digest_of(record_id) or 0)
         self._rows[record_id] = record
         self._digests[record_id] = digest
-        if old is None:
+        if old is None and self._seq is not None:
             self._seq[record_id] = self._seq_next
             self._seq_next += 1
         for index in self._indexes.values():
@@ -133,8 +161,13 @@ class Table(Generic[R]):
             else:
                 index.replace(record_id, old, record)
 
-    def load(self, records: Iterable[R]) -> None:
-        """Add initial records without journaling them (a world's construction); same state as `put` of each."""
+    def load(self, records: Iterable[R], content_hash: int | None = None) -> None:
+        """Add initial records without journaling them (a world's construction); same state as `put` of each.
+
+        `content_hash`: the table's hash, known already (a sealed spec carries its tables' hashes, see
+        `coworkenv.spec_seal`): no record is digested now; each digest is computed when first read (`digest_of`,
+        or a write that replaces or deletes the record). Only for hashes computed from these very records.
+        """
         if self._indexes or not self._owned or self._rows:
             for record in records:
                 self.put(record)
@@ -146,12 +179,14 @@ class Table(Generic[R]):
             for record in batch:
                 self.put(record)
             return
-        digests = digests_of(self.app, self.name, self.model, ids, batch)
-        n = self._seq_next
         self._rows = rows  # the table was empty (see above)
+        self._seq = None  # numbered when first needed, in this same order
+        if content_hash is not None:
+            self._hash = content_hash
+            return
+        digests = digests_of(self.app, self.name, self.model, ids, batch)
         self._digests = dict(zip(ids, digests, strict=True))
-        self._seq = dict(zip(ids, range(n, n + len(ids)), strict=True))
-        self._hash, self._seq_next = combine(self._hash + sum(digests)), n + len(ids)
+        self._hash = combine(self._hash + sum(digests))
 
     def delete(self, record_id: str) -> None:
         old = self._rows.get(record_id)
@@ -161,9 +196,11 @@ class Table(Generic[R]):
             self._own()
         if self._on_change is not None:
             self._on_change(self, record_id, old)
-        self._hash = combine(self._hash, remove=self._digests.pop(record_id))
+        self._hash = combine(self._hash, remove=self.digest_of(record_id) or 0)
+        self._digests.pop(record_id, None)
         del self._rows[record_id]
-        del self._seq[record_id]
+        if self._seq is not None:
+            del self._seq[record_id]
         for index in self._indexes.values():
             index.remove(record_id, old)
 
@@ -182,7 +219,11 @@ class Table(Generic[R]):
     def words(self, name: str) -> WordIndex:
         return self._index(name, WordIndex)  # type: ignore[return-value]
 
-    def key(self, name: str) -> KeyIndex:
+    def key(self, name: str) -> KeyIndex | KeyScan:
+        """The key index `name`; on its first query (across forks), a `KeyScan` that answers one lookup by a scan."""
+        if name not in self._indexes and name not in self._scanned and isinstance(self._index_specs.get(name), Key):
+            self._scanned.add(name)
+            return KeyScan(self, name)
         return self._index(name, KeyIndex)  # type: ignore[return-value]
 
     def order(self, name: str) -> OrderIndex:
@@ -251,16 +292,48 @@ class Table(Generic[R]):
         if words is not None:
             name, query = words
             spec = self._index_specs.get(name)
-            if name not in self._indexes and name not in self._word_queries and isinstance(spec, Words):
-                self._word_queries.add(name)
+            if name not in self._indexes and name not in self._scanned and isinstance(spec, Words):
+                self._scanned.add(name)
                 where = _text_check(spec, query, where)
             else:
                 word_index = (self.words(name), query)
-        return run_select(
-            self, self.order(order) if order is not None else None,
-            Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
-                      between=between),
-        )
+        selection = Selection(words=word_index, sets=list(sets), where=where, reverse=reverse, limit=limit, last=last,
+                              between=between)
+        order_spec = self._index_specs.get(order) if order is not None else None
+        if (order is not None and order not in self._indexes and order not in self._scanned and word_index is None
+                and isinstance(order_spec, Order)):
+            self._scanned.add(order)
+            return scan_select(self._rows, order_spec.key, selection)
+        return run_select(self, self.order(order) if order is not None else None, selection)
+
+
+class KeyScan:
+    """A key index's first lookup, answered by a scan of the table (the same ids the index gives); any further
+    lookup, or anything else asked of it, builds the index (as `Table.key` would) and asks it."""
+
+    __slots__ = ("_name", "_scanned", "_table")
+
+    def __init__(self, table: Table[Any], name: str) -> None:
+        self._table, self._name, self._scanned = table, name, False
+
+    def _built(self) -> KeyIndex:
+        return self._table._index(self._name, KeyIndex)  # type: ignore[return-value]
+
+    def ids(self, value: Hashable) -> set[str] | frozenset[str]:
+        """Ids of the records with this key value, as `KeyIndex.ids` gives them."""
+        if self._scanned:  # a tool asking many values (counts per list, per category): one build, not a scan each
+            return self._built().ids(value)
+        self._scanned = True
+        spec = self._table._index_specs[self._name]
+        assert isinstance(spec, Key)
+        key, rows = spec.key, self._table._rows
+        if spec.multi:
+            return {i for i, record in rows.items() if value in set(key(record))}
+        return set(compress(rows, map(partial(eq, value), map(key, rows.values()))))  # no Python frame but `key`'s
+
+    def values(self) -> Iterator[Hashable]:
+        self._scanned = True
+        return self._built().values()
 
 
 def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | None) -> Callable[[Any], bool] | None:
@@ -270,8 +343,11 @@ def _text_check(spec: Words, query: str | None, where: Callable[[Any], bool] | N
         return where
     texts = spec.texts
 
-    def has_words(record: Any) -> bool:
-        text = " ".join(t for t in texts(record) if t).lower()
-        return all(word in text for word in needles) and (where is None or where(record))
+    def has_words(record: Any) -> bool:  # run once per record of a scan: no generator frames
+        text = " ".join(filter(None, texts(record))).lower()
+        for word in needles:
+            if word not in text:
+                return False
+        return where is None or where(record)
 
     return has_words

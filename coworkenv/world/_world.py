@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -91,15 +92,22 @@ class World:
     # -- construction & serialization ------------------------------------------------------
     @classmethod
     def from_wire(
-        cls, apps: Mapping[str, AppDef], state: BaseModel, clock: int, tick_s: int, user: str | None = None
+        cls, apps: Mapping[str, AppDef], state: BaseModel, clock: int, tick_s: int, user: str | None = None,
+        table_hashes: Mapping[tuple[str, str], int] | None = None,
     ) -> World:
-        """Build a world from the wire state (an object with one `AppState` field per app)."""
+        """Build a world from the wire state (an object with one `AppState` field per app).
+
+        `table_hashes`: each table's content hash, known already for exactly these records (a sealed spec's, see
+        `coworkenv.spec_seal`); the records are then digested only when a write or a read needs one.
+        """
         world = cls(apps, clock, tick_s, user)
+        known = table_hashes or {}
         with gc_paused():
             for app_name in apps:
                 app_state: AppState = getattr(state, app_name)
                 for table_name in apps[app_name].tables:
-                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name))
+                    world._tables[(app_name, table_name)].load(getattr(app_state, table_name),
+                                                               known.get((app_name, table_name)))
         world._mutations += 1
         world.reset_journal()
         return world
@@ -175,11 +183,11 @@ class World:
         touched = self.touched(app, table)
 
         def at_start() -> list[tuple[int, str]]:  # numbered ids at the journal's start, highest first
-            head = prefix + "-"
-            k = len(head)
-            ids = [i for i in rows.ids() if i.startswith(head) and i not in touched]
-            ids += [i for i, old in touched.items() if old is not None and i.startswith(head)]
-            return sorted(((int(i[k:]), i) for i in ids if i[k:].isdigit()), reverse=True)  # as `_number` reads
+            # `prefix-` and decimal digits (those `_number` reads), one C-level match per id: a table can be large
+            numbered = re.compile(re.escape(prefix + "-") + r"(\d+)").fullmatch
+            found = [m for m in map(numbered, rows.ids()) if m is not None and m.string not in touched]
+            found += [m for i, old in touched.items() if old is not None and (m := numbered(i)) is not None]
+            return sorted(((int(m[1]), m.string) for m in found), reverse=True)
 
         # The start state is scanned once per journal (and kept across rewinds); then only written ids are read.
         start = self.journal_memo(("numbered-ids", prefix, app, table), at_start)
