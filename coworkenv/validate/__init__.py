@@ -6,11 +6,12 @@
     run.funnel.as_dict(); accepted_table(run); rejected_table(run)
 """
 
+from coworkenv.validate._mutation_core import MUTATION_KINDS
 from coworkenv.validate.entities import EntityIndex
 from coworkenv.validate.funnel import STAGE_ORDER, Funnel
 from coworkenv.validate.gates import GATES, STAGES, GateError, GateResult
 from coworkenv.validate.hints import HINTS, hint_for
-from coworkenv.validate.mutations import MUTATION_KINDS, Mutation, near_miss_mutations
+from coworkenv.validate.mutations import Mutation, near_miss_mutations
 from coworkenv.validate.policy import POLICIES, Policy, ValidationConfig
 from coworkenv.validate.repair import (
     DEFAULT_MAX_ROUNDS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from coworkenv.spec import EnvSpec, ReferenceStep
 from coworkenv.validate import _lenient_answers as lenient
+from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content, without
 from coworkenv.validate.entities import EntityIndex
-from coworkenv.validate.mutations import Mutation, replaced, reply_is_content, without
 
 
 def reply_mutations(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:

@@ -38,7 +38,6 @@ import re
 import types
 import typing
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -47,15 +46,17 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._mutation_core import (
+    Mutation,
+    MutationKind,
+    replaced,
+    turn_of,
+    without,
+)
+from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
-MutationKind = Literal[
-    "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
-    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe",
-    "order_probe", "stop_early",
-]
-MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
@@ -63,25 +64,6 @@ _TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), 
 _MESSAGES = frozenset({"chat_send_dm", "chat_post_message", "mail_send"})  # writes that tell a person something
 _LABEL_ARGS = frozenset({"subject"})  # what a message is called, as opposed to what it says
 _CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """One near-miss variant of the reference solution."""
-
-    kind: MutationKind
-    path: str  # where the reference was changed, e.g. reference[0].steps[3].call.arguments.to_version
-    description: str
-    reference: list[ReferenceTurn]
-    # Core mutants change what a write does or to whom; context mutants only change an optional link to
-    # another record (a reply's thread, an attachment): their survival is reported, not failed.
-    core: bool = True
-    # Whether an outcome equal to the reference's makes the mutant equivalent (not counted). Order and harm
-    # mutants differ from the reference in what the agent did even when the records end the same.
-    equivalence: bool = True
-    # The error code a survivor is reported under, and the guard checks a guard probe is meant to fire.
-    code: str = "mutant_survived"
-    targets: tuple[str, ...] = ()
 
 
 def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 1) -> list[Mutation]:
@@ -113,8 +95,6 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             steps.insert(s + 1, steps[s])
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
-    from coworkenv.validate._reply_mutations import reply_mutations  # it builds on this module's helpers
-
     out += reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
@@ -140,11 +120,6 @@ def write_steps(
             if step.call is not None and is_write(step.call.name, tools)]
 
 
-def turn_of(steps: list[ReferenceStep]) -> ReferenceTurn:
-    """A reference turn of steps that are already valid (no re-validation: mutants are built by the dozen)."""
-    return ReferenceTurn.model_construct(steps=steps)
-
-
 def step_of(path: str) -> tuple[int, int]:
     """(turn, step) of a `reference[t].steps[s]...` path."""
     head, _, rest = path.partition("].steps[")
@@ -154,16 +129,6 @@ def step_of(path: str) -> tuple[int, int]:
 def is_write(tool: str, tools: Mapping[str, ToolDef] = TOOLS) -> bool:
     found = tools.get(tool)
     return found is not None and found.kind == "write"
-
-
-def without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
-    steps = [step for j, step in enumerate(reference[t].steps) if j != s]
-    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
-
-
-def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
-    steps = [new if j == s else step for j, step in enumerate(reference[t].steps)]
-    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
 Move = tuple[tuple[int, int], tuple[int, int]]
@@ -201,27 +166,6 @@ def moved_before(reference: list[ReferenceTurn], src: tuple[int, int], dst: tupl
     del turns[src[0]][src[1]]
     turns[dst[0]].insert(dst[1], moved)
     return [turn_of(steps) for steps in turns]
-
-
-# Explicit requests for an answer: a request verb, or a question that starts with a question word.
-_ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much)\b|"
-                   r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
-
-
-def reply_is_content(spec: EnvSpec, turn: int) -> bool:
-    """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
-    for c in spec.checks:
-        if _reads_reply(c.rule, turn):
-            return True
-    return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
-
-
-def _reads_reply(rule: Any, turn: int) -> bool:
-    if rule.kind in ("reply_states", "text"):
-        return getattr(rule, "turn", None) in (None, turn)
-    if rule.kind == "tiers":
-        return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
-    return rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]
 
 
 ArgMutation = tuple[MutationKind, str, dict[str, Any], str, bool]  # kind, argument path, new arguments, what, core

@@ -1,0 +1,73 @@
+"""What every mutation module shares: the `Mutation` record, its kinds, and edits of a reference's steps."""
+
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
+
+__all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
+
+MutationKind = Literal[
+    "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
+    "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe",
+    "order_probe", "stop_early",
+]
+MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
+
+@dataclass(frozen=True)
+class Mutation:
+    """One near-miss variant of the reference solution."""
+
+    kind: MutationKind
+    path: str  # where the reference was changed, e.g. reference[0].steps[3].call.arguments.to_version
+    description: str
+    reference: list[ReferenceTurn]
+    # Core mutants change what a write does or to whom; context mutants only change an optional link to
+    # another record (a reply's thread, an attachment): their survival is reported, not failed.
+    core: bool = True
+    # Whether an outcome equal to the reference's makes the mutant equivalent (not counted). Order and harm
+    # mutants differ from the reference in what the agent did even when the records end the same.
+    equivalence: bool = True
+    # The error code a survivor is reported under, and the guard checks a guard probe is meant to fire.
+    code: str = "mutant_survived"
+    targets: tuple[str, ...] = ()
+
+
+def turn_of(steps: list[ReferenceStep]) -> ReferenceTurn:
+    """A reference turn of steps that are already valid (no re-validation: mutants are built by the dozen)."""
+    return ReferenceTurn.model_construct(steps=steps)
+
+
+def without(reference: list[ReferenceTurn], t: int, s: int) -> list[ReferenceTurn]:
+    steps = [step for j, step in enumerate(reference[t].steps) if j != s]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
+
+
+def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
+    steps = [new if j == s else step for j, step in enumerate(reference[t].steps)]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
+
+
+# Explicit requests for an answer: a request verb, or a question that starts with a question word.
+_ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much)\b|"
+                   r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
+
+
+def reply_is_content(spec: EnvSpec, turn: int) -> bool:
+    """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
+    for c in spec.checks:
+        if _reads_reply(c.rule, turn):
+            return True
+    return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
+
+
+def _reads_reply(rule: Any, turn: int) -> bool:
+    if rule.kind in ("reply_states", "text"):
+        return getattr(rule, "turn", None) in (None, turn)
+    if rule.kind == "tiers":
+        return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
+    return rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]
