@@ -11,6 +11,7 @@ from coworkenv.apps import (
     contacts,
     directory,
     files,
+    finance,
     inventory,
     kb,
     logs,
@@ -28,6 +29,7 @@ from coworkenv.apps.config import ConfigState
 from coworkenv.apps.contacts import ContactsState
 from coworkenv.apps.directory import DirectoryState
 from coworkenv.apps.files import FilesState
+from coworkenv.apps.finance import FinanceState
 from coworkenv.apps.inventory import InventoryState
 from coworkenv.apps.kb import KbState
 from coworkenv.apps.logs import LogsState
@@ -45,7 +47,7 @@ APPS: dict[str, AppDef] = {
     m.APP.name: m.APP
     for m in (
         directory, mail, calendar, files, chat, tickets, services, logs,
-        todo, notes, kb, contacts, config, scheduler, inventory, web,
+        todo, notes, kb, contacts, config, scheduler, inventory, web, finance,
     )
 }
 TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
@@ -72,6 +74,7 @@ class WorldApps(BaseModel):
     scheduler: SchedulerState = SchedulerState()
     inventory: InventoryState = InventoryState()
     web: WebState = WebState()
+    finance: FinanceState = FinanceState()
 
 
 __all__ = ["APPS", "TOOLS", "WorldApps"]

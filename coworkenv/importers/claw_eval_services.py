@@ -23,7 +23,6 @@ UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
-    "finance": "no coworkenv app holds financial transactions or takes expense reports",
     "rss": "no coworkenv app holds news feeds and articles",
     "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
               "config app holds key/value settings",
@@ -329,3 +328,29 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
         result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
                                    "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })
+
+
+def _amount(record: Any) -> int | float:
+    value = record["amount"]  # a whole amount stays an int, as the fixture wrote it
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else float(value)
+
+
+_TRANSACTION_FIELDS = ("date", "currency", "type", "status", "category", "description", "merchant", "supplier",
+                       "customer_id", "customer_name", "department", "reference", "approved_by", "notes")
+_TRANSACTION = ResultShape(fields={"transaction_id": "id", "amount": "amount",
+                                   **{name: name for name in _TRANSACTION_FIELDS}})
+# A transaction keeps its fields by name; receipt urls, related items, cancel reasons and the like become lines of
+# its notes. Claw-Eval's submit records any ids and total as given, and so does the app.
+ADAPTERS["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES", RecordMap(
+    "transactions", "transactions", {"id": text_of("transaction_id"), "amount": Derived(("amount",), _amount),
+                                     **{name: text_of(name) for name in _TRANSACTION_FIELDS}},
+    fold_into="notes"), {
+    "finance_list_transactions": ToolMap("finance_list_transactions", {
+        "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
+        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions")),
+    "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
+                                       result=_TRANSACTION),
+    "finance_submit_report": ToolMap("finance_submit_report", {
+        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
+}, no_op={"finance_report_submit": "its schema takes a report's text content; Claw-Eval's service takes only "
+                                   "transaction ids and a total (the call fails there)"})
