@@ -7,11 +7,12 @@ argument an adapter does not know is accepted and dropped, and the importer repo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.bindings import DayWindow, ResultShape
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
+from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
 from coworkenv.world import format_time, parse_time
 
@@ -24,8 +25,6 @@ UNSUPPORTED = {
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
     "rss": "no coworkenv app holds news feeds and articles",
-    "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
-              "config app holds key/value settings",
     "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
                  "or op for",
 }
@@ -35,32 +34,6 @@ def unsupported_reason(service: str) -> str:
     """Why a service without an adapter is left out."""
     found = next((why for prefix, why in UNSUPPORTED.items() if service.startswith(prefix)), None)
     return found or "no coworkenv app for this service (no adapter yet)"
-
-
-@dataclass(frozen=True)
-class ToolMap:
-    """How one service tool runs on an app op: known arguments, fixed op arguments and the result's shape."""
-
-    op: str
-    args: dict[str, ArgBinding]
-    defaults: dict[str, Any] = field(default_factory=dict)
-    result: ResultShape = field(default_factory=ResultShape)
-    windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
-
-
-@dataclass(frozen=True)
-class ServiceAdapter:
-    """One Claw-Eval service as a coworkenv app."""
-
-    name: str
-    app: str
-    fixture_env: str  # the service's environment variable naming its fixture file
-    records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
-    tools: dict[str, ToolMap]
-    no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why
-    # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
-    # services can share one app table without seeing each other's records.
-    tag: str | None = None
 
 
 def _addresses(value: Any) -> list[str]:
@@ -97,10 +70,6 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
             "created_at": created, "updated_at": str(t.get("updated_at", created)),
         })
     return {"tickets": out}
-
-
-def _rename(to: str, *convert: Any, values: dict[str, Any] | None = None) -> ArgBinding:
-    return ArgBinding(to=to, convert=list(convert), values=values or {})
 
 
 _MESSAGE_SUMMARY = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "subject": "subject",
@@ -329,28 +298,4 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
                                    "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })
 
-
-def _amount(record: Any) -> int | float:
-    value = record["amount"]  # a whole amount stays an int, as the fixture wrote it
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else float(value)
-
-
-_TRANSACTION_FIELDS = ("date", "currency", "type", "status", "category", "description", "merchant", "supplier",
-                       "customer_id", "customer_name", "department", "reference", "approved_by", "notes")
-_TRANSACTION = ResultShape(fields={"transaction_id": "id", "amount": "amount",
-                                   **{name: name for name in _TRANSACTION_FIELDS}})
-# A transaction keeps its fields by name; receipt urls, related items, cancel reasons and the like become lines of
-# its notes. Claw-Eval's submit records any ids and total as given, and so does the app.
-ADAPTERS["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES", RecordMap(
-    "transactions", "transactions", {"id": text_of("transaction_id"), "amount": Derived(("amount",), _amount),
-                                     **{name: text_of(name) for name in _TRANSACTION_FIELDS}},
-    fold_into="notes"), {
-    "finance_list_transactions": ToolMap("finance_list_transactions", {
-        "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
-        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions")),
-    "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
-                                       result=_TRANSACTION),
-    "finance_submit_report": ToolMap("finance_submit_report", {
-        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
-}, no_op={"finance_report_submit": "its schema takes a report's text content; Claw-Eval's service takes only "
-                                   "transaction ids and a total (the call fails there)"})
+ADAPTERS.update(BACKOFFICE)

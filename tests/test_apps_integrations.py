@@ -1,0 +1,32 @@
+"""The config app's integrations: an overview list filtered by status, the full record by id, status and notes
+updates."""
+
+from __future__ import annotations
+
+from tests.test_apps_productivity import _box, _error, _ok
+
+INTEGRATIONS = {"config": {"integrations": [
+    {"id": "int-2", "name": "Smsly", "service": "sms", "status": "degraded", "error_rate": 0.18,
+     "notes": "api_key: sk-test"},
+    {"id": "int-1", "name": "Paylane", "service": "payments", "status": "active", "monthly_calls": 120000},
+]}}
+
+
+def test_the_list_is_an_overview_by_id_and_filters_by_exact_status() -> None:
+    box = _box(**INTEGRATIONS)
+    listed = _ok(box, "config_list_integrations")
+    assert [i["id"] for i in listed] == ["int-1", "int-2"]
+    assert all("notes" not in i for i in listed)  # what the notes hold (credentials) only shows on a get
+    assert [i["id"] for i in _ok(box, "config_list_integrations", status="degraded")] == ["int-2"]
+    assert _ok(box, "config_list_integrations", status="Degraded") == []
+    assert _ok(box, "config_get_integration", integration_id="int-2")["notes"] == "api_key: sk-test"
+    assert "int-9" in _error(box, "config_get_integration", integration_id="int-9")
+
+
+def test_an_update_sets_status_or_replaces_notes_and_empty_values_change_nothing() -> None:
+    box = _box(**INTEGRATIONS)
+    out = _ok(box, "config_update_integration", integration_id="int-2", status="disabled", notes="")
+    assert (out["status"], out["notes"]) == ("disabled", "api_key: sk-test")
+    _ok(box, "config_update_integration", integration_id="int-2", notes="rotated")
+    assert _ok(box, "config_get_integration", integration_id="int-2")["notes"] == "rotated"
+    assert [i["id"] for i in _ok(box, "config_list_integrations", status="disabled")] == ["int-2"]
