@@ -25,8 +25,6 @@ UNSUPPORTED = {
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
     "rss": "no coworkenv app holds news feeds and articles",
-    "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
-                 "or op for",
 }
 
 
