@@ -16,6 +16,7 @@ from coworkenv.apps import (
     kb,
     logs,
     mail,
+    news,
     notes,
     scheduler,
     services,
@@ -34,6 +35,7 @@ from coworkenv.apps.inventory import InventoryState
 from coworkenv.apps.kb import KbState
 from coworkenv.apps.logs import LogsState
 from coworkenv.apps.mail import MailState
+from coworkenv.apps.news import NewsState
 from coworkenv.apps.notes import NotesState
 from coworkenv.apps.scheduler import SchedulerState
 from coworkenv.apps.services import ServicesState
@@ -47,7 +49,7 @@ APPS: dict[str, AppDef] = {
     m.APP.name: m.APP
     for m in (
         directory, mail, calendar, files, chat, tickets, services, logs,
-        todo, notes, kb, contacts, config, scheduler, inventory, web, finance,
+        todo, notes, kb, contacts, config, scheduler, inventory, web, finance, news,
     )
 }
 TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
@@ -75,6 +77,7 @@ class WorldApps(BaseModel):
     inventory: InventoryState = InventoryState()
     web: WebState = WebState()
     finance: FinanceState = FinanceState()
+    news: NewsState = NewsState()
 
 
 __all__ = ["APPS", "TOOLS", "WorldApps"]

@@ -1,5 +1,5 @@
 """Claw-Eval's back-office services as coworkenv apps: finance (transactions, expense reports), config
-(third-party integrations) and scheduler (jobs and their run history)."""
+(third-party integrations), scheduler (jobs and their run history) and rss (news articles, newsletters)."""
 
 from __future__ import annotations
 
@@ -131,3 +131,25 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
     "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
                                     result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
 })
+
+
+_ARTICLE_SUMMARY = {"article_id": "id", "title": "title", "source": "source", "category": "category",
+                    "published_at": "published_at", "summary": "summary", "word_count": "word_count"}
+# An article keeps its fields; relevance tags join its tags. Feeds are derived from the articles' sources, as
+# Claw-Eval's service derives them.
+BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
+    "articles", "articles", {
+        "id": text_of("article_id"), "title": text_of("title"), "source": text_of("source"),
+        "category": text_of("category"), "published_at": text_of("published_at"), "summary": text_of("summary"),
+        "content": text_of("content"), "word_count": number_of("word_count"),
+        "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
+    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    "rss_list_articles": ToolMap("news_list_articles", {
+        "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
+        result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+    "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
+        **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
+    "rss_publish": ToolMap("news_publish", {
+        "title": _rename("title"), "content": _rename("content"), "recipients": _rename("recipients")},
+        result=ResultShape(fields={"status": "status", "record": "record"})),
+}, no_op={"rss_get_feed": "Claw-Eval's rss service has no endpoint for it (its /rss/feeds/get call fails there)"})

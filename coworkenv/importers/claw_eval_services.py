@@ -24,7 +24,6 @@ UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
-    "rss": "no coworkenv app holds news feeds and articles",
 }
 
 
