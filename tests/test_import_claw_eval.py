@@ -442,3 +442,17 @@ def test_rss_feeds_come_from_article_sources_articles_filter_and_newsletters_are
     assert (out["status"], out["record"]["recipients"]) == ("published", ["team@acme.test"])
     (letter,) = env.state.table("news", "newsletters")
     assert (letter.title, letter.content) == ("Weekly", "Two picks.")
+
+
+def test_a_task_reading_another_tasks_fixture_imports_and_names_it(tmp_path: Path) -> None:
+    source = "CE11_march_expense_report"
+    shutil.copytree(TASKS / source, tmp_path / "tasks" / source)
+    task = tmp_path / "tasks" / "X3"
+    task.mkdir()
+    data = yaml.safe_load((TASKS / source / "task.yaml").read_text())
+    data["task_id"] = "X3"  # its service's env still names CE11's fixture; X3 has no fixtures of its own
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    shutil.copy(TASKS / source / "reference.json", task)
+    reports = {r.task_id: r for r in import_checkout(tmp_path, tmp_path / "out")}
+    assert reports["X3"].status == "full"
+    assert f"fixture {source}/fixtures/finance/transactions.json -> finance" in reports["X3"].notes
