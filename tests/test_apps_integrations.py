@@ -1,5 +1,5 @@
-"""The config app's integrations: an overview list filtered by status, the full record by id, status and notes
-updates."""
+"""The config app's integrations (an overview list filtered by status, the full record by id, status and notes
+updates), and messages to contacts."""
 
 from __future__ import annotations
 
@@ -30,3 +30,11 @@ def test_an_update_sets_status_or_replaces_notes_and_empty_values_change_nothing
     _ok(box, "config_update_integration", integration_id="int-2", notes="rotated")
     assert _ok(box, "config_get_integration", integration_id="int-2")["notes"] == "rotated"
     assert [i["id"] for i in _ok(box, "config_list_integrations", status="disabled")] == ["int-2"]
+
+
+def test_a_message_to_a_contact_is_recorded_and_an_unknown_contact_refused() -> None:
+    box = _box(contacts={"contacts": [{"id": "c-1", "name": "Ines Vogt", "email": "ines@x.test"}]})
+    out = _ok(box, "contacts_send_message", contact_id="c-1", message="Call me")
+    assert (out["status"], out["record"]["contact"], out["record"]["body"]) == ("sent", "c-1", "Call me")
+    assert "c-9" in _error(box, "contacts_send_message", contact_id="c-9", message="Hi")
+    assert [m.body for m in box.world.table("contacts", "messages")] == ["Call me"]

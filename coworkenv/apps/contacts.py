@@ -1,4 +1,5 @@
-"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes."""
+"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes, and the messages the
+user sent them."""
 
 from __future__ import annotations
 
@@ -22,8 +23,18 @@ class Contact(Record):
     updated_at: str = ""
 
 
+class ContactMessage(Record):
+    """A message the user sent to a contact."""
+
+    contact: str
+    body: str
+    by: str = ""
+    at: str = ""
+
+
 class ContactsState(AppState):
     contacts: list[Contact] = []
+    messages: list[ContactMessage] = []
 
 
 def _check_phone(phone: str) -> str:
@@ -112,6 +123,20 @@ class ContactsTools(Toolkit):
         updated = contact.model_copy(update=update)
         self.put("contacts", updated)
         return dump(updated)
+
+    @write
+    def send_message(self, contact_id: str, message: str) -> dict[str, Any]:
+        """Send a message to a contact (on the contact's channel: the app records it).
+
+        Args:
+            contact_id: Contact id.
+            message: Message text.
+        """
+        self._contact(contact_id)
+        sent = ContactMessage(id=self.world.new_id("cmsg", "contacts", "messages"), contact=contact_id, body=message,
+                              by=self.world.user or "", at=self.world.now_iso)
+        self.put("messages", sent)
+        return {"status": "sent", "record": dump(sent, "id", "contact", "body", "at")}
 
     def _contact(self, contact_id: str) -> Contact:
         return self.require("contacts", contact_id, "contact", "use contacts_search")  # type: ignore[no-any-return]

@@ -132,7 +132,11 @@ ADAPTERS.update({
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts"}, result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
-    }, no_op={"contacts_send_message": "no app op sends a message to a contact"}, tag="contacts"),
+        "contacts_send_message": ToolMap("contacts_send_message", {
+            "contact_id": _rename("contact_id"), "message": _rename("message")},
+            result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
+                                       "timestamp": "record.at"})),
+    }, tag="contacts"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list can
     # filter by status), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
