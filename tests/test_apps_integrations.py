@@ -1,5 +1,5 @@
 """The config app's integrations (an overview list filtered by status, the full record by id, status and notes
-updates), and messages to contacts."""
+updates), messages to contacts and shared notes."""
 
 from __future__ import annotations
 
@@ -38,3 +38,10 @@ def test_a_message_to_a_contact_is_recorded_and_an_unknown_contact_refused() -> 
     assert (out["status"], out["record"]["contact"], out["record"]["body"]) == ("sent", "c-1", "Call me")
     assert "c-9" in _error(box, "contacts_send_message", contact_id="c-9", message="Hi")
     assert [m.body for m in box.world.table("contacts", "messages")] == ["Call me"]
+
+
+def test_a_shared_note_keeps_its_recipients_and_an_unknown_note_is_refused() -> None:
+    box = _box(notes={"notes": [{"id": "n-1", "title": "Standup"}]})
+    out = _ok(box, "notes_share_note", note_id="n-1", recipients=["Li Ming"])
+    assert (out["status"], out["record"]["note"], out["record"]["recipients"]) == ("shared", "n-1", ["Li Ming"])
+    assert "n-9" in _error(box, "notes_share_note", note_id="n-9", recipients=["Li Ming"])

@@ -484,3 +484,24 @@ def test_a_message_to_a_contact_is_recorded_and_a_ban_on_it_zeroes_the_score(tmp
                                                     "arguments": {"contact_id": contact, "message": "Hi"}}}),
              spec.reference[0].steps[-1]]
     assert run_episode(Env(spec), OraclePolicy(spec, reference=[ReferenceTurn(steps=steps)])).result.score == 0.0
+
+
+def test_a_shared_note_is_recorded_with_its_recipients_as_given(tmp_path: Path) -> None:
+    task = tmp_path / "tasks" / "X5"
+    shutil.copytree(TASKS / "CE07_runbook_meeting_check", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X5"
+    data["tools"].append({"name": "notes_share", "description": "Share meeting notes with other people",
+                          "input_schema": {"type": "object", "properties": {
+                              "note_id": {"type": "string"}, "recipients": {"type": "array", "items": {"type": "string"}}},
+                              "required": ["note_id", "recipients"]}})
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert not any(x["what"].startswith("tools.notes_share") for x in report.left_out)
+    env = Env(load_spec(tmp_path / "out" / "X5.json"))
+    env.reset()
+    note = _call(env, "notes_list")["notes"][0]["note_id"]
+    shared = _call(env, "notes_share", note_id=note, recipients=["Li Ming", "ops@acme.test"])
+    assert (shared["status"], shared["note_id"], shared["recipients"]) == ("shared", note, ["Li Ming", "ops@acme.test"])
+    (share,) = env.state.table("notes", "shares")
+    assert (share.note, share.recipients) == (note, ["Li Ming", "ops@acme.test"])

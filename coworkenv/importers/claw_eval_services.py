@@ -175,7 +175,10 @@ ADAPTERS.update({
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
                                                          "created_at": "updated_at"}, wrap="notes")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
-    }, no_op={"notes_share": "no app op shares a note with people"}),
+        "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
+                               result=ResultShape(fields={"status": "status", "note_id": "record.note",
+                                                          "recipients": "record.recipients", "timestamp": "record.at"})),
+    }),
 })
 
 
