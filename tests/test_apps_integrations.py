@@ -1,5 +1,5 @@
 """The config app's integrations (an overview list filtered by status, the full record by id, status and notes
-updates), messages to contacts and shared notes."""
+updates), messages to contacts, exported customer reports and shared notes."""
 
 from __future__ import annotations
 
@@ -45,3 +45,11 @@ def test_a_shared_note_keeps_its_recipients_and_an_unknown_note_is_refused() -> 
     out = _ok(box, "notes_share_note", note_id="n-1", recipients=["Li Ming"])
     assert (out["status"], out["record"]["note"], out["record"]["recipients"]) == ("shared", "n-1", ["Li Ming"])
     assert "n-9" in _error(box, "notes_share_note", note_id="n-9", recipients=["Li Ming"])
+
+
+def test_a_customer_report_export_is_recorded_as_given() -> None:
+    box = _box()
+    out = _ok(box, "contacts_export_report", title="VIP", contact_ids=["c-1", "c-x"], summary="Two renewals")
+    assert (out["status"], out["report"]["contacts"], out["report"]["summary"]) == ("exported", ["c-1", "c-x"],
+                                                                                    "Two renewals")
+    assert [r.title for r in box.world.table("contacts", "reports")] == ["VIP"]

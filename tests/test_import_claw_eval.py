@@ -505,3 +505,24 @@ def test_a_shared_note_is_recorded_with_its_recipients_as_given(tmp_path: Path) 
     assert (shared["status"], shared["note_id"], shared["recipients"]) == ("shared", note, ["Li Ming", "ops@acme.test"])
     (share,) = env.state.table("notes", "shares")
     assert (share.note, share.recipients) == (note, ["Li Ming", "ops@acme.test"])
+
+
+def test_a_crm_report_export_is_recorded_as_given(tmp_path: Path) -> None:
+    task = tmp_path / "tasks" / "X6"
+    shutil.copytree(TASKS / "CE06_renewal_contact_brief", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X6"
+    data["tools"].append({"name": "crm_export_report", "description": "Export a customer summary report",
+                          "input_schema": {"type": "object", "properties": {
+                              "title": {"type": "string"}, "customer_ids": {"type": "array", "items": {"type": "string"}},
+                              "summary": {"type": "string"}}, "required": ["title", "customer_ids", "summary"]}})
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert not any(x["what"].startswith("tools.crm_export_report") for x in report.left_out)
+    env = Env(load_spec(tmp_path / "out" / "X6.json"))
+    env.reset()
+    customer = _call(env, "crm_list_customers")["customers"][0]["customer_id"]
+    out = _call(env, "crm_export_report", title="VIP", customer_ids=[customer], summary="Renewals due")
+    assert (out["status"], out["customer_ids"], out["summary"]) == ("exported", [customer], "Renewals due")
+    (exported,) = env.state.table("contacts", "reports")
+    assert (exported.title, exported.contacts) == ("VIP", [customer])

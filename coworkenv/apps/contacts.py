@@ -1,5 +1,5 @@
-"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes, and the messages the
-user sent them."""
+"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes, the messages the
+user sent them and the customer reports the user exported."""
 
 from __future__ import annotations
 
@@ -32,9 +32,20 @@ class ContactMessage(Record):
     at: str = ""
 
 
+class CustomerReport(Record):
+    """A summary report on customers (contacts) the user exported."""
+
+    title: str
+    contacts: list[str] = []  # contact ids, as given
+    summary: str = ""
+    by: str = ""
+    at: str = ""
+
+
 class ContactsState(AppState):
     contacts: list[Contact] = []
     messages: list[ContactMessage] = []
+    reports: list[CustomerReport] = []
 
 
 def _check_phone(phone: str) -> str:
@@ -137,6 +148,21 @@ class ContactsTools(Toolkit):
                               by=self.world.user or "", at=self.world.now_iso)
         self.put("messages", sent)
         return {"status": "sent", "record": dump(sent, "id", "contact", "body", "at")}
+
+    @write
+    def export_report(self, title: str, contact_ids: list[str], summary: str) -> dict[str, Any]:
+        """Export a summary report on customers (recorded as given).
+
+        Args:
+            title: Report title.
+            contact_ids: Ids of the contacts the report covers.
+            summary: The report's text.
+        """
+        report = CustomerReport(id=self.world.new_id("crep", "contacts", "reports"), title=title,
+                                contacts=list(contact_ids), summary=summary, by=self.world.user or "",
+                                at=self.world.now_iso)
+        self.put("reports", report)
+        return {"status": "exported", "report": dump(report, "id", "title", "contacts", "summary", "at")}
 
     def _contact(self, contact_id: str) -> Contact:
         return self.require("contacts", contact_id, "contact", "use contacts_search")  # type: ignore[no-any-return]

@@ -150,7 +150,11 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {"status": _rename("tag")}, defaults={"tag": "crm"},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
-    }, no_op={"crm_export_report": "no app op exports a customer report"}, tag="crm"),
+        "crm_export_report": ToolMap("contacts_export_report", {
+            "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
+            result=ResultShape(fields={"status": "status", "title": "report.title", "customer_ids": "report.contacts",
+                                       "summary": "report.summary", "timestamp": "report.at"})),
+    }, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
                                  "category": "category", "tags": tags_of("tags"),
