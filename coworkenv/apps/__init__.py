@@ -11,10 +11,12 @@ from coworkenv.apps import (
     contacts,
     directory,
     files,
+    finance,
     inventory,
     kb,
     logs,
     mail,
+    news,
     notes,
     scheduler,
     services,
@@ -28,10 +30,12 @@ from coworkenv.apps.config import ConfigState
 from coworkenv.apps.contacts import ContactsState
 from coworkenv.apps.directory import DirectoryState
 from coworkenv.apps.files import FilesState
+from coworkenv.apps.finance import FinanceState
 from coworkenv.apps.inventory import InventoryState
 from coworkenv.apps.kb import KbState
 from coworkenv.apps.logs import LogsState
 from coworkenv.apps.mail import MailState
+from coworkenv.apps.news import NewsState
 from coworkenv.apps.notes import NotesState
 from coworkenv.apps.scheduler import SchedulerState
 from coworkenv.apps.services import ServicesState
@@ -45,7 +49,7 @@ APPS: dict[str, AppDef] = {
     m.APP.name: m.APP
     for m in (
         directory, mail, calendar, files, chat, tickets, services, logs,
-        todo, notes, kb, contacts, config, scheduler, inventory, web,
+        todo, notes, kb, contacts, config, scheduler, inventory, web, finance, news,
     )
 }
 TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
@@ -72,6 +76,8 @@ class WorldApps(BaseModel):
     scheduler: SchedulerState = SchedulerState()
     inventory: InventoryState = InventoryState()
     web: WebState = WebState()
+    finance: FinanceState = FinanceState()
+    news: NewsState = NewsState()
 
 
 __all__ = ["APPS", "TOOLS", "WorldApps"]

@@ -1,4 +1,5 @@
-"""Config store: shared key/value settings with a version per key and the history of every value."""
+"""Config store: shared key/value settings with a version per key and the history of every value, and the
+third-party integrations (their service, status, usage and error rate)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,25 @@ class ConfigRevision(Record):
     at: str = ""
 
 
+class Integration(Record):
+    """A connection to a third-party service, as the platform team tracks it."""
+
+    name: str
+    service: str = ""
+    status: str = ""  # e.g. active, degraded, expired, disabled
+    last_verified: str = ""
+    monthly_calls: int | float = 0
+    error_rate: int | float = 0  # share of failed calls, 0..1
+    notes: str = ""  # free text: endpoints, credentials and settings as the team wrote them down
+
+
+_INTEGRATION_SUMMARY = ("id", "name", "service", "status", "last_verified", "monthly_calls", "error_rate")
+
+
 class ConfigState(AppState):
     entries: list[ConfigEntry] = []
     revisions: list[ConfigRevision] = []
+    integrations: list[Integration] = []
 
 
 class ConfigTools(Toolkit):
@@ -92,6 +109,47 @@ class ConfigTools(Toolkit):
                                              author=author, at=now))
         return {"key": key, "value": value, "version": version}
 
+    @read
+    def list_integrations(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """List integrations by id (an overview without their notes).
+
+        Args:
+            status: Only integrations with exactly this status.
+            limit: Maximum number of integrations.
+        """
+        table = self.world.table("config", "integrations")
+        sets = [table.key("status").ids(status) if status else None]
+        return dump_many(table.select("id", sets=sets, limit=clamp(limit)), *_INTEGRATION_SUMMARY)
+
+    @read
+    def get_integration(self, integration_id: str) -> dict[str, Any]:
+        """Get an integration with its notes (which may hold its endpoints and credentials).
+
+        Args:
+            integration_id: Integration id.
+        """
+        return dump(self._integration(integration_id))
+
+    @write
+    def update_integration(self, integration_id: str, status: str | None = None,
+                           notes: str | None = None) -> dict[str, Any]:
+        """Set an integration's status or replace its notes (an empty value leaves the field as it is).
+
+        Args:
+            integration_id: Integration id.
+            status: New status.
+            notes: New notes.
+        """
+        integration = self._integration(integration_id)
+        update = {k: v for k, v in (("status", status), ("notes", notes)) if v}
+        updated = integration.model_copy(update=update)
+        self.put("integrations", updated)
+        return dump(updated)
+
+    def _integration(self, integration_id: str) -> Integration:
+        return self.require("integrations", integration_id, "integration",  # type: ignore[no-any-return]
+                            "use config_list_integrations")
+
     def _entry(self, key: str) -> ConfigEntry:
         return self.require("entries", key, "config key", "use config_list_keys")  # type: ignore[no-any-return]
 
@@ -99,4 +157,5 @@ class ConfigTools(Toolkit):
 APP = AppDef("config", ConfigState, ConfigTools, "shared key/value settings with versions and history", indexes={
     "entries": {"key": Order(lambda e: e.id)},
     "revisions": {"key": Key(lambda r: r.key), "version": Order(lambda r: r.version)},
+    "integrations": {"id": Order(lambda i: i.id), "status": Key(lambda i: i.status or None)},
 })

@@ -1,4 +1,5 @@
-"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes."""
+"""Contacts: people outside the directory (customers, vendors) with phone numbers and notes, the messages the
+user sent them and the customer reports the user exported."""
 
 from __future__ import annotations
 
@@ -22,8 +23,29 @@ class Contact(Record):
     updated_at: str = ""
 
 
+class ContactMessage(Record):
+    """A message the user sent to a contact."""
+
+    contact: str
+    body: str
+    by: str = ""
+    at: str = ""
+
+
+class CustomerReport(Record):
+    """A summary report on customers (contacts) the user exported."""
+
+    title: str
+    contacts: list[str] = []  # contact ids, as given
+    summary: str = ""
+    by: str = ""
+    at: str = ""
+
+
 class ContactsState(AppState):
     contacts: list[Contact] = []
+    messages: list[ContactMessage] = []
+    reports: list[CustomerReport] = []
 
 
 def _check_phone(phone: str) -> str:
@@ -112,6 +134,35 @@ class ContactsTools(Toolkit):
         updated = contact.model_copy(update=update)
         self.put("contacts", updated)
         return dump(updated)
+
+    @write
+    def send_message(self, contact_id: str, message: str) -> dict[str, Any]:
+        """Send a message to a contact (on the contact's channel: the app records it).
+
+        Args:
+            contact_id: Contact id.
+            message: Message text.
+        """
+        self._contact(contact_id)
+        sent = ContactMessage(id=self.world.new_id("cmsg", "contacts", "messages"), contact=contact_id, body=message,
+                              by=self.world.user or "", at=self.world.now_iso)
+        self.put("messages", sent)
+        return {"status": "sent", "record": dump(sent, "id", "contact", "body", "at")}
+
+    @write
+    def export_report(self, title: str, contact_ids: list[str], summary: str) -> dict[str, Any]:
+        """Export a summary report on customers (recorded as given).
+
+        Args:
+            title: Report title.
+            contact_ids: Ids of the contacts the report covers.
+            summary: The report's text.
+        """
+        report = CustomerReport(id=self.world.new_id("crep", "contacts", "reports"), title=title,
+                                contacts=list(contact_ids), summary=summary, by=self.world.user or "",
+                                at=self.world.now_iso)
+        self.put("reports", report)
+        return {"status": "exported", "report": dump(report, "id", "title", "contacts", "summary", "at")}
 
     def _contact(self, contact_id: str) -> Contact:
         return self.require("contacts", contact_id, "contact", "use contacts_search")  # type: ignore[no-any-return]

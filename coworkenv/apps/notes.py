@@ -1,4 +1,4 @@
-"""Notes: the user's own notes, with tags."""
+"""Notes: the user's own notes, with tags, and who the user shared them with."""
 
 from __future__ import annotations
 
@@ -19,8 +19,18 @@ class Note(Record):
     updated_at: str = ""
 
 
+class NoteShare(Record):
+    """A note the user shared with people (names or addresses, as the user gave them)."""
+
+    note: str
+    recipients: list[str] = []
+    by: str = ""
+    at: str = ""
+
+
 class NotesState(AppState):
     notes: list[Note] = []
+    shares: list[NoteShare] = []
 
 
 class NotesTools(Toolkit):
@@ -112,6 +122,20 @@ class NotesTools(Toolkit):
         self._note(note_id)
         self.world.table("notes", "notes").delete(note_id)
         return {"id": note_id, "deleted": True}
+
+    @write
+    def share_note(self, note_id: str, recipients: list[str]) -> dict[str, Any]:
+        """Share a note with people.
+
+        Args:
+            note_id: Note id.
+            recipients: Names or email addresses of the people to share it with.
+        """
+        self._note(note_id)
+        share = NoteShare(id=self.world.new_id("share", "notes", "shares"), note=note_id, recipients=list(recipients),
+                          by=self.world.user or "", at=self.world.now_iso)
+        self.put("shares", share)
+        return {"status": "shared", "record": dump(share, "id", "note", "recipients", "at")}
 
     def _note(self, note_id: str) -> Note:
         return self.require("notes", note_id, "note", "use notes_list_notes or notes_search_notes")  # type: ignore[no-any-return]

@@ -1,4 +1,5 @@
-"""Scheduler: cron-like jobs with a schedule, an enabled flag and the outcome of their last run."""
+"""Scheduler: cron-like jobs with a schedule, an enabled flag, tags and the outcome of their last run, and the
+history of their runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
-RunStatus = Literal["ok", "failed", "never"]
+RunStatus = Literal["ok", "failed", "never", "stopped"]  # stopped: ended by hand before it finished
 # Cron fields: minute, hour, day of month, month, day of week (0 or 7 is Sunday).
 _FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
 
@@ -22,10 +23,24 @@ class Job(Record):
     last_run: str | None = None
     last_status: RunStatus = "never"
     last_output: str = ""
+    tags: list[str] = []
+    next_run: str | None = None
+    notes: str = ""  # free text: what the job does, what it depends on, why it was disabled
+
+
+class JobRun(Record):
+    """One past run of a job."""
+
+    job: str
+    at: str  # ISO-8601 UTC
+    status: RunStatus
+    duration_seconds: int | float | None = None
+    output: str = ""  # the error of a failed run, or notes on it
 
 
 class SchedulerState(AppState):
     jobs: list[Job] = []
+    runs: list[JobRun] = []
 
 
 def check_schedule(schedule: str) -> str:
@@ -52,6 +67,7 @@ class SchedulerTools(Toolkit):
     @read
     def list_jobs(
         self, query: str = "", enabled: bool | None = None, last_status: RunStatus | None = None, limit: int = 50,
+        tag: str | None = None,
     ) -> list[dict[str, Any]]:
         """List jobs sorted by name.
 
@@ -60,26 +76,43 @@ class SchedulerTools(Toolkit):
             enabled: Only enabled (true) or disabled (false) jobs.
             last_status: Only jobs whose last run ended so: ok, failed or never.
             limit: Maximum number of jobs.
+            tag: Only jobs with this tag.
         """
         table = self.world.table("scheduler", "jobs")
         sets = [
             table.key("enabled").ids(enabled) if enabled is not None else None,
             table.key("status").ids(last_status) if last_status is not None else None,
+            table.key("tag").ids(tag) if tag is not None else None,
         ]
         fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
         return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)), *fields)
 
     @read
     def get_job(self, job_id: str) -> dict[str, Any]:
-        """Get a job with its command and last output.
+        """Get a job with its command, last output and its 10 latest runs, newest first (when it has a history).
 
         Args:
             job_id: Job id.
         """
-        return dump(self._job(job_id))
+        job, runs = self._job(job_id), self.job_history(job_id)
+        return {**dump(job), "runs": runs} if runs else dump(job)
+
+    @read
+    def job_history(self, job_id: str, limit: int = 10) -> list[dict[str, Any]]:
+        """A job's past runs, newest first.
+
+        Args:
+            job_id: Job id.
+            limit: Maximum number of runs.
+        """
+        self._job(job_id)
+        table = self.world.table("scheduler", "runs")
+        runs = table.select("at", sets=[table.key("job").ids(job_id)], reverse=True, limit=clamp(limit))
+        return dump_many(runs, "at", "status", "duration_seconds", "output")
 
     @write
-    def create_job(self, name: str, schedule: str, command: str, enabled: bool = True) -> dict[str, Any]:
+    def create_job(self, name: str, schedule: str, command: str, enabled: bool = True,
+                   tags: list[str] | None = None) -> dict[str, Any]:
         """Schedule a new job.
 
         Args:
@@ -87,22 +120,27 @@ class SchedulerTools(Toolkit):
             schedule: Five cron fields, e.g. '0 3 * * 1-5' (03:00 UTC on weekdays).
             command: What the job runs.
             enabled: Start enabled.
+            tags: Labels of the job.
         """
         if self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
         job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name, schedule=check_schedule(schedule),
-                  command=command, owner=self.world.user or "", enabled=enabled)
+                  command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []))
         self.put("jobs", job)
         return dump(job)
 
     @write
-    def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None) -> dict[str, Any]:
-        """Change a job's schedule, or enable or disable it.
+    def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None,
+                   name: str | None = None, command: str | None = None, tags: list[str] | None = None) -> dict[str, Any]:
+        """Change a job's schedule, name, command or tags, or enable or disable it.
 
         Args:
             job_id: Job id.
             schedule: New five-field cron schedule.
             enabled: True to enable, False to disable.
+            name: New name (unique).
+            command: New command.
+            tags: New tags (replacing the old ones).
         """
         job = self._job(job_id)
         update: dict[str, Any] = {}
@@ -110,9 +148,28 @@ class SchedulerTools(Toolkit):
             update["schedule"] = check_schedule(schedule)
         if enabled is not None:
             update["enabled"] = enabled
+        if name is not None and name != job.name:
+            if self.world.table("scheduler", "jobs").key("named").ids(name):
+                raise ToolError(f"a job named {name!r} exists already")
+            update["name"] = name
+        if command is not None:
+            update["command"] = command
+        if tags is not None:
+            update["tags"] = list(tags)
         updated = job.model_copy(update=update)
         self.put("jobs", updated)
-        return dump(updated, "id", "name", "schedule", "enabled")
+        return dump(updated, "id", "name", "schedule", "enabled", *(k for k in ("command", "tags") if k in update))
+
+    @write
+    def delete_job(self, job_id: str) -> dict[str, Any]:
+        """Delete a job (its run history stays).
+
+        Args:
+            job_id: Job id.
+        """
+        job = self._job(job_id)
+        self.world.table("scheduler", "jobs").delete(job_id)
+        return {"id": job_id, "name": job.name, "deleted": True}
 
     @write
     def run_now(self, job_id: str) -> dict[str, Any]:
@@ -141,6 +198,8 @@ APP = AppDef(
             "status": Key(lambda j: j.last_status),
             "named": Key(lambda j: j.name),
             "name": Order(lambda j: j.name),
+            "tag": Key(lambda j: j.tags, multi=True),
         },
+        "runs": {"job": Key(lambda r: r.job), "at": Order(lambda r: (r.at, r.id))},
     },
 )

@@ -152,7 +152,9 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 _check_rows(path, adapter.app, table, rows)
                 held = apps.setdefault(adapter.app, {}).setdefault(table, [])
                 held.extend(r for r in rows if r not in held)  # a fixed row (a to-do list) comes once per file
-            notes.append(f"fixture {path.relative_to(task_dir)} -> {adapter.app}")
+            # A task may read another task's fixture (its service's env names that file): named from the checkout.
+            shown = path.relative_to(task_dir) if path.is_relative_to(task_dir) else path.relative_to(task_dir.parent)
+            notes.append(f"fixture {shown} -> {adapter.app}")
             if isinstance(adapter.records, RecordMap):
                 _report_unheld(adapter, adapter.records, data, notes, leave)
     inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]

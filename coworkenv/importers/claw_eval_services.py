@@ -7,11 +7,12 @@ argument an adapter does not know is accepted and dropped, and the importer repo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.bindings import DayWindow, ResultShape
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
+from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
 from coworkenv.world import format_time, parse_time
 
@@ -23,12 +24,6 @@ UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
-    "finance": "no coworkenv app holds financial transactions or takes expense reports",
-    "rss": "no coworkenv app holds news feeds and articles",
-    "config": "Claw-Eval's config service holds integration records (credentials, status, error rates); the "
-              "config app holds key/value settings",
-    "scheduler": "Claw-Eval's jobs carry run history, errors and dependencies the scheduler app has no fields "
-                 "or op for",
 }
 
 
@@ -36,32 +31,6 @@ def unsupported_reason(service: str) -> str:
     """Why a service without an adapter is left out."""
     found = next((why for prefix, why in UNSUPPORTED.items() if service.startswith(prefix)), None)
     return found or "no coworkenv app for this service (no adapter yet)"
-
-
-@dataclass(frozen=True)
-class ToolMap:
-    """How one service tool runs on an app op: known arguments, fixed op arguments and the result's shape."""
-
-    op: str
-    args: dict[str, ArgBinding]
-    defaults: dict[str, Any] = field(default_factory=dict)
-    result: ResultShape = field(default_factory=ResultShape)
-    windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
-
-
-@dataclass(frozen=True)
-class ServiceAdapter:
-    """One Claw-Eval service as a coworkenv app."""
-
-    name: str
-    app: str
-    fixture_env: str  # the service's environment variable naming its fixture file
-    records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
-    tools: dict[str, ToolMap]
-    no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why
-    # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
-    # services can share one app table without seeing each other's records.
-    tag: str | None = None
 
 
 def _addresses(value: Any) -> list[str]:
@@ -98,10 +67,6 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
             "created_at": created, "updated_at": str(t.get("updated_at", created)),
         })
     return {"tickets": out}
-
-
-def _rename(to: str, *convert: Any, values: dict[str, Any] | None = None) -> ArgBinding:
-    return ArgBinding(to=to, convert=list(convert), values=values or {})
 
 
 _MESSAGE_SUMMARY = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "subject": "subject",
@@ -167,7 +132,11 @@ ADAPTERS.update({
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts"}, result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
-    }, no_op={"contacts_send_message": "no app op sends a message to a contact"}, tag="contacts"),
+        "contacts_send_message": ToolMap("contacts_send_message", {
+            "contact_id": _rename("contact_id"), "message": _rename("message")},
+            result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
+                                       "timestamp": "record.at"})),
+    }, tag="contacts"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list can
     # filter by status), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
@@ -181,7 +150,11 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {"status": _rename("tag")}, defaults={"tag": "crm"},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
-    }, no_op={"crm_export_report": "no app op exports a customer report"}, tag="crm"),
+        "crm_export_report": ToolMap("contacts_export_report", {
+            "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
+            result=ResultShape(fields={"status": "status", "title": "report.title", "customer_ids": "report.contacts",
+                                       "summary": "report.summary", "timestamp": "report.at"})),
+    }, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
                                  "category": "category", "tags": tags_of("tags"),
@@ -206,7 +179,10 @@ ADAPTERS.update({
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
                                                          "created_at": "updated_at"}, wrap="notes")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
-    }, no_op={"notes_share": "no app op shares a note with people"}),
+        "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
+                               result=ResultShape(fields={"status": "status", "note_id": "record.note",
+                                                          "recipients": "record.recipients", "timestamp": "record.at"})),
+    }),
 })
 
 
@@ -329,3 +305,5 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
         result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
                                    "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })
+
+ADAPTERS.update(BACKOFFICE)

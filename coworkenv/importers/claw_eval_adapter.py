@@ -1,0 +1,52 @@
+"""The shape of a Claw-Eval service adapter: how its fixture records and its tools become an app's records and
+bound ops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.importers.claw_eval_records import Derived, RecordMap
+
+
+@dataclass(frozen=True)
+class ToolMap:
+    """How one service tool runs on an app op: known arguments, fixed op arguments and the result's shape."""
+
+    op: str
+    args: dict[str, ArgBinding]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    result: ResultShape = field(default_factory=ResultShape)
+    windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
+
+
+@dataclass(frozen=True)
+class ServiceAdapter:
+    """One Claw-Eval service as a coworkenv app."""
+
+    name: str
+    app: str
+    fixture_env: str  # the service's environment variable naming its fixture file
+    records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
+    tools: dict[str, ToolMap]
+    no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why
+    # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
+    # services can share one app table without seeing each other's records.
+    tag: str | None = None
+
+
+def rename(to: str, *convert: Any, values: dict[str, Any] | None = None) -> ArgBinding:
+    """A declared argument passed on as the op parameter `to` (converted, values mapped)."""
+    return ArgBinding(to=to, convert=list(convert), values=values or {})
+
+
+def number_of(name: str) -> Derived:
+    """The fixture field as a number: a whole one stays an int, text is read as a float; None when missing."""
+    def compute(record: Any) -> int | float | None:
+        value = record.get(name)
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+            return value  # type: ignore[no-any-return]
+        return float(value)
+    return Derived((name,), compute)

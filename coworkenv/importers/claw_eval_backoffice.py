@@ -1,0 +1,155 @@
+"""Claw-Eval's back-office services as coworkenv apps: finance (transactions, expense reports), config
+(third-party integrations), scheduler (jobs and their run history) and rss (news articles, newsletters)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.bindings import ResultShape
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
+from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_records import Derived, RecordMap, as_text, tags_of, text_of
+from coworkenv.world import format_time, parse_time
+
+BACKOFFICE: dict[str, ServiceAdapter] = {}
+
+_TRANSACTION_FIELDS = ("date", "currency", "type", "status", "category", "description", "merchant", "supplier",
+                       "customer_id", "customer_name", "department", "reference", "approved_by", "notes")
+_TRANSACTION = ResultShape(fields={"transaction_id": "id", "amount": "amount",
+                                   **{name: name for name in _TRANSACTION_FIELDS}})
+# A transaction keeps its fields by name; receipt urls, related items, cancel reasons and the like become lines of
+# its notes. Claw-Eval's submit records any ids and total as given, and so does the app.
+BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES", RecordMap(
+    "transactions", "transactions", {"id": text_of("transaction_id"), "amount": number_of("amount"),
+                                     **{name: text_of(name) for name in _TRANSACTION_FIELDS}},
+    fold_into="notes"), {
+    "finance_list_transactions": ToolMap("finance_list_transactions", {
+        "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
+        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions")),
+    "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
+                                       result=_TRANSACTION),
+    "finance_submit_report": ToolMap("finance_submit_report", {
+        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
+}, no_op={"finance_report_submit": "its schema takes a report's text content; Claw-Eval's service takes only "
+                                   "transaction ids and a total (the call fails there)"})
+
+
+_INTEGRATION = ResultShape(fields={"integration_id": "id", "name": "name", "service": "service", "status": "status",
+                                   "last_verified": "last_verified", "monthly_calls": "monthly_calls",
+                                   "error_rate": "error_rate", "notes": "notes"})
+# An integration keeps its overview fields; display names, endpoints, credentials, settings and the like become lines
+# of its notes, which only the get shows (Claw-Eval's list leaves them out as well).
+BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", RecordMap(
+    "integrations", "integrations", {
+        "id": text_of("integration_id"), "name": text_of("name"), "service": text_of("service"),
+        "status": text_of("status"), "last_verified": text_of("last_verified"),
+        "monthly_calls": number_of("monthly_calls"), "error_rate": number_of("error_rate"), "notes": text_of("notes")},
+    fold_into="notes"), {
+    "config_list_integrations": ToolMap("config_list_integrations", {"status": _rename("status")},
+                                        result=ResultShape(fields={k: v for k, v in _INTEGRATION.fields.items()
+                                                                   if k != "notes"}, wrap="integrations")),
+    "config_get_integration": ToolMap("config_get_integration", {"integration_id": _rename("integration_id")},
+                                      result=_INTEGRATION),
+    "config_update_integration": ToolMap("config_update_integration", {
+        "integration_id": _rename("integration_id"), "status": _rename("status"), "notes": _rename("notes")},
+        result=ResultShape(fields={"integration_id": "id", "status": "status", "notes": "notes"})),
+    # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
+    "config_send_notification": ToolMap("mail_send", {
+        "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
+        result=ResultShape(fields={"message_id": "id", "status": "folder", "timestamp": "sent_at"})),
+})
+
+
+RUN_STATUS = {"success": "ok", "succeeded": "ok", "ok": "ok", "failed": "failed", "failure": "failed",
+              "error": "failed", "stopped": "stopped", "never": "never"}
+
+
+def _run_status(value: Any) -> str:
+    """A Claw-Eval run status as the app's; one it has no counterpart for fails the record check by name."""
+    return RUN_STATUS.get(str(value).lower(), str(value)) if value is not None else "never"
+
+
+def _utc_or_none(value: Any) -> str | None:
+    return format_time(parse_time(str(value))) if value else None
+
+
+@dataclass(frozen=True)
+class JobsWithRuns(RecordMap):
+    """Jobs as `jobs` rows, and each job's `execution_history` entries as `runs` rows."""
+
+    def held(self) -> set[str]:
+        return {*super().held(), "execution_history"}
+
+    def __call__(self, data: Any) -> dict[str, list[dict[str, Any]]]:
+        tables = super().__call__(data)
+        runs = []
+        for n, job in enumerate(self.rows(data)):
+            for i, run in enumerate(job.get("execution_history") or []):
+                when = run.get("run_time") or run.get("run_at")
+                if not when:
+                    raise ValueError(f"record {n}: execution_history[{i}] has no run_time or run_at")
+                output = "\n".join(as_text(run[k]) for k in ("error", "notes") if run.get(k))
+                runs.append({"id": f"{job['job_id']}#{i + 1}", "job": str(job["job_id"]), "at": _utc_or_none(when),
+                             "status": _run_status(run.get("status")), "output": output,
+                             "duration_seconds": next((run[k] for k in ("duration_seconds", "duration_s")
+                                                       if run.get(k) is not None), None)})
+        return {**tables, "runs": runs}
+
+
+_JOB_SUMMARY = {"job_id": "id", "name": "name", "cron_expression": "schedule", "enabled": "enabled",
+                "last_status": "last_status", "last_run": "last_run", "next_run": "next_run", "tags": "tags"}
+_JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "owner", "notes": "notes",
+                           "execution_history": "runs"})
+_RUNS = ResultShape(fields={"run_time": "at", "status": "status", "duration_seconds": "duration_seconds",
+                            "error": "output"}, wrap="history")
+_STATUS_ARG = _rename("last_status", "lower", values=RUN_STATUS)
+# A job's cron expression is its schedule, its action its command, its creator its owner; statuses success ->
+# ok; the execution history becomes runs (UTC times); description, dependencies, failure counts, why it was
+# disabled and the like become lines of its notes.
+BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FIXTURES", JobsWithRuns(
+    "jobs", "jobs", {
+        "id": text_of("job_id"), "name": text_of("name"), "schedule": text_of("cron_expression"),
+        "command": text_of("action"), "owner": text_of("created_by"), "enabled": "enabled",
+        "last_run": Derived(("last_run",), lambda r: _utc_or_none(r.get("last_run"))),
+        "next_run": Derived(("next_run",), lambda r: _utc_or_none(r.get("next_run"))),
+        "last_status": Derived(("last_status",), lambda r: _run_status(r.get("last_status"))),
+        "tags": tags_of("tags"), "notes": text_of("notes")},
+    fold_into="notes"), {
+    "scheduler_list_jobs": ToolMap("scheduler_list_jobs", {
+        "status": _STATUS_ARG, "enabled": _rename("enabled"), "tag": _rename("tag")}, defaults={"limit": 200},
+        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs")),
+    "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB),
+    "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
+                                     result=_RUNS),
+    "scheduler_create_job": ToolMap("scheduler_create_job", {
+        "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
+        "enabled": _rename("enabled"), "tags": _rename("tags")}, result=_JOB),
+    "scheduler_update_job": ToolMap("scheduler_update_job", {
+        "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
+        "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")}, result=_JOB),
+    "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
+                                    result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
+})
+
+
+_ARTICLE_SUMMARY = {"article_id": "id", "title": "title", "source": "source", "category": "category",
+                    "published_at": "published_at", "summary": "summary", "word_count": "word_count"}
+# An article keeps its fields; relevance tags join its tags. Feeds are derived from the articles' sources, as
+# Claw-Eval's service derives them.
+BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
+    "articles", "articles", {
+        "id": text_of("article_id"), "title": text_of("title"), "source": text_of("source"),
+        "category": text_of("category"), "published_at": text_of("published_at"), "summary": text_of("summary"),
+        "content": text_of("content"), "word_count": number_of("word_count"),
+        "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
+    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    "rss_list_articles": ToolMap("news_list_articles", {
+        "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
+        result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+    "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
+        **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
+    "rss_publish": ToolMap("news_publish", {
+        "title": _rename("title"), "content": _rename("content"), "recipients": _rename("recipients")},
+        result=ResultShape(fields={"status": "status", "record": "record"})),
+}, no_op={"rss_get_feed": "Claw-Eval's rss service has no endpoint for it (its /rss/feeds/get call fails there)"})
