@@ -10,8 +10,8 @@ harmful mutant changed the world, protect nothing (`guard_never_fires`).
 An order probe (independent writes the task does not order, done the other way round) must pass: when it fails
 only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
 A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
-dynamics rule or turn condition that misses the reference's call once a person or channel is spelled another way
-the tool accepts is `spelling_pinned`.
+dynamics rule, turn condition or `called`/`order` check matcher that misses the reference's call once a person or
+channel is spelled another way the tool accepts is `spelling_pinned`.
 """
 
 from __future__ import annotations
@@ -100,22 +100,24 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
 
 def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
-    where the respelled reference fails a check on the state or the replies (not only a call-matcher check)."""
+    where the respelled reference fails a check on the state or the replies (not only a call-matcher check), and
+    for each `called`/`order` check whose own matcher misses the respelled write, where that check then fails."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
+    kinds = {c.id: c.rule for c in ctx.spec.checks}
     for found in respelled_writes(ctx.spec, episodes.env.state):
         outcome = episodes.mutant(found.reference)
         if outcome.result is None:
             continue
-        kinds = {c.id: c.rule for c in ctx.spec.checks}
-        failed = [c.id for c in outcome.result.checks
-                  if not c.passed and not isinstance(kinds.get(c.id), CalledRule | OrderRule)]
+        failed = [c.id for c in outcome.result.checks if not c.passed and (
+            c.id == found.check if found.check is not None else not isinstance(kinds.get(c.id), CalledRule | OrderRule))]
         if failed:
+            reacts = "the check credits" if found.check is not None else "the world reacts to"
             errors.append(GateError("mutations", "spelling_pinned", found.path,
                                     f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
-                                    "the world reacts only to the reference's spelling; match every form (a "
-                                    "`where` condition with `in`) instead"))
+                                    f"{reacts} only the reference's spelling; match every form (a `where` condition "
+                                    "with `in`, or `matches` on every spelling) instead"))
     return errors
 
 
