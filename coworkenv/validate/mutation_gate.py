@@ -11,7 +11,8 @@ An order probe (independent writes the task does not order, done the other way r
 only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
 A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
 dynamics rule, turn condition or `called`/`order` check matcher that misses the reference's call once a person or
-channel is spelled another way the tool accepts is `spelling_pinned`.
+channel is spelled another way the tool accepts is `spelling_pinned`. A write the reference makes after the user
+answered a question that still passes when made before the answer is `acts_before_answer`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
+from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -85,6 +87,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
+    errors += _early_acts(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -96,6 +99,22 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
     if outcome.result is None:
         return False
     return any(not c.passed for c in outcome.result.checks if c.id in targets)
+
+
+def _early_acts(ctx: GateContext) -> list[GateError]:
+    """`acts_before_answer` for each write the reference makes after the user answered a question, where the
+    reference with that write made before the answer still passes (the checks reward a right guess)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    for found in early_actions(ctx.spec):
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is not None and outcome.result.passed:
+            errors.append(GateError("mutations", "acts_before_answer", found.path,
+                                    f"{found.description} still passes: an agent that guesses and acts before the "
+                                    "answer is rewarded; add a check that the write waited for the answer (a later "
+                                    "turn, or a state the answer's turn makes)"))
+    return errors
 
 
 def _pinned_spellings(ctx: GateContext) -> list[GateError]:

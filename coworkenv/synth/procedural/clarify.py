@@ -24,6 +24,17 @@ from coworkenv.synth.procedural._task import (
 from coworkenv.synth.world_builder import DAY, Org
 
 
+def _acted_after_answer(tool: str) -> dict[str, object]:
+    """Python rule: every successful `tool` call comes in a later turn than the clarifying question (turn 0), so
+    a guess acted on before the user answered fails even when it guessed right."""
+    code = (
+        "def check(state, audit, messages):\n"
+        f"    acts = [a for a in audit if a['ok'] and a['tool'] == {tool!r}]\n"
+        "    return bool(acts) and all(a['turn'] >= 1 for a in acts)\n"
+    )
+    return {"kind": "python", "code": code, "entrypoint": "check", "apps": []}
+
+
 @register("clarify_ambiguous_request", multi_turn=True)
 def clarify_ambiguous_request(ctx: GenContext) -> EnvSpec:
     """Ask which person or which document is meant, listing the candidates, then act on the answer."""
@@ -137,6 +148,8 @@ def _which_person(ctx: GenContext) -> EnvSpec:
         )
         allowed = allow("chat")
     task.say(f"Done for {target.name}.")
+    acted = {"mail": "mail_send", "invite": "calendar_update_event", "dm": "chat_send_dm"}[action]
+    task.check("acted-after-answer", f"the {acted} call waited for the user's answer", _acted_after_answer(acted))
     for p in (a, b):
         task.check(
             f"asked-about-{p.id}",
@@ -192,6 +205,7 @@ def _which_document(ctx: GenContext) -> EnvSpec:
         attachments=[target],
     )
     task.say(f"Sent {target} to {recipient.name}.")
+    task.check("acted-after-answer", "the mail waited for the user's answer", _acted_after_answer("mail_send"))
     task.check(
         "right-document-sent",
         f"{recipient.name} got {target}",
