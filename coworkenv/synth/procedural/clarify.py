@@ -10,6 +10,7 @@ from coworkenv.synth.procedural._registry import register
 from coworkenv.synth.procedural._task import (
     GenContext,
     Task,
+    Wire,
     allow,
     chat_posted,
     cond,
@@ -26,13 +27,25 @@ from coworkenv.synth.world_builder import DAY, Org
 
 def _acted_after_answer(tool: str) -> dict[str, object]:
     """Python rule: every successful `tool` call comes in a later turn than the clarifying question (turn 0), so
-    a guess acted on before the user answered fails even when it guessed right."""
+    a guess acted on before the user answered fails even when it guessed right (for a write that leaves no time)."""
     code = (
         "def check(state, audit, messages):\n"
         f"    acts = [a for a in audit if a['ok'] and a['tool'] == {tool!r}]\n"
         "    return bool(acts) and all(a['turn'] >= 1 for a in acts)\n"
     )
     return {"kind": "python", "code": code, "entrypoint": "check", "apps": []}
+
+
+def _none_before_answer(org: Org, answered_s: int, app: str, table: str, stamp: str, *where: Wire) -> Wire:
+    """Records rule: no record matching `where` was stamped (`stamp`) during the episode before the user's answer,
+    which comes `answered_s` after the start: far more than any first turn's tool calls take."""
+    window = [cond(stamp, org.iso(0), "gte"), cond(stamp, org.iso(answered_s), "lt")]
+    return records(app, table, [*where, *window], 0, "equals")
+
+
+def _answer_delay(ctx: GenContext) -> int:
+    """Seconds until the user answers the question: hours, so no first turn's calls (30 s each) reach it."""
+    return 3600 * ctx.rng.randrange(3, 7)
 
 
 @register("clarify_ambiguous_request", multi_turn=True)
@@ -82,10 +95,12 @@ def _which_person(ctx: GenContext) -> EnvSpec:
         f"There are two people named {first}: {a.name} ({a.email}, {org.teams[a.team].name}) and {b.name} "
         f"({b.email}, {org.teams[b.team].name}). Which one do you mean?"
     )
+    answered = _answer_delay(ctx)
     task.ask(
         ctx.pick(("The one in {team}.", "I meant {name}.", "{name}, from {team}.")).format(
             team=org.teams[target.team].name, name=target.name
-        )
+        ),
+        advance_s=answered,
     )
     if action == "mail":
         task.maybe("files_read_file", 0.4, path=doc)
@@ -148,8 +163,15 @@ def _which_person(ctx: GenContext) -> EnvSpec:
         )
         allowed = allow("chat")
     task.say(f"Done for {target.name}.")
-    acted = {"mail": "mail_send", "invite": "calendar_update_event", "dm": "chat_send_dm"}[action]
-    task.check("acted-after-answer", f"the {acted} call waited for the user's answer", _acted_after_answer(acted))
+    waited = {
+        "mail": _none_before_answer(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
+                                    cond("to", target.email, "contains")),
+        "invite": _acted_after_answer("calendar_update_event"),
+        "dm": _none_before_answer(org, answered, "chat", "messages", "ts",
+                                  cond("channel", org.dm_channel(user.id, target.id)), cond("sender", user.id)),
+    }[action]
+    task.check("acted-after-answer", f"nothing was done for {target.name} before the user said which {first}",
+               waited, role="guard" if action != "invite" else None)
     for p in (a, b):
         task.check(
             f"asked-about-{p.id}",
@@ -195,7 +217,9 @@ def _which_document(ctx: GenContext) -> EnvSpec:
     else:
         task.read("files_list_files", prefix="reports/")
     task.say(f"I found two {quarter.upper()} reviews: {paths[0]} and {paths[1]}. Which one should I send?")
-    task.ask(ctx.pick(("The {team} one.", "{team}, please.", "Send the {team} review.")).format(team=teams[pick].name))
+    answered = _answer_delay(ctx)
+    task.ask(ctx.pick(("The {team} one.", "{team}, please.", "Send the {team} review.")).format(team=teams[pick].name),
+             advance_s=answered)
     task.find_person(recipient)
     task.write(
         "mail_send",
@@ -205,7 +229,9 @@ def _which_document(ctx: GenContext) -> EnvSpec:
         attachments=[target],
     )
     task.say(f"Sent {target} to {recipient.name}.")
-    task.check("acted-after-answer", "the mail waited for the user's answer", _acted_after_answer("mail_send"))
+    task.check("acted-after-answer", f"nothing was mailed to {recipient.name} before the user said which review",
+               _none_before_answer(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
+                                   cond("to", recipient.email, "contains")), role="guard")
     task.check(
         "right-document-sent",
         f"{recipient.name} got {target}",
