@@ -16,7 +16,8 @@ from coworkenv.world import content_hash
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "3"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests
+GENERATOR_VERSION = "4"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+# 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer
 
 StateChange = Literal["none", "announced", "silent"]
 

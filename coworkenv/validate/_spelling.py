@@ -6,8 +6,9 @@ agent picks is invisible in the world, so a dynamics rule or a follow-up turn wh
 reference's spelling (`{"person": "esra"}`) never fires for an honest agent that wrote `u-esra`: the colleague
 never answers, the next turn never comes. For each reference write such a matcher matches, each such argument is
 spelled the other way; where the matcher then misses, the respelled reference is played, and the mutations gate
-reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). Check matchers
-(`called`, `order`) are not judged yet: the procedural order checks pin person ids themselves (a known gap).
+reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). A check's own
+call matcher (`called`, either side of `order`) that pins the spelling is reported when that check fails on the
+respelled replay: an honest agent that assigned by email, or posted to the channel by id, loses the check.
 """
 
 from __future__ import annotations
@@ -16,7 +17,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from coworkenv.checks import call_matches
-from coworkenv.spec import AfterCall, CallMatcher, EnvSpec, OnAction, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import (
+    AfterCall,
+    CalledRule,
+    CallMatcher,
+    EnvSpec,
+    OnAction,
+    OrderRule,
+    ReferenceStep,
+    ReferenceTurn,
+    ToolCallSpec,
+)
 from coworkenv.validate.mutations import replaced
 from coworkenv.world import World
 
@@ -33,20 +44,30 @@ class Respelled:
     path: str  # the matcher's path in the spec
     description: str
     reference: list[ReferenceTurn]  # the reference with that write spelled the other way
+    check: str | None = None  # the check whose own matcher it is (None: a dynamics rule or turn condition)
 
 
 def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
-    """Each dynamics rule or turn condition that matches a reference write, but no longer matches it once a
-    person or channel argument is spelled another way the tool accepts (at most one per matcher)."""
-    matchers = [(f"dynamics.rules[{i}].on.call", r.on.call) for i, r in enumerate(spec.dynamics.rules)
-                if isinstance(r.on, OnAction)]
-    matchers += [(f"turns[{i}].condition.call", t.condition.call) for i, t in enumerate(spec.turns)
+    """Each dynamics rule, turn condition or check call matcher (`called`, `order`) that matches a reference write,
+    but no longer matches it once a person or channel argument is spelled another way the tool accepts (at most
+    one per matcher)."""
+    matchers: list[tuple[str, CallMatcher, str | None]] = [
+        (f"dynamics.rules[{i}].on.call", r.on.call, None) for i, r in enumerate(spec.dynamics.rules)
+        if isinstance(r.on, OnAction)]
+    matchers += [(f"turns[{i}].condition.call", t.condition.call, None) for i, t in enumerate(spec.turns)
                  if isinstance(t.condition, AfterCall)]
-    for path, matcher in matchers:
+    for i, check in enumerate(spec.checks):
+        rule = check.rule
+        if isinstance(rule, CalledRule):
+            matchers.append((f"checks[{i}].rule.call", rule.call, check.id))
+        elif isinstance(rule, OrderRule):
+            matchers += [(f"checks[{i}].rule.first", rule.first, check.id),
+                         (f"checks[{i}].rule.then", rule.then, check.id)]
+    for path, matcher, check_id in matchers:
         if matcher.tool in _FORMS_TOOLS:
             found = _first_miss(spec, world, matcher)
             if found is not None:
-                yield Respelled(path, found[0], found[1])
+                yield Respelled(path, found[0], found[1], check_id)
 
 
 def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str, list[ReferenceTurn]] | None:
@@ -66,13 +87,6 @@ def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str,
                     return (f"{call.name} with {arg}={other!r} (the same {what} as {value!r})",
                             replaced(spec.reference, t, s, new))
     return None
-
-
-def _matched_tools(spec: EnvSpec) -> set[str]:
-    """Tools whose calls a dynamics rule or a follow-up turn's condition looks at."""
-    tools = {r.on.call.tool for r in spec.dynamics.rules if isinstance(r.on, OnAction)}
-    tools |= {t.condition.call.tool for t in spec.turns if isinstance(t.condition, AfterCall)}
-    return tools
 
 
 def _respelled(world: World, what: str, value: str) -> str | None:

@@ -10,8 +10,9 @@ harmful mutant changed the world, protect nothing (`guard_never_fires`).
 An order probe (independent writes the task does not order, done the other way round) must pass: when it fails
 only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
 A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
-dynamics rule or turn condition that misses the reference's call once a person or channel is spelled another way
-the tool accepts is `spelling_pinned`.
+dynamics rule, turn condition or `called`/`order` check matcher that misses the reference's call once a person or
+channel is spelled another way the tool accepts is `spelling_pinned`. A write the reference makes after the user
+answered a question that still passes when made before the answer is `acts_before_answer`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from coworkenv.checks import MISSING, compare
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
+from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -85,6 +87,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
+    errors += _early_acts(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -98,24 +101,42 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
     return any(not c.passed for c in outcome.result.checks if c.id in targets)
 
 
-def _pinned_spellings(ctx: GateContext) -> list[GateError]:
-    """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
-    where the respelled reference fails a check on the state or the replies (not only a call-matcher check)."""
+def _early_acts(ctx: GateContext) -> list[GateError]:
+    """`acts_before_answer` for each write the reference makes after the user answered a question, where the
+    reference with that write made before the answer still passes (the checks reward a right guess)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
+    for found in early_actions(ctx.spec):
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is not None and outcome.result.passed:
+            errors.append(GateError("mutations", "acts_before_answer", found.path,
+                                    f"{found.description} still passes: an agent that guesses and acts before the "
+                                    "answer is rewarded; add a check that the write waited for the answer (a later "
+                                    "turn, or a state the answer's turn makes)"))
+    return errors
+
+
+def _pinned_spellings(ctx: GateContext) -> list[GateError]:
+    """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
+    where the respelled reference fails a check on the state or the replies (not only a call-matcher check), and
+    for each `called`/`order` check whose own matcher misses the respelled write, where that check then fails."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    kinds = {c.id: c.rule for c in ctx.spec.checks}
     for found in respelled_writes(ctx.spec, episodes.env.state):
         outcome = episodes.mutant(found.reference)
         if outcome.result is None:
             continue
-        kinds = {c.id: c.rule for c in ctx.spec.checks}
-        failed = [c.id for c in outcome.result.checks
-                  if not c.passed and not isinstance(kinds.get(c.id), CalledRule | OrderRule)]
+        failed = [c.id for c in outcome.result.checks if not c.passed and (
+            c.id == found.check if found.check is not None else not isinstance(kinds.get(c.id), CalledRule | OrderRule))]
         if failed:
+            reacts = "the check credits" if found.check is not None else "the world reacts to"
             errors.append(GateError("mutations", "spelling_pinned", found.path,
                                     f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
-                                    "the world reacts only to the reference's spelling; match every form (a "
-                                    "`where` condition with `in`) instead"))
+                                    f"{reacts} only the reference's spelling; match every form (a `where` condition "
+                                    "with `in`, or `matches` on every spelling) instead"))
     return errors
 
 

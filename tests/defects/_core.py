@@ -18,7 +18,7 @@ from typing import Any, Literal
 import orjson
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
-from coworkenv.checks import VerifierResult
+from coworkenv.checks import VerifierResult, compare
 from coworkenv.env import Env
 from coworkenv.examples import example_names, load_example
 from coworkenv.loading import parse_spec
@@ -323,10 +323,15 @@ def field_check(spec: Spec, field: str) -> dict[str, Any]:
 
 
 def unpin(spec: Spec, key: str, value: Any) -> None:
-    """Drop argument `key` = `value` from every call matcher of the checks (the writer never pinned it there)."""
+    """Drop argument `key` = `value` (or a `where` condition on `key` that `value` meets) from every call matcher of
+    the checks (the writer never pinned it there)."""
     for c in spec["checks"]:
         rule = c["rule"]
         for name in ("call", "first", "then"):
             matcher = rule.get(name)
-            if isinstance(matcher, dict) and matcher.get("args", {}).get(key) == value:
+            if not isinstance(matcher, dict):
+                continue
+            if matcher.get("args", {}).get(key) == value:
                 del matcher["args"][key]
+            matcher["where"] = [w for w in matcher.get("where", []) if not (
+                w["field"] == key and compare(value, w.get("op", "equals"), w["value"]))]

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import copy
 
-from tests.defects._core import Defect, Spec, calls, check, drop_checks, play, record, swapped, with_call
+from tests.defects._core import (
+    Defect,
+    Spec,
+    calls,
+    check,
+    drop_checks,
+    play,
+    record,
+    reference,
+    swapped,
+    with_call,
+)
 
 CLASS = "order_blind"
 # How a program can detect the class (what the gates should do), in one line.
@@ -73,7 +84,28 @@ def _restart_defect(name: str, base: str, fix_tool: str, gets_away_with: str) ->
     return Defect(CLASS, name, base, gets_away_with, breaks=breaks, fix=fix, witness=witness)
 
 
+def _acted_early(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """The reference with the answered turn's first write made in turn 0, before the clarifying question's reply:
+    the agent guesses (here: right) and acts before the user answers."""
+    ref = reference(spec)
+    s = next(j for j, step in enumerate(ref[1]["steps"]) if step.get("call") and step["call"]["name"] in (
+        "mail_send", "calendar_update_event", "chat_send_dm"))
+    moved = ref[1]["steps"].pop(s)
+    closing = max(j for j, step in enumerate(ref[0]["steps"]) if step.get("say"))
+    ref[0]["steps"].insert(closing, moved)
+    return ref
+
+
+def _no_wait_for_answer(name: str, base: str) -> Defect:
+    """Drop the check that the clarified write waited for the user's answer."""
+    return Defect(CLASS, name, base, "acts on a guess before the user answers which one they meant (and guessed right)",
+                  breaks=lambda spec: drop_checks(spec, lambda c: c["id"] == "acted-after-answer"),
+                  witness=_acted_early, gate="mutations", code="acts_before_answer")
+
+
 DEFECTS = [
+    _no_wait_for_answer("clarify-acts-before-answer", "synth:clarify_ambiguous_request@1"),
+    _no_wait_for_answer("clarify-acts-before-answer-2", "synth:clarify_ambiguous_request@2"),
     _restart_defect("restart-before-flag-fix", "synth:incident_investigate_fix@1", "services_set_flag",
                     "restarts the service before the fix, so it restarts into the broken state"),
     _restart_defect("restart-before-rollback", "example:incident_rollback", "services_rollback_config",

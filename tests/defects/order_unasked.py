@@ -72,7 +72,7 @@ _TRANSFERS = _pin(("inventory_transfer", 0, ("item_id",)), ("inventory_transfer"
                   "first-item-first", "the first low item was transferred before the second")
 _TASK_THEN_LABEL = _pin(("todo_add_task", 0, ("list_id",)), ("mail_label", 0, ()), "task-before-label",
                         "a task was filed before the mails were labelled")
-_REPLY_THEN_POST = _pin(("mail_send", 0, ("in_reply_to",)), ("chat_post_message", 0, ("channel",)),
+_REPLY_THEN_POST = _pin(("mail_send", 0, ("in_reply_to",)), ("chat_post_message", 0, ()),
                         "reply-before-post", "Astrid got her reply before the team channel heard of the ticket")
 _MOVES = _pin(("mail_move", 0, ("message_id",)), ("mail_move", 1, ("message_id",)), "moves-in-inbox-order",
               "the newsletters were filed in inbox order")

@@ -1,7 +1,8 @@
-"""Spelling pinned: a dynamics rule or a follow-up turn waits for a call spelled exactly as the reference spelled
-it (`{"person": "esra"}`, `{"channel": "#notify"}`), though the tool accepts the same person by id, email or chat
-handle and the same channel by id or #name and stores it one way. An honest agent that writes `u-esra` never gets
-the colleague's answer (or the next turn) and fails; the sound twin matches every spelling (or the state)."""
+"""Spelling pinned: a dynamics rule, a follow-up turn or a check's own call matcher (`called`, `order`) waits for a
+call spelled exactly as the reference spelled it (`{"person": "esra"}`, `{"channel": "#notify"}`), though the tool
+accepts the same person by id, email or chat handle and the same channel by id or #name and stores it one way. An
+honest agent that writes `u-esra` never gets the colleague's answer (or the next turn), or loses the order check,
+and fails; the sound twin matches every spelling (or the state)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from tests.defects._core import Defect, Spec, call, record, with_args
 CLASS = "spelling_pinned"
 # How a program can detect the class (what the gates should do), in one line.
 DETECTION = (
-    "rewrite a person (id <-> email) or channel (id <-> #name) argument of a reference write that a dynamics rule "
-    "or a turn condition matches to another spelling the tool accepts; the world ends the same for the tool, so a "
-    "failing replay means a matcher pins the reference's spelling"
+    "rewrite a person (id <-> email) or channel (id <-> #name) argument of a reference write that a dynamics rule, "
+    "a turn condition or a called/order check matcher matches to another spelling the tool accepts; the world ends "
+    "the same for the tool, so a failing replay (a state or reply check; for a check matcher, that check) means a "
+    "matcher pins the reference's spelling"
 )
 
 
@@ -22,6 +24,49 @@ def _forms_person(spec: Spec, ref: str) -> list[str]:
     person = next(p for p in spec["world"]["apps"]["directory"]["people"]
                   if ref.lower() in (p["id"].lower(), p.get("email", "").lower(), p.get("chat_handle", "").lower()))
     return [v for v in (person["id"], person.get("email"), person.get("chat_handle")) if v]
+
+
+def _forms_channel(spec: Spec, ref: str) -> list[str]:
+    channel = next(c for c in spec["world"]["apps"]["chat"]["channels"]
+                   if ref in (c["id"], c["name"], c["name"].lstrip("#")))
+    return [channel["id"], channel["name"]]
+
+
+def _check_on_reference_spelling(check_prefix: str, side: str, arg: str):  # type: ignore[no-untyped-def]
+    """The `side` matcher (`call`, `first`, `then`) of every check whose id starts with `check_prefix` names `arg` as
+    the reference spelled it, in place of the generator's every-spelling condition."""
+
+    def breaks(spec: Spec) -> None:
+        pinned = [c for c in spec["checks"] if c["id"].startswith(check_prefix)]
+        assert pinned, f"no check {check_prefix}*"
+        for c in pinned:
+            matcher = c["rule"][side]
+            matcher["args"][arg] = call(spec, matcher["tool"], **matcher["args"])["arguments"][arg]
+            matcher["where"] = [w for w in matcher.get("where", []) if w["field"] != arg]
+    return breaks
+
+
+def _other_channel(tool: str, arg: str):  # type: ignore[no-untyped-def]
+    """The reference with `arg` of its first `tool` call naming the channel the other way (id <-> #name)."""
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        value = call(spec, tool)["arguments"][arg]
+        forms = _forms_channel(spec, value)
+        return with_args(spec, tool, {arg: value}, **{arg: forms[1] if value == forms[0] else forms[0]})
+    return witness
+
+
+def _incidents_told(pinned: bool):  # type: ignore[no-untyped-def]
+    """A `called` check that #incidents heard of the fix: on the reference's `#incidents` (the defect) or on any
+    spelling of the channel (the twin)."""
+
+    def edit(spec: Spec) -> None:
+        matcher: dict[str, Any] = {"tool": "chat_post_message", "args": {"channel": "#incidents"}} if pinned else {
+            "tool": "chat_post_message", "where": [{"field": "channel", "op": "in",
+                                                    "value": [*_forms_channel(spec, "#incidents"), "incidents"]}]}
+        spec["checks"].append({"id": "incidents-told", "description": "#incidents heard of the fix",
+                               "rule": {"kind": "called", "call": matcher}})
+    return edit
 
 
 def _rule_on_reference_spelling(rule_id: str, tool: str, arg: str):  # type: ignore[no-untyped-def]
@@ -118,4 +163,24 @@ DEFECTS = [
     Defect(CLASS, "lead-acks-only-on-hash-name-2", "synth:mail_ticket_chat_coordination@1",
            "gets no acknowledgement from the team lead for posting to the channel by its id instead of #name",
            breaks=_channel_ack(True), fix=_channel_ack(False), gate="mutations", code="spelling_pinned"),
+    Defect(CLASS, "handoff-note-after-assignee-id", "synth:oncall_handoff@1",
+           "loses the order checks for handing the tickets over by the next on-call person's email, not their id",
+           breaks=_check_on_reference_spelling("note-after-", "first", "assignee"),
+           witness=_other_spelling("tickets_update", "assignee"), witness_kind="honest", gate="mutations",
+           code="spelling_pinned"),
+    Defect(CLASS, "delegate-asked-after-assignee-id", "synth:delegate_and_follow_up@2",
+           "loses the order check for assigning the ticket to the delegate by email, not by id",
+           breaks=_check_on_reference_spelling("delegate-asked-after-assignment", "first", "assignee"),
+           witness=_other_spelling("tickets_update", "assignee"), witness_kind="honest", gate="mutations",
+           code="spelling_pinned"),
+    Defect(CLASS, "post-after-ticket-on-hash-name", "synth:mail_ticket_chat_coordination@1",
+           "loses the order check for posting to the team channel by its id instead of #name",
+           breaks=_check_on_reference_spelling("ticket-before-post", "then", "channel"),
+           witness=_other_channel("chat_post_message", "channel"), witness_kind="honest", gate="mutations",
+           code="spelling_pinned"),
+    Defect(CLASS, "incidents-told-only-on-hash-name", "example:incident_rollback",
+           "loses the `called` check for posting the update to c-incidents (the channel's id) instead of #incidents",
+           breaks=_incidents_told(True), fix=_incidents_told(False),
+           witness=_other_channel("chat_post_message", "channel"), witness_kind="honest", gate="mutations",
+           code="spelling_pinned"),
 ]

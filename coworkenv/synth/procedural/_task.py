@@ -51,6 +51,18 @@ def mentions(field: str, *alternatives: str) -> Wire:
     return cond(field, "(?i)" + "|".join(re.escape(a) for a in alternatives), "matches")
 
 
+def is_person(field: str, person: Person) -> Wire:
+    """Condition: a call argument names `person` in any spelling the tools accept (their id; their email or chat
+    handle in any case, with or without a leading @), so a check never credits only the reference's spelling."""
+    names = "|".join(re.escape(n) for n in (person.email, person.chat_handle) if n)
+    return cond(field, f"^(?:{re.escape(person.id)}" + (f"|@*(?i:{names})" if names else "") + ")$", "matches")
+
+
+def is_channel(field: str, channel_id: str, name: str) -> Wire:
+    """Condition: a call argument names the channel by its id or by its name, with or without the #."""
+    return cond(field, f"^(?:{re.escape(channel_id)}|#?{re.escape(name.lstrip('#'))})$", "matches")
+
+
 def field_is(app: str, table: str, rid: str, field: str, value: Any, op: str = "equals") -> Wire:
     """Field rule: one field of one record compares to a value."""
     return {

@@ -20,6 +20,7 @@ from coworkenv.synth.procedural._task import (
     cond,
     field_is,
     frame,
+    is_person,
     on_call,
     order,
     put,
@@ -259,8 +260,8 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
         task.check(
             f"{who.id}-told-after-handover",
             f"{who.first} was told after {ticket} was assigned to them",
-            order(("tickets_update", {"ticket_id": ticket, "assignee": who.id}), ("chat_send_dm", {}),
-                  [cond("person", [who.id, who.chat_handle, who.email], "in")]),
+            order(("tickets_update", {"ticket_id": ticket}), ("chat_send_dm", {}),
+                  [is_person("person", who)], first_where=[is_person("assignee", who)]),
         )
     task.check(
         "nothing-else-changed",

@@ -14,6 +14,7 @@ from coworkenv.synth.procedural._task import (
     cond,
     field_is,
     frame,
+    is_person,
     on_call,
     order,
     put,
@@ -122,7 +123,7 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             "in-progress-after-asking",
             f"{ticket} goes in progress only after {delegate.first} was asked",
             order(("chat_send_dm", {}), ("tickets_update", {"ticket_id": ticket, "status": "in_progress"}),
-                  first_where=[cond("person", [delegate.id, delegate.chat_handle, delegate.email], "in")]),
+                  first_where=[is_person("person", delegate)]),
         )
         task.check(
             "stays-with-delegate",
@@ -159,8 +160,8 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
         task.check(
             "suggested-asked-after-assignment",
             f"{suggested.first} was asked after {ticket} was assigned to them",
-            order(("tickets_update", {"ticket_id": ticket, "assignee": suggested.id}), ("chat_send_dm", {}),
-                  [cond("person", [suggested.id, suggested.chat_handle, suggested.email], "in")]),
+            order(("tickets_update", {"ticket_id": ticket}), ("chat_send_dm", {}),
+                  [is_person("person", suggested)], first_where=[is_person("assignee", suggested)]),
         )
         task.check(
             "still-open",
@@ -175,8 +176,8 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
     task.check(
         "delegate-asked-after-assignment",
         f"{delegate.first} was asked after {ticket} was assigned to them",
-        order(("tickets_update", {"ticket_id": ticket, "assignee": delegate.id}), ("chat_send_dm", {}),
-              [cond("person", [delegate.id, delegate.chat_handle, delegate.email], "in")]),
+        order(("tickets_update", {"ticket_id": ticket}), ("chat_send_dm", {}),
+              [is_person("person", delegate)], first_where=[is_person("assignee", delegate)]),
     )
     task.check(
         "delegate-answered",

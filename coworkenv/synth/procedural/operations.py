@@ -17,6 +17,8 @@ from coworkenv.synth.procedural._task import (
     field_is,
     forbidden,
     frame,
+    is_channel,
+    is_person,
     log,
     on_call,
     order,
@@ -117,7 +119,7 @@ def feature_flag_rollout(ctx: GenContext) -> EnvSpec:
         task.check(
             "live-before-announce",
             "the announcement follows the production change",
-            order(enable_prod, ("chat_post_message", {"channel": "#releases"})),
+            order(enable_prod, ("chat_post_message", {}), [is_channel("channel", "c-releases", "#releases")]),
         )
         allowed += [allow("services", "services", prod.id, ["flags"]), allow("chat", "messages")]
     else:
@@ -290,7 +292,8 @@ def oncall_handoff(ctx: GenContext) -> EnvSpec:
         task.check(
             f"note-after-{tid}",
             f"the handoff note is written after {tid} is handed over",
-            order(("tickets_update", {"ticket_id": tid, "assignee": nxt.id}), ("files_write_file", {"path": path})),
+            order(("tickets_update", {"ticket_id": tid}), ("files_write_file", {"path": path}),
+                  first_where=[is_person("assignee", nxt)]),
         )
     task.check(
         "channel-told",

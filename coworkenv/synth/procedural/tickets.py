@@ -18,6 +18,7 @@ from coworkenv.synth.procedural._task import (
     created_since,
     field_is,
     frame,
+    is_channel,
     mentions,
     order,
     records,
@@ -299,7 +300,7 @@ def mail_ticket_chat_coordination(ctx: GenContext) -> EnvSpec:
     task.check(
         "ticket-before-post",
         "the ticket exists before the post",
-        order(created, ("chat_post_message", {"channel": team.channel_name})),
+        order(created, ("chat_post_message", {}), [is_channel("channel", team.channel, team.channel_name)]),
     )
     task.check(
         "nothing-else-changed",
