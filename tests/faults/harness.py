@@ -38,8 +38,11 @@ class ChildResult:
 
 
 def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...] = (),
-              fail: tuple[str, ...] = (), call: str | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> ChildResult:
-    """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py)."""
+              fail: tuple[str, ...] = (), call: str | None = None, env: dict[str, str] | None = None, timeout: float = 600) -> ChildResult:
+    """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py).
+
+    `timeout` only guards against a hang: a child on a loaded 2-core machine took over 120 s (an eval).
+    """
     command = [sys.executable, "-m", "tests.faults.child"]
     if fsize is not None:
         command += ["--fsize", str(fsize)]

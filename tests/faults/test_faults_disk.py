@@ -126,7 +126,7 @@ def test_writers_racing_on_one_dataset_leave_whole_files_and_a_valid_pointer(tmp
     children = [subprocess.Popen([sys.executable, "-c", code, str(root), size], cwd=ROOT, stderr=subprocess.PIPE,
                                  text=True) for size in ("small", "large", "small", "large")]
     for child in children:
-        _, err = child.communicate(timeout=120)
+        _, err = child.communicate(timeout=600)
         assert child.returncode == 0, err
     stored = latest(root, "table")
     assert stored is not None and read_table(stored).num_rows in (10, 5000)

@@ -173,7 +173,7 @@ def test_two_processes_publishing_at_once_both_land_once(tmp_path: Path, tags: t
     children = [subprocess.Popen([sys.executable, "-c", code, str(repo), tag], cwd=ROOT, stderr=subprocess.PIPE,
                                  text=True) for tag in tags]
     for child in children:
-        _, err = child.communicate(timeout=120)
+        _, err = child.communicate(timeout=600)
         assert child.returncode == 0, err
     publisher = LocalGitPublisher(repo)
     versions = publisher.published_versions()

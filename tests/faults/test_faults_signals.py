@@ -99,7 +99,7 @@ def test_two_curates_into_one_folder_take_turns_and_leave_one_whole_set(made: di
     finally:
         first.send_signal(signal.SIGCONT)
     for child in (first, second):
-        _, err = child.communicate(timeout=120)
+        _, err = child.communicate(timeout=600)
         assert child.returncode == 0, err
     shards = sorted(p.name for p in out.glob("train-*.parquet"))
     assert shards == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]  # the last writer's, whole
@@ -113,7 +113,7 @@ def test_two_synths_into_one_folder_at_once_leave_the_files_one_run_writes(tmp_p
     args = ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "2"]
     children = [_child(args), _child(args)]
     for child in children:
-        _, err = child.communicate(timeout=120)
+        _, err = child.communicate(timeout=600)
         assert child.returncode == 0, err
     assert runner.invoke(app, ["synth", "--out", str(tmp_path / "clean"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
     assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
