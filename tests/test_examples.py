@@ -21,6 +21,16 @@ def test_the_three_examples_ship() -> None:
     assert set(EXAMPLES) <= set(example_names())
 
 
+@pytest.mark.parametrize("name", example_names())
+def test_every_shipped_example_passes_the_strict_gates(name: str) -> None:
+    # The examples are what people copy: one the gates would keep out of training must not ship (the declared-tools
+    # triage example did not check what its mail said until the gates grew a content mutation for declared tools).
+    from coworkenv.validate import validate_spec
+
+    verdict = validate_spec(load_example(name))
+    assert verdict.passed, [(e.code, e.path, e.message) for e in verdict.errors()]
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_oracle_scores_one_and_is_deterministic(name: str) -> None:
     spec = load_example(name)
