@@ -86,6 +86,15 @@ def _waits_for_a_lock(pid: int, deadline_s: float = 120) -> bool:
 @pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc")
 def test_two_curates_into_one_folder_take_turns_and_leave_one_whole_set(made: dict[str, Path],
                                                                         tmp_path: Path) -> None:
+    # What the second writer alone writes: the set the folder must hold in the end (the row count follows the
+    # generators, so it is read here rather than written into the test).
+    reference = tmp_path / "alone"
+    alone = _child(["curate", str(made["traj"]), "--out", str(reference), "--max-rows-per-shard", "4"])
+    _, err = alone.communicate(timeout=600)
+    assert alone.returncode == 0, err
+    expected = sorted(p.name for p in reference.glob("train-*.parquet"))
+    rows = read_sft(sft_files(reference)).num_rows
+    assert rows >= 2, "the first writer needs two shards of one row to stop between them"
     out = tmp_path / "sft"
     base = ["curate", str(made["traj"]), "--out", str(out)]
     # The first stops itself half-way through its shards (SIGSTOP), the lock held; the second must wait for it.
@@ -102,10 +111,10 @@ def test_two_curates_into_one_folder_take_turns_and_leave_one_whole_set(made: di
         _, err = child.communicate(timeout=600)
         assert child.returncode == 0, err
     shards = sorted(p.name for p in out.glob("train-*.parquet"))
-    assert shards == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]  # the last writer's, whole
-    assert read_sft(sft_files(out)).num_rows == 6 and temp_files(out) == []
+    assert shards == expected  # the last writer's, whole
+    assert read_sft(sft_files(out)).num_rows == rows and temp_files(out) == []
     report = (out / "curation_report.json").read_text()
-    assert all(name in report for name in shards) and "of-00006" not in report
+    assert all(name in report for name in shards) and f"of-{rows:05d}.parquet" not in report  # not the first's
 
 
 def test_two_synths_into_one_folder_at_once_leave_the_files_one_run_writes(tmp_path: Path) -> None:
