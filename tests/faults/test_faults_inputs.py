@@ -93,7 +93,9 @@ def _damaged_copy(stage_files: dict[str, Path], stage: str, damage: str, where: 
     files = sorted(source.glob("*.parquet"))
     for file in files:
         (folder / file.name).write_bytes(file.read_bytes())
-    damaged = folder / files[0].name
+    # The first file the stage's reader reads: an SFT folder may hold test-split shards that sort first.
+    read = sft_files(source) if stage == "sft" else files
+    damaged = folder / read[0].name
     damaged.write_bytes(DAMAGE[damage](damaged.read_bytes()))
     return folder, damaged
 

@@ -89,32 +89,45 @@ def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return traj
 
 
+def _train_rows(trajectories: Path, tmp_path: Path) -> int:
+    """The train rows an uninterrupted curate keeps from `trajectories` (the count follows the generators)."""
+    reference = tmp_path / "uninterrupted"
+    assert _in_process(["curate", str(trajectories), "--out", str(reference)])
+    rows = read_sft(sft_files(reference)).num_rows
+    assert rows >= 2, "the kill points need at least two shards of one row"
+    return rows
+
+
 def test_curate_killed_between_shards_is_refused_by_readers_then_completed(tmp_path: Path,
                                                                            trajectories: Path) -> None:
+    rows = _train_rows(trajectories, tmp_path)
     out = tmp_path / "sft"
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]
     killed = run_child(args, kill=(f"{SFT}:commit_file:1:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
-    assert [p.name for p in out.glob("train-*")] == ["train-00000-of-00006.parquet"]
-    with pytest.raises(StageError, match=r"1 of its 6 shards .*train-00001-of-00006\.parquet.*interrupted"):
-        sft_files(out)  # a trainer must not take a sixth of the data for all of it
+    assert [p.name for p in out.glob("train-*")] == [f"train-00000-of-{rows:05d}.parquet"]
+    with pytest.raises(StageError, match=rf"1 of its {rows} shards .*train-00001-of-{rows:05d}\.parquet.*interrupted"):
+        sft_files(out)  # a trainer must not take a part of the data for all of it
     assert _in_process(args)
-    assert read_sft(sft_files(out)).num_rows == 6
+    assert read_sft(sft_files(out)).num_rows == rows
 
 
 def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_path: Path, trajectories: Path) -> None:
+    rows = _train_rows(trajectories, tmp_path)
+    shards = -(-rows // 4)
+    assert rows > shards, "the rerun must write fewer shards than the first run for the two writes to differ"
     out = tmp_path / "sft"
     assert _in_process(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"])
-    # A rerun with larger shards is killed after writing its shards, before removing the earlier run's six.
+    # A rerun with larger shards is killed after writing its shards, before removing the earlier run's ones.
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "4"]
     killed = run_child(args, kill=(f"{SFT}:ShardWriter.finish:4:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
     with pytest.raises(StageError, match=r"2 different writes .*repeat rows"):
         sft_files(out)
     assert _in_process(args)
-    assert sorted(p.name for p in out.glob("train-*")) == ["train-00000-of-00002.parquet",
-                                                           "train-00001-of-00002.parquet"]
-    assert read_sft(sft_files(out)).num_rows == 6
+    assert sorted(p.name for p in out.glob("train-*")) == [f"train-{i:05d}-of-{shards:05d}.parquet"
+                                                           for i in range(shards)]
+    assert read_sft(sft_files(out)).num_rows == rows
 
 
 @pytest.mark.parametrize("command", ["synth", "rollout", "curate", "validate"])
