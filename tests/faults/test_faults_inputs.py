@@ -32,21 +32,12 @@ from coworkenv.store.stages import (
 )
 from coworkenv.validate import procedural_candidates
 from pipelines.resources import CoworkenvSettings, SettingsError, env_var, settings_from_env
-from tests.faults.harness import snapshot, spec_folder
+from tests.faults.harness import refused, snapshot, spec_folder
 
 runner = CliRunner()
 SPEC = load_example("meeting_reschedule")
 
 
-def _refused(args: list[str], *needles: str, code: int = 2) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit | None), result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 # -- damaged Parquet, for every command that reads it --------------------------------------------------------------
@@ -115,7 +106,7 @@ def test_every_command_names_a_damaged_parquet_file_and_writes_nothing(
     stage, args = COMMANDS[command]
     given, damaged = _damaged_copy(stage_files, stage, damage, tmp_path)
     out = tmp_path / "out"
-    _refused(args(given, out), str(damaged))
+    refused(args(given, out), str(damaged))
     assert snapshot(out) == {}
 
 
@@ -166,7 +157,7 @@ def test_a_stage_file_of_another_shape_names_the_file_and_column(
 def test_curate_names_the_column_a_trajectory_file_lacks(stage_files: dict[str, Path], tmp_path: Path) -> None:
     first = sorted(stage_files["traj"].glob("*.parquet"))[0]
     bad = _reshaped(first, tmp_path / "traj" / first.name, "missing", "env_id")
-    _refused(["curate", str(bad.parent), "--out", str(tmp_path / "out")], str(bad), "env_id")
+    refused(["curate", str(bad.parent), "--out", str(tmp_path / "out")], str(bad), "env_id")
 
 
 @pytest.mark.parametrize(("stage", "column"), [("specs", "spec_json"), ("traj", "env_id"), ("traj", "messages")])
@@ -180,12 +171,12 @@ def test_a_column_that_appears_twice_is_refused_not_guessed(stage_files: dict[st
     pq.write_table(pa.Table.from_arrays([*table.columns, table.column(column)], names=[*table.column_names, column]),
                    bad)
     args = {"specs": ["rollout", str(bad)], "traj": ["curate", str(bad.parent)]}[stage]
-    _refused([*args, "--out", str(tmp_path / "out")], str(bad), f"{column!r} appears more than once")
+    refused([*args, "--out", str(tmp_path / "out")], str(bad), f"{column!r} appears more than once")
     assert snapshot(tmp_path / "out") == {}
 
 
 @pytest.mark.parametrize("column", ["env_id", "messages"])
-def test_trajectory_rows_without_an_env_or_a_conversation_are_refused(stage_files: dict[str, Path],
+def test_trajectory_rows_without_an_env_or_a_conversation_arerefused(stage_files: dict[str, Path],
                                                                       tmp_path: Path, column: str) -> None:
     first = sorted(stage_files["traj"].glob("*.parquet"))[0]
     table = pq.read_table(first)
@@ -195,7 +186,7 @@ def test_trajectory_rows_without_an_env_or_a_conversation_are_refused(stage_file
     bad.parent.mkdir()
     pq.write_table(emptied, bad)
     out = tmp_path / "out"
-    line = _refused(["curate", str(bad.parent), "--out", str(out)], "no " + column.removesuffix("_id"))
+    line = refused(["curate", str(bad.parent), "--out", str(out)], "no " + column.removesuffix("_id"))
     assert str(bad) in line or "env-" in line  # the file, or the envs of the rows
     with pytest.raises((StageError, FileNotFoundError)):  # nothing a trainer would take for a whole split
         sft_files(out)
@@ -215,7 +206,7 @@ def test_a_spec_with_a_byte_order_mark_reads_like_one_without(tmp_path: Path) ->
 def test_a_spec_that_is_not_utf8_names_the_byte_and_line(tmp_path: Path) -> None:
     path = tmp_path / "latin1.jsonl"
     path.write_bytes(SPEC.to_json().encode() + b"\n" + '{"note": "café"}'.encode("latin-1") + b"\n")
-    _refused(["env", "run", str(path)], str(path), "not UTF-8", "line 2", "save the file as UTF-8")
+    refused(["env", "run", str(path)], str(path), "not UTF-8", "line 2", "save the file as UTF-8")
 
 
 @pytest.mark.parametrize("where", ["top level", "nested"])
@@ -230,7 +221,7 @@ def test_a_duplicate_key_is_named_not_resolved_silently(tmp_path: Path, where: s
         key = "apps" if '"world":{"apps":{},' in text else "name"
     path = tmp_path / "dup.json"
     path.write_text(text)
-    _refused(["env", "run", str(path)], str(path), f"key {key!r} appears twice")
+    refused(["env", "run", str(path)], str(path), f"key {key!r} appears twice")
 
 
 def test_a_line_separator_inside_a_jsonl_string_is_not_a_line_break(tmp_path: Path) -> None:
@@ -252,7 +243,7 @@ def test_malformed_spec_files_get_a_short_message_naming_the_file(tmp_path: Path
                                                                  says: str) -> None:
     path = tmp_path / "spec.json"
     path.write_bytes(content)
-    line = _refused(["env", "run", str(path)], str(path), says)
+    line = refused(["env", "run", str(path)], str(path), says)
     assert len(line) < 500  # the content is not echoed back
 
 
@@ -316,7 +307,7 @@ def test_a_read_only_out_folder_is_named(tmp_path: Path, command: str) -> None:
     out.chmod(0o555)
     args = {"synth": ["synth", "--out", str(out), "-c", "ticket_triage_update", "--n", "1"],
             "rollout": ["rollout", str(spec_folder(tmp_path / "in")), "--out", str(out)]}[command]
-    _refused(args, str(out), "writable", code=1)
+    refused(args, str(out), "writable", code=1)
 
 
 # -- settings and secrets ------------------------------------------------------------------------------------------
@@ -388,7 +379,7 @@ def test_a_duplicate_key_in_a_taxonomy_file_is_named_with_its_line(tmp_path: Pat
     folder = tmp_path / "taxonomy"
     folder.mkdir()
     (folder / "tickets.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _refused(["taxonomy", "--path", str(folder)], f"{folder / 'tickets.yaml'}:{at + 2}", "'multi_turn' appears twice")
+    refused(["taxonomy", "--path", str(folder)], f"{folder / 'tickets.yaml'}:{at + 2}", "'multi_turn' appears twice")
 
 
 def _texts_under(folder: Path) -> list[str]:
