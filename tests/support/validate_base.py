@@ -52,7 +52,8 @@ _BASE: dict[str, Any] = {
             {"field": "text", "op": "contains", "value": "OPS-1"}]}},
         {"id": "announced-after", "rule": {"kind": "order",
                                            "first": {"tool": "tickets_update", "args": {"ticket_id": "OPS-1"}},
-                                           "then": {"tool": "chat_post_message", "args": {"channel": "#ops"}}}},
+                                           "then": {"tool": "chat_post_message", "where": [
+                                               {"field": "channel", "op": "in", "value": ["#ops", "c-ops", "ops"]}]}}},
         {"id": "nothing-else", "rule": {"kind": "frame", "allow": [
             {"app": "tickets", "table": "tickets", "id": "OPS-1"},
             {"app": "chat", "table": "messages", "id": "chat-1"},
