@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +47,9 @@ KERNEL_ONLY = DEGRADED | {"hook"}
 ESCAPED = "SANDBOX-ESCAPED"
 HOST_FILE_TIME = 1_000_000_000
 WORLD_CANARY = "world-readable-canary-" + uuid.uuid4().hex
+# Characters a terminal or log viewer acts on instead of showing (ANSI/OSC escapes, CR, newlines, bidi overrides,
+# zero-width and separator characters, lone surrogates): no report the host makes may carry one unescaped.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,9 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
         assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
+    for text in (result.error or "", *run.violations):
+        hidden = sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
+        assert not hidden, f"{case.name}: the report carries unescaped {hidden}: {run}"
     # What comes back must be writable anywhere: JSON, and text every UTF-8 writer accepts.
     json.dumps(result.value, ensure_ascii=False, allow_nan=False).encode("utf-8")
     (result.error or "").encode("utf-8")
