@@ -128,10 +128,29 @@ def host_watch(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostWatch]:
             resource.setrlimit(which, limits)
 
 
+@contextlib.contextmanager
+def _inherited_descriptor(path: Path) -> Iterator[int]:
+    """`path` open in the host on an inheritable descriptor numbered as high as the host's limit allows (container
+    runtimes allow 2**20), the way a host process inherits descriptors it never opened itself."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    number = (2**20 if hard == resource.RLIM_INFINITY else hard) - 1
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # dup2 refuses numbers beyond the soft limit
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        os.dup2(fd, number, inheritable=True)
+        os.close(fd)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        yield number
+    finally:
+        os.close(number)
+
+
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
-    their extended attributes, where the file system keeps them)."""
+    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor."""
     monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
@@ -156,7 +175,10 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
         "world_file": str(world_file),
         "repo_dir": str(REPO),
     }
-    yield paths
+    with _inherited_descriptor(secret_file) as number:
+        paths["inherited_fd"] = str(number)
+        host_watch.fds += 1  # the host's own, closed after the test
+        yield paths
     for key in ("tmp_target", "repo_target"):
         Path(paths[key]).unlink(missing_ok=True)
 

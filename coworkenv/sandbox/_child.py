@@ -153,6 +153,16 @@ def describe(exc: BaseException, type_: Any = type, base: Any = BaseException, f
     return (text[:480] + (f" (line {line})" if line else "")).strip()
 
 
+def close_host_descriptors(first: int) -> None:
+    """Close every descriptor from `first` up, whatever its number: nothing else of the host's may stay open here,
+    and a host may hold inheritable ones far above any fixed bound (container runtimes allow 2**20 of them)."""
+    try:  # the host's /proc still: the mount namespace comes later
+        last = max(int(name) for name in os.listdir("/proc/self/fd"))
+    except (OSError, ValueError):
+        last = os.sysconf("SC_OPEN_MAX")
+    os.closerange(first, last + 1)
+
+
 def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
     """Execute the sibling modules the host compiled into `RUN_DIR/boot.bin` (the child must not import the
     `coworkenv` package, and compiling them here on every call would double its start-up time)."""
@@ -314,7 +324,7 @@ def main() -> None:
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
-        os.closerange(RESULT_FD + 1, 65536)  # nothing else of the host's may stay open here
+        close_host_descriptors(RESULT_FD + 1)
         st = os.fstat(RESULT_FD)
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
