@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
 RESULT_FD = 3
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
+EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
 CODE_FILENAME = "<sandboxed>"
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 # The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
@@ -375,5 +376,16 @@ def main() -> None:
     exit_(0)
 
 
+def run(main: Callable[[], None] = main, exit_: Callable[[int], None] = posix._exit,
+        base: type[BaseException] = BaseException) -> None:
+    """`main()`, and an exit with EXIT_INTERRUPTED for any exception that escapes it: the code's signal handlers and
+    finalizers can raise anywhere in the bootstrap, even after the call, and the interpreter's own traceback
+    printer would read source files (which the hook reports as violations). Bound before the code runs."""
+    try:
+        main()
+    except base:
+        exit_(EXIT_INTERRUPTED)
+
+
 if __name__ == "__main__":
-    main()
+    run()
