@@ -241,6 +241,17 @@ def isolate(
     return layers, missing
 
 
+def frame_locals_write_through() -> bool:
+    """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
+    finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
+    def probe() -> bool:
+        decided = True
+        sys._getframe().f_locals["decided"] = False
+        return not decided
+
+    return probe()
+
+
 def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type], bool]) -> list[str]:
     """The C data types under `bases` (the `_ctypes` base types, reachable by anyone through
     `object.__subclasses__()`) that reach memory by an address and can still be instantiated."""
@@ -351,6 +362,10 @@ def main() -> None:
         del ctypes_bases, reaches_memory
         if leftover and "audit-hook" not in missing:
             missing["audit-hook"] = f"C data types the code could use to rewrite the hook's memory remain: {leftover}"
+        if "audit-hook" not in missing and frame_locals_write_through():
+            missing["audit-hook"] = ("frame.f_locals writes through to a running function (Python 3.13+, PEP 667): code "
+                                     "that runs inside the hook, a signal handler or a finalizer, could rewrite its "
+                                     "decision")
         if "hook" in disabled:
             missing["audit-hook"] = SWITCHED_OFF
         elif "audit-hook" not in missing:
