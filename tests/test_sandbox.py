@@ -6,8 +6,10 @@ switched off (network/mount namespaces, uid drop), as on a host that forbids the
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
-gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear. The host
-watches its side too: no signal may reach it, its resource limits stay, every run directory is gone afterwards.
+gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear, nor may a
+terminal or log control character stand unescaped in any report. The host watches its side too: no signal may reach
+it, its resource limits stay, every run directory is gone afterwards, and every snippet runs while the host holds the
+secret file open on an inheritable descriptor.
 """
 
 from __future__ import annotations
