@@ -6,8 +6,10 @@ switched off (network/mount namespaces, uid drop), as on a host that forbids the
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
-gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear. The host
-watches its side too: no signal may reach it, its resource limits stay, every run directory is gone afterwards.
+gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear, nor may a
+terminal or log control character stand unescaped in any report. The host watches its side too: no signal may reach
+it, its resource limits stay, every run directory is gone afterwards, and every snippet runs while the host holds the
+secret file open on an inheritable descriptor.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +49,9 @@ KERNEL_ONLY = DEGRADED | {"hook"}
 ESCAPED = "SANDBOX-ESCAPED"
 HOST_FILE_TIME = 1_000_000_000
 WORLD_CANARY = "world-readable-canary-" + uuid.uuid4().hex
+# Characters a terminal or log viewer acts on instead of showing (ANSI/OSC escapes, CR, newlines, bidi overrides,
+# zero-width and separator characters, lone surrogates): no report the host makes may carry one unescaped.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 @dataclass(frozen=True)
@@ -124,10 +130,29 @@ def host_watch(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostWatch]:
             resource.setrlimit(which, limits)
 
 
+@contextlib.contextmanager
+def _inherited_descriptor(path: Path) -> Iterator[int]:
+    """`path` open in the host on an inheritable descriptor numbered as high as the host's limit allows (container
+    runtimes allow 2**20), the way a host process inherits descriptors it never opened itself."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    number = (2**20 if hard == resource.RLIM_INFINITY else hard) - 1
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # dup2 refuses numbers beyond the soft limit
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        os.dup2(fd, number, inheritable=True)
+        os.close(fd)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        yield number
+    finally:
+        os.close(number)
+
+
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
-    their extended attributes, where the file system keeps them)."""
+    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor."""
     monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
@@ -152,7 +177,10 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
         "world_file": str(world_file),
         "repo_dir": str(REPO),
     }
-    yield paths
+    with _inherited_descriptor(secret_file) as number:
+        paths["inherited_fd"] = str(number)
+        host_watch.fds += 1  # the host's own, closed after the test
+        yield paths
     for key in ("tmp_target", "repo_target"):
         Path(paths[key]).unlink(missing_ok=True)
 
@@ -173,6 +201,9 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
         assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
+    for text in (result.error or "", *run.violations):
+        hidden = sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
+        assert not hidden, f"{case.name}: the report carries unescaped {hidden}: {run}"
     # What comes back must be writable anywhere: JSON, and text every UTF-8 writer accepts.
     json.dumps(result.value, ensure_ascii=False, allow_nan=False).encode("utf-8")
     (result.error or "").encode("utf-8")
@@ -233,6 +264,7 @@ def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(
 ) -> None:
     """An unprivileged host whose kernel lacks Landlock: the audit hook, seccomp and the capability drop remain,
     and modules that touch files natively (sqlite3, pwd, ssl) are refused with them."""
+    _require("audit-hook")  # not in effect where code run inside the hook could steer it (Python 3.13+)
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED | {"landlock"})
     assert "landlock" not in outcome.layers
     _assert_contained(case, outcome, targets, watch=host_watch)

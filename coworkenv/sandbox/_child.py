@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
 RESULT_FD = 3
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
+EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
 CODE_FILENAME = "<sandboxed>"
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 # The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
@@ -153,6 +154,16 @@ def describe(exc: BaseException, type_: Any = type, base: Any = BaseException, f
     return (text[:480] + (f" (line {line})" if line else "")).strip()
 
 
+def close_host_descriptors(first: int) -> None:
+    """Close every descriptor from `first` up, whatever its number: nothing else of the host's may stay open here,
+    and a host may hold inheritable ones far above any fixed bound (container runtimes allow 2**20 of them)."""
+    try:  # the host's /proc still: the mount namespace comes later
+        last = max(int(name) for name in os.listdir("/proc/self/fd"))
+    except (OSError, ValueError):
+        last = os.sysconf("SC_OPEN_MAX")
+    os.closerange(first, last + 1)
+
+
 def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
     """Execute the sibling modules the host compiled into `RUN_DIR/boot.bin` (the child must not import the
     `coworkenv` package, and compiling them here on every call would double its start-up time)."""
@@ -228,6 +239,17 @@ def isolate(
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing
+
+
+def frame_locals_write_through() -> bool:
+    """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
+    finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
+    def probe() -> bool:
+        decided = True
+        sys._getframe().f_locals["decided"] = False
+        return not decided
+
+    return probe()
 
 
 def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type], bool]) -> list[str]:
@@ -314,7 +336,7 @@ def main() -> None:
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
-        os.closerange(RESULT_FD + 1, 65536)  # nothing else of the host's may stay open here
+        close_host_descriptors(RESULT_FD + 1)
         st = os.fstat(RESULT_FD)
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
@@ -340,6 +362,10 @@ def main() -> None:
         del ctypes_bases, reaches_memory
         if leftover and "audit-hook" not in missing:
             missing["audit-hook"] = f"C data types the code could use to rewrite the hook's memory remain: {leftover}"
+        if "audit-hook" not in missing and frame_locals_write_through():
+            missing["audit-hook"] = ("frame.f_locals writes through to a running function (Python 3.13+, PEP 667): code "
+                                     "that runs inside the hook, a signal handler or a finalizer, could rewrite its "
+                                     "decision")
         if "hook" in disabled:
             missing["audit-hook"] = SWITCHED_OFF
         elif "audit-hook" not in missing:
@@ -365,5 +391,16 @@ def main() -> None:
     exit_(0)
 
 
+def run(main: Callable[[], None] = main, exit_: Callable[[int], None] = posix._exit,
+        base: type[BaseException] = BaseException) -> None:
+    """`main()`, and an exit with EXIT_INTERRUPTED for any exception that escapes it: the code's signal handlers and
+    finalizers can raise anywhere in the bootstrap, even after the call, and the interpreter's own traceback
+    printer would read source files (which the hook reports as violations). Bound before the code runs."""
+    try:
+        main()
+    except base:
+        exit_(EXIT_INTERRUPTED)
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -10,6 +10,8 @@ before the kernel has to. It is written so that the code it watches cannot steer
 - it is one function that calls only C functions, and everything it uses is bound in its default arguments,
   all immutable (tuples, frozensets, str, int, builtins): a frame reachable from a traceback shows those values
   but offers no cell, dict or list to rewrite, and it keeps no counter to exhaust;
+- a signal handler can run inside it (after any call) and raise any exception: no `except` in it lets an
+  operation through, so such an exception only ever refuses (checks that could fail ask without raising);
 - relative paths resolve against the scratch directory, which is the cwd for good: `os.chdir` is refused here
   and chdir/fchdir by seccomp, so the path the hook judges is the path the kernel opens.
 Compiled by the host into the run's boot.bin and executed by `_child.py`; standard library only.
@@ -27,7 +29,6 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from typing import Any
 
 WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | posix.O_TRUNC
-S_IFMT, S_IFDIR = 0o170000, 0o040000
 
 
 def make_audit_hook(
@@ -84,12 +85,12 @@ def _bind(
         write_names: frozenset[str] = write_names, read_events: tuple[tuple[str, int], ...] = read_events,
         read_names: frozenset[str] = read_names, commands: tuple[tuple[str, frozenset[int]], ...] = commands,
         command_names: frozenset[str] = command_names, env_prefixes: tuple[str, ...] = env_prefixes,
-        write_flags: int = WRITE_FLAGS, s_ifmt: int = S_IFMT, s_ifdir: int = S_IFDIR,
+        write_flags: int = WRITE_FLAGS, reachable: Any = posix.access, f_ok: int = posix.F_OK,
         str_t: type = str, bytes_t: type = bytes, int_t: type = int, tuple_t: type = tuple, type_: Any = type,
         len_: Any = len, repr_: Any = repr, decode: Any = bytes.decode, encode: Any = str.encode,
         startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
         partition: Any = str.partition, rpartition: Any = str.rpartition, fstat: Any = posix.fstat,
-        stat: Any = posix.stat, write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
+        write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes,
@@ -211,12 +212,10 @@ def _bind(
             elif not in_scratch and where not in read_roots and not startswith(where, read_prefixes):
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
-            elif refuse_dirs and not in_scratch:
-                try:  # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone
-                    if stat(where).st_mode & s_ifmt == s_ifdir:
-                        reason = "opening directory " + shown
-                except OSError:
-                    pass
+            elif refuse_dirs and not in_scratch and reachable(where + "/", f_ok):  # only a directory takes the "/"
+                # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone (the event
+                # has no dir_fd). Asked without try/except: a signal handler's exception must never land in one.
+                reason = "opening directory " + shown
         if reason is None:
             return
         try:

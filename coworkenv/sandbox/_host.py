@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import time
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +38,10 @@ _SCRATCH_CHECK_S = 0.1  # how often the host measures a scratch folder that no t
 # Kernels count RSS per CPU and read it approximately (an error of a few MiB on many cores), so a child's peak that
 # is only the host's, carried over at exec, can read a little above the host's own figure.
 _INHERITED_RSS_SLACK = 32 * 2**20
+# What a terminal or log viewer acts on instead of showing: controls (ESC opens ANSI/OSC sequences that clear the
+# screen, make links or write the clipboard; CR and newlines overwrite or forge log lines), format characters (bidi
+# overrides reorder text, zero-width ones hide it), line and paragraph separators, and lone surrogates.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 @dataclass(frozen=True)
@@ -278,10 +283,13 @@ def _finite_float(text: str) -> float:
 def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -> Outcome:
     layers, missing, violations, finals, malformed = _parse_frames(c.result_bytes)
 
+    # Every text below may be the code's own (messages, type names, module names in violations, stderr, a frame it
+    # wrote itself), and it ends up in logs, terminals and datasets.
+    violations = [_printable(v[:_MAX_ERROR_CHARS]) for v in violations]
+
     def fail(kind: str, error: str) -> Outcome:
-        text = _unicode_safe(error[:_MAX_ERROR_CHARS])  # the code's own message may carry lone surrogates
-        return Outcome(SandboxResult(False, None, kind, text, round(c.duration_s, 4)), layers, missing,
-                       tuple(violations))
+        return Outcome(SandboxResult(False, None, kind, _printable(error[:_MAX_ERROR_CHARS]), round(c.duration_s, 4)),
+                       layers, missing, tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
@@ -307,7 +315,7 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
                 c.maxrss_bytes > c.inherited_maxrss_bytes + _INHERITED_RSS_SLACK:
             return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded")
         return fail("crashed", f"killed by {_signal_name(sig)}{_last_line(c.output_tail)}")
-    if code == _EXIT_SETUP:
+    if code == _EXIT_SETUP and not layers:  # the bootstrap says its layers before the code runs: after, it is the code's
         return fail("crashed", f"sandbox setup failed{_last_line(c.output_tail)}")
     if code != 0:
         return fail("crashed", f"exited with status {code} without returning")
@@ -352,8 +360,13 @@ def _unportable(value: Any) -> str | None:
     return None
 
 
-def _unicode_safe(text: str) -> str:
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+def _printable(text: str) -> str:
+    """`text` with every character of `_HIDDEN_CATEGORIES` escaped as Python writes it (`\\x1b`, `\\n`, `\\u202e`,
+    `\\ud800`): shown, never acted on, and always UTF-8 writable."""
+    if text.isprintable():
+        return text
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _HIDDEN_CATEGORIES
+                   else ch for ch in text)
 
 
 def _signal_name(sig: int) -> str:
