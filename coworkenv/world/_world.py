@@ -16,6 +16,7 @@ from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
 
 T = TypeVar("T")
+_EMPTY = bytes(16)  # the hash of an empty table
 
 
 @dataclass(frozen=True, order=True)
@@ -213,8 +214,12 @@ class World:
                 joined[k:k + 16] = table.content_hash.to_bytes(16, "big")
             self._dirty.clear()
             tables = self._tables_bytes = (self._mutations, joined)
-        # Same digest as hashing the clock and then each table hash in turn; the table part is reused.
-        digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + tables[1], digest_size=16).hexdigest()
+        # Same digest as hashing the clock and then each non-empty table's hash in turn (sorted by address); the
+        # table part is reused. An empty table (hash 0) adds nothing, so a world hash does not change when an app
+        # gains a table or coworkenv gains an app.
+        joined = tables[1]
+        filled = b"".join([chunk for k in range(0, len(joined), 16) if (chunk := joined[k:k + 16]) != _EMPTY])
+        digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + filled, digest_size=16).hexdigest()
         self._hash_cache = (self.clock, self._mutations, digest)
         return digest
 
