@@ -208,11 +208,12 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
                                      result=ResultShape(fields={"event_id": "id", "status": "status"})),
-}, no_op={
-    "calendar_create_event": "Claw-Eval invites attendees by free-text name; the calendar app invites directory "
-                             "people",
-    "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
-                                "directory person",
+    "calendar_create_event": ToolMap("calendar_add_event", {
+        "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
+        "attendees": _rename("attendees"), "location": _rename("location")},
+        result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
+    "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
+                                        result=ResultShape(fields=_EVENT.fields, wrap="events")),
 })
 
 
