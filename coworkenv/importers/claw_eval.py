@@ -101,7 +101,7 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
         why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
             "no deterministic check is left to score it"
         return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
-    if (task_dir / "grader.py").is_file() and re.search(r"\bjudge\b", (task_dir / "grader.py").read_text()):
+    if _grader_judges(task_dir):
         notes.append("grader.py calls an LLM judge: only the task's declarative checks were translated")
     if task.judge_rubric:
         leave("judge_rubric", "LLM judge: not deterministic")
@@ -120,6 +120,21 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     })
     status: Literal["full", "partial"] = "partial" if any(x["affects_score"] for x in left) else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+_PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
+_JUDGE_PARAMETER = re.compile(r"\bjudge\s*:[^,)\n]*(=\s*None)?")
+
+
+def _grader_judges(task_dir: Path, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the task's grader.py (or the peer grader it extends) uses its LLM judge beyond taking it."""
+    path = task_dir / "grader.py"
+    if not path.is_file() or task_dir.name in seen:
+        return False
+    code = "\n".join(line for line in path.read_text(errors="replace").splitlines() if not line.lstrip().startswith("#"))
+    if re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", code)):
+        return True
+    return any(_grader_judges(task_dir.parent / peer, seen | {task_dir.name}) for peer in _PEER.findall(code))
 
 
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
@@ -191,13 +206,15 @@ def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, no
 
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
     service = next(s for s in task.services if s.name == adapter.name)
-    named = service.env.get(adapter.fixture_env)
-    if named:  # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
+    envs = (adapter.fixture_env,) if isinstance(adapter.fixture_env, str) else adapter.fixture_env
+    found = []
+    for named in [service.env[e] for e in envs if service.env.get(e)]:
+        # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
         candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
         if "fixtures/" in named:
             candidates.append(task_dir / "fixtures" / named.split("fixtures/", 1)[1])
-        return [next((c for c in candidates if c.is_file()), candidates[0])]
-    return sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
+        found.append(next((c for c in candidates if c.is_file()), candidates[0]))
+    return found or sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 
 def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
