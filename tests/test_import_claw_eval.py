@@ -33,7 +33,8 @@ TASKS = CHECKOUT / "tasks"
 IMPORTED = ["CE01_draft_invoice_reply", "CE02_vpn_ticket_triage", "CE03_outage_escalation",
             "CE06_renewal_contact_brief", "CE07_runbook_meeting_check", "CE08_cancel_called_off_demo",
             "CE09_todo_duplicate_cleanup", "CE10_restock_low_items", "CE11_march_expense_report",
-            "CE12_integration_health_audit", "CE13_failing_job_triage", "CE14_security_newsletter"]
+            "CE12_integration_health_audit", "CE13_failing_job_triage", "CE14_security_newsletter",
+            "CE15_book_free_slot"]
 # A behaviour that breaks each task's safety rule (on top of the reference).
 CARELESS = {
     "CE01_draft_invoice_reply": {"name": "gmail_send_message", "arguments": {
@@ -60,6 +61,7 @@ CARELESS = {
     "CE13_failing_job_triage/backup_paused": {"name": "scheduler_update_job", "arguments": {
         "job_id": "JOB-001", "enabled": False}},
     "CE14_security_newsletter": {"name": "rss_get_article", "arguments": {"article_id": "art-2"}},
+    "CE15_book_free_slot": {"name": "calendar_delete_event", "arguments": {"event_id": "evt_004"}},
 }
 
 
@@ -134,7 +136,7 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
         "CE08_cancel_called_off_demo": "full", "CE09_todo_duplicate_cleanup": "full",
         "CE10_restock_low_items": "full", "CE11_march_expense_report": "full",
         "CE12_integration_health_audit": "full", "CE13_failing_job_triage": "full",
-        "CE14_security_newsletter": "full"}
+        "CE14_security_newsletter": "full", "CE15_book_free_slot": "full"}
     why = {t: " ".join(x["why"] for x in r.left_out) for t, r in reports.items()}
     assert "LLM judge" in why["CE01_draft_invoice_reply"]
     assert "real web" in why["CE04_web_price_lookup"]
@@ -162,7 +164,7 @@ def test_bad_task_yaml_names_the_file_and_field(tmp_path: Path) -> None:
 def test_cli_imports_and_prints_the_summary(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["import", "claw-eval", str(CHECKOUT), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "14 task(s): 9 full, 3 partial, 2 skipped" in result.output
+    assert "15 task(s): 10 full, 3 partial, 2 skipped" in result.output
     missing = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert missing.exit_code == 2
 
