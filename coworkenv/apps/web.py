@@ -25,7 +25,7 @@ class Page(Record):
 
 class SearchEntry(Record):
     """A search engine's entry for a page: what a search shows, and the keywords it is found by (ids in rank order
-    of ties: `r-001` before `r-002`)."""
+    of ties: `r-0001` before `r-0002`)."""
 
     url: str
     title: str = ""
