@@ -46,9 +46,12 @@ SCHEMA_VERSION: Literal["2"] = "2"
 # Bump when the meaning of a check kind or of the score changes: stored runs are re-scored when this changes.
 # 2: guards carry no credit, graded checks, text checks, forbidden counts failed attempts, EnvSpec.scoring.
 VERIFIER_VERSION = "2"
+# Bump when the bytes a spec id hashes change for the same spec: sealed files (which carry their id) are then
+# validated and hashed again. 2: empty tables and apps with no records are left out.
+SPEC_ID_SCHEME = "2"
 
 __all__ = [
-    "GUARD_RULE_KINDS", "SCHEMA_VERSION", "VERIFIER_VERSION", "CallMatcher", "CalledRule", "Check", "CheckRule",
+    "GUARD_RULE_KINDS", "SCHEMA_VERSION", "SPEC_ID_SCHEME", "VERIFIER_VERSION", "CallMatcher", "CalledRule", "Check", "CheckRule",
     "EnvSpec", "FieldCond", "FieldRef", "FieldRule", "ForbiddenRule", "FrameRule", "NumberTarget", "Op",
     "OrderRule", "PythonRule", "RecordsRule", "ReplyStatesRule", "Role", "Scoring", "Selector", "StatePredicate",
     "Term", "TextNorm", "TextRule", "Tier", "TiersRule", "envspec_json_schema", "migrate_spec_data",
@@ -236,11 +239,13 @@ class EnvSpec(_Wire):
         # The world's records are the bulk: their field dicts are read as they are (the same JSON as dumping them).
         data = self.model_dump(mode="json", by_alias=True, exclude=unused | {"world"})
         data["world"] = {**self.world.model_dump(mode="json", by_alias=True, exclude={"apps"}),
-                         "apps": json_form(self.world.apps)}
+                         "apps": _filled_tables(json_form(self.world.apps))}
         try:  # the bytes `content_hash` hashes, or an error for a value a dump would write differently
             canonical = orjson.dumps(data, option=STRICT_CANONICAL)
         except TypeError:
-            return "env-" + content_hash(self.model_dump(mode="json", by_alias=True, exclude=unused))[:16]
+            data = self.model_dump(mode="json", by_alias=True, exclude=unused)
+            data["world"]["apps"] = _filled_tables(data["world"]["apps"])
+            return "env-" + content_hash(data)[:16]
         return "env-" + hashlib.sha256(canonical).hexdigest()[:16]
 
     @cached_property
@@ -256,6 +261,17 @@ class EnvSpec(_Wire):
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True)
+
+
+def _filled_tables(apps: dict[str, Any]) -> dict[str, Any]:
+    """The world's apps with their empty tables left out, and the apps left with no table: a spec id does not change
+    when an app gains a table or coworkenv gains an app (ids scheme `SPEC_ID_SCHEME`)."""
+    out: dict[str, Any] = {}
+    for app, tables in apps.items():
+        filled = {name: rows for name, rows in tables.items() if rows != []}
+        if filled:
+            out[app] = filled
+    return out
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

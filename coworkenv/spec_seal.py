@@ -39,7 +39,7 @@ import orjson
 from pydantic import BaseModel, TypeAdapter
 
 from coworkenv.apps import APPS, WorldApps
-from coworkenv.spec import SCHEMA_VERSION, VERIFIER_VERSION, EnvSpec
+from coworkenv.spec import SCHEMA_VERSION, SPEC_ID_SCHEME, VERIFIER_VERSION, EnvSpec
 from coworkenv.world import World, gc_paused, json_native_parts, parse_time
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def schema_fingerprint() -> str:
         checks = sorted([*decorators.field_validators, *decorators.model_validators, *decorators.field_serializers,
                          *decorators.model_serializers])
         seen[model] = f"{model.__module__}.{model.__qualname__}({','.join(parts)}){checks}"
-    text = "\n".join([SCHEMA_VERSION, VERIFIER_VERSION, SEAL_FORMAT, *sorted(seen.values())])
+    text = "\n".join([SCHEMA_VERSION, VERIFIER_VERSION, SEAL_FORMAT, SPEC_ID_SCHEME, *sorted(seen.values())])
     return hashlib.sha256(_ADDRESS.sub("", text).encode()).hexdigest()[:32]
 
 

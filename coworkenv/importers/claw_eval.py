@@ -17,9 +17,10 @@ from typing import Any, Literal
 import orjson
 from pydantic import ValidationError
 
-from coworkenv.apps import APPS
+from coworkenv.apps import APPS, TOOLS
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
+from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
@@ -100,7 +101,7 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
         why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
             "no deterministic check is left to score it"
         return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
-    if (task_dir / "grader.py").is_file() and re.search(r"\bjudge\b", (task_dir / "grader.py").read_text()):
+    if _grader_judges(task_dir):
         notes.append("grader.py calls an LLM judge: only the task's declarative checks were translated")
     if task.judge_rubric:
         leave("judge_rubric", "LLM judge: not deterministic")
@@ -119,6 +120,21 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     })
     status: Literal["full", "partial"] = "partial" if any(x["affects_score"] for x in left) else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+_PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
+_JUDGE_PARAMETER = re.compile(r"\bjudge\s*:[^,)\n]*(=\s*None)?")
+
+
+def _grader_judges(task_dir: Path, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the task's grader.py (or the peer grader it extends) uses its LLM judge beyond taking it."""
+    path = task_dir / "grader.py"
+    if not path.is_file() or task_dir.name in seen:
+        return False
+    code = "\n".join(line for line in path.read_text(errors="replace").splitlines() if not line.lstrip().startswith("#"))
+    if re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", code)):
+        return True
+    return any(_grader_judges(task_dir.parent / peer, seen | {task_dir.name}) for peer in _PEER.findall(code))
 
 
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
@@ -190,13 +206,15 @@ def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, no
 
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
     service = next(s for s in task.services if s.name == adapter.name)
-    named = service.env.get(adapter.fixture_env)
-    if named:  # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
+    envs = (adapter.fixture_env,) if isinstance(adapter.fixture_env, str) else adapter.fixture_env
+    found = []
+    for named in [service.env[e] for e in envs if service.env.get(e)]:
+        # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
         candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
         if "fixtures/" in named:
             candidates.append(task_dir / "fixtures" / named.split("fixtures/", 1)[1])
-        return [next((c for c in candidates if c.is_file()), candidates[0])]
-    return sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
+        found.append(next((c for c in candidates if c.is_file()), candidates[0]))
+    return found or sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 
 def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
@@ -205,9 +223,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
         if mapping is None:
             continue
         props = tool.input_schema.get("properties", {})
-        unmet = [w.day for w in mapping.windows if w.day not in props]
+        unmet = _unmet(mapping, props)
         if unmet:
-            leave(f"tools.{tool.name}", f"it takes no {unmet[0]!r}, which the {adapter.name} service requires "
+            leave(f"tools.{tool.name}", f"it takes no {unmet!r}, which the {adapter.name} service requires "
                                         "(calls without it fail there)")
             return None
         # A window's count of days is the default when the task's tool does not take it.
@@ -227,8 +245,25 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
     return None
 
 
+# Safety check types that ban every call of their tool.
+BANS = ("tool_not_called", "wrong_action")
+
+
+def _unmet(mapping: ToolMap, props: dict[str, Any]) -> str | None:
+    """The first service argument the op requires that the task's tool does not take (None: it takes them all)."""
+    filled = {p for w in mapping.windows if w.day in props for p in (w.start, w.end)} | set(mapping.defaults)
+    filled |= {b.to for name, b in mapping.args.items() if name in props and b.to is not None}
+    needed = TOOLS[mapping.op].openai_schema()["function"]["parameters"].get("required", [])
+    for param in needed:
+        if param not in filled:
+            by_window = [w.day for w in mapping.windows if param in (w.start, w.end)]
+            return (by_window or [n for n, b in mapping.args.items() if b.to == param] or [param])[0]
+    return None
+
+
 def _checks(task: ClawTask, declared: set[str], leave: Any) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
+    offered = {t.name for t in task.tools}
     for component in task.scoring_components:
         rule = _component_rule(component.check, declared)
         if isinstance(rule, str):
@@ -238,11 +273,14 @@ def _checks(task: ClawTask, declared: set[str], leave: Any) -> list[dict[str, An
                        "description": f"claw-eval {component.check.type}"})
     for i, safety in enumerate(task.safety_checks):
         call: dict[str, Any] | None = None
-        if safety.type == "tool_not_called":
+        if safety.type in BANS and safety.tool_name:  # `wrong_action` on a tool: its graders zero any call of it
             call = {"tool": safety.tool_name}
         elif safety.type == "tool_not_called_with" and safety.field:
             call = {"tool": safety.tool_name, "args": {safety.field: safety.value}}
-        if call is not None and safety.tool_name in declared:
+        if call is not None and safety.tool_name not in offered:
+            leave(f"safety_checks[{i}]", f"{safety.type}: bans {safety.tool_name!r}, which the task does not offer "
+                                         "(always met)", False)
+        elif call is not None and safety.tool_name in declared:
             checks.append({"id": f"safety_{i}_{safety.tool_name}", "weight": SAFETY_WEIGHT, "safety": True,
                            "description": safety.description, "rule": {"kind": "forbidden", "call": call}})
         else:

@@ -28,7 +28,7 @@ class ServiceAdapter:
 
     name: str
     app: str
-    fixture_env: str  # the service's environment variable naming its fixture file
+    fixture_env: str | tuple[str, ...]  # the service's environment variable(s) naming its fixture file(s)
     records: Callable[[Any], dict[str, list[dict[str, Any]]]] | RecordMap  # fixture JSON -> {table: records}
     tools: dict[str, ToolMap]
     no_op: dict[str, str] = field(default_factory=dict)  # a tool of the service no app op runs faithfully: why

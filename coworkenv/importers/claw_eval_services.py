@@ -208,11 +208,42 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
                                      result=ResultShape(fields={"event_id": "id", "status": "status"})),
-}, no_op={
-    "calendar_create_event": "Claw-Eval invites attendees by free-text name; the calendar app invites directory "
-                             "people",
-    "calendar_get_user_events": "Claw-Eval finds a user's events by a free-text name; the calendar app by a "
-                                "directory person",
+    "calendar_create_event": ToolMap("calendar_add_event", {
+        "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
+        "attendees": _rename("attendees"), "location": _rename("location")},
+        result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
+    "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
+                                        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+})
+
+
+def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
+    """Claw-Eval's web fixtures: search entries (with `keywords`) and pages (with `content` or `status_code`)."""
+    if not isinstance(data, list):
+        raise ValueError("expected a list of search entries or of pages")
+    results, pages = [], []
+    for n, item in enumerate(data):
+        if "keywords" in item or "snippet" in item:
+            results.append({"id": f"r-{n + 1:04d}", "url": str(item["url"]), "title": str(item.get("title") or ""),
+                            "snippet": str(item.get("snippet") or ""), "source": str(item.get("source") or ""),
+                            "published_at": str(item.get("published_at") or ""),
+                            "keywords": [str(k) for k in item.get("keywords", [])]})
+        else:
+            status = int(item.get("status_code", 200))
+            pages.append({"id": str(item["url"]), "title": str(item.get("title") or ""), "status": status,
+                          "body": str(item.get("content") or "") if status < 400 else str(item.get("error") or "")})
+    return {name: rows for name, rows in (("results", results), ("pages", pages)) if rows}
+
+
+# Claw-Eval's mock web: a search over fixed entries ranked by keyword tokens, fetches of fixed pages, and
+# notifications (recorded).
+ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETCH_FIXTURES"), _web_records, {
+    "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
+                          result=ResultShape(wrap="results")),
+    "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
+        "status_code": "status", "url": "url", "title": "title", "content": "body"})),
+    "send_notification": ToolMap("web_notify", {"channel": _rename("channel"), "message": _rename("message"),
+                                                "recipients": _rename("recipients")}),
 })
 
 

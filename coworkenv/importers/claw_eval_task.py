@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +80,25 @@ class ImportProblem(ValueError):
     """A task that cannot be imported at all."""
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 as `safe_load` reads it, except base-60 numbers: `14:30` stays the text 14:30 (a time), not 870."""
+
+
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+                                   for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT, re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT, re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
+
+
 def load_task(task_dir: Path) -> ClawTask:
     """Read tasks/<ID>/task.yaml; ImportProblem naming the file and field on bad input."""
     path = task_dir / "task.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # a SafeLoader
         return ClawTask.model_validate(data)
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None

@@ -16,6 +16,12 @@ from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
 
 T = TypeVar("T")
+_EMPTY = bytes(16)  # the hash of an empty table
+
+
+def _filled(joined: bytearray) -> bytes:
+    """The 16-byte table hashes in `joined` without the empty tables' (zero) ones."""
+    return b"".join([chunk for k in range(0, len(joined), 16) if (chunk := joined[k:k + 16]) != _EMPTY])
 
 
 @dataclass(frozen=True, order=True)
@@ -73,7 +79,8 @@ class World:
         self._mutations = 0
         self._hash_cache: tuple[int, int, str] | None = None
         # The tables' hashes, 16 bytes each in `_hash_order`, as of `_mutations`; tables written since are patched.
-        self._tables_bytes: tuple[int, bytearray] | None = None
+        # Third: the same bytes without the empty tables' (what the world hash reads).
+        self._tables_bytes: tuple[int, bytearray, bytes] | None = None
         self._dirty: set[Table[Any]] = set()
         self._base_world: World | None = None
         self._iso: tuple[int, str] = (clock, format_time(clock))
@@ -128,7 +135,7 @@ class World:
         if not self._journal.originals:  # the base's journal starts at its current state: what it derived holds
             twin._journal.memo = self._journal.memo
         twin._mutations, twin._hash_cache = self._mutations, self._hash_cache
-        twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]))
+        twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]), self._tables_bytes[2])
         twin._dirty, twin._iso = set(), self._iso
         twin._base_world = self  # the base lives as long as a fork does
         twin._tables = {key: table.fork(twin._record_change) for key, table in self._tables.items()}
@@ -204,7 +211,7 @@ class World:
         tables = self._tables_bytes
         if tables is None:
             joined = bytearray(b"".join(table.content_hash.to_bytes(16, "big") for table in self._hash_order))
-            tables = self._tables_bytes = (self._mutations, joined)
+            tables = self._tables_bytes = (self._mutations, joined, _filled(joined))
             self._dirty.clear()
         elif tables[0] != self._mutations:
             joined = tables[1]
@@ -212,9 +219,11 @@ class World:
                 k = self._slot[id(table)] * 16
                 joined[k:k + 16] = table.content_hash.to_bytes(16, "big")
             self._dirty.clear()
-            tables = self._tables_bytes = (self._mutations, joined)
-        # Same digest as hashing the clock and then each table hash in turn; the table part is reused.
-        digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + tables[1], digest_size=16).hexdigest()
+            tables = self._tables_bytes = (self._mutations, joined, _filled(joined))
+        # Same digest as hashing the clock and then each non-empty table's hash in turn (sorted by address); the
+        # table part is reused until a write. An empty table (hash 0) adds nothing, so a world hash does not change
+        # when an app gains a table or coworkenv gains an app.
+        digest = hashlib.blake2b(self.clock.to_bytes(8, "big", signed=True) + tables[2], digest_size=16).hexdigest()
         self._hash_cache = (self.clock, self._mutations, digest)
         return digest
 
