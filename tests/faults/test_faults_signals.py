@@ -66,13 +66,16 @@ def test_a_signal_while_writing_is_one_line_no_temp_file_and_a_rerun_completes(
         assert snapshot(out) == snapshot(tmp_path / "clean")
 
 
-def test_a_command_under_nohup_runs_through_a_hangup_and_writes_its_output(tmp_path: Path) -> None:
-    # nohup ignores SIGHUP before starting the command: the CLI must leave that alone, not stop on a hang-up.
+@pytest.mark.parametrize("ignored", ["SIGHUP", "SIGINT"], ids=["nohup", "background-job"])
+def test_a_command_started_ignoring_a_signal_runs_through_it_and_writes_its_output(tmp_path: Path,
+                                                                                  ignored: str) -> None:
+    # nohup ignores SIGHUP, and a non-interactive shell's background job SIGINT, before starting the command: the
+    # CLI must leave that alone, not stop.
     out = tmp_path / "specs"
     args = ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"]
-    survived = run_child(args, kill=(f"{STAGE}:write_parquet:1:after:SIGHUP",), ignore=("SIGHUP",))
+    survived = run_child(args, kill=(f"{STAGE}:write_parquet:1:after:{ignored}",), ignore=(ignored,))
     assert survived.returncode == FAULT_NOT_MET, survived.stderr
-    assert "SIGHUP is ignored in this process" in survived.stderr  # it was sent, and the command went on
+    assert f"{ignored} is ignored in this process" in survived.stderr  # it was sent, and the command went on
     assert runner.invoke(app, [*args[:2], str(tmp_path / "clean"), *args[3:]]).exit_code == 0
     assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
 

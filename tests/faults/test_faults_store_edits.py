@@ -14,16 +14,11 @@ import pytest
 
 from assets.envs import validated_envs
 from assets.specs import task_specs
-from assets.taxonomy import capability_taxonomy
 from coworkenv import store
 from coworkenv.store import file_sha256, latest, parquet_bytes, write_table
-from coworkenv.synth import load_taxonomy
-from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import partition_state, sync_partitions
+from pipelines.staleness import partition_state
 from tests.faults.harness import CAPABILITY
-from tests.support.pipeline_child import ROOT, write_capability
-
-CHAIN = [capability_taxonomy, task_specs, validated_envs]
+from tests.faults.test_faults_store_version import failure_message, materialize, one_capability, specs_and_envs
 
 
 def _edit(path: Path, how: str) -> None:
@@ -53,33 +48,12 @@ def test_latest_names_a_stored_file_edited_on_disk_instead_of_reading_it(tmp_pat
     assert write_table(table, tmp_path, "ds") == stored and latest(tmp_path, "ds") == stored
 
 
-def _materialize(instance: dg.DagsterInstance, settings: CoworkenvSettings, *selection: dg.AssetsDefinition
-                 ) -> dg.ExecuteInProcessResult:
-    return dg.materialize(CHAIN, selection=list(selection), partition_key=CAPABILITY, instance=instance,
-                          resources={"settings": settings}, raise_on_error=False)
-
-
-def _failure_message(result: dg.ExecuteInProcessResult) -> str:
-    (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
-    error, message = failure.step_failure_data.error, ""
-    while error is not None:  # the store's error is the cause Dagster shows under "Error occurred while ..."
-        message, error = message + error.message, error.cause
-    return message
-
-
 @pytest.mark.timeout(300)
 def test_a_partition_whose_specs_file_was_edited_is_stale_and_no_asset_reads_it(tmp_path: Path) -> None:
-    taxonomy = tmp_path / "taxonomy"
-    taxonomy.mkdir()
-    write_capability(taxonomy, load_taxonomy(ROOT / "taxonomy")[CAPABILITY], quota=2)
-    settings = CoworkenvSettings(data_dir=str(tmp_path / "data"), taxonomy_dir=str(taxonomy))
+    settings = one_capability(tmp_path)
     capability = settings.taxonomy()[CAPABILITY]
     with dg.instance_for_test() as instance:
-        sync_partitions(instance, settings.taxonomy())
-        assert _materialize(instance, settings, task_specs, validated_envs).success
-        specs = store.latest(settings.store_root, "task_specs", CAPABILITY)
-        envs = store.latest(settings.store_root, "validated_envs", CAPABILITY)
-        assert specs is not None and envs is not None
+        specs, envs = specs_and_envs(instance, settings)
         rows = specs.path.read_bytes()
         kept = store.read_table(specs.path).slice(0, 1)  # a hand edit: one spec dropped, still a specs file
         specs.path.write_bytes(parquet_bytes(kept))
@@ -87,13 +61,13 @@ def test_a_partition_whose_specs_file_was_edited_is_stale_and_no_asset_reads_it(
         state = partition_state(instance, capability, settings)
         assert not state.complete and state.reason == \
             f"task_specs: its file {specs.path} was changed on disk since it was written"
-        failed = _materialize(instance, settings, validated_envs)
+        failed = materialize(instance, settings, validated_envs)
         assert not failed.success
-        message = _failure_message(failed)
+        message = failure_message(failed)
         assert str(specs.path) in message and "edited or damaged on disk" in message, message
         assert store.latest(settings.store_root, "validated_envs", CAPABILITY) == envs  # nothing replaced
 
         specs.path.rename(tmp_path / "edited.parquet")
-        assert _materialize(instance, settings, task_specs, validated_envs).success
+        assert materialize(instance, settings, task_specs, validated_envs).success
         assert file_sha256(specs.path) == specs.content_hash and specs.path.read_bytes() == rows
         assert store.latest(settings.store_root, "validated_envs", CAPABILITY) == envs
