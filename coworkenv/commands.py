@@ -11,6 +11,7 @@ failures (nothing listens at the URL, or the server failed requests after their 
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -43,9 +44,24 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 4
 
 
+def error_line(message: str) -> str:
+    """`error: message` as one line: control characters, line separators and bytes that are not UTF-8 (from a
+    file name, say) escaped.
+
+    A newline in a path would split the message, and a terminal escape in one would reach the terminal.
+    """
+    return "error: " + "".join(_escaped(ch) for ch in message)
+
+
+def _escaped(ch: str) -> str:
+    if 0xDC80 <= ord(ch) <= 0xDCFF:  # a byte of a file name that is not UTF-8, as Python decodes it
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    return ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+
+
 def fail(message: str, code: int = USAGE_ERROR) -> NoReturn:
-    """Print `error: message` on stderr and exit with `code` (no traceback)."""
-    typer.echo(f"error: {message}", err=True)
+    """Print `error: message` on stderr (one line) and exit with `code` (no traceback)."""
+    typer.echo(error_line(message), err=True)
     raise typer.Exit(code)
 
 

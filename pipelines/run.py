@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _run(args)
         except UsageError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            from coworkenv.commands import error_line
+
+            print(error_line(str(exc)), file=sys.stderr)
             return EXIT_USAGE
         except (Interrupted, KeyboardInterrupt):
             print("interrupted: stopped; partitions left incomplete are redone by the next run", file=sys.stderr)

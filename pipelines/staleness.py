@@ -3,8 +3,9 @@
 A capability partition is complete when every asset of its chain (task_specs -> validated_envs ->
 teacher_trajectories) materialized for the current input: task_specs for the current input hash (the YAML
 definition, the generator version and the generation settings), each later asset for the data version its upstream
-has now, every recorded file still exists, and the partition's latest run did not fail. A run killed half-way, a
-failed step or a failed blocking check therefore leaves the partition stale, and it is redone.
+has now, every recorded file still exists with the bytes it was written with, and the partition's latest run did
+not fail. A run killed half-way, a failed step, a failed blocking check or a file edited on disk therefore leaves
+the partition stale, and it is redone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from coworkenv.store import file_sha256
 from coworkenv.synth import Capability, Taxonomy, capability_fingerprint
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
@@ -89,7 +91,10 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
         path = Path(str(meta["path"].value))
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
-        paths[asset], versions[asset] = path, str(meta["dataset_version"].value)
+        version = str(meta["dataset_version"].value)
+        if file_sha256(path) != version:  # later assets would read other rows under the recorded version
+            return PartitionState(cid, f"{asset}: its file {path} was changed on disk since it was written")
+        paths[asset], versions[asset] = path, version
         expected = versions[asset]  # the next asset must have been made from this version
     run = latest_partition_run(instance, cid)
     if run is not None and run.status in FAILED:

@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
+from coworkenv.commands import error_line
 from coworkenv.sandbox import required_layers
 
 PLUGIN_GROUP = "coworkenv.commands"
@@ -37,12 +38,16 @@ class _CommandGroup(TyperGroup):
         command = [*ctx._protected_args, *ctx.args]  # the subcommand and its arguments (invoking consumes them)
         oversized = oversized_option(command)
         if oversized is not None:  # Arrow, Polars and orjson would fail on it deep in the run, with a traceback
-            typer.echo(f"error: {oversized}", err=True)
+            typer.echo(error_line(f"{oversized}"), err=True)
+            raise typer.Exit(USAGE_ERROR)
+        not_utf8 = next((arg for arg in command if _holds_non_utf8(arg)), None)
+        if not_utf8 is not None:  # refused before any work: no later command could read what it names
+            typer.echo(error_line(f"{not_utf8}: {NOT_UTF8}"), err=True)
             raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
         except ValueError as exc:
-            typer.echo(f"error: {exc}; fix or unset the variable", err=True)
+            typer.echo(error_line(f"{exc}; fix or unset the variable"), err=True)
             raise typer.Exit(USAGE_ERROR) from None
         try:
             return super().invoke(ctx)
@@ -53,15 +58,21 @@ class _CommandGroup(TyperGroup):
             _say_stopped(command[:1], signal.Signals(stop.signo))
             raise
         except WriteError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(error_line(f"{exc}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
         except OSError as exc:
             # A reader or writer that did not name its file; say what the system said, and where if it knows.
             where = f"{exc.filename}: " if exc.filename else ""
             advice = path_advice(Path(str(exc.filename)), exc) if exc.filename else \
                 "check the path, its permissions and the free disk space, then run again"
-            typer.echo(f"error: {where}{os_reason(exc)} ({type(exc).__name__}); {advice}", err=True)
+            typer.echo(error_line(f"{where}{os_reason(exc)} ({type(exc).__name__}); {advice}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+        except UnicodeEncodeError as exc:
+            if not isinstance(exc.object, str) or "surrogates" not in exc.reason:
+                raise
+            # A file found in a folder whose name holds bytes that are not UTF-8 (legal on Linux).
+            typer.echo(error_line(f"{exc.object}: {NOT_UTF8}"), err=True)
+            raise typer.Exit(USAGE_ERROR) from None
         except Exception as exc:
             # A library's own error type for a failure of the file system (safetensors saving a checkpoint on a
             # full disk raises SafetensorError "... (os error 27)"): the same one line as an OSError.
@@ -69,8 +80,17 @@ class _CommandGroup(TyperGroup):
             if system is None:
                 raise
             first = (str(exc).strip().splitlines() or [""])[0]
-            typer.echo(f"error: {first} ({type(exc).__name__}); {path_advice(None, system)}", err=True)
+            typer.echo(error_line(f"{first} ({type(exc).__name__}); {path_advice(None, system)}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+
+
+# Arrow and Polars take UTF-8 paths only; Python hands a name that is not UTF-8 over with surrogate escapes.
+NOT_UTF8 = "the name holds bytes that are not UTF-8, which the Parquet readers cannot open; rename it to a UTF-8 " \
+    "name and run again"
+
+
+def _holds_non_utf8(text: str) -> bool:
+    return any(0xDC80 <= ord(ch) <= 0xDCFF for ch in text)
 
 
 _QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one

@@ -12,7 +12,7 @@ import typer
 
 from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
-from coworkenv.commands import check_out_dir
+from coworkenv.commands import check_out_dir, error_line
 from coworkenv.curate import CurationConfig, curate, write_shards
 from coworkenv.store.stages import damaged_trajectory_file
 
@@ -47,25 +47,27 @@ def curate_command(
             max_rows_per_env=max_rows_per_env, max_rows_per_capability=max_rows_per_capability, seed=seed,
         )
         result = curate(traj_dir, config=config)
+    except UnicodeEncodeError:
+        raise  # a file name that is not UTF-8: the command group names it
     except (FileNotFoundError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as exc:
         # Damage past a file's footer shows only while scanning, and the scan does not say in which file.
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         damaged = damaged_trajectory_file(traj_dir)
         where = f"{damaged} is damaged" if damaged is not None else f"cannot read the trajectories under {traj_dir}"
-        typer.echo(f"error: {where}: {first}; rewrite the damaged file with `coworkenv rollout`", err=True)
+        typer.echo(error_line(f"{where}: {first}; rewrite the damaged file with `coworkenv rollout`"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
     if not result.report["input_rows"]:  # an empty input must not replace earlier shards with none
-        typer.echo(f"error: {traj_dir} holds no trajectories (0 rows); nothing written, {out} is unchanged; "
-                   "write trajectories with `coworkenv rollout` first", err=True)
+        typer.echo(error_line(f"{traj_dir} holds no trajectories (0 rows); nothing written, {out} is unchanged; "
+                              "write trajectories with `coworkenv rollout` first"), err=True)
         raise typer.Exit(USAGE_ERROR)
     with folder_lock(out):  # a second curate into the same folder waits: its shards and report stay one set
         try:
             paths = write_shards(result, out)
         except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are
-            typer.echo(f"error: {exc}", err=True)  # refused by readers as an incomplete set
+            typer.echo(error_line(f"{exc}"), err=True)  # refused by readers as an incomplete set
             raise typer.Exit(USAGE_ERROR) from None
         report = {**result.report, "shards": [p.name for p in paths], "out": str(out)}
         atomic_write_bytes(out / REPORT_NAME, orjson.dumps(report, option=orjson.OPT_INDENT_2))

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from coworkenv.commands import error_line
 from coworkenv.importers import ImportProblem, import_checkout
 
 app = typer.Typer(help="Import tasks from other benchmarks as environment specs.", no_args_is_help=True)
@@ -23,12 +24,12 @@ def claw_eval_command(
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
     if not path.is_dir():
-        typer.echo(f"error: {path} is not a folder; pass a Claw-Eval checkout or its tasks folder", err=True)
+        typer.echo(error_line(f"{path} is not a folder; pass a Claw-Eval checkout or its tasks folder"), err=True)
         raise typer.Exit(USAGE_ERROR)
     try:
         reports = import_checkout(path, out, error_rate)
     except ImportProblem as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
     for r in reports:
         left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out)

@@ -12,6 +12,7 @@ import anyio
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.commands import error_line
 from coworkenv.examples import resolve_spec
 from coworkenv.loading import SpecError
 from coworkenv.serve import EpisodeHost, serve_http, serve_stdio
@@ -59,5 +60,5 @@ def serve_command(
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(error_line(f"{message}"), err=True)
     raise typer.Exit(USAGE_ERROR)

@@ -5,6 +5,7 @@ from coworkenv.store._local_git import LocalGitPublisher
 from coworkenv.store._parquet import (
     PARQUET_WRITE_OPTIONS,
     StoredTable,
+    file_sha256,
     latest,
     parquet_bytes,
     read_table,
@@ -43,6 +44,7 @@ __all__ = [
     "SpecRow",
     "SpecSourceError",
     "StoredTable",
+    "file_sha256",
     "latest",
     "parquet_bytes",
     "publisher_from_config",

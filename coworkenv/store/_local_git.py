@@ -144,9 +144,35 @@ class LocalGitPublisher:
         if removed:
             logger.warning("removed git lock files an interrupted publish left in %s: %s", self.repo_dir,
                            ", ".join(p.relative_to(self._git_dir).as_posix() for p in removed))
+        if self._attach_head():
+            return
         # `git status` also proves the repository readable before any file of the folder is touched.
         if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
+
+    def _attach_head(self) -> bool:
+        """Put HEAD back on BRANCH when someone checked out a version or another branch; whether it moved.
+
+        A publish commits on HEAD: from a detached HEAD the new version would hang off an old one while BRANCH,
+        which readers of the repository follow, stayed behind. Moving is safe only when HEAD holds no commit that
+        BRANCH lacks; otherwise that work is someone's, and the publish stops before touching it.
+        """
+        head_ref = self._run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
+        if head_ref == f"refs/heads/{BRANCH}":
+            return False
+        where = f"on branch {head_ref.removeprefix('refs/heads/')}" if head_ref else "detached"
+        branch_exists = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{BRANCH}").returncode == 0
+        if self._has_commits():
+            head = self._git("rev-parse", "HEAD").strip()
+            if not branch_exists or self._run("merge-base", "--is-ancestor", head, BRANCH).returncode != 0:
+                raise PublishError(
+                    f"{self.repo_dir}: HEAD is {where} at {head[:12]}, which holds commits that branch {BRANCH} "
+                    f"lacks, and versions are published only on {BRANCH}; keep that work on a branch of its own, "
+                    f"run `git -C {self.repo_dir} checkout {BRANCH}`, then publish again")
+        self._git("symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
+        if branch_exists:
+            self._restore(f"finding HEAD {where} (an earlier version or another branch checked out)")
+        return True
 
     def _restore(self, cause: str) -> None:
         """Put the working tree back to the last version (or empty before the first), dropping files of `cause`."""

@@ -142,6 +142,15 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(_damaged(path, exc)) from None
+    # A file edited or damaged on disk may still parse: readers would take other rows under the recorded hash,
+    # the data version every later asset's freshness rests on.
+    actual = file_sha256(path)
+    if actual != pointer.content_hash:
+        raise ValueError(
+            f"{path}: its bytes hash to {actual[:16]}, not the {pointer.content_hash[:16]} its name and "
+            f"{directory / 'LATEST'} record (the file was edited or damaged on disk); move it away and "
+            "re-materialize the dataset to write it again"
+        )
     return StoredTable(path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=schema)
 
 

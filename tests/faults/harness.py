@@ -38,8 +38,10 @@ class ChildResult:
 
 
 def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...] = (),
-              fail: tuple[str, ...] = (), call: str | None = None, env: dict[str, str] | None = None, timeout: float = 600) -> ChildResult:
-    """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py).
+              fail: tuple[str, ...] = (), ignore: tuple[str, ...] = (), call: str | None = None,
+              env: dict[str, str] | None = None, unset: tuple[str, ...] = (), timeout: float = 600) -> ChildResult:
+    """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py),
+    `env` added to this process's environment and the variables in `unset` removed from it.
 
     `timeout` only guards against a hang: a child on a loaded 2-core machine took over 120 s (an eval).
     """
@@ -50,9 +52,12 @@ def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...
         command += ["--kill", spec]
     for spec in fail:
         command += ["--fail", spec]
+    for name in ignore:
+        command += ["--ignore", name]
     if call is not None:
         command += ["--call", call]
-    child_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    child_env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key not in unset}
+    child_env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run([*command, "--", *args], cwd=ROOT, env=child_env, capture_output=True, text=True,
                           timeout=timeout, check=False)
     return ChildResult(done.returncode, done.stdout, done.stderr)
@@ -112,6 +117,11 @@ def release(tag: str, rows: int = 40) -> DatasetRelease:
 def publish_release(repo_dir: str, tag: str) -> None:
     """Child scenario: publish `release(tag)` into the local git repository at `repo_dir`."""
     LocalGitPublisher(Path(repo_dir)).publish(release(tag))
+
+
+def publish_folder(repo_dir: str, folder: str, tag: str) -> None:
+    """Child scenario: publish the files of `folder` (a checkpoint, say) as version `tag` into `repo_dir`."""
+    LocalGitPublisher(Path(repo_dir)).publish_folder(Path(folder), tag, f"# {tag}\n")
 
 
 def signal_name(code: int) -> str:
