@@ -53,13 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-partial", action="store_true",
                         help="publish even if some capability partitions are incomplete (they are left out)")
     args = parser.parse_args(argv)
-    # The Definitions read their settings from the environment: the flags go there before they are imported.
-    if args.taxonomy:
-        os.environ["COWORKENV_TAXONOMY_DIR"] = args.taxonomy
-    if args.allow_partial:
-        os.environ["COWORKENV_ALLOW_PARTIAL"] = "1"
-    os.environ.setdefault("DAGSTER_HOME", str(Path.cwd()))
-    with _signals_raise_interrupted():
+    # The Definitions read their settings from the environment: the flags go there before they are imported, and
+    # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
+    with _environment_for(args), _signals_raise_interrupted():
         try:
             return _run(args)
         except UsageError as exc:
@@ -70,6 +66,25 @@ def main(argv: list[str] | None = None) -> int:
         except (Interrupted, KeyboardInterrupt):
             print("interrupted: stopped; partitions left incomplete are redone by the next run", file=sys.stderr)
             return EXIT_INTERRUPTED
+
+
+@contextmanager
+def _environment_for(args: argparse.Namespace) -> Iterator[None]:
+    changes = {"DAGSTER_HOME": os.environ.get("DAGSTER_HOME") or str(Path.cwd())}
+    if args.taxonomy:
+        changes["COWORKENV_TAXONOMY_DIR"] = args.taxonomy
+    if args.allow_partial:
+        changes["COWORKENV_ALLOW_PARTIAL"] = "1"
+    before = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run(args: argparse.Namespace) -> int:
