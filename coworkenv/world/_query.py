@@ -141,7 +141,7 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
         # A few of many: a heap picks them in (key, id) order without sorting every candidate. The (key, id) pairs
         # are made in C (map, zip), so the heap compares tuples without calling a Python key function per candidate.
         first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
-        ids = [i for _, i in first_few(q.limit, zip(map(key, ids), ids))]
+        ids = [i for _, i in first_few(q.limit, zip(map(key, ids), ids, strict=True))]
         return [rows[i] for i in (reversed(ids) if q.last else ids)]
     # Sorted by id, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
     ids.sort(reverse=q.reverse)
