@@ -21,7 +21,11 @@ class Dynamics:
 
     def __init__(self, spec: EnvSpec, world: World) -> None:
         self.world = world
-        self._action_rules = [r for r in spec.dynamics.rules if isinstance(r.on, OnAction)]
+        # A rule answers calls of one tool: a call looks only at the rules of its tool (in the spec's order).
+        self._action_rules: dict[str, list[Rule]] = {}
+        for rule in spec.dynamics.rules:
+            if isinstance(rule.on, OnAction):
+                self._action_rules.setdefault(rule.on.call.tool, []).append(rule)
         self._streams = list(spec.dynamics.streams)
         self._fired: set[str] = set()
         self._seq = 0
@@ -38,7 +42,7 @@ class Dynamics:
 
     def after_call(self, tool: str, args: dict[str, Any]) -> None:
         """Fire the rules triggered by a successful tool call."""
-        for rule in self._action_rules:
+        for rule in self._action_rules.get(tool, ()):
             if (rule.once and rule.id in self._fired) or not call_matches(rule.on.call, tool, args):  # type: ignore[union-attr]
                 continue
             if not all(holds(self.world, p) for p in rule.when):

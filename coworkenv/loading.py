@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,7 +61,11 @@ class SpecError(ValueError):
 
 def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
     """Validate spec data against the schema only (gate: schema); data of an older schema version is migrated
-    to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`)."""
+    to the current one first (`coworkenv.spec.SPEC_MIGRATIONS`). A sealed file whose seal holds is loaded as
+    `load_spec` loads it (it passed every check when it was sealed); one whose seal fails, validated in full."""
+    if isinstance(data, str | bytes) and is_sealed(data):
+        opened = open_sealed(data, source)
+        return opened if isinstance(opened, EnvSpec) else _load_unsealed(opened, source, parse_spec)
     if isinstance(data, str | bytes):
         try:  # one pass from JSON to typed records in pydantic's core; any problem is reported by the path below
             with gc_paused():
@@ -100,7 +104,7 @@ def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = No
             raise SpecError(source, [SpecIssue("(file)", f"cannot read: {exc.strerror}", "schema")]) from None
     if isinstance(data, str | bytes) and is_sealed(data):  # written by seal_spec: see coworkenv.spec_seal
         opened = open_sealed(data, source or "<sealed spec>")
-        return opened if isinstance(opened, EnvSpec) else _load_unsealed(opened, source or "<sealed spec>")
+        return opened if isinstance(opened, EnvSpec) else _load_unsealed(opened, source or "<sealed spec>", load_spec)
     spec = parse_spec(data, source or "<spec>")
     issues = reference_issues(spec)
     if issues:
@@ -108,13 +112,13 @@ def load_spec(data: str | bytes | dict[str, Any] | Path, source: str | None = No
     return spec
 
 
-def _load_unsealed(failed: SealFailure, source: str) -> EnvSpec:
-    """A sealed file whose seal fails, validated in full; an error lists the failed seal first."""
+def _load_unsealed(failed: SealFailure, source: str, load: Callable[[dict[str, Any], str], EnvSpec]) -> EnvSpec:
+    """A sealed file whose seal fails, validated in full by `load`; an error lists the failed seal first."""
     seal = SpecIssue("(seal)", failed.message, "schema")
     if failed.payload is None:
         raise SpecError(source, [seal, SpecIssue("(document)", failed.problem, "schema")])
     try:
-        return load_spec(failed.payload, source)
+        return load(failed.payload, source)
     except SpecError as exc:
         raise SpecError(source, [seal, *exc.issues]) from None
 

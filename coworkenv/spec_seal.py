@@ -48,7 +48,8 @@ SEAL_FORMAT = "1"
 # The file: this prefix, the seal (64 hex digits), then `",` and the sealed body, which is
 # `"key":"<schema fingerprint>","spec_id":"env-...","tables":{"app.table":"<32 hex>",...},"spec":<spec JSON>}`.
 # The seal is the SHA-256 of the fingerprint followed by the body's bytes. The file is JSON as a whole.
-PREFIX = b'{"coworkenv_sealed_spec":' + SEAL_FORMAT.encode() + b',"sha256":"'
+SEALED_KEY = "coworkenv_sealed_spec"  # the first key of a sealed file: what tells it from a plain spec
+PREFIX = b'{"' + SEALED_KEY.encode() + b'":' + SEAL_FORMAT.encode() + b',"sha256":"'
 _HEAD = len(PREFIX) + 64 + 2
 SPEC_KEY = b',"spec":'
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
@@ -91,6 +92,13 @@ def is_sealed(data: str | bytes) -> bool:
     """True when the data claims to be a sealed spec file (whether its seal holds is `open_sealed`'s call)."""
     head = data[: len(PREFIX)]
     return (head.encode() if isinstance(head, str) else head) == PREFIX
+
+
+def sealed_payload(value: Any) -> Any:
+    """The spec data inside a parsed sealed file (its `spec` member), or `value` itself when it is not one."""
+    if isinstance(value, dict) and SEALED_KEY in value and isinstance(value.get("spec"), dict):
+        return value["spec"]
+    return value
 
 
 @dataclass(frozen=True)

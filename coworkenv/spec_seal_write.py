@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from coworkenv.atomic import atomic_write_bytes
-from coworkenv.loading import load_spec
+from coworkenv.loading import SpecError, load_spec
 from coworkenv.spec import EnvSpec
 from coworkenv.spec_seal import PREFIX, SPEC_KEY, schema_fingerprint, table_hashes
 
@@ -32,3 +32,13 @@ def seal_spec(spec: EnvSpec) -> bytes:
 def write_sealed_spec(path: Path, spec: EnvSpec) -> None:
     """Write a spec's sealed file atomically (see `seal_spec`); `load_spec(path)` takes the sealed path."""
     atomic_write_bytes(path, seal_spec(spec))
+
+
+def stored_spec_json(spec: EnvSpec) -> str:
+    """A spec as the store's stages keep it (their `spec_json` column): its sealed file (`seal_spec`) as text, so
+    `load_spec` takes the sealed path; a candidate that does not load in full (a reference the validate gates will
+    report) is kept as plain spec JSON, since only a valid spec is ever sealed."""
+    try:
+        return seal_spec(spec).decode()
+    except SpecError:
+        return spec.to_json()

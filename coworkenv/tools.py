@@ -82,7 +82,8 @@ class ToolDef:
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The call's keyword arguments after validation; raises ValidationError or ToolError."""
-        return dict(self.params.model_validate(arguments).__dict__)  # exactly the fields (extra="forbid")
+        # the model's validator itself (what model_validate runs), without the classmethod's wrapping
+        return dict(self.params.__pydantic_validator__.validate_python(arguments).__dict__)  # exactly the fields
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         """Run the tool on the toolkits of a world with validated arguments; raises ToolError."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coworkenv.apps._common import dump, dump_many
 from coworkenv.apps.directory import Person, Team
+from coworkenv.apps.inventory import Item
 from coworkenv.world import Record
 from tests.test_world_digest import MODELS, _records
 
@@ -34,3 +36,22 @@ def test_dump_many_takes_records_of_several_models() -> None:
     mixed: list[Record] = [person, Team(id="t-1", name="T"), person]
     assert dump_many(mixed) == [dump(r) for r in mixed]
     assert dump_many(mixed, "id") == [{"id": "u-1"}, {"id": "t-1"}, {"id": "u-1"}]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize(("app", "table", "model"), MODELS, ids=[f"{a}.{t}" for a, t, _ in MODELS])
+def test_dump_equals_the_serializer(app: str, table: str, model: type[Record], data: Any) -> None:
+    record = model.model_validate(data.draw(_records(model)))
+    fields = tuple(data.draw(st.lists(st.sampled_from(list(model.model_fields)), unique=True, max_size=4)))
+    full = record.model_dump(mode="json")
+    assert dump(record, *fields) == ({k: full[k] for k in fields} if fields else full)
+
+
+@pytest.mark.parametrize("cost", [1.5, 2, None, float("nan"), float("inf"), -float("inf")])
+def test_float_fields_dump_as_the_serializer_writes_them(cost: float | None) -> None:
+    item = Item(id="SKU1@loc-1", sku="SKU1", name="bolt", location="loc-1", unit_cost=cost)
+    expected = item.model_dump(mode="json")
+    assert orjson.dumps(dump(item)) == orjson.dumps(expected)
+    assert orjson.dumps(dump_many([item, item], "id", "unit_cost")) == orjson.dumps(
+        [{"id": item.id, "unit_cost": expected["unit_cost"]}] * 2)

@@ -128,3 +128,12 @@ def test_unknown_default_config_is_refused() -> None:
     release.default_config = "envs"
     with pytest.raises(ValueError, match="default_config 'envs'"):
         render_dataset_card(release)
+
+
+def test_the_spec_json_format_is_described_where_a_config_holds_specs() -> None:
+    assert "spec_json" not in render_dataset_card(_release())
+    release = _release()
+    release.configs["envs"] = {"train": [pa.table({"env_id": ["env-1"], "spec_json": ['{"coworkenv_sealed_spec":1}']})]}
+    body = render_dataset_card(release).split("---\n", 2)[2]
+    assert "## The `spec_json` column" in body and "In `envs`, each environment spec is stored **sealed**" in body
+    assert "coworkenv.parse_spec" in body and "validated in full" in body

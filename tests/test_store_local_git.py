@@ -347,3 +347,21 @@ def test_a_config_without_rows_is_refused(tmp_path: Path) -> None:
     release.configs["trajectories"] = {"train": [_trajectories(0)]}
     with pytest.raises(ValueError, match="'trajectories' has no rows"):
         LocalGitPublisher(tmp_path / "repo").publish(release)
+
+
+def test_a_published_envs_stage_loads_with_datasets_and_its_specs_on_the_sealed_path(
+    tmp_path: Path, offline_hf: Path
+) -> None:
+    from coworkenv import parse_spec
+    from coworkenv.examples import example_names, load_example
+    from coworkenv.spec_seal import sealed_table_hashes
+    from coworkenv.validate import Candidate, accepted_table, validate_and_repair
+
+    spec = load_example(example_names()[0])
+    envs = accepted_table(validate_and_repair([Candidate(spec.capability, spec)]))
+    release = _release()
+    release.configs["envs"] = {"train": [envs]}
+    LocalGitPublisher(tmp_path / "repo").publish(release)
+    row = _load(tmp_path / "repo", "envs", offline_hf)["train"][0]
+    loaded = parse_spec(row["spec_json"])  # as the README's example reads a dataset row
+    assert loaded == spec and loaded.id == row["env_id"] and sealed_table_hashes(loaded) is not None

@@ -14,10 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coworkenv.examples import example_names, load_example
-from coworkenv.loading import SpecError
+from coworkenv.loading import SpecError, load_spec
 from coworkenv.rollout import OracleTeacher, TrajectoryRecord, trajectories_table
+from coworkenv.spec_seal import sealed_table_hashes
+from coworkenv.spec_seal_write import seal_spec
 from coworkenv.store import stages
 from coworkenv.validate import Candidate, accepted_table, procedural_candidates, rejected_table, validate_and_repair
+from coworkenv.validate.gates import schema_gate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +48,10 @@ def test_specs_round_trip_keeps_every_candidate(tmp_path: Path) -> None:
     rows = stages.read_spec_rows(path)
     assert [(r.capability, r.source, r.origin, r.tokens, r.error) for r in rows] == \
         [(c.capability, c.source, c.origin, c.tokens, c.error) for c in candidates]
-    assert rows[0].text == load_example(example_names()[0]).to_json()
+    # a spec is stored sealed: it loads on the sealed path, equal to the spec written
+    assert rows[0].text == seal_spec(load_example(example_names()[0])).decode()
+    stored = load_spec(rows[0].text)
+    assert sealed_table_hashes(stored) is not None and stored == load_example(example_names()[0])
     with pytest.raises(SpecError, match="row 5"):
         stages.read_specs(path)  # the raw payload is not a spec: its row is named
     parsed = stages.write_specs(candidates[:-2] + candidates[-1:], tmp_path / "parsed.parquet")
@@ -75,7 +81,10 @@ def test_envs_and_rejected_round_trip(tmp_path: Path) -> None:
     assert accepted.num_rows == 2 and rejected.num_rows == 1
     envs = stages.ENVS.write(accepted, tmp_path / "accepted.parquet")
     assert stages.ENVS.read(envs).equals(accepted)
-    assert stages.read_envs(envs) == [a.spec for a in run.accepted]
+    read = stages.read_envs(envs)
+    assert read == [a.spec for a in run.accepted]
+    assert all(sealed_table_hashes(spec) is not None for spec in read)  # stored sealed, loaded on the sealed path
+    assert [s.id for s in read] == accepted.column("env_id").to_pylist()
     wanted = run.accepted[1].spec.id
     assert [s.id for s in stages.read_envs(envs, {wanted})] == [wanted]
     assert [s.id for s in stages.read_specs(envs)] == [a.spec.id for a in run.accepted]  # envs are specs too
@@ -234,3 +243,34 @@ def test_a_recorded_funnel_reads_back_with_every_count() -> None:
     assert back.as_dict() == funnel.as_dict()
     assert back.generation_failures == {"timeout": 1} and back.by_capability["calendar"].llm_failures == {"length": 1}
     assert back.merge(back).as_dict()["requested"] == 2 * funnel.as_dict()["requested"]
+
+
+def test_sealed_spec_files_are_read_from_a_folder(tmp_path: Path) -> None:
+    spec = load_example(example_names()[0])
+    (tmp_path / "sealed.json").write_bytes(seal_spec(spec))
+    (tmp_path / "funnel.json").write_text('{"kept": 1}')  # not a spec: passed over
+    rows = stages.read_spec_rows(tmp_path)
+    assert [(r.capability, r.where) for r in rows] == [(spec.capability, str(tmp_path / "sealed.json"))]
+    [read] = stages.read_specs(tmp_path)
+    assert read == spec and sealed_table_hashes(read) is not None
+
+
+def test_a_damaged_seal_in_the_envs_stage_loads_in_full(tmp_path: Path) -> None:
+    run = validate_and_repair(_candidates()[:1])
+    table = accepted_table(run)
+    text = table.column("spec_json")[0].as_py()
+    damaged = text.replace('"tick_s":30', '"tick_s":31', 1)
+    assert damaged != text
+    broken = table.set_column(table.schema.get_field_index("spec_json"), "spec_json", pa.array([damaged]))
+    envs = stages.ENVS.write(broken, tmp_path / "accepted.parquet")
+    [read] = stages.read_envs(envs)
+    assert sealed_table_hashes(read) is None and read.world.tick_s == 31  # validated in full, as written
+
+
+def test_the_schema_gate_takes_a_sealed_payload() -> None:
+    spec = load_example(example_names()[0])
+    result, parsed = schema_gate(seal_spec(spec).decode())
+    assert result.passed and parsed == spec and result.details == {"source": "sealed"}
+    damaged = seal_spec(spec).replace(b'"tick_s":30', b'"tick_s":31', 1)
+    result, parsed = schema_gate(damaged)
+    assert result.passed and parsed is not None and parsed.world.tick_s == 31

@@ -2,32 +2,104 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import orjson
+
 from coworkenv.spec import Scoring
 
+_FIELDS = ("index", "turn", "tool", "args", "ok", "result", "error", "time", "hash_before", "hash_after", "op", "fault")
+_UNDECODED = object()
 
-@dataclass(frozen=True)
+
 class AuditEntry:
-    """One tool call as the world saw it."""
+    """One tool call as the world saw it (read-only).
 
+    The result may be given as the JSON the agent was shown (`result_json`) instead of a value: it is decoded on
+    first read, as a stored rollout's is. A long episode then keeps one bytes object per call instead of the
+    dicts and lists of every result, which the garbage collector would otherwise traverse again and again.
+    """
+
+    __slots__ = ("_json", "_result", "args", "error", "fault", "hash_after", "hash_before", "index", "ok", "op", "time",
+                 "tool", "turn")
     index: int
     turn: int
     tool: str
     args: dict[str, Any]
     ok: bool
-    result: Any
     error: str | None
     time: str
     hash_before: str
     hash_after: str
-    op: str = ""  # the app operation a declared tool is bound to ("" for a built-in tool)
-    fault: str = ""  # the fault injected into this call by the spec's fault plan ("" for none)
+    op: str  # the app operation a declared tool is bound to ("" for a built-in tool)
+    fault: str  # the fault injected into this call by the spec's fault plan ("" for none)
+    _result: Any  # the result, or _UNDECODED while it is only JSON
+    _json: bytes | None
+
+    def __init__(self, index: int, turn: int, tool: str, args: dict[str, Any], ok: bool, result: Any,
+                 error: str | None, time: str, hash_before: str, hash_after: str, op: str = "", fault: str = "",
+                 *, result_json: bytes | None = None) -> None:
+        """`result_json` (with `result` None): the result as JSON, decoded when first read."""
+        if result_json is not None and result is not None:
+            raise ValueError("give an audit entry's result as a value or as JSON, not both")
+        _set = object.__setattr__
+        _set(self, "index", index)
+        _set(self, "turn", turn)
+        _set(self, "tool", tool)
+        _set(self, "args", args)
+        _set(self, "ok", ok)
+        _set(self, "_result", result if result_json is None else _UNDECODED)
+        _set(self, "_json", result_json)
+        _set(self, "error", error)
+        _set(self, "time", time)
+        _set(self, "hash_before", hash_before)
+        _set(self, "hash_after", hash_after)
+        _set(self, "op", op)
+        _set(self, "fault", fault)
+
+    @property
+    def result(self) -> Any:
+        value = self._result
+        if value is _UNDECODED:
+            value = orjson.loads(self._json)  # type: ignore[arg-type]  # set whenever _result is _UNDECODED
+            object.__setattr__(self, "_result", value)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"AuditEntry is read-only; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"AuditEntry is read-only; cannot delete {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not AuditEntry:
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # holds a dict (args), like the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return "AuditEntry(" + ", ".join(f"{n}={v!r}" for n, v in zip(_FIELDS, self._values(), strict=True)) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling and deep copies go through __init__ (setattr is refused)
+        undecoded = self._result is _UNDECODED
+        return _audit_entry, (tuple(getattr(self, n) for n in _FIELDS if n != "result"),
+                              None if undecoded else self._result, self._json if undecoded else None)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The entry's fields as plain data (deep copies, as `dataclasses.asdict` made them)."""
+        return {name: copy.deepcopy(value) for name, value in zip(_FIELDS, self._values(), strict=True)}
+
+
+def _audit_entry(fields: tuple[Any, ...], result: Any, result_json: bytes | None) -> AuditEntry:
+    index, turn, tool, args, ok, error, time, before, after, op, fault = fields
+    return AuditEntry(index, turn, tool, args, ok, result, error, time, before, after, op, fault, result_json=result_json)
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,9 @@ def _markdown(release: DatasetRelease, configs: dict[str, dict[str, list[Any]]])
         'Load one config with `datasets.load_dataset(<this repository>, "<config>")`; '
         "each config's files are under `data/<config>/`."
     )
+    with_specs = [config for config, splits in configs.items() if "spec_json" in config_schema(config, splits).names]
+    if with_specs:
+        sections.append(_SPEC_JSON.format(configs=", ".join(f"`{c}`" for c in with_specs)))
     if info.funnel:
         sections.append(
             "## Acceptance funnel\n\n" + _table(("stage", "count", "of first stage"), _funnel_rows(info.funnel))
@@ -114,6 +117,17 @@ def _markdown(release: DatasetRelease, configs: dict[str, dict[str, list[Any]]])
     if info.extra_markdown.strip():
         sections.append(info.extra_markdown.strip())
     return "\n\n".join(section for section in sections if section) + "\n"
+
+
+_SPEC_JSON = """## The `spec_json` column
+
+In {configs}, each environment spec is stored **sealed**: one JSON object
+`{{"coworkenv_sealed_spec":1,"sha256":"<seal>","key":"<schema fingerprint>","spec_id":"env-...","tables":{{...}},"spec":{{...}}}}`,
+whose `spec` member is the spec itself (`coworkenv env schema` prints its JSON Schema). `coworkenv.parse_spec` and
+`coworkenv.load_spec` check the seal (a SHA-256 of the bytes after it, keyed by the spec schema) and, when it holds,
+load the spec without validating every record again; a row whose seal does not hold (an edited row, or a spec schema
+other than the one it was sealed under) is validated in full. Releases before this format hold the plain spec JSON;
+both load the same way. Rows the validate gates could not load in full stay plain spec JSON."""
 
 
 def _config_rows(configs: dict[str, dict[str, list[Any]]]) -> list[list[str]]:

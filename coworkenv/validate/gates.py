@@ -29,6 +29,7 @@ from coworkenv.spec import (
     ForbiddenRule,
     OrderRule,
 )
+from coworkenv.spec_seal import is_sealed, open_sealed
 from coworkenv.tools import ToolError
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._leaks import find_leaks
@@ -135,6 +136,11 @@ def schema_gate(data: EnvSpec | str | bytes | dict[str, Any]) -> tuple[GateResul
     """Gate 1: the payload is JSON and matches the EnvSpec schema."""
     if isinstance(data, EnvSpec):
         return GateResult("schema", True, details={"source": "object"}), data
+    if isinstance(data, str | bytes) and is_sealed(data):  # a stored spec (coworkenv.spec_seal)
+        opened = open_sealed(data, "the payload")
+        if isinstance(opened, EnvSpec):  # its seal holds: it passed the schema when it was sealed
+            return GateResult("schema", True, details={"source": "sealed"}), opened
+        data = opened.payload if opened.payload is not None else data  # validated in full below
     try:
         raw = orjson.loads(data) if isinstance(data, str | bytes) else data
     except orjson.JSONDecodeError as exc:

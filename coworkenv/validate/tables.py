@@ -8,17 +8,19 @@ import orjson
 import pyarrow as pa
 
 from coworkenv.spec import EnvSpec
+from coworkenv.spec_seal import sealed_payload
+from coworkenv.spec_seal_write import stored_spec_json
 from coworkenv.store.stages import ENVS, REJECTED, SpecRow
 from coworkenv.validate.repair import Candidate, ValidationRun
 
 
 def accepted_table(run: ValidationRun) -> pa.Table:
-    """One envs-stage row per accepted environment: its spec JSON, mutation score, repair rounds, cost, gate
+    """One envs-stage row per accepted environment: its sealed spec (`stored_spec_json`), mutation score, repair rounds, cost, gate
     results, the policy it was accepted under and every finding (gate, code, path, message, hint)."""
     return ENVS.table({
         "env_id": a.spec.id,
         "capability": a.capability,
-        "spec_json": a.spec.to_json(),
+        "spec_json": stored_spec_json(a.spec),
         "verifier_hash": a.spec.verifier_hash,
         "mutation_score": a.validation.mutation_score,
         "repair_rounds": a.repair_rounds,
@@ -74,5 +76,6 @@ def _capability_of(text: str) -> str:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         return "unknown"
+    data = sealed_payload(data)
     value = data.get("capability") if isinstance(data, dict) else None
     return value if isinstance(value, str) and value else "unknown"

@@ -32,7 +32,7 @@ _SORT_STEP = 1.5
 _RARE_POSTINGS = 256
 _RARE_FRACTION = 32
 # Candidates beyond this many times the limit (and this many in all) are ranked with a heap instead of being sorted:
-# below that, two sorts in C beat a heap with a Python key function.
+# below that, two sorts in C beat a heap (even one over (key, id) pairs made in C).
 _PARTIAL_SORT = 16
 _PARTIAL_SORT_MIN = 1_500
 
@@ -138,9 +138,10 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
     if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids) and len(ids) > _PARTIAL_SORT_MIN:
-        # A few of many: a heap picks them in (key, id) order without sorting every candidate.
+        # A few of many: a heap picks them in (key, id) order without sorting every candidate. The (key, id) pairs
+        # are made in C (map, zip), so the heap compares tuples without calling a Python key function per candidate.
         first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
-        ids = first_few(q.limit, ids, key=lambda i: (key(i), i))
+        ids = [i for _, i in first_few(q.limit, zip(map(key, ids), ids, strict=True))]
         return [rows[i] for i in (reversed(ids) if q.last else ids)]
     # Sorted by id, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
     ids.sort(reverse=q.reverse)

@@ -2,7 +2,8 @@
 its one writer, and the one spec reader of every command (a spec JSON file, a folder of them, or Parquet).
 
 Accepted inputs (the same for `env run`, `validate`, `rollout`, `eval` and `train rl`):
-- a `.json` file holding one spec object, or a list of them;
+- a `.json` file holding one spec object, or a list of them; a spec may be plain or sealed
+  (`coworkenv.spec_seal`: what the stages below store), and `load_spec` checks a sealed one's seal;
 - a `.jsonl` file, one spec per line;
 - a `.parquet` file with a string `spec_json` column: the specs stage (SPECS_SCHEMA), the envs stage (its accepted
   envs) or a specs file of an older release (its `generator` column is read as `source`); `capability`, `source`,
@@ -27,6 +28,8 @@ import pyarrow as pa
 
 from coworkenv.loading import load_spec
 from coworkenv.spec import EnvSpec
+from coworkenv.spec_seal import sealed_payload
+from coworkenv.spec_seal_write import stored_spec_json
 from coworkenv.store.stages._stage import Stage, StageError, missing_path
 
 SPEC_COLUMN = "spec_json"
@@ -72,7 +75,8 @@ class SpecCandidate(Protocol):
 
 
 def specs_table(candidates: Iterable[SpecCandidate]) -> pa.Table:
-    """Candidates as a specs-stage table: a spec is stored as its JSON (lossless), a raw payload as it came."""
+    """Candidates as a specs-stage table: a spec is stored as its sealed file (lossless; see `stored_spec_json`), a
+    raw payload as it came."""
     return SPECS.table({
         "env_id": c.payload.id if isinstance(c.payload, EnvSpec) else None,
         "capability": c.capability,
@@ -80,7 +84,7 @@ def specs_table(candidates: Iterable[SpecCandidate]) -> pa.Table:
         "origin": c.origin,
         "tokens": c.tokens,
         "error": c.error,
-        "spec_json": c.payload.to_json() if isinstance(c.payload, EnvSpec) else c.payload,
+        "spec_json": stored_spec_json(c.payload) if isinstance(c.payload, EnvSpec) else c.payload,
     } for c in candidates)
 
 
@@ -203,10 +207,10 @@ def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
         return rows
     value = _decode(text, str(file))
     if isinstance(value, list):
-        if in_folder and not any(isinstance(item, dict) and _SPEC_KEYS & item.keys() for item in value):
+        if in_folder and not any(_is_spec_object(item) for item in value):
             return []  # a list of something else (a summary, a report)
         return [_json_row(item, f"{file} [{i}]", f"{rel}#{i}", None) for i, item in enumerate(value)]
-    if in_folder and not (isinstance(value, dict) and _SPEC_KEYS & value.keys()):
+    if in_folder and not _is_spec_object(value):
         return []  # funnel.json, a report, an LLM cache entry: not a spec
     return [_json_row(value, str(file), rel, text)]
 
@@ -237,14 +241,21 @@ def _decode(text: str, where: str) -> Any:
         raise SpecSourceError(f"{where}: JSON nested too deeply to read; {_HINT}") from None
 
 
+def _is_spec_object(value: Any) -> bool:
+    """A spec's JSON object, plain or sealed (a folder's other JSON objects are passed over)."""
+    inner = sealed_payload(value)
+    return isinstance(inner, dict) and bool(_SPEC_KEYS & inner.keys())
+
+
 def _json_row(value: Any, where: str, origin: str, text: str | None) -> SpecRow:
     if not isinstance(value, dict):
         raise SpecSourceError(f"{where}: a spec is a JSON object, got {type(value).__name__}; {_HINT}")
-    capability = value.get("capability")
+    spec = sealed_payload(value)  # a sealed file's text is kept whole: load_spec checks its seal
+    capability = spec.get("capability")
     return SpecRow(
         text=text if text is not None else orjson.dumps(value).decode(),
         where=where, origin=origin, capability=capability if isinstance(capability, str) else None,
-        source=_text((value.get("metadata") or {}).get("generator")) if isinstance(value.get("metadata"), dict)
+        source=_text((spec.get("metadata") or {}).get("generator")) if isinstance(spec.get("metadata"), dict)
         else None,
     )
 
