@@ -42,6 +42,8 @@ CORPUS = Path(__file__).with_name("sandbox_corpus")
 REPO = Path(__file__).resolve().parents[1]
 SECRET_NAME = "COWORKENV_TEST_SECRET"
 SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
+# The names a host's secrets go by, set to the secret too: whatever reads the environment must find none of them.
+WELL_KNOWN_SECRET_NAMES = ("HF_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY")
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves: capability drop, rlimits, no_new_privs, Landlock, seccomp, the audit hook.
 DEGRADED = frozenset({"netns", "mountns", "uid"})
@@ -152,8 +154,10 @@ def _inherited_descriptor(path: Path) -> Iterator[int]:
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
-    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor."""
-    monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
+    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor; the
+    environment holds it under the well-known secret names too."""
+    for name in (SECRET_NAME, *WELL_KNOWN_SECRET_NAMES):
+        monkeypatch.setenv(name, SECRET_VALUE)
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
     host_file.write_text('{"score": 0}')
