@@ -7,7 +7,7 @@ Snippets with an `# expect-kernel:` header run a third time with the audit hook 
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
 gets through leaks `SANDBOX-ESCAPED ...` in its value and in a deliberate violation; neither may appear, nor may a
-terminal or log control character stand unescaped in any report. The host watches its side too: no signal may reach
+terminal or log control character stand unescaped in any report or in the value. The host watches its side too: no signal may reach
 it, its resource limits stay, every run directory is gone afterwards, and every snippet runs while the host holds the
 secret file open on an inheritable descriptor.
 """
@@ -42,6 +42,8 @@ CORPUS = Path(__file__).with_name("sandbox_corpus")
 REPO = Path(__file__).resolve().parents[1]
 SECRET_NAME = "COWORKENV_TEST_SECRET"
 SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
+# The names a host's secrets go by, set to the secret too: whatever reads the environment must find none of them.
+WELL_KNOWN_SECRET_NAMES = ("HF_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY")
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves: capability drop, rlimits, no_new_privs, Landlock, seccomp, the audit hook.
 DEGRADED = frozenset({"netns", "mountns", "uid"})
@@ -152,8 +154,10 @@ def _inherited_descriptor(path: Path) -> Iterator[int]:
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
-    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor."""
-    monkeypatch.setenv(SECRET_NAME, SECRET_VALUE)
+    their extended attributes, where the file system keeps them), and open on an inheritable host descriptor; the
+    environment holds it under the well-known secret names too."""
+    for name in (SECRET_NAME, *WELL_KNOWN_SECRET_NAMES):
+        monkeypatch.setenv(name, SECRET_VALUE)
     tag = uuid.uuid4().hex
     host_file = tmp_path / "state.json"
     host_file.write_text('{"score": 0}')
@@ -185,6 +189,17 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
         Path(paths[key]).unlink(missing_ok=True)
 
 
+def _texts(value: Any) -> list[str]:
+    """Every text in a JSON value, keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (key, *_texts(item))]
+    return []
+
+
 def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expect: str | None = None,
                       watch: HostWatch | None = None) -> None:
     result = run.result
@@ -201,7 +216,7 @@ def _assert_contained(case: Hostile, run: Outcome, targets: dict[str, str], expe
     for leaked in (ESCAPED, SECRET_VALUE, WORLD_CANARY):
         assert leaked not in repr(run), f"{case.name} escaped: {run}"
     assert result.error_kind is None or result.error_kind in ERROR_KINDS
-    for text in (result.error or "", *run.violations):
+    for text in (result.error or "", *run.violations, *_texts(result.value)):
         hidden = sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
         assert not hidden, f"{case.name}: the report carries unescaped {hidden}: {run}"
     # What comes back must be writable anywhere: JSON, and text every UTF-8 writer accepts.

@@ -161,3 +161,27 @@ def test_scratch_measure_stops_at_the_tmpfs_caps(tmp_path: Path) -> None:
         (tmp_path / f"f{i}").touch()
     assert scratch_exceeds(str(tmp_path), 1 << 20, max_entries=16)
     assert not scratch_exceeds(str(tmp_path / "missing"), 1)  # gone already: nothing to stop
+
+
+def test_scratch_measure_counts_files_removed_but_held_open(tmp_path: Path) -> None:
+    """A file removed while open stays on the disk but in no folder: the measure counts it through the holder's
+    descriptors, once per file however many descriptors (or mmap copies) point at it."""
+    from coworkenv.sandbox._scratch import removed_but_held_bytes, scratch_exceeds
+
+    before = removed_but_held_bytes(os.getpid())
+    path = tmp_path / "held.bin"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    copy = os.dup(fd)
+    try:
+        os.write(fd, b"x" * 256 * 1024)
+        os.fsync(fd)
+        assert not scratch_exceeds(str(tmp_path), 384 * 1024, pid=os.getpid())  # listed: counted once by the walk
+        path.unlink()
+        assert not scratch_exceeds(str(tmp_path), 128 * 1024)  # the walk alone no longer sees it
+        assert removed_but_held_bytes(os.getpid()) - before >= 256 * 1024
+        assert scratch_exceeds(str(tmp_path), before + 128 * 1024, pid=os.getpid())
+    finally:
+        os.close(fd)
+        os.close(copy)
+    assert removed_but_held_bytes(os.getpid()) == before
+    assert removed_but_held_bytes(2**22 + 12345) == 0  # no such process: nothing to count

@@ -20,7 +20,7 @@ ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
 NR = {
     "read": (0, 63), "openat": (257, 56), "kill": (62, 129), "prlimit64": (302, 261), "fcntl": (72, 25),
     "ioctl": (16, 29), "getxattr": (191, 8), "lgetxattr": (192, 9), "listxattr": (194, 11), "fgetxattr": (193, 10),
-    "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "shmget": (29, 194), "mq_open": (240, 180),
+    "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "memfd_create": (319, 279), "shmget": (29, 194), "mq_open": (240, 180),
     "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
 }
@@ -64,6 +64,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("prlimit64", 0, 7), answer("prlimit64", OWN_PID, 7), answer("prlimit64", HOST_PID, 7)) == (
         ALLOW, ALLOW, EPERM)
     assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
+    assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
@@ -74,7 +75,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
-                 "listmount", "get_robust_list"):
+                 "listmount", "get_robust_list", "memfd_create"):
         assert answer(name) == EPERM, name
     assert run_filter(program, 0x40000003, 0) == KILL  # another architecture's calling convention
     if machine == "x86_64":

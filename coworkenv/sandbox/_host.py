@@ -42,6 +42,9 @@ _INHERITED_RSS_SLACK = 32 * 2**20
 # screen, make links or write the clipboard; CR and newlines overwrite or forge log lines), format characters (bidi
 # overrides reorder text, zero-width ones hide it), line and paragraph separators, and lone surrogates.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# How deep a returned value may nest: JSON decodes up to the host's recursion limit, and whoever takes the value on
+# (the verifier, `json.dumps`, `copy.deepcopy`, a dataset writer) recurses once per level, from wherever it stands.
+_MAX_VALUE_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,7 @@ def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimi
     stopped: str | None = None
     try:
         stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap,
-                        _ScratchWatch(scratch, limits.scratch_bytes, start))
+                        _ScratchWatch(scratch, limits.scratch_bytes, start, pid))
         if stopped is None:  # the child finished: what it wrote last is still in the pipe buffers
             result += _drain(res_r, result_cap - len(result) + 1)
             output.add(_drain(out_r, limits.max_output_bytes - output.size + 1))
@@ -174,8 +177,8 @@ class _ScratchWatch:
     """Measures the scratch folder every `_SCRATCH_CHECK_S` once the child has said its layers, unless they
     include a tmpfs scratch (which the kernel caps, and which the host cannot see into anyway)."""
 
-    def __init__(self, path: str, max_bytes: int, start: float) -> None:
-        self.path, self.max_bytes, self.next_check = path, max_bytes, start + _SCRATCH_CHECK_S
+    def __init__(self, path: str, max_bytes: int, start: float, pid: int) -> None:
+        self.path, self.max_bytes, self.next_check, self.pid = path, max_bytes, start + _SCRATCH_CHECK_S, pid
         self.active: bool | None = None  # None until the layers line arrived
 
     def wait_s(self, remaining: float) -> float:
@@ -189,7 +192,7 @@ class _ScratchWatch:
         if self.active is False or now < self.next_check:
             return False
         self.next_check = now + _SCRATCH_CHECK_S  # also while the layers line is late: never a busy loop
-        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes)
+        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes, pid=self.pid)
 
 
 def _pump(
@@ -250,16 +253,17 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
     malformed = lines[-1] != b""
     for i, line in enumerate(lines[:-1]):
         try:  # the code can write this channel itself: nesting deep enough to recurse out, numbers beyond a float
-            obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+            obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float,
+                             object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError):
             malformed = True
             continue
-        if not isinstance(obj, dict) or len(obj) not in (1, 2):
+        if type(obj) is not dict or len(obj) not in (1, 2):
             malformed = True
         elif i == 0 and isinstance(obj.get("layers"), list):
             layers = tuple(str(x) for x in obj["layers"])
             if isinstance(obj.get("missing"), dict):
-                missing = {str(k): str(v) for k, v in obj["missing"].items()}
+                missing = {_printable(str(k)): _printable(str(v)) for k, v in obj["missing"].items()}
         elif isinstance(obj.get("violation"), str) and len(obj) == 1:
             violations.append(obj["violation"])
         elif ("result" in obj and len(obj) == 1) or isinstance(obj.get("error_kind"), str):
@@ -271,6 +275,16 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+class _KeyTwice(dict):  # type: ignore[type-arg]
+    """A decoded JSON object that held one key twice (`{1: "a", "1": "b"}` encodes so): parsers disagree on which
+    wins, so what the code meant is not known. A frame that is one is malformed; a value that holds one is refused."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    return obj if len(obj) == len(pairs) else _KeyTwice(pairs)
 
 
 def _finite_float(text: str) -> float:
@@ -324,11 +338,11 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if not finals:
         return fail("crashed", "exited without returning a result")
     final = finals[0]
-    problem = _unportable(final["result"]) if "result" in final else None
-    if problem is not None:
-        return fail("bad_result", f"the value {problem}")
     if "result" in final:
-        return Outcome(SandboxResult(True, final["result"], None, None, round(c.duration_s, 4)), layers, missing,
+        value, problem = _untrusted_value(final["result"])
+        if problem is not None:
+            return fail("bad_result", f"the value {problem}")
+        return Outcome(SandboxResult(True, value, None, None, round(c.duration_s, 4)), layers, missing,
                        tuple(violations))
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
@@ -339,25 +353,66 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     return fail(kind, final["error"])
 
 
-def _unportable(value: Any) -> str | None:
-    """What in the JSON value `value` a consumer could not take (None when nothing): text that is not Unicode
-    (lone surrogates: no UTF-8 writer accepts them) or an integer beyond 64 bits (no float or int64 holds it)."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return "holds text that is not valid Unicode (lone surrogates), which no UTF-8 writer accepts"
-        elif isinstance(item, int) and not isinstance(item, bool) and not -2**63 <= item < 2**63:
-            return "holds an integer beyond 64 bits, which neither a float nor an int64 holds"
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-    return None
+class _Refused(Exception):
+    """What in a returned value no consumer may take (the message completes "the value ...")."""
+
+
+def _untrusted_value(value: Any) -> tuple[Any, str | None]:
+    """The JSON value `value` as the host may hand it on, or None and what in it no consumer could take.
+
+    Everything the code returns ends up in explanations, logs and datasets, so every text in it (keys too) has its
+    terminal and log controls escaped as in the reports (`_printable`). Refused: text that is not Unicode (lone
+    surrogates: no UTF-8 writer accepts them), an integer beyond 64 bits (no float or int64 holds it), a number that
+    is not finite, nesting deeper than `_MAX_VALUE_DEPTH` (a consumer that recurses would run out of stack), two keys
+    that read the same once escaped, and anything but the exact types JSON decodes to: types are compared with `is`,
+    so no method of an object the decoding might ever produce (`__eq__`, `__hash__`, `__class__`, `__repr__`) runs.
+    """
+    try:
+        return _clean(value, 0), None
+    except _Refused as exc:
+        return None, str(exc)
+
+
+def _clean(item: Any, depth: int) -> Any:
+    kind = type(item)
+    if kind is str:
+        return _clean_text(item)
+    if item is None or kind is bool:
+        return item
+    if kind is int:
+        if not -2**63 <= item < 2**63:
+            raise _Refused("holds an integer beyond 64 bits, which neither a float nor an int64 holds")
+        return item
+    if kind is float:
+        if not math.isfinite(item):
+            raise _Refused("holds a number that is not finite, which JSON cannot carry")
+        return item
+    if kind is _KeyTwice:
+        raise _Refused("holds one key twice (as `1` and `\"1\"` encode), which parsers read differently")
+    if kind is not list and kind is not dict:
+        raise _Refused("holds something JSON does not decode to (only objects, arrays, text, numbers, true, false, "
+                       "null may cross)")
+    if depth >= _MAX_VALUE_DEPTH:
+        raise _Refused(f"nests deeper than {_MAX_VALUE_DEPTH} levels, which a consumer that recurses cannot take")
+    if kind is list:
+        return [_clean(sub, depth + 1) for sub in item]
+    cleaned: dict[str, Any] = {}
+    for key, sub in item.items():
+        if type(key) is not str:
+            raise _Refused("holds a key that is not text")
+        name = _clean_text(key)
+        if name in cleaned:
+            raise _Refused(f"holds two keys that read {name!r} once their control characters are escaped")
+        cleaned[name] = _clean(sub, depth + 1)
+    return cleaned
+
+
+def _clean_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Refused("holds text that is not valid Unicode (lone surrogates), which no UTF-8 writer accepts") from None
+    return _printable(text)
 
 
 def _printable(text: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import stat
 
 _log = logging.getLogger("coworkenv.sandbox")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -24,14 +25,19 @@ SCRATCH_ENTRIES = 4096  # the tmpfs scratch's nr_inodes
 _PENDING_FOLDERS = 256  # folders found but not yet scanned: a bound on the descriptors the walk holds
 
 
-def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES) -> bool:
+def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES, pid: int | None = None) -> bool:
     """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, or
-    more sub-folders side by side than the walk will hold open; stops counting as soon as one is passed."""
+    more sub-folders side by side than the walk will hold open; stops counting as soon as one is passed. With
+    `pid`, files that process holds open after removing them count too: no folder lists them any more, yet they
+    stay on the disk until it closes them."""
+    total = 0 if pid is None else removed_but_held_bytes(pid)
+    if total > max_bytes:
+        return True
     try:
         pending = [os.open(path, _DIR_FLAGS)]
     except OSError:
         return False
-    total = entries = 0
+    entries = 0
     try:
         while pending:
             folder = pending.pop()
@@ -52,6 +58,27 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
         for folder in pending:
             os.close(folder)
     return False
+
+
+def removed_but_held_bytes(pid: int) -> int:
+    """Bytes allocated to the files that process `pid` holds open but that no folder lists any more (unlinked,
+    `O_TMPFILE`, memfds), each counted once however many descriptors (or `mmap` copies of one) it has."""
+    fds = f"/proc/{pid}/fd"
+    try:
+        names = os.listdir(fds)
+    except OSError:  # gone, or not ours to look at
+        return 0
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for name in names:
+        try:
+            st = os.stat(os.path.join(fds, name))  # the magic link leads to the open file itself, never opens it
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks * 512
+    return total
 
 
 def remove_tree(path: str) -> None:

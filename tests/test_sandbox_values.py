@@ -1,0 +1,165 @@
+"""What comes back from the sandbox is untrusted data: the host decodes it under type, depth and size limits and
+escapes every terminal or log control in it before anyone (the verifier's explanations, logs, datasets) sees it.
+
+These tests hand the host's decoder result channels as a hostile child could write them, and values as a decoder
+might one day produce them; `test_sandbox.py` runs the corpus end to end (its `return_*` and `tamper_*` snippets).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import unicodedata
+from typing import Any
+
+import pytest
+
+from coworkenv.sandbox import SandboxLimits, run_sandboxed
+from coworkenv.sandbox._host import _MAX_VALUE_DEPTH, _classify, _Collected, _untrusted_value
+from tests.test_sandbox import HIDDEN_CATEGORIES, _texts
+
+LAYERS = b'{"layers": ["rlimits"], "missing": {}}\n'
+
+
+def _decode(channel: bytes, status: int = 0) -> Any:
+    """The result the host makes of a child that exited with `status` having written `channel`."""
+    collected = _Collected(status=status, cpu_s=0.0, maxrss_bytes=0, result_bytes=LAYERS + channel, output_tail=b"",
+                           stopped=None, duration_s=0.01)
+    return _classify(collected, SandboxLimits(), ()).result
+
+
+def _frame(text: str) -> bytes:
+    return b'{"result": ' + text.encode("utf-8") + b"}\n"
+
+
+def test_controls_in_returned_text_and_keys_come_back_escaped() -> None:
+    value = {"reason\x1b[2J": "ok\r\nPASSED: every check\u202e", "nested": [{"\x1b]52;c;eA==\x07": "\u2028\x00"}]}
+    result = _decode(_frame(json.dumps(value)))
+    assert result.ok, result
+    assert result.value == {"reason\\x1b[2J": "ok\\r\\nPASSED: every check\\u202e",
+                            "nested": [{"\\x1b]52;c;eA==\\x07": "\\u2028\\x00"}]}
+    for text in _texts(result.value):
+        assert not {ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES}, text
+
+
+def test_plain_values_come_back_unchanged() -> None:
+    value = {"score": 0.5, "passed": True, "reason": "Grüße, 東京 — 3 items", "n": -2**63, "none": None, "e": []}
+    result = _decode(_frame(json.dumps(value, ensure_ascii=False)))
+    assert result.ok and result.value == value
+
+
+@pytest.mark.parametrize("keys", [("a\n", "a\\n"), ("\x1b", "\\x1b")])
+def test_keys_that_read_the_same_once_escaped_are_a_bad_result(keys: tuple[str, str]) -> None:
+    result = _decode(_frame(json.dumps({keys[0]: 1, keys[1]: 2})))
+    assert (result.ok, result.error_kind) == (False, "bad_result")
+    assert "two keys" in result.error
+
+
+def test_nesting_beyond_the_depth_limit_is_a_bad_result() -> None:
+    at_limit = "[" * _MAX_VALUE_DEPTH + "]" * _MAX_VALUE_DEPTH
+    assert _decode(_frame(at_limit)).ok
+    for depth in (_MAX_VALUE_DEPTH + 1, 900, 100_000):  # 100000 is beyond what the JSON parser recurses into
+        result = _decode(_frame('{"a":' * depth + "1" + "}" * depth))
+        assert (result.ok, result.error_kind) == (False, "bad_result"), depth
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e999", "[1, -1e400]", '"\\ud800"',
+                                  '{"\\udc80": 1}', str(2**64), "1" + "0" * 5000])
+def test_numbers_and_text_no_consumer_takes_are_a_bad_result(text: str) -> None:
+    result = _decode(_frame(text))
+    assert (result.ok, result.error_kind) == (False, "bad_result"), result
+    result.error.encode("utf-8")
+
+
+def test_huge_text_never_reaches_the_decoder_and_the_host_stays_bounded() -> None:
+    code = "def check():\n    return '\\x1b[2J' * 10**7 + 'x' * 10**8\n"
+    start = time.monotonic()
+    result = run_sandboxed(code, "check", {}, SandboxLimits(memory_bytes=512 * 2**20, wall_seconds=10))
+    assert (result.ok, result.error_kind) == (False, "output_limit"), result
+    assert time.monotonic() - start < 10
+
+
+class _Tripwire:
+    """An object whose every dunder the host might call records that it ran (it never may)."""
+
+    ran: list[str] = []
+
+    def __eq__(self, other: object) -> bool:
+        self.ran.append("eq")
+        return True
+
+    def __hash__(self) -> int:
+        self.ran.append("hash")
+        return 0
+
+    def __repr__(self) -> str:
+        self.ran.append("repr")
+        return "x"
+
+    def __iter__(self) -> Any:
+        self.ran.append("iter")
+        return iter(())
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # what isinstance() asks after the type
+        self.ran.append("class")
+        return str
+
+
+class _Text(str):
+    def __str__(self) -> str:
+        _Tripwire.ran.append("str")
+        return "x"
+
+
+class _Map(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        _Tripwire.ran.append("items")
+        return [("k", "v")]
+
+
+HOSTILE_VALUES = {
+    "dunders": lambda: _Tripwire(), "in a list": lambda: [_Tripwire()], "as a value": lambda: {"k": _Tripwire()},
+    "as a key": lambda: {_Tripwire(): 1}, "int key": lambda: {1: "a"}, "None key": lambda: {None: 1},
+    "tuple key": lambda: {(1, 2): 3}, "str subclass": lambda: _Text("plain"), "str subclass key": lambda: {_Text("k"): 1},
+    "dict subclass": lambda: _Map(k="v"), "tuple": lambda: (1, 2), "set": lambda: {1, 2}, "bytes": lambda: b"bytes",
+    "complex": lambda: 1 + 2j, "nan": lambda: float("nan"), "-inf": lambda: float("-inf"),
+}
+
+
+@pytest.mark.parametrize("make", HOSTILE_VALUES.values(), ids=HOSTILE_VALUES.keys())
+def test_anything_json_never_decodes_to_is_refused_without_running_its_code(make: Any) -> None:
+    value = make()
+    _Tripwire.ran.clear()
+    cleaned, problem = _untrusted_value(value)
+    assert cleaned is None and problem
+    assert _Tripwire.ran == []
+
+
+def test_keys_that_are_not_text_in_the_code_come_back_as_json_text() -> None:
+    code = "def check():\n    return {1: 'a', None: 'b', False: 'c', 2.5: 'd'}\n"
+    result = run_sandboxed(code, "check", {})
+    assert result.ok and result.value == {"1": "a", "null": "b", "false": "c", "2.5": "d"}
+    for value in ("{(1, 2): 3}", "{1: 'a', '1': 'b'}", "{None: 'a', 'null': 'b'}"):  # the last two: one key twice
+        refused = run_sandboxed(f"def check():\n    return {value}\n", "check", {})
+        assert (refused.ok, refused.error_kind) == (False, "bad_result"), value
+
+
+def test_a_key_written_twice_on_the_channel_is_a_bad_result() -> None:
+    result = _decode(b'{"result": {"passed": false, "passed": true}}\n')
+    assert (result.ok, result.error_kind) == (False, "bad_result")
+    assert "one key twice" in result.error
+    frame = _decode(b'{"result": 1, "result": 2}\n')  # the frame itself: which result is not known
+    assert (frame.ok, frame.error_kind) == (False, "bad_result")
+
+
+def test_a_reason_with_controls_reaches_the_explanation_escaped() -> None:
+    from coworkenv.checks.verifier import python_outcome
+
+    code = "def check():\n    return {'passed': False, 'reason': 'no\\n[INFO] all checks passed\\x1b[2K'}\n"
+    result = run_sandboxed(code, "check", {})
+    assert result.ok
+    _, explanation, _, _ = python_outcome(result.value)
+    assert explanation == "no\\n[INFO] all checks passed\\x1b[2K"
+    assert os.linesep not in explanation
