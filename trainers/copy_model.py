@@ -35,8 +35,16 @@ from torch import nn
 from transformers import AutoConfig, AutoModelForCausalLM, Qwen3Config, Qwen3ForCausalLM
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
-__all__ = ["CopyHeadConfig", "CopyHeadForCausalLM", "install_fused_lm_head", "uses_copy_head"]
+__all__ = [
+    "CopyHeadConfig",
+    "CopyHeadForCausalLM",
+    "attach_copy_memory",
+    "cached_copy_memory",
+    "install_fused_lm_head",
+    "uses_copy_head",
+]
 
+_MIN_ROOM = 256  # positions of spare room the copy memory allocates when it grows, at least
 _FLOOR = 1e-9  # added to the mixture before the log: a token neither head proposes keeps a finite logit
 _INDUCTION_PRIOR = 2.0  # the initial weight of a match, in logits of the copy attention
 _INDUCTION_SHIFTS = (1, 2)  # matched: the token just written with the one before a key, and the two before those
@@ -65,10 +73,43 @@ class CopyHeadConfig(Qwen3Config):
 
 
 class _CopyMemory:
-    """The copy keys, token ids and validity of the positions a KV cache holds."""
+    """The copy keys, token ids and validity of the positions a KV cache holds: views of buffers with room to grow,
+    so a decode step writes its position instead of copying the whole memory."""
 
-    def __init__(self, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> None:
+    def __init__(self, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                 buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None) -> None:
         self.keys, self.ids, self.valid = keys, ids, valid
+        self._buffers = buffers
+
+    def extended(self, past: int, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> _CopyMemory:
+        """This memory's first `past` positions followed by the given ones (which then own the buffers' room)."""
+        end = past + keys.shape[1]
+        buffers, self._buffers = self._buffers, None
+        if buffers is None or past != self.keys.shape[1] or end > buffers[0].shape[1]:
+            room = end + max(end // 2, _MIN_ROOM)
+            buffers = (keys.new_empty(keys.shape[0], room, keys.shape[2]), ids.new_empty(ids.shape[0], room),
+                       valid.new_empty(valid.shape[0], room))
+            for buffer, held in zip(buffers, (self.keys, self.ids, self.valid), strict=True):
+                buffer[:, :past] = held[:, :past]
+        for buffer, new in zip(buffers, (keys, ids, valid), strict=True):
+            buffer[:, past:end] = new
+        return _CopyMemory(buffers[0][:, :end], buffers[1][:, :end], buffers[2][:, :end], buffers)
+
+
+def cached_copy_memory(cache: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """(copy keys, token ids, validity) of the positions a KV cache holds, each (batch, positions, ...); None when
+    the cache was filled by a model without a copy head."""
+    memory = getattr(cache, "_copy_memory", None)
+    return None if memory is None else (memory.keys, memory.ids, memory.valid)
+
+
+def attach_copy_memory(cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> None:
+    """Give a KV cache assembled outside the model (e.g. from rows of earlier caches) the copy memory of its
+    positions, as `cached_copy_memory` returned it, so the copy head sees what a full forward pass would."""
+    if not keys.shape[:2] == ids.shape == valid.shape:
+        raise ValueError(f"copy memory shapes disagree: keys {tuple(keys.shape)}, ids {tuple(ids.shape)}, "
+                         f"valid {tuple(valid.shape)}; pass (batch, positions) for all three")
+    cache._copy_memory = _CopyMemory(keys, ids, valid.bool())
 
 
 class CopyHeadForCausalLM(Qwen3ForCausalLM):
@@ -117,10 +158,9 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             past = cache.get_seq_length() - new  # the KV cache already holds this call's positions
             if memory.keys.shape[1] < past:
                 raise RuntimeError("the copy memory lost positions the KV cache holds; do not crop the cache")
-            keys = torch.cat([memory.keys[:, :past], keys], dim=1)
-            ids = torch.cat([memory.ids[:, :past], ids], dim=1)
-            valid = torch.cat([memory.valid[:, :past], valid], dim=1)
-        memory = _CopyMemory(keys, ids, valid)
+            memory = memory.extended(past, keys, ids, valid)
+        else:
+            memory = _CopyMemory(keys, ids, valid)
         if cache is not None:
             cache._copy_memory = memory
         return memory
