@@ -47,7 +47,6 @@ from trainers.copy_model import (  # noqa: E402
     cached_copy_memory,
     install_fused_lm_head,
 )
-from trainers.prefix_cache import GrowingCache  # noqa: E402
 
 PAD, EOS = 0, 1
 
@@ -84,6 +83,8 @@ def decode_ms_per_token(model: CopyHeadForCausalLM, batch: int, context: int, to
                         repeats: int) -> dict[str, float]:
     """ms per decode step of `batch` rows after a `context`-token prefill (left-padded rows of varied lengths), with
     transformers' `DynamicCache` (concatenates every step) and with `GrowingCache` (writes into spare room)."""
+    from trainers.prefix_cache import GrowingCache  # here, so `--parts step` also runs on a checkout without it
+
     generator = torch.Generator().manual_seed(1)
     ids = torch.randint(2, model.config.vocab_size, (batch, context), generator=generator)
     mask = torch.ones_like(ids)
@@ -184,8 +185,8 @@ def grpo_step_s(config_name: str, envs: int, agent_steps: int, new_tokens: int,
     """Seconds of one GRPO step of `rl-learn-tiny` (rollouts of 4 envs x groups of 4 with generation, rewards,
     loss, optimiser step) from `config_name`'s tiny model at random init, on procedural envs of the study's trained
     capabilities; episodes cut to `agent_steps` messages of `new_tokens` and `completion` tokens (a random model
-    writes until its budget runs out, so every episode uses all of it). Also returned: the step's prompt and
-    completion tokens (the work done, to compare like with like)."""
+    writes until its budget runs out; it writes no tool call, so its episodes end after one message). Also returned:
+    the step's prompt and completion tokens (the work done, to compare like with like)."""
     import tempfile
 
     from coworkenv.synth.generate import generate_specs
