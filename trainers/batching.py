@@ -82,7 +82,8 @@ class GroupBatcher:
     loop has run every task that was ready when the first request of the batch arrived.
 
     Each generated row's KV cache is kept (`trainers.prefix_cache`), so an episode's next message prefills only the
-    tokens added since; `reuse_caches=False` prefills every request whole (as before, for comparison).
+    tokens added since; `reuse_caches=False` prefills every request whole (as before, for comparison). The caches
+    hold the model's activations at its current weights: after the weights change, use a new batcher.
     """
 
     def __init__(self, model: PreTrainedModel, eos_token_id: int, pad_token_id: int | None,
