@@ -92,6 +92,37 @@ def test_labels_score_only_labelled_positions_and_the_fused_call_agrees(inductio
         install_fused_lm_head(torch.nn.Linear(2, 2))
 
 
+@induction
+def test_the_fused_call_scores_padded_rows_as_each_row_alone(induction: bool) -> None:
+    """TRL pads prompts on the left and completions on the right; the fused call gives each row's log-probs as that
+    row alone would have them, and as the padded batch's own forward does, and trains through them."""
+    model = _model(4, induction)
+    ids = torch.randint(2, 61, (3, 30))
+    mask = torch.ones_like(ids)
+    mask[0, :4] = 0
+    mask[1, 24:] = 0
+    mask[2, :3], mask[2, 28:] = 0, 0
+    labels = ids.masked_fill(mask == 0, -100)
+    labels[:, :12] = -100
+    with torch.no_grad():
+        padded = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits, -1)
+        alone = torch.zeros(3, 29)
+        for row in range(3):
+            start, end = int(mask[row].nonzero()[0]), int(mask[row].nonzero()[-1]) + 1
+            own = torch.log_softmax(model(input_ids=ids[row:row + 1, start:end]).logits[0], -1)
+            alone[row, start:end - 1] = own[:-1].gather(-1, ids[row, start + 1:end, None]).squeeze(-1)
+    labelled = labels[:, 1:] != -100
+    alone = alone.masked_fill(~labelled, 0)
+    install_fused_lm_head(model)
+    fused = model(input_ids=ids, attention_mask=mask, labels=labels, fused_lm_head=True)
+    assert torch.allclose(fused.log_probs, alone, atol=1e-5)
+    from_padded = padded[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1).masked_fill(~labelled, 0)
+    assert torch.allclose(fused.log_probs, from_padded, atol=1e-4)
+    assert torch.allclose(fused.loss, -alone.sum() / labelled.sum(), atol=1e-5)
+    fused.loss.backward()
+    assert model.copy_key.weight.grad is not None and model.model.layers[0].self_attn.q_proj.weight.grad is not None
+
+
 def _copy_batch(generator: torch.Generator, size: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
     """`key value ... SEP key` -> `value`: values are random tokens, new in every row (nothing to memorise)."""
     keys = torch.stack([torch.randperm(10, generator=generator)[:4] + 2 for _ in range(size)])

@@ -20,23 +20,33 @@ import torch
 from transformers import PreTrainedModel
 
 from coworkenv.llm import LLMRequest
-from trainers.local_backend import LocalTransformersBackend
+from trainers.local_backend import LocalTransformersBackend, cache_argument
+from trainers.prefix_cache import PrefixCaches
 
 __all__ = ["BatchSlot", "BatchedLocalBackend", "GroupBatcher", "generate_batch"]
+
+_KEPT_CACHES = 32  # sequences whose caches a batcher keeps at least (about 6 MB each at 3,500 tokens, learn-tiny)
 
 
 def generate_batch(model: PreTrainedModel, sequences: Sequence[Sequence[int]], max_new_tokens: Sequence[int],
                    temperature: float, top_p: float, eos_token_id: int, pad_token_id: int | None,
-                   seed: int | None = None) -> list[list[int]]:
-    """New tokens for every sequence (each ending with EOS unless its budget ran out), in one left-padded batch."""
+                   seed: int | None = None, prefixes: PrefixCaches | None = None) -> list[list[int]]:
+    """New tokens for every sequence (each ending with EOS unless its budget ran out), in one left-padded batch.
+
+    With `prefixes`, a sequence that extends one generated before starts from its kept cache, and the batch's rows
+    are kept for the next call (`trainers.prefix_cache`); the tokens are the same up to float rounding.
+    """
     if not sequences:
         return []
     pad = eos_token_id if pad_token_id is None else pad_token_id
     width = max(len(s) for s in sequences)
+    assembled = prefixes.assemble(sequences, pad) if prefixes is not None else None
     ids = torch.tensor([[pad] * (width - len(s)) + list(s) for s in sequences], device=model.device)
     mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in sequences], device=model.device)
     kwargs: dict[str, Any] = {"max_new_tokens": max(max_new_tokens), "eos_token_id": eos_token_id,
                               "pad_token_id": pad, "do_sample": temperature > 0, "use_cache": True}
+    if assembled is not None:
+        kwargs[cache_argument(model)] = assembled.cache
     if temperature > 0:
         kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
     else:
@@ -49,6 +59,8 @@ def generate_batch(model: PreTrainedModel, sequences: Sequence[Sequence[int]], m
     for row, budget in zip(output[:, width:].tolist(), max_new_tokens, strict=True):
         row = [int(t) for t in row[:budget]]
         out.append(row[: row.index(eos_token_id) + 1] if eos_token_id in row else row)
+    if prefixes is not None and assembled is not None:
+        prefixes.keep(assembled, [list(s) + row for s, row in zip(sequences, out, strict=True)])
     return out
 
 
@@ -68,11 +80,17 @@ class GroupBatcher:
     With `episodes` given (a GRPO step's group), a batch is generated once every episode still running is waiting.
     Without it (evaluation, where episodes start and end at any time), a batch is generated as soon as the event
     loop has run every task that was ready when the first request of the batch arrived.
+
+    Each generated row's KV cache is kept (`trainers.prefix_cache`), so an episode's next message prefills only the
+    tokens added since; `reuse_caches=False` prefills every request whole (as before, for comparison). The caches
+    hold the model's activations at its current weights: after the weights change, use a new batcher.
     """
 
     def __init__(self, model: PreTrainedModel, eos_token_id: int, pad_token_id: int | None,
-                 episodes: int | None = None) -> None:
+                 episodes: int | None = None, *, reuse_caches: bool = True) -> None:
         self.model = model
+        # One kept cache per live episode; evaluation's episodes come and go, so it keeps the most recent ones.
+        self.prefixes = PrefixCaches(model, max(episodes or 0, _KEPT_CACHES)) if reuse_caches else None
         self.eos_token_id = eos_token_id
         self.pad_token_id = pad_token_id
         self.live = episodes
@@ -112,7 +130,7 @@ class GroupBatcher:
             seed = None if None in seeds else int.from_bytes(hashlib.sha256(repr(seeds).encode()).digest()[:4], "big")
             try:
                 rows = generate_batch(self.model, [r.ids for r in requests], [r.max_new_tokens for r in requests],
-                                      temperature, top_p, self.eos_token_id, self.pad_token_id, seed)
+                                      temperature, top_p, self.eos_token_id, self.pad_token_id, seed, self.prefixes)
             except Exception as exc:  # every waiting episode sees the failure, none waits forever
                 for request in requests:
                     request.answer.set_exception(exc)

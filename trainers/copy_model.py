@@ -35,8 +35,16 @@ from torch import nn
 from transformers import AutoConfig, AutoModelForCausalLM, Qwen3Config, Qwen3ForCausalLM
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
-__all__ = ["CopyHeadConfig", "CopyHeadForCausalLM", "install_fused_lm_head", "uses_copy_head"]
+__all__ = [
+    "CopyHeadConfig",
+    "CopyHeadForCausalLM",
+    "attach_copy_memory",
+    "cached_copy_memory",
+    "install_fused_lm_head",
+    "uses_copy_head",
+]
 
+_MIN_ROOM = 256  # positions of spare room the copy memory allocates when it grows, at least
 _FLOOR = 1e-9  # added to the mixture before the log: a token neither head proposes keeps a finite logit
 _INDUCTION_PRIOR = 2.0  # the initial weight of a match, in logits of the copy attention
 _INDUCTION_SHIFTS = (1, 2)  # matched: the token just written with the one before a key, and the two before those
@@ -65,10 +73,43 @@ class CopyHeadConfig(Qwen3Config):
 
 
 class _CopyMemory:
-    """The copy keys, token ids and validity of the positions a KV cache holds."""
+    """The copy keys, token ids and validity of the positions a KV cache holds: views of buffers with room to grow,
+    so a decode step writes its position instead of copying the whole memory."""
 
-    def __init__(self, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> None:
+    def __init__(self, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                 buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None) -> None:
         self.keys, self.ids, self.valid = keys, ids, valid
+        self._buffers = buffers
+
+    def extended(self, past: int, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> _CopyMemory:
+        """This memory's first `past` positions followed by the given ones (which then own the buffers' room)."""
+        end = past + keys.shape[1]
+        buffers, self._buffers = self._buffers, None
+        if buffers is None or past != self.keys.shape[1] or end > buffers[0].shape[1]:
+            room = end + max(end // 2, _MIN_ROOM)
+            buffers = (keys.new_empty(keys.shape[0], room, keys.shape[2]), ids.new_empty(ids.shape[0], room),
+                       valid.new_empty(valid.shape[0], room))
+            for buffer, held in zip(buffers, (self.keys, self.ids, self.valid), strict=True):
+                buffer[:, :past] = held[:, :past]
+        for buffer, new in zip(buffers, (keys, ids, valid), strict=True):
+            buffer[:, past:end] = new
+        return _CopyMemory(buffers[0][:, :end], buffers[1][:, :end], buffers[2][:, :end], buffers)
+
+
+def cached_copy_memory(cache: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """(copy keys, token ids, validity) of the positions a KV cache holds, each (batch, positions, ...); None when
+    the cache was filled by a model without a copy head."""
+    memory = getattr(cache, "_copy_memory", None)
+    return None if memory is None else (memory.keys, memory.ids, memory.valid)
+
+
+def attach_copy_memory(cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> None:
+    """Give a KV cache assembled outside the model (e.g. from rows of earlier caches) the copy memory of its
+    positions, as `cached_copy_memory` returned it, so the copy head sees what a full forward pass would."""
+    if not keys.shape[:2] == ids.shape == valid.shape:
+        raise ValueError(f"copy memory shapes disagree: keys {tuple(keys.shape)}, ids {tuple(ids.shape)}, "
+                         f"valid {tuple(valid.shape)}; pass (batch, positions) for all three")
+    cache._copy_memory = _CopyMemory(keys, ids, valid.bool())
 
 
 class CopyHeadForCausalLM(Qwen3ForCausalLM):
@@ -117,10 +158,9 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             past = cache.get_seq_length() - new  # the KV cache already holds this call's positions
             if memory.keys.shape[1] < past:
                 raise RuntimeError("the copy memory lost positions the KV cache holds; do not crop the cache")
-            keys = torch.cat([memory.keys[:, :past], keys], dim=1)
-            ids = torch.cat([memory.ids[:, :past], ids], dim=1)
-            valid = torch.cat([memory.valid[:, :past], valid], dim=1)
-        memory = _CopyMemory(keys, ids, valid)
+            memory = memory.extended(past, keys, ids, valid)
+        else:
+            memory = _CopyMemory(keys, ids, valid)
         if cache is not None:
             cache._copy_memory = memory
         return memory
@@ -179,9 +219,12 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         return CausalLMOutputWithPast(loss=loss, logits=logits, cache=outputs.cache if use_cache else None)
 
 
-def install_fused_lm_head(model: Any, temperature: float = 1.0) -> None:
+def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool = True) -> None:
     """Give a copy-head model the `fused_lm_head=True` call TRL's SFT and GRPO trainers make (per-token log-probs,
     entropy and top-1 hits of the labels, and the mean negative log-likelihood), computed from its own mixture.
+
+    With `unpad_rows`, rows padded only at their ends (TRL's layout) run one at a time without their padding:
+    on CPU about 2x faster than the padded batch for GRPO's groups (`benchmarks/bench_rl_step.py`), same values.
 
     Call it after the trainer's constructor, which patches `model.forward` with TRL's own fused head.
     """
@@ -199,17 +242,38 @@ def install_fused_lm_head(model: Any, temperature: float = 1.0) -> None:
         kwargs["use_cache"] = False
         targets = labels[:, 1:] if shift_labels is None else shift_labels
         mask = targets != -100
-        scored = mask.any(dim=0).nonzero().squeeze(-1)
         # With labels the model scores only the labelled positions (aligned so that position t predicts t + 1).
         aligned = labels if shift_labels is None else torch.nn.functional.pad(shift_labels, (1, 0), value=-100)
-        logits = torch.log_softmax(own(self, *args, labels=aligned, **kwargs).logits / temperature, dim=-1)
-        picked = targets[:, scored]
+        spans = _row_spans(kwargs.get("attention_mask"), aligned, kwargs) if unpad_rows and not args else None
+        if spans is None:
+            scored = mask.any(dim=0).nonzero().squeeze(-1)
+            rows = torch.arange(mask.shape[0], device=mask.device)[:, None].expand(-1, len(scored))
+            columns = scored[None].expand(mask.shape[0], -1)
+            logits = own(self, *args, labels=aligned, **kwargs).logits
+        else:
+            # Each row alone, without its padding: causal attention with no mask to build (the fast kernels) and a
+            # copy head over the row's own positions; the same log-probs as the padded batch, up to float rounding.
+            input_ids = kwargs.pop("input_ids")
+            kwargs.pop("attention_mask")
+            row_logits, row_index, column_index = [], [], []
+            for row, (start, end) in enumerate(spans):
+                local = (aligned[row, start + 1:end] != -100).nonzero().squeeze(-1)
+                if len(local) == 0:
+                    continue
+                out = own(self, input_ids=input_ids[row:row + 1, start:end], labels=aligned[row:row + 1, start:end],
+                          **kwargs)
+                row_logits.append(out.logits[0])
+                row_index.append(torch.full_like(local, row))
+                column_index.append(local + start)
+            logits, rows, columns = torch.cat(row_logits), torch.cat(row_index), torch.cat(column_index)
+        logits = torch.log_softmax(logits / temperature, dim=-1)
+        picked = targets[rows, columns]
         chosen = logits.gather(-1, picked.clamp(min=0)[..., None]).squeeze(-1)
         entropy = -(logits.exp() * logits).sum(-1)
         top1 = (logits.argmax(-1) == picked).to(logits.dtype)
 
         def spread(values: torch.Tensor) -> torch.Tensor:
-            return values.new_zeros(mask.shape).index_copy(1, scored, values).masked_fill(~mask, 0)
+            return values.new_zeros(mask.shape).index_put((rows, columns), values).masked_fill(~mask, 0)
 
         log_probs = spread(chosen)
         tokens = mask.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch
@@ -217,6 +281,27 @@ def install_fused_lm_head(model: Any, temperature: float = 1.0) -> None:
                                    is_top1=spread(top1), label_mask=mask)
 
     model.forward = types.MethodType(forward, model)  # type: ignore[method-assign]
+
+
+def _row_spans(attention_mask: torch.Tensor | None, labels: torch.Tensor,
+               kwargs: dict[str, Any]) -> list[tuple[int, int]] | None:
+    """Each row's [start, end) of attended tokens when rows are padded only at their ends (TRL's left-padded prompts
+    and right-padded completions), nothing else depends on the padded layout and some row has a label to score
+    after its first token; None otherwise (the padded batch is scored as it is)."""
+    if attention_mask is None or attention_mask.ndim != 2 or set(kwargs) - {"input_ids", "attention_mask", "use_cache"}:
+        return None
+    spans = []
+    for row in attention_mask.bool():
+        where = row.nonzero().squeeze(-1)
+        if len(where) == 0:
+            spans.append((0, 0))
+            continue
+        start, end = int(where[0]), int(where[-1]) + 1
+        if end - start != len(where):
+            return None  # a gap inside the row: only the padded batch's mask describes it
+        spans.append((start, end))
+    labelled = any(bool((labels[row, start + 1:end] != -100).any()) for row, (start, end) in enumerate(spans))
+    return spans if labelled else None
 
 
 def uses_copy_head(model: Any) -> bool:

@@ -37,6 +37,7 @@ __all__ = [
     "LocalSampler",
     "LocalTransformersBackend",
     "ParsedMessage",
+    "cache_argument",
     "load_checkpoint",
     "template_messages",
     "untrained_twin",
@@ -182,7 +183,8 @@ class ChatRenderer:
         return ParsedMessage(content, calls, errors, finished)
 
 
-def _cache_argument(model: PreTrainedModel) -> str:
+def cache_argument(model: PreTrainedModel) -> str:
+    """The name under which `model.forward` takes its KV cache."""
     # transformers 5.2x renamed `past_key_values` to `cache`; models that predate the rename keep the old name.
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
@@ -215,7 +217,7 @@ class LocalSampler:
         if len(ids) > 1:
             with torch.no_grad():
                 model(input_ids=torch.tensor([list(ids[:-1])], device=model.device), use_cache=True,
-                      **{_cache_argument(model): cache})
+                      **{cache_argument(model): cache})
         return cache
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
@@ -227,7 +229,7 @@ class LocalSampler:
         sampled = temperature > 0
         kwargs: dict[str, Any] = {"do_sample": sampled, "max_new_tokens": max_new_tokens,
                                   "eos_token_id": self.eos_token_id, "pad_token_id": self.pad_token_id,
-                                  _cache_argument(self.model): self.cache, "use_cache": True}
+                                  cache_argument(self.model): self.cache, "use_cache": True}
         if sampled:
             kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
         else:

@@ -26,6 +26,7 @@ __all__ = [
     "TinyModelSpec",
     "build_tiny_model",
     "render_corpus_text",
+    "tiny_model_config",
     "train_tokenizer",
 ]
 
@@ -112,6 +113,30 @@ def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec, chat_template: s
     return tokenizer
 
 
+def tiny_model_config(spec: TinyModelSpec, vocab_size: int, eos_token_id: int | None, pad_token_id: int | None,
+                      copy_boundary_token_id: int | None = None) -> Qwen3Config:
+    """The model config of `spec`'s sizes for a tokenizer of `vocab_size` (a `CopyHeadConfig` when `spec.copy_head`;
+    `copy_boundary_token_id` is used when `spec.copy_from_read`)."""
+    sizes: dict[str, Any] = dict(
+        vocab_size=vocab_size,
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim,
+        max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=eos_token_id,
+        pad_token_id=pad_token_id,
+    )
+    if not spec.copy_head:
+        return Qwen3Config(**sizes)
+    return CopyHeadConfig(copy_head_dim=spec.copy_head_dim, copy_induction=spec.copy_induction,
+                          copy_boundary_token_id=copy_boundary_token_id if spec.copy_from_read else None, **sizes)
+
+
 def build_tiny_model(
     corpus: Iterable[str], spec: TinyModelSpec, seed: int, chat_template: str
 ) -> tuple[Qwen3ForCausalLM, PreTrainedTokenizerFast]:
@@ -122,29 +147,11 @@ def build_tiny_model(
     merges fit the text the model is trained on.
     """
     tokenizer = train_tokenizer(corpus, spec, chat_template)
-    sizes: dict[str, Any] = dict(
-        vocab_size=len(tokenizer),
-        hidden_size=spec.hidden_size,
-        intermediate_size=spec.intermediate_size,
-        num_hidden_layers=spec.num_hidden_layers,
-        num_attention_heads=spec.num_attention_heads,
-        num_key_value_heads=spec.num_key_value_heads,
-        head_dim=spec.head_dim,
-        max_position_embeddings=spec.max_position_embeddings,
-        tie_word_embeddings=True,
-        bos_token_id=None,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
+    boundary = int(cast(int, tokenizer.convert_tokens_to_ids("<|im_start|>"))) if spec.copy_from_read else None
+    config = tiny_model_config(spec, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id, boundary)
     # The seed fixes the initial weights, so two runs on the same data start from the same model.
     torch.manual_seed(seed)
-    model: Qwen3ForCausalLM
-    if spec.copy_head:
-        boundary = int(cast(int, tokenizer.convert_tokens_to_ids("<|im_start|>"))) if spec.copy_from_read else None
-        model = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=spec.copy_head_dim, copy_boundary_token_id=boundary,
-                                                   copy_induction=spec.copy_induction, **sizes))
-    else:
-        model = Qwen3ForCausalLM(Qwen3Config(**sizes))
+    model = CopyHeadForCausalLM(config) if isinstance(config, CopyHeadConfig) else Qwen3ForCausalLM(config)
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     return model, tokenizer
