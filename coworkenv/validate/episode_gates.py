@@ -7,8 +7,9 @@ from collections import Counter
 from typing import Any
 
 from coworkenv.apps import APPS
+from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.faults import FAILING, robustness
-from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
+from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._leaks import world_strings, world_text
@@ -271,7 +272,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
       analysed, so it is vacuous when it holds in every episode the gates ran: the untouched initial state,
       the noop episode, the reference and every near-miss mutant;
     - guards (frame and forbidden rules, checks marked `safety`) hold unless the agent does harm; a frame
-      rule that allows every app to change can never fail (`unfalsifiable_frame`).
+      rule that allows, whole, every app the spec can change can never fail (`unfalsifiable_frame`).
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
       guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
     - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`).
@@ -300,9 +301,10 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             always &= {c.id for c in result.checks if c.passed}
     vacuous, unexercised = [], []
     for i, (check, guard) in enumerate(zip(spec.checks, guards, strict=True)):
-        if isinstance(check.rule, FrameRule) and _allows_everything(check.rule):
+        if isinstance(check.rule, FrameRule) and _allows_everything(check.rule, spec):
             errors.append(GateError("reads_state", "unfalsifiable_frame", f"checks[{i}].rule.allow",
-                                    f"frame check {check.id!r} allows every app to change, so it can never fail"))
+                                    f"frame check {check.id!r} allows every change the spec can make (each app "
+                                    "its world, tools and dynamics change, whole), so it can never fail"))
         if guard:
             continue
         if isinstance(check.rule, PythonRule):
@@ -342,6 +344,22 @@ def _reads_world(rule: Any) -> bool:
     return rule.kind in ("field", "records", "called", "order")
 
 
-def _allows_everything(rule: FrameRule) -> bool:
-    whole = {s.app for s in rule.allow if s.table is None and s.id is None and s.fields is None}
-    return whole >= set(APPS)
+def _allows_everything(rule: FrameRule, spec: EnvSpec) -> bool:
+    """Whether a frame allows every change the spec can make: each app its world holds, its tools write or its
+    dynamics change is allowed whole (app-wide, or each of its tables table-wide, with no id, fields or where)."""
+    whole = {(s.app, s.table) for s in rule.allow if s.id is None and s.fields is None and not s.where}
+    return all((app, None) in whole or all((app, t) in whole for t in APPS[app].tables)
+               for app in changeable_apps(spec) if app in APPS)
+
+
+def changeable_apps(spec: EnvSpec) -> set[str]:
+    """The apps an episode of the spec can change: those its world holds records of, those its exposed tools
+    write to, and those its dynamics rules and log streams change."""
+    catalog = spec_catalog(spec)
+    held = {app for app in APPS if any(getattr(getattr(spec.world.apps, app, None), t, None)
+                                       for t in APPS[app].tables)}
+    written = {catalog[n].app for n in exposed_tools(spec) if n in catalog and is_write(n, catalog)}
+    moved = {e.app for r in spec.dynamics.rules for e in r.effects if hasattr(e, "app")}
+    logged = {"logs"} if spec.dynamics.streams or any(isinstance(e, AppendLog) for r in spec.dynamics.rules
+                                                       for e in r.effects) else set()
+    return held | written | moved | logged
