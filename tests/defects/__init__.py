@@ -20,7 +20,10 @@ from tests.defects import (
     dead_guard,
     duplicate_tolerant,
     frame_blind,
+    frame_everything,
     funnel_attribution,
+    guard_one_route,
+    guard_respelled,
     half_pinned,
     isolation_leak,
     lenient_scoring,
@@ -30,6 +33,7 @@ from tests.defects import (
     pinned_wording,
     presolved,
     python_fragile,
+    python_record_order,
     reply_only,
     silent_change,
     spelling_pinned,
@@ -37,6 +41,7 @@ from tests.defects import (
     unchosen_field,
     vacuous,
     wrong_expected,
+    wrong_route,
 )
 from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
@@ -64,6 +69,11 @@ MODULES = (
     pinned_wording,
     created_id_pinned,
     spelling_pinned,
+    guard_respelled,
+    guard_one_route,
+    wrong_route,
+    python_record_order,
+    frame_everything,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
