@@ -6,8 +6,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from coworkenv.apps import APPS
-from coworkenv.bindings import exposed_tools, spec_catalog
+from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
@@ -348,6 +347,8 @@ def _allows_everything(rule: FrameRule, spec: EnvSpec) -> bool:
     """Whether a frame allows every change the spec can make: each app its world holds, its tools write or its
     dynamics change is allowed whole (app-wide, or each of its tables table-wide, with no id, fields or where)."""
     whole = {(s.app, s.table) for s in rule.allow if s.id is None and s.fields is None and not s.where}
+    if not whole:
+        return False
     return all((app, None) in whole or all((app, t) in whole for t in APPS[app].tables)
                for app in changeable_apps(spec) if app in APPS)
 
@@ -355,10 +356,10 @@ def _allows_everything(rule: FrameRule, spec: EnvSpec) -> bool:
 def changeable_apps(spec: EnvSpec) -> set[str]:
     """The apps an episode of the spec can change: those its world holds records of, those its exposed tools
     write to, and those its dynamics rules and log streams change."""
-    catalog = spec_catalog(spec)
     held = {app for app in APPS if any(getattr(getattr(spec.world.apps, app, None), t, None)
                                        for t in APPS[app].tables)}
-    written = {catalog[n].app for n in exposed_tools(spec) if n in catalog and is_write(n, catalog)}
+    ops = [*spec.tools, *(d.bind.op for d in spec.tool_decls)]  # a declared tool writes where its operation does
+    written = {TOOLS[op].app for op in ops if is_write(op)}
     moved = {e.app for r in spec.dynamics.rules for e in r.effects if hasattr(e, "app")}
     logged = {"logs"} if spec.dynamics.streams or any(isinstance(e, AppendLog) for r in spec.dynamics.rules
                                                        for e in r.effects) else set()
