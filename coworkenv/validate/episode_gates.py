@@ -215,6 +215,7 @@ def noop_gate(ctx: GateContext) -> GateResult:
     presolved = _presolved(ctx, guards)
     if presolved is not None:
         errors.append(GateError("noop", "presolved", "checks", presolved))
+    errors += _solved_by_world(ctx, guards)
     return gate_result("noop", errors, noop_score=noop.result.score if noop.result else None,
                         initial_score=episodes.initial.score, noop_task_credit=noop_credit,
                         initial_task_credit=initial_credit)
@@ -255,6 +256,24 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
         return (f"the initial state already satisfies every state check; only process checks ({names}) keep an "
                 "agent that does nothing from passing")
     return None
+
+
+def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
+    """`solved_by_world` for each state check (not a guard) that fails on the initial state but holds once the world
+    changes by itself between the turns (see `SpecEpisodes.world_only`): it credits the world, not the agent."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    alone = episodes.world_only()
+    if alone is None:
+        return []
+    kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
+    index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
+    before = {c.id: c.passed for c in episodes.initial.checks}
+    return [GateError("noop", "solved_by_world", f"checks[{index[c.id]}]",
+                      f"check {c.id!r} fails on the initial state but holds once the turns' changes and the clock's "
+                      "rules apply, with no agent action: it credits the world's own change, not the agent's work")
+            for c in alone.checks if c.passed and not before[c.id] and c.id not in guards
+            and kinds[c.id] in _STATE_KINDS]
 
 
 # -- 7 reads state ---------------------------------------------------------------------------------------------

@@ -71,6 +71,8 @@ HINTS: dict[str, str] = {
     "initial_state_passes": "the task asks for nothing the checks notice: check the state it must change",
     "presolved": "the world already satisfies every state check; only process checks (calls) keep noop failing: "
                  "make the initial state need the task's change",
+    "solved_by_world": "check what the agent must change after the world's own change (the record it must "
+                       "update or create), not a state the announced or silent change or the clock brings about",
     "mutant_survived": "add or tighten a check that fails on this mistake (pin the exact value, every list item, "
                        "the text's facts)",
     "duplicate_unchecked": "pin how many records the task creates (records count equals 1), so a second one fails",

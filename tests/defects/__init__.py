@@ -36,6 +36,7 @@ from tests.defects import (
     python_record_order,
     reply_only,
     silent_change,
+    solved_by_world,
     spelling_pinned,
     time_window,
     unchosen_field,
@@ -74,6 +75,7 @@ MODULES = (
     wrong_route,
     python_record_order,
     frame_everything,
+    solved_by_world,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
