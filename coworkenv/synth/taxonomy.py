@@ -16,8 +16,9 @@ from coworkenv.world import content_hash
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "4"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
-# 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer
+GENERATOR_VERSION = "5"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+# 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
+# 5: a guard on mailing the wrong namesake covers cc too
 
 StateChange = Literal["none", "announced", "silent"]
 

@@ -11,9 +11,10 @@ from typing import Any
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
-from coworkenv.env import DEFAULT_MAX_STEPS, Env
+from coworkenv.dynamics import Dynamics
+from coworkenv.env import DEFAULT_MAX_STEPS, Env, base_world
 from coworkenv.rollout import run_episode
-from coworkenv.spec import EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
+from coworkenv.spec import AtTime, EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.entities import EntityIndex, check_values
@@ -100,6 +101,7 @@ class SpecEpisodes:
         self._oracle: EpisodeOutcome | None = None
         self._oracle_again: EpisodeOutcome | None = None
         self._noop: EpisodeOutcome | None = None
+        self._world_only: VerifierResult | None = None
         # People, channels and ids of the oracle's final world (records the reference creates included).
         self.oracle_entities: EntityIndex | None = None
         # The reference's final value of every field a check reads (the vacuity analysis probes them).
@@ -142,6 +144,23 @@ class SpecEpisodes:
                     if ref is not None:
                         self.oracle_values[ref] = resolve(self.env.state, ref)
         return self._oracle
+
+    def world_only(self) -> VerifierResult | None:
+        """The verdict on the world left to itself until the last user turn: every turn's announced or silent
+        changes applied and the clock moved by each turn's `advance_s` (rules due on the clock fire; rules that
+        answer an action do not, and the agent's own calls, which also take time, are not counted). None when the
+        spec's world changes only in answer to the agent."""
+        if self._world_only is None:
+            if not any(t.changes for t in self.spec.turns) and not any(
+                    isinstance(r.on, AtTime) for r in self.spec.dynamics.rules):
+                return None
+            world = base_world(self.spec).fork()
+            dynamics = Dynamics(self.spec, world)
+            for turn in self.spec.turns[1:]:
+                dynamics.advance(turn.advance_s)
+                dynamics.apply(turn.changes)
+            self._world_only = self.env.verifier.score(world, [], [])
+        return self._world_only
 
     def oracle_value(self, ref: FieldRef) -> Any:
         """A checked field's value at the end of the reference episode (the verifier's missing marker if none)."""

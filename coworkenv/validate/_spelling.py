@@ -32,9 +32,9 @@ from coworkenv.validate.mutations import replaced
 from coworkenv.world import World
 
 # (tool, argument) -> what the argument names, for arguments the tool resolves from several spellings.
-_FORMS = {("chat_send_dm", "person"): "person", ("tickets_create", "assignee"): "person",
+FORMS = {("chat_send_dm", "person"): "person", ("tickets_create", "assignee"): "person",
           ("tickets_update", "assignee"): "person", ("chat_post_message", "channel"): "channel"}
-_FORMS_TOOLS = {tool for tool, _ in _FORMS}
+FORMS_TOOLS = {tool for tool, _ in FORMS}
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
             matchers += [(f"checks[{i}].rule.first", rule.first, check.id),
                          (f"checks[{i}].rule.then", rule.then, check.id)]
     for path, matcher, check_id in matchers:
-        if matcher.tool in _FORMS_TOOLS:
+        if matcher.tool in FORMS_TOOLS:
             found = _first_miss(spec, world, matcher)
             if found is not None:
                 yield Respelled(path, found[0], found[1], check_id)
@@ -77,8 +77,8 @@ def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str,
             if call is None or not call_matches(matcher, call.name, dict(call.arguments)):
                 continue
             for arg, value in call.arguments.items():
-                what = _FORMS.get((call.name, arg))
-                other = _respelled(world, what, value) if what is not None and isinstance(value, str) else None
+                what = FORMS.get((call.name, arg))
+                other = respelled_value(world, what, value) if what is not None and isinstance(value, str) else None
                 if other is None:
                     continue
                 args = {**call.arguments, arg: other}
@@ -89,7 +89,7 @@ def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str,
     return None
 
 
-def _respelled(world: World, what: str, value: str) -> str | None:
+def respelled_value(world: World, what: str, value: str) -> str | None:
     """The same person (id <-> email) or channel (id <-> #name) spelled the other way; None if it names none."""
     if what == "person":
         people = world.table("directory", "people")

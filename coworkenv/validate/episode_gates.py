@@ -6,9 +6,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from coworkenv.apps import APPS
+from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
-from coworkenv.spec import AfterCall, EnvSpec, FrameRule, PythonRule
+from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._leaks import world_strings, world_text
@@ -215,6 +215,7 @@ def noop_gate(ctx: GateContext) -> GateResult:
     presolved = _presolved(ctx, guards)
     if presolved is not None:
         errors.append(GateError("noop", "presolved", "checks", presolved))
+    errors += _solved_by_world(ctx, guards)
     return gate_result("noop", errors, noop_score=noop.result.score if noop.result else None,
                         initial_score=episodes.initial.score, noop_task_credit=noop_credit,
                         initial_task_credit=initial_credit)
@@ -257,6 +258,24 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
     return None
 
 
+def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
+    """`solved_by_world` for each state check (not a guard) that fails on the initial state but holds once the world
+    changes by itself between the turns (see `SpecEpisodes.world_only`): it credits the world, not the agent."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    alone = episodes.world_only()
+    if alone is None:
+        return []
+    kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
+    index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
+    before = {c.id: c.passed for c in episodes.initial.checks}
+    return [GateError("noop", "solved_by_world", f"checks[{index[c.id]}]",
+                      f"check {c.id!r} fails on the initial state but holds once the turns' changes and the clock's "
+                      "rules apply, with no agent action: it credits the world's own change, not the agent's work")
+            for c in alone.checks if c.passed and not before[c.id] and c.id not in guards
+            and kinds[c.id] in _STATE_KINDS]
+
+
 # -- 7 reads state ---------------------------------------------------------------------------------------------
 def reads_state_gate(ctx: GateContext) -> GateResult:
     """Gate 7: checks read the world, and none of them holds on every state.
@@ -271,7 +290,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
       analysed, so it is vacuous when it holds in every episode the gates ran: the untouched initial state,
       the noop episode, the reference and every near-miss mutant;
     - guards (frame and forbidden rules, checks marked `safety`) hold unless the agent does harm; a frame
-      rule that allows every app to change can never fail (`unfalsifiable_frame`).
+      rule that allows, whole, every app the spec can change can never fail (`unfalsifiable_frame`).
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
       guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
     - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`).
@@ -300,9 +319,10 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             always &= {c.id for c in result.checks if c.passed}
     vacuous, unexercised = [], []
     for i, (check, guard) in enumerate(zip(spec.checks, guards, strict=True)):
-        if isinstance(check.rule, FrameRule) and _allows_everything(check.rule):
+        if isinstance(check.rule, FrameRule) and _allows_everything(check.rule, spec):
             errors.append(GateError("reads_state", "unfalsifiable_frame", f"checks[{i}].rule.allow",
-                                    f"frame check {check.id!r} allows every app to change, so it can never fail"))
+                                    f"frame check {check.id!r} allows every change the spec can make (each app "
+                                    "its world, tools and dynamics change, whole), so it can never fail"))
         if guard:
             continue
         if isinstance(check.rule, PythonRule):
@@ -342,6 +362,24 @@ def _reads_world(rule: Any) -> bool:
     return rule.kind in ("field", "records", "called", "order")
 
 
-def _allows_everything(rule: FrameRule) -> bool:
-    whole = {s.app for s in rule.allow if s.table is None and s.id is None and s.fields is None}
-    return whole >= set(APPS)
+def _allows_everything(rule: FrameRule, spec: EnvSpec) -> bool:
+    """Whether a frame allows every change the spec can make: each app its world holds, its tools write or its
+    dynamics change is allowed whole (app-wide, or each of its tables table-wide, with no id, fields or where)."""
+    whole = {(s.app, s.table) for s in rule.allow if s.id is None and s.fields is None and not s.where}
+    if not whole:
+        return False
+    return all((app, None) in whole or all((app, t) in whole for t in APPS[app].tables)
+               for app in changeable_apps(spec) if app in APPS)
+
+
+def changeable_apps(spec: EnvSpec) -> set[str]:
+    """The apps an episode of the spec can change: those its world holds records of, those its exposed tools
+    write to, and those its dynamics rules and log streams change."""
+    held = {app for app in APPS if any(getattr(getattr(spec.world.apps, app, None), t, None)
+                                       for t in APPS[app].tables)}
+    ops = [*spec.tools, *(d.bind.op for d in spec.tool_decls)]  # a declared tool writes where its operation does
+    written = {TOOLS[op].app for op in ops if is_write(op)}
+    moved = {e.app for r in spec.dynamics.rules for e in r.effects if hasattr(e, "app")}
+    logged = {"logs"} if spec.dynamics.streams or any(isinstance(e, AppendLog) for r in spec.dynamics.rules
+                                                       for e in r.effects) else set()
+    return held | written | moved | logged

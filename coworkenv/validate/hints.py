@@ -57,6 +57,12 @@ HINTS: dict[str, str] = {
     "spelling_pinned": "match the person or channel in every form the tool accepts (a `where` condition with op "
                        "`in` over its id, email, handle / channel id and #name), not the reference's spelling",
     "audit_fragile": "judge the final state, or the calls that matter (a write happened), not the exact call list",
+    "record_order_dependent": "find records by their fields (an id, a sender, the newest by its timestamp), not "
+                              "by their position in a table",
+    "guard_bypassed": "forbid the harm on every route the tools offer (a second guard on `cc`, on the other "
+                      "tool), or guard the state (a records or frame check) instead of one call",
+    "wrong_route": "check the state the right route leaves (the record still exists, with the value the task "
+                   "asks for), not only that the old state is gone",
     # noop / mutations / reads_state
     "noop_passes": "add checks on the state the task must change",
     "noop_partial_score": "the do-nothing agent earns too much partial credit: weight the checks on what the "
@@ -65,6 +71,8 @@ HINTS: dict[str, str] = {
     "initial_state_passes": "the task asks for nothing the checks notice: check the state it must change",
     "presolved": "the world already satisfies every state check; only process checks (calls) keep noop failing: "
                  "make the initial state need the task's change",
+    "solved_by_world": "check what the agent must change after the world's own change (the record it must "
+                       "update or create), not a state the announced or silent change or the clock brings about",
     "mutant_survived": "add or tighten a check that fails on this mistake (pin the exact value, every list item, "
                        "the text's facts)",
     "duplicate_unchecked": "pin how many records the task creates (records count equals 1), so a second one fails",

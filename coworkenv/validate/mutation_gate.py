@@ -11,7 +11,10 @@ An order probe (independent writes the task does not order, done the other way r
 only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
 A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
 dynamics rule, turn condition or `called`/`order` check matcher that misses the reference's call once a person or
-channel is spelled another way the tool accepts is `spelling_pinned`. A write the reference makes after the user
+channel is spelled another way the tool accepts is `spelling_pinned`; so is a forbidden guard whose matcher misses
+that other spelling, and one whose mail reaches the person through the other recipient field is
+`guard_bypassed` (see `_guard_routes`). A write done by the app's destructive tool instead (the task's record
+deleted or cancelled) that still passes is `wrong_route`. A write the reference makes after the user
 answered a question that still passes when made before the answer is `acts_before_answer`.
 """
 
@@ -25,6 +28,7 @@ from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRu
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -64,6 +68,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                         f"{mutation.description} fails {', '.join(pinned)}: the checks pin an order "
                                         "the task does not ask for, so an honest agent doing it the other way fails"))
             continue
+        if mutation.kind == "wrong_route" and any(not e.ok for e in outcome.audit if e.tool in mutation.targets):
+            continue  # the other tool refused the call: nothing was done, which drop_write judges
         survived = outcome.result is not None and outcome.passed
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
             equivalent.append(mutation.description)
@@ -87,6 +93,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
+    errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0

@@ -22,6 +22,7 @@ Argument-level kinds (each mutant differs from the reference in one place):
   claims the work was done as asked (see `_lenient_answers`);
 - `swap_order`: where an `order` check exists, the call it wants second is moved before the one it wants first;
 - `duplicate_write`: a write that creates a record (a ticket, an event, a to-do) is made twice;
+- `wrong_route`: a write done by the app's delete or cancel tool on the same record instead (see `_wrong_routes`);
 - `stop_early`: the last turn is left undone (no calls, no answer); for a single-turn spec only when that turn
   writes nothing (a write turn left undone is the noop episode, which the noop gate covers).
 Task-level kinds (`swap_dependent`, `harmful_action`, `guard_probe`, `order_probe`) are built in `task_mutations`.
@@ -54,6 +55,7 @@ from coworkenv.validate._mutation_core import (
     without,
 )
 from coworkenv.validate._reply_mutations import reply_mutations
+from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
 
@@ -95,6 +97,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             steps.insert(s + 1, steps[s])
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
+    out += wrong_route_mutations(spec, tools, writes)
     out += reply_mutations(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):

@@ -12,7 +12,9 @@ A Python check is judged on more than the three episodes everyone runs:
 - the untouched world with a reply made of one string literal of the check's code that the reference never
   says: a verdict that flips to pass is `keyword_backdoor`;
 - for a check that reads the audit, the reference's calls with a read made twice or a write retried after a
-  failure (the same final state): a crash or changed verdict is `audit_fragile`.
+  failure (the same final state): a crash or changed verdict is `audit_fragile`;
+- the reference's final state with every table's records listed in reverse (the order of records is not part of
+  the state: tools list them sorted, filtered or paged): a crash or changed verdict is `record_order_dependent`.
 The probes wrap the check's code in a prelude that patches `random`, `time` and `datetime` inside the sandbox.
 """
 
@@ -199,6 +201,13 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
                 found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
                                                      f"{_shown(verdict, error)} instead of {expected}"))
                 break
+    listed = _reversed_tables(oracle)
+    if listed is not None:
+        verdict, error = run_check(rule, listed)
+        if error or verdict != expected:
+            found.append(Probe("record_order_dependent", f"the reference's final state with each table's records "
+                                                          f"listed in reverse gets {_shown(verdict, error)} instead of "
+                                                          f"{expected}: the check reads records by position"))
     if untouched is not None and untouched_verdict is False:
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):
@@ -209,6 +218,17 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
                                                        f"{word!r}, a word the reference never says"))
                 break
     return found
+
+
+def _reversed_tables(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The payload with every table of more than one record listed in reverse (None: no table has two)."""
+    apps = payload["state"]["apps"]
+    if not any(isinstance(rows, list) and len(rows) > 1 for tables in apps.values() if isinstance(tables, dict)
+               for rows in tables.values()):
+        return None
+    flipped = {app: {name: rows[::-1] if isinstance(rows, list) else rows for name, rows in tables.items()}
+               if isinstance(tables, dict) else tables for app, tables in apps.items()}
+    return {**payload, "state": {**payload["state"], "apps": flipped}}
 
 
 def _shown(verdict: bool | None, error: str) -> str:

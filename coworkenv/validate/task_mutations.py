@@ -317,8 +317,9 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
         rule = check.rule
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
-        built = _probe_args(rule.call.tool, dict(rule.call.args), reference_args.get(rule.call.tool, {}), index,
-                            created)
+        wanted = {**{c.field: c.value if c.op == "equals" else c.value[0] for c in rule.call.where
+                     if "." not in c.field and (c.op == "equals" or (c.op == "in" and c.value))}, **rule.call.args}
+        built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
         if built is None:
             continue
         reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=built))

@@ -20,7 +20,10 @@ from tests.defects import (
     dead_guard,
     duplicate_tolerant,
     frame_blind,
+    frame_everything,
     funnel_attribution,
+    guard_one_route,
+    guard_respelled,
     half_pinned,
     isolation_leak,
     lenient_scoring,
@@ -30,13 +33,16 @@ from tests.defects import (
     pinned_wording,
     presolved,
     python_fragile,
+    python_record_order,
     reply_only,
     silent_change,
+    solved_by_world,
     spelling_pinned,
     time_window,
     unchosen_field,
     vacuous,
     wrong_expected,
+    wrong_route,
 )
 from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
@@ -64,6 +70,12 @@ MODULES = (
     pinned_wording,
     created_id_pinned,
     spelling_pinned,
+    guard_respelled,
+    guard_one_route,
+    wrong_route,
+    python_record_order,
+    frame_everything,
+    solved_by_world,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

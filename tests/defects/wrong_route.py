@@ -1,0 +1,123 @@
+"""Wrong route: the checks ask that the old state be gone (no enabled failing job, no confirmed meeting outside
+the new slot, no roster that lacks a corrected row) rather than that the record holds its new value, so deleting
+or cancelling the record passes as well as doing the task. The sound twin checks the record's new value (a
+deleted record has none)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.defects._core import Defect, Spec, call, check, frame, record, without
+
+CLASS = "wrong_route"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "replace each reference write by the app's delete or cancel tool on the same record (where the agent has "
+    "one); a replay that still passes means the checks accept destroying the record for changing it"
+)
+
+
+def _gone(check_id: str, app: str, table: str, where: list[dict[str, Any]], description: str) -> dict[str, Any]:
+    return {"id": check_id, "description": description, "weight": 2,
+            "rule": {"kind": "records", "app": app, "table": table, "where": where, "count_op": "equals", "count": 0}}
+
+
+def _whole(spec: Spec, app: str, table: str, record_id: str) -> None:
+    """The frame allows the record to change in any way (the writer did not think of it going away)."""
+    for sel in frame(spec)["rule"]["allow"]:
+        if (sel["app"], sel.get("table"), sel.get("id")) == (app, table, record_id):
+            sel["fields"] = None
+            return
+    raise AssertionError(f"the frame names no {app}.{table}[{record_id}]")
+
+
+def _jobs_whole(spec: Spec) -> None:
+    """The frame lets the paused jobs change in any way; the reply's last-run times are checked as text (a
+    `reply_states` check reads the job, so it fails once the job is gone and would catch the deletion by chance)."""
+    for c in spec["checks"]:
+        if c["id"].startswith("paused-"):
+            _whole(spec, "scheduler", "jobs", c["rule"]["target"]["id"])
+        if c["rule"]["kind"] == "reply_states" and c["rule"]["source"]["table"] == "jobs":
+            source = c["rule"]["source"]
+            value = record(spec, source["app"], source["table"], source["id"])[source["field"]]
+            c["rule"] = {"kind": "text", "scope": "final", "all_of": [value]}
+
+
+def _jobs_not_running(spec: Spec) -> None:
+    """'Job X no longer runs': no enabled job with its id, in place of 'job X is disabled'."""
+    _jobs_whole(spec)
+    for i, c in enumerate(spec["checks"]):
+        if c["id"].startswith("paused-"):
+            job = c["rule"]["target"]["id"]
+            spec["checks"][i] = _gone(c["id"], "scheduler", "jobs", [{"field": "id", "value": job},
+                                                                    {"field": "enabled", "value": True}],
+                                      f"{job} no longer runs")
+
+
+def _booking_not_elsewhere(spec: Spec) -> None:
+    """'No confirmed booking outside the new slot, one booking (whatever its status)', in place of 'one confirmed
+    booking, in the slot'."""
+    args = call(spec, "calendar_update_event")["arguments"]
+    moved = check(spec, "moved-to-new-slot", "records")
+    title = next(w for w in moved["rule"]["where"] if w["field"] == "title")
+    moved["rule"]["where"] = [title, {"field": "status", "value": "confirmed"},
+                              {"field": "start", "op": "not_equals", "value": args["start"]}]
+    moved["rule"].update(count_op="equals", count=0)
+    once = check(spec, "not-duplicated", "records")["rule"]
+    once["where"] = [w for w in once["where"] if w["field"] != "status"]  # one booking, whatever its status
+
+
+def _roster_lacks_nothing(spec: Spec) -> None:
+    """'No roster lacks a corrected row', one check per corrected row, in place of 'the roster has every row'."""
+    args = call(spec, "files_write_file")["arguments"]
+    before = record(spec, "files", "files", args["path"])["content"].splitlines()
+    rows = [line for line in args["content"].splitlines()[1:] if line and line not in before]
+    spec["checks"] = [c for c in spec["checks"] if c["id"] != "roster-matches-directory"]
+    spec["checks"] += [_gone(f"roster-row-{i}", "files", "files", [
+        {"field": "id", "value": args["path"]}, {"field": "content", "op": "not_contains", "value": row}],
+        f"no roster lacks the row of {row.split(',')[0]}") for i, row in enumerate(rows)]
+
+
+def _destroyed(tool: str, destroy: str, arg: str):  # type: ignore[no-untyped-def]
+    """The reference with every `tool` write replaced by `destroy` on the same record."""
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        ref = without(spec, tool)
+        targets = [c["arguments"][arg] for t in spec["reference"] for c in (s.get("call") for s in t["steps"])
+                   if c and c["name"] == tool]
+        steps = ref[-1]["steps"]
+        at = len(steps) - 1 if steps and steps[-1].get("say") else len(steps)
+        steps[at:at] = [{"call": {"name": destroy, "arguments": {arg: v}}} for v in targets]
+        return ref
+    return witness
+
+
+DEFECTS = [
+    Defect(CLASS, "jobs-deleted-not-paused", "synth:scheduler_pause_failing_jobs@1",
+           "deletes the failing jobs instead of disabling them: 'no enabled job X' holds either way",
+           breaks=_jobs_not_running, fix=_jobs_whole,
+           witness=_destroyed("scheduler_update_job", "scheduler_delete_job", "job_id"),
+           gate="mutations", code="wrong_route"),
+    Defect(CLASS, "jobs-deleted-not-paused-2", "synth:scheduler_pause_failing_jobs@2",
+           "deletes the failing jobs instead of disabling them",
+           breaks=_jobs_not_running, fix=_jobs_whole,
+           witness=_destroyed("scheduler_update_job", "scheduler_delete_job", "job_id"),
+           gate="mutations", code="wrong_route"),
+    Defect(CLASS, "booking-cancelled-after-clash", "synth:adapt_announced_change@2",
+           "cancels the booking once the clash is announced instead of moving it: no confirmed one is left in the "
+           "old slot", breaks=_booking_not_elsewhere,
+           witness=_destroyed("calendar_update_event", "calendar_cancel_event", "event_id"),
+           gate="mutations", code="wrong_route"),
+    Defect(CLASS, "booking-cancelled-after-clash-5", "synth:adapt_announced_change@5",
+           "cancels the booking once the clash is announced instead of moving it", breaks=_booking_not_elsewhere,
+           witness=_destroyed("calendar_update_event", "calendar_cancel_event", "event_id"),
+           gate="mutations", code="wrong_route"),
+    Defect(CLASS, "roster-deleted-not-fixed", "synth:correct_bad_data@1",
+           "deletes the roster instead of correcting it: no roster file lacks a corrected row",
+           breaks=_roster_lacks_nothing,
+           witness=_destroyed("files_write_file", "files_delete_file", "path"), gate="mutations", code="wrong_route"),
+    Defect(CLASS, "roster-deleted-not-fixed-2", "synth:correct_bad_data@2",
+           "deletes the roster instead of correcting it",
+           breaks=_roster_lacks_nothing,
+           witness=_destroyed("files_write_file", "files_delete_file", "path"), gate="mutations", code="wrong_route"),
+]
