@@ -319,16 +319,54 @@ def _failed(result: dg.ExecuteInProcessResult) -> int:
 
 @contextmanager
 def _signals_raise_interrupted() -> Iterator[None]:
-    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point)."""
-    def handler(signo: int, frame: FrameType | None) -> None:
-        raise Interrupted(signal.Signals(signo).name)
+    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point).
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    A stop signal ignored when the run started (SIGINT for `make run &` from a script, or nohup) stays without
+    effect: Dagster's handlers around each step leave it alone, the processes the run starts inherit it blocked,
+    and one that arrived is dropped at the end.
+    """
+    stops = (signal.SIGINT, signal.SIGTERM)
+    ignored = {s for s in stops if signal.getsignal(s) == signal.SIG_IGN}
+
+    def handler(signo: int, frame: FrameType | None) -> None:
+        if signo not in ignored:
+            raise Interrupted(signal.Signals(signo).name)
+
+    # A handler even for an ignored SIGINT: after each run Dagster gives SIGTERM the handler SIGINT had.
+    previous = {s: signal.signal(s, handler) for s in stops}
+    if ignored:
+        signal.pthread_sigmask(signal.SIG_BLOCK, ignored)
+    try:
+        with _dagster_handlers_skip(ignored):
+            yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)  # SIG_IGN again drops a blocked signal that is pending
+        if ignored:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ignored)
+
+
+@contextmanager
+def _dagster_handlers_skip(ignored: set[signal.Signals]) -> Iterator[None]:
+    """Dagster installs its interrupt handler for SIGINT and SIGTERM around each step whatever was there before;
+    every such change goes through `_replace_interrupt_signal`, which here leaves the `ignored` signals out."""
+    if not ignored:
+        yield
+        return
+    from dagster._utils import interrupts
+
+    dagster_replace = interrupts._replace_interrupt_signal
+
+    def replace(new_signal_handler: Any) -> None:
+        for signo in (signal.SIGINT, signal.SIGTERM):
+            if signo not in ignored:
+                signal.signal(signo, new_signal_handler)
+
+    interrupts._replace_interrupt_signal = replace
     try:
         yield
     finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+        interrupts._replace_interrupt_signal = dagster_replace
 
 
 def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:
