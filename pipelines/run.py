@@ -10,6 +10,7 @@ rl_comparison). Runs left STARTED by a killed process are marked failed first.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import signal
 import sys
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
     with _environment_for(args), _signals_raise_interrupted():
         try:
-            return _run(args)
+            with _one_run_per_folder(Path(os.environ["DAGSTER_HOME"])):
+                return _run(args)
         except UsageError as exc:
             from coworkenv.commands import error_line
 
@@ -85,6 +87,44 @@ def _environment_for(args: argparse.Namespace) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+@contextmanager
+def _one_run_per_folder(home: Path) -> Iterator[None]:
+    """Hold DAGSTER_HOME for the run: a second run there waits for the first, then finds its work done.
+
+    Two at once would both start the partitions each found incomplete (the in-flight check and the start are not
+    one step) and rebuild the same aggregates into the same folders. The lock is on the folder itself (no file to
+    leave behind) and ends with the process, however it ends.
+    """
+    try:
+        fd = os.open(home, os.O_RDONLY)
+    except OSError:  # not a folder: Dagster's own check of DAGSTER_HOME says so
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"another `python -m pipelines.run` ({_lock_holder(home)}) is running in {home}; waiting for it "
+                  "to end (stop with Ctrl-C)", flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _lock_holder(folder: Path) -> str:
+    """The process holding a lock on `folder`, as "pid N", from /proc/locks where there is one."""
+    st = os.stat(folder)
+    where = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return "pid unknown"
+    pids = [fields[4] for fields in map(str.split, lines) if len(fields) > 5 and fields[1] != "->"
+            and fields[5] == where]
+    return f"pid {pids[0]}" if pids else "pid unknown"
 
 
 def _run(args: argparse.Namespace) -> int:

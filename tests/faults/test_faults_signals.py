@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
@@ -182,3 +183,38 @@ def test_two_synths_into_one_folder_at_once_leave_the_files_one_run_writes(tmp_p
     assert runner.invoke(app, ["synth", "--out", str(tmp_path / "clean"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
     assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
 
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc")
+@pytest.mark.timeout(600)
+def test_two_pipeline_runs_in_one_folder_take_turns_and_leave_it_consistent(tmp_path: Path) -> None:
+    from coworkenv.store import LocalGitPublisher
+
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+
+    def start(*kill: str) -> subprocess.Popen[str]:
+        command = [sys.executable, "-m", "tests.faults.child", *(f"--kill={spec}" for spec in kill)]
+        return subprocess.Popen([*command, "--call", PIPELINE, "--", "--no-train"], cwd=ROOT, text=True,
+                                env={**os.environ, **ws.env(), "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    # The first stops itself inside its capability run (SIGSTOP); the second must wait for it, not run beside it.
+    first = start("coworkenv.rollout:rollout_specs:1:before:SIGSTOP")
+    while "T (stopped)" not in Path(f"/proc/{first.pid}/status").read_text():
+        assert first.poll() is None, first.stderr.read() if first.stderr else ""
+        time.sleep(0.1)
+    second = start()
+    try:
+        assert _waits_for_a_lock(second.pid), "the second pipeline run did not wait for the first"
+    finally:
+        first.send_signal(signal.SIGCONT)
+    (out1, err1), (out2, err2) = first.communicate(timeout=600), second.communicate(timeout=600)
+    assert first.returncode == 0 and second.returncode == 0, err1 + err2
+    assert f"another `python -m pipelines.run` (pid {first.pid}) is running in {ws.home}" in out2 + err2
+    assert f"{PIPELINE_CAPABILITY:<40} ok" in out1 and "every capability partition is complete" in out2, out2
+    with ws.instance() as instance:
+        runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": PIPELINE_CAPABILITY}))
+        published = instance.get_latest_materialization_event(dg.AssetKey("hub_dataset"))
+    assert [run.status for run in runs] == [dg.DagsterRunStatus.SUCCESS]  # made once
+    assert published is not None and published.asset_materialization is not None
+    repo = Path(str(published.asset_materialization.metadata["location"].value))
+    assert len(LocalGitPublisher(repo).published_versions()) == 1 and temp_files(ws.data) == []
