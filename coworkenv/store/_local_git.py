@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from coworkenv.atomic import atomic_copy, make_folder, os_reason, path_advice
+from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -81,18 +82,26 @@ class LocalGitPublisher:
     def _git_dir(self) -> Path:
         return self.repo_dir / ".git"
 
+    @property
+    def _marker(self) -> Path:
+        """Present while a publish runs; found by the next one, it says that publish was killed."""
+        return self._git_dir / "coworkenv-publishing"
+
     def _publish(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
         with self._locked():
             self._ensure_repo()
             self._recover()
+            self._marker.touch()  # left behind only by a publish that was killed: see _recover
             try:
                 return self._publish_locked(version, stage, message)
             except BaseException:
                 # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
                 self._restore("a failed publish")
                 raise
+            finally:
+                self._marker.unlink(missing_ok=True)
 
     def _publish_locked(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
@@ -134,16 +143,29 @@ class LocalGitPublisher:
     def _recover(self) -> None:
         """Undo what an interrupted publish (kill -9, power loss) left: git's lock files and a half-written folder.
 
-        Every publisher of this repository holds the directory lock, so a git lock file found now is stale.
+        A git lock file is removed only when no visible process holds it and either a publish of ours was
+        interrupted (every publisher holds the directory lock, so none is running) or it is old; a lock that a
+        user's git command may hold now stops the publish before anything is touched.
         """
-        stale = [self._git_dir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
-        stale += list((self._git_dir / "refs").rglob("*.lock"))
-        removed = [path for path in stale if path.is_file()]
-        for path in removed:
-            path.unlink()
-        if removed:
-            logger.warning("removed git lock files an interrupted publish left in %s: %s", self.repo_dir,
-                           ", ".join(p.relative_to(self._git_dir).as_posix() for p in removed))
+        interrupted = self._marker.exists()
+        locks = git_locks(self._git_dir)
+        held = [lock for lock in locks if not lock.stale(interrupted)]
+        if held:
+            lock = held[0]
+            if lock.holders:
+                raise PublishError(
+                    f"{lock.path} is in use by {', '.join(lock.holders)}, a git command working in {self.repo_dir} "
+                    "now; let it finish (or stop it), then publish again")
+            raise PublishError(
+                f"{lock.path} was made {lock.age_s:.0f} s ago, not by an interrupted publish, and no process this "
+                f"user can see holds it: a git command of someone else's may be working in {self.repo_dir}; if "
+                f"none is, delete it and publish again (a lock older than {STALE_AFTER_S / 60:.0f} minutes is "
+                "removed on its own)")
+        for lock in locks:
+            lock.path.unlink(missing_ok=True)
+        if locks:
+            logger.warning("removed stale git lock files in %s: %s", self.repo_dir,
+                           ", ".join(lock.path.relative_to(self._git_dir).as_posix() for lock in locks))
         if self._attach_head():
             return
         # `git status` also proves the repository readable before any file of the folder is touched.

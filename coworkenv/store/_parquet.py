@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,8 @@ import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
 from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
+
+logger = logging.getLogger(__name__)
 
 # Fixed writer settings: the same table must give the same bytes on every run and machine
 # (for one pyarrow version: the footer names the writer's version).
@@ -93,20 +96,28 @@ def _write_content_addressed(table: pa.Table, directory: Path) -> StoredTable:
     try:
         content_hash = file_sha256(temp)
         final = directory / f"{content_hash[:16]}.parquet"
-        if final.exists():
-            if file_sha256(final) != content_hash:
-                raise FileExistsError(
-                    f"{final} exists with different content (a 64-bit hash prefix collision or a corrupted file); "
-                    "move it away and write again"
-                )
+        if final.exists() and file_sha256(final) == content_hash:
             temp.unlink()
         else:
+            if final.exists():
+                _quarantine(final)
             _atomic.commit_file(temp, final)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     write_pointer(directory, Pointer(final.name, content_hash, table.num_rows))
     return StoredTable(path=final, content_hash=content_hash, num_rows=table.num_rows, schema=table.schema)
+
+
+def _quarantine(path: Path) -> Path:
+    """Move a stored file whose bytes no longer match its content-addressed name (edited, damaged, cut short, or a
+    64-bit hash prefix collision) aside, never deleting it: `<name>.damaged-<sha256 of its bytes>[:16]` beside it,
+    which no reader takes (they follow LATEST) and which the same damaged bytes always get."""
+    aside = path.with_name(f"{path.name}.damaged-{file_sha256(path)[:16]}")
+    _atomic.commit_file(path, aside)
+    logger.warning("%s did not hold the content its name records (edited or damaged on disk): moved it to %s, "
+                   "writing the content again", path, aside)
+    return aside
 
 
 def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
@@ -122,8 +133,8 @@ def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
 
 def _damaged(path: Path, exc: BaseException) -> str:
     reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return (f"{path}: damaged Parquet file ({reason}); delete it and re-materialize its dataset (the store writes "
-            "it again under the same name)")
+    return (f"{path}: damaged Parquet file ({reason}); re-materialize its dataset (the store moves the damaged file "
+            "aside and writes it again under the same name)")
 
 
 def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTable | None:
@@ -148,8 +159,8 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
     if actual != pointer.content_hash:
         raise ValueError(
             f"{path}: its bytes hash to {actual[:16]}, not the {pointer.content_hash[:16]} its name and "
-            f"{directory / 'LATEST'} record (the file was edited or damaged on disk); move it away and "
-            "re-materialize the dataset to write it again"
+            f"{directory / 'LATEST'} record (the file was edited or damaged on disk); re-materialize the dataset "
+            "(the store moves this file aside and writes it again)"
         )
     return StoredTable(path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=schema)
 

@@ -89,7 +89,8 @@ def arm_kill(spec: str) -> None:
 
     def send() -> None:
         os.kill(os.getpid(), signo)
-        if signal.getsignal(signo) == signal.SIG_IGN:  # still running: the signal was dropped
+        # Still running: the signal was dropped, or blocked (held back from this process until dropped).
+        if signal.getsignal(signo) == signal.SIG_IGN or signo in signal.pthread_sigmask(signal.SIG_BLOCK, []):
             point.unheard = f"{signal.Signals(signo).name} is ignored in this process"
 
     _patch(f"{module_name}:{attr}", point, when, send)

@@ -36,3 +36,34 @@ def publish_killed_at_git_step(repo_dir: str, tag: str, step: str, when: str) ->
 
     LocalGitPublisher._run = run  # type: ignore[method-assign]
     publish_release(repo_dir, tag)
+
+
+def publish_killed_holding_a_git_lock(repo_dir: str, tag: str, lock: str) -> None:
+    """Publish `release(tag)` into `repo_dir`, SIGKILLed inside its `git commit` while git holds `.git/LOCK` (what
+    a kill -9 of the whole process group, an OOM kill or a power loss leaves)."""
+    import os
+    import signal
+    import subprocess
+
+    from coworkenv.store import LocalGitPublisher
+    from tests.faults.harness import publish_release
+
+    real = LocalGitPublisher._run
+
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+        if args[0] == "commit":
+            # As git takes a lock: created exclusively, open while it writes the new content.
+            fd = os.open(self.repo_dir / ".git" / lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            os.write(fd, b"half an index")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, *args, locate=locate)
+
+    LocalGitPublisher._run = run  # type: ignore[method-assign]
+    publish_release(repo_dir, tag)
+
+
+def pipeline_run(*argv: str) -> None:
+    """`python -m pipelines.run ARGV` (its settings from the environment)."""
+    from pipelines.run import main
+
+    raise SystemExit(main(list(argv)))

@@ -164,15 +164,16 @@ def test_a_publish_killed_mid_copy_is_completed_by_the_next_publish(tmp_path: Pa
     assert publisher.published_versions() == ["v1", "v2"]
 
 
-def test_git_lock_files_left_by_a_killed_publish_do_not_block_the_next(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lock", ["index.lock", "HEAD.lock", "refs/heads/main.lock"])
+def test_git_lock_files_left_by_a_killed_publish_do_not_block_the_next(tmp_path: Path, lock: str) -> None:
     repo = tmp_path / "hub"
     publisher = LocalGitPublisher(repo)
     publisher.publish(release("v1"))
-    # What kill -9 inside `git commit` / `git tag` leaves: git's own lock files, and a temp file of a copy.
-    (repo / ".git" / "index.lock").write_text("")
-    (repo / ".git" / "refs" / "tags" / "v2.lock").write_text("")
-    (repo / ".tmp-abc.md").write_text("half a card")
+    killed = run_child([str(repo), "v2", lock], call="tests.faults.scenarios:publish_killed_holding_a_git_lock")
+    assert killed.returncode == SIGKILLED, killed.stderr
+    assert (repo / ".git" / lock).is_file()  # git's lock, fresh, its writer gone
     publisher.publish(release("v2"))
+    assert not (repo / ".git" / lock).exists()
     fresh = tmp_path / "fresh"
     LocalGitPublisher(fresh).publish(release("v2"))
     assert snapshot(repo) == snapshot(fresh)

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
@@ -19,6 +20,7 @@ from coworkenv.cli import app
 from coworkenv.store.stages import read_sft, sft_files
 from tests.faults.child import FAULT_NOT_MET
 from tests.faults.harness import CAPABILITY, ROOT, run_child, snapshot, spec_folder, temp_files
+from tests.support.pipeline_child import make_workspace
 
 runner = CliRunner()
 STAGE = "coworkenv.store.stages._stage"
@@ -78,6 +80,33 @@ def test_a_command_started_ignoring_a_signal_runs_through_it_and_writes_its_outp
     assert f"{ignored} is ignored in this process" in survived.stderr  # it was sent, and the command went on
     assert runner.invoke(app, [*args[:2], str(tmp_path / "clean"), *args[3:]]).exit_code == 0
     assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
+
+
+PIPELINE = "tests.faults.scenarios:pipeline_run"
+PIPELINE_CAPABILITY = "report_from_data"
+
+
+def test_a_pipeline_run_started_ignoring_sigint_runs_through_one_inside_a_step(tmp_path: Path) -> None:
+    # `make run &` from a script, or nohup: the script's Ctrl-C reaches the whole process group, and the run must
+    # go on as the shell asked (Dagster installs its own SIGINT handler around each step).
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+    survived = run_child(["--no-train"], call=PIPELINE, kill=("coworkenv.rollout:rollout_specs:1:before:SIGINT",),
+                         ignore=("SIGINT",), env=ws.env())
+    assert survived.returncode == FAULT_NOT_MET, survived.stdout + survived.stderr
+    assert "SIGINT is ignored in this process" in survived.stderr
+    assert f"{PIPELINE_CAPABILITY:<40} ok" in survived.stdout and "hub_dataset" in survived.stdout
+    assert "interrupted" not in survived.stderr
+
+
+def test_a_pipeline_run_ignoring_sigint_still_stops_on_sigterm_after_a_dagster_run(tmp_path: Path) -> None:
+    # Dagster maps SIGTERM to the SIGINT handler it restores after each run: an ignored SIGINT must not leave
+    # SIGTERM ignored too.
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+    stopped = run_child(["--no-train"], call=PIPELINE, ignore=("SIGINT",), env=ws.env(),
+                        kill=("pipelines.run:_checked_inputs:1:after:SIGINT", "pipelines.run:_aggregates:1:before:SIGTERM"))
+    assert stopped.returncode == 130, stopped.stdout + stopped.stderr
+    assert f"{PIPELINE_CAPABILITY:<40} ok" in stopped.stdout  # the SIGINT before it did not stop the run
+    assert "interrupted: stopped" in stopped.stderr and "Traceback" not in stopped.stderr
 
 
 def test_a_fault_point_the_command_never_reaches_fails_the_child_loudly(tmp_path: Path) -> None:
@@ -153,3 +182,39 @@ def test_two_synths_into_one_folder_at_once_leave_the_files_one_run_writes(tmp_p
         assert child.returncode == 0, err
     assert runner.invoke(app, ["synth", "--out", str(tmp_path / "clean"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
     assert snapshot(out) == snapshot(tmp_path / "clean") and temp_files(out) == []
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc")
+@pytest.mark.timeout(600)
+def test_two_pipeline_runs_in_one_folder_take_turns_and_leave_it_consistent(tmp_path: Path) -> None:
+    from coworkenv.store import LocalGitPublisher
+
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+
+    def start(*kill: str) -> subprocess.Popen[str]:
+        command = [sys.executable, "-m", "tests.faults.child", *(f"--kill={spec}" for spec in kill)]
+        return subprocess.Popen([*command, "--call", PIPELINE, "--", "--no-train"], cwd=ROOT, text=True,
+                                env={**os.environ, **ws.env(), "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    # The first stops itself inside its capability run (SIGSTOP); the second must wait for it, not run beside it.
+    first = start("coworkenv.rollout:rollout_specs:1:before:SIGSTOP")
+    while "T (stopped)" not in Path(f"/proc/{first.pid}/status").read_text():
+        assert first.poll() is None, first.stderr.read() if first.stderr else ""
+        time.sleep(0.1)
+    second = start()
+    try:
+        assert _waits_for_a_lock(second.pid), "the second pipeline run did not wait for the first"
+    finally:
+        first.send_signal(signal.SIGCONT)
+    (out1, err1), (out2, err2) = first.communicate(timeout=600), second.communicate(timeout=600)
+    assert first.returncode == 0 and second.returncode == 0, err1 + err2
+    assert f"another `python -m pipelines.run` (pid {first.pid}) is running in {ws.home}" in out2 + err2
+    assert f"{PIPELINE_CAPABILITY:<40} ok" in out1 and "every capability partition is complete" in out2, out2
+    with ws.instance() as instance:
+        runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": PIPELINE_CAPABILITY}))
+        published = instance.get_latest_materialization_event(dg.AssetKey("hub_dataset"))
+    assert [run.status for run in runs] == [dg.DagsterRunStatus.SUCCESS]  # made once
+    assert published is not None and published.asset_materialization is not None
+    repo = Path(str(published.asset_materialization.metadata["location"].value))
+    assert len(LocalGitPublisher(repo).published_versions()) == 1 and temp_files(ws.data) == []

@@ -1,10 +1,13 @@
-"""Fault corpus, a stored file edited on disk between runs: replaced by another valid Parquet file under its
-content-addressed name, or a byte changed inside a data page (the footer still reads). No reader takes the other
-rows under the recorded data version: `latest` and the next asset name the file, the partition reads as
-incomplete, and once the file is moved away a re-materialization writes the recorded version again."""
+"""Fault corpus, a stored file edited or damaged on disk between runs: replaced by another valid Parquet file under
+its content-addressed name, a byte changed inside a data page (the footer still reads), or cut short. No reader
+takes the other rows under the recorded data version: `latest` and the next asset name the file, and the partition
+reads as incomplete. The rerun completes on its own and loses nothing: the writer moves the damaged file aside to
+`<name>.damaged-<hash of its bytes>` beside it, says so in one line, and writes the recorded version again."""
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import re
 from pathlib import Path
 
@@ -17,7 +20,7 @@ from assets.specs import task_specs
 from coworkenv import store
 from coworkenv.store import file_sha256, latest, parquet_bytes, write_table
 from pipelines.staleness import partition_state
-from tests.faults.harness import CAPABILITY
+from tests.faults.harness import CAPABILITY, run_child
 from tests.faults.test_faults_store_version import failure_message, materialize, one_capability, specs_and_envs
 
 
@@ -26,26 +29,66 @@ def _edit(path: Path, how: str) -> None:
     data = path.read_bytes()
     if how == "other-rows":
         path.write_bytes(parquet_bytes(pa.table({"x": list(range(1, 501))})))
+    elif how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
     else:  # one byte of the first data page: the footer, and so the schema, still read
         at = 8 + (len(data) // 4)
         path.write_bytes(data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1:])
 
 
-@pytest.mark.parametrize("how", ["other-rows", "a-byte-in-a-data-page"])
-def test_latest_names_a_stored_file_edited_on_disk_instead_of_reading_it(tmp_path: Path, how: str) -> None:
+HOW = ["other-rows", "a-byte-in-a-data-page", "truncated"]
+
+
+def _quarantined(path: Path, damaged: bytes) -> Path:
+    """Where the writer moved the damaged bytes of `path`: beside it, named for them; they are unchanged."""
+    aside = path.with_name(f"{path.name}.damaged-{hashlib.sha256(damaged).hexdigest()[:16]}")
+    assert aside.read_bytes() == damaged
+    assert [p.name for p in path.parent.iterdir() if ".damaged-" in p.name] == [aside.name]
+    return aside
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_stored_file_damaged_on_disk_is_named_by_latest_and_moved_aside_by_the_rewrite(
+        tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
     table = pa.table({"x": list(range(500))})
     stored = write_table(table, tmp_path, "ds")
     _edit(stored.path, how)
-    edited = stored.path.read_bytes()
-    pattern = re.escape(f"{stored.path}: its bytes hash to ") + ".*" + re.escape(stored.content_hash[:16]) + \
-        ".*edited or damaged on disk.*re-materialize"
+    damaged = stored.path.read_bytes()
+    if how == "truncated":
+        pattern = re.escape(f"{stored.path}: damaged Parquet file") + ".*re-materialize"
+    else:
+        pattern = re.escape(f"{stored.path}: its bytes hash to ") + ".*" + re.escape(stored.content_hash[:16]) + \
+            ".*edited or damaged on disk.*re-materialize"
     with pytest.raises(ValueError, match=pattern):
         latest(tmp_path, "ds")
-    with pytest.raises(FileExistsError, match="move it away"):  # a rewrite does not paper over it either
-        write_table(table, tmp_path, "ds")
-    assert stored.path.read_bytes() == edited
-    stored.path.rename(tmp_path / "evidence.parquet")  # what the message asks
-    assert write_table(table, tmp_path, "ds") == stored and latest(tmp_path, "ds") == stored
+    with caplog.at_level(logging.WARNING, logger="coworkenv.store"):
+        assert write_table(table, tmp_path, "ds") == stored  # what the message asks: re-materialize
+    assert latest(tmp_path, "ds") == stored and file_sha256(stored.path) == stored.content_hash
+    aside = _quarantined(stored.path, damaged)
+    (line,) = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert str(stored.path) in line and str(aside) in line, line
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("how", ["a-byte-in-a-data-page", "truncated"])
+def test_a_pipeline_rerun_after_a_stored_file_was_damaged_completes_and_keeps_the_damaged_bytes(
+        tmp_path: Path, how: str) -> None:
+    from tests.support.pipeline_child import make_workspace
+
+    ws = make_workspace(tmp_path, (CAPABILITY,))
+    first = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env())
+    assert first.returncode == 0, first.stdout + first.stderr
+    specs = latest(ws.data / "store", "task_specs", CAPABILITY)
+    assert specs is not None
+    rows = specs.path.read_bytes()
+    _edit(specs.path, how)
+    damaged = specs.path.read_bytes()
+    rerun = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env())
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert f"{CAPABILITY:<40} ok" in rerun.stdout  # the partition was found damaged and made again
+    assert specs.path.read_bytes() == rows and latest(ws.data / "store", "task_specs", CAPABILITY) == specs
+    aside = _quarantined(specs.path, damaged)
+    assert str(aside) in rerun.stderr  # the one line saying where
 
 
 @pytest.mark.timeout(300)

@@ -1,0 +1,83 @@
+"""Whether a git lock file is stale (its writer is gone) or belongs to a git command running now."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+# A lock this old that no visible process holds is stale even with no interrupted publish to explain it: git holds
+# its locks for milliseconds, or across an editor, whose git process stays visible to its own user.
+STALE_AFTER_S = 600.0
+_PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class GitLock:
+    """A git lock file, its age, and the visible processes that may be using it."""
+
+    path: Path
+    age_s: float
+    holders: tuple[str, ...]  # "pid N (command)"
+
+    def stale(self, publish_interrupted: bool) -> bool:
+        return not self.holders and (publish_interrupted or self.age_s >= STALE_AFTER_S)
+
+
+def git_locks(git_dir: Path) -> list[GitLock]:
+    """The lock files in `git_dir` (a repository's .git), each with the processes holding it."""
+    paths = [git_dir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
+    paths += sorted((git_dir / "refs").rglob("*.lock"))
+    now = time.time()
+    locks: list[GitLock] = []
+    for path in paths:
+        try:
+            age = now - path.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if path.is_file():
+            locks.append(GitLock(path, age, ()))
+    if not locks:
+        return []
+    holders = _holders({str(lock.path) for lock in locks}, git_dir)
+    return [GitLock(lock.path, lock.age_s, tuple(holders.get(str(lock.path), []) + holders.get("", [])))
+            for lock in locks]
+
+
+def _holders(paths: set[str], git_dir: Path) -> dict[str, list[str]]:
+    """Path -> processes holding it open; "" -> git processes working in the repository of `git_dir`.
+
+    Only processes this user may inspect are seen (others' /proc entries are unreadable): a git command keeps its
+    lock's descriptor open while writing, and runs in the work tree (or names GIT_DIR) while waiting for an editor.
+    """
+    found: dict[str, list[str]] = {}
+    work_tree = git_dir.parent
+    for entry in _PROC.iterdir() if _PROC.is_dir() else []:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            command = " ".join(part.decode(errors="replace") for part in argv if part)[:80]
+            who = f"pid {entry.name} ({command})"
+            for fd in (entry / "fd").iterdir():
+                try:
+                    target = os.readlink(fd)
+                except OSError:
+                    continue
+                if target in paths:
+                    found.setdefault(target, []).append(who)
+            if os.path.basename(argv[0]).startswith(b"git") and _works_in(entry, work_tree, git_dir):
+                found.setdefault("", []).append(who)
+        except OSError:  # gone, or another user's
+            continue
+    return found
+
+
+def _works_in(entry: Path, work_tree: Path, git_dir: Path) -> bool:
+    cwd = Path(os.readlink(entry / "cwd"))
+    if cwd == work_tree or work_tree in cwd.parents:
+        return True
+    env = dict(item.split(b"=", 1) for item in (entry / "environ").read_bytes().split(b"\0") if b"=" in item)
+    named = env.get(b"GIT_DIR")
+    return named is not None and (cwd / os.fsdecode(named)).resolve() == git_dir
