@@ -10,17 +10,20 @@ rl_comparison). Runs left STARTED by a killed process are marked failed first.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
+
+from pipelines.run_signals import (
+    Interrupted,
+    deferred_interrupt_watchdog,
+    one_run_per_folder,
+    signals_raise_interrupted,
+)
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -31,10 +34,6 @@ if TYPE_CHECKING:
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 POOL = "llm"
 EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
-
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM arrived."""
 
 
 class UsageError(Exception):
@@ -56,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # The Definitions read their settings from the environment: the flags go there before they are imported, and
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
-    with _environment_for(args), _signals_raise_interrupted():
+    with _environment_for(args), signals_raise_interrupted():
         try:
-            with _one_run_per_folder(Path(os.environ["DAGSTER_HOME"])):
+            with one_run_per_folder(Path(os.environ["DAGSTER_HOME"])):
                 return _run(args)
         except UsageError as exc:
             from coworkenv.commands import error_line
@@ -87,44 +86,6 @@ def _environment_for(args: argparse.Namespace) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-@contextmanager
-def _one_run_per_folder(home: Path) -> Iterator[None]:
-    """Hold DAGSTER_HOME for the run: a second run there waits for the first, then finds its work done.
-
-    Two at once would both start the partitions each found incomplete (the in-flight check and the start are not
-    one step) and rebuild the same aggregates into the same folders. The lock is on the folder itself (no file to
-    leave behind) and ends with the process, however it ends.
-    """
-    try:
-        fd = os.open(home, os.O_RDONLY)
-    except OSError:  # not a folder: Dagster's own check of DAGSTER_HOME says so
-        yield
-        return
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"another `python -m pipelines.run` ({_lock_holder(home)}) is running in {home}; waiting for it "
-                  "to end (stop with Ctrl-C)", flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _lock_holder(folder: Path) -> str:
-    """The process holding a lock on `folder`, as "pid N", from /proc/locks where there is one."""
-    st = os.stat(folder)
-    where = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    try:
-        lines = Path("/proc/locks").read_text().splitlines()
-    except OSError:
-        return "pid unknown"
-    pids = [fields[4] for fields in map(str.split, lines) if len(fields) > 5 and fields[1] != "->"
-            and fields[5] == where]
-    return f"pid {pids[0]}" if pids else "pid unknown"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -279,7 +240,7 @@ def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any)
         wait_for_pool(instance, POOL, say=lambda line: print(line, flush=True))
     run_id = make_new_run_id()
     try:
-        with _deferred_interrupt_watchdog() as fired:
+        with deferred_interrupt_watchdog() as fired:
             result = job.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False,
                                             run_config=QUIET, tags=owner_tags(), **kwargs)
     finally:
@@ -287,41 +248,6 @@ def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any)
     if fired.is_set() or _interrupt_in(result):
         raise Interrupted
     return result
-
-
-@contextmanager
-def _deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Event]:
-    """Stop the run if Dagster holds a SIGINT/SIGTERM back for longer than `grace_s`.
-
-    Dagster defers signals to the next step boundary; a run blocked outside a step (e.g. waiting for a pool slot
-    taken by another process since `wait_for_pool` returned) would otherwise ignore them for as long as it waits.
-    """
-    import ctypes
-
-    from dagster._utils.interrupts import check_captured_interrupt
-
-    main = threading.main_thread().ident
-    done, fired = threading.Event(), threading.Event()
-
-    def watch() -> None:
-        pending_since = None
-        while not done.wait(0.5):
-            if not check_captured_interrupt():
-                pending_since = None
-            elif pending_since is None:
-                pending_since = time.monotonic()
-            elif time.monotonic() - pending_since > grace_s and main is not None:
-                fired.set()
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(Interrupted))
-                return
-
-    watcher = threading.Thread(target=watch, name="interrupt-watchdog", daemon=True)
-    watcher.start()
-    try:
-        yield fired
-    finally:
-        done.set()
-        watcher.join()
 
 
 def _settle(instance: dg.DagsterInstance, run_id: str) -> None:
@@ -355,58 +281,6 @@ def _failed(result: dg.ExecuteInProcessResult) -> int:
                   f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
                   file=sys.stderr)
     return 1
-
-
-@contextmanager
-def _signals_raise_interrupted() -> Iterator[None]:
-    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point).
-
-    A stop signal ignored when the run started (SIGINT for `make run &` from a script, or nohup) stays without
-    effect: Dagster's handlers around each step leave it alone, the processes the run starts inherit it blocked,
-    and one that arrived is dropped at the end.
-    """
-    stops = (signal.SIGINT, signal.SIGTERM)
-    ignored = {s for s in stops if signal.getsignal(s) == signal.SIG_IGN}
-
-    def handler(signo: int, frame: FrameType | None) -> None:
-        if signo not in ignored:
-            raise Interrupted(signal.Signals(signo).name)
-
-    # A handler even for an ignored SIGINT: after each run Dagster gives SIGTERM the handler SIGINT had.
-    previous = {s: signal.signal(s, handler) for s in stops}
-    if ignored:
-        signal.pthread_sigmask(signal.SIG_BLOCK, ignored)
-    try:
-        with _dagster_handlers_skip(ignored):
-            yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)  # SIG_IGN again drops a blocked signal that is pending
-        if ignored:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, ignored)
-
-
-@contextmanager
-def _dagster_handlers_skip(ignored: set[signal.Signals]) -> Iterator[None]:
-    """Dagster installs its interrupt handler for SIGINT and SIGTERM around each step whatever was there before;
-    every such change goes through `_replace_interrupt_signal`, which here leaves the `ignored` signals out."""
-    if not ignored:
-        yield
-        return
-    from dagster._utils import interrupts
-
-    dagster_replace = interrupts._replace_interrupt_signal
-
-    def replace(new_signal_handler: Any) -> None:
-        for signo in (signal.SIGINT, signal.SIGTERM):
-            if signo not in ignored:
-                signal.signal(signo, new_signal_handler)
-
-    interrupts._replace_interrupt_signal = replace
-    try:
-        yield
-    finally:
-        interrupts._replace_interrupt_signal = dagster_replace
 
 
 def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:

@@ -1,0 +1,146 @@
+"""How `python -m pipelines.run` stops: SIGINT and SIGTERM become `Interrupted` (Dagster defers them inside a step
+to the next safe point), a signal held back too long still stops the run, a stop signal ignored at start stays
+ignored, and one run at a time holds a DAGSTER_HOME folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived."""
+
+
+@contextmanager
+def signals_raise_interrupted() -> Iterator[None]:
+    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point).
+
+    A stop signal ignored when the run started (SIGINT for `make run &` from a script, or nohup) stays without
+    effect: Dagster's handlers around each step leave it alone, the processes the run starts inherit it blocked,
+    and one that arrived is dropped at the end.
+    """
+    stops = (signal.SIGINT, signal.SIGTERM)
+    ignored = {s for s in stops if signal.getsignal(s) == signal.SIG_IGN}
+
+    def handler(signo: int, frame: FrameType | None) -> None:
+        if signo not in ignored:
+            raise Interrupted(signal.Signals(signo).name)
+
+    # A handler even for an ignored SIGINT: after each run Dagster gives SIGTERM the handler SIGINT had.
+    previous = {s: signal.signal(s, handler) for s in stops}
+    if ignored:
+        signal.pthread_sigmask(signal.SIG_BLOCK, ignored)
+    try:
+        with _dagster_handlers_skip(ignored):
+            yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)  # SIG_IGN again drops a blocked signal that is pending
+        if ignored:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ignored)
+
+
+@contextmanager
+def _dagster_handlers_skip(ignored: set[signal.Signals]) -> Iterator[None]:
+    """Dagster installs its interrupt handler for SIGINT and SIGTERM around each step whatever was there before;
+    every such change goes through `_replace_interrupt_signal`, which here leaves the `ignored` signals out."""
+    if not ignored:
+        yield
+        return
+    from dagster._utils import interrupts
+
+    dagster_replace = interrupts._replace_interrupt_signal
+
+    def replace(new_signal_handler: Any) -> None:
+        for signo in (signal.SIGINT, signal.SIGTERM):
+            if signo not in ignored:
+                signal.signal(signo, new_signal_handler)
+
+    interrupts._replace_interrupt_signal = replace
+    try:
+        yield
+    finally:
+        interrupts._replace_interrupt_signal = dagster_replace
+
+
+@contextmanager
+def deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Event]:
+    """Stop the run if Dagster holds a SIGINT/SIGTERM back for longer than `grace_s`.
+
+    Dagster defers signals to the next step boundary; a run blocked outside a step (e.g. waiting for a pool slot
+    taken by another process since `wait_for_pool` returned) would otherwise ignore them for as long as it waits.
+    """
+    import ctypes
+
+    from dagster._utils.interrupts import check_captured_interrupt
+
+    main = threading.main_thread().ident
+    done, fired = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        pending_since = None
+        while not done.wait(0.5):
+            if not check_captured_interrupt():
+                pending_since = None
+            elif pending_since is None:
+                pending_since = time.monotonic()
+            elif time.monotonic() - pending_since > grace_s and main is not None:
+                fired.set()
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(Interrupted))
+                return
+
+    watcher = threading.Thread(target=watch, name="interrupt-watchdog", daemon=True)
+    watcher.start()
+    try:
+        yield fired
+    finally:
+        done.set()
+        watcher.join()
+
+
+@contextmanager
+def one_run_per_folder(home: Path) -> Iterator[None]:
+    """Hold DAGSTER_HOME for the run: a second run there waits for the first, then finds its work done.
+
+    Two at once would both start the partitions each found incomplete (the in-flight check and the start are not
+    one step) and rebuild the same aggregates into the same folders. The lock is on the folder itself (no file to
+    leave behind) and ends with the process, however it ends.
+    """
+    try:
+        fd = os.open(home, os.O_RDONLY)
+    except OSError:  # not a folder: Dagster's own check of DAGSTER_HOME says so
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"another `python -m pipelines.run` ({_lock_holder(home)}) is running in {home}; waiting for it "
+                  "to end (stop with Ctrl-C)", flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _lock_holder(folder: Path) -> str:
+    """The process holding a lock on `folder`, as "pid N", from /proc/locks where there is one."""
+    st = os.stat(folder)
+    where = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return "pid unknown"
+    pids = [fields[4] for fields in map(str.split, lines) if len(fields) > 5 and fields[1] != "->"
+            and fields[5] == where]
+    return f"pid {pids[0]}" if pids else "pid unknown"
