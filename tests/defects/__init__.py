@@ -33,6 +33,7 @@ from tests.defects import (
     pinned_wording,
     presolved,
     python_fragile,
+    python_messages_table,
     python_record_order,
     reply_only,
     silent_change,
@@ -74,6 +75,7 @@ MODULES = (
     guard_one_route,
     wrong_route,
     python_record_order,
+    python_messages_table,
     frame_everything,
     solved_by_world,
 )
