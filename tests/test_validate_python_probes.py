@@ -11,6 +11,7 @@ import pytest
 from support.validate_base import sound_spec
 
 from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
+from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate.python_probes import literals, paraphrases
 
 QUICK = ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,))
@@ -134,3 +135,21 @@ def test_strict_never_runs_spec_code_with_fewer_isolation_layers_than_configured
     relaxed = validate_spec(spec, config=ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,),
                                                           sandbox_layers=("seccomp",)))
     assert "sandbox_isolation_missing" not in sandbox_codes(relaxed)
+
+
+@pytest.mark.parametrize(("code", "reads"), [
+    # the mail or chat `messages` table is state, not the replies
+    ("def check(state, audit, messages):\n    return bool(state['apps']['chat']['messages'])\n", {"state"}),
+    ("def check(state, audit, messages):\n    return any('done' in m['text'] for m in messages)\n", {"messages"}),
+    ("def check(state, audit, messages):\n    def said(word):\n        return any(word in m['text'] for m in messages)\n"
+     "    return said('ok') and len(audit) > 1\n", {"messages", "audit"}),
+    # what the tree cannot settle reads everything
+    ("def check(state, audit, **episode):\n    return bool(episode)\n", {"state", "audit", "messages"}),
+    ("def check(state, audit, messages):\n    return bool(locals()['messages'])\n", {"state", "audit", "messages"}),
+    ("def check(state, audit, messages):\n    return True\ncheck = lambda **kw: bool(kw)\n",
+     {"state", "audit", "messages"}),
+    ("def check(state, audit, messages:\n", {"state", "audit", "messages"}),
+])
+def test_parts_read_follow_the_syntax_tree(code: str, reads: set[str]) -> None:
+    """A check reads the replies when its code loads the `messages` argument, not when it says the word."""
+    assert parts_read(code) == reads

@@ -5,8 +5,11 @@ matcher written for the first one sees:
 - the same person or channel spelled another way the tool accepts (`u-esra` for `esra@...`, `c-ops` for `#ops`,
   see `_spelling`): a guard on `{"person": "u-esra"}` lets the DM to `esra@...` through (`spelling_pinned`);
 - the same mail with the forbidden recipient in `cc` instead of `to` (or back): the mail reaches the person
-  all the same, and no forbidden guard of the spec matches it (`guard_bypassed`).
-Both are judged on the call alone (a forbidden guard fires exactly when its matcher matches a call), so no
+  all the same, and no forbidden guard of the spec matches it (`guard_bypassed`);
+- the same mail saved as a draft and then sent (`mail_save_draft`, `mail_send_draft`), where the agent is given
+  both tools: no forbidden guard matches either call (`guard_bypassed`). The draft's id is not known before it
+  is saved, so the guard that stops this route is one on the draft (or on sending any draft).
+All are judged on the call alone (a forbidden guard fires exactly when its matcher matches a call), so no
 episode is played. Other checks (a frame) may still stop the other route; the guard itself protects one.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.validate._spelling import FORMS, respelled_value
@@ -24,6 +28,9 @@ from coworkenv.world import World
 # Mail tools whose recipients in `to` and in `cc` are told alike.
 _RECIPIENT_FIELDS = ("to", "cc")
 _MAIL_TOOLS = frozenset({"mail_send"})
+# A tool that sends a message at once, and the two that save the same message as a draft and send it later.
+_DRAFT_ROUTES = {"mail_send": ("mail_save_draft", "mail_send_draft")}
+_SAVED_DRAFT = "<the saved draft>"
 
 
 def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
@@ -47,7 +54,24 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                     f"forbidden guard {check.id!r} forbids {rule.call.tool} to {moved!r}, but the same mail with "
                     f"{moved!r} in another recipient field ({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) "
                     "matches no forbidden guard: the person is told all the same"))
+        for route in _drafted(rule, spec):
+            if not any(call_matches(c.rule.call, tool, args) for tool, args in route for _, c in forbidden
+                       if isinstance(c.rule, ForbiddenRule)):
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool}, but the same mail saved with "
+                    f"{route[0][0]} and sent with {route[1][0]} matches no forbidden guard: the mail goes out all "
+                    f"the same; forbid {route[0][0]} with the same arguments too"))
     return errors
+
+
+def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """The calls that send the guarded mail by way of a draft, where the agent is given the draft tools."""
+    route = _DRAFT_ROUTES.get(rule.call.tool)
+    if route is None or not set(route) <= set(exposed_tools(spec)):
+        return
+    save, send = route
+    yield [(save, dict(rule.call.args)), (send, {"draft_id": _SAVED_DRAFT})]
 
 
 def _respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[str, str, str]]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
+from coworkenv.validate._check_reads import parts_read
 
 __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
 
@@ -70,4 +71,4 @@ def _reads_reply(rule: Any, turn: int) -> bool:
         return getattr(rule, "turn", None) in (None, turn)
     if rule.kind == "tiers":
         return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
-    return rule.kind == "python" and "messages" in rule.code.split(":", 1)[-1]
+    return rule.kind == "python" and "messages" in parts_read(rule.code, rule.entrypoint)

@@ -18,6 +18,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, PythonRule
+from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate.dependencies import WriteFacts
 from coworkenv.validate.mutations import Mutation, is_write, moved_before
 from coworkenv.world import World
@@ -108,4 +109,4 @@ def _pins(rule: Any, spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> bool:
             any(call_matches(rule.then, c.name, dict(c.arguments)) for c in calls[1] if c is not None)
     code = rule.code
     # A Python check reading the audit and naming a tool of either write may compare their positions.
-    return "audit" in code and any(c is not None and c.name in code for pair in calls for c in pair)
+    return "audit" in parts_read(code, rule.entrypoint) and any(c is not None and c.name in code for pair in calls for c in pair)

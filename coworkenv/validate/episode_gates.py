@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
+from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._leaks import world_strings, world_text
@@ -357,8 +357,7 @@ def _told(spec: EnvSpec) -> str:
 
 def _reads_world(rule: Any) -> bool:
     if isinstance(rule, PythonRule):
-        body = rule.code.split("\n", 1)[1] if "\n" in rule.code else ""
-        return re.search(r"\b(state|audit)\b", body) is not None
+        return bool(parts_read(rule.code, rule.entrypoint) & {"state", "audit"})
     return rule.kind in ("field", "records", "called", "order")
 
 

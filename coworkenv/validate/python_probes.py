@@ -29,6 +29,7 @@ from typing import Any
 from coworkenv.checks import Reply
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
+from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate.mutations import is_write
 
 _PRELUDE = """\
@@ -194,7 +195,7 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
             found.append(Probe("paraphrase_fails", f"the reference's replies with {what} get {verdict} "
                                                    f"instead of {expected}"))
             break
-    if "audit" in rule.code.split(":", 1)[-1]:
+    if "audit" in parts_read(rule.code, rule.entrypoint):
         for what, audit in audit_variants(oracle["audit"]):
             verdict, error = run_check(rule, {**oracle, "audit": audit})
             if error or verdict != expected:
