@@ -290,8 +290,10 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                 if time.perf_counter() > deadline:
                     log(f"rl {name}: skipped, the --rl-minutes budget is spent")
                     continue
-                config = base_config.model_copy(update={"training": base_config.training.model_copy(
-                    update={"seed": seed})})
+                config = base_config.model_copy(update={
+                    "training": base_config.training.model_copy(
+                        update={"seed": seed, "unpad_loss_rows": not args.rl_reference_paths}),
+                    "rollout": base_config.rollout.model_copy(update={"reuse_caches": not args.rl_reference_paths})})
                 result = train_rl(config, rl_envs, run_dir, reward=reward, credit=credit,  # type: ignore[arg-type]
                                   model_path=out / "sft", max_steps=args.rl_steps)
                 log(f"rl {name}: {result.steps} steps in {result.wall_s:.0f}s")
@@ -422,6 +424,9 @@ def main() -> None:
     parser.add_argument("--rl-probe-samples", type=int, default=4, help="samples per probed env")
     parser.add_argument("--rl-eval-envs", type=int, default=30)
     parser.add_argument("--rl-minutes", type=float, default=90.0)
+    parser.add_argument("--rl-reference-paths", action="store_true",
+                        help="roll out without kept KV caches and run the loss on padded rows (rollout.reuse_caches "
+                        "and training.unpad_loss_rows off): the slower paths, to time the default ones against")
     parser.add_argument("--rl-without-signal", action="store_true",
                         help="run RL even when the SFT student scores 0 on every held-out env")
     parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),

@@ -309,3 +309,45 @@ def test_rl_configs_load_and_reject_mistakes(tmp_path: Path) -> None:
         load_rl_config(bad)
     with pytest.raises(FileNotFoundError, match="rl-tiny"):
         load_rl_config("rl-nope")
+
+
+def test_the_reference_paths_give_the_same_step_as_the_fast_ones(spec: EnvSpec, tmp_path_factory: pytest.TempPathFactory,
+                                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rollout.reuse_caches` and `training.unpad_loss_rows` off reach the batcher and the copy head's loss, and the
+    model's own episodes, their rewards and the loss come out as with them on; each step logs its rollout time."""
+    import trainers.rl as rl_module
+    import trainers.rl_rollout as rollout_module
+
+    seen: dict[str, list[bool]] = {"reuse_caches": [], "unpad_rows": []}
+
+    class SpyBatcher(rollout_module.GroupBatcher):
+        def __init__(self, *args: object, reuse_caches: bool = True, **kwargs: object) -> None:
+            seen["reuse_caches"].append(reuse_caches)
+            super().__init__(*args, reuse_caches=reuse_caches, **kwargs)  # type: ignore[arg-type]
+
+    install = rl_module.install_fused_lm_head
+
+    def spy_head(model: object, temperature: float = 1.0, unpad_rows: bool = True) -> None:
+        seen["unpad_rows"].append(unpad_rows)
+        install(model, temperature, unpad_rows)
+    monkeypatch.setattr(rollout_module, "GroupBatcher", SpyBatcher)
+    monkeypatch.setattr(rl_module, "install_fused_lm_head", spy_head)
+    start = _tiny_checkpoint(tmp_path_factory, spec, copy_head=True)
+    runs = []
+    for fast in (True, False):
+        config = _config("partial", "trajectory").variant(model_path=start)
+        config = config.model_copy(update={
+            "rollout": config.rollout.model_copy(update={"max_new_tokens": 12, "max_agent_steps": 3,
+                                                         "max_completion_tokens": 200, "reuse_caches": fast}),
+            "training": config.training.model_copy(update={"unpad_loss_rows": fast})})
+        setup = build_rl_trainer(config, [spec], tmp_path / f"run-{fast}")
+        setup.trainer.train()
+        runs.append(setup)
+    assert seen == {"reuse_caches": [True, False], "unpad_rows": [True, False]}
+    fast_run, reference = runs
+    assert [t.completion_ids for t in fast_run.rollout.tokens] == [t.completion_ids for t in reference.rollout.tokens]
+    (fast_entry,), (reference_entry,) = fast_run.recorder.entries, reference.recorder.entries
+    assert fast_entry["reward"] == reference_entry["reward"]
+    assert fast_entry["loss"] == pytest.approx(reference_entry["loss"], abs=1e-5)
+    for entry in (fast_entry, reference_entry):  # TRL's step_time is the whole step, the rollout within it
+        assert 0 < entry["rollout_time"] < entry["step_time"]

@@ -88,13 +88,13 @@ class TurnCredit:
 class EnvGRPOTrainer(GRPOTrainer):
     """GRPOTrainer with a choice of credit assignment: the episode's advantage for every token, or its turn's."""
 
-    def __init__(self, *args: Any, credit: CreditMode = "trajectory", **kwargs: Any) -> None:
+    def __init__(self, *args: Any, credit: CreditMode = "trajectory", unpad_rows: bool = True, **kwargs: Any) -> None:
         with warnings.catch_warnings():  # rollout_func is flagged experimental on every construction
             warnings.filterwarnings("ignore", message=".*rollout_func.*experimental", category=UserWarning)
             super().__init__(*args, **kwargs)
         for model in (self.model, self.ref_model):  # TRL's fused LM head cannot see a copy head (trainers.copy_model)
             if model is not None and uses_copy_head(model):
-                install_fused_lm_head(model, self.temperature)
+                install_fused_lm_head(model, self.temperature, unpad_rows=unpad_rows)
         self.credit = credit
         self.last_turn_credit: TurnCredit | None = None
 
@@ -273,12 +273,13 @@ def build_rl_trainer(
     limits = RolloutLimits(r.max_new_tokens, r.max_agent_steps, r.max_completion_tokens, r.temperature, r.top_p)
     rollout = EnvRollout(kept, renderer, limits, config.reward, sampler_factory=sampler_factory,
                          rollouts_dir=Path(output_dir) / "rollouts" if r.save_rollouts else None,
-                         seed=config.training.seed)
+                         seed=config.training.seed, reuse_caches=r.reuse_caches)
     recorder = _LogRecorder(progress)
     trainer = EnvGRPOTrainer(
         model=model, reward_funcs=[env_reward_function(config.reward)], args=_grpo_args(config, Path(output_dir)),
         train_dataset=Dataset.from_dict({"prompt": [spec.id for spec in kept]}), processing_class=tokenizer,
         callbacks=[recorder], rollout_func=rollout, credit=config.credit,
+        unpad_rows=config.training.unpad_loss_rows,
     )
     trainer.remove_callback(PrinterCallback)  # steps go to `progress` and rl_log.json
     return RLSetup(trainer, config, rollout, recorder, kept, skipped)

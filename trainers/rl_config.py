@@ -39,6 +39,9 @@ class RolloutSection(_Section):
     temperature: Annotated[float, Field(gt=0)] = 1.0
     top_p: Annotated[float, Field(gt=0, le=1)] = 1.0
     save_rollouts: Annotated[bool, Field(description="write every step's episodes as trajectory Parquet")] = True
+    reuse_caches: Annotated[bool, Field(
+        description="keep each episode's KV cache across its messages and share a group's prompt "
+        "(trainers.prefix_cache); false prefills every message whole")] = True
 
 
 class RLTrainingSection(_Section):
@@ -59,6 +62,9 @@ class RLTrainingSection(_Section):
     bf16: bool = False
     gradient_checkpointing: bool = False
     logging_steps: Annotated[int, Field(ge=1)] = 1
+    unpad_loss_rows: Annotated[bool, Field(
+        description="a copy-head model's loss runs each row without its padding, one at a time; false runs the "
+        "padded batch at once, which a GPU may do faster (trainers.copy_model.install_fused_lm_head)")] = True
 
     @model_validator(mode="after")
     def _groups_fit(self) -> RLTrainingSection:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,7 +197,7 @@ class EnvRollout:
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, reuse_caches: bool = True) -> None:
         self.specs = {spec.id: spec for spec in specs}
         self.renderer = renderer
         self.limits = limits
@@ -204,12 +205,14 @@ class EnvRollout:
         self.sampler_factory = sampler_factory
         self.rollouts_dir = rollouts_dir
         self.seed = seed
+        self.reuse_caches = reuse_caches
         self.records: list[TrajectoryRecord] = []  # the last batch's episodes, and their token sequences
         self.tokens: list[EpisodeTokens] = []
 
     def _model_samplers(self, model: PreTrainedModel, episodes: int) -> SamplerFactory:
         # One batcher per step: every live episode's next message is generated in the same batch.
-        batcher = GroupBatcher(model, self.renderer.eos_token_id, self.renderer.tokenizer.pad_token_id, episodes)
+        batcher = GroupBatcher(model, self.renderer.eos_token_id, self.renderer.tokenizer.pad_token_id, episodes,
+                               reuse_caches=self.reuse_caches)
         return lambda spec, env, position: batcher.slot()
 
     def __call__(self, prompts: list[str], trainer: GRPOTrainer) -> dict[str, Any]:
@@ -218,6 +221,7 @@ class EnvRollout:
         if unknown:
             raise KeyError(f"rollout prompts {unknown[:3]} name no env of this run")
         args = cast(GRPOConfig, trainer.args)
+        started = time.perf_counter()
         with unwrap_model_for_generation(
             trainer.model_wrapped, trainer.accelerator, gather_deepspeed3_params=args.ds3_gather_for_generation,
             gradient_checkpointing_kwargs=cast(Any, args.gradient_checkpointing_kwargs),
@@ -229,6 +233,9 @@ class EnvRollout:
                 [self.specs[p] for p in prompts], self.renderer, factory, self.limits,
                 positions=range(len(prompts)),
                 seeds=[_episode_seed(self.seed, step, rank, position) for position in range(len(prompts))]))
+        # Logged beside TRL's step_time (the whole step, this included): the rest is scoring, loss and optimiser.
+        mode = "train" if trainer.model is not None and trainer.model.training else "eval"
+        cast(Any, trainer)._metrics[mode]["rollout_time"].append(time.perf_counter() - started)
         out: dict[str, list[Any]] = {key: [] for key in (
             "prompt_ids", "completion_ids", "env_mask", "episode_reward", "turn_rewards", "token_turns", "env_score",
             "env_passed")}
