@@ -50,7 +50,8 @@ def test_shipped_examples_pass_all_ten_gates_with_full_mutation_score(name: str)
 def test_the_example_exercises_every_mutation_kind() -> None:
     details = validate_spec(example()).gate("mutations").details  # type: ignore[union-attr]
     assert set(details["by_kind"]) == {"drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early",
-                                       "text_drop", "text_alter", "swap_dependent", "harmful_action", "duplicate_write"}
+                                       "text_drop", "text_alter", "swap_dependent", "harmful_action", "duplicate_write",
+                                       "wrong_route"}
     assert all(k["killed"] == k["total"] for k in details["by_kind"].values())
 
 

@@ -11,7 +11,7 @@ import pytest
 from support.validate_base import sound_spec
 
 from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
-from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.python_probes import literals, paraphrases
 
 QUICK = ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,))
@@ -153,3 +153,30 @@ def test_strict_never_runs_spec_code_with_fewer_isolation_layers_than_configured
 def test_parts_read_follow_the_syntax_tree(code: str, reads: set[str]) -> None:
     """A check reads the replies when its code loads the `messages` argument, not when it says the word."""
     assert parts_read(code) == reads
+
+
+_AUDIT = "def check(state, audit, messages):\n    hits = [a for a in audit if {}\n            ]\n    return bool(hits)\n"
+
+
+@pytest.mark.parametrize(("test", "named", "unnamed"), [
+    ("a['tool'] == 'mail_label'", "mail_label", "mail_move"),
+    ("a['tool'] in {'mail_label', 'mail_move'}", "mail_move", "todo_add_task"),
+    ("a['tool'].startswith('todo_add')", "todo_add_task", "todo_list_lists"),
+    ("a['tool'].endswith(('_label', '_move'))", "mail_label", "mail_send"),
+    ("'label' in a['tool']", "mail_label", "mail_send"),
+    ("re.fullmatch(r'mail_(label|move)', a['tool'])", "mail_move", "mail_send"),
+    # a name in a comment is not compared to anything
+    ("a['ok']  # mail_label", None, "mail_label"),
+    # a name built at run time may be any tool
+    ("a['tool'] == 'mail_' + 'label'", "todo_add_task", None),
+    ("a['tool'] == f'mail_{a}'", "todo_add_task", None),
+    ("a['tool'].startswith(a['x'])", "todo_add_task", None),
+])
+def test_names_tool_follows_how_a_string_is_compared(test: str, named: str | None, unnamed: str | None) -> None:
+    """Whether a check may match a tool name, told from its syntax tree (a text search finds neither a prefix nor
+    a regular expression, and finds a name in a comment)."""
+    code = ("import re\n" if "re." in test else "") + _AUDIT.format(test)
+    if named is not None:
+        assert names_tool(code, named)
+    if unnamed is not None:
+        assert not names_tool(code, unnamed)

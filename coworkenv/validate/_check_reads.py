@@ -6,11 +6,19 @@ the code: a check over the mail or chat `messages` table (`state["apps"]["chat"]
 replies, and a check that takes `**kwargs` reads every part without naming it. Whatever the tree cannot settle
 (no single plain entrypoint, a decorator, `**kwargs`, `locals()`/`eval`/frame access, code that does not parse)
 counts as reading every part: a gate that wrongly thinks a part unread would skip the near misses that test it.
+
+Which tool names a check may match (`names_tool`) is told from its string constants, by how each is used: compared
+whole (`a["tool"] == "mail_label"`, `in {...}`), as a prefix or suffix (`.startswith("todo_add")`), as a substring
+(`"label" in a["tool"]`) or as a regular expression (`re.match(r"mail_(label|move)", ...)`); a comment is not a
+name. A name built at run time (concatenation, f-string, `format`, `join`), introspection or code that does not
+parse counts as naming every tool.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
@@ -67,3 +75,79 @@ def _rebinds(tree: ast.Module, name: str, fn: ast.AST) -> bool:
         if isinstance(node, ast.alias) and (node.asname or node.name) == name:
             return True
     return False
+
+
+@dataclass(frozen=True)
+class _Strings:
+    """The string constants of a check by use (lower case); `every` when a name may be built at run time."""
+
+    whole: frozenset[str] = frozenset()
+    prefixes: frozenset[str] = frozenset()
+    suffixes: frozenset[str] = frozenset()
+    parts: frozenset[str] = frozenset()
+    patterns: frozenset[str] = frozenset()
+    every: bool = False
+
+
+_BUILDS = frozenset({"format", "join", "format_map"})
+_REGEX = frozenset({"match", "search", "fullmatch", "compile", "findall", "finditer"})
+
+
+def names_tool(code: str, tool: str) -> bool:
+    """Whether the check may match the tool name `tool` (True whenever the syntax tree cannot tell)."""
+    s, name = _strings(code), tool.lower()
+    if s.every or name in s.whole or any(name.startswith(p) for p in s.prefixes) or \
+            any(name.endswith(x) for x in s.suffixes) or any(p in name for p in s.parts):
+        return True
+    for pattern in s.patterns:
+        try:
+            if re.search(pattern, name, re.IGNORECASE):
+                return True
+        except re.error:
+            return True
+    return False
+
+
+def _constants(node: ast.AST | None) -> list[str] | None:
+    """The strings of a constant or a tuple/list/set of constants (None for anything else)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value.lower()]
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return [e.value.lower() for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _strings(code: str) -> _Strings:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return _Strings(every=True)
+    if _introspects(tree):
+        return _Strings(every=True)
+    whole: set[str] = set()
+    used: dict[str, set[str]] = {"prefixes": set(), "suffixes": set(), "parts": set(), "patterns": set()}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod)
+                                               and (_constants(node.left) or _constants(node.right))):
+            return _Strings(every=True)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            whole.add(node.value.lower())
+        elif isinstance(node, ast.Compare) and _constants(node.left) and \
+                any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+            used["parts"].update(_constants(node.left) or [])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr, first = node.func.attr, _constants(node.args[0]) if node.args else None
+            if attr in _BUILDS:
+                return _Strings(every=True)
+            if attr in ("startswith", "endswith", "removeprefix", "removesuffix"):
+                if first is None:
+                    return _Strings(every=True)
+                used["prefixes" if attr in ("startswith", "removeprefix") else "suffixes"].update(first)
+            elif attr in _REGEX and isinstance(node.func.value, ast.Name) and node.func.value.id == "re":
+                if first is None:
+                    return _Strings(every=True)
+                used["patterns"].update(first)
+    return _Strings(frozenset(whole), frozenset(used["prefixes"]), frozenset(used["suffixes"]),
+                    frozenset(used["parts"]), frozenset(used["patterns"]))

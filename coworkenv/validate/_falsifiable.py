@@ -91,7 +91,9 @@ def _satisfiable(app: str, table: str, cond: FieldCond) -> bool:
         return True
     if cond.op == "matches":
         return True  # any compiling pattern matches some string
-    return any(compare(p, cond.op, cond.value) for p in _probes(adapter, app, table, cond.field, [cond.value]))
+    # `contains` on a list field takes one item: probe lists holding it (and, perturbed, the empty list) too.
+    seeds = [cond.value, [cond.value]] if cond.op in ("contains", "not_contains") else [cond.value]
+    return any(compare(p, cond.op, cond.value) for p in _probes(adapter, app, table, cond.field, seeds))
 
 
 def _perturb(value: Any) -> list[Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, PythonRule
-from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.dependencies import WriteFacts
 from coworkenv.validate.mutations import Mutation, is_write, moved_before
 from coworkenv.world import World
@@ -108,5 +108,7 @@ def _pins(rule: Any, spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> bool:
         return any(call_matches(rule.first, c.name, dict(c.arguments)) for c in calls[0] if c is not None) and \
             any(call_matches(rule.then, c.name, dict(c.arguments)) for c in calls[1] if c is not None)
     code = rule.code
-    # A Python check reading the audit and naming a tool of either write may compare their positions.
-    return "audit" in parts_read(code, rule.entrypoint) and any(c is not None and c.name in code for pair in calls for c in pair)
+    # A Python check reading the audit and naming a tool of either write (told from its syntax tree, see
+    # `_check_reads.names_tool`) may compare their positions.
+    return "audit" in parts_read(code, rule.entrypoint) and any(
+        c is not None and names_tool(code, c.name) for pair in calls for c in pair)

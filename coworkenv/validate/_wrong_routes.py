@@ -5,25 +5,42 @@ meeting in the old slot) is also met by destroying the record. For each referenc
 tools the agent is given (`*_delete_*`, `*_cancel_*`) that take the same record argument are called on it
 instead; a sound verifier fails that mutant (a check that the record still exists with its new value, or a
 guard on the destructive call).
+
+A check written as "the record is no longer in its old state" is also met by another tool of the app acting on
+the same record (`mail_move` for `mail_label`, `tickets_update(status=...)` for `tickets_comment`). From the tool
+catalogue: each exposed write tool of the app (not a creating one) whose first required argument names, by the
+same name or its singular/plural, a record of the app the reference write's first required argument names; its
+other required arguments are filled from the reference call's arguments of the same name, or from an enum or
+bool. A tool with enum or bool arguments is tried with each of the last two values of its first such argument
+(status and folder enums list their end states last); a record named in a list is acted on one call each.
 """
 
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from coworkenv.bindings import exposed_tools
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._mutation_core import Mutation, replaced
+from coworkenv.validate._mutation_core import Mutation, replaced, turn_of
+from coworkenv.validate.entities import EntityIndex
 
 _DESTROYS = re.compile(r"(^|_)(delete|cancel)(_|$)")
+_CREATES = re.compile(r"(^|_)(create|add|send|post|save|submit|publish|notify|export)(_|$)")
+_SIBLING_VALUES = 2  # values tried of a sibling tool's first enum or bool argument (each costs an episode)
 
 
 def wrong_route_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
-                          writes: list[tuple[int, int, ToolCallSpec]]) -> Iterator[Mutation]:
-    """Each reference write replaced by an exposed destructive tool of its app on the same record."""
+                          writes: list[tuple[int, int, ToolCallSpec]],
+                          index: EntityIndex | None = None) -> Iterator[Mutation]:
+    """Each reference write replaced by an exposed destructive tool of its app on the same record, and (given the
+    world's index) by each other exposed write tool of the app acting on that record."""
     exposed = [tools[n] for n in exposed_tools(spec) if n in tools]
+    if index is not None:
+        yield from _sibling_routes(spec, tools, writes, exposed, index)
     for t, s, call in writes:
         tool = tools[call.name]
         if _DESTROYS.search(tool.method) or _DESTROYS.search(call.name):
@@ -45,3 +62,84 @@ def wrong_route_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
             step = ReferenceStep(call=ToolCallSpec(name=other.name, arguments=args))
             yield Mutation("wrong_route", where, f"{other.name} {args} instead of {call.name} at {where}",
                            replaced(spec.reference, t, s, step), code="wrong_route", targets=(other.name,))
+
+
+def _first_required(tool: ToolDef) -> str | None:
+    return next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)
+
+
+def _choices(annotation: Any) -> list[Any] | None:
+    """The values of an enum or bool argument (None for any other type)."""
+    if annotation is bool:
+        return [True, False]
+    for arg in (annotation, *typing.get_args(annotation)):
+        if typing.get_origin(arg) is typing.Literal:
+            return list(typing.get_args(arg))
+        if arg is bool:
+            return [True, False]
+    return None
+
+
+def _record_values(call: ToolCallSpec, tool: ToolDef, other: ToolDef) -> tuple[str, list[str]] | None:
+    """The sibling's record argument and the records the reference call names with its own."""
+    mine, theirs = _first_required(tool), _first_required(other)
+    if mine is None or theirs is None or mine.rstrip("s") != theirs.rstrip("s"):
+        return None
+    value = call.arguments.get(mine)
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, str) for v in values):
+        return None
+    return theirs, [str(v) for v in values]
+
+
+def _sibling_args(call: ToolCallSpec, other: ToolDef, record_arg: str) -> list[dict[str, Any]] | None:
+    """Argument sets (without the record) for the sibling: required ones from the call or an enum/bool, and
+    the last values of its first enum or bool argument; None when a required argument cannot be filled."""
+    fixed: dict[str, Any] = {}
+    varied: tuple[str, list[Any]] | None = None
+    for name, field in other.params.model_fields.items():
+        if name == record_arg:
+            continue
+        choices = _choices(field.annotation)
+        if name in call.arguments and field.is_required():
+            fixed[name] = call.arguments[name]
+        elif choices is not None and varied is None:
+            varied = (name, choices[-_SIBLING_VALUES:][::-1])
+        elif field.is_required():
+            if choices is None:
+                return None
+            fixed[name] = choices[-1]
+    if varied is None:  # a call setting none of the tool's other arguments changes nothing: not a route
+        return [fixed] if fixed or len(other.params.model_fields) == 1 else None
+    return [{**fixed, varied[0]: v} for v in varied[1]]
+
+
+def _sibling_routes(spec: EnvSpec, tools: Mapping[str, ToolDef], writes: list[tuple[int, int, ToolCallSpec]],
+                    exposed: list[ToolDef], index: EntityIndex) -> Iterator[Mutation]:
+    for t, s, call in writes:
+        tool = tools[call.name]
+        if _DESTROYS.search(call.name) or _CREATES.search(tool.method):
+            continue
+        for other in exposed:
+            if other.name == tool.name or other.app != tool.app or other.kind != "write" or \
+                    _DESTROYS.search(other.name) or _CREATES.search(other.method):
+                continue
+            named = _record_values(call, tool, other)
+            if named is None or not all(index.table_of.get(v, ("",))[0] == tool.app for v in named[1]):
+                continue
+            record_arg, records = named
+            plural = typing.get_origin(other.params.model_fields[record_arg].annotation) is list
+            for extra in _sibling_args(call, other, record_arg) or []:
+                calls = [{record_arg: records, **extra}] if plural else [{record_arg: r, **extra} for r in records]
+                try:
+                    steps = [ReferenceStep(call=ToolCallSpec(name=other.name, arguments=a)) for a in calls]
+                    for a in calls:
+                        other.params.model_validate(a)
+                except Exception:
+                    continue
+                where = f"reference[{t}].steps[{s}]"
+                turn = list(spec.reference[t].steps)
+                turn[s:s + 1] = steps
+                reference = [*spec.reference[:t], turn_of(turn), *spec.reference[t + 1:]]
+                yield Mutation("wrong_route", where, f"{other.name} {calls} instead of {call.name} at {where}",
+                               reference, code="wrong_route", targets=(other.name,))

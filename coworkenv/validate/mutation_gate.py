@@ -50,6 +50,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     incidental: list[str] = []
     killed = 0
     by_kind: dict[str, list[int]] = {}
+    dropped_passes = {m.path for m, o in results if m.kind == "drop_write" and o.result is not None and o.passed}
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
             dead = _dead_target(ctx, mutation, outcome)
@@ -68,8 +69,9 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                         f"{mutation.description} fails {', '.join(pinned)}: the checks pin an order "
                                         "the task does not ask for, so an honest agent doing it the other way fails"))
             continue
-        if mutation.kind == "wrong_route" and any(not e.ok for e in outcome.audit if e.tool in mutation.targets):
-            continue  # the other tool refused the call: nothing was done, which drop_write judges
+        if mutation.kind == "wrong_route" and (any(not e.ok for e in outcome.audit if e.tool in mutation.targets)
+                                               or mutation.path in dropped_passes):
+            continue  # the other tool refused the call, or the write is not needed: drop_write judges those
         survived = outcome.result is not None and outcome.passed
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
             equivalent.append(mutation.description)

@@ -63,6 +63,23 @@ def _audit_order(first_tool: str, then_tool: str, check_id: str):  # type: ignor
     return edit
 
 
+def _audit_order_by_prefix(first_prefix: str, then_suffix: str, check_id: str):  # type: ignore[no-untyped-def]
+    """A Python check on the audit that names its tools by prefix and suffix, never by their full names (a search
+    for the tool's name in the code's text does not find them)."""
+    code = (
+        "def check(state, audit, messages):\n"
+        "    # filed before anything is labelled\n"
+        f"    firsts = [i for i, a in enumerate(audit) if a['tool'].startswith({first_prefix!r}) and a['ok']]\n"
+        f"    thens = [i for i, a in enumerate(audit) if a['tool'].endswith({then_suffix!r}) and a['ok']]\n"
+        "    return bool(firsts) and bool(thens) and max(firsts) < min(thens)\n"
+    )
+
+    def edit(spec: Spec) -> None:
+        spec["checks"].append({"id": check_id, "description": "tasks are filed before the mails are labelled",
+                               "rule": {"kind": "python", "code": code, "entrypoint": "check", "apps": []}})
+    return edit
+
+
 def _defect(name: str, base: str, edit, words: str, gets_away_with: str) -> Defect:  # type: ignore[no-untyped-def]
     return Defect(CLASS, name, base, gets_away_with, breaks=edit, fix=_asked(words, edit), gate="mutations",
                   code="order_unasked")
@@ -103,4 +120,9 @@ DEFECTS = [
     _defect("archive-in-inbox-order", "synth:inbox_triage_reply@2", _MOVES,
             "Archive them in the order they sit in the inbox.",
             "is failed for archiving the outside mails in another order than the inbox lists them"),
+    _defect("audit-order-by-prefix", "synth:todo_track_mail_requests@5",
+            _audit_order_by_prefix("todo_add", "_label", "filed-then-labelled"),
+            "Label the mails only after every task is filed.",
+            "is failed (by a Python check on the audit naming the tools by prefix) for labelling the mails before "
+            "filing their tasks"),
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.defects._core import Defect, Spec, call, check, frame, record, without
+from tests.defects._core import Defect, Spec, call, check, frame, record, reference, without
 
 CLASS = "wrong_route"
 # How a program can detect the class (what the gates should do), in one line.
@@ -120,4 +120,57 @@ DEFECTS = [
            "deletes the roster instead of correcting it",
            breaks=_roster_lacks_nothing,
            witness=_destroyed("files_write_file", "files_delete_file", "path"), gate="mutations", code="wrong_route"),
+]
+
+
+# -- another tool of the app on the same record (not a delete or cancel) -----------------------------------------
+def _mails_whole(spec: Spec) -> None:
+    """The frame also lets each mail to label change folder (the writer let the tracked mails be filed away)."""
+    allow = frame(spec)["rule"]["allow"]
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["field"] == "labels" and rule["op"] == "contains":
+            allow.append({"app": "mail", "table": "messages", "id": rule["target"]["id"], "fields": ["folder"],
+                          "where": []})
+
+
+def _labels_not_left(spec: Spec) -> None:
+    """'No tracked request is left unlabelled in the inbox', in place of 'the mail is labelled tracked': moving the
+    mail out of the inbox meets it as well as labelling it."""
+    _mails_whole(spec)
+    for i, c in enumerate(spec["checks"]):
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["field"] == "labels" and rule["op"] == "contains":
+            msg = rule["target"]["id"]
+            spec["checks"][i] = _gone(c["id"], "mail", "messages", [
+                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"},
+                {"field": "labels", "op": "not_contains", "value": rule["value"]}],
+                f"{msg} is not left in the inbox without the label {rule['value']}")
+
+
+def _moved_not_labelled(folder: str):  # type: ignore[no-untyped-def]
+    """The reference with each mail_label call replaced by moving each of its mails to `folder`."""
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        ref = reference(spec)
+        for turn in ref:
+            steps = []
+            for step in turn["steps"]:
+                c = step.get("call")
+                if c and c["name"] == "mail_label":
+                    steps += [{"call": {"name": "mail_move", "arguments": {"message_id": m, "folder": folder}}}
+                              for m in c["arguments"]["message_ids"]]
+                else:
+                    steps.append(step)
+            turn["steps"] = steps
+        return ref
+    return witness
+
+
+DEFECTS += [
+    Defect(CLASS, f"mails-archived-not-labelled-{seed}", f"synth:todo_track_mail_requests@{seed}",
+           "archives the request mails instead of labelling them: none is left unlabelled in the inbox",
+           breaks=_labels_not_left, fix=_mails_whole, witness=_moved_not_labelled("archive"),
+           gate="mutations", code="wrong_route")
+    for seed in (1, 2, 3)
 ]
