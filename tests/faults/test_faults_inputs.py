@@ -251,15 +251,19 @@ def test_malformed_spec_files_get_a_short_message_naming_the_file(tmp_path: Path
 def test_a_store_file_damaged_on_disk_is_named_and_never_overwritten_silently(tmp_path: Path) -> None:
     table = pa.table({"x": list(range(50))})
     stored = write_table(table, tmp_path, "ds")
-    damaged = _truncate(stored.path.read_bytes())
+    good = stored.path.read_bytes()
+    damaged = _truncate(good)
     stored.path.write_bytes(damaged)
     with pytest.raises(ValueError, match=re.escape(f"{stored.path}: damaged Parquet file")):
         latest(tmp_path, "ds")
     with pytest.raises(ValueError, match="re-materialize"):
         read_table(stored.path)
-    with pytest.raises(FileExistsError, match=re.escape(f"{stored.path} exists with different content")):
-        write_table(table, tmp_path, "ds")
-    assert stored.path.read_bytes() == damaged  # evidence stays for whoever looks
+    # Writing the version again moves the damaged bytes aside (evidence stays for whoever looks) and restores it.
+    again = write_table(table, tmp_path, "ds")
+    assert again.path == stored.path and stored.path.read_bytes() == good
+    aside = [p for p in stored.path.parent.iterdir() if p.name.startswith(f"{stored.path.name}.damaged-")]
+    assert [p.read_bytes() for p in aside] == [damaged]
+    assert latest(tmp_path, "ds") is not None
 
 
 @pytest.mark.parametrize("pointer", [b"", b"{not json", b'{"file": "../../etc/passwd", "content_hash": "x", '
