@@ -58,7 +58,9 @@ def _holders(paths: set[str], git_dir: Path) -> dict[str, list[str]]:
             continue
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
-            command = " ".join(part.decode(errors="replace") for part in argv if part)[:80]
+            # The program and its first word only: later arguments may carry credentials (a URL with a token).
+            words = [os.path.basename(argv[0]).decode(errors="replace")] if argv and argv[0] else []
+            command = " ".join(words + [part.decode(errors="replace") for part in argv[1:2] if part])[:80]
             who = f"pid {entry.name} ({command})"
             for fd in (entry / "fd").iterdir():
                 try:

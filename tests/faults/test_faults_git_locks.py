@@ -119,3 +119,23 @@ def test_an_old_lock_nobody_holds_is_removed_on_its_own(tmp_path: Path) -> None:
     os.utime(lock, (hour_ago, hour_ago))
     publisher.publish(release("v2"))
     assert not lock.exists() and publisher.published_versions() == ["v1", "v2"]
+
+
+def test_a_lock_holder_is_named_without_its_arguments_which_may_hold_credentials(tmp_path: Path) -> None:
+    from coworkenv.store._git_locks import git_locks
+
+    git_dir = tmp_path / ".git"
+    (git_dir / "refs").mkdir(parents=True)
+    lock = git_dir / "index.lock"
+    lock.write_text("")
+    # A shell holding the lock open, with a token-bearing URL early in its command line.
+    holder = subprocess.Popen(["sh", "-c", 'exec 3<"$1"; echo open; sleep 60', "https://u:s3cr3t@x.invalid", str(lock)],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        (found,) = git_locks(git_dir)
+        named = " ".join(found.holders)
+        assert f"pid {holder.pid}" in named and "s3cr3t" not in named and "x.invalid" not in named, named
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)  # the shell and its sleep
+        holder.wait()
