@@ -11,12 +11,12 @@ failures (nothing listens at the URL, or the server failed requests after their 
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
+from coworkenv.escaping import LINE_BREAKING, escape_hidden
 from coworkenv.llm import (
     DEFAULT_PROBE_TIMEOUT_S,
     LLMBackend,
@@ -50,13 +50,7 @@ def error_line(message: str) -> str:
 
     A newline in a path would split the message, and a terminal escape in one would reach the terminal.
     """
-    return "error: " + "".join(_escaped(ch) for ch in message)
-
-
-def _escaped(ch: str) -> str:
-    if 0xDC80 <= ord(ch) <= 0xDCFF:  # a byte of a file name that is not UTF-8, as Python decodes it
-        return f"\\x{ord(ch) - 0xDC00:02x}"
-    return ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+    return "error: " + escape_hidden(message, LINE_BREAKING, undecodable_bytes=True)
 
 
 def fail(message: str, code: int = USAGE_ERROR) -> NoReturn:

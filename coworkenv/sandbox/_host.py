@@ -20,12 +20,12 @@ import signal
 import socket
 import sys
 import time
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from coworkenv.escaping import escape_hidden
 from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
@@ -41,7 +41,6 @@ _INHERITED_RSS_SLACK = 32 * 2**20
 # What a terminal or log viewer acts on instead of showing: controls (ESC opens ANSI/OSC sequences that clear the
 # screen, make links or write the clipboard; CR and newlines overwrite or forge log lines), format characters (bidi
 # overrides reorder text, zero-width ones hide it), line and paragraph separators, and lone surrogates.
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 # How deep a returned value may nest: JSON decodes up to the host's recursion limit, and whoever takes the value on
 # (the verifier, `json.dumps`, `copy.deepcopy`, a dataset writer) recurses once per level, from wherever it stands.
 _MAX_VALUE_DEPTH = 100
@@ -263,7 +262,7 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
         elif i == 0 and isinstance(obj.get("layers"), list):
             layers = tuple(str(x) for x in obj["layers"])
             if isinstance(obj.get("missing"), dict):
-                missing = {_printable(str(k)): _printable(str(v)) for k, v in obj["missing"].items()}
+                missing = {escape_hidden(str(k)): escape_hidden(str(v)) for k, v in obj["missing"].items()}
         elif isinstance(obj.get("violation"), str) and len(obj) == 1:
             violations.append(obj["violation"])
         elif ("result" in obj and len(obj) == 1) or isinstance(obj.get("error_kind"), str):
@@ -299,10 +298,10 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
 
     # Every text below may be the code's own (messages, type names, module names in violations, stderr, a frame it
     # wrote itself), and it ends up in logs, terminals and datasets.
-    violations = [_printable(v[:_MAX_ERROR_CHARS]) for v in violations]
+    violations = [escape_hidden(v[:_MAX_ERROR_CHARS]) for v in violations]
 
     def fail(kind: str, error: str) -> Outcome:
-        return Outcome(SandboxResult(False, None, kind, _printable(error[:_MAX_ERROR_CHARS]), round(c.duration_s, 4)),
+        return Outcome(SandboxResult(False, None, kind, escape_hidden(error[:_MAX_ERROR_CHARS]), round(c.duration_s, 4)),
                        layers, missing, tuple(violations))
 
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
@@ -361,7 +360,7 @@ def _untrusted_value(value: Any) -> tuple[Any, str | None]:
     """The JSON value `value` as the host may hand it on, or None and what in it no consumer could take.
 
     Everything the code returns ends up in explanations, logs and datasets, so every text in it (keys too) has its
-    terminal and log controls escaped as in the reports (`_printable`). Refused: text that is not Unicode (lone
+    terminal and log controls escaped as in the reports (`coworkenv.escaping.escape_hidden`). Refused: text that is not Unicode (lone
     surrogates: no UTF-8 writer accepts them), an integer beyond 64 bits (no float or int64 holds it), a number that
     is not finite, nesting deeper than `_MAX_VALUE_DEPTH` (a consumer that recurses would run out of stack), two keys
     that read the same once escaped, and anything but the exact types JSON decodes to: types are compared with `is`,
@@ -412,16 +411,7 @@ def _clean_text(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise _Refused("holds text that is not valid Unicode (lone surrogates), which no UTF-8 writer accepts") from None
-    return _printable(text)
-
-
-def _printable(text: str) -> str:
-    """`text` with every character of `_HIDDEN_CATEGORIES` escaped as Python writes it (`\\x1b`, `\\n`, `\\u202e`,
-    `\\ud800`): shown, never acted on, and always UTF-8 writable."""
-    if text.isprintable():
-        return text
-    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _HIDDEN_CATEGORIES
-                   else ch for ch in text)
+    return escape_hidden(text)
 
 
 def _signal_name(sig: int) -> str:
