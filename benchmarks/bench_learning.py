@@ -19,6 +19,8 @@
 Every stage writes under `--out` and is skipped when its output exists (delete it to rerun). `--stages` runs a
 subset, so independent stages can run in parallel processes (e.g. `eval-base` while `sft` trains):
 data, base, sft, eval-base, eval-sft, probe, rl, report.
+The RL comparison splits the same way: processes on one `--out`, each with its own `--rl-variants`, share the
+curriculum (probed once, under a lock) and rl_summary.json (rebuilt from every finished run on disk).
 
     python benchmarks/bench_learning.py --out runs/bench-learning [--sft-minutes 30] [--rl-seeds 3]
 """
@@ -26,6 +28,7 @@ data, base, sft, eval-base, eval-sft, probe, rl, report.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import sys
 import time
@@ -45,7 +48,7 @@ from coworkenv.store.stages import sft_table  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
 from trainers.chat_templates import trl_chat_template  # noqa: E402
 from trainers.config import load_sft_config  # noqa: E402
-from trainers.eval_ci import Estimate, ols_slope, report_differences, t_interval  # noqa: E402
+from trainers.eval_ci import Estimate, ols_slope, report_differences  # noqa: E402
 from trainers.evaluate import EvalReport, evaluate, metrics_of  # noqa: E402
 from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
 from trainers.learning_data import HELDOUT_SEED_OFFSET, demonstrations, validated_envs, write_sft_shard  # noqa: E402
@@ -55,7 +58,7 @@ from trainers.rendering import RENDERING_FILE, read_rendering, write_rendering  
 from trainers.rl import train_rl  # noqa: E402
 from trainers.rl_config import load_rl_config  # noqa: E402
 from trainers.rl_curriculum import learnable_envs  # noqa: E402
-from trainers.rl_report import write_comparison_plot  # noqa: E402
+from trainers.rl_report import REFERENCE_VARIANT, variant_table, write_comparison_plot, write_variant_plot  # noqa: E402
 from trainers.sft import portable_tokenizer_class, train_sft  # noqa: E402
 from trainers.sft_data import load_train_split, to_chat  # noqa: E402
 from trainers.tiny_model import build_tiny_model, render_corpus_text  # noqa: E402
@@ -270,7 +273,12 @@ def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
 
 
 def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> dict[str, Any]:
-    """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL."""
+    """GRPO from the SFT checkpoint for every variant and seed; reward slopes and held-out pass@1 after RL.
+
+    Several processes may share one `--out` (e.g. one per group of `--rl-variants`): a run is skipped when its
+    checkpoint exists, the curriculum is probed once under a lock, and rl_summary.json is rebuilt from every finished
+    run on disk, so whichever process writes last lists them all.
+    """
     base_config = load_rl_config(args.rl_config)
     curriculum = rl_curriculum(args, out, envs, base_config.rollout.temperature)
     train = {spec.id: spec for spec in envs["train"]}
@@ -280,8 +288,8 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
         return {"runs": {}, "envs": 0, "eval_envs": 0, "curriculum": _curriculum_summary(curriculum, [])}
     rl_envs = rl_envs or envs["train"][: args.rl_envs]
     eval_specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.rl_eval_envs)][: args.rl_eval_envs]
-    runs: dict[str, Any] = {}
     deadline = time.perf_counter() + args.rl_minutes * 60
+    summary: dict[str, Any] = {}
     for reward, credit in [tuple(v.split("/")) for v in args.rl_variants]:
         for seed in range(args.rl_seeds):
             name = f"{reward}-{credit}-s{seed}"
@@ -297,19 +305,33 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                 result = train_rl(config, rl_envs, run_dir, reward=reward, credit=credit,  # type: ignore[arg-type]
                                   model_path=out / "sft", max_steps=args.rl_steps)
                 log(f"rl {name}: {result.steps} steps in {result.wall_s:.0f}s")
-            log_entries = json.loads((run_dir / "rl_log.json").read_text(encoding="utf-8"))["steps"]
-            key = f"rewards/env_{reward}/mean"
-            points = [(e["step"], e[key]) for e in log_entries if key in e]
-            report = run_eval(f"rl-{name}", LocalTransformersBackend(run_dir), eval_specs, 1, out)
-            runs[name] = {"reward": reward, "credit": credit, "seed": seed, "log": log_entries,
-                          "slope": ols_slope(*zip(*points, strict=True)) if len(points) >= 2 else None,
-                          "heldout_pass_at_1": report.overall.pass_at_1, "heldout_score": report.overall.mean_score}
+            run_eval(f"rl-{name}", LocalTransformersBackend(run_dir), eval_specs, 1, out)
             # Written after every run, so a stopped comparison still reports the runs it finished.
-            write_json_atomic(out / "rl_summary.json", {"runs": runs, "envs": len(rl_envs),
-                                                        "eval_envs": len(eval_specs),
-                                                        "curriculum": _curriculum_summary(curriculum, rl_envs)})
-    return {"runs": runs, "envs": len(rl_envs), "eval_envs": len(eval_specs),
-            "curriculum": _curriculum_summary(curriculum, rl_envs)}
+            summary = {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
+                       "curriculum": _curriculum_summary(curriculum, rl_envs)}
+            write_json_atomic(out / "rl_summary.json", summary)
+    return summary or {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
+                       "curriculum": _curriculum_summary(curriculum, rl_envs)}
+
+
+def _finished_rl_runs(out: Path) -> dict[str, Any]:
+    """Every RL run under out/rl with a checkpoint and a held-out evaluation, whichever process made it."""
+    runs: dict[str, Any] = {}
+    for run_json in sorted((out / "rl").glob("*/rl_run.json")):
+        name = run_json.parent.name
+        evaluation = out / "eval" / f"rl-{name}.json"
+        if not evaluation.is_file():
+            continue
+        meta = json.loads(run_json.read_text(encoding="utf-8"))
+        log_entries = json.loads((run_json.parent / "rl_log.json").read_text(encoding="utf-8"))["steps"]
+        key = f"rewards/env_{meta['reward']}/mean"
+        points = [(e["step"], e[key]) for e in log_entries if key in e]
+        report = _read(evaluation)
+        runs[name] = {"reward": meta["reward"], "credit": meta["credit"], "seed": int(name.rsplit("-s", 1)[1]),
+                      "wall_s": meta.get("wall_s"), "log": log_entries,
+                      "slope": ols_slope(*zip(*points, strict=True)) if len(points) >= 2 else None,
+                      "heldout_pass_at_1": report.overall.pass_at_1, "heldout_score": report.overall.mean_score}
+    return runs
 
 
 def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]],
@@ -317,8 +339,15 @@ def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvS
     """The train envs where the SFT student's reward varies between samples (`trainers.rl_curriculum`), probed once
     for every variant and seed of the comparison; cached in rl_curriculum.json."""
     path = out / "rl_curriculum.json"
-    if path.is_file():
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+    with (out / "rl_curriculum.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process of the comparison waits for the first one's probe
+        if path.is_file():
+            return dict(json.loads(path.read_text(encoding="utf-8")))
+        return _probe_curriculum(args, out, envs, temperature, path)
+
+
+def _probe_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]], temperature: float,
+                      path: Path) -> dict[str, Any]:
     candidates = round_robin(envs["train"][:: max(1, len(envs["train"]) // args.rl_probe_envs)][: args.rl_probe_envs])
     curriculum = learnable_envs(LocalTransformersBackend(out / "sft", name="sft"), candidates,
                                 samples=args.rl_probe_samples, temperature=temperature, limit=args.rl_envs,
@@ -333,22 +362,12 @@ def _curriculum_summary(curriculum: dict[str, Any], used: list[EnvSpec]) -> dict
 
 
 def summarize_rl(rl: dict[str, Any], sft_subset: EvalReport) -> list[dict[str, Any]]:
-    rows = []
-    for reward, credit in VARIANTS:
-        runs = [r for r in rl["runs"].values() if r["reward"] == reward and r["credit"] == credit]
-        if not runs:
-            continue
-        slopes = [r["slope"] for r in runs if r["slope"] is not None]
-        passes = [r["heldout_pass_at_1"] for r in runs]
-        row: dict[str, Any] = {"variant": f"{reward}/{credit}", "seeds": len(runs),
-                               "slope": t_interval(slopes).to_dict() if len(slopes) >= 2 else slopes,
-                               "heldout_pass_at_1": t_interval(passes).to_dict() if len(passes) >= 2 else passes,
-                               "sft_pass_at_1_same_envs": sft_subset.overall.pass_at_1}
-        rows.append(row)
-    return rows
+    return variant_table(list(rl["runs"].values()), sft_subset.overall.pass_at_1, order=VARIANTS)
 
 
 def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, dict) and "low" in value:
         return Estimate(value["value"], value["low"], value["high"], value["n"]).format()
     return json.dumps(value)
@@ -374,11 +393,18 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
                            ("other_accuracy", "format, tool names, own words")):
             lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" for p in results["probe"].values()) + " |")
     if results.get("rl_table"):
-        lines += ["", "| RL variant | seeds | reward slope per step (95% t) | held-out pass@1 after RL | SFT, same envs |",
-                  "|---|---|---|---|---|"]
+        ref = "/".join(REFERENCE_VARIANT)
+        lines += ["", "| RL variant | seeds | reward slope per step (95% t) | slope vs " + ref + " (Welch) "
+                  "| held-out pass@1 after RL | RL - SFT | pass@1 vs " + ref + " (Welch) | SFT, same envs |",
+                  "|---|---|---|---|---|---|---|---|"]
         for row in results["rl_table"]:
             lines.append(f"| {row['variant']} | {row['seeds']} | {_fmt(row['slope'])} | "
-                         f"{_fmt(row['heldout_pass_at_1'])} | {row['sft_pass_at_1_same_envs']:.3f} |")
+                         f"{_fmt(row.get('slope_vs_reference'))} | {_fmt(row['heldout_pass_at_1'])} | "
+                         f"{_fmt(row.get('rl_minus_sft'))} | {_fmt(row.get('pass_vs_reference'))} | "
+                         f"{row['sft_pass_at_1_same_envs']:.3f} |")
+        lines += ["", "`(n.s.)`: the 95% interval contains 0 (not significant). Slopes: Student-t over seeds; "
+                  "differences between variants: Welch's t over seeds; RL - SFT: t over seeds of each run's held-out "
+                  "pass@1 minus the SFT checkpoint's on the same envs."]
         if results.get("rl_curriculum"):
             c = results["rl_curriculum"]
             lines += ["", f"RL envs: the first {c.get('used', c['kept'])} of the {c['kept']} (of {c['probed']} probed) "
@@ -507,6 +533,10 @@ def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
             plots["rl_reward_curves.png"] = out / "rl_reward_curves.png"
             write_comparison_plot(plots["rl_reward_curves.png"], {k: v["log"] for k, v in rl["runs"].items()},
                                   "RL from the SFT checkpoint")
+            plots["rl_variants.png"] = out / "rl_variants.png"
+            write_variant_plot(plots["rl_variants.png"], list(rl["runs"].values()), sft_subset.overall.pass_at_1,
+                               f"RL from the SFT checkpoint: {len(rl['runs'])} runs, held-out pass@1 on "
+                               f"{sft_subset.overall.envs} envs")
     write_json_atomic(out / "results.json", results)
     write_markdown(out / "results.md", results)
     if args.docs is not None:

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from trainers.chat_templates import trl_chat_template
-from trainers.eval_ci import bootstrap_mean, ols_slope, paired_bootstrap_difference, report_differences, t_interval
+from trainers.eval_ci import (
+    bootstrap_mean,
+    ols_slope,
+    paired_bootstrap_difference,
+    report_differences,
+    t_interval,
+    welch_difference,
+)
 from trainers.evaluate import EpisodeResult, report_from_records
 from trainers.local_backend import ChatRenderer
 from trainers.rendering import compact_tool, read_rendering, render_messages, render_tools, write_rendering
@@ -83,6 +90,15 @@ def test_intervals_and_paired_differences() -> None:
     interval = t_interval([1.0, 2.0, 3.0])  # mean 2, sd 1, t(0.975, 2) = 4.3027
     assert interval.value == 2.0 and interval.high - 2.0 == pytest.approx(4.3027 / np.sqrt(3), rel=1e-3)
     assert t_interval([2.0, 2.5, 3.0]).significant and not interval.significant
+    # Welch: unequal variances and sizes; t(0.975) on the Welch-Satterthwaite degrees of freedom (4.41 here).
+    welch = welch_difference([1.0, 2.0, 2.5, 3.0], [3.0, 4.0, 5.0])
+    assert welch.value == pytest.approx(1.875) and not welch.significant
+    assert (welch.low, welch.high) == pytest.approx((-0.1206, 3.8706), abs=1e-3)
+    assert welch_difference([0.0, 0.1, 0.05], [0.5, 0.6, 0.55]).significant
+    assert not welch_difference([0.2, 0.2], [0.2, 0.2]).significant
+    assert welch_difference([0.0, 0.0], [0.5, 0.5]).low == 0.5
+    with pytest.raises(ValueError, match="at least 2 values per side"):
+        welch_difference([1.0], [1.0, 2.0])
 
     envs = [f"e{i}" for i in range(40)]
     base = report_from_records([], "base", 1)

@@ -11,7 +11,7 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
 from trainers.rl_compare import compare_rl_variants, mean_log
-from trainers.rl_report import reward_slope, seed_slopes
+from trainers.rl_report import reward_slope, seed_slopes, variant_table, write_variant_plot
 
 
 def _log(rewards: list[float]) -> list[dict[str, float]]:
@@ -41,6 +41,29 @@ def test_seed_slopes_give_a_t_interval_per_variant() -> None:
     assert binary["seeds"] == 1 and binary["slope"] is None  # one seed: no interval claimed
     mean = mean_log([_log([0.0, 0.2]), _log([0.2, 0.4, 0.9])])  # step 3: only one seed logged it
     assert [e["step"] for e in mean] == [1.0, 2.0] and [e["reward"] for e in mean] == pytest.approx([0.1, 0.3])
+
+
+def _run(reward: str, credit: str, seed: int, slope: float | None, passed: float) -> dict[str, object]:
+    return {"reward": reward, "credit": credit, "seed": seed, "slope": slope, "heldout_pass_at_1": passed,
+            "log": _log([0.1, 0.1 + (slope or 0.0), 0.1 + 2 * (slope or 0.0)])}
+
+
+def test_the_variant_table_marks_which_differences_are_significant(tmp_path: Path) -> None:
+    runs = [_run("partial", "trajectory", s, d, p) for s, (d, p) in enumerate([(0.02, 0.1), (0.03, 0.2), (0.025, 0.1)])]
+    runs += [_run("binary", "turn", s, d, p) for s, (d, p) in enumerate([(0.0, 0.1), (0.001, 0.1), (-0.001, 0.2)])]
+    runs += [_run("shaped", "turn", 0, 0.05, 0.3)]  # one seed: values listed, no interval claimed
+    order = [("binary", "turn"), ("partial", "trajectory"), ("shaped", "turn"), ("shaped", "trajectory")]
+    binary, partial, shaped = variant_table(runs, sft_pass_at_1=0.1, order=order)
+    assert [r["variant"] for r in (binary, partial, shaped)] == ["binary/turn", "partial/trajectory", "shaped/turn"]
+    assert partial["slope"]["significant"] and partial["slope"]["value"] == pytest.approx(0.025)
+    assert "slope_vs_reference" not in partial  # the reference is not compared with itself
+    assert binary["slope_vs_reference"]["value"] == pytest.approx(-0.025)
+    assert binary["slope_vs_reference"]["significant"]
+    assert not binary["pass_vs_reference"]["significant"]  # 0.133 vs 0.133 over three seeds each
+    assert partial["rl_minus_sft"]["value"] == pytest.approx(0.1 / 3) and not partial["rl_minus_sft"]["significant"]
+    assert shaped["slope"] == [0.05] and shaped["slope_vs_reference"] is None
+    write_variant_plot(tmp_path / "variants.png", runs, 0.1, "test")
+    assert (tmp_path / "variants.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ __all__ = [
     "paired_bootstrap_difference",
     "report_differences",
     "t_interval",
+    "welch_difference",
 ]
 
 DEFAULT_RESAMPLES = 2000
@@ -147,3 +148,18 @@ def t_interval(values: Sequence[float], level: float = 0.95) -> Estimate:
     mean = float(data.mean())
     half = float(stats.t.ppf((1 + level) / 2, data.size - 1) * data.std(ddof=1) / math.sqrt(data.size))
     return Estimate(mean, mean - half, mean + half, int(data.size))
+
+
+def welch_difference(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Estimate:
+    """mean(b) - mean(a) of two independent samples (e.g. two variants' per-seed slopes) with Welch's t-interval
+    (scipy's `ttest_ind(equal_var=False)`). Needs at least 2 values on each side; when neither sample varies the
+    difference is exact (a zero-width interval)."""
+    _check_level(level)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        raise ValueError(f"a Welch interval needs at least 2 values per side, got {x.size} and {y.size}")
+    diff = float(y.mean() - x.mean())
+    if x.var() == 0 and y.var() == 0:
+        return Estimate(diff, diff, diff, int(x.size + y.size))
+    interval = stats.ttest_ind(y, x, equal_var=False).confidence_interval(level)
+    return Estimate(diff, float(interval.low), float(interval.high), int(x.size + y.size))

@@ -16,10 +16,12 @@ from typing import Any
 from scipy import stats
 
 from coworkenv.atomic import atomic_write_bytes
-from trainers.eval_ci import Estimate, ols_slope, t_interval
+from trainers.eval_ci import Estimate, ols_slope, t_interval, welch_difference
 
-__all__ = ["comparison_markdown", "reward_slope", "seed_slopes", "summarize_run", "write_comparison_plot",
-           "write_reward_curve"]
+__all__ = ["REFERENCE_VARIANT", "comparison_markdown", "reward_slope", "seed_slopes", "summarize_run",
+           "variant_table", "write_comparison_plot", "write_reward_curve", "write_variant_plot"]
+
+REFERENCE_VARIANT = ("partial", "trajectory")
 
 
 def _pyplot() -> Any:
@@ -191,6 +193,106 @@ def write_comparison_plot(path: Path, runs: Mapping[str, Sequence[Mapping[str, f
             _integer_steps(axes)
             axes.grid(alpha=0.3)
         right.legend(fontsize=7)
+        figure.suptitle(label, fontsize=9)
+        figure.tight_layout()
+        _save(figure, path)
+    finally:
+        plt.close(figure)
+
+
+def variant_table(runs: Sequence[Mapping[str, Any]], sft_pass_at_1: float,
+                  order: Sequence[tuple[str, str]] | None = None,
+                  reference: tuple[str, str] = REFERENCE_VARIANT) -> list[dict[str, Any]]:
+    """Per reward x credit variant over its seeds: the training-reward slope and held-out pass@1 after RL with
+    Student-t intervals, RL - SFT (each run's pass@1 minus the SFT checkpoint's on the same envs), and the Welch
+    difference of slope and pass@1 to the `reference` variant. Each run is a mapping with `reward`, `credit`,
+    `slope` (None without 2 steps) and `heldout_pass_at_1`. Intervals come as `Estimate.to_dict()` (with
+    `significant`); with one seed the bare values are listed and no interval is claimed."""
+    by_variant: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for run in runs:
+        by_variant.setdefault((run["reward"], run["credit"]), []).append(run)
+
+    def slopes(group: Sequence[Mapping[str, Any]]) -> list[float]:
+        return [float(r["slope"]) for r in group if r["slope"] is not None]
+
+    def passes(group: Sequence[Mapping[str, Any]]) -> list[float]:
+        return [float(r["heldout_pass_at_1"]) for r in group]
+
+    def interval(values: list[float]) -> Any:
+        return t_interval(values).to_dict() if len(values) >= 2 else values
+
+    def versus(ref: list[float], values: list[float]) -> Any:
+        return welch_difference(ref, values).to_dict() if len(ref) >= 2 and len(values) >= 2 else None
+
+    baseline = by_variant.get(reference, [])
+    rows = []
+    for variant in list(order or sorted(by_variant)):
+        group = by_variant.get(variant)
+        if not group:
+            continue
+        row: dict[str, Any] = {"variant": "/".join(variant), "seeds": len(group), "slope": interval(slopes(group)),
+                               "heldout_pass_at_1": interval(passes(group)),
+                               "rl_minus_sft": interval([p - sft_pass_at_1 for p in passes(group)]),
+                               "sft_pass_at_1_same_envs": sft_pass_at_1}
+        if variant != reference:
+            row["slope_vs_reference"] = versus(slopes(baseline), slopes(group))
+            row["pass_vs_reference"] = versus(passes(baseline), passes(group))
+        rows.append(row)
+    return rows
+
+
+def _band(series: Sequence[Sequence[float]], level: float = 0.95) -> tuple[list[float], list[float], list[float]]:
+    """Per step: the mean over seeds and its Student-t interval (the mean itself with one seed)."""
+    means, lows, highs = [], [], []
+    for values in zip(*series, strict=False):
+        if len(values) >= 2:
+            estimate = t_interval(values, level)
+            means.append(estimate.value)
+            lows.append(estimate.low)
+            highs.append(estimate.high)
+        else:
+            means.append(values[0])
+            lows.append(values[0])
+            highs.append(values[0])
+    return means, lows, highs
+
+
+def write_variant_plot(path: Path, runs: Sequence[Mapping[str, Any]], sft_pass_at_1: float, label: str) -> None:
+    """One line per reward x credit variant, averaged over its seeds with a 95% t-band: the variant's own training
+    reward and the verifier score per step; then held-out pass@1 after RL per variant (each seed a dot, the mean with
+    its t-interval) against the SFT checkpoint's on the same envs."""
+    plt = _pyplot()
+    variants: dict[str, list[Mapping[str, Any]]] = {}
+    for run in runs:
+        variants.setdefault(f"{run['reward']}/{run['credit']}", []).append(run)
+    figure, (reward_ax, score_ax, pass_ax) = plt.subplots(1, 3, figsize=(15, 4.2), dpi=100)
+    try:
+        for index, (name, group) in enumerate(sorted(variants.items())):
+            color = f"C{index}"
+            for axes, key in ((reward_ax, "reward"), (score_ax, "env/score")):
+                curves = [[float(e.get(key, 0.0)) for e in run["log"]] for run in group]
+                steps = [e["step"] for e in min((run["log"] for run in group), key=len)]
+                mean, low, high = _band([c[: len(steps)] for c in curves])
+                axes.plot(steps, mean, marker="o", color=color, label=f"{name} ({len(group)} seeds)")
+                axes.fill_between(steps, low, high, color=color, alpha=0.12)
+            passes = [float(run["heldout_pass_at_1"]) for run in group]
+            pass_ax.scatter([index] * len(passes), passes, color=color, alpha=0.5, s=14)
+            if len(passes) >= 2:
+                estimate = t_interval(passes)
+                pass_ax.errorbar([index], [estimate.value], yerr=[[estimate.value - estimate.low],
+                                                                  [estimate.high - estimate.value]],
+                                 fmt="s", color=color, capsize=4)
+        pass_ax.axhline(sft_pass_at_1, color="black", linestyle="--", linewidth=1, label="SFT, same envs")
+        pass_ax.set_xticks(range(len(variants)), sorted(variants), rotation=30, fontsize=7)
+        pass_ax.set_title("held-out pass@1 after RL (mean, 95% t)", fontsize=9)
+        pass_ax.legend(fontsize=7)
+        reward_ax.set_title("each variant's own training reward per step (mean, 95% t)", fontsize=9)
+        score_ax.set_title("verifier score per step (mean, 95% t)", fontsize=9)
+        for axes in (reward_ax, score_ax):
+            axes.set_xlabel("optimisation step")
+            _integer_steps(axes)
+            axes.grid(alpha=0.3)
+        reward_ax.legend(fontsize=7)
         figure.suptitle(label, fontsize=9)
         figure.tight_layout()
         _save(figure, path)
