@@ -44,6 +44,10 @@ _INHERITED_RSS_SLACK = 32 * 2**20
 # How deep a returned value may nest: JSON decodes up to the host's recursion limit, and whoever takes the value on
 # (the verifier, `json.dumps`, `copy.deepcopy`, a dataset writer) recurses once per level, from wherever it stands.
 _MAX_VALUE_DEPTH = 100
+# The error kinds the bootstrap itself writes on the channel. The others are verdicts on what the host saw (its
+# wall clock, the CPU limit's signal, violation lines): a frame that claims one is the code's own, and forged.
+_BOOTSTRAP_KINDS = frozenset({"exception", "memory_limit", "crashed", "output_limit", "bad_result",
+                              "isolation_missing"})
 
 
 @dataclass(frozen=True)
@@ -346,6 +350,8 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
         return fail("bad_result", "the result channel held an unknown error report")
+    if kind not in _BOOTSTRAP_KINDS:
+        return fail("bad_result", f"the result channel held a verdict only the host gives ({kind}; tampering?)")
     if kind == "isolation_missing" and set(required) <= set(layers):
         # Only the bootstrap refuses, and only for a required layer it could not apply: this one is forged.
         return fail("bad_result", "the code reported an isolation refusal itself (tampering?)")
