@@ -186,6 +186,21 @@ def _graft(libc: ctypes.CDLL, root: str, device: int, path: str, hops: int = 0) 
     _mount(libc, path, root + path, None, MS_BIND | MS_REC, None)
 
 
+def join_cgroup(procs: str) -> str | None:
+    """Move this process into the memory cgroup the host made for the run (`procs`: its `cgroup.procs` file), so
+    that everything it allocates from now on, kernel memory included, counts against the group's cap. Returns why
+    it could not, or None."""
+    name = os.path.basename(os.path.dirname(procs))
+    try:
+        with open(procs, "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
+        with open("/proc/self/cgroup", encoding="utf-8") as fh:
+            joined = any(line.rstrip("\n").endswith("/" + name) for line in fh)
+    except OSError as exc:
+        return f"cannot join the memory cgroup {procs} ({exc.strerror})"
+    return None if joined else f"joined the memory cgroup {procs}, yet /proc/self/cgroup does not list it"
+
+
 def pick_sandbox_ids() -> tuple[int, int]:
     """A fresh unprivileged uid/gid for this run (so process and file limits are not shared), or nobody."""
     candidate = SANDBOX_UID_BASE + int.from_bytes(os.urandom(4), "little") % SANDBOX_UID_SPAN

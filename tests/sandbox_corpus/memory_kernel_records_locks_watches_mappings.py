@@ -1,6 +1,6 @@
-# expect: ok|cpu_limit
+# expect: ok|cpu_limit|timeout
 # value: 1
-# limits: cpu_seconds=2,wall_seconds=6
+# limits: cpu_seconds=2,wall_seconds=12
 # kernel-independent
 # Kernel records a process makes without counting against RLIMIT_AS: POSIX lock ranges on scratch files (no
 # RLIMIT_LOCKS is enforced; each range is a ~200-byte record), epoll watches and eventfds, and mappings kept from
