@@ -60,6 +60,7 @@ _X86_64_DENIED = (
     274,  # get_robust_list: another process's futex list (an address leak)
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
+    162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -80,6 +81,7 @@ _AARCH64_DENIED = (
     26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
     100, 18,  # get_robust_list, lookup_dcookie
     279, 447,  # memfd_create, memfd_secret
+    81, 267,  # sync, syncfs
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
@@ -315,8 +317,9 @@ class _SockFprog(ctypes.Structure):
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
-    path, IPC objects that outlive the run and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
-    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass;
+    path, IPC objects that outlive the run, host-wide settings and writeback (sync) at the syscall level; with
+    `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
+    changes, which Landlock lets pass;
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)

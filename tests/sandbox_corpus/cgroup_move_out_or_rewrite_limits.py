@@ -1,0 +1,39 @@
+# expect: forbidden
+# expect-kernel: ok
+# value: 1
+# The run's memory cgroup holds only while the code stays in it: move this process to the root group of every
+# hierarchy (memory, pids, the unified one), or rewrite a group's limits, the host's own among them. Cgroup files
+# belong to root, so a child that keeps uid 0 (no per-run uid) passes their permission check with no capability;
+# only the file layers stop it: Landlock (writes in scratch only), the minimal root (no /sys in it), the hook.
+import os
+
+ROOTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified",
+         "/sys/fs/cgroup/systemd")
+FILES = ("cgroup.procs", "tasks", "memory.limit_in_bytes", "memory.max", "pids.max")
+
+
+def own_groups():
+    try:
+        with open("/proc/self/cgroup") as fh:
+            return [line.strip().split(":", 2)[2] for line in fh]
+    except OSError:
+        return []
+
+
+def check(**p):
+    targets = [os.path.join(root, name) for root in ROOTS for name in FILES]
+    targets += [os.path.join(root, group.lstrip("/"), name) for group in own_groups() for root in ROOTS
+                for name in FILES]
+    for path in targets:
+        try:
+            fd = os.open(path, os.O_WRONLY)
+        except OSError:
+            continue
+        try:
+            os.write(fd, str(os.getpid() if path.endswith(("procs", "tasks")) else 2**62).encode())
+            return f"SANDBOX-ESCAPED wrote {path}"
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return 1
