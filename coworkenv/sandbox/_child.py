@@ -73,9 +73,10 @@ WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 # Events that read a path's contents (0) or list it (2); extended attributes are file data that no open() reads.
 READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr": 0}
 # fcntl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG, F_SETOWN_EX:
-# the kernel would then signal it on the code's behalf) and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on
-# the result channel's socket, which lives in the host's network namespace).
-BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
+# the kernel would then signal it on the code's behalf), that watch a folder (F_NOTIFY) or lease a file
+# (F_SETLEASE: its other writers wait), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result
+# channel's socket, which lives in the host's network namespace).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and

@@ -114,8 +114,10 @@ _ARCHES = {
 # the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
 _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # fcntl commands refused for another reason: F_SETPIPE_SZ grows a pipe's kernel buffer to 1 MiB, memory that
-# RLIMIT_AS does not count (64 descriptors held 30 MiB that way; 2 MiB at the default 64 KiB a pipe).
-_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031)
+# RLIMIT_AS does not count (64 descriptors held 30 MiB that way; 2 MiB at the default 64 KiB a pipe); F_NOTIFY
+# (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
+# stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
+_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
