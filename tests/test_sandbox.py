@@ -485,6 +485,15 @@ def test_the_memory_cgroup_counts_the_kernel_memory_the_address_space_limit_does
     assert base is not None and not [name for name in os.listdir(base) if name.startswith("coworkenv-sandbox-")]
 
 
+def test_a_run_cgroup_goes_with_the_sub_groups_made_in_it() -> None:
+    _require("memory-cgroup")
+    group, why = _cgroup.make_run_cgroup(f"coworkenv-sandbox-test-{uuid.uuid4().hex}", 64 * 2**20)
+    assert group is not None, why
+    os.makedirs(os.path.join(group.path, "left", "deeper"))  # what code that reached the group could leave
+    _cgroup.remove_run_cgroup(group)
+    assert not os.path.exists(group.path)
+
+
 def test_without_a_memory_cgroup_the_run_goes_on_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_cgroup, "_own_memory_cgroup", lambda: (None, 0, "no memory cgroup controller is mounted"))
     outcome = sandbox._execute("def check():\n    return 1\n", "check", {}, QUICK)

@@ -71,11 +71,15 @@ def oom_killed(group: RunCgroup) -> bool:
 
 
 def remove_run_cgroup(group: RunCgroup) -> None:
-    """Remove the group (its processes are gone); never raises, logs what it could not remove."""
-    try:
-        os.rmdir(group.path)
-    except OSError as exc:
-        _log.warning("cannot remove the sandbox memory cgroup %s: %s", group.path, exc)
+    """Remove the group and any sub-group made in it (its processes are gone), deepest first; never raises, logs
+    what it could not remove."""
+    folders = [folder for folder, _, _ in os.walk(group.path, topdown=False)] or [group.path]
+    for folder in folders:
+        try:
+            os.rmdir(folder)  # a cgroup folder goes with its control files
+        except OSError as exc:
+            _log.warning("cannot remove the sandbox memory cgroup %s: %s", folder, exc)
+            return
 
 
 def _write(folder: str, name: str, value: str) -> None:

@@ -2,7 +2,8 @@
 # expect-kernel: ok
 # value: 1
 # The run's memory cgroup holds only while the code stays in it: move this process to the root group of every
-# hierarchy (memory, pids, the unified one), or rewrite a group's limits, the host's own among them. Cgroup files
+# hierarchy (memory, pids, the unified one), rewrite a group's limits, the host's own among them, or leave a
+# sub-group behind (it would outlive the run, and keep its parent from being removed). Cgroup files
 # belong to root, so a child that keeps uid 0 (no per-run uid) passes their permission check with no capability;
 # only the file layers stop it: Landlock (writes in scratch only), the minimal root (no /sys in it), the hook.
 import os
@@ -24,6 +25,12 @@ def check(**p):
     targets = [os.path.join(root, name) for root in ROOTS for name in FILES]
     targets += [os.path.join(root, group.lstrip("/"), name) for group in own_groups() for root in ROOTS
                 for name in FILES]
+    for folder in {os.path.dirname(path) for path in targets}:
+        try:
+            os.mkdir(os.path.join(folder, "left-behind"))  # a sub-group keeps its parent from being removed
+            return f"SANDBOX-ESCAPED made a cgroup in {folder}"
+        except OSError:
+            pass
     for path in targets:
         try:
             fd = os.open(path, os.O_WRONLY)
