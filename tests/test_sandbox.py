@@ -2,7 +2,8 @@
 
 The hostile corpus lives in tests/sandbox_corpus/, one snippet per file, each defining `check(**p)` and stating
 the error kind it must produce in a `# expect:` header. Every snippet also runs with the privileged kernel layers
-switched off (network/mount namespaces, uid drop), as on a host that forbids them, and must be contained the same.
+switched off (network/mount namespaces, memory cgroup, uid drop), as on a host that forbids them, and must be
+contained the same.
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
