@@ -2,10 +2,10 @@
 
 Figures: wall time of `run_sandboxed` on a trivial check (spawn, isolation, audit hook, result, cleanup), as
 median and 10th/90th percentiles over `--calls` sequential calls, for the full layer set and for the degraded set
-(no namespaces, no uid drop: what an unprivileged container leaves), and the CPU time (user + system) the child
-and the host spent per call, which other load on the machine barely changes. Also the bare interpreter start
-(`python -I -S -B -c pass`), which the sandbox cannot go below. Wall times include whatever else the machine is
-doing: compare figures taken back to back.
+(no namespaces, no memory cgroup, no uid drop: what an unprivileged container leaves), and the CPU time (user +
+system) the child and the host spent per call, which other load on the machine barely changes. Also the bare
+interpreter start (`python -I -S -B -c pass`), which the sandbox cannot go below. Wall times include whatever else
+the machine is doing: compare figures taken back to back.
 
     python benchmarks/bench_sandbox.py [--calls 40] [--json]
 """
