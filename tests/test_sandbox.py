@@ -476,14 +476,24 @@ def check():
 """
 
 
-def test_the_memory_cgroup_counts_the_kernel_memory_the_address_space_limit_does_not() -> None:
+def test_the_memory_cgroup_counts_the_kernel_memory_the_address_space_limit_does_not(host_watch: HostWatch) -> None:
     _require("memory-cgroup")
     limits = replace(QUICK, cpu_seconds=2, wall_seconds=20)
     outcome = sandbox._execute(SCATTERED_PAGES, "check", {}, limits, disable=frozenset({"hook"}))
     assert outcome.result.error_kind == "memory_limit", outcome
     assert "cgroup" in (outcome.result.error or "")
     base, _, _ = _cgroup._own_memory_cgroup()
-    assert base is not None and not [name for name in os.listdir(base) if name.startswith("coworkenv-sandbox-")]
+    assert base is not None and len(host_watch.run_dirs) == 1
+    assert not os.path.exists(os.path.join(base, os.path.basename(host_watch.run_dirs[0])))  # the run's group
+
+
+def test_the_code_stays_in_its_memory_cgroup_with_only_landlock_and_seccomp_in_the_way() -> None:
+    """The corpus's kernel-only set has no cgroup (an unprivileged host): here the group exists, the host's files
+    with it, and the hook, the minimal root and the per-run uid are off."""
+    _require("memory-cgroup", "landlock")
+    code = (CORPUS / "cgroup_move_out_or_rewrite_limits.py").read_text()
+    outcome = sandbox._execute(code, "check", {}, QUICK, disable=frozenset({"hook", "mountns", "uid"}))
+    assert "memory-cgroup" in outcome.layers and outcome.result.value == 1, outcome
 
 
 def test_a_run_cgroup_goes_with_the_sub_groups_made_in_it() -> None:
