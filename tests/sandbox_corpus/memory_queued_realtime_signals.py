@@ -10,7 +10,7 @@
 import os
 import signal
 
-SENT = 20_000
+SENT = 2_000
 BOUND = 1024
 
 
