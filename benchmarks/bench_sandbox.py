@@ -2,10 +2,10 @@
 
 Figures: wall time of `run_sandboxed` on a trivial check (spawn, isolation, audit hook, result, cleanup), as
 median and 10th/90th percentiles over `--calls` sequential calls, for the full layer set and for the degraded set
-(no namespaces, no uid drop: what an unprivileged container leaves), and the CPU time (user + system) the child
-and the host spent per call, which other load on the machine barely changes. Also the bare interpreter start
-(`python -I -S -B -c pass`), which the sandbox cannot go below. Wall times include whatever else the machine is
-doing: compare figures taken back to back.
+(no namespaces, no memory cgroup, no uid drop: what an unprivileged container leaves), and the CPU time (user +
+system) the child and the host spent per call, which other load on the machine barely changes. Also the bare
+interpreter start (`python -I -S -B -c pass`), which the sandbox cannot go below. Wall times include whatever else
+the machine is doing: compare figures taken back to back.
 
     python benchmarks/bench_sandbox.py [--calls 40] [--json]
 """
@@ -28,7 +28,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a plain script from anywhere
 from coworkenv import sandbox  # noqa: E402
 
 CHECK = "def check(state):\n    return state['n'] + 1\n"
-DEGRADED = frozenset({"netns", "mountns", "uid"})
+DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
 
 
 def _summary(durations: list[float]) -> dict[str, float]:

@@ -2,7 +2,8 @@
 
 The hostile corpus lives in tests/sandbox_corpus/, one snippet per file, each defining `check(**p)` and stating
 the error kind it must produce in a `# expect:` header. Every snippet also runs with the privileged kernel layers
-switched off (network/mount namespaces, uid drop), as on a host that forbids them, and must be contained the same.
+switched off (network/mount namespaces, memory cgroup, uid drop), as on a host that forbids them, and must be
+contained the same.
 Snippets with an `# expect-kernel:` header run a third time with the audit hook switched off as well: the
 unprivileged kernel layers alone (Landlock, seccomp, capability drop, rlimits) must contain them; and a fourth
 time with Landlock switched off instead (a kernel without it), where the hook and seccomp must. A snippet that
@@ -35,7 +36,7 @@ from typing import Any
 import pytest
 
 from coworkenv import sandbox
-from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, isolation_layers, run_sandboxed
+from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, _cgroup, isolation_layers, run_sandboxed
 from coworkenv.sandbox._host import Outcome
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
@@ -46,7 +47,7 @@ SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
 WELL_KNOWN_SECRET_NAMES = ("HF_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY")
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves: capability drop, rlimits, no_new_privs, Landlock, seccomp, the audit hook.
-DEGRADED = frozenset({"netns", "mountns", "uid"})
+DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
 KERNEL_ONLY = DEGRADED | {"hook"}
 ESCAPED = "SANDBOX-ESCAPED"
 HOST_FILE_TIME = 1_000_000_000
@@ -257,7 +258,7 @@ def test_hostile_snippet_is_contained_without_privileged_layers(
     case: Hostile, targets: dict[str, str], host_watch: HostWatch
 ) -> None:
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
-    assert not {"netns", "mountns", "uid-drop"} & set(outcome.layers)
+    assert not {"netns", "mountns", "memory-cgroup", "uid-drop"} & set(outcome.layers)
     _assert_contained(case, outcome, targets, watch=host_watch)
 
 
@@ -450,6 +451,65 @@ def test_kernel_blocks_writes_outside_scratch_even_without_the_audit_hook(target
     result = sandbox._execute(code, "check", dict(targets), QUICK, disable=frozenset({"hook"})).result
     assert result.ok and result.value == 30, result  # EROFS: the root file system is read-only in there
     assert not Path(targets["tmp_target"]).exists()
+
+
+# Native code (the hook off) mapping one page per GiB of address space: each page costs a page-table page and a
+# page-directory page of kernel memory, which RLIMIT_AS never counts (500 MB of them under a 256 MiB limit).
+SCATTERED_PAGES = """
+import ctypes, mmap
+def check():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x100000  # MAP_FIXED_NOREPLACE
+    pages, address = 0, 1 << 40
+    while address < (1 << 47) - (1 << 30):
+        got = libc.mmap(address, 4096, mmap.PROT_READ | mmap.PROT_WRITE, flags, -1, 0)
+        address += 1 << 30
+        if got is None or got == ctypes.c_void_p(-1).value:
+            if ctypes.get_errno() == 12:  # ENOMEM: the address space limit or vm.max_map_count
+                break
+            continue
+        ctypes.c_char.from_address(got).value = b"x"
+        pages += 1
+    return pages
+"""
+
+
+def test_the_memory_cgroup_counts_the_kernel_memory_the_address_space_limit_does_not(host_watch: HostWatch) -> None:
+    _require("memory-cgroup")
+    limits = replace(QUICK, cpu_seconds=2, wall_seconds=20)
+    outcome = sandbox._execute(SCATTERED_PAGES, "check", {}, limits, disable=frozenset({"hook"}))
+    assert outcome.result.error_kind == "memory_limit", outcome
+    assert "cgroup" in (outcome.result.error or "")
+    base, _, _ = _cgroup._own_memory_cgroup()
+    assert base is not None and len(host_watch.run_dirs) == 1
+    assert not os.path.exists(os.path.join(base, os.path.basename(host_watch.run_dirs[0])))  # the run's group
+
+
+def test_the_code_stays_in_its_memory_cgroup_with_only_landlock_and_seccomp_in_the_way() -> None:
+    """The corpus's kernel-only set has no cgroup (an unprivileged host): here the group exists, the host's files
+    with it, and the hook, the minimal root and the per-run uid are off."""
+    _require("memory-cgroup", "landlock")
+    code = (CORPUS / "cgroup_move_out_or_rewrite_limits.py").read_text()
+    outcome = sandbox._execute(code, "check", {}, QUICK, disable=frozenset({"hook", "mountns", "uid"}))
+    assert "memory-cgroup" in outcome.layers and outcome.result.value == 1, outcome
+
+
+def test_a_run_cgroup_goes_with_the_sub_groups_made_in_it() -> None:
+    _require("memory-cgroup")
+    group, why = _cgroup.make_run_cgroup(f"coworkenv-sandbox-test-{uuid.uuid4().hex}", 64 * 2**20)
+    assert group is not None, why
+    os.makedirs(os.path.join(group.path, "left", "deeper"))  # what code that reached the group could leave
+    _cgroup.remove_run_cgroup(group)
+    assert not os.path.exists(group.path)
+
+
+def test_without_a_memory_cgroup_the_run_goes_on_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cgroup, "_own_memory_cgroup", lambda: (None, 0, "no memory cgroup controller is mounted"))
+    outcome = sandbox._execute("def check():\n    return 1\n", "check", {}, QUICK)
+    assert outcome.result.value == 1 and "memory-cgroup" not in outcome.layers
+    assert outcome.missing["memory-cgroup"] == "no memory cgroup controller is mounted"
 
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:

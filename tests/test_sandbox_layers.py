@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import resource
 import time
 
 import pytest
@@ -103,3 +104,21 @@ def test_the_c_data_types_sealed_before_the_code_runs_are_those_that_reach_memor
     inert: list[type] = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char * 4, Plain, ctypes.CFUNCTYPE(ctypes.c_int)]
     assert [reaches_memory(t) for t in reaching] == [True] * len(reaching)
     assert [reaches_memory(t) for t in inert] == [False] * len(inert)  # foreign calls raise audit events
+
+
+def test_every_rlimit_is_set_for_the_child_none_left_at_the_hosts() -> None:
+    """Each rlimit the host leaves high is a kernel resource the code could hold (96362 queued real-time signals,
+    counted per user, were one): the bootstrap sets all of them."""
+    from coworkenv.sandbox._kernel import rlimit_values
+
+    names = sorted(name for name in dir(resource) if name.startswith("RLIMIT_"))
+    limits = SandboxLimits()
+    wanted = rlimit_values(limits.cpu_seconds, limits.memory_bytes, limits.file_size_bytes, limits.max_processes)
+    assert set(names) <= set(wanted), "an rlimit this Python knows has no value for the sandbox"
+    code = ("import resource\ndef check(names):\n"
+            "    return {name: resource.getrlimit(getattr(resource, name))[1] for name in names}\n")
+    result = run_sandboxed(code, "check", {"names": names}, limits)
+    assert result.ok, result
+    cpu = wanted["RLIMIT_CPU"] + 1  # the hard CPU limit is one second past the soft one
+    for name, hard in result.value.items():
+        assert hard != resource.RLIM_INFINITY and hard <= (cpu if name == "RLIMIT_CPU" else wanted[name]), name

@@ -23,6 +23,7 @@ NR = {
     "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "memfd_create": (319, 279), "shmget": (29, 194), "mq_open": (240, 180),
     "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
+    "file_setattr": (469, 469),
 }
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
@@ -39,6 +40,10 @@ def run_filter(program: bytes, arch: int, nr: int, *args: int) -> int:
             acc = struct.unpack_from("<I", data, k)[0]
         elif code == 0x06:  # ret k
             return k
+        elif code == 0x74:  # rsh k
+            acc >>= k
+        elif code == 0x54:  # and k
+            acc &= k
         elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset
             hit = acc == k if code == 0x15 else acc >= k if code == 0x35 else bool(acc & k)
             pc += jt if hit else jf
@@ -68,6 +73,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
+    # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
+    assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
+                                                0x40049409, 0x5413, 0x5451)] == [EPERM] * 6 + [ALLOW] * 2
+    assert answer("file_setattr", -100, 0) == EPERM
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork

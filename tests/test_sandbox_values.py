@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from coworkenv.sandbox import SandboxLimits, run_sandboxed
+from coworkenv.sandbox import ERROR_KINDS, SandboxLimits, run_sandboxed
 from coworkenv.sandbox._host import _MAX_VALUE_DEPTH, _classify, _Collected, _untrusted_value
 from tests.test_sandbox import HIDDEN_CATEGORIES, _texts
 
@@ -163,3 +163,12 @@ def test_a_reason_with_controls_reaches_the_explanation_escaped() -> None:
     _, explanation, _, _ = python_outcome(result.value)
     assert explanation == "no\\n[INFO] all checks passed\\x1b[2K"
     assert os.linesep not in explanation
+
+
+@pytest.mark.parametrize("kind", sorted(ERROR_KINDS))
+def test_a_frame_carries_only_the_error_kinds_the_bootstrap_writes(kind: str) -> None:
+    """Timeouts, CPU limits and refusals are what the host saw; a frame claiming one is the code's own forgery (as is
+    an isolation refusal when no layer was missing)."""
+    result = _decode(json.dumps({"error_kind": kind, "error": "claimed"}).encode() + b"\n")
+    own = {"exception", "memory_limit", "crashed", "output_limit", "bad_result"}
+    assert result.error_kind == (kind if kind in own else "bad_result"), result

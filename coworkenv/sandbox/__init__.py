@@ -9,8 +9,9 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
 - privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a private
   mount namespace (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files and
   the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
-  an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a per-run unprivileged uid
-  (`uid-drop`);
+  an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a memory cgroup of the run's
+  own that counts kernel memory and scratch too (`memory-cgroup`, where the host's cgroup allows sub-groups); a
+  per-run unprivileged uid (`uid-drop`);
 - unprivileged kernel layers, the boundary on every host that allows them: all capabilities cleared
   (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
   from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
@@ -34,6 +35,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from coworkenv.sandbox._cgroup import KERNEL_SLACK_BYTES, RunCgroup, make_run_cgroup, remove_run_cgroup
 from coworkenv.sandbox._host import Outcome, spawn_and_collect
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
@@ -125,33 +127,43 @@ def _execute(
     disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
-    netns, mountns, uid, landlock, seccomp, hook."""
+    netns, mountns, cgroup, uid, landlock, seccomp, hook."""
     require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
     if not isinstance(payload, dict) or not all(isinstance(k, str) and k.isidentifier() for k in payload):
         raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
+    job: dict[str, Any] = {
+        "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
+        "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
+                   "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
+                   "scratch_bytes": limits.scratch_bytes}}
     try:
-        job = json.dumps({"code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable),
-                          "require": list(require),
-                          "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
-                                     "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
-                                     "scratch_bytes": limits.scratch_bytes}}, allow_nan=False)
+        json.dumps(job, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
     run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
+    cgroup: RunCgroup | None = None
     try:
+        if "cgroup" in disable:
+            why: str | None = _SWITCHED_OFF
+        else:
+            cgroup, why = make_run_cgroup(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
+                                          + KERNEL_SLACK_BYTES)
+        job["cgroup"] = {"procs": None if cgroup is None else cgroup.procs, "missing": why}
         os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
         os.mkdir(os.path.join(run_dir, "work"), 0o700)
         fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(job)
+            fh.write(json.dumps(job, allow_nan=False))
         fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fb:
             fb.write(_child_modules())
-        outcome = spawn_and_collect(run_dir, limits, require)
+        outcome = spawn_and_collect(run_dir, limits, require, cgroup)
     finally:
+        if cgroup is not None:  # the child is reaped by now (or never started)
+            remove_run_cgroup(cgroup)
         remove_tree(run_dir)
     _warn_missing(outcome.missing)
     return outcome

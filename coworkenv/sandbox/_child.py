@@ -1,7 +1,7 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
 Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
-`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers), applies the kernel layers of
+`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's memory cgroup), applies the kernel layers of
 `_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
 reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
 untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
@@ -73,9 +73,10 @@ WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 # Events that read a path's contents (0) or list it (2); extended attributes are file data that no open() reads.
 READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr": 0}
 # fcntl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG, F_SETOWN_EX:
-# the kernel would then signal it on the code's behalf) and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on
-# the result channel's socket, which lives in the host's network namespace).
-BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
+# the kernel would then signal it on the code's behalf), that watch a folder (F_NOTIFY) or lease a file
+# (F_SETLEASE: its other writers wait), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result
+# channel's socket, which lives in the host's network namespace).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
@@ -178,13 +179,19 @@ def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
 
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
-    kernel: dict[str, Any], confine: dict[str, Any],
+    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any],
 ) -> tuple[list[str], dict[str, str]]:
-    """Apply every kernel layer that this machine allows; returns (layers applied, why each other layer is
+    """Apply every kernel layer that this machine allows, joining the run's memory cgroup first (`cgroup["procs"]`,
+    or None and `cgroup["missing"]`: why the host made none); returns (layers applied, why each other layer is
     missing)."""
     libc = kernel["load_libc"]()
     layers: list[str] = []
     missing: dict[str, str] = {}
+    # First: whatever the layers below allocate in the kernel counts against the run's memory cap too.
+    if cgroup["procs"] is None:
+        missing["memory-cgroup"] = cgroup["missing"]
+    else:
+        note(layers, missing, "memory-cgroup", kernel["join_cgroup"](cgroup["procs"]))
     if "netns" in disabled:
         missing["netns"] = SWITCHED_OFF
     else:
@@ -344,7 +351,7 @@ def main() -> None:
         ctypes_bases = tuple(getattr(sys.modules["_ctypes"], name) for name in modules["_confine"]["CTYPES_BASES"])
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
-            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"])
+            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"])
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed

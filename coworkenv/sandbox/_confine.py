@@ -60,6 +60,7 @@ _X86_64_DENIED = (
     274,  # get_robust_list: another process's futex list (an address leak)
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
+    162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -80,10 +81,12 @@ _AARCH64_DENIED = (
     26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
     100, 18,  # get_robust_list, lookup_dcookie
     279, 447,  # memfd_create, memfd_secret
+    81, 267,  # sync, syncfs
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
-_X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466)
-_AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466)
+_X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466,
+                    469)  # file_setattr (Linux 6.17): inode flags by path
+_AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466, 469)
 # Extended attributes read by path (getxattr, lgetxattr, listxattr, llistxattr, getxattrat, listxattrat): host file
 # data Landlock does not cover. ENOTSUP, which shutil's copies take for "no attributes here".
 _X86_64_XATTR_READS = (191, 192, 194, 195, 464, 465)
@@ -112,11 +115,19 @@ _ARCHES = {
 # the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
 _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # fcntl commands refused for another reason: F_SETPIPE_SZ grows a pipe's kernel buffer to 1 MiB, memory that
-# RLIMIT_AS does not count (64 descriptors held 30 MiB that way; 2 MiB at the default 64 KiB a pipe).
-_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031)
+# RLIMIT_AS does not count (64 descriptors held 30 MiB that way; 2 MiB at the default 64 KiB a pipe); F_NOTIFY
+# (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
+# stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
+_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
+# ioctl families (the type byte, bits 8-15 of the command) that change files: 'f' inode flags, fs-verity (which seals
+# a file for good), encryption policies and ext4's own; 'X' fsxattr flags and XFS's; 'v' inode versions; 0x94 btrfs
+# (subvolumes made inside a folder) and clones. The kernel asks only that the caller own the file or folder, even
+# through a read-only descriptor, and Landlock mediates ioctls on devices only: a child that keeps the host's uid
+# changed a stdlib file's flags that way. No check needs one.
+_FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94)
 
 
 # The C library's name-service databases: each lookup (getpwnam, getgrouplist, getprotobyname...) reads host files
@@ -266,7 +277,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
         return None
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
-    ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
+    ld, jeq, jset, jge, ret, rsh, and_ = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54
     nr, arg0, arg1 = 0, 16, 24  # offsets in seccomp_data of the syscall number and the low halves of args 0, 1
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
@@ -291,8 +302,10 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
           (ret, None, None, SECCOMP_RET_ALLOW))
-    block("ioctl", (ld, None, None, arg1), (jge, "next", "allow", _SOCKET_IOCTLS[0]),
-          (jge, "allow", "eperm", _SOCKET_IOCTLS[1]))
+    block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
+          (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
+    block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
+          *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
@@ -315,8 +328,10 @@ class _SockFprog(ctypes.Structure):
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
-    path, IPC objects that outlive the run and host-wide settings at the syscall level; with `deny_metadata` (the code still runs as
-    the uid that owns the host's files), also chmod, chown, utime and xattr changes, which Landlock lets pass;
+    path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
+    host-wide settings and writeback (sync) at the syscall level; with
+    `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
+    changes, which Landlock lets pass;
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.escaping import escape_hidden
+from coworkenv.sandbox._cgroup import RunCgroup, oom_killed
 from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
@@ -44,6 +45,10 @@ _INHERITED_RSS_SLACK = 32 * 2**20
 # How deep a returned value may nest: JSON decodes up to the host's recursion limit, and whoever takes the value on
 # (the verifier, `json.dumps`, `copy.deepcopy`, a dataset writer) recurses once per level, from wherever it stands.
 _MAX_VALUE_DEPTH = 100
+# The error kinds the bootstrap itself writes on the channel. The others are verdicts on what the host saw (its
+# wall clock, the CPU limit's signal, violation lines): a frame that claims one is the code's own, and forged.
+_BOOTSTRAP_KINDS = frozenset({"exception", "memory_limit", "crashed", "output_limit", "bad_result",
+                              "isolation_missing"})
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class _Collected:
     # Linux carries the spawning process's peak RSS into the child's ru_maxrss at exec: a peak no higher than
     # this says nothing about the child's own memory use.
     inherited_maxrss_bytes: int = 0
+    oom_killed: bool = False  # the kernel's OOM killer stopped it: the run's memory cgroup was full
 
 
 def _high_fd(fd: int) -> int:
@@ -92,9 +98,10 @@ def _result_channel() -> tuple[int, int]:
     return host.detach(), child.detach()
 
 
-def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = ()) -> Outcome:
-    """Run the child on the job in `run_dir` (which requires the layers `required`) and classify what it left on
-    its channels."""
+def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = (),
+                      cgroup: RunCgroup | None = None) -> Outcome:
+    """Run the child on the job in `run_dir` (which requires the layers `required`; it joins `cgroup` itself) and
+    classify what it left on its channels."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
     try:
@@ -116,8 +123,9 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
-        collected = replace(_collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work")),
-                            inherited_maxrss_bytes=inherited)
+        collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"))
+        collected = replace(collected, inherited_maxrss_bytes=inherited,
+                            oom_killed=cgroup is not None and oom_killed(cgroup))
     finally:
         os.close(res_r)
         os.close(out_r)
@@ -324,6 +332,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     if sig == signal.SIGXFSZ:
         return fail("output_limit", f"file size limit of {limits.file_size_bytes} bytes exceeded")
     if sig is not None:
+        if c.oom_killed:
+            return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded (the run's memory "
+                                        "cgroup, which counts kernel memory and scratch too, was full)")
         if c.maxrss_bytes >= 0.9 * limits.memory_bytes and \
                 c.maxrss_bytes > c.inherited_maxrss_bytes + _INHERITED_RSS_SLACK:
             return fail("memory_limit", f"memory limit of {limits.memory_bytes} bytes exceeded")
@@ -346,6 +357,8 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):
         return fail("bad_result", "the result channel held an unknown error report")
+    if kind not in _BOOTSTRAP_KINDS:
+        return fail("bad_result", f"the result channel held a verdict only the host gives ({kind}; tampering?)")
     if kind == "isolation_missing" and set(required) <= set(layers):
         # Only the bootstrap refuses, and only for a required layer it could not apply: this one is forged.
         return fail("bad_result", "the code reported an isolation refusal itself (tampering?)")

@@ -186,6 +186,21 @@ def _graft(libc: ctypes.CDLL, root: str, device: int, path: str, hops: int = 0) 
     _mount(libc, path, root + path, None, MS_BIND | MS_REC, None)
 
 
+def join_cgroup(procs: str) -> str | None:
+    """Move this process into the memory cgroup the host made for the run (`procs`: its `cgroup.procs` file), so
+    that everything it allocates from now on, kernel memory included, counts against the group's cap. Returns why
+    it could not, or None."""
+    name = os.path.basename(os.path.dirname(procs))
+    try:
+        with open(procs, "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
+        with open("/proc/self/cgroup", encoding="utf-8") as fh:
+            joined = any(line.rstrip("\n").endswith("/" + name) for line in fh)
+    except OSError as exc:
+        return f"cannot join the memory cgroup {procs} ({exc.strerror})"
+    return None if joined else f"joined the memory cgroup {procs}, yet /proc/self/cgroup does not list it"
+
+
 def pick_sandbox_ids() -> tuple[int, int]:
     """A fresh unprivileged uid/gid for this run (so process and file limits are not shared), or nobody."""
     candidate = SANDBOX_UID_BASE + int.from_bytes(os.urandom(4), "little") % SANDBOX_UID_SPAN
@@ -244,19 +259,37 @@ def drop_capabilities(libc: ctypes.CDLL) -> str | None:
     return None
 
 
-def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> None:
-    """Cap CPU time (SIGXCPU, then SIGKILL one second later), address space, file size, processes, fds, cores."""
+# Per-process kernel resources the code never needs beyond these: queued real-time signals (each a record in kernel
+# memory, counted per user: with the host's uid a full queue is the host's too), POSIX message queue bytes, locked
+# memory, and raised or real-time scheduling priorities. The host's values were far higher (96362 signals).
+SIGNALS_QUEUED = 64
+
+
+def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> dict[str, int]:
+    """The soft and hard value of every rlimit, by `resource` name: none keeps the host's (a later `min` with the
+    host's hard limit only lowers them)."""
     cpu = max(1, math.ceil(cpu_seconds))
-    wanted = {
-        resource.RLIMIT_CPU: (cpu, cpu + 1),
-        resource.RLIMIT_AS: (memory_bytes, memory_bytes),
-        resource.RLIMIT_FSIZE: (file_size_bytes, file_size_bytes),
-        resource.RLIMIT_NPROC: (max_processes, max_processes),
-        resource.RLIMIT_NOFILE: (64, 64),
-        resource.RLIMIT_CORE: (0, 0),
+    return {
+        "RLIMIT_CPU": cpu,  # SIGXCPU at the soft limit; the hard one (a second later) kills
+        "RLIMIT_AS": memory_bytes, "RLIMIT_DATA": memory_bytes, "RLIMIT_STACK": memory_bytes,
+        "RLIMIT_RSS": memory_bytes, "RLIMIT_FSIZE": file_size_bytes, "RLIMIT_NPROC": max_processes,
+        "RLIMIT_NOFILE": 64, "RLIMIT_OFILE": 64, "RLIMIT_CORE": 0, "RLIMIT_SIGPENDING": SIGNALS_QUEUED,
+        "RLIMIT_MSGQUEUE": 0, "RLIMIT_MEMLOCK": 0, "RLIMIT_NICE": 0, "RLIMIT_RTPRIO": 0,
+        "RLIMIT_RTTIME": cpu * 1_000_000,
     }
-    for which, (soft, hard) in wanted.items():
-        _, cur_hard = resource.getrlimit(which)
+
+
+def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> None:
+    """Set every rlimit this Python knows (`rlimit_values`): CPU time (SIGXCPU, then SIGKILL one second later),
+    memory, file size, processes, descriptors, cores, queued signals, locked memory, priorities."""
+    for name, value in rlimit_values(cpu_seconds, memory_bytes, file_size_bytes, max_processes).items():
+        which = getattr(resource, name, None)
+        if which is None:  # another platform's name
+            continue
+        soft, hard = value, value + 1 if name == "RLIMIT_CPU" else value
+        cur_soft, cur_hard = resource.getrlimit(which)
+        if name == "RLIMIT_STACK" and cur_soft != resource.RLIM_INFINITY:
+            soft = min(soft, cur_soft)  # the stack keeps the host's size: C recursion depth depends on it
         if cur_hard != resource.RLIM_INFINITY:
             soft, hard = min(soft, cur_hard), min(hard, cur_hard)
         resource.setrlimit(which, (soft, hard))
