@@ -131,20 +131,24 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
                        where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
     first, rest = wanted[0], wanted[1:]
     ids = list(first.intersection(*rest) if rest else first)
-    key = table.insertion_numbers().__getitem__ if index is None else index.keys.__getitem__
     if index is not None and q.between is not None:
         lo, hi = q.between
+        key = index.keys.__getitem__
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
+    # Positions in (key, id) order (insertion numbers, an order's ranks) are distinct ints: sorting by them is the
+    # whole sort, with no sort by id first and no key comparisons (keys may be strings or tuples).
+    positions = table.insertion_numbers() if index is None else index.ranks(len(ids))
+    key = positions.__getitem__ if positions is not None else index.keys.__getitem__  # type: ignore[union-attr]
     if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids) and len(ids) > _PARTIAL_SORT_MIN:
         # A few of many: a heap picks them in (key, id) order without sorting every candidate. The (key, id) pairs
         # are made in C (map, zip), so the heap compares tuples without calling a Python key function per candidate.
         first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
         ids = [i for _, i in first_few(q.limit, zip(map(key, ids), ids, strict=True))]
         return [rows[i] for i in (reversed(ids) if q.last else ids)]
-    # Sorted by id, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
-    ids.sort(reverse=q.reverse)
+    if positions is None:
+        ids.sort(reverse=q.reverse)  # by id first: the stable sort by key below keeps equal keys in id order
     ids.sort(key=key, reverse=q.reverse)
     if q.limit is not None:
         n = max(0, q.limit)
