@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import contains, itemgetter
 from typing import Any
 
 from sortedcontainers import SortedList
@@ -184,8 +184,8 @@ class WordIndex:
         if len(word) == _GRAM:
             return self._by_gram.get(word, _EMPTY)
         sets = sorted((self._by_gram.get(word[i:i + _GRAM], _EMPTY) for i in range(len(word) - _GRAM + 1)), key=len)
-        smallest, rest = sets[0], sets[1:]
-        return {t for t in smallest if all(t in s for s in rest) and word in t}
+        # The tokens holding every trigram (one C intersection from the smallest set), then those holding the word.
+        return {t for t in sets[0].intersection(*sets[1:]) if word in t}
 
     def postings_size(self, found: Iterable[str]) -> int:
         """How many (token, record) entries the tokens have: the cost of `ids_with_tokens`."""
@@ -206,10 +206,16 @@ class WordIndex:
         """Ids of the records whose text contains `word` (lowercase, no whitespace). Do not mutate the result."""
         return self.ids_with_tokens(self.tokens_containing(word))
 
-    def contains_check(self, word: str) -> Callable[[str], bool]:
-        """A test of one record id: does its text contain `word`? (the scan's own test, on the stored text)."""
-        text = self._text
-        return lambda record_id: word in text[record_id]
+    def with_word(self, word: str) -> Callable[[Iterable[str]], Iterator[str]]:
+        """A filter of a stream of record ids: those whose text contains `word` (the scan's own test, on the stored
+        text), lazily and in C (no Python call per id: a common word's walk may test many records)."""
+        text = self._text.__getitem__
+
+        def having(ids: Iterable[str]) -> Iterator[str]:
+            kept, probed = itertools.tee(ids)
+            return itertools.compress(kept, map(contains, map(text, probed), itertools.repeat(word)))
+
+        return having
 
 
 class KeyIndex:
