@@ -140,6 +140,7 @@ PLANS = {
     "default": {},
     "walk-and-check": {"_SORT_STEP": 1e9, "_RARE_POSTINGS": -1, "_RARE_FRACTION": 10**9},
     "sort-and-sets": {"_WALK_STEP": 1e9, "_RARE_POSTINGS": 10**9},
+    "sort-and-check": {"_WALK_STEP": 1e9, "_RARE_POSTINGS": -1, "_RARE_FRACTION": 10**9},
 }
 
 

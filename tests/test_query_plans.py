@@ -109,3 +109,28 @@ def _check_every_plan(
     expected = _expected(rows, ordered, reverse, last, limit)
     assert [n.id for n in _walk(table._rows, index, wanted, where, q)] == expected
     assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, where, q)] == expected
+    if index is not None:  # again once the order's ranks are built (a query sorting the whole table builds them)
+        assert index.ranks(len(index)) is not None
+        assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, where, q)] == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(notes=_notes, moves=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 5)), max_size=6),
+       reverse=st.booleans(), limit=st.one_of(st.none(), st.integers(1, 45)))
+def test_an_orders_ranks_follow_writes(
+    notes: list[tuple[str, int, bool]], moves: list[tuple[int, int]], reverse: bool, limit: int | None,
+) -> None:
+    """Ranks built before a write (moved, added or deleted records) are not used after it: the sort stays exact."""
+    table = _notes_table(notes)
+    index = table.order("updated")
+    for k, day in moves:
+        assert index.ranks(len(index)) is not None or not notes
+        note_id = f"n-{k:02d}"
+        if k % 3 == 0:
+            table.delete(note_id)
+        else:
+            table.put(Note(id=note_id, title="t", tags=["a"], updated_at=f"2026-01-0{day}"))
+        wanted: list[IdSet] = [set(table.ids())]
+        q = Selection(sets=list(wanted), reverse=reverse, limit=limit)
+        expected = _expected(list(table), True, reverse, False, limit)
+        assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, None, q)] == expected

@@ -11,7 +11,7 @@ instead (building the union of its postings would cost more than the walk that f
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from coworkenv.world._table import Table
 
 IdSet = set[str] | frozenset[str]
+IdFilter = Callable[[Iterable[str]], Iterator[str]]  # keeps the ids of a stream that pass a test, lazily
 # Relative costs on CPython 3.11: a walk step (a Python loop turn), a candidate intersected (C set operation), and a
 # surviving candidate sorted.
 _WALK_STEP = 1.0
@@ -55,7 +56,7 @@ def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> lis
     rows: dict[str, Any] = table._rows  # the query layer of the table reads its rows
     size = index.count(*q.between) if index is not None and q.between is not None else len(rows)
     wanted = [s for s in q.sets if s is not None]
-    checks: list[Callable[[str], bool]] = []
+    checks: list[IdFilter] = []
     if q.words is not None:
         found = _word_constraints(q.words[0], q.words[1], len(rows), wanted, checks)
         if not found:
@@ -63,7 +64,6 @@ def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> lis
     if any(not s for s in wanted):
         return []
     wanted.sort(key=len)
-    where = _combined(q.where, checks)
     if wanted:
         # Expected matches if the sets are independent; the walk visits about limit / match rate entries.
         rates = [len(s) / max(1, len(rows)) for s in wanted]
@@ -74,30 +74,14 @@ def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> lis
         k = len(wanted[0])
         sort_cost = k * _INTERSECT_STEP * len(wanted) + k * (rate / max(rates[0], 1e-9)) * _SORT_STEP
         if sort_cost <= walk_steps * _WALK_STEP:
-            return _sorted_candidates(rows, table, index, wanted, where, q)
-    return _walk(rows, index, wanted, where, q)
-
-
-def _combined(where: Callable[[Any], bool] | None, checks: list[Callable[[str], bool]]) -> Callable[[Any], bool] | None:
-    if not checks:
-        return where
-    if len(checks) == 1:
-        check = checks[0]
-        if where is None:
-            return lambda record: check(record.id)
-        test = where
-        return lambda record: check(record.id) and test(record)
-
-    def combined(record: Any) -> bool:
-        return all(check(record.id) for check in checks) and (where is None or where(record))
-
-    return combined
+            return _sorted_candidates(rows, table, index, wanted, q.where, q, checks)
+    return _walk(rows, index, wanted, q.where, q, checks)
 
 
 def _word_constraints(
-    words: WordIndex, query: str | None, n: int, wanted: list[IdSet], checks: list[Callable[[str], bool]],
+    words: WordIndex, query: str | None, n: int, wanted: list[IdSet], checks: list[IdFilter],
 ) -> bool:
-    """Add an id set (rare word) or a text check (common word) per query word; False when a word is nowhere."""
+    """Add an id set (rare word) or a text filter (common word) per query word; False when a word is nowhere."""
     for word in dict.fromkeys((query or "").lower().split()):
         tokens = words.tokens_containing(word)
         if not tokens:
@@ -105,12 +89,12 @@ def _word_constraints(
         if words.postings_size(tokens) <= max(_RARE_POSTINGS, n // _RARE_FRACTION):
             wanted.append(words.ids_with_tokens(tokens))
         else:
-            checks.append(words.contains_check(word))
+            checks.append(words.with_word(word))
     return True
 
 
 def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
-          where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
+          where: Callable[[Any], bool] | None, q: Selection, checks: Sequence[IdFilter] = ()) -> list[Any]:
     walk_reverse = q.reverse != q.last
     if index is None:
         ids: Iterable[str] = reversed(rows) if walk_reverse else iter(rows)
@@ -120,6 +104,8 @@ def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
     # C iterators chained lazily: membership tests and lookups run without a Python loop turn per visited entry.
     for s in wanted:
         ids = filter(s.__contains__, ids)
+    for check in checks:
+        ids = check(ids)
     records: Iterable[Any] = map(rows.__getitem__, ids)
     if where is not None:
         records = filter(where, records)
@@ -128,23 +114,29 @@ def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
 
 
 def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderIndex | None, wanted: list[IdSet],
-                       where: Callable[[Any], bool] | None, q: Selection) -> list[Any]:
+                       where: Callable[[Any], bool] | None, q: Selection, checks: Sequence[IdFilter] = ()) -> list[Any]:
     first, rest = wanted[0], wanted[1:]
     ids = list(first.intersection(*rest) if rest else first)
-    key = table.insertion_numbers().__getitem__ if index is None else index.keys.__getitem__
     if index is not None and q.between is not None:
         lo, hi = q.between
+        key = index.keys.__getitem__
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
+    for check in checks:
+        ids = list(check(ids))
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
+    # Positions in (key, id) order (insertion numbers, an order's ranks) are distinct ints: sorting by them is the
+    # whole sort, with no sort by id first and no key comparisons (keys may be strings or tuples).
+    positions = table.insertion_numbers() if index is None else index.ranks(len(ids))
+    key = positions.__getitem__ if positions is not None else index.keys.__getitem__  # type: ignore[union-attr]
     if q.limit is not None and 0 < q.limit * _PARTIAL_SORT < len(ids) and len(ids) > _PARTIAL_SORT_MIN:
         # A few of many: a heap picks them in (key, id) order without sorting every candidate. The (key, id) pairs
         # are made in C (map, zip), so the heap compares tuples without calling a Python key function per candidate.
         first_few = heapq.nlargest if q.reverse != q.last else heapq.nsmallest
         ids = [i for _, i in first_few(q.limit, zip(map(key, ids), ids, strict=True))]
         return [rows[i] for i in (reversed(ids) if q.last else ids)]
-    # Sorted by id, then by key: a stable sort keeps equal keys in id order, giving (key, id) order.
-    ids.sort(reverse=q.reverse)
+    if positions is None:
+        ids.sort(reverse=q.reverse)  # by id first: the stable sort by key below keeps equal keys in id order
     ids.sort(key=key, reverse=q.reverse)
     if q.limit is not None:
         n = max(0, q.limit)

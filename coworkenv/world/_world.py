@@ -16,12 +16,12 @@ from coworkenv.world._table import Table
 from coworkenv.world._time import format_time
 
 T = TypeVar("T")
-_EMPTY = bytes(16)  # the hash of an empty table
 
 
-def _filled(joined: bytearray) -> bytes:
-    """The 16-byte table hashes in `joined` without the empty tables' (zero) ones."""
-    return b"".join([chunk for k in range(0, len(joined), 16) if (chunk := joined[k:k + 16]) != _EMPTY])
+def _hash_chunk(table: Table[Any]) -> bytes:
+    """A table's 16-byte hash as the world hash reads it: b"" for an empty table (hash 0), which adds nothing."""
+    value = table.content_hash
+    return value.to_bytes(16, "big") if value else b""
 
 
 @dataclass(frozen=True, order=True)
@@ -78,9 +78,9 @@ class World:
         # Bumped on every record write; with the clock it keys the cached content hash.
         self._mutations = 0
         self._hash_cache: tuple[int, int, str] | None = None
-        # The tables' hashes, 16 bytes each in `_hash_order`, as of `_mutations`; tables written since are patched.
-        # Third: the same bytes without the empty tables' (what the world hash reads).
-        self._tables_bytes: tuple[int, bytearray, bytes] | None = None
+        # The tables' hash chunks (`_hash_chunk`) in `_hash_order`, as of `_mutations`, and those chunks joined (what
+        # the world hash reads); a write replaces the chunks of the tables written since, and joins them again.
+        self._tables_bytes: tuple[int, list[bytes], bytes] | None = None
         self._dirty: set[Table[Any]] = set()
         self._base_world: World | None = None
         self._iso: tuple[int, str] = (clock, format_time(clock))
@@ -135,7 +135,7 @@ class World:
         if not self._journal.originals:  # the base's journal starts at its current state: what it derived holds
             twin._journal.memo = self._journal.memo
         twin._mutations, twin._hash_cache = self._mutations, self._hash_cache
-        twin._tables_bytes = (self._mutations, bytearray(self._tables_bytes[1]), self._tables_bytes[2])
+        twin._tables_bytes = (self._mutations, list(self._tables_bytes[1]), self._tables_bytes[2])
         twin._dirty, twin._iso = set(), self._iso
         twin._base_world = self  # the base lives as long as a fork does
         twin._tables = {key: table.fork(twin._record_change) for key, table in self._tables.items()}
@@ -210,16 +210,15 @@ class World:
             return cached[2]
         tables = self._tables_bytes
         if tables is None:
-            joined = bytearray(b"".join(table.content_hash.to_bytes(16, "big") for table in self._hash_order))
-            tables = self._tables_bytes = (self._mutations, joined, _filled(joined))
+            chunks = [_hash_chunk(table) for table in self._hash_order]
+            tables = self._tables_bytes = (self._mutations, chunks, b"".join(chunks))
             self._dirty.clear()
         elif tables[0] != self._mutations:
-            joined = tables[1]
-            for table in self._dirty:  # only the tables written since the bytes were last brought up to date
-                k = self._slot[id(table)] * 16
-                joined[k:k + 16] = table.content_hash.to_bytes(16, "big")
+            chunks = tables[1]
+            for table in self._dirty:  # only the tables written since the chunks were last brought up to date
+                chunks[self._slot[id(table)]] = _hash_chunk(table)
             self._dirty.clear()
-            tables = self._tables_bytes = (self._mutations, joined, _filled(joined))
+            tables = self._tables_bytes = (self._mutations, chunks, b"".join(chunks))
         # Same digest as hashing the clock and then each non-empty table's hash in turn (sorted by address); the
         # table part is reused until a write. An empty table (hash 0) adds nothing, so a world hash does not change
         # when an app gains a table or coworkenv gains an app.
