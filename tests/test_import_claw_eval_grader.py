@@ -119,3 +119,18 @@ def test_every_task_of_a_real_checkout_imports_or_says_why(tmp_path: Path) -> No
         if [c.id for c in spec.checks] == ["grader"]:
             check = _score(spec, [{"say": "Okay."}]).checks[0]
             assert not check.error, (report.task_id, check.reason)
+
+
+def test_a_framework_import_that_fails_in_the_sandbox_is_a_check_error_not_a_hang(tmp_path: Path) -> None:
+    task = _copy_checkout(tmp_path)
+    for name in ("extra", "other"):  # two modules that never load: each pass must make progress or stop
+        (tmp_path / "src" / "claw_eval" / "graders" / f"{name}.py").write_text("from .base import Missing\nX = 1\n")
+    code = (task / "grader.py").read_text()
+    (task / "grader.py").write_text(code.replace(
+        "from claw_eval.graders.base import AbstractGrader",
+        "from claw_eval.graders.base import AbstractGrader\nfrom claw_eval.graders.extra import X\n"
+        "from claw_eval.graders.other import X as Y"))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    spec = load_spec(tmp_path / "out" / f"{report.task_id}.json")
+    check = _score(spec, [{"say": "Okay."}]).checks[0]
+    assert check.error and "Missing" in check.reason, check.reason

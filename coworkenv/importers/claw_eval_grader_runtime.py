@@ -169,6 +169,8 @@ def _install_framework() -> Any:
     _module("claw_eval.graders")
     pending = dict(CONTEXT["framework"])
     while pending:  # a framework module imports the others: load each once its imports are in place
+        failed: ImportError | None = None
+        before = len(pending)
         for name in list(pending):
             module = types.ModuleType(f"claw_eval.graders.{name}")
             module.__package__ = "claw_eval.graders"
@@ -176,14 +178,15 @@ def _install_framework() -> Any:
             sys.modules[module.__name__] = module
             try:
                 exec(compile(pending[name], module.__file__, "exec"), module.__dict__)
-            except ImportError:
+            except ImportError as exc:
                 del sys.modules[module.__name__]
-                if len(pending) == 1:
-                    raise
+                failed = exc
                 continue
             del pending[name]
             if name == "base":
                 module.__dict__["load_peer_grader"] = _load_peer  # reads the carried peers, not files
+        if failed is not None and len(pending) == before:
+            raise failed  # a whole pass loaded nothing more: an import no module provides
     return sys.modules["claw_eval.graders.base"]
 
 
