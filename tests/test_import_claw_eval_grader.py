@@ -134,3 +134,10 @@ def test_a_framework_import_that_fails_in_the_sandbox_is_a_check_error_not_a_han
     spec = load_spec(tmp_path / "out" / f"{report.task_id}.json")
     check = _score(spec, [{"say": "Okay."}]).checks[0]
     assert check.error and "Missing" in check.reason, check.reason
+
+
+def test_a_grader_scored_spec_passes_the_sandbox_probes(graded: dict[str, Any]) -> None:
+    """The validator reruns python checks with seeds, clocks and paraphrases prepended: the grader check holds.
+    A noop earns Claw-Eval's robustness share (0.2 of the score), which the noop gate reports, as it should."""
+    validation = validate_spec(graded["specs"][GRADED[0]], policy="report")
+    assert {f.gate for f in validation.findings} <= {"noop", "mutations"}, validation.findings

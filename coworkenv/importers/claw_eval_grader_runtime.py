@@ -7,8 +7,7 @@ service would return (`calls` plus the action lists its write endpoints keep), t
 safety * (0.8 * completion + 0.2 * robustness).
 """
 
-from __future__ import annotations
-
+# No `from __future__` import: the validator's probes prepend code to a check, and such an import must come first.
 import copy
 import json
 import sys
