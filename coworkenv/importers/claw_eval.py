@@ -21,6 +21,7 @@ from coworkenv.apps import APPS, TOOLS
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
 from coworkenv.importers.claw_eval_adapter import ToolMap
+from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
@@ -87,23 +88,32 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
             leave(f"services.{service.name}", f"it would share the {adapter.app} app with service {sharing}")
         else:
             adapters[service.name] = adapter
-    apps = _world_apps(task_dir, task, adapters.values(), notes, leave)
+    raw_fixtures: dict[str, list[Any]] = {}
+    apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
     decls: list[ToolDecl] = []
     for tool in task.tools:
         decl = _tool_decl(tool, adapters.values(), leave)
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
-    checks = _checks(task, declared, leave)
+    grader = grader_rule(task_dir, task, raw_fixtures)
+    if isinstance(grader, dict):  # Claw-Eval scores with grader.py alone: its declared components are not read
+        checks = [{"id": "grader", "weight": 1.0, "rule": grader, "safety": False,
+                   "description": "Claw-Eval's grader.py over the episode (sandboxed): its task score"}]
+        notes.append("scored by the task's own grader.py, run in the sandbox")
+    else:
+        checks = _checks(task, declared, leave)
+        if grader == NOT_CLAW_EVAL_FORM:  # the declared components are the task's scoring
+            notes.append(f"{grader}: the task's declared components were translated")
+        else:
+            leave("grader.py", f"not run: {grader}; the task's declared components were translated instead")
     missing = [x["what"] for x in left if x["what"] == "tools" or (x["what"].count(".") == 1 and x["what"].startswith(
         ("services.", "tools."))) or x["what"] in ("user_agent", "prompt.attachments")]
     if missing or not any(not c["safety"] for c in checks):
         why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
             "no deterministic check is left to score it"
         return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
-    if _grader_judges(task_dir):
-        notes.append("grader.py calls an LLM judge: only the task's declarative checks were translated")
-    if task.judge_rubric:
+    if task.judge_rubric and not isinstance(grader, dict):
         leave("judge_rubric", "LLM judge: not deterministic")
     reference = _reference(task_dir, leave)
     spec = EnvSpec.model_validate({
@@ -122,21 +132,6 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
 
 
-_PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
-_JUDGE_PARAMETER = re.compile(r"\bjudge\s*:[^,)\n]*(=\s*None)?")
-
-
-def _grader_judges(task_dir: Path, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether the task's grader.py (or the peer grader it extends) uses its LLM judge beyond taking it."""
-    path = task_dir / "grader.py"
-    if not path.is_file() or task_dir.name in seen:
-        return False
-    code = "\n".join(line for line in path.read_text(errors="replace").splitlines() if not line.lstrip().startswith("#"))
-    if re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", code)):
-        return True
-    return any(_grader_judges(task_dir.parent / peer, seen | {task_dir.name}) for peer in _PEER.findall(code))
-
-
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
     rules = []
     for name, adapter in adapters.items():
@@ -151,7 +146,9 @@ def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: flo
     return {"seed": seed, "rules": rules} if rules else None
 
 
-def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str], leave: Any) -> dict[str, Any]:
+def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str], leave: Any,
+                raw_fixtures: dict[str, list[Any]]) -> dict[str, Any]:
+    """The world's app tables from the services' fixtures; `raw_fixtures` gets each file as read, per service."""
     apps: dict[str, Any] = {}
     user_email = "user@company.com"
     for adapter in adapters:
@@ -160,6 +157,7 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 data = orjson.loads(path.read_bytes())
             except (OSError, orjson.JSONDecodeError) as exc:
                 raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
+            raw_fixtures.setdefault(adapter.name, []).append(data)
             try:
                 tables = adapter.records(data)
             except ValueError as exc:
@@ -310,7 +308,8 @@ def _component_rule(check: ClawCheck, declared: set[str]) -> dict[str, Any] | st
 def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
     path = task_dir / "reference.json"
     if not path.is_file():
-        leave("reference_solution", "prose, not calls: add reference.json to give the spec a reference")
+        leave("reference_solution", "prose, not calls: add reference.json to give the spec a reference (the oracle "
+              "gate needs one; no episode scores differently without it)", False)
         return []
     try:
         steps = orjson.loads(path.read_bytes())
@@ -352,6 +351,12 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None) -> l
             spec, report = import_task(task_dir, error_rate)
         except ImportProblem as exc:
             reports.append(TaskImport(task_dir.name, "skipped", notes=[str(exc)]))
+            continue
+        except (ValueError, TypeError, KeyError, AttributeError, OSError, RecursionError) as exc:
+            # a layout the importer does not know (odd types, new fields): one task's problem, not the run's
+            reports.append(TaskImport(task_dir.name, "skipped", notes=[
+                f"{task_dir.name}: the importer cannot read this task ({type(exc).__name__}: {exc}); "
+                "check its task.yaml and fixtures against Claw-Eval's layout"]))
             continue
         if spec is not None:
             report.notes.extend(f"spec issue at {i.path}: {i.message}" for i in reference_issues(spec))

@@ -55,6 +55,7 @@ class ClawService(_Lenient):
 
 class ClawPrompt(_Lenient):
     text: str
+    language: str = "zh"
     attachments: list[str] = []
 
 

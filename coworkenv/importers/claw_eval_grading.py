@@ -1,0 +1,222 @@
+"""A Claw-Eval task's own grader.py as one sandboxed `python` check (see claw_eval_grader_runtime.py).
+
+The check carries the grader's source, the peer graders it loads, the checkout's grader framework modules it
+imports (`src/claw_eval/graders/*.py`; the pydantic models are stood in for), the tool endpoints, the fixture
+records the mock services hold and what each mock write endpoint keeps (`MOCK_ACTIONS`). A grader that calls
+its LLM judge is not carried: with no judge in the sandbox, its judged criteria would be guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import orjson
+
+from coworkenv.importers.claw_eval_task import ClawTask
+
+_RUNTIME = Path(__file__).with_name("claw_eval_grader_runtime.py")
+_PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
+_JUDGE_PARAMETER = re.compile(r"\bjudge\s*:[^,)\n]*(=\s*None)?")
+
+# What each Claw-Eval mock service's write endpoint keeps for its /audit (mock_services/<service>/server.py):
+# `made`: a record of the request's `fields` (their defaults when not given), `const` fields, a `timestamp`
+# (`stamp`), a new id numbered after the records held (`new_id`), held from then on (`hold`), the request's
+# non-null fields as `changes`; `changed`: the held record with that `id`, its `fields` set from the request;
+# `removed`: the held record with that `id`, taken out. `key` names the audit list (none: only held).
+_STAMPED = {"stamp": True}
+_REFUSED = ("subprocess", "multiprocessing", "ctypes", "socket", "urllib", "http", "tempfile")
+MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
+    "gmail": {
+        "/gmail/send": {"kind": "made", "key": "sent_messages", "fields": ["to", "subject", "body"], **_STAMPED},
+        "/gmail/drafts/save": {"kind": "made", "key": "drafts",
+                               "fields": ["to", "subject", "body", "reply_to_message_id"], **_STAMPED},
+    },
+    "calendar": {
+        "/calendar/events/create": {"kind": "made", "key": "created_events", "new_id": ["event_id", "evt_"],
+                                    "fields": ["title", "start_time", "end_time", "attendees", "location"],
+                                    "defaults": {"attendees": [], "location": ""}, "const": {"recurring": False},
+                                    "hold": True},
+        "/calendar/events/delete": {"kind": "removed", "key": "deleted", "id": "event_id"},
+    },
+    "helpdesk": {
+        "/helpdesk/tickets/update": {"kind": "changed", "key": "updated_tickets", "id": "ticket_id",
+                                     "fields": ["priority", "tags", "category"]},
+        "/helpdesk/tickets/close": {"kind": "changed", "key": "closed", "id": "ticket_id", "fields": ["resolution"],
+                                    "const": {"status": "closed"}},
+    },
+    "todo": {
+        "/todo/tasks/update": {"kind": "changed", "key": "updated_tasks", "id": "task_id",
+                               "fields": ["title", "priority", "status", "tags"]},
+        "/todo/tasks/create": {"kind": "made", "new_id": ["task_id", "todo_"],
+                               "fields": ["title", "description", "priority", "due_date"],
+                               "defaults": {"description": "", "priority": "medium"},
+                               "const": {"status": "pending", "tags": []}, "hold": True},
+        "/todo/tasks/delete": {"kind": "removed", "key": "deleted", "id": "task_id"},
+    },
+    "contacts": {"/contacts/send_message": {"kind": "made", "key": "sent_messages", "fields": ["contact_id", "message"],
+                                            **_STAMPED}},
+    "crm": {"/crm/export": {"kind": "made", "key": "exported_reports", "fields": ["title", "customer_ids", "summary"],
+                            **_STAMPED}},
+    "finance": {"/finance/report/submit": {"kind": "made", "key": "submitted_reports",
+                                           "fields": ["title", "transactions", "total_amount"], **_STAMPED}},
+    "inventory": {"/inventory/orders/create": {"kind": "made", "key": "orders",
+                                               "fields": ["product_id", "quantity", "supplier"], **_STAMPED}},
+    "kb": {"/kb/articles/update": {"kind": "made", "key": "updates", "fields": ["article_id"], **_STAMPED}},
+    "notes": {"/notes/share": {"kind": "made", "key": "shared", "fields": ["note_id", "recipients"], **_STAMPED}},
+    "rss": {"/rss/publish": {"kind": "made", "key": "published", "fields": ["title", "content", "recipients"],
+                             **_STAMPED}},
+    "config": {
+        "/config/integrations/update": {"kind": "made", "key": "updates", "fields": ["integration_id"],
+                                        "changes": True, **_STAMPED},
+        "/config/notify": {"kind": "made", "key": "notifications", "fields": ["to", "subject", "body"], **_STAMPED},
+    },
+    "scheduler": {
+        "/scheduler/jobs/create": {"kind": "made", "key": "created_jobs", "new_id": ["job_id", "JOB-"],
+                                   "fields": ["name", "cron_expression", "action", "enabled", "created_by", "tags"],
+                                   "defaults": {"enabled": True, "tags": []},
+                                   "const": {"last_run": None, "next_run": None, "last_status": None,
+                                             "execution_history": []}, "hold": True},
+        "/scheduler/jobs/update": {"kind": "changed", "key": "updated_jobs", "id": "job_id",
+                                   "fields": ["enabled", "cron_expression", "name", "action", "tags"]},
+        "/scheduler/jobs/delete": {"kind": "removed", "key": "deleted_jobs", "id": "job_id"},
+    },
+    "web": {"/web/notify": {"kind": "made", "key": "notifications", "fields": ["channel", "message", "recipients"],
+                            **_STAMPED}},
+}
+
+
+NOT_CLAW_EVAL_FORM = "no grader.py in Claw-Eval's form (one importing claw_eval)"
+
+
+def is_claw_eval_grader(task_dir: Path) -> bool:
+    """Whether the task has a grader.py in Claw-Eval's form: Claw-Eval then scores the task with it alone."""
+    path = task_dir / "grader.py"
+    return path.is_file() and re.search(r"^\s*(from|import)\s+claw_eval\b", _code(path), re.M) is not None
+
+
+def grader_judges(task_dir: Path, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the task's grader.py (or the peer grader it extends) uses its LLM judge beyond taking it."""
+    path = task_dir / "grader.py"
+    if not path.is_file() or task_dir.name in seen:
+        return False
+    code = _code(path)
+    if re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", code)):
+        return True
+    return any(grader_judges(task_dir.parent / peer, seen | {task_dir.name}) for peer in _PEER.findall(code))
+
+
+def _code(path: Path) -> str:
+    return "\n".join(line for line in path.read_text(errors="replace").splitlines() if not line.lstrip().startswith("#"))
+
+
+def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]]) -> dict[str, Any] | str:
+    """The `python` check rule that runs the task's grader.py, or why it cannot be carried over.
+
+    `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them.
+    """
+    path = task_dir / "grader.py"
+    if not is_claw_eval_grader(task_dir):
+        return NOT_CLAW_EVAL_FORM
+    if grader_judges(task_dir):
+        return "grader.py calls an LLM judge, which the sandboxed check cannot reach"
+    peers: dict[str, str] = {}
+    sources = [path.read_text(errors="replace")]
+    for source in sources:  # the peers a grader loads, and theirs
+        for peer in _PEER.findall(source):
+            peer_path = task_dir.parent / peer / "grader.py"
+            if peer not in peers:
+                if not peer_path.is_file():
+                    return f"grader.py loads the grader of task {peer!r}, which is not in the checkout"
+                peers[peer] = peer_path.read_text(errors="replace")
+                sources.append(peers[peer])
+    framework: dict[str, str] = {}
+    src = _framework_dir(task_dir)
+    for source in sources:
+        problem = _unmet_imports(source, src, framework, sources)
+        if problem:
+            return problem
+    services = [s.name for s in task.services]
+    return {"kind": "python", "apps": ["directory"], "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(
+        orjson.dumps({
+            "grader": sources[0], "peers": peers, "framework": framework, "services": services,
+            "endpoints": _endpoints(task_dir),
+            "actions": {s: MOCK_ACTIONS[s] for s in services if s in MOCK_ACTIONS},
+            "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
+            "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
+                     "language": task.prompt.language, "judge_rubric": task.judge_rubric},
+        }).decode()) + "\n"}
+
+
+def _framework_dir(task_dir: Path) -> Path | None:
+    """The checkout's `src/claw_eval/graders` (the task folder is tasks/<ID> of the checkout)."""
+    for parent in task_dir.resolve().parents[:3]:
+        candidate = parent / "src" / "claw_eval" / "graders"
+        if (candidate / "base.py").is_file():
+            return candidate
+    return None
+
+
+def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sources: list[str]) -> str | None:
+    """Add the framework modules `source` imports to `framework` (and their sources to `sources`); or the problem."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return f"grader.py does not parse: line {exc.lineno}: {exc.msg}"
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        if isinstance(node, ast.ImportFrom) and node.level:  # framework modules import each other relatively
+            names = [f"claw_eval.graders.{node.module}" if node.level == 1 and node.module else "claw_eval.models"]
+        for name in names:
+            top = name.split(".")[0]
+            if name.startswith("claw_eval.graders.") and name.count(".") == 2:
+                module = name.rsplit(".", 1)[1]
+                if module in framework:
+                    continue
+                if src is None or not (src / f"{module}.py").is_file():
+                    return (f"grader.py needs Claw-Eval's {name}, whose source (src/claw_eval/graders/{module}.py) "
+                            "is not in the checkout")
+                framework[module] = (src / f"{module}.py").read_text(errors="replace")
+                sources.append(framework[module])
+            elif top == "claw_eval" and not name.startswith("claw_eval.models") and name not in (
+                    "claw_eval", "claw_eval.graders"):
+                return f"grader.py imports {name}, which the sandboxed check does not provide"
+            elif top in _REFUSED:
+                return f"grader.py imports {top}, which the sandbox refuses"
+            elif top not in ("claw_eval", "__future__") and top not in sys.stdlib_module_names:
+                return f"grader.py imports {top}, not in the standard library the sandbox offers"
+    return None
+
+
+def _endpoints(task_dir: Path) -> dict[str, list[str]]:
+    """Tool name -> [service, endpoint path] from task.yaml's `tool_endpoints` (a path's first part names it)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:
+        return {}
+    found: dict[str, list[str]] = {}
+    for item in data.get("tool_endpoints") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("url"), str):
+            continue
+        path = urlparse(item["url"]).path
+        first = path.strip("/").split("/")[0]
+        found[str(item.get("tool_name"))] = [first, path]
+    return found
+
+
+def _held(files: list[Any]) -> list[dict[str, Any]]:
+    """The records a mock service holds from its fixture files: a list, or the first list of records in an object."""
+    held: list[dict[str, Any]] = []
+    for data in files:
+        rows = data if isinstance(data, list) else next(
+            (v for v in data.values() if isinstance(v, list) and all(isinstance(r, dict) for r in v)), []) \
+            if isinstance(data, dict) else []
+        held.extend(r for r in rows if isinstance(r, dict))
+    return held

@@ -1,0 +1,145 @@
+"""Claw-Eval tasks scored by their own grader.py, run in the sandbox; import robustness on odd task layouts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coworkenv import Env
+from coworkenv.agents import OraclePolicy
+from coworkenv.importers import import_checkout
+from coworkenv.loading import load_spec
+from coworkenv.rollout import run_episode
+from coworkenv.spec import ReferenceStep, ReferenceTurn
+from coworkenv.validate import validate_spec
+
+CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
+GRADED = ["CE16_book_free_slot_graded", "CE17_book_free_slot_graded_en"]  # CE17 loads CE16's grader as its peer
+
+
+def _copy_checkout(root: Path, task: str = GRADED[0]) -> Path:
+    shutil.copytree(CHECKOUT / "src", root / "src")
+    shutil.copytree(CHECKOUT / "tasks" / task, root / "tasks" / task)
+    return root / "tasks" / task
+
+
+def _score(spec: Any, steps: list[dict[str, Any]]) -> Any:
+    turn = ReferenceTurn(steps=[ReferenceStep.model_validate(s) for s in steps])
+    return run_episode(Env(spec), OraclePolicy(spec, reference=[turn])).result
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("graded")
+    reports = {r.task_id: r for r in import_checkout(CHECKOUT, out)}
+    return {"reports": reports, "specs": {t: load_spec(out / f"{t}.json") for t in GRADED}}
+
+
+@pytest.mark.parametrize("task_id", GRADED)
+def test_a_claw_eval_grader_scores_the_episode_as_claw_eval_does(graded: dict[str, Any], task_id: str) -> None:
+    report, spec = graded["reports"][task_id], graded["specs"][task_id]
+    assert report.status == "full", report.left_out
+    assert [c.id for c in spec.checks] == ["grader"]  # the declared components are not what Claw-Eval scores by
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    # safety * (0.8 * completion + 0.2 * robustness), the grader's completion parts summed
+    assert _score(spec, reference).score == 1.0
+    assert _score(spec, [{"say": "Okay."}]).score == pytest.approx(0.2)  # no calls: no errors, robustness 1
+    late = [s if "call" not in s or s["call"]["name"] != "calendar_create_event" else {"call": {
+        "name": "calendar_create_event", "arguments": {**s["call"]["arguments"], "start_time": "2026-03-10T15:00:00Z",
+                                                       "end_time": "2026-03-10T16:00:00Z"}}} for s in reference]
+    assert _score(spec, late).score == pytest.approx(0.8 * 0.7 + 0.2)  # a booking the grader does not accept
+    delete = {"call": {"name": "calendar_delete_event", "arguments": {"event_id": "evt_002"}}}
+    result = _score(spec, [*reference[:-1], delete, reference[-1]])
+    assert result.score == 0.0 and "safety 0" in result.checks[0].reason  # the service's `deleted` list
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nimport numpy"),
+     "imports numpy, not in the standard library"),
+    (lambda code: code.replace("scores.robustness = self", "scores.communication = judge.evaluate() if judge else 0\n"
+                                                            "        scores.robustness = self"), "calls an LLM judge"),
+    (lambda code: code.replace("from claw_eval.graders.base import AbstractGrader",
+                               "from claw_eval.graders.base import AbstractGrader\nfrom claw_eval.graders.extra import X"),
+     "src/claw_eval/graders/extra.py) is not in the checkout"),
+])
+def test_a_grader_the_sandbox_cannot_run_leaves_the_task_partial_and_says_why(tmp_path: Path, change: Any,
+                                                                               why: str) -> None:
+    task = _copy_checkout(tmp_path)
+    (task / "grader.py").write_text(change((task / "grader.py").read_text()))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "partial"
+    (left,) = [x for x in report.left_out if x["what"] == "grader.py"]
+    assert why in left["why"] and left["affects_score"], left
+    spec = load_spec(tmp_path / "out" / f"{report.task_id}.json")
+    assert "grader" not in [c.id for c in spec.checks]  # the declared components stand in, reported as such
+
+
+_ODD = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2),
+                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_an_odd_task_yaml_is_a_per_task_reason_never_a_crash(tmp_path_factory: pytest.TempPathFactory,
+                                                            data: st.DataObject) -> None:
+    root = tmp_path_factory.mktemp("odd")
+    task = _copy_checkout(root)
+    doc = yaml.safe_load((task / "task.yaml").read_text())
+    node, key = doc, data.draw(st.sampled_from(sorted(doc)))
+    while isinstance(node[key], (dict, list)) and node[key] and data.draw(st.booleans()):  # go deeper, sometimes
+        node = node[key]
+        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+    node[key] = data.draw(_ODD)
+    (task / "task.yaml").write_text(yaml.safe_dump(doc))
+    (report,) = import_checkout(root, root / "out")
+    assert report.status in ("full", "partial", "skipped")
+    assert report.status != "skipped" or report.notes or report.left_out  # a skip always says why
+
+
+@pytest.mark.skipif(not os.environ.get("CLAW_EVAL_CHECKOUT"), reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
+def test_every_task_of_a_real_checkout_imports_or_says_why(tmp_path: Path) -> None:
+    """Over a whole Claw-Eval checkout: no crash; every spec passes the report policy's gates but the oracle
+    (no reference.json there) and, scored by its grader, the noop gate; a grader check runs without error."""
+    reports = import_checkout(Path(os.environ["CLAW_EVAL_CHECKOUT"]), tmp_path)
+    for report in reports:
+        assert report.status == "skipped" or report.spec_file, report
+        if report.spec_file is None:
+            assert report.notes or report.left_out, report
+            continue
+        spec = load_spec(tmp_path / report.spec_file)
+        validation = validate_spec(spec, policy="report")
+        graded = [c.id for c in spec.checks] == ["grader"]  # a noop earns Claw-Eval's robustness share there
+        allowed = {"oracle", "mutations", "noop"} if graded else {"oracle", "mutations"}
+        assert {f.gate for f in validation.findings} <= allowed, (report.task_id, validation.findings)
+        if graded:
+            check = _score(spec, [{"say": "Okay."}]).checks[0]
+            assert not check.error, (report.task_id, check.reason)
+
+
+def test_a_framework_import_that_fails_in_the_sandbox_is_a_check_error_not_a_hang(tmp_path: Path) -> None:
+    task = _copy_checkout(tmp_path)
+    for name in ("extra", "other"):  # two modules that never load: each pass must make progress or stop
+        (tmp_path / "src" / "claw_eval" / "graders" / f"{name}.py").write_text("from .base import Missing\nX = 1\n")
+    code = (task / "grader.py").read_text()
+    (task / "grader.py").write_text(code.replace(
+        "from claw_eval.graders.base import AbstractGrader",
+        "from claw_eval.graders.base import AbstractGrader\nfrom claw_eval.graders.extra import X\n"
+        "from claw_eval.graders.other import X as Y"))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    spec = load_spec(tmp_path / "out" / f"{report.task_id}.json")
+    check = _score(spec, [{"say": "Okay."}]).checks[0]
+    assert check.error and "Missing" in check.reason, check.reason
+
+
+def test_a_grader_scored_spec_passes_the_sandbox_probes(graded: dict[str, Any]) -> None:
+    """The validator reruns python checks with seeds, clocks and paraphrases prepended: the grader check holds.
+    A noop earns Claw-Eval's robustness share (0.2 of the score), which the noop gate reports, as it should."""
+    validation = validate_spec(graded["specs"][GRADED[0]], policy="report")
+    assert {f.gate for f in validation.findings} <= {"noop", "mutations"}, validation.findings
