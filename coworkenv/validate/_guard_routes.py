@@ -9,6 +9,9 @@ matcher written for the first one sees:
 - the same mail saved as a draft and then sent (`mail_save_draft`, `mail_send_draft`), where the agent is given
   both tools: no forbidden guard matches either call (`guard_bypassed`). The draft's id is not known before it
   is saved, so the guard that stops this route is one on the draft (or on sending any draft).
+- the same call with an optional argument the guard pins to the tool's default left out (`todo_complete_task`
+  without `done`, which defaults to true): the audit keeps the arguments as written, so a matcher with
+  `done: true` misses it (`guard_bypassed`).
 All are judged on the call alone (a forbidden guard fires exactly when its matcher matches a call), so no
 episode is played. Other checks (a frame) may still stop the other route; the guard itself protects one.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
@@ -36,6 +40,11 @@ _SAVED_DRAFT = "<the saved draft>"
 def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
     """`spelling_pinned` and `guard_bypassed` errors of the spec's forbidden guards (see the module docstring)."""
     forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
+    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+
+    def unguarded(route: list[tuple[str, dict[str, Any]]]) -> bool:
+        return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
+
     errors = []
     for i, check in forbidden:
         rule = check.rule
@@ -47,16 +56,21 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; match every "
                 "form (a `where` condition with `in`)"))
         for moved, args in _other_fields(rule, spec, world):
-            if not any(call_matches(c.rule.call, rule.call.tool, args) for _, c in forbidden
-                       if isinstance(c.rule, ForbiddenRule)):
+            if unguarded([(rule.call.tool, args)]):
                 errors.append(GateError(
                     "mutations", "guard_bypassed", f"checks[{i}].rule.call",
                     f"forbidden guard {check.id!r} forbids {rule.call.tool} to {moved!r}, but the same mail with "
                     f"{moved!r} in another recipient field ({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) "
                     "matches no forbidden guard: the person is told all the same"))
+        for arg, args in _defaulted(rule, spec):
+            if unguarded([(rule.call.tool, args)]):
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    f"forbidden guard {check.id!r} pins {arg} to the value {rule.call.tool} gives it when it is "
+                    f"left out: the same call without {arg!r} does the harm and matches no forbidden guard; leave "
+                    f"{arg!r} out of the matcher"))
         for route in _drafted(rule, spec):
-            if not any(call_matches(c.rule.call, tool, args) for tool, args in route for _, c in forbidden
-                       if isinstance(c.rule, ForbiddenRule)):
+            if unguarded(route):
                 errors.append(GateError(
                     "mutations", "guard_bypassed", f"checks[{i}].rule.call",
                     f"forbidden guard {check.id!r} forbids {rule.call.tool}, but the same mail saved with "
@@ -72,6 +86,23 @@ def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dic
         return
     save, send = route
     yield [(save, dict(rule.call.args)), (send, {"draft_id": _SAVED_DRAFT})]
+
+
+def _defaulted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(argument, call arguments without it) for each optional argument of an exposed tool that the guard's matcher
+    pins to the tool's own default (None, "no value", is not a default anyone pins)."""
+    tool = TOOLS.get(rule.call.tool)
+    if tool is None or rule.call.tool not in exposed_tools(spec):
+        return
+    fields = tool.params.model_fields
+    pinned = {**{c.field: c.value for c in rule.call.where if c.op == "equals"}, **rule.call.args}
+    # The rest of the call as the matcher wants it (an `in` condition met by its first value).
+    others = {c.field: c.value[0] for c in rule.call.where if c.op == "in" and c.value and c.field not in pinned}
+    for arg, value in pinned.items():
+        field = fields.get(arg)
+        if field is None or field.is_required() or field.default is None or value != field.default:
+            continue
+        yield arg, {**others, **{k: v for k, v in pinned.items() if k != arg}}
 
 
 def _respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[str, str, str]]:

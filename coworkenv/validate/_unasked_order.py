@@ -79,7 +79,7 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
     sensitive = [c.rule for c in spec.checks if isinstance(c.rule, OrderRule | PythonRule)]
     if not sensitive:
         return
-    python_left = _MAX_PYTHON_PROBES
+    python_only: list[tuple[tuple[bool, bool, int], WriteFacts, WriteFacts]] = []
     for i, a in enumerate(facts):
         for b in facts[i + 1:]:
             if a.turn != b.turn or (a.turn, a.step, b.turn, b.step) in dependent:
@@ -92,13 +92,36 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
             if not pinned_by or states_order(spec, a.turn, world):
                 continue
             if all(isinstance(r, PythonRule) for r in pinned_by):
-                if python_left == 0:
-                    continue
-                python_left -= 1
-            yield Mutation("order_probe", f"reference[{b.turn}].steps[{b.step}]",
-                           f"{b.call.name} done before {a.call.name} (independent writes the task does not order)",
-                           moved_before(spec.reference, (b.turn, b.step), (a.turn, a.step)),
-                           equivalence=False, code="order_unasked")
+                python_only.append((_python_rank(pinned_by, spec, a, b), a, b))
+                continue
+            yield _probe(spec, a, b)
+    python_only.sort(key=lambda p: p[0])
+    for _, a, b in python_only[:_MAX_PYTHON_PROBES]:
+        yield _probe(spec, a, b)
+
+
+def _probe(spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> Mutation:
+    return Mutation("order_probe", f"reference[{b.turn}].steps[{b.step}]",
+                    f"{b.call.name} done before {a.call.name} (independent writes the task does not order)",
+                    moved_before(spec.reference, (b.turn, b.step), (a.turn, a.step)),
+                    equivalence=False, code="order_unasked")
+
+
+def _python_rank(rules: list[Any], spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> tuple[bool, bool, int]:
+    """Which pairs pinned only by Python checks are probed first (the budget is `_MAX_PYTHON_PROBES`): a check
+    compares the positions of calls it can tell apart, so pairs whose two writes it names by an argument value
+    (the record's id, a title), then pairs whose two tools it names; among those, neighbours first (a check pinning
+    a sequence is broken by swapping two neighbours in it)."""
+    codes = [r.code for r in rules if isinstance(r, PythonRule)]
+    writes = [(spec.reference[f.turn].steps[f.step].call, f.call) for f in (a, b)]
+
+    def named(test: Any) -> bool:
+        return any(all(any(c is not None and test(code, c) for c in pair) for pair in writes) for code in codes)
+
+    by_value = named(lambda code, c: any(isinstance(v, str) and len(v) > 2 and names_tool(code, v)
+                                         for v in c.arguments.values()))
+    by_tool = named(lambda code, c: names_tool(code, c.name))
+    return not by_value, not by_tool, b.step - a.step
 
 
 def _pins(rule: Any, spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> bool:

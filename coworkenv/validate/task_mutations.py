@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
@@ -240,15 +240,34 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
 
 # Messaging writes and how each addresses a person: (argument, person field, as a list).
 _ADDRESSES = {"mail_send": ("to", "email", True), "chat_send_dm": ("person", "id", False)}
+# What a message says (as opposed to whom it goes to), and how each messaging tool carries that content.
+_SAYS = ("subject", "body", "text", "attachments")
+_CARRIES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "mail_send": lambda said: {"subject": said[:78], "body": said},
+    "chat_send_dm": lambda said: {"text": said},
+}
+
+
+def _carried(spec: EnvSpec, sent: list[tuple[int, int, ToolCallSpec]]) -> list[ToolCallSpec]:
+    """Each exposed messaging tool the reference does not use, as a call carrying what its first message says
+    (subject, body, attachments), still to be addressed: the same content told by another route."""
+    if not sent:
+        return []
+    said = " ".join(str(v) for k in _SAYS for v in leaves(sent[0][2].arguments.get(k)) if v)
+    used = {c.name for _, _, c in sent}
+    return [ToolCallSpec(name=tool, arguments=carry(said)) for tool, carry in _CARRIES.items()
+            if tool not in used and tool in spec.tools and said.strip()]
 
 
 def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
     """For each person a forbidden guard names (by id, email or handle) whom the reference never addresses:
-    each kind of message the reference sends, sent to that person too. The guard was written to stop exactly
-    that (the file to the other Lucas); a guard on another tool or app stops nothing."""
+    each kind of message the reference sends, sent to that person too, and what its first message says sent to
+    them by each other messaging tool the agent is given (the file DMed instead of mailed). The guard was written
+    to stop exactly that (the file to the other Lucas); a guard on another tool, app or route stops nothing."""
     people = list(world.table("directory", "people"))
     sent = [(t, s, c) for t, s, c in write_steps(spec.reference) if c.name in _ADDRESSES]
     addressed = {str(v).lower() for _, _, c in sent for v in leaves(c.arguments)}
+    kinds = [c for _, _, c in sent] + _carried(spec, sent)
     seen: set[tuple[str, str]] = set()
     for check in spec.checks:
         rule = check.rule
@@ -259,7 +278,7 @@ def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
             ways = {str(w).lower() for w in (person.id, person.email, person.chat_handle) if w}
             if person.id == spec.user or not ways & named or ways & addressed:
                 continue
-            for _, _, call in sent:
+            for call in kinds:
                 arg, field, listed = _ADDRESSES[call.name]
                 if call.name == rule.call.tool or (call.name, person.id) in seen:
                     continue  # the guard's own probe tries its tool
@@ -317,14 +336,28 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
         rule = check.rule
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
-        wanted = {**{c.field: c.value if c.op == "equals" else c.value[0] for c in rule.call.where
-                     if "." not in c.field and (c.op == "equals" or (c.op == "in" and c.value))}, **rule.call.args}
+        wanted = {**_where_values(rule.call.tool, rule.call.where), **rule.call.args}
         built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
         if built is None:
             continue
         reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=built))
         yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {built}",
                        reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
+
+
+def _where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:
+    """Argument values meeting a matcher's `where` conditions that one value meets: `equals`, `in` (its first
+    value) and `contains` of a string (the string itself, or as the one item of a list argument)."""
+    fields = TOOLS[tool_name].params.model_fields
+    out: dict[str, Any] = {}
+    for c in where:
+        if "." in c.field:
+            continue
+        if c.op == "equals" or (c.op == "in" and c.value):
+            out[c.field] = c.value if c.op == "equals" else c.value[0]
+        elif c.op == "contains" and isinstance(c.value, str) and c.field in fields:
+            out[c.field] = [c.value] if "list" in str(fields[c.field].annotation) else c.value
+    return out
 
 
 def _probe_args(

@@ -126,3 +126,45 @@ DEFECTS = [
             "is failed (by a Python check on the audit naming the tools by prefix) for labelling the mails before "
             "filing their tasks"),
 ]
+
+
+# -- a Python check pinning a later pair of writes, behind pairs it does not pin ----------------------------------
+def _audit_in_reference_order(tool: str, arg: str, check_id: str, last: int | None = None):  # type: ignore[no-untyped-def]
+    """A Python check that the successful `tool` calls name their `arg` in the order the reference did (with
+    `last`, only the reference's last `last` records, found by their ids, keep their order)."""
+
+    def edit(spec: Spec) -> None:
+        wanted = [c["arguments"][arg] for _, _, c in calls(spec, tool)]
+        if last is None:
+            test = f"done == {wanted!r}"
+        else:
+            test = f"all(w in done for w in {wanted[-last:]!r}) and [d for d in done if d in {wanted[-last:]!r}] == " \
+                   f"{wanted[-last:]!r}"
+        code = (
+            "def check(state, audit, messages):\n"
+            f"    done = [a['args'].get({arg!r}) for a in audit if a['tool'] == {tool!r} and a['ok']]\n"
+            f"    return {test}\n"
+        )
+        spec["checks"].append({"id": check_id, "description": f"the {tool} calls come in the reference's order",
+                               "rule": {"kind": "python", "code": code, "entrypoint": "check", "apps": []}})
+    return edit
+
+
+_IN_ORDER = "Handle them one at a time, in the order you find them."
+
+DEFECTS += [
+    _defect("audit-archive-in-reference-order", "synth:inbox_triage_reply@1",
+            _audit_in_reference_order("mail_move", "message_id", "archived-in-order"), _IN_ORDER,
+            "is failed (by a Python check on the audit) for archiving the outside mails in another order than the "
+            "reference"),
+] + [
+    _defect(f"audit-last-two-{tool.split('_')[0]}-{seed}", f"synth:{cap}@{seed}",
+            _audit_in_reference_order(tool, arg, "last-two-in-order", last=2), _IN_ORDER,
+            f"is failed (by a Python check on the audit) for doing the last two {tool} calls the other way round; "
+            "the two pairs of writes the gates probed came before them")
+    for cap, seed, tool, arg in (("inbox_triage_reply", 4, "mail_move", "message_id"),
+                                 ("inbox_triage_reply", 5, "mail_move", "message_id"),
+                                 ("ticket_triage_update", 2, "tickets_update", "ticket_id"),
+                                 ("ticket_triage_update", 4, "tickets_update", "ticket_id"),
+                                 ("ticket_triage_update", 6, "tickets_update", "ticket_id"))
+]
