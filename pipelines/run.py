@@ -10,6 +10,7 @@ rl_comparison). Runs left STARTED by a killed process are marked failed first.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -18,11 +19,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
+from pipelines.instance_errors import instance_problem
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
     one_run_per_folder,
     signals_raise_interrupted,
+    stop_signal_name,
 )
 
 if TYPE_CHECKING:
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
 # Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 POOL = "llm"
-EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
+EXIT_SYSTEM, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 
 
 class UsageError(Exception):
@@ -55,18 +59,33 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # The Definitions read their settings from the environment: the flags go there before they are imported, and
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
-    with _environment_for(args), signals_raise_interrupted():
+    with _environment_for(args), signals_raise_interrupted(), watching_standard_output():
+        home = Path(os.environ["DAGSTER_HOME"])
         try:
-            with one_run_per_folder(Path(os.environ["DAGSTER_HOME"])):
+            with one_run_per_folder(home):
                 return _run(args)
         except UsageError as exc:
-            from coworkenv.commands import error_line
-
-            print(error_line(str(exc)), file=sys.stderr)
-            return EXIT_USAGE
+            return _say_error(str(exc), EXIT_USAGE)
+        except StandardOutputError as exc:  # `| head`, `> /dev/full`: no file of the run's
+            return standard_output_stop(exc)
+        except Exception as exc:
+            problem = instance_problem(exc, home)
+            if problem is None:
+                raise
+            return _say_error(str(problem), EXIT_USAGE if problem.usage else EXIT_SYSTEM)
         except (Interrupted, KeyboardInterrupt):
-            print("interrupted: stopped; partitions left incomplete are redone by the next run", file=sys.stderr)
+            by = f" by {stop_signal_name()}" if stop_signal_name() else ""
+            with contextlib.suppress(OSError):  # a terminal that closed (SIGHUP) takes no more; the code still tells
+                print(f"interrupted: stopped{by}; partitions left incomplete are redone by the next run",
+                      file=sys.stderr)
             return EXIT_INTERRUPTED
+
+
+def _say_error(message: str, code: int) -> int:
+    from coworkenv.commands import error_line
+
+    print(error_line(message), file=sys.stderr)
+    return code
 
 
 @contextmanager

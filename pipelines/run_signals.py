@@ -1,6 +1,6 @@
-"""How `python -m pipelines.run` stops: SIGINT and SIGTERM become `Interrupted` (Dagster defers them inside a step
-to the next safe point), a signal held back too long still stops the run, a stop signal ignored at start stays
-ignored, and one run at a time holds a DAGSTER_HOME folder.
+"""How `python -m pipelines.run` stops: SIGINT, SIGTERM and the other stop signals (SIGHUP, ...) become
+`Interrupted` (Dagster defers them inside a step to the next safe point), a signal held back too long still stops
+the run, a stop signal ignored at start stays ignored, and one run at a time holds a DAGSTER_HOME folder.
 """
 
 from __future__ import annotations
@@ -18,26 +18,50 @@ from typing import Any
 
 
 class Interrupted(Exception):
-    """SIGINT or SIGTERM arrived."""
+    """A stop signal arrived (SIGINT, SIGTERM, or another of coworkenv.stop_signals)."""
+
+
+_stopped_by: list[signal.Signals] = []  # the stop signals a handler of ours saw, in order
+
+
+def stop_signal_name() -> str | None:
+    """The name of the last stop signal this run's handlers saw (None: none seen, or only by Dagster's)."""
+    return _stopped_by[-1].name if _stopped_by else None
 
 
 @contextmanager
 def signals_raise_interrupted() -> Iterator[None]:
-    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point).
+    """SIGTERM stops the run like SIGINT (Dagster defers both inside a step to the next safe point), and so does
+    every other stop signal at its default action (SIGHUP of a closing terminal, SIGQUIT, SIGXCPU, ...): it is
+    handed to the handler SIGTERM or SIGINT has at that moment, so that Dagster defers it too.
 
     A stop signal ignored when the run started (SIGINT for `make run &` from a script, or nohup) stays without
     effect: Dagster's handlers around each step leave it alone, the processes the run starts inherit it blocked,
     and one that arrived is dropped at the end.
     """
+    from coworkenv.stop_signals import unhandled_stop_signals
+
     stops = (signal.SIGINT, signal.SIGTERM)
     ignored = {s for s in stops if signal.getsignal(s) == signal.SIG_IGN}
+    others = [s for s in unhandled_stop_signals() if s not in stops]
 
     def handler(signo: int, frame: FrameType | None) -> None:
         if signo not in ignored:
+            _stopped_by.append(signal.Signals(signo))
+            raise Interrupted(signal.Signals(signo).name)
+
+    def hand_over(signo: int, frame: FrameType | None) -> None:
+        _stopped_by.append(signal.Signals(signo))
+        heard = next((signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT) if s not in ignored), None)
+        if callable(heard) and heard is not handler:
+            heard(signo, frame)  # Dagster's: it defers the stop to the step's next safe point
+        else:
             raise Interrupted(signal.Signals(signo).name)
 
     # A handler even for an ignored SIGINT: after each run Dagster gives SIGTERM the handler SIGINT had.
     previous = {s: signal.signal(s, handler) for s in stops}
+    previous.update({s: signal.signal(s, hand_over) for s in others})
+    _stopped_by.clear()
     if ignored:
         signal.pthread_sigmask(signal.SIG_BLOCK, ignored)
     try:

@@ -6,6 +6,7 @@ entry point group, so the library never imports them.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -24,6 +25,8 @@ from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
 from coworkenv.sandbox import required_layers
+from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
+from coworkenv.stop_signals import unhandled_stop_signals
 
 PLUGIN_GROUP = "coworkenv.commands"
 USAGE_ERROR = 2  # bad input: a setting, an argument
@@ -61,6 +64,8 @@ class _CommandGroup(TyperGroup):
             typer.echo(error_line(f"{exc}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
         except OSError as exc:
+            if isinstance(exc, StandardOutputError):  # not a file of the command: `| head`, `> /dev/full`
+                raise typer.Exit(standard_output_stop(exc)) from None
             # A reader or writer that did not name its file; say what the system said, and where if it knows.
             where = f"{exc.filename}: " if exc.filename else ""
             advice = path_advice(Path(str(exc.filename)), exc) if exc.filename else \
@@ -137,7 +142,8 @@ _register_plugins()
 
 
 class _Stopped(SystemExit):
-    """A stop signal (SIGTERM, SIGHUP) unwinding the command like Ctrl-C, with the shell's exit code 128 + signal."""
+    """A stop signal (SIGTERM, SIGHUP, ...: coworkenv.stop_signals) unwinding the command like Ctrl-C, with the
+    shell's exit code 128 + signal."""
 
     def __init__(self, signo: int) -> None:
         super().__init__(128 + signo)
@@ -147,21 +153,22 @@ class _Stopped(SystemExit):
 def _say_stopped(subcommand: list[str], signo: signal.Signals) -> None:
     if subcommand == ["serve"]:  # a server's normal end is a signal, not an error
         return
-    typer.echo(f"error: stopped by {signo.name}; the files being written were dropped and earlier outputs are "
-               "unchanged; run the same command again to finish", err=True)
+    with contextlib.suppress(OSError):  # a terminal that closed (SIGHUP) takes no more; the exit code still tells
+        typer.echo(f"error: stopped by {signo.name}; the files being written were dropped and earlier outputs are "
+                   "unchanged; run the same command again to finish", err=True)
 
 
 def _terminate(signo: int, _frame: object) -> None:
-    # SIGTERM and SIGHUP unwind like Ctrl-C: writers drop their temp files and no file appears half-written.
+    # A stop signal unwinds like Ctrl-C: writers drop their temp files and no file appears half-written.
     raise _Stopped(signo)
 
 
 def main() -> None:
     """Entry point of the `coworkenv` script."""
-    for signo in (signal.SIGTERM, signal.SIGHUP):  # a stop request, or the terminal going away
-        if signal.getsignal(signo) == signal.SIG_DFL:
-            signal.signal(signo, _terminate)
-    app()
+    for signo in unhandled_stop_signals():  # a stop request, the terminal going away, a limit reached
+        signal.signal(signo, _terminate)
+    with watching_standard_output():
+        app()
 
 
 __all__ = ["PLUGIN_GROUP", "SYSTEM_ERROR", "TERMINATED", "app", "main"]

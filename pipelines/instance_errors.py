@@ -1,0 +1,125 @@
+"""When the Dagster instance of `python -m pipelines.run` cannot be used (DAGSTER_HOME's dagster.yaml, or the SQLite
+storage it names, damaged, locked, full or in the way): one line naming the file, the problem and what to do, in
+place of a traceback from deep inside Dagster and SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import yaml
+
+from coworkenv.atomic import os_reason, path_advice
+
+CONFIG_NAME = "dagster.yaml"
+# What SQLite says, in its own words, for each kind of trouble, and what to do about it.
+_LOCKED = ("database is locked", "database table is locked")
+_FULL = ("database or disk is full", "disk i/o error")
+_DAMAGED = ("file is not a database", "malformed", "not a database")
+_UNWRITABLE = ("readonly database", "unable to open database file")
+_CONFIG_ERROR = re.compile(r"Error 1: (.*?)(?:\. Expected|$)", re.MULTILINE)  # Dagster's first, without its schema
+KEEP = ("its run history is lost; the outputs under COWORKENV_DATA_DIR are kept, and the next run redoes what it "
+        "cannot show complete")
+
+
+class InstanceError(Exception):
+    """The instance cannot be used; the message says which file, why and what to do."""
+
+    def __init__(self, message: str, *, usage: bool) -> None:
+        super().__init__(message)
+        self.usage = usage  # a file the user edits (dagster.yaml), not the machine, is at fault
+
+
+def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
+    """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one."""
+    config = home / CONFIG_NAME
+    for cause in _chain(error):
+        if isinstance(cause, yaml.YAMLError):
+            mark = getattr(cause, "problem_mark", None)
+            line = f"{config}:{mark.line + 1}" if mark is not None else str(config)
+            problem = getattr(cause, "problem", None) or str(cause).splitlines()[0]
+            return InstanceError(f"{line}: not valid YAML ({problem}); fix the file (the project's dagster.yaml "
+                                 "shows a working one)", usage=True)
+        if type(cause).__name__ == "DagsterInvalidConfigError":
+            found = _CONFIG_ERROR.search(str(cause))
+            detail = found[1] if found else str(cause).splitlines()[0]
+            return InstanceError(f"{config}: {detail}; fix the file (the project's dagster.yaml shows a working "
+                                 "one)", usage=True)
+        if isinstance(cause, sqlite3.Error):
+            return _storage_problem(str(cause), home)
+        if isinstance(cause, OSError) and cause.errno and cause.filename:
+            path = Path(str(cause.filename))
+            return InstanceError(f"{path}: {os_reason(cause)} (the Dagster instance storage in {home}); "
+                                 f"{path_advice(path, cause)}", usage=False)
+    return None
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """`error` and the errors behind it (SQLAlchemy keeps the driver's as `orig` and as the cause)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [error]
+    while todo:
+        item = todo.pop(0)
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        orig = getattr(item, "orig", None)
+        todo += [orig if isinstance(orig, BaseException) else None, item.__cause__, item.__context__]
+
+
+def _storage_problem(reason: str, home: Path) -> InstanceError:
+    said = reason.lower()
+    storage = _storage_dir(home)
+    if any(words in said for words in _LOCKED):
+        advice = "another process holds it (`make ui`, `dagster dev`, a second run?); let it finish or stop it, " \
+                 "then run again"
+        return InstanceError(f"the Dagster instance storage in {storage} is locked ({reason}); {advice}", usage=False)
+    if any(words in said for words in _FULL):
+        return InstanceError(f"the Dagster instance storage in {storage} could not be written ({reason}); free disk "
+                             "space (or raise the file size limit or quota) and run again", usage=False)
+    if any(words in said for words in _UNWRITABLE):
+        return InstanceError(f"the Dagster instance storage in {storage} could not be opened for writing "
+                             f"({reason}); make {storage} writable and run again", usage=False)
+    damaged = next((db for db in _damaged_databases(storage)), None)
+    what = f"{damaged} in the Dagster instance storage" if damaged else f"the Dagster instance storage in {storage}"
+    verdict = "is damaged" if damaged or any(words in said for words in _DAMAGED) else "failed"
+    return InstanceError(f"{what} {verdict} ({reason}); move the folder {storage} aside ({KEEP}) and run again",
+                         usage=False)
+
+
+def _storage_dir(home: Path) -> Path:
+    """Where dagster.yaml keeps the SQLite storage (relative paths are taken from the current folder, as Dagster
+    does); DAGSTER_HOME/storage when it names none or cannot be read."""
+    try:
+        config = yaml.safe_load((home / CONFIG_NAME).read_text()) or {}
+        base = config["storage"]["sqlite"]["base_dir"]
+        if isinstance(base, dict):  # {env: VARIABLE}
+            base = os.environ.get(str(base.get("env")), "")
+        return Path(os.path.abspath(str(base))) if base else home / "storage"
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return home / "storage"
+
+
+def _damaged_databases(storage: Path) -> Iterator[Path]:
+    """The SQLite files under `storage` that SQLite cannot read through (a quick check of each, read-only)."""
+    for db in sorted(storage.rglob("*.db")) if storage.is_dir() else ():
+        if not _readable(db):
+            yield db
+
+
+def _readable(db: Path) -> bool:
+    try:
+        connection = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return connection.execute("PRAGMA quick_check").fetchone() == ("ok",)
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
