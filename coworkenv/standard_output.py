@@ -65,7 +65,7 @@ def watching_standard_output() -> Iterator[None]:
         return
     original.flush()
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(_StandardOutputFile(1)), encoding=original.encoding,
-                                  errors=original.errors, line_buffering=original.line_buffering)
+                                  errors=original.errors, line_buffering=bool(original.line_buffering))
     try:
         yield
     finally:
