@@ -68,17 +68,17 @@ def main(argv: list[str] | None = None) -> int:
             return _say_error(str(exc), EXIT_USAGE)
         except StandardOutputError as exc:  # `| head`, `> /dev/full`: no file of the run's
             return standard_output_stop(exc)
-        except Exception as exc:
-            problem = instance_problem(exc, home)
-            if problem is None:
-                raise
-            return _say_error(str(problem), EXIT_USAGE if problem.usage else EXIT_SYSTEM)
-        except (Interrupted, KeyboardInterrupt):
+        except (Interrupted, KeyboardInterrupt):  # before `Exception`: Interrupted is one
             by = f" by {stop_signal_name()}" if stop_signal_name() else ""
             with contextlib.suppress(OSError):  # a terminal that closed (SIGHUP) takes no more; the code still tells
                 print(f"interrupted: stopped{by}; partitions left incomplete are redone by the next run",
                       file=sys.stderr)
             return EXIT_INTERRUPTED
+        except Exception as exc:
+            problem = instance_problem(exc, home)
+            if problem is None:
+                raise
+            return _say_error(str(problem), EXIT_USAGE if problem.usage else EXIT_SYSTEM)
 
 
 def _say_error(message: str, code: int) -> int:

@@ -1,0 +1,51 @@
+"""Fault corpus, every stop signal (coworkenv.stop_signals) reaching `python -m pipelines.run` inside a Dagster step
+or between two Dagster runs, as a closing terminal's SIGHUP, Ctrl-\\'s SIGQUIT or a CPU time limit's SIGXCPU does:
+the run stops with one line naming the signal and exit 130, the Dagster run it stopped ends failed (not left
+running for a reaper), no temp file is left, and the next run completes. A run started under nohup goes on through
+a SIGHUP."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from tests.faults.child import FAULT_NOT_MET
+from tests.faults.harness import run_child, temp_files
+from tests.support.pipeline_child import make_workspace
+
+PIPELINE = "tests.faults.scenarios:pipeline_run"
+PIPELINE_CAPABILITY = "report_from_data"
+IN_A_STEP = "coworkenv.rollout:rollout_specs:1:before"  # inside the capability run's trajectories step
+BETWEEN_RUNS = "pipelines.run:_aggregates:1:before"  # after the capability run, before the aggregates
+
+
+@pytest.mark.parametrize(("point", "signo"), [(IN_A_STEP, signal.SIGHUP), (IN_A_STEP, signal.SIGQUIT),
+                                              (BETWEEN_RUNS, signal.SIGHUP), (IN_A_STEP, signal.SIGXCPU)],
+                         ids=["hup-in-a-step", "quit-in-a-step", "hup-between-runs", "xcpu-in-a-step"])
+def test_a_stop_signal_stops_a_pipeline_run_which_the_next_run_completes(tmp_path: Path, point: str,
+                                                                       signo: signal.Signals) -> None:
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+    stopped = run_child(["--no-train"], call=PIPELINE, kill=(f"{point}:{signo.name}",), env=ws.env())
+    assert stopped.returncode == 130, stopped.stdout + stopped.stderr
+    assert f"interrupted: stopped by {signo.name}; partitions left incomplete are redone by the next run" \
+        in stopped.stderr
+    assert "Traceback" not in stopped.stderr and temp_files(ws.data) == []
+    with ws.instance() as instance:  # the run it stopped ended failed, not left running for a reaper to find
+        assert all(run.is_finished for run in instance.get_runs())
+    again = run_child(["--no-train"], call=PIPELINE, env=ws.env())
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "hub_dataset              ok" in again.stdout and temp_files(ws.data) == []
+    with ws.instance() as instance:
+        assert instance.get_latest_materialization_event(dg.AssetKey("hub_dataset")) is not None
+
+
+def test_a_pipeline_run_started_under_nohup_runs_through_a_hang_up(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
+    survived = run_child(["--no-train"], call=PIPELINE, kill=(f"{IN_A_STEP}:SIGHUP",), ignore=("SIGHUP",),
+                         env=ws.env())
+    assert survived.returncode == FAULT_NOT_MET, survived.stdout + survived.stderr
+    assert "SIGHUP is ignored in this process" in survived.stderr
+    assert f"{PIPELINE_CAPABILITY:<40} ok" in survived.stdout and "hub_dataset              ok" in survived.stdout
