@@ -11,9 +11,10 @@ ARGS are the `coworkenv` command line, run through the entry point the installed
 from pyproject.toml, so a script that skips the CLI's signal handlers is caught here), or with
 `--call MODULE:FUNCTION` the arguments of that function (a library-level scenario such as a publish).
 
-The child starts with the stop signals (SIGINT, SIGHUP, SIGTERM) at their defaults, as a command typed at an
-interactive shell does, whatever the test runner inherited: a runner started in the background or under nohup
-ignores SIGINT or SIGHUP, an ignored signal survives exec, and the CLI rightly leaves an ignored SIGHUP ignored.
+The child starts with SIGINT and every stop signal (`coworkenv.stop_signals`: SIGTERM, SIGHUP, SIGQUIT, ...) at
+their defaults, as a command typed at an interactive shell does, whatever the test runner inherited: a runner
+started in the background ignores SIGINT and SIGQUIT, one under nohup SIGHUP, an ignored signal survives exec, and
+the CLI rightly leaves an ignored signal ignored.
 `--ignore SIGNAL` then ignores one again, as `nohup` does. A command that ends with exit 0 while one of its armed
 faults was never met, or met while its signal was ignored, exits FAULT_NOT_MET instead, saying which: a fault
 case must never pass by not running its fault.
@@ -34,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from coworkenv.stop_signals import STOP_SIGNALS
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_NOT_MET = 97  # neither a CLI code (0-3) nor 128 + a signal
@@ -110,7 +113,7 @@ def arm_failure(spec: str) -> None:
 def reset_stop_signals(ignored: list[str]) -> None:
     """The stop signals at their defaults (SIGINT raising KeyboardInterrupt), then `ignored` ignored."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    for signo in (signal.SIGHUP, signal.SIGTERM):
+    for signo in STOP_SIGNALS:
         signal.signal(signo, signal.SIG_DFL)
     for name in ignored:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
