@@ -35,15 +35,18 @@ def signals_raise_interrupted() -> Iterator[None]:
     every other stop signal at its default action (SIGHUP of a closing terminal, SIGQUIT, SIGXCPU, ...): it is
     handed to the handler SIGTERM or SIGINT has at that moment, so that Dagster defers it too.
 
-    A stop signal ignored when the run started (SIGINT for `make run &` from a script, or nohup) stays without
-    effect: Dagster's handlers around each step leave it alone, the processes the run starts inherit it blocked,
-    and one that arrived is dropped at the end.
+    SIGINT ignored when the run started (`make run &` from a script) stays without effect: Dagster's handlers
+    around each step leave it alone, the processes the run starts inherit it blocked, and one that arrived is
+    dropped at the end. SIGTERM always stops the run, and the run's stop signals are unblocked at its start.
     """
     from coworkenv.stop_signals import unhandled_stop_signals
 
     stops = (signal.SIGINT, signal.SIGTERM)
-    ignored = {s for s in stops if signal.getsignal(s) == signal.SIG_IGN}
+    # Only SIGINT stays ignored (a background job's): a run must hear SIGTERM, and so must what it starts, since
+    # Dagster ends its compute-log `tail`s with SIGTERM (ignored or blocked, each step waited 2 x 30 s for them).
+    ignored = {signal.SIGINT} if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else set()
     others = [s for s in unhandled_stop_signals() if s not in stops]
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, *others})  # blocked by whoever started us: heard
 
     def handler(signo: int, frame: FrameType | None) -> None:
         if signo not in ignored:
