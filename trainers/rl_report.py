@@ -39,6 +39,20 @@ def _integer_steps(axes: Any) -> None:
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
 
 
+def _per_step(*panels: Any) -> None:
+    """Panels whose x axis is the optimisation step."""
+    for axes in panels:
+        axes.set_xlabel("optimisation step")
+        _integer_steps(axes)
+        axes.grid(alpha=0.3)
+
+
+def _finish(figure: Any, label: str, path: Path) -> None:
+    figure.suptitle(label, fontsize=9)
+    figure.tight_layout()
+    _save(figure, path)
+
+
 def _save(figure: Any, path: Path) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
@@ -188,14 +202,9 @@ def write_comparison_plot(path: Path, runs: Mapping[str, Sequence[Mapping[str, f
             right.plot(steps, [e.get("reward", 0.0) for e in log], marker="o", label=name)
         left.set_title("verifier score (partial credit) per step", fontsize=9)
         right.set_title("each variant's own reward per step", fontsize=9)
-        for axes in (left, right):
-            axes.set_xlabel("optimisation step")
-            _integer_steps(axes)
-            axes.grid(alpha=0.3)
+        _per_step(left, right)
         right.legend(fontsize=7)
-        figure.suptitle(label, fontsize=9)
-        figure.tight_layout()
-        _save(figure, path)
+        _finish(figure, label, path)
     finally:
         plt.close(figure)
 
@@ -288,13 +297,8 @@ def write_variant_plot(path: Path, runs: Sequence[Mapping[str, Any]], sft_pass_a
         pass_ax.legend(fontsize=7)
         reward_ax.set_title("each variant's own training reward per step (mean, 95% t)", fontsize=9)
         score_ax.set_title("verifier score per step (mean, 95% t)", fontsize=9)
-        for axes in (reward_ax, score_ax):
-            axes.set_xlabel("optimisation step")
-            _integer_steps(axes)
-            axes.grid(alpha=0.3)
+        _per_step(reward_ax, score_ax)
         reward_ax.legend(fontsize=7)
-        figure.suptitle(label, fontsize=9)
-        figure.tight_layout()
-        _save(figure, path)
+        _finish(figure, label, path)
     finally:
         plt.close(figure)
