@@ -289,7 +289,11 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
     rl_envs = rl_envs or envs["train"][: args.rl_envs]
     eval_specs = envs["heldout"][:: max(1, len(envs["heldout"]) // args.rl_eval_envs)][: args.rl_eval_envs]
     deadline = time.perf_counter() + args.rl_minutes * 60
-    summary: dict[str, Any] = {}
+
+    def summary() -> dict[str, Any]:
+        return {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
+                "curriculum": _curriculum_summary(curriculum, rl_envs)}
+
     for reward, credit in [tuple(v.split("/")) for v in args.rl_variants]:
         for seed in range(args.rl_seeds):
             name = f"{reward}-{credit}-s{seed}"
@@ -307,11 +311,8 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                 log(f"rl {name}: {result.steps} steps in {result.wall_s:.0f}s")
             run_eval(f"rl-{name}", LocalTransformersBackend(run_dir), eval_specs, 1, out)
             # Written after every run, so a stopped comparison still reports the runs it finished.
-            summary = {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
-                       "curriculum": _curriculum_summary(curriculum, rl_envs)}
-            write_json_atomic(out / "rl_summary.json", summary)
-    return summary or {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
-                       "curriculum": _curriculum_summary(curriculum, rl_envs)}
+            write_json_atomic(out / "rl_summary.json", summary())
+    return summary()
 
 
 def _finished_rl_runs(out: Path) -> dict[str, Any]:
