@@ -26,6 +26,7 @@ from coworkenv.synth import (
     generate_spec,
     generate_specs,
     load_taxonomy,
+    pools,
     request_clusters,
     request_text,
 )
@@ -270,3 +271,17 @@ def test_request_framing_never_asks_for_an_answer() -> None:
     parts = [*_wording.GREETINGS, *_wording.LEADS, *_wording.REASONS, *_wording.SIGNOFFS]
     asking = [p for p in parts if _ASKS.search("Done. " + p[0].upper() + p[1:])]
     assert not asking
+
+
+def test_lookup_keys_are_many_and_never_inside_one_another() -> None:
+    # A fact is asked for by its key (a customer, project or city). With a short closed list a student can learn the
+    # keys by heart and write a frequent one where the request names another (docs/learning.md, L10); with many it
+    # must copy. A key inside another key (or a customer's first word shared) would make "mentions the key"
+    # ambiguous and give two customers one mail domain.
+    keys = [*pools.CUSTOMERS, *pools.PROJECTS, *pools.CITIES]
+    assert len(pools.CUSTOMERS) >= 100 and len(pools.PROJECTS) >= 60 and len(pools.CITIES) >= 50
+    assert len(set(keys)) == len(keys)
+    inside = [(a, b) for a in keys for b in keys if a != b and a.lower() in b.lower()]
+    assert not inside, inside[:5]
+    firsts = [name.split()[0].lower() for name in pools.CUSTOMERS]
+    assert len(set(firsts)) == len(firsts)

@@ -113,16 +113,45 @@ TIMEZONES = (
 PROJECTS = (
     "Nimbus", "Atlas", "Orion", "Kepler", "Falcon", "Juniper", "Cascade", "Lighthouse", "Meridian", "Aurora",
     "Bluebird", "Quartz", "Sequoia", "Tundra", "Horizon", "Mistral", "Pebble", "Ember", "Summit", "Delta",
+    "Andromeda", "Bellwether", "Catalyst", "Dragonfly", "Equinox", "Firefly", "Gulliver", "Hyperion", "Icarus",
+    "Jubilee", "Kodiak", "Lodestar", "Monsoon", "Nebula", "Obelisk", "Paragon", "Quasar", "Riptide", "Sirocco",
+    "Trident", "Vanguard", "Whirlwind", "Xylophone", "Yosemite", "Stratus", "Boreas", "Calypso", "Dynamo",
+    "Everest", "Fathom", "Gemini", "Halyard", "Ironclad", "Jetstream", "Keystone", "Labyrinth", "Magellan",
+    "Nautilus", "Oberon", "Polaris", "Quicksilver", "Rubicon", "Solstice", "Tempest", "Umbrella", "Vortex",
+    "Windmill", "Zodiac", "Albatross", "Bastion", "Chinook", "Drakkar", "Escarpment", "Flagship", "Gossamer",
+    "Hourglass", "Inkwell", "Jackdaw", "Kaleidoscope", "Lantern",
 )
 CITIES = (
     "Lisbon", "Berlin", "Madrid", "London", "Warsaw", "Toronto", "Austin", "Bengaluru", "Nairobi", "Singapore",
     "Dublin", "Prague", "Lagos", "São Paulo", "Helsinki", "Dubai", "Chicago", "Milan", "Vienna", "Oslo",
+    "Accra", "Bogotá", "Copenhagen", "Denver", "Edinburgh", "Frankfurt", "Geneva", "Hamburg", "Istanbul",
+    "Jakarta", "Kraków", "Lyon", "Montreal", "Nagoya", "Osaka", "Porto", "Quebec", "Rotterdam", "Seoul",
+    "Tartu", "Utrecht", "Valencia", "Windhoek", "Yokohama", "Zagreb", "Antwerp", "Brisbane", "Cape Town",
+    "Doha", "Gdańsk", "Hanoi", "Kyiv", "Lima", "Manila", "Nantes", "Riga", "Seville", "Tbilisi", "Vilnius",
+    "Zurich",
 )
-CUSTOMERS = (
-    "Okapi Logistics", "Lumina Clinics", "Harbor Foods", "Vantage Air", "Bluefin Retail", "Crescent Bank",
-    "Pioneer Schools", "Redwood Energy", "Saffron Hotels", "Tandem Bikes", "Umbra Studios", "Willow Pharma",
-    "Zenith Motors", "Aster Telecom", "Birch Legal", "Cedar Homes", "Dune Travel", "Elm Insurance",
+# Customers: a stem (unique, no stem inside another name of these pools, so a company's first word is its mail
+# domain) and a line of business. 121 names: a student cannot learn the names as a closed list, only to copy them.
+_CUSTOMER_STEMS = (
+    "Okapi", "Lumina", "Harbor", "Vantage", "Bluefin", "Crescent", "Pioneer", "Redwood", "Saffron", "Tandem",
+    "Umbra", "Willow", "Zenith", "Aster", "Birch", "Cedar", "Dune", "Elm", "Alder", "Basalt", "Cinder", "Dahlia",
+    "Egret", "Fjord", "Garnet", "Heron", "Indigo", "Jasper", "Kelp", "Lotus", "Magnolia", "Narwhal", "Opal",
+    "Puffin", "Quince", "Raven", "Sable", "Thistle", "Ursa", "Verbena", "Walrus", "Yarrow", "Zircon", "Acorn",
+    "Bison", "Coral", "Dove", "Ermine", "Finch", "Gecko", "Hazel", "Ibis", "Mangrove", "Koala", "Lynx", "Maple",
+    "Sedge", "Oriole", "Pelican", "Quail", "Rowan", "Spruce", "Tulip", "Vireo", "Wren", "Yucca", "Amber", "Bramwell",
+    "Clover", "Dunmore", "Marram", "Fennel", "Glacier", "Hollow", "Iris", "Jade", "Kiwi", "Larch", "Moss",
+    "Nectar", "Orchid", "Poplar", "Quarry", "Reef", "Sorrel", "Tamarisk", "Umber", "Saltmarsh", "Wisteria", "Yew",
+    "Azalea", "Beacon", "Cypress", "Delphi", "Eucalypt", "Feldspar", "Gannet", "Hickory", "Inlet", "Jetty", "Kingfisher",
+    "Lagoon", "Mistletoe", "Nutmeg", "Oyster", "Plover", "Rosemary", "Sequin", "Shrike", "Valerian", "Whitlock",
+    "Aurochs", "Bittern", "Chestnut", "Drover", "Estuary", "Foxtail", "Grebe", "Hornbill", "Ironwood", "Curlew",
 )
+_CUSTOMER_KINDS = (
+    "Logistics", "Clinics", "Foods", "Air", "Retail", "Bank", "Schools", "Energy", "Hotels", "Bikes", "Studios",
+    "Pharma", "Motors", "Telecom", "Legal", "Homes", "Travel", "Insurance", "Media", "Farms", "Dental", "Freight",
+    "Robotics", "Textiles", "Marine", "Games", "Books", "Coffee", "Solar", "Water", "Biotech", "Fitness", "Toys",
+    "Printing", "Outdoor", "Optics",
+)
+CUSTOMERS = tuple(f"{stem} {kind}" for stem, kind in zip(_CUSTOMER_STEMS, _CUSTOMER_KINDS * 4, strict=False))
 VENDORS = (
     ("TechDigest", "newsletter@techdigest.example"), ("CloudWeekly", "news@cloudweekly.example"),
     ("PagerBell", "noreply@pagerbell.example"), ("Expensio", "notifications@expensio.example"),

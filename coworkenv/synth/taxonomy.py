@@ -16,9 +16,10 @@ from coworkenv.world import content_hash
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "6"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "7"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
-# 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too
+# 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
+# 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
 
 StateChange = Literal["none", "announced", "silent"]
 
