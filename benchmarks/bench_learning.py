@@ -391,8 +391,10 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
         lines += ["", "| teacher-forced accuracy, held-out demonstrations | " + " | ".join(results["probe"]) + " |",
                   "|---|" + "---|" * len(results["probe"])]
         for key, label in (("accuracy", "all assistant tokens"), ("copied_accuracy", "carried over from what was read"),
+                           ("first_copied_accuracy", "first token of each carried value"),
                            ("other_accuracy", "format, tool names, own words")):
-            lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" for p in results["probe"].values()) + " |")
+            lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" if key in p else "-"
+                                                      for p in results["probe"].values()) + " |")
     if results.get("rl_table"):
         ref = "/".join(REFERENCE_VARIANT)
         lines += ["", "| RL variant | seeds | reward slope per step (95% t) | slope vs " + ref + " (Welch) "

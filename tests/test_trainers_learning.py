@@ -134,6 +134,9 @@ def test_token_probe_counts_assistant_tokens_and_tells_carried_values_from_forma
     assert result.conversations == 3 and result.tokens == sum(sum(m) for m in masks)
     # The ticket ids are read in the request and written in the call and the reply: carried over, not format.
     assert 0 < result.copied_tokens < result.tokens
+    # Each ticket id is one carried run per message that writes it: its first token opens the run.
+    assert 0 < result.first_copied_tokens < result.copied_tokens
+    assert result.first_copied_correct <= min(result.first_copied_tokens, result.copied_correct)
     assert 0.0 <= result.copied_accuracy <= 1.0 and 0.0 <= result.other_accuracy <= 1.0
     assert result.to_dict()["accuracy"] == round(result.correct / result.tokens, 4)
 

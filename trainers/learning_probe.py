@@ -11,6 +11,11 @@ greedily from the true prefix (teacher forcing) and counted in one of two classe
   the model writes them from habit, not by carrying them over;
 - `other`: everything else: the call format, tool names, argument names, the agent's own words.
 
+Within `copied`, `first_copied` counts the first token of each carried run (a copied token whose predecessor in
+the assistant's message is not copied): which value to copy is chosen there, and the rest of the value can follow
+from where it was read. A student that picks values from its memory of the training set instead of the context
+is right on the rest of a value and wrong on its first token (docs/learning.md, L10).
+
 A model that learned the format but not yet to carry values over scores high on `other` and low on `copied`.
 """
 
@@ -37,6 +42,8 @@ class TokenAccuracy:
     correct: int
     copied_tokens: int
     copied_correct: int
+    first_copied_tokens: int = 0
+    first_copied_correct: int = 0
 
     @property
     def accuracy(self) -> float:
@@ -47,12 +54,17 @@ class TokenAccuracy:
         return self.copied_correct / self.copied_tokens if self.copied_tokens else 0.0
 
     @property
+    def first_copied_accuracy(self) -> float:
+        return self.first_copied_correct / self.first_copied_tokens if self.first_copied_tokens else 0.0
+
+    @property
     def other_accuracy(self) -> float:
         other = self.tokens - self.copied_tokens
         return (self.correct - self.copied_correct) / other if other else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "accuracy": round(self.accuracy, 4), "copied_accuracy": round(self.copied_accuracy, 4),
+                "first_copied_accuracy": round(self.first_copied_accuracy, 4),
                 "other_accuracy": round(self.other_accuracy, 4)}
 
 
@@ -75,21 +87,28 @@ def teacher_forced_accuracy(model: PreTrainedModel, tokenizer: PreTrainedTokeniz
     habitual = {t for t, n in frequency.items() if 2 * n >= len(encoded)}
     was_training = model.training
     model.eval()
-    tokens = correct = copied_tokens = copied_correct = 0
+    tokens = correct = copied_tokens = copied_correct = first_tokens = first_correct = 0
     try:
         for ids, mask in encoded:
             predicted = model(input_ids=torch.tensor([ids])).logits[0].argmax(-1).tolist()
             seen: set[int] = set()  # tokens so far outside assistant messages
+            after_copied = False  # the previous token was an assistant token carried over
             for position in range(1, len(ids)):
                 if not mask[position]:
                     seen.add(ids[position])
+                    after_copied = False
                     continue
                 hit = predicted[position - 1] == ids[position]
                 tokens += 1
                 correct += hit
-                if ids[position] in seen and ids[position] not in habitual:
+                copied = ids[position] in seen and ids[position] not in habitual
+                if copied:
                     copied_tokens += 1
                     copied_correct += hit
+                    if not after_copied:
+                        first_tokens += 1
+                        first_correct += hit
+                after_copied = copied
     finally:
         model.train(was_training)
-    return TokenAccuracy(len(rows), tokens, correct, copied_tokens, copied_correct)
+    return TokenAccuracy(len(rows), tokens, correct, copied_tokens, copied_correct, first_tokens, first_correct)
