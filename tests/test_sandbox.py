@@ -574,6 +574,49 @@ def test_the_pids_cgroup_caps_threads_whatever_the_uid(disable: frozenset[str]) 
     assert outcome.result.value == 7, outcome  # eight tasks: the main thread and seven more
 
 
+def _processes_naming(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds `marker`."""
+    found = []
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if name.isdigit() and marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))
+    return found
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], tmp_path: Path) -> None:
+    """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
+    its run directory and cgroups never removed)."""
+    script = (
+        "from coworkenv import sandbox\n"
+        "from coworkenv.sandbox import SandboxLimits\n"
+        "code = 'import time\\ndef check():\\n    time.sleep(60)\\n'\n"
+        f"sandbox._execute(code, 'check', {{}}, SandboxLimits(wall_seconds=90), disable=frozenset({sorted(disable)}))\n"
+    )
+    host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 30
+        while not (children := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the sandbox child never started"
+        time.sleep(1.0)  # well inside the call: its layers are in place
+    finally:
+        host.kill()
+        host.wait()
+    deadline = time.monotonic() + 5
+    while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):  # the cgroups its killed host could not remove
+        for controller in ("memory", "pids"):
+            base, version, _ = _cgroup._own_cgroup(controller)
+            if base is not None and os.path.isdir(os.path.join(base, run_dir.name)):
+                _cgroup.remove_run_cgroup(_cgroup.RunCgroup(os.path.join(base, run_dir.name), version))
+    assert not left, "the sandbox child outlived its host"
+
+
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:
     assert run_sandboxed("def check():\n    return 'still here'\n", "check", {}).value == "still here"
 

@@ -15,7 +15,8 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   uid (`uid-drop`);
 - unprivileged kernel layers, the boundary on every host that allows them: the kernel's OOM killer picks the
   child first wherever memory runs short, never a larger host process (`oom-first`); all capabilities cleared
-  (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
+  (`caps-drop`), the child killed with the host (`dies-with-host`: a host killed mid-call takes its wall clock
+  with it), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
   from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
   TCP where there is no empty network namespace: `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
   namespaces, chdir, links and handle-based opens (`seccomp`);
@@ -143,6 +144,7 @@ def _execute(
         raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
     job: dict[str, Any] = {
         "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
+        "host_pid": os.getpid(),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "scratch_bytes": limits.scratch_bytes}}

@@ -179,11 +179,11 @@ def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
 
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
-    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any],
+    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int,
 ) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
-    others); returns (layers applied, why each other layer is missing)."""
+    others; `host_pid`: the process this one dies with); returns (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
     layers: list[str] = []
     missing: dict[str, str] = dict(cgroup["missing"])
@@ -222,6 +222,7 @@ def isolate(
         else:
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
+    note(layers, missing, "dies-with-host", confine["die_with_host"](libc, host_pid))
     kernel["apply_rlimits"](
         limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
     layers.append("rlimits")
@@ -350,7 +351,8 @@ def main() -> None:
         ctypes_bases = tuple(getattr(sys.modules["_ctypes"], name) for name in modules["_confine"]["CTYPES_BASES"])
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
-            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"])
+            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
+            job["host_pid"])
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed

@@ -17,6 +17,8 @@ import struct
 from collections.abc import Sequence
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_KILL_PROCESS = 0x80000000
@@ -194,6 +196,18 @@ def seal_ctypes() -> str | None:
 
 def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
+
+
+def die_with_host(libc: ctypes.CDLL, host_pid: int) -> str | None:
+    """Have the kernel kill this process when the host that started it dies: a host killed mid-call takes its wall
+    clock with it, and a sleeping run then lived on for good, its memory held. Set after the uid drop (a change of
+    credentials clears it); a host already gone by then is seen in the parent pid, and this process ends at once.
+    Returns why it could not, or None."""
+    if int(libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)))) != 0:
+        return f"prctl(PR_SET_PDEATHSIG) failed ({_errno_text(ctypes.get_errno())})"
+    if os.getppid() != host_pid:
+        os.kill(os.getpid(), SIGKILL)
+    return None
 
 
 def set_no_new_privs(libc: ctypes.CDLL) -> str | None:
