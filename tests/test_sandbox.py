@@ -565,7 +565,7 @@ def check():
 @pytest.mark.parametrize("disable", [frozenset({"uid"}), frozenset({"uid", "hook"})], ids=["uid-kept", "uid-kept-native"])
 def test_the_pids_cgroup_caps_threads_whatever_the_uid(disable: frozenset[str]) -> None:
     """RLIMIT_NPROC never binds uid 0, which the child keeps without the per-run uid: before the pids cgroup, 803
-    Python threads and over 3000 native ones started under `max_processes=8`."""
+    Python threads and 3000 native ones (all the probe asked for) started under `max_processes=8`."""
     _require("pids-cgroup")
     limits = replace(QUICK, wall_seconds=10, max_processes=8)
     code = NATIVE_THREADS if "hook" in disable else (CORPUS / "threads_exhaust_the_machines_pids.py").read_text()

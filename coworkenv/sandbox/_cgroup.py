@@ -7,8 +7,8 @@ charges all of it to the run, capped at the memory limit plus the scratch size p
 swap; the host reads whether the kernel's OOM killer stopped the run.
 
 Tasks: RLIMIT_NPROC counts the tasks of a uid, and never binds uid 0, which the child keeps without the per-run uid:
-with `max_processes` above 1 native code started 3000 threads (and would have gone on, each one a pid of the
-machine's). A pids cgroup caps the run's tasks, threads included, at `max_processes`, whatever its uid.
+with `max_processes` above 1 native code started the 3000 threads a probe asked for, each one a pid of the
+machine's. A pids cgroup caps the run's tasks, threads included, at `max_processes`, whatever its uid.
 
 The host makes each group below its own group of that controller (cgroup v1, or v2 where its group delegates the
 controller; one v2 group carries both limits); the child joins them before any other layer; the host removes them

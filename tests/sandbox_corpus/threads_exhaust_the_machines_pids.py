@@ -5,7 +5,8 @@
 # Threads until none starts, with the smallest stacks: each one a pid of the machine's (pid_max is 32768 here). With
 # max_processes above 1 seccomp lets threads through, and RLIMIT_NPROC never binds uid 0, which the child keeps
 # without the per-run uid: 803 Python threads then (the address space stopped them), and native ones (the hook off)
-# passed 3000. Must stop at max_processes tasks, the main thread included, whatever the uid: the run's pids cgroup.
+# reached the 3000 a probe asked for. Must stop at max_processes tasks, the main thread included, whatever the uid:
+# the run's pids cgroup.
 import threading
 import time
 
