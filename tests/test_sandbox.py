@@ -508,6 +508,25 @@ def test_a_run_cgroup_goes_with_the_sub_groups_made_in_it() -> None:
         assert not os.path.exists(group.path)
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_run_cgroups_carry_each_controllers_limit_in_its_own_hierarchy(
+    version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cgroup v1 mounts each controller apart: one group per controller; a v2 group carries both limits."""
+    bases = {c: tmp_path / (c if version == 1 else "unified") for c in ("memory", "pids")}
+    for base in bases.values():
+        base.mkdir(exist_ok=True)
+    monkeypatch.setattr(_cgroup, "_own_cgroup", lambda controller: (str(bases[controller]), version, ""))
+    made = _cgroup.make_run_cgroups("run", 300, 8)
+    assert not made.missing and len(made.groups) == (2 if version == 1 else 1)
+    limit = (bases["memory"] / "run" / ("memory.limit_in_bytes" if version == 1 else "memory.max")).read_text()
+    assert (limit, (bases["pids"] / "run" / "pids.max").read_text()) == ("300", "8")
+    assert made.joins() == {"memory-cgroup": str(bases["memory"] / "run" / "cgroup.procs"),
+                            "pids-cgroup": str(bases["pids"] / "run" / "cgroup.procs")}
+    memory = made.memory()
+    assert memory is not None and memory.path == str(bases["memory"] / "run")
+
+
 @pytest.mark.parametrize("absent", ["memory", "pids"])
 def test_without_a_cgroup_controller_the_run_goes_on_and_says_why(absent: str, monkeypatch: pytest.MonkeyPatch) -> None:
     own = _cgroup._own_cgroup
