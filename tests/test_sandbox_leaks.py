@@ -13,11 +13,12 @@ import tempfile
 import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from coworkenv import sandbox
-from coworkenv.sandbox import SandboxLimits, isolation_layers
+from coworkenv.sandbox import SandboxLimits, SandboxResult, isolation_layers
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
 DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
@@ -117,22 +118,28 @@ def check(tag, tmp):
 '''
 
 
+def _seek_beside_a_holder(mode: str, holder_code: str, seeker_code: str, tag: str, payload: dict[str, Any],
+                          limits: SandboxLimits) -> SandboxResult:
+    """Run `seeker_code` (with `tag` and `payload`) while a concurrent run of `holder_code` (with `tag`) sleeps, both
+    in layer set `mode`; the seeker's result."""
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    holder = threading.Thread(target=sandbox._execute, args=(holder_code, "check", {"tag": tag}, limits, MODES[mode]))
+    holder.start()
+    try:
+        threading.Event().wait(0.4)  # the holder's child is up and sleeping
+        return sandbox._execute(seeker_code, "check", {"tag": tag, **payload}, limits, disable=MODES[mode]).result
+    finally:
+        holder.join()
+
+
 @pytest.mark.parametrize("mode", MODES, ids=list(MODES))
 def test_a_run_cannot_reach_a_concurrent_runs_payload_or_scratch(mode: str) -> None:
     """Spec A holds its run open (its payload in job.json, a file in scratch) while spec B, started next to it,
     looks for other runs' directories under the same temp dir."""
-    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
-        pytest.skip("this machine does not allow Landlock and seccomp")
     tag = "coworkenv-concurrent-" + uuid.uuid4().hex
-    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
-    holder = threading.Thread(target=sandbox._execute, args=(HOLDER, "check", {"tag": tag}, limits, MODES[mode]))
-    holder.start()
-    try:
-        threading.Event().wait(0.4)  # the holder's child is up and sleeping
-        seeker = sandbox._execute(SEEKER, "check", {"tag": tag, "tmp": tempfile.gettempdir()}, limits,
-                                  disable=MODES[mode]).result
-    finally:
-        holder.join()
+    seeker = _seek_beside_a_holder(mode, HOLDER, SEEKER, tag, {"tmp": tempfile.gettempdir()},
+                                   SandboxLimits(cpu_seconds=1, wall_seconds=4.0))
     assert seeker.error_kind in (None, "forbidden"), seeker
     assert not seeker.value, f"a run reached a concurrent run's files: {seeker.value}"
 
@@ -208,17 +215,9 @@ def check(tag):
 def test_a_run_cannot_reach_a_concurrent_run_through_its_process(mode: str) -> None:
     """Spec A holds a tag in its memory and scratch while spec B, started next to it, finds A's process through
     /proc (or by pid) and reads its environment, cwd, descriptors and memory: runs share a uid where none is per run."""
-    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
-        pytest.skip("this machine does not allow Landlock and seccomp")
     tag = "coworkenv-sibling-" + uuid.uuid4().hex
-    limits = SandboxLimits(cpu_seconds=2, wall_seconds=6.0)
-    holder = threading.Thread(target=sandbox._execute, args=(SIBLING_HOLDER, "check", {"tag": tag}, limits, MODES[mode]))
-    holder.start()
-    try:
-        threading.Event().wait(0.4)  # the holder's child is up and sleeping
-        seeker = sandbox._execute(SIBLING_SEEKER, "check", {"tag": tag}, limits, disable=MODES[mode]).result
-    finally:
-        holder.join()
+    seeker = _seek_beside_a_holder(mode, SIBLING_HOLDER, SIBLING_SEEKER, tag, {},
+                                   SandboxLimits(cpu_seconds=2, wall_seconds=6.0))
     assert seeker.error_kind in (None, "forbidden"), seeker
     assert not seeker.value, f"a run reached a concurrent run's process: {seeker.value}"
 
