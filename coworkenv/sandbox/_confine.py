@@ -100,19 +100,41 @@ class _Arch:
 
     def __init__(self, audit_arch: int, denied: tuple[int, ...], metadata: tuple[int, ...],
                  xattr_reads: tuple[int, ...], self_only: tuple[int, ...], prlimit: int, fcntl: int, ioctl: int,
-                 clone: int, clone3: int) -> None:
+                 clone: int, clone3: int, disk: _DiskIo) -> None:
         self.audit_arch, self.denied, self.metadata, self.xattr_reads = audit_arch, denied, metadata, xattr_reads
         self.self_only = self_only  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the child itself only
         self.prlimit = prlimit  # prlimit64: on the child itself only (pid 0 or its own)
-        self.fcntl, self.ioctl, self.clone, self.clone3 = fcntl, ioctl, clone, clone3
+        self.fcntl, self.ioctl, self.clone, self.clone3, self.disk = fcntl, ioctl, clone, clone3, disk
+
+
+class _DiskIo:
+    """One architecture's syscalls that make the disk work for the code beyond what its limits count: opens (number,
+    index of the flags argument) and the O_DIRECT bit, the syscalls answered as done without running them
+    (fsync, fdatasync, sync_file_range, msync, fadvise64), madvise and pwritev2."""
+
+    def __init__(self, opens: tuple[tuple[int, int], ...], o_direct: int, done: tuple[int, ...], madvise: int,
+                 pwritev2: int) -> None:
+        self.opens, self.o_direct, self.done, self.madvise, self.pwritev2 = opens, o_direct, done, madvise, pwritev2
 
 
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, _X86_64_DENIED, _X86_64_METADATA, _X86_64_XATTR_READS, (62, 200, 234, 129, 297),
-                    302, 72, 16, 56, 435),
+                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328)),
     "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
-                     261, 25, 29, 220, 435),
+                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287)),
 }
+# Disk bandwidth no limit counts: O_DIRECT reads every readable host file from the disk itself, again and again (230
+# MiB/s for the whole wall clock), and writes in a scratch on the host's disk (no tmpfs) reach it at once (1.8 GiB/s
+# rewriting one 1 MiB file), as do synchronous writes (O_DSYNC, O_SYNC, RWF_DSYNC, RWF_SYNC, fsync and the like);
+# evicting host files' cached pages (fadvise, MADV_COLD/MADV_PAGEOUT) makes the next reads go to the disk. Opens with
+# O_DIRECT or O_DSYNC (O_SYNC holds it) get EINVAL, as on a file system without them; openat2 (its flags lie in a
+# struct BPF cannot read) ENOSYS; the sync and advice calls succeed without running: scratch outlives no run, so
+# nothing is lost, and advice may always be ignored.
+O_DSYNC = 0o10000
+F_SETFL = 4
+SYS_OPENAT2 = 437  # the same on x86_64 and aarch64
+RWF_SYNCS = 0x2 | 0x4  # RWF_DSYNC, RWF_SYNC
+MADV_COLD, MADV_PAGEOUT = 20, 21
 # fcntl commands that make another process the owner of a descriptor's SIGIO, so that the kernel signals it on
 # the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
 _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
@@ -304,7 +326,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone" if threads else "eperm", "next", arch.clone),
-             (jeq, "enosys", "next", arch.clone3)]
+             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2)]
+    disk = arch.disk
+    prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
+    prog += [(jeq, "done", "next", n) for n in disk.done]
+    prog += [(jeq, "madvise", "next", disk.madvise), (jeq, "pwritev2", "next", disk.pwritev2)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
     labels: dict[str, int] = {}
 
@@ -315,7 +341,14 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
     block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
-          (ret, None, None, SECCOMP_RET_ALLOW))
+          (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
+    block("fcntl_setfl", (ld, None, None, arg0 + 16), (jset, "einval", "allow", disk.o_direct))
+    for index in sorted({index for _, index in disk.opens}):
+        block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
+              (jset, "einval", "allow", disk.o_direct | O_DSYNC))
+    block("madvise", (ld, None, None, arg0 + 16), (jeq, "done", "next", MADV_COLD),
+          (jeq, "done", "allow", MADV_PAGEOUT))
+    block("pwritev2", (ld, None, None, arg0 + 40), (jset, "enotsup", "allow", RWF_SYNCS))
     block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
@@ -323,6 +356,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
+                          ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
+                          ("done", SECCOMP_RET_ERRNO | 0),  # errno 0: the call returns 0 without running
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS), ("kill", SECCOMP_RET_KILL_PROCESS)):
         block(label, (ret, None, None, action))
@@ -343,7 +378,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
-    host-wide settings and writeback (sync) at the syscall level; with
+    host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
+    opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
+    running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
