@@ -27,7 +27,7 @@ NR = {
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
     "file_setattr": (469, 469), "open": (2, None), "openat2": (437, 437), "fsync": (74, 82), "fdatasync": (75, 83),
     "sync_file_range": (277, 84), "msync": (26, 227), "fadvise64": (221, 223), "madvise": (28, 233),
-    "pwritev2": (328, 287),
+    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -90,7 +90,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
-                 "listmount", "get_robust_list", "memfd_create"):
+                 "listmount", "get_robust_list", "memfd_create", "io_setup", "io_submit"):
         assert answer(name) == EPERM, name
     # Disk bandwidth: no direct or synchronous opens, writes or syncs; advice that evicts host pages is ignored.
     direct = O_DIRECT[machine]

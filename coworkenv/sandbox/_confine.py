@@ -63,6 +63,8 @@ _X86_64_DENIED = (
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
     162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
+    # Linux AIO: io_setup draws its events from one pool for the whole machine (fs.aio-max-nr), which one run drained.
+    206, 207, 208, 209, 210, 333,  # io_setup, io_destroy, io_getevents, io_submit, io_cancel, io_pgetevents
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -84,6 +86,7 @@ _AARCH64_DENIED = (
     100, 18,  # get_robust_list, lookup_dcookie
     279, 447,  # memfd_create, memfd_secret
     81, 267,  # sync, syncfs
+    0, 1, 2, 3, 4, 292,  # io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents: Linux AIO
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466,
