@@ -628,12 +628,23 @@ def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], tmp_pat
         time.sleep(0.05)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):  # the cgroups its killed host could not remove
-        for controller in ("memory", "pids"):
-            base, version, _ = _cgroup._own_cgroup(controller)
-            if base is not None and os.path.isdir(os.path.join(base, run_dir.name)):
-                _cgroup.remove_run_cgroup(_cgroup.RunCgroup(os.path.join(base, run_dir.name), version))
+    _remove_groups_of_a_killed_host(tmp_path)
     assert not left, "the sandbox child outlived its host"
+
+
+def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
+    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not (a group stays busy until its
+    dying child has left it)."""
+    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):
+        for controller in ("memory", "pids"):
+            base, _, _ = _cgroup._own_cgroup(controller)
+            group = "" if base is None else os.path.join(base, run_dir.name)
+            deadline = time.monotonic() + 10
+            while os.path.isdir(group) and time.monotonic() < deadline:
+                with contextlib.suppress(OSError):
+                    os.rmdir(group)
+                time.sleep(0.05)
+            assert not os.path.isdir(group), f"cannot remove {group}"
 
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:
