@@ -317,7 +317,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret, rsh, and_ = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54
-    nr, arg0, arg1 = 0, 16, 24  # offsets in seccomp_data of the syscall number and the low halves of args 0, 1
+    nr, arg0, arg1, arg2, arg5 = 0, 16, 24, 32, 56  # offsets in seccomp_data: the number, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
         (ld, None, None, 4), (jeq, "next", "kill", arch.audit_arch), (ld, None, None, nr)
@@ -345,13 +345,13 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
-    block("fcntl_setfl", (ld, None, None, arg0 + 16), (jset, "einval", "allow", disk.o_direct))
+    block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
     for index in sorted({index for _, index in disk.opens}):
         block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
               (jset, "einval", "allow", disk.o_direct | O_DSYNC))
-    block("madvise", (ld, None, None, arg0 + 16), (jeq, "done", "next", MADV_COLD),
+    block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "allow", MADV_PAGEOUT))
-    block("pwritev2", (ld, None, None, arg0 + 40), (jset, "enotsup", "allow", RWF_SYNCS))
+    block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
