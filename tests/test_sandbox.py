@@ -82,7 +82,8 @@ def _load(path: Path) -> Hostile:
         headers[key.strip()] = rest.strip()
     seconds = dict(a.strip().split("=") for a in headers.get("limits", "").split(",") if a.strip())
     limits = replace(QUICK, cpu_seconds=float(seconds.get("cpu_seconds", QUICK.cpu_seconds)),
-                     wall_seconds=float(seconds.get("wall_seconds", QUICK.wall_seconds)))
+                     wall_seconds=float(seconds.get("wall_seconds", QUICK.wall_seconds)),
+                     max_processes=int(seconds.get("max_processes", QUICK.max_processes)))
     return Hostile(
         name=path.stem, code=path.read_text(), expect=headers["expect"], limits=limits,
         kernel_independent="kernel-independent" in headers,
@@ -258,7 +259,7 @@ def test_hostile_snippet_is_contained_without_privileged_layers(
     case: Hostile, targets: dict[str, str], host_watch: HostWatch
 ) -> None:
     outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
-    assert not {"netns", "mountns", "memory-cgroup", "uid-drop"} & set(outcome.layers)
+    assert not {"netns", "mountns", "memory-cgroup", "pids-cgroup", "uid-drop"} & set(outcome.layers)
     _assert_contained(case, outcome, targets, watch=host_watch)
 
 
@@ -482,9 +483,10 @@ def test_the_memory_cgroup_counts_the_kernel_memory_the_address_space_limit_does
     outcome = sandbox._execute(SCATTERED_PAGES, "check", {}, limits, disable=frozenset({"hook"}))
     assert outcome.result.error_kind == "memory_limit", outcome
     assert "cgroup" in (outcome.result.error or "")
-    base, _, _ = _cgroup._own_memory_cgroup()
-    assert base is not None and len(host_watch.run_dirs) == 1
-    assert not os.path.exists(os.path.join(base, os.path.basename(host_watch.run_dirs[0])))  # the run's group
+    assert len(host_watch.run_dirs) == 1
+    for controller in ("memory", "pids"):  # the run's groups are gone
+        base, _, _ = _cgroup._own_cgroup(controller)
+        assert base is None or not os.path.exists(os.path.join(base, os.path.basename(host_watch.run_dirs[0])))
 
 
 def test_the_code_stays_in_its_memory_cgroup_with_only_landlock_and_seccomp_in_the_way() -> None:
@@ -497,19 +499,152 @@ def test_the_code_stays_in_its_memory_cgroup_with_only_landlock_and_seccomp_in_t
 
 
 def test_a_run_cgroup_goes_with_the_sub_groups_made_in_it() -> None:
-    _require("memory-cgroup")
-    group, why = _cgroup.make_run_cgroup(f"coworkenv-sandbox-test-{uuid.uuid4().hex}", 64 * 2**20)
-    assert group is not None, why
-    os.makedirs(os.path.join(group.path, "left", "deeper"))  # what code that reached the group could leave
-    _cgroup.remove_run_cgroup(group)
-    assert not os.path.exists(group.path)
+    _require("memory-cgroup", "pids-cgroup")
+    made = _cgroup.make_run_cgroups(f"coworkenv-sandbox-test-{uuid.uuid4().hex}", 64 * 2**20, 4)
+    assert made.groups and not made.missing, made
+    for group in made.groups:
+        os.makedirs(os.path.join(group.path, "left", "deeper"))  # what code that reached the group could leave
+        _cgroup.remove_run_cgroup(group)
+        assert not os.path.exists(group.path)
 
 
-def test_without_a_memory_cgroup_the_run_goes_on_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_cgroup, "_own_memory_cgroup", lambda: (None, 0, "no memory cgroup controller is mounted"))
+@pytest.mark.parametrize("version", [1, 2])
+def test_run_cgroups_carry_each_controllers_limit_in_its_own_hierarchy(
+    version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cgroup v1 mounts each controller apart: one group per controller; a v2 group carries both limits."""
+    bases = {c: tmp_path / (c if version == 1 else "unified") for c in ("memory", "pids")}
+    for base in bases.values():
+        base.mkdir(exist_ok=True)
+    monkeypatch.setattr(_cgroup, "_own_cgroup", lambda controller: (str(bases[controller]), version, ""))
+    made = _cgroup.make_run_cgroups("run", 300, 8)
+    assert not made.missing and len(made.groups) == (2 if version == 1 else 1)
+    limit = (bases["memory"] / "run" / ("memory.limit_in_bytes" if version == 1 else "memory.max")).read_text()
+    assert (limit, (bases["pids"] / "run" / "pids.max").read_text()) == ("300", "8")
+    assert made.joins() == {"memory-cgroup": str(bases["memory"] / "run" / "cgroup.procs"),
+                            "pids-cgroup": str(bases["pids"] / "run" / "cgroup.procs")}
+    memory = made.memory()
+    assert memory is not None and memory.path == str(bases["memory"] / "run")
+
+
+@pytest.mark.parametrize("absent", ["memory", "pids"])
+def test_without_a_cgroup_controller_the_run_goes_on_and_says_why(absent: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = _cgroup._own_cgroup
+    monkeypatch.setattr(_cgroup, "_own_cgroup", lambda controller: (None, 0, f"no {controller} cgroup controller is "
+                                                                    "mounted") if controller == absent else own(controller))
     outcome = sandbox._execute("def check():\n    return 1\n", "check", {}, QUICK)
-    assert outcome.result.value == 1 and "memory-cgroup" not in outcome.layers
-    assert outcome.missing["memory-cgroup"] == "no memory cgroup controller is mounted"
+    layer = f"{absent}-cgroup"
+    assert outcome.result.value == 1 and layer not in outcome.layers
+    assert outcome.missing[layer] == f"no {absent} cgroup controller is mounted"
+
+
+# What the code can see and do of its standing with the kernel's OOM killer (through the host's /proc: the hook,
+# Landlock and the mount namespace, which keep it out, are off).
+OOM_SCORE = """
+def check():
+    with open("/proc/self/oom_score_adj") as fh:
+        first = int(fh.read())
+    try:
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("-1000")
+        lowered = "lowered"
+    except OSError as exc:
+        lowered = exc.errno
+    with open("/proc/self/oom_score_adj") as fh:
+        return [first, lowered, int(fh.read())]
+"""
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_the_oom_killer_picks_the_code_before_any_host_process(disable: frozenset[str]) -> None:
+    """The child kept the host's score (0): where memory runs short beyond the run's own cgroup (or without one),
+    the kernel would kill the largest process, the host rather than a run of 256 MiB."""
+    outcome = sandbox._execute(OOM_SCORE, "check", {}, QUICK, disable=disable | {"mountns", "hook", "landlock"})
+    assert "oom-first" in outcome.layers, outcome
+    assert outcome.result.value == [1000, 13, 1000], outcome  # EACCES: the code cannot lower it again
+
+
+# Native threads with the smallest stacks glibc takes, until none starts (at most 3000: each one is a pid of the
+# machine's while it lives).
+NATIVE_THREADS = """
+import ctypes
+def check():
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = ctypes.create_string_buffer(64)
+    libc.pthread_attr_init(attr)
+    libc.pthread_attr_setstacksize(attr, ctypes.c_size_t(16384))
+    thread = ctypes.c_ulong()
+    started = 0
+    while started < 3000 and libc.pthread_create(ctypes.byref(thread), attr, libc.pause, None) == 0:
+        started += 1
+    return started
+"""
+
+
+@pytest.mark.parametrize("disable", [frozenset({"uid"}), frozenset({"uid", "hook"})], ids=["uid-kept", "uid-kept-native"])
+def test_the_pids_cgroup_caps_threads_whatever_the_uid(disable: frozenset[str]) -> None:
+    """RLIMIT_NPROC never binds uid 0, which the child keeps without the per-run uid: before the pids cgroup, 803
+    Python threads and 3000 native ones (all the probe asked for) started under `max_processes=8`."""
+    _require("pids-cgroup")
+    limits = replace(QUICK, wall_seconds=10, max_processes=8)
+    code = NATIVE_THREADS if "hook" in disable else (CORPUS / "threads_exhaust_the_machines_pids.py").read_text()
+    outcome = sandbox._execute(code, "check", {}, limits, disable=disable)
+    assert "pids-cgroup" in outcome.layers and "uid-drop" not in outcome.layers, outcome
+    assert outcome.result.value == 7, outcome  # eight tasks: the main thread and seven more
+
+
+def _processes_naming(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds `marker`."""
+    found = []
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if name.isdigit() and marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))
+    return found
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], tmp_path: Path) -> None:
+    """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
+    its run directory and cgroups never removed)."""
+    script = (
+        "from coworkenv import sandbox\n"
+        "from coworkenv.sandbox import SandboxLimits\n"
+        "code = 'import time\\ndef check():\\n    time.sleep(60)\\n'\n"
+        f"sandbox._execute(code, 'check', {{}}, SandboxLimits(wall_seconds=90), disable=frozenset({sorted(disable)}))\n"
+    )
+    host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 30
+        while not (children := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the sandbox child never started"
+        time.sleep(1.0)  # well inside the call: its layers are in place
+    finally:
+        host.kill()
+        host.wait()
+    deadline = time.monotonic() + 5
+    while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    _remove_groups_of_a_killed_host(tmp_path)
+    assert not left, "the sandbox child outlived its host"
+
+
+def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
+    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not (a group stays busy until its
+    dying child has left it)."""
+    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):
+        for controller in ("memory", "pids"):
+            base, _, _ = _cgroup._own_cgroup(controller)
+            group = "" if base is None else os.path.join(base, run_dir.name)
+            deadline = time.monotonic() + 10
+            while os.path.isdir(group) and time.monotonic() < deadline:
+                with contextlib.suppress(OSError):
+                    os.rmdir(group)
+                time.sleep(0.05)
+            assert not os.path.isdir(group), f"cannot remove {group}"
 
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:

@@ -13,11 +13,12 @@ import tempfile
 import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from coworkenv import sandbox
-from coworkenv.sandbox import SandboxLimits, isolation_layers
+from coworkenv.sandbox import SandboxLimits, SandboxResult, isolation_layers
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
 DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
@@ -117,24 +118,108 @@ def check(tag, tmp):
 '''
 
 
+def _seek_beside_a_holder(mode: str, holder_code: str, seeker_code: str, tag: str, payload: dict[str, Any],
+                          limits: SandboxLimits) -> SandboxResult:
+    """Run `seeker_code` (with `tag` and `payload`) while a concurrent run of `holder_code` (with `tag`) sleeps, both
+    in layer set `mode`; the seeker's result."""
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    holder = threading.Thread(target=sandbox._execute, args=(holder_code, "check", {"tag": tag}, limits, MODES[mode]))
+    holder.start()
+    try:
+        threading.Event().wait(0.4)  # the holder's child is up and sleeping
+        return sandbox._execute(seeker_code, "check", {"tag": tag, **payload}, limits, disable=MODES[mode]).result
+    finally:
+        holder.join()
+
+
 @pytest.mark.parametrize("mode", MODES, ids=list(MODES))
 def test_a_run_cannot_reach_a_concurrent_runs_payload_or_scratch(mode: str) -> None:
     """Spec A holds its run open (its payload in job.json, a file in scratch) while spec B, started next to it,
     looks for other runs' directories under the same temp dir."""
-    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
-        pytest.skip("this machine does not allow Landlock and seccomp")
     tag = "coworkenv-concurrent-" + uuid.uuid4().hex
-    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
-    holder = threading.Thread(target=sandbox._execute, args=(HOLDER, "check", {"tag": tag}, limits, MODES[mode]))
-    holder.start()
-    try:
-        threading.Event().wait(0.4)  # the holder's child is up and sleeping
-        seeker = sandbox._execute(SEEKER, "check", {"tag": tag, "tmp": tempfile.gettempdir()}, limits,
-                                  disable=MODES[mode]).result
-    finally:
-        holder.join()
+    seeker = _seek_beside_a_holder(mode, HOLDER, SEEKER, tag, {"tmp": tempfile.gettempdir()},
+                                   SandboxLimits(cpu_seconds=1, wall_seconds=4.0))
     assert seeker.error_kind in (None, "forbidden"), seeker
     assert not seeker.value, f"a run reached a concurrent run's files: {seeker.value}"
+
+
+SIBLING_HOLDER = '''
+import time
+def check(tag):
+    kept = (tag + " ") * 1000  # in this process's memory for the whole run
+    with open("held.txt", "w") as fh:
+        fh.write(tag)
+    time.sleep(1.5)
+    return len(kept)
+'''
+# Finds a concurrent run's process (listed in /proc, or by pids just below its own) and reaches for it through /proc:
+# environment, command line, cwd and root links into its scratch, descriptors, and its memory through maps + mem.
+SIBLING_SEEKER = '''
+import os
+def read(path, limit=1 << 16):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, limit)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+def memory(pid, tag):
+    found = False
+    try:
+        fd = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        for line in read(f"/proc/{pid}/maps", 1 << 20).decode(errors="replace").splitlines():
+            span, perms = line.split()[:2]
+            start, end = (int(x, 16) for x in span.split("-"))
+            if perms.startswith("rw") and end - start <= 64 << 20:
+                try:
+                    found = found or tag.encode() in os.pread(fd, end - start, start)
+                except OSError:
+                    pass
+    finally:
+        os.close(fd)
+    return found
+def check(tag):
+    try:
+        listed = [int(n) for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        listed = []
+    me = os.getpid()
+    found = []
+    for pid in sorted(set(listed) | set(range(max(1, me - 64), me))):
+        if pid == me:
+            continue
+        places = [f"/proc/{pid}/{name}" for name in ("environ", "cmdline", "cwd/held.txt", "root/proc/self/environ")]
+        places += [f"/proc/{pid}/fd/{n}" for n in range(64)]
+        for path in places:
+            if tag.encode() in read(path):
+                found.append(path)
+        try:
+            found += [f"/proc/{pid}/cwd: {n}" for n in os.listdir(f"/proc/{pid}/cwd") if n == "held.txt"]
+        except OSError:
+            pass
+        if memory(pid, tag):
+            found.append(f"/proc/{pid}/mem")
+    return found
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_reach_a_concurrent_run_through_its_process(mode: str) -> None:
+    """Spec A holds a tag in its memory and scratch while spec B, started next to it, finds A's process through
+    /proc (or by pid) and reads its environment, cwd, descriptors and memory: runs share a uid where none is per run."""
+    tag = "coworkenv-sibling-" + uuid.uuid4().hex
+    seeker = _seek_beside_a_holder(mode, SIBLING_HOLDER, SIBLING_SEEKER, tag, {},
+                                   SandboxLimits(cpu_seconds=2, wall_seconds=6.0))
+    assert seeker.error_kind in (None, "forbidden"), seeker
+    assert not seeker.value, f"a run reached a concurrent run's process: {seeker.value}"
 
 
 def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ ALLOW, KILL = _confine.SECCOMP_RET_ALLOW, _confine.SECCOMP_RET_KILL_PROCESS
 EPERM = _confine.SECCOMP_RET_ERRNO | errno.EPERM
 ENOTSUP = _confine.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
 ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
+EINVAL = _confine.SECCOMP_RET_ERRNO | errno.EINVAL
+DONE = _confine.SECCOMP_RET_ERRNO | 0  # returns 0 without running
 # name -> (x86_64 number, aarch64 number)
 NR = {
     "read": (0, 63), "openat": (257, 56), "kill": (62, 129), "prlimit64": (302, 261), "fcntl": (72, 25),
@@ -23,8 +25,12 @@ NR = {
     "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "memfd_create": (319, 279), "shmget": (29, 194), "mq_open": (240, 180),
     "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
-    "file_setattr": (469, 469),
+    "file_setattr": (469, 469), "open": (2, None), "openat2": (437, 437), "fsync": (74, 82), "fdatasync": (75, 83),
+    "sync_file_range": (277, 84), "msync": (26, 227), "fadvise64": (221, 223), "madvise": (28, 233),
+    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2),
 }
+O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
+O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
 
@@ -84,8 +90,20 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
-                 "listmount", "get_robust_list", "memfd_create"):
+                 "listmount", "get_robust_list", "memfd_create", "io_setup", "io_submit"):
         assert answer(name) == EPERM, name
+    # Disk bandwidth: no direct or synchronous opens, writes or syncs; advice that evicts host pages is ignored.
+    direct = O_DIRECT[machine]
+    assert [answer("openat", -100, 0, flags) for flags in (O_CLOEXEC | O_CREAT, direct, O_DSYNC, O_SYNC)] == [
+        ALLOW, EINVAL, EINVAL, EINVAL]
+    if machine == "x86_64":
+        assert (answer("open", 0, O_CLOEXEC), answer("open", 0, direct)) == (ALLOW, EINVAL)
+    assert answer("openat2", -100, 0, 0, 24) == ENOSYS
+    assert [answer("fcntl", 3, 4, flags) for flags in (0o4000, direct)] == [ALLOW, EINVAL]  # F_SETFL O_NONBLOCK
+    assert [answer(name, 3) for name in ("fsync", "fdatasync", "sync_file_range", "msync", "fadvise64")] == [DONE] * 5
+    assert [answer("madvise", 0, 4096, advice) for advice in (4, 8, 20, 21)] == [ALLOW, ALLOW, DONE, DONE]
+    assert [answer("pwritev2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x10, 0x2, 0x4)] == [
+        ALLOW, ALLOW, ENOTSUP, ENOTSUP]
     assert run_filter(program, 0x40000003, 0) == KILL  # another architecture's calling convention
     if machine == "x86_64":
         assert run_filter(program, arch, 0x40000000 | 0) == KILL  # x32 numbers alias the real ones

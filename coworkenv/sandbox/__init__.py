@@ -10,10 +10,13 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   mount namespace (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files and
   the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
   an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a memory cgroup of the run's
-  own that counts kernel memory and scratch too (`memory-cgroup`, where the host's cgroup allows sub-groups); a
-  per-run unprivileged uid (`uid-drop`);
-- unprivileged kernel layers, the boundary on every host that allows them: all capabilities cleared
-  (`caps-drop`), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
+  own that counts kernel memory and scratch too (`memory-cgroup`) and a pids cgroup that caps its tasks, threads
+  included, whatever its uid (`pids-cgroup`), where the host's cgroups allow sub-groups; a per-run unprivileged
+  uid (`uid-drop`);
+- unprivileged kernel layers, the boundary on every host that allows them: the kernel's OOM killer picks the
+  child first wherever memory runs short, never a larger host process (`oom-first`); all capabilities cleared
+  (`caps-drop`), the child killed with the host (`dies-with-host`: a host killed mid-call takes its wall clock
+  with it), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
   from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
   TCP where there is no empty network namespace: `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
   namespaces, chdir, links and handle-based opens (`seccomp`);
@@ -35,7 +38,13 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from coworkenv.sandbox._cgroup import KERNEL_SLACK_BYTES, RunCgroup, make_run_cgroup, remove_run_cgroup
+from coworkenv.sandbox._cgroup import (
+    CONTROLLER_LAYERS,
+    KERNEL_SLACK_BYTES,
+    RunCgroups,
+    make_run_cgroups,
+    remove_run_cgroup,
+)
 from coworkenv.sandbox._host import Outcome, spawn_and_collect
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
@@ -127,7 +136,7 @@ def _execute(
     disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
-    netns, mountns, cgroup, uid, landlock, seccomp, hook."""
+    netns, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
     require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
@@ -135,6 +144,7 @@ def _execute(
         raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
     job: dict[str, Any] = {
         "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
+        "host_pid": os.getpid(),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "scratch_bytes": limits.scratch_bytes}}
@@ -144,14 +154,12 @@ def _execute(
         raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
     run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
-    cgroup: RunCgroup | None = None
+    cgroups = RunCgroups((), dict.fromkeys(CONTROLLER_LAYERS.values(), _SWITCHED_OFF))
     try:
-        if "cgroup" in disable:
-            why: str | None = _SWITCHED_OFF
-        else:
-            cgroup, why = make_run_cgroup(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
-                                          + KERNEL_SLACK_BYTES)
-        job["cgroup"] = {"procs": None if cgroup is None else cgroup.procs, "missing": why}
+        if "cgroup" not in disable:
+            cgroups = make_run_cgroups(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
+                                       + KERNEL_SLACK_BYTES, limits.max_processes)
+        job["cgroup"] = {"join": cgroups.joins(), "missing": cgroups.missing}
         os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
         os.mkdir(os.path.join(run_dir, "work"), 0o700)
         fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -160,10 +168,10 @@ def _execute(
         fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fb:
             fb.write(_child_modules())
-        outcome = spawn_and_collect(run_dir, limits, require, cgroup)
+        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory())
     finally:
-        if cgroup is not None:  # the child is reaped by now (or never started)
-            remove_run_cgroup(cgroup)
+        for group in cgroups.groups:  # the child is reaped by now (or never started)
+            remove_run_cgroup(group)
         remove_tree(run_dir)
     _warn_missing(outcome.missing)
     return outcome

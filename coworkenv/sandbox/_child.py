@@ -1,7 +1,7 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
 Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
-`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's memory cgroup), applies the kernel layers of
+`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
 `_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
 reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
 untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
@@ -179,19 +179,18 @@ def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
 
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
-    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any],
+    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int,
 ) -> tuple[list[str], dict[str, str]]:
-    """Apply every kernel layer that this machine allows, joining the run's memory cgroup first (`cgroup["procs"]`,
-    or None and `cgroup["missing"]`: why the host made none); returns (layers applied, why each other layer is
-    missing)."""
+    """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
+    cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
+    others; `host_pid`: the process this one dies with); returns (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
     layers: list[str] = []
-    missing: dict[str, str] = {}
+    missing: dict[str, str] = dict(cgroup["missing"])
     # First: whatever the layers below allocate in the kernel counts against the run's memory cap too.
-    if cgroup["procs"] is None:
-        missing["memory-cgroup"] = cgroup["missing"]
-    else:
-        note(layers, missing, "memory-cgroup", kernel["join_cgroup"](cgroup["procs"]))
+    for layer, procs in cgroup["join"].items():
+        note(layers, missing, layer, kernel["join_cgroup"](procs))
+    note(layers, missing, "oom-first", kernel["prefer_for_oom_kill"]())
     if "netns" in disabled:
         missing["netns"] = SWITCHED_OFF
     else:
@@ -223,6 +222,7 @@ def isolate(
         else:
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
+    note(layers, missing, "dies-with-host", confine["die_with_host"](libc, host_pid))
     kernel["apply_rlimits"](
         limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
     layers.append("rlimits")
@@ -351,7 +351,8 @@ def main() -> None:
         ctypes_bases = tuple(getattr(sys.modules["_ctypes"], name) for name in modules["_confine"]["CTYPES_BASES"])
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
-            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"])
+            run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
+            job["host_pid"])
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed

@@ -17,6 +17,8 @@ import struct
 from collections.abc import Sequence
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_KILL_PROCESS = 0x80000000
@@ -61,6 +63,8 @@ _X86_64_DENIED = (
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
     162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
+    # Linux AIO: io_setup draws its events from one pool for the whole machine (fs.aio-max-nr), which one run drained.
+    206, 207, 208, 209, 210, 333,  # io_setup, io_destroy, io_getevents, io_submit, io_cancel, io_pgetevents
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -82,6 +86,7 @@ _AARCH64_DENIED = (
     100, 18,  # get_robust_list, lookup_dcookie
     279, 447,  # memfd_create, memfd_secret
     81, 267,  # sync, syncfs
+    0, 1, 2, 3, 4, 292,  # io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents: Linux AIO
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466,
@@ -98,19 +103,41 @@ class _Arch:
 
     def __init__(self, audit_arch: int, denied: tuple[int, ...], metadata: tuple[int, ...],
                  xattr_reads: tuple[int, ...], self_only: tuple[int, ...], prlimit: int, fcntl: int, ioctl: int,
-                 clone: int, clone3: int) -> None:
+                 clone: int, clone3: int, disk: _DiskIo) -> None:
         self.audit_arch, self.denied, self.metadata, self.xattr_reads = audit_arch, denied, metadata, xattr_reads
         self.self_only = self_only  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the child itself only
         self.prlimit = prlimit  # prlimit64: on the child itself only (pid 0 or its own)
-        self.fcntl, self.ioctl, self.clone, self.clone3 = fcntl, ioctl, clone, clone3
+        self.fcntl, self.ioctl, self.clone, self.clone3, self.disk = fcntl, ioctl, clone, clone3, disk
+
+
+class _DiskIo:
+    """One architecture's syscalls that make the disk work for the code beyond what its limits count: opens (number,
+    index of the flags argument) and the O_DIRECT bit, the syscalls answered as done without running them
+    (fsync, fdatasync, sync_file_range, msync, fadvise64), madvise and pwritev2."""
+
+    def __init__(self, opens: tuple[tuple[int, int], ...], o_direct: int, done: tuple[int, ...], madvise: int,
+                 pwritev2: int) -> None:
+        self.opens, self.o_direct, self.done, self.madvise, self.pwritev2 = opens, o_direct, done, madvise, pwritev2
 
 
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, _X86_64_DENIED, _X86_64_METADATA, _X86_64_XATTR_READS, (62, 200, 234, 129, 297),
-                    302, 72, 16, 56, 435),
+                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328)),
     "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
-                     261, 25, 29, 220, 435),
+                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287)),
 }
+# Disk bandwidth no limit counts: O_DIRECT reads every readable host file from the disk itself, again and again (230
+# MiB/s for the whole wall clock), and writes in a scratch on the host's disk (no tmpfs) reach it at once (1.8 GiB/s
+# rewriting one 1 MiB file), as do synchronous writes (O_DSYNC, O_SYNC, RWF_DSYNC, RWF_SYNC, fsync and the like);
+# evicting host files' cached pages (fadvise, MADV_COLD/MADV_PAGEOUT) makes the next reads go to the disk. Opens with
+# O_DIRECT or O_DSYNC (O_SYNC holds it) get EINVAL, as on a file system without them; openat2 (its flags lie in a
+# struct BPF cannot read) ENOSYS; the sync and advice calls succeed without running: scratch outlives no run, so
+# nothing is lost, and advice may always be ignored.
+O_DSYNC = 0o10000
+F_SETFL = 4
+SYS_OPENAT2 = 437  # the same on x86_64 and aarch64
+RWF_SYNCS = 0x2 | 0x4  # RWF_DSYNC, RWF_SYNC
+MADV_COLD, MADV_PAGEOUT = 20, 21
 # fcntl commands that make another process the owner of a descriptor's SIGIO, so that the kernel signals it on
 # the code's behalf: F_SETOWN, F_SETSIG, F_SETOWN_EX.
 _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
@@ -196,6 +223,18 @@ def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
 
 
+def die_with_host(libc: ctypes.CDLL, host_pid: int) -> str | None:
+    """Have the kernel kill this process when the host that started it dies: a host killed mid-call takes its wall
+    clock with it, and a sleeping run then lived on for good, its memory held. Set after the uid drop (a change of
+    credentials clears it); a host already gone by then is seen in the parent pid, and this process ends at once.
+    Returns why it could not, or None."""
+    if int(libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)))) != 0:
+        return f"prctl(PR_SET_PDEATHSIG) failed ({_errno_text(ctypes.get_errno())})"
+    if os.getppid() != host_pid:
+        os.kill(os.getpid(), SIGKILL)
+    return None
+
+
 def set_no_new_privs(libc: ctypes.CDLL) -> str | None:
     """Forbid gaining privileges through exec (also required for unprivileged seccomp and Landlock)."""
     if int(libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)))) == 0:
@@ -278,7 +317,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret, rsh, and_ = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54
-    nr, arg0, arg1 = 0, 16, 24  # offsets in seccomp_data of the syscall number and the low halves of args 0, 1
+    nr, arg0, arg1, arg2, arg5 = 0, 16, 24, 32, 56  # offsets in seccomp_data: the number, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
         (ld, None, None, 4), (jeq, "next", "kill", arch.audit_arch), (ld, None, None, nr)
@@ -290,7 +329,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone" if threads else "eperm", "next", arch.clone),
-             (jeq, "enosys", "next", arch.clone3)]
+             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2)]
+    disk = arch.disk
+    prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
+    prog += [(jeq, "done", "next", n) for n in disk.done]
+    prog += [(jeq, "madvise", "next", disk.madvise), (jeq, "pwritev2", "next", disk.pwritev2)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
     labels: dict[str, int] = {}
 
@@ -301,7 +344,14 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
     block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
-          (ret, None, None, SECCOMP_RET_ALLOW))
+          (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
+    block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
+    for index in sorted({index for _, index in disk.opens}):
+        block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
+              (jset, "einval", "allow", disk.o_direct | O_DSYNC))
+    block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
+          (jeq, "done", "allow", MADV_PAGEOUT))
+    block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
@@ -309,6 +359,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
+                          ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
+                          ("done", SECCOMP_RET_ERRNO | 0),  # errno 0: the call returns 0 without running
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS), ("kill", SECCOMP_RET_KILL_PROCESS)):
         block(label, (ret, None, None, action))
@@ -329,7 +381,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
-    host-wide settings and writeback (sync) at the syscall level; with
+    host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
+    opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
+    running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""

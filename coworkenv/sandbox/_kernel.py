@@ -187,18 +187,36 @@ def _graft(libc: ctypes.CDLL, root: str, device: int, path: str, hops: int = 0) 
 
 
 def join_cgroup(procs: str) -> str | None:
-    """Move this process into the memory cgroup the host made for the run (`procs`: its `cgroup.procs` file), so
-    that everything it allocates from now on, kernel memory included, counts against the group's cap. Returns why
-    it could not, or None."""
-    name = os.path.basename(os.path.dirname(procs))
+    """Move this process into a cgroup the host made for the run (`procs`: its `cgroup.procs` file), so that
+    everything it allocates or starts from now on, kernel memory and threads included, counts against the group's
+    caps. Returns why it could not, or None."""
+    pid = str(os.getpid())
     try:
         with open(procs, "w", encoding="ascii") as fh:
-            fh.write(str(os.getpid()))
-        with open("/proc/self/cgroup", encoding="utf-8") as fh:
-            joined = any(line.rstrip("\n").endswith("/" + name) for line in fh)
+            fh.write(pid)
+        with open(procs, encoding="ascii") as fh:
+            joined = pid in fh.read().split()
     except OSError as exc:
-        return f"cannot join the memory cgroup {procs} ({exc.strerror})"
-    return None if joined else f"joined the memory cgroup {procs}, yet /proc/self/cgroup does not list it"
+        return f"cannot join the cgroup {procs} ({exc.strerror})"
+    return None if joined else f"joined the cgroup {procs}, yet it does not list this process"
+
+
+# The highest oom_score_adj: the kernel's OOM killer then picks this process before any other it may kill.
+OOM_SCORE_ADJ_FIRST = 1000
+
+
+def prefer_for_oom_kill() -> str | None:
+    """Make this process the OOM killer's first pick wherever memory runs short: in an ancestor cgroup or the whole
+    machine, where it would otherwise pick the largest process, a host process bigger than the run (it kept the
+    host's score, 0). Set while the capabilities are still there, the code cannot lower it again (only
+    CAP_SYS_RESOURCE goes below the value a privileged process set). Needs the host's /proc: before the mount
+    namespace hides it. Returns why it could not, or None."""
+    try:
+        with open("/proc/self/oom_score_adj", "w", encoding="ascii") as fh:
+            fh.write(str(OOM_SCORE_ADJ_FIRST))
+    except OSError as exc:
+        return f"cannot write /proc/self/oom_score_adj ({exc.strerror})"
+    return None
 
 
 def pick_sandbox_ids() -> tuple[int, int]:
