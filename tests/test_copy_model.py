@@ -233,3 +233,51 @@ def test_copying_only_from_earlier_messages_never_copies_the_message_being_writt
     cache = DynamicCache(config=model.config)
     parts = [model(input_ids=ids[:, a:b], use_cache=True, cache=cache).logits for a, b in ((0, 13), (13, 21))]
     assert torch.allclose(torch.cat(parts, 1), model(input_ids=ids).logits, atol=1e-5)
+
+
+def _pointer_accuracy(weight: float, steps: int = 150) -> float:
+    """Trained through the fused call SFT makes, with the gate held on the LM head: how often the copy head alone
+    then names the asked value (new in every row) on `_copy_batch`."""
+    model = _model(0).train()
+    install_fused_lm_head(model, pointer_loss_weight=weight)
+    torch.nn.init.zeros_(model.copy_gate.weight)
+    torch.nn.init.constant_(model.copy_gate.bias, 30.0)  # the LM head alone speaks, as the gate settled in L11
+    model.copy_gate.requires_grad_(False)
+    generator = torch.Generator().manual_seed(0)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=3e-3)
+    for _ in range(steps):
+        ids, labels = _copy_batch(generator)
+        model(input_ids=ids, labels=labels, fused_lm_head=True).loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+    torch.nn.init.constant_(model.copy_gate.bias, -30.0)  # now read the copy head alone
+    ids, _ = _copy_batch(torch.Generator().manual_seed(99), 256)
+    with torch.no_grad():
+        predicted = model(input_ids=ids[:, :-1]).logits[:, -1].argmax(-1)
+    return float((predicted == ids[:, -1]).float().mean())
+
+
+def test_the_pointer_loss_trains_the_copy_head_where_the_gate_gives_the_position_to_the_lm_head() -> None:
+    # Without it the pointer gets no gradient through a closed gate and stays below chance among the row's 4 values
+    # (0.04 measured); with it, it learns to point at the asked value (0.75; a free gate: 0.30 at these steps).
+    without, with_loss = _pointer_accuracy(0.0), _pointer_accuracy(1.0)
+    assert with_loss >= 0.5 and with_loss >= without + 0.4, (without, with_loss)
+
+
+def test_the_pointer_loss_is_training_only_and_zero_where_nothing_can_be_copied() -> None:
+    model = _model(0)
+    install_fused_lm_head(model, pointer_loss_weight=0.5)
+    ids, labels = _copy_batch(torch.Generator().manual_seed(3), 4)
+    plain = model(input_ids=ids, labels=labels, fused_lm_head=True)
+    model.train()
+    trained = model(input_ids=ids, labels=labels, fused_lm_head=True)
+    assert torch.allclose(plain.log_probs, model.eval()(input_ids=ids, labels=labels, fused_lm_head=True).log_probs)
+    assert bool((trained.log_probs[plain.label_mask] < plain.log_probs[plain.label_mask] - 1e-4).all())
+    out = model(input_ids=ids, labels=labels, pointer_loss=True)
+    assert out.pointer_nll is not None and out.pointer_nll.shape == (4, 1) and bool((out.pointer_nll > 0).all())
+    ids_unseen = torch.where(ids == 60, 59, ids)  # token 60 now occurs nowhere in the rows ...
+    ids_unseen[:, -1] = 60  # ... but as the label
+    unseen = torch.where(labels == -100, labels, ids_unseen)
+    out = model(input_ids=ids_unseen, labels=unseen, pointer_loss=True)
+    assert out.pointer_nll is not None and bool((out.pointer_nll == 0).all())

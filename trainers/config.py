@@ -147,6 +147,9 @@ class TrainingSection(_Section):
     max_grad_norm: Annotated[float, Field(gt=0)] = 1.0
     seed: int = 0
     bf16: bool = False
+    copy_pointer_loss: Annotated[float, Field(ge=0.0, description="on a copy-head model, the weight of the copy "
+                                              "head's own loss on every label it could copy, added to the mixture's "
+                                              "(trainers.copy_model.install_fused_lm_head); 0: off")] = 0.0
     gradient_checkpointing: bool = False
     logging_steps: Annotated[int, Field(ge=1)] = 1
     packing: bool = False
@@ -169,6 +172,14 @@ class SFTRunConfig(_Section):
     lora: LoraSection = LoraSection()
     training: TrainingSection = TrainingSection()
     distributed: DistributedSection = DistributedSection()
+
+    @model_validator(mode="after")
+    def _pointer_loss_needs_a_copy_head(self) -> SFTRunConfig:
+        copy_head = self.model.source == "tiny" and self.model.tiny is not None and self.model.tiny.copy_head
+        if self.training.copy_pointer_loss > 0 and not copy_head:
+            raise ValueError("training.copy_pointer_loss trains a copy head, and this model has none: set "
+                             "model.tiny.copy_head: true (a from-scratch model) or copy_pointer_loss: 0")
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (paths as strings), for run metadata."""

@@ -28,6 +28,7 @@ import contextlib
 import functools
 import math
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -112,6 +113,21 @@ def attach_copy_memory(cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid:
     cache._copy_memory = _CopyMemory(keys, ids, valid.bool())
 
 
+@dataclass
+class CopyHeadOutput(CausalLMOutputWithPast):
+    """The causal LM output, plus (with `pointer_loss=True` and labels) the copy head's own negative log-likelihood of
+    each scored label: 0 where the label occurs nowhere the position may copy from."""
+
+    pointer_nll: torch.Tensor | None = None
+
+
+def _pointer_nll(copied: torch.Tensor, targets: torch.Tensor, ids: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """-log of the copy distribution's mass on each target (batch, queries), where the target can be copied."""
+    picked = copied.gather(-1, targets.clamp(min=0)[..., None]).squeeze(-1)
+    available = ((ids[:, None, :] == targets[:, :, None]) & allowed).any(-1) & (targets != -100)
+    return torch.where(available, -torch.log(picked + _FLOOR), 0.0)
+
+
 class CopyHeadForCausalLM(Qwen3ForCausalLM):
     """`Qwen3ForCausalLM` whose next-token distribution mixes the LM head with a copy of earlier tokens."""
 
@@ -175,8 +191,9 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         labels: torch.LongTensor | None = None,
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
+        pointer_loss: bool = False,
         **kwargs: Any,
-    ) -> CausalLMOutputWithPast:
+    ) -> CopyHeadOutput:
         if input_ids is None:
             raise ValueError("the copy head copies token ids: pass input_ids, not inputs_embeds")
         if "past_key_values" in kwargs:  # the name before transformers 5.2x
@@ -212,16 +229,27 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         # Where nothing may be copied, the LM head alone speaks (the mixture stays a distribution).
         gate = torch.where(allowed.any(-1, keepdim=True), torch.sigmoid(self.copy_gate(hidden).float()), 1.0)
         logits = torch.log(gate * vocab + (1 - gate) * copied + _FLOOR)
-        loss = None
+        loss = pointer_nll = None
         if labels is not None:
             targets = labels[:, 1:][:, scored]
             loss = nn.functional.nll_loss(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
-        return CausalLMOutputWithPast(loss=loss, logits=logits, cache=outputs.cache if use_cache else None)
+            if pointer_loss:
+                pointer_nll = _pointer_nll(copied, targets, memory.ids, allowed)
+        return CopyHeadOutput(loss=loss, logits=logits, cache=outputs.cache if use_cache else None,
+                              pointer_nll=pointer_nll)
 
 
-def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool = True) -> None:
+def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool = True,
+                          pointer_loss_weight: float = 0.0) -> None:
     """Give a copy-head model the `fused_lm_head=True` call TRL's SFT and GRPO trainers make (per-token log-probs,
     entropy and top-1 hits of the labels, and the mean negative log-likelihood), computed from its own mixture.
+
+    With `pointer_loss_weight` > 0 (SFT only), while the model trains each label's log-prob also carries
+    `- weight x` the copy head's own negative log-likelihood of it, where the label can be copied: the pointer is
+    trained on every value it could copy, also where the gate gives the position to the LM head. Without it the
+    gate can settle on the LM head early and the pointer never learns those positions (docs/learning.md, L11: at
+    `"query":"` the gate gave the LM head 0.93-1.00 and the pointer put ~0 on the key the request named). GRPO
+    must not use it: its log-probs are the policy's.
 
     With `unpad_rows`, rows padded only at their ends (TRL's layout) run one at a time without their padding:
     on CPU about 2x faster than the padded batch for GRPO's groups (`benchmarks/bench_rl_step.py`), same values.
@@ -240,6 +268,7 @@ def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool
         if not fused_lm_head:
             return own(self, *args, labels=labels, **kwargs)
         kwargs["use_cache"] = False
+        pointer = pointer_loss_weight > 0 and self.training
         targets = labels[:, 1:] if shift_labels is None else shift_labels
         mask = targets != -100
         # With labels the model scores only the labelled positions (aligned so that position t predicts t + 1).
@@ -249,26 +278,32 @@ def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool
             scored = mask.any(dim=0).nonzero().squeeze(-1)
             rows = torch.arange(mask.shape[0], device=mask.device)[:, None].expand(-1, len(scored))
             columns = scored[None].expand(mask.shape[0], -1)
-            logits = own(self, *args, labels=aligned, **kwargs).logits
+            whole = own(self, *args, labels=aligned, pointer_loss=pointer, **kwargs)
+            logits, pointer_nll = whole.logits, whole.pointer_nll
         else:
             # Each row alone, without its padding: causal attention with no mask to build (the fast kernels) and a
             # copy head over the row's own positions; the same log-probs as the padded batch, up to float rounding.
             input_ids = kwargs.pop("input_ids")
             kwargs.pop("attention_mask")
-            row_logits, row_index, column_index = [], [], []
+            row_logits, row_pointer, row_index, column_index = [], [], [], []
             for row, (start, end) in enumerate(spans):
                 local = (aligned[row, start + 1:end] != -100).nonzero().squeeze(-1)
                 if len(local) == 0:
                     continue
                 out = own(self, input_ids=input_ids[row:row + 1, start:end], labels=aligned[row:row + 1, start:end],
-                          **kwargs)
+                          pointer_loss=pointer, **kwargs)
                 row_logits.append(out.logits[0])
+                if out.pointer_nll is not None:
+                    row_pointer.append(out.pointer_nll[0])
                 row_index.append(torch.full_like(local, row))
                 column_index.append(local + start)
             logits, rows, columns = torch.cat(row_logits), torch.cat(row_index), torch.cat(column_index)
+            pointer_nll = torch.cat(row_pointer) if row_pointer else None
         logits = torch.log_softmax(logits / temperature, dim=-1)
         picked = targets[rows, columns]
         chosen = logits.gather(-1, picked.clamp(min=0)[..., None]).squeeze(-1)
+        if pointer_nll is not None:
+            chosen = chosen - pointer_loss_weight * pointer_nll
         entropy = -(logits.exp() * logits).sum(-1)
         top1 = (logits.argmax(-1) == picked).to(logits.dtype)
 

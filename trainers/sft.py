@@ -241,10 +241,10 @@ class _SFTTrainer(SFTTrainer):
     """TRL's SFTTrainer; on a copy-head model, the fused LM head it installs is replaced by the model's own
     (TRL's cannot see the copy head, see trainers.copy_model)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, pointer_loss_weight: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if uses_copy_head(self.model):
-            install_fused_lm_head(self.model)
+            install_fused_lm_head(self.model, pointer_loss_weight=pointer_loss_weight)
 
 
 def build_sft_trainer(
@@ -275,6 +275,7 @@ def build_sft_trainer(
         processing_class=tokenizer,
         peft_config=_peft_config(run_config),
         callbacks=[recorder, *callbacks],
+        pointer_loss_weight=run_config.training.copy_pointer_loss,
     )
     # Step logs go to `progress` and training_log.json instead of being printed as raw dicts.
     trainer.remove_callback(PrinterCallback)
