@@ -392,8 +392,10 @@ def write_markdown(path: Path, results: dict[str, Any]) -> None:
                   "|---|" + "---|" * len(results["probe"])]
         for key, label in (("accuracy", "all assistant tokens"), ("copied_accuracy", "carried over from what was read"),
                            ("first_copied_accuracy", "first token of each carried value"),
+                           ("first_copied_pointer_accuracy", "... copy head alone >= 0.5 on it (copy-head models)"),
+                           ("first_copied_copy_weight", "... gate's weight on the copy head there (copy-head models)"),
                            ("other_accuracy", "format, tool names, own words")):
-            lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" if key in p else "-"
+            lines.append(f"| {label} | " + " | ".join(f"{p[key]:.3f}" if p.get(key) is not None else "-"
                                                       for p in results["probe"].values()) + " |")
     if results.get("rl_table"):
         ref = "/".join(REFERENCE_VARIANT)

@@ -139,6 +139,20 @@ def test_token_probe_counts_assistant_tokens_and_tells_carried_values_from_forma
     assert result.first_copied_correct <= min(result.first_copied_tokens, result.copied_correct)
     assert 0.0 <= result.copied_accuracy <= 1.0 and 0.0 <= result.other_accuracy <= 1.0
     assert result.to_dict()["accuracy"] == round(result.correct / result.tokens, 4)
+    assert result.first_copied_pointer_right is None and "first_copied_pointer_accuracy" not in result.to_dict()
+    # A copy-head model also says what its pointer and gate did at the first token of each carried value.
+    from trainers.copy_model import CopyHeadConfig, CopyHeadForCausalLM
+
+    torch.manual_seed(0)
+    copying = CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=8, vocab_size=len(tokenizer), hidden_size=32,
+                                                 intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                                 num_key_value_heads=1, head_dim=16))
+    torch.nn.init.constant_(copying.copy_gate.bias, -30.0)  # the copy head alone speaks
+    probed = teacher_forced_accuracy(copying, tokenizer, rows, "minimal")
+    assert probed.first_copied_tokens == result.first_copied_tokens
+    assert probed.first_copied_copy_weight == pytest.approx(1.0)
+    assert probed.first_copied_pointer_right is not None
+    assert 0 <= probed.first_copied_pointer_right <= probed.first_copied_tokens
 
 
 def test_anneal_lr_follows_the_training_budget_not_the_step_count(tmp_path: Path) -> None:

@@ -116,9 +116,11 @@ def attach_copy_memory(cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid:
 @dataclass
 class CopyHeadOutput(CausalLMOutputWithPast):
     """The causal LM output, plus (with `pointer_loss=True` and labels) the copy head's own negative log-likelihood of
-    each scored label: 0 where the label occurs nowhere the position may copy from."""
+    each scored label: 0 where the label occurs nowhere the position may copy from; and the weight the gate gives
+    the copy head at each position (batch, positions, 1)."""
 
     pointer_nll: torch.Tensor | None = None
+    copy_weight: torch.Tensor | None = None
 
 
 def _pointer_nll(copied: torch.Tensor, targets: torch.Tensor, ids: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
@@ -236,7 +238,7 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             if pointer_loss:
                 pointer_nll = _pointer_nll(copied, targets, memory.ids, allowed)
         return CopyHeadOutput(loss=loss, logits=logits, cache=outputs.cache if use_cache else None,
-                              pointer_nll=pointer_nll)
+                              pointer_nll=pointer_nll, copy_weight=1 - gate)
 
 
 def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool = True,

@@ -14,13 +14,17 @@ greedily from the true prefix (teacher forcing) and counted in one of two classe
 Within `copied`, `first_copied` counts the first token of each carried run (a copied token whose predecessor in
 the assistant's message is not copied): which value to copy is chosen there, and the rest of the value can follow
 from where it was read. A student that picks values from its memory of the training set instead of the context
-is right on the rest of a value and wrong on its first token (docs/learning.md, L10).
+is right on the rest of a value and wrong on its first token (docs/learning.md, L10). On a copy-head model the
+probe also says, at those first tokens, how much weight the gate gives the copy head and how often the copy head
+alone puts at least half its mass on the right token: whether the pointer learned to choose, and whether the gate
+lets it (L11).
 
 A model that learned the format but not yet to carry values over scores high on `other` and low on `copied`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,6 +32,7 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from trainers.copy_model import uses_copy_head
 from trainers.sft_data import to_chat
 
 __all__ = ["TokenAccuracy", "teacher_forced_accuracy"]
@@ -44,6 +49,8 @@ class TokenAccuracy:
     copied_correct: int
     first_copied_tokens: int = 0
     first_copied_correct: int = 0
+    first_copied_pointer_right: int | None = None  # copy-head models: the pointer alone puts >= 0.5 on the token
+    first_copied_copy_weight: float | None = None  # copy-head models: the gate's mean weight on the copy head
 
     @property
     def accuracy(self) -> float:
@@ -65,6 +72,8 @@ class TokenAccuracy:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "accuracy": round(self.accuracy, 4), "copied_accuracy": round(self.copied_accuracy, 4),
                 "first_copied_accuracy": round(self.first_copied_accuracy, 4),
+            **({} if self.first_copied_pointer_right is None or not self.first_copied_tokens else
+               {"first_copied_pointer_accuracy": round(self.first_copied_pointer_right / self.first_copied_tokens, 4)}),
                 "other_accuracy": round(self.other_accuracy, 4)}
 
 
@@ -88,9 +97,14 @@ def teacher_forced_accuracy(model: PreTrainedModel, tokenizer: PreTrainedTokeniz
     was_training = model.training
     model.eval()
     tokens = correct = copied_tokens = copied_correct = first_tokens = first_correct = 0
+    copy_head = uses_copy_head(model)
+    pointer_right, copy_weight = 0, 0.0
     try:
         for ids, mask in encoded:
-            predicted = model(input_ids=torch.tensor([ids])).logits[0].argmax(-1).tolist()
+            row = torch.tensor([ids])
+            # A copy-head model scores every position given labels everywhere, and says what its pointer and gate did.
+            out = model(input_ids=row, labels=row, pointer_loss=True) if copy_head else model(input_ids=row)
+            predicted = out.logits[0].argmax(-1).tolist()
             seen: set[int] = set()  # tokens so far outside assistant messages
             after_copied = False  # the previous token was an assistant token carried over
             for position in range(1, len(ids)):
@@ -108,7 +122,12 @@ def teacher_forced_accuracy(model: PreTrainedModel, tokenizer: PreTrainedTokeniz
                     if not after_copied:
                         first_tokens += 1
                         first_correct += hit
+                        if copy_head:
+                            pointer_right += float(out.pointer_nll[0, position - 1]) <= math.log(2)
+                            copy_weight += float(out.copy_weight[0, position - 1])
                 after_copied = copied
     finally:
         model.train(was_training)
-    return TokenAccuracy(len(rows), tokens, correct, copied_tokens, copied_correct, first_tokens, first_correct)
+    return TokenAccuracy(len(rows), tokens, correct, copied_tokens, copied_correct, first_tokens, first_correct,
+                         pointer_right if copy_head else None,
+                         round(copy_weight / first_tokens, 4) if copy_head and first_tokens else None)
