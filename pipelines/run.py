@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.instance_errors import instance_problem
+from pipelines.open_files import OpenFilesLimitError, ensure_open_files_limit
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
     with _environment_for(args), signals_raise_interrupted(), watching_standard_output():
         home = Path(os.environ["DAGSTER_HOME"])
+        try:
+            ensure_open_files_limit()
+        except OpenFilesLimitError as exc:
+            return _say_error(str(exc), EXIT_SYSTEM)
         try:
             with one_run_per_folder(home):
                 return _run(args)
@@ -292,14 +297,24 @@ def _failed(result: dg.ExecuteInProcessResult) -> int:
     print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            print(f"  {event.step_key}: {event.step_failure_data.error.message.strip().splitlines()[-1]}",
-                  file=sys.stderr)
+            print(f"  {event.step_key}: {_step_reason(event.step_failure_data.error)}", file=sys.stderr)
         check = event.asset_check_evaluation_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
         if check is not None and not check.passed:
             print(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
                   f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
                   file=sys.stderr)
     return 1
+
+
+def _step_reason(error: Any) -> str:
+    """What made a step fail, in one line: the innermost error behind Dagster's wrapper ("Error occurred while
+    executing op ...") and SQLAlchemy's (whose last line is a link), headed by its class without its module."""
+    while error.cause is not None:
+        error = error.cause
+    lines = [line.strip() for line in error.message.strip().splitlines()]
+    first = next((line for line in lines if line and not line.startswith("(Background on this error")), error.cls_name)
+    name, colon, text = first.partition(": ")
+    return f"{name.rsplit('.', 1)[-1]}: {text}" if colon and " " not in name else first
 
 
 def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:
