@@ -13,6 +13,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import resource
 import shutil
 import socket
 import tempfile
@@ -27,6 +28,8 @@ _NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _NO_PERMISSION = {errno.EACCES, errno.EPERM, errno.EROFS}
 _WRONG_KIND = {errno.ENOTDIR, errno.EEXIST, errno.EISDIR}
 _NO_SUCH_PATH = {errno.ENOENT, errno.ELOOP}
+_TOO_MANY_OPEN = {errno.EMFILE, errno.ENFILE}
+_OTHER_FILE_SYSTEM = {errno.EXDEV, errno.EBUSY}
 
 
 class WriteError(OSError):
@@ -55,8 +58,18 @@ def os_reason(error: OSError) -> str:
 def path_advice(final: Path | None, error: OSError) -> str:
     """What to do about `error`, raised while reading or writing `final` (None: a file the error does not name)."""
     where = f" to {final}" if final is not None else ""
+    if error.errno == errno.ENOSPC:  # also what a file system out of inodes says, with gigabytes free
+        return "free disk space (or inodes, if `df -i` shows none left: delete small files) and run again"
     if error.errno in _NO_SPACE:
         return "free disk space (or raise the file size limit or quota) and run again"
+    if error.errno in _TOO_MANY_OPEN:
+        return f"raise the limit on open files (`ulimit -n`, {open_files_limit()} here) and run again"
+    if error.errno in _OTHER_FILE_SYSTEM:
+        # A rename cannot cross file systems: the path (or a folder on its way) is a mount point, a container
+        # volume, or a folder of an image layer that overlayfs cannot rename.
+        mount = f" ({final} or a folder above it is a mount point or a container volume)" if final else ""
+        return f"the file system refused to rename{where}{mount}; write to a folder inside the mount instead " \
+               "(e.g. a subfolder of it), or to a folder on one file system"
     if error.errno in _NO_PERMISSION:
         folder = final.parent if final is not None else "the output folder"
         return f"make {folder} writable, or write to another folder"
@@ -69,6 +82,11 @@ def path_advice(final: Path | None, error: OSError) -> str:
         return f"a symbolic link on the way{where} loops or points nowhere (or a folder is missing); " \
                "fix or remove the link, or choose another path"
     return "check the disk and the folder, then run again"
+
+
+def open_files_limit() -> int:
+    """How many files this process may have open at once (the soft `ulimit -n`)."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def make_folder(folder: Path) -> None:

@@ -52,6 +52,12 @@ class _Secret:
     __str__ = __repr__
 
 
+def _sendable(key: str) -> bool:
+    """Whether `key` can go in an Authorization header (HTTP clients refuse a control character, a line break above
+    all: it would start a header of its own)."""
+    return not any(ord(c) < 32 or ord(c) == 127 for c in key)
+
+
 class _RetryableError(Exception):
     def __init__(self, kind: LLMErrorKind, message: str, retry_after_s: float | None = None) -> None:
         super().__init__(message)
@@ -152,8 +158,13 @@ class OpenAICompatibleBackend:
             raise ValueError("an OpenAI-compatible backend needs a model name (--model or $COWORKENV_LLM_MODEL)")
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        source = "the api_key argument"
         if api_key is None:
-            api_key = next((os.environ[var] for var in API_KEY_ENV_VARS if os.environ.get(var)), None)
+            source, api_key = next(((var, os.environ[var]) for var in API_KEY_ENV_VARS if os.environ.get(var)),
+                                   (source, None))
+        if api_key and not _sendable(api_key):  # named, never shown: the message must not carry the secret
+            raise ValueError(f"{source} holds a control character (a line break copied with the key?), which an "
+                             "HTTP header cannot carry; set it to the key alone")
         self.base_url = display_url(base_url)
         self.model = model
         self.name = f"openai:{model}"

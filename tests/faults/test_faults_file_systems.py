@@ -1,0 +1,80 @@
+"""Fault corpus, file systems that refuse in their own ways: a rename across file systems or onto a mount point
+(EXDEV, EBUSY: an output folder that is a container volume, or a folder of an image layer overlayfs cannot
+rename), a file system out of inodes (ENOSPC with gigabytes free), a process out of file descriptors (EMFILE), and
+a credential that cannot be sent. Each is one line saying what to do about that cause (they had all been "check
+the disk and the folder, then run again", or a traceback); the earlier output and a trained checkpoint are kept."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coworkenv.cli import app
+from coworkenv.examples import example_names, load_example
+from coworkenv.store.stages import write_specs
+from coworkenv.validate import procedural_candidates
+from tests.faults.harness import assert_clean_failure, run_child, snapshot, spec_folder, temp_files
+from trainers.checkpoint_files import CheckpointPlaceError, replace_dir
+
+# Where each errno strikes an atomic write, and what the line must tell the user to do.
+CASES = {
+    "EXDEV": ("os:replace", "a mount point"),
+    "EBUSY": ("os:replace", "a mount point"),
+    "ENOSPC": ("tempfile:mkstemp", "df -i"),  # the file cannot even be created: no inode left
+    "EMFILE": ("tempfile:mkstemp", "ulimit -n"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_an_atomic_write_refused_for_that_cause_says_what_to_do_and_keeps_the_earlier_output(
+        tmp_path: Path, code: str) -> None:
+    specs = spec_folder(tmp_path / "specs")
+    out = tmp_path / "out"
+    assert run_child(["rollout", str(specs), "--out", str(out)]).returncode == 0
+    before = snapshot(out)
+    target, advice = CASES[code]
+    failed = run_child(["rollout", str(specs), "--out", str(out)], fail=(f"{target}:1:{code}",))
+    assert_clean_failure(failed, str(out), os.strerror(getattr(errno, code)), advice, code=1)
+    assert snapshot(out) == before and temp_files(out) == []
+
+
+@pytest.mark.parametrize("code", ["EXDEV", "EBUSY"])
+def test_a_checkpoint_that_cannot_be_renamed_into_place_is_kept_whole_and_its_place_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> None:
+    # What overlayfs answers when the old checkpoint folder comes from a container image's lower layer (EXDEV), or
+    # a bind mount answers for the folder itself (EBUSY): it had been a bare OSError, and the next training run
+    # deleted the new checkpoint's staging folder, hours of training with it.
+    out, staging = tmp_path / "sft", tmp_path / ".sft.partial"
+    for folder, marker in ((out, "old"), (staging, "new")):
+        folder.mkdir()
+        (folder / "config.json").write_text(marker)
+    real = os.replace
+
+    def refused(source: Path, target: Path) -> None:
+        if Path(source) in (out, staging):
+            raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)), str(source), None, str(target))
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", refused)
+    with pytest.raises(CheckpointPlaceError) as caught:
+        replace_dir(staging, out)
+    message = str(caught.value)
+    assert str(out) in message and f"whole in {staging}" in message and "a mount point" in message, message
+    assert (out / "config.json").read_text() == "old" and (staging / "config.json").read_text() == "new"
+
+
+def test_an_api_key_with_a_line_break_is_named_by_its_variable_never_shown(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A key copied with its newline: the HTTP client refused the header deep inside a request, with a traceback.
+    specs = tmp_path / "specs.parquet"
+    write_specs(procedural_candidates([load_example(example_names()[0])]), specs)
+    monkeypatch.setenv("COWORKENV_LLM_API_KEY", "sk-fault-corpus-secret\n")
+    result = CliRunner().invoke(app, ["rollout", str(specs), "--out", str(tmp_path / "out"),
+                                      "--llm", "http://127.0.0.1:9/v1", "--model", "m"])
+    assert result.exit_code == 2, result.output
+    assert "COWORKENV_LLM_API_KEY" in result.output and "control character" in result.output, result.output
+    assert "sk-fault-corpus-secret" not in result.output and not (tmp_path / "out").exists()
