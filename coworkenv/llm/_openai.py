@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 import certifi
 
+from coworkenv.escaping import holds_control_character
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
@@ -50,12 +51,6 @@ class _Secret:
         return "<secret>" if self._value else "<no key>"
 
     __str__ = __repr__
-
-
-def _sendable(key: str) -> bool:
-    """Whether `key` can go in an Authorization header (HTTP clients refuse a control character, a line break above
-    all: it would start a header of its own)."""
-    return not any(ord(c) < 32 or ord(c) == 127 for c in key)
 
 
 class _RetryableError(Exception):
@@ -162,7 +157,7 @@ class OpenAICompatibleBackend:
         if api_key is None:
             source, api_key = next(((var, os.environ[var]) for var in API_KEY_ENV_VARS if os.environ.get(var)),
                                    (source, None))
-        if api_key and not _sendable(api_key):  # named, never shown: the message must not carry the secret
+        if api_key and holds_control_character(api_key):  # named, never shown: the message must not carry the secret
             raise ValueError(f"{source} holds a control character (a line break copied with the key?), which an "
                              "HTTP header cannot carry; set it to the key alone")
         self.base_url = display_url(base_url)
