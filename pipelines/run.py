@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.atomic import WriteError
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.instance_errors import instance_problem
 from pipelines.open_files import OpenFilesLimitError, ensure_open_files_limit
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             return _say_error(str(exc), EXIT_USAGE)
         except StandardOutputError as exc:  # `| head`, `> /dev/full`: no file of the run's
             return standard_output_stop(exc)
+        except WriteError as exc:  # DAGSTER_HOME cannot be locked (a file system without locks)
+            return _say_error(str(exc), EXIT_SYSTEM)
         except (Interrupted, KeyboardInterrupt):  # before `Exception`: Interrupted is one
             by = f" by {stop_signal_name()}" if stop_signal_name() else ""
             with contextlib.suppress(OSError):  # a terminal that closed (SIGHUP) takes no more; the code still tells

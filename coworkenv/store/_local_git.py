@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import logging
 import os
 import re
@@ -12,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, make_folder, os_reason, path_advice
+from coworkenv.atomic import atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
     PublishError,
@@ -281,7 +280,7 @@ class LocalGitPublisher:
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_exclusive(fd, self.repo_dir)
             yield
         finally:
             os.close(fd)  # closing releases the lock

@@ -7,6 +7,7 @@ the disk and the folder, then run again", or a traceback); the earlier output an
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 from pathlib import Path
 
@@ -15,9 +16,11 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from coworkenv.examples import example_names, load_example
+from coworkenv.store import LocalGitPublisher
 from coworkenv.store.stages import write_specs
 from coworkenv.validate import procedural_candidates
-from tests.faults.harness import assert_clean_failure, run_child, snapshot, spec_folder, temp_files
+from tests.faults.harness import assert_clean_failure, release, run_child, snapshot, spec_folder, temp_files
+from tests.support.pipeline_child import make_workspace
 from trainers.checkpoint_files import CheckpointPlaceError, replace_dir
 
 # Where each errno strikes an atomic write, and what the line must tell the user to do.
@@ -78,3 +81,30 @@ def test_an_api_key_with_a_line_break_is_named_by_its_variable_never_shown(tmp_p
     assert result.exit_code == 2, result.output
     assert "COWORKENV_LLM_API_KEY" in result.output and "control character" in result.output, result.output
     assert "sk-fault-corpus-secret" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_a_folder_on_a_file_system_without_locks_is_named_by_every_writer_that_locks(tmp_path: Path) -> None:
+    # NFS without its lock service answers flock with ENOLCK: `python -m pipelines.run` ended in a traceback, and
+    # curate said "No locks available (OSError)" without a folder.
+    lock = ("fcntl:flock:1:ENOLCK",)
+    specs = spec_folder(tmp_path / "specs")
+    assert run_child(["rollout", str(specs), "--out", str(tmp_path / "traj")]).returncode == 0
+    curate = run_child(["curate", str(tmp_path / "traj"), "--out", str(tmp_path / "sft")], fail=lock)
+    assert_clean_failure(curate, f"cannot lock {tmp_path / 'sft'}", "No locks available", "local disk", code=1)
+    assert snapshot(tmp_path / "sft") == {}
+    ws = make_workspace(tmp_path / "ws", ("report_from_data",))
+    run = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env(), fail=lock)
+    assert_clean_failure(run, f"cannot lock {ws.home}", "No locks available", "local disk", code=1)
+    assert snapshot(ws.data) == {}
+
+
+def test_a_publish_into_a_folder_without_locks_is_refused_before_it_writes(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with pytest.raises(OSError) as caught:
+        LocalGitPublisher(tmp_path / "hub").publish(release("v1"))
+    assert f"cannot lock {tmp_path / 'hub'}" in str(caught.value) and "local disk" in str(caught.value)
+    assert snapshot(tmp_path / "hub") == {} and not (tmp_path / "hub" / ".git").exists()
