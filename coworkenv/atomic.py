@@ -13,7 +13,6 @@ import errno
 import fcntl
 import hashlib
 import os
-import resource
 import shutil
 import socket
 import tempfile
@@ -21,6 +20,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
+
+from coworkenv.open_files import open_files_limit
 
 TEMP_PREFIX = ".tmp-"
 
@@ -86,11 +87,6 @@ def path_advice(final: Path | None, error: OSError) -> str:
         return f"a symbolic link on the way{where} loops or points nowhere (or a folder is missing); " \
                "fix or remove the link, or choose another path"
     return "check the disk and the folder, then run again"
-
-
-def open_files_limit() -> int:
-    """How many files this process may have open at once (the soft `ulimit -n`)."""
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def make_folder(folder: Path) -> None:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.atomic import WriteError
+from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.instance_errors import instance_problem
-from pipelines.open_files import OpenFilesLimitError, ensure_open_files_limit
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 # Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 POOL = "llm"
+# Dagster holds SQLite connections, compute-log files and pipes per step; past the limit SQLite says only "unable to
+# open database file", inside a step. Measured: a `--no-train` run of one capability failed at `ulimit -n 17` and
+# passed at 19; 64 leaves room for more capabilities, training and the eval.
+MINIMUM_OPEN_FILES = 64
 EXIT_SYSTEM, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 
 
@@ -64,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     with _environment_for(args), signals_raise_interrupted(), watching_standard_output():
         home = Path(os.environ["DAGSTER_HOME"])
         try:
-            ensure_open_files_limit()
+            ensure_open_files_limit(MINIMUM_OPEN_FILES, "a pipeline run")
         except OpenFilesLimitError as exc:
             return _say_error(str(exc), EXIT_SYSTEM)
         try:

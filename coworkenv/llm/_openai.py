@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import hashlib
 import json  # not orjson: the offline vLLM test imports coworkenv.llm inside the vLLM venv
 import logging
@@ -26,6 +27,7 @@ from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
+from coworkenv.open_files import open_files_limit
 
 logger = logging.getLogger(__name__)
 
@@ -310,6 +312,10 @@ class OpenAICompatibleBackend:
                 kind, message = "malformed", f"undecodable response body ({exc})"
             except (aiohttp.ClientError, OSError) as exc:  # connection refused/reset, protocol errors, ...
                 kind, message = "unavailable", f"connection failed ({type(exc).__name__}: {exc})"
+                if getattr(getattr(exc, "os_error", exc), "errno", None) in (errno.EMFILE, errno.ENFILE):
+                    # This process, not the server, ran out: each request in flight holds a socket.
+                    message += (f" on this side: no file descriptor left (`ulimit -n` is {open_files_limit()}); "
+                                "lower the concurrency or raise the limit")
             message = self._redact(message)
             if attempt >= self.max_retries:
                 raise LLMError(

@@ -108,3 +108,22 @@ def test_a_publish_into_a_folder_without_locks_is_refused_before_it_writes(tmp_p
         LocalGitPublisher(tmp_path / "hub").publish(release("v1"))
     assert f"cannot lock {tmp_path / 'hub'}" in str(caught.value) and "local disk" in str(caught.value)
     assert snapshot(tmp_path / "hub") == {} and not (tmp_path / "hub" / ".git").exists()
+
+
+def test_llm_requests_in_flight_past_a_low_open_files_limit_are_blamed_on_this_side_not_the_server(
+        tmp_path: Path) -> None:
+    # Under `ulimit -n 12` (hard 4096) these 20 episodes took 36 retries, "connection failed ... [Too many open
+    # files]"; with 8 envs, 26 of 32 episodes failed, "check the server". The soft limit is raised at start now;
+    # when no descriptor is left all the same, the error says it is this side's.
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    specs = tmp_path / "specs.parquet"
+    write_specs(procedural_candidates([load_example(name) for name in example_names()]), specs)
+    with FakeOpenAIServer(delay_s=0.3) as server:
+        raised = run_child(["rollout", str(specs), "--out", str(tmp_path / "out"), "--llm", f"{server.url}/v1",
+                            "--model", "m", "--k", "4", "--max-steps", "2"], nofile="12:4096")
+        assert raised.returncode == 0 and " 0 retries" in raised.stdout, raised.stdout + raised.stderr
+        exhausted = run_child([f"{server.url}/v1"], call="tests.faults.scenarios:llm_request_without_descriptors",
+                              nofile="64")
+    assert "[Too many open files]" in exhausted.stdout, exhausted.stdout + exhausted.stderr
+    assert "on this side: no file descriptor left (`ulimit -n` is 64)" in exhausted.stdout, exhausted.stdout
