@@ -21,12 +21,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from coworkenv.open_files import open_files_limit
+
 TEMP_PREFIX = ".tmp-"
 
 _NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _NO_PERMISSION = {errno.EACCES, errno.EPERM, errno.EROFS}
 _WRONG_KIND = {errno.ENOTDIR, errno.EEXIST, errno.EISDIR}
 _NO_SUCH_PATH = {errno.ENOENT, errno.ELOOP}
+_TOO_MANY_OPEN = {errno.EMFILE, errno.ENFILE}
+_OTHER_FILE_SYSTEM = {errno.EXDEV, errno.EBUSY}
+_NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS}  # NFS without its lock service, some FUSE mounts
 
 
 class WriteError(OSError):
@@ -55,8 +60,21 @@ def os_reason(error: OSError) -> str:
 def path_advice(final: Path | None, error: OSError) -> str:
     """What to do about `error`, raised while reading or writing `final` (None: a file the error does not name)."""
     where = f" to {final}" if final is not None else ""
+    if error.errno == errno.ENOSPC:  # also what a file system out of inodes says, with gigabytes free
+        return "free disk space (or inodes, if `df -i` shows none left: delete small files) and run again"
     if error.errno in _NO_SPACE:
         return "free disk space (or raise the file size limit or quota) and run again"
+    if error.errno in _TOO_MANY_OPEN:
+        return f"raise the limit on open files (`ulimit -n`, {open_files_limit()} here) and run again"
+    if error.errno in _NO_LOCKS:
+        return "its file system has no file locks, which keep two writers of one folder apart; use a folder on a " \
+               "local disk (or turn locking on: NFS needs its lock service, rpc.statd)"
+    if error.errno in _OTHER_FILE_SYSTEM:
+        # A rename cannot cross file systems: the path (or a folder on its way) is a mount point, a container
+        # volume, or a folder of an image layer that overlayfs cannot rename.
+        mount = f" ({final} or a folder above it is a mount point or a container volume)" if final else ""
+        return f"the file system refused to rename{where}{mount}; write to a folder inside the mount instead " \
+               "(e.g. a subfolder of it), or to a folder on one file system"
     if error.errno in _NO_PERMISSION:
         folder = final.parent if final is not None else "the output folder"
         return f"make {folder} writable, or write to another folder"
@@ -207,6 +225,25 @@ def atomic_copy(source: Path, final: Path) -> None:
         atomic_write(final, write)
 
 
+class LockError(WriteError):
+    """A folder that could not be locked: the message names it, the reason and what to do."""
+
+    def __init__(self, folder: Path, cause: OSError) -> None:
+        super().__init__(folder, cause)
+        self.message = f"cannot lock {folder}: {os_reason(cause)}; {path_advice(folder, cause)}; nothing was written"
+
+
+def lock_exclusive(fd: int, folder: Path, *, wait: bool = True) -> None:
+    """Take an exclusive lock on `folder`, open as `fd` (BlockingIOError when held and not `wait`); LockError when
+    its file system cannot lock."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise
+    except OSError as error:
+        raise LockError(folder, error) from None
+
+
 @contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder
@@ -215,7 +252,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
         make_folder(folder)
         fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lock_exclusive(fd, folder)
         yield
     finally:
         os.close(fd)  # closing releases the lock

@@ -24,3 +24,9 @@ def _escaped(ch: str, categories: frozenset[str], undecodable_bytes: bool) -> st
     if undecodable_bytes and 0xDC80 <= ord(ch) <= 0xDCFF:
         return f"\\x{ord(ch) - 0xDC00:02x}"
     return ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in categories else ch
+
+
+def holds_control_character(text: str) -> bool:
+    """Whether `text` holds a control character (a line break, a tab, an escape): what no credential or header
+    value can carry (an HTTP client refuses it, quoting the whole value in its error)."""
+    return any(unicodedata.category(ch) == "Cc" for ch in text)

@@ -35,7 +35,10 @@ class InstanceError(Exception):
 
 
 def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
-    """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one."""
+    """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one.
+
+    An OSError naming a file is one too: its line names the file, and the instance storage only when the file is
+    under DAGSTER_HOME or the storage folder dagster.yaml names."""
     config = home / CONFIG_NAME
     for cause in _chain(error):
         if isinstance(cause, yaml.YAMLError):
@@ -52,9 +55,11 @@ def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
         if isinstance(cause, sqlite3.Error):
             return _storage_problem(str(cause), home)
         if isinstance(cause, OSError) and cause.errno and cause.filename:
-            path = Path(str(cause.filename))
-            return InstanceError(f"{path}: {os_reason(cause)} (the Dagster instance storage in {home}); "
-                                 f"{path_advice(path, cause)}", usage=False)
+            path = Path(os.path.abspath(str(cause.filename)))
+            # Only a file of the instance is the instance's: a data file or a temp file is named as what it is.
+            owner = next((f" (the Dagster instance storage in {home})" for root in (home, _storage_dir(home))
+                          if path == Path(os.path.abspath(root)) or Path(os.path.abspath(root)) in path.parents), "")
+            return InstanceError(f"{path}: {os_reason(cause)}{owner}; {path_advice(path, cause)}", usage=False)
     return None
 
 

@@ -66,6 +66,11 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             raise ValueError(f"must be a 64-bit integer (from {INT64_MIN} to {INT64_MAX})")
         if isinstance(value, str) and "\0" in value:  # no path, name or URL holds one; os calls fail on it later
             raise ValueError("must not hold a NUL character")
+        if isinstance(value, str) and any(0xDC80 <= ord(ch) <= 0xDCFF for ch in value):
+            # Bytes of another encoding, as Python hands them over from the environment: Arrow, orjson and
+            # Dagster's storage take UTF-8 only, and failed deep in the first step with a traceback.
+            raise ValueError("holds bytes that are not UTF-8, which the Parquet readers and Dagster cannot take; "
+                             "use a UTF-8 value (rename the folder if it is a path)")
         return value
 
     @field_validator("data_dir", "taxonomy_dir", "train_config", "rl_config")

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.atomic import WriteError
+from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.instance_errors import instance_problem
 from pipelines.run_signals import (
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
 # Dagster's step events go to the run log (see `make ui`); the console shows progress and warnings.
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 POOL = "llm"
+# Dagster holds SQLite connections, compute-log files and pipes per step; past the limit SQLite says only "unable to
+# open database file", inside a step. Measured: a `--no-train` run of one capability failed at `ulimit -n 17` and
+# passed at 19; 64 leaves room for more capabilities, training and the eval.
+MINIMUM_OPEN_FILES = 64
 EXIT_SYSTEM, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 
 
@@ -62,12 +68,18 @@ def main(argv: list[str] | None = None) -> int:
     with _environment_for(args), signals_raise_interrupted(), watching_standard_output():
         home = Path(os.environ["DAGSTER_HOME"])
         try:
+            ensure_open_files_limit(MINIMUM_OPEN_FILES, "a pipeline run")
+        except OpenFilesLimitError as exc:
+            return _say_error(str(exc), EXIT_SYSTEM)
+        try:
             with one_run_per_folder(home):
                 return _run(args)
         except UsageError as exc:
             return _say_error(str(exc), EXIT_USAGE)
         except StandardOutputError as exc:  # `| head`, `> /dev/full`: no file of the run's
             return standard_output_stop(exc)
+        except WriteError as exc:  # DAGSTER_HOME cannot be locked (a file system without locks)
+            return _say_error(str(exc), EXIT_SYSTEM)
         except (Interrupted, KeyboardInterrupt):  # before `Exception`: Interrupted is one
             by = f" by {stop_signal_name()}" if stop_signal_name() else ""
             with contextlib.suppress(OSError):  # a terminal that closed (SIGHUP) takes no more; the code still tells
@@ -292,14 +304,24 @@ def _failed(result: dg.ExecuteInProcessResult) -> int:
     print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            print(f"  {event.step_key}: {event.step_failure_data.error.message.strip().splitlines()[-1]}",
-                  file=sys.stderr)
+            print(f"  {event.step_key}: {_step_reason(event.step_failure_data.error)}", file=sys.stderr)
         check = event.asset_check_evaluation_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
         if check is not None and not check.passed:
             print(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
                   f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
                   file=sys.stderr)
     return 1
+
+
+def _step_reason(error: Any) -> str:
+    """What made a step fail, in one line: the innermost error behind Dagster's wrapper ("Error occurred while
+    executing op ...") and SQLAlchemy's (whose last line is a link), headed by its class without its module."""
+    while error.cause is not None:
+        error = error.cause
+    lines = [line.strip() for line in error.message.strip().splitlines()]
+    first = next((line for line in lines if line and not line.startswith("(Background on this error")), error.cls_name)
+    name, colon, text = first.partition(": ")
+    return f"{name.rsplit('.', 1)[-1]}: {text}" if colon and " " not in name else first
 
 
 def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:

@@ -5,7 +5,6 @@ the run, a stop signal ignored at start stays ignored, and one run at a time hol
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import threading
@@ -15,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from coworkenv.atomic import lock_exclusive
 
 
 class Interrupted(Exception):
@@ -150,11 +151,11 @@ def one_run_per_folder(home: Path) -> Iterator[None]:
         return
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock_exclusive(fd, home, wait=False)
         except BlockingIOError:
             print(f"another `python -m pipelines.run` ({_lock_holder(home)}) is running in {home}; waiting for it "
                   "to end (stop with Ctrl-C)", flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_exclusive(fd, home)
         yield
     finally:
         os.close(fd)  # closing releases the lock

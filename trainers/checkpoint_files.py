@@ -6,7 +6,9 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["replace_dir", "restore_interrupted_replace"]
+from coworkenv.atomic import WriteError, os_reason, path_advice
+
+__all__ = ["CheckpointPlaceError", "replace_dir", "restore_interrupted_replace"]
 
 
 def _previous_of(out_dir: Path) -> Path:
@@ -32,8 +34,24 @@ def replace_dir(staging: Path, out_dir: Path) -> None:
     previous = _previous_of(out_dir)
     if previous.exists():
         shutil.rmtree(previous)
-    if out_dir.exists():
-        os.replace(out_dir, previous)
-    os.replace(staging, out_dir)
+    try:
+        if out_dir.exists():
+            os.replace(out_dir, previous)
+        os.replace(staging, out_dir)
+    except OSError as error:  # e.g. EXDEV: `out_dir` is a mount point, or a folder of a container image's layer
+        restore_interrupted_replace(out_dir)
+        raise CheckpointPlaceError(staging, out_dir, error) from None
     if previous.exists():
         shutil.rmtree(previous)
+
+
+class CheckpointPlaceError(WriteError):
+    """A trained checkpoint that could not be moved into place: the message says where it is, whole, and why."""
+
+    def __init__(self, staging: Path, out_dir: Path, cause: OSError) -> None:
+        super().__init__(out_dir, cause)
+        self.staging = staging
+        self.message = (f"cannot put the new checkpoint in place at {out_dir}: {os_reason(cause)}; "
+                        f"{path_advice(out_dir, cause)}. The new checkpoint is whole in {staging} (the next training "
+                        f"run into {out_dir} starts by deleting it: move it away first to keep it); the previous "
+                        "one is unchanged")

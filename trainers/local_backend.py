@@ -27,6 +27,7 @@ from transformers import (
 )
 
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
+from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.checkpoint_files import restore_interrupted_replace
 from trainers.rendering import read_rendering, render_messages, render_tools
@@ -71,6 +72,11 @@ def load_checkpoint(
         )
     if dtype not in _DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; use one of {', '.join(_DTYPES)}")
+    # A checkpoint cloned from a hub without Git LFS: whole, only not fetched (not "damaged: train it again").
+    pointer = next((problem for file in sorted(folder.iterdir()) if file.is_file()
+                    and (problem := lfs_pointer_problem(file)) is not None), None)
+    if pointer is not None:
+        raise ValueError(pointer)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(folder))
     except Exception as exc:  # tokenizers raises bare Exceptions that name no file

@@ -24,6 +24,7 @@ from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
+from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from coworkenv.stop_signals import unhandled_stop_signals
@@ -165,6 +166,7 @@ def _terminate(signo: int, _frame: object) -> None:
 
 def main() -> None:
     """Entry point of the `coworkenv` script."""
+    raise_open_files_limit()  # a soft `ulimit -n` below the hard one: many LLM requests in flight would pass it
     for signo in unhandled_stop_signals():  # a stop request, the terminal going away, a limit reached
         signal.signal(signo, _terminate)
     with watching_standard_output():

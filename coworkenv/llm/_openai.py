@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import hashlib
 import json  # not orjson: the offline vLLM test imports coworkenv.llm inside the vLLM venv
 import logging
@@ -20,11 +21,13 @@ from typing import Any
 import aiohttp
 import certifi
 
+from coworkenv.escaping import holds_control_character
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
+from coworkenv.open_files import open_files_limit
 
 logger = logging.getLogger(__name__)
 
@@ -152,8 +155,13 @@ class OpenAICompatibleBackend:
             raise ValueError("an OpenAI-compatible backend needs a model name (--model or $COWORKENV_LLM_MODEL)")
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        source = "the api_key argument"
         if api_key is None:
-            api_key = next((os.environ[var] for var in API_KEY_ENV_VARS if os.environ.get(var)), None)
+            source, api_key = next(((var, os.environ[var]) for var in API_KEY_ENV_VARS if os.environ.get(var)),
+                                   (source, None))
+        if api_key and holds_control_character(api_key):  # named, never shown: the message must not carry the secret
+            raise ValueError(f"{source} holds a control character (a line break copied with the key?), which an "
+                             "HTTP header cannot carry; set it to the key alone")
         self.base_url = display_url(base_url)
         self.model = model
         self.name = f"openai:{model}"
@@ -304,6 +312,10 @@ class OpenAICompatibleBackend:
                 kind, message = "malformed", f"undecodable response body ({exc})"
             except (aiohttp.ClientError, OSError) as exc:  # connection refused/reset, protocol errors, ...
                 kind, message = "unavailable", f"connection failed ({type(exc).__name__}: {exc})"
+                if getattr(getattr(exc, "os_error", exc), "errno", None) in (errno.EMFILE, errno.ENFILE):
+                    # This process, not the server, ran out: each request in flight holds a socket.
+                    message += (f" on this side: no file descriptor left (`ulimit -n` is {open_files_limit()}); "
+                                "lower the concurrency or raise the limit")
             message = self._redact(message)
             if attempt >= self.max_retries:
                 raise LLMError(

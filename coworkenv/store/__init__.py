@@ -1,6 +1,7 @@
 """Storage: one table contract per pipeline stage (`coworkenv.store.stages`: specs, envs, trajectories, SFT rows), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
 
 from coworkenv.store._hf_hub import HfHubPublisher
+from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._local_git import LocalGitPublisher
 from coworkenv.store._parquet import (
     PARQUET_WRITE_OPTIONS,
@@ -46,6 +47,7 @@ __all__ = [
     "StoredTable",
     "file_sha256",
     "latest",
+    "lfs_pointer_problem",
     "parquet_bytes",
     "publisher_from_config",
     "read_spec_rows",

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from coworkenv.escaping import holds_control_character
 from coworkenv.store._publisher import (
     KEPT_FILES,
     PublishError,
@@ -61,6 +62,10 @@ class HfHubPublisher:
         repo_type: str = "dataset",
     ) -> None:
         token = os.environ.get(TOKEN_ENV) or None
+        if token is not None and holds_control_character(token):
+            # The HTTP client would refuse it quoting the header, escaped (`\n`): past a search for the token itself.
+            raise PublishError(f"{TOKEN_ENV} holds a control character (a line break copied with the token?), which "
+                               "an HTTP header cannot carry; set it to the token alone")
         if api is None:
             if token is None:
                 raise PublishError(

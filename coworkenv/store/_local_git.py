@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import logging
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, make_folder, os_reason, path_advice
+from coworkenv.atomic import atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
     PublishError,
@@ -26,6 +26,10 @@ from coworkenv.store._release import DatasetRelease
 logger = logging.getLogger(__name__)
 
 BRANCH = "main"
+# How git says that .git itself is damaged (HEAD, the index, an object or a ref unreadable), not that a command failed.
+_DAMAGED_REPOSITORY = re.compile(r"^fatal: .*(?:not a git repository|corrupt|bad object|bad signature|"
+                                 r"unable to read|invalid object|broken|garbage|unknown index entry format).*$",
+                                 re.MULTILINE)
 # A fixed identity, and no system/global git config: works in CI and ignores a user's hooks or signing setup.
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "coworkenv",
@@ -156,11 +160,16 @@ class LocalGitPublisher:
                 raise PublishError(
                     f"{lock.path} is in use by {', '.join(lock.holders)}, a git command working in {self.repo_dir} "
                     "now; let it finish (or stop it), then publish again")
+            # Dated in the future: the clock was set back since it was made, so its age is unknown and it is
+            # never "old"; only a person can tell whether a git command still holds it.
+            made = f"was made {lock.age_s:.0f} s ago" if lock.age_s >= 0 else \
+                f"is dated {-lock.age_s:.0f} s in the future (the clock was set back since it was made)"
+            on_its_own = f" (a lock older than {STALE_AFTER_S / 60:.0f} minutes is removed on its own)" \
+                if lock.age_s >= 0 else ""
             raise PublishError(
-                f"{lock.path} was made {lock.age_s:.0f} s ago, not by an interrupted publish, and no process this "
-                f"user can see holds it: a git command of someone else's may be working in {self.repo_dir}; if "
-                f"none is, delete it and publish again (a lock older than {STALE_AFTER_S / 60:.0f} minutes is "
-                "removed on its own)")
+                f"{lock.path} {made}, not by an interrupted publish, and no process this user can see holds it: a "
+                f"git command of someone else's may be working in {self.repo_dir}; if none is, delete it and "
+                f"publish again{on_its_own}")
         for lock in locks:
             lock.path.unlink(missing_ok=True)
         if locks:
@@ -271,7 +280,7 @@ class LocalGitPublisher:
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_exclusive(fd, self.repo_dir)
             yield
         finally:
             os.close(fd)  # closing releases the lock
@@ -287,6 +296,12 @@ class LocalGitPublisher:
 
     def _git(self, *args: str, locate: bool = True) -> str:
         result = self._run(*args, locate=locate)
+        damage = _DAMAGED_REPOSITORY.search(result.stderr) if result.returncode == 128 and locate else None
+        if damage is not None:
+            raise PublishError(
+                f"{self._git_dir} is damaged (git: {damage[0].strip()}); nothing was published; move {self.repo_dir} "
+                "aside (it keeps what is left of its versions: `git fsck` there shows what) and publish again into "
+                "a fresh folder, or put back its .git from a backup")
         if result.returncode != 0:
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): "

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
+from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
 
 logger = logging.getLogger(__name__)
@@ -132,6 +133,9 @@ def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
 
 
 def _damaged(path: Path, exc: BaseException) -> str:
+    pointer = lfs_pointer_problem(path)
+    if pointer is not None:  # nothing is damaged: the data was never fetched
+        return pointer
     reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return (f"{path}: damaged Parquet file ({reason}); re-materialize its dataset (the store moves the damaged file "
             "aside and writes it again under the same name)")

@@ -1,12 +1,14 @@
 """Child process of the fault corpus: run one `coworkenv` command with a fault armed.
 
-    python -m tests.faults.child [--fsize BYTES] [--kill MODULE:ATTR:NTH:WHEN[:SIGNAL]]
-        [--fail MODULE:ATTR:NTH:ERRNO] [--ignore SIGNAL] [--call MODULE:FUNCTION] -- ARGS...
+    python -m tests.faults.child [--fsize BYTES] [--nofile SOFT[:HARD]] [--kill MODULE:ATTR:NTH:WHEN[:SIGNAL]]
+        [--fail MODULE:ATTR:NTH:ERRNO[:path]] [--ignore SIGNAL] [--call MODULE:FUNCTION] -- ARGS...
 
 `--fsize` caps the size of any file the process writes (RLIMIT_FSIZE: writes past it fail with EFBIG, as on a full
-disk). `--kill` replaces MODULE.ATTR (a function, or Class.method) with a wrapper that sends SIGNAL (default
+disk). `--nofile` caps how many files the process may have open at once (RLIMIT_NOFILE: soft and hard both, as
+`ulimit -n N` does, or a soft limit the process may raise up to HARD). `--kill` replaces MODULE.ATTR (a function, or Class.method) with a wrapper that sends SIGNAL (default
 SIGKILL) to this process on the NTH call, `before` or `after` calling the original: a deterministic kill point.
-`--fail` makes the NTH call raise OSError(ERRNO) instead, e.g. ENOSPC: a disk that fills up at that moment.
+`--fail` makes the NTH call raise OSError(ERRNO) instead, e.g. ENOSPC: a disk that fills up at that moment; with
+`:path`, the error names the call's first argument as its file, as the system's errors for a path do.
 ARGS are the `coworkenv` command line, run through the entry point the installed `coworkenv` script calls (read
 from pyproject.toml, so a script that skips the CLI's signal handlers is caught here), or with
 `--call MODULE:FUNCTION` the arguments of that function (a library-level scenario such as a publish).
@@ -60,8 +62,9 @@ class FaultPoint:
 ARMED: list[FaultPoint] = []
 
 
-def _patch(target: str, point: FaultPoint, when: str, act: Callable[[], None]) -> None:
-    """Replace MODULE:ATTR (a function, or Class.method) by a wrapper that calls `act` on its NTH call."""
+def _patch(target: str, point: FaultPoint, when: str, act: Callable[..., None]) -> None:
+    """Replace MODULE:ATTR (a function, or Class.method) by a wrapper that calls `act` with the call's arguments on
+    its NTH call."""
     module_name, attr = target.split(":")
     owner: Any = importlib.import_module(module_name)
     *path, name = attr.split(".")
@@ -74,10 +77,10 @@ def _patch(target: str, point: FaultPoint, when: str, act: Callable[[], None]) -
         point.calls += 1
         hit = point.calls == point.nth
         if hit and when == "before":
-            act()
+            act(*args)
         result = original(*args, **kwargs)
         if hit and when == "after":
-            act()
+            act(*args)
         return result
 
     setattr(owner, name, wrapper)
@@ -90,7 +93,7 @@ def arm_kill(spec: str) -> None:
     signo = getattr(signal, rest[0]) if rest else signal.SIGKILL
     point = FaultPoint(spec, int(nth))
 
-    def send() -> None:
+    def send(*_: Any) -> None:
         os.kill(os.getpid(), signo)
         # Still running: the signal was dropped, or blocked (held back from this process until dropped).
         if signal.getsignal(signo) == signal.SIG_IGN or signo in signal.pthread_sigmask(signal.SIG_BLOCK, []):
@@ -100,11 +103,14 @@ def arm_kill(spec: str) -> None:
 
 
 def arm_failure(spec: str) -> None:
-    """MODULE:ATTR:NTH:ERRNO: the NTH call of ATTR fails with that OSError (e.g. ENOSPC) before doing anything."""
-    module_name, attr, nth, name = spec.split(":")
+    """MODULE:ATTR:NTH:ERRNO[:path]: the NTH call of ATTR fails with that OSError (e.g. ENOSPC) before doing
+    anything; with `path`, naming the call's first argument as its file."""
+    module_name, attr, nth, name, *named = spec.split(":")
     code = getattr(errno, name)
 
-    def fail() -> None:
+    def fail(*args: Any) -> None:
+        if named and args:
+            raise OSError(code, os.strerror(code), os.fspath(args[0]))
         raise OSError(code, os.strerror(code))
 
     _patch(f"{module_name}:{attr}", FaultPoint(spec, int(nth)), "before", fail)
@@ -144,6 +150,7 @@ def script_entry_point() -> Callable[[], object]:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fsize", type=int)
+    parser.add_argument("--nofile")
     parser.add_argument("--kill", action="append", default=[])
     parser.add_argument("--fail", action="append", default=[])
     parser.add_argument("--ignore", action="append", default=[], help="a signal to ignore, as nohup does")
@@ -154,6 +161,9 @@ def main(argv: list[str]) -> None:
     reset_stop_signals(options.ignore)
     if options.fsize is not None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (options.fsize, options.fsize))
+    if options.nofile is not None:
+        soft, _, hard = options.nofile.partition(":")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (int(soft), int(hard or soft)))
     for spec in options.kill:
         arm_kill(spec)
     for spec in options.fail:

@@ -37,7 +37,7 @@ class ChildResult:
         return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
 
 
-def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...] = (),
+def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None = None, kill: tuple[str, ...] = (),
               fail: tuple[str, ...] = (), ignore: tuple[str, ...] = (), call: str | None = None,
               env: dict[str, str] | None = None, unset: tuple[str, ...] = (), timeout: float = 600) -> ChildResult:
     """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py),
@@ -48,6 +48,8 @@ def run_child(args: list[str], *, fsize: int | None = None, kill: tuple[str, ...
     command = [sys.executable, "-m", "tests.faults.child"]
     if fsize is not None:
         command += ["--fsize", str(fsize)]
+    if nofile is not None:
+        command += ["--nofile", nofile]
     for spec in kill:
         command += ["--kill", spec]
     for spec in fail:
@@ -103,6 +105,21 @@ def spec_folder(where: Path, names: list[str] | None = None) -> Path:
     for name in names or example_names()[:2]:
         (where / f"{name}.json").write_text(load_example(name).to_json())
     return where
+
+
+def stage_inputs(root: Path) -> dict[str, Path]:
+    """A specs file, a trajectories folder and an SFT folder under `root`, made by the commands themselves."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+    from coworkenv.store.stages import write_specs
+    from coworkenv.validate import procedural_candidates
+
+    specs = root / "specs.parquet"
+    write_specs(procedural_candidates([load_example(n) for n in example_names()[:2]]), specs)
+    assert CliRunner().invoke(app, ["rollout", str(specs), "--out", str(root / "traj")]).exit_code == 0
+    assert CliRunner().invoke(app, ["curate", str(root / "traj"), "--out", str(root / "sft")]).exit_code == 0
+    return {"specs": specs, "traj": root / "traj", "sft": root / "sft"}
 
 
 def release(tag: str, rows: int = 40) -> DatasetRelease:

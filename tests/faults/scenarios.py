@@ -67,3 +67,32 @@ def pipeline_run(*argv: str) -> None:
     from pipelines.run import main
 
     raise SystemExit(main(list(argv)))
+
+
+def llm_request_without_descriptors(url: str) -> None:
+    """One chat request to `url` from a process whose file descriptors are all in use once its client session is
+    made: the request's socket is the one that cannot be opened. Prints the error, in the backend's words."""
+    import asyncio
+    import os
+
+    from coworkenv.llm import LLMError, LLMRequest, OpenAICompatibleBackend
+
+    backend = OpenAICompatibleBackend(url, "m", max_retries=0)
+
+    async def ask() -> None:
+        backend._loop_state()  # its session, as the first request of a run makes it: no socket yet
+        held: list[int] = []
+        try:
+            while True:
+                held.append(os.open(os.devnull, os.O_RDONLY))
+        except OSError:
+            pass
+        try:
+            await backend.complete(LLMRequest(messages=[{"role": "user", "content": "hello"}]))
+        except LLMError as error:
+            print(error)
+        finally:
+            for fd in held:
+                os.close(fd)
+
+    asyncio.run(ask())

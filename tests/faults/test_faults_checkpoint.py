@@ -5,6 +5,7 @@ whole files, and running it again writes the complete report."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -49,16 +50,21 @@ def _eval_args(model: Path, envs: Path, out: Path) -> list[str]:
 def _damaged(checkpoint: Path, where: Path, damage: str) -> Path:
     folder = where / "ckpt"
     shutil.copytree(checkpoint, folder)
+    weights = folder / "model.safetensors"
     if damage == "weights cut short":
-        weights = folder / "model.safetensors"
         weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 3])
+    elif damage == "weights a Git LFS pointer":  # cloned from a hub without Git LFS: whole, only not fetched
+        data = weights.read_bytes()
+        weights.write_text(f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(data).hexdigest()}"
+                           f"\nsize {len(data)}\n")
     else:
         (folder / damage).unlink()
     return folder
 
 
 @pytest.mark.parametrize(("damage", "says"), [("tokenizer.json", "tokenizer"), ("chat_template.jinja", "no chat template"),
-                                             ("config.json", "no config.json"), ("weights cut short", "its model")])
+                                             ("config.json", "no config.json"), ("weights cut short", "its model"),
+                                             ("weights a Git LFS pointer", "git lfs pull")])
 def test_a_checkpoint_missing_a_file_or_with_cut_weights_is_named_and_nothing_written(
         checkpoint: Path, envs: Path, tmp_path: Path, damage: str, says: str) -> None:
     folder = _damaged(checkpoint, tmp_path, damage)

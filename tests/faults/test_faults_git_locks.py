@@ -121,6 +121,22 @@ def test_an_old_lock_nobody_holds_is_removed_on_its_own(tmp_path: Path) -> None:
     assert not lock.exists() and publisher.published_versions() == ["v1", "v2"]
 
 
+def test_a_lock_dated_in_the_future_is_told_as_such_not_as_made_a_negative_time_ago(tmp_path: Path) -> None:
+    # The clock was set back (NTP, a resumed VM) after git made it: "made -7200 s ago ... a lock older than 10
+    # minutes is removed on its own", which it never would be.
+    repo, publisher = _published(tmp_path)
+    lock = repo / ".git" / "index.lock"
+    lock.write_text("")
+    later = time.time() + 7200
+    os.utime(lock, (later, later))
+    with pytest.raises(PublishError) as refused:
+        publisher.publish(release("v2"))
+    message = str(refused.value)
+    assert str(lock) in message and "in the future" in message and "delete it" in message, message
+    assert "s ago" not in message and "removed on its own" not in message, message
+    assert lock.exists() and publisher.published_versions() == ["v1"]
+
+
 def test_a_lock_holder_is_named_without_its_arguments_which_may_hold_credentials(tmp_path: Path) -> None:
     from coworkenv.store._git_locks import git_locks
 

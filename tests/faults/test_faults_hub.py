@@ -68,3 +68,17 @@ def test_a_token_in_the_hub_answer_never_reaches_the_error_chain(token: str) -> 
         chain.append(str(error))
         error = error.__cause__ or error.__context__
     assert all(token not in text for text in chain)
+
+
+@pytest.mark.parametrize("copied", ["\n", "\r\n", "\t"])
+def test_a_token_copied_with_a_line_break_is_refused_before_any_call_and_never_shown(
+        token: str, monkeypatch: pytest.MonkeyPatch, copied: str) -> None:
+    # The HTTP client (h11) refused the header quoting it escaped, "Illegal header value b'Bearer hf_...\\n'": the
+    # redaction looked for the token with a real line break, so the rest of the token reached the error.
+    monkeypatch.setenv("HF_TOKEN", token + copied)
+    api = RecordingHubApi(fail_on="create_repo", error_text=f"Illegal header value {f'Bearer {token}{copied}'.encode()!r}")
+    with pytest.raises(PublishError) as caught:
+        _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+    message = str(caught.value)
+    assert "HF_TOKEN" in message and "control character" in message and token not in message, message
+    assert api.calls == []

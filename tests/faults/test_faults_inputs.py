@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from coworkenv import atomic
 from coworkenv.atomic import WriteError
 from coworkenv.cli import app
-from coworkenv.examples import example_names, load_example
+from coworkenv.examples import load_example
 from coworkenv.store import latest, read_table, write_table
 from coworkenv.store.stages import (
     StageError,
@@ -28,11 +28,9 @@ from coworkenv.store.stages import (
     read_specs,
     read_trajectories,
     sft_files,
-    write_specs,
 )
-from coworkenv.validate import procedural_candidates
 from pipelines.resources import CoworkenvSettings, SettingsError, env_var, settings_from_env
-from tests.faults.harness import refused, snapshot, spec_folder
+from tests.faults.harness import refused, snapshot, spec_folder, stage_inputs
 
 runner = CliRunner()
 SPEC = load_example("meeting_reschedule")
@@ -63,13 +61,7 @@ DAMAGE: dict[str, Callable[[bytes], bytes]] = {
 
 @pytest.fixture(scope="module")
 def stage_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """A specs file, a trajectories folder and an SFT folder, made by the commands themselves."""
-    root = tmp_path_factory.mktemp("stages")
-    specs = root / "specs.parquet"
-    write_specs(procedural_candidates([load_example(n) for n in example_names()[:2]]), specs)
-    assert runner.invoke(app, ["rollout", str(specs), "--out", str(root / "traj")]).exit_code == 0
-    assert runner.invoke(app, ["curate", str(root / "traj"), "--out", str(root / "sft")]).exit_code == 0
-    return {"specs": specs, "traj": root / "traj", "sft": root / "sft"}
+    return stage_inputs(tmp_path_factory.mktemp("stages"))
 
 
 def _damaged_copy(stage_files: dict[str, Path], stage: str, damage: str, where: Path) -> tuple[Path, Path]:

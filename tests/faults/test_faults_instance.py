@@ -96,3 +96,49 @@ def test_a_disk_that_fills_up_under_the_storage_is_named_not_a_traceback(tmp_pat
 
 def _dataset_version(stdout: str) -> str:
     return next(line.split()[-1] for line in stdout.splitlines() if line.strip().startswith("dataset version"))
+
+
+def test_a_failing_data_file_is_named_as_itself_not_as_the_instance_storage(once_run: Workspace,
+                                                                            tmp_path: Path) -> None:
+    # A read error on a recorded output (a failing disk under COWORKENV_DATA_DIR) while the run checks what is
+    # complete: it had been reported as "the Dagster instance storage in DAGSTER_HOME".
+    ws = _copy(once_run, tmp_path / "ws")
+    data = snapshot(ws.data)
+    failed = run_child(["--no-train"], call=PIPELINE, env=ws.env(),
+                       fail=("pipelines.staleness:file_sha256:1:EIO:path",))
+    # (The copy's instance records the files of `once_run`'s data folder.)
+    line = assert_clean_failure(failed, str(once_run.data / "store" / "task_specs"), ".parquet: Input/output error",
+                                "check the disk", code=1)
+    assert "instance storage" not in line and str(ws.home) not in line
+    assert snapshot(ws.data) == data
+
+
+@pytest.mark.parametrize("blocked", ["a file", "a looping link"])
+def test_a_step_that_fails_says_why_not_only_that_dagster_wrapped_it(tmp_path: Path, blocked: str) -> None:
+    ws = make_workspace(tmp_path, (CAPABILITY,))
+    shutil.rmtree(ws.data)
+    if blocked == "a file":
+        ws.data.write_text("not a folder\n")
+    else:
+        ws.data.symlink_to(ws.data)
+    failed = _run(ws)
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr.split("failed; see it with")[-1]
+    step = next(line for line in failed.stderr.splitlines() if line.startswith("  task_specs: "))
+    assert "Error occurred while executing" not in step and str(ws.data) in step, failed.stderr
+    assert ("a file stands where a folder is expected" if blocked == "a file" else "loops") in step, step
+
+
+@pytest.mark.parametrize("limit", ["14", "19"])
+def test_a_limit_on_open_files_a_run_cannot_raise_is_refused_before_it_starts(tmp_path: Path, limit: str) -> None:
+    # `ulimit -n 14` (soft and hard): a run failed inside its first step with 160 lines of SQLAlchemy errors
+    # ("unable to open database file"); at 19, enough for one capability, the next capability could hit it.
+    ws = make_workspace(tmp_path, (CAPABILITY,))
+    failed = run_child(["--no-train"], call=PIPELINE, env=ws.env(), nofile=limit)
+    assert_clean_failure(failed, f"at most {limit} files", "ulimit -n", code=1)
+    assert snapshot(ws.data) == {} and not (ws.home / "storage").exists()
+
+
+def test_a_low_soft_limit_on_open_files_is_raised_and_the_run_ends_as_usual(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, (CAPABILITY,))
+    done = run_child(["--no-train"], call=PIPELINE, env=ws.env(), nofile="14:4096")
+    assert done.returncode == 0 and _dataset_version(done.stdout), done.stdout + done.stderr

@@ -4,6 +4,7 @@ and what it must be, before any run starts and anything is written."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,13 @@ def test_a_numeric_setting_refuses_empty_blank_huge_and_non_numeric_values(field
 @pytest.mark.parametrize("field", TEXT)
 def test_a_text_setting_refuses_a_nul_character(field: str) -> None:
     assert "NUL" in _refused(field, "data\0dir")
+
+
+@pytest.mark.parametrize("field", TEXT)
+def test_a_text_setting_refuses_bytes_that_are_not_utf8(field: str) -> None:
+    # COWORKENV_DATA_DIR=$'/data/d\xff' reached the first step and ended in a traceback (orjson: "str is not valid
+    # UTF-8"); Python hands such bytes over as surrogate escapes.
+    assert "not UTF-8" in _refused(field, os.fsdecode(b"data\xffdir"))
 
 
 @pytest.mark.parametrize("field", NAMED)

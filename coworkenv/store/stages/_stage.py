@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv.atomic import atomic_write
+from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._parquet import StoredTable, write_parquet, write_table
 
 
@@ -115,7 +116,8 @@ class Stage:
         try:
             return int(pq.read_metadata(path).num_rows)
         except (OSError, pa.ArrowException) as exc:
-            raise StageError(f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
+            raise StageError(lfs_pointer_problem(Path(path)) or
+                             f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
 
     def file_schema(self, path: Path) -> pa.Schema:
         """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
@@ -124,7 +126,8 @@ class Stage:
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
         except (OSError, pa.ArrowException) as exc:
-            raise StageError(f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
+            raise StageError(lfs_pointer_problem(Path(path)) or
+                             f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
         twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
         if twice:  # which of the two a reader takes is arbitrary: refuse instead of guessing
             raise StageError(f"{path}: column {', '.join(map(repr, twice))} appears more than once; {self.hint}")
