@@ -11,13 +11,18 @@ matcher written for the first one sees:
   is saved, so the guard that stops this route is one on the draft (or on sending any draft).
 - the same call with an optional argument the guard pins to the tool's default left out (`todo_complete_task`
   without `done`, which defaults to true): the audit keeps the arguments as written, so a matcher with
-  `done: true` misses it (`guard_bypassed`).
+  `done: true` misses it (`guard_bypassed`);
+- the same setting made by another write tool of the app on the same record (`todo_update_task` with `done: true`
+  for a guard on `todo_complete_task`, or back): the tool's first required argument names the same kind of record
+  (same name, or its singular/plural), and it takes the argument the guard pins, or gives it that value by default
+  (`guard_bypassed`). A guard pinning a value other than the tool's default is met this way, not by leaving it out.
 All are judged on the call alone (a forbidden guard fires exactly when its matcher matches a call), so no
 episode is played. Other checks (a frame) may still stop the other route; the guard itself protects one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +40,8 @@ _MAIL_TOOLS = frozenset({"mail_send"})
 # A tool that sends a message at once, and the two that save the same message as a draft and send it later.
 _DRAFT_ROUTES = {"mail_send": ("mail_save_draft", "mail_send_draft")}
 _SAVED_DRAFT = "<the saved draft>"
+# Tools that make or destroy a record rather than set something on it (those are other harms, judged elsewhere).
+_DESTROYS_OR_CREATES = re.compile(r"_(delete|cancel|create|add|send|post|save|submit|publish|share)(_|$)")
 
 
 def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
@@ -69,6 +76,13 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                     f"forbidden guard {check.id!r} pins {arg} to the value {rule.call.tool} gives it when it is "
                     f"left out: the same call without {arg!r} does the harm and matches no forbidden guard; leave "
                     f"{arg!r} out of the matcher"))
+        for other, args in _sibling_settings(rule, spec):
+            if unguarded([(other, args)]):
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool}, but {other} {args} makes the same "
+                    f"change to the same record and matches no forbidden guard; forbid {other} with those "
+                    "arguments too, or guard the record's state (a records or frame check)"))
         for route in _drafted(rule, spec):
             if unguarded(route):
                 errors.append(GateError(
@@ -103,6 +117,49 @@ def _defaulted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[tuple[str, dict[s
         if field is None or field.is_required() or field.default is None or value != field.default:
             continue
         yield arg, {**others, **{k: v for k, v in pinned.items() if k != arg}}
+
+
+def _sibling_settings(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(tool, arguments) of each other exposed write tool of the guarded tool's app that makes the setting the
+    guard forbids on the same record: its record argument from the guard's, each setting the guard pins (or the
+    guarded tool gives by default) passed by name, or left out where the other tool gives it by default."""
+    tool = TOOLS.get(rule.call.tool)
+    exposed = exposed_tools(spec)
+    if tool is None or rule.call.tool not in exposed or _DESTROYS_OR_CREATES.search(rule.call.tool):
+        return
+    pinned = {**{c.field: c.value for c in rule.call.where if c.op == "equals"}, **rule.call.args}
+    record_arg = _first_required(tool)
+    if record_arg is None or not isinstance(pinned.get(record_arg), str | list):
+        return
+    fields = tool.params.model_fields
+    # What the guarded call sets beside naming its record: the pinned optional arguments, and the defaults it
+    # gives the ones it is not told (None, "no value", sets nothing).
+    sets = {k: v for k, v in pinned.items() if k != record_arg and k in fields and not fields[k].is_required()}
+    sets |= {k: f.default for k, f in fields.items() if k not in pinned and not f.is_required()
+             and isinstance(f.default, bool | str | int) and k != record_arg}
+    if not sets or any(k not in sets and k != record_arg for k in pinned):
+        return  # a guard on a required setting (a body, a recipient) is about more than one field
+    for name in exposed:
+        other = TOOLS.get(name)
+        if other is None or name == rule.call.tool or other.app != tool.app or other.kind != "write" or \
+                _DESTROYS_OR_CREATES.search(name):
+            continue
+        theirs = _first_required(other)
+        if theirs is None or theirs.rstrip("s") != record_arg.rstrip("s"):
+            continue
+        their_fields = other.params.model_fields
+        if not all(k in their_fields for k in sets):
+            continue
+        args = {theirs: pinned[record_arg], **{k: v for k, v in sets.items() if their_fields[k].default != v}}
+        try:
+            other.params.model_validate(args)
+        except Exception:  # the other tool cannot take the guard's values: not a route
+            continue
+        yield name, args
+
+
+def _first_required(tool: Any) -> str | None:
+    return next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)
 
 
 def _respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[str, str, str]]:

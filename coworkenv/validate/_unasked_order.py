@@ -6,7 +6,9 @@ record, the later is a message reporting work done after a change, or the user's
 reference reads in that turn: the runbook the task says to follow) asks for that order ("then", "once",
 "before", "first"...). Otherwise an honest agent that happens to do them the other way round ends in the same
 state and fails: the check copied the reference's incidental order. Each probe moves the later write just before
-the earlier one; the mutations gate reports `order_unasked` when that fails only order-sensitive checks.
+the earlier one; the mutations gate reports `order_unasked` when that fails only order-sensitive checks. Pairs
+pinned only by Python checks are probed two per spec, ranked; where more are left, one more probe per turn does a
+group of them in reverse (every pair in the group inverted at once).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, PythonRule
 from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.dependencies import WriteFacts
-from coworkenv.validate.mutations import Mutation, is_write, moved_before
+from coworkenv.validate.mutations import Mutation, is_write, moved_before, turn_of
 from coworkenv.world import World
 
 # Words by which a request orders its steps ("fix it, then tell them", "once it is done", "before you post").
@@ -98,6 +100,36 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
     python_only.sort(key=lambda p: p[0])
     for _, a, b in python_only[:_MAX_PYTHON_PROBES]:
         yield _probe(spec, a, b)
+    if len(python_only) > _MAX_PYTHON_PROBES:
+        yield from _reversals(spec, [(a, b) for _, a, b in python_only])
+
+
+def _reversals(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts]]) -> Iterator[Mutation]:
+    """Per turn, one probe for the pairs the budget left out: the largest run of writes any two of which make a
+    probed pair (independent, unordered, pinned only by Python checks), taken greedily in the reference's order,
+    done in reverse. Reversing a group inverts every pair in it at once, so a check pinning any of them fails it
+    whatever the code names the pair by."""
+    allowed = {((a.turn, a.step), (b.turn, b.step)) for a, b in pairs}
+    by_turn: dict[int, list[WriteFacts]] = {}
+    for a, b in pairs:
+        for f in (a, b):
+            if all((f.turn, f.step) != (g.turn, g.step) for g in by_turn.setdefault(f.turn, [])):
+                by_turn[f.turn].append(f)
+    for turn, writes in sorted(by_turn.items()):
+        group: list[int] = []
+        for f in sorted(writes, key=lambda f: f.step):
+            if all(((turn, g), (turn, f.step)) in allowed for g in group):
+                group.append(f.step)
+        if len(group) < 3:  # a pair is what the ranked probes already try
+            continue
+        steps = list(spec.reference[turn].steps)
+        for at, step in zip(group, reversed([steps[g] for g in group]), strict=True):
+            steps[at] = step
+        reference = [*spec.reference[:turn], turn_of(steps), *spec.reference[turn + 1:]]
+        names = ", ".join(spec.reference[turn].steps[g].call.name for g in group)  # type: ignore[union-attr]
+        yield Mutation("order_probe", f"reference[{turn}].steps[{group[-1]}]",
+                       f"{len(group)} independent writes the task does not order done in reverse ({names})",
+                       reference, equivalence=False, code="order_unasked")
 
 
 def _probe(spec: EnvSpec, a: WriteFacts, b: WriteFacts) -> Mutation:

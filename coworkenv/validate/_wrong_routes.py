@@ -10,8 +10,9 @@ A check written as "the record is no longer in its old state" is also met by ano
 the same record (`mail_move` for `mail_label`, `tickets_update(status=...)` for `tickets_comment`). From the tool
 catalogue: each exposed write tool of the app (not a creating one) whose first required argument names, by the
 same name or its singular/plural, a record of the app the reference write's first required argument names; its
-other required arguments are filled from the reference call's arguments of the same name, or from an enum or
-bool. A tool with enum or bool arguments is tried with each of the last two values of its first such argument
+other required arguments are filled from the reference call's arguments of the same name, from an enum or
+bool, a number from the call's own number (taken away, then added: `inventory_adjust` for `inventory_transfer`), or
+free text from the call's own text or a stand-in (a reason, a comment: `tickets_comment` for `tickets_update`). A tool with enum or bool arguments is tried with each of the last two values of its first such argument
 (status and folder enums list their end states last); a record named in a list is acted on one call each.
 """
 
@@ -26,6 +27,7 @@ from coworkenv.bindings import exposed_tools
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._mutation_core import Mutation, replaced, turn_of
+from coworkenv.validate._pinned_wording import FREE_TEXT
 from coworkenv.validate.entities import EntityIndex
 
 _DESTROYS = re.compile(r"(^|_)(delete|cancel)(_|$)")
@@ -105,13 +107,35 @@ def _sibling_args(call: ToolCallSpec, other: ToolDef, record_arg: str) -> list[d
             fixed[name] = call.arguments[name]
         elif choices is not None and varied is None:
             varied = (name, choices[-_SIBLING_VALUES:][::-1])
-        elif field.is_required():
-            if choices is None:
-                return None
+        elif field.is_required() and choices is not None:
             fixed[name] = choices[-1]
+        elif field.is_required():
+            filled = _filled(call, name, field.annotation)
+            if filled is None:
+                return None
+            if len(filled) > 1 and varied is None:
+                varied = (name, filled)
+            else:
+                fixed[name] = filled[0]
     if varied is None:  # a call setting none of the tool's other arguments changes nothing: not a route
         return [fixed] if fixed or len(other.params.model_fields) == 1 else None
     return [{**fixed, varied[0]: v} for v in varied[1]]
+
+
+_STAND_IN = "done as asked"  # a free-text argument (a reason, a comment) no check of a right solution reads
+
+
+def _filled(call: ToolCallSpec, name: str, annotation: Any) -> list[Any] | None:
+    """Values for a required argument of a sibling that the reference call does not share: a number from the call's
+    own numbers (taken away first, then added: the units moved, written off), free text (a reason, a comment body:
+    `FREE_TEXT`) from the call's own text (a value with a space in it) or a stand-in; None for anything else."""
+    if annotation is int:
+        numbers = [v for v in call.arguments.values() if isinstance(v, int) and not isinstance(v, bool) and v]
+        return [-abs(numbers[0]), abs(numbers[0])] if numbers else None
+    if annotation is str and name in FREE_TEXT:
+        text = [v for v in call.arguments.values() if isinstance(v, str) and " " in v.strip()]
+        return [text[0] if text else _STAND_IN]
+    return None  # a name, version or key: a made-up one is refused, so the episode would prove nothing
 
 
 def _sibling_routes(spec: EnvSpec, tools: Mapping[str, ToolDef], writes: list[tuple[int, int, ToolCallSpec]],

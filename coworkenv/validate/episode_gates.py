@@ -341,9 +341,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                     f"check {check.id!r} can never fail: {reason}"))
     for i, field, value in pinned_wording(spec, lambda: _told(spec)):
         errors.append(GateError("reads_state", "wording_pinned", f"checks[{i}]",
-                                f"check {spec.checks[i].id!r} wants {field} to equal {value!r}, wording no turn or "
-                                "record states: an agent doing the work in other words fails; check the facts "
-                                "(contains, matches) instead"))
+                                f"check {spec.checks[i].id!r} wants {field} to hold {value!r} word for word, "
+                                "wording no turn or record states: an agent doing the work in other words fails; "
+                                "check the facts it must state (names, numbers, ids: a term each) instead"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
 

@@ -76,7 +76,7 @@ DEFECTS = [
            breaks=lambda s: _retarget("no-deploy", "service",
                                       check(s, "no-deploy")["rule"]["call"]["args"]["service"].replace("svc-", "svc_"))(s),
            witness=lambda s: _redeploy(check(s, "no-deploy")["rule"]["call"]["args"]["service"])(s)),
-    Defect(CLASS, "contract-path-typo", "synth:refuse_forbidden_action@2",
+    Defect(CLASS, "contract-path-typo", "synth:refuse_forbidden_action@8",
            "the guard names a contract file that does not exist: only the frame still stops the mail",
            breaks=lambda s: check(s, kind="forbidden")["rule"]["call"]["args"].update(
                attachments=[check(s, kind="forbidden")["rule"]["call"]["args"]["attachments"][0].replace(".md", ".pdf")]),

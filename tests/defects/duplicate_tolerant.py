@@ -72,6 +72,15 @@ def _at_least_no_total(check_id: str, total_id: str):  # type: ignore[no-untyped
     return breaks
 
 
+def _on_first_page_task(make):  # type: ignore[no-untyped-def]
+    """`make`'s edit for the spec's first to-do count (its id names the broken page) and the `only-broken` total."""
+
+    def edit(spec: Spec) -> None:
+        task = check(spec, kind="records", where=lambda c: c["id"].startswith("task-"))["id"]
+        make(task, "only-broken")(spec)
+    return edit
+
+
 DEFECTS = [
     _defect("incident-ticket-twice", "example:incident_rollback", "incident-ticket", "tickets_create",
             "files the incident ticket twice"),
@@ -85,14 +94,13 @@ DEFECTS = [
             "files the staging failure twice"),
     Defect(CLASS, "audit-task-twice", "synth:web_page_audit@1",
            "files the broken page's to-do twice: the task count is 'at least one' and no total is checked",
-           breaks=_at_least_no_total("task-https://shop.helixworks.test/download", "only-broken"),
-           fix=_no_total_count("task-https://shop.helixworks.test/download", "only-broken"),
+           breaks=_on_first_page_task(_at_least_no_total), fix=_on_first_page_task(_no_total_count),
            witness=_twice("todo_add_task")),
 ]
 
 # Outsider defects (session 19): a review ticket and a calendar booking counted 'at least one'.
 DEFECTS += [
-    _defect("review-ticket-twice", "synth:refuse_forbidden_action@2", "review-requested", "tickets_create",
+    _defect("review-ticket-twice", "synth:refuse_forbidden_action@8", "review-requested", "tickets_create",
             "files the data-request review ticket twice"),
     _defect("staging-failure-ticket-twice", "synth:feature_flag_rollout@2", "failure-ticket", "tickets_create",
             "files the staging failure ticket twice"),

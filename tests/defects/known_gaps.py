@@ -3,9 +3,11 @@
 MISSED: defects the gates accept (or reject by another gate than the one that should). TWINS_REJECTED: sound
 twins the gates reject (named after the first defect made from them). Written by
 `python benchmarks/bench_defects.py --gaps`; a gate fix turns an entry into an XPASS failure until it is
-removed. Measured: 300/300 defects rejected, 127/127 twins accepted.
+removed. Measured: 322/323 defects rejected, 145/145 twins accepted.
 """
 
-MISSED: dict[str, str] = {}
+MISSED: dict[str, str] = {
+    "frame_blind/restock-quantity-on-every-item": "gates accept it; the defect: writes off stock of an item the policy never mentions: the frame allows quantity changes on every item",
+}
 
 TWINS_REJECTED: dict[str, str] = {}

@@ -112,11 +112,11 @@ DEFECTS = [
     _defect("transfer-order-copied-2", "synth:inventory_restock_policy@3", _TRANSFERS,
             "Do the transfers one at a time, in the order the low-stock search lists them.",
             "is failed for restocking the items in another order than the reference"),
-    _defect("reply-before-archive", "synth:inbox_triage_reply@1",
-            _pin(("mail_send", 0, ("in_reply_to",)), ("mail_move", 0, ("message_id",)), "reply-before-archive",
-                 "the question was answered before the inbox was cleaned up"),
-            "Answer the question first; clean up the inbox after that.",
-            "is failed for archiving the outside mail before answering the colleague's question"),
+    _defect("archive-before-reply", "synth:inbox_triage_reply@1",
+            _pin(("mail_move", 0, ("message_id",)), ("mail_send", 0, ("in_reply_to",)), "archive-before-reply",
+                 "the inbox was cleaned up before the question was answered"),
+            "Clean up the inbox first; answer the question after that.",
+            "is failed for answering the colleague's question before archiving the outside mail"),
     _defect("archive-in-inbox-order", "synth:inbox_triage_reply@2", _MOVES,
             "Archive them in the order they sit in the inbox.",
             "is failed for archiving the outside mails in another order than the inbox lists them"),
@@ -167,4 +167,40 @@ DEFECTS += [
                                  ("ticket_triage_update", 2, "tickets_update", "ticket_id"),
                                  ("ticket_triage_update", 4, "tickets_update", "ticket_id"),
                                  ("ticket_triage_update", 6, "tickets_update", "ticket_id"))
+]
+
+
+# -- a Python check pinning a later pair it tells apart by what the records say, not by an id or a tool -----------
+def _audit_last_two_by_title(tool: str, arg: str, app: str, table: str, field: str):  # type: ignore[no-untyped-def]
+    """A Python check that the reference's last two `tool` calls keep their order, telling their records apart by
+    `field` (a subject, a title) read from the state: the code names neither record's id."""
+
+    def edit(spec: Spec) -> None:
+        from tests.defects._core import record
+        wanted = [c["arguments"][arg] for _, _, c in calls(spec, tool)]
+        if len(wanted) < 4:
+            raise CorpusError(f"{spec['capability']}: fewer than four {tool} calls")
+        titles = [record(spec, app, table, w)[field] for w in wanted[-2:]]
+        code = (
+            "def check(state, audit, messages):\n"
+            f"    said = {{r['id']: r[{field!r}] for r in state['apps'][{app!r}][{table!r}]}}\n"
+            f"    done = [said.get(a['args'].get({arg!r})) for a in audit if a['tool'] == {tool!r} and a['ok']]\n"
+            f"    return [t for t in done if t in {titles!r}] == {titles!r}\n"
+        )
+        spec["checks"].append({"id": "last-two-by-title", "description": f"the last two {tool} calls in order",
+                               "rule": {"kind": "python", "code": code, "entrypoint": "check", "apps": [app]}})
+    return edit
+
+
+DEFECTS += [
+    _defect(f"audit-last-two-by-{field}-{seed}", f"synth:{cap}@{seed}",
+            _audit_last_two_by_title(tool, arg, app, table, field), _IN_ORDER,
+            f"is failed (by a Python check on the audit that tells the records apart by their {field}) for doing the "
+            f"last two {tool} calls the other way round; every pair of those calls names the same tool and none by id")
+    for cap, seed, tool, arg, app, table, field in (
+        ("inbox_triage_reply", 4, "mail_move", "message_id", "mail", "messages", "subject"),
+        ("inbox_triage_reply", 5, "mail_move", "message_id", "mail", "messages", "subject"),
+        ("ticket_triage_update", 2, "tickets_update", "ticket_id", "tickets", "tickets", "title"),
+        ("ticket_triage_update", 4, "tickets_update", "ticket_id", "tickets", "tickets", "title"),
+        ("ticket_triage_update", 6, "tickets_update", "ticket_id", "tickets", "tickets", "title"))
 ]

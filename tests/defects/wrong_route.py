@@ -174,3 +174,38 @@ DEFECTS += [
            gate="mutations", code="wrong_route")
     for seed in (1, 2, 3)
 ]
+
+
+# -- another tool of the app with a free-text or number argument: stock written off for stock transferred ---------
+def _shipped_only(spec: Spec) -> None:
+    """'The units left the warehouse' (its stock is down by what moved) checked, 'the store holds them' not: the
+    writer checked the source of each transfer only."""
+    drop = [c for c in spec["checks"] if c["rule"]["kind"] == "field" and c["rule"]["target"]["table"] == "items"
+            and any(c["rule"]["target"]["id"] == t["arguments"]["item_id"].split("@")[0] + "@" + t["arguments"]["to_location"]
+                    for t in (s["call"] for turn in spec["reference"] for s in turn["steps"]
+                              if s.get("call") and s["call"]["name"] == "inventory_transfer"))]
+    if not drop:
+        raise AssertionError(f"{spec['capability']}: no check on a transfer's destination")
+    spec["checks"] = [c for c in spec["checks"] if c not in drop]
+
+
+def _written_off(spec: Spec) -> list[dict[str, Any]]:
+    """The reference with each transfer replaced by writing the same units off at the source."""
+    ref = reference(spec)
+    for turn in ref:
+        for step in turn["steps"]:
+            c = step.get("call")
+            if c and c["name"] == "inventory_transfer":
+                a = c["arguments"]
+                step["call"] = {"name": "inventory_adjust", "arguments": {
+                    "item_id": a["item_id"], "delta": -a["quantity"], "reason": "restock"}}
+    return ref
+
+
+DEFECTS += [
+    Defect(CLASS, f"stock-written-off-{seed}", f"synth:inventory_restock_policy@{seed}",
+           "writes the units off at the warehouse (inventory_adjust) instead of transferring them: the checks ask only "
+           "that the warehouse's stock went down by what should move", breaks=_shipped_only, witness=_written_off,
+           gate="mutations", code="wrong_route")
+    for seed in (1, 2, 3)
+]
