@@ -63,3 +63,5 @@ def test_float_fields_dump_as_the_serializer_writes_them(cost: float | None) -> 
     assert orjson.dumps(dump(item)) == orjson.dumps(expected)
     assert orjson.dumps(dump_many([item, item], "id", "unit_cost")) == orjson.dumps(
         [{"id": item.id, "unit_cost": expected["unit_cost"]}] * 2)
+    plain = Item(id="SKU2@loc-1", sku="SKU2", name="nut", location="loc-1", unit_cost=0.0)
+    assert orjson.dumps(dump_many([plain, item])) == orjson.dumps([plain.model_dump(mode="json"), expected])

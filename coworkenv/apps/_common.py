@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -39,12 +39,14 @@ def dump(record: Record, *fields: str) -> dict[str, Any]:
 def dump_many(records: Iterable[Record], *fields: str) -> list[dict[str, Any]]:
     """`[dump(r, *fields) for r in records]`, with the plan looked up once (list tools' hot path)."""
     rows = records if isinstance(records, list) else list(records)
+    if not rows:
+        return []
     kinds = set(map(type, rows))
     if len(kinds) == 1:
         plan = _dump_plan(kinds.pop(), fields)
         if plan is not None:
             values = list(map(_VALUES, rows))
-            if not plan.floats or all(_finite(v, plan.floats) for v in values):
+            if not plan.floats or _all_finite(values, plan.floats):
                 return list(map(plan.row, values))
     return [dump(r, *fields) for r in rows]  # several models, or a float the serializer writes as null
 
@@ -97,6 +99,21 @@ def _finite(values: dict[str, Any], floats: tuple[str, ...]) -> bool:
         if isinstance(v, float) and not math.isfinite(v):
             return False
     return True
+
+
+def _all_finite(rows: list[dict[str, Any]], floats: tuple[str, ...]) -> bool:
+    """`_finite` of every row, in C when the float fields hold only numbers and None (falsy values are finite)."""
+    for n in floats:
+        column = list(map(itemgetter(n), rows))
+        if set(map(type, column)) <= _NUMBERS:
+            if not all(map(math.isfinite, filter(None, column))):
+                return False
+        elif not all(_finite(v, (n,)) for v in rows):
+            return False
+    return True
+
+
+_NUMBERS = {float, int, bool, NoneType}
 
 
 def _may_be_float(annotation: Any) -> bool:
