@@ -59,7 +59,7 @@ class LogsTools(Toolkit):
         if windowed and table.key("canonical_ts").ids(False):  # some ts written otherwise: bound by parsed time
             sets.append({i for _, i in table.order("time").range(lo, hi)})
             windowed = False
-        # Every ts left is written as format_time writes it: string order is time order, so bound the ts order.
+        # Otherwise every ts is written as format_time writes it: string order is time order, the window bounds it.
         start, end = (format_time(lo) if windowed and lo is not None else None,
                       format_time(hi) if windowed and hi is not None else None)
         if service is not None:
