@@ -243,9 +243,8 @@ def big_workspace(target_bytes: int) -> tuple[Records, dict[str, int]]:
     return records, sizes
 
 
-def agent_path(records: Records, seconds: float, rounds: int) -> tuple[int, dict[str, float]]:
-    """Calls/s of every workload tool through Env.step in one big world."""
-    # An example's spec (its checks and reference stay valid) with the big workspace added and every tool exposed.
+def agent_env(records: Records) -> Env:
+    """An env of an example's spec (its checks and reference stay valid) with `records` added and every tool exposed."""
     raw = json.loads(load_example("incident_rollback").to_json())
     apps = raw["world"]["apps"]
     apps.setdefault("directory", {}).setdefault("people", []).extend(people())
@@ -253,15 +252,25 @@ def agent_path(records: Records, seconds: float, rounds: int) -> tuple[int, dict
         for table, rows in tables.items():
             apps.setdefault(app, {}).setdefault(table, []).extend(rows)
     raw["tools"] = sorted(TOOLS)
-    spec = load_spec(raw)
-    env = Env(spec, max_steps=10**9)
+    env = Env(load_spec(raw), max_steps=10**9)
     env.reset()
+    return env
+
+
+def agent_actions(env: Env, tool: str) -> list[Action]:
+    """The workload's 256 calls of `tool` in `env`'s world (the same for every run)."""
+    rng = Rng(4)
+    n = max(len(t) for t in env.state.tables())
+    return [Action.call(tool, WORKLOADS[tool][1](rng, n)) for _ in range(256)]
+
+
+def agent_path(records: Records, seconds: float, rounds: int) -> tuple[int, dict[str, float]]:
+    """Calls/s of every workload tool through Env.step in one big world."""
+    env = agent_env(records)
     size = len(canonical_json(env.state.to_wire()))
     out: dict[str, float] = {}
-    for tool, (_, args_fn) in WORKLOADS.items():
-        rng = Rng(4)
-        n = max(len(t) for t in env.state.tables())
-        actions = [Action.call(tool, args_fn(rng, n)) for _ in range(256)]
+    for tool in WORKLOADS:
+        actions = agent_actions(env, tool)
         best = 0.0
         for _ in range(rounds):
             calls, start = 0, time.process_time()

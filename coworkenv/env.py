@@ -227,15 +227,16 @@ class Env:
             self.dynamics.after_call(request.name, args)
         self.dynamics.advance(self._world.tick_s + self._fault_delay(fault))
         op = tool.op if tool is not None and tool.op != request.name else ""
-        shown = orjson.dumps(observation)
-        # A result is kept as the JSON the agent was shown (decoded if read): a long episode then holds one bytes
-        # object per call rather than every result's dicts and lists, which each garbage collection would traverse.
+        shown = orjson.dumps(observation).decode()
+        # A result is kept as the JSON the agent was shown, the very text of the tool message (decoded if read): a
+        # long episode then holds one string per call rather than every result's dicts and lists, which each garbage
+        # collection would traverse, or a second copy of the text.
         ok_json = shown if outcome.ok and observation is outcome.result else None
         self.audit.append(AuditEntry(
             len(self.audit), self.turn, request.name, args, outcome.ok, outcome.result if ok_json is None else None,
             outcome.error, at, before, self._world.content_hash(), op, fault or "", result_json=ok_json,
         ))
-        return {"role": "tool", "tool_call_id": call_id, "name": request.name, "content": shown.decode()}
+        return {"role": "tool", "tool_call_id": call_id, "name": request.name, "content": shown}
 
     def _faulted(self, fault: FaultKind, outcome: ToolOutcome) -> tuple[Any, ToolOutcome]:
         """The observation and audited outcome of a call hit by an injected fault."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -312,3 +313,10 @@ def test_productivity_tools_equal_the_scan(
         rows.sort(key=lambda t: (t.due or "~", t.id))
         got = box.call("todo_list_tasks", {"list_id": li, "include_done": done, "limit": 3})
         assert _ids(got.result) == [t.id for t in rows[:3]]
+
+
+@given(st.integers(-30_610_224_000, 253_402_300_799))  # years 1000 to 9999
+def test_format_time_writes_what_datetime_writes(seconds: int) -> None:
+    expected = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert format_time(seconds) == expected
+    assert parse_time(expected) == seconds

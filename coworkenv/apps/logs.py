@@ -52,22 +52,29 @@ class LogsTools(Toolkit):
         needle = contains.lower() if contains else None
         table = self.world.table("logs", "lines")
         # Every word of the needle occurs in a matching message: the word index narrows, `where` decides.
-        sets = [
-            table.key("service").ids(service) if service is not None else None,
-            table.key("request").ids(request_id) if request_id is not None else None,
-        ]
-        between = None
-        if lo is not None or hi is not None:
-            if not table.key("canonical_ts").ids(False):
-                # Every ts is written as format_time writes it: string order is time order, so bound the ts order.
-                between = (format_time(lo) if lo is not None else None, format_time(hi) if hi is not None else None)
-            else:
-                sets.append({i for _, i in table.order("time").range(lo, hi)})
+        sets = [table.key("request").ids(request_id) if request_id is not None else None]
+        order = "ts"
+        between: tuple[Any, Any] | None = None
+        windowed = lo is not None or hi is not None
+        if windowed and table.key("canonical_ts").ids(False):  # some ts written otherwise: bound by parsed time
+            sets.append({i for _, i in table.order("time").range(lo, hi)})
+            windowed = False
+        # Otherwise every ts is written as format_time writes it: string order is time order, the window bounds it.
+        start, end = (format_time(lo) if windowed and lo is not None else None,
+                      format_time(hi) if windowed and hi is not None else None)
+        if service is not None:
+            # A service's lines in (ts, id) order are one run of the (service, ts) order: only they are walked.
+            order = "service_ts"
+            between = ((service,) if start is None else (service, start),
+                       (service + "\0",) if end is None else (service, end))
+        elif windowed:
+            between = (start, end)
 
         def where(line: LogLine) -> bool:
             return _RANK[line.level] >= rank and (needle is None or needle in line.message.lower())
 
-        rows = table.select("ts", words=("message", needle), sets=sets, where=where, limit=clamp(limit), last=True, between=between)
+        rows = table.select(order, words=("message", needle), sets=sets, where=where, limit=clamp(limit), last=True,
+                            between=between)
         return dump_many(rows)
 
     @read
@@ -99,10 +106,10 @@ def _canonical(ts: str) -> bool:
 APP = AppDef("logs", LogsState, LogsTools, "service logs (read-only): timestamp, level, request id, message", indexes={
     "lines": {
         "message": Words(lambda line: (line.message,)),
-        "service": Key(lambda line: line.service),
         "request": Key(lambda line: line.request_id),
         "canonical_ts": Key(lambda line: _canonical(line.ts)),
         "ts": Order(lambda line: line.ts),
+        "service_ts": Order(lambda line: (line.service, line.ts)),
         "time": Order(lambda line: _epoch(line.ts)),
     },
 })

@@ -18,8 +18,8 @@ _UNDECODED = object()
 class AuditEntry:
     """One tool call as the world saw it (read-only).
 
-    The result may be given as the JSON the agent was shown (`result_json`) instead of a value: it is decoded on
-    first read, as a stored rollout's is. A long episode then keeps one bytes object per call instead of the
+    The result may be given as the JSON the agent was shown (`result_json`, text or bytes) instead of a value: it is
+    decoded on first read, as a stored rollout's is. A long episode then keeps one JSON text per call instead of the
     dicts and lists of every result, which the garbage collector would otherwise traverse again and again.
     """
 
@@ -37,11 +37,11 @@ class AuditEntry:
     op: str  # the app operation a declared tool is bound to ("" for a built-in tool)
     fault: str  # the fault injected into this call by the spec's fault plan ("" for none)
     _result: Any  # the result, or _UNDECODED while it is only JSON
-    _json: bytes | None
+    _json: str | bytes | None
 
     def __init__(self, index: int, turn: int, tool: str, args: dict[str, Any], ok: bool, result: Any,
                  error: str | None, time: str, hash_before: str, hash_after: str, op: str = "", fault: str = "",
-                 *, result_json: bytes | None = None) -> None:
+                 *, result_json: str | bytes | None = None) -> None:
         """`result_json` (with `result` None): the result as JSON, decoded when first read."""
         if result_json is not None and result is not None:
             raise ValueError("give an audit entry's result as a value or as JSON, not both")
@@ -97,7 +97,7 @@ class AuditEntry:
         return {name: copy.deepcopy(value) for name, value in zip(_FIELDS, self._values(), strict=True)}
 
 
-def _audit_entry(fields: tuple[Any, ...], result: Any, result_json: bytes | None) -> AuditEntry:
+def _audit_entry(fields: tuple[Any, ...], result: Any, result_json: str | bytes | None) -> AuditEntry:
     index, turn, tool, args, ok, error, time, before, after, op, fault = fields
     return AuditEntry(index, turn, tool, args, ok, result, error, time, before, after, op, fault, result_json=result_json)
 

@@ -21,14 +21,16 @@ def parse_time(value: str) -> int:
     return int(parsed.timestamp())
 
 
-@lru_cache(maxsize=1024)  # the same clock is formatted several times per tool call
 def format_time(seconds: int) -> str:
     """UTC epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`."""
-    # The clock moves on every call: the date part is cached, the time of day is plain arithmetic.
+    # The clock moves on every call (a cache would miss): the date part is cached, the time of day read from tables.
     days, rest = divmod(int(seconds), 86400)
-    hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{_utc_date(days)}T{hours:02d}:{minutes:02d}:{secs:02d}Z"
+    return _utc_date(days) + "T" + _HH_MM[minutes] + _SS[secs] + "Z"
+
+
+_SS = tuple(f"{s:02d}" for s in range(60))
+_HH_MM = tuple(f"{h:02d}:{m:02d}:" for h in range(24) for m in range(60))  # by minute of the day
 
 
 @lru_cache(maxsize=4096)
