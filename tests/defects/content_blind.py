@@ -3,6 +3,8 @@ body, a handoff note's list)."""
 
 from __future__ import annotations
 
+import re
+
 from tests.defects._core import (
     Defect,
     Spec,
@@ -37,9 +39,16 @@ def _keep_only(field: str, keep_first: int = 0):  # type: ignore[no-untyped-def]
 
 
 def _loose_body_regex(spec: Spec) -> None:
-    """The body must 'mention the escalation' (a regex on the first letters of the topic), not the code."""
+    """The body must 'mention' the answer (a regex on its first three characters), not state it."""
     c = cond(check(spec, kind="records", where=has_cond("body")), "body")
-    c["op"], c["value"] = "matches", "(?i)esc"
+    c["op"], c["value"] = "matches", "(?i)" + re.escape(str(c["value"])[:3])
+
+
+def _loose_body_witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    """A reply that names only the answer's first three characters (what the loose regex wants)."""
+    value = str(cond(check(spec, kind="records", where=has_cond("body")), "body")["value"])
+    fragment = re.sub(r"\\(.)", r"\1", value[4:]) if value.startswith("(?i)") else value[:3]
+    return with_args(spec, "mail_send", {}, body=f"Hi, I will look into {fragment} and get back to you.")
 
 
 def _summary_long_enough(spec: Spec) -> None:
@@ -69,9 +78,8 @@ DEFECTS = [
            witness=lambda s: with_args(s, "files_write_file", {"path": "reports/support_w14.md"},
                                        content="# Support report\n\nThe weekly numbers are in the CSV attached.\n")),
     Defect(CLASS, "reply-body-loose-regex", "synth:inbox_triage_reply@1",
-           "answers 'I will escalate this' without the escalation code: the body regex is just 'esc'",
-           breaks=_loose_body_regex,
-           witness=lambda s: with_args(s, "mail_send", {}, body="Hi, I will escalate this and get back to you.")),
+           "answers 'I will look into it' without the answer: the body regex wants only its first three characters",
+           breaks=_loose_body_regex, witness=_loose_body_witness),
     Defect(CLASS, "csv-rows-unchecked", "synth:report_from_data@1",
            "writes the report file with only its header line", breaks=_keep_only("content", keep_first=1),
            witness=lambda s: with_args(s, "files_write_file", {}, content="service,open_tickets\n")),
