@@ -431,9 +431,11 @@ def main() -> None:
     parser.add_argument("--teacher", choices=TEACHERS, default="grounded",
                         help="oracle demonstrations: grounded (terse, and it lists or searches before writing a value "
                         "it has not seen), terse (no narration) or narrated")
-    parser.add_argument("--sft-config", default="learn-tiny-copy-induct",
-                        help="learn-tiny-copy-induct (a copy head with the induction match, trainers/copy_model.py), "
-                        "learn-tiny-copy (a copy head without it) or learn-tiny (no copy head)")
+    parser.add_argument("--sft-config", default="learn-tiny-copy-induct-pointer",
+                        help="learn-tiny-copy-induct-pointer (a copy head with the induction match and its own loss "
+                        "on every label it could copy, bf16; docs/learning.md L12), learn-tiny-copy-induct (the same "
+                        "without that loss, float32), learn-tiny-copy (no induction match) or learn-tiny (no copy "
+                        "head)")
     parser.add_argument("--sft-minutes", type=float, default=30.0, help="training budget, on --sft-clock")
     parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: the training process's CPU time (what 30 min of an idle machine give a "
