@@ -11,7 +11,15 @@ import pytest
 
 from coworkenv.env import Env
 from coworkenv.examples import load_example
-from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, OpenAICompatibleBackend, ToolCall
+from coworkenv.llm import (
+    LOCAL_EXHAUSTION,
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    LLMStats,
+    OpenAICompatibleBackend,
+    ToolCall,
+)
 from coworkenv.rollout import (
     REPLY_TRUNCATED,
     InfrastructureFailure,
@@ -152,6 +160,12 @@ def test_server_failures_are_infrastructure_failures(incident: EnvSpec) -> None:
     failure = InfrastructureFailure("http://h:1/v1 (model 'm')", [lost], 2)
     assert "the LLM server http://h:1/v1 (model 'm') failed 1 of 2 episodes after its retries (timeout 1)" in str(
         failure)
+    assert "check the server" in str(failure)
+    # When this process ran out of descriptors, the server is not blamed.
+    local = run_agent(Env(incident), ScriptedBackend([LLMError(  # type: ignore[list-item]
+        "unavailable", f"connection failed (OSError: [Errno 24]) {LOCAL_EXHAUSTION} no file descriptor left")]))
+    failure = InfrastructureFailure("http://h:1/v1 (model 'm')", [local], 1)
+    assert "check the server" not in str(failure) and "ran out, not the server" in str(failure)
 
 
 def _fake_model(body: dict[str, Any]) -> dict[str, Any]:

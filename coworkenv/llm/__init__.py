@@ -22,6 +22,7 @@ from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import (
     INFRASTRUCTURE_ERROR_KINDS,
     LLM_ERROR_KINDS,
+    LOCAL_EXHAUSTION,
     MODEL_ERROR_KINDS,
     LLMBackend,
     LLMError,
@@ -39,6 +40,7 @@ __all__ = [
     "DEFAULT_PROBE_TIMEOUT_S",
     "INFRASTRUCTURE_ERROR_KINDS",
     "LLM_ERROR_KINDS",
+    "LOCAL_EXHAUSTION",
     "MODEL_ENV_VAR",
     "MODEL_ERROR_KINDS",
     "URL_ENV_VAR",

@@ -26,7 +26,7 @@ from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
 from coworkenv.llm._tool_calls import parse_tool_calls
-from coworkenv.llm._types import LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
+from coworkenv.llm._types import LOCAL_EXHAUSTION, LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
 from coworkenv.open_files import open_files_limit
 
 logger = logging.getLogger(__name__)
@@ -314,14 +314,14 @@ class OpenAICompatibleBackend:
                 kind, message = "unavailable", f"connection failed ({type(exc).__name__}: {exc})"
                 if getattr(getattr(exc, "os_error", exc), "errno", None) in (errno.EMFILE, errno.ENFILE):
                     # This process, not the server, ran out: each request in flight holds a socket.
-                    message += (f" on this side: no file descriptor left (`ulimit -n` is {open_files_limit()}); "
+                    message += (f" {LOCAL_EXHAUSTION} no file descriptor left (`ulimit -n` is {open_files_limit()}); "
                                 "lower the concurrency or raise the limit")
             message = self._redact(message)
             if attempt >= self.max_retries:
                 raise LLMError(
                     kind,
                     f"{self.base_url} model {self.model!r}: {message}; gave up after {attempt + 1} attempts "
-                    "(raise max_retries/timeout_s or check the server)",
+                    + ("" if LOCAL_EXHAUSTION in message else "(raise max_retries/timeout_s or check the server)"),
                 )
             delay = self._backoff_s(attempt, retry_after_s)
             self.stats.count_retry(kind)

@@ -134,6 +134,11 @@ class LLMResponse:
         )
 
 
+# Said in an error when this process, not the server, ran out of something (file descriptors): the advice to check
+# the server is then left out.
+LOCAL_EXHAUSTION = "on this side:"
+
+
 class LLMError(Exception):
     """A request that could not be answered; `kind` says why (see `LLM_ERROR_KINDS`)."""
 

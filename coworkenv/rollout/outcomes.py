@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from coworkenv.llm import LOCAL_EXHAUSTION
 from coworkenv.rollout.agent_loop import INFRASTRUCTURE_STOP_REASONS
 from coworkenv.rollout.record import TrajectoryRecord
 
@@ -49,8 +50,11 @@ class InfrastructureFailure(RuntimeError):
         kinds = ", ".join(f"{k} {n}" for k, n in error_kinds(lost).items())
         first = lost[0].error if lost else ""
         what = "all" if len(lost) == total else f"{len(lost)} of"
+        advice = ("This process ran out, not the server: see the first error, then run again"
+                  if lost and all(LOCAL_EXHAUSTION in r.error for r in lost) else
+                  "This is a server problem, not a model score: check the server (or raise --llm-timeout / "
+                  "--llm-retries) and run again")
         super().__init__(
             f"the LLM server {server} failed {what} {total} episodes after its retries ({kinds}); first error: "
-            f"{first}. This is a server problem, not a model score: check the server (or raise --llm-timeout / "
-            "--llm-retries) and run again"
+            f"{first}. {advice}"
         )

@@ -127,3 +127,4 @@ def test_llm_requests_in_flight_past_a_low_open_files_limit_are_blamed_on_this_s
                               nofile="64")
     assert "[Too many open files]" in exhausted.stdout, exhausted.stdout + exhausted.stderr
     assert "on this side: no file descriptor left (`ulimit -n` is 64)" in exhausted.stdout, exhausted.stdout
+    assert "check the server" not in exhausted.stdout, exhausted.stdout  # this side ran out, not the server
