@@ -289,12 +289,22 @@ def _settle(instance: dg.DagsterInstance, run_id: str) -> None:
     instance.event_log_storage.free_concurrency_slots_for_run(run_id)
 
 
+_INTERRUPTS = ("DagsterExecutionInterruptedError", "KeyboardInterrupt", Interrupted.__name__)
+
+
 def _interrupt_in(result: dg.ExecuteInProcessResult) -> bool:
-    """Whether a step of the run was stopped by SIGINT/SIGTERM (Dagster defers them to step boundaries)."""
+    """Whether a signal stopped the run: a step failed with SIGINT/SIGTERM (Dagster defers them to step
+    boundaries), or the run itself failed with one raised in Dagster's own loop (e.g. while it waits for a slot of a
+    pool, where Dagster reports it as the run's failure)."""
     for event in result.all_events:
-        error = event.step_failure_data.error if event.is_step_failure and event.step_failure_data else None
+        if event.is_step_failure and event.step_failure_data:
+            error = event.step_failure_data.error
+        elif event.is_job_failure and event.job_failure_data:
+            error = event.job_failure_data.error
+        else:
+            error = None
         while error is not None:
-            if error.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
+            if error.cls_name in _INTERRUPTS:
                 return True
             error = error.cause
     return False

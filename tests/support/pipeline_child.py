@@ -28,6 +28,7 @@ import yaml
 import assets.hub
 import assets.training  # noqa: F401  (imported once here, not in every forked child)
 from coworkenv import synth
+from coworkenv.stop_signals import STOP_SIGNALS
 from coworkenv.store import _card  # noqa: F401
 from pipelines import run as pipeline_run
 
@@ -81,6 +82,11 @@ class Patch:
 
 def _child(env: dict[str, str], prepare: Callable[[], None] | None, argv: list[str], out: str) -> None:
     os.setsid()  # its own process group, which a kill takes down whole
+    # Started as from a terminal: the stop signals at their defaults, whatever the test runner inherited (a runner
+    # started in the background has SIGINT ignored, and a run keeps an ignored SIGINT ignored, by design).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signo in STOP_SIGNALS:
+        signal.signal(signo, signal.SIG_DFL)
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
