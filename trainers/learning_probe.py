@@ -122,7 +122,8 @@ def teacher_forced_accuracy(model: PreTrainedModel, tokenizer: PreTrainedTokeniz
                     if not after_copied:
                         first_tokens += 1
                         first_correct += hit
-                        if copy_head:
+                        if copy_head:  # the token occurred earlier, so the pointer could copy it: its nll is
+                            # its own (0 only marks labels that cannot be copied, which a carried token never is)
                             pointer_right += float(out.pointer_nll[0, position - 1]) <= math.log(2)
                             copy_weight += float(out.copy_weight[0, position - 1])
                 after_copied = copied
