@@ -10,7 +10,8 @@
    differences, per capability and single- vs multi-turn.
 4. RL: GRPO from the SFT checkpoint for each reward x credit variant and seed (`--rl-variants`, `--rl-seeds`,
    `--rl-steps`) on a curriculum: the first `--rl-envs` of `--rl-probe-envs` train envs where the SFT student's
-   reward varies between `--rl-probe-samples` samples (`trainers/rl_curriculum.py`); reward slope per seed with a
+   reward varies between `--rl-probe-samples` samples, spread over the capabilities (`--rl-per-capability`) so that
+   multi-turn envs can give `turn` credit and `shaped` reward something to differ on (`trainers/rl_curriculum.py`); reward slope per seed with a
    t-interval over seeds; held-out pass@1 after RL.
 5. Probe: teacher-forced accuracy of base and SFT on the assistant tokens of `--probe-envs` held-out demonstrations,
    split into tokens carried over from what the agent read (ids, names, values) and the rest (format, tool names):
@@ -352,6 +353,7 @@ def _probe_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[
     candidates = round_robin(envs["train"][:: max(1, len(envs["train"]) // args.rl_probe_envs)][: args.rl_probe_envs])
     curriculum = learnable_envs(LocalTransformersBackend(out / "sft", name="sft"), candidates,
                                 samples=args.rl_probe_samples, temperature=temperature, limit=args.rl_envs,
+                                per_capability=args.rl_per_capability or -(-args.rl_envs // len(args.capabilities)),
                                 max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log).to_dict()
     write_json_atomic(path, curriculum)
     return curriculum
@@ -453,6 +455,9 @@ def main() -> None:
     parser.add_argument("--rl-steps", type=int, default=6)
     parser.add_argument("--rl-envs", type=int, default=4, help="at most this many train envs for RL: those where the "
                         "SFT student's reward varies between samples (rl-learn-tiny takes 4 per step)")
+    parser.add_argument("--rl-per-capability", type=int, default=None,
+                        help="at most this many curriculum envs of one capability while others can fill a place "
+                        "(default: --rl-envs spread evenly over the trained capabilities)")
     parser.add_argument("--rl-probe-envs", type=int, default=40, help="train envs probed for a varying reward")
     parser.add_argument("--rl-probe-samples", type=int, default=4, help="samples per probed env")
     parser.add_argument("--rl-eval-envs", type=int, default=30)

@@ -55,3 +55,30 @@ def test_a_probe_that_cannot_see_variation_is_refused(specs: list[EnvSpec], samp
     with pytest.raises(ValueError, match=message):
         learnable_envs(_backend(specs), specs, samples=samples, temperature=temperature, limit=1, max_tokens=64,
                        max_steps=12)
+
+
+def test_a_capability_fills_no_more_than_its_quota_while_others_can_fill_a_place(specs: list[EnvSpec]) -> None:
+    # envs 1 and 3 vary and share a capability; env 4 varies in another one; env 0 never varies
+    taxonomy = load_taxonomy(Path("taxonomy"))
+    same_cap = generate_specs(taxonomy["reschedule_conflict"], 2, 5)
+    other_cap = generate_specs(taxonomy["inbox_triage_reply"], 1, 7)[0]
+    order = [specs[0], same_cap[0], same_cap[1], other_cap]
+    varying = {same_cap[0].id, same_cap[1].id, other_cap.id}
+    backend = ScriptedOracleBackend(order, lambda spec, seed: spec.id in varying and seed % 2 == 0)
+    balanced = learnable_envs(backend, order, samples=2, temperature=0.7, limit=2, per_capability=1, max_tokens=64,
+                              max_steps=12, chunk=1)
+    assert [s.id for s in balanced.kept] == [same_cap[0].id, other_cap.id]
+    first_come = learnable_envs(backend, order, samples=2, temperature=0.7, limit=2, max_tokens=64, max_steps=12,
+                                chunk=1)
+    assert [s.id for s in first_come.kept] == [same_cap[0].id, same_cap[1].id]
+    assert len(first_come.probes) == 3  # stopped once full
+
+
+def test_places_left_empty_by_other_capabilities_go_to_envs_over_their_quota(specs: list[EnvSpec]) -> None:
+    taxonomy = load_taxonomy(Path("taxonomy"))
+    same_cap = generate_specs(taxonomy["reschedule_conflict"], 3, 5)
+    backend = ScriptedOracleBackend(same_cap, lambda spec, seed: seed % 2 == 0)
+    curriculum = learnable_envs(backend, same_cap, samples=2, temperature=0.7, limit=2, per_capability=1,
+                                max_tokens=64, max_steps=12, chunk=1)
+    assert [s.id for s in curriculum.kept] == [same_cap[0].id, same_cap[1].id]
+    assert len(curriculum.probes) == 3  # every candidate probed before the quota was given up

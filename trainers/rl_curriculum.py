@@ -10,6 +10,12 @@ envs in every sample, so an RL run over envs drawn blindly spends most of its st
 and keeps the envs where the samples' verifier scores differ. This is DAPO's dynamic sampling (drop prompts whose
 group has zero reward variance) done once, before training, so the same filter serves every variant and seed of a
 comparison. It selects envs, never episodes: every reward is still the verifier's score of a fresh rollout.
+
+With `per_capability`, no capability fills more than that many places while another may still fill one: a weak
+student's reward varies most often in its easiest capability (all four envs of L12's curriculum were single-turn
+lookups), and a curriculum of one single-turn capability makes the reward treatments and credit modes of a
+comparison coincide (`shaped` is `partial`, `turn` is `trajectory`, on one turn). Places other capabilities leave
+empty once every candidate is probed go to the next varying envs in probe order.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ class EnvProbe:
 
 @dataclass(frozen=True)
 class Curriculum:
-    """The envs kept (in the order probed) and what the probe saw in every candidate."""
+    """The envs kept (in the order probed; envs over their capability's quota last) and what the probe saw in every
+    candidate."""
 
     kept: list[EnvSpec]
     probes: list[EnvProbe]
@@ -63,15 +70,21 @@ class Curriculum:
 
 def learnable_envs(
     model: LLMBackend, candidates: Sequence[EnvSpec], *, samples: int, temperature: float, limit: int,
-    max_tokens: int, max_steps: int, chunk: int = 4, log: Callable[[str], None] | None = None,
+    max_tokens: int, max_steps: int, chunk: int = 4, per_capability: int | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> Curriculum:
     """Sample `model` `samples` times in each of `candidates` (in order) and keep up to `limit` envs whose scores
-    differ. Probing stops once `limit` envs are kept."""
+    differ, at most `per_capability` of one capability while places remain for others. Probing stops once `limit`
+    envs are kept."""
     if samples < 2:
         raise ValueError(f"at least 2 samples per env are needed to see whether the reward varies, got {samples}")
     if temperature <= 0:
         raise ValueError(f"greedy samples (temperature {temperature}) never differ; use the RL rollout temperature")
+    if per_capability is not None and per_capability < 1:
+        raise ValueError(f"per_capability must be at least 1 (or None for no quota), got {per_capability}")
+    quota = per_capability if per_capability is not None else limit
     kept: list[EnvSpec] = []
+    overflow: list[EnvSpec] = []  # varying envs of a capability that had filled its quota, in probe order
     probes: list[EnvProbe] = []
     for first in range(0, len(candidates), chunk):
         batch = list(candidates[first:first + chunk])
@@ -82,10 +95,16 @@ def learnable_envs(
             scores = tuple(r.score for r in records if r.env_id == spec.id)
             probe = EnvProbe(spec.id, spec.capability, scores)
             probes.append(probe)
-            if probe.varies and len(kept) < limit:
+            if not probe.varies or len(kept) >= limit:
+                continue
+            if sum(s.capability == spec.capability for s in kept) < quota:
                 kept.append(spec)
+            else:
+                overflow.append(spec)
         if log is not None:
-            log(f"rl curriculum: {len(kept)} of {len(probes)} envs probed have a varying reward")
+            log(f"rl curriculum: {len(kept)} of {len(probes)} envs probed have a varying reward and a place"
+                + (f" ({len(overflow)} more over their capability's quota of {quota})" if overflow else ""))
         if len(kept) >= limit:
             break
+    kept.extend(overflow[: limit - len(kept)])
     return Curriculum(kept, probes, samples, temperature)
