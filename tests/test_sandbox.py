@@ -564,6 +564,28 @@ def test_the_oom_killer_picks_the_code_before_any_host_process(disable: frozense
     assert outcome.result.value == [1000, 13, 1000], outcome  # EACCES: the code cannot lower it again
 
 
+# Whether the kernel would dump this process's core (PR_GET_DUMPABLE), and whether the code can change that.
+DUMPABLE = """
+import ctypes
+def check():
+    libc = ctypes.CDLL(None, use_errno=True)
+    before = libc.prctl(ctypes.c_ulong(3), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    libc.prctl(ctypes.c_ulong(4), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return [before, libc.prctl(ctypes.c_ulong(3), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                               ctypes.c_ulong(0))]
+"""
+
+
+@pytest.mark.parametrize("helper", [True, False], ids=["core-pattern-helper", "core-files"])
+def test_a_crash_reaches_no_core_dump_helper(helper: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core_pattern piping to a helper (apport, systemd-coredump) runs it as root in the host's namespaces on every
+    crash, with the whole memory, whatever RLIMIT_CORE says: there the child is not dumpable, and stays so. (The uid
+    drop makes it undumpable anyway: this is the uid kept, native code.)"""
+    monkeypatch.setattr(sandbox, "_core_dumps_reach_a_helper", lambda: helper)
+    outcome = sandbox._execute(DUMPABLE, "check", {}, QUICK, disable=KERNEL_ONLY)
+    assert outcome.result.value == ([0, 0] if helper else [1, 1]), outcome
+
+
 # Native threads with the smallest stacks glibc takes, until none starts (at most 3000: each one is a pid of the
 # machine's while it lives).
 NATIVE_THREADS = """
@@ -603,14 +625,27 @@ def _processes_naming(marker: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
-def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], tmp_path: Path) -> None:
+SLEEP_LONG = "import time\ndef check():\n    time.sleep(60)\n"
+# Native code (the hook off) clearing its parent-death signal first, which needs no capability: it outlived the host.
+CLEAR_PDEATHSIG_AND_SLEEP = (
+    "import ctypes, time\n"
+    "def check():\n"
+    "    ctypes.CDLL(None).prctl(ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),\n"
+    "                            ctypes.c_ulong(0))\n"
+    "    time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize(("disable", "code"), [(frozenset(), SLEEP_LONG), (DEGRADED, SLEEP_LONG),
+                                               (KERNEL_ONLY, CLEAR_PDEATHSIG_AND_SLEEP)],
+                         ids=["full", "degraded", "kernel-only-clearing-its-parent-death-signal"])
+def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], code: str, tmp_path: Path) -> None:
     """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
-    its run directory and cgroups never removed)."""
+    its run directory and cgroups never removed), and did again where native code cleared its parent-death signal."""
     script = (
         "from coworkenv import sandbox\n"
         "from coworkenv.sandbox import SandboxLimits\n"
-        "code = 'import time\\ndef check():\\n    time.sleep(60)\\n'\n"
+        f"code = {code!r}\n"
         f"sandbox._execute(code, 'check', {{}}, SandboxLimits(wall_seconds=90), disable=frozenset({sorted(disable)}))\n"
     )
     host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})

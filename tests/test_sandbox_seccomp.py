@@ -27,7 +27,7 @@ NR = {
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
     "file_setattr": (469, 469), "open": (2, None), "openat2": (437, 437), "fsync": (74, 82), "fdatasync": (75, 83),
     "sync_file_range": (277, 84), "msync": (26, 227), "fadvise64": (221, 223), "madvise": (28, 233),
-    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2),
+    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2), "prctl": (157, 167),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -82,6 +82,8 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
     assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
                                                 0x40049409, 0x5413, 0x5451)] == [EPERM] * 6 + [ALLOW] * 2
+    # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
+    assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
     assert answer("file_setattr", -100, 0) == EPERM
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway

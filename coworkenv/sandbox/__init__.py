@@ -147,7 +147,7 @@ def _execute(
         "host_pid": os.getpid(),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
-                   "scratch_bytes": limits.scratch_bytes}}
+                   "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}
     try:
         json.dumps(job, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -175,6 +175,16 @@ def _execute(
         remove_tree(run_dir)
     _warn_missing(outcome.missing)
     return outcome
+
+
+def _core_dumps_reach_a_helper(pattern_file: str = "/proc/sys/kernel/core_pattern") -> bool:
+    """Whether the kernel pipes a crashing process's core to a helper program (core_pattern `|...`), which RLIMIT_CORE
+    does not stop."""
+    try:
+        with open(pattern_file, "rb") as fh:
+            return fh.read(1) == b"|"
+    except OSError:
+        return False
 
 
 @functools.lru_cache(maxsize=1)

@@ -103,8 +103,9 @@ class _Arch:
 
     def __init__(self, audit_arch: int, denied: tuple[int, ...], metadata: tuple[int, ...],
                  xattr_reads: tuple[int, ...], self_only: tuple[int, ...], prlimit: int, fcntl: int, ioctl: int,
-                 clone: int, clone3: int, disk: _DiskIo) -> None:
+                 clone: int, clone3: int, disk: _DiskIo, prctl: int) -> None:
         self.audit_arch, self.denied, self.metadata, self.xattr_reads = audit_arch, denied, metadata, xattr_reads
+        self.prctl = prctl  # PR_SET_PDEATHSIG and PR_SET_DUMPABLE refused: the bootstrap's to set
         self.self_only = self_only  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the child itself only
         self.prlimit = prlimit  # prlimit64: on the child itself only (pid 0 or its own)
         self.fcntl, self.ioctl, self.clone, self.clone3, self.disk = fcntl, ioctl, clone, clone3, disk
@@ -122,9 +123,9 @@ class _DiskIo:
 
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, _X86_64_DENIED, _X86_64_METADATA, _X86_64_XATTR_READS, (62, 200, 234, 129, 297),
-                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328)),
+                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328), 157),
     "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
-                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287)),
+                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287), 167),
 }
 # Disk bandwidth no limit counts: O_DIRECT reads every readable host file from the disk itself, again and again (230
 # MiB/s for the whole wall clock), and writes in a scratch on the host's disk (no tmpfs) reach it at once (1.8 GiB/s
@@ -146,6 +147,10 @@ _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
 # stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
 _REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
+# prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
+# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
+# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
+_REFUSED_PRCTLS = (1, 4)
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
@@ -328,7 +333,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
-             (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone" if threads else "eperm", "next", arch.clone),
+             (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
+             (jeq, "clone" if threads else "eperm", "next", arch.clone),
              (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2)]
     disk = arch.disk
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
@@ -349,6 +355,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     for index in sorted({index for _, index in disk.opens}):
         block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
               (jset, "einval", "allow", disk.o_direct | O_DSYNC))
+    block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
+          (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "allow", MADV_PAGEOUT))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
