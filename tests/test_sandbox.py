@@ -642,6 +642,16 @@ CLEAR_PDEATHSIG_AND_SLEEP = (
 def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], code: str, tmp_path: Path) -> None:
     """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
     its run directory and cgroups never removed), and did again where native code cleared its parent-death signal."""
+    left = _kill_a_host_mid_call(tmp_path, disable, code)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    _remove_groups_of_a_killed_host(tmp_path)
+    assert not left, "the sandbox child outlived its host"
+
+
+def _kill_a_host_mid_call(tmp_path: Path, disable: frozenset[str], code: str = SLEEP_LONG) -> list[int]:
+    """Start a host process (its temp folder `tmp_path`) on a long call, SIGKILL it once the child runs; the pids of
+    the children still alive 5 s later."""
     script = (
         "from coworkenv import sandbox\n"
         "from coworkenv.sandbox import SandboxLimits\n"
@@ -661,10 +671,45 @@ def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], code: s
     deadline = time.monotonic() + 5
     while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
         time.sleep(0.05)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    _remove_groups_of_a_killed_host(tmp_path)
-    assert not left, "the sandbox child outlived its host"
+    return left
+
+
+def _run_groups(run_dirs: list[Path]) -> list[str]:
+    """The cgroups of these runs' names that exist below this process's own."""
+    bases = {base for base, _, _ in map(_cgroup._own_cgroup, ("memory", "pids")) if base is not None}
+    return [group for base in bases for d in run_dirs if os.path.isdir(group := os.path.join(base, d.name))]
+
+
+def test_a_later_host_removes_the_run_dir_and_cgroups_a_killed_host_left(tmp_path: Path) -> None:
+    """A killed host cannot remove its run directory (the job: the code and its payload) or its cgroups: each such
+    call left them for good, a machine whose pipeline kills hosts on timeout collecting them run after run. The next
+    host process removes them at its first call, once they are settled and no live host holds them."""
+    assert not _kill_a_host_mid_call(tmp_path, frozenset())
+    left = list(tmp_path.glob("coworkenv-sandbox-*"))
+    assert len(left) == 1, left
+    try:
+        assert len(_run_groups(left)) >= ("memory-cgroup" in isolation_layers()), "the killed host left no group"
+        os.utime(left[0], (time.time() - 120, time.time() - 120))  # as if killed two minutes ago
+        live = tmp_path / "coworkenv-sandbox-live"  # a settled run dir a live host holds
+        live.mkdir()
+        holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                                   f"fd = os.open({str(live)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+                                   "print('held', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+            os.utime(live, (time.time() - 120, time.time() - 120))
+            later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
+                                    "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
+                                   cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
+                                   text=True, timeout=60)
+        finally:
+            holder.kill()
+            holder.wait()
+        assert later.stdout.strip() == "7", later.stderr[-2000:]
+        assert sorted(p.name for p in tmp_path.glob("coworkenv-sandbox-*")) == [live.name]
+        assert not _run_groups(left)
+    finally:
+        _remove_groups_of_a_killed_host(tmp_path)
 
 
 def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
