@@ -5,7 +5,7 @@ directory (the job: the code and its payload) nor the run's cgroups: every such 
 a machine whose pipeline kills hosts on timeout collects them run after run. Each call holds an exclusive `flock` on
 its run directory while it lasts; the kernel drops it when the host dies, whatever killed it, and in whatever pid
 namespace it lived. The first call of every host process removes the run directories in its temp folder that nobody
-holds, with the cgroups of the same name under its own.
+holds (its own uid's), with the cgroups of the same name under its own.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def remove_abandoned_runs(temp_dir: str) -> list[str]:
         except OSError:  # removed meanwhile, or not ours to open
             continue
         try:
-            if time.time() - os.fstat(fd).st_mtime < SETTLED_S or not _lock(fd):
+            st = os.fstat(fd)  # another user's folder of that name in a shared /tmp is not ours to remove
+            if st.st_uid != os.geteuid() or time.time() - st.st_mtime < SETTLED_S or not _lock(fd):
                 continue
             groups = [os.path.join(base, os.path.basename(path)) for base in bases]
             for group in groups:
