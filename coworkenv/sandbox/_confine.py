@@ -147,6 +147,13 @@ _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
 # stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
 _REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
+# Page-cache oracles: whether a page of a readable host file is cached tells what the host (or another run) has been
+# reading, which modules it imported. A read with RWF_NOWAIT (EAGAIN unless cached) answers it for every readable file
+# without caching anything, as do mincore on a mapping and cachestat: again and again, where timing an ordinary read
+# caches the page it measures. preadv2 with RWF_NOWAIT gets EOPNOTSUPP (as on a file system without it); mincore and
+# cachestat EPERM. Per architecture: (preadv2, (mincore, cachestat)).
+RWF_NOWAIT = 0x8
+_PAGE_CACHE_PROBES = {"x86_64": (327, (27, 451)), "aarch64": (286, (232, 451))}
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
@@ -340,6 +347,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
     prog += [(jeq, "madvise", "next", disk.madvise), (jeq, "pwritev2", "next", disk.pwritev2)]
+    preadv2, cache_probes = _PAGE_CACHE_PROBES[machine]
+    prog += [(jeq, "eperm", "next", n) for n in cache_probes] + [(jeq, "preadv2", "next", preadv2)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
     labels: dict[str, int] = {}
 
@@ -360,6 +369,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "allow", MADV_PAGEOUT))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
+    block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
