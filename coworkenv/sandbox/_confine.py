@@ -36,6 +36,10 @@ FS_MAKE_REG, FS_MAKE_SOCK, FS_MAKE_FIFO, FS_MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10
 FS_MAKE_SYM, FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+# Landlock ABI 7 (Linux 6.15) writes an audit record for every access it denies, by default: where audit is on (auditd,
+# audit=1) a loop of refused opens fills the host's audit log (100000 a second, on its disk) or its backlog, which a
+# hardened host's failure mode turns into a panic. The code never execs, so this flag silences all of its records.
+RESTRICT_SELF_LOG_SAME_EXEC_OFF = 1 << 0
 # Rights the scratch directory grants: no symlinks, device nodes, sockets, fifos or execution.
 SCRATCH_RIGHTS = (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR
                   | FS_MAKE_REG | FS_REFER | FS_TRUNCATE)
@@ -284,7 +288,8 @@ def restrict_paths(
     """Landlock: read and list only under `read_roots` and `write_root`, read files (never list) under
     `library_roots` (what the dynamic loader needs for extension modules), write only under `write_root`; no
     signals or abstract sockets outside this process and, unless `tcp` (an empty network namespace already
-    leaves nothing to reach), no TCP, where the ABI has them. Returns why it failed, or None."""
+    leaves nothing to reach), no TCP, where the ABI has them; no audit record of what it denies. Returns why it
+    failed, or None."""
     abi, why = landlock_abi(libc)
     if why is not None:
         return why
@@ -316,7 +321,8 @@ def restrict_paths(
                     return f"landlock_add_rule for {path} failed ({_errno_text(ctypes.get_errno())})"
             finally:
                 os.close(fd)
-        if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)):
+        quiet = RESTRICT_SELF_LOG_SAME_EXEC_OFF if abi >= 7 else 0
+        if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(quiet)):
             return f"landlock_restrict_self failed ({_errno_text(ctypes.get_errno())})"
     finally:
         os.close(ruleset)
