@@ -29,6 +29,9 @@ NR = {
     "sync_file_range": (277, 84), "msync": (26, 227), "fadvise64": (221, 223), "madvise": (28, 233),
     "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2), "prctl": (157, 167),
     "preadv2": (327, 286), "mincore": (27, 232), "cachestat": (451, 451),
+    "bind": (49, 200), "listen": (50, 201), "connect": (42, 203), "sendto": (44, 206), "sendmsg": (46, 211),
+    "recvmsg": (47, 212), "sendmmsg": (307, 269), "setsockopt": (54, 208), "getsockopt": (55, 209),
+    "getsockname": (51, 204), "write": (1, 64),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -107,6 +110,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("madvise", 0, 4096, advice) for advice in (4, 8, 20, 21)] == [ALLOW, ALLOW, DONE, DONE]
     assert [answer("pwritev2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x10, 0x2, 0x4)] == [
         ALLOW, ALLOW, ENOTSUP, ENOTSUP]
+    # The result channel is written, never used as a socket (its type and name may be read).
+    for name in ("bind", "listen", "connect", "sendto", "sendmsg", "recvmsg", "sendmmsg", "setsockopt"):
+        assert answer(name, 3) == EPERM, name
+    assert [answer(name, 3) for name in ("write", "getsockopt", "getsockname")] == [ALLOW] * 3
     # Page-cache oracles: no RWF_NOWAIT read (RWF_HIPRI passes), no mincore, no cachestat.
     assert [answer("preadv2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x1, 0x8, 0x9)] == [ALLOW, ALLOW, ENOTSUP, ENOTSUP]
     assert (answer("mincore", 0, 4096, 0), answer("cachestat", 3, 0, 0, 0)) == (EPERM, EPERM)

@@ -47,6 +47,10 @@ SCRATCH_RIGHTS = (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | F
 # Syscall numbers per architecture: (audit arch, denied, signal-to-self-only, clone, clone3).
 _X86_64_DENIED = (
     41, 53, 57, 58, 59, 322,  # socket, socketpair, fork, vfork, execve, execveat
+    # Socket calls on a socket the child holds: the only one is the result channel, written with write(). It lives in
+    # the host's network namespace, where bind took an abstract name; MSG_OOB, SCM_RIGHTS and socket filters reach
+    # AF_UNIX code that sandbox escapes went through. connect, accept, send*, recv*, bind, listen, setsockopt, accept4.
+    42, 43, 44, 45, 46, 47, 49, 50, 54, 288, 299, 307,
     101, 310, 311,  # ptrace, process_vm_readv, process_vm_writev
     165, 166, 272, 308, 155, 161,  # mount, umount2, unshare, setns, pivot_root, chroot
     428, 429, 430, 431, 432, 433, 442,  # new mount API
@@ -72,6 +76,7 @@ _X86_64_DENIED = (
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
+    200, 201, 202, 203, 206, 207, 208, 211, 212, 242, 243, 269,  # calls on the result channel's socket (as x86_64)
     117, 270, 271,  # ptrace, process_vm_readv, process_vm_writev
     40, 39, 97, 268, 41, 51,  # mount, umount2, unshare, setns, pivot_root, chroot
     428, 429, 430, 431, 432, 433, 442,  # new mount API
