@@ -31,7 +31,7 @@ NR = {
     "preadv2": (327, 286), "mincore": (27, 232), "cachestat": (451, 451),
     "bind": (49, 200), "listen": (50, 201), "connect": (42, 203), "sendto": (44, 206), "sendmsg": (46, 211),
     "recvmsg": (47, 212), "sendmmsg": (307, 269), "setsockopt": (54, 208), "getsockopt": (55, 209),
-    "getsockname": (51, 204), "write": (1, 64),
+    "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -93,6 +93,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
+    assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",

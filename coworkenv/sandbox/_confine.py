@@ -163,6 +163,10 @@ _REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
 # cachestat EPERM. Per architecture: (preadv2, (mincore, cachestat)).
 RWF_NOWAIT = 0x8
 _PAGE_CACHE_PROBES = {"x86_64": (327, (27, 451)), "aarch64": (286, (232, 451))}
+# sysinfo answers what the empty /proc and Landlock keep from /proc/loadavg and /proc/meminfo: the machine's load
+# averages, total and free memory, swap and process count (os.getloadavg and os.sysconf go through it, no audit
+# event), a live view of what the host and other runs do. ENOSYS, as where there is no such call: getloadavg fails.
+_SYSINFO = {"x86_64": 99, "aarch64": 179}
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
@@ -353,7 +357,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
              (jeq, "clone" if threads else "eperm", "next", arch.clone),
-             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2)]
+             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2),
+             (jeq, "enosys", "next", _SYSINFO[machine])]
     disk = arch.disk
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
