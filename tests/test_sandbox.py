@@ -680,51 +680,72 @@ def _run_groups(run_dirs: list[Path]) -> list[str]:
     return [group for base in bases for d in run_dirs if os.path.isdir(group := os.path.join(base, d.name))]
 
 
+def _age(*paths: str | Path) -> None:
+    """As if made two minutes ago."""
+    for path in paths:
+        os.utime(path, (time.time() - 120, time.time() - 120))
+
+
 def test_a_later_host_removes_the_run_dir_and_cgroups_a_killed_host_left(tmp_path: Path) -> None:
     """A killed host cannot remove its run directory (the job: the code and its payload) or its cgroups: each such
     call left them for good, a machine whose pipeline kills hosts on timeout collecting them run after run. The next
-    host process removes them at its first call, once they are settled and no live host holds them."""
+    host process removes them at its first call, once settled: run directories no live host holds (a settled one a
+    live process holds stays), groups that hold no process, also those whose run directory lay elsewhere (a settled
+    group holding a process stays)."""
+    _require("memory-cgroup")
     assert not _kill_a_host_mid_call(tmp_path, frozenset())
     left = list(tmp_path.glob("coworkenv-sandbox-*"))
-    assert len(left) == 1, left
+    assert len(left) == 1 and _run_groups(left), "the killed host left no run directory or group"
+    bases = list(dict.fromkeys(base for base, _, _ in map(_cgroup._own_cgroup, ("memory", "pids")) if base))
+    tag = uuid.uuid4().hex[:8]
+    elsewhere, busy = [os.path.join(base, f"coworkenv-sandbox-elsewhere-{tag}") for base in bases], \
+        [os.path.join(base, f"coworkenv-sandbox-busy-{tag}") for base in bases]
+    live = tmp_path / "coworkenv-sandbox-live"  # a settled run dir a live host holds
+    live.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                               f"fd = os.open({str(live)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+                               "print('held', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
     try:
-        assert len(_run_groups(left)) >= ("memory-cgroup" in isolation_layers()), "the killed host left no group"
-        os.utime(left[0], (time.time() - 120, time.time() - 120))  # as if killed two minutes ago
-        live = tmp_path / "coworkenv-sandbox-live"  # a settled run dir a live host holds
-        live.mkdir()
-        holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
-                                   f"fd = os.open({str(live)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
-                                   "print('held', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-            os.utime(live, (time.time() - 120, time.time() - 120))
-            later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
-                                    "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
-                                   cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
-                                   text=True, timeout=60)
-        finally:
-            holder.kill()
-            holder.wait()
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        for group in (*elsewhere, *busy):
+            os.mkdir(group)
+        for group in busy:
+            Path(group, "cgroup.procs").write_text(str(holder.pid))
+        _age(*left, live, *_run_groups(left), *elsewhere, *busy)
+        later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
+                                "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
+                               cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
+                               text=True, timeout=60)
         assert later.stdout.strip() == "7", later.stderr[-2000:]
         assert sorted(p.name for p in tmp_path.glob("coworkenv-sandbox-*")) == [live.name]
         assert not _run_groups(left)
+        assert [os.path.isdir(group) for group in (*elsewhere, *busy)] == [False] * len(elsewhere) + [True] * len(busy)
     finally:
+        holder.kill()
+        holder.wait()
+        for group in (*elsewhere, *busy):
+            with contextlib.suppress(OSError):
+                _remove_group_once_empty(group)
         _remove_groups_of_a_killed_host(tmp_path)
 
 
 def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
-    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not (a group stays busy until its
-    dying child has left it)."""
+    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not."""
     for run_dir in tmp_path.glob("coworkenv-sandbox-*"):
         for controller in ("memory", "pids"):
             base, _, _ = _cgroup._own_cgroup(controller)
-            group = "" if base is None else os.path.join(base, run_dir.name)
-            deadline = time.monotonic() + 10
-            while os.path.isdir(group) and time.monotonic() < deadline:
-                with contextlib.suppress(OSError):
-                    os.rmdir(group)
-                time.sleep(0.05)
-            assert not os.path.isdir(group), f"cannot remove {group}"
+            if base is not None:
+                _remove_group_once_empty(os.path.join(base, run_dir.name))
+
+
+def _remove_group_once_empty(group: str) -> None:
+    """Remove the cgroup `group` (if there), waiting up to 10 s for its dying processes to leave it."""
+    deadline = time.monotonic() + 10
+    while os.path.isdir(group) and time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            os.rmdir(group)
+        time.sleep(0.05)
+    assert not os.path.isdir(group), f"cannot remove {group}"
 
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:
