@@ -82,6 +82,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
+    assert [answer("ioctl", 3, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
     # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
     assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,

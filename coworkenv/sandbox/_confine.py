@@ -174,6 +174,11 @@ _REFUSED_PRCTLS = (1, 4)
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
+# The ioctls that make a pty usable (TIOCSPTLCK unlocks the follower, TIOCGPTN names it, TIOCGPTPEER opens it):
+# os.openpty opens /dev/ptmx in the C library, unseen by the hook, so where Landlock and the minimal root are missing
+# it opened a pty of the host's devpts (a pool of the machine's) whose descriptors reach the tty layer (line
+# disciplines, TIOCSTI). Refused, the C library's openpty fails and closes what it opened. The same on both arches.
+_PTY_IOCTLS = (0x40045431, 0x80045430, 0x5441)
 # ioctl families (the type byte, bits 8-15 of the command) that change files: 'f' inode flags, fs-verity (which seals
 # a file for good), encryption policies and ext4's own; 'X' fsxattr flags and XFS's; 'v' inode versions; 0x94 btrfs
 # (subvolumes made inside a folder) and clones. The kernel asks only that the caller own the file or folder, even
@@ -386,7 +391,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "done", "allow", MADV_PAGEOUT))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
-    block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
+    block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],
+          (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
