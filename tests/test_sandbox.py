@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unicodedata
 import uuid
@@ -562,6 +563,46 @@ def test_the_oom_killer_picks_the_code_before_any_host_process(disable: frozense
     outcome = sandbox._execute(OOM_SCORE, "check", {}, QUICK, disable=disable | {"mountns", "hook", "landlock"})
     assert "oom-first" in outcome.layers, outcome
     assert outcome.result.value == [1000, 13, 1000], outcome  # EACCES: the code cannot lower it again
+
+
+# Every way the TZ variable names a file the C library opens: absolute, after a ':', relative to its zoneinfo folder.
+OPEN_THROUGH_TZ = """
+import os, time
+def check(path):
+    for zone in (path, ":" + path, "../../../.." + path):
+        try:
+            os.environ["TZ"] = zone
+            time.tzset()
+        except OSError:
+            pass
+    return 1
+"""
+LAYER_SETS = {"full": frozenset(), "degraded": DEGRADED, "kernel-only": KERNEL_ONLY,
+              "no-landlock": DEGRADED | {"landlock"}}
+
+
+@pytest.mark.parametrize("layer_set", LAYER_SETS, ids=list(LAYER_SETS))
+def test_the_c_library_opens_no_host_file_named_by_tz(layer_set: str, tmp_path: Path) -> None:
+    """glibc opens the file TZ names itself, unseen by the audit hook: where Landlock is missing it opened any host path
+    the uid may read (here a FIFO, whose writer the open let through; a device whose open acts, a watchdog, would be
+    armed the same way)."""
+    fifo = tmp_path / "host.fifo"
+    os.mkfifo(fifo)
+    opened = threading.Event()
+
+    def write_once_read() -> None:
+        os.close(os.open(fifo, os.O_WRONLY))  # blocks until a reader opens the FIFO
+        opened.set()
+
+    writer = threading.Thread(target=write_once_read, daemon=True)
+    writer.start()
+    outcome = sandbox._execute(OPEN_THROUGH_TZ, "check", {"path": str(fifo)}, QUICK, disable=LAYER_SETS[layer_set])
+    reached = opened.wait(1.0)
+    if not reached:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # let the writer go
+    writer.join(5)
+    assert not reached, f"the C library in the sandbox opened a host FIFO named by TZ: {outcome}"
+    assert outcome.result.error_kind in (None, "forbidden"), outcome
 
 
 # Whether the kernel would dump this process's core (PR_GET_DUMPABLE), and whether the code can change that.
