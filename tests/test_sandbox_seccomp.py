@@ -31,7 +31,8 @@ NR = {
     "preadv2": (327, 286), "mincore": (27, 232), "cachestat": (451, 451),
     "bind": (49, 200), "listen": (50, 201), "connect": (42, 203), "sendto": (44, 206), "sendmsg": (46, 211),
     "recvmsg": (47, 212), "sendmmsg": (307, 269), "setsockopt": (54, 208), "getsockopt": (55, 209),
-    "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179),
+    "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179), "getpgid": (121, 155), "getsid": (124, 156),
+    "sched_getaffinity": (204, 123), "sched_getattr": (315, 275), "getpriority": (140, 141), "ioprio_get": (252, 31),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -78,6 +79,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("kill", OWN_PID, 9), answer("kill", HOST_PID, 9), answer("kill", -1, 9)) == (ALLOW, EPERM, EPERM)
     assert (answer("prlimit64", 0, 7), answer("prlimit64", OWN_PID, 7), answer("prlimit64", HOST_PID, 7)) == (
         ALLOW, ALLOW, EPERM)
+    for name in ("getpgid", "getsid", "sched_getaffinity", "sched_getattr"):  # asked about itself only
+        assert [answer(name, pid, 128) for pid in (0, OWN_PID, HOST_PID, 1)] == [ALLOW, ALLOW, EPERM, EPERM], name
+    for name in ("getpriority", "ioprio_get"):  # (which, who)
+        assert [answer(name, 1, who) for who in (0, OWN_PID, HOST_PID)] == [ALLOW, ALLOW, EPERM], name
     assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
     assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
