@@ -538,32 +538,6 @@ def test_without_a_cgroup_controller_the_run_goes_on_and_says_why(absent: str, m
     assert outcome.missing[layer] == f"no {absent} cgroup controller is mounted"
 
 
-# What the code can see and do of its standing with the kernel's OOM killer (through the host's /proc: the hook,
-# Landlock and the mount namespace, which keep it out, are off).
-OOM_SCORE = """
-def check():
-    with open("/proc/self/oom_score_adj") as fh:
-        first = int(fh.read())
-    try:
-        with open("/proc/self/oom_score_adj", "w") as fh:
-            fh.write("-1000")
-        lowered = "lowered"
-    except OSError as exc:
-        lowered = exc.errno
-    with open("/proc/self/oom_score_adj") as fh:
-        return [first, lowered, int(fh.read())]
-"""
-
-
-@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
-def test_the_oom_killer_picks_the_code_before_any_host_process(disable: frozenset[str]) -> None:
-    """The child kept the host's score (0): where memory runs short beyond the run's own cgroup (or without one),
-    the kernel would kill the largest process, the host rather than a run of 256 MiB."""
-    outcome = sandbox._execute(OOM_SCORE, "check", {}, QUICK, disable=disable | {"mountns", "hook", "landlock"})
-    assert "oom-first" in outcome.layers, outcome
-    assert outcome.result.value == [1000, 13, 1000], outcome  # EACCES: the code cannot lower it again
-
-
 # Native threads with the smallest stacks glibc takes, until none starts (at most 3000: each one is a pid of the
 # machine's while it lives).
 NATIVE_THREADS = """
@@ -591,60 +565,6 @@ def test_the_pids_cgroup_caps_threads_whatever_the_uid(disable: frozenset[str]) 
     outcome = sandbox._execute(code, "check", {}, limits, disable=disable)
     assert "pids-cgroup" in outcome.layers and "uid-drop" not in outcome.layers, outcome
     assert outcome.result.value == 7, outcome  # eight tasks: the main thread and seven more
-
-
-def _processes_naming(marker: str) -> list[int]:
-    """The pids of the processes whose command line holds `marker`."""
-    found = []
-    for name in os.listdir("/proc"):
-        with contextlib.suppress(OSError):
-            if name.isdigit() and marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
-                found.append(int(name))
-    return found
-
-
-@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
-def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], tmp_path: Path) -> None:
-    """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
-    its run directory and cgroups never removed)."""
-    script = (
-        "from coworkenv import sandbox\n"
-        "from coworkenv.sandbox import SandboxLimits\n"
-        "code = 'import time\\ndef check():\\n    time.sleep(60)\\n'\n"
-        f"sandbox._execute(code, 'check', {{}}, SandboxLimits(wall_seconds=90), disable=frozenset({sorted(disable)}))\n"
-    )
-    host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})
-    try:
-        deadline = time.monotonic() + 30
-        while not (children := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert children, "the sandbox child never started"
-        time.sleep(1.0)  # well inside the call: its layers are in place
-    finally:
-        host.kill()
-        host.wait()
-    deadline = time.monotonic() + 5
-    while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    _remove_groups_of_a_killed_host(tmp_path)
-    assert not left, "the sandbox child outlived its host"
-
-
-def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
-    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not (a group stays busy until its
-    dying child has left it)."""
-    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):
-        for controller in ("memory", "pids"):
-            base, _, _ = _cgroup._own_cgroup(controller)
-            group = "" if base is None else os.path.join(base, run_dir.name)
-            deadline = time.monotonic() + 10
-            while os.path.isdir(group) and time.monotonic() < deadline:
-                with contextlib.suppress(OSError):
-                    os.rmdir(group)
-                time.sleep(0.05)
-            assert not os.path.isdir(group), f"cannot remove {group}"
 
 
 def test_host_survives_and_keeps_working_after_the_corpus() -> None:

@@ -27,7 +27,12 @@ NR = {
     "get_robust_list": (274, 100), "execve": (59, 221), "ptrace": (101, 117), "chmod": (90, None),
     "file_setattr": (469, 469), "open": (2, None), "openat2": (437, 437), "fsync": (74, 82), "fdatasync": (75, 83),
     "sync_file_range": (277, 84), "msync": (26, 227), "fadvise64": (221, 223), "madvise": (28, 233),
-    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2),
+    "pwritev2": (328, 287), "io_setup": (206, 0), "io_submit": (209, 2), "prctl": (157, 167),
+    "preadv2": (327, 286), "mincore": (27, 232), "cachestat": (451, 451),
+    "bind": (49, 200), "listen": (50, 201), "connect": (42, 203), "sendto": (44, 206), "sendmsg": (46, 211),
+    "recvmsg": (47, 212), "sendmmsg": (307, 269), "setsockopt": (54, 208), "getsockopt": (55, 209),
+    "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179), "getpgid": (121, 155), "getsid": (124, 156),
+    "sched_getaffinity": (204, 123), "sched_getattr": (315, 275), "getpriority": (140, 141), "ioprio_get": (252, 31),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -74,19 +79,27 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("kill", OWN_PID, 9), answer("kill", HOST_PID, 9), answer("kill", -1, 9)) == (ALLOW, EPERM, EPERM)
     assert (answer("prlimit64", 0, 7), answer("prlimit64", OWN_PID, 7), answer("prlimit64", HOST_PID, 7)) == (
         ALLOW, ALLOW, EPERM)
+    for name in ("getpgid", "getsid", "sched_getaffinity", "sched_getattr"):  # asked about itself only
+        assert [answer(name, pid, 128) for pid in (0, OWN_PID, HOST_PID, 1)] == [ALLOW, ALLOW, EPERM, EPERM], name
+    for name in ("getpriority", "ioprio_get"):  # (which, who)
+        assert [answer(name, 1, who) for who in (0, OWN_PID, HOST_PID)] == [ALLOW, ALLOW, EPERM], name
     assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
     assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
+    assert [answer("ioctl", 3, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
     # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
     assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
                                                 0x40049409, 0x5413, 0x5451)] == [EPERM] * 6 + [ALLOW] * 2
+    # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
+    assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
     assert answer("file_setattr", -100, 0) == EPERM
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
+    assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
@@ -104,6 +117,13 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("madvise", 0, 4096, advice) for advice in (4, 8, 20, 21)] == [ALLOW, ALLOW, DONE, DONE]
     assert [answer("pwritev2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x10, 0x2, 0x4)] == [
         ALLOW, ALLOW, ENOTSUP, ENOTSUP]
+    # The result channel is written, never used as a socket (its type and name may be read).
+    for name in ("bind", "listen", "connect", "sendto", "sendmsg", "recvmsg", "sendmmsg", "setsockopt"):
+        assert answer(name, 3) == EPERM, name
+    assert [answer(name, 3) for name in ("write", "getsockopt", "getsockname")] == [ALLOW] * 3
+    # Page-cache oracles: no RWF_NOWAIT read (RWF_HIPRI passes), no mincore, no cachestat.
+    assert [answer("preadv2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x1, 0x8, 0x9)] == [ALLOW, ALLOW, ENOTSUP, ENOTSUP]
+    assert (answer("mincore", 0, 4096, 0), answer("cachestat", 3, 0, 0, 0)) == (EPERM, EPERM)
     assert run_filter(program, 0x40000003, 0) == KILL  # another architecture's calling convention
     if machine == "x86_64":
         assert run_filter(program, arch, 0x40000000 | 0) == KILL  # x32 numbers alias the real ones

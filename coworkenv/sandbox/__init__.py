@@ -46,6 +46,7 @@ from coworkenv.sandbox._cgroup import (
     remove_run_cgroup,
 )
 from coworkenv.sandbox._host import Outcome, spawn_and_collect
+from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
 
@@ -147,13 +148,15 @@ def _execute(
         "host_pid": os.getpid(),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
-                   "scratch_bytes": limits.scratch_bytes}}
+                   "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}
     try:
         json.dumps(job, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
-    run_dir = os.path.realpath(tempfile.mkdtemp(prefix="coworkenv-sandbox-"))
+    _remove_abandoned_runs_once()
+    run_dir = os.path.realpath(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
+    held = hold_run_dir(run_dir)
     cgroups = RunCgroups((), dict.fromkeys(CONTROLLER_LAYERS.values(), _SWITCHED_OFF))
     try:
         if "cgroup" not in disable:
@@ -173,8 +176,26 @@ def _execute(
         for group in cgroups.groups:  # the child is reaped by now (or never started)
             remove_run_cgroup(group)
         remove_tree(run_dir)
+        if held is not None:
+            os.close(held)
     _warn_missing(outcome.missing)
     return outcome
+
+
+@functools.lru_cache(maxsize=1)
+def _remove_abandoned_runs_once() -> None:
+    """The first call of each host process removes what hosts killed mid-call left (their run dirs and cgroups)."""
+    remove_abandoned_runs(tempfile.gettempdir())
+
+
+def _core_dumps_reach_a_helper(pattern_file: str = "/proc/sys/kernel/core_pattern") -> bool:
+    """Whether the kernel pipes a crashing process's core to a helper program (core_pattern `|...`), which RLIMIT_CORE
+    does not stop."""
+    try:
+        with open(pattern_file, "rb") as fh:
+            return fh.read(1) == b"|"
+    except OSError:
+        return False
 
 
 @functools.lru_cache(maxsize=1)

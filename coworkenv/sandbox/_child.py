@@ -225,6 +225,8 @@ def isolate(
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, host_pid))
     kernel["apply_rlimits"](
         limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
+    if limits.get("core_helper"):  # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash
+        kernel["make_undumpable"](libc)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
     confine["disable_name_services"](libc)  # defence in depth: Landlock keeps those files unreadable anyway

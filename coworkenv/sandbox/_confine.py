@@ -36,6 +36,10 @@ FS_MAKE_REG, FS_MAKE_SOCK, FS_MAKE_FIFO, FS_MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10
 FS_MAKE_SYM, FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+# Landlock ABI 7 (Linux 6.15) writes an audit record for every access it denies, by default: where audit is on (auditd,
+# audit=1) a loop of refused opens fills the host's audit log (100000 a second, on its disk) or its backlog, which a
+# hardened host's failure mode turns into a panic. The code never execs, so this flag silences all of its records.
+RESTRICT_SELF_LOG_SAME_EXEC_OFF = 1 << 0
 # Rights the scratch directory grants: no symlinks, device nodes, sockets, fifos or execution.
 SCRATCH_RIGHTS = (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR
                   | FS_MAKE_REG | FS_REFER | FS_TRUNCATE)
@@ -43,6 +47,10 @@ SCRATCH_RIGHTS = (FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | FS_REMOVE_DIR | F
 # Syscall numbers per architecture: (audit arch, denied, signal-to-self-only, clone, clone3).
 _X86_64_DENIED = (
     41, 53, 57, 58, 59, 322,  # socket, socketpair, fork, vfork, execve, execveat
+    # Socket calls on a socket the child holds: the only one is the result channel, written with write(). It lives in
+    # the host's network namespace, where bind took an abstract name; MSG_OOB, SCM_RIGHTS and socket filters reach
+    # AF_UNIX code that sandbox escapes went through. connect, accept, send*, recv*, bind, listen, setsockopt, accept4.
+    42, 43, 44, 45, 46, 47, 49, 50, 54, 288, 299, 307,
     101, 310, 311,  # ptrace, process_vm_readv, process_vm_writev
     165, 166, 272, 308, 155, 161,  # mount, umount2, unshare, setns, pivot_root, chroot
     428, 429, 430, 431, 432, 433, 442,  # new mount API
@@ -68,6 +76,7 @@ _X86_64_DENIED = (
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
+    200, 201, 202, 203, 206, 207, 208, 211, 212, 242, 243, 269,  # calls on the result channel's socket (as x86_64)
     117, 270, 271,  # ptrace, process_vm_readv, process_vm_writev
     40, 39, 97, 268, 41, 51,  # mount, umount2, unshare, setns, pivot_root, chroot
     428, 429, 430, 431, 432, 433, 442,  # new mount API
@@ -103,8 +112,9 @@ class _Arch:
 
     def __init__(self, audit_arch: int, denied: tuple[int, ...], metadata: tuple[int, ...],
                  xattr_reads: tuple[int, ...], self_only: tuple[int, ...], prlimit: int, fcntl: int, ioctl: int,
-                 clone: int, clone3: int, disk: _DiskIo) -> None:
+                 clone: int, clone3: int, disk: _DiskIo, prctl: int) -> None:
         self.audit_arch, self.denied, self.metadata, self.xattr_reads = audit_arch, denied, metadata, xattr_reads
+        self.prctl = prctl  # PR_SET_PDEATHSIG and PR_SET_DUMPABLE refused: the bootstrap's to set
         self.self_only = self_only  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the child itself only
         self.prlimit = prlimit  # prlimit64: on the child itself only (pid 0 or its own)
         self.fcntl, self.ioctl, self.clone, self.clone3, self.disk = fcntl, ioctl, clone, clone3, disk
@@ -122,9 +132,9 @@ class _DiskIo:
 
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, _X86_64_DENIED, _X86_64_METADATA, _X86_64_XATTR_READS, (62, 200, 234, 129, 297),
-                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328)),
+                    302, 72, 16, 56, 435, _DiskIo(((2, 1), (257, 2)), 0o40000, (74, 75, 277, 26, 221), 28, 328), 157),
     "aarch64": _Arch(0xC00000B7, _AARCH64_DENIED, _AARCH64_METADATA, _AARCH64_XATTR_READS, (129, 130, 131, 138, 240),
-                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287)),
+                     261, 25, 29, 220, 435, _DiskIo(((56, 2),), 0o200000, (82, 83, 84, 227, 223), 233, 287), 167),
 }
 # Disk bandwidth no limit counts: O_DIRECT reads every readable host file from the disk itself, again and again (230
 # MiB/s for the whole wall clock), and writes in a scratch on the host's disk (no tmpfs) reach it at once (1.8 GiB/s
@@ -146,9 +156,36 @@ _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
 # stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
 _REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
+# Page-cache oracles: whether a page of a readable host file is cached tells what the host (or another run) has been
+# reading, which modules it imported. A read with RWF_NOWAIT (EAGAIN unless cached) answers it for every readable file
+# without caching anything, as do mincore on a mapping and cachestat: again and again, where timing an ordinary read
+# caches the page it measures. preadv2 with RWF_NOWAIT gets EOPNOTSUPP (as on a file system without it); mincore and
+# cachestat EPERM. Per architecture: (preadv2, (mincore, cachestat)).
+RWF_NOWAIT = 0x8
+_PAGE_CACHE_PROBES = {"x86_64": (327, (27, 451)), "aarch64": (286, (232, 451))}
+# sysinfo answers what the empty /proc and Landlock keep from /proc/loadavg and /proc/meminfo: the machine's load
+# averages, total and free memory, swap and process count (os.getloadavg and os.sysconf go through it, no audit
+# event), a live view of what the host and other runs do. ENOSYS, as where there is no such call: getloadavg fails.
+_SYSINFO = {"x86_64": 99, "aarch64": 179}
+# Calls that ask about a process by pid (getpgid, getsid, sched_getscheduler, sched_getparam, sched_rr_get_interval,
+# sched_getaffinity, sched_getattr) and by "who" in the second argument (getpriority, ioprio_get): what the empty
+# /proc keeps from the code, which processes run on the machine (all its pids answered, 40000 in 0.05 s of CPU), the
+# host's group and session, their scheduling. Only 0 (itself) or the child's own pid; any other gets EPERM, whether a
+# process has it or not. Per architecture: (by pid in argument 0, by who in argument 1).
+_ABOUT_A_PROCESS = {"x86_64": ((121, 124, 145, 143, 148, 204, 315), (140, 252)),
+                    "aarch64": ((155, 156, 120, 121, 127, 123, 275), (141, 31))}
+# prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
+# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
+# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
+_REFUSED_PRCTLS = (1, 4)
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
+# The ioctls that make a pty usable (TIOCSPTLCK unlocks the follower, TIOCGPTN names it, TIOCGPTPEER opens it):
+# os.openpty opens /dev/ptmx in the C library, unseen by the hook, so where Landlock and the minimal root are missing
+# it opened a pty of the host's devpts (a pool of the machine's) whose descriptors reach the tty layer (line
+# disciplines, TIOCSTI). Refused, the C library's openpty fails and closes what it opened. The same on both arches.
+_PTY_IOCTLS = (0x40045431, 0x80045430, 0x5441)
 # ioctl families (the type byte, bits 8-15 of the command) that change files: 'f' inode flags, fs-verity (which seals
 # a file for good), encryption policies and ext4's own; 'X' fsxattr flags and XFS's; 'v' inode versions; 0x94 btrfs
 # (subvolumes made inside a folder) and clones. The kernel asks only that the caller own the file or folder, even
@@ -272,7 +309,8 @@ def restrict_paths(
     """Landlock: read and list only under `read_roots` and `write_root`, read files (never list) under
     `library_roots` (what the dynamic loader needs for extension modules), write only under `write_root`; no
     signals or abstract sockets outside this process and, unless `tcp` (an empty network namespace already
-    leaves nothing to reach), no TCP, where the ABI has them. Returns why it failed, or None."""
+    leaves nothing to reach), no TCP, where the ABI has them; no audit record of what it denies. Returns why it
+    failed, or None."""
     abi, why = landlock_abi(libc)
     if why is not None:
         return why
@@ -304,7 +342,8 @@ def restrict_paths(
                     return f"landlock_add_rule for {path} failed ({_errno_text(ctypes.get_errno())})"
             finally:
                 os.close(fd)
-        if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)):
+        quiet = RESTRICT_SELF_LOG_SAME_EXEC_OFF if abi >= 7 else 0
+        if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(quiet)):
             return f"landlock_restrict_self failed ({_errno_text(ctypes.get_errno())})"
     finally:
         os.close(ruleset)
@@ -327,13 +366,20 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "eperm", "next", n) for n in denied]
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
-    prog += [(jeq, "prlimit", "next", arch.prlimit), (jeq, "fcntl", "next", arch.fcntl),
-             (jeq, "ioctl", "next", arch.ioctl), (jeq, "clone" if threads else "eperm", "next", arch.clone),
-             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2)]
+    by_pid, by_who = _ABOUT_A_PROCESS[machine]
+    prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *by_pid)]
+    prog += [(jeq, "who_self_or_zero", "next", n) for n in by_who]
+    prog += [(jeq, "fcntl", "next", arch.fcntl),
+             (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
+             (jeq, "clone" if threads else "eperm", "next", arch.clone),
+             (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2),
+             (jeq, "enosys", "next", _SYSINFO[machine])]
     disk = arch.disk
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
     prog += [(jeq, "madvise", "next", disk.madvise), (jeq, "pwritev2", "next", disk.pwritev2)]
+    preadv2, cache_probes = _PAGE_CACHE_PROBES[machine]
+    prog += [(jeq, "eperm", "next", n) for n in cache_probes] + [(jeq, "preadv2", "next", preadv2)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
     labels: dict[str, int] = {}
 
@@ -342,17 +388,22 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
         prog.extend(code)
 
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
-    block("prlimit", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
+    block("self_or_zero", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
+    block("who_self_or_zero", (ld, None, None, arg1), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
     block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
     for index in sorted({index for _, index in disk.opens}):
         block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
               (jset, "einval", "allow", disk.o_direct | O_DSYNC))
+    block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
+          (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "allow", MADV_PAGEOUT))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
-    block("ioctl", (ld, None, None, arg1), (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
+    block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
+    block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],
+          (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))

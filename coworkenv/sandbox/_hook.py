@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from typing import Any
 
 WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | posix.O_TRUNC
+# glibc opens the file TZ names in the C library, unseen by this hook: an absolute path (after an optional ':') as
+# is, anything else under its zoneinfo folder, '..' included (a host FIFO, a device whose open acts: a watchdog).
+ZONEINFO = "/usr/share/zoneinfo/"
 
 
 def make_audit_hook(
@@ -93,7 +96,7 @@ def _bind(
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
-        module_prefixes: tuple[str, ...] = module_prefixes,
+        module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -165,6 +168,15 @@ def _bind(
                 reason = "setting an environment variable whose name is not exactly str or bytes"
             elif startswith(key, env_prefixes):
                 reason = "setting " + key[:60] + ", which makes C libraries load files or code"
+            elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
+                zone: Any = args[1]
+                if type_(zone) is bytes_t:
+                    zone = decode(zone, "utf-8", "surrogateescape")
+                if type_(zone) is not str_t:
+                    reason = "setting TZ to a value that is not exactly str or bytes"
+                else:
+                    zone = zone[1:] if startswith(zone, ":") else zone
+                    targets = ((zone if startswith(zone, "/") else zoneinfo + zone, 0, False),)
         elif event in command_names and len_(args) > 1:
             for name, refused in commands:
                 if name == event and (type_(args[1]) is not int_t or args[1] in refused):

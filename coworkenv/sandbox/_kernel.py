@@ -297,6 +297,17 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
     }
 
 
+PR_SET_DUMPABLE = 4
+
+
+def make_undumpable(libc: ctypes.CDLL) -> None:
+    """Give this process no core dump at all: where core_pattern pipes crashes to a helper (apport,
+    systemd-coredump), the kernel runs it as root in the host's namespaces on every crash and hands it the whole
+    memory, RLIMIT_CORE notwithstanding. Set after the uid drop (a change of credentials resets it); seccomp keeps the
+    code from setting it back. Clearing a flag cannot fail."""
+    libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_DUMPABLE, 0, 0, 0, 0)))
+
+
 def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> None:
     """Set every rlimit this Python knows (`rlimit_values`): CPU time (SIGXCPU, then SIGKILL one second later),
     memory, file size, processes, descriptors, cores, queued signals, locked memory, priorities."""

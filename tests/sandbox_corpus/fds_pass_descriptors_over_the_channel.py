@@ -13,9 +13,11 @@ def check(**p):
     sent = 0
     try:
         chan = socket.socket(fileno=3)
-        sent = chan.sendmsg([b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(bytearray(
-            fd.to_bytes(4, "little") + (0).to_bytes(4, "little")))))])
-        chan.detach()
+        try:
+            sent = chan.sendmsg([b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(bytearray(
+                fd.to_bytes(4, "little") + (0).to_bytes(4, "little")))))])
+        finally:
+            chan.detach()  # so that collecting the object does not close fd 3
     except Exception:
         pass
     return sent

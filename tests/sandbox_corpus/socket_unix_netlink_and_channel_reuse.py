@@ -39,8 +39,10 @@ def check(**p):
             pass
     try:
         channel = socket.socket(fileno=3)
-        channel.sendmsg([b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1]))])
-        channel.detach()
+        try:
+            channel.sendmsg([b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1]))])
+        finally:
+            channel.detach()  # so that collecting the object does not close fd 3
     except Exception:
         pass
     return 1

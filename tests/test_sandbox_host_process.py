@@ -1,0 +1,253 @@
+"""The sandbox child against the host process: it dies with its host, is the OOM killer's first pick, hands no crash to
+a core-dump helper, gets the C library to open no host file for it, and what a host killed mid-call leaves behind is
+removed by the next one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from coworkenv import sandbox
+from coworkenv.sandbox import SandboxLimits, _cgroup, isolation_layers
+
+REPO = Path(__file__).resolve().parents[1]
+QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
+# What an unprivileged container leaves, and the kernel layers alone (as in test_sandbox.py).
+DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
+KERNEL_ONLY = DEGRADED | {"hook"}
+
+
+def _require(*layers: str) -> None:
+    missing = set(layers) - set(isolation_layers())
+    if missing:
+        pytest.skip(f"this machine does not allow {sorted(missing)}")
+
+
+# What the code can see and do of its standing with the kernel's OOM killer (through the host's /proc: the hook,
+# Landlock and the mount namespace, which keep it out, are off).
+OOM_SCORE = """
+def check():
+    with open("/proc/self/oom_score_adj") as fh:
+        first = int(fh.read())
+    try:
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("-1000")
+        lowered = "lowered"
+    except OSError as exc:
+        lowered = exc.errno
+    with open("/proc/self/oom_score_adj") as fh:
+        return [first, lowered, int(fh.read())]
+"""
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_the_oom_killer_picks_the_code_before_any_host_process(disable: frozenset[str]) -> None:
+    """The child kept the host's score (0): where memory runs short beyond the run's own cgroup (or without one),
+    the kernel would kill the largest process, the host rather than a run of 256 MiB."""
+    outcome = sandbox._execute(OOM_SCORE, "check", {}, QUICK, disable=disable | {"mountns", "hook", "landlock"})
+    assert "oom-first" in outcome.layers, outcome
+    assert outcome.result.value == [1000, 13, 1000], outcome  # EACCES: the code cannot lower it again
+
+
+# Every way the TZ variable names a file the C library opens: absolute, after a ':', relative to its zoneinfo folder.
+OPEN_THROUGH_TZ = """
+import os, time
+def check(path):
+    for zone in (path, ":" + path, "../../../.." + path):
+        try:
+            os.environ["TZ"] = zone
+            time.tzset()
+        except OSError:
+            pass
+    return 1
+"""
+LAYER_SETS = {"full": frozenset(), "degraded": DEGRADED, "kernel-only": KERNEL_ONLY,
+              "no-landlock": DEGRADED | {"landlock"}}
+
+
+@pytest.mark.parametrize("layer_set", LAYER_SETS, ids=list(LAYER_SETS))
+def test_the_c_library_opens_no_host_file_named_by_tz(layer_set: str, tmp_path: Path) -> None:
+    """glibc opens the file TZ names itself, unseen by the audit hook: where Landlock is missing it opened any host path
+    the uid may read (here a FIFO, whose writer the open let through; a device whose open acts, a watchdog, would be
+    armed the same way)."""
+    fifo = tmp_path / "host.fifo"
+    os.mkfifo(fifo)
+    opened = threading.Event()
+
+    def write_once_read() -> None:
+        os.close(os.open(fifo, os.O_WRONLY))  # blocks until a reader opens the FIFO
+        opened.set()
+
+    writer = threading.Thread(target=write_once_read, daemon=True)
+    writer.start()
+    outcome = sandbox._execute(OPEN_THROUGH_TZ, "check", {"path": str(fifo)}, QUICK, disable=LAYER_SETS[layer_set])
+    reached = opened.wait(1.0)
+    if not reached:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # let the writer go
+    writer.join(5)
+    assert not reached, f"the C library in the sandbox opened a host FIFO named by TZ: {outcome}"
+    assert outcome.result.error_kind in (None, "forbidden"), outcome
+
+
+# Whether the kernel would dump this process's core (PR_GET_DUMPABLE), and whether the code can change that.
+DUMPABLE = """
+import ctypes
+def check():
+    libc = ctypes.CDLL(None, use_errno=True)
+    before = libc.prctl(ctypes.c_ulong(3), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    libc.prctl(ctypes.c_ulong(4), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return [before, libc.prctl(ctypes.c_ulong(3), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                               ctypes.c_ulong(0))]
+"""
+
+
+@pytest.mark.parametrize("helper", [True, False], ids=["core-pattern-helper", "core-files"])
+def test_a_crash_reaches_no_core_dump_helper(helper: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core_pattern piping to a helper (apport, systemd-coredump) runs it as root in the host's namespaces on every
+    crash, with the whole memory, whatever RLIMIT_CORE says: there the child is not dumpable, and stays so. (The uid
+    drop makes it undumpable anyway: this is the uid kept, native code.)"""
+    monkeypatch.setattr(sandbox, "_core_dumps_reach_a_helper", lambda: helper)
+    outcome = sandbox._execute(DUMPABLE, "check", {}, QUICK, disable=KERNEL_ONLY)
+    assert outcome.result.value == ([0, 0] if helper else [1, 1]), outcome
+
+
+def _processes_naming(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds `marker`."""
+    found = []
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if name.isdigit() and marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))
+    return found
+
+
+SLEEP_LONG = "import time\ndef check():\n    time.sleep(60)\n"
+# Native code (the hook off) clearing its parent-death signal first, which needs no capability: it outlived the host.
+CLEAR_PDEATHSIG_AND_SLEEP = (
+    "import ctypes, time\n"
+    "def check():\n"
+    "    ctypes.CDLL(None).prctl(ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),\n"
+    "                            ctypes.c_ulong(0))\n"
+    "    time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize(("disable", "code"), [(frozenset(), SLEEP_LONG), (DEGRADED, SLEEP_LONG),
+                                               (KERNEL_ONLY, CLEAR_PDEATHSIG_AND_SLEEP)],
+                         ids=["full", "degraded", "kernel-only-clearing-its-parent-death-signal"])
+def test_a_run_dies_with_a_host_killed_mid_call(disable: frozenset[str], code: str, tmp_path: Path) -> None:
+    """A host killed mid-call takes its wall clock with it: a sleeping run lived on for good before (its memory held,
+    its run directory and cgroups never removed), and did again where native code cleared its parent-death signal."""
+    left = _kill_a_host_mid_call(tmp_path, disable, code)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    _remove_groups_of_a_killed_host(tmp_path)
+    assert not left, "the sandbox child outlived its host"
+
+
+def _kill_a_host_mid_call(tmp_path: Path, disable: frozenset[str], code: str = SLEEP_LONG) -> list[int]:
+    """Start a host process (its temp folder `tmp_path`) on a long call, SIGKILL it once the child runs; the pids of
+    the children still alive 5 s later."""
+    script = (
+        "from coworkenv import sandbox\n"
+        "from coworkenv.sandbox import SandboxLimits\n"
+        f"code = {code!r}\n"
+        f"sandbox._execute(code, 'check', {{}}, SandboxLimits(wall_seconds=90), disable=frozenset({sorted(disable)}))\n"
+    )
+    host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 30
+        while not (children := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert children, "the sandbox child never started"
+        time.sleep(1.0)  # well inside the call: its layers are in place
+    finally:
+        host.kill()
+        host.wait()
+    deadline = time.monotonic() + 5
+    while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def _run_groups(run_dirs: list[Path]) -> list[str]:
+    """The cgroups of these runs' names that exist below this process's own."""
+    bases = {base for base, _, _ in map(_cgroup._own_cgroup, ("memory", "pids")) if base is not None}
+    return [group for base in bases for d in run_dirs if os.path.isdir(group := os.path.join(base, d.name))]
+
+
+def _age(*paths: str | Path) -> None:
+    """As if made two minutes ago."""
+    for path in paths:
+        os.utime(path, (time.time() - 120, time.time() - 120))
+
+
+def test_a_later_host_removes_the_run_dir_and_cgroups_a_killed_host_left(tmp_path: Path) -> None:
+    """A killed host cannot remove its run directory (the job: the code and its payload) or its cgroups: each such
+    call left them for good, a machine whose pipeline kills hosts on timeout collecting them run after run. The next
+    host process removes them at its first call, once settled: run directories no live host holds (a settled one a
+    live process holds stays), groups that hold no process, also those whose run directory lay elsewhere (a settled
+    group holding a process stays)."""
+    _require("memory-cgroup")
+    assert not _kill_a_host_mid_call(tmp_path, frozenset())
+    left = list(tmp_path.glob("coworkenv-sandbox-*"))
+    assert len(left) == 1 and _run_groups(left), "the killed host left no run directory or group"
+    bases = list(dict.fromkeys(base for base, _, _ in map(_cgroup._own_cgroup, ("memory", "pids")) if base))
+    tag = uuid.uuid4().hex[:8]
+    elsewhere, busy = [os.path.join(base, f"coworkenv-sandbox-elsewhere-{tag}") for base in bases], \
+        [os.path.join(base, f"coworkenv-sandbox-busy-{tag}") for base in bases]
+    live = tmp_path / "coworkenv-sandbox-live"  # a settled run dir a live host holds
+    live.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                               f"fd = os.open({str(live)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+                               "print('held', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        for group in (*elsewhere, *busy):
+            os.mkdir(group)
+        for group in busy:
+            Path(group, "cgroup.procs").write_text(str(holder.pid))
+        _age(*left, live, *_run_groups(left), *elsewhere, *busy)
+        later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
+                                "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
+                               cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
+                               text=True, timeout=60)
+        assert later.stdout.strip() == "7", later.stderr[-2000:]
+        assert sorted(p.name for p in tmp_path.glob("coworkenv-sandbox-*")) == [live.name]
+        assert not _run_groups(left)
+        assert [os.path.isdir(group) for group in (*elsewhere, *busy)] == [False] * len(elsewhere) + [True] * len(busy)
+    finally:
+        holder.kill()
+        holder.wait()
+        for group in (*elsewhere, *busy):
+            with contextlib.suppress(OSError):
+                _remove_group_once_empty(group)
+        _remove_groups_of_a_killed_host(tmp_path)
+
+
+def _remove_groups_of_a_killed_host(tmp_path: Path) -> None:
+    """Remove the cgroups of the runs in `tmp_path`, which their killed host could not."""
+    for run_dir in tmp_path.glob("coworkenv-sandbox-*"):
+        for controller in ("memory", "pids"):
+            base, _, _ = _cgroup._own_cgroup(controller)
+            if base is not None:
+                _remove_group_once_empty(os.path.join(base, run_dir.name))
+
+
+def _remove_group_once_empty(group: str) -> None:
+    """Remove the cgroup `group` (if there), waiting up to 10 s for its dying processes to leave it."""
+    deadline = time.monotonic() + 10
+    while os.path.isdir(group) and time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            os.rmdir(group)
+        time.sleep(0.05)
+    assert not os.path.isdir(group), f"cannot remove {group}"
