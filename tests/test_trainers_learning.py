@@ -72,6 +72,26 @@ def test_compact_rendering_keeps_what_a_call_needs_and_is_shared_by_training_and
     assert read_rendering(tmp_path) == "compact"
 
 
+@pytest.mark.parametrize("word_split", ["qwen", "bare"])
+def test_under_the_bare_split_a_value_is_the_same_tokens_in_prose_and_in_a_tool_call(word_split: str) -> None:
+    template = trl_chat_template("qwen3_training")
+    messages, tools = to_chat(ROW, rendering="minimal")
+    prose = "Please set PLAT-7 to p1."  # as a request names a value: after a space
+    corpus = [*render_corpus_text([(messages, tools)] * 3, template), *[prose] * 20]
+    tokenizer = train_tokenizer(corpus, TinyModelSpec(vocab_size=400, min_token_frequency=1, word_split=word_split),
+                                template)
+    text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+    ids = tokenizer.encode(str(text))
+    assert tokenizer.decode(ids) == text  # nothing lost either way
+    call = [tokenizer.decode([i]) for i in tokenizer.encode('{"ticket_id":"PLAT-7"}')]
+    start = call.index('":"') + 1
+    first_word = tokenizer.encode("".join(call[start:call.index("-")]))  # the value's first word, as a call writes it
+    assert tokenizer.decode(first_word) == "PLAT"
+    named = tokenizer.encode(prose)
+    copyable = any(named[i:i + len(first_word)] == first_word for i in range(len(named)))
+    assert copyable == (word_split == "bare")
+
+
 def _episode(env: str, passed: bool, cap: str = "c", turns: str = "single") -> EpisodeResult:
     return EpisodeResult(env, cap, turns, 0, 1.0 if passed else 0.25, passed, "done", 3, 2, 0, 100)
 

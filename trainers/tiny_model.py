@@ -44,6 +44,14 @@ CONTROL_TOKENS: tuple[str, ...] = (
 _QWEN_SPLIT_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
+# The same split where a word or a punctuation run never takes the character before it. Under Qwen's split a value
+# is other tokens in prose (' INC', ' Heron') than after a JSON quote ('INC', 'H' 'eron'), so a copy head cannot copy
+# the first word of a value the request names into a tool call's arguments: it has to come from the LM head's prior
+# (L13 wrote 'OPS-647' for 'INC-647'). Under this one spaces are tokens of their own (sequences grow by about a fifth).
+_BARE_SPLIT_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|\p{L}+|\p{N}|[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_SPLIT_PATTERNS = {"qwen": _QWEN_SPLIT_PATTERN, "bare": _BARE_SPLIT_PATTERN}
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,7 @@ class TinyModelSpec:
     copy_head_dim: int = 64
     copy_from_read: bool = False  # the copy head copies only from earlier messages, not from the one being written
     copy_induction: bool = False  # copy keys and queries carry the tokens just before (trainers.copy_model)
+    word_split: str = "qwen"  # "bare": words never carry the space before them (_BARE_SPLIT_PATTERN)
 
 
 def render_corpus_text(
@@ -84,7 +93,7 @@ def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec, chat_template: s
     backend.normalizer = normalizers.NFC()
     backend.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(_QWEN_SPLIT_PATTERN), behavior="isolated"),
+            pre_tokenizers.Split(Regex(_SPLIT_PATTERNS[spec.word_split]), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
