@@ -54,6 +54,7 @@ from coworkenv.validate._mutation_core import (
     turn_of,
     without,
 )
+from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
@@ -99,6 +100,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += wrong_route_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index)
+    out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
         if isinstance(check.rule, OrderRule):

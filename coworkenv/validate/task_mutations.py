@@ -28,6 +28,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
+from coworkenv.validate._whole_records import other_field_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -207,10 +208,10 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     exposed = set(spec.tools)
     reach = {TOOLS[name].app for name in exposed if name in TOOLS and is_write(name)}
     unrelated = _Unrelated(spec, world, touched)
-    overreach = list(_overreach(spec, world, unrelated, created))
-    yield from (m for _, m in overreach)
-    # An app whose records the reference's own write already reached out to needs no second harm.
-    done: set[str] = {app for app, _ in overreach}
+    # The reference's own write on another record may be refused there (a transfer from a shelf without the
+    # stock): it changes nothing, so the app's own harm is tried as well.
+    yield from (m for _, m in _overreach(spec, world, unrelated, created))
+    done: set[str] = set()
     for harm in HARMS:
         if harm.app not in reach or harm.app in done or harm.tool not in exposed:
             continue
@@ -227,6 +228,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
+    yield from other_field_writes(spec, world, created)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
