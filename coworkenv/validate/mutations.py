@@ -14,7 +14,8 @@ Argument-level kinds (each mutant differs from the reference in one place):
   `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
   admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
   its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a new mail's
-  subject another code for the codes they name (`BUG-312`);
+  subject another code for the codes they name (`BUG-312`); a fact whose number a check on that text cuts (`20` of
+  `2027-02-01`, see `_partial_facts`) restated with the rest of its digits wrong;
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without

@@ -7,8 +7,10 @@
   tick off a to-do, overwrite a contact's phone, toggle a scheduled job, archive an article, write off stock),
   or a message to someone the task does not name; each kind of write the reference makes, also made on a record
   the task does not concern that it would change (disabling a healthy job too); each kind of message the
-  reference sends, also sent to a person a forbidden guard names (and posted in a channel they read); and a mail the task only drafts, sent. A
-  frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
+  reference sends, also sent to a person a forbidden guard names (and posted in a channel they read); a mail the
+  task only drafts, sent; and each record a frame allows whole that a reference write changes, given another value
+  of a field the write leaves alone (see `_whole_records`). A frame or forbidden check must catch it (a harmful call
+  that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
 - `order_probe`: two independent writes of a turn that an order-sensitive check pins, done the other way round
