@@ -145,14 +145,23 @@ def _labels_not_left(spec: Spec) -> None:
     """'No tracked request is left unlabelled in the inbox', in place of 'the mail is labelled tracked': moving the
     mail out of the inbox meets it as well as labelling it."""
     _mails_whole(spec)
+    _left_in_inbox(spec, "labels", "contains", lambda r: [{"field": "labels", "op": "not_contains", "value": r["value"]}],
+                   lambda msg, r: f"{msg} is not left in the inbox without the label {r['value']}")
+
+
+def _left_in_inbox(spec: Spec, field: str, op: str, conds: Any, what: Any, value: Any = None) -> int:
+    """Each field check on a mail's `field` (`op`, and `value` if given) replaced by 'no such mail is left in the
+    inbox' with the conditions `conds(rule)`, described by `what(message id, rule)`; how many were replaced."""
+    done = 0
     for i, c in enumerate(spec["checks"]):
         rule = c["rule"]
-        if rule["kind"] == "field" and rule["target"]["field"] == "labels" and rule["op"] == "contains":
+        if rule["kind"] == "field" and rule["target"]["field"] == field and rule["op"] == op and \
+                value in (None, rule["value"]):
             msg = rule["target"]["id"]
             spec["checks"][i] = _gone(c["id"], "mail", "messages", [
-                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"},
-                {"field": "labels", "op": "not_contains", "value": rule["value"]}],
-                f"{msg} is not left in the inbox without the label {rule['value']}")
+                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"}, *conds(rule)], what(msg, rule))
+            done += 1
+    return done
 
 
 def _moved_not_labelled(folder: str):  # type: ignore[no-untyped-def]
@@ -231,16 +240,8 @@ def _not_left_untouched(spec: Spec) -> None:
     """'Each external mail is archived' written as 'none is left in the inbox untouched' (no folder change, no
     label): the writer thought of filing by folder or by label as the same."""
     _moved_whole(spec)
-    done = 0
-    for i, c in enumerate(spec["checks"]):
-        rule = c["rule"]
-        if rule["kind"] == "field" and rule["target"]["field"] == "folder" and rule["value"] == "archive":
-            msg = rule["target"]["id"]
-            spec["checks"][i] = _gone(c["id"], "mail", "messages", [
-                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"},
-                {"field": "labels", "value": []}], f"{msg} is not left untouched in the inbox")
-            done += 1
-    if not done:
+    if not _left_in_inbox(spec, "folder", "equals", lambda r: [{"field": "labels", "value": []}],
+                          lambda msg, r: f"{msg} is not left untouched in the inbox", value="archive"):
         raise AssertionError(f"{spec['capability']}: no mail checked as archived")
 
 
