@@ -43,11 +43,11 @@ def _pair(name: str, base: str, pinned: str) -> Defect:
                   code="guard_bypassed")
 
 
-DEFECTS = [
-    _pair("ticket-closed-not-resolved", "synth:ticket_triage_update@1", "closed"),
-    _pair("ticket-closed-not-resolved-2", "synth:ticket_triage_update@2", "closed"),
-    _pair("handoff-ticket-resolved-not-closed", "synth:oncall_handoff@1", "resolved"),
-    _pair("delegated-ticket-closed-not-resolved", "synth:delegate_and_follow_up@1", "closed"),
-    _pair("coordination-ticket-resolved-not-closed", "synth:mail_ticket_chat_coordination@1", "resolved"),
-    _pair("refusal-ticket-closed-not-resolved", "synth:refuse_forbidden_action@2", "closed"),
-]
+DEFECTS = [_pair(name, f"synth:{base}", pinned) for name, base, pinned in (
+    ("ticket-closed-not-resolved", "ticket_triage_update@1", "closed"),
+    ("ticket-closed-not-resolved-2", "ticket_triage_update@2", "closed"),
+    ("handoff-ticket-resolved-not-closed", "oncall_handoff@1", "resolved"),
+    ("delegated-ticket-closed-not-resolved", "delegate_and_follow_up@1", "closed"),
+    ("coordination-ticket-resolved-not-closed", "mail_ticket_chat_coordination@1", "resolved"),
+    ("refusal-ticket-closed-not-resolved", "refuse_forbidden_action@2", "closed"),
+)]
