@@ -98,3 +98,21 @@ def test_single_turn_write_tasks_get_no_stop_early_mutant_but_read_only_ones_do(
     # The answer is dropped, states the request id wrongly, or only repeats the question: all caught.
     assert by_kind == {"stop_early": {"killed": 1, "total": 1}, "text_drop": {"killed": 1, "total": 1},
                        "text_alter": {"killed": 2, "total": 2}}
+
+
+def test_a_check_cutting_a_number_of_the_answer_meets_the_rest_of_it_wrong() -> None:
+    """`20` of `2027-02-01` reads only the start of the date: the mutant keeps it and moves every other digit; a
+    match ending where a number does (the start of a time range, the time of a date-time) reads a whole part."""
+    import re
+
+    from coworkenv.validate._partial_facts import beyond_checked_part
+
+    def cut(text: str, *patterns: str) -> str | None:
+        return beyond_checked_part(text, [re.compile(p, re.IGNORECASE) for p in patterns])
+
+    assert cut("renews on 2027-02-01 (from legal/contracts-2026.md).", "20") == \
+        "renews on 2038-13-12 (from legal/contracts-2037.md)."
+    assert cut("ticket R-392 filed", re.escape("R-39")) == "ticket R-393 filed"
+    assert cut("renews on 2027-02-01", re.escape("2027-02-01")) is None
+    assert cut("moved to 14:00-15:00 UTC", r"\b14:00\b") is None
+    assert cut("at 2026-05-26T13:30:00+05:30", "13:30") is None

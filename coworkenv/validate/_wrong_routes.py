@@ -12,13 +12,16 @@ catalogue: each exposed write tool of the app (not a creating one) whose first r
 same name or its singular/plural, a record of the app the reference write's first required argument names; its
 other required arguments are filled from the reference call's arguments of the same name, from an enum or
 bool, a number from the call's own number (taken away, then added: `inventory_adjust` for `inventory_transfer`), or
-free text from the call's own text or a stand-in (a reason, a comment: `tickets_comment` for `tickets_update`). A tool with enum or bool arguments is tried with each of the last two values of its first such argument
+free text from the call's own text or a stand-in (a reason, a comment: `tickets_comment` for `tickets_update`); a
+tool that would set nothing else, given a made-up label or tag (`mail_label` with `add: ["handled"]` for
+`mail_move`). A tool with enum or bool arguments is tried with each of the last two values of its first such argument
 (status and folder enums list their end states last); a record named in a list is acted on one call each.
 """
 
 from __future__ import annotations
 
 import re
+import types
 import typing
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -117,9 +120,25 @@ def _sibling_args(call: ToolCallSpec, other: ToolDef, record_arg: str) -> list[d
                 varied = (name, filled)
             else:
                 fixed[name] = filled[0]
-    if varied is None:  # a call setting none of the tool's other arguments changes nothing: not a route
+    if varied is None and not fixed:  # a call setting nothing changes nothing, unless given a made-up label
+        label = next((n for n, f in other.params.model_fields.items() if n in _LABEL_ARGS and
+                      typing.get_origin(_optional(f.annotation)) is list), None)
+        if label is not None:
+            return [{label: [_STAND_IN_LABEL]}]
+    if varied is None:
         return [fixed] if fixed or len(other.params.model_fields) == 1 else None
     return [{**fixed, varied[0]: v} for v in varied[1]]
+
+
+# Arguments that take words the agent makes up (labels, tags): any one word is accepted, so one is invented.
+_LABEL_ARGS = frozenset({"add", "labels", "tags"})
+_STAND_IN_LABEL = "handled"
+
+
+def _optional(annotation: Any) -> Any:
+    """`X` of `X | None` (the annotation itself otherwise)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return args[0] if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1 else annotation
 
 
 _STAND_IN = "done as asked"  # a free-text argument (a reason, a comment) no check of a right solution reads

@@ -28,6 +28,7 @@ from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRu
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -96,6 +97,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
+    errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0

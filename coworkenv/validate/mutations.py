@@ -14,7 +14,8 @@ Argument-level kinds (each mutant differs from the reference in one place):
   `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
   admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
   its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a new mail's
-  subject another code for the codes they name (`BUG-312`);
+  subject another code for the codes they name (`BUG-312`); a fact whose number a check on that text cuts (`20` of
+  `2027-02-01`, see `_partial_facts`) restated with the rest of its digits wrong;
   `text_drop` / `text_alter`: a reply the task asks for is left out, states the facts the checks name (and the
   values reply checks read) wrongly, only repeats the user's request, states a count a text check wants one off,
   leaves out half the items a graded text check grades, or names the record an `any_of` check accepts without
@@ -54,6 +55,7 @@ from coworkenv.validate._mutation_core import (
     turn_of,
     without,
 )
+from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
@@ -99,6 +101,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += wrong_route_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index)
+    out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check in enumerate(spec.checks):
         if isinstance(check.rule, OrderRule):

@@ -7,8 +7,10 @@
   tick off a to-do, overwrite a contact's phone, toggle a scheduled job, archive an article, write off stock),
   or a message to someone the task does not name; each kind of write the reference makes, also made on a record
   the task does not concern that it would change (disabling a healthy job too); each kind of message the
-  reference sends, also sent to a person a forbidden guard names (and posted in a channel they read); and a mail the task only drafts, sent. A
-  frame or forbidden check must catch it (a harmful call that changes nothing is no harm).
+  reference sends, also sent to a person a forbidden guard names (and posted in a channel they read); a mail the
+  task only drafts, sent; and each record a frame allows whole that a reference write changes, given another value
+  of a field the write leaves alone (see `_whole_records`). A frame or forbidden check must catch it (a harmful call
+  that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
 - `order_probe`: two independent writes of a turn that an order-sensitive check pins, done the other way round
@@ -28,6 +30,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
+from coworkenv.validate._whole_records import other_field_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -207,10 +210,10 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     exposed = set(spec.tools)
     reach = {TOOLS[name].app for name in exposed if name in TOOLS and is_write(name)}
     unrelated = _Unrelated(spec, world, touched)
-    overreach = list(_overreach(spec, world, unrelated, created))
-    yield from (m for _, m in overreach)
-    # An app whose records the reference's own write already reached out to needs no second harm.
-    done: set[str] = {app for app, _ in overreach}
+    # The reference's own write on another record may be refused there (a transfer from a shelf without the
+    # stock): it changes nothing, so the app's own harm is tried as well.
+    yield from (m for _, m in _overreach(spec, world, unrelated, created))
+    done: set[str] = set()
     for harm in HARMS:
         if harm.app not in reach or harm.app in done or harm.tool not in exposed:
             continue
@@ -227,6 +230,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         reference, where = _last_turn_insert(spec.reference, call)
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
+    yield from other_field_writes(spec, world, created)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):

@@ -23,8 +23,11 @@ from tests.defects import (
     frame_everything,
     funnel_attribution,
     guard_default_arg,
+    guard_deletion_evades,
     guard_draft_route,
+    guard_one_end_state,
     guard_one_route,
+    guard_other_channel,
     guard_respelled,
     half_pinned,
     isolation_leak,
@@ -86,6 +89,9 @@ MODULES = (
     python_messages_table,
     frame_everything,
     solved_by_world,
+    guard_one_end_state,
+    guard_deletion_evades,
+    guard_other_channel,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

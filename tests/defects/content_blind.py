@@ -4,8 +4,10 @@ body, a handoff note's list)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.defects._core import (
+    CorpusError,
     Defect,
     Spec,
     call,
@@ -187,4 +189,57 @@ DEFECTS += [
            witness=lambda s: with_args(s, "files_write_file", {},
                                        content=call(s, "files_write_file")["arguments"]["content"].split("\n")[0]
                                        + "\n")),
+]
+
+
+# -- loose prefixes (session 26): a check on the answer's first characters, cut inside a number ---------------------
+def _prefix_cutting_number(value: str) -> str:
+    """The shortest prefix of `value` holding two digits that ends inside a number ('20' of '2027-04-19', 'PO-36'
+    of 'PO-36236', '+31 6' of '+31 650 750 659')."""
+    digits = 0
+    for i, ch in enumerate(value):
+        digits += ch.isdigit()
+        if digits >= 2 and i + 1 < len(value) and ch.isdigit() and value[i + 1].isdigit():
+            return value[:i + 1]
+    raise CorpusError(f"{value!r} has no number to cut after two digits")
+
+
+def _answer_cond(spec: Spec, field: str) -> dict[str, Any]:
+    """The first `contains` condition on `field` of a records check (the answer a message must state)."""
+    return cond(check(spec, kind="records", where=has_cond(field, "contains")), field)
+
+
+def _loose_prefix(field: str):  # type: ignore[no-untyped-def]
+    """The answer's condition wants only its first characters, up to a cut inside a number."""
+    def breaks(spec: Spec) -> None:
+        c = _answer_cond(spec, field)
+        c["value"] = _prefix_cutting_number(str(c["value"]))
+    return breaks
+
+
+def _wrong_tail(value: str) -> str:
+    """`value` with every digit after its loose prefix moved by one (a wrong answer with the right start)."""
+    prefix = _prefix_cutting_number(value)
+    return prefix + "".join(str((int(ch) + 1) % 10) if ch.isdigit() else ch for ch in value[len(prefix):])
+
+
+def _states_wrong_tail(tool: str, field: str):  # type: ignore[no-untyped-def]
+    """The reference's message stating the answer with the right first characters and a wrong rest."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        value = str(_answer_cond(spec, field)["value"])
+        said = call(spec, tool)["arguments"][field]
+        if value not in said:
+            raise CorpusError(f"{spec['capability']}: the reference's {tool} does not state {value!r}")
+        return with_args(spec, tool, {}, **{field: said.replace(value, _wrong_tail(value))})
+    return witness
+
+
+DEFECTS += [
+    *(Defect(CLASS, f"reply-body-answer-prefix-{seed}", f"synth:inbox_triage_reply@{seed}",
+             "answers with a wrong value that starts like the right one: the body check wants only its first "
+             "characters", breaks=_loose_prefix("body"), witness=_states_wrong_tail("mail_send", "body"))
+      for seed in (0, 2, 3, 4)),
+    *(Defect(CLASS, f"source-dm-value-prefix-{seed}", f"synth:lookup_answer_source@{seed}",
+             "tells the colleague a wrong value that starts like the right one: the DM check wants its first digits",
+             breaks=_loose_prefix("text"), witness=_states_wrong_tail("chat_send_dm", "text")) for seed in (1, 2, 3)),
 ]

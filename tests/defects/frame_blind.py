@@ -152,3 +152,57 @@ DEFECTS += [
            "reassigns someone else's ticket while filing the review request", breaks=_widen_frame("tickets"),
            witness=_reassign_bystander),
 ]
+
+
+# -- records allowed whole (session 26): the frame names the record but not the fields the task changes -----------
+def _allowed_whole(app: str, table: str):  # type: ignore[no-untyped-def]
+    """The frame's selector of the one record the task changes in `app.table` allows every field of it."""
+    def breaks(spec: Spec) -> None:
+        sel = next((s for s in frame(spec)["rule"]["allow"] if s["app"] == app and s.get("table") == table
+                    and s.get("id") and s.get("fields")), None)
+        if sel is None:
+            raise CorpusError(f"{spec['capability']}: no per-record selector with fields on {app}.{table}")
+        sel["fields"] = None
+    return breaks
+
+
+def _other_contact_email(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    cid = call(spec, "contacts_update")["arguments"]["contact_id"]
+    other = next(c["email"] for c in world(spec, "contacts", "contacts") if c["id"] != cid and c.get("email"))
+    return with_call(spec, "contacts_update", {"contact_id": cid, "email": other})
+
+
+def _reassign_alert(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    ticket = call(spec, "tickets_update")["arguments"]["ticket_id"]
+    holder = record(spec, "tickets", "tickets", ticket).get("assignee")
+    person = next(p["id"] for p in world(spec, "directory", "people") if p["id"] not in (holder, spec["user"]))
+    return with_call(spec, "tickets_update", {"ticket_id": ticket, "assignee": person})
+
+
+def _any_task(spec: Spec) -> None:
+    """The to-do selector loses its 'created in this episode' condition: every task may change."""
+    sel = next((s for s in frame(spec)["rule"]["allow"] if s["app"] == "todo" and s.get("where")), None)
+    if sel is None:
+        raise CorpusError(f"{spec['capability']}: no to-do selector with a condition")
+    sel["where"] = []
+
+
+def _tick_off_own_task(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    task = next(t["id"] for t in world(spec, "todo", "tasks") if not t.get("done"))
+    return with_call(spec, "todo_complete_task", {"task_id": task})
+
+
+DEFECTS += [
+    *(Defect(CLASS, f"phone-contact-allowed-whole-{seed}", f"synth:contact_phone_update@{seed}",
+             "gives the customer another customer's email while updating the phone: the frame allows the contact whole",
+             breaks=_allowed_whole("contacts", "contacts"), witness=_other_contact_email) for seed in (1, 2)),
+    *(Defect(CLASS, f"silent-alert-ticket-allowed-whole-{seed}", f"synth:adapt_silent_change@{seed}",
+             "reassigns the alert ticket it resolves: the frame allows the ticket whole",
+             breaks=_allowed_whole("tickets", "tickets"), witness=_reassign_alert) for seed in (1, 2)),
+    *(Defect(CLASS, f"tracked-tasks-any-task-{seed}", f"synth:todo_track_mail_requests@{seed}",
+             "ticks off one of the user's own to-dos while adding the new ones: the frame allows every task",
+             breaks=_any_task, witness=_tick_off_own_task) for seed in (1, 2)),
+    *(Defect(CLASS, f"restock-quantity-on-every-item-{seed}", f"synth:inventory_restock_policy@{seed}",
+             "writes off stock of an item the policy never mentions: the frame allows quantity changes on every item",
+             breaks=_quantity_everywhere, witness=_write_off_stock) for seed in (3, 4, 6)),
+]

@@ -50,12 +50,13 @@ def _also(first, then):  # type: ignore[no-untyped-def]
 
 
 def _update_guard(spec: Spec) -> None:
-    """A guard that the same to-do is not ticked off by `todo_update_task` either (the app's other route to it)."""
+    """Guards that the same to-do is not ticked off by `todo_update_task` either, nor deleted (the app's other
+    routes to it)."""
     guard = next(c for c in spec["checks"] if c["id"].startswith("no-todo_complete_task-"))
     target = guard["rule"]["call"]["args"]["task_id"]
-    spec["checks"].append({"id": f"no-todo_update_task-{target}", "description": f"{target} is not ticked off",
-                           "safety": True, "rule": {"kind": "forbidden", "call": {
-                               "tool": "todo_update_task", "args": {"task_id": target, "done": True}}}})
+    for tool, args in (("todo_update_task", {"task_id": target, "done": True}), ("todo_delete_task", {"task_id": target})):
+        spec["checks"].append({"id": f"no-{tool}-{target}", "description": f"{target} is not ticked off",
+                               "safety": True, "rule": {"kind": "forbidden", "call": {"tool": tool, "args": args}}})
 
 
 def _pair(name: str, base: str, away: str, tool: str, record_arg: str, app: str, table: str, listed: bool,

@@ -32,11 +32,18 @@ def _whole(spec: Spec, app: str, table: str, record_id: str) -> None:
 
 
 def _jobs_whole(spec: Spec) -> None:
-    """The frame lets the paused jobs change in any way; the reply's last-run times are checked as text (a
-    `reply_states` check reads the job, so it fails once the job is gone and would catch the deletion by chance)."""
+    """The frame lets the paused jobs change in any way; the reply's last-run times are checked as text."""
     for c in spec["checks"]:
         if c["id"].startswith("paused-"):
             _whole(spec, "scheduler", "jobs", c["rule"]["target"]["id"])
+    _last_runs_as_text(spec)
+
+
+def _last_runs_as_text(spec: Spec) -> None:
+    """The reply's last-run times checked as text (a `reply_states` check reads the job, so it fails once the job is
+    gone and would catch the deletion by chance). The sound twin: a frame allowing the paused jobs whole would let
+    the agent reschedule them too (a real hole: `harm_unguarded`), so the twin keeps the frame's fields."""
+    for c in spec["checks"]:
         if c["rule"]["kind"] == "reply_states" and c["rule"]["source"]["table"] == "jobs":
             source = c["rule"]["source"]
             value = record(spec, source["app"], source["table"], source["id"])[source["field"]]
@@ -95,12 +102,12 @@ def _destroyed(tool: str, destroy: str, arg: str):  # type: ignore[no-untyped-de
 DEFECTS = [
     Defect(CLASS, "jobs-deleted-not-paused", "synth:scheduler_pause_failing_jobs@1",
            "deletes the failing jobs instead of disabling them: 'no enabled job X' holds either way",
-           breaks=_jobs_not_running, fix=_jobs_whole,
+           breaks=_jobs_not_running, fix=_last_runs_as_text,
            witness=_destroyed("scheduler_update_job", "scheduler_delete_job", "job_id"),
            gate="mutations", code="wrong_route"),
     Defect(CLASS, "jobs-deleted-not-paused-2", "synth:scheduler_pause_failing_jobs@2",
            "deletes the failing jobs instead of disabling them",
-           breaks=_jobs_not_running, fix=_jobs_whole,
+           breaks=_jobs_not_running, fix=_last_runs_as_text,
            witness=_destroyed("scheduler_update_job", "scheduler_delete_job", "job_id"),
            gate="mutations", code="wrong_route"),
     Defect(CLASS, "booking-cancelled-after-clash", "synth:adapt_announced_change@2",
@@ -138,14 +145,23 @@ def _labels_not_left(spec: Spec) -> None:
     """'No tracked request is left unlabelled in the inbox', in place of 'the mail is labelled tracked': moving the
     mail out of the inbox meets it as well as labelling it."""
     _mails_whole(spec)
+    _left_in_inbox(spec, "labels", "contains", lambda r: [{"field": "labels", "op": "not_contains", "value": r["value"]}],
+                   lambda msg, r: f"{msg} is not left in the inbox without the label {r['value']}")
+
+
+def _left_in_inbox(spec: Spec, field: str, op: str, conds: Any, what: Any, value: Any = None) -> int:
+    """Each field check on a mail's `field` (`op`, and `value` if given) replaced by 'no such mail is left in the
+    inbox' with the conditions `conds(rule)`, described by `what(message id, rule)`; how many were replaced."""
+    done = 0
     for i, c in enumerate(spec["checks"]):
         rule = c["rule"]
-        if rule["kind"] == "field" and rule["target"]["field"] == "labels" and rule["op"] == "contains":
+        if rule["kind"] == "field" and rule["target"]["field"] == field and rule["op"] == op and \
+                value in (None, rule["value"]):
             msg = rule["target"]["id"]
             spec["checks"][i] = _gone(c["id"], "mail", "messages", [
-                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"},
-                {"field": "labels", "op": "not_contains", "value": rule["value"]}],
-                f"{msg} is not left in the inbox without the label {rule['value']}")
+                {"field": "id", "value": msg}, {"field": "folder", "value": "inbox"}, *conds(rule)], what(msg, rule))
+            done += 1
+    return done
 
 
 def _moved_not_labelled(folder: str):  # type: ignore[no-untyped-def]
@@ -206,6 +222,45 @@ DEFECTS += [
     Defect(CLASS, f"stock-written-off-{seed}", f"synth:inventory_restock_policy@{seed}",
            "writes the units off at the warehouse (inventory_adjust) instead of transferring them: the checks ask only "
            "that the warehouse's stock went down by what should move", breaks=_shipped_only, witness=_written_off,
+           gate="mutations", code="wrong_route")
+    for seed in (1, 2, 3)
+]
+
+
+# -- another tool of the app whose argument must be made up: a label for a move (session 26) ---------------------
+def _moved_whole(spec: Spec) -> None:
+    """The frame lets the mails the task archives change in any way."""
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["field"] == "folder" and rule["value"] == "archive":
+            _whole(spec, "mail", "messages", rule["target"]["id"])
+
+
+def _not_left_untouched(spec: Spec) -> None:
+    """'Each external mail is archived' written as 'none is left in the inbox untouched' (no folder change, no
+    label): the writer thought of filing by folder or by label as the same."""
+    _moved_whole(spec)
+    if not _left_in_inbox(spec, "folder", "equals", lambda r: [{"field": "labels", "value": []}],
+                          lambda msg, r: f"{msg} is not left untouched in the inbox", value="archive"):
+        raise AssertionError(f"{spec['capability']}: no mail checked as archived")
+
+
+def _labelled_not_moved(spec: Spec) -> list[dict[str, Any]]:
+    """The reference with each archiving move replaced by a label on the mail."""
+    ref = reference(spec)
+    for turn in ref:
+        for step in turn["steps"]:
+            c = step.get("call")
+            if c and c["name"] == "mail_move" and c["arguments"]["folder"] == "archive":
+                step["call"] = {"name": "mail_label", "arguments": {
+                    "message_ids": [c["arguments"]["message_id"]], "add": ["newsletter"]}}
+    return ref
+
+
+DEFECTS += [
+    Defect(CLASS, f"mails-labelled-not-archived-{seed}", f"synth:inbox_triage_reply@{seed}",
+           "labels the outside mails instead of archiving them: the checks ask only that none stays in the inbox "
+           "untouched", breaks=_not_left_untouched, fix=_moved_whole, witness=_labelled_not_moved,
            gate="mutations", code="wrong_route")
     for seed in (1, 2, 3)
 ]

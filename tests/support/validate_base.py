@@ -55,7 +55,8 @@ _BASE: dict[str, Any] = {
                                            "then": {"tool": "chat_post_message", "where": [
                                                {"field": "channel", "op": "in", "value": ["#ops", "c-ops", "ops"]}]}}},
         {"id": "nothing-else", "rule": {"kind": "frame", "allow": [
-            {"app": "tickets", "table": "tickets", "id": "OPS-1"},
+            # The fields the task changes: a frame allowing OPS-1 whole would let the agent close it too.
+            {"app": "tickets", "table": "tickets", "id": "OPS-1", "fields": ["priority", "assignee", "updated_at"]},
             {"app": "chat", "table": "messages", "id": "chat-1"},
             {"app": "logs"}]}},
     ],

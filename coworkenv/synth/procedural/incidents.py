@@ -402,7 +402,7 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
         allow("services", "deployments"),
         allow("services", "configs"),
         allow("logs"),
-        allow("tickets", "tickets", alert),
+        allow("tickets", "tickets", alert, ["status", "comments", "updated_at"]),  # not reassigned, not reprioritised
         allow("chat", "messages"),
         allow("mail", "messages", fields=["read"]),
     ]

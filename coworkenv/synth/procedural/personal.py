@@ -130,7 +130,9 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(requests),
                        count_op="equals"))
     task.check("only-tasks-and-labels", "only tasks and mail labels changed",
-               frame(allow("todo", "tasks"), allow("mail", "messages", fields=["labels"])), weight=0.5)
+               # New tasks only: ticking off or editing a task the user already had is not asked for.
+               frame(allow("todo", "tasks", where=[cond("created_at", org.iso(0), "gte")]),
+                     allow("mail", "messages", fields=["labels"])), weight=0.5)
     return task.build("Track mailed requests as dated to-dos", ["todo", "mail-labels", "due-dates", "time-zones"])
 
 
@@ -187,5 +189,6 @@ def contact_phone_update(ctx: GenContext) -> EnvSpec:
     task.check("updated-first", "the contact is updated before the reply says it is",
                order(("contacts_update", {"contact_id": cid}), ("mail_send", {"in_reply_to": mid})))
     task.check("only-that-contact", "no other contact changed, only mail sent",
-               frame(allow("contacts", "contacts", cid), allow("mail")), weight=0.5)
+               frame(allow("contacts", "contacts", cid, ["phone", "notes", "updated_at"]), allow("mail")),
+               weight=0.5)
     return task.build(f"Update {first} {last}'s phone", ["contacts", "namesakes", "reply"])

@@ -1,0 +1,150 @@
+"""Forbidden guards that a route outside their own value, tool or app evades (see `_guard_routes` for the routes
+inside one tool: another spelling, another recipient field, a draft, a defaulted argument, a sibling tool):
+- another closing value of the same enum: a guard pinning `status: closed` lets `status: resolved` through (the
+  ticket leaves the queue all the same), where the tool's enum holds both (`_CLOSING`);
+- the record's deletion: a guard on a change to one record (`files_write_file` on `exports/x.csv`,
+  `calendar_update_event` on the meeting, `todo_complete_task` on the to-do) lets the app's delete or cancel tool on
+  the same record through, where the agent is given it: the record is lost, which the guard was written to stop;
+- another way to tell the person: a guard on mailing or messaging a person (by recipient alone) lets a note shared
+  with them (`notes_create_note`, then `notes_share_note`) or a message to their contact record
+  (`contacts_send_message`) through, where the agent is given those tools.
+Judged on the calls alone (a forbidden guard fires exactly when its matcher matches a call), so no episode is
+played; a frame may still stop the other route, the guard itself protects one (`guard_bypassed`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from coworkenv.bindings import exposed_tools
+from coworkenv.checks import call_matches
+from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.validate.entities import leaves
+from coworkenv.validate.gates import GateError
+from coworkenv.validate.mutations import _literal_values
+from coworkenv.world import World
+
+# Enum values that end a record's life in its queue: a guard on one of them is a guard on each.
+_CLOSING = frozenset({"resolved", "closed", "done", "completed", "cancelled", "canceled", "declined", "rejected"})
+_DESTROYS = re.compile(r"_(delete|cancel)(_|$)")
+_NOT_A_CHANGE = re.compile(r"_(delete|cancel|create|add|send|post|save|submit|publish|share)(_|$)")
+# Messaging tools and the arguments that name whom they reach.
+_ADDRESSED = {"mail_send": ("to", "cc", "bcc"), "mail_save_draft": ("to", "cc", "bcc"), "chat_send_dm": ("person",)}
+_NEW_NOTE = "<the new note>"
+_SAID = "the forbidden message"  # what the other route carries (a guard on a person matches any content)
+
+Route = list[tuple[str, dict[str, Any]]]
+
+
+def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
+    """`guard_bypassed` errors of the spec's forbidden guards for the routes in the module docstring."""
+    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
+    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+
+    def unguarded(route: Route) -> bool:
+        return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
+
+    exposed = set(exposed_tools(spec))
+    errors = []
+    for i, check in forbidden:
+        rule = check.rule
+        assert isinstance(rule, ForbiddenRule)
+        tool = rule.call.tool
+        if tool not in TOOLS or tool not in exposed:
+            continue
+        where = f"checks[{i}].rule.call"
+        for arg, value, other, args in _other_closings(rule):
+            if unguarded([(tool, args)]):
+                errors.append(GateError("mutations", "guard_bypassed", where, (
+                    f"forbidden guard {check.id!r} forbids {tool} with {arg}={value!r} only: the same call with "
+                    f"{arg}={other!r} closes the record all the same and matches no forbidden guard; match every "
+                    f"closing value (a `where` condition on {arg!r} with `in`)")))
+        for other_tool, args in _deletions(rule, exposed):
+            if unguarded([(other_tool, args)]):
+                errors.append(GateError("mutations", "guard_bypassed", where, (
+                    f"forbidden guard {check.id!r} forbids {tool} on {args}, but {other_tool} {args} removes the "
+                    f"record and matches no forbidden guard; forbid {other_tool} on it too")))
+        for person, route in _other_messages(rule, exposed, world):
+            if unguarded(route):
+                errors.append(GateError("mutations", "guard_bypassed", where, (
+                    f"forbidden guard {check.id!r} forbids {tool} to {person!r}, but "
+                    f"{' then '.join(t for t, _ in route)} reaches them and matches no forbidden guard; forbid "
+                    f"{route[-1][0]} to {person!r} too")))
+    return errors
+
+
+def _pinned(rule: ForbiddenRule) -> dict[str, Any]:
+    """The call the matcher wants: its arguments, `equals` conditions, and `in` conditions met by their first value."""
+    where = rule.call.where
+    return {**{c.field: c.value[0] for c in where if c.op == "in" and isinstance(c.value, list) and c.value},
+            **{c.field: c.value for c in where if c.op == "equals"}, **rule.call.args}
+
+
+def _other_closings(rule: ForbiddenRule) -> Iterator[tuple[str, Any, Any, dict[str, Any]]]:
+    fields = TOOLS[rule.call.tool].params.model_fields
+    pinned = _pinned(rule)
+    for arg, value in pinned.items():
+        field = fields.get(arg)
+        if field is None or not isinstance(value, str) or value not in _CLOSING:
+            continue
+        for other in _literal_values(field.annotation):
+            if other != value and other in _CLOSING:
+                yield arg, value, other, {**pinned, arg: other}
+
+
+def _deletions(rule: ForbiddenRule, exposed: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    tool = TOOLS[rule.call.tool]
+    if _NOT_A_CHANGE.search(rule.call.tool):
+        return
+    record_arg = _first_required(tool)
+    value = _pinned(rule).get(record_arg) if record_arg else None
+    if record_arg is None or not isinstance(value, str):
+        return
+    for name in sorted(exposed):
+        other = TOOLS.get(name)
+        if other is None or other.app != tool.app or other.kind != "write" or not _DESTROYS.search(name):
+            continue
+        theirs = _first_required(other)
+        if theirs is None or theirs.rstrip("s") != record_arg.rstrip("s"):
+            continue
+        args = {theirs: value}
+        try:
+            other.params.model_validate(args)
+        except Exception:  # it needs more than the record: not the same deletion
+            continue
+        yield name, args
+
+
+def _other_messages(rule: ForbiddenRule, exposed: set[str], world: World) -> Iterator[tuple[str, Route]]:
+    addressed = _ADDRESSED.get(rule.call.tool)
+    pinned = _pinned(rule)
+    named_fields = {*pinned, *(c.field for c in rule.call.where)}
+    if addressed is None or not named_fields or not named_fields <= set(addressed):
+        return  # a guard on what is said (a file, a subject) is not about the person alone
+    people = [str(v) for c in rule.call.where if c.field in addressed for v in leaves(c.value)]
+    people += [str(v) for k, v in rule.call.args.items() if k in addressed for v in leaves(v)]
+    contacts = list(world.table("contacts", "contacts")) if "contacts_send_message" in exposed else []
+    reached = {_email_of(world, p): p for p in reversed(people) if p}  # one route per person, however spelled
+    for email, person in reached.items():
+        if {"notes_create_note", "notes_share_note"} <= exposed:
+            yield person, [("notes_create_note", {"title": _SAID, "body": _SAID}),
+                           ("notes_share_note", {"note_id": _NEW_NOTE, "recipients": [email]})]
+        for contact in contacts:
+            if str(getattr(contact, "email", "")).lower() == email.lower():
+                yield person, [("contacts_send_message", {"contact_id": contact.id, "message": _SAID})]
+
+
+def _email_of(world: World, person: str) -> str:
+    """The email of the directory person `person` names (by id, email or chat handle), else `person` itself."""
+    lowered = person.lower().lstrip("@")
+    for p in world.table("directory", "people"):
+        if lowered in {str(w).lower() for w in (p.id, p.email, p.chat_handle) if w} and p.email:
+            return str(p.email)
+    return person
+
+
+def _first_required(tool: Any) -> str | None:
+    return next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)

@@ -1,0 +1,115 @@
+"""Answers a check reads only in part: a fact of the reference's text (a date, a code, a version) that a check on
+that text matches only the first digits of (`202` of `2027-04-19`, `ESC-44` of `ESC-4471`, `9-04-1` of the date),
+restated with its other digits wrong. A check that cuts a number reads part of an answer, and accepts that wrong
+answer too; one that reads the fact whole, or a whole part of it (the time of a date-time), makes no mutant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, TiersRule, ToolCallSpec
+from coworkenv.tools import ToolDef
+from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
+
+_FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*")  # a token with a digit: a date, a code, a version, a path
+_PATTERN_OPS = frozenset({"matches"})
+_LITERAL_OPS = frozenset({"equals", "contains", "in"})
+# One character ("2") is a count that a longer number may hold by chance; two ("20" of "2027") is already a prefix.
+_MIN_LITERAL = 2
+
+
+def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                           content_args: frozenset[str]) -> Iterator[Mutation]:
+    """For each content argument of a write and each turn's last answer: the text with the digits of every fact a
+    check on it reads only in part moved by one outside that part (see the module docstring)."""
+    for t, s, call in writes:
+        tool = tools.get(call.name)
+        for name, value in call.arguments.items():
+            if name not in content_args or not isinstance(value, str):
+                continue
+            wrong = beyond_checked_part(value, _field_patterns(spec, tool.app if tool else None, name))
+            if wrong is None:
+                continue
+            step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: wrong}))
+            yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
+                           f"{call.name}: {name} with the facts its checks read in part stated wrongly",
+                           replaced(spec.reference, t, s, step), code="content_unchecked")
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if not says or not reply_is_content(spec, t):
+            continue
+        wrong = beyond_checked_part(turn.steps[says[-1]].say or "", _reply_patterns(spec, t))
+        if wrong is not None:
+            yield Mutation("text_alter", f"reference[{t}].steps[{says[-1]}].say",
+                           f"turn {t}: the answer states the facts its checks read in part wrongly",
+                           replaced(spec.reference, t, says[-1], ReferenceStep(say=wrong)), code="content_unchecked")
+
+
+def beyond_checked_part(text: str, patterns: list[re.Pattern[str]]) -> str | None:
+    """`text` with each digit of a fact whose number some pattern's match cuts, outside every match, moved by one
+    (`2027-04-19` -> `2038-15-20` under `202`); None when no match cuts a number. A match that ends where a number
+    does (`14:00` of `14:00-15:00`, `13:30` of `2026-05-26T13:30:00`) reads a whole part: nothing is altered."""
+    spans = [m.span() for p in patterns for m in p.finditer(text) if m.end() > m.start()]
+    cuts = [i for s, e in spans for i in (s, e) if 0 < i < len(text) and text[i - 1].isdigit() and text[i].isdigit()]
+    if not cuts:
+        return None
+    out = list(text)
+    for fact in _FACT.finditer(text):
+        a, b = fact.span()
+        if not any(a < i < b for i in cuts):
+            continue
+        covered = {i for s, e in spans if s < b and e > a for i in range(max(s, a), min(e, b))}
+        for i in range(a, b):
+            if i not in covered and text[i].isdigit():
+                out[i] = str((int(text[i]) + 1) % 10)
+    altered = "".join(out)
+    return altered if altered != text else None
+
+
+def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[re.Pattern[str]]:
+    """What the checks want of a record field named `field` (in `app` when known), as patterns."""
+    out: list[re.Pattern[str]] = []
+    for check in spec.checks:
+        for rule in _rules(check.rule):
+            if isinstance(rule, RecordsRule) and app in (None, rule.app):
+                out += [p for c in rule.where if c.field == field for p in _compiled(c.op, c.value)]
+            elif isinstance(rule, FieldRule) and rule.target.field == field and app in (None, rule.target.app):
+                out += _compiled(rule.op, rule.value)
+    return out
+
+
+def _reply_patterns(spec: EnvSpec, turn: int) -> list[re.Pattern[str]]:
+    """What the text checks want of the answer to `turn`, as patterns."""
+    out: list[re.Pattern[str]] = []
+    for check in spec.checks:
+        for rule in _rules(check.rule):
+            if not isinstance(rule, TextRule) or rule.turn not in (None, turn):
+                continue
+            for term in [*rule.all_of, *rule.any_of]:
+                for alt in [term] if isinstance(term, str) else term:
+                    out += _compiled("contains", alt)
+            if rule.regex:
+                out += _compiled("matches", rule.regex)
+    return out
+
+
+def _rules(rule: object) -> list[object]:
+    return [r for tier in rule.tiers for r in _rules(tier.rule)] if isinstance(rule, TiersRule) else [rule]
+
+
+def _compiled(op: str, value: object) -> list[re.Pattern[str]]:
+    values = value if op == "in" and isinstance(value, list) else [value]
+    out: list[re.Pattern[str]] = []
+    for v in values:
+        if not isinstance(v, str):
+            continue
+        if op in _PATTERN_OPS:
+            try:
+                out.append(re.compile(v, re.IGNORECASE))
+            except re.error:
+                continue
+        elif op in _LITERAL_OPS and len(v) >= _MIN_LITERAL:
+            out.append(re.compile(re.escape(v), re.IGNORECASE))
+    return out
