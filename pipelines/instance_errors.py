@@ -43,10 +43,14 @@ def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     for cause in _chain(error):
         if isinstance(cause, yaml.YAMLError):
             mark = getattr(cause, "problem_mark", None)
-            line = f"{config}:{mark.line + 1}" if mark is not None else str(config)
+            # The mark names the file a stream was read from ("<unicode string>" for text): another YAML file
+            # read during the run is named as itself, not as the instance's dagster.yaml.
+            source = Path(mark.name) if mark is not None and not str(mark.name).startswith("<") else config
+            line = f"{source}:{mark.line + 1}" if mark is not None else str(source)
             problem = getattr(cause, "problem", None) or str(cause).splitlines()[0]
-            return InstanceError(f"{line}: not valid YAML ({problem}); fix the file (the project's dagster.yaml "
-                                 "shows a working one)", usage=True)
+            example = " (the project's dagster.yaml shows a working one)" \
+                if os.path.abspath(source) == os.path.abspath(config) else ""
+            return InstanceError(f"{line}: not valid YAML ({problem}); fix the file{example}", usage=True)
         if type(cause).__name__ == "DagsterInvalidConfigError":
             found = _CONFIG_ERROR.search(str(cause))
             detail = found[1] if found else str(cause).splitlines()[0]

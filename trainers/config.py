@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from coworkenv.yaml_files import YAMLFileError, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
 from trainers.rendering import RenderingMode
 
@@ -198,14 +198,22 @@ def load_sft_config(config: str | Path) -> SFTRunConfig:
     if not path.is_file():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
         raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a YAML mapping at the top level, got {type(raw).__name__}")
+    return _resolve_paths(read_run_config(path, SFTRunConfig, "an SFT config"), path.parent)
+
+
+_Config = TypeVar("_Config", bound=BaseModel)
+
+
+def read_run_config(path: Path, model: type[_Config], what: str) -> _Config:
+    """`path` validated as `model`; YAMLFileError (a ValueError) names the file, the line and the problem."""
+    document = read_yaml(path)
+    if not isinstance(document.data, dict):
+        found = "nothing" if document.data is None else f"a {type(document.data).__name__}"
+        raise YAMLFileError(path, 1, f"{what} is a YAML mapping at the top level, and this file holds {found}")
     try:
-        parsed = SFTRunConfig.model_validate(raw)
+        return model.model_validate(document.data)
     except ValidationError as exc:
-        raise ValueError(f"{path}: invalid SFT config:\n{exc}") from exc
-    return _resolve_paths(parsed, path.parent)
+        raise document.schema_error(exc) from None
 
 
 def _resolve_paths(config: SFTRunConfig, base: Path) -> SFTRunConfig:

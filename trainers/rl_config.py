@@ -12,10 +12,9 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from trainers.config import CONFIGS_DIR, DistributedSection, ModelSection
+from trainers.config import CONFIGS_DIR, DistributedSection, ModelSection, read_run_config
 from trainers.rewards import CreditMode, RewardMode
 
 __all__ = ["RLRunConfig", "RLTrainingSection", "RolloutSection", "load_rl_config"]
@@ -119,13 +118,7 @@ def load_rl_config(config: str | Path) -> RLRunConfig:
     if not path.is_file():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("rl-*.yaml"))
         raise FileNotFoundError(f"RL config {config!r} not found at {path}; known names: {', '.join(known)}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a YAML mapping at the top level, got {type(raw).__name__}")
-    try:
-        parsed = RLRunConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ValueError(f"{path}: invalid RL config:\n{exc}") from exc
+    parsed = read_run_config(path, RLRunConfig, "an RL config")
     distributed = parsed.distributed
     resolved: dict[str, Path | None] = {}
     for name in ("accelerate_config", "deepspeed_config"):
