@@ -18,6 +18,8 @@ ENV_PREFIX = "COWORKENV_"
 DEFAULT_HELD_OUT_CAPABILITY = "reschedule_conflict"
 # Settings are hashed (orjson) and stored (Parquet int64): an integer past 64 bits would fail there, deep in a run.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Settings whose value may hold a credential (user:password@ or ?api_key= in a server URL).
+CREDENTIAL_SETTINGS = ("llm_url",)
 
 
 class SettingsError(ValueError):
@@ -99,8 +101,28 @@ def env_var(field: str) -> str:
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
     """Settings from COWORKENV_* variables (unset ones keep the defaults); SettingsError names a bad variable."""
+    return _checked(_set_values(environ))
+
+
+def dagster_settings(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
+    """The settings resource of the Definitions: `settings_from_env`, with each setting that may carry a credential
+    given by its variable's name, which Dagster resolves when a step starts.
+
+    Dagster stores a resource's values in the job snapshot of every run (its run storage, shown by the UI): a URL
+    such as http://user:password@host/v1 was kept there in clear.
+    """
+    values = _set_values(environ)
+    _checked(values)
+    by_name = {name: dg.EnvVar(env_var(name)) for name in CREDENTIAL_SETTINGS if values.get(name, "").strip()}
+    return CoworkenvSettings(**{**values, **by_name})
+
+
+def _set_values(environ: Mapping[str, str] | None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
-    values = {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
+    return {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
+
+
+def _checked(values: dict[str, str]) -> CoworkenvSettings:
     try:
         return CoworkenvSettings.model_validate(values)  # pydantic converts "3", "true", "0.5" and checks the bounds
     except ValidationError as exc:

@@ -96,3 +96,13 @@ def llm_request_without_descriptors(url: str) -> None:
                 os.close(fd)
 
     asyncio.run(ask())
+
+
+def print_job_snapshots() -> None:
+    """Print the job snapshot of every job of the Definitions, as Dagster stores one with each run."""
+    from dagster._serdes import serialize_value
+
+    from pipelines.definitions import defs
+
+    for job in defs.resolve_all_job_defs():
+        print(serialize_value(job.get_job_snapshot()))
