@@ -26,6 +26,7 @@ from coworkenv.store._publisher import (
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
+from coworkenv.url_credentials import without_url_credentials
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -48,7 +49,9 @@ class _Redactor:
         return "<redacted>"
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._secret, "<redacted>") if self._secret else text
+        """`text` without the token, nor the credentials of any URL in it (an HF_ENDPOINT with user:password@, a
+        signed upload URL)."""
+        return without_url_credentials(text.replace(self._secret, "<redacted>") if self._secret else text)
 
 
 class HfHubPublisher:
@@ -87,7 +90,7 @@ class HfHubPublisher:
     @property
     def location(self) -> str:
         """The repository's URL."""
-        endpoint = str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/")
+        endpoint = without_url_credentials(str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/"))
         prefix = {"dataset": "datasets/", "space": "spaces/"}.get(self.repo_type, "")
         return f"{endpoint}/{prefix}{self.repo_id}"
 

@@ -82,3 +82,29 @@ def test_a_token_copied_with_a_line_break_is_refused_before_any_call_and_never_s
     message = str(caught.value)
     assert "HF_TOKEN" in message and "control character" in message and token not in message, message
     assert api.calls == []
+
+
+PASSWORD = "hunter2-proxy-password"  # the secret a case must never show
+SIGNATURE = "Signature-deadbeef0123"
+
+
+@pytest.mark.parametrize("outage", [None, *CALLS])
+def test_credentials_in_the_hub_endpoint_url_never_reach_a_result_an_error_or_the_log(
+        outage: str | None, caplog: pytest.LogCaptureFixture) -> None:
+    # HF_ENDPOINT=https://user:password@mirror/ (a mirror behind basic auth): the client quotes the URL it called,
+    # and a signed upload URL carries its signature in the query string.
+    api = RecordingHubApi(fail_on=outage, error_text=f"404 Client Error for url: https://admin:{PASSWORD}@hub.example/"
+                                                     f"api/datasets/{REPO}?X-Amz-Signature={SIGNATURE}")
+    api.endpoint = f"https://admin:{PASSWORD}@hub.example"  # type: ignore[misc]
+    with caplog.at_level(logging.DEBUG):
+        if outage is None:
+            result = _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+            assert result.location == f"https://hub.example/datasets/{REPO}"
+            shown = [repr(result)]
+        else:
+            with pytest.raises(PublishError) as caught:
+                _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+            shown = [str(caught.value)]
+            assert "https://hub.example/api/datasets" in shown[0] and "404" in shown[0], shown
+    for text in [*shown, caplog.text]:
+        assert PASSWORD not in text and SIGNATURE not in text, text
