@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from coworkenv.atomic import atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
+from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
     PublishError,
@@ -84,7 +85,7 @@ class LocalGitPublisher:
 
     @property
     def _git_dir(self) -> Path:
-        return self.repo_dir / ".git"
+        return git_dir_of(self.repo_dir)
 
     @property
     def _marker(self) -> Path:
@@ -152,7 +153,7 @@ class LocalGitPublisher:
         user's git command may hold now stops the publish before anything is touched.
         """
         interrupted = self._marker.exists()
-        locks = git_locks(self._git_dir)
+        locks = git_locks(self._git_dir, self.repo_dir)
         held = [lock for lock in locks if not lock.stale(interrupted)]
         if held:
             lock = held[0]
@@ -238,7 +239,9 @@ class LocalGitPublisher:
             subdirs[:] = [name for name in subdirs if name != ".git"]
             base = Path(current)
             directories += [base / name for name in subdirs]
-            files += [(base / name).relative_to(self.repo_dir).as_posix() for name in names]
+            # A `.git` file points to the git directory: never a file of a version, never deleted as stale.
+            files += [(base / name).relative_to(self.repo_dir).as_posix() for name in names
+                      if not (name == ".git" and base == self.repo_dir)]
         return files, directories
 
     def _existing(self, version: str) -> PublishResult:
