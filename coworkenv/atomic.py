@@ -77,6 +77,14 @@ def path_advice(final: Path | None, error: OSError) -> str:
                "(e.g. a subfolder of it), or to a folder on one file system"
     if error.errno in _NO_PERMISSION:
         folder = final.parent if final is not None else "the output folder"
+        if error.errno == errno.EROFS:
+            return f"{folder} is on a read-only file system (a read-only mount binds root too); write to another folder"
+        if error.errno == errno.EPERM:
+            # Permission bits answer EACCES: EPERM to a write is an attribute (or a sticky folder), binding root too.
+            what = f"{final} or {folder}" if final is not None else "the file or its folder"
+            return (f"{what} may be immutable or append-only, which binds root too (`lsattr -d PATH` shows an i or an "
+                    "a; `chattr -i PATH` or `chattr -a PATH` removes it), or belong to another user in a sticky "
+                    "folder such as /tmp; change that, or write to another folder")
         return f"make {folder} writable, or write to another folder"
     if error.errno in _WRONG_KIND:
         return f"a file stands where a folder is expected on the way{where} (or a folder where the file goes); " \

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
+from coworkenv.atomic import WriteError, atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
@@ -95,7 +95,7 @@ class LocalGitPublisher:
     def _publish(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
-        with self._locked():
+        with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._recover()
             self._marker.touch()  # left behind only by a publish that was killed: see _recover
@@ -107,6 +107,19 @@ class LocalGitPublisher:
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
+
+    @contextmanager
+    def _file_errors_named(self, version: str) -> Iterator[None]:
+        """A file of the repository that cannot be made, changed or removed (the publish marker in .git, a stale file
+        of the last version) as a PublishError naming it and what to do, not a bare OSError."""
+        try:
+            yield
+        except WriteError:  # names its file and what to do already
+            raise
+        except OSError as exc:
+            path = Path(os.fsdecode(exc.filename)) if exc.filename else None
+            raise PublishError(f"cannot publish {version} into {self.repo_dir}: {path or 'a file'}: {os_reason(exc)}; "
+                               f"{path_advice(path, exc)}; the folder keeps its last version") from None
 
     def _publish_locked(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
