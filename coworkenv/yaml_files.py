@@ -99,6 +99,16 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
     return YAMLDocument(file, data, root)
 
 
+def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) -> None:
+    """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
+    would keep the last one silently); a file that cannot be read or parsed is left to that reader to report."""
+    try:
+        root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return
+    _check_unique_keys(file, root, error)
+
+
 def dotted(loc: tuple[Any, ...]) -> str:
     """A field path as `a.b[0].c`."""
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")

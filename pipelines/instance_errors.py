@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from coworkenv.atomic import os_reason, path_advice
+from coworkenv.yaml_files import YAMLFileError, check_unique_keys
 
 CONFIG_NAME = "dagster.yaml"
 # What SQLite says, in its own words, for each kind of trouble, and what to do about it.
@@ -34,6 +35,16 @@ class InstanceError(Exception):
         self.usage = usage  # a file the user edits (dagster.yaml), not the machine, is at fault
 
 
+def check_instance_config(home: Path) -> None:
+    """InstanceError for a key written twice in DAGSTER_HOME's dagster.yaml, which Dagster reads keeping the last
+    one without a word (a second `storage:` moves the run history elsewhere)."""
+    try:
+        check_unique_keys(home / CONFIG_NAME)
+    except YAMLFileError as exc:
+        raise InstanceError(f"{exc}; fix the file (the project's dagster.yaml shows a working one)", usage=True
+                            ) from None
+
+
 def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one.
 
@@ -41,6 +52,8 @@ def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     under DAGSTER_HOME or the storage folder dagster.yaml names."""
     config = home / CONFIG_NAME
     for cause in _chain(error):
+        if isinstance(cause, InstanceError):
+            return cause
         if isinstance(cause, yaml.YAMLError):
             mark = getattr(cause, "problem_mark", None)
             # The mark names the file a stream was read from ("<unicode string>" for text): another YAML file

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.atomic import WriteError
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
-from pipelines.instance_errors import instance_problem
+from pipelines.instance_errors import check_instance_config, instance_problem
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             return _say_error(str(exc), EXIT_SYSTEM)
         try:
             with one_run_per_folder(home):
+                check_instance_config(home)
                 return _run(args)
         except UsageError as exc:
             return _say_error(str(exc), EXIT_USAGE)

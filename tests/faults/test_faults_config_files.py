@@ -139,3 +139,14 @@ def test_a_config_saved_with_a_bom_and_crlf_line_ends_is_the_same_config(tmp_pat
     text = (CONFIGS_DIR / f"{name}.yaml").read_text(encoding="utf-8")
     saved.write_bytes("\ufeff".encode() + text.replace("\n", "\r\n").encode())
     assert config_hash(str(saved)) == config_hash(str(CONFIGS_DIR / f"{name}.yaml"))
+
+
+@pytest.mark.parametrize("kind", ["a key written twice", "a section written twice"])
+def test_a_key_written_twice_in_dagster_yaml_is_named_before_any_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    # Dagster keeps the last of two equal keys without a word: a second `storage:` moved the run history elsewhere.
+    text = (ROOT / "dagster.yaml").read_text(encoding="utf-8").replace(".dagster", str(tmp_path / ".dagster"))
+    lines, at = EDITS[kind][0](text.splitlines())
+    (tmp_path / "dagster.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = _pipeline_refuses(tmp_path, monkeypatch, capsys, "COWORKENV_TRAIN_CONFIG", CONFIGS_DIR / "tiny.yaml")
+    assert line.startswith(f"error: {tmp_path / 'dagster.yaml'}:{at}: ") and "appears twice" in line, line
