@@ -35,6 +35,26 @@ class InstanceError(Exception):
         self.usage = usage  # a file the user edits (dagster.yaml), not the machine, is at fault
 
 
+def check_dagster_home(value: str) -> None:
+    """InstanceError unless DAGSTER_HOME names an existing folder by its full path, as Dagster requires (it said so
+    in a traceback, from deep inside the run's start)."""
+    shown = f"DAGSTER_HOME={value!r}"
+    blank = " (it starts or ends with a blank)" if value != value.strip() else ""
+    home = Path(value)
+    if not home.is_absolute():
+        raise InstanceError(f"{shown} is not an absolute path{blank}, and Dagster takes only one; set it to the "
+                            f"folder's full path, e.g. {os.path.abspath(os.path.expanduser(value.strip() or '.'))}",
+                            usage=True)
+    if home.is_dir():
+        return
+    if os.path.lexists(home) and not home.is_symlink():
+        raise InstanceError(f"{shown} is a file, not a folder{blank}; move the file away, or point DAGSTER_HOME at "
+                            "a folder", usage=True)
+    raise InstanceError(f"{shown}: no such folder{blank} (or a symbolic link on the way that points nowhere); "
+                        f"create it (`mkdir -p {value.strip()}`) or point DAGSTER_HOME at an existing folder",
+                        usage=True)
+
+
 def check_instance_config(home: Path) -> None:
     """InstanceError for a key written twice in DAGSTER_HOME's dagster.yaml, which Dagster reads keeping the last
     one without a word (a second `storage:` moves the run history elsewhere)."""

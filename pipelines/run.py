@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.atomic import WriteError
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
-from pipelines.instance_errors import check_instance_config, instance_problem
+from pipelines.instance_errors import InstanceError, check_dagster_home, check_instance_config, instance_problem
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
@@ -67,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
     with _environment_for(args), signals_raise_interrupted(), watching_standard_output():
         home = Path(os.environ["DAGSTER_HOME"])
+        try:
+            check_dagster_home(os.environ["DAGSTER_HOME"])
+        except InstanceError as exc:
+            return _say_error(str(exc), EXIT_USAGE)
         try:
             ensure_open_files_limit(MINIMUM_OPEN_FILES, "a pipeline run")
         except OpenFilesLimitError as exc:
