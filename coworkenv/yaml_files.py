@@ -59,10 +59,11 @@ class YAMLDocument:
         """The first problem of `exc` (raised validating the data at `prefix`) at its line, as `error`."""
         err = exc.errors()[0]
         loc = (*prefix, *err["loc"])
+        key = dotted(tuple(err["loc"]))  # with its section (`training.max_steps`), not the prefix's path
         if err["type"] == "extra_forbidden":
-            message = f"unknown key {loc[-1]!r}"
+            message = f"unknown key {key!r}"
         elif err["type"] == "missing":
-            message = f"missing key {loc[-1]!r}"
+            message = f"missing key {key!r}"
             loc = loc[:-1]
         else:
             message = f"{dotted(loc)}: {err['msg']}" if loc else err["msg"]

@@ -61,7 +61,7 @@ EDITS: dict[str, tuple[Edit, str]] = {
     "a section written twice": (_section_twice, "appears twice"),
     "a line cut short": (_broken_line, "invalid YAML"),
     "a value of the wrong type": (_wrong_type, "valid integer"),
-    "an unknown key": (_unknown_key, "unknown key 'bogus_setting'"),
+    "an unknown key": (_unknown_key, ".bogus_setting'"),  # with its section: unknown key 'model.bogus_setting'
 }
 
 
