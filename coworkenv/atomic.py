@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 import socket
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -253,14 +254,19 @@ def lock_exclusive(fd: int, folder: Path, *, wait: bool = True) -> None:
 
 
 @contextmanager
-def folder_lock(folder: Path) -> Iterator[None]:
+def folder_lock(folder: Path, waiting: str | None = None) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder
-    take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind."""
+    take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind.
+    `waiting`, when given, is printed to standard error when another process holds the lock."""
     with naming_failures(folder):
         make_folder(folder)
         fd = os.open(folder, os.O_RDONLY)
     try:
-        lock_exclusive(fd, folder)
+        try:
+            lock_exclusive(fd, folder, wait=waiting is None)
+        except BlockingIOError:
+            print(waiting, file=sys.stderr, flush=True)
+            lock_exclusive(fd, folder)
         yield
     finally:
         os.close(fd)  # closing releases the lock
