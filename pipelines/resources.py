@@ -114,7 +114,8 @@ def dagster_settings(environ: Mapping[str, str] | None = None) -> CoworkenvSetti
     values = _set_values(environ)
     _checked(values)
     by_name = {name: dg.EnvVar(env_var(name)) for name in CREDENTIAL_SETTINGS if values.get(name, "").strip()}
-    return CoworkenvSettings(**{**values, **by_name})
+    given: dict[str, Any] = {**values, **by_name}  # pydantic converts the texts, as in `settings_from_env`
+    return CoworkenvSettings(**given)
 
 
 def _set_values(environ: Mapping[str, str] | None) -> dict[str, str]:
