@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import dagster as dg
 from pydantic import Field, ValidationError, field_validator
 
 from coworkenv.synth import Taxonomy, load_taxonomy
+from coworkenv.url_credentials import without_url_credentials
 
 ENV_PREFIX = "COWORKENV_"
 # Never trained on by default, so `make run` also measures a whole unseen capability (the learning benchmark holds
@@ -18,6 +21,8 @@ ENV_PREFIX = "COWORKENV_"
 DEFAULT_HELD_OUT_CAPABILITY = "reschedule_conflict"
 # Settings are hashed (orjson) and stored (Parquet int64): an integer past 64 bits would fail there, deep in a run.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# A Hub repo id: `name` (the token's own namespace) or `namespace/name`, as the Hub spells them.
+_REPO_ID = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,95}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # Settings whose value may hold a credential (user:password@ or ?api_key= in a server URL).
 CREDENTIAL_SETTINGS = ("llm_url",)
 
@@ -73,6 +78,17 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             # Dagster's storage take UTF-8 only, and failed deep in the first step with a traceback.
             raise ValueError("holds bytes that are not UTF-8, which the Parquet readers and Dagster cannot take; "
                              "use a UTF-8 value (rename the folder if it is a path)")
+        return value
+
+    @field_validator("hub_repo_id", "hub_model_repo_id")
+    @classmethod
+    def _repo_id(cls, value: str) -> str:
+        if value and not _REPO_ID.match(value):
+            # A URL pasted for an id (maybe with user:password@): its id is what follows the host and the repo type.
+            path = urlsplit(value).path if "://" in value else ""
+            found = "/".join(part for part in path.split("/") if part and part not in ("datasets", "models"))
+            hint = f" (for this URL: {found})" if found and _REPO_ID.match(found) else ""
+            raise ValueError(f"must be a Hugging Face repo id such as org/coworkenv, not a URL or a path{hint}")
         return value
 
     @field_validator("data_dir", "taxonomy_dir", "train_config", "rl_config")
@@ -131,6 +147,5 @@ def _checked(values: dict[str, str]) -> CoworkenvSettings:
         name = str(err["loc"][0]) if err["loc"] else "?"
         field = CoworkenvSettings.model_fields.get(name)
         what = f" ({field.description})" if field is not None and field.description else ""
-        raise SettingsError(
-            f"{env_var(name)}={values.get(name, '')!r}: {err['msg']}{what}; fix or unset the variable"
-        ) from None
+        shown = without_url_credentials(values.get(name, ""))  # an error line is no place for a password
+        raise SettingsError(f"{env_var(name)}={shown!r}: {err['msg']}{what}; fix or unset the variable") from None

@@ -74,3 +74,33 @@ def test_a_pipeline_run_with_a_credential_in_the_llm_url_stores_it_nowhere(tmp_p
     logs = b"".join(p.read_bytes() for p in home.rglob("*.err"))
     assert b"candidate specs from openai:m" in logs, result.stdout + result.stderr
     assert _holding(home, SECRET) == [] and _holding(data, SECRET) == []
+
+
+@pytest.mark.parametrize(("variable", "value", "says"), [
+    ("COWORKENV_LLM_URL", f"http://admin:{SECRET}@127.0.0.1:8000/v1\udcff", "not UTF-8"),
+    ("COWORKENV_HUB_REPO_ID", f"https://admin:{SECRET}@huggingface.co/datasets/org/coworkenv", "for this URL: "
+                                                                                               "org/coworkenv"),
+    ("COWORKENV_HUB_MODEL_REPO_ID", f"https://huggingface.co/org/pocketworker?token={SECRET}", "for this URL: "
+                                                                                             "org/pocketworker"),
+])
+def test_a_setting_refused_never_shows_the_credential_in_its_value(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str,
+        value: str, says: str) -> None:
+    # The error line quoted the value whole; a Hub URL pasted for a repo id was taken, and reached the run storage.
+    from pipelines import run as pipeline_run
+    from pipelines.resources import CoworkenvSettings, env_var
+    from tests.faults.harness import ROOT
+
+    def no_run(*_: object, **__: object) -> None:
+        raise AssertionError(f"a run started with {variable} set to a URL")
+
+    for name in CoworkenvSettings.model_fields:
+        monkeypatch.delenv(env_var(name), raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(ROOT / "taxonomy"))
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setattr(pipeline_run, "_execute", no_run)
+    assert pipeline_run.main(["--only", CAPABILITY, "--no-train"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"error: {variable}=") and says in line and SECRET not in line, line
