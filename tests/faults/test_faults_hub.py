@@ -108,3 +108,25 @@ def test_credentials_in_the_hub_endpoint_url_never_reach_a_result_an_error_or_th
             assert "https://hub.example/api/datasets" in shown[0] and "404" in shown[0], shown
     for text in [*shown, caplog.text]:
         assert PASSWORD not in text and SIGNATURE not in text, text
+
+
+@pytest.mark.parametrize("moved", ["published again after a newer one", "the branch force-moved back"])
+def test_a_version_published_again_puts_the_branch_back_on_its_files(moved: str) -> None:
+    # "Already published; nothing to do" left main on other files, which readers of the repository (load_dataset,
+    # the default revision) took for the version just published; a local publish puts main back.
+    first, second = _release(train_rows=3, shard_rows=2), _release(train_rows=5, shard_rows=2)
+    api = RecordingHubApi()
+    publisher = _publisher(api)
+    publisher.publish(first)
+    publisher.publish(second)
+    if moved == "the branch force-moved back":
+        api.history.append(api.tags[first.version])  # someone reset main to the first version and force-pushed
+        again = second
+    else:
+        again = first
+    result = publisher.publish(again)
+    assert api.trees[api.head] == _tagged_tree(api, again.version)
+    assert result.tag == again.version and result.revision == api.tags[again.version]
+    assert sorted(api.tags) == sorted([first.version, second.version])  # nothing tagged twice
+    publisher.publish(again)  # once more: the branch holds it, nothing to do
+    assert len(api.commits()) == 3
