@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.yaml_files import YAMLFileError, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIGS_DIR",
+    "ConfigSection",
     "DistributedSection",
     "LoraSection",
     "ModelSection",
@@ -34,12 +35,22 @@ __all__ = [
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 
-class _Section(BaseModel):
-    # A typo in a YAML key should fail loudly instead of silently keeping a default.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class ConfigSection(BaseModel):
+    """A section of a run config. A key it does not know fails loudly instead of silently keeping a default; a number
+    it cannot use fails at load instead of deep in a run: an infinite learning rate trained NaN weights into a
+    checkpoint put in place as whole, a seed past 64 bits failed in torch after the tokenizer was built."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*")
+    @classmethod
+    def _fits_64_bits(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            raise ValueError("must be a 64-bit integer (torch and the run metadata take no larger one)")
+        return value
 
 
-class TinySection(_Section):
+class TinySection(ConfigSection):
     """Sizes of the locally initialised Qwen3-architecture model and its corpus-trained tokenizer."""
 
     vocab_size: Annotated[int, Field(ge=300, description="BPE vocabulary size incl. 256 byte symbols")] = 2048
@@ -73,7 +84,7 @@ class TinySection(_Section):
         return TinyModelSpec(**self.model_dump())
 
 
-class ModelSection(_Section):
+class ModelSection(ConfigSection):
     """Where the starting weights come from."""
 
     source: Annotated[
@@ -115,7 +126,7 @@ class ModelSection(_Section):
         return self
 
 
-class LoraSection(_Section):
+class LoraSection(ConfigSection):
     """LoRA adapter settings; when disabled the whole model is fine-tuned."""
 
     enabled: bool = False
@@ -130,7 +141,7 @@ class LoraSection(_Section):
     )
 
 
-class TrainingSection(_Section):
+class TrainingSection(ConfigSection):
     """Optimisation settings, passed through to TRL's `SFTConfig`."""
 
     max_length: Annotated[int, Field(ge=16, description="tokens per example; longer ones are truncated")] = 1024
@@ -156,14 +167,14 @@ class TrainingSection(_Section):
     dataloader_num_workers: Annotated[int, Field(ge=0)] = 0
 
 
-class DistributedSection(_Section):
+class DistributedSection(ConfigSection):
     """Launcher files for multi-GPU runs (`accelerate launch --config_file ...`); unused on a single device."""
 
     accelerate_config: Path | None = None
     deepspeed_config: Path | None = None
 
 
-class SFTRunConfig(_Section):
+class SFTRunConfig(ConfigSection):
     """One SFT recipe: starting model, adapter, optimisation, launcher files."""
 
     name: Annotated[str, Field(min_length=1)]

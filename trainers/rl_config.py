@@ -12,19 +12,15 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from trainers.config import CONFIGS_DIR, DistributedSection, ModelSection, read_run_config
+from trainers.config import CONFIGS_DIR, ConfigSection, DistributedSection, ModelSection, read_run_config
 from trainers.rewards import CreditMode, RewardMode
 
 __all__ = ["RLRunConfig", "RLTrainingSection", "RolloutSection", "load_rl_config"]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)  # a YAML typo fails instead of keeping a default
-
-
-class RolloutSection(_Section):
+class RolloutSection(ConfigSection):
     """Bounds and sampling of the student's episodes."""
 
     max_new_tokens: Annotated[int, Field(ge=1, description="tokens per assistant message")] = 64
@@ -43,7 +39,7 @@ class RolloutSection(_Section):
         "(trainers.prefix_cache); false prefills every message whole")] = True
 
 
-class RLTrainingSection(_Section):
+class RLTrainingSection(ConfigSection):
     """Optimisation settings, passed through to TRL's `GRPOConfig`."""
 
     max_steps: Annotated[int, Field(ge=1)] = 4
@@ -76,7 +72,7 @@ class RLTrainingSection(_Section):
         return self
 
 
-class RLRunConfig(_Section):
+class RLRunConfig(ConfigSection):
     """One RL recipe: starting model, rollout bounds, optimisation, reward treatment and credit assignment."""
 
     name: Annotated[str, Field(min_length=1)]

@@ -55,13 +55,26 @@ def _unknown_key(lines: list[str]) -> tuple[list[str], int]:
     return [*lines[:at], "  bogus_setting: 3", *lines[at:]], at + 1
 
 
+def _number(value: str, kind: str) -> Edit:
+    """The first `  key: <number>` line's number (`kind` "float": a number with a point) set to `value`."""
+    shape = r"[0-9]+\.[0-9.e-]*" if kind == "float" else r"[0-9]+"
+
+    def edit(lines: list[str]) -> tuple[list[str], int]:
+        at = next(i for i, line in enumerate(lines) if re.match(rf"^  [a-z_]+: {shape}\s*(#.*)?$", line))
+        return [*lines[:at], re.sub(rf": {shape}", f": {value}", lines[at], count=1), *lines[at + 1:]], at + 1
+    return edit
+
+
 EDITS: dict[str, tuple[Edit, str]] = {
     "a tab for an indent": (_tab_indent, "invalid YAML"),
     "a key written twice": (_key_twice, "appears twice"),
     "a section written twice": (_section_twice, "appears twice"),
     "a line cut short": (_broken_line, "invalid YAML"),
     "a value of the wrong type": (_wrong_type, "valid integer"),
-    "an unknown key": (_unknown_key, ".bogus_setting'"),  # with its section: unknown key 'model.bogus_setting'
+    "an unknown key": (_unknown_key, ".bogus_setting'"),
+    # An infinite rate trained NaN weights into a checkpoint put in place as whole; past 64 bits failed in torch.
+    "an infinite number": (_number(".inf", "float"), "finite"),
+    "a number past 64 bits": (_number("9" * 30, "int"), "64-bit"),  # with its section: unknown key 'model.bogus_setting'
 }
 
 
