@@ -37,8 +37,8 @@ CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 class ConfigSection(BaseModel):
     """A section of a run config. A key it does not know fails loudly instead of silently keeping a default; a number
-    it cannot use fails at load instead of deep in a run: an infinite learning rate trained NaN weights into a
-    checkpoint put in place as whole, a seed past 64 bits failed in torch after the tokenizer was built."""
+    it cannot use fails at load instead of deep in a run: an infinite learning rate can only give NaN losses, an
+    integer past 64 bits fails inside torch once training has started."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
