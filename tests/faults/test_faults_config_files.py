@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.resources import CoworkenvSettings, env_var
-from tests.faults.harness import ROOT, refused
+from tests.faults.harness import ROOT, pipeline_refused, refused
 from trainers.config import CONFIGS_DIR
 
 CONFIGS = {"COWORKENV_TRAIN_CONFIG": "tiny", "COWORKENV_RL_CONFIG": "rl-tiny"}
@@ -89,22 +88,7 @@ def _damaged(tmp_path: Path, name: str, kind: str) -> tuple[Path, int, str]:
 
 def _pipeline_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                       setting: str, config: Path) -> str:
-    from pipelines import run as pipeline_run
-
-    def no_run(*_: object, **__: object) -> None:
-        raise AssertionError(f"a run started with {config} as {setting}")
-
-    for name in CoworkenvSettings.model_fields:
-        monkeypatch.delenv(env_var(name), raising=False)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
-    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(ROOT / "taxonomy"))
-    monkeypatch.setenv(setting, str(config))
-    monkeypatch.setattr(pipeline_run, "_execute", no_run)
-    assert pipeline_run.main(["--only", "ticket_triage_update"]) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert not (tmp_path / "data").exists()
-    return line
+    return pipeline_refused(tmp_path, monkeypatch, capsys, setting, str(config), "--only", "ticket_triage_update")
 
 
 @pytest.mark.parametrize("kind", EDITS)

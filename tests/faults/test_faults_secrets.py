@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.faults.harness import CAPABILITY, run_child
+from tests.faults.harness import CAPABILITY, pipeline_refused, run_child
 
 SECRET = "hunter2-do-not-store"
 
@@ -87,20 +87,5 @@ def test_a_setting_refused_never_shows_the_credential_in_its_value(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str,
         value: str, says: str) -> None:
     # The error line quoted the value whole; a Hub URL pasted for a repo id was taken, and reached the run storage.
-    from pipelines import run as pipeline_run
-    from pipelines.resources import CoworkenvSettings, env_var
-    from tests.faults.harness import ROOT
-
-    def no_run(*_: object, **__: object) -> None:
-        raise AssertionError(f"a run started with {variable} set to a URL")
-
-    for name in CoworkenvSettings.model_fields:
-        monkeypatch.delenv(env_var(name), raising=False)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
-    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(ROOT / "taxonomy"))
-    monkeypatch.setenv(variable, value)
-    monkeypatch.setattr(pipeline_run, "_execute", no_run)
-    assert pipeline_run.main(["--only", CAPABILITY, "--no-train"]) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
+    line = pipeline_refused(tmp_path, monkeypatch, capsys, variable, value, "--only", CAPABILITY, "--no-train")
     assert line.startswith(f"error: {variable}=") and says in line and SECRET not in line, line
