@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 import socket
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,6 +78,14 @@ def path_advice(final: Path | None, error: OSError) -> str:
                "(e.g. a subfolder of it), or to a folder on one file system"
     if error.errno in _NO_PERMISSION:
         folder = final.parent if final is not None else "the output folder"
+        if error.errno == errno.EROFS:
+            return f"{folder} is on a read-only file system (a read-only mount binds root too); write to another folder"
+        if error.errno == errno.EPERM:
+            # Permission bits answer EACCES: EPERM to a write is an attribute (or a sticky folder), binding root too.
+            what = f"{final} or {folder}" if final is not None else "the file or its folder"
+            return (f"{what} may be immutable or append-only, which binds root too (`lsattr -d PATH` shows an i or an "
+                    "a; `chattr -i PATH` or `chattr -a PATH` removes it), or belong to another user in a sticky "
+                    "folder such as /tmp; change that, or write to another folder")
         return f"make {folder} writable, or write to another folder"
     if error.errno in _WRONG_KIND:
         return f"a file stands where a folder is expected on the way{where} (or a folder where the file goes); " \
@@ -245,14 +254,19 @@ def lock_exclusive(fd: int, folder: Path, *, wait: bool = True) -> None:
 
 
 @contextmanager
-def folder_lock(folder: Path) -> Iterator[None]:
+def folder_lock(folder: Path, waiting: str | None = None) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder
-    take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind."""
+    take turns instead of mixing their files. The lock is on the folder itself, so it leaves no file behind.
+    `waiting`, when given, is printed to standard error when another process holds the lock."""
     with naming_failures(folder):
         make_folder(folder)
         fd = os.open(folder, os.O_RDONLY)
     try:
-        lock_exclusive(fd, folder)
+        try:
+            lock_exclusive(fd, folder, wait=waiting is None)
+        except BlockingIOError:
+            print(waiting, file=sys.stderr, flush=True)
+            lock_exclusive(fd, folder)
         yield
     finally:
         os.close(fd)  # closing releases the lock

@@ -14,7 +14,7 @@ from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
 from pipelines.executors import executor_from_env
 from pipelines.jobs import capability_job, publish_job, rl_job
-from pipelines.resources import settings_from_env
+from pipelines.resources import dagster_settings
 from pipelines.sensors import taxonomy_sensor
 
 defs = dg.Definitions(
@@ -27,6 +27,6 @@ defs = dg.Definitions(
         "aggregates_automation", target=dg.AssetSelection.assets(sft_shards, hub_dataset),
         default_status=dg.DefaultSensorStatus.RUNNING,
     )],
-    resources={"settings": settings_from_env()},
+    resources={"settings": dagster_settings()},
     executor=executor_from_env(),
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from coworkenv.atomic import os_reason, path_advice
+from coworkenv.yaml_files import YAMLFileError, check_unique_keys
 
 CONFIG_NAME = "dagster.yaml"
 # What SQLite says, in its own words, for each kind of trouble, and what to do about it.
@@ -34,6 +35,36 @@ class InstanceError(Exception):
         self.usage = usage  # a file the user edits (dagster.yaml), not the machine, is at fault
 
 
+def check_dagster_home(value: str) -> None:
+    """InstanceError unless DAGSTER_HOME names an existing folder by its full path, as Dagster requires (it said so
+    in a traceback, from deep inside the run's start)."""
+    shown = f"DAGSTER_HOME={value!r}"
+    blank = " (it starts or ends with a blank)" if value != value.strip() else ""
+    home = Path(value)
+    if not home.is_absolute():
+        raise InstanceError(f"{shown} is not an absolute path{blank}, and Dagster takes only one; set it to the "
+                            f"folder's full path, e.g. {os.path.abspath(os.path.expanduser(value.strip() or '.'))}",
+                            usage=True)
+    if home.is_dir():
+        return
+    if os.path.lexists(home) and not home.is_symlink():
+        raise InstanceError(f"{shown} is a file, not a folder{blank}; move the file away, or point DAGSTER_HOME at "
+                            "a folder", usage=True)
+    raise InstanceError(f"{shown}: no such folder{blank} (or a symbolic link on the way that points nowhere); "
+                        f"create it (`mkdir -p {value.strip()}`) or point DAGSTER_HOME at an existing folder",
+                        usage=True)
+
+
+def check_instance_config(home: Path) -> None:
+    """InstanceError for a key written twice in DAGSTER_HOME's dagster.yaml, which Dagster reads keeping the last
+    one without a word (a second `storage:` moves the run history elsewhere)."""
+    try:
+        check_unique_keys(home / CONFIG_NAME)
+    except YAMLFileError as exc:
+        raise InstanceError(f"{exc}; fix the file (the project's dagster.yaml shows a working one)", usage=True
+                            ) from None
+
+
 def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one.
 
@@ -41,12 +72,18 @@ def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     under DAGSTER_HOME or the storage folder dagster.yaml names."""
     config = home / CONFIG_NAME
     for cause in _chain(error):
+        if isinstance(cause, InstanceError):
+            return cause
         if isinstance(cause, yaml.YAMLError):
             mark = getattr(cause, "problem_mark", None)
-            line = f"{config}:{mark.line + 1}" if mark is not None else str(config)
+            # The mark names the file a stream was read from ("<unicode string>" for text): another YAML file
+            # read during the run is named as itself, not as the instance's dagster.yaml.
+            source = Path(mark.name) if mark is not None and not str(mark.name).startswith("<") else config
+            line = f"{source}:{mark.line + 1}" if mark is not None else str(source)
             problem = getattr(cause, "problem", None) or str(cause).splitlines()[0]
-            return InstanceError(f"{line}: not valid YAML ({problem}); fix the file (the project's dagster.yaml "
-                                 "shows a working one)", usage=True)
+            example = " (the project's dagster.yaml shows a working one)" \
+                if os.path.abspath(source) == os.path.abspath(config) else ""
+            return InstanceError(f"{line}: not valid YAML ({problem}); fix the file{example}", usage=True)
         if type(cause).__name__ == "DagsterInvalidConfigError":
             found = _CONFIG_ERROR.search(str(cause))
             detail = found[1] if found else str(cause).splitlines()[0]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import dagster as dg
 from pydantic import Field, ValidationError, field_validator
 
 from coworkenv.synth import Taxonomy, load_taxonomy
+from coworkenv.url_credentials import without_url_credentials
 
 ENV_PREFIX = "COWORKENV_"
 # Never trained on by default, so `make run` also measures a whole unseen capability (the learning benchmark holds
@@ -18,6 +21,10 @@ ENV_PREFIX = "COWORKENV_"
 DEFAULT_HELD_OUT_CAPABILITY = "reschedule_conflict"
 # Settings are hashed (orjson) and stored (Parquet int64): an integer past 64 bits would fail there, deep in a run.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# A Hub repo id: `name` (the token's own namespace) or `namespace/name`, as the Hub spells them.
+_REPO_ID = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,95}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+# Settings whose value may hold a credential (user:password@ or ?api_key= in a server URL).
+CREDENTIAL_SETTINGS = ("llm_url",)
 
 
 class SettingsError(ValueError):
@@ -73,6 +80,17 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
                              "use a UTF-8 value (rename the folder if it is a path)")
         return value
 
+    @field_validator("hub_repo_id", "hub_model_repo_id")
+    @classmethod
+    def _repo_id(cls, value: str) -> str:
+        if value and not _REPO_ID.match(value):
+            # A URL pasted for an id (maybe with user:password@): its id is what follows the host and the repo type.
+            path = urlsplit(value).path if "://" in value else ""
+            found = "/".join(part for part in path.split("/") if part and part not in ("datasets", "models"))
+            hint = f" (for this URL: {found})" if found and _REPO_ID.match(found) else ""
+            raise ValueError(f"must be a Hugging Face repo id such as org/coworkenv, not a URL or a path{hint}")
+        return value
+
     @field_validator("data_dir", "taxonomy_dir", "train_config", "rl_config")
     @classmethod
     def _named(cls, value: str) -> str:
@@ -99,8 +117,29 @@ def env_var(field: str) -> str:
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
     """Settings from COWORKENV_* variables (unset ones keep the defaults); SettingsError names a bad variable."""
+    return _checked(_set_values(environ))
+
+
+def dagster_settings(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
+    """The settings resource of the Definitions: `settings_from_env`, with each setting that may carry a credential
+    given by its variable's name, which Dagster resolves when a step starts.
+
+    Dagster stores a resource's values in the job snapshot of every run (its run storage, shown by the UI): a URL
+    such as http://user:password@host/v1 was kept there in clear.
+    """
+    values = _set_values(environ)
+    _checked(values)
+    by_name = {name: dg.EnvVar(env_var(name)) for name in CREDENTIAL_SETTINGS if values.get(name, "").strip()}
+    given: dict[str, Any] = {**values, **by_name}  # pydantic converts the texts, as in `settings_from_env`
+    return CoworkenvSettings(**given)
+
+
+def _set_values(environ: Mapping[str, str] | None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
-    values = {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
+    return {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
+
+
+def _checked(values: dict[str, str]) -> CoworkenvSettings:
     try:
         return CoworkenvSettings.model_validate(values)  # pydantic converts "3", "true", "0.5" and checks the bounds
     except ValidationError as exc:
@@ -108,6 +147,5 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> CoworkenvSett
         name = str(err["loc"][0]) if err["loc"] else "?"
         field = CoworkenvSettings.model_fields.get(name)
         what = f" ({field.description})" if field is not None and field.description else ""
-        raise SettingsError(
-            f"{env_var(name)}={values.get(name, '')!r}: {err['msg']}{what}; fix or unset the variable"
-        ) from None
+        shown = without_url_credentials(values.get(name, ""))  # an error line is no place for a password
+        raise SettingsError(f"{env_var(name)}={shown!r}: {err['msg']}{what}; fix or unset the variable") from None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.atomic import WriteError
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
-from pipelines.instance_errors import instance_problem
+from pipelines.instance_errors import check_dagster_home, check_instance_config, instance_problem
 from pipelines.run_signals import (
     Interrupted,
     deferred_interrupt_watchdog,
@@ -122,6 +122,9 @@ def _environment_for(args: argparse.Namespace) -> Iterator[None]:
 def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     settings, taxonomy = _checked_inputs(args)
+    # Dagster's own checks of these raised from deep inside the instance, or said nothing (a key written twice).
+    check_dagster_home(os.environ["DAGSTER_HOME"])
+    check_instance_config(Path(os.environ["DAGSTER_HOME"]))
     import dagster as dg
 
     from pipelines.definitions import defs

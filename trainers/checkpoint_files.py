@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import WriteError, os_reason, path_advice
+from coworkenv.atomic import WriteError, folder_lock, os_reason, path_advice
 
-__all__ = ["CheckpointPlaceError", "replace_dir", "restore_interrupted_replace"]
+__all__ = ["CheckpointPlaceError", "checkpoint_staging", "replace_dir", "restore_interrupted_replace"]
 
 
 def _previous_of(out_dir: Path) -> Path:
@@ -23,6 +25,26 @@ def restore_interrupted_replace(out_dir: Path) -> bool:
         return False
     os.replace(previous, out_dir)
     return True
+
+
+@contextmanager
+def checkpoint_staging(out_dir: Path) -> Iterator[Path]:
+    """The folder a new checkpoint for `out_dir` is written in (`.<name>.partial` beside it), emptied of what an
+    interrupted run left, with the folder holding both locked for the block.
+
+    Two trainings into one folder shared that staging folder: the second deleted the first's files as leftovers, or
+    mixed its own in, and the mixture was put in place as one checkpoint. The second now waits for the first. In a
+    distributed run only the main process (RANK 0) locks and empties it; the others write where it says.
+    """
+    staging = out_dir.with_name(f".{out_dir.name}.partial")
+    if os.environ.get("RANK", "0") != "0":
+        yield staging
+        return
+    waiting = f"another training is putting a checkpoint in {out_dir.parent}; waiting for it to end (stop with Ctrl-C)"
+    with folder_lock(out_dir.parent, waiting):
+        if staging.exists():
+            shutil.rmtree(staging)  # a run interrupted before its checkpoint was whole: no live run holds it now
+        yield staging
 
 
 def replace_dir(staging: Path, out_dir: Path) -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from coworkenv.yaml_files import YAMLFileError, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
 from trainers.rendering import RenderingMode
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIGS_DIR",
+    "ConfigSection",
     "DistributedSection",
     "LoraSection",
     "ModelSection",
@@ -34,12 +35,22 @@ __all__ = [
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 
-class _Section(BaseModel):
-    # A typo in a YAML key should fail loudly instead of silently keeping a default.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class ConfigSection(BaseModel):
+    """A section of a run config. A key it does not know fails loudly instead of silently keeping a default; a number
+    it cannot use fails at load instead of deep in a run: an infinite learning rate can only give NaN losses, an
+    integer past 64 bits fails inside torch once training has started."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*")
+    @classmethod
+    def _fits_64_bits(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            raise ValueError("must be a 64-bit integer (torch and the run metadata take no larger one)")
+        return value
 
 
-class TinySection(_Section):
+class TinySection(ConfigSection):
     """Sizes of the locally initialised Qwen3-architecture model and its corpus-trained tokenizer."""
 
     vocab_size: Annotated[int, Field(ge=300, description="BPE vocabulary size incl. 256 byte symbols")] = 2048
@@ -77,7 +88,7 @@ class TinySection(_Section):
         return TinyModelSpec(**self.model_dump())
 
 
-class ModelSection(_Section):
+class ModelSection(ConfigSection):
     """Where the starting weights come from."""
 
     source: Annotated[
@@ -119,7 +130,7 @@ class ModelSection(_Section):
         return self
 
 
-class LoraSection(_Section):
+class LoraSection(ConfigSection):
     """LoRA adapter settings; when disabled the whole model is fine-tuned."""
 
     enabled: bool = False
@@ -134,7 +145,7 @@ class LoraSection(_Section):
     )
 
 
-class TrainingSection(_Section):
+class TrainingSection(ConfigSection):
     """Optimisation settings, passed through to TRL's `SFTConfig`."""
 
     max_length: Annotated[int, Field(ge=16, description="tokens per example; longer ones are truncated")] = 1024
@@ -160,14 +171,14 @@ class TrainingSection(_Section):
     dataloader_num_workers: Annotated[int, Field(ge=0)] = 0
 
 
-class DistributedSection(_Section):
+class DistributedSection(ConfigSection):
     """Launcher files for multi-GPU runs (`accelerate launch --config_file ...`); unused on a single device."""
 
     accelerate_config: Path | None = None
     deepspeed_config: Path | None = None
 
 
-class SFTRunConfig(_Section):
+class SFTRunConfig(ConfigSection):
     """One SFT recipe: starting model, adapter, optimisation, launcher files."""
 
     name: Annotated[str, Field(min_length=1)]
@@ -202,14 +213,22 @@ def load_sft_config(config: str | Path) -> SFTRunConfig:
     if not path.is_file():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
         raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a YAML mapping at the top level, got {type(raw).__name__}")
+    return _resolve_paths(read_run_config(path, SFTRunConfig, "an SFT config"), path.parent)
+
+
+_Config = TypeVar("_Config", bound=BaseModel)
+
+
+def read_run_config(path: Path, model: type[_Config], what: str) -> _Config:
+    """`path` validated as `model`; YAMLFileError (a ValueError) names the file, the line and the problem."""
+    document = read_yaml(path)
+    if not isinstance(document.data, dict):
+        found = "nothing" if document.data is None else f"a {type(document.data).__name__}"
+        raise YAMLFileError(path, 1, f"{what} is a YAML mapping at the top level, and this file holds {found}")
     try:
-        parsed = SFTRunConfig.model_validate(raw)
+        return model.model_validate(document.data)
     except ValidationError as exc:
-        raise ValueError(f"{path}: invalid SFT config:\n{exc}") from exc
-    return _resolve_paths(parsed, path.parent)
+        raise document.schema_error(exc) from None
 
 
 def _resolve_paths(config: SFTRunConfig, base: Path) -> SFTRunConfig:

@@ -17,7 +17,6 @@ Hooks of the maintained trainer used here (trl 1.16):
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -44,7 +43,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import replace_dir
+from trainers.checkpoint_files import checkpoint_staging, replace_dir
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
@@ -304,8 +303,13 @@ def train_rl(
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / RUN_METADATA).is_file():
         raise FileExistsError(f"{out_dir} exists, is not empty and is not an RL run (no {RUN_METADATA}); "
                               "pass a new or empty folder")
-    staging = out_dir.with_name(f".{out_dir.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)  # leftovers of an interrupted run
+    with checkpoint_staging(out_dir) as staging:  # a second run into `out_dir` waits for this one
+        return _train_into(staging, out_dir, run, specs, sampler_factory, progress, started)
+
+
+def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[EnvSpec],
+                sampler_factory: SamplerFactory | None, progress: Callable[[dict[str, float]], None] | None,
+                started: float) -> RLResult:
     setup = build_rl_trainer(run, specs, staging, sampler_factory=sampler_factory, progress=progress)
     trainer, recorder = setup.trainer, setup.recorder
     output = trainer.train()

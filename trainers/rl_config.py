@@ -12,20 +12,15 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from trainers.config import CONFIGS_DIR, DistributedSection, ModelSection
+from trainers.config import CONFIGS_DIR, ConfigSection, DistributedSection, ModelSection, read_run_config
 from trainers.rewards import CreditMode, RewardMode
 
 __all__ = ["RLRunConfig", "RLTrainingSection", "RolloutSection", "load_rl_config"]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)  # a YAML typo fails instead of keeping a default
-
-
-class RolloutSection(_Section):
+class RolloutSection(ConfigSection):
     """Bounds and sampling of the student's episodes."""
 
     max_new_tokens: Annotated[int, Field(ge=1, description="tokens per assistant message")] = 64
@@ -44,7 +39,7 @@ class RolloutSection(_Section):
         "(trainers.prefix_cache); false prefills every message whole")] = True
 
 
-class RLTrainingSection(_Section):
+class RLTrainingSection(ConfigSection):
     """Optimisation settings, passed through to TRL's `GRPOConfig`."""
 
     max_steps: Annotated[int, Field(ge=1)] = 4
@@ -77,7 +72,7 @@ class RLTrainingSection(_Section):
         return self
 
 
-class RLRunConfig(_Section):
+class RLRunConfig(ConfigSection):
     """One RL recipe: starting model, rollout bounds, optimisation, reward treatment and credit assignment."""
 
     name: Annotated[str, Field(min_length=1)]
@@ -119,13 +114,7 @@ def load_rl_config(config: str | Path) -> RLRunConfig:
     if not path.is_file():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("rl-*.yaml"))
         raise FileNotFoundError(f"RL config {config!r} not found at {path}; known names: {', '.join(known)}")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a YAML mapping at the top level, got {type(raw).__name__}")
-    try:
-        parsed = RLRunConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ValueError(f"{path}: invalid RL config:\n{exc}") from exc
+    parsed = read_run_config(path, RLRunConfig, "an RL config")
     distributed = parsed.distributed
     resolved: dict[str, Path | None] = {}
     for name in ("accelerate_config", "deepspeed_config"):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import time
 from collections.abc import Callable, Sequence, Sized
 from dataclasses import asdict, dataclass, field
@@ -25,7 +24,7 @@ from transformers.trainer_callback import PrinterCallback
 from trl import SFTConfig, SFTTrainer
 
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import replace_dir
+from trainers.checkpoint_files import checkpoint_staging, replace_dir
 from trainers.config import SFTRunConfig, load_sft_config
 from trainers.copy_model import install_fused_lm_head, uses_copy_head
 from trainers.rendering import write_rendering
@@ -305,12 +304,16 @@ def train_sft(
     started = time.perf_counter()
     out_dir = Path(out_dir).resolve()
     _check_replaceable(out_dir)
-    staging = out_dir.with_name(f".{out_dir.name}.partial")
+    with checkpoint_staging(out_dir) as staging:  # a second training into `out_dir` waits for this one
+        return _train_into(staging, out_dir, config, data_dir, progress, callbacks, started)
+
+
+def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path, data_dir: Path,
+                progress: Callable[[SFTProgress], None] | None, callbacks: Sequence[TrainerCallback],
+                started: float) -> SFTResult:
     setup = build_sft_trainer(config, data_dir, staging, progress, callbacks)
     trainer, run_config, recorder = setup.trainer, setup.config, setup.recorder
-    if trainer.is_world_process_zero() and staging.exists():
-        shutil.rmtree(staging)  # leftovers of an interrupted run
-    trainer.accelerator.wait_for_everyone()
+    trainer.accelerator.wait_for_everyone()  # the main process emptied `staging` before anyone writes there
     output = trainer.train()
     # Every process takes part in saving: under ZeRO-3 the weights are gathered from all ranks.
     trainer.save_model(str(staging))

@@ -25,8 +25,8 @@ class GitLock:
         return not self.holders and (publish_interrupted or self.age_s >= STALE_AFTER_S)
 
 
-def git_locks(git_dir: Path) -> list[GitLock]:
-    """The lock files in `git_dir` (a repository's .git), each with the processes holding it."""
+def git_locks(git_dir: Path, work_tree: Path) -> list[GitLock]:
+    """The lock files in `git_dir` (the git directory of `work_tree`), each with the processes holding it."""
     paths = [git_dir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
     paths += sorted((git_dir / "refs").rglob("*.lock"))
     now = time.time()
@@ -40,19 +40,18 @@ def git_locks(git_dir: Path) -> list[GitLock]:
             locks.append(GitLock(path, age, ()))
     if not locks:
         return []
-    holders = _holders({str(lock.path) for lock in locks}, git_dir)
+    holders = _holders({str(lock.path) for lock in locks}, git_dir, work_tree)
     return [GitLock(lock.path, lock.age_s, tuple(holders.get(str(lock.path), []) + holders.get("", [])))
             for lock in locks]
 
 
-def _holders(paths: set[str], git_dir: Path) -> dict[str, list[str]]:
+def _holders(paths: set[str], git_dir: Path, work_tree: Path) -> dict[str, list[str]]:
     """Path -> processes holding it open; "" -> git processes working in the repository of `git_dir`.
 
     Only processes this user may inspect are seen (others' /proc entries are unreadable): a git command keeps its
     lock's descriptor open while writing, and runs in the work tree (or names GIT_DIR) while waiting for an editor.
     """
     found: dict[str, list[str]] = {}
-    work_tree = git_dir.parent
     for entry in _PROC.iterdir() if _PROC.is_dir() else []:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue

@@ -26,6 +26,7 @@ from coworkenv.store._publisher import (
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
+from coworkenv.url_credentials import without_url_credentials
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -48,7 +49,9 @@ class _Redactor:
         return "<redacted>"
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._secret, "<redacted>") if self._secret else text
+        """`text` without the token, nor the credentials of any URL in it (an HF_ENDPOINT with user:password@, a
+        signed upload URL)."""
+        return without_url_credentials(text.replace(self._secret, "<redacted>") if self._secret else text)
 
 
 class HfHubPublisher:
@@ -87,7 +90,7 @@ class HfHubPublisher:
     @property
     def location(self) -> str:
         """The repository's URL."""
-        endpoint = str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/")
+        endpoint = without_url_credentials(str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/"))
         prefix = {"dataset": "datasets/", "space": "spaces/"}.get(self.repo_type, "")
         return f"{endpoint}/{prefix}{self.repo_id}"
 
@@ -129,13 +132,13 @@ class HfHubPublisher:
         )
         refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
         tagged = {tag.name: tag.target_commit for tag in refs.tags}
+        head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
+        existing = self._tree(head) if head else {}
         if version in tagged:
-            logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
+            self._back_to(version, head, existing, stage)
             return PublishResult(
                 revision=tagged[version], tag=version, location=self.location, files=self._files(tagged[version])
             )
-        head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
-        existing = self._tree(head) if head else {}
         with stage() as upload:
             files = sorted(upload.files)
             if head is not None and head not in tagged.values() and _holds(existing, upload):
@@ -148,6 +151,18 @@ class HfHubPublisher:
         self._tag(version, revision, message)
         logger.info("published %s to %s at %s", version, self.location, revision)
         return PublishResult(revision=revision, tag=version, location=self.location, files=files)
+
+    def _back_to(self, version: str, head: str | None, existing: dict[str, RepoFile],
+                 stage: Callable[[], AbstractContextManager[Upload]]) -> None:
+        """Put the branch back on the files of `version`, tagged already, when it holds others: the version published
+        again after a newer one, or the branch moved (force-pushed, reset) since; readers follow the branch."""
+        with stage() as upload:
+            if head is not None and _holds(existing, upload):
+                logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
+                return
+            self._commit(upload, existing, head, f"Back to {version}")
+        logger.warning("the branch %s of %s did not hold version %s, published already: it does again", BRANCH,
+                       self.repo_id, version)
 
     def _tag(self, version: str, revision: str, message: str) -> None:
         try:

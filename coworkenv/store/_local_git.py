@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
+from coworkenv.atomic import WriteError, atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
+from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._publisher import (
     PublishError,
@@ -84,7 +85,7 @@ class LocalGitPublisher:
 
     @property
     def _git_dir(self) -> Path:
-        return self.repo_dir / ".git"
+        return git_dir_of(self.repo_dir)
 
     @property
     def _marker(self) -> Path:
@@ -94,7 +95,7 @@ class LocalGitPublisher:
     def _publish(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
-        with self._locked():
+        with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._recover()
             self._marker.touch()  # left behind only by a publish that was killed: see _recover
@@ -106,6 +107,19 @@ class LocalGitPublisher:
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
+
+    @contextmanager
+    def _file_errors_named(self, version: str) -> Iterator[None]:
+        """A file of the repository that cannot be made, changed or removed (the publish marker in .git, a stale file
+        of the last version) as a PublishError naming it and what to do, not a bare OSError."""
+        try:
+            yield
+        except WriteError:  # names its file and what to do already
+            raise
+        except OSError as exc:
+            path = Path(os.fsdecode(exc.filename)) if exc.filename else None
+            raise PublishError(f"cannot publish {version} into {self.repo_dir}: {path or 'a file'}: {os_reason(exc)}; "
+                               f"{path_advice(path, exc)}; the folder keeps its last version") from None
 
     def _publish_locked(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
@@ -152,7 +166,7 @@ class LocalGitPublisher:
         user's git command may hold now stops the publish before anything is touched.
         """
         interrupted = self._marker.exists()
-        locks = git_locks(self._git_dir)
+        locks = git_locks(self._git_dir, self.repo_dir)
         held = [lock for lock in locks if not lock.stale(interrupted)]
         if held:
             lock = held[0]
@@ -238,7 +252,9 @@ class LocalGitPublisher:
             subdirs[:] = [name for name in subdirs if name != ".git"]
             base = Path(current)
             directories += [base / name for name in subdirs]
-            files += [(base / name).relative_to(self.repo_dir).as_posix() for name in names]
+            # A `.git` file points to the git directory: never a file of a version, never deleted as stale.
+            files += [(base / name).relative_to(self.repo_dir).as_posix() for name in names
+                      if not (name == ".git" and base == self.repo_dir)]
         return files, directories
 
     def _existing(self, version: str) -> PublishResult:

@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.apps import APPS
-from coworkenv.atomic import os_reason
 from coworkenv.world import content_hash
+from coworkenv.yaml_files import YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
@@ -96,15 +95,8 @@ class Taxonomy:
         return len(self.capabilities)
 
 
-class TaxonomyError(ValueError):
+class TaxonomyError(YAMLFileError):
     """A taxonomy file that cannot be used: which file, which line (1-based) and what is wrong."""
-
-    def __init__(self, file: Path | str, line: int | None, message: str) -> None:
-        self.file = Path(file)
-        self.line = line
-        self.message = message
-        where = f"{self.file}:{line}" if line is not None else str(self.file)
-        super().__init__(f"{where}: {message}")
 
 
 class _AreaFile(BaseModel):
@@ -147,108 +139,34 @@ def capability_fingerprint(cap: Capability) -> str:
 
 # -- parsing with line numbers --------------------------------------------------------------------------
 def _load_file(file: Path) -> list[Capability]:
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise TaxonomyError(file, None, f"cannot read it ({os_reason(exc)}); pass a readable YAML file") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TaxonomyError(file, data[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{data[exc.start]:02x}); "
-                            "save the file as UTF-8") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise TaxonomyError(file, line, f"invalid YAML: {exc.problem or exc.context}") from None
-    _check_unique_keys(file, root)
+    document = read_yaml(file, TaxonomyError)
+    data = document.data
     if not isinstance(data, dict):
         raise TaxonomyError(file, 1, "expected a mapping with keys 'area', 'description' and 'capabilities'")
     try:
         area = _AreaFile.model_validate(data)
     except ValidationError as exc:
-        raise _schema_error(file, root, exc, ()) from None
+        raise document.schema_error(exc, (), TaxonomyError) from None
     caps = []
     for i, raw in enumerate(area.capabilities):
         if not isinstance(raw, dict):
-            raise TaxonomyError(file, _line(root, ("capabilities", i)), "each capability must be a mapping")
+            raise TaxonomyError(file, document.line(("capabilities", i)), "each capability must be a mapping")
         if "area" in raw and raw["area"] != area.area:
-            line = _line(root, ("capabilities", i, "area"))
+            line = document.line(("capabilities", i, "area"))
             raise TaxonomyError(
                 file, line, f"capability area {raw['area']!r} differs from the file's area {area.area!r}"
             )
         try:
             caps.append(Capability.model_validate({**raw, "area": area.area}))
         except ValidationError as exc:
-            raise _schema_error(file, root, exc, ("capabilities", i)) from None
+            raise document.schema_error(exc, ("capabilities", i), TaxonomyError) from None
     return caps
 
 
-def _check_unique_keys(file: Path, root: yaml.Node | None) -> None:
-    """TaxonomyError at the second of two equal keys in one mapping: YAML keeps the last one silently."""
-    pending = [root] if root is not None else []
-    visited: set[int] = set()  # aliases share nodes, and may even point back up
-    while pending:
-        node = pending.pop()
-        if id(node) in visited:
-            continue
-        visited.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            seen: set[str] = set()
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    if key.value in seen:
-                        raise TaxonomyError(file, key.start_mark.line + 1, f"key {key.value!r} appears twice in one "
-                                                                           "mapping; keep one of them")
-                    seen.add(key.value)
-                pending.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            pending.extend(node.value)
-
-
-def _schema_error(file: Path, root: yaml.Node | None, exc: ValidationError, prefix: tuple[Any, ...]) -> TaxonomyError:
-    err = exc.errors()[0]
-    loc = (*prefix, *err["loc"])
-    if err["type"] == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}"
-    elif err["type"] == "missing":
-        message = f"missing key {loc[-1]!r}"
-        loc = loc[:-1]
-    else:
-        message = f"{_dotted(loc)}: {err['msg']}"
-    more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-    return TaxonomyError(file, _line(root, loc), message + more)
-
-
-def _dotted(loc: tuple[Any, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-
-
-def _line(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at `loc` (mapping keys point at the key), or the deepest node found."""
-    node = root
-    line = node.start_mark.line + 1 if node is not None else None
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if k.value == part), None)
-            if match is None:
-                break
-            line = match[0].start_mark.line + 1
-            node = match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
-
-
 def _capability_line(file: Path, cap_id: str) -> int | None:
-    root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    caps = next((v for k, v in root.value if k.value == "capabilities"), None) if root is not None else None
-    for i, node in enumerate(caps.value if isinstance(caps, yaml.SequenceNode) else []):
-        if isinstance(node, yaml.MappingNode) and any(k.value == "id" and v.value == cap_id for k, v in node.value):
-            return _line(root, ("capabilities", i, "id"))
+    document = read_yaml(file, TaxonomyError)
+    caps = document.data.get("capabilities") if isinstance(document.data, dict) else None
+    for i, raw in enumerate(caps if isinstance(caps, list) else []):
+        if isinstance(raw, dict) and raw.get("id") == cap_id:
+            return document.line(("capabilities", i, "id"))
     return None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.examples import example_names, load_example
@@ -159,3 +160,27 @@ def refused(args: list[str], *needles: str, code: int = 2) -> str:
     for needle in needles:
         assert needle in lines[0], lines[0]
     return lines[0]
+
+
+def pipeline_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                     variable: str, value: str, *args: str) -> str:
+    """`python -m pipelines.run ARGS` in this process, every COWORKENV_* variable unset but `variable`=`value` (the
+    instance and data folder in `tmp_path`): it exits 2 with one line, returned, before any run starts or any data
+    is written."""
+    from pipelines import run as pipeline_run
+    from pipelines.resources import CoworkenvSettings, env_var
+
+    def no_run(*_: object, **__: object) -> None:
+        raise AssertionError(f"a run started with {variable}={value!r}")
+
+    for name in CoworkenvSettings.model_fields:
+        monkeypatch.delenv(env_var(name), raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    monkeypatch.setenv("COWORKENV_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COWORKENV_TAXONOMY_DIR", str(ROOT / "taxonomy"))
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setattr(pipeline_run, "_execute", no_run)
+    assert pipeline_run.main(list(args)) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert not (tmp_path / "data").exists()
+    return line

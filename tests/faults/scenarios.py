@@ -96,3 +96,57 @@ def llm_request_without_descriptors(url: str) -> None:
                 os.close(fd)
 
     asyncio.run(ask())
+
+
+def print_job_snapshots() -> None:
+    """Print the job snapshot of every job of the Definitions, as Dagster stores one with each run."""
+    from dagster._serdes import serialize_value
+
+    from pipelines.definitions import defs
+
+    for job in defs.resolve_all_job_defs():
+        print(serialize_value(job.get_job_snapshot()))
+
+
+def train_sft_beside(out_dir: str, tag: str, first_written: str, wait_for: str) -> None:
+    """`train_sft` into `out_dir`, its model work stubbed: the checkpoint is three files holding `tag`. After the
+    first file it creates `first_written` and, unless `wait_for` is "-", waits for that file to appear and a second
+    more: a second training into `out_dir` has started by then. A training that is not waiting creates `wait_for`
+    itself before it starts."""
+    import time
+    from types import SimpleNamespace
+
+    from trainers import sft
+    from trainers.config import load_sft_config
+
+    class Trainer:
+        accelerator = SimpleNamespace(wait_for_everyone=lambda: None)
+        state = SimpleNamespace(global_step=1)
+        train_dataset = [0]
+
+        def is_world_process_zero(self) -> bool:
+            return True
+
+        def train(self) -> SimpleNamespace:
+            return SimpleNamespace(metrics={})
+
+        def save_model(self, folder: str) -> None:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            for part in range(3):
+                (Path(folder) / f"part-{part}.bin").write_text(tag)
+                if part == 0 and wait_for != "-":
+                    Path(first_written).touch()
+                    deadline = time.monotonic() + 120
+                    while not Path(wait_for).exists() and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    time.sleep(1.0)
+
+    def build(*_: object, **__: object) -> sft.SFTSetup:
+        recorder = SimpleNamespace(entries=[{"step": 1.0, "epoch": 0.0, "loss": 1.0}])
+        return sft.SFTSetup(Trainer(), load_sft_config("tiny"), [], 0, recorder)  # type: ignore[arg-type]
+
+    sft.build_sft_trainer = build  # type: ignore[assignment]
+    sft.portable_tokenizer_class = lambda _: None  # type: ignore[assignment]  # no tokenizer in a stubbed checkpoint
+    if wait_for == "-":
+        Path(first_written).touch()
+    sft.train_sft("tiny", Path(out_dir).parent, Path(out_dir))  # the data folder goes unread

@@ -149,7 +149,7 @@ def test_a_lock_holder_is_named_without_its_arguments_which_may_hold_credentials
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
-        (found,) = git_locks(git_dir)
+        (found,) = git_locks(git_dir, tmp_path)
         named = " ".join(found.holders)
         assert f"pid {holder.pid}" in named and "s3cr3t" not in named and "x.invalid" not in named, named
     finally:

@@ -82,3 +82,51 @@ def test_a_token_copied_with_a_line_break_is_refused_before_any_call_and_never_s
     message = str(caught.value)
     assert "HF_TOKEN" in message and "control character" in message and token not in message, message
     assert api.calls == []
+
+
+PASSWORD = "hunter2-proxy-password"  # the secret a case must never show
+SIGNATURE = "Signature-deadbeef0123"
+
+
+@pytest.mark.parametrize("outage", [None, *CALLS])
+def test_credentials_in_the_hub_endpoint_url_never_reach_a_result_an_error_or_the_log(
+        outage: str | None, caplog: pytest.LogCaptureFixture) -> None:
+    # HF_ENDPOINT=https://user:password@mirror/ (a mirror behind basic auth): the client quotes the URL it called,
+    # and a signed upload URL carries its signature in the query string.
+    api = RecordingHubApi(fail_on=outage, error_text=f"404 Client Error for url: https://admin:{PASSWORD}@hub.example/"
+                                                     f"api/datasets/{REPO}?X-Amz-Signature={SIGNATURE}")
+    api.endpoint = f"https://admin:{PASSWORD}@hub.example"  # type: ignore[misc]
+    with caplog.at_level(logging.DEBUG):
+        if outage is None:
+            result = _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+            assert result.location == f"https://hub.example/datasets/{REPO}"
+            shown = [repr(result)]
+        else:
+            with pytest.raises(PublishError) as caught:
+                _publisher(api).publish(_release(train_rows=3, shard_rows=2))
+            shown = [str(caught.value)]
+            assert "https://hub.example/api/datasets" in shown[0] and "404" in shown[0], shown
+    for text in [*shown, caplog.text]:
+        assert PASSWORD not in text and SIGNATURE not in text, text
+
+
+@pytest.mark.parametrize("moved", ["published again after a newer one", "the branch force-moved back"])
+def test_a_version_published_again_puts_the_branch_back_on_its_files(moved: str) -> None:
+    # "Already published; nothing to do" left main on other files, which readers of the repository (load_dataset,
+    # the default revision) took for the version just published; a local publish puts main back.
+    first, second = _release(train_rows=3, shard_rows=2), _release(train_rows=5, shard_rows=2)
+    api = RecordingHubApi()
+    publisher = _publisher(api)
+    publisher.publish(first)
+    publisher.publish(second)
+    if moved == "the branch force-moved back":
+        api.history.append(api.tags[first.version])  # someone reset main to the first version and force-pushed
+        again = second
+    else:
+        again = first
+    result = publisher.publish(again)
+    assert api.trees[api.head] == _tagged_tree(api, again.version)
+    assert result.tag == again.version and result.revision == api.tags[again.version]
+    assert sorted(api.tags) == sorted([first.version, second.version])  # nothing tagged twice
+    publisher.publish(again)  # once more: the branch holds it, nothing to do
+    assert len(api.commits()) == 3

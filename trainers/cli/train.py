@@ -6,9 +6,10 @@ stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import orjson
 import typer
@@ -18,6 +19,7 @@ from coworkenv.commands import fail, specs_or_exit
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
 
+_Config = TypeVar("_Config")
 app = typer.Typer(help="Train PocketWorker models: SFT on sft_shards, RL in validated envs.", no_args_is_help=True)
 
 
@@ -59,17 +61,29 @@ StepsOption = Annotated[int | None, typer.Option("--max-steps", min=1, help="Ove
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
+def _loaded(load: Callable[[str], _Config], config: str) -> _Config:
+    """`config` loaded before the trainer modules: a mistake in it is named in seconds, not once torch is imported
+    (a minute on a busy machine)."""
+    try:
+        return load(config)
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc))
+
+
 @app.command()
 def sft(config: ConfigOption, data: Annotated[Path, typer.Option("--data", help="Folder of sft_shards Parquet.")],
         out: OutOption, as_json: JsonOption = False) -> None:
     """Supervised fine-tuning on sft_shards (TRL SFTTrainer, assistant-only loss)."""
+    from trainers.config import load_sft_config
+
+    run_config = _loaded(load_sft_config, config)
     from trainers.sft import SFTProgress, train_sft
 
     def progress(p: SFTProgress) -> None:
         typer.echo(f"  step {p.step}/{p.max_steps}, loss {p.loss:.4f}", err=True)
 
     try:
-        result = train_sft(config, data, out, progress=progress)
+        result = train_sft(run_config, data, out, progress=progress)
     except (FileNotFoundError, FileExistsError, ValueError) as exc:
         fail(str(exc))
     if as_json:
@@ -86,11 +100,14 @@ def rl(config: ConfigOption, envs: EnvsOption, out: OutOption,
        credit: Annotated[Credit | None, typer.Option(help="Credit assignment; default: the config's.")] = None,
        model: ModelOption = None, max_steps: StepsOption = None, as_json: JsonOption = False) -> None:
     """GRPO from student rollouts in ENVS with the verifier's reward (one reward/credit variant)."""
+    from trainers.rl_config import load_rl_config
+
+    run_config = _loaded(load_rl_config, config)
     from trainers.rl import train_rl
 
     specs = _specs(envs)
     try:
-        result = train_rl(config, specs, out, reward=reward.value if reward else None,
+        result = train_rl(run_config, specs, out, reward=reward.value if reward else None,
                           credit=credit.value if credit else None,
                           model_path=model, max_steps=max_steps, progress=None if as_json else _step_line)
     except (FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
@@ -112,6 +129,9 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
                credit: Annotated[list[Credit] | None, typer.Option(help="Credit modes to run (repeatable); default all.")] = None,
                as_json: JsonOption = False) -> None:
     """Train every reward x credit variant and write comparison.md / .json / .png into OUT."""
+    from trainers.rl_config import load_rl_config
+
+    run_config = _loaded(load_rl_config, config)
     from trainers.rl import RLResult
     from trainers.rl_compare import compare_rl_variants
 
@@ -122,7 +142,7 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
     specs = _specs(envs)
     try:
         comparison = compare_rl_variants(
-            config, specs, out, model_path=model, max_steps=max_steps, on_variant=done,
+            run_config, specs, out, model_path=model, max_steps=max_steps, on_variant=done,
             rewards=[r.value for r in reward or Reward],
             credits=[c.value for c in credit or Credit],
         )

@@ -1,0 +1,137 @@
+"""User-edited YAML files read strictly: every problem is one error naming the file, the line and what to do.
+
+PyYAML alone keeps the last of two equal keys without a word, raises errors that do not name the file, and a
+schema error of pydantic names a field path, not a line. `read_yaml` and `YAMLDocument.schema_error` give each
+problem as `file:line: message`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from coworkenv.atomic import os_reason
+
+
+class YAMLFileError(ValueError):
+    """A YAML file that cannot be used: which file, which line (1-based) and what is wrong."""
+
+    def __init__(self, file: Path | str, line: int | None, message: str) -> None:
+        self.file = Path(file)
+        self.line = line
+        self.message = message
+        where = f"{self.file}:{line}" if line is not None else str(self.file)
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class YAMLDocument:
+    """A parsed YAML file: its data and its node tree (which knows the line of every value)."""
+
+    file: Path
+    data: Any
+    root: yaml.Node | None
+
+    def line(self, loc: tuple[Any, ...]) -> int | None:
+        """1-based line of the value at `loc` (mapping keys point at the key), or of the deepest node found."""
+        node = self.root
+        line = node.start_mark.line + 1 if node is not None else None
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                match = next(((k, v) for k, v in node.value if k.value == part), None)
+                if match is None:
+                    break
+                line = match[0].start_mark.line + 1
+                node = match[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
+                break
+        return line
+
+    def schema_error(self, exc: ValidationError, prefix: tuple[Any, ...] = (),
+                     error: type[YAMLFileError] = YAMLFileError) -> YAMLFileError:
+        """The first problem of `exc` (raised validating the data at `prefix`) at its line, as `error`."""
+        err = exc.errors()[0]
+        loc = (*prefix, *err["loc"])
+        key = dotted(tuple(err["loc"]))  # with its section (`training.max_steps`), not the prefix's path
+        if err["type"] == "extra_forbidden":
+            message = f"unknown key {key!r}"
+        elif err["type"] == "missing":
+            message = f"missing key {key!r}"
+            loc = loc[:-1]
+        else:
+            message = f"{dotted(loc)}: {err['msg']}" if loc else err["msg"]
+        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+        return error(self.file, self.line(loc), message + more)
+
+
+def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
+    """Read and parse `file`; raise `error` for an unreadable file, bytes that are not UTF-8, invalid YAML or a
+    key that appears twice in one mapping."""
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise error(file, None, f"cannot read it ({os_reason(exc)}); pass a readable YAML file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(file, raw[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); save the "
+                    "file as UTF-8") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        # Found one line on, say, for a list left open: the line where it began is the one to fix.
+        began = exc.context_mark.line + 1 if exc.context_mark is not None else line
+        context = f" ({exc.context} at line {began})" if exc.problem and exc.context and began != line else ""
+        tabs = " (indent with spaces: YAML takes no tabs there)" if "'\\t'" in str(exc.problem) else ""
+        raise error(file, line, f"invalid YAML: {exc.problem or exc.context}{context}{tabs}") from None
+    except yaml.YAMLError as exc:
+        raise error(file, None, f"invalid YAML: {exc}") from None
+    _check_unique_keys(file, root, error)
+    return YAMLDocument(file, data, root)
+
+
+def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) -> None:
+    """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
+    would keep the last one silently); a file that cannot be read or parsed is left to that reader to report."""
+    try:
+        root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return
+    _check_unique_keys(file, root, error)
+
+
+def dotted(loc: tuple[Any, ...]) -> str:
+    """A field path as `a.b[0].c`."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def _check_unique_keys(file: Path, root: yaml.Node | None, error: type[YAMLFileError]) -> None:
+    """`error` at the second of two equal keys in one mapping: YAML keeps the last one silently."""
+    pending = [root] if root is not None else []
+    visited: set[int] = set()  # aliases share nodes, and may even point back up
+    while pending:
+        node = pending.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        raise error(file, key.start_mark.line + 1, f"key {key.value!r} appears twice in one "
+                                                                   "mapping; keep one of them")
+                    seen.add(key.value)
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
