@@ -103,3 +103,42 @@ def test_discovery_reads_without_changing_the_world_or_the_audit() -> None:
     # Nothing left to discover once everything has been seen.
     assert discovery_call(env, {"ticket_id": "INC-0"}) is None  # not in the world: nothing can show it
     assert discovery_call(env, {"body": "Dear team, thanks."}) is None  # no value to carry
+
+
+def test_the_words_of_a_search_query_must_have_been_seen_like_ids() -> None:
+    seen = "Please reply to the mail from Hickory Games (Leon). Our customer asked."
+    assert unseen_values({"query": "Zircon Schools"}, seen) == ["Zircon", "Schools"]
+    assert unseen_values({"query": "Hickory"}, seen) == []
+    assert unseen_values({"query": "customers"}, seen) == []  # a plural of a word seen is seen
+    assert unseen_values({"filters": [{"keywords": "Leon Reyes"}]}, seen) == ["Reyes"]  # any nesting
+    assert unseen_values({"subject": "Zircon Schools"}, seen) == []  # not a search: the agent's own words
+
+
+def _search_words(messages: list[dict[str, object]], tools: list[dict[str, object]] | None) -> list[str]:
+    """The words of the search queries in `messages` the agent had not seen when it searched."""
+    found: list[str] = []
+    seen = observed_text((), tools)
+    for message in messages:
+        if message.get("role") != "assistant":
+            seen += "\n" + observed_text((message,))
+            continue
+        for call in message.get("tool_calls") or ():  # type: ignore[attr-defined]
+            arguments = orjson.loads(call["function"]["arguments"] or "{}")
+            query = arguments.get("query") if isinstance(arguments, dict) else None
+            if isinstance(query, str):
+                found += unseen_values({"query": query}, seen)
+    return found
+
+
+@pytest.mark.parametrize("capability", sorted(CAPABILITIES))
+def test_no_demonstration_searches_for_what_the_agent_has_not_seen(capability: str) -> None:
+    # A search for a topic the request never named (the generator knew it) teaches a student to guess what to
+    # search for. The grounded oracle looks first; the generators search the mail only for what the request names.
+    for seed in range(8):
+        spec = generate_spec(CAPABILITIES[capability], seed)
+        record = OracleTeacher(grounded=True, terse=True).run(spec)[0]
+        assert _search_words(record.messages, record.tools) == [], f"{capability} seed {seed}"
+        plain = OracleTeacher(grounded=False, terse=True).run(spec)[0]
+        mail = [m for m in plain.messages if m.get("role") != "assistant" or any(
+            c["function"]["name"] == "mail_search" for c in m.get("tool_calls") or ())]
+        assert _search_words(mail, plain.tools) == [], f"{capability} seed {seed}: the reference's mail search"

@@ -8,7 +8,9 @@ should copy the one it read (docs/learning.md). So:
 - `unseen_values` finds the values of a call's arguments (ids, paths, emails, dates, amounts: tokens with a digit
   or one of `-_/@.`; inside prose, hyphens alone do not make a value) that occur nowhere in what the agent has
   observed: the system prompt, the user's messages,
-  the tool results and the tool schemas (enum values such as `in_progress` are seen there);
+  the tool results and the tool schemas (enum values such as `in_progress` are seen there); and the words of a
+  search's query (`query`, `keywords`...) the agent has not seen: a search for a topic the request never named
+  teaches a student to guess what to search for, exactly as a guessed id does;
 - `unseen_in_record` lists them for a whole trajectory (a curation figure: demonstrations that teach guessing);
 - `discovery_call` finds, for a call with unseen values, a read-only list or search call whose result shows
   them, so the oracle can look before it acts (`NarratedOracle(grounded=True)`).
@@ -40,6 +42,9 @@ _LISTING = re.compile(r"_(?:list|search|find)")  # read tools that show many rec
 _MAX_QUERIES = 64
 _SMALL_NUMBER = 1000
 _SHORT_RESULT = 4096  # characters of a tool result that still read as "brief"
+# Arguments whose words are what the agent searches for: each word must be one it has seen.
+_SEARCH_KEYS = frozenset({"query", "q", "keywords", "keyword", "search", "term", "terms"})
+_WORD = re.compile(r"[^\W\d_][^\W\d_'-]{2,}")  # a word of 3+ letters (shorter ones are noise: "of", "Q3")
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -55,8 +60,24 @@ def _strings(value: Any) -> Iterator[str]:
         yield str(value)  # a number under 1,000 (a `limit`, a page size) is taken for the agent's own choice
 
 
+def _search_texts(value: Any) -> Iterator[str]:
+    """The strings of `value` (any nesting) given under a search key (`query`, `keywords`, ...)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from (_strings(item) if str(key).casefold() in _SEARCH_KEYS else _search_texts(item))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _search_texts(item)
+
+
+def _word_seen(word: str, folded: str) -> bool:
+    """`word` (casefolded) occurs in `folded`, or its singular does (`customers` after `customer`)."""
+    return word in folded or (len(word) > 3 and word.endswith("s") and word[:-1] in folded)
+
+
 def unseen_values(arguments: Any, observed: str) -> list[str]:
-    """The values in `arguments` (a call's arguments, any nesting) that do not occur in `observed`, in order."""
+    """The values in `arguments` (a call's arguments, any nesting) that do not occur in `observed`, in order: ids,
+    paths, emails, numbers anywhere, and the words of a search's query."""
     unseen: list[str] = []
     folded = observed.casefold()  # `P1` is seen where a result says `p1`
     for text in _strings(arguments):
@@ -66,6 +87,10 @@ def unseen_values(arguments: Any, observed: str) -> list[str]:
                 continue  # a hyphenated word in prose ("on-call", "follow-up") is language, not a value
             if value and value.casefold() not in folded and value not in unseen:
                 unseen.append(value)
+    for text in _search_texts(arguments):
+        for word in _WORD.findall(text):
+            if not _word_seen(word.casefold(), folded) and word not in unseen:
+                unseen.append(word)
     return unseen
 
 

@@ -174,6 +174,8 @@ def draft_only_reply(ctx: GenContext) -> EnvSpec:
     task.read("files_read_file", path=fact.doc.path)
     if cc:
         task.read("directory_get_person", person=ctx.pick((user.id, user.email)))
+        if manager is not None:  # the record names the manager by id: look that id up for the address
+            task.read("directory_get_person", person=manager.id)
     args = {
         "to": [contact],
         "subject": f"Re: {company}: {fact.column} for {fact.key}",
