@@ -339,9 +339,11 @@ def describe_failure(
     return {"error_kind": "exception", "error": describe_(exc)}
 
 
-def main() -> None:
-    """Entry point of the child process."""
-    run_dir = sys.argv[1]
+def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
+    """Isolate this process and make the audit hook; returns the hook (None where it is switched off) and what the
+    call needs of the job: its code, entrypoint and payload. The rest (the run's cgroup paths, the host's pid, why a
+    layer is missing) stays in this frame, gone before the code runs: the code reaches every frame above its own
+    (`sys._getframe().f_back`, a traceback's), and the host's cgroup path names its container or service."""
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
@@ -389,7 +391,13 @@ def main() -> None:
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    if "hook" not in disabled:
+    return (None if "hook" in disabled else hook), {key: job[key] for key in ("code", "entrypoint", "payload")}
+
+
+def main() -> None:
+    """Entry point of the child process."""
+    hook, job = prepare(sys.argv[1])
+    if hook is not None:
         sys.addaudithook(hook)
     del hook
     exit_, write_frame = posix._exit, write_all
