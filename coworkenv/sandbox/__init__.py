@@ -137,7 +137,7 @@ def _execute(
     disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
-    netns, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
+    netns, timens, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
     require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")

@@ -197,6 +197,10 @@ def isolate(
         net, why = kernel["isolate_network"](libc)
         layers += net
         missing.update({"netns": why} if why else {})
+    if "timens" in disabled:
+        missing["timens"] = SWITCHED_OFF
+    else:  # after the network layer, whose user namespace (on a host without root) gives the privilege
+        note(layers, missing, "timens", kernel["isolate_clocks"](libc))
     uid, gid = kernel["pick_sandbox_ids"]()
     if "mountns" in disabled:
         missing.update(dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
