@@ -19,6 +19,7 @@ import marshal
 import os
 import posix
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every sandboxed call
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from typing import Any
 
 RESULT_FD = 3
+LOCAL_ZONE = "UTC"
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
 EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
@@ -77,7 +79,9 @@ READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr
 # (F_SETLEASE: its other writers wait), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result
 # channel's socket, which lives in the host's network namespace).
 BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
-SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
+# Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
+# depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
 # only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
@@ -363,6 +367,8 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             job["host_pid"])
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
+        time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,

@@ -2,7 +2,7 @@
 # expect-kernel: ok
 # value: 1
 # ruff: noqa: SIM105, SIM115
-# The same statistics by descriptor: os.fstatvfs on a stdlib file and /etc/localtime opened for reading (fstatfs),
+# The same statistics by descriptor: os.fstatvfs on a stdlib file and a zoneinfo file opened for reading (fstatfs),
 # which a filter on the path-based call alone would miss. No host file system may answer.
 import os
 
@@ -17,7 +17,7 @@ def leak(what):
 
 def check(**p):
     answered = {}
-    for path in (os.__file__, "/etc/localtime"):
+    for path in (os.__file__, "/usr/share/zoneinfo/UTC"):
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
