@@ -22,7 +22,7 @@ from coworkenv.sandbox import SandboxLimits, _cgroup, isolation_layers
 REPO = Path(__file__).resolve().parents[1]
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves, and the kernel layers alone (as in test_sandbox.py).
-DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
 KERNEL_ONLY = DEGRADED | {"hook"}
 
 

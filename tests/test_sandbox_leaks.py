@@ -21,7 +21,7 @@ from coworkenv import sandbox
 from coworkenv.sandbox import SandboxLimits, SandboxResult, isolation_layers
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
-DEGRADED = frozenset({"netns", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
 MODES = {"full": frozenset(), "degraded": DEGRADED, "kernel-only": DEGRADED | {"hook"},
          "no-landlock": DEGRADED | {"landlock"}}
 # Places a run could write to that outlive it; the reader also lists them.

@@ -33,6 +33,7 @@ NR = {
     "recvmsg": (47, 212), "sendmmsg": (307, 269), "setsockopt": (54, 208), "getsockopt": (55, 209),
     "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179), "getpgid": (121, 155), "getsid": (124, 156),
     "sched_getaffinity": (204, 123), "sched_getattr": (315, 275), "getpriority": (140, 141), "ioprio_get": (252, 31),
+    "statfs": (137, 43), "fstatfs": (138, 44), "times": (100, 153), "mmap": (9, 222), "clock_gettime": (228, 113),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -100,6 +101,15 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
     assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
+    # Host file systems' size and free space (and devtmpfs's: the host's memory), the clock ticks since boot.
+    assert (answer("statfs", 0, 0), answer("fstatfs", 3, 0), answer("times", 0)) == (ENOSYS, ENOSYS, DONE)
+    assert answer("clock_gettime", 7, 0) == ALLOW  # the time namespace shifts it instead
+    # mmap: anonymous, file and stack mappings pass; MAP_HUGETLB (alone, shared, with a page size) never reaches the
+    # machine's huge page pool.
+    assert [answer("mmap", 0, 4096, 3, flags, -1 & 0xFFFFFFFF, 0) for flags in (0x22, 0x01, 0x20022, 0x4022)] == [
+        ALLOW] * 4
+    assert [answer("mmap", 0, 2 << 20, 3, flags, -1 & 0xFFFFFFFF, 0) for flags in (
+        0x40022, 0x40021, 0x40022 | 21 << 26, 0x40022 | 30 << 26)] == [ENOSYS] * 4
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",

@@ -6,9 +6,10 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
 - host: a separate process in its own session, started with `python -I -S -B` and an empty environment, a fresh
   scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
   caps on stdout/stderr and on the result channel;
-- privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a private
-  mount namespace (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files and
-  the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
+- privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a time namespace
+  whose boot clocks start near zero, so they do not read the machine's uptime (`timens`); a private mount namespace
+  (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files, device nodes of its own
+  and the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
   an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a memory cgroup of the run's
   own that counts kernel memory and scratch too (`memory-cgroup`) and a pids cgroup that caps its tasks, threads
   included, whatever its uid (`pids-cgroup`), where the host's cgroups allow sub-groups; a per-run unprivileged
@@ -137,7 +138,7 @@ def _execute(
     disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
-    netns, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
+    netns, timens, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
     require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")

@@ -19,6 +19,7 @@ import marshal
 import os
 import posix
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every sandboxed call
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from typing import Any
 
 RESULT_FD = 3
+LOCAL_ZONE = "UTC"
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
 EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
@@ -77,7 +79,9 @@ READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr
 # (F_SETLEASE: its other writers wait), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result
 # channel's socket, which lives in the host's network namespace).
 BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
-SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo",
+# Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
+# depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/usr/share/zoneinfo",
                      "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
 # only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
@@ -197,6 +201,10 @@ def isolate(
         net, why = kernel["isolate_network"](libc)
         layers += net
         missing.update({"netns": why} if why else {})
+    if "timens" in disabled:
+        missing["timens"] = SWITCHED_OFF
+    else:  # after the network layer, whose user namespace (on a host without root) gives the privilege
+        note(layers, missing, "timens", kernel["isolate_clocks"](libc))
     uid, gid = kernel["pick_sandbox_ids"]()
     if "mountns" in disabled:
         missing.update(dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
@@ -339,9 +347,11 @@ def describe_failure(
     return {"error_kind": "exception", "error": describe_(exc)}
 
 
-def main() -> None:
-    """Entry point of the child process."""
-    run_dir = sys.argv[1]
+def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
+    """Isolate this process and make the audit hook; returns the hook (None where it is switched off) and what the
+    call needs of the job: its code, entrypoint and payload. The rest (the run's cgroup paths, the host's pid, why a
+    layer is missing) stays in this frame, gone before the code runs: the code reaches every frame above its own
+    (`sys._getframe().f_back`, a traceback's), and the host's cgroup path names its container or service."""
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
@@ -357,6 +367,8 @@ def main() -> None:
             job["host_pid"])
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
+        time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
@@ -389,7 +401,13 @@ def main() -> None:
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    if "hook" not in disabled:
+    return (None if "hook" in disabled else hook), {key: job[key] for key in ("code", "entrypoint", "payload")}
+
+
+def main() -> None:
+    """Entry point of the child process."""
+    hook, job = prepare(sys.argv[1])
+    if hook is not None:
         sys.addaudithook(hook)
     del hook
     exit_, write_frame = posix._exit, write_all

@@ -167,6 +167,20 @@ _PAGE_CACHE_PROBES = {"x86_64": (327, (27, 451)), "aarch64": (286, (232, 451))}
 # averages, total and free memory, swap and process count (os.getloadavg and os.sysconf go through it, no audit
 # event), a live view of what the host and other runs do. ENOSYS, as where there is no such call: getloadavg fails.
 _SYSINFO = {"x86_64": 99, "aarch64": 179}
+# statfs and fstatfs answer for the file system under any path or descriptor the code can name, whatever Landlock
+# says (it does not cover them): the host disk's size, its free blocks and inodes (which change as the host and
+# other runs write: a live view of their activity) under the stdlib, and the host's memory size under /dev (devtmpfs
+# is sized from it). ENOSYS, as on a kernel without them: os.statvfs, os.fstatvfs and shutil.disk_usage raise.
+# times() answers the clock ticks since boot (os.times().elapsed: the uptime the time namespace hides from the
+# clocks, which it does not shift); it returns 0 without running, leaving the CPU figures unset (os.times is the only
+# caller, and resource.getrusage and time.process_time give them). Per architecture: ((statfs, fstatfs), times).
+_HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
+# mmap with MAP_HUGETLB draws reserved huge pages from the machine's pool (vm.nr_hugepages), which no memory cgroup
+# here counts, up to the address-space limit: a host that reserves a few for a database would lend them to a run,
+# and whether the pool answers tells what the host reserves. ENOSYS, as on a kernel without hugetlbfs (memfd and
+# SysV shared memory, its other doors, are refused already). Per architecture: mmap (flags in argument 3).
+_MMAP = {"x86_64": 9, "aarch64": 222}
+MAP_HUGETLB = 0x40000
 # Calls that ask about a process by pid (getpgid, getsid, sched_getscheduler, sched_getparam, sched_rr_get_interval,
 # sched_getaffinity, sched_getattr) and by "who" in the second argument (getpriority, ioprio_get): what the empty
 # /proc keeps from the code, which processes run on the machine (all its pids answered, 40000 in 0.05 s of CPU), the
@@ -356,7 +370,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret, rsh, and_ = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54
-    nr, arg0, arg1, arg2, arg5 = 0, 16, 24, 32, 56  # offsets in seccomp_data: the number, low halves of arguments
+    nr, arg0, arg1, arg2, arg3, arg5 = 0, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
         (ld, None, None, 4), (jeq, "next", "kill", arch.audit_arch), (ld, None, None, nr)
@@ -374,6 +388,9 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
              (jeq, "clone" if threads else "eperm", "next", arch.clone),
              (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2),
              (jeq, "enosys", "next", _SYSINFO[machine])]
+    statfs_calls, times = _HOST_STATISTICS[machine]
+    prog += [(jeq, "enosys", "next", n) for n in statfs_calls]
+    prog += [(jeq, "done", "next", times), (jeq, "mmap", "next", _MMAP[machine])]
     disk = arch.disk
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
@@ -400,6 +417,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "allow", MADV_PAGEOUT))
+    block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],

@@ -14,12 +14,14 @@ import math
 import os
 import resource
 import stat
+import time
 from collections.abc import Sequence
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUTS = 0x04000000
+CLONE_NEWTIME = 0x00000080
 SANDBOX_HOSTNAME = b"sandbox"
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
@@ -70,6 +72,39 @@ def isolate_network(libc: ctypes.CDLL) -> tuple[list[str], str | None]:
     if libc.unshare(ctypes.c_int(CLONE_NEWUTS)) == 0:  # the same privilege as the network namespace
         libc.sethostname(SANDBOX_HOSTNAME, ctypes.c_size_t(len(SANDBOX_HOSTNAME)))
     return (["netns"] if flags == CLONE_NEWNET else ["userns", "netns"]), None
+
+
+# The boot-relative clocks (CLOCK_MONOTONIC, CLOCK_BOOTTIME and their RAW/COARSE/ALARM kin, which time.monotonic
+# and time.perf_counter read) count from the machine's boot: the host's uptime, and across runs how long it has
+# been up since, answered in user space by the vDSO (no syscall to refuse). A time namespace shifts them for its
+# members; the child enters one whose clocks start near zero.
+TIMENS_START_NS = 1_000_000_000
+
+
+def isolate_clocks(libc: ctypes.CDLL) -> str | None:
+    """Move this (single-threaded) process into a fresh time namespace whose monotonic and boot clocks read about
+    one second now, whatever the machine's uptime: unshare(CLONE_NEWTIME) makes it for the children to come, its
+    offsets are written before any process is in it, and setns moves this process in (the vDSO follows). Needs the
+    host's /proc (before the mount namespace hides it) and CAP_SYS_ADMIN in the current user namespace (root, or
+    the one `isolate_network` made). Returns why it could not, or None."""
+    if libc.unshare(ctypes.c_int(CLONE_NEWTIME)) != 0:
+        return f"unshare(CLONE_NEWTIME) failed ({errno_text()})"
+    try:
+        offsets = []
+        for name, clock in (("monotonic", time.CLOCK_MONOTONIC), ("boottime", time.CLOCK_BOOTTIME)):
+            shift = TIMENS_START_NS - time.clock_gettime_ns(clock)
+            offsets.append(f"{name} {shift // 10**9} {shift % 10**9}\n")
+        with open("/proc/self/timens_offsets", "w", encoding="ascii") as fh:
+            fh.write("".join(offsets))
+        fd = os.open("/proc/self/ns/time_for_children", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"cannot set the time namespace's offsets ({exc.strerror})"
+    try:
+        if libc.setns(ctypes.c_int(fd), ctypes.c_int(CLONE_NEWTIME)) != 0:
+            return f"setns(CLONE_NEWTIME) failed ({errno_text()})"
+    finally:
+        os.close(fd)
+    return None
 
 
 def _mount(libc: ctypes.CDLL, src: str | None, dst: str, fstype: str | None, flags: int, data: str | None) -> None:
@@ -143,9 +178,12 @@ def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]
     _mount(libc, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,nr_inodes=1024,mode=0711")
     try:
         device = os.stat(root).st_dev
+        devices = [path for path in paths if path.startswith("/dev/") and os.path.exists(path)
+                   and stat.S_ISCHR(os.stat(path).st_mode)]
         for path in paths:
-            if os.path.lexists(path):
+            if path not in devices and os.path.lexists(path):
                 _graft(libc, root, device, path)
+        _make_device_nodes(libc, root, devices)
         os.mkdir(root + "/proc", 0o555)
         os.mkdir(root + "/old-root", 0o700)
         _check(libc.syscall(ctypes.c_long(SYS_PIVOT_ROOT[machine]), ctypes.c_char_p(root.encode()),
@@ -156,6 +194,25 @@ def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]
     os.chdir("/")
     _check(libc.umount2(b"/old-root", ctypes.c_int(MNT_DETACH)), "umount the old root")
     os.rmdir("/old-root")
+
+
+def _make_device_nodes(libc: ctypes.CDLL, root: str, devices: Sequence[str]) -> None:
+    """Give `root` a /dev of its own holding fresh nodes for `devices` (/dev/null, /dev/zero, /dev/urandom): the
+    host's nodes were made when its /dev was, at boot or at the container's start, and their times (stat, no audit
+    event) told when. The same device numbers and modes, made now; a host that may not make nodes binds its own."""
+    if not devices:
+        return
+    os.mkdir(root + "/dev", 0o755)
+    _mount(libc, "tmpfs", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4096,nr_inodes=16,mode=0755")
+    for path in devices:
+        st = os.stat(path)
+        inside = root + "/dev/" + os.path.basename(path)
+        try:
+            os.mknod(inside, stat.S_IFCHR | (st.st_mode & 0o777), st.st_rdev)
+            os.chmod(inside, st.st_mode & 0o777)  # mknod honours the umask
+        except OSError:  # no CAP_MKNOD here (a user namespace, a devices cgroup): the host's node, times and all
+            os.close(os.open(inside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+            _mount(libc, path, inside, None, MS_BIND, None)
 
 
 def _graft(libc: ctypes.CDLL, root: str, device: int, path: str, hops: int = 0) -> None:
