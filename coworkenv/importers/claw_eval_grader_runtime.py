@@ -14,7 +14,8 @@ import sys
 import types
 from typing import Any
 
-CONTEXT_JSON = "{}"  # the importer appends the real one: grader, peers, framework, endpoints, actions, records, task
+CONTEXT_JSON = "{}"  # the importer appends the real one: grader, peers, framework, endpoints, schemas, actions,
+# answers, records, task
 CONTEXT: dict[str, Any] = {}
 PASS_SCORE = 0.75  # Claw-Eval's pass threshold (models/scoring.py)
 
@@ -287,8 +288,14 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
     for entry in audit:
         service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
         status = _status(entry)
-        body = entry.get("result") if entry["ok"] else {"error": entry.get("error") or "error"}
         request = dict(entry.get("args") or {})
+        answer = CONTEXT["answers"].get(service, {}).get(path)
+        if entry["ok"]:
+            body = entry.get("result")
+        elif status == 200 and answer is not None:  # refused here, served there: the service's own answer
+            body = {k: request.get(v[1:]) if isinstance(v, str) and v.startswith("$") else v for k, v in answer.items()}
+        else:
+            body = {"error": entry.get("error") or "error"}
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
                                        endpoint_url=path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))

@@ -89,6 +89,13 @@ MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
                             **_STAMPED}},
 }
 
+# What a mock service answers a request coworkenv refuses and the service serves, where a grader reads more than
+# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page.
+MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
+    "web": {"/web/fetch": {"status_code": 404, "url": "$url", "error": "Page not found or unavailable",
+                           "content": None}},
+}
+
 
 NOT_CLAW_EVAL_FORM = "no grader.py in Claw-Eval's form (one importing claw_eval)"
 
@@ -146,6 +153,7 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "grader": sources[0], "peers": peers, "framework": framework, "services": services,
             "endpoints": _endpoints(task_dir), "schemas": {t.name: _request_shape(t.input_schema) for t in task.tools},
             "actions": {s: MOCK_ACTIONS[s] for s in services if s in MOCK_ACTIONS},
+            "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric},
