@@ -72,9 +72,8 @@ def test_a_call_the_app_refuses_is_answered_as_claw_evals_service_answers_it(gra
         for s in reference]
     result = _score(spec, backwards)  # refused here, kept by Claw-Eval's service: its grader sees the booking
     assert result.score == 1.0, result.checks[0].reason
-    no_end = {"call": {"name": "calendar_create_event", "arguments": {"title": "Sync",
-                                                                      "start_time": "2026-03-10T14:30:00Z"}}}
-    result = _score(spec, [*reference[:-1], no_end, reference[-1]])  # 422 after the booking: not recovered
+    no_id = {"call": {"name": "calendar_delete_event", "arguments": {}}}
+    result = _score(spec, [*reference[:-1], no_id, reference[-1]])  # a 422, never recovered (a regression guard)
     assert result.score == pytest.approx(0.8), result.checks[0].reason
 
 
