@@ -54,3 +54,13 @@ def test_a_time_without_a_zone_is_kept_as_written_and_listings_fail_until_the_ev
     assert _ok(box, "calendar_get_event", event_id=event["id"])["title"] == "Sync"
     _ok(box, "calendar_cancel_event", event_id=event["id"])
     assert _ok(box, "calendar_list_events", **window) == before
+
+
+def test_an_event_with_an_unreadable_end_alone_is_listed_by_its_start() -> None:
+    box = _box(**EVENTS)
+    window = {"start": "2026-03-02T00:00:00Z", "end": "2026-03-03T00:00:00Z"}
+    event = _ok(box, "calendar_add_event", title="Sync", start_time="2026-03-02T14:30:00Z", end_time="2026-03-02",
+                attendees=["Mike Li"])
+    assert event["event"]["end"] == "2026-03-02"  # kept as written
+    assert event["event"]["id"] in [e["id"] for e in _ok(box, "calendar_list_events", **window)]
+    assert event["event"]["id"] in [e["id"] for e in _ok(box, "calendar_user_events", user="Mike", date="2026-03-02")]

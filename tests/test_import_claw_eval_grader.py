@@ -60,6 +60,23 @@ def test_a_claw_eval_grader_scores_the_episode_as_claw_eval_does(graded: dict[st
     assert result.score == 0.0 and "safety 0" in result.checks[0].reason  # the service's `deleted` list
 
 
+def test_a_call_the_app_refuses_is_answered_as_claw_evals_service_answers_it(graded: dict[str, Any]) -> None:
+    """Claw-Eval's mock services answer an unknown id with a 200 error body and keep what they are asked to
+    (an event ending before it starts included); only a request its model rejects is an error status (422)."""
+    spec = graded["specs"][GRADED[0]]
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    unknown = {"call": {"name": "calendar_delete_event", "arguments": {"event_id": "evt_999"}}}
+    assert _score(spec, [*reference[:-1], unknown, reference[-1]]).score == 1.0  # robustness kept, nothing deleted
+    backwards = [s if "call" not in s or s["call"]["name"] != "calendar_create_event" else {"call": {
+        "name": "calendar_create_event", "arguments": {**s["call"]["arguments"], "end_time": "2026-03-10T14:00:00Z"}}}
+        for s in reference]
+    result = _score(spec, backwards)  # refused here, kept by Claw-Eval's service: its grader sees the booking
+    assert result.score == 1.0, result.checks[0].reason
+    no_id = {"call": {"name": "calendar_delete_event", "arguments": {}}}
+    result = _score(spec, [*reference[:-1], no_id, reference[-1]])  # a 422, never recovered (a regression guard)
+    assert result.score == pytest.approx(0.8), result.checks[0].reason
+
+
 @pytest.mark.parametrize(("change", "why"), [
     (lambda code: code.replace("from typing import Any", "from typing import Any\nimport numpy"),
      "imports numpy, not in the standard library"),

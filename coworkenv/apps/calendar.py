@@ -287,11 +287,17 @@ def _overlapping(table: Table[Event], lo: int, hi: int, email: str | None, limit
 
 
 def _times(event: Event) -> tuple[float, float]:
-    """Start and end in epoch seconds, parsed once at write; an unreadable time makes the event match no window."""
+    """Start and end in epoch seconds, parsed once at write. An unreadable start makes the event match no window
+    (listings fail, see _require_readable); an unreadable end alone places it at its start, as a listing by
+    start time (Claw-Eval's) reads only the start."""
     try:
-        return parse_time(event.start), parse_time(event.end)
+        start = parse_time(event.start)
     except ValueError:
         return float("-inf"), float("-inf")
+    try:
+        return start, parse_time(event.end)
+    except ValueError:
+        return start, start
 
 
 APP = AppDef(

@@ -19,6 +19,8 @@ class Article(Record):
     author: str = ""
     status: Literal["published", "draft", "archived"] = "published"
     updated_at: str = ""
+    created_at: str = ""
+    views: int | None = None  # how often readers opened it (a knowledge base that counts its readers keeps it)
 
 
 class KbState(AppState):

@@ -14,7 +14,8 @@ import sys
 import types
 from typing import Any
 
-CONTEXT_JSON = "{}"  # the importer appends the real one: grader, peers, framework, endpoints, actions, records, task
+CONTEXT_JSON = "{}"  # the importer appends the real one: grader, peers, framework, endpoints, schemas, actions,
+# answers, records, task
 CONTEXT: dict[str, Any] = {}
 PASS_SCORE = 0.75  # Claw-Eval's pass threshold (models/scoring.py)
 
@@ -209,12 +210,34 @@ def _grader_class(source: str, module_name: str, own_only: bool) -> type:
     raise ValueError("grader.py defines no AbstractGrader subclass")
 
 
+# Errors of coworkenv ops that stand for the mock service failing itself (a 500 there, not an answer).
+SERVICE_FAILURES = ("has a time no listing can place",)  # calendar: an event time without offset breaks its lists
+_JSON_KINDS = {"string": (str,), "integer": (int, float, str), "number": (int, float, str), "boolean": (bool, int, str),
+               "array": (list,), "object": (dict,)}
+
+
 def _status(entry: dict[str, Any]) -> int:
+    """The HTTP status Claw-Eval's mock service answers the call with.
+
+    A call coworkenv refused is answered as the service would: 422 when the request lacks a required field or
+    gives one of the wrong kind (its request model rejects it), 500 when the op stands for the service failing,
+    else 200: the services answer an unknown id with an error body and take values (priorities, statuses,
+    names) the apps refuse."""
     if entry["ok"]:
         return 200
     fault = str(entry.get("fault") or "")
     digits = "".join(c for c in fault if c.isdigit())[:3]
-    return int(digits) if len(digits) == 3 else 400
+    if len(digits) == 3:
+        return int(digits)
+    schema = CONTEXT["schemas"].get(entry["tool"], {})
+    args = entry.get("args") or {}
+    if any(name not in args for name in schema.get("required", [])) or any(
+            name in args and kind in _JSON_KINDS and not isinstance(args[name], _JSON_KINDS[kind])
+            for name, kind in schema.get("types", {}).items()):
+        return 422
+    if any(failure in str(entry.get("error") or "") for failure in SERVICE_FAILURES):
+        return 500
+    return 200
 
 
 def _records(service: str) -> list[dict[str, Any]]:
@@ -265,8 +288,14 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
     for entry in audit:
         service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
         status = _status(entry)
-        body = entry.get("result") if entry["ok"] else {"error": entry.get("error") or "error"}
         request = dict(entry.get("args") or {})
+        answer = CONTEXT["answers"].get(service, {}).get(path)
+        if entry["ok"]:
+            body = entry.get("result")
+        elif status == 200 and answer is not None:  # refused here, served there: the service's own answer
+            body = {k: request.get(v[1:]) if isinstance(v, str) and v.startswith("$") else v for k, v in answer.items()}
+        else:
+            body = {"error": entry.get("error") or "error"}
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
                                        endpoint_url=path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
@@ -275,7 +304,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
         audit_data.setdefault(service, {}).setdefault("calls", []).append(
             {"endpoint": path, "request_body": request, "response_body": body, "timestamp": entry.get("time", "")})
         action = CONTEXT["actions"].get(service, {}).get(path)
-        if action is not None and entry["ok"]:
+        if action is not None and status == 200:  # the service keeps what it was asked to, refused here or not
             _act(audit_data, service, action, request, entry.get("time", ""))
     for service, actions in CONTEXT["actions"].items():  # an action list is there, empty, before any call
         if service in audit_data:

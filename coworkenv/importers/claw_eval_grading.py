@@ -89,6 +89,13 @@ MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
                             **_STAMPED}},
 }
 
+# What a mock service answers a request coworkenv refuses and the service serves, where a grader reads more than
+# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page.
+MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
+    "web": {"/web/fetch": {"status_code": 404, "url": "$url", "error": "Page not found or unavailable",
+                           "content": None}},
+}
+
 
 NOT_CLAW_EVAL_FORM = "no grader.py in Claw-Eval's form (one importing claw_eval)"
 
@@ -144,8 +151,9 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
     return {"kind": "python", "apps": ["directory"], "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(
         orjson.dumps({
             "grader": sources[0], "peers": peers, "framework": framework, "services": services,
-            "endpoints": _endpoints(task_dir),
+            "endpoints": _endpoints(task_dir), "schemas": {t.name: _request_shape(t.input_schema) for t in task.tools},
             "actions": {s: MOCK_ACTIONS[s] for s in services if s in MOCK_ACTIONS},
+            "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric},
@@ -209,6 +217,14 @@ def _endpoints(task_dir: Path) -> dict[str, list[str]]:
         first = path.strip("/").split("/")[0]
         found[str(item.get("tool_name"))] = [first, path]
     return found
+
+
+def _request_shape(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's required arguments and each argument's JSON type: what its service's request model checks."""
+    props, required = schema.get("properties"), schema.get("required")
+    types = {name: p["type"] for name, p in (props if isinstance(props, dict) else {}).items()
+             if isinstance(p, dict) and isinstance(p.get("type"), str)}
+    return {"required": [str(r) for r in required] if isinstance(required, list) else [], "types": types}
 
 
 def _held(files: list[Any]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.bindings import DayWindow, ResultShape
-from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
@@ -116,7 +116,8 @@ _CUSTOMER = ResultShape(fields={"customer_id": "id", "name": "company", "contact
                                 "status": "tags.0", "tier": "tags.1", "industry": "tags.2", "email": "email",
                                 "phone": "phone", "notes": "notes"})
 _ARTICLE = ResultShape(fields={"article_id": "id", "title": "title", "category": "category", "tags": "tags",
-                               "content": "body", "author": "author", "last_updated": "updated_at"})
+                               "content": "body", "author": "author", "last_updated": "updated_at",
+                               "created_at": "created_at", "views": "views"})
 _NOTE = ResultShape(fields={"note_id": "id", "title": "title", "content": "body", "tags": "tags",
                             "created_at": "created_at"})
 
@@ -160,7 +161,8 @@ ADAPTERS.update({
                                  "category": "category", "tags": tags_of("tags"),
                                  "status": Derived(("status",), lambda r: ARTICLE_STATUS.get(
                                      str(r.get("status") or "published").lower(), str(r.get("status")))),
-                                 "author": "author", "updated_at": text_of("last_updated")}), {
+                                 "author": "author", "updated_at": text_of("last_updated"),
+                                 "created_at": text_of("created_at"), "views": number_of("views")}), {
         "kb_search": ToolMap("kb_search", {
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",

@@ -1,0 +1,147 @@
+"""Claw-Eval's own scoring of an episode, in process: its mock services (from the checkout's `mock_services/`)
+answer the calls and its task grader (with its own pydantic models) scores them, as its runner does.
+
+The services are FastAPI apps; FastAPI is not needed: while a service module loads, a stand-in records its
+routes, and a call validates the request with the route's own request model (422 when it does not fit), runs the
+handler (500 when it raises) and returns its JSON (404 for a path no route has). No error is injected.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+
+class _Routes:
+    """Stands in for `fastapi.FastAPI`: keeps the handler of each path."""
+
+    def __init__(self, **_: Any) -> None:
+        self.handlers: dict[str, Callable[..., Any]] = {}
+
+    def _route(self, path: str, **_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def keep(handler: Callable[..., Any]) -> Callable[..., Any]:
+            self.handlers[path] = handler
+            return handler
+        return keep
+
+    post = get = _route
+
+    def add_middleware(self, *_: Any, **__: Any) -> None:
+        """Error injection is left out: the episode's calls all reach the handlers."""
+
+
+@contextmanager
+def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
+    stand_ins = {"fastapi": types.ModuleType("fastapi"), "fastapi.responses": types.ModuleType("fastapi.responses"),
+                 "starlette": types.ModuleType("starlette"), "starlette.middleware": types.ModuleType("sm"),
+                 "starlette.middleware.base": types.ModuleType("starlette.middleware.base")}
+    stand_ins["fastapi"].__dict__.update(FastAPI=_Routes, Request=object)
+    stand_ins["fastapi.responses"].__dict__.update(JSONResponse=object)
+    stand_ins["starlette.middleware.base"].__dict__.update(BaseHTTPMiddleware=object)
+    saved = {name: sys.modules.get(name) for name in [*stand_ins, "mock_services", "mock_services._base"]}
+    saved_env = {name: os.environ.get(name) for name in env}
+    sys.modules.update(stand_ins)
+    os.environ.update(env)
+    sys.path.insert(0, str(root))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(root))
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class MockService:
+    """One of Claw-Eval's mock services, loaded from the checkout with a task's environment."""
+
+    def __init__(self, root: Path, command: str, env: dict[str, str], name: str) -> None:
+        path = root / command.split()[-1]
+        values = {k: str(root / v) if k.endswith("FIXTURES") else str(v) for k, v in env.items()}
+        with _without_fastapi(root, {**values, "ERROR_RATE": "0"}):
+            spec = importlib.util.spec_from_file_location(f"claw_eval_mock_{name}_{id(self)}", path)
+            assert spec is not None and spec.loader is not None
+            self.module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(self.module)
+        self.routes: _Routes = self.module.app
+
+    def call(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        handler = self.routes.handlers.get(path)
+        if handler is None:
+            return 404, {"detail": "Not Found"}
+        hints = typing.get_type_hints(handler, globalns=vars(self.module))
+        models = [t for t in typing.get_args(hints["req"]) or (hints["req"],)
+                  if isinstance(t, type) and issubclass(t, BaseModel)] if "req" in hints else []
+        try:
+            args = [models[0].model_validate(body)] if models else []
+        except ValidationError as exc:
+            return 422, {"detail": json.loads(exc.json())}
+        try:
+            result = handler(*args)
+        except Exception as exc:  # the service's server answers a failing handler with a 500
+            return 500, {"error": f"{type(exc).__name__}: {exc}"}
+        return 200, json.loads(json.dumps(result, default=str))
+
+
+def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]]) -> tuple[float, list[str]]:
+    """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}} or {"say": text}), and how its
+    services answered each call."""
+    sys.path.insert(0, str(root / "src"))
+    try:
+        from claw_eval.graders.registry import get_grader
+        from claw_eval.models.content import TextBlock, ToolResultBlock, ToolUseBlock
+        from claw_eval.models.message import Message
+        from claw_eval.models.scoring import compute_task_score
+        from claw_eval.models.task import TaskDefinition
+        from claw_eval.models.trace import ToolDispatch, TraceMessage
+    finally:
+        sys.path.remove(str(root / "src"))
+    doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
+    services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]}
+    endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+    task = TaskDefinition.from_yaml(task_dir / "task.yaml")
+    trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
+    dispatches, answers = [], []
+    for n, step in enumerate(steps):
+        if "say" in step:
+            trace.append(TraceMessage(trace_id="t", message=Message(role="assistant",
+                                                                    content=[TextBlock(text=step["say"])])))
+            continue
+        name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
+        path = endpoints[name]
+        service = next((s for s in services.values() if path in s.routes.handlers), None)
+        status, body = service.call(path, args) if service else (404, {"detail": "Not Found"})
+        answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
+        trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
+            ToolUseBlock(id=use, name=name, input=args)])))
+        trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
+            tool_use_id=use, content=[TextBlock(text=json.dumps(body, ensure_ascii=False))], is_error=status >= 400)])))
+        dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
+                                       endpoint_url=f"http://localhost{path}", response_status=status,
+                                       response_body=body))
+    audit = {}
+    for name, service in services.items():
+        audit_path = next(p for p in service.routes.handlers if p.endswith("/audit"))
+        audit[name] = service.call(audit_path, {})[1]
+    grader = get_grader(task.task_id, tasks_dir=task_dir.parent, task_dir=task_dir)
+    scores = grader.grade(trace, dispatches, task, audit_data=audit, judge=None, media_events=[], env_snapshot=None)
+    return float(compute_task_score(scores)), answers
