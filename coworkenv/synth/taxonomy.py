@@ -15,12 +15,13 @@ from coworkenv.yaml_files import YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "8"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "9"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
 # 8: frames no longer let the agent tick off the user's own to-dos (to-do tracking), reassign the alert ticket
-# (silent change) or change the contact's email (phone update)
+# (silent change) or change the contact's email (phone update); 9: frames allow the incident's service only the
+# fields its fix and recovery change (a feature flag flipped beside a redeploy no longer passes)
 
 StateChange = Literal["none", "announced", "silent"]
 

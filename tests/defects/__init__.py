@@ -21,6 +21,7 @@ from tests.defects import (
     duplicate_tolerant,
     frame_blind,
     frame_everything,
+    frame_whole_other_tool,
     funnel_attribution,
     guard_default_arg,
     guard_deletion_evades,
@@ -92,6 +93,7 @@ MODULES = (
     guard_one_end_state,
     guard_deletion_evades,
     guard_other_channel,
+    frame_whole_other_tool,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

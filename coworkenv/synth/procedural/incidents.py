@@ -241,7 +241,7 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
         reply_states("services", "services", svc.id, "id", turn=0),
     )
     allowed = [
-        allow("services", "services", svc.id),
+        allow("services", "services", svc.id, fault.service_fields),
         allow("services", "deployments"),
         allow("logs"),
         allow("mail", "messages", fields=["read"]),
@@ -398,7 +398,7 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
         weight=2,
     )
     allowed = [
-        allow("services", "services", svc.id),
+        allow("services", "services", svc.id, fault.service_fields),
         allow("services", "deployments"),
         allow("services", "configs"),
         allow("logs"),
