@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tests.defects import (
     broken_reference,
+    case_pinned,
     content_blind,
     created_id_pinned,
     dead_guard,
@@ -94,6 +95,7 @@ MODULES = (
     guard_deletion_evades,
     guard_other_channel,
     frame_whole_other_tool,
+    case_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
