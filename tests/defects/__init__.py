@@ -23,6 +23,7 @@ from tests.defects import (
     frame_blind,
     frame_everything,
     frame_whole_other_tool,
+    frame_whole_unwritten,
     funnel_attribution,
     guard_default_arg,
     guard_deletion_evades,
@@ -96,6 +97,7 @@ MODULES = (
     guard_other_channel,
     frame_whole_other_tool,
     case_pinned,
+    frame_whole_unwritten,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
