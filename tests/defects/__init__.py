@@ -34,6 +34,7 @@ from tests.defects import (
     guard_respelled,
     half_pinned,
     isolation_leak,
+    later_state_read,
     lenient_scoring,
     namesake_record,
     order_blind,
@@ -98,6 +99,7 @@ MODULES = (
     frame_whole_other_tool,
     case_pinned,
     frame_whole_unwritten,
+    later_state_read,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
