@@ -114,7 +114,7 @@ def _other_tool_calls(call: ToolCallSpec, rec: Any, table: Any, exposed: set[str
             args = {**args, found[0]: found[1]}
         try:
             other.params.model_validate(args)
-        except Exception:  # noqa: BLE001 - a call the tool refuses is no route
+        except Exception:  # a call the tool refuses is no route
             continue
         yield ToolCallSpec(name=name, arguments=args)
 
