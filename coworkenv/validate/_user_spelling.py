@@ -62,8 +62,7 @@ def _as_user_spelled(value: str, said: str) -> str | None:
     if len(core) < 3 or len(core) > _MAX_LEN or not re.search(r"[^\W\d_]", core):
         return None
     pattern = r"\s+".join(re.escape(part) for part in core.split())
-    for found in re.finditer(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE):
-        if found.group(0) == value:
-            return None  # the user also wrote it exactly so
-    found = re.search(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE)
-    return None if found is None else found.group(0)
+    spelled = [m.group(0) for m in re.finditer(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE)]
+    if not spelled or value in spelled:
+        return None  # the user never wrote it, or also wrote it exactly so
+    return spelled[0]
