@@ -21,7 +21,8 @@ GENERATOR_VERSION = "9"  # 2: schema-2 specs (guards, text checks, narrowed fram
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
 # 8: frames no longer let the agent tick off the user's own to-dos (to-do tracking), reassign the alert ticket
 # (silent change) or change the contact's email (phone update); 9: frames allow the incident's service only the
-# fields its fix and recovery change (a feature flag flipped beside a redeploy no longer passes)
+# fields its fix and recovery change (a feature flag flipped beside a redeploy no longer passes), and a flag flipped
+# by the task (rollout, incident fix) guards the service's other flags
 
 StateChange = Literal["none", "announced", "silent"]
 

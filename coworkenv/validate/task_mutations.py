@@ -30,7 +30,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, FrameRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
-from coworkenv.validate._whole_records import other_field_writes
+from coworkenv.validate._whole_records import other_field_writes, other_key_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -262,6 +262,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
     yield from other_field_writes(spec, world, created)
+    yield from other_key_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent

@@ -21,6 +21,7 @@ from tests.defects import (
     dead_guard,
     duplicate_tolerant,
     frame_blind,
+    frame_dict_field,
     frame_everything,
     frame_whole_other_tool,
     frame_whole_unwritten,
@@ -100,6 +101,7 @@ MODULES = (
     case_pinned,
     frame_whole_unwritten,
     later_state_read,
+    frame_dict_field,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
