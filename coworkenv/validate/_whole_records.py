@@ -164,6 +164,8 @@ def other_key_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator
         if target is None:
             continue
         rec = world.table(target[0], target[1]).get(target[2])
+        if rec is None:
+            continue
         for name, value in call.arguments.items():
             field = next((f for f in sorted(type(rec).model_fields) if f.rstrip("s") == name.rstrip("s")
                           and isinstance(getattr(rec, f), dict) and value in getattr(rec, f)), None)
