@@ -49,12 +49,15 @@ def other_field_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
             continue
         done.add(target)
         for extra in extras:
-            steps = list(spec.reference[t].steps)
-            steps.insert(s + 1, ReferenceStep(call=extra))
-            yield Mutation("harmful_action", f"reference[{t}].steps[{s + 1}]",
-                           f"{call.name} on {target[2]}, then {extra.name} {extra.arguments}, which the task never "
-                           "asks for", [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]],
-                           code="harm_unguarded")
+            yield _harm_after(spec, t, s, extra, f"{call.name} on {target[2]}, then {extra.name} {extra.arguments}")
+
+
+def _harm_after(spec: EnvSpec, t: int, s: int, extra: ToolCallSpec, what: str) -> Mutation:
+    """The reference with `extra` done just after its step `s` of turn `t`: a change the task never asks for."""
+    steps = list(spec.reference[t].steps)
+    steps.insert(s + 1, ReferenceStep(call=extra))
+    return Mutation("harmful_action", f"reference[{t}].steps[{s + 1}]", f"{what}, which the task never asks for",
+                    [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
 
 
 def _required(call: ToolCallSpec) -> dict[str, Any]:
@@ -178,9 +181,5 @@ def other_key_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator
                 continue
             done.add((*target, field))
             extra = ToolCallSpec(name=call.name, arguments={**call.arguments, name: other, flag: not keys[other]})
-            steps = list(spec.reference[t].steps)
-            steps.insert(s + 1, ReferenceStep(call=extra))
-            yield Mutation("harmful_action", f"reference[{t}].steps[{s + 1}]",
-                           f"{call.name} on {target[2]} also sets {field} {other!r} to {not keys[other]}, which the "
-                           "task never asks for", [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]],
-                           code="harm_unguarded")
+            yield _harm_after(spec, t, s, extra, f"{call.name} on {target[2]} also sets {field} {other!r} to "
+                              f"{not keys[other]}")
