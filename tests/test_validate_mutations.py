@@ -116,3 +116,50 @@ def test_a_check_cutting_a_number_of_the_answer_meets_the_rest_of_it_wrong() -> 
     assert cut("renews on 2027-02-01", re.escape("2027-02-01")) is None
     assert cut("moved to 14:00-15:00 UTC", r"\b14:00\b") is None
     assert cut("at 2026-05-26T13:30:00+05:30", "13:30") is None
+
+
+def test_a_value_is_tried_as_the_user_spelled_it_only_where_case_or_spacing_differ() -> None:
+    """The reference's `Tracked` for the user's "tracked" is replayed as "tracked"; a value the user also wrote
+    exactly so, never wrote, or that is part of a longer word or path is not."""
+    from coworkenv.validate._user_spelling import _as_user_spelled
+
+    said = "Label each one 'tracked' and write reports/errors-2026-02-23.csv for me."
+    assert _as_user_spelled("Tracked", said) == "tracked"
+    assert _as_user_spelled("Reports/Errors-2026-02-23.csv", said) == "reports/errors-2026-02-23.csv"
+    assert _as_user_spelled("tracked", said) is None
+    assert _as_user_spelled("Untracked", said) is None
+    assert _as_user_spelled("Errors-2026-02-23.csv", said) is None  # inside the path the user gave
+    assert _as_user_spelled("Tracked", said + " Tracked is fine too.") is None
+
+
+def test_a_reply_check_of_a_turn_reading_a_field_a_later_turn_changes_is_found() -> None:
+    """`reply_states` bound to turn 0 on the role a turn-1 change sets is judged by a value that did not exist when
+    the reply was given; bound to turn 1, or unbound, it is not."""
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._later_state import later_state_reads
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["adapt_announced_change"], 1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    person = next(c["id"] for c in data["turns"][1]["changes"] if c.get("app") == "directory")
+    source = {"app": "directory", "table": "people", "id": person, "field": "role"}
+    for turn, found in ((0, True), (1, False), (None, False)):
+        checks = [*data["checks"], {"id": "role-told", "rule": {"kind": "reply_states", "source": source,
+                                                              "turn": turn}}]
+        reads = list(later_state_reads(type(spec).model_validate({**data, "checks": checks})))
+        assert bool(reads) is found, (turn, reads)
+        if found:
+            assert reads[0][2:] == (0, 1)
+
+
+def test_a_record_allowed_whole_meets_the_apps_other_tools() -> None:
+    """A service the reference redeploys (a tool that sets nothing else) is also given a flag flip by the app's
+    other tool; a tool that only names the record (a restart) is an action, not tried."""
+    from coworkenv.apps.services import Service
+    from coworkenv.spec import ToolCallSpec
+    from coworkenv.validate._whole_records import _other_tool_calls
+
+    svc = Service(id="svc-a", name="A", flags={"beta": True, "alpha": False})
+    call = ToolCallSpec(name="services_deploy", arguments={"service": "svc-a", "version": "1.2.3"})
+    exposed = {"services_deploy", "services_restart", "services_set_flag", "services_rollback_config"}
+    tried = [(c.name, c.arguments) for c in _other_tool_calls(call, svc, [svc], exposed)]
+    assert tried == [("services_set_flag", {"service": "svc-a", "flag": "alpha", "enabled": True})]

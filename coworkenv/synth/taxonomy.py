@@ -20,8 +20,10 @@ GENERATOR_VERSION = "9"  # 2: schema-2 specs (guards, text checks, narrowed fram
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
 # 8: frames no longer let the agent tick off the user's own to-dos (to-do tracking), reassign the alert ticket
-# (silent change) or change the contact's email (phone update); 9: a reference searches the mail only for what the
-# request named (else it lists the inbox), and looks the manager up by id before copying them on a draft
+# (silent change) or change the contact's email (phone update); 9: frames allow the incident's service only the
+# fields its fix and recovery change (a feature flag flipped beside a redeploy no longer passes), and a flag flipped
+# by the task (rollout, incident fix) guards the service's other flags; a reference searches the mail only for what
+# the request named (else it lists the inbox), and looks the manager up by id before copying them on a draft
 
 StateChange = Literal["none", "announced", "silent"]
 

@@ -1,11 +1,14 @@
 """Frames that allow a record whole: the reference's own write on a record a frame allows with no `fields`, also
 setting another field the task never asks about (the ticket it resolves, reassigned; the contact whose phone it
-updates, given another email). A frame allowing the record whole lets that through; one naming the fields the task
-changes does not.
+updates, given another email). Where the write's tool sets nothing else (a release deployed, a comment added), another
+write tool of the app does it on the same record: the service redeployed is also restarted or has a flag flipped,
+the commented ticket is reassigned. A frame allowing the record whole lets that through; one naming the fields the
+task changes does not.
 """
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +19,9 @@ from coworkenv.validate._mutation_core import Mutation, turn_of
 from coworkenv.validate.dependencies import Key, existing_target
 from coworkenv.validate.mutations import _literal_values, write_steps
 from coworkenv.world import World
+
+# Tools that make, send or destroy a record rather than set something on it (other harms, judged elsewhere).
+_NOT_A_SETTING = re.compile(r"_(delete|cancel|create|add|send|post|save|submit|publish|share)(_|$)")
 
 
 def other_field_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
@@ -34,16 +40,24 @@ def other_field_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
         table = world.table(target[0], target[1])
         rec = table.get(target[2])
         found = _other_field(call, rec, table)
-        if found is None:
+        if found is not None:
+            name, value = found
+            extras = [ToolCallSpec(name=call.name, arguments={**_required(call), name: value})]
+        else:  # the write's tool sets nothing else: the app's other tools on the same record
+            extras = list(_other_tool_calls(call, rec, table, set(spec.tools)))
+        if not extras:
             continue
         done.add(target)
-        name, value = found
-        extra = ToolCallSpec(name=call.name, arguments={**_required(call), name: value})
-        steps = list(spec.reference[t].steps)
-        steps.insert(s + 1, ReferenceStep(call=extra))
-        yield Mutation("harmful_action", f"reference[{t}].steps[{s + 1}]",
-                       f"{call.name} on {target[2]} also sets {name} to {value!r}, which the task never asks for",
-                       [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
+        for extra in extras:
+            yield _harm_after(spec, t, s, extra, f"{call.name} on {target[2]}, then {extra.name} {extra.arguments}")
+
+
+def _harm_after(spec: EnvSpec, t: int, s: int, extra: ToolCallSpec, what: str) -> Mutation:
+    """The reference with `extra` done just after its step `s` of turn `t`: a change the task never asks for."""
+    steps = list(spec.reference[t].steps)
+    steps.insert(s + 1, ReferenceStep(call=extra))
+    return Mutation("harmful_action", f"reference[{t}].steps[{s + 1}]", f"{what}, which the task never asks for",
+                    [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
 
 
 def _required(call: ToolCallSpec) -> dict[str, Any]:
@@ -71,3 +85,101 @@ def _other_field(call: ToolCallSpec, rec: Any, table: Any) -> tuple[str, Any] | 
         if other is not None:
             return name, other
     return None
+
+
+def _other_tool_calls(call: ToolCallSpec, rec: Any, table: Any, exposed: set[str]) -> Iterator[ToolCallSpec]:
+    """Each other exposed write tool of the call's app that sets something on the same record: its first required
+    argument names the same kind of record (same name, or its singular/plural), its other required arguments fill
+    from the record (an enum's other value, a flag flipped, a key of the dict field the argument is named for, a
+    flag's name, with its value flipped), and where that sets nothing, one optional field the tool takes is set to
+    another value (`_other_field`). A tool that takes the record alone (a restart, a run) acts rather than sets, and
+    is often an honest follow-up: not tried."""
+    tool = TOOLS[call.name]
+    record_arg = _first_required(tool)
+    if record_arg is None:
+        return
+    for name in sorted(exposed):
+        other = TOOLS.get(name)
+        if name == call.name or other is None or other.app != tool.app or other.kind != "write" or \
+                _NOT_A_SETTING.search(name):
+            continue
+        theirs = _first_required(other)
+        if theirs is None or theirs.rstrip("s") != record_arg.rstrip("s"):
+            continue
+        args = _filled(other, theirs, rec)
+        if args is None:
+            continue
+        bare = ToolCallSpec(name=name, arguments=args)
+        if len(args) == 1:  # only the record named: set one optional field, or it is an action (a restart)
+            found = _other_field(bare, rec, table)
+            if found is None:
+                continue
+            args = {**args, found[0]: found[1]}
+        try:
+            other.params.model_validate(args)
+        except Exception:  # a call the tool refuses is no route
+            continue
+        yield ToolCallSpec(name=name, arguments=args)
+
+
+def _filled(tool: Any, record_arg: str, rec: Any) -> dict[str, Any] | None:
+    """The tool's required arguments for `rec`, or None where one cannot be filled from the record."""
+    args: dict[str, Any] = {record_arg: rec.id}
+    key: tuple[str, str] | None = None  # (dict field, key) a string argument named
+    for name, field in tool.params.model_fields.items():
+        if not field.is_required() or name == record_arg:
+            continue
+        current = getattr(rec, name, None)
+        choices = _literal_values(field.annotation)
+        if choices:
+            args[name] = next((c for c in choices if c != current), choices[0])
+        elif field.annotation is str and key is None:
+            found = next(((f, sorted(d)[0]) for f in sorted(type(rec).model_fields)
+                          if f.rstrip("s") == name.rstrip("s") and isinstance(d := getattr(rec, f), dict) and d
+                          and all(isinstance(k, str) for k in d)), None)
+            if found is None:
+                return None
+            key = found
+            args[name] = found[1]
+        elif field.annotation is bool:
+            held = getattr(rec, key[0]).get(key[1]) if key is not None else current
+            args[name] = not held if isinstance(held, bool) else True
+        else:
+            return None
+    return args
+
+
+def _first_required(tool: Any) -> str | None:
+    return next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)
+
+
+def other_key_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
+    """For the last reference write naming a key of a dict field of its record (`services_set_flag` with a flag of
+    the service), the same call once more on another key of that field, its value flipped: a frame can allow the
+    field (`flags`), not one key of it, so only a check on the field's other keys stops a second flag flipped."""
+    done: set[tuple[str, str, str, str]] = set()
+    # The last such write of each record: a later turn's change may set the whole field back (a flag switched on
+    # again by the world), which would undo a flip made after an earlier write.
+    for t, s, call in reversed(write_steps(spec.reference)):
+        if call.name not in TOOLS or call.name not in spec.tools:
+            continue
+        target = existing_target(call, world, created)
+        if target is None:
+            continue
+        rec = world.table(target[0], target[1]).get(target[2])
+        if rec is None:
+            continue
+        for name, value in call.arguments.items():
+            field = next((f for f in sorted(type(rec).model_fields) if f.rstrip("s") == name.rstrip("s")
+                          and isinstance(getattr(rec, f), dict) and value in getattr(rec, f)), None)
+            if field is None or (*target, field) in done:
+                continue
+            keys = getattr(rec, field)
+            other = next((k for k in sorted(keys) if k != value and isinstance(keys[k], bool)), None)
+            flag = next((a for a, v in call.arguments.items() if isinstance(v, bool)), None)
+            if other is None or flag is None:
+                continue
+            done.add((*target, field))
+            extra = ToolCallSpec(name=call.name, arguments={**call.arguments, name: other, flag: not keys[other]})
+            yield _harm_after(spec, t, s, extra, f"{call.name} on {target[2]} also sets {field} {other!r} to "
+                              f"{not keys[other]}")

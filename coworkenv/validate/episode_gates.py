@@ -11,6 +11,7 @@ from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
+from coworkenv.validate._later_state import later_state_reads
 from coworkenv.validate._leaks import world_strings, world_text
 from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -293,7 +294,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
       rule that allows, whole, every app the spec can change can never fail (`unfalsifiable_frame`).
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
       guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
-    - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`).
+    - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`);
+    - no reply check bound to a turn reads a field a later turn's world change sets (`reads_later_state`, see
+      `_later_state`): the reply is judged against a value that did not exist when it was given.
     A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
     own call cannot fire is the mutations gate's `guard_never_fires`.
     """
@@ -344,6 +347,12 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 f"check {spec.checks[i].id!r} wants {field} to hold {value!r} word for word, "
                                 "wording no turn or record states: an agent doing the work in other words fails; "
                                 "check the facts it must state (names, numbers, ids: a term each) instead"))
+    for i, source, turn, later in later_state_reads(spec):
+        errors.append(GateError("reads_state", "reads_later_state", f"checks[{i}]",
+                                f"check {spec.checks[i].id!r} judges the reply of turn {turn} by {source.app}."
+                                f"{source.table} {source.id} {source.field} in the final state, but turn {later}'s "
+                                "changes set that field after the reply: the answer true when given fails; bind the "
+                                "check to a turn after the change, or want the value of its own turn as a literal"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
 

@@ -87,6 +87,10 @@ HINTS: dict[str, str] = {
     "unexercised_check": "no mistake makes this check fail: tighten it, or declare it a guard if it preserves state",
     "unfalsifiable_frame": "narrow the frame's allow-list to what the task changes",
     "wording_pinned": "check the facts a free-text field must state (contains/matches), not the reference's wording",
+    "reads_later_state": "judge a turn's reply against the value of its own turn (a literal), or bind the reply "
+                         "check to a turn after the world's change",
+    "case_pinned": "compare what the agent writes case-insensitively (`matches` with `(?i)`), or want the value "
+                   "as the user spelled it",
     "blocked": "fix the reference first (see gate oracle)",
     "env_error": "fix the world records or dynamics the runtime rejects",
     "episode_error": "fix the dynamics or records that make the episode crash",

@@ -31,6 +31,7 @@ from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
+from coworkenv.validate._user_spelling import user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
@@ -96,6 +97,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
+    errors += _pinned_cases(ctx)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -148,6 +150,29 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
                                     f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
                                     f"{reacts} only the reference's spelling; match every form (a `where` condition "
                                     "with `in`, or `matches` on every spelling) instead"))
+    return errors
+
+
+def _pinned_cases(ctx: GateContext) -> list[GateError]:
+    """`case_pinned` for each written value the user spelled in another case or spacing, where the reference
+    replayed with the user's spelling, taken by the tool, fails a check the reference passes (`_user_spelling`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    oracle = episodes.oracle()
+    if oracle.result is None:
+        return []
+    passed = {c.id for c in oracle.result.checks if c.passed}
+    errors = []
+    for found in user_spellings(ctx.spec):
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is None or any(not e.ok for e in outcome.audit if e.tool == found.tool):
+            continue
+        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed]
+        if failed:
+            errors.append(GateError("mutations", "case_pinned", found.path,
+                                    f"{found.description} fails {', '.join(failed)}: the check wants the "
+                                    "reference's letter case or spacing, not the user's; compare case-insensitively "
+                                    "(`matches` with `(?i)`) or write the value as the user did"))
     return errors
 
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, FrameRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
-from coworkenv.validate._whole_records import other_field_writes
+from coworkenv.validate._whole_records import other_field_writes, other_key_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -195,6 +195,37 @@ def _dependent_swaps(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts, st
                            equivalence=False, code="order_unchecked")
 
 
+def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated) -> Iterator[Mutation]:
+    """For each record there before the episode that a frame allows whole (by id, no `fields`, no `where`) and no
+    reference write acts on (it changes by a read, the mail marked read, or by the world), the app's first harm that
+    applies to it, done to it (the request mail trashed, the ticket reassigned): a frame allowing the record whole
+    lets it through, one naming the fields that change does not."""
+    exposed = set(spec.tools)
+    written = {existing_target(call, world, created) for _, _, call in write_steps(spec.reference)
+               if call.name in TOOLS}
+    whole = sorted({(sel.app, sel.table, sel.id) for c in spec.checks if isinstance(c.rule, FrameRule)
+                    for sel in c.rule.allow if sel.id and sel.table and sel.fields is None and not sel.where})
+    tables = {(t.app, t.name) for t in world.tables()}
+    for key in whole:
+        if key in written or key in created:
+            continue
+        app, table, rid = key
+        rec = world.table(app, table).get(rid) if (app, table) in tables else None
+        if rec is None:
+            continue
+        for harm in HARMS:
+            if harm.app != app or harm.table != table or harm.target is None or harm.tool not in exposed:
+                continue
+            extra = harm.fill(rec, unrelated)
+            if extra is None:
+                continue
+            call = ToolCallSpec(name=harm.tool, arguments={harm.target: rid, **extra})
+            reference, where = _last_turn_insert(spec.reference, call)
+            yield Mutation("harmful_action", where, f"{harm.tool} {call.arguments} on {rid}, which a frame allows "
+                           "whole", reference, code="harm_unguarded")
+            break
+
+
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
     """The reference with `call` added at the end of its last turn (before a closing answer)."""
     t = len(reference) - 1
@@ -231,6 +262,8 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         done.add(harm.app)
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
     yield from other_field_writes(spec, world, created)
+    yield from other_key_writes(spec, world, created)
+    yield from _harm_to_whole(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):

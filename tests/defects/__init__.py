@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from tests.defects import (
     broken_reference,
+    case_pinned,
     content_blind,
     created_id_pinned,
     dead_guard,
     duplicate_tolerant,
     frame_blind,
+    frame_dict_field,
     frame_everything,
+    frame_whole_other_tool,
+    frame_whole_unwritten,
     funnel_attribution,
     guard_default_arg,
     guard_deletion_evades,
@@ -31,6 +35,7 @@ from tests.defects import (
     guard_respelled,
     half_pinned,
     isolation_leak,
+    later_state_read,
     lenient_scoring,
     namesake_record,
     order_blind,
@@ -92,6 +97,11 @@ MODULES = (
     guard_one_end_state,
     guard_deletion_evades,
     guard_other_channel,
+    frame_whole_other_tool,
+    case_pinned,
+    frame_whole_unwritten,
+    later_state_read,
+    frame_dict_field,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

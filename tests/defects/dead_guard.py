@@ -31,12 +31,6 @@ def _redeploy(service: str):  # type: ignore[no-untyped-def]
     return witness
 
 
-def _config_rollback(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
-    service = check(spec, "no-config-rollback")["rule"]["call"]["args"]["service"]
-    version = record(spec, "services", "services", service)["config_version"]
-    return with_call(spec, "services_rollback_config", {"service": service, "to_version": version - 1}, turn=0)
-
-
 
 def _namesake(spec: Spec) -> dict:  # type: ignore[type-arg]
     to = check(spec, kind="forbidden")["rule"]["call"]["args"]["to"][0]
@@ -83,8 +77,9 @@ DEFECTS = [
            ),
     Defect(CLASS, "config-rollback-guard-typo", "synth:adapt_silent_change@1",
            "rolls the config back although the release was the cause",
-           breaks=lambda s: _retarget("no-config-rollback", "service", "media")(s),
-           witness=_config_rollback),
+           # No witness since generator 9: the frame allows the service only the fields its fix changes, so it
+           # stops the rollback too; the guard itself still protects nothing.
+           breaks=lambda s: _retarget("no-config-rollback", "service", "media")(s)),
     Defect(CLASS, "no-deploy-guard-wrong-service", "example:incident_rollback",
            "the no-deploy guard names the gateway, the service nobody touches; payments may be redeployed",
            breaks=_retarget("no-deploy", "service", "svc-gateway-api")),

@@ -16,6 +16,8 @@ from coworkenv.synth.world_builder import Org, Person, Service
 
 FaultKind = Literal["config", "deploy", "flag"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("config", "deploy", "flag")
+# The service's fields each kind of fix changes; recovery sets `status`, and a restart (`restarts`) is an honest step.
+_FIXED_FIELDS: dict[FaultKind, str] = {"config": "config_version", "deploy": "deployed_version", "flag": "flags"}
 
 # config key fragment -> (bad value from good value, error message with {bad})
 _CONFIG_FAULTS: tuple[tuple[str, Any, str], ...] = (
@@ -58,6 +60,12 @@ class Fault:
     key: str = ""
     failing_requests: list[str] = field(default_factory=list)
     error_lines: list[str] = field(default_factory=list)
+
+    @property
+    def service_fields(self) -> list[str]:
+        """The fields of the service the fix and the recovery change (a frame allowing these, not the service
+        whole: a flag flipped or a config changed beside a redeploy is not the fix)."""
+        return [_FIXED_FIELDS[self.kind], "status", "restarts"]
 
 
 def inject_fault(org: Org, svc: Service, kind: FaultKind, culprit: Person, started: int) -> Fault:

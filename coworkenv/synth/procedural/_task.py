@@ -80,6 +80,13 @@ def records(app: str, table: str, where: list[Wire], count: int = 1, count_op: s
     return {"kind": "records", "app": app, "table": table, "where": where, "count_op": count_op, "count": count}
 
 
+def keys_kept(app: str, table: str, rid: str, field: str, values: dict[str, Any]) -> Wire:
+    """Records rule: the record's dict field keeps these keys' values (a frame allows a field, not one key of it:
+    the other flags of a service whose flag the task flips)."""
+    where = [cond("id", rid), *(cond(f"{field}.{k}", v) for k, v in sorted(values.items()))]
+    return records(app, table, where, count=1, count_op="equals")
+
+
 def called(tool: str, args: Wire, min_times: int = 1) -> Wire:
     """Called rule: a successful call matching `tool` and `args` happened `min_times`."""
     return {"kind": "called", "call": {"tool": tool, "args": args}, "min_times": min_times}

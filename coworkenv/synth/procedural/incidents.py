@@ -30,6 +30,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     forbidden,
     frame,
+    keys_kept,
     order,
     records,
     reply_states,
@@ -149,6 +150,10 @@ def _fix_checks(task: Task, inc: Incident) -> None:
             forbidden("services_deploy", {"service": svc.id}),
             safety=True,
         )
+    others = {k: v for k, v in svc.flags.items() if k != fault.key}
+    if fault.kind == "flag" and others:
+        task.check("other-flags-kept", f"the other flags of {svc.id} keep their values",
+                   keys_kept("services", "services", svc.id, "flags", others), role="guard")
 
 
 # The #incidents channel however a call names it.
@@ -241,7 +246,7 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
         reply_states("services", "services", svc.id, "id", turn=0),
     )
     allowed = [
-        allow("services", "services", svc.id),
+        allow("services", "services", svc.id, fault.service_fields),
         allow("services", "deployments"),
         allow("logs"),
         allow("mail", "messages", fields=["read"]),
@@ -398,7 +403,7 @@ def adapt_silent_change(ctx: GenContext) -> EnvSpec:
         weight=2,
     )
     allowed = [
-        allow("services", "services", svc.id),
+        allow("services", "services", svc.id, fault.service_fields),
         allow("services", "deployments"),
         allow("services", "configs"),
         allow("logs"),

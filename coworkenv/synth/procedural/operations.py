@@ -19,6 +19,7 @@ from coworkenv.synth.procedural._task import (
     frame,
     is_channel,
     is_person,
+    keys_kept,
     log,
     on_call,
     order,
@@ -89,6 +90,12 @@ def feature_flag_rollout(ctx: GenContext) -> EnvSpec:
     else:
         task.read("logs_tail", service=staging.id, lines=ctx.pick((10, 20, 50)))
     allowed: list[Wire] = [allow("services", "services", staging.id, ["flags"]), allow("logs")]
+    # A frame allows `flags`, not one flag: the service's other flags are guarded one by one.
+    for svc in (staging, prod) if clean else (staging,):
+        others = {k: v for k, v in svc.flags.items() if k != flag}
+        if others:
+            task.check(f"{svc.id}-other-flags-kept", f"the other flags of {svc.id} keep their values",
+                       keys_kept("services", "services", svc.id, "flags", others), role="guard")
     if clean:
         enable_prod = ("services_set_flag", {"service": prod.id, "flag": flag, "enabled": True})
         task.write(enable_prod[0], **enable_prod[1])

@@ -1,0 +1,54 @@
+"""Reply checks bound to a turn that read a value the world changes after that turn.
+
+`reply_states` and a text check's `number.source` read the final state, whatever turn they judge. Where the check
+is bound to turn t and a later turn's `changes` (the world's own change between turns: a person goes on leave, a
+release is rolled out again) set the field it reads to another value, the reply of turn t is judged against a value
+that did not exist when the agent gave it: the honest answer fails, and only a reference that knew the future passes.
+Judged on the spec alone: the turns' changes name what they set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
+
+_MISSING = object()
+
+
+def later_state_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int, int]]:
+    """(check index, the field it reads, the turn it judges, the later turn whose changes set that field)."""
+    for i, check in enumerate(spec.checks):
+        rule = check.rule
+        source: FieldRef | None = None
+        if isinstance(rule, ReplyStatesRule):
+            source = rule.source
+        elif isinstance(rule, TextRule) and rule.number is not None:
+            source = rule.number.source
+        turn = getattr(rule, "turn", None)
+        if source is None or turn is None:
+            continue
+        before = _initial(spec, source)
+        for later in range(turn + 1, len(spec.turns)):
+            if any(_sets(change, source, before) for change in spec.turns[later].changes):
+                yield i, source, turn, later
+                break
+
+
+def _initial(spec: EnvSpec, ref: FieldRef) -> Any:
+    for rec in getattr(getattr(spec.world.apps, ref.app, None), ref.table, None) or []:
+        if rec.id == ref.id:
+            return getattr(rec, ref.field, _MISSING)
+    return _MISSING
+
+
+def _sets(change: Any, ref: FieldRef, before: Any) -> bool:
+    """Whether a turn's change gives the field another value than the world started with."""
+    if getattr(change, "app", None) != ref.app or getattr(change, "table", None) != ref.table:
+        return False
+    if isinstance(change, UpdateRecord):
+        return change.id == ref.id and ref.field in change.set and change.set[ref.field] != before
+    if isinstance(change, PutRecord):
+        return change.record.get("id") == ref.id and change.record.get(ref.field, _MISSING) != before
+    return isinstance(change, DeleteRecord) and getattr(change, "id", None) == ref.id
