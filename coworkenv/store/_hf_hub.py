@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from coworkenv.clock_skew import clock_problem
 from coworkenv.escaping import holds_control_character
 from coworkenv.store._publisher import (
     KEPT_FILES,
@@ -217,10 +218,14 @@ class HfHubPublisher:
             return method(*args, **kwargs)
         except Exception as error:  # any client error becomes one actionable, token-free error
             reason = str(error).rstrip(".")
+            # A far-off clock fails the TLS handshake: the token and the Hub are not what to check then.
+            clock = clock_problem(error)
+            advice = f"{clock}; a retry completes what this publish left" if clock else (
+                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
+                "if another publish ran at the same time, publish again")
             failure = self._redactor.scrub(
                 f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {reason}. "
-                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
-                "if another publish ran at the same time, publish again."
+                f"{advice}."
             )
         # Raised outside the except block, so the original error (which may quote the token) is not chained.
         raise PublishError(failure)
