@@ -41,6 +41,15 @@ _IDENTITY = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_TERMINAL_PROMPT": "0",
 }
+# Settings of the repository's own .git/config that a publish overrides: it is a machine commit under the identity
+# above, in a batch run where no one can answer gpg's or ssh's passphrase prompt, and a line-ending policy that turns
+# git's warning into an error stopped it half way ("failed to write commit object", "LF would be replaced by CRLF").
+# The data files are committed as written whatever the policy; git reads these from the environment (git >= 2.31).
+_OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
+              "core.safecrlf": "false"}
+_CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
+               **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
+               **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
 
 
 class LocalGitPublisher:
@@ -306,6 +315,7 @@ class LocalGitPublisher:
         # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
         env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
         env.update(_IDENTITY)
+        env.update(_CONFIG_ENV)
         if locate:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
         return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True, check=False)
