@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -318,7 +319,13 @@ class LocalGitPublisher:
         env.update(_CONFIG_ENV)
         if locate:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
-        return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True, check=False)
+        try:
+            return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True,
+                                  check=False)
+        except OSError as exc:
+            if exc.filename not in ("git", None):  # the repository folder itself (cwd): named by the caller
+                raise
+            raise PublishError(_git_unusable(self.repo_dir, env.get("PATH", os.defpath), exc)) from None
 
     def _git(self, *args: str, locate: bool = True) -> str:
         result = self._run(*args, locate=locate)
@@ -334,3 +341,14 @@ class LocalGitPublisher:
                 f"{result.stderr.strip()}; fix the repository state or publish into a new directory"
             )
         return result.stdout
+
+
+def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
+    """Why git could not be started for a publish into `repo_dir`, and what to do (it was blamed on a link before)."""
+    found = shutil.which("git", path=path)
+    instead = "or publish to the Hub instead (COWORKENV_HUB_REPO_ID and HF_TOKEN); nothing was published"
+    if found is None:
+        return (f"git is not installed or not on PATH, and a publish into the local dataset repository {repo_dir} "
+                f"runs it; install git (e.g. `apt-get install git`) or put it on PATH, {instead}")
+    return (f"{found} could not be started ({os_reason(exc)}), and a publish into the local dataset repository "
+            f"{repo_dir} runs it; repair or reinstall git (check that it is an executable program), {instead}")
