@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from coworkenv.clock_skew import clock_problem
 from coworkenv.escaping import holds_control_character
+from coworkenv.store._hub_environment import hub_environment_problem
 from coworkenv.store._publisher import (
     KEPT_FILES,
     PublishError,
@@ -71,6 +72,9 @@ class HfHubPublisher:
             raise PublishError(f"{TOKEN_ENV} holds a control character (a line break copied with the token?), which "
                                "an HTTP header cannot carry; set it to the token alone")
         if api is None:
+            problem = hub_environment_problem(repo_id)
+            if problem is not None:
+                raise PublishError(problem)
             if token is None:
                 raise PublishError(
                     f"publishing to the Hub repo {repo_id!r} needs a write token in the {TOKEN_ENV} "
