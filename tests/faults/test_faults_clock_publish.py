@@ -15,7 +15,9 @@ import pytest
 from huggingface_hub import HfApi
 
 from coworkenv.store import HfHubPublisher, PublishError
-from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release
+from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release, token
+
+pytestmark = pytest.mark.usefixtures(token.__name__)  # HF_TOKEN set, the client offline
 
 CALLS = ["create_repo", "list_repo_refs", "list_repo_tree", "create_commit", "create_tag"]
 # (what the TLS stack or the store says, the clock, the date the message must show)
@@ -36,13 +38,6 @@ class ClockedHubApi(RecordingHubApi):
         self.calls.append((name, kwargs))
         if name == self.fail_on and self.raised is not None:
             raise self.raised
-
-
-@pytest.fixture(autouse=True)
-def token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return TOKEN
 
 
 def _connect_error(text: str) -> Exception:

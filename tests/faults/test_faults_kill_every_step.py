@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -50,7 +49,8 @@ def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
         LocalGitPublisher(template).publish(release(version, int(ROWS)))
     shutil.copytree(template, clean, symlinks=True)
     LocalGitPublisher(clean).publish(release(tag, int(ROWS)))
-    expected, earlier = _published(clean), _published(template)
+    expected = _published(clean)
+    earlier = {version: _git(template, "rev-parse", f"{version}^{{tree}}") for version in before}
     failures: list[str] = []
     counted = Path(shutil.copytree(template, tmp_path / "counted", symlinks=True))
     steps = _steps("publish", str(counted), tag, ROWS)
@@ -60,8 +60,8 @@ def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
         shutil.copytree(template, repo, symlinks=True)
         _killed_at(step, "publish", str(repo), tag, ROWS)
         publisher = LocalGitPublisher(repo)
-        if any(_git(repo, "rev-parse", f"{v}^{{tree}}") != t for v, t in zip(before, earlier["trees"], strict=True)):
-            failures.append(f"step {step}: an earlier version changed")  # type: ignore[arg-type]
+        if any(_git(repo, "rev-parse", f"{version}^{{tree}}") != tree for version, tree in earlier.items()):
+            failures.append(f"step {step}: an earlier version changed")
         publisher.publish(release(tag, int(ROWS)))
         if (got := _published(repo)) != expected:
             failures.append(f"step {step}: {', '.join(k for k in expected if got[k] != expected[k])} differ")
@@ -76,23 +76,28 @@ def test_an_earlier_version_published_again_killed_at_every_step_then_rerun(tmp_
     _enumerate_publish(tmp_path, ["v1", "v2"], "v1")
 
 
+def _stored(root: Path) -> pa.Table:
+    """The table a reader of the store takes: its recorded latest version."""
+    stored = latest(root, "table")
+    assert stored is not None
+    return read_table(stored)
+
+
 def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_stores_it(tmp_path: Path) -> None:
     template, clean = tmp_path / "template", tmp_path / "clean"
     store_write(str(template), "small")
     shutil.copytree(template, clean)
     store_write(str(clean), "large")
-    expected = read_table(latest(clean, "table")).to_pylist()  # type: ignore[arg-type]
-    earlier = read_table(latest(template, "table")).to_pylist()  # type: ignore[arg-type]
+    expected, earlier = _stored(clean).to_pylist(), _stored(template).to_pylist()
     failures: list[str] = []
-    reader: Callable[[Path], pa.Table] = lambda root: read_table(latest(root, "table"))  # type: ignore[arg-type]
     counted = Path(shutil.copytree(template, tmp_path / "counted"))
     for step in range(1, _steps("store_write", str(counted), "large") + 1):
         root = tmp_path / f"killed-{step}"
         shutil.copytree(template, root)
         _killed_at(step, "store_write", str(root), "large")
-        if reader(root).to_pylist() not in (earlier, expected):  # the last version or the new one, whole
+        if _stored(root).to_pylist() not in (earlier, expected):  # the last version or the new one, whole
             failures.append(f"step {step}: the store holds neither version")
         store_write(str(root), "large")
-        if reader(root).to_pylist() != expected or temp_files(root):
+        if _stored(root).to_pylist() != expected or temp_files(root):
             failures.append(f"step {step}: the rerun did not end as a clean write")
     assert failures == [], failures

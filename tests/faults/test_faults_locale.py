@@ -12,33 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from coworkenv.cli import app
-from tests.faults.harness import CAPABILITY, ROOT, assert_clean_failure, run_child
+from tests.faults.harness import CAPABILITY, ROOT, assert_clean_failure, renamed_copy, run_child, specs_and_trajectories
 
 ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0"}
 NAME = "café"  # UTF-8 bytes c3 a9, which an ASCII locale cannot decode
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("locale")
-    assert runner.invoke(app, ["synth", "--out", str(root / "specs"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
-    assert runner.invoke(app, ["rollout", str(root / "specs"), "--out", str(root / "traj")]).exit_code == 0
-    return {"specs": root / "specs", "traj": root / "traj"}
-
-
-def _renamed(folder: Path, where: Path, *, inside: bool) -> Path:
-    """A copy of `folder` with a UTF-8, non-ASCII name (or, `inside`, such names for its files)."""
-    if not inside:
-        return Path(shutil.copytree(folder, where / f"{folder.name}-{NAME}"))
-    copy = where / folder.name
-    copy.mkdir()
-    for path in folder.iterdir():
-        shutil.copy(path, copy / f"{NAME}-{path.name}")
-    return copy
+    return specs_and_trajectories(tmp_path_factory.mktemp("locale"))
 
 
 def _assert_blames_the_locale(line: str) -> None:
@@ -59,7 +42,7 @@ def test_a_utf8_name_under_an_ascii_locale_is_refused_naming_the_locale(made: di
         named = Path(shutil.copy(spec, tmp_path / f"{NAME}.parquet"))
         args = ["env", "run", str(named), "--agent", "oracle"]
     else:
-        source = _renamed(made["traj" if command == "curate" else "specs"], tmp_path, inside=inside)
+        source = renamed_copy(made["traj" if command == "curate" else "specs"], tmp_path, NAME, inside=inside)
         args = [command, str(source), "--out", str(out)]
         named = next(source.iterdir()) if inside else source
     failed = run_child(args, env=ASCII_LOCALE)
