@@ -24,8 +24,8 @@ from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
-from coworkenv.open_files import raise_open_files_limit
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
+from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from coworkenv.stop_signals import unhandled_stop_signals
