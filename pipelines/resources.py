@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import dagster as dg
 from pydantic import Field, ValidationError, field_validator
 
+from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.url_credentials import without_url_credentials
 
@@ -73,11 +74,10 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             raise ValueError(f"must be a 64-bit integer (from {INT64_MIN} to {INT64_MAX})")
         if isinstance(value, str) and "\0" in value:  # no path, name or URL holds one; os calls fail on it later
             raise ValueError("must not hold a NUL character")
-        if isinstance(value, str) and any(0xDC80 <= ord(ch) <= 0xDCFF for ch in value):
-            # Bytes of another encoding, as Python hands them over from the environment: Arrow, orjson and
+        if isinstance(value, str) and holds_undecodable_bytes(value):
+            # Bytes Python could not decode, as it hands them over from the environment: Arrow, orjson and
             # Dagster's storage take UTF-8 only, and failed deep in the first step with a traceback.
-            raise ValueError("holds bytes that are not UTF-8, which the Parquet readers and Dagster cannot take; "
-                             "use a UTF-8 value (rename the folder if it is a path)")
+            raise ValueError(undecodable_name_reason(value).replace("the name", "the value", 1))
         return value
 
     @field_validator("hub_repo_id", "hub_model_repo_id")

@@ -165,6 +165,18 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_hub_environment(settings: CoworkenvSettings) -> None:
+    """A Hub publish this run would make, refused before any work when the Hub client's environment forbids it."""
+    from coworkenv.store import TOKEN_ENV, hub_environment_problem
+
+    if not os.environ.get(TOKEN_ENV):  # without a token the run publishes into the local repositories
+        return
+    for repo_id in (settings.hub_repo_id, settings.hub_model_repo_id):
+        problem = hub_environment_problem(repo_id) if repo_id else None
+        if problem is not None:
+            raise UsageError(problem)
+
+
 def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
     """Settings and taxonomy, checked before any run starts (UsageError: one line naming what to fix)."""
     from coworkenv.sandbox import required_layers
@@ -183,6 +195,7 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
         required_layers()  # COWORKENV_SANDBOX_REQUIRE: a typo must stop the run, not only the specs with code
     except ValueError as exc:
         raise UsageError(f"{exc}; fix or unset the variable") from None
+    _check_hub_environment(settings)
     unknown = [c for c in args.only or [] if c not in taxonomy.capabilities]
     if unknown:
         raise UsageError(f"--only {' '.join(unknown)}: not in the taxonomy {settings.taxonomy_dir}; "

@@ -10,16 +10,26 @@ from pathlib import Path
 
 from coworkenv.atomic import WriteError, folder_lock, os_reason, path_advice
 
-__all__ = ["CheckpointPlaceError", "checkpoint_staging", "replace_dir", "restore_interrupted_replace"]
+__all__ = ["CheckpointPlaceError", "checkpoint_place", "checkpoint_staging", "replace_dir",
+           "restore_interrupted_replace"]
 
 
 def _previous_of(out_dir: Path) -> Path:
     return out_dir.with_name(f".{out_dir.name}.previous")
 
 
+def checkpoint_place(out_dir: Path) -> Path:
+    """Where a checkpoint for `out_dir` really lives: the target when `out_dir` is a symbolic link (a checkpoint
+    folder linked to a bigger disk), so the staging folder, the renames and the lock are on that disk and the link
+    stays. Renaming the link itself put the new checkpoint on the small disk, moved the link aside and then failed
+    to delete it, then and in every later training ("Cannot call rmtree on a symbolic link")."""
+    return out_dir.resolve() if out_dir.is_symlink() else out_dir
+
+
 def restore_interrupted_replace(out_dir: Path) -> bool:
     """Put back the checkpoint a `replace_dir` stopped between its two renames had moved aside (`out_dir` gone, the
     old one at `.<name>.previous`); True when it did. Without this, a kill at that moment hid the user's checkpoint."""
+    out_dir = checkpoint_place(out_dir)
     previous = _previous_of(out_dir)
     if out_dir.exists() or out_dir.is_symlink() or not previous.is_dir():
         return False
@@ -36,6 +46,7 @@ def checkpoint_staging(out_dir: Path) -> Iterator[Path]:
     mixed its own in, and the mixture was put in place as one checkpoint. The second now waits for the first. In a
     distributed run only the main process (RANK 0) locks and empties it; the others write where it says.
     """
+    out_dir = checkpoint_place(out_dir)
     staging = out_dir.with_name(f".{out_dir.name}.partial")
     if os.environ.get("RANK", "0") != "0":
         yield staging
@@ -52,6 +63,7 @@ def replace_dir(staging: Path, out_dir: Path) -> None:
 
     Two renames: the old checkpoint aside, the new one in. A stop between them is repaired by the next call (or by
     `restore_interrupted_replace`, which loading a checkpoint runs), so the old checkpoint is never lost."""
+    out_dir = checkpoint_place(out_dir)
     restore_interrupted_replace(out_dir)
     previous = _previous_of(out_dir)
     if previous.exists():

@@ -24,6 +24,7 @@ from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
+from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
@@ -44,9 +45,9 @@ class _CommandGroup(TyperGroup):
         if oversized is not None:  # Arrow, Polars and orjson would fail on it deep in the run, with a traceback
             typer.echo(error_line(f"{oversized}"), err=True)
             raise typer.Exit(USAGE_ERROR)
-        not_utf8 = next((arg for arg in command if _holds_non_utf8(arg)), None)
+        not_utf8 = next((arg for arg in command if holds_undecodable_bytes(arg)), None)
         if not_utf8 is not None:  # refused before any work: no later command could read what it names
-            typer.echo(error_line(f"{not_utf8}: {NOT_UTF8}"), err=True)
+            typer.echo(error_line(f"{not_utf8}: {undecodable_name_reason(not_utf8)}"), err=True)
             raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
@@ -76,8 +77,8 @@ class _CommandGroup(TyperGroup):
         except UnicodeEncodeError as exc:
             if not isinstance(exc.object, str) or "surrogates" not in exc.reason:
                 raise
-            # A file found in a folder whose name holds bytes that are not UTF-8 (legal on Linux).
-            typer.echo(error_line(f"{exc.object}: {NOT_UTF8}"), err=True)
+            # A file found in a folder whose name Python could not decode (not UTF-8, or an ASCII locale).
+            typer.echo(error_line(f"{exc.object}: {undecodable_name_reason(exc.object)}"), err=True)
             raise typer.Exit(USAGE_ERROR) from None
         except Exception as exc:
             # A library's own error type for a failure of the file system (safetensors saving a checkpoint on a
@@ -88,15 +89,6 @@ class _CommandGroup(TyperGroup):
             first = (str(exc).strip().splitlines() or [""])[0]
             typer.echo(error_line(f"{first} ({type(exc).__name__}); {path_advice(None, system)}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
-
-
-# Arrow and Polars take UTF-8 paths only; Python hands a name that is not UTF-8 over with surrogate escapes.
-NOT_UTF8 = "the name holds bytes that are not UTF-8, which the Parquet readers cannot open; rename it to a UTF-8 " \
-    "name and run again"
-
-
-def _holds_non_utf8(text: str) -> bool:
-    return any(0xDC80 <= ord(ch) <= 0xDCFF for ch in text)
 
 
 _QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one

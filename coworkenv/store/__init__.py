@@ -1,6 +1,7 @@
 """Storage: one table contract per pipeline stage (`coworkenv.store.stages`: specs, envs, trajectories, SFT rows), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
 
-from coworkenv.store._hf_hub import HfHubPublisher
+from coworkenv.store._hf_hub import TOKEN_ENV, HfHubPublisher
+from coworkenv.store._hub_environment import hub_environment_problem
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._local_git import LocalGitPublisher
 from coworkenv.store._parquet import (
@@ -35,6 +36,7 @@ def render_dataset_card(release: DatasetRelease) -> str:
 
 __all__ = [
     "PARQUET_WRITE_OPTIONS",
+    "TOKEN_ENV",
     "DatasetCardInfo",
     "DatasetRelease",
     "HfHubPublisher",
@@ -46,6 +48,7 @@ __all__ = [
     "SpecSourceError",
     "StoredTable",
     "file_sha256",
+    "hub_environment_problem",
     "latest",
     "lfs_pointer_problem",
     "parquet_bytes",

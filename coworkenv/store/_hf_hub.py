@@ -15,7 +15,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from coworkenv.clock_skew import clock_problem
 from coworkenv.escaping import holds_control_character
+from coworkenv.store._hub_environment import hub_environment_problem
 from coworkenv.store._publisher import (
     KEPT_FILES,
     PublishError,
@@ -70,6 +72,9 @@ class HfHubPublisher:
             raise PublishError(f"{TOKEN_ENV} holds a control character (a line break copied with the token?), which "
                                "an HTTP header cannot carry; set it to the token alone")
         if api is None:
+            problem = hub_environment_problem(repo_id)
+            if problem is not None:
+                raise PublishError(problem)
             if token is None:
                 raise PublishError(
                     f"publishing to the Hub repo {repo_id!r} needs a write token in the {TOKEN_ENV} "
@@ -217,10 +222,14 @@ class HfHubPublisher:
             return method(*args, **kwargs)
         except Exception as error:  # any client error becomes one actionable, token-free error
             reason = str(error).rstrip(".")
+            # A far-off clock fails the TLS handshake: the token and the Hub are not what to check then.
+            clock = clock_problem(error)
+            advice = f"{clock}; a retry completes what this publish left" if clock else (
+                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
+                "if another publish ran at the same time, publish again")
             failure = self._redactor.scrub(
                 f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {reason}. "
-                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
-                "if another publish ran at the same time, publish again."
+                f"{advice}."
             )
         # Raised outside the except block, so the original error (which may quote the token) is not chained.
         raise PublishError(failure)

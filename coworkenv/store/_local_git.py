@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -41,6 +42,15 @@ _IDENTITY = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_TERMINAL_PROMPT": "0",
 }
+# Settings of the repository's own .git/config that a publish overrides: it is a machine commit under the identity
+# above, in a batch run where no one can answer gpg's or ssh's passphrase prompt, and a line-ending policy that turns
+# git's warning into an error stopped it half way ("failed to write commit object", "LF would be replaced by CRLF").
+# The data files are committed as written whatever the policy; git reads these from the environment (git >= 2.31).
+_OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
+              "core.safecrlf": "false"}
+_CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
+               **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
+               **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
 
 
 class LocalGitPublisher:
@@ -306,9 +316,16 @@ class LocalGitPublisher:
         # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
         env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
         env.update(_IDENTITY)
+        env.update(_CONFIG_ENV)
         if locate:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
-        return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True, check=False)
+        try:
+            return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True,
+                                  check=False)
+        except OSError as exc:
+            if exc.filename not in ("git", None):  # the repository folder itself (cwd): named by the caller
+                raise
+            raise PublishError(_git_unusable(self.repo_dir, env.get("PATH", os.defpath), exc)) from None
 
     def _git(self, *args: str, locate: bool = True) -> str:
         result = self._run(*args, locate=locate)
@@ -324,3 +341,14 @@ class LocalGitPublisher:
                 f"{result.stderr.strip()}; fix the repository state or publish into a new directory"
             )
         return result.stdout
+
+
+def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
+    """Why git could not be started for a publish into `repo_dir`, and what to do (it was blamed on a link before)."""
+    found = shutil.which("git", path=path)
+    instead = "or publish to the Hub instead (COWORKENV_HUB_REPO_ID and HF_TOKEN); nothing was published"
+    if found is None:
+        return (f"git is not installed or not on PATH, and a publish into the local dataset repository {repo_dir} "
+                f"runs it; install git (e.g. `apt-get install git`) or put it on PATH, {instead}")
+    return (f"{found} could not be started ({os_reason(exc)}), and a publish into the local dataset repository "
+            f"{repo_dir} runs it; repair or reinstall git (check that it is an executable program), {instead}")

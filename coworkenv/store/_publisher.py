@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
+from coworkenv.store._secret_scan import secret_in_table, secrets_set
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -113,9 +114,34 @@ def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
     # Imported here: the card module imports `datasets`, which is slow to import.
     from coworkenv.store._card import render_dataset_card
 
-    atomic_write_bytes(dest / CARD_NAME, render_dataset_card(release).encode())  # validates the release first
+    card = render_dataset_card(release)  # validates the release first
+    _refuse_secrets(release, card)
+    atomic_write_bytes(dest / CARD_NAME, card.encode())
     paths = [CARD_NAME]
     for path, data in release_files(release):
         atomic_write_bytes(dest / path, data)
         paths.append(path)
     return sorted(paths)
+
+
+def _refuse_secrets(release: DatasetRelease, card: str) -> None:
+    """Refuse a release holding the value of a credential variable set now (before any of its files is written)."""
+    secrets = secrets_set()
+    if not secrets:
+        return
+    where: str | None = None
+    name = next((name for name, secret in secrets.items() if secret in card), None)
+    if name is not None:
+        where = "its dataset card"
+    for config, splits in release.configs.items():
+        for split, shards in splits.items():
+            for index, shard in enumerate(shards):
+                found = None if where else secret_in_table(shard, secrets)
+                if found is not None:
+                    name, column = found
+                    where = f"config {config!r}, split {split!r}, shard {index}, {column}"
+    if where is not None:
+        raise PublishError(
+            f"release {release.version}: {where} holds the value of {name}, a credential that must never be "
+            "published; nothing was published. Remove it where the data comes from (a capability YAML, a spec file "
+            f"or its world data, an imported task), or rotate the credential if it is no longer secret, then run again")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -121,6 +122,29 @@ def stage_inputs(root: Path) -> dict[str, Path]:
     assert CliRunner().invoke(app, ["rollout", str(specs), "--out", str(root / "traj")]).exit_code == 0
     assert CliRunner().invoke(app, ["curate", str(root / "traj"), "--out", str(root / "sft")]).exit_code == 0
     return {"specs": specs, "traj": root / "traj", "sft": root / "sft"}
+
+
+def specs_and_trajectories(root: Path) -> dict[str, Path]:
+    """A folder of specs (`synth`) and one of trajectories (`rollout`) under `root`, made by the commands."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    made = {"specs": root / "specs", "traj": root / "traj"}
+    assert CliRunner().invoke(app, ["synth", "--out", str(made["specs"]), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
+    assert CliRunner().invoke(app, ["rollout", str(made["specs"]), "--out", str(made["traj"])]).exit_code == 0
+    return made
+
+
+def renamed_copy(folder: Path, where: Path, name: str, *, inside: bool) -> Path:
+    """A copy of `folder` under `where` whose own name (or, `inside`, each file's name) holds `name`."""
+    if not inside:
+        return Path(shutil.copytree(folder, where / f"{folder.name}-{name}"))
+    copy = where / folder.name
+    copy.mkdir()
+    for path in folder.iterdir():
+        shutil.copy(path, copy / f"{name}-{path.name}")
+    return copy
 
 
 def release(tag: str, rows: int = 40) -> DatasetRelease:

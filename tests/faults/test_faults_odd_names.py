@@ -7,7 +7,6 @@ terminal raw. A name that is not UTF-8, which the Parquet readers cannot open, i
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,7 +15,14 @@ from typer.testing import CliRunner
 
 from coworkenv.cli import app
 from coworkenv.store import LocalGitPublisher
-from tests.faults.harness import CAPABILITY, assert_clean_failure, run_child, snapshot
+from tests.faults.harness import (
+    CAPABILITY,
+    assert_clean_failure,
+    renamed_copy,
+    run_child,
+    snapshot,
+    specs_and_trajectories,
+)
 
 runner = CliRunner()
 CONTROL = {"newline": "line\nbreak", "carriage-return": "carriage\rreturn", "line-separator": "sep\u2028arator",
@@ -75,21 +81,7 @@ NOT_UTF8 = os.fsdecode(b"caf\xe9")  # Latin-1 bytes, as an older tool may have n
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("odd")
-    assert runner.invoke(app, ["synth", "--out", str(root / "specs"), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
-    assert runner.invoke(app, ["rollout", str(root / "specs"), "--out", str(root / "traj")]).exit_code == 0
-    return {"specs": root / "specs", "traj": root / "traj"}
-
-
-def _renamed(folder: Path, where: Path, *, inside: bool) -> Path:
-    """A copy of `folder` whose own name (or, `inside`, each file's name) is not UTF-8."""
-    if not inside:
-        return Path(shutil.copytree(folder, where / f"{folder.name}-{NOT_UTF8}"))
-    copy = where / folder.name
-    copy.mkdir()
-    for path in folder.iterdir():
-        shutil.copy(path, copy / f"{NOT_UTF8}-{path.name}")
-    return copy
+    return specs_and_trajectories(tmp_path_factory.mktemp("odd"))
 
 
 @pytest.mark.parametrize(("command", "inside"), [("validate", False), ("validate", True), ("rollout", True),
@@ -100,7 +92,7 @@ def test_a_name_that_is_not_utf8_is_refused_naming_it(made: dict[str, Path], tmp
     if command == "synth":  # an output no later command could open
         args, named = ["synth", "--out", str(out / NOT_UTF8), "-c", CAPABILITY, "--n", "1"], out / NOT_UTF8
     else:
-        source = _renamed(made["traj" if command == "curate" else "specs"], tmp_path, inside=inside)
+        source = renamed_copy(made["traj" if command == "curate" else "specs"], tmp_path, NOT_UTF8, inside=inside)
         args = [command, str(source), "--out", str(out)]
         named = next(source.iterdir()) if inside else source
     failed = run_child(args)

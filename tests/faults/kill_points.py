@@ -1,0 +1,62 @@
+"""Kill points enumerated, not picked: every step of a write that changes the disk or asks git to (a rename, an unlink,
+an fsync, a mkdir, a git command) is numbered in the order a clean run takes them, and a child is SIGKILLed before
+step N, for every N. `python -m tests.faults.child --call tests.faults.kill_points:run -- N SCENARIO ARGS...`;
+N = 0 kills nowhere and prints how many steps the scenario took.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# The calls that make a step: what changes what a later reader or a rerun finds.
+STEPS: list[tuple[Any, str]] = [(os, "replace"), (os, "rename"), (os, "unlink"), (os, "rmdir"), (os, "mkdir"),
+                                (os, "fsync"), (subprocess, "run")]
+
+
+def _arm(kill_at: int) -> list[int]:
+    taken = [0]
+    for owner, name in STEPS:
+        original = getattr(owner, name)
+
+        def step(*args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
+            taken[0] += 1
+            if taken[0] == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return _original(*args, **kwargs)
+
+        setattr(owner, name, functools.wraps(original)(step))
+    return taken
+
+
+def run(kill_at: str, scenario: str, *args: str) -> None:
+    """Run SCENARIO (a function of this module's SCENARIOS) killed before step `kill_at`; 0: print the step count."""
+    taken = _arm(int(kill_at))
+    SCENARIOS[scenario](*args)
+    if int(kill_at) == 0:
+        print(f"steps {taken[0]}")
+    elif taken[0] < int(kill_at):
+        print(f"fault corpus: only {taken[0]} steps, none numbered {kill_at}", file=sys.stderr)
+        sys.exit(97)
+
+
+def _publish(repo_dir: str, tag: str, rows: str) -> None:
+    from coworkenv.store import LocalGitPublisher
+    from tests.faults.harness import release
+
+    LocalGitPublisher(Path(repo_dir)).publish(release(tag, int(rows)))
+
+
+def _store_write(root: str, size: str) -> None:
+    from tests.faults.scenarios import store_write
+
+    store_write(root, size)
+
+
+SCENARIOS: dict[str, Callable[..., None]] = {"publish": _publish, "store_write": _store_write}

@@ -1,0 +1,103 @@
+"""Fault corpus, kill -9 at every step, enumerated (tests/faults/kill_points.py): a clean run of the write is
+counted in steps (every rename, unlink, rmdir, mkdir, fsync and git command), then for each N a child is killed
+before step N and the write is run again. At every point the earlier version stays readable and whole, and the rerun
+ends where an undisturbed run ends. Regression guards: main passed all of them (the hand-picked kill points of
+test_faults_kill.py and test_faults_publish_retry.py found the failures these would have)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+
+from coworkenv.store import LocalGitPublisher, latest, read_table
+from tests.faults.harness import release, run_child, snapshot, temp_files
+from tests.faults.scenarios import store_write
+
+SIGKILLED = -9
+ROWS = "10"  # one shard: fewer steps, the same kinds of step
+
+
+def _steps(*args: str) -> int:
+    counted = run_child(["0", *args], call="tests.faults.kill_points:run")
+    assert counted.returncode == 0, counted.stderr
+    return int(counted.stdout.split()[-1])
+
+
+def _killed_at(step: int, *args: str) -> None:
+    killed = run_child([str(step), *args], call="tests.faults.kill_points:run")
+    assert killed.returncode == SIGKILLED, f"step {step}: {killed.returncode} {killed.stderr[-500:]}"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def _published(repo: Path) -> dict[str, object]:
+    """What a reader of the repository sees: versions, their trees, the branch, its files, and no temp files."""
+    tags = LocalGitPublisher(repo).published_versions()
+    return {"versions": tags, "trees": [_git(repo, "rev-parse", f"{tag}^{{tree}}") for tag in tags],
+            "commits": len(_git(repo, "rev-list", "main").split()), "files": snapshot(repo),
+            "temps": temp_files(repo), "status": _git(repo, "status", "--porcelain", "--untracked-files=all")}
+
+
+def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
+    template, clean = tmp_path / "template", tmp_path / "clean"
+    for version in before:
+        LocalGitPublisher(template).publish(release(version, int(ROWS)))
+    shutil.copytree(template, clean, symlinks=True)
+    LocalGitPublisher(clean).publish(release(tag, int(ROWS)))
+    expected = _published(clean)
+    earlier = {version: _git(template, "rev-parse", f"{version}^{{tree}}") for version in before}
+    failures: list[str] = []
+    counted = Path(shutil.copytree(template, tmp_path / "counted", symlinks=True))
+    steps = _steps("publish", str(counted), tag, ROWS)
+    assert _published(counted) == expected  # the counting run is a clean run
+    for step in range(1, steps + 1):
+        repo = tmp_path / f"killed-{step}"
+        shutil.copytree(template, repo, symlinks=True)
+        _killed_at(step, "publish", str(repo), tag, ROWS)
+        publisher = LocalGitPublisher(repo)
+        if any(_git(repo, "rev-parse", f"{version}^{{tree}}") != tree for version, tree in earlier.items()):
+            failures.append(f"step {step}: an earlier version changed")
+        publisher.publish(release(tag, int(ROWS)))
+        if (got := _published(repo)) != expected:
+            failures.append(f"step {step}: {', '.join(k for k in expected if got[k] != expected[k])} differ")
+    assert failures == [], failures
+
+
+def test_a_publish_over_a_version_killed_at_every_step_then_rerun_ends_as_a_clean_one(tmp_path: Path) -> None:
+    _enumerate_publish(tmp_path, ["v1"], "v2")
+
+
+def test_an_earlier_version_published_again_killed_at_every_step_then_rerun(tmp_path: Path) -> None:
+    _enumerate_publish(tmp_path, ["v1", "v2"], "v1")
+
+
+def _stored(root: Path) -> pa.Table:
+    """The table a reader of the store takes: its recorded latest version."""
+    stored = latest(root, "table")
+    assert stored is not None
+    return read_table(stored)
+
+
+def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_stores_it(tmp_path: Path) -> None:
+    template, clean = tmp_path / "template", tmp_path / "clean"
+    store_write(str(template), "small")
+    shutil.copytree(template, clean)
+    store_write(str(clean), "large")
+    expected, earlier = _stored(clean).to_pylist(), _stored(template).to_pylist()
+    failures: list[str] = []
+    counted = Path(shutil.copytree(template, tmp_path / "counted"))
+    for step in range(1, _steps("store_write", str(counted), "large") + 1):
+        root = tmp_path / f"killed-{step}"
+        shutil.copytree(template, root)
+        _killed_at(step, "store_write", str(root), "large")
+        if _stored(root).to_pylist() not in (earlier, expected):  # the last version or the new one, whole
+            failures.append(f"step {step}: the store holds neither version")
+        store_write(str(root), "large")
+        if _stored(root).to_pylist() != expected or temp_files(root):
+            failures.append(f"step {step}: the rerun did not end as a clean write")
+    assert failures == [], failures
