@@ -74,4 +74,6 @@ def test_cli_and_assets_write_the_same_stage_files(tmp_path: Path) -> None:
         shards = sorted((out / "sft").glob(f"{split}-*.parquet"))
         cli_rows = stages.read_sft(shards, split) if shards else stages.SFT_SCHEMA.empty_table()
         assert cli_rows.equals(asset_rows), split
-    assert stages.SFT.num_rows(stored(SFT, "train")) > 0
+    # Not a comparison of empty tables. Which split the few envs fall in is their request families' hash, which
+    # moves whenever a generator's text does: count the rows of all splits.
+    assert sum(stages.SFT.num_rows(stored(SFT, split)) for split in ("train", "validation", "test")) > 0
