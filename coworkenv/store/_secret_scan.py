@@ -12,8 +12,10 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# Hub tokens and LLM keys (coworkenv.llm reads the last two); a value this short would match by chance.
-SECRET_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
+from coworkenv.llm import API_KEY_ENV_VARS
+
+# Hub tokens (huggingface_hub reads both) and the keys the LLM backend reads; a value this short would match by chance.
+SECRET_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", *API_KEY_ENV_VARS)
 MIN_SECRET_CHARS = 8
 
 
