@@ -72,7 +72,7 @@ def test_compact_rendering_keeps_what_a_call_needs_and_is_shared_by_training_and
     assert read_rendering(tmp_path) == "compact"
 
 
-@pytest.mark.parametrize("word_split", ["qwen", "bare"])
+@pytest.mark.parametrize("word_split", ["qwen", "bare", "capitals"])
 def test_under_the_bare_split_a_value_is_the_same_tokens_in_prose_and_in_a_tool_call(word_split: str) -> None:
     template = trl_chat_template("qwen3_training")
     messages, tools = to_chat(ROW, rendering="minimal")
@@ -89,7 +89,24 @@ def test_under_the_bare_split_a_value_is_the_same_tokens_in_prose_and_in_a_tool_
     assert tokenizer.decode(first_word) == "PLAT"
     named = tokenizer.encode(prose)
     copyable = any(named[i:i + len(first_word)] == first_word for i in range(len(named)))
-    assert copyable == (word_split == "bare")
+    assert copyable == (word_split != "qwen")
+
+
+def test_the_capitals_split_adds_space_tokens_only_before_capitalized_words() -> None:
+    template = trl_chat_template("qwen3_training")
+    messages, tools = to_chat(ROW, rendering="minimal")
+    prose = "please ask the team about the outage and set PLAT-7 to p1 for Heron Games today."
+    corpus = [*render_corpus_text([(messages, tools)] * 3, template), *[prose] * 20]
+    lengths = {}
+    for word_split in ("qwen", "bare", "capitals"):
+        spec = TinyModelSpec(vocab_size=400, min_token_frequency=1, word_split=word_split)
+        tokenizer = train_tokenizer(corpus, spec, template)
+        assert tokenizer.decode(tokenizer.encode(prose)) == prose
+        lengths[word_split] = len(tokenizer.encode(prose))
+        pieces = [tokenizer.decode([i]) for i in tokenizer.encode(prose)]
+        if word_split == "capitals":  # a lowercase word keeps its space, a capitalized one never takes it
+            assert " ask" in pieces and "Heron" in pieces and " Heron" not in pieces
+    assert lengths["qwen"] < lengths["capitals"] < lengths["bare"]
 
 
 def _episode(env: str, passed: bool, cap: str = "c", turns: str = "single") -> EpisodeResult:

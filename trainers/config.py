@@ -70,10 +70,11 @@ class TinySection(ConfigSection):
     copy_induction: Annotated[bool, Field(description="the copy head's keys and queries carry the two tokens before "
                                           "each position, so a value read earlier is copied on from where it "
                                           "was read once its first token is written")] = False
-    word_split: Annotated[Literal["qwen", "bare"], Field(
+    word_split: Annotated[Literal["qwen", "bare", "capitals"], Field(
         description="qwen: Qwen's pre-tokenization (a word carries the space or punctuation before it: ' INC' in "
         "prose, 'INC' after a JSON quote); bare: a word never does, so a value is the same tokens wherever it "
-        "stands and the copy head can copy its first word (trainers.tiny_model)")] = "qwen"
+        "stands and the copy head can copy its first word; capitals: only a word starting with a capital letter "
+        "never does (ids and names copy as under bare, with far fewer space tokens) (trainers.tiny_model)")] = "qwen"
 
     @model_validator(mode="after")
     def _heads_divide(self) -> TinySection:
