@@ -98,6 +98,44 @@ def test_a_grader_the_sandbox_cannot_run_leaves_the_task_partial_and_says_why(tm
     assert "grader" not in [c.id for c in spec.checks]  # the declared components stand in, reported as such
 
 
+_HANDS_ON = (  # CE17 overriding its peer's grade and handing `judge` on, as Claw-Eval's pinbench graders do
+    "    def grade(self, messages, dispatches, task, audit_data=None, judge=None, media_events=None,\n"
+    "              env_snapshot=None):\n"
+    "        return super().grade(messages, dispatches, task, audit_data, judge, media_events)\n")
+_ASKS = ("        scores = DimensionScores()\n",  # CE16 handing it on to a helper of its own that asks it
+         "        scores = DimensionScores()\n        self._ask(judge)\n")
+
+
+@pytest.mark.parametrize(("asker", "status"), [
+    (None, "full"),  # handed on to a grade that never uses it: Claw-Eval's judge plays no part in the score
+    ("peer", "partial"),  # a regression guard: the peer hands it to a helper of its own that asks it
+    ("framework", "partial"),  # a framework module asks it: CE16, never naming it, inherits that (main: run, full)
+])
+def test_a_judge_handed_on_counts_only_where_the_receiver_uses_it(tmp_path: Path, asker: str | None,
+                                                                  status: str) -> None:
+    shutil.copytree(CHECKOUT / "src", tmp_path / "src")
+    for task_id in GRADED:
+        shutil.copytree(CHECKOUT / "tasks" / task_id, tmp_path / "tasks" / task_id)
+    grader = tmp_path / "tasks" / GRADED[1] / "grader.py"
+    grader.write_text(grader.read_text().replace("    pass\n", _HANDS_ON))
+    asking = "\n    def _ask(self, judge: Any) -> Any:\n        return judge.evaluate()\n"
+    if asker == "peer":
+        peer = tmp_path / "tasks" / GRADED[0] / "grader.py"
+        peer.write_text(peer.read_text().replace(*_ASKS) + asking)
+    if asker == "framework":
+        base = tmp_path / "src" / "claw_eval" / "graders" / "base.py"
+        base.write_text(base.read_text().replace("    @staticmethod\n", asking.lstrip("\n") + "\n    @staticmethod\n", 1))
+    checked = GRADED[0] if asker == "framework" else GRADED[1]
+    report = {r.task_id: r for r in import_checkout(tmp_path, tmp_path / "out")}[checked]
+    assert report.status == status, report.left_out
+    if status == "full":
+        spec = load_spec(tmp_path / "out" / f"{GRADED[1]}.json")
+        assert [c.id for c in spec.checks] == ["grader"]
+        reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+        assert _score(spec, reference).score == 1.0
+        assert _score(spec, [{"say": "Okay."}]).score == pytest.approx(0.2)
+
+
 _ODD = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2),
                  st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
 

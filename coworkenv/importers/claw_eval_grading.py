@@ -9,6 +9,7 @@ its LLM judge is not carried: with no judge in the sandbox, its judged criteria 
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import sys
 from pathlib import Path
@@ -98,6 +99,7 @@ MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
 
 
 NOT_CLAW_EVAL_FORM = "no grader.py in Claw-Eval's form (one importing claw_eval)"
+JUDGED = "grader.py calls an LLM judge, which the sandboxed check cannot reach"
 
 
 def is_claw_eval_grader(task_dir: Path) -> bool:
@@ -106,15 +108,23 @@ def is_claw_eval_grader(task_dir: Path) -> bool:
     return path.is_file() and re.search(r"^\s*(from|import)\s+claw_eval\b", _code(path), re.M) is not None
 
 
-def grader_judges(task_dir: Path, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether the task's grader.py (or the peer grader it extends) uses its LLM judge beyond taking it."""
-    path = task_dir / "grader.py"
-    if not path.is_file() or task_dir.name in seen:
-        return False
-    code = _code(path)
-    if re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", code)):
-        return True
-    return any(grader_judges(task_dir.parent / peer, seen | {task_dir.name}) for peer in _PEER.findall(code))
+def uses_judge(source: str) -> bool:
+    """Whether a grader module uses its LLM judge: reads it, keeps it, tests it, or calls it.
+
+    Handing `judge` on as a call's argument (`super().grade(..., judge)`) is not a use: the callee's own module is
+    read too; nor is dropping it (`del judge`). A module that does not parse uses it if it names `judge` beyond a
+    parameter.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return re.search(r"\bjudge\b", _JUDGE_PARAMETER.sub("", source)) is not None
+    handed_on = {id(arg) for node in ast.walk(tree) if isinstance(node, ast.Call) and not (
+        isinstance(node.func, ast.Name) and node.func.id in dir(builtins))  # getattr(judge, ...) reads it
+        for arg in [*node.args, *(k.value for k in node.keywords)]}
+    return any((isinstance(node, ast.Name) and node.id == "judge" and id(node) not in handed_on
+                and not isinstance(node.ctx, ast.Del))  # `del judge`: dropped unused
+               or (isinstance(node, ast.Attribute) and node.attr == "judge") for node in ast.walk(tree))
 
 
 def _code(path: Path) -> str:
@@ -129,24 +139,25 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
     path = task_dir / "grader.py"
     if not is_claw_eval_grader(task_dir):
         return NOT_CLAW_EVAL_FORM
-    if grader_judges(task_dir):
-        return "grader.py calls an LLM judge, which the sandboxed check cannot reach"
     peers: dict[str, str] = {}
     sources = [path.read_text(errors="replace")]
+    problem = None
     for source in sources:  # the peers a grader loads, and theirs
         for peer in _PEER.findall(source):
             peer_path = task_dir.parent / peer / "grader.py"
-            if peer not in peers:
+            if peer not in peers and problem is None:
                 if not peer_path.is_file():
-                    return f"grader.py loads the grader of task {peer!r}, which is not in the checkout"
+                    problem = f"grader.py loads the grader of task {peer!r}, which is not in the checkout"
+                    continue
                 peers[peer] = peer_path.read_text(errors="replace")
                 sources.append(peers[peer])
     framework: dict[str, str] = {}
     src = _framework_dir(task_dir)
-    for source in sources:
-        problem = _unmet_imports(source, src, framework, sources)
-        if problem:
-            return problem
+    problem = problem or next(filter(None, (_unmet_imports(s, src, framework, sources) for s in sources)), None)
+    if any(uses_judge(source) for source in sources):  # the grader, its peers, the framework modules they import
+        return JUDGED
+    if problem:
+        return problem
     services = [s.name for s in task.services]
     return {"kind": "python", "apps": ["directory"], "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(
         orjson.dumps({
