@@ -18,6 +18,6 @@ def check(**p):
     info = ctypes.create_string_buffer(64)
     ctypes.memmove(info, struct.pack("Q", 0x3F), 8)  # every field the kernel has
     if libc.ioctl(pidfd, ctypes.c_ulong(PIDFD_GET_INFO), info) == 0:
-        mask, cgroup, pid, tgid, ppid = struct.unpack_from("QQIII", info.raw)
+        cgroup, pid, _tgid, ppid = struct.unpack_from("QIII", info.raw, 8)
         return f"SANDBOX-ESCAPED the host is pid {pid}, child of {ppid}, in cgroup {cgroup}"
     return f"SANDBOX-ESCAPED a pidfd of the host: {pidfd}"
