@@ -34,6 +34,8 @@ NR = {
     "getsockname": (51, 204), "write": (1, 64), "sysinfo": (99, 179), "getpgid": (121, 155), "getsid": (124, 156),
     "sched_getaffinity": (204, 123), "sched_getattr": (315, 275), "getpriority": (140, 141), "ioprio_get": (252, 31),
     "statfs": (137, 43), "fstatfs": (138, 44), "times": (100, 153), "mmap": (9, 222), "clock_gettime": (228, 113),
+    "clock_getres": (229, 114), "clock_nanosleep": (230, 115), "timer_create": (222, 107), "lsm_get_self_attr": (459, 459),
+    "lsm_list_modules": (461, 461), "quotactl_fd": (443, 443),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -82,8 +84,21 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         ALLOW, ALLOW, EPERM)
     for name in ("getpgid", "getsid", "sched_getaffinity", "sched_getattr"):  # asked about itself only
         assert [answer(name, pid, 128) for pid in (0, OWN_PID, HOST_PID, 1)] == [ALLOW, ALLOW, EPERM, EPERM], name
-    for name in ("getpriority", "ioprio_get"):  # (which, who)
-        assert [answer(name, 1, who) for who in (0, OWN_PID, HOST_PID)] == [ALLOW, ALLOW, EPERM], name
+    # (which, who): one process only (PRIO_PROCESS 0, IOPRIO_WHO_PROCESS 1), never a user's or a group's processes.
+    for name, process, others in (("getpriority", 0, (1, 2)), ("ioprio_get", 1, (2, 3))):
+        assert [answer(name, process, who) for who in (0, OWN_PID, HOST_PID)] == [ALLOW, ALLOW, EPERM], name
+        assert [answer(name, which, 0) for which in others] == [EPERM, EPERM], name
+    # CPU clocks: its own (pid 0 or its pid), its threads', the fixed clocks; never another process's (~pid << 3 | kind).
+    for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
+        assert [answer(name, ~pid << 3 | kind) for pid in (0, OWN_PID) for kind in (0, 1, 2)] == [ALLOW] * 6, name
+        assert [answer(name, ~pid << 3 | kind) for pid in (HOST_PID, 1) for kind in (0, 2, 3)] == [EINVAL] * 6, name
+        assert [answer(name, clock) for clock in (0, 1, 2, 3, 7, ~HOST_PID << 3 | 4 | 2)] == [ALLOW] * 6, name
+    # getsockopt: what the socket says of itself (SO_TYPE, SO_DOMAIN), never who is on its other end.
+    assert [answer("getsockopt", 3, 1, opt) for opt in (3, 39, 4)] == [ALLOW] * 3
+    assert [answer("getsockopt", 3, 1, opt) for opt in (17, 31, 59, 77)] + [answer("getsockopt", 3, 0, 3)] == [EPERM] * 5
+    assert [answer("fcntl", 3, cmd, 0) for cmd in (1035, 1036, 1037, 1038)] == [EPERM] * 4  # write-lifetime hints
+    assert [answer(name) for name in ("lsm_get_self_attr", "lsm_list_modules")] == [ENOSYS] * 2
+    assert answer("quotactl_fd", 3, 0x800007) == EPERM
     assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
     assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
@@ -130,7 +145,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     # The result channel is written, never used as a socket (its type and name may be read).
     for name in ("bind", "listen", "connect", "sendto", "sendmsg", "recvmsg", "sendmmsg", "setsockopt"):
         assert answer(name, 3) == EPERM, name
-    assert [answer(name, 3) for name in ("write", "getsockopt", "getsockname")] == [ALLOW] * 3
+    assert [answer(name, 3) for name in ("write", "getsockname")] == [ALLOW] * 2
     # Page-cache oracles: no RWF_NOWAIT read (RWF_HIPRI passes), no mincore, no cachestat.
     assert [answer("preadv2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x1, 0x8, 0x9)] == [ALLOW, ALLOW, ENOTSUP, ENOTSUP]
     assert (answer("mincore", 0, 4096, 0), answer("cachestat", 3, 0, 0, 0)) == (EPERM, EPERM)

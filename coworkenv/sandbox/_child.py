@@ -76,9 +76,11 @@ WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr": 0}
 # fcntl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG, F_SETOWN_EX:
 # the kernel would then signal it on the code's behalf), that watch a folder (F_NOTIFY) or lease a file
-# (F_SETLEASE: its other writers wait), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result
-# channel's socket, which lives in the host's network namespace).
-BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026), "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
+# (F_SETLEASE: its other writers wait), that read or set write-lifetime hints kept on host inodes (F_*_RW_HINT: a
+# channel between runs), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result channel's socket,
+# which lives in the host's network namespace).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
+                    "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/usr/share/zoneinfo",

@@ -61,7 +61,7 @@ _X86_64_DENIED = (
     133, 259, 172, 173,  # mknod, mknodat, iopl, ioperm
     80, 81, 86, 88, 265, 266,  # chdir, fchdir, link, symlink, linkat, symlinkat: paths stay what the hook saw
     303, 304,  # name_to_handle_at, open_by_handle_at: opening by inode handle skips path checks
-    164, 227, 159, 305, 170, 171, 103, 153, 179,  # clocks, host and domain name, syslog, vhangup, quotactl
+    164, 227, 159, 305, 170, 171, 103, 153, 179, 443,  # clocks, host and domain name, syslog, vhangup, quotactl(_fd)
     141, 142, 144, 203, 251, 314,  # setpriority, sched_set*, ioprio_set: no reaching other processes
     256, 279, 312, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
     # SysV IPC and POSIX message queues: objects that outlive the run, where a later run (or the host) finds them.
@@ -87,7 +87,7 @@ _AARCH64_DENIED = (
     33,  # mknodat
     49, 50, 37, 36,  # chdir, fchdir, linkat, symlinkat
     264, 265,  # name_to_handle_at, open_by_handle_at
-    170, 112, 171, 266, 161, 162, 116, 58, 60,  # clocks, host and domain name, syslog, vhangup, quotactl
+    170, 112, 171, 266, 161, 162, 116, 58, 60, 443,  # clocks, host and domain name, syslog, vhangup, quotactl(_fd)
     140, 118, 119, 122, 30, 274,  # setpriority, sched_set*, ioprio_set
     238, 239, 272, 440, 448,  # migrate_pages, move_pages, kcmp, process_madvise, process_mrelease
     180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
@@ -155,7 +155,11 @@ _SIGNAL_OWNER_FCNTLS = (8, 10, 15)
 # RLIMIT_AS does not count (64 descriptors held 30 MiB that way; 2 MiB at the default 64 KiB a pipe); F_NOTIFY
 # (dnotify) watches a readable host folder, as inotify would; F_SETLEASE on a host file the code owns (the
 # stdlib's, where it keeps the host's uid) holds every host writer of that file for the lease-break time.
-_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024)
+# F_GET_RW_HINT, F_SET_RW_HINT, F_GET_FILE_RW_HINT, F_SET_FILE_RW_HINT: a write-lifetime hint is kept on the host
+# file's inode after the run (set on a stdlib file or /dev/null where the code keeps the host's uid, read back by any
+# later run: a channel between runs through host files). No check needs one.
+_WRITE_HINT_FCNTLS = (1035, 1036, 1037, 1038)
+_REFUSED_FCNTLS = (*_SIGNAL_OWNER_FCNTLS, 1031, 1026, 1024, *_WRITE_HINT_FCNTLS)
 # Page-cache oracles: whether a page of a readable host file is cached tells what the host (or another run) has been
 # reading, which modules it imported. A read with RWF_NOWAIT (EAGAIN unless cached) answers it for every readable file
 # without caching anything, as do mincore on a mapping and cachestat: again and again, where timing an ordinary read
@@ -185,9 +189,31 @@ MAP_HUGETLB = 0x40000
 # sched_getaffinity, sched_getattr) and by "who" in the second argument (getpriority, ioprio_get): what the empty
 # /proc keeps from the code, which processes run on the machine (all its pids answered, 40000 in 0.05 s of CPU), the
 # host's group and session, their scheduling. Only 0 (itself) or the child's own pid; any other gets EPERM, whether a
-# process has it or not. Per architecture: (by pid in argument 0, by who in argument 1).
-_ABOUT_A_PROCESS = {"x86_64": ((121, 124, 145, 143, 148, 204, 315), (140, 252)),
-                    "aarch64": ((155, 156, 120, 121, 127, 123, 275), (141, 31))}
+# process has it or not. getpriority and ioprio_get also answer for every process of a user or a process group
+# (`which`): who 0 there means the child's own uid, which is root's where it keeps the host's, so every root
+# process of the machine answered (the highest priority among them: -20 where the child had 10); only `which` =
+# a process passes. Per architecture: (by pid in argument 0, (by who in argument 1, the `which` of one process)).
+_ABOUT_A_PROCESS = {"x86_64": ((121, 124, 145, 143, 148, 204, 315), ((140, 0), (252, 1))),
+                    "aarch64": ((155, 156, 120, 121, 127, 123, 275), ((141, 0), (31, 1)))}
+# Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
+# time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
+# every layer set, time.clock_gettime raising no audit event; the vDSO passes such ids to the kernel. A process
+# clock answers only for 0 (itself) or the child's own pid; the kernel keeps thread clocks to the child's threads.
+# EINVAL, as for a pid with no process. Per architecture: clock_gettime, clock_getres, clock_nanosleep,
+# timer_create (the clock id in argument 0).
+_CLOCK_CALLS = {"x86_64": (228, 229, 230, 222), "aarch64": (113, 114, 115, 107)}
+CPUCLOCK_PERTHREAD = 4
+# getsockopt on the result channel (the only socket the child holds) names the host on its other end: SO_PEERCRED
+# (its pid, uid, gid), SO_PEERGROUPS (its supplementary groups, which the child dropped), SO_PEERSEC (its security
+# label) and SO_PEERPIDFD, a pidfd of the host that pidfd_open would refuse. Only what a socket says of itself
+# passes at SOL_SOCKET: SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_PROTOCOL, SO_DOMAIN; per architecture.
+SOL_SOCKET = 1
+_OWN_SOCKET_OPTIONS = (3, 4, 7, 8, 38, 39)
+_GETSOCKOPT = {"x86_64": 55, "aarch64": 209}
+# lsm_get_self_attr, lsm_set_self_attr, lsm_list_modules (Linux 6.8): the host kernel's security modules (which of
+# AppArmor, SELinux, Landlock, BPF LSM, lockdown it runs) and the labels it gives; ENOSYS, as on a kernel before them.
+# The same numbers on both architectures.
+_SECURITY_MODULE_CALLS = (459, 460, 461)
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
@@ -373,16 +399,24 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     nr, arg0, arg1, arg2, arg3, arg5 = 0, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
-        (ld, None, None, 4), (jeq, "next", "kill", arch.audit_arch), (ld, None, None, nr)
+        (ld, None, None, 4), (jeq, "skip", "next", arch.audit_arch), (ret, None, None, SECCOMP_RET_KILL_PROCESS),
+        (ld, None, None, nr)
     ]
-    if machine == "x86_64":
-        prog.append((jge, "kill", "next", 0x40000000))  # x32 ABI numbers alias the real ones
-    prog += [(jeq, "eperm", "next", n) for n in denied]
+    if machine == "x86_64":  # x32 ABI numbers alias the real ones
+        prog += [(jge, "next", "skip", 0x40000000), (ret, None, None, SECCOMP_RET_KILL_PROCESS)]
+    # The deny list jumps to a return of its own right after it (an always-taken jump steps over that return): a
+    # conditional jump reaches 255 instructions at most, and the shared returns lie past the argument checks.
+    prog += [(jeq, "denied", "next", n) for n in denied] + [(jge, "skip", "skip", 0)]
+    labels = {"denied": len(prog)}
+    prog.append((ret, None, None, SECCOMP_RET_ERRNO | errno.EPERM))
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     by_pid, by_who = _ABOUT_A_PROCESS[machine]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *by_pid)]
-    prog += [(jeq, "who_self_or_zero", "next", n) for n in by_who]
+    prog += [(jeq, f"which_process{which}", "next", n) for n, which in by_who]
+    prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
+    prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
     prog += [(jeq, "fcntl", "next", arch.fcntl),
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
              (jeq, "clone" if threads else "eperm", "next", arch.clone),
@@ -398,7 +432,6 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     preadv2, cache_probes = _PAGE_CACHE_PROBES[machine]
     prog += [(jeq, "eperm", "next", n) for n in cache_probes] + [(jeq, "preadv2", "next", preadv2)]
     prog.append((ret, None, None, SECCOMP_RET_ALLOW))
-    labels: dict[str, int] = {}
 
     def block(label: str, *code: tuple[int, str | None, str | None, int]) -> None:
         labels[label] = len(prog)  # BPF only jumps forward, so the argument checks and returns come last
@@ -406,7 +439,15 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
 
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
     block("self_or_zero", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
+    for which in sorted({which for _, which in by_who}):
+        block(f"which_process{which}", (ld, None, None, arg0), (jeq, "who_self_or_zero", "eperm", which))
     block("who_self_or_zero", (ld, None, None, arg1), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
+    own_clock = (~own_pid << 3) & 0xFFFFFFF8
+    block("cpu_clock", (ld, None, None, arg0), (jge, "next", "allow", 0x80000000),
+          (jset, "allow", "next", CPUCLOCK_PERTHREAD), (and_, None, None, 0xFFFFFFF8),
+          (jeq, "allow", "next", 0xFFFFFFF8), (jeq, "allow", "einval", own_clock))
+    block("own_socket_option", (ld, None, None, arg1), (jeq, "next", "eperm", SOL_SOCKET), (ld, None, None, arg2),
+          *[(jeq, "allow", "next", o) for o in _OWN_SOCKET_OPTIONS], (ret, None, None, SECCOMP_RET_ERRNO | errno.EPERM))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
     block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
@@ -431,11 +472,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
                           ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
                           ("done", SECCOMP_RET_ERRNO | 0),  # errno 0: the call returns 0 without running
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
-                          ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS), ("kill", SECCOMP_RET_KILL_PROCESS)):
+                          ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS)):
         block(label, (ret, None, None, action))
     out = b""
     for i, (code, jt, jf, k) in enumerate(prog):
-        rel = [0 if lab in (None, "next") else labels[lab] - i - 1 for lab in (jt, jf)]
+        rel = [0 if lab in (None, "next") else 1 if lab == "skip" else labels[lab] - i - 1 for lab in (jt, jf)]
         if max(rel) > 255:  # conditional jumps reach 255 instructions at most
             raise ValueError(f"seccomp program too long for a jump at instruction {i}: regroup the deny lists")
         out += struct.pack("HBBI", code, rel[0], rel[1], k & 0xFFFFFFFF)
