@@ -7,6 +7,7 @@ problem as `file:line: message`.
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,13 @@ import yaml
 from pydantic import ValidationError
 
 from coworkenv.atomic import os_reason
+
+YAML_SUFFIXES = (".yaml", ".yml")  # compared lower-cased: a file saved as `TICKETS.YAML` is YAML too
+
+# PyYAML composes and constructs by recursion: a file nested a few hundred levels deep (brackets left open, a
+# generated file gone wrong) ends in RecursionError, a traceback naming no file.
+TOO_DEEP = "invalid YAML: nested too deeply to read (hundreds of levels); look for brackets left open or a " \
+           "generated file gone wrong"
 
 
 class YAMLFileError(ValueError):
@@ -38,21 +46,30 @@ class YAMLDocument:
 
     def line(self, loc: tuple[Any, ...]) -> int | None:
         """1-based line of the value at `loc` (mapping keys point at the key), or of the deepest node found."""
+        return self._find(loc)[1]
+
+    def node(self, loc: tuple[Any, ...]) -> yaml.Node | None:
+        """The node of the value at `loc`, or None where the path leaves the file's tree."""
+        node, _, whole = self._find(loc)
+        return node if whole else None
+
+    def _find(self, loc: tuple[Any, ...]) -> tuple[yaml.Node | None, int | None, bool]:
+        """(deepest node on the way to `loc`, its line, whether it is the node at `loc`)."""
         node = self.root
         line = node.start_mark.line + 1 if node is not None else None
         for part in loc:
             if isinstance(node, yaml.MappingNode):
                 match = next(((k, v) for k, v in node.value if k.value == part), None)
                 if match is None:
-                    break
+                    return node, line, False
                 line = match[0].start_mark.line + 1
                 node = match[1]
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
                 node = node.value[part]
                 line = node.start_mark.line + 1
             else:
-                break
-        return line
+                return node, line, False
+        return node, line, True
 
     def schema_error(self, exc: ValidationError, prefix: tuple[Any, ...] = (),
                      error: type[YAMLFileError] = YAMLFileError) -> YAMLFileError:
@@ -67,6 +84,8 @@ class YAMLDocument:
             loc = loc[:-1]
         else:
             message = f"{dotted(loc)}: {err['msg']}" if loc else err["msg"]
+            if err["type"] in ("string_type", "literal_error", "enum"):  # text was expected
+                message += unquoted_text_advice(self.node(loc))
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
         return error(self.file, self.line(loc), message + more)
 
@@ -74,6 +93,9 @@ class YAMLDocument:
 def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
     """Read and parse `file`; raise `error` for an unreadable file, bytes that are not UTF-8, invalid YAML or a
     key that appears twice in one mapping."""
+    special = _special_file(file)
+    if special:
+        raise error(file, None, special)
     try:
         raw = file.read_bytes()
     except OSError as exc:
@@ -96,18 +118,57 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
         raise error(file, line, f"invalid YAML: {exc.problem or exc.context}{context}{tabs}") from None
     except yaml.YAMLError as exc:
         raise error(file, None, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
     return YAMLDocument(file, data, root)
 
 
 def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) -> None:
     """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
-    would keep the last one silently); a file that cannot be read or parsed is left to that reader to report."""
+    would keep the last one silently) or nested too deeply for any reader; a file that cannot be read or parsed is
+    left to that reader to report."""
+    special = _special_file(file)
+    if special:
+        raise error(file, None, special)
     try:
         root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return
+    except RecursionError:
+        raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
+
+
+# What YAML 1.1 (PyYAML) makes of a plain scalar that is not text, by the tag it resolves.
+_READ_AS = {"tag:yaml.org,2002:bool": "a boolean", "tag:yaml.org,2002:int": "a number",
+            "tag:yaml.org,2002:float": "a number", "tag:yaml.org,2002:null": "null (nothing)",
+            "tag:yaml.org,2002:timestamp": "a date"}
+
+
+def unquoted_text_advice(node: yaml.Node | None) -> str:
+    """For text written without quotes that YAML reads as something else (`no`, `on`, `2026-12-03`, `12:30`, `~`):
+    what it became and how to keep it text; "" for any other node."""
+    if not isinstance(node, yaml.ScalarNode) or node.style is not None or node.tag not in _READ_AS:
+        return ""
+    written = node.value or "(nothing)"
+    quoted = f'"{node.value}"' if node.value else '""'
+    return f" (YAML reads {written} written without quotes as {_READ_AS[node.tag]}; write {quoted} to keep it as text)"
+
+
+def _special_file(file: Path) -> str | None:
+    """What is wrong with reading `file` if it is a named pipe, a device or a socket (a link followed), else None.
+
+    Read like a file, a pipe waits for a writer forever, /dev/zero or /dev/urandom fill the memory, a terminal
+    waits for typing."""
+    try:
+        mode = file.stat().st_mode
+    except OSError:
+        return None  # the read names the reason
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"is {kind}, not a file: reading it would wait or never end; pass the YAML file itself"
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

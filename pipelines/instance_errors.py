@@ -143,7 +143,7 @@ def _storage_dir(home: Path) -> Path:
         if isinstance(base, dict):  # {env: VARIABLE}
             base = os.environ.get(str(base.get("env")), "")
         return Path(os.path.abspath(str(base))) if base else home / "storage"
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+    except (OSError, yaml.YAMLError, RecursionError, KeyError, TypeError, AttributeError):
         return home / "storage"
 
 

@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError, field_validator
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.url_credentials import without_url_credentials
+from pipelines.env_values import env_file_leftover
 
 ENV_PREFIX = "COWORKENV_"
 # Never trained on by default, so `make run` also measures a whole unseen capability (the learning benchmark holds
@@ -78,16 +79,20 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             # Bytes Python could not decode, as it hands them over from the environment: Arrow, orjson and
             # Dagster's storage take UTF-8 only, and failed deep in the first step with a traceback.
             raise ValueError(undecodable_name_reason(value).replace("the name", "the value", 1))
+        if isinstance(value, str):
+            pasted = env_file_leftover(value)
+            if pasted:
+                raise ValueError(pasted)
         return value
 
     @field_validator("hub_repo_id", "hub_model_repo_id")
     @classmethod
     def _repo_id(cls, value: str) -> str:
-        if value and not _REPO_ID.match(value):
+        if value and not _REPO_ID.fullmatch(value):
             # A URL pasted for an id (maybe with user:password@): its id is what follows the host and the repo type.
             path = urlsplit(value).path if "://" in value else ""
             found = "/".join(part for part in path.split("/") if part and part not in ("datasets", "models"))
-            hint = f" (for this URL: {found})" if found and _REPO_ID.match(found) else ""
+            hint = f" (for this URL: {found})" if found and _REPO_ID.fullmatch(found) else ""
             raise ValueError(f"must be a Hugging Face repo id such as org/coworkenv, not a URL or a path{hint}")
         return value
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from coworkenv.yaml_files import YAMLFileError, read_yaml
+from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
 from trainers.rendering import RenderingMode
 
@@ -209,9 +209,9 @@ def load_sft_config(config: str | Path) -> SFTRunConfig:
     Relative `distributed.*` paths are resolved against the YAML's folder and must exist.
     """
     path = Path(config)
-    if path.suffix not in (".yaml", ".yml"):
+    if path.suffix.lower() not in YAML_SUFFIXES:
         path = CONFIGS_DIR / f"{config}.yaml"
-    if not path.is_file():
+    if not path.exists():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
         raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
     return _resolve_paths(read_run_config(path, SFTRunConfig, "an SFT config"), path.parent)

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from coworkenv.yaml_files import YAML_SUFFIXES
 from trainers.config import CONFIGS_DIR, ConfigSection, DistributedSection, ModelSection, read_run_config
 from trainers.rewards import CreditMode, RewardMode
 
@@ -109,9 +110,9 @@ class RLRunConfig(ConfigSection):
 def load_rl_config(config: str | Path) -> RLRunConfig:
     """Load an RL config by name (`rl-tiny`, `rl-pocketworker-8b`: files in `trainers/configs/`) or YAML path."""
     path = Path(config)
-    if path.suffix not in (".yaml", ".yml"):
+    if path.suffix.lower() not in YAML_SUFFIXES:
         path = CONFIGS_DIR / f"{config}.yaml"
-    if not path.is_file():
+    if not path.exists():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("rl-*.yaml"))
         raise FileNotFoundError(f"RL config {config!r} not found at {path}; known names: {', '.join(known)}")
     parsed = read_run_config(path, RLRunConfig, "an RL config")

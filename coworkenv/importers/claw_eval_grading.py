@@ -218,7 +218,7 @@ def _endpoints(task_dir: Path) -> dict[str, list[str]]:
 
     try:
         data = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return {}
     found: dict[str, list[str]] = {}
     for item in data.get("tool_endpoints") or []:

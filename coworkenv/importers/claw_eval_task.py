@@ -105,6 +105,8 @@ def load_task(task_dir: Path) -> ClawTask:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
     except yaml.YAMLError as exc:
         raise ImportProblem(f"{path}: not valid YAML ({exc})") from None
+    except RecursionError:
+        raise ImportProblem(f"{path}: not valid YAML (nested too deeply to read)") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from coworkenv.apps import APPS
 from coworkenv.world import content_hash
-from coworkenv.yaml_files import YAMLFileError, read_yaml
+from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
@@ -114,10 +114,10 @@ def load_taxonomy(path: Path = Path("taxonomy")) -> Taxonomy:
     """Load every `*.yaml`/`*.yml` file of a folder (or one file); raise TaxonomyError(file, line, message)."""
     path = Path(path)
     if path.is_dir():
-        files = sorted([*path.glob("*.yaml"), *path.glob("*.yml")])
+        files = taxonomy_files(path)
         if not files:
             raise TaxonomyError(path, None, "no *.yaml files in this folder; add one file per area")
-    elif path.is_file():
+    elif path.exists():  # a file, or a pipe or device that reading refuses by name
         files = [path]
     else:
         raise TaxonomyError(path, None, "no such file or folder; pass the taxonomy folder with --taxonomy")
@@ -133,6 +133,13 @@ def load_taxonomy(path: Path = Path("taxonomy")) -> Taxonomy:
             taxonomy.areas.setdefault(cap.area, []).append(cap.id)
             taxonomy.source_files[cap.id] = file
     return taxonomy
+
+
+def taxonomy_files(folder: Path) -> list[Path]:
+    """The area files of a taxonomy folder: `*.yaml` / `*.yml` in any case (`TICKETS.YAML` from a Windows share is
+    one too), hidden names left out as in spec folders: an editor's lock (`.#tickets.yaml`, a link to nowhere
+    while the file is open) or macOS metadata (`._tickets.yaml`, binary) is no area of the user's."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in YAML_SUFFIXES and not p.name.startswith("."))
 
 
 def capability_fingerprint(cap: Capability) -> str:
