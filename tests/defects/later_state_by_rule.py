@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from tests.defects._core import Defect, Spec, frame, record, reference
-from tests.defects.later_state_read import _colleague_role, _ticket_priority
+from tests.defects.later_state_read import _colleague_role, _ticket_priority, asked_at_turn_0
 
 CLASS = "later_state_by_rule"
 # How a program can detect the class (what the gates should do), in one line.
@@ -63,16 +63,7 @@ def _asked(target: Any, how: Trigger, defect: bool):  # type: ignore[no-untyped-
         spec["dynamics"]["rules"].append({
             "id": f"{field}-of-{rid}-changes", "on": _trigger(spec, how), "when": [], "delay_s": 0, "once": True,
             "effects": [{"kind": "update_record", "app": app, "table": table, "id": rid, "set": {field: later}}]})
-        spec["turns"][0]["content"] += f" {question}"
-        say = next(s for s in reversed(spec["reference"][0]["steps"]) if s.get("say"))
-        say["say"] += f" {field.capitalize()} of {rid}: {later if defect else now}."
-        if defect:
-            rule: dict[str, Any] = {"kind": "reply_states", "source": {"app": app, "table": table, "id": rid,
-                                                                       "field": field}, "turn": 0}
-        else:
-            rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [str(now)]}
-        spec["checks"].append({"id": f"{field}-of-{rid}-told", "description": f"turn 0 states the {field} of {rid}",
-                               "rule": rule})
+        asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
     return edit
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Spec, record, reference
+from tests.defects.later_state_read import asked_at_turn_0
 
 CLASS = "later_state_own_write"
 # How a program can detect the class (what the gates should do), in one line.
@@ -51,16 +52,8 @@ def _asked(defect: bool):  # type: ignore[no-untyped-def]
 
     def edit(spec: Spec) -> None:
         app, table, rid, field, now, later = _target(spec)
-        spec["turns"][0]["content"] += f" Also, what is the current {field.replace('_', ' ')} of {rid}?"
-        say = next(s for s in reversed(spec["reference"][0]["steps"]) if s.get("say"))
-        say["say"] += f" {field.capitalize()} of {rid}: {later if defect else now}."
-        if defect:
-            rule: dict[str, Any] = {"kind": "reply_states", "source": {"app": app, "table": table, "id": rid,
-                                                                       "field": field}, "turn": 0}
-        else:
-            rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [str(now)]}
-        spec["checks"].append({"id": f"{field}-of-{rid}-told", "description": f"turn 0 states the {field} of {rid}",
-                               "rule": rule})
+        question = f"Also, what is the current {field.replace('_', ' ')} of {rid}?"
+        asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
     return edit
 
 
