@@ -14,7 +14,7 @@ from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_
 from coworkenv.dynamics import Dynamics
 from coworkenv.env import DEFAULT_MAX_STEPS, Env, base_world
 from coworkenv.rollout import run_episode
-from coworkenv.spec import AtTime, EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule
+from coworkenv.spec import AtTime, EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule, TextRule
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.entities import EntityIndex, check_values
@@ -140,7 +140,8 @@ class SpecEpisodes:
                 for check in self.spec.checks:
                     rule = check.rule
                     ref = rule.target if isinstance(rule, FieldRule) else (
-                        rule.source if isinstance(rule, ReplyStatesRule) else None)
+                        rule.source if isinstance(rule, ReplyStatesRule) else (
+                            rule.number.source if isinstance(rule, TextRule) and rule.number is not None else None))
                     if ref is not None:
                         self.oracle_values[ref] = resolve(self.env.state, ref)
         return self._oracle

@@ -4,14 +4,20 @@
 is bound to turn t and a later turn's `changes` (the world's own change between turns: a person goes on leave, a
 release is rolled out again) set the field it reads to another value, the reply of turn t is judged against a value
 that did not exist when the agent gave it: the honest answer fails, and only a reference that knew the future passes.
-Judged on the spec alone: the turns' changes name what they set.
+Judged on the spec alone where the turns' changes name what they set; the world's rules (on the clock or on an
+action) and the reference's own later writes change it too, which only an episode shows: the reference is replayed up
+to the end of turn t (`turn_end_reads`) and the field compared with the reference's final value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from coworkenv.agents import OraclePolicy
+from coworkenv.checks import resolve
+from coworkenv.env import Env
+from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
 
 _MISSING = object()
@@ -19,16 +25,7 @@ _MISSING = object()
 
 def later_state_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int, int]]:
     """(check index, the field it reads, the turn it judges, the later turn whose changes set that field)."""
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
-        source: FieldRef | None = None
-        if isinstance(rule, ReplyStatesRule):
-            source = rule.source
-        elif isinstance(rule, TextRule) and rule.number is not None:
-            source = rule.number.source
-        turn = getattr(rule, "turn", None)
-        if source is None or turn is None:
-            continue
+    for i, source, turn in turn_bound_reads(spec):
         before = _initial(spec, source)
         for later in range(turn + 1, len(spec.turns)):
             if any(_sets(change, source, before) for change in spec.turns[later].changes):
@@ -52,3 +49,39 @@ def _sets(change: Any, ref: FieldRef, before: Any) -> bool:
     if isinstance(change, PutRecord):
         return change.record.get("id") == ref.id and change.record.get(ref.field, _MISSING) != before
     return isinstance(change, DeleteRecord) and getattr(change, "id", None) == ref.id
+
+
+def turn_bound_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int]]:
+    """(check index, the field it reads, the turn it judges) of each reply check bound to a turn."""
+    for i, check in enumerate(spec.checks):
+        rule = check.rule
+        source: FieldRef | None = None
+        if isinstance(rule, ReplyStatesRule):
+            source = rule.source
+        elif isinstance(rule, TextRule) and rule.number is not None:
+            source = rule.number.source
+        turn = getattr(rule, "turn", None)
+        if source is not None and turn is not None:
+            yield i, source, turn
+
+
+def turn_end_reads(spec: EnvSpec, final: Callable[[FieldRef], Any]) -> Iterator[tuple[int, FieldRef, int, Any, Any]]:
+    """(check index, field, turn, the value when turn t ended, the final value) of each reply check bound to a turn
+    before the last whose field the reference's replay up to the end of that turn leaves at another value than
+    `final` gives: something after the reply (a rule due on the clock or answering an action, a later turn's change,
+    the reference's own later write) set it. One replay per judged turn."""
+    bound: dict[int, list[tuple[int, FieldRef]]] = {}
+    for i, source, turn in turn_bound_reads(spec):
+        if turn < min(len(spec.turns), len(spec.reference)) - 1:
+            bound.setdefault(turn, []).append((i, source))
+    for turn, reads in sorted(bound.items()):
+        cut = spec.model_copy(update={"turns": spec.turns[:turn + 1], "reference": spec.reference[:turn + 1]})
+        env = Env(cut)
+        try:
+            run_episode(env, OraclePolicy(cut))
+        except Exception:  # the full reference's own failure is the oracle gate's to report
+            continue
+        for i, source in reads:
+            then, last = resolve(env.state, source), final(source)
+            if then != last:
+                yield i, source, turn, then, last

@@ -183,3 +183,51 @@ def other_key_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator
             extra = ToolCallSpec(name=call.name, arguments={**call.arguments, name: other, flag: not keys[other]})
             yield _harm_after(spec, t, s, extra, f"{call.name} on {target[2]} also sets {field} {other!r} to "
                               f"{not keys[other]}")
+
+
+def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
+    """For the last reference write passing a map of keys to new values (`services_update_config` with `changes`),
+    the same write also changing another key that the app's record holding those keys has (the config version's
+    `values`): the version it creates is allowed whole (a frame allows a record's arrival only whole), so only a
+    check on the other keys stops a second setting changed beside the asked one."""
+    for t, s, call in reversed(write_steps(spec.reference)):
+        if call.name not in TOOLS or call.name not in spec.tools:
+            continue
+        app = TOOLS[call.name].app
+        for name, changes in call.arguments.items():
+            if not isinstance(changes, dict) or not changes or not all(isinstance(k, str) for k in changes):
+                continue
+            named = {v for v in call.arguments.values() if isinstance(v, str)}
+            found = _other_entry(world, app, changes, named)
+            if found is None:
+                continue
+            key, value = found
+            steps = list(spec.reference[t].steps)
+            steps[s] = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
+                **call.arguments, name: {**changes, key: value}}))
+            yield Mutation("harmful_action", f"reference[{t}].steps[{s}]", f"{call.name} also sets {key!r} to "
+                           f"{value!r}, which the task never asks for",
+                           [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
+            return
+
+
+def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str]) -> tuple[str, Any] | None:
+    """Another key of the app's records whose dict field holds every changed key (those of the record the call
+    names, the service's versions, first), with a value it does not hold: a flag flipped, a number one up, or the
+    key's value on another such record."""
+    holders = [(getattr(r, f), r) for t in world.tables() if t.app == app for r in t
+               for f in sorted(type(r).model_fields) if isinstance(getattr(r, f), dict)
+               and getattr(r, f) and set(changes) <= set(getattr(r, f))]
+    mine = [h for h, r in holders if any(isinstance(v := getattr(r, f), str) and v in named
+                                         for f in type(r).model_fields if f != "id")]
+    for held in mine or [h for h, _ in holders]:
+        for key in sorted(k for k in held if k not in changes):
+            now = held[key]
+            if isinstance(now, bool):
+                return key, not now
+            if isinstance(now, int | float):
+                return key, now + 1
+            other = next((h[key] for h, _ in holders if isinstance(h.get(key), str) and h[key] != now), None)
+            if other is not None:
+                return key, other
+    return None

@@ -11,7 +11,7 @@ from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
-from coworkenv.validate._later_state import later_state_reads
+from coworkenv.validate._later_state import later_state_reads, turn_end_reads
 from coworkenv.validate._leaks import world_strings, world_text
 from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -295,8 +295,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     - a check no episode falsifies (initial state, noop, every mutant) is `unexercised_check` unless it is a
       guard: a preservation check ("the event was moved, not duplicated") must be declared a guard;
     - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`);
-    - no reply check bound to a turn reads a field a later turn's world change sets (`reads_later_state`, see
-      `_later_state`): the reply is judged against a value that did not exist when it was given.
+    - no reply check bound to a turn reads a field a later turn's world change sets, or that holds another value
+      when the reference's replay up to that turn ends than at the end (`reads_later_state`, see `_later_state`):
+      the reply is judged against a value that did not exist when it was given.
     A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
     own call cannot fire is the mutations gate's `guard_never_fires`.
     """
@@ -353,6 +354,16 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 f"{source.table} {source.id} {source.field} in the final state, but turn {later}'s "
                                 "changes set that field after the reply: the answer true when given fails; bind the "
                                 "check to a turn after the change, or want the value of its own turn as a literal"))
+    flagged = {e.path for e in errors if e.code == "reads_later_state"}
+    for i, source, turn, then, last in turn_end_reads(spec, episodes.oracle_value):
+        if f"checks[{i}]" in flagged:
+            continue
+        errors.append(GateError("reads_state", "reads_later_state", f"checks[{i}]",
+                                f"check {spec.checks[i].id!r} judges the reply of turn {turn} by {source.app}."
+                                f"{source.table} {source.id} {source.field} in the final state ({last!r}), but when "
+                                f"turn {turn} ended it was {then!r}: a rule of the world or a later write of the "
+                                "reference sets it after the reply, so the answer true when given fails; bind the check "
+                                "to a turn after the change, or want the value of its own turn as a literal"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
 

@@ -26,11 +26,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, FrameRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.apps import APPS, TOOLS
+from coworkenv.spec import (
+    EnvSpec,
+    FieldCond,
+    ForbiddenRule,
+    FrameRule,
+    PutRecord,
+    ReferenceStep,
+    ReferenceTurn,
+    ToolCallSpec,
+)
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
-from coworkenv.validate._whole_records import other_field_writes, other_key_writes
+from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -196,21 +205,25 @@ def _dependent_swaps(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts, st
 
 
 def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated) -> Iterator[Mutation]:
-    """For each record there before the episode that a frame allows whole (by id, no `fields`, no `where`) and no
-    reference write acts on (it changes by a read, the mail marked read, or by the world), the app's first harm that
-    applies to it, done to it (the request mail trashed, the ticket reassigned): a frame allowing the record whole
-    lets it through, one naming the fields that change does not."""
+    """For each record there before the episode, or put by a turn's changes (the clash the world adds before the
+    second turn), that a frame allows whole (by id, no `fields`, no `where`) and no reference write acts on (it
+    changes by a read, the mail marked read, or by the world), the app's first harm that applies to it, done to it at
+    the end of the last turn (the request mail trashed, the ticket reassigned, the clash cancelled): a frame allowing
+    the record whole lets it through, one naming the fields that change (or a guard on the record) does not."""
     exposed = set(spec.tools)
     written = {existing_target(call, world, created) for _, _, call in write_steps(spec.reference)
                if call.name in TOOLS}
     whole = sorted({(sel.app, sel.table, sel.id) for c in spec.checks if isinstance(c.rule, FrameRule)
                     for sel in c.rule.allow if sel.id and sel.table and sel.fields is None and not sel.where})
     tables = {(t.app, t.name) for t in world.tables()}
+    put = put_by_turns(spec)
     for key in whole:
-        if key in written or key in created:
+        if key in written or (key in created and key not in put):
             continue
         app, table, rid = key
         rec = world.table(app, table).get(rid) if (app, table) in tables else None
+        if rec is None:
+            rec = put.get(key)
         if rec is None:
             continue
         for harm in HARMS:
@@ -224,6 +237,20 @@ def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
             yield Mutation("harmful_action", where, f"{harm.tool} {call.arguments} on {rid}, which a frame allows "
                            "whole", reference, code="harm_unguarded")
             break
+
+
+def put_by_turns(spec: EnvSpec) -> dict[Key, Any]:
+    """The records a turn's changes put (before the last turn's request, so there when it ends), as typed records."""
+    found: dict[Key, Any] = {}
+    for turn in spec.turns:
+        for change in turn.changes:
+            if isinstance(change, PutRecord) and change.app in APPS and change.table in APPS[change.app].tables:
+                try:
+                    rec = APPS[change.app].tables[change.table].model_validate(change.record)
+                except ValueError:  # a record the runtime refuses is the oracle gate's to report
+                    continue
+                found[(change.app, change.table, rec.id)] = rec
+    return found
 
 
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
@@ -263,6 +290,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
         yield Mutation("harmful_action", where, f"extra {harm.tool} {args}", reference, code="harm_unguarded")
     yield from other_field_writes(spec, world, created)
     yield from other_key_writes(spec, world, created)
+    yield from other_entry_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent

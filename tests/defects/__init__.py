@@ -21,10 +21,12 @@ from tests.defects import (
     dead_guard,
     duplicate_tolerant,
     frame_blind,
+    frame_config_values,
     frame_dict_field,
     frame_everything,
     frame_whole_other_tool,
     frame_whole_unwritten,
+    frame_whole_world_put,
     funnel_attribution,
     guard_default_arg,
     guard_deletion_evades,
@@ -35,6 +37,8 @@ from tests.defects import (
     guard_respelled,
     half_pinned,
     isolation_leak,
+    later_state_by_rule,
+    later_state_own_write,
     later_state_read,
     lenient_scoring,
     namesake_record,
@@ -102,6 +106,10 @@ MODULES = (
     frame_whole_unwritten,
     later_state_read,
     frame_dict_field,
+    later_state_by_rule,
+    later_state_own_write,
+    frame_whole_world_put,
+    frame_config_values,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -60,18 +60,25 @@ def _asked(target: Any, defect: bool):  # type: ignore[no-untyped-def]
                 allow.append({"app": app, "table": table, "id": rid, "fields": [field], "where": []})
         else:
             later = next(c["set"][field] for c in spec["turns"][1]["changes"] if c.get("id") == rid)
-        spec["turns"][0]["content"] += f" {question}"
-        steps = spec["reference"][0]["steps"]
-        say = next(s for s in reversed(steps) if s.get("say"))
-        say["say"] += f" {field.capitalize()} of {rid}: {later if defect else now}."
-        if defect:
-            rule: dict[str, Any] = {"kind": "reply_states", "source": {"app": app, "table": table, "id": rid,
-                                                                       "field": field}, "turn": 0}
-        else:
-            rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [str(now)]}
-        spec["checks"].append({"id": f"{field}-of-{rid}-told", "description": f"turn 0 states the {field} of {rid}",
-                               "rule": rule})
+        asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
     return edit
+
+
+def asked_at_turn_0(spec: Spec, ref: tuple[str, str, str, str], question: str, now: Any, later: Any,
+                    defect: bool) -> None:
+    """Turn 0 asks `question`; its reply states the later value and a `reply_states` bound to turn 0 reads the
+    field (the defect), or it states the value of its own turn and a text check wants that literal (the twin)."""
+    app, table, rid, field = ref
+    spec["turns"][0]["content"] += f" {question}"
+    say = next(s for s in reversed(spec["reference"][0]["steps"]) if s.get("say"))
+    say["say"] += f" {field.capitalize()} of {rid}: {later if defect else now}."
+    if defect:
+        rule: dict[str, Any] = {"kind": "reply_states", "source": {"app": app, "table": table, "id": rid,
+                                                                   "field": field}, "turn": 0}
+    else:
+        rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [str(now)]}
+    spec["checks"].append({"id": f"{field}-of-{rid}-told", "description": f"turn 0 states the {field} of {rid}",
+                           "rule": rule})
 
 
 def _pair(name: str, base: str, target: Any, away: str) -> Defect:

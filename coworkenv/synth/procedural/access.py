@@ -13,6 +13,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     forbidden,
     frame,
+    keys_kept,
     mentions,
     on_call,
     put,
@@ -185,6 +186,11 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
             allow("services", "services", svc.id, ["config_version"]),
             allow("services", "configs", f"{svc.id}@{version}"),
         ]
+        # The new version is allowed whole (a frame allows a record's arrival only whole): guard its other keys.
+        current = next(c for c in svc.configs if c.version == svc.config_version).values
+        task.check("other-config-kept", f"the new config of {svc.id} keeps every other key",
+                   keys_kept("services", "configs", f"{svc.id}@{version}", "values",
+                             {k: v for k, v in current.items() if k != "viewers"}), role="guard")
     else:
         task.check(
             "not-granted",

@@ -142,6 +142,11 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
         "only the booked event (and the announced clash) changed",
         frame(allow("calendar", "events", event_id), allow("calendar", "events", clash["id"])),
     )
+    # The world puts the clash, so the frame must allow it whole (a frame's fields allow changes, not an arrival):
+    # only a guard on the record stops the agent cancelling or moving the colleague's event to make room.
+    task.check("clash-kept", f"{mover.name}'s '{reason}' stays as announced", records(
+        "calendar", "events", [cond("id", clash["id"]), cond("status", "confirmed"), cond("start", clash["start"]),
+                               cond("end", clash["end"])]), role="guard")
     return task.build(f"Book '{b.title}', then move it after an announced clash", ["scheduling", "announced-change"])
 
 

@@ -18,6 +18,7 @@ from coworkenv.synth.procedural._task import (
     cond,
     field_is,
     frame,
+    keys_kept,
     mentions,
     order,
     records,
@@ -293,6 +294,11 @@ def _config_standard(ctx: GenContext) -> EnvSpec:
             allow("services", "services", svc.id, ["config_version"]),
             allow("services", "configs", f"{svc.id}@{version}"),
         ]
+        # The new version is allowed whole (a frame allows a record's arrival only whole): guard its other keys.
+        current = next(c for c in svc.configs if c.version == svc.config_version).values
+        task.check(f"{svc.id}-other-config-kept", f"the new config of {svc.id} keeps every other key",
+                   keys_kept("services", "configs", f"{svc.id}@{version}", "values",
+                             {k: v for k, v in current.items() if k != key}), role="guard")
     task.say(f"Fixed {', '.join(s.id for s in broken)}: {key} is now {good}.")
     task.check("compliant-untouched", "compliant services are untouched", frame(*allowed))
     return task.build(f"Bring {len(broken)} service config(s) in line with the standard", ["data-quality", "services"])

@@ -1,0 +1,73 @@
+"""A turn's answer judged by a state the task itself sets later: the user asks in the first turn where a record
+stands (the ticket's status or assignee) and asks in the next turn
+for the change that moves it. The writer checks the first reply with `reply_states` bound to turn 0, which reads the
+final state, after the agent's own turn-1 write: the honest answer, true when given, fails; only a reference that
+knew the next request passes. The sound twin wants the value of its own turn as a literal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.defects._core import CorpusError, Defect, Spec, record, reference
+from tests.defects.later_state_read import asked_at_turn_0
+
+CLASS = "later_state_own_write"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "replay the reference up to the end of the turn a reply check judges and compare the field it reads with the "
+    "final state: the reference's own later write changed it, so the honest answer of that turn fails"
+)
+
+# Write tools of a later turn, the record they change (app, table, argument naming it) and the fields they set.
+_WRITES = {
+    "tickets_update": ("tickets", "tickets", "ticket_id", ("status", "assignee", "priority")),
+}
+
+
+def _target(spec: Spec) -> tuple[str, str, str, str, Any, Any]:
+    """(app, table, id, field, its value when turn 0 ends, its final value): the first turn-1 write of `_WRITES`."""
+    for step in spec["reference"][1]["steps"]:
+        call = step.get("call")
+        if not call or call["name"] not in _WRITES:
+            continue
+        app, table, arg, fields = _WRITES[call["name"]]
+        rid = call["arguments"][arg]
+        field = next((f for f in fields if f in call["arguments"]), fields[0])
+        earlier = [s["call"]["arguments"] for s in spec["reference"][0]["steps"]
+                   if s.get("call") and s["call"]["arguments"].get(arg) == rid and field in s["call"]["arguments"]]
+        if earlier:
+            now = earlier[-1][field]
+        elif any(r["id"] == rid for r in spec["world"]["apps"][app][table]):
+            now = record(spec, app, table, rid)[field]
+        else:
+            continue
+        later = call["arguments"].get(field)
+        if later is not None and later != now:
+            return app, table, rid, field, now, later
+    raise CorpusError(f"{spec['capability']}: no turn-1 write changes a field turn 0 can ask about")
+
+
+def _asked(defect: bool):  # type: ignore[no-untyped-def]
+    """Turn 0 asks where the record stands; its reply states the final value (defect) or its own turn's (twin)."""
+
+    def edit(spec: Spec) -> None:
+        app, table, rid, field, now, later = _target(spec)
+        question = f"Also, what is the current {field.replace('_', ' ')} of {rid}?"
+        asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
+    return edit
+
+
+def _pair(name: str, base: str, away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_asked(True), fix=_asked(False), witness=reference,
+                  witness_kind="honest", gate="reads_state", code="reads_later_state")
+
+
+_TICKET = "fails the agent that states the ticket as it stood in turn 0 (its own turn-1 update changes it)"
+
+DEFECTS = [
+    _pair("ticket-before-own-update", "synth:delegate_and_follow_up@1", _TICKET),
+    _pair("ticket-before-own-update-3", "synth:delegate_and_follow_up@3", _TICKET),
+    _pair("ticket-before-own-update-4", "synth:delegate_and_follow_up@4", _TICKET),
+    _pair("ticket-before-own-update-6", "synth:delegate_and_follow_up@6", _TICKET),
+    _pair("ticket-before-own-update-leave-6", "synth:adapt_announced_change@6", _TICKET),
+]
