@@ -1,5 +1,5 @@
 """A turn's answer judged by a state the task itself sets later: the user asks in the first turn where a record
-stands (the ticket's status or assignee) and asks in the next turn
+stands (the ticket's status or assignee, the service's config version) and asks in the next turn
 for the change that moves it. The writer checks the first reply with `reply_states` bound to turn 0, which reads the
 final state, after the agent's own turn-1 write: the honest answer, true when given, fails; only a reference that
 knew the next request passes. The sound twin wants the value of its own turn as a literal."""
@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from coworkenv import Env
+from coworkenv.agents import OraclePolicy
+from coworkenv.loading import parse_spec
+from coworkenv.rollout import run_episode
+from coworkenv.spec import ReferenceTurn
 from tests.defects._core import CorpusError, Defect, Spec, record, reference
 from tests.defects.later_state_read import asked_at_turn_0
 
@@ -18,10 +23,23 @@ DETECTION = (
     "final state: the reference's own later write changed it, so the honest answer of that turn fails"
 )
 
-# Write tools of a later turn, the record they change (app, table, argument naming it) and the fields they set.
+# Write tools of a later turn: the record they change (app, table, argument naming it) and, for each field turn 0 can
+# ask about, the argument that sets it (None: the tool sets it itself, as a new config version's number).
 _WRITES = {
-    "tickets_update": ("tickets", "tickets", "ticket_id", ("status", "assignee", "priority")),
+    "tickets_update": ("tickets", "tickets", "ticket_id", {"status": "status", "assignee": "assignee",
+                                                           "priority": "priority"}),
+    "services_deploy": ("services", "services", "service", {"deployed_version": "version"}),
+    "services_rollback_config": ("services", "services", "service", {"config_version": "to_version"}),
+    "services_update_config": ("services", "services", "service", {"config_version": None}),
 }
+
+
+def _final(spec: Spec, app: str, table: str, rid: str, field: str) -> Any:
+    """The field's value once the whole reference has been played."""
+    parsed = parse_spec(spec)
+    env = Env(parsed)
+    run_episode(env, OraclePolicy(parsed, [ReferenceTurn.model_validate(t) for t in spec["reference"]]))
+    return next(r for r in env.state.to_wire()["apps"][app][table] if r["id"] == rid)[field]
 
 
 def _target(spec: Spec) -> tuple[str, str, str, str, Any, Any]:
@@ -32,16 +50,20 @@ def _target(spec: Spec) -> tuple[str, str, str, str, Any, Any]:
             continue
         app, table, arg, fields = _WRITES[call["name"]]
         rid = call["arguments"][arg]
-        field = next((f for f in fields if f in call["arguments"]), fields[0])
+        field, setter = next(((f, a) for f, a in fields.items() if a is None or a in call["arguments"]),
+                             next(iter(fields.items())))
         earlier = [s["call"]["arguments"] for s in spec["reference"][0]["steps"]
-                   if s.get("call") and s["call"]["arguments"].get(arg) == rid and field in s["call"]["arguments"]]
+                   if s.get("call") and s["call"]["arguments"].get(arg) == rid
+                   and (setter in s["call"]["arguments"] if setter else s["call"]["name"] == call["name"])]
+        if earlier and setter is None:
+            continue  # turn 0 made its own new version: its number is not in the reference
         if earlier:
-            now = earlier[-1][field]
+            now = earlier[-1][setter]
         elif any(r["id"] == rid for r in spec["world"]["apps"][app][table]):
             now = record(spec, app, table, rid)[field]
         else:
             continue
-        later = call["arguments"].get(field)
+        later = _final(spec, app, table, rid, field) if setter is None else call["arguments"].get(setter)
         if later is not None and later != now:
             return app, table, rid, field, now, later
     raise CorpusError(f"{spec['capability']}: no turn-1 write changes a field turn 0 can ask about")
@@ -54,6 +76,8 @@ def _asked(defect: bool):  # type: ignore[no-untyped-def]
         app, table, rid, field, now, later = _target(spec)
         question = f"Also, what is the current {field.replace('_', ' ')} of {rid}?"
         asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
+        if not defect and isinstance(now, int):  # a bare number is no answer: the twin wants it beside its record
+            spec["checks"][-1]["rule"]["all_of"] = [f"{rid}: {now}"]
     return edit
 
 
@@ -63,6 +87,8 @@ def _pair(name: str, base: str, away: str) -> Defect:
 
 
 _TICKET = "fails the agent that states the ticket as it stood in turn 0 (its own turn-1 update changes it)"
+_CONFIG = ("fails the agent that states the service's config version as it stood in turn 0 (its own turn-1 config "
+           "change makes a new one)")
 
 DEFECTS = [
     _pair("ticket-before-own-update", "synth:delegate_and_follow_up@1", _TICKET),
@@ -70,4 +96,6 @@ DEFECTS = [
     _pair("ticket-before-own-update-4", "synth:delegate_and_follow_up@4", _TICKET),
     _pair("ticket-before-own-update-6", "synth:delegate_and_follow_up@6", _TICKET),
     _pair("ticket-before-own-update-leave-6", "synth:adapt_announced_change@6", _TICKET),
+    _pair("config-version-before-own-change", "synth:access_request_approval@1", _CONFIG),
+    _pair("config-version-before-own-change-4", "synth:access_request_approval@4", _CONFIG),
 ]
