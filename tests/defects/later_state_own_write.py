@@ -76,8 +76,6 @@ def _asked(defect: bool):  # type: ignore[no-untyped-def]
         app, table, rid, field, now, later = _target(spec)
         question = f"Also, what is the current {field.replace('_', ' ')} of {rid}?"
         asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
-        if not defect and isinstance(now, int):  # a bare number is no answer: the twin wants it beside its record
-            spec["checks"][-1]["rule"]["all_of"] = [f"{rid}: {now}"]
     return edit
 
 

@@ -76,7 +76,8 @@ def asked_at_turn_0(spec: Spec, ref: tuple[str, str, str, str], question: str, n
         rule: dict[str, Any] = {"kind": "reply_states", "source": {"app": app, "table": table, "id": rid,
                                                                    "field": field}, "turn": 0}
     else:
-        rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [str(now)]}
+        # A bare number is no answer (any other number's digits may hold it): the twin wants it beside its record.
+        rule = {"kind": "text", "scope": "final", "turn": 0, "all_of": [f"{rid}: {now}" if isinstance(now, int) else str(now)]}
     spec["checks"].append({"id": f"{field}-of-{rid}-told", "description": f"turn 0 states the {field} of {rid}",
                            "rule": rule})
 
