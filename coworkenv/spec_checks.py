@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 Op = Literal["equals", "not_equals", "contains", "not_contains", "matches", "in", "gte", "lte", "gt", "lt"]
 Role = Literal["completion", "guard"]
@@ -221,6 +221,17 @@ class PythonRule(_Wire):
     code: str
     entrypoint: str = "check"
     apps: list[str] = []
+    # The code may ask the configured LLM judge: `ask_host({"system": text, "user": text})` returns its reply's
+    # text (`coworkenv.checks.judge`); scoring then needs a judge, and is only as repeatable as the judge is.
+    judge: bool = False
+
+    @model_serializer(mode="wrap")
+    def _without_unused_judge(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A check that asks no judge dumps as before the field existed, so the ids of specs holding one stay the same.
+        data: dict[str, Any] = handler(self)
+        if not self.judge:
+            data.pop("judge", None)
+        return data
 
 
 class Tier(_Wire):

@@ -137,7 +137,7 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
         "CE10_restock_low_items": "full", "CE11_march_expense_report": "full",
         "CE12_integration_health_audit": "full", "CE13_failing_job_triage": "full",
         "CE14_security_newsletter": "full", "CE15_book_free_slot": "full", "CE16_book_free_slot_graded": "full",
-        "CE17_book_free_slot_graded_en": "full"}
+        "CE17_book_free_slot_graded_en": "full", "CE18_book_free_slot_judged": "partial"}  # no judge: see _judge.py
     why = {t: " ".join(x["why"] for x in r.left_out) for t, r in reports.items()}
     assert "LLM judge" in why["CE01_draft_invoice_reply"]
     assert "real web" in why["CE04_web_price_lookup"]
@@ -165,7 +165,7 @@ def test_bad_task_yaml_names_the_file_and_field(tmp_path: Path) -> None:
 def test_cli_imports_and_prints_the_summary(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["import", "claw-eval", str(CHECKOUT), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "17 task(s): 13 full, 2 partial, 2 skipped" in result.output
+    assert "18 task(s): 13 full, 3 partial, 2 skipped" in result.output
     missing = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert missing.exit_code == 2
 

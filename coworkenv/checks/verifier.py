@@ -173,7 +173,13 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
         "audit": [e.as_dict() for e in audit],
         "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
     }
-    outcome = run_sandboxed(rule.code, rule.entrypoint, payload)
+    from coworkenv.checks.judge import NoJudge, sandbox_options  # a judged check: the judge channel
+
+    try:
+        options = sandbox_options(rule)
+    except NoJudge as exc:
+        return 0.0, f"check error (no judge): {exc}", True, None
+    outcome = run_sandboxed(rule.code, rule.entrypoint, payload, **options)
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None
     return python_outcome(outcome.value)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from coworkenv.commands import error_line
-from coworkenv.importers import ImportProblem, import_checkout
+from coworkenv.importers import FULL_JUDGE, STATUSES, ImportProblem, import_checkout
+from coworkenv.llm import LLMError
 
 app = typer.Typer(help="Import tasks from other benchmarks as environment specs.", no_args_is_help=True)
 USAGE_ERROR = 2
@@ -21,13 +23,24 @@ def claw_eval_command(
     error_rate: Annotated[float | None, typer.Option(
         min=0.0, max=1.0, help="Claw-Eval's ERROR_RATE for services whose task.yaml sets none (a fault plan).")]
     = None,
+    judge: Annotated[str | None, typer.Option(
+        help="The LLM judge that will score (an OpenAI-compatible server URL, or vllm-offline; 'none': no judge; "
+             "default $COWORKENV_JUDGE_URL): graders that ask a judge are then run, status 'full (judge)'. "
+             "Scoring them needs the judge configured ($COWORKENV_JUDGE_URL and $COWORKENV_JUDGE_MODEL).")] = None,
+    judge_model: Annotated[str | None, typer.Option(
+        help="The judge's model name (default $COWORKENV_JUDGE_MODEL).")] = None,
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
     if not path.is_dir():
         typer.echo(error_line(f"{path} is not a folder; pass a Claw-Eval checkout or its tasks folder"), err=True)
         raise typer.Exit(USAGE_ERROR)
     try:
-        reports = import_checkout(path, out, error_rate)
+        judged = _judge_configured(judge, judge_model)
+    except (ValueError, LLMError) as exc:
+        typer.echo(error_line(f"--judge: {exc}"), err=True)
+        raise typer.Exit(USAGE_ERROR) from None
+    try:
+        reports = import_checkout(path, out, error_rate, judge=judged)
     except ImportProblem as exc:
         typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
@@ -37,6 +50,18 @@ def claw_eval_command(
             typer.echo(f"{r.task_id}\t{r.status}\tcannot import: {'; '.join(r.notes)}")
             continue
         typer.echo(f"{r.task_id}\t{r.status}\tleft out: {left or '-'}")
-    counts = {s: sum(r.status == s for r in reports) for s in ("full", "partial", "skipped")}
-    typer.echo(f"{len(reports)} task(s): {counts['full']} full, {counts['partial']} partial, "
-               f"{counts['skipped']} skipped; report: {out / 'import_report.json'}")
+    counts = ", ".join(f"{sum(r.status == s for r in reports)} {s}" for s in STATUSES
+                       if s != FULL_JUDGE or judged)  # a judged import says how many need its judge
+    typer.echo(f"{len(reports)} task(s): {counts}; report: {out / 'import_report.json'}")
+
+
+def _judge_configured(url: str | None, model: str | None) -> bool:
+    """Whether a judge is configured (the option, else the environment); a server URL must answer."""
+    from coworkenv.checks.judge import JUDGE_MODEL_ENV, JUDGE_URL_ENV, judge_backend
+    from coworkenv.llm import probe_endpoint
+
+    url = url if url is not None else os.environ.get(JUDGE_URL_ENV)
+    backend = judge_backend(url, model if model is not None else os.environ.get(JUDGE_MODEL_ENV))
+    if backend is not None and url and getattr(backend, "base_url", None):  # a server, not vllm-offline
+        probe_endpoint(url.strip())  # a judge that is not there would fail every judged score later
+    return backend is not None

@@ -2,8 +2,9 @@
 
 Fixtures become world records, the task's tools become spec-declared tools (their names and JSON Schemas kept
 exactly), and the task's deterministic scoring components and safety checks become checks. What cannot be
-carried over (an LLM judge, the real web, multimodal input, unknown services or arguments) is reported per
-task. A `reference.json` beside task.yaml (a coworkenv extension: `[{"call": {...}} | {"say": "..."}]`) becomes
+carried over (an LLM judge when the import has none, the real web, multimodal input, unknown services or
+arguments) is reported per task. With a judge (`judge=True`), a task whose grader asks its LLM judge is scored by
+that grader, which asks the judge configured at scoring time: status `full (judge)`. A `reference.json` beside task.yaml (a coworkenv extension: `[{"call": {...}} | {"say": "..."}]`) becomes
 the reference solution; without it the spec has none and the oracle gate fails.
 """
 
@@ -43,12 +44,19 @@ def check(state, audit, messages):
 """
 
 
+# `full (judge)`: nothing left out, but scored by a grader that asks an LLM judge (configured when scoring).
+FULL_JUDGE: Literal["full (judge)"] = "full (judge)"
+Status = Literal["full", "full (judge)", "partial", "skipped"]
+STATUSES: tuple[Status, ...] = ("full", FULL_JUDGE, "partial", "skipped")
+
+
 @dataclass
 class TaskImport:
-    """What became of one task: `full`, `partial` (something left out) or `skipped`, and why."""
+    """What became of one task: `full`, `full (judge)` (scored by its grader and an LLM judge), `partial`
+    (something left out) or `skipped`, and why."""
 
     task_id: str
-    status: Literal["full", "partial", "skipped"]
+    status: Status
     spec_file: str | None = None
     left_out: list[dict[str, Any]] = field(default_factory=list)  # what, why, affects_score
     notes: list[str] = field(default_factory=list)
@@ -57,11 +65,13 @@ class TaskImport:
         return asdict(self)
 
 
-def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpec | None, TaskImport]:
+def import_task(task_dir: Path, error_rate: float | None = None,
+                judge: bool = False) -> tuple[EnvSpec | None, TaskImport]:
     """One task as an EnvSpec (None when skipped) and the report of what was left out.
 
     Claw-Eval's mock services inject errors at a rate `ERROR_RATE` (a service's env in task.yaml, else
-    `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan.
+    `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan. With `judge`, a
+    grader that asks its LLM judge is run too (its check asks the judge configured when scoring).
     """
     task = load_task(task_dir)
     left: list[dict[str, Any]] = []
@@ -96,11 +106,14 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
-    grader = grader_rule(task_dir, task, raw_fixtures)
+    grader = grader_rule(task_dir, task, raw_fixtures, judge)
+    judged = isinstance(grader, dict) and bool(grader.get("judge"))
     if isinstance(grader, dict):  # Claw-Eval scores with grader.py alone: its declared components are not read
         checks = [{"id": "grader", "weight": 1.0, "rule": grader, "safety": False,
                    "description": "Claw-Eval's grader.py over the episode (sandboxed): its task score"}]
-        notes.append("scored by the task's own grader.py, run in the sandbox")
+        notes.append("scored by the task's own grader.py, run in the sandbox" + (
+            "; it asks its LLM judge, through the sandbox's judge channel, the judge configured when scoring "
+            "($COWORKENV_JUDGE_URL)" if judged else ""))
     else:
         checks = _checks(task, declared, leave)
         if grader == NOT_CLAW_EVAL_FORM:  # the declared components are the task's scoring
@@ -128,7 +141,7 @@ def import_task(task_dir: Path, error_rate: float | None = None) -> tuple[EnvSpe
         "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
                      "generator": "import:claw-eval", "tags": ["claw-eval", task.category, *task.tags]},
     })
-    status: Literal["full", "partial"] = "partial" if any(x["affects_score"] for x in left) else "full"
+    status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
 
 
@@ -338,8 +351,10 @@ def task_dirs(root: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if (p / "task.yaml").is_file())
 
 
-def import_checkout(root: Path, out: Path, error_rate: float | None = None) -> list[TaskImport]:
-    """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports."""
+def import_checkout(root: Path, out: Path, error_rate: float | None = None, judge: bool = False) -> list[TaskImport]:
+    """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports.
+
+    `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so."""
     from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
 
     dirs = task_dirs(root)
@@ -348,7 +363,7 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None) -> l
     reports: list[TaskImport] = []
     for task_dir in dirs:
         try:
-            spec, report = import_task(task_dir, error_rate)
+            spec, report = import_task(task_dir, error_rate, judge)
         except ImportProblem as exc:
             reports.append(TaskImport(task_dir.name, "skipped", notes=[str(exc)]))
             continue
@@ -365,6 +380,6 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None) -> l
                                                     option=orjson.OPT_INDENT_2) + b"\n")
             report.spec_file = target.name
         reports.append(report)
-    summary = {"source": root.name, "tasks": [r.as_dict() for r in reports]}
+    summary = {"source": root.name, "judge": judge, "tasks": [r.as_dict() for r in reports]}
     atomic_write_bytes(out / "import_report.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     return reports

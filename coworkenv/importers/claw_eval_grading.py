@@ -3,7 +3,9 @@
 The check carries the grader's source, the peer graders it loads, the checkout's grader framework modules it
 imports (`src/claw_eval/graders/*.py`; the pydantic models are stood in for), the tool endpoints, the fixture
 records the mock services hold and what each mock write endpoint keeps (`MOCK_ACTIONS`). A grader that calls
-its LLM judge is not carried: with no judge in the sandbox, its judged criteria would be guessed.
+its LLM judge is carried only for an import with a judge (`judge=True`): the check then asks the host's judge
+(`judge: true`, `coworkenv.checks.judge`) through Claw-Eval's own `LLMJudge` (the checkout's `llm_judge.py`);
+without one, its judged criteria would be guessed, so it is not carried.
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
 
 
 NOT_CLAW_EVAL_FORM = "no grader.py in Claw-Eval's form (one importing claw_eval)"
-JUDGED = "grader.py calls an LLM judge, which the sandboxed check cannot reach"
+JUDGED = ("grader.py calls an LLM judge and the import has none (with a judge, `--judge URL --judge-model NAME` "
+          "or $COWORKENV_JUDGE_URL, it is run and asks that judge through the sandbox's judge channel)")
+# What Claw-Eval's llm_judge.py may import: the standard library, and these, which the runtime stands in for.
+_JUDGE_STAND_INS = ("openai", "pydantic")
 
 
 def is_claw_eval_grader(task_dir: Path) -> bool:
@@ -131,10 +136,12 @@ def _code(path: Path) -> str:
     return "\n".join(line for line in path.read_text(errors="replace").splitlines() if not line.lstrip().startswith("#"))
 
 
-def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]]) -> dict[str, Any] | str:
+def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]],
+                judge: bool = False) -> dict[str, Any] | str:
     """The `python` check rule that runs the task's grader.py, or why it cannot be carried over.
 
-    `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them.
+    `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them. With `judge`, a grader
+    that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`).
     """
     path = task_dir / "grader.py"
     if not is_claw_eval_grader(task_dir):
@@ -154,13 +161,18 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
     framework: dict[str, str] = {}
     src = _framework_dir(task_dir)
     problem = problem or next(filter(None, (_unmet_imports(s, src, framework, sources) for s in sources)), None)
-    if any(uses_judge(source) for source in sources):  # the grader, its peers, the framework modules they import
+    judged = any(uses_judge(source) for source in sources)  # the grader, its peers, the framework they import
+    if judged and not judge:
         return JUDGED
     if problem:
         return problem
+    judge_source, problem = _judge_source(src) if judged else (None, None)
+    if problem:
+        return problem
     services = [s.name for s in task.services]
-    return {"kind": "python", "apps": ["directory"], "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(
-        orjson.dumps({
+    return {"kind": "python", "apps": ["directory"], **({"judge": True} if judged else {}),
+            "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(orjson.dumps({
+            **({"judge": judge_source} if judge_source is not None else {}),
             "grader": sources[0], "peers": peers, "framework": framework, "services": services,
             "endpoints": _endpoints(task_dir), "schemas": {t.name: _request_shape(t.input_schema) for t in task.tools},
             "actions": {s: MOCK_ACTIONS[s] for s in services if s in MOCK_ACTIONS},
@@ -169,6 +181,38 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric},
         }).decode()) + "\n"}
+
+
+_STOOD_IN_MODELS = ("content", "message", "task", "trace", "scoring")  # claw_eval.models.*, as the runtime has them
+
+
+def _judge_source(src: Path | None) -> tuple[str | None, str | None]:
+    """The checkout's `llm_judge.py` (Claw-Eval's `LLMJudge`) and None, or None and why it cannot be carried."""
+    path = src / "llm_judge.py" if src is not None else None
+    if path is None or not path.is_file():
+        return None, ("grader.py uses Claw-Eval's LLM judge, whose source (src/claw_eval/graders/llm_judge.py) "
+                      "is not in the checkout")
+    source = path.read_text(errors="replace")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return None, f"src/claw_eval/graders/llm_judge.py does not parse: line {exc.lineno}: {exc.msg}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            names = [] if node.level == 2 and (node.module or "").removeprefix("models.") in _STOOD_IN_MODELS \
+                else [f"{'.' * node.level}{node.module or ''}"]
+        else:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        for name in names:
+            top = name.split(".")[0]
+            if top not in _JUDGE_STAND_INS and top != "__future__" and (
+                    top not in sys.stdlib_module_names or top in _REFUSED):
+                return None, (f"Claw-Eval's LLM judge (src/claw_eval/graders/llm_judge.py) imports {name}, which "
+                              "the sandboxed check does not provide")
+    if not any(isinstance(node, ast.ClassDef) and node.name == "LLMJudge" for node in tree.body):
+        return None, "src/claw_eval/graders/llm_judge.py defines no LLMJudge"
+    return source, None
 
 
 def _framework_dir(task_dir: Path) -> Path | None:

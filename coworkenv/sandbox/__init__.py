@@ -23,6 +23,10 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   namespaces, chdir, links and handle-based opens (`seccomp`);
 - Python: an audit hook (`audit-hook`) that refuses and reports what it sees; defence in depth only, written so
   that the code cannot steer it.
+
+A call may give the code one way out: `run_sandboxed(..., ask=handler)` puts `ask_host(request)` in the code's
+namespace; a request is a flat object of texts, answered by `handler` in the host (an LLM judge: `coworkenv.checks.judge`)
+with a text, within `SandboxLimits`' count, size and time for requests. Nothing else crosses.
 """
 
 from __future__ import annotations
@@ -46,14 +50,14 @@ from coworkenv.sandbox._cgroup import (
     make_run_cgroups,
     remove_run_cgroup,
 )
-from coworkenv.sandbox._host import Outcome, spawn_and_collect
+from coworkenv.sandbox._host import AskHandler, AskRefused, Outcome, spawn_and_collect
 from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
 
 __all__ = [
-    "ERROR_KINDS", "KNOWN_LAYERS", "REQUIRE_ENV", "SandboxLimits", "SandboxResult", "isolation_layers",
-    "isolation_report", "missing_layers", "required_layers", "requiring_layers", "run_sandboxed",
+    "ERROR_KINDS", "KNOWN_LAYERS", "REQUIRE_ENV", "AskHandler", "AskRefused", "SandboxLimits", "SandboxResult",
+    "isolation_layers", "isolation_report", "missing_layers", "required_layers", "requiring_layers", "run_sandboxed",
 ]
 
 REQUIRE_ENV = "COWORKENV_SANDBOX_REQUIRE"
@@ -76,7 +80,7 @@ def requiring_layers(layers: Iterable[str]) -> Iterator[None]:
 
 def run_sandboxed(
     code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits = SandboxLimits(),  # noqa: B008
-    *, require_layers: Iterable[str] | None = None,
+    *, require_layers: Iterable[str] | None = None, ask: AskHandler | None = None,
 ) -> SandboxResult:
     """Run `entrypoint(**payload)` from the Python source `code` in a sandboxed child process.
 
@@ -85,10 +89,12 @@ def run_sandboxed(
     COWORKENV_SANDBOX_REQUIRE) names layers that must take effect; if one does not, the code is not run and
     the result has error kind `isolation_missing`. Raises ValueError for a bad call (an entrypoint that is not
     an identifier, a payload that is not a JSON object, an unknown layer name) and RuntimeError if no
-    interpreter can be started.
+    interpreter can be started. `ask` lets the code ask the host: `ask_host(request)` in its namespace sends a dict
+    of texts, `ask(request, seconds_left)` answers it with a text or refuses (`AskRefused`, which the code gets as
+    a RuntimeError); the limits' `max_asks`, `max_ask_bytes`, `max_answer_bytes` and `ask_seconds` bound it.
     """
     required = required_layers() if require_layers is None else _layer_names(require_layers, "require_layers")
-    return _execute(code, entrypoint, payload, limits, require=required).result
+    return _execute(code, entrypoint, payload, limits, require=required, ask=ask).result
 
 
 def required_layers() -> tuple[str, ...]:
@@ -135,7 +141,7 @@ def _layer_names(names: Iterable[str], where: str) -> tuple[str, ...]:
 
 def _execute(
     code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits,
-    disable: frozenset[str] = frozenset(), require: Iterable[str] = (),
+    disable: frozenset[str] = frozenset(), require: Iterable[str] = (), ask: AskHandler | None = None,
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
     netns, timens, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
@@ -146,7 +152,7 @@ def _execute(
         raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
     job: dict[str, Any] = {
         "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
-        "host_pid": os.getpid(),
+        "host_pid": os.getpid(), "ask": ask is not None,
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}
@@ -172,7 +178,7 @@ def _execute(
         fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fb:
             fb.write(_child_modules())
-        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory())
+        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask)
     finally:
         for group in cgroups.groups:  # the child is reaped by now (or never started)
             remove_run_cgroup(group)

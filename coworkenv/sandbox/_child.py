@@ -6,7 +6,9 @@ Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an em
 reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
 untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
 cannot take it back), and one final `result` or `error` line. If a required layer is missing it reports
-`isolation_missing` and never runs the code. Standard library only.
+`isolation_missing` and never runs the code. Where the job lets the code ask the host, the code's namespace holds
+`ask_host(request)`: it writes `{"ask": request}` (an object of texts) on fd 3 and reads the host's answer from fd 4.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ if TYPE_CHECKING:  # typing and collections.abc are too slow to import on every 
     from typing import Any
 
 RESULT_FD = 3
+ANSWER_FD = 4  # the host's answers to `ask_host`, where the job allows asking (kept in step with the host)
+MAX_ANSWER_BYTES = 8 * 2**20  # an answer line longer than any the host sends is not the host's
 LOCAL_ZONE = "UTC"
 EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
@@ -96,6 +100,36 @@ def write_all(data: bytes, write: Callable[[int, Any], int] = posix.write, view_
     view = view_t(data)
     while view:
         view = view[write(RESULT_FD, view):]
+
+
+def make_asker(
+    read: Callable[[int, int], bytes] = posix.read, write: Callable[[bytes], None] = write_all,
+    type_: Any = type, str_: type = str, dict_: type = dict, runtime_error: type = RuntimeError,
+    type_error: type = TypeError, decode: Callable[[bytes, str, str], str] = bytes.decode,
+) -> Callable[[dict[str, str]], str]:
+    """`ask_host(request)`: the host's answer to `request` (an object of texts), or RuntimeError saying why the host
+    refused. Builtins are bound as defaults, as in `describe`: the code may rewrite them before it asks."""
+    encode = _json.make_encoder(  # type: ignore[attr-defined]
+        {}, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
+    scan, join = _scan, "".join
+
+    def ask_host(request: dict[str, str]) -> str:
+        if type_(request) is not dict_ or not all(
+                type_(k) is str_ and type_(v) is str_ for k, v in dict_.items(request)):
+            raise type_error("ask_host takes one dict of texts ({name: text, ...})")
+        write(('{"ask":' + join(encode(request, 0)) + "}\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = read(ANSWER_FD, 65536)
+            if not chunk or len(data) + len(chunk) > MAX_ANSWER_BYTES:
+                raise runtime_error("the host's answer channel closed or overflowed")
+            data += chunk
+        reply, _ = scan(decode(data, "utf-8", "replace"), 0)
+        if type_(reply) is dict_ and type_(reply.get("answer")) is str_:
+            return reply["answer"]
+        raise runtime_error("the host refused: " + str_(reply.get("refused") if type_(reply) is dict_ else reply))
+
+    return ask_host
 
 
 def _refuse(obj: Any) -> None:
@@ -314,6 +348,8 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
     memory_frame = frame({"error_kind": "memory_limit", "error": "MemoryError: memory limit exceeded"})
     unprintable = frame({"error_kind": "exception", "error": "unprintable exception"})
     namespace: dict[str, Any] = {"__name__": "__sandboxed__", "__builtins__": builtins}
+    if job.get("ask"):
+        namespace["ask_host"] = make_asker()
     returned = False
     try:
         exec(compile(job["code"], CODE_FILENAME, "exec"), namespace)
@@ -357,7 +393,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
-        close_host_descriptors(RESULT_FD + 1)
+        close_host_descriptors((ANSWER_FD if job.get("ask") else RESULT_FD) + 1)
         st = os.fstat(RESULT_FD)
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
@@ -403,7 +439,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    return (None if "hook" in disabled else hook), {key: job[key] for key in ("code", "entrypoint", "payload")}
+    return (None if "hook" in disabled else hook), {key: job.get(key) for key in ("code", "entrypoint", "payload", "ask")}
 
 
 def main() -> None:

@@ -5,6 +5,11 @@ value comes back, as JSON on a dedicated send-only socket (fd 3), never parsed f
 process with the bootstrap, so it could write that socket itself, but nothing it writes there is worth more than
 what it can return anyway: the host accepts exactly one result line from a child that exited cleanly, treats the value as
 untrusted data, and reports extra lines as tampering.
+
+A call may also let the code ask the host (`ask`, e.g. an LLM judge): the code writes `{"ask": {name: text...}}` lines
+on the same channel and reads each answer, `{"answer": text}` or `{"refused": why}`, from a second socket (fd 4) that
+only the host writes. Only a flat object of strings crosses, within the limits' size, count and time; the host
+answers each request before the child may go on, and stops a child that leaves an answer unread.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -49,6 +54,15 @@ _MAX_VALUE_DEPTH = 100
 # wall clock, the CPU limit's signal, violation lines): a frame that claims one is the code's own, and forged.
 _BOOTSTRAP_KINDS = frozenset({"exception", "memory_limit", "crashed", "output_limit", "bad_result",
                               "isolation_missing"})
+ANSWER_FD = 4  # kept in step with _child.ANSWER_FD
+_ASK_PREFIX = b'{"ask":'
+# What answers a request: the request (names to texts) and the seconds left of the call's ask budget; the answer's
+# text, or AskRefused (its message is what the code is told).
+AskHandler = Callable[[dict[str, str], float], str]
+
+
+class AskRefused(Exception):
+    """A host handler's refusal of one request: the code gets `{"refused": message}` and goes on."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +87,7 @@ class _Collected:
     maxrss_bytes: int
     result_bytes: bytes
     output_tail: bytes
-    stopped: str | None  # "timeout", "output_limit" or "scratch_limit" when the host killed the child
+    stopped: str | None  # "timeout", "output_limit", "scratch_limit" or "ask_unread" when the host killed the child
     duration_s: float
     # Linux carries the spawning process's peak RSS into the child's ru_maxrss at exec: a peak no higher than
     # this says nothing about the child's own memory use.
@@ -98,14 +112,30 @@ def _result_channel() -> tuple[int, int]:
     return host.detach(), child.detach()
 
 
+def _answer_channel(limits: SandboxLimits) -> tuple[int, int]:
+    """(host end, child end) of the answer channel: a socket pair whose child end only receives, with room for one
+    answer, so that a host write never blocks on a child that follows the protocol (ask, then read the answer)."""
+    host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    host.shutdown(socket.SHUT_RD)
+    child.shutdown(socket.SHUT_WR)
+    host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 2 * limits.max_answer_bytes + _FRAME_SLACK)
+    host.setblocking(False)
+    return host.detach(), child.detach()
+
+
 def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = (),
-                      cgroup: RunCgroup | None = None) -> Outcome:
+                      cgroup: RunCgroup | None = None, ask: AskHandler | None = None) -> Outcome:
     """Run the child on the job in `run_dir` (which requires the layers `required`; it joins `cgroup` itself) and
-    classify what it left on its channels."""
+    classify what it left on its channels; `ask` answers the code's requests (the job must say it may ask)."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
+    ans_w, ans_r = _answer_channel(limits) if ask is not None else (-1, -1)  # the host writes, the child reads
     try:
         res_w, out_w = _high_fd(res_w), _high_fd(out_w)
+        extra = []
+        if ask is not None:
+            ans_r = _high_fd(ans_r)
+            extra = [(os.POSIX_SPAWN_DUP2, ans_r, ANSWER_FD)]
         start = time.monotonic()
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         try:
@@ -113,7 +143,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
                 sys.executable, [sys.executable, "-I", "-S", "-B", str(_CHILD), run_dir], {},
                 file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
-                              (os.POSIX_SPAWN_DUP2, res_w, 3)],
+                              (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
                 setsid=True, setsigmask=(),
                 setsigdef=(signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM,
                            signal.SIGHUP),
@@ -123,30 +153,113 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
-        collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"))
+            if ans_r >= 0:
+                os.close(ans_r)
+                ans_r = -1
+        asks = _Asks(ask, ans_w, limits) if ask is not None else None
+        collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"), asks)
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
     finally:
-        os.close(res_r)
-        os.close(out_r)
+        for fd in (res_r, out_r, ans_r, ans_w):
+            if fd >= 0:
+                os.close(fd)
     return _classify(collected, limits, required)
 
 
-def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits, scratch: str) -> _Collected:
+class _AskUnread(Exception):
+    """The code asked again before reading the host's last answer (the answer channel is full)."""
+
+
+class _Asks:
+    """Answers the code's requests as their lines arrive on the result channel, taking those lines out of it."""
+
+    def __init__(self, handler: AskHandler, answer_fd: int, limits: SandboxLimits) -> None:
+        self.handler, self.fd, self.limits = handler, answer_fd, limits
+        self.count, self.spent_s, self.scanned = 0, 0.0, 0  # `scanned`: result bytes already looked at
+
+    def take(self, result: bytearray, answer: bool = True) -> float:
+        """Answer each whole request line in `result` (removed from it); the seconds the answers took. Without
+        `answer` (the child has exited: nobody would read them) the lines are only removed."""
+        spent = 0.0
+        while (end := result.find(b"\n", self.scanned)) >= 0:
+            line = bytes(result[self.scanned:end + 1])
+            if not line.startswith(_ASK_PREFIX):
+                self.scanned = end + 1
+                continue
+            del result[self.scanned:end + 1]
+            if not answer:
+                continue
+            began = time.monotonic()
+            reply = self._reply(line)
+            spent += time.monotonic() - began
+            data = (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+            try:
+                sent = os.write(self.fd, data)
+            except (BrokenPipeError, ConnectionResetError):  # the code has exited without waiting for it
+                continue
+            except BlockingIOError:
+                sent = 0
+            if sent != len(data):
+                raise _AskUnread
+        return spent
+
+    def _reply(self, line: bytes) -> dict[str, str]:
+        limits = self.limits
+        self.count += 1
+        if len(line) > limits.max_ask_bytes:
+            return {"refused": f"a request larger than {limits.max_ask_bytes} bytes"}
+        try:
+            frame = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        except (ValueError, RecursionError):
+            frame = None
+        request = frame.get("ask") if type(frame) is dict and len(frame) == 1 else None
+        if type(request) is not dict or not request or not all(
+                type(k) is str and type(v) is str and _is_unicode(k + v) for k, v in request.items()):
+            return {"refused": "a request is one object of texts, {name: text, ...}"}
+        if self.count > limits.max_asks:
+            return {"refused": f"more than {limits.max_asks} requests in one call"}
+        left = limits.ask_seconds - self.spent_s
+        if left <= 0:
+            return {"refused": f"the call's {limits.ask_seconds:g}s for requests are spent"}
+        began = time.monotonic()
+        try:
+            answer = self.handler(dict(request), left)
+        except AskRefused as exc:
+            return {"refused": str(exc)[:_MAX_ERROR_CHARS]}
+        finally:
+            self.spent_s += time.monotonic() - began
+        if type(answer) is not str:
+            return {"refused": "the host's handler gave no text"}
+        return {"answer": answer.encode("utf-8", "replace")[:limits.max_answer_bytes].decode("utf-8", "ignore")}
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, which `\ud800` in JSON decodes to
+        return False
+    return True
+
+
+def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimits, scratch: str,
+             asks: _Asks | None = None) -> _Collected:
     """Read both pipes until the child exits, the wall clock runs out or a cap is hit (output, result, or the
-    `scratch` folder where no tmpfs caps it); then kill and reap."""
+    `scratch` folder where no tmpfs caps it), answering the code's requests (`asks`); then kill and reap."""
     try:
         pidfd: int | None = os.pidfd_open(pid)
     except (AttributeError, OSError):  # kernels before 5.3: poll the child instead
         pidfd = None
     result, output = bytearray(), _Output(limits.max_output_bytes)
-    result_cap = limits.max_output_bytes + _FRAME_SLACK
+    result_cap = limits.max_output_bytes + _FRAME_SLACK + (limits.max_ask_bytes if asks is not None else 0)
     stopped: str | None = None
     try:
         stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap,
-                        _ScratchWatch(scratch, limits.scratch_bytes, start, pid))
+                        _ScratchWatch(scratch, limits.scratch_bytes, start, pid), asks)
         if stopped is None:  # the child finished: what it wrote last is still in the pipe buffers
             result += _drain(res_r, result_cap - len(result) + 1)
+            if asks is not None:
+                asks.take(result, answer=False)  # requests it did not wait for: the same outcome as answered ones
             output.add(_drain(out_r, limits.max_output_bytes - output.size + 1))
             if len(result) > result_cap or output.exceeded:
                 stopped = "output_limit"
@@ -204,9 +317,10 @@ class _ScratchWatch:
 
 def _pump(
     pid: int, pidfd: int | None, res_r: int, out_r: int, result: bytearray, output: _Output, deadline: float,
-    result_cap: int, scratch: _ScratchWatch,
+    result_cap: int, scratch: _ScratchWatch, asks: _Asks | None = None,
 ) -> str | None:
-    """Move pipe data into `result`/`output` until the child exits (None) or must be stopped (the reason)."""
+    """Move pipe data into `result`/`output` until the child exits (None) or must be stopped (the reason);
+    answer the code's requests meanwhile, the wall clock stopped while the host answers."""
     with selectors.DefaultSelector() as sel:
         for fd in (res_r, out_r) + ((pidfd,) if pidfd is not None else ()):
             sel.register(fd, selectors.EVENT_READ)
@@ -226,6 +340,11 @@ def _pump(
                     sel.unregister(key.fd)
                 elif key.fd == res_r:
                     result += chunk
+                    if asks is not None:
+                        try:
+                            deadline += asks.take(result)
+                        except _AskUnread:
+                            return "ask_unread"
                 else:
                     output.add(chunk)
             if len(result) > result_cap or output.exceeded:
@@ -324,6 +443,8 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         return fail("timeout", f"wall-clock limit of {limits.wall_seconds:g}s exceeded")
     if c.stopped == "output_limit":
         return fail("output_limit", f"output or result larger than {limits.max_output_bytes} bytes")
+    if c.stopped == "ask_unread":
+        return fail("bad_result", "the code asked the host again without reading its answer")
     if c.stopped == "scratch_limit":
         return fail("output_limit", f"scratch directory larger than {limits.scratch_bytes} bytes "
                                     f"or {SCRATCH_ENTRIES} entries")

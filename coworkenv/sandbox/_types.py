@@ -30,10 +30,18 @@ class SandboxLimits:
     max_output_bytes: int = 64 * 2**10
     # Total size of the scratch directory (enforced where a tmpfs can be mounted for it).
     scratch_bytes: int = 16 * 2**20
+    # Requests to the host (`run_sandboxed(ask=...)`, e.g. an LLM judge's): at most `max_asks` of them, each at
+    # most `max_ask_bytes` on the channel, answers cut to `max_answer_bytes`, and `ask_seconds` of the host's time
+    # in all. The wall clock stops while the host answers; the CPU limit does not (the child waits, not runs).
+    max_asks: int = 16
+    max_ask_bytes: int = 256 * 2**10
+    max_answer_bytes: int = 64 * 2**10
+    ask_seconds: float = 300.0
 
     def __post_init__(self) -> None:
         for name in ("cpu_seconds", "wall_seconds", "memory_bytes", "file_size_bytes", "max_processes",
-                     "max_output_bytes", "scratch_bytes"):
+                     "max_output_bytes", "scratch_bytes", "max_asks", "max_ask_bytes", "max_answer_bytes",
+                     "ask_seconds"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"SandboxLimits.{name} must be positive, got {getattr(self, name)!r}")
 

@@ -1,0 +1,102 @@
+"""The LLM judge a `python` check may ask (`judge: true`): configured in the host, reached from the sandbox by text.
+
+A check that declares `judge: true` runs in the sandbox as any other, with one way out: `ask_host({"system": ...,
+"user": ...})` (see `coworkenv.sandbox`). The host answers each request from the configured judge backend (the
+same backends as the pipeline: an OpenAI-compatible server such as `vllm serve`, or vLLM offline), at temperature
+0, and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
+own code stays in the sandbox. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
+$COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a check error saying so.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from coworkenv.llm import LLMBackend, LLMError, LLMRequest, NoLLMBackend, backend_from_config
+from coworkenv.sandbox import AskRefused, SandboxLimits
+from coworkenv.spec import PythonRule
+
+JUDGE_URL_ENV = "COWORKENV_JUDGE_URL"
+JUDGE_MODEL_ENV = "COWORKENV_JUDGE_MODEL"
+JUDGE_MAX_TOKENS = 2048  # a judge's answer is a score and a short reason; a request cannot ask for more
+# A judged check: the sandbox's usual limits, with room for the episode's text in each request and up to 16 of them.
+JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_bytes=16 * 2**10, ask_seconds=300.0)
+NO_JUDGE = (f"this check asks an LLM judge and none is configured: set ${JUDGE_URL_ENV} (an OpenAI-compatible "
+            f"server, e.g. http://127.0.0.1:8000/v1, or vllm-offline) and ${JUDGE_MODEL_ENV}")
+_ROLES = ("system", "user")
+_scoped: ContextVar[LLMBackend | None] = ContextVar("coworkenv_judge", default=None)
+
+
+@contextmanager
+def judging(backend: LLMBackend) -> Iterator[None]:
+    """Within this scope, judged checks ask `backend`."""
+    token = _scoped.set(backend)
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
+def judge_backend(url: str | None, model: str | None) -> LLMBackend | None:
+    """The judge backend `url` and `model` name (None for no url or "none"); ValueError for a bad url or no model."""
+    if not url or url.strip().lower() == "none":
+        return None
+    if not (model or "").strip():
+        raise ValueError(f"an LLM judge at {url!r} needs a model name (--judge-model or ${JUDGE_MODEL_ENV})")
+    backend = backend_from_config(url, model, max_retries=2, timeout_s=120.0)
+    return None if isinstance(backend, NoLLMBackend) else backend
+
+
+def configured_judge() -> LLMBackend | None:
+    """The judge of the innermost `judging` scope, else the one the environment names, else None."""
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
+    return _environment_judge(os.environ.get(JUDGE_URL_ENV, ""), os.environ.get(JUDGE_MODEL_ENV, ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _environment_judge(url: str, model: str) -> LLMBackend | None:
+    return judge_backend(url, model)
+
+
+def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
+    """The sandbox's `ask` handler that answers a check's requests from `backend`.
+
+    A request is `{"user": text}` with an optional `{"system": text}`; the host fixes everything else of the
+    completion (temperature 0, at most JUDGE_MAX_TOKENS). A failed completion is refused, with its reason.
+    """
+
+    def ask(request: dict[str, str], seconds_left: float) -> str:
+        unknown = sorted(set(request) - set(_ROLES))
+        if unknown or "user" not in request:
+            raise AskRefused(f"a judge request is {{'system': text, 'user': text}} ('system' optional), not "
+                             f"{sorted(request)}")
+        messages = [{"role": role, "content": request[role]} for role in _ROLES if role in request]
+        answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
+                                                    max_tokens=JUDGE_MAX_TOKENS)])[0]
+        if isinstance(answer, LLMError):
+            raise AskRefused(f"the judge did not answer: {answer}")
+        return answer.content or ""
+
+    return ask
+
+
+class NoJudge(Exception):
+    """A check asks an LLM judge and none is configured."""
+
+
+def sandbox_options(rule: PythonRule) -> dict[str, Any]:
+    """What `run_sandboxed` needs beside the code for this check: for a judged one, the judge channel and its
+    limits (NoJudge when no judge is configured); for any other, nothing (the default limits, no channel)."""
+    if not rule.judge:
+        return {}
+    judge = configured_judge()
+    if judge is None:
+        raise NoJudge(NO_JUDGE)
+    return {"limits": JUDGE_LIMITS, "ask": judge_asker(judge)}
