@@ -33,6 +33,7 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claw_eval_like"
 JUDGED = "CE18_book_free_slot_judged"
+PEER = "CE16_book_free_slot_graded"  # CE18's grader loads CE16's and judges its reply part
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
 
 
@@ -63,10 +64,13 @@ def judge_server() -> Iterator[FakeOpenAIServer]:
 def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("judged")
     shutil.copytree(FIXTURES / "src", root / "src")
-    shutil.copytree(FIXTURES / "tasks" / JUDGED, root / "tasks" / JUDGED)
-    (offline,) = import_checkout(root, root / "offline")
-    (judged,) = import_checkout(root, root / "judged", judge=True)
-    return {"root": root, "offline": offline, "judged": judged, "spec": load_spec(root / "judged" / f"{JUDGED}.json")}
+    for task_id in (PEER, JUDGED):
+        shutil.copytree(FIXTURES / "tasks" / task_id, root / "tasks" / task_id)
+    offline = {r.task_id: r for r in import_checkout(root, root / "offline")}
+    judged = {r.task_id: r for r in import_checkout(root, root / "judged", judge=True)}
+    assert offline[PEER].status == judged[PEER].status == "full"  # a grader that asks no judge: as before
+    return {"root": root, "offline": offline[JUDGED], "judged": judged[JUDGED],
+            "spec": load_spec(root / "judged" / f"{JUDGED}.json")}
 
 
 def _score(spec: EnvSpec, steps: list[dict[str, Any]]) -> Any:
@@ -146,10 +150,10 @@ def test_the_cli_imports_with_a_judge_and_refuses_one_that_is_not_there(
     result = runner.invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(tmp_path / "a"),
                                      "--judge", f"{judge_server.url}/v1", "--judge-model", "stand-in-judge"])
     assert result.exit_code == 0, result.output
-    assert "1 task(s): 0 full, 1 full (judge), 0 partial, 0 skipped" in result.output
+    assert "2 task(s): 1 full, 1 full (judge), 0 partial, 0 skipped" in result.output
     assert json.loads((tmp_path / "a" / "import_report.json").read_text())["judge"] is True
     result = runner.invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(tmp_path / "b")])
-    assert result.exit_code == 0 and "1 task(s): 0 full, 1 partial, 0 skipped" in result.output
+    assert result.exit_code == 0 and "2 task(s): 1 full, 1 partial, 0 skipped" in result.output
     assert "full (judge)" not in result.output  # no judge: the count of judged tasks is not shown
     dead = runner.invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(tmp_path / "c"),
                                    "--judge", "http://127.0.0.1:9/v1", "--judge-model", "m"])
@@ -169,7 +173,7 @@ def test_a_judge_module_the_sandbox_cannot_run_leaves_the_task_partial(imported:
     shutil.copytree(imported["root"] / "src", tmp_path / "src")
     shutil.copytree(imported["root"] / "tasks", tmp_path / "tasks")
     change(tmp_path / "src" / "claw_eval" / "graders" / "llm_judge.py")
-    (report,) = import_checkout(tmp_path, tmp_path / "out", judge=True)
+    report = {r.task_id: r for r in import_checkout(tmp_path, tmp_path / "out", judge=True)}[JUDGED]
     assert report.status == "partial"
     (grader,) = [x for x in report.left_out if x["what"] == "grader.py"]
     assert why in grader["why"], grader
