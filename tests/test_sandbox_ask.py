@@ -37,7 +37,7 @@ def _echo(seen: list[dict[str, str]]) -> Any:
 
 def test_the_code_asks_the_host_in_texts_and_reads_its_answers() -> None:
     seen: list[dict[str, str]] = []
-    requests = [{"system": "judge", "user": "héllo\n{\"x\": 1}"}, {"user": "no"}, {"user": "again"}]
+    requests = [{"system": "判断", "user": "héllo\n{\"x\": 1}"}, {"user": "no"}, {"user": "again"}]
     result = run_sandboxed(_ASKS, "check", {"requests": requests}, ask=_echo(seen))
     assert result.ok, result.error
     # (the returned value has its control characters escaped, as every sandboxed value does)

@@ -48,7 +48,8 @@ def judge_backend(url: str | None, model: str | None) -> LLMBackend | None:
         return None
     if not (model or "").strip():
         raise ValueError(f"an LLM judge at {url!r} needs a model name (--judge-model or ${JUDGE_MODEL_ENV})")
-    backend = backend_from_config(url, model, max_retries=2, timeout_s=120.0)
+    # One request waits at most 2 x 120 s (a retry); the check's ask budget (JUDGE_LIMITS) bounds them together.
+    backend = backend_from_config(url, model, max_retries=1, timeout_s=120.0)
     return None if isinstance(backend, NoLLMBackend) else backend
 
 
@@ -72,7 +73,7 @@ def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
     completion (temperature 0, at most JUDGE_MAX_TOKENS). A failed completion is refused, with its reason.
     """
 
-    def ask(request: dict[str, str], seconds_left: float) -> str:
+    def ask(request: dict[str, str], seconds_left: float) -> str:  # the budget is the sandbox's to enforce
         unknown = sorted(set(request) - set(_ROLES))
         if unknown or "user" not in request:
             raise AskRefused(f"a judge request is {{'system': text, 'user': text}} ('system' optional), not "

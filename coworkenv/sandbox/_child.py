@@ -109,8 +109,9 @@ def make_asker(
 ) -> Callable[[dict[str, str]], str]:
     """`ask_host(request)`: the host's answer to `request` (an object of texts), or RuntimeError saying why the host
     refused. Builtins are bound as defaults, as in `describe`: the code may rewrite them before it asks."""
+    # Text as UTF-8, not \uXXXX escapes: Chinese would take six bytes a character on the channel, not three.
     encode = _json.make_encoder(  # type: ignore[attr-defined]
-        {}, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
+        {}, _refuse, _json.encode_basestring, None, ":", ",", False, False, False)
     scan, join = _scan, "".join
 
     def ask_host(request: dict[str, str]) -> str:
