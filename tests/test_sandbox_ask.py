@@ -30,6 +30,8 @@ def _echo(seen: list[dict[str, str]]) -> Any:
         seen.append(request)
         if request.get("user") == "no":
             raise AskRefused("not this one")
+        if request.get("user") == "crash":
+            raise KeyError("a bug the request found")  # refused, the host goes on
         return "re: " + request.get("user", "")
 
     return ask
@@ -37,11 +39,12 @@ def _echo(seen: list[dict[str, str]]) -> Any:
 
 def test_the_code_asks_the_host_in_texts_and_reads_its_answers() -> None:
     seen: list[dict[str, str]] = []
-    requests = [{"system": "判断", "user": "héllo\n{\"x\": 1}"}, {"user": "no"}, {"user": "again"}]
+    requests = [{"system": "判断", "user": "héllo\n{\"x\": 1}"}, {"user": "no"}, {"user": "crash"}, {"user": "again"}]
     result = run_sandboxed(_ASKS, "check", {"requests": requests}, ask=_echo(seen))
     assert result.ok, result.error
     # (the returned value has its control characters escaped, as every sandboxed value does)
-    assert result.value == ["re: héllo\\n{\"x\": 1}", "refused: the host refused: not this one", "re: again"]
+    assert result.value == ["re: héllo\\n{\"x\": 1}", "refused: the host refused: not this one",
+                            "refused: the host refused: the host could not answer (KeyError)", "re: again"]
     assert seen == requests  # each request reached the host as the code sent it, nothing else
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import math
 import os
 import resource
@@ -36,6 +37,7 @@ from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
 _CHILD = Path(__file__).with_name("_child.py")
+_log = logging.getLogger(__name__)
 _EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
 _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
@@ -227,6 +229,9 @@ class _Asks:
             answer = self.handler(dict(request), left)
         except AskRefused as exc:
             return {"refused": str(exc)[:_MAX_ERROR_CHARS]}
+        except Exception as exc:  # the request is the code's: whatever it makes the handler do, the host goes on
+            _log.warning("a sandbox request handler failed (%s); the request is refused", type(exc).__name__)
+            return {"refused": f"the host could not answer ({type(exc).__name__})"}
         finally:
             self.spent_s += time.monotonic() - began
         if type(answer) is not str:
