@@ -173,12 +173,14 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
         "audit": [e.as_dict() for e in audit],
         "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
     }
-    from coworkenv.checks.judge import NoJudge, sandbox_options  # a judged check: the judge channel
+    options: dict[str, Any] = {}
+    if rule.judge:  # the judge channel (coworkenv.llm is loaded only for a check that asks a judge)
+        from coworkenv.checks.judge import NoJudge, sandbox_options
 
-    try:
-        options = sandbox_options(rule)
-    except NoJudge as exc:
-        return 0.0, f"check error (no judge): {exc}", True, None
+        try:
+            options = sandbox_options(rule)
+        except NoJudge as exc:
+            return 0.0, f"check error (no judge): {exc}", True, None
     outcome = run_sandboxed(rule.code, rule.entrypoint, payload, **options)
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.checks import Reply
-from coworkenv.checks.judge import NoJudge, sandbox_options
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
@@ -87,10 +86,14 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
     code = rule.code
     if offset or seed is not None or pin is not None:
         code = _PRELUDE.format(offset=offset, seed=seed, pin=pin) + code
-    try:
-        options = sandbox_options(rule)  # a judged check asks the configured judge, as the verifier's run does
-    except NoJudge as exc:
-        return None, f"no judge: {exc}"
+    options: dict[str, Any] = {}
+    if rule.judge:  # a judged check asks the configured judge, as the verifier's run does
+        from coworkenv.checks.judge import NoJudge, sandbox_options
+
+        try:
+            options = sandbox_options(rule)
+        except NoJudge as exc:
+            return None, f"no judge: {exc}"
     outcome = run_sandboxed(code, rule.entrypoint, payload, **options)
     if not outcome.ok:
         return None, f"{outcome.error_kind}: {outcome.error}"
