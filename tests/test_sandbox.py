@@ -16,6 +16,7 @@ secret file open on an inheritable descriptor.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import resource
@@ -153,6 +154,31 @@ def _inherited_descriptor(path: Path) -> Iterator[int]:
         os.close(number)
 
 
+# Process settings the host chose that fork and exec pass on, set to values no default has, so that a run which
+# inherits them shows it: a file-creation mask, ignored job-control signals, a timer slack (prctl, this thread's).
+HOST_UMASK = 0o027
+HOST_IGNORED_SIGNALS = (signal.SIGTTIN, signal.SIGTTOU)
+HOST_TIMER_SLACK_NS = 1_234_567
+PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
+
+
+@contextlib.contextmanager
+def _host_settings() -> Iterator[None]:
+    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored and HOST_TIMER_SLACK_NS (restored after)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    slack = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)
+    mask = os.umask(HOST_UMASK)
+    handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in HOST_IGNORED_SIGNALS}
+    libc.prctl(PR_SET_TIMERSLACK, HOST_TIMER_SLACK_NS, 0, 0, 0)
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        os.umask(mask)
+
+
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
@@ -183,7 +209,10 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
         "world_file": str(world_file),
         "repo_dir": str(REPO),
     }
-    with _inherited_descriptor(secret_file) as number:
+    host = os.uname()
+    paths.update(host_release=host.release, host_version=host.version, host_name=host.nodename,
+                 host_peak_rss_kib=str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    with _inherited_descriptor(secret_file) as number, _host_settings():
         paths["inherited_fd"] = str(number)
         host_watch.fds += 1  # the host's own, closed after the test
         yield paths

@@ -81,6 +81,12 @@ class _Collected:
     oom_killed: bool = False  # the kernel's OOM killer stopped it: the run's memory cgroup was full
 
 
+# Every signal the child starts with at its default action: a disposition the host set to "ignore" survives exec
+# (SIGHUP under nohup, SIGINT and SIGQUIT for a shell's background job, SIGTTIN...), so the code would read how the
+# host was started (signal.getsignal, no audit event), and could not be stopped by what it ignores.
+_DEFAULT_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
+
+
 def _high_fd(fd: int) -> int:
     # Our write ends must not sit on 0..3, where the spawn file actions put the child's stdio and channel.
     new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
@@ -114,9 +120,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
                 file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
                               (os.POSIX_SPAWN_DUP2, res_w, 3)],
-                setsid=True, setsigmask=(),
-                setsigdef=(signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM,
-                           signal.SIGHUP),
+                setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
             )
         except OSError as exc:
             raise RuntimeError(f"cannot start the sandbox interpreter {sys.executable!r}: {exc}") from exc
