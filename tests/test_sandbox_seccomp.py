@@ -37,7 +37,8 @@ NR = {
     "clock_getres": (229, 114), "clock_nanosleep": (230, 115), "timer_create": (222, 107), "lsm_get_self_attr": (459, 459),
     "lsm_list_modules": (461, 461), "quotactl_fd": (443, 443), "sched_getscheduler": (145, 120),
     "sched_getparam": (143, 121), "sched_rr_get_interval": (148, 127), "uname": (63, 160), "getrusage": (98, 165),
-    "flock": (73, 32),
+    "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
+    "futex_wait": (455, 455), "futex_requeue": (456, 456),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -137,6 +138,12 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         0x40022, 0x40021, 0x40022 | 21 << 26, 0x40022 | 30 << 26)] == [ENOSYS] * 4
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
+    # Futexes: private ones always (FUTEX_WAIT|PRIVATE 128, FUTEX_WAKE|PRIVATE 129); shared ones, keyed on a file's
+    # inode for every process that maps it, only where threads may run; the futex2 calls never.
+    assert [answer("futex", 0, op, of=no_threads) for op in (128, 129, 137, 0, 1, 5, 9)] == [ALLOW] * 3 + [ENOSYS] * 4
+    assert [answer("futex", 0, op) for op in (128, 0, 1)] == [ALLOW] * 3
+    assert [answer(name, 0, 0, 0, 2) for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")] == [
+        ENOSYS] * 4
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
                  "listmount", "get_robust_list", "memfd_create", "io_setup", "io_submit"):
         assert answer(name) == EPERM, name

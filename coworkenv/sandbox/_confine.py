@@ -213,6 +213,16 @@ _HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
 # so no run holds a lock anywhere and a probe finds none of another run's. Per architecture: flock; the fcntl commands.
 _FLOCK = {"x86_64": 73, "aarch64": 32}
 _LOCK_SETTING_FCNTLS = (6, 7, 37, 38)
+# Shared futexes: without FUTEX_PRIVATE_FLAG the kernel keys a futex on a file mapping by the file's inode and offset,
+# so every process that maps a stdlib file met every other at the same key (with native code, the hook off: a run's
+# FUTEX_WAIT slept until a concurrent run's FUTEX_WAKE, a channel between them). A run without threads has no
+# process to share a futex with: futex() takes private operations only (ENOSYS otherwise, which C libraries take for
+# "no such operation"); with threads (max_processes above 1) glibc waits on a thread's exit with a shared operation, so
+# they pass there. The futex2 calls (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs
+# BPF cannot read, and no C library uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
+_FUTEX = {"x86_64": 202, "aarch64": 98}
+FUTEX_PRIVATE_FLAG = 128
+_FUTEX2_CALLS = (449, 454, 455, 456)  # the same on x86_64 and aarch64
 # Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
 # time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
 # every layer set, time.clock_gettime raising no audit event; the vDSO passes such ids to the kernel. A process
@@ -431,7 +441,9 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
-    prog += [(jeq, "done", "next", _FLOCK[machine])]
+    prog += [(jeq, "done", "next", _FLOCK[machine])] + [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
+    if not threads:
+        prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
@@ -483,6 +495,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
+    block("futex", (ld, None, None, arg1), (jset, "allow", "enosys", FUTEX_PRIVATE_FLAG))
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
                           ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),

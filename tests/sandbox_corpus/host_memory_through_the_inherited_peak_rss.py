@@ -1,6 +1,7 @@
 # expect: ok
 # expect-kernel: ok
 # value: 1
+# ruff: noqa: SIM105, SIM115
 # The host's memory size, through the accounting exec carries over: the kernel folds the spawning process's peak
 # resident set into the new program's ru_maxrss (resource.getrusage, no audit event), so a run's first reading is
 # the host's peak (a training process's or a pipeline's gigabytes; how it grows from run to run), in all four sets.
