@@ -155,24 +155,28 @@ def _inherited_descriptor(path: Path) -> Iterator[int]:
 
 
 # Process settings the host chose that fork and exec pass on, set to values no default has, so that a run which
-# inherits them shows it: a file-creation mask, ignored job-control signals, a timer slack (prctl, this thread's).
+# inherits them shows it: a file-creation mask, ignored job-control signals, a timer slack (prctl, this thread's),
+# transparent huge pages switched off.
 HOST_UMASK = 0o027
 HOST_IGNORED_SIGNALS = (signal.SIGTTIN, signal.SIGTTOU)
 HOST_TIMER_SLACK_NS = 1_234_567
-PR_SET_TIMERSLACK, PR_GET_TIMERSLACK = 29, 30
+PR_SET_TIMERSLACK, PR_GET_TIMERSLACK, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 29, 30, 41, 42
 
 
 @contextlib.contextmanager
 def _host_settings() -> Iterator[None]:
-    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored and HOST_TIMER_SLACK_NS (restored after)."""
+    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS and huge pages off
+    (restored after)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    slack = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)
+    slack, thp_off = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), libc.prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0)
     mask = os.umask(HOST_UMASK)
     handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in HOST_IGNORED_SIGNALS}
     libc.prctl(PR_SET_TIMERSLACK, HOST_TIMER_SLACK_NS, 0, 0, 0)
+    libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
     try:
         yield
     finally:
+        libc.prctl(PR_SET_THP_DISABLE, max(thp_off, 0), 0, 0, 0)
         libc.prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0)
         for sig, handler in handlers.items():
             signal.signal(sig, handler)

@@ -1,15 +1,16 @@
 # expect: forbidden
 # expect-kernel: ok
 # value: 1
-# Raw with the hook off, two more settings the host chose that fork and exec pass on: the I/O priority
-# (ioprio_get(IOPRIO_WHO_PROCESS, 0): ionice's class and level) and the timer slack (prctl(PR_GET_TIMERSLACK): how
-# late the host lets its timers fire, 1234567 ns under the test host, a service's TimerSlackNSec). The first may not
-# answer; the second must be the kernel's default, 50000 ns, whatever the host's.
+# Raw with the hook off, more settings the host chose that fork and exec pass on: the I/O priority
+# (ioprio_get(IOPRIO_WHO_PROCESS, 0): ionice's class and level), the timer slack (prctl(PR_GET_TIMERSLACK): how late
+# the host lets its timers fire, 1234567 ns under the test host, a service's TimerSlackNSec) and transparent huge pages
+# switched off (PR_GET_THP_DISABLE, 1 under the test host: a database host's setting). The first may not answer; the
+# others must be the kernel's defaults, 50000 ns and 0, whatever the host's.
 import ctypes
 import os
 
 IOPRIO_GET = {"x86_64": 252, "aarch64": 31}
-PR_GET_TIMERSLACK = 30
+PR_GET_TIMERSLACK, PR_GET_THP_DISABLE = 30, 42
 DEFAULT_SLACK_NS = 50000
 
 
@@ -24,4 +25,6 @@ def check(**p):
     slack = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)
     if slack != DEFAULT_SLACK_NS:
         return f"SANDBOX-ESCAPED the host's timer slack {slack} ns"
+    if libc.prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0:
+        return "SANDBOX-ESCAPED the host switched transparent huge pages off"
     return 1
