@@ -416,6 +416,20 @@ def test_scratch_dir_is_the_writable_cwd_and_is_removed_afterwards(
     assert not Path(outcome.result.value["cwd"]).parent.exists()
 
 
+def test_a_host_with_a_strict_umask_keeps_every_layer() -> None:
+    """The child inherits the host's file-creation mask: under 0o027 (a hardened service's) the minimal root's folders
+    were made 0o710 on main, which the per-run uid could not cross, so `uid-drop` went missing and every write to the
+    scratch failed (EACCES). The child now sets its own mask before it makes anything."""
+    code = "def check():\n    with open('notes.txt', 'w') as fh:\n        fh.write('x')\n    return 1\n"
+    mask = os.umask(0o027)
+    try:
+        outcome = sandbox._execute(code, "check", {}, QUICK)
+    finally:
+        os.umask(mask)
+    assert outcome.result.value == 1, outcome
+    assert set(isolation_layers()) <= set(outcome.layers), outcome.missing
+
+
 def test_user_errors_name_the_problem() -> None:
     missing = run_sandboxed("def other():\n    return 1\n", "check", {})
     assert (missing.error_kind, missing.error) == ("exception", "the code defines no function 'check'")
