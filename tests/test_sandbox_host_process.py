@@ -280,10 +280,12 @@ def check():
     seen["thp_off"] = libc.prctl(42, 0, 0, 0, 0)  # PR_GET_THP_DISABLE
     ask("release", lambda: os.uname().release)
     ask("maxrss_kib", lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    seen["stack"] = resource.getrlimit(resource.RLIMIT_STACK)
     return seen
 """
 # A host that chose everything a process can choose for itself and its children: a file-creation mask, ignored
-# signals, a nice value, one CPU, SCHED_BATCH, an I/O priority, a timer slack, huge pages off, 400 MiB in use.
+# signals, a nice value, one CPU, SCHED_BATCH, an I/O priority, a timer slack, huge pages off, a 9 MiB stack limit,
+# 400 MiB in use.
 SETTINGS_HOST = """
 import ctypes, json, os, resource, signal, sys
 from coworkenv import sandbox
@@ -303,10 +305,12 @@ ioprio = {"x86_64": (251, 252), "aarch64": (30, 31)}[os.uname().machine]
 libc.syscall(ioprio[0], 1, 0, (2 << 13) | 7)  # best effort, level 7
 libc.prctl(29, 7_777_777, 0, 0, 0)  # PR_SET_TIMERSLACK
 libc.prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE
+stack_hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+resource.setrlimit(resource.RLIMIT_STACK, (9 * 2**20, stack_hard))  # `ulimit -s 9216`
 host = {"umask": 0o077, "ignored": sorted(int(s) for s in (signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM)),
         "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpus": sorted(os.sched_getaffinity(0)),
         "policy": os.sched_getscheduler(0), "ioprio": libc.syscall(ioprio[1], 1, 0), "slack": libc.prctl(30, 0, 0, 0, 0),
-        "thp_off": libc.prctl(42, 0, 0, 0, 0),
+        "thp_off": libc.prctl(42, 0, 0, 0, 0), "stack": resource.getrlimit(resource.RLIMIT_STACK)[0],
         "release": os.uname().release, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
 runs = {name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable | {"hook"}).result.value
@@ -317,10 +321,10 @@ print(json.dumps({"host": host, "runs": runs}))
 
 def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
     """Fork and exec pass the host's settings on: on main a run read the host's file-creation mask, ignored signals,
-    nice value, CPU set, scheduling policy, I/O priority, timer slack, huge-page setting, kernel release and (through
-    ru_maxrss, which exec carries over) its 400 MiB peak. A run now starts with the sandbox's own mask, default
-    signals, the kernel's default slack and huge pages; it keeps the host's scheduling (its choice is honoured) but
-    cannot read it."""
+    nice value, CPU set, scheduling policy, I/O priority, timer slack, huge-page setting, stack limit, kernel release
+    and (through ru_maxrss, which exec carries over) its 400 MiB peak. A run now starts with the sandbox's own mask,
+    default signals, the kernel's default slack and huge pages, an 8 MiB stack; it keeps the host's scheduling (its
+    choice is honoured) but cannot read it."""
     if os.geteuid() != 0:
         pytest.skip("the host script sets SCHED_BATCH and an I/O priority, which only root may on every machine")
     out = subprocess.run([sys.executable, "-c", SETTINGS_HOST], input=SETTINGS_PROBE, capture_output=True, text=True,
@@ -334,6 +338,7 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
         assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
             0o022, [], None, 50_000, 0), (name, seen)
         assert not {"nice", "cpus", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert seen["stack"][0] == min(8 * 2**20, seen["stack"][1]) != host["stack"], (name, seen)
         assert seen["release"] != host["release"], (name, seen)
 
 

@@ -338,6 +338,9 @@ def drop_capabilities(libc: ctypes.CDLL) -> str | None:
 # memory, counted per user: with the host's uid a full queue is the host's too), POSIX message queue bytes, locked
 # memory, and raised or real-time scheduling priorities. The host's values were far higher (96362 signals).
 SIGNALS_QUEUED = 64
+# The main thread's stack: the usual 8 MiB (Linux's and most distributions' default), not the host's soft limit,
+# which the code would read back (`ulimit -s` of the host's shell or service: 9 MiB under the host-process test).
+RUN_STACK_BYTES = 8 * 2**20
 
 
 def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> dict[str, int]:
@@ -392,9 +395,9 @@ def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
         if which is None:  # another platform's name
             continue
         soft, hard = value, value + 1 if name == "RLIMIT_CPU" else value
-        cur_soft, cur_hard = resource.getrlimit(which)
-        if name == "RLIMIT_STACK" and cur_soft != resource.RLIM_INFINITY:
-            soft = min(soft, cur_soft)  # the stack keeps the host's size: C recursion depth depends on it
+        cur_hard = resource.getrlimit(which)[1]
+        if name == "RLIMIT_STACK":  # C recursion depth depends on it: the usual size, never the host's own choice
+            soft = min(soft, RUN_STACK_BYTES)
         if cur_hard != resource.RLIM_INFINITY:
             soft, hard = min(soft, cur_hard), min(hard, cur_hard)
         resource.setrlimit(which, (soft, hard))
