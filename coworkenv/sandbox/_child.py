@@ -1,7 +1,8 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
-Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
-`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
+Started by `coworkenv.sandbox` as `python -I -S -B RUN_DIR/boot.py RUN_DIR` (a copy of this file, run by the base
+interpreter: no path the code reads of its own process names the host's checkout or venv) with an empty environment.
+It reads `RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
 `_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
 reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
 untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code

@@ -522,10 +522,12 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
     host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
     opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
-    running) at the syscall level; with
+    running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on) and
+    state kept on host inodes (locks set without running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
-    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
+    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0) and every
+    shared futex operation (keyed on a host file's inode for every process that maps it)."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
     if program is None:

@@ -31,6 +31,23 @@ from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
 _CHILD = Path(__file__).with_name("_child.py")
+# Where the child's bootstrap runs from: a copy in the run directory (written by the caller), so that the paths the
+# code reads of its own interpreter (sys.argv, sys.orig_argv, __main__.__file__, the file names of the bootstrap's
+# code in every frame above its own) name the run, never the host's checkout of the project (a user's home).
+BOOTSTRAP_NAME = "boot.py"
+
+
+def _interpreter() -> str:
+    """The interpreter the child runs: the base installation's, not a virtual environment's (the child imports the
+    standard library only, -I -S, so both behave the same), whose sys.executable and sys.prefix would name where the
+    host keeps its venv, often inside the project's checkout."""
+    base = getattr(sys, "_base_executable", "") or ""
+    return base if base and os.path.isfile(base) and os.access(base, os.X_OK) else sys.executable
+
+
+def bootstrap_source() -> bytes:
+    """The bootstrap's source, which the caller writes to BOOTSTRAP_NAME in each run directory."""
+    return _CHILD.read_bytes()
 _EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
 _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
@@ -115,15 +132,16 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         start = time.monotonic()
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         try:
+            interpreter = _interpreter()
             pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-I", "-S", "-B", str(_CHILD), run_dir], {},
+                interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
                 file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
                               (os.POSIX_SPAWN_DUP2, res_w, 3)],
                 setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
             )
         except OSError as exc:
-            raise RuntimeError(f"cannot start the sandbox interpreter {sys.executable!r}: {exc}") from exc
+            raise RuntimeError(f"cannot start the sandbox interpreter {interpreter!r}: {exc}") from exc
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
