@@ -16,6 +16,7 @@ secret file open on an inheritable descriptor.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import resource
@@ -153,6 +154,35 @@ def _inherited_descriptor(path: Path) -> Iterator[int]:
         os.close(number)
 
 
+# Process settings the host chose that fork and exec pass on, set to values no default has, so that a run which
+# inherits them shows it: a file-creation mask, ignored job-control signals, a timer slack (prctl, this thread's),
+# transparent huge pages switched off.
+HOST_UMASK = 0o027
+HOST_IGNORED_SIGNALS = (signal.SIGTTIN, signal.SIGTTOU)
+HOST_TIMER_SLACK_NS = 1_234_567
+PR_SET_TIMERSLACK, PR_GET_TIMERSLACK, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 29, 30, 41, 42
+
+
+@contextlib.contextmanager
+def _host_settings() -> Iterator[None]:
+    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS and huge pages off
+    (restored after)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    slack, thp_off = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), libc.prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0)
+    mask = os.umask(HOST_UMASK)
+    handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in HOST_IGNORED_SIGNALS}
+    libc.prctl(PR_SET_TIMERSLACK, HOST_TIMER_SLACK_NS, 0, 0, 0)
+    libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_THP_DISABLE, max(thp_off, 0), 0, 0, 0)
+        libc.prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        os.umask(mask)
+
+
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
@@ -183,7 +213,11 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
         "world_file": str(world_file),
         "repo_dir": str(REPO),
     }
-    with _inherited_descriptor(secret_file) as number:
+    host = os.uname()
+    paths.update(host_release=host.release, host_version=host.version, host_name=host.nodename,
+                 host_peak_rss_kib=str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss),
+                 host_prefix=sys.prefix if sys.prefix != sys.base_prefix else "")  # the host's venv, if any
+    with _inherited_descriptor(secret_file) as number, _host_settings():
         paths["inherited_fd"] = str(number)
         host_watch.fds += 1  # the host's own, closed after the test
         yield paths
@@ -381,6 +415,20 @@ def test_scratch_dir_is_the_writable_cwd_and_is_removed_afterwards(
         assert outcome.result.value["uid"] != os.getuid()
     assert list(private.iterdir()) == []
     assert not Path(outcome.result.value["cwd"]).parent.exists()
+
+
+def test_a_host_with_a_strict_umask_keeps_every_layer() -> None:
+    """The child inherits the host's file-creation mask: under 0o027 (a hardened service's) the minimal root's folders
+    were made 0o710 on main, which the per-run uid could not cross, so `uid-drop` went missing and every write to the
+    scratch failed (EACCES). The child now sets its own mask before it makes anything."""
+    code = "def check():\n    with open('notes.txt', 'w') as fh:\n        fh.write('x')\n    return 1\n"
+    mask = os.umask(0o027)
+    try:
+        outcome = sandbox._execute(code, "check", {}, QUICK)
+    finally:
+        os.umask(mask)
+    assert outcome.result.value == 1, outcome
+    assert set(isolation_layers()) <= set(outcome.layers), outcome.missing
 
 
 def test_user_errors_name_the_problem() -> None:

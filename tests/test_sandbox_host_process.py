@@ -5,13 +5,16 @@ removed by the next one."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import resource
 import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -251,3 +254,112 @@ def _remove_group_once_empty(group: str) -> None:
             os.rmdir(group)
         time.sleep(0.05)
     assert not os.path.isdir(group), f"cannot remove {group}"
+
+
+# What a run can read of the settings its host chose (with the hook off, so that native calls answer too).
+SETTINGS_PROBE = """
+import ctypes, os, resource, signal
+IOPRIO_GET = {"x86_64": 252, "aarch64": 31}
+def check():
+    libc = ctypes.CDLL(None, use_errno=True)
+    seen = {}
+    def ask(name, question):
+        try:
+            seen[name] = question()
+        except OSError:
+            pass
+    ask("umask", lambda: os.umask(0o022))
+    seen["ignored"] = sorted(int(s) for s in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP, signal.SIGPIPE}
+                             if signal.getsignal(s) == signal.SIG_IGN)
+    ask("nice", lambda: os.getpriority(os.PRIO_PROCESS, 0))
+    ask("cpus", lambda: sorted(os.sched_getaffinity(0)))
+    ask("policy", lambda: os.sched_getscheduler(0))
+    ioprio = libc.syscall(IOPRIO_GET[os.uname().machine], 1, 0)
+    seen["ioprio"] = ioprio if ioprio >= 0 else None
+    seen["slack"] = libc.prctl(30, 0, 0, 0, 0)  # PR_GET_TIMERSLACK
+    seen["thp_off"] = libc.prctl(42, 0, 0, 0, 0)  # PR_GET_THP_DISABLE
+    ask("release", lambda: os.uname().release)
+    ask("maxrss_kib", lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    seen["stack"] = resource.getrlimit(resource.RLIMIT_STACK)
+    return seen
+"""
+# A host that chose everything a process can choose for itself and its children: a file-creation mask, ignored
+# signals, a nice value, one CPU, SCHED_BATCH, an I/O priority, a timer slack, huge pages off, a 9 MiB stack limit,
+# 400 MiB in use.
+SETTINGS_HOST = """
+import ctypes, json, os, resource, signal, sys
+from coworkenv import sandbox
+from coworkenv.sandbox import SandboxLimits
+code = sys.stdin.read()
+libc = ctypes.CDLL(None, use_errno=True)
+ballast = bytearray(400 * 2**20)
+for i in range(0, len(ballast), 4096):
+    ballast[i] = 1
+os.umask(0o077)
+for sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM):
+    signal.signal(sig, signal.SIG_IGN)
+os.nice(5)
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+ioprio = {"x86_64": (251, 252), "aarch64": (30, 31)}[os.uname().machine]
+libc.syscall(ioprio[0], 1, 0, (2 << 13) | 7)  # best effort, level 7
+libc.prctl(29, 7_777_777, 0, 0, 0)  # PR_SET_TIMERSLACK
+libc.prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE
+stack_hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+resource.setrlimit(resource.RLIMIT_STACK, (9 * 2**20, stack_hard))  # `ulimit -s 9216`
+host = {"umask": 0o077, "ignored": sorted(int(s) for s in (signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM)),
+        "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpus": sorted(os.sched_getaffinity(0)),
+        "policy": os.sched_getscheduler(0), "ioprio": libc.syscall(ioprio[1], 1, 0), "slack": libc.prctl(30, 0, 0, 0, 0),
+        "thp_off": libc.prctl(42, 0, 0, 0, 0), "stack": resource.getrlimit(resource.RLIMIT_STACK)[0],
+        "release": os.uname().release, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+runs = {name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable | {"hook"}).result.value
+        for name, disable in (("full", frozenset()), ("kernel-only", degraded))}
+print(json.dumps({"host": host, "runs": runs}))
+"""
+
+
+def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
+    """Fork and exec pass the host's settings on: on main a run read the host's file-creation mask, ignored signals,
+    nice value, CPU set, scheduling policy, I/O priority, timer slack, huge-page setting, stack limit, kernel release
+    and (through ru_maxrss, which exec carries over) its 400 MiB peak. A run now starts with the sandbox's own mask,
+    default signals, the kernel's default slack and huge pages, an 8 MiB stack; it keeps the host's scheduling (its
+    choice is honoured) but cannot read it."""
+    if os.geteuid() != 0:
+        pytest.skip("the host script sets SCHED_BATCH and an I/O priority, which only root may on every machine")
+    out = subprocess.run([sys.executable, "-c", SETTINGS_HOST], input=SETTINGS_PROBE, capture_output=True, text=True,
+                         timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    host, runs = report["host"], report["runs"]
+    assert host["nice"] >= 5 and host["policy"] == os.SCHED_BATCH and (host["slack"], host["thp_off"]) == (7_777_777, 1)
+    for name, seen in runs.items():
+        assert isinstance(seen, dict), (name, seen)
+        assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
+            0o022, [], None, 50_000, 0), (name, seen)
+        assert not {"nice", "cpus", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert seen["stack"][0] == min(8 * 2**20, seen["stack"][1]) != host["stack"], (name, seen)
+        assert seen["release"] != host["release"], (name, seen)
+
+
+def test_synchronous_rewrites_send_one_mib_to_the_disk_as_the_host_counts() -> None:
+    """Regression guard (the measurement disk_bandwidth_direct_and_synchronous_io made inside the run, where getrusage
+    is now refused): 32 fsynced rewrites of one MiB in a scratch on the host's disk (no tmpfs) send one MiB, as the
+    host counts its reaped child's block writes."""
+    code = (
+        "import mmap, os\n"
+        "def check():\n"
+        "    buf = mmap.mmap(-1, 1 << 20)\n"
+        "    fd = os.open('plain.bin', os.O_RDWR | os.O_CREAT, 0o600)\n"
+        "    for _ in range(32):\n"
+        "        os.pwrite(fd, buf, 0)\n"
+        "        os.fsync(fd)\n"
+        "        os.fdatasync(fd)\n"
+        "    os.close(fd)\n"
+        "    return 1\n"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock
+    outcome = sandbox._execute(code, "check", {}, replace(QUICK, wall_seconds=10), disable=DEGRADED)
+    written_mib = (resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock - before) * 512 / 2**20
+    assert outcome.result.value == 1, outcome
+    assert written_mib <= 4, f"{written_mib:.0f} MiB sent to the disk for 32 rewrites of one MiB"

@@ -222,6 +222,87 @@ def test_a_run_cannot_reach_a_concurrent_run_through_its_process(mode: str) -> N
     assert not seeker.value, f"a run reached a concurrent run's process: {seeker.value}"
 
 
+# Locks kept on a stdlib file's inode: an exclusive flock (no write access needed) and an OFD read lock on byte 0.
+LOCK_HOLDER = '''
+import fcntl, os, struct, time
+def check(tag):
+    fd = os.open(os.__file__, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.fcntl(fd, 37, struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0))  # F_OFD_SETLK
+    time.sleep(1.5)
+    return 1
+'''
+LOCK_SEEKER = '''
+import fcntl, os, struct
+def check(tag):
+    fd = os.open(os.__file__, os.O_RDONLY)
+    seen = []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        seen.append("flock held")
+    for command in (36, fcntl.F_GETLK):  # F_OFD_GETLK
+        kind = struct.unpack("hhqqi4x", fcntl.fcntl(fd, command, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 1, 0)))[0]
+        if kind != fcntl.F_UNLCK:
+            seen.append(f"lock of kind {kind} reported by command {command}")
+    return seen
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_signal_a_concurrent_run_through_locks_on_host_files(mode: str) -> None:
+    """Spec A locks a stdlib file (flock and an OFD read lock, through a read-only descriptor) while spec B, started
+    next to it, probes the same file: a lock kept on the host's inode is a bit per file between concurrent runs
+    (measured on main in all four modes)."""
+    seeker = _seek_beside_a_holder(mode, LOCK_HOLDER, LOCK_SEEKER, "locks", {}, SandboxLimits(cpu_seconds=1,
+                                                                                              wall_seconds=4.0))
+    assert seeker.ok, seeker
+    assert not seeker.value, f"a run saw a concurrent run's locks: {seeker.value}"
+
+
+# A shared futex on a mapping of a stdlib file, with the hook off: keyed on the file's inode, the same for every
+# process that maps it. The holder waits on it; the seeker wakes it and says how many it woke.
+FUTEX_SETUP = '''
+import ctypes, mmap, os, time
+def mapped_word():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    fd = os.open(os.__file__, os.O_RDONLY)
+    address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    os.close(fd)
+    return libc, {"x86_64": 202, "aarch64": 98}[os.uname().machine], address
+'''
+FUTEX_HOLDER = FUTEX_SETUP + '''
+class Timespec(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+def check(tag):
+    libc, futex, address = mapped_word()
+    value = ctypes.c_uint32.from_address(address).value
+    libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(2, 0)))  # FUTEX_WAIT
+    return 1
+'''
+FUTEX_SEEKER = FUTEX_SETUP + '''
+def check(tag):
+    libc, futex, address = mapped_word()
+    woken = 0
+    for _ in range(50):
+        woken += max(0, libc.syscall(futex, ctypes.c_void_p(address), 1, 1))  # FUTEX_WAKE one waiter
+        time.sleep(0.01)
+    return woken
+'''
+
+
+def test_a_run_cannot_wake_a_concurrent_run_through_a_futex_keyed_on_a_host_file() -> None:
+    """With the hook off (native code), spec A waits on a shared futex in a mapping of a stdlib file while spec B,
+    started next to it, wakes that futex: on main B woke A (a channel between runs through the file's inode)."""
+    seeker = _seek_beside_a_holder("kernel-only", FUTEX_HOLDER, FUTEX_SEEKER, "futex", {},
+                                   SandboxLimits(cpu_seconds=1, wall_seconds=4.0))
+    assert seeker.ok, seeker
+    assert seeker.value == 0, f"a run woke a concurrent run's futex: {seeker.value}"
+
+
 def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(tmp_path: Path) -> None:
     """The scratch tmpfs is mounted noexec: an extension module the code wrote there cannot be mapped, so its
     native code (which would answer 2, or the file it read) never runs."""

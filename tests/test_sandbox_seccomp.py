@@ -35,7 +35,10 @@ NR = {
     "sched_getaffinity": (204, 123), "sched_getattr": (315, 275), "getpriority": (140, 141), "ioprio_get": (252, 31),
     "statfs": (137, 43), "fstatfs": (138, 44), "times": (100, 153), "mmap": (9, 222), "clock_gettime": (228, 113),
     "clock_getres": (229, 114), "clock_nanosleep": (230, 115), "timer_create": (222, 107), "lsm_get_self_attr": (459, 459),
-    "lsm_list_modules": (461, 461), "quotactl_fd": (443, 443),
+    "lsm_list_modules": (461, 461), "quotactl_fd": (443, 443), "sched_getscheduler": (145, 120),
+    "sched_getparam": (143, 121), "sched_rr_get_interval": (148, 127), "uname": (63, 160), "getrusage": (98, 165),
+    "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
+    "futex_wait": (455, 455), "futex_requeue": (456, 456),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -82,12 +85,20 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("kill", OWN_PID, 9), answer("kill", HOST_PID, 9), answer("kill", -1, 9)) == (ALLOW, EPERM, EPERM)
     assert (answer("prlimit64", 0, 7), answer("prlimit64", OWN_PID, 7), answer("prlimit64", HOST_PID, 7)) == (
         ALLOW, ALLOW, EPERM)
-    for name in ("getpgid", "getsid", "sched_getaffinity", "sched_getattr"):  # asked about itself only
+    for name in ("getpgid", "getsid"):  # asked about itself only
         assert [answer(name, pid, 128) for pid in (0, OWN_PID, HOST_PID, 1)] == [ALLOW, ALLOW, EPERM, EPERM], name
-    # (which, who): one process only (PRIO_PROCESS 0, IOPRIO_WHO_PROCESS 1), never a user's or a group's processes.
-    for name, process, others in (("getpriority", 0, (1, 2)), ("ioprio_get", 1, (2, 3))):
-        assert [answer(name, process, who) for who in (0, OWN_PID, HOST_PID)] == [ALLOW, ALLOW, EPERM], name
-        assert [answer(name, which, 0) for which in others] == [EPERM, EPERM], name
+    # Scheduling settings: of no process, itself included (what the host chose and fork passed on), by pid, user or
+    # group; nor the host kernel's identity or the peak RSS exec carried over from the host.
+    for name in ("sched_getaffinity", "sched_getattr", "sched_getscheduler", "sched_getparam", "sched_rr_get_interval"):
+        assert [answer(name, pid, 128) for pid in (0, OWN_PID, HOST_PID, 1)] == [ENOSYS] * 4, name
+    for name in ("getpriority", "ioprio_get"):
+        assert [answer(name, which, who) for which in (0, 1, 2, 3) for who in (0, OWN_PID)] == [ENOSYS] * 8, name
+    assert [answer("uname", 0)] + [answer("getrusage", who, 0) for who in (0, 1, -1)] == [ENOSYS] * 4
+    # Locks are set without running (none is kept on a host inode for others to see); probes and unlocks of a lock
+    # never set run as they are.
+    assert answer("flock", 3, 2 | 4) == DONE
+    assert [answer("fcntl", 3, cmd, 0) for cmd in (6, 7, 37, 38)] == [DONE] * 4  # F_SETLK(W), F_OFD_SETLK(W)
+    assert [answer("fcntl", 3, cmd, 0) for cmd in (5, 36)] == [ALLOW] * 2  # F_GETLK, F_OFD_GETLK
     # CPU clocks: its own (pid 0 or its pid), its threads', the fixed clocks; never another process's (~pid << 3 | kind).
     for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
         assert [answer(name, ~pid << 3 | kind) for pid in (0, OWN_PID) for kind in (0, 1, 2)] == [ALLOW] * 6, name
@@ -127,6 +138,12 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         0x40022, 0x40021, 0x40022 | 21 << 26, 0x40022 | 30 << 26)] == [ENOSYS] * 4
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
+    # Futexes: private ones always (FUTEX_WAIT|PRIVATE 128, FUTEX_WAKE|PRIVATE 129); shared ones, keyed on a file's
+    # inode for every process that maps it, only where threads may run; the futex2 calls never.
+    assert [answer("futex", 0, op, of=no_threads) for op in (128, 129, 137, 0, 1, 5, 9)] == [ALLOW] * 3 + [ENOSYS] * 4
+    assert [answer("futex", 0, op) for op in (128, 0, 1)] == [ALLOW] * 3
+    assert [answer(name, 0, 0, 0, 2) for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")] == [
+        ENOSYS] * 4
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",
                  "listmount", "get_robust_list", "memfd_create", "io_setup", "io_submit"):
         assert answer(name) == EPERM, name

@@ -50,7 +50,7 @@ from coworkenv.sandbox._cgroup import (
     make_run_cgroups,
     remove_run_cgroup,
 )
-from coworkenv.sandbox._host import AskHandler, AskRefused, Outcome, spawn_and_collect
+from coworkenv.sandbox._host import BOOTSTRAP_NAME, AskHandler, AskRefused, Outcome, bootstrap_source, spawn_and_collect
 from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
@@ -175,9 +175,10 @@ def _execute(
         fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(job, allow_nan=False))
-        fd = os.open(os.path.join(run_dir, "boot.bin"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fb:
-            fb.write(_child_modules())
+        for name, content in (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, _bootstrap())):
+            fd = os.open(os.path.join(run_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(content)
         outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask)
     finally:
         for group in cgroups.groups:  # the child is reaped by now (or never started)
@@ -207,10 +208,17 @@ def _core_dumps_reach_a_helper(pattern_file: str = "/proc/sys/kernel/core_patter
 
 @functools.lru_cache(maxsize=1)
 def _child_modules() -> bytes:
-    """The child's helper modules (kernel layers, confinement, audit hook), compiled once per host process."""
+    """The child's helper modules (kernel layers, confinement, audit hook), compiled once per host process, under
+    file names that say what they are, not where the host keeps them (the hook's frame shows in a refusal's
+    traceback, and its file name with it)."""
     here = Path(__file__).parent
-    return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), str(here / f"{name}.py"),
+    return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), f"<sandbox {name}>",
                                         "exec") for name in ("_kernel", "_confine", "_hook")})
+
+
+@functools.lru_cache(maxsize=1)
+def _bootstrap() -> bytes:
+    return bootstrap_source()
 
 
 def _warn_missing(missing: dict[str, str]) -> None:

@@ -1,7 +1,8 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
-Started by `coworkenv.sandbox` as `python -I -S -B _child.py RUN_DIR` with an empty environment. It reads
-`RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
+Started by `coworkenv.sandbox` as `python -I -S -B RUN_DIR/boot.py RUN_DIR` (a copy of this file, run by the base
+interpreter: no path the code reads of its own process names the host's checkout or venv) with an empty environment.
+It reads `RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
 `_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
 reports goes to fd 3 as JSON lines: one `layers` line (with why each missing layer is missing) before the
 untrusted code runs, a `violation` line per blocked operation (written the moment it happens, so later code
@@ -226,6 +227,9 @@ def isolate(
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
     others; `host_pid`: the process this one dies with); returns (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
+    # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
+    # per-run uid could not cross (every call failed).
+    kernel["reset_inherited_settings"](libc)
     layers: list[str] = []
     missing: dict[str, str] = dict(cgroup["missing"])
     # First: whatever the layers below allocate in the kernel counts against the run's memory cap too.
@@ -293,6 +297,23 @@ def isolate(
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing
+
+
+# What os.uname() answers in the child: the host kernel's release and build string are a fingerprint of the host (no
+# namespace covers them, and seccomp refuses the syscall), its name too where no UTS namespace is made. The system and
+# the machine stay the real ones (the interpreter's platform, sysconfig's and platform's answers rely on them).
+SANDBOX_NODENAME, NEUTRAL_RELEASE, NEUTRAL_VERSION = "sandbox", "0.0.0-sandbox", "#1 sandbox"
+
+
+def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
+    """An `os.uname` that names no host: `sysname` and `machine` as they are, a neutral node, release and version."""
+    answer = posix.uname_result((sysname, SANDBOX_NODENAME, NEUTRAL_RELEASE, NEUTRAL_VERSION, machine))
+
+    def uname() -> Any:
+        """The sandbox's neutral uname (the kernel's is refused: it names the host's kernel and the host)."""
+        return answer
+
+    return uname
 
 
 def frame_locals_write_through() -> bool:
@@ -396,6 +417,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         job = load_job(os.path.join(run_dir, "job.json"))
         close_host_descriptors((ANSWER_FD if job.get("ask") else RESULT_FD) + 1)
         st = os.fstat(RESULT_FD)
+        real = posix.uname()  # before seccomp refuses it
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
         disabled = set(job["disable"])
         modules = load_siblings(run_dir)  # imports ctypes for the kernel layers
@@ -404,6 +426,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
             job["host_pid"])
+        os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again

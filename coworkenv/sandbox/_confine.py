@@ -185,16 +185,44 @@ _HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
 # SysV shared memory, its other doors, are refused already). Per architecture: mmap (flags in argument 3).
 _MMAP = {"x86_64": 9, "aarch64": 222}
 MAP_HUGETLB = 0x40000
-# Calls that ask about a process by pid (getpgid, getsid, sched_getscheduler, sched_getparam, sched_rr_get_interval,
-# sched_getaffinity, sched_getattr) and by "who" in the second argument (getpriority, ioprio_get): what the empty
-# /proc keeps from the code, which processes run on the machine (all its pids answered, 40000 in 0.05 s of CPU), the
-# host's group and session, their scheduling. Only 0 (itself) or the child's own pid; any other gets EPERM, whether a
-# process has it or not. getpriority and ioprio_get also answer for every process of a user or a process group
-# (`which`): who 0 there means the child's own uid, which is root's where it keeps the host's, so every root
-# process of the machine answered (the highest priority among them: -20 where the child had 10); only `which` =
-# a process passes. Per architecture: (by pid in argument 0, (by who in argument 1, the `which` of one process)).
-_ABOUT_A_PROCESS = {"x86_64": ((121, 124, 145, 143, 148, 204, 315), ((140, 0), (252, 1))),
-                    "aarch64": ((155, 156, 120, 121, 127, 123, 275), ((141, 0), (31, 1)))}
+# Calls that ask about a process by pid (getpgid, getsid): what the empty /proc keeps from the code, which processes
+# run on the machine (all its pids answered, 40000 in 0.05 s of CPU), the host's group and session. Only 0 (itself)
+# or the child's own pid; any other gets EPERM, whether a process has it or not. Per architecture.
+_ABOUT_A_PROCESS = {"x86_64": (121, 124), "aarch64": (155, 156)}
+# Scheduling settings, asked of any process (getpriority, ioprio_get, sched_getscheduler, sched_getparam,
+# sched_rr_get_interval, sched_getaffinity, sched_getattr): of another pid they told which processes run on the
+# machine and how; of a user or a group (getpriority, ioprio_get) every root process's highest priority where the
+# child keeps the host's uid; and of the child itself what the host chose, which fork and exec pass on (its nice
+# value, I/O priority, policy, CPU set: how the host was started and pinned, how many CPUs the machine gives it). The
+# run keeps those settings and may not read them: ENOSYS for any argument, as on a kernel without the calls
+# (os.cpu_count() then answers glibc's guess, 2; glibc's pthread_getattr_np takes ENOSYS for "no CPU set").
+_SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (141, 31, 120, 121, 127, 123, 275)}
+# What else the kernel tells a process of the machine and of its host, beyond /proc: uname() the host kernel's
+# release and build string (which no namespace covers, in every set) and, without a UTS namespace, the host's name
+# (gethostname asks it too); getrusage a peak resident set that exec carried over from the host (the kernel folds
+# the spawning process's peak into the new program's ru_maxrss: the host's memory size, and how it grows from run to
+# run). ENOSYS, as on a kernel without them; the bootstrap gives os.uname a neutral answer (`neutral_uname`), and
+# CPU time stays readable through time.process_time and thread_time. Per architecture: (uname, getrusage).
+_HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
+# Locks are kept on the host's inode, where every other process that can open the file sees them: flock takes an
+# exclusive lock through a read-only descriptor (of a stdlib file, /dev/null), and POSIX and OFD locks take read locks
+# there, which concurrent runs saw (flock's LOCK_NB failing, F_GETLK and F_OFD_GETLK reporting the lock: a channel
+# between them, a bit per file and byte range) and host processes locking the same file waited behind. Setting a lock
+# (flock; F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW) returns 0 without running: a run is one process, whose locks
+# only it could contend for (sqlite and mailbox keep their in-process bookkeeping and work in scratch, WAL included),
+# so no run holds a lock anywhere and a probe finds none of another run's. Per architecture: flock; the fcntl commands.
+_FLOCK = {"x86_64": 73, "aarch64": 32}
+_LOCK_SETTING_FCNTLS = (6, 7, 37, 38)
+# Shared futexes: without FUTEX_PRIVATE_FLAG the kernel keys a futex on a file mapping by the file's inode and offset,
+# so every process that maps a stdlib file met every other at the same key (with native code, the hook off: a run's
+# FUTEX_WAIT slept until a concurrent run's FUTEX_WAKE, a channel between them). A run without threads has no
+# process to share a futex with: futex() takes private operations only (ENOSYS otherwise, which C libraries take for
+# "no such operation"); with threads (max_processes above 1) glibc waits on a thread's exit with a shared operation, so
+# they pass there. The futex2 calls (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs
+# BPF cannot read, and no C library uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
+_FUTEX = {"x86_64": 202, "aarch64": 98}
+FUTEX_PRIVATE_FLAG = 128
+_FUTEX2_CALLS = (449, 454, 455, 456)  # the same on x86_64 and aarch64
 # Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
 # time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
 # every layer set, time.clock_gettime raising no audit event; the vDSO passes such ids to the kernel. A process
@@ -411,9 +439,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog.append((ret, None, None, SECCOMP_RET_ERRNO | errno.EPERM))
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
-    by_pid, by_who = _ABOUT_A_PROCESS[machine]
-    prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *by_pid)]
-    prog += [(jeq, f"which_process{which}", "next", n) for n, which in by_who]
+    prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
+    prog += [(jeq, "done", "next", _FLOCK[machine])] + [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
+    if not threads:
+        prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
@@ -439,9 +469,6 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
 
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
     block("self_or_zero", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
-    for which in sorted({which for _, which in by_who}):
-        block(f"which_process{which}", (ld, None, None, arg0), (jeq, "who_self_or_zero", "eperm", which))
-    block("who_self_or_zero", (ld, None, None, arg1), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     own_clock = (~own_pid << 3) & 0xFFFFFFF8
     block("cpu_clock", (ld, None, None, arg0), (jge, "next", "allow", 0x80000000),
           (jset, "allow", "next", CPUCLOCK_PERTHREAD), (and_, None, None, 0xFFFFFFF8),
@@ -449,6 +476,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("own_socket_option", (ld, None, None, arg1), (jeq, "next", "eperm", SOL_SOCKET), (ld, None, None, arg2),
           *[(jeq, "allow", "next", o) for o in _OWN_SOCKET_OPTIONS], (ret, None, None, SECCOMP_RET_ERRNO | errno.EPERM))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
+          *[(jeq, "done", "next", c) for c in _LOCK_SETTING_FCNTLS],
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
     block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
     for index in sorted({index for _, index in disk.opens}):
@@ -467,6 +495,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
+    block("futex", (ld, None, None, arg1), (jset, "allow", "enosys", FUTEX_PRIVATE_FLAG))
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
                           ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
@@ -493,10 +522,12 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
     host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
     opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
-    running) at the syscall level; with
+    running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on) and
+    state kept on host inodes (locks set without running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
-    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0)."""
+    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0) and every
+    shared futex operation (keyed on a host file's inode for every process that maps it)."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
     if program is None:

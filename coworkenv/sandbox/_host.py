@@ -38,6 +38,23 @@ from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
 _CHILD = Path(__file__).with_name("_child.py")
 _log = logging.getLogger(__name__)
+# Where the child's bootstrap runs from: a copy in the run directory (written by the caller), so that the paths the
+# code reads of its own interpreter (sys.argv, sys.orig_argv, __main__.__file__, the file names of the bootstrap's
+# code in every frame above its own) name the run, never the host's checkout of the project (a user's home).
+BOOTSTRAP_NAME = "boot.py"
+
+
+def _interpreter() -> str:
+    """The interpreter the child runs: the base installation's, not a virtual environment's (the child imports the
+    standard library only, -I -S, so both behave the same), whose sys.executable and sys.prefix would name where the
+    host keeps its venv, often inside the project's checkout."""
+    base = getattr(sys, "_base_executable", "") or ""
+    return base if base and os.path.isfile(base) and os.access(base, os.X_OK) else sys.executable
+
+
+def bootstrap_source() -> bytes:
+    """The bootstrap's source, which the caller writes to BOOTSTRAP_NAME in each run directory."""
+    return _CHILD.read_bytes()
 _EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
 _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
@@ -97,6 +114,12 @@ class _Collected:
     oom_killed: bool = False  # the kernel's OOM killer stopped it: the run's memory cgroup was full
 
 
+# Every signal the child starts with at its default action: a disposition the host set to "ignore" survives exec
+# (SIGHUP under nohup, SIGINT and SIGQUIT for a shell's background job, SIGTTIN...), so the code would read how the
+# host was started (signal.getsignal, no audit event), and could not be stopped by what it ignores.
+_DEFAULT_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
+
+
 def _high_fd(fd: int) -> int:
     # Our write ends must not sit on 0..3, where the spawn file actions put the child's stdio and channel.
     new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
@@ -141,17 +164,16 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         start = time.monotonic()
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         try:
+            interpreter = _interpreter()
             pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-I", "-S", "-B", str(_CHILD), run_dir], {},
+                interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
                 file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
                               (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
-                setsid=True, setsigmask=(),
-                setsigdef=(signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM,
-                           signal.SIGHUP),
+                setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
             )
         except OSError as exc:
-            raise RuntimeError(f"cannot start the sandbox interpreter {sys.executable!r}: {exc}") from exc
+            raise RuntimeError(f"cannot start the sandbox interpreter {interpreter!r}: {exc}") from exc
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)

@@ -338,6 +338,9 @@ def drop_capabilities(libc: ctypes.CDLL) -> str | None:
 # memory, counted per user: with the host's uid a full queue is the host's too), POSIX message queue bytes, locked
 # memory, and raised or real-time scheduling priorities. The host's values were far higher (96362 signals).
 SIGNALS_QUEUED = 64
+# The main thread's stack: the usual 8 MiB (Linux's and most distributions' default), not the host's soft limit,
+# which the code would read back (`ulimit -s` of the host's shell or service: 9 MiB under the host-process test).
+RUN_STACK_BYTES = 8 * 2**20
 
 
 def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> dict[str, int]:
@@ -352,6 +355,25 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
         "RLIMIT_MSGQUEUE": 0, "RLIMIT_MEMLOCK": 0, "RLIMIT_NICE": 0, "RLIMIT_RTPRIO": 0,
         "RLIMIT_RTTIME": cpu * 1_000_000,
     }
+
+
+# Settings the host chose that fork and exec pass on, set to fixed values here: the file-creation mask (os.umask
+# answered the host's, 0o027 under the test host, and made the code's files' modes), the timer slack (prctl
+# PR_GET_TIMERSLACK, with native code: how late the host lets its timers fire) and whether transparent huge pages are
+# switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting). The host resets every signal's
+# disposition at the spawn; the scheduling settings stay the host's (its choice of priority and CPUs is honoured)
+# and seccomp keeps them unread.
+RUN_UMASK = 0o022
+DEFAULT_TIMER_SLACK_NS = 50_000  # the kernel's default for a process whose parent set none
+PR_SET_TIMERSLACK, PR_SET_THP_DISABLE = 29, 41
+
+
+def reset_inherited_settings(libc: ctypes.CDLL) -> None:
+    """Give this process the sandbox's own file-creation mask, timer slack and huge-page setting (the machine's
+    default) instead of the host's. None can fail for values in range."""
+    os.umask(RUN_UMASK)
+    for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0)):
+        libc.prctl(*(ctypes.c_ulong(v) for v in (option, value, 0, 0, 0)))
 
 
 PR_SET_DUMPABLE = 4
@@ -373,9 +395,9 @@ def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
         if which is None:  # another platform's name
             continue
         soft, hard = value, value + 1 if name == "RLIMIT_CPU" else value
-        cur_soft, cur_hard = resource.getrlimit(which)
-        if name == "RLIMIT_STACK" and cur_soft != resource.RLIM_INFINITY:
-            soft = min(soft, cur_soft)  # the stack keeps the host's size: C recursion depth depends on it
+        cur_hard = resource.getrlimit(which)[1]
+        if name == "RLIMIT_STACK":  # C recursion depth depends on it: the usual size, never the host's own choice
+            soft = min(soft, RUN_STACK_BYTES)
         if cur_hard != resource.RLIM_INFINITY:
             soft, hard = min(soft, cur_hard), min(hard, cur_hard)
         resource.setrlimit(which, (soft, hard))

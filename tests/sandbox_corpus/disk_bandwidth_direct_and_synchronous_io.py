@@ -8,7 +8,9 @@
 # synchronous writes at once (1.8 GiB/s rewriting one 1 MiB file with O_DIRECT) however small the scratch cap is.
 # The kernel counts the bytes a process sends to storage (ru_oublock, 512-byte blocks): rewriting one MiB 32 times
 # must cost one MiB at most, and no direct or synchronous route may open. Must: O_DIRECT and O_DSYNC opens refused,
-# openat2 unknown, RWF_DSYNC refused, fsync and its kind done without running.
+# openat2 unknown, RWF_DSYNC refused, fsync and its kind done without running. getrusage is refused in the run now
+# (host_memory_through_the_inherited_peak_rss): the host measures the bytes from its side
+# (test_sandbox_host_process.py), and this snippet where the count still answers.
 import fcntl
 import mmap
 import os
@@ -27,7 +29,10 @@ def leak(what):
 
 
 def written_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_oublock * 512 / MIB
+    try:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_oublock * 512 / MIB
+    except OSError:
+        return 0.0
 
 
 def check(**p):

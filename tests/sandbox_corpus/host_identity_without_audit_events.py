@@ -1,8 +1,9 @@
 # expect: ok
-# needs: netns
+# expect-kernel: ok
 # value: 1
 # The host's name through a call no audit event covers: os.uname().nodename (socket.gethostname is audited and
-# refused). With the network namespace comes a UTS namespace named "sandbox"; without one it is a known limit.
+# refused). With the network namespace comes a UTS namespace named "sandbox"; without one the name was the host's
+# (a known limit until uname itself was refused and os.uname answered neutrally: kernel_identity_through_os_uname).
 import os
 
 

@@ -9,7 +9,10 @@ import os
 
 
 def check(**p):
-    own = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+    except OSError:  # not even its own (inherited_priority_of_the_host)
+        own = None
     for which, name in ((os.PRIO_USER, "user"), (os.PRIO_PGRP, "group")):
         try:
             seen = os.getpriority(which, 0)
