@@ -105,6 +105,9 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
     except UnicodeDecodeError as exc:
         raise error(file, raw[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); save the "
                     "file as UTF-8") from None
+    control = control_character_problem(text)
+    if control is not None:
+        raise error(file, *control)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -132,12 +135,45 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     if special:
         raise error(file, None, special)
     try:
-        root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    control = control_character_problem(text)
+    if control is not None:
+        raise error(file, *control)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
         return
     except RecursionError:
         raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
+
+
+# Control characters have names a person knows from elsewhere; the others are named by their code point only.
+_CONTROL_NAMES = {0x00: "NUL", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def control_character_problem(text: str) -> tuple[int, str] | None:
+    """(1-based line, what to do) for the first character of `text` that YAML refuses (a NUL, a terminal's escape
+    code pasted with the text, a backspace, a form feed, DEL, a C1 control), or None.
+
+    PyYAML names it in two lines by its count of characters from the start (`in "<unicode string>", position 412`),
+    with no line."""
+    found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = ord(found.group())
+    name = f"U+{code:04X}" + (f" {_CONTROL_NAMES[code]}" if code in _CONTROL_NAMES else "")
+    if code == 0 and text.count("\0") * 3 >= len(text):  # every other character: UTF-16 without its byte-order mark
+        return line, (f"holds {name} at column {column} and every other character: the file looks saved as UTF-16 "
+                      "without a byte-order mark; save it as UTF-8")
+    why = " (a terminal's colour or cursor code pasted with the text?)" if code == 0x1B else ""
+    return line, (f"holds a control character, {name}, at column {column}, which YAML does not allow{why}; delete it "
+                  "(an editor that shows invisible characters finds it)")
 
 
 # What YAML 1.1 (PyYAML) makes of a plain scalar that is not text, by the tag it resolves.
