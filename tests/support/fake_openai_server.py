@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
 OUTCOMES = ("ok", "400", *FAULT_KINDS)
@@ -244,7 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.reset()
             self._send_json(200, {"status": "reset"})
             return
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        if urlsplit(self.path).path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):  # query aside
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         server = self.server
