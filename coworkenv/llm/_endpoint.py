@@ -7,6 +7,7 @@ import re
 from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 import httpx
+import yarl
 
 from coworkenv.llm._types import LLMError
 
@@ -93,7 +94,11 @@ def url_secrets(url: str) -> list[str]:
     if parts.password:
         basic = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
         found |= {parts.password, unquote(parts.password), base64.b64encode(basic.encode()).decode()}
-    for pair in parts.query.split("&"):
+    try:  # as aiohttp sends it (yarl re-quotes: `%2F` goes out as `/`)
+        sent = yarl.URL(url).raw_query_string
+    except ValueError:
+        sent = ""
+    for pair in [*parts.query.split("&"), *sent.split("&")]:
         value = pair.partition("=")[2]
         found |= {value, unquote_plus(value)}
     return sorted((secret for secret in found if len(secret) >= 4), key=len, reverse=True)

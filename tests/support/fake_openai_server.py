@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
 OUTCOMES = ("ok", "400", *FAULT_KINDS)
@@ -245,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.reset()
             self._send_json(200, {"status": "reset"})
             return
-        if urlsplit(self.path).path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):  # query aside
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         server = self.server
