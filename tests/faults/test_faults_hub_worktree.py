@@ -13,8 +13,6 @@ with a warning blaming "an interrupted publish"; a renamed or deleted `main` sto
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,14 +20,7 @@ import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError
 from tests.faults.harness import release, snapshot
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env.update(GIT_AUTHOR_NAME="someone", GIT_AUTHOR_EMAIL="someone@localhost", GIT_COMMITTER_NAME="someone",
-               GIT_COMMITTER_EMAIL="someone@localhost", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
+from tests.faults.test_faults_hub_state import _git  # git as a person runs it
 
 
 def _published(repo: Path, *tags: str) -> LocalGitPublisher:
@@ -122,13 +113,19 @@ def test_changes_made_with_an_older_version_checked_out_are_kept_too(tmp_path: P
     assert _stashed_back(repo, "v1") == theirs
 
 
-def test_a_checkpoint_repository_keeps_a_file_added_by_hand(tmp_path: Path) -> None:
+def _checkpoint_published(tmp_path: Path) -> tuple[Path, Path, LocalGitPublisher]:
+    """(checkpoint folder, repository, publisher) after a checkpoint's first version, v1."""
     checkpoint = tmp_path / "checkpoint"
     checkpoint.mkdir()
     (checkpoint / "model.safetensors").write_bytes(b"weights")
     repo = tmp_path / "hub"
     publisher = LocalGitPublisher(repo)
     publisher.publish_folder(checkpoint, "v1", "# v1\n")
+    return checkpoint, repo, publisher
+
+
+def test_a_checkpoint_repository_keeps_a_file_added_by_hand(tmp_path: Path) -> None:
+    checkpoint, repo, publisher = _checkpoint_published(tmp_path)
     (repo / "eval_notes.md").write_text("scored 0.3 by hand\n")
     theirs = snapshot(repo)
     (checkpoint / "model.safetensors").write_bytes(b"better weights")
@@ -202,12 +199,7 @@ def test_a_missing_main_is_made_again_where_head_holds_every_version(tmp_path: P
 
 
 def test_a_checkpoint_repository_with_main_renamed_takes_its_next_version(tmp_path: Path) -> None:
-    checkpoint = tmp_path / "checkpoint"
-    checkpoint.mkdir()
-    (checkpoint / "model.safetensors").write_bytes(b"weights")
-    repo = tmp_path / "hub"
-    publisher = LocalGitPublisher(repo)
-    publisher.publish_folder(checkpoint, "v1", "# v1\n")
+    checkpoint, repo, publisher = _checkpoint_published(tmp_path)
     _renamed(repo)
     publisher.publish_folder(checkpoint, "v2", "# v2\n")
     assert publisher.published_versions() == ["v1", "v2"]

@@ -32,7 +32,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     server: _Server
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server.paths.append(self.path)
         if self.server.status == 200:

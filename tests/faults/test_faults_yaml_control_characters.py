@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import CAPABILITY, ROOT, pipeline_refused, refused
+from tests.faults.harness import CAPABILITY, ROOT, TRAINING_CONFIGS, pipeline_refused, refused, training_config_refused
 from trainers.config import CONFIGS_DIR
 
 # name -> (what is pasted into a value, how the message names it)
@@ -74,15 +74,12 @@ def test_the_pipeline_names_a_capability_file_holding_a_control_character_before
     assert f"{damaged}:{line}: " in said and "U+0000 NUL" in said, said
 
 
-@pytest.mark.parametrize(("setting", "name"), [("COWORKENV_TRAIN_CONFIG", "tiny"), ("COWORKENV_RL_CONFIG", "rl-tiny")])
+@pytest.mark.parametrize(("setting", "name"), TRAINING_CONFIGS)
 def test_a_training_config_holding_a_control_character_is_named_before_any_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], setting: str,
         name: str) -> None:
-    config = tmp_path / "configs" / f"{name}.yaml"
-    config.parent.mkdir()
     text, line, _ = _with((CONFIGS_DIR / f"{name}.yaml").read_text(encoding="utf-8"), "\x08", "\n  ")
-    config.write_text(text, encoding="utf-8")
-    said = pipeline_refused(tmp_path, monkeypatch, capsys, setting, str(config), "--only", CAPABILITY)
+    config, said = training_config_refused(tmp_path, monkeypatch, capsys, setting, text)
     assert said.startswith(f"error: {setting}=") and f"{config}:{line}: " in said and "U+0008" in said, said
 
 
