@@ -25,6 +25,12 @@ TOO_DEEP = "invalid YAML: nested too deeply to read (hundreds of levels); look f
            "generated file gone wrong"
 
 
+# Hand-written YAML (an area of the taxonomy, a training config, dagster.yaml) is kilobytes. PyYAML's pure-Python
+# reader parses about 0.1-0.2 MB/s on a loaded machine, twice (nodes for the line numbers, then the data): a data
+# export or a log saved under a .yaml name kept a run busy for minutes to hours before saying anything.
+MAX_YAML_BYTES = 1 << 20
+
+
 class YAMLFileError(ValueError):
     """A YAML file that cannot be used: which file, which line (1-based) and what is wrong."""
 
@@ -93,7 +99,7 @@ class YAMLDocument:
 def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
     """Read and parse `file`; raise `error` for an unreadable file, bytes that are not UTF-8, invalid YAML or a
     key that appears twice in one mapping."""
-    special = _special_file(file)
+    special = _special_file(file) or _too_big(file)
     if special:
         raise error(file, None, special)
     try:
@@ -131,7 +137,7 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
     would keep the last one silently) or nested too deeply for any reader; a file that cannot be read or parsed is
     left to that reader to report."""
-    special = _special_file(file)
+    special = _special_file(file) or _too_big(file)
     if special:
         raise error(file, None, special)
     try:
@@ -205,6 +211,19 @@ def _special_file(file: Path) -> str | None:
         return None
     kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
     return f"is {kind}, not a file: reading it would wait or never end; pass the YAML file itself"
+
+
+def _too_big(file: Path) -> str | None:
+    """What is wrong with reading `file` if it is far bigger than a hand-written YAML file, else None."""
+    try:
+        size = file.stat().st_size
+    except OSError:
+        return None  # the read names the reason
+    if size <= MAX_YAML_BYTES:
+        return None
+    return (f"is {size / (1 << 20):.1f} MiB, and a hand-written YAML file is kilobytes (the limit is "
+            f"{MAX_YAML_BYTES >> 20} MiB; reading it would take minutes): is it the file you meant, or a data export "
+            "or log saved under a .yaml name? Move it out or pass the right file")
 
 
 def dotted(loc: tuple[Any, ...]) -> str:
