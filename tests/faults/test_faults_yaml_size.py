@@ -4,7 +4,7 @@ DAGSTER_HOME's dagster.yaml.
 
 Each is refused at once (its size is read, not the file) with one line naming the file, its size and what to check.
 Measured on `main` before the fix: read whole and parsed twice by PyYAML's pure-Python reader, about 0.1-0.2 MB/s on
-this machine under load; an 8 MiB file kept `coworkenv taxonomy` busy past the 60 s these cases allow (1 MiB of
+this machine under load; with an 8 MiB file every case was still parsing when the 60 s it allows ran out (1 MiB of
 valid capabilities took 9 s to parse), a log of hundreds of MiB for hours, before any word.
 """
 
@@ -24,8 +24,8 @@ SIZE = 8 << 20
 
 def _dump(head: str) -> str:
     """`head` followed by a YAML list of records, as an export writes it, to SIZE bytes."""
-    record = "- {id: 1203, state: open, owner: kai@example.com, note: waiting on the vendor's reply}\n"
-    return head + "records:\n" + "  " + record * (SIZE // len(record))
+    record = "  - {id: 1203, state: open, owner: kai@example.com, note: waiting on the vendor's reply}\n"
+    return head + "records:\n" + record * (SIZE // len(record))
 
 
 def _taxonomy_with_a_dump(tmp_path: Path) -> tuple[Path, Path]:
