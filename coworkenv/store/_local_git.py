@@ -48,10 +48,11 @@ _IDENTITY = {
 # The data files are committed as written whatever the policy; git reads these from the environment (git >= 2.31).
 _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
               "core.safecrlf": "false"}
-_STASH_MESSAGE = "coworkenv: changes found in the folder before a publish (not part of any version)"
 _CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
                **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
                **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
+# The stash entry that holds changes found in the folder before a publish (see _keep_changes_aside).
+_STASH_MESSAGE = "coworkenv: changes found in the folder before a publish (not part of any version)"
 
 
 class LocalGitPublisher:
