@@ -1,8 +1,9 @@
 """User-edited YAML files read strictly: every problem is one error naming the file, the line and what to do.
 
 PyYAML alone keeps the last of two equal keys without a word, raises errors that do not name the file, and a
-schema error of pydantic names a field path, not a line. `read_yaml` and `YAMLDocument.schema_error` give each
-problem as `file:line: message`.
+schema error of pydantic names a field path, not a line; a control character it refuses is placed by a count of
+characters from the start. `read_yaml` and `YAMLDocument.schema_error` give each problem as `file:line: message`, and
+refuse a file far bigger than a hand-written one before reading it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ YAML_SUFFIXES = (".yaml", ".yml")  # compared lower-cased: a file saved as `TICK
 # generated file gone wrong) ends in RecursionError, a traceback naming no file.
 TOO_DEEP = "invalid YAML: nested too deeply to read (hundreds of levels); look for brackets left open or a " \
            "generated file gone wrong"
+
+
+# Hand-written YAML (an area of the taxonomy, a training config, dagster.yaml) is kilobytes. PyYAML's pure-Python
+# reader parses about 0.1-0.2 MB/s on a loaded machine, twice (nodes for the line numbers, then the data): a data
+# export or a log saved under a .yaml name kept a run busy for minutes to hours before saying anything.
+MAX_YAML_BYTES = 1 << 20
 
 
 class YAMLFileError(ValueError):
@@ -93,7 +100,7 @@ class YAMLDocument:
 def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
     """Read and parse `file`; raise `error` for an unreadable file, bytes that are not UTF-8, invalid YAML or a
     key that appears twice in one mapping."""
-    special = _special_file(file)
+    special = _special_file(file) or _too_big(file)
     if special:
         raise error(file, None, special)
     try:
@@ -105,6 +112,9 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
     except UnicodeDecodeError as exc:
         raise error(file, raw[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); save the "
                     "file as UTF-8") from None
+    control = control_character_problem(text)
+    if control is not None:
+        raise error(file, *control)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -128,16 +138,49 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
     would keep the last one silently) or nested too deeply for any reader; a file that cannot be read or parsed is
     left to that reader to report."""
-    special = _special_file(file)
+    special = _special_file(file) or _too_big(file)
     if special:
         raise error(file, None, special)
     try:
-        root = yaml.compose(file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    control = control_character_problem(text)
+    if control is not None:
+        raise error(file, *control)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
         return
     except RecursionError:
         raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
+
+
+# Control characters have names a person knows from elsewhere; the others are named by their code point only.
+_CONTROL_NAMES = {0x00: "NUL", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def control_character_problem(text: str) -> tuple[int, str] | None:
+    """(1-based line, what to do) for the first character of `text` that YAML refuses (a NUL, a terminal's escape
+    code pasted with the text, a backspace, a form feed, DEL, a C1 control), or None.
+
+    PyYAML names it in two lines by its count of characters from the start (`in "<unicode string>", position 412`),
+    with no line."""
+    found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = ord(found.group())
+    name = f"U+{code:04X}" + (f" {_CONTROL_NAMES[code]}" if code in _CONTROL_NAMES else "")
+    if code == 0 and text.count("\0") * 3 >= len(text):  # every other character: UTF-16 without its byte-order mark
+        return line, (f"holds {name} at column {column} and every other character: the file looks saved as UTF-16 "
+                      "without a byte-order mark; save it as UTF-8")
+    why = " (a terminal's colour or cursor code pasted with the text?)" if code == 0x1B else ""
+    return line, (f"holds a control character, {name}, at column {column}, which YAML does not allow{why}; delete it "
+                  "(an editor that shows invisible characters finds it)")
 
 
 # What YAML 1.1 (PyYAML) makes of a plain scalar that is not text, by the tag it resolves.
@@ -169,6 +212,19 @@ def _special_file(file: Path) -> str | None:
         return None
     kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
     return f"is {kind}, not a file: reading it would wait or never end; pass the YAML file itself"
+
+
+def _too_big(file: Path) -> str | None:
+    """What is wrong with reading `file` if it is far bigger than a hand-written YAML file, else None."""
+    try:
+        size = file.stat().st_size
+    except OSError:
+        return None  # the read names the reason
+    if size <= MAX_YAML_BYTES:
+        return None
+    return (f"is {size / (1 << 20):.1f} MiB, and a hand-written YAML file is kilobytes (the limit is "
+            f"{MAX_YAML_BYTES >> 20} MiB; reading it would take minutes): is it the file you meant, or a data export "
+            "or log saved under a .yaml name? Move it out or pass the right file")
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from coworkenv.yaml_files import control_character_problem
+
 
 class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -99,7 +101,11 @@ def load_task(task_dir: Path) -> ClawTask:
     """Read tasks/<ID>/task.yaml; ImportProblem naming the file and field on bad input."""
     path = task_dir / "task.yaml"
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # a SafeLoader
+        text = path.read_text(encoding="utf-8")
+        control = control_character_problem(text)
+        if control is not None:
+            raise ImportProblem(f"{path}:{control[0]}: {control[1]}")
+        data = yaml.load(text, Loader=_Loader)  # a SafeLoader
         return ClawTask.model_validate(data)
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None

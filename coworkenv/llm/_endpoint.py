@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 import httpx
+import yarl
 
 from coworkenv.llm._types import LLMError
 
@@ -62,14 +64,44 @@ def check_endpoint_url(url: str) -> str:
     return url
 
 
+def chat_url(base_url: str) -> str:
+    """The chat completions URL of `base_url` (`.../v1/chat/completions`, or `base_url` when it is one), its query
+    kept (Azure's `?api-version=`, a gateway's `?api_key=`): appended to the whole text, the path went into the query
+    and every request went to `/v1?api-version=...v1/chat/completions`."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path = f"{path if path.endswith('/v1') else path + '/v1'}/chat/completions"
+    return urlunsplit(parts._replace(path=path))
+
+
 def models_url(base_url: str) -> str:
-    """The `/v1/models` URL beside the chat endpoint of `base_url`."""
-    base = base_url.rstrip("/")
+    """The `/v1/models` URL beside the chat endpoint of `base_url`, its query kept."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
     for tail in ("/chat/completions", "/completions"):
-        base = base.removesuffix(tail)
-    if not base.endswith("/v1"):
-        base = f"{base}/v1"
-    return f"{base}/models"
+        path = path.removesuffix(tail)
+    if not path.endswith("/v1"):
+        path = f"{path}/v1"
+    return urlunsplit(parts._replace(path=f"{path}/models"))
+
+
+def url_secrets(url: str) -> list[str]:
+    """What in `url` may let one in, as a server may echo it back (an error page quoting the request path or its
+    Authorization header): the password, its Basic-auth form, and every value of the query, as written and decoded."""
+    parts = urlsplit(url)
+    found: set[str] = set()
+    if parts.password:
+        basic = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
+        found |= {parts.password, unquote(parts.password), base64.b64encode(basic.encode()).decode()}
+    try:  # as aiohttp sends it (yarl re-quotes: `%2F` goes out as `/`)
+        sent = yarl.URL(url).raw_query_string
+    except ValueError:
+        sent = ""
+    for pair in [*parts.query.split("&"), *sent.split("&")]:
+        value = pair.partition("=")[2]
+        found |= {value, unquote_plus(value)}
+    return sorted((secret for secret in found if len(secret) >= 4), key=len, reverse=True)
 
 
 def probe_endpoint(base_url: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> None:

@@ -24,7 +24,14 @@ import certifi
 from coworkenv.escaping import holds_control_character
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
-from coworkenv.llm._endpoint import DEFAULT_PROBE_TIMEOUT_S, check_endpoint_url, display_url, probe_endpoint
+from coworkenv.llm._endpoint import (
+    DEFAULT_PROBE_TIMEOUT_S,
+    chat_url,
+    check_endpoint_url,
+    display_url,
+    probe_endpoint,
+    url_secrets,
+)
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LOCAL_EXHAUSTION, LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
 from coworkenv.open_files import open_files_limit
@@ -88,15 +95,6 @@ class _HTTPAnswer:
     @property
     def text(self) -> str:
         return self.body.decode("utf-8", "replace")
-
-
-def _chat_endpoint(base_url: str) -> str:
-    base = base_url.rstrip("/")
-    if base.endswith("/chat/completions"):
-        return base
-    if not base.endswith("/v1"):
-        base = f"{base}/v1"
-    return f"{base}/chat/completions"
 
 
 def _parse_retry_after(value: str | None) -> float | None:
@@ -174,7 +172,9 @@ class OpenAICompatibleBackend:
         self.strict_json_schema = strict_json_schema
         self.extra_body = dict(extra_body or {})
         self._api_key = _Secret(api_key)
-        self._endpoint = _chat_endpoint(base_url)
+        self._endpoint = chat_url(base_url)
+        # A server may echo the request's path or Authorization header in an error: the URL's secrets too.
+        self._url_secrets = url_secrets(base_url)
         self._cache = ResponseCache(cache_dir) if cache_dir is not None else None
         # Server-specific extra fields change the answer, so they are part of the cache identity.
         extra = json.dumps(self.extra_body, sort_keys=True)
@@ -191,7 +191,9 @@ class OpenAICompatibleBackend:
 
     def _redact(self, text: str) -> str:
         key = self._api_key.reveal()
-        return text.replace(key, "***") if key else text
+        for secret in ([key] if key else []) + self._url_secrets:
+            text = text.replace(secret, "***")
+        return text
 
     def _loop_state(self) -> _LoopState:
         loop = asyncio.get_running_loop()

@@ -51,6 +51,8 @@ _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignA
 _CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
                **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
                **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
+# The stash entry that holds changes found in the folder before a publish (see _keep_changes_aside).
+_STASH_MESSAGE = "coworkenv: changes found in the folder before a publish (not part of any version)"
 
 
 class LocalGitPublisher:
@@ -199,14 +201,40 @@ class LocalGitPublisher:
         if locks:
             logger.warning("removed stale git lock files in %s: %s", self.repo_dir,
                            ", ".join(lock.path.relative_to(self._git_dir).as_posix() for lock in locks))
+        if not interrupted:
+            self._attach_head(move=False)  # a HEAD that holds someone's work is refused before anything is touched
+            self._keep_changes_aside()
         if self._attach_head():
             return
         # `git status` also proves the repository readable before any file of the folder is touched.
         if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
 
-    def _attach_head(self) -> bool:
-        """Put HEAD back on BRANCH when someone checked out a version or another branch; whether it moved.
+    def _keep_changes_aside(self) -> None:
+        """Put changes that no publish made (a file added, edited or deleted in the folder by hand) into git's stash,
+        so that the publish starts from the last version and nothing of anyone's is deleted.
+
+        The folder is the publisher's output and the next version replaces it; restoring it dropped such a file for
+        good (an untracked file has no copy anywhere) and blamed an interrupted publish. Files git ignores are left.
+        """
+        # `git status` also proves the repository readable before any file of the folder is touched.
+        listed = self._git("status", "--porcelain", "--untracked-files=all", "--no-renames", "-z").split("\0")
+        changed = sorted({entry[3:] for entry in listed if len(entry) > 3})
+        if not changed:
+            return
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        if not self._has_commits():  # git keeps no stash before a first commit
+            raise PublishError(
+                f"{self.repo_dir} holds files that no publish wrote ({shown}) and no version yet; move them out of the "
+                "folder (a publish replaces what it holds), then publish again; nothing was touched")
+        self._git("stash", "push", "--include-untracked", "--quiet", "-m", _STASH_MESSAGE)
+        logger.warning("%s held changes that no publish made (%s): kept them in git's stash (`git -C %s stash show "
+                       "--include-untracked -p` shows them, `git -C %s stash pop` brings them back) and publishing "
+                       "from the last version", self.repo_dir, shown, self.repo_dir, self.repo_dir)
+
+    def _attach_head(self, *, move: bool = True) -> bool:
+        """Put HEAD back on BRANCH when someone checked out a version or another branch; whether it moved (with
+        `move=False`, whether it would, after the same checks).
 
         A publish commits on HEAD: from a detached HEAD the new version would hang off an old one while BRANCH,
         which readers of the repository follow, stayed behind. Moving is safe only when HEAD holds no commit that
@@ -219,15 +247,47 @@ class LocalGitPublisher:
         branch_exists = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{BRANCH}").returncode == 0
         if self._has_commits():
             head = self._git("rev-parse", "HEAD").strip()
-            if not branch_exists or self._run("merge-base", "--is-ancestor", head, BRANCH).returncode != 0:
+            if not branch_exists:
+                self._check_branch_can_be_made(head, where, on_branch=bool(head_ref))
+                if move:
+                    self._git("branch", BRANCH, head)
+                    logger.warning("branch %s of %s was missing (renamed or deleted): made it again at HEAD (%s at "
+                                   "%s), which holds every published version", BRANCH, self.repo_dir, where, head[:12])
+            elif self._run("merge-base", "--is-ancestor", head, BRANCH).returncode != 0:
                 raise PublishError(
                     f"{self.repo_dir}: HEAD is {where} at {head[:12]}, which holds commits that branch {BRANCH} "
                     f"lacks, and versions are published only on {BRANCH}; keep that work on a branch of its own, "
                     f"run `git -C {self.repo_dir} checkout {BRANCH}`, then publish again")
+        if not move:
+            return True
         self._git("symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
         if branch_exists:
             self._restore(f"finding HEAD {where} (an earlier version or another branch checked out)")
         return True
+
+    def _check_branch_can_be_made(self, head: str, where: str, *, on_branch: bool) -> None:
+        """After someone renamed (`git branch -m main master`) or deleted BRANCH: PublishError, with the commands that
+        make it again, unless HEAD holds every version and no commit a publish did not make (then BRANCH can be made
+        at HEAD). Refused, the message said to check BRANCH out, which no longer existed."""
+        authors = self._git("log", "--format=%ae", head, "--not", "--tags").split()
+        theirs = [author for author in authors if author != _IDENTITY["GIT_AUTHOR_EMAIL"]]
+        lacked = self._git("tag", "--no-merged", head).split()  # versions HEAD's history lacks
+        if not theirs and not lacked:
+            return
+        newest = max(self._git("tag").split(), key=lambda tag: len(self._git("tag", "--merged", tag).split()),
+                     default=head[:12])
+        git = f"git -C {self.repo_dir}"
+        if not theirs:
+            why, do = f"lacks version(s) {', '.join(lacked)}", f"`{git} branch {BRANCH} {newest}`"
+        elif on_branch:  # their work stays on the branch HEAD is on
+            why, do = f"holds {len(theirs)} commit(s) no publish made", f"`{git} checkout -b {BRANCH} {newest}`"
+        else:
+            why = f"holds {len(theirs)} commit(s) no publish made"
+            do = f"`{git} branch my-work` (keeps that work), then `{git} checkout -b {BRANCH} {newest}`"
+        raise PublishError(
+            f"{self.repo_dir}: branch {BRANCH}, which versions are published on and readers follow, is missing "
+            f"(renamed or deleted), and HEAD ({where} at {head[:12]}) {why}; make {BRANCH} again at the last "
+            f"version: {do}, then publish again; nothing was touched")
 
     def _restore(self, cause: str) -> None:
         """Put the working tree back to the last version (or empty before the first), dropping files of `cause`."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,7 +142,49 @@ def taxonomy_files(folder: Path) -> list[Path]:
     """The area files of a taxonomy folder: `*.yaml` / `*.yml` in any case (`TICKETS.YAML` from a Windows share is
     one too), hidden names left out as in spec folders: an editor's lock (`.#tickets.yaml`, a link to nowhere
     while the file is open) or macOS metadata (`._tickets.yaml`, binary) is no area of the user's."""
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in YAML_SUFFIXES and not p.name.startswith("."))
+    files = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if path.suffix.lower() in YAML_SUFFIXES:
+            files.append(path)
+            continue
+        missed = _missed_area_file(path)
+        if missed is not None:
+            raise TaxonomyError(path, None, missed)
+    return files
+
+
+def _missed_area_file(path: Path) -> str | None:
+    """Why `path`, which the taxonomy does not read, looks like an area file someone meant it to read, or None.
+
+    Skipped without a word, an area saved as `tickets.yaml.txt` (Notepad adds `.txt` where Windows hides suffixes),
+    named with a blank after its suffix, or put in a subfolder was never generated, and `make run` said every
+    capability partition was complete."""
+    name = path.name
+    if name.rstrip(" .\t").lower().endswith(YAML_SUFFIXES):
+        clean = name.rstrip(" .\t")
+        return f"the name ends in a blank or a dot after its YAML suffix, so it is read as no area file; rename it " \
+               f"to {clean!r}"
+    if path.suffix.lower() == ".txt" and Path(path.stem).suffix.lower() in YAML_SUFFIXES:
+        return f"a YAML file whose name ends in .txt (Notepad adds it where Windows hides suffixes), so it is read " \
+               f"as no area file; rename it to {path.stem!r}"
+    if path.is_dir():
+        inside = next(iter(_yaml_files_under(path)), None)
+        if inside is not None:
+            return f"a folder holding YAML files ({inside.relative_to(path.parent)}), and the taxonomy reads only the " \
+                   "files directly in its folder; move area files up, or start the folder's name with '.' to keep " \
+                   "them out"
+    return None
+
+
+def _yaml_files_under(folder: Path) -> Iterator[Path]:
+    """YAML files under `folder` at any depth, hidden names left out (links to folders not followed)."""
+    for current, subdirs, names in os.walk(folder):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(names):
+            if not name.startswith(".") and Path(name).suffix.lower() in YAML_SUFFIXES:
+                yield Path(current) / name
 
 
 def capability_fingerprint(cap: Capability) -> str:

@@ -208,3 +208,18 @@ def pipeline_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: py
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert not (tmp_path / "data").exists()
     return line
+
+
+# The two training configs the pipeline reads, by the setting that names them.
+TRAINING_CONFIGS = [("COWORKENV_TRAIN_CONFIG", "tiny"), ("COWORKENV_RL_CONFIG", "rl-tiny")]
+
+
+def training_config_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                            setting: str, text: str) -> tuple[Path, str]:
+    """A training config holding `text` at tmp_path/configs/<name>.yaml, given to the pipeline by `setting`: the file
+    and the one line the pipeline refuses it with (see `pipeline_refused`)."""
+    name = dict(TRAINING_CONFIGS)[setting]
+    config = tmp_path / "configs" / f"{name}.yaml"
+    config.parent.mkdir()
+    config.write_text(text, encoding="utf-8")
+    return config, pipeline_refused(tmp_path, monkeypatch, capsys, setting, str(config), "--only", CAPABILITY)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import CAPABILITY, ROOT, pipeline_refused, refused
+from tests.faults.harness import CAPABILITY, ROOT, TRAINING_CONFIGS, pipeline_refused, refused, training_config_refused
 from trainers.config import CONFIGS_DIR
 
 DEPTH = 600  # far past any file a person writes, past Python's 1000 frames; PyYAML scans deeper ones for minutes
@@ -56,15 +56,12 @@ def test_the_pipeline_names_a_capability_file_nested_too_deeply_before_any_run(
     assert str(deep) in line and "nested too deeply" in line, line
 
 
-@pytest.mark.parametrize(("setting", "name"), [("COWORKENV_TRAIN_CONFIG", "tiny"), ("COWORKENV_RL_CONFIG", "rl-tiny")])
+@pytest.mark.parametrize(("setting", "name"), TRAINING_CONFIGS)
 def test_a_training_config_nested_too_deeply_is_named_before_any_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], setting: str,
         name: str) -> None:
-    config = tmp_path / "configs" / f"{name}.yaml"
-    config.parent.mkdir()
-    config.write_text((CONFIGS_DIR / f"{name}.yaml").read_text(encoding="utf-8") + _block_list("notes"),
-                      encoding="utf-8")
-    line = pipeline_refused(tmp_path, monkeypatch, capsys, setting, str(config), "--only", CAPABILITY)
+    text = (CONFIGS_DIR / f"{name}.yaml").read_text(encoding="utf-8") + _block_list("notes")
+    config, line = training_config_refused(tmp_path, monkeypatch, capsys, setting, text)
     assert line.startswith(f"error: {setting}=") and str(config) in line and "nested too deeply" in line, line
 
 
