@@ -10,6 +10,9 @@ edited file is recompiled as usual. The test files themselves are left alone: py
 from __future__ import annotations
 
 import compileall
+import signal
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,5 +23,29 @@ PACKAGES = ("coworkenv", "assets", "pipelines", "trainers", "tests/faults", "tes
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller compiled before starting it
+        return
     for package in PACKAGES:
         compileall.compile_dir(ROOT / package, quiet=2, force=False)
+
+
+# Signal state a test may not leave behind: a disposition set to SIG_IGN, or a blocked mask, is inherited by every
+# process the next tests start (a `sleep` holding a lock that then ignores SIGTERM). Under pytest-xdist a worker runs
+# many files in turn, so a leak would break a test in another file, in an order no serial run shows.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+                 signal.SIGALRM, signal.SIGPIPE, signal.SIGCHLD)
+
+
+@pytest.fixture(autouse=True)
+def _signal_state_restored(request: pytest.FixtureRequest) -> Iterator[None]:
+    before = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    yield
+    changed = [s.name for s in _STOP_SIGNALS if signal.getsignal(s) != before[s]]
+    if signal.pthread_sigmask(signal.SIG_SETMASK, mask) != mask:
+        changed.append("blocked-signal mask")
+    for s in _STOP_SIGNALS:
+        if signal.getsignal(s) != before[s] and before[s] is not None:
+            signal.signal(s, before[s])
+    if changed:
+        warnings.warn(f"{request.node.nodeid} left {', '.join(changed)} changed (restored)", stacklevel=1)
