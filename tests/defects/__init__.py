@@ -27,6 +27,7 @@ from tests.defects import (
     frame_whole_other_tool,
     frame_whole_unwritten,
     frame_whole_world_put,
+    format_pinned,
     funnel_attribution,
     guard_default_arg,
     guard_deletion_evades,
@@ -110,6 +111,7 @@ MODULES = (
     later_state_own_write,
     frame_whole_world_put,
     frame_config_values,
+    format_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

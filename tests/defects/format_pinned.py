@@ -1,0 +1,182 @@
+"""Format pinned: the user gives a date or a time in one format ("by 2026-06-02", "on Tuesday 3 November", "ends at
+02:30"), the writer's reference relays it in another ("2 June 2026", "2026-11-03", "2:30 am") and the check on the
+message or the reply wants the writer's format. An honest agent that copies the user's format fails; the sound twin
+accepts either format (a term of alternatives, or `matches` on either)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tests.defects._core import CorpusError, Defect, Spec, reference
+
+CLASS = "format_pinned"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "replay the reference with each date or time its messages and replies write, that the user wrote in another "
+    "format, written as the user did; where a check the reference passes then fails, it pins the writer's format"
+)
+
+@dataclass(frozen=True)
+class When:
+    """A date (year or None, month, day) or a time (None, hour, minute) the user wrote, and how."""
+
+    kind: str
+    values: tuple[tuple[int | None, int, int], ...]
+    shown: str
+
+
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+Writer = Callable[[When, int], str]
+
+
+def day_month(when: When, year: int) -> str:
+    """2026-06-02 as "2 June"."""
+    _, m, d = when.values[0]
+    return f"{d} {_MONTHS[m - 1]}"
+
+
+def slash_date(when: When, year: int) -> str:
+    """2026-06-12 as "12/06/2026" (day first)."""
+    y, m, d = when.values[0]
+    return f"{d:02d}/{m:02d}/{y or year}"
+
+
+def month_day(when: When, year: int) -> str:
+    """2026-06-02 as "June 2"."""
+    _, m, d = when.values[0]
+    return f"{_MONTHS[m - 1]} {d}"
+
+
+def iso_date(when: When, year: int) -> str:
+    """Tuesday 3 November as "2026-11-03"."""
+    y, m, d = when.values[0]
+    return f"{y or year}-{m:02d}-{d:02d}"
+
+
+def twelve_hour(when: When, year: int) -> str:
+    """02:30 as "2:30 am"."""
+    _, h, m = when.values[0]
+    return f"{h % 12 or 12}:{m:02d} {'pm' if h >= 12 else 'am'}"
+
+
+# Where the writer relays the user's date or time: (turn, tool and its text argument, or None for the turn's reply,
+# the table and field a check on the message reads).
+Site = tuple[int, str | None, str, str, str]
+DM: Site = (0, "chat_send_dm", "text", "chat", "messages")
+POST: Site = (0, "chat_post_message", "text", "chat", "messages")
+MAIL: Site = (0, "mail_send", "body", "mail", "messages")
+
+
+# The formats the generators' users write (kept apart from the gate's own reading, `validate._user_formats`).
+_ISO = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
+_PROSE = re.compile(r"\b(?:[A-Z][a-z]+day )?(\d{1,2}) (" + "|".join(_MONTHS) + r")\b")
+_CLOCK = re.compile(r"\b(\d{2}):(\d{2})\b")
+
+
+def _user_when(spec: Spec, turn: int, kind: str) -> When:
+    for content in (t["content"] for t in spec["turns"][:turn + 1]):
+        if kind == "date":
+            if m := _ISO.search(content):
+                return When(kind, ((int(m[1]), int(m[2]), int(m[3])),), m[0])
+            if m := _PROSE.search(content):
+                return When(kind, ((None, _MONTHS.index(m[2]) + 1, int(m[1])),), m[0])
+        elif m := _CLOCK.search(content):
+            return When(kind, ((None, int(m[1]), int(m[2])),), m[0])
+    raise CorpusError(f"{spec['capability']}: the user writes no {kind} up to turn {turn}")
+
+
+def _step(spec: Spec, turn: int, tool: str | None) -> dict[str, Any]:
+    for step in reversed(spec["reference"][turn]["steps"]) if tool is None else spec["reference"][turn]["steps"]:
+        if (tool is None and step.get("say")) or (tool is not None and (step.get("call") or {}).get("name") == tool):
+            return step  # type: ignore[no-any-return]
+    raise CorpusError(f"{spec['capability']}: turn {turn} of the reference has no {tool or 'reply'}")
+
+
+def _text_of(step: dict[str, Any], arg: str) -> str:
+    return step["say"] if "say" in step and step.get("say") else step["call"]["arguments"][arg]  # type: ignore[no-any-return]
+
+
+def _set_text(step: dict[str, Any], arg: str, text: str) -> None:
+    if step.get("say"):
+        step["say"] = text
+    else:
+        step["call"]["arguments"][arg] = text
+
+
+def _relayed(text: str, user: str, writer: str) -> str:
+    """The text with the user's date or time in the writer's format, or with it added where the text has none."""
+    if user in text:
+        return text.replace(user, writer)
+    return re.sub(r"([.?!]?)$", rf" on {writer}\1", text.rstrip(), count=1)
+
+
+def _year(spec: Spec) -> int:
+    return int(spec["world"]["start"][:4])
+
+
+def _edit(site: Site, kind: str, writer: Writer, defect: bool) -> Callable[[Spec], None]:
+    """The reference relays the user's date or time in the writer's format; a check pins it (the defect) or accepts
+    the user's format too (the twin)."""
+    turn, tool, arg, app, table = site
+
+    def edit(spec: Spec) -> None:
+        user = _user_when(spec, turn, kind)
+        mine = writer(user, _year(spec))
+        step = _step(spec, turn, tool)
+        _set_text(step, arg, _relayed(_text_of(step, arg), user.shown, mine))
+        either = f"(?i)(?:{re.escape(mine)}|{re.escape(user.shown)})"
+        rule: dict[str, Any]
+        if tool is None:
+            rule = {"kind": "text", "scope": "final", "turn": turn, "all_of": [mine if defect else [mine, user.shown]]}
+        else:
+            where = [{"field": arg, "op": "contains", "value": mine} if defect else
+                     {"field": arg, "op": "matches", "value": either}]
+            if app == "mail":
+                where.insert(0, {"field": "folder", "value": "sent"})
+            rule = {"kind": "records", "app": app, "table": table, "where": where, "count_op": "gte", "count": 1}
+        spec["checks"].append({"id": f"{kind}-relayed", "description": f"the {kind} the user gave is relayed",
+                               "rule": rule})
+    return edit
+
+
+def _honest(site: Site, kind: str, writer: Writer) -> Callable[[Spec], list[dict[str, Any]]]:
+    """The twin's reference with the date or time written as the user wrote it."""
+    turn, tool, arg, _, _ = site
+
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        user = _user_when(spec, turn, kind)
+        ref = reference(spec)
+        step = _step({"reference": ref, "capability": spec["capability"]}, turn, tool)
+        _set_text(step, arg, _text_of(step, arg).replace(writer(user, _year(spec)), user.shown))
+        return ref
+    return witness
+
+
+def _pair(name: str, base: str, site: Site, kind: str, writer: Writer, away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_edit(site, kind, writer, True), fix=_edit(site, kind, writer, False),
+                  witness=_honest(site, kind, writer), witness_kind="honest", gate="mutations", code="format_pinned")
+
+
+_DUE = "fails the agent that asks in the DM for the date as the user wrote it (2026-06-02), not as '2 June'"
+_DUE_SLASH = "fails the agent that asks in the DM for the date as the user wrote it (2026-06-12), not as '12/06/2026'"
+_DUE_REPLY = "fails the agent whose reply gives the due date as the user wrote it (2026-06-02), not as 'June 2'"
+_DAY = "fails the agent that writes the day as the user did ('Tuesday 3 November'), not as an ISO date"
+_SHIFT = "fails the agent that posts the shift's end as the user wrote it (02:30), not as '2:30 am'"
+_REPLY_TURN_1: Site = (1, None, "say", "", "")
+
+DEFECTS = [
+    _pair("dm-due-date-day-month", "synth:delegate_and_follow_up@1", DM, "date", day_month, _DUE),
+    _pair("dm-due-date-slashes", "synth:delegate_and_follow_up@2", DM, "date", slash_date, _DUE_SLASH),
+    _pair("dm-due-date-day-month-3", "synth:delegate_and_follow_up@3", DM, "date", day_month, _DUE),
+    _pair("reply-due-date-month-day", "synth:delegate_and_follow_up@1", _REPLY_TURN_1, "date", month_day, _DUE_REPLY),
+    _pair("booking-mail-iso-day", "synth:schedule_meeting_timezones@1", MAIL, "date", iso_date, _DAY),
+    _pair("booking-mail-iso-day-2", "synth:schedule_meeting_timezones@2", MAIL, "date", iso_date, _DAY),
+    _pair("moved-dm-iso-day", "synth:reschedule_conflict@1", DM, "date", iso_date, _DAY),
+    _pair("moved-dm-iso-day-2", "synth:reschedule_conflict@2", DM, "date", iso_date, _DAY),
+    _pair("handoff-post-twelve-hour", "synth:oncall_handoff@1", POST, "time", twelve_hour, _SHIFT),
+    _pair("handoff-post-twelve-hour-2", "synth:oncall_handoff@2", POST, "time", twelve_hour, _SHIFT),
+]
