@@ -41,6 +41,7 @@ from tests.defects import (
     later_state_by_rule,
     later_state_own_write,
     later_state_read,
+    later_state_unbound,
     lenient_scoring,
     namesake_record,
     order_blind,
@@ -112,6 +113,7 @@ MODULES = (
     frame_whole_world_put,
     frame_config_values,
     format_pinned,
+    later_state_unbound,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
