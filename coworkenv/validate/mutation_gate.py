@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from coworkenv.checks import MISSING, compare
+from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
@@ -32,6 +33,7 @@ from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
+from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -104,6 +106,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
+    errors += _undone(ctx, dropped_passes)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -130,6 +133,25 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
                                     f"{found.description} still passes: an agent that guesses and acts before the "
                                     "answer is rewarded; add a check that the write waited for the answer (a later "
                                     "turn, or a state the answer's turn makes)"))
+    return errors
+
+
+def _undone(ctx: GateContext, dropped_passes: set[str]) -> list[GateError]:
+    """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
+    write taken back at the end (its fields put back, the tool taking them) still passes (`_undone`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    for found in undone_writes(ctx.spec, base_world(ctx.spec)):
+        if found.path in dropped_passes:
+            continue
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:
+            continue
+        errors.append(GateError("mutations", "undone_unchecked", found.path,
+                                f"{found.description} still passes: a check credits the call, not its effect, so "
+                                "an agent that makes the change and takes it back passes; check the record's field "
+                                "in the final state instead"))
     return errors
 
 

@@ -59,6 +59,7 @@ from tests.defects import (
     spelling_pinned,
     time_window,
     unchosen_field,
+    undone_write,
     vacuous,
     wrong_expected,
     wrong_route,
@@ -114,6 +115,7 @@ MODULES = (
     frame_config_values,
     format_pinned,
     later_state_unbound,
+    undone_write,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
