@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.apps import TOOLS
-from coworkenv.validate.mutations import is_write
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate.mutations import is_write
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
@@ -66,7 +66,12 @@ def mentions(text: str) -> list[When]:
         g = m.groupdict()
         found = _date(g) if g["th"] is None and g["ah"] is None else _time(g)
         if found is not None:
-            out.append(When(found[0], found[1], m.group(0), m.start(), m.end()))
+            shown = m.group(0)
+            if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
+                shown = shown[:-1]  # a full month name ending a sentence, not an abbreviation's dot
+            elif re.search(r"[^.][ap]m\.$", shown, re.IGNORECASE):
+                shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
+            out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
     return out
 
 
@@ -76,9 +81,10 @@ def _month(name: str) -> int:
 
 def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     if g["sy"] is not None:
-        a, b, year = int(g["sa"] or 0), int(g["sb"] or 0), int(g["sy"])
-        both = tuple((year, m, d) for m, d in {(a, b), (b, a)} if 1 <= m <= 12 and 1 <= d <= 31)
+        a, b, slashed = int(g["sa"] or 0), int(g["sb"] or 0), int(g["sy"])
+        both = tuple((slashed, m, d) for m, d in sorted({(a, b), (b, a)}) if 1 <= m <= 12 and 1 <= d <= 31)
         return ("date", both) if both else None
+    year: int | None
     if g["iy"] is not None:
         year, month, day = int(g["iy"]), int(g["im"] or 0), int(g["id"] or 0)
     elif g["dm"] is not None:
