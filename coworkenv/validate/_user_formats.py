@@ -1,13 +1,15 @@
-"""Dates and times the reference writes in another format than the user gave them: the user asks for the ticket to
-be picked up "by 2026-06-02", the meeting on "Tuesday 3 November", the shift ending "at 02:30", and the reference's
-message (or reply) says "2 June 2026", "2026-11-03", "2:30 am". An honest agent copies the user's format; where the
-reference replayed with it fails a check, the check pins the writer's format (a `contains` on the message, a text
-check's term), which no user asked for (`format_pinned`).
+"""Dates, times and amounts the reference writes in another format than the user, or the document the answer comes
+from, gave them: the user asks for the ticket to be picked up "by 2026-06-02", the meeting on "Tuesday 3 November",
+the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR 41,620"; and
+the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An honest
+agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
+writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
 
 Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
 `2026-11-03T09:30:00Z`, is the tool's format, not the user's), and only a date or time whose value the turns so far
-hold, written otherwise (same month and day, the year where both give one; same hour and minute). The replay counts
-only where the tool took the text (a message tool takes any).
+or the records the reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month
+and day, the year where both give one; same hour and minute; same currency and sum). The replay counts only where the
+tool took the text (a message tool takes any).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from dataclasses import dataclass
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate._unasked_order import _read_documents
 from coworkenv.validate.mutations import is_write
+from coworkenv.world import World
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
@@ -27,6 +31,9 @@ _MONTH = r"(?P<{n}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|ju
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
+_CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF"}
+_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£)"
+_AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d+(?:\.\d{{1,2}})?)"
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
     r"(?<![\w:.-])(?:"
@@ -36,6 +43,8 @@ _WHEN = re.compile(
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
+    rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
+    rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€
     r")",
     re.IGNORECASE)
 
@@ -44,8 +53,10 @@ _WHEN = re.compile(
 class When:
     """A date (year or None, month, day) or a time (hour, minute), and how it was written."""
 
-    kind: str  # "date" or "time"
-    values: tuple[tuple[int | None, int, int], ...]  # a date written 02/06/2026 reads either way round
+    kind: str  # "date", "time" or "amount"
+    # (year or None, month, day), (None, hour, minute) or (None, currency, cents); a date written 02/06/2026 reads
+    # either way round
+    values: tuple[tuple[int | None, int, int], ...]
     shown: str
     start: int
     end: int
@@ -53,7 +64,7 @@ class When:
     def same(self, other: When) -> bool:
         if self.kind != other.kind:
             return False
-        if self.kind == "time":
+        if self.kind != "date":
             return bool(set(self.values) & set(other.values))
         return any((m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
                    for y1, m1, d1 in self.values for y2, m2, d2 in other.values)
@@ -64,7 +75,8 @@ def mentions(text: str) -> list[When]:
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _date(g) if g["th"] is None and g["ah"] is None else _time(g)
+        found = _amount(g) if g["a1"] or g["a2"] else (
+            _date(g) if g["th"] is None and g["ah"] is None else _time(g))
         if found is not None:
             shown = m.group(0)
             if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
@@ -92,6 +104,12 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     else:
         year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), int(g["md"] or 0)
     return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _amount(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    currency = sorted(set(_CURRENCIES.values())).index(_CURRENCIES[(g["c1"] or g["c2"] or "").lower()])
+    cents = round(float((g["a1"] or g["a2"] or "0").replace(",", "")) * 100)
+    return "amount", ((None, currency, cents),)
 
 
 def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
@@ -132,10 +150,14 @@ class UserFormatted:
     reference: list[ReferenceTurn]
 
 
-def user_formats(spec: EnvSpec) -> Iterator[UserFormatted]:
-    """One replay per reply or written free text holding a date or time the user wrote otherwise."""
+def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserFormatted]:
+    """One replay per reply or written free text holding a date, time or amount the user (or, given the initial
+    `world`, a document the reference read so far) wrote otherwise."""
+    read = ""
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
-        said = " ".join(u.content for u in spec.turns[:t + 1])
+        if world is not None:
+            read += " " + _read_documents(spec, t, world)
+        said = " ".join(u.content for u in spec.turns[:t + 1]) + read
         if not mentions(said):
             continue
         for s, step in enumerate(turn.steps):

@@ -39,6 +39,7 @@ from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
+from coworkenv.world import World
 
 
 def mutations_gate(ctx: GateContext) -> GateResult:
@@ -102,11 +103,12 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
     errors += _pinned_cases(ctx)
-    errors += _pinned_formats(ctx)
+    initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
+    errors += _pinned_formats(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
-    errors += _undone(ctx, dropped_passes)
+    errors += _undone(ctx, initial, dropped_passes)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -136,13 +138,13 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
     return errors
 
 
-def _undone(ctx: GateContext, dropped_passes: set[str]) -> list[GateError]:
+def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
     write taken back at the end (its fields put back, the tool taking them) still passes (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
-    for found in undone_writes(ctx.spec, base_world(ctx.spec)):
+    for found in undone_writes(ctx.spec, initial):
         if found.path in dropped_passes:
             continue
         outcome = episodes.mutant(found.reference)
@@ -186,12 +188,13 @@ def _pinned_cases(ctx: GateContext) -> list[GateError]:
                               "case-insensitively (`matches` with `(?i)`) or write the value as the user did")
 
 
-def _pinned_formats(ctx: GateContext) -> list[GateError]:
+def _pinned_formats(ctx: GateContext, initial: World) -> list[GateError]:
     """`format_pinned` for each reply or written text holding a date or time the user wrote in another format, where
     the reference replayed with the user's format fails a check the reference passes (`_user_formats`)."""
-    return _pinned_user_forms(ctx, user_formats(ctx.spec), "format_pinned",
-                              "the check wants the date or time in the reference's format, not in the one the user "
-                              "wrote; accept both (a term of alternatives, or `matches` on either format)")
+    return _pinned_user_forms(ctx, user_formats(ctx.spec, initial), "format_pinned",
+                              "the check wants the date, time or amount in the reference's format, not in the one "
+                              "the user or the source wrote; accept both (a term of alternatives, or `matches` on "
+                              "either format)")
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,

@@ -1,7 +1,11 @@
 """Format pinned: the user gives a date or a time in one format ("by 2026-06-02", "on Tuesday 3 November", "ends at
 02:30"), the writer's reference relays it in another ("2 June 2026", "2026-11-03", "2:30 am") and the check on the
 message or the reply wants the writer's format. An honest agent that copies the user's format fails; the sound twin
-accepts either format (a term of alternatives, or `matches` on either)."""
+accepts either format (a term of alternatives, or `matches` on either).
+
+The same where the value comes from the document the answer is read from: the contract file says "renewal date |
+2027-04-19" or "approval limit | EUR 41,620", the writer's reply and checks say "19/04/2027" or "41,620 EUR"; an
+honest agent that copies the file fails. The sound twin wants the value as the document gives it."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from tests.defects._core import CorpusError, Defect, Spec, reference
 
@@ -156,6 +162,54 @@ def _honest(site: Site, kind: str, writer: Writer) -> Callable[[Spec], list[dict
     return witness
 
 
+# A fact the reference copies from a document, as the document writes it (ISO dates, "EUR 41,620").
+_FACT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\bEUR \d{1,3}(?:,\d{3})+")
+
+
+def _fact(spec: Spec) -> str:
+    """The first date or amount the reference's messages copy from a document."""
+    for turn in spec["reference"]:
+        for step in turn["steps"]:
+            call = step.get("call") or {}
+            if call.get("name") in ("mail_send", "mail_save_draft", "chat_send_dm"):
+                text = call["arguments"].get("body") or call["arguments"].get("text") or ""
+                if m := _FACT.search(text):
+                    return m[0]
+    raise CorpusError(f"{spec['capability']}: the reference relays no date or amount")
+
+
+def euro_after(fact: str) -> str:
+    """EUR 41,620 as "41,620 EUR"."""
+    return f"{fact.removeprefix('EUR ')} EUR"
+
+
+def euro_sign(fact: str) -> str:
+    """EUR 41,620 as "€41,620"."""
+    return f"€{fact.removeprefix('EUR ')}"
+
+
+def slashes(fact: str) -> str:
+    """2027-04-19 as "19/04/2027"."""
+    y, m, d = fact.split("-")
+    return f"{d}/{m}/{y}"
+
+
+def _relayed_in(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The reference and the checks write the document's date or amount in the writer's format."""
+
+    def edit(spec: Spec) -> None:
+        fact = _fact(spec)
+        mine = writer(fact)
+        for part in ("reference", "checks"):
+            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, mine))
+    return edit
+
+
+def _from_document(name: str, base: str, writer: Callable[[str], str], away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_relayed_in(writer), witness=reference, witness_kind="honest",
+                  gate="mutations", code="format_pinned")
+
+
 def _pair(name: str, base: str, site: Site, kind: str, writer: Writer, away: str) -> Defect:
     return Defect(CLASS, name, base, away, breaks=_edit(site, kind, writer, True), fix=_edit(site, kind, writer, False),
                   witness=_honest(site, kind, writer), witness_kind="honest", gate="mutations", code="format_pinned")
@@ -166,6 +220,8 @@ _DUE_SLASH = "fails the agent that asks in the DM for the date as the user wrote
 _DUE_REPLY = "fails the agent whose reply gives the due date as the user wrote it (2026-06-02), not as 'June 2'"
 _DAY = "fails the agent that writes the day as the user did ('Tuesday 3 November'), not as an ISO date"
 _SHIFT = "fails the agent that posts the shift's end as the user wrote it (02:30), not as '2:30 am'"
+_FILE_DATE = "fails the agent that copies the date as the document gives it (2027-04-19), not as '19/04/2027'"
+_FILE_AMOUNT = "fails the agent that copies the amount as the document gives it (EUR 41,620), not in the writer's format"
 _REPLY_TURN_1: Site = (1, None, "say", "", "")
 
 DEFECTS = [
@@ -179,4 +235,11 @@ DEFECTS = [
     _pair("moved-dm-iso-day-2", "synth:reschedule_conflict@2", DM, "date", iso_date, _DAY),
     _pair("handoff-post-twelve-hour", "synth:oncall_handoff@1", POST, "time", twelve_hour, _SHIFT),
     _pair("handoff-post-twelve-hour-2", "synth:oncall_handoff@2", POST, "time", twelve_hour, _SHIFT),
+    _from_document("reply-renewal-slashes", "synth:inbox_triage_reply@1", slashes, _FILE_DATE),
+    _from_document("reply-renewal-slashes-2", "synth:inbox_triage_reply@2", slashes, _FILE_DATE),
+    _from_document("draft-review-date-slashes", "synth:draft_only_reply@1", slashes, _FILE_DATE),
+    _from_document("draft-review-date-slashes-11", "synth:draft_only_reply@11", slashes, _FILE_DATE),
+    _from_document("dm-renewal-slashes-6", "synth:lookup_answer_source@6", slashes, _FILE_DATE),
+    _from_document("dm-annual-value-euro-after", "synth:lookup_answer_source@2", euro_after, _FILE_AMOUNT),
+    _from_document("dm-approval-limit-euro-sign", "synth:lookup_answer_source@11", euro_sign, _FILE_AMOUNT),
 ]
