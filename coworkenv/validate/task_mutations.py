@@ -168,7 +168,7 @@ def task_mutations(
     pairs = list(dependent_pairs(facts, final))
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
     return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
-            *_harmful_actions(spec, final, touched, created, set((made or {}).values())), *_guard_probes(spec, index, created),
+            *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created),
             *_replies_without_records(spec, final, touched)]
 
 
@@ -204,14 +204,12 @@ def _dependent_swaps(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts, st
                            equivalence=False, code="order_unchecked")
 
 
-def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated,
-                   made: set[Key] | None = None) -> Iterator[Mutation]:
+def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated) -> Iterator[Mutation]:
     """For each record there before the episode, put by a turn's changes (the clash the world adds before the
-    second turn) or by a rule of the world (a reply arriving on its own delay: a record the episode added that no
-    reference call made, `made` being the records the reference's calls created), that a frame allows whole (by id,
-    no `fields`, no `where`) and no reference write acts on (it changes by a read, the mail marked read, or by the
-    world), the app's first harm that applies to it, done to it at
-    the end of the last turn (the request mail trashed, the ticket reassigned, the clash cancelled): a frame allowing
+    second turn) or by a dynamics rule (the manager's answer arriving on its own delay; found in the final `world`),
+    that a frame allows whole (by id, no `fields`, no `where`) and no reference write acts on (it changes by a read,
+    the mail marked read, or by the world), the app's first harm that applies to it, done to it at the end of the
+    last turn (the request mail trashed, the ticket reassigned, the clash cancelled): a frame allowing
     the record whole lets it through, one naming the fields that change (or a guard on the record) does not."""
     exposed = set(spec.tools)
     written = {existing_target(call, world, created) for _, _, call in write_steps(spec.reference)
@@ -220,9 +218,9 @@ def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
                     for sel in c.rule.allow if sel.id and sel.table and sel.fields is None and not sel.where})
     tables = {(t.app, t.name) for t in world.tables()}
     put = put_by_turns(spec)
+    ruled = put_by_rules(spec)
     for key in whole:
-        by_rule = made is not None and key in created and key not in made
-        if key in written or (key in created and key not in put and not by_rule):
+        if key in written or (key in created and key not in put and key not in ruled):
             continue
         app, table, rid = key
         rec = world.table(app, table).get(rid) if (app, table) in tables else None
@@ -257,6 +255,12 @@ def put_by_turns(spec: EnvSpec) -> dict[Key, Any]:
     return found
 
 
+def put_by_rules(spec: EnvSpec) -> set[Key]:
+    """The records a dynamics rule's effects put (by the id the spec gives them)."""
+    return {(effect.app, effect.table, str(effect.record.get("id"))) for rule in spec.dynamics.rules
+            for effect in rule.effects if isinstance(effect, PutRecord) and effect.record.get("id") is not None}
+
+
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:
     """The reference with `call` added at the end of its last turn (before a closing answer)."""
     t = len(reference) - 1
@@ -266,8 +270,7 @@ def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tup
     return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
 
 
-def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key],
-                     made: set[Key] | None = None) -> Iterator[Mutation]:
+def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:
     if not spec.reference:
         return
     exposed = set(spec.tools)
@@ -296,7 +299,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     yield from other_field_writes(spec, world, created)
     yield from other_key_writes(spec, world, created)
     yield from other_entry_writes(spec, world, created)
-    yield from _harm_to_whole(spec, world, created, unrelated, made)
+    yield from _harm_to_whole(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
