@@ -21,8 +21,9 @@ from tests.defects._core import CorpusError, Defect, Spec, reference
 CLASS = "format_pinned"
 # How a program can detect the class (what the gates should do), in one line.
 DETECTION = (
-    "replay the reference with each date or time its messages and replies write, that the user wrote in another "
-    "format, written as the user did; where a check the reference passes then fails, it pins the writer's format"
+    "replay the reference with each date, time or amount its messages and replies write, that the user (or a "
+    "document the reference read) wrote in another format, written as they did; where a check the reference passes "
+    "then fails, it pins the writer's format"
 )
 
 @dataclass(frozen=True)

@@ -1,14 +1,21 @@
 """Undone write credited: the writer checks a change by the call that made it (a `called` check: "tickets_update was
 called on PLAT-113 with assignee u-sofia") instead of by the record's final state. An agent that makes the change and
 then takes it back (the same tool, the old value) passes: the audit still holds the call, the record holds nothing.
-The sound twin checks the record's field."""
+The sound twin checks the record's field.
+
+The same where the writer leaves the field to an `order` check ("the alert is resolved after the fix", "the ticket
+goes in progress after the delegate was asked") and drops the check on the record's status: the order check holds
+once both calls are in the audit, so resolving the alert and reopening it passes."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, reference, with_call
+import orjson
+
+from tests.defects._core import CorpusError, Defect, Spec, drop_checks, reference, with_call
 
 CLASS = "undone_write"
 # How a program can detect the class (what the gates should do), in one line.
@@ -89,6 +96,39 @@ def _undone(tool: str, nth: int = 0):  # type: ignore[no-untyped-def]
     return witness
 
 
+def _status_write(spec: Spec, status: str) -> int:
+    """Which `tickets_update` of the reference sets `status`."""
+    found = [s["call"] for t in spec["reference"] for s in t["steps"]
+             if (s.get("call") or {}).get("name") == "tickets_update"]
+    for n, call in enumerate(found):
+        if call["arguments"].get("status") == status:
+            return n
+    raise CorpusError(f"{spec['capability']}: the reference sets no ticket to {status!r}")
+
+
+def _order_credited(status: str):  # type: ignore[no-untyped-def]
+    """The completion check on the ticket's status dropped: an `order` check on the write stands for it."""
+
+    def edit(spec: Spec) -> None:
+        _, _, _, rid, _, _ = _target(spec, "tickets_update", _status_write(spec, status))
+        if not any(c["rule"]["kind"] == "order" and rid in orjson.dumps(c["rule"]).decode() for c in spec["checks"]):
+            raise CorpusError(f"{spec['capability']}: no order check names {rid}")
+        drop_checks(spec, lambda c: c["rule"]["kind"] == "field" and c["rule"]["target"]["id"] == rid
+                    and c["rule"]["target"]["field"] == "status" and c["rule"].get("value") == status)
+    return edit
+
+
+def _status_undone(status: str) -> Callable[[Spec], list[dict[str, Any]]]:
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        return _undone("tickets_update", _status_write(spec, status))(spec)  # type: ignore[no-any-return]
+    return witness
+
+
+def _by_order(name: str, base: str, status: str, away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_order_credited(status), witness=_status_undone(status),
+                  gate="mutations", code="undone_unchecked")
+
+
 def _pair(name: str, base: str, tool: str, away: str, nth: int = 0) -> Defect:
     return Defect(CLASS, name, base, away, breaks=_audit_only(tool, nth), witness=_undone(tool, nth),
                   gate="mutations", code="undone_unchecked")
@@ -98,6 +138,8 @@ _TICKET = "assigns the ticket as asked, then hands it back to its old assignee: 
 _JOB = "disables the failing job, then enables it again: the check sees only the first call"
 _PHONE = "fixes the contact's phone, then writes the old number back: the check sees only the first call"
 _MEETING = "moves the meeting, then moves it back: the check sees only the first call"
+_RESOLVED = "resolves the alert after the fix, then reopens it: the order check sees the two calls, not the status"
+_STARTED = "puts the ticket in progress after asking, then back to open: the order check sees the calls, not the status"
 
 DEFECTS = [
     _pair("triage-assignee-undone", "synth:ticket_triage_update@1", "tickets_update", _TICKET, nth=1),
@@ -110,4 +152,8 @@ DEFECTS = [
     _pair("phone-undone-2", "synth:contact_phone_update@2", "contacts_update", _PHONE),
     _pair("meeting-move-undone", "synth:reschedule_conflict@1", "calendar_update_event", _MEETING),
     _pair("meeting-move-undone-2", "synth:reschedule_conflict@2", "calendar_update_event", _MEETING),
+    _by_order("alert-resolved-by-order", "synth:adapt_silent_change@1", "resolved", _RESOLVED),
+    _by_order("alert-resolved-by-order-2", "synth:adapt_silent_change@2", "resolved", _RESOLVED),
+    _by_order("in-progress-by-order", "synth:delegate_and_follow_up@1", "in_progress", _STARTED),
+    _by_order("in-progress-by-order-3", "synth:delegate_and_follow_up@3", "in_progress", _STARTED),
 ]
