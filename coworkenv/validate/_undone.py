@@ -17,6 +17,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
 from coworkenv.validate.mutations import write_steps
 from coworkenv.validate.task_mutations import _last_turn_insert
@@ -75,13 +76,9 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
 
 def _record(call: ToolCallSpec, world: World) -> tuple[str, Any] | None:
     """(argument, record) of the record there before the episode that the call's first required argument names."""
-    tool = TOOLS[call.name]
-    for name, field in tool.params.model_fields.items():
-        value = call.arguments.get(name)
-        if not field.is_required() or not isinstance(value, str):
-            continue
-        for table in world.tables():
-            if table.app == tool.app and table.get(value) is not None:
-                return name, table.get(value)
+    key = existing_target(call, world, set())
+    if key is None:
         return None
-    return None
+    app, table, rid = key
+    arg = next(name for name, value in call.arguments.items() if value == rid)
+    return arg, world.table(app, table).get(rid)

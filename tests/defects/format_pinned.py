@@ -40,28 +40,19 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 Writer = Callable[[When, int], str]
 
 
-def day_month(when: When, year: int) -> str:
-    """2026-06-02 as "2 June"."""
-    _, m, d = when.values[0]
-    return f"{d} {_MONTHS[m - 1]}"
+def _date_as(pattern: str) -> Writer:
+    """A date in the writer's `pattern` ({d} day, {m} month number, {M} month name, {y} year)."""
+
+    def writer(when: When, year: int) -> str:
+        y, m, d = when.values[0]
+        return pattern.format(d=d, m=m, M=_MONTHS[m - 1], y=y or year)
+    return writer
 
 
-def slash_date(when: When, year: int) -> str:
-    """2026-06-12 as "12/06/2026" (day first)."""
-    y, m, d = when.values[0]
-    return f"{d:02d}/{m:02d}/{y or year}"
-
-
-def month_day(when: When, year: int) -> str:
-    """2026-06-02 as "June 2"."""
-    _, m, d = when.values[0]
-    return f"{_MONTHS[m - 1]} {d}"
-
-
-def iso_date(when: When, year: int) -> str:
-    """Tuesday 3 November as "2026-11-03"."""
-    y, m, d = when.values[0]
-    return f"{y or year}-{m:02d}-{d:02d}"
+day_month = _date_as("{d} {M}")  # 2026-06-02 as "2 June"
+slash_date = _date_as("{d:02d}/{m:02d}/{y}")  # 2026-06-12 as "12/06/2026" (day first)
+month_day = _date_as("{M} {d}")  # 2026-06-02 as "June 2"
+iso_date = _date_as("{y}-{m:02d}-{d:02d}")  # Tuesday 3 November as "2026-11-03"
 
 
 def twelve_hour(when: When, year: int) -> str:
