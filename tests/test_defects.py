@@ -24,8 +24,10 @@ REQUIRED_CLASSES = {
 # Classes whose hole exists in fewer than three of today's generators, with the reason (measured over seeds 1-5 of
 # every generator): the corpus covers every generator that has it.
 NARROW_CLASSES = {
-    "frame_whole_world_put": ({"adapt_announced_change"}, "only adapt_announced_change and adapt_silent_change put "
-                              "records between turns; the latter's are deployments, which no tool changes or removes"),
+    "frame_whole_world_put": ({"adapt_announced_change", "access_request_approval"}, "only adapt_announced_change and "
+                              "adapt_silent_change put records between turns, the latter's deployments, which no tool "
+                              "changes or removes; of the records rules put, only access_request_approval's answer is a "
+                              "mail (the others are chat messages, which no tool removes)"),
     "frame_config_values": ({"access_request_approval", "correct_bad_data"}, "only these two references write a "
                             "new config version (services_update_config)"),
 }

@@ -149,6 +149,52 @@ def test_a_reply_check_of_a_turn_reading_a_field_a_later_turn_changes_is_found()
         assert bool(reads) is found, (turn, reads)
         if found:
             assert reads[0][2:] == (0, 1)
+    # Unbound, it is judged where the reference answers: turn 0's reply stating the role the later change sets.
+    later = next(c["set"]["role"] for c in data["turns"][1]["changes"] if c.get("app") == "directory")
+    ref = [dict(t) for t in data["reference"]]
+    ref[0] = {"steps": [*ref[0]["steps"], {"say": f"Their role: {later}."}]}
+    unbound = {"id": "role-told", "rule": {"kind": "reply_states", "source": source}}
+    reads = list(later_state_reads(type(spec).model_validate({**data, "reference": ref,
+                                                             "checks": [*data["checks"], unbound]})))
+    assert [r[2:] for r in reads] == [(0, 1)]
+
+
+def test_dates_and_times_are_rewritten_as_the_user_wrote_them() -> None:
+    """A date or time the reference writes in another format than the user is written as the user did; one the user
+    never gave, the same format, or a date-time argument's parts are left alone."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "Ask whether they can pick it up by 2026-06-02. My shift ends at 02:30, the sync is on Tuesday 3 November."
+    assert as_user_wrote("Can you pick it up by 2 June?", said) == "Can you pick it up by 2026-06-02?"
+    assert as_user_wrote("due 02/06/2026", said) == "due 2026-06-02"
+    assert as_user_wrote("on call from 2:30 am", said) == "on call from 02:30"
+    assert as_user_wrote("booked for 2026-11-03 at 09:30", said) == "booked for Tuesday 3 November at 09:30"
+    assert as_user_wrote("by 2026-06-02, from 02:30", said) is None  # already as the user wrote it
+    assert as_user_wrote("by 3 June, from 3pm", said) is None  # values the user never gave
+    assert mentions("2026-11-03T09:30:00Z") == []  # a date-time is the tool's format
+    assert [w.values for w in mentions("3 p.m. or 15:00")] == [((None, 15, 0),), ((None, 15, 0),)]
+
+
+def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
+    """A completion `called` check on a reference write makes a replay with the write's fields put back; a spec
+    whose checks read the state only makes none."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import undone_writes
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["scheduler_pause_failing_jobs"],
+                         1)
+    assert list(undone_writes(spec, base_world(spec))) == []
+    data = spec.model_dump(mode="json", by_alias=True)
+    job = next(s["call"]["arguments"]["job_id"] for s in data["reference"][0]["steps"]
+               if (s.get("call") or {}).get("name") == "scheduler_update_job")
+    called = {"id": "paused", "rule": {"kind": "called", "call": {"tool": "scheduler_update_job",
+                                                                  "args": {"job_id": job}}}}
+    credited = type(spec).model_validate({**data, "checks": [*data["checks"], called]})
+    found = list(undone_writes(credited, base_world(credited)))
+    assert len(found) == 1 and found[0].tool == "scheduler_update_job"
+    last = [s.call for s in found[0].reference[-1].steps if s.call is not None][-1]
+    assert last is not None and last.arguments == {"job_id": job, "enabled": True}
 
 
 def test_a_record_allowed_whole_meets_the_apps_other_tools() -> None:

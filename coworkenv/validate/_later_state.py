@@ -4,6 +4,9 @@
 is bound to turn t and a later turn's `changes` (the world's own change between turns: a person goes on leave, a
 release is rolled out again) set the field it reads to another value, the reply of turn t is judged against a value
 that did not exist when the agent gave it: the honest answer fails, and only a reference that knew the future passes.
+A check bound to no turn (`reply_states`, or a text check on `replies` or `all`) judges every reply of a task of
+several turns against the final state: it is judged as bound to the last turn whose reference reply states the value
+it wants (where the reference answers), so the answer given before a later change is caught the same way.
 Judged on the spec alone where the turns' changes name what they set; the world's rules (on the clock or on an
 action) and the reference's own later writes change it too, which only an episode shows: the reference is replayed up
 to the end of turn t (`turn_end_reads`) and the field compared with the reference's final value.
@@ -15,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.checks import resolve
+from coworkenv.checks import MISSING, numbers_in, render_value, resolve
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
@@ -25,7 +28,7 @@ _MISSING = object()
 
 def later_state_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int, int]]:
     """(check index, the field it reads, the turn it judges, the later turn whose changes set that field)."""
-    for i, source, turn in turn_bound_reads(spec):
+    for i, source, turn in turn_bound_reads(spec, lambda ref: _after_changes(spec, ref)):
         before = _initial(spec, source)
         for later in range(turn + 1, len(spec.turns)):
             if any(_sets(change, source, before) for change in spec.turns[later].changes):
@@ -51,8 +54,53 @@ def _sets(change: Any, ref: FieldRef, before: Any) -> bool:
     return isinstance(change, DeleteRecord) and getattr(change, "id", None) == ref.id
 
 
-def turn_bound_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int]]:
-    """(check index, the field it reads, the turn it judges) of each reply check bound to a turn."""
+def _after_changes(spec: EnvSpec, ref: FieldRef) -> Any:
+    """The field's value once every turn's changes are applied to the world's (the rules and the agent aside)."""
+    value = _initial(spec, ref)
+    for turn in spec.turns:
+        for change in turn.changes:
+            if getattr(change, "app", None) != ref.app or getattr(change, "table", None) != ref.table:
+                continue
+            if isinstance(change, UpdateRecord) and change.id == ref.id and ref.field in change.set:
+                value = change.set[ref.field]
+            elif isinstance(change, PutRecord) and change.record.get("id") == ref.id:
+                value = change.record.get(ref.field, _MISSING)
+            elif isinstance(change, DeleteRecord) and getattr(change, "id", None) == ref.id:
+                value = _MISSING
+    return value
+
+
+def _states(rule: ReplyStatesRule | TextRule, text: str, value: Any) -> bool:
+    """Whether `text` states `value` as the check would read it."""
+    if value is _MISSING or value is MISSING:
+        return False
+    if isinstance(rule, ReplyStatesRule):
+        wanted = [w.lower() for w in render_value(value, rule.format) if w.strip()]
+        return bool(wanted) and all(w in text.lower() for w in wanted)
+    assert rule.number is not None
+    try:
+        expected = float(value)
+    except (TypeError, ValueError):
+        return False
+    slack = rule.number.tolerance * abs(expected) if rule.number.relative else rule.number.tolerance
+    return any(abs(v - expected) <= slack + 1e-9 * max(1.0, abs(expected)) for v in numbers_in(text))
+
+
+def answering_turn(spec: EnvSpec, rule: ReplyStatesRule | TextRule, value: Any) -> int | None:
+    """For a reply check bound to no turn that reads every reply of a task of several turns: the last turn whose
+    reference reply states `value` (where the reference answers); None where the check reads the last reply only, or
+    no reply states it."""
+    if len(spec.turns) < 2 or (isinstance(rule, TextRule) and rule.scope == "final"):
+        return None
+    answered = [t for t, turn in enumerate(spec.reference[:len(spec.turns)])
+                if _states(rule, "\n".join(step.say for step in turn.steps if step.say), value)]
+    return answered[-1] if answered else None
+
+
+def turn_bound_reads(spec: EnvSpec, final: Callable[[FieldRef], Any] | None = None,
+                     ) -> Iterator[tuple[int, FieldRef, int]]:
+    """(check index, the field it reads, the turn it judges) of each reply check bound to a turn, and, given the
+    field's `final` value, of each bound to none, judged at the turn that answers it (`answering_turn`)."""
     for i, check in enumerate(spec.checks):
         rule = check.rule
         source: FieldRef | None = None
@@ -61,6 +109,9 @@ def turn_bound_reads(spec: EnvSpec) -> Iterator[tuple[int, FieldRef, int]]:
         elif isinstance(rule, TextRule) and rule.number is not None:
             source = rule.number.source
         turn = getattr(rule, "turn", None)
+        if source is not None and turn is None and final is not None:
+            assert isinstance(rule, ReplyStatesRule | TextRule)
+            turn = answering_turn(spec, rule, final(source))
         if source is not None and turn is not None:
             yield i, source, turn
 
@@ -71,7 +122,7 @@ def turn_end_reads(spec: EnvSpec, final: Callable[[FieldRef], Any]) -> Iterator[
     `final` gives: something after the reply (a rule due on the clock or answering an action, a later turn's change,
     the reference's own later write) set it. One replay per judged turn."""
     bound: dict[int, list[tuple[int, FieldRef]]] = {}
-    for i, source, turn in turn_bound_reads(spec):
+    for i, source, turn in turn_bound_reads(spec, final):
         if turn < min(len(spec.turns), len(spec.reference)) - 1:
             bound.setdefault(turn, []).append((i, source))
     for turn, reads in sorted(bound.items()):

@@ -91,6 +91,10 @@ HINTS: dict[str, str] = {
                          "check to a turn after the world's change",
     "case_pinned": "compare what the agent writes case-insensitively (`matches` with `(?i)`), or want the value "
                    "as the user spelled it",
+    "format_pinned": "accept a date or time in the format the user wrote it as well as the reference's (a term of "
+                     "alternatives, or `matches` on either format)",
+    "undone_unchecked": "check the record's field in the final state (a `field` or `records` check), not the call "
+                        "that set it",
     "blocked": "fix the reference first (see gate oracle)",
     "env_error": "fix the world records or dynamics the runtime rejects",
     "episode_error": "fix the dynamics or records that make the episode crash",

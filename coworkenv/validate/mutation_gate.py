@@ -21,9 +21,11 @@ answered a question that still passes when made before the answer is `acts_befor
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from coworkenv.checks import MISSING, compare
+from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
@@ -31,10 +33,13 @@ from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
-from coworkenv.validate._user_spelling import user_spellings
+from coworkenv.validate._undone import undone_writes
+from coworkenv.validate._user_formats import UserFormatted, user_formats
+from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of
+from coworkenv.world import World
 
 
 def mutations_gate(ctx: GateContext) -> GateResult:
@@ -98,9 +103,12 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
     errors += _pinned_cases(ctx)
+    initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
+    errors += _pinned_formats(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
+    errors += _undone(ctx, initial, dropped_passes)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -130,6 +138,25 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
     return errors
 
 
+def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
+    """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
+    write taken back at the end (its fields put back, the tool taking them) still passes (`_undone`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors = []
+    for found in undone_writes(ctx.spec, initial):
+        if found.path in dropped_passes:
+            continue
+        outcome = episodes.mutant(found.reference)
+        if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:
+            continue
+        errors.append(GateError("mutations", "undone_unchecked", found.path,
+                                f"{found.description} still passes: a check credits the call, not its effect, so "
+                                "an agent that makes the change and takes it back passes; check the record's field "
+                                "in the final state instead"))
+    return errors
+
+
 def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
     where the respelled reference fails a check on the state or the replies (not only a call-matcher check), and
@@ -156,6 +183,24 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
 def _pinned_cases(ctx: GateContext) -> list[GateError]:
     """`case_pinned` for each written value the user spelled in another case or spacing, where the reference
     replayed with the user's spelling, taken by the tool, fails a check the reference passes (`_user_spelling`)."""
+    return _pinned_user_forms(ctx, user_spellings(ctx.spec), "case_pinned",
+                              "the check wants the reference's letter case or spacing, not the user's; compare "
+                              "case-insensitively (`matches` with `(?i)`) or write the value as the user did")
+
+
+def _pinned_formats(ctx: GateContext, initial: World) -> list[GateError]:
+    """`format_pinned` for each reply or written text holding a date or time the user wrote in another format, where
+    the reference replayed with the user's format fails a check the reference passes (`_user_formats`)."""
+    return _pinned_user_forms(ctx, user_formats(ctx.spec, initial), "format_pinned",
+                              "the check wants the date, time or amount in the reference's format, not in the one "
+                              "the user or the source wrote; accept both (a term of alternatives, or `matches` on "
+                              "either format)")
+
+
+def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,
+                       why: str) -> list[GateError]:
+    """`code` for each replay written as the user wrote it that the tool took and that fails a check the reference
+    passes."""
     episodes = ctx.episodes()
     assert episodes is not None
     oracle = episodes.oracle()
@@ -163,16 +208,14 @@ def _pinned_cases(ctx: GateContext) -> list[GateError]:
         return []
     passed = {c.id for c in oracle.result.checks if c.passed}
     errors = []
-    for found in user_spellings(ctx.spec):
+    for found in found_all:
         outcome = episodes.mutant(found.reference)
         if outcome.result is None or any(not e.ok for e in outcome.audit if e.tool == found.tool):
             continue
         failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed]
         if failed:
-            errors.append(GateError("mutations", "case_pinned", found.path,
-                                    f"{found.description} fails {', '.join(failed)}: the check wants the "
-                                    "reference's letter case or spacing, not the user's; compare case-insensitively "
-                                    "(`matches` with `(?i)`) or write the value as the user did"))
+            errors.append(GateError("mutations", code, found.path,
+                                    f"{found.description} fails {', '.join(failed)}: {why}"))
     return errors
 
 

@@ -205,10 +205,11 @@ def _dependent_swaps(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts, st
 
 
 def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated) -> Iterator[Mutation]:
-    """For each record there before the episode, or put by a turn's changes (the clash the world adds before the
-    second turn), that a frame allows whole (by id, no `fields`, no `where`) and no reference write acts on (it
-    changes by a read, the mail marked read, or by the world), the app's first harm that applies to it, done to it at
-    the end of the last turn (the request mail trashed, the ticket reassigned, the clash cancelled): a frame allowing
+    """For each record there before the episode, put by a turn's changes (the clash the world adds before the
+    second turn) or by a dynamics rule (the manager's answer arriving on its own delay; found in the final `world`),
+    that a frame allows whole (by id, no `fields`, no `where`) and no reference write acts on (it changes by a read,
+    the mail marked read, or by the world), the app's first harm that applies to it, done to it at the end of the
+    last turn (the request mail trashed, the ticket reassigned, the clash cancelled): a frame allowing
     the record whole lets it through, one naming the fields that change (or a guard on the record) does not."""
     exposed = set(spec.tools)
     written = {existing_target(call, world, created) for _, _, call in write_steps(spec.reference)
@@ -217,8 +218,9 @@ def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
                     for sel in c.rule.allow if sel.id and sel.table and sel.fields is None and not sel.where})
     tables = {(t.app, t.name) for t in world.tables()}
     put = put_by_turns(spec)
+    ruled = put_by_rules(spec)
     for key in whole:
-        if key in written or (key in created and key not in put):
+        if key in written or (key in created and key not in put and key not in ruled):
             continue
         app, table, rid = key
         rec = world.table(app, table).get(rid) if (app, table) in tables else None
@@ -251,6 +253,12 @@ def put_by_turns(spec: EnvSpec) -> dict[Key, Any]:
                     continue
                 found[(change.app, change.table, rec.id)] = rec
     return found
+
+
+def put_by_rules(spec: EnvSpec) -> set[Key]:
+    """The records a dynamics rule's effects put (by the id the spec gives them)."""
+    return {(effect.app, effect.table, str(effect.record.get("id"))) for rule in spec.dynamics.rules
+            for effect in rule.effects if isinstance(effect, PutRecord) and effect.record.get("id") is not None}
 
 
 def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tuple[list[ReferenceTurn], str]:

@@ -20,6 +20,7 @@ from tests.defects import (
     created_id_pinned,
     dead_guard,
     duplicate_tolerant,
+    format_pinned,
     frame_blind,
     frame_config_values,
     frame_dict_field,
@@ -40,6 +41,7 @@ from tests.defects import (
     later_state_by_rule,
     later_state_own_write,
     later_state_read,
+    later_state_unbound,
     lenient_scoring,
     namesake_record,
     order_blind,
@@ -57,6 +59,7 @@ from tests.defects import (
     spelling_pinned,
     time_window,
     unchosen_field,
+    undone_write,
     vacuous,
     wrong_expected,
     wrong_route,
@@ -110,6 +113,9 @@ MODULES = (
     later_state_own_write,
     frame_whole_world_put,
     frame_config_values,
+    format_pinned,
+    later_state_unbound,
+    undone_write,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

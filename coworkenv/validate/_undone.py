@@ -1,0 +1,84 @@
+"""Writes a check credits by the call rather than by its effect: a completion `called` check (or either side of an
+`order` check) that matches a reference write on a record there before the episode ("tickets_update on PLAT-113
+with assignee u-sofia") holds as soon as the call is in the audit. The reference replayed with the same tool called
+once more on the same record at the end of the last turn, each field the write set put back to its value before the
+episode (the ticket handed back, the job enabled again, the meeting moved back), undoes the work; where that replay
+still passes, the check credits a call whose effect is gone (`undone_unchecked`). A state check on the record's field
+stops it. Only fields the record holds under the argument's own name are put back, and only where the tool takes
+the old values (a refused call is not judged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from coworkenv.checks import call_matches
+from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate.dependencies import existing_target
+from coworkenv.validate.episode_gates import is_guard
+from coworkenv.validate.mutations import write_steps
+from coworkenv.validate.task_mutations import _last_turn_insert
+from coworkenv.world import World
+
+
+@dataclass(frozen=True)
+class Undone:
+    """The reference with one credited write taken back at the end of the last turn."""
+
+    path: str
+    description: str
+    tool: str
+    reference: list[ReferenceTurn]
+
+
+def _credited(spec: EnvSpec) -> list[CallMatcher]:
+    """The call matchers of the completion checks that credit a call (`called`, either side of `order`)."""
+    out: list[CallMatcher] = []
+    for check in spec.checks:
+        if is_guard(check):
+            continue
+        if isinstance(check.rule, CalledRule):
+            out.append(check.rule.call)
+        elif isinstance(check.rule, OrderRule):
+            out += [check.rule.first, check.rule.then]
+    return out
+
+
+def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
+    """One replay per reference write a credited matcher matches, on a record of the initial `world`, taken back."""
+    matchers = _credited(spec)
+    if not matchers:
+        return
+    for t, s, call in write_steps(spec.reference):
+        tool = TOOLS.get(call.name)
+        if tool is None or not any(call_matches(m, call.name, call.arguments) for m in matchers):
+            continue
+        found = _record(call, world)
+        if found is None:
+            continue
+        arg, record = found
+        before = {k: getattr(record, k) for k, v in call.arguments.items()
+                  if k != arg and k in type(record).model_fields and getattr(record, k) != v}
+        if not before:
+            continue
+        args = {arg: call.arguments[arg], **before}
+        try:
+            tool.params.model_validate(args)
+        except ValueError:  # the tool cannot take the old value back
+            continue
+        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
+        yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) taken back at the end: {call.name} {args}",
+                     call.name, reference)
+
+
+def _record(call: ToolCallSpec, world: World) -> tuple[str, Any] | None:
+    """(argument, record) of the record there before the episode that the call's first required argument names."""
+    key = existing_target(call, world, set())
+    if key is None:
+        return None
+    app, table, rid = key
+    arg = next(name for name, value in call.arguments.items() if value == rid)
+    return arg, world.table(app, table).get(rid)

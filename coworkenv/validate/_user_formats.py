@@ -1,0 +1,186 @@
+"""Dates, times and amounts the reference writes in another format than the user, or the document the answer comes
+from, gave them: the user asks for the ticket to be picked up "by 2026-06-02", the meeting on "Tuesday 3 November",
+the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR 41,620"; and
+the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An honest
+agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
+writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
+
+Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
+`2026-11-03T09:30:00Z`, is the tool's format, not the user's), and only a date or time whose value the turns so far
+or the records the reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month
+and day, the year where both give one; same hour and minute; same currency and sum). The replay counts only where the
+tool took the text (a message tool takes any).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from coworkenv.apps import TOOLS
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate._unasked_order import _read_documents
+from coworkenv.validate.mutations import is_write
+from coworkenv.world import World
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_MONTH = r"(?P<{n}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
+         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
+_ORD = r"(?:st|nd|rd|th)?"
+_CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF"}
+_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£)"
+_AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d+(?:\.\d{{1,2}})?)"
+# One alternation, so that a date's parts are never read again as another date or a time.
+_WHEN = re.compile(
+    r"(?<![\w:.-])(?:"
+    rf"(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})(?![\w:]|\.\d)"  # 2026-06-02 (not a date-time)
+    rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
+    rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
+    r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
+    r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
+    r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
+    rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
+    rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€
+    r")",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class When:
+    """A date (year or None, month, day) or a time (hour, minute), and how it was written."""
+
+    kind: str  # "date", "time" or "amount"
+    # (year or None, month, day), (None, hour, minute) or (None, currency, cents); a date written 02/06/2026 reads
+    # either way round
+    values: tuple[tuple[int | None, int, int], ...]
+    shown: str
+    start: int
+    end: int
+
+    def same(self, other: When) -> bool:
+        if self.kind != other.kind:
+            return False
+        if self.kind != "date":
+            return bool(set(self.values) & set(other.values))
+        return any((m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
+                   for y1, m1, d1 in self.values for y2, m2, d2 in other.values)
+
+
+def mentions(text: str) -> list[When]:
+    """Every date and time written in `text` (ISO dates, "3 November", "June 2, 2026", "15:00", "3pm")."""
+    out = []
+    for m in _WHEN.finditer(text):
+        g = m.groupdict()
+        found = _amount(g) if g["a1"] or g["a2"] else (
+            _date(g) if g["th"] is None and g["ah"] is None else _time(g))
+        if found is not None:
+            shown = m.group(0)
+            if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
+                shown = shown[:-1]  # a full month name ending a sentence, not an abbreviation's dot
+            elif re.search(r"[^.][ap]m\.$", shown, re.IGNORECASE):
+                shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
+            out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
+    return out
+
+
+def _month(name: str) -> int:
+    return next(i + 1 for i, full in enumerate(_MONTHS) if full.startswith(name.lower().rstrip(".")[:3]))
+
+
+def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    if g["sy"] is not None:
+        a, b, slashed = int(g["sa"] or 0), int(g["sb"] or 0), int(g["sy"])
+        both = tuple((slashed, m, d) for m, d in sorted({(a, b), (b, a)}) if 1 <= m <= 12 and 1 <= d <= 31)
+        return ("date", both) if both else None
+    year: int | None
+    if g["iy"] is not None:
+        year, month, day = int(g["iy"]), int(g["im"] or 0), int(g["id"] or 0)
+    elif g["dm"] is not None:
+        year, month, day = (int(g["dy"]) if g["dy"] else None), _month(g["dm"]), int(g["dd"] or 0)
+    else:
+        year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), int(g["md"] or 0)
+    return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _amount(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    currency = sorted(set(_CURRENCIES.values())).index(_CURRENCIES[(g["c1"] or g["c2"] or "").lower()])
+    cents = round(float((g["a1"] or g["a2"] or "0").replace(",", "")) * 100)
+    return "amount", ((None, currency, cents),)
+
+
+def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    hour, minute, half = (int(g["th"]), int(g["tm"] or 0), g["tap"]) if g["th"] is not None else (
+        int(g["ah"] or 0), 0, g["aap"])
+    if half is not None:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half.lower() == "p" else 0)
+    return ("time", ((None, hour, minute),)) if hour <= 23 and minute <= 59 else None
+
+
+def _shape(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def as_user_wrote(text: str, said: str) -> str | None:
+    """`text` with each date or time the user also wrote, in another format, written as the user did; None where
+    nothing changes."""
+    theirs = mentions(said)
+    out, at = [], 0
+    for mine in mentions(text):
+        user = next((u for u in theirs if u.same(mine)), None)
+        if user is None or _shape(user.shown) == _shape(mine.shown):
+            continue
+        out += [text[at:mine.start], user.shown]
+        at = mine.end
+    return None if not out else "".join(out) + text[at:]
+
+
+@dataclass(frozen=True)
+class UserFormatted:
+    """The reference with one message or reply writing the user's dates and times as the user wrote them."""
+
+    path: str
+    description: str
+    tool: str | None
+    reference: list[ReferenceTurn]
+
+
+def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserFormatted]:
+    """One replay per reply or written free text holding a date, time or amount the user (or, given the initial
+    `world`, a document the reference read so far) wrote otherwise."""
+    read = ""
+    for t, turn in enumerate(spec.reference[:len(spec.turns)]):
+        if world is not None:
+            read += " " + _read_documents(spec, t, world)
+        said = " ".join(u.content for u in spec.turns[:t + 1]) + read
+        if not mentions(said):
+            continue
+        for s, step in enumerate(turn.steps):
+            if step.say is not None:
+                new = as_user_wrote(step.say, said)
+                if new is not None:
+                    yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} as {new!r}", None,
+                                        replaced(spec.reference, t, s, ReferenceStep(say=new)))
+                continue
+            call = step.call
+            if call is None or call.name not in TOOLS or not is_write(call.name):
+                continue
+            args = dict(call.arguments)
+            changed = []
+            for arg, value in call.arguments.items():
+                if isinstance(value, str) and " " in value.strip():
+                    new = as_user_wrote(value, said)
+                    if new is not None:
+                        args[arg] = new
+                        changed.append(arg)
+            if changed:
+                shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
+                yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
+                                    f"{call.name} with {shown}, dates and times as the user wrote them", call.name,
+                                    replaced(spec.reference, t, s,
+                                             ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))
