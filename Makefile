@@ -17,10 +17,18 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m pipelines.run
 
+# The suite runs in up to 4 processes (pytest-xdist, one test file per process at a time, so module fixtures such as
+# the vLLM server start once). A test that fails there is run again alone, in one process: the suite fails only if it
+# fails alone too, and the log shows both runs. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
+
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest -q
+	@if [ "$(TEST_WORKERS)" -le 1 ]; then $(PY) -m pytest -q; else \
+		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile || { \
+		echo "== the tests that failed above, run again alone (one process, nothing beside them)"; \
+		$(PY) -m pytest -q --last-failed --last-failed-no-failures none; }; fi
 
 ui: $(STAMP)
 	$(VENV)/bin/dagster dev --host 127.0.0.1 --port 3000
