@@ -31,7 +31,7 @@ def check(**p):
                 frame.f_globals[name] = type(value)()
         frame = frame.f_back
     for attempt in (lambda: open(p["secret_file"]).read(), lambda: open(p["world_file"]).read(),
-                    lambda: open(f"/proc/{os.getppid()}/cmdline", "rb").read().decode(errors="replace")):
+                    lambda: open(f"/proc/{p['host_pid']}/cmdline", "rb").read().decode(errors="replace")):
         try:
             return leak(attempt())
         except Exception:

@@ -33,7 +33,7 @@ def blank(value):
 
 def attack(p):
     for attempt in (lambda: open(p["secret_file"]).read(),
-                    lambda: open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"),
+                    lambda: open(f"/proc/{p['host_pid']}/environ", "rb").read().decode(errors="replace"),
                     lambda: (open(p["repo_target"], "w").close(), "wrote into the repository")[1]):
         try:
             return attempt()

@@ -51,7 +51,7 @@ def leak(what):
 def check(**p):
     for attempt in (lambda: open(Sneaky(p["secret_file"])).read(),
                     lambda: open(p["secret_file"]).read(),
-                    lambda: open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"),
+                    lambda: open(f"/proc/{p['host_pid']}/environ", "rb").read().decode(errors="replace"),
                     lambda: open(p["world_file"]).read()):
         try:
             return leak(attempt())

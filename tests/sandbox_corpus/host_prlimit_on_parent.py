@@ -18,7 +18,7 @@ def leak(what):
 
 
 def check(**p):
-    parent = os.getppid()
+    parent = int(p["host_pid"])
     for which in (resource.RLIMIT_MSGQUEUE, resource.RLIMIT_NOFILE, resource.RLIMIT_CPU):
         try:
             current = resource.prlimit(parent, which)

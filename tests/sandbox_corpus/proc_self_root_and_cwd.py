@@ -15,7 +15,7 @@ def leak(what):
 
 
 def check(**p):
-    ppid = os.getppid()
+    ppid = int(p["host_pid"])
     secret, world = p["secret_file"], p["world_file"]
     paths = [f"/proc/self/root{secret}", f"/proc/self/root{world}", "/proc/self/root/etc/passwd",
              f"/proc/thread-self/root{secret}", f"/proc/1/root{secret}", f"/proc/{ppid}/root{world}",

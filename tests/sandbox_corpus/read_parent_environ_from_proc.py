@@ -4,5 +4,5 @@ import os
 
 
 def check(**p):
-    with open(f"/proc/{os.getppid()}/environ", "rb") as fh:
+    with open(f"/proc/{p['host_pid']}/environ", "rb") as fh:
         return fh.read().decode(errors="replace")
