@@ -143,9 +143,14 @@ def _answer_channel(limits: SandboxLimits) -> tuple[int, int]:
     host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host.shutdown(socket.SHUT_RD)
     child.shutdown(socket.SHUT_WR)
-    host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 2 * limits.max_answer_bytes + _FRAME_SLACK)
+    host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _answer_room(limits))
     host.setblocking(False)
     return host.detach(), child.detach()
+
+
+def _answer_room(limits: SandboxLimits) -> int:
+    """The bytes one answer line may take on the answer channel (whatever JSON's escapes make of the answer)."""
+    return 2 * limits.max_answer_bytes + _FRAME_SLACK
 
 
 def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = (),
@@ -203,7 +208,9 @@ class _Asks:
         self.count, self.spent_s, self.scanned = 0, 0.0, 0  # `scanned`: result bytes already looked at
 
     def take(self, result: bytearray, answer: bool = True) -> float:
-        """Answer each whole request line in `result` (removed from it); the seconds the answers took. Without
+        """Answer each whole request line in `result` (removed from it); the seconds the handler took to answer
+        them, for which the wall clock stops (the host's own work on a request, parsing or refusing it, does not
+        stop it: a code could ask for refusals for as long as it liked). Without
         `answer` (the child has exited: nobody would read them) the lines are only removed."""
         spent = 0.0
         while (end := result.find(b"\n", self.scanned)) >= 0:
@@ -214,10 +221,10 @@ class _Asks:
             del result[self.scanned:end + 1]
             if not answer:
                 continue
-            began = time.monotonic()
+            before = self.spent_s
             reply = self._reply(line)
-            spent += time.monotonic() - began
-            data = (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+            spent += self.spent_s - before  # the handler's time only: refusing is the code's time
+            data = self._frame(reply)
             try:
                 sent = os.write(self.fd, data)
             except (BrokenPipeError, ConnectionResetError):  # the code has exited without waiting for it
@@ -231,6 +238,8 @@ class _Asks:
     def _reply(self, line: bytes) -> dict[str, str]:
         limits = self.limits
         self.count += 1
+        if self.count > limits.max_asks:  # before any work on it: beyond the count, requests cost the host nothing
+            return {"refused": f"more than {limits.max_asks} requests in one call"}
         if len(line) > limits.max_ask_bytes:
             return {"refused": f"a request larger than {limits.max_ask_bytes} bytes"}
         try:
@@ -241,8 +250,6 @@ class _Asks:
         if type(request) is not dict or not request or not all(
                 type(k) is str and type(v) is str and _is_unicode(k + v) for k, v in request.items()):
             return {"refused": "a request is one object of texts, {name: text, ...}"}
-        if self.count > limits.max_asks:
-            return {"refused": f"more than {limits.max_asks} requests in one call"}
         left = limits.ask_seconds - self.spent_s
         if left <= 0:
             return {"refused": f"the call's {limits.ask_seconds:g}s for requests are spent"}
@@ -259,6 +266,24 @@ class _Asks:
         if type(answer) is not str:
             return {"refused": "the host's handler gave no text"}
         return {"answer": answer.encode("utf-8", "replace")[:limits.max_answer_bytes].decode("utf-8", "ignore")}
+
+    def _frame(self, reply: dict[str, str]) -> bytes:
+        """`reply` as one line for the answer channel, at most the channel's room (`_answer_channel`): an
+        answer whose escapes make it longer (a control character takes six bytes, `\\u0001`) is cut further, so
+        that what the host chose to send never fills the channel as a code that does not read would."""
+        def encoded(text: str) -> bytes:
+            return (json.dumps({**reply, "answer": text}, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+
+        data = (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+        room = _answer_room(self.limits)
+        answer = reply.get("answer")
+        if len(data) <= room or answer is None:
+            return data
+        fits, over = 0, len(answer)  # the longest prefix that fits: encoded(answer[:fits]) <= room < ...[:over]
+        while over - fits > 1:
+            middle = (fits + over) // 2
+            fits, over = (middle, over) if len(encoded(answer[:middle])) <= room else (fits, middle)
+        return encoded(answer[:fits])
 
 
 def _is_unicode(text: str) -> bool:
