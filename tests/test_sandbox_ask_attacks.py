@@ -75,7 +75,7 @@ def _closed_port() -> int:
 
 
 class _Failing(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
         body = b'{"error": "bad request: config /srv/judge/secret-config.yaml, token JUDGE-INTERNAL-7731"}'
         self.send_response(400)

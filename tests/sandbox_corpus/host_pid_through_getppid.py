@@ -11,6 +11,6 @@ import os
 
 def check(**p):
     parent = os.getppid()
-    if parent == int(p["host_pid"]):
+    if parent == int(p["host_process"]):
         return f"SANDBOX-ESCAPED getppid answered the host's pid {parent}"
     return 1 if parent == 0 else f"getppid answered {parent}, neither the host nor 0"

@@ -5,5 +5,5 @@ import signal
 
 
 def check(**p):
-    os.kill(int(p["host_pid"]), signal.SIGKILL)
+    os.kill(int(p["host_process"]), signal.SIGKILL)
     return 1.0

@@ -15,7 +15,7 @@ def leak(what):
 
 
 def check(**p):
-    ppid = int(p["host_pid"])
+    ppid = int(p["host_process"])
     for pid in (ppid, 1):
         for entry in ("environ", "cmdline", "status", "maps", "auxv"):
             try:
