@@ -5,7 +5,9 @@
   as its CPU limit let it write (4.6 s under a 1 s clock, the handler called only 16 times);
 - a judge that failed told the code its URL, port, model, retry policy and the server's error body;
 - an answer whose JSON frame outgrew the answer channel's room (control characters escape to six bytes each) stopped
-  the run as if the code had asked without reading.
+  the run as if the code had asked without reading;
+- a code need not wait in read() while the host answers: it kept working while its clock was stopped (0.3-0.4 s of
+  CPU during a 1 s answer; 70 MB written into a 4 MiB scratch where no tmpfs caps it, the host's scratch watch busy).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from coworkenv.checks.judge import JUDGE_LIMITS, judge_asker, judge_backend
-from coworkenv.sandbox import SandboxLimits, run_sandboxed
+from coworkenv.sandbox import SandboxLimits, _execute, run_sandboxed
 
 # The code writes the same request line for 3 s of its wall clock, reading each answer: the host must not let the
 # time it spends refusing them stop the clock (only its handler's answers do).
@@ -135,3 +137,37 @@ def test_an_answer_that_escapes_long_on_the_channel_is_cut_not_blamed_on_the_cod
     result = run_sandboxed(_LENGTH, "check", {}, limits, ask=lambda request, left: text)
     assert result.ok, result
     assert 0 < result.value <= limits.max_answer_bytes
+
+
+# The code asks, then works until its answer is there instead of waiting for it: what it did while the host answered.
+_WORK_WHILE_ASKING = r'''
+import os, posix, time
+def check(disk):
+    os.set_blocking(4, False)
+    posix.write(3, b'{"ask":{"user":"a"}}\n')
+    cpu, wrote = time.thread_time(), 0
+    while True:
+        try:
+            posix.read(4, 65536)
+            return [time.thread_time() - cpu, wrote]
+        except BlockingIOError:
+            pass
+        if disk:
+            with open(f"f{wrote}", "wb") as f:
+                wrote += f.write(b"x" * 65536)
+'''
+DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})  # no tmpfs scratch: the host watches it
+
+
+@pytest.mark.parametrize("disk", [False, True], ids=["cpu", "scratch-without-tmpfs"])
+def test_the_code_stops_while_the_host_answers(disk: bool) -> None:
+    def slow(request: dict[str, str], left: float) -> str:
+        time.sleep(1.0)
+        return "ok"
+    limits = SandboxLimits(wall_seconds=3, cpu_seconds=5, scratch_bytes=2**30)  # no scratch stop: count it all
+    result = _execute(_WORK_WHILE_ASKING, "check", {"disk": disk}, limits, disable=DEGRADED if disk else frozenset(),
+                      ask=slow).result
+    assert result.ok, result
+    cpu_s, wrote = result.value
+    assert cpu_s < 0.15, cpu_s  # on main, 0.3-0.4 s of the 1 s answer
+    assert wrote < 8 * 2**20, wrote  # on main, 70 MB

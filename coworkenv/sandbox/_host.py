@@ -9,7 +9,7 @@ untrusted data, and reports extra lines as tampering.
 A call may also let the code ask the host (`ask`, e.g. an LLM judge): the code writes `{"ask": {name: text...}}` lines
 on the same channel and reads each answer, `{"answer": text}` or `{"refused": why}`, from a second socket (fd 4) that
 only the host writes. Only a flat object of strings crosses, within the limits' size, count and time; the host
-answers each request before the child may go on, and stops a child that leaves an answer unread.
+answers each request with the child stopped (its clock too), and stops for good a child that leaves an answer unread.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
             if ans_r >= 0:
                 os.close(ans_r)
                 ans_r = -1
-        asks = _Asks(ask, ans_w, limits) if ask is not None else None
+        asks = _Asks(ask, ans_w, limits, pid) if ask is not None else None
         collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"), asks)
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
@@ -203,8 +203,8 @@ class _AskUnread(Exception):
 class _Asks:
     """Answers the code's requests as their lines arrive on the result channel, taking those lines out of it."""
 
-    def __init__(self, handler: AskHandler, answer_fd: int, limits: SandboxLimits) -> None:
-        self.handler, self.fd, self.limits = handler, answer_fd, limits
+    def __init__(self, handler: AskHandler, answer_fd: int, limits: SandboxLimits, pid: int) -> None:
+        self.handler, self.fd, self.limits, self.pid = handler, answer_fd, limits, pid
         self.count, self.spent_s, self.scanned = 0, 0.0, 0  # `scanned`: result bytes already looked at
 
     def take(self, result: bytearray, answer: bool = True) -> float:
@@ -254,6 +254,10 @@ class _Asks:
         if left <= 0:
             return {"refused": f"the call's {limits.ask_seconds:g}s for requests are spent"}
         began = time.monotonic()
+        # The clock stops, and so does the code: a code need not wait in read() for the answer, and it kept working
+        # while the clock was stopped (CPU, and disk that the host's scratch watch, busy answering, did not see: 70 MB
+        # into a 4 MiB scratch during a 1 s answer). Its process group is stopped until the answer is written.
+        paused = _signal_group(self.pid, signal.SIGSTOP)
         try:
             answer = self.handler(dict(request), left)
         except AskRefused as exc:
@@ -262,6 +266,8 @@ class _Asks:
             _log.warning("a sandbox request handler failed (%s); the request is refused", type(exc).__name__)
             return {"refused": f"the host could not answer ({type(exc).__name__})"}
         finally:
+            if paused:
+                _signal_group(self.pid, signal.SIGCONT)
             self.spent_s += time.monotonic() - began
         if type(answer) is not str:
             return {"refused": "the host's handler gave no text"}
@@ -284,6 +290,15 @@ class _Asks:
             middle = (fits + over) // 2
             fits, over = (middle, over) if len(encoded(answer[:middle])) <= room else (fits, middle)
         return encoded(answer[:fits])
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to the child's process group (the child leads it: `setsid` at the spawn); whether it was sent."""
+    try:
+        os.killpg(pid, sig)
+    except OSError:  # it has exited (a zombie still holds its group id until the host reaps it)
+        return False
+    return True
 
 
 def _is_unicode(text: str) -> bool:
