@@ -171,3 +171,23 @@ def test_the_code_stops_while_the_host_answers(disk: bool) -> None:
     cpu_s, wrote = result.value
     assert cpu_s < 0.15, cpu_s  # on main, 0.3-0.4 s of the 1 s answer
     assert wrote < 8 * 2**20, wrote  # on main, 70 MB
+
+
+# What the stop and the resume tell the code: SIGSTOP nothing; a kill()'s SIGCONT its sender's pid and uid, read
+# back with sigtimedwait after blocking SIGCONT (no audit event). Measured on this round's first stop, which resumed
+# with kill(): [18, <the host's pid>, 0] in the full, degraded and kernel-only sets (main sent no signal).
+_WHO_RESUMED_ME = r'''
+import signal
+def check():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCONT})
+    ask_host({"user": "a"})
+    info = signal.sigtimedwait({signal.SIGCONT}, 0)
+    return None if info is None else [info.si_pid, info.si_uid]
+'''
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED, DEGRADED | {"hook"}], ids=["full", "degraded", "kernel"])
+def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
+    result = _execute(_WHO_RESUMED_ME, "check", {}, SandboxLimits(), disable=disable, ask=lambda r, left: "x").result
+    assert result.ok, result
+    assert result.value in (None, [0, 0]), result.value  # never the host's pid

@@ -15,6 +15,8 @@ answers each request with the child stopped (its clock too), and stops for good 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import json
 import logging
@@ -24,6 +26,7 @@ import resource
 import selectors
 import signal
 import socket
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -256,8 +259,8 @@ class _Asks:
         began = time.monotonic()
         # The clock stops, and so does the code: a code need not wait in read() for the answer, and it kept working
         # while the clock was stopped (CPU, and disk that the host's scratch watch, busy answering, did not see: 70 MB
-        # into a 4 MiB scratch during a 1 s answer). Its process group is stopped until the answer is written.
-        paused = _signal_group(self.pid, signal.SIGSTOP)
+        # into a 4 MiB scratch during a 1 s answer). It is stopped until the answer is written (`_pause`).
+        paused = _pause(self.pid)
         try:
             answer = self.handler(dict(request), left)
         except AskRefused as exc:
@@ -267,7 +270,7 @@ class _Asks:
             return {"refused": f"the host could not answer ({type(exc).__name__})"}
         finally:
             if paused:
-                _signal_group(self.pid, signal.SIGCONT)
+                _resume(self.pid)
             self.spent_s += time.monotonic() - began
         if type(answer) is not str:
             return {"refused": "the host's handler gave no text"}
@@ -292,13 +295,37 @@ class _Asks:
         return encoded(answer[:fits])
 
 
-def _signal_group(pid: int, sig: signal.Signals) -> bool:
-    """Send `sig` to the child's process group (the child leads it: `setsid` at the spawn); whether it was sent."""
+# rt_sigqueueinfo per architecture: the host resumes a child it stopped with a SIGCONT whose sender fields it writes
+# itself (si_code SI_QUEUE, si_pid and si_uid 0). A kill()'s SIGCONT carries the sender's pid and uid, which the code
+# reads back with sigtimedwait (SIGCONT blocked before it asks; no audit event): the host's pid in every set.
+_RT_SIGQUEUEINFO = {"x86_64": 129, "aarch64": 138}
+_SI_QUEUE = -1
+_SIGINFO_BYTES = 128
+
+
+def _pause(pid: int) -> bool:
+    """Stop the child (all its threads; SIGSTOP tells it nothing) where it can be resumed without naming the host;
+    whether it was stopped. A process it forked (where `max_processes` allows) is not stopped."""
+    if os.uname().machine not in _RT_SIGQUEUEINFO:
+        return False
     try:
-        os.killpg(pid, sig)
-    except OSError:  # it has exited (a zombie still holds its group id until the host reaps it)
+        os.kill(pid, signal.SIGSTOP)
+    except OSError:  # it has exited (a zombie: the host has not reaped it yet)
         return False
     return True
+
+
+def _resume(pid: int) -> None:
+    """Continue the child `_pause` stopped, with a SIGCONT that names no sender."""
+    info = ctypes.create_string_buffer(_SIGINFO_BYTES)
+    struct.pack_into("iii", info, 0, signal.SIGCONT, 0, _SI_QUEUE)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(ctypes.c_long(_RT_SIGQUEUEINFO[os.uname().machine]), ctypes.c_long(pid),
+                    ctypes.c_long(signal.SIGCONT), info) != 0 and ctypes.get_errno() != errno.ESRCH:
+        with contextlib.suppress(OSError):  # never leave it stopped: a plain SIGCONT names the host, but resumes
+            _log.warning("rt_sigqueueinfo failed (%s): the sandboxed child is resumed with kill()",
+                         os.strerror(ctypes.get_errno()))
+            os.kill(pid, signal.SIGCONT)
 
 
 def _is_unicode(text: str) -> bool:
