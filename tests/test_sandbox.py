@@ -216,6 +216,7 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
     host = os.uname()
     paths.update(host_release=host.release, host_version=host.version, host_name=host.nodename,
                  host_peak_rss_kib=str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss),
+                 host_process=str(os.getpid()),
                  host_prefix=sys.prefix if sys.prefix != sys.base_prefix else "")  # the host's venv, if any
     with _inherited_descriptor(secret_file) as number, _host_settings():
         paths["inherited_fd"] = str(number)

@@ -11,12 +11,14 @@ $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from coworkenv.escaping import escape_hidden
 from coworkenv.llm import LLMBackend, LLMError, LLMRequest, NoLLMBackend, backend_from_config
 from coworkenv.sandbox import AskRefused, SandboxLimits
 from coworkenv.spec import PythonRule
@@ -29,6 +31,7 @@ JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_
 NO_JUDGE = (f"this check asks an LLM judge and none is configured: set ${JUDGE_URL_ENV} (an OpenAI-compatible "
             f"server, e.g. http://127.0.0.1:8000/v1, or vllm-offline) and ${JUDGE_MODEL_ENV}")
 _ROLES = ("system", "user")
+_log = logging.getLogger(__name__)
 _scoped: ContextVar[LLMBackend | None] = ContextVar("coworkenv_judge", default=None)
 
 
@@ -70,7 +73,8 @@ def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
     """The sandbox's `ask` handler that answers a check's requests from `backend`.
 
     A request is `{"user": text}` with an optional `{"system": text}`; the host fixes everything else of the
-    completion (temperature 0, at most JUDGE_MAX_TOKENS). A failed completion is refused, with its reason.
+    completion (temperature 0, at most JUDGE_MAX_TOKENS). A failed completion is refused with its kind only
+    (`timeout`, `unavailable`...); the whole reason goes to the host's log.
     """
 
     def ask(request: dict[str, str], seconds_left: float) -> str:  # the budget is the sandbox's to enforce
@@ -82,7 +86,10 @@ def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
         answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
                                                     max_tokens=JUDGE_MAX_TOKENS)])[0]
         if isinstance(answer, LLMError):
-            raise AskRefused(f"the judge did not answer: {answer}")
+            # Its message names the judge's URL, model and retry policy and quotes the server's reply: the host's
+            # to know (logged, escaped: the reply may echo the request), not the sandboxed code's.
+            _log.warning("a judged check's request failed: %s", escape_hidden(str(answer)))
+            raise AskRefused(f"the judge did not answer ({answer.kind})")
         return answer.content or ""
 
     return ask

@@ -204,6 +204,11 @@ _SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (
 # run). ENOSYS, as on a kernel without them; the bootstrap gives os.uname a neutral answer (`neutral_uname`), and
 # CPU time stays readable through time.process_time and thread_time. Per architecture: (uname, getrusage).
 _HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
+# The run's parent is the host: getppid (no audit event; no pid namespace, which would take a fork in the child)
+# answered its pid in every set, naming the host process (and, against its own pid, how many processes the machine
+# started since the host did). 0 without running, as a process whose parent lies outside its pid namespace is told;
+# the bootstrap's own check of its parent (`die_with_host`) runs before the filter. Per architecture.
+_GETPPID = {"x86_64": 110, "aarch64": 173}
 # Locks are kept on the host's inode, where every other process that can open the file sees them: flock takes an
 # exclusive lock through a read-only descriptor (of a stdlib file, /dev/null), and POSIX and OFD locks take read locks
 # there, which concurrent runs saw (flock's LOCK_NB failing, F_GETLK and F_OFD_GETLK reporting the lock: a channel
@@ -441,7 +446,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
-    prog += [(jeq, "done", "next", _FLOCK[machine])] + [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
+    prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
     if not threads:
         prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
@@ -522,7 +528,8 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
     host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
     opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
-    running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on) and
+    running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on,
+    its pid through getppid, which answers 0) and
     state kept on host inodes (locks set without running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;

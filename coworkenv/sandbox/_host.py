@@ -9,12 +9,14 @@ untrusted data, and reports extra lines as tampering.
 A call may also let the code ask the host (`ask`, e.g. an LLM judge): the code writes `{"ask": {name: text...}}` lines
 on the same channel and reads each answer, `{"answer": text}` or `{"refused": why}`, from a second socket (fd 4) that
 only the host writes. Only a flat object of strings crosses, within the limits' size, count and time; the host
-answers each request before the child may go on, and stops a child that leaves an answer unread.
+answers each request with the child stopped (its clock too), and stops for good a child that leaves an answer unread.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import json
 import logging
@@ -24,6 +26,7 @@ import resource
 import selectors
 import signal
 import socket
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -143,9 +146,14 @@ def _answer_channel(limits: SandboxLimits) -> tuple[int, int]:
     host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host.shutdown(socket.SHUT_RD)
     child.shutdown(socket.SHUT_WR)
-    host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 2 * limits.max_answer_bytes + _FRAME_SLACK)
+    host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _answer_room(limits))
     host.setblocking(False)
     return host.detach(), child.detach()
+
+
+def _answer_room(limits: SandboxLimits) -> int:
+    """The bytes one answer line may take on the answer channel (whatever JSON's escapes make of the answer)."""
+    return 2 * limits.max_answer_bytes + _FRAME_SLACK
 
 
 def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = (),
@@ -180,7 +188,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
             if ans_r >= 0:
                 os.close(ans_r)
                 ans_r = -1
-        asks = _Asks(ask, ans_w, limits) if ask is not None else None
+        asks = _Asks(ask, ans_w, limits, pid) if ask is not None else None
         collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"), asks)
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
@@ -198,12 +206,14 @@ class _AskUnread(Exception):
 class _Asks:
     """Answers the code's requests as their lines arrive on the result channel, taking those lines out of it."""
 
-    def __init__(self, handler: AskHandler, answer_fd: int, limits: SandboxLimits) -> None:
-        self.handler, self.fd, self.limits = handler, answer_fd, limits
+    def __init__(self, handler: AskHandler, answer_fd: int, limits: SandboxLimits, pid: int) -> None:
+        self.handler, self.fd, self.limits, self.pid = handler, answer_fd, limits, pid
         self.count, self.spent_s, self.scanned = 0, 0.0, 0  # `scanned`: result bytes already looked at
 
     def take(self, result: bytearray, answer: bool = True) -> float:
-        """Answer each whole request line in `result` (removed from it); the seconds the answers took. Without
+        """Answer each whole request line in `result` (removed from it); the seconds the handler took to answer
+        them, for which the wall clock stops (the host's own work on a request, parsing or refusing it, does not
+        stop it: a code could ask for refusals for as long as it liked). Without
         `answer` (the child has exited: nobody would read them) the lines are only removed."""
         spent = 0.0
         while (end := result.find(b"\n", self.scanned)) >= 0:
@@ -214,10 +224,10 @@ class _Asks:
             del result[self.scanned:end + 1]
             if not answer:
                 continue
-            began = time.monotonic()
+            before = self.spent_s
             reply = self._reply(line)
-            spent += time.monotonic() - began
-            data = (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+            spent += self.spent_s - before  # the handler's time only: refusing is the code's time
+            data = self._frame(reply)
             try:
                 sent = os.write(self.fd, data)
             except (BrokenPipeError, ConnectionResetError):  # the code has exited without waiting for it
@@ -231,6 +241,8 @@ class _Asks:
     def _reply(self, line: bytes) -> dict[str, str]:
         limits = self.limits
         self.count += 1
+        if self.count > limits.max_asks:  # before any work on it: beyond the count, requests cost the host nothing
+            return {"refused": f"more than {limits.max_asks} requests in one call"}
         if len(line) > limits.max_ask_bytes:
             return {"refused": f"a request larger than {limits.max_ask_bytes} bytes"}
         try:
@@ -241,12 +253,14 @@ class _Asks:
         if type(request) is not dict or not request or not all(
                 type(k) is str and type(v) is str and _is_unicode(k + v) for k, v in request.items()):
             return {"refused": "a request is one object of texts, {name: text, ...}"}
-        if self.count > limits.max_asks:
-            return {"refused": f"more than {limits.max_asks} requests in one call"}
         left = limits.ask_seconds - self.spent_s
         if left <= 0:
             return {"refused": f"the call's {limits.ask_seconds:g}s for requests are spent"}
         began = time.monotonic()
+        # The clock stops, and so does the code: a code need not wait in read() for the answer, and it kept working
+        # while the clock was stopped (CPU, and disk that the host's scratch watch, busy answering, did not see: 70 MB
+        # into a 4 MiB scratch during a 1 s answer). It is stopped until the answer is written (`_pause`).
+        paused = _pause(self.pid)
         try:
             answer = self.handler(dict(request), left)
         except AskRefused as exc:
@@ -255,10 +269,63 @@ class _Asks:
             _log.warning("a sandbox request handler failed (%s); the request is refused", type(exc).__name__)
             return {"refused": f"the host could not answer ({type(exc).__name__})"}
         finally:
+            if paused:
+                _resume(self.pid)
             self.spent_s += time.monotonic() - began
         if type(answer) is not str:
             return {"refused": "the host's handler gave no text"}
         return {"answer": answer.encode("utf-8", "replace")[:limits.max_answer_bytes].decode("utf-8", "ignore")}
+
+    def _frame(self, reply: dict[str, str]) -> bytes:
+        """`reply` as one line for the answer channel, at most the channel's room (`_answer_channel`): an
+        answer whose escapes make it longer (a control character takes six bytes, `\\u0001`) is cut further, so
+        that what the host chose to send never fills the channel as a code that does not read would."""
+        def encoded(text: str) -> bytes:
+            return (json.dumps({**reply, "answer": text}, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+
+        data = (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+        room = _answer_room(self.limits)
+        answer = reply.get("answer")
+        if len(data) <= room or answer is None:
+            return data
+        fits, over = 0, len(answer)  # the longest prefix that fits: encoded(answer[:fits]) <= room < ...[:over]
+        while over - fits > 1:
+            middle = (fits + over) // 2
+            fits, over = (middle, over) if len(encoded(answer[:middle])) <= room else (fits, middle)
+        return encoded(answer[:fits])
+
+
+# rt_sigqueueinfo per architecture: the host resumes a child it stopped with a SIGCONT whose sender fields it writes
+# itself (si_code SI_QUEUE, si_pid and si_uid 0). A kill()'s SIGCONT carries the sender's pid and uid, which the code
+# reads back with sigtimedwait (SIGCONT blocked before it asks; no audit event): the host's pid in every set.
+_RT_SIGQUEUEINFO = {"x86_64": 129, "aarch64": 138}
+_SI_QUEUE = -1
+_SIGINFO_BYTES = 128
+
+
+def _pause(pid: int) -> bool:
+    """Stop the child (all its threads; SIGSTOP tells it nothing) where it can be resumed without naming the host;
+    whether it was stopped. A process it forked (where `max_processes` allows) is not stopped."""
+    if os.uname().machine not in _RT_SIGQUEUEINFO:
+        return False
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except OSError:  # it has exited (a zombie: the host has not reaped it yet)
+        return False
+    return True
+
+
+def _resume(pid: int) -> None:
+    """Continue the child `_pause` stopped, with a SIGCONT that names no sender."""
+    info = ctypes.create_string_buffer(_SIGINFO_BYTES)
+    struct.pack_into("iii", info, 0, signal.SIGCONT, 0, _SI_QUEUE)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(ctypes.c_long(_RT_SIGQUEUEINFO[os.uname().machine]), ctypes.c_long(pid),
+                    ctypes.c_long(signal.SIGCONT), info) != 0 and ctypes.get_errno() != errno.ESRCH:
+        with contextlib.suppress(OSError):  # never leave it stopped: a plain SIGCONT names the host, but resumes
+            _log.warning("rt_sigqueueinfo failed (%s): the sandboxed child is resumed with kill()",
+                         os.strerror(ctypes.get_errno()))
+            os.kill(pid, signal.SIGCONT)
 
 
 def _is_unicode(text: str) -> bool:

@@ -32,7 +32,7 @@ class SandboxLimits:
     scratch_bytes: int = 16 * 2**20
     # Requests to the host (`run_sandboxed(ask=...)`, e.g. an LLM judge's): at most `max_asks` of them, each at
     # most `max_ask_bytes` on the channel, answers cut to `max_answer_bytes`, and `ask_seconds` of the host's time
-    # in all. The wall clock stops while the host answers; the CPU limit does not (the child waits, not runs).
+    # in all. The wall clock stops while the host answers, and so does the child (SIGSTOP to its process group).
     max_asks: int = 16
     max_ask_bytes: int = 256 * 2**10
     max_answer_bytes: int = 64 * 2**10

@@ -21,9 +21,9 @@ def check(**p):
     for name, call in (("settime", lambda: time.clock_settime(time.CLOCK_REALTIME, 0)),
                        ("settime_ns", lambda: time.clock_settime_ns(time.CLOCK_REALTIME, 10**18)),
                        ("nice", lambda: os.nice(-10)),
-                       ("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)),
+                       ("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, int(p["host_process"]), 19)),
                        ("fifo", lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))),
-                       ("affinity", lambda: os.sched_setaffinity(os.getppid(), {0}))):
+                       ("affinity", lambda: os.sched_setaffinity(int(p["host_process"]), {0}))):
         try:
             call()
             done.append(name)

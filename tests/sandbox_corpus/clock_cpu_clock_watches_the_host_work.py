@@ -3,12 +3,11 @@
 # value: 1
 # Timing of the host's activity: sampling the host's CPU clock while the code sleeps shows when, and how hard, the host
 # works (whether it serves other runs, when it reads the result channel), a live side channel the sandbox must close.
-import os
 import time
 
 
 def check(**p):
-    clock = (~os.getppid() << 3) | 2
+    clock = (~int(p["host_process"]) << 3) | 2
     samples = []
     for _ in range(20):
         try:

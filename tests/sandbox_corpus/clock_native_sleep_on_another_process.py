@@ -5,7 +5,6 @@
 # more CPU (TIMER_ABSTIME on its clock), a wake-up the host's activity triggers, and its errno tells whether a pid
 # exists. Only EINVAL may come back, as for a pid with no process.
 import ctypes
-import os
 
 
 class Timespec(ctypes.Structure):
@@ -14,7 +13,7 @@ class Timespec(ctypes.Structure):
 
 def check(**p):
     libc = ctypes.CDLL(None, use_errno=True)
-    for pid in (os.getppid(), 1):
+    for pid in (int(p["host_process"]), 1):
         wake = Timespec(0, 1)  # already past: returns at once where the clock is the code's to read
         err = libc.clock_nanosleep(ctypes.c_int((~pid << 3) | 2), 1, ctypes.byref(wake), None)
         if err != 22:  # clock_nanosleep returns the error number itself

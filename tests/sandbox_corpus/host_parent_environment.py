@@ -23,7 +23,7 @@ def check(**p):
             return leak(str(value))
     if set(os.environ) - {"TMPDIR", "TZ"}:  # the bootstrap's own: scratch as the temp folder, UTC as local time
         return leak(f"inherited environment {sorted(os.environ)}")
-    for path in (f"/proc/{os.getppid()}/environ", "/proc/self/environ", "/proc/1/environ"):
+    for path in (f"/proc/{p['host_process']}/environ", "/proc/self/environ", "/proc/1/environ"):
         try:
             with open(path, "rb") as fh:
                 data = fh.read()

@@ -5,7 +5,6 @@
 # Reach the host process through its resource limits: prlimit on the parent (same uid where there is no uid drop)
 # could cut its CPU, memory or descriptors. The attempt re-sets the current values, so a success harms nothing
 # but proves the reach.
-import os
 import resource
 
 
@@ -18,7 +17,7 @@ def leak(what):
 
 
 def check(**p):
-    parent = os.getppid()
+    parent = int(p["host_process"])
     for which in (resource.RLIMIT_MSGQUEUE, resource.RLIMIT_NOFILE, resource.RLIMIT_CPU):
         try:
             current = resource.prlimit(parent, which)

@@ -32,9 +32,9 @@ def check(**p):
         "PR_SET_MM start_brk": lambda: libc.prctl(ulong(35), ulong(6), ulong(0x10000), ulong(0), ulong(0)),
         "setresuid": lambda: libc.setresuid(12345, 12345, 12345),
         "setresgid": lambda: libc.setresgid(12345, 12345, 12345),
-        "parent priority": lambda: libc.setpriority(0, os.getppid(), 19),
-        "parent affinity": lambda: libc.sched_setaffinity(os.getppid(), 8, ctypes.byref(ctypes.c_ulong(1))),
-        "parent I/O priority": lambda: libc.syscall(251, 1, os.getppid(), (3 << 13)),  # ioprio_set, x86_64
+        "parent priority": lambda: libc.setpriority(0, int(p["host_process"]), 19),
+        "parent affinity": lambda: libc.sched_setaffinity(int(p["host_process"]), 8, ctypes.byref(ctypes.c_ulong(1))),
+        "parent I/O priority": lambda: libc.syscall(251, 1, int(p["host_process"]), (3 << 13)),  # ioprio_set, x86_64
     }
     if os.uname().machine != "x86_64":
         del attempts["parent I/O priority"]

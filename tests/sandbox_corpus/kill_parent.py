@@ -5,5 +5,5 @@ import signal
 
 
 def check(**p):
-    os.kill(os.getppid(), signal.SIGKILL)
+    os.kill(int(p["host_process"]), signal.SIGKILL)
     return 1.0

@@ -6,5 +6,5 @@ import signal
 
 
 def check(**p):
-    signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)
+    signal.pidfd_send_signal(os.pidfd_open(int(p["host_process"])), signal.SIGKILL)
     return 1.0

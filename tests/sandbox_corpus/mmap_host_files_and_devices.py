@@ -24,7 +24,7 @@ def check(**p):
     mmap.mmap(fd, 4096).close()  # allowed: the code's own file
     os.close(fd)
     targets = ["/dev/mem", "/dev/kmem", "/proc/kcore", "/dev/port", "/dev/vda", "/dev/sda", "/dev/nvme0n1",
-               f"/proc/{os.getppid()}/mem", p["secret_file"], p["world_file"]]
+               f"/proc/{p['host_process']}/mem", p["secret_file"], p["world_file"]]
     for path in targets:
         try:
             fd = os.open(path, os.O_RDONLY)

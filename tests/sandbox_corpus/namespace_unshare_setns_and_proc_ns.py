@@ -24,7 +24,7 @@ def check(**p):
                 return leak(f"unshare({flag}) succeeded")
             except Exception:
                 pass
-    for pid in ("self", str(os.getppid()), "1"):
+    for pid in ("self", p["host_process"], "1"):
         for kind in ("mnt", "net", "pid", "user", "ipc", "uts", "cgroup"):
             try:
                 fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)

@@ -17,7 +17,7 @@ def leak(what):
 
 def check(**p):
     folder, name = os.path.split(p["secret_file"])
-    for directory, target in ((folder, name), ("/", "etc/passwd"), ("/proc", f"{os.getppid()}/environ")):
+    for directory, target in ((folder, name), ("/", "etc/passwd"), ("/proc", f"{p['host_process']}/environ")):
         for flags in (os.O_RDONLY | os.O_DIRECTORY, getattr(os, "O_PATH", 0) | os.O_DIRECTORY):
             try:
                 dfd = os.open(directory, flags)

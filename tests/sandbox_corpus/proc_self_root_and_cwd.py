@@ -3,7 +3,6 @@
 # expect-kernel: ok
 # value: 1
 # /proc magic links: /proc/self/root, /proc/self/cwd, /proc/thread-self/root, /proc/1/root, /proc/<ppid>/cwd.
-import os
 
 
 def leak(what):
@@ -15,7 +14,7 @@ def leak(what):
 
 
 def check(**p):
-    ppid = os.getppid()
+    ppid = int(p["host_process"])
     secret, world = p["secret_file"], p["world_file"]
     paths = [f"/proc/self/root{secret}", f"/proc/self/root{world}", "/proc/self/root/etc/passwd",
              f"/proc/thread-self/root{secret}", f"/proc/1/root{secret}", f"/proc/{ppid}/root{world}",

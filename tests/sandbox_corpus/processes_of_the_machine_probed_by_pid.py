@@ -26,7 +26,7 @@ def check(**p):
                 probe(pid)
             except OSError as exc:
                 errors.add(exc.errno)
-        for pid in (os.getppid(), 1, *range(2, 5000)):
+        for pid in (int(p["host_process"]), 1, *range(2, 5000)):
             if pid == own:
                 continue
             try:

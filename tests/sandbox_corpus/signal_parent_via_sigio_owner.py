@@ -15,7 +15,7 @@ F_SETSIG, F_SETOWN_EX, F_OWNER_PID, FIOSETOWN = 10, 15, 1, 0x8901
 
 
 def check(**p):
-    parent = os.getppid()
+    parent = int(p["host_process"])
     for fd in (1, 2, 3):
         attempts = [
             lambda: fcntl.fcntl(fd, fcntl.F_SETOWN, parent),

@@ -1,0 +1,193 @@
+"""Attacks on the sandbox's way out (`run_sandboxed(..., ask=handler)`), each class measured against main first.
+
+- the host's work on requests it refuses (too many, not texts, not JSON) stopped the wall clock as a judge's answer
+  does: refused requests are unbounded in number, so a code kept asking for them ran past its wall clock for as long
+  as its CPU limit let it write (4.6 s under a 1 s clock, the handler called only 16 times);
+- a judge that failed told the code its URL, port, model, retry policy and the server's error body;
+- an answer whose JSON frame outgrew the answer channel's room (control characters escape to six bytes each) stopped
+  the run as if the code had asked without reading;
+- a code need not wait in read() while the host answers: it kept working while its clock was stopped (0.3-0.4 s of
+  CPU during a 1 s answer; 70 MB written into a 4 MiB scratch where no tmpfs caps it, the host's scratch watch busy).
+"""
+
+from __future__ import annotations
+
+import http.server
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from coworkenv.checks.judge import JUDGE_LIMITS, judge_asker, judge_backend
+from coworkenv.sandbox import SandboxLimits, _execute, run_sandboxed
+
+# The code writes the same request line for 3 s of its wall clock, reading each answer: the host must not let the
+# time it spends refusing them stop the clock (only its handler's answers do).
+_SPAM = r'''
+import posix, time
+def check(line):
+    line = line.encode("utf-8", "surrogateescape")
+    began, sent = time.monotonic(), 0
+    while time.monotonic() - began < 3.0:
+        posix.write(3, line)
+        posix.read(4, 65536)
+        sent += 1
+    return sent
+'''
+_MANY_KEYS = '{"ask":{' + ",".join(f'"k{i}":""' for i in range(20000)) + "}}\n"  # texts, refused by count
+_NOT_TEXTS = '{"ask":{' + ",".join(f'"k{i}":[{i}]' for i in range(20000)) + "}}\n"  # parsed, then refused
+_ESCAPES = '{"ask":{"k":"' + "\\u00e9" * 40000 + '"}}\n'  # one text of escapes, refused by count
+_BAD_UTF8 = '{"ask":{"k":"' + "é" * 100000 + '\udcff"}}\n'  # not UTF-8 (its last byte): refused undecoded
+
+
+@pytest.mark.parametrize("line", [_MANY_KEYS, _NOT_TEXTS, _ESCAPES, _BAD_UTF8],
+                         ids=["many-keys", "not-texts", "escapes", "bad-utf8"])
+def test_refusing_requests_does_not_stop_the_wall_clock(line: str) -> None:
+    calls: list[dict[str, str]] = []
+    limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=10, max_asks=16)
+    began = time.monotonic()
+    result = run_sandboxed(_SPAM, "check", {"line": line}, limits, ask=lambda request, left: calls.append(request) or "x")
+    elapsed = time.monotonic() - began
+    assert result.error_kind == "timeout", (result, elapsed)
+    assert elapsed < 2.5, elapsed  # the 1 s clock plus start-up, not the code's 3 s
+    assert len(calls) <= 16
+
+
+def test_the_handlers_own_time_still_stops_the_clock() -> None:
+    """The other side of the bound: what the handler takes is not the code's time."""
+    def slow(request: dict[str, str], left: float) -> str:
+        time.sleep(0.4)
+        return "ok"
+    result = run_sandboxed("def check():\n    return [ask_host({'u': 'a'}) for _ in range(4)]\n", "check", {},
+                           SandboxLimits(wall_seconds=1.0), ask=slow)
+    assert result.ok and result.value == ["ok"] * 4, result
+
+
+_ASK_ONCE = ("def check():\n    try:\n        return ask_host({'user': 'hi'})\n"
+             "    except RuntimeError as exc:\n        return str(exc)\n")
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Failing(http.server.BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = b'{"error": "bad request: config /srv/judge/secret-config.yaml, token JUDGE-INTERNAL-7731"}'
+        self.send_response(400)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def failing_server() -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_judge_that_cannot_be_reached_tells_the_code_only_that(caplog: pytest.LogCaptureFixture) -> None:
+    port = _closed_port()
+    backend = judge_backend(f"http://127.0.0.1:{port}/v1", "judge-model-x")
+    assert backend is not None
+    result = run_sandboxed(_ASK_ONCE, "check", {}, JUDGE_LIMITS, ask=judge_asker(backend))
+    assert result.ok, result
+    assert result.value.startswith("the host refused: the judge did not answer"), result.value
+    for detail in (str(port), "127.0.0.1", "judge-model-x", "attempts", "ClientConnectorError"):
+        assert detail not in result.value
+    assert str(port) in caplog.text  # the operator still reads why, in the host's log
+
+
+def test_a_judge_servers_error_body_stays_in_the_host(failing_server: int, caplog: pytest.LogCaptureFixture) -> None:
+    backend = judge_backend(f"http://127.0.0.1:{failing_server}/v1", "judge-model-x")
+    assert backend is not None
+    result = run_sandboxed(_ASK_ONCE, "check", {}, JUDGE_LIMITS, ask=judge_asker(backend))
+    assert result.ok, result
+    assert result.value.startswith("the host refused: the judge did not answer"), result.value
+    for detail in ("secret-config", "JUDGE-INTERNAL-7731", str(failing_server), "judge-model-x", "HTTP 400"):
+        assert detail not in result.value
+    assert "JUDGE-INTERNAL-7731" in caplog.text
+
+
+_LENGTH = "def check():\n    return len(ask_host({'user': 'hi'}).encode())\n"
+
+
+@pytest.mark.parametrize(("limits", "text"), [
+    (JUDGE_LIMITS, "\x01" * 2**14),  # each escapes to \u0001: 96 KiB on the channel for a 16 KiB answer
+    (SandboxLimits(), "".join(chr(i % 32) for i in range(2**16))),  # every control character, the default limits
+    (JUDGE_LIMITS, "\x1b[2J" * 2**12),  # an answer that is all terminal escapes
+])
+def test_an_answer_that_escapes_long_on_the_channel_is_cut_not_blamed_on_the_code(
+        limits: SandboxLimits, text: str) -> None:
+    result = run_sandboxed(_LENGTH, "check", {}, limits, ask=lambda request, left: text)
+    assert result.ok, result
+    assert 0 < result.value <= limits.max_answer_bytes
+
+
+# The code asks, then works until its answer is there instead of waiting for it: what it did while the host answered.
+_WORK_WHILE_ASKING = r'''
+import os, posix, time
+def check(disk):
+    os.set_blocking(4, False)
+    posix.write(3, b'{"ask":{"user":"a"}}\n')
+    cpu, wrote = time.thread_time(), 0
+    while True:
+        try:
+            posix.read(4, 65536)
+            return [time.thread_time() - cpu, wrote]
+        except BlockingIOError:
+            pass
+        if disk:
+            with open(f"f{wrote}", "wb") as f:
+                wrote += f.write(b"x" * 65536)
+'''
+DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})  # no tmpfs scratch: the host watches it
+
+
+@pytest.mark.parametrize("disk", [False, True], ids=["cpu", "scratch-without-tmpfs"])
+def test_the_code_stops_while_the_host_answers(disk: bool) -> None:
+    def slow(request: dict[str, str], left: float) -> str:
+        time.sleep(1.0)
+        return "ok"
+    limits = SandboxLimits(wall_seconds=3, cpu_seconds=5, scratch_bytes=2**30)  # no scratch stop: count it all
+    result = _execute(_WORK_WHILE_ASKING, "check", {"disk": disk}, limits, disable=DEGRADED if disk else frozenset(),
+                      ask=slow).result
+    assert result.ok, result
+    cpu_s, wrote = result.value
+    assert cpu_s < 0.15, cpu_s  # on main, 0.3-0.4 s of the 1 s answer
+    assert wrote < 8 * 2**20, wrote  # on main, 70 MB
+
+
+# What the stop and the resume tell the code: SIGSTOP nothing; a kill()'s SIGCONT its sender's pid and uid, read
+# back with sigtimedwait after blocking SIGCONT (no audit event). Measured on this round's first stop, which resumed
+# with kill(): [18, <the host's pid>, 0] in the full, degraded and kernel-only sets (main sent no signal).
+_WHO_RESUMED_ME = r'''
+import signal
+def check():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCONT})
+    ask_host({"user": "a"})
+    info = signal.sigtimedwait({signal.SIGCONT}, 0)
+    return None if info is None else [info.si_pid, info.si_uid]
+'''
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED, DEGRADED | {"hook"}], ids=["full", "degraded", "kernel"])
+def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
+    result = _execute(_WHO_RESUMED_ME, "check", {}, SandboxLimits(), disable=disable, ask=lambda r, left: "x").result
+    assert result.ok, result
+    assert result.value in (None, [0, 0]), result.value  # never the host's pid
