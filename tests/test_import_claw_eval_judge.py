@@ -22,7 +22,14 @@ from typer.testing import CliRunner
 
 from coworkenv import Env
 from coworkenv.agents import OraclePolicy
-from coworkenv.checks.judge import JUDGE_MODEL_ENV, JUDGE_URL_ENV, judge_backend, judging
+from coworkenv.checks.judge import (
+    JUDGE_MAX_TOKENS,
+    JUDGE_MAX_TOKENS_ENV,
+    JUDGE_MODEL_ENV,
+    JUDGE_URL_ENV,
+    judge_backend,
+    judging,
+)
 from coworkenv.cli import app as cli_app
 from coworkenv.importers import FULL_JUDGE, import_checkout
 from coworkenv.loading import load_spec
@@ -139,6 +146,28 @@ def test_the_judge_is_read_from_the_environment(imported: dict[str, Any], judge_
     monkeypatch.setenv(JUDGE_URL_ENV, f"{judge_server.url}/v1")
     monkeypatch.setenv(JUDGE_MODEL_ENV, "stand-in-judge")
     assert _score(spec, reference).score == 1.0
+
+
+def test_the_judge_answer_length_is_the_hosts_and_a_bad_setting_is_a_check_error(
+        imported: dict[str, Any], judge_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = imported["spec"]
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    ASKED.clear()
+    with judging(judge_backend(f"{judge_server.url}/v1", "stand-in-judge")):
+        assert _score(spec, reference).score == 1.0
+        monkeypatch.setenv(JUDGE_MAX_TOKENS_ENV, "64")
+        assert _score(spec, reference).score == 1.0
+        for bad in ("0", "many"):
+            monkeypatch.setenv(JUDGE_MAX_TOKENS_ENV, bad)
+            (check,) = _score(spec, reference).checks
+            assert check.error and JUDGE_MAX_TOKENS_ENV in check.reason and repr(bad) in check.reason, check.reason
+    assert [b["max_tokens"] for b in ASKED] == [JUDGE_MAX_TOKENS, 64]  # a bad setting asks nothing
+    # A judge URL in the environment without its model: the check says so; scoring goes on.
+    monkeypatch.delenv(JUDGE_MAX_TOKENS_ENV)
+    monkeypatch.setenv(JUDGE_URL_ENV, f"{judge_server.url}/v1")
+    monkeypatch.delenv(JUDGE_MODEL_ENV, raising=False)
+    (check,) = _score(spec, reference).checks
+    assert check.error and "needs a model name" in check.reason, check.reason
 
 
 def test_the_cli_imports_with_a_judge_and_refuses_one_that_is_not_there(

@@ -3,12 +3,15 @@
 The model is random, so its answers are nonsense; what is asserted is what the plumbing guarantees:
 JSON-schema constrained decoding yields schema-valid JSON, forced tool calls parse into `ToolCall`s,
 free-form output with tools never crashes the parser, tokens and stats are counted, the cache
-answers re-runs, and the offline engine backend works too. Set-up timings are printed (run with -s).
+answers re-runs, and the offline engine backend works too; the LLM judge a `judge: true` python check asks (a
+Claw-Eval task imported with `--judge`) is this server, reached from the sandbox. Set-up timings are printed
+(run with -s).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from coworkenv.checks.judge import JUDGE_MAX_TOKENS_ENV, judge_backend, judging
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, OpenAICompatibleBackend
 from tests.support.vllm_cpu import (
     VLLMServer,
@@ -204,3 +208,105 @@ def test_synthesis_through_vllm_counts_every_candidate_in_the_funnel(vllm_server
     assert again.stats.http_requests == 0  # a re-run pays nothing
     assert rerun.funnel.as_dict()["rejected_by_gate"] == funnel["rejected_by_gate"]
     assert rerun.funnel.as_dict()["generation_failures"] == funnel["generation_failures"]
+
+
+JUDGE_FIXTURES = Path(__file__).parent / "fixtures" / "claw_eval_like"
+JUDGED_TASK = "CE18_book_free_slot_judged"  # its grader asks Claw-Eval's LLM judge (see test_import_claw_eval_judge)
+# A judged check of our own: asks the judge once and defines what an answer without a score is (0, and why).
+OWN_JUDGED_CHECK = """
+import json, re
+def check(state, audit, messages):
+    answer = ask_host({"system": "Answer with JSON only: {\\"score\\": <0..1>}", "user": "Reply: " + str(messages)})
+    found = re.search(r"\\{[^{}]*\\}", answer)
+    try:
+        score = float(json.loads(found.group(0))["score"]) if found else None
+    except (ValueError, KeyError, TypeError):
+        score = None
+    if score is None:
+        return {"score": 0.0, "passed": False, "reason": "no score in the judge's answer: " + json.dumps(answer)}
+    return {"score": min(max(score, 0.0), 1.0), "reason": "judged: " + json.dumps(answer)}
+"""
+
+
+def _served_requests(server: VLLMServer, line: str) -> int:
+    """How many requests the server's access log shows, e.g. `"POST /v1/chat/completions HTTP/1.1" 200`."""
+    return server.log_path.read_text(errors="replace").count(line)
+
+
+CHAT_OK = '"POST /v1/chat/completions HTTP/1.1" 200'
+
+
+@pytest.fixture(scope="module")
+def judged_import(vllm_server: VLLMServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """CE18 (and the peer its grader loads) imported by the CLI with `--judge` naming the real server."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app as cli_app
+
+    root = tmp_path_factory.mktemp("judged_import")
+    shutil.copytree(JUDGE_FIXTURES / "src", root / "src")
+    for task_id in ("CE16_book_free_slot_graded", JUDGED_TASK):
+        shutil.copytree(JUDGE_FIXTURES / "tasks" / task_id, root / "tasks" / task_id)
+    probes = _served_requests(vllm_server, '"GET /v1/models HTTP/1.1"')
+    started = time.monotonic()
+    result = CliRunner().invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(root / "out"),
+                                          "--judge", f"{vllm_server.base_url}/v1", "--judge-model", vllm_server.model])
+    TIMINGS["judge_import"] = time.monotonic() - started
+    return {"result": result, "out": root / "out",
+            "probes": _served_requests(vllm_server, '"GET /v1/models HTTP/1.1"') - probes}
+
+
+def test_import_with_judge_probes_the_real_server(judged_import: dict[str, Any]) -> None:
+    result = judged_import["result"]
+    assert result.exit_code == 0, result.output
+    assert "2 task(s): 1 full, 1 full (judge), 0 partial, 0 skipped" in result.output
+    assert judged_import["probes"] >= 1  # the import asked the server whether it is there
+    report = json.loads((judged_import["out"] / "import_report.json").read_text())
+    assert report["judge"] is True
+
+
+def test_judged_checks_ask_the_real_server_from_the_sandbox(vllm_server: VLLMServer, judged_import: dict[str, Any],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scored by the verifier, each judged check's requests cross the sandbox's ask channel to vLLM. The random
+    model's answers hold no score: each check does with that what its own code defines, not a check error."""
+    # A random model rarely stops: at 2,048 tokens an answer took ~14 s here, at 32 well under 1 s.
+    monkeypatch.setenv(JUDGE_MAX_TOKENS_ENV, "32")
+    from coworkenv import Env
+    from coworkenv.agents import OraclePolicy
+    from coworkenv.loading import load_spec
+    from coworkenv.rollout import run_episode
+    from coworkenv.spec import Check, PythonRule
+
+    assert judged_import["result"].exit_code == 0, judged_import["result"].output
+    spec = load_spec(judged_import["out"] / f"{JUDGED_TASK}.json")
+    (grader,) = spec.checks
+    assert grader.rule.kind == "python" and grader.rule.judge
+    own = spec.model_copy(update={"checks": [Check(id="own_judged", rule=PythonRule(code=OWN_JUDGED_CHECK,
+                                                                                       judge=True))]})
+    judge = judge_backend(f"{vllm_server.base_url}/v1", vllm_server.model)
+    assert judge is not None
+
+    def score(which: Any) -> tuple[Any, int, float]:
+        before, started = _served_requests(vllm_server, CHAT_OK), time.monotonic()
+        with judging(judge):
+            result = run_episode(Env(which), OraclePolicy(which)).result
+        return result, _served_requests(vllm_server, CHAT_OK) - before, time.monotonic() - started
+
+    result, asked, TIMINGS["own_judged_episode"] = score(own)
+    (check,) = result.checks
+    assert asked == 1, vllm_server.log_tail()  # one request, answered 200 by the real server
+    assert not check.error, check.reason
+    # The check's own rule: no {"score": x} object in the answer is 0 with the reason saying so (a random model's
+    # text almost surely holds none; if it did, the score is the one it names, clamped).
+    if "no score in the judge's answer" in check.reason:
+        assert check.score == 0.0 and not check.passed and result.score == 0.0
+    else:
+        assert "judged: " in check.reason and 0.0 <= check.score <= 1.0, check.reason
+
+    # Claw-Eval's grader: its judge (the fixture's llm_judge.py, as Claw-Eval's) retries an answer it cannot
+    # read, 3 times, then raises "the judge gave no score"; the grader lets that end the grading.
+    result, asked, TIMINGS["ce18_judged_episode"] = score(spec)
+    (check,) = result.checks
+    assert asked == 3, vllm_server.log_tail()
+    assert check.error and "the judge gave no score" in check.reason, check.reason
+    assert "judge did not answer" not in check.reason  # the host channel carried every answer

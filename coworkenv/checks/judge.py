@@ -3,7 +3,7 @@
 A check that declares `judge: true` runs in the sandbox as any other, with one way out: `ask_host({"system": ...,
 "user": ...})` (see `coworkenv.sandbox`). The host answers each request from the configured judge backend (the
 same backends as the pipeline: an OpenAI-compatible server such as `vllm serve`, or vLLM offline), at temperature
-0, and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
+0, at most JUDGE_MAX_TOKENS tokens (or $COWORKENV_JUDGE_MAX_TOKENS), and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
 own code stays in the sandbox. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
 $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a check error saying so.
 """
@@ -25,6 +25,7 @@ from coworkenv.spec import PythonRule
 
 JUDGE_URL_ENV = "COWORKENV_JUDGE_URL"
 JUDGE_MODEL_ENV = "COWORKENV_JUDGE_MODEL"
+JUDGE_MAX_TOKENS_ENV = "COWORKENV_JUDGE_MAX_TOKENS"
 JUDGE_MAX_TOKENS = 2048  # a judge's answer is a score and a short reason; a request cannot ask for more
 # A judged check: the sandbox's usual limits, with room for the episode's text in each request and up to 16 of them.
 JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_bytes=16 * 2**10, ask_seconds=300.0)
@@ -69,11 +70,23 @@ def _environment_judge(url: str, model: str) -> LLMBackend | None:
     return judge_backend(url, model)
 
 
-def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
+def judge_max_tokens() -> int:
+    """The judge's answer length: $COWORKENV_JUDGE_MAX_TOKENS, else JUDGE_MAX_TOKENS; ValueError for a bad value."""
+    raw = os.environ.get(JUDGE_MAX_TOKENS_ENV, "").strip()
+    if not raw:
+        return JUDGE_MAX_TOKENS
+    value = int(raw) if raw.isdigit() else 0
+    if value < 1:
+        raise ValueError(f"${JUDGE_MAX_TOKENS_ENV} is {raw!r}: set it to a positive number of tokens, or unset it "
+                         f"for the default {JUDGE_MAX_TOKENS}")
+    return value
+
+
+def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS) -> Callable[[dict[str, str], float], str]:
     """The sandbox's `ask` handler that answers a check's requests from `backend`.
 
     A request is `{"user": text}` with an optional `{"system": text}`; the host fixes everything else of the
-    completion (temperature 0, at most JUDGE_MAX_TOKENS). A failed completion is refused with its kind only
+    completion (temperature 0, at most `max_tokens`). A failed completion is refused with its kind only
     (`timeout`, `unavailable`...); the whole reason goes to the host's log.
     """
 
@@ -84,7 +97,7 @@ def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
                              f"{sorted(request)}")
         messages = [{"role": role, "content": request[role]} for role in _ROLES if role in request]
         answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
-                                                    max_tokens=JUDGE_MAX_TOKENS)])[0]
+                                                    max_tokens=max_tokens)])[0]
         if isinstance(answer, LLMError):
             # Its message names the judge's URL, model and retry policy and quotes the server's reply: the host's
             # to know (logged, escaped: the reply may echo the request), not the sandboxed code's.
@@ -96,15 +109,19 @@ def judge_asker(backend: LLMBackend) -> Callable[[dict[str, str], float], str]:
 
 
 class NoJudge(Exception):
-    """A check asks an LLM judge and none is configured."""
+    """A check asks an LLM judge and none is configured, or the environment configures one wrongly."""
 
 
 def sandbox_options(rule: PythonRule) -> dict[str, Any]:
     """What `run_sandboxed` needs beside the code for this check: for a judged one, the judge channel and its
-    limits (NoJudge when no judge is configured); for any other, nothing (the default limits, no channel)."""
+    limits (NoJudge, saying why, when no judge is configured or its settings are bad); for any other, nothing (the
+    default limits, no channel)."""
     if not rule.judge:
         return {}
-    judge = configured_judge()
+    try:
+        judge, max_tokens = configured_judge(), judge_max_tokens()
+    except ValueError as exc:  # e.g. $COWORKENV_JUDGE_URL without a model: this check's error, not the run's end
+        raise NoJudge(str(exc)) from None
     if judge is None:
         raise NoJudge(NO_JUDGE)
-    return {"limits": JUDGE_LIMITS, "ask": judge_asker(judge)}
+    return {"limits": JUDGE_LIMITS, "ask": judge_asker(judge, max_tokens)}

@@ -180,7 +180,7 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
         try:
             options = sandbox_options(rule)
         except NoJudge as exc:
-            return 0.0, f"check error (no judge): {exc}", True, None
+            return 0.0, f"check error (judge): {exc}", True, None
     outcome = run_sandboxed(rule.code, rule.entrypoint, payload, **options)
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None

@@ -93,7 +93,7 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
         try:
             options = sandbox_options(rule)
         except NoJudge as exc:
-            return None, f"no judge: {exc}"
+            return None, f"judge: {exc}"
     outcome = run_sandboxed(code, rule.entrypoint, payload, **options)
     if not outcome.ok:
         return None, f"{outcome.error_kind}: {outcome.error}"
