@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import logging
 import os
 import signal
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -326,3 +328,42 @@ def test_probe_tells_dns_and_tls_failures_from_a_dead_port() -> None:
                       ("http://localhost:abc/v1", "port 'abc'")):
         with pytest.raises(ValueError, match=says):
             check_endpoint_url(url)
+
+
+class _EchoingProxy(http.server.BaseHTTPRequestHandler):
+    """A stand-in for a gateway that answers 500 with a page quoting the request's text, as written (a debug page)."""
+
+    def do_POST(self) -> None:
+        asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][-1]["content"]
+        page = f"upstream failed for: {asked} (Authorization: {self.headers['Authorization']})".encode()
+        self.send_response(500)
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_5xx_page_echoing_the_request_reaches_the_retry_log_escaped_and_redacted(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # What the request says is not the host's: a judged check's code writes it. Its line break and terminal code
+    # must not forge a log line, and the key the page echoes must not be logged.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EchoingProxy)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        caplog.set_level(logging.INFO)
+        backend = OpenAICompatibleBackend(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", api_key=FAKE_KEY,
+                                          backoff_base_s=0.01, timeout_s=5.0, max_retries=1)
+        forged = "x\n2026-01-01 ERROR forged line \x1b[2J"
+        [answer] = backend.complete_batch([LLMRequest(messages=[{"role": "user", "content": forged}])])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert isinstance(answer, LLMError) and answer.kind == "server_error"
+    retries = [r.getMessage() for r in caplog.records if "retry" in r.getMessage()]
+    assert retries, "the 500 was retried, and the retry logged"
+    for line in [*retries, str(answer)]:
+        assert "\n" not in line and "\x1b" not in line and FAKE_KEY not in line, line
+        assert "forged line" in line  # the page is still shown, escaped

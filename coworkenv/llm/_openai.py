@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import certifi
 
-from coworkenv.escaping import holds_control_character
+from coworkenv.escaping import escape_hidden, holds_control_character
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import (
@@ -343,7 +343,10 @@ class OpenAICompatibleBackend:
                 "rate_limited", "HTTP 429 rate limited", _parse_retry_after(http_response.headers.get("retry-after"))
             )
         if status >= 500:
-            raise _RetryableError("server_error", f"HTTP {status}: {http_response.text[:300]}")
+            # The body is the server's (a proxy's page, or a server echoing the request: text the sandboxed code wrote),
+            # and it goes into the retry log: redacted, and its line breaks and terminal codes escaped.
+            body = escape_hidden(self._redact(http_response.text[:300]))
+            raise _RetryableError("server_error", f"HTTP {status}: {body}")
         if status >= 300:
             detail = self._redact(http_response.text[:500])
             if status == 400 and _CONTEXT_OVERFLOW.search(detail):
