@@ -4,8 +4,9 @@ with assignee u-sofia") holds as soon as the call is in the audit. The reference
 once more on the same record at the end of the last turn, each field the write set put back to its value before the
 episode (the ticket handed back, the job enabled again, the meeting moved back), undoes the work; where that replay
 still passes, the check credits a call whose effect is gone (`undone_unchecked`). A state check on the record's field
-stops it. Only fields the record holds under the argument's own name are put back, and only where the tool takes
-the old values (a refused call is not judged).
+stops it. Only fields the record holds under the argument's own name are put back, or, for a keyed write (one
+argument names a key of a dict field of the record, `services_set_flag(service, flag="dark-mode", enabled=True)` on
+`flags`), that key's old value; and only where the tool takes the old values (a refused call is not judged).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
     matchers = _credited(spec)
     if not matchers:
         return
-    for t, s, call in write_steps(spec.reference):
+    writes = list(write_steps(spec.reference))
+    for n, (t, s, call) in enumerate(writes):
         tool = TOOLS.get(call.name)
         if tool is None or not any(call_matches(m, call.name, call.arguments) for m in matchers):
             continue
@@ -62,9 +64,10 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         arg, record = found
         before = {k: getattr(record, k) for k, v in call.arguments.items()
                   if k != arg and k in type(record).model_fields and getattr(record, k) != v}
-        if not before:
+        ident, old = ({arg: call.arguments[arg]}, before) if before else _keyed(call, arg, record)
+        if not old or _overwritten(ident, old, call.name, [c for _, _, c in writes[n + 1:]]):
             continue
-        args = {arg: call.arguments[arg], **before}
+        args = {**ident, **old}
         try:
             tool.params.model_validate(args)
         except ValueError:  # the tool cannot take the old value back
@@ -72,6 +75,31 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
         yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) taken back at the end: {call.name} {args}",
                      call.name, reference)
+
+
+def _overwritten(ident: dict[str, Any], old: dict[str, Any], tool: str, later: list[ToolCallSpec]) -> bool:
+    """Whether a later write of the reference with the same tool on the same record (and key) sets a field `old`
+    puts back: the write's effect is not what the final state holds (staging's flag turned off again after the
+    failed canary), so a replay that puts it back proves nothing."""
+    return any(c.name == tool and all(c.arguments.get(k) == v for k, v in ident.items())
+               and any(k in c.arguments for k in old) for c in later)
+
+
+def _keyed(call: ToolCallSpec, arg: str, record: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A keyed write: one argument names a key of one of the record's dict fields (`flag="dark-mode"` of `flags`),
+    the one argument left gives its new value (`enabled=True`). (the record's and the key's arguments, {the value's
+    argument: the key's old value}) where it differs, else ({}, {})."""
+    rest = {k: v for k, v in call.arguments.items() if k != arg}
+    for field in type(record).model_fields:
+        held = getattr(record, field)
+        keys = [k for k, v in rest.items() if isinstance(v, str) and isinstance(held, dict) and v in held]
+        if len(keys) != 1 or len(rest) != 2:
+            continue
+        (value_arg, value), = ((k, v) for k, v in rest.items() if k != keys[0])
+        old = held[rest[keys[0]]]
+        if type(old) is type(value) and old != value:
+            return {arg: call.arguments[arg], keys[0]: rest[keys[0]]}, {value_arg: old}
+    return {}, {}
 
 
 def _record(call: ToolCallSpec, world: World) -> tuple[str, Any] | None:

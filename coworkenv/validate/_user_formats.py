@@ -5,8 +5,13 @@ the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/0
 agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
 writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
 
+Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
+"+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read only
+with its country code ("+41 ..."), its digits compared however they are grouped.
+
 Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
-`2026-11-03T09:30:00Z`, is the tool's format, not the user's), and only a date or time whose value the turns so far
+`2026-11-03T09:30:00Z`, is the tool's format, not the user's), or a structured argument that is one phone number
+and nothing else, and only a date, time or number whose value the turns so far
 or the records the reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month
 and day, the year where both give one; same hour and minute; same currency and sum). The replay counts only where the
 tool took the text (a message tool takes any).
@@ -36,7 +41,8 @@ _CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£)"
 _AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d+(?:\.\d{{1,2}})?)"
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
-    r"(?<![\w:.-])(?:"
+    r"(?<![\w:.+-])(?:"
+    r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
     rf"(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})(?![\w:]|\.\d)"  # 2026-06-02 (not a date-time)
     rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
     rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
@@ -53,9 +59,9 @@ _WHEN = re.compile(
 class When:
     """A date (year or None, month, day) or a time (hour, minute), and how it was written."""
 
-    kind: str  # "date", "time" or "amount"
-    # (year or None, month, day), (None, hour, minute) or (None, currency, cents); a date written 02/06/2026 reads
-    # either way round
+    kind: str  # "date", "time", "amount" or "phone"
+    # (year or None, month, day), (None, hour, minute), (None, currency, cents) or (None, digit count, digits); a date
+    # written 02/06/2026 reads either way round
     values: tuple[tuple[int | None, int, int], ...]
     shown: str
     start: int
@@ -71,11 +77,12 @@ class When:
 
 
 def mentions(text: str) -> list[When]:
-    """Every date and time written in `text` (ISO dates, "3 November", "June 2, 2026", "15:00", "3pm")."""
+    """Every date, time, amount and phone number written in `text` (ISO dates, "3 November", "June 2, 2026",
+    "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958")."""
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _amount(g) if g["a1"] or g["a2"] else (
+        found = _phone(g["ph"]) if g["ph"] else _amount(g) if g["a1"] or g["a2"] else (
             _date(g) if g["th"] is None and g["ah"] is None else _time(g))
         if found is not None:
             shown = m.group(0)
@@ -112,6 +119,12 @@ def _amount(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int,
     return "amount", ((None, currency, cents),)
 
 
+def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """A phone number as its digits (the country code's plus kept apart), however they are grouped."""
+    digits = re.sub(r"\D", "", number)
+    return ("phone", ((None, len(digits), int(digits)),)) if 7 <= len(digits) <= 15 else None
+
+
 def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     hour, minute, half = (int(g["th"]), int(g["tm"] or 0), g["tap"]) if g["th"] is not None else (
         int(g["ah"] or 0), 0, g["aap"])
@@ -120,6 +133,12 @@ def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
             return None
         hour = hour % 12 + (12 if half.lower() == "p" else 0)
     return ("time", ((None, hour, minute),)) if hour <= 23 and minute <= 59 else None
+
+
+def _is_phone(value: str) -> bool:
+    """Whether a structured argument is one phone number and nothing else (`phone="+41650123456"`)."""
+    found = mentions(value.strip())
+    return len(found) == 1 and found[0].kind == "phone" and found[0].shown == value.strip()
 
 
 def _shape(text: str) -> str:
@@ -173,7 +192,7 @@ def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserForm
             args = dict(call.arguments)
             changed = []
             for arg, value in call.arguments.items():
-                if isinstance(value, str) and " " in value.strip():
+                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)):
                     new = as_user_wrote(value, said)
                     if new is not None:
                         args[arg] = new

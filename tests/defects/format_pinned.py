@@ -235,3 +235,103 @@ DEFECTS = [
     _from_document("dm-annual-value-euro-after", "synth:lookup_answer_source@2", euro_after, _FILE_AMOUNT),
     _from_document("dm-approval-limit-euro-sign", "synth:lookup_answer_source@11", euro_sign, _FILE_AMOUNT),
 ]
+
+
+# -- phone numbers: the document (a mail, a file) writes "+31 284 9988", the writer "+31-284-9988" -----------------
+_PHONE = re.compile(r"\+\d{2}(?: \d{3,4}){2,3}\b")
+
+
+def phone_dashes(number: str) -> str:
+    """+31 284 9988 as "+31-284-9988"."""
+    return number.replace(" ", "-")
+
+
+def phone_compact(number: str) -> str:
+    """+31 284 9988 as "+312849988"."""
+    return number.replace(" ", "")
+
+
+def _phone_fact(spec: Spec) -> str:
+    """The phone number a completion check wants the reference's message to hold, as the document writes it."""
+    for c in spec["checks"]:
+        for cond in c["rule"].get("where") or []:
+            if cond.get("op") == "contains" and isinstance(cond.get("value"), str) and _PHONE.fullmatch(cond["value"]):
+                return cond["value"]  # type: ignore[no-any-return]
+    raise CorpusError(f"{spec['capability']}: no check wants a phone number in a message")
+
+
+def _phone_relayed(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The reference's messages and the checks write the document's phone number in the writer's grouping."""
+
+    def edit(spec: Spec) -> None:
+        fact = _phone_fact(spec)
+        for part in ("reference", "checks"):
+            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
+    return edit
+
+
+def _mailed_number(spec: Spec) -> str:
+    """The new number the customer mailed (the value the contact card gets)."""
+    call = next(s["call"] for t in spec["reference"] for s in t["steps"]
+                if (s.get("call") or {}).get("name") == "contacts_update")
+    return call["arguments"]["phone"]  # type: ignore[no-any-return]
+
+
+def _confirmed_in(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The confirmation mail (and the reply) write the mailed number in the writer's grouping; the check on the
+    mail wants that grouping, where the sound one matches the digits however they are grouped."""
+
+    def edit(spec: Spec) -> None:
+        number = _mailed_number(spec)
+        for turn in spec["reference"]:
+            for step in turn["steps"]:
+                if step.get("say"):
+                    step["say"] = step["say"].replace(number, writer(number))
+                elif (step.get("call") or {}).get("name") == "mail_send":
+                    step["call"]["arguments"]["body"] = step["call"]["arguments"]["body"].replace(number, writer(number))
+        conds = [cond for c in spec["checks"] if c["id"] == "confirmed" for cond in c["rule"]["where"]
+                 if cond["field"] == "body"]
+        if not conds:
+            raise CorpusError(f"{spec['capability']}: no check on the confirmation mail's body")
+        conds[0].update(op="contains", value=writer(number))
+    return edit
+
+
+def _card_in(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The contact card gets the mailed number in the writer's grouping, and the check on the card wants it."""
+
+    def edit(spec: Spec) -> None:
+        number = _mailed_number(spec)
+        for turn in spec["reference"]:
+            for step in turn["steps"]:
+                if (step.get("call") or {}).get("name") == "contacts_update":
+                    step["call"]["arguments"]["phone"] = writer(number)
+        rule = next((c["rule"] for c in spec["checks"] if c["id"] == "phone-updated"), None)
+        if rule is None or rule.get("value") != number:
+            raise CorpusError(f"{spec['capability']}: no check wants the card to hold {number}")
+        rule["value"] = writer(number)
+    return edit
+
+
+def _phone_case(name: str, base: str, edit: Callable[[Spec], None], away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=edit, witness=reference, witness_kind="honest", gate="mutations",
+                  code="format_pinned")
+
+
+_FILE_PHONE = "fails the agent that copies the number as the document groups it (+31 284 9988), not as '+31-284-9988'"
+_MAILED = "fails the agent that confirms the number as the customer grouped it in the mail, not in the writer's grouping"
+_CARD = "fails the agent that saves the number on the card as the customer wrote it, not without its spaces"
+
+DEFECTS += [
+    _phone_case("dm-hotline-dashes-8", "synth:lookup_answer_source@8", _phone_relayed(phone_dashes), _FILE_PHONE),
+    _phone_case("dm-hotline-compact-12", "synth:lookup_answer_source@12", _phone_relayed(phone_compact), _FILE_PHONE),
+    _phone_case("reply-reception-dashes-12", "synth:inbox_triage_reply@12", _phone_relayed(phone_dashes), _FILE_PHONE),
+    _phone_case("reply-reception-compact-16", "synth:inbox_triage_reply@16", _phone_relayed(phone_compact),
+                _FILE_PHONE),
+    _phone_case("draft-hotline-dashes-2", "synth:draft_only_reply@2", _phone_relayed(phone_dashes), _FILE_PHONE),
+    _phone_case("draft-reception-compact-4", "synth:draft_only_reply@4", _phone_relayed(phone_compact), _FILE_PHONE),
+    _phone_case("confirm-phone-dashes", "synth:contact_phone_update@1", _confirmed_in(phone_dashes), _MAILED),
+    _phone_case("confirm-phone-compact-2", "synth:contact_phone_update@2", _confirmed_in(phone_compact), _MAILED),
+    _phone_case("card-phone-compact", "synth:contact_phone_update@1", _card_in(phone_compact), _CARD),
+    _phone_case("card-phone-dashes-4", "synth:contact_phone_update@4", _card_in(phone_dashes), _CARD),
+]

@@ -157,3 +157,56 @@ DEFECTS = [
     _by_order("in-progress-by-order", "synth:delegate_and_follow_up@1", "in_progress", _STARTED),
     _by_order("in-progress-by-order-3", "synth:delegate_and_follow_up@3", "in_progress", _STARTED),
 ]
+
+
+# -- a keyed write: services_set_flag sets one key of the service's `flags` ------------------------------------------
+def _flag_write(spec: Spec, check_id: str) -> dict[str, Any]:
+    """The flag write the field check `check_id` reads ("flags.<flag>" of a service set to True)."""
+    rule = next((c["rule"] for c in spec["checks"] if c["id"] == check_id), None)
+    if rule is None or rule["kind"] != "field" or not rule["target"]["field"].startswith("flags."):
+        raise CorpusError(f"{spec['capability']}: no field check {check_id!r} on a flag")
+    service, flag = rule["target"]["id"], rule["target"]["field"].removeprefix("flags.")
+    for t in spec["reference"]:
+        for s in t["steps"]:
+            call = s.get("call") or {}
+            if call.get("name") == "services_set_flag" and call["arguments"] == {
+                    "service": service, "flag": flag, "enabled": rule["value"]}:
+                return call  # type: ignore[no-any-return]
+    raise CorpusError(f"{spec['capability']}: the reference never sets {flag} on {service} to {rule['value']!r}")
+
+
+def _flag_credited(check_id: str):  # type: ignore[no-untyped-def]
+    """The field check on the flag dropped: the `order` checks naming the flag's write stand for it."""
+
+    def edit(spec: Spec) -> None:
+        call = _flag_write(spec, check_id)
+        if not any(c["rule"]["kind"] == "order" and orjson.dumps(call["arguments"]).decode()[1:-1]
+                   in orjson.dumps(c["rule"]).decode() for c in spec["checks"]):
+            raise CorpusError(f"{spec['capability']}: no order check names the write {check_id} reads")
+        drop_checks(spec, lambda c: c["id"] == check_id)
+    return edit
+
+
+def _flag_undone(check_id: str) -> Callable[[Spec], list[dict[str, Any]]]:
+    """The reference, then the flag set back to its value before the episode."""
+
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        args = _flag_write(spec, check_id)["arguments"]
+        return with_call(spec, "services_set_flag", {**args, "enabled": not args["enabled"]}, ref=reference(spec))
+    return witness
+
+
+def _by_flag(name: str, base: str, check_id: str, away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_flag_credited(check_id), witness=_flag_undone(check_id),
+                  gate="mutations", code="undone_unchecked")
+
+
+_PROD = "turns the flag on in production, then off again: the order check sees the calls, not the flag"
+_STAGING = "turns the flag on in staging, goes to production, then turns staging off: the order check sees the calls"
+
+DEFECTS += [
+    _by_flag("prod-flag-by-order-6", "synth:feature_flag_rollout@6", "live-in-prod", _PROD),
+    _by_flag("prod-flag-by-order-8", "synth:feature_flag_rollout@8", "live-in-prod", _PROD),
+    _by_flag("staging-flag-by-order-6", "synth:feature_flag_rollout@6", "live-in-staging", _STAGING),
+    _by_flag("staging-flag-by-order-8", "synth:feature_flag_rollout@8", "live-in-staging", _STAGING),
+]
