@@ -161,7 +161,7 @@ DEFECTS = [
 
 # -- a keyed write: services_set_flag sets one key of the service's `flags` ------------------------------------------
 def _flag_write(spec: Spec, check_id: str) -> dict[str, Any]:
-    """The flag write the field check `check_id` reads ("flags.<flag>" of a service set to True)."""
+    """The flag write the field check `check_id` reads ("flags.<flag>" of a service)."""
     rule = next((c["rule"] for c in spec["checks"] if c["id"] == check_id), None)
     if rule is None or rule["kind"] != "field" or not rule["target"]["field"].startswith("flags."):
         raise CorpusError(f"{spec['capability']}: no field check {check_id!r} on a flag")
@@ -202,6 +202,7 @@ def _by_flag(name: str, base: str, check_id: str, away: str) -> Defect:
 
 
 _PROD = "turns the flag on in production, then off again: the order check sees the calls, not the flag"
+_FIX = "turns the breaking flag off, then on again: the order check on the ticket sees the call, not the flag"
 _STAGING = "turns the flag on in staging, goes to production, then turns staging off: the order check sees the calls"
 
 DEFECTS += [
@@ -209,4 +210,7 @@ DEFECTS += [
     _by_flag("prod-flag-by-order-8", "synth:feature_flag_rollout@8", "live-in-prod", _PROD),
     _by_flag("staging-flag-by-order-6", "synth:feature_flag_rollout@6", "live-in-staging", _STAGING),
     _by_flag("staging-flag-by-order-8", "synth:feature_flag_rollout@8", "live-in-staging", _STAGING),
+    _by_flag("incident-flag-fix-by-order", "synth:incident_investigate_fix@1", "fixed", _FIX),
+    _by_flag("incident-flag-fix-by-order-5", "synth:incident_investigate_fix@5", "fixed", _FIX),
+    _by_flag("incident-flag-fix-by-order-9", "synth:incident_investigate_fix@9", "fixed", _FIX),
 ]
