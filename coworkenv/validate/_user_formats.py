@@ -10,11 +10,11 @@ Phone numbers the same: the customer's mail says "+41 650 123 456", the referenc
 with its country code ("+41 ..."), its digits compared however they are grouped.
 
 Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
-`2026-11-03T09:30:00Z`, is the tool's format, not the user's), or a structured argument that is one phone number
-and nothing else, and only a date, time or number whose value the turns so far
-or the records the reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month
-and day, the year where both give one; same hour and minute; same currency and sum). The replay counts only where the
-tool took the text (a message tool takes any).
+`2026-11-03T09:30:00Z`, is the tool's format, not the user's), or a structured argument that is one phone number and
+nothing else; and only a date, time, amount or phone number whose value the turns so far or the records the
+reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month and day, the year
+where both give one; same hour and minute; same currency and sum; same digits). The replay counts only where the tool
+took the text (a message tool takes any).
 """
 
 from __future__ import annotations
