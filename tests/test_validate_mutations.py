@@ -197,6 +197,36 @@ def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
     assert last is not None and last.arguments == {"job_id": job, "enabled": True}
 
 
+def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
+    """A phone number with its country code is read by its digits: one the reference groups otherwise is written as
+    given, in prose or as a whole argument; a number never given, or without its country code, is left alone."""
+    from coworkenv.validate._user_formats import _is_phone, as_user_wrote, mentions
+
+    said = "please note my new phone number: +41 650 123 456 (the old one, +33 601 222 333, stops working)"
+    assert as_user_wrote("updated to +41-650-123-456.", said) == "updated to +41 650 123 456."
+    assert as_user_wrote("+41650123456", said) == "+41 650 123 456"
+    assert as_user_wrote("updated to +41 650 123 457", said) is None  # another number
+    assert mentions("call 020 7946 0958 at 15:00")[0].kind == "time"  # no country code: not read as a number
+    assert _is_phone("+41650123456") and not _is_phone("+41 650 123 456 (mobile)")
+
+
+def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> None:
+    """`services_set_flag` names a key of the service's `flags`: an order check crediting it makes a replay with the
+    key's old value; a write the reference itself turns back later (the failed canary's flag) makes none."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import undone_writes
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["feature_flag_rollout"]
+    clean, failed = generate_spec(taxonomy, 6), generate_spec(taxonomy, 1)  # production reached; canary failed
+    found = list(undone_writes(clean, base_world(clean)))
+    assert [f.tool for f in found] == ["services_set_flag", "services_set_flag"]
+    last = [s.call for s in found[-1].reference[-1].steps if s.call is not None][-1]
+    assert last is not None and last.arguments["enabled"] is False and set(last.arguments) == {
+        "service", "flag", "enabled"}
+    assert list(undone_writes(failed, base_world(failed))) == []
+
+
 def test_a_record_allowed_whole_meets_the_apps_other_tools() -> None:
     """A service the reference redeploys (a tool that sets nothing else) is also given a flag flip by the app's
     other tool; a tool that only names the record (a restart) is an action, not tried."""
