@@ -154,9 +154,15 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             "re-materialize the dataset to write it again"
         )
     try:
-        schema = pq.read_schema(path)
+        metadata = pq.read_metadata(path)
+        schema = metadata.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(_damaged(path, exc)) from None
+    if metadata.num_rows != pointer.num_rows:  # the count every asset's metadata and card report
+        raise ValueError(
+            f"{directory / 'LATEST'} records {pointer.num_rows} rows, but {path} holds {metadata.num_rows} (the "
+            "pointer was edited); delete the pointer and re-materialize the dataset to rewrite it"
+        )
     # A file edited or damaged on disk may still parse: readers would take other rows under the recorded hash,
     # the data version every later asset's freshness rests on.
     actual = file_sha256(path)
