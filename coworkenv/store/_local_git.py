@@ -21,6 +21,7 @@ from coworkenv.store._publisher import (
     Upload,
     check_version,
     folder_upload,
+    natural_order,
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
@@ -108,7 +109,7 @@ class LocalGitPublisher:
             if where is None:  # off the branch: just after the commit it forked from
                 fork = self._run("merge-base", reference, commit).stdout.strip()  # none: unrelated histories
                 where = position.get(fork, float(len(history))) + 0.5
-            tags.append((int(made or 0), where, _natural(name), name))
+            tags.append((int(made or 0), where, natural_order(name), name))
         return [name for *_, name in sorted(tags)]
 
     # -- internals --------------------------------------------------------------------------------
@@ -430,7 +431,3 @@ def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
     return (f"{found} could not be started ({os_reason(exc)}), and a publish into the local dataset repository "
             f"{repo_dir} runs it; repair or reinstall git (check that it is an executable program), {instead}")
 
-
-def _natural(name: str) -> tuple[tuple[int, int, str], ...]:
-    """`name` for sorting with its numbers as numbers: v2 before v10, v2026.12.3 before v2026.12.10."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)

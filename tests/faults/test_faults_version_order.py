@@ -7,13 +7,18 @@ just after the one it forked from, numbers in names compared as numbers."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+from typing import cast
 
 import pytest
+from huggingface_hub import HfApi
+from huggingface_hub.hf_api import GitCommitInfo
 
-from coworkenv.store import LocalGitPublisher, PublishError
+from coworkenv.store import HfHubPublisher, LocalGitPublisher, PublishError
 from tests.faults.harness import release
 from tests.faults.test_faults_hub_state import _git  # git as a person runs it
+from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release
 
 DATED = ["v2026.12.01-9f0e1d2c", "v2026.12.02-1a2b3c4d", "v2026.12.03-0b1c2d3e"]  # as release_version names them
 
@@ -80,3 +85,47 @@ def test_a_version_published_again_keeps_the_order_of_the_first_publishes(tmp_pa
     for tag in ("v1", "v2", "v1"):
         publisher.publish(release(tag))
     assert publisher.published_versions() == ["v1", "v2"]
+
+
+class HubWithHistory(RecordingHubApi):
+    """The in-memory Hub, with commits that know their parent: `main` can be reset and force-pushed, and a tag's own
+    history listed (`list_repo_commits(revision=tag)`), as on the Hub."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: dict[str, str] = {}
+
+    def _new_commit(self, tree: dict[str, bytes]) -> str:
+        oid = hashlib.sha1(f"{len(self.parents)}:{sorted(tree.items())}".encode()).hexdigest()
+        self.parents[oid], self.trees[oid] = self.head, tree
+        self.history.append(oid)
+        return oid
+
+    def list_repo_commits(self, repo_id: str, *, repo_type: str, revision: str) -> list[GitCommitInfo]:
+        if revision == "main":
+            return super().list_repo_commits(repo_id, repo_type=repo_type, revision=revision)
+        lineage, commit = [], self.tags[revision]
+        while commit:
+            lineage.append(commit)
+            commit = self.parents[commit]
+        main, self.history = self.history, lineage[::-1]
+        try:
+            return super().list_repo_commits(repo_id, repo_type=repo_type, revision=revision)
+        finally:
+            self.history = main
+
+
+@pytest.mark.parametrize("later", [1, 2])
+def test_hub_versions_after_main_was_reset_and_force_pushed_are_listed_in_publish_order(
+        monkeypatch: pytest.MonkeyPatch, later: int) -> None:
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    api = HubWithHistory()
+    publisher = HfHubPublisher(REPO, api=cast(HfApi, api))
+    releases = [_release(train_rows=rows, shard_rows=2) for rows in range(3, 5 + later)]
+    publisher.publish(releases[0])
+    publisher.publish(releases[1])
+    del api.history[api.history.index(api.tags[releases[0].version]) + 1:]  # main reset to the first, force-pushed
+    for later_release in releases[2:]:
+        publisher.publish(later_release)
+    assert publisher.published_versions() == [r.version for r in releases]
