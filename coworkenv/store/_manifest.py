@@ -86,6 +86,20 @@ def read_pointer(directory: Path) -> Pointer | None:
     return pointer
 
 
+def pointer_problem(stored: Path) -> str | None:
+    """Why the LATEST pointer beside the stored file `stored` does not lead readers to it (unreadable, a broken link,
+    naming another file), in one line; None when it does. A run that only checks the file itself reads as complete
+    while every reader of the dataset fails on its pointer."""
+    try:
+        pointer = read_pointer(stored.parent)
+    except ValueError as error:
+        return str(error)
+    if pointer is None or pointer.file_name != stored.name:
+        names = "nothing" if pointer is None else pointer.file_name
+        return f"{stored.parent / POINTER_NAME} names {names}, not {stored.name}; re-materialize the dataset"
+    return None
+
+
 def _broken_link_on_the_way(path: Path) -> str | None:
     """What is wrong when `path` is missing because a symbolic link on its way dangles or loops; None when the
     path is merely absent (nothing written yet)."""

@@ -160,3 +160,26 @@ def test_an_asset_reading_a_broken_pointer_fails_naming_it_and_replaces_nothing(
         message = failure_message(failed)
         assert str(named) in message and BROKEN[case][1] in message, message
         assert store.latest(settings.store_root, "validated_envs", CAPABILITY) == envs  # nothing replaced
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("case", ["latest-a-dangling-link", "rows-negative", "latest-a-looping-link"])
+def test_make_run_finds_a_broken_pointer_and_the_rerun_rewrites_it(tmp_path: Path, case: str) -> None:
+    """`make run` checks each partition by the files Dagster recorded: a broken pointer read as complete ("ok",
+    nothing done) while every later reader of the dataset failed on it. Now the partition is stale, naming the
+    pointer, and materializing it again rewrites the pointer to the same file."""
+    from assets.specs import task_specs
+    from pipelines.staleness import partition_state
+
+    settings = one_capability(tmp_path)
+    capability = settings.taxonomy()[CAPABILITY]
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    with dg.instance_for_test() as instance:
+        specs, envs = specs_and_envs(instance, settings)
+        named = BROKEN[case][0](settings.store_root / "task_specs" / CAPABILITY, moved)
+        state = partition_state(instance, capability, settings)
+        assert not state.complete and state.reason.startswith(f"task_specs: {named}"), state.reason
+        assert materialize(instance, settings, task_specs, validated_envs).success
+        assert store.latest(settings.store_root, "task_specs", CAPABILITY) == specs  # the same file, pointed at
+        assert store.latest(settings.store_root, "validated_envs", CAPABILITY) == envs
