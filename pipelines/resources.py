@@ -11,7 +11,9 @@ from urllib.parse import urlsplit
 
 import dagster as dg
 from pydantic import Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 
+from coworkenv.limits import MAX_ENVS, MAX_QUOTA, MAX_REPAIR_ROUNDS, MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.url_credentials import without_url_credentials
@@ -42,10 +44,10 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     data_dir: str = Field(default="data", description="Root of the content-addressed Parquet store, hub repo and checkpoints")
     taxonomy_dir: str = Field(default="taxonomy", description="Folder of capability YAML files")
     seed: int = Field(default=0, description="Base seed of generation (spec i of a capability uses seed + i)")
-    specs_per_capability: int = Field(default=0, ge=0, description="Specs generated per capability; 0 uses each capability's quota")
+    specs_per_capability: int = Field(default=0, ge=0, le=MAX_QUOTA, description="Specs generated per capability; 0 uses each capability's quota")
     llm_url: str = Field(default="", description="OpenAI-compatible endpoint for generation/teacher; empty = procedural + oracle")
     llm_model: str = Field(default="", description="Model name at llm_url")
-    repair_rounds: int = Field(default=3, ge=0, description="Repair rounds of the validation loop")
+    repair_rounds: int = Field(default=3, ge=0, le=MAX_REPAIR_ROUNDS, description="Repair rounds of the validation loop")
     min_acceptance_rate: float = Field(default=0.5, ge=0.0, allow_inf_nan=False,
                                        description="validated_envs check: minimum acceptance rate (above 1: the check always fails)")
     hub_repo_id: str = Field(default="", description="Hugging Face dataset repo id; empty = local git repo under data/hub")
@@ -56,15 +58,15 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     test_fraction: float = Field(default=0.3, ge=0.0, lt=0.9,
                                  description="Fraction of the other capabilities' envs kept out of training (test split)")
     hub_model_repo_id: str = Field(default="", description="Hugging Face model repo id; empty = local git repo under data/hub")
-    eval_max_envs: int = Field(default=30, ge=1,
+    eval_max_envs: int = Field(default=30, ge=1, le=MAX_ENVS,
                                description="Held-out envs evaluated, taken round-robin over capabilities")
-    eval_k: int = Field(default=1, ge=1, description="Samples per env for pass@1 / pass^k")
-    eval_max_steps: int = Field(default=4, ge=1, description="Assistant messages per evaluated episode")
-    eval_max_tokens: int = Field(default=96, ge=1, description="Tokens per generated assistant message")
+    eval_k: int = Field(default=1, ge=1, le=MAX_SAMPLES, description="Samples per env for pass@1 / pass^k")
+    eval_max_steps: int = Field(default=4, ge=1, le=MAX_STEPS, description="Assistant messages per evaluated episode")
+    eval_max_tokens: int = Field(default=96, ge=1, le=MAX_REPLY_TOKENS, description="Tokens per generated assistant message")
     rl_config: str = Field(default="rl-tiny", description="RL config name in trainers/configs (GRPO from the SFT checkpoint)")
-    rl_max_envs: int = Field(default=64, ge=1, description="Train-split envs RL may run episodes in (round-robin over "
+    rl_max_envs: int = Field(default=64, ge=1, le=MAX_ENVS, description="Train-split envs RL may run episodes in (round-robin over "
                                                             "capabilities; those whose prompt does not fit are left out)")
-    rl_seeds: int = Field(default=3, ge=1, description="Seeds per reward x credit variant in rl_comparison")
+    rl_seeds: int = Field(default=3, ge=1, le=MAX_SAMPLES, description="Seeds per reward x credit variant in rl_comparison")
     allow_partial: bool = Field(default=False, description="Publish even when some capability partitions are incomplete "
                                                            "(they are left out); otherwise publishing refuses")
 
@@ -153,4 +155,18 @@ def _checked(values: dict[str, str]) -> CoworkenvSettings:
         field = CoworkenvSettings.model_fields.get(name)
         what = f" ({field.description})" if field is not None and field.description else ""
         shown = without_url_credentials(values.get(name, ""))  # an error line is no place for a password
-        raise SettingsError(f"{env_var(name)}={shown!r}: {err['msg']}{what}; fix or unset the variable") from None
+        problem = str(err["msg"])
+        if field is not None and err["type"] in _OUT_OF_BOUNDS:
+            problem = f"must be {allowed_range(field)}"
+        raise SettingsError(f"{env_var(name)}={shown!r}: {problem}{what}; fix or unset the variable") from None
+
+
+_OUT_OF_BOUNDS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
+def allowed_range(field: FieldInfo) -> str:
+    """The values a numeric setting takes, in words: "from 1 to 1000", "from 0.0 up", "from 0.0 to below 0.9"."""
+    bounds = {kind: getattr(m, kind) for m in field.metadata for kind in ("ge", "gt", "le", "lt") if hasattr(m, kind)}
+    low = f"from {bounds['ge']}" if "ge" in bounds else f"above {bounds['gt']}" if "gt" in bounds else ""
+    high = f"to {bounds['le']}" if "le" in bounds else f"to below {bounds['lt']}" if "lt" in bounds else "up"
+    return f"{low} {high}".strip()

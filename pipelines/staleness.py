@@ -3,9 +3,9 @@
 A capability partition is complete when every asset of its chain (task_specs -> validated_envs ->
 teacher_trajectories) materialized for the current input: task_specs for the current input hash (the YAML
 definition, the generator version and the generation settings), each later asset for the data version its upstream
-has now, every recorded file still exists with the bytes it was written with, and the partition's latest run did
-not fail. A run killed half-way, a failed step, a failed blocking check or a file edited on disk therefore leaves
-the partition stale, and it is redone.
+has now, every recorded file still exists with the bytes it was written with and its LATEST pointer names it, and
+the partition's latest run did not fail. A run killed half-way, a failed step, a failed blocking check, a file
+edited on disk or a broken pointer therefore leaves the partition stale, and it is redone.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from coworkenv.store import file_sha256
+from coworkenv.store import file_sha256, pointer_problem
 from coworkenv.synth import Capability, Taxonomy, capability_fingerprint
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
@@ -94,6 +94,9 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
         version = str(meta["dataset_version"].value)
         if file_sha256(path) != version:  # later assets would read other rows under the recorded version
             return PartitionState(cid, f"{asset}: its file {path} was changed on disk since it was written")
+        pointer = pointer_problem(path)  # later assets read the file by its dataset's LATEST pointer
+        if pointer is not None:
+            return PartitionState(cid, f"{asset}: {pointer}")
         paths[asset], versions[asset] = path, version
         expected = versions[asset]  # the next asset must have been made from this version
     run = latest_partition_run(instance, cid)

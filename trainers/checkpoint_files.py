@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -10,8 +11,61 @@ from pathlib import Path
 
 from coworkenv.atomic import WriteError, folder_lock, os_reason, path_advice
 
-__all__ = ["CheckpointPlaceError", "checkpoint_place", "checkpoint_staging", "replace_dir",
+__all__ = ["CheckpointPlaceError", "checkpoint_files_problem", "checkpoint_place", "checkpoint_staging", "replace_dir",
            "restore_interrupted_replace"]
+
+
+# The JSON files transformers reads from a checkpoint folder, each an object. A damaged generation_config.json was
+# skipped by `from_pretrained` without a word (the model's defaults replaced its end-of-turn tokens and sampling), and
+# a damaged config.json or tokenizer file at the start of `train rl` ended in a traceback naming no file.
+CHECKPOINT_JSON = ("config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json",
+                   "special_tokens_map.json")
+
+
+def checkpoint_files_problem(folder: Path) -> str | None:
+    """The first JSON file of the checkpoint `folder` (those present of CHECKPOINT_JSON) that does not hold a JSON
+    object, or its weights missing, as one line naming the file and what to do; None when each reads."""
+    for name in CHECKPOINT_JSON:
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            value = json.loads(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            reason = os_reason(exc) if isinstance(exc, OSError) else str(exc).splitlines()[0]
+            problem = f"is not valid JSON ({reason})"
+        else:
+            if isinstance(value, dict):
+                continue
+            problem = f"holds a JSON {type(value).__name__} where an object is expected"
+        return (f"{path} {problem}; the checkpoint is damaged or incomplete (an interrupted save or copy, an edit?): "
+                "save, train or copy it again")
+    return _weights_problem(folder)
+
+
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+def _weights_problem(folder: Path) -> str | None:
+    """A checkpoint without its weights, or with a shard its index names missing (a copy of a sharded model cut
+    short): `train rl` found out only once GRPOTrainer loaded them, in a traceback."""
+    for name in _WEIGHTS:
+        index = folder / f"{name}.index.json"
+        if index.is_file():
+            try:
+                shards = sorted(set(json.loads(index.read_bytes())["weight_map"].values()))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                return (f"{index} does not list the weight shards ({type(exc).__name__}); the checkpoint is damaged: "
+                        "save, train or copy it again")
+            missing = [shard for shard in shards if not (folder / str(shard)).is_file()]
+            if missing:
+                return (f"{folder}: {len(missing)} of the {len(shards)} weight shards its {index.name} lists are "
+                        f"missing ({', '.join(map(str, missing[:3]))}); the copy is incomplete: copy it again")
+            return None
+        if (folder / name).is_file():
+            return None
+    return (f"{folder} holds no weights ({' or '.join(_WEIGHTS)}, or a sharded index); the checkpoint is incomplete "
+            "(an interrupted save or copy?): save, train or copy it again")
 
 
 def _previous_of(out_dir: Path) -> Path:

@@ -29,7 +29,7 @@ from transformers import (
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
 from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
-from trainers.checkpoint_files import restore_interrupted_replace
+from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
 from trainers.rendering import read_rendering, render_messages, render_tools
 
 __all__ = [
@@ -77,6 +77,9 @@ def load_checkpoint(
                     and (problem := lfs_pointer_problem(file)) is not None), None)
     if pointer is not None:
         raise ValueError(pointer)
+    damaged = checkpoint_files_problem(folder)
+    if damaged is not None:
+        raise ValueError(damaged)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(folder))
     except Exception as exc:  # tokenizers raises bare Exceptions that name no file

@@ -43,7 +43,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_staging, replace_dir
+from trainers.checkpoint_files import checkpoint_files_problem, checkpoint_staging, replace_dir
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
@@ -299,6 +299,11 @@ def train_rl(
     started = time.perf_counter()
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(reward, credit, model_path, max_steps)
+    start = Path(run.model.name_or_path) if run.model.source != "tiny" and run.model.name_or_path else None
+    if start is not None and start.is_dir():  # a local checkpoint: its files checked before anything is built
+        damaged = checkpoint_files_problem(start)
+        if damaged is not None:
+            raise ValueError(damaged)
     out_dir = Path(out_dir).resolve()
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / RUN_METADATA).is_file():
         raise FileExistsError(f"{out_dir} exists, is not empty and is not an RL run (no {RUN_METADATA}); "

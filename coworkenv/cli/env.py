@@ -27,6 +27,7 @@ from coworkenv.commands import (
 )
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.examples import example_names, load_example
+from coworkenv.limits import MAX_REPLY_TOKENS, MAX_STEPS
 from coworkenv.llm import LLMBackend, server_label
 from coworkenv.loading import SpecError
 from coworkenv.spec import EnvSpec, envspec_json_schema
@@ -95,12 +96,12 @@ def run(
     agent: Annotated[Agent, typer.Option(help="Who plays: the reference solution (oracle), nobody (noop), or the "
                                               "model at --llm (llm).")] = Agent.oracle,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (a list for several specs).")] = False,
-    max_steps: Annotated[int, typer.Option(min=1, help="Step limit of the episode.")] = DEFAULT_MAX_STEPS,
+    max_steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Step limit of the episode.")] = DEFAULT_MAX_STEPS,
     env_id: EnvIdOption = None,
     llm: LLMOption = None,
     model: ModelOption = None,
     temperature: Annotated[float, typer.Option(help="LLM sampling temperature (--agent llm).")] = 0.0,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="LLM max tokens per reply.")] = 1024,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, max=MAX_REPLY_TOKENS, help="LLM max tokens per reply.")] = 1024,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,
 ) -> None:

@@ -22,6 +22,7 @@ from coworkenv.commands import (
     connect,
     fail,
 )
+from coworkenv.limits import MAX_QUOTA
 from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import write_specs
@@ -83,7 +84,7 @@ def synth_command(
     capability: Annotated[
         list[str] | None, typer.Option("--capability", "-c", help="Capability id (repeatable); default: all.")
     ] = None,
-    n: Annotated[int | None, typer.Option("--n", min=1, help="Specs per capability; default: its quota.")] = None,
+    n: Annotated[int | None, typer.Option("--n", min=1, max=MAX_QUOTA, help="Specs per capability; default: its quota.")] = None,
     seed: Annotated[int, typer.Option("--seed", min=SEED_MIN, max=SEED_MAX, help="Spec i of a capability uses seed + i.")] = 0,
     taxonomy: TaxonomyOpt = Path("taxonomy"),
     llm: LLMOption = None,

@@ -22,6 +22,7 @@ from coworkenv.commands import (
     report_requests,
     spec_rows_or_exit,
 )
+from coworkenv.limits import MAX_REPAIR_ROUNDS
 from coworkenv.llm import NoLLMBackend
 from coworkenv.store.stages import ENVS, REJECTED
 from coworkenv.synth.llm_generator import LLMSpecGenerator
@@ -45,7 +46,7 @@ def read_candidates(path: Path) -> list[Candidate]:
 def validate_command(
     spec_dir: SpecsArg,
     out: Annotated[Path, typer.Option("--out", help="Folder for accepted.parquet, rejected.parquet, funnel.json.")],
-    rounds: Annotated[int, typer.Option("--rounds", min=0, help="Repair rounds per failing spec.")] = (
+    rounds: Annotated[int, typer.Option("--rounds", min=0, max=MAX_REPAIR_ROUNDS, help="Repair rounds per failing spec.")] = (
         DEFAULT_MAX_ROUNDS),
     llm: Annotated[str | None, typer.Option(
         "--llm", help="OpenAI-compatible URL that repairs failing specs (default $COWORKENV_LLM_URL; none: no repair).",

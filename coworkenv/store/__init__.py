@@ -4,6 +4,7 @@ from coworkenv.store._hf_hub import TOKEN_ENV, HfHubPublisher
 from coworkenv.store._hub_environment import hub_environment_problem
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._local_git import LocalGitPublisher
+from coworkenv.store._manifest import pointer_problem
 from coworkenv.store._parquet import (
     PARQUET_WRITE_OPTIONS,
     StoredTable,
@@ -52,6 +53,7 @@ __all__ = [
     "latest",
     "lfs_pointer_problem",
     "parquet_bytes",
+    "pointer_problem",
     "publisher_from_config",
     "read_spec_rows",
     "read_specs",

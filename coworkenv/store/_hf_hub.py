@@ -25,6 +25,7 @@ from coworkenv.store._publisher import (
     Upload,
     check_version,
     folder_upload,
+    natural_order,
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
@@ -110,17 +111,29 @@ class HfHubPublisher:
         return self._publish(version, lambda: folder_upload(folder, version, card_md), f"Version {version}")
 
     def published_versions(self) -> list[str]:
-        """Version tags, oldest first along the branch history."""
+        """Version tags in the order they were published: by place along the branch's history, a version left off it
+        (the branch reset and force-pushed by hand) just after the commit it forked from, then by the numbers in its
+        name (it went last: v1, v3, v2)."""
         refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
         if not refs.tags:
             return []
+        position = self._history_positions(BRANCH)
+
+        def place(commit: str, tag: str) -> float:
+            if commit in position:
+                return position[commit]
+            forked = self._history_positions(tag)  # the tag's own history, oldest first
+            fork = max((position[c] for c in forked if c in position), default=float(len(position)))
+            return fork + 0.5
+
+        ordered = sorted(refs.tags, key=lambda t: (place(t.target_commit, t.name), natural_order(t.name), t.name))
+        return [tag.name for tag in ordered]
+
+    def _history_positions(self, revision: str) -> dict[str, float]:
         commits = self._call(
-            "list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type, revision=BRANCH
+            "list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type, revision=revision
         )
-        position = {commit.commit_id: index for index, commit in enumerate(reversed(commits))}
-        return [
-            tag.name for tag in sorted(refs.tags, key=lambda t: (position.get(t.target_commit, len(position)), t.name))
-        ]
+        return {commit.commit_id: float(index) for index, commit in enumerate(reversed(commits))}
 
     # -- internals --------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from coworkenv.store._publisher import (
     Upload,
     check_version,
     folder_upload,
+    natural_order,
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
@@ -80,18 +81,36 @@ class LocalGitPublisher:
         return self._publish(version, lambda: folder_upload(folder, version, card_md), f"Version {version}")
 
     def published_versions(self) -> list[str]:
-        """Version tags, oldest first along the branch history."""
+        """Version tags, oldest first: in the order they were published (see `_versions_in_order`)."""
         if not self._git_dir.is_dir() or not self._has_commits():
             return []
-        history = self._git("rev-list", "--first-parent", "--reverse", BRANCH).split()
-        position = {commit: index for index, commit in enumerate(history)}
-        tags: list[tuple[int, str]] = []
-        # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag.
-        listing = self._git("for-each-ref", "refs/tags", "--format=%(refname:short) %(objectname) %(*objectname)")
+        return self._versions_in_order(BRANCH)
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _versions_in_order(self, reference: str) -> list[str]:
+        """Version tags in the order they were published: by the time each tag was made, then by where it lies along
+        `reference`'s first-parent history (a version off it, left there by a `git reset` of the branch by hand, just
+        after the commit it forked from), then by the numbers in its name (v2 before v10).
+
+        By history alone, a version left off the branch went last: after `git reset --hard v1` and one more publish,
+        v1, v3, v2, and the advice that makes a missing branch again named v2 as the last version."""
+        history = self._git("rev-list", "--first-parent", "--reverse", reference).split()
+        position = {commit: float(index) for index, commit in enumerate(history)}
+        tags: list[tuple[int, float, tuple[tuple[int, int, str], ...], str]] = []
+        # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag. %(creatordate) is
+        # the tagger's date of an annotated tag, the committer's of a lightweight one.
+        listing = self._git("for-each-ref", "refs/tags",
+                            "--format=%(refname:short) %(creatordate:unix) %(objectname) %(*objectname)")
         for line in listing.splitlines():
-            name, target, peeled = line.split(" ", 2)
-            tags.append((position.get(peeled or target, len(history)), name))
-        return [name for _, name in sorted(tags)]
+            name, made, target, peeled = line.split(" ", 3)
+            commit = peeled or target
+            where = position.get(commit)
+            if where is None:  # off the branch: just after the commit it forked from
+                fork = self._run("merge-base", reference, commit).stdout.strip()  # none: unrelated histories
+                where = position.get(fork, float(len(history))) + 0.5
+            tags.append((int(made or 0), where, natural_order(name), name))
+        return [name for *_, name in sorted(tags)]
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -274,8 +293,7 @@ class LocalGitPublisher:
         lacked = self._git("tag", "--no-merged", head).split()  # versions HEAD's history lacks
         if not theirs and not lacked:
             return
-        newest = max(self._git("tag").split(), key=lambda tag: len(self._git("tag", "--merged", tag).split()),
-                     default=head[:12])
+        newest = (self._versions_in_order(head) or [head[:12]])[-1]
         git = f"git -C {self.repo_dir}"
         if not theirs:
             why, do = f"lacks version(s) {', '.join(lacked)}", f"`{git} branch {BRANCH} {newest}`"
@@ -412,3 +430,4 @@ def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
                 f"runs it; install git (e.g. `apt-get install git`) or put it on PATH, {instead}")
     return (f"{found} could not be started ({os_reason(exc)}), and a publish into the local dataset repository "
             f"{repo_dir} runs it; repair or reinstall git (check that it is an executable program), {instead}")
+

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 import orjson
 
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes, os_reason
 
 POINTER_NAME = "LATEST"
 
@@ -34,23 +36,45 @@ def write_pointer(directory: Path, pointer: Pointer) -> None:
 
 
 def read_pointer(directory: Path) -> Pointer | None:
-    """Return what `directory/LATEST` names, or None when nothing was written there yet."""
+    """Return what `directory/LATEST` names, or None when nothing was written there yet.
+
+    Only a pointer that is really absent reads as "never written": a dangling or looping link (the pointer's, the
+    dataset folder's, or one on the way to it: a disk not mounted) would hide the data as if there were none, so it
+    is a ValueError naming the link, as is a pointer that is a folder or unreadable, and one whose row count is not a
+    whole number from 0 up.
+    """
     path = directory / POINTER_NAME
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return None
+        link = _broken_link_on_the_way(path)
+        if link is None:
+            return None
+        raise ValueError(link) from None
+    except IsADirectoryError:
+        raise ValueError(
+            f"{path} is a folder, not the pointer file the store writes; move it out of {directory} "
+            "(nothing of the store is in it) and re-materialize the dataset to rewrite the pointer"
+        ) from None
+    except OSError as error:
+        raise ValueError(_unreadable(path, error)) from None
     try:
         payload = orjson.loads(raw)
+        num_rows = payload["num_rows"]
         pointer = Pointer(
             file_name=str(payload["file"]),
             content_hash=str(payload["content_hash"]),
-            num_rows=int(payload["num_rows"]),
+            num_rows=num_rows,
         )
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(
             f"{path}: unreadable pointer ({error}); delete it and re-materialize the dataset to rewrite it"
         ) from error
+    if type(num_rows) is not int or num_rows < 0:  # the writer records a count: 1.5, -3, true or "7" is an edit
+        raise ValueError(
+            f"{path}: its row count {num_rows!r} is not a whole number from 0 up (the pointer was edited); delete "
+            "it and re-materialize the dataset to rewrite it"
+        )
     # A pointer naming a path outside its directory would let a corrupt file redirect readers.
     if Path(pointer.file_name).name != pointer.file_name or not pointer.content_hash.startswith(
         pointer.file_name.removesuffix(".parquet")
@@ -60,6 +84,51 @@ def read_pointer(directory: Path) -> Pointer | None:
             "delete the pointer and re-materialize the dataset"
         )
     return pointer
+
+
+def pointer_problem(stored: Path) -> str | None:
+    """Why the LATEST pointer beside the stored file `stored` does not lead readers to it (unreadable, a broken link,
+    naming another file), in one line; None when it does. A run that only checks the file itself reads as complete
+    while every reader of the dataset fails on its pointer."""
+    try:
+        pointer = read_pointer(stored.parent)
+    except ValueError as error:
+        return str(error)
+    if pointer is None or pointer.file_name != stored.name:
+        names = "nothing" if pointer is None else pointer.file_name
+        return f"{stored.parent / POINTER_NAME} names {names}, not {stored.name}; re-materialize the dataset"
+    return None
+
+
+def _broken_link_on_the_way(path: Path) -> str | None:
+    """What is wrong when `path` is missing because a symbolic link on its way dangles or loops; None when the
+    path is merely absent (nothing written yet)."""
+    for link in (path, *path.parents):
+        if not link.is_symlink():
+            continue
+        try:
+            os.stat(link)
+        except OSError as error:
+            target = os.readlink(link)
+            if error.errno == errno.ELOOP:
+                problem = f"is a symbolic link (to {target}) that loops"
+            else:
+                problem = f"is a symbolic link to {target}, which does not exist (a disk not mounted, a folder moved)"
+            return (f"{link} {problem}, so the dataset pointer {path} cannot be read and its data would read "
+                    "as never written; fix the link (or mount its disk), or remove it to start the dataset again")
+    return None
+
+
+def _unreadable(path: Path, error: OSError) -> str:
+    """The message for a pointer that exists but cannot be read (a loop on its way, a folder for a file, rights)."""
+    if error.errno == errno.ELOOP:
+        link = _broken_link_on_the_way(path)
+        if link is not None:
+            return link
+    if error.errno == errno.ENOTDIR:
+        return (f"{path.parent} (or a folder above it) is a file, not the dataset folder the store writes; move it "
+                "aside and re-materialize the dataset")
+    return f"cannot read the dataset pointer {path}: {os_reason(error)}; fix its rights or the disk, then run again"
 
 
 def version_from_hashes(file_hashes: dict[str, str], on: date | None = None) -> str:

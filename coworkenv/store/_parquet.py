@@ -154,7 +154,8 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             "re-materialize the dataset to write it again"
         )
     try:
-        schema = pq.read_schema(path)
+        metadata = pq.read_metadata(path)
+        schema = metadata.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(_damaged(path, exc)) from None
     # A file edited or damaged on disk may still parse: readers would take other rows under the recorded hash,
@@ -165,6 +166,11 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             f"{path}: its bytes hash to {actual[:16]}, not the {pointer.content_hash[:16]} its name and "
             f"{directory / 'LATEST'} record (the file was edited or damaged on disk); re-materialize the dataset "
             "(the store moves this file aside and writes it again)"
+        )
+    if metadata.num_rows != pointer.num_rows:  # the file is intact (above): the pointer was edited
+        raise ValueError(
+            f"{directory / 'LATEST'} records {pointer.num_rows} rows, but {path} holds {metadata.num_rows} (the "
+            "pointer was edited); delete the pointer and re-materialize the dataset to rewrite it"
         )
     return StoredTable(path=path, content_hash=pointer.content_hash, num_rows=pointer.num_rows, schema=schema)
 

@@ -62,6 +62,11 @@ class Upload:
         return sorted(path for path in existing if self.supersedes(path) and path not in self.files)
 
 
+def natural_order(name: str) -> tuple[tuple[int, int, str], ...]:
+    """A version name for sorting with its numbers as numbers: v2 before v10, v2026.12.3 before v2026.12.10."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)
+
+
 def check_version(version: str) -> None:
     """Raise if `version` cannot be a tag."""
     if not _VERSION.match(version) or ".." in version or version.endswith(".lock"):

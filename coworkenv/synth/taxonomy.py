@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.apps import APPS
+from coworkenv.limits import MAX_QUOTA
 from coworkenv.world import content_hash
 from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
 
@@ -31,7 +32,6 @@ GENERATOR_VERSION = "10"  # 2: schema-2 specs (guards, text checks, narrowed fra
 StateChange = Literal["none", "announced", "silent"]
 
 
-MAX_QUOTA = 1_000_000  # seeds and counts are stored as 64-bit integers; a quota past this is a typo, not a plan
 
 
 class Capability(BaseModel):
