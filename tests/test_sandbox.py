@@ -279,11 +279,27 @@ def test_corpus_is_large_and_covers_every_error_kind() -> None:
     assert {case.expect.split("|")[0] for case in HOSTILE} >= ERROR_KINDS - {"isolation_missing"}
 
 
+# How much longer a snippet that ran out of wall clock, though it is not expected to, gets on its one second try.
+PATIENT_WALL_FACTOR = 5
+
+
+def _execute(case: Hostile, targets: dict[str, str], expect: str | None = None,
+             disable: frozenset[str] = frozenset()) -> tuple[Hostile, Outcome]:
+    """Run the snippet; one that hit its short wall clock where another outcome is expected (a loaded machine: the
+    suite runs beside other test processes) runs once more with PATIENT_WALL_FACTOR times the wall clock, and is
+    judged by that run (the case returned carries those limits). A snippet that hangs times out again and fails."""
+    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=disable)
+    if outcome.result.error_kind == "timeout" and "timeout" not in (expect or case.expect).split("|"):
+        case = replace(case, limits=replace(case.limits, wall_seconds=case.limits.wall_seconds * PATIENT_WALL_FACTOR))
+        outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=disable)
+    return case, outcome
+
+
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
 def test_hostile_snippet_is_contained(case: Hostile, targets: dict[str, str], host_watch: HostWatch) -> None:
     _require(*case.needs)
-    _assert_contained(case, sandbox._execute(case.code, "check", dict(targets), case.limits), targets,
-                      watch=host_watch)
+    case, outcome = _execute(case, targets)
+    _assert_contained(case, outcome, targets, watch=host_watch)
 
 
 DEGRADED_CASES = [c for c in HOSTILE if not c.kernel_independent and not c.needs]
@@ -293,7 +309,7 @@ DEGRADED_CASES = [c for c in HOSTILE if not c.kernel_independent and not c.needs
 def test_hostile_snippet_is_contained_without_privileged_layers(
     case: Hostile, targets: dict[str, str], host_watch: HostWatch
 ) -> None:
-    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED)
+    case, outcome = _execute(case, targets, disable=DEGRADED)
     assert not {"netns", "timens", "mountns", "memory-cgroup", "pids-cgroup", "uid-drop"} & set(outcome.layers)
     _assert_contained(case, outcome, targets, watch=host_watch)
 
@@ -305,7 +321,7 @@ KERNEL_CASES = [c for c in HOSTILE if c.expect_kernel and not c.needs]
 def test_kernel_layers_alone_contain_the_snippet(case: Hostile, targets: dict[str, str], host_watch: HostWatch) -> None:
     """No namespaces, no uid drop, no audit hook: Landlock, seccomp and the capability drop are the boundary."""
     _require("landlock", "seccomp")
-    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=KERNEL_ONLY)
+    case, outcome = _execute(case, targets, expect=case.expect_kernel, disable=KERNEL_ONLY)
     assert {"landlock", "seccomp", "caps-drop"} <= set(outcome.layers), outcome.missing
     _assert_contained(case, outcome, targets, expect=case.expect_kernel, watch=host_watch)
 
@@ -317,7 +333,7 @@ def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(
     """An unprivileged host whose kernel lacks Landlock: the audit hook, seccomp and the capability drop remain,
     and modules that touch files natively (sqlite3, pwd, ssl) are refused with them."""
     _require("audit-hook")  # not in effect where code run inside the hook could steer it (Python 3.13+)
-    outcome = sandbox._execute(case.code, "check", dict(targets), case.limits, disable=DEGRADED | {"landlock"})
+    case, outcome = _execute(case, targets, disable=DEGRADED | {"landlock"})
     assert "landlock" not in outcome.layers
     _assert_contained(case, outcome, targets, watch=host_watch)
 
