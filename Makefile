@@ -19,16 +19,18 @@ run: $(STAMP)
 
 # The suite runs in up to 4 processes (pytest-xdist, one test file per process at a time, so module fixtures such as
 # the vLLM server start once). A test that fails there is run again alone, in one process: the suite fails only if it
-# fails alone too, and the log shows both runs. TEST_WORKERS=0 runs it in one process.
+# fails alone too, and the log shows both runs. Only a run that went through and had failures (pytest's exit status 1)
+# is followed by that; a collection error or an interruption (2 and up) fails at once. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	@if [ "$(TEST_WORKERS)" -le 1 ]; then $(PY) -m pytest -q; else \
-		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile || { \
+		$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
+		if [ $$status -ne 1 ]; then exit $$status; fi; \
 		echo "== the tests that failed above, run again alone (one process, nothing beside them)"; \
-		$(PY) -m pytest -q --last-failed --last-failed-no-failures none; }; fi
+		$(PY) -m pytest -q --last-failed --last-failed-no-failures none; fi
 
 ui: $(STAMP)
 	$(VENV)/bin/dagster dev --host 127.0.0.1 --port 3000

@@ -7,8 +7,10 @@ the folder writable", which a folder that is writable already cannot follow."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,9 +24,14 @@ ADVICE = "chattr -i"
 
 
 def _can_make_immutable() -> bool:
-    probe = Path(__file__).parent / ".immutable-probe"
+    # A name of its own: test processes collecting this file at once (pytest-xdist) must not share the probe.
     try:
-        probe.write_text("")
+        fd, name = tempfile.mkstemp(prefix=".immutable-probe-", dir=Path(__file__).parent)
+    except OSError:
+        return False
+    os.close(fd)
+    probe = Path(name)
+    try:
         made = shutil.which("chattr") is not None and subprocess.run(
             ["chattr", "+i", str(probe)], capture_output=True, check=False).returncode == 0
         if made:
