@@ -55,11 +55,11 @@ def test_a_missing_taxonomy_folder_suggests_the_flag_the_pipeline_has(tmp_path: 
 
 @pytest.mark.parametrize(("variable", "value", "expected"), [
     ("COWORKENV_SPECS_PER_CAPABILITY", "abc", "valid integer"),
-    ("COWORKENV_SPECS_PER_CAPABILITY", "-1", "greater than or equal to 0"),
+    ("COWORKENV_SPECS_PER_CAPABILITY", "-1", "must be from 0 to"),
     ("COWORKENV_SEED", "1.5", "valid integer"),
     ("COWORKENV_MIN_ACCEPTANCE_RATE", "lots", "valid number"),
     ("COWORKENV_ALLOW_PARTIAL", "maybe", "valid boolean"),
-    ("COWORKENV_EVAL_K", "0", "greater than or equal to 1"),
+    ("COWORKENV_EVAL_K", "0", "must be from 1 to"),
 ])
 def test_a_bad_setting_names_its_variable(variable: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
