@@ -109,10 +109,13 @@ def test_the_wall_clock_stops_while_the_host_answers() -> None:
 
 
 def test_a_code_that_leaves_answers_unread_is_stopped() -> None:
-    code = ("import posix\n"
+    # It stays alive after asking (a code that exits at once races the host: requests it did not wait for are
+    # dropped, as below), so the host meets the unread answers while the code still runs.
+    code = ("import posix, time\n"
             "def check():\n"
             "    for _ in range(50):\n"
             "        posix.write(3, b'{\"ask\":{\"user\":\"' + b'y' * 1000 + b'\"}}\\n')\n"
+            "    time.sleep(2)\n"
             "    return 1\n")
     result = run_sandboxed(code, "check", {}, SandboxLimits(max_answer_bytes=60000, max_asks=100),
                            ask=lambda request, left: "z" * 60000)

@@ -217,7 +217,9 @@ def _child_modules() -> bytes:
 
 
 @functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)
 def _bootstrap() -> bytes:
+    """The bootstrap's source, read once per host process like `_child_modules` (it was read from disk per call)."""
     return bootstrap_source()
 
 

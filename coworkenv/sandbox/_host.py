@@ -58,6 +58,8 @@ def _interpreter() -> str:
 def bootstrap_source() -> bytes:
     """The bootstrap's source, which the caller writes to BOOTSTRAP_NAME in each run directory."""
     return _CHILD.read_bytes()
+
+
 _EXIT_TAMPERED = 86  # kept in step with _child.EXIT_TAMPERED
 _EXIT_SETUP = 87  # kept in step with _child.EXIT_SETUP
 _MAX_ERROR_CHARS = 500
