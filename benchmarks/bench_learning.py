@@ -469,6 +469,10 @@ def main() -> None:
                         help="run RL even when the SFT student scores 0 on every held-out env")
     parser.add_argument("--eval-part", type=lambda v: tuple(int(x) for x in v.split("/")), default=(1, 1),
                         help="I/N: evaluate only the I-th of N slices of the held-out envs (run N processes)")
+    parser.add_argument("--decoding", choices=("free", "grammar"), default="free",
+                        help="how evaluations decode: free, or grammar (every message under a grammar of the env's "
+                        "tools: well-formed calls of exposed tools with their required arguments, "
+                        "trainers/tool_grammar.py); grammar reports are named base-grammar, sft-grammar, rl-...-grammar")
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads per process (default 1: on a shared 2-core machine two OpenMP threads "
@@ -486,13 +490,16 @@ def main() -> None:
     heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)
+    suffix = "" if args.decoding == "free" else f"-{args.decoding}"
     if "eval-base" in stages:
-        run_eval("base", LocalTransformersBackend(base, name="base"), heldout, args.k, out, args.eval_part)
+        run_eval(f"base{suffix}", LocalTransformersBackend(base, name=f"base{suffix}", decoding=args.decoding),
+                 heldout, args.k, out, args.eval_part)
     if "sft" in stages:
         sft = run_sft(args, out, envs)
         log(f"sft: {sft['steps']} steps, {sft['train_s']:.0f}s training, {sft['parameters']:,} parameters")
     if "eval-sft" in stages:
-        run_eval("sft", LocalTransformersBackend(out / "sft", name="sft"), heldout, args.k, out, args.eval_part)
+        run_eval(f"sft{suffix}", LocalTransformersBackend(out / "sft", name=f"sft{suffix}", decoding=args.decoding),
+                 heldout, args.k, out, args.eval_part)
     if "probe" in stages:
         run_probe(args, out, envs)
     if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
@@ -510,7 +517,7 @@ def main() -> None:
 def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) -> None:
     """Tables with intervals and plots from whatever stages have finished."""
     sft = json.loads((out / "sft_summary.json").read_text(encoding="utf-8"))
-    found = {name: partial_report(out, name) for name in ("base", "sft")}
+    found = {name: partial_report(out, name) for name in ("base", "sft", "base-grammar", "sft-grammar")}
     reports = {name: r for name, r in found.items() if r is not None}
     common = set.intersection(*(set(r.env_ids) for r in reports.values())) if reports else set()
     reports = {name: restricted(r, common) for name, r in reports.items()}

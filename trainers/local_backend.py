@@ -22,6 +22,7 @@ from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
     DynamicCache,
+    LogitsProcessorList,
     PreTrainedModel,
     PreTrainedTokenizerBase,
 )
@@ -31,6 +32,7 @@ from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
 from trainers.rendering import read_rendering, render_messages, render_tools
+from trainers.tool_grammar import GrammarLogitsProcessor, ToolCallGrammars, check_decoding
 
 __all__ = [
     "ChatRenderer",
@@ -230,8 +232,9 @@ class LocalSampler:
         return cache
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
-                 seed: int | None = None) -> list[int]:
-        """New token ids (ending with EOS unless `max_new_tokens` ran out); greedy when `temperature` is 0."""
+                 seed: int | None = None, logits_processor: Sequence[Any] = ()) -> list[int]:
+        """New token ids (ending with EOS unless `max_new_tokens` ran out); greedy when `temperature` is 0.
+        `logits_processor`: transformers logits processors (e.g. `trainers.tool_grammar.GrammarLogitsProcessor`)."""
         ids = list(ids)
         if len(self.cached_ids) >= len(ids) or ids[: len(self.cached_ids)] != self.cached_ids:
             self.cache, self.cached_ids = DynamicCache(config=self.model.config), []
@@ -239,6 +242,8 @@ class LocalSampler:
         kwargs: dict[str, Any] = {"do_sample": sampled, "max_new_tokens": max_new_tokens,
                                   "eos_token_id": self.eos_token_id, "pad_token_id": self.pad_token_id,
                                   cache_argument(self.model): self.cache, "use_cache": True}
+        if logits_processor:
+            kwargs["logits_processor"] = LogitsProcessorList(logits_processor)
         if sampled:
             kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
         else:
@@ -257,11 +262,13 @@ class LocalTransformersBackend:
     """`LLMBackend` over a local checkpoint: chat template with tools, `generate`, hermes tool-call parsing.
 
     Requests are answered one at a time (generation is compute-bound); each re-renders the conversation.
+    `decoding="grammar"` generates every message under a grammar of the request's tools (`trainers.tool_grammar`):
+    only well-formed calls of exposed tools, with their required arguments; `free` (the default) does not.
     """
 
     def __init__(self, model: str | Path | PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None = None, *,
                  name: str | None = None, dtype: str = "float32", device: str | None = None,
-                 rendering: str | None = None) -> None:
+                 rendering: str | None = None, decoding: str = "free") -> None:
         if isinstance(model, str | Path):
             self.model, loaded = load_checkpoint(model, dtype=dtype, device=device)
             self.tokenizer = tokenizer or loaded
@@ -273,6 +280,8 @@ class LocalTransformersBackend:
             self.model, self.tokenizer = model, tokenizer
             self.name = name or "local:in-memory"
         self.renderer = ChatRenderer(self.tokenizer, rendering or "full")
+        self.decoding = check_decoding(decoding)
+        self._grammars: ToolCallGrammars | None = None
         text_config = self.model.config.get_text_config()
         self.context = int(getattr(text_config, "max_position_embeddings", 0) or 0)
         self.stats = LLMStats()
@@ -292,10 +301,26 @@ class LocalTransformersBackend:
                                            f"is {self.context}; use a model with a longer context or fewer tools")
         return ids, min(request.max_tokens, room)
 
+    def matcher(self, request: LLMRequest) -> Any | None:
+        """The grammar matcher of one request's message under `decoding="grammar"` (its tools), else None."""
+        if self.decoding == "free":
+            return None
+        if self._grammars is None:
+            self._grammars = ToolCallGrammars(self.tokenizer)
+        return self._grammars.matcher(request.tools)
+
+    def constraint(self, request: LLMRequest) -> list[GrammarLogitsProcessor]:
+        """The logits processors of one request's message: its tools' grammar under `decoding="grammar"`, else none."""
+        matcher = self.matcher(request)
+        if matcher is None or self._grammars is None:
+            return []
+        return [GrammarLogitsProcessor([matcher], self._grammars.vocab_size)]
+
     async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
         """The new tokens after `ids` (one request at a time; `trainers.batching` batches concurrent ones)."""
         sampler = LocalSampler(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
-        return sampler.generate(ids, max_new_tokens, request.temperature, seed=request.seed)
+        return sampler.generate(ids, max_new_tokens, request.temperature, seed=request.seed,
+                                logits_processor=self.constraint(request))
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request, or raise `LLMError` (the prompt does not fit the context, or generation failed)."""
@@ -337,7 +362,8 @@ def generated_response(parsed: ParsedMessage, prompt_tokens: int, completion_tok
     )
 
 
-def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0) -> LocalTransformersBackend:
+def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed: int = 0,
+                   decoding: str = "free") -> LocalTransformersBackend:
     """A freshly initialised model of the checkpoint's architecture with its tokenizer: the 'base' of a model
     trained from scratch (the tiny config), so base-vs-SFT compares like with like."""
     tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
@@ -345,4 +371,4 @@ def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config)
     model.eval()
-    return LocalTransformersBackend(model, tokenizer, name=name, rendering=read_rendering(checkpoint))
+    return LocalTransformersBackend(model, tokenizer, name=name, rendering=read_rendering(checkpoint), decoding=decoding)

@@ -1,0 +1,211 @@
+"""Tool calls decoded under a grammar: a local model can only write calls of the tools a request exposes.
+
+vLLM constrains tool calls with a grammar when asked (`tool_choice`, structured outputs); a local model decoding
+freely can write a call of a tool that does not exist, an argument the tool does not take, JSON that does not parse,
+or a call without an argument the tool requires (`files_search_files {}`: docs/learning.md, L17). With
+`decoding="grammar"` (`LocalTransformersBackend`, `trainers.batching`), every assistant message is generated under
+an llguidance grammar (https://github.com/guidance-ai/llguidance) built from the request's tools:
+
+- an optional empty think block (`<think>\\n\\n</think>\\n\\n`, as the Qwen3 templates write it), then either
+- a reply: any text that does not start with `<`, or
+- one or more hermes tool calls, each `<tool_call>\\n{"name": "<tool>", "arguments": {...}}\\n</tool_call>`, where
+  `<tool>` is one of the request's tools and the arguments object holds only that tool's parameters, each value
+  valid under the parameter's JSON schema, every required parameter present, in any order (the grammar does not
+  impose the schema's order on a model trained on calls written in another), written as compact JSON (the
+  `compact` and `minimal` renderings of `trainers.rendering`).
+
+Only the shape is constrained: which tool, which values, and whether to call at all stay the model's choice. The
+grammar is built once per distinct tool list and tokenizer (`ToolCallGrammars`), and one matcher per generated
+message follows the sampled tokens (`GrammarLogitsProcessor`, a transformers `LogitsProcessor`), so batched
+generation constrains each row with its own request's tools.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal, cast, get_args
+
+import torch
+from transformers import LogitsProcessor, PreTrainedTokenizerBase
+
+__all__ = ["Decoding", "GrammarLogitsProcessor", "ToolCallGrammars", "check_decoding", "tool_call_lark"]
+
+Decoding = Literal["free", "grammar"]
+_MAX_PERMUTED_REQUIRED = 3  # more required parameters than this: any order, presence not enforced (k! alternatives)
+_MARKERS = ("<tool_call>", "</tool_call>", "<think>", "</think>")
+_COMPACT = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+
+
+def check_decoding(decoding: str) -> Decoding:
+    if decoding not in get_args(Decoding):
+        raise ValueError(f"unknown decoding {decoding!r}; use one of {', '.join(get_args(Decoding))}")
+    return decoding  # type: ignore[return-value]  # checked against the Literal's values just above
+
+
+def _lark_string(text: str) -> str:
+    """`text` as a Lark string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _value_schema(schema: Mapping[str, Any]) -> str:
+    """An argument value's JSON schema as an inline `%json` non-terminal, compact (no spaces)."""
+    body = {k: v for k, v in schema.items() if k not in ("description", "default", "examples", "title")}
+    if not body or body == {"type": "any"}:
+        body = {}
+    return "%json " + json.dumps({**body, "x-guidance": _COMPACT}, ensure_ascii=False)
+
+
+def _arguments_rules(prefix: str, parameters: Mapping[str, Any]) -> list[str]:
+    """Lark rules `<prefix>_args` for one tool's arguments object: its parameters only, every required one present
+    (up to `_MAX_PERMUTED_REQUIRED` of them), in any order."""
+    properties = dict(parameters.get("properties") or {})
+    required = [name for name in parameters.get("required") or () if name in properties]
+    rules = []
+    names = sorted(properties)
+    for i, name in enumerate(names):
+        rules.append(f"{prefix}_p{i}: {_lark_string(json.dumps(name) + ':')} {_value_schema(properties[name])}")
+    index = {name: i for i, name in enumerate(names)}
+    if len(required) > _MAX_PERMUTED_REQUIRED:
+        required = []
+    optional = [f"{prefix}_p{index[n]}" for n in names if n not in required]
+    if optional:
+        rules.append(f"{prefix}_opt: " + " | ".join(optional))
+    if not names:
+        rules.append(f'{prefix}_args: "{{}}"')
+        return rules
+    if not required:
+        rules.append(f'{prefix}_args: "{{" ({prefix}_opt ("," {prefix}_opt)*)? "}}"')
+        return rules
+    between = f'("," {prefix}_opt)*' if optional else ""
+    before = f'({prefix}_opt ",")*' if optional else ""
+    alternatives = []
+    for order in itertools.permutations(required):
+        items = ' "," '.join(f"{prefix}_p{index[n]} {between}".strip() for n in order)
+        alternatives.append(f'"{{" {before} {items} "}}"'.replace("  ", " "))
+    rules.append(f"{prefix}_args: " + " | ".join(alternatives))
+    return rules
+
+
+def _marker(text: str, special: Collection[str]) -> str:
+    """A markup tag (`<tool_call>`, `<think>`...) in Lark: a special token where the tokenizer has it as one, else
+    its text."""
+    return text if text in special else _lark_string(text)
+
+
+def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] = ()) -> str:
+    """The llguidance Lark grammar of one assistant message for a request exposing `tools` (OpenAI function tools);
+    `special`: the markup tags the tokenizer holds as single added tokens (llguidance matches those whole)."""
+    open_call, close_call = _marker("<tool_call>", special), _marker("</tool_call>", special)
+    rules: list[str] = []
+    calls: list[str] = []
+    for t, tool in enumerate(tools):
+        function = tool.get("function", tool)
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a tool without a name cannot be put in a grammar: {json.dumps(tool)[:200]}")
+        parameters = function.get("parameters") or {}
+        rules.extend(_arguments_rules(f"t{t}", parameters))
+        head = '\n{"name": ' + json.dumps(name) + ', "arguments": '
+        rules.append(f"t{t}_call: {open_call} {_lark_string(head)} t{t}_args {_lark_string(chr(125) + chr(10))} "
+                     f"{close_call}")
+        calls.append(f"t{t}_call")
+    lines = [
+        "start: think? body",
+        "body: REPLY" + (" | calls" if calls else ""),
+        f'think: {_marker("<think>", special)} "\\n\\n" {_marker("</think>", special)} "\\n\\n"',
+        # A reply is any text not starting with `<` (which would begin a tool call or a think block).
+        r"REPLY: /[^<](.|\n)*/",
+    ]
+    if calls:
+        lines.append('calls: call ("\\n" call)*')
+        lines.append("call: " + " | ".join(calls))
+    return "\n".join(lines + rules) + "\n"
+
+
+class ToolCallGrammars:
+    """Grammars of tool lists for one tokenizer: `matcher(tools)` gives a fresh matcher for one message.
+
+    Building the llguidance tokenizer takes about a second and compiling a grammar a few milliseconds; both are
+    cached (the grammar by the tool list's content).
+    """
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase) -> None:
+        import llguidance
+        import llguidance.hf
+
+        self._llguidance = llguidance
+        self.tokenizer = llguidance.hf.from_tokenizer(tokenizer)  # type: ignore[arg-type]
+        self.vocab_size = int(self.tokenizer.vocab_size)
+        added = {token.content for token in getattr(tokenizer, "added_tokens_decoder", {}).values()}
+        self.special = {tag for tag in _MARKERS if tag in added}
+        self._grammars: dict[str, str] = {}
+
+    def grammar(self, tools: Sequence[Mapping[str, Any]] | None) -> str:
+        key = hashlib.sha256(json.dumps(list(tools or ()), sort_keys=True, default=str).encode()).hexdigest()
+        if key not in self._grammars:
+            lark = tool_call_lark(list(tools or ()), self.special)
+            grammar = self._llguidance.LLMatcher.grammar_from_lark(lark)
+            failed, messages = self._llguidance.LLMatcher.validate_grammar_with_warnings(grammar, self.tokenizer)
+            if failed:
+                raise ValueError(f"the tool-call grammar does not compile: {messages}")
+            self._grammars[key] = grammar
+        return self._grammars[key]
+
+    def matcher(self, tools: Sequence[Mapping[str, Any]] | None) -> Any:
+        """A matcher for one assistant message generated for a request exposing `tools`."""
+        matcher = self._llguidance.LLMatcher(self.tokenizer, self.grammar(tools))
+        if matcher.is_error():
+            raise ValueError(f"the tool-call grammar does not compile: {matcher.get_error()}")
+        return matcher
+
+
+class GrammarLogitsProcessor(LogitsProcessor):
+    """Masks each row's next-token scores to what its matcher allows (a row with `None` is left free).
+
+    transformers calls it once per generated token with the whole sequences so far: the first call sees the
+    prompts, every later one the token sampled last, which the row's matcher consumes first. A row whose matcher
+    has stopped (its message ended) or failed is left free; generation ends it at EOS or its budget anyway.
+    """
+
+    def __init__(self, matchers: Sequence[Any | None], vocab_size: int) -> None:
+        from llguidance.torch import allocate_token_bitmask, fill_next_token_bitmask
+
+        self.matchers = list(matchers)
+        self.vocab_size = vocab_size  # the llguidance tokenizer's (`ToolCallGrammars.vocab_size`)
+        self._fill = fill_next_token_bitmask
+        self.bitmask = allocate_token_bitmask(len(self.matchers), vocab_size)
+        self._bits = torch.arange(32, dtype=torch.int32)
+        self._width: int | None = None
+        self.failures: list[str] = []
+
+    def _consume(self, input_ids: torch.LongTensor) -> None:
+        last = input_ids[:, -1].tolist()
+        for row, matcher in enumerate(self.matchers):
+            if matcher is None or matcher.is_stopped():
+                continue
+            if not matcher.consume_token(int(last[row])):
+                self.failures.append(matcher.get_error() or "token not accepted")
+                self.matchers[row] = None
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if self._width is None:
+            self._width = input_ids.shape[1]
+        else:
+            self._consume(input_ids)
+        active = [row for row, m in enumerate(self.matchers) if m is not None and not m.is_stopped()]
+        if not active:
+            return scores
+        for row in active:
+            self._fill(cast(Any, self.matchers[row]), self.bitmask, row)
+        rows = torch.tensor(active)
+        allowed = ((self.bitmask[rows].unsqueeze(-1) >> self._bits) & 1).reshape(len(active), -1).bool()
+        vocab = scores.shape[1]
+        if allowed.shape[1] < vocab:  # a model vocabulary padded beyond the tokenizer's: the padding never allowed
+            allowed = torch.nn.functional.pad(allowed, (0, vocab - allowed.shape[1]), value=False)
+        masked = scores[rows].masked_fill(~allowed[:, :vocab], float("-inf"))
+        constrained = scores.clone()
+        constrained[rows] = masked
+        return cast(torch.FloatTensor, constrained)
