@@ -62,7 +62,7 @@ def _schema(tools: list[dict[str, Any]], name: str) -> dict[str, Any]:
 def _accepts(grammars: ToolCallGrammars, tokenizer: PreTrainedTokenizerBase, tools: list[dict[str, Any]],
              text: str) -> bool:
     """Whether the whole message `text`, then EOS, is a sentence of the grammar of `tools`."""
-    matcher = grammars.matcher(tools)
+    matcher = grammars.message(tools).matcher
     tokens = [*tokenizer.encode(text, add_special_tokens=False), int(tokenizer.eos_token_id)]
     return matcher.try_consume_tokens(tokens) == len(tokens) and matcher.is_stopped()
 
@@ -148,9 +148,9 @@ def test_an_untrained_model_under_the_grammar_writes_only_well_formed_calls(
         free = renderer.parse(tokenizer.encode(_sample_call(model, renderer, prompt, head, seed, None),
                                                add_special_tokens=False))
         free_errors += len(free.errors) + sum(c.name not in exposed for c in free.calls)
-        matcher = grammars.matcher(tools)
-        assert matcher.consume_tokens(head)
-        processor = GrammarLogitsProcessor([matcher], grammars.vocab_size)
+        grammar = grammars.message(tools)
+        assert grammar.matcher.consume_tokens(head)
+        processor = GrammarLogitsProcessor([grammar])
         text = _sample_call(model, renderer, prompt, head, seed, processor)
         assert processor.failures == []
         parsed = renderer.parse(tokenizer.encode(text, add_special_tokens=False))
@@ -176,12 +176,15 @@ def test_the_backend_and_a_batch_constrain_each_request_with_its_own_tools(
     prompt = renderer.prompt_ids(messages, tools)
     # One free row and one constrained row in one batch: the free row is what it is alone, unconstrained.
     grammars = ToolCallGrammars(tokenizer)
-    constrained = GrammarLogitsProcessor([None, grammars.matcher(tools)], grammars.vocab_size)
+    constrained = grammars.message(tools)
     rows = generate_batch(model, [prompt[:200], prompt], [20, 20], 0.0, 1.0, renderer.eos_token_id,
-                          tokenizer.pad_token_id, constraint=constrained)
+                          tokenizer.pad_token_id, constraints=[None, constrained])
     alone = LocalSampler(model, renderer.eos_token_id, tokenizer.pad_token_id).generate(prompt[:200], 20, 0.0)
     assert rows[0] == alone
-    assert constrained.failures == []
+    under = LocalSampler(model, renderer.eos_token_id, tokenizer.pad_token_id).generate(
+        prompt, 20, 0.0, constraint=grammars.message(tools))
+    assert rows[1] == under  # the constrained row is what it is alone under its grammar
+    assert constrained.matcher.is_error() is False
     with pytest.raises(ValueError, match="unknown decoding"):
         LocalTransformersBackend(model, tokenizer, decoding="beam")
     assert backend.decoding == "grammar"

@@ -22,7 +22,7 @@ from transformers import LogitsProcessorList, PreTrainedModel
 from coworkenv.llm import LLMRequest
 from trainers.local_backend import LocalTransformersBackend, cache_argument
 from trainers.prefix_cache import PrefixCaches
-from trainers.tool_grammar import GrammarLogitsProcessor
+from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar
 
 __all__ = ["BatchSlot", "BatchedLocalBackend", "GroupBatcher", "generate_batch"]
 
@@ -32,12 +32,12 @@ _KEPT_CACHES = 32  # sequences whose caches a batcher keeps at least (about 6 MB
 def generate_batch(model: PreTrainedModel, sequences: Sequence[Sequence[int]], max_new_tokens: Sequence[int],
                    temperature: float, top_p: float, eos_token_id: int, pad_token_id: int | None,
                    seed: int | None = None, prefixes: PrefixCaches | None = None,
-                   constraint: GrammarLogitsProcessor | None = None) -> list[list[int]]:
+                   constraints: Sequence[MessageGrammar | None] = ()) -> list[list[int]]:
     """New tokens for every sequence (each ending with EOS unless its budget ran out), in one left-padded batch.
 
     With `prefixes`, a sequence that extends one generated before starts from its kept cache, and the batch's rows
     are kept for the next call (`trainers.prefix_cache`); the tokens are the same up to float rounding.
-    `constraint`: one grammar matcher per row (`trainers.tool_grammar`; a `None` row is free).
+    `constraints`: the grammar of each row's message (`trainers.tool_grammar`; a `None` row, or none given: free).
     """
     if not sequences:
         return []
@@ -50,8 +50,8 @@ def generate_batch(model: PreTrainedModel, sequences: Sequence[Sequence[int]], m
                               "pad_token_id": pad, "do_sample": temperature > 0, "use_cache": True}
     if assembled is not None:
         kwargs[cache_argument(model)] = assembled.cache
-    if constraint is not None:
-        kwargs["logits_processor"] = LogitsProcessorList([constraint])
+    if any(c is not None for c in constraints):
+        kwargs["logits_processor"] = LogitsProcessorList([GrammarLogitsProcessor(constraints)])
     if temperature > 0:
         kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
     else:
@@ -77,7 +77,7 @@ class _Request:
     top_p: float
     seed: int | None
     answer: asyncio.Future[list[int]]
-    matcher: Any | None = None
+    constraint: MessageGrammar | None = None
 
 
 class GroupBatcher:
@@ -101,7 +101,6 @@ class GroupBatcher:
         self.pad_token_id = pad_token_id
         self.live = episodes
         self.pending: list[_Request] = []
-        self.vocab_size = 0  # the grammar tokenizer's, once a constrained request came (`trainers.tool_grammar`)
         self.batches: list[int] = []  # the size of every batch generated (for tests and logs)
 
     def slot(self) -> BatchSlot:
@@ -109,12 +108,11 @@ class GroupBatcher:
         return BatchSlot(self)
 
     async def request(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float,
-                      seed: int | None, matcher: Any | None = None, vocab_size: int = 0) -> list[int]:
-        """The new tokens after `ids`; `matcher` (with the grammar tokenizer's `vocab_size`) constrains them."""
+                      seed: int | None, constraint: MessageGrammar | None = None) -> list[int]:
+        """The new tokens after `ids`, generated under `constraint` when one is given."""
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[list[int]] = loop.create_future()
-        self.pending.append(_Request(list(ids), max_new_tokens, temperature, top_p, seed, answer, matcher))
-        self.vocab_size = max(self.vocab_size, vocab_size)
+        self.pending.append(_Request(list(ids), max_new_tokens, temperature, top_p, seed, answer, constraint))
         if self.live is None:
             if len(self.pending) == 1:
                 loop.call_soon(self._flush)  # after the tasks already ready: they may ask too
@@ -137,13 +135,10 @@ class GroupBatcher:
         for (temperature, top_p), requests in groups.items():
             seeds = [r.seed for r in requests]
             seed = None if None in seeds else int.from_bytes(hashlib.sha256(repr(seeds).encode()).digest()[:4], "big")
-            matchers = [r.matcher for r in requests]
-            constraint = (GrammarLogitsProcessor(matchers, self.vocab_size)
-                          if any(m is not None for m in matchers) else None)
             try:
                 rows = generate_batch(self.model, [r.ids for r in requests], [r.max_new_tokens for r in requests],
                                       temperature, top_p, self.eos_token_id, self.pad_token_id, seed, self.prefixes,
-                                      constraint)
+                                      [r.constraint for r in requests])
             except Exception as exc:  # every waiting episode sees the failure, none waits forever
                 for request in requests:
                     request.answer.set_exception(exc)
@@ -177,7 +172,5 @@ class BatchedLocalBackend(LocalTransformersBackend):
 
     async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
         """The new tokens after `ids`, generated in the next batch together with the other waiting requests."""
-        matcher = self.matcher(request)
-        vocab_size = self._grammars.vocab_size if self._grammars is not None else 0
-        return await self.batcher.request(ids, max_new_tokens, request.temperature, 1.0, request.seed, matcher,
-                                          vocab_size)
+        return await self.batcher.request(ids, max_new_tokens, request.temperature, 1.0, request.seed,
+                                          self.constraint(request))

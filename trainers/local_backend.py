@@ -32,7 +32,7 @@ from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
 from trainers.rendering import read_rendering, render_messages, render_tools
-from trainers.tool_grammar import GrammarLogitsProcessor, ToolCallGrammars, check_decoding
+from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar, ToolCallGrammars, check_decoding
 
 __all__ = [
     "ChatRenderer",
@@ -232,9 +232,9 @@ class LocalSampler:
         return cache
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
-                 seed: int | None = None, logits_processor: Sequence[Any] = ()) -> list[int]:
-        """New token ids (ending with EOS unless `max_new_tokens` ran out); greedy when `temperature` is 0.
-        `logits_processor`: transformers logits processors (e.g. `trainers.tool_grammar.GrammarLogitsProcessor`)."""
+                 seed: int | None = None, constraint: MessageGrammar | None = None) -> list[int]:
+        """New token ids (ending with EOS unless `max_new_tokens` ran out); greedy when `temperature` is 0;
+        `constraint`: the grammar the message is generated under (`trainers.tool_grammar`)."""
         ids = list(ids)
         if len(self.cached_ids) >= len(ids) or ids[: len(self.cached_ids)] != self.cached_ids:
             self.cache, self.cached_ids = DynamicCache(config=self.model.config), []
@@ -242,8 +242,8 @@ class LocalSampler:
         kwargs: dict[str, Any] = {"do_sample": sampled, "max_new_tokens": max_new_tokens,
                                   "eos_token_id": self.eos_token_id, "pad_token_id": self.pad_token_id,
                                   cache_argument(self.model): self.cache, "use_cache": True}
-        if logits_processor:
-            kwargs["logits_processor"] = LogitsProcessorList(logits_processor)
+        if constraint is not None:
+            kwargs["logits_processor"] = LogitsProcessorList([GrammarLogitsProcessor([constraint])])
         if sampled:
             kwargs.update(temperature=temperature, top_p=top_p, top_k=0)
         else:
@@ -301,26 +301,19 @@ class LocalTransformersBackend:
                                            f"is {self.context}; use a model with a longer context or fewer tools")
         return ids, min(request.max_tokens, room)
 
-    def matcher(self, request: LLMRequest) -> Any | None:
-        """The grammar matcher of one request's message under `decoding="grammar"` (its tools), else None."""
+    def constraint(self, request: LLMRequest) -> MessageGrammar | None:
+        """The grammar of one request's message under `decoding="grammar"` (its tools), else None."""
         if self.decoding == "free":
             return None
         if self._grammars is None:
             self._grammars = ToolCallGrammars(self.tokenizer)
-        return self._grammars.matcher(request.tools)
-
-    def constraint(self, request: LLMRequest) -> list[GrammarLogitsProcessor]:
-        """The logits processors of one request's message: its tools' grammar under `decoding="grammar"`, else none."""
-        matcher = self.matcher(request)
-        if matcher is None or self._grammars is None:
-            return []
-        return [GrammarLogitsProcessor([matcher], self._grammars.vocab_size)]
+        return self._grammars.message(request.tools)
 
     async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
         """The new tokens after `ids` (one request at a time; `trainers.batching` batches concurrent ones)."""
         sampler = LocalSampler(self.model, self.renderer.eos_token_id, self.tokenizer.pad_token_id)
         return sampler.generate(ids, max_new_tokens, request.temperature, seed=request.seed,
-                                logits_processor=self.constraint(request))
+                                constraint=self.constraint(request))
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request, or raise `LLMError` (the prompt does not fit the context, or generation failed)."""

@@ -26,12 +26,14 @@ import hashlib
 import itertools
 import json
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 import torch
 from transformers import LogitsProcessor, PreTrainedTokenizerBase
 
-__all__ = ["Decoding", "GrammarLogitsProcessor", "ToolCallGrammars", "check_decoding", "tool_call_lark"]
+__all__ = ["Decoding", "GrammarLogitsProcessor", "MessageGrammar", "ToolCallGrammars", "check_decoding",
+           "tool_call_lark"]
 
 Decoding = Literal["free", "grammar"]
 _MAX_PERMUTED_REQUIRED = 3  # more required parameters than this: any order, presence not enforced (k! alternatives)
@@ -125,6 +127,14 @@ def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] 
     return "\n".join(lines + rules) + "\n"
 
 
+@dataclass
+class MessageGrammar:
+    """The grammar state of one message being generated: an llguidance matcher and its tokenizer's vocabulary size."""
+
+    matcher: Any  # llguidance.LLMatcher
+    vocab_size: int
+
+
 class ToolCallGrammars:
     """Grammars of tool lists for one tokenizer: `matcher(tools)` gives a fresh matcher for one message.
 
@@ -154,27 +164,27 @@ class ToolCallGrammars:
             self._grammars[key] = grammar
         return self._grammars[key]
 
-    def matcher(self, tools: Sequence[Mapping[str, Any]] | None) -> Any:
-        """A matcher for one assistant message generated for a request exposing `tools`."""
+    def message(self, tools: Sequence[Mapping[str, Any]] | None) -> MessageGrammar:
+        """The grammar state for one assistant message generated for a request exposing `tools`."""
         matcher = self._llguidance.LLMatcher(self.tokenizer, self.grammar(tools))
         if matcher.is_error():
             raise ValueError(f"the tool-call grammar does not compile: {matcher.get_error()}")
-        return matcher
+        return MessageGrammar(matcher, self.vocab_size)
 
 
 class GrammarLogitsProcessor(LogitsProcessor):
-    """Masks each row's next-token scores to what its matcher allows (a row with `None` is left free).
+    """Masks each row's next-token scores to what its message grammar allows (a row with `None` is left free).
 
     transformers calls it once per generated token with the whole sequences so far: the first call sees the
     prompts, every later one the token sampled last, which the row's matcher consumes first. A row whose matcher
     has stopped (its message ended) or failed is left free; generation ends it at EOS or its budget anyway.
     """
 
-    def __init__(self, matchers: Sequence[Any | None], vocab_size: int) -> None:
+    def __init__(self, grammars: Sequence[MessageGrammar | None]) -> None:
         from llguidance.torch import allocate_token_bitmask, fill_next_token_bitmask
 
-        self.matchers = list(matchers)
-        self.vocab_size = vocab_size  # the llguidance tokenizer's (`ToolCallGrammars.vocab_size`)
+        self.matchers = [g.matcher if g is not None else None for g in grammars]
+        vocab_size = max((g.vocab_size for g in grammars if g is not None), default=1)
         self._fill = fill_next_token_bitmask
         self.bitmask = allocate_token_bitmask(len(self.matchers), vocab_size)
         self._bits = torch.arange(32, dtype=torch.int32)
