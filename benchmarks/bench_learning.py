@@ -281,6 +281,7 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
     run on disk, so whichever process writes last lists them all.
     """
     base_config = load_rl_config(args.rl_config)
+    tag = decoding_tag(args)
     curriculum = rl_curriculum(args, out, envs, base_config.rollout.temperature)
     train = {spec.id: spec for spec in envs["train"]}
     rl_envs = [train[env_id] for env_id in curriculum["kept"][: args.rl_envs] if env_id in train]
@@ -292,13 +293,13 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
     deadline = time.perf_counter() + args.rl_minutes * 60
 
     def summary() -> dict[str, Any]:
-        return {"runs": _finished_rl_runs(out), "envs": len(rl_envs), "eval_envs": len(eval_specs),
+        return {"runs": _finished_rl_runs(out, tag), "envs": len(rl_envs), "eval_envs": len(eval_specs),
                 "curriculum": _curriculum_summary(curriculum, rl_envs)}
 
     for reward, credit in [tuple(v.split("/")) for v in args.rl_variants]:
         for seed in range(args.rl_seeds):
             name = f"{reward}-{credit}-s{seed}"
-            run_dir = out / "rl" / name
+            run_dir = out / f"rl{tag}" / name
             if not (run_dir / "rl_run.json").is_file():
                 if time.perf_counter() > deadline:
                     log(f"rl {name}: skipped, the --rl-minutes budget is spent")
@@ -306,22 +307,28 @@ def run_rl(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                 config = base_config.model_copy(update={
                     "training": base_config.training.model_copy(
                         update={"seed": seed, "unpad_loss_rows": not args.rl_reference_paths}),
-                    "rollout": base_config.rollout.model_copy(update={"reuse_caches": not args.rl_reference_paths})})
+                    "rollout": base_config.rollout.model_copy(update={"reuse_caches": not args.rl_reference_paths,
+                                                                      "decoding": args.decoding})})
                 result = train_rl(config, rl_envs, run_dir, reward=reward, credit=credit,  # type: ignore[arg-type]
                                   model_path=out / "sft", max_steps=args.rl_steps)
                 log(f"rl {name}: {result.steps} steps in {result.wall_s:.0f}s")
-            run_eval(f"rl-{name}", LocalTransformersBackend(run_dir), eval_specs, 1, out)
+            run_eval(f"rl{tag}-{name}", LocalTransformersBackend(run_dir, decoding=args.decoding), eval_specs, 1, out)
             # Written after every run, so a stopped comparison still reports the runs it finished.
-            write_json_atomic(out / "rl_summary.json", summary())
+            write_json_atomic(out / f"rl_summary{tag}.json", summary())
     return summary()
 
 
-def _finished_rl_runs(out: Path) -> dict[str, Any]:
+def decoding_tag(args: argparse.Namespace) -> str:
+    """What names the reports, RL runs and curriculum of a `--decoding` other than free apart: `-grammar`."""
+    return "" if args.decoding == "free" else f"-{args.decoding}"
+
+
+def _finished_rl_runs(out: Path, tag: str = "") -> dict[str, Any]:
     """Every RL run under out/rl with a checkpoint and a held-out evaluation, whichever process made it."""
     runs: dict[str, Any] = {}
-    for run_json in sorted((out / "rl").glob("*/rl_run.json")):
+    for run_json in sorted((out / f"rl{tag}").glob("*/rl_run.json")):
         name = run_json.parent.name
-        evaluation = out / "eval" / f"rl-{name}.json"
+        evaluation = out / "eval" / f"rl{tag}-{name}.json"
         if not evaluation.is_file():
             continue
         meta = json.loads(run_json.read_text(encoding="utf-8"))
@@ -339,8 +346,9 @@ def _finished_rl_runs(out: Path) -> dict[str, Any]:
 def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]],
                   temperature: float) -> dict[str, Any]:
     """The train envs where the SFT student's reward varies between samples (`trainers.rl_curriculum`), probed once
-    for every variant and seed of the comparison; cached in rl_curriculum.json."""
-    path = out / "rl_curriculum.json"
+    for every variant and seed of the comparison; cached in rl_curriculum.json (rl_curriculum-grammar.json when the
+    student decodes under the tool grammar)."""
+    path = out / f"rl_curriculum{decoding_tag(args)}.json"
     with (out / "rl_curriculum.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process of the comparison waits for the first one's probe
         if path.is_file():
@@ -351,7 +359,7 @@ def rl_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvS
 def _probe_curriculum(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]], temperature: float,
                       path: Path) -> dict[str, Any]:
     candidates = round_robin(envs["train"][:: max(1, len(envs["train"]) // args.rl_probe_envs)][: args.rl_probe_envs])
-    curriculum = learnable_envs(LocalTransformersBackend(out / "sft", name="sft"), candidates,
+    curriculum = learnable_envs(LocalTransformersBackend(out / "sft", name="sft", decoding=args.decoding), candidates,
                                 samples=args.rl_probe_samples, temperature=temperature, limit=args.rl_envs,
                                 per_capability=args.rl_per_capability or -(-args.rl_envs // len(args.capabilities)),
                                 max_tokens=EVAL_MAX_TOKENS, max_steps=EVAL_MAX_STEPS, log=log).to_dict()
@@ -490,7 +498,7 @@ def main() -> None:
     heldout = round_robin(envs["heldout"] + envs["heldout_capability"])
     if stages & {"base", "eval-base"}:
         base = make_base(args, out)
-    suffix = "" if args.decoding == "free" else f"-{args.decoding}"
+    suffix = decoding_tag(args)
     if "eval-base" in stages:
         run_eval(f"base{suffix}", LocalTransformersBackend(base, name=f"base{suffix}", decoding=args.decoding),
                  heldout, args.k, out, args.eval_part)
@@ -503,7 +511,7 @@ def main() -> None:
     if "probe" in stages:
         run_probe(args, out, envs)
     if "rl" in stages and args.rl_seeds > 0 and args.rl_variants:
-        sft_report = partial_report(out, "sft")
+        sft_report = partial_report(out, f"sft{suffix}")
         if sft_report is not None and sft_report.overall.mean_score == 0.0 and not args.rl_without_signal:
             # GRPO learns from reward differences within a group; a student that scores 0 everywhere gives none.
             log(f"rl: skipped, the SFT student scores 0.000 on all {sft_report.overall.envs} held-out envs, so every "
@@ -535,25 +543,27 @@ def report(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]]) 
                          "mean_score": base_overall.mean_score, "envs": base_overall.envs})
     write_learning_curve(plots["learning_curve.png"], curve, f"{sft['config']}: held-out pass@1 during SFT",
                          baseline=0.3)
-    rl_path = out / "rl_summary.json"
+    tag = decoding_tag(args)
+    rl_path = out / f"rl_summary{tag}.json"
     if rl_path.is_file():
         rl = json.loads(rl_path.read_text(encoding="utf-8"))
         eval_ids: set[str] = set()
         for run in rl["runs"].values():
             eval_ids = set(EvalReport.from_dict(json.loads(
-                (out / "eval" / f"rl-{run['reward']}-{run['credit']}-s{run['seed']}.json").read_text())).env_ids)
+                (out / "eval" / f"rl{tag}-{run['reward']}-{run['credit']}-s{run['seed']}.json").read_text())).env_ids)
             break
         subset = [s for s in envs["heldout"] if s.id in eval_ids]
         if subset:
-            sft_subset = run_eval("sft-rl-subset", LocalTransformersBackend(out / "sft"), subset, 1, out)
+            sft_subset = run_eval(f"sft{tag}-rl-subset", LocalTransformersBackend(out / "sft", decoding=args.decoding),
+                                  subset, 1, out)
             results["rl_table"] = summarize_rl(rl, sft_subset)
             results["rl_runs"] = {k: {kk: vv for kk, vv in v.items() if kk != "log"} for k, v in rl["runs"].items()}
             results["rl_curriculum"] = rl.get("curriculum")
-            plots["rl_reward_curves.png"] = out / "rl_reward_curves.png"
-            write_comparison_plot(plots["rl_reward_curves.png"], {k: v["log"] for k, v in rl["runs"].items()},
+            plots[f"rl_reward_curves{tag}.png"] = out / f"rl_reward_curves{tag}.png"
+            write_comparison_plot(plots[f"rl_reward_curves{tag}.png"], {k: v["log"] for k, v in rl["runs"].items()},
                                   "RL from the SFT checkpoint")
-            plots["rl_variants.png"] = out / "rl_variants.png"
-            write_variant_plot(plots["rl_variants.png"], list(rl["runs"].values()), sft_subset.overall.pass_at_1,
+            plots[f"rl_variants{tag}.png"] = out / f"rl_variants{tag}.png"
+            write_variant_plot(plots[f"rl_variants{tag}.png"], list(rl["runs"].values()), sft_subset.overall.pass_at_1,
                                f"RL from the SFT checkpoint: {len(rl['runs'])} runs, held-out pass@1 on "
                                f"{sft_subset.overall.envs} envs")
     write_json_atomic(out / "results.json", results)

@@ -188,3 +188,47 @@ def test_the_backend_and_a_batch_constrain_each_request_with_its_own_tools(
     with pytest.raises(ValueError, match="unknown decoding"):
         LocalTransformersBackend(model, tokenizer, decoding="beam")
     assert backend.decoding == "grammar"
+
+
+def test_rl_rollouts_sample_every_message_under_its_grammar(
+        tiny: tuple[PreTrainedModel, PreTrainedTokenizerBase], spec: EnvSpec, tools: list[dict[str, Any]]) -> None:
+    """GRPO's episodes (`rollout.decoding: grammar`): each generated message, read back by a fresh matcher of the
+    env's tools, is a sentence of the grammar; free sampling of the same untrained model is not."""
+    from pydantic import ValidationError
+
+    from trainers.batching import GroupBatcher
+    from trainers.rl_config import RolloutSection
+    from trainers.rl_rollout import RolloutLimits, arollout_group
+
+    model, tokenizer = tiny
+    renderer = ChatRenderer(tokenizer, "minimal")
+    grammars = ToolCallGrammars(tokenizer)
+    limits = RolloutLimits(max_new_tokens=24, max_agent_steps=3, max_completion_tokens=400, temperature=1.0)
+
+    def messages(constrained: bool) -> list[list[int]]:
+        batcher = GroupBatcher(model, renderer.eos_token_id, tokenizer.pad_token_id, 4)
+        episodes = run_sync(lambda: arollout_group([spec] * 4, renderer, lambda s, e, p: batcher.slot(), limits,
+                                                   positions=range(4), seeds=[11, 12, 13, 14],
+                                                   grammars=grammars if constrained else None))
+        out = []
+        for _, tokens in episodes:
+            run: list[int] = []
+            for token, generated in zip(tokens.completion_ids, tokens.env_mask, strict=True):
+                if generated:
+                    run.append(token)
+                elif run:
+                    out.append(run)
+                    run = []
+            if run:
+                out.append(run)
+        return out
+
+    def accepted(message: list[int]) -> bool:
+        matcher = grammars.message(tools).matcher
+        return matcher.try_consume_tokens(message) == len(message)
+
+    constrained = messages(True)
+    assert constrained and all(accepted(m) for m in constrained)
+    assert not all(accepted(m) for m in messages(False))
+    with pytest.raises(ValidationError):
+        RolloutSection(decoding="beam")  # type: ignore[arg-type]

@@ -155,8 +155,8 @@ class BatchSlot:
         self.batcher = batcher
 
     async def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
-                       seed: int | None = None) -> list[int]:
-        return await self.batcher.request(ids, max_new_tokens, temperature, top_p, seed)
+                       seed: int | None = None, constraint: MessageGrammar | None = None) -> list[int]:
+        return await self.batcher.request(ids, max_new_tokens, temperature, top_p, seed, constraint)
 
     def leave(self) -> None:
         self.batcher.leave()

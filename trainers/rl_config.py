@@ -38,6 +38,9 @@ class RolloutSection(ConfigSection):
     reuse_caches: Annotated[bool, Field(
         description="keep each episode's KV cache across its messages and share a group's prompt "
         "(trainers.prefix_cache); false prefills every message whole")] = True
+    decoding: Annotated[Literal["free", "grammar"], Field(
+        description="grammar: every message is sampled under a grammar of the env's tools (trainers.tool_grammar), "
+        "as an evaluation with decoding=grammar generates; free: unconstrained")] = "free"
 
 
 class RLTrainingSection(ConfigSection):

@@ -31,6 +31,7 @@ from coworkenv.store.stages import write_trajectories
 from trainers.batching import GroupBatcher
 from trainers.local_backend import ChatRenderer, generated_response
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
+from trainers.tool_grammar import MessageGrammar, ToolCallGrammars, check_decoding
 
 __all__ = [
     "EnvRollout",
@@ -49,7 +50,8 @@ class TokenSampler(Protocol):
     """Produces the token ids of the next assistant message given the conversation's token ids."""
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, temperature: float, top_p: float = 1.0,
-                 seed: int | None = None) -> list[int] | Awaitable[list[int]]: ...
+                 seed: int | None = None, constraint: MessageGrammar | None = None,
+                 ) -> list[int] | Awaitable[list[int]]: ...
 
 
 # (spec, the live env of the episode, position of the episode in the batch) -> the sampler of that episode
@@ -89,8 +91,9 @@ class EpisodeBackend:
     """The `LLMBackend` of one episode: answers `run_agent`'s requests from one growing token sequence."""
 
     def __init__(self, renderer: ChatRenderer, sampler: TokenSampler, env: Env, limits: RolloutLimits,
-                 name: str = "student", seed: int | None = None) -> None:
+                 name: str = "student", seed: int | None = None, grammars: ToolCallGrammars | None = None) -> None:
         self.renderer = renderer
+        self.grammars = grammars  # given: every message is sampled under a grammar of the request's tools
         self.sampler = sampler
         self.env = env
         self.limits = limits
@@ -124,8 +127,12 @@ class EpisodeBackend:
         ids = self.tokens.prompt_ids + self.tokens.completion_ids
         seed = None if self.seed is None else self.seed + self._calls
         self._calls += 1
-        generated = self.sampler.generate(ids, min(self.limits.max_new_tokens, room - 1), self.limits.temperature,
-                                          self.limits.top_p, seed)
+        budget = min(self.limits.max_new_tokens, room - 1)
+        if self.grammars is not None:
+            generated = self.sampler.generate(ids, budget, self.limits.temperature, self.limits.top_p, seed,
+                                              constraint=self.grammars.message(request.tools))
+        else:  # samplers written before grammars (scripted ones in tests) need not take a constraint
+            generated = self.sampler.generate(ids, budget, self.limits.temperature, self.limits.top_p, seed)
         if inspect.isawaitable(generated):  # a batched sampler answers once the group's other episodes asked too
             generated = await generated
         self.tokens.extend(generated, True, self.env.turn)
@@ -153,15 +160,16 @@ def rollout_episode(
 async def arollout_group(
     specs: Sequence[EnvSpec], renderer: ChatRenderer, sampler_factory: SamplerFactory, limits: RolloutLimits, *,
     positions: Sequence[int], seeds: Sequence[int | None], model_name: str = "student",
+    grammars: ToolCallGrammars | None = None,
 ) -> list[tuple[TrajectoryRecord, EpisodeTokens]]:
     """One student episode per spec, all running concurrently on this event loop (so a batching sampler can
     generate their messages together); (record, tokens) per episode, in order. A sampler with `leave()` is told
-    when its episode ends."""
+    when its episode ends. With `grammars`, every message is sampled under its request's tool grammar."""
 
     async def one(spec: EnvSpec, position: int, seed: int | None) -> tuple[TrajectoryRecord, EpisodeTokens]:
         env = Env(spec, max_steps=limits.max_agent_steps + 1)
         sampler = sampler_factory(spec, env, position)
-        backend = EpisodeBackend(renderer, sampler, env, limits, model_name, seed)
+        backend = EpisodeBackend(renderer, sampler, env, limits, model_name, seed, grammars)
         sampling: dict[str, Any] = {"temperature": limits.temperature, "top_p": limits.top_p,
                                     "max_tokens": limits.max_new_tokens, "seed": seed}
         try:
@@ -197,7 +205,7 @@ class EnvRollout:
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
-                 seed: int = 0, reuse_caches: bool = True) -> None:
+                 seed: int = 0, reuse_caches: bool = True, decoding: str = "free") -> None:
         self.specs = {spec.id: spec for spec in specs}
         self.renderer = renderer
         self.limits = limits
@@ -206,6 +214,7 @@ class EnvRollout:
         self.rollouts_dir = rollouts_dir
         self.seed = seed
         self.reuse_caches = reuse_caches
+        self.grammars = ToolCallGrammars(renderer.tokenizer) if check_decoding(decoding) == "grammar" else None
         self.records: list[TrajectoryRecord] = []  # the last batch's episodes, and their token sequences
         self.tokens: list[EpisodeTokens] = []
 
@@ -232,7 +241,8 @@ class EnvRollout:
             episodes = run_sync(lambda: arollout_group(
                 [self.specs[p] for p in prompts], self.renderer, factory, self.limits,
                 positions=range(len(prompts)),
-                seeds=[_episode_seed(self.seed, step, rank, position) for position in range(len(prompts))]))
+                seeds=[_episode_seed(self.seed, step, rank, position) for position in range(len(prompts))],
+                grammars=self.grammars))
         # Logged beside TRL's step_time (the whole step, this included): the rest is scoring, loss and optimiser.
         mode = "train" if trainer.model is not None and trainer.model.training else "eval"
         cast(Any, trainer)._metrics[mode]["rollout_time"].append(time.perf_counter() - started)
