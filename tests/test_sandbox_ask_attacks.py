@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -191,3 +192,113 @@ def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
     result = _execute(_WHO_RESUMED_ME, "check", {}, SandboxLimits(), disable=disable, ask=lambda r, left: "x").result
     assert result.ok, result
     assert result.value in (None, [0, 0]), result.value  # never the host's pid
+
+
+# A handler that ignores the seconds it is given: the host waited for it however long it took, with the code stopped
+# and its wall clock with it, so the call (and the host's caller: a verification, an episode) outlived its
+# `ask_seconds` by whatever the handler took (a judge's client waits up to 2 x 120 s for a slow server). Each handler
+# below blocks until the test releases it, after the call; measured on main, each call lasted until the release.
+_HELD_S = 20.0  # how long a held handler waits at most: main's calls lasted this long
+_ASK_EACH = r'''
+def check(requests, after=""):
+    out = []
+    for request in requests:
+        try:
+            out.append(ask_host(request))
+        except RuntimeError as exc:
+            out.append("refused: " + str(exc))
+    if after == "spin":
+        while True:
+            pass
+    return out
+'''
+_SPENT = "refused: the host refused: the call's {:g}s for requests are spent"
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    event = threading.Event()
+    try:
+        yield event
+    finally:
+        event.set()  # a handler the host stopped waiting for ends now, its answer dropped
+
+
+def _held(release: threading.Event, calls: list[str], quick: int = 0) -> Any:
+    """A handler that answers its first `quick` requests at once and then holds each until `release`."""
+    def ask(request: dict[str, str], left: float) -> str:
+        calls.append(request["user"])
+        if len(calls) > quick:
+            release.wait(_HELD_S)
+        return "late" if len(calls) > quick else "ok"
+    return ask
+
+
+@pytest.mark.parametrize(("quick", "expected"), [
+    (0, [_SPENT.format(0.5), _SPENT.format(0.5)]),  # the first request overruns: every later one is refused
+    (2, ["ok", "ok", _SPENT.format(0.5), _SPENT.format(0.5)]),  # the budget's last part overrun
+], ids=["first-request", "after-answers"])
+def test_a_handler_that_overruns_the_budget_is_not_waited_for(
+        release: threading.Event, quick: int, expected: list[str]) -> None:
+    calls: list[str] = []
+    limits = SandboxLimits(ask_seconds=0.5, wall_seconds=10)
+    began = time.monotonic()
+    result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": str(i)} for i in range(quick + 2)]}, limits,
+                           ask=_held(release, calls, quick))
+    elapsed = time.monotonic() - began
+    assert elapsed < _HELD_S / 2, elapsed  # on main: until the handler was released (20 s)
+    assert result.ok, result
+    assert result.value == expected
+    assert len(calls) == quick + 1  # the request after the overrun never reached the handler
+
+
+def test_the_wall_clock_runs_again_after_an_overrun(release: threading.Event) -> None:
+    """Once the host stops waiting, the code is resumed on its own clock: a code that then spins times out."""
+    calls: list[str] = []
+    began = time.monotonic()
+    result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": "a"}], "after": "spin"},
+                           SandboxLimits(ask_seconds=0.5, wall_seconds=1.0, cpu_seconds=10), ask=_held(release, calls))
+    elapsed = time.monotonic() - began
+    assert result.error_kind == "timeout", result
+    assert elapsed < _HELD_S / 2, elapsed  # on main: the handler's 20 s, then the clock
+
+
+class _Slow(http.server.BaseHTTPRequestHandler):
+    """A judge server that answers only once the test releases it (a judge swamped by other work)."""
+    release = threading.Event()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.release.wait(_HELD_S)
+        body = (b'{"choices": [{"message": {"role": "assistant", "content": "score: 1"}, "finish_reason": "stop"}],'
+                b' "usage": {"prompt_tokens": 1, "completion_tokens": 1}}')
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
+    """The judge's client waits up to 2 x 120 s whatever the call has left; the check's budget bounds it now."""
+    _Slow.release.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        backend = judge_backend(f"http://127.0.0.1:{server.server_address[1]}/v1", "judge-model-x")
+        assert backend is not None
+        limits = replace(JUDGE_LIMITS, ask_seconds=1.0)
+        began = time.monotonic()
+        result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": "grade this"}] * 2}, limits,
+                               ask=judge_asker(backend))
+        elapsed = time.monotonic() - began
+    finally:
+        _Slow.release.set()
+        server.shutdown()
+        server.server_close()
+    assert elapsed < _HELD_S / 2, elapsed  # on main: until the server answered (20 s)
+    assert result.ok, result
+    assert result.value == [_SPENT.format(1.0)] * 2
