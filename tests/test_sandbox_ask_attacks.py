@@ -302,3 +302,88 @@ def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
     assert elapsed < _HELD_S / 2, elapsed  # on main: until the server answered (20 s)
     assert result.ok, result
     assert result.value == [_SPENT.format(1.0)] * 2
+
+
+# Many judged checks in one spec: each sandboxed call has its own 16 requests and 300 s, so a spec asked its judge
+# N x 16 times per episode scored, however large N (measured on main: 4 checks of 16 requests each, 64 requests; 48
+# requests of 0.4 s each, 19.6 s of judge time, from 3 checks whose verification may use 1 s). A verification
+# shares one budget.
+_ASK_SIXTEEN = r'''
+def check(state, audit, messages):
+    answers = []
+    for i in range(16):
+        try:
+            answers.append(ask_host({"user": "grade part %d" % i}))
+        except RuntimeError as exc:
+            answers.append(str(exc))
+    return {"score": 0.5, "reason": answers[-1]}  # not a full score: its reason is kept
+'''
+
+
+class _CountingJudge:
+    """A judge backend that counts the requests it answers, each after `delay_s`."""
+
+    def __init__(self, delay_s: float = 0.0) -> None:
+        self.delay_s, self.requests = delay_s, 0
+
+    def complete_batch(self, requests: Any) -> list[Any]:
+        from coworkenv.llm import LLMResponse
+        self.requests += len(requests)
+        time.sleep(self.delay_s)
+        return [LLMResponse("score: 1", [], 1, 1, "stop", False, "counting-judge") for _ in requests]
+
+
+def _judged_spec(checks: int, nested: bool) -> Any:
+    from coworkenv import load_spec
+
+    def rule(i: int) -> dict[str, Any]:
+        python = {"kind": "python", "code": _ASK_SIXTEEN, "judge": True}
+        return {"kind": "tiers", "tiers": [{"score": 1.0, "rule": python}]} if nested and i % 2 else python
+
+    return load_spec({
+        "capability": "judge_budget_test", "user": "u-me",
+        "world": {"start": "2026-05-04T09:00:00Z", "apps": {"directory": {"people": [
+            {"id": "u-me", "name": "Sam Ortega", "email": "me@acme.test", "team": "t-ops", "role": "Ops",
+             "timezone": "Europe/Madrid"}]}}},
+        "tools": ["mail_send"], "turns": [{"content": "Grade it."}], "reference": [{"steps": []}],
+        "checks": [{"id": f"judged{i}", "rule": rule(i)} for i in range(checks)]})
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["checks", "checks-in-tiers"])
+def test_a_verification_asks_its_judge_within_one_budget(nested: bool) -> None:
+    from coworkenv import Env
+    from coworkenv.checks.judge import JUDGE_VERIFICATION_ASKS, judging
+
+    judge = _CountingJudge()
+    env = Env(_judged_spec(4, nested))
+    env.reset()
+    with judging(judge):  # type: ignore[arg-type]
+        result = env.score()
+    assert judge.requests == JUDGE_VERIFICATION_ASKS == 32, judge.requests  # on main: 64 (4 x 16)
+    reasons = [c.reason for c in result.checks]
+    assert sum("this verification's 32 judge requests are spent" in r for r in reasons) == 2, reasons
+    again = Env(env.spec)  # another episode: a verification, and a budget, of its own
+    again.reset()
+    with judging(judge):  # type: ignore[arg-type]
+        again.score()
+    assert judge.requests == 64
+
+
+def test_a_verification_asks_its_judge_within_one_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv import Env
+    from coworkenv.checks import judge as judge_module
+
+    monkeypatch.setattr(judge_module, "JUDGE_VERIFICATION_SECONDS", 1.0)
+    judge = _CountingJudge(delay_s=0.4)
+    env = Env(_judged_spec(3, False))
+    env.reset()
+    began = time.monotonic()
+    with judge_module.judging(judge):  # type: ignore[arg-type]
+        result = env.score()
+    elapsed = time.monotonic() - began
+    # 1 s of 0.4 s answers: two, and a third the host stops waiting for (a slower machine fits fewer); a later check
+    # starts one more only where the host's own overhead left it 50 ms or more
+    assert 1 <= judge.requests <= 5, judge.requests  # on main: 48 (3 x 16, 19.6 s)
+    reasons = [c.reason for c in result.checks]
+    assert all("spent" in r for r in reasons), reasons
+    assert elapsed < 30, elapsed
