@@ -166,9 +166,14 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
     classify what it left on its channels; `ask` answers the code's requests (the job must say it may ask)."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
+    # Standard input: a pipe no one writes (reads give EOF at once, as /dev/null's do). It was the host's /dev/null,
+    # opened before the child entered any namespace: os.fstat(0) gave that node's times (when the host's /dev was
+    # made: the uptime the time namespace hides) and its device numbers, in every set (no audit event, no path).
+    in_r, in_w = os.pipe()
+    os.close(in_w)
     ans_w, ans_r = _answer_channel(limits) if ask is not None else (-1, -1)  # the host writes, the child reads
     try:
-        res_w, out_w = _high_fd(res_w), _high_fd(out_w)
+        res_w, out_w, in_r = _high_fd(res_w), _high_fd(out_w), _high_fd(in_r)
         extra = []
         if ask is not None:
             ans_r = _high_fd(ans_r)
@@ -179,7 +184,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
             interpreter = _interpreter()
             pid = os.posix_spawn(
                 interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
-                file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
                               (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
                 setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
@@ -189,6 +194,8 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
+            os.close(in_r)
+            in_r = -1
             if ans_r >= 0:
                 os.close(ans_r)
                 ans_r = -1
@@ -197,7 +204,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
     finally:
-        for fd in (res_r, out_r, ans_r, ans_w):
+        for fd in (res_r, out_r, ans_r, ans_w, in_r):
             if fd >= 0:
                 os.close(fd)
     return _classify(collected, limits, required)
