@@ -24,6 +24,7 @@ import pytest
 
 from coworkenv.checks.judge import JUDGE_LIMITS, judge_asker, judge_backend
 from coworkenv.sandbox import SandboxLimits, _execute, run_sandboxed
+from tests.test_sandbox_ask import _ASKS
 
 # The code writes the same request line for 3 s of its wall clock, reading each answer: the host must not let the
 # time it spends refusing them stop the clock (only its handler's answers do).
@@ -199,19 +200,7 @@ def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
 # `ask_seconds` by whatever the handler took (a judge's client waits up to 2 x 120 s for a slow server). Each handler
 # below blocks until the test releases it, after the call; measured on main, each call lasted until the release.
 _HELD_S = 20.0  # how long a held handler waits at most: main's calls lasted this long
-_ASK_EACH = r'''
-def check(requests, after=""):
-    out = []
-    for request in requests:
-        try:
-            out.append(ask_host(request))
-        except RuntimeError as exc:
-            out.append("refused: " + str(exc))
-    if after == "spin":
-        while True:
-            pass
-    return out
-'''
+_ASK_THEN_SPIN = _ASKS.replace("    return out\n", "    while True:\n        pass\n")
 _SPENT = "refused: the host refused: the call's {:g}s for requests are spent"
 
 
@@ -243,7 +232,7 @@ def test_a_handler_that_overruns_the_budget_is_not_waited_for(
     calls: list[str] = []
     limits = SandboxLimits(ask_seconds=0.5, wall_seconds=10)
     began = time.monotonic()
-    result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": str(i)} for i in range(quick + 2)]}, limits,
+    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": str(i)} for i in range(quick + 2)]}, limits,
                            ask=_held(release, calls, quick))
     elapsed = time.monotonic() - began
     assert elapsed < _HELD_S / 2, elapsed  # on main: until the handler was released (20 s)
@@ -256,7 +245,7 @@ def test_the_wall_clock_runs_again_after_an_overrun(release: threading.Event) ->
     """Once the host stops waiting, the code is resumed on its own clock: a code that then spins times out."""
     calls: list[str] = []
     began = time.monotonic()
-    result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": "a"}], "after": "spin"},
+    result = run_sandboxed(_ASK_THEN_SPIN, "check", {"requests": [{"user": "a"}]},
                            SandboxLimits(ask_seconds=0.5, wall_seconds=1.0, cpu_seconds=10), ask=_held(release, calls))
     elapsed = time.monotonic() - began
     assert result.error_kind == "timeout", result
@@ -292,7 +281,7 @@ def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
         assert backend is not None
         limits = replace(JUDGE_LIMITS, ask_seconds=1.0)
         began = time.monotonic()
-        result = run_sandboxed(_ASK_EACH, "check", {"requests": [{"user": "grade this"}] * 2}, limits,
+        result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}] * 2}, limits,
                                ask=judge_asker(backend))
         elapsed = time.monotonic() - began
     finally:
