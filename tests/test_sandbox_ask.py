@@ -85,13 +85,20 @@ def test_requests_are_bounded_in_count_size_and_time() -> None:
                             "refused: the host refused: more than 2 requests in one call"]
     assert seen == [{"user": "a"}]
 
+    answered: list[str] = []
+
     def slow(request: dict[str, str], seconds_left: float) -> str:
-        time.sleep(0.3)
+        answered.append(request["user"])
+        if request["user"] == "2":
+            time.sleep(3.0)  # beyond the 2 s left (room for the first, quick answer on a loaded machine): refused
         return "x" * 100  # cut to max_answer_bytes
-    limits = SandboxLimits(ask_seconds=0.5, max_answer_bytes=8)
-    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "1"}] * 3}, limits, ask=slow)
+    limits = SandboxLimits(ask_seconds=2.0, max_answer_bytes=8)
+    requests = [{"user": "1"}, {"user": "2"}, {"user": "3"}]
+    result = run_sandboxed(_ASKS, "check", {"requests": requests}, limits, ask=slow)
     assert result.ok, result.error
-    assert result.value == ["x" * 8, "x" * 8, "refused: the host refused: the call's 0.5s for requests are spent"]
+    spent = "refused: the host refused: the call's 2s for requests are spent"
+    assert result.value == ["x" * 8, spent, spent]
+    assert answered == ["1", "2"]  # once spent, no request reaches the handler
 
 
 def test_the_wall_clock_stops_while_the_host_answers() -> None:

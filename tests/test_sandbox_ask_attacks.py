@@ -17,12 +17,14 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from coworkenv.checks.judge import JUDGE_LIMITS, judge_asker, judge_backend
 from coworkenv.sandbox import SandboxLimits, _execute, run_sandboxed
+from tests.test_sandbox_ask import _ASKS
 
 # The code writes the same request line for 30 s of its wall clock, reading each answer: the host must not let the
 # time it spends refusing them stop the clock (only its handler's answers do). With the clock stopped while the host
@@ -193,3 +195,186 @@ def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
     result = _execute(_WHO_RESUMED_ME, "check", {}, SandboxLimits(), disable=disable, ask=lambda r, left: "x").result
     assert result.ok, result
     assert result.value in (None, [0, 0]), result.value  # never the host's pid
+
+
+# A handler that ignores the seconds it is given: the host waited for it however long it took, with the code stopped
+# and its wall clock with it, so the call (and the host's caller: a verification, an episode) outlived its
+# `ask_seconds` by whatever the handler took (a judge's client waits up to 2 x 120 s for a slow server). Each handler
+# below blocks until the test releases it, after the call; measured on main, each call lasted until the release.
+_HELD_S = 20.0  # how long a held handler waits at most: main's calls lasted this long
+_ASK_THEN_SPIN = _ASKS.replace("    return out\n", "    while True:\n        pass\n")
+_SPENT = "refused: the host refused: the call's {:g}s for requests are spent"
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    event = threading.Event()
+    try:
+        yield event
+    finally:
+        event.set()  # a handler the host stopped waiting for ends now, its answer dropped
+
+
+def _held(release: threading.Event, calls: list[str], quick: int = 0) -> Any:
+    """A handler that answers its first `quick` requests at once and then holds each until `release`."""
+    def ask(request: dict[str, str], left: float) -> str:
+        calls.append(request["user"])
+        if len(calls) > quick:
+            release.wait(_HELD_S)
+        return "late" if len(calls) > quick else "ok"
+    return ask
+
+
+@pytest.mark.parametrize(("quick", "expected"), [
+    (0, [_SPENT.format(2), _SPENT.format(2)]),  # the first request overruns: every later one is refused
+    (2, ["ok", "ok", _SPENT.format(2), _SPENT.format(2)]),  # the budget's last part overrun (2 s: room for the
+], ids=["first-request", "after-answers"])                  # quick answers on a loaded machine)
+def test_a_handler_that_overruns_the_budget_is_not_waited_for(
+        release: threading.Event, quick: int, expected: list[str]) -> None:
+    calls: list[str] = []
+    limits = SandboxLimits(ask_seconds=2.0, wall_seconds=10)
+    began = time.monotonic()
+    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": str(i)} for i in range(quick + 2)]}, limits,
+                           ask=_held(release, calls, quick))
+    elapsed = time.monotonic() - began
+    assert elapsed < _HELD_S / 2, elapsed  # on main: until the handler was released (20 s)
+    assert result.ok, result
+    assert result.value == expected
+    assert len(calls) == quick + 1  # the request after the overrun never reached the handler
+
+
+def test_the_wall_clock_runs_again_after_an_overrun(release: threading.Event) -> None:
+    """Once the host stops waiting, the code is resumed on its own clock: a code that then spins times out."""
+    calls: list[str] = []
+    began = time.monotonic()
+    result = run_sandboxed(_ASK_THEN_SPIN, "check", {"requests": [{"user": "a"}]},
+                           SandboxLimits(ask_seconds=0.5, wall_seconds=1.0, cpu_seconds=10), ask=_held(release, calls))
+    elapsed = time.monotonic() - began
+    assert result.error_kind == "timeout", result
+    assert elapsed < _HELD_S / 2, elapsed  # on main: the handler's 20 s, then the clock
+
+
+class _Slow(http.server.BaseHTTPRequestHandler):
+    """A judge server that answers only once the test releases it (a judge swamped by other work)."""
+    release = threading.Event()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.release.wait(_HELD_S)
+        body = (b'{"choices": [{"message": {"role": "assistant", "content": "score: 1"}, "finish_reason": "stop"}],'
+                b' "usage": {"prompt_tokens": 1, "completion_tokens": 1}}')
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
+    """The judge's client waits up to 2 x 120 s whatever the call has left; the check's budget bounds it now."""
+    _Slow.release.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        backend = judge_backend(f"http://127.0.0.1:{server.server_address[1]}/v1", "judge-model-x")
+        assert backend is not None
+        limits = replace(JUDGE_LIMITS, ask_seconds=1.0)
+        began = time.monotonic()
+        result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}] * 2}, limits,
+                               ask=judge_asker(backend))
+        elapsed = time.monotonic() - began
+    finally:
+        _Slow.release.set()
+        server.shutdown()
+        server.server_close()
+    assert elapsed < _HELD_S / 2, elapsed  # on main: until the server answered (20 s)
+    assert result.ok, result
+    assert result.value == [_SPENT.format(1.0)] * 2
+
+
+# Many judged checks in one spec: each sandboxed call has its own 16 requests and 300 s, so a spec asked its judge
+# N x 16 times per episode scored, however large N (measured on main: 4 checks of 16 requests each, 64 requests; 48
+# requests of 0.4 s each, 19.6 s of judge time, from 3 checks whose verification may use 1 s). A verification
+# shares one budget.
+_ASK_SIXTEEN = r'''
+def check(state, audit, messages):
+    answers = []
+    for i in range(16):
+        try:
+            answers.append(ask_host({"user": "grade part %d" % i}))
+        except RuntimeError as exc:
+            answers.append(str(exc))
+    return {"score": 0.5, "reason": answers[-1]}  # not a full score: its reason is kept
+'''
+
+
+class _CountingJudge:
+    """A judge backend that counts the requests it answers, each after `delay_s`."""
+
+    def __init__(self, delay_s: float = 0.0) -> None:
+        self.delay_s, self.requests = delay_s, 0
+
+    def complete_batch(self, requests: Any) -> list[Any]:
+        from coworkenv.llm import LLMResponse
+        self.requests += len(requests)
+        time.sleep(self.delay_s)
+        return [LLMResponse("score: 1", [], 1, 1, "stop", False, "counting-judge") for _ in requests]
+
+
+def _judged_spec(checks: int, nested: bool) -> Any:
+    from coworkenv import load_spec
+
+    def rule(i: int) -> dict[str, Any]:
+        python = {"kind": "python", "code": _ASK_SIXTEEN, "judge": True}
+        return {"kind": "tiers", "tiers": [{"score": 1.0, "rule": python}]} if nested and i % 2 else python
+
+    return load_spec({
+        "capability": "judge_budget_test", "user": "u-me",
+        "world": {"start": "2026-05-04T09:00:00Z", "apps": {"directory": {"people": [
+            {"id": "u-me", "name": "Sam Ortega", "email": "me@acme.test", "team": "t-ops", "role": "Ops",
+             "timezone": "Europe/Madrid"}]}}},
+        "tools": ["mail_send"], "turns": [{"content": "Grade it."}], "reference": [{"steps": []}],
+        "checks": [{"id": f"judged{i}", "rule": rule(i)} for i in range(checks)]})
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["checks", "checks-in-tiers"])
+def test_a_verification_asks_its_judge_within_one_budget(nested: bool) -> None:
+    from coworkenv import Env
+    from coworkenv.checks.judge import JUDGE_VERIFICATION_ASKS, judging
+
+    judge = _CountingJudge()
+    env = Env(_judged_spec(4, nested))
+    env.reset()
+    with judging(judge):  # type: ignore[arg-type]
+        result = env.score()
+    assert judge.requests == JUDGE_VERIFICATION_ASKS == 32, judge.requests  # on main: 64 (4 x 16)
+    reasons = [c.reason for c in result.checks]
+    assert sum("this verification's 32 judge requests are spent" in r for r in reasons) == 2, reasons
+    again = Env(env.spec)  # another episode: a verification, and a budget, of its own
+    again.reset()
+    with judging(judge):  # type: ignore[arg-type]
+        again.score()
+    assert judge.requests == 64
+
+
+def test_a_verification_asks_its_judge_within_one_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv import Env
+    from coworkenv.checks import judge as judge_module
+
+    monkeypatch.setattr(judge_module, "JUDGE_VERIFICATION_SECONDS", 1.0)
+    judge = _CountingJudge(delay_s=0.4)
+    env = Env(_judged_spec(3, False))
+    env.reset()
+    began = time.monotonic()
+    with judge_module.judging(judge):  # type: ignore[arg-type]
+        result = env.score()
+    elapsed = time.monotonic() - began
+    # 1 s of 0.4 s answers: two, and a third the host stops waiting for (a slower machine fits fewer); a later check
+    # starts one more only where the host's own overhead left it 50 ms or more
+    assert 1 <= judge.requests <= 5, judge.requests  # on main: 48 (3 x 16, 19.6 s)
+    reasons = [c.reason for c in result.checks]
+    assert all("spent" in r for r in reasons), reasons
+    assert elapsed < 30, elapsed

@@ -260,6 +260,52 @@ def test_a_run_cannot_signal_a_concurrent_run_through_locks_on_host_files(mode: 
     assert not seeker.value, f"a run saw a concurrent run's locks: {seeker.value}"
 
 
+# Queued signal records, counted per user (the kernel's ucounts: RLIMIT_SIGPENDING is checked against every pending
+# signal of the uid, the host's processes' and every run's that shares it), not per process: the holder queues
+# real-time signals to itself (blocked; os.kill of its own pid) beyond the limit, and keeps them; the seeker does
+# the same and counts the records it gets back (sigtimedwait), the same figure as when it runs alone unless the count it checks against
+# is shared. Measured on main: 64 alone, 0 beside the holder, in the three sets where the child keeps the host's uid
+# (a bit, and with counts 6 bits, per exchange between concurrent runs; and a gauge of the host uid's own pending
+# signals).
+SIGNAL_QUEUE = '''
+import os, signal
+def fill():
+    sig = signal.SIGRTMIN
+    signal.pthread_sigmask(signal.SIG_BLOCK, [sig])
+    for _ in range(200):
+        os.kill(os.getpid(), sig)  # beyond the limit kill() still succeeds, without a record
+def count():
+    queued = 0
+    while signal.sigtimedwait([signal.SIGRTMIN], 0) is not None:
+        queued += 1
+    return queued
+'''
+SIGNAL_HOLDER = SIGNAL_QUEUE + '''
+def check(tag):
+    import time
+    fill()
+    time.sleep(1.5)
+    return count()
+'''
+SIGNAL_SEEKER = SIGNAL_QUEUE + '''
+def check(tag):
+    fill()
+    return count()
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_count_a_concurrent_runs_queued_signals(mode: str) -> None:
+    """Spec A fills its signal queue and holds it while spec B, next to it, counts what it may queue: B's count
+    must not depend on A (on main, 0 instead of 64 where the child keeps the host's uid: three sets of four)."""
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
+    alone = sandbox._execute(SIGNAL_SEEKER, "check", {"tag": "signals"}, limits, disable=MODES[mode]).result
+    seeker = _seek_beside_a_holder(mode, SIGNAL_HOLDER, SIGNAL_SEEKER, "signals", {}, limits)
+    assert alone.ok and seeker.ok, (alone, seeker)
+    assert seeker.value == alone.value, f"a run counted a concurrent run's signals: {alone.value} alone, " \
+                                        f"{seeker.value} beside it"
+
+
 # A shared futex on a mapping of a stdlib file, with the hook off: keyed on the file's inode, the same for every
 # process that maps it. The holder waits on it; the seeker wakes it and says how many it woke.
 FUTEX_SETUP = '''

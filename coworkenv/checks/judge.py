@@ -4,7 +4,9 @@ A check that declares `judge: true` runs in the sandbox as any other, with one w
 "user": ...})` (see `coworkenv.sandbox`). The host answers each request from the configured judge backend (the
 same backends as the pipeline: an OpenAI-compatible server such as `vllm serve`, or vLLM offline), at temperature
 0, at most JUDGE_MAX_TOKENS tokens (or $COWORKENV_JUDGE_MAX_TOKENS), and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
-own code stays in the sandbox. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
+own code stays in the sandbox. One verification (every check scored for one episode: `judge_budget`) asks the judge
+at most JUDGE_VERIFICATION_ASKS times, for at most JUDGE_VERIFICATION_SECONDS in all, however many judged checks
+its spec holds. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
 $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a check error saying so.
 """
 
@@ -13,9 +15,12 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from coworkenv.escaping import escape_hidden
@@ -29,11 +34,74 @@ JUDGE_MAX_TOKENS_ENV = "COWORKENV_JUDGE_MAX_TOKENS"
 JUDGE_MAX_TOKENS = 2048  # a judge's answer is a score and a short reason; a request cannot ask for more
 # A judged check: the sandbox's usual limits, with room for the episode's text in each request and up to 16 of them.
 JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_bytes=16 * 2**10, ask_seconds=300.0)
+# One verification: its judged checks together. Each check's own limits (JUDGE_LIMITS) bound one sandboxed call
+# only, so a spec of N judged checks asked N x 16 requests and waited N x 300 s of judge time per episode scored
+# (64 requests from 4 checks, measured on main): the verification's budget bounds them together. Claw-Eval's
+# judged graders ask once or twice per episode.
+JUDGE_VERIFICATION_ASKS = 32
+JUDGE_VERIFICATION_SECONDS = 600.0
+_LEAST_SECONDS = 0.05  # less left than this is none (no judge answers sooner; what is given back leaves crumbs)
 NO_JUDGE = (f"this check asks an LLM judge and none is configured: set ${JUDGE_URL_ENV} (an OpenAI-compatible "
             f"server, e.g. http://127.0.0.1:8000/v1, or vllm-offline) and ${JUDGE_MODEL_ENV}")
 _ROLES = ("system", "user")
 _log = logging.getLogger(__name__)
 _scoped: ContextVar[LLMBackend | None] = ContextVar("coworkenv_judge", default=None)
+
+
+@dataclass
+class JudgeBudget:
+    """What one verification may still ask its judge: requests, and seconds of the judge's time. Drawn on from the
+    sandbox's handler threads (a request the sandbox stopped waiting for may still run beside the next check's)."""
+
+    asks: int
+    seconds: float
+    asks_left: int = field(init=False)
+    seconds_left: float = field(init=False)
+    _lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.asks < 1 or not self.seconds > 0:
+            raise ValueError(f"a judge budget needs at least one request and some time, got {self.asks} requests "
+                             f"and {self.seconds!r} s")
+        self.asks_left, self.seconds_left = self.asks, self.seconds
+
+    def take(self, seconds: float) -> float:
+        """One request that may run for `seconds`: the seconds held for it (AskRefused, saying why, when spent)."""
+        with self._lock:
+            if self.asks_left <= 0:
+                raise AskRefused(f"this verification's {self.asks} judge requests are spent")
+            if self.seconds_left < _LEAST_SECONDS:
+                raise AskRefused(f"this verification's {self.seconds:g}s of judge time are spent")
+            held = min(seconds, self.seconds_left)
+            self.asks_left -= 1
+            self.seconds_left -= held
+            return held
+
+    def give_back(self, held: float, used: float) -> None:
+        """A request held `held` seconds and ran `used`: what it did not use is the verification's again."""
+        with self._lock:
+            self.seconds_left += max(0.0, held - used)
+
+
+_budget: ContextVar[JudgeBudget | None] = ContextVar("coworkenv_judge_budget", default=None)
+
+
+@contextmanager
+def judge_budget(asks: int | None = None, seconds: float | None = None) -> Iterator[JudgeBudget]:
+    """Within this scope (one verification), judged checks share one budget of judge requests and time (default
+    JUDGE_VERIFICATION_ASKS and JUDGE_VERIFICATION_SECONDS). Inside another such scope it is that scope's budget:
+    a verification within a verification asks no more than the outer one allows."""
+    outer = _budget.get()
+    if outer is not None:
+        yield outer
+        return
+    budget = JudgeBudget(JUDGE_VERIFICATION_ASKS if asks is None else asks,
+                         JUDGE_VERIFICATION_SECONDS if seconds is None else seconds)
+    token = _budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _budget.reset(token)
 
 
 @contextmanager
@@ -82,22 +150,33 @@ def judge_max_tokens() -> int:
     return value
 
 
-def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS) -> Callable[[dict[str, str], float], str]:
-    """The sandbox's `ask` handler that answers a check's requests from `backend`.
+def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS,
+                budget: JudgeBudget | None = None) -> Callable[[dict[str, str], float], str]:
+    """The sandbox's `ask` handler that answers a check's requests from `backend`, drawing on `budget` (the
+    verification's, when given: beyond it every request is refused, saying so).
 
     A request is `{"user": text}` with an optional `{"system": text}`; the host fixes everything else of the
     completion (temperature 0, at most `max_tokens`). A failed completion is refused with its kind only
     (`timeout`, `unavailable`...); the whole reason goes to the host's log.
     """
 
-    def ask(request: dict[str, str], seconds_left: float) -> str:  # the budget is the sandbox's to enforce
+    def ask(request: dict[str, str], seconds_left: float) -> str:  # the call's budget is the sandbox's to enforce
         unknown = sorted(set(request) - set(_ROLES))
         if unknown or "user" not in request:
             raise AskRefused(f"a judge request is {{'system': text, 'user': text}} ('system' optional), not "
                              f"{sorted(request)}")
         messages = [{"role": role, "content": request[role]} for role in _ROLES if role in request]
-        answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
-                                                    max_tokens=max_tokens)])[0]
+        # The sandbox gives this request at most `seconds_left` (`sandbox_options` made that no more than the
+        # verification has left): held from the verification's time while it runs, what it did not use given back
+        # when it ends, so no later check counts on time a request it stopped waiting for may still be using.
+        held = budget.take(seconds_left) if budget is not None else 0.0
+        began = time.monotonic()
+        try:
+            answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
+                                                        max_tokens=max_tokens)])[0]
+        finally:
+            if budget is not None:
+                budget.give_back(held, time.monotonic() - began)
         if isinstance(answer, LLMError):
             # Its message names the judge's URL, model and retry policy and quotes the server's reply: the host's
             # to know (logged, escaped: the reply may echo the request), not the sandboxed code's.
@@ -124,4 +203,8 @@ def sandbox_options(rule: PythonRule) -> dict[str, Any]:
         raise NoJudge(str(exc)) from None
     if judge is None:
         raise NoJudge(NO_JUDGE)
-    return {"limits": JUDGE_LIMITS, "ask": judge_asker(judge, max_tokens)}
+    budget = _budget.get()
+    limits = JUDGE_LIMITS
+    if budget is not None and budget.seconds_left < limits.ask_seconds:  # the call may use what the verification has
+        limits = replace(limits, ask_seconds=max(budget.seconds_left, _LEAST_SECONDS))
+    return {"limits": limits, "ask": judge_asker(judge, max_tokens, budget)}

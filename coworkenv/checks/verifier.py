@@ -43,6 +43,7 @@ class Verifier:
     def __init__(self, spec: EnvSpec) -> None:
         self.spec = spec
         self._texts: dict[int, CompiledText] = {}  # per text rule (by identity), compiled once per spec
+        self._judged = any(_asks_a_judge(c.rule) for c in spec.checks)
 
     def score(
         self,
@@ -58,7 +59,13 @@ class Verifier:
         `robustness` (in [0, 1]) is weighed in when the spec's scoring gives it a weight.
         """
         transcript = Transcript(replies, notes)
-        results = [self._check(c, world, audit, transcript) for c in self.spec.checks]
+        if not self._judged:
+            results = [self._check(c, world, audit, transcript) for c in self.spec.checks]
+        else:  # its judged checks share one budget of judge requests and time (coworkenv.llm loaded only here)
+            from coworkenv.checks.judge import judge_budget
+
+            with judge_budget():
+                results = [self._check(c, world, audit, transcript) for c in self.spec.checks]
         return compose(self.spec.scoring, results, robustness)
 
     def _check(self, check: Check, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> CheckResult:
@@ -98,6 +105,12 @@ class Verifier:
 
 
 _PASS: Outcome = (1.0, "", False, None)
+
+
+def _asks_a_judge(rule: Any) -> bool:
+    if isinstance(rule, TiersRule):
+        return any(_asks_a_judge(tier.rule) for tier in rule.tiers)
+    return isinstance(rule, PythonRule) and rule.judge
 
 
 def _field(rule: FieldRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:

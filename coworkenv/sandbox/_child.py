@@ -272,8 +272,8 @@ def isolate(
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, host_pid))
-    kernel["apply_rlimits"](
-        limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"], limits["max_processes"])
+    kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
+                            limits["max_processes"], own_uid="uid-drop" in layers)
     if limits.get("core_helper"):  # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash
         kernel["make_undumpable"](libc)
     layers.append("rlimits")

@@ -15,6 +15,7 @@ answers each request with the child stopped (its clock too), and stops for good 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import errno
 import fcntl
@@ -28,6 +29,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -164,9 +166,14 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
     classify what it left on its channels; `ask` answers the code's requests (the job must say it may ask)."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
+    # Standard input: a pipe no one writes (reads give EOF at once, as /dev/null's do). It was the host's /dev/null,
+    # opened before the child entered any namespace: os.fstat(0) gave that node's times (when the host's /dev was
+    # made: the uptime the time namespace hides) and its device numbers, in every set (no audit event, no path).
+    in_r, in_w = os.pipe()
+    os.close(in_w)
     ans_w, ans_r = _answer_channel(limits) if ask is not None else (-1, -1)  # the host writes, the child reads
     try:
-        res_w, out_w = _high_fd(res_w), _high_fd(out_w)
+        res_w, out_w, in_r = _high_fd(res_w), _high_fd(out_w), _high_fd(in_r)
         extra = []
         if ask is not None:
             ans_r = _high_fd(ans_r)
@@ -177,7 +184,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
             interpreter = _interpreter()
             pid = os.posix_spawn(
                 interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
-                file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
                               (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
                 setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
@@ -187,6 +194,8 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         finally:  # only the child may hold the write ends, so that EOF means the child is gone
             os.close(res_w)
             os.close(out_w)
+            os.close(in_r)
+            in_r = -1
             if ans_r >= 0:
                 os.close(ans_r)
                 ans_r = -1
@@ -195,7 +204,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
     finally:
-        for fd in (res_r, out_r, ans_r, ans_w):
+        for fd in (res_r, out_r, ans_r, ans_w, in_r):
             if fd >= 0:
                 os.close(fd)
     return _classify(collected, limits, required)
@@ -264,16 +273,21 @@ class _Asks:
         # into a 4 MiB scratch during a 1 s answer). It is stopped until the answer is written (`_pause`).
         paused = _pause(self.pid)
         try:
-            answer = self.handler(dict(request), left)
-        except AskRefused as exc:
-            return {"refused": str(exc)[:_MAX_ERROR_CHARS]}
-        except Exception as exc:  # the request is the code's: whatever it makes the handler do, the host goes on
-            _log.warning("a sandbox request handler failed (%s); the request is refused", type(exc).__name__)
-            return {"refused": f"the host could not answer ({type(exc).__name__})"}
+            done, answer, failure = _answer_within(self.handler, dict(request), left)
         finally:
             if paused:
                 _resume(self.pid)
             self.spent_s += time.monotonic() - began
+        if not done:  # the handler overran what was left: the call's budget is spent, whatever it answers later
+            self.spent_s = max(self.spent_s, limits.ask_seconds)
+            _log.warning("a sandbox request handler took longer than the %.3gs left for requests; the request is "
+                         "refused and its answer dropped", left)
+            return {"refused": f"the call's {limits.ask_seconds:g}s for requests are spent"}
+        if isinstance(failure, AskRefused):
+            return {"refused": str(failure)[:_MAX_ERROR_CHARS]}
+        if failure is not None:  # the request is the code's: whatever it makes the handler do, the host goes on
+            _log.warning("a sandbox request handler failed (%s); the request is refused", type(failure).__name__)
+            return {"refused": f"the host could not answer ({type(failure).__name__})"}
         if type(answer) is not str:
             return {"refused": "the host's handler gave no text"}
         return {"answer": answer.encode("utf-8", "replace")[:limits.max_answer_bytes].decode("utf-8", "ignore")}
@@ -295,6 +309,35 @@ class _Asks:
             middle = (fits + over) // 2
             fits, over = (middle, over) if len(encoded(answer[:middle])) <= room else (fits, middle)
         return encoded(answer[:fits])
+
+
+def _answer_within(handler: AskHandler, request: dict[str, str], seconds: float) -> tuple[bool, Any, Exception | None]:
+    """Run `handler(request, seconds)` for at most `seconds`: (whether it finished, its answer, what it raised).
+
+    The host waited for a handler however long it took: one that ignored the seconds it was given (a judge whose
+    client waits 2 x 120 s for a slow server, whatever the call has left) held the code's clock, and the host's
+    caller, stopped past the call's `ask_seconds`. It runs in a daemon thread the host stops waiting for at the
+    deadline (no thread can be stopped from outside): what it answers later is dropped, and a host exiting meanwhile
+    does not wait for it.
+    """
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((handler(request, seconds), None))
+        except BaseException as exc:  # handed over to the host's thread: it refuses the request, or re-raises
+            box.append((None, exc))
+
+    # In a copy of the caller's context: a handler may read the caller's context variables (a judge's scope).
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(run,), name="sandbox-ask", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.0))
+    if not box:
+        return False, None, None
+    answer, failure = box[0]
+    if failure is not None and not isinstance(failure, Exception):
+        raise failure  # KeyboardInterrupt, SystemExit: the host's to act on, as when the handler ran in its thread
+    return True, answer, failure
 
 
 # rt_sigqueueinfo per architecture: the host resumes a child it stopped with a SIGCONT whose sender fields it writes

@@ -338,20 +338,28 @@ def drop_capabilities(libc: ctypes.CDLL) -> str | None:
 # memory, counted per user: with the host's uid a full queue is the host's too), POSIX message queue bytes, locked
 # memory, and raised or real-time scheduling priorities. The host's values were far higher (96362 signals).
 SIGNALS_QUEUED = 64
+# Where the child keeps the host's uid (no per-run uid), none: the kernel checks RLIMIT_SIGPENDING against the
+# uid's pending signals, every process's that shares it, so how many a run could queue told it how many a
+# concurrent run (and the host's processes) held (64 alone, 1 beside a run holding its queue: a channel between
+# runs in the three degraded sets). With none, no run queues a record whatever others hold; signals still arrive
+# (a standard signal beyond the limit loses only its sender's details, and the kernel's own always pass).
+SIGNALS_QUEUED_SHARED_UID = 0
 # The main thread's stack: the usual 8 MiB (Linux's and most distributions' default), not the host's soft limit,
 # which the code would read back (`ulimit -s` of the host's shell or service: 9 MiB under the host-process test).
 RUN_STACK_BYTES = 8 * 2**20
 
 
-def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> dict[str, int]:
+def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int,
+                  own_uid: bool = True) -> dict[str, int]:
     """The soft and hard value of every rlimit, by `resource` name: none keeps the host's (a later `min` with the
-    host's hard limit only lowers them)."""
+    host's hard limit only lowers them). Without `own_uid` (the child shares its uid) no queued signal at all."""
     cpu = max(1, math.ceil(cpu_seconds))
     return {
         "RLIMIT_CPU": cpu,  # SIGXCPU at the soft limit; the hard one (a second later) kills
         "RLIMIT_AS": memory_bytes, "RLIMIT_DATA": memory_bytes, "RLIMIT_STACK": memory_bytes,
         "RLIMIT_RSS": memory_bytes, "RLIMIT_FSIZE": file_size_bytes, "RLIMIT_NPROC": max_processes,
-        "RLIMIT_NOFILE": 64, "RLIMIT_OFILE": 64, "RLIMIT_CORE": 0, "RLIMIT_SIGPENDING": SIGNALS_QUEUED,
+        "RLIMIT_NOFILE": 64, "RLIMIT_OFILE": 64, "RLIMIT_CORE": 0,
+        "RLIMIT_SIGPENDING": SIGNALS_QUEUED if own_uid else SIGNALS_QUEUED_SHARED_UID,
         "RLIMIT_MSGQUEUE": 0, "RLIMIT_MEMLOCK": 0, "RLIMIT_NICE": 0, "RLIMIT_RTPRIO": 0,
         "RLIMIT_RTTIME": cpu * 1_000_000,
     }
@@ -387,10 +395,12 @@ def make_undumpable(libc: ctypes.CDLL) -> None:
     libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_DUMPABLE, 0, 0, 0, 0)))
 
 
-def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int) -> None:
+def apply_rlimits(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, max_processes: int,
+                  own_uid: bool = True) -> None:
     """Set every rlimit this Python knows (`rlimit_values`): CPU time (SIGXCPU, then SIGKILL one second later),
-    memory, file size, processes, descriptors, cores, queued signals, locked memory, priorities."""
-    for name, value in rlimit_values(cpu_seconds, memory_bytes, file_size_bytes, max_processes).items():
+    memory, file size, processes, descriptors, cores, queued signals (none without `own_uid`), locked memory,
+    priorities."""
+    for name, value in rlimit_values(cpu_seconds, memory_bytes, file_size_bytes, max_processes, own_uid).items():
         which = getattr(resource, name, None)
         if which is None:  # another platform's name
             continue
