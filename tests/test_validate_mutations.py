@@ -210,6 +210,29 @@ def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
     assert _is_phone("+41650123456") and not _is_phone("+41 650 123 456 (mobile)")
 
 
+def test_durations_and_numbers_are_rewritten_as_given() -> None:
+    """A duration is read as minutes however written ("60-minute", "1 hour", "1h", "0.75 h", "half an hour"), a number
+    however grouped ("12973", "12,973", "12.973"), and a bare number is the same as an amount of that sum; each is
+    written as given. An amount the writer gives a currency the source left out is not rewritten as a bare number,
+    and years, paths, date-times and a number in spaced groups are no numbers to rewrite."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "Book a 60-minute 'Sync' and a '1:1' (45 min). The file says: annual value | EUR 12,973 | 4,210 seats"
+    assert as_user_wrote("'Sync' is booked (1 hour), the '1:1' takes 0.75 h.", said) == \
+        "'Sync' is booked (60-minute), the '1:1' takes 45 min."
+    assert as_user_wrote("booked (1h), about an hour", said) == "booked (60-minute), about 60-minute"
+    assert as_user_wrote("booked (45 min)", said) is None  # as the user wrote it
+    assert as_user_wrote("The value is 12973.", said) == "The value is EUR 12,973."
+    assert as_user_wrote("worth 12,973 euros, or €12.973", said) == "worth EUR 12,973, or EUR 12,973"
+    assert as_user_wrote("4210 seats", said) == "4,210 seats"
+    assert as_user_wrote("EUR 4,210 a seat", said) is None  # the writer names a currency the source did not give
+    assert as_user_wrote("worth 12974", said) is None  # another number
+    assert [(w.kind, w.shown) for w in mentions("12 973 € and 12.973,50 EUR")] == [("amount", "12 973 €"),
+                                                                                   ("amount", "12.973,50 EUR")]
+    assert [(w.kind, w.shown) for w in mentions("in 2026, see reports/2026-11-03T09:30:00Z, call 020 7946 0958")] == [
+        ("number", "2026")]
+
+
 def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> None:
     """`services_set_flag` names a key of the service's `flags`: an order check crediting it makes a replay with the
     key's old value; a write the reference itself turns back later (the failed canary's flag) makes none."""
