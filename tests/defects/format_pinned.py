@@ -251,23 +251,29 @@ def phone_compact(number: str) -> str:
     return number.replace(" ", "")
 
 
-def _phone_fact(spec: Spec) -> str:
-    """The phone number a completion check wants the reference's message to hold, as the document writes it."""
+def checked_fact(spec: Spec, pattern: re.Pattern[str], what: str) -> str:
+    """The value (`pattern`, whole) a completion check wants the reference's message to hold, as the document writes
+    it."""
     for c in spec["checks"]:
         for cond in c["rule"].get("where") or []:
-            if cond.get("op") == "contains" and isinstance(cond.get("value"), str) and _PHONE.fullmatch(cond["value"]):
+            if cond.get("op") == "contains" and isinstance(cond.get("value"), str) and pattern.fullmatch(cond["value"]):
                 return cond["value"]  # type: ignore[no-any-return]
-    raise CorpusError(f"{spec['capability']}: no check wants a phone number in a message")
+    raise CorpusError(f"{spec['capability']}: no check wants {what} in a message")
+
+
+def fact_relayed(pattern: re.Pattern[str], what: str, writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The reference's messages and replies, and the checks, write the document's value as the writer does."""
+
+    def edit(spec: Spec) -> None:
+        fact = checked_fact(spec, pattern, what)
+        for part in ("reference", "checks"):
+            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
+    return edit
 
 
 def _phone_relayed(writer: Callable[[str], str]) -> Callable[[Spec], None]:
     """The reference's messages and the checks write the document's phone number in the writer's grouping."""
-
-    def edit(spec: Spec) -> None:
-        fact = _phone_fact(spec)
-        for part in ("reference", "checks"):
-            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
-    return edit
+    return fact_relayed(_PHONE, "a phone number", writer)
 
 
 def _mailed_number(spec: Spec) -> str:

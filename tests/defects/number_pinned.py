@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import orjson
-
-from tests.defects._core import CorpusError, Defect, Spec, reference
+from tests.defects._core import Defect, reference
+from tests.defects.format_pinned import fact_relayed
 
 CLASS = "number_pinned"
 DETECTION = (
@@ -53,29 +52,9 @@ def dotted_bare(fact: str) -> str:
     return fact.removeprefix("EUR ").replace(",", ".")
 
 
-def _fact(spec: Spec) -> str:
-    """The amount a completion check wants the reference's message to hold, as the document writes it."""
-    for c in spec["checks"]:
-        for cond in c["rule"].get("where") or []:
-            value = cond.get("value")
-            if cond.get("op") == "contains" and isinstance(value, str) and _AMOUNT.fullmatch(value):
-                return value
-    raise CorpusError(f"{spec['capability']}: no check wants an amount in a message")
-
-
-def _relayed_in(writer: Callable[[str], str]) -> Callable[[Spec], None]:
-    """The reference's messages and replies, and the checks, write the document's amount as the writer does."""
-
-    def edit(spec: Spec) -> None:
-        fact = _fact(spec)
-        for part in ("reference", "checks"):
-            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
-    return edit
-
-
 def _case(name: str, base: str, writer: Callable[[str], str], away: str) -> Defect:
-    return Defect(CLASS, name, base, away, breaks=_relayed_in(writer), witness=reference, witness_kind="honest",
-                  gate="mutations", code="format_pinned")
+    return Defect(CLASS, name, base, away, breaks=fact_relayed(_AMOUNT, "an amount", writer), witness=reference,
+                  witness_kind="honest", gate="mutations", code="format_pinned")
 
 
 _AWAY = "fails the agent that copies the amount as the document gives it ('EUR 12,973'), not {w}"
