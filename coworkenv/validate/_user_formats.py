@@ -6,8 +6,10 @@ honest agent copies the format it was given; where the reference replayed with i
 writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
-"+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read only
-with its country code ("+41 ..."), its digits compared however they are grouped.
+"+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
+its country code ("+41 ...") or as dialled at home, from a trunk 0 ("020 7946 0958", "(0284) 9988"), its digits
+compared however they are grouped (a number given one way and written the other is not the same: the country code is
+a fact the writer adds).
 
 Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
 `2026-11-03T09:30:00Z`, is the tool's format, not the user's), or a structured argument that is one phone number and
@@ -71,6 +73,8 @@ _WHEN = re.compile(
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
+    # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
+    r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
     rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
     rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€, 45,300 euros
     rf"|{_DURATION}"  # 90 minutes, 1.5 h, half an hour
@@ -108,7 +112,7 @@ def mentions(text: str) -> list[When]:
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _phone(g["ph"]) if g["ph"] else _amount(g) if g["a1"] or g["a2"] else _number(g["n"]) if g["n"] else (
+        found = _phone(g["ph"] or g["np"]) if g["ph"] or g["np"] else _amount(g) if g["a1"] or g["a2"] else _number(g["n"]) if g["n"] else (
             _duration(g) if g["dh"] or g["dm_"] or g["dw"] else
             _date(g) if g["th"] is None and g["ah"] is None else _time(g))
         if found is not None:
