@@ -61,7 +61,8 @@ _DURATION = (
     r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)")
 # A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
 # a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
-_NUMBER = r"(?<!\d )(?<![/#@=])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
+_NUMBER = r"(?<!\d )(?<![/#@=])" \
+          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
           r"(?![\w\-/:@%]|[.,]\d| \d)"
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
@@ -85,11 +86,11 @@ _WHEN = re.compile(
 
 @dataclass(frozen=True)
 class When:
-    """A date (year or None, month, day) or a time (hour, minute), and how it was written."""
+    """A date, time, amount, number, duration or phone number, and how it was written."""
 
     kind: str  # "date", "time", "amount", "number", "duration" or "phone"
-    # (year or None, month, day), (None, hour, minute), (None, currency, cents) or (None, digit count, digits); a date
-    # written 02/06/2026 reads either way round
+    # (year or None, month, day), (None, hour, minute), (None, currency, cents), (None, 0, cents), (None, 0, minutes)
+    # or (None, digit count, digits); a date written 02/06/2026 reads either way round
     values: tuple[tuple[int | None, int, int], ...]
     shown: str
     start: int
@@ -112,9 +113,7 @@ def mentions(text: str) -> list[When]:
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _phone(g["ph"] or g["np"]) if g["ph"] or g["np"] else _amount(g) if g["a1"] or g["a2"] else _number(g["n"]) if g["n"] else (
-            _duration(g) if g["dh"] or g["dm_"] or g["dw"] else
-            _date(g) if g["th"] is None and g["ah"] is None else _time(g))
+        found = _read(g)
         if found is not None:
             shown = m.group(0)
             if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
@@ -123,6 +122,19 @@ def mentions(text: str) -> list[When]:
                 shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
             out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
     return out
+
+
+def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """What one match of `_WHEN` holds, by the group that matched."""
+    if g["ph"] or g["np"]:
+        return _phone(g["ph"] or g["np"] or "")
+    if g["a1"] or g["a2"]:
+        return _amount(g)
+    if g["n"]:
+        return _number(g["n"])
+    if g["dh"] or g["dm_"] or g["dw"]:
+        return _duration(g)
+    return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
 
 
 def _month(name: str) -> int:
