@@ -30,6 +30,8 @@ NARROW_CLASSES = {
                               "mail (the others are chat messages, which no tool removes)"),
     "frame_config_values": ({"access_request_approval", "correct_bad_data"}, "only these two references write a "
                             "new config version (services_update_config)"),
+    "duration_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "only the two booking generators "
+                        "have the user state a duration ('a 60-minute ...', '(45 min)')"),
 }
 
 DEFECTS = all_defects()

@@ -198,16 +198,41 @@ def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
 
 
 def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
-    """A phone number with its country code is read by its digits: one the reference groups otherwise is written as
-    given, in prose or as a whole argument; a number never given, or without its country code, is left alone."""
-    from coworkenv.validate._user_formats import _is_phone, as_user_wrote, mentions
+    """A phone number, with its country code or dialled at home (a trunk 0), is read by its digits: one the reference
+    groups otherwise is written as given, in prose or as a whole argument; a number never given, or given one way and
+    written the other (the country code added), is left alone."""
+    from coworkenv.validate._user_formats import _is_phone, as_user_wrote
 
     said = "please note my new phone number: +41 650 123 456 (the old one, +33 601 222 333, stops working)"
     assert as_user_wrote("updated to +41-650-123-456.", said) == "updated to +41 650 123 456."
     assert as_user_wrote("+41650123456", said) == "+41 650 123 456"
     assert as_user_wrote("updated to +41 650 123 457", said) is None  # another number
-    assert mentions("call 020 7946 0958 at 15:00")[0].kind == "time"  # no country code: not read as a number
+    assert as_user_wrote("call 020-7946-0958", "call 020 7946 0958 at 15:00") == "call 020 7946 0958"  # dialled at home
+    assert as_user_wrote("call +44 20 7946 0958", "call 020 7946 0958") is None  # the country code added: a fact
     assert _is_phone("+41650123456") and not _is_phone("+41 650 123 456 (mobile)")
+
+
+def test_durations_and_numbers_are_rewritten_as_given() -> None:
+    """A duration is read as minutes however written ("60-minute", "1 hour", "1h", "0.75 h", "half an hour"), a number
+    however grouped ("12973", "12,973", "12.973"), and a bare number is the same as an amount of that sum; each is
+    written as given. An amount the writer gives a currency the source left out is not rewritten as a bare number,
+    and paths, date-times and a phone number's groups are no numbers to rewrite."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "Book a 60-minute 'Sync' and a '1:1' (45 min). The file says: annual value | EUR 12,973 | 4,210 seats"
+    assert as_user_wrote("'Sync' is booked (1 hour), the '1:1' takes 0.75 h.", said) == \
+        "'Sync' is booked (60-minute), the '1:1' takes 45 min."
+    assert as_user_wrote("booked (1h), about an hour", said) == "booked (60-minute), about 60-minute"
+    assert as_user_wrote("booked (45 min)", said) is None  # as the user wrote it
+    assert as_user_wrote("The value is 12973.", said) == "The value is EUR 12,973."
+    assert as_user_wrote("worth 12,973 euros, or €12.973", said) == "worth EUR 12,973, or EUR 12,973"
+    assert as_user_wrote("4210 seats", said) == "4,210 seats"
+    assert as_user_wrote("EUR 4,210 a seat", said) is None  # the writer names a currency the source did not give
+    assert as_user_wrote("worth 12974", said) is None  # another number
+    assert [(w.kind, w.shown) for w in mentions("12 973 € and 12.973,50 EUR")] == [("amount", "12 973 €"),
+                                                                                   ("amount", "12.973,50 EUR")]
+    assert [(w.kind, w.shown) for w in mentions("in 2026, see reports/2026-11-03T09:30:00Z, call 020 7946 0958")] == [
+        ("number", "2026"), ("phone", "020 7946 0958")]  # the year; the phone's groups are not numbers
 
 
 def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> None:

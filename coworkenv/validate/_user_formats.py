@@ -1,20 +1,28 @@
-"""Dates, times and amounts the reference writes in another format than the user, or the document the answer comes
-from, gave them: the user asks for the ticket to be picked up "by 2026-06-02", the meeting on "Tuesday 3 November",
-the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR 41,620"; and
-the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An honest
-agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
+"""Dates, times, durations, amounts and numbers the reference writes in another format than the user, or the document
+the answer comes from, gave them: the user asks for the ticket to be picked up "by 2026-06-02", the meeting on "Tuesday
+3 November", the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR
+41,620"; and the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An
+honest agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
 writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
-"+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read only
-with its country code ("+41 ..."), its digits compared however they are grouped.
+"+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
+its country code ("+41 ...") or as dialled at home, from a trunk 0 ("020 7946 0958", "(0284) 9988"), its digits
+compared however they are grouped (a number given one way and written the other is not the same: the country code is
+a fact the writer adds).
 
 Only prose is rewritten: a reply, or a free-text argument of a write (one with a space in it; a date-time argument,
 `2026-11-03T09:30:00Z`, is the tool's format, not the user's), or a structured argument that is one phone number and
-nothing else; and only a date, time, amount or phone number whose value the turns so far or the records the
-reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month and day, the year
-where both give one; same hour and minute; same currency and sum; same digits). The replay counts only where the tool
-took the text (a message tool takes any).
+nothing else; and only a date, time, duration, amount, number or phone number whose value the turns so far or the
+records the reference's read calls name so far (a file, a mail, an article) hold, written otherwise (same month and
+day, the year where both give one; same hour and minute; same minutes; same sum, and currency where both give one;
+same digits). The replay counts only where the tool took the text (a message tool takes any).
+
+Durations and numbers the same: the user books "a 60-minute" meeting or "(45 min)", the writer says "1 hour", "1h",
+"0.75 h", "45 minutes" (read as minutes, however written, words included: "half an hour"); the contract file says
+"EUR 12,973", the writer "12973", "12,973 euros" or "€12.973" (a number is read however it is grouped, with a comma,
+a dot or none, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
+the source left out adds a fact, not a format: an amount is never rewritten as a bare number.
 """
 
 from __future__ import annotations
@@ -36,9 +44,26 @@ _MONTH = r"(?P<{n}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|ju
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
-_CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF"}
-_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£)"
-_AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d+(?:\.\d{{1,2}})?)"
+_CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF",
+               "euro": "EUR", "dollar": "USD", "pound": "GBP", "franc": "CHF"}
+_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£|euros?|dollars?|pounds?|(?:swiss\s+)?francs?)"
+# A sum grouped with commas (1,200.50), with dots (1.200,50: the European way), with spaces (1 200,50), or not at all
+# (1200.50, 12,50).
+_AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
+          r"\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d{{1,2}})?(?!\d)|\d+(?:[.,]\d{{1,2}})?)"
+# A duration: "90 minutes", "45 min", "60-minute", "1 hour", "1.5 h", "1h30", "1 hr 30 min", or in words.
+_WORD_MINUTES = {"half an hour": 30, "a half hour": 30, "half hour": 30, "a quarter of an hour": 15,
+                 "quarter of an hour": 15, "three quarters of an hour": 45, "an hour and a half": 90,
+                 "one hour and a half": 90, "one and a half hours": 90, "an hour": 60, "one hour": 60}
+_DURATION = (
+    r"(?P<dh>\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)(?:\s*(?:and\s+)?(?P<dhm>\d{1,2})(?:\s*(?:m|mins?|minutes?))?)?(?!\w)"
+    r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?)(?!\w)"
+    r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)")
+# A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
+# a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
+_NUMBER = r"(?<!\d )(?<![/#@=])" \
+          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
+          r"(?![\w\-/:@%]|[.,]\d| \d)"
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
@@ -49,25 +74,31 @@ _WHEN = re.compile(
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
+    # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
+    r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
     rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
-    rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€
+    rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€, 45,300 euros
+    rf"|{_DURATION}"  # 90 minutes, 1.5 h, half an hour
+    rf"|{_NUMBER}"  # 12,973, 12.973, 12973
     r")",
     re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class When:
-    """A date (year or None, month, day) or a time (hour, minute), and how it was written."""
+    """A date, time, amount, number, duration or phone number, and how it was written."""
 
-    kind: str  # "date", "time", "amount" or "phone"
-    # (year or None, month, day), (None, hour, minute), (None, currency, cents) or (None, digit count, digits); a date
-    # written 02/06/2026 reads either way round
+    kind: str  # "date", "time", "amount", "number", "duration" or "phone"
+    # (year or None, month, day), (None, hour, minute), (None, currency, cents), (None, 0, cents), (None, 0, minutes)
+    # or (None, digit count, digits); a date written 02/06/2026 reads either way round
     values: tuple[tuple[int | None, int, int], ...]
     shown: str
     start: int
     end: int
 
     def same(self, other: When) -> bool:
+        if {self.kind, other.kind} == {"amount", "number"}:  # a sum with its currency and without
+            return bool({v[2] for v in self.values} & {v[2] for v in other.values})
         if self.kind != other.kind:
             return False
         if self.kind != "date":
@@ -77,13 +108,12 @@ class When:
 
 
 def mentions(text: str) -> list[When]:
-    """Every date, time, amount and phone number written in `text` (ISO dates, "3 November", "June 2, 2026",
-    "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958")."""
+    """Every date, time, amount, phone number, duration and number written in `text` (ISO dates, "3 November",
+    "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973")."""
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _phone(g["ph"]) if g["ph"] else _amount(g) if g["a1"] or g["a2"] else (
-            _date(g) if g["th"] is None and g["ah"] is None else _time(g))
+        found = _read(g)
         if found is not None:
             shown = m.group(0)
             if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
@@ -92,6 +122,19 @@ def mentions(text: str) -> list[When]:
                 shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
             out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
     return out
+
+
+def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """What one match of `_WHEN` holds, by the group that matched."""
+    if g["ph"] or g["np"]:
+        return _phone(g["ph"] or g["np"] or "")
+    if g["a1"] or g["a2"]:
+        return _amount(g)
+    if g["n"]:
+        return _number(g["n"])
+    if g["dh"] or g["dm_"] or g["dw"]:
+        return _duration(g)
+    return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
 
 
 def _month(name: str) -> int:
@@ -114,9 +157,43 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
 
 
 def _amount(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
-    currency = sorted(set(_CURRENCIES.values())).index(_CURRENCIES[(g["c1"] or g["c2"] or "").lower()])
-    cents = round(float((g["a1"] or g["a2"] or "0").replace(",", "")) * 100)
-    return "amount", ((None, currency, cents),)
+    name = " ".join((g["c1"] or g["c2"] or "").lower().split()).removeprefix("swiss ")
+    currency = sorted(set(_CURRENCIES.values())).index(_CURRENCIES[name.rstrip("s") if len(name) > 3 else name])
+    return "amount", tuple((None, currency, cents) for cents in _sums(g["a1"] or g["a2"] or "0"))
+
+
+def _sums(written: str) -> list[int]:
+    """A sum in cents, however it is grouped: 1,200.50, 1.200,50 and 1 200,50 are 120050; a separator followed by
+    three digits groups thousands (1,200 and 1.200 are 1200), one followed by one or two digits is the decimal point
+    (12,50 and 12.50). Empty where it reads neither way (1.2345)."""
+    written = re.sub(r"\s", "", written)
+    if "," in written and "." in written:
+        point = max(written.rfind(","), written.rfind("."))
+        whole, cents = re.sub(r"\D", "", written[:point]), written[point + 1:]
+        return [int(whole) * 100 + int(cents.ljust(2, "0"))]
+    sep = "," if "," in written else "." if "." in written else ""
+    if not sep:
+        return [int(written) * 100]
+    parts = written.split(sep)
+    if all(len(p) == 3 for p in parts[1:]):
+        return [int("".join(parts)) * 100]
+    return [int(parts[0]) * 100 + int(parts[1].ljust(2, "0"))] if len(parts) == 2 and len(parts[1]) <= 2 else []
+
+
+def _number(written: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    """A number without a currency (12,973, 12.973, 12973), as cents like an amount's sum."""
+    return "number", tuple((None, 0, cents) for cents in _sums(written))
+
+
+def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour"."""
+    if g["dw"]:
+        minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
+    elif g["dh"]:
+        minutes = round(float(g["dh"]) * 60) + int(g["dhm"] or 0)
+    else:
+        minutes = int(g["dm_"] or 0)
+    return ("duration", ((None, 0, minutes),)) if 0 < minutes <= 7 * 24 * 60 else None
 
 
 def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
@@ -145,15 +222,15 @@ def _shape(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def as_user_wrote(text: str, said: str) -> str | None:
-    """`text` with each date or time the user also wrote, in another format, written as the user did; None where
-    nothing changes."""
-    theirs = mentions(said)
+def as_user_wrote(text: str, said: str | list[When]) -> str | None:
+    """`text` with each date, time, duration, amount, number or phone number the user also wrote (`said`, or what
+    `mentions` read in it), in another format, written as the user did; None where nothing changes."""
+    theirs = mentions(said) if isinstance(said, str) else said
     out, at = [], 0
     for mine in mentions(text):
         user = next((u for u in theirs if u.same(mine)), None)
-        if user is None or _shape(user.shown) == _shape(mine.shown):
-            continue
+        if user is None or _shape(user.shown) == _shape(mine.shown) or (mine.kind, user.kind) == ("amount", "number"):
+            continue  # (the writer who names the currency the source left out adds a fact, not a format)
         out += [text[at:mine.start], user.shown]
         at = mine.end
     return None if not out else "".join(out) + text[at:]
@@ -170,14 +247,14 @@ class UserFormatted:
 
 
 def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserFormatted]:
-    """One replay per reply or written free text holding a date, time or amount the user (or, given the initial
-    `world`, a document the reference read so far) wrote otherwise."""
+    """One replay per reply or written free text holding a date, time, duration, amount, number or phone number the
+    user (or, given the initial `world`, a document the reference read so far) wrote otherwise."""
     read = ""
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         if world is not None:
             read += " " + _read_documents(spec, t, world)
-        said = " ".join(u.content for u in spec.turns[:t + 1]) + read
-        if not mentions(said):
+        said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read)
+        if not said:
             continue
         for s, step in enumerate(turn.steps):
             if step.say is not None:

@@ -91,8 +91,9 @@ HINTS: dict[str, str] = {
                          "check to a turn after the world's change",
     "case_pinned": "compare what the agent writes case-insensitively (`matches` with `(?i)`), or want the value "
                    "as the user spelled it",
-    "format_pinned": "accept a date, time, amount or phone number in the format the user (or the source) wrote it as "
-                     "well as the reference's (a term of alternatives, or `matches` on either format)",
+    "format_pinned": "accept a date, time, duration, amount, number or phone number in the format the user (or the "
+                     "source) wrote it as well as the reference's (a term of alternatives, or `matches` on either "
+                     "format)",
     "undone_unchecked": "check the record's field in the final state (a `field` or `records` check), not the call "
                         "that set it",
     "blocked": "fix the reference first (see gate oracle)",

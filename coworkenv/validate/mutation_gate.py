@@ -189,13 +189,13 @@ def _pinned_cases(ctx: GateContext) -> list[GateError]:
 
 
 def _pinned_formats(ctx: GateContext, initial: World) -> list[GateError]:
-    """`format_pinned` for each reply or written text holding a date, time, amount or phone number the user (or a
-    document read) wrote in another format, where the reference replayed with that format fails a check the
+    """`format_pinned` for each reply or written text holding a date, time, duration, amount, number or phone number
+    the user (or a document read) wrote in another format, where the reference replayed with that format fails a check the
     reference passes (`_user_formats`)."""
     return _pinned_user_forms(ctx, user_formats(ctx.spec, initial), "format_pinned",
-                              "the check wants the date, time, amount or phone number in the reference's format, not "
-                              "in the one the user or the source wrote; accept both (a term of alternatives, or "
-                              "`matches` on either format)")
+                              "the check wants the date, time, duration, amount, number or phone number in the "
+                              "reference's format, not in the one the user or the source wrote; accept both (a term of "
+                              "alternatives, or `matches` on either format)")
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,

@@ -20,6 +20,7 @@ from tests.defects import (
     created_id_pinned,
     dead_guard,
     duplicate_tolerant,
+    duration_pinned,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -44,6 +45,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     namesake_record,
+    number_pinned,
     order_blind,
     order_unasked,
     partial_credit,
@@ -116,6 +118,8 @@ MODULES = (
     format_pinned,
     later_state_unbound,
     undone_write,
+    duration_pinned,
+    number_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

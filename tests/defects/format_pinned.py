@@ -251,23 +251,29 @@ def phone_compact(number: str) -> str:
     return number.replace(" ", "")
 
 
-def _phone_fact(spec: Spec) -> str:
-    """The phone number a completion check wants the reference's message to hold, as the document writes it."""
+def checked_fact(spec: Spec, pattern: re.Pattern[str], what: str) -> str:
+    """The value (`pattern`, whole) a completion check wants the reference's message to hold, as the document writes
+    it."""
     for c in spec["checks"]:
         for cond in c["rule"].get("where") or []:
-            if cond.get("op") == "contains" and isinstance(cond.get("value"), str) and _PHONE.fullmatch(cond["value"]):
+            if cond.get("op") == "contains" and isinstance(cond.get("value"), str) and pattern.fullmatch(cond["value"]):
                 return cond["value"]  # type: ignore[no-any-return]
-    raise CorpusError(f"{spec['capability']}: no check wants a phone number in a message")
+    raise CorpusError(f"{spec['capability']}: no check wants {what} in a message")
+
+
+def fact_relayed(pattern: re.Pattern[str], what: str, writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The reference's messages and replies, and the checks, write the document's value as the writer does."""
+
+    def edit(spec: Spec) -> None:
+        fact = checked_fact(spec, pattern, what)
+        for part in ("reference", "checks"):
+            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
+    return edit
 
 
 def _phone_relayed(writer: Callable[[str], str]) -> Callable[[Spec], None]:
     """The reference's messages and the checks write the document's phone number in the writer's grouping."""
-
-    def edit(spec: Spec) -> None:
-        fact = _phone_fact(spec)
-        for part in ("reference", "checks"):
-            spec[part] = orjson.loads(orjson.dumps(spec[part]).decode().replace(fact, writer(fact)))
-    return edit
+    return fact_relayed(_PHONE, "a phone number", writer)
 
 
 def _mailed_number(spec: Spec) -> str:
@@ -334,4 +340,53 @@ DEFECTS += [
     _phone_case("confirm-phone-compact-2", "synth:contact_phone_update@2", _confirmed_in(phone_compact), _MAILED),
     _phone_case("card-phone-compact", "synth:contact_phone_update@1", _card_in(phone_compact), _CARD),
     _phone_case("card-phone-dashes-4", "synth:contact_phone_update@4", _card_in(phone_dashes), _CARD),
+]
+
+
+# -- phone numbers without their country code: the document writes "0284 9988", the writer "0284-9988" ----------
+_NATIONAL = re.compile(r"0\d{3} \d{4}")
+
+
+def national(number: str) -> str:
+    """+31 284 9988 as the number is dialled at home, "0284 9988"."""
+    return "0" + number.split(" ", 1)[1]
+
+
+def _at_home(spec: Spec) -> None:
+    """The document (and everything quoting it) gives the phone number without its country code: the twin."""
+    fact = checked_fact(spec, _PHONE, "a phone number")
+    spec.update(orjson.loads(orjson.dumps(spec).decode().replace(fact, national(fact))))
+
+
+def _at_home_relayed(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The document gives the number without its country code; the writer's messages and the checks group it
+    otherwise."""
+    relay = fact_relayed(_NATIONAL, "a phone number without its country code", writer)
+
+    def edit(spec: Spec) -> None:
+        _at_home(spec)
+        relay(spec)
+    return edit
+
+
+def _national_case(name: str, base: str, writer: Callable[[str], str], away: str) -> Defect:
+    return Defect(CLASS, name, base, away, breaks=_at_home_relayed(writer), fix=_at_home, witness=reference,
+                  witness_kind="honest", gate="mutations", code="format_pinned")
+
+
+_AT_HOME = "fails the agent that copies the number as the document writes it (0284 9988), not as '{w}'"
+
+DEFECTS += [
+    _national_case("dm-hotline-national-dashes-8", "synth:lookup_answer_source@8", phone_dashes,
+                   _AT_HOME.format(w="0284-9988")),
+    _national_case("dm-hotline-national-compact-12", "synth:lookup_answer_source@12", phone_compact,
+                   _AT_HOME.format(w="02849988")),
+    _national_case("reply-reception-national-dashes-12", "synth:inbox_triage_reply@12", phone_dashes,
+                   _AT_HOME.format(w="0284-9988")),
+    _national_case("reply-reception-national-compact-16", "synth:inbox_triage_reply@16", phone_compact,
+                   _AT_HOME.format(w="02849988")),
+    _national_case("draft-hotline-national-dashes-2", "synth:draft_only_reply@2", phone_dashes,
+                   _AT_HOME.format(w="0284-9988")),
+    _national_case("draft-reception-national-compact-4", "synth:draft_only_reply@4", phone_compact,
+                   _AT_HOME.format(w="02849988")),
 ]
