@@ -27,6 +27,7 @@ from coworkenv.commands import error_line
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
+from coworkenv.unexpanded_paths import unexpanded_home
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from coworkenv.stop_signals import unhandled_stop_signals
 
@@ -48,6 +49,10 @@ class _CommandGroup(TyperGroup):
         not_utf8 = next((arg for arg in command if holds_undecodable_bytes(arg)), None)
         if not_utf8 is not None:  # refused before any work: no later command could read what it names
             typer.echo(error_line(f"{not_utf8}: {undecodable_name_reason(not_utf8)}"), err=True)
+            raise typer.Exit(USAGE_ERROR)
+        unexpanded = _unexpanded_home_argument(command)
+        if unexpanded is not None:  # the files would go to a folder named `~` under the current folder
+            typer.echo(error_line(unexpanded), err=True)
             raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
@@ -89,6 +94,16 @@ class _CommandGroup(TyperGroup):
             first = (str(exc).strip().splitlines() or [""])[0]
             typer.echo(error_line(f"{first} ({type(exc).__name__}); {path_advice(None, system)}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+
+
+def _unexpanded_home_argument(args: list[str]) -> str | None:
+    """The first argument or `--option=VALUE` whose path starts with a `~` no shell expanded, as a message."""
+    for arg in args:
+        option, equals, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
+        problem = unexpanded_home(value) if equals or not option else None
+        if problem is not None:
+            return f"{arg}: the path {problem}"
+    return None
 
 
 _QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one
