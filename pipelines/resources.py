@@ -16,6 +16,7 @@ from pydantic.fields import FieldInfo
 from coworkenv.limits import MAX_ENVS, MAX_QUOTA, MAX_REPAIR_ROUNDS, MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.synth import Taxonomy, load_taxonomy
+from coworkenv.unexpanded_paths import unexpanded_path
 from coworkenv.url_credentials import without_url_credentials
 from pipelines.env_values import env_file_leftover
 
@@ -103,6 +104,9 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     def _named(cls, value: str) -> str:
         if not value.strip():  # an empty data_dir would write into the current folder
             raise ValueError("must not be empty")
+        unexpanded = unexpanded_path(value)  # `~/data` or `$HOME/data` from an env file: a folder named `~` here
+        if unexpanded:
+            raise ValueError(unexpanded)
         return value
 
     @property

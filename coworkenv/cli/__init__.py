@@ -18,6 +18,7 @@ from typing import Any
 
 import typer
 from typer._click import Context  # typer vendors click: its Context is the one TyperGroup takes
+from typer._click.exceptions import BadParameter, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from coworkenv.atomic import WriteError, os_reason, path_advice
@@ -29,6 +30,7 @@ from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from coworkenv.stop_signals import unhandled_stop_signals
+from coworkenv.unexpanded_paths import unexpanded_home
 
 PLUGIN_GROUP = "coworkenv.commands"
 USAGE_ERROR = 2  # bad input: a setting, an argument
@@ -38,6 +40,15 @@ TERMINATED = 128 + signal.SIGTERM
 
 class _CommandGroup(TyperGroup):
     """The top-level group: a failure of the file system in any command is one `error:` line, not a traceback."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:  # an option of `coworkenv` itself (`coworkenv --verbose synth`)
+            typer.echo(_usage_error_line(exc, ctx.command_path), err=True)
+            raise typer.Exit(exc.exit_code) from None
 
     def invoke(self, ctx: Context) -> Any:
         command = [*ctx._protected_args, *ctx.args]  # the subcommand and its arguments (invoking consumes them)
@@ -49,6 +60,10 @@ class _CommandGroup(TyperGroup):
         if not_utf8 is not None:  # refused before any work: no later command could read what it names
             typer.echo(error_line(f"{not_utf8}: {undecodable_name_reason(not_utf8)}"), err=True)
             raise typer.Exit(USAGE_ERROR)
+        unexpanded = _unexpanded_home_argument(command)
+        if unexpanded is not None:  # the files would go to a folder named `~` under the current folder
+            typer.echo(error_line(unexpanded), err=True)
+            raise typer.Exit(USAGE_ERROR)
         try:
             required_layers()  # a typo in COWORKENV_SANDBOX_REQUIRE must stop every command, not only spec code
         except ValueError as exc:
@@ -56,6 +71,13 @@ class _CommandGroup(TyperGroup):
             raise typer.Exit(USAGE_ERROR) from None
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:  # `coworkenv env`: the help, as asked
+            raise
+        except UsageError as exc:  # a subcommand's option or argument: one line, not Typer's box
+            parsed_here = exc.ctx is None or exc.ctx.command is self  # the parser's errors name no subcommand
+            named = [command[0]] if parsed_here and command and command[0] in self.commands else []
+            typer.echo(_usage_error_line(exc, " ".join([ctx.command_path, *named])), err=True)
+            raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _say_stopped(command[:1], signal.SIGINT)
             raise typer.Exit(128 + signal.SIGINT) from None
@@ -89,6 +111,31 @@ class _CommandGroup(TyperGroup):
             first = (str(exc).strip().splitlines() or [""])[0]
             typer.echo(error_line(f"{first} ({type(exc).__name__}); {path_advice(None, system)}"), err=True)
             raise typer.Exit(SYSTEM_ERROR) from None
+
+
+def _usage_error_line(exc: UsageError, command: str) -> str:
+    """A usage error (a value of the wrong type or out of range, an unknown or missing option) as one `error:` line
+    naming the command, what is wrong and where to read more. Typer drew a box sized to the terminal, wrapping the
+    message over several lines (in a log, 80 columns) under a "Usage:" line, so no line of it said `error:`."""
+    where = exc.ctx.command_path if exc.ctx is not None and exc.ctx.command_path != command.split(" ")[0] else command
+    problem = exc.format_message().strip().rstrip(".")
+    param = exc.param if isinstance(exc, BadParameter) else None
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    if low is not None or high is not None:  # "Input should be less than or equal to 1000" names one bound
+        problem += f" (allowed: {'from ' + str(low) if low is not None else ''}" \
+                   f"{' to ' + str(high) if high is not None else ' up'})".replace("( to", "(up to")
+    see = " " if problem.endswith("?") else "; "  # "Did you mean 'synth'?"
+    return error_line(f"{where}: {problem}{see}see `{where} --help`")
+
+
+def _unexpanded_home_argument(args: list[str]) -> str | None:
+    """The first argument or `--option=VALUE` whose path starts with a `~` no shell expanded, as a message."""
+    for arg in args:
+        option, equals, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
+        problem = unexpanded_home(value) if equals or not option else None
+        if problem is not None:
+            return f"{arg}: the path {problem}"
+    return None
 
 
 _QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust-backed libraries (safetensors, tokenizers) quote one

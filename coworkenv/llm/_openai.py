@@ -21,7 +21,8 @@ from typing import Any
 import aiohttp
 import certifi
 
-from coworkenv.escaping import escape_hidden, holds_control_character
+from coworkenv.credential_values import credential_problem
+from coworkenv.escaping import escape_hidden
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._endpoint import (
@@ -157,9 +158,9 @@ class OpenAICompatibleBackend:
         if api_key is None:
             source, api_key = next(((var, os.environ[var]) for var in API_KEY_ENV_VARS if os.environ.get(var)),
                                    (source, None))
-        if api_key and holds_control_character(api_key):  # named, never shown: the message must not carry the secret
-            raise ValueError(f"{source} holds a control character (a line break copied with the key?), which an "
-                             "HTTP header cannot carry; set it to the key alone")
+        problem = credential_problem(source, api_key) if api_key else None
+        if problem:  # named, never shown: the message must not carry the secret
+            raise ValueError(problem)
         self.base_url = display_url(base_url)
         self.model = model
         self.name = f"openai:{model}"

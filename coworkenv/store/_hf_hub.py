@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coworkenv.clock_skew import clock_problem
-from coworkenv.escaping import holds_control_character
+from coworkenv.credential_values import credential_problem
 from coworkenv.store._hub_environment import hub_environment_problem
 from coworkenv.store._publisher import (
     KEPT_FILES,
@@ -68,10 +68,11 @@ class HfHubPublisher:
         repo_type: str = "dataset",
     ) -> None:
         token = os.environ.get(TOKEN_ENV) or None
-        if token is not None and holds_control_character(token):
-            # The HTTP client would refuse it quoting the header, escaped (`\n`): past a search for the token itself.
-            raise PublishError(f"{TOKEN_ENV} holds a control character (a line break copied with the token?), which "
-                               "an HTTP header cannot carry; set it to the token alone")
+        problem = credential_problem(TOKEN_ENV, token, "token") if token is not None else None
+        if problem:
+            # A line break: the HTTP client would refuse it quoting the header, escaped (`\n`), past a search for the
+            # token itself. Quotes from an env file: every call would fail 401, blamed on the token's rights.
+            raise PublishError(problem)
         if api is None:
             problem = hub_environment_problem(repo_id)
             if problem is not None:

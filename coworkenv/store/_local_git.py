@@ -11,6 +11,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 from coworkenv.atomic import WriteError, atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
 from coworkenv.store._git_dir import git_dir_of
@@ -89,15 +90,20 @@ class LocalGitPublisher:
     # -- internals --------------------------------------------------------------------------------
 
     def _versions_in_order(self, reference: str) -> list[str]:
-        """Version tags in the order they were published: by the time each tag was made, then by where it lies along
-        `reference`'s first-parent history (a version off it, left there by a `git reset` of the branch by hand, just
-        after the commit it forked from), then by the numbers in its name (v2 before v10).
+        """Version tags in the order they were published: a version whose commit another version's commit descends
+        from comes before it (each publish commits on top of the last); versions neither descends from (one left off
+        the branch by a `git reset` by hand, and those published after it) by the time each tag was made, then by
+        where it lies along `reference`'s first-parent history (a version off it just after the commit it forked
+        from), then by the numbers in its name (v2 before v10).
 
         By history alone, a version left off the branch went last: after `git reset --hard v1` and one more publish,
-        v1, v3, v2, and the advice that makes a missing branch again named v2 as the last version."""
+        v1, v3, v2, and the advice that makes a missing branch again named v2 as the last version. By tag time
+        first, a version published while the clock was set back (a dead RTC at 1970, a VM restored from a snapshot)
+        was listed before the versions it was published on top of."""
         history = self._git("rev-list", "--first-parent", "--reverse", reference).split()
         position = {commit: float(index) for index, commit in enumerate(history)}
         tags: list[tuple[int, float, tuple[tuple[int, int, str], ...], str]] = []
+        commits: dict[str, str] = {}  # version -> its commit
         # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag. %(creatordate) is
         # the tagger's date of an annotated tag, the committer's of a lightweight one.
         listing = self._git("for-each-ref", "refs/tags",
@@ -110,7 +116,30 @@ class LocalGitPublisher:
                 fork = self._run("merge-base", reference, commit).stdout.strip()  # none: unrelated histories
                 where = position.get(fork, float(len(history))) + 0.5
             tags.append((int(made or 0), where, natural_order(name), name))
-        return [name for *_, name in sorted(tags)]
+            commits[name] = commit
+        return _after_their_ancestors(sorted(tags), commits, self._tagged_ancestors(set(commits.values())))
+
+    def _tagged_ancestors(self, tagged: set[str]) -> dict[str, set[str]]:
+        """For each commit of `tagged`, the other commits of `tagged` it descends from (its history, not the clock)."""
+        parents: dict[str, list[str]] = {}
+        for line in self._git("rev-list", "--parents", *sorted(tagged)).splitlines() if tagged else []:
+            commit, *its_parents = line.split()
+            parents[commit] = its_parents
+        below: dict[str, set[str]] = {}  # commit -> tagged commits among its proper ancestors
+        for start in tagged:
+            stack = [start]
+            while stack:  # iterative, parents first: a long history must not reach the recursion limit
+                commit = stack[-1]
+                waiting = [p for p in parents.get(commit, []) if p not in below]
+                if waiting:
+                    stack.extend(waiting)
+                    continue
+                stack.pop()
+                found: set[str] = set()
+                for parent in parents.get(commit, []):
+                    found |= below[parent] | ({parent} & tagged)
+                below[commit] = found
+        return {commit: below[commit] for commit in tagged}
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -419,6 +448,22 @@ class LocalGitPublisher:
                 f"{result.stderr.strip()}; fix the repository state or publish into a new directory"
             )
         return result.stdout
+
+
+def _after_their_ancestors(ranked: list[tuple[Any, ...]], commits: dict[str, str],
+                           ancestors: dict[str, set[str]]) -> list[str]:
+    """The versions of `ranked` (tuples ending in the name, best first), each after every version whose commit its
+    own commit descends from; otherwise in the order of `ranked`."""
+    done: set[str] = set()  # commits whose versions are all listed
+    listed: list[str] = []
+    left = list(ranked)
+    while left:
+        index = next((i for i, entry in enumerate(left) if ancestors[commits[entry[-1]]] <= done), 0)
+        name = left.pop(index)[-1]
+        listed.append(name)
+        if all(commits[entry[-1]] != commits[name] for entry in left):
+            done.add(commits[name])
+    return listed
 
 
 def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from coworkenv.credential_values import credential_core
 from coworkenv.llm import API_KEY_ENV_VARS
 
 # Hub tokens (huggingface_hub reads both) and the keys the LLM backend reads; a value this short would match by chance.
@@ -20,9 +21,10 @@ MIN_SECRET_CHARS = 8
 
 
 def secrets_set() -> dict[str, str]:
-    """Variable name -> value, for each credential variable set to something long enough to look for."""
-    return {name: value.strip() for name in SECRET_ENV_VARS
-            if len((value := os.environ.get(name) or "").strip()) >= MIN_SECRET_CHARS}
+    """Variable name -> value, for each credential variable set to something long enough to look for: the
+    credential itself, without the quotes or blanks an env file left around it (the key alone is what gets pasted)."""
+    return {name: core for name in SECRET_ENV_VARS
+            if len(core := credential_core(os.environ.get(name) or "")) >= MIN_SECRET_CHARS}
 
 
 def secret_in_table(table: pa.Table, secrets: dict[str, str]) -> tuple[str, str] | None:

@@ -1,0 +1,45 @@
+"""A credential (`HF_TOKEN`, an LLM API key) as it is pasted or as an env file leaves it: with the line break copied
+with it, blanks around it, the quotes around it (`docker run --env-file` and systemd's `Environment=` keep them),
+or the `Bearer ` word of the header it was copied from.
+
+Sent as it is, the server got the quotes too: every Hub call failed with 401 ("check that HF_TOKEN holds a token
+with write access", which it did), and an LLM server run without a key took it without a word; the scan that keeps
+the credential out of published data looked for the value with its quotes, so the key itself pasted into a spec was
+published. Messages name the variable, never the value."""
+
+from __future__ import annotations
+
+import re
+
+from coworkenv.escaping import holds_control_character
+
+_QUOTES = ('"', "'")
+_SCHEME = re.compile(r"(?i)(bearer|token|basic)\s+")  # the start of an Authorization header
+
+
+def credential_problem(source: str, value: str, noun: str = "key") -> str | None:
+    """Why the credential `value` from `source` (a variable's name) cannot be sent as it is, naming `source` and
+    never the value; None when it can."""
+    if holds_control_character(value):
+        return (f"{source} holds a control character (a line break copied with the {noun}?), which an HTTP header "
+                f"cannot carry; set it to the {noun} alone")
+    if value != value.strip():
+        return f"{source} begins or ends with a blank (copied with the {noun}?); set it to the {noun} alone"
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in _QUOTES:
+        return (f"{source} is wrapped in quotes that became part of the value (`docker run --env-file` and systemd "
+                f"keep them), so the server would get the quotes too; remove the quotes")
+    scheme = _SCHEME.match(value)
+    if scheme:
+        return (f"{source} starts with `{scheme[1]} ` (copied from an Authorization header?): the client adds "
+                f"`Bearer ` itself; set it to the {noun} alone")
+    return None
+
+
+def credential_core(value: str) -> str:
+    """The credential inside `value` as pasted: without blanks, the quotes around it or a `Bearer ` word (what a
+    person would paste elsewhere, into a spec or a config, and what a scan for it must look for)."""
+    core = value.strip()
+    if len(core) >= 2 and core[0] == core[-1] and core[0] in _QUOTES:
+        core = core[1:-1].strip()
+    scheme = _SCHEME.match(core)
+    return core[scheme.end():] if scheme else core

@@ -1,0 +1,52 @@
+"""A path written as a shell would expand it, which reached us as written: `--out=~/specs` (bash expands `~` only
+at the start of a word, so not after `--out=`), `"~/specs"` in quotes, `COWORKENV_DATA_DIR=~/data` or `$HOME/data`
+in an env file (`docker run --env-file`, systemd's `Environment=`, Dagster's `.env` keep both as written).
+
+Taken as written, the files went to a folder named `~` (or `$HOME`) under the current folder while the command
+said it wrote to `~/specs`: the user found nothing in their home folder, and a later command given the expanded
+path read another (or no) dataset. Refused before any work, naming the path meant."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+
+_HOME = re.compile(r"~([A-Za-z0-9._-]*)(/|$)")  # ~, ~/x, ~user, ~user/x
+_VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def unexpanded_home(value: str) -> str | None:
+    """Why `value`, a path starting with `~` that no shell expanded, cannot be meant as written; None otherwise."""
+    match = _HOME.match(value)
+    if match is None:
+        return None
+    user = match[1]
+    if user:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:  # `~draft`: not a user's home, a name that merely starts with `~`
+            return None
+    meant = os.path.expanduser(value)
+    if meant == value:  # no home folder known: nothing to suggest, and nothing a shell would have done either
+        return None
+    return (f"starts with `~{user}`, which only a shell turns into a home folder (not after `--option=`, not in "
+            f"quotes, not in an env file), so it names a folder `~{user}` under {os.getcwd()}, not a home folder; "
+            f"write the full path, {meant} (for a folder named `~{user}` here, write ./~{user})")
+
+
+def unexpanded_variable(value: str) -> str | None:
+    """Why `value`, a path holding `$NAME` or `${NAME}` that no shell expanded (an env file keeps it), cannot be
+    meant as written; None otherwise."""
+    match = _VARIABLE.search(value)
+    if match is None:
+        return None
+    meant = os.path.expandvars(value)
+    hint = f"write the full path, {meant}" if meant != value and "$" not in meant else "write the full path"
+    return (f"holds `{match[0]}`, which only a shell expands (an env file keeps it as written), so the path names a "
+            f"folder called `{match[0]}` as written; {hint}")
+
+
+def unexpanded_path(value: str) -> str | None:
+    """`unexpanded_home` or `unexpanded_variable`: for a path from a setting, where either was left by an env file."""
+    return unexpanded_home(value) or unexpanded_variable(value)
