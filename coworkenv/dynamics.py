@@ -10,7 +10,7 @@ from coworkenv.apps import APPS
 from coworkenv.apps.logs import LogLine
 from coworkenv.checks import call_matches, holds
 from coworkenv.spec import AppendLog, AtTime, DeleteRecord, EnvSpec, OnAction, PutRecord, Rule, UpdateRecord
-from coworkenv.spec_regex import PatternTimeout
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.world import World, parse_time
 
 # A stream writes at most this many lines per clock advance; a long jump skips ahead instead of flooding.
@@ -49,7 +49,7 @@ class Dynamics:
                     continue
                 if not all(holds(self.world, p) for p in rule.when):
                     continue
-            except PatternTimeout:
+            except (PatternTimeout, PatternRefused):
                 continue
             self._fired.add(rule.id)
             if rule.delay_s:
@@ -135,5 +135,5 @@ def _holds(world: World, predicate: Any) -> bool:
     """`holds`, with a spec pattern too slow on the state (coworkenv.spec_regex) taken as not holding."""
     try:
         return holds(world, predicate)
-    except PatternTimeout:
+    except (PatternTimeout, PatternRefused):
         return False

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from coworkenv.apps import APPS
 from coworkenv.checks import MISSING, compare, field_value, render_value
 from coworkenv.spec import CalledRule, EnvSpec, FieldCond, FieldRef, FieldRule, RecordsRule, ReplyStatesRule
-from coworkenv.spec_regex import PatternTimeout
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 
 FinalValue = Callable[[FieldRef], Any]
 
@@ -35,7 +35,7 @@ def unfalsifiable_reason(rule: Any, spec: EnvSpec, final: FinalValue | None) -> 
         try:
             if probes and all(compare(p, rule.op, rule.value) for p in probes):
                 return f"no value of {_where(rule.target)} makes '{rule.op} {rule.value!r}' false"
-        except PatternTimeout:  # a pattern too slow on a probe: this rule cannot be analysed
+        except (PatternTimeout, PatternRefused):  # a pattern too slow on a probe: this rule cannot be analysed
             return None
     elif isinstance(rule, RecordsRule):
         impossible = next((c for c in rule.where if not _satisfiable(rule.app, rule.table, c)), None)
