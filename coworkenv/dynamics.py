@@ -10,6 +10,7 @@ from coworkenv.apps import APPS
 from coworkenv.apps.logs import LogLine
 from coworkenv.checks import call_matches, holds
 from coworkenv.spec import AppendLog, AtTime, DeleteRecord, EnvSpec, OnAction, PutRecord, Rule, UpdateRecord
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.world import World, parse_time
 
 # A stream writes at most this many lines per clock advance; a long jump skips ahead instead of flooding.
@@ -43,9 +44,12 @@ class Dynamics:
     def after_call(self, tool: str, args: dict[str, Any]) -> None:
         """Fire the rules triggered by a successful tool call."""
         for rule in self._action_rules.get(tool, ()):
-            if (rule.once and rule.id in self._fired) or not call_matches(rule.on.call, tool, args):  # type: ignore[union-attr]
-                continue
-            if not all(holds(self.world, p) for p in rule.when):
+            try:  # a spec pattern too slow on the call's arguments (coworkenv.spec_regex): the rule does not fire
+                if (rule.once and rule.id in self._fired) or not call_matches(rule.on.call, tool, args):  # type: ignore[union-attr]
+                    continue
+                if not all(holds(self.world, p) for p in rule.when):
+                    continue
+            except (PatternTimeout, PatternRefused):
                 continue
             self._fired.add(rule.id)
             if rule.delay_s:
@@ -79,7 +83,7 @@ class Dynamics:
                 self._next_line[stream.id] = now + skip * stream.every_s
                 continue
             self._next_line[stream.id] = now + stream.every_s
-            if all(holds(self.world, p) for p in stream.while_):
+            if all(_holds(self.world, p) for p in stream.while_):
                 self._line_count[stream.id] += 1
                 emitted[stream.id] += 1
                 n = self._line_count[stream.id]
@@ -88,7 +92,7 @@ class Dynamics:
 
     def _run_scheduled(self, item: Rule | list[Any]) -> None:
         if isinstance(item, Rule):
-            if all(holds(self.world, p) for p in item.when):
+            if all(_holds(self.world, p) for p in item.when):
                 self._fired.add(item.id)
                 self.apply(item.effects)
         else:
@@ -125,3 +129,11 @@ class Dynamics:
         if isinstance(value, list):
             return [self._now(v) for v in value]
         return value
+
+
+def _holds(world: World, predicate: Any) -> bool:
+    """`holds`, with a spec pattern too slow on the state (coworkenv.spec_regex) taken as not holding."""
+    try:
+        return holds(world, predicate)
+    except (PatternTimeout, PatternRefused):
+        return False

@@ -5,10 +5,20 @@ Every model here is re-exported by `coworkenv.spec`; the behaviour that evaluate
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+from coworkenv.spec_regex import pattern_problem
 
 Op = Literal["equals", "not_equals", "contains", "not_contains", "matches", "in", "gte", "lte", "gt", "lt"]
 Role = Literal["completion", "guard"]
@@ -30,10 +40,21 @@ class FieldRef(_Wire):
     field: Annotated[str, Field(description="Field name; dotted into dict fields, e.g. values.timeout_ms")]
 
 
+def _matched_value(value: Any, info: ValidationInfo) -> Any:
+    """The value of a `matches` comparison is a regular expression: refused when `pattern_problem` says so."""
+    if info.data.get("op") == "matches":
+        problem = pattern_problem(str(value))
+        if problem is not None:
+            raise ValueError(f"the 'matches' pattern {problem}")
+    return value
+
+
 class FieldCond(_Wire):
     field: str
     op: Op = "equals"
     value: Any = None
+
+    _value = field_validator("value")(_matched_value)
 
 
 class CallMatcher(_Wire):
@@ -73,6 +94,8 @@ class FieldRule(_Wire):
     target: FieldRef
     op: Op = "equals"
     value: Any = None
+
+    _value = field_validator("value")(_matched_value)
 
 
 class RecordsRule(_Wire):
@@ -191,17 +214,20 @@ class TextRule(_Wire):
         "Graded: score the fraction of conditions met (each all_of and none_of term, any_of, regex, each "
         "length bound and number count as one) instead of pass/fail"))] = False
 
+    @field_validator("regex")
+    @classmethod
+    def _bounded_regex(cls, value: str | None) -> str | None:
+        problem = None if value is None else pattern_problem(value)
+        if problem is not None:
+            raise ValueError(f"regex {problem}")
+        return value
+
     @model_validator(mode="after")
     def _has_condition(self) -> TextRule:
         if not (self.all_of or self.any_of or self.none_of or self.regex is not None or self.number is not None
                 or self.min_chars is not None or self.max_chars is not None):
             raise ValueError("a text rule needs at least one condition (all_of, any_of, none_of, regex, "
                              "min_chars, max_chars or number)")
-        if self.regex is not None:
-            try:
-                re.compile(self.regex)
-            except re.error as exc:
-                raise ValueError(f"regex {self.regex!r} does not compile: {exc}") from None
         for name in ("all_of", "any_of", "none_of"):
             for term in getattr(self, name):
                 if not [t for t in ([term] if isinstance(term, str) else term) if t.strip()]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from coworkenv.spec import CallMatcher, FieldRef, FieldRule, Op, RecordsRule, Selector
+from coworkenv.spec_regex import search
 from coworkenv.world import Change, World
 
 MISSING = object()  # a field path that does not resolve
@@ -30,7 +30,8 @@ def resolve(world: World, ref: FieldRef) -> Any:
 
 
 def compare(actual: Any, op: Op, expected: Any) -> bool:
-    """Apply a comparison operator; type mismatches compare as false, never raise."""
+    """Apply a comparison operator; type mismatches compare as false. `matches` runs the pattern under a time
+    bound and raises `coworkenv.spec_regex.PatternTimeout` past it (the answer is unknown, not false)."""
     if actual is MISSING:
         return op in ("not_equals", "not_contains")
     try:
@@ -42,7 +43,7 @@ def compare(actual: Any, op: Op, expected: Any) -> bool:
             found = _contains(actual, expected)
             return found if op == "contains" else not found
         if op == "matches":
-            return re.search(str(expected), str(actual)) is not None
+            return search(str(expected), str(actual)) is not None
         if op == "in":
             return actual in expected
         if op == "gte":

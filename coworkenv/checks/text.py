@@ -12,6 +12,7 @@ from typing import Any
 from coworkenv.checks.primitives import MISSING, resolve
 from coworkenv.checks.results import Reply
 from coworkenv.spec import NumberTarget, TextNorm, TextRule
+from coworkenv.spec_regex import compiled, search
 from coworkenv.world import World
 
 # A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000), not the
@@ -105,8 +106,7 @@ class CompiledText:
         self.all_of = [self._term(t) for t in rule.all_of]
         self.any_of = [self._term(t) for t in rule.any_of]
         self.none_of = [self._term(t) for t in rule.none_of]
-        flags = re.IGNORECASE if rule.normalize.case else 0
-        self.regex = re.compile(rule.regex, flags) if rule.regex is not None else None
+        self.regex = compiled(rule.regex, rule.normalize.case) if rule.regex is not None else None
 
     def _term(self, term: str | list[str]) -> _Term:
         items = [term] if isinstance(term, str) else term
@@ -136,7 +136,7 @@ class CompiledText:
         for term in self.none_of:
             cond(not term.found_in(text), f"mentions {term.shown!r}")
         if self.regex is not None:
-            cond(self.regex.search(text) is not None, f"does not match /{rule.regex}/")
+            cond(search(self.regex, text) is not None, f"does not match /{rule.regex}/")
         if rule.min_chars is not None:
             cond(len(text) >= rule.min_chars, f"has {len(text)} characters, fewer than {rule.min_chars}")
         if rule.max_chars is not None:

@@ -30,6 +30,7 @@ from coworkenv.spec import (
     ReplyStatesRule,
     TiersRule,
 )
+from coworkenv.spec_regex import PatternRefused, PatternTimeout, regex_budget
 from coworkenv.world import World
 
 # What evaluating a rule gives: score in [0, 1], the reason of a shortfall, whether the check could not run,
@@ -69,7 +70,11 @@ class Verifier:
         return compose(self.spec.scoring, results, robustness)
 
     def _check(self, check: Check, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> CheckResult:
-        score, reason, error, verdict = self._evaluate(check.rule, world, audit, transcript)
+        try:
+            with regex_budget():  # every pattern search of the check together (coworkenv.spec_regex)
+                score, reason, error, verdict = self._evaluate(check.rule, world, audit, transcript)
+        except (PatternTimeout, PatternRefused) as exc:  # unknown, never "no match": a guard must not pass on it
+            score, reason, error, verdict = 0.0, f"check error (regex): {exc}", True, None
         passed = verdict if verdict is not None else score >= check.pass_score
         if score not in (0.0, 1.0):
             score = round(score, 6)

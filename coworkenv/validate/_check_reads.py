@@ -17,10 +17,11 @@ parse counts as naming every tool.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from coworkenv.spec_regex import PatternRefused, PatternTimeout, search
 
 Part = Literal["state", "audit", "messages"]
 PARTS: frozenset[Part] = frozenset({"state", "audit", "messages"})
@@ -101,9 +102,9 @@ def names_tool(code: str, tool: str) -> bool:
         return True
     for pattern in s.patterns:
         try:
-            if re.search(pattern, name, re.IGNORECASE):
+            if search(pattern, name, ignorecase=True):
                 return True
-        except re.error:
+        except (PatternRefused, PatternTimeout):  # a pattern refused or too slow: it may match
             return True
     return False
 

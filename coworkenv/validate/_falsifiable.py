@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from coworkenv.apps import APPS
 from coworkenv.checks import MISSING, compare, field_value, render_value
 from coworkenv.spec import CalledRule, EnvSpec, FieldCond, FieldRef, FieldRule, RecordsRule, ReplyStatesRule
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 
 FinalValue = Callable[[FieldRef], Any]
 
@@ -31,8 +32,11 @@ def unfalsifiable_reason(rule: Any, spec: EnvSpec, final: FinalValue | None) -> 
     """
     if isinstance(rule, FieldRule):
         probes = list(_field_probes(rule.target, rule.value, spec, final))
-        if probes and all(compare(p, rule.op, rule.value) for p in probes):
-            return f"no value of {_where(rule.target)} makes '{rule.op} {rule.value!r}' false"
+        try:
+            if probes and all(compare(p, rule.op, rule.value) for p in probes):
+                return f"no value of {_where(rule.target)} makes '{rule.op} {rule.value!r}' false"
+        except (PatternTimeout, PatternRefused):  # a pattern too slow on a probe: this rule cannot be analysed
+            return None
     elif isinstance(rule, RecordsRule):
         impossible = next((c for c in rule.where if not _satisfiable(rule.app, rule.table, c)), None)
         if impossible is not None:

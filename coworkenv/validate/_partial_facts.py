@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, TiersRule, ToolCallSpec
+from coworkenv.spec_regex import PatternRefused, PatternTimeout, compiled
+from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 
@@ -47,11 +50,14 @@ def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
                            replaced(spec.reference, t, says[-1], ReferenceStep(say=wrong)), code="content_unchecked")
 
 
-def beyond_checked_part(text: str, patterns: list[re.Pattern[str]]) -> str | None:
+def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:
     """`text` with each digit of a fact whose number some pattern's match cuts, outside every match, moved by one
     (`2027-04-19` -> `2038-15-20` under `202`); None when no match cuts a number. A match that ends where a number
     does (`14:00` of `14:00-15:00`, `13:30` of `2026-05-26T13:30:00`) reads a whole part: nothing is altered."""
-    spans = [m.span() for p in patterns for m in p.finditer(text) if m.end() > m.start()]
+    try:
+        spans = [span for p in patterns for span in pattern_spans(p, text)]
+    except PatternTimeout:  # a spec pattern too slow on its own reference: this gate cannot tell
+        return None
     cuts = [i for s, e in spans for i in (s, e) if 0 < i < len(text) and text[i - 1].isdigit() and text[i].isdigit()]
     if not cuts:
         return None
@@ -68,9 +74,9 @@ def beyond_checked_part(text: str, patterns: list[re.Pattern[str]]) -> str | Non
     return altered if altered != text else None
 
 
-def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[re.Pattern[str]]:
+def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[Any]:
     """What the checks want of a record field named `field` (in `app` when known), as patterns."""
-    out: list[re.Pattern[str]] = []
+    out: list[Any] = []
     for check in spec.checks:
         for rule in _rules(check.rule):
             if isinstance(rule, RecordsRule) and app in (None, rule.app):
@@ -80,9 +86,9 @@ def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[re.Patte
     return out
 
 
-def _reply_patterns(spec: EnvSpec, turn: int) -> list[re.Pattern[str]]:
+def _reply_patterns(spec: EnvSpec, turn: int) -> list[Any]:
     """What the text checks want of the answer to `turn`, as patterns."""
-    out: list[re.Pattern[str]] = []
+    out: list[Any] = []
     for check in spec.checks:
         for rule in _rules(check.rule):
             if not isinstance(rule, TextRule) or rule.turn not in (None, turn):
@@ -99,16 +105,16 @@ def _rules(rule: object) -> list[object]:
     return [r for tier in rule.tiers for r in _rules(tier.rule)] if isinstance(rule, TiersRule) else [rule]
 
 
-def _compiled(op: str, value: object) -> list[re.Pattern[str]]:
+def _compiled(op: str, value: object) -> list[Any]:
     values = value if op == "in" and isinstance(value, list) else [value]
-    out: list[re.Pattern[str]] = []
+    out: list[Any] = []
     for v in values:
         if not isinstance(v, str):
             continue
         if op in _PATTERN_OPS:
             try:
-                out.append(re.compile(v, re.IGNORECASE))
-            except re.error:
+                out.append(compiled(v, ignorecase=True))
+            except PatternRefused:
                 continue
         elif op in _LITERAL_OPS and len(v) >= _MIN_LITERAL:
             out.append(re.compile(re.escape(v), re.IGNORECASE))

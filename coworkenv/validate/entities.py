@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec
+from coworkenv.spec_regex import PatternRefused, PatternTimeout, compiled, search
 from coworkenv.world import World
 
 MAX_ID_CHARS = 40
@@ -178,7 +179,7 @@ class EntityIndex:
             last = digits[-1]
             bumped = f"{fact[:last.start()]}{int(last.group(0)) + 1}{fact[last.end():]}"  # svc-recs@6 for @5
             wrong = next((w for w in (self._wrong(fact), bumped)
-                          if any(p.search(fact) and p.search(w) for p in patterns)), None)
+                          if any(_admits(p, fact) and _admits(p, w) for p in patterns)), None)
             if wrong is None:
                 continue
             altered = _whole(fact).sub(wrong.replace("\\", "\\\\"), text)
@@ -218,14 +219,24 @@ class EntityIndex:
         return fact[:i] + ("x" if fact[i:i + 1].lower() != "x" else "y") + fact[i + 1:]
 
 
-def _pattern(value: str) -> re.Pattern[str] | None:
-    """A check value that is a regular expression (it has a class, an escape or a repeat), compiled."""
+def _pattern(value: str) -> Any:
+    """A check value that is a regular expression (it has a class, an escape or a repeat), compiled under the
+    bounds of spec patterns (`coworkenv.spec_regex`); None for one they refuse."""
     if not any(c in value for c in "\\[]*+?"):
         return None
     try:
-        return re.compile(value, re.IGNORECASE)
-    except re.error:
+        return compiled(value, ignorecase=True)
+    except PatternRefused:
         return None
+
+
+def _admits(pattern: Any, text: str) -> bool:
+    """Whether a check value's pattern matches `text`; one too slow on it counts as not (this only picks a wrong
+    value to try)."""
+    try:
+        return search(pattern, text) is not None
+    except PatternTimeout:
+        return False
 
 
 def _whole(fact: str) -> re.Pattern[str]:

@@ -27,6 +27,7 @@ from typing import Any
 from coworkenv.checks import MISSING, compare
 from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
@@ -276,7 +277,10 @@ def _changed(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> dict[Key, dict[
 
 def _near_match(record: dict[str, Any], rule: RecordsRule) -> bool:
     """Whether a record meets every condition of a records rule but at most one (the rule is about it)."""
-    misses = sum(not compare(record.get(c.field.split(".")[0], MISSING), c.op, c.value) for c in rule.where)
+    try:
+        misses = sum(not compare(record.get(c.field.split(".")[0], MISSING), c.op, c.value) for c in rule.where)
+    except (PatternTimeout, PatternRefused):  # a pattern too slow on the record: the rule may be about it
+        return True
     return misses <= 1
 
 
