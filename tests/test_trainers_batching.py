@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from coworkenv.env import Env
 from coworkenv.llm import run_sync
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
+from tests.support.tiny_checkpoint import tiny_checkpoint
 from trainers.batching import BatchedLocalBackend, GroupBatcher, generate_batch
 from trainers.local_backend import ChatRenderer, LocalSampler, LocalTransformersBackend
-from trainers.rl import reference_conversations
 from trainers.rl_rollout import RolloutLimits, arollout_group
 
 
@@ -27,18 +27,7 @@ def spec() -> EnvSpec:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    from trainers.chat_templates import trl_chat_template
-    from trainers.tiny_model import TinyModelSpec, build_tiny_model, render_corpus_text
-
-    template = trl_chat_template("qwen3_training")
-    sizes = TinyModelSpec(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                          num_key_value_heads=1, head_dim=16, min_token_frequency=1, max_position_embeddings=8192)
-    model, tokenizer = build_tiny_model(render_corpus_text(reference_conversations([spec]), template), sizes, 0,
-                                        template)
-    folder = tmp_path_factory.mktemp("batching")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return AutoModelForCausalLM.from_pretrained(folder).eval(), AutoTokenizer.from_pretrained(folder)
+    return tiny_checkpoint(spec, tmp_path_factory.mktemp("batching"))
 
 
 def test_a_batch_generates_what_each_sequence_would_alone(tiny: tuple[PreTrainedModel, PreTrainedTokenizerBase],
