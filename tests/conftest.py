@@ -32,7 +32,10 @@ def pytest_configure(config: pytest.Config) -> None:
 # Signal state a test may not leave behind. A disposition set to SIG_IGN, or a blocked mask, is inherited by every
 # process the next tests start (a `sleep` holding a lock that then ignores SIGTERM): named in a warning. A Python
 # handler left in place (Dagster gives SIGTERM the handler SIGINT has after an in-process run) is reset by exec, so it
-# is only put back. Under pytest-xdist a worker runs many files in turn, in an order no serial run shows.
+# is only put back. Under pytest-xdist a worker runs many files in turn, in an order no serial run shows. Where the
+# suite itself starts with SIGINT ignored (a `make test &` from a non-interactive shell: bash ignores SIGINT for
+# background jobs), every in-process Dagster run copies that SIG_IGN to SIGTERM (`dagster._utils.interrupts`), which
+# is what the 50 warnings of such a run name; `python -m pipelines.run` puts SIGTERM back itself (run_signals.py).
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
                  signal.SIGALRM, signal.SIGPIPE, signal.SIGCHLD)
 
