@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import WriteError, folder_lock, os_reason, path_advice
+from coworkenv.atomic import WriteError, lock_exclusive, make_folder, naming_failures, os_reason, path_advice
 
 __all__ = ["CheckpointPlaceError", "checkpoint_files_problem", "checkpoint_place", "checkpoint_staging", "replace_dir",
            "restore_interrupted_replace"]
@@ -94,22 +95,55 @@ def restore_interrupted_replace(out_dir: Path) -> bool:
 @contextmanager
 def checkpoint_staging(out_dir: Path) -> Iterator[Path]:
     """The folder a new checkpoint for `out_dir` is written in (`.<name>.partial` beside it), emptied of what an
-    interrupted run left, with the folder holding both locked for the block.
+    interrupted run left, and locked for the block.
 
     Two trainings into one folder shared that staging folder: the second deleted the first's files as leftovers, or
-    mixed its own in, and the mixture was put in place as one checkpoint. The second now waits for the first. In a
-    distributed run only the main process (RANK 0) locks and empties it; the others write where it says.
+    mixed its own in, and the mixture was put in place as one checkpoint. The second now waits for the first. The
+    lock is on the staging folder itself, so trainings into different folders of one parent (the runs of an RL
+    comparison, one process per variant) run at once, and nothing is left behind. In a distributed run only the
+    main process (RANK 0) locks and empties it; the others write where it says.
     """
     out_dir = checkpoint_place(out_dir)
     staging = out_dir.with_name(f".{out_dir.name}.partial")
     if os.environ.get("RANK", "0") != "0":
         yield staging
         return
-    waiting = f"another training is putting a checkpoint in {out_dir.parent}; waiting for it to end (stop with Ctrl-C)"
-    with folder_lock(out_dir.parent, waiting):
-        if staging.exists():
-            shutil.rmtree(staging)  # a run interrupted before its checkpoint was whole: no live run holds it now
+    fd = _locked_folder(staging, f"another training is putting a checkpoint in {out_dir}; waiting for it to end "
+                                 "(stop with Ctrl-C)")
+    try:
+        for entry in list(staging.iterdir()):  # a run interrupted before its checkpoint was whole: none holds it now
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
         yield staging
+    finally:
+        os.close(fd)  # closing releases the lock (the folder may be `out_dir` by now: the finished checkpoint)
+
+
+def _locked_folder(folder: Path, waiting: str) -> int:
+    """An open descriptor holding an exclusive lock on `folder` (created if missing), `waiting` printed while another
+    process holds it. The holder renames the folder into place when it is done, so a lock won after a wait may be
+    on what is now the checkpoint: the folder is then made again and locked anew."""
+    while True:
+        with naming_failures(folder):
+            make_folder(folder)
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            try:
+                lock_exclusive(fd, folder, wait=False)
+            except BlockingIOError:
+                print(waiting, file=sys.stderr, flush=True)
+                lock_exclusive(fd, folder)
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(folder)):
+                    return fd
+            except FileNotFoundError:
+                pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
 
 
 def replace_dir(staging: Path, out_dir: Path) -> None:

@@ -22,8 +22,7 @@ from trainers.checkpoint_files import checkpoint_staging, replace_dir, restore_i
 
 def _train(out_dir: Path, weights: str) -> None:
     """What `train_sft` and `train_rl` do with a finished checkpoint."""
-    with checkpoint_staging(out_dir) as staging:
-        staging.mkdir(parents=True)
+    with checkpoint_staging(out_dir) as staging:  # made, empty and locked
         (staging / "model.safetensors").write_text(weights)
         replace_dir(staging, out_dir)
 
