@@ -55,7 +55,7 @@ def _lark_string(text: str) -> str:
 def _value_schema(schema: Mapping[str, Any]) -> str:
     """An argument value's JSON schema as an inline `%json` non-terminal, compact (no spaces)."""
     body = {k: v for k, v in schema.items() if k not in ("description", "default", "examples", "title")}
-    if not body or body == {"type": "any"}:
+    if body == {"type": "any"}:
         body = {}
     return "%json " + json.dumps({**body, "x-guidance": _COMPACT}, ensure_ascii=False)
 
@@ -86,7 +86,7 @@ def _arguments_rules(prefix: str, parameters: Mapping[str, Any]) -> list[str]:
     alternatives = []
     for order in itertools.permutations(required):
         items = ' "," '.join(f"{prefix}_p{index[n]} {between}".strip() for n in order)
-        alternatives.append(f'"{{" {before} {items} "}}"'.replace("  ", " "))
+        alternatives.append(f'"{{" {before} {items} "}}"')
     rules.append(f"{prefix}_args: " + " | ".join(alternatives))
     return rules
 
@@ -110,9 +110,8 @@ def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] 
             raise ValueError(f"a tool without a name cannot be put in a grammar: {json.dumps(tool)[:200]}")
         parameters = function.get("parameters") or {}
         rules.extend(_arguments_rules(f"t{t}", parameters))
-        head = '\n{"name": ' + json.dumps(name) + ', "arguments": '
-        rules.append(f"t{t}_call: {open_call} {_lark_string(head)} t{t}_args {_lark_string(chr(125) + chr(10))} "
-                     f"{close_call}")
+        head, tail = _lark_string('\n{"name": ' + json.dumps(name) + ', "arguments": '), _lark_string("}\n")
+        rules.append(f"t{t}_call: {open_call} {head} t{t}_args {tail} {close_call}")
         calls.append(f"t{t}_call")
     lines = [
         "start: think? body",
@@ -188,7 +187,7 @@ class GrammarLogitsProcessor(LogitsProcessor):
         self._fill = fill_next_token_bitmask
         self.bitmask = allocate_token_bitmask(len(self.matchers), vocab_size)
         self._bits = torch.arange(32, dtype=torch.int32)
-        self._width: int | None = None
+        self._started = False  # the first call sees the prompts: nothing sampled yet to consume
         self.failures: list[str] = []
 
     def _consume(self, input_ids: torch.LongTensor) -> None:
@@ -201,8 +200,8 @@ class GrammarLogitsProcessor(LogitsProcessor):
                 self.matchers[row] = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        if self._width is None:
-            self._width = input_ids.shape[1]
+        if not self._started:
+            self._started = True
         else:
             self._consume(input_ids)
         active = [row for row, m in enumerate(self.matchers) if m is not None and not m.is_stopped()]
