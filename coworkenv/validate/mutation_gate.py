@@ -36,6 +36,7 @@ from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
+from coworkenv.validate._user_zones import user_zones
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -106,6 +107,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_cases(ctx)
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
     errors += _pinned_formats(ctx, initial)
+    errors += _pinned_zones(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -197,6 +199,16 @@ def _pinned_formats(ctx: GateContext, initial: World) -> list[GateError]:
                               "the check wants the date, time, duration, amount, number or phone number in the "
                               "reference's format, not in the one the user or the source wrote; accept both (a term of "
                               "alternatives, or `matches` on either format)")
+
+
+def _pinned_zones(ctx: GateContext, initial: World) -> list[GateError]:
+    """`zone_pinned` for each reply or message giving a known instant's clock time in another time zone than the
+    turn asks that output in (or than its reader's own, where the turn names none), where the reference replayed with
+    the time in that zone fails a check the reference passes (`_user_zones`)."""
+    return _pinned_user_forms(ctx, user_zones(ctx.spec, initial), "zone_pinned",
+                              "the check wants the time in the zone the reference wrote it in, not in the one the "
+                              "task asks for (or the reader's own); accept the time in the zone asked for (a term of "
+                              "alternatives, or `matches` on either)")
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,

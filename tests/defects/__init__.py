@@ -65,6 +65,7 @@ from tests.defects import (
     vacuous,
     wrong_expected,
     wrong_route,
+    zone_pinned,
 )
 from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
@@ -120,6 +121,7 @@ MODULES = (
     undone_write,
     duration_pinned,
     number_pinned,
+    zone_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,229 @@
+"""Clock times written in another time zone than the one the task asks for: the user (in Dubai) asks for the booking
+mail to give "the start time in UTC", or for Sanna to be told the new time "in their time zone", or just asks "tell me
+the time you picked"; the reference writes "13:30 Dubai time", "09:00 UTC", "2026-11-03T09:30:00Z", and the check
+pins that rendering (`contains "13:30"`, `any_of ["09:30"]`). An honest agent that writes the time in the zone asked
+for fails (`zone_pinned`).
+
+Which zone an output is asked in is read from the turn: the part of a sentence from the word naming the channel (the
+mail, the chat or DM, "tell me" / "let me know" for the reply) to the sentence's end names "UTC"/"GMT", "my time
+(zone)" (the user's), "their/your (own) time (zone)" or "local time" (the recipient's), or an IANA zone or its city.
+Where the turn names none, a reply is asked in the user's zone and a message to one person in that person's zone (what
+an honest agent writes unprompted); a message to several people in several zones is left alone.
+
+Only a time that is a known instant is rewritten: one of the date-times the reference's calls so far wrote (a
+meeting's start and end, a due time), read in the zone its label names ("09:30 UTC", "16:00 Berlin", "12:00 your
+time") or, unlabelled, in the first of UTC, the recipient's and the user's zone that makes it one; and an ISO date-time
+in the prose ("2026-11-03T09:30:00Z"). An output that already states the instant in the zone asked for is left alone
+(the writer gave both). The replay writes each such time, and its label, in the zone asked for; where it fails a check
+the reference passes, the check pins a zone nobody asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+
+from coworkenv.apps import TOOLS
+from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate._user_formats import UserFormatted, mentions
+from coworkenv.validate.mutations import is_write
+from coworkenv.world import World, parse_time
+from coworkenv.world._time import zone
+
+_ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})(?![\w:])")
+_CHANNELS = {
+    "reply": re.compile(r"\b(?:tell|let|give|show|send)\s+me\b|\bget back to me\b|\breply to me\b", re.IGNORECASE),
+    "mail": re.compile(r"\be-?mail|\bmail\b", re.IGNORECASE),
+    "chat": re.compile(r"\b(?:chat|dm|direct message|slack|ping)\b", re.IGNORECASE),
+}
+_ANY_CHANNEL = re.compile("|".join(f"(?:{p.pattern})" for p in _CHANNELS.values()), re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
+_UTC = r"\b(?:utc|gmt)\b"
+_THEIRS = r"\b(?:their|his|her|your)\s+(?:own\s+)?(?:local\s+)?time(?:\s*zones?)?\b|\blocal\s+time\b"
+_MINE = r"\bmy\s+(?:own\s+)?(?:local\s+)?time(?:\s*zone)?\b"
+_WHOLE_HOURS = re.compile(r"\d{1,2}:\d{2}\s*-\s*\d{1,2}:\d{2}\s+in\s+(?:their|each|everyone|every)")
+
+
+def _city(name: str) -> str:
+    return name.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _zone_words(zones: set[str]) -> str:
+    names = sorted({w for z in zones if z != "UTC" for w in (z, _city(z))}, key=len, reverse=True)
+    return "|".join(re.escape(n) for n in names)
+
+
+def _asked(text: str, kind: str, user: str | None, recipient: str | None,
+           zones: set[str]) -> tuple[str | None, bool]:
+    """The zone the turn asks this output in (see the module's docstring), None where it cannot tell, and whether the
+    turn names it."""
+    words = _zone_words(zones)
+    phrase = re.compile(rf"(?P<utc>{_UTC})|(?P<theirs>{_THEIRS})|(?P<mine>{_MINE})" +
+                        (rf"|(?P<named>\b(?:{words})\b)" if words else ""), re.IGNORECASE)
+    for m in _CHANNELS[kind].finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        segment = text[m.end():end.start() if end else len(text)]
+        other = _ANY_CHANNEL.search(segment)
+        segment = segment[:other.start()] if other else segment
+        segment = _WHOLE_HOURS.sub("", segment)  # "09:00-17:00 in their own time zone": working hours, not the output
+        found = phrase.search(segment)
+        if found is None:
+            continue
+        if found.group("utc"):
+            return "UTC", True
+        if found.group("theirs"):
+            return recipient, True
+        if found.group("mine"):
+            return user, True
+        said = found.group("named").lower()
+        return next((z for z in sorted(zones) if said in (z.lower(), _city(z).lower())), None), True
+    return recipient, False  # asked without a zone (or not asked at all): the reader's own
+
+
+def _render(instant: int, name: str) -> tuple[int, int, str]:
+    """(hour, minute, UTC offset) of the instant in the zone."""
+    local = datetime.fromtimestamp(instant, zone(name))
+    offset = local.strftime("%z")
+    return local.hour, local.minute, offset
+
+
+def _label_zone(label: str, recipient: str | None, zones: set[str]) -> str | None:
+    low = " ".join(label.lower().split())
+    if re.fullmatch(_UTC, low):
+        return "UTC"
+    if re.fullmatch(_THEIRS, low):
+        return recipient
+    return next((z for z in sorted(zones) if low in (z.lower(), _city(z).lower())), None)
+
+
+def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, user: str | None,
+            zones: set[str], said: str = "", named: bool = True) -> str | None:
+    """`text` with each time of a known instant written in the zone `asked`, labels included; None where nothing
+    changes (no known instant, or every one already stated in that zone, or a date-time copied from `said`, what the
+    user wrote). A date-time (`2026-11-03T09:30:00Z`) is rewritten only where the turn `named` the zone: it states its
+    zone, so it is not a clock time left for the reader to place."""
+    words = _zone_words(zones)
+    label = re.compile(r"\s*(?:-\s*\d{1,2}:\d{2}\s*)?\(?\s*(?:in\s+)?(?P<l>" + _UTC + "|" + _THEIRS +
+                       (rf"|\b(?:{words})\b" if words else "") + r")(?:\s+time\b)?", re.IGNORECASE)
+    found: list[tuple[int, int, int, tuple[int, int] | None]] = []  # (start, end, instant, label span)
+    stated_in_asked: set[int] = set()
+    for m in _ISO.finditer(text) if named else ():
+        instant = parse_time(m.group(0))
+        offset = datetime.fromisoformat(m.group(0)).strftime("%z")
+        if _render(instant, asked)[2] == offset or m.group(0) in said:
+            stated_in_asked.add(instant)
+        found.append((m.start(), m.end(), instant, None))
+    for when in mentions(text):
+        if when.kind != "time":
+            continue
+        hm = when.values[0][1:]
+        lab = label.match(text, when.end)
+        span = (lab.start("l"), lab.end("l")) if lab else None
+        tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else ["UTC", recipient, user])
+        hit = next(((z, i) for z in tried if z for i in sorted(instants) if _render(i, z)[:2] == hm), None)
+        if hit is None:
+            continue
+        if hit[0] == asked or _render(hit[1], asked)[:2] == hm:
+            stated_in_asked.add(hit[1])
+        found.append((when.start, when.end, hit[1], span))
+    edits: dict[tuple[int, int], str] = {}
+    for start, end, instant, span in found:
+        if instant in stated_in_asked:
+            continue
+        hour, minute, offset = _render(instant, asked)
+        if text[start:end][:4].isdigit() and "T" in text[start:end]:
+            local = datetime.fromtimestamp(instant, zone(asked)).isoformat()
+            edits[(start, end)] = local.replace("+00:00", "Z") if asked == "UTC" else local
+            continue
+        edits[(start, end)] = f"{hour:02d}:{minute:02d}"
+        if span is not None:
+            edits[span] = "UTC" if asked == "UTC" else f"{_city(asked)} time"
+    if not edits:
+        return None
+    out, at = [], 0
+    for (start, end), new in sorted(edits.items()):
+        if start < at:
+            continue
+        out += [text[at:start], new]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _people(world: World) -> dict[str, str]:
+    """Each person's time zone by id, email and chat handle (lower case)."""
+    try:
+        people = world.table("directory", "people")
+    except KeyError:
+        return {}
+    out = {}
+    for p in people:
+        for ref in (p.id, p.email, p.chat_handle):
+            if ref:
+                out[str(ref).lower().lstrip("@")] = p.timezone
+    return out
+
+
+def _recipient(call: ToolCallSpec, people: dict[str, str]) -> str | None:
+    """The zone of the one person a message goes to; None for a channel post or several people in several zones."""
+    value = call.arguments.get("person", call.arguments.get("to"))
+    refs = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    found = {people.get(str(r).lower().lstrip("@")) for r in refs}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _instants(value: object) -> set[int]:
+    if isinstance(value, str):
+        return {parse_time(m.group(0)) for m in _ISO.finditer(value)}
+    if isinstance(value, list):
+        return {i for v in value for i in _instants(v)}
+    if isinstance(value, dict):
+        return {i for v in value.values() for i in _instants(v)}
+    return set()
+
+
+def user_zones(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
+    """One replay per reply or written message giving a known instant's clock time in another zone than the turn asks
+    that output in (or, where it names none, than the reader's own)."""
+    people = _people(world)
+    user = people.get(spec.user.lower())
+    zones = set(people.values()) | {"UTC"}
+    if user is None or len(zones) < 2:
+        return
+    instants: set[int] = set()
+    for t, turn in enumerate(spec.reference[:len(spec.turns)]):
+        text = spec.turns[t].content
+        said = " ".join(u.content for u in spec.turns[:t + 1])
+        for s, step in enumerate(turn.steps):
+            if step.say is not None:
+                asked, named = _asked(text, "reply", user, user, zones)
+                new = in_zone(step.say, asked, instants | _instants(step.say), user, user, zones, said,
+                              named) if asked else None
+                if new is not None:
+                    yield UserFormatted(f"reference[{t}].steps[{s}].say",
+                                        f"the reply of turn {t} with its times in {asked} ({new!r})", None,
+                                        replaced(spec.reference, t, s, ReferenceStep(say=new)))
+                continue
+            call = step.call
+            if call is None:
+                continue
+            tool = TOOLS.get(call.name)
+            if tool is not None and is_write(call.name) and tool.app in ("mail", "chat"):
+                recipient = _recipient(call, people)
+                asked, named = _asked(text, tool.app, user, recipient, zones)
+                args, changed = dict(call.arguments), []
+                for arg, value in call.arguments.items():
+                    if asked and isinstance(value, str) and " " in value.strip():
+                        new = in_zone(value, asked, instants, recipient, user, zones, said, named)
+                        if new is not None:
+                            args[arg] = new
+                            changed.append(arg)
+                if changed:
+                    shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
+                    yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
+                                        f"{call.name} with its times in {asked} ({shown})", call.name,
+                                        replaced(spec.reference, t, s,
+                                                 ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))
+            if is_write(call.name):  # a read's window (free/busy from 07:00 to 11:30) is no instant the task is about
+                instants |= _instants(call.arguments)

@@ -1,0 +1,163 @@
+"""Zone pinned: a clock time relayed in another time zone than the one the task asks for. The user (in Dubai) asks for
+the booking mail to give "the start time in UTC (HH:MM UTC)", the writer's mail says "13:30 Dubai time" and the check
+wants "13:30"; the user asks to tell Sanna the new time "as HH:MM, their time zone", the writer's DM says "09:00 UTC"
+and the check wants "09:00"; the user asks "tell me the time you picked" and the writer's reply, and the check, give
+only the UTC time, "09:30"; a colleague is told the meeting's time on chat and the check wants it in UTC, though a
+message to one person is naturally in their own zone. An honest agent that writes the time in the zone asked for (or
+the reader's own) fails; the sound twin accepts it."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from tests.defects._core import CorpusError, Defect, Spec, check, reference, with_say
+
+CLASS = "zone_pinned"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "replay the reference with each clock time its messages and replies give of a known instant (a date-time its calls "
+    "wrote) written in the zone the turn asks that output in, or the reader's own where it names none; where a check "
+    "the reference passes then fails, it pins a zone nobody asked for"
+)
+
+
+def _zone(spec: Spec, person: str) -> str:
+    ref = person.lower().lstrip("@")
+    for p in spec["world"]["apps"]["directory"]["people"]:
+        if ref in (p["id"], p["email"].lower(), p.get("chat_handle", "").lower()):
+            return str(p.get("timezone", "UTC"))
+    raise CorpusError(f"{spec['capability']}: no person {person!r} in the directory")
+
+
+def _hhmm(iso: str, tz: str) -> str:
+    return datetime.fromisoformat(iso).astimezone(ZoneInfo(tz)).strftime("%H:%M")
+
+
+def _city(tz: str) -> str:
+    return tz.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _steps(spec: Spec, tool: str) -> list[dict[str, Any]]:
+    found = [st for turn in spec["reference"] for st in turn["steps"] if st.get("call") and st["call"]["name"] == tool]
+    if not found:
+        raise CorpusError(f"{spec['capability']}: the reference never calls {tool}")
+    return found
+
+
+def _booked(spec: Spec) -> tuple[str, str, str]:
+    """(title, start in UTC, user's zone) of the meeting the reference books."""
+    args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
+    user = _zone(spec, spec["user"])
+    if _hhmm(args["start"], user) == _hhmm(args["start"], "UTC"):
+        raise CorpusError(f"{spec['capability']}: the user's zone is UTC's clock")
+    return args["title"], args["start"], user
+
+
+# -- the booking mail, asked in UTC, written and checked in the user's zone ------------------------------------------
+def _mail_in_user_zone(spec: Spec) -> None:
+    title, start, user = _booked(spec)
+    local, utc = _hhmm(start, user), _hhmm(start, "UTC")
+    mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+    if f"{utc} UTC" not in mail["body"]:
+        raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
+    mail["body"] = mail["body"].replace(f"{utc} UTC", f"{local} {_city(user)} time")
+    for w in check(spec, "attendees-mailed")["rule"]["where"]:
+        if w["field"] == "body":
+            w["value"] = local
+
+
+def _honest_utc_mail(spec: Spec) -> list[dict[str, Any]]:
+    """The booking mail as the user asked: the start in UTC."""
+    return reference(spec)
+
+
+# -- the reply, asked without a zone, given and checked in UTC only --------------------------------------------------
+def _reply_in_utc(spec: Spec) -> None:
+    title, start, _ = _booked(spec)
+    utc = _hhmm(start, "UTC")
+    for turn in spec["reference"]:
+        for st in turn["steps"]:
+            if st.get("say"):
+                st["say"] = f"Booked '{title}' for {utc} UTC, the earliest slot free for everyone within working hours."
+    check(spec, "reply-states-time")["rule"]["any_of"] = [utc]
+
+
+def _honest_local_reply(spec: Spec) -> list[dict[str, Any]]:
+    """The reply in the user's own zone."""
+    title, start, user = _booked(spec)
+    return with_say(spec, f"Booked '{title}' for {_hhmm(start, user)} your time, the earliest free slot.")
+
+
+# -- the DM, asked in the colleague's zone, written and checked in the user's or UTC ---------------------------------
+def _moved(spec: Spec) -> tuple[dict[str, Any], str, str, str]:
+    """(the DM's arguments, the new start in the colleague's zone, in the user's zone, in UTC)."""
+    dm = _steps(spec, "chat_send_dm")[-1]["call"]["arguments"]
+    start = _steps(spec, "calendar_update_event")[-1]["call"]["arguments"]["start"]
+    theirs, mine = _hhmm(start, _zone(spec, dm["person"])), _hhmm(start, _zone(spec, spec["user"]))
+    if theirs == mine or theirs == _hhmm(start, "UTC"):
+        raise CorpusError(f"{spec['capability']}: the colleague's clock reads as the user's or UTC's")
+    return dm, theirs, mine, _hhmm(start, "UTC")
+
+
+def _dm_in(which: str) -> Any:
+    def breaks(spec: Spec) -> None:
+        dm, theirs, mine, utc = _moved(spec)
+        shown = f"{utc} UTC" if which == "utc" else f"{mine} my time"
+        if f"{theirs} your time" not in dm["text"]:
+            raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
+        dm["text"] = dm["text"].replace(f"{theirs} your time", shown)
+        for w in check(spec, "mate-told")["rule"]["where"]:
+            if w["field"] == "text":
+                w["value"] = utc if which == "utc" else mine
+    return breaks
+
+
+# -- the chat message to one colleague, no zone asked, checked in UTC only (shipped example) -------------------------
+def _elena_dm(spec: Spec) -> dict[str, Any]:
+    dm = _steps(spec, "chat_send_dm")[-1]["call"]["arguments"]
+    if "your time" not in dm["text"]:
+        raise CorpusError(f"{spec['capability']}: the DM gives no local time")
+    return dm  # type: ignore[no-any-return]
+
+
+def _dm_utc_only(spec: Spec) -> None:
+    dm = _elena_dm(spec)
+    dm["text"] = re.sub(r"\d{1,2}:\d{2}-\d{1,2}:\d{2} your time \((\d{1,2}:\d{2}) UTC\)", r"\1 UTC", dm["text"])
+    if "your time" in dm["text"]:
+        raise CorpusError(f"{spec['capability']}: the DM's times are not in the shape this edit rewrites")
+
+
+def _dm_local_accepted(spec: Spec) -> None:
+    """The sound twin: the check accepts the colleague's own clock time too."""
+    rule = check(spec, "elena-told-on-chat")["rule"]
+    for w in rule["where"]:
+        if w["field"] == "text":
+            w["value"] = "(?i)14:00 utc|16:00"
+
+
+def _dm_local_only(spec: Spec) -> list[dict[str, Any]]:
+    ref = reference(spec)
+    dm = _elena_dm({"reference": ref, "capability": spec["capability"]})
+    dm["text"] = re.sub(r" \(\d{1,2}:\d{2} UTC\)", "", dm["text"])
+    return ref
+
+
+DEFECTS = [
+    *(Defect(CLASS, f"booking-mail-in-user-zone-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+             "is failed for mailing the start time in UTC as the user asked: the check wants the user's local time",
+             breaks=_mail_in_user_zone, witness=_honest_utc_mail, witness_kind="honest") for seed in (1, 2, 3, 4)),
+    *(Defect(CLASS, f"booking-reply-utc-only-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+             "is failed for telling the user the time in their own zone: the check wants the UTC time only",
+             breaks=_reply_in_utc, witness=_honest_local_reply, witness_kind="honest") for seed in (1, 2, 3, 4)),
+    *(Defect(CLASS, f"moved-dm-in-{which}-{seed}", f"synth:reschedule_conflict@{seed}",
+             f"is failed for telling the colleague the new time in their own zone, as asked: the check wants the "
+             f"{'UTC' if which == 'utc' else 'user' + chr(39) + 's'} time",
+             breaks=_dm_in(which), witness=reference, witness_kind="honest")
+      for which, seed in (("utc", 1), ("mine", 3), ("utc", 6), ("mine", 7), ("utc", 9))),
+    Defect(CLASS, "added-attendee-dm-utc", "example:meeting_reschedule",
+           "is failed for telling Elena, in Rome, the meeting's time in her own zone: the check wants 14:00 UTC",
+           breaks=_dm_utc_only, fix=_dm_local_accepted, witness=_dm_local_only, witness_kind="honest"),
+]
