@@ -9,12 +9,20 @@ spelled the other way; where the matcher then misses, the respelled reference is
 reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). A check's own
 call matcher (`called`, either side of `order`) that pins the spelling is reported when that check fails on the
 respelled replay: an honest agent that assigned by email, or posted to the channel by id, loses the check.
+
+A time is spelled many ways too: `2026-11-03T09:30:00Z` and `2026-11-03T13:30:00+04:00` are one instant, which the
+tools store one way (UTC), so a matcher comparing a date-time argument as a string (`{"start": "...Z"}`) misses the
+agent that wrote the time in the user's zone. Each date-time argument (an ISO time with `Z` or an offset) is respelled
+as the same instant in the user's zone (in UTC where the reference wrote another offset), reported as
+`instant_pinned`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from coworkenv.checks import call_matches
 from coworkenv.spec import (
@@ -29,7 +37,8 @@ from coworkenv.spec import (
     ToolCallSpec,
 )
 from coworkenv.validate.mutations import replaced
-from coworkenv.world import World
+from coworkenv.world import World, format_time, parse_time
+from coworkenv.world._time import zone
 
 # (tool, argument) -> what the argument names, for arguments the tool resolves from several spellings.
 FORMS = {("chat_send_dm", "person"): "person", ("tickets_create", "assignee"): "person",
@@ -45,6 +54,7 @@ class Respelled:
     description: str
     reference: list[ReferenceTurn]  # the reference with that write spelled the other way
     check: str | None = None  # the check whose own matcher it is (None: a dynamics rule or turn condition)
+    what: str = "person"  # what the respelled argument names: "person", "channel" or "time"
 
 
 def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
@@ -63,29 +73,60 @@ def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
         elif isinstance(rule, OrderRule):
             matchers += [(f"checks[{i}].rule.first", rule.first, check.id),
                          (f"checks[{i}].rule.then", rule.then, check.id)]
+    user = _user_zone(spec, world)
     for path, matcher, check_id in matchers:
-        if matcher.tool in FORMS_TOOLS:
-            found = _first_miss(spec, world, matcher)
-            if found is not None:
-                yield Respelled(path, found[0], found[1], check_id)
+        found = _first_miss(spec, world, matcher, user)
+        if found is not None:
+            yield Respelled(path, found[0], found[1], check_id, found[2])
 
 
-def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher) -> tuple[str, list[ReferenceTurn]] | None:
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})$")
+
+
+def _user_zone(spec: EnvSpec, world: World) -> str:
+    try:
+        person = world.table("directory", "people").get(spec.user)
+    except KeyError:
+        return "UTC"
+    return str(person.timezone) if person is not None else "UTC"
+
+
+def respelled_time(value: str, user: str) -> str | None:
+    """The same instant in the user's zone, or in UTC (`Z`) where `value` is already in the user's offset; a UTC
+    user's `Z` time is respelled `+00:00`. None where `value` is no date-time with a zone."""
+    if not _ISO_TIME.match(value):
+        return None
+    try:
+        instant = parse_time(value)
+    except ValueError:
+        return None
+    local = datetime.fromtimestamp(instant, zone(user)).isoformat()
+    mine = "+00:00" if value.endswith("Z") else value[-6:]
+    if local[-6:] != mine or value.endswith("Z"):
+        return local  # (a UTC user's time written with `Z` respelled `+00:00`)
+    return format_time(instant)
+
+
+def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher,
+                user: str) -> tuple[str, list[ReferenceTurn], str] | None:
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):
             call = step.call
             if call is None or not call_matches(matcher, call.name, dict(call.arguments)):
                 continue
             for arg, value in call.arguments.items():
-                what = FORMS.get((call.name, arg))
-                other = respelled_value(world, what, value) if what is not None and isinstance(value, str) else None
-                if other is None:
+                what = FORMS.get((call.name, arg)) if matcher.tool in FORMS_TOOLS else None
+                if what is None and isinstance(value, str) and _ISO_TIME.match(value):
+                    what, other = "time", respelled_time(value, user)
+                else:
+                    other = respelled_value(world, what, value) if what is not None and isinstance(value, str) else None
+                if other is None or what is None:
                     continue
                 args = {**call.arguments, arg: other}
                 if not call_matches(matcher, call.name, args):
                     new = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
                     return (f"{call.name} with {arg}={other!r} (the same {what} as {value!r})",
-                            replaced(spec.reference, t, s, new))
+                            replaced(spec.reference, t, s, new), what)
     return None
 
 

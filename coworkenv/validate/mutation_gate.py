@@ -161,7 +161,8 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
 
 
 def _pinned_spellings(ctx: GateContext) -> list[GateError]:
-    """`spelling_pinned` for each dynamics rule or turn condition the reference's write only matches as spelled,
+    """`spelling_pinned` (`instant_pinned` for a date-time argument) for each dynamics rule or turn condition the
+    reference's write only matches as spelled,
     where the respelled reference fails a check on the state or the replies (not only a call-matcher check), and
     for each `called`/`order` check whose own matcher misses the respelled write, where that check then fails."""
     episodes = ctx.episodes()
@@ -174,7 +175,13 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
             continue
         failed = [c.id for c in outcome.result.checks if not c.passed and (
             c.id == found.check if found.check is not None else not isinstance(kinds.get(c.id), CalledRule | OrderRule))]
-        if failed:
+        if failed and found.what == "time":
+            reacts = "the check credits" if found.check is not None else "the world reacts to"
+            errors.append(GateError("mutations", "instant_pinned", found.path,
+                                    f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "
+                                    f"{reacts} only the reference's spelling of the time, compared as a string; check "
+                                    "the record's time in the final state (the tool stores it in UTC) instead"))
+        elif failed:
             reacts = "the check credits" if found.check is not None else "the world reacts to"
             errors.append(GateError("mutations", "spelling_pinned", found.path,
                                     f"{found.description} no longer matches, and the replay fails {', '.join(failed)}: "

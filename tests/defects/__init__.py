@@ -38,6 +38,7 @@ from tests.defects import (
     guard_other_channel,
     guard_respelled,
     half_pinned,
+    instant_pinned,
     isolation_leak,
     later_state_by_rule,
     later_state_own_write,
@@ -122,6 +123,7 @@ MODULES = (
     duration_pinned,
     number_pinned,
     zone_pinned,
+    instant_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
