@@ -104,9 +104,7 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
     changes (no known instant, or every one already stated in that zone, or a date-time copied from `said`, what the
     user wrote). A date-time (`2026-11-03T09:30:00Z`) is rewritten only where the turn `named` the zone: it states its
     zone, so it is not a clock time left for the reader to place."""
-    words = _zone_words(zones)
-    label = re.compile(r"\s*(?:-\s*\d{1,2}:\d{2}\s*)?\(?\s*(?:in\s+)?(?P<l>" + _UTC + "|" + _THEIRS +
-                       (rf"|\b(?:{words})\b" if words else "") + r")(?:\s+time\b)?", re.IGNORECASE)
+    label = _label(zones)
     found: list[tuple[int, int, int, tuple[int, int] | None]] = []  # (start, end, instant, label span)
     stated_in_asked: set[int] = set()
     for m in _ISO.finditer(text) if named else ():
@@ -151,6 +149,52 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
     return "".join(out) + text[at:]
 
 
+def _other_season(instant: int, name: str) -> int | None:
+    """The zone's UTC offset (seconds) in the other season around the instant; None where it keeps one offset."""
+    now = datetime.fromtimestamp(instant, zone(name)).utcoffset()
+    for days in (91, -91, 182, -182):
+        then = datetime.fromtimestamp(instant + days * 86400, zone(name)).utcoffset()
+        if then is not None and now is not None and then != now:
+            return int(then.total_seconds())
+    return None
+
+
+def in_season(text: str, instants: set[int], recipient: str | None, zones: set[str]) -> str | None:
+    """`text` with each time labelled with a zone ("15:00 Berlin", "11:00 your time") that is no known instant as the
+    zone reads it, but one as the zone reads it in the other season (standard time in summer, daylight-saving time in
+    winter: the writer's fixed offset), written as the zone reads it then; None where nothing changes."""
+    label = _label(zones)
+    edits: dict[tuple[int, int], str] = {}
+    for when in mentions(text):
+        lab = label.match(text, when.end) if when.kind == "time" else None
+        named = _label_zone(lab.group("l"), recipient, zones) if lab else None
+        if named is None or named == "UTC":
+            continue
+        hm = when.values[0][1:]
+        if any(_render(i, named)[:2] == hm for i in instants):
+            continue
+        for i in sorted(instants):
+            other = _other_season(i, named)
+            if other is not None and divmod(((i + other) % 86400) // 60, 60) == hm:
+                hour, minute, _ = _render(i, named)
+                edits[(when.start, when.end)] = f"{hour:02d}:{minute:02d}"
+                break
+    if not edits:
+        return None
+    out, at = [], 0
+    for (start, end), new in sorted(edits.items()):
+        out += [text[at:start], new]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _label(zones: set[str]) -> re.Pattern[str]:
+    """A zone's label after a time (or after a range's end): "UTC", "your time", "Berlin", "(Asia/Dubai)"."""
+    words = _zone_words(zones)
+    return re.compile(r"\s*(?:-\s*\d{1,2}:\d{2}\s*)?\(?\s*(?:in\s+)?(?P<l>" + _UTC + "|" + _THEIRS +
+                      (rf"|\b(?:{words})\b" if words else "") + r")(?:\s+time\b)?", re.IGNORECASE)
+
+
 def _people(world: World) -> dict[str, str]:
     """Each person's time zone by id, email and chat handle (lower case)."""
     try:
@@ -186,6 +230,16 @@ def _instants(value: object) -> set[int]:
 def user_zones(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
     """One replay per reply or written message giving a known instant's clock time in another zone than the turn asks
     that output in (or, where it names none, than the reader's own)."""
+    return _replays(spec, world, "zone")
+
+
+def stale_offsets(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
+    """One replay per reply or written message giving a known instant's clock time, labelled with a zone, as that zone
+    reads it in the other season (`in_season`), with the time as the zone reads it then."""
+    return _replays(spec, world, "season")
+
+
+def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
     people = _people(world)
     user = people.get(spec.user.lower())
     zones = set(people.values()) | {"UTC"}
@@ -196,34 +250,34 @@ def user_zones(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
         text = spec.turns[t].content
         said = " ".join(u.content for u in spec.turns[:t + 1])
         for s, step in enumerate(turn.steps):
-            if step.say is not None:
-                asked, named = _asked(text, "reply", user, user, zones)
-                new = in_zone(step.say, asked, instants | _instants(step.say), user, user, zones, said,
-                              named) if asked else None
-                if new is not None:
-                    yield UserFormatted(f"reference[{t}].steps[{s}].say",
-                                        f"the reply of turn {t} with its times in {asked} ({new!r})", None,
-                                        replaced(spec.reference, t, s, ReferenceStep(say=new)))
-                continue
             call = step.call
-            if call is None:
-                continue
-            tool = TOOLS.get(call.name)
-            if tool is not None and is_write(call.name) and tool.app in ("mail", "chat"):
-                recipient = _recipient(call, people)
-                asked, named = _asked(text, tool.app, user, recipient, zones)
-                args, changed = dict(call.arguments), []
-                for arg, value in call.arguments.items():
-                    if asked and isinstance(value, str) and " " in value.strip():
-                        new = in_zone(value, asked, instants, recipient, user, zones, said, named)
-                        if new is not None:
-                            args[arg] = new
-                            changed.append(arg)
-                if changed:
-                    shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
-                    yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
-                                        f"{call.name} with its times in {asked} ({shown})", call.name,
-                                        replaced(spec.reference, t, s,
-                                                 ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))
-            if is_write(call.name):  # a read's window (free/busy from 07:00 to 11:30) is no instant the task is about
-                instants |= _instants(call.arguments)
+            tool = TOOLS.get(call.name) if call is not None else None
+            if step.say is not None:
+                kind, recipient, values = "reply", user, {"say": step.say}
+            elif call is not None and tool is not None and is_write(call.name) and tool.app in ("mail", "chat"):
+                kind, recipient = tool.app, _recipient(call, people)
+                values = {a: v for a, v in call.arguments.items() if isinstance(v, str) and " " in v.strip()}
+            else:
+                values = {}
+            asked, named = _asked(text, kind, user, recipient, zones) if values and mode == "zone" else (None, False)
+            changed = {}
+            for arg, value in values.items():
+                known = instants | _instants(value) if step.say is not None else instants
+                new = (in_zone(value, asked, known, recipient, user, zones, said, named) if asked else None) \
+                    if mode == "zone" else in_season(value, known, recipient, zones)
+                if new is not None:
+                    changed[arg] = new
+            if changed:
+                how = f"with its times in {asked}" if mode == "zone" else "with its times as their zones read them then"
+                if step.say is not None:
+                    yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} {how} "
+                                        f"({changed['say']!r})", None,
+                                        replaced(spec.reference, t, s, ReferenceStep(say=changed["say"])))
+                elif call is not None:
+                    shown = ", ".join(f"{a} {v!r}" for a, v in changed.items())
+                    yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{next(iter(changed))}",
+                                        f"{call.name} {how} ({shown})", call.name,
+                                        replaced(spec.reference, t, s, ReferenceStep(
+                                            call=ToolCallSpec(name=call.name, arguments={**call.arguments, **changed}))))
+            if call is not None and is_write(call.name):
+                instants |= _instants(call.arguments)  # (a read's window, free/busy 07:00-11:30, is no such instant)

@@ -36,7 +36,7 @@ from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
-from coworkenv.validate._user_zones import user_zones
+from coworkenv.validate._user_zones import stale_offsets, user_zones
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -108,6 +108,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
     errors += _pinned_formats(ctx, initial)
     errors += _pinned_zones(ctx, initial)
+    errors += _pinned_seasons(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -216,6 +217,16 @@ def _pinned_zones(ctx: GateContext, initial: World) -> list[GateError]:
                               "the check wants the time in the zone the reference wrote it in, not in the one the "
                               "task asks for (or the reader's own); accept the time in the zone asked for (a term of "
                               "alternatives, or `matches` on either)")
+
+
+def _pinned_seasons(ctx: GateContext, initial: World) -> list[GateError]:
+    """`dst_pinned` for each reply or message giving a known instant's time, labelled with a zone, as the zone reads it
+    in the other season (the writer's fixed offset: standard time in summer), where the reference replayed with the
+    time as the zone reads it then fails a check the reference passes (`_user_zones`)."""
+    return _pinned_user_forms(ctx, stale_offsets(ctx.spec, initial), "dst_pinned",
+                              "the check wants the time computed with the zone's offset of the other season (daylight "
+                              "saving missed or added), so the agent that gives the right local time fails; want the "
+                              "time as the zone reads it on that date")
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,

@@ -19,6 +19,7 @@ from tests.defects import (
     content_blind,
     created_id_pinned,
     dead_guard,
+    dst_pinned,
     duplicate_tolerant,
     duration_pinned,
     format_pinned,
@@ -124,6 +125,7 @@ MODULES = (
     number_pinned,
     zone_pinned,
     instant_pinned,
+    dst_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
