@@ -37,6 +37,7 @@ from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
 from coworkenv.validate._user_zones import stale_offsets, user_zones
+from coworkenv.validate._pace import slower_agents
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -109,6 +110,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_formats(ctx, initial)
     errors += _pinned_zones(ctx, initial)
     errors += _pinned_seasons(ctx, initial)
+    errors += _pinned_pace(ctx)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -227,6 +229,28 @@ def _pinned_seasons(ctx: GateContext, initial: World) -> list[GateError]:
                               "the check wants the time computed with the zone's offset of the other season (daylight "
                               "saving missed or added), so the agent that gives the right local time fails; want the "
                               "time as the zone reads it on that date")
+
+
+def _pinned_pace(ctx: GateContext) -> list[GateError]:
+    """`pace_pinned` for each turn where the reference, replayed with a quiet read repeated at the turn's start (the
+    clock moving on while a stream adds records), fails a check the reference passes (`_pace`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    oracle = episodes.oracle()
+    if oracle.result is None:
+        return []
+    passed = {c.id for c in oracle.result.checks if c.passed}
+    errors = []
+    for found in slower_agents(ctx.spec):
+        outcome = episodes.mutant(found.reference)
+        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed] if outcome.result else []
+        if failed:
+            errors.append(GateError("mutations", "pace_pinned", found.path,
+                                    f"{found.description} fails {', '.join(failed)}: the check reads what the live "
+                                    "world adds while the agent works, pinned to the reference's pace, so an honest "
+                                    "agent that looks a little longer fails; check the fix (the record's state), not "
+                                    "how many records the world added before it"))
+    return errors
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,

@@ -50,6 +50,7 @@ from tests.defects import (
     number_pinned,
     order_blind,
     order_unasked,
+    pace_pinned,
     partial_credit,
     phrase_pinned,
     pinned_wording,
@@ -126,6 +127,7 @@ MODULES = (
     zone_pinned,
     instant_pinned,
     dst_pinned,
+    pace_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
