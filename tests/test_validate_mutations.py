@@ -264,3 +264,71 @@ def test_a_record_allowed_whole_meets_the_apps_other_tools() -> None:
     exposed = {"services_deploy", "services_restart", "services_set_flag", "services_rollback_config"}
     tried = [(c.name, c.arguments) for c in _other_tool_calls(call, svc, [svc], exposed)]
     assert tried == [("services_set_flag", {"service": "svc-a", "flag": "alpha", "enabled": True})]
+
+
+def test_clock_times_are_rewritten_in_the_zone_the_turn_asks() -> None:
+    """A time of a known instant is written in the zone the turn names for that output (the mail "in UTC", the DM in
+    "their time zone"), or the reader's own where it names none; one already stated in that zone, or no known
+    instant, is left alone; a date-time only where the zone is named."""
+    from coworkenv.validate._user_zones import _asked, in_zone
+    from coworkenv.world import parse_time
+
+    zones = {"UTC", "Asia/Dubai", "Europe/Helsinki"}
+    start = {parse_time("2026-11-03T09:30:00Z")}
+    turn = ("Book it. Show the event in my time zone (Asia/Dubai). Then email the attendees: the start time in UTC "
+            "(HH:MM UTC) in the body. Then tell Sanna on chat (new time as HH:MM, their time zone). Tell me the time.")
+    assert _asked(turn, "mail", "Asia/Dubai", None, zones) == ("UTC", True)
+    assert _asked(turn, "chat", "Asia/Dubai", "Europe/Helsinki", zones) == ("Europe/Helsinki", True)
+    assert _asked(turn, "reply", "Asia/Dubai", "Asia/Dubai", zones) == ("Asia/Dubai", False)
+    assert in_zone("booked for 13:30 Dubai time", "UTC", start, None, "Asia/Dubai", zones) == "booked for 09:30 UTC"
+    assert in_zone("moved to 09:30 UTC", "Europe/Helsinki", start, "Europe/Helsinki", "Asia/Dubai", zones) == \
+        "moved to 11:30 Helsinki time"
+    assert in_zone("at 09:30 UTC (13:30 your time)", "Asia/Dubai", start, "Asia/Dubai", "Asia/Dubai", zones) is None
+    assert in_zone("at 10:00 UTC", "Asia/Dubai", start, "Asia/Dubai", "Asia/Dubai", zones) is None  # no such instant
+    assert in_zone("at 2026-11-03T09:30:00Z", "Asia/Dubai", start, None, "Asia/Dubai", zones, named=False) is None
+    assert in_zone("at 2026-11-03T09:30:00Z", "Asia/Dubai", start, None, "Asia/Dubai", zones) == \
+        "at 2026-11-03T13:30:00+04:00"
+
+
+def test_times_given_with_the_other_seasons_offset_are_corrected() -> None:
+    """A time labelled with a zone that is a known instant only under the zone's offset of the other season (Helsinki's
+    +02:00 in September, daylight saving in force) is written as the zone reads it then; a right time, a UTC one or
+    one of a zone that keeps one offset is left alone."""
+    from coworkenv.validate._user_zones import in_season
+    from coworkenv.world import parse_time
+
+    zones = {"UTC", "Europe/Helsinki", "Asia/Dubai"}
+    moved = {parse_time("2026-09-16T09:00:00Z")}
+    assert in_season("moved to 11:00 your time", moved, "Europe/Helsinki", zones) == "moved to 12:00 your time"
+    assert in_season("moved to 10:00 Helsinki", moved, None, zones) is None  # neither season: no such instant
+    assert in_season("moved to 12:00 your time", moved, "Europe/Helsinki", zones) is None
+    assert in_season("moved to 09:00 UTC", moved, None, zones) is None
+    assert in_season("moved to 12:00 your time", moved, "Asia/Dubai", zones) is None
+
+
+def test_date_time_arguments_are_respelled_as_the_same_instant() -> None:
+    """A date-time argument is respelled in the user's zone, or in UTC where it is already in the user's offset; a
+    UTC user's `Z` time as `+00:00`; anything else is no time."""
+    from coworkenv.validate._spelling import respelled_time
+
+    assert respelled_time("2026-11-03T09:30:00Z", "Asia/Dubai") == "2026-11-03T13:30:00+04:00"
+    assert respelled_time("2026-11-03T13:30:00+04:00", "Asia/Dubai") == "2026-11-03T09:30:00Z"
+    assert respelled_time("2026-06-07T07:00:00-05:00", "Europe/Warsaw") == "2026-06-07T14:00:00+02:00"
+    assert respelled_time("2026-09-16T09:00:00Z", "UTC") == "2026-09-16T09:00:00+00:00"
+    assert respelled_time("2026-09-16", "UTC") is None
+    assert respelled_time("ops/paused-jobs", "UTC") is None
+
+
+def test_a_slower_agent_is_replayed_only_where_a_stream_runs() -> None:
+    """Each turn with a write of a spec with a log stream is replayed with a quiet read repeated until the slowest
+    stream adds a line; a spec without a stream gets no replay."""
+    from coworkenv.validate._pace import slower_agents
+
+    incident = load_example("incident_rollback")
+    found = list(slower_agents(incident))
+    assert [f.path for f in found] == ["reference[0].steps[0]", "reference[1].steps[0]"]
+    extra = len(found[0].reference[0].steps) - len(incident.reference[0].steps)
+    assert extra == 120 // incident.world.tick_s
+    added = found[0].reference[0].steps[0].call
+    assert added is not None and added.name == "logs_search"
+    assert list(slower_agents(load_example("meeting_reschedule"))) == []

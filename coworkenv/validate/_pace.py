@@ -41,7 +41,7 @@ def _quiet_read(spec: EnvSpec) -> ReferenceStep | None:
              and step.call.name in TOOLS and not is_write(step.call.name)
              and not any(m in step.call.name for m in _MARKS)]
     preferred = [s for s in reads if s.call is not None and TOOLS[s.call.name].app in ("logs", "services")]
-    return (preferred or reads or [None])[0]
+    return next(iter(preferred or reads), None)
 
 
 def slower_agents(spec: EnvSpec) -> Iterator[Paced]:

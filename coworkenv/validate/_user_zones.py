@@ -95,6 +95,7 @@ def _label_zone(label: str, recipient: str | None, zones: set[str]) -> str | Non
         return "UTC"
     if re.fullmatch(_THEIRS, low):
         return recipient
+    low = low.removesuffix(" time")  # "Dubai time"
     return next((z for z in sorted(zones) if low in (z.lower(), _city(z).lower())), None)
 
 
@@ -130,7 +131,7 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
     for start, end, instant, span in found:
         if instant in stated_in_asked:
             continue
-        hour, minute, offset = _render(instant, asked)
+        hour, minute, _ = _render(instant, asked)
         if text[start:end][:4].isdigit() and "T" in text[start:end]:
             local = datetime.fromtimestamp(instant, zone(asked)).isoformat()
             edits[(start, end)] = local.replace("+00:00", "Z") if asked == "UTC" else local
@@ -192,7 +193,7 @@ def _label(zones: set[str]) -> re.Pattern[str]:
     """A zone's label after a time (or after a range's end): "UTC", "your time", "Berlin", "(Asia/Dubai)"."""
     words = _zone_words(zones)
     return re.compile(r"\s*(?:-\s*\d{1,2}:\d{2}\s*)?\(?\s*(?:in\s+)?(?P<l>" + _UTC + "|" + _THEIRS +
-                      (rf"|\b(?:{words})\b" if words else "") + r")(?:\s+time\b)?", re.IGNORECASE)
+                      (rf"|\b(?:{words})\b(?:\s+time\b)?" if words else "") + r")", re.IGNORECASE)
 
 
 def _people(world: World) -> dict[str, str]:
@@ -252,13 +253,13 @@ def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
         for s, step in enumerate(turn.steps):
             call = step.call
             tool = TOOLS.get(call.name) if call is not None else None
+            kind, values = "reply", {}
+            recipient: str | None = user
             if step.say is not None:
-                kind, recipient, values = "reply", user, {"say": step.say}
+                values = {"say": step.say}
             elif call is not None and tool is not None and is_write(call.name) and tool.app in ("mail", "chat"):
                 kind, recipient = tool.app, _recipient(call, people)
                 values = {a: v for a, v in call.arguments.items() if isinstance(v, str) and " " in v.strip()}
-            else:
-                values = {}
             asked, named = _asked(text, kind, user, recipient, zones) if values and mode == "zone" else (None, False)
             changed = {}
             for arg, value in values.items():

@@ -33,12 +33,12 @@ from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
+from coworkenv.validate._pace import slower_agents
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
-from coworkenv.validate._user_zones import stale_offsets, user_zones
-from coworkenv.validate._pace import slower_agents
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
+from coworkenv.validate._user_zones import stale_offsets, user_zones
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import Mutation, step_of

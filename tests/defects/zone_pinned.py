@@ -58,7 +58,7 @@ def _booked(spec: Spec) -> tuple[str, str, str]:
 
 # -- the booking mail, asked in UTC, written and checked in the user's zone ------------------------------------------
 def _mail_in_user_zone(spec: Spec) -> None:
-    title, start, user = _booked(spec)
+    _, start, user = _booked(spec)
     local, utc = _hhmm(start, user), _hhmm(start, "UTC")
     mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
     if f"{utc} UTC" not in mail["body"]:
