@@ -33,6 +33,7 @@ class Paced:
     path: str
     description: str
     reference: list[ReferenceTurn]
+    tool: str | None = None  # (no tool's text is rewritten: the replay's reads are the reference's own)
 
 
 def _quiet_read(spec: EnvSpec) -> ReferenceStep | None:

@@ -33,7 +33,7 @@ from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
-from coworkenv.validate._pace import slower_agents
+from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
 from coworkenv.validate._user_formats import UserFormatted, user_formats
@@ -234,29 +234,16 @@ def _pinned_seasons(ctx: GateContext, initial: World) -> list[GateError]:
 def _pinned_pace(ctx: GateContext) -> list[GateError]:
     """`pace_pinned` for each turn where the reference, replayed with a quiet read repeated at the turn's start (the
     clock moving on while a stream adds records), fails a check the reference passes (`_pace`)."""
-    episodes = ctx.episodes()
-    assert episodes is not None
-    oracle = episodes.oracle()
-    if oracle.result is None:
-        return []
-    passed = {c.id for c in oracle.result.checks if c.passed}
-    errors = []
-    for found in slower_agents(ctx.spec):
-        outcome = episodes.mutant(found.reference)
-        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed] if outcome.result else []
-        if failed:
-            errors.append(GateError("mutations", "pace_pinned", found.path,
-                                    f"{found.description} fails {', '.join(failed)}: the check reads what the live "
-                                    "world adds while the agent works, pinned to the reference's pace, so an honest "
-                                    "agent that looks a little longer fails; check the fix (the record's state), not "
-                                    "how many records the world added before it"))
-    return errors
+    return _pinned_user_forms(ctx, slower_agents(ctx.spec), "pace_pinned",
+                              "the check reads what the live world adds while the agent works, pinned to the "
+                              "reference's pace, so an honest agent that looks a little longer fails; check the fix "
+                              "(the record's state), not how many records the world added before it")
 
 
-def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted], code: str,
+def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted | Paced], code: str,
                        why: str) -> list[GateError]:
-    """`code` for each replay written as the user wrote it that the tool took and that fails a check the reference
-    passes."""
+    """`code` for each replay (written as the user wrote it, or at another pace) that the tool took and that fails a
+    check the reference passes."""
     episodes = ctx.episodes()
     assert episodes is not None
     oracle = episodes.oracle()

@@ -11,6 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tests.defects._core import CorpusError, Defect, Spec, check, reference, with_say
+from tests.defects.zone_pinned import zone_of
 
 CLASS = "dst_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -19,14 +20,6 @@ DETECTION = (
     "instant only under the zone's offset of the other season written as the zone reads it on that date; where a "
     "check the reference passes then fails, it wants the writer's fixed offset"
 )
-
-
-def _zone(spec: Spec, person: str) -> str:
-    ref = person.lower().lstrip("@")
-    for p in spec["world"]["apps"]["directory"]["people"]:
-        if ref in (p["id"], p["email"].lower(), p.get("chat_handle", "").lower()):
-            return str(p.get("timezone", "UTC"))
-    raise CorpusError(f"{spec['capability']}: no person {person!r} in the directory")
 
 
 def _right_and_stale(iso: str, tz: str) -> tuple[str, str]:
@@ -61,7 +54,7 @@ def _swap_value(c: dict[str, Any], field: str, old: str, new: str) -> None:
 # -- the DM telling the colleague the new time "in their time zone" ---------------------------------------------------
 def _dm_stale(spec: Spec) -> None:
     dm = _last(spec, "chat_send_dm")
-    right, stale = _right_and_stale(_last(spec, "calendar_update_event")["start"], _zone(spec, dm["person"]))
+    right, stale = _right_and_stale(_last(spec, "calendar_update_event")["start"], zone_of(spec, dm["person"]))
     if f"{right} your time" not in dm["text"]:
         raise CorpusError(f"{spec['capability']}: the DM does not give {right} your time")
     dm["text"] = dm["text"].replace(f"{right} your time", f"{stale} your time")
@@ -71,7 +64,7 @@ def _dm_stale(spec: Spec) -> None:
 # -- the reply telling the user the time "in my time zone" ------------------------------------------------------------
 def _booked(spec: Spec) -> tuple[str, str, str, str]:
     args = _last(spec, "calendar_create_event")
-    right, stale = _right_and_stale(args["start"], _zone(spec, spec["user"]))
+    right, stale = _right_and_stale(args["start"], zone_of(spec, spec["user"]))
     return args["title"], right, stale, datetime.fromisoformat(args["start"]).astimezone(ZoneInfo("UTC")).strftime("%H:%M")
 
 
@@ -115,7 +108,7 @@ def _berlin_in_mail(which: str) -> Any:
 def _elena_time(which: str) -> Any:
     def edit(spec: Spec) -> None:
         dm = _last(spec, "chat_send_dm")
-        right, stale = _right_and_stale(_moved_to(spec), _zone(spec, dm["person"]))
+        right, stale = _right_and_stale(_moved_to(spec), zone_of(spec, dm["person"]))
         shown = stale if which == "stale" else right
         if f"{right}-" not in dm["text"]:
             raise CorpusError(f"{spec['capability']}: the DM does not give {right}")

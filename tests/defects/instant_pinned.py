@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tests.defects._core import CorpusError, Defect, Spec, check, reference
+from tests.defects.zone_pinned import zone_of
 
 CLASS = "instant_pinned"
 # How a program can detect the class (what the gates should do), in one line.
@@ -21,13 +22,6 @@ DETECTION = (
     "matches as the same instant in the user's zone (or in UTC); where the matcher then misses and a check fails, it "
     "compares the time as a string"
 )
-
-
-def _user_zone(spec: Spec) -> str:
-    for p in spec["world"]["apps"]["directory"]["people"]:
-        if p["id"] == spec["user"]:
-            return str(p.get("timezone", "UTC"))
-    raise CorpusError(f"{spec['capability']}: the user is not in the directory")
 
 
 def _first_call(ref: list[dict[str, Any]], tool: str, capability: str, last: bool = False) -> dict[str, Any]:
@@ -83,7 +77,7 @@ def _written_otherwise(tool: str, args: tuple[str, ...], last: bool = False) -> 
     def witness(spec: Spec) -> list[dict[str, Any]]:
         ref = reference(spec)
         call = _first_call(ref, tool, spec["capability"], last)
-        tz = _user_zone(spec)
+        tz = zone_of(spec, spec["user"])
         for arg in args:
             call["arguments"][arg] = _respelled(call["arguments"][arg], tz)
         return ref

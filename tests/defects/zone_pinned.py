@@ -24,7 +24,8 @@ DETECTION = (
 )
 
 
-def _zone(spec: Spec, person: str) -> str:
+def zone_of(spec: Spec, person: str) -> str:
+    """The time zone of a person of the directory, by id, email or chat handle."""
     ref = person.lower().lstrip("@")
     for p in spec["world"]["apps"]["directory"]["people"]:
         if ref in (p["id"], p["email"].lower(), p.get("chat_handle", "").lower()):
@@ -50,7 +51,7 @@ def _steps(spec: Spec, tool: str) -> list[dict[str, Any]]:
 def _booked(spec: Spec) -> tuple[str, str, str]:
     """(title, start in UTC, user's zone) of the meeting the reference books."""
     args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
-    user = _zone(spec, spec["user"])
+    user = zone_of(spec, spec["user"])
     if _hhmm(args["start"], user) == _hhmm(args["start"], "UTC"):
         raise CorpusError(f"{spec['capability']}: the user's zone is UTC's clock")
     return args["title"], args["start"], user
@@ -96,7 +97,7 @@ def _moved(spec: Spec) -> tuple[dict[str, Any], str, str, str]:
     """(the DM's arguments, the new start in the colleague's zone, in the user's zone, in UTC)."""
     dm = _steps(spec, "chat_send_dm")[-1]["call"]["arguments"]
     start = _steps(spec, "calendar_update_event")[-1]["call"]["arguments"]["start"]
-    theirs, mine = _hhmm(start, _zone(spec, dm["person"])), _hhmm(start, _zone(spec, spec["user"]))
+    theirs, mine = _hhmm(start, zone_of(spec, dm["person"])), _hhmm(start, zone_of(spec, spec["user"]))
     if theirs == mine or theirs == _hhmm(start, "UTC"):
         raise CorpusError(f"{spec['capability']}: the colleague's clock reads as the user's or UTC's")
     return dm, theirs, mine, _hhmm(start, "UTC")
