@@ -10,12 +10,17 @@ mail, the chat or DM, "tell me" / "let me know" for the reply) to the sentence's
 Where the turn names none, a reply is asked in the user's zone and a message to one person in that person's zone (what
 an honest agent writes unprompted); a message to several people in several zones is left alone.
 
-Only a time that is a known instant is rewritten: one of the date-times the reference's calls so far wrote (a
-meeting's start and end, a due time), read in the zone its label names ("09:30 UTC", "16:00 Berlin", "12:00 your
-time") or, unlabelled, in the first of UTC, the recipient's and the user's zone that makes it one; and an ISO date-time
-in the prose ("2026-11-03T09:30:00Z"). An output that already states the instant in the zone asked for is left alone
-(the writer gave both). The replay writes each such time, and its label, in the zone asked for; where it fails a check
-the reference passes, the check pins a zone nobody asked for.
+Only a time that is a known instant is rewritten: one of the date-times the reference's writes so far passed (a
+meeting's start and end, a due time; not a read's window), read in the zone its label names ("09:30 UTC", "16:00
+Berlin", "12:00 your time") or, unlabelled, in the first of UTC, the recipient's and the user's zone that makes it one;
+and an ISO date-time in the prose ("2026-11-03T09:30:00Z"), only where the turn names the zone (it states its own, so
+it is not left for the reader to place) and not one the user wrote. An output that already states the instant in the
+zone asked for is left alone (the writer gave both). The replay writes each such time, and its label, in the zone
+asked for; where it fails a check the reference passes, the check pins a zone nobody asked for.
+
+The same outputs are read once more for daylight saving (`dst_pinned`, `in_season`): a time labelled with a zone that
+is no known instant as the zone reads it, but one under the zone's offset of the other season (the writer's fixed
+offset: "11:00 your time" to Helsinki in September), is replayed as the zone reads it on that date.
 """
 
 from __future__ import annotations
