@@ -18,6 +18,9 @@ it is not left for the reader to place) and not one the user wrote. An output th
 zone asked for is left alone (the writer gave both). The replay writes each such time, and its label, in the zone
 asked for; where it fails a check the reference passes, the check pins a zone nobody asked for.
 
+A structured argument naming a zone (`calendar_create_event`'s `timezone`) is set to the one zone the turn names for
+it ("show the event in my time zone (Asia/Dubai)"), where the reference passed another.
+
 The same outputs are read once more for daylight saving (`dst_pinned`, `in_season`): a time labelled with a zone that
 is no known instant as the zone reads it, but one under the zone's offset of the other season (the writer's fixed
 offset: "11:00 your time" to Helsinki in September), is replayed as the zone reads it on that date.
@@ -85,6 +88,20 @@ def _asked(text: str, kind: str, user: str | None, recipient: str | None,
         said = found.group("named").lower()
         return next((z for z in sorted(zones) if said in (z.lower(), _city(z).lower())), None), True
     return recipient, False  # asked without a zone (or not asked at all): the reader's own
+
+
+def _zone_arguments(call: ToolCallSpec, text: str, user: str, zones: set[str]) -> dict[str, str]:
+    """A write's argument naming a time zone (`timezone="UTC"`) set to the one zone the turn names otherwise: an IANA
+    zone it writes, or the user's where it says "my time zone" (the working hours' "in their own time zone" and a
+    clock time's "UTC" do not count)."""
+    named = {z for z in zones if "/" in z and re.search(rf"\b{re.escape(z)}\b", text, re.IGNORECASE)}
+    if re.search(_MINE, text, re.IGNORECASE):
+        named.add(user)
+    if len(named) != 1:
+        return {}
+    wanted = next(iter(named))
+    return {arg: wanted for arg, value in call.arguments.items()
+            if isinstance(value, str) and value != wanted and value in zones | {"UTC"}}
 
 
 def _render(instant: int, name: str) -> tuple[int, int, str]:
@@ -273,8 +290,11 @@ def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
                     if mode == "zone" else in_season(value, known, recipient, zones)
                 if new is not None:
                     changed[arg] = new
+            if mode == "zone" and call is not None and step.say is None and is_write(call.name):
+                changed |= _zone_arguments(call, text, user, zones)
             if changed:
-                how = f"with its times in {asked}" if mode == "zone" else "with its times as their zones read them then"
+                how = "with its times as their zones read them then" if mode != "zone" else \
+                    f"with its times in {asked}" if asked else "with the zone the turn names"
                 if step.say is not None:
                     yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} {how} "
                                         f"({changed['say']!r})", None,

@@ -3,7 +3,8 @@ the booking mail to give "the start time in UTC (HH:MM UTC)", the writer's mail 
 wants "13:30"; the user asks to tell Sanna the new time "as HH:MM, their time zone", the writer's DM says "09:00 UTC"
 and the check wants "09:00"; the user asks "tell me the time you picked" and the writer's reply, and the check, give
 only the UTC time, "09:30"; a colleague is told the meeting's time on chat and the check wants it in UTC, though a
-message to one person is naturally in their own zone. An honest agent that writes the time in the zone asked for (or
+message to one person is naturally in their own zone; the user asks to see the event "in my time zone (Asia/Dubai)"
+and the writer's booking, and its check, pass `timezone: "UTC"`. An honest agent that writes the time in the zone asked for (or
 the reader's own) fails; the sound twin accepts it."""
 
 from __future__ import annotations
@@ -161,4 +162,24 @@ DEFECTS = [
     Defect(CLASS, "added-attendee-dm-utc", "example:meeting_reschedule",
            "is failed for telling Elena, in Rome, the meeting's time in her own zone: the check wants 14:00 UTC",
            breaks=_dm_utc_only, fix=_dm_local_accepted, witness=_dm_local_only, witness_kind="honest"),
+]
+
+
+# -- the event shown in the user's zone, as asked, booked and checked in UTC -------------------------------------------
+def _event_in_utc(spec: Spec) -> None:
+    args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
+    if args.get("timezone") in (None, "UTC"):
+        raise CorpusError(f"{spec['capability']}: the event is not shown in the user's zone")
+    args["timezone"] = "UTC"
+    for w in check(spec, "in-my-timezone")["rule"]["where"]:
+        if w["field"] == "timezone":
+            w["value"] = "UTC"
+
+
+DEFECTS += [
+    Defect(CLASS, f"event-shown-in-utc-{name}", f"synth:{cap}@{seed}",
+           "is failed for showing the event in the user's zone, as asked: the check wants it shown in UTC",
+           breaks=_event_in_utc, witness=reference, witness_kind="honest")
+    for name, cap, seed in (("booking-1", "schedule_meeting_timezones", 1), ("booking-2", "schedule_meeting_timezones", 2),
+                            ("review-2", "adapt_announced_change", 2), ("review-3", "adapt_announced_change", 3))
 ]
