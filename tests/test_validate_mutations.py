@@ -290,6 +290,22 @@ def test_clock_times_are_rewritten_in_the_zone_the_turn_asks() -> None:
         "at 2026-11-03T13:30:00+04:00"
 
 
+def test_a_zone_argument_is_set_to_the_one_zone_the_turn_names() -> None:
+    """`timezone="UTC"` where the user asks to see the event "in my time zone (Asia/Dubai)" is replayed with the
+    user's zone; working hours "in their own time zone" and a clock time's "UTC" name none; two named zones, none."""
+    from coworkenv.spec import ToolCallSpec
+    from coworkenv.validate._user_zones import _zone_arguments
+
+    zones = {"UTC", "Asia/Dubai", "Europe/Helsinki"}
+    call = ToolCallSpec(name="calendar_create_event", arguments={"title": "Sync", "timezone": "UTC"})
+    asked = ("Book it inside everyone's working hours (09:00-17:00 in their own time zone). Show the event in my time "
+             "zone (Asia/Dubai). Mail the start time in UTC.")
+    assert _zone_arguments(call, asked, "Asia/Dubai", zones) == {"timezone": "Asia/Dubai"}
+    assert _zone_arguments(call, "Book it, shown in my time zone.", "Asia/Dubai", zones) == {"timezone": "Asia/Dubai"}
+    assert _zone_arguments(call, "Book it (09:00-17:00 in their own time zone).", "Asia/Dubai", zones) == {}
+    assert _zone_arguments(call, "Show it in Europe/Helsinki, in my time zone.", "Asia/Dubai", zones) == {}
+
+
 def test_times_given_with_the_other_seasons_offset_are_corrected() -> None:
     """A time labelled with a zone that is a known instant only under the zone's offset of the other season (Helsinki's
     +02:00 in September, daylight saving in force) is written as the zone reads it then; a right time, a UTC one or
