@@ -165,9 +165,9 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
 
 def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     """`spelling_pinned` (`instant_pinned` for a date-time argument) for each dynamics rule or turn condition the
-    reference's write only matches as spelled,
-    where the respelled reference fails a check on the state or the replies (not only a call-matcher check), and
-    for each `called`/`order` check whose own matcher misses the respelled write, where that check then fails."""
+    reference's write only matches as spelled, where the respelled reference fails a check on the state or the replies
+    (not only a call-matcher check), and for each `called`/`order` check whose own matcher misses the respelled write,
+    where that check then fails."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
