@@ -118,9 +118,11 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
     assert [answer("ioctl", 3, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
-    # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
+    # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE, FS_IOC_GETFSUUID,
+    # FS_IOC_GETFSSYSFSPATH, a later reader of the 0x15 family; TIOCGWINSZ, FIOCLEX, FIGETBSZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
-                                                0x40049409, 0x5413, 0x5451)] == [EPERM] * 6 + [ALLOW] * 2
+                                                0x40049409, 0x80111500, 0x80811501, 0xC0101502, 0x5413, 0x5451,
+                                                0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
     assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
     assert answer("file_setattr", -100, 0) == EPERM

@@ -263,8 +263,11 @@ _PTY_IOCTLS = (0x40045431, 0x80045430, 0x5441)
 # a file for good), encryption policies and ext4's own; 'X' fsxattr flags and XFS's; 'v' inode versions; 0x94 btrfs
 # (subvolumes made inside a folder) and clones. The kernel asks only that the caller own the file or folder, even
 # through a read-only descriptor, and Landlock mediates ioctls on devices only: a child that keeps the host's uid
-# changed a stdlib file's flags that way. No check needs one.
-_FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94)
+# changed a stdlib file's flags that way. No check needs one. 0x15: the generic ioctls that read a file system's
+# identity (Linux 6.5+), answered on any descriptor of any file with no ownership asked: FS_IOC_GETFSSYSFSPATH named the
+# host's block device and file system type (`ext4/vda`) under the stdlib, zoneinfo and a scratch on the host's disk,
+# FS_IOC_GETFSUUID the host disk's UUID and the host devtmpfs's (made at boot: a machine identity shared by every run).
+_FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94, 0x15)
 
 
 # The C library's name-service databases: each lookup (getpwnam, getgrouplist, getprotobyname...) reads host files
