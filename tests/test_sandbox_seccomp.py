@@ -17,6 +17,7 @@ EPERM = _confine.SECCOMP_RET_ERRNO | errno.EPERM
 ENOTSUP = _confine.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
 ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
 EINVAL = _confine.SECCOMP_RET_ERRNO | errno.EINVAL
+EAGAIN = _confine.SECCOMP_RET_ERRNO | errno.EAGAIN
 DONE = _confine.SECCOMP_RET_ERRNO | 0  # returns 0 without running
 # name -> (x86_64 number, aarch64 number)
 NR = {
@@ -143,9 +144,12 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     # Futexes: private ones always (FUTEX_WAIT|PRIVATE 128, FUTEX_WAKE|PRIVATE 129); shared ones, keyed on a file's
-    # inode for every process that maps it, only where threads may run; the futex2 calls never.
+    # inode for every process that maps it, never run: where threads may run a shared wait (FUTEX_WAIT 0,
+    # FUTEX_WAIT_BITSET 9, either clock) returns EAGAIN at once and every other shared operation (wakes, requeues,
+    # wake-op, PI locks, FUTEX_WAIT_REQUEUE_PI 11) ENOSYS; the futex2 calls never.
     assert [answer("futex", 0, op, of=no_threads) for op in (128, 129, 137, 0, 1, 5, 9)] == [ALLOW] * 3 + [ENOSYS] * 4
-    assert [answer("futex", 0, op) for op in (128, 0, 1)] == [ALLOW] * 3
+    assert [answer("futex", 0, op) for op in (128, 129, 137 | 256, 0, 9, 9 | 256, 256)] == [ALLOW] * 3 + [EAGAIN] * 4
+    assert [answer("futex", 0, op) for op in (1, 3, 4, 5, 6, 7, 10, 11, 12, 13, 1 | 256, 9 | 512)] == [ENOSYS] * 12
     assert [answer(name, 0, 0, 0, 2) for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")] == [
         ENOSYS] * 4
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",

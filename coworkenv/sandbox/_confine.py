@@ -222,11 +222,18 @@ _LOCK_SETTING_FCNTLS = (6, 7, 37, 38)
 # so every process that maps a stdlib file met every other at the same key (with native code, the hook off: a run's
 # FUTEX_WAIT slept until a concurrent run's FUTEX_WAKE, a channel between them). A run without threads has no
 # process to share a futex with: futex() takes private operations only (ENOSYS otherwise, which C libraries take for
-# "no such operation"); with threads (max_processes above 1) glibc waits on a thread's exit with a shared operation, so
-# they pass there. The futex2 calls (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs
-# BPF cannot read, and no C library uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
+# "no such operation"). With threads (max_processes above 1) glibc waits on a thread's exit with a shared wait, which
+# the kernel ends by a shared wake of the thread's clear_child_tid word; both passed there, and so did the channel:
+# a run slept on a stdlib file's key until a concurrent run's FUTEX_WAKE, or the end of a thread whose clear_child_tid
+# it had pointed at the mapping (the kernel's own wake, no futex call to refuse), woke it. No run may sleep on a shared
+# key, so neither sender reaches one: a shared FUTEX_WAIT or FUTEX_WAIT_BITSET (any clock) returns EAGAIN at once, as
+# when the word changed (glibc's join then re-reads the thread id until the kernel clears it: a spin, CPU-bounded;
+# CPython's own threads are detached and joined through locks), every other shared operation ENOSYS. The futex2 calls
+# (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs BPF cannot read, and no C library
+# uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
 _FUTEX = {"x86_64": 202, "aarch64": 98}
-FUTEX_PRIVATE_FLAG = 128
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
+_FUTEX_WAITS = (0, 9)  # FUTEX_WAIT, FUTEX_WAIT_BITSET
 _FUTEX2_CALLS = (449, 454, 455, 456)  # the same on x86_64 and aarch64
 # Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
 # time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
@@ -451,8 +458,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
     prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
-    if not threads:
-        prog.append((jeq, "futex", "next", _FUTEX[machine]))
+    prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
@@ -504,10 +510,13 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
-    block("futex", (ld, None, None, arg1), (jset, "allow", "enosys", FUTEX_PRIVATE_FLAG))
+    block("futex", (ld, None, None, arg1), (jset, "allow", "next" if threads else "enosys", FUTEX_PRIVATE_FLAG),
+          *([(and_, None, None, ~FUTEX_CLOCK_REALTIME), *[(jeq, "eagain", "next", c) for c in _FUTEX_WAITS],
+             (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOSYS)] if threads else []))
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
                           ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
+                          ("eagain", SECCOMP_RET_ERRNO | errno.EAGAIN),
                           ("done", SECCOMP_RET_ERRNO | 0),  # errno 0: the call returns 0 without running
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS)):
@@ -536,8 +545,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     state kept on host inodes (locks set without running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
-    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0) and every
-    shared futex operation (keyed on a host file's inode for every process that maps it)."""
+    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
+    operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
+    `threads` a shared wait returns EAGAIN at once."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
     if program is None:
