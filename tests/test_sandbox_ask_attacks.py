@@ -378,3 +378,62 @@ def test_a_verification_asks_its_judge_within_one_time_budget(monkeypatch: pytes
     reasons = [c.reason for c in result.checks]
     assert all("spent" in r for r in reasons), reasons
     assert elapsed < 30, elapsed
+
+
+# validate's probes of a judged Python check (repeats, seeds, pinned randomness, clocks ahead, paraphrases, literals):
+# each probe was a sandboxed call of its own with the check's 16 requests and 300 s, outside any verification, so
+# the probes of one judged check asked its judge 16 times per probe run, however many runs (measured on main below).
+# The probes of a spec share one verification's budget now, and a judged check's probing stops where it is spent.
+def _probe_context(code: str) -> Any:
+    from support.validate_base import sound_spec
+
+    from coworkenv.validate import ValidationConfig
+    from coworkenv.validate.gates import GateContext
+
+    spec = sound_spec()
+    spec["checks"].append({"id": "judged", "rule": {"kind": "python", "code": code, "judge": True}})
+    from coworkenv import load_spec
+    return GateContext(load_spec(spec), config=ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,)))
+
+
+def test_validates_probes_of_a_judged_check_ask_within_one_verifications_budget() -> None:
+    from coworkenv.checks.judge import JUDGE_VERIFICATION_ASKS, judging
+    from coworkenv.validate.episode_gates import python_probes
+
+    judge = _CountingJudge()
+    ctx = _probe_context(_ASK_SIXTEEN)
+    with judging(judge):  # type: ignore[arg-type]
+        ctx.episodes().oracle()  # the episodes' own verifications (a budget each) are not counted here
+        ctx.episodes().initial  # noqa: B018
+        judge.requests = 0
+        found = python_probes(ctx)
+    assert judge.requests <= JUDGE_VERIFICATION_ASKS, judge.requests  # on main: 16 per probe run (hundreds)
+    assert found == {"judged": []}, found
+
+
+_ANSWERED = r'''
+def check(state, audit, messages):
+    try:
+        return ask_host({"user": "did the agent do it?"}) == "score: 1"
+    except RuntimeError:
+        return False
+'''
+
+
+def test_a_judged_checks_probes_stop_where_the_budget_is_spent_without_a_false_defect(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check whose verdict is the judge's answer: once the probes' budget is spent its runs are refused and their
+    verdicts say nothing of the check (they would read as `nondeterministic_check`): probing it stops there."""
+    from coworkenv.checks import judge as judge_module
+    from coworkenv.validate.episode_gates import python_probes
+
+    monkeypatch.setattr(judge_module, "JUDGE_VERIFICATION_ASKS", 3)
+    judge = _CountingJudge()
+    ctx = _probe_context(_ANSWERED)
+    with judge_module.judging(judge):  # type: ignore[arg-type]
+        ctx.episodes().oracle()
+        ctx.episodes().initial  # noqa: B018
+        judge.requests = 0
+        found = python_probes(ctx)
+    assert judge.requests == 3, judge.requests
+    assert found == {"judged": []}, found

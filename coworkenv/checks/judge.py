@@ -6,7 +6,8 @@ same backends as the pipeline: an OpenAI-compatible server such as `vllm serve`,
 0, at most JUDGE_MAX_TOKENS tokens (or $COWORKENV_JUDGE_MAX_TOKENS), and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
 own code stays in the sandbox. One verification (every check scored for one episode: `judge_budget`) asks the judge
 at most JUDGE_VERIFICATION_ASKS times, for at most JUDGE_VERIFICATION_SECONDS in all, however many judged checks
-its spec holds. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
+its spec holds; validate's probes of a spec's Python checks share one such budget, and no judged check runs outside
+one. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
 $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a check error saying so.
 """
 
@@ -57,6 +58,7 @@ class JudgeBudget:
     seconds: float
     asks_left: int = field(init=False)
     seconds_left: float = field(init=False)
+    refusals: int = field(init=False, default=0)  # requests refused because the budget was spent
     _lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -69,8 +71,10 @@ class JudgeBudget:
         """One request that may run for `seconds`: the seconds held for it (AskRefused, saying why, when spent)."""
         with self._lock:
             if self.asks_left <= 0:
+                self.refusals += 1
                 raise AskRefused(f"this verification's {self.asks} judge requests are spent")
             if self.seconds_left < _LEAST_SECONDS:
+                self.refusals += 1
                 raise AskRefused(f"this verification's {self.seconds:g}s of judge time are spent")
             held = min(seconds, self.seconds_left)
             self.asks_left -= 1
@@ -102,6 +106,11 @@ def judge_budget(asks: int | None = None, seconds: float | None = None) -> Itera
         yield budget
     finally:
         _budget.reset(token)
+
+
+def current_budget() -> JudgeBudget | None:
+    """The budget of the innermost `judge_budget` scope, or None outside any."""
+    return _budget.get()
 
 
 @contextmanager
@@ -194,17 +203,22 @@ class NoJudge(Exception):
 def sandbox_options(rule: PythonRule) -> dict[str, Any]:
     """What `run_sandboxed` needs beside the code for this check: for a judged one, the judge channel and its
     limits (NoJudge, saying why, when no judge is configured or its settings are bad); for any other, nothing (the
-    default limits, no channel)."""
+    default limits, no channel). A judged check runs only within a `judge_budget` scope (RuntimeError otherwise):
+    each call alone has its own 16 requests and 300 s, so a caller that made calls outside one (validate's probes,
+    one sandboxed call per probe) asked the judge 16 times per call, however many calls."""
     if not rule.judge:
         return {}
+    budget = _budget.get()
+    if budget is None:
+        raise RuntimeError("a judged check asks its judge only within a judge budget: run it inside "
+                           "coworkenv.checks.judge.judge_budget() (one per verification, or per set of probes)")
     try:
         judge, max_tokens = configured_judge(), judge_max_tokens()
     except ValueError as exc:  # e.g. $COWORKENV_JUDGE_URL without a model: this check's error, not the run's end
         raise NoJudge(str(exc)) from None
     if judge is None:
         raise NoJudge(NO_JUDGE)
-    budget = _budget.get()
     limits = JUDGE_LIMITS
-    if budget is not None and budget.seconds_left < limits.ask_seconds:  # the call may use what the verification has
+    if budget.seconds_left < limits.ask_seconds:  # the call may use what the verification has
         limits = replace(limits, ask_seconds=max(budget.seconds_left, _LEAST_SECONDS))
     return {"limits": limits, "ask": judge_asker(judge, max_tokens, budget)}
