@@ -40,6 +40,7 @@ NR = {
     "sched_getparam": (143, 121), "sched_rr_get_interval": (148, 127), "uname": (63, 160), "getrusage": (98, 165),
     "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
     "futex_wait": (455, 455), "futex_requeue": (456, 456), "getppid": (110, 173), "getpid": (39, 172),
+    "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -150,6 +151,13 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("futex", 0, op, of=no_threads) for op in (128, 129, 137, 0, 1, 5, 9)] == [ALLOW] * 3 + [ENOSYS] * 4
     assert [answer("futex", 0, op) for op in (128, 129, 137 | 256, 0, 9, 9 | 256, 256)] == [ALLOW] * 3 + [EAGAIN] * 4
     assert [answer("futex", 0, op) for op in (1, 3, 4, 5, 6, 7, 10, 11, 12, 13, 1 | 256, 9 | 512)] == [ENOSYS] * 12
+    # Priority-inheritance futexes look up the task whose id the word holds: refused private too, threads or none.
+    for each in (no_threads, program):
+        assert [answer("futex", 0, op | 128, of=each) for op in (6, 7, 8, 11, 12, 13)] + [
+            answer("futex", 0, 6 | 128 | 256, of=each)] == [ENOSYS] * 7
+    # Pid oracles: setpgid (EINVAL for another process's thread, ESRCH otherwise), capget (a pid in a struct).
+    assert [answer(name, pid, 0) for name in ("setpgid", "capget", "capset") for pid in (0, OWN_PID, HOST_PID)] == [
+        EPERM] * 9
     assert [answer(name, 0, 0, 0, 2) for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")] == [
         ENOSYS] * 4
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",

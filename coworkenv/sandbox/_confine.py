@@ -68,6 +68,11 @@ _X86_64_DENIED = (
     29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245,
     253, 254, 294, 300, 301, 457, 458,  # inotify, fanotify, statmount, listmount: watching or listing host paths
     274,  # get_robust_list: another process's futex list (an address leak)
+    # Calls that look a pid up before any permission check, so their errors tell which pids exist: setpgid answered
+    # EINVAL for a thread of another process and ESRCH otherwise (os.setpgid, no audit event; the child leads its own
+    # session, so it could change nothing), capget a process's capabilities or ESRCH (the pid in a struct BPF cannot
+    # read). Nothing needs them after the bootstrap's own capability drop.
+    109, 125, 126,  # setpgid, capget, capset
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
     162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
@@ -93,6 +98,7 @@ _AARCH64_DENIED = (
     180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
     26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
     100, 18,  # get_robust_list, lookup_dcookie
+    154, 90, 91,  # setpgid, capget, capset: pid oracles (as x86_64)
     279, 447,  # memfd_create, memfd_secret
     81, 267,  # sync, syncfs
     0, 1, 2, 3, 4, 292,  # io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents: Linux AIO
@@ -234,6 +240,12 @@ _LOCK_SETTING_FCNTLS = (6, 7, 37, 38)
 _FUTEX = {"x86_64": 202, "aarch64": 98}
 FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 _FUTEX_WAITS = (0, 9)  # FUTEX_WAIT, FUTEX_WAIT_BITSET
+# Priority-inheritance futexes look up the task whose id the word holds, private ones too (the word is the code's own
+# memory): FUTEX_LOCK_PI, FUTEX_TRYLOCK_PI and FUTEX_LOCK_PI2 answered ESRCH where no task had the id and EPERM where
+# one did (with the hook off: which pids and threads exist on the machine, the host's among them), and attach a PI
+# state to that task. No C library uses them but for PTHREAD_PRIO_INHERIT mutexes, which CPython never makes: ENOSYS
+# for all six (LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2), as on a kernel without them.
+_FUTEX_PI = (6, 7, 8, 11, 12, 13)
 _FUTEX2_CALLS = (449, 454, 455, 456)  # the same on x86_64 and aarch64
 # Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
 # time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
@@ -510,7 +522,9 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
-    block("futex", (ld, None, None, arg1), (jset, "allow", "next" if threads else "enosys", FUTEX_PRIVATE_FLAG),
+    block("futex", (ld, None, None, arg1), (and_, None, None, ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)),
+          *[(jeq, "enosys", "next", c) for c in _FUTEX_PI], (ld, None, None, arg1),
+          (jset, "allow", "next" if threads else "enosys", FUTEX_PRIVATE_FLAG),
           *([(and_, None, None, ~FUTEX_CLOCK_REALTIME), *[(jeq, "eagain", "next", c) for c in _FUTEX_WAITS],
              (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOSYS)] if threads else []))
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
