@@ -295,6 +295,40 @@ def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
     assert result.value == [_SPENT.format(1.0)] * 2
 
 
+# The request the host stopped waiting for went on: the judge's client waited for the server (2 x 120 s) in a daemon
+# thread, holding the verification's judge seconds and a connection, after its call had returned (measured on main:
+# the thread lived until the server answered, 20 s here, the seconds held as long). The judge's request is bounded
+# by the seconds the sandbox gives it now, and ends with them.
+def test_a_judge_request_the_host_stopped_waiting_for_ends_with_its_seconds() -> None:
+    from coworkenv.checks.judge import JudgeBudget
+
+    _Slow.release.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    before = {t.ident for t in threading.enumerate()}
+    budget = JudgeBudget(4, 10.0)
+    try:
+        backend = judge_backend(f"http://127.0.0.1:{server.server_address[1]}/v1", "judge-model-x")
+        assert backend is not None
+        result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}]},
+                               replace(JUDGE_LIMITS, ask_seconds=1.0), ask=judge_asker(backend, budget=budget))
+        returned = time.monotonic()
+
+        def running() -> list[threading.Thread]:
+            return [t for t in threading.enumerate() if t.name == "sandbox-ask" and t.ident not in before]
+
+        while running() and time.monotonic() - returned < 5:
+            time.sleep(0.05)
+        left, held = running(), budget.seconds_left
+    finally:
+        _Slow.release.set()
+        server.shutdown()
+        server.server_close()
+    assert result.ok and result.value == [_SPENT.format(1.0)], result
+    assert not left, "the judge's request outlived its call by 5 s"  # on main: until the server answered (20 s)
+    assert held > 8.5, held  # its unused seconds are the verification's again (on main: 9 s held for 20 s)
+
+
 # Many judged checks in one spec: each sandboxed call has its own 16 requests and 300 s, so a spec asked its judge
 # N x 16 times per episode scored, however large N (measured on main: 4 checks of 16 requests each, 64 requests; 48
 # requests of 0.4 s each, 19.6 s of judge time, from 3 checks whose verification may use 1 s). A verification

@@ -13,6 +13,7 @@ $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -25,7 +26,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from coworkenv.escaping import escape_hidden
-from coworkenv.llm import LLMBackend, LLMError, LLMRequest, NoLLMBackend, backend_from_config
+from coworkenv.llm import (
+    LLMBackend,
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    NoLLMBackend,
+    OpenAICompatibleBackend,
+    backend_from_config,
+    run_sync,
+)
 from coworkenv.sandbox import AskRefused, SandboxLimits
 from coworkenv.spec import PythonRule
 
@@ -41,6 +51,9 @@ JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_
 # judged graders ask once or twice per episode.
 JUDGE_VERIFICATION_ASKS = 32
 JUDGE_VERIFICATION_SECONDS = 600.0
+# A judge request is stopped this long after the seconds the sandbox gave it: the sandbox refuses it first (as any
+# handler that overruns), then the request ends instead of waiting on for the server.
+_STOP_AFTER_S = 0.5
 _LEAST_SECONDS = 0.05  # less left than this is none (no judge answers sooner; what is given back leaves crumbs)
 NO_JUDGE = (f"this check asks an LLM judge and none is configured: set ${JUDGE_URL_ENV} (an OpenAI-compatible "
             f"server, e.g. http://127.0.0.1:8000/v1, or vllm-offline) and ${JUDGE_MODEL_ENV}")
@@ -181,8 +194,8 @@ def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS,
         held = budget.take(seconds_left) if budget is not None else 0.0
         began = time.monotonic()
         try:
-            answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
-                                                        max_tokens=max_tokens)])[0]
+            answer = _complete_within(backend, LLMRequest(messages=messages, temperature=0.0, max_tokens=max_tokens),
+                                      seconds_left + _STOP_AFTER_S)
         finally:
             if budget is not None:
                 budget.give_back(held, time.monotonic() - began)
@@ -194,6 +207,29 @@ def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS,
         return answer.content or ""
 
     return ask
+
+
+def _complete_within(backend: LLMBackend, request: LLMRequest, seconds: float) -> LLMResponse | LLMError:
+    """`backend`'s answer to `request`, given at most `seconds` where the backend can be stopped (an OpenAI-compatible
+    server: the request, retries included, is cancelled and its connection closed at the deadline).
+
+    The sandbox stops waiting for a handler at the call's deadline but cannot stop its thread: the judge's client went
+    on waiting for the server (up to 2 x 120 s), holding the verification's judge seconds and a connection, after the
+    call had returned. vLLM offline generates in the host's engine and cannot be stopped midway."""
+    if not isinstance(backend, OpenAICompatibleBackend):
+        return backend.complete_batch([request])[0]
+
+    async def bounded() -> LLMResponse | LLMError:
+        try:
+            return await asyncio.wait_for(backend.complete(request), max(seconds, 0.0))
+        except LLMError as exc:
+            return exc
+        except TimeoutError:
+            return LLMError("timeout", f"no answer within the {seconds:.3g}s the sandbox gave the request")
+        finally:
+            await backend.aclose()
+
+    return run_sync(bounded)
 
 
 class NoJudge(Exception):
