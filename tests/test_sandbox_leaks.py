@@ -319,14 +319,17 @@ def mapped_word():
     address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
     os.close(fd)
     return libc, {"x86_64": 202, "aarch64": 98}[os.uname().machine], address
-'''
-FUTEX_HOLDER = FUTEX_SETUP + '''
 class Timespec(ctypes.Structure):
     _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
-def check(tag):
+def sleep_on_word(seconds):
     libc, futex, address = mapped_word()
     value = ctypes.c_uint32.from_address(address).value
-    libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(2, 0)))  # FUTEX_WAIT
+    slept = libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(seconds, 0)))  # FUTEX_WAIT
+    return slept, ctypes.get_errno() if slept else 0
+'''
+FUTEX_HOLDER = FUTEX_SETUP + '''
+def check(tag):
+    sleep_on_word(2)
     return 1
 '''
 FUTEX_SEEKER = FUTEX_SETUP + '''
@@ -354,14 +357,10 @@ def test_a_run_cannot_wake_a_concurrent_run_through_a_futex_keyed_on_a_host_file
 # wakes it with FUTEX_WAKE, or leaves it to the kernel: a thread's clear_child_tid pointed at the mapping, the kernel
 # wakes that key when the thread ends (its write of 0 fails on a read-only page; the wake is made anyway).
 FUTEX_WOKEN_HOLDER = FUTEX_SETUP + '''
-class Timespec(ctypes.Structure):
-    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
 def check(tag):
-    libc, futex, address = mapped_word()
-    value = ctypes.c_uint32.from_address(address).value
     began = time.time()
-    slept = libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(3, 0)))  # FUTEX_WAIT
-    return {"woken": slept == 0, "errno": ctypes.get_errno() if slept else 0, "after": round(time.time() - began, 2)}
+    slept, err = sleep_on_word(3)
+    return {"woken": slept == 0, "errno": err, "after": round(time.time() - began, 2)}
 '''
 FUTEX_EXITING_THREAD_SEEKER = FUTEX_SETUP + '''
 import threading
