@@ -28,10 +28,11 @@ the source left out adds a fact, not a format: an amount is never rewritten as a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from coworkenv.apps import TOOLS
+from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
@@ -101,6 +102,8 @@ class When:
             return bool({v[2] for v in self.values} & {v[2] for v in other.values})
         if self.kind != other.kind:
             return False
+        if self.kind == "phone":
+            return _same_phone(self.shown, other.shown)
         if self.kind != "date":
             return bool(set(self.values) & set(other.values))
         return any((m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
@@ -202,6 +205,17 @@ def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] |
     return ("phone", ((None, len(digits), int(digits)),)) if 7 <= len(digits) <= 15 else None
 
 
+def _same_phone(one: str, other: str) -> bool:
+    """Whether two phone numbers are one: the same digits however grouped, or one written with its country code
+    (+31 284 9988) and the other as dialled at home, from a trunk 0 (0284 9988; some countries keep the 0 after
+    the code: +39 06 ... and 06 ...)."""
+    a, b = re.sub(r"\D", "", one), re.sub(r"\D", "", other)
+    if one.lstrip().startswith("+") == other.lstrip().startswith("+"):
+        return a == b
+    full, home = (a, b) if one.lstrip().startswith("+") else (b, a)
+    return any(full.endswith(tail) and 1 <= len(full) - len(tail) <= 3 for tail in (home[1:], home))
+
+
 def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     hour, minute, half = (int(g["th"]), int(g["tm"] or 0), g["tap"]) if g["th"] is not None else (
         int(g["ah"] or 0), 0, g["aap"])
@@ -228,8 +242,11 @@ def as_user_wrote(text: str, said: str | list[When]) -> str | None:
     theirs = mentions(said) if isinstance(said, str) else said
     out, at = [], 0
     for mine in mentions(text):
-        user = next((u for u in theirs if u.same(mine)), None)
-        if user is None or _shape(user.shown) == _shape(mine.shown) or (mine.kind, user.kind) == ("amount", "number"):
+        same = [u for u in theirs if u.same(mine)]
+        if not same or any(_shape(u.shown) == _shape(mine.shown) for u in same):
+            continue  # (written as one of the sources wrote it)
+        user = same[0]
+        if (mine.kind, user.kind) == ("amount", "number"):
             continue  # (the writer who names the currency the source left out adds a fact, not a format)
         out += [text[at:mine.start], user.shown]
         at = mine.end
@@ -246,13 +263,47 @@ class UserFormatted:
     reference: list[ReferenceTurn]
 
 
-def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserFormatted]:
+def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, str]:
+    """Per turn, the text the reference's read calls were shown: every string in their results (a search's or a
+    listing's hits as well as an opened file), and the text fields of each record of the tool's app that a result
+    names by id, as the initial `world` holds it (a search lists the mail the number is in; the agent opens it)."""
+    out: dict[int, list[str]] = {}
+    for entry in audit:
+        tool = TOOLS.get(entry.tool)
+        if not entry.ok or tool is None or is_write(entry.tool):
+            continue
+        texts = out.setdefault(entry.turn, [])
+        for value in dict.fromkeys(_strings(entry.result)):
+            texts.append(value)
+            for table in world.tables():
+                rec = table.get(value) if table.app == tool.app else None
+                if rec is not None:
+                    texts += [v for v in rec.model_dump().values() if isinstance(v, str)]
+    return {t: " ".join(texts) for t, texts in out.items()}
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def user_formats(spec: EnvSpec, world: World | None = None,
+                 seen: dict[int, str] | None = None) -> Iterator[UserFormatted]:
     """One replay per reply or written free text holding a date, time, duration, amount, number or phone number the
-    user (or, given the initial `world`, a document the reference read so far) wrote otherwise."""
+    user (or, given the initial `world`, a document the reference read so far; given `seen`, what the reference's
+    read calls were shown so far, a search's results included) wrote otherwise."""
     read = ""
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         if world is not None:
             read += " " + _read_documents(spec, t, world)
+        if seen is not None:
+            read += " " + seen.get(t, "")
         said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read)
         if not said:
             continue

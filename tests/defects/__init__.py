@@ -49,6 +49,7 @@ from tests.defects import (
     order_blind,
     order_unasked,
     partial_credit,
+    phone_code_pinned,
     phrase_pinned,
     pinned_wording,
     presolved,
@@ -120,6 +121,7 @@ MODULES = (
     undone_write,
     duration_pinned,
     number_pinned,
+    phone_code_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
