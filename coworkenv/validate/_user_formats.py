@@ -73,6 +73,8 @@ _WHEN = re.compile(
     rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
     rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
+    # 1:30 h, 0:45 hrs (a duration on a clock's face: hours and minutes) and ISO 8601's PT1H30M, PT45M
+    r"|(?P<dch>\d{1,2}):(?P<dcm>[0-5]\d)\s*(?:h|hrs?|hours?)(?!\w)|PT(?=\d+[HM])(?:(?P<dih>\d+)H)?(?:(?P<dim>\d+)M)?(?!\w)"
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
@@ -135,7 +137,7 @@ def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
         return _amount(g)
     if g["n"]:
         return _number(g["n"])
-    if g["dh"] or g["dm_"] or g["dw"]:
+    if g["dh"] or g["dm_"] or g["dw"] or g["dch"] or g["dih"] or g["dim"]:
         return _duration(g)
     return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
 
@@ -189,9 +191,13 @@ def _number(written: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]]
 
 
 def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour"."""
+    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour", "1:30 h", "PT1H30M"."""
     if g["dw"]:
         minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
+    elif g["dch"]:
+        minutes = int(g["dch"]) * 60 + int(g["dcm"] or 0)
+    elif g["dih"] or g["dim"]:
+        minutes = int(g["dih"] or 0) * 60 + int(g["dim"] or 0)
     elif g["dh"]:
         minutes = round(float(g["dh"]) * 60) + int(g["dhm"] or 0)
     else:
