@@ -245,6 +245,25 @@ def test_durations_and_numbers_are_rewritten_as_given() -> None:
         ("number", "2026"), ("phone", "020 7946 0958")]  # the year; the phone's groups are not numbers
 
 
+def test_relative_dates_are_read_against_the_turns_day() -> None:
+    """Given the day a turn is written, "today", "tomorrow" and a weekday are dates ("next Tuesday" either the coming
+    one or the one after), written as the user gave them; without the day, or for another date, nothing changes."""
+    from datetime import date
+
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    wednesday = date(2026, 6, 10)
+    said = "Ask Diego whether he can pick it up by 2026-06-12, and book the review on Tuesday 16 June."
+    assert as_user_wrote("Can you pick it up by Friday?", said, wednesday) == "Can you pick it up by 2026-06-12?"
+    assert as_user_wrote("by this Friday; review next Tuesday", said, wednesday) == \
+        "by 2026-06-12; review Tuesday 16 June"
+    assert as_user_wrote("Can you pick it up by Friday?", said) is None  # no day to read it against
+    assert as_user_wrote("Can you pick it up by Thursday?", said, wednesday) is None  # another day
+    assert as_user_wrote("booked for tomorrow", "on Thursday 11 June", wednesday) == "booked for Thursday 11 June"
+    assert [(w.kind, w.values) for w in mentions("on Tuesday 16 June at 15:00, or today", wednesday)] == [
+        ("date", ((None, 6, 16),)), ("time", ((None, 15, 0),)), ("date", ((2026, 6, 10),))]
+
+
 def test_what_a_search_showed_counts_as_read() -> None:
     """The reference of contact_phone_update@3 finds the customer's mail by `mail_search` and never opens it: the
     hit names the mail by id, so its body (the new number) counts as read, and a card written in another grouping is

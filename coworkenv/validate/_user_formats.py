@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 
 from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
@@ -37,7 +38,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
 from coworkenv.validate.mutations import is_write
-from coworkenv.world import World
+from coworkenv.world import World, parse_time
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
@@ -73,6 +74,9 @@ _WHEN = re.compile(
     rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
     rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
+    # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
+    r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"(?!\w)"
     # 1:30 h, 0:45 hrs (a duration on a clock's face: hours and minutes) and ISO 8601's PT1H30M, PT45M
     r"|(?P<dch>\d{1,2}):(?P<dcm>[0-5]\d)\s*(?:h|hrs?|hours?)(?!\w)|PT(?=\d+[HM])(?:(?P<dih>\d+)H)?(?:(?P<dim>\d+)M)?(?!\w)"
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
@@ -112,13 +116,14 @@ class When:
                    for y1, m1, d1 in self.values for y2, m2, d2 in other.values)
 
 
-def mentions(text: str) -> list[When]:
+def mentions(text: str, today: date | None = None) -> list[When]:
     """Every date, time, amount, phone number, duration and number written in `text` (ISO dates, "3 November",
-    "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973")."""
+    "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973"), and given
+    the day it is written, the dates it gives relative to that day ("tomorrow", "Friday", "next Tuesday")."""
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _read(g)
+        found = _read(g, today)
         if found is not None:
             shown = m.group(0)
             if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
@@ -129,8 +134,10 @@ def mentions(text: str) -> list[When]:
     return out
 
 
-def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """What one match of `_WHEN` holds, by the group that matched."""
+def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """What one match of `_WHEN` holds, by the group that matched (a relative date only where `today` is known)."""
+    if g["rel"]:
+        return _relative(g, today) if today is not None else None
     if g["ph"] or g["np"]:
         return _phone(g["ph"] or g["np"] or "")
     if g["a1"] or g["a2"]:
@@ -140,6 +147,21 @@ def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     if g["dh"] or g["dm_"] or g["dw"] or g["dch"] or g["dih"] or g["dim"]:
         return _duration(g)
     return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
+
+
+_WEEKDAYS = ["mon", "tues", "wednes", "thurs", "fri", "satur", "sun"]
+
+
+def _relative(g: dict[str, str | None], today: date) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    """today, tomorrow, yesterday; a weekday ("Friday", "this Friday") as the next such day from today on, "next
+    Friday" as that day or the one a week later (usage differs)."""
+    word = (g["rel"] or "").lower()
+    if g["rw"] is None:
+        days = [{"today": 0, "tomorrow": 1, "yesterday": -1}[word]]
+    else:
+        ahead = (_WEEKDAYS.index((g["rw"] or "").lower()) - today.weekday()) % 7
+        days = [ahead, ahead + 7] if g["rq"] and g["rq"].lower() == "next" else [ahead]
+    return "date", tuple((d.year, d.month, d.day) for d in (today + timedelta(days=n) for n in days))
 
 
 def _month(name: str) -> int:
@@ -242,12 +264,12 @@ def _shape(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def as_user_wrote(text: str, said: str | list[When]) -> str | None:
+def as_user_wrote(text: str, said: str | list[When], today: date | None = None) -> str | None:
     """`text` with each date, time, duration, amount, number or phone number the user also wrote (`said`, or what
     `mentions` read in it), in another format, written as the user did; None where nothing changes."""
-    theirs = mentions(said) if isinstance(said, str) else said
+    theirs = mentions(said, today) if isinstance(said, str) else said
     out, at = [], 0
-    for mine in mentions(text):
+    for mine in mentions(text, today):
         same = [u for u in theirs if u.same(mine)]
         if not same or any(_shape(u.shown) == _shape(mine.shown) for u in same):
             continue  # (written as one of the sources wrote it)
@@ -304,18 +326,20 @@ def user_formats(spec: EnvSpec, world: World | None = None,
     """One replay per reply or written free text holding a date, time, duration, amount, number or phone number the
     user (or, given the initial `world`, a document the reference read so far; given `seen`, what the reference's
     read calls were shown so far, a search's results included) wrote otherwise."""
-    read = ""
+    read, start, elapsed = "", parse_time(spec.world.start), 0
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         if world is not None:
             read += " " + _read_documents(spec, t, world)
         if seen is not None:
             read += " " + seen.get(t, "")
-        said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read)
+        elapsed += spec.turns[t].advance_s
+        today = datetime.fromtimestamp(start + elapsed, UTC).date()
+        said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read, today)
         if not said:
             continue
         for s, step in enumerate(turn.steps):
             if step.say is not None:
-                new = as_user_wrote(step.say, said)
+                new = as_user_wrote(step.say, said, today)
                 if new is not None:
                     yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} as {new!r}", None,
                                         replaced(spec.reference, t, s, ReferenceStep(say=new)))
@@ -327,7 +351,7 @@ def user_formats(spec: EnvSpec, world: World | None = None,
             changed = []
             for arg, value in call.arguments.items():
                 if isinstance(value, str) and (" " in value.strip() or _is_phone(value)):
-                    new = as_user_wrote(value, said)
+                    new = as_user_wrote(value, said, today)
                     if new is not None:
                         args[arg] = new
                         changed.append(arg)

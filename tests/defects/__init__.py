@@ -56,6 +56,7 @@ from tests.defects import (
     python_fragile,
     python_messages_table,
     python_record_order,
+    relative_date_pinned,
     reply_only,
     silent_change,
     solved_by_world,
@@ -122,6 +123,7 @@ MODULES = (
     duration_pinned,
     number_pinned,
     phone_code_pinned,
+    relative_date_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
