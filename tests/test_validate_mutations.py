@@ -287,7 +287,7 @@ def test_what_a_search_showed_counts_as_read() -> None:
     run_episode(env, OraclePolicy(compact))
     initial = base_world(compact)
     seen = shown_text(env.audit, initial)
-    assert number in seen[0]
+    assert number in seen[0]()
     assert [f.tool for f in user_formats(compact, initial)] == []
     found = [f for f in user_formats(compact, initial, seen) if f.tool == "contacts_update"]
     assert len(found) == 1 and number in found[0].description

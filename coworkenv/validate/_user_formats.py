@@ -28,9 +28,10 @@ the source left out adds a fact, not a format: an amount is never rewritten as a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
@@ -291,23 +292,29 @@ class UserFormatted:
     reference: list[ReferenceTurn]
 
 
-def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, str]:
-    """Per turn, the text the reference's read calls were shown: every string in their results (a search's or a
-    listing's hits as well as an opened file), and the text fields of each record of the tool's app that a result
-    names by id, as the initial `world` holds it (a search lists the mail the number is in; the agent opens it)."""
-    out: dict[int, list[str]] = {}
+def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, Callable[[], str]]:
+    """Per turn, the text the reference's read calls were shown, read when asked for: every string in their results
+    (a search's or a listing's hits as well as an opened file), and the text fields of each record of the tool's app
+    that a result names by id, as the initial `world` holds it (a search lists the mail the number is in; the agent
+    opens it)."""
+    by_turn: dict[int, list[AuditEntry]] = {}
     for entry in audit:
-        tool = TOOLS.get(entry.tool)
-        if not entry.ok or tool is None or is_write(entry.tool):
-            continue
-        texts = out.setdefault(entry.turn, [])
+        if entry.ok and entry.tool in TOOLS and not is_write(entry.tool):
+            by_turn.setdefault(entry.turn, []).append(entry)
+    return {t: partial(_shown, entries, world) for t, entries in by_turn.items()}
+
+
+def _shown(entries: list[AuditEntry], world: World) -> str:
+    texts: list[str] = []
+    for entry in entries:
+        app = TOOLS[entry.tool].app
         for value in dict.fromkeys(_strings(entry.result)):
             texts.append(value)
             for table in world.tables():
-                rec = table.get(value) if table.app == tool.app else None
+                rec = table.get(value) if table.app == app else None
                 if rec is not None:
                     texts += [v for v in rec.model_dump().values() if isinstance(v, str)]
-    return {t: " ".join(texts) for t, texts in out.items()}
+    return " ".join(texts)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -321,25 +328,42 @@ def _strings(value: object) -> Iterator[str]:
             yield from _strings(v)
 
 
+class _Said:
+    """What the user and the sources said so far, read only when a reply or a write of the reference holds a value
+    to compare (the sources a search shows can be long); each text is read against the day it was written."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[str | Callable[[], str], date]] = []
+        self._read: list[When] = []
+
+    def add(self, text: str | Callable[[], str], today: date) -> None:
+        self._pending.append((text, today))
+
+    def so_far(self) -> list[When]:
+        for text, today in self._pending:
+            self._read += mentions(text if isinstance(text, str) else text(), today)
+        self._pending.clear()
+        return self._read
+
+
 def user_formats(spec: EnvSpec, world: World | None = None,
-                 seen: dict[int, str] | None = None) -> Iterator[UserFormatted]:
+                 seen: dict[int, Callable[[], str]] | None = None) -> Iterator[UserFormatted]:
     """One replay per reply or written free text holding a date, time, duration, amount, number or phone number the
     user (or, given the initial `world`, a document the reference read so far; given `seen`, what the reference's
     read calls were shown so far, a search's results included) wrote otherwise."""
-    read, start, elapsed = "", parse_time(spec.world.start), 0
+    said = _Said()
+    start, elapsed = parse_time(spec.world.start), 0
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
-        if world is not None:
-            read += " " + _read_documents(spec, t, world)
-        if seen is not None:
-            read += " " + seen.get(t, "")
         elapsed += spec.turns[t].advance_s
         today = datetime.fromtimestamp(start + elapsed, UTC).date()
-        said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read, today)
-        if not said:
-            continue
+        said.add(spec.turns[t].content, today)
+        if world is not None:
+            said.add(partial(_read_documents, spec, t, world), today)
+        if seen is not None and t in seen:
+            said.add(seen[t], today)
         for s, step in enumerate(turn.steps):
             if step.say is not None:
-                new = as_user_wrote(step.say, said, today)
+                new = as_user_wrote(step.say, said.so_far(), today) if mentions(step.say, today) else None
                 if new is not None:
                     yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} as {new!r}", None,
                                         replaced(spec.reference, t, s, ReferenceStep(say=new)))
@@ -350,8 +374,8 @@ def user_formats(spec: EnvSpec, world: World | None = None,
             args = dict(call.arguments)
             changed = []
             for arg, value in call.arguments.items():
-                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)):
-                    new = as_user_wrote(value, said, today)
+                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)) and mentions(value, today):
+                    new = as_user_wrote(value, said.so_far(), today)
                     if new is not None:
                         args[arg] = new
                         changed.append(arg)
