@@ -38,6 +38,7 @@ from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import is_write
 from coworkenv.world import World, parse_time
 
@@ -308,24 +309,13 @@ def _shown(entries: list[AuditEntry], world: World) -> str:
     texts: list[str] = []
     for entry in entries:
         app = TOOLS[entry.tool].app
-        for value in dict.fromkeys(_strings(entry.result)):
+        for value in dict.fromkeys(v for v in leaves(entry.result) if isinstance(v, str)):
             texts.append(value)
             for table in world.tables():
                 rec = table.get(value) if table.app == app else None
                 if rec is not None:
                     texts += [v for v in rec.model_dump().values() if isinstance(v, str)]
     return " ".join(texts)
-
-
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
 
 
 class _Said:

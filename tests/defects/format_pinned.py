@@ -109,7 +109,8 @@ def _relayed(text: str, user: str, writer: str) -> str:
     """The text with the user's date or time in the writer's format, or with it added where the text has none."""
     if user in text:
         return text.replace(user, writer)
-    return re.sub(r"([.?!]?)$", rf" on {writer}\1", text.rstrip(), count=1)
+    on = "" if writer.startswith(("today", "tomorrow", "next ")) else "on "  # "tomorrow", not "on tomorrow"
+    return re.sub(r"([.?!]?)$", rf" {on}{writer}\1", text.rstrip(), count=1)
 
 
 def _year(spec: Spec) -> int:

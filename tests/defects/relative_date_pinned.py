@@ -11,13 +11,13 @@ clock at the turn, and writes it as the user did.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, reference
-from tests.defects.format_pinned import DM, MAIL, Site, _set_text, _step, _text_of, _user_when
+from tests.defects._core import CorpusError, Defect, base_spec
+from tests.defects.format_pinned import DM, MAIL, Site, When, Writer
+from tests.defects.format_pinned import _pair as format_pair
 
 CLASS = "relative_date_pinned"
 DETECTION = (
@@ -53,61 +53,20 @@ def next_weekday(day: date, today: date) -> str:
     return f"next {_DAYS[day.weekday()]}"
 
 
-def _mine(spec: Spec, turn: int, relative: Relative) -> tuple[str, str]:
-    """The user's date as they wrote it, and as the writer writes it relative to the day the task is set."""
-    user = _user_when(spec, turn, "date")
-    today = date.fromisoformat(spec["world"]["start"][:10])
-    y, m, d = user.values[0]
-    return user.shown, relative(date(y or today.year, m, d), today)
+def _relative_to(base: str, relative: Relative) -> Writer:
+    """The user's date as the writer writes it, relative to the day the task on `base` is set."""
 
-
-def _relayed(text: str, user: str, mine: str) -> str:
-    """The text with the user's date written relative to today, or with it added where the text has none."""
-    if user in text:
-        return text.replace(user, mine)
-    return re.sub(r"([.?!]?)$", rf" {mine}\1" if mine.startswith(("tomorrow", "next")) else rf" on {mine}\1",
-                  text.rstrip(), count=1)
-
-
-def _edit(site: Site, relative: Relative, defect: bool) -> Callable[[Spec], None]:
-    """The reference relays the user's date relative to today; a check pins that word (the defect) or accepts the
-    user's date too (the twin)."""
-    turn, tool, arg, app, table = site
-
-    def edit(spec: Spec) -> None:
-        user, mine = _mine(spec, turn, relative)
-        step = _step(spec, turn, tool)
-        _set_text(step, arg, _relayed(_text_of(step, arg), user, mine))
-        rule: dict[str, Any]
-        if tool is None:
-            rule = {"kind": "text", "scope": "final", "turn": turn, "all_of": [mine if defect else [mine, user]]}
-        else:
-            where = [{"field": arg, "op": "contains", "value": mine} if defect else
-                     {"field": arg, "op": "matches", "value": f"(?i)(?:{re.escape(mine)}|{re.escape(user)})"}]
-            if app == "mail":
-                where.insert(0, {"field": "folder", "value": "sent"})
-            rule = {"kind": "records", "app": app, "table": table, "where": where, "count_op": "gte", "count": 1}
-        spec["checks"].append({"id": "date-relayed", "description": "the date the user gave is relayed",
-                               "rule": rule})
-    return edit
-
-
-def _honest(site: Site, relative: Relative) -> Callable[[Spec], list[dict[str, Any]]]:
-    """The twin's reference with the date written as the user gave it."""
-    turn, tool, arg, _, _ = site
-
-    def witness(spec: Spec) -> list[dict[str, Any]]:
-        user, mine = _mine(spec, turn, relative)
-        ref = reference(spec)
-        step = _step({"reference": ref, "capability": spec["capability"]}, turn, tool)
-        _set_text(step, arg, _text_of(step, arg).replace(mine, user))
-        return ref
-    return witness
+    def writer(when: When, year: int) -> str:
+        today = date.fromisoformat(base_spec(base)["world"]["start"][:10])
+        y, m, d = when.values[0]
+        return relative(date(y or year, m, d), today)
+    return writer
 
 
 def _pair(name: str, base: str, site: Site, relative: Relative, away: str) -> Defect:
-    return Defect(CLASS, name, base, away, breaks=_edit(site, relative, True), fix=_edit(site, relative, False),
-                  witness=_honest(site, relative), witness_kind="honest", gate="mutations", code="format_pinned")
+    """format_pinned's edit (the check pins the writer's word; the twin's accepts the user's date too) with the
+    date written relative to today."""
+    return replace(format_pair(name, base, site, "date", _relative_to(base, relative), away), cls=CLASS)
 
 
 _DUE = "fails the agent that asks in the DM for the date as the user gave it ({u}), not as '{w}'"
