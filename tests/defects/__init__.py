@@ -49,12 +49,14 @@ from tests.defects import (
     order_blind,
     order_unasked,
     partial_credit,
+    phone_code_pinned,
     phrase_pinned,
     pinned_wording,
     presolved,
     python_fragile,
     python_messages_table,
     python_record_order,
+    relative_date_pinned,
     reply_only,
     silent_change,
     solved_by_world,
@@ -120,6 +122,8 @@ MODULES = (
     undone_write,
     duration_pinned,
     number_pinned,
+    phone_code_pinned,
+    relative_date_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
