@@ -18,7 +18,7 @@ import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, release_version
 from tests.faults.harness import release
-from tests.faults.test_faults_clock_versions import DAY, NOW, Clock, clock  # noqa: F401 (a fixture)
+from tests.faults.test_faults_clock_versions import DAY, NOW, Clock
 from tests.faults.test_faults_hub_state import _git  # git as a person runs it
 
 # When v1 and v2 were published, and when v3 was, after `git reset --hard v1`: under a clock set back.
@@ -29,6 +29,11 @@ SCHEDULES = {
     "at-1970": [NOW - DAY, NOW, 60],
     "dead-rtc-from-the-second": [NOW, 60, 30],
 }
+
+
+@pytest.fixture
+def clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Clock:
+    return Clock(tmp_path / "clock", monkeypatch)
 
 
 def _published(repo: Path, clock: Clock, steps: list[tuple[str, int] | str]) -> LocalGitPublisher:
