@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import refused, spec_folder
+from tests.faults.harness import refused, stage_inputs
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens there: a command that got past its options would say so
 LLM = ["--llm", DEAD, "--model", "m"]
@@ -39,7 +39,7 @@ CASES = {
                                  "--temperature", "nan"], "'--temperature'", "not a finite number"),
     "rollout-temperature-inf": (["rollout", "{specs}", "--out", "{out}", "--teacher", "llm", *LLM,
                                  "--temperature", "inf"], "'--temperature'", "finite"),
-    "env-run-temperature-negative": (["env", "run", "{spec}", "--agent", "llm", *LLM, "--temperature", "-0.5"],
+    "env-run-temperature-negative": (["env", "run", "incident_rollback", "--agent", "llm", *LLM, "--temperature", "-0.5"],
                                      "'--temperature'", "below 0"),
     "eval-temperature-negative": (["eval", "--envs", "{specs}", *LLM, "--temperature", "-1"],
                                   "'--temperature'", "below 0"),
@@ -57,15 +57,8 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from typer.testing import CliRunner
-
-    from coworkenv.cli import app
-
-    root = tmp_path_factory.mktemp("inputs")
-    specs = spec_folder(root / "specs")
-    done = CliRunner().invoke(app, ["rollout", str(specs), "--out", str(root / "trajectories")])
-    assert done.exit_code == 0, done.output
-    return {"{specs}": specs, "{spec}": next(specs.iterdir()), "{trajectories}": root / "trajectories"}
+    made = stage_inputs(tmp_path_factory.mktemp("inputs"))
+    return {"{specs}": made["specs"], "{trajectories}": made["traj"]}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import refused, spec_folder
+from tests.faults.harness import refused, stage_inputs
 
 TOKEN = "hf_faultcorpusAbCdEfGhIjKlMnOpQrStUvWx"
 HUB_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -31,18 +31,7 @@ class LoadStarted(Exception):
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Specs, and SFT shards curated from their oracle trajectories."""
-    from typer.testing import CliRunner
-
-    from coworkenv.cli import app
-
-    root = tmp_path_factory.mktemp("inputs")
-    specs = spec_folder(root / "specs")
-    for args in (["rollout", str(specs), "--out", str(root / "trajectories")],
-                 ["curate", str(root / "trajectories"), "--out", str(root / "sft"), "--validation-fraction", "0",
-                  "--test-fraction", "0"]):
-        done = CliRunner().invoke(app, args)
-        assert done.exit_code == 0, done.output
-    return {"specs": specs, "sft": root / "sft"}
+    return stage_inputs(tmp_path_factory.mktemp("inputs"))
 
 
 @pytest.fixture

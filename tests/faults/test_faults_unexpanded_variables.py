@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import ROOT, refused, spec_folder
+from tests.faults.harness import ROOT, home_beside_here, refused, spec_folder, stage_inputs
 
 SYNTH = ["synth", "--taxonomy", str(ROOT / "taxonomy"), "-c", "ticket_triage_update", "--n", "1"]
 
@@ -24,29 +24,16 @@ SYNTH = ["synth", "--taxonomy", str(ROOT / "taxonomy"), "-c", "ticket_triage_upd
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home folder of its own (HOME), and the current folder beside it, empty: a folder named `$HOME` would show."""
-    folder, here = tmp_path / "home", tmp_path / "here"
-    folder.mkdir()
-    here.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.chdir(here)
-    monkeypatch.setenv("PWD", str(here))
     monkeypatch.delenv("COWORKENV_UNSET_FOLDER", raising=False)
     monkeypatch.setenv("COWORKENV_HARNESS_TOKEN", "a-harness-token-of-the-test-0123456789")
-    return folder
+    return home_beside_here(tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Specs and their trajectories, outside the home and the current folder."""
-    from typer.testing import CliRunner
-
-    from coworkenv.cli import app
-
-    root = tmp_path_factory.mktemp("inputs")
-    specs = spec_folder(root / "specs")
-    done = CliRunner().invoke(app, ["rollout", str(specs), "--out", str(root / "trajectories")])
-    assert done.exit_code == 0, done.output
-    return {"{specs}": str(specs), "{trajectories}": str(root / "trajectories")}
+    made = stage_inputs(tmp_path_factory.mktemp("inputs"))
+    return {"{specs}": str(made["specs"]), "{trajectories}": str(made["traj"])}
 
 
 def _nothing_written_here() -> None:
