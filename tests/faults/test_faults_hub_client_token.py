@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import refused, stage_inputs
+from tests.faults.harness import CAPABILITY, pipeline_refused, refused, stage_inputs
 
 TOKEN = "hf_faultcorpusAbCdEfGhIjKlMnOpQrStUvWx"
 HUB_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -135,3 +135,16 @@ def test_a_quoted_token_is_no_reason_to_stop_a_training_from_a_local_folder(
         (tmp_path / name).write_bytes((configs / name).read_bytes())
     monkeypatch.setenv("HF_TOKEN", SHAPES["double-quotes"])
     assert _load_reached(_sft(inputs, tmp_path, str(config))) == f'"{TOKEN}"'
+
+
+@pytest.mark.parametrize("variable", ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"])
+def test_the_pipeline_refuses_the_token_before_a_run_that_trains_from_a_hub_model(
+        hub: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        variable: str) -> None:
+    """`python -m pipelines.run` with `COWORKENV_TRAIN_CONFIG=pocketworker-8b`: on main the run started, and its
+    training asset would have sent the token as written, after the stages before it."""
+    monkeypatch.setenv(variable, SHAPES["double-quotes"])
+    line = pipeline_refused(tmp_path, monkeypatch, capsys, "COWORKENV_TRAIN_CONFIG", "pocketworker-8b",
+                            "--only", CAPABILITY)
+    assert line.startswith("error: COWORKENV_TRAIN_CONFIG='pocketworker-8b'") and variable in line, line
+    assert TOKEN not in line, line
