@@ -11,8 +11,9 @@ failures (nothing listens at the URL, or the server failed requests after their 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -37,8 +38,35 @@ LLMOption = Annotated[str | None, typer.Option(
     "--llm", help="URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default $COWORKENV_LLM_URL).")]
 ModelOption = Annotated[str | None, typer.Option(
     "--model", help="Model name the --llm server serves (default $COWORKENV_LLM_MODEL).")]
+
+
+def finite(value: float | None) -> float | None:
+    """Typer callback of a float option: `nan` and `inf` (or a number past the float range, `1e400`) are refused. An
+    infinite LLM timeout waited forever on a server that stopped answering, and a temperature of `inf` was sent to
+    the server or sampled a local model from uniform noise."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number; give one")
+    return value
+
+
 TimeoutOption = Annotated[float, typer.Option(
-    "--llm-timeout", min=0.001, help="Seconds to wait for one LLM answer before retrying.")]
+    "--llm-timeout", min=0.001, callback=finite, help="Seconds to wait for one LLM answer before retrying.")]
+
+
+def temperature_option(help_text: str) -> Any:
+    """The `--temperature` option: 0 (greedy) and up, finite. A value below 0 was sent as written: a server refused
+    it after the run started, and a local checkpoint sampled greedily at any value not above 0 while the report
+    said the run was at that temperature."""
+    return typer.Option("--temperature", callback=_temperature, help=help_text)
+
+
+def _temperature(value: float | None) -> float | None:
+    finite(value)
+    if value is not None and value < 0:
+        raise typer.BadParameter(f"{value} is below 0; give 0 (greedy) or more")
+    return value
+
+
 RetriesOption = Annotated[int, typer.Option("--llm-retries", min=0, help="Retries of a failed LLM request.")]
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 4

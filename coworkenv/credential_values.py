@@ -9,7 +9,9 @@ published. Messages name the variable, never the value."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 from coworkenv.escaping import holds_control_character
 
@@ -43,3 +45,42 @@ def credential_core(value: str) -> str:
         core = core[1:-1].strip()
     scheme = _SCHEME.match(core)
     return core[scheme.end():] if scheme else core
+
+
+# The Hub token the Hugging Face client reads for itself (transformers downloading a model): the first of these set,
+# else the token file `hf auth login` writes (`huggingface_hub.get_token`).
+HUB_TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+_TOKEN_FILE_MAX_BYTES = 64 * 1024
+
+
+def hub_client_token_problem(model: str) -> str | None:
+    """Why the token the Hugging Face client would send to download `model` (a Hub id) is not a token as it would
+    send it, naming the variable or file and never the value; None when it is, when there is none, or when `model`
+    is a folder here (loaded without the Hub). The client strips blanks and line breaks itself, not the quotes an env
+    file keeps nor a `Bearer ` word: our publisher refused those, but a training from a Hub model sent them (401)."""
+    if os.path.lexists(model) or os.environ.get("HF_OIDC_RESOURCE"):  # a local folder; a token from OIDC instead
+        return None
+    source, token = _hub_client_token()
+    problem = credential_problem(source, token, "token") if token else None
+    return f"{problem} (the Hugging Face client sends it to download {model} from the Hub)" if problem else None
+
+
+def _hub_client_token() -> tuple[str, str | None]:
+    """Where the client takes its token from, and the token as it cleans it (`huggingface_hub.utils._auth`)."""
+    name = next((name for name in HUB_TOKEN_VARIABLES if os.environ.get(name)), None)
+    if name is not None:
+        return name, _cleaned(os.environ[name])
+    from huggingface_hub import constants
+
+    path = Path(constants.HF_TOKEN_PATH)
+    try:
+        with path.open("rb") as file:
+            text = file.read(_TOKEN_FILE_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:  # none, or unreadable: the client's own error, if any, names it
+        return str(path), None
+    return f"the token file {path} (`hf auth login` writes it)", _cleaned(text)
+
+
+def _cleaned(token: str) -> str | None:
+    """The token as the client sends it: line breaks removed, blanks stripped; None when nothing is left."""
+    return token.replace("\r", "").replace("\n", "").strip() or None

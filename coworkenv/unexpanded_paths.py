@@ -35,16 +35,28 @@ def unexpanded_home(value: str) -> str | None:
             f"write the full path, {meant} (for a folder named `~{user}` here, write ./~{user})")
 
 
-def unexpanded_variable(value: str) -> str | None:
-    """Why `value`, a path holding `$NAME` or `${NAME}` that no shell expanded (an env file keeps it), cannot be
-    meant as written; None otherwise."""
+# Why a `$NAME` on the command line reached us: bash expands it everywhere but in single quotes, and a launcher that
+# runs the command without a shell (Docker's exec-form CMD, a Kubernetes `args:` list, a `subprocess` list) keeps it.
+KEPT_ON_THE_COMMAND_LINE = ("no shell expanded it here: single quotes keep it, and so does a launcher without a shell, "
+                            "an exec-form CMD or an args list")
+
+
+def unexpanded_variable(value: str, kept_by: str = "an env file keeps it as written") -> str | None:
+    """Why `value`, a path holding `$NAME` or `${NAME}` that no shell expanded (`kept_by` says what kept it), cannot
+    be meant as written; None otherwise."""
     match = _VARIABLE.search(value)
     if match is None:
         return None
     meant = os.path.expandvars(value)
-    hint = f"write the full path, {meant}" if meant != value and "$" not in meant else "write the full path"
-    return (f"holds `{match[0]}`, which only a shell expands (an env file keeps it as written), so the path names a "
-            f"folder called `{match[0]}` as written; {hint}")
+    name = match[0].strip("${}")
+    if name not in os.environ:  # a shell would have made it empty: `$DATA/specs` became `/specs`
+        hint = f"{name} is not set here either; write the full path"
+    elif "$" not in meant:
+        hint = f"write the full path, {meant}"
+    else:
+        hint = "write the full path"
+    return (f"holds `{match[0]}`, which only a shell expands ({kept_by}), so the path names a folder called "
+            f"`{match[0]}` as written; {hint}")
 
 
 def unexpanded_path(value: str) -> str | None:

@@ -165,6 +165,18 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_hub_model_token(train_config: str) -> None:
+    """The training starts from a model on the Hub: the token the Hugging Face client sends for it (HF_TOKEN with
+    quotes from an env file) checked before any run, not when the training asset starts after the stages before."""
+    from coworkenv.credential_values import hub_client_token_problem
+    from trainers.config import load_sft_config
+
+    model = load_sft_config(train_config).model
+    problem = hub_client_token_problem(model.name_or_path) if model.source != "tiny" and model.name_or_path else None
+    if problem is not None:
+        raise UsageError(f"COWORKENV_TRAIN_CONFIG={train_config!r}: {problem}")
+
+
 def _check_hub_environment(settings: CoworkenvSettings) -> None:
     """A Hub publish this run would make, refused before any work when the Hub client's environment forbids it."""
     from coworkenv.store import TOKEN_ENV, hub_environment_problem
@@ -213,6 +225,7 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
             trainer_config_hash(settings.train_config)
         except (FileNotFoundError, ValueError) as exc:
             raise UsageError(f"COWORKENV_TRAIN_CONFIG={settings.train_config!r}: {str(exc).splitlines()[0]}") from None
+        _check_hub_model_token(settings.train_config)
         if not args.no_rl or args.rl_compare:
             try:
                 rl_config_hash(settings.rl_config)

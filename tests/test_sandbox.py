@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unicodedata
 import uuid
@@ -183,6 +184,19 @@ def _host_settings() -> Iterator[None]:
         os.umask(mask)
 
 
+@contextlib.contextmanager
+def _host_thread() -> Iterator[int]:
+    """A thread of the host's, waiting for the call to end: its id, a pid of the machine's that is no process."""
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait, name="host-thread", daemon=True)
+    thread.start()
+    try:
+        yield thread.native_id or 0
+    finally:
+        done.set()
+        thread.join()
+
+
 @pytest.fixture
 def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWatch) -> Iterator[dict[str, str]]:
     """Paths a snippet tries to reach outside its scratch dir, plus a secret in the host's env and files (and in
@@ -218,8 +232,9 @@ def targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_watch: HostWat
                  host_peak_rss_kib=str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss),
                  host_process=str(os.getpid()),
                  host_prefix=sys.prefix if sys.prefix != sys.base_prefix else "")  # the host's venv, if any
-    with _inherited_descriptor(secret_file) as number, _host_settings():
+    with _inherited_descriptor(secret_file) as number, _host_settings(), _host_thread() as thread:
         paths["inherited_fd"] = str(number)
+        paths["host_thread"] = str(thread)
         host_watch.fds += 1  # the host's own, closed after the test
         yield paths
     for key in ("tmp_target", "repo_target"):

@@ -295,6 +295,40 @@ def test_a_slow_judge_does_not_hold_the_check_past_its_budget() -> None:
     assert result.value == [_SPENT.format(1.0)] * 2
 
 
+# The request the host stopped waiting for went on: the judge's client waited for the server (2 x 120 s) in a daemon
+# thread, holding the verification's judge seconds and a connection, after its call had returned (measured on main:
+# the thread lived until the server answered, 20 s here, the seconds held as long). The judge's request is bounded
+# by the seconds the sandbox gives it now, and ends with them.
+def test_a_judge_request_the_host_stopped_waiting_for_ends_with_its_seconds() -> None:
+    from coworkenv.checks.judge import JudgeBudget
+
+    _Slow.release.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    before = {t.ident for t in threading.enumerate()}
+    budget = JudgeBudget(4, 10.0)
+    try:
+        backend = judge_backend(f"http://127.0.0.1:{server.server_address[1]}/v1", "judge-model-x")
+        assert backend is not None
+        result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}]},
+                               replace(JUDGE_LIMITS, ask_seconds=1.0), ask=judge_asker(backend, budget=budget))
+        returned = time.monotonic()
+
+        def running() -> list[threading.Thread]:
+            return [t for t in threading.enumerate() if t.name == "sandbox-ask" and t.ident not in before]
+
+        while running() and time.monotonic() - returned < 5:
+            time.sleep(0.05)
+        left, held = running(), budget.seconds_left
+    finally:
+        _Slow.release.set()
+        server.shutdown()
+        server.server_close()
+    assert result.ok and result.value == [_SPENT.format(1.0)], result
+    assert not left, "the judge's request outlived its call by 5 s"  # on main: until the server answered (20 s)
+    assert held > 8.5, held  # its unused seconds are the verification's again (on main: 9 s held for 20 s)
+
+
 # Many judged checks in one spec: each sandboxed call has its own 16 requests and 300 s, so a spec asked its judge
 # N x 16 times per episode scored, however large N (measured on main: 4 checks of 16 requests each, 64 requests; 48
 # requests of 0.4 s each, 19.6 s of judge time, from 3 checks whose verification may use 1 s). A verification
@@ -378,3 +412,62 @@ def test_a_verification_asks_its_judge_within_one_time_budget(monkeypatch: pytes
     reasons = [c.reason for c in result.checks]
     assert all("spent" in r for r in reasons), reasons
     assert elapsed < 30, elapsed
+
+
+# validate's probes of a judged Python check (repeats, seeds, pinned randomness, clocks ahead, paraphrases, literals):
+# each probe was a sandboxed call of its own with the check's 16 requests and 300 s, outside any verification, so
+# the probes of one judged check asked its judge 16 times per probe run, however many runs (measured on main below).
+# The probes of a spec share one verification's budget now, and a judged check's probing stops where it is spent.
+def _probe_context(code: str) -> Any:
+    from support.validate_base import sound_spec
+
+    from coworkenv.validate import ValidationConfig
+    from coworkenv.validate.gates import GateContext
+
+    spec = sound_spec()
+    spec["checks"].append({"id": "judged", "rule": {"kind": "python", "code": code, "judge": True}})
+    from coworkenv import load_spec
+    return GateContext(load_spec(spec), config=ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,)))
+
+
+def test_validates_probes_of_a_judged_check_ask_within_one_verifications_budget() -> None:
+    from coworkenv.checks.judge import JUDGE_VERIFICATION_ASKS, judging
+    from coworkenv.validate.episode_gates import python_probes
+
+    judge = _CountingJudge()
+    ctx = _probe_context(_ASK_SIXTEEN)
+    with judging(judge):  # type: ignore[arg-type]
+        ctx.episodes().oracle()  # the episodes' own verifications (a budget each) are not counted here
+        ctx.episodes().initial  # noqa: B018
+        judge.requests = 0
+        found = python_probes(ctx)
+    assert judge.requests <= JUDGE_VERIFICATION_ASKS, judge.requests  # on main: 16 per probe run (hundreds)
+    assert found == {"judged": []}, found
+
+
+_ANSWERED = r'''
+def check(state, audit, messages):
+    try:
+        return ask_host({"user": "did the agent do it?"}) == "score: 1"
+    except RuntimeError:
+        return False
+'''
+
+
+def test_a_judged_checks_probes_stop_where_the_budget_is_spent_without_a_false_defect(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check whose verdict is the judge's answer: once the probes' budget is spent its runs are refused and their
+    verdicts say nothing of the check (they would read as `nondeterministic_check`): probing it stops there."""
+    from coworkenv.checks import judge as judge_module
+    from coworkenv.validate.episode_gates import python_probes
+
+    monkeypatch.setattr(judge_module, "JUDGE_VERIFICATION_ASKS", 3)
+    judge = _CountingJudge()
+    ctx = _probe_context(_ANSWERED)
+    with judge_module.judging(judge):  # type: ignore[arg-type]
+        ctx.episodes().oracle()
+        ctx.episodes().initial  # noqa: B018
+        judge.requests = 0
+        found = python_probes(ctx)
+    assert judge.requests == 3, judge.requests
+    assert found == {"judged": []}, found

@@ -319,14 +319,17 @@ def mapped_word():
     address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
     os.close(fd)
     return libc, {"x86_64": 202, "aarch64": 98}[os.uname().machine], address
-'''
-FUTEX_HOLDER = FUTEX_SETUP + '''
 class Timespec(ctypes.Structure):
     _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
-def check(tag):
+def sleep_on_word(seconds):
     libc, futex, address = mapped_word()
     value = ctypes.c_uint32.from_address(address).value
-    libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(2, 0)))  # FUTEX_WAIT
+    slept = libc.syscall(futex, ctypes.c_void_p(address), 0, value, ctypes.byref(Timespec(seconds, 0)))  # FUTEX_WAIT
+    return slept, ctypes.get_errno() if slept else 0
+'''
+FUTEX_HOLDER = FUTEX_SETUP + '''
+def check(tag):
+    sleep_on_word(2)
     return 1
 '''
 FUTEX_SEEKER = FUTEX_SETUP + '''
@@ -347,6 +350,62 @@ def test_a_run_cannot_wake_a_concurrent_run_through_a_futex_keyed_on_a_host_file
                                    SandboxLimits(cpu_seconds=1, wall_seconds=4.0))
     assert seeker.ok, seeker
     assert seeker.value == 0, f"a run woke a concurrent run's futex: {seeker.value}"
+
+
+# Where threads may start (max_processes 2) the filter let shared futexes through (glibc waits on a thread's exit
+# with one). The holder sleeps on the stdlib file's key and says whether it was woken (and how soon); the seeker
+# wakes it with FUTEX_WAKE, or leaves it to the kernel: a thread's clear_child_tid pointed at the mapping, the kernel
+# wakes that key when the thread ends (its write of 0 fails on a read-only page; the wake is made anyway).
+FUTEX_WOKEN_HOLDER = FUTEX_SETUP + '''
+def check(tag):
+    began = time.time()
+    slept, err = sleep_on_word(3)
+    return {"woken": slept == 0, "errno": err, "after": round(time.time() - began, 2)}
+'''
+FUTEX_EXITING_THREAD_SEEKER = FUTEX_SETUP + '''
+import threading
+def check(tag):
+    libc, futex, address = mapped_word()
+    syscalls = {"x86_64": 218, "aarch64": 96}  # set_tid_address
+    def thread_that_wakes_at_its_end():
+        libc.syscall(syscalls[os.uname().machine], ctypes.c_void_p(address))
+    woke = 0
+    for _ in range(20):
+        t = threading.Thread(target=thread_that_wakes_at_its_end)
+        t.start()
+        t.join()
+        woke += 1
+        time.sleep(0.02)
+    return woke
+'''
+
+
+def _wake_a_sleeping_holder(seeker_code: str) -> dict[str, Any]:
+    """The holder's report when `seeker_code` runs beside it, both with native code (hook off), threads allowed."""
+    if not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=5.0, max_processes=2)
+    held: list[SandboxResult] = []
+    holder = threading.Thread(target=lambda: held.append(sandbox._execute(
+        FUTEX_WOKEN_HOLDER, "check", {"tag": "h"}, limits, MODES["kernel-only"]).result))
+    holder.start()
+    try:
+        threading.Event().wait(0.6)  # the holder's child is up and sleeping on the key
+        seeker = sandbox._execute(seeker_code, "check", {"tag": "s"}, limits, disable=MODES["kernel-only"]).result
+    finally:
+        holder.join()
+    assert seeker.ok and held and held[0].ok, (seeker, held)
+    return held[0].value
+
+
+@pytest.mark.parametrize("seeker", [FUTEX_SEEKER, FUTEX_EXITING_THREAD_SEEKER], ids=["futex-wake", "thread-exit"])
+def test_where_threads_may_start_no_run_sleeps_on_a_futex_keyed_on_a_host_file(seeker: str) -> None:
+    """With threads allowed and the hook off, spec A sleeps on a shared futex in a mapping of a stdlib file while
+    spec B wakes that key (FUTEX_WAKE, or a thread whose exit the kernel announces there): on main A was woken by B.
+    Now a shared wait is answered at once with EAGAIN (as when the word changed): nothing sleeps on a host file's
+    key, so nothing another run does reaches it."""
+    report = _wake_a_sleeping_holder(seeker)
+    assert not report["woken"], f"a run's futex sleep on a host file was woken by a concurrent run: {report}"
 
 
 def test_native_code_written_to_scratch_never_loads_even_without_the_audit_hook(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ EPERM = _confine.SECCOMP_RET_ERRNO | errno.EPERM
 ENOTSUP = _confine.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
 ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
 EINVAL = _confine.SECCOMP_RET_ERRNO | errno.EINVAL
+EAGAIN = _confine.SECCOMP_RET_ERRNO | errno.EAGAIN
 DONE = _confine.SECCOMP_RET_ERRNO | 0  # returns 0 without running
 # name -> (x86_64 number, aarch64 number)
 NR = {
@@ -39,6 +40,7 @@ NR = {
     "sched_getparam": (143, 121), "sched_rr_get_interval": (148, 127), "uname": (63, 160), "getrusage": (98, 165),
     "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
     "futex_wait": (455, 455), "futex_requeue": (456, 456), "getppid": (110, 173), "getpid": (39, 172),
+    "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -118,9 +120,11 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
     assert [answer("ioctl", 3, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
     assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
-    # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE; TIOCGWINSZ, FIOCLEX
+    # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE, FS_IOC_GETFSUUID,
+    # FS_IOC_GETFSSYSFSPATH, a later reader of the 0x15 family; TIOCGWINSZ, FIOCLEX, FIGETBSZ
     assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
-                                                0x40049409, 0x5413, 0x5451)] == [EPERM] * 6 + [ALLOW] * 2
+                                                0x40049409, 0x80111500, 0x80811501, 0xC0101502, 0x5413, 0x5451,
+                                                0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
     assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
     assert answer("file_setattr", -100, 0) == EPERM
@@ -141,9 +145,19 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     no_threads = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, threads=False) or b""
     assert answer("clone", 0x00010000 | 0x00000100, of=no_threads) == EPERM  # max_processes=1, even as uid 0
     # Futexes: private ones always (FUTEX_WAIT|PRIVATE 128, FUTEX_WAKE|PRIVATE 129); shared ones, keyed on a file's
-    # inode for every process that maps it, only where threads may run; the futex2 calls never.
+    # inode for every process that maps it, never run: where threads may run a shared wait (FUTEX_WAIT 0,
+    # FUTEX_WAIT_BITSET 9, either clock) returns EAGAIN at once and every other shared operation (wakes, requeues,
+    # wake-op, PI locks, FUTEX_WAIT_REQUEUE_PI 11) ENOSYS; the futex2 calls never.
     assert [answer("futex", 0, op, of=no_threads) for op in (128, 129, 137, 0, 1, 5, 9)] == [ALLOW] * 3 + [ENOSYS] * 4
-    assert [answer("futex", 0, op) for op in (128, 0, 1)] == [ALLOW] * 3
+    assert [answer("futex", 0, op) for op in (128, 129, 137 | 256, 0, 9, 9 | 256, 256)] == [ALLOW] * 3 + [EAGAIN] * 4
+    assert [answer("futex", 0, op) for op in (1, 3, 4, 5, 6, 7, 10, 11, 12, 13, 1 | 256, 9 | 512)] == [ENOSYS] * 12
+    # Priority-inheritance futexes look up the task whose id the word holds: refused private too, threads or none.
+    for each in (no_threads, program):
+        assert [answer("futex", 0, op | 128, of=each) for op in (6, 7, 8, 11, 12, 13)] + [
+            answer("futex", 0, 6 | 128 | 256, of=each)] == [ENOSYS] * 7
+    # Pid oracles: setpgid (EINVAL for another process's thread, ESRCH otherwise), capget (a pid in a struct).
+    assert [answer(name, pid, 0) for name in ("setpgid", "capget", "capset") for pid in (0, OWN_PID, HOST_PID)] == [
+        EPERM] * 9
     assert [answer(name, 0, 0, 0, 2) for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")] == [
         ENOSYS] * 4
     for name in ("socket", "shmget", "mq_open", "move_pages", "kcmp", "execve", "ptrace", "inotify_add_watch",

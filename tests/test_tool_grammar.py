@@ -176,6 +176,8 @@ def test_the_backend_and_a_batch_constrain_each_request_with_its_own_tools(
     assert constrained.matcher.is_error() is False
     with pytest.raises(ValueError, match="unknown decoding"):
         LocalTransformersBackend(model, tokenizer, decoding="beam")
+    with pytest.raises(ValueError, match="spaced"):  # its values start with a space the grammar's JSON refuses
+        LocalTransformersBackend(model, tokenizer, rendering="spaced", decoding="grammar")
     assert backend.decoding == "grammar"
 
 

@@ -109,6 +109,37 @@ def test_the_capitals_split_adds_space_tokens_only_before_capitalized_words() ->
     assert lengths["qwen"] < lengths["capitals"] < lengths["bare"]
 
 
+def test_the_spaced_rendering_makes_a_value_named_in_prose_the_same_tokens_in_a_call_and_parses_it_back() -> None:
+    template = trl_chat_template("qwen3_training")
+    prose = "Please set PLAT-7 to p1 for Heron Games."  # as a request names values: after a space
+    row = {**ROW, "messages": [*ROW["messages"][:3], {**ROW["messages"][3], "content": '{"id":"PLAT-7","labels":["a"]}'},
+                               ROW["messages"][4]]}
+    messages, tools = to_chat(row, rendering="spaced")
+    assert tools == render_tools([TOOL], "minimal")  # tools as `minimal` renders them
+    assert messages[2]["tool_calls"][0]["function"]["arguments"] == '{"ticket_id":" PLAT-7","priority":" p1"}'
+    assert messages[3]["content"] == '{"id":" PLAT-7","labels":[" a"]}'  # a JSON tool result: its strings spaced
+    assert [m["content"] for m in messages if m["role"] != "tool"] == [
+        m["content"] for m in row["messages"] if m["role"] != "tool"]  # prose unchanged
+    assert render_messages([{"role": "tool", "content": "not json {"}], "spaced")[0]["content"] == "not json {"
+    corpus = [*render_corpus_text([(messages, tools)] * 3, template), *[prose] * 20]
+    copyable = {}
+    for mode in ("minimal", "spaced"):
+        tokenizer = train_tokenizer(corpus, TinyModelSpec(vocab_size=400, min_token_frequency=1), template)
+        call = tokenizer.encode(render_messages(row["messages"][2:3], mode)[0]["tool_calls"][0]["function"]["arguments"])
+        pieces = [tokenizer.decode([i]) for i in call]
+        first = next(i for i, piece in enumerate(pieces) if "PLAT" in piece)
+        named = tokenizer.encode(prose)
+        copyable[mode] = call[first] in named  # the value's first token occurs where the request names it
+    assert copyable == {"minimal": False, "spaced": True}
+    # The model writes values spaced; the call that reaches the env has them as the user wrote them.
+    generated = tokenizer.encode('<tool_call>\n{"name": "tickets_update", "arguments": {"ticket_id":" PLAT-7",'
+                                 '"labels":[" a","b"]}}\n</tool_call>')
+    parsed = ChatRenderer(tokenizer, "spaced").parse([*generated, tokenizer.eos_token_id])
+    assert [json.loads(c.arguments) for c in parsed.calls] == [{"ticket_id": "PLAT-7", "labels": ["a", "b"]}]
+    assert [json.loads(c.arguments) for c in ChatRenderer(tokenizer, "minimal").parse(generated).calls] == [
+        {"ticket_id": " PLAT-7", "labels": [" a", "b"]}]
+
+
 def _episode(env: str, passed: bool, cap: str = "c", turns: str = "single") -> EpisodeResult:
     return EpisodeResult(env, cap, turns, 0, 1.0 if passed else 0.25, passed, "done", 3, 2, 0, 100)
 

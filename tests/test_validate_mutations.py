@@ -199,8 +199,9 @@ def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
 
 def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
     """A phone number, with its country code or dialled at home (a trunk 0), is read by its digits: one the reference
-    groups otherwise is written as given, in prose or as a whole argument; a number never given, or given one way and
-    written the other (the country code added), is left alone."""
+    groups otherwise, or writes with the country code the source left out (or without the one it gave), is written as
+    given, in prose or as a whole argument; a number never given is left alone, and so is one written as one of the
+    sources wrote it."""
     from coworkenv.validate._user_formats import _is_phone, as_user_wrote
 
     said = "please note my new phone number: +41 650 123 456 (the old one, +33 601 222 333, stops working)"
@@ -208,7 +209,12 @@ def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
     assert as_user_wrote("+41650123456", said) == "+41 650 123 456"
     assert as_user_wrote("updated to +41 650 123 457", said) is None  # another number
     assert as_user_wrote("call 020-7946-0958", "call 020 7946 0958 at 15:00") == "call 020 7946 0958"  # dialled at home
-    assert as_user_wrote("call +44 20 7946 0958", "call 020 7946 0958") is None  # the country code added: a fact
+    assert as_user_wrote("call +44 20 7946 0958", "call 020 7946 0958") == "call 020 7946 0958"  # the code added
+    assert as_user_wrote("call 020 7946 0958", "call +44 20 7946 0958") == "call +44 20 7946 0958"  # the code dropped
+    assert as_user_wrote("call 06 1234 5678", "call +39 06 1234 5678") == "call +39 06 1234 5678"  # the 0 kept
+    assert as_user_wrote("call 020 7946 0958", "+44 20 7946 0958, or 020 7946 0958") is None  # as one source wrote it
+    assert as_user_wrote("call 020 7946 0959", "call +44 20 7946 0958") is None  # another number
+    assert as_user_wrote("call 0958", "call +44 20 7946 0958") is None  # a part of it is no phone number
     assert _is_phone("+41650123456") and not _is_phone("+41 650 123 456 (mobile)")
 
 
@@ -224,6 +230,10 @@ def test_durations_and_numbers_are_rewritten_as_given() -> None:
         "'Sync' is booked (60-minute), the '1:1' takes 45 min."
     assert as_user_wrote("booked (1h), about an hour", said) == "booked (60-minute), about 60-minute"
     assert as_user_wrote("booked (45 min)", said) is None  # as the user wrote it
+    assert as_user_wrote("'Sync' (1:00 h), '1:1' (0:45 hrs)", said) == "'Sync' (60-minute), '1:1' (45 min)"
+    assert as_user_wrote("'Sync' (PT1H), '1:1' (PT45M)", said) == "'Sync' (60-minute), '1:1' (45 min)"
+    assert [(w.kind, w.shown) for w in mentions("at 1:30 pm, for 1:30 hours, PT1H30M, PT5")] == [
+        ("time", "1:30 pm"), ("duration", "1:30 hours"), ("duration", "PT1H30M")]
     assert as_user_wrote("The value is 12973.", said) == "The value is EUR 12,973."
     assert as_user_wrote("worth 12,973 euros, or €12.973", said) == "worth EUR 12,973, or EUR 12,973"
     assert as_user_wrote("4210 seats", said) == "4,210 seats"
@@ -233,6 +243,54 @@ def test_durations_and_numbers_are_rewritten_as_given() -> None:
                                                                                    ("amount", "12.973,50 EUR")]
     assert [(w.kind, w.shown) for w in mentions("in 2026, see reports/2026-11-03T09:30:00Z, call 020 7946 0958")] == [
         ("number", "2026"), ("phone", "020 7946 0958")]  # the year; the phone's groups are not numbers
+
+
+def test_relative_dates_are_read_against_the_turns_day() -> None:
+    """Given the day a turn is written, "today", "tomorrow" and a weekday are dates ("next Tuesday" either the coming
+    one or the one after), written as the user gave them; without the day, or for another date, nothing changes."""
+    from datetime import date
+
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    wednesday = date(2026, 6, 10)
+    said = "Ask Diego whether he can pick it up by 2026-06-12, and book the review on Tuesday 16 June."
+    assert as_user_wrote("Can you pick it up by Friday?", said, wednesday) == "Can you pick it up by 2026-06-12?"
+    assert as_user_wrote("by this Friday; review next Tuesday", said, wednesday) == \
+        "by 2026-06-12; review Tuesday 16 June"
+    assert as_user_wrote("Can you pick it up by Friday?", said) is None  # no day to read it against
+    assert as_user_wrote("Can you pick it up by Thursday?", said, wednesday) is None  # another day
+    assert as_user_wrote("booked for tomorrow", "on Thursday 11 June", wednesday) == "booked for Thursday 11 June"
+    assert [(w.kind, w.values) for w in mentions("on Tuesday 16 June at 15:00, or today", wednesday)] == [
+        ("date", ((None, 6, 16),)), ("time", ((None, 15, 0),)), ("date", ((2026, 6, 10),))]
+
+
+def test_what_a_search_showed_counts_as_read() -> None:
+    """The reference of contact_phone_update@3 finds the customer's mail by `mail_search` and never opens it: the
+    hit names the mail by id, so its body (the new number) counts as read, and a card written in another grouping is
+    replayed as the mail wrote it; without the search's hits it was not."""
+    from coworkenv.agents import OraclePolicy
+    from coworkenv.env import Env, base_world
+    from coworkenv.rollout import run_episode
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._user_formats import shown_text, user_formats
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["contact_phone_update"], 3)
+    step = next(s for s in spec.reference[0].steps if s.call is not None and s.call.name == "contacts_update")
+    assert step.call is not None
+    number = step.call.arguments["phone"]
+    assert not any(s.call is not None and s.call.name == "mail_read_message" for s in spec.reference[0].steps)
+    compact = spec.model_copy(deep=True)
+    for s in compact.reference[0].steps:
+        if s.call is not None and s.call.name == "contacts_update":
+            s.call.arguments["phone"] = number.replace(" ", "")
+    env = Env(compact)
+    run_episode(env, OraclePolicy(compact))
+    initial = base_world(compact)
+    seen = shown_text(env.audit, initial)
+    assert number in seen[0]()
+    assert [f.tool for f in user_formats(compact, initial)] == []
+    found = [f for f in user_formats(compact, initial, seen) if f.tool == "contacts_update"]
+    assert len(found) == 1 and number in found[0].description
 
 
 def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> None:

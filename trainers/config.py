@@ -111,7 +111,9 @@ class ModelSection(ConfigSection):
         Field(
             description="how tools and tool calls are rendered (trainers.rendering): full schemas, compact ones "
             "(short descriptions, parameter types only, compact JSON arguments) for models with a short context, "
-            "or minimal ones (compact without descriptions) for models trained from scratch; "
+            "or minimal ones (compact without descriptions) for models trained from scratch; spaced is minimal "
+            "with every JSON string value of a call or a tool result after one space (a value named in prose is "
+            "then the same tokens in a call); "
             "the checkpoint records it and evaluation renders the same way"
         ),
     ] = "full"

@@ -13,6 +13,7 @@ import inspect
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,7 +32,7 @@ from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall,
 from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
-from trainers.rendering import read_rendering, render_messages, render_tools
+from trainers.rendering import read_rendering, render_messages, render_tools, unspaced_arguments
 from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar, ToolCallGrammars, check_decoding
 
 __all__ = [
@@ -150,7 +151,7 @@ class ChatRenderer:
             raise ValueError("the tokenizer has no EOS token; the chat template's end-of-turn token is needed")
         self.tokenizer = tokenizer
         self.eos_token_id = int(tokenizer.eos_token_id)
-        self.rendering = rendering  # `full`, `compact` or `minimal` tools and tool calls (trainers.rendering)
+        self.rendering = rendering  # `full`, `compact`, `minimal` or `spaced` (trainers.rendering)
         render_tools(None, rendering)  # an unknown mode fails here, not at the first request
 
     def _ids(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, generation: bool) -> list[int]:
@@ -191,6 +192,8 @@ class ChatRenderer:
         text = str(self.tokenizer.decode(list(generated), skip_special_tokens=True))
         text = _THINK_BLOCK.sub("", text, count=1)
         content, calls, errors = parse_tool_calls(text, None)
+        if self.rendering == "spaced":  # the model writes each string value after one space (trainers.rendering)
+            calls = [replace(call, arguments=unspaced_arguments(call.arguments)) for call in calls]
         return ParsedMessage(content, calls, errors, finished)
 
 
@@ -281,6 +284,9 @@ class LocalTransformersBackend:
             self.name = name or "local:in-memory"
         self.renderer = ChatRenderer(self.tokenizer, rendering or "full")
         self.decoding = check_decoding(decoding)
+        if self.decoding == "grammar" and self.renderer.rendering == "spaced":
+            raise ValueError(f"{self.name}: decoding='grammar' writes compact JSON values, which a model trained on "
+                             "the `spaced` rendering does not; use decoding='free' for this checkpoint")
         self._grammars: ToolCallGrammars | None = None
         text_config = self.model.config.get_text_config()
         self.context = int(getattr(text_config, "max_position_embeddings", 0) or 0)

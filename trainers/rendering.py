@@ -14,6 +14,14 @@ tool and drops the rest:
 `minimal` is `compact` without the descriptions (a tool is its name and its parameters): for the smallest models,
 trained from scratch, where every prompt token costs training time; the tool names say what the tools do.
 
+`spaced` is `minimal` with every JSON string value of a tool call's arguments and of a tool result written after one
+space (`{"query":" Bramwell Fitness"}`); keys, prose and the user's messages are unchanged. Qwen's pre-tokenization
+(which the tiny tokenizer mirrors) joins a word to the character before it, so `Bramwell` after a JSON quote is
+other tokens than ` Bramwell` in prose, and a copy head (`trainers.copy_model`) cannot copy the first word of a value
+the agent read in prose into a call. After a space, a value is the same tokens in a request, a tool result and a
+call, at no cost in sequence length (a space-led word is as many tokens as the bare one, or fewer). The model
+writes values the same way; `unspaced_arguments` takes the one space off again before a call reaches the env.
+
 Training (`trainers.sft_data`) and inference (`trainers.local_backend.ChatRenderer`, used by evaluation and the RL
 rollouts) call the same functions, so a model sees at evaluation exactly the rendering it was trained on. The mode
 is part of the SFT config (`model.rendering`) and is written into the checkpoint (`rendering.json`), from which the
@@ -39,10 +47,12 @@ __all__ = [
     "read_rendering",
     "render_messages",
     "render_tools",
+    "spaced_values",
+    "unspaced_arguments",
     "write_rendering",
 ]
 
-RenderingMode = Literal["full", "compact", "minimal"]
+RenderingMode = Literal["full", "compact", "minimal", "spaced"]
 RENDERING_FILE = "rendering.json"
 SHORT_DESCRIPTION_CHARS = 60
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
@@ -98,8 +108,53 @@ def render_tools(tools: Sequence[Mapping[str, Any]] | None, mode: str) -> list[d
     return [compact_tool(t, describe=mode == "compact") for t in tools]
 
 
-def compact_arguments(arguments: Any) -> Any:
-    """Tool-call arguments as compact JSON text; text that is not a JSON object stays as the model wrote it."""
+def spaced_values(value: Any) -> Any:
+    """`value` with one space before every string in it (dict keys excepted): the `spaced` rendering's values."""
+    if isinstance(value, str):
+        return " " + value
+    if isinstance(value, list):
+        return [spaced_values(v) for v in value]
+    if isinstance(value, dict):
+        return {k: spaced_values(v) for k, v in value.items()}
+    return value
+
+
+def _unspaced(value: Any) -> Any:
+    if isinstance(value, str):
+        return value[1:] if value.startswith(" ") else value
+    if isinstance(value, list):
+        return [_unspaced(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _unspaced(v) for k, v in value.items()}
+    return value
+
+
+def unspaced_arguments(arguments: str) -> str:
+    """A call's arguments as a model trained on the `spaced` rendering wrote them, with the one space before each
+    string value taken off (a value written without it stays); text that is not a JSON object stays as written."""
+    try:
+        decoded = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return arguments
+    if not isinstance(decoded, dict):
+        return arguments
+    return json.dumps(_unspaced(decoded), ensure_ascii=False, separators=(",", ":"))
+
+
+def _spaced_result(content: Any) -> Any:
+    """A tool result's text under `spaced`: JSON objects and arrays re-written compact with spaced strings."""
+    if not isinstance(content, str) or not content.lstrip().startswith(("{", "[")):
+        return content
+    try:
+        decoded = json.loads(content)
+    except json.JSONDecodeError:
+        return content
+    return json.dumps(spaced_values(decoded), ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_arguments(arguments: Any, *, spaced: bool = False) -> Any:
+    """Tool-call arguments as compact JSON text (`spaced`: every string value after one space); text that is not a
+    JSON object stays as the model wrote it."""
     if isinstance(arguments, str):
         try:
             decoded = json.loads(arguments) if arguments.strip() else {}
@@ -108,25 +163,31 @@ def compact_arguments(arguments: Any) -> Any:
         if not isinstance(decoded, dict):
             return arguments
         arguments = decoded
-    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+    arguments = arguments if arguments is not None else {}
+    return json.dumps(spaced_values(arguments) if spaced else arguments, ensure_ascii=False, separators=(",", ":"))
 
 
 def render_messages(messages: Sequence[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     """Template-ready messages (see `trainers.local_backend.template_messages`) under `mode`.
 
-    `compact` and `minimal` write every tool call's arguments as compact JSON text, which Qwen-style templates emit
-    verbatim.
+    `compact`, `minimal` and `spaced` write every tool call's arguments as compact JSON text, which Qwen-style
+    templates emit verbatim; `spaced` also writes tool results that are JSON with spaced string values.
     """
-    if _check_mode(mode) == "full":
+    mode = _check_mode(mode)
+    if mode == "full":
         return list(messages)
+    spaced = mode == "spaced"
     out = []
     for message in messages:
         calls = message.get("tool_calls")
         if calls:
             message = {**message, "tool_calls": [
-                {**call, "function": {**call["function"], "arguments": compact_arguments(call["function"].get("arguments"))}}
+                {**call, "function": {**call["function"],
+                                      "arguments": compact_arguments(call["function"].get("arguments"), spaced=spaced)}}
                 for call in calls
             ]}
+        if spaced and message.get("role") == "tool":
+            message = {**message, "content": _spaced_result(message.get("content"))}
         out.append(message)
     return out
 
@@ -144,5 +205,5 @@ def read_rendering(checkpoint: str | Path) -> RenderingMode:
     try:
         mode = json.loads(path.read_text(encoding="utf-8"))["rendering"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"|\"minimal\"}} ({exc})") from exc
+        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"|\"minimal\"|\"spaced\"}} ({exc})") from exc
     return _check_mode(str(mode))

@@ -39,6 +39,7 @@ from transformers.trainer_callback import PrinterCallback
 from trl import GRPOConfig, GRPOTrainer
 
 from coworkenv.agents import OraclePolicy
+from coworkenv.credential_values import hub_client_token_problem
 from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
@@ -183,6 +184,9 @@ def _starting_point(
         tiny, tiny_tokenizer = build_tiny_model(corpus, model.tiny.spec(), config.training.seed, template)
         return tiny, tiny_tokenizer, int(tiny.config.max_position_embeddings)
     assert model.name_or_path is not None  # enforced by ModelSection
+    hub_token = hub_client_token_problem(model.name_or_path)  # transformers would send it as it is
+    if hub_token is not None:
+        raise ValueError(hub_token)
     tokenizer = AutoTokenizer.from_pretrained(model.name_or_path)
     if model.chat_template is not None:
         tokenizer.chat_template = trl_chat_template(model.chat_template)

@@ -23,6 +23,7 @@ from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.trainer_callback import PrinterCallback
 from trl import SFTConfig, SFTTrainer
 
+from coworkenv.credential_values import hub_client_token_problem
 from trainers.chat_templates import trl_chat_template
 from trainers.checkpoint_files import checkpoint_staging, replace_dir
 from trainers.config import SFTRunConfig, load_sft_config
@@ -159,6 +160,9 @@ def _starting_point(config: SFTRunConfig, rows: Any) -> tuple[PreTrainedModel | 
             render_corpus_text(conversations, template), model.tiny.spec(), config.training.seed, template
         )
     assert model.name_or_path is not None  # enforced by ModelSection
+    hub_token = hub_client_token_problem(model.name_or_path)  # transformers would send it as it is
+    if hub_token is not None:
+        raise ValueError(hub_token)
     # Text-only SFT: the tokenizer, not the multimodal processor, renders the conversations.
     tokenizer = AutoTokenizer.from_pretrained(model.name_or_path)
     if model.chat_template is not None:

@@ -6,12 +6,14 @@ same backends as the pipeline: an OpenAI-compatible server such as `vllm serve`,
 0, at most JUDGE_MAX_TOKENS tokens (or $COWORKENV_JUDGE_MAX_TOKENS), and gives the check the reply's text. Only texts cross, within `JUDGE_LIMITS` (count, size, time); the check's
 own code stays in the sandbox. One verification (every check scored for one episode: `judge_budget`) asks the judge
 at most JUDGE_VERIFICATION_ASKS times, for at most JUDGE_VERIFICATION_SECONDS in all, however many judged checks
-its spec holds. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
+its spec holds; validate's probes of a spec's Python checks share one such budget, and no judged check runs outside
+one. The judge is, in this order: the one of the innermost `judging(backend)` scope, else
 $COWORKENV_JUDGE_URL with $COWORKENV_JUDGE_MODEL; with none, a judged check is a check error saying so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -24,7 +26,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from coworkenv.escaping import escape_hidden
-from coworkenv.llm import LLMBackend, LLMError, LLMRequest, NoLLMBackend, backend_from_config
+from coworkenv.llm import (
+    LLMBackend,
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    NoLLMBackend,
+    OpenAICompatibleBackend,
+    backend_from_config,
+    run_sync,
+)
 from coworkenv.sandbox import AskRefused, SandboxLimits
 from coworkenv.spec import PythonRule
 
@@ -40,6 +51,9 @@ JUDGE_LIMITS = SandboxLimits(max_asks=16, max_ask_bytes=256 * 2**10, max_answer_
 # judged graders ask once or twice per episode.
 JUDGE_VERIFICATION_ASKS = 32
 JUDGE_VERIFICATION_SECONDS = 600.0
+# A judge request is stopped this long after the seconds the sandbox gave it: the sandbox refuses it first (as any
+# handler that overruns), then the request ends instead of waiting on for the server.
+_STOP_AFTER_S = 0.5
 _LEAST_SECONDS = 0.05  # less left than this is none (no judge answers sooner; what is given back leaves crumbs)
 NO_JUDGE = (f"this check asks an LLM judge and none is configured: set ${JUDGE_URL_ENV} (an OpenAI-compatible "
             f"server, e.g. http://127.0.0.1:8000/v1, or vllm-offline) and ${JUDGE_MODEL_ENV}")
@@ -57,6 +71,7 @@ class JudgeBudget:
     seconds: float
     asks_left: int = field(init=False)
     seconds_left: float = field(init=False)
+    refusals: int = field(init=False, default=0)  # requests refused because the budget was spent
     _lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -69,8 +84,10 @@ class JudgeBudget:
         """One request that may run for `seconds`: the seconds held for it (AskRefused, saying why, when spent)."""
         with self._lock:
             if self.asks_left <= 0:
+                self.refusals += 1
                 raise AskRefused(f"this verification's {self.asks} judge requests are spent")
             if self.seconds_left < _LEAST_SECONDS:
+                self.refusals += 1
                 raise AskRefused(f"this verification's {self.seconds:g}s of judge time are spent")
             held = min(seconds, self.seconds_left)
             self.asks_left -= 1
@@ -102,6 +119,11 @@ def judge_budget(asks: int | None = None, seconds: float | None = None) -> Itera
         yield budget
     finally:
         _budget.reset(token)
+
+
+def current_budget() -> JudgeBudget | None:
+    """The budget of the innermost `judge_budget` scope, or None outside any."""
+    return _budget.get()
 
 
 @contextmanager
@@ -172,8 +194,8 @@ def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS,
         held = budget.take(seconds_left) if budget is not None else 0.0
         began = time.monotonic()
         try:
-            answer = backend.complete_batch([LLMRequest(messages=messages, temperature=0.0,
-                                                        max_tokens=max_tokens)])[0]
+            answer = _complete_within(backend, LLMRequest(messages=messages, temperature=0.0, max_tokens=max_tokens),
+                                      seconds_left + _STOP_AFTER_S)
         finally:
             if budget is not None:
                 budget.give_back(held, time.monotonic() - began)
@@ -187,6 +209,29 @@ def judge_asker(backend: LLMBackend, max_tokens: int = JUDGE_MAX_TOKENS,
     return ask
 
 
+def _complete_within(backend: LLMBackend, request: LLMRequest, seconds: float) -> LLMResponse | LLMError:
+    """`backend`'s answer to `request`, given at most `seconds` where the backend can be stopped (an OpenAI-compatible
+    server: the request, retries included, is cancelled and its connection closed at the deadline).
+
+    The sandbox stops waiting for a handler at the call's deadline but cannot stop its thread: the judge's client went
+    on waiting for the server (up to 2 x 120 s), holding the verification's judge seconds and a connection, after the
+    call had returned. vLLM offline generates in the host's engine and cannot be stopped midway."""
+    if not isinstance(backend, OpenAICompatibleBackend):
+        return backend.complete_batch([request])[0]
+
+    async def bounded() -> LLMResponse | LLMError:
+        try:
+            return await asyncio.wait_for(backend.complete(request), max(seconds, 0.0))
+        except LLMError as exc:
+            return exc
+        except TimeoutError:
+            return LLMError("timeout", f"no answer within the {seconds:.3g}s the sandbox gave the request")
+        finally:
+            await backend.aclose()
+
+    return run_sync(bounded)
+
+
 class NoJudge(Exception):
     """A check asks an LLM judge and none is configured, or the environment configures one wrongly."""
 
@@ -194,17 +239,22 @@ class NoJudge(Exception):
 def sandbox_options(rule: PythonRule) -> dict[str, Any]:
     """What `run_sandboxed` needs beside the code for this check: for a judged one, the judge channel and its
     limits (NoJudge, saying why, when no judge is configured or its settings are bad); for any other, nothing (the
-    default limits, no channel)."""
+    default limits, no channel). A judged check runs only within a `judge_budget` scope (RuntimeError otherwise):
+    each call alone has its own 16 requests and 300 s, so a caller that made calls outside one (validate's probes,
+    one sandboxed call per probe) asked the judge 16 times per call, however many calls."""
     if not rule.judge:
         return {}
+    budget = _budget.get()
+    if budget is None:
+        raise RuntimeError("a judged check asks its judge only within a judge budget: run it inside "
+                           "coworkenv.checks.judge.judge_budget() (one per verification, or per set of probes)")
     try:
         judge, max_tokens = configured_judge(), judge_max_tokens()
     except ValueError as exc:  # e.g. $COWORKENV_JUDGE_URL without a model: this check's error, not the run's end
         raise NoJudge(str(exc)) from None
     if judge is None:
         raise NoJudge(NO_JUDGE)
-    budget = _budget.get()
     limits = JUDGE_LIMITS
-    if budget is not None and budget.seconds_left < limits.ask_seconds:  # the call may use what the verification has
+    if budget.seconds_left < limits.ask_seconds:  # the call may use what the verification has
         limits = replace(limits, ask_seconds=max(budget.seconds_left, _LEAST_SECONDS))
     return {"limits": limits, "ask": judge_asker(judge, max_tokens, budget)}

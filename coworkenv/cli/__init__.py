@@ -30,7 +30,7 @@ from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from coworkenv.stop_signals import unhandled_stop_signals
-from coworkenv.unexpanded_paths import unexpanded_home
+from coworkenv.unexpanded_paths import KEPT_ON_THE_COMMAND_LINE, unexpanded_home, unexpanded_variable
 
 PLUGIN_GROUP = "coworkenv.commands"
 USAGE_ERROR = 2  # bad input: a setting, an argument
@@ -60,8 +60,8 @@ class _CommandGroup(TyperGroup):
         if not_utf8 is not None:  # refused before any work: no later command could read what it names
             typer.echo(error_line(f"{not_utf8}: {undecodable_name_reason(not_utf8)}"), err=True)
             raise typer.Exit(USAGE_ERROR)
-        unexpanded = _unexpanded_home_argument(command)
-        if unexpanded is not None:  # the files would go to a folder named `~` under the current folder
+        unexpanded = _unexpanded_argument(command)
+        if unexpanded is not None:  # the files would go to a folder named `~` or `$HOME` under the current folder
             typer.echo(error_line(unexpanded), err=True)
             raise typer.Exit(USAGE_ERROR)
         try:
@@ -128,11 +128,16 @@ def _usage_error_line(exc: UsageError, command: str) -> str:
     return error_line(f"{where}: {problem}{see}see `{where} --help`")
 
 
-def _unexpanded_home_argument(args: list[str]) -> str | None:
-    """The first argument or `--option=VALUE` whose path starts with a `~` no shell expanded, as a message."""
+def _unexpanded_argument(args: list[str]) -> str | None:
+    """The first argument or `--option=VALUE` whose path starts with a `~`, or holds a `$HOME` (a path that is not
+    there as written), that no shell expanded, as a message."""
     for arg in args:
         option, equals, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
-        problem = unexpanded_home(value) if equals or not option else None
+        if option and not equals:
+            continue
+        problem = unexpanded_home(value)
+        if problem is None and not os.path.lexists(value):  # a folder really named `$HOME` is read as named
+            problem = unexpanded_variable(value, KEPT_ON_THE_COMMAND_LINE)
         if problem is not None:
             return f"{arg}: the path {problem}"
     return None

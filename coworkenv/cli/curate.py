@@ -29,7 +29,7 @@ def curate_command(
     validation_fraction: Annotated[float, typer.Option(help="Share of envs in validation.")] = 0.05,
     test_fraction: Annotated[float, typer.Option(help="Share of envs in test.")] = 0.05,
     max_rows_per_shard: Annotated[int, typer.Option(help="Rows per Parquet shard.")] = 50_000,
-    max_tool_errors: Annotated[int, typer.Option(help="Drop trajectories with more failed tool calls.")] = 3,
+    max_tool_errors: Annotated[int, typer.Option(min=0, help="Drop trajectories with more failed tool calls.")] = 3,
     max_tokens: Annotated[int, typer.Option(help="Drop trajectories longer than this (estimated tokens).")] = 16_384,
     near_dup_threshold: Annotated[float, typer.Option(help="Jaccard of requests above which envs are near-dups.")] = 0.85,
     decontam_threshold: Annotated[float, typer.Option(help="Jaccard to an eval env above which train is dropped.")] = 0.7,

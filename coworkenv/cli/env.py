@@ -24,6 +24,7 @@ from coworkenv.commands import (
     connect,
     fail,
     specs_or_exit,
+    temperature_option,
 )
 from coworkenv.env import DEFAULT_MAX_STEPS, Env
 from coworkenv.examples import example_names, load_example
@@ -100,7 +101,7 @@ def run(
     env_id: EnvIdOption = None,
     llm: LLMOption = None,
     model: ModelOption = None,
-    temperature: Annotated[float, typer.Option(help="LLM sampling temperature (--agent llm).")] = 0.0,
+    temperature: Annotated[float, temperature_option("LLM sampling temperature (--agent llm).")] = 0.0,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, max=MAX_REPLY_TOKENS, help="LLM max tokens per reply.")] = 1024,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,

@@ -28,6 +28,7 @@ from coworkenv.commands import (
     deprecated,
     fail,
     specs_or_exit,
+    temperature_option,
 )
 from coworkenv.limits import MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
 from coworkenv.llm import server_label
@@ -80,7 +81,7 @@ def rollout_command(
     k: Annotated[int | None, typer.Option("--k", min=1, max=MAX_SAMPLES, help=f"Episodes per env (default: {DEFAULT_ORACLE_K} for the oracle, "
                                                     f"differently phrased if more; {DEFAULT_LLM_K} for an LLM).")] = None,
     seed: Annotated[int, typer.Option("--seed", min=SEED_MIN, max=SEED_MAX, help="Base seed (sample i uses seed + i).")] = 0,
-    temperature: Annotated[float, typer.Option("--temperature", help="LLM sampling temperature.")] = DEFAULT_SAMPLED_TEMPERATURE,
+    temperature: Annotated[float, temperature_option("LLM sampling temperature.")] = DEFAULT_SAMPLED_TEMPERATURE,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, max=MAX_REPLY_TOKENS, help="LLM max tokens per reply.")] = 1024,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, max=MAX_STEPS, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="LLM requests in flight.")] = 8,

@@ -14,11 +14,15 @@ import typer
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.commands import error_line
 from coworkenv.examples import resolve_spec
+from coworkenv.limits import MAX_STEPS
 from coworkenv.loading import SpecError
 from coworkenv.serve import EpisodeHost, serve_http, serve_stdio
 
 TOKEN_ENV = "COWORKENV_HARNESS_TOKEN"
 USAGE_ERROR = 2
+# A port past it ended in a traceback from the socket; 0 served on a port the system chose while the command
+# printed `:0` as the address.
+MAX_PORT = 65_535
 
 
 class Transport(StrEnum):
@@ -32,12 +36,12 @@ def serve_command(
     = False,
     transport: Annotated[Transport, typer.Option(help="stdio (launched by the client) or streamable HTTP.")]
     = Transport.stdio,
-    port: Annotated[int, typer.Option(help="HTTP port on 127.0.0.1 (transport http).")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=MAX_PORT, help="HTTP port on 127.0.0.1 (transport http).")] = 8765,
     harness_port: Annotated[int | None, typer.Option(
-        help="With stdio: also serve the harness score routes on 127.0.0.1:PORT.")] = None,
+        min=1, max=MAX_PORT, help="With stdio: also serve the harness score routes on 127.0.0.1:PORT.")] = None,
     token_file: Annotated[Path | None, typer.Option(
         help=f"Write the harness token here (mode 0600); default: read it from ${TOKEN_ENV}.")] = None,
-    max_steps: Annotated[int, typer.Option(help="Agent steps before the episode is cut off.")] = 200,
+    max_steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Agent steps before the episode is cut off.")] = 200,
 ) -> None:
     """Serve one environment so an external agent can act in it; the harness reads the score over HTTP."""
     if not mcp:

@@ -82,10 +82,11 @@ READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr
 # fcntl commands that make another process the owner of a descriptor's SIGIO (F_SETOWN, F_SETSIG, F_SETOWN_EX:
 # the kernel would then signal it on the code's behalf), that watch a folder (F_NOTIFY) or lease a file
 # (F_SETLEASE: its other writers wait), that read or set write-lifetime hints kept on host inodes (F_*_RW_HINT: a
-# channel between runs), and socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result channel's socket,
-# which lives in the host's network namespace).
+# channel between runs), socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result channel's socket,
+# which lives in the host's network namespace) and the file-system identity ioctls (FS_IOC_GETFSUUID,
+# FS_IOC_GETFSSYSFSPATH: the host disk's UUID, its block device's name; seccomp refuses their whole type byte).
 BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
-                    "fcntl.ioctl": tuple(range(0x8900, 0x8C00))}
+                    "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
 SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/usr/share/zoneinfo",

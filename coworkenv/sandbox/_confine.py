@@ -68,6 +68,11 @@ _X86_64_DENIED = (
     29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245,
     253, 254, 294, 300, 301, 457, 458,  # inotify, fanotify, statmount, listmount: watching or listing host paths
     274,  # get_robust_list: another process's futex list (an address leak)
+    # Calls that look a pid up before any permission check, so their errors tell which pids exist: setpgid answered
+    # EINVAL for a thread of another process and ESRCH otherwise (os.setpgid, no audit event; the child leads its own
+    # session, so it could change nothing), capget a process's capabilities or ESRCH (the pid in a struct BPF cannot
+    # read). Nothing needs them after the bootstrap's own capability drop.
+    109, 125, 126,  # setpgid, capget, capset
     154, 134, 156, 212, 136, 139,  # modify_ldt, uselib, _sysctl, lookup_dcookie, ustat, sysfs: legacy, as Docker denies
     319, 447,  # memfd_create, memfd_secret: file memory outside RLIMIT_AS and the scratch caps (64 of 1 MiB each)
     162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
@@ -93,6 +98,7 @@ _AARCH64_DENIED = (
     180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197,  # mq_*, SysV IPC
     26, 27, 262, 263, 457, 458,  # inotify, fanotify, statmount, listmount
     100, 18,  # get_robust_list, lookup_dcookie
+    154, 90, 91,  # setpgid, capget, capset: pid oracles (as x86_64)
     279, 447,  # memfd_create, memfd_secret
     81, 267,  # sync, syncfs
     0, 1, 2, 3, 4, 292,  # io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents: Linux AIO
@@ -222,11 +228,24 @@ _LOCK_SETTING_FCNTLS = (6, 7, 37, 38)
 # so every process that maps a stdlib file met every other at the same key (with native code, the hook off: a run's
 # FUTEX_WAIT slept until a concurrent run's FUTEX_WAKE, a channel between them). A run without threads has no
 # process to share a futex with: futex() takes private operations only (ENOSYS otherwise, which C libraries take for
-# "no such operation"); with threads (max_processes above 1) glibc waits on a thread's exit with a shared operation, so
-# they pass there. The futex2 calls (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs
-# BPF cannot read, and no C library uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
+# "no such operation"). With threads (max_processes above 1) glibc waits on a thread's exit with a shared wait, which
+# the kernel ends by a shared wake of the thread's clear_child_tid word; both passed there, and so did the channel:
+# a run slept on a stdlib file's key until a concurrent run's FUTEX_WAKE, or the end of a thread whose clear_child_tid
+# it had pointed at the mapping (the kernel's own wake, no futex call to refuse), woke it. No run may sleep on a shared
+# key, so neither sender reaches one: a shared FUTEX_WAIT or FUTEX_WAIT_BITSET (any clock) returns EAGAIN at once, as
+# when the word changed (glibc's join then re-reads the thread id until the kernel clears it: a spin, CPU-bounded;
+# CPython's own threads are detached and joined through locks), every other shared operation ENOSYS. The futex2 calls
+# (futex_waitv, futex_wake, futex_wait, futex_requeue) carry their flags in structs BPF cannot read, and no C library
+# uses them: ENOSYS, as on a kernel before them. Per architecture: futex.
 _FUTEX = {"x86_64": 202, "aarch64": 98}
-FUTEX_PRIVATE_FLAG = 128
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
+_FUTEX_WAITS = (0, 9)  # FUTEX_WAIT, FUTEX_WAIT_BITSET
+# Priority-inheritance futexes look up the task whose id the word holds, private ones too (the word is the code's own
+# memory): FUTEX_LOCK_PI, FUTEX_TRYLOCK_PI and FUTEX_LOCK_PI2 answered ESRCH where no task had the id and EPERM where
+# one did (with the hook off: which pids and threads exist on the machine, the host's among them), and attach a PI
+# state to that task. No C library uses them but for PTHREAD_PRIO_INHERIT mutexes, which CPython never makes: ENOSYS
+# for all six (LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2), as on a kernel without them.
+_FUTEX_PI = (6, 7, 8, 11, 12, 13)
 _FUTEX2_CALLS = (449, 454, 455, 456)  # the same on x86_64 and aarch64
 # Clock calls take CPU clocks of any process by pid (clock id ~pid << 3 | kind; clock_getcpuclockid): the host's CPU
 # time, live (a view of what it does), init's (a hint of the uptime), and whether a pid exists (EINVAL or not), in
@@ -263,8 +282,11 @@ _PTY_IOCTLS = (0x40045431, 0x80045430, 0x5441)
 # a file for good), encryption policies and ext4's own; 'X' fsxattr flags and XFS's; 'v' inode versions; 0x94 btrfs
 # (subvolumes made inside a folder) and clones. The kernel asks only that the caller own the file or folder, even
 # through a read-only descriptor, and Landlock mediates ioctls on devices only: a child that keeps the host's uid
-# changed a stdlib file's flags that way. No check needs one.
-_FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94)
+# changed a stdlib file's flags that way. No check needs one. 0x15: the generic ioctls that read a file system's
+# identity (Linux 6.5+), answered on any descriptor of any file with no ownership asked: FS_IOC_GETFSSYSFSPATH named the
+# host's block device and file system type (`ext4/vda`) under the stdlib, zoneinfo and a scratch on the host's disk,
+# FS_IOC_GETFSUUID the host disk's UUID and the host devtmpfs's (made at boot: a machine identity shared by every run).
+_FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94, 0x15)
 
 
 # The C library's name-service databases: each lookup (getpwnam, getgrouplist, getprotobyname...) reads host files
@@ -448,8 +470,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
     prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
-    if not threads:
-        prog.append((jeq, "futex", "next", _FUTEX[machine]))
+    prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
@@ -501,10 +522,15 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
-    block("futex", (ld, None, None, arg1), (jset, "allow", "enosys", FUTEX_PRIVATE_FLAG))
+    block("futex", (ld, None, None, arg1), (and_, None, None, ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)),
+          *[(jeq, "enosys", "next", c) for c in _FUTEX_PI], (ld, None, None, arg1),
+          (jset, "allow", "next" if threads else "enosys", FUTEX_PRIVATE_FLAG),
+          *([(and_, None, None, ~FUTEX_CLOCK_REALTIME), *[(jeq, "eagain", "next", c) for c in _FUTEX_WAITS],
+             (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOSYS)] if threads else []))
     for label, action in (("allow", SECCOMP_RET_ALLOW), ("eperm", SECCOMP_RET_ERRNO | errno.EPERM),
                           ("enotsup", SECCOMP_RET_ERRNO | errno.EOPNOTSUPP),
                           ("einval", SECCOMP_RET_ERRNO | errno.EINVAL),
+                          ("eagain", SECCOMP_RET_ERRNO | errno.EAGAIN),
                           ("done", SECCOMP_RET_ERRNO | 0),  # errno 0: the call returns 0 without running
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS)):
@@ -533,8 +559,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     state kept on host inodes (locks set without running) at the syscall level; with
     `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
     changes, which Landlock lets pass;
-    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0) and every
-    shared futex operation (keyed on a host file's inode for every process that maps it)."""
+    without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
+    operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
+    `threads` a shared wait returns EAGAIN at once."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
     if program is None:

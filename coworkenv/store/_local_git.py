@@ -53,6 +53,9 @@ _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignA
 _CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
                **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
                **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
+# The trailer of a version's tag message that holds its number in the publish order (1, 2, ...).
+PUBLISH_NUMBER = "Publish-Number"
+_PUBLISH_NUMBER = re.compile(rf"^{PUBLISH_NUMBER}: (\d+)$", re.MULTILINE)
 # The stash entry that holds changes found in the folder before a publish (see _keep_changes_aside).
 _STASH_MESSAGE = "coworkenv: changes found in the folder before a publish (not part of any version)"
 
@@ -99,25 +102,45 @@ class LocalGitPublisher:
         By history alone, a version left off the branch went last: after `git reset --hard v1` and one more publish,
         v1, v3, v2, and the advice that makes a missing branch again named v2 as the last version. By tag time
         first, a version published while the clock was set back (a dead RTC at 1970, a VM restored from a snapshot)
-        was listed before the versions it was published on top of."""
+        was listed before the versions it was published on top of. By either, a version published after a reset by
+        hand while the clock was set back went before the version the reset left off the branch (v1, v3, v2): so
+        each publish writes its number in the publish order into its tag (`Publish-Number: 3`), and that comes
+        first; tags without one (published before the numbers, or made by hand) go before the numbered ones."""
         history = self._git("rev-list", "--first-parent", "--reverse", reference).split()
         position = {commit: float(index) for index, commit in enumerate(history)}
-        tags: list[tuple[int, float, tuple[tuple[int, int, str], ...], str]] = []
+        tags: list[tuple[int, int, float, tuple[tuple[int, int, str], ...], str]] = []
         commits: dict[str, str] = {}  # version -> its commit
-        # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag. %(creatordate) is
-        # the tagger's date of an annotated tag, the committer's of a lightweight one.
-        listing = self._git("for-each-ref", "refs/tags",
-                            "--format=%(refname:short) %(creatordate:unix) %(objectname) %(*objectname)")
-        for line in listing.splitlines():
-            name, made, target, peeled = line.split(" ", 3)
-            commit = peeled or target
+        for name, made, commit, number in self._tag_listing():
             where = position.get(commit)
             if where is None:  # off the branch: just after the commit it forked from
                 fork = self._run("merge-base", reference, commit).stdout.strip()  # none: unrelated histories
                 where = position.get(fork, float(len(history))) + 0.5
-            tags.append((int(made or 0), where, natural_order(name), name))
+            tags.append((number, made, where, natural_order(name), name))
             commits[name] = commit
         return _after_their_ancestors(sorted(tags), commits, self._tagged_ancestors(set(commits.values())))
+
+    def _tag_listing(self) -> list[tuple[str, int, str, int]]:
+        """Each tag as (name, the date it was made, its commit, its publish number or 0 when it has none)."""
+        # %(*objectname) is the commit an annotated tag points to; empty for a lightweight tag. %(creatordate) is
+        # the tagger's date of an annotated tag, the committer's of a lightweight one. %(contents), the message, may
+        # span lines: each tag ends with a NUL.
+        listing = self._git("for-each-ref", "refs/tags",
+                            "--format=%(refname:short) %(creatordate:unix) %(objectname) %(*objectname)%01"
+                            "%(contents)%00")
+        found = []
+        for record in listing.split("\0"):
+            head, _, message = record.strip("\n").partition("\1")
+            if not head:
+                continue
+            name, made, target, peeled = head.split(" ", 3)
+            number = _PUBLISH_NUMBER.search(message)
+            found.append((name, int(made or 0), peeled or target, int(number[1]) if number else 0))
+        return found
+
+    def _next_publish_number(self) -> int:
+        """The number of the version being tagged in the publish order: after every tag there, numbered or not."""
+        listing = self._tag_listing()
+        return max([len(listing), *(number for *_, number in listing)]) + 1
 
     def _tagged_ancestors(self, tagged: set[str]) -> dict[str, set[str]]:
         """For each commit of `tagged`, the other commits of `tagged` it descends from (its history, not the clock)."""
@@ -205,7 +228,8 @@ class LocalGitPublisher:
         else:
             # --allow-empty: every version gets its commit even when its content equals the previous one.
             self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
-        self._git("tag", "--annotate", version, "-m", message)
+        # Its place in the publish order, which neither the clock nor a reset by hand can move (_versions_in_order).
+        self._git("tag", "--annotate", version, "-m", f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}")
         revision = self._git("rev-parse", "HEAD").strip()
         logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)

@@ -28,15 +28,19 @@ the source left out adds a fact, not a format: an amount is never rewritten as a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 from coworkenv.apps import TOOLS
+from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import is_write
-from coworkenv.world import World
+from coworkenv.world import World, parse_time
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
@@ -72,6 +76,11 @@ _WHEN = re.compile(
     rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
     rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
+    # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
+    r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"(?!\w)"
+    # 1:30 h, 0:45 hrs (a duration on a clock's face: hours and minutes) and ISO 8601's PT1H30M, PT45M
+    r"|(?P<dch>\d{1,2}):(?P<dcm>[0-5]\d)\s*(?:h|hrs?|hours?)(?!\w)|PT(?=\d+[HM])(?:(?P<dih>\d+)H)?(?:(?P<dim>\d+)M)?(?!\w)"
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
@@ -101,19 +110,22 @@ class When:
             return bool({v[2] for v in self.values} & {v[2] for v in other.values})
         if self.kind != other.kind:
             return False
+        if self.kind == "phone":
+            return _same_phone(self.shown, other.shown)
         if self.kind != "date":
             return bool(set(self.values) & set(other.values))
         return any((m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
                    for y1, m1, d1 in self.values for y2, m2, d2 in other.values)
 
 
-def mentions(text: str) -> list[When]:
+def mentions(text: str, today: date | None = None) -> list[When]:
     """Every date, time, amount, phone number, duration and number written in `text` (ISO dates, "3 November",
-    "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973")."""
+    "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973"), and given
+    the day it is written, the dates it gives relative to that day ("tomorrow", "Friday", "next Tuesday")."""
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
-        found = _read(g)
+        found = _read(g, today)
         if found is not None:
             shown = m.group(0)
             if shown.endswith(".") and re.search(r"\b(?:" + "|".join(_MONTHS) + r")\.$", shown, re.IGNORECASE):
@@ -124,17 +136,34 @@ def mentions(text: str) -> list[When]:
     return out
 
 
-def _read(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """What one match of `_WHEN` holds, by the group that matched."""
+def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """What one match of `_WHEN` holds, by the group that matched (a relative date only where `today` is known)."""
+    if g["rel"]:
+        return _relative(g, today) if today is not None else None
     if g["ph"] or g["np"]:
         return _phone(g["ph"] or g["np"] or "")
     if g["a1"] or g["a2"]:
         return _amount(g)
     if g["n"]:
         return _number(g["n"])
-    if g["dh"] or g["dm_"] or g["dw"]:
+    if g["dh"] or g["dm_"] or g["dw"] or g["dch"] or g["dih"] or g["dim"]:
         return _duration(g)
     return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
+
+
+_WEEKDAYS = ["mon", "tues", "wednes", "thurs", "fri", "satur", "sun"]
+
+
+def _relative(g: dict[str, str | None], today: date) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    """today, tomorrow, yesterday; a weekday ("Friday", "this Friday") as the next such day from today on, "next
+    Friday" as that day or the one a week later (usage differs)."""
+    word = (g["rel"] or "").lower()
+    if g["rw"] is None:
+        days = [{"today": 0, "tomorrow": 1, "yesterday": -1}[word]]
+    else:
+        ahead = (_WEEKDAYS.index((g["rw"] or "").lower()) - today.weekday()) % 7
+        days = [ahead, ahead + 7] if g["rq"] and g["rq"].lower() == "next" else [ahead]
+    return "date", tuple((d.year, d.month, d.day) for d in (today + timedelta(days=n) for n in days))
 
 
 def _month(name: str) -> int:
@@ -186,9 +215,13 @@ def _number(written: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]]
 
 
 def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour"."""
+    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour", "1:30 h", "PT1H30M"."""
     if g["dw"]:
         minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
+    elif g["dch"]:
+        minutes = int(g["dch"]) * 60 + int(g["dcm"] or 0)
+    elif g["dih"] or g["dim"]:
+        minutes = int(g["dih"] or 0) * 60 + int(g["dim"] or 0)
     elif g["dh"]:
         minutes = round(float(g["dh"]) * 60) + int(g["dhm"] or 0)
     else:
@@ -200,6 +233,17 @@ def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] |
     """A phone number as its digits (the country code's plus kept apart), however they are grouped."""
     digits = re.sub(r"\D", "", number)
     return ("phone", ((None, len(digits), int(digits)),)) if 7 <= len(digits) <= 15 else None
+
+
+def _same_phone(one: str, other: str) -> bool:
+    """Whether two phone numbers are one: the same digits however grouped, or one written with its country code
+    (+31 284 9988) and the other as dialled at home, from a trunk 0 (0284 9988; some countries keep the 0 after
+    the code: +39 06 ... and 06 ...)."""
+    a, b = re.sub(r"\D", "", one), re.sub(r"\D", "", other)
+    if one.lstrip().startswith("+") == other.lstrip().startswith("+"):
+        return a == b
+    full, home = (a, b) if one.lstrip().startswith("+") else (b, a)
+    return any(full.endswith(tail) and 1 <= len(full) - len(tail) <= 3 for tail in (home[1:], home))
 
 
 def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
@@ -222,14 +266,17 @@ def _shape(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def as_user_wrote(text: str, said: str | list[When]) -> str | None:
+def as_user_wrote(text: str, said: str | list[When], today: date | None = None) -> str | None:
     """`text` with each date, time, duration, amount, number or phone number the user also wrote (`said`, or what
     `mentions` read in it), in another format, written as the user did; None where nothing changes."""
-    theirs = mentions(said) if isinstance(said, str) else said
+    theirs = mentions(said, today) if isinstance(said, str) else said
     out, at = [], 0
-    for mine in mentions(text):
-        user = next((u for u in theirs if u.same(mine)), None)
-        if user is None or _shape(user.shown) == _shape(mine.shown) or (mine.kind, user.kind) == ("amount", "number"):
+    for mine in mentions(text, today):
+        same = [u for u in theirs if u.same(mine)]
+        if not same or any(_shape(u.shown) == _shape(mine.shown) for u in same):
+            continue  # (written as one of the sources wrote it)
+        user = same[0]
+        if (mine.kind, user.kind) == ("amount", "number"):
             continue  # (the writer who names the currency the source left out adds a fact, not a format)
         out += [text[at:mine.start], user.shown]
         at = mine.end
@@ -246,19 +293,67 @@ class UserFormatted:
     reference: list[ReferenceTurn]
 
 
-def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserFormatted]:
+def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, Callable[[], str]]:
+    """Per turn, the text the reference's read calls were shown, read when asked for: every string in their results
+    (a search's or a listing's hits as well as an opened file), and the text fields of each record of the tool's app
+    that a result names by id, as the initial `world` holds it (a search lists the mail the number is in; the agent
+    opens it)."""
+    by_turn: dict[int, list[AuditEntry]] = {}
+    for entry in audit:
+        if entry.ok and entry.tool in TOOLS and not is_write(entry.tool):
+            by_turn.setdefault(entry.turn, []).append(entry)
+    return {t: partial(_shown, entries, world) for t, entries in by_turn.items()}
+
+
+def _shown(entries: list[AuditEntry], world: World) -> str:
+    texts: list[str] = []
+    for entry in entries:
+        app = TOOLS[entry.tool].app
+        for value in dict.fromkeys(v for v in leaves(entry.result) if isinstance(v, str)):
+            texts.append(value)
+            for table in world.tables():
+                rec = table.get(value) if table.app == app else None
+                if rec is not None:
+                    texts += [v for v in rec.model_dump().values() if isinstance(v, str)]
+    return " ".join(texts)
+
+
+class _Said:
+    """What the user and the sources said so far, read only when a reply or a write of the reference holds a value
+    to compare (the sources a search shows can be long); each text is read against the day it was written."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[str | Callable[[], str], date]] = []
+        self._read: list[When] = []
+
+    def add(self, text: str | Callable[[], str], today: date) -> None:
+        self._pending.append((text, today))
+
+    def so_far(self) -> list[When]:
+        for text, today in self._pending:
+            self._read += mentions(text if isinstance(text, str) else text(), today)
+        self._pending.clear()
+        return self._read
+
+
+def user_formats(spec: EnvSpec, world: World | None = None,
+                 seen: dict[int, Callable[[], str]] | None = None) -> Iterator[UserFormatted]:
     """One replay per reply or written free text holding a date, time, duration, amount, number or phone number the
-    user (or, given the initial `world`, a document the reference read so far) wrote otherwise."""
-    read = ""
+    user (or, given the initial `world`, a document the reference read so far; given `seen`, what the reference's
+    read calls were shown so far, a search's results included) wrote otherwise."""
+    said = _Said()
+    start, elapsed = parse_time(spec.world.start), 0
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
+        elapsed += spec.turns[t].advance_s
+        today = datetime.fromtimestamp(start + elapsed, UTC).date()
+        said.add(spec.turns[t].content, today)
         if world is not None:
-            read += " " + _read_documents(spec, t, world)
-        said = mentions(" ".join(u.content for u in spec.turns[:t + 1]) + read)
-        if not said:
-            continue
+            said.add(partial(_read_documents, spec, t, world), today)
+        if seen is not None and t in seen:
+            said.add(seen[t], today)
         for s, step in enumerate(turn.steps):
             if step.say is not None:
-                new = as_user_wrote(step.say, said)
+                new = as_user_wrote(step.say, said.so_far(), today) if mentions(step.say, today) else None
                 if new is not None:
                     yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} as {new!r}", None,
                                         replaced(spec.reference, t, s, ReferenceStep(say=new)))
@@ -269,8 +364,8 @@ def user_formats(spec: EnvSpec, world: World | None = None) -> Iterator[UserForm
             args = dict(call.arguments)
             changed = []
             for arg, value in call.arguments.items():
-                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)):
-                    new = as_user_wrote(value, said)
+                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)) and mentions(value, today):
+                    new = as_user_wrote(value, said.so_far(), today)
                     if new is not None:
                         args[arg] = new
                         changed.append(arg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from typing import Any
 
@@ -88,13 +89,18 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
     crashed = {c.id for c in oracle.result.checks if c.error}  # already a defect; probing it says nothing more
     initial = {c.id: c.passed for c in episodes.initial.checks}
     audit = [e.as_dict() for e in oracle.audit]
-    for check in ctx.spec.checks:
-        if isinstance(check.rule, PythonRule) and check.id not in crashed:
-            untouched = payload(check.rule, episodes.initial_wire, [], []) if episodes.initial_wire else None
-            ctx.python_probes[check.id] = probe_check(
-                check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
-                oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
-                offsets=ctx.config.clock_offsets_s)
+    with contextlib.ExitStack() as scope:
+        if any(isinstance(c.rule, PythonRule) and c.rule.judge for c in ctx.spec.checks):
+            from coworkenv.checks.judge import judge_budget  # coworkenv.llm loaded only for a judged check
+
+            scope.enter_context(judge_budget())  # the probes of all the spec's judged checks: one budget
+        for check in ctx.spec.checks:
+            if isinstance(check.rule, PythonRule) and check.id not in crashed:
+                untouched = payload(check.rule, episodes.initial_wire, [], []) if episodes.initial_wire else None
+                ctx.python_probes[check.id] = probe_check(
+                    check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
+                    oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
+                    offsets=ctx.config.clock_offsets_s)
     return ctx.python_probes
 
 

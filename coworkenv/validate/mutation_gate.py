@@ -36,7 +36,7 @@ from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import undone_writes
-from coworkenv.validate._user_formats import UserFormatted, user_formats
+from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
 from coworkenv.validate.episode_gates import _blocked, is_guard
@@ -205,7 +205,10 @@ def _pinned_formats(ctx: GateContext, initial: World) -> list[GateError]:
     """`format_pinned` for each reply or written text holding a date, time, duration, amount, number or phone number
     the user (or a document read) wrote in another format, where the reference replayed with that format fails a check the
     reference passes (`_user_formats`)."""
-    return _pinned_user_forms(ctx, user_formats(ctx.spec, initial), "format_pinned",
+    episodes = ctx.episodes()
+    assert episodes is not None
+    shown = shown_text(episodes.oracle().audit, initial)
+    return _pinned_user_forms(ctx, user_formats(ctx.spec, initial, shown), "format_pinned",
                               "the check wants the date, time, duration, amount, number or phone number in the "
                               "reference's format, not in the one the user or the source wrote; accept both (a term of "
                               "alternatives, or `matches` on either format)")

@@ -72,6 +72,11 @@ _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
 
 
+class JudgeSpent(Exception):
+    """A probe run of a judged check was refused the judge (the probes' budget is spent): its verdict says nothing
+    of the check, so probing it stops without a finding."""
+
+
 @dataclass(frozen=True)
 class Probe:
     """A defect a probe found: the error code and what happened."""
@@ -82,19 +87,28 @@ class Probe:
 
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
               pin: float | None = None) -> tuple[bool | None, str]:
-    """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk."""
+    """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
+    check asks the configured judge as the verifier's run does, within the budget of the enclosing `judge_budget`
+    scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
     code = rule.code
     if offset or seed is not None or pin is not None:
         code = _PRELUDE.format(offset=offset, seed=seed, pin=pin) + code
     options: dict[str, Any] = {}
-    if rule.judge:  # a judged check asks the configured judge, as the verifier's run does
-        from coworkenv.checks.judge import NoJudge, sandbox_options
+    refused = 0
+    if rule.judge:
+        from coworkenv.checks.judge import NoJudge, current_budget, sandbox_options
 
         try:
             options = sandbox_options(rule)
         except NoJudge as exc:
             return None, f"judge: {exc}"
+        budget = current_budget()
+        refused = budget.refusals if budget is not None else 0
     outcome = run_sandboxed(code, rule.entrypoint, payload, **options)
+    if rule.judge:
+        budget = current_budget()
+        if budget is not None and budget.refusals > refused:
+            raise JudgeSpent
     if not outcome.ok:
         return None, f"{outcome.error_kind}: {outcome.error}"
     value = outcome.value
@@ -176,8 +190,28 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
                 untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
                 offsets: tuple[int, ...]) -> list[Probe]:
     """Every probe defect of one Python check. `oracle`/`untouched` are payloads of the reference's final state
-    and of the initial state with no replies; `expected` and `untouched_verdict` are the verdicts there."""
+    and of the initial state with no replies; `expected` and `untouched_verdict` are the verdicts there.
+
+    A judged check's probe runs ask its judge within one verification's budget (`judge_budget`: the caller's, shared
+    by every check it probes, or one of its own), not 16 requests each (272 for one check's 17 runs on main); where
+    the budget is spent, probing stops with what was found so far."""
+    if not rule.judge:
+        return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
+                            offsets=offsets, found=[])
+    from coworkenv.checks.judge import judge_budget
+
     found: list[Probe] = []
+    with judge_budget():
+        try:
+            return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
+                                offsets=offsets, found=found)
+        except JudgeSpent:
+            return found
+
+
+def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
+                 untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
+                 offsets: tuple[int, ...], found: list[Probe]) -> list[Probe]:
     variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
     variants += [(f"random seed {seed}", {"seed": seed}) for seed in (1, 2)]
     variants += [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]

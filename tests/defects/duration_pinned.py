@@ -64,6 +64,22 @@ def mins(minutes: int) -> str:
     return f"{minutes} mins"
 
 
+def clock_h(minutes: int) -> str:
+    """90 as "1:30 h", 45 as "0:45 h": hours and minutes, as on a clock's face."""
+    return f"{minutes // 60}:{minutes % 60:02d} h"
+
+
+def clock_hrs(minutes: int) -> str:
+    """60 as "1:00 hrs"."""
+    return f"{minutes // 60}:{minutes % 60:02d} hrs"
+
+
+def iso_duration(minutes: int) -> str:
+    """60 as "PT1H", 45 as "PT45M", 90 as "PT1H30M" (ISO 8601, as a calendar export writes it)."""
+    h, m = divmod(minutes, 60)
+    return "PT" + (f"{h}H" if h else "") + (f"{m}M" if m else "")
+
+
 def _user(spec: Spec) -> tuple[int, str]:
     """The booking's length in minutes and how the user wrote it ("60-minute", "45 min")."""
     m = _USER.search(spec["turns"][0]["content"])
@@ -171,4 +187,17 @@ DEFECTS = [
     _pair("moved-reply-hour-15", f"{_ADAPT}15", 1, hours, _REPLIED.format(u="60-minute", w="1 hour")),
     _pair("booked-mail-words-14", f"{_BOOK}14", None, in_words, _MAILED.format(u="60-minute", w="an hour")),
     _pair("booked-reply-hr-17", f"{_ADAPT}17", 0, hr, _REPLIED.format(u="60-minute", w="1 hr")),
+]
+
+# Durations written as hours and minutes on a clock's face ("1:00 h", "0:45 hrs") or in ISO 8601 ("PT45M"), which
+# the format replay read as a time of day, or not at all.
+DEFECTS += [
+    _pair("booked-mail-clock-2", f"{_BOOK}2", None, clock_h, _MAILED.format(u="60-minute", w="1:00 h")),
+    _pair("booked-mail-clock-3", f"{_BOOK}3", None, clock_h, _MAILED.format(u="45-minute", w="0:45 h")),
+    _pair("booked-mail-clock-hrs-4", f"{_BOOK}4", None, clock_hrs, _MAILED.format(u="45 min", w="0:45 hrs")),
+    _pair("booked-mail-iso-1", f"{_BOOK}1", None, iso_duration, _MAILED.format(u="30-minute", w="PT30M")),
+    _pair("booked-mail-iso-8", f"{_BOOK}8", None, iso_duration, _MAILED.format(u="60 min", w="PT1H")),
+    _pair("booked-reply-clock-2", f"{_ADAPT}2", 0, clock_h, _REPLIED.format(u="60-minute", w="1:00 h")),
+    _pair("moved-reply-clock-hrs-8", f"{_ADAPT}8", 1, clock_hrs, _REPLIED.format(u="30-minute", w="0:30 hrs")),
+    _pair("booked-reply-iso-11", f"{_ADAPT}11", 0, iso_duration, _REPLIED.format(u="45-minute", w="PT45M")),
 ]

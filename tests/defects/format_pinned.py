@@ -109,7 +109,8 @@ def _relayed(text: str, user: str, writer: str) -> str:
     """The text with the user's date or time in the writer's format, or with it added where the text has none."""
     if user in text:
         return text.replace(user, writer)
-    return re.sub(r"([.?!]?)$", rf" on {writer}\1", text.rstrip(), count=1)
+    on = "" if writer.startswith(("today", "tomorrow", "next ")) else "on "  # "tomorrow", not "on tomorrow"
+    return re.sub(r"([.?!]?)$", rf" {on}{writer}\1", text.rstrip(), count=1)
 
 
 def _year(spec: Spec) -> int:
@@ -319,6 +320,15 @@ def _card_in(writer: Callable[[str], str]) -> Callable[[Spec], None]:
     return edit
 
 
+def _card_and_mail(writer: Callable[[str], str]) -> Callable[[Spec], None]:
+    """The card and the confirmation mail both get the mailed number in the writer's form; the checks want it."""
+
+    def edit(spec: Spec) -> None:
+        _confirmed_in(writer)(spec)
+        _card_in(writer)(spec)
+    return edit
+
+
 def _phone_case(name: str, base: str, edit: Callable[[Spec], None], away: str) -> Defect:
     return Defect(CLASS, name, base, away, breaks=edit, witness=reference, witness_kind="honest", gate="mutations",
                   code="format_pinned")
@@ -389,4 +399,70 @@ DEFECTS += [
                    _AT_HOME.format(w="0284-9988")),
     _national_case("draft-reception-national-compact-4", "synth:draft_only_reply@4", phone_compact,
                    _AT_HOME.format(w="02849988")),
+]
+
+
+# -- the source found by a search and never opened: the reference lists or searches the files (or the mail), the
+# hits name the document, and the writer's script answers from it without opening it ---------------------------
+_OPENS = {"files_read_file": ("files_search_files", "files_list_files"),
+          "mail_read_message": ("mail_search", "mail_list_messages")}
+
+
+def _unopened(spec: Spec) -> None:
+    """The reference without the calls opening a document that an earlier search or listing of its turn found."""
+    dropped = 0
+    for turn in spec["reference"]:
+        kept, looked = [], set()
+        for step in turn["steps"]:
+            name = (step.get("call") or {}).get("name")
+            if name in _OPENS and looked & set(_OPENS[name]):
+                dropped += 1
+                continue
+            looked.add(name)
+            kept.append(step)
+        turn["steps"] = kept
+    if not dropped:
+        raise CorpusError(f"{spec['capability']}: the reference opens no document a search found")
+
+
+def _searched(edit: Callable[[Spec], None]) -> Callable[[Spec], None]:
+    def both(spec: Spec) -> None:
+        _unopened(spec)
+        edit(spec)
+    return both
+
+
+def _search_case(name: str, base: str, edit: Callable[[Spec], None], away: str, opened: bool = False) -> Defect:
+    """`opened`: the base's reference already reads the source only through a search's hits (no twin edit)."""
+    return Defect(CLASS, name, base, away, breaks=edit if opened else _searched(edit), fix=None if opened else _unopened,
+                  witness=reference, witness_kind="honest", gate="mutations", code="format_pinned")
+
+
+_SEARCHED = " (the reference found the document by a search and never opened it)"
+
+DEFECTS += [
+    _search_case("searched-dm-hotline-dashes-8", "synth:lookup_answer_source@8", _phone_relayed(phone_dashes),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-dm-hotline-compact-12", "synth:lookup_answer_source@12", _phone_relayed(phone_compact),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-reply-reception-dashes-12", "synth:inbox_triage_reply@12", _phone_relayed(phone_dashes),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-reply-reception-compact-16", "synth:inbox_triage_reply@16", _phone_relayed(phone_compact),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-draft-reception-compact-4", "synth:draft_only_reply@4", _phone_relayed(phone_compact),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-draft-hotline-dashes-2", "synth:draft_only_reply@2", _phone_relayed(phone_dashes),
+                 _FILE_PHONE + _SEARCHED),
+    _search_case("searched-dm-annual-value-euro-after", "synth:lookup_answer_source@2", _relayed_in(euro_after),
+                 _FILE_AMOUNT + _SEARCHED),
+    _search_case("searched-reply-renewal-slashes", "synth:inbox_triage_reply@1", _relayed_in(slashes),
+                 _FILE_DATE + _SEARCHED),
+    _search_case("searched-card-phone-compact-3", "synth:contact_phone_update@3", _card_and_mail(phone_compact),
+                 _CARD + " (the reference found the mail by a search)", opened=True),
+    _search_case("searched-confirm-phone-dashes-3", "synth:contact_phone_update@3", _confirmed_in(phone_dashes),
+                 _MAILED + " (the reference found the mail by a search)", opened=True),
+    _search_case("searched-card-phone-dashes-12", "synth:contact_phone_update@12", _card_and_mail(phone_dashes),
+                 _CARD + " (the reference found the mail by a search)", opened=True),
+    _search_case("searched-confirm-phone-compact-12", "synth:contact_phone_update@12", _confirmed_in(phone_compact),
+                 _MAILED + " (the reference found the mail by a search)", opened=True),
 ]

@@ -109,6 +109,18 @@ def spec_folder(where: Path, names: list[str] | None = None) -> Path:
     return where
 
 
+def home_beside_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder of its own (HOME), and the current folder beside it, empty (a folder named `~` or `$HOME`
+    written there would show); the home folder."""
+    folder, here = tmp_path / "home", tmp_path / "here"
+    folder.mkdir()
+    here.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("PWD", str(here))
+    return folder
+
+
 def stage_inputs(root: Path) -> dict[str, Path]:
     """A specs file, a trajectories folder and an SFT folder under `root`, made by the commands themselves."""
     from typer.testing import CliRunner

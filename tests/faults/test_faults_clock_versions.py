@@ -114,12 +114,18 @@ def test_the_advice_for_a_missing_main_names_the_version_published_last_under_a_
         clock.set(when)
         publisher.publish(release(tag))
     clock.set(NOW)
+    advice_for_a_missing_main_followed(repo, publisher)  # names v3, not v2, which v3 was published on
+
+
+def advice_for_a_missing_main_followed(repo: Path, publisher: LocalGitPublisher) -> None:
+    """v1, v2, v3 published into `repo`; `main` deleted with v1 checked out: the refusal of v4 names v3 as the last
+    version, and v4 publishes once its commands are run as written."""
     _git(repo, "checkout", "--quiet", "v1")
     _git(repo, "branch", "-D", "main")
     with pytest.raises(PublishError) as refused:
         publisher.publish(release("v4"))
     commands = str(refused.value).split("`")[1::2]
-    assert commands and commands[-1].endswith(" main v3"), str(refused.value)  # not v2, which v3 was published on
+    assert commands and commands[-1].endswith(" main v3"), str(refused.value)
     for command in commands:  # what the message asks, as written
         _git(repo, *command.split()[3:])
     publisher.publish(release("v4"))

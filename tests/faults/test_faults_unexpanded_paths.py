@@ -17,18 +17,13 @@ from pathlib import Path
 import pytest
 
 from pipelines.resources import SettingsError, settings_from_env
-from tests.faults.harness import ROOT, pipeline_refused, refused, spec_folder
+from tests.faults.harness import ROOT, home_beside_here, pipeline_refused, refused, spec_folder
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home folder of its own (HOME), and the current folder beside it, empty: a folder named `~` would show."""
-    folder, here = tmp_path / "home", tmp_path / "here"
-    folder.mkdir()
-    here.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.chdir(here)
-    return folder
+    return home_beside_here(tmp_path, monkeypatch)
 
 
 def _nothing_written_here() -> None:

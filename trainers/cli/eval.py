@@ -26,6 +26,7 @@ from coworkenv.commands import (
     deprecated,
     fail,
     specs_or_exit,
+    temperature_option,
 )
 from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
 from coworkenv.rollout import DEFAULT_MAX_STEPS, DEFAULT_SAMPLED_TEMPERATURE
@@ -97,8 +98,8 @@ def eval_command(
                                                                 "backend's name).")] = None,
     compare: Annotated[list[str] | None, typer.Option("--compare", help="LABEL=REPORT_JSON to show side by side "
                                                                         "(repeatable; e.g. base=base/eval_report.json).")] = None,
-    temperature: Annotated[float | None, typer.Option(
-        help=f"Default: 0 for k=1, {DEFAULT_SAMPLED_TEMPERATURE:g} for k>1.")] = None,
+    temperature: Annotated[float | None, temperature_option(
+        f"Default: 0 for k=1, {DEFAULT_SAMPLED_TEMPERATURE:g} for k>1.")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = DEFAULT_MAX_TOKENS,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
