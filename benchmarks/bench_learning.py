@@ -42,8 +42,10 @@ sys.path.insert(0, str(ROOT))
 import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
 
+from coworkenv.atomic import atomic_write_bytes  # noqa: E402
 from coworkenv.rollout import TrajectoryRecord  # noqa: E402
 from coworkenv.rollout.grounding import unseen_in_record  # noqa: E402
+from coworkenv.rollout.record import record_row  # noqa: E402
 from coworkenv.spec import EnvSpec  # noqa: E402
 from coworkenv.store.stages import sft_table  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
@@ -255,10 +257,16 @@ def run_eval(name: str, backend: Any, specs: list[EnvSpec], k: int, out: Path,
         done.append(EvalReport.from_dict(json.loads(part_paths[index - 1].read_text(encoding="utf-8"))))
     seen = {env for r in done for env in r.env_ids}
     todo = [spec for spec in mine if spec.id not in seen]
+    # Every episode's whole record (messages, calls, checks), one JSON row per line, to read what the model did.
+    transcripts = part_paths[index - 1].with_suffix(".transcripts.jsonl")
+    lines = transcripts.read_bytes().splitlines() if transcripts.is_file() else []
     # Chunks, each saved as it finishes: an interrupted evaluation keeps what it measured (and resumes from it).
     for first in range(0, len(todo), EVAL_CHUNK):
+        records: list[TrajectoryRecord] = []
         chunk = evaluate(backend, todo[first:first + EVAL_CHUNK], k, max_tokens=EVAL_MAX_TOKENS,
-                         max_steps=EVAL_MAX_STEPS, concurrency=1)
+                         max_steps=EVAL_MAX_STEPS, concurrency=1, records=records)
+        lines += [json.dumps(record_row(r), ensure_ascii=False).encode() for r in records]
+        atomic_write_bytes(transcripts, b"".join(line + b"\n" for line in lines))  # before the report that counts them
         done = [_merged(chunk.model, [*done, chunk])]
         write_json_atomic(part_paths[index - 1], done[0].to_dict())
         log(f"eval {name} part {index}/{count}: {len(done[0].env_ids)}/{len(mine)} envs")
@@ -441,8 +449,9 @@ def main() -> None:
     parser.add_argument("--teacher", choices=TEACHERS, default="grounded",
                         help="oracle demonstrations: grounded (terse, and it lists or searches before writing a value "
                         "it has not seen), terse (no narration) or narrated")
-    parser.add_argument("--sft-config", default="learn-tiny-copy-induct-pointer",
-                        help="learn-tiny-copy-induct-pointer (a copy head with the induction match and its own loss "
+    parser.add_argument("--sft-config", default="learn-tiny-copy-induct-pointer-spaced",
+                        help="learn-tiny-copy-induct-pointer-spaced (the default since L19: the next one under the "
+                        "spaced rendering, docs/learning.md L19), learn-tiny-copy-induct-pointer (a copy head with the induction match and its own loss "
                         "on every label it could copy, bf16; docs/learning.md L12), learn-tiny-copy-induct (the same "
                         "without that loss, float32), learn-tiny-copy (no induction match) or learn-tiny (no copy "
                         "head)")
