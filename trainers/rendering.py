@@ -19,7 +19,7 @@ space (`{"query":" Bramwell Fitness"}`); keys, prose and the user's messages are
 (which the tiny tokenizer mirrors) joins a word to the character before it, so `Bramwell` after a JSON quote is
 other tokens than ` Bramwell` in prose, and a copy head (`trainers.copy_model`) cannot copy the first word of a value
 the agent read in prose into a call. After a space, a value is the same tokens in a request, a tool result and a
-call, at no cost in sequence length (a space-led word is as many tokens as the bare one, or fewer). The model
+call, at almost no cost in sequence length (+0.7 % tokens per demonstration in L19, docs/learning.md). The model
 writes values the same way; `unspaced_arguments` takes the one space off again before a call reaches the env.
 
 Training (`trainers.sft_data`) and inference (`trainers.local_backend.ChatRenderer`, used by evaluation and the RL
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -108,37 +108,39 @@ def render_tools(tools: Sequence[Mapping[str, Any]] | None, mode: str) -> list[d
     return [compact_tool(t, describe=mode == "compact") for t in tools]
 
 
+def _map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """`value` with `change` applied to every string in it (dict keys excepted)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_map_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_strings(v, change) for k, v in value.items()}
+    return value
+
+
 def spaced_values(value: Any) -> Any:
     """`value` with one space before every string in it (dict keys excepted): the `spaced` rendering's values."""
-    if isinstance(value, str):
-        return " " + value
-    if isinstance(value, list):
-        return [spaced_values(v) for v in value]
-    if isinstance(value, dict):
-        return {k: spaced_values(v) for k, v in value.items()}
-    return value
+    return _map_strings(value, lambda text: " " + text)
 
 
-def _unspaced(value: Any) -> Any:
-    if isinstance(value, str):
-        return value[1:] if value.startswith(" ") else value
-    if isinstance(value, list):
-        return [_unspaced(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _unspaced(v) for k, v in value.items()}
-    return value
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object `text` holds (blank text: an empty one), or None when it holds none."""
+    try:
+        decoded = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return None
+    return decoded if isinstance(decoded, dict) else None
 
 
 def unspaced_arguments(arguments: str) -> str:
     """A call's arguments as a model trained on the `spaced` rendering wrote them, with the one space before each
     string value taken off (a value written without it stays); text that is not a JSON object stays as written."""
-    try:
-        decoded = json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
+    decoded = _json_object(arguments)
+    if decoded is None:
         return arguments
-    if not isinstance(decoded, dict):
-        return arguments
-    return json.dumps(_unspaced(decoded), ensure_ascii=False, separators=(",", ":"))
+    unspaced = _map_strings(decoded, lambda text: text.removeprefix(" "))
+    return json.dumps(unspaced, ensure_ascii=False, separators=(",", ":"))
 
 
 def _spaced_result(content: Any) -> Any:
@@ -156,11 +158,8 @@ def compact_arguments(arguments: Any, *, spaced: bool = False) -> Any:
     """Tool-call arguments as compact JSON text (`spaced`: every string value after one space); text that is not a
     JSON object stays as the model wrote it."""
     if isinstance(arguments, str):
-        try:
-            decoded = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            return arguments
-        if not isinstance(decoded, dict):
+        decoded = _json_object(arguments)
+        if decoded is None:
             return arguments
         arguments = decoded
     arguments = arguments if arguments is not None else {}
