@@ -21,7 +21,14 @@ from trainers.eval_ci import (
 )
 from trainers.evaluate import EpisodeResult, report_from_records
 from trainers.local_backend import ChatRenderer
-from trainers.rendering import compact_tool, read_rendering, render_messages, render_tools, write_rendering
+from trainers.rendering import (
+    compact_tool,
+    read_rendering,
+    render_messages,
+    render_tools,
+    table_cells,
+    write_rendering,
+)
 from trainers.sft_data import to_chat
 from trainers.tiny_model import TinyModelSpec, render_corpus_text, train_tokenizer
 
@@ -138,6 +145,36 @@ def test_the_spaced_rendering_makes_a_value_named_in_prose_the_same_tokens_in_a_
     assert [json.loads(c.arguments) for c in parsed.calls] == [{"ticket_id": "PLAT-7", "labels": ["a", "b"]}]
     assert [json.loads(c.arguments) for c in ChatRenderer(tokenizer, "minimal").parse(generated).calls] == [
         {"ticket_id": " PLAT-7", "labels": [" a", "b"]}]
+
+
+TABLE = ("# Office information\n\n| office | reception phone | badge desk room |\n|---|:--|--:|\n"
+         "| Chicago | +48 253 6198 | R-690 |\n| Madrid | +36 615 8985 | R-944 |\n\nAsk Wanda.")
+
+
+def test_the_cells_rendering_writes_each_table_cell_after_its_row_key_and_column_name() -> None:
+    assert table_cells(TABLE).split("\n") == [
+        "# Office information", "", "| office | reception phone | badge desk room |",
+        "- Chicago, reception phone: +48 253 6198", "- Chicago, badge desk room: R-690",
+        "- Madrid, reception phone: +36 615 8985", "- Madrid, badge desk room: R-944", "", "Ask Wanda."]
+    for kept in ("| a | b |\n|---|---|\n| x | y | z |",  # a row that does not match its header
+                 "| a | b |\n| x | y |",  # no rule line: not a table
+                 "a | b", "no table at all", ""):
+        assert table_cells(kept) == kept
+    result = json.dumps({"path": "office/locations.md", "content": TABLE})
+    spaced = json.loads(render_messages([{"role": "tool", "content": result}], "spaced")[0]["content"])
+    cells = json.loads(render_messages([{"role": "tool", "content": result}], "cells")[0]["content"])
+    assert spaced["content"] == " " + TABLE and cells["content"] == " " + table_cells(TABLE)
+    assert cells["path"] == " office/locations.md"  # strings spaced as under `spaced`
+    assert render_messages([{"role": "tool", "content": TABLE}], "cells")[0]["content"] == table_cells(TABLE)
+    # Only tool results change; a call's arguments are written as under `spaced`, and parsed back the same way.
+    messages, tools = to_chat(ROW, rendering="cells")
+    assert (messages, tools) == to_chat(ROW, rendering="spaced")
+    tokenizer = train_tokenizer(render_corpus_text([(messages, tools)] * 3, trl_chat_template("qwen3_training")),
+                                TinyModelSpec(vocab_size=300, min_token_frequency=1), trl_chat_template("qwen3_training"))
+    generated = tokenizer.encode('<tool_call>\n{"name": "tickets_update", "arguments": {"ticket_id":" PLAT-7"}}\n'
+                                 '</tool_call>')
+    assert [json.loads(c.arguments) for c in ChatRenderer(tokenizer, "cells").parse(generated).calls] == [
+        {"ticket_id": "PLAT-7"}]
 
 
 def _episode(env: str, passed: bool, cap: str = "c", turns: str = "single") -> EpisodeResult:

@@ -113,7 +113,8 @@ class ModelSection(ConfigSection):
             "(short descriptions, parameter types only, compact JSON arguments) for models with a short context, "
             "or minimal ones (compact without descriptions) for models trained from scratch; spaced is minimal "
             "with every JSON string value of a call or a tool result after one space (a value named in prose is "
-            "then the same tokens in a call); "
+            "then the same tokens in a call); cells is spaced with every markdown table in a tool result written "
+            "one cell per line after its row key and column name; "
             "the checkpoint records it and evaluation renders the same way"
         ),
     ] = "full"

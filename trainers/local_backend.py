@@ -32,7 +32,7 @@ from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall,
 from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
 from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
-from trainers.rendering import read_rendering, render_messages, render_tools, unspaced_arguments
+from trainers.rendering import SPACED_MODES, read_rendering, render_messages, render_tools, unspaced_arguments
 from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar, ToolCallGrammars, check_decoding
 
 __all__ = [
@@ -192,7 +192,7 @@ class ChatRenderer:
         text = str(self.tokenizer.decode(list(generated), skip_special_tokens=True))
         text = _THINK_BLOCK.sub("", text, count=1)
         content, calls, errors = parse_tool_calls(text, None)
-        if self.rendering == "spaced":  # the model writes each string value after one space (trainers.rendering)
+        if self.rendering in SPACED_MODES:  # the model writes each string value after one space (trainers.rendering)
             calls = [replace(call, arguments=unspaced_arguments(call.arguments)) for call in calls]
         return ParsedMessage(content, calls, errors, finished)
 
@@ -284,7 +284,7 @@ class LocalTransformersBackend:
             self.name = name or "local:in-memory"
         self.renderer = ChatRenderer(self.tokenizer, rendering or "full")
         self.decoding = check_decoding(decoding)
-        if self.decoding == "grammar" and self.renderer.rendering == "spaced":
+        if self.decoding == "grammar" and self.renderer.rendering in SPACED_MODES:
             raise ValueError(f"{self.name}: decoding='grammar' writes compact JSON values, which a model trained on "
                              "the `spaced` rendering does not; use decoding='free' for this checkpoint")
         self._grammars: ToolCallGrammars | None = None

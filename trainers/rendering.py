@@ -22,6 +22,18 @@ the agent read in prose into a call. After a space, a value is the same tokens i
 call, at almost no cost in sequence length (+0.7 % tokens per demonstration in L19, docs/learning.md). The model
 writes values the same way; `unspaced_arguments` takes the one space off again before a call reaches the env.
 
+`cells` is `spaced` with every markdown table inside a tool result written one cell per line, each cell after its
+row's key (the first column) and its column's name: `| Madrid | R-944 |` under `| office | badge desk room |`
+becomes `- Madrid, badge desk room: R-944` (the dash puts a space before the key, which a line start inside a
+JSON string, after a literal `\n`, would not). The header line stays (so the first column's name is kept) and the
+`|---|` line goes; a table whose rows do not all have the header's number of cells stays as it is. In a table the
+name of a cell's column is a whole table away and its row key a row away, so picking the cell that answers "the
+badge desk room of Madrid" needs an attention pattern a model of a few million parameters did not learn in 30
+minutes (L19: lookups 2/34, drafts 0/34, docs/learning.md); as a cell line, the row key and the column name stand
+right before the value, where a copy head (`trainers.copy_model`) finds it by what precedes it. Nothing is lost
+(the table can be rebuilt from the lines); the env, its results and its checks are unchanged; only what the model
+reads changes.
+
 Training (`trainers.sft_data`) and inference (`trainers.local_backend.ChatRenderer`, used by evaluation and the RL
 rollouts) call the same functions, so a model sees at evaluation exactly the rendering it was trained on. The mode
 is part of the SFT config (`model.rendering`) and is written into the checkpoint (`rendering.json`), from which the
@@ -47,15 +59,19 @@ __all__ = [
     "read_rendering",
     "render_messages",
     "render_tools",
+    "SPACED_MODES",
     "spaced_values",
+    "table_cells",
     "unspaced_arguments",
     "write_rendering",
 ]
 
-RenderingMode = Literal["full", "compact", "minimal", "spaced"]
+RenderingMode = Literal["full", "compact", "minimal", "spaced", "cells"]
+SPACED_MODES = ("spaced", "cells")  # the modes whose string values are written after one space
 RENDERING_FILE = "rendering.json"
 SHORT_DESCRIPTION_CHARS = 60
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def _check_mode(mode: str) -> RenderingMode:
@@ -143,14 +159,55 @@ def unspaced_arguments(arguments: str) -> str:
     return json.dumps(unspaced, ensure_ascii=False, separators=(",", ":"))
 
 
-def _spaced_result(content: Any) -> Any:
-    """A tool result's text under `spaced`: JSON objects and arrays re-written compact with spaced strings."""
-    if not isinstance(content, str) or not content.lstrip().startswith(("{", "[")):
+def _table_row(line: str) -> list[str] | None:
+    """The cells of one markdown table line (`| a | b |`), or None when the line is not one."""
+    stripped = line.strip()
+    if not stripped.startswith("|"):
+        return None
+    return [cell.strip() for cell in stripped.strip("|").split("|")]
+
+
+def table_cells(text: str) -> str:
+    """`text` with every markdown table written one cell per line (`- <row key>, <column>: <value>`): the `cells`
+    rendering of a string in a tool result. A table whose rows do not all match its header stays as written."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        header = _table_row(lines[i])
+        if header is None or len(header) < 2 or i + 1 >= len(lines) or not _TABLE_RULE.match(lines[i + 1]):
+            out.append(lines[i])
+            i += 1
+            continue
+        end = i + 2
+        rows: list[list[str]] = []
+        while end < len(lines) and (row := _table_row(lines[end])) is not None:
+            rows.append(row)
+            end += 1
+        if any(len(row) != len(header) for row in rows):
+            out.extend(lines[i:end])
+        else:
+            out.append(lines[i])
+            out.extend(f"- {row[0]}, {name}: {value}" for row in rows for name, value in zip(header[1:], row[1:]))
+        i = end
+    return "\n".join(out)
+
+
+def _spaced_result(content: Any, *, cells: bool = False) -> Any:
+    """A tool result's text under `spaced`: JSON objects and arrays re-written compact with spaced strings; under
+    `cells` the markdown tables in its strings (or in its plain text) written one cell per line first."""
+    if not isinstance(content, str):
         return content
+    if not content.lstrip().startswith(("{", "[")):
+        return table_cells(content) if cells else content
     try:
         decoded = json.loads(content)
     except json.JSONDecodeError:
         return content
+    if cells:
+        decoded = _map_strings(decoded, table_cells)
     return json.dumps(spaced_values(decoded), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -169,13 +226,14 @@ def compact_arguments(arguments: Any, *, spaced: bool = False) -> Any:
 def render_messages(messages: Sequence[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     """Template-ready messages (see `trainers.local_backend.template_messages`) under `mode`.
 
-    `compact`, `minimal` and `spaced` write every tool call's arguments as compact JSON text, which Qwen-style
-    templates emit verbatim; `spaced` also writes tool results that are JSON with spaced string values.
+    `compact`, `minimal`, `spaced` and `cells` write every tool call's arguments as compact JSON text, which
+    Qwen-style templates emit verbatim; `spaced` and `cells` also write tool results that are JSON with spaced string
+    values, and `cells` their markdown tables one cell per line.
     """
     mode = _check_mode(mode)
     if mode == "full":
         return list(messages)
-    spaced = mode == "spaced"
+    spaced = mode in SPACED_MODES
     out = []
     for message in messages:
         calls = message.get("tool_calls")
@@ -186,7 +244,7 @@ def render_messages(messages: Sequence[dict[str, Any]], mode: str) -> list[dict[
                 for call in calls
             ]}
         if spaced and message.get("role") == "tool":
-            message = {**message, "content": _spaced_result(message.get("content"))}
+            message = {**message, "content": _spaced_result(message.get("content"), cells=mode == "cells")}
         out.append(message)
     return out
 
@@ -204,5 +262,6 @@ def read_rendering(checkpoint: str | Path) -> RenderingMode:
     try:
         mode = json.loads(path.read_text(encoding="utf-8"))["rendering"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: expected {{\"rendering\": \"full\"|\"compact\"|\"minimal\"|\"spaced\"}} ({exc})") from exc
+        modes = "|".join(f'"{m}"' for m in get_args(RenderingMode))
+        raise ValueError(f"{path}: expected {{\"rendering\": {modes}}} ({exc})") from exc
     return _check_mode(str(mode))
