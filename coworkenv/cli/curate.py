@@ -38,7 +38,7 @@ def curate_command(
     seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
-    check_out_dir(out)
+    check_out_dir(out, traj_dir, suffix="sft")
     try:
         config = CurationConfig(
             heldout_capabilities=tuple(heldout_capability or ()), validation_fraction=validation_fraction,
