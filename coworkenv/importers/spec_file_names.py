@@ -8,11 +8,18 @@ wrote `.json`, `import_report` was overwritten by the import's own report, a NUL
 and a task folder copied to make a variant, its id left as it was, overwrote the first task's spec: two tasks
 reported as imported, one spec on disk. `spec_file_problem` names what is wrong and what to do; the importer skips
 such a task, saying so, and writes nothing for it.
+
+An import into the folder of an earlier one left the specs of tasks it no longer imports (a task folder removed,
+a task skipped now, a task_id renamed) beside its own: `rollout DIR` ran them, while the new report called them
+skipped or did not list them. `remove_stale_specs` removes those the earlier report lists, and only those.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
+
+import orjson
 
 SPEC_SUFFIX = ".json"
 REPORT_NAME = "import_report"  # the import's own report: import_report.json
@@ -50,3 +57,29 @@ def spec_file_problem(task_id: str, folder: str, taken: dict[str, tuple[str, str
             f"the id {first[0]!r} (one file name where letter case is not told apart)"
         return f"{where}: task folder {first[1]} has {same}, imported to {first[0]}{SPEC_SUFFIX}; {advice}"
     return None
+
+
+def earlier_spec_files(out: Path) -> set[str]:
+    """The spec files the earlier import into `out` wrote, as its report lists them (none without a readable report).
+
+    Only plain file names count: a report written before the names were checked may list `../x.json`."""
+    try:
+        tasks = orjson.loads((out / f"{REPORT_NAME}{SPEC_SUFFIX}").read_bytes()).get("tasks", [])
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return set()
+    named = {t.get("spec_file") for t in tasks if isinstance(t, dict)} if isinstance(tasks, list) else set()
+    return {n for n in named if isinstance(n, str) and n.endswith(SPEC_SUFFIX) and Path(n).name == n
+            and not n.startswith(".") and n != f"{REPORT_NAME}{SPEC_SUFFIX}"}
+
+
+def remove_stale_specs(out: Path, earlier: set[str], written: set[str]) -> list[str]:
+    """Remove the specs of the earlier import that this one did not write (its task removed, skipped now, or renamed):
+    left there, `rollout DIR` ran them while the report called them skipped or did not list them. Files the earlier
+    report does not list (the user's own) are left alone. Their names, removed, sorted."""
+    removed = []
+    for name in sorted(earlier - written):
+        path = out / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+            removed.append(name)
+    return removed
