@@ -153,10 +153,37 @@ def spec_rows_or_exit(path: Path) -> list[SpecRow]:
         fail(str(exc))
 
 
-def check_out_dir(out: Path) -> None:
-    """Exit 2 before any work when `--out` names a file, or a folder under a file, instead of a folder."""
+def check_out_dir(out: Path, reads: Path | None = None, *, inside: bool = True, suffix: str = "out") -> None:
+    """Exit 2 before any work when `--out` names a file, or a folder under a file, instead of a folder; or when it
+    is the folder `reads` that the command reads (with `inside`, a folder inside it too, for a command whose reader
+    would take its outputs as inputs). `suffix` names the folder suggested beside it."""
     for folder in (out, *out.parents):
         if folder.exists():
             if not folder.is_dir():
                 fail(f"--out {out}: {folder} is a file, not a folder; pass a folder (it is created when missing)")
-            return
+            break
+    if reads is not None:
+        problem = output_in_input(out, reads, inside=inside, suffix=suffix)
+        if problem is not None:
+            fail(problem)
+
+
+def output_in_input(out: Path, reads: Path, *, inside: bool, suffix: str) -> str | None:
+    """Why `out` cannot take this command's output when it reads the folder `reads`, or None.
+
+    Written into its own input folder, a command's output became the next run's input: `validate S --out S` read
+    its own `accepted.parquet` beside the specs at the next run (each spec twice: half "rejected as duplicate", and
+    a `rollout S` then ran every env twice); `curate T --out T` and `rollout S --out S` left a folder the next stage
+    refuses ("not a trajectories file ... write trajectories with `coworkenv rollout`"), for a user who had."""
+    if not reads.is_dir():
+        return None
+    try:
+        folder, target = reads.resolve(), out.resolve()
+    except (OSError, RuntimeError):  # a looping link: the reader or the writer names it
+        return None
+    if target != folder and not (inside and target.is_relative_to(folder)):
+        return None
+    where = "is" if target == folder else "is inside"
+    beside = folder.parent / f"{folder.name}-{suffix}"
+    return (f"--out {out} {where} {reads}, the folder this command reads: the next run would read this run's output "
+            f"as its input; write to a folder beside it, e.g. --out {beside}")

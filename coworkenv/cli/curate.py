@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Annotated
 
@@ -38,7 +39,7 @@ def curate_command(
     seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
-    check_out_dir(out)
+    check_out_dir(out, traj_dir, suffix="sft")
     try:
         config = CurationConfig(
             heldout_capabilities=tuple(heldout_capability or ()), validation_fraction=validation_fraction,
@@ -63,6 +64,10 @@ def curate_command(
         typer.echo(error_line(f"{traj_dir} holds no trajectories (0 rows); nothing written, {out} is unchanged; "
                               "write trajectories with `coworkenv rollout` first"), err=True)
         raise typer.Exit(USAGE_ERROR)
+    absent = heldout_problem(result.source.lazy(), config.heldout_capabilities, traj_dir)
+    if absent is not None:  # a misspelt name held nothing out: the capability was trained on, its test split empty
+        typer.echo(error_line(absent), err=True)
+        raise typer.Exit(USAGE_ERROR)
     with folder_lock(out):  # a second curate into the same folder waits: its shards and report stay one set
         try:
             paths = write_shards(result, out)
@@ -83,3 +88,25 @@ def curate_command(
         typer.echo(f"  {name:<14} {split['rows']:>8} rows  {split['envs']:>6} envs")
     typer.echo(f"shards and report: {out}")
 
+
+def heldout_problem(trajectories: pl.LazyFrame, heldout: tuple[str, ...], traj_dir: Path) -> str | None:
+    """Why a `--heldout-capability` names no capability of the trajectories, or None.
+
+    On main a name the trajectories do not hold (misspelt, in other letter case, with a blank, two names in one
+    option) was taken without a word: nothing was held out, the capability meant stayed in training and the
+    `test_heldout` split was empty, so a held-out evaluation measured trained capabilities."""
+    if not heldout:
+        return None
+    present = sorted(trajectories.select(pl.col("capability").unique()).collect()["capability"].drop_nulls())
+    for name in heldout:
+        if name in present:
+            continue
+        close = difflib.get_close_matches(name.strip().lower(), present, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        if "," in name and all(part.strip() in present for part in name.split(",")):
+            hint = " (give the option once per capability: " + " ".join(
+                f"--heldout-capability {part.strip()}" for part in name.split(",")) + ")"
+        shown = ", ".join(present[:20]) + (" ..." if len(present) > 20 else "")
+        return (f"--heldout-capability {name!r}: no trajectory in {traj_dir} is of this capability{hint}, so "
+                f"nothing would be held out; nothing written. Capabilities there: {shown}")
+    return None

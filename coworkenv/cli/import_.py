@@ -40,16 +40,21 @@ def claw_eval_command(
         typer.echo(error_line(f"--judge: {exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
     try:
-        reports = import_checkout(path, out, error_rate, judge=judged)
+        removed: list[str] = []
+        reports = import_checkout(path, out, error_rate, judge=judged, removed=removed)
     except ImportProblem as exc:
         typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
     for r in reports:
         left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out)
+        shown = r.task_id if r.task_id.isprintable() else repr(r.task_id)  # a tab or line break would shift columns
         if not left and r.status == "skipped" and r.notes:  # the task could not be read at all: say why
-            typer.echo(f"{r.task_id}\t{r.status}\tcannot import: {'; '.join(r.notes)}")
+            typer.echo(f"{shown}\t{r.status}\tcannot import: {'; '.join(r.notes)}")
             continue
-        typer.echo(f"{r.task_id}\t{r.status}\tleft out: {left or '-'}")
+        typer.echo(f"{shown}\t{r.status}\tleft out: {left or '-'}")
+    if removed:  # specs of an earlier import into OUT whose tasks this one did not import
+        typer.echo(f"removed {len(removed)} spec(s) of the earlier import into {out} that this import did not "
+                   f"write: {', '.join(removed)}")
     counts = ", ".join(f"{sum(r.status == s for r in reports)} {s}" for s in STATUSES
                        if s != FULL_JUDGE or judged)  # a judged import says how many need its judge
     typer.echo(f"{len(reports)} task(s): {counts}; report: {out / 'import_report.json'}")

@@ -101,7 +101,7 @@ def rollout_command(
         fail("--teacher llm needs --llm URL --model NAME (an OpenAI-compatible server)")
     if teacher == "oracle" and llm is not None:
         fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
-    check_out_dir(out)
+    check_out_dir(out, envs_dir, inside=False, suffix="trajectories")
     specs = specs_or_exit(envs_dir)
     runner: Teacher
     backend = None

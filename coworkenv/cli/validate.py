@@ -65,7 +65,7 @@ def validate_command(
         chosen = check_policy(policy)
     except ValueError as exc:
         fail(str(exc))
-    check_out_dir(out)
+    check_out_dir(out, spec_dir, suffix="validated")
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)

@@ -26,6 +26,14 @@ from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rul
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
+from coworkenv.importers.spec_file_names import (
+    REPORT_NAME,
+    SPEC_SUFFIX,
+    earlier_spec_files,
+    remove_stale_specs,
+    spec_file_key,
+    spec_file_problem,
+)
 from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
 
@@ -351,16 +359,20 @@ def task_dirs(root: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if (p / "task.yaml").is_file())
 
 
-def import_checkout(root: Path, out: Path, error_rate: float | None = None, judge: bool = False) -> list[TaskImport]:
+def import_checkout(root: Path, out: Path, error_rate: float | None = None, judge: bool = False,
+                    removed: list[str] | None = None) -> list[TaskImport]:
     """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports.
 
-    `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so."""
+    `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so. The specs an
+    earlier import into `out` wrote and this one does not are removed, their names added to `removed`."""
     from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
 
     dirs = task_dirs(root)
     if not dirs:
         raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
+    earlier = earlier_spec_files(out)
     reports: list[TaskImport] = []
+    written: dict[str, tuple[str, str]] = {}  # spec file key -> (task id, task folder) of the specs written
     for task_dir in dirs:
         try:
             spec, report = import_task(task_dir, error_rate, judge)
@@ -374,12 +386,20 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None, judg
                 "check its task.yaml and fixtures against Claw-Eval's layout"]))
             continue
         if spec is not None:
+            unnamed = spec_file_problem(report.task_id, task_dir.name, written)
+            if unnamed is not None:  # its spec would land outside `out`, hidden, or over another task's spec
+                reports.append(TaskImport(report.task_id, "skipped", notes=[unnamed]))
+                continue
+            written[spec_file_key(report.task_id)] = (report.task_id, task_dir.name)
             report.notes.extend(f"spec issue at {i.path}: {i.message}" for i in reference_issues(spec))
-            target = out / f"{report.task_id}.json"
+            target = out / f"{report.task_id}{SPEC_SUFFIX}"
             atomic_write_bytes(target, orjson.dumps(spec.model_dump(mode="json", by_alias=True),
                                                     option=orjson.OPT_INDENT_2) + b"\n")
             report.spec_file = target.name
         reports.append(report)
+    gone = remove_stale_specs(out, earlier, {r.spec_file for r in reports if r.spec_file})  # before the report that
+    if removed is not None:  # no longer lists them: a stop in between removes them at the next run
+        removed.extend(gone)
     summary = {"source": root.name, "judge": judge, "tasks": [r.as_dict() for r in reports]}
-    atomic_write_bytes(out / "import_report.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
+    atomic_write_bytes(out / f"{REPORT_NAME}{SPEC_SUFFIX}", orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     return reports
