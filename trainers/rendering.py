@@ -53,13 +53,13 @@ from coworkenv.atomic import atomic_write_bytes
 __all__ = [
     "RENDERING_FILE",
     "SHORT_DESCRIPTION_CHARS",
+    "SPACED_MODES",
     "RenderingMode",
     "compact_arguments",
     "compact_tool",
     "read_rendering",
     "render_messages",
     "render_tools",
-    "SPACED_MODES",
     "spaced_values",
     "table_cells",
     "unspaced_arguments",
@@ -190,7 +190,7 @@ def table_cells(text: str) -> str:
             out.extend(lines[i:end])
         else:
             out.append(lines[i])
-            out.extend(f"- {row[0]}, {name}: {value}" for row in rows for name, value in zip(header[1:], row[1:]))
+            out.extend(f"- {row[0]}, {name}: {value}" for row in rows for name, value in zip(header[1:], row[1:], strict=True))
         i = end
     return "\n".join(out)
 
