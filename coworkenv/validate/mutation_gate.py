@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from coworkenv.checks import MISSING, compare
@@ -35,7 +36,7 @@ from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
-from coworkenv.validate._undone import undone_writes
+from coworkenv.validate._undone import inverse_writes, undone_writes
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
@@ -146,12 +147,14 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
 
 def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
-    write taken back at the end (its fields put back, the tool taking them) still passes (`_undone`)."""
+    write taken back at the end (its fields put back, the tool taking them) still passes, and for each write taken
+    back by its inverse (a config rolled back, a label taken off, a transfer sent back) where the reference still
+    passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
-    for found in undone_writes(ctx.spec, initial):
-        if found.path in dropped_passes:
+    for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial)):
+        if found.path in dropped_passes or found.write_path in dropped_passes:
             continue
         outcome = episodes.mutant(found.reference)
         if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:
