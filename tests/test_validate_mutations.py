@@ -406,3 +406,32 @@ def test_a_slower_agent_is_replayed_only_where_a_stream_runs() -> None:
     added = found[0].reference[0].steps[0].call
     assert added is not None and added.name == "logs_search"
     assert list(slower_agents(load_example("meeting_reschedule"))) == []
+
+
+def test_writes_are_taken_back_by_their_inverse() -> None:
+    """Each write with an inverse the agent is given is taken back by it at the end: a config update rolled back to
+    the version the service ran before, a label added taken off, a transfer sent back; none where nothing is written
+    or the agent lacks the inverse tool."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import inverse_writes
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+
+    def last_calls(name: str, seed: int) -> list[Any]:
+        spec = generate_spec(taxonomy[name], seed)
+        found = list(inverse_writes(spec, base_world(spec)))
+        return [[s.call for s in f.reference[-1].steps if s.call is not None][-1] for f in found]
+
+    (grant,) = last_calls("access_request_approval", 1)
+    assert grant.name == "services_rollback_config" and set(grant.arguments) == {"service", "to_version"}
+    (label,) = last_calls("todo_track_mail_requests", 1)
+    assert label.name == "mail_label" and set(label.arguments) == {"message_ids", "remove"}
+    transfers = last_calls("inventory_restock_policy", 1)
+    assert transfers and all(c.name == "inventory_transfer" for c in transfers)
+    assert last_calls("access_request_approval", 3) == []  # declined: nothing written to take back
+    spec = generate_spec(taxonomy["access_request_approval"], 1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    unequipped = type(spec).model_validate({**data, "tools": [t for t in data["tools"]
+                                                              if t != "services_rollback_config"]})
+    assert list(inverse_writes(unequipped, base_world(unequipped))) == []

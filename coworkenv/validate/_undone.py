@@ -10,10 +10,12 @@ argument names a key of a dict field of the record, `services_set_flag(service, 
 
 Writes taken back by their inverse (`inverse_writes`), for every reference write, credited or not: a check may read a
 trace the undo leaves rather than the effect (the config version a rollback leaves behind, the movement a transfer
-back leaves in the log, the `mail_label` call in the audit). The inverse, where the agent is given its tool: a
-config update rolled back to the version the service ran before the episode (`services_rollback_config`), a label
-added taken off and one removed put back (`mail_label`), a transfer sent back to where it came from, a stock
-adjustment by the opposite delta. A write that a later reference write on the same record overwrites is not taken
+back leaves in the log, the `mail_label` call in the audit, a deploy or rollback an `order` check credits, whose
+argument is not named as the field it sets: `version` for `deployed_version`, `to_version` for `config_version`).
+The inverse, where the agent is given its tool: a config update or rollback rolled back to the version the service
+ran before the episode (`services_rollback_config`), a deploy of the release it ran before, a label added taken off
+and one removed put back (`mail_label`), a transfer sent back to where it came from, a stock adjustment by the
+opposite delta. A write that a later reference write on the same record overwrites is not taken
 back.
 """
 
@@ -132,8 +134,10 @@ def inverse_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         if found is None or found[0] not in exposed:
             continue
         name, args, record = found
-        if any(_touches(c, record) for _, _, c in writes[n + 1:]):
-            continue  # a later write on the same record: the final state is not this write's
+        app = TOOLS[name].app
+        if any(c.name in TOOLS and TOOLS[c.name].app == app and _touches(c, record) for _, _, c in writes[n + 1:]):
+            continue  # a later write of the app on the record: the final state is not this write's (a ticket on
+            # the service, a write of another app, does not change it)
         try:
             TOOLS[name].params.model_validate(args)
         except ValueError:
@@ -159,6 +163,13 @@ def _inverse(call: ToolCallSpec, world: World) -> tuple[str, dict[str, Any], set
         service = world.table("services", "services").get(a["service"])
         if service is None:
             return None
+        return "services_rollback_config", {"service": service.id, "to_version": service.config_version}, {service.id}
+    if call.name in ("services_deploy", "services_rollback_config") and isinstance(a.get("service"), str):
+        service = world.table("services", "services").get(a["service"])
+        if service is None:
+            return None
+        if call.name == "services_deploy":  # the release the service ran before (`version`, not `deployed_version`)
+            return "services_deploy", {"service": service.id, "version": service.deployed_version}, {service.id}
         return "services_rollback_config", {"service": service.id, "to_version": service.config_version}, {service.id}
     if call.name == "mail_label" and isinstance(a.get("message_ids"), list):
         messages = [world.table("mail", "messages").get(m) for m in a["message_ids"]]

@@ -65,6 +65,29 @@ def _rolled_back(spec: Spec) -> list[dict[str, Any]]:
     return ref
 
 
+# -- the incident's fix credited by the order checks ------------------------------------------------------------------
+def _fix_by_order(spec: Spec) -> None:
+    """The check that the root cause is gone (the service's release or config version) dropped: the order checks that
+    the ticket comes after the fix credit the deploy or rollback call."""
+    _drop(lambda c: c["id"] == "fixed", "root cause")(spec)
+    if not any(c["rule"]["kind"] == "order" for c in spec["checks"]):
+        raise CorpusError(f"{spec['capability']}: no order check credits the fix")
+
+
+def _fix_undone(spec: Spec) -> list[dict[str, Any]]:
+    """The reference, then the fix taken back: the bad release deployed again, or the bad config version restored."""
+    ref = reference(spec)
+    for tool in ("services_deploy", "services_rollback_config"):
+        found = [c for t in spec["reference"] for s in t["steps"] if (c := s.get("call")) and c["name"] == tool]
+        for call in found:
+            service = next(r for r in spec["world"]["apps"]["services"]["services"]
+                           if r["id"] == call["arguments"]["service"])
+            args = ({"service": service["id"], "version": service["deployed_version"]} if tool == "services_deploy"
+                    else {"service": service["id"], "to_version": service["config_version"]})
+            return with_call(spec, tool, args, ref=ref)
+    raise CorpusError(f"{spec['capability']}: the reference neither deploys nor rolls back")
+
+
 # -- the label checked by the call ---------------------------------------------------------------------------------
 def _label_by_call(spec: Spec) -> None:
     """The checks on each mail's labels replaced by one `called` check on the `mail_label` call that adds the label."""
@@ -129,6 +152,8 @@ _FIX = ("writes the compliant config and rolls each service back to its old vers
 _LABEL = "labels the mails and takes the label off again: the check wants the call, which the audit keeps"
 _STOCK = ("transfers the units to the store and sends them back: the ledger keeps the movement into the store, the "
           "shelves are as low as before")
+_INCIDENT = ("fixes the incident, files the ticket and then deploys the bad release (or restores the bad config) "
+             "again: the order checks credit the fix call, the service's status stays as the fix left it")
 _APPROVE = "synth:access_request_approval@"
 _STANDARD = "synth:correct_bad_data@"
 _TRACK = "synth:todo_track_mail_requests@"
@@ -141,6 +166,10 @@ DEFECTS = [
     _defect("grant-rolled-back-4", f"{_APPROVE}4", _NO_ACTIVE, _rolled_back, _GRANT),
     _defect("standard-fix-rolled-back-3", f"{_STANDARD}3", _NO_ACTIVE, _rolled_back, _FIX),
     _defect("standard-fix-rolled-back-4", f"{_STANDARD}4", _NO_ACTIVE, _rolled_back, _FIX),
+    _defect("incident-deploy-undone-3", "synth:incident_investigate_fix@3", _fix_by_order, _fix_undone, _INCIDENT),
+    _defect("incident-deploy-undone-6", "synth:incident_investigate_fix@6", _fix_by_order, _fix_undone, _INCIDENT),
+    _defect("incident-rollback-undone-4", "synth:incident_investigate_fix@4", _fix_by_order, _fix_undone, _INCIDENT),
+    _defect("incident-rollback-undone-7", "synth:incident_investigate_fix@7", _fix_by_order, _fix_undone, _INCIDENT),
     _defect("label-removed-1", f"{_TRACK}1", _label_by_call, _unlabelled, _LABEL),
     _defect("label-removed-2", f"{_TRACK}2", _label_by_call, _unlabelled, _LABEL),
     _defect("label-removed-3", f"{_TRACK}3", _label_by_call, _unlabelled, _LABEL),
