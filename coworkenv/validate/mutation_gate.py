@@ -36,6 +36,7 @@ from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
+from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._undone import inverse_writes, undone_writes
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
@@ -112,6 +113,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_zones(ctx, initial)
     errors += _pinned_seasons(ctx, initial)
     errors += _pinned_pace(ctx)
+    errors += _pinned_lists(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -235,6 +237,14 @@ def _pinned_seasons(ctx: GateContext, initial: World) -> list[GateError]:
                               "the check wants the time computed with the zone's offset of the other season (daylight "
                               "saving missed or added), so the agent that gives the right local time fails; want the "
                               "time as the zone reads it on that date")
+
+
+def _pinned_lists(ctx: GateContext, initial: World) -> list[GateError]:
+    """`list_order_pinned` for each reply or message listing records of one kind, in a turn that words no order nor
+    sort, where the reference replayed with the list in reverse fails a check the reference passes (`_list_order`)."""
+    return _pinned_user_forms(ctx, reordered_lists(ctx.spec, initial), "list_order_pinned",
+                              "the check wants the records in the order the reference listed them, which the task "
+                              "does not ask for; want each record (a term each, or one `contains` per record)")
 
 
 def _pinned_pace(ctx: GateContext) -> list[GateError]:
