@@ -435,3 +435,34 @@ def test_writes_are_taken_back_by_their_inverse() -> None:
     unequipped = type(spec).model_validate({**data, "tools": [t for t in data["tools"]
                                                               if t != "services_rollback_config"]})
     assert list(inverse_writes(unequipped, base_world(unequipped))) == []
+
+
+def test_lists_of_records_are_replayed_in_reverse() -> None:
+    """A reply or message listing records of one table is replayed with the list in reverse, each item with what it
+    says of its record and the words around the list in place; a list whose ends do not line up, or a turn whose
+    output is asked sorted, makes none."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._list_order import _asks_sorted, _Names, reordered_lists
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+    roster = generate_spec(taxonomy["correct_bad_data"], 2)
+    found = [f.description for f in reordered_lists(roster, base_world(roster))]
+    assert found == [
+        "chat_send_dm with its list in reverse: text 'I fixed the roster rows of Viktor Kowalski, Dario Adeyemi.'",
+        "the reply of turn 0 with its list in reverse: 'Fixed 2 row(s) in ops/oncall-roster-2026-04.csv (Viktor "
+        "Kowalski, Dario Adeyemi) and told Alma.'"]
+    stock = generate_spec(taxonomy["inventory_restock_policy"], 7)
+    names = _Names(base_world(stock))
+    assert names.reversed("Moved 28 x BATT-26, 14 x MOUSE-13, 16 x BOXL-63 from wh-warsaw to store-seoul.") == \
+        "Moved 16 x BOXL-63, 14 x MOUSE-13, 28 x BATT-26 from wh-warsaw to store-seoul."
+    assert names.reversed("Moved 28 x BATT-26 from wh-warsaw to store-seoul.") is None  # one item
+    assert names.reversed("Moved BATT-26, BATT-26 and more.") is None  # the same record twice
+    jobs = generate_spec(taxonomy["scheduler_pause_failing_jobs"], 2)
+    reply = [s.say for s in jobs.reference[0].steps if s.say][-1]
+    new = _Names(base_world(jobs)).reversed(reply)
+    assert new is not None and new.split(". ")[1] == reply.split(". ")[1]  # the config value's order is its own
+    assert new.startswith("Paused notifications-cache-warmup (last run 2026-06-21T15:45:03Z); ")
+    assert _asks_sorted("List the open tickets, highest priority first.")
+    assert _asks_sorted("Then tell me which ones you paused, in order of their last run.")
+    assert not _asks_sorted("Record their names in ops/paused: alphabetical. Tell me when each one last ran.")

@@ -5,12 +5,16 @@ the roster rows of Dario Adeyemi, Viktor Kowalski", "Paused a (last run ...); b 
 another order fails (`list_order_pinned`).
 
 A list is a run of two or more items, cut at `; `, `, `, ` and ` or a new line (a bullet or a number after it), each
-item naming exactly one record of one table of the initial world (by its id, name, title or sku), no two the same. Each
+item naming one record of the same table of the initial world (by its id, name, title or sku; one name of that table
+in the item, names of other tables aside), no two the same. Each
 item keeps what it says about its record: the first item starts where its words before the record match, by shape
 (digits and plurals aside), those of the second item ("Moved | 12 x HSET-53" after "8 x CAM-20"), and the last ends
-where its words after the record match those of the one before; a list whose ends do not line up so is left alone.
-The replay has every such list of the text in reverse. Only outputs of turns that word no order (`states_order`:
-"then", "first", "in order"...) nor a sort ("sorted", "highest", "oldest", "by priority") are tried.
+where its words after the record match those of the one before; a run whose ends do not line up so is cut short from
+its end until they do (a run of fewer than two items is left alone).
+The replay has every such list of the text (within one sentence) in reverse. Outputs of a turn are tried only
+where no clause of the turn that asks for an output ("tell me", "send ... a message", "list", "report") words a sort
+or an order ("sorted", "highest first", "by priority", "in order"); a sort asked for a stored value ("write their
+names, sorted, into the config entry") counts too where its clause says "write", which leaves the list alone.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ _CLAUSE = re.compile(r"[.!?;:]\s+|,?\s+(?:and\s+)?then\s+")
 _FIELDS = ("id", "name", "title", "sku")
 _MAX_TABLE = 500  # larger tables are streams (log lines), whose records a reply does not list by name
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+# A word of a record's name: "svc-payments", "HSET-53", "reports/q4-review.md", "Dario" (ends on a letter or digit,
+# so a sentence's full stop is not part of it).
+_WORD = re.compile(r"\w(?:[\w./@+-]*\w)?")
 _SENTENCE = re.compile(r"(?<=[.!?])(\s+)(?=\S)")  # kept by split: the space between two sentences
 
 
@@ -97,20 +104,38 @@ class _Names:
         for table in world.tables():
             if len(table) > _MAX_TABLE:
                 continue
+            key, fields = f"{table.app}.{table.name}", None
             for record in table:
-                for field in _FIELDS:
-                    value = getattr(record, field, None)
+                if fields is None:  # the record type's own fields (a missing attribute is slow on a model)
+                    fields = [f for f in _FIELDS if f in type(record).model_fields]
+                for value in (record.__dict__.get(f) for f in fields):
                     if isinstance(value, str) and 4 <= len(value) <= 60 and not value.isdigit():
-                        tables.setdefault(value.lower(), set()).add(f"{table.app}.{table.name}")
+                        tables.setdefault(value.lower(), set()).add(key)
         self.tables = tables
-        words = sorted(tables, key=len, reverse=True)
-        self.pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w-])",
-                                  re.IGNORECASE) if words else None
+        self.longest = max((len(_WORD.findall(name)) for name in tables), default=0)
+
+    def find(self, text: str) -> list[tuple[str, int, int]]:
+        """(name, start, end) of each record name in the text, whole words, the longest first, not overlapping."""
+        words = list(_WORD.finditer(text))
+        found, k = [], 0
+        while k < len(words):
+            for n in range(min(self.longest, len(words) - k), 0, -1):
+                last = words[k + n - 1]
+                if any(text[words[j].end():words[j + 1].start()] != " " for j in range(k, k + n - 1)):
+                    continue  # a name's words are one space apart
+                name = text[words[k].start():last.end()].lower()
+                if name in self.tables:
+                    found.append((name, words[k].start(), last.end()))
+                    k += n
+                    break
+            else:
+                k += 1
+        return found
 
     def reversed(self, text: str) -> str | None:
         """The text with every list of records in reverse (a list ends with its sentence), or None where it holds
         none."""
-        if self.pattern is None or not _SEP.search(text):
+        if not self.tables or not _SEP.search(text):
             return None
         parts, changed = [], False
         for sentence in _SENTENCE.split(text):
@@ -151,14 +176,13 @@ class _Names:
 
     def _named(self, item: str) -> dict[str, tuple[tuple[int, int], str]]:
         """{table: (span of the name, the name)} for each table of which the item names exactly one record."""
-        assert self.pattern is not None
-        by_table: dict[str, list[re.Match[str]]] = {}
-        for m in self.pattern.finditer(item):
-            tables = self.tables[m[0].lower()]
+        by_table: dict[str, list[tuple[str, int, int]]] = {}
+        for name, start, end in self.find(item):
+            tables = self.tables[name]
             if len(tables) == 1:
-                by_table.setdefault(next(iter(tables)), []).append(m)
-        return {table: (found[0].span(), found[0][0].lower()) for table, found in by_table.items()
-                if len({m[0].lower() for m in found}) == 1}
+                by_table.setdefault(next(iter(tables)), []).append((name, start, end))
+        return {table: ((found[0][1], found[0][2]), found[0][0]) for table, found in by_table.items()
+                if len({f[0] for f in found}) == 1}
 
     @staticmethod
     def _run(named: list[dict[str, tuple[tuple[int, int], str]]], k: int) -> tuple[list[int], list[tuple[int, int]]]:

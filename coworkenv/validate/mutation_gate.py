@@ -34,9 +34,9 @@ from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
+from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
-from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._undone import inverse_writes, undone_writes
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
