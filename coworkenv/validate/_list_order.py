@@ -23,9 +23,8 @@ import re
 from collections.abc import Iterator
 
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
-from coworkenv.validate._mutation_core import replaced
-from coworkenv.validate._user_formats import UserFormatted
+from coworkenv.spec import EnvSpec, ReferenceStep
+from coworkenv.validate._user_formats import UserFormatted, rewritten
 from coworkenv.validate.mutations import is_write
 from coworkenv.world import World
 
@@ -57,28 +56,14 @@ def reordered_lists(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
         texts = [(s, step) for s, step in enumerate(turn.steps) if _texts(step)]
         if not texts or _asks_sorted(spec.turns[t].content):
             continue
-        for s, step in texts:
+        for s, _ in texts:
             if names is None:
                 names = _Names(world)
-            if step.say is not None:
-                new = names.reversed(step.say)
-                if new is not None:
-                    yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} with its list in "
-                                        f"reverse: {new!r}", None, replaced(spec.reference, t, s, ReferenceStep(say=new)))
-                continue
-            call = step.call
-            assert call is not None
-            args, changed = dict(call.arguments), []
-            for arg, value in call.arguments.items():
-                if isinstance(value, str) and (new := names.reversed(value)) is not None:
-                    args[arg] = new
-                    changed.append(arg)
-            if changed:
-                shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
-                yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
-                                    f"{call.name} with its list in reverse: {shown}", call.name,
-                                    replaced(spec.reference, t, s,
-                                             ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))
+            found = rewritten(spec, t, s, names.rewrite,
+                              "the reply of turn {t} with its list in reverse: {new!r}",
+                              "{tool} with its list in reverse: {shown}")
+            if found is not None:
+                yield found
 
 
 def _asks_sorted(turn: str) -> bool:
@@ -131,6 +116,10 @@ class _Names:
             else:
                 k += 1
         return found
+
+    def rewrite(self, text: str, _reply: bool) -> str | None:
+        """`reversed`, for replies and written text alike (`rewritten`)."""
+        return self.reversed(text)
 
     def reversed(self, text: str) -> str | None:
         """The text with every list of records in reverse (a list ends with its sentence), or None where it holds

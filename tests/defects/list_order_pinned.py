@@ -121,15 +121,10 @@ _SPJ = "synth:scheduler_pause_failing_jobs@"
 _IRP = "synth:inventory_restock_policy@"
 
 DEFECTS = [
-    _pair("roster-dm-2", f"{_CBD}2", DM, _PEOPLE_DM, _ROSTER),
-    _pair("roster-dm-12", f"{_CBD}12", DM, _PEOPLE_DM, _ROSTER),
-    _pair("roster-dm-8", f"{_CBD}8", DM, _PEOPLE_DM, _ROSTER),
+    *(_pair(f"roster-dm-{n}", f"{_CBD}{n}", DM, _PEOPLE_DM, _ROSTER) for n in (2, 12, 8)),
     _pair("roster-reply-10", f"{_CBD}10", REPLY, _PEOPLE_REPLY, _ROSTER_REPLY),
-    _pair("config-reply-3", f"{_CBD}3", REPLY, _SERVICES, _CONFIG),
-    _pair("config-reply-4", f"{_CBD}4", REPLY, _SERVICES, _CONFIG),
-    _pair("paused-jobs-reply-4", f"{_SPJ}4", REPLY, _JOBS, _PAUSED, _JOB_ITEM, "[^.]*"),
-    _pair("paused-jobs-reply-2", f"{_SPJ}2", REPLY, _JOBS, _PAUSED, _JOB_ITEM, "[^.]*"),
-    _pair("paused-jobs-reply-7", f"{_SPJ}7", REPLY, _JOBS, _PAUSED, _JOB_ITEM, "[^.]*"),
-    _pair("restock-reply-1", f"{_IRP}1", REPLY, _STOCK, _MOVED, _STOCK_ITEM),
-    _pair("restock-reply-7", f"{_IRP}7", REPLY, _STOCK, _MOVED, _STOCK_ITEM),
+    *(_pair(f"config-reply-{n}", f"{_CBD}{n}", REPLY, _SERVICES, _CONFIG) for n in (3, 4)),
+    # The reply's next sentence names the jobs again (the config value): the pattern keeps to the first sentence.
+    *(_pair(f"paused-jobs-reply-{n}", f"{_SPJ}{n}", REPLY, _JOBS, _PAUSED, _JOB_ITEM, "[^.]*") for n in (4, 2, 7)),
+    *(_pair(f"restock-reply-{n}", f"{_IRP}{n}", REPLY, _STOCK, _MOVED, _STOCK_ITEM) for n in (1, 7)),
 ]

@@ -161,19 +161,10 @@ _RESTOCK = "synth:inventory_restock_policy@"
 _NO_ACTIVE = _drop(_runs_version, "service's active config version")
 
 DEFECTS = [
-    _defect("grant-rolled-back-1", f"{_APPROVE}1", _NO_ACTIVE, _rolled_back, _GRANT),
-    _defect("grant-rolled-back-2", f"{_APPROVE}2", _NO_ACTIVE, _rolled_back, _GRANT),
-    _defect("grant-rolled-back-4", f"{_APPROVE}4", _NO_ACTIVE, _rolled_back, _GRANT),
-    _defect("standard-fix-rolled-back-3", f"{_STANDARD}3", _NO_ACTIVE, _rolled_back, _FIX),
-    _defect("standard-fix-rolled-back-4", f"{_STANDARD}4", _NO_ACTIVE, _rolled_back, _FIX),
-    _defect("incident-deploy-undone-3", "synth:incident_investigate_fix@3", _fix_by_order, _fix_undone, _INCIDENT),
-    _defect("incident-deploy-undone-6", "synth:incident_investigate_fix@6", _fix_by_order, _fix_undone, _INCIDENT),
-    _defect("incident-rollback-undone-4", "synth:incident_investigate_fix@4", _fix_by_order, _fix_undone, _INCIDENT),
-    _defect("incident-rollback-undone-7", "synth:incident_investigate_fix@7", _fix_by_order, _fix_undone, _INCIDENT),
-    _defect("label-removed-1", f"{_TRACK}1", _label_by_call, _unlabelled, _LABEL),
-    _defect("label-removed-2", f"{_TRACK}2", _label_by_call, _unlabelled, _LABEL),
-    _defect("label-removed-3", f"{_TRACK}3", _label_by_call, _unlabelled, _LABEL),
-    _defect("restock-sent-back-1", f"{_RESTOCK}1", _restock_by_ledger, _sent_back, _STOCK),
-    _defect("restock-sent-back-2", f"{_RESTOCK}2", _restock_by_ledger, _sent_back, _STOCK),
-    _defect("restock-sent-back-3", f"{_RESTOCK}3", _restock_by_ledger, _sent_back, _STOCK),
+    *(_defect(f"grant-rolled-back-{n}", f"{_APPROVE}{n}", _NO_ACTIVE, _rolled_back, _GRANT) for n in (1, 2, 4)),
+    *(_defect(f"standard-fix-rolled-back-{n}", f"{_STANDARD}{n}", _NO_ACTIVE, _rolled_back, _FIX) for n in (3, 4)),
+    *(_defect(f"incident-{kind}-undone-{n}", f"synth:incident_investigate_fix@{n}", _fix_by_order, _fix_undone,
+              _INCIDENT) for kind, n in (("deploy", 3), ("deploy", 6), ("rollback", 4), ("rollback", 7))),
+    *(_defect(f"label-removed-{n}", f"{_TRACK}{n}", _label_by_call, _unlabelled, _LABEL) for n in (1, 2, 3)),
+    *(_defect(f"restock-sent-back-{n}", f"{_RESTOCK}{n}", _restock_by_ledger, _sent_back, _STOCK) for n in (1, 2, 3)),
 ]
