@@ -406,3 +406,63 @@ def test_a_slower_agent_is_replayed_only_where_a_stream_runs() -> None:
     added = found[0].reference[0].steps[0].call
     assert added is not None and added.name == "logs_search"
     assert list(slower_agents(load_example("meeting_reschedule"))) == []
+
+
+def test_writes_are_taken_back_by_their_inverse() -> None:
+    """Each write with an inverse the agent is given is taken back by it at the end: a config update rolled back to
+    the version the service ran before, a label added taken off, a transfer sent back; none where nothing is written
+    or the agent lacks the inverse tool."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import inverse_writes
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+
+    def last_calls(name: str, seed: int) -> list[Any]:
+        spec = generate_spec(taxonomy[name], seed)
+        found = list(inverse_writes(spec, base_world(spec)))
+        return [[s.call for s in f.reference[-1].steps if s.call is not None][-1] for f in found]
+
+    (grant,) = last_calls("access_request_approval", 1)
+    assert grant.name == "services_rollback_config" and set(grant.arguments) == {"service", "to_version"}
+    (label,) = last_calls("todo_track_mail_requests", 1)
+    assert label.name == "mail_label" and set(label.arguments) == {"message_ids", "remove"}
+    transfers = last_calls("inventory_restock_policy", 1)
+    assert transfers and all(c.name == "inventory_transfer" for c in transfers)
+    assert last_calls("access_request_approval", 3) == []  # declined: nothing written to take back
+    spec = generate_spec(taxonomy["access_request_approval"], 1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    unequipped = type(spec).model_validate({**data, "tools": [t for t in data["tools"]
+                                                              if t != "services_rollback_config"]})
+    assert list(inverse_writes(unequipped, base_world(unequipped))) == []
+
+
+def test_lists_of_records_are_replayed_in_reverse() -> None:
+    """A reply or message listing records of one table is replayed with the list in reverse, each item with what it
+    says of its record and the words around the list in place; a list whose ends do not line up, or a turn whose
+    output is asked sorted, makes none."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._list_order import _asks_sorted, _Names, reordered_lists
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+    roster = generate_spec(taxonomy["correct_bad_data"], 2)
+    found = [f.description for f in reordered_lists(roster, base_world(roster))]
+    assert found == [
+        "chat_send_dm with its list in reverse: text 'I fixed the roster rows of Viktor Kowalski, Dario Adeyemi.'",
+        "the reply of turn 0 with its list in reverse: 'Fixed 2 row(s) in ops/oncall-roster-2026-04.csv (Viktor "
+        "Kowalski, Dario Adeyemi) and told Alma.'"]
+    stock = generate_spec(taxonomy["inventory_restock_policy"], 7)
+    names = _Names(base_world(stock))
+    assert names.reversed("Moved 28 x BATT-26, 14 x MOUSE-13, 16 x BOXL-63 from wh-warsaw to store-seoul.") == \
+        "Moved 16 x BOXL-63, 14 x MOUSE-13, 28 x BATT-26 from wh-warsaw to store-seoul."
+    assert names.reversed("Moved 28 x BATT-26 from wh-warsaw to store-seoul.") is None  # one item
+    assert names.reversed("Moved BATT-26, BATT-26 and more.") is None  # the same record twice
+    jobs = generate_spec(taxonomy["scheduler_pause_failing_jobs"], 2)
+    reply = [s.say for s in jobs.reference[0].steps if s.say][-1]
+    new = _Names(base_world(jobs)).reversed(reply)
+    assert new is not None and new.split(". ")[1] == reply.split(". ")[1]  # the config value's order is its own
+    assert new.startswith("Paused notifications-cache-warmup (last run 2026-06-21T15:45:03Z); ")
+    assert _asks_sorted("List the open tickets, highest priority first.")
+    assert _asks_sorted("Then tell me which ones you paused, in order of their last run.")
+    assert not _asks_sorted("Record their names in ops/paused: alphabetical. Tell me when each one last ran.")

@@ -7,6 +7,16 @@ still passes, the check credits a call whose effect is gone (`undone_unchecked`)
 stops it. Only fields the record holds under the argument's own name are put back, or, for a keyed write (one
 argument names a key of a dict field of the record, `services_set_flag(service, flag="dark-mode", enabled=True)` on
 `flags`), that key's old value; and only where the tool takes the old values (a refused call is not judged).
+
+Writes taken back by their inverse (`inverse_writes`), for every reference write, credited or not: a check may read a
+trace the undo leaves rather than the effect (the config version a rollback leaves behind, the movement a transfer
+back leaves in the log, the `mail_label` call in the audit, a deploy or rollback an `order` check credits, whose
+argument is not named as the field it sets: `version` for `deployed_version`, `to_version` for `config_version`).
+The inverse, where the agent is given its tool: a config update or rollback rolled back to the version the service
+ran before the episode (`services_rollback_config`), a deploy of the release it ran before, a label added taken off
+and one removed put back (`mail_label`), a transfer sent back to where it came from, a stock adjustment by the
+opposite delta. A write that a later reference write on the same record overwrites is not taken
+back.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.apps import TOOLS
+from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
 from coworkenv.validate.dependencies import existing_target
@@ -33,6 +44,7 @@ class Undone:
     description: str
     tool: str
     reference: list[ReferenceTurn]
+    write_path: str = ""  # the write taken back (where dropping it passes too, drop_write judges it)
 
 
 def _credited(spec: EnvSpec) -> list[CallMatcher]:
@@ -110,3 +122,80 @@ def _record(call: ToolCallSpec, world: World) -> tuple[str, Any] | None:
     app, table, rid = key
     arg = next(name for name, value in call.arguments.items() if value == rid)
     return arg, world.table(app, table).get(rid)
+
+
+def inverse_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
+    """One replay per reference write that has an inverse the agent is given (see the module docstring), the inverse
+    called at the end of the last turn."""
+    exposed = set(exposed_tools(spec))
+    writes = list(write_steps(spec.reference))
+    for n, (t, s, call) in enumerate(writes):
+        found = _inverse(call, world)
+        if found is None or found[0] not in exposed:
+            continue
+        name, args, record = found
+        app = TOOLS[name].app
+        if any(c.name in TOOLS and TOOLS[c.name].app == app and _touches(c, record) for _, _, c in writes[n + 1:]):
+            continue  # a later write of the app on the record: the final state is not this write's (a ticket on
+            # the service, a write of another app, does not change it)
+        try:
+            TOOLS[name].params.model_validate(args)
+        except ValueError:
+            continue
+        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
+        yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) taken back at the end by its inverse: "
+                            f"{name} {args}", name, reference, f"reference[{t}].steps[{s}]")
+
+
+def _touches(call: ToolCallSpec, records: set[str]) -> bool:
+    """Whether a write names one of `records` in its arguments (an id, or an id in a list)."""
+    for value in call.arguments.values():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and v in records for v in values):
+            return True
+    return False
+
+
+def _inverse(call: ToolCallSpec, world: World) -> tuple[str, dict[str, Any], set[str]] | None:
+    """(tool, arguments, the records it acts on) of the call that takes `call` back, or None."""
+    a = call.arguments
+    if call.name == "services_update_config" and isinstance(a.get("service"), str):
+        service = world.table("services", "services").get(a["service"])
+        if service is None:
+            return None
+        return "services_rollback_config", {"service": service.id, "to_version": service.config_version}, {service.id}
+    if call.name in ("services_deploy", "services_rollback_config") and isinstance(a.get("service"), str):
+        service = world.table("services", "services").get(a["service"])
+        if service is None:
+            return None
+        if call.name == "services_deploy":  # the release the service ran before (`version`, not `deployed_version`)
+            return "services_deploy", {"service": service.id, "version": service.deployed_version}, {service.id}
+        return "services_rollback_config", {"service": service.id, "to_version": service.config_version}, {service.id}
+    if call.name == "mail_label" and isinstance(a.get("message_ids"), list):
+        messages = [world.table("mail", "messages").get(m) for m in a["message_ids"]]
+        if not messages or any(m is None for m in messages):
+            return None
+        held = [set(m.labels) for m in messages if m is not None]
+        added = [x for x in a.get("add") or [] if not any(x in h for h in held)]
+        removed = [x for x in a.get("remove") or [] if all(x in h for h in held)]
+        if not added and not removed:
+            return None
+        back: dict[str, Any] = {"message_ids": list(a["message_ids"])}
+        if added:
+            back["remove"] = added
+        if removed:
+            back["add"] = removed
+        return "mail_label", back, set(a["message_ids"])
+    if call.name in ("inventory_transfer", "inventory_adjust") and isinstance(a.get("item_id"), str):
+        item = world.table("inventory", "items").get(a["item_id"])
+        if item is None:
+            return None
+        if call.name == "inventory_adjust":
+            if not isinstance(a.get("delta"), int) or isinstance(a.get("delta"), bool):
+                return None
+            return "inventory_adjust", {"item_id": item.id, "delta": -a["delta"], "reason": "count correction"}, \
+                {item.id}
+        target = f"{item.sku}@{a.get('to_location')}"
+        return ("inventory_transfer", {"item_id": target, "to_location": item.location, "quantity": a.get("quantity")},
+                {item.id, target})
+    return None

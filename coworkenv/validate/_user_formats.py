@@ -351,27 +351,41 @@ def user_formats(spec: EnvSpec, world: World | None = None,
             said.add(partial(_read_documents, spec, t, world), today)
         if seen is not None and t in seen:
             said.add(seen[t], today)
-        for s, step in enumerate(turn.steps):
-            if step.say is not None:
-                new = as_user_wrote(step.say, said.so_far(), today) if mentions(step.say, today) else None
-                if new is not None:
-                    yield UserFormatted(f"reference[{t}].steps[{s}].say", f"the reply of turn {t} as {new!r}", None,
-                                        replaced(spec.reference, t, s, ReferenceStep(say=new)))
-                continue
-            call = step.call
-            if call is None or call.name not in TOOLS or not is_write(call.name):
-                continue
-            args = dict(call.arguments)
-            changed = []
-            for arg, value in call.arguments.items():
-                if isinstance(value, str) and (" " in value.strip() or _is_phone(value)) and mentions(value, today):
-                    new = as_user_wrote(value, said.so_far(), today)
-                    if new is not None:
-                        args[arg] = new
-                        changed.append(arg)
-            if changed:
-                shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
-                yield UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
-                                    f"{call.name} with {shown}, dates and times as the user wrote them", call.name,
-                                    replaced(spec.reference, t, s,
-                                             ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))
+        for s in range(len(turn.steps)):
+
+            def rewrite(value: str, reply: bool, today: date = today) -> str | None:
+                if not reply and " " not in value.strip() and not _is_phone(value):
+                    return None
+                return as_user_wrote(value, said.so_far(), today) if mentions(value, today) else None
+            found = rewritten(spec, t, s, rewrite, "the reply of turn {t} as {new!r}",
+                              "{tool} with {shown}, dates and times as the user wrote them")
+            if found is not None:
+                yield found
+
+
+def rewritten(spec: EnvSpec, t: int, s: int, rewrite: Callable[[str, bool], str | None], reply: str,
+              write: str) -> UserFormatted | None:
+    """The reference with step `s` of turn `t` rewritten: its reply, or each string argument of its write, by
+    `rewrite(text, is_reply)` (None: left as it is); described by `reply` ({t}, {new}) or `write` ({tool}, {shown})."""
+    step = spec.reference[t].steps[s]
+    if step.say is not None:
+        new = rewrite(step.say, True)
+        if new is None:
+            return None
+        return UserFormatted(f"reference[{t}].steps[{s}].say", reply.format(t=t, new=new), None,
+                             replaced(spec.reference, t, s, ReferenceStep(say=new)))
+    call = step.call
+    if call is None or call.name not in TOOLS or not is_write(call.name):
+        return None
+    args = dict(call.arguments)
+    changed = []
+    for arg, value in call.arguments.items():
+        if isinstance(value, str) and (new := rewrite(value, False)) is not None:
+            args[arg] = new
+            changed.append(arg)
+    if not changed:
+        return None
+    shown = ", ".join(f"{a} {args[a]!r}" for a in changed)
+    return UserFormatted(f"reference[{t}].steps[{s}].call.arguments.{changed[0]}",
+                         write.format(tool=call.name, shown=shown), call.name,
+                         replaced(spec.reference, t, s, ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))))

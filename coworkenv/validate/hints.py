@@ -95,7 +95,9 @@ HINTS: dict[str, str] = {
                      "source) wrote it as well as the reference's (a term of alternatives, or `matches` on either "
                      "format)",
     "undone_unchecked": "check the record's field in the final state (a `field` or `records` check), not the call "
-                        "that set it",
+                        "that set it nor a record it leaves behind (a config version, a movement)",
+    "list_order_pinned": "want each listed record on its own (a term or a `contains` each), not one pattern in the "
+                         "reference's order, unless the task asks for an order",
     "blocked": "fix the reference first (see gate oracle)",
     "env_error": "fix the world records or dynamics the runtime rejects",
     "episode_error": "fix the dynamics or records that make the episode crash",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from coworkenv.checks import MISSING, compare
@@ -33,9 +34,10 @@ from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
+from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
-from coworkenv.validate._undone import undone_writes
+from coworkenv.validate._undone import inverse_writes, undone_writes
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
@@ -111,6 +113,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_zones(ctx, initial)
     errors += _pinned_seasons(ctx, initial)
     errors += _pinned_pace(ctx)
+    errors += _pinned_lists(ctx, initial)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -146,12 +149,14 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
 
 def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
-    write taken back at the end (its fields put back, the tool taking them) still passes (`_undone`)."""
+    write taken back at the end (its fields put back, the tool taking them) still passes, and for each write taken
+    back by its inverse (a config rolled back, a label taken off, a transfer sent back) where the reference still
+    passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
-    for found in undone_writes(ctx.spec, initial):
-        if found.path in dropped_passes:
+    for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial)):
+        if found.path in dropped_passes or found.write_path in dropped_passes:
             continue
         outcome = episodes.mutant(found.reference)
         if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:
@@ -232,6 +237,14 @@ def _pinned_seasons(ctx: GateContext, initial: World) -> list[GateError]:
                               "the check wants the time computed with the zone's offset of the other season (daylight "
                               "saving missed or added), so the agent that gives the right local time fails; want the "
                               "time as the zone reads it on that date")
+
+
+def _pinned_lists(ctx: GateContext, initial: World) -> list[GateError]:
+    """`list_order_pinned` for each reply or message listing records of one kind, in a turn that words no order nor
+    sort, where the reference replayed with the list in reverse fails a check the reference passes (`_list_order`)."""
+    return _pinned_user_forms(ctx, reordered_lists(ctx.spec, initial), "list_order_pinned",
+                              "the check wants the records in the order the reference listed them, which the task "
+                              "does not ask for; want each record (a term each, or one `contains` per record)")
 
 
 def _pinned_pace(ctx: GateContext) -> list[GateError]:
