@@ -162,21 +162,26 @@ HOST_UMASK = 0o027
 HOST_IGNORED_SIGNALS = (signal.SIGTTIN, signal.SIGTTOU)
 HOST_TIMER_SLACK_NS = 1_234_567
 PR_SET_TIMERSLACK, PR_GET_TIMERSLACK, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 29, 30, 41, 42
+# The execution domain (this thread's; `setarch -R -X`): no address-space randomisation, readable means executable.
+ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, PERSONALITY_QUERY = 0x0040000, 0x0400000, 0xFFFFFFFF
 
 
 @contextlib.contextmanager
 def _host_settings() -> Iterator[None]:
-    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS and huge pages off
-    (restored after)."""
+    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS, huge pages off and
+    the execution domain of `setarch -R -X` (restored after)."""
     libc = ctypes.CDLL(None, use_errno=True)
     slack, thp_off = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), libc.prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0)
+    domain = libc.personality(ctypes.c_ulong(PERSONALITY_QUERY))
     mask = os.umask(HOST_UMASK)
     handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in HOST_IGNORED_SIGNALS}
     libc.prctl(PR_SET_TIMERSLACK, HOST_TIMER_SLACK_NS, 0, 0, 0)
     libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    libc.personality(ctypes.c_ulong(max(domain, 0) | ADDR_NO_RANDOMIZE | READ_IMPLIES_EXEC))
     try:
         yield
     finally:
+        libc.personality(ctypes.c_ulong(max(domain, 0)))
         libc.prctl(PR_SET_THP_DISABLE, max(thp_off, 0), 0, 0, 0)
         libc.prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0)
         for sig, handler in handlers.items():
