@@ -210,6 +210,14 @@ _SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (
 # run). ENOSYS, as on a kernel without them; the bootstrap gives os.uname a neutral answer (`neutral_uname`), and
 # CPU time stays readable through time.process_time and thread_time. Per architecture: (uname, getrusage).
 _HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
+# What statx and file_getattr (Linux 6.17) answer beyond the fields of stat (which glibc and Python ask through
+# newfstatat): the host disk's direct-I/O alignment (its logical block size) and atomic-write units, a file's inode
+# flags (`stx_attributes`, which FS_IOC_GETFLAGS, refused, answers) and those its file system supports (ext4's set
+# apart from XFS's), a btrfs subvolume's id, the mount's id unique since boot (how many mounts the machine has made,
+# other runs' included), and file_getattr the fsxattr of FS_IOC_FSGETXATTR (refused): project id, extent size hints.
+# ENOSYS, as on a kernel before them (glibc's statx falls back to fstatat then, answering the stat fields only).
+# Per architecture: (statx, file_getattr).
+_FILE_FACTS = {"x86_64": (332, 468), "aarch64": (291, 468)}
 # The run's parent is the host: getppid (no audit event; no pid namespace, which would take a fork in the child)
 # answered its pid in every set, naming the host process (and, against its own pid, how many processes the machine
 # started since the host did). 0 without running, as a process whose parent lies outside its pid namespace is told;
@@ -467,7 +475,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
-    prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine],
+                                                   *_FILE_FACTS[machine])]
     prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
