@@ -84,8 +84,11 @@ READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr
 # (F_SETLEASE: its other writers wait), that read or set write-lifetime hints kept on host inodes (F_*_RW_HINT: a
 # channel between runs), socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result channel's socket,
 # which lives in the host's network namespace) and the file-system identity ioctls (FS_IOC_GETFSUUID,
-# FS_IOC_GETFSSYSFSPATH: the host disk's UUID, its block device's name; seccomp refuses their whole type byte).
-BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
+# FS_IOC_GETFSSYSFSPATH: the host disk's UUID, its block device's name; seccomp refuses their whole type byte), and
+# the lock probes (F_GETLK, F_OFD_GETLK: a lock a host process holds on a file the code can read answered with the
+# holder's pid; no run holds a lock for another to probe, setting one returns without running, so they can tell
+# nothing else; seccomp lets them run, as C code such as sqlite needs their answer).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (5, 36, 8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
                     "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).

@@ -181,7 +181,7 @@ def _bind(
             for name, refused in commands:
                 if name == event and (type_(args[1]) is not int_t or args[1] in refused):
                     reason = (event + " with a command that reaches outside the sandbox (signal owner, folder watch, "
-                              "lease, socket)")
+                              "lease, lock probe, socket)")
         for target, access, refuse_dirs in targets:
             if reason is not None:
                 break
