@@ -41,7 +41,8 @@ NR = {
     "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
     "futex_wait": (455, 455), "futex_requeue": (456, 456), "getppid": (110, 173), "getpid": (39, 172),
     "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91), "statx": (332, 291), "file_getattr": (468, 468),
-    "newfstatat": (262, 79),
+    "newfstatat": (262, 79), "get_mempolicy": (239, 236), "set_mempolicy": (238, 237), "mbind": (237, 235),
+    "set_mempolicy_home_node": (450, 450),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -100,6 +101,9 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     # File facts beyond stat's (direct-I/O alignment, inode flags, unique mount ids, fsxattr); stat itself passes.
     assert (answer("statx", -100, 0, 0, 0x7FF), answer("file_getattr", -100, 0, 0, 24, 0)) == (ENOSYS, ENOSYS)
     assert answer("newfstatat", -100, 0, 0, 0) == ALLOW
+    # The memory policy the host chose (and passed on): neither read nor probed node by node.
+    assert [answer(name, 0, 0, 64) for name in ("get_mempolicy", "set_mempolicy", "mbind",
+                                                 "set_mempolicy_home_node")] == [ENOSYS] * 4
     # Its parent, the host, is not named: getppid answers 0 without running (its own pid stays its own).
     assert (answer("getppid"), answer("getpid")) == (DONE, ALLOW)
     # Locks are set without running (none is kept on a host inode for others to see); probes and unlocks of a lock

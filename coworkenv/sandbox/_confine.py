@@ -203,6 +203,13 @@ _ABOUT_A_PROCESS = {"x86_64": (121, 124), "aarch64": (155, 156)}
 # run keeps those settings and may not read them: ENOSYS for any argument, as on a kernel without the calls
 # (os.cpu_count() then answers glibc's guess, 2; glibc's pthread_getattr_np takes ENOSYS for "no CPU set").
 _SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (141, 31, 120, 121, 127, 123, 275)}
+# The NUMA memory policy, which fork and exec pass on like the CPU set: get_mempolicy answered the host's (`numactl
+# --preferred`/`--membind`: mode and nodes) and with MPOL_F_MEMS_ALLOWED the nodes its cpuset allows (the machine's
+# topology), and set_mempolicy or mbind with a node mask answer EINVAL for a node that is not there. The run keeps
+# the host's policy (its choice is honoured, as for the scheduling settings) and may neither read nor change it:
+# get_mempolicy, set_mempolicy, mbind and set_mempolicy_home_node ENOSYS, as on a kernel without NUMA. Per
+# architecture.
+_MEMORY_POLICY = {"x86_64": (239, 238, 237, 450), "aarch64": (236, 237, 235, 450)}
 # What else the kernel tells a process of the machine and of its host, beyond /proc: uname() the host kernel's
 # release and build string (which no namespace covers, in every set) and, without a UTS namespace, the host's name
 # (gethostname asks it too); getrusage a peak resident set that exec carried over from the host (the kernel folds
@@ -476,7 +483,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine],
-                                                   *_FILE_FACTS[machine])]
+                                                   *_FILE_FACTS[machine], *_MEMORY_POLICY[machine])]
     prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
     prog.append((jeq, "futex", "next", _FUTEX[machine]))

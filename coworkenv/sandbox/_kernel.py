@@ -368,19 +368,23 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
 # Settings the host chose that fork and exec pass on, set to fixed values here: the file-creation mask (os.umask
 # answered the host's, 0o027 under the test host, and made the code's files' modes), the timer slack (prctl
 # PR_GET_TIMERSLACK, with native code: how late the host lets its timers fire) and whether transparent huge pages are
-# switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting). The host resets every signal's
+# switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting), and its machine-check kill
+# policy (PR_MCE_KILL_GET: 1, early, under a host that asked to be killed at the first memory error, where the machine
+# default answers 2). The host resets every signal's
 # disposition at the spawn; the scheduling settings stay the host's (its choice of priority and CPUs is honoured)
 # and seccomp keeps them unread.
 RUN_UMASK = 0o022
 DEFAULT_TIMER_SLACK_NS = 50_000  # the kernel's default for a process whose parent set none
 PR_SET_TIMERSLACK, PR_SET_THP_DISABLE = 29, 41
+PR_MCE_KILL, PR_MCE_KILL_CLEAR = 33, 0
 
 
 def reset_inherited_settings(libc: ctypes.CDLL) -> None:
-    """Give this process the sandbox's own file-creation mask, timer slack and huge-page setting (the machine's
-    default) instead of the host's. None can fail for values in range."""
+    """Give this process the sandbox's own file-creation mask, timer slack, huge-page setting and machine-check kill
+    policy (the machine's defaults) instead of the host's. None can fail for values in range."""
     os.umask(RUN_UMASK)
-    for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0)):
+    for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0),
+                          (PR_MCE_KILL, PR_MCE_KILL_CLEAR)):
         libc.prctl(*(ctypes.c_ulong(v) for v in (option, value, 0, 0, 0)))
 
 
