@@ -1,6 +1,7 @@
 # expect: forbidden
 # expect-kernel: ok
 # value: 1
+# ruff: noqa: SIM105, SIM115
 # Raw with the hook off, what statx and file_getattr answer beyond os.stat's fields (no audit event; Python 3.11 asks
 # the kernel with newfstatat, which answers none of them): the host disk's direct-I/O alignment (512 here: its logical
 # block size) and atomic-write units, the file's inode flags (`stx_attributes`: immutable, append-only, encrypted,

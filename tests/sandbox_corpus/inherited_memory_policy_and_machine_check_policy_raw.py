@@ -1,6 +1,7 @@
 # expect: forbidden
 # expect-kernel: ok
 # value: 1
+# ruff: noqa: SIM105, SIM115
 # Raw with the hook off, more settings the host chose that fork and exec pass on (the test host sets both on the
 # thread that starts the run): its NUMA memory policy (get_mempolicy: MPOL_PREFERRED, node 0, under the test host;
 # `numactl --preferred`), the nodes its cpuset allows (MPOL_F_MEMS_ALLOWED: the machine's topology, also found node by
