@@ -260,6 +260,7 @@ def isolate(
         layers += fs_layers
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
+    kernel["empty_bounding_set"](libc)  # the host's, which the uid drop would leave in place
     if "uid" in disabled:
         missing["uid-drop"] = SWITCHED_OFF
     elif os.geteuid() != 0:
