@@ -135,6 +135,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
                                                 0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
     assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
+    assert [answer("prctl", option, 1) for option in (67, 68)] == [EPERM, ALLOW]  # PR_SET/GET_MEMORY_MERGE
     assert answer("file_setattr", -100, 0) == EPERM
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
@@ -181,6 +182,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("fcntl", 3, 4, flags) for flags in (0o4000, direct)] == [ALLOW, EINVAL]  # F_SETFL O_NONBLOCK
     assert [answer(name, 3) for name in ("fsync", "fdatasync", "sync_file_range", "msync", "fadvise64")] == [DONE] * 5
     assert [answer("madvise", 0, 4096, advice) for advice in (4, 8, 20, 21)] == [ALLOW, ALLOW, DONE, DONE]
+    assert [answer("madvise", 0, 4096, advice) for advice in (12, 13)] == [DONE, ALLOW]  # MADV_(UN)MERGEABLE
     assert [answer("pwritev2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x10, 0x2, 0x4)] == [
         ALLOW, ALLOW, ENOTSUP, ENOTSUP]
     # The result channel is written, never used as a socket (its type and name may be read).

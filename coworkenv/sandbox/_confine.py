@@ -282,9 +282,14 @@ _GETSOCKOPT = {"x86_64": 55, "aarch64": 209}
 # The same numbers on both architectures.
 _SECURITY_MODULE_CALLS = (459, 460, 461)
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
-# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
-# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
-_REFUSED_PRCTLS = (1, 4)
+# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
+# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
+# PR_SET_MEMORY_MERGE (all the run's memory offered to the kernel's same-page merging, which the bootstrap cleared:
+# where ksmd runs, pages merged with other processes' tell by a write's timing what those hold).
+_REFUSED_PRCTLS = (1, 4, 67)
+# madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
+# running (advice may always be ignored).
+MADV_MERGEABLE = 12
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
@@ -528,7 +533,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
           (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
-          (jeq, "done", "allow", MADV_PAGEOUT))
+          (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))

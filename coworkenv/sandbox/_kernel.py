@@ -387,21 +387,24 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
 # PR_GET_TIMERSLACK, with native code: how late the host lets its timers fire) and whether transparent huge pages are
 # switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting), and its machine-check kill
 # policy (PR_MCE_KILL_GET: 1, early, under a host that asked to be killed at the first memory error, where the machine
-# default answers 2). The host resets every signal's
+# default answers 2) and whether all its memory is offered to the kernel's same-page merging (PR_SET_MEMORY_MERGE,
+# kept across exec: where ksmd runs, a run's pages merged with the host's and other processes', the timing of a
+# write to a merged page telling which contents they hold). The host resets every signal's
 # disposition at the spawn; the scheduling settings stay the host's (its choice of priority and CPUs is honoured)
 # and seccomp keeps them unread.
 RUN_UMASK = 0o022
 DEFAULT_TIMER_SLACK_NS = 50_000  # the kernel's default for a process whose parent set none
 PR_SET_TIMERSLACK, PR_SET_THP_DISABLE = 29, 41
 PR_MCE_KILL, PR_MCE_KILL_CLEAR = 33, 0
+PR_SET_MEMORY_MERGE = 67  # EINVAL before Linux 6.4, where there is nothing to clear
 
 
 def reset_inherited_settings(libc: ctypes.CDLL) -> None:
-    """Give this process the sandbox's own file-creation mask, timer slack, huge-page setting and machine-check kill
-    policy (the machine's defaults) instead of the host's. None can fail for values in range."""
+    """Give this process the sandbox's own file-creation mask, timer slack, huge-page setting, machine-check kill
+    policy and same-page merging (the machine's defaults) instead of the host's. None can fail for values in range."""
     os.umask(RUN_UMASK)
     for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0),
-                          (PR_MCE_KILL, PR_MCE_KILL_CLEAR)):
+                          (PR_MCE_KILL, PR_MCE_KILL_CLEAR), (PR_SET_MEMORY_MERGE, 0)):
         libc.prctl(*(ctypes.c_ulong(v) for v in (option, value, 0, 0, 0)))
 
 
