@@ -256,7 +256,7 @@ def isolate(
     else:
         fs_layers, fs_missing = kernel["isolate_filesystem"](
             libc, run_dir, scratch, (*lib_dirs, *SYSTEM_READ_ROOTS, *library_roots()), limits["scratch_bytes"],
-            uid, gid)
+            uid, gid, hidden_package_folders(lib_dirs))
         layers += fs_layers
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
@@ -351,6 +351,21 @@ def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type]
     return found
 
 
+# Third-party packages the host installed into its base interpreter lie in its standard library's folder
+# (site-packages; a Debian interpreter's dist-packages), a read root, though the child (-I -S) never imports from
+# there: listing it named them (224 on the test machine) and their files were read, in every set. The minimal root
+# covers each with an empty folder; the hook refuses reading and listing there (Landlock, which grants whole
+# hierarchies, cannot leave a folder out of the stdlib's: with the hook off they stay readable where there is no
+# minimal root).
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def hidden_package_folders(lib_dirs: list[str]) -> tuple[str, ...]:
+    """The package folders inside the library folders `lib_dirs`, which the code may neither read nor list."""
+    return tuple(os.path.join(folder, name) for folder in lib_dirs for name in PACKAGE_FOLDERS
+                 if os.path.isdir(os.path.join(folder, name)) and not os.path.islink(os.path.join(folder, name)))
+
+
 def library_roots() -> tuple[str, ...]:
     """LIBRARY_ROOTS plus the interpreter's own lib folder (conda and similar builds keep libz, libffi... there),
     unless that is the system's /usr/lib or /lib, which hold host data besides libraries."""
@@ -443,6 +458,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
+             "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES,
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         del modules

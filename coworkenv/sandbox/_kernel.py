@@ -118,10 +118,12 @@ class _MountAttr(ctypes.Structure):
 
 
 def isolate_filesystem(
-    libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int
+    libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int,
+    hidden: Sequence[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """Give the child a private mount namespace whose root holds only `visible` (the stdlib, the libraries it
-    loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch.
+    loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch;
+    each folder of `hidden` (inside a visible one: the host's site-packages) is an empty folder there.
 
     What is not in that root does not exist for the code: no stat, access or open of a host path can tell it
     apart from a name that was never there. Returns the layers that took effect and why each other is missing.
@@ -140,7 +142,7 @@ def isolate_filesystem(
         return [], dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), why)
     layers, missing = ["mountns"], {}
     try:
-        _pivot_to_minimal_root(libc, run_dir, (*visible, scratch))
+        _pivot_to_minimal_root(libc, run_dir, (*visible, scratch), hidden)
         layers += ["min-root", "proc-hidden"]  # the new root's /proc is an empty directory
     except OSError as exc:
         missing["min-root"] = f"cannot build a root of only the stdlib and scratch ({exc})"
@@ -167,9 +169,10 @@ def isolate_filesystem(
     return layers, missing
 
 
-def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]) -> None:
+def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str], hidden: Sequence[str] = ()) -> None:
     """Make a small tmpfs under `run_dir` the root of this mount namespace, holding each of `paths` (bound at the
-    same path), the folders on the way (0711: traversable, not listable) and an empty /proc; drop the old root."""
+    same path), the folders on the way (0711: traversable, not listable) and an empty /proc, each folder of `hidden`
+    covered by an empty one; drop the old root."""
     machine = os.uname().machine
     if machine not in SYS_PIVOT_ROOT:
         raise OSError(errno.ENOSYS, f"no pivot_root syscall number for {machine}")
@@ -183,6 +186,9 @@ def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]
         for path in paths:
             if path not in devices and os.path.lexists(path):
                 _graft(libc, root, device, path)
+        for path in hidden:  # after the grafts: the folder exists in the new root, bound with its parent
+            _mount(libc, "tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=4096,nr_inodes=1,mode=0555")
         _make_device_nodes(libc, root, devices)
         os.mkdir(root + "/proc", 0o555)
         os.mkdir(root + "/old-root", 0o700)
