@@ -398,3 +398,29 @@ def test_a_run_is_randomised_whatever_execution_domain_its_host_chose(disable: f
     assert all(result.ok for result in seen), seen
     first, second = (result.value for result in seen)
     assert all(a != b for a, b in zip(first, second, strict=True)), (first, second)
+
+
+# A host whose user is in supplementary groups (a developer's `docker`, `sudo`, `adm`): where the child keeps the
+# host's uid, fork and exec passed them on, `os.getgroups()` named them (no audit event, the hook on) and they granted
+# their access to group-readable files.
+GROUPS_HOST = """
+import json, os, sys
+from coworkenv import sandbox
+from coworkenv.sandbox import SandboxLimits
+os.setgroups([0, 4, 27, 999])
+degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+code = "import os\\ndef check():\\n    return os.getgroups()\\n"
+print(json.dumps({name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable).result.value
+                  for name, disable in (("full", frozenset()), ("degraded", degraded),
+                                        ("kernel-only", degraded | {"hook"}))}))
+"""
+
+
+def test_a_run_keeps_none_of_its_hosts_supplementary_groups() -> None:
+    """On main the degraded and kernel-only sets read [0, 4, 27, 999], the host's groups (the full set's per-run uid
+    dropped them); now every set reads []."""
+    if os.geteuid() != 0:
+        pytest.skip("the host script sets supplementary groups, which only root may")
+    out = subprocess.run([sys.executable, "-c", GROUPS_HOST], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == {"full": [], "degraded": [], "kernel-only": []}, out.stdout

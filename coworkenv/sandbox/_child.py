@@ -261,6 +261,7 @@ def isolate(
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
     kernel["empty_bounding_set"](libc)  # the host's, which the uid drop would leave in place
+    kernel["drop_supplementary_groups"]()  # the uid drop leaves them too; without it they were the code's
     if "uid" in disabled:
         missing["uid-drop"] = SWITCHED_OFF
     elif os.geteuid() != 0:

@@ -328,6 +328,17 @@ def empty_bounding_set(libc: ctypes.CDLL) -> None:
         cap += 1
 
 
+def drop_supplementary_groups() -> None:
+    """Leave the host's supplementary groups, which fork and exec pass on: where the child keeps the host's uid (no
+    per-run uid) `os.getgroups()` named them (no audit event: a host user's `docker`, `sudo`, `adm`), and they grant
+    their access to every group-readable file. Where this process may not (no CAP_SETGID: a host that is not root
+    and made no user namespace) it keeps them."""
+    try:  # noqa: SIM105 (contextlib would be one more import in the child's start)
+        os.setgroups([])
+    except OSError:
+        pass
+
+
 def drop_privileges(uid: int, gid: int) -> None:
     """Become an unprivileged user with no supplementary groups (the caller checked that this process is root)."""
     os.setgroups([])
