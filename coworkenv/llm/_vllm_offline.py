@@ -172,10 +172,11 @@ class VLLMOfflineBackend:
             error = LLMError("server_error", f"vLLM offline generation with {self.model!r} failed: "
                                              f"{type(exc).__name__}: {exc}")
             return [error for _ in requests]
-        responses = [self._response(output) for output in outputs]
+        generated = [self._response(output) for output in outputs]
         elapsed = time.monotonic() - began
         if elapsed > 0:  # every sequence of a batch is generated side by side, so each took the whole time
-            self._tokens_per_s = max(self._tokens_per_s, *(r.completion_tokens / elapsed for r in responses))
+            self._tokens_per_s = max([self._tokens_per_s, *(r.completion_tokens / elapsed for r in generated)])
+        responses: list[LLMResponse | LLMError] = [*generated]
         return responses
 
     def _response(self, output: Any) -> LLMResponse:

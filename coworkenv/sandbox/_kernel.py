@@ -186,8 +186,9 @@ def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]
         for path in paths:
             if path not in devices and os.path.lexists(path):
                 _graft(libc, root, device, path)
-        for path in hidden:  # after the grafts: the folder exists in the new root, bound with its parent
-            _mount(libc, "tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        for path in hidden:  # after the grafts: the folder exists in the new root, bound with its parent (at its real
+            # path: a symlink on the way was copied as it is, and would lead out of the new root before the pivot)
+            _mount(libc, "tmpfs", root + os.path.realpath(path), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                    "size=4096,nr_inodes=1,mode=0555")
         _make_device_nodes(libc, root, devices)
         os.mkdir(root + "/proc", 0o555)
