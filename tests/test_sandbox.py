@@ -162,21 +162,44 @@ HOST_UMASK = 0o027
 HOST_IGNORED_SIGNALS = (signal.SIGTTIN, signal.SIGTTOU)
 HOST_TIMER_SLACK_NS = 1_234_567
 PR_SET_TIMERSLACK, PR_GET_TIMERSLACK, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 29, 30, 41, 42
+# The execution domain (this thread's; `setarch -R -X`): no address-space randomisation, readable means executable.
+ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, PERSONALITY_QUERY = 0x0040000, 0x0400000, 0xFFFFFFFF
+# This thread's NUMA memory policy (`numactl --preferred=0`) and machine-check kill policy (early).
+SET_MEMPOLICY = {"x86_64": 238, "aarch64": 237}
+MPOL_DEFAULT, MPOL_PREFERRED = 0, 1
+PR_MCE_KILL, PR_MCE_KILL_GET, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY = 33, 34, 1, 1
+PR_SET_MEMORY_MERGE, PR_GET_MEMORY_MERGE = 67, 68  # the whole process's memory offered to same-page merging
 
 
 @contextlib.contextmanager
 def _host_settings() -> Iterator[None]:
-    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS and huge pages off
-    (restored after)."""
+    """The host runs the call with HOST_UMASK, HOST_IGNORED_SIGNALS ignored, HOST_TIMER_SLACK_NS, huge pages off, the
+    execution domain of `setarch -R -X`, memory node 0 preferred, early machine-check kills and its memory offered to
+    same-page merging (restored after; the memory policy and kill policy back to the defaults)."""
     libc = ctypes.CDLL(None, use_errno=True)
     slack, thp_off = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), libc.prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0)
+    domain = libc.personality(ctypes.c_ulong(PERSONALITY_QUERY))
     mask = os.umask(HOST_UMASK)
     handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in HOST_IGNORED_SIGNALS}
     libc.prctl(PR_SET_TIMERSLACK, HOST_TIMER_SLACK_NS, 0, 0, 0)
     libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    libc.personality(ctypes.c_ulong(max(domain, 0) | ADDR_NO_RANDOMIZE | READ_IMPLIES_EXEC))
+    mempolicy = SET_MEMPOLICY.get(os.uname().machine)
+    node_zero = ctypes.c_ulong(1)
+    if mempolicy is not None:
+        libc.syscall(mempolicy, MPOL_PREFERRED, ctypes.byref(node_zero), ctypes.c_ulong(64))
+    mce = libc.prctl(PR_MCE_KILL_GET, 0, 0, 0, 0)
+    libc.prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0)
+    merging = libc.prctl(PR_GET_MEMORY_MERGE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0)
     try:
         yield
     finally:
+        libc.prctl(PR_SET_MEMORY_MERGE, max(merging, 0), 0, 0, 0)
+        libc.prctl(PR_MCE_KILL, *((PR_MCE_KILL_SET, mce) if mce in (0, 1) else (0, 0)), 0, 0)  # 0: PR_MCE_KILL_CLEAR
+        if mempolicy is not None:
+            libc.syscall(mempolicy, MPOL_DEFAULT, None, ctypes.c_ulong(0))
+        libc.personality(ctypes.c_ulong(max(domain, 0)))
         libc.prctl(PR_SET_THP_DISABLE, max(thp_off, 0), 0, 0, 0)
         libc.prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0)
         for sig, handler in handlers.items():

@@ -471,3 +471,90 @@ def test_a_judged_checks_probes_stop_where_the_budget_is_spent_without_a_false_d
         found = python_probes(ctx)
     assert judge.requests == 3, judge.requests
     assert found == {"judged": []}, found
+
+
+# A vLLM-offline judge generates in the host's own engine, which no one can stop midway, and takes turns on it behind
+# a lock. The engine here is a test double that takes `per_token_s` for every token a request may generate (it answers
+# at its full length) and records when each generation ran.
+class _TimedEngine:
+    def __init__(self, per_token_s: float) -> None:
+        self.per_token_s, self.runs = per_token_s, []  # (start, end, max_tokens) per generation ended
+        self.starts: list[float] = []
+
+    def chat(self, conversations: Any, sampling_params: Any, tools: Any = None, use_tqdm: bool = False) -> list[Any]:
+        from types import SimpleNamespace
+        start = time.monotonic()
+        self.starts.append(start)
+        out = []
+        for params in sampling_params:
+            time.sleep(params.max_tokens * self.per_token_s)
+            tokens = list(range(params.max_tokens))
+            out.append(SimpleNamespace(prompt_token_ids=[1, 2, 3], outputs=[SimpleNamespace(
+                text="score: 1 " + "x" * params.max_tokens, token_ids=tokens, finish_reason="length")]))
+        self.runs.append((start, time.monotonic(), [p.max_tokens for p in sampling_params]))
+        return out
+
+
+@pytest.fixture
+def timed_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, _TimedEngine]]:
+    """A vLLM-offline judge (`vllm-offline`) on a `_TimedEngine` of 5 ms a token: its 2048-token answers take 10 s."""
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    from coworkenv.llm._vllm_offline import VLLMOfflineBackend
+
+    fake = ModuleType("vllm")
+    fake.SamplingParams = lambda **kwargs: SimpleNamespace(**kwargs)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+    engine = _TimedEngine(0.005)
+    yield VLLMOfflineBackend("judge-model-x", llm=engine), engine
+
+
+def _generations(engine: _TimedEngine, count: int) -> list[tuple[float, float, list[int]]]:
+    """The engine's generations once there are `count` (waiting up to 15 s for those under way)."""
+    deadline = time.monotonic() + 15
+    while len(engine.runs) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return engine.runs
+
+
+# A request the host stopped waiting for went on in the engine: its whole answer (10 s here) was generated after the
+# call had returned at its 1 s (measured on main), the engine busy meanwhile for whoever else uses it (the agent under
+# evaluation, the next check). Once the engine has shown its speed, a request may generate only what fits its seconds
+# (more would be refused anyway: it is refused the same, `timeout`), so the engine is free about when the call ends.
+def test_a_vllm_offline_judge_generates_no_longer_than_the_seconds_it_was_given(timed_engine: Any) -> None:
+    from coworkenv.checks.judge import JudgeBudget
+
+    backend, engine = timed_engine
+    warm = judge_asker(backend, max_tokens=100, budget=JudgeBudget(4, 60.0))
+    assert warm({"user": "warm up"}, 10.0).startswith("score: 1")  # 0.5 s: the engine's speed is known
+    budget = JudgeBudget(4, 10.0)
+    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}]},
+                           replace(JUDGE_LIMITS, ask_seconds=1.0), ask=judge_asker(backend, budget=budget))
+    returned = time.monotonic()
+    busy = max(end for _, end, _ in _generations(engine, 2)) - returned
+    assert result.ok and result.value == [_SPENT.format(1.0)], result
+    assert busy < 1.5, (busy, engine.runs)  # on main: 9 s after the call returned, all 2048 tokens generated
+
+
+# A request waiting for the engine (another generation holds it: the agent's, a late one) waited on after the sandbox
+# stopped waiting for it, then generated its whole answer for no one (measured on main: started 2 s after the call
+# returned and ran 10 s). Now it waits no longer than its seconds and generates nothing once they are spent.
+def test_a_vllm_offline_judge_request_queued_past_its_seconds_never_runs(timed_engine: Any) -> None:
+    from coworkenv.checks.judge import JudgeBudget
+    from coworkenv.llm import LLMRequest
+
+    backend, engine = timed_engine
+    hold = threading.Thread(target=backend.complete_batch, daemon=True,
+                            args=([LLMRequest(messages=[{"role": "user", "content": "the agent's turn"}],
+                                              max_tokens=600)],))
+    hold.start()  # 3 s of the engine's time
+    time.sleep(0.2)
+    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}]},
+                           replace(JUDGE_LIMITS, ask_seconds=1.0), ask=judge_asker(backend, budget=JudgeBudget(4, 10.0)))
+    returned = time.monotonic()
+    hold.join()
+    time.sleep(1.0)  # a queued request would have taken the engine by now
+    assert result.ok and result.value == [_SPENT.format(1.0)], result
+    late = [start - returned for start in engine.starts if start > returned]
+    assert not late, late  # on main: the judge's 2048 tokens, started after the call had returned

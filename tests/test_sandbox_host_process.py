@@ -5,6 +5,7 @@ removed by the next one."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import resource
@@ -14,6 +15,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -363,3 +365,62 @@ def test_synchronous_rewrites_send_one_mib_to_the_disk_as_the_host_counts() -> N
     written_mib = (resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock - before) * 512 / 2**20
     assert outcome.result.value == 1, outcome
     assert written_mib <= 4, f"{written_mib:.0f} MiB sent to the disk for 32 rewrites of one MiB"
+
+
+# Where the interpreter put a fresh object, the check's function and its payload: addresses the kernel randomises per
+# run, read without native code or an audit event (`id()` is the address).
+ADDRESSES_PROBE = """
+def check(**p):
+    return [id(object()), id(check), id(p)]
+"""
+ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, PERSONALITY_QUERY = 0x0040000, 0x0400000, 0xFFFFFFFF
+
+
+@contextlib.contextmanager
+def _execution_domain(flags: int) -> Iterator[None]:
+    """This thread's execution domain (personality(2), `setarch`'s flags), restored after."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = libc.personality(ctypes.c_ulong(PERSONALITY_QUERY))
+    assert libc.personality(ctypes.c_ulong(own | flags)) != -1
+    try:
+        yield
+    finally:
+        libc.personality(ctypes.c_ulong(own))
+
+
+@pytest.mark.parametrize("disable", [frozenset(), DEGRADED], ids=["full", "degraded"])
+def test_a_run_is_randomised_whatever_execution_domain_its_host_chose(disable: frozenset[str]) -> None:
+    """A host under `setarch -R -X` (a debugger's launch) passed ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC on through
+    fork and exec: on main two runs found their objects at the same addresses (0x7ffff7...: no randomisation), in
+    every set, the hook on. The child now starts in the plain Linux domain, its addresses differ run to run."""
+    with _execution_domain(ADDR_NO_RANDOMIZE | READ_IMPLIES_EXEC):
+        seen = [sandbox._execute(ADDRESSES_PROBE, "check", {}, QUICK, disable=disable).result for _ in range(2)]
+    assert all(result.ok for result in seen), seen
+    first, second = (result.value for result in seen)
+    assert all(a != b for a, b in zip(first, second, strict=True)), (first, second)
+
+
+# A host whose user is in supplementary groups (a developer's `docker`, `sudo`, `adm`): where the child keeps the
+# host's uid, fork and exec passed them on, `os.getgroups()` named them (no audit event, the hook on) and they granted
+# their access to group-readable files.
+GROUPS_HOST = """
+import json, os, sys
+from coworkenv import sandbox
+from coworkenv.sandbox import SandboxLimits
+os.setgroups([0, 4, 27, 999])
+degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+code = "import os\\ndef check():\\n    return os.getgroups()\\n"
+print(json.dumps({name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable).result.value
+                  for name, disable in (("full", frozenset()), ("degraded", degraded),
+                                        ("kernel-only", degraded | {"hook"}))}))
+"""
+
+
+def test_a_run_keeps_none_of_its_hosts_supplementary_groups() -> None:
+    """On main the degraded and kernel-only sets read [0, 4, 27, 999], the host's groups (the full set's per-run uid
+    dropped them); now every set reads []."""
+    if os.geteuid() != 0:
+        pytest.skip("the host script sets supplementary groups, which only root may")
+    out = subprocess.run([sys.executable, "-c", GROUPS_HOST], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == {"full": [], "degraded": [], "kernel-only": []}, out.stdout

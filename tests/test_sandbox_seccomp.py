@@ -40,7 +40,9 @@ NR = {
     "sched_getparam": (143, 121), "sched_rr_get_interval": (148, 127), "uname": (63, 160), "getrusage": (98, 165),
     "flock": (73, 32), "futex": (202, 98), "futex_waitv": (449, 449), "futex_wake": (454, 454),
     "futex_wait": (455, 455), "futex_requeue": (456, 456), "getppid": (110, 173), "getpid": (39, 172),
-    "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91),
+    "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91), "statx": (332, 291), "file_getattr": (468, 468),
+    "newfstatat": (262, 79), "get_mempolicy": (239, 236), "set_mempolicy": (238, 237), "mbind": (237, 235),
+    "set_mempolicy_home_node": (450, 450),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -96,6 +98,12 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     for name in ("getpriority", "ioprio_get"):
         assert [answer(name, which, who) for which in (0, 1, 2, 3) for who in (0, OWN_PID)] == [ENOSYS] * 8, name
     assert [answer("uname", 0)] + [answer("getrusage", who, 0) for who in (0, 1, -1)] == [ENOSYS] * 4
+    # File facts beyond stat's (direct-I/O alignment, inode flags, unique mount ids, fsxattr); stat itself passes.
+    assert (answer("statx", -100, 0, 0, 0x7FF), answer("file_getattr", -100, 0, 0, 24, 0)) == (ENOSYS, ENOSYS)
+    assert answer("newfstatat", -100, 0, 0, 0) == ALLOW
+    # The memory policy the host chose (and passed on): neither read nor probed node by node.
+    assert [answer(name, 0, 0, 64) for name in ("get_mempolicy", "set_mempolicy", "mbind",
+                                                 "set_mempolicy_home_node")] == [ENOSYS] * 4
     # Its parent, the host, is not named: getppid answers 0 without running (its own pid stays its own).
     assert (answer("getppid"), answer("getpid")) == (DONE, ALLOW)
     # Locks are set without running (none is kept on a host inode for others to see); probes and unlocks of a lock
@@ -127,6 +135,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
                                                 0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
     assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
+    assert [answer("prctl", option, 1) for option in (67, 68)] == [EPERM, ALLOW]  # PR_SET/GET_MEMORY_MERGE
     assert answer("file_setattr", -100, 0) == EPERM
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
@@ -173,6 +182,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("fcntl", 3, 4, flags) for flags in (0o4000, direct)] == [ALLOW, EINVAL]  # F_SETFL O_NONBLOCK
     assert [answer(name, 3) for name in ("fsync", "fdatasync", "sync_file_range", "msync", "fadvise64")] == [DONE] * 5
     assert [answer("madvise", 0, 4096, advice) for advice in (4, 8, 20, 21)] == [ALLOW, ALLOW, DONE, DONE]
+    assert [answer("madvise", 0, 4096, advice) for advice in (12, 13)] == [DONE, ALLOW]  # MADV_(UN)MERGEABLE
     assert [answer("pwritev2", 3, 0, 1, 0, 0, flags) for flags in (0, 0x10, 0x2, 0x4)] == [
         ALLOW, ALLOW, ENOTSUP, ENOTSUP]
     # The result channel is written, never used as a socket (its type and name may be read).

@@ -33,6 +33,7 @@ from coworkenv.llm import (
     LLMResponse,
     NoLLMBackend,
     OpenAICompatibleBackend,
+    VLLMOfflineBackend,
     backend_from_config,
     run_sync,
 )
@@ -215,7 +216,10 @@ def _complete_within(backend: LLMBackend, request: LLMRequest, seconds: float) -
 
     The sandbox stops waiting for a handler at the call's deadline but cannot stop its thread: the judge's client went
     on waiting for the server (up to 2 x 120 s), holding the verification's judge seconds and a connection, after the
-    call had returned. vLLM offline generates in the host's engine and cannot be stopped midway."""
+    call had returned. vLLM offline generates in the host's engine and cannot be stopped midway: it waits for the
+    engine and generates only within the seconds (`VLLMOfflineBackend.complete_within`)."""
+    if isinstance(backend, VLLMOfflineBackend):
+        return backend.complete_within(request, seconds)
     if not isinstance(backend, OpenAICompatibleBackend):
         return backend.complete_batch([request])[0]
 

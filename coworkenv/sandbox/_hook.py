@@ -64,6 +64,7 @@ def make_audit_hook(
         tuple(policy["blocked_prefixes"]), write_events, read_events, commands,
         tuple(str(prefix) for prefix in policy["native_env_prefixes"]), policy["bytecode_loader"],
         tuple(str(prefix) for prefix in policy["blocked_module_prefixes"]),
+        tuple(str(root) for root in policy.get("hidden_roots", ())),
     )
 
 
@@ -73,7 +74,9 @@ def _bind(
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
+    hidden_roots: tuple[str, ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
+    hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
     read_names = frozenset(name for name, _ in read_events)
     command_names = frozenset(name for name, _ in commands)
@@ -97,6 +100,7 @@ def _bind(
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO,
+        hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -181,7 +185,7 @@ def _bind(
             for name, refused in commands:
                 if name == event and (type_(args[1]) is not int_t or args[1] in refused):
                     reason = (event + " with a command that reaches outside the sandbox (signal owner, folder watch, "
-                              "lease, socket)")
+                              "lease, lock probe, socket)")
         for target, access, refuse_dirs in targets:
             if reason is not None:
                 break
@@ -205,13 +209,16 @@ def _bind(
                 break
             where = "/" + join("/", kept)
             in_scratch = where == scratch or startswith(where, scratch_prefix)
+            # Under a read root, but not the stdlib's: the host's installed packages (site-packages)
+            readable = not (where in hidden_roots or startswith(where, hidden_prefixes)) and (
+                where in read_roots or startswith(where, read_prefixes))
             if access == 1 and not in_scratch:
                 reason = "writing " + shown + " outside the scratch directory"
-            elif access == 3 and (in_scratch or (where not in read_roots and not startswith(where, read_prefixes))):
+            elif access == 3 and (in_scratch or not readable):
                 reason = "loading native code from " + shown + " outside the standard library"
             elif access == 4:
                 reason = "loading bytecode " + shown + " that is not a standard-library .pyc file"
-                if not in_scratch and startswith(where, read_prefixes):
+                if not in_scratch and readable:
                     try:
                         fd = open_(where, o_rdonly)
                         try:
@@ -222,7 +229,7 @@ def _bind(
                             reason = None
                     except OSError:
                         pass
-            elif not in_scratch and where not in read_roots and not startswith(where, read_prefixes):
+            elif not in_scratch and not readable:
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
             elif refuse_dirs and not in_scratch and reachable(where + "/", f_ok):  # only a directory takes the "/"

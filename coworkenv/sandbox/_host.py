@@ -57,6 +57,34 @@ def _interpreter() -> str:
     return base if base and os.path.isfile(base) and os.access(base, os.X_OK) else sys.executable
 
 
+# The execution domain (personality(2)) is the calling thread's, and fork and exec pass it on: a host started under
+# `setarch -R` (or a debugger) gave the child ADDR_NO_RANDOMIZE, so it ran without address-space randomisation (the
+# same addresses in every run: `id()` of any object tells, no audit event), READ_IMPLIES_EXEC made every readable
+# mapping executable, MMAP_PAGE_ZERO mapped page 0, UNAME26 and the rest changed what the kernel answers. The host
+# spawns from a thread whose domain is the plain Linux one (PER_LINUX, no flags) and puts its own back afterwards.
+_PER_LINUX = 0
+_PERSONALITY_QUERY = 0xFFFFFFFF
+
+
+@contextlib.contextmanager
+def _plain_personality() -> Iterator[None]:
+    """This thread's execution domain set to PER_LINUX for what it spawns meanwhile (nothing to do where it is)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY))
+    if own in (_PER_LINUX, -1):  # -1: a kernel without the call, where nothing is passed on
+        yield
+        return
+    if libc.personality(ctypes.c_ulong(_PER_LINUX)) == -1 or libc.personality(
+            ctypes.c_ulong(_PERSONALITY_QUERY)) != _PER_LINUX:
+        raise RuntimeError(f"cannot give the sandbox the plain execution domain: the host runs with personality "
+                           f"{own:#x} ({os.strerror(ctypes.get_errno())}), which its child would inherit "
+                           f"(start the host without setarch flags)")
+    try:
+        yield
+    finally:
+        libc.personality(ctypes.c_ulong(own))
+
+
 def bootstrap_source() -> bytes:
     """The bootstrap's source, which the caller writes to BOOTSTRAP_NAME in each run directory."""
     return _CHILD.read_bytes()
@@ -182,13 +210,14 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         try:
             interpreter = _interpreter()
-            pid = os.posix_spawn(
-                interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
-                file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
-                              (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
-                              (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
-                setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
-            )
+            with _plain_personality():
+                pid = os.posix_spawn(
+                    interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
+                    file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
+                                  (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
+                                  (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
+                    setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
+                )
         except OSError as exc:
             raise RuntimeError(f"cannot start the sandbox interpreter {interpreter!r}: {exc}") from exc
         finally:  # only the child may hold the write ends, so that EOF means the child is gone

@@ -118,10 +118,12 @@ class _MountAttr(ctypes.Structure):
 
 
 def isolate_filesystem(
-    libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int
+    libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int,
+    hidden: Sequence[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """Give the child a private mount namespace whose root holds only `visible` (the stdlib, the libraries it
-    loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch.
+    loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch;
+    each folder of `hidden` (inside a visible one: the host's site-packages) is an empty folder there.
 
     What is not in that root does not exist for the code: no stat, access or open of a host path can tell it
     apart from a name that was never there. Returns the layers that took effect and why each other is missing.
@@ -140,7 +142,7 @@ def isolate_filesystem(
         return [], dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), why)
     layers, missing = ["mountns"], {}
     try:
-        _pivot_to_minimal_root(libc, run_dir, (*visible, scratch))
+        _pivot_to_minimal_root(libc, run_dir, (*visible, scratch), hidden)
         layers += ["min-root", "proc-hidden"]  # the new root's /proc is an empty directory
     except OSError as exc:
         missing["min-root"] = f"cannot build a root of only the stdlib and scratch ({exc})"
@@ -167,9 +169,10 @@ def isolate_filesystem(
     return layers, missing
 
 
-def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]) -> None:
+def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str], hidden: Sequence[str] = ()) -> None:
     """Make a small tmpfs under `run_dir` the root of this mount namespace, holding each of `paths` (bound at the
-    same path), the folders on the way (0711: traversable, not listable) and an empty /proc; drop the old root."""
+    same path), the folders on the way (0711: traversable, not listable) and an empty /proc, each folder of `hidden`
+    covered by an empty one; drop the old root."""
     machine = os.uname().machine
     if machine not in SYS_PIVOT_ROOT:
         raise OSError(errno.ENOSYS, f"no pivot_root syscall number for {machine}")
@@ -183,6 +186,10 @@ def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str]
         for path in paths:
             if path not in devices and os.path.lexists(path):
                 _graft(libc, root, device, path)
+        for path in hidden:  # after the grafts: the folder exists in the new root, bound with its parent (at its real
+            # path: a symlink on the way was copied as it is, and would lead out of the new root before the pivot)
+            _mount(libc, "tmpfs", root + os.path.realpath(path), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=4096,nr_inodes=1,mode=0555")
         _make_device_nodes(libc, root, devices)
         os.mkdir(root + "/proc", 0o555)
         os.mkdir(root + "/old-root", 0o700)
@@ -305,6 +312,34 @@ def unreachable_for_others(readable: Sequence[str], traversable: Sequence[str]) 
     return None
 
 
+# The capability bounding set is the host's, passed on by fork and exec, and what it lacks is the host's container
+# configuration (a runtime's dropped capabilities: CAP_SYS_RESOURCE on the test machine, Docker's default set, a
+# privileged container's full one): PR_CAPBSET_READ answered it cap by cap (with native code, no audit event), in
+# every set where the child keeps no user namespace of its own. Emptied while CAP_SETPCAP is still there (before the
+# uid drop), it reads the same everywhere. It never limits the child, which gains no capability anyway.
+PR_CAPBSET_READ, PR_CAPBSET_DROP = 23, 24
+
+
+def empty_bounding_set(libc: ctypes.CDLL) -> None:
+    """Drop every capability from this thread's bounding set; where this process may not (no CAP_SETPCAP: a host that
+    is not root and made no user namespace) the set stays the host's, as it was."""
+    cap = 0
+    while libc.prctl(*(ctypes.c_ulong(v) for v in (PR_CAPBSET_READ, cap, 0, 0, 0))) >= 0:  # EINVAL past the last
+        libc.prctl(*(ctypes.c_ulong(v) for v in (PR_CAPBSET_DROP, cap, 0, 0, 0)))
+        cap += 1
+
+
+def drop_supplementary_groups() -> None:
+    """Leave the host's supplementary groups, which fork and exec pass on: where the child keeps the host's uid (no
+    per-run uid) `os.getgroups()` named them (no audit event: a host user's `docker`, `sudo`, `adm`), and they grant
+    their access to every group-readable file. Where this process may not (no CAP_SETGID: a host that is not root
+    and made no user namespace) it keeps them."""
+    try:  # noqa: SIM105 (contextlib would be one more import in the child's start)
+        os.setgroups([])
+    except OSError:
+        pass
+
+
 def drop_privileges(uid: int, gid: int) -> None:
     """Become an unprivileged user with no supplementary groups (the caller checked that this process is root)."""
     os.setgroups([])
@@ -368,19 +403,26 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
 # Settings the host chose that fork and exec pass on, set to fixed values here: the file-creation mask (os.umask
 # answered the host's, 0o027 under the test host, and made the code's files' modes), the timer slack (prctl
 # PR_GET_TIMERSLACK, with native code: how late the host lets its timers fire) and whether transparent huge pages are
-# switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting). The host resets every signal's
+# switched off for it (PR_GET_THP_DISABLE: a database host's or a service's setting), and its machine-check kill
+# policy (PR_MCE_KILL_GET: 1, early, under a host that asked to be killed at the first memory error, where the machine
+# default answers 2) and whether all its memory is offered to the kernel's same-page merging (PR_SET_MEMORY_MERGE,
+# kept across exec: where ksmd runs, a run's pages merged with the host's and other processes', the timing of a
+# write to a merged page telling which contents they hold). The host resets every signal's
 # disposition at the spawn; the scheduling settings stay the host's (its choice of priority and CPUs is honoured)
 # and seccomp keeps them unread.
 RUN_UMASK = 0o022
 DEFAULT_TIMER_SLACK_NS = 50_000  # the kernel's default for a process whose parent set none
 PR_SET_TIMERSLACK, PR_SET_THP_DISABLE = 29, 41
+PR_MCE_KILL, PR_MCE_KILL_CLEAR = 33, 0
+PR_SET_MEMORY_MERGE = 67  # EINVAL before Linux 6.4, where there is nothing to clear
 
 
 def reset_inherited_settings(libc: ctypes.CDLL) -> None:
-    """Give this process the sandbox's own file-creation mask, timer slack and huge-page setting (the machine's
-    default) instead of the host's. None can fail for values in range."""
+    """Give this process the sandbox's own file-creation mask, timer slack, huge-page setting, machine-check kill
+    policy and same-page merging (the machine's defaults) instead of the host's. None can fail for values in range."""
     os.umask(RUN_UMASK)
-    for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0)):
+    for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0),
+                          (PR_MCE_KILL, PR_MCE_KILL_CLEAR), (PR_SET_MEMORY_MERGE, 0)):
         libc.prctl(*(ctypes.c_ulong(v) for v in (option, value, 0, 0, 0)))
 
 

@@ -1,4 +1,4 @@
-# expect: ok
+# expect: forbidden
 # expect-kernel: ok
 # value: 1
 # ruff: noqa: SIM105, SIM115
@@ -7,6 +7,8 @@
 # that can open the file reads it back (F_GETLK, F_OFD_GETLK: kind, range, holder's pid): a channel between
 # concurrent runs with a pid in it, in all four sets. Shown here through an OFD probe on a second description, which
 # counts as another owner. No lock the run sets may be seen.
+# The hook refuses the probe (F_GETLK, F_OFD_GETLK: a host process's lock showed its pid); with the kernel layers
+# alone it runs, and must find no lock the run set.
 import fcntl
 import os
 import struct

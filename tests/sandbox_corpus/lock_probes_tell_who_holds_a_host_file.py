@@ -1,4 +1,4 @@
-# expect: ok
+# expect: forbidden
 # expect-kernel: ok
 # value: 1
 # ruff: noqa: SIM105, SIM115
@@ -7,6 +7,8 @@
 # the holder's pid: a stdlib file locked by a concurrent run (an OFD read lock needs only a read-only descriptor) or
 # by a host process, in all four sets. Shown here with an OFD lock on a second description of the same file. No
 # probe may report another owner's lock.
+# The hook refuses the probe (F_GETLK, F_OFD_GETLK: a host process's lock showed its pid); with the kernel layers
+# alone it runs, and must find no lock the run set.
 import fcntl
 import os
 import struct
