@@ -72,8 +72,10 @@ _DURATION = (
     r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?|mn)(?!\w)|(?P<dmm>\d+)(?:m|['\u2019])(?![\w'\u2019])"
     r"|(?P<dd_>\d+(?:\.\d+)?)(?:\s*|-)days?(?!\w)"
     r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)"
-    r"|(?P<dwn>" + _IN_WORDS + r")(?:\s+|-)(?P<dwu>m)(?:inutes?|ins?)(?!\w)"
-    r"|(?P<dwn2>" + _IN_WORDS + r")(?:\s+|-)(?P<dwu2>h|d)(?:ours?|ays?)(?!\w)")
+    # forty-five minutes, two hours, seven days (the first letter a number's in words: a cheap test first)
+    r"|(?=[efnost])(?P<dwn>" + _IN_WORDS + r")(?:\s+|-)(?P<dwu>m(?:inutes?|ins?)|h(?:ours?)|d(?:ays?))(?!\w)")
+_ABBREVIATED = r"\d{1,3}(?:[.,]\d{1,3})?\s?"
+_SCALE = r"(?-i:k|K|M|bn)"
 # A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
 # a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
 _NUMBER = r"(?<!\d )(?<![/#@=])" \
@@ -96,10 +98,10 @@ _WHEN = re.compile(
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
-    # €41.62k, EUR 93.75k, 89.76k EUR, 1.2M, 3bn: a sum with its thousands (millions, billions) abbreviated
-    rf"|(?:{_CURRENCY.format(n='c3')}\s?)?(?P<kn>\d{{1,3}}(?:[.,]\d{{1,3}})?)\s?(?P<ku>(?-i:k|K|M|bn))(?!\w)"
-    rf"(?:\s?{_CURRENCY.format(n='c4')}(?!\w))?"
-    rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
+    # 89.76k EUR, 1.2M, 3bn; EUR 93.75k, €41.62k (below): a sum with its thousands (millions, billions) abbreviated
+    rf"|(?P<kn>{_ABBREVIATED})(?P<ku>{_SCALE})(?!\w)(?:\s?{_CURRENCY.format(n='c4')}(?!\w))?"
+    rf"|{_CURRENCY.format(n='c1')}\s?(?:(?P<kn2>{_ABBREVIATED})(?P<ku2>{_SCALE})(?!\w)|{_AMOUNT.format(n='a1')})"
+    # EUR 45,300, $1,200.50
     rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€, 45,300 euros
     rf"|{_DURATION}"  # 90 minutes, 1.5 h, half an hour
     rf"|{_NUMBER}"  # 12,973, 12.973, 12973
@@ -156,13 +158,13 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _relative(g, today) if today is not None else None
     if g["ph"] or g["np"]:
         return _phone(g["ph"] or g["np"] or "")
-    if g["kn"]:
+    if g["kn"] or g["kn2"]:
         return _abbreviated(g)
     if g["a1"] or g["a2"]:
         return _amount(g)
     if g["n"]:
         return _number(g["n"])
-    if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dwn2", "dch", "dih", "dim")):
+    if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
         return _duration(g)
     return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
 
@@ -210,12 +212,12 @@ def _currency(written: str) -> int:
 def _abbreviated(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     """A sum with its thousands, millions or billions abbreviated ("€41.62k", "1.2M", "3bn"), as cents: an amount
     where a currency is written, else a number; None where the abbreviation is not a whole number of cents."""
-    whole, _, part = (g["kn"] or "0").replace(",", ".").partition(".")
-    scale = {"k": 10 ** 3, "m": 10 ** 6, "bn": 10 ** 9}[(g["ku"] or "k").lower()]
+    whole, _, part = (g["kn"] or g["kn2"] or "0").strip().replace(",", ".").partition(".")
+    scale = {"k": 10 ** 3, "m": 10 ** 6, "bn": 10 ** 9}[(g["ku"] or g["ku2"] or "k").lower()]
     cents, rest = divmod((int(whole) * 10 ** len(part) + int(part or 0)) * scale * 100, 10 ** len(part))
     if rest:
         return None
-    named = g["c3"] or g["c4"]
+    named = g["c1"] or g["c4"]
     if named is None:
         return "number", ((None, 0, cents),)
     return "amount", ((None, _currency(named), cents),)
@@ -254,8 +256,8 @@ def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, in
     "1:30 h", "PT1H30M"."""
     if g["dw"]:
         minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
-    elif g["dwn"] or g["dwn2"]:
-        minutes = _in_words(g["dwn"] or g["dwn2"] or "") * _MINUTES_PER[(g["dwu"] or g["dwu2"] or "m").lower()]
+    elif g["dwn"]:
+        minutes = _in_words(g["dwn"]) * _MINUTES_PER[(g["dwu"] or "m")[0].lower()]
     elif g["dd_"]:
         minutes = round(float(g["dd_"]) * 24 * 60)
     elif g["dmm"]:
