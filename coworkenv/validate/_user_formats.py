@@ -19,9 +19,10 @@ day, the year where both give one; same hour and minute; same minutes; same sum,
 same digits). The replay counts only where the tool took the text (a message tool takes any).
 
 Durations and numbers the same: the user books "a 60-minute" meeting or "(45 min)", the writer says "1 hour", "1h",
-"0.75 h", "45 minutes" (read as minutes, however written, words included: "half an hour"); the contract file says
-"EUR 12,973", the writer "12973", "12,973 euros" or "€12.973" (a number is read however it is grouped, with a comma,
-a dot or none, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
+"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words included: "half an hour", "forty-five
+minutes", "two hours", "2 days"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973"
+or "€12.973k" (a number is read however it is grouped, with a comma, a dot or none, or with its thousands, millions
+or billions abbreviated, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
 the source left out adds a fact, not a format: an amount is never rewritten as a bare number.
 """
 
