@@ -245,6 +245,26 @@ def test_durations_and_numbers_are_rewritten_as_given() -> None:
         ("number", "2026"), ("phone", "020 7946 0958")]  # the year; the phone's groups are not numbers
 
 
+def test_abbreviated_numbers_durations_in_words_and_days_are_rewritten_as_given() -> None:
+    """A sum with its thousands (millions, billions) abbreviated ("€41.62k", "89.76k EUR", "1.2M") is that sum, an
+    amount where a currency is written; a duration in words ("forty-five minutes", "two hours"), with the minute mark
+    ("45'"), as "60m" or in days ("2 days") is read as minutes; each is written as given. An abbreviation that is no
+    whole number of cents, the pronoun "one" and a possessive "5's" are nothing to rewrite."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "Book a 45-minute 'Sync', keep it for 48 hours. The file says: approval limit | EUR 41,620 | 1,200,000 rows"
+    assert as_user_wrote("The limit is €41.62k, or 41.62k EUR.", said) == \
+        "The limit is EUR 41,620, or EUR 41,620."
+    assert as_user_wrote("about 41.62k", said) == "about EUR 41,620"  # a bare number is the amount's sum
+    assert as_user_wrote("1.2M rows", said) == "1,200,000 rows"
+    assert as_user_wrote("EUR 41.63k", said) is None  # another sum
+    assert as_user_wrote("'Sync' (forty-five minutes), kept 2 days", said) == "'Sync' (45-minute), kept 48 hours"
+    assert as_user_wrote("'Sync' (45'), or 45m", said) == "'Sync' (45-minute), or 45-minute"
+    assert [(w.kind, w.values[0][2]) for w in mentions("two hours, twenty one minutes, seven days, 3bn")] == [
+        ("duration", 120), ("duration", 21), ("duration", 7 * 24 * 60), ("number", 300_000_000_000)]
+    assert mentions("12.3456k, which one, the 5's") == []
+
+
 def test_relative_dates_are_read_against_the_turns_day() -> None:
     """Given the day a turn is written, "today", "tomorrow" and a weekday are dates ("next Tuesday" either the coming
     one or the one after), written as the user gave them; without the day, or for another date, nothing changes."""

@@ -19,9 +19,10 @@ day, the year where both give one; same hour and minute; same minutes; same sum,
 same digits). The replay counts only where the tool took the text (a message tool takes any).
 
 Durations and numbers the same: the user books "a 60-minute" meeting or "(45 min)", the writer says "1 hour", "1h",
-"0.75 h", "45 minutes" (read as minutes, however written, words included: "half an hour"); the contract file says
-"EUR 12,973", the writer "12973", "12,973 euros" or "€12.973" (a number is read however it is grouped, with a comma,
-a dot or none, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
+"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words included: "half an hour", "forty-five
+minutes", "two hours", "2 days"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973"
+or "€12.973k" (a number is read however it is grouped, with a comma, a dot or none, or with its thousands, millions
+or billions abbreviated, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
 the source left out adds a fact, not a format: an amount is never rewritten as a bare number.
 """
 
@@ -55,14 +56,27 @@ _CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£|euros?|dollars?|pounds?|(?:swiss
 # (1200.50, 12,50).
 _AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
           r"\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d{{1,2}})?(?!\d)|\d+(?:[.,]\d{{1,2}})?)"
-# A duration: "90 minutes", "45 min", "60-minute", "1 hour", "1.5 h", "1h30", "1 hr 30 min", or in words.
+# A duration: "90 minutes", "45 min", "60-minute", "45'", "60m", "1 hour", "1.5 h", "1h30", "1 hr 30 min", "2 days",
+# or in words ("half an hour", "forty-five minutes", "two hours").
 _WORD_MINUTES = {"half an hour": 30, "a half hour": 30, "half hour": 30, "a quarter of an hour": 15,
                  "quarter of an hour": 15, "three quarters of an hour": 45, "an hour and a half": 90,
                  "one hour and a half": 90, "one and a half hours": 90, "an hour": 60, "one hour": 60}
+_UNITS = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+# A number from one to ninety-nine in words ("seven", "forty-five", "twenty one"), ones matched after tens.
+_IN_WORDS = r"(?:(?:" + "|".join(_TENS[2:]) + r")(?:[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r"))?|" \
+            + "|".join(sorted(_UNITS[1:], key=len, reverse=True)) + ")"
+_MINUTES_PER = {"m": 1, "h": 60, "d": 24 * 60}
 _DURATION = (
     r"(?P<dh>\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)(?:\s*(?:and\s+)?(?P<dhm>\d{1,2})(?:\s*(?:m|mins?|minutes?))?)?(?!\w)"
-    r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?)(?!\w)"
-    r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)")
+    r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?|mn)(?!\w)|(?P<dmm>\d+)(?:m|['\u2019])(?![\w'\u2019])"
+    r"|(?P<dd_>\d+(?:\.\d+)?)(?:\s*|-)days?(?!\w)"
+    r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)"
+    # forty-five minutes, two hours, seven days (the first letter a number's in words: a cheap test first)
+    r"|(?=[efnost])(?P<dwn>" + _IN_WORDS + r")(?:\s+|-)(?P<dwu>m(?:inutes?|ins?)|h(?:ours?)|d(?:ays?))(?!\w)")
+_ABBREVIATED = r"\d{1,3}(?:[.,]\d{1,3})?\s?"
+_SCALE = r"(?-i:k|K|M|bn)"
 # A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
 # a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
 _NUMBER = r"(?<!\d )(?<![/#@=])" \
@@ -85,7 +99,10 @@ _WHEN = re.compile(
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
-    rf"|{_CURRENCY.format(n='c1')}\s?{_AMOUNT.format(n='a1')}"  # EUR 45,300, $1,200.50
+    # 89.76k EUR, 1.2M, 3bn; EUR 93.75k, €41.62k (below): a sum with its thousands (millions, billions) abbreviated
+    rf"|(?P<kn>{_ABBREVIATED})(?P<ku>{_SCALE})(?!\w)(?:\s?{_CURRENCY.format(n='c4')}(?!\w))?"
+    rf"|{_CURRENCY.format(n='c1')}\s?(?:(?P<kn2>{_ABBREVIATED})(?P<ku2>{_SCALE})(?!\w)|{_AMOUNT.format(n='a1')})"
+    # EUR 45,300, $1,200.50
     rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€, 45,300 euros
     rf"|{_DURATION}"  # 90 minutes, 1.5 h, half an hour
     rf"|{_NUMBER}"  # 12,973, 12.973, 12973
@@ -142,11 +159,13 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _relative(g, today) if today is not None else None
     if g["ph"] or g["np"]:
         return _phone(g["ph"] or g["np"] or "")
+    if g["kn"] or g["kn2"]:
+        return _abbreviated(g)
     if g["a1"] or g["a2"]:
         return _amount(g)
     if g["n"]:
         return _number(g["n"])
-    if g["dh"] or g["dm_"] or g["dw"] or g["dch"] or g["dih"] or g["dim"]:
+    if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
         return _duration(g)
     return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
 
@@ -185,9 +204,28 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
 
 
+def _currency(written: str) -> int:
+    """The index of a currency however it is written ("EUR", "€", "euros", "Swiss francs")."""
+    name = " ".join(written.lower().split()).removeprefix("swiss ")
+    return sorted(set(_CURRENCIES.values())).index(_CURRENCIES[name.rstrip("s") if len(name) > 3 else name])
+
+
+def _abbreviated(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """A sum with its thousands, millions or billions abbreviated ("€41.62k", "1.2M", "3bn"), as cents: an amount
+    where a currency is written, else a number; None where the abbreviation is not a whole number of cents."""
+    whole, _, part = (g["kn"] or g["kn2"] or "0").strip().replace(",", ".").partition(".")
+    scale = {"k": 10 ** 3, "m": 10 ** 6, "bn": 10 ** 9}[(g["ku"] or g["ku2"] or "k").lower()]
+    cents, rest = divmod((int(whole) * 10 ** len(part) + int(part or 0)) * scale * 100, 10 ** len(part))
+    if rest:
+        return None
+    named = g["c1"] or g["c4"]
+    if named is None:
+        return "number", ((None, 0, cents),)
+    return "amount", ((None, _currency(named), cents),)
+
+
 def _amount(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
-    name = " ".join((g["c1"] or g["c2"] or "").lower().split()).removeprefix("swiss ")
-    currency = sorted(set(_CURRENCIES.values())).index(_CURRENCIES[name.rstrip("s") if len(name) > 3 else name])
+    currency = _currency(g["c1"] or g["c2"] or "")
     return "amount", tuple((None, currency, cents) for cents in _sums(g["a1"] or g["a2"] or "0"))
 
 
@@ -215,9 +253,16 @@ def _number(written: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]]
 
 
 def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """A duration as minutes: "90 minutes", "1.5 h", "1h30", "half an hour", "1:30 h", "PT1H30M"."""
+    """A duration as minutes: "90 minutes", "45'", "1.5 h", "1h30", "2 days", "half an hour", "forty-five minutes",
+    "1:30 h", "PT1H30M"."""
     if g["dw"]:
         minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
+    elif g["dwn"]:
+        minutes = _in_words(g["dwn"]) * _MINUTES_PER[(g["dwu"] or "m")[0].lower()]
+    elif g["dd_"]:
+        minutes = round(float(g["dd_"]) * 24 * 60)
+    elif g["dmm"]:
+        minutes = int(g["dmm"])
     elif g["dch"]:
         minutes = int(g["dch"]) * 60 + int(g["dcm"] or 0)
     elif g["dih"] or g["dim"]:
@@ -227,6 +272,11 @@ def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, in
     else:
         minutes = int(g["dm_"] or 0)
     return ("duration", ((None, 0, minutes),)) if 0 < minutes <= 7 * 24 * 60 else None
+
+
+def _in_words(written: str) -> int:
+    """A number from one to ninety-nine written in words: "seven", "forty-five", "twenty one"."""
+    return sum(_TENS.index(w) * 10 if w in _TENS else _UNITS.index(w) for w in re.split(r"[\s-]+", written.lower()))
 
 
 def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:

@@ -64,6 +64,26 @@ def mins(minutes: int) -> str:
     return f"{minutes} mins"
 
 
+_TENS = {30: "thirty", 40: "forty", 60: "sixty", 90: "ninety"}
+_ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def minutes_in_words(minutes: int) -> str:
+    """45 as "forty-five minutes", 60 as "sixty minutes" (the number in words)."""
+    tens, ones = _TENS[minutes - minutes % 10], _ONES[minutes % 10]
+    return f"{tens}-{ones} minutes" if ones else f"{tens} minutes"
+
+
+def minute_mark(minutes: int) -> str:
+    """45 as "45'" (the minute mark)."""
+    return f"{minutes}'"
+
+
+def minutes_m(minutes: int) -> str:
+    """60 as "60m"."""
+    return f"{minutes}m"
+
+
 def clock_h(minutes: int) -> str:
     """90 as "1:30 h", 45 as "0:45 h": hours and minutes, as on a clock's face."""
     return f"{minutes // 60}:{minutes % 60:02d} h"
@@ -200,4 +220,24 @@ DEFECTS += [
     _pair("booked-reply-clock-2", f"{_ADAPT}2", 0, clock_h, _REPLIED.format(u="60-minute", w="1:00 h")),
     _pair("moved-reply-clock-hrs-8", f"{_ADAPT}8", 1, clock_hrs, _REPLIED.format(u="30-minute", w="0:30 hrs")),
     _pair("booked-reply-iso-11", f"{_ADAPT}11", 0, iso_duration, _REPLIED.format(u="45-minute", w="PT45M")),
+]
+
+# Durations as a number in words ("forty-five minutes"), with the minute mark ("45'") or as "60m", which the format
+# replay did not read.
+DEFECTS += [
+    _pair("booked-mail-minutes-words-1", f"{_BOOK}1", None, minutes_in_words,
+          _MAILED.format(u="30-minute", w="thirty minutes")),
+    _pair("booked-mail-minutes-words-3", f"{_BOOK}3", None, minutes_in_words,
+          _MAILED.format(u="45-minute", w="forty-five minutes")),
+    _pair("booked-mail-minutes-words-8", f"{_BOOK}8", None, minutes_in_words,
+          _MAILED.format(u="60 min", w="sixty minutes")),
+    _pair("booked-reply-minutes-words-11", f"{_ADAPT}11", 0, minutes_in_words,
+          _REPLIED.format(u="45-minute", w="forty-five minutes")),
+    _pair("moved-reply-minutes-words-8", f"{_ADAPT}8", 1, minutes_in_words,
+          _REPLIED.format(u="30-minute", w="thirty minutes")),
+    _pair("booked-mail-minute-mark-4", f"{_BOOK}4", None, minute_mark, _MAILED.format(u="45 min", w="45'")),
+    _pair("booked-mail-minute-mark-11", f"{_BOOK}11", None, minute_mark, _MAILED.format(u="60-minute", w="60'")),
+    _pair("moved-reply-minute-mark-15", f"{_ADAPT}15", 1, minute_mark, _REPLIED.format(u="60-minute", w="60'")),
+    _pair("booked-mail-m-14", f"{_BOOK}14", None, minutes_m, _MAILED.format(u="60-minute", w="60m")),
+    _pair("booked-reply-m-17", f"{_ADAPT}17", 0, minutes_m, _REPLIED.format(u="60-minute", w="60m")),
 ]

@@ -52,6 +52,27 @@ def dotted_bare(fact: str) -> str:
     return fact.removeprefix("EUR ").replace(",", ".")
 
 
+def abbreviated(fact: str, currency: str = "€{n}") -> str:
+    """EUR 41,620 as "€41.62k", EUR 12,973 as "€12.973k" (thousands abbreviated, the value exact)."""
+    thousands = int(fact.removeprefix("EUR ").replace(",", ""))
+    return currency.format(n=f"{thousands / 1000:.3f}".rstrip("0").rstrip(".") + "k")
+
+
+def abbreviated_after(fact: str) -> str:
+    """EUR 89,760 as "89.76k EUR"."""
+    return abbreviated(fact, "{n} EUR")
+
+
+def abbreviated_code(fact: str) -> str:
+    """EUR 93,750 as "EUR 93.75k"."""
+    return abbreviated(fact, "EUR {n}")
+
+
+def abbreviated_bare(fact: str) -> str:
+    """EUR 25,888 as "25.888k" (no currency)."""
+    return abbreviated(fact, "{n}")
+
+
 def _case(name: str, base: str, writer: Callable[[str], str], away: str) -> Defect:
     return Defect(CLASS, name, base, away, breaks=fact_relayed(_AMOUNT, "an amount", writer), witness=reference,
                   witness_kind="honest", gate="mutations", code="format_pinned")
@@ -74,4 +95,23 @@ DEFECTS = [
     _case("reply-amount-dotted-bare-28", "synth:inbox_triage_reply@28", dotted_bare, _DOTS),
     _case("draft-amount-dotted-bare-32", "synth:draft_only_reply@32", dotted_bare, _DOTS),
     _case("draft-amount-euros-55", "synth:draft_only_reply@55", euros, _WORD),
+]
+
+# Thousands abbreviated ("€41.62k", "89.76k EUR"), the value exact, which the format replay did not read as a number.
+_ABBR = _AWAY.format(w="with its thousands abbreviated ('€41.62k', '89.76k EUR', '12.973k')")
+DEFECTS += [
+    _case("dm-approval-limit-abbreviated-11", "synth:lookup_answer_source@11", abbreviated, _ABBR),
+    _case("dm-amount-abbreviated-bare-15", "synth:lookup_answer_source@15", abbreviated_bare, _ABBR),
+    _case("reply-amount-abbreviated-after-28", "synth:inbox_triage_reply@28", abbreviated_after, _ABBR),
+    _case("reply-amount-abbreviated-62", "synth:inbox_triage_reply@62", abbreviated, _ABBR),
+    _case("reply-amount-abbreviated-code-141", "synth:inbox_triage_reply@141", abbreviated_code, _ABBR),
+    _case("draft-amount-abbreviated-code-55", "synth:draft_only_reply@55", abbreviated_code, _ABBR),
+    _case("draft-amount-abbreviated-128", "synth:draft_only_reply@128", abbreviated, _ABBR),
+]
+# Regression guards (main rejected them, by misreading "12.973k" as 12,973 grouped the European way and writing
+# "EUR 12,973k" back): the abbreviation is read as thousands, and the document's "EUR 12,973" written back.
+DEFECTS += [
+    _case("dm-annual-value-abbreviated-2", "synth:lookup_answer_source@2", abbreviated, _ABBR),
+    _case("reply-amount-abbreviated-code-18", "synth:inbox_triage_reply@18", abbreviated_code, _ABBR),
+    _case("draft-amount-abbreviated-19", "synth:draft_only_reply@19", abbreviated, _ABBR),
 ]
