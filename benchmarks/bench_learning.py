@@ -50,7 +50,7 @@ from coworkenv.spec import EnvSpec  # noqa: E402
 from coworkenv.store.stages import sft_table  # noqa: E402
 from coworkenv.synth.taxonomy import load_taxonomy  # noqa: E402
 from trainers.chat_templates import trl_chat_template  # noqa: E402
-from trainers.config import load_sft_config  # noqa: E402
+from trainers.config import SFTRunConfig, load_sft_config  # noqa: E402
 from trainers.eval_ci import Estimate, ols_slope, report_differences  # noqa: E402
 from trainers.evaluate import EvalReport, evaluate, metrics_of  # noqa: E402
 from trainers.learning_curve import HeldoutCurve, write_learning_curve  # noqa: E402
@@ -143,13 +143,21 @@ def make_demonstrations(out: Path, envs: dict[str, list[EnvSpec]], teacher: str)
     return int(pq.ParquetFile(shard).metadata.num_rows)
 
 
+def sft_config(args: argparse.Namespace) -> SFTRunConfig:
+    """The --sft-config, with --sft-seed (if given) as its training seed: initial weights and data order."""
+    config = load_sft_config(args.sft_config)
+    if args.sft_seed is None:
+        return config
+    return config.model_copy(update={"training": config.training.model_copy(update={"seed": args.sft_seed})})
+
+
 def make_base(args: argparse.Namespace, out: Path) -> Path:
     """The SFT run's starting point saved as a checkpoint: the corpus-trained tokenizer and the seeded initial
     weights (`build_tiny_model` is deterministic), so `base` is exactly what SFT starts from."""
     folder = out / "base"
     if (folder / RENDERING_FILE).is_file():
         return folder
-    config = load_sft_config(args.sft_config)
+    config = sft_config(args)
     assert config.model.source == "tiny" and config.model.chat_template is not None
     rows, _ = load_train_split(out / "sft-data")
     template = trl_chat_template(config.model.chat_template)
@@ -169,7 +177,7 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text(encoding="utf-8")))
     demos = make_demonstrations(out, envs, args.teacher)
-    config = load_sft_config(args.sft_config)
+    config = sft_config(args)
     if args.lr_schedule == "budget":  # the budget ends training; max_steps is only a ceiling far beyond it
         config = config.model_copy(update={"training": config.training.model_copy(update={"max_steps": BUDGET_STEPS})})
     curve = HeldoutCurve(envs["heldout"][:: max(1, len(envs["heldout"]) // args.curve_envs)][: args.curve_envs],
@@ -186,7 +194,8 @@ def run_sft(args: argparse.Namespace, out: Path, envs: dict[str, list[EnvSpec]])
                "teacher": args.teacher, "examples": result.examples,
                "examples_truncated": result.examples_truncated, "loss_first": result.train_loss_first,
                "loss_last": result.train_loss_last, "parameters": params, "curve": curve.to_dict(),
-               "config": config.name, "rendering": config.model.rendering, "lr_schedule": args.lr_schedule}
+               "config": config.name, "rendering": config.model.rendering, "lr_schedule": args.lr_schedule,
+               "seed": config.training.seed}
     write_json_atomic(summary_path, summary)
     return summary
 
@@ -455,6 +464,8 @@ def main() -> None:
                         "on every label it could copy, bf16; docs/learning.md L12), learn-tiny-copy-induct (the same "
                         "without that loss, float32), learn-tiny-copy (no induction match) or learn-tiny (no copy "
                         "head)")
+    parser.add_argument("--sft-seed", type=int, default=None,
+                        help="the SFT run's seed (initial weights, data order); default: the config's")
     parser.add_argument("--sft-minutes", type=float, default=30.0, help="training budget, on --sft-clock")
     parser.add_argument("--sft-clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: the training process's CPU time (what 30 min of an idle machine give a "

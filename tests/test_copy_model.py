@@ -22,17 +22,20 @@ SIZES: dict[str, Any] = dict(vocab_size=61, hidden_size=32, intermediate_size=64
                              tie_word_embeddings=True, eos_token_id=1, pad_token_id=0)
 
 
-def _model(seed: int = 0, induction: bool = False) -> CopyHeadForCausalLM:
+def _model(seed: int = 0, induction: bool | int = False) -> CopyHeadForCausalLM:
+    """induction: False (plain keys), True (the two-token match) or a run length (the run match)."""
     torch.manual_seed(seed)
-    return CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=16, copy_induction=induction, **SIZES)).eval()
+    run = 0 if isinstance(induction, bool) else induction
+    return CopyHeadForCausalLM(CopyHeadConfig(copy_head_dim=16, copy_induction=bool(induction),
+                                              copy_induction_run=run, **SIZES)).eval()
 
 
-induction = pytest.mark.parametrize("induction", [False, True], ids=["plain-keys", "induction-keys"])
+induction = pytest.mark.parametrize("induction", [False, True, 4], ids=["plain-keys", "induction-keys", "induction-run"])
 
 
 @induction
 @torch.no_grad()
-def test_the_mixture_is_a_distribution_and_caching_changes_nothing(induction: bool) -> None:
+def test_the_mixture_is_a_distribution_and_caching_changes_nothing(induction: bool | int) -> None:
     model = _model(0, induction)
     ids = torch.randint(2, 61, (1, 24))
     full = model(input_ids=ids).logits
@@ -44,7 +47,7 @@ def test_the_mixture_is_a_distribution_and_caching_changes_nothing(induction: bo
 
 @induction
 @torch.no_grad()
-def test_generation_cached_batched_and_left_padded_matches_plain_greedy(induction: bool) -> None:
+def test_generation_cached_batched_and_left_padded_matches_plain_greedy(induction: bool | int) -> None:
     model = _model(1, induction)
     ids = torch.randint(2, 61, (1, 16))
     generated = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False)
@@ -61,7 +64,7 @@ def test_generation_cached_batched_and_left_padded_matches_plain_greedy(inductio
 
 @induction
 @torch.no_grad()
-def test_a_checkpoint_loads_with_the_auto_classes(tmp_path: Path, induction: bool) -> None:
+def test_a_checkpoint_loads_with_the_auto_classes(tmp_path: Path, induction: bool | int) -> None:
     model = _model(2, induction)
     ids = torch.randint(2, 61, (1, 12))
     model.save_pretrained(tmp_path)
@@ -71,7 +74,7 @@ def test_a_checkpoint_loads_with_the_auto_classes(tmp_path: Path, induction: boo
 
 
 @induction
-def test_labels_score_only_labelled_positions_and_the_fused_call_agrees(induction: bool) -> None:
+def test_labels_score_only_labelled_positions_and_the_fused_call_agrees(induction: bool | int) -> None:
     model = _model(3, induction)
     ids = torch.randint(2, 61, (2, 20))
     labels = ids.clone()
@@ -93,7 +96,7 @@ def test_labels_score_only_labelled_positions_and_the_fused_call_agrees(inductio
 
 
 @induction
-def test_the_fused_call_scores_padded_rows_as_each_row_alone(induction: bool) -> None:
+def test_the_fused_call_scores_padded_rows_as_each_row_alone(induction: bool | int) -> None:
     """TRL pads prompts on the left and completions on the right; the fused call gives each row's log-probs as that
     row alone would have them, and as the padded batch's own forward does, and trains through them."""
     model = _model(4, induction)
@@ -164,10 +167,12 @@ def test_the_copy_head_learns_to_copy_values_from_its_context_where_the_plain_mo
     assert copying[0] >= plain[0], (plain, copying)
 
 
-def _span_batch(generator: torch.Generator, size: int = 16, width: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
-    """`key v1..v4 key v1..v4 key v1..v4 SEP key` -> `v1..v4`: a value of several tokens, new in every row."""
+def _span_batch(generator: torch.Generator, size: int = 16, width: int = 4,
+                symbols: int = 49) -> tuple[torch.Tensor, torch.Tensor]:
+    """`key v1..v4 key v1..v4 key v1..v4 SEP key` -> `v1..v4`: a value of several tokens, new in every row, each
+    token one of `symbols` (few symbols: the values share pairs of tokens, as ids of digits do)."""
     keys = torch.stack([torch.randperm(10, generator=generator)[:3] + 2 for _ in range(size)])
-    values = torch.randint(12, 61, (size, 3, width), generator=generator)
+    values = torch.randint(12, 12 + symbols, (size, 3, width), generator=generator)
     ask = torch.randint(0, 3, (size,), generator=generator)
     rows = torch.cat([keys[:, :, None], values], -1).reshape(size, -1)
     answer = values[torch.arange(size), ask]
@@ -177,18 +182,18 @@ def _span_batch(generator: torch.Generator, size: int = 16, width: int = 4) -> t
     return ids, labels
 
 
-def _span_accuracy(model: torch.nn.Module, steps: int, width: int = 4) -> float:
+def _span_accuracy(model: torch.nn.Module, steps: int, width: int = 4, symbols: int = 49) -> float:
     """Values copied whole by greedy decoding after `steps` steps on `_span_batch`."""
     generator = torch.Generator().manual_seed(0)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()
     for _ in range(steps):
-        ids, labels = _span_batch(generator, width=width)
+        ids, labels = _span_batch(generator, width=width, symbols=symbols)
         model(input_ids=ids, labels=labels).loss.backward()
         optimizer.step()
         optimizer.zero_grad()
     model.eval()
-    ids, _ = _span_batch(torch.Generator().manual_seed(99), 128, width)
+    ids, _ = _span_batch(torch.Generator().manual_seed(99), 128, width, symbols)
     with torch.no_grad():
         decoded = ids[:, :-width]
         for _ in range(width):
@@ -201,6 +206,20 @@ def test_induction_keys_copy_a_value_of_several_tokens_whole() -> None:
     # follows the value from where it was read (docs/learning.md: multi-token values are what episodes fail on).
     plain, induction = _span_accuracy(_model(0).train(), 20), _span_accuracy(_model(0, True).train(), 20)
     assert induction >= 0.9 and induction >= plain + 0.5, (plain, induction)
+
+
+def test_the_run_match_copies_values_that_share_pairs_of_tokens_whole() -> None:
+    # Ids of digits share pairs (`59` in `PO-62599` and in `CC-9596`): after `PO-6259` the two-token match credits
+    # both continuations alike, and the student stitched a value from two cells (docs/learning.md, L21). Values of
+    # 6 tokens over 3 symbols share pairs in almost every row; the run match follows the one being copied.
+    pairs = _span_accuracy(_model(0, True).train(), 20, width=6, symbols=3)
+    run = _span_accuracy(_model(0, 6).train(), 20, width=6, symbols=3)
+    assert run >= 0.9 and run >= pairs + 0.5, (pairs, run)
+
+
+def test_a_run_match_needs_the_induction_match() -> None:
+    with pytest.raises(ValueError, match="copy_induction=True"):
+        CopyHeadConfig(copy_head_dim=16, copy_induction=False, copy_induction_run=4, **SIZES)
 
 
 def test_sft_through_trl_trains_a_copy_head_checkpoint_the_local_backend_loads(tmp_path: Path) -> None:

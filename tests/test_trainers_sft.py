@@ -419,6 +419,10 @@ def test_config_mistakes_are_reported_with_the_file_and_field(tmp_path: Path) ->
     no_markers.write_text("name: x\nmodel: {source: tiny, chat_template: qwen3}\n")
     with pytest.raises(ValueError, match="no \\{% generation %\\} markers"):
         load_sft_config(no_markers)
+    run_alone = tmp_path / "run.yaml"
+    run_alone.write_text("name: x\nmodel: {source: tiny, chat_template: qwen3_training, tiny: {copy_induction_run: 8}}\n")
+    with pytest.raises(ValueError, match=r"(?s)run\.yaml.*copy_induction_run: 8 .*copy_head: true"):
+        load_sft_config(run_alone)
 
 
 def test_scoring_only_labelled_positions_on_cpu_gives_the_same_loss_and_gradients() -> None:

@@ -70,6 +70,11 @@ class TinySection(ConfigSection):
     copy_induction: Annotated[bool, Field(description="the copy head's keys and queries carry the two tokens before "
                                           "each position, so a value read earlier is copied on from where it "
                                           "was read once its first token is written")] = False
+    copy_induction_run: Annotated[int, Field(ge=0, le=32, description="0: the induction match compares the two "
+                                             "tokens before a position independently; n: it credits the length "
+                                             "of the common run, up to n tokens, so a value copied on continues "
+                                             "from the place it was read, not from any place the last two "
+                                             "tokens occur (trainers.copy_model); needs copy_induction")] = 0
     word_split: Annotated[Literal["qwen", "bare", "capitals"], Field(
         description="qwen: Qwen's pre-tokenization (a word carries the space or punctuation before it: ' INC' in "
         "prose, 'INC' after a JSON quote); bare: a word never does, so a value is the same tokens wherever it "
@@ -80,6 +85,10 @@ class TinySection(ConfigSection):
     def _heads_divide(self) -> TinySection:
         if self.num_attention_heads % self.num_key_value_heads:
             raise ValueError("num_attention_heads must be a multiple of num_key_value_heads (grouped-query attention)")
+        if self.copy_induction_run and not (self.copy_head and self.copy_induction):
+            raise ValueError(f"copy_induction_run: {self.copy_induction_run} lengthens the copy head's induction "
+                             "match, and this model has none: set copy_head: true and copy_induction: true, or "
+                             "copy_induction_run: 0")
         return self
 
     def spec(self) -> TinyModelSpec:

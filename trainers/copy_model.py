@@ -61,15 +61,25 @@ class CopyHeadConfig(Qwen3Config):
     token ids, `_INDUCTION_SHIFTS`): once the first token of a value is copied, the rest of it follows from where
     it was read (the induction-head pattern, Olsson et al. 2022, given to the model instead of left for it to form
     from scratch). Values span several tokens (digits are single tokens), and one wrong token fails an episode.
+
+    `copy_induction_run` (n >= 1) replaces those two independent matches by a run: depth d counts only where the
+    d tokens up to the one just written equal the d tokens before the earlier position, for d = 1..n, each depth
+    with its own learned weight, so the score grows with the length of the common run. Two matched tokens do not
+    tell apart the places a digit pair occurs (`59` is in `PO-62599` and in `CC-9596`, so after `PO-6259` the
+    two-token match credits both continuations the same); the run credits the one read from where it was read.
     """
 
     model_type = "coworkenv_copy_qwen3"
 
     def __init__(self, copy_head_dim: int = 64, copy_boundary_token_id: int | None = None,
-                 copy_induction: bool = False, **kwargs: Any) -> None:
+                 copy_induction: bool = False, copy_induction_run: int = 0, **kwargs: Any) -> None:
+        if copy_induction_run < 0 or (copy_induction_run and not copy_induction):
+            raise ValueError(f"copy_induction_run={copy_induction_run}: give 0 (two independent matches) or a run "
+                             "length >= 1 together with copy_induction=True")
         self.copy_head_dim = copy_head_dim
         self.copy_boundary_token_id = copy_boundary_token_id
         self.copy_induction = copy_induction
+        self.copy_induction_run = copy_induction_run
         super().__init__(**kwargs)
 
 
@@ -130,6 +140,12 @@ def _pointer_nll(copied: torch.Tensor, targets: torch.Tensor, ids: torch.Tensor,
     return torch.where(available, -torch.log(picked + _FLOOR), 0.0)
 
 
+def _induction_shifts(config: Any) -> tuple[int, ...]:
+    """How far back the induction match looks: 1..n under a run of n, else the two independent shifts."""
+    run = int(getattr(config, "copy_induction_run", 0) or 0)
+    return tuple(range(1, run + 1)) if run else _INDUCTION_SHIFTS
+
+
 class CopyHeadForCausalLM(Qwen3ForCausalLM):
     """`Qwen3ForCausalLM` whose next-token distribution mixes the LM head with a copy of earlier tokens."""
 
@@ -141,8 +157,9 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         self.copy_query = nn.Linear(config.hidden_size, width, bias=False)
         self.copy_key = nn.Linear(config.hidden_size, width, bias=False)
         self.copy_gate = nn.Linear(config.hidden_size, 1)
-        self.copy_induction_weight = (nn.Linear(config.hidden_size, len(_INDUCTION_SHIFTS))
-                               if getattr(config, "copy_induction", False) else None)
+        self.induction_shifts = _induction_shifts(config)
+        self.copy_induction_weight = (nn.Linear(config.hidden_size, len(self.induction_shifts))
+                                      if getattr(config, "copy_induction", False) else None)
         self.post_init()
         if self.copy_induction_weight is not None:  # a match counts from the first step; training tunes it
             with torch.no_grad():
@@ -150,19 +167,23 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
 
     def _induction_scores(self, hidden: torch.Tensor, memory: _CopyMemory, positions: torch.Tensor) -> torch.Tensor:
         """Per query and earlier position: sum over shifts s of weight_s(query) x [the token s - 1 before the query
-        is the token s before the earlier position]."""
+        is the token s before the earlier position] (under `copy_induction_run`: and so are all shallower ones)."""
         assert self.copy_induction_weight is not None
         keys_side = torch.where(memory.valid, memory.ids, -1)
         query_side = torch.where(memory.valid, memory.ids, -2)  # padding never matches padding
         weights = self.copy_induction_weight(hidden).float()  # (batch, queries, shifts)
         total = memory.ids.shape[1]
         steps = torch.arange(total, device=hidden.device)
-        out = None
-        for index, shift in enumerate(_INDUCTION_SHIFTS):
+        run = bool(getattr(self.config, "copy_induction_run", 0))
+        out = matched = None
+        for index, shift in enumerate(self.induction_shifts):
             before_key = nn.functional.pad(keys_side[:, : total - shift], (shift, 0), value=-1)
             at = positions - (shift - 1)  # the query's own token for shift 1, the one before it for shift 2
             before_query = torch.where(at >= 0, query_side[:, at.clamp(min=0)], -2)
             match = (before_query[:, :, None] == before_key[:, None, :]) & (steps[None, None, :] >= shift)
+            if run:
+                match = match if matched is None else match & matched
+                matched = match
             term = weights[..., index:index + 1] * match
             out = term if out is None else out + term
         assert out is not None

@@ -79,6 +79,7 @@ class TinyModelSpec:
     copy_head_dim: int = 64
     copy_from_read: bool = False  # the copy head copies only from earlier messages, not from the one being written
     copy_induction: bool = False  # copy keys and queries carry the tokens just before (trainers.copy_model)
+    copy_induction_run: int = 0  # the induction match credits the common run's length, up to this many tokens
     word_split: str = "qwen"  # "bare": words never carry the space before them (_BARE_SPLIT_PATTERN); "capitals": only
     # capitalized words do not (_CAPITALS_SPLIT_PATTERN)
 
@@ -152,6 +153,7 @@ def tiny_model_config(spec: TinyModelSpec, vocab_size: int, eos_token_id: int | 
     if not spec.copy_head:
         return Qwen3Config(**sizes)
     return CopyHeadConfig(copy_head_dim=spec.copy_head_dim, copy_induction=spec.copy_induction,
+                          copy_induction_run=spec.copy_induction_run,
                           copy_boundary_token_id=copy_boundary_token_id if spec.copy_from_read else None, **sizes)
 
 
