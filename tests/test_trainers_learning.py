@@ -245,6 +245,13 @@ def test_token_probe_counts_assistant_tokens_and_tells_carried_values_from_forma
     assert 0.0 <= result.copied_accuracy <= 1.0 and 0.0 <= result.other_accuracy <= 1.0
     assert result.to_dict()["accuracy"] == round(result.correct / result.tokens, 4)
     assert result.first_copied_pointer_right is None and "first_copied_pointer_accuracy" not in result.to_dict()
+    # The rest of each carried run is `continued`; within it, tokens whose two predecessors are followed elsewhere in
+    # what was read by another token (the id `9393`: `93` goes on with `9` once, and ends it once).
+    assert result.continued_tokens == result.copied_tokens - result.first_copied_tokens
+    assert result.shared_pair_tokens <= result.continued_tokens
+    sharing = teacher_forced_accuracy(model, tokenizer, [json.loads(json.dumps(ROW).replace("PLAT-7", ticket))
+                                                         for ticket in ("PLAT-7", "OPS-9393", "WEB-418")], "minimal")
+    assert 0 < sharing.shared_pair_tokens <= sharing.continued_tokens, sharing
     # A copy-head model also says what its pointer and gate did at the first token of each carried value.
     from trainers.copy_model import CopyHeadConfig, CopyHeadForCausalLM
 
