@@ -618,7 +618,7 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         return fail("bad_result", "the code asked the host again without reading its answer")
     if c.stopped == "scratch_limit":
         return fail("output_limit", f"scratch directory larger than {limits.scratch_bytes} bytes "
-                                    f"or {SCRATCH_ENTRIES} entries")
+                                    f"or {SCRATCH_ENTRIES} entries, or holding a folder the host cannot look into")
     # The kernel's SIGXCPU comes at the soft limit and its SIGKILL at the hard one: only the CPU the child spent tells
     # them from the same signals the code sends itself (signal.raise_signal, os.kill of its own pid), which main read
     # as this verdict after 0.05 s of CPU. A self-sent SIGXCPU is a crash like any other signal.
