@@ -552,7 +552,7 @@ def test_a_vllm_offline_judges_first_generation_is_bounded_by_its_seconds_too(ti
     busy = max(end for _, end, _ in _generations(engine, len(engine.starts))) - returned
     assert result.ok and result.value == [_SPENT.format(1.0)], result
     assert busy < 1.5, (busy, engine.runs)  # on main: 9 s after the call returned, all 2048 tokens generated
-    assert sum(sum(tokens) for _, _, tokens in engine.runs) < 400, engine.runs  # on main: 2048
+    assert sum(sum(tokens) for _, _, tokens in engine.runs) < 512, engine.runs  # on main: 2048
 
 
 # A short answer comes whole from the first, measuring generation: no second one runs.

