@@ -537,6 +537,48 @@ def test_a_vllm_offline_judge_generates_no_longer_than_the_seconds_it_was_given(
     assert busy < 1.5, (busy, engine.runs)  # on main: 9 s after the call returned, all 2048 tokens generated
 
 
+# The engine's first generation had no measured speed to bound it: a judged check whose request came first (a fresh
+# host process, the first episode scored) made the engine generate its whole 2048 tokens (10 s here) under a 1 s budget,
+# 9 s of it after the call had returned (measured on main). The first generation now measures the speed on a few
+# tokens first, then generates only what fits the seconds left, as every later one does.
+def test_a_vllm_offline_judges_first_generation_is_bounded_by_its_seconds_too(timed_engine: Any) -> None:
+    from coworkenv.checks.judge import JudgeBudget
+
+    backend, engine = timed_engine
+    result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "grade this"}]},
+                           replace(JUDGE_LIMITS, ask_seconds=1.0), ask=judge_asker(backend, budget=JudgeBudget(4, 10.0)))
+    returned = time.monotonic()
+    time.sleep(0.2)  # a generation still under way is one that started before the call returned
+    busy = max(end for _, end, _ in _generations(engine, len(engine.starts))) - returned
+    assert result.ok and result.value == [_SPENT.format(1.0)], result
+    assert busy < 1.5, (busy, engine.runs)  # on main: 9 s after the call returned, all 2048 tokens generated
+    assert sum(sum(tokens) for _, _, tokens in engine.runs) < 512, engine.runs  # on main: 2048
+
+
+# A short answer comes whole from the first, measuring generation: no second one runs.
+def test_a_vllm_offline_judges_first_short_answer_takes_one_generation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    from coworkenv.llm import LLMRequest
+    from coworkenv.llm._vllm_offline import VLLMOfflineBackend
+
+    class Short(_TimedEngine):
+        def chat(self, conversations: Any, sampling_params: Any, tools: Any = None, use_tqdm: bool = False) -> Any:
+            (out,) = super().chat(conversations, [SimpleNamespace(max_tokens=3)], tools, use_tqdm)
+            out.outputs[0].finish_reason = "stop"
+            return [out]
+
+    fake = ModuleType("vllm")
+    fake.SamplingParams = lambda **kwargs: SimpleNamespace(**kwargs)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+    engine = Short(0.005)
+    backend = VLLMOfflineBackend("judge-model-x", llm=engine)
+    answer = backend.complete_within(LLMRequest(messages=[{"role": "user", "content": "grade"}], max_tokens=2048), 5.0)
+    assert not isinstance(answer, Exception) and answer.content.startswith("score: 1"), answer
+    assert len(engine.runs) == 1, engine.runs
+
+
 # A request waiting for the engine (another generation holds it: the agent's, a late one) waited on after the sandbox
 # stopped waiting for it, then generated its whole answer for no one (measured on main: started 2 s after the call
 # returned and ran 10 s). Now it waits no longer than its seconds and generates nothing once they are spent.

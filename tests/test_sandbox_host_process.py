@@ -424,3 +424,59 @@ def test_a_run_keeps_none_of_its_hosts_supplementary_groups() -> None:
     out = subprocess.run([sys.executable, "-c", GROUPS_HOST], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout) == {"full": [], "degraded": [], "kernel-only": []}, out.stdout
+
+
+# Where no tmpfs caps the scratch (an unprivileged host: no mount namespace), the host's watch measures it every 0.1 s
+# and stops a run past its caps. Such a host has no DAC override, and the code shares its uid: a folder the code makes
+# with mode 0o300 (it may write there; no one may list it, the host included) was never counted (the walk skipped
+# what it could not open), and neither was a full folder renamed into one. A host as root with those capabilities
+# dropped (`setpriv`) stands for it: 48 MiB went into a 16 MiB scratch with an `ok` verdict (1 GiB in a longer probe),
+# for each of the two ways, measured on main.
+HIDDEN_SCRATCH = {
+    "made_write_only": """
+import os, time
+def check():
+    os.mkdir("hidden", 0o300)
+    for i in range(48):
+        with open(f"hidden/{i}", "wb") as fh:
+            fh.write(b"x" * 2**20)
+    time.sleep(0.5)
+    return "SANDBOX-ESCAPED 48 MiB unseen"
+""",
+    "renamed_into_write_only": """
+import os, time
+def check():
+    os.mkdir("hidden", 0o300)
+    for batch in range(6):
+        os.mkdir(f"fill{batch}")
+        for i in range(8):
+            with open(f"fill{batch}/{i}", "wb") as fh:
+                fh.write(b"x" * 2**20)
+        os.rename(f"fill{batch}", f"hidden/{batch}")
+    time.sleep(0.5)
+    return "SANDBOX-ESCAPED 48 MiB unseen"
+""",
+}
+NO_DAC_HOST = """
+import json, sys
+from coworkenv.sandbox import _execute, SandboxLimits
+outcome = _execute(sys.stdin.read(), "check", {}, SandboxLimits(cpu_seconds=2, wall_seconds=5),
+                   disable=frozenset(json.loads(sys.argv[1])))
+print(json.dumps([outcome.result.error_kind, outcome.result.error, outcome.result.value, list(outcome.layers)]))
+"""
+
+
+@pytest.mark.parametrize("code", list(HIDDEN_SCRATCH.values()), ids=list(HIDDEN_SCRATCH))
+def test_a_host_without_dac_override_counts_scratch_folders_it_cannot_list(code: str) -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to stand for a host without DAC override")
+    out = subprocess.run(
+        ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner", sys.executable, "-c", NO_DAC_HOST,
+         json.dumps(sorted(DEGRADED))], input=code, capture_output=True, text=True, timeout=120, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    kind, error, value, layers = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "scratch-tmpfs" not in layers, layers
+    assert (kind, value) == ("output_limit", None), (kind, error, value)  # on main: ok, 48 MiB in a 16 MiB scratch
+    assert "scratch directory" in error, error

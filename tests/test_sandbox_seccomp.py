@@ -42,7 +42,7 @@ NR = {
     "futex_wait": (455, 455), "futex_requeue": (456, 456), "getppid": (110, 173), "getpid": (39, 172),
     "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91), "statx": (332, 291), "file_getattr": (468, 468),
     "newfstatat": (262, 79), "get_mempolicy": (239, 236), "set_mempolicy": (238, 237), "mbind": (237, 235),
-    "set_mempolicy_home_node": (450, 450),
+    "set_mempolicy_home_node": (450, 450), "fallocate": (285, 47),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -101,6 +101,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     # File facts beyond stat's (direct-I/O alignment, inode flags, unique mount ids, fsxattr); stat itself passes.
     assert (answer("statx", -100, 0, 0, 0x7FF), answer("file_getattr", -100, 0, 0, 24, 0)) == (ENOSYS, ENOSYS)
     assert answer("newfstatat", -100, 0, 0, 0) == ALLOW
+    # Disk blocks beyond the file size limit: fallocate with a mode (KEEP_SIZE and the modes with it) leaves the size
+    # alone, so RLIMIT_FSIZE never looks; mode 0 grows the size, which the limit checks.
+    assert answer("fallocate", 3, 0, 0, 2**32) == ALLOW
+    assert [answer("fallocate", 3, mode, 0, 2**32) for mode in (0x01, 0x03, 0x11, 0x08, 0x20, 0x40)] == [ENOTSUP] * 6
     # The memory policy the host chose (and passed on): neither read nor probed node by node.
     assert [answer(name, 0, 0, 64) for name in ("get_mempolicy", "set_mempolicy", "mbind",
                                                  "set_mempolicy_home_node")] == [ENOSYS] * 4

