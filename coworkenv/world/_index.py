@@ -83,7 +83,7 @@ class _Follower:
     read (`Table._sync`). Reading an index through its table does that; so does each read method here, for an index
     object held across writes."""
 
-    __slots__ = ("_lagging", "_catch_up")
+    __slots__ = ("_catch_up", "_lagging")
 
     def _init_follower(self) -> None:
         self._lagging: Mapping[str, Any] | None = None
