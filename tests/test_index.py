@@ -246,6 +246,86 @@ def _check_writes(
     _check_queries(box, data)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    messages=st.lists(message, max_size=10), lines=st.lists(line, max_size=10), data=st.data(),
+)
+def test_indexes_lagging_several_writes_equal_the_scan(
+    messages: list[dict[str, Any]], lines: list[dict[str, Any]], data: st.DataObject,
+) -> None:
+    """Indexes follow writes when next read: several writes between queries (a record written and put back, added and
+    deleted, replaced twice), a rewind before any query, and an index object held across the writes all agree with
+    the scan."""
+    world = World.from_wire(APPS, _state(messages, [], lines, []), START, 30, "u-ana")
+    box = ToolBox(world, TOOLS, TOOLS)
+    _check_queries(box, data)  # the indexes are built (the first query of each scans, the next builds)
+    _check_queries(box, data)
+    held = world.table("mail", "messages").words("text")  # kept across the writes below, never fetched again
+    world.reset_journal()
+    with plan(data.draw(st.sampled_from(sorted(PLANS)))):
+        for step in range(data.draw(st.integers(1, 4))):
+            for k in range(data.draw(st.integers(0, 5))):  # writes with no query between them
+                kind = data.draw(st.sampled_from(["line", "line-undone", "put-back", "move", "delete", "relabel"]))
+                mail, logs = world.table("mail", "messages"), world.table("logs", "lines")
+                ids = [m.id for m in mail]
+                if kind.startswith("line"):
+                    line_id = f"log-new-{step}-{k}"
+                    logs.put(logs.model(id=line_id, service=data.draw(st.sampled_from(["svc-a", "svc-b"])),
+                                        ts=data.draw(when), level="ERROR", message=data.draw(text)))
+                    if kind == "line-undone":
+                        logs.delete(line_id)
+                elif kind == "put-back" and ids:
+                    original = mail.get(data.draw(st.sampled_from(ids)))
+                    assert original is not None
+                    mail.put(original.model_copy(update={"subject": data.draw(text), "folder": "sent"}))
+                    mail.put(original)
+                elif kind == "move" and ids:
+                    box.call("mail_move", {"message_id": data.draw(st.sampled_from(ids)), "folder": "archive"})
+                elif kind == "delete" and ids:
+                    mail.delete(data.draw(st.sampled_from(ids)))
+                elif kind == "relabel" and ids:
+                    target = data.draw(st.sampled_from(ids))
+                    box.call("mail_label", {"message_ids": [target], "add": ["q1"]})
+                    box.call("mail_label", {"message_ids": [target], "remove": ["q1"], "add": ["billing"]})
+            word = data.draw(st.sampled_from(WORDS)).lower()
+            assert set(held.ids_with_word(word)) == {m.id for m in world.table("mail", "messages")
+                                                      if matches(word, m.subject, m.body, m.sender, " ".join(m.to),
+                                                                 " ".join(m.cc))}
+            _check_queries(box, data)
+        if data.draw(st.booleans()):
+            world.table("logs", "lines").put(world.table("logs", "lines").model(
+                id="log-last", service="svc-a", ts=data.draw(when), level="WARN", message=data.draw(text)))
+        world.rewind()  # possibly with writes no index has seen yet
+        _check_queries(box, data)
+
+
+def test_lines_written_and_rewound_before_a_search_cost_no_index_work(monkeypatch: Any) -> None:
+    """A log stream's lines, written and rewound with no search between, never reach the table's indexes."""
+    world = World.from_wire(APPS, _state([], [], [{"service": "svc-a", "ts": format_time(START), "level": "INFO",
+                                                   "request_id": "", "message": "boot ok"}], []), START, 30, "u-ana")
+    box = ToolBox(world, TOOLS, TOOLS)
+    for _ in range(2):  # the second search builds the indexes
+        assert box.call("logs_search", {"service": "svc-a", "contains": "boot"}).ok
+    table = world.table("logs", "lines")
+    assert table._indexes  # built
+    calls: list[str] = []
+    for kind in {type(index) for index in table._indexes.values()}:
+        for method in ("add", "remove", "replace"):
+            original = getattr(kind, method)
+            monkeypatch.setattr(kind, method, lambda *a, _m=method, _o=original: (calls.append(_m), _o(*a))[1])
+    world.reset_journal()
+    for n in range(50):
+        world.clock += 30
+        table.put(table.model(id=f"log-s-{n}", service="svc-a", ts=world.now_iso, level="ERROR",
+                              message=f"db pool exhausted (#{n})"))
+    world.rewind()
+    got = box.call("logs_search", {"service": "svc-a", "contains": "pool"})
+    assert got.ok and got.result == [] and calls == []
+    table.put(table.model(id="log-s-x", service="svc-a", ts=world.now_iso, level="ERROR", message="pool gone"))
+    assert [r["id"] for r in box.call("logs_search", {"service": "svc-a", "contains": "pool"}).result] == ["log-s-x"]
+    assert calls  # a line written and then searched is indexed (at the search)
+
+
 def test_word_index_finds_substrings_of_tokens_only_within_tokens() -> None:
     world = World.from_wire(APPS, _state([{"folder": "inbox", "subject": "Payments retry", "body": "see inv-42",
                                            "sender": "bo@x.test", "read": False, "sent_at": None, "labels": []}],

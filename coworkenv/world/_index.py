@@ -78,6 +78,26 @@ def prefix_range(prefix: str) -> tuple[str, str | None]:
     return prefix, (prefix[:-1] + chr(last + 1)) if last < 0x10FFFF else None
 
 
+class _Follower:
+    """An index that may lag its table's writes: the table notes them and brings its indexes up to date when one is
+    read (`Table._sync`). Reading an index through its table does that; so does each read method here, for an index
+    object held across writes."""
+
+    __slots__ = ("_catch_up", "_lagging")
+
+    def _init_follower(self) -> None:
+        self._lagging: Mapping[str, Any] | None = None
+        self._catch_up: Callable[[], None] | None = None
+
+    def follow(self, lagging: Mapping[str, Any], catch_up: Callable[[], None]) -> None:
+        """Follow a table whose writes not yet applied are `lagging` (while non-empty) and applied by `catch_up`."""
+        self._lagging, self._catch_up = lagging, catch_up
+
+    def _fresh(self) -> None:
+        if self._lagging and self._catch_up is not None:
+            self._catch_up()
+
+
 def tokens(texts: Iterable[str | None]) -> list[str]:
     """The whitespace-separated lowercase tokens of the texts, joined as the apps' `matches` joins them."""
     return " ".join(t for t in texts if t).lower().split()
@@ -87,12 +107,13 @@ def _grams(token: str) -> set[str]:
     return {token[i:i + _GRAM] for i in range(len(token) - _GRAM + 1)}
 
 
-class WordIndex:
+class WordIndex(_Follower):
     """Records by the tokens of their text; distinct tokens by their trigrams."""
 
     __slots__ = ("_by_gram", "_owned", "_postings", "_text", "texts")
 
     def __init__(self, texts: Callable[[Any], Iterable[str | None]]) -> None:
+        self._init_follower()
         self.texts = texts
         self._postings: dict[str, set[str]] = {}
         self._by_gram: dict[str, set[str]] = {}
@@ -179,6 +200,7 @@ class WordIndex:
 
     def tokens_containing(self, word: str) -> set[str] | frozenset[str]:
         """The distinct tokens that contain `word` (lowercase, no whitespace)."""
+        self._fresh()
         if len(word) < _GRAM:  # too short for a trigram: look through the vocabulary (rare in real queries)
             return {t for t in self._postings if word in t}
         if len(word) == _GRAM:
@@ -189,10 +211,12 @@ class WordIndex:
 
     def postings_size(self, found: Iterable[str]) -> int:
         """How many (token, record) entries the tokens have: the cost of `ids_with_tokens`."""
+        self._fresh()
         return sum(len(self._postings[t]) for t in found)
 
     def ids_with_tokens(self, found: set[str] | frozenset[str]) -> set[str] | frozenset[str]:
         """Ids of the records with any of the tokens. Do not mutate the result."""
+        self._fresh()
         if not found:
             return _EMPTY
         if len(found) == 1:
@@ -209,6 +233,7 @@ class WordIndex:
     def with_word(self, word: str) -> Callable[[Iterable[str]], Iterator[str]]:
         """A filter of a stream of record ids: those whose text contains `word` (the scan's own test, on the stored
         text), lazily and in C (no Python call per id: a common word's walk may test many records)."""
+        self._fresh()
         text = self._text.__getitem__
 
         def having(ids: Iterable[str]) -> Iterator[str]:
@@ -218,12 +243,13 @@ class WordIndex:
         return having
 
 
-class KeyIndex:
+class KeyIndex(_Follower):
     """Record ids by key value."""
 
     __slots__ = ("_ids", "_owned", "key", "multi")
 
     def __init__(self, key: Callable[[Any], Any], multi: bool) -> None:
+        self._init_follower()
         self.key = key
         self.multi = multi
         self._ids: dict[Hashable, set[str]] = {}
@@ -293,18 +319,21 @@ class KeyIndex:
 
     def ids(self, value: Hashable) -> set[str] | frozenset[str]:
         """Ids of the records with this key value. Do not mutate the result."""
+        self._fresh()
         return self._ids.get(value, _EMPTY)
 
     def values(self) -> Iterator[Hashable]:
+        self._fresh()
         return iter(self._ids)
 
 
-class DerivedIndex:
+class DerivedIndex(_Follower):
     """A value per record id, computed at write."""
 
     __slots__ = ("_values", "value")
 
     def __init__(self, value: Callable[[Any], Any]) -> None:
+        self._init_follower()
         self.value = value
         self._values: dict[str, Any] = {}
 
@@ -327,15 +356,17 @@ class DerivedIndex:
         self._values.pop(record_id, None)
 
     def __getitem__(self, record_id: str) -> Any:
+        self._fresh()
         return self._values[record_id]
 
 
-class OrderIndex:
+class OrderIndex(_Follower):
     """(key, id) pairs in sorted order; each record's key is computed once, at write."""
 
     __slots__ = ("_keys", "_ranks", "_sorted", "_unranked_work", "key")
 
     def __init__(self, key: Callable[[Any], Any]) -> None:
+        self._init_follower()
         self.key = key
         self._sorted: SortedList = SortedList()
         self._keys: dict[str, Any] = {}
@@ -389,6 +420,7 @@ class OrderIndex:
         the last write add up to the index's size (building costs about one pass over it), so a table written
         between most queries pays at most about twice what it would without them.
         """
+        self._fresh()
         if self._ranks is None:
             self._unranked_work += candidates
             if self._unranked_work < len(self._sorted):
@@ -398,22 +430,27 @@ class OrderIndex:
 
     def key_of(self, record_id: str) -> Any:
         """The key stored for a record id."""
+        self._fresh()
         return self._keys[record_id]
 
     @property
     def keys(self) -> Mapping[str, Any]:
         """Every record id's key (read-only view for sorting)."""
+        self._fresh()
         return self._keys
 
     def __len__(self) -> int:
+        self._fresh()
         return len(self._sorted)
 
     def pairs(self, reverse: bool = False) -> Iterator[tuple[Any, str]]:
         """Every (key, id) in order (or reversed)."""
+        self._fresh()
         return reversed(self._sorted) if reverse else iter(self._sorted)
 
     def range(self, lo: Any = None, hi: Any = None, reverse: bool = False) -> Iterator[tuple[Any, str]]:
         """The (key, id) pairs with lo <= key < hi (None: unbounded), in order."""
+        self._fresh()
         sl = self._sorted
         start = 0 if lo is None else sl.bisect_left((lo,))
         stop = len(sl) if hi is None else sl.bisect_left((hi,))
@@ -421,6 +458,7 @@ class OrderIndex:
 
     def count(self, lo: Any = None, hi: Any = None) -> int:
         """How many keys k have lo <= k < hi."""
+        self._fresh()
         sl = self._sorted
         start = 0 if lo is None else sl.bisect_left((lo,))
         stop = len(sl) if hi is None else sl.bisect_left((hi,))

@@ -33,13 +33,16 @@ class Table(Generic[R]):
     """Records of one type keyed by id.
 
     Records are frozen pydantic models: writers replace a record instead of mutating it, which lets
-    snapshots share records and keeps the per-record digest cache valid. Secondary indexes (see `_index`) are
-    updated on every write, so snapshots, restores and rewinds (which write through `put`/`delete`) keep them.
+    snapshots share records and keeps the per-record digest cache valid. Secondary indexes (see `_index`) follow
+    every write, so snapshots, restores and rewinds (which write through `put`/`delete`) keep them: a write notes
+    the record id (with the record the indexes hold for it), and the next read of any index brings them all up to
+    date first (`_sync`). A table written more often than searched (a log stream) thus pays no index work per line,
+    and a line written and rewound before any search pays none at all.
     """
 
     __slots__ = (
         "_base", "_digests", "_hash", "_index_specs", "_indexes", "_on_change", "_owned", "_rows", "_scanned", "_seq",
-        "_seq_next", "app", "model", "name",
+        "_seq_next", "_unindexed", "app", "model", "name",
     )
 
     def __init__(
@@ -55,6 +58,9 @@ class Table(Generic[R]):
         # costs nothing to build, write or hold.
         self._index_specs: dict[str, IndexSpec] = dict(indexes or {})
         self._indexes: dict[str, LiveIndex] = {}
+        # Ids written since the indexes were last brought up to date, each with the record the indexes hold for it
+        # (None: absent from them). Always empty while the table reads a base's storage (a write owns it first).
+        self._unindexed: dict[str, R | None] = {}
         # The first query of a word, key or order index is answered by a scan (a one-off search in a fresh env,
         # e.g. an evaluation from a stored spec, pays no build of an index over every record); the next builds it.
         self._scanned: set[str] = set()
@@ -93,7 +99,7 @@ class Table(Generic[R]):
         """Copy the shared storage before the first write (indexes copy their sets lazily, see WordIndex.copy)."""
         self._rows, self._digests = dict(self._rows), dict(self._digests)
         self._seq = None if self._seq is None else dict(self._seq)
-        self._indexes = {name: index.copy() for name, index in self._indexes.items()}
+        self._indexes = {name: self._followed(index.copy()) for name, index in self._indexes.items()}
         self._owned = True
 
     @property
@@ -155,11 +161,8 @@ class Table(Generic[R]):
         if old is None and self._seq is not None:
             self._seq[record_id] = self._seq_next
             self._seq_next += 1
-        for index in self._indexes.values():
-            if old is None:
-                index.add(record_id, record)
-            else:
-                index.replace(record_id, old, record)
+        if self._indexes and record_id not in self._unindexed:
+            self._unindexed[record_id] = old  # the indexes follow at their next read (`_sync`)
 
     def load(self, records: Iterable[R], content_hash: int | None = None) -> None:
         """Add initial records without journaling them (a world's construction); same state as `put` of each.
@@ -201,8 +204,8 @@ class Table(Generic[R]):
         del self._rows[record_id]
         if self._seq is not None:
             del self._seq[record_id]
-        for index in self._indexes.values():
-            index.remove(record_id, old)
+        if self._indexes and record_id not in self._unindexed:
+            self._unindexed[record_id] = old
 
     def _restore(self, record_id: str, record: R | None) -> None:
         """Put back a journaled value without journaling it again."""
@@ -232,7 +235,32 @@ class Table(Generic[R]):
     def derived(self, name: str) -> DerivedIndex:
         return self._index(name, DerivedIndex)  # type: ignore[return-value]
 
+    def _sync(self) -> None:
+        """Bring every index up to date with the writes since the last read of one: per written id, the record the
+        indexes hold against the one stored now (a record written and then put back costs nothing)."""
+        pending = dict(self._unindexed)
+        self._unindexed.clear()  # the very dict the indexes watch (see `_Follower`)
+        rows, indexes = self._rows, self._indexes.values()
+        for record_id, held in pending.items():
+            record = rows.get(record_id)
+            if record is held:
+                continue
+            for index in indexes:
+                if held is None:
+                    index.add(record_id, record)
+                elif record is None:
+                    index.remove(record_id, held)
+                else:
+                    index.replace(record_id, held, record)
+
+    def _followed(self, index: LiveIndex) -> LiveIndex:
+        """`index`, made to catch up with this table's writes when read (an index of storage this table owns)."""
+        index.follow(self._unindexed, self._sync)
+        return index
+
     def _index(self, name: str, kind: type) -> LiveIndex:
+        if self._unindexed:
+            self._sync()
         index = self._indexes.get(name)
         if index is None and name in self._index_specs and self._owned and self._base is not None:
             index = self._index_from_base(name, kind)
@@ -244,7 +272,8 @@ class Table(Generic[R]):
                 else:
                     for record_id, record in self._rows.items():
                         index.add(record_id, record)
-            self._indexes[name] = index
+            # A fork that has not written reads its base's storage, which is never written: its indexes never lag.
+            self._indexes[name] = self._followed(index) if self._owned else index
         if index is None or not isinstance(index, kind):
             raise KeyError(f"table {self.app}.{self.name} has no {kind.__name__} {name!r}; declare it in AppDef.indexes")
         return index
@@ -265,7 +294,7 @@ class Table(Generic[R]):
             for record_id, old in base_rows.items():
                 if record_id not in rows:
                     index.remove(record_id, old)
-        self._indexes[name] = index
+        self._indexes[name] = self._followed(index)
         return index
 
     def select(
