@@ -80,7 +80,7 @@ def requiring_layers(layers: Iterable[str]) -> Iterator[None]:
 
 def run_sandboxed(
     code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits = SandboxLimits(),  # noqa: B008
-    *, require_layers: Iterable[str] | None = None, ask: AskHandler | None = None,
+    *, require_layers: Iterable[str] | None = None, ask: AskHandler | None = None, prelude: str | None = None,
 ) -> SandboxResult:
     """Run `entrypoint(**payload)` from the Python source `code` in a sandboxed child process.
 
@@ -92,9 +92,12 @@ def run_sandboxed(
     interpreter can be started. `ask` lets the code ask the host: `ask_host(request)` in its namespace sends a dict
     of texts, `ask(request, seconds_left)` answers it with a text or refuses (`AskRefused`, which the code gets as
     a RuntimeError); the limits' `max_asks`, `max_ask_bytes`, `max_answer_bytes` and `ask_seconds` bound it.
+    `prelude` is setup code run first in the same process, as a unit of its own with a namespace of its own (the
+    code's globals, source, line numbers and frames are those of a run without it; its own `from __future__`
+    stays first); an exception there comes back as error kind `exception`, its text starting "the setup failed".
     """
     required = required_layers() if require_layers is None else _layer_names(require_layers, "require_layers")
-    return _execute(code, entrypoint, payload, limits, require=required, ask=ask).result
+    return _execute(code, entrypoint, payload, limits, require=required, ask=ask, prelude=prelude).result
 
 
 def required_layers() -> tuple[str, ...]:
@@ -142,6 +145,7 @@ def _layer_names(names: Iterable[str], where: str) -> tuple[str, ...]:
 def _execute(
     code: str, entrypoint: str, payload: dict[str, Any], limits: SandboxLimits,
     disable: frozenset[str] = frozenset(), require: Iterable[str] = (), ask: AskHandler | None = None,
+    prelude: str | None = None,
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
     netns, timens, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
@@ -152,7 +156,7 @@ def _execute(
         raise ValueError("sandbox payload must be a dict whose keys are identifiers (they become keyword arguments)")
     job: dict[str, Any] = {
         "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
-        "host_pid": os.getpid(), "ask": ask is not None,
+        "host_pid": os.getpid(), "ask": ask is not None, **({"prelude": prelude} if prelude else {}),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}

@@ -37,6 +37,8 @@ EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
 EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
 CODE_FILENAME = "<sandboxed>"
+PRELUDE_FILENAME = "<setup>"  # a caller's setup code (validate's probes patch random and the clock with it)
+SETUP_FAILED = "the setup failed before the code ran: "  # kept in step with coworkenv.validate.python_probes
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 # The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
 # copies, so changing them afterwards changes nothing.
@@ -394,7 +396,17 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
     if job.get("ask"):
         namespace["ask_host"] = make_asker()
     returned = False
+    # A caller's setup runs first, as a unit of its own in a namespace of its own, and leaves the job before the code
+    # runs: the code reaches this frame (`sys._getframe(1)`), so it sees here, its globals, its source and its line
+    # numbers just what a run without setup shows it (a probe it could tell from a real run would be no probe).
+    prelude = job.pop("prelude", None)
     try:
+        if prelude:
+            try:
+                exec(compile(prelude, PRELUDE_FILENAME, "exec"), {"__name__": "__setup__", "__builtins__": builtins})
+            except base_exception as exc:
+                return dumps({"error_kind": "exception", "error": SETUP_FAILED + failure(exc, False)["error"]})
+        del prelude
         exec(compile(job["code"], CODE_FILENAME, "exec"), namespace)
         function = namespace.get(job["entrypoint"])
         if not callable_(function):
@@ -485,7 +497,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    return (None if "hook" in disabled else hook), {key: job.get(key) for key in ("code", "entrypoint", "payload", "ask")}
+    return (None if "hook" in disabled else hook), {key: job.get(key) for key in ("code", "entrypoint", "payload", "ask", "prelude")}
 
 
 def main() -> None:

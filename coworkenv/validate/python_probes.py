@@ -15,13 +15,17 @@ A Python check is judged on more than the three episodes everyone runs:
   failure (the same final state): a crash or changed verdict is `audit_fragile`;
 - the reference's final state with every table's records listed in reverse (the order of records is not part of
   the state: tools list them sorted, filtered or paged): a crash or changed verdict is `record_order_dependent`.
-The probes wrap the check's code in a prelude that patches `random`, `time` and `datetime` inside the sandbox.
+The probes patch `random`, `time` and `datetime` inside the sandbox with a prelude that runs before the check as a
+unit of its own: nothing in the check's globals, source, line numbers or frames tells a probe from the verifier's run
+(a check that could tell would answer right when probed and otherwise as it likes), and a check's own
+`from __future__` stays first. A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -37,36 +41,67 @@ import random as _cw_random, time as _cw_time, datetime as _cw_datetime
 _cw_offset = {offset}
 _cw_seed = {seed}
 _cw_pin = {pin}
+
+
+def _cw_like(fake, real):
+    # the stand-in answers to the original's name, so `random.random.__name__` says nothing of a probe
+    for name in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(fake, name, getattr(real, name))
+        except (AttributeError, TypeError):
+            pass
+    return fake
+
+
+def _cw_patch(module, name, fake):
+    setattr(module, name, _cw_like(fake, getattr(module, name)))
+
+
 if _cw_seed is not None:
     _cw_random.seed(_cw_seed)
 if _cw_pin is not None:
-    _cw_random.random = lambda: _cw_pin
-    _cw_random.uniform = lambda a, b: a + (b - a) * _cw_pin
-    _cw_random.randint = lambda a, b: a if _cw_pin < 0.5 else b
-    _cw_random.randrange = lambda a, b=None, *r: (0 if b is None else a) if _cw_pin < 0.5 else (a if b is None else b) - 1
-    _cw_random.choice = lambda s: s[0] if _cw_pin < 0.5 else s[-1]
+    _cw_patch(_cw_random, "random", lambda: _cw_pin)
+    _cw_patch(_cw_random, "uniform", lambda a, b: a + (b - a) * _cw_pin)
+    _cw_patch(_cw_random, "randint", lambda a, b: a if _cw_pin < 0.5 else b)
+    _cw_patch(_cw_random, "randrange", lambda a, b=None, *r: (0 if b is None else a) if _cw_pin < 0.5
+              else (a if b is None else b) - 1)
+    _cw_patch(_cw_random, "choice", lambda s: s[0] if _cw_pin < 0.5 else s[-1])
 if _cw_offset:
     _cw_real = _cw_datetime.datetime
     _cw_delta = _cw_datetime.timedelta(seconds=_cw_offset)
+
     class _CwDatetime(_cw_real):
         @classmethod
         def now(cls, tz=None):
             return _cw_real.now(tz) + _cw_delta
+
         @classmethod
         def utcnow(cls):
             return _cw_real.utcnow() + _cw_delta
+
         @classmethod
         def today(cls):
             return _cw_real.today() + _cw_delta
+
     class _CwDate(_cw_datetime.date):
         @classmethod
         def today(cls):
             return _cw_datetime.date.fromordinal(_cw_real.today().toordinal() + _cw_offset // 86400)
-    _cw_datetime.datetime = _CwDatetime
-    _cw_datetime.date = _CwDate
-    _cw_time_real = _cw_time.time
-    _cw_time.time = lambda: _cw_time_real() + _cw_offset
+
+    _cw_patch(_cw_datetime, "datetime", _CwDatetime)
+    _cw_patch(_cw_datetime, "date", _CwDate)
+    _cw_time_real, _cw_time_ns_real = _cw_time.time, _cw_time.time_ns
+    _cw_localtime, _cw_gmtime, _cw_ctime = _cw_time.localtime, _cw_time.gmtime, _cw_time.ctime
+    _cw_patch(_cw_time, "time", lambda: _cw_time_real() + _cw_offset)
+    _cw_patch(_cw_time, "time_ns", lambda: _cw_time_ns_real() + _cw_offset * 10**9)
+    _cw_patch(_cw_time, "localtime", lambda secs=None: _cw_localtime(_cw_time.time() if secs is None else secs))
+    _cw_patch(_cw_time, "gmtime", lambda secs=None: _cw_gmtime(_cw_time.time() if secs is None else secs))
+    _cw_patch(_cw_time, "ctime", lambda secs=None: _cw_ctime(_cw_time.time() if secs is None else secs))
 """
+# The seeds of the seeded runs are drawn fresh, as CPython seeds an unseeded run: a fixed seed is a state a check can
+# recognise (`random.getstate() == random.Random(1).getstate()`); each finding names its seed, to replay it.
+_SEEDED_RUNS = 2
+_SETUP_FAILED = "the setup failed before the code ran"  # kept in step with coworkenv.sandbox._child.SETUP_FAILED
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
@@ -90,9 +125,10 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
     """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
     check asks the configured judge as the verifier's run does, within the budget of the enclosing `judge_budget`
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
-    code = rule.code
-    if offset or seed is not None or pin is not None:
-        code = _PRELUDE.format(offset=offset, seed=seed, pin=pin) + code
+    # The prelude runs before the check as a unit of its own (`run_sandboxed(prelude=...)`): the check's globals,
+    # source, line numbers and frames are those of the verifier's run, and its `from __future__` stays first.
+    prelude = _PRELUDE.format(offset=offset, seed=seed, pin=pin) if offset or seed is not None or pin is not None \
+        else None
     options: dict[str, Any] = {}
     refused = 0
     if rule.judge:
@@ -104,7 +140,7 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
             return None, f"judge: {exc}"
         budget = current_budget()
         refused = budget.refusals if budget is not None else 0
-    outcome = run_sandboxed(code, rule.entrypoint, payload, **options)
+    outcome = run_sandboxed(rule.code, rule.entrypoint, payload, prelude=prelude, **options)
     if rule.judge:
         budget = current_budget()
         if budget is not None and budget.refusals > refused:
@@ -213,19 +249,20 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                  untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
                  offsets: tuple[int, ...], found: list[Probe]) -> list[Probe]:
     variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
-    variants += [(f"random seed {seed}", {"seed": seed}) for seed in (1, 2)]
+    variants += [(f"random seed {seed}", {"seed": seed}) for seed in
+                 (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
     variants += [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
     for what, kwargs in variants:
         verdict, error = run_check(rule, oracle, **kwargs)
         if error or verdict != expected:
-            found.append(Probe("nondeterministic_check",
+            found.append(_unprobeable(error) or Probe("nondeterministic_check",
                                f"on the reference's final state, {what} gives {_shown(verdict, error)} "
                                f"instead of {expected}"))
             break
     for offset in offsets:
         verdict, error = run_check(rule, oracle, offset=offset)
         if error or verdict != expected:
-            found.append(Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
+            found.append(_unprobeable(error) or Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
                                                   f"reference gets {_shown(verdict, error)} instead of {expected}"))
             break
     for what, messages in paraphrases(replies):
@@ -261,6 +298,15 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                                                        f"{word!r}, a word the reference never says"))
                 break
     return found
+
+
+def _unprobeable(error: str) -> Probe | None:
+    """`unprobeable` where the probes' setup failed (the patched runs judge nothing of the check): the check is then
+    rejected, never accepted unprobed, nor blamed for a randomness or clock dependence it may not have."""
+    if _SETUP_FAILED not in error:
+        return None
+    return Probe("unprobeable", f"the probes that move the clock and pin randomness cannot run with this check "
+                                f"({error}); a check they cannot judge is not accepted: report this as a gate bug")
 
 
 def _reversed_tables(payload: dict[str, Any]) -> dict[str, Any] | None:
