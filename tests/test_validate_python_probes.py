@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from support.validate_base import sound_spec
 
+from coworkenv.spec import PythonRule
 from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
 from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.python_probes import literals, paraphrases
@@ -97,7 +98,6 @@ def test_paraphrases_keep_the_words_and_literals_skip_what_the_reference_says() 
     rewrites = dict(paraphrases(replies))
     assert rewrites["sentences reordered"] == [{"turn": 0, "text": "Jon owns it. OPS-1 is p1."}]
     assert len(rewrites["answer split over two messages"]) == 2
-    from coworkenv.spec import PythonRule
     rule = PythonRule(code="def check(state, audit, messages):\n    return 'owns' in x or 'sudo mode' in x\n")
     assert literals(rule, "ops-1 is p1. jon owns it.") == ["sudo mode"]
 
@@ -180,3 +180,66 @@ def test_names_tool_follows_how_a_string_is_compared(test: str, named: str | Non
         assert names_tool(code, named)
     if unnamed is not None:
         assert not names_tool(code, unnamed)
+
+
+# What a check can read of its own run, the same with or without a probe's setup (the class `probe_aware`).
+_SELF_VIEW = (
+    "import sys, random, time, datetime\n"
+    "def check(state, audit, messages):\n"
+    "    return {'passed': True, 'reason': repr([sorted(globals()), check.__code__.co_firstlineno,\n"
+    "        str(sys._getframe(1).f_locals.get('job')), random.random.__name__, datetime.datetime.__name__,\n"
+    "        datetime.date.__name__, time.time.__name__, round((time.time() - time.time_ns() / 1e9) / 60)])}\n"
+)
+
+
+def _view(code: str, **probe: Any) -> str:
+    from coworkenv.sandbox import run_sandboxed
+    from coworkenv.validate.python_probes import _PRELUDE
+
+    prelude = _PRELUDE.format(offset=probe.get("offset", 0), seed=probe.get("seed"), pin=probe.get("pin")) \
+        if probe else None
+    outcome = run_sandboxed(code, "check", {"state": {}, "audit": [], "messages": []}, prelude=prelude)
+    assert outcome.ok, outcome.error
+    return str(outcome.value["reason"])
+
+
+@pytest.mark.parametrize("probe", [{"seed": 12345}, {"pin": 0.0}, {"offset": 366 * 86_400}])
+def test_a_check_sees_nothing_of_a_probe_in_its_globals_source_frames_or_patched_names(probe: dict[str, Any]) -> None:
+    assert _view(_SELF_VIEW, **probe) == _view(_SELF_VIEW)
+
+
+def test_a_check_starting_with_a_future_import_is_probed() -> None:
+    from coworkenv.validate.python_probes import run_check
+
+    rule = PythonRule(code="from __future__ import annotations\n" + _SELF_VIEW)
+    assert run_check(rule, {"state": {}, "audit": [], "messages": []}, offset=86_400, seed=3, pin=0.5) == (True, "")
+
+
+def test_seeded_runs_draw_fresh_seeds_a_check_cannot_recognise(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv.validate import python_probes
+
+    seen: list[int | None] = []
+    real = python_probes.run_check
+
+    def spy(rule: Any, payload: dict[str, Any], **kwargs: Any) -> tuple[bool | None, str]:
+        seen.append(kwargs.get("seed"))
+        return real(rule, payload, **kwargs)
+
+    monkeypatch.setattr(python_probes, "run_check", spy)
+    rule = PythonRule(code="def check(state, audit, messages):\n    return True\n")
+    for _ in range(2):
+        python_probes.probe_check(rule, True, {"state": {"apps": {}}, "audit": [], "messages": []}, [], None, None,
+                                  repeats=0, offsets=())
+    seeds = [s for s in seen if s is not None]
+    assert len(seeds) == 4 and len(set(seeds)) == 4 and not set(seeds) & {0, 1, 2}
+
+
+def test_a_check_the_probes_cannot_set_up_is_rejected_as_unprobeable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv.validate import python_probes
+
+    monkeypatch.setattr(python_probes, "_PRELUDE", "_probe = ({offset}, {seed}, {pin})\nraise ImportError('no')\n")
+    rule = PythonRule(code="def check(state, audit, messages):\n    return True\n")
+    found = python_probes.probe_check(rule, True, {"state": {"apps": {}}, "audit": [], "messages": []}, [], None,
+                                      None, repeats=1, offsets=(86_400,))
+    assert [p.code for p in found] == ["unprobeable", "unprobeable"], found
+    assert "cannot run with this check" in found[0].message and "ImportError: no" in found[0].message
