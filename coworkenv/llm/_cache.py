@@ -60,6 +60,7 @@ class ResponseCache:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self.write_failure: str | None = None  # why entries are not written (said once), None while they are
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -70,7 +71,7 @@ class ResponseCache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             return LLMResponse.from_json_dict(data, cached=True)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # absent (or no cache folder yet where a file stands)
             return None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             # A damaged entry is a miss: the request is simply paid again and the entry rewritten.
@@ -78,7 +79,19 @@ class ResponseCache:
             return None
 
     def put(self, key: str, response: LLMResponse) -> None:
-        """Store `response` under `key` atomically."""
+        """Store `response` under `key` atomically; a cache that cannot be written (a full disk or quota, a read-only
+        or another user's folder) is said once and left unwritten, the answer kept.
+
+        The answer is paid for: an error out of the cache lost it, and with it every answer and result of the run (a
+        `validate` exited before writing any table), for a file that only saves paying twice."""
+        if self.write_failure is not None:
+            return
         payload = response.to_json_dict()
         payload["cached"] = False
-        atomic_write_bytes(self._path(key), json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        try:
+            atomic_write_bytes(self._path(key), json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        except OSError as exc:
+            self.write_failure = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
+            logger.warning("cannot write the LLM response cache under %s (%s); the answers are used but no longer "
+                           "cached in this run: free space there, or give another folder (--cache-dir)",
+                           self.root, self.write_failure)
