@@ -49,7 +49,8 @@ _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 def start_in_output_problem(start: str | Path | None, out_dir: Path, named_by: str) -> str | None:
     """One line when the output folder `out_dir` is the checkpoint a training starts from (`start`, named by
-    `named_by`: `--model` or the config's `model.name_or_path`), or holds it; None otherwise (a Hub id names no folder).
+    `named_by`: `--model` or the config's `model.name_or_path`), holds it or lies inside it; None otherwise (a Hub id
+    names no folder).
 
     A training replaces `out_dir` whole when it ends: the start was gone (no copy of it kept, the run record naming as
     its start a folder that now holds this run's weights), and so was any checkpoint inside the folder replaced."""
@@ -68,6 +69,11 @@ def start_in_output_problem(start: str | Path | None, out_dir: Path, named_by: s
     if out_dir in start_dir.parents:
         return (f"--out {out_dir} holds the checkpoint this run starts from ({named_by}: {start_dir}): the run would "
                 f"replace the folder when it ends, deleting that checkpoint; write to another folder, e.g. {beside}")
+    if start_dir in out_dir.parents:
+        beside = f"--out {start_dir.parent / (start_dir.name + '-next')}"
+        return (f"--out {out_dir} is inside the checkpoint this run starts from ({named_by}: {start_dir}): the new "
+                f"checkpoint would travel as part of it (a publish or copy of the start takes it along) and go with it "
+                f"when a training replaces the start; write to another folder, beside the start, e.g. {beside}")
     return None
 
 

@@ -1,11 +1,13 @@
 """Fault corpus, a training told to write its checkpoint where the checkpoint it starts from lies: `train rl --model
 X --out X` from an earlier RL run (to "go on" from it), the same through a link, as `X/.`, relative while `--model` is
 absolute, the start named by the RL config's `model.name_or_path`; `--out R` while the start is a checkpoint inside R;
-`train sft` whose config's `model.name_or_path` is its `--out`.
+`--out X/rl` inside the start, `rl-compare --model X --out X` (each variant into `X/<variant>`); `train sft`
+whose config's `model.name_or_path` is its `--out`.
 
 On main the training started, and when it ended it replaced the folder whole (`replace_dir`): the start was gone with
 no copy kept, and the run record (`rl_run.json`) named as its start a folder then holding this run's weights; a start
-inside `--out` was deleted with the folder. Now each is refused before anything is built, naming the option, the
+inside `--out` was deleted with the folder; a run written inside its start travelled with it (a publish or copy of
+the start took it along) and went when the start was trained again in place. Now each is refused before anything is built, naming the option, the
 start and a folder beside it (`trainers/checkpoint_files.py: start_in_output_problem`). Regression guards: a new folder
 beside the start, and a start whose folder name begins like the output's, are trained into.
 
@@ -72,7 +74,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 RL_CASES = ["the same folder", "through a link", "spelt X/.", "relative", "named by the config",
-            "a checkpoint inside --out"]
+            "a checkpoint inside --out", "--out inside the start"]
 
 
 @pytest.mark.parametrize("case", RL_CASES)
@@ -96,9 +98,20 @@ def test_rl_into_the_folder_it_starts_from_is_refused_before_anything_is_built(
     elif case == "a checkpoint inside --out":
         inner = Path(shutil.copytree(checkpoint, start / "checkpoint-4"))
         model = inner
+    elif case == "--out inside the start":
+        out = start / "rl"
     before = _files(start)
     line = refused(_rl(model, out, envs, config), "--out", "this run starts from", "another folder")
     assert STARTED not in line
+    assert _files(start) == before
+
+
+def test_rl_compare_into_the_folder_it_starts_from_is_refused(checkpoint: Path, envs: Path,  # noqa: F811
+                                                              tmp_path: Path) -> None:
+    start = _run(Path(shutil.copytree(checkpoint, tmp_path / "sft-1")), "sft")
+    before = _files(start)
+    refused(["train", "rl-compare", "--config", "rl-tiny", "--envs", str(envs), "--out", str(start), "--model",
+             str(start), "--max-steps", "1"], "--out", "inside the checkpoint this run starts from", "another folder")
     assert _files(start) == before
 
 
