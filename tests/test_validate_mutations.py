@@ -516,8 +516,8 @@ def test_created_records_are_removed_by_their_apps_removal_tool() -> None:
 
 
 def test_numbers_in_words_are_replayed_in_digits() -> None:
-    """A number from two to ninety-nine written in words is written in digits, one that begins a sentence too; `one`
-    and a capitalised word inside a sentence (a name) are left as they are."""
+    """A number from two to ninety-nine written in words is written in digits, one that begins a sentence too; `one`,
+    a capitalised word inside a sentence (a name) and a duration (the format replay's) are left as they are."""
     from coworkenv.validate._numerals import as_digits
 
     assert as_digits("Three of 9 pages are broken") == "3 of 9 pages are broken"
@@ -525,6 +525,7 @@ def test_numbers_in_words_are_replayed_in_digits() -> None:
     assert as_digits("the one that failed") is None
     assert as_digits("Booked with Seven Seas Ltd") is None
     assert as_digits("no numbers here") is None
+    assert as_digits("a forty-five minutes slot for two people") == "a forty-five minutes slot for 2 people"  # a duration
 
 
 def test_quantities_are_replayed_in_the_sources_unit() -> None:

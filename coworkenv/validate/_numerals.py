@@ -6,7 +6,9 @@ fails such a check (`numeral_pinned`).
 Each reply, and each free-text argument of a write (one with a space in it), that writes a number from two to
 ninety-nine in words is replayed with every such number in digits (`spelled_numbers`). `one` is never read (far more
 often a pronoun, "the one that failed", than a count), nor a capitalised word inside a sentence (a name: "Seven
-Seas"); a word that begins a sentence is read.
+Seas"); a word that begins a sentence is read. A number before a time unit ("forty-five minutes") is a duration: the
+format replay writes it as the user gave it (`duration_pinned`), and a check that accepts the writer's words or the
+user's form ("45-minute") is sound, so it is not rewritten here.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from coworkenv.validate._user_formats import _IN_WORDS, UserFormatted, _in_words
 
 _SPELLED = re.compile(r"(?<![\w'\u2019-])(?:" + _IN_WORDS + r")(?![\w'\u2019-])", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
+_TIME_UNIT = re.compile(r"[\s-]+(?:m(?:inutes?|ins?)|h(?:ours?|rs?)|d(?:ays?)|s(?:econds?|ecs?))(?!\w)", re.IGNORECASE)
 
 
 def as_digits(text: str) -> str | None:
@@ -27,7 +30,8 @@ def as_digits(text: str) -> str | None:
     for m in _SPELLED.finditer(text):
         word = m.group(0)
         value = _in_words(word)
-        if value < 2 or (word[0].isupper() and not _SENTENCE_START.search(text[:m.start()])):
+        if value < 2 or (word[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
+                _TIME_UNIT.match(text, m.end()):
             continue
         out += [text[at:m.start()], str(value)]
         at = m.end()

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, base_spec, reference
+from tests.defects._core import CorpusError, Spec, replay_defect
 
 CLASS = "numeral_pinned"
 DETECTION = (
@@ -69,10 +70,7 @@ def _pinned_in(check_id: str | None, pattern: str, capitalise: bool = False) -> 
     return breaks
 
 
-def _defect(name: str, base: str, breaks: Callable[[Spec], None], away: str) -> Defect:
-    base_spec(base)  # fail early on a base that is gone
-    return Defect(CLASS, name, base, away, breaks=breaks, witness=reference, witness_kind="honest",
-                  gate="mutations", code="numeral_pinned")
+_defect = partial(replay_defect, CLASS, "numeral_pinned")  # (name, base, breaks, away): the honest reference fails it
 
 
 _PAGES = ("says `3 of 9 pages are broken`: the check wants `three`, the count as the writer spelled it, so the "

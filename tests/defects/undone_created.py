@@ -21,7 +21,7 @@ from coworkenv.agents import OraclePolicy
 from coworkenv.env import Env
 from coworkenv.loading import parse_spec
 from coworkenv.rollout import run_episode
-from tests.defects._core import CorpusError, Defect, Spec, base_spec, reference, with_call
+from tests.defects._core import CorpusError, Defect, Spec, reference, replay_defect, with_call
 
 CLASS = "undone_created"
 DETECTION = (
@@ -108,9 +108,7 @@ def _file_by_call(spec: Spec) -> None:
 
 def _defect(name: str, base: str, breaks: Callable[[Spec], None],
             witness: Callable[[Spec], list[dict[str, Any]]], away: str) -> Defect:
-    base_spec(base)  # fail early on a base that is gone
-    return Defect(CLASS, name, base, away, breaks=breaks, witness=witness, witness_kind="cheat", gate="mutations",
-                  code="undone_unchecked")
+    return replay_defect(CLASS, "undone_unchecked", name, base, breaks, away, witness, "cheat")
 
 
 _EVENT = ("books the meeting and cancels it: the event stays in the calendar, cancelled, with the title, attendees "

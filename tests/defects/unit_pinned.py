@@ -14,10 +14,10 @@ shown (`900 s`); a replay that fails a check the reference passes wants the writ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, base_spec, reference
+from tests.defects._core import CorpusError, Spec, replay_defect
 
 CLASS = "unit_pinned"
 DETECTION = (
@@ -90,10 +90,7 @@ def _in_reply(spec: Spec) -> None:
     found[0]["rule"] = {"kind": "text", "scope": "final", "turn": 0, "all_of": [quantity], "words": True}
 
 
-def _defect(name: str, base: str, breaks: Callable[[Spec], None], away: str) -> Defect:
-    base_spec(base)  # fail early on a base that is gone
-    return Defect(CLASS, name, base, away, breaks=breaks, witness=reference, witness_kind="honest",
-                  gate="mutations", code="unit_pinned")
+_defect = partial(replay_defect, CLASS, "unit_pinned")  # (name, base, breaks, away): the honest reference fails it
 
 
 _DM = ("DMs the setting as the config gives it, `cache_ttl_s=900` or `timeout_ms=600`: the check wants the writer's "
