@@ -96,3 +96,18 @@ def test_rollout_reads_a_validate_output_folder(tmp_path: Path) -> None:
     (tmp_path / "accepted.parquet").unlink()
     with pytest.raises(SpecSourceError, match="no specs found"):
         read_specs(tmp_path)
+
+
+def test_rollout_add_keeps_another_spec_set_beside_the_earlier_one(envs_dir: Path, tmp_path: Path) -> None:
+    """Without --add a folder holding episodes of envs the specs do not hold is refused (an earlier run's, of specs
+    changed since: tests/faults/test_faults_rollout_earlier_episodes.py); with it both spec sets' files are kept."""
+    first = tmp_path / "first"
+    first.mkdir()
+    (first / "a.json").write_text(load_example(example_names()[0]).to_json())
+    out = tmp_path / "traj"
+    assert runner.invoke(app, ["rollout", str(envs_dir), "--out", str(out)]).exit_code == 0
+    refused = runner.invoke(app, ["rollout", str(first), "--out", str(out), "--seed", "1"])
+    assert refused.exit_code == 2 and "--add" in refused.output, refused.output
+    added = runner.invoke(app, ["rollout", str(first), "--out", str(out), "--seed", "1", "--add"])
+    assert added.exit_code == 0, added.output
+    assert len(list(out.glob("trajectories-*.parquet"))) == 2

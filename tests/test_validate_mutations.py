@@ -486,3 +486,59 @@ def test_lists_of_records_are_replayed_in_reverse() -> None:
     assert _asks_sorted("List the open tickets, highest priority first.")
     assert _asks_sorted("Then tell me which ones you paused, in order of their last run.")
     assert not _asks_sorted("Record their names in ops/paused: alphabetical. Tell me when each one last ran.")
+
+
+def test_created_records_are_removed_by_their_apps_removal_tool() -> None:
+    """Each record the reference creates is removed at the end by its app's tool that deletes or cancels a record
+    of its kind (the event cancelled, the to-do and the file deleted), where the agent is given that tool; a record
+    of a kind with no such tool (a ticket, a sent mail) is left alone."""
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import _removal, created_writes
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+
+    def removals(name: str, seed: int) -> list[Any]:
+        spec = generate_spec(taxonomy[name], seed)
+        episodes = SpecEpisodes(spec)
+        episodes.oracle()
+        found = list(created_writes(spec, episodes.created, episodes.made))
+        assert all(f.write_path.startswith("reference[") for f in found)  # each traced to the write that made it
+        return [[s.call for s in f.reference[-1].steps if s.call is not None][-1] for f in found]
+
+    (cancel,) = removals("schedule_meeting_timezones", 1)
+    assert cancel.name == "calendar_cancel_event" and set(cancel.arguments) == {"event_id"}
+    (delete,) = removals("report_from_data", 1)
+    assert delete.name == "files_delete_file" and delete.arguments == {"path": "reports/open-tickets-2026-10-05.csv"}
+    assert [c.name for c in removals("todo_track_mail_requests", 1)] == ["todo_delete_task"] * 4
+    assert removals("mail_ticket_chat_coordination", 1) == []  # a ticket and a mail: no tool removes them
+    assert _removal("todo", "tasks", {"todo_add_task"}) is None  # the agent lacks the removal tool
+    assert _removal("notes", "notes", {"notes_delete_note"}) == ("notes_delete_note", "note_id")
+
+
+def test_numbers_in_words_are_replayed_in_digits() -> None:
+    """A number from two to ninety-nine written in words is written in digits, one that begins a sentence too; `one`,
+    a capitalised word inside a sentence (a name) and a duration (the format replay's) are left as they are."""
+    from coworkenv.validate._numerals import as_digits
+
+    assert as_digits("Three of 9 pages are broken") == "3 of 9 pages are broken"
+    assert as_digits("Added four tasks; twenty-one left. Seven remain") == "Added 4 tasks; 21 left. 7 remain"
+    assert as_digits("the one that failed") is None
+    assert as_digits("Booked with Seven Seas Ltd") is None
+    assert as_digits("no numbers here") is None
+    assert as_digits("a forty-five minutes slot for two people") == "a forty-five minutes slot for 2 people"  # a duration
+
+
+def test_quantities_are_replayed_in_the_sources_unit() -> None:
+    """A quantity the reference's reads were shown under a key naming its time unit (`cache_ttl_s: 900`), stated in
+    another unit (`15 minutes`, `0.6 s`, `an hour`, `fifteen min`), is written in the source's unit; one stated in
+    the source's own unit, or no source's quantity, is left as it is."""
+    from coworkenv.validate._units import _sources, as_source_unit
+
+    sources = _sources([{"values": {"cache_ttl_s": 900, "timeout_ms": 600, "token_ttl_s": 3600, "max_rows": 500,
+                                    "enabled_s": True}}])
+    assert set(sources) == {900_000, 600, 3_600_000}
+    assert as_source_unit("a cache TTL of 15 minutes", sources) == "a cache TTL of 900 s"
+    assert as_source_unit("a timeout of 0.6 s and fifteen min", sources) == "a timeout of 600 ms and 900 s"
+    assert as_source_unit("valid for an hour", sources) == "valid for 3600 s"
+    assert as_source_unit("a cache TTL of 900 seconds", sources) is None  # the source's unit
+    assert as_source_unit("at 15:00 for 20 minutes", sources) is None  # no source gives 20 minutes

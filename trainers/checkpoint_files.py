@@ -13,7 +13,7 @@ from pathlib import Path
 from coworkenv.atomic import WriteError, lock_exclusive, make_folder, naming_failures, os_reason, path_advice
 
 __all__ = ["CheckpointPlaceError", "checkpoint_files_problem", "checkpoint_place", "checkpoint_staging", "replace_dir",
-           "restore_interrupted_replace"]
+           "restore_interrupted_replace", "start_in_output_problem"]
 
 
 # The JSON files transformers reads from a checkpoint folder, each an object. A damaged generation_config.json was
@@ -45,6 +45,36 @@ def checkpoint_files_problem(folder: Path) -> str | None:
 
 
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+def start_in_output_problem(start: str | Path | None, out_dir: Path, named_by: str) -> str | None:
+    """One line when the output folder `out_dir` is the checkpoint a training starts from (`start`, named by
+    `named_by`: `--model` or the config's `model.name_or_path`), holds it or lies inside it; None otherwise (a Hub id
+    names no folder).
+
+    A training replaces `out_dir` whole when it ends: the start was gone (no copy of it kept, the run record naming as
+    its start a folder that now holds this run's weights), and so was any checkpoint inside the folder replaced."""
+    if start is None or not str(start).strip():
+        return None
+    start_dir = Path(start).expanduser()
+    if not start_dir.is_dir():
+        return None
+    start_dir, out_dir = start_dir.resolve(), Path(out_dir).resolve()
+    beside = f"--out {out_dir.parent / (out_dir.name + '-next')}"
+    if start_dir == out_dir:
+        return (f"--out {out_dir} is the checkpoint this run starts from ({named_by}): the run would replace it when "
+                f"it ends, keeping no copy of the start, and its run record would name as its start a folder that "
+                f"then holds this run's weights; write the new checkpoint to another folder, e.g. {beside} (to go on "
+                f"in place, copy the start first and train from the copy)")
+    if out_dir in start_dir.parents:
+        return (f"--out {out_dir} holds the checkpoint this run starts from ({named_by}: {start_dir}): the run would "
+                f"replace the folder when it ends, deleting that checkpoint; write to another folder, e.g. {beside}")
+    if start_dir in out_dir.parents:
+        beside = f"--out {start_dir.parent / (start_dir.name + '-next')}"
+        return (f"--out {out_dir} is inside the checkpoint this run starts from ({named_by}: {start_dir}): the new "
+                f"checkpoint would travel as part of it (a publish or copy of the start takes it along) and go with it "
+                f"when a training replaces the start; write to another folder, beside the start, e.g. {beside}")
+    return None
 
 
 def _weights_problem(folder: Path) -> str | None:

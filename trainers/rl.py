@@ -44,7 +44,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_files_problem, checkpoint_staging, replace_dir
+from trainers.checkpoint_files import checkpoint_files_problem, checkpoint_staging, replace_dir, start_in_output_problem
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
@@ -308,6 +308,10 @@ def train_rl(
         damaged = checkpoint_files_problem(start)
         if damaged is not None:
             raise ValueError(damaged)
+    in_output = start_in_output_problem(start, out_dir, "--model" if model_path is not None
+                                        else "the config's model.name_or_path")
+    if in_output is not None:
+        raise ValueError(in_output)
     out_dir = Path(out_dir).resolve()
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / RUN_METADATA).is_file():
         raise FileExistsError(f"{out_dir} exists, is not empty and is not an RL run (no {RUN_METADATA}); "

@@ -25,7 +25,7 @@ from trl import SFTConfig, SFTTrainer
 
 from coworkenv.credential_values import hub_client_token_problem
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_staging, replace_dir
+from trainers.checkpoint_files import checkpoint_staging, replace_dir, start_in_output_problem
 from trainers.config import SFTRunConfig, load_sft_config
 from trainers.copy_model import install_fused_lm_head, uses_copy_head
 from trainers.rendering import write_rendering
@@ -306,6 +306,11 @@ def train_sft(
     after every logged step; `callbacks` join the trainer's. An earlier checkpoint at `out_dir` is replaced only once the new one is complete.
     """
     started = time.perf_counter()
+    config = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
+    start = config.model.name_or_path if config.model.source == "pretrained" else None
+    in_output = start_in_output_problem(start, out_dir, "the config's model.name_or_path")
+    if in_output is not None:
+        raise ValueError(in_output)
     out_dir = Path(out_dir).resolve()
     _check_replaceable(out_dir)
     with checkpoint_staging(out_dir) as staging:  # a second training into `out_dir` waits for this one

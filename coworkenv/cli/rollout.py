@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
 import typer
 
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
@@ -46,7 +48,43 @@ from coworkenv.rollout import (
     rollout_specs,
     split_outcomes,
 )
-from coworkenv.store.stages import write_trajectories
+from coworkenv.store.stages import trajectory_files, write_trajectories
+
+
+def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
+    """Why `out` cannot take this run's trajectories as they are, or None: it holds episodes of envs this run does
+    not roll out (an earlier run's, of specs changed, repaired or removed since: a spec's id is its content's hash).
+
+    A rollout adds its file (`trajectories-<hash>.parquet`) beside those already there, and every reader of the folder
+    (`curate`, `train rl`'s reports) takes them all: curate trained on the episodes of a spec that no longer exists,
+    scored by its old checks, beside the new ones, without a word. Files it cannot read are left to the readers, which
+    name them."""
+    if not out.is_dir():
+        return None
+    try:
+        files = trajectory_files(out)
+    except OSError:
+        return None
+    foreign: dict[Path, set[str]] = {}
+    episodes = 0
+    for file in files:
+        try:
+            envs = pq.read_table(file, columns=["env_id"]).column("env_id").to_pylist()
+        except (OSError, KeyError, pa.ArrowException):
+            continue
+        others = [env for env in envs if env not in env_ids]
+        if others:
+            foreign[file] = set(others)
+            episodes += len(others)
+    if not foreign:
+        return None
+    names = ", ".join(str(file) for file in list(foreign)[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
+                                                                    else "")
+    envs_total = len(set().union(*foreign.values()))
+    return (f"--out {out} already holds {episodes} episodes of {envs_total} envs that the specs given do not hold "
+            f"(in {names}): an earlier rollout's, of specs changed or removed since; a reader of the folder (curate) "
+            f"would take them with this run's; write to a new folder (e.g. --out {out.parent / (out.name + '-2')}), "
+            f"move those files away, or pass --add to keep them beside this run's on purpose")
 
 
 def rollout_summary(records: list[TrajectoryRecord], lost: list[TrajectoryRecord], path: Path | None,
@@ -88,6 +126,8 @@ def rollout_command(
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    add: Annotated[bool, typer.Option("--add", help="Write into an OUT that holds episodes of other envs (another "
+                                                    "spec set's, kept on purpose); without it such an OUT is refused.")] = False,
 ) -> None:
     """Run a teacher in every env of SPECS and write its trajectories to OUT."""
     if teacher is not None and teacher.startswith(("http://", "https://")):
@@ -103,6 +143,9 @@ def rollout_command(
         fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
     check_out_dir(out, envs_dir, inside=False, suffix="trajectories")
     specs = specs_or_exit(envs_dir)
+    earlier = None if add else earlier_episodes_problem(out, {spec.id for spec in specs})
+    if earlier is not None:
+        fail(earlier)
     runner: Teacher
     backend = None
     if llm is None:

@@ -66,6 +66,8 @@ def validate_command(
     except ValueError as exc:
         fail(str(exc))
     check_out_dir(out, spec_dir, suffix="validated")
+    if cache_dir is not None:
+        check_cache_dir(cache_dir)
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)
@@ -83,6 +85,17 @@ def validate_command(
         typer.echo(render_funnel(funnel))
         typer.echo(f"wrote {out / 'accepted.parquet'}, {out / 'rejected.parquet'}, {out / 'funnel.json'}")
     report_requests(backend, "repair")  # every repair request failed: exit 3, after the tables are written
+
+
+def check_cache_dir(cache_dir: Path) -> None:
+    """Exit 2 before any work when `--cache-dir` names a file, or a folder under a file: on main the first answer
+    paid for was lost with the run (exit 1, no table written) when its entry could not be written there."""
+    for folder in (cache_dir, *cache_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                fail(f"--cache-dir {cache_dir}: {folder} is a file, not a folder; pass a folder for the LLM response "
+                     f"cache (it is created when missing), or leave the option out (default: OUT/llm-cache)")
+            return
 
 
 def render_funnel(funnel: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from coworkenv.apps import APPS, TOOLS
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.bindings import ArgBinding, Binding, ToolDecl
 from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
@@ -365,11 +365,20 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None, judg
 
     `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so. The specs an
     earlier import into `out` wrote and this one does not are removed, their names added to `removed`."""
-    from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
-
     dirs = task_dirs(root)
     if not dirs:
         raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
+    # A second import into `out` (another terminal, a script run twice) waits for this one: both read the earlier
+    # report, so each removed specs the other had just written, or left its own that the other's report, written
+    # last, did not list (a spec `rollout` ran that no report named, a listed spec missing).
+    with folder_lock(out, f"another import into {out} is running; waiting for it to end"):
+        return _import_into(dirs, root, out, error_rate, judge, removed)
+
+
+def _import_into(dirs: list[Path], root: Path, out: Path, error_rate: float | None, judge: bool,
+                 removed: list[str] | None) -> list[TaskImport]:
+    from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
+
     earlier = earlier_spec_files(out)
     reports: list[TaskImport] = []
     written: dict[str, tuple[str, str]] = {}  # spec file key -> (task id, task folder) of the specs written

@@ -2,14 +2,53 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.llm._types import LLMResponse
 
 logger = logging.getLogger(__name__)
+
+
+# Files of a checkpoint folder that make its answers: weights, config, tokenizer, chat template. Notes, logs and the
+# trainer's state files beside them do not.
+_MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".json", ".model", ".jinja", ".txt")
+
+
+def server_identity(chat_endpoint: str) -> str:
+    """What tells one OpenAI-compatible server's answers from another's under the same model name, for a cache key:
+    the endpoint's scheme, host (lower case), port and path, and a digest of its query (Azure's `?api-version=` picks
+    the model's version; a query may hold a key, so only its digest goes into the key, which is a digest itself).
+    User info is left out (a credential, not a server)."""
+    parts = urlsplit(chat_endpoint)
+    host = (parts.hostname or "").lower()
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    identity = urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
+    if parts.query:
+        identity += "?" + hashlib.sha256(parts.query.encode("utf-8")).hexdigest()[:16]
+    return identity
+
+
+def checkpoint_identity(model: str) -> str:
+    """What tells one local checkpoint's answers from another's, for a cache key: for a folder, its absolute path and
+    the name, size and modification time of each file that makes the model (trained again in place, it answers
+    otherwise under the same name; `./ckpt` names another model in another folder); a Hub model name as it is."""
+    folder = Path(model).expanduser()
+    try:
+        if not folder.is_dir():
+            return model
+        files = sorted((entry.name, entry.stat()) for entry in folder.iterdir()
+                       if entry.name.endswith(_MODEL_FILE_SUFFIXES) and entry.is_file())
+    except OSError:  # unreadable: the engine will say so; a key that matches no earlier entry costs one request
+        return f"{folder.absolute()}#unreadable"
+    digest = hashlib.sha256()
+    for name, stat in files:
+        digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return f"{folder.resolve()}#{digest.hexdigest()[:16]}"
 
 
 class ResponseCache:
@@ -21,6 +60,7 @@ class ResponseCache:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self.write_failure: str | None = None  # why entries are not written (said once), None while they are
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -31,7 +71,7 @@ class ResponseCache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             return LLMResponse.from_json_dict(data, cached=True)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # absent (or no cache folder yet where a file stands)
             return None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             # A damaged entry is a miss: the request is simply paid again and the entry rewritten.
@@ -39,7 +79,19 @@ class ResponseCache:
             return None
 
     def put(self, key: str, response: LLMResponse) -> None:
-        """Store `response` under `key` atomically."""
+        """Store `response` under `key` atomically; a cache that cannot be written (a full disk or quota, a read-only
+        or another user's folder) is said once and left unwritten, the answer kept.
+
+        The answer is paid for: an error out of the cache lost it, and with it every answer and result of the run (a
+        `validate` exited before writing any table), for a file that only saves paying twice."""
+        if self.write_failure is not None:
+            return
         payload = response.to_json_dict()
         payload["cached"] = False
-        atomic_write_bytes(self._path(key), json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        try:
+            atomic_write_bytes(self._path(key), json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        except OSError as exc:
+            self.write_failure = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
+            logger.warning("cannot write the LLM response cache under %s (%s); the answers are used but no longer "
+                           "cached in this run: free space there, or give another folder (--cache-dir)",
+                           self.root, self.write_failure)

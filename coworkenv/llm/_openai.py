@@ -24,7 +24,7 @@ import certifi
 from coworkenv.credential_values import credential_problem
 from coworkenv.escaping import escape_hidden
 from coworkenv.llm._batch import gather_completions, run_sync
-from coworkenv.llm._cache import ResponseCache
+from coworkenv.llm._cache import ResponseCache, server_identity
 from coworkenv.llm._endpoint import (
     DEFAULT_PROBE_TIMEOUT_S,
     chat_url,
@@ -177,9 +177,13 @@ class OpenAICompatibleBackend:
         # A server may echo the request's path or Authorization header in an error: the URL's secrets too.
         self._url_secrets = url_secrets(base_url)
         self._cache = ResponseCache(cache_dir) if cache_dir is not None else None
-        # Server-specific extra fields change the answer, so they are part of the cache identity.
+        # The server and its extra fields change the answer, so they are part of the cache identity: keyed by the
+        # model's name only, a second server under the same name (vLLM's --served-model-name, a gateway's `default`,
+        # another port) got the first one's answers from the cache and was never asked.
         extra = json.dumps(self.extra_body, sort_keys=True)
-        self._cache_model = model if not self.extra_body else f"{model}#{hashlib.sha256(extra.encode()).hexdigest()[:16]}"
+        self._cache_model = f"{model}@{server_identity(self._endpoint)}"
+        if self.extra_body:
+            self._cache_model += f"#{hashlib.sha256(extra.encode()).hexdigest()[:16]}"
         self._states: dict[int, _LoopState] = {}
         self._rng = random.Random()
         self._ssl_context: ssl.SSLContext | None = None

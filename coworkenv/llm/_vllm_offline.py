@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from coworkenv.llm._cache import ResponseCache
+from coworkenv.llm._cache import ResponseCache, checkpoint_identity
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
 
@@ -76,6 +76,8 @@ class VLLMOfflineBackend:
         self.stats = LLMStats()
         self._engine_kwargs = dict(engine_kwargs or {})
         self._cache = ResponseCache(cache_dir) if cache_dir is not None else None
+        # The checkpoint's files, not only its name, key the cache: a folder trained again in place answers otherwise.
+        self._cache_model = checkpoint_identity(model) if cache_dir is not None else model
         self._llm = llm  # an already built engine (shared between backends, or a test double)
         # vllm.LLM is not thread-safe: concurrent `complete` calls (worker threads) take turns.
         self._engine_lock = threading.Lock()
@@ -123,12 +125,12 @@ class VLLMOfflineBackend:
             if deadline - time.monotonic() <= 0:
                 return LLMError("timeout", f"the vLLM engine was free only after the {seconds:.3g}s the request "
                                            f"was given")
-            cached = self._cache.get(request.cache_key(self.model)) if self._cache is not None else None
+            cached = self._cache.get(request.cache_key(self._cache_model)) if self._cache is not None else None
             if cached is None and self._tokens_per_s <= 0 and request.max_tokens > FIRST_TOKENS:
                 (first,) = self._complete_batch_locked([replace(request, max_tokens=FIRST_TOKENS)])
                 if not isinstance(first, LLMResponse) or first.finish_reason != "length":
                     if isinstance(first, LLMResponse) and self._cache is not None:
-                        self._cache.put(request.cache_key(self.model), first)  # the request's whole answer
+                        self._cache.put(request.cache_key(self._cache_model), first)  # the request's whole answer
                     return first  # or the engine's failure
             left = deadline - time.monotonic()
             if left <= 0:
@@ -147,7 +149,7 @@ class VLLMOfflineBackend:
     def _complete_batch_locked(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
         self.stats.requests += len(requests)
         results: list[LLMResponse | LLMError | None] = [None] * len(requests)
-        keys = [request.cache_key(self.model) for request in requests]
+        keys = [request.cache_key(self._cache_model) for request in requests]
         groups: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             hit = self._cache.get(keys[index]) if self._cache is not None else None

@@ -109,6 +109,7 @@ class SpecEpisodes:
         # Records the reference changed / added, and the task-level mutants built from its final world.
         self.touched: set[tuple[str, str, str]] = set()
         self.created: set[tuple[str, str, str]] = set()
+        self.made: dict[tuple[int, int], tuple[str, str, str]] = {}  # (turn, step) -> the record that call created
         self.task_mutants: list[Mutation] = []
         # The reference's final world as the sandbox sees it (only kept when a Python check exists).
         self.oracle_wire: dict[str, Any] | None = None
@@ -132,7 +133,7 @@ class SpecEpisodes:
                     self.touched.add((change.app, change.table, change.id))
                     if change.kind == "added":
                         self.created.add((change.app, change.table, change.id))
-                made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
+                made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
                                                    self.created, made)
                 if any(isinstance(c.rule, PythonRule) for c in self.spec.checks):

@@ -17,6 +17,14 @@ ran before the episode (`services_rollback_config`), a deploy of the release it 
 and one removed put back (`mail_label`), a transfer sent back to where it came from, a stock adjustment by the
 opposite delta. A write that a later reference write on the same record overwrites is not taken
 back.
+
+Records the reference creates, removed (`created_writes`): a check may find the new record by a trace its removal
+leaves (the `todo_add_task` or `files_write_file` call in the audit, an event that `calendar_cancel_event` keeps,
+cancelled, where the check does not ask for its status). Each record of the reference's final world that was not
+there before is removed at the end of the last turn by the tool of its app that deletes or cancels a record of its
+kind (`<app>_delete_<kind>` or `<app>_cancel_<kind>`, one required argument naming the record: `todo_delete_task`,
+`files_delete_file`, `calendar_cancel_event`, `notes_delete_note`, `scheduler_delete_job`), where the agent is given
+it.
 """
 
 from __future__ import annotations
@@ -145,6 +153,49 @@ def inverse_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
         yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) taken back at the end by its inverse: "
                             f"{name} {args}", name, reference, f"reference[{t}].steps[{s}]")
+
+
+def created_writes(spec: EnvSpec, created: set[tuple[str, str, str]],
+                   made: dict[tuple[int, int], tuple[str, str, str]]) -> Iterator[Undone]:
+    """One replay per record the reference creates (`created`: (app, table, id) added in its final world; `made`:
+    the reference step that created each, where its result names the id) that the agent can remove, removed at the
+    end of the last turn."""
+    exposed = set(exposed_tools(spec))
+    writes = list(write_steps(spec.reference))
+    for app, table, rid in sorted(created):
+        removal = _removal(app, table, exposed)
+        if removal is None:
+            continue
+        name, arg = removal
+        args = {arg: rid}
+        try:
+            TOOLS[name].params.model_validate(args)
+        except ValueError:
+            continue
+        step = next((ts for ts, key in made.items() if key == (app, table, rid)), None)
+        if step is None:  # a result that does not say `id` (a file's `path`): the write that names the record
+            step = next(((t, s) for t, s, c in writes if TOOLS.get(c.name) is not None and TOOLS[c.name].app == app
+                         and _touches(c, {rid})), None)
+        write_path = f"reference[{step[0]}].steps[{step[1]}]" if step is not None else ""
+        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
+        yield Undone(where, f"the {table} record {rid} the reference creates, removed at the end: {name} {args}",
+                     name, reference, write_path)
+
+
+def _removal(app: str, table: str, exposed: set[str]) -> tuple[str, str] | None:
+    """(tool, argument) of the exposed tool that deletes or cancels one record of `app.table` by its id: named
+    `<app>_delete_<kind>` or `<app>_cancel_<kind>` (the kind: the table's name in the singular), taking one required
+    argument."""
+    kind = table[:-1] if table.endswith("s") else table
+    for verb in ("delete", "cancel"):
+        name = f"{app}_{verb}_{kind}"
+        tool = TOOLS.get(name)
+        if tool is None or name not in exposed or tool.app != app:
+            continue
+        required = [k for k, f in tool.params.model_fields.items() if f.is_required()]
+        if len(required) == 1:
+            return name, required[0]
+    return None
 
 
 def _touches(call: ToolCallSpec, records: set[str]) -> bool:

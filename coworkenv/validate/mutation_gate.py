@@ -35,9 +35,11 @@ from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._list_order import reordered_lists
+from coworkenv.validate._numerals import spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
-from coworkenv.validate._undone import inverse_writes, undone_writes
+from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
+from coworkenv.validate._units import converted_units
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
 from coworkenv.validate._user_spelling import UserSpelled, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
@@ -114,6 +116,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_seasons(ctx, initial)
     errors += _pinned_pace(ctx)
     errors += _pinned_lists(ctx, initial)
+    errors += _pinned_numerals(ctx)
+    errors += _pinned_units(ctx)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
     errors += evaded_guards(ctx.spec, episodes.env.state)
     errors += _early_acts(ctx)
@@ -150,12 +154,14 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
 def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
     write taken back at the end (its fields put back, the tool taking them) still passes, and for each write taken
-    back by its inverse (a config rolled back, a label taken off, a transfer sent back) where the reference still
-    passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
+    back by its inverse (a config rolled back, a label taken off, a transfer sent back), and for each record the
+    reference creates, removed (an event cancelled, a to-do or file deleted), where the reference still passes: a
+    check reads a trace the undo leaves, not the effect (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
-    for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial)):
+    for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial),
+                       created_writes(ctx.spec, episodes.created, episodes.made)):
         if found.path in dropped_passes or found.write_path in dropped_passes:
             continue
         outcome = episodes.mutant(found.reference)
@@ -245,6 +251,25 @@ def _pinned_lists(ctx: GateContext, initial: World) -> list[GateError]:
     return _pinned_user_forms(ctx, reordered_lists(ctx.spec, initial), "list_order_pinned",
                               "the check wants the records in the order the reference listed them, which the task "
                               "does not ask for; want each record (a term each, or one `contains` per record)")
+
+
+def _pinned_numerals(ctx: GateContext) -> list[GateError]:
+    """`numeral_pinned` for each reply or message writing a number in words, where the reference replayed with the
+    number in digits fails a check the reference passes (`_numerals`)."""
+    return _pinned_user_forms(ctx, spelled_numbers(ctx.spec), "numeral_pinned",
+                              "the check wants the number spelled out as the reference wrote it, which nobody asked "
+                              "for; want the digits or the word (a term of alternatives, or a `number`)")
+
+
+def _pinned_units(ctx: GateContext) -> list[GateError]:
+    """`unit_pinned` for each reply or message stating, in another unit, a quantity the reference's reads were shown
+    under a key naming its unit, where the reference replayed with the source's unit fails a check the reference
+    passes (`_units`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    return _pinned_user_forms(ctx, converted_units(ctx.spec, episodes.oracle().audit), "unit_pinned",
+                              "the check wants the quantity converted to the unit the reference chose, which nobody "
+                              "asked for; want it as the source gives it too (a term of alternatives)")
 
 
 def _pinned_pace(ctx: GateContext) -> list[GateError]:

@@ -49,6 +49,7 @@ from tests.defects import (
     list_order_pinned,
     namesake_record,
     number_pinned,
+    numeral_pinned,
     order_blind,
     order_unasked,
     pace_pinned,
@@ -68,8 +69,10 @@ from tests.defects import (
     spelling_pinned,
     time_window,
     unchosen_field,
+    undone_created,
     undone_inverse,
     undone_write,
+    unit_pinned,
     vacuous,
     wrong_expected,
     wrong_route,
@@ -138,6 +141,9 @@ MODULES = (
     instant_pinned,
     dst_pinned,
     pace_pinned,
+    undone_created,
+    numeral_pinned,
+    unit_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

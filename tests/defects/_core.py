@@ -85,6 +85,16 @@ class Defect:
         return spec
 
 
+def replay_defect(cls: str, code: str, name: str, base: str, breaks: Edit, away: str,
+                  witness: Callable[[Spec], list[dict[str, Any]]] | None = None,
+                  witness_kind: WitnessKind = "honest") -> Defect:
+    """A defect the mutations gate's replays must reject with `code`; the witness is the twin's reference (the
+    honest agent the defect fails) unless given. The base is built first, so a base that is gone fails early."""
+    base_spec(base)
+    return Defect(cls, name, base, away, breaks=breaks, witness=witness or reference, witness_kind=witness_kind,
+                  gate="mutations", code=code)
+
+
 # -- base specs -----------------------------------------------------------------------------------------------
 @cache
 def _base_json(base: str) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -150,3 +151,27 @@ def train_sft_beside(out_dir: str, tag: str, first_written: str, wait_for: str) 
     if wait_for == "-":
         Path(first_written).touch()
     sft.train_sft("tiny", Path(out_dir).parent, Path(out_dir))  # the data folder goes unread
+
+
+def import_pausing(checkout: str, out: str, paused: str, go: str) -> None:
+    """`coworkenv import claw-eval CHECKOUT --out OUT`, pausing before its second task: it creates `paused` and waits
+    (at most 120 s) for `go` to appear, so that another import into OUT runs meanwhile."""
+    import time
+
+    from coworkenv.cli import app
+    from coworkenv.importers import claw_eval
+
+    original = claw_eval.import_task
+    calls = [0]
+
+    def pausing(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 2:
+            Path(paused).touch()
+            deadline = time.monotonic() + 120
+            while not Path(go).exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return original(*args, **kwargs)
+
+    claw_eval.import_task = pausing  # type: ignore[assignment]
+    app(["import", "claw-eval", checkout, "--out", out], prog_name="coworkenv")

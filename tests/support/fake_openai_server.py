@@ -244,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.reset()
             self._send_json(200, {"status": "reset"})
             return
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        if self.path.partition("?")[0].rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         server = self.server
