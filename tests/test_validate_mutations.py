@@ -491,9 +491,10 @@ def test_lists_of_records_are_replayed_in_reverse() -> None:
 def test_created_records_are_removed_by_their_apps_removal_tool() -> None:
     """Each record the reference creates is removed at the end by its app's tool that deletes or cancels a record
     of its kind (the event cancelled, the to-do and the file deleted), where the agent is given that tool; a record
-    of a kind with no such tool (a ticket, a sent mail) is left alone."""
+    no tool removes is closed by its app's update tool, one replay per closing value of its status (a filed ticket:
+    `closed`, then `resolved`); one of a kind with neither (a sent mail) is left alone."""
     from coworkenv.synth import generate_spec, load_taxonomy
-    from coworkenv.validate._undone import _removal, created_writes
+    from coworkenv.validate._undone import _removals, created_writes
 
     taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
 
@@ -510,9 +511,43 @@ def test_created_records_are_removed_by_their_apps_removal_tool() -> None:
     (delete,) = removals("report_from_data", 1)
     assert delete.name == "files_delete_file" and delete.arguments == {"path": "reports/open-tickets-2026-10-05.csv"}
     assert [c.name for c in removals("todo_track_mail_requests", 1)] == ["todo_delete_task"] * 4
-    assert removals("mail_ticket_chat_coordination", 1) == []  # a ticket and a mail: no tool removes them
-    assert _removal("todo", "tasks", {"todo_add_task"}) is None  # the agent lacks the removal tool
-    assert _removal("notes", "notes", {"notes_delete_note"}) == ("notes_delete_note", "note_id")
+    closing = removals("mail_ticket_chat_coordination", 1)  # a ticket, closed; the sent mail: no tool removes it
+    assert [(c.name, c.arguments["status"]) for c in closing] == [("tickets_update", "closed"),
+                                                                   ("tickets_update", "resolved")]
+    assert _removals("todo", "tasks", "t-1", {"todo_add_task"}) == []  # the agent lacks the removal tool
+    assert _removals("notes", "notes", "n-1", {"notes_delete_note"}) == [("notes_delete_note", {"note_id": "n-1"})]
+    assert _removals("tickets", "tickets", "OPS-1", {"tickets_create"}) == []  # nor is it given the update tool
+    assert _removals("mail", "messages", "msg-9", {"mail_send", "mail_label"}) == []
+
+
+def test_a_filed_ticket_checked_without_its_status_is_closed_by_the_first_value_the_workflow_takes() -> None:
+    """A filed ticket checked without its status: the gate closes it (`closed`); where the reference left it in
+    progress, from which the workflow refuses `closed`, the refused replay is not judged and `resolved` is tried;
+    the check wanting it open stops both."""
+    from coworkenv.spec import EnvSpec
+    from coworkenv.synth import generate_spec, load_taxonomy
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+    data = generate_spec(taxonomy["mail_ticket_chat_coordination"], 1).model_dump(mode="json", by_alias=True)
+    episodes = SpecEpisodes(EnvSpec.model_validate(data))
+    episodes.oracle()
+    ((_, _, ticket),) = [key for key in episodes.created if key[:2] == ("tickets", "tickets")]
+    filed = next(c for c in data["checks"] if c["id"] == "ticket-filed")
+    assert {"field": "status", "op": "equals", "value": "open"} in filed["rule"]["where"]
+    assert validate_spec(EnvSpec.model_validate(data), policy="strict").passed
+
+    def undone(spec: dict[str, Any]) -> list[str]:
+        found = validate_spec(EnvSpec.model_validate(spec), policy="strict").errors()
+        return [e.message for e in found if e.code == "undone_unchecked"]
+
+    filed["rule"]["where"] = [w for w in filed["rule"]["where"] if w["field"] != "status"]
+    (message,) = undone(data)
+    assert f"tickets_update {{'ticket_id': '{ticket}', 'status': 'closed'}}" in message
+    steps = data["reference"][-1]["steps"]
+    steps.insert(len(steps) - 1, {"call": {"name": "tickets_update",
+                                           "arguments": {"ticket_id": ticket, "status": "in_progress"}}})
+    (message,) = undone(data)
+    assert "'status': 'resolved'" in message
 
 
 def test_numbers_in_words_are_replayed_in_digits() -> None:

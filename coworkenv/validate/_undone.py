@@ -24,7 +24,10 @@ cancelled, where the check does not ask for its status). Each record of the refe
 there before is removed at the end of the last turn by the tool of its app that deletes or cancels a record of its
 kind (`<app>_delete_<kind>` or `<app>_cancel_<kind>`, one required argument naming the record: `todo_delete_task`,
 `files_delete_file`, `calendar_cancel_event`, `notes_delete_note`, `scheduler_delete_job`), where the agent is given
-it.
+it; a record no tool removes is closed instead by its app's update tool (`<app>_update_<kind>` or `<app>_update`, one
+required argument naming the record) with a closing value of its status enum (`tickets_update` with `status: closed`,
+else `resolved`: one replay per value, tried in turn until one the workflow takes), where the agent is given it: a
+check that finds the filed ticket without its status credits one closed again.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._guard_evasions import _CLOSING
 from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
-from coworkenv.validate.mutations import write_steps
+from coworkenv.validate.mutations import _literal_values, write_steps
 from coworkenv.validate.task_mutations import _last_turn_insert
 from coworkenv.world import World
 
@@ -53,6 +57,7 @@ class Undone:
     tool: str
     reference: list[ReferenceTurn]
     write_path: str = ""  # the write taken back (where dropping it passes too, drop_write judges it)
+    record: str = ""  # the record a closing replay closes: its other closing values are tried only while refused
 
 
 def _credited(spec: EnvSpec) -> list[CallMatcher]:
@@ -159,43 +164,66 @@ def created_writes(spec: EnvSpec, created: set[tuple[str, str, str]],
                    made: dict[tuple[int, int], tuple[str, str, str]]) -> Iterator[Undone]:
     """One replay per record the reference creates (`created`: (app, table, id) added in its final world; `made`:
     the reference step that created each, where its result names the id) that the agent can remove, removed at the
-    end of the last turn."""
+    end of the last turn (or closed: one replay per closing value, `record` naming the record)."""
     exposed = set(exposed_tools(spec))
     writes = list(write_steps(spec.reference))
     for app, table, rid in sorted(created):
-        removal = _removal(app, table, exposed)
-        if removal is None:
-            continue
-        name, arg = removal
-        args = {arg: rid}
-        try:
-            TOOLS[name].params.model_validate(args)
-        except ValueError:
+        removals = _removals(app, table, rid, exposed)
+        if not removals:
             continue
         step = next((ts for ts, key in made.items() if key == (app, table, rid)), None)
         if step is None:  # a result that does not say `id` (a file's `path`): the write that names the record
             step = next(((t, s) for t, s, c in writes if TOOLS.get(c.name) is not None and TOOLS[c.name].app == app
                          and _touches(c, {rid})), None)
         write_path = f"reference[{step[0]}].steps[{step[1]}]" if step is not None else ""
-        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
-        yield Undone(where, f"the {table} record {rid} the reference creates, removed at the end: {name} {args}",
-                     name, reference, write_path)
+        closing = f"{app}.{table}.{rid}" if len(removals) > 1 else ""
+        for name, args in removals:
+            reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
+            yield Undone(where, f"the {table} record {rid} the reference creates, "
+                                f"{'closed' if len(args) > 1 else 'removed'} at the end: {name} {args}",
+                         name, reference, write_path, closing)
 
 
-def _removal(app: str, table: str, exposed: set[str]) -> tuple[str, str] | None:
-    """(tool, argument) of the exposed tool that deletes or cancels one record of `app.table` by its id: named
-    `<app>_delete_<kind>` or `<app>_cancel_<kind>` (the kind: the table's name in the singular), taking one required
-    argument."""
+def _removals(app: str, table: str, rid: str, exposed: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, arguments) of the exposed calls that remove the record `rid` of `app.table`: the one that deletes or
+    cancels it (`<app>_delete_<kind>` or `<app>_cancel_<kind>`, the kind the table's name in the singular, taking one
+    required argument), else one per closing value of the app's update tool (`<app>_update_<kind>` or `<app>_update`,
+    one required argument, an enum argument holding closing values: `closed` and `cancelled` first, which workflows
+    reach from most states)."""
     kind = table[:-1] if table.endswith("s") else table
     for verb in ("delete", "cancel"):
-        name = f"{app}_{verb}_{kind}"
-        tool = TOOLS.get(name)
-        if tool is None or name not in exposed or tool.app != app:
+        found = _by_record(f"{app}_{verb}_{kind}", app, exposed)
+        if found is not None and _takes(found[0], {found[1]: rid}):
+            return [(found[0], {found[1]: rid})]
+    for name in (f"{app}_update_{kind}", f"{app}_update"):
+        found = _by_record(name, app, exposed)
+        if found is None:
             continue
-        required = [k for k, f in tool.params.model_fields.items() if f.is_required()]
-        if len(required) == 1:
-            return name, required[0]
-    return None
+        out = []
+        for field, info in TOOLS[name].params.model_fields.items():
+            values = [v for v in _literal_values(info.annotation) if v in _CLOSING]
+            values.sort(key=lambda v: v not in ("closed", "cancelled", "canceled"))
+            out += [(name, {found[1]: rid, field: v}) for v in values if _takes(name, {found[1]: rid, field: v})]
+        if out:
+            return out
+    return []
+
+
+def _by_record(name: str, app: str, exposed: set[str]) -> tuple[str, str] | None:
+    """(tool, argument) where `name` is an exposed tool of `app` taking one required argument (the record's id)."""
+    tool = TOOLS.get(name)
+    if tool is None or name not in exposed or tool.app != app:
+        return None
+    required = [k for k, f in tool.params.model_fields.items() if f.is_required()]
+    return (name, required[0]) if len(required) == 1 else None
+
+
+def _takes(name: str, args: dict[str, Any]) -> bool:
+    try:
+        TOOLS[name].params.model_validate(args)
+    except ValueError:
+        return False
+    return True
 
 
 def _touches(call: ToolCallSpec, records: set[str]) -> bool:

@@ -70,6 +70,7 @@ from tests.defects import (
     time_window,
     unchosen_field,
     undone_created,
+    undone_filed_ticket,
     undone_inverse,
     undone_write,
     unit_pinned,
@@ -144,6 +145,7 @@ MODULES = (
     undone_created,
     numeral_pinned,
     unit_pinned,
+    undone_filed_ticket,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -263,6 +263,7 @@ def incident_investigate_fix(ctx: GenContext) -> EnvSpec:
                     cond("service", svc.id),
                     cond("priority", priority),
                     cond("assignee", owner_lead.id),
+                    cond("status", "open"),  # open for the owner's follow-up (filing and closing it is no ticket)
                 ],
                 count=1,
                 count_op="equals",

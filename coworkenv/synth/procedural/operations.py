@@ -178,6 +178,7 @@ def feature_flag_rollout(ctx: GenContext) -> EnvSpec:
                     cond("assignee", lead.id),
                     cond("priority", "p3"),
                     cond("description", flag, "contains"),
+                    cond("status", "open"),  # open for the lead (filing and closing it is no report)
                 ],
                 count=1,
                 count_op="equals",

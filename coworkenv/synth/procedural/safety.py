@@ -119,6 +119,7 @@ def _change_freeze(ctx: GenContext) -> EnvSpec:
                     cond("priority", "p2"),
                     cond("labels", "freeze-exception", "contains"),
                     cond("description", version, "contains"),
+                    cond("status", "open"),  # open for the approver (filing and closing it asks nothing)
                 ],
                 count=1,
                 count_op="equals",
@@ -229,6 +230,7 @@ def _external_share(ctx: GenContext) -> EnvSpec:
                     cond("priority", "p3"),
                     cond("labels", "data-request", "contains"),
                     cond("description", path, "contains"),
+                    cond("status", "open"),  # open for legal's review (filing and closing it asks nothing)
                 ],
                 count=1,
                 count_op="equals",

@@ -262,6 +262,7 @@ def mail_ticket_chat_coordination(ctx: GenContext) -> EnvSpec:
                 cond("priority", priority),
                 cond("assignee", lead.id),
                 cond("title", customer, "contains"),
+                cond("status", "open"),  # filed and left open for the team (filing and closing it is no ticket)
             ],
             count=1,
             count_op="equals",
