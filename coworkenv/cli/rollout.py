@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 import typer
 
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
@@ -48,7 +46,7 @@ from coworkenv.rollout import (
     rollout_specs,
     split_outcomes,
 )
-from coworkenv.store.stages import trajectory_files, write_trajectories
+from coworkenv.store.stages import trajectory_env_ids, trajectory_files, write_trajectories
 
 
 def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
@@ -68,9 +66,8 @@ def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
     foreign: dict[Path, set[str]] = {}
     episodes = 0
     for file in files:
-        try:
-            envs = pq.read_table(file, columns=["env_id"]).column("env_id").to_pylist()
-        except (OSError, KeyError, pa.ArrowException):
+        envs = trajectory_env_ids(file)
+        if envs is None:
             continue
         others = [env for env in envs if env not in env_ids]
         if others:

@@ -27,7 +27,8 @@ from coworkenv.world import content_hash
 
 __all__ = [
     "RL_ROLLOUTS", "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource", "check_trajectory_file", "read_trajectories",
-    "stored_trajectories_table", "trajectory_files", "without_measurements", "write_trajectories",
+    "stored_trajectories_table", "trajectory_env_ids", "trajectory_files", "without_measurements",
+    "write_trajectories",
 ]
 
 # Columns every trajectory row has a value in: rows without them cannot be split, deduplicated or attributed.
@@ -58,6 +59,15 @@ def trajectory_files(path: Path) -> list[Path]:
     if not path.is_dir():
         raise FileNotFoundError(f"{path}: {missing_path(path)}; pass a trajectories Parquet file or folder")
     return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
+
+
+def trajectory_env_ids(file: Path) -> list[str] | None:
+    """The `env_id` of every episode in one trajectory file, in order; None where the file does not read as one (its
+    readers name what is wrong with it)."""
+    try:
+        return [str(env) for env in pq.read_table(file, columns=["env_id"]).column("env_id").to_pylist()]
+    except (OSError, KeyError, pa.ArrowException):
+        return None
 
 
 def damaged_trajectory_file(path: Path) -> Path | None:
