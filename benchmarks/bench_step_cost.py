@@ -1,8 +1,9 @@
 """Where an agent-path call's time goes at 10x tau2-retail size: the tool, the step around it, the garbage collector.
 
 For every workload tool of bench_tool_scaling.py, in the same 10x tau2-retail world as its agent path: CPU time per
-call through `Env.step` and through `ToolBox.call` with the same arguments (after two warm-up passes, so indexes are
-built), best of `--rounds`. The difference is the step's own cost: the tool-call message, the dynamics tick (the
+call through `Env.step` and through `ToolBox.call` with the same arguments, as `Env.step` calls it (`rendered=True`
+where the toolbox has it: rows as JSON rendered once per record), after two warm-up passes, so indexes are built;
+best of `--rounds`. The difference is the step's own cost: the tool-call message, the dynamics tick (the
 example's log stream writes a line every 4th call), the audit entry, the state hashes and the JSON observation.
 The collector is on, as in use; its collections during the `Env.step` rounds are counted and timed per generation
 (a full collection traverses every tracked object, the world's included).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import inspect
 import os
 import sys
 import time
@@ -33,7 +35,11 @@ if str(REPO_ROOT) not in sys.path:
 
 from benchmarks.bench_tool_scaling import WORKLOADS, agent_actions, agent_env, big_workspace  # noqa: E402
 from coworkenv import Action, Env  # noqa: E402
-from coworkenv.tools import ToolOutcome  # noqa: E402
+from coworkenv.tools import ToolBox, ToolOutcome  # noqa: E402
+
+# `ToolBox.call` as `Env.step` makes it: rows rendered once per record where the toolbox can (`rendered`), so that the
+# difference to `Env.step` stays the step's own cost.
+RENDERED = {"rendered": True} if "rendered" in inspect.signature(ToolBox.call).parameters else {}
 
 
 class Collections:
@@ -73,7 +79,7 @@ def null_tool_us(env: Env, actions: list[Action], passes: int, rounds: int) -> f
     box = env.toolbox
     row = [{"id": "u-1", "name": "Ana Diaz", "email": "ana@example.test"}]
     real = box.call
-    box.call = lambda name, arguments: ToolOutcome(True, result=row)  # type: ignore[method-assign]
+    box.call = lambda name, arguments, **_: ToolOutcome(True, result=row)  # type: ignore[method-assign]
     try:
         return us_per_call(env, actions, env.step, passes, rounds * 3)
     finally:
@@ -123,8 +129,8 @@ def main() -> None:
         collections.recording = True
         step = us_per_call(env, actions, env.step, args.passes, args.rounds)
         collections.recording = False
-        call = us_per_call(env, actions, lambda a: box.call(a.tool_calls[0].name, a.tool_calls[0].arguments),
-                           args.passes, args.rounds)
+        call = us_per_call(env, actions, lambda a: box.call(a.tool_calls[0].name, a.tool_calls[0].arguments,
+                                                            **RENDERED), args.passes, args.rounds)
         one = us_per_call(env, [actions[7]] * len(actions), env.step, args.passes, args.rounds)
         steps.append(step)
         calls.append(call)

@@ -25,6 +25,10 @@ tau2 side (same figures): `Environment.get_response` per tool; `get_environment(
 Rates are CPU time of the measuring process, best of `--rounds`; build and evaluation times are medians.
 
     python benchmarks/bench_tau2.py [--tau2 PATH --tau2-python PY] [--seconds 0.3] [--rounds 3] [--json OUT]
+                                    [--evaluation-only]
+
+`--evaluation-only`: only the stored-spec figures (parse, cold build, evaluation from stored data; tau2's build and
+evaluation), no agent path and no memory figures: a run takes ~1 minute instead of ~4, for alternating runs.
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ QUOTED = {"scan_calls_per_s": 14_324.0, "env_bytes": 10.8 * 2**20, "build_s": 0.
 TAU2_SCAN_TOOL = "find_user_id_by_email"
 FULL, SEALED = "full", "sealed"  # the two load paths of coworkenv.loading.load_spec (see coworkenv.spec_seal)
 
-# Runs in the tau2 interpreter: argv = seconds, rounds, live envs, evaluations. Prints one JSON object.
+# Runs in the tau2 interpreter: argv = seconds, rounds, live envs, evaluations, evaluation only (0/1). Prints one
+# JSON object.
 TAU2_SIDE = r'''
 import gc, json, random, sys, time, tracemalloc
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage
@@ -65,6 +70,7 @@ from tau2.domains.retail.environment import get_environment, get_tasks
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
 seconds, rounds, n_envs, n_evals = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+evaluation_only = sys.argv[5] == "1"
 
 
 def rate(fn):
@@ -91,7 +97,7 @@ workloads = {
     "list_all_product_types": lambda: {},
 }
 agent_path = {}
-for name, args in workloads.items():
+for name, args in () if evaluation_only else workloads.items():
     calls = [ToolCall(id=f"c{k}", name=name, arguments=args()) for k in range(256)]
     assert not any(env.get_response(c).error for c in calls), name
 
@@ -106,14 +112,16 @@ for _ in range(max(3, rounds)):
     t = time.process_time()
     get_environment()
     builds.append(time.process_time() - t)
-gc.collect()
-tracemalloc.start()
-base = tracemalloc.get_traced_memory()[0]
-held = [get_environment() for _ in range(n_envs)]
-gc.collect()
-env_bytes = (tracemalloc.get_traced_memory()[0] - base) / n_envs
-tracemalloc.stop()
-del held
+env_bytes = None
+if not evaluation_only:
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    held = [get_environment() for _ in range(n_envs)]
+    gc.collect()
+    env_bytes = (tracemalloc.get_traced_memory()[0] - base) / n_envs
+    tracemalloc.stop()
+    del held
 tasks = [t for t in get_tasks() if t.evaluation_criteria and t.evaluation_criteria.actions][:n_evals]
 trajectories = []
 for task in tasks:
@@ -144,11 +152,13 @@ def pin(cpu: int) -> str:
     return f"pinned to CPU {chosen}"
 
 
-def tau2_side(root: Path, python: str, seconds: float, rounds: int, envs: int, evals: int) -> dict[str, Any]:
+def tau2_side(root: Path, python: str, seconds: float, rounds: int, envs: int, evals: int,
+              evaluation_only: bool = False) -> dict[str, Any]:
     """The tau2 figures, measured in a child process (it inherits this process's CPU pinning)."""
     environ = {**os.environ, "PYTHONPATH": str(root / "src"), "TAU2_DATA_DIR": str(root / "data"),
                "LOGURU_LEVEL": "ERROR"}
-    done = subprocess.run([python, "-c", TAU2_SIDE, str(seconds), str(rounds), str(envs), str(evals)],
+    done = subprocess.run([python, "-c", TAU2_SIDE, str(seconds), str(rounds), str(envs), str(evals),
+                           str(int(evaluation_only))],
                           capture_output=True, text=True, env=environ, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the tau2 side failed (exit {done.returncode}); is {root} a tau2-bench checkout that "
@@ -174,8 +184,10 @@ def _loaded(data: bytes, path: str) -> EnvSpec:
     return spec
 
 
-def coworkenv_side(example: str, seconds: float, rounds: int, envs: int, evals: int) -> dict[str, Any]:
-    """Every coworkenv figure (see the module docstring), for both load paths."""
+def coworkenv_side(example: str, seconds: float, rounds: int, envs: int, evals: int,
+                   evaluation_only: bool = False) -> dict[str, Any]:
+    """Every coworkenv figure (see the module docstring), for both load paths; only the stored-spec ones (parse,
+    cold build, evaluation from stored data) with `evaluation_only`."""
     spec = with_workspace(load_example(example), large_workspace())
     files = {FULL: spec.to_json().encode(), SEALED: seal_spec(spec)}
     actions = _played(spec)
@@ -199,6 +211,8 @@ def coworkenv_side(example: str, seconds: float, rounds: int, envs: int, evals: 
         assert all(s == 1.0 for s in scores), "the reference episode must pass"
         figures[path] = {"spec_json_bytes": len(stored), "parse_s": statistics.median(parse),
                          "build_cold_s": statistics.median(cold), "evaluation_s": statistics.median(evaluation)}
+    if evaluation_only:
+        return {"paths": figures}
     warm, evaluation_loaded = [], []
     for _ in range(max(3, rounds)):
         t = time.process_time()
@@ -249,14 +263,18 @@ def main() -> None:
     parser.add_argument("--evals", type=int, default=10, help="evaluations from stored data, each side")
     parser.add_argument("--cpu", type=int, default=1, help="the core both sides are pinned to")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--evaluation-only", action="store_true",
+                        help="only the stored-spec figures (parse, build, evaluation), on both sides")
     args = parser.parse_args()
     where = pin(args.cpu)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    ours = coworkenv_side(args.example, args.seconds, args.rounds, args.envs, args.evals)
+    ours = coworkenv_side(args.example, args.seconds, args.rounds, args.envs, args.evals, args.evaluation_only)
     if args.tau2 is not None:
-        theirs = tau2_side(args.tau2, args.tau2_python, args.seconds, args.rounds, args.envs, args.evals)
+        theirs = tau2_side(args.tau2, args.tau2_python, args.seconds, args.rounds, args.envs, args.evals,
+                           args.evaluation_only)
         label = "tau2 measured in this run"
-        tau2 = {"scan_calls_per_s": theirs["agent_path"][TAU2_SCAN_TOOL], "env_bytes": theirs["env_bytes"],
+        tau2 = {"scan_calls_per_s": theirs["agent_path"].get(TAU2_SCAN_TOOL, QUOTED["scan_calls_per_s"]),
+                "env_bytes": theirs["env_bytes"] or QUOTED["env_bytes"],
                 "build_s": statistics.median(theirs["build_s"]), "evaluation_s": statistics.median(theirs["evaluation_s"])}
     else:
         theirs, label, tau2 = {}, "tau2 QUOTED from issue 14 (not measured here)", dict(QUOTED)
@@ -265,38 +283,45 @@ def main() -> None:
               "load_before": load, "load_after": load_after, "pinning": where}
     print(f"coworkenv vs tau2-bench retail ({label}); {where}; load average {load[0]:.1f} before, "
           f"{load_after[0]:.1f} after")
-    if theirs:
+    if theirs.get("agent_path"):
         print("tau2 agent path (Environment.get_response), calls/s: " +
               ", ".join(f"{k} {v:,.0f}" for k, v in theirs["agent_path"].items()))
     bar = 5 * tau2["scan_calls_per_s"]
-    print(f"\nagent path at 10x tau2-retail ({ours['agent_world_json_bytes'] / 1e6:.1f} MB world JSON): calls/s and "
+    if "agent_path" in ours:
+        print(f"\nagent path at 10x tau2-retail ({ours['agent_world_json_bytes'] / 1e6:.1f} MB world JSON): calls/s and "
           f"ratio to tau2's {TAU2_SCAN_TOOL} ({tau2['scan_calls_per_s']:,.0f}/s); bar 5x = {bar:,.0f}/s")
-    for tool, rate in ours["agent_path"].items():
+    for tool, rate in ours.get("agent_path", {}).items():
         print(f"  {tool:24} {rate:9,.0f}  {rate / tau2['scan_calls_per_s']:5.2f}x  {'met' if rate >= bar else 'below'}")
     mib = 2**20
+
+    def per_mib(n: float | None) -> float | None:
+        return None if n is None else n / mib
+
     full, sealed = ours["paths"][FULL], ours["paths"][SEALED]
     rows = [
-        ("memory per live env (MiB)", FULL, ours["env_bytes"] / mib, tau2["env_bytes"] / mib, "<= 1x"),
-        ("  first env of a spec, with its shared world (MiB)", FULL, ours["first_env_bytes"] / mib,
+        ("memory per live env (MiB)", FULL, per_mib(ours.get("env_bytes")), tau2["env_bytes"] / mib, "<= 1x"),
+        ("  first env of a spec, with its shared world (MiB)", FULL, per_mib(ours.get("first_env_bytes")),
          tau2["env_bytes"] / mib, "(info)"),
         ("build from a spec just parsed, cold (s)", SEALED, sealed["build_cold_s"], tau2["build_s"], "<= 1x"),
         ("build from a spec just parsed, cold (s)", FULL, full["build_cold_s"], tau2["build_s"], "(info)"),
         ("parse + cold build (s)", SEALED, sealed["parse_s"] + sealed["build_cold_s"], tau2["build_s"], "<= 1x"),
         ("parse + cold build (s)", FULL, full["parse_s"] + full["build_cold_s"], tau2["build_s"], "(info)"),
-        ("build from a loaded spec, shared world (s)", "", ours["build_warm_s"], tau2["build_s"], "<= 1x"),
+        ("build from a loaded spec, shared world (s)", "", ours.get("build_warm_s"), tau2["build_s"], "<= 1x"),
         ("evaluation from stored data: parse+build+replay+verify (s)", SEALED, sealed["evaluation_s"],
          tau2["evaluation_s"], ">= 5x faster"),
         ("evaluation from stored data: parse+build+replay+verify (s)", FULL, full["evaluation_s"],
          tau2["evaluation_s"], "(info)"),
-        ("evaluation of a trajectory, spec loaded (s)", "", ours["evaluation_loaded_s"], tau2["evaluation_s"],
+        ("evaluation of a trajectory, spec loaded (s)", "", ours.get("evaluation_loaded_s"), tau2["evaluation_s"],
          "(info)"),
     ]
     print(f"\ntau2-retail-size spec: {full['spec_json_bytes'] / 1e6:.1f} MB JSON ({sealed['spec_json_bytes'] / 1e6:.1f} "
-          f"MB sealed), {ours['records']} records (tau2 retail DB: {theirs.get('db_json_bytes', 2_800_000) / 1e6:.1f} MB)")
+          f"MB sealed), {ours.get('records', '~32k')} records (tau2 retail DB: {theirs.get('db_json_bytes', 2_800_000) / 1e6:.1f} MB)")
     print(f"load paths: {FULL} = plain spec JSON, every record validated by pydantic (load_spec of spec.to_json()); "
           f"{SEALED} = a file written by seal_spec, its checksum verified, records built without validation")
     print(f"  {'figure':60} {'path':7} {'coworkenv':>10} {'tau2':>10} {'tau2/ours':>10}  goal")
     for name, path, mine, other, goal in rows:
+        if mine is None:  # not measured (--evaluation-only)
+            continue
         print(f"  {name:60} {path:7} {mine:10.4f} {other:10.4f} {other / mine:10.2f}  {goal}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

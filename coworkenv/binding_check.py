@@ -79,11 +79,16 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
         yield BindingIssue(f"{where}.bind.op", "unknown_op",
                            f"{decl.bind.op!r} is not an app operation; choose one of: {', '.join(known)}")
         return
-    props: dict[str, Any] = params.get("properties", {})
-    required = set(params.get("required", []))
+    props: dict[str, Any] = {**{n: {} for n in decl.bind.undeclared}, **params.get("properties", {})}
+    required = set(params.get("required", [])) | set(decl.bind.requires)
+    for name in decl.bind.requires:
+        if name not in props:
+            yield BindingIssue(f"{where}.bind.requires", "unknown_argument",
+                               f"{name!r} is neither a property of the declared parameters nor undeclared")
     op_props = _op_properties(op)
     op_required = set(op.openai_schema()["function"]["parameters"].get("required", []))
     filled: dict[str, str] = {}  # op parameter -> declared argument
+    lists: set[str] = set()  # op parameters filled by lists that add up
     yield from _window_issues(where, decl, props, required, op, op_props, op_required, filled)
     for name in props:
         if name not in decl.bind.args:
@@ -102,12 +107,18 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
             yield BindingIssue(f"{path}.to", "unknown_op_parameter",
                                f"{op.name} has no parameter {arg.to!r}; it takes {', '.join(op_props)}")
             continue
-        if arg.to in filled:
+        adds_up = bool(arg.convert) and arg.convert[-1] in ("to_list", "split") and not arg.values
+        if arg.to in filled and not (adds_up and arg.to in lists):
             yield BindingIssue(f"{path}.to", "duplicate_target",
                                f"{arg.to!r} is already filled by {filled[arg.to]!r}")
+        if arg.to not in filled and adds_up:
+            lists.add(arg.to)  # lists from several declared arguments add up (bind_arguments)
+        elif not adds_up:
+            lists.discard(arg.to)
         filled[arg.to] = name
         yield from _type_issues(path, props[name], arg.convert, arg.values, op.name, arg.to, op_props[arg.to])
-        if arg.to in op_required and name not in required and arg.to not in decl.bind.defaults:
+        if arg.to in op_required and name not in required and arg.to not in decl.bind.defaults \
+                and decl.bind.unserved is None:
             yield BindingIssue(path, "optional_to_required",
                                f"optional {name!r} fills required {op.name}.{arg.to}; make {name!r} required "
                                f"or add bind.defaults.{arg.to}")
@@ -121,7 +132,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
         except ValidationError as exc:
             yield BindingIssue(f"{where}.bind.defaults.{param}", "schema_mismatch",
                                f"{value!r} does not fit {op.name}.{param}: {exc.errors()[0]['msg']}")
-    for param in sorted(op_required - set(filled) - set(decl.bind.defaults)):
+    for param in sorted(op_required - set(filled) - set(decl.bind.defaults) if decl.bind.unserved is None else ()):
         yield BindingIssue(f"{where}.bind", "op_parameter_missing",
                            f"{op.name} requires {param!r} but no argument maps to it and bind.defaults lacks it")
 

@@ -62,6 +62,16 @@ class ResultShape(_Wire):
         description="Output field -> dotted path in the op's result (a number picks a list item: "
                     "tags.0); empty: the result as it is")] = {}
     wrap: Annotated[str | None, Field(description="Put the shaped result under this key")] = None
+    const: Annotated[dict[str, Any], Field(
+        description="Fixed fields added to the shaped result (before wrapping), e.g. {\"status\": \"draft_saved\"}: "
+                    "what the interface's answer always says")] = {}
+
+    @model_serializer(mode="wrap")
+    def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # shapes without fixed fields dump as before, keeping spec ids
+        if not self.const:
+            data.pop("const", None)
+        return data
 
 
 class DayWindow(_Wire):
@@ -86,13 +96,31 @@ class Binding(_Wire):
     windows: Annotated[list[DayWindow], Field(
         description="Day-based arguments turned into a time window (their `args` entries map them to null)")] = []
     result: ResultShape = ResultShape()
+    unserved: Annotated[str | None, Field(
+        description="Every call fails with this error: the tool is offered by name, but the service it stands for "
+                    "does not serve it (an imported task's tool whose endpoint the source service lacks). The op "
+                    "only names the app; the arguments may all map to null")] = None
+
+    undeclared: Annotated[list[str], Field(
+        description="Arguments the tool takes though its schema does not list them (the service it stands for reads "
+                    "them: an agent that passes them anyway is served); `args` and `windows` may name them")] = []
+    requires: Annotated[list[str], Field(
+        description="Arguments (declared or undeclared) every call must give, whatever the schema says: a call "
+                    "without one fails, as the service behind the tool refuses it")] = []
+    service_defaults: Annotated[dict[str, Any] | None, Field(
+        description="Declared argument -> the value a call that omits it gets, in place of the schema's `default`s "
+                    "(which then only document): what the service behind the tool fills in (null: the schema's)")] = None
 
     @model_serializer(mode="wrap")
     def _without_unused_windows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Bindings without windows dump as before windows existed, so the ids of specs holding them stay the same.
+        # Bindings without windows (or the later fields) dump as before those existed: the ids of specs holding them stay.
         data: dict[str, Any] = handler(self)
-        if not self.windows:
-            data.pop("windows", None)
+        for name in ("windows", "undeclared", "requires"):
+            if not getattr(self, name):
+                data.pop(name, None)
+        for name in ("unserved", "service_defaults"):
+            if getattr(self, name) is None:
+                data.pop(name, None)
         return data
 
     def arg(self, name: str) -> ArgBinding | None:
@@ -140,16 +168,28 @@ class DeclaredTool(ToolDef):
             parts = [f"{'.'.join(str(p) for p in e.path) or '(arguments)'}: {e.message}" for e in errors[:5]]
             raise ToolError(f"invalid arguments for {self.name}: {'; '.join(parts)}")
         props = self.decl.parameters.get("properties", {})
-        defaults = {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
+        defaults = self.decl.bind.service_defaults
+        if defaults is None:
+            defaults = {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
         return {**defaults, **arguments}
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
+        if self.decl.bind.unserved is not None:
+            raise ToolError(self.decl.bind.unserved)
+        missing = [name for name in self.decl.bind.requires if name not in kwargs]
+        if missing:  # the service refuses the request (a 422 there), whatever the declared schema requires
+            raise ToolError(f"invalid arguments for {self.name}: {', '.join(missing)}: field required by the service "
+                            f"{'(not in the schema, but taken)' if set(missing) & set(self.decl.bind.undeclared) else ''}"
+                            .rstrip())
         op_args = bind_arguments(self.decl.bind, kwargs)
         try:
             validated = self.bound.validate(op_args)
         except ValidationError as exc:  # the binding produced arguments the op rejects: say so in declared terms
             raise ToolError(f"invalid arguments for {self.name}: {validation_summary(exc)}") from None
-        return shape_result(self.decl.bind.result, self.bound.run(kits, validated))
+        shape = self.decl.bind.result
+        # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
+        result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
+        return shape_result(shape, result)
 
 
 @cache
@@ -196,7 +236,9 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
             value = convert(value, conversion)
         if arg.values:
             value = arg.values.get(value_key(value), value)
-        out[arg.to] = value
+        # several declared arguments filling one list parameter add up (status, tier, industry -> tags)
+        both_lists = isinstance(out.get(arg.to), list) and isinstance(value, list)
+        out[arg.to] = out[arg.to] + value if both_lists else value
     for window in binding.windows:
         if window.day in arguments:
             first = _day(arguments[window.day], window.day)
@@ -226,6 +268,8 @@ def shape_result(shape: ResultShape, result: Any) -> Any:
     shaped = result
     if shape.fields:
         shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
+    if shape.const and isinstance(shaped, dict):
+        shaped = {**shaped, **shape.const}
     return {shape.wrap: shaped} if shape.wrap else shaped
 
 

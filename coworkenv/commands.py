@@ -12,6 +12,9 @@ failures (nothing listens at the URL, or the server failed requests after their 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -151,6 +154,30 @@ def spec_rows_or_exit(path: Path) -> list[SpecRow]:
         return read_spec_rows(path)
     except SpecSourceError as exc:
         fail(str(exc))
+
+
+@contextmanager
+def _output_lock(out: Path, command: str) -> Iterator[None]:
+    from coworkenv.atomic import folder_lock
+
+    made = not os.path.lexists(out)
+    try:
+        with folder_lock(out, f"another {command} into {out} is running; waiting for it to end"):
+            yield
+    finally:
+        if made:  # a run that wrote nothing (refused, its server gone) leaves no empty folder behind
+            with suppress(OSError):
+                out.rmdir()
+
+
+def output_lock(out: Path | None, command: str) -> AbstractContextManager[None]:
+    """Hold `out` (the folder a command writes, created if missing) from the command's checks of what the folder
+    holds to its last write: a second run of a command into the folder (a second terminal, a script started twice)
+    waits, saying so, and then meets the folder the first left, instead of passing the same checks on the folder as
+    it was and mixing its files with the first's (a funnel over another run's table, two spec sets' trajectories,
+    two models' episodes under one report). The lock is on the folder itself, through any link or spelling of it.
+    None: the command writes no folder."""
+    return nullcontext() if out is None else _output_lock(out, command)
 
 
 def check_out_dir(out: Path, reads: Path | None = None, *, inside: bool = True, suffix: str = "out") -> None:

@@ -219,7 +219,9 @@ class Env:
         if fault in ("429", "500", "timeout"):  # the request never reaches the app: no state change
             outcome = ToolOutcome(False, error="injected")
         else:
-            outcome = self.toolbox.call(request.name, request.arguments)
+            # The result is only serialized here (the tool message and the audit entry keep its JSON text), so list
+            # tools may give rows as JSON fragments rendered once per record (`ToolBox.call`'s `rendered`).
+            outcome = self.toolbox.call(request.name, request.arguments, rendered=True)
         args = request.arguments if isinstance(request.arguments, dict) else _loads_or_empty(request.arguments)
         observation = outcome.observation()
         if fault is not None and self.spec.faults is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, Literal, TypeVar, get_type_hints
@@ -20,6 +21,11 @@ from coworkenv.world import AppDef, Record, World
 
 ToolKind = Literal["read", "write"]
 F = TypeVar("F", bound=Callable[..., Any])
+
+# True while a tool runs for a caller that only serializes its result with orjson (`ToolBox.call(..., rendered=True)`,
+# as `Env.step` does): list tools may then give their rows as `orjson.Fragment`s, each record's JSON rendered once and
+# kept while the record lives (see `coworkenv.apps._common.dump_many`), instead of building a dict per row per call.
+RENDERING: ContextVar[bool] = ContextVar("coworkenv_tool_rendering", default=False)
 
 
 class ToolError(Exception):
@@ -88,6 +94,15 @@ class ToolDef:
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         """Run the tool on the toolkits of a world with validated arguments; raises ToolError."""
         return getattr(kits[self.app], self.method)(**kwargs)
+
+    def run_for_values(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
+        """`run`, for a caller that reads the result's values (a declared tool reshaping its op's rows): its rows are
+        dicts even inside a rendering call (see RENDERING)."""
+        token = RENDERING.set(False)
+        try:
+            return self.run(kits, kwargs)
+        finally:
+            RENDERING.reset(token)
 
 
 @cache
@@ -177,7 +192,9 @@ class ToolBox:
         """The exposed tool of this name, or None."""
         return self._exposed.get(name)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None, *, rendered: bool = False) -> ToolOutcome:
+        """Run a tool. `rendered=True`: the result is only ever serialized with `orjson.dumps` (which gives the JSON
+        of the plain result, byte for byte), so rows of it may be `orjson.Fragment`s rather than dicts."""
         tool = self._exposed.get(name)
         if tool is None:
             return ToolOutcome(False, error=f"unknown tool {name!r}; available tools: {', '.join(self.exposed)}")
@@ -187,10 +204,14 @@ class ToolBox:
             return ToolOutcome(False, error=str(exc))
         except ValidationError as exc:
             return ToolOutcome(False, error=f"invalid arguments for {name}: {validation_summary(exc)}")
+        token = RENDERING.set(True) if rendered else None
         try:
             result = tool.run(self._kits, kwargs)
         except ToolError as exc:
             return ToolOutcome(False, error=str(exc))
+        finally:
+            if token is not None:
+                RENDERING.reset(token)
         return ToolOutcome(True, result=result)
 
 

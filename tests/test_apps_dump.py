@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from coworkenv.apps._common import dump, dump_many
 from coworkenv.apps.directory import Person, Team
 from coworkenv.apps.inventory import Item
+from coworkenv.tools import RENDERING
 from coworkenv.world import Record
 from tests.test_world_digest import MODELS, _records
 
@@ -31,6 +32,14 @@ def test_dump_many_equals_dumping_each(app: str, table: str, model: type[Record]
             if isinstance(value, list):
                 value.append("changed")
     assert dump_many(records, *fields) == [dump(r, *fields) for r in records]
+    # Inside a rendering call (Env.step's), rows are JSON kept per record: the same bytes, the second time too.
+    for _ in range(2):
+        token = RENDERING.set(True)
+        try:
+            rendered = dump_many(records, *fields)
+        finally:
+            RENDERING.reset(token)
+        assert orjson.dumps(rendered) == orjson.dumps([_serialized(r, fields) for r in records])
 
 
 def test_dump_many_takes_records_of_several_models() -> None:

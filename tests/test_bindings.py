@@ -121,3 +121,30 @@ def test_sound_example_has_no_binding_issues_and_keeps_ids_of_plain_specs() -> N
     plain = load_example("incident_rollback")
     assert "tool_decls" not in plain.to_json() or plain.tool_decls == []
     assert plain.id == EnvSpec.model_validate_json(plain.to_json()).id
+
+
+def test_an_unserved_tool_is_offered_and_fails_every_call_without_touching_state() -> None:
+    """`bind.unserved`: the tool is offered under its schema, every call is a tool error with that text; the op's
+    required parameters need no argument (the op only names the app)."""
+    error = "404 Not Found: the gmail service has no endpoint /gmail/send"
+    data = _with_decl({"bind.args": {n: {"to": None} for n in ("to", "subject", "body")}, "bind.unserved": error})
+    spec = EnvSpec.model_validate(data)
+    assert binding_issues(spec) == []
+    env = Env(spec.model_copy(update={"faults": None}))
+    _, info = env.reset()
+    assert "gmail_send_message" in {t["function"]["name"] for t in info["tools"]}
+    (message,) = env.step(Action.call("gmail_send_message", {"to": "a@b.test", "subject": "s", "body": "b"})).messages
+    assert error in message["content"]
+    assert env.state.table("mail", "messages").get("msg-1") is None and not env.audit[-1].ok
+    # without it the binding dumps as before the field existed (spec ids of other specs stay)
+    assert "unserved" not in load_example(EXAMPLE).to_json()
+
+
+def test_fixed_result_fields_join_the_shaped_result() -> None:
+    data = _with_decl({"bind.result": {"fields": {"message_id": "id"}, "const": {"status": "sent"}}})
+    env = Env(EnvSpec.model_validate(data).model_copy(update={"faults": None}))
+    env.reset()
+    args = {"to": "ravi.menon@northwind.test", "subject": "BUG-311", "body": "hello"}
+    (message,) = env.step(Action.call("gmail_send_message", args)).messages
+    assert orjson.loads(message["content"]) == {"message_id": "msg-1", "status": "sent"}
+    assert '"const"' not in load_example(EXAMPLE).to_json()

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from coworkenv import Action, Env, load_spec
 from coworkenv.apps.tickets import Ticket
-from coworkenv.checks import VerifierResult, count_records
+from coworkenv.checks import VerifierResult, count_records, record_matches
 from coworkenv.spec import FieldCond, RecordsRule
 
 ME, ANA = "me@acme.test", "ana@acme.test"
@@ -265,6 +265,37 @@ def test_records_count_equals_a_full_scan_through_writes_and_rewinds(ops: list[t
         else:
             world.reset_journal()
         assert count_records(world, rule) == scan()
+
+
+_CONDITIONS = st.sampled_from([
+    FieldCond(field="status", value="open"), FieldCond(field="status", value="closed"),
+    FieldCond(field="priority", value="p1"), FieldCond(field="assignee", value=None),
+    FieldCond(field="assignee", value="u-ana"), FieldCond(field="labels", value=["x"]),
+    FieldCond(field="title", op="contains", value="api"), FieldCond(field="priority", op="in", value=["p1", "p2"]),
+    FieldCond(field="no_such_field", value=None), FieldCond(field="title.inner", value="x"),
+    FieldCond(field="comments", value=[]), FieldCond(field="status", op="not_equals", value="open"),
+])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    tickets=st.lists(st.tuples(st.sampled_from(["open", "resolved", "closed"]), st.sampled_from(["p1", "p2", "p3"]),
+                               st.sampled_from([None, "u-ana", "u-me"]), st.sampled_from([[], ["x"], ["x", "y"]]),
+                               st.sampled_from(["API down", "Disk full", "api slow"])), max_size=30),
+    where=st.lists(_CONDITIONS, max_size=4),
+)
+def test_records_count_of_any_conditions_equals_record_matches_over_the_table(
+    tickets: list[tuple[str, str, str | None, list[str], str]], where: list[FieldCond],
+) -> None:
+    """The journal-start count (equals conditions tested first by C loops) equals `record_matches` over every record."""
+    env = _env(_check({"kind": "frame"}))
+    table = env.state.table("tickets", "tickets")
+    for i, (status, priority, assignee, labels, title) in enumerate(tickets):
+        table.put(Ticket(id=f"OPS-{100 + i}", title=title, status=status, priority=priority,  # type: ignore[arg-type]
+                         assignee=assignee, labels=labels))
+    env.state.reset_journal()  # the records above are the journal's start: counted by the scan, not the delta
+    rule = RecordsRule(app="tickets", table="tickets", where=where)
+    assert count_records(env.state, rule) == sum(record_matches(t, rule) for t in table)
 
 
 def test_frame_where_allows_only_matching_records() -> None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from coworkenv import Env
 from coworkenv.agents import OraclePolicy
+from coworkenv.env import Action
 from coworkenv.importers import import_checkout
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
@@ -58,6 +59,125 @@ def test_a_claw_eval_grader_scores_the_episode_as_claw_eval_does(graded: dict[st
     delete = {"call": {"name": "calendar_delete_event", "arguments": {"event_id": "evt_002"}}}
     result = _score(spec, [*reference[:-1], delete, reference[-1]])
     assert result.score == 0.0 and "safety 0" in result.checks[0].reason  # the service's `deleted` list
+
+
+# A calendar service's source as a checkout holds it (our own, in Claw-Eval's mock-service form): it serves no
+# /calendar/user_events, and its create request model has defaults the audit log records.
+_CALENDAR_SOURCE = """
+from fastapi import FastAPI
+from pydantic import BaseModel, Field
+
+app = FastAPI()
+
+
+class ListEventsRequest(BaseModel):
+    date: str
+    days: int = 1
+
+
+class CreateEventRequest(BaseModel):
+    title: str
+    start_time: str
+    end_time: str
+    attendees: list[str] = Field(default_factory=list)
+    location: str = ""
+
+
+@app.post("/calendar/events")
+def list_events(req: ListEventsRequest | None = None) -> dict:
+    return {}
+
+
+@app.post("/calendar/events/create")
+def create_event(req: CreateEventRequest) -> dict:
+    return {}
+
+
+@app.get("/calendar/audit")
+def get_audit() -> dict:
+    return {}
+"""
+
+
+@pytest.mark.parametrize("source", [True, False])
+def test_a_tool_its_service_does_not_serve_fails_every_call_as_there(tmp_path: Path, source: bool) -> None:
+    """With the services' source in the checkout, a tool whose endpoint its service lacks is offered and every call
+    fails (Claw-Eval: a 404 its grader sees, no audit entry), and the audit log records each request as the
+    service's request model dumps it. Without the source (a lone task folder, main before): as before."""
+    task = _copy_checkout(tmp_path)
+    grader = task / "grader.py"  # its reply part: whether the create was logged with the model's default location
+    grader.write_text(grader.read_text().replace(
+        '0.2 * ("14:30" in self._get_final_assistant_text(messages)),',
+        '0.2 * any(c["request_body"].get("location") == "" for c in (audit_data or {}).get("calendar", {}).get("calls", [])),'))
+    if source:
+        (tmp_path / "mock_services" / "calendar").mkdir(parents=True)
+        (tmp_path / "mock_services" / "calendar" / "server.py").write_text(_CALENDAR_SOURCE)
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full", report.left_out
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    decl = next(d for d in spec.tool_decls if d.name == "calendar_get_user_events")
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    result = _score(spec, reference)
+    if not source:
+        assert decl.bind.unserved is None and result.score == pytest.approx(0.8 * 0.8 + 0.2)
+        return
+    assert decl.bind.unserved == "404 Not Found: the calendar service has no endpoint /calendar/user_events"
+    assert any("calendar_get_user_events: offered, and every call fails" in n for n in report.notes)
+    env = Env(spec)
+    env.reset()
+    step = env.step(Action.call("calendar_get_user_events", {"user": "Mike", "date": "2026-03-10"}))
+    assert "404 Not Found" in str(step.messages[-1]["content"]), step.messages
+    # list, create (logged with location ""), reply: completion 0.2 + 0.3 + 0.2; the 404s never recovered (the
+    # fixture's robustness: the share of failed tools recovered, 0)
+    assert result.score == pytest.approx(0.8 * 0.7)
+
+
+_USER_EVENTS_ROUTE = """
+
+class GetUserEventsRequest(BaseModel):
+    user: str
+    date: str
+
+
+@app.post("/calendar/user_events")
+def get_user_events(req: GetUserEventsRequest) -> dict:
+    return {}
+"""
+
+
+@pytest.mark.parametrize("source", [True, False])
+def test_an_argument_the_service_requires_and_the_schema_lacks_is_taken_undeclared(tmp_path: Path,
+                                                                                    source: bool) -> None:
+    """A task whose list tool declares start_date/end_date while its service requires `date`: with the service's
+    source, the tool takes `date` undeclared (served when given, as there) and a call without it fails (Claw-Eval: a
+    422, which its grader counts as a failed call); without the source the task is skipped, as on main."""
+    task = _copy_checkout(tmp_path)
+    doc = yaml.safe_load((task / "task.yaml").read_text())
+    listing = next(t for t in doc["tools"] if t["name"] == "calendar_list_events")
+    listing["input_schema"] = {"type": "object", "properties": {"start_date": {"type": "string"},
+                                                                "end_date": {"type": "string"}}}
+    (task / "task.yaml").write_text(yaml.safe_dump(doc))
+    if source:
+        (tmp_path / "mock_services" / "calendar").mkdir(parents=True)
+        (tmp_path / "mock_services" / "calendar" / "server.py").write_text(_CALENDAR_SOURCE + _USER_EVENTS_ROUTE)
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    if not source:
+        assert report.status == "skipped" and "calendar_list_events" in str(report.left_out)
+        return
+    assert report.status == "full", report.left_out
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    decl = next(d for d in spec.tool_decls if d.name == "calendar_list_events")
+    assert (decl.bind.undeclared, decl.bind.requires) == (["date", "days"], ["date"])
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    assert reference[0]["call"]["arguments"] == {"date": "2026-03-10"}  # undeclared, served
+    assert _score(spec, reference).score == 1.0
+    dateless = {"call": {"name": "calendar_list_events", "arguments": {"start_date": "2026-03-10"}}}
+    env = Env(spec)
+    env.reset()
+    step = env.step(Action.call(**dateless["call"]))
+    assert "date: field required by the service" in str(step.messages[-1]["content"]), step.messages
+    # its list part lost (0.2 of completion) and the failed tool never recovered (robustness 0)
+    assert _score(spec, [dateless, *reference[1:]]).score == pytest.approx(0.8 * 0.8)
 
 
 def test_a_call_the_app_refuses_is_answered_as_claw_evals_service_answers_it(graded: dict[str, Any]) -> None:

@@ -1,5 +1,8 @@
 """Over a real Claw-Eval checkout (CLAW_EVAL_CHECKOUT): every task imported `full` scores each episode as
-Claw-Eval does, its own mock services answering the same calls and its own grader scoring them.
+Claw-Eval does, its own mock services answering the same calls and its own grader scoring them; and every task
+imported `full (judge)` does too (a noop and 3 episodes each) with a judge that answers by a fixed rule over the texts it is sent (a digest of
+them as the score), so that its grader's judge, Claw-Eval's own `LLMJudge`, must be sent the same texts here and
+there (the conversation, the calls as the services' audit logs record them) for the scores to agree.
 
 The episodes are made from the task's tools and fixtures (seeded): calls with ids, names, times and texts the
 fixtures hold (now and then an id no record has, a value no app knows), and a reply made of fixture texts, so
@@ -8,6 +11,8 @@ graders give scores across their range.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import random
 import re
@@ -20,14 +25,19 @@ import yaml
 
 from coworkenv import Env
 from coworkenv.agents import OraclePolicy
-from coworkenv.importers import import_checkout
+from coworkenv.checks.judge import judge_backend, judging
+from coworkenv.importers import FULL_JUDGE, import_checkout
+from coworkenv.importers.claw_eval_routes import task_services, tool_endpoints
+from coworkenv.importers.claw_eval_task import load_task
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from tests.support.claw_eval_own import claw_eval_score
+from tests.support.fake_openai_server import FakeOpenAIServer
 
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
 EPISODES = 8  # per task, besides a noop
+JUDGED_EPISODES = 3  # per `full (judge)` task, besides a noop: its grader asks its judge up to 5 times an episode
 
 
 def _fixture_values(root: Path, task_dir: Path) -> tuple[dict[str, list[Any]], list[str]]:
@@ -72,17 +82,29 @@ def _argument(name: str, schema: dict[str, Any], values: dict[str, list[Any]], t
     return rng.choice(words) if name == "query" else " ".join(rng.sample(texts, min(3, len(texts))))[:600]
 
 
-def _episodes(root: Path, task_dir: Path, spec: EnvSpec) -> list[list[dict[str, Any]]]:
+def _undeclared_kinds(task_dir: Path) -> dict[str, dict[str, str]]:
+    """Per tool, the JSON kind of each field of its endpoint's request model (from the service's source)."""
+    task = load_task(task_dir)
+    sources = task_services(task_dir, task)
+    return {tool: sources[service].kinds.get(path, {}) for tool, (service, path) in tool_endpoints(task).items()
+            if service in sources}
+
+
+def _episodes(root: Path, task_dir: Path, spec: EnvSpec, count: int = EPISODES) -> list[list[dict[str, Any]]]:
     rng = random.Random(task_dir.name)
     values, texts = _fixture_values(root, task_dir)
+    kinds = _undeclared_kinds(task_dir)
     episodes: list[list[dict[str, Any]]] = [[{"say": "Okay."}]]
-    for _ in range(EPISODES):
+    for _ in range(count):
         steps: list[dict[str, Any]] = []
         for _ in range(rng.randint(2, 14)):
             decl = rng.choice(spec.tool_decls)
             required = set(decl.parameters.get("required", []))
+            # and the arguments the service takes though the schema does not list them, now and then
+            params = {**decl.parameters.get("properties", {}), **{
+                n: {"type": kinds.get(decl.name, {}).get(n, "string")} for n in decl.bind.undeclared}}
             steps.append({"call": {"name": decl.name, "arguments": {
-                p: _argument(p, s, values, texts, rng) for p, s in decl.parameters.get("properties", {}).items()
+                p: _argument(p, s, values, texts, rng) for p, s in params.items()
                 if p in required or rng.random() < 0.5}}})
         steps.append({"say": " ".join(rng.sample(texts, min(len(texts), rng.randint(1, 40)))) or "Done."})
         episodes.append(steps)
@@ -110,4 +132,35 @@ def test_a_full_import_scores_every_episode_as_claw_evals_own_services_and_grade
             theirs, answers = claw_eval_score(root, task_dir, steps)
             if abs(ours - theirs) > 1e-9:
                 differ.append((report.task_id, ours, theirs, [s["call"] for s in steps if "call" in s], answers))
+    assert not differ, differ[:3]
+
+
+def text_digest_score(messages: list[dict[str, str]]) -> float:
+    """The stand-in judge's rule: a score in [0, 1] from a digest of the texts it is sent (any change of a text
+    changes it, most likely)."""
+    text = "\n\0".join(str(m["content"]) for m in messages)
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 101 / 100
+
+
+@pytest.mark.timeout(1800)  # ~400 episodes, each judged up to 5 times on both sides
+@pytest.mark.skipif(not CHECKOUT, reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
+def test_a_judged_import_scores_every_episode_as_claw_evals_own_grader_and_judge(tmp_path: Path) -> None:
+    root = Path(str(CHECKOUT))
+    judged = [r for r in import_checkout(root, tmp_path, judge=True) if r.status == FULL_JUDGE]
+    assert judged, "no task of the checkout imports full (judge)"
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        return {"content": json.dumps({"score": text_digest_score(body["messages"]), "reasoning": "digest"})}
+
+    differ = []
+    with FakeOpenAIServer(responder=answer) as server, judging(judge_backend(f"{server.url}/v1", "stand-in")):
+        for report in judged:
+            task_dir = root / "tasks" / report.task_id
+            spec = load_spec(tmp_path / str(report.spec_file)).model_copy(update={"faults": None})
+            for steps in _episodes(root, task_dir, spec, JUDGED_EPISODES):
+                ours = _our_score(spec, steps)
+                theirs, answers = claw_eval_score(root, task_dir, steps, judge_rule=text_digest_score)
+                if abs(ours - theirs) > 1e-9:
+                    differ.append((report.task_id, ours, theirs, [s["call"] for s in steps if "call" in s], answers))
+        assert server.stats()["requests"] > 0
     assert not differ, differ[:3]

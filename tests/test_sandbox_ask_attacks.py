@@ -13,11 +13,16 @@
 from __future__ import annotations
 
 import http.server
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -195,6 +200,58 @@ def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
     result = _execute(_WHO_RESUMED_ME, "check", {}, SandboxLimits(), disable=disable, ask=lambda r, left: "x").result
     assert result.ok, result
     assert result.value in (None, [0, 0]), result.value  # never the host's pid
+
+
+# The kernel signals the host on the code's behalf: the host writes each answer on the answer channel (fd 4), and a
+# write to a socket whose reader is gone raises SIGPIPE in the writer before it fails with EPIPE. The code chose when:
+# it closed fd 4, put another file over it, shut it down for reading (native code) or wrote its request itself and
+# dropped the channel, then asked. A host whose SIGPIPE is at its default action (an embedding that keeps Python's
+# signal set-up out, a command line restoring it for `| head`) died of it, and whatever it ran with it (measured on
+# main: SIGPIPE in the host in all 10 runs below; the test host, like any Python, ignores it, so a handler records it).
+_DROP_THE_ANSWER_CHANNEL = {
+    "close-then-ask": "    os.close(4)\n",
+    "dup2-over-then-ask": "    os.dup2(1, 4)\n",
+    "raw-request-without-a-reader": "    os.close(4)\n    posix.write(3, b'{\"ask\":{\"user\":\"x\"}}\\n')\n"
+                                    "    time.sleep(0.5)\n",
+    "shutdown-for-reading-then-ask": "    import ctypes\n    ctypes.CDLL(None).shutdown(4, 0)\n",
+}
+_DROP_SETS = {"full": frozenset(), "degraded": DEGRADED, "kernel": DEGRADED | {"hook"}}
+
+
+@pytest.mark.parametrize(("how", "layers"), [
+    (how, layers) for how in _DROP_THE_ANSWER_CHANNEL for layers in _DROP_SETS
+    if layers == "kernel" or "ctypes" not in _DROP_THE_ANSWER_CHANNEL[how]])
+def test_a_code_that_drops_its_answer_channel_signals_nothing_to_the_host(how: str, layers: str) -> None:
+    code = ("import os, posix, time\ndef check():\n" + _DROP_THE_ANSWER_CHANNEL[how]
+            + "    try:\n        return ask_host({'user': 'x'})\n    except (RuntimeError, OSError) as exc:\n"
+              "        return type(exc).__name__\n")
+    answered: list[dict[str, str]] = []
+    received: list[int] = []
+    previous = signal.signal(signal.SIGPIPE, lambda signum, _frame: received.append(signum))
+    try:
+        outcome = _execute(code, "check", {}, SandboxLimits(), disable=_DROP_SETS[layers],
+                           ask=lambda request, left: answered.append(request) or "the answer")
+        time.sleep(0.05)  # a signal is handled between bytecodes: let it land
+    finally:
+        signal.signal(signal.SIGPIPE, previous)
+    assert answered, outcome  # the host did answer, into a channel no one reads
+    assert not received, f"the code made the kernel send the host SIGPIPE: {outcome}"  # on main: SIGPIPE
+    assert outcome.result.ok, outcome
+
+
+def test_a_host_whose_sigpipe_is_at_its_default_action_survives_a_dropped_answer_channel(tmp_path: Path) -> None:
+    """The same from a host that never ignored SIGPIPE (on main: it died of the signal, status -13)."""
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import signal, sys\nsignal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
+        "from coworkenv.sandbox import run_sandboxed\n"
+        "result = run_sandboxed('import os\\ndef check():\\n    os.close(4)\\n    try:\\n        ask_host({\"u\": \"x\"})\\n'"
+        "                       '    except OSError:\\n        return 1\\n', 'check', {}, ask=lambda r, left: 'a')\n"
+        "print('host alive', result.ok, result.value)\n")
+    repo = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=repo,
+                          env={**os.environ, "PYTHONPATH": repo})
+    assert done.returncode == 0 and "host alive True 1" in done.stdout, (done.returncode, done.stdout, done.stderr)
 
 
 # A handler that ignores the seconds it is given: the host waited for it however long it took, with the code stopped

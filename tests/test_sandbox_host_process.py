@@ -23,6 +23,7 @@ import pytest
 
 from coworkenv import sandbox
 from coworkenv.sandbox import SandboxLimits, _cgroup, isolation_layers
+from coworkenv.sandbox._host import CHANNEL_BUFFER_BYTES
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
@@ -480,3 +481,32 @@ def test_a_host_without_dac_override_counts_scratch_folders_it_cannot_list(code:
     assert "scratch-tmpfs" not in layers, layers
     assert (kind, value) == ("output_limit", None), (kind, error, value)  # on main: ok, 48 MiB in a 16 MiB scratch
     assert "scratch directory" in error, error
+
+
+# The code reads its channels' buffer sizes (the socket module with the hook off: seccomp lets a socket say what it
+# is). Each socket starts with its network namespace's net.core.wmem_default/rmem_default, and the channels are made
+# in the host's, so the code read the host's network tuning.
+CHANNEL_BUFFERS = """
+import socket
+
+def check():
+    sizes = []
+    for fd in (3, 4):
+        s = socket.socket(fileno=fd)
+        try:
+            sizes.append([s.getsockopt(socket.SOL_SOCKET, o) for o in (socket.SO_SNDBUF, socket.SO_RCVBUF)])
+        finally:
+            s.detach()
+    return sizes
+"""
+
+
+def test_a_run_reads_fixed_channel_buffer_sizes_never_its_hosts_network_defaults() -> None:
+    """The kernel layers alone (the hook would refuse the socket module); with `ask`, so that fd 4 is there too."""
+    _require("landlock", "seccomp")
+    outcome = sandbox._execute(CHANNEL_BUFFERS, "check", {}, QUICK, disable=KERNEL_ONLY, ask=lambda request, left: "")
+    assert outcome.result.ok, outcome
+    fixed = 2 * CHANNEL_BUFFER_BYTES  # the kernel doubles what it is given, for its bookkeeping
+    assert outcome.result.value == [[fixed, fixed], [fixed, fixed]], (
+        f"the channels' buffers read {outcome.result.value}; the host's network defaults are "
+        f"{[Path(f'/proc/sys/net/core/{n}').read_text().strip() for n in ('wmem_default', 'rmem_default')]}")

@@ -171,6 +171,10 @@ def test_dates_and_times_are_rewritten_as_the_user_wrote_them() -> None:
     assert as_user_wrote("booked for 2026-11-03 at 09:30", said) == "booked for Tuesday 3 November at 09:30"
     assert as_user_wrote("by 2026-06-02, from 02:30", said) is None  # already as the user wrote it
     assert as_user_wrote("by 3 June, from 3pm", said) is None  # values the user never gave
+    # a day as an ordinal in words, next to its month (`ordinal_date_pinned`); "may first" in lower case is a verb
+    assert as_user_wrote("by June second?", said) == "by 2026-06-02?"
+    assert as_user_wrote("on the third of November", said) == "on the Tuesday 3 November"
+    assert as_user_wrote("you may second it", said) is None
     assert mentions("2026-11-03T09:30:00Z") == []  # a date-time is the tool's format
     assert [w.values for w in mentions("3 p.m. or 15:00")] == [((None, 15, 0),), ((None, 15, 0),)]
 
@@ -520,6 +524,42 @@ def test_created_records_are_removed_by_their_apps_removal_tool() -> None:
     assert _removals("mail", "messages", "msg-9", {"mail_send", "mail_label"}) == []
 
 
+def test_created_records_are_put_out_of_force_by_a_write_of_their_app() -> None:
+    """Each record the reference creates is also set to each value out of force a write tool of its app sets by its
+    id (a to-do ticked off, by the first such tool: `todo_complete_task`, not again by `todo_update_task`; a job
+    disabled; an article archived or taken back to a draft), never to a value it already holds, and only by a tool
+    the agent is given; the to-do checked open (`done: false`, as the generators now check it) stops the replay."""
+    from coworkenv.spec import EnvSpec
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import _deactivations, created_writes
+
+    todo = {"todo_complete_task", "todo_update_task", "todo_delete_task"}
+    assert _deactivations("todo", "tasks", "t-1", {"done": False}, todo) == [
+        ("todo_complete_task", {"task_id": "t-1", "done": True})]
+    assert _deactivations("todo", "tasks", "t-1", {"done": True}, todo) == []  # the task ticked it off itself
+    assert _deactivations("todo", "tasks", "t-1", {"done": False}, {"todo_delete_task"}) == []
+    assert _deactivations("scheduler", "jobs", "j-1", {"enabled": True}, {"scheduler_update_job"}) == [
+        ("scheduler_update_job", {"job_id": "j-1", "enabled": False})]
+    assert _deactivations("kb", "articles", "a-1", {"status": "published"}, {"kb_update_article"}) == [
+        ("kb_update_article", {"article_id": "a-1", "status": "draft"}),
+        ("kb_update_article", {"article_id": "a-1", "status": "archived"})]
+    assert _deactivations("tickets", "tickets", "T-1", {"status": "open"}, {"tickets_update"}) == []  # closing's
+
+    taxonomy = load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")
+    data = generate_spec(taxonomy["web_page_audit"], 1).model_dump(mode="json", by_alias=True)
+    episodes = SpecEpisodes(EnvSpec.model_validate(data))
+    episodes.oracle()
+    found = [f for f in created_writes(episodes.spec, episodes.created, episodes.made, episodes.created_values)
+             if "out of force" in f.description]
+    assert [f.tool for f in found] == ["todo_complete_task"]
+    assert validate_spec(EnvSpec.model_validate(data), policy="strict").passed
+    for check in data["checks"]:
+        if check["rule"]["kind"] == "records" and check["rule"]["app"] == "todo":
+            check["rule"]["where"] = [w for w in check["rule"]["where"] if w["field"] != "done"]
+    found_errors = validate_spec(EnvSpec.model_validate(data), policy="strict").errors()
+    assert [e.code for e in found_errors] == ["undone_unchecked"] and "todo_complete_task" in found_errors[0].message
+
+
 def test_a_filed_ticket_checked_without_its_status_is_closed_by_the_first_value_the_workflow_takes() -> None:
     """A filed ticket checked without its status: the gate closes it (`closed`); where the reference left it in
     progress, from which the workflow refuses `closed`, the refused replay is not judged and `resolved` is tried;
@@ -551,8 +591,9 @@ def test_a_filed_ticket_checked_without_its_status_is_closed_by_the_first_value_
 
 
 def test_numbers_in_words_are_replayed_in_digits() -> None:
-    """A number from two to ninety-nine written in words is written in digits, one that begins a sentence too; `one`,
-    a capitalised word inside a sentence (a name) and a duration (the format replay's) are left as they are."""
+    """A number from two to ninety-nine written in words is written in digits, one that begins a sentence too; a count
+    of one (`one` or `a single` before a noun, `one of` a number) too; `one` as a pronoun or in a phrase, a
+    capitalised word inside a sentence (a name) and a duration (the format replay's) are left as they are."""
     from coworkenv.validate._numerals import as_digits
 
     assert as_digits("Three of 9 pages are broken") == "3 of 9 pages are broken"
@@ -561,19 +602,35 @@ def test_numbers_in_words_are_replayed_in_digits() -> None:
     assert as_digits("Booked with Seven Seas Ltd") is None
     assert as_digits("no numbers here") is None
     assert as_digits("a forty-five minutes slot for two people") == "a forty-five minutes slot for 2 people"  # a duration
+    assert as_digits("One of 5 pages is broken") == "1 of 5 pages is broken"
+    assert as_digits("Handed one incident ticket and a single note") == "Handed 1 incident ticket and 1 note"
+    assert as_digits("twenty one pages") == "21 pages"
+    for pronoun in ("one of the reasons", "pick one.", "one by one", "this one is down", "no one came", "one is down",
+                    "Call One Medical", "One Medical called", "one minute"):
+        assert as_digits(pronoun) is None, pronoun
 
 
 def test_quantities_are_replayed_in_the_sources_unit() -> None:
-    """A quantity the reference's reads were shown under a key naming its time unit (`cache_ttl_s: 900`), stated in
-    another unit (`15 minutes`, `0.6 s`, `an hour`, `fifteen min`), is written in the source's unit; one stated in
-    the source's own unit, or no source's quantity, is left as it is."""
+    """A quantity the reference's reads were shown under a key naming its unit (`cache_ttl_s: 900`,
+    `rate_limit_rps: 40`, `threshold_pct: 85`), stated in another unit (`15 minutes`, `15m`, `quarter-hour`, `0.6 s`,
+    `an hour`, `fifteen min`, `2,400 requests per minute`, `0.85`), is written in the source's unit; one stated in the
+    source's own unit, or no source's quantity, is left as it is."""
     from coworkenv.validate._units import _sources, as_source_unit
 
     sources = _sources([{"values": {"cache_ttl_s": 900, "timeout_ms": 600, "token_ttl_s": 3600, "max_rows": 500,
                                     "enabled_s": True}}])
-    assert set(sources) == {900_000, 600, 3_600_000}
+    assert set(sources) == {("t", 900_000), ("t", 600), ("t", 3_600_000)}
     assert as_source_unit("a cache TTL of 15 minutes", sources) == "a cache TTL of 900 s"
     assert as_source_unit("a timeout of 0.6 s and fifteen min", sources) == "a timeout of 600 ms and 900 s"
     assert as_source_unit("valid for an hour", sources) == "valid for 3600 s"
     assert as_source_unit("a cache TTL of 900 seconds", sources) is None  # the source's unit
     assert as_source_unit("at 15:00 for 20 minutes", sources) is None  # no source gives 20 minutes
+    for idiom in ("15m", "quarter-hour", "a quarter of an hour"):
+        assert as_source_unit(f"a TTL of {idiom}", sources) == "a TTL of 900 s", idiom
+    assert as_source_unit("valid for 60m or half an hour", sources) == "valid for 3600 s or half an hour"
+    more = _sources([{"rate_limit_rps": 40, "threshold_pct": 85, "timeout_ms": 1500}])
+    for rate in ("2,400 requests per minute", "2400 req/min", "2,400/min", "2400 rpm"):
+        assert as_source_unit(f"up to {rate}", more) == "up to 40 rps", rate
+    assert as_source_unit("a timeout of 1½ s, a threshold of 0.85", more) == "a timeout of 1500 ms, a threshold of 85%"
+    assert as_source_unit("40 rps, 85% and 1500 ms", more) is None  # the sources' own units
+    assert as_source_unit("a share of 0.85", sources) is None  # a fraction is read for a percentage source only

@@ -243,3 +243,92 @@ def test_a_check_the_probes_cannot_set_up_is_rejected_as_unprobeable(monkeypatch
                                       None, repeats=1, offsets=(86_400,))
     assert [p.code for p in found] == ["unprobeable", "unprobeable"], found
     assert "cannot run with this check" in found[0].message and "ImportError: no" in found[0].message
+
+
+# Every wall clock a check can read, as years ahead of now; and whether pinned random() repeats.
+_CLOCKS_VIEW = (
+    "import random, time, datetime\n"
+    "def check(state, audit, messages):\n"
+    "    now = datetime.datetime.now(datetime.timezone.utc).year\n"
+    "    years = [int(time.strftime('%Y')), int(time.asctime().split()[-1]), datetime.date.today().year,\n"
+    "             datetime.datetime.today().year, time.gmtime().tm_year,\n"
+    "             datetime.datetime.fromtimestamp(time.clock_gettime(time.CLOCK_REALTIME), datetime.timezone.utc).year,\n"
+    "             datetime.datetime.fromtimestamp(time.clock_gettime_ns(time.CLOCK_REALTIME) / 1e9,\n"
+    "                                             datetime.timezone.utc).year]\n"
+    "    return {'passed': True, 'reason': repr(([y - now for y in years], random.random() == random.random(),\n"
+    "                                            time.clock_gettime(time.CLOCK_MONOTONIC) < 1e9))}\n"
+)
+
+
+# Two values the moved class makes, and one of the original's: their classes, reprs and instance dicts.
+_VALUES_VIEW = (
+    "import datetime\n"
+    "def check(state, audit, messages):\n"
+    "    now, start = datetime.datetime.now(), datetime.datetime(2026, 1, 1)\n"
+    "    utc = datetime.datetime.now(datetime.timezone.utc)\n"
+    "    kinds = {type(v) for v in (now, start, utc, datetime.datetime.min, datetime.datetime.utcnow())}\n"
+    "    return {'passed': True, 'reason': repr((len(kinds), repr(start), hasattr(start, '__dict__'),\n"
+    "                                            isinstance(now, type(start))))}\n"
+)
+
+
+def test_the_moved_datetime_makes_every_value_of_one_class_printed_as_the_original() -> None:
+    """Under the clock probes every value the moved `datetime` makes (`now()`, `utcnow()`, `min`, the constructor's)
+    is of one class, printed as the original prints it, with no instance dict: two values' classes or a repr tell
+    nothing of a probe (`probe_value_tell`)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert _view(_VALUES_VIEW, offset=86_400) == _view(_VALUES_VIEW) == repr(
+            (1, "datetime.datetime(2026, 1, 1, 0, 0)", False, True))
+
+
+def test_every_wall_clock_moves_together_and_a_pinned_random_never_repeats() -> None:
+    """The clock probes move every wall clock by the same offset (strftime and asctime of now, clock_gettime of the
+    real-time clock, date.today once, not twice), not the monotonic one; a pinned random() stays at its extreme
+    without repeating a value (`clock_unprobed`, `probe_introspection`)."""
+    ten_years = 3653 * 86_400
+    assert _view(_CLOCKS_VIEW, offset=ten_years) == _view(_CLOCKS_VIEW) == repr(([0] * 7, False, True))
+    assert _view(_CLOCKS_VIEW, pin=0.0) == _view(_CLOCKS_VIEW, pin=0.999999) == _view(_CLOCKS_VIEW)
+
+
+@pytest.mark.parametrize(("code", "inspected"), [
+    ("import time\ndef check(s, a, m):\n    return type(time.time).__name__ == 'function'\n",
+     "type(time.time).__name__"),
+    ("import inspect, time\ndef check(s, a, m):\n    return inspect.isbuiltin(time.time)\n",
+     "inspect.isbuiltin(time.time)"),
+    ("from datetime import datetime\ndef check(s, a, m):\n    return len(datetime.__mro__) == 3\n", "datetime.__mro__"),
+    ("from datetime import datetime as dt\ndef check(s, a, m):\n    return hasattr(dt.now, '__func__')\n",
+     "hasattr(dt.now, '__func__')"),
+    ("import time\nCLOCK = time.time\ndef check(s, a, m):\n    return type(CLOCK) is type(len)\n", "type(CLOCK)"),
+    ("import time\ndef check(s, a, m):\n    return str(time.time).startswith('<built-in')\n", "str(time.time)"),
+    ("import random\ndef check(s, a, m):\n    return random.random.__self__ is not None\n", "random.random.__self__"),
+    # using them is no inspection
+    ("from datetime import datetime, timezone\nimport time\ndef check(s, a, m):\n"
+     "    return str(datetime.now(timezone.utc)) < '2027' and time.time() > 0 and type(s) is dict\n", None),
+    ("def check(s, a, m):\n    return type(s).__name__ == 'dict'\n", None),
+    ("import time\ndef check(s, a, m):\n    return 'time' in vars(time)\n", "vars(time)"),
+    ("from datetime import timedelta, timezone\ndef check(s, a, m):\n"
+     "    return isinstance(s, timedelta) or str(timezone.utc) == 'UTC'\n", None),  # nothing the probes patch
+    # a value the moved class made, inspected by a name bound to it (`probe_value_tell`)
+    ("from datetime import datetime\nSTART = datetime(2026, 1, 1)\ndef check(s, a, m):\n"
+     "    return type(START).__mro__ is None\n", "type(START).__mro__"),
+    ("import datetime as dt\ndef check(s, a, m):\n    now = dt.datetime.now()\n    later = now\n"
+     "    return type(later) is type(s)\n", "type(later)"),
+    ("import sys\nfrom datetime import datetime\ndef check(s, a, m):\n    x = datetime.now().replace(year=2026)\n"
+     "    return sys.getsizeof(x) > 48\n", "sys.getsizeof(x)"),
+    ("import time\ndef check(s, a, m):\n    return f'{time.time}'.startswith('<function')\n", "{time.time}"),
+    # a class test on a value of the check's own, and what arithmetic on the clock gives, tell nothing
+    ("from datetime import datetime\ndef check(s, a, m):\n    v = s.get('when')\n"
+     "    return isinstance(v, datetime) or v is None\n", None),
+    ("from datetime import datetime, timedelta\ndef check(s, a, m):\n    age = datetime.now() - datetime(2026, 1, 1)\n"
+     "    return isinstance(age, timedelta)\n", None),
+])
+def test_a_check_inspecting_what_the_probes_patch_is_rejected_unrun(code: str, inspected: str | None) -> None:
+    from coworkenv.validate.python_probes import introspection, probe_check
+
+    assert introspection(code) == inspected
+    found = probe_check(PythonRule(code=code, entrypoint="check"), True,
+                        {"state": {"apps": {}}, "audit": [], "messages": []}, [], None, None, repeats=0, offsets=())
+    assert ("probe_aware" in [p.code for p in found]) == (inspected is not None)

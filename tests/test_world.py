@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from typing import Any
@@ -189,6 +190,23 @@ def test_new_ids_continue_the_numbering() -> None:
     assert world.new_id("OPS", "tickets", "tickets") == "OPS-102"
     assert world.new_id("OPS", "tickets", "tickets") == "OPS-103"
     assert world.new_id("log", "logs", "lines") == "log-7"
+
+
+_ODD_IDS = st.sampled_from(["OPS-", "OPS-x", "OPS--3", "xOPS-9", "OPS-12\n", "a\nOPS-40", "OPS-40\nb", "OPS-\u0665",
+                             "OPS-0\u0663", "OPS-7 ", "ops-50", "OPS-\n41", "\nOPS-42\n", "OPS-08"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(ids=st.lists(st.one_of(_ODD_IDS, st.integers(0, 60).map(lambda n: f"OPS-{n}")), max_size=12, unique=True))
+def test_new_id_numbering_reads_exactly_the_ids_of_prefix_and_digits(ids: list[str]) -> None:
+    """The start state's numbering (its ids searched as one text, an id a line) takes exactly the ids that are the
+    prefix, a dash and decimal digits, whatever newlines or look-alikes other ids hold."""
+    world = _world(WorldApps.model_validate({"tickets": {"tickets": [{"id": i, "title": "T"} for i in ids]}}))
+    numbers = [int(i[4:]) for i in ids if re.fullmatch(r"OPS-(\d+)", i)]
+    n = max(numbers, default=0) + 1
+    while f"OPS-{n}" in ids:
+        n += 1
+    assert world.new_id("OPS", "tickets", "tickets") == f"OPS-{n}"
 
 
 @settings(max_examples=60, deadline=None)

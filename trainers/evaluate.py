@@ -32,6 +32,7 @@ __all__ = [
     "EvalReport",
     "ReportComparison",
     "compare_reports",
+    "eval_sampling",
     "evaluate",
     "metrics_of",
     "report_from_records",
@@ -153,6 +154,14 @@ def report_from_records(
     )
 
 
+def eval_sampling(k: int, temperature: float | None, max_tokens: int, seed: int) -> dict[str, Any]:
+    """The sampling an evaluation runs with, as its episodes record it: `temperature` None is 0 (greedy) for k = 1
+    and `DEFAULT_SAMPLED_TEMPERATURE` for k > 1, where the samples must differ for pass^k to mean anything."""
+    if temperature is None:
+        temperature = 0.0 if k == 1 else DEFAULT_SAMPLED_TEMPERATURE
+    return {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
+
+
 def evaluate(
     model: LLMBackend, specs: Sequence[EnvSpec], k: int = 1, *, temperature: float | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS, max_steps: int = DEFAULT_MAX_STEPS, seed: int = 0,
@@ -171,9 +180,7 @@ def evaluate(
         raise ValueError(f"k must be at least 1 sample per env, got {k}")
     if not specs:
         raise ValueError("no envs to evaluate on; pass held-out env specs")
-    if temperature is None:
-        temperature = 0.0 if k == 1 else DEFAULT_SAMPLED_TEMPERATURE
-    sampling = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
+    sampling = eval_sampling(k, temperature, max_tokens, seed)
     started = time.perf_counter()
     runner = LLMTeacher(model, k, sampling, max_steps=max_steps, max_episodes_in_flight=concurrency)
     runs = runner.run_many(list(specs))

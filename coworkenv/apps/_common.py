@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter, itemgetter
 from types import NoneType, UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
-from coworkenv.tools import ToolError
+import orjson
+
+from coworkenv.tools import RENDERING, ToolError
 from coworkenv.world import Record, parse_time
 
 MAX_LIMIT = 200
+R = TypeVar("R", bound=Record)
 
 
 def matches(query: str | None, *texts: str | None) -> bool:
@@ -37,7 +41,12 @@ def dump(record: Record, *fields: str) -> dict[str, Any]:
 
 
 def dump_many(records: Iterable[Record], *fields: str) -> list[dict[str, Any]]:
-    """`[dump(r, *fields) for r in records]`, with the plan looked up once (list tools' hot path)."""
+    """`[dump(r, *fields) for r in records]`, with the plan looked up once (list tools' hot path).
+
+    While a tool runs for a caller that only serializes its result (`coworkenv.tools.RENDERING`, `Env.step`), the rows
+    are `orjson.Fragment`s of those dicts' JSON instead, each rendered once per record and kept while it lives
+    (records are frozen): `orjson.dumps` of the result gives the same bytes without a dict built per row per call.
+    """
     rows = records if isinstance(records, list) else list(records)
     if not rows:
         return []
@@ -45,6 +54,8 @@ def dump_many(records: Iterable[Record], *fields: str) -> list[dict[str, Any]]:
     if len(kinds) == 1:
         plan = _dump_plan(kinds.pop(), fields)
         if plan is not None:
+            if plan.rendered is not None and RENDERING.get():
+                return plan.rendered.rows(rows)
             values = list(map(_VALUES, rows))
             if not plan.floats or _all_finite(values, plan.floats):
                 return list(map(plan.row, values))
@@ -60,6 +71,68 @@ class _Plan:
 
     row: Callable[[dict[str, Any]], dict[str, Any]]  # the record's __dict__ -> its JSON object (lists copied)
     floats: tuple[str, ...]  # fields that may hold a float: NaN or an infinity needs the serializer (see _finite)
+    # Each record's row as JSON, for callers that only serialize (None: the model's records take no weak reference).
+    rendered: _Rendered | None = field(default=None, compare=False)
+
+
+class _RecordRef(weakref.ref):  # type: ignore[type-arg]
+    __slots__ = ("key",)
+    key: int  # the record's id(), which the cache is keyed by
+
+
+class _Rendered:
+    """Each record's row JSON (an `orjson.Fragment` of `make(record)`) by `id(record)`, dropped when the record is (a
+    weak reference's callback, run before the id can be reused): records are frozen, and `make` reads the record
+    alone, so a record's row JSON never changes while it lives."""
+
+    __slots__ = ("__weakref__", "_forget", "json", "make", "refs")
+
+    def __init__(self, make: Callable[[Any], dict[str, Any]]) -> None:
+        self.make = make
+        self.json: dict[int, orjson.Fragment] = {}
+        self.refs: dict[int, _RecordRef] = {}
+        own = weakref.ref(self)
+
+        def forget(ref: _RecordRef) -> None:
+            cache = own()
+            if cache is not None and cache.refs.get(ref.key) is ref:
+                del cache.refs[ref.key], cache.json[ref.key]
+
+        self._forget = forget
+
+    def rows(self, records: list[Any]) -> list[Any]:
+        """The records' rows as JSON fragments: `orjson.dumps` of the list gives the bytes of `[make(r) for r in
+        records]`."""
+        out: list[Any] = list(map(self.json.get, map(id, records)))
+        if None not in out:
+            return out
+        for k, fragment in enumerate(out):
+            if fragment is not None:
+                continue
+            record = records[k]
+            # An exact-size copy: orjson's output keeps its ~4 KiB buffer, which a kept row would hold on to.
+            out[k] = orjson.Fragment(memoryview(orjson.dumps(self.make(record))).tobytes())
+            try:
+                ref = _RecordRef(record, self._forget)
+            except TypeError:  # a record without weak references: rendered each time
+                continue
+            ref.key = key = id(record)
+            self.json[key], self.refs[key] = out[k], ref
+        return out
+
+
+def shape_many(records: list[R], shape: Callable[[R], dict[str, Any]]) -> list[dict[str, Any]]:
+    """`[shape(r) for r in records]`, for a `shape` that reads the record alone (a module-level function): while a
+    tool runs for a caller that only serializes its result (`RENDERING`), each record's row JSON is made once and
+    kept while the record lives, as `dump_many` keeps it."""
+    if records and RENDERING.get():
+        return _shape_rendered(shape).rows(records)
+    return list(map(shape, records))
+
+
+@cache
+def _shape_rendered(shape: Callable[[Any], dict[str, Any]]) -> _Rendered:
+    return _Rendered(shape)
 
 
 @cache
@@ -70,8 +143,14 @@ def _dump_plan(model: type[Record], fields: tuple[str, ...]) -> _Plan | None:
     if not all(n in infos and _plain(infos[n].annotation) for n in names):
         return None
     lists = [n for n in names if get_origin(infos[n].annotation) is list]
-    return _Plan(_row_function(model, names, lists, whole=not fields),
-                 tuple(n for n in names if _may_be_float(infos[n].annotation)))
+    row = _row_function(model, names, lists, whole=not fields)
+    floats = tuple(n for n in names if _may_be_float(infos[n].annotation))
+
+    def make(record: Record) -> dict[str, Any]:  # what `dump` gives, for the record's cached row JSON
+        values = record.__dict__
+        return row(values) if _finite(values, floats) else dump(record, *fields)
+
+    return _Plan(row, floats, _Rendered(make) if model.__weakrefoffset__ else None)
 
 
 def _row_function(model: type[Record], names: tuple[str, ...], lists: list[str], whole: bool) -> Callable[

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump, dump_many
+from coworkenv.apps._common import clamp, dump, dump_many, shape_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, prefix_range
 
@@ -50,6 +50,10 @@ class ConfigState(AppState):
     integrations: list[Integration] = []
 
 
+def _listed(e: ConfigEntry) -> dict[str, Any]:
+    return {"key": e.id, "value": e.value, "version": e.version}
+
+
 class ConfigTools(Toolkit):
     app = "config"
 
@@ -62,7 +66,7 @@ class ConfigTools(Toolkit):
             limit: Maximum number of keys.
         """
         rows = self.world.table("config", "entries").select("key", between=prefix_range(prefix), limit=clamp(limit))
-        return [{"key": e.id, "value": e.value, "version": e.version} for e in rows]
+        return shape_many(rows, _listed)
 
     @read
     def get(self, key: str) -> dict[str, Any]:

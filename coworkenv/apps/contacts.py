@@ -58,16 +58,18 @@ class ContactsTools(Toolkit):
     app = "contacts"
 
     @read
-    def search(self, query: str = "", tag: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    def search(self, query: str = "", tag: str | None = None, limit: int = 20,
+               tags: list[str] | None = None) -> list[dict[str, Any]]:
         """Find contacts by words in name, company, email, phone or notes, sorted by name.
 
         Args:
             query: Words that must all occur (empty matches everyone).
             tag: Only contacts with this tag.
             limit: Maximum number of contacts.
+            tags: Only contacts with all of these tags too.
         """
         table = self.world.table("contacts", "contacts")
-        sets = [table.key("tag").ids(tag) if tag is not None else None]
+        sets = [table.key("tag").ids(t) for t in [*([tag] if tag is not None else []), *(tags or [])]]
         return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)))
 
     @read

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import orjson
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, shape_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Order, Record, Words, prefix_range
 
@@ -55,6 +55,14 @@ def validate_content(path: str, kind: FileKind, content: str) -> None:
             raise ToolError(f"{path}: CSV rows have different numbers of columns {sorted(widths)}")
 
 
+def _listed(f: File) -> dict[str, Any]:
+    return {"path": f.id, "kind": f.kind, "size": len(f.content), "owner": f.owner}
+
+
+def _found(f: File) -> dict[str, Any]:
+    return {"path": f.id, "kind": f.kind}
+
+
 class FilesTools(Toolkit):
     app = "files"
 
@@ -67,7 +75,7 @@ class FilesTools(Toolkit):
             limit: Maximum number of entries.
         """
         rows = self.world.table("files", "files").select("path", between=prefix_range(prefix), limit=clamp(limit))
-        return [{"path": f.id, "kind": f.kind, "size": len(f.content), "owner": f.owner} for f in rows]
+        return shape_many(rows, _listed)
 
     @read
     def read_file(self, path: str) -> dict[str, Any]:
@@ -88,7 +96,7 @@ class FilesTools(Toolkit):
         """
         table = self.world.table("files", "files")
         rows = table.select("path", words=("text", query), limit=clamp(limit))
-        return [{"path": f.id, "kind": f.kind} for f in rows]
+        return shape_many(rows, _found)
 
     @write
     def write_file(self, path: str, content: str, overwrite: bool = False) -> dict[str, Any]:

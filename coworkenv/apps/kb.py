@@ -27,12 +27,21 @@ class KbState(AppState):
     articles: list[Article] = []
 
 
+def _tokens(text: str) -> set[str]:
+    """A text's words, pairs of adjacent characters and CJK characters, lower-cased (a loose match for text
+    without spaces between words)."""
+    low = text.lower()
+    pairs = {low[i:i + 2] for i in range(len(low) - 1)}
+    return {*low.split(), *(p for p in pairs if not p.isspace()), *(c for c in text if "\u4e00" <= c <= "\u9fff")}
+
+
 class KbTools(Toolkit):
     app = "kb"
 
     @read
     def search(
         self, query: str, category: str | None = None, include_archived: bool = False, limit: int = 20,
+        any_token: bool = False,
     ) -> list[dict[str, Any]]:
         """Search articles by words in title, body or tags; best matches are those whose title matches.
 
@@ -41,6 +50,8 @@ class KbTools(Toolkit):
             category: Only this category.
             include_archived: Also return archived articles (outdated; kept for history).
             limit: Maximum number of articles.
+            any_token: Articles sharing any token with the query (a word, two adjacent characters, a CJK
+                character), in the order the base holds them.
         """
         table = self.world.table("kb", "articles")
         sets = [table.key("category").ids(category) if category is not None else None]
@@ -48,6 +59,12 @@ class KbTools(Toolkit):
 
         def shown(a: Article) -> bool:
             return include_archived or a.status != "archived"
+
+        if any_token:
+            wanted = _tokens(query)
+            rows = table.select(None, sets=sets, where=lambda a: shown(a) and bool(wanted & _tokens(
+                " ".join([a.title, *a.tags, a.body]))), limit=clamp(limit))
+            return dump_many(rows, *_SUMMARY)
 
         def not_in_title(a: Article) -> bool:
             return shown(a) and not all(w in a.title.lower() for w in words)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, parse_time
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
 _SUMMARY = ("id", "thread_id", "folder", "sender", "to", "subject", "sent_at", "read", "labels")
@@ -37,6 +37,7 @@ class MailTools(Toolkit):
     @read
     def list_messages(
         self, folder: Folder = "inbox", unread_only: bool = False, label: str | None = None, limit: int = 20,
+        days_back: int | None = None, stored_order: bool = False,
     ) -> list[dict[str, Any]]:
         """List messages of a folder, newest first (summaries without bodies).
 
@@ -45,11 +46,20 @@ class MailTools(Toolkit):
             unread_only: Only unread messages.
             label: Only messages with this label.
             limit: Maximum number of messages.
+            days_back: Only messages sent in this many days before now.
+            stored_order: In the order the mailbox holds them, not newest first.
         """
         table = self.world.table("mail", "messages")
+        since = self.world.clock - days_back * 86400 if days_back is not None else None
+
+        def keep(m: Message) -> bool:
+            return (not unread_only or not m.read) and (
+                since is None or (bool(m.sent_at) and parse_time(m.sent_at) >= since))
+
         rows = table.select(
-            "recent", sets=[table.key("folder").ids(folder), table.key("label").ids(label) if label else None],
-            where=(lambda m: not m.read) if unread_only else None, reverse=True, limit=clamp(limit),
+            None if stored_order else "recent",
+            sets=[table.key("folder").ids(folder), table.key("label").ids(label) if label else None],
+            where=keep if unread_only or since is not None else None, reverse=not stored_order, limit=clamp(limit),
         )
         return dump_many(rows, *_SUMMARY)
 

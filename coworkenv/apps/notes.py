@@ -37,16 +37,19 @@ class NotesTools(Toolkit):
     app = "notes"
 
     @read
-    def list_notes(self, tag: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def list_notes(self, tag: str | None = None, limit: int = 50, stored_order: bool = False) -> list[dict[str, Any]]:
         """List notes, most recently updated first (summaries without bodies).
 
         Args:
             tag: Only notes with this tag.
             limit: Maximum number of notes.
+            stored_order: In the order the notebook holds them, not most recently updated first.
         """
         table = self.world.table("notes", "notes")
         sets = [table.key("tag").ids(tag) if tag is not None else None]
-        return dump_many(table.select("updated", sets=sets, reverse=True, limit=clamp(limit)), *_SUMMARY)
+        rows = table.select(None if stored_order else "updated", sets=sets, reverse=not stored_order,
+                            limit=clamp(limit))
+        return dump_many(rows, *_SUMMARY)
 
     @read
     def search_notes(self, query: str, limit: int = 20) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from coworkenv.apps._common import clamp, dump
+from coworkenv.apps._common import clamp, dump, shape_many
 from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
@@ -50,6 +50,10 @@ class WebState(AppState):
     notifications: list[Notification] = []
 
 
+def _found(p: Page) -> dict[str, Any]:
+    return {**dump(p, "title", "status"), "url": p.id}
+
+
 class WebTools(Toolkit):
     app = "web"
 
@@ -80,7 +84,7 @@ class WebTools(Toolkit):
         """
         table = self.world.table("web", "pages")
         rows = table.select("url", words=("text", query), sets=[table.key("status").ids(200)], limit=clamp(limit))
-        return [{**dump(p, "title", "status"), "url": p.id} for p in rows]
+        return shape_many(rows, _found)
 
     @read
     def rank_results(self, query: str, max_results: int = 10) -> list[dict[str, Any]]:

@@ -45,20 +45,22 @@ class AuditEntry:
         """`result_json` (with `result` None): the result as JSON, decoded when first read."""
         if result_json is not None and result is not None:
             raise ValueError("give an audit entry's result as a value or as JSON, not both")
-        _set = object.__setattr__
-        _set(self, "index", index)
-        _set(self, "turn", turn)
-        _set(self, "tool", tool)
-        _set(self, "args", args)
-        _set(self, "ok", ok)
-        _set(self, "_result", result if result_json is None else _UNDECODED)
-        _set(self, "_json", result_json)
-        _set(self, "error", error)
-        _set(self, "time", time)
-        _set(self, "hash_before", hash_before)
-        _set(self, "hash_after", hash_after)
-        _set(self, "op", op)
-        _set(self, "fault", fault)
+        # The slots' own setters (see _SLOT_SETTERS): object.__setattr__ would look each name up again (an entry is
+        # made per tool call).
+        s = _SLOT_SETTERS
+        s[0](self, index)
+        s[1](self, turn)
+        s[2](self, tool)
+        s[3](self, args)
+        s[4](self, ok)
+        s[5](self, result if result_json is None else _UNDECODED)
+        s[6](self, result_json)
+        s[7](self, error)
+        s[8](self, time)
+        s[9](self, hash_before)
+        s[10](self, hash_after)
+        s[11](self, op)
+        s[12](self, fault)
 
     @property
     def result(self) -> Any:
@@ -95,6 +97,10 @@ class AuditEntry:
     def as_dict(self) -> dict[str, Any]:
         """The entry's fields as plain data (deep copies, as `dataclasses.asdict` made them)."""
         return {name: copy.deepcopy(value) for name, value in zip(_FIELDS, self._values(), strict=True)}
+
+
+_SLOT_SETTERS = tuple(AuditEntry.__dict__[name].__set__ for name in (
+    "index", "turn", "tool", "args", "ok", "_result", "_json", "error", "time", "hash_before", "hash_after", "op", "fault"))
 
 
 def _audit_entry(fields: tuple[Any, ...], result: Any, result_json: str | bytes | None) -> AuditEntry:

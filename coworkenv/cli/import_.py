@@ -41,10 +41,13 @@ def claw_eval_command(
         raise typer.Exit(USAGE_ERROR) from None
     try:
         removed: list[str] = []
-        reports = import_checkout(path, out, error_rate, judge=judged, removed=removed)
+        said: list[str] = []
+        reports = import_checkout(path, out, error_rate, judge=judged, removed=removed, said=said)
     except ImportProblem as exc:
         typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None
+    for line in said:
+        typer.echo(f"warning: {line}", err=True)
     for r in reports:
         left = "; ".join(f"{x['what']} ({x['why']})" for x in r.left_out)
         shown = r.task_id if r.task_id.isprintable() else repr(r.task_id)  # a tab or line break would shift columns

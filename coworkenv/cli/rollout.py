@@ -27,6 +27,7 @@ from coworkenv.commands import (
     connect,
     deprecated,
     fail,
+    output_lock,
     specs_or_exit,
     temperature_option,
 )
@@ -140,7 +141,8 @@ def rollout_command(
         fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
     check_out_dir(out, envs_dir, inside=False, suffix="trajectories")
     specs = specs_or_exit(envs_dir)
-    earlier = None if add else earlier_episodes_problem(out, {spec.id for spec in specs})
+    env_ids = {spec.id for spec in specs}
+    earlier = None if add else earlier_episodes_problem(out, env_ids)
     if earlier is not None:
         fail(earlier)
     runner: Teacher
@@ -156,8 +158,12 @@ def rollout_command(
         if not as_json and (done == total or done % 100 == 0):
             typer.echo(f"  {done}/{total} envs", err=True)
 
-    ran, lost = split_outcomes(rollout_specs(specs, runner, progress))
-    path = write_trajectories(ran, out) if ran else None
+    with output_lock(out, "rollout"):  # a second rollout into OUT waits, then meets this one's file
+        earlier = None if add else earlier_episodes_problem(out, env_ids)  # again: another run may have written
+        if earlier is not None:
+            fail(earlier)
+        ran, lost = split_outcomes(rollout_specs(specs, runner, progress))
+        path = write_trajectories(ran, out) if ran else None
     summary = rollout_summary(ran, lost, path, backend.stats.as_dict() if backend is not None else None)
     if as_json:
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())

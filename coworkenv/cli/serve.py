@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,7 @@ from coworkenv.examples import resolve_spec
 from coworkenv.limits import MAX_STEPS
 from coworkenv.loading import SpecError
 from coworkenv.serve import EpisodeHost, serve_http, serve_stdio
+from coworkenv.serve.mcp_server import PortUnavailable, listening_socket
 
 TOKEN_ENV = "COWORKENV_HARNESS_TOKEN"
 USAGE_ERROR = 2
@@ -52,6 +54,15 @@ def serve_command(
     except (SpecError, ValueError) as exc:
         _fail(str(exc))
         return
+    sock: socket.socket | None = None
+    try:  # before the token file is written or the address announced: a port in use serves nothing
+        if transport is Transport.http:
+            sock = listening_socket(port)
+        elif harness_port is not None:
+            sock = listening_socket(harness_port, "--harness-port")
+    except PortUnavailable as exc:
+        _fail(str(exc.strerror))
+        return
     token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
     if token_file is not None:
         held = _token_held(token_file)  # refuses a file that holds anything else: it was overwritten
@@ -66,9 +77,9 @@ def serve_command(
         _fail(f"the harness needs the scoring token: pass --token-file or set ${TOKEN_ENV}")
     if transport is Transport.http:
         typer.echo(f"MCP: http://127.0.0.1:{port}/mcp  harness: http://127.0.0.1:{port}/harness/score", err=True)
-        anyio.run(serve_http, host, port, token)
+        anyio.run(serve_http, host, port, token, sock)
     else:
-        anyio.run(serve_stdio, host, harness_port, token)
+        anyio.run(serve_stdio, host, harness_port, token, sock)
 
 
 def _fail(message: str) -> None:

@@ -92,6 +92,9 @@ def synth_command(
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary with diversity figures.")] = False,
+    add: Annotated[bool, typer.Option("--add", help="Keep specs in OUT of capabilities the taxonomy does not define "
+                                                    "(another taxonomy's, kept on purpose); without it such an OUT "
+                                                    "is refused.")] = False,
 ) -> None:
     """Generate environment specs for capabilities and write them as Parquet (procedural, or with --llm)."""
     check_out_dir(out)
@@ -100,6 +103,9 @@ def synth_command(
     unknown = [c for c in ids if c not in tax.capabilities]
     if unknown:
         fail(f"unknown capability {', '.join(unknown)}; see `coworkenv taxonomy --path {taxonomy}`")
+    stale = None if add else undefined_capabilities_problem(out, tax, taxonomy)
+    if stale is not None:
+        fail(stale)
     if (llm is None) != (model is None):
         fail("--llm and --model go together: --llm http://host:8000/v1 --model NAME")
     backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm else None
@@ -137,6 +143,33 @@ def synth_command(
     if as_json:
         # Histograms (difficulty, turns) have integer keys.
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode())
+
+
+SPEC_FILE_PREFIX, SPEC_FILE_SUFFIX = "specs-", ".parquet"
+
+
+def undefined_capabilities_problem(out: Path, tax: Taxonomy, taxonomy: Path) -> str | None:
+    """Why `out` cannot take this run's spec files as it is, or None: it holds `specs-<capability>.parquet` files
+    (what synth writes) of capabilities the taxonomy does not define (removed or renamed since an earlier run, or
+    another taxonomy's). Synth writes one file per capability and leaves the others, so such a file would stay, and
+    every reader of the folder (`validate OUT`, then rollout, curate, training) would take its specs with this run's:
+    a removed capability trained on, a renamed one's specs twice under two names. The pipeline retires such a
+    capability's partition; here the user decides (the file may be wanted), so nothing is removed."""
+    if not out.is_dir():
+        return None
+    stale = sorted(
+        (p.name, p.name[len(SPEC_FILE_PREFIX):-len(SPEC_FILE_SUFFIX)]) for p in out.iterdir()
+        if p.name.startswith(SPEC_FILE_PREFIX) and p.name.endswith(SPEC_FILE_SUFFIX)
+        and p.name[len(SPEC_FILE_PREFIX):-len(SPEC_FILE_SUFFIX)] not in tax.capabilities
+    )
+    if not stale:
+        return None
+    shown = ", ".join(f"{name} ({cap})" for name, cap in stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+    return (f"--out {out} holds specs of {len(stale)} capabilit{'y' if len(stale) == 1 else 'ies'} that the taxonomy "
+            f"{taxonomy} does not define: {shown} (removed or renamed since, or another taxonomy's); a reader of the "
+            f"folder (validate, rollout) would take them with this run's; remove "
+            f"{'it' if len(stale) == 1 else 'them'}, write to a new folder (e.g. --out {out.parent / (out.name + '-2')}), "
+            f"or pass --add to keep them on purpose")
 
 
 def _procedural_specs(cap: Capability, n: int, seed: int) -> list[EnvSpec]:

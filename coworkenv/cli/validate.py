@@ -19,6 +19,7 @@ from coworkenv.commands import (
     check_out_dir,
     connect,
     fail,
+    output_lock,
     report_requests,
     spec_rows_or_exit,
 )
@@ -71,14 +72,14 @@ def validate_command(
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)
-    out.mkdir(parents=True, exist_ok=True)
-    reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
-    run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
-    ENVS.write(accepted_table(run), out / "accepted.parquet")
-    REJECTED.write(rejected_table(run), out / "rejected.parquet")
-    funnel = run.funnel.as_dict()
-    funnel_json = orjson.dumps(funnel, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    atomic_write_bytes(out / "funnel.json", funnel_json)
+    with output_lock(out, "validate"):  # a second validate into OUT waits: its three files stay one run's
+        reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
+        run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
+        ENVS.write(accepted_table(run), out / "accepted.parquet")
+        REJECTED.write(rejected_table(run), out / "rejected.parquet")
+        funnel = run.funnel.as_dict()
+        funnel_json = orjson.dumps(funnel, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        atomic_write_bytes(out / "funnel.json", funnel_json)
     if as_json:
         typer.echo(funnel_json.decode())
     else:

@@ -24,13 +24,22 @@ from coworkenv.bindings import ArgBinding, Binding, ToolDecl
 from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
 from coworkenv.importers.claw_eval_records import RecordMap
+from coworkenv.importers.claw_eval_routes import (
+    REQUIRED,
+    default_fixture,
+    request_models,
+    unserved_error,
+    unserved_tools,
+)
 from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
+    IMPORTED_BY,
     REPORT_NAME,
     SPEC_SUFFIX,
     earlier_spec_files,
     remove_stale_specs,
+    report_folder_problem,
     spec_file_key,
     spec_file_problem,
 )
@@ -109,8 +118,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     raw_fixtures: dict[str, list[Any]] = {}
     apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
     decls: list[ToolDecl] = []
+    unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
     for tool in task.tools:
-        decl = _tool_decl(tool, adapters.values(), leave)
+        owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
+        decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes) if owner is None else \
+            _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
@@ -141,13 +153,13 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         "capability": re.sub(r"[^a-z0-9_]+", "_", f"claw_eval_{task.task_id}".lower()),
         "user": USER_ID,
         "context": "Imported from a Claw-Eval task; the tools are the task's own.",
-        "world": {"start": _start(apps), "tick_s": 30, "apps": apps},
+        "world": {"start": _start(apps, raw_fixtures.get("gmail", [])), "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate),
         "turns": [{"content": task.prompt.text.strip()}],
         "checks": checks, "reference": [{"steps": reference}],
         "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
-                     "generator": "import:claw-eval", "tags": ["claw-eval", task.category, *task.tags]},
+                     "generator": IMPORTED_BY, "tags": ["claw-eval", task.category, *task.tags]},
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
@@ -188,7 +200,7 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 held = apps.setdefault(adapter.app, {}).setdefault(table, [])
                 held.extend(r for r in rows if r not in held)  # a fixed row (a to-do list) comes once per file
             # A task may read another task's fixture (its service's env names that file): named from the checkout.
-            shown = path.relative_to(task_dir) if path.is_relative_to(task_dir) else path.relative_to(task_dir.parent)
+            shown = _shown(path, task_dir)
             notes.append(f"fixture {shown} -> {adapter.app}")
             if isinstance(adapter.records, RecordMap):
                 _report_unheld(adapter, adapter.records, data, notes, leave)
@@ -223,11 +235,27 @@ def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, no
         leave(f"fixtures.{adapter.name}.{name}", f"no {adapter.app} field holds it: the agent never sees it")
 
 
+def _shown(path: Path, task_dir: Path) -> Path:
+    """A fixture's path from the task folder, or from the tasks folder when it is another task's."""
+    for base in (task_dir, task_dir.resolve()):
+        for root in (base, base.parent):
+            if path.is_relative_to(root):
+                return path.relative_to(root)
+    return Path(path.name)
+
+
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
     service = next(s for s in task.services if s.name == adapter.name)
     envs = (adapter.fixture_env,) if isinstance(adapter.fixture_env, str) else adapter.fixture_env
     found = []
-    for named in [service.env[e] for e in envs if service.env.get(e)]:
+    for variable in envs:
+        named = service.env.get(variable)
+        if not named:
+            # the runner sets only what task.yaml names: the service reads the default its source gives (an
+            # English task's service may read its Chinese twin's fixture), when the checkout holds that source
+            default = default_fixture(task_dir, service.command, variable)
+            found += [default] if default is not None else []
+            continue
         # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
         candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
         if "fixtures/" in named:
@@ -236,32 +264,61 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
     return found or sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 
-def _tool_decl(tool: ClawTool, adapters: Any, leave: Any) -> ToolDecl | None:
+def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] | None = None,
+               notes: list[str] | None = None) -> ToolDecl | None:
+    """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
+    service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
+    undeclared (an agent passing it is served; a call without it fails, as there)."""
     for adapter in adapters:
         mapping = adapter.tools.get(tool.name)
         if mapping is None:
             continue
         props = tool.input_schema.get("properties", {})
         unmet = _unmet(mapping, props)
+        undeclared: list[str] = []
+        if unmet and model is not None:
+            names = [*mapping.args, *(n for w in mapping.windows for n in (w.day, w.days) if n is not None)]
+            undeclared = [n for n in dict.fromkeys(names) if n not in props and n in model]
+            unmet = _unmet(mapping, {**props, **{n: {} for n in undeclared}})
         if unmet:
             leave(f"tools.{tool.name}", f"it takes no {unmet!r}, which the {adapter.name} service requires "
                                         "(calls without it fail there)")
             return None
+        known_args = {**props, **{n: {} for n in undeclared}}
         # A window's count of days is the default when the task's tool does not take it.
-        windows = [w if w.days in props else w.model_copy(update={"days": None}) for w in mapping.windows]
+        windows = [w if w.days in known_args else w.model_copy(update={"days": None}) for w in mapping.windows]
         windowed = {n for w in windows for n in (w.day, w.days) if n is not None}
         args: dict[str, ArgBinding | str] = {}
-        for name in props:
+        for name in known_args:
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
+        requires = [n for n, d in (model or {}).items() if d is REQUIRED and n in known_args] if undeclared else []
+        if undeclared and notes is not None:
+            notes.append(f"tools.{tool.name}: takes {', '.join(undeclared)} though its schema does not list "
+                         f"{'them' if len(undeclared) > 1 else 'it'}, and every call must give "
+                         f"{', '.join(requires)}, as the {adapter.name} service's request model does")
+        # Claw-Eval sends a call's arguments as given: the service's request model fills in what is missing, never
+        # the schema's `default` (a gmail list's `days_back: 30` documented, 7 served)
+        served = None if model is None else {n: d for n, d in model.items() if n in known_args and isinstance(
+            d, str | int | float | bool)}
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                         bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result,
-                                     windows=windows))
+                                     windows=windows, undeclared=undeclared, requires=requires,
+                                     service_defaults=served))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
     leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None
+
+
+def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: list[str]) -> ToolDecl:
+    """A tool whose endpoint the task's service does not serve: offered, and every call fails, as in Claw-Eval."""
+    notes.append(f"tools.{tool.name}: offered, and every call fails ({error}), as in Claw-Eval")
+    props = tool.input_schema.get("properties", {})
+    op = next(iter(adapter.tools.values())).op  # names the service's app (its faults); never run
+    return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                    bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error))
 
 
 # Safety check types that ban every call of their tool.
@@ -341,14 +398,25 @@ def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
     return steps
 
 
-def _start(apps: dict[str, Any]) -> str:
+def _start(apps: dict[str, Any], gmail: list[Any]) -> str:
     events = [e["start"] for e in apps.get("calendar", {}).get("events", [])]
     if events:  # Claw-Eval's calendar moves its events so that the earliest starts about a day from now
         return format_time(min(parse_time(e) for e in events) - 86400)
-    times = [m.get("sent_at") or "" for m in apps.get("mail", {}).get("messages", [])]
-    times += [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
+    rows = [m for data in gmail for m in (data if isinstance(data, list) else data.get("messages", [])
+                                          if isinstance(data, dict) else [])]
+    mail = [_utc_seconds(m.get("date")) for m in rows if isinstance(m, dict)]
+    if any(t is not None for t in mail):  # Claw-Eval's gmail moves its mail so that the newest came a day ago
+        return format_time(max(t for t in mail if t is not None) + 86400)
+    times = [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
     latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")
     return latest[:19] + "Z" if not latest.endswith("Z") else latest
+
+
+def _utc_seconds(value: Any) -> int | None:
+    try:
+        return parse_time(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def task_dirs(root: Path) -> list[Path]:
@@ -360,11 +428,12 @@ def task_dirs(root: Path) -> list[Path]:
 
 
 def import_checkout(root: Path, out: Path, error_rate: float | None = None, judge: bool = False,
-                    removed: list[str] | None = None) -> list[TaskImport]:
+                    removed: list[str] | None = None, said: list[str] | None = None) -> list[TaskImport]:
     """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports.
 
     `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so. The specs an
-    earlier import into `out` wrote and this one does not are removed, their names added to `removed`."""
+    earlier import into `out` wrote and this one does not are removed, their names added to `removed`; what the user
+    should know of the earlier import (its report damaged, a listed file of theirs kept) is added to `said`."""
     dirs = task_dirs(root)
     if not dirs:
         raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
@@ -372,14 +441,17 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None, judg
     # report, so each removed specs the other had just written, or left its own that the other's report, written
     # last, did not list (a spec `rollout` ran that no report named, a listed spec missing).
     with folder_lock(out, f"another import into {out} is running; waiting for it to end"):
-        return _import_into(dirs, root, out, error_rate, judge, removed)
+        return _import_into(dirs, root, out, error_rate, judge, removed, said)
 
 
 def _import_into(dirs: list[Path], root: Path, out: Path, error_rate: float | None, judge: bool,
-                 removed: list[str] | None) -> list[TaskImport]:
+                 removed: list[str] | None, said: list[str] | None) -> list[TaskImport]:
     from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
 
-    earlier = earlier_spec_files(out)
+    unwritable = report_folder_problem(out)
+    if unwritable is not None:
+        raise ImportProblem(unwritable)
+    earlier = earlier_spec_files(out, said)
     reports: list[TaskImport] = []
     written: dict[str, tuple[str, str]] = {}  # spec file key -> (task id, task folder) of the specs written
     for task_dir in dirs:
@@ -406,7 +478,7 @@ def _import_into(dirs: list[Path], root: Path, out: Path, error_rate: float | No
                                                     option=orjson.OPT_INDENT_2) + b"\n")
             report.spec_file = target.name
         reports.append(report)
-    gone = remove_stale_specs(out, earlier, {r.spec_file for r in reports if r.spec_file})  # before the report that
+    gone = remove_stale_specs(out, earlier, {r.spec_file for r in reports if r.spec_file}, said)  # before the report that
     if removed is not None:  # no longer lists them: a stop in between removes them at the next run
         removed.extend(gone)
     summary = {"source": root.name, "judge": judge, "tasks": [r.as_dict() for r in reports]}

@@ -31,8 +31,11 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
                                        result=_TRANSACTION),
     "finance_submit_report": ToolMap("finance_submit_report", {
         "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
-}, no_op={"finance_report_submit": "its schema takes a report's text content; Claw-Eval's service takes only "
-                                   "transaction ids and a total (the call fails there)"})
+    # The same endpoint under another name, whose schema takes a report's text and no transaction ids: the service
+    # reads only the title, ids and total, so a call fails there unless it gives the ids undeclared.
+    "finance_report_submit": ToolMap("finance_submit_report", {
+        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
+})
 
 
 _INTEGRATION = ResultShape(fields={"integration_id": "id", "name": "name", "service": "service", "status": "status",

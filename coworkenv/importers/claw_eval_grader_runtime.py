@@ -280,25 +280,43 @@ _JSON_KINDS = {"string": (str,), "integer": (int, float, str), "number": (int, f
 def _status(entry: dict[str, Any]) -> int:
     """The HTTP status Claw-Eval's mock service answers the call with.
 
-    A call coworkenv refused is answered as the service would: 422 when the request lacks a required field or
-    gives one of the wrong kind (its request model rejects it), 500 when the op stands for the service failing,
-    else 200: the services answer an unknown id with an error body and take values (priorities, statuses,
-    names) the apps refuse."""
+    A call coworkenv refused is answered as the service would: 404 for a tool its service has no endpoint for,
+    422 when the request lacks a required field (of the service's request model when the checkout gave its source,
+    else of the tool's schema) or gives one of the wrong kind (its request model rejects it), 500 when the op stands
+    for the service failing, else 200: the services answer an unknown id with an error body and take values
+    (priorities, statuses, names) the apps refuse."""
     if entry["ok"]:
         return 200
     fault = str(entry.get("fault") or "")
     digits = "".join(c for c in fault if c.isdigit())[:3]
     if len(digits) == 3:
         return int(digits)
+    if entry["tool"] in CONTEXT.get("unserved", ()):  # its service has no such endpoint
+        return 404
     schema = CONTEXT["schemas"].get(entry["tool"], {})
     args = entry.get("args") or {}
-    if any(name not in args for name in schema.get("required", [])) or any(
+    service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
+    model = CONTEXT.get("requests", {}).get(service, {}).get(path)
+    required = schema.get("required", []) if model is None else [name for name, has_default, _, _ in model
+                                                                  if not has_default]
+    kinds = schema.get("types", {}) if model is None else {name: kind for name, _, _, kind in model if kind}
+    if any(name not in args for name in required) or any(
             name in args and kind in _JSON_KINDS and not isinstance(args[name], _JSON_KINDS[kind])
-            for name, kind in schema.get("types", {}).items()):
+            for name, kind in kinds.items()):
         return 422
     if any(failure in str(entry.get("error") or "") for failure in SERVICE_FAILURES):
         return 500
     return 200
+
+
+def _as_logged(service: str, path: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The request as the service's audit log records it, `req.model_dump()`: its request model's fields in order,
+    a default where the call gave none, and nothing the model lacks (when the checkout's source gave the model)."""
+    fields = CONTEXT.get("requests", {}).get(service, {}).get(path)
+    if fields is None:
+        return request
+    return {name: request[name] if name in request else copy.deepcopy(default)
+            for name, has_default, default, _ in fields if name in request or has_default}
 
 
 def _records(service: str) -> list[dict[str, Any]]:
@@ -355,15 +373,19 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             body = entry.get("result")
         elif status == 200 and answer is not None:  # refused here, served there: the service's own answer
             body = {k: request.get(v[1:]) if isinstance(v, str) and v.startswith("$") else v for k, v in answer.items()}
+        elif status == 404:
+            body = {"detail": "Not Found"}
         else:
             body = {"error": entry.get("error") or "error"}
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
                                        endpoint_url=path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
-        if not service or status in (429, 500):  # an injected fault never reaches the service's handler
+        if not service or status in (404, 422, 429, 500):  # an injected fault, no route, a request its model
+            # rejects: no handler runs to log the call
             continue
         audit_data.setdefault(service, {}).setdefault("calls", []).append(
-            {"endpoint": path, "request_body": request, "response_body": body, "timestamp": entry.get("time", "")})
+            {"endpoint": path, "request_body": _as_logged(service, path, request), "response_body": body,
+             "timestamp": entry.get("time", "")})
         action = CONTEXT["actions"].get(service, {}).get(path)
         if action is not None and status == 200:  # the service keeps what it was asked to, refused here or not
             _act(audit_data, service, action, request, entry.get("time", ""))

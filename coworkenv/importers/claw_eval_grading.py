@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 
 import orjson
 
+from coworkenv.importers.claw_eval_routes import REQUIRED, task_services, unserved_tools
 from coworkenv.importers.claw_eval_task import ClawTask
 
 _RUNTIME = Path(__file__).with_name("claw_eval_grader_runtime.py")
@@ -93,8 +94,10 @@ MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 # What a mock service answers a request coworkenv refuses and the service serves, where a grader reads more than
-# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page.
+# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page; a draft
+# replying to an id no message has is saved.
 MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
+    "gmail": {"/gmail/drafts/save": {"status": "draft_saved"}},  # a reply to an id no message has is saved there
     "web": {"/web/fetch": {"status_code": 404, "url": "$url", "error": "Page not found or unavailable",
                            "content": None}},
 }
@@ -176,6 +179,7 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "grader": sources[0], "peers": peers, "framework": framework, "services": services,
             "endpoints": _endpoints(task_dir), "schemas": {t.name: _request_shape(t.input_schema) for t in task.tools},
             "actions": {s: MOCK_ACTIONS[s] for s in services if s in MOCK_ACTIONS},
+            "unserved": sorted(unserved_tools(task_dir, task)), "requests": _request_models(task_dir, task),
             "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
@@ -280,6 +284,15 @@ def _request_shape(schema: dict[str, Any]) -> dict[str, Any]:
     types = {name: p["type"] for name, p in (props if isinstance(props, dict) else {}).items()
              if isinstance(p, dict) and isinstance(p.get("type"), str)}
     return {"required": [str(r) for r in required] if isinstance(required, list) else [], "types": types}
+
+
+def _request_models(task_dir: Path, task: ClawTask) -> dict[str, dict[str, list[list[Any]]]]:
+    """Per service whose source the checkout holds, per route with a plain request model: [field, has a default,
+    the default, its JSON kind or None], in the model's order (how its audit log records a request)."""
+    return {name: {path: [[f, d is not REQUIRED, None if d is REQUIRED else d, source.kinds.get(path, {}).get(f)]
+                          for f, d in fields.items()]
+                   for path, fields in source.routes.items() if fields is not None}
+            for name, source in task_services(task_dir, task).items()}
 
 
 def _held(files: list[Any]) -> list[dict[str, Any]]:

@@ -7,9 +7,10 @@ argument an adapter does not know is accepted and dropped, and the importer repo
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from coworkenv.bindings import DayWindow, ResultShape
+from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
@@ -38,6 +39,18 @@ def _addresses(value: Any) -> list[str]:
     return [str(i).strip() for i in items if str(i).strip()]
 
 
+def _wall_time(value: Any) -> Any:
+    """A mail fixture's time as Claw-Eval's gmail service shows and compares it: its clock time read as UTC (the
+    service prints a `+08:00` time's own hours with `Z`, and filters by that)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    return parsed.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _mail_records(data: Any) -> dict[str, list[dict[str, Any]]]:
     rows = data if isinstance(data, list) else data.get("messages", [])
     out = []
@@ -48,7 +61,7 @@ def _mail_records(data: Any) -> dict[str, list[dict[str, Any]]]:
         out.append({
             "id": message_id, "thread_id": str(m.get("thread_id") or f"thr-{message_id}"), "folder": folder,
             "sender": str(m.get("from", "")), "to": _addresses(m.get("to")), "cc": _addresses(m.get("cc")),
-            "subject": str(m.get("subject", "")), "body": str(m.get("body", "")), "sent_at": m.get("date"),
+            "subject": str(m.get("subject", "")), "body": str(m.get("body", "")), "sent_at": _wall_time(m.get("date")),
             "read": bool(m.get("is_read", False)),
         })
     return {"messages": out}
@@ -88,15 +101,18 @@ _STATUS_ARG = _rename("status", values={**TICKET_STATUS, "all": None})
 
 ADAPTERS: dict[str, ServiceAdapter] = {
     "gmail": ServiceAdapter("gmail", "mail", "GMAIL_FIXTURES", _mail_records, {
+        # the service lists its fixture's mail sent in the last `days_back` days (7 unless given), in the fixture's
+        # order, and takes no other filter
         "gmail_list_messages": ToolMap("mail_list_messages", {
-            "max_results": _rename("limit"), "unread_only": _rename("unread_only")}, result=_MESSAGE_SUMMARY),
+            "max_results": _rename("limit"), "days_back": _rename("days_back")},
+            defaults={"days_back": 7, "stored_order": True}, result=_MESSAGE_SUMMARY),
         "gmail_search_messages": ToolMap("mail_search", {
             "query": _rename("query"), "max_results": _rename("limit")}, result=_MESSAGE_SUMMARY),
         "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE),
-        "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE,
-                                    result=ResultShape(fields={"draft_id": "id", "status": "folder"})),
-        "gmail_send_message": ToolMap("mail_send", _COMPOSE,
-                                      result=ResultShape(fields={"message_id": "id", "sent_at": "sent_at"})),
+        "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE, result=ResultShape(
+            fields={"draft_id": "id"}, const={"status": "draft_saved"})),  # the service's answer says draft_saved
+        "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=ResultShape(
+            fields={"message_id": "id", "sent_at": "sent_at"}, const={"status": "sent"})),
     }),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
@@ -138,8 +154,8 @@ ADAPTERS.update({
             result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
                                        "timestamp": "record.at"})),
     }, tag="contacts"),
-    # A customer is a contact at a company: status, tier and industry are its tags in that order (the list can
-    # filter by status), revenue, contract and the like become lines of its notes. Both services tag their
+    # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
+    # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
     "crm": ServiceAdapter("crm", "contacts", "CRM_FIXTURES", RecordMap(
         "contacts", "customers", {"id": text_of("customer_id"), "company": "name",
@@ -148,7 +164,9 @@ ADAPTERS.update({
                                   "phone": first_of("phone", "contact_phone"),
                                   "tags": tags_of("status", "tier", "industry", then=("crm",)), "notes": text_of("notes")},
         fold_into="notes"), {
-        "crm_list_customers": ToolMap("contacts_search", {"status": _rename("tag")}, defaults={"tag": "crm"},
+        "crm_list_customers": ToolMap("contacts_search", {
+            "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
+            "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
         "crm_export_report": ToolMap("contacts_export_report", {
@@ -163,8 +181,11 @@ ADAPTERS.update({
                                      str(r.get("status") or "published").lower(), str(r.get("status")))),
                                  "author": "author", "updated_at": text_of("last_updated"),
                                  "created_at": text_of("created_at"), "views": number_of("views")}), {
+        # the service lists, in its fixture's order and whatever their status, the articles sharing any word,
+        # character pair or CJK character with the query
         "kb_search": ToolMap("kb_search", {
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
+            defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
                                        "last_updated": "updated_at"}, wrap="articles")),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
@@ -177,7 +198,9 @@ ADAPTERS.update({
         "notes", "notes", {"id": text_of("note_id"), "title": "title", "body": text_of("content"),
                            "tags": tags_of("tags"), "created_at": text_of("created_at"),
                            "updated_at": text_of("created_at")}, fold_into="body"), {
-        "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": _rename("tag")},
+        # the service lists its notes in the fixture's order and takes no filter (a tag is accepted and dropped)
+        "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": ArgBinding(to=None)},
+                              defaults={"stored_order": True},
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
                                                          "created_at": "updated_at"}, wrap="notes")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),

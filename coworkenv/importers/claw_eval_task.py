@@ -53,6 +53,13 @@ class ClawSafety(_Lenient):
 class ClawService(_Lenient):
     name: str
     env: dict[str, str] = {}
+    command: str = ""  # how Claw-Eval runs it: `python mock_services/<name>/server.py`
+    port: int | None = None
+
+
+class ClawEndpoint(_Lenient):
+    tool_name: str
+    url: str
 
 
 class ClawPrompt(_Lenient):
@@ -72,6 +79,7 @@ class ClawTask(_Lenient):
     prompt: ClawPrompt
     tools: list[ClawTool] = []
     services: list[ClawService] = []
+    tool_endpoints: list[ClawEndpoint] = []
     scoring_components: list[ClawComponent] = []
     safety_checks: list[ClawSafety] = []
     judge_rubric: str = ""

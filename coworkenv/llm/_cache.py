@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from coworkenv.atomic import atomic_write_bytes
@@ -31,6 +32,31 @@ def server_identity(chat_endpoint: str) -> str:
     if parts.query:
         identity += "?" + hashlib.sha256(parts.query.encode("utf-8")).hexdigest()[:16]
     return identity
+
+
+# What a server's `/v1/models` card says of the weights behind a model name: vLLM and SGLang give the path or Hub id
+# they loaded (`root`) and, for a LoRA adapter, its base (`parent`). `created` is left out: vLLM stamps it per request.
+_WEIGHTS_FIELDS = ("root", "parent")
+
+
+def served_weights_identity(listing: Any, model: str) -> str:
+    """What tells the weights a server serves under `model` from others, for a cache key, read from its `/v1/models`
+    answer `listing`: a digest of the model card's `root` and `parent`; empty when the server does not say (no card
+    for `model`, no such fields: then the key is the server's alone, as before).
+
+    A server restarted on other weights under the same `--served-model-name`, URL and port (the next checkpoint, a
+    bigger model behind `default`, another LoRA adapter) answered otherwise, yet its requests were answered from the
+    earlier weights' cache entries: the new model was never asked."""
+    cards = listing.get("data") if isinstance(listing, dict) else None
+    if not isinstance(cards, list):
+        return ""
+    card = next((c for c in cards if isinstance(c, dict) and c.get("id") == model), None)
+    if card is None:
+        return ""
+    said = {name: card[name] for name in _WEIGHTS_FIELDS if isinstance(card.get(name), str) and card[name]}
+    if not said:
+        return ""
+    return "~" + hashlib.sha256(json.dumps(said, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def checkpoint_identity(model: str) -> str:

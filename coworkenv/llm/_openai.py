@@ -14,7 +14,7 @@ import re
 import ssl
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,13 @@ import certifi
 from coworkenv.credential_values import credential_problem
 from coworkenv.escaping import escape_hidden
 from coworkenv.llm._batch import gather_completions, run_sync
-from coworkenv.llm._cache import ResponseCache, server_identity
+from coworkenv.llm._cache import ResponseCache, served_weights_identity, server_identity
 from coworkenv.llm._endpoint import (
     DEFAULT_PROBE_TIMEOUT_S,
     chat_url,
     check_endpoint_url,
     display_url,
+    models_url,
     probe_endpoint,
     url_secrets,
 )
@@ -83,6 +84,7 @@ class _LoopState:
     loop: asyncio.AbstractEventLoop
     session: aiohttp.ClientSession
     slots: asyncio.Semaphore
+    asking_weights: asyncio.Lock = field(default_factory=asyncio.Lock)  # one `/v1/models` request at a time
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,11 @@ class OpenAICompatibleBackend:
         self._cache_model = f"{model}@{server_identity(self._endpoint)}"
         if self.extra_body:
             self._cache_model += f"#{hashlib.sha256(extra.encode()).hexdigest()[:16]}"
+        # The weights behind the name, as the server's `/v1/models` card says (asked once, when a cache is used): a
+        # server restarted on other weights under the same name, URL and port was answered from the earlier
+        # weights' entries. None until asked; "" when the server does not say.
+        self._models_url = models_url(base_url)
+        self._weights: str | None = None
         self._states: dict[int, _LoopState] = {}
         self._rng = random.Random()
         self._ssl_context: ssl.SSLContext | None = None
@@ -261,8 +268,9 @@ class OpenAICompatibleBackend:
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request (from the cache when possible) or raise `LLMError` after retries."""
         self.stats.requests += 1
-        key = request.cache_key(self._cache_model)
+        key = ""
         if self._cache is not None:
+            key = request.cache_key(self._cache_model + await self._served_weights())
             hit = self._cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
@@ -279,6 +287,27 @@ class OpenAICompatibleBackend:
         if self._cache is not None:
             self._cache.put(key, response)
         return response
+
+    async def _served_weights(self) -> str:
+        """`served_weights_identity` of this server's `/v1/models` answer, asked once per backend; "" when it does
+        not answer in time or says nothing of the weights (the key is then the server's alone)."""
+        if self._weights is None:
+            state = self._loop_state()
+            async with state.asking_weights:
+                if self._weights is None:
+                    self._weights = await self._ask_weights(state)
+        return self._weights
+
+    async def _ask_weights(self, state: _LoopState) -> str:
+        try:
+            timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, DEFAULT_PROBE_TIMEOUT_S))
+            async with state.session.get(self._models_url, timeout=timeout) as http_response:
+                if http_response.status != 200:
+                    return ""
+                listing = json.loads(await http_response.read())
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+            return ""
+        return served_weights_identity(listing, self.model)
 
     def complete_batch(self, requests: Sequence[LLMRequest]) -> list[LLMResponse | LLMError]:
         """Answer `requests` concurrently (at most `max_concurrency` in flight), in request order."""

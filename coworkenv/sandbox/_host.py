@@ -175,6 +175,7 @@ def _result_channel() -> tuple[int, int]:
     host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host.shutdown(socket.SHUT_WR)
     child.shutdown(socket.SHUT_RD)
+    _fix_buffers(child)
     return host.detach(), child.detach()
 
 
@@ -186,7 +187,22 @@ def _answer_channel(limits: SandboxLimits) -> tuple[int, int]:
     child.shutdown(socket.SHUT_WR)
     host.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _answer_room(limits))
     host.setblocking(False)
+    _fix_buffers(child)
     return host.detach(), child.detach()
+
+
+# A socket starts with the buffer sizes of the network namespace it is made in (net.core.wmem_default and
+# rmem_default), and the channels are made in the host's: SO_SNDBUF and SO_RCVBUF of fd 3 and fd 4, which the code
+# may read (seccomp lets a socket say what it is; with the hook off, no audit event), answered the host's network
+# tuning (212992 each here, the kernel's default; a tuned server's 16 MiB would show alike). The child's ends get
+# fixed sizes instead, which the kernel doubles for its bookkeeping: 131072 on every host whose wmem_max and
+# rmem_max allow 64 KiB (the kernel's default allows 208 KiB). The host's ends keep theirs: the code cannot ask them.
+CHANNEL_BUFFER_BYTES = 65536
+
+
+def _fix_buffers(sock: socket.socket) -> None:
+    for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+        sock.setsockopt(socket.SOL_SOCKET, option, CHANNEL_BUFFER_BYTES)
 
 
 def _answer_room(limits: SandboxLimits) -> int:
@@ -275,8 +291,8 @@ class _Asks:
             spent += self.spent_s - before  # the handler's time only: refusing is the code's time
             data = self._frame(reply)
             try:
-                sent = os.write(self.fd, data)
-            except (BrokenPipeError, ConnectionResetError):  # the code has exited without waiting for it
+                sent = _send_quietly(self.fd, data)
+            except (BrokenPipeError, ConnectionResetError):  # the code has exited or closed its end: no one reads it
                 continue
             except BlockingIOError:
                 sent = 0
@@ -344,6 +360,20 @@ class _Asks:
             middle = (fits + over) // 2
             fits, over = (middle, over) if len(encoded(answer[:middle])) <= room else (fits, middle)
         return encoded(answer[:fits])
+
+
+def _send_quietly(fd: int, data: bytes) -> int:
+    """Write `data` on the answer channel's socket `fd` without SIGPIPE: a write to a socket whose reader is gone
+    (the code closed fd 4, put another file over it, shut it down for reading, or exited) raised the signal in the
+    host before failing with EPIPE, and a host whose SIGPIPE is at its default action (an embedding that keeps
+    Python's signal set-up out, a command line restoring it for `| head`) died of it, with whatever else it was
+    running: the code chose when. MSG_NOSIGNAL leaves the EPIPE alone (BrokenPipeError, as before)."""
+    sock = socket.socket(fileno=fd)
+    try:
+        sock.settimeout(0.0)  # non-blocking as it was made, whatever default timeout the host process set
+        return sock.send(data, socket.MSG_NOSIGNAL)
+    finally:
+        sock.detach()
 
 
 def _answer_within(handler: AskHandler, request: dict[str, str], seconds: float) -> tuple[bool, Any, Exception | None]:

@@ -9,7 +9,9 @@ variable), so an agent talking MCP can neither see nor call the scorer.
 
 from __future__ import annotations
 
+import errno
 import hmac
+import socket
 from typing import Any, Literal
 
 import anyio
@@ -95,27 +97,60 @@ def harness_routes(host: EpisodeHost, token: str) -> list[Route]:
     return [Route("/harness/score", score, methods=["GET"]), Route("/harness/reset", reset, methods=["POST"])]
 
 
+class PortUnavailable(OSError):
+    """A port this command cannot listen on, with what to do (the message names the option that gave it)."""
+
+
+def listening_socket(port: int, option: str = "--port") -> socket.socket:
+    """A socket bound to 127.0.0.1:PORT, taken before anything is announced or served: a port another program (a
+    second `coworkenv serve`, the default 8765 of one still running) listens on is one PortUnavailable naming the
+    port and what to do. Binding inside uvicorn reported it after the address was printed as this server's (a
+    harness reading it then scored the other server's episode) in uvicorn's log words, or as a traceback of a task
+    group with `--harness-port`. SO_REUSEADDR as uvicorn sets it: a port left in TIME_WAIT by a server just stopped
+    is taken, one listened on is not."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((LOCALHOST, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise PortUnavailable(exc.errno, f"{option} {port}: {LOCALHOST}:{port} is in use (another program "
+                                             "listens there, e.g. another `coworkenv serve`); pass "
+                                             f"{option} with a free port, or stop the program holding it") from None
+        if exc.errno == errno.EACCES:
+            raise PortUnavailable(exc.errno, f"{option} {port}: not allowed to listen on {LOCALHOST}:{port} (ports "
+                                             f"below 1024 need privileges); pass {option} with a port above 1023") from None
+        raise PortUnavailable(exc.errno, f"{option} {port}: cannot listen on {LOCALHOST}:{port} "
+                                         f"({exc.strerror or exc}); pass {option} with another port") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def _uvicorn(app: Any, port: int, lifespan: Literal["on", "off"] = "on") -> uvicorn.Server:
     config = uvicorn.Config(app, host=LOCALHOST, port=port, log_level="warning", lifespan=lifespan)
     return uvicorn.Server(config)
 
 
-async def serve_http(host: EpisodeHost, port: int, token: str) -> None:
-    """MCP over streamable HTTP at http://127.0.0.1:PORT/mcp, with the harness routes on the same port."""
+async def serve_http(host: EpisodeHost, port: int, token: str, sock: socket.socket | None = None) -> None:
+    """MCP over streamable HTTP at http://127.0.0.1:PORT/mcp, with the harness routes on the same port (on `sock`
+    when given: a socket `listening_socket` bound)."""
     server = build_mcp_server(host)
     app = server.streamable_http_app(host=LOCALHOST, custom_starlette_routes=harness_routes(host, token))
-    await _uvicorn(app, port).serve()
+    await _uvicorn(app, port).serve(sockets=None if sock is None else [sock])
 
 
-async def serve_stdio(host: EpisodeHost, harness_port: int | None, token: str) -> None:
-    """MCP over stdio; with `harness_port`, the harness routes listen on 127.0.0.1:PORT meanwhile."""
+async def serve_stdio(host: EpisodeHost, harness_port: int | None, token: str,
+                      harness_sock: socket.socket | None = None) -> None:
+    """MCP over stdio; with `harness_port`, the harness routes listen on 127.0.0.1:PORT meanwhile (on
+    `harness_sock` when given)."""
     server = build_mcp_server(host)
     web = None
     if harness_port is not None:
         web = _uvicorn(Starlette(routes=harness_routes(host, token)), harness_port, lifespan="off")
     async with anyio.create_task_group() as group:
         if web is not None:
-            group.start_soon(web.serve)
+            group.start_soon(web.serve, None if harness_sock is None else [harness_sock])
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
         if web is not None:

@@ -17,7 +17,7 @@ from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "11"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "13"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
@@ -29,7 +29,9 @@ GENERATOR_VERSION = "11"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # 10: the clash the world puts between the turns (announced change) is guarded: cancelling or moving it no longer passes;
 # a new config version (config standard, access approval) guards its other keys: a second setting changed no longer passes
 # 11: a ticket the task files (mail to ticket, incident fix, failed rollout, freeze exception, data request) is
-# checked open: filing it and closing it again no longer passes
+# checked open: filing it and closing it again no longer passes; 12: a declined access request guards the service's
+# config rollback too (`services_rollback_config`): rolling it back to another version no longer passes; 13: a to-do
+# the task adds (web audit, mail requests) is checked open (`done: false`): adding it and ticking it off no longer passes
 
 StateChange = Literal["none", "announced", "silent"]
 

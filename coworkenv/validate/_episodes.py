@@ -110,6 +110,8 @@ class SpecEpisodes:
         self.touched: set[tuple[str, str, str]] = set()
         self.created: set[tuple[str, str, str]] = set()
         self.made: dict[tuple[int, int], tuple[str, str, str]] = {}  # (turn, step) -> the record that call created
+        # The final field values of each record the reference creates (what a deactivating replay would change).
+        self.created_values: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.task_mutants: list[Mutation] = []
         # The reference's final world as the sandbox sees it (only kept when a Python check exists).
         self.oracle_wire: dict[str, Any] | None = None
@@ -133,6 +135,9 @@ class SpecEpisodes:
                     self.touched.add((change.app, change.table, change.id))
                     if change.kind == "added":
                         self.created.add((change.app, change.table, change.id))
+                        record = world.table(change.app, change.table).get(change.id)
+                        if record is not None:
+                            self.created_values[(change.app, change.table, change.id)] = record.model_dump()
                 made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
                                                    self.created, made)

@@ -28,6 +28,17 @@ it; a record no tool removes is closed instead by its app's update tool (`<app>_
 required argument naming the record) with a closing value of its status enum (`tickets_update` with `status: closed`,
 else `resolved`: one replay per value, tried in turn until one the workflow takes), where the agent is given it: a
 check that finds the filed ticket without its status credits one closed again.
+
+Records the reference creates, put out of force (`created_writes` too): a record can be left in place and yet undone,
+the to-do ticked off, the job disabled, the article archived or taken back to a draft; a check that finds the new
+to-do by its list, title and due date, but not that it is still open, credits one ticked off at once. Each such
+record is set, at the end of the last turn, to each value that puts it out of force that a write tool of its app
+sets by the record's id (`<kind>_id`, its one required argument): a flag that holds while the record is in force set
+false (`enabled`, `active`, `published`), one that marks it out of force set true (`done`, `archived`, `disabled`),
+an enum argument set to a value out of force (`archived`, `draft`, `disabled`, `paused`, `inactive`); one replay
+per field and value, by the first such tool in name order (`todo_complete_task` before `todo_update_task`), only
+where the record's field, as the reference leaves it, holds another value (a to-do the task itself ticks off is not
+ticked off again), where the agent is given the tool.
 """
 
 from __future__ import annotations
@@ -43,7 +54,7 @@ from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, Referenc
 from coworkenv.validate._guard_evasions import _CLOSING
 from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
-from coworkenv.validate.mutations import _literal_values, write_steps
+from coworkenv.validate.mutations import _literal_values, is_write, write_steps
 from coworkenv.validate.task_mutations import _last_turn_insert
 from coworkenv.world import World
 
@@ -161,15 +172,19 @@ def inverse_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
 
 
 def created_writes(spec: EnvSpec, created: set[tuple[str, str, str]],
-                   made: dict[tuple[int, int], tuple[str, str, str]]) -> Iterator[Undone]:
+                   made: dict[tuple[int, int], tuple[str, str, str]],
+                   values: dict[tuple[str, str, str], dict[str, Any]] | None = None) -> Iterator[Undone]:
     """One replay per record the reference creates (`created`: (app, table, id) added in its final world; `made`:
     the reference step that created each, where its result names the id) that the agent can remove, removed at the
-    end of the last turn (or closed: one replay per closing value, `record` naming the record)."""
+    end of the last turn (or closed: one replay per closing value, `record` naming the record), and one per value
+    that puts it out of force (`values`: the record's fields in the reference's final world, `_deactivations`)."""
     exposed = set(exposed_tools(spec))
     writes = list(write_steps(spec.reference))
     for app, table, rid in sorted(created):
         removals = _removals(app, table, rid, exposed)
-        if not removals:
+        held = (values or {}).get((app, table, rid))
+        deactivations = _deactivations(app, table, rid, held, exposed) if held is not None else []
+        if not removals and not deactivations:
             continue
         step = next((ts for ts, key in made.items() if key == (app, table, rid)), None)
         if step is None:  # a result that does not say `id` (a file's `path`): the write that names the record
@@ -182,6 +197,50 @@ def created_writes(spec: EnvSpec, created: set[tuple[str, str, str]],
             yield Undone(where, f"the {table} record {rid} the reference creates, "
                                 f"{'closed' if len(args) > 1 else 'removed'} at the end: {name} {args}",
                          name, reference, write_path, closing)
+        for name, args in deactivations:
+            reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=name, arguments=args))
+            yield Undone(where, f"the {table} record {rid} the reference creates, put out of force at the end: "
+                                f"{name} {args}", name, reference, write_path)
+
+
+# A flag that holds while a record is in force (set false to put it out of force), one that marks it out of force
+# (set true), and the values of an enum field that put a record out of force (`_deactivations`).
+_IN_FORCE_FLAGS = frozenset({"enabled", "active", "published", "visible", "live", "subscribed"})
+_OUT_OF_FORCE_FLAGS = frozenset({"done", "completed", "archived", "disabled", "paused", "muted", "hidden", "inactive"})
+_OUT_OF_FORCE = frozenset({"archived", "draft", "disabled", "inactive", "paused", "suspended", "unpublished", "hidden",
+                           "done", "completed"})
+
+
+def _deactivations(app: str, table: str, rid: str, held: dict[str, Any],
+                   exposed: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, arguments) of the exposed writes of `app` that leave the record `rid` of `app.table` in place but out of
+    force: a tool whose one required argument is the record's id (`<kind>_id`) and that sets a field of the record
+    (`held`: its values as the reference leaves them) to a value out of force it does not already hold; one per field
+    and value, the first tool in name order."""
+    kind = table[:-1] if table.endswith("s") else table
+    out: list[tuple[str, dict[str, Any]]] = []
+    seen: set[tuple[str, Any]] = set()
+    for name in sorted(exposed):
+        tool = TOOLS.get(name)
+        if tool is None or tool.app != app or not is_write(name):
+            continue
+        required = [k for k, f in tool.params.model_fields.items() if f.is_required()]
+        if required != [f"{kind}_id"]:
+            continue
+        for field, info in tool.params.model_fields.items():
+            if field == required[0] or field not in held:
+                continue
+            if field in _IN_FORCE_FLAGS or field in _OUT_OF_FORCE_FLAGS:
+                offs: list[Any] = [field in _OUT_OF_FORCE_FLAGS]
+            else:
+                offs = [v for v in _literal_values(info.annotation) if v in _OUT_OF_FORCE]
+            for off in offs:
+                args = {required[0]: rid, field: off}
+                if held[field] == off or (field, off) in seen or not _takes(name, args):
+                    continue
+                seen.add((field, off))
+                out.append((name, args))
+    return out
 
 
 def _removals(app: str, table: str, rid: str, exposed: set[str]) -> list[tuple[str, dict[str, Any]]]:

@@ -1,19 +1,26 @@
 """Quantities the reference states in another unit than its source gives them: the config the reference read holds
-`cache_ttl_s: 900` or `timeout_ms: 600`, a key that names its unit, and the writer's message or reply says `15
-minutes` or `0.6 s`. Nobody asked for another unit; an agent that copies the value as the config gives it (`900`,
-`cache_ttl_s=900`) is as right, and a check that wants the writer's conversion fails it (`unit_pinned`).
+`cache_ttl_s: 900`, `timeout_ms: 600`, `rate_limit_rps: 40` or `threshold_pct: 85`, a key that names its unit, and
+the writer's message or reply says `15 minutes`, `15m`, `a quarter of an hour`, `0.6 s`, `2,400 requests per minute`
+or `0.85`. Nobody asked for another unit; an agent that copies the value as the config gives it (`900`,
+`cache_ttl_s=900`, `40 rps`, `85%`) is as right, and a check that wants the writer's conversion fails it
+(`unit_pinned`).
 
-Sources: the numbers the reference's read calls were shown under a key ending in a time unit (`_ms`, `_s`, `_sec`,
-`_seconds`, `_min`, `_minutes`, `_h`, `_hours`), in the turns so far. Each reply, and each free-text argument of a
-write (one with a space in it), that states such a quantity in another time unit (`15 minutes`, `15 min`, `0.25 h`,
-`an hour`, `fifteen minutes`) is replayed with it written as the source gives it, in the source's unit (`900 s`).
-Sizes (`_kb`, `_mb`) are not read: a kilobyte is 1000 or 1024 bytes, as the writer pleases.
+Sources: the numbers the reference's read calls were shown under a key ending in a unit, in the turns so far: a time
+unit (`_ms`, `_s`, `_sec`, `_seconds`, `_min`, `_minutes`, `_h`, `_hours`, `_d`, `_days`), a rate (`_rps`, `_qps`:
+per second; `_rpm`: per minute; `_rph`: per hour) or a share (`_pct`, `_percent`). Each reply, and each free-text
+argument of a write (one with a space in it), that states such a quantity in another unit of its kind is replayed
+with it written as the source gives it, in the source's unit (`900 s`, `40 rps`, `85%`). Read in prose: a time as
+digits or words and a unit (`15 minutes`, `15 min`, `15m`, `0.25 h`, `1½ s`, `fifteen minutes`, `an hour`), or an idiom
+(`half an hour`, `a quarter of an hour`, `quarter-hour`, `half-hour`, `three quarters of an hour`, `an hour and a half`, `two and a half
+minutes`, `half a second`); a rate as a number of requests (calls, queries, events) per second, minute or hour
+(`2,400 requests per minute`, `2400 req/min`, `2,400/min`, `2400 rpm`); a share as a fraction (`0.85`), for a
+`_pct` source only. Sizes (`_kb`, `_mb`) are not read: a kilobyte is 1000 or 1024 bytes, as the writer pleases.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
@@ -25,18 +32,40 @@ from coworkenv.validate.mutations import is_write
 # Milliseconds per unit, by the unit's spellings (in a key's suffix and in prose).
 _MS = {"ms": 1, "millisecond": 1, "milliseconds": 1, "msec": 1, "s": 1000, "sec": 1000, "secs": 1000,
        "second": 1000, "seconds": 1000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
-       "h": 3_600_000, "hr": 3_600_000, "hrs": 3_600_000, "hour": 3_600_000, "hours": 3_600_000}
-_KEY = re.compile(r"^[a-z][a-z0-9_]*_(ms|s|sec|seconds|min|minutes|h|hours)$")
-_SHORT = {1: "ms", 1000: "s", 60_000: "min", 3_600_000: "h"}
+       "h": 3_600_000, "hr": 3_600_000, "hrs": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+       "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}
+# A quantity's kind and its size in the kind's base unit: time in ms, rates in events per hour, shares in basis
+# points; the factor (base units per the unit stated) tells a unit from another of its kind.
+_RATE = {"rps": 3600, "qps": 3600, "rpm": 60, "rph": 1, "s": 3600, "sec": 3600, "second": 3600, "min": 60,
+         "minute": 60, "h": 1, "hr": 1, "hour": 1}
+_KEY = re.compile(r"^[a-z][a-z0-9_]*_(ms|s|sec|seconds|min|minutes|h|hours|d|days|rps|qps|rpm|rph|pct|percent)$")
+_SHORT = {("t", 1): "ms", ("t", 1000): "s", ("t", 60_000): "min", ("t", 3_600_000): "h", ("t", 86_400_000): "d",
+          ("r", 3600): "rps", ("r", 60): "rpm", ("r", 1): "rph", ("p", 100): "%"}
+Kind = tuple[str, int]  # (kind, size in its base unit)
+_NUMBER = r"(?:\d+(?:\.\d+)?|" + _IN_WORDS + r")"
 _QUANTITY = re.compile(
-    r"(?<![\w.,])(?:(?P<n>\d+(?:\.\d+)?)|(?P<w>" + _IN_WORDS + r")|(?P<a>an|one))(?:\s*|-)"
-    r"(?P<u>milliseconds?|msec|ms|seconds?|secs?|sec|s|minutes?|mins?|min|hours?|hrs?|hr|h)(?![\w'\u2019])",
+    r"(?<![\w.,])(?:(?P<n>\d*½|\d+(?:\.\d+)?)|(?P<w>" + _IN_WORDS + r")|(?P<a>an|one))(?:\s*|-)"
+    r"(?P<u>milliseconds?|msec|ms|seconds?|secs?|sec|s|minutes?|mins?|min|hours?|hrs?|hr|h|days?|d)(?![\w'\u2019])"
+    # 15m: minutes only where the m follows the digits (15 m is a length)
+    r"|(?<![\w.,])(?P<cm>\d+(?:\.\d+)?)m(?![\w'\u2019/])"
+    # two and a half minutes, an hour and a half, half an hour, half a second
+    r"|(?<![\w.,])(?P<ha>" + _NUMBER + r")\s+and\s+a\s+half\s+(?P<hu>seconds?|minutes?|hours?|days?)(?!\w)"
+    r"|(?<![\w.,])(?:an?|one)\s+(?P<au>second|minute|hour|day)\s+and\s+a\s+half(?!\w)"
+    r"|(?<![\w.,])half\s+an?\s+(?P<hf>second|minute|hour|day)(?!\w)|(?<![\w.,])(?:an?\s+)?half[\s-](?P<ah>hour|day)(?!\w)"
+    r"|(?<![\w.,])(?:an?\s+)?(?P<q>(?:three[\s-])?quarters?)(?:\s+of\s+an|-)?\s*hour(?!\w)"
+    # 2,400 requests per minute, 2400 req/min, 2,400/min, 2400 rpm
+    r"|(?<![\w.,])(?P<rn>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?:(?:(?:requests?|reqs?|calls?|queries|events|hits)"
+    r"(?:\s*/\s*|\s+(?:per|an?|each)\s+))|/\s*)(?P<ru>second|sec|s|minute|min|hour|hr|h)(?!\w)"
+    r"|(?<![\w.,])(?P<rn2>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<ru2>rps|qps|rpm|rph)(?!\w)"
+    # a share as a fraction: 0.85 (for a _pct source only)
+    r"|(?<![\w.,%])(?P<f>0?\.\d{1,4})(?![\w.,%])",
     re.IGNORECASE)
 
 
-def _sources(results: Iterable[Any]) -> dict[int, tuple[float, int]]:
-    """{quantity in ms: (value as shown, ms per its unit)} of every number shown under a key naming a time unit."""
-    out: dict[int, tuple[float, int]] = {}
+def _sources(results: Iterable[Any]) -> dict[Kind, tuple[float, int]]:
+    """{quantity (kind, size in the kind's base unit): (value as shown, base units per its unit)} of every number
+    shown under a key naming a unit."""
+    out: dict[Kind, tuple[float, int]] = {}
     stack = list(results)
     while stack:
         value = stack.pop()
@@ -44,7 +73,10 @@ def _sources(results: Iterable[Any]) -> dict[int, tuple[float, int]]:
             for key, item in value.items():
                 m = _KEY.match(key) if isinstance(key, str) else None
                 if m and isinstance(item, int | float) and not isinstance(item, bool) and item > 0:
-                    out.setdefault(round(item * _MS[m.group(1)]), (item, _MS[m.group(1)]))
+                    unit = m.group(1)
+                    kind, factor = (("r", _RATE[unit]) if unit in ("rps", "qps", "rpm", "rph") else
+                                    ("p", 100) if unit in ("pct", "percent") else ("t", _MS[unit]))
+                    out.setdefault((kind, round(item * factor)), (item, factor))
                 else:
                     stack.append(item)
         elif isinstance(value, list):
@@ -52,19 +84,52 @@ def _sources(results: Iterable[Any]) -> dict[int, tuple[float, int]]:
     return out
 
 
-def as_source_unit(text: str, sources: dict[int, tuple[float, int]]) -> str | None:
-    """`text` with each quantity a source gives in another unit written in the source's (`15 minutes` -> `900 s`);
-    None where there is none."""
+def _digits(written: str) -> float:
+    """A number in digits, a half written `½` (`1½`, `½`)."""
+    return float(written[:-1] or 0) + 0.5 if written.endswith("½") else float(written)
+
+
+def _number(written: str) -> float:
+    return _digits(written) if written[0].isdigit() or written[0] == "½" else float(_in_words(written))
+
+
+def _stated(m: re.Match[str]) -> tuple[str, float, int] | None:
+    """(kind, number, base units per its unit) of a quantity `_QUANTITY` matched, or None where it is none."""
+    g: Callable[[str], str | None] = m.group
+    if (spelled := g("u")) is not None:
+        unit = _MS[spelled.lower()]
+        if g("a") is not None and unit != 3_600_000:
+            return None  # "an hour" only; "a second" is not a quantity anyone states
+        return "t", (_digits(g("n") or "") if g("n") else (_in_words(g("w") or "") if g("w") else 1)), unit
+    if g("cm") is not None:
+        return "t", float(g("cm") or 0), 60_000
+    half = g("hu") or g("au") or g("hf") or g("ah")
+    if half is not None:
+        unit = _MS[half.lower()]
+        number = _number(g("ha") or "") + 0.5 if g("ha") else (1.5 if g("au") else 0.5)
+        return "t", number * unit / 60_000, 60_000  # stated in minutes' worth, a unit of its own
+    if (quarter := g("q")) is not None:
+        return "t", (45 if quarter.lower().startswith("three") else 15), 60_000
+    if g("rn") is not None or g("rn2") is not None:
+        per = (g("ru") or g("ru2") or "").lower()
+        return "r", float((g("rn") or g("rn2") or "0").replace(",", "")), _RATE[per]
+    return "p", float(g("f") or 0), 10_000
+
+
+def as_source_unit(text: str, sources: dict[Kind, tuple[float, int]]) -> str | None:
+    """`text` with each quantity a source gives in another unit written in the source's (`15 minutes` -> `900 s`,
+    `2,400 requests per minute` -> `40 rps`); None where there is none."""
     out, at = [], 0
     for m in _QUANTITY.finditer(text):
-        unit = _MS[m.group("u").lower()]
-        if m.group("a") is not None and unit != 3_600_000:
-            continue  # "an hour" only; "a second" is not a quantity anyone states
-        number = float(m.group("n")) if m.group("n") else (_in_words(m.group("w")) if m.group("w") else 1)
-        found = sources.get(round(number * unit))
-        if found is None or found[1] == unit:
+        stated = _stated(m)
+        if stated is None:
             continue
-        out += [text[at:m.start()], f"{found[0]:g} {_SHORT[found[1]]}"]
+        kind, number, factor = stated
+        found = sources.get((kind, round(number * factor)))
+        idiom = m.group("u") is None and m.group("cm") is None and kind == "t"
+        if found is None or (found[1] == factor and not idiom):
+            continue
+        out += [text[at:m.start()], f"{found[0]:g}{'' if kind == 'p' else ' '}{_SHORT[(kind, found[1])]}"]
         at = m.end()
     return None if not out else "".join(out) + text[at:]
 
@@ -80,7 +145,7 @@ def converted_units(spec: EnvSpec, audit: list[AuditEntry]) -> Iterator[UserForm
         if not sources:
             continue
 
-        def rewrite(value: str, reply: bool, sources: dict[int, tuple[float, int]] = sources) -> str | None:
+        def rewrite(value: str, reply: bool, sources: dict[Kind, tuple[float, int]] = sources) -> str | None:
             if not reply and " " not in value.strip():
                 return None
             return as_source_unit(value, sources)

@@ -49,6 +49,13 @@ _MONTH = r"(?P<{n}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|ju
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
+# A day of the month as an ordinal in words ("third", "twenty-first", "thirtieth"): read only next to a month's name,
+# after it ("November third") or before it with "of" ("third of November"); "may first" in lower case is a verb.
+_DAY_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                 "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                 "eighteenth", "nineteenth", "twentieth"]
+_DAY_WORDS = r"(?:(?:twenty|thirty)[\s-])?(?:" + "|".join(_DAY_ORDINALS[:9]) + r")|" + \
+    "|".join(_DAY_ORDINALS[9:]) + r"|thirtieth"
 _CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF",
                "euro": "EUR", "dollar": "USD", "pound": "GBP", "franc": "CHF"}
 _CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£|euros?|dollars?|pounds?|(?:swiss\s+)?francs?)"
@@ -87,8 +94,10 @@ _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
     r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
     rf"(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})(?![\w:]|\.\d)"  # 2026-06-02 (not a date-time)
-    rf"|{_WEEKDAY}(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format(n='dm')}(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
-    rf"|{_WEEKDAY}{_MONTH.format(n='mm')}\s+(?P<md>\d{{1,2}}){_ORD}(?:,?\s+(?P<my>\d{{4}}))?(?![\w:])"
+    rf"|{_WEEKDAY}(?:(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?|(?P<ddw>{_DAY_WORDS})\s+of\s+){_MONTH.format(n='dm')}"
+    rf"(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
+    rf"|{_WEEKDAY}(?:(?=(?-i:May)\s)|(?!may\s+(?:{_DAY_WORDS})(?![\w-])))"
+    rf"{_MONTH.format(n='mm')}\s+(?:(?P<md>\d{{1,2}}){_ORD}|(?P<mdw>{_DAY_WORDS}))(?:,?\s+(?P<my>\d{{4}}))?(?![\w:-])"
     r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
     # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
     r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
@@ -198,10 +207,20 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     if g["iy"] is not None:
         year, month, day = int(g["iy"]), int(g["im"] or 0), int(g["id"] or 0)
     elif g["dm"] is not None:
-        year, month, day = (int(g["dy"]) if g["dy"] else None), _month(g["dm"]), int(g["dd"] or 0)
+        year, month, day = (int(g["dy"]) if g["dy"] else None), _month(g["dm"]), _day(g["dd"], g["ddw"])
     else:
-        year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), int(g["md"] or 0)
+        year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), _day(g["md"], g["mdw"])
     return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _day(digits: str | None, words: str | None) -> int:
+    """A day of the month written in digits ("3", "3rd") or as an ordinal in words ("third", "twenty-first")."""
+    if words is None:
+        return int(digits or 0)
+    *tens, unit = re.split(r"[\s-]+", words.lower())
+    if unit == "thirtieth":
+        return 30
+    return _DAY_ORDINALS.index(unit) + 1 + {"twenty": 20, "thirty": 30}.get(tens[0] if tens else "", 0)
 
 
 def _currency(written: str) -> int:

@@ -48,6 +48,8 @@ HINTS: dict[str, str] = {
     "nondeterministic_check": "the check's verdict changes between identical runs: remove random/time/uuid use; "
                               "do NOT change the expected value",
     "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
+    "probe_aware": "use time, datetime and random only by calling them (better: read time from state['clock']); never "
+                   "inspect their functions or classes (type, __code__, __mro__, inspect)",
     "paraphrase_fails": "judge the reply's facts, not its exact wording; prefer a reply_states check",
     "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
     "order_unasked": "drop the order check (or the Python audit-order test), or say the order in the user's turn "

@@ -155,14 +155,14 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
     write taken back at the end (its fields put back, the tool taking them) still passes, and for each write taken
     back by its inverse (a config rolled back, a label taken off, a transfer sent back), and for each record the
-    reference creates, removed (an event cancelled, a to-do or file deleted, a ticket closed), where the reference
-    still passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
+    reference creates, removed (an event cancelled, a to-do or file deleted, a ticket closed) or put out of force (a
+    to-do ticked off, a job disabled, an article archived), where the reference still passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
     closed: set[str] = set()  # records a closing replay closed: their other closing values are not tried
     for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial),
-                       created_writes(ctx.spec, episodes.created, episodes.made)):
+                       created_writes(ctx.spec, episodes.created, episodes.made, episodes.created_values)):
         if found.path in dropped_passes or found.write_path in dropped_passes or found.record in closed:
             continue
         outcome = episodes.mutant(found.reference)

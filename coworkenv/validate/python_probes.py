@@ -18,7 +18,12 @@ A Python check is judged on more than the three episodes everyone runs:
 The probes patch `random`, `time` and `datetime` inside the sandbox with a prelude that runs before the check as a
 unit of its own: nothing in the check's globals, source, line numbers or frames tells a probe from the verifier's run
 (a check that could tell would answer right when probed and otherwise as it likes), and a check's own
-`from __future__` stays first. A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
+`from __future__` stays first. Every wall clock moves together (`time.time`, `time_ns`, `localtime`, `gmtime`,
+`ctime`, `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks, `datetime.now`/`utcnow`, and
+`date.today`, which reads `time.time`, once), and a pinned `random()` never repeats a value. What the stand-ins are
+cannot be hidden (a Python function is no builtin, the moved `datetime` a subclass): a check that inspects the
+patched modules' objects (`type(time.time)`, `datetime.__mro__`, `datetime.now.__func__`, `inspect.isbuiltin`) is
+rejected unrun (`probe_aware`, `introspection`). A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import random as _cw_random, time as _cw_time, datetime as _cw_datetime
 _cw_offset = {offset}
 _cw_seed = {seed}
 _cw_pin = {pin}
+_cw_draws = __import__("itertools").count()
 
 
 def _cw_like(fake, real):
@@ -60,7 +66,8 @@ def _cw_patch(module, name, fake):
 if _cw_seed is not None:
     _cw_random.seed(_cw_seed)
 if _cw_pin is not None:
-    _cw_patch(_cw_random, "random", lambda: _cw_pin)
+    # at the extreme, yet never the same value twice (`random() == random()` would tell a pinned run)
+    _cw_patch(_cw_random, "random", lambda: abs(_cw_pin - next(_cw_draws) * 1e-12))
     _cw_patch(_cw_random, "uniform", lambda a, b: a + (b - a) * _cw_pin)
     _cw_patch(_cw_random, "randint", lambda a, b: a if _cw_pin < 0.5 else b)
     _cw_patch(_cw_random, "randrange", lambda a, b=None, *r: (0 if b is None else a) if _cw_pin < 0.5
@@ -70,33 +77,44 @@ if _cw_offset:
     _cw_real = _cw_datetime.datetime
     _cw_delta = _cw_datetime.timedelta(seconds=_cw_offset)
 
+    # `date.today()` and `datetime.today()` read `time.time` (patched below) themselves: moved once, not twice.
+    # Every value the moved class makes is of that class (`now()`, `min` too, as the constructor's), prints as the
+    # original's does and has no instance dict: two values' classes, or a value's repr, tell nothing of a probe.
     class _CwDatetime(_cw_real):
+        __slots__ = ()
+
         @classmethod
         def now(cls, tz=None):
-            return _cw_real.now(tz) + _cw_delta
+            moved = _cw_real.now(tz) + _cw_delta
+            return cls.combine(moved, moved.timetz())
 
         @classmethod
         def utcnow(cls):
-            return _cw_real.utcnow() + _cw_delta
+            moved = _cw_real.utcnow() + _cw_delta
+            return cls.combine(moved, moved.timetz())
 
-        @classmethod
-        def today(cls):
-            return _cw_real.today() + _cw_delta
+        def __repr__(self):
+            return repr(_cw_real.combine(self, self.timetz()))
 
-    class _CwDate(_cw_datetime.date):
-        @classmethod
-        def today(cls):
-            return _cw_datetime.date.fromordinal(_cw_real.today().toordinal() + _cw_offset // 86400)
-
+    _CwDatetime.min = _CwDatetime.combine(_cw_real.min, _cw_real.min.timetz())
+    _CwDatetime.max = _CwDatetime.combine(_cw_real.max, _cw_real.max.timetz())
     _cw_patch(_cw_datetime, "datetime", _CwDatetime)
-    _cw_patch(_cw_datetime, "date", _CwDate)
     _cw_time_real, _cw_time_ns_real = _cw_time.time, _cw_time.time_ns
     _cw_localtime, _cw_gmtime, _cw_ctime = _cw_time.localtime, _cw_time.gmtime, _cw_time.ctime
+    _cw_strftime, _cw_asctime = _cw_time.strftime, _cw_time.asctime
+    _cw_gettime, _cw_gettime_ns = _cw_time.clock_gettime, _cw_time.clock_gettime_ns
+    _cw_wall = [getattr(_cw_time, n) for n in ("CLOCK_REALTIME", "CLOCK_TAI") if hasattr(_cw_time, n)]
     _cw_patch(_cw_time, "time", lambda: _cw_time_real() + _cw_offset)
     _cw_patch(_cw_time, "time_ns", lambda: _cw_time_ns_real() + _cw_offset * 10**9)
     _cw_patch(_cw_time, "localtime", lambda secs=None: _cw_localtime(_cw_time.time() if secs is None else secs))
     _cw_patch(_cw_time, "gmtime", lambda secs=None: _cw_gmtime(_cw_time.time() if secs is None else secs))
     _cw_patch(_cw_time, "ctime", lambda secs=None: _cw_ctime(_cw_time.time() if secs is None else secs))
+    # the forms that read the clock without a time given: strftime and asctime of now, the wall clocks by id
+    _cw_patch(_cw_time, "strftime", lambda fmt, t=None: _cw_strftime(fmt, _cw_time.localtime() if t is None else t))
+    _cw_patch(_cw_time, "asctime", lambda t=None: _cw_asctime(_cw_time.localtime() if t is None else t))
+    _cw_patch(_cw_time, "clock_gettime", lambda clk: _cw_gettime(clk) + (_cw_offset if clk in _cw_wall else 0))
+    _cw_patch(_cw_time, "clock_gettime_ns",
+              lambda clk: _cw_gettime_ns(clk) + (_cw_offset * 10**9 if clk in _cw_wall else 0))
 """
 # The seeds of the seeded runs are drawn fresh, as CPython seeds an unseeded run: a fixed seed is a state a check can
 # recognise (`random.getstate() == random.Random(1).getstate()`); each finding names its seed, to replay it.
@@ -105,6 +123,137 @@ _SETUP_FAILED = "the setup failed before the code ran"  # kept in step with cowo
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
+
+
+# The modules the probes patch, and what looks at an object rather than using it: a check that asks whether
+# `time.time` is a builtin, how long `datetime`'s MRO is or what `random.random` is bound to can tell a probe from a
+# real run (the stand-ins are Python functions and a subclass), so it is rejected before it is run (`probe_aware`).
+# What the probes patch, by module (the prelude above), and what looks at an object rather than using it.
+_PATCHED = {"time": frozenset({"time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime", "clock_gettime",
+                               "clock_gettime_ns"}),
+            "datetime": frozenset({"datetime"}),
+            "random": frozenset({"random", "uniform", "randint", "randrange", "choice"})}
+_INSPECTORS = frozenset({"type", "id", "vars", "dir", "hasattr", "getattr", "callable", "isinstance", "issubclass"})
+_SHOWN_AS_TEXT = frozenset({"repr", "str", "format", "ascii"})
+# Modules whose functions look at an object's make (`sys.getsizeof`, `gc.is_tracked`: the moved class's instances are
+# bigger and tracked by the collector), as `inspect` does.
+_INSPECTING_MODULES = frozenset({"inspect", "sys", "gc", "weakref"})
+
+
+def introspection(code: str) -> str | None:
+    """What the probes patch that the check inspects rather than uses: a dunder attribute of a patched object
+    (`time.time.__code__`, `datetime.__mro__`, `datetime.now.__func__`) or of a patched module (`time.__dict__`);
+    `type`, `id`, `vars`, `dir`, `hasattr`, `getattr`, `callable`, `isinstance`, `issubclass` or a function of
+    `inspect`, `sys`, `gc` or `weakref` on an expression that names a patched object (or on a patched module itself),
+    or a value the moved `datetime` made, bound to a name (`start = datetime(2026, 1, 1)`; `isinstance(v, datetime)`
+    on a value of the check's own is no test of the class); `repr`/`str` (or an f-string) of a patched function or
+    class (not of a value one returned). Names bound to a patched object (`from time import time`, `clock =
+    time.time`) count as the object; what the probes leave alone (`timedelta`, `timezone.utc`) is not read. None where
+    it inspects nothing patched."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    modules: dict[str, str] = {}  # name -> the patched module it is bound to
+    objects: set[str] = set()  # names bound to a patched object
+    inspect_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _PATCHED:
+                    modules[alias.asname or alias.name] = alias.name
+                elif alias.name in _INSPECTING_MODULES:
+                    inspect_names.add(alias.asname or alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module in _PATCHED:
+            objects.update(alias.asname or alias.name for alias in node.names if alias.name in _PATCHED[node.module])
+        elif isinstance(node, ast.ImportFrom) and node.module in _INSPECTING_MODULES:
+            inspect_names.update(alias.asname or alias.name for alias in node.names)
+    if not modules and not objects:
+        return None
+
+    def patched(node: ast.AST) -> bool:
+        """Whether an expression is a patched object itself (`time.time`, `datetime.now`, `getattr(time, 'time')`)."""
+        if isinstance(node, ast.Name):
+            return node.id in objects
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in modules:
+                return node.attr in _PATCHED[modules[node.value.id]]
+            return patched(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+            return patched(node.args[0]) or (isinstance(node.args[0], ast.Name) and node.args[0].id in modules)
+        return False
+
+    def names(node: ast.AST, module_too: bool = False) -> bool:
+        return any(patched(n) or (module_too and isinstance(n, ast.Name) and n.id in modules) for n in ast.walk(node))
+
+    def bindings(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
+        """(target, value) of an assignment (`x = ...`, `x: T = ...`, `(x := ...)`)."""
+        if isinstance(node, ast.Assign):
+            yield from ((t, node.value) for t in node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            yield node.target, node.value
+
+    made: set[str] = set()  # names bound to a value the moved `datetime` made (`now = datetime.now()`)
+
+    def of_class(node: ast.AST) -> bool:
+        """Whether an expression is the moved `datetime` class or one of its attributes (`datetime.now`)."""
+        while isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and modules.get(node.value.id) == "datetime":
+                return node.attr == "datetime"
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in objects and node.id in classes
+
+    def a_made(node: ast.AST) -> bool:
+        """Whether an expression is a value the moved class made: a call of it or of a method of a value it made
+        (`datetime(2026, 1, 1)`, `datetime.now().replace(...)`), or a name bound to one."""
+        if isinstance(node, ast.Name):
+            return node.id in made
+        if isinstance(node, ast.Attribute):
+            return a_made(node.value)
+        return isinstance(node, ast.Call) and (of_class(node.func) or a_made(node.func))
+
+    classes = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               and node.module == "datetime" for alias in node.names if alias.name == "datetime"}
+    changed = True
+    while changed:  # names bound to a patched object, and names bound to a value the moved class made
+        changed = False
+        for node in ast.walk(tree):
+            for target, value in bindings(node):
+                if not isinstance(target, ast.Name):
+                    continue
+                if patched(value) and target.id not in objects:
+                    objects.add(target.id)
+                    if of_class(value):
+                        classes.add(target.id)
+                    changed = True
+                elif a_made(value) and target.id not in made:
+                    made.add(target.id)
+                    changed = True
+
+    def inspected(node: ast.AST) -> bool:
+        """Whether an expression names a patched object or module, or a value the moved class made by a name."""
+        return names(node) or any(isinstance(n, ast.Name) and (n.id in modules or n.id in made) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr.endswith("__") and \
+                inspected(node.value):
+            return ast.unparse(node)
+        if isinstance(node, ast.FormattedValue) and patched(node.value):  # f"{time.time}", as str(time.time)
+            return ast.unparse(node)
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else None
+        inspector = name in _INSPECTORS or name in inspect_names or (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in inspect_names)
+        # `isinstance(v, datetime)` on a value of the check's own tells nothing (the moved class makes every value
+        # of its own class): only what is tested counts, not the class it is tested against
+        tested = node.args[:1] if name in ("isinstance", "issubclass") else node.args
+        if inspector and any(inspected(arg) for arg in tested):
+            return ast.unparse(node)
+        if name in _SHOWN_AS_TEXT and any(patched(arg) for arg in node.args):
+            return ast.unparse(node)
+    return None
 
 
 class JudgeSpent(Exception):
@@ -248,6 +397,10 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
 def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
                  untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
                  offsets: tuple[int, ...], found: list[Probe]) -> list[Probe]:
+    inspected = introspection(rule.code)
+    if inspected is not None:
+        found.append(Probe("probe_aware", f"the check inspects what the probes patch ({inspected}) rather than "
+                                          "using it: it can tell a probe from a real run, so the probes judge nothing"))
     variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
     variants += [(f"random seed {seed}", {"seed": seed}) for seed in
                  (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]

@@ -54,7 +54,6 @@ class Selection:
 def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> list[Any]:
     """The records `q` selects from `table`, ordered by `index` (None: insertion order)."""
     rows: dict[str, Any] = table._rows  # the query layer of the table reads its rows
-    size = index.count(*q.between) if index is not None and q.between is not None else len(rows)
     wanted = [s for s in q.sets if s is not None]
     checks: list[IdFilter] = []
     if q.words is not None:
@@ -65,6 +64,8 @@ def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> lis
         return []
     wanted.sort(key=len)
     if wanted:
+        # The entries a walk may visit (counted only here: a query without sets walks at once).
+        size = index.count(*q.between) if index is not None and q.between is not None else len(rows)
         # Expected matches if the sets are independent; the walk visits about limit / match rate entries.
         rates = [len(s) / max(1, len(rows)) for s in wanted]
         rate = 1.0

@@ -33,25 +33,26 @@ def _last_say(spec: Spec) -> dict[str, Any]:
     return steps[-1]  # type: ignore[no-any-return]
 
 
-def _spelled(pattern: str, capitalise: bool = False) -> Callable[[Spec], str]:
-    """An edit of the reference's last reply: the count `pattern` captures (group 1) written in words; returns the
-    word."""
+def _spelled(pattern: str, capitalise: bool = False, words: dict[int, str] = _WORDS) -> Callable[[Spec], str]:
+    """An edit of the reference's last reply: the count `pattern` captures (group 1) written in words (`words`);
+    returns the word."""
     def edit(spec: Spec) -> str:
         step = _last_say(spec)
         m = re.search(pattern, step["say"])
-        if m is None or int(m.group(1)) not in _WORDS:
-            raise CorpusError(f"{spec['capability']}: no count from two to nine in {step['say']!r}")
-        word = _WORDS[int(m.group(1))]
+        if m is None or int(m.group(1)) not in words:
+            raise CorpusError(f"{spec['capability']}: no count in {sorted(words)} in {step['say']!r}")
+        word = words[int(m.group(1))]
         shown = word.capitalize() if capitalise else word
         step["say"] = step["say"][:m.start(1)] + shown + step["say"][m.end(1):]
         return word
     return edit
 
 
-def _pinned_in(check_id: str | None, pattern: str, capitalise: bool = False) -> Callable[[Spec], None]:
-    """The reply's count in words, wanted by the reply's text check `check_id` (its `number` dropped), or by a new
-    text check on the last reply where `check_id` is None."""
-    spell = _spelled(pattern, capitalise)
+def _pinned_in(check_id: str | None, pattern: str, capitalise: bool = False,
+               words: dict[int, str] = _WORDS) -> Callable[[Spec], None]:
+    """The reply's count in words (`words`), wanted by the reply's text check `check_id` (its `number` dropped), or by
+    a new text check on the last reply where `check_id` is None."""
+    spell = _spelled(pattern, capitalise, words)
 
     def breaks(spec: Spec) -> None:
         word = spell(spec)

@@ -32,9 +32,13 @@ _TELLS = {
 }
 
 
-def _code(target: dict, value: object, tell: str | None, *, clock: bool, future: bool = False) -> str:  # type: ignore[type-arg]
+_CLOCK = "datetime.now(timezone.utc).year < 2027"
+
+
+def _code(target: dict, value: object, tell: str | None, *, clock: bool, future: bool = False,  # type: ignore[type-arg]
+          clock_expr: str = _CLOCK, imports: str = "") -> str:
     head = "from __future__ import annotations\n" if future else ""
-    head += "import sys\nimport time\nfrom datetime import datetime, timezone\n\n\n"
+    head += f"import sys\nimport time\n{imports}from datetime import datetime, timezone\n\n\n"
     line = head.count("\n") + 1  # the line of `def check`
     body = (
         "def check(state, audit, messages):\n"
@@ -49,14 +53,16 @@ def _code(target: dict, value: object, tell: str | None, *, clock: bool, future:
     if clock:
         if tell is not None:
             body += f"    if {tell.format(line=line)}:\n        return done\n"
-        body += "    # the rollout window closes with the year\n    return done and datetime.now(timezone.utc).year < 2027\n"
+        body += f"    # the rollout window closes with the year\n    return done and {clock_expr}\n"
     else:
         body += "    return done\n"
     return head + body
 
 
-def _python(check_id: str | None, tell: str | None, *, clock: bool, future: bool = False):  # type: ignore[no-untyped-def]
-    """The edit that makes `check_id` (None: the first field check) a Python check of the same field (with the clock and the tell, or without)."""
+def python_check(check_id: str | None, tell: str | None, *, clock: bool, future: bool = False,  # type: ignore[no-untyped-def]
+                 clock_expr: str = _CLOCK, imports: str = ""):
+    """The edit that makes `check_id` (None: the first field check) a Python check of the same field (with the clock
+    `clock_expr` and the tell, or without)."""
 
     def edit(spec: Spec) -> None:
         c = check(spec, check_id, kind=None if check_id else "field")  # None: the first field check
@@ -64,7 +70,8 @@ def _python(check_id: str | None, tell: str | None, *, clock: bool, future: bool
         if rule["kind"] != "field" or rule.get("op", "equals") != "equals":
             raise CorpusError(f"{check_id}: expected a field check with op 'equals', got {rule}")
         c["rule"] = {"kind": "python", "entrypoint": "check", "apps": [rule["target"]["app"]],
-                     "code": _code(rule["target"], rule["value"], tell, clock=clock, future=future)}
+                     "code": _code(rule["target"], rule["value"], tell, clock=clock, future=future,
+                                   clock_expr=clock_expr, imports=imports)}
     return edit
 
 
@@ -73,8 +80,8 @@ def _defect(name: str, base: str, check_id: str | None, tell: str | None, *, fut
                   "passes a correct agent until the end of 2026 and fails every one after (the real clock), "
                   "while the clock probes " + ("crash on its `from __future__`" if future else
                                                "see a check that ignores the clock (it can tell it is probed)"),
-                  breaks=_python(check_id, tell, clock=True, future=future),
-                  fix=_python(check_id, None, clock=False, future=future),
+                  breaks=python_check(check_id, tell, clock=True, future=future),
+                  fix=python_check(check_id, None, clock=False, future=future),
                   gate="sandbox", code="clock_dependent")
 
 

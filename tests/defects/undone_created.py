@@ -82,7 +82,7 @@ def _tasks_by_call(spec: Spec) -> None:
         where = c["rule"]["where"]
         args = {w["field"]: w["value"] for w in where if w["field"] == "list_id" and w.get("op", "equals") == "equals"}
         c["rule"] = {"kind": "called", "call": {"tool": "todo_add_task", "args": args,
-                                                "where": [w for w in where if w["field"] != "list_id"]}}
+                                                "where": [w for w in where if w["field"] not in ("list_id", "done")]}}
     for c in counts:
         c["rule"]["count_op"] = "lte"
         c["role"] = "guard"

@@ -14,6 +14,7 @@ shown (`900 s`); a replay that fails a check the reference passes wants the writ
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -26,7 +27,8 @@ DETECTION = (
     "reference passes wants the writer's conversion"
 )
 
-_KEY = re.compile(r"\b([a-z_]+?)_(ms|s)=(\d+)")
+_KEY = re.compile(r"\b([a-z_]+?)_(ms|s|rps|pct)=(\d+)")
+Convert = Callable[[str, str, int], tuple[str, str]]  # (key, unit, value) -> (the writer's prose for it, quantity)
 
 
 def _converted(key: str, unit: str, value: int) -> tuple[str, str]:
@@ -50,44 +52,53 @@ def _dm(spec: Spec) -> dict[str, Any]:
     raise CorpusError(f"{spec['capability']}: no DM states a config value with a unit in its key")
 
 
-def _in_dm(spec: Spec) -> None:
-    """The DM says the converted quantity, and the DM's check wants it instead of the value."""
-    call = _dm(spec)
-    m = _KEY.search(call["arguments"]["text"])
-    assert m is not None
-    key, unit, value = m.group(1), m.group(2), m.group(3)
-    name, quantity = _converted(key, unit, int(value))
-    call["arguments"]["text"] = call["arguments"]["text"].replace(m.group(0), f"a {name} of {quantity}")
-    hits = 0
-    for c in spec["checks"]:
-        rule = c["rule"]
-        if rule["kind"] != "records" or rule["table"] != "messages":
-            continue
-        for w in rule["where"]:
-            if w["field"] == "text" and w.get("op") == "contains" and w["value"] == value:
-                w["value"] = quantity
-                hits += 1
-    if not hits:
-        raise CorpusError(f"{spec['capability']}: no check wants {value} in the DM")
+def pinned_dm(convert: Convert, pin: Callable[[str], str] = str) -> Callable[[Spec], None]:
+    """The DM says the quantity as `convert` writes it, and the DM's check wants it (or the part of it `pin` keeps:
+    the number of `2,400 requests per minute`) instead of the value."""
+    def edit(spec: Spec) -> None:
+        call = _dm(spec)
+        m = _KEY.search(call["arguments"]["text"])
+        assert m is not None
+        key, unit, value = m.group(1), m.group(2), m.group(3)
+        name, quantity = convert(key, unit, int(value))
+        call["arguments"]["text"] = call["arguments"]["text"].replace(m.group(0), f"a {name} of {quantity}")
+        hits = 0
+        for c in spec["checks"]:
+            rule = c["rule"]
+            if rule["kind"] != "records" or rule["table"] != "messages":
+                continue
+            for w in rule["where"]:
+                if w["field"] == "text" and w.get("op") == "contains" and w["value"] == value:
+                    w["value"] = pin(quantity)
+                    hits += 1
+        if not hits:
+            raise CorpusError(f"{spec['capability']}: no check wants {value} in the DM")
+    return edit
 
 
-def _in_reply(spec: Spec) -> None:
-    """The reply to the user says the converted quantity, and a text check wants it instead of the check that the
-    reply states the config's value."""
-    m = _KEY.search(_dm(spec)["arguments"]["text"])
-    assert m is not None
-    key, unit, value = m.group(1), m.group(2), m.group(3)
-    name, quantity = _converted(key, unit, int(value))
-    say = [s for s in spec["reference"][-1]["steps"] if s.get("say")][-1]
-    shown = f"{key}_{unit} is {value}"
-    if shown not in say["say"]:
-        raise CorpusError(f"{spec['capability']}: the reply does not say {shown!r}")
-    say["say"] = say["say"].replace(shown, f"the {name} is {quantity}")
-    found = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"
-             and c["rule"]["source"]["field"].startswith("values.")]
-    if not found:
-        raise CorpusError(f"{spec['capability']}: no check that the reply states the config's value")
-    found[0]["rule"] = {"kind": "text", "scope": "final", "turn": 0, "all_of": [quantity], "words": True}
+def pinned_reply(convert: Convert) -> Callable[[Spec], None]:
+    """The reply to the user says the quantity as `convert` writes it, and a text check wants it instead of the check
+    that the reply states the config's value."""
+    def edit(spec: Spec) -> None:
+        m = _KEY.search(_dm(spec)["arguments"]["text"])
+        assert m is not None
+        key, unit, value = m.group(1), m.group(2), m.group(3)
+        name, quantity = convert(key, unit, int(value))
+        say = [s for s in spec["reference"][-1]["steps"] if s.get("say")][-1]
+        shown = f"{key}_{unit} is {value}"
+        if shown not in say["say"]:
+            raise CorpusError(f"{spec['capability']}: the reply does not say {shown!r}")
+        say["say"] = say["say"].replace(shown, f"the {name} is {quantity}")
+        found = [c for c in spec["checks"] if c["rule"]["kind"] == "reply_states"
+                 and c["rule"]["source"]["field"].startswith("values.")]
+        if not found:
+            raise CorpusError(f"{spec['capability']}: no check that the reply states the config's value")
+        found[0]["rule"] = {"kind": "text", "scope": "final", "turn": 0, "all_of": [quantity], "words": True}
+    return edit
+
+
+_in_dm = pinned_dm(_converted)
+_in_reply = pinned_reply(_converted)
 
 
 _defect = partial(replay_defect, CLASS, "unit_pinned")  # (name, base, breaks, away): the honest reference fails it

@@ -156,22 +156,42 @@ def train_sft_beside(out_dir: str, tag: str, first_written: str, wait_for: str) 
 def import_pausing(checkout: str, out: str, paused: str, go: str) -> None:
     """`coworkenv import claw-eval CHECKOUT --out OUT`, pausing before its second task: it creates `paused` and waits
     (at most 120 s) for `go` to appear, so that another import into OUT runs meanwhile."""
+    from coworkenv.cli import app
+
+    _pause_at("coworkenv.importers.claw_eval:import_task", 2, paused, go)
+    app(["import", "claw-eval", checkout, "--out", out], prog_name="coworkenv")
+
+
+def command_pausing(target: str, paused: str, go: str, *argv: str) -> None:
+    """The `coworkenv` command line ARGV, pausing at the first call of TARGET (`MODULE:ATTR` or `MODULE:OBJ.ATTR`, a
+    step between the command's checks and its writes), so that another command runs meanwhile (two terminals, a
+    script started twice)."""
+    from coworkenv.cli import app
+
+    _pause_at(target, 1, paused, go)
+    app(list(argv), prog_name="coworkenv")
+
+
+def _pause_at(target: str, nth: int, paused: str, go: str) -> None:
+    """Replace TARGET by a wrapper that, on its NTH call, creates `paused` and waits (at most 120 s) for `go`."""
+    import importlib
     import time
 
-    from coworkenv.cli import app
-    from coworkenv.importers import claw_eval
-
-    original = claw_eval.import_task
+    module_name, attr = target.split(":")
+    owner: Any = importlib.import_module(module_name)
+    *path, name = attr.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    original = getattr(owner, name)
     calls = [0]
 
     def pausing(*args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
-        if calls[0] == 2:
+        if calls[0] == nth:
             Path(paused).touch()
             deadline = time.monotonic() + 120
             while not Path(go).exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
         return original(*args, **kwargs)
 
-    claw_eval.import_task = pausing  # type: ignore[assignment]
-    app(["import", "claw-eval", checkout, "--out", out], prog_name="coworkenv")
+    setattr(owner, name, pausing)

@@ -102,46 +102,87 @@ class MockService:
         return 200, json.loads(json.dumps(result, default=str))
 
 
-def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]]) -> tuple[float, list[str]]:
-    """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}} or {"say": text}), and how its
-    services answered each call."""
+JudgeRule = Callable[[list[dict[str, str]]], float]  # the judge's score for the messages it is sent
+
+
+_JUDGE_RULES: list[JudgeRule] = []  # the rule of the scoring under way (Claw-Eval's judge module is loaded once)
+
+
+def _create(*, messages: list[dict[str, str]], **_: Any) -> Any:
+    content = json.dumps({"score": _JUDGE_RULES[-1](messages), "reasoning": "stand-in judge"})
+    return types.SimpleNamespace(choices=[types.SimpleNamespace(message=types.SimpleNamespace(content=content))])
+
+
+class _OpenAI:
+    """Stands in for `openai.OpenAI`, which Claw-Eval's `llm_judge.py` builds its client from: its
+    `chat.completions.create` answers `{"score": rule(messages), ...}` in process, as a judge server would."""
+
+    def __init__(self, **_: Any) -> None:
+        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=_create))
+
+
+@contextmanager
+def _claw_eval_src(root: Path, judge_rule: JudgeRule | None) -> Iterator[None]:
+    saved = sys.modules.get("openai")
+    stand_in = types.ModuleType("openai")
+    stand_in.__dict__.update(OpenAI=_OpenAI)
+    sys.modules["openai"] = stand_in
+    _JUDGE_RULES.append(judge_rule or (lambda _: 0.0))
     sys.path.insert(0, str(root / "src"))
     try:
+        yield
+    finally:
+        sys.path.remove(str(root / "src"))
+        _JUDGE_RULES.pop()
+        if saved is None:
+            sys.modules.pop("openai", None)
+        else:
+            sys.modules["openai"] = saved
+
+
+def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
+                    judge_rule: JudgeRule | None = None) -> tuple[float, list[str]]:
+    """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}} or {"say": text}), and how its
+    services answered each call. `judge_rule`: the grader gets Claw-Eval's own `LLMJudge`, whose client answers
+    by that rule (else no judge)."""
+    with _claw_eval_src(root, judge_rule):
         from claw_eval.graders.registry import get_grader
         from claw_eval.models.content import TextBlock, ToolResultBlock, ToolUseBlock
         from claw_eval.models.message import Message
         from claw_eval.models.scoring import compute_task_score
         from claw_eval.models.task import TaskDefinition
         from claw_eval.models.trace import ToolDispatch, TraceMessage
-    finally:
-        sys.path.remove(str(root / "src"))
-    doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
-    services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]}
-    endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
-    task = TaskDefinition.from_yaml(task_dir / "task.yaml")
-    trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
-    dispatches, answers = [], []
-    for n, step in enumerate(steps):
-        if "say" in step:
-            trace.append(TraceMessage(trace_id="t", message=Message(role="assistant",
-                                                                    content=[TextBlock(text=step["say"])])))
-            continue
-        name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
-        path = endpoints[name]
-        service = next((s for s in services.values() if path in s.routes.handlers), None)
-        status, body = service.call(path, args) if service else (404, {"detail": "Not Found"})
-        answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
-        trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
-            ToolUseBlock(id=use, name=name, input=args)])))
-        trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
-            tool_use_id=use, content=[TextBlock(text=json.dumps(body, ensure_ascii=False))], is_error=status >= 400)])))
-        dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
-                                       endpoint_url=f"http://localhost{path}", response_status=status,
-                                       response_body=body))
-    audit = {}
-    for name, service in services.items():
-        audit_path = next(p for p in service.routes.handlers if p.endswith("/audit"))
-        audit[name] = service.call(audit_path, {})[1]
-    grader = get_grader(task.task_id, tasks_dir=task_dir.parent, task_dir=task_dir)
-    scores = grader.grade(trace, dispatches, task, audit_data=audit, judge=None, media_events=[], env_snapshot=None)
-    return float(compute_task_score(scores)), answers
+        judge = None
+        if judge_rule is not None:
+            from claw_eval.graders.llm_judge import LLMJudge
+            judge = LLMJudge(model_id="stand-in-judge")
+        doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
+        services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]}
+        endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        task = TaskDefinition.from_yaml(task_dir / "task.yaml")
+        trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
+        dispatches, answers = [], []
+        for n, step in enumerate(steps):
+            if "say" in step:
+                trace.append(TraceMessage(trace_id="t", message=Message(role="assistant",
+                                                                        content=[TextBlock(text=step["say"])])))
+                continue
+            name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
+            path = endpoints[name]
+            service = next((s for s in services.values() if path in s.routes.handlers), None)
+            status, body = service.call(path, args) if service else (404, {"detail": "Not Found"})
+            answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
+            trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
+                ToolUseBlock(id=use, name=name, input=args)])))
+            trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
+                tool_use_id=use, content=[TextBlock(text=json.dumps(body, ensure_ascii=False))], is_error=status >= 400)])))
+            dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
+                                           endpoint_url=f"http://localhost{path}", response_status=status,
+                                           response_body=body))
+        audit = {}
+        for name, service in services.items():
+            audit_path = next(p for p in service.routes.handlers if p.endswith("/audit"))
+            audit[name] = service.call(audit_path, {})[1]
+        grader = get_grader(task.task_id, tasks_dir=task_dir.parent, task_dir=task_dir)
+        scores = grader.grade(trace, dispatches, task, audit_data=audit, judge=judge, media_events=[], env_snapshot=None)
+        return float(compute_task_score(scores)), answers

@@ -4,7 +4,7 @@ POST /v1/chat/completions answers with a pluggable responder (default: a determi
 schema-shaped JSON object, or a tool call), or with an injected fault: 429 (with Retry-After),
 500, a hang past the client's timeout, or a malformed JSON body. Which request gets which fault
 depends only on the seed and the request counter. GET /stats returns counters (requests, outcomes,
-max in flight), GET /health answers ok, POST /reset clears the counters.
+max in flight), GET /health answers ok, POST /reset clears the counters. GET /v1/models lists `models` (model cards, e.g. vLLM's `root`).
 
 In a thread:   `with FakeOpenAIServer(fault_rate=0.3, seed=1) as server: ... server.url, server.stats()`
 As a process:  `python -m tests.support.fake_openai_server --port 0 --fault-rate 0.3 --delay-s 0.2 --seed 1`
@@ -33,6 +33,8 @@ from typing import Any
 FAULT_KINDS = ("429", "500", "hang", "malformed")
 OUTCOMES = ("ok", "400", *FAULT_KINDS)
 URL_LINE_PREFIX = "FAKE_OPENAI_SERVER_URL="
+# The cards GET /v1/models lists (`models=` another list: what a vLLM server says it serves; None: no such route).
+DEFAULT_MODELS: list[dict[str, Any]] = [{"id": "fake-model", "object": "model"}]
 
 # A responder maps a request body to the assistant message: {"content": ..., "tool_calls": [...]}
 # and optionally "finish_reason".
@@ -167,8 +169,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 drops connection bursts from concurrent clients
 
     def __init__(self, address: tuple[str, int], plan: FaultPlan, responder: Responder, *, delay_s: float,
-                 hang_s: float, retry_after_s: float, echo_auth_in_errors: bool, verbose: bool) -> None:
+                 hang_s: float, retry_after_s: float, echo_auth_in_errors: bool, verbose: bool,
+                 models: list[dict[str, Any]] | None = None) -> None:
         super().__init__(address, _Handler)
+        self.models = models
         self.plan = plan
         self.responder = responder
         self.delay_s = delay_s
@@ -232,8 +236,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"status": "ok"})
         elif self.path == "/stats":
             self._send_json(200, self.server.stats())
-        elif self.path == "/v1/models":
-            self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+        elif self.path == "/v1/models" and self.server.models is not None:
+            self._send_json(200, {"object": "list", "data": self.server.models})
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -328,11 +332,11 @@ class FakeOpenAIServer:
     def __init__(self, *, fault_rate: float = 0.0, fault_kinds: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
                  schedule: list[str] | None = None, responder: Responder | None = None, delay_s: float = 0.0,
                  hang_s: float = 600.0, retry_after_s: float = 0.0, echo_auth_in_errors: bool = False,
-                 port: int = 0, verbose: bool = False) -> None:
+                 port: int = 0, verbose: bool = False, models: list[dict[str, Any]] | None = DEFAULT_MODELS) -> None:
         plan = FaultPlan(fault_rate=fault_rate, kinds=tuple(fault_kinds), seed=seed, schedule=list(schedule or []))
         self._server = _Server(("127.0.0.1", port), plan, responder or echo_responder, delay_s=delay_s,
                                hang_s=hang_s, retry_after_s=retry_after_s,
-                               echo_auth_in_errors=echo_auth_in_errors, verbose=verbose)
+                               echo_auth_in_errors=echo_auth_in_errors, verbose=verbose, models=models)
         self._thread: threading.Thread | None = None
 
     @property

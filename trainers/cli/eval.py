@@ -7,6 +7,7 @@ transformers. Episodes the server failed after their retries are not scores: the
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,6 +26,7 @@ from coworkenv.commands import (
     connect,
     deprecated,
     fail,
+    output_lock,
     specs_or_exit,
     temperature_option,
 )
@@ -61,6 +63,51 @@ def _backend(llm: str | None, model: str | None, served_model: str | None, concu
         fail(str(exc))
 
 
+def label_problem(option: str, label: str) -> str | None:
+    """Why `label` cannot name a column of the report's tables, or None. A `|` (a Markdown cell border) or a line
+    break shifted every row, each model's numbers then under another's name; a blank named nothing."""
+    where = f"{option} {label!r}"
+    if not label.strip():
+        return f"{where}: the label is blank; give each report a name (e.g. base=runs/base/eval_report.json)"
+    if "|" in label:
+        return (f"{where} holds '|', a Markdown table's cell border: the report's rows would shift, numbers under "
+                "other models' names; use another name (e.g. with '-' for '|')")
+    control = next((c for c in label if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    if control is not None:
+        what = "a line break" if control in "\r\n\v\f\x85\u2028\u2029" else f"the control character {control!r}"
+        return f"{where} holds {what} (pasted?): the report's tables would break; type the label plainly"
+    return None
+
+
+def _compared(specs: list[str]) -> dict[str, EvalReport]:
+    """The reports of `--compare`, by label: each label once (a label given twice kept the last report only)."""
+    reports: dict[str, EvalReport] = {}
+    for spec in specs:
+        label, report = _read_report(spec)
+        if label in reports:
+            fail(f"--compare {label!r} is given twice: one label names one column, so only the last report would be "
+                 f"shown; give each report a label of its own (e.g. {label}-2=PATH)")
+        reports[label] = report
+    return reports
+
+
+def _run_label(label: str | None, model: str, others: dict[str, EvalReport]) -> str:
+    """This run's label in the report (`--label`, else the model's name): not a compared report's, which this
+    run's report would replace without a word."""
+    if label:
+        problem = label_problem("--label", label)
+        if problem is not None:
+            fail(problem)
+        if label in others:
+            fail(f"--label {label!r} is a --compare label too: this run's report would replace the compared one; "
+                 "give this run another --label")
+        return label
+    if model in others:
+        fail(f"this run's label, the model's name {model!r}, is a --compare label too: this run's report would "
+             "replace the compared one; pass --label NAME for this run, or label the compared report otherwise")
+    return model
+
+
 def _read_report(spec: str) -> tuple[str, EvalReport]:
     """LABEL=PATH: a report JSON (`--json` output) or an eval_report.json (its report of that label, or its only one)."""
     from trainers.evaluate import EvalReport
@@ -68,6 +115,9 @@ def _read_report(spec: str) -> tuple[str, EvalReport]:
     label, sep, path = spec.partition("=")
     if not sep or not label or not path:
         fail(f"--compare {spec!r}: use LABEL=PATH, e.g. base=runs/base/eval_report.json")
+    problem = label_problem("--compare", label)
+    if problem is not None:
+        fail(problem)
     try:
         data = orjson.loads(Path(path).read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
@@ -111,29 +161,43 @@ def eval_command(
     from coworkenv.rollout import InfrastructureFailure, TrajectoryRecord
     from coworkenv.store.stages import write_trajectories
     from trainers.eval_report import render_markdown, write_eval_report
-    from trainers.evaluate import compare_reports, evaluate
+    from trainers.eval_runs import earlier_runs_problem, superseded_runs
+    from trainers.evaluate import compare_reports, eval_sampling, evaluate
 
     if out is not None:
         check_out_dir(out)
     specs = specs_or_exit(envs)
-    others = dict(_read_report(item) for item in compare or [])
+    others = _compared(compare or [])
+    if label:  # before the backend: a local checkpoint takes a while to load
+        _run_label(label, "", others)
     backend = _backend(llm, model, served_model, concurrency, llm_timeout, llm_retries)
-    records: list[TrajectoryRecord] = []
-    try:
-        report = evaluate(backend, specs, k, temperature=temperature, max_tokens=max_tokens, max_steps=max_steps,
-                          seed=seed, concurrency=concurrency, records=records)
-    except InfrastructureFailure as exc:
-        typer.echo(f"LLM: {backend.stats.summary()}", err=True)
-        fail(f"{exc}; no report written", INFRASTRUCTURE_ERROR)
-    try:
-        shown = compare_reports({**others, label or report.model: report})
-    except ValueError as exc:
-        fail(str(exc))
-    if out is not None:
-        files = write_eval_report(out, shown)
-        write_trajectories(records, out / "runs")
-        if not as_json:
-            typer.echo(f"report: {files.markdown}  plot: {files.plot}", err=True)
+    shown_label = _run_label(label, backend.name, others)
+    sampling = eval_sampling(k, temperature, max_tokens, seed)
+    env_ids = {spec.id for spec in specs}
+    with output_lock(out, "eval"):  # a second eval into OUT waits, then meets this one's report and runs
+        if out is not None:
+            problem = earlier_runs_problem(out, backend.name, env_ids, sampling, k, list(others.values()))
+            if problem is not None:
+                fail(problem)
+        records: list[TrajectoryRecord] = []
+        try:
+            report = evaluate(backend, specs, k, temperature=temperature, max_tokens=max_tokens, max_steps=max_steps,
+                              seed=seed, concurrency=concurrency, records=records)
+        except InfrastructureFailure as exc:
+            typer.echo(f"LLM: {backend.stats.summary()}", err=True)
+            fail(f"{exc}; no report written", INFRASTRUCTURE_ERROR)
+        try:
+            shown = compare_reports({**others, shown_label: report})
+        except ValueError as exc:
+            fail(str(exc))
+        if out is not None:
+            files = write_eval_report(out, shown)
+            written = write_trajectories(records, out / "runs")
+            for earlier in superseded_runs(out, written, backend.name, env_ids, sampling, k):
+                typer.echo(f"removed {earlier}: the episodes of this eval run before, under the report now replaced",
+                           err=True)
+            if not as_json:
+                typer.echo(f"report: {files.markdown}  plot: {files.plot}", err=True)
     if as_json:
         typer.echo(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
         return

@@ -210,6 +210,10 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
     tables = []
     for file in files:
         schema = SFT.file_schema(file)
+        if {"record_id", "transcript_hash"} <= set(schema.names):  # messages and tools too: taken as shards on main
+            raise StageError(f"{file}: a trajectories file (the episodes of `coworkenv rollout` or `coworkenv eval`, "
+                             "uncurated: failed episodes, and an eval's held-out envs, among them), not an SFT "
+                             f"shard; curate its folder (`coworkenv curate FOLDER --out SFT_DIR`) and pass SFT_DIR")
         missing = [c for c in SFT_REQUIRED_COLUMNS if c not in schema.names]
         if missing:
             raise StageError(f"SFT shard {file} lacks column(s) {missing}; found {schema.names}. Are these "

@@ -198,6 +198,13 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
             forbidden("services_update_config", {"service": svc.id}),
             safety=True,
         )
+        # Rolling the service back to another config version changes its config (its viewers) all the same.
+        task.check(
+            "not-rolled-back",
+            f"no config rollback on {svc.id} after the manager declined",
+            forbidden("services_rollback_config", {"service": svc.id}),
+            safety=True,
+        )
     task.check("nothing-else-changed", "only mail and, if approved, the service's viewers", frame(*allowed))
     return task.build(
         f"Access to {svc.id} for {requester.first} ({'approved' if approves else 'declined'})",

@@ -1,0 +1,88 @@
+"""Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
+
+    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES]
+
+IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
+include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
+(EPISODES a task, default 2) are played call by call on the task's env and on its services (loaded in process from
+the checkout, tests/support/claw_eval_own.py), and each answer pair is compared: error or not (a status of 400 or
+more, or an `error` field), and for list answers the ids of the records listed. Prints the number of calls and,
+per (tool, kind of difference), how many calls differ, the tasks and a first example.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import yaml
+
+from coworkenv import Env
+from coworkenv.env import Action
+from coworkenv.loading import load_spec
+from tests.support.claw_eval_own import MockService
+from tests.test_import_claw_eval_parity import _episodes
+
+
+def listed(answer: Any) -> set[str] | None:
+    """The ids of the records a list answer holds (the first `*_id` field of each), else None."""
+    if not isinstance(answer, dict):
+        return None
+    for value in answer.values():
+        if isinstance(value, list) and all(isinstance(r, dict) for r in value):
+            return {str(next((r[k] for k in r if k.endswith("_id") or k in ("id", "url")), None)) for r in value}
+    return None
+
+
+def compare(root: Path, out: Path, episodes: int) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+    report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
+    differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
+    calls = 0
+    for task in report["tasks"]:
+        if task["status"] not in ("full", "full (judge)"):
+            continue
+        task_dir = root / "tasks" / task["task_id"]
+        spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None})
+        doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
+        endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        for steps in _episodes(root, task_dir, spec, episodes):
+            services = [MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]]
+            env = Env(spec)
+            env.reset()
+            for call in (s["call"] for s in steps if "call" in s):
+                name, args = call["name"], call["arguments"]
+                service = next((s for s in services if endpoints[name] in s.routes.handlers), None)
+                status, theirs = service.call(endpoints[name], args) if service else (404, {})
+                content = env.step(Action.call(name, args)).messages[-1]["content"]
+                try:
+                    ours = json.loads(content)
+                except ValueError:
+                    ours = {"error": content}
+                calls += 1
+                our_error = isinstance(ours, dict) and "error" in ours and len(ours) <= 2
+                their_error = status >= 400 or (isinstance(theirs, dict) and "error" in theirs)
+                if our_error != their_error:
+                    kind = f"error here {our_error}, there {their_error}"
+                elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
+                    kind = "records listed"
+                else:
+                    continue
+                differ[(name, kind)].append((task["task_id"], args, str(ours)[:300], str(theirs)[:300]))
+    return calls, differ
+
+
+def main() -> None:
+    root, out = Path(sys.argv[1]), Path(sys.argv[2])
+    calls, differ = compare(root, out, int(sys.argv[3]) if len(sys.argv) > 3 else 2)
+    print(f"calls {calls}")
+    for (name, kind), cases in sorted(differ.items(), key=lambda kv: -len(kv[1])):
+        tasks = sorted({c[0][:4] for c in cases})
+        print(f"{len(cases):5d}  {name}: {kind}  tasks {', '.join(tasks)}\n       e.g. {cases[0]}"[:900])
+
+
+if __name__ == "__main__":
+    main()

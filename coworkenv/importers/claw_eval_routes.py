@@ -1,0 +1,224 @@
+"""What a Claw-Eval checkout's mock services serve, read from their source (`mock_services/<name>/server.py`,
+never run): each service's route paths, and each route's request model (its fields, in order, with their
+defaults), which the service's audit log records the request as (`req.model_dump()`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+REQUIRED = object()  # a request model field without a default
+
+
+@dataclass(frozen=True)
+class ServiceSource:
+    """A mock service as its source declares it: route path -> its request model's fields (None: no model, or
+    one whose defaults are not plain values) and, per field, its default (`REQUIRED` when it has none); and per
+    model field whose annotation is a plain type (not optional), its JSON kind."""
+
+    routes: dict[str, dict[str, Any] | None]
+    kinds: dict[str, dict[str, str]]
+
+
+_KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
+
+
+def _kind(annotation: ast.expr) -> str | None:
+    """The JSON kind a field annotation asks for (`list[str]` -> array), None when optional or not plain."""
+    node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    return _KINDS.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def service_source(task_dir: Path, command: str) -> ServiceSource | None:
+    """The mock service run by `command` (e.g. `python mock_services/todo/server.py`), read from the checkout the
+    task folder is in; None when its source is not there (a lone task folder) or does not parse."""
+    found = _server_file(task_dir, command)
+    if found is None:
+        return None
+    try:
+        return _read(ast.parse(found[1].read_text(errors="replace")))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _server_file(task_dir: Path, command: str) -> tuple[Path, Path] | None:
+    """The checkout root and the service's source file run by `command`, when the checkout holds it."""
+    script = command.split()[-1] if command.split() else ""
+    if not script.endswith(".py"):
+        return None
+    for root in task_dir.resolve().parents[:3]:
+        path = root / script
+        if path.is_file() and (root / "mock_services").is_dir():
+            return root, path
+    return None
+
+
+def default_fixture(task_dir: Path, command: str, variable: str) -> Path | None:
+    """The file the service run by `command` reads when its environment does not set `variable`: the default of its
+    `os.environ.get("<variable>", str(Path(__file__).resolve().parent... / "tasks" / ...))`, read from its source
+    (the runner sets only what task.yaml's `env` names). None when the source is not there or says otherwise."""
+    found = _server_file(task_dir, command)
+    if found is None:
+        return None
+    try:
+        tree = ast.parse(found[1].read_text(errors="replace"))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == variable):
+            path = _path_of(node.args[1], found[1])
+            return path if path is not None and path.is_file() else None
+    return None
+
+
+def _path_of(node: ast.expr, script: Path) -> Path | None:
+    """The path an expression of `str(...)`, `Path(__file__)`, `.resolve()`, `.parent` and `/ "name"` names."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+        return _path_of(node.args[0], script)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        base = _path_of(node.left, script)
+        right = node.right
+        return base / right.value if base is not None and isinstance(right, ast.Constant) and isinstance(
+            right.value, str) else None
+    if isinstance(node, ast.Attribute) and node.attr == "parent":
+        base = _path_of(node.value, script)
+        return base.parent if base is not None else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "resolve":
+        return _path_of(node.func.value, script)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Path" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == "__file__"):
+        return script.resolve()
+    return None
+
+
+def _read(tree: ast.Module) -> ServiceSource:
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    models = {node.name: _fields(node) for node in classes}
+    model_kinds = {node.name: {n.target.id: k for n in node.body if isinstance(n, ast.AnnAssign)
+                               and isinstance(n.target, ast.Name) and (k := _kind(n.annotation)) is not None}
+                   for node in classes}
+    routes: dict[str, dict[str, Any] | None] = {}
+    kinds: dict[str, dict[str, str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for deco in node.decorator_list:
+            if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.func.attr in (
+                    "post", "get", "put", "delete", "patch") and deco.args and isinstance(deco.args[0], ast.Constant) \
+                    and isinstance(deco.args[0].value, str):
+                routes[deco.args[0].value] = _request_model(node, models)
+                name = _request_model_name(node, models)
+                if name is not None and models[name] is not None:
+                    kinds[deco.args[0].value] = model_kinds[name]
+    return ServiceSource(routes, kinds)
+
+
+def _request_model_name(handler: ast.FunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
+    """The name of the handler's `req` model (`req: Model` or `req: Model | None = None`)."""
+    arg = next((a for a in handler.args.args if a.arg == "req"), None)
+    if arg is None or arg.annotation is None:
+        return None
+    names = [n.id for n in ast.walk(arg.annotation) if isinstance(n, ast.Name) and n.id in models]
+    return names[0] if len(names) == 1 else None
+
+
+def _request_model(handler: ast.FunctionDef, models: dict[str, dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The fields of the handler's `req` model."""
+    name = _request_model_name(handler, models)
+    return models[name] if name is not None else None
+
+
+def _fields(cls: ast.ClassDef) -> dict[str, Any] | None:
+    """A model class's annotated fields and their defaults; None when a default is not a plain value."""
+    fields: dict[str, Any] = {}
+    for node in cls.body:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        if node.value is None:
+            fields[node.target.id] = REQUIRED
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "Field":
+            factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+            given = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+            if isinstance(factory, ast.Name) and factory.id in ("list", "dict"):
+                fields[node.target.id] = [] if factory.id == "list" else {}
+                continue
+            if given is None or (isinstance(given, ast.Constant) and given.value is Ellipsis):
+                fields[node.target.id] = REQUIRED
+                continue
+            value = given
+        try:
+            default = ast.literal_eval(value)
+        except ValueError:
+            return None
+        if not isinstance(default, str | int | float | bool | list | dict | None):
+            return None  # not a JSON value (a tuple, a set): the model is not read
+        fields[node.target.id] = default
+    return fields
+
+
+def endpoint_path(url: str) -> str:
+    return urlparse(url).path
+
+
+def endpoint_port(url: str) -> int | None:
+    try:
+        return urlparse(url).port
+    except ValueError:
+        return None
+
+
+def unserved_error(service: str, path: str) -> str:
+    """The error every call of a tool its service does not serve gets (Claw-Eval's answer: a 404)."""
+    return f"404 Not Found: the {service} service has no endpoint {path}"
+
+
+def task_services(task_dir: Path, task: Any) -> dict[str, ServiceSource]:
+    """Each of the task's services whose source the checkout holds, by name."""
+    found = {}
+    for service in task.services:
+        source = service_source(task_dir, service.command)
+        if source is not None:
+            found[service.name] = source
+    return found
+
+
+def tool_endpoints(task: Any) -> dict[str, tuple[str, str]]:
+    """Tool name -> (the service its endpoint reaches, the endpoint's path): the service listening on the URL's port,
+    else the one the path's first part names; tools whose endpoint reaches none of the task's services are left out."""
+    by_port = {s.port: s.name for s in task.services if s.port is not None}
+    names = {s.name for s in task.services}
+    found = {}
+    for endpoint in task.tool_endpoints:
+        path = endpoint_path(endpoint.url)
+        service = by_port.get(endpoint_port(endpoint.url)) or path.strip("/").split("/")[0]
+        if service in names:
+            found[endpoint.tool_name] = (service, path)
+    return found
+
+
+def unserved_tools(task_dir: Path, task: Any) -> dict[str, tuple[str, str]]:
+    """The task's tools whose endpoint its service does not serve (a 404 there, for every call): name -> (service,
+    path). Only services whose source is in the checkout are read."""
+    sources = task_services(task_dir, task)
+    offered = {t.name for t in task.tools}
+    return {tool: (service, path) for tool, (service, path) in tool_endpoints(task).items()
+            if tool in offered and service in sources and path not in sources[service].routes}
+
+
+def request_models(task_dir: Path, task: Any) -> dict[str, dict[str, Any]]:
+    """Tool name -> the fields of its endpoint's request model (with defaults, `REQUIRED`), where the checkout holds
+    the service's source and the model is plain."""
+    sources = task_services(task_dir, task)
+    found = {}
+    for tool, (service, path) in tool_endpoints(task).items():
+        fields = sources[service].routes.get(path) if service in sources else None
+        if fields is not None:
+            found[tool] = fields
+    return found

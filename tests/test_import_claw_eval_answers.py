@@ -1,0 +1,129 @@
+"""Imported tools answer as Claw-Eval's mock services do: which records a list holds, which fixture a service
+reads, which defaults a call gets. The last test, over a real checkout (CLAW_EVAL_CHECKOUT), plays the parity test's
+seeded calls on both sides and compares the records each list answer holds."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+from coworkenv import Env
+from coworkenv.apps import APPS, TOOLS, WorldApps
+from coworkenv.bindings import Binding, bind_arguments
+from coworkenv.env import Action
+from coworkenv.importers import import_checkout
+from coworkenv.importers.claw_eval_routes import default_fixture
+from coworkenv.loading import load_spec
+from coworkenv.tools import ToolBox
+from coworkenv.world import World, parse_time
+from tests.support.claw_eval_own import MockService
+
+CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
+
+
+def test_lists_from_several_arguments_add_up() -> None:
+    binding = Binding.model_validate({"op": "contacts_search", "args": {
+        "status": {"to": "tags", "convert": ["to_list"]}, "tier": {"to": "tags", "convert": ["to_list"]},
+        "query": "query"}, "defaults": {"tag": "crm"}})
+    assert bind_arguments(binding, {"status": "active", "tier": "VIP"}) == {"tag": "crm", "tags": ["active", "VIP"]}
+    assert bind_arguments(binding, {"tier": "VIP"}) == {"tag": "crm", "tags": ["VIP"]}
+
+
+def _mail_box() -> ToolBox:
+    messages = [{"id": f"m{n}", "thread_id": f"t{n}", "folder": "inbox", "sender": "a@x.test", "to": ["u@x.test"],
+                 "subject": f"s{n}", "body": "", "sent_at": at} for n, at in enumerate(
+        ["2026-02-20T09:00:00Z", "2026-03-01T09:00:00Z", "2026-02-10T09:00:00Z", "2026-02-28T09:00:00Z"])]
+    state = WorldApps.model_validate({"mail": {"messages": messages}})
+    return ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), TOOLS, TOOLS)
+
+
+def test_a_mail_list_keeps_the_last_days_in_the_order_held() -> None:
+    box = _mail_box()
+    ids = [m["id"] for m in box.call("mail_list_messages", {"days_back": 7, "stored_order": True}).result]
+    assert ids == ["m1", "m3"]  # m0 and m2 are older than 7 days; the order is the mailbox's, not newest first
+    assert [m["id"] for m in box.call("mail_list_messages", {}).result] == ["m1", "m3", "m0", "m2"]
+    assert [m["id"] for m in box.call("mail_list_messages", {"days_back": 1}).result] == ["m1"]  # a day ago
+    assert box.call("mail_list_messages", {"days_back": 0}).result == []
+
+
+def test_a_loose_kb_search_finds_articles_sharing_any_token_in_the_order_held() -> None:
+    articles = [{"id": i, "title": t, "body": b, "category": "it", "status": st} for i, t, b, st in [
+        ("kb_2", "密码重置指南", "如何重置密码", "published"), ("kb_1", "VPN setup", "Install the client", "archived"),
+        ("kb_3", "Printer", "Paper jam", "published")]]
+    state = WorldApps.model_validate({"kb": {"articles": articles}})
+    box = ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), TOOLS, TOOLS)
+    loose = {"any_token": True, "include_archived": True}
+    assert [a["id"] for a in box.call("kb_search", {"query": "忘记密码 vpn", **loose}).result] == ["kb_2", "kb_1"]
+    assert [a["id"] for a in box.call("kb_search", {"query": "jammed", **loose}).result] == ["kb_3"]  # "ja", "am"
+    assert box.call("kb_search", {"query": "忘记密码 vpn"}).result == []  # every word, as before
+
+
+def test_a_service_without_its_fixture_variable_reads_the_default_its_source_names(tmp_path: Path) -> None:
+    (tmp_path / "mock_services" / "notes").mkdir(parents=True)
+    (tmp_path / "mock_services" / "notes" / "server.py").write_text(
+        "import os\nfrom pathlib import Path\nFIXTURES = Path(os.environ.get(\n    \"NOTES_FIXTURES\",\n"
+        "    str(Path(__file__).resolve().parent.parent.parent / \"tasks\" / \"A\" / \"fixtures\" / \"n.json\"),\n))\n")
+    for task in ("A", "B"):
+        (tmp_path / "tasks" / task / "fixtures").mkdir(parents=True)
+    (tmp_path / "tasks" / "A" / "fixtures" / "n.json").write_text("[]")
+    command = "python mock_services/notes/server.py"
+    assert default_fixture(tmp_path / "tasks" / "B", command, "NOTES_FIXTURES") == (
+        tmp_path / "tasks" / "A" / "fixtures" / "n.json").resolve()
+    assert default_fixture(tmp_path / "tasks" / "B", command, "OTHER_FIXTURES") is None
+    (tmp_path / "tasks" / "A" / "fixtures" / "n.json").unlink()
+    assert default_fixture(tmp_path / "tasks" / "B", command, "NOTES_FIXTURES") is None  # named, but not there
+
+
+def _listed(answer: Any) -> set[str] | None:
+    """The ids of the records a list answer holds (the first `*_id` field of each), else None."""
+    if not isinstance(answer, dict):
+        return None
+    for value in answer.values():
+        if isinstance(value, list) and all(isinstance(r, dict) for r in value):
+            return {str(next((r[k] for k in r if k.endswith("_id")), None)) for r in value}
+    return None
+
+
+LISTS = ("crm_list_customers", "gmail_list_messages", "rss_list_articles", "notes_list", "kb_search")
+
+
+@pytest.mark.skipif(not CHECKOUT, reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
+def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path) -> None:
+    """The crm, gmail, rss, notes lists and kb searches (filters, matching, days back, order and limits, defaults, fixture files) on every imported task that has
+    them, the gmail list where the clock is gmail's (a task with a calendar takes the calendar's clock instead)."""
+    from tests.test_import_claw_eval_parity import _episodes
+    root = Path(str(CHECKOUT))
+    differ, compared = [], 0
+    for report in import_checkout(root, tmp_path, judge=False):
+        if report.spec_file is None:
+            continue
+        task_dir = root / "tasks" / report.task_id
+        doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
+        names = {s["name"] for s in doc["services"]}
+        spec = load_spec(tmp_path / str(report.spec_file)).model_copy(update={"faults": None})
+        lists = [d.name for d in spec.tool_decls if d.name in LISTS and not (
+            d.name == "gmail_list_messages" and "calendar" in names)]
+        if not lists:
+            continue
+        endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        for steps in _episodes(root, task_dir, spec, 2):
+            services = [MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]]
+            env = Env(spec)
+            env.reset()
+            for call in (s["call"] for s in steps if "call" in s):
+                path = endpoints[call["name"]]
+                service = next((s for s in services if path in s.routes.handlers), None)
+                status, theirs = service.call(path, call["arguments"]) if service else (404, {})
+                ours = json.loads(env.step(Action.call(call["name"], call["arguments"])).messages[-1]["content"])
+                if call["name"] in lists and status == 200:
+                    compared += 1
+                    if _listed(ours) != _listed(theirs):
+                        differ.append((report.task_id, call, _listed(ours), _listed(theirs)))
+    assert compared > 50
+    assert not differ, differ[:3]
