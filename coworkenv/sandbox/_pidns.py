@@ -50,7 +50,11 @@ class RunPidNamespace:
         if self.missing is not None:
             return start()
         libc = ctypes.CDLL(None, use_errno=True)
-        own = os.open("/proc/thread-self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        try:  # the way back: setns needs a descriptor of the namespace this thread's children belong in
+            own = os.open("/proc/thread-self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            self._note_missing(f"the host's own pid namespace cannot be opened ({exc.strerror}; is /proc mounted?)")
+            return start()
         try:
             if libc.unshare(ctypes.c_int(CLONE_NEWPID)) != 0:
                 self._note_missing(f"unshare(CLONE_NEWPID) failed ({os.strerror(ctypes.get_errno())})")
