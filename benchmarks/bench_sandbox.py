@@ -28,7 +28,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a plain script from anywhere
 from coworkenv import sandbox  # noqa: E402
 
 CHECK = "def check(state):\n    return state['n'] + 1\n"
-DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 
 
 def _summary(durations: list[float]) -> dict[str, float]:

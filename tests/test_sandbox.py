@@ -49,7 +49,7 @@ SECRET_VALUE = "hf_sandbox-test-secret-" + uuid.uuid4().hex
 WELL_KNOWN_SECRET_NAMES = ("HF_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY")
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves: capability drop, rlimits, no_new_privs, Landlock, seccomp, the audit hook.
-DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 KERNEL_ONLY = DEGRADED | {"hook"}
 ESCAPED = "SANDBOX-ESCAPED"
 HOST_FILE_TIME = 1_000_000_000
@@ -348,7 +348,7 @@ def test_hostile_snippet_is_contained_without_privileged_layers(
     case: Hostile, targets: dict[str, str], host_watch: HostWatch
 ) -> None:
     case, outcome = _execute(case, targets, disable=DEGRADED)
-    assert not {"netns", "timens", "mountns", "memory-cgroup", "pids-cgroup", "uid-drop"} & set(outcome.layers)
+    assert not {"netns", "timens", "pidns", "mountns", "memory-cgroup", "pids-cgroup", "uid-drop"} & set(outcome.layers)
     _assert_contained(case, outcome, targets, watch=host_watch)
 
 

@@ -165,7 +165,7 @@ def check(disk):
             with open(f"f{wrote}", "wb") as f:
                 wrote += f.write(b"x" * 65536)
 '''
-DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})  # no tmpfs scratch: the host watches it
+DEGRADED = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})  # no tmpfs scratch: the host watches it
 
 
 @pytest.mark.parametrize("disk", [False, True], ids=["cpu", "scratch-without-tmpfs"])

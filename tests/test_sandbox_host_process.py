@@ -28,7 +28,7 @@ from coworkenv.sandbox._host import CHANNEL_BUFFER_BYTES
 REPO = Path(__file__).resolve().parents[1]
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
 # What an unprivileged container leaves, and the kernel layers alone (as in test_sandbox.py).
-DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 KERNEL_ONLY = DEGRADED | {"hook"}
 
 
@@ -315,7 +315,7 @@ host = {"umask": 0o077, "ignored": sorted(int(s) for s in (signal.SIGHUP, signal
         "policy": os.sched_getscheduler(0), "ioprio": libc.syscall(ioprio[1], 1, 0), "slack": libc.prctl(30, 0, 0, 0, 0),
         "thp_off": libc.prctl(42, 0, 0, 0, 0), "stack": resource.getrlimit(resource.RLIMIT_STACK)[0],
         "release": os.uname().release, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
-degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+degraded = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 runs = {name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable | {"hook"}).result.value
         for name, disable in (("full", frozenset()), ("kernel-only", degraded))}
 print(json.dumps({"host": host, "runs": runs}))
@@ -409,7 +409,7 @@ import json, os, sys
 from coworkenv import sandbox
 from coworkenv.sandbox import SandboxLimits
 os.setgroups([0, 4, 27, 999])
-degraded = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+degraded = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 code = "import os\\ndef check():\\n    return os.getgroups()\\n"
 print(json.dumps({name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable).result.value
                   for name, disable in (("full", frozenset()), ("degraded", degraded),
@@ -510,3 +510,57 @@ def test_a_run_reads_fixed_channel_buffer_sizes_never_its_hosts_network_defaults
     assert outcome.result.value == [[fixed, fixed], [fixed, fixed]], (
         f"the channels' buffers read {outcome.result.value}; the host's network defaults are "
         f"{[Path(f'/proc/sys/net/core/{n}').read_text().strip() for n in ('wmem_default', 'rmem_default')]}")
+
+
+def _children_of(pid: int) -> set[int]:
+    """The processes `pid` (any of its threads) started and has not reaped."""
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError):
+            found |= {int(child) for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()}
+    return found
+
+
+def test_a_call_leaves_its_pid_namespace_behind_it() -> None:
+    """The host makes the run's pid namespace from the calling thread (`_pidns`): after the call that thread starts
+    its own children in the host's namespace again, and the namespace's init is gone with the child."""
+    _require("pidns")
+    before = _children_of(os.getpid())
+    outcome = sandbox._execute("import os\ndef check():\n    return os.getpid()\n", "check", {}, QUICK)
+    assert outcome.result.value == 2, outcome
+    assert os.readlink("/proc/thread-self/ns/pid_for_children") == os.readlink("/proc/self/ns/pid")
+    spawned = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                             check=True)
+    assert int(spawned.stdout) > 2, "the host's own child started in a sandbox's pid namespace"
+    assert _children_of(os.getpid()) <= before, "the call left a process of the host's behind"
+
+
+def test_a_host_killed_mid_call_takes_the_runs_pid_namespace_with_it(tmp_path: Path) -> None:
+    """The namespace's init waits on a pipe whose other end only the host holds: a host killed mid-call closes it, the
+    init ends, and the kernel kills what is left in the namespace; neither the init nor the child outlives the host
+    (a guard of the namespace's own cleanup: an init that waited for a signal lived on for good)."""
+    _require("pidns")
+    script = (
+        "from coworkenv import sandbox\n"
+        "from coworkenv.sandbox import SandboxLimits\n"
+        f"sandbox._execute({SLEEP_LONG!r}, 'check', {{}}, SandboxLimits(wall_seconds=90))\n"
+    )
+    host = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 30
+        while not _processes_naming(str(tmp_path)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # well inside the call
+        started = _children_of(host.pid)
+    finally:
+        host.kill()
+        host.wait()
+    assert len(started) == 2, f"expected the namespace's init and the child, found {started}"
+    deadline = time.monotonic() + 5
+    while (left := [pid for pid in started if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    _remove_groups_of_a_killed_host(tmp_path)
+    assert not left, "a process of the run's pid namespace outlived its host"

@@ -17,6 +17,7 @@ from coworkenv.sandbox import (
     KNOWN_LAYERS,
     REQUIRE_ENV,
     SandboxLimits,
+    _pidns,
     isolation_layers,
     isolation_report,
     missing_layers,
@@ -152,3 +153,21 @@ def test_landlock_writes_no_audit_record_of_what_it_denies(abi: int, flags: int,
     assert _confine.restrict_paths(libc, [str(tmp_path)], [], str(tmp_path), tcp=True) is None  # type: ignore[arg-type]
     restrict_self = [call for call in libc.calls if call[0] == 446]
     assert restrict_self == [(446, libc.ruleset_fd, flags)]
+
+
+def test_a_host_that_cannot_make_a_pid_namespace_runs_the_call_and_says_why(monkeypatch: pytest.MonkeyPatch,
+                                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Where the kernel refuses `unshare(CLONE_NEWPID)` (a container without CAP_SYS_ADMIN; here an invalid flag), the
+    call runs in the host's pid namespace, `pidns` is missing with a reason, the host logs the kernel's, and a call
+    that requires the layer is refused before the code runs."""
+    if os.geteuid() != 0:
+        pytest.skip("the host makes no pid namespace without root anyway")
+    monkeypatch.setattr(_pidns, "CLONE_NEWPID", 1 << 0)  # not a namespace flag: EINVAL
+    code = "import os\ndef check():\n    return os.getpid()\n"
+    with caplog.at_level(logging.WARNING, logger=_pidns.__name__):
+        outcome = sandbox._execute(code, "check", {}, SandboxLimits())
+    assert outcome.result.ok and outcome.result.value != 2, outcome
+    assert "pidns" not in outcome.layers and "made no pid namespace" in outcome.missing["pidns"], outcome.missing
+    assert "unshare(CLONE_NEWPID) failed" in caplog.text
+    refused = sandbox._execute(code, "check", {}, SandboxLimits(), require=("pidns",)).result
+    assert refused.error_kind == "isolation_missing" and refused.value is None, refused

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import subprocess
 import tempfile
 import threading
 import uuid
@@ -22,7 +23,7 @@ from coworkenv import sandbox
 from coworkenv.sandbox import SandboxLimits, SandboxResult, isolation_layers
 
 CORPUS = Path(__file__).with_name("sandbox_corpus")
-DEGRADED = frozenset({"netns", "timens", "mountns", "cgroup", "uid"})
+DEGRADED = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 MODES = {"full": frozenset(), "degraded": DEGRADED, "kernel-only": DEGRADED | {"hook"},
          "no-landlock": DEGRADED | {"landlock"}}
 # Places a run could write to that outlive it; the reader also lists them.
@@ -495,3 +496,102 @@ def test_a_run_cannot_learn_who_holds_a_lock_on_a_host_file(mode: str) -> None:
         os.close(fd)
     assert not (result.ok and result.value), f"a run saw who holds a lock on a host file: {result.value}"
     assert result.error_kind == "forbidden", result  # on main: ok, [[36, 0, <the host's pid>], [5, 0, <the same>]]
+
+
+def test_in_its_own_pid_namespace_native_code_reads_no_lock_holders_pid() -> None:
+    """The same probe as native code sees it (the hook off, every other layer on): F_GETLK and F_OFD_GETLK still
+    answer (sqlite needs them), but the holder, a host process, lies outside the run's pid namespace, so its pid
+    reads 0 (on main: the host's pid, both commands)."""
+    if "pidns" not in isolation_layers():
+        pytest.skip("this machine gives the sandbox no pid namespace (root is needed)")
+    fd = os.open(os.__file__, os.O_RDONLY)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        result = sandbox._execute(LOCK_PROBE, "check", {"path": os.__file__}, SandboxLimits(),
+                                  disable=frozenset({"hook"})).result
+    finally:
+        os.close(fd)
+    assert result.ok, result
+    assert result.value and all(pid == 0 for _, _, pid in result.value), f"a run saw who holds a lock: {result.value}"
+
+
+PID_PROBE = '''
+import os, threading
+def check():
+    return [os.getpid(), threading.get_native_id(), os.getsid(0), os.getpgrp()]
+'''
+
+
+@pytest.mark.parametrize("mode", ["full", "full-native"])
+def test_a_later_run_cannot_count_the_processes_started_since_an_earlier_one(mode: str) -> None:
+    """Two runs with 20 host processes started between them: the runs' pids were the machine's, so the second read
+    how many processes the machine (the host, other runs) had started since the first (on main: 23 more, 20 of them
+    the host's, in both modes), a channel from whatever else the machine does. In pid namespaces of their own both
+    read 2 for every id they have."""
+    if "pidns" not in isolation_layers():
+        pytest.skip("this machine gives the sandbox no pid namespace (root is needed)")
+    disable = frozenset({"hook"}) if mode == "full-native" else frozenset()
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
+    first = sandbox._execute(PID_PROBE, "check", {}, limits, disable=disable).result
+    for _ in range(20):
+        subprocess.run(["true"], check=True)
+    second = sandbox._execute(PID_PROBE, "check", {}, limits, disable=disable).result
+    assert first.ok and second.ok, (first, second)
+    assert first.value == second.value == [2, 2, 2, 2], f"the runs' pids counted the machine's: {first}, {second}"
+
+
+PIPE_SENDER = '''
+import os, time
+def check():
+    made, deadline = 0, time.monotonic() + 1.5
+    while time.monotonic() < deadline and made < 40000:
+        try:
+            r, w = os.pipe()
+        except OSError:
+            break
+        os.close(r)
+        os.close(w)
+        made += 1
+    return made
+'''
+PIPE_RECEIVER = '''
+import os, time
+def batch_start():
+    seen = []
+    for _ in range(2100):  # more than the CPU's batch of 1024: the next batch starts where the machine stands
+        r, w = os.pipe()
+        seen.append(os.fstat(r).st_ino)
+        os.close(r)
+        os.close(w)
+    jumps = [b for a, b in zip(seen, seen[1:]) if b != a + 1]
+    return jumps[-1] if jumps else seen[-1]
+def check():
+    try:
+        first = batch_start()
+        time.sleep(2.0)
+        return batch_start() - first - 2100
+    except OSError:
+        return None
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_count_the_pipes_a_concurrent_run_makes(mode: str) -> None:
+    """Pipe inode numbers come from one counter of the machine's: a run that read it (its CPU's batch used up) before
+    and after a concurrent run made pipes for 1.5 s counted them (on main: about as many as the sender made, in every
+    mode), a channel between runs. Neither may make a pipe now."""
+    if mode == "kernel-only" and not {"landlock", "seccomp"} <= set(isolation_layers()):
+        pytest.skip("this machine does not allow Landlock and seccomp")
+    limits = SandboxLimits(cpu_seconds=3, wall_seconds=6.0)
+    results: dict[str, SandboxResult] = {}
+
+    def run(name: str, code: str) -> None:
+        results[name] = sandbox._execute(code, "check", {}, limits, disable=MODES[mode]).result
+
+    receiver = threading.Thread(target=run, args=("receiver", PIPE_RECEIVER))
+    receiver.start()
+    run("sender", PIPE_SENDER)
+    receiver.join()
+    assert results["sender"].value == 0, f"a run made pipes: {results['sender']}"
+    assert results["receiver"].ok and results["receiver"].value is None, (
+        f"a run read the machine's inode counter: {results['receiver']} (the sender made {results['sender'].value})")

@@ -43,7 +43,7 @@ NR = {
     "setpgid": (109, 154), "capget": (125, 90), "capset": (126, 91), "statx": (332, 291), "file_getattr": (468, 468),
     "newfstatat": (262, 79), "get_mempolicy": (239, 236), "set_mempolicy": (238, 237), "mbind": (237, 235),
     "set_mempolicy_home_node": (450, 450), "fallocate": (285, 47), "open_tree": (428, 428),
-    "open_tree_attr": (467, 467), "mseal": (462, 462),
+    "open_tree_attr": (467, 467), "mseal": (462, 462), "pipe": (22, None), "pipe2": (293, 59),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -150,6 +150,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
     assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
+    # Pipes: their inode numbers are the machine's counter (pipe exists on x86_64 only).
+    assert [answer("pipe2", 0, flags) for flags in (0, 0o4000 | 0o2000000)] == [EPERM] * 2
+    if machine == "x86_64":
+        assert answer("pipe", 0) == EPERM
     # Host file systems' size and free space (and devtmpfs's: the host's memory), the clock ticks since boot.
     assert (answer("statfs", 0, 0), answer("fstatfs", 3, 0), answer("times", 0)) == (ENOSYS, ENOSYS, DONE)
     assert answer("clock_gettime", 7, 0) == ALLOW  # the time namespace shifts it instead

@@ -7,7 +7,8 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   scratch directory as cwd (removed afterwards), a wall-clock timeout that kills the whole process group, and
   caps on stdout/stderr and on the result channel;
 - privileged kernel layers (where the host runs as root): an empty network namespace (`netns`); a time namespace
-  whose boot clocks start near zero, so they do not read the machine's uptime (`timens`); a private mount namespace
+  whose boot clocks start near zero, so they do not read the machine's uptime (`timens`); a pid namespace of the
+  run's own, made by the host at the spawn, where the child is pid 2 in every run (`pidns`); a private mount namespace
   (`mountns`) whose root holds only the stdlib, the libraries it loads, a few system files, device nodes of its own
   and the scratch (`min-root`: no other host path exists in there, not even for stat), read-only (`ro-root`), with
   an empty /proc (`proc-hidden`) and a size-capped tmpfs scratch (`scratch-tmpfs`); a memory cgroup of the run's
@@ -148,7 +149,7 @@ def _execute(
     prelude: str | None = None,
 ) -> Outcome:
     """Run one call; `disable` switches off layers by name (tests use it to check graceful degradation):
-    netns, timens, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
+    netns, timens, pidns, mountns, cgroup (the memory and pids cgroups), uid, landlock, seccomp, hook."""
     require = tuple(require)
     if not entrypoint.isidentifier():
         raise ValueError(f"sandbox entrypoint must be a Python identifier, got {entrypoint!r}")
@@ -183,7 +184,7 @@ def _execute(
             fd = os.open(os.path.join(run_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as fb:
                 fb.write(content)
-        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask)
+        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask, pid_namespace="pidns" not in disable)
     finally:
         for group in cgroups.groups:  # the child is reaped by now (or never started)
             remove_run_cgroup(group)

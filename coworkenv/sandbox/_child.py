@@ -252,6 +252,15 @@ def isolate(
         missing["timens"] = SWITCHED_OFF
     else:  # after the network layer, whose user namespace (on a host without root) gives the privilege
         note(layers, missing, "timens", kernel["isolate_clocks"](libc))
+    # The host made it at the spawn (`_pidns`): pid 2 of a namespace whose parent (the host) lies outside it.
+    own_pid_namespace = os.getpid() == PID_IN_OWN_NAMESPACE and os.getppid() == 0
+    if "pidns" in disabled:
+        missing["pidns"] = SWITCHED_OFF
+    elif own_pid_namespace:
+        layers.append("pidns")
+    else:
+        missing["pidns"] = ("the sandbox runs without root, which a pid namespace of the run's own needs"
+                            if os.geteuid() != 0 else "the host made no pid namespace (its log says why)")
     uid, gid = kernel["pick_sandbox_ids"]()
     if "mountns" in disabled:
         missing.update(dict.fromkeys(("mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs"), SWITCHED_OFF))
@@ -279,7 +288,7 @@ def isolate(
         else:
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
-    note(layers, missing, "dies-with-host", confine["die_with_host"](libc, host_pid))
+    note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             limits["max_processes"], own_uid="uid-drop" in layers)
     if limits.get("core_helper"):  # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash
@@ -310,6 +319,7 @@ def isolate(
 # What os.uname() answers in the child: the host kernel's release and build string are a fingerprint of the host (no
 # namespace covers them, and seccomp refuses the syscall), its name too where no UTS namespace is made. The system and
 # the machine stay the real ones (the interpreter's platform, sysconfig's and platform's answers rely on them).
+PID_IN_OWN_NAMESPACE = 2  # kept in step with _pidns: pid 1 is the namespace's idle init
 SANDBOX_NODENAME, NEUTRAL_RELEASE, NEUTRAL_VERSION = "sandbox", "0.0.0-sandbox", "#1 sandbox"
 
 

@@ -78,6 +78,13 @@ _X86_64_DENIED = (
     162, 306,  # sync, syncfs: the host's writeback in kernel threads, the child stuck uninterruptibly meanwhile
     # Linux AIO: io_setup draws its events from one pool for the whole machine (fs.aio-max-nr), which one run drained.
     206, 207, 208, 209, 210, 333,  # io_setup, io_destroy, io_getevents, io_submit, io_cancel, io_pgetevents
+    # Pipes take their inode numbers from one counter of the machine's (get_next_ino, per CPU in batches of 1024):
+    # a run that made 2100 pipes read it (its batch used up, the next starts where the machine stands) before and
+    # after a second, and saw 2166 there alone, 38077 while the host made 50000 pipes (os.pipe, no audit event): the
+    # activity of the host and of concurrent runs, and a channel from a run making pipes to one reading them. No
+    # check needs a pipe (subprocess and multiprocessing are refused, asyncio's self-pipe is a refused socketpair);
+    # sockets, memfds and the other inode makers are refused already.
+    22, 293,  # pipe, pipe2
 )
 _AARCH64_DENIED = (
     198, 199, 221, 281,  # socket, socketpair, execve, execveat
@@ -102,6 +109,7 @@ _AARCH64_DENIED = (
     279, 447,  # memfd_create, memfd_secret
     81, 267,  # sync, syncfs
     0, 1, 2, 3, 4, 292,  # io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents: Linux AIO
+    59,  # pipe2: the machine's inode counter (as x86_64)
 )
 # File metadata changes (Landlock does not cover them): chmod, chown, utime and xattr families, by path or fd.
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466,
@@ -231,9 +239,10 @@ _HOST_IDENTITY = {"x86_64": (63, 98), "aarch64": (160, 165)}
 # ENOSYS, as on a kernel before them (glibc's statx falls back to fstatat then, answering the stat fields only).
 # Per architecture: (statx, file_getattr).
 _FILE_FACTS = {"x86_64": (332, 468), "aarch64": (291, 468)}
-# The run's parent is the host: getppid (no audit event; no pid namespace, which would take a fork in the child)
-# answered its pid in every set, naming the host process (and, against its own pid, how many processes the machine
-# started since the host did). 0 without running, as a process whose parent lies outside its pid namespace is told;
+# The run's parent is the host: getppid (no audit event) answered its pid in every set without a pid namespace of the
+# run's own (the host makes one as root: `_pidns`), naming the host process (and, against its own pid, how many
+# processes the machine started since the host did). 0 without running, as a process whose parent lies outside its
+# pid namespace is told (and is, in the full set);
 # the bootstrap's own check of its parent (`die_with_host`) runs before the filter. Per architecture.
 _GETPPID = {"x86_64": 110, "aarch64": 173}
 # Locks are kept on the host's inode, where every other process that can open the file sees them: flock takes an
@@ -386,14 +395,15 @@ def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
 
 
-def die_with_host(libc: ctypes.CDLL, host_pid: int) -> str | None:
+def die_with_host(libc: ctypes.CDLL, parent: int) -> str | None:
     """Have the kernel kill this process when the host that started it dies: a host killed mid-call takes its wall
     clock with it, and a sleeping run then lived on for good, its memory held. Set after the uid drop (a change of
-    credentials clears it); a host already gone by then is seen in the parent pid, and this process ends at once.
+    credentials clears it); a host already gone by then is seen in the parent pid (`parent`: the host's, or 0 in a
+    pid namespace of the run's own, where an orphan's parent would read 1), and this process ends at once.
     Returns why it could not, or None."""
     if int(libc.prctl(*(ctypes.c_ulong(v) for v in (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)))) != 0:
         return f"prctl(PR_SET_PDEATHSIG) failed ({_errno_text(ctypes.get_errno())})"
-    if os.getppid() != host_pid:
+    if os.getppid() != parent:
         os.kill(os.getpid(), SIGKILL)
     return None
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from coworkenv.escaping import escape_hidden
 from coworkenv.sandbox._cgroup import RunCgroup, oom_killed
+from coworkenv.sandbox._pidns import RunPidNamespace
 from coworkenv.sandbox._scratch import SCRATCH_ENTRIES, scratch_exceeds
 from coworkenv.sandbox._types import ERROR_KINDS, SandboxLimits, SandboxResult
 
@@ -211,9 +212,11 @@ def _answer_room(limits: SandboxLimits) -> int:
 
 
 def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, ...] = (),
-                      cgroup: RunCgroup | None = None, ask: AskHandler | None = None) -> Outcome:
+                      cgroup: RunCgroup | None = None, ask: AskHandler | None = None,
+                      pid_namespace: bool = True) -> Outcome:
     """Run the child on the job in `run_dir` (which requires the layers `required`; it joins `cgroup` itself) and
-    classify what it left on its channels; `ask` answers the code's requests (the job must say it may ask)."""
+    classify what it left on its channels; `ask` answers the code's requests (the job must say it may ask);
+    `pid_namespace`: start it in a pid namespace of its own where the host may make one (`_pidns`)."""
     res_r, res_w = _result_channel()
     out_r, out_w = os.pipe()
     # Standard input: a pipe no one writes (reads give EOF at once, as /dev/null's do). It was the host's /dev/null,
@@ -230,28 +233,29 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
             extra = [(os.POSIX_SPAWN_DUP2, ans_r, ANSWER_FD)]
         start = time.monotonic()
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        try:
-            interpreter = _interpreter()
-            with _plain_personality():
-                pid = os.posix_spawn(
-                    interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir], {},
-                    file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
-                                  (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
-                                  (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
-                    setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
-                )
-        except OSError as exc:
-            raise RuntimeError(f"cannot start the sandbox interpreter {interpreter!r}: {exc}") from exc
-        finally:  # only the child may hold the write ends, so that EOF means the child is gone
-            os.close(res_w)
-            os.close(out_w)
-            os.close(in_r)
-            in_r = -1
-            if ans_r >= 0:
-                os.close(ans_r)
-                ans_r = -1
-        asks = _Asks(ask, ans_w, limits, pid) if ask is not None else None
-        collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"), asks)
+        interpreter = _interpreter()
+        with RunPidNamespace(interpreter, pid_namespace) as pidns:
+            try:
+                with _plain_personality():
+                    pid = pidns.spawn(lambda: os.posix_spawn(
+                        interpreter, [interpreter, "-I", "-S", "-B", os.path.join(run_dir, BOOTSTRAP_NAME), run_dir],
+                        {}, file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0),
+                                          (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, out_w, 2),
+                                          (os.POSIX_SPAWN_DUP2, res_w, 3), *extra],
+                        setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS,
+                    ))
+            except OSError as exc:
+                raise RuntimeError(f"cannot start the sandbox interpreter {interpreter!r}: {exc}") from exc
+            finally:  # only the child may hold the write ends, so that EOF means the child is gone
+                os.close(res_w)
+                os.close(out_w)
+                os.close(in_r)
+                in_r = -1
+                if ans_r >= 0:
+                    os.close(ans_r)
+                    ans_r = -1
+            asks = _Asks(ask, ans_w, limits, pid) if ask is not None else None
+            collected = _collect(pid, res_r, out_r, start, limits, os.path.join(run_dir, "work"), asks)
         collected = replace(collected, inherited_maxrss_bytes=inherited,
                             oom_killed=cgroup is not None and oom_killed(cgroup))
     finally:

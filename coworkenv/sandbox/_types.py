@@ -11,7 +11,7 @@ ERROR_KINDS = frozenset({
 })
 # Every layer a call can name in `require_layers` (or COWORKENV_SANDBOX_REQUIRE), outermost first.
 KNOWN_LAYERS = (
-    "netns", "timens", "mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs", "memory-cgroup", "pids-cgroup",
+    "netns", "timens", "pidns", "mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs", "memory-cgroup", "pids-cgroup",
     "uid-drop", "oom-first", "caps-drop", "dies-with-host", "rlimits", "no-new-privs", "landlock", "seccomp",
     "audit-hook",
 )

@@ -4,8 +4,8 @@
 # ruff: noqa: SIM105
 # Memory that RLIMIT_AS never counts, held through descriptors: memfds filled up to the file size limit (64 of
 # them held 60 MiB beyond the memory limit) and pipes grown to 1 MiB with F_SETPIPE_SZ (30 MiB), all in kernel
-# memory and none of it in the child's address space. The filter refuses memfd_create and F_SETPIPE_SZ, so only
-# pipes at their default 64 KiB remain (2 MiB with every descriptor).
+# memory and none of it in the child's address space. The filter refuses memfd_create and F_SETPIPE_SZ, and now pipes
+# themselves (their inode numbers are the machine's counter), which held 2 MiB at 64 KiB each with every descriptor.
 import fcntl
 import os
 import signal
