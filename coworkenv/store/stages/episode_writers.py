@@ -28,17 +28,21 @@ ROLLOUT, EVAL, RL = "rollout", "eval", "rl"
 
 @dataclass(frozen=True)
 class EpisodeWriter:
-    """One writer of episode files: what its files hold, the command that writes them, what one run of it is."""
+    """One writer of episode files: whose episodes its files hold, the command that writes them, one run of it."""
 
-    what: str
+    episodes: str
     command: str
     run: str
 
+    @property
+    def what(self) -> str:
+        return f"{self.episodes} ({self.command})"
+
 
 EPISODE_WRITERS = {
-    ROLLOUT: EpisodeWriter("the teacher's episodes (`coworkenv rollout`)", "`coworkenv rollout`", "rollout"),
-    EVAL: EpisodeWriter("an eval's episodes over held-out envs (`coworkenv eval`)", "`coworkenv eval`", "eval"),
-    RL: EpisodeWriter("a student's RL episodes (`coworkenv train rl`)", "`coworkenv train rl`", "RL run"),
+    ROLLOUT: EpisodeWriter("the teacher's episodes", "`coworkenv rollout`", "rollout"),
+    EVAL: EpisodeWriter("an eval's episodes over held-out envs", "`coworkenv eval`", "eval"),
+    RL: EpisodeWriter("a student's RL episodes", "`coworkenv train rl`", "RL run"),
 }
 EVAL_REPORT = "eval_report.json"  # `coworkenv eval --out D` writes D/eval_report.json and its episodes in D/runs
 _RL_STEP = re.compile(r"^step-\d+(-rank-\d+)?$")  # `train rl --out R`: R/rollouts/step-NNNN-rank-N/
@@ -113,11 +117,11 @@ def other_stage_problem(root: Path, reader: str = "curate", writer: str = ROLLOU
     shown = "; ".join(f"{file} ({what})" for file, what in list(others.items())[:3])
     more = f"; and {len(others) - 3} more" if len(others) > 3 else ""
     held_out = writer != EVAL and any(EPISODE_WRITERS[EVAL].what in what for what in others.values())
-    risk = "held-out envs would reach training" if held_out else f"they would be read as {wanted.what.split(' (')[0]}"
+    risk = "held-out envs would reach training" if held_out else f"they would be read as {wanted.episodes}"
     files = f"{len(others)} Parquet files of other stages" if len(others) > 1 else "a Parquet file of another stage"
     if root.is_file():
         return (f"{root} is {others[root]} (not a trajectories file of {wanted.command}); {reader} takes "
-                f"{wanted.what.split(' (')[0]} only, so {risk}; nothing read. Pass a file or folder of {wanted.command} "
+                f"{wanted.episodes} only, so {risk}; nothing read. Pass a file or folder of {wanted.command} "
                 "output")
     tops = sorted({root / file.relative_to(root).parts[0] for file in others})
     todo = f"Pass a folder that holds only {wanted.command} output"

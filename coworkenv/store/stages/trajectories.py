@@ -166,7 +166,7 @@ def _read_file(path: Path) -> pa.Table:
 def refuse_other_stages(root: Path, written_by: str = ROLLOUT) -> None:
     """StageError when `root` (a file or folder) holds files of other writers or stages than `written_by`
     (`other_stage_problem`)."""
-    reader = "curate" if written_by == ROLLOUT else f"a reader of {EPISODE_WRITERS[written_by].what.split(' (')[0]}"
+    reader = "curate" if written_by == ROLLOUT else f"a reader of {EPISODE_WRITERS[written_by].episodes}"
     problem = other_stage_problem(root, reader, written_by)
     if problem is not None:
         raise StageError(problem)
