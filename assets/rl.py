@@ -74,13 +74,13 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     context.log.info(f"GRPO ({settings.rl_config}) from {checkpoint.name} in {len(specs)} train envs")
     result = train_rl(settings.rl_config, specs, out_dir, model_path=checkpoint, progress=_progress(context, "RL"))
     steps = sorted((out_dir / "rollouts").glob("step-*"))
-    tables = [trajectories_table(read_trajectories(folder)) for folder in steps]
+    tables = [trajectories_table(read_trajectories(folder, written_by="rl")) for folder in steps]
     tables = [t.append_column("rl_step", pa.array([int(f.name.split("-")[1])] * t.num_rows, pa.int32()))
               for f, t in zip(steps, tables, strict=True)]
     if not tables:
         raise dg.Failure(f"the RL run wrote no rollouts under {out_dir / 'rollouts'} (rollout.save_rollouts is off "
                          f"in {settings.rl_config}?)")
-    rollouts = stages.RL_ROLLOUTS.store(pa.concat_tables(tables), settings.store_root, RL_ROLLOUTS)
+    rollouts = stages.RL_ROLLOUTS.store(pa.concat_tables(tables), settings.store_root, RL_ROLLOUTS, written_by="rl")
     passed = pa.concat_tables(tables).column("passed").to_pylist()
     yield dg.MaterializeResult(
         asset_key=RL_ROLLOUTS,

@@ -41,7 +41,7 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
     wall_s = sum(r.timings.wall_s for r in records)
     # Clock readings differ on every run: they go to the metadata, so equal episodes store equal bytes.
     table = stages.stored_trajectories_table(records)
-    stored = stages.TRAJECTORIES.store(table, settings.store_root, TRAJECTORIES, capability)
+    stored = stages.TRAJECTORIES.store(table, settings.store_root, TRAJECTORIES, capability, written_by="rollout")
     passed = sum(1 for r in records if r.passed)
     context.log.info(f"{capability}: {passed}/{len(records)} teacher episodes passed")
     return dg.MaterializeResult(

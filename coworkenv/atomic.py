@@ -253,6 +253,23 @@ def lock_exclusive(fd: int, folder: Path, *, wait: bool = True) -> None:
         raise LockError(folder, error) from None
 
 
+def folder_in_use(folder: Path) -> bool:
+    """Whether another process holds `folder`'s lock (`folder_lock`) now: a command is writing the folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # released by the close below
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False  # a file system that cannot lock tells nothing
+    finally:
+        os.close(fd)
+    return False
+
+
 @contextmanager
 def folder_lock(folder: Path, waiting: str | None = None) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (created if missing) for the block: two commands writing one output folder

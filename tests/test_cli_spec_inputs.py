@@ -121,7 +121,7 @@ def test_a_spec_that_fails_its_checks_names_the_file_and_row(tmp_path: Path) -> 
 
 def test_curate_names_a_corrupt_or_wrongly_typed_trajectory_file(tmp_path: Path) -> None:
     good = tmp_path / "traj"
-    write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), good)
+    write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), good, written_by="rollout")
     broken = good / "zz-broken.parquet"
     broken.write_bytes(b"not parquet at all")
     _bad(["curate", str(good), "--out", str(tmp_path / "sft")], str(broken), "not a readable Parquet file")
@@ -179,7 +179,7 @@ def test_an_out_path_that_is_a_file_is_refused_before_any_work(tmp_path: Path, s
 
 def test_curate_names_a_file_that_is_not_trajectories(tmp_path: Path) -> None:
     specs = tmp_path / "mixed"
-    write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), specs)
+    write_trajectories(rollout_specs([load_example(NAMES[0])], OracleTeacher()), specs, written_by="rollout")
     write_specs(procedural_candidates([load_example(NAMES[0])]), specs / "specs.parquet")
     _bad(["curate", str(specs), "--out", str(tmp_path / "sft")], str(specs / "specs.parquet"),
          "not a trajectories file")

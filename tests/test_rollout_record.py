@@ -43,8 +43,8 @@ def records() -> list[TrajectoryRecord]:
 
 
 def test_parquet_round_trip_keeps_every_field(records: list[TrajectoryRecord], tmp_path: Path) -> None:
-    path = write_trajectories(records, tmp_path)
-    assert path.name.startswith("trajectories-") and write_trajectories(records, tmp_path) == path
+    path = write_trajectories(records, tmp_path, written_by="rollout")
+    assert path.name.startswith("trajectories-") and write_trajectories(records, tmp_path, written_by="rollout") == path
     back = read_trajectories(tmp_path)
     assert back == records
     assert back[-1].steps[0].parse_errors and back[-1].audit[1].ok is False

@@ -92,7 +92,7 @@ def test_envs_and_rejected_round_trip(tmp_path: Path) -> None:
 
 
 def test_trajectories_round_trip(records: list[TrajectoryRecord], tmp_path: Path) -> None:
-    path = stages.write_trajectories(records, tmp_path)
+    path = stages.write_trajectories(records, tmp_path, written_by="rollout")
     assert stages.read_trajectories(path) == records
     assert stages.TRAJECTORIES.read(path).equals(trajectories_table(records))
     stored = stages.stored_trajectories_table(records)
@@ -105,7 +105,7 @@ def test_rl_rollouts_round_trip_with_their_step_and_refuse_a_table_without_it(
 ) -> None:
     table = trajectories_table(records)
     steps = table.append_column("rl_step", pa.array([3] * table.num_rows, pa.int32()))
-    stored = stages.RL_ROLLOUTS.store(steps, tmp_path, "rl_rollouts")
+    stored = stages.RL_ROLLOUTS.store(steps, tmp_path, "rl_rollouts", written_by="rl")
     assert stages.RL_ROLLOUTS.read(stored).equals(steps)
     with pytest.raises(stages.StageError, match="missing rl_step"):
         stages.RL_ROLLOUTS.store(table, tmp_path, "rl_rollouts")

@@ -270,6 +270,7 @@ def test_trajectory_credit_run_writes_checkpoint_log_and_curve(spec: EnvSpec, ti
     assert run["reward"] == "binary" and run["credit"] == "trajectory" and run["envs"] == [spec.id]
     (rollouts,) = (out / "rollouts").rglob("*.parquet")
     assert sorted(pq.read_table(rollouts, columns=["passed"]).column("passed").to_pylist()) == [False, True]
+    assert pq.read_metadata(rollouts).metadata[b"coworkenv.written_by"] == b"rl"  # never taken as the teacher's
     reloaded = AutoModelForCausalLM.from_pretrained(out)
     assert reloaded.config.hidden_size == 32 and AutoTokenizer.from_pretrained(out).chat_template
 

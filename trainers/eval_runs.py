@@ -34,7 +34,7 @@ def _earlier_rows(runs: Path) -> dict[Path, list[dict[str, Any]]]:
     if not runs.is_dir():
         return {}
     try:
-        files = trajectory_files(runs)
+        files = trajectory_files(runs, written_by=None)  # every file: one of another writer is foreign too
     except OSError:
         return {}
     found = {file: trajectory_columns(file, RUN_COLUMNS) for file in files}

@@ -43,6 +43,7 @@ from coworkenv.credential_values import hub_client_token_problem
 from coworkenv.env import Env
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
+from coworkenv.store.stages import episode_output_problem
 from trainers.chat_templates import trl_chat_template
 from trainers.checkpoint_files import checkpoint_files_problem, checkpoint_staging, replace_dir, start_in_output_problem
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
@@ -312,6 +313,9 @@ def train_rl(
                                         else "the config's model.name_or_path")
     if in_output is not None:
         raise ValueError(in_output)
+    among_episodes = episode_output_problem(out_dir, "rl", own="rollouts")  # a rollout's folder, an eval's runs
+    if among_episodes is not None:
+        raise ValueError(among_episodes)
     out_dir = Path(out_dir).resolve()
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / RUN_METADATA).is_file():
         raise FileExistsError(f"{out_dir} exists, is not empty and is not an RL run (no {RUN_METADATA}); "

@@ -262,7 +262,7 @@ class EnvRollout:
         self.records = [record for record, _ in episodes]
         self.tokens = [tokens for _, tokens in episodes]
         if self.rollouts_dir is not None:
-            write_trajectories(self.records, self.rollouts_dir / f"step-{step + 1:04d}-rank-{rank}")
+            write_trajectories(self.records, self.rollouts_dir / f"step-{step + 1:04d}-rank-{rank}", written_by="rl")
         return {**out, "logprobs": None}  # TRL recomputes log-probs with the training model
 
 

@@ -47,7 +47,12 @@ from coworkenv.rollout import (
     rollout_specs,
     split_outcomes,
 )
-from coworkenv.store.stages import trajectory_env_ids, trajectory_files, write_trajectories
+from coworkenv.store.stages import (
+    episode_output_problem,
+    trajectory_env_ids,
+    trajectory_files,
+    write_trajectories,
+)
 
 
 def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
@@ -140,6 +145,9 @@ def rollout_command(
     if teacher == "oracle" and llm is not None:
         fail("--teacher oracle plays the reference solution: drop --llm, or use --teacher llm")
     check_out_dir(out, envs_dir, inside=False, suffix="trajectories")
+    inside_other = episode_output_problem(out, "rollout")  # an eval's runs, an RL step: not the teacher's folder
+    if inside_other is not None:
+        fail(inside_other)
     specs = specs_or_exit(envs_dir)
     env_ids = {spec.id for spec in specs}
     earlier = None if add else earlier_episodes_problem(out, env_ids)
@@ -163,7 +171,7 @@ def rollout_command(
         if earlier is not None:
             fail(earlier)
         ran, lost = split_outcomes(rollout_specs(specs, runner, progress))
-        path = write_trajectories(ran, out) if ran else None
+        path = write_trajectories(ran, out, written_by="rollout") if ran else None
     summary = rollout_summary(ran, lost, path, backend.stats.as_dict() if backend is not None else None)
     if as_json:
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())

@@ -148,6 +148,32 @@ def specs_and_trajectories(root: Path) -> dict[str, Path]:
     return made
 
 
+def succeeded(args: list[str]) -> str:
+    """Run `coworkenv ARGS` in this process: it exits 0; what it printed."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def rollout_and_eval(root: Path) -> dict[str, Path]:
+    """Under `root`, made by the commands: train specs (`train`) and their rollout (`traj`); held-out specs
+    (`heldout`) and an eval of them against a stub server (`eval`: its report and `runs/`), of model `model-a`."""
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    made = {"train": root / "train", "heldout": root / "heldout", "traj": root / "traj", "eval": root / "eval"}
+    succeeded(["synth", "--out", str(made["train"]), "-c", CAPABILITY, "--n", "2"])
+    succeeded(["synth", "--out", str(made["heldout"]), "-c", SECOND_CAPABILITY, "--n", "2"])
+    succeeded(["rollout", str(made["train"]), "--out", str(made["traj"])])
+    with FakeOpenAIServer() as server:
+        succeeded(["eval", "--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps", "2", "--envs",
+                   str(made["heldout"]), "--out", str(made["eval"])])
+    return made
+
+
 def renamed_copy(folder: Path, where: Path, name: str, *, inside: bool) -> Path:
     """A copy of `folder` under `where` whose own name (or, `inside`, each file's name) holds `name`."""
     if not inside:

@@ -11,8 +11,14 @@ had; a second `rollout --out T` was refused as if the eval's episodes were an ea
 knows the other stages' files (`coworkenv/store/stages/trajectories.py: other_stage_files`: `D/runs` beside
 `D/eval_report.json`, `R/rollouts/step-*`, an `rl_step`, `spec_json` or SFT-only set of columns): the folder's
 readers leave them out of the teacher's episodes, and curate (and `read_trajectories`) refuse the folder before any
-work with one line naming each file, what it is and what to do. Regression guards: `curate D/runs` (an eval's
-runs named as such) and rollout output in subfolders of T are taken as before.
+work with one line naming each file, what it is and what to do. Regression guard: rollout output in subfolders of T
+is taken as before.
+
+Since episode files are marked with their writer (tests/faults/test_faults_episode_marks.py), `eval --out T/eval`
+itself is refused before any request (the cases here copy an eval's folder into T, as an older release left it),
+the RL cases below use files marked by their writer and files of an older release (no mark, told by their layout or
+`rl_step` column), and `curate D/runs` (an eval's runs named as such), taken here on purpose before, is refused: it
+trained on held-out envs all the same.
 """
 
 from __future__ import annotations
@@ -24,35 +30,19 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from coworkenv.cli import app
+from coworkenv.rollout import trajectories_table
 from coworkenv.store.stages import RL_ROLLOUTS, StageError, read_sft, read_trajectories, sft_files
-from tests.faults.harness import CAPABILITY, SECOND_CAPABILITY, refused, snapshot
+from tests.faults.harness import refused, rollout_and_eval, snapshot, succeeded
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(900)
 
 
-def _ok(args: list[str]) -> str:
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Train specs and their rollout T; held-out specs and an eval of them (a stub server) in E."""
-    root = tmp_path_factory.mktemp("nested")
-    made = {"train": root / "train", "heldout": root / "heldout", "traj": root / "traj", "eval": root / "eval"}
-    _ok(["synth", "--out", str(made["train"]), "-c", CAPABILITY, "--n", "2"])
-    _ok(["synth", "--out", str(made["heldout"]), "-c", SECOND_CAPABILITY, "--n", "2"])
-    _ok(["rollout", str(made["train"]), "--out", str(made["traj"])])
-    with FakeOpenAIServer() as server:
-        result = CliRunner().invoke(app, ["eval", "--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps",
-                                          "2", "--envs", str(made["heldout"]), "--out", str(made["eval"])])
-    assert (made["eval"] / "eval_report.json").is_file(), result.output
-    return made
+    return rollout_and_eval(tmp_path_factory.mktemp("nested"))
 
 
 def _traj(made: dict[str, Path], tmp_path: Path) -> Path:
@@ -75,12 +65,14 @@ def _curate_refused(traj: Path, tmp_path: Path, *needles: str) -> None:
 
 def test_eval_run_into_a_subfolder_of_the_rollout_then_curate_is_refused_naming_the_held_out_episodes(
         made: dict[str, Path], tmp_path: Path) -> None:
-    """The case measured: `eval --out T/eval` then `curate T` (on main: input_rows 4, exit 0)."""
+    """The case measured: `eval --out T/eval` then `curate T` (on main: input_rows 4, exit 0). The eval itself is
+    refused now, before any request; its folder left there by an older release is refused by curate."""
     traj = _traj(made, tmp_path)
     with FakeOpenAIServer() as server:
-        _ok(["eval", "--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps", "2", "--envs",
-             str(made["heldout"]), "--out", str(traj / "eval")])
-    runs = next((traj / "eval" / "runs").glob("*.parquet"))
+        refused(["eval", "--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps", "2", "--envs",
+                 str(made["heldout"]), "--out", str(traj / "eval")], f"--out {traj / 'eval'} is inside {traj}")
+        assert server.stats()["requests"] == 0 and not (traj / "eval").exists()
+    runs = _eval_into(made, traj / "eval")
     _curate_refused(traj, tmp_path, str(runs), "an eval's episodes over held-out envs",
                     "held-out envs would reach training", f"Move {traj / 'eval'} out of {traj}")
 
@@ -95,30 +87,44 @@ def test_an_eval_folder_as_t_itself_or_deeper_is_refused_too(made: dict[str, Pat
     _curate_refused(traj, tmp_path, str(runs), "held-out envs would reach training", f"Move {top} out of")
 
 
-def test_a_students_rl_rollouts_under_t_are_refused(made: dict[str, Path], tmp_path: Path) -> None:
+def _student_episodes(made: dict[str, Path], marked: bool) -> pa.Table:
+    """The eval's episodes as a student's (RL writes the same records): marked by the RL writer, or unmarked as an
+    older release wrote them."""
+    records = read_trajectories(next((made["eval"] / "runs").glob("*.parquet")), written_by="eval")
+    table = trajectories_table(records)
+    return table.replace_schema_metadata({b"coworkenv.written_by": b"rl"} if marked else None)
+
+
+@pytest.mark.parametrize("marked", [True, False], ids=["marked", "older release"])
+def test_a_students_rl_rollouts_under_t_are_refused(made: dict[str, Path], tmp_path: Path, marked: bool) -> None:
     """`train rl --out T/rl` with rollout.save_rollouts on: T/rl/rollouts/step-0001-rank-0/trajectories-*.parquet."""
     traj = _traj(made, tmp_path)
     step = tmp_path / "T" / "rl" / "rollouts" / "step-0001-rank-0"
     step.mkdir(parents=True)
-    shutil.copy(next((made["eval"] / "runs").glob("*.parquet")), step / "trajectories-0.parquet")
+    pq.write_table(_student_episodes(made, marked), step / "trajectories-0.parquet")
     _curate_refused(traj, tmp_path, str(step / "trajectories-0.parquet"), "a student's RL episodes",
                     "read as the teacher's episodes", f"Move {traj / 'rl'} out of")
 
 
-def test_the_rl_rollouts_assets_file_under_t_is_refused(made: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("marked", [True, False], ids=["marked", "older release"])
+def test_the_rl_rollouts_assets_file_under_t_is_refused(made: dict[str, Path], tmp_path: Path, marked: bool) -> None:
     """The `rl_rollouts` asset's table (trajectory columns and `rl_step`) copied into T."""
     traj = _traj(made, tmp_path)
-    table = pq.read_table(next((made["eval"] / "runs").glob("*.parquet")))
+    table = _student_episodes(made, marked)
     table = table.append_column("rl_step", pa.array([1] * table.num_rows, pa.int32()))
-    RL_ROLLOUTS.write(RL_ROLLOUTS.check(table), traj / "rl_rollouts.parquet")
-    _curate_refused(traj, tmp_path, str(traj / "rl_rollouts.parquet"), "an rl_step column")
+    if marked:
+        RL_ROLLOUTS.write(RL_ROLLOUTS.check(table), traj / "rl_rollouts.parquet", written_by="rl")
+    else:
+        pq.write_table(table, traj / "rl_rollouts.parquet")
+    _curate_refused(traj, tmp_path, str(traj / "rl_rollouts.parquet"), "a student's RL episodes",
+                    "coworkenv.written_by=rl" if marked else "an rl_step column")
 
 
 def test_sft_shards_under_t_are_named_as_sft_shards(made: dict[str, Path], tmp_path: Path) -> None:
     """A curate's output copied into T (on main: "not a trajectories file, no column ...; write trajectories with
     `coworkenv rollout`", for a user who had)."""
     traj = _traj(made, tmp_path)
-    _ok(["curate", str(made["traj"]), "--out", str(tmp_path / "curated")])
+    succeeded(["curate", str(made["traj"]), "--out", str(tmp_path / "curated")])
     shutil.copytree(tmp_path / "curated", traj / "curated")
     shard = sorted((traj / "curated").glob("*.parquet"))[0]
     _curate_refused(traj, tmp_path, str(shard), "SFT shards (curate's output)")
@@ -147,24 +153,27 @@ def test_a_second_rollout_into_t_is_not_refused_for_the_evals_episodes(made: dic
     an earlier rollout's", which they are not; the eval's files are not the rollout stage's."""
     traj = _traj(made, tmp_path)
     _eval_into(made, traj / "eval")
-    output = _ok(["rollout", str(made["train"]), "--out", str(traj), "--seed", "7"])
+    output = succeeded(["rollout", str(made["train"]), "--out", str(traj), "--seed", "7"])
     assert "2 episodes in 2 envs" in output
 
 
-def test_guard_an_evals_runs_named_as_such_are_taken(made: dict[str, Path], tmp_path: Path) -> None:
-    """Regression guard: `curate D/runs` names the eval's episodes on purpose; taken as before."""
+def test_an_evals_runs_named_as_such_are_refused(made: dict[str, Path], tmp_path: Path) -> None:
+    """`curate D/runs`, taken on purpose before (a guard here), trained on held-out envs all the same: refused now
+    that an eval's files say who wrote them (tests/faults/test_faults_episode_marks.py)."""
     runs = Path(shutil.copytree(made["eval"], tmp_path / "D")) / "runs"
-    output = _ok(["curate", str(runs), "--out", str(tmp_path / "sft"), "--json"])
-    assert orjson.loads(output)["input_rows"] == 2
+    before = snapshot(runs)
+    refused(["curate", str(runs), "--out", str(tmp_path / "sft")], "an eval's episodes over held-out envs",
+            "coworkenv.written_by=eval", "nothing read")
+    assert snapshot(runs) == before and not (tmp_path / "sft").exists()
 
 
 def test_guard_rollouts_in_subfolders_of_t_are_all_taken(made: dict[str, Path], tmp_path: Path) -> None:
     """Regression guard: two rollouts in T/a and T/b (and an eval beside T, not inside it) are curated together."""
     traj = tmp_path / "T"
     shutil.copytree(made["traj"], traj / "a")
-    _ok(["rollout", str(made["train"]), "--out", str(traj / "b"), "--seed", "7"])
+    succeeded(["rollout", str(made["train"]), "--out", str(traj / "b"), "--seed", "7"])
     _eval_into(made, tmp_path / "T-eval")
-    output = _ok(["curate", str(traj), "--out", str(tmp_path / "sft"), "--json"])
+    output = succeeded(["curate", str(traj), "--out", str(tmp_path / "sft"), "--json"])
     assert orjson.loads(output)["input_rows"] == 4
 
 

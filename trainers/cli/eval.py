@@ -63,6 +63,16 @@ def _backend(llm: str | None, model: str | None, served_model: str | None, concu
         fail(str(exc))
 
 
+def _refuse_other_episodes(out: Path) -> None:
+    """Exit 2 when OUT is at, inside or above a folder of other episodes (a rollout's: the teacher's), which every
+    reader of that folder would take with this eval's runs (`episode_output_problem`)."""
+    from coworkenv.store.stages import episode_output_problem
+
+    problem = episode_output_problem(out, "eval", own="runs")
+    if problem is not None:
+        fail(problem)
+
+
 def label_problem(option: str, label: str) -> str | None:
     """Why `label` cannot name a column of the report's tables, or None. A `|` (a Markdown cell border) or a line
     break shifted every row, each model's numbers then under another's name; a blank named nothing."""
@@ -166,6 +176,7 @@ def eval_command(
 
     if out is not None:
         check_out_dir(out)
+        _refuse_other_episodes(out)
     specs = specs_or_exit(envs)
     others = _compared(compare or [])
     if label:  # before the backend: a local checkpoint takes a while to load
@@ -176,6 +187,7 @@ def eval_command(
     env_ids = {spec.id for spec in specs}
     with output_lock(out, "eval"):  # a second eval into OUT waits, then meets this one's report and runs
         if out is not None:
+            _refuse_other_episodes(out)  # again: another command may have written meanwhile
             problem = earlier_runs_problem(out, backend.name, env_ids, sampling, k, list(others.values()))
             if problem is not None:
                 fail(problem)
@@ -192,7 +204,7 @@ def eval_command(
             fail(str(exc))
         if out is not None:
             files = write_eval_report(out, shown)
-            written = write_trajectories(records, out / "runs")
+            written = write_trajectories(records, out / "runs", written_by="eval")
             for earlier in superseded_runs(out, written, backend.name, env_ids, sampling, k):
                 typer.echo(f"removed {earlier}: the episodes of this eval run before, under the report now replaced",
                            err=True)

@@ -10,9 +10,12 @@
 Every writer uses the deterministic Parquet settings (`coworkenv.store.PARQUET_WRITE_OPTIONS`): the command line
 and the pipeline write byte-identical files for equal tables. Readers migrate files of older releases (renamed
 columns, columns added since) and name the file and row of anything they cannot read.
+
+Episode files (trajectories, rl_rollouts) record who wrote them, `coworkenv.written_by` = rollout / eval / rl in their
+Parquet metadata (`episode_writers`): readers of the teacher's episodes refuse an eval's or a student's RL episodes.
 """
 
-from coworkenv.store.stages._stage import Stage, StageError
+from coworkenv.store.stages._stage import WRITTEN_BY, Stage, StageError, file_written_by
 from coworkenv.store.stages.envs import ENVS, ENVS_SCHEMA, REJECTED, REJECTED_SCHEMA, read_envs
 from coworkenv.store.stages.sft import (
     SFT,
@@ -42,12 +45,14 @@ from coworkenv.store.stages.specs import (
     write_specs,
 )
 from coworkenv.store.stages.trajectories import (
+    EPISODE_WRITERS,
     RL_ROLLOUTS,
     TRAJECTORIES,
     TRAJECTORY_SCHEMA,
     TrajectorySource,
     check_trajectory_file,
     damaged_trajectory_file,
+    episode_output_problem,
     read_trajectories,
     stored_trajectories_table,
     trajectory_columns,
@@ -60,6 +65,7 @@ from coworkenv.store.stages.trajectories import (
 __all__ = [
     "ENVS",
     "ENVS_SCHEMA",
+    "EPISODE_WRITERS",
     "REJECTED",
     "REJECTED_SCHEMA",
     "RL_ROLLOUTS",
@@ -72,6 +78,7 @@ __all__ = [
     "SPEC_COLUMN",
     "TRAJECTORIES",
     "TRAJECTORY_SCHEMA",
+    "WRITTEN_BY",
     "ShardWriter",
     "SpecCandidate",
     "SpecRow",
@@ -81,6 +88,8 @@ __all__ = [
     "TrajectorySource",
     "check_trajectory_file",
     "damaged_trajectory_file",
+    "episode_output_problem",
+    "file_written_by",
     "read_envs",
     "read_sft",
     "read_sft_column",

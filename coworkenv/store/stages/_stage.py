@@ -17,6 +17,10 @@ from coworkenv.atomic import atomic_write
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._parquet import StoredTable, write_parquet, write_table
 
+# The Parquet key-value metadata that names who wrote a file (a stage with `writers`): files alike column for
+# column (the teacher's episodes, an eval's, a student's RL episodes) are told apart by it, not by where they sit.
+WRITTEN_BY = "coworkenv.written_by"
+
 
 class StageError(ValueError):
     """A stage table that cannot be written or read: the message names the file (or stage) and what to do."""
@@ -32,6 +36,18 @@ class Stage:
     hint: str  # how to produce a file of this stage, for error messages
     required: tuple[str, ...] = ()  # columns an older file must already have; the others may be missing
     renamed: Mapping[str, str] = field(default_factory=dict)  # old column name -> current name
+    writers: tuple[str, ...] = ()  # who may write a file of this stage; each file is marked with its writer
+
+    def marked(self, table: pa.Table, written_by: str | None) -> pa.Table:
+        """`table` marked with its writer (WRITTEN_BY) for a stage with `writers`; StageError for a writer the
+        stage does not know, or none where it needs one."""
+        if not self.writers and written_by is None:
+            return table
+        if written_by is None or written_by not in self.writers:
+            known = f"one of {', '.join(self.writers)}" if self.writers else "none: this stage marks no writer"
+            raise StageError(f"a {self.name} file records who wrote it ({WRITTEN_BY} in its Parquet metadata): "
+                             f"written_by={written_by!r} is not a writer of it; pass written_by= {known}")
+        return table.replace_schema_metadata({**(table.schema.metadata or {}), WRITTEN_BY.encode(): written_by.encode()})
 
     def table(self, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
         """Row dicts as a table of this stage's schema (a key outside the schema is an error)."""
@@ -61,16 +77,19 @@ class Stage:
         raise StageError(f"not a {self.name} table ({'; '.join(problems)}); build it with the {self.name} stage "
                          f"writer ({self.hint})")
 
-    def write(self, table: pa.Table, path: Path | str) -> Path:
-        """Write `table` to `path` atomically (a reader sees the old file or the whole new one)."""
+    def write(self, table: pa.Table, path: Path | str, *, written_by: str | None = None) -> Path:
+        """Write `table` to `path` atomically (a reader sees the old file or the whole new one), marked with
+        `written_by` (`marked`)."""
         path = Path(path)
-        checked = self.check(table)
+        checked = self.marked(self.check(table), written_by)
         atomic_write(path, lambda handle: write_parquet(checked, handle))
         return path
 
-    def store(self, table: pa.Table, root: Path, dataset: str, partition: str | None = None) -> StoredTable:
-        """Write `table` content-addressed under `root/dataset[/partition]` (see `coworkenv.store.write_table`)."""
-        return write_table(self.check(table), root, dataset, partition)
+    def store(self, table: pa.Table, root: Path, dataset: str, partition: str | None = None, *,
+              written_by: str | None = None) -> StoredTable:
+        """Write `table` content-addressed under `root/dataset[/partition]` (see `coworkenv.store.write_table`),
+        marked with `written_by` (`marked`)."""
+        return write_table(self.marked(self.check(table), written_by), root, dataset, partition)
 
     def read(self, path: Path | str | StoredTable, columns: Sequence[str] | None = None) -> pa.Table:
         """A file of this stage as a table of its schema (or of `columns`), migrated from older schemas."""
@@ -132,6 +151,24 @@ class Stage:
         if twice:  # which of the two a reader takes is arbitrary: refuse instead of guessing
             raise StageError(f"{path}: column {', '.join(map(repr, twice))} appears more than once; {self.hint}")
         return schema
+
+
+def file_written_by(path: Path) -> str | None:
+    """Who wrote a stage file (its WRITTEN_BY mark), or None: unmarked (written before the mark) or not readable."""
+    try:
+        metadata = pq.read_metadata(path).metadata or {}
+    except (OSError, pa.ArrowException):
+        return None
+    mark = metadata.get(WRITTEN_BY.encode())
+    return None if mark is None else mark.decode("utf-8", "replace")
+
+
+def file_column_names(path: Path) -> list[str] | None:
+    """The column names a Parquet file stores, or None where it does not read as Parquet (its readers name why)."""
+    try:
+        return list(pq.read_schema(path).names)
+    except (OSError, pa.ArrowException):
+        return None
 
 
 def _family(kind: pa.DataType) -> str:

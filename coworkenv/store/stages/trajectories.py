@@ -6,7 +6,6 @@ The row codec and schema are `coworkenv.rollout.record`'s; this module is where 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,12 +24,22 @@ from coworkenv.rollout.record import (
 )
 from coworkenv.store._parquet import StoredTable
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path
-from coworkenv.store.stages.sft import SFT_REQUIRED_COLUMNS
+from coworkenv.store.stages.episode_writers import (
+    EPISODE_WRITERS,
+    EVAL_REPORT,
+    RL,
+    ROLLOUT,
+    episode_output_problem,
+    other_stage_files,
+    other_stage_problem,
+    parquet_files,
+)
 from coworkenv.world import content_hash
 
 __all__ = [
-    "EVAL_REPORT", "RL_ROLLOUTS", "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource", "check_trajectory_file",
-    "other_stage_files", "other_stage_problem", "read_trajectories", "refuse_other_stages",
+    "EPISODE_WRITERS", "EVAL_REPORT", "RL_ROLLOUTS", "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource",
+    "check_trajectory_file", "episode_output_problem", "other_stage_files", "other_stage_problem",
+    "read_trajectories", "refuse_other_stages",
     "stored_trajectories_table", "trajectory_env_ids", "trajectory_files", "without_measurements",
     "write_trajectories",
 ]
@@ -38,11 +47,13 @@ __all__ = [
 # Columns every trajectory row has a value in: rows without them cannot be split, deduplicated or attributed.
 IDENTITY_COLUMNS = ("env_id",)
 _HINT = "write trajectories with `coworkenv rollout` (or coworkenv.store.stages.write_trajectories)"
-TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names))
+# Every file says who wrote it (`episode_writers`): the teacher's episodes, an eval's or a student's RL episodes.
+TRAJECTORIES = Stage("trajectories", TRAJECTORY_SCHEMA, hint=_HINT, required=tuple(TRAJECTORY_SCHEMA.names),
+                     writers=tuple(EPISODE_WRITERS))
 # A student's RL episodes: trajectory records plus the GRPO step that produced them (the `rl_rollouts` asset).
 RL_ROLLOUTS = Stage("rl_rollouts", TRAJECTORY_SCHEMA.append(pa.field("rl_step", pa.int32())),
                     hint="rl_rollouts are written by the RL assets (assets/rl.py)",
-                    required=(*TRAJECTORY_SCHEMA.names, "rl_step"))
+                    required=(*TRAJECTORY_SCHEMA.names, "rl_step"), writers=(RL,))
 
 
 def without_measurements(record: TrajectoryRecord) -> TrajectoryRecord:
@@ -56,74 +67,15 @@ def stored_trajectories_table(records: Iterable[TrajectoryRecord]) -> pa.Table:
     return trajectories_table(without_measurements(r) for r in records)
 
 
-def trajectory_files(path: Path) -> list[Path]:
-    """The Parquet files of a trajectory dataset: `path` itself, or every `*.parquet` below it, sorted, less the
-    files of other stages found in folders inside it (`other_stage_files`: an eval's episodes, RL rollouts)."""
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
+def trajectory_files(path: Path, written_by: str | None = ROLLOUT) -> list[Path]:
+    """The Parquet files of one writer's episodes: `path` itself, or every `*.parquet` below it, sorted, less the
+    files of other writers and stages (`other_stage_files`: an eval's episodes, RL rollouts, specs, shards); every
+    file with `written_by` None."""
+    if not path.is_file() and not path.is_dir():
         raise FileNotFoundError(f"{path}: {missing_path(path)}; pass a trajectories Parquet file or folder")
-    files = sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
-    others = other_stage_files(path, files)
+    files = parquet_files(path)
+    others = other_stage_files(path, files, written_by) if written_by is not None else {}
     return [file for file in files if file not in others]
-
-
-EVAL_REPORT = "eval_report.json"  # `coworkenv eval --out D` writes D/eval_report.json and its episodes in D/runs
-_RL_STEP = re.compile(r"^step-\d+(-rank-\d+)?$")  # `train rl --out R`: R/rollouts/step-NNNN-rank-N/
-
-
-def other_stage_files(root: Path, files: Sequence[Path] | None = None) -> dict[Path, str]:
-    """The Parquet files below the folder `root` that hold another stage's rows in trajectory form, each with what
-    it is: an eval's episodes (`D/runs` beside `D/eval_report.json`, over held-out envs), a student's RL episodes
-    (`R/rollouts/step-*`, or files with an `rl_step` column). Trajectory readers of a folder must not take them as
-    the teacher's episodes: curate trained on held-out envs without a word. A folder of that kind named as `root`
-    itself (`curate D/runs`) is taken as asked."""
-    if files is None:
-        files = sorted(p for p in root.rglob("*.parquet") if not p.name.startswith(".")) if root.is_dir() else []
-    found: dict[Path, str] = {}
-    for file in files:
-        inside = file.parent.relative_to(root).parts  # the folders between root and the file
-        for depth in range(len(inside)):
-            folder = root.joinpath(*inside[:depth + 1])
-            if folder.name == "runs" and (folder.parent / EVAL_REPORT).is_file():
-                found[file] = f"an eval's episodes over held-out envs, beside {folder.parent / EVAL_REPORT}"
-                break
-            if _RL_STEP.match(folder.name) and folder.parent.name == "rollouts":
-                found[file] = f"a student's RL episodes, under {folder.parent}"
-                break
-        else:
-            try:
-                names = pq.read_schema(file).names
-            except (OSError, pa.ArrowException):
-                continue  # named by the readers
-            if "rl_step" in names:
-                found[file] = "a student's RL episodes (an rl_step column: the rl_rollouts asset)"
-            elif "spec_json" in names:
-                found[file] = "specs or envs (a spec_json column: synth or validate output)"
-            elif "record_id" not in names and set(SFT_REQUIRED_COLUMNS) <= set(names):
-                found[file] = "SFT shards (curate's output)"
-    return found
-
-
-def other_stage_problem(root: Path, reader: str = "curate") -> str | None:
-    """Why the folder `root` cannot be read as one trajectory dataset, or None: it holds other stages' episodes
-    (`other_stage_files`), which a reader of the folder would take as the teacher's; the files, what each is, and
-    what to do."""
-    if not root.is_dir():
-        return None
-    others = other_stage_files(root)
-    if not others:
-        return None
-    shown = "; ".join(f"{file} ({what})" for file, what in list(others.items())[:3])
-    more = f"; and {len(others) - 3} more" if len(others) > 3 else ""
-    tops = sorted({root / file.relative_to(root).parts[0] for file in others})
-    held_out = any("held-out" in what for what in others.values())
-    risk = "held-out envs would reach training" if held_out else "they would be read as the teacher's episodes"
-    files = f"{len(others)} Parquet files of other stages" if len(others) > 1 else "a Parquet file of another stage"
-    return (f"{root} holds {files} (not a trajectories file of `coworkenv rollout`): "
-            f"{shown}{more}; {reader} reads every trajectory file below {root}, so {risk}; nothing read. Move "
-            f"{', '.join(map(str, tops[:3]))} out of {root} (e.g. beside it), or pass a folder that holds only "
-            "`coworkenv rollout` output")
 
 
 def trajectory_env_ids(file: Path) -> list[str] | None:
@@ -184,14 +136,15 @@ def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema
     return schema
 
 
-def read_trajectories(source: Path | str | StoredTable | pa.Table) -> list[TrajectoryRecord]:
-    """Records from a table, a Parquet file, or a folder of Parquet files (a bad file is named in the error)."""
+def read_trajectories(source: Path | str | StoredTable | pa.Table, written_by: str = ROLLOUT) -> list[TrajectoryRecord]:
+    """Records from a table, a Parquet file, or a folder of Parquet files (a bad file is named in the error); of a
+    file or folder, only `written_by`'s episodes (the teacher's by default): another writer's file is refused."""
     if isinstance(source, pa.Table):
         table = source
     else:
         path = source.path if isinstance(source, StoredTable) else Path(source)
-        refuse_other_stages(path)
-        files = trajectory_files(path)
+        refuse_other_stages(path, written_by)
+        files = trajectory_files(path, written_by)
         for file in files:
             check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
         # Read with the current schema: struct fields added since (a check's role and score) read as null.
@@ -210,17 +163,21 @@ def _read_file(path: Path) -> pa.Table:
         raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
 
 
-def refuse_other_stages(root: Path) -> None:
-    """StageError when the folder `root` holds other stages' episodes (`other_stage_problem`)."""
-    problem = other_stage_problem(root)
+def refuse_other_stages(root: Path, written_by: str = ROLLOUT) -> None:
+    """StageError when `root` (a file or folder) holds files of other writers or stages than `written_by`
+    (`other_stage_problem`)."""
+    reader = "curate" if written_by == ROLLOUT else f"a reader of {EPISODE_WRITERS[written_by].episodes}"
+    problem = other_stage_problem(root, reader, written_by)
     if problem is not None:
         raise StageError(problem)
 
 
-def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path) -> Path:
-    """Write records to `out_dir/trajectories-<content hash>.parquet` (atomic; same records, same name)."""
+def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path, *, written_by: str) -> Path:
+    """Write records to `out_dir/trajectories-<content hash>.parquet` (atomic; same records, same name), marked with
+    who wrote them (`written_by`: a key of EPISODE_WRITERS)."""
     digest = content_hash(sorted(r.record_id for r in records))[:16]
-    return TRAJECTORIES.write(trajectories_table(records), Path(out_dir) / f"trajectories-{digest}.parquet")
+    return TRAJECTORIES.write(trajectories_table(records), Path(out_dir) / f"trajectories-{digest}.parquet",
+                              written_by=written_by)
 
 
 class TrajectorySource:
