@@ -53,6 +53,16 @@ class ArgBinding(_Wire):
                     "(list -> comma string), first (list -> first item), str, int, float, bool, lower, upper")] = []
     values: Annotated[dict[str, Any], Field(
         description="Value mapping applied after conversions, by the value's text, e.g. {\"high\": \"P1\"}")] = {}
+    closed: Annotated[bool, Field(
+        description="`values` names every value a record can hold (a list's filter): any other value matches no "
+                    "record, and the call answers an empty list (as a service comparing the text would)")] = False
+
+    @model_serializer(mode="wrap")
+    def _without_unused_closed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # bindings without it dump as before, keeping spec ids
+        if not self.closed:
+            data.pop("closed", None)
+        return data
 
 
 class ResultShape(_Wire):
@@ -181,6 +191,8 @@ class DeclaredTool(ToolDef):
             raise ToolError(f"invalid arguments for {self.name}: {', '.join(missing)}: field required by the service "
                             f"{'(not in the schema, but taken)' if set(missing) & set(self.decl.bind.undeclared) else ''}"
                             .rstrip())
+        if matches_nothing(self.decl.bind, kwargs):
+            return shape_result(self.decl.bind.result, [])
         op_args = bind_arguments(self.decl.bind, kwargs)
         try:
             validated = self.bound.validate(op_args)
@@ -249,6 +261,19 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
                 raise ToolError(f"{window.days}: {days!r} is not a number of days") from None
             out[window.start], out[window.end] = (f"{d.isoformat()}T00:00:00Z" for d in (first, last))
     return {**binding.defaults, **out}
+
+
+def matches_nothing(binding: Binding, arguments: Mapping[str, Any]) -> bool:
+    """Whether a call filters by a value outside a closed argument's `values`, which no record holds."""
+    for name, value in arguments.items():
+        arg = binding.arg(name)
+        if arg is None or not arg.closed:
+            continue
+        for conversion in arg.convert:
+            value = convert(value, conversion)
+        if value_key(value) not in arg.values:
+            return True
+    return False
 
 
 def _day(value: Any, name: str) -> date:

@@ -88,6 +88,27 @@ def test_todo_priorities_tags_done_filter_get_and_delete() -> None:
     assert "priority" in _error(box, "todo_add_task", list_id="list-1", title="x", priority="urgent")
 
 
+def test_todo_stages_not_started_in_progress_and_done() -> None:
+    box = _box(todo={"lists": [{"id": "list-1", "name": "Work"}]})
+    report, demo, taxes = (_ok(box, "todo_add_task", list_id="list-1", title=t)["id"] for t in ("report", "demo", "taxes"))
+    started = _ok(box, "todo_update_task", task_id=demo, stage="in_progress")
+    assert (started["started"], started["done"]) == (True, False)
+    _ok(box, "todo_update_task", task_id=taxes, stage="done")
+    stage = lambda s, **more: sorted(t["id"] for t in _ok(box, "todo_list_tasks", stage=s, **more))  # noqa: E731
+    assert (stage("not_started"), stage("in_progress"), stage("done")) == ([report], [demo], [taxes])
+    assert stage("done", list_id="list-1") == [taxes]  # a stage lists done tasks of a list too
+    _ok(box, "todo_complete_task", task_id=demo)  # done is past in progress
+    assert (stage("in_progress"), stage("done")) == ([], sorted([demo, taxes]))
+    _ok(box, "todo_update_task", task_id=demo, done=False)  # reopened: back in progress
+    assert stage("in_progress") == [demo]
+    reset = _ok(box, "todo_update_task", task_id=demo, stage="not_started")
+    assert (reset["started"], reset["done"]) == (False, False) and stage("not_started") == sorted([report, demo])
+    assert "stage" in _error(box, "todo_list_tasks", stage="blocked")
+    assert _ok(box, "todo_add_task", list_id="list-1", title="x", id_prefix="todo_")["id"] == "todo_004"
+    _ok(box, "todo_delete_task", task_id=report)  # three held again: todo_004 is in use, so the next is 005
+    assert _ok(box, "todo_add_task", list_id="list-1", title="y", id_prefix="todo_")["id"] == "todo_005"
+
+
 def test_mail_labels() -> None:
     msg = {"id": "msg-1", "thread_id": "t", "folder": "inbox", "sender": "b@x.test", "to": ["ana@x.test"],
            "subject": "Invoice", "body": "pay", "sent_at": START}

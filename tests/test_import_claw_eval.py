@@ -336,6 +336,35 @@ def test_a_fixture_record_that_does_not_fit_the_app_is_named(tmp_path: Path, fix
         assert report.status == "skipped" and says in report.notes[0], report.notes
 
 
+def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_do(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services compare a status filter's text: a value outside the vocabulary lists no record (a 200
+    # with an empty list there), where the app's op would refuse it
+    todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    todo.reset()
+    assert _call(todo, "todo_list_tasks", status="blocked") == {"tasks": []} and todo.audit[-1].ok
+    assert len(_call(todo, "todo_list_tasks", status="pending")["tasks"]) == 3  # a known value still filters
+    tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    tickets.reset()
+    assert _call(tickets, "helpdesk_list_tickets", status="waiting on customer") == {"tickets": []}
+    jobs = Env(imported["specs"]["CE13_failing_job_triage"])
+    jobs.reset()
+    assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": []}
+    assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
+    # a write keeps refusing a value the app has no place for
+    refused = todo.step(Action.call("todo_update_task", {"task_id": "td-12", "priority": "whenever"}))
+    assert "priority" in refused.messages[-1]["content"] and not todo.audit[-1].ok
+
+
+def test_contacts_search_matches_the_query_within_names_as_claw_evals_service_does(imported: dict[str, Any]) -> None:
+    env = Env(imported["specs"]["CE06_renewal_contact_brief"])
+    env.reset()
+    names = lambda **args: [p["name"] for p in _call(env, "contacts_search", **args)["contacts"]]  # noqa: E731
+    assert names(query="Ortiz") == ["Lena Ortiz"] and names(query="a R") == ["Priya Raman"]  # text within the name
+    # neither other fields (a folded title, the email, the phone) nor another letter case match there
+    assert names(query="Pricing") == names(query="acme.test") == names(query="0103") == names(query="ortiz") == []
+    assert names(query="") == ["Priya Raman", "Jonas Berg", "Lena Ortiz"]  # everyone, in the fixture's order
+
+
 def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dict[str, Any]) -> None:
     env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     env.reset()
@@ -345,13 +374,17 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     lease = _call(env, "todo_get_task", task_id="td-11")
     assert (lease["priority"], lease["tags"], lease["due_date"]) == ("high", ["facilities"], "2026-03-04T00:00:00Z")
     assert lease["description"] == "Sign the renewal with the landlord\nassignee: Mara Lind"  # folded field
-    assert _call(env, "todo_get_task", task_id="td-13")["description"] == "status: in_progress"
+    progress = _call(env, "todo_get_task", task_id="td-13")  # in progress: started, not done
+    assert (progress["description"], progress["started"], progress["done"]) == ("", True, False)
+    # the service compares the status: pending lists the tasks not started, in_progress those started
+    assert ids("pending") == ["td-14", "td-11", "td-12"] and ids("in_progress") == ["td-13"]
     assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19T00:00:00Z"  # a date alone
     updated = _call(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
     assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
     assert ids("completed") == ["td-15", "td-12"]
     made = _call(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
     assert (made["due_date"], made["priority"], made["done"]) == ("2026-03-03T00:00:00Z", "low", False)
+    assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
     assert _call(env, "todo_delete_task", task_id="td-13") == {"task_id": "td-13", "deleted": True}
     assert "td-13" not in ids("all")
     missing = env.step(Action.call("todo_get_task", {"task_id": "td-13"}))

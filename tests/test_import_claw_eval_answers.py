@@ -90,12 +90,14 @@ def _listed(answer: Any) -> set[str] | None:
     return None
 
 
-LISTS = ("crm_list_customers", "gmail_list_messages", "rss_list_articles", "notes_list", "kb_search")
+LISTS = ("crm_list_customers", "gmail_list_messages", "rss_list_articles", "notes_list", "kb_search", "contacts_search",
+         "scheduler_list_jobs")
 
 
 @pytest.mark.skipif(not CHECKOUT, reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
 def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path) -> None:
-    """The crm, gmail, rss, notes lists and kb searches (filters, matching, days back, order and limits, defaults, fixture files) on every imported task that has
+    """The crm, gmail, rss, notes and scheduler lists, kb and contacts searches (filters, matching, days back, order
+    and limits, defaults, fixture files, a status no record holds) on every imported task that has
     them, the gmail list where the clock is gmail's (a task with a calendar takes the calendar's clock instead)."""
     from tests.test_import_claw_eval_parity import _episodes
     root = Path(str(CHECKOUT))

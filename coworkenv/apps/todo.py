@@ -9,6 +9,8 @@ from coworkenv.tools import ToolError, Toolkit, read, write
 from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
 
 Priority = Literal["high", "medium", "low"]
+# Where a task stands: not started, started and not yet done, or done.
+Stage = Literal["not_started", "in_progress", "done"]
 
 
 class TodoList(Record):
@@ -26,6 +28,11 @@ class TodoTask(Record):
     done: bool = False
     done_at: str | None = None
     created_at: str = ""
+    started: bool = False  # work on it has begun: in progress until done
+
+
+def _stage(task: TodoTask) -> Stage:
+    return "done" if task.done else "in_progress" if task.started else "not_started"
 
 
 class TodoState(AppState):
@@ -67,6 +74,7 @@ class TodoTools(Toolkit):
     def list_tasks(
         self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
         done: bool | None = None, priority: Priority | None = None, tag: str | None = None,
+        stage: Stage | None = None,
     ) -> list[dict[str, Any]]:
         """List tasks, soonest due first (undated last).
 
@@ -78,6 +86,7 @@ class TodoTools(Toolkit):
             done: Only tasks done (true) or only tasks not done (false); overrides include_done.
             priority: Only tasks of this priority.
             tag: Only tasks with this tag.
+            stage: Only tasks not started, in progress (started, not done) or done; overrides include_done.
         """
         if list_id is not None:
             self._list(list_id)
@@ -88,9 +97,11 @@ class TodoTools(Toolkit):
         if done is not None:
             sets = [table.key("done").ids(done), table.key("list").ids(list_id) if list_id is not None else None]
         elif list_id is not None:  # one set: open tasks of a list are the ones not done
-            sets = [(table.key("list") if include_done else table.key("open_in")).ids(list_id)]
+            sets = [(table.key("list") if include_done or stage else table.key("open_in")).ids(list_id)]
         else:
-            sets = [None if include_done else table.key("done").ids(False)]
+            sets = [None if include_done or stage else table.key("done").ids(False)]
+        if stage is not None:
+            sets.append(table.key("stage").ids(stage))
         if priority is not None:
             sets.append(table.key("priority").ids(priority))
         if tag is not None:
@@ -138,7 +149,7 @@ class TodoTools(Toolkit):
     @write
     def add_task(
         self, list_id: str, title: str, due: str | None = None, notes: str = "", priority: Priority = "medium",
-        tags: list[str] | None = None,
+        tags: list[str] | None = None, id_prefix: str | None = None,
     ) -> dict[str, Any]:
         """Add a task to a list.
 
@@ -150,12 +161,19 @@ class TodoTools(Toolkit):
             notes: Details.
             priority: high, medium or low.
             tags: Tags of the task.
+            id_prefix: Number the new task as another to-do service does: the prefix, then the count of tasks
+                held plus one in three digits (todo_013 after twelve), the next number free.
         """
         self._list(list_id)
         if not title.strip():
             raise ToolError("a task needs a title")
+        table = self.world.table("todo", "tasks")
+        number = len(table) + 1
+        while id_prefix is not None and f"{id_prefix}{number:03d}" in table:
+            number += 1
         task = TodoTask(
-            id=self.world.new_id("task", "todo", "tasks"), list_id=list_id, title=title.strip(), notes=notes,
+            id=f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("task", "todo", "tasks"),
+            list_id=list_id, title=title.strip(), notes=notes,
             due=_due(due) if due else None, priority=priority, tags=_tags(tags or []),
             created_at=self.world.now_iso,
         )
@@ -166,9 +184,9 @@ class TodoTools(Toolkit):
     def update_task(
         self, task_id: str, title: str | None = None, due: str | None = None, notes: str | None = None,
         list_id: str | None = None, priority: Priority | None = None, tags: list[str] | None = None,
-        done: bool | None = None,
+        done: bool | None = None, stage: Stage | None = None,
     ) -> dict[str, Any]:
-        """Change a task's title, due time, notes, list, priority, tags or done flag.
+        """Change a task's title, due time, notes, list, priority, tags, done flag or stage.
 
         Args:
             task_id: Task id.
@@ -179,9 +197,13 @@ class TodoTools(Toolkit):
             priority: New priority: high, medium or low.
             tags: New tags (replace the old ones).
             done: True for done, False to reopen.
+            stage: not_started, in_progress or done (overrides done).
         """
         task = self._task(task_id)
         update: dict[str, Any] = {}
+        if stage is not None:
+            done = stage == "done"
+            update["started"] = stage != "not_started"
         if title is not None:
             update["title"] = title
         if due is not None:
@@ -239,6 +261,7 @@ APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, p
         "open_in": Key(lambda t: None if t.done else t.list_id),
         "done": Key(lambda t: t.done),
         "priority": Key(lambda t: t.priority),
+        "stage": Key(_stage),
         "tag": Key(lambda t: t.tags, multi=True),
         "due": Derived(_due_epoch),
         # Tasks without a due date sort after every dated one ("~" is after any ISO time).

@@ -37,9 +37,10 @@ class ServiceAdapter:
     tag: str | None = None
 
 
-def rename(to: str, *convert: Any, values: dict[str, Any] | None = None) -> ArgBinding:
-    """A declared argument passed on as the op parameter `to` (converted, values mapped)."""
-    return ArgBinding(to=to, convert=list(convert), values=values or {})
+def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False) -> ArgBinding:
+    """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside
+    `values` matches no record, so the list is empty)."""
+    return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed)
 
 
 def number_of(name: str) -> Derived:

@@ -106,7 +106,6 @@ _JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "o
                            "execution_history": "runs"})
 _RUNS = ResultShape(fields={"run_time": "at", "status": "status", "duration_seconds": "duration_seconds",
                             "error": "output"}, wrap="history")
-_STATUS_ARG = _rename("last_status", "lower", values=RUN_STATUS)
 # A job's cron expression is its schedule, its action its command, its creator its owner; statuses success ->
 # ok; the execution history becomes runs (UTC times); description, dependencies, failure counts, why it was
 # disabled and the like become lines of its notes.
@@ -120,7 +119,10 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         "tags": tags_of("tags"), "notes": text_of("notes")},
     fold_into="notes"), {
     "scheduler_list_jobs": ToolMap("scheduler_list_jobs", {
-        "status": _STATUS_ARG, "enabled": _rename("enabled"), "tag": _rename("tag")}, defaults={"limit": 200},
+        # the service compares a status's text (an empty one does not filter): one no job holds lists none
+        "status": _rename("last_status", "lower", values={**RUN_STATUS, "": None}, closed=True),
+        "enabled": _rename("enabled"),
+        "tag": _rename("tag")}, defaults={"limit": 200},
         result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB),
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},

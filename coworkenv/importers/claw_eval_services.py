@@ -98,6 +98,8 @@ ARTICLE_STATUS = {"published": "published", "active": "published", "live": "publ
                   "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 _PRIORITY_ARG = _rename("priority", values=PRIORITY)
 _STATUS_ARG = _rename("status", values={**TICKET_STATUS, "all": None})
+# The services filter a list by comparing a status's text: one no record holds lists nothing.
+_STATUS_FILTER = _rename("status", values={**TICKET_STATUS, "all": None}, closed=True)
 
 ADAPTERS: dict[str, ServiceAdapter] = {
     "gmail": ServiceAdapter("gmail", "mail", "GMAIL_FIXTURES", _mail_records, {
@@ -116,7 +118,7 @@ ADAPTERS: dict[str, ServiceAdapter] = {
     }),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
-            "status": _STATUS_ARG, "query": _rename("query")}, result=_TICKET_SUMMARY),
+            "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY),
         "helpdesk_get_ticket": ToolMap("tickets_get", {"ticket_id": _rename("ticket_id")}, result=_TICKET),
         "helpdesk_update_ticket": ToolMap("tickets_update", {
             "ticket_id": _rename("ticket_id"), "priority": _PRIORITY_ARG, "status": _STATUS_ARG,
@@ -147,7 +149,8 @@ ADAPTERS.update({
         fold_into="notes"), {
         "contacts_search": ToolMap("contacts_search", {
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
-            defaults={"tag": "contacts"}, result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
+            defaults={"tag": "contacts", "in_name": True},  # the service matches the query within names only
+            result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
@@ -275,7 +278,8 @@ ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETC
 TODO_LIST = "tasks"  # Claw-Eval's to-do service has no lists: every task is in this one
 TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium": "medium", "normal": "medium",
                  "low": "low"}
-TODO_DONE = {"completed": True, "done": True, "pending": False, "in_progress": False, "all": None}
+# Claw-Eval's to-do statuses as the app's stages (a task in progress is started, not done)
+TODO_STAGE = {"completed": "done", "done": "done", "pending": "not_started", "in_progress": "in_progress", "all": None}
 
 
 def _day_or_time(name: str) -> Derived:
@@ -287,18 +291,18 @@ def _day_or_time(name: str) -> Derived:
 
 
 def _todo_notes(record: Any) -> str:
-    # The app has a done flag only: "in progress" stays visible as a line of the notes.
+    # A status the app has no stage for (blocked...) stays visible as a line of the notes.
     status = str(record.get("status") or "pending").lower()
     lines = [str(record.get("description") or "")] if record.get("description") else []
-    return "\n".join([*lines, f"status: {status}"] if status not in ("pending", "completed") else lines)
+    return "\n".join([*lines, f"status: {status}"] if status not in TODO_STAGE else lines)
 
 
 _TODO = ResultShape(fields={"task_id": "id", "title": "title", "description": "notes", "done": "done",
                             "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
-                            "created_at": "created_at"})
+                            "created_at": "created_at", "started": "started"})
 _TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY)
-# A due date is that day's 00:00 UTC; status pending/completed/in_progress -> the done flag (in progress is a line
-# of the notes, and listing `in_progress` lists every task not done); description + other fields -> notes.
+# A due date is that day's 00:00 UTC; status pending/in_progress/completed -> the stage (not started, started,
+# done), which a list filters by exactly, as the service compares the status; description + other fields -> notes.
 ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     "tasks", "tasks", {"id": text_of("task_id"), "title": "title", "notes": Derived(("description", "status"), _todo_notes),
                        "due": _day_or_time("due_date"),
@@ -306,19 +310,21 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
                            str(r.get("priority") or "medium").lower(), str(r.get("priority")))),
                        "tags": tags_of("tags"),
                        "done": Derived(("status",), lambda r: str(r.get("status", "")).lower() in ("completed", "done")),
+                       "started": Derived(("status",), lambda r: str(r.get("status", "")).lower() == "in_progress"),
                        "done_at": _day_or_time("completed_at"), "created_at": text_of("created_at")},
     fold_into="notes", defaults={"list_id": TODO_LIST},
     extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
-    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("done", "lower", values=TODO_DONE)},
+    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", "lower", values=TODO_STAGE, closed=True)},
                                defaults={"include_done": True, "limit": 200},
                                result=ResultShape(fields=_TODO.fields, wrap="tasks")),
     "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
-        "status": _rename("done", "lower", values=TODO_DONE), "tags": _rename("tags")}, result=_TODO),
+        "status": _rename("stage", "lower", values=TODO_STAGE), "tags": _rename("tags")}, result=_TODO),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
-        "due_date": _rename("due")}, defaults={"list_id": TODO_LIST}, result=_TODO),
+        "due_date": _rename("due")}, defaults={"list_id": TODO_LIST, "id_prefix": "todo_"},  # numbered as there
+        result=_TODO),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
 })
