@@ -55,7 +55,6 @@ class KbTools(Toolkit):
         """
         table = self.world.table("kb", "articles")
         sets = [table.key("category").ids(category) if category is not None else None]
-        words = query.lower().split()
 
         def shown(a: Article) -> bool:
             return include_archived or a.status != "archived"
@@ -66,15 +65,16 @@ class KbTools(Toolkit):
                 " ".join([a.title, *a.tags, a.body]))), limit=clamp(limit))
             return dump_many(rows, *_SUMMARY)
 
-        def not_in_title(a: Article) -> bool:
-            return shown(a) and not all(w in a.title.lower() for w in words)
-
         # Articles whose title has every word come first (a word in the title is in the text too), then the
         # others; each group by id.
         first = table.select("id", words=("title", query), sets=sets, where=shown, limit=clamp(limit))
         rest: list[Article] = []
         if len(first) < clamp(limit):
-            rest = table.select("id", words=("text", query), sets=sets, where=not_in_title, limit=clamp(limit) - len(first))
+            # `first` holds every shown article of `sets` with each word in its title (fewer than the limit were
+            # found): the others are those not in it, with no title tested again.
+            in_title = {a.id for a in first}
+            rest = table.select("id", words=("text", query), sets=sets, limit=clamp(limit) - len(first),
+                                where=lambda a: a.id not in in_title and shown(a))
         return dump_many([*first, *rest], *_SUMMARY)
 
     @read

@@ -205,14 +205,17 @@ class WordIndex(_Follower):
             return {t for t in self._postings if word in t}
         if len(word) == _GRAM:
             return self._by_gram.get(word, _EMPTY)
-        sets = sorted((self._by_gram.get(word[i:i + _GRAM], _EMPTY) for i in range(len(word) - _GRAM + 1)), key=len)
-        # The tokens holding every trigram (one C intersection from the smallest set), then those holding the word.
-        return {t for t in sets[0].intersection(*sets[1:]) if word in t}
+        grams = [word[i:i + _GRAM] for i in range(len(word) - _GRAM + 1)]
+        sets = sorted(map(self._by_gram.get, grams, itertools.repeat(_EMPTY)), key=len)
+        # The tokens holding every trigram (one C intersection from the smallest set), then those holding the word
+        # (tested in C: no Python frame per token).
+        held = sets[0].intersection(*sets[1:])
+        return set(itertools.compress(held, map(contains, held, itertools.repeat(word))))
 
     def postings_size(self, found: Iterable[str]) -> int:
         """How many (token, record) entries the tokens have: the cost of `ids_with_tokens`."""
         self._fresh()
-        return sum(len(self._postings[t]) for t in found)
+        return sum(map(len, map(self._postings.__getitem__, found)))
 
     def ids_with_tokens(self, found: set[str] | frozenset[str]) -> set[str] | frozenset[str]:
         """Ids of the records with any of the tokens. Do not mutate the result."""
