@@ -145,3 +145,60 @@ def spans(pattern: Any, text: str) -> list[tuple[int, int]]:
     except TimeoutError:
         raise PatternTimeout(f"regex {_shown(pattern.pattern)} took longer than {MATCH_TIMEOUT_S:g} s on "
                              f"{len(text)} characters") from None
+
+
+# A character each category of a class stands for, when a string the pattern matches is built (`example`).
+_CATEGORY_CHARS = {"CATEGORY_DIGIT": "0", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_SPACE": " ", "CATEGORY_NOT_SPACE": "a",
+                   "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-"}
+
+
+def example(pattern: str) -> str | None:
+    """A short string `pattern` matches (each repetition its least count, each alternative its first), or None
+    where that guess does not match (a backreference, a lookaround, a class that excludes the guess) or the check
+    runs past its time bound."""
+    if pattern_problem(pattern) is not None:
+        return None
+    try:
+        text = _example(_sre.parse(pattern))
+    except (KeyError, ValueError, TypeError):
+        return None
+    try:
+        return text if text is not None and search(pattern, text) is not None else None
+    except PatternTimeout:  # no answer in time: no guess
+        return None
+
+
+def _example(sub: Any) -> str | None:
+    out = []
+    for op, av in sub:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(av))
+        elif name in ("ANY", "NOT_LITERAL"):
+            out.append("a" if name == "ANY" or av != ord("a") else "b")
+        elif name == "IN":
+            first = av[0]
+            kind, value = str(first[0]), first[1]
+            out.append(chr(value) if kind == "LITERAL" else chr(value[0]) if kind == "RANGE"
+                       else _CATEGORY_CHARS[str(value)] if kind == "CATEGORY" else "a")
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, _hi, item = av
+            part = _example(item)
+            if part is None:
+                return None
+            out.append(part * lo)
+        elif name in ("SUBPATTERN", "ATOMIC_GROUP"):
+            part = _example(av[-1])
+            if part is None:
+                return None
+            out.append(part)
+        elif name == "BRANCH":
+            part = _example(av[1][0])
+            if part is None:
+                return None
+            out.append(part)
+        elif name == "AT":
+            continue
+        else:  # a backreference, a lookaround, a conditional: no guess
+            return None
+    return "".join(out)

@@ -158,3 +158,14 @@ if __name__ == "__main__":  # measure every case on this checkout
         shown = got.get("message", got.get("reason", got.get("stderr", "")))
         print(f"{name:26s} {got['outcome']:9s} {got['seconds']:6.1f}s  (expected {expected}, main: {on_main})  "
               f"{str(shown)[-100:]}", flush=True)
+
+
+def test_example_builds_a_string_the_pattern_matches_or_none() -> None:
+    # Guard probes call a forbidden `matches` condition with this string (a sound `matches` guard must fire).
+    from coworkenv.spec_regex import example, search
+
+    for pattern in (r"(?i)plat[\W_]*108", r"\+40[\W_]*635", r"^a(b|c)+\d{3}$", r"[^x]y", r"(?:ops|inc).?7"):
+        text = example(pattern)
+        assert text is not None and search(pattern, text) is not None, pattern
+    assert example(r"(a)\1") is None  # a backreference: no guess
+    assert example("(a+)+" * 200) is None  # its check against the guess runs past the time bound

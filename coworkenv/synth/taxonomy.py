@@ -17,7 +17,7 @@ from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "13"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "14"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
@@ -32,6 +32,7 @@ GENERATOR_VERSION = "13"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # checked open: filing it and closing it again no longer passes; 12: a declined access request guards the service's
 # config rollback too (`services_rollback_config`): rolling it back to another version no longer passes; 13: a to-do
 # the task adds (web audit, mail requests) is checked open (`done: false`): adding it and ticking it off no longer passes
+# 14: an incident a release caused guards the service's config against `services_update_config` beside its rollback
 
 StateChange = Literal["none", "announced", "silent"]
 

@@ -6,10 +6,15 @@ inside one tool: another spelling, another recipient field, a draft, a defaulted
   `calendar_update_event` on the meeting, `todo_complete_task` on the to-do) lets the app's delete or cancel tool on
   the same record through, where the agent is given it: the record is lost, which the guard was written to stop;
 - a rewrite of the record in place: a guard on one record's deletion or change by one tool, pinning the record
-  alone, lets the app's other write tool that replaces the same content through (`_REWRITES`): a document
-  overwritten (`files_write_file` with `overwrite: true`) or a note's body replaced (`notes_update_note`) where the
-  guard forbids deleting it, a service's config rolled back to another version (`services_rollback_config`) where
-  the guard forbids changing it (`services_update_config`): what the guard keeps is lost all the same;
+  alone, lets the app's other write tool that replaces the same content through (`_rewrites.REWRITES`, which
+  classifies every write tool): a document overwritten or a note's body replaced where the guard forbids deleting
+  it, a to-do's title emptied, a job disabled or its command replaced, an event's attendees removed where the guard
+  forbids deleting or cancelling it, a service's config rolled back (or changed) where the guard forbids changing
+  (or rolling back) it, an item's stock moved (or written off) where the guard forbids writing it off (or moving
+  it): what the guard keeps is lost all the same;
+- a rollback that makes the change a guard on config keys keeps out (`services_update_config` with `changes`
+  naming the key): `services_rollback_config` to a version whose difference from the active config, made by hand,
+  is a change the guard forbids (the key set to the forbidden value, or changed at all);
 - another way to tell the person: a guard on mailing or messaging a person (by recipient alone) lets a note shared
   with them (`notes_create_note`, then `notes_share_note`) or a message to their contact record
   (`contacts_send_message`) through, where the agent is given those tools.
@@ -27,6 +32,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.validate._rewrites import first_required, key_rollbacks, rewrites
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.mutations import _literal_values
@@ -39,13 +45,6 @@ _NOT_A_CHANGE = re.compile(r"_(delete|cancel|create|add|send|post|save|submit|pu
 # Messaging tools and the arguments that name whom they reach.
 _ADDRESSED = {"mail_send": ("to", "cc", "bcc"), "mail_save_draft": ("to", "cc", "bcc"), "chat_send_dm": ("person",)}
 _NEW_NOTE = "<the new note>"
-# A tool that destroys or changes a record, and the app's other write tools that replace the same content, with
-# the arguments beside the record's that make them do it (a `to_version` is filled from the world).
-_REWRITES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
-    "files_delete_file": (("files_write_file", {"content": "", "overwrite": True}),),
-    "notes_delete_note": (("notes_update_note", {"body": ""}),),
-    "services_update_config": (("services_rollback_config", {"to_version": None}),),
-}
 _SAID = "the forbidden message"  # what the other route carries (a guard on a person matches any content)
 
 Route = list[tuple[str, dict[str, Any]]]
@@ -61,7 +60,7 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
 
     exposed = set(exposed_tools(spec))
     # The reference's own calls (tool, record): a rewrite the task itself makes is the task, not a route to harm.
-    done = {(st.call.name, str(st.call.arguments.get(_first_required(TOOLS[st.call.name]) or "")))
+    done = {(st.call.name, str(st.call.arguments.get(first_required(TOOLS[st.call.name]) or "")))
             for turn in spec.reference for st in turn.steps if st.call and st.call.name in TOOLS}
     errors = []
     for i, check in forbidden:
@@ -82,12 +81,19 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 errors.append(GateError("mutations", "guard_bypassed", where, (
                     f"forbidden guard {check.id!r} forbids {tool} on {args}, but {other_tool} {args} removes the "
                     f"record and matches no forbidden guard; forbid {other_tool} on it too")))
-        for other_tool, args in _rewrites(rule, exposed, world, done):
+        for other_tool, args in rewrites(rule, _pinned(rule), matchers, exposed, world, done):
             if unguarded([(other_tool, args)]):
                 errors.append(GateError("mutations", "guard_bypassed", where, (
                     f"forbidden guard {check.id!r} forbids {tool} on {_pinned(rule)}, but {other_tool} {args} "
                     f"replaces the same content in place and matches no forbidden guard; forbid {other_tool} on "
                     f"it too")))
+        for keys, version, args in key_rollbacks(rule, exposed, world, done):
+            if unguarded([("services_rollback_config", args)]):
+                errors.append(GateError("mutations", "guard_bypassed", where, (
+                    f"forbidden guard {check.id!r} forbids changing {', '.join(keys)} of {args['service']!r} by "
+                    f"{tool}, but services_rollback_config {args} makes config version {version} active, which "
+                    f"makes that change all the same, and matches no forbidden guard; forbid rolling "
+                    f"{args['service']!r} back too")))
         for person, route in _other_messages(rule, exposed, world):
             if unguarded(route):
                 errors.append(GateError("mutations", "guard_bypassed", where, (
@@ -120,7 +126,7 @@ def _deletions(rule: ForbiddenRule, exposed: set[str]) -> Iterator[tuple[str, di
     tool = TOOLS[rule.call.tool]
     if _NOT_A_CHANGE.search(rule.call.tool):
         return
-    record_arg = _first_required(tool)
+    record_arg = first_required(tool)
     value = _pinned(rule).get(record_arg) if record_arg else None
     if record_arg is None or not isinstance(value, str):
         return
@@ -128,7 +134,7 @@ def _deletions(rule: ForbiddenRule, exposed: set[str]) -> Iterator[tuple[str, di
         other = TOOLS.get(name)
         if other is None or other.app != tool.app or other.kind != "write" or not _DESTROYS.search(name):
             continue
-        theirs = _first_required(other)
+        theirs = first_required(other)
         if theirs is None or theirs.rstrip("s") != record_arg.rstrip("s"):
             continue
         args = {theirs: value}
@@ -137,35 +143,6 @@ def _deletions(rule: ForbiddenRule, exposed: set[str]) -> Iterator[tuple[str, di
         except Exception:  # it needs more than the record: not the same deletion
             continue
         yield name, args
-
-
-def _rewrites(rule: ForbiddenRule, exposed: set[str], world: World,
-              done: set[tuple[str, str]]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(tool, arguments) of each exposed tool of `_REWRITES` that replaces the content of the one record the guard
-    pins (and nothing else: a guard on one value of a change is about that value, judged elsewhere), unless the
-    reference makes that call on the record itself (a rollback the task asks for, beside a guard on hand edits)."""
-    record_arg = _first_required(TOOLS[rule.call.tool])
-    pinned = _pinned(rule)
-    value = pinned.get(record_arg) if record_arg else None
-    if record_arg is None or not isinstance(value, str) or set(pinned) != {record_arg}:
-        return
-    for name, extra in _REWRITES.get(rule.call.tool, ()):
-        if name not in exposed or (name, value) in done:
-            continue
-        args = {_first_required(TOOLS[name]) or record_arg: value, **extra}
-        if "to_version" in args:
-            version = _other_version(world, value)
-            if version is None:
-                continue  # one config version only: nothing to roll back to
-            args["to_version"] = version
-        yield name, args
-
-
-def _other_version(world: World, service: str) -> int | None:
-    """A config version of `service` other than the active one, where it has one."""
-    active = next((s.config_version for s in world.table("services", "services") if s.id == service), None)
-    return next((c.version for c in world.table("services", "configs")
-                 if c.service == service and c.version != active), None)
 
 
 def _other_messages(rule: ForbiddenRule, exposed: set[str], world: World) -> Iterator[tuple[str, Route]]:
@@ -196,5 +173,3 @@ def _email_of(world: World, person: str) -> str:
     return person
 
 
-def _first_required(tool: Any) -> str | None:
-    return next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)

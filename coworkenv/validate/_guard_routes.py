@@ -32,6 +32,7 @@ from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.validate._spelling import FORMS, respelled_value
 from coworkenv.validate.gates import GateError
+from coworkenv.validate.task_mutations import where_values
 from coworkenv.world import World
 
 # Mail tools whose recipients in `to` and in `cc` are told alike.
@@ -99,7 +100,9 @@ def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dic
     if route is None or not set(route) <= set(exposed_tools(spec)):
         return
     save, send = route
-    yield [(save, dict(rule.call.args)), (send, {"draft_id": _SAVED_DRAFT})]
+    # the mail the guard forbids: its arguments and what its conditions want (a body containing a phrase)
+    mail = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}
+    yield [(save, mail), (send, {"draft_id": _SAVED_DRAFT})]
 
 
 def _defaulted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[tuple[str, dict[str, Any]]]:

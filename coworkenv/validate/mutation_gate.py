@@ -33,6 +33,7 @@ from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_evasions import evaded_guards
+from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._numerals import spelled_numbers
@@ -119,7 +120,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_numerals(ctx)
     errors += _pinned_units(ctx)
     errors += bypassed_guards(ctx.spec, episodes.env.state)
-    errors += evaded_guards(ctx.spec, episodes.env.state)
+    errors += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
+    errors += respelled_phrases(ctx.spec)
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes)
     total = sum(t[1] for t in by_kind.values())

@@ -37,6 +37,7 @@ from coworkenv.spec import (
     ReferenceTurn,
     ToolCallSpec,
 )
+from coworkenv.spec_regex import example
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
@@ -439,7 +440,7 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
         rule = check.rule
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
-        wanted = {**_where_values(rule.call.tool, rule.call.where), **rule.call.args}
+        wanted = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}
         built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
         if built is None:
             continue
@@ -448,19 +449,40 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
                        reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
 
 
-def _where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:
+def where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:
     """Argument values meeting a matcher's `where` conditions that one value meets: `equals`, `in` (its first
-    value) and `contains` of a string (the string itself, or as the one item of a list argument)."""
+    value), `contains` of a string (the string itself, or as the one item of a list argument), `matches` of a
+    string argument (a string the pattern matches), and a bound on a number inside an object argument
+    (`changes.timeout_ms lt 500`: `{"timeout_ms": 499}`)."""
     fields = TOOLS[tool_name].params.model_fields
     out: dict[str, Any] = {}
     for c in where:
         if "." in c.field:
+            head, _, key = c.field.partition(".")
+            value = _bound_value(c.op, c.value)
+            if "." not in key and value is not None and head in fields and "dict" in str(fields[head].annotation):
+                out.setdefault(head, {})[key] = value
             continue
         if c.op == "equals" or (c.op == "in" and c.value):
             out[c.field] = c.value if c.op == "equals" else c.value[0]
         elif c.op == "contains" and isinstance(c.value, str) and c.field in fields:
             out[c.field] = [c.value] if "list" in str(fields[c.field].annotation) else c.value
+        elif c.op == "matches" and c.field in fields and fields[c.field].annotation is str:
+            text = example(str(c.value))
+            if text is not None:
+                out[c.field] = text
     return out
+
+
+def _bound_value(op: str, value: Any) -> Any:
+    """A value meeting `op value` for a nested argument: the value itself, or a number one past the bound."""
+    if op in ("equals", "gte", "lte", "contains"):
+        return value
+    if op == "in":
+        return value[0] if isinstance(value, list) and value else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and op in ("lt", "gt"):
+        return value - 1 if op == "lt" else value + 1
+    return None
 
 
 def _probe_args(

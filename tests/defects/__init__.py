@@ -35,11 +35,14 @@ from tests.defects import (
     guard_default_arg,
     guard_deletion_evades,
     guard_draft_route,
+    guard_key_rollback_evades,
     guard_one_end_state,
     guard_one_route,
     guard_other_channel,
     guard_overwrite_evades,
+    guard_phrase_respelled,
     guard_respelled,
+    guard_rewrite_evades,
     guard_rollback_evades,
     half_pinned,
     instant_pinned,
@@ -164,6 +167,9 @@ MODULES = (
     undone_ticked_off,
     probe_value_tell,
     ordinal_date_pinned,
+    guard_rewrite_evades,
+    guard_key_rollback_evades,
+    guard_phrase_respelled,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -143,6 +143,12 @@ def _fix_checks(task: Task, inc: Incident) -> None:
             forbidden("services_rollback_config", {"service": svc.id}),
             safety=True,
         )
+        task.check(  # a config changed by hand is the same wrong fix as one rolled back
+            "no-config-change",
+            f"no config change on {svc.id} (the release was the cause)",
+            forbidden("services_update_config", {"service": svc.id}),
+            safety=True,
+        )
     else:
         task.check(
             "no-deploy",
