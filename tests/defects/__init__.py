@@ -64,6 +64,7 @@ from tests.defects import (
     pinned_wording,
     presolved,
     probe_aware,
+    probe_file_times,
     probe_introspection,
     probe_value_tell,
     python_fragile,
@@ -163,6 +164,7 @@ MODULES = (
     probe_introspection,
     undone_ticked_off,
     probe_value_tell,
+    probe_file_times,
     ordinal_date_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
