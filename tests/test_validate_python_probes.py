@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from support.validate_base import sound_spec
 
-from coworkenv.spec import PythonRule
+from coworkenv.spec import EnvSpec, PythonRule
 from coworkenv.validate import SpecValidation, ValidationConfig, validate_spec
 from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.python_probes import literals, paraphrases
@@ -188,7 +188,8 @@ _SELF_VIEW = (
     "def check(state, audit, messages):\n"
     "    return {'passed': True, 'reason': repr([sorted(globals()), check.__code__.co_firstlineno,\n"
     "        str(sys._getframe(1).f_locals.get('job')), random.random.__name__, datetime.datetime.__name__,\n"
-    "        datetime.date.__name__, time.time.__name__, round((time.time() - time.time_ns() / 1e9) / 60)])}\n"
+    "        datetime.date.__name__, time.time.__name__, round((time.time() - time.time_ns() / 1e9) / 60),\n"
+    "        sorted(sys.modules), type(time.time).__name__, type(datetime.datetime).__mro__[0].__name__])}\n"
 )
 
 
@@ -196,8 +197,8 @@ def _view(code: str, **probe: Any) -> str:
     from coworkenv.sandbox import run_sandboxed
     from coworkenv.validate.python_probes import _PRELUDE
 
-    prelude = _PRELUDE.format(offset=probe.get("offset", 0), seed=probe.get("seed"), pin=probe.get("pin")) \
-        if probe else None
+    # no probe: the verifier's own run, which starts with the same setup (`coworkenv.checks.run_setup.setup()`)
+    prelude = _PRELUDE.format(offset=probe.get("offset", 0), seed=probe.get("seed"), pin=probe.get("pin"))
     outcome = run_sandboxed(code, "check", {"state": {}, "audit": [], "messages": []}, prelude=prelude)
     assert outcome.ok, outcome.error
     return str(outcome.value["reason"])
@@ -206,6 +207,61 @@ def _view(code: str, **probe: Any) -> str:
 @pytest.mark.parametrize("probe", [{"seed": 12345}, {"pin": 0.0}, {"offset": 366 * 86_400}])
 def test_a_check_sees_nothing_of_a_probe_in_its_globals_source_frames_or_patched_names(probe: dict[str, Any]) -> None:
     assert _view(_SELF_VIEW, **probe) == _view(_SELF_VIEW)
+
+
+def test_the_verifiers_run_has_the_probes_setup_so_imported_modules_tell_nothing() -> None:
+    """The verifier's run of a Python check starts with the setup the probes run (other values only): the modules
+    imported and the objects patched are the same, so `'random' in sys.modules` tells no probe from a real run."""
+    from coworkenv.checks.run_setup import setup
+    from coworkenv.sandbox import run_sandboxed
+
+    code = ("import sys, time\ndef check(state, audit, messages):\n"
+            "    return {'passed': True, 'reason': repr([sorted(sys.modules), type(time.time).__name__])}\n")
+    views = [run_sandboxed(code, "check", {"state": {}, "audit": [], "messages": []}, prelude=setup(**probe))
+             for probe in ({}, {"offset": 86_400}, {"seed": 7}, {"pin": 0.0})]
+    assert all(v.ok for v in views), [v.error for v in views]
+    assert len({v.value["reason"] for v in views}) == 1
+    assert "'random'" in views[0].value["reason"]
+
+
+def test_the_verifiers_run_answers_as_the_originals() -> None:
+    """In the verifier's run the stand-ins answer as the originals: the real clock, random draws that differ."""
+    import time as host_time
+
+    from coworkenv.checks import Transcript
+    from coworkenv.checks.verifier import _python
+    from coworkenv.env import base_world
+
+    code = ("import time, random, datetime\ndef check(state, audit, messages):\n"
+            "    now = datetime.datetime.now(datetime.timezone.utc).timestamp()\n"
+            f"    return abs(time.time() - {host_time.time()}) < 600 and abs(now - time.time()) < 5 "
+            "and random.random() != random.random() and 1 <= random.randint(1, 3) <= 3\n")
+    score, reason, error, _ = _python(PythonRule(code=code), base_world(EnvSpec.model_validate(sound_spec())), [], Transcript([]))
+    assert (score, error) == (1.0, False), reason
+
+
+@pytest.mark.parametrize("code", [
+    "import os\ndef check(state, audit, messages):\n    return os.stat('x').st_mtime > 0\n",
+    "import os\ndef check(state, audit, messages):\n    return os.stat('x')[8] > 0\n",
+    "from os.path import getmtime\ndef check(state, audit, messages):\n    return getmtime('x') > 0\n",
+    "import os\ndef check(state, audit, messages):\n    return getattr(os.lstat('x'), 'st_ctime_ns') > 0\n",
+    "import pathlib\ndef check(state, audit, messages):\n    return pathlib.Path('x').stat() is not None\n",
+])
+def test_a_check_reading_a_files_times_is_found(code: str) -> None:
+    from coworkenv.validate.python_probes import file_times
+
+    assert file_times(code) is not None
+
+
+@pytest.mark.parametrize("code", [
+    "def check(state, audit, messages):\n    stat = state['apps']['x']['status']\n    return stat == 'ok'\n",
+    "import statistics\ndef check(state, audit, messages):\n    return statistics.mean([1, 2]) == 1.5\n",
+    "def check(state, audit, messages):\n    return state['clock'] > '2026'\n",
+])
+def test_a_check_reading_no_files_times_is_left_alone(code: str) -> None:
+    from coworkenv.validate.python_probes import file_times
+
+    assert file_times(code) is None
 
 
 def test_a_check_starting_with_a_future_import_is_probed() -> None:

@@ -16,6 +16,7 @@ from coworkenv.checks.primitives import (
     state_holds,
 )
 from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose
+from coworkenv.checks.run_setup import setup
 from coworkenv.checks.text import CompiledText, Transcript
 from coworkenv.spec import (
     CalledRule,
@@ -199,7 +200,8 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
             options = sandbox_options(rule)
         except NoJudge as exc:
             return 0.0, f"check error (judge): {exc}", True, None
-    outcome = run_sandboxed(rule.code, rule.entrypoint, payload, **options)
+    # the setup the sandbox gate's probes run too, with their values (`run_setup`): a check cannot tell the two
+    outcome = run_sandboxed(rule.code, rule.entrypoint, payload, prelude=setup(), **options)
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None
     return python_outcome(outcome.value)

@@ -49,7 +49,7 @@ HINTS: dict[str, str] = {
                               "do NOT change the expected value",
     "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
     "probe_aware": "use time, datetime and random only by calling them (better: read time from state['clock']); never "
-                   "inspect their functions or classes (type, __code__, __mro__, inspect)",
+                   "inspect their functions or classes (type, __code__, __mro__, inspect), nor read a file's times",
     "paraphrase_fails": "judge the reply's facts, not its exact wording; prefer a reply_states check",
     "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
     "order_unasked": "drop the order check (or the Python audit-order test), or say the order in the user's turn "

@@ -15,15 +15,17 @@ A Python check is judged on more than the three episodes everyone runs:
   failure (the same final state): a crash or changed verdict is `audit_fragile`;
 - the reference's final state with every table's records listed in reverse (the order of records is not part of
   the state: tools list them sorted, filtered or paged): a crash or changed verdict is `record_order_dependent`.
-The probes patch `random`, `time` and `datetime` inside the sandbox with a prelude that runs before the check as a
-unit of its own: nothing in the check's globals, source, line numbers or frames tells a probe from the verifier's run
-(a check that could tell would answer right when probed and otherwise as it likes), and a check's own
-`from __future__` stays first. Every wall clock moves together (`time.time`, `time_ns`, `localtime`, `gmtime`,
-`ctime`, `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks, `datetime.now`/`utcnow`, and
-`date.today`, which reads `time.time`, once), and a pinned `random()` never repeats a value. What the stand-ins are
-cannot be hidden (a Python function is no builtin, the moved `datetime` a subclass): a check that inspects the
-patched modules' objects (`type(time.time)`, `datetime.__mro__`, `datetime.now.__func__`, `inspect.isbuiltin`) is
-rejected unrun (`probe_aware`, `introspection`). A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
+The probes move the clocks, seed `random` or pin `random()` through the setup every run of a Python check starts
+with, the verifier's own run too (`coworkenv.checks.run_setup`: the same stand-ins, answering as the originals there):
+so nothing a check can read tells a probe from the verifier's run but the values (a check that could tell would
+answer right when probed and otherwise as it likes), neither its globals, source, line numbers or frames, nor the
+patched objects, nor the modules the setup imports. Every wall clock moves together (`time.time`, `time_ns`,
+`localtime`, `gmtime`, `ctime`, `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks,
+`datetime.now`/`utcnow`, and `date.today`, which reads `time.time`, once), and a pinned `random()` never repeats a
+value. A check that inspects the patched modules' objects (`type(time.time)`, `datetime.__mro__`,
+`datetime.now.__func__`, `inspect.isbuiltin`) is rejected unrun all the same (`probe_aware`, `introspection`), and so
+is one that reads a clock no setup can move: a file's times, which the kernel stamps (`probe_aware`, `file_times`).
+A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
 """
 
 from __future__ import annotations
@@ -36,86 +38,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.checks import Reply
+from coworkenv.checks.run_setup import SETUP
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate.mutations import is_write
 
-_PRELUDE = """\
-import random as _cw_random, time as _cw_time, datetime as _cw_datetime
-_cw_offset = {offset}
-_cw_seed = {seed}
-_cw_pin = {pin}
-_cw_draws = __import__("itertools").count()
-
-
-def _cw_like(fake, real):
-    # the stand-in answers to the original's name, so `random.random.__name__` says nothing of a probe
-    for name in ("__name__", "__qualname__", "__doc__", "__module__"):
-        try:
-            setattr(fake, name, getattr(real, name))
-        except (AttributeError, TypeError):
-            pass
-    return fake
-
-
-def _cw_patch(module, name, fake):
-    setattr(module, name, _cw_like(fake, getattr(module, name)))
-
-
-if _cw_seed is not None:
-    _cw_random.seed(_cw_seed)
-if _cw_pin is not None:
-    # at the extreme, yet never the same value twice (`random() == random()` would tell a pinned run)
-    _cw_patch(_cw_random, "random", lambda: abs(_cw_pin - next(_cw_draws) * 1e-12))
-    _cw_patch(_cw_random, "uniform", lambda a, b: a + (b - a) * _cw_pin)
-    _cw_patch(_cw_random, "randint", lambda a, b: a if _cw_pin < 0.5 else b)
-    _cw_patch(_cw_random, "randrange", lambda a, b=None, *r: (0 if b is None else a) if _cw_pin < 0.5
-              else (a if b is None else b) - 1)
-    _cw_patch(_cw_random, "choice", lambda s: s[0] if _cw_pin < 0.5 else s[-1])
-if _cw_offset:
-    _cw_real = _cw_datetime.datetime
-    _cw_delta = _cw_datetime.timedelta(seconds=_cw_offset)
-
-    # `date.today()` and `datetime.today()` read `time.time` (patched below) themselves: moved once, not twice.
-    # Every value the moved class makes is of that class (`now()`, `min` too, as the constructor's), prints as the
-    # original's does and has no instance dict: two values' classes, or a value's repr, tell nothing of a probe.
-    class _CwDatetime(_cw_real):
-        __slots__ = ()
-
-        @classmethod
-        def now(cls, tz=None):
-            moved = _cw_real.now(tz) + _cw_delta
-            return cls.combine(moved, moved.timetz())
-
-        @classmethod
-        def utcnow(cls):
-            moved = _cw_real.utcnow() + _cw_delta
-            return cls.combine(moved, moved.timetz())
-
-        def __repr__(self):
-            return repr(_cw_real.combine(self, self.timetz()))
-
-    _CwDatetime.min = _CwDatetime.combine(_cw_real.min, _cw_real.min.timetz())
-    _CwDatetime.max = _CwDatetime.combine(_cw_real.max, _cw_real.max.timetz())
-    _cw_patch(_cw_datetime, "datetime", _CwDatetime)
-    _cw_time_real, _cw_time_ns_real = _cw_time.time, _cw_time.time_ns
-    _cw_localtime, _cw_gmtime, _cw_ctime = _cw_time.localtime, _cw_time.gmtime, _cw_time.ctime
-    _cw_strftime, _cw_asctime = _cw_time.strftime, _cw_time.asctime
-    _cw_gettime, _cw_gettime_ns = _cw_time.clock_gettime, _cw_time.clock_gettime_ns
-    _cw_wall = [getattr(_cw_time, n) for n in ("CLOCK_REALTIME", "CLOCK_TAI") if hasattr(_cw_time, n)]
-    _cw_patch(_cw_time, "time", lambda: _cw_time_real() + _cw_offset)
-    _cw_patch(_cw_time, "time_ns", lambda: _cw_time_ns_real() + _cw_offset * 10**9)
-    _cw_patch(_cw_time, "localtime", lambda secs=None: _cw_localtime(_cw_time.time() if secs is None else secs))
-    _cw_patch(_cw_time, "gmtime", lambda secs=None: _cw_gmtime(_cw_time.time() if secs is None else secs))
-    _cw_patch(_cw_time, "ctime", lambda secs=None: _cw_ctime(_cw_time.time() if secs is None else secs))
-    # the forms that read the clock without a time given: strftime and asctime of now, the wall clocks by id
-    _cw_patch(_cw_time, "strftime", lambda fmt, t=None: _cw_strftime(fmt, _cw_time.localtime() if t is None else t))
-    _cw_patch(_cw_time, "asctime", lambda t=None: _cw_asctime(_cw_time.localtime() if t is None else t))
-    _cw_patch(_cw_time, "clock_gettime", lambda clk: _cw_gettime(clk) + (_cw_offset if clk in _cw_wall else 0))
-    _cw_patch(_cw_time, "clock_gettime_ns",
-              lambda clk: _cw_gettime_ns(clk) + (_cw_offset * 10**9 if clk in _cw_wall else 0))
-"""
+# The setup of every run, the verifier's too (`coworkenv.checks.run_setup`); the probes give it other values.
+_PRELUDE = SETUP
 # The seeds of the seeded runs are drawn fresh, as CPython seeds an unseeded run: a fixed seed is a state a check can
 # recognise (`random.getstate() == random.Random(1).getstate()`); each finding names its seed, to replay it.
 _SEEDED_RUNS = 2
@@ -269,6 +199,34 @@ class Probe:
     message: str
 
 
+# A file's times are the kernel's stamp of the real clock: no setup moves them, so a check that compares one with
+# the (moved) clock tells a clock probe from the verifier's run, and one that reads the date off it escapes the probes.
+# What gives a file's times: the `stat` family (an index of its result too: `os.stat(p)[8]`), a directory entry's
+# `stat()`, `os.path.get*time`, and the `st_*time` fields by name.
+_FILE_TIMES = re.compile(r"^st_(?:[amc]time|birthtime)(?:_ns)?$")
+_FILE_TIME_CALLS = frozenset({"stat", "lstat", "fstat", "fstatat", "scandir", "getmtime", "getatime", "getctime"})
+
+
+def file_times(code: str) -> str | None:
+    """The first read of a file's times in the check (`os.stat(p).st_mtime`, `os.stat(p)[8]`, `Path(p).stat()`,
+    `os.path.getmtime(p)`, `getattr(st, "st_atime")`), None where it reads none. Nothing in a check's payload is a
+    file: a sound check has no file's times to read."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and (_FILE_TIMES.match(node.attr) or node.attr in _FILE_TIME_CALLS):
+            return ast.unparse(node)
+        # a name only as imported (`from os import stat`): a variable of the check's own may be called `stat`
+        if isinstance(node, ast.alias) and node.name in _FILE_TIME_CALLS:
+            return node.name
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                _FILE_TIMES.match(node.value) or node.value in _FILE_TIME_CALLS - {"stat"}):
+            return repr(node.value)
+    return None
+
+
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
               pin: float | None = None) -> tuple[bool | None, str]:
     """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
@@ -276,8 +234,7 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
     # The prelude runs before the check as a unit of its own (`run_sandboxed(prelude=...)`): the check's globals,
     # source, line numbers and frames are those of the verifier's run, and its `from __future__` stays first.
-    prelude = _PRELUDE.format(offset=offset, seed=seed, pin=pin) if offset or seed is not None or pin is not None \
-        else None
+    prelude = _PRELUDE.format(offset=offset, seed=seed, pin=pin)
     options: dict[str, Any] = {}
     refused = 0
     if rule.judge:
@@ -401,6 +358,11 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     if inspected is not None:
         found.append(Probe("probe_aware", f"the check inspects what the probes patch ({inspected}) rather than "
                                           "using it: it can tell a probe from a real run, so the probes judge nothing"))
+    stamped = file_times(rule.code)
+    if stamped is not None:
+        found.append(Probe("probe_aware", f"the check reads a file's times ({stamped}), the kernel's stamp of the real "
+                                          "clock, which no probe moves: it can tell a clock probe from a real run and "
+                                          "read the date past the probes"))
     variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
     variants += [(f"random seed {seed}", {"seed": seed}) for seed in
                  (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
