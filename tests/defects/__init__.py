@@ -65,6 +65,7 @@ from tests.defects import (
     presolved,
     probe_aware,
     probe_introspection,
+    probe_reached_tell,
     probe_value_tell,
     python_fragile,
     python_messages_table,
@@ -72,6 +73,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_only,
     silent_change,
+    size_pinned,
     solved_by_world,
     spelling_pinned,
     time_window,
@@ -164,6 +166,8 @@ MODULES = (
     undone_ticked_off,
     probe_value_tell,
     ordinal_date_pinned,
+    probe_reached_tell,
+    size_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
