@@ -18,6 +18,7 @@ from tests.defects import (
     case_pinned,
     clock_unprobed,
     content_blind,
+    count_idiom_pinned,
     created_id_pinned,
     dead_guard,
     dst_pinned,
@@ -168,6 +169,7 @@ MODULES = (
     ordinal_date_pinned,
     probe_reached_tell,
     size_pinned,
+    count_idiom_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
