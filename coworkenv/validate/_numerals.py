@@ -78,11 +78,16 @@ def _counts_idiom(text: str, m: re.Match[str]) -> bool:
 
 
 def _copied(text: str, start: int, end: int, told: str) -> bool:
-    """Whether the count at `start:end` with the word after it ("a timeout", "two tickets") is written as what the
-    agent read says it (the customer's subject, the user's words): copied, not the writer's choice of form."""
-    after = re.match(r"\s+[\w'\u2019-]+", text[end:])
-    phrase = normalize(text[start:end] + (after.group(0) if after else ""))
-    return bool(told) and phrase in told
+    """Whether the count at `start:end`, with the word before and the word after it ("with a timeout"; the two words
+    after it at the start of a text), is written as what the agent read says it (the customer's subject, the user's
+    words): copied, not the writer's choice of form. Two words alone ("an incident") are too common to tell."""
+    if not told:
+        return False
+    before = re.search(r"[\w'\u2019-]+\s+$", text[:start])
+    after = re.match(r"\s+[\w'\u2019-]+" + ("" if before else r"\s+[\w'\u2019-]+"), text[end:])
+    if after is None:
+        return False
+    return normalize((before.group(0) if before else "") + text[start:end] + after.group(0)) in told
 
 
 def as_digits(text: str, told: str = "") -> str | None:

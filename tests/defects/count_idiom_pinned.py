@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 
 from tests.defects._core import CorpusError, Spec, replay_defect
-from tests.defects.numeral_pinned import _last_say
+from tests.defects.numeral_pinned import _last_say, wanted_in_reply
 
 CLASS = "count_idiom_pinned"
 DETECTION = (
@@ -38,16 +38,7 @@ def _pinned(pattern: str, idiom: str, wanted: str, check_id: str | None = None) 
         if not n:
             raise CorpusError(f"{spec['capability']}: no {pattern!r} in {step['say']!r}")
         step["say"] = said
-        if check_id is None:
-            spec["checks"].append({
-                "id": "reply-count", "description": f"the reply says how many ({wanted})", "role": "completion",
-                "weight": 1.0, "rule": {"kind": "text", "scope": "final", "turn": len(spec["turns"]) - 1,
-                                        "all_of": [wanted], "words": True}})
-            return
-        found = [c for c in spec["checks"] if c["id"] == check_id and c["rule"]["kind"] == "text"]
-        if not found:
-            raise CorpusError(f"{spec['capability']}: no text check {check_id!r}")
-        found[0]["rule"]["all_of"] = [*found[0]["rule"]["all_of"], wanted]
+        wanted_in_reply(spec, check_id, wanted)
     return breaks
 
 
