@@ -610,6 +610,40 @@ def test_numbers_in_words_are_replayed_in_digits() -> None:
         assert as_digits(pronoun) is None, pronoun
 
 
+def test_counts_said_as_idioms_are_replayed_in_digits_unless_copied() -> None:
+    """A count said as an idiom before a noun (`a couple of`, `a pair of`, `half a dozen`, `a dozen`, `a`/`an`) is
+    written in digits; a phrase that counts nothing (`a few`, `a lot`), a duration (`an hour`), a name (`Plan A`) and
+    a count written as the source writes it (a quoted subject: `with a timeout`) are left as they are."""
+    from coworkenv.validate._numerals import as_digits
+
+    assert as_digits("Fixed a couple of rows and a pair of tasks") == "Fixed 2 rows and 2 tasks"
+    assert as_digits("2 of half a dozen pages; a dozen left") == "2 of 6 pages; 12 left"
+    assert as_digits("Handed an incident ticket and fixed a row") == "Handed 1 incident ticket and fixed 1 row"
+    assert as_digits("A dozen pages") == "12 pages"
+    assert as_digits("a hundred rows") is None
+    for nothing in ("a few minutes", "a lot of noise", "Plan A is ready", "in an hour", "a 15-minute call",
+                    "a.m. slot", "a good idea"):
+        assert as_digits(nothing) is None, nothing
+    told = "re: hickory games: exports fail with a timeout"
+    assert as_digits("Re: Hickory Games: exports fail with a timeout", told) is None
+    assert as_digits("Fixed a row; exports fail with a timeout", told) == "Fixed 1 row; exports fail with a timeout"
+
+
+def test_data_sizes_are_replayed_in_the_sources_unit() -> None:
+    """A size shown under a key naming its unit (`max_body_kb: 512`, `cache_size_bytes: 1048576`,
+    `max_upload_mb: 1536`), stated in another unit, decimal or binary (`0.5 MB`, `524,288 bytes`, `512,000 bytes`,
+    `512 KiB`, `1 MiB`, `1.5 GB`), is written in the source's unit; the source's own unit, or another size, is not."""
+    from coworkenv.validate._units import _sources, as_source_unit
+
+    sizes = _sources([{"max_body_kb": 512, "cache_size_bytes": 1048576, "max_upload_mb": 1536}])
+    for stated in ("0.5 MB", "524,288 bytes", "512,000 bytes", "512 KiB"):
+        assert as_source_unit(f"a body of {stated}", sizes) == "a body of 512 KB", stated
+    assert as_source_unit("a 1 MiB cache, 1.5 gigabytes of uploads", sizes) == \
+        "a 1048576 bytes cache, 1536 MB of uploads"
+    for same in ("512 KB", "512 kB", "1,048,576 bytes", "1536 MB", "2 MB"):
+        assert as_source_unit(f"a body of {same}", sizes) is None, same
+
+
 def test_quantities_are_replayed_in_the_sources_unit() -> None:
     """A quantity the reference's reads were shown under a key naming its unit (`cache_ttl_s: 900`,
     `rate_limit_rps: 40`, `threshold_pct: 85`), stated in another unit (`15 minutes`, `15m`, `quarter-hour`, `0.6 s`,

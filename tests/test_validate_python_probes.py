@@ -340,6 +340,20 @@ def test_the_moved_datetime_makes_every_value_of_one_class_printed_as_the_origin
             (1, "datetime.datetime(2026, 1, 1, 0, 0)", False, True))
 
 
+def test_the_c_module_of_datetime_keeps_the_moved_class() -> None:
+    """`_datetime.datetime` (the class `datetime` re-exports, kept by its C module) is the moved class under the
+    clock probes: its clock moves and values' classes agree with it (`probe_reached_tell`)."""
+    code = ("import _datetime\nfrom datetime import datetime\ndef check(state, audit, messages):\n"
+            "    return {'passed': True, 'reason': repr((_datetime.datetime.now().year, "
+            "type(datetime(2026, 1, 1)) is _datetime.datetime))}\n")
+    from datetime import UTC, datetime
+
+    year = datetime.now(UTC).year
+    assert _view(code) == repr((year, True))
+    moved_year, same_class = eval(_view(code, offset=3653 * 86_400))
+    assert moved_year >= year + 9 and same_class
+
+
 def test_every_wall_clock_moves_together_and_a_pinned_random_never_repeats() -> None:
     """The clock probes move every wall clock by the same offset (strftime and asctime of now, clock_gettime of the
     real-time clock, date.today once, not twice), not the monotonic one; a pinned random() stays at its extreme
@@ -380,6 +394,23 @@ def test_every_wall_clock_moves_together_and_a_pinned_random_never_repeats() -> 
      "    return isinstance(v, datetime) or v is None\n", None),
     ("from datetime import datetime, timedelta\ndef check(s, a, m):\n    age = datetime.now() - datetime(2026, 1, 1)\n"
      "    return isinstance(age, timedelta)\n", None),
+    # what a patched function returned is a plain value: its type tells nothing (`probe_reached_tell`'s twins)
+    ("import random, time\ndef check(s, a, m):\n"
+     "    return type(time.time()) is float and isinstance(random.random(), float)\n", None),
+    # reached through containers, unpacking, loops, class attributes, defaults and run-time lookups
+    ("from datetime import datetime\nBOUNDS = [datetime(2026, 1, 1)]\ndef check(s, a, m):\n"
+     "    return len(type(BOUNDS[0]).__mro__) == 3\n", "type(BOUNDS[0]).__mro__"),
+    ("from datetime import datetime\nA, B = datetime.now(), 1\ndef check(s, a, m):\n    return id(type(A)) > 0\n",
+     "id(type(A))"),
+    ("from datetime import datetime\nclass W:\n    start = datetime(2026, 1, 1)\ndef check(s, a, m):\n"
+     "    return all(type(v) for v in [W.start])\n", "type(v)"),
+    ("import sys\ndef check(s, a, m):\n    return type(sys.modules['time'].time).__name__ == 'function'\n",
+     "type(sys.modules['time'].time).__name__"),
+    ("def check(s, a, m):\n    return __import__('time').time.__code__ is None\n", "__import__('time').time.__code__"),
+    ("def check(s, a, m):\n    return type(globals()['time'].time) is None\n", "type(globals()['time'].time)"),
+    ("from datetime import date\nimport time\ndef check(s, a, m):\n    return date.__subclasses__() == []\n",
+     "date.__subclasses__"),
+    ("import sys\ndef check(s, a, m):\n    return type(sys.modules['json'].dumps) is None\n", None),
 ])
 def test_a_check_inspecting_what_the_probes_patch_is_rejected_unrun(code: str, inspected: str | None) -> None:
     from coworkenv.validate.python_probes import introspection, probe_check

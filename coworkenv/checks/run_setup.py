@@ -78,6 +78,10 @@ class _CwDatetime(_cw_real):
 _CwDatetime.min = _CwDatetime.combine(_cw_real.min, _cw_real.min.timetz())
 _CwDatetime.max = _CwDatetime.combine(_cw_real.max, _cw_real.max.timetz())
 _cw_patch(_cw_datetime, "datetime", _CwDatetime)
+# the C module keeps the class `datetime` re-exports (`_datetime.datetime`): the stand-in there too
+_cw_c_datetime = __import__("sys").modules.get("_datetime")
+if _cw_c_datetime is not None:
+    _cw_c_datetime.datetime = _CwDatetime
 _cw_time_real, _cw_time_ns_real = _cw_time.time, _cw_time.time_ns
 _cw_localtime, _cw_gmtime, _cw_ctime = _cw_time.localtime, _cw_time.gmtime, _cw_time.ctime
 _cw_strftime, _cw_asctime = _cw_time.strftime, _cw_time.asctime

@@ -59,6 +59,13 @@ def world_strings(spec: EnvSpec) -> tuple[list[str], int]:
     return parts, initial
 
 
+def readable_text(spec: EnvSpec) -> str:
+    """What the agent can read, lower case: the turns, the context and every world string."""
+    strings, _ = world_strings(spec)
+    said = " ".join([spec.context, *(t.content for t in spec.turns), *(t.announce or "" for t in spec.turns)])
+    return world_text(strings) + "\0" + normalize(said)
+
+
 def world_text(parts: list[str]) -> str:
     """The world's strings normalized and separated by NUL so no match spans two strings."""
     return " ".join("\0".join(parts).lower().split())

@@ -8,7 +8,10 @@ ninety-nine in words is replayed with every such number in digits (`spelled_numb
 it counts something: `one` (or `a single`) before a noun ("one row", "Handed one incident ticket", "a single page") or
 before `of` and a number ("One of 5 pages"); `one` after a determiner ("the one that failed", "this one", "each one"),
 before `of` and anything else ("one of the reasons"), before a verb, a preposition or a conjunction ("one is down",
-"one by one", "one or two") or at the end of a clause ("pick one.") is a pronoun and is not read. A capitalised word
+"one by one", "one or two") or at the end of a clause ("pick one.") is a pronoun and is not read. A count said as an
+idiom is read the same: `a couple of` and `a pair of` (2), `half a dozen` or `a half-dozen` (6) and `a dozen` (12)
+before a noun, and `a`/`an` before a noun where it counts one ("Fixed a row", "Handed an incident ticket"), not in a
+phrase that counts nothing (`a few`, `a lot`, `a bit`, `a number of`, `a quarter`, `a half`, ...). A capitalised word
 inside a sentence is never read (a name: "Seven Seas", "One Medical"); a word that begins a sentence is read. A number before a time unit ("forty-five minutes") is a duration: the
 format replay writes it as the user gave it (`duration_pinned`), and a check that accepts the writer's words or the
 user's form ("45-minute") is sound, so it is not rewritten here.
@@ -20,6 +23,7 @@ import re
 from collections.abc import Iterator
 
 from coworkenv.spec import EnvSpec
+from coworkenv.validate._leaks import normalize, readable_text
 from coworkenv.validate._user_formats import _IN_WORDS, UserFormatted, _in_words, rewritten
 
 _SPELLED = re.compile(r"(?<![\w'\u2019-])(?:" + _IN_WORDS + r")(?![\w'\u2019-])", re.IGNORECASE)
@@ -36,6 +40,17 @@ _NOT_A_NOUN = frozenset({
     "who", "whom", "whose", "where", "when", "while", "if", "as", "another", "more", "less", "too", "again", "way",
     "day"
 })
+# A count said as an idiom before a word (its noun): a couple of, a pair of, half a dozen, a dozen; `a`/`an` (one).
+_IDIOM = re.compile(r"(?<![\w'\u2019.-])(?:(?P<two>an?\s+(?:couple|pair)\s+of)|(?P<six>(?:a\s+)?half[\s-]a[\s-]dozen|"
+                    r"a\s+half-dozen)|(?P<twelve>a\s+dozen)|(?P<a>an?))(?=\s+(?P<next>[a-z][\w-]*))", re.IGNORECASE)
+# Words after `a`/`an` that make a phrase counting nothing ("a few", "a lot of", "a number of"), or a fraction.
+_NOT_COUNTED = frozenset({
+    "few", "lot", "lots", "bit", "little", "number", "while", "moment", "half", "quarter", "third", "total", "couple",
+    "pair", "dozen", "single", "kind", "sort", "bunch", "variety", "range", "majority", "minority", "great", "good",
+    "whole", "further", "more", "less", "long", "short", "reminder", "heads-up", "hundred", "thousand", "million",
+    "billion"
+})
+_IDIOM_VALUE = {"two": "2", "six": "6", "twelve": "12", "a": "1"}
 _SPELLED_NUMBER = re.compile(r"(?:" + _IN_WORDS + r")$", re.IGNORECASE)
 _TIME_UNIT = re.compile(r"[\s-]+(?:m(?:inutes?|ins?)|h(?:ours?|rs?)|d(?:ays?)|s(?:econds?|ecs?))(?!\w)", re.IGNORECASE)
 
@@ -53,9 +68,32 @@ def _counts_one(text: str, m: re.Match[str]) -> bool:
     return following not in _NOT_A_NOUN and not following.isdigit()
 
 
-def as_digits(text: str) -> str | None:
+def _counts_idiom(text: str, m: re.Match[str]) -> bool:
+    """Whether the idiom at `m` counts the word after it: its noun, no name, no duration, and for `a`/`an` none of
+    the phrases that count nothing (`a few`, `a lot`) nor a number (`a forty-five minutes slot`, `a hundred`)."""
+    following = m.group("next").lower()
+    if following in _NOT_A_NOUN or _TIME_UNIT.match(text, m.end()):
+        return False
+    return m.group("a") is None or (following not in _NOT_COUNTED and not _SPELLED_NUMBER.match(following))
+
+
+def _copied(text: str, start: int, end: int, told: str) -> bool:
+    """Whether the count at `start:end`, with the word before and the word after it ("with a timeout"; the two words
+    after it at the start of a text), is written as what the agent read says it (the customer's subject, the user's
+    words): copied, not the writer's choice of form. Two words alone ("an incident") are too common to tell."""
+    if not told:
+        return False
+    before = re.search(r"[\w'\u2019-]+\s+$", text[:start])
+    after = re.match(r"\s+[\w'\u2019-]+" + ("" if before else r"\s+[\w'\u2019-]+"), text[end:])
+    if after is None:
+        return False
+    return normalize((before.group(0) if before else "") + text[start:end] + after.group(0)) in told
+
+
+def as_digits(text: str, told: str = "") -> str | None:
     """`text` with each number from one to ninety-nine written in words written in digits (a count of one only where
-    it counts something, `_counts_one`); None where there is none."""
+    it counts something, `_counts_one`), and each count said as an idiom (`a couple of`, `an`); a count written as
+    `told` (what the agent can read, `readable_text`) writes it is left as it is. None where there is none."""
     found: list[tuple[int, int, str]] = []
     for m in _SPELLED.finditer(text):
         word = m.group(0)
@@ -63,12 +101,20 @@ def as_digits(text: str) -> str | None:
         if value < 2 or (word[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
                 _TIME_UNIT.match(text, m.end()):
             continue
-        found.append((m.start(), m.end(), str(value)))
+        if not _copied(text, m.start(), m.end(), told):
+            found.append((m.start(), m.end(), str(value)))
     for m in _ONE.finditer(text):
         if any(start < m.end() and m.start() < end for start, end, _ in found) or \
-                (m.group(0)[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or not _counts_one(text, m):
+                (m.group(0)[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
+                not _counts_one(text, m) or _copied(text, m.start(), m.end(), told):
             continue
         found.append((m.start(), m.end(), "1"))
+    for m in _IDIOM.finditer(text):
+        if any(start < m.end() and m.start() < end for start, end, _ in found) or \
+                (m.group(0)[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
+                not _counts_idiom(text, m) or _copied(text, m.start(), m.end(), told):
+            continue
+        found.append((m.start(), m.end(), next(v for k, v in _IDIOM_VALUE.items() if m.group(k) is not None)))
     out, at = [], 0
     for start, end, digits in sorted(found):
         out += [text[at:start], digits]
@@ -79,10 +125,15 @@ def as_digits(text: str) -> str | None:
 def spelled_numbers(spec: EnvSpec) -> Iterator[UserFormatted]:
     """One replay per reply or free-text write of the reference that writes a number in words, written in digits."""
 
+    told: list[str] = []  # built once, where a text writes a count
+
     def rewrite(value: str, reply: bool) -> str | None:
         if not reply and " " not in value.strip():
             return None
-        return as_digits(value) if _SPELLED.search(value) or _ONE.search(value) else None
+        if not (_SPELLED.search(value) or _ONE.search(value) or _IDIOM.search(value)):
+            return None
+        told[:] = told or [readable_text(spec)]
+        return as_digits(value, told[0])
 
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         for s in range(len(turn.steps)):

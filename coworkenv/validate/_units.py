@@ -14,7 +14,11 @@ digits or words and a unit (`15 minutes`, `15 min`, `15m`, `0.25 h`, `1½ s`, `f
 (`half an hour`, `a quarter of an hour`, `quarter-hour`, `half-hour`, `three quarters of an hour`, `an hour and a half`, `two and a half
 minutes`, `half a second`); a rate as a number of requests (calls, queries, events) per second, minute or hour
 (`2,400 requests per minute`, `2400 req/min`, `2,400/min`, `2400 rpm`); a share as a fraction (`0.85`), for a
-`_pct` source only. Sizes (`_kb`, `_mb`) are not read: a kilobyte is 1000 or 1024 bytes, as the writer pleases.
+`_pct` source only. A data size (`_bytes`, `_kb`, `_kib`, `_mb`, `_mib`, `_gb`, `_gib`) as a number and a unit
+(`0.5 MB`, `2 MiB`, `1.5 GB`, `524,288 bytes`, `512 KiB`, `megabytes`): a kilobyte is 1000 or 1024 bytes as the writer
+pleases, so a size is the source's where either reading makes it so (`max_body_kb: 512` is `0.5 MB`, `524,288 bytes`
+and `512,000 bytes`), and it is replayed as the source gives it (`512 KB`) where its unit is another, `KiB` for `KB`
+included.
 """
 
 from __future__ import annotations
@@ -38,9 +42,18 @@ _MS = {"ms": 1, "millisecond": 1, "milliseconds": 1, "msec": 1, "s": 1000, "sec"
 # points; the factor (base units per the unit stated) tells a unit from another of its kind.
 _RATE = {"rps": 3600, "qps": 3600, "rpm": 60, "rph": 1, "s": 3600, "sec": 3600, "second": 3600, "min": 60,
          "minute": 60, "h": 1, "hr": 1, "hour": 1}
-_KEY = re.compile(r"^[a-z][a-z0-9_]*_(ms|s|sec|seconds|min|minutes|h|hours|d|days|rps|qps|rpm|rph|pct|percent)$")
+_KEY = re.compile(r"^[a-z][a-z0-9_]*_(ms|s|sec|seconds|min|minutes|h|hours|d|days|rps|qps|rpm|rph|pct|percent|"
+                  r"bytes|kb|kib|mb|mib|gb|gib)$")
+# Data sizes: each unit's own factor in bytes (a unit tells itself from another by it), and every size in bytes it
+# can mean (a decimal unit is also read as the binary one of its name: a writer's `MB` is often 2**20 bytes).
+_BYTES = {"bytes": 1, "byte": 1, "b": 1, "kb": 1000, "kilobytes": 1000, "kilobyte": 1000, "kib": 1024,
+          "mb": 10**6, "megabytes": 10**6, "megabyte": 10**6, "mib": 2**20, "gb": 10**9, "gigabytes": 10**9,
+          "gigabyte": 10**9, "gib": 2**30}
+_READINGS = {1000: (1000, 1024), 10**6: (10**6, 2**20), 10**9: (10**9, 2**30)}
 _SHORT = {("t", 1): "ms", ("t", 1000): "s", ("t", 60_000): "min", ("t", 3_600_000): "h", ("t", 86_400_000): "d",
-          ("r", 3600): "rps", ("r", 60): "rpm", ("r", 1): "rph", ("p", 100): "%"}
+          ("r", 3600): "rps", ("r", 60): "rpm", ("r", 1): "rph", ("p", 100): "%", ("b", 1): "bytes",
+          ("b", 1000): "KB", ("b", 1024): "KiB", ("b", 10**6): "MB", ("b", 2**20): "MiB", ("b", 10**9): "GB",
+          ("b", 2**30): "GiB"}
 Kind = tuple[str, int]  # (kind, size in its base unit)
 _NUMBER = r"(?:\d+(?:\.\d+)?|" + _IN_WORDS + r")"
 _QUANTITY = re.compile(
@@ -57,6 +70,8 @@ _QUANTITY = re.compile(
     r"|(?<![\w.,])(?P<rn>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?:(?:(?:requests?|reqs?|calls?|queries|events|hits)"
     r"(?:\s*/\s*|\s+(?:per|an?|each)\s+))|/\s*)(?P<ru>second|sec|s|minute|min|hour|hr|h)(?!\w)"
     r"|(?<![\w.,])(?P<rn2>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<ru2>rps|qps|rpm|rph)(?!\w)"
+    # a data size: 0.5 MB, 2 MiB, 524,288 bytes, 1.5 gigabytes
+    r"|(?<![\w.,])(?P<sn>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<su>bytes?|[kmg]i?b|(?:kilo|mega|giga)bytes?)(?![\w'\u2019])"
     # a share as a fraction: 0.85 (for a _pct source only)
     r"|(?<![\w.,%])(?P<f>0?\.\d{1,4})(?![\w.,%])",
     re.IGNORECASE)
@@ -74,6 +89,10 @@ def _sources(results: Iterable[Any]) -> dict[Kind, tuple[float, int]]:
                 m = _KEY.match(key) if isinstance(key, str) else None
                 if m and isinstance(item, int | float) and not isinstance(item, bool) and item > 0:
                     unit = m.group(1)
+                    if unit in _BYTES:
+                        for size in _READINGS.get(_BYTES[unit], (_BYTES[unit],)):
+                            out.setdefault(("b", round(item * size)), (item, _BYTES[unit]))
+                        continue
                     kind, factor = (("r", _RATE[unit]) if unit in ("rps", "qps", "rpm", "rph") else
                                     ("p", 100) if unit in ("pct", "percent") else ("t", _MS[unit]))
                     out.setdefault((kind, round(item * factor)), (item, factor))
@@ -116,11 +135,30 @@ def _stated(m: re.Match[str]) -> tuple[str, float, int] | None:
     return "p", float(g("f") or 0), 10_000
 
 
+def _source_size(m: re.Match[str], sources: dict[Kind, tuple[float, int]]) -> str | None:
+    """The data size `_QUANTITY` matched as a source gives it (`512 KB` for `0.5 MB`), where a source holds it in
+    another unit, read either way (decimal or binary); None where none does."""
+    unit = _BYTES[m.group("su").lower()]
+    number = float(m.group("sn").replace(",", ""))
+    for size in _READINGS.get(unit, (unit,)):
+        found = sources.get(("b", round(number * size)))
+        if found is not None and found[1] != unit:
+            return f"{found[0]:.0f} {_SHORT[('b', found[1])]}" if float(found[0]).is_integer() else \
+                f"{found[0]:g} {_SHORT[('b', found[1])]}"
+    return None
+
+
 def as_source_unit(text: str, sources: dict[Kind, tuple[float, int]]) -> str | None:
     """`text` with each quantity a source gives in another unit written in the source's (`15 minutes` -> `900 s`,
     `2,400 requests per minute` -> `40 rps`); None where there is none."""
     out, at = [], 0
     for m in _QUANTITY.finditer(text):
+        if m.group("su") is not None:
+            size = _source_size(m, sources)
+            if size is not None:
+                out += [text[at:m.start()], size]
+                at = m.end()
+            continue
         stated = _stated(m)
         if stated is None:
             continue

@@ -13,7 +13,7 @@ from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._later_state import later_state_reads, turn_end_reads
-from coworkenv.validate._leaks import world_strings, world_text
+from coworkenv.validate._leaks import readable_text
 from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import is_write
@@ -349,7 +349,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             vacuous.append(check.id)
             errors.append(GateError("reads_state", "vacuous_check", f"checks[{i}]",
                                     f"check {check.id!r} can never fail: {reason}"))
-    for i, field, value in pinned_wording(spec, lambda: _told(spec)):
+    for i, field, value in pinned_wording(spec, lambda: readable_text(spec)):
         errors.append(GateError("reads_state", "wording_pinned", f"checks[{i}]",
                                 f"check {spec.checks[i].id!r} wants {field} to hold {value!r} word for word, "
                                 "wording no turn or record states: an agent doing the work in other words fails; "
@@ -372,13 +372,6 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 "to a turn after the change, or want the value of its own turn as a literal"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
-
-
-def _told(spec: EnvSpec) -> str:
-    """What the agent can read, lower case: the turns, the context and every world string."""
-    strings, _ = world_strings(spec)
-    said = " ".join([spec.context, *(t.content for t in spec.turns), *(t.announce or "" for t in spec.turns)])
-    return world_text(strings) + "\0" + " ".join(said.lower().split())
 
 
 def _reads_world(rule: Any) -> bool:

@@ -42,6 +42,7 @@ from coworkenv.checks.run_setup import SETUP
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._probe_tells import introspection
 from coworkenv.validate.mutations import is_write
 
 # The setup of every run, the verifier's too (`coworkenv.checks.run_setup`); the probes give it other values.
@@ -53,137 +54,6 @@ _SETUP_FAILED = "the setup failed before the code ran"  # kept in step with cowo
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
-
-
-# The modules the probes patch, and what looks at an object rather than using it: a check that asks whether
-# `time.time` is a builtin, how long `datetime`'s MRO is or what `random.random` is bound to can tell a probe from a
-# real run (the stand-ins are Python functions and a subclass), so it is rejected before it is run (`probe_aware`).
-# What the probes patch, by module (the prelude above), and what looks at an object rather than using it.
-_PATCHED = {"time": frozenset({"time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime", "clock_gettime",
-                               "clock_gettime_ns"}),
-            "datetime": frozenset({"datetime"}),
-            "random": frozenset({"random", "uniform", "randint", "randrange", "choice"})}
-_INSPECTORS = frozenset({"type", "id", "vars", "dir", "hasattr", "getattr", "callable", "isinstance", "issubclass"})
-_SHOWN_AS_TEXT = frozenset({"repr", "str", "format", "ascii"})
-# Modules whose functions look at an object's make (`sys.getsizeof`, `gc.is_tracked`: the moved class's instances are
-# bigger and tracked by the collector), as `inspect` does.
-_INSPECTING_MODULES = frozenset({"inspect", "sys", "gc", "weakref"})
-
-
-def introspection(code: str) -> str | None:
-    """What the probes patch that the check inspects rather than uses: a dunder attribute of a patched object
-    (`time.time.__code__`, `datetime.__mro__`, `datetime.now.__func__`) or of a patched module (`time.__dict__`);
-    `type`, `id`, `vars`, `dir`, `hasattr`, `getattr`, `callable`, `isinstance`, `issubclass` or a function of
-    `inspect`, `sys`, `gc` or `weakref` on an expression that names a patched object (or on a patched module itself),
-    or a value the moved `datetime` made, bound to a name (`start = datetime(2026, 1, 1)`; `isinstance(v, datetime)`
-    on a value of the check's own is no test of the class); `repr`/`str` (or an f-string) of a patched function or
-    class (not of a value one returned). Names bound to a patched object (`from time import time`, `clock =
-    time.time`) count as the object; what the probes leave alone (`timedelta`, `timezone.utc`) is not read. None where
-    it inspects nothing patched."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return None
-    modules: dict[str, str] = {}  # name -> the patched module it is bound to
-    objects: set[str] = set()  # names bound to a patched object
-    inspect_names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in _PATCHED:
-                    modules[alias.asname or alias.name] = alias.name
-                elif alias.name in _INSPECTING_MODULES:
-                    inspect_names.add(alias.asname or alias.name)
-        elif isinstance(node, ast.ImportFrom) and node.module in _PATCHED:
-            objects.update(alias.asname or alias.name for alias in node.names if alias.name in _PATCHED[node.module])
-        elif isinstance(node, ast.ImportFrom) and node.module in _INSPECTING_MODULES:
-            inspect_names.update(alias.asname or alias.name for alias in node.names)
-    if not modules and not objects:
-        return None
-
-    def patched(node: ast.AST) -> bool:
-        """Whether an expression is a patched object itself (`time.time`, `datetime.now`, `getattr(time, 'time')`)."""
-        if isinstance(node, ast.Name):
-            return node.id in objects
-        if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id in modules:
-                return node.attr in _PATCHED[modules[node.value.id]]
-            return patched(node.value)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
-            return patched(node.args[0]) or (isinstance(node.args[0], ast.Name) and node.args[0].id in modules)
-        return False
-
-    def names(node: ast.AST, module_too: bool = False) -> bool:
-        return any(patched(n) or (module_too and isinstance(n, ast.Name) and n.id in modules) for n in ast.walk(node))
-
-    def bindings(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
-        """(target, value) of an assignment (`x = ...`, `x: T = ...`, `(x := ...)`)."""
-        if isinstance(node, ast.Assign):
-            yield from ((t, node.value) for t in node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-            yield node.target, node.value
-
-    made: set[str] = set()  # names bound to a value the moved `datetime` made (`now = datetime.now()`)
-
-    def of_class(node: ast.AST) -> bool:
-        """Whether an expression is the moved `datetime` class or one of its attributes (`datetime.now`)."""
-        while isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and modules.get(node.value.id) == "datetime":
-                return node.attr == "datetime"
-            node = node.value
-        return isinstance(node, ast.Name) and node.id in objects and node.id in classes
-
-    def a_made(node: ast.AST) -> bool:
-        """Whether an expression is a value the moved class made: a call of it or of a method of a value it made
-        (`datetime(2026, 1, 1)`, `datetime.now().replace(...)`), or a name bound to one."""
-        if isinstance(node, ast.Name):
-            return node.id in made
-        if isinstance(node, ast.Attribute):
-            return a_made(node.value)
-        return isinstance(node, ast.Call) and (of_class(node.func) or a_made(node.func))
-
-    classes = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               and node.module == "datetime" for alias in node.names if alias.name == "datetime"}
-    changed = True
-    while changed:  # names bound to a patched object, and names bound to a value the moved class made
-        changed = False
-        for node in ast.walk(tree):
-            for target, value in bindings(node):
-                if not isinstance(target, ast.Name):
-                    continue
-                if patched(value) and target.id not in objects:
-                    objects.add(target.id)
-                    if of_class(value):
-                        classes.add(target.id)
-                    changed = True
-                elif a_made(value) and target.id not in made:
-                    made.add(target.id)
-                    changed = True
-
-    def inspected(node: ast.AST) -> bool:
-        """Whether an expression names a patched object or module, or a value the moved class made by a name."""
-        return names(node) or any(isinstance(n, ast.Name) and (n.id in modules or n.id in made) for n in ast.walk(node))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr.endswith("__") and \
-                inspected(node.value):
-            return ast.unparse(node)
-        if isinstance(node, ast.FormattedValue) and patched(node.value):  # f"{time.time}", as str(time.time)
-            return ast.unparse(node)
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else None
-        inspector = name in _INSPECTORS or name in inspect_names or (
-            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in inspect_names)
-        # `isinstance(v, datetime)` on a value of the check's own tells nothing (the moved class makes every value
-        # of its own class): only what is tested counts, not the class it is tested against
-        tested = node.args[:1] if name in ("isinstance", "issubclass") else node.args
-        if inspector and any(inspected(arg) for arg in tested):
-            return ast.unparse(node)
-        if name in _SHOWN_AS_TEXT and any(patched(arg) for arg in node.args):
-            return ast.unparse(node)
-    return None
 
 
 class JudgeSpent(Exception):

@@ -18,6 +18,7 @@ from tests.defects import (
     case_pinned,
     clock_unprobed,
     content_blind,
+    count_idiom_pinned,
     created_id_pinned,
     dead_guard,
     dst_pinned,
@@ -69,6 +70,7 @@ from tests.defects import (
     probe_aware,
     probe_file_times,
     probe_introspection,
+    probe_reached_tell,
     probe_value_tell,
     python_fragile,
     python_messages_table,
@@ -76,6 +78,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_only,
     silent_change,
+    size_pinned,
     solved_by_world,
     spelling_pinned,
     time_window,
@@ -172,6 +175,9 @@ MODULES = (
     guard_rewrite_evades,
     guard_key_rollback_evades,
     guard_phrase_respelled,
+    probe_reached_tell,
+    size_pinned,
+    count_idiom_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

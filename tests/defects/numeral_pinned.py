@@ -55,20 +55,26 @@ def _pinned_in(check_id: str | None, pattern: str, capitalise: bool = False,
     spell = _spelled(pattern, capitalise, words)
 
     def breaks(spec: Spec) -> None:
-        word = spell(spec)
-        if check_id is None:
-            spec["checks"].append({
-                "id": "reply-count", "description": f"the reply says how many ({word})", "role": "completion",
-                "weight": 1.0, "rule": {"kind": "text", "scope": "final", "turn": len(spec["turns"]) - 1,
-                                        "all_of": [word], "words": True}})
-            return
-        found = [c for c in spec["checks"] if c["id"] == check_id and c["rule"]["kind"] == "text"]
-        if not found:
-            raise CorpusError(f"{spec['capability']}: no text check {check_id!r}")
-        rule = found[0]["rule"]
-        rule["number"] = None
-        rule["all_of"] = [*rule["all_of"], word]
+        wanted_in_reply(spec, check_id, spell(spec), drop_number=True)
     return breaks
+
+
+def wanted_in_reply(spec: Spec, check_id: str | None, word: str, drop_number: bool = False) -> None:
+    """A text check wanting `word` in the last reply: the reply's check `check_id` (its terms extended, its `number`
+    dropped where `drop_number`), or a new one where None."""
+    if check_id is None:
+        spec["checks"].append({
+            "id": "reply-count", "description": f"the reply says how many ({word})", "role": "completion",
+            "weight": 1.0, "rule": {"kind": "text", "scope": "final", "turn": len(spec["turns"]) - 1,
+                                    "all_of": [word], "words": True}})
+        return
+    found = [c for c in spec["checks"] if c["id"] == check_id and c["rule"]["kind"] == "text"]
+    if not found:
+        raise CorpusError(f"{spec['capability']}: no text check {check_id!r}")
+    rule = found[0]["rule"]
+    if drop_number:
+        rule["number"] = None
+    rule["all_of"] = [*rule["all_of"], word]
 
 
 _defect = partial(replay_defect, CLASS, "numeral_pinned")  # (name, base, breaks, away): the honest reference fails it

@@ -12,6 +12,8 @@ The sound twins are the same Python check without the clock: what the verifier s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tests.defects._core import CorpusError, Defect, Spec, check
 
 CLASS = "probe_aware"
@@ -72,6 +74,18 @@ def python_check(check_id: str | None, tell: str | None, *, clock: bool, future:
         c["rule"] = {"kind": "python", "entrypoint": "check", "apps": [rule["target"]["app"]],
                      "code": _code(rule["target"], rule["value"], tell, clock=clock, future=future,
                                    clock_expr=clock_expr, imports=imports)}
+    return edit
+
+
+def rewritten_twin(check_id: str | None, rewrite: Callable[[str], str], imports: str = "") -> Callable[[Spec], None]:
+    """A sound twin: the Python check of `check_id` without the clock, its code passed through `rewrite` (which raises
+    CorpusError where the code lacks what it rewrites)."""
+    plain = python_check(check_id, None, clock=False, imports=imports)
+
+    def edit(spec: Spec) -> None:
+        plain(spec)
+        c = check(spec, check_id, kind=None if check_id else "python")
+        c["rule"]["code"] = rewrite(c["rule"]["code"])
     return edit
 
 

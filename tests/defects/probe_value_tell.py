@@ -20,8 +20,8 @@ datetime)` on a value of the check's own is left alone.
 
 from __future__ import annotations
 
-from tests.defects._core import CorpusError, Defect, Spec, check
-from tests.defects.probe_aware import python_check
+from tests.defects._core import CorpusError, Defect
+from tests.defects.probe_aware import python_check, rewritten_twin
 
 CLASS = "probe_value_tell"
 DETECTION = (
@@ -59,20 +59,13 @@ _NORMALISE = ("    def _plain(v):\n"
               "    done = _plain(row) == _plain(")
 
 
-def _normalised(check_id: str | None):  # type: ignore[no-untyped-def]
-    """The sound twin (the Python check without the clock) comparing the value through `isinstance(v, datetime)`."""
-    plain = python_check(check_id, None, clock=False)
-
-    def edit(spec: Spec) -> None:
-        plain(spec)
-        c = check(spec, check_id, kind=None if check_id else "python")
-        code = c["rule"]["code"]
-        at = code.find("    done = row == ")
-        if at < 0:
-            raise CorpusError(f"{check_id}: the Python check has no `done = row == ...` line")
-        end = code.index("\n", at)
-        c["rule"]["code"] = code[:at] + _NORMALISE + code[at + len("    done = row == "):end] + ")" + code[end:]
-    return edit
+def _normalise(code: str) -> str:
+    """The check comparing the value through `isinstance(v, datetime)`."""
+    at = code.find("    done = row == ")
+    if at < 0:
+        raise CorpusError("the Python check has no `done = row == ...` line")
+    end = code.index("\n", at)
+    return code[:at] + _NORMALISE + code[at + len("    done = row == "):end] + ")" + code[end:]
 
 
 # Told by a repr: no name inspected, the probes' moved class prints as the original does (the clock probes catch it).
@@ -85,7 +78,7 @@ def _defect(name: str) -> Defect:
                   "passes a correct agent until the end of 2026 and fails every one after (the real clock), while "
                   f"the clock probes see a check that ignores the clock: it tells them by `{tell}`",
                   breaks=python_check(check_id, tell, clock=True, imports=imports),
-                  fix=_normalised(check_id) if name in _NORMALISED else python_check(check_id, None, clock=False),
+                  fix=rewritten_twin(check_id, _normalise) if name in _NORMALISED else python_check(check_id, None, clock=False),
                   gate="sandbox", code="clock_dependent" if name in _BEHAVIOURAL else "probe_aware")
 
 

@@ -27,7 +27,7 @@ DETECTION = (
     "reference passes wants the writer's conversion"
 )
 
-_KEY = re.compile(r"\b([a-z_]+?)_(ms|s|rps|pct)=(\d+)")
+_KEY = re.compile(r"\b([a-z_]+?)_(ms|s|rps|pct|bytes|kb|mb|mib)=(\d+)")
 Convert = Callable[[str, str, int], tuple[str, str]]  # (key, unit, value) -> (the writer's prose for it, quantity)
 
 

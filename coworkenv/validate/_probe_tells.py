@@ -1,0 +1,236 @@
+"""What a Python check inspects of what the sandbox gate's probes patch: the static reading behind `probe_aware`.
+
+The probes patch `random`, `time` and `datetime` (python_probes' prelude); what the stand-ins are cannot be hidden (a
+Python function is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them
+can tell a probe from a real run, and is rejected unrun. The reading follows what the patched objects, and the values
+the moved class makes, flow into: names bound to them (assignment, unpacking, a loop's or a comprehension's variable,
+`with ... as`, a default argument, a class attribute, what a helper returns), containers holding them, subscripts,
+attributes and calls of them, and the run-time lookups of a patched module (`sys.modules['time']`,
+`__import__('time')`, `importlib.import_module('datetime')`, `globals()`, `vars()`, `locals()`; `_datetime`, the C
+module whose class the probes move with `datetime.datetime`). A call of a patched function returns a plain value
+(`type(time.time())` is a float's type), and so does the difference of two date-times (a `timedelta`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+# What the probes patch, by module, and the modules they reach through another name.
+PATCHED = {"time": frozenset({"time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime",
+                              "clock_gettime", "clock_gettime_ns"}),
+           "datetime": frozenset({"datetime"}),
+           "random": frozenset({"random", "uniform", "randint", "randrange", "choice"})}
+_ALIASES = {"_datetime": "datetime"}
+# What looks at an object rather than using it.
+_INSPECTORS = frozenset({"type", "id", "vars", "dir", "hasattr", "getattr", "callable", "isinstance", "issubclass"})
+_SHOWN_AS_TEXT = frozenset({"repr", "str", "format", "ascii"})
+# Modules whose functions look at an object's make (`sys.getsizeof`, `gc.is_tracked`: the moved class's instances are
+# bigger and tracked by the collector), as `inspect` does.
+_INSPECTING_MODULES = frozenset({"inspect", "sys", "gc", "weakref"})
+# Built-ins that hand out a namespace holding the check's modules (`globals()['time']`).
+_NAMESPACES = frozenset({"globals", "locals", "vars"})
+
+
+class _Reading:
+    """The names of one check's code that are, hold or were made by what the probes patch."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.modules: dict[str, str] = {}  # name -> the patched module it is bound to
+        self.objects: set[str] = set()  # names bound to a patched object (`from time import time`)
+        self.classes: set[str] = set()  # names bound to the moved `datetime` class
+        self.inspecting: set[str] = set()  # names of `inspect`, `sys`, `gc`, `weakref` and their functions
+        self.loaders: set[str] = set()  # `importlib`, `import_module`
+        self.reached: set[str] = set()  # names bound to anything `reaches`
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    module = _ALIASES.get(alias.name, alias.name)
+                    if module in PATCHED:
+                        self.modules[alias.asname or alias.name] = module
+                    elif alias.name in _INSPECTING_MODULES or alias.name == "importlib":
+                        (self.loaders if alias.name == "importlib" else self.inspecting).add(
+                            alias.asname or alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                module = _ALIASES.get(node.module or "", node.module or "")
+                for alias in node.names:
+                    name = alias.asname or alias.name
+                    if alias.name in PATCHED.get(module, ()):
+                        self.objects.add(name)
+                        if module == "datetime":
+                            self.classes.add(name)
+                    elif module in _INSPECTING_MODULES:
+                        self.inspecting.add(name)
+                    elif module == "importlib" and alias.name == "import_module":
+                        self.loaders.add(name)
+        changed = True
+        while changed:  # to a fixed point: a name bound to a name bound to a patched object, and so on
+            changed = False
+            for target, value in _bindings(tree):
+                if self.reaches(value):
+                    for name in _names(target):
+                        if name not in self.reached:
+                            self.reached.add(name)
+                            changed = True
+
+    def patched(self, node: ast.AST) -> bool:
+        """Whether an expression is a patched object itself (`time.time`, `datetime.now`, `getattr(time, 'time')`,
+        `sys.modules['time'].time`) or a patched module."""
+        if isinstance(node, ast.Name):
+            return node.id in self.objects or node.id in self.modules
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in self.modules:
+                return node.attr in PATCHED[self.modules[node.value.id]]
+            return self.patched(node.value) or self.looked_up(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+            return self.patched(node.args[0]) or self.looked_up(node.args[0])
+        return self.looked_up(node)
+
+    def looked_up(self, node: ast.AST) -> bool:
+        """Whether an expression looks a patched module up at run time: `sys.modules[...]`, `__import__(...)`,
+        `importlib.import_module(...)` of a patched module (or of a name not known here), `globals()[...]`."""
+        if isinstance(node, ast.Subscript):
+            holder = node.value
+            if isinstance(holder, ast.Attribute) and holder.attr == "modules" and \
+                    isinstance(holder.value, ast.Name) and holder.value.id in self.inspecting:
+                return _names_module(node.slice)
+            return isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id in _NAMESPACES
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        loader = (isinstance(func, ast.Name) and (func.id == "__import__" or func.id in self.loaders)) or (
+            isinstance(func, ast.Attribute) and func.attr == "import_module" and isinstance(func.value, ast.Name)
+            and func.value.id in self.loaders)
+        if loader:
+            return not node.args or _names_module(node.args[0])
+        if isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Attribute) and \
+                func.value.attr == "modules":  # sys.modules.get('time')
+            return not node.args or _names_module(node.args[0])
+        return isinstance(func, ast.Name) and func.id in _NAMESPACES and not node.args
+
+    def of_class(self, node: ast.AST) -> bool:
+        """Whether an expression is the moved `datetime` class or one of its attributes (`datetime.now`)."""
+        while isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and self.modules.get(node.value.id) == "datetime":
+                return node.attr == "datetime"
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.classes
+
+    def plain_call(self, node: ast.Call) -> bool:
+        """Whether a call returns a plain value: a call of a patched function of `time` or `random` (a number, a
+        struct_time, a string), not of the moved class nor of anything else."""
+        return self.patched(node.func) and not self.of_class(node.func) and not self.looked_up(node.func)
+
+    def reaches(self, node: ast.AST) -> bool:
+        """Whether an expression is, holds or was made by what the probes patch."""
+        if isinstance(node, ast.Name):
+            return node.id in self.reached or self.patched(node)
+        if isinstance(node, ast.Attribute):
+            # `time.monotonic` is the real one; a class attribute bound to a moved value (`Window.start`) is one
+            return self.patched(node) or node.attr in self.reached or (
+                not (isinstance(node.value, ast.Name) and node.value.id in self.modules) and self.reaches(node.value))
+        if isinstance(node, ast.Call):
+            if self.plain_call(node):
+                return any(self.reaches(a) for a in node.args)  # `random.choice(BOUNDS)` is one of them
+            return self.looked_up(node) or self.reaches(node.func) or \
+                any(self.reaches(a) for a in [*node.args, *(k.value for k in node.keywords)])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and self.reaches(node.left) and \
+                self.reaches(node.right):
+            return False  # the difference of two date-times is a timedelta
+        if isinstance(node, (ast.Constant, ast.Compare, ast.Lambda, ast.JoinedStr)) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return False
+        if isinstance(node, ast.Subscript):
+            return self.looked_up(node) or self.reaches(node.value)
+        return any(self.reaches(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+
+    def inspector(self, func: ast.expr) -> str | None:
+        """The name of an inspecting function (`type`, `inspect.isbuiltin`, `sys.getsizeof`), or None."""
+        if isinstance(func, ast.Name) and (func.id in _INSPECTORS or func.id in self.inspecting):
+            return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.inspecting:
+            return func.attr
+        return None
+
+
+def _names_module(node: ast.AST) -> bool:
+    """Whether a module name given at run time is (or may be) a patched module's."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _ALIASES.get(node.value, node.value) in PATCHED
+    return True
+
+
+def _names(target: ast.AST) -> Iterator[str]:
+    """The names a binding target binds (`x`, `a, b`, `*rest`)."""
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            yield node.id
+
+
+def _bindings(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(target, value) of every binding: an assignment, a loop's or a comprehension's variable (bound to an element of
+    the iterable: `reaches` holds for it where it holds for the iterable), `with ... as`, a default argument, a
+    function's name to what it returns, a class's name to its attributes' values."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            yield from ((t, node.value) for t in node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            yield node.target, node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            yield node.target, node.iter
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            yield from ((i.optional_vars, i.context_expr) for i in node.items if i.optional_vars is not None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            positional = [*node.args.posonlyargs, *node.args.args]
+            for arg, default in zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults,
+                                    strict=True):
+                yield ast.Name(arg.arg), default
+            for arg, kw_default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+                if kw_default is not None:
+                    yield ast.Name(arg.arg), kw_default
+            if not isinstance(node, ast.Lambda):
+                for ret in ast.walk(node):
+                    if isinstance(ret, ast.Return) and ret.value is not None:
+                        yield ast.Name(node.name), ret.value
+        elif isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                    yield ast.Name(node.name), statement.value
+
+
+def introspection(code: str) -> str | None:
+    """What the probes patch that the check inspects rather than uses, as the code writes it; None where it inspects
+    nothing patched. Inspecting is: a dunder attribute of anything that `reaches` a patched object or a value the
+    moved class made (`time.time.__code__`, `type(BOUNDS[0]).__mro__`, `time.__dict__`); `__subclasses__` of
+    anything in a check that imports a patched module (it finds the moved class from its base); `type`, `id`,
+    `vars`, `dir`, `hasattr`, `getattr`, `callable`, `isinstance`, `issubclass` or a function of `inspect`, `sys`,
+    `gc` or `weakref` on such an expression, or `isinstance`/`issubclass` of a patched object (a value the moved class
+    made is of its class, a subclass of the original's, as in a real run; the class tested against does not count);
+    `repr`/`str` (or an f-string) of a patched
+    function or class itself (a value the moved class made prints as the original's)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    reading = _Reading(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr.endswith("__") and (
+                reading.reaches(node.value) or (node.attr == "__subclasses__" and (reading.modules or reading.objects))):
+            return ast.unparse(node)
+        if isinstance(node, ast.FormattedValue) and reading.patched(node.value):  # f"{time.time}", as str(time.time)
+            return ast.unparse(node)
+        if not isinstance(node, ast.Call):
+            continue
+        name = reading.inspector(node.func)
+        # a class test of a value the moved class made passes as in a real run (the value is of that class, a
+        # subclass of the original's): only a patched object tested tells
+        if name in ("isinstance", "issubclass"):
+            told = bool(node.args) and reading.patched(node.args[0])
+        else:
+            told = name is not None and any(reading.reaches(arg) for arg in node.args)
+        if told:
+            return ast.unparse(node)
+        if isinstance(node.func, ast.Name) and node.func.id in _SHOWN_AS_TEXT and \
+                any(reading.patched(arg) for arg in node.args):
+            return ast.unparse(node)
+    return None
