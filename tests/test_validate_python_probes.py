@@ -194,11 +194,11 @@ _SELF_VIEW = (
 
 
 def _view(code: str, **probe: Any) -> str:
+    from coworkenv.checks.run_setup import setup
     from coworkenv.sandbox import run_sandboxed
-    from coworkenv.validate.python_probes import _PRELUDE
 
     # no probe: the verifier's own run, which starts with the same setup (`coworkenv.checks.run_setup.setup()`)
-    prelude = _PRELUDE.format(offset=probe.get("offset", 0), seed=probe.get("seed"), pin=probe.get("pin"))
+    prelude = setup(**probe)
     outcome = run_sandboxed(code, "check", {"state": {}, "audit": [], "messages": []}, prelude=prelude)
     assert outcome.ok, outcome.error
     return str(outcome.value["reason"])
@@ -248,7 +248,7 @@ def test_the_verifiers_run_answers_as_the_originals() -> None:
     "import pathlib\ndef check(state, audit, messages):\n    return pathlib.Path('x').stat() is not None\n",
 ])
 def test_a_check_reading_a_files_times_is_found(code: str) -> None:
-    from coworkenv.validate.python_probes import file_times
+    from coworkenv.validate._probe_tells import file_times
 
     assert file_times(code) is not None
 
@@ -259,7 +259,7 @@ def test_a_check_reading_a_files_times_is_found(code: str) -> None:
     "def check(state, audit, messages):\n    return state['clock'] > '2026'\n",
 ])
 def test_a_check_reading_no_files_times_is_left_alone(code: str) -> None:
-    from coworkenv.validate.python_probes import file_times
+    from coworkenv.validate._probe_tells import file_times
 
     assert file_times(code) is None
 
@@ -293,7 +293,7 @@ def test_seeded_runs_draw_fresh_seeds_a_check_cannot_recognise(monkeypatch: pyte
 def test_a_check_the_probes_cannot_set_up_is_rejected_as_unprobeable(monkeypatch: pytest.MonkeyPatch) -> None:
     from coworkenv.validate import python_probes
 
-    monkeypatch.setattr(python_probes, "_PRELUDE", "_probe = ({offset}, {seed}, {pin})\nraise ImportError('no')\n")
+    monkeypatch.setattr(python_probes, "setup", lambda *values: f"_probe = {values}\nraise ImportError('no')\n")
     rule = PythonRule(code="def check(state, audit, messages):\n    return True\n")
     found = python_probes.probe_check(rule, True, {"state": {"apps": {}}, "audit": [], "messages": []}, [], None,
                                       None, repeats=1, offsets=(86_400,))

@@ -1,8 +1,10 @@
 """What a Python check inspects of what the sandbox gate's probes patch: the static reading behind `probe_aware`.
 
-The probes patch `random`, `time` and `datetime` (python_probes' prelude); what the stand-ins are cannot be hidden (a
-Python function is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them
-can tell a probe from a real run, and is rejected unrun. The reading follows what the patched objects, and the values
+The probes patch `random`, `time` and `datetime` (`coworkenv.checks.run_setup`, which the verifier's own run starts
+with too, its stand-ins answering as the originals there); what the stand-ins are cannot be hidden (a Python function
+is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them reads what no
+run promises, and is rejected unrun: a guard kept beside the shared setup. A check that reads a file's times, a clock
+the kernel stamps and no setup moves, is rejected too (`file_times`). The reading follows what the patched objects, and the values
 the moved class makes, flow into: names bound to them (assignment, unpacking, a loop's or a comprehension's variable,
 `with ... as`, a default argument, a class attribute, what a helper returns), containers holding them, subscripts,
 attributes and calls of them, and the run-time lookups of a patched module (`sys.modules['time']`,
@@ -14,6 +16,7 @@ module whose class the probes move with `datetime.datetime`). A call of a patche
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 # What the probes patch, by module, and the modules they reach through another name.
@@ -233,4 +236,32 @@ def introspection(code: str) -> str | None:
         if isinstance(node.func, ast.Name) and node.func.id in _SHOWN_AS_TEXT and \
                 any(reading.patched(arg) for arg in node.args):
             return ast.unparse(node)
+    return None
+
+
+# A file's times are the kernel's stamp of the real clock: no setup moves them, so a check that compares one with
+# the (moved) clock tells a clock probe from the verifier's run, and one that reads the date off it escapes the probes.
+# What gives a file's times: the `stat` family (an index of its result too: `os.stat(p)[8]`), a directory entry's
+# `stat()`, `os.path.get*time`, and the `st_*time` fields by name.
+_FILE_TIMES = re.compile(r"^st_(?:[amc]time|birthtime)(?:_ns)?$")
+_FILE_TIME_CALLS = frozenset({"stat", "lstat", "fstat", "fstatat", "scandir", "getmtime", "getatime", "getctime"})
+
+
+def file_times(code: str) -> str | None:
+    """The first read of a file's times in the check (`os.stat(p).st_mtime`, `os.stat(p)[8]`, `Path(p).stat()`,
+    `os.path.getmtime(p)`, `getattr(st, "st_atime")`), None where it reads none. Nothing in a check's payload is a
+    file: a sound check has no file's times to read."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and (_FILE_TIMES.match(node.attr) or node.attr in _FILE_TIME_CALLS):
+            return ast.unparse(node)
+        # a name only as imported (`from os import stat`): a variable of the check's own may be called `stat`
+        if isinstance(node, ast.alias) and node.name in _FILE_TIME_CALLS:
+            return node.name
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                _FILE_TIMES.match(node.value) or node.value in _FILE_TIME_CALLS - {"stat"}):
+            return repr(node.value)
     return None

@@ -38,15 +38,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.checks import Reply
-from coworkenv.checks.run_setup import SETUP
+from coworkenv.checks.run_setup import setup
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
-from coworkenv.validate._probe_tells import introspection
+from coworkenv.validate._probe_tells import file_times, introspection
 from coworkenv.validate.mutations import is_write
 
-# The setup of every run, the verifier's too (`coworkenv.checks.run_setup`); the probes give it other values.
-_PRELUDE = SETUP
 # The seeds of the seeded runs are drawn fresh, as CPython seeds an unseeded run: a fixed seed is a state a check can
 # recognise (`random.getstate() == random.Random(1).getstate()`); each finding names its seed, to replay it.
 _SEEDED_RUNS = 2
@@ -69,34 +67,6 @@ class Probe:
     message: str
 
 
-# A file's times are the kernel's stamp of the real clock: no setup moves them, so a check that compares one with
-# the (moved) clock tells a clock probe from the verifier's run, and one that reads the date off it escapes the probes.
-# What gives a file's times: the `stat` family (an index of its result too: `os.stat(p)[8]`), a directory entry's
-# `stat()`, `os.path.get*time`, and the `st_*time` fields by name.
-_FILE_TIMES = re.compile(r"^st_(?:[amc]time|birthtime)(?:_ns)?$")
-_FILE_TIME_CALLS = frozenset({"stat", "lstat", "fstat", "fstatat", "scandir", "getmtime", "getatime", "getctime"})
-
-
-def file_times(code: str) -> str | None:
-    """The first read of a file's times in the check (`os.stat(p).st_mtime`, `os.stat(p)[8]`, `Path(p).stat()`,
-    `os.path.getmtime(p)`, `getattr(st, "st_atime")`), None where it reads none. Nothing in a check's payload is a
-    file: a sound check has no file's times to read."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and (_FILE_TIMES.match(node.attr) or node.attr in _FILE_TIME_CALLS):
-            return ast.unparse(node)
-        # a name only as imported (`from os import stat`): a variable of the check's own may be called `stat`
-        if isinstance(node, ast.alias) and node.name in _FILE_TIME_CALLS:
-            return node.name
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                _FILE_TIMES.match(node.value) or node.value in _FILE_TIME_CALLS - {"stat"}):
-            return repr(node.value)
-    return None
-
-
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
               pin: float | None = None) -> tuple[bool | None, str]:
     """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
@@ -104,7 +74,7 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
     # The prelude runs before the check as a unit of its own (`run_sandboxed(prelude=...)`): the check's globals,
     # source, line numbers and frames are those of the verifier's run, and its `from __future__` stays first.
-    prelude = _PRELUDE.format(offset=offset, seed=seed, pin=pin)
+    prelude = setup(offset, seed, pin)  # the verifier's run has the same setup, with no values of a probe's
     options: dict[str, Any] = {}
     refused = 0
     if rule.judge:
