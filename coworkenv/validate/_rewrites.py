@@ -5,7 +5,7 @@ other write tools that replace the same record's content in place (a document ov
 forbidden, a job disabled where deleting it is, a config rolled back where changing it is), with the arguments
 beside the record's that make them do it; `UNREWRITTEN` holds the write tools no other tool of their app rewrites
 that way (they make a new record or message, or theirs is rewritten by no other tool). A write tool in neither
-fails `tests/test_guard_evasions.py`, so a new app tool is classified when it is added.
+fails `tests/test_validate_guard_rewrites.py`, so a new app tool is classified when it is added.
 
 `key_rollbacks` is the same route for a guard on config keys (`services_update_config` whose matcher names keys
 in `changes`): `services_rollback_config` to a version whose difference from the active config, made by hand, is a
