@@ -28,7 +28,7 @@ import contextlib
 import functools
 import math
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import torch
@@ -121,6 +121,11 @@ def attach_copy_memory(cache: Any, keys: torch.Tensor, ids: torch.Tensor, valid:
         raise ValueError(f"copy memory shapes disagree: keys {tuple(keys.shape)}, ids {tuple(ids.shape)}, "
                          f"valid {tuple(valid.shape)}; pass (batch, positions) for all three")
     cache._copy_memory = _CopyMemory(keys, ids, valid.bool())
+
+
+# The KV cache's name in model outputs and forward arguments: transformers 5.2x renamed `past_key_values` to
+# `cache`; releases before the rename (e.g. 5.17) still use the old name.
+_CACHE_FIELD = "cache" if "cache" in {f.name for f in fields(CausalLMOutputWithPast)} else "past_key_values"
 
 
 @dataclass
@@ -222,12 +227,12 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
         if "past_key_values" in kwargs:  # the name before transformers 5.2x
             cache = kwargs.pop("past_key_values")
         outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                             cache=cache, inputs_embeds=inputs_embeds, use_cache=use_cache, **kwargs)
+                             inputs_embeds=inputs_embeds, use_cache=use_cache, **{_CACHE_FIELD: cache}, **kwargs)
         hidden = outputs.last_hidden_state  # (batch, new, hidden)
         new = input_ids.shape[1]
         valid_new = (attention_mask[:, -new:] if attention_mask is not None
                      else torch.ones_like(input_ids)).bool()
-        memory = self._memory(outputs.cache if use_cache else None, self.copy_key(hidden), input_ids, valid_new)
+        memory = self._memory(getattr(outputs, _CACHE_FIELD) if use_cache else None, self.copy_key(hidden), input_ids, valid_new)
         total = memory.keys.shape[1]
         positions = torch.arange(total - new, total, device=hidden.device)  # absolute positions of the queries
         if labels is not None:  # score only positions whose next token carries a label
@@ -258,8 +263,8 @@ class CopyHeadForCausalLM(Qwen3ForCausalLM):
             loss = nn.functional.nll_loss(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
             if pointer_loss:
                 pointer_nll = _pointer_nll(copied, targets, memory.ids, allowed)
-        return CopyHeadOutput(loss=loss, logits=logits, cache=outputs.cache if use_cache else None,
-                              pointer_nll=pointer_nll, copy_weight=1 - gate)
+        return CopyHeadOutput(loss=loss, logits=logits, pointer_nll=pointer_nll, copy_weight=1 - gate,
+                              **{_CACHE_FIELD: getattr(outputs, _CACHE_FIELD) if use_cache else None})
 
 
 def install_fused_lm_head(model: Any, temperature: float = 1.0, unpad_rows: bool = True,
