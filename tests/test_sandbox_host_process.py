@@ -535,6 +535,40 @@ def test_a_call_leaves_its_pid_namespace_behind_it() -> None:
     assert _children_of(os.getpid()) <= before, "the call left a process of the host's behind"
 
 
+def _pid_in_own_namespace(pid: int) -> int:
+    """`pid` as its innermost pid namespace numbers it (the last of /proc's NSpid)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("NSpid:")).split()[-1])
+
+
+def test_the_namespaces_init_is_idle_and_holds_none_of_the_hosts_descriptors() -> None:
+    """The namespace's init (a program on the pipe whose write end the host holds) is started with every other
+    descriptor closed: while the code runs it sleeps, holds that pipe and /dev/null for its output, and none of the
+    host's descriptors, not even one the host made inheritable."""
+    _require("pidns")
+    inheritable = os.open(os.__file__, os.O_RDONLY)
+    os.set_inheritable(inheritable, True)
+    seen: dict[int, tuple[str, dict[int, str]]] = {}
+
+    def look(request: dict[str, str], seconds_left: float) -> str:
+        for pid in _children_of(os.getpid()):
+            if _pid_in_own_namespace(pid) == 1:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                seen[pid] = state, {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        return "looked"
+
+    try:
+        outcome = sandbox._execute("def check():\n    return ask_host({'look': 'now'})\n", "check", {}, QUICK,
+                                   ask=look)
+    finally:
+        os.close(inheritable)
+    assert outcome.result.value == "looked", outcome
+    assert len(seen) == 1, f"expected one init of the run's namespace among the host's children, found {seen}"
+    [(state, fds)] = seen.values()
+    assert state == "S", f"the init is not idle (state {state})"
+    assert sorted(fds) == [0, 1, 2] and fds[0].startswith("pipe:") and fds[1] == fds[2] == os.devnull, fds
+
+
 def test_a_host_killed_mid_call_takes_the_runs_pid_namespace_with_it(tmp_path: Path) -> None:
     """The namespace's init waits on a pipe whose other end only the host holds: a host killed mid-call closes it, the
     init ends, and the kernel kills what is left in the namespace; neither the init nor the child outlives the host

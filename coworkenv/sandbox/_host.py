@@ -234,7 +234,7 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
         start = time.monotonic()
         inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         interpreter = _interpreter()
-        with RunPidNamespace(interpreter, pid_namespace) as pidns:
+        with RunPidNamespace(pid_namespace) as pidns:
             try:
                 with _plain_personality():
                     pid = pidns.spawn(lambda: os.posix_spawn(

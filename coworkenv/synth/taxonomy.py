@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from coworkenv.apps import APPS
 from coworkenv.limits import MAX_QUOTA
 from coworkenv.world import content_hash
-from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
+from coworkenv.yaml_files import MAX_YAML_BYTES, YAML_SUFFIXES, YAMLFileError, read_yaml
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
@@ -198,7 +199,32 @@ def capability_fingerprint(cap: Capability) -> str:
 
 
 # -- parsing with line numbers --------------------------------------------------------------------------
+# Area files already parsed, by path and bytes: the capabilities are frozen, so one parse serves every later load of
+# the same bytes (the pure-Python YAML parse is ~120 ms a taxonomy, and a test corpus loads it hundreds of times).
+_PARSED: dict[tuple[str, bytes], tuple[Capability, ...]] = {}
+_PARSED_MAX = 64
+
+
 def _load_file(file: Path) -> list[Capability]:
+    try:
+        info = file.stat()
+        raw = file.read_bytes() if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_YAML_BYTES else None
+    except OSError:
+        raw = None  # not a plain readable file: read_yaml says what is wrong with it
+    if raw is None:
+        return _parse_file(file)
+    key = (str(file), raw)
+    if key not in _PARSED:
+        caps = tuple(_parse_file(file))
+        if file.read_bytes() != raw:  # changed while parsed: what was parsed is not the bytes of the key
+            return list(caps)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = caps
+    return list(_PARSED[key])
+
+
+def _parse_file(file: Path) -> list[Capability]:
     document = read_yaml(file, TaxonomyError)
     data = document.data
     if not isinstance(data, dict):
