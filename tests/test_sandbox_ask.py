@@ -133,6 +133,18 @@ def test_a_code_that_leaves_answers_unread_is_stopped() -> None:
         assert run_sandboxed(code, "check", {}, ask=lambda request, left: "z").value == 7
 
 
+def test_the_answer_channel_answers_no_identity_and_is_never_copied() -> None:
+    # A socket the host made just before the spawn: its inode number is the machine's counter then (fstat, no audit
+    # event; on main it answered). Still read and asked through.
+    code = ("import errno, fcntl, os\ndef check():\n    out = []\n"
+            "    for how in (lambda: os.fstat(4).st_ino, lambda: os.dup(4), lambda: fcntl.fcntl(4, fcntl.F_DUPFD, 9)):\n"
+            "        try:\n            out.append(how())\n"
+            "        except OSError as exc:\n            out.append(errno.errorcode[exc.errno])\n"
+            "    return out + [ask_host({'user': 'x'})]\n")
+    result = run_sandboxed(code, "check", {}, ask=lambda request, left: "y")
+    assert result.value == ["EPERM", "EPERM", "EPERM", "y"], result
+
+
 def test_without_ask_the_code_has_no_way_to_ask() -> None:
     result = run_sandboxed(_ASKS, "check", {"requests": [{"user": "a"}]})
     assert result.error_kind == "exception" and "ask_host" in (result.error or "")

@@ -208,10 +208,13 @@ def test_the_resume_does_not_name_the_host(disable: frozenset[str]) -> None:
 # dropped the channel, then asked. A host whose SIGPIPE is at its default action (an embedding that keeps Python's
 # signal set-up out, a command line restoring it for `| head`) died of it, and whatever it ran with it (measured on
 # main: SIGPIPE in the host in all 10 runs below; the test host, like any Python, ignores it, so a handler records it).
+# A close of fd 4 now returns without closing (a channel's number is never freed), so the code reads its answer there;
+# a file put over fd 4 still drops the reader.
 _DROP_THE_ANSWER_CHANNEL = {
     "close-then-ask": "    os.close(4)\n",
-    "dup2-over-then-ask": "    os.dup2(1, 4)\n",
-    "raw-request-without-a-reader": "    os.close(4)\n    posix.write(3, b'{\"ask\":{\"user\":\"x\"}}\\n')\n"
+    "dup2-over-then-ask": "    os.dup2(os.open('over', os.O_CREAT | os.O_WRONLY), 4)\n",
+    "raw-request-without-a-reader": "    os.dup2(os.open('over', os.O_CREAT | os.O_WRONLY), 4)\n"
+                                    "    posix.write(3, b'{\"ask\":{\"user\":\"x\"}}\\n')\n"
                                     "    time.sleep(0.5)\n",
     "shutdown-for-reading-then-ask": "    import ctypes\n    ctypes.CDLL(None).shutdown(4, 0)\n",
 }
@@ -245,7 +248,8 @@ def test_a_host_whose_sigpipe_is_at_its_default_action_survives_a_dropped_answer
     script.write_text(
         "import signal, sys\nsignal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
         "from coworkenv.sandbox import run_sandboxed\n"
-        "result = run_sandboxed('import os\\ndef check():\\n    os.close(4)\\n    try:\\n        ask_host({\"u\": \"x\"})\\n'"
+        "result = run_sandboxed('import os\\ndef check():\\n    os.dup2(os.open(\"o\", os.O_CREAT | os.O_WRONLY), 4)\\n'"
+        "                       '    try:\\n        ask_host({\"u\": \"x\"})\\n'"
         "                       '    except OSError:\\n        return 1\\n', 'check', {}, ask=lambda r, left: 'a')\n"
         "print('host alive', result.ok, result.value)\n")
     repo = str(Path(__file__).resolve().parents[1])

@@ -44,6 +44,8 @@ NR = {
     "newfstatat": (262, 79), "get_mempolicy": (239, 236), "set_mempolicy": (238, 237), "mbind": (237, 235),
     "set_mempolicy_home_node": (450, 450), "fallocate": (285, 47), "open_tree": (428, 428),
     "open_tree_attr": (467, 467), "mseal": (462, 462), "pipe": (22, None), "pipe2": (293, 59),
+    "fstat": (5, 80), "dup": (32, 23), "dup2": (33, None), "dup3": (292, 24), "close": (3, 57),
+    "close_range": (436, 436),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -214,6 +216,41 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
         assert run_filter(program, arch, 0x40000000 | 0) == KILL  # x32 numbers alias the real ones
         assert answer("chmod", 0, 0o777) == EPERM
         assert run_filter(_confine._seccomp_program(machine, OWN_PID, deny_metadata=False) or b"", arch, 90) == ALLOW
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_hosts_channels_answer_no_identity_and_are_never_copied(machine: str) -> None:
+    """Descriptors 0 to the last channel (3, or 4 where the code may ask) are the host's pipes and sockets, whose
+    inode numbers are the machine's counter at the spawn: no fstat of them, no copy to a number of the code's, and
+    no close that would free their numbers."""
+    arch, col = AUDIT_ARCH[machine], 0 if machine == "x86_64" else 1
+    for last in (3, 4):
+        program = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, last_channel=last) or b""
+
+        def answer(name: str, *args: int, program: bytes = program) -> int:
+            return run_filter(program, arch, NR[name][col], *args)
+
+        channels, others = range(last + 1), (last + 1, 9, 1 << 20)
+        assert [answer("fstat", fd, 0) for fd in channels] == [EPERM] * (last + 1)
+        assert [answer("fstat", fd, 0) for fd in others] == [ALLOW] * 3
+        assert answer("fstat", 1 << 32) == EPERM  # the kernel reads the descriptor as 32 bits, so does the filter
+        assert [answer("newfstatat", fd, 0, 0, 0x1000) for fd in channels] == [EPERM] * (last + 1)
+        assert [answer("newfstatat", fd, 0, 0, flags) for fd in (-100, last + 1) for flags in (0, 0x1000)] == [
+            ALLOW] * 4
+        assert [answer("dup", fd) for fd in channels] + [answer("dup3", fd, 20, 0) for fd in channels] == [
+            EPERM] * 2 * (last + 1)
+        assert (answer("dup", last + 1), answer("dup3", last + 1, 3, 0)) == (ALLOW, ALLOW)  # a file over a channel
+        # F_DUPFD, F_DUPFD_CLOEXEC, F_GETPIPE_SZ (the host's uid past its pipe pages when it made them: one page)
+        assert [answer("fcntl", fd, cmd, 10) for fd in (0, last) for cmd in (0, 1030, 1032)] == [EPERM] * 6
+        assert [answer("fcntl", last + 1, cmd, 10) for cmd in (0, 1030, 1032)] == [ALLOW] * 3
+        assert [answer("fcntl", 0, cmd, 0) for cmd in (1, 2, 3, 4)] == [ALLOW] * 4  # F_GETFD, F_SETFD, F_GETFL...
+        if machine == "x86_64":
+            assert (answer("dup2", 1, 3), answer("dup2", last + 1, 1)) == (EPERM, ALLOW)
+        # A channel's number is never freed (the next file opened would take it, and answer no fstat): close returns
+        # 0 without running, close_range from one is a call this kernel lacks (callers close one by one).
+        assert [answer("close", fd) for fd in channels] + [answer("close", fd) for fd in others] == [
+            DONE] * (last + 1) + [ALLOW] * 3
+        assert [answer("close_range", first, 2**32 - 1, 0) for first in (0, last, last + 1)] == [ENOSYS, ENOSYS, ALLOW]
 
 
 def test_unknown_architecture_has_no_program() -> None:

@@ -227,11 +227,12 @@ def load_siblings(run_dir: str) -> dict[str, dict[str, Any]]:
 
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
-    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int,
+    kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int, last_channel: int,
 ) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
-    others; `host_pid`: the process this one dies with); returns (layers applied, why each other layer is missing)."""
+    others; `host_pid`: the process this one dies with; `last_channel`: the host's descriptors are 0 to it); returns
+    (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
     # per-run uid could not cross (every call failed).
@@ -306,7 +307,7 @@ def isolate(
     else:
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
         note(layers, missing, "seccomp", confine["install_seccomp"](
-            libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1))
+            libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1, last_channel=last_channel))
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
@@ -458,7 +459,8 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     scratch = os.path.join(run_dir, "work")
     try:
         job = load_job(os.path.join(run_dir, "job.json"))
-        close_host_descriptors((ANSWER_FD if job.get("ask") else RESULT_FD) + 1)
+        last_channel = ANSWER_FD if job.get("ask") else RESULT_FD
+        close_host_descriptors(last_channel + 1)
         st = os.fstat(RESULT_FD)
         real = posix.uname()  # before seccomp refuses it
         lib_dirs = [p for p in sys.path if os.path.isdir(p)]  # before isolation makes them unreachable
@@ -468,15 +470,22 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
-            job["host_pid"])
+            job["host_pid"], last_channel)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
+        channel: Any = (st.st_dev, st.st_ino)
+        if "seccomp" in layers and "hook" not in disabled:
+            # seccomp keeps the channels' identity from this process: fd 3 is the result channel as long as it is a
+            # socket (the code can neither make one nor copy the answer channel onto it). The hook keeps the object
+            # for good: freeing it would close fd 3.
+            import _socket  # the code may import it too: its calls are the hook's and seccomp's to refuse
+            channel = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM, 0, RESULT_FD).getsockopt
         hook = modules["_hook"]["make_audit_hook"](
-            scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), (st.st_dev, st.st_ino), RESULT_FD, EXIT_TAMPERED,
+            scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,

@@ -313,6 +313,23 @@ MADV_MERGEABLE = 12
 # Socket ioctls (0x8900-0x8BFF: FIOSETOWN, SIOCSPGRP, SIOCGIFCONF, SIOCGIFADDR..., wireless): they answer on any
 # socket, and the result channel is one, created in the host's network namespace.
 _SOCKET_IOCTLS = (0x8900, 0x8C00)
+# The host's channels (standard input, output and error: pipes; the result socket and, where the code may ask, the
+# answer socket) are made by the host just before the spawn, and their inode numbers come from one counter of the
+# machine's (get_next_ino), which every pipe, socket and anonymous file of the host and of other runs moves: fstat of
+# descriptors 0-3 (no audit event) read where the machine stood at the spawn (two runs with 5000 host pipes between
+# them read 5933 apart), a gauge of the host's activity in every run; a pipe's times tell when the host last read it.
+# Descriptors up to the last channel answer nothing of themselves: fstat and newfstatat with one as its folder EPERM
+# (Python's FileIO takes that for "no block size": print, open(1, closefd=False) work), nor may one be copied to a
+# number the code chose (dup, dup2, dup3, fcntl F_DUPFD and F_DUPFD_CLOEXEC: EPERM), nor a pipe's size be read
+# (F_GETPIPE_SZ: a page where the host's uid was past its pipe-user-pages-soft when it made them). Nor is one's number
+# ever freed, which the next file opened would take (the dynamic loader fstats each library it maps: after
+# os.close(0) no extension module imported): close of a channel returns 0 without running (open(1, "w") closes fd 1
+# when done with it), close_range from one ENOSYS (Python and glibc then close one by one, as on kernels before it).
+# A file of the code's may still be put over a channel (dup2 onto it): the number stays taken. Per architecture:
+# (fstat, newfstatat), (dup, dup2, dup3) (aarch64 has no dup2 of its own: glibc asks dup3), close, close_range.
+_CHANNEL_IDENTITY = {"x86_64": ((5, 262), (32, 33, 292)), "aarch64": ((80, 79), (23, 24))}
+_CHANNEL_CLOSE = {"x86_64": (3, 436), "aarch64": (57, 436)}
+_CHANNEL_FCNTLS = (0, 1030, 1032)  # F_DUPFD, F_DUPFD_CLOEXEC, F_GETPIPE_SZ
 # The ioctls that make a pty usable (TIOCSPTLCK unlocks the follower, TIOCGPTN names it, TIOCGPTPEER opens it):
 # os.openpty opens /dev/ptmx in the C library, unseen by the hook, so where Landlock and the minimal root are missing
 # it opened a pty of the host's devpts (a pool of the machine's) whose descriptors reach the tty layer (line
@@ -494,7 +511,8 @@ def restrict_paths(
 FIRST_UNJUDGED_SYSCALL = 470
 
 
-def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True) -> bytes | None:
+def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True,
+                     last_channel: int = 3) -> bytes | None:
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
@@ -525,6 +543,10 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
     prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
+    stats, copies = _CHANNEL_IDENTITY[machine]
+    prog += [(jeq, "channel", "next", n) for n in (*stats, *copies)]
+    close, close_range = _CHANNEL_CLOSE[machine]
+    prog += [(jeq, "channel_close", "next", close), (jeq, "channel_close_range", "next", close_range)]
     prog += [(jeq, "fcntl", "next", arch.fcntl),
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
              (jeq, "clone" if threads else "eperm", "next", arch.clone),
@@ -555,9 +577,13 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("own_socket_option", (ld, None, None, arg1), (jeq, "next", "eperm", SOL_SOCKET), (ld, None, None, arg2),
           *[(jeq, "allow", "next", o) for o in _OWN_SOCKET_OPTIONS], (ret, None, None, SECCOMP_RET_ERRNO | errno.EPERM))
     block("fcntl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _REFUSED_FCNTLS],
+          *[(jeq, "channel", "next", c) for c in _CHANNEL_FCNTLS],
           *[(jeq, "done", "next", c) for c in _LOCK_SETTING_FCNTLS],
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
     block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
+    block("channel", (ld, None, None, arg0), (jge, "allow", "eperm", last_channel + 1))  # AT_FDCWD lies above
+    block("channel_close", (ld, None, None, arg0), (jge, "allow", "done", last_channel + 1))
+    block("channel_close_range", (ld, None, None, arg0), (jge, "allow", "enosys", last_channel + 1))
     for index in sorted({index for _, index in disk.opens}):
         block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
               (jset, "einval", "allow", disk.o_direct | O_DSYNC))
@@ -601,7 +627,7 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True) -> str | None:
+def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
@@ -614,9 +640,10 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     changes, which Landlock lets pass;
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
     operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
-    `threads` a shared wait returns EAGAIN at once."""
+    `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
+    answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, and their numbers are never freed."""
     machine = os.uname().machine
-    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads)
+    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel)
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))

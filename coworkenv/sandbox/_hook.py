@@ -35,12 +35,14 @@ ZONEINFO = "/usr/share/zoneinfo/"
 
 
 def make_audit_hook(
-    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int], result_fd: int, tampered_exit: int,
-    policy: dict[str, Any],
+    scratch: str, read_roots: tuple[str, ...], channel: tuple[int, int] | Callable[[int, int], int], result_fd: int,
+    tampered_exit: int, policy: dict[str, Any],
 ) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook for one run: block and report process, network, interpreter-internals and file operations
     outside `scratch` (writes) or `read_roots` (reads); exit with `tampered_exit` if the result channel
-    (`result_fd`, identified by `channel` = (st_dev, st_ino)) was closed or replaced.
+    (`result_fd`, identified by `channel` = (st_dev, st_ino), or where seccomp keeps its identity from the process by
+    `channel` = the channel socket's bound `getsockopt`, which answers SOCK_STREAM while fd 3 is still a socket) was
+    closed or replaced.
 
     `policy` holds the bootstrap's tables (`blocked_modules`, `blocked_module_prefixes`: module names refused
     wherever they appear in a dotted name, `blocked_events`, `blocked_prefixes`, `write_events`: event -> (path
@@ -70,7 +72,7 @@ def make_audit_hook(
 
 def _bind(
     scratch: str, scratch_prefix: str, read_roots: tuple[str, ...], read_prefixes: tuple[str, ...],
-    channel: tuple[int, int], result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
+    channel: Any, result_fd: int, tampered_exit: int, own_pid: int, blocked_modules: frozenset[str],
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
@@ -84,7 +86,7 @@ def _bind(
     def hook(  # one flat function on purpose: no helper frames, no closure cells
         event: str, args: tuple[Any, ...],
         scratch: str = scratch, scratch_prefix: str = scratch_prefix, read_roots: tuple[str, ...] = read_roots,
-        read_prefixes: tuple[str, ...] = read_prefixes, channel: tuple[int, int] = channel,
+        read_prefixes: tuple[str, ...] = read_prefixes, channel: Any = channel,
         result_fd: int = result_fd, tampered_exit: int = tampered_exit, own_pid: int = own_pid,
         blocked_modules: frozenset[str] = blocked_modules, blocked_events: frozenset[str] = blocked_events,
         blocked_prefixes: tuple[str, ...] = blocked_prefixes, write_events: tuple[Any, ...] = write_events,
@@ -101,6 +103,7 @@ def _bind(
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
+        sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -239,8 +242,11 @@ def _bind(
         if reason is None:
             return
         try:
-            st = fstat(result_fd)
-            if (st.st_dev, st.st_ino) != channel:
+            if type_(channel) is tuple_t:
+                st = fstat(result_fd)
+                if (st.st_dev, st.st_ino) != channel:
+                    exit_(tampered_exit)
+            elif channel(sol_socket, so_type) != sock_stream:  # ENOTSOCK, EBADF: closed or replaced
                 exit_(tampered_exit)
             # The leading newline ends any half line the code left on the channel, so the report stays whole;
             # a short write (the code made the channel non-blocking and filled it) would cut it: tampering.
