@@ -2,7 +2,9 @@
 
 It puts `random`'s module functions and every wall clock (`time.time`, `time_ns`, `localtime`, `gmtime`, `ctime`,
 `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks, `datetime.now`/`utcnow`, and
-`date.today`, which reads `time.time`) behind stand-ins. In the verifier's run the stand-ins answer as the originals
+`date.today`, which reads `time.time`) behind stand-ins, and with the clocks the file times `os`'s stat family
+reports; pinned, it pins what a generator seeded from the system draws (`random.Random()`, `SystemRandom`, `secrets`,
+`_random.Random()`) as well as the module's functions. In the verifier's run the stand-ins answer as the originals
 do (`setup()`: no offset, a fresh seed, nothing pinned); the probes of `coworkenv.validate.python_probes` move the
 clocks, seed `random` or pin `random()` through the same code with other values. So a check sees the same setup
 either way: the same objects in `time`, `random` and `datetime`, the same modules imported (`'random' in

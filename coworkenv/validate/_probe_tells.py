@@ -3,8 +3,8 @@
 The probes patch `random`, `time` and `datetime` (`coworkenv.checks.run_setup`, which the verifier's own run starts
 with too, its stand-ins answering as the originals there); what the stand-ins are cannot be hidden (a Python function
 is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them reads what no
-run promises, and is rejected unrun: a guard kept beside the shared setup. A check that reads a file's times, a clock
-the kernel stamps and no setup moves, is rejected too (`file_times`). The reading follows what the patched objects, and the values
+run promises, and is rejected unrun: a guard kept beside the shared setup. A check that names a file's times, a clock
+the kernel stamps (the setup moves them as `os` reports them, not as `posix` does), is rejected too (`file_times`). The reading follows what the patched objects, and the values
 the moved class makes, flow into: names bound to them (assignment, unpacking, a loop's or a comprehension's variable,
 `with ... as`, a default argument, a class attribute, what a helper returns), containers holding them, subscripts,
 attributes and calls of them, and the run-time lookups of a patched module (`sys.modules['time']`,
