@@ -36,6 +36,9 @@ NARROW_CLASSES = {
                     "9 and 14 of 1-30 ask one whose key names a unit, `cache_ttl_s`, `timeout_ms`)"),
     "unit_idiom_pinned": ({"lookup_answer_source"}, "the same: only lookup_answer_source states a config value to a "
                           "reader (a `_s`, `_ms`, `_rps` or `_pct` key in 28 of its seeds 1-80)"),
+    "share_word_pinned": ({"lookup_answer_source"}, "the same: its one share setting, `threshold_pct`, is asked in "
+                          "seed 51 of 1-120; the bases rename the asked setting to a share where its value is 100 or "
+                          "less (seeds 13, 24, 103)"),
     "size_pinned": ({"lookup_answer_source"}, "the same: only lookup_answer_source states a config value to a reader "
                     "(its one size setting, `max_body_kb`, asked in seed 91 of 1-120: the bases rename the asked "
                     "setting to a size)"),

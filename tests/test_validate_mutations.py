@@ -668,3 +668,15 @@ def test_quantities_are_replayed_in_the_sources_unit() -> None:
     assert as_source_unit("a timeout of 1½ s, a threshold of 0.85", more) == "a timeout of 1500 ms, a threshold of 85%"
     assert as_source_unit("40 rps, 85% and 1500 ms", more) is None  # the sources' own units
     assert as_source_unit("a share of 0.85", sources) is None  # a fraction is read for a percentage source only
+
+
+def test_a_share_written_with_its_unit_as_a_word_is_replayed_as_the_source_gives_it() -> None:
+    """A share shown as `threshold_pct: 85` and stated `85 percent`, `85 per cent`, `85-percent`, `85pct` or
+    `eighty-five percent` is written `85%` (`share_word_pinned`); `85%`, a percentile or another share is not."""
+    from coworkenv.validate._units import _sources, as_source_unit
+
+    shares = _sources([{"threshold_pct": 85}])
+    for stated in ("85 percent", "85 per cent", "85-percent", "85pct", "85 PCT", "eighty-five percent"):
+        assert as_source_unit(f"a threshold of {stated} now", shares) == "a threshold of 85% now", stated
+    for other in ("85%", "the 85th percentile", "40 percent", "85 percentage points"):
+        assert as_source_unit(f"a threshold of {other}", shares) is None, other

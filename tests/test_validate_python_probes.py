@@ -419,3 +419,53 @@ def test_a_check_inspecting_what_the_probes_patch_is_rejected_unrun(code: str, i
     found = probe_check(PythonRule(code=code, entrypoint="check"), True,
                         {"state": {"apps": {}}, "audit": [], "messages": []}, [], None, None, repeats=0, offsets=())
     assert ("probe_aware" in [p.code for p in found]) == (inspected is not None)
+
+
+# A file the check writes, its times read through every door that ends in the stat family, against the clock.
+_FILE_TIMES_VIEW = (
+    "import io, os, pathlib, tarfile, time, zipfile\n"
+    "def check(state, audit, messages):\n"
+    "    with open('stamp.txt', 'w') as f:\n"
+    "        f.write('x')\n"
+    "    stamps = [os.stat('stamp.txt').st_mtime, os.lstat('stamp.txt')[8], os.path.getmtime('stamp.txt'),\n"
+    "              pathlib.Path('stamp.txt').stat().st_mtime, getattr(os, 'st' + 'at')('stamp.txt').st_mtime_ns / 1e9,\n"
+    "              [e.stat().st_mtime for e in os.scandir('.') if e.name == 'stamp.txt'][0],\n"
+    "              tarfile.open(fileobj=io.BytesIO(), mode='w').gettarinfo('stamp.txt').mtime,\n"
+    "              time.mktime(zipfile.ZipInfo.from_file('stamp.txt').date_time + (0, 0, -1))]\n"
+    "    return {'passed': True, 'reason': repr([abs(time.time() - s) < 3600 for s in stamps])}\n"
+)
+
+
+def test_a_files_times_move_with_the_clocks_through_every_door() -> None:
+    """The stat family (and what reads it: pathlib, os.path, an archive's member, a name built at run time, a
+    directory entry's stat) reports a file written now as written now under the clock probes too
+    (`probe_file_doors`)."""
+    assert _view(_FILE_TIMES_VIEW, offset=366 * 86_400) == _view(_FILE_TIMES_VIEW) == repr([True] * 8)
+
+
+# What generators of the check's own draw: seeded from the system, and seeded with a constant.
+_GENERATORS_VIEW = (
+    "import _random, random, secrets\n"
+    "def check(state, audit, messages):\n"
+    "    free = [random.Random().random(), _random.Random().random(), random.SystemRandom().random(),\n"
+    "            random.Random().randint(1, 1000) / 1000, secrets.randbelow(1000) / 999,\n"
+    "            random.Random().getrandbits(10) / 1023, random.Random(None).choice(range(1000)) / 999]\n"
+    "    seeded = [random.Random(2026).random(), _random.Random(3).random(), random.Random(7).randint(1, 1000)]\n"
+    "    return {'passed': True, 'reason': repr(([round(v) for v in free], seeded))}\n"
+)
+
+
+def test_a_pinned_random_pins_generators_seeded_from_the_system_only() -> None:
+    """A pinned probe pins what a generator seeded from the system draws (random.Random, _random.Random,
+    SystemRandom, secrets), at the extreme; one seeded with a constant draws as it would (`random_unpinned`)."""
+    seeded = repr([random_value for random_value in _seeded_draws()])
+    assert _view(_GENERATORS_VIEW, pin=0.0) == f"([0, 0, 0, 0, 0, 0, 0], {seeded})"
+    assert _view(_GENERATORS_VIEW, pin=0.999999) == f"([1, 1, 1, 1, 1, 1, 1], {seeded})"
+    assert _view(_GENERATORS_VIEW).endswith(f", {seeded})")
+
+
+def _seeded_draws() -> list[float | int]:
+    import _random
+    import random
+
+    return [random.Random(2026).random(), _random.Random(3).random(), random.Random(7).randint(1, 1000)]

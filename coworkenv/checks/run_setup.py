@@ -2,7 +2,9 @@
 
 It puts `random`'s module functions and every wall clock (`time.time`, `time_ns`, `localtime`, `gmtime`, `ctime`,
 `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks, `datetime.now`/`utcnow`, and
-`date.today`, which reads `time.time`) behind stand-ins. In the verifier's run the stand-ins answer as the originals
+`date.today`, which reads `time.time`) behind stand-ins, and with the clocks the file times `os`'s stat family
+reports; pinned, it pins what a generator seeded from the system draws (`random.Random()`, `SystemRandom`, `secrets`,
+`_random.Random()`) as well as the module's functions. In the verifier's run the stand-ins answer as the originals
 do (`setup()`: no offset, a fresh seed, nothing pinned); the probes of `coworkenv.validate.python_probes` move the
 clocks, seed `random` or pin `random()` through the same code with other values. So a check sees the same setup
 either way: the same objects in `time`, `random` and `datetime`, the same modules imported (`'random' in
@@ -50,6 +52,114 @@ _cw_patch(_cw_random, "randrange", lambda a, b=None, *r: _cw_random_real["randra
           else (0 if b is None else a) if _cw_pin < 0.5 else (a if b is None else b) - 1)
 _cw_patch(_cw_random, "choice", lambda s: _cw_random_real["choice"](s) if _cw_pin is None
           else s[0] if _cw_pin < 0.5 else s[-1])
+
+# A generator seeded from the system draws past the module's functions: `random.Random()`, its subclasses
+# (`SystemRandom`, which `secrets` draws from) and the C module's `_random.Random`. Pinned, what such a generator draws
+# is pinned too (`random`, `getrandbits`, and the bounded integers behind `randint`, `choice`, `sample`, `shuffle`), at
+# the extreme yet never the same value twice (counted per generator); one seeded with a value of the check's own is a fixed sequence: as is.
+def _cw_free(rng):
+    return _cw_pin is not None and getattr(rng, "_cw_seeded", None) is None
+
+
+def _cw_pin_generator(cls, seeding, drawing):
+    for name in seeding:
+        def seeded(self, a=None, *rest, _real=getattr(cls, name), _name=name):
+            self._cw_seeded = True if _name == "setstate" else a
+            return _real(self, a, *rest)
+        _cw_patch(cls, name, seeded)
+    for name in drawing:
+        def drawn(self, *args, _real=getattr(cls, name), _name=name):
+            if not _cw_free(self):
+                return _real(self, *args)
+            drawn = self.__dict__.get("_cw_drawn", 0)  # each generator's first draw at the extreme
+            self._cw_drawn = drawn + 1
+            if _name == "random":
+                return abs(_cw_pin - drawn * 1e-12)
+            n = args[0] if _name == "_randbelow" else 2 ** args[0]
+            return drawn % n if _cw_pin < 0.5 else n - 1 - drawn % n
+        _cw_patch(cls, name, drawn)
+
+
+_cw_pin_generator(_cw_random.Random, ("seed", "setstate"), ("random", "getrandbits", "_randbelow"))
+_cw_pin_generator(_cw_random.SystemRandom, (), ("random", "getrandbits"))
+_cw_c_random = __import__("_random")
+
+
+class _CwCRandom(_cw_c_random.Random):
+    def __init__(self, *args):
+        self.seed(*args)
+
+
+_cw_pin_generator(_CwCRandom, ("seed", "setstate"), ("random", "getrandbits"))
+_cw_c_random.Random = _CwCRandom
+
+# A file's times are the kernel's stamp of the real clock: the stat family of `os` (a directory entry's `stat()` too)
+# reports them moved with the clocks, so every door that ends there (an archive's member, `pathlib`,
+# `os.path.get*time`, a name built at run time) sees a file written now as written now. (`posix` is left to the
+# import system, which reads it for its caches; a check importing it is rejected unrun, `probe_aware`.)
+_cw_os = __import__("os")
+
+
+def _cw_moved(st):
+    if not _cw_offset:
+        return st
+    kind, (fields, extra) = st.__reduce__()
+    fields = (*fields[:7], *(t + int(_cw_offset) for t in fields[7:10]), *fields[10:])
+    extra = {{k: v + (_cw_offset * 10**9 if k.endswith("_ns") else _cw_offset) if "time" in k else v
+              for k, v in extra.items()}}
+    return kind(fields, extra)
+
+
+class _CwDirEntry:
+    def __init__(self, entry):
+        self._cw_entry = entry
+
+    def __getattr__(self, name):
+        return getattr(self._cw_entry, name)
+
+    def __fspath__(self):
+        return self._cw_entry.__fspath__()
+
+    def __repr__(self):
+        return repr(self._cw_entry)
+
+    def stat(self, *, follow_symlinks=True):
+        return _cw_moved(self._cw_entry.stat(follow_symlinks=follow_symlinks))
+
+
+class _CwScandir:
+    def __init__(self, entries):
+        self._cw_entries = entries
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _CwDirEntry(next(self._cw_entries))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._cw_entries.close()
+
+    def close(self):
+        self._cw_entries.close()
+
+
+def _cw_move_stat(name, fake):
+    real = getattr(_cw_os, name)
+    _cw_patch(_cw_os, name, fake)
+    for supports in (_cw_os.supports_fd, _cw_os.supports_dir_fd, _cw_os.supports_follow_symlinks):
+        if real in supports:
+            supports.add(getattr(_cw_os, name))
+
+
+_cw_stat, _cw_lstat, _cw_fstat, _cw_scandir = _cw_os.stat, _cw_os.lstat, _cw_os.fstat, _cw_os.scandir
+_cw_move_stat("stat", lambda *a, **k: _cw_moved(_cw_stat(*a, **k)))
+_cw_move_stat("lstat", lambda *a, **k: _cw_moved(_cw_lstat(*a, **k)))
+_cw_move_stat("fstat", lambda *a, **k: _cw_moved(_cw_fstat(*a, **k)))
+_cw_move_stat("scandir", lambda *a, **k: _CwScandir(_cw_scandir(*a, **k)))
 
 _cw_real = _cw_datetime.datetime
 _cw_delta = _cw_datetime.timedelta(seconds=_cw_offset)

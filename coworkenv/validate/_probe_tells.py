@@ -3,8 +3,8 @@
 The probes patch `random`, `time` and `datetime` (`coworkenv.checks.run_setup`, which the verifier's own run starts
 with too, its stand-ins answering as the originals there); what the stand-ins are cannot be hidden (a Python function
 is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them reads what no
-run promises, and is rejected unrun: a guard kept beside the shared setup. A check that reads a file's times, a clock
-the kernel stamps and no setup moves, is rejected too (`file_times`). The reading follows what the patched objects, and the values
+run promises, and is rejected unrun: a guard kept beside the shared setup. A check that names a file's times, a clock
+the kernel stamps (the setup moves them as `os` reports them, not as `posix` does), is rejected too (`file_times`). The reading follows what the patched objects, and the values
 the moved class makes, flow into: names bound to them (assignment, unpacking, a loop's or a comprehension's variable,
 `with ... as`, a default argument, a class attribute, what a helper returns), containers holding them, subscripts,
 attributes and calls of them, and the run-time lookups of a patched module (`sys.modules['time']`,
@@ -245,11 +245,14 @@ def introspection(code: str) -> str | None:
 # `stat()`, `os.path.get*time`, and the `st_*time` fields by name.
 _FILE_TIMES = re.compile(r"^st_(?:[amc]time|birthtime)(?:_ns)?$")
 _FILE_TIME_CALLS = frozenset({"stat", "lstat", "fstat", "fstatat", "scandir", "getmtime", "getatime", "getctime"})
+# The operating system's own module under `os`: its stat family is the kernel's, which the setup leaves to the import
+# system (it reads file times for its caches), so a check has no file times to read through it either.
+_OS_MODULES = frozenset({"posix", "nt"})
 
 
 def file_times(code: str) -> str | None:
     """The first read of a file's times in the check (`os.stat(p).st_mtime`, `os.stat(p)[8]`, `Path(p).stat()`,
-    `os.path.getmtime(p)`, `getattr(st, "st_atime")`), None where it reads none. Nothing in a check's payload is a
+    `os.path.getmtime(p)`, `getattr(st, "st_atime")`, the `posix` module), None where it reads none. Nothing in a check's payload is a
     file: a sound check has no file's times to read."""
     try:
         tree = ast.parse(code)
@@ -259,9 +262,10 @@ def file_times(code: str) -> str | None:
         if isinstance(node, ast.Attribute) and (_FILE_TIMES.match(node.attr) or node.attr in _FILE_TIME_CALLS):
             return ast.unparse(node)
         # a name only as imported (`from os import stat`): a variable of the check's own may be called `stat`
-        if isinstance(node, ast.alias) and node.name in _FILE_TIME_CALLS:
+        if isinstance(node, ast.alias) and (node.name in _FILE_TIME_CALLS or node.name in _OS_MODULES):
             return node.name
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                _FILE_TIMES.match(node.value) or node.value in _FILE_TIME_CALLS - {"stat"}):
+                _FILE_TIMES.match(node.value) or node.value in _FILE_TIME_CALLS - {"stat"} or
+                node.value in _OS_MODULES):
             return repr(node.value)
     return None

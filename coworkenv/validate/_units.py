@@ -14,7 +14,7 @@ digits or words and a unit (`15 minutes`, `15 min`, `15m`, `0.25 h`, `1½ s`, `f
 (`half an hour`, `a quarter of an hour`, `quarter-hour`, `half-hour`, `three quarters of an hour`, `an hour and a half`, `two and a half
 minutes`, `half a second`); a rate as a number of requests (calls, queries, events) per second, minute or hour
 (`2,400 requests per minute`, `2400 req/min`, `2,400/min`, `2400 rpm`); a share as a fraction (`0.85`), for a
-`_pct` source only. A data size (`_bytes`, `_kb`, `_kib`, `_mb`, `_mib`, `_gb`, `_gib`) as a number and a unit
+`_pct` source only, or with its unit as a word (`85 percent`, `eighty-five percent`, `85 pct`: replayed as `85%`). A data size (`_bytes`, `_kb`, `_kib`, `_mb`, `_mib`, `_gb`, `_gib`) as a number and a unit
 (`0.5 MB`, `2 MiB`, `1.5 GB`, `524,288 bytes`, `512 KiB`, `megabytes`): a kilobyte is 1000 or 1024 bytes as the writer
 pleases, so a size is the source's where either reading makes it so (`max_body_kb: 512` is `0.5 MB`, `524,288 bytes`
 and `512,000 bytes`), and it is replayed as the source gives it (`512 KB`) where its unit is another, `KiB` for `KB`
@@ -72,6 +72,8 @@ _QUANTITY = re.compile(
     r"|(?<![\w.,])(?P<rn2>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<ru2>rps|qps|rpm|rph)(?!\w)"
     # a data size: 0.5 MB, 2 MiB, 524,288 bytes, 1.5 gigabytes
     r"|(?<![\w.,])(?P<sn>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<su>bytes?|[kmg]i?b|(?:kilo|mega|giga)bytes?)(?![\w'\u2019])"
+    # a share with its unit as a word: 85 percent, 85 per cent, 85-percent, eighty-five percent, 85 pct (a _pct source's own unit)
+    r"|(?<![\w.,])(?P<pn>\d+(?:\.\d+)?|" + _IN_WORDS + r")(?:\s*|-)(?:percent|per\s+cent|pct)(?![\w'\u2019])"
     # a share as a fraction: 0.85 (for a _pct source only)
     r"|(?<![\w.,%])(?P<f>0?\.\d{1,4})(?![\w.,%])",
     re.IGNORECASE)
@@ -132,6 +134,8 @@ def _stated(m: re.Match[str]) -> tuple[str, float, int] | None:
     if g("rn") is not None or g("rn2") is not None:
         per = (g("ru") or g("ru2") or "").lower()
         return "r", float((g("rn") or g("rn2") or "0").replace(",", "")), _RATE[per]
+    if (share := g("pn")) is not None:
+        return "p", _number(share), 100
     return "p", float(g("f") or 0), 10_000
 
 
@@ -164,7 +168,8 @@ def as_source_unit(text: str, sources: dict[Kind, tuple[float, int]]) -> str | N
             continue
         kind, number, factor = stated
         found = sources.get((kind, round(number * factor)))
-        idiom = m.group("u") is None and m.group("cm") is None and kind == "t"
+        # an idiom, or a share's unit as a word, is the source's unit written otherwise: replayed all the same
+        idiom = (m.group("u") is None and m.group("cm") is None and kind == "t") or m.group("pn") is not None
         if found is None or (found[1] == factor and not idiom):
             continue
         out += [text[at:m.start()], f"{found[0]:g}{'' if kind == 'p' else ' '}{_SHORT[(kind, found[1])]}"]

@@ -24,7 +24,8 @@ patched objects, nor the modules the setup imports. Every wall clock moves toget
 `datetime.now`/`utcnow`, and `date.today`, which reads `time.time`, once), and a pinned `random()` never repeats a
 value. A check that inspects the patched modules' objects (`type(time.time)`, `datetime.__mro__`,
 `datetime.now.__func__`, `inspect.isbuiltin`) is rejected unrun all the same (`probe_aware`, `introspection`), and so
-is one that reads a clock no setup can move: a file's times, which the kernel stamps (`probe_aware`, `file_times`).
+is one that names a file's times, which the kernel stamps (`probe_aware`, `file_times`): the setup moves them as `os`
+reports them, so a door the reading misses (an archive's member, a name built at run time) meets a moved clock.
 A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
 """
 

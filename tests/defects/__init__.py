@@ -68,6 +68,7 @@ from tests.defects import (
     pinned_wording,
     presolved,
     probe_aware,
+    probe_file_doors,
     probe_file_times,
     probe_introspection,
     probe_reached_tell,
@@ -75,8 +76,10 @@ from tests.defects import (
     python_fragile,
     python_messages_table,
     python_record_order,
+    random_unpinned,
     relative_date_pinned,
     reply_only,
+    share_word_pinned,
     silent_change,
     size_pinned,
     solved_by_world,
@@ -178,6 +181,9 @@ MODULES = (
     probe_reached_tell,
     size_pinned,
     count_idiom_pinned,
+    probe_file_doors,
+    random_unpinned,
+    share_word_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -53,7 +53,14 @@ _TELLS: dict[str, tuple[str, str, str, str | None, str]] = {
 
 def _defect(name: str) -> Defect:
     tell, imports, base, check_id, code = _TELLS[name]
-    return Defect(CLASS, name, base,
+    return clock_tell_defect(CLASS, name, tell, imports, base, check_id, code)
+
+
+def clock_tell_defect(cls: str, name: str, tell: str, imports: str, base: str, check_id: str | None,
+                      code: str) -> Defect:
+    """A Python check of `check_id` that wants the real clock before 2027 unless `tell` says it is probed; its twin
+    is the check without the clock."""
+    return Defect(cls, name, base,
                   "passes a correct agent until the end of 2026 and fails every one after (the real clock), while "
                   f"the clock probes see a check that ignores the clock: it tells them by `{tell}`",
                   breaks=python_check(check_id, tell, clock=True, imports=imports),
