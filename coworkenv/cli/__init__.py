@@ -22,7 +22,7 @@ from typer._click.exceptions import BadParameter, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from coworkenv.atomic import WriteError, os_reason, path_advice
-from coworkenv.cli import curate, env, import_, rollout, serve, synth, validate
+from coworkenv.cli import curate, env, import_, mark_episodes, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
@@ -169,6 +169,7 @@ synth.register(app)  # taxonomy, synth
 app.command("validate")(validate.validate_command)
 app.command("rollout")(rollout.rollout_command)
 app.command("curate")(curate.curate_command)
+app.command("mark-episodes")(mark_episodes.mark_episodes_command)
 app.command("serve")(serve.serve_command)
 app.add_typer(import_.app, name="import")
 

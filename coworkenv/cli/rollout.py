@@ -7,6 +7,7 @@ they are counted apart, left out of the trajectories and the mean score, and mak
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -166,12 +167,15 @@ def rollout_command(
         if not as_json and (done == total or done % 100 == 0):
             typer.echo(f"  {done}/{total} envs", err=True)
 
-    with output_lock(out, "rollout"):  # a second rollout into OUT waits, then meets this one's file
+    # A run that checks what OUT holds holds OUT from that check to its write: a second rollout waits, then meets
+    # this one's file. One with --add checks nothing there, so it shares only its write: its episodes run meanwhile.
+    with nullcontext() if add else output_lock(out, "rollout"):
         earlier = None if add else earlier_episodes_problem(out, env_ids)  # again: another run may have written
         if earlier is not None:
             fail(earlier)
         ran, lost = split_outcomes(rollout_specs(specs, runner, progress))
-        path = write_trajectories(ran, out, written_by="rollout") if ran else None
+        with output_lock(out, "rollout") if add else nullcontext():
+            path = write_trajectories(ran, out, written_by="rollout") if ran else None
     summary = rollout_summary(ran, lost, path, backend.stats.as_dict() if backend is not None else None)
     if as_json:
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())

@@ -72,9 +72,11 @@ def validate_command(
     candidates = read_candidates(spec_dir)
     backend = connect(llm, model, cache_dir=cache_dir or out / "llm-cache", timeout_s=llm_timeout,
                       retries=llm_retries)
-    with output_lock(out, "validate"):  # a second validate into OUT waits: its three files stay one run's
-        reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
-        run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
+    reviser = None if isinstance(backend, NoLLMBackend) else LLMSpecGenerator(backend)
+    # The gates read nothing in OUT (its LLM cache takes concurrent entries): two validates into OUT share only the
+    # writing of its three files, which must stay one run's, so a second one waits for that alone.
+    run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
+    with output_lock(out, "validate"):
         ENVS.write(accepted_table(run), out / "accepted.parquet")
         REJECTED.write(rejected_table(run), out / "rejected.parquet")
         funnel = run.funnel.as_dict()

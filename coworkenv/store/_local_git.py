@@ -16,6 +16,7 @@ from typing import Any
 from coworkenv.atomic import WriteError, atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
+from coworkenv.store._git_operation import unfinished_operation_problem
 from coworkenv.store._publisher import (
     PublishError,
     PublishResult,
@@ -273,6 +274,9 @@ class LocalGitPublisher:
         if locks:
             logger.warning("removed stale git lock files in %s: %s", self.repo_dir,
                            ", ".join(lock.path.relative_to(self._git_dir).as_posix() for lock in locks))
+        unfinished = unfinished_operation_problem(self._git_dir, self.repo_dir, self._unmerged_files)
+        if unfinished is not None:  # a publish never merges, rebases or bisects: it is someone's, and theirs to end
+            raise PublishError(unfinished)
         if not interrupted:
             self._attach_head(move=False)  # a HEAD that holds someone's work is refused before anything is touched
             self._keep_changes_aside()
@@ -281,6 +285,10 @@ class LocalGitPublisher:
         # `git status` also proves the repository readable before any file of the folder is touched.
         if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
+
+    def _unmerged_files(self) -> list[str]:
+        """The files of the folder with unresolved conflicts (unmerged in the index)."""
+        return sorted(set(self._git("diff", "--name-only", "--diff-filter=U", "-z").split("\0")) - {""})
 
     def _keep_changes_aside(self) -> None:
         """Put changes that no publish made (a file added, edited or deleted in the folder by hand) into git's stash,

@@ -171,6 +171,15 @@ def file_column_names(path: Path) -> list[str] | None:
         return None
 
 
+def file_column_values(path: Path, column: str) -> set[Any] | None:
+    """The distinct values of one column of a Parquet file, or None where it does not read as Parquet or lacks the
+    column (its readers name why)."""
+    try:
+        return set(pq.read_table(path, columns=[column]).column(column).unique().to_pylist())
+    except (OSError, KeyError, pa.ArrowException):
+        return None
+
+
 def _family(kind: pa.DataType) -> str:
     # Writers differ in widths (int32/int64, string/large_string, list/large_list); only the family must match,
     # down the items of lists (a list of messages is not a list of numbers).

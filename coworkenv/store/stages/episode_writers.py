@@ -7,20 +7,23 @@ Every episode file records its writer in its Parquet key-value metadata (`cowork
 set by the stage writer, `Stage.write` / `Stage.store`), and that mark decides wherever the file sits. A file without
 one was written before the mark: its layout decides (a `runs` folder beside `eval_report.json` is an eval's, a
 `rollouts/step-*` folder a student's RL episodes: the folder named or any folder between it and the file), then its
-columns (an `rl_step` column the rl_rollouts asset's); any other unmarked trajectory file is the teacher's, as before
-the mark (nothing else can tell).
+columns (an `rl_step` column the rl_rollouts asset's), then who acted in it (its `teacher` column): the oracle teacher
+only ever acts in a rollout, `student` only in an RL run. An unmarked file of an LLM's episodes outside those layouts
+is a teacher's rollout or an eval's over held-out envs, and nothing in it tells which: it is refused, not guessed
+(it was the teacher's until faults21), and `coworkenv mark-episodes` records who wrote it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from coworkenv.atomic import folder_in_use
-from coworkenv.store.stages._stage import WRITTEN_BY, file_column_names, file_written_by
+from coworkenv.store.stages._stage import WRITTEN_BY, file_column_names, file_column_values, file_written_by
 from coworkenv.store.stages.sft import SFT_REQUIRED_COLUMNS
 
 ROLLOUT, EVAL, RL = "rollout", "eval", "rl"
@@ -44,9 +47,13 @@ EPISODE_WRITERS = {
     EVAL: EpisodeWriter("an eval's episodes over held-out envs", "`coworkenv eval`", "eval"),
     RL: EpisodeWriter("a student's RL episodes", "`coworkenv train rl`", "RL run"),
 }
+UNTOLD = "untold"  # an unmarked LLM's episodes outside any layout: a teacher's rollout or an eval's, nothing tells
 EVAL_REPORT = "eval_report.json"  # `coworkenv eval --out D` writes D/eval_report.json and its episodes in D/runs
 _RL_STEP = re.compile(r"^step-\d+(-rank-\d+)?$")  # `train rl --out R`: R/rollouts/step-NNNN-rank-N/
 _UNMARKED = "written before episode files were marked"
+_LOOK_ALIKE = "a teacher's rollout and an eval's over held-out envs look alike"
+# Who acts in the episodes of only one writer (the `teacher` column): the oracle only in a rollout, a student in RL.
+_ACTS_ONLY_IN = {"oracle": ROLLOUT, "student": RL}
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,23 @@ def episode_origin(file: Path, root: Path) -> EpisodeOrigin | None:
         return EpisodeOrigin("specs", "specs or envs (a spec_json column: synth or validate output)")
     if "record_id" not in names and set(SFT_REQUIRED_COLUMNS) <= set(names):
         return EpisodeOrigin("sft", "SFT shards (curate's output)")
-    return EpisodeOrigin(ROLLOUT, f"{EPISODE_WRITERS[ROLLOUT].what}, {_UNMARKED}") if "record_id" in names else None
+    return _origin_by_who_acted(file) if "record_id" in names and "teacher" in names else None
+
+
+def _origin_by_who_acted(file: Path) -> EpisodeOrigin | None:
+    """An unmarked trajectory file's writer, told by who acted in its episodes (`_ACTS_ONLY_IN`); UNTOLD when an LLM
+    (or anyone else) acted: a teacher's rollout and an eval write the same rows."""
+    acted = file_column_values(file, "teacher")
+    if acted is None:
+        return None  # its readers name what is wrong with it
+    writers = {_ACTS_ONLY_IN.get(str(who)) for who in acted}
+    if writers == {ROLLOUT} or not acted:
+        return EpisodeOrigin(ROLLOUT, f"{EPISODE_WRITERS[ROLLOUT].what} (the oracle teacher's), {_UNMARKED}")
+    if writers == {RL}:
+        return EpisodeOrigin(RL, f"{EPISODE_WRITERS[RL].what} (teacher 'student'), {_UNMARKED}")
+    who = ", ".join(sorted(map(str, acted)))
+    return EpisodeOrigin(UNTOLD, f"episodes of {who} {_UNMARKED}, outside an eval's or RL run's folders: "
+                                 f"{_LOOK_ALIKE}, nothing in the file tells which (if you know: coworkenv mark-episodes {file} --written-by rollout, or eval)")
 
 
 def other_stage_files(root: Path, files: Sequence[Path] | None = None, writer: str = ROLLOUT) -> dict[Path, str]:
@@ -117,7 +140,9 @@ def other_stage_problem(root: Path, reader: str = "curate", writer: str = ROLLOU
     shown = "; ".join(f"{file} ({what})" for file, what in list(others.items())[:3])
     more = f"; and {len(others) - 3} more" if len(others) > 3 else ""
     held_out = writer != EVAL and any(EPISODE_WRITERS[EVAL].what in what for what in others.values())
-    risk = "held-out envs would reach training" if held_out else f"they would be read as {wanted.episodes}"
+    untold = writer != EVAL and any(_LOOK_ALIKE in what for what in others.values())
+    risk = "held-out envs would reach training" if held_out else \
+        "held-out envs may reach training" if untold else f"they would be read as {wanted.episodes}"
     files = f"{len(others)} Parquet files of other stages" if len(others) > 1 else "a Parquet file of another stage"
     if root.is_file():
         return (f"{root} is {others[root]} (not a trajectories file of {wanted.command}); {reader} takes "
@@ -137,11 +162,12 @@ def episode_output_problem(out: Path, writer: str, own: str | None = None) -> st
     episode files (every reader of that folder would meet this run's among them: `eval --out T/eval` in the
     teacher's rollout T), a folder above it is being written by another command now (its lock is held: the rollout
     into T, its file not written yet), or, with `own` (the subfolder of `out` this run writes its episodes to), a
-    folder below `out` holds another writer's (a reader of `out` would take both). Checked before any request or
-    model is built."""
+    folder below `out` holds another writer's (a reader of `out` would take both). The folders above end below the
+    first shared one (`shared_folder`: a stray file in `~` refused every run below it). Checked before any request
+    or model is built."""
     run = EPISODE_WRITERS[writer].run
     target = Path(os.path.abspath(out))  # `..` folded, links kept: a reader goes through them too
-    for folder in (target, *target.parents):
+    for folder in _own_folders(target):
         beside = f"--out {folder.parent / f'{folder.name}-{writer}'}"
         if folder != target and folder_in_use(folder):  # its writer's files are not there yet: checked at its end
             return (f"--out {out} is inside {folder}, which another command is writing now (a rollout, eval or "
@@ -165,6 +191,25 @@ def episode_output_problem(out: Path, writer: str, own: str | None = None) -> st
                     f"({target / own}) with them; write to a folder of its own, e.g. --out "
                     f"{target.parent / f'{target.name}-{writer}'}")
     return None
+
+
+def shared_folder(folder: Path) -> bool:
+    """Whether `folder` is a place many unrelated things share (the home folder, the temp folder, a mount point,
+    `/`), never one stage's output: a stray file there says nothing about the folders below it."""
+    if folder.parent == folder or os.path.ismount(folder):
+        return True
+    places = {os.environ.get("HOME"), os.environ.get("TMPDIR"), tempfile.gettempdir()}
+    return any(place and Path(os.path.abspath(place)) == folder for place in places)
+
+
+def _own_folders(target: Path) -> list[Path]:
+    """`target` and the folders above it, up to (not including) the first shared folder (`shared_folder`)."""
+    folders = [target]
+    for folder in target.parents:
+        if shared_folder(folder):
+            break
+        folders.append(folder)
+    return folders
 
 
 def _other_episodes(files: Sequence[Path], root: Path, writer: str) -> tuple[Path, str] | None:

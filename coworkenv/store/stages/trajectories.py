@@ -23,7 +23,15 @@ from coworkenv.rollout.record import (
     trajectories_table,
 )
 from coworkenv.store._parquet import StoredTable
-from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path
+from coworkenv.store.stages._stage import (
+    WRITTEN_BY,
+    Stage,
+    StageError,
+    _compatible,
+    file_written_by,
+    first_line,
+    missing_path,
+)
 from coworkenv.store.stages.episode_writers import (
     EPISODE_WRITERS,
     EVAL_REPORT,
@@ -38,7 +46,7 @@ from coworkenv.world import content_hash
 
 __all__ = [
     "EPISODE_WRITERS", "EVAL_REPORT", "RL_ROLLOUTS", "TRAJECTORIES", "TRAJECTORY_SCHEMA", "TrajectorySource",
-    "check_trajectory_file", "episode_output_problem", "other_stage_files", "other_stage_problem",
+    "check_trajectory_file", "episode_output_problem", "mark_episode_files", "other_stage_files", "other_stage_problem",
     "read_trajectories", "refuse_other_stages",
     "stored_trajectories_table", "trajectory_env_ids", "trajectory_files", "without_measurements",
     "write_trajectories",
@@ -170,6 +178,35 @@ def refuse_other_stages(root: Path, written_by: str = ROLLOUT) -> None:
     problem = other_stage_problem(root, reader, written_by)
     if problem is not None:
         raise StageError(problem)
+
+
+def mark_episode_files(path: Path, written_by: str) -> list[Path]:
+    """Record `written_by` (a key of EPISODE_WRITERS) as the writer of every unmarked trajectory file at `path` (a
+    file, or a folder and everything below it), each rewritten atomically with its rows (in the current schema);
+    the files marked.
+    StageError, nothing written, when a file is not a trajectories file or is marked by another writer."""
+    if written_by not in EPISODE_WRITERS:
+        raise StageError(f"--written-by {written_by!r} is no writer of episode files; pass one of "
+                         f"{', '.join(EPISODE_WRITERS)}")
+    files = parquet_files(path)
+    if not files:
+        raise FileNotFoundError(f"{path}: {missing_path(path) if not path.exists() else 'no .parquet files'}; pass a "
+                                "trajectories Parquet file or a folder of them")
+    unmarked = []
+    for file in files:
+        check_trajectory_file(file, ("record_id", "teacher"))
+        mark = file_written_by(file)
+        if mark is not None and mark != written_by:
+            raise StageError(f"{file} is marked {WRITTEN_BY}={mark}, not {written_by}; a mark is what its writer "
+                             "recorded, nothing changed: pass only unmarked files (written before the mark)")
+        if mark is None:
+            unmarked.append(file)
+    stages = {file: RL_ROLLOUTS if "rl_step" in TRAJECTORIES.file_schema(file).names else TRAJECTORIES
+              for file in unmarked}
+    tables = {file: stage.marked(stage.read(file), written_by) for file, stage in stages.items()}  # all, then write
+    for file, table in tables.items():
+        stages[file].write(table, file, written_by=written_by)
+    return unmarked
 
 
 def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path, *, written_by: str) -> Path:
