@@ -121,6 +121,22 @@ def test_mail_labels() -> None:
     assert "give labels" in _error(box, "mail_label", message_ids=["msg-1"])
 
 
+
+def test_a_draft_may_reply_to_an_unknown_message_but_is_not_sent_so() -> None:
+    msg = {"id": "msg-1", "thread_id": "thr-a", "folder": "inbox", "sender": "b@x.test", "to": ["ana@x.test"],
+           "subject": "Invoice", "body": "pay", "sent_at": START}
+    box = _box(mail={"messages": [msg]})
+    threaded = _ok(box, "mail_save_draft", to=["b@x.test"], subject="Re: Invoice", body="Paid.", in_reply_to="msg-1")
+    assert threaded["thread_id"] == "thr-a"
+    # Claw-Eval's gmail saves a draft replying to any id; the app keeps the id, on a thread of the draft's own
+    orphan = _ok(box, "mail_save_draft", to=["b@x.test"], subject="Re: ?", body="Paid.", in_reply_to="X-999")
+    draft = box.world.table("mail", "messages").get(orphan["id"])
+    assert draft is not None and draft.in_reply_to == "X-999" and orphan["thread_id"] == f"thr-{orphan['id']}"
+    assert "'X-999', which no message has" in _error(box, "mail_send_draft", draft_id=orphan["id"])
+    assert "no message with id 'X-999'" in _error(box, "mail_send", to=["b@x.test"], subject="Re", body="x",
+                                                  in_reply_to="X-999")
+    _ok(box, "mail_send_draft", draft_id=threaded["id"])
+
 def test_notes_kb_and_contacts() -> None:
     box = _box(
         kb={"articles": [

@@ -355,6 +355,22 @@ def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_
     assert "priority" in refused.messages[-1]["content"] and not todo.audit[-1].ok
 
 
+def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filters(tmp_path: Path) -> None:
+    # T037/T038 hold `investigating` and `done` tickets: the service's default `open` filter does not list them
+    task = tmp_path / "tasks" / "X5"
+    shutil.copytree(TASKS / "CE02_vpn_ticket_triage", task)
+    path = task / "fixtures" / "helpdesk" / "tickets.json"
+    rows = orjson.loads(path.read_bytes())
+    rows[1]["status"], rows[2]["status"] = "investigating", "done"
+    path.write_bytes(orjson.dumps(rows))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / report.spec_file))
+    env.reset()
+    listed = lambda **status: [t["ticket_id"] for t in _call(env, "helpdesk_list_tickets", **status)["tickets"]]  # noqa: E731
+    assert listed(status="open") == ["TK-501"]
+    assert listed(status="investigating") == ["TK-502"] and listed(status="done") == ["TK-503"]
+
+
 def test_contacts_search_matches_the_query_within_names_as_claw_evals_service_does(imported: dict[str, Any]) -> None:
     env = Env(imported["specs"]["CE06_renewal_contact_brief"])
     env.reset()
@@ -363,6 +379,7 @@ def test_contacts_search_matches_the_query_within_names_as_claw_evals_service_do
     # neither other fields (a folded title, the email, the phone) nor another letter case match there
     assert names(query="Pricing") == names(query="acme.test") == names(query="0103") == names(query="ortiz") == []
     assert names(query="") == ["Priya Raman", "Jonas Berg", "Lena Ortiz"]  # everyone, in the fixture's order
+    assert names(query="namaR") == []  # every character in a name (the index's narrowing) is not the text in it
 
 
 def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dict[str, Any]) -> None:

@@ -72,7 +72,8 @@ class ContactsTools(Toolkit):
         """
         table = self.world.table("contacts", "contacts")
         sets = [table.key("tag").ids(t) for t in [*([tag] if tag is not None else []), *(tags or [])]]
-        if in_name:
+        if in_name:  # the index narrows to names holding every character of the query; the test is exact
+            sets += [table.key("name_char").ids(char) for char in set(query)]
             return dump_many(table.select(None, sets=sets, where=lambda c: query in c.name, limit=clamp(limit)))
         return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)))
 
@@ -180,6 +181,7 @@ APP = AppDef(
         "contacts": {
             "text": Words(lambda c: (c.name, c.company, c.email, c.phone, c.notes)),
             "tag": Key(lambda c: c.tags, multi=True),
+            "name_char": Key(lambda c: sorted(set(c.name)), multi=True),
             "name": Order(lambda c: c.name.lower()),
         },
     },

@@ -167,7 +167,8 @@ class MailTools(Toolkit):
             body: Message text.
             cc: Copy recipients.
             attachments: Paths of files to attach.
-            in_reply_to: Id of the message this replies to.
+            in_reply_to: Id of the message this replies to (a draft may name one the mailbox does not hold: it
+                starts its own thread, and sending it is refused until the id is corrected).
         """
         message = self._compose("drafts", to, subject, body, cc or [], attachments or [], in_reply_to)
         return {"id": message.id, "thread_id": message.thread_id, "folder": "drafts"}
@@ -182,6 +183,9 @@ class MailTools(Toolkit):
         draft = self._message(draft_id)
         if draft.folder != "drafts":
             raise ToolError(f"message {draft_id!r} is not a draft (folder: {draft.folder})")
+        if draft.in_reply_to is not None and draft.in_reply_to not in self.world.table("mail", "messages"):
+            raise ToolError(f"draft {draft_id!r} replies to {draft.in_reply_to!r}, which no message has; save it "
+                            "again with the id of the message it answers (mail_search finds it)")
         sent = draft.model_copy(update={"folder": "sent", "sent_at": self.world.now_iso, "read": True})
         self.put("messages", sent)
         return {"id": sent.id, "folder": "sent", "sent_at": sent.sent_at}
@@ -203,8 +207,8 @@ class MailTools(Toolkit):
             if path not in files:
                 raise ToolError(f"attachment {path!r} does not exist; use files_list to find paths")
         thread_id = None
-        if in_reply_to is not None:
-            thread_id = self._message(in_reply_to).thread_id
+        if in_reply_to is not None and (folder == "sent" or in_reply_to in self.world.table("mail", "messages")):
+            thread_id = self._message(in_reply_to).thread_id  # a draft's unknown reply-to is kept, unthreaded
         message_id = self.world.new_id("msg", "mail", "messages")
         user = self.world.table("directory", "people").get(self.world.user) if self.world.user else None
         message = Message(

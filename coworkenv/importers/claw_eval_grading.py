@@ -94,10 +94,10 @@ MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 # What a mock service answers a request coworkenv refuses and the service serves, where a grader reads more than
-# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page; a draft
-# replying to an id no message has is saved.
+# an error body (`$name`: the request's value): a fetch of a URL that is not http(s) is its 404 page; a draft the
+# app refuses (a recipient that is no address) is saved.
 MOCK_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
-    "gmail": {"/gmail/drafts/save": {"status": "draft_saved"}},  # a reply to an id no message has is saved there
+    "gmail": {"/gmail/drafts/save": {"status": "draft_saved"}},  # any recipient text is saved there
     "web": {"/web/fetch": {"status_code": 404, "url": "$url", "error": "Page not found or unavailable",
                            "content": None}},
 }
