@@ -114,7 +114,7 @@ def _check_every_plan(
         assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, where, q)] == expected
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(notes=_notes, titles=st.frozensets(st.sampled_from(["t", "long title", "other"])),
        tag=st.sampled_from([None, *TAGS]), ordered=st.booleans(), reverse=st.booleans(), last=st.booleans(),
        limit=st.one_of(st.none(), st.integers(0, 3), st.integers(0, 45)))
