@@ -114,6 +114,32 @@ def _check_every_plan(
         assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, where, q)] == expected
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(notes=_notes, titles=st.frozensets(st.sampled_from(["t", "long title", "other"])),
+       tag=st.sampled_from([None, *TAGS]), ordered=st.booleans(), reverse=st.booleans(), last=st.booleans(),
+       limit=st.one_of(st.none(), st.integers(0, 3), st.integers(0, 45)))
+def test_field_in_equals_filtering_the_field_in_every_plan(
+    notes: list[tuple[str, int, bool]], titles: frozenset[str], tag: str | None, ordered: bool, reverse: bool,
+    last: bool, limit: int | None,
+) -> None:
+    """`field_in` keeps the records whose field is one of the values: in the cold table's scan, the planner's
+    choice once indexed, and each plan alone."""
+    table = _notes_table(notes)
+    field_in = {"title": titles}
+    rows = [n for n in table if n.title in titles and (tag is None or tag in n.tags)]
+    expected = _expected(rows, ordered, reverse, last, limit)
+    for _ in range(2):  # the first query of a cold table scans; the second uses (and builds) the indexes
+        sets = [table.key("tag").ids(tag) if tag is not None else None]
+        got = table.select("updated" if ordered else None, sets=sets, field_in=field_in, reverse=reverse,
+                           limit=limit, last=last)
+        assert [n.id for n in got] == expected
+    wanted: list[IdSet] = [set(table.key("tag").ids(tag)) if tag is not None else set(table.ids())]
+    q = Selection(sets=list(wanted), reverse=reverse, limit=limit, last=last, field_in=field_in)
+    index = table.order("updated") if ordered else None
+    assert [n.id for n in _walk(table._rows, index, wanted, None, q)] == expected
+    assert [n.id for n in _sorted_candidates(table._rows, table, index, wanted, None, q)] == expected
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(notes=_notes, moves=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 5)), max_size=6),
        reverse=st.booleans(), limit=st.one_of(st.none(), st.integers(1, 45)))

@@ -10,6 +10,7 @@ from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, format_
 
 Level = Literal["DEBUG", "INFO", "WARN", "ERROR"]
 _RANK = {"DEBUG": 0, "INFO": 1, "WARN": 2, "ERROR": 3}
+_AT_LEAST = {level: frozenset(k for k, r in _RANK.items() if r >= rank) for level, rank in _RANK.items()}
 
 
 class LogLine(Record):
@@ -48,7 +49,6 @@ class LogsTools(Toolkit):
             hi = parse_time(until) if until else None
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        rank = _RANK[min_level] if min_level else 0
         needle = contains.lower() if contains else None
         table = self.world.table("logs", "lines")
         # Every word of the needle occurs in a matching message: the word index narrows, `where` decides.
@@ -71,11 +71,13 @@ class LogsTools(Toolkit):
             between = (start, end)
 
         def where(line: LogLine) -> bool:
-            return _RANK[line.level] >= rank and (needle is None or needle in line.message.lower())
+            return needle is not None and needle in line.message.lower()
 
-        # Every line is at DEBUG or above: with no level and no text asked, no line is tested (a tail walks in C).
+        # The level is a membership test the query layer runs in C; every line is at DEBUG or above, so with no
+        # level and no text asked, no line is tested (a tail walks in C).
+        levels = {"level": _AT_LEAST[min_level]} if min_level and _RANK[min_level] else None
         rows = table.select(order, words=("message", needle), sets=sets, limit=clamp(limit), last=True,
-                            where=where if rank or needle is not None else None, between=between)
+                            where=where if needle is not None else None, between=between, field_in=levels)
         return dump_many(rows)
 
     @read

@@ -11,10 +11,10 @@ instead (building the union of its postings would cost more than the walk that f
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
-from operator import itemgetter
+from itertools import compress, islice, tee
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.world._index import OrderIndex, WordIndex
@@ -49,6 +49,17 @@ class Selection:
     limit: int | None = None
     last: bool = False
     between: tuple[Any, Any] | None = None
+    field_in: Mapping[str, Collection[Any]] = field(default_factory=dict)
+
+
+def with_fields(records: Iterable[Any], field_in: Mapping[str, Collection[Any]]) -> Iterator[Any]:
+    """The records whose field `name` is in `field_in[name]`, for every name: lazily, by C iterators (no Python
+    frame per record)."""
+    kept = iter(records)
+    for name, allowed in field_in.items():
+        kept, values = tee(kept)
+        kept = compress(kept, map(allowed.__contains__, map(attrgetter(name), values)))
+    return kept
 
 
 def run_select(table: Table[Any], index: OrderIndex | None, q: Selection) -> list[Any]:
@@ -108,6 +119,8 @@ def _walk(rows: dict[str, Any], index: OrderIndex | None, wanted: list[IdSet],
     for check in checks:
         ids = check(ids)
     records: Iterable[Any] = map(rows.__getitem__, ids)
+    if q.field_in:
+        records = with_fields(records, q.field_in)
     if where is not None:
         records = filter(where, records)
     out = list(islice(records, max(0, q.limit))) if q.limit is not None else list(records)
@@ -124,6 +137,8 @@ def _sorted_candidates(rows: dict[str, Any], table: Table[Any], index: OrderInde
         ids = [i for i in ids if (lo is None or key(i) >= lo) and (hi is None or key(i) < hi)]
     for check in checks:
         ids = list(check(ids))
+    for name, allowed in q.field_in.items():
+        ids = list(compress(ids, map(allowed.__contains__, map(attrgetter(name), map(rows.__getitem__, ids)))))
     if where is not None:
         ids = [i for i in ids if where(rows[i])]
     # Positions in (key, id) order (insertion numbers, an order's ranks) are distinct ints: sorting by them is the
@@ -151,7 +166,10 @@ def scan_select(rows: dict[str, Any], key: Callable[[Any], Any], q: Selection) -
     ids: Iterable[str] = iter(rows)
     for s in sorted(wanted, key=len):
         ids = filter(s.__contains__, ids)
-    records: Iterable[Any] = map(rows.__getitem__, ids)
+    records: Iterable[Any] = map(rows.__getitem__, ids) if wanted else rows.values()
+    for name, allowed in q.field_in.items():  # C loops over the records' list (no Python call per record)
+        records = list(records)
+        records = compress(records, map(allowed.__contains__, map(attrgetter(name), records)))
     if q.where is not None:
         records = filter(q.where, records)
     pairs = [(key(record), record.id, record) for record in records]
