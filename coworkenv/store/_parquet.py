@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +71,8 @@ def file_sha256(path: Path) -> str:
 
 
 def dataset_dir(root: Path, dataset: str, partition: str | None = None) -> Path:
-    """The directory holding a dataset's (or one partition's) files."""
+    """The directory holding a dataset's (or one partition's) files.
+    ValueError for a name that is no folder name, or for a folder that is a link to another folder of the store."""
     parts = [dataset] if partition is None else [dataset, partition]
     for kind, name in zip(("dataset", "partition"), parts, strict=False):
         if not name or name in {".", ".."} or name.startswith(".") or any(c in name for c in "/\\\0"):
@@ -78,7 +80,30 @@ def dataset_dir(root: Path, dataset: str, partition: str | None = None) -> Path:
                 f"{kind} name {name!r} is not usable as a directory name; "
                 "use a non-empty name without '/', '\\' or a leading '.'"
             )
-    return Path(root).joinpath(*parts)
+    directory = Path(root).joinpath(*parts)
+    _refuse_link_within_the_store(Path(root), parts)
+    return directory
+
+
+def _refuse_link_within_the_store(root: Path, parts: list[str]) -> None:
+    """ValueError when a folder on the way from `root` to `root/<parts>` is a symbolic link that leads to another
+    folder of the same store (`ln -s cap_a cap_b` to seed a capability, a dataset renamed with a link left): writing
+    through it would move the other folder's LATEST onto this dataset's rows, and reading would give the other's
+    rows under this name. A link out of the store (a dataset on a bigger disk) is followed."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(root.joinpath(*parts)))  # loops and dangling links: named by the pointer's reader
+    if real == real_root.joinpath(*parts) or not real.is_relative_to(real_root):
+        return
+    link = next(root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1) if root.joinpath(*parts[:n]).is_symlink())
+    other = real.relative_to(real_root).as_posix()
+    held = f"the store's own {other!r} folder" if other != "." else "the store's root folder"
+    name = "/".join(parts)
+    raise ValueError(
+        f"{link} is a symbolic link to {os.readlink(link)}, another folder of the store {root} ({held}): "
+        f"{name} written there would replace that folder's version (its LATEST), and read there would be that "
+        f"folder's data; remove the link (`rm {link}`) and re-materialize {name}, or link it to a folder outside "
+        "the store; nothing was written or read"
+    )
 
 
 def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None = None) -> StoredTable:
