@@ -296,6 +296,16 @@ _GETSOCKOPT = {"x86_64": 55, "aarch64": 209}
 # AppArmor, SELinux, Landlock, BPF LSM, lockdown it runs) and the labels it gives; ENOSYS, as on a kernel before them.
 # The same numbers on both architectures.
 _SECURITY_MODULE_CALLS = (459, 460, 461)
+# epoll, eventfd, timerfd, signalfd and Landlock rulesets (a seccomp listener too) are descriptors of one inode the
+# kernel made at boot (anon_inode_getfile): fstat of select.epoll() or os.eventfd() (no audit event) answered its number
+# (1038 here) and its times, the wall-clock moment the machine booted (77229 s before), which no time namespace shifts:
+# the uptime the boot-relative clocks hide, in every set. BPF cannot tell such a descriptor from a file, so its makers
+# are ENOSYS, as on a kernel built without them (select.epoll() and os.eventfd() raise OSError; asyncio's event loop
+# fails already, at its self-pipe). Per architecture: epoll_create(1), eventfd(2), timerfd_create, signalfd(4),
+# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp with NEW_LISTENER below.
+_ANON_INODE_MAKERS = {"x86_64": (213, 291, 284, 290, 283, 282, 289, 444), "aarch64": (20, 19, 85, 74, 444)}
+_SECCOMP = {"x86_64": 317, "aarch64": 277}
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
@@ -548,7 +558,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
-    prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SECURITY_MODULE_CALLS, *_ANON_INODE_MAKERS[machine])]
+    prog.append((jeq, "seccomp", "next", _SECCOMP[machine]))
     stats, copies = _CHANNEL_IDENTITY[machine]
     prog += [(jeq, "channel", "next", n) for n in (*stats, *copies)]
     close, close_range = _CHANNEL_CLOSE[machine]
@@ -599,6 +610,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("fallocate", (ld, None, None, arg1), (jeq, "allow", "enotsup", 0))
+    block("seccomp", (ld, None, None, arg1), (jset, "enosys", "allow", SECCOMP_FILTER_FLAG_NEW_LISTENER))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg0), (jge, "next", "channel_ioctl", last_channel + 1), (ld, None, None, arg1),
