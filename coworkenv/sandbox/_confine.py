@@ -662,7 +662,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
     operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
-    answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, and their numbers are never freed."""
+    answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
+    their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
+    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel)
     if program is None:
