@@ -16,12 +16,15 @@ ALLOW, KILL = _confine.SECCOMP_RET_ALLOW, _confine.SECCOMP_RET_KILL_PROCESS
 EPERM = _confine.SECCOMP_RET_ERRNO | errno.EPERM
 ENOTSUP = _confine.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
 ENOSYS = _confine.SECCOMP_RET_ERRNO | errno.ENOSYS
+ENOTTY = _confine.SECCOMP_RET_ERRNO | errno.ENOTTY
 EINVAL = _confine.SECCOMP_RET_ERRNO | errno.EINVAL
 EAGAIN = _confine.SECCOMP_RET_ERRNO | errno.EAGAIN
 DONE = _confine.SECCOMP_RET_ERRNO | 0  # returns 0 without running
 # name -> (x86_64 number, aarch64 number)
 NR = {
     "read": (0, 63), "openat": (257, 56), "kill": (62, 129), "prlimit64": (302, 261), "fcntl": (72, 25),
+    "epoll_create1": (291, 20), "eventfd2": (290, 19), "timerfd_create": (283, 85), "signalfd4": (289, 74),
+    "landlock_create_ruleset": (444, 444), "seccomp": (317, 277), "epoll_pwait": (281, 22),
     "ioctl": (16, 29), "getxattr": (191, 8), "lgetxattr": (192, 9), "listxattr": (194, 11), "fgetxattr": (193, 10),
     "clone": (56, 220), "clone3": (435, 435), "socket": (41, 198), "memfd_create": (319, 279), "shmget": (29, 194), "mq_open": (240, 180),
     "move_pages": (279, 239), "kcmp": (312, 272), "inotify_add_watch": (254, 27), "listmount": (458, 458),
@@ -131,13 +134,13 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert answer("quotactl_fd", 3, 0x800007) == EPERM
     assert [answer("fcntl", 1, cmd, HOST_PID) for cmd in (3, 4, 8, 10, 15)] == [ALLOW, ALLOW, EPERM, EPERM, EPERM]
     assert [answer("fcntl", 4, cmd, 2**20) for cmd in (1031, 1032)] == [EPERM, ALLOW]  # F_SETPIPE_SZ, F_GETPIPE_SZ
-    assert [answer("ioctl", 3, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
+    assert [answer("ioctl", 5, cmd) for cmd in (0x5401, 0x541B, 0x8901, 0x8912, 0x8B00, 0x8C00)] == [
         ALLOW, ALLOW, EPERM, EPERM, EPERM, ALLOW]
-    assert [answer("ioctl", 3, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
-    assert answer("ioctl", 3, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
+    assert [answer("ioctl", 5, cmd) for cmd in (0x40045431, 0x80045430, 0x5441)] == [EPERM] * 3  # no usable pty
+    assert answer("ioctl", 5, 0x8912 | 1 << 32) == EPERM  # the kernel reads the command as 32 bits, so does the filter
     # FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY, FICLONE, FS_IOC_GETFSUUID,
     # FS_IOC_GETFSSYSFSPATH, a later reader of the 0x15 family; TIOCGWINSZ, FIOCLEX, FIGETBSZ
-    assert [answer("ioctl", 3, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
+    assert [answer("ioctl", 5, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
                                                 0x40049409, 0x80111500, 0x80811501, 0xC0101502, 0x5413, 0x5451,
                                                 0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
@@ -147,6 +150,12 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     # the test kernel has neither, so no escape was measured; main let both through)
     assert [answer("prctl", 62, 0, 1), answer("prctl", 0x59616D61, 1)] == [EPERM, EPERM]
     assert answer("file_setattr", -100, 0) == EPERM
+    # The makers of descriptors on the kernel's boot-time anonymous inode (its times: when the machine booted) are
+    # calls this kernel lacks, a seccomp listener too; epoll_pwait (on no epoll), a filter of the code's own run.
+    assert [answer(name, 0, 0, 0, 0) for name in ("epoll_create1", "eventfd2", "timerfd_create", "signalfd4",
+                                                  "landlock_create_ruleset")] == [ENOSYS] * 5
+    assert [answer("seccomp", 1, flags, 0) for flags in (8, 9, 0, 1)] + [answer("epoll_pwait", 5)] == [
+        ENOSYS, ENOSYS, ALLOW, ALLOW, ALLOW]
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
@@ -251,6 +260,14 @@ def test_the_hosts_channels_answer_no_identity_and_are_never_copied(machine: str
         assert [answer("close", fd) for fd in channels] + [answer("close", fd) for fd in others] == [
             DONE] * (last + 1) + [ALLOW] * 3
         assert [answer("close_range", first, 2**32 - 1, 0) for first in (0, last, last + 1)] == [ENOSYS, ENOSYS, ALLOW]
+        # A channel answers no ioctl of its own (FIONREAD and TIOCOUTQ gauged how fast the host drains it; FIGETBSZ,
+        # FIOASYNC, a socket's and a terminal's as a pipe would: ENOTTY); only the code's own descriptor flags are set
+        # (FIONBIO, FIONCLEX, FIOCLEX). Past the channels the usual rules (FIONREAD on a file of the code's runs).
+        assert [answer("ioctl", fd, cmd) for fd in channels for cmd in (0x541B, 0x5411, 0x2, 0x5452, 0x8905, 0x5401)] == [
+            ENOTTY] * 6 * (last + 1)
+        assert [answer("ioctl", fd, cmd) for fd in channels for cmd in (0x5421, 0x5450, 0x5451)] == [ALLOW] * 3 * (last + 1)
+        assert [answer("ioctl", fd, 0x541B) for fd in others] == [ALLOW] * 3
+        assert answer("ioctl", 1 << 32 | 1, 0x541B) == ENOTTY  # the kernel reads the descriptor as 32 bits
 
 
 def test_unknown_architecture_has_no_program() -> None:

@@ -296,6 +296,16 @@ _GETSOCKOPT = {"x86_64": 55, "aarch64": 209}
 # AppArmor, SELinux, Landlock, BPF LSM, lockdown it runs) and the labels it gives; ENOSYS, as on a kernel before them.
 # The same numbers on both architectures.
 _SECURITY_MODULE_CALLS = (459, 460, 461)
+# epoll, eventfd, timerfd, signalfd and Landlock rulesets (a seccomp listener too) are descriptors of one inode the
+# kernel made at boot (anon_inode_getfile): fstat of select.epoll() or os.eventfd() (no audit event) answered its number
+# (1038 here) and its times, the wall-clock moment the machine booted (77229 s before), which no time namespace shifts:
+# the uptime the boot-relative clocks hide, in every set. BPF cannot tell such a descriptor from a file, so its makers
+# are ENOSYS, as on a kernel built without them (select.epoll() and os.eventfd() raise OSError; asyncio's event loop
+# fails already, at its self-pipe). Per architecture: epoll_create(1), eventfd(2), timerfd_create, signalfd(4),
+# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp with NEW_LISTENER below.
+_ANON_INODE_MAKERS = {"x86_64": (213, 291, 284, 290, 283, 282, 289, 444), "aarch64": (20, 19, 85, 74, 444)}
+_SECCOMP = {"x86_64": 317, "aarch64": 277}
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
@@ -330,6 +340,12 @@ _SOCKET_IOCTLS = (0x8900, 0x8C00)
 _CHANNEL_IDENTITY = {"x86_64": ((5, 262), (32, 33, 292)), "aarch64": ((80, 79), (23, 24))}
 _CHANNEL_CLOSE = {"x86_64": (3, 436), "aarch64": (57, 436)}
 _CHANNEL_FCNTLS = (0, 1030, 1032)  # F_DUPFD, F_DUPFD_CLOEXEC, F_GETPIPE_SZ
+# A channel's queues are drained as the host gets the CPU: FIONREAD (SIOCINQ) read the bytes still waiting in fd 1 or
+# the result socket, TIOCOUTQ (SIOCOUTQ) those the host had not read, so a loop timing the drain gauged the machine's
+# load (95th percentile 32-38 us alone, 1173-2083 us beside two busy processes) in every set. On a channel only the
+# ioctls that set the code's own descriptor flags run (FIONBIO, which Python's sockets use for timeouts; FIONCLEX and
+# FIOCLEX, os.set_inheritable's); every other answers ENOTTY, as a pipe does to a terminal's (isatty is False).
+_CHANNEL_OWN_FLAG_IOCTLS = (0x5421, 0x5450, 0x5451)
 # The ioctls that make a pty usable (TIOCSPTLCK unlocks the follower, TIOCGPTN names it, TIOCGPTPEER opens it):
 # os.openpty opens /dev/ptmx in the C library, unseen by the hook, so where Landlock and the minimal root are missing
 # it opened a pty of the host's devpts (a pool of the machine's) whose descriptors reach the tty layer (line
@@ -542,7 +558,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
-    prog += [(jeq, "enosys", "next", n) for n in _SECURITY_MODULE_CALLS]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SECURITY_MODULE_CALLS, *_ANON_INODE_MAKERS[machine])]
+    prog.append((jeq, "seccomp", "next", _SECCOMP[machine]))
     stats, copies = _CHANNEL_IDENTITY[machine]
     prog += [(jeq, "channel", "next", n) for n in (*stats, *copies)]
     close, close_range = _CHANNEL_CLOSE[machine]
@@ -593,13 +610,17 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("fallocate", (ld, None, None, arg1), (jeq, "allow", "enotsup", 0))
+    block("seccomp", (ld, None, None, arg1), (jset, "enosys", "allow", SECCOMP_FILTER_FLAG_NEW_LISTENER))
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
-    block("ioctl", (ld, None, None, arg1), *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],
+    block("ioctl", (ld, None, None, arg0), (jge, "next", "channel_ioctl", last_channel + 1), (ld, None, None, arg1),
+          *[(jeq, "eperm", "next", c) for c in _PTY_IOCTLS],
           (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
           *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
+    block("channel_ioctl", (ld, None, None, arg1), *[(jeq, "allow", "next", c) for c in _CHANNEL_OWN_FLAG_IOCTLS],
+          (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOTTY))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     block("futex", (ld, None, None, arg1), (and_, None, None, ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)),
           *[(jeq, "enosys", "next", c) for c in _FUTEX_PI], (ld, None, None, arg1),
@@ -641,7 +662,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
     operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
-    answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, and their numbers are never freed."""
+    answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
+    their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
+    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel)
     if program is None:
