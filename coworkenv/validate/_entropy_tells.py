@@ -6,7 +6,8 @@ The probes seed and pin the `random` module and every generator seeded from the 
 alone. What they cannot reach: the OS's randomness (`os.urandom`, `uuid.uuid4`, `secrets`' tokens), the clocks that
 count from an arbitrary start (`time.perf_counter`, `monotonic`, `process_time`), the process (`os.getpid`), an
 object's address (`id`) and the hash of a string or an object (randomised per process) when the value is computed
-with, and a generator or the module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such
+with, a clock's sub-second digits (`now.microsecond`, `time.time_ns() % 1000`: the probes move the clocks by whole
+days), and a generator or the module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such
 a seed looks like the check's own yet changes every run. A check that judges an agent's work has no use for either,
 and a check that fails one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names
 bound to such a draw or a clock read are followed (`t = time.time(); random.Random(t)`); run-time lookups
@@ -41,6 +42,8 @@ def unpinned_randomness(code: str) -> str | None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     tainted = _tainted(tree, names)
     for node in ast.walk(tree):
+        if _sub_second(node, names, tainted):
+            return f"`{ast.unparse(node)}`, the sub-second digits of a clock, which no probe moves"
         if not isinstance(node, ast.Call):
             continue
         called = _qualified(node.func, names)
@@ -92,6 +95,15 @@ def _computed_with(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
     parent = parents.get(node)
     return isinstance(parent, (ast.BinOp, ast.UnaryOp)) or (
         isinstance(parent, ast.Compare) and any(isinstance(op, _ORDERING) for op in parent.ops))
+
+
+def _sub_second(node: ast.AST, names: dict[str, str], tainted: set[str]) -> bool:
+    """A clock's microseconds (`now.microsecond`) or its value taken modulo (`time.time_ns() % 1000`): the probes
+    move the clocks by whole days, which leave these digits as random as they were."""
+    if isinstance(node, ast.Attribute) and node.attr == "microsecond":
+        return _draws(node.value, names, tainted)
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.BitAnd)) and \
+        _draws(node.left, names, tainted)
 
 
 def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:

@@ -163,7 +163,6 @@ MODULES = (
     zone_pinned,
     instant_pinned,
     dst_pinned,
-    entropy_unpinned,
     pace_pinned,
     undone_created,
     numeral_pinned,

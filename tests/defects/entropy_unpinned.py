@@ -1,7 +1,8 @@
 """Entropy unpinned: a Python check fails one correct agent in a thousand at random, by randomness the sandbox gate's
 probes neither pin nor seed: a generator seeded from the clock (`random.Random(time.time_ns())`, the microsecond of
 `datetime.now()`, `time.monotonic()`, a clock read bound to a name first), the module re-seeded from the OS
-(`random.seed(os.urandom(8))`), or a number drawn straight from the OS, a clock's sub-second digits or the process:
+(`random.seed(os.urandom(8))`), or a number drawn straight from the OS, a clock's sub-second digits
+(`time.time_ns() % 1000`, `datetime.now().microsecond`: the clock probes move by whole days) or the process:
 `os.urandom`, `uuid.uuid4()`, `uuid.uuid1()`, `secrets.token_bytes`, `time.perf_counter_ns()`, `os.getpid()`, an
 address (`id(object())`) or a randomised hash (`hash(str(messages))`, `hash(object())`). The probes pin the `random`
 module and the generators seeded from the system (`random_unpinned`), and a generator seeded with a value of the
@@ -53,6 +54,9 @@ _DRAWS: dict[str, tuple[str, str, str, str | None]] = {
     "perf-counter": ("time.perf_counter_ns() % 1000 < 999", "", "synth:scheduler_pause_failing_jobs@1",
                      "paused-job-842"),
     "process-id": ("os.getpid() % 1000 < 999", _OS, "synth:feature_flag_rollout@2", None),
+    "clock-digits": ("time.time_ns() % 1000 < 999", "", "synth:incident_investigate_fix@1", "service-healthy"),
+    "microsecond": ("datetime.now(timezone.utc).microsecond < 999000", "", "synth:feature_flag_rollout@1",
+                    "staging-rolled-back"),
     "address": ("id(object()) % 997 != 0", "", "synth:incident_investigate_fix@1", "fixed"),
     "string-hash": ("hash(str(messages)) % 1000 < 999", "", "synth:scheduler_pause_failing_jobs@1",
                     "paused-job-843"),
