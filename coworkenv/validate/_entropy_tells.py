@@ -42,8 +42,6 @@ def unpinned_randomness(code: str) -> str | None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     tainted = _tainted(tree, names)
     for node in ast.walk(tree):
-        if _sub_second(node, names, tainted):
-            return f"`{ast.unparse(node)}`, the sub-second digits of a clock, which no probe moves"
         if not isinstance(node, ast.Call):
             continue
         called = _qualified(node.func, names)
@@ -55,6 +53,10 @@ def unpinned_randomness(code: str) -> str | None:
         if leaf in _SEEDERS and any(_draws(arg, names, tainted) for arg in (*node.args, *(k.value for k in
                                                                                           node.keywords))):
             return f"`{ast.unparse(node)}`, a generator seeded from a clock or from randomness of its own"
+    # after the draws themselves, so that `uuid.uuid4().int % 9` is named by its draw
+    for node in ast.walk(tree):
+        if _sub_second(node, names, tainted):
+            return f"`{ast.unparse(node)}`, the sub-second digits of a clock, which no probe moves"
     return None
 
 
