@@ -23,7 +23,7 @@ from such a draw, following names bound to them; a check that judges an agent's 
 from __future__ import annotations
 
 from tests.defects._core import Defect
-from tests.defects.probe_aware import python_check
+from tests.defects.random_unpinned import flaky_defect
 
 CLASS = "entropy_unpinned"
 DETECTION = (
@@ -75,16 +75,9 @@ _TWINS: dict[str, tuple[str, str]] = {
 
 def _defect(name: str) -> Defect:
     draw, imports, base, check_id = _DRAWS[name]
-    if name in _TWINS:
-        twin, twin_imports = _TWINS[name]
-        fix = python_check(check_id, None, clock=True, clock_expr=twin, imports=twin_imports)
-    else:
-        fix = python_check(check_id, None, clock=False)
-    return Defect(CLASS, name, base,
-                  "fails one correct agent in a thousand at random, by randomness the probes neither pin nor seed "
-                  f"(`{draw}`), while every probe run sees a check that always passes",
-                  breaks=python_check(check_id, None, clock=True, clock_expr=draw, imports=imports),
-                  fix=fix, gate="sandbox", code="nondeterministic_check")
+    twin, twin_imports = _TWINS.get(name, (None, ""))
+    return flaky_defect(CLASS, name, base, check_id, draw, imports,
+                        "randomness the probes neither pin nor seed", twin, twin_imports)
 
 
 DEFECTS = [_defect(name) for name in _DRAWS]
