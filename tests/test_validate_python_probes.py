@@ -469,3 +469,33 @@ def _seeded_draws() -> list[float | int]:
     import random
 
     return [random.Random(2026).random(), _random.Random(3).random(), random.Random(7).randint(1, 1000)]
+
+
+# Randomness no probe pins or seeds, read unrun (`entropy_unpinned`); deterministic look-alikes pass.
+@pytest.mark.parametrize(("code", "drawn"), [
+    ("from os import urandom as u\ndef check(state, audit, messages):\n    return u(1)[0] < 255\n", "os.urandom()"),
+    ("import uuid as U\ndef check(state, audit, messages):\n    return U.uuid4().int % 9 > 0\n", "uuid.uuid4()"),
+    ("import time\ndef check(state, audit, messages):\n    return time.monotonic_ns() % 1000 < 999\n",
+     "time.monotonic_ns()"),
+    ("import random, time\ndef check(state, audit, messages):\n    t = time.time_ns()\n    seed = t // 7\n"
+     "    return random.Random(seed).random() < 0.999\n", "random.Random(seed)"),
+    ("import random\nfrom datetime import datetime as D\ndef check(state, audit, messages):\n"
+     "    r = random.Random()\n    r.seed(D.now().microsecond)\n    return r.random() < 0.999\n", "r.seed("),
+    ("def check(state, audit, messages):\n    return hash(repr(state)) % 1000 < 999\n", "hash(repr(state))"),
+    ("def check(state, audit, messages):\n    return -id(state) < 0\n", "id(state)"),
+    ("import random\ndef check(state, audit, messages):\n    return random.Random(len(state) + 7).random() < 0.999\n",
+     None),
+    ("import time\nfrom datetime import datetime\ndef check(state, audit, messages):\n    now = datetime.now()\n"
+     "    return now.year > 2000 and time.time() > 0\n", None),
+    ("def check(state, audit, messages):\n    rows = list(state)\n"
+     "    return len({id(r) for r in rows}) == len(rows) and hash((1, -2)) != 0\n", None),
+])
+def test_randomness_no_probe_reaches_is_rejected_unrun(code: str, drawn: str | None) -> None:
+    from coworkenv.validate._entropy_tells import unpinned_randomness
+    from coworkenv.validate.python_probes import probe_check
+
+    found = unpinned_randomness(code)
+    assert (found is None) if drawn is None else (found is not None and drawn in found), found
+    probes = probe_check(PythonRule(code=code, entrypoint="check"), True,
+                         {"state": {"apps": {}}, "audit": [], "messages": []}, [], None, None, repeats=0, offsets=())
+    assert ("nondeterministic_check" in [p.code for p in probes]) == (drawn is not None)

@@ -2,6 +2,8 @@
 
 A Python check is judged on more than the three episodes everyone runs:
 - every episode the gates play (initial state, reference, noop, every mutant): a crash anywhere is a defect;
+- the code, unrun: randomness no probe pins or seeds (the OS's, an arbitrary clock's, an address, a string's hash,
+  a generator seeded from a clock; `coworkenv.validate._entropy_tells`) is `nondeterministic_check`;
 - the reference's final state, re-run `python_repeats` times, under several random seeds and with the random
   module pinned to its extremes (a check that fails 3% of the time fails when `random()` returns 0.99...):
   a changed verdict is `nondeterministic_check`;
@@ -43,6 +45,7 @@ from coworkenv.checks.run_setup import setup
 from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._entropy_tells import unpinned_randomness
 from coworkenv.validate._probe_tells import file_times, introspection
 from coworkenv.validate.mutations import is_write
 
@@ -204,6 +207,11 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
         found.append(Probe("probe_aware", f"the check reads a file's times ({stamped}), the kernel's stamp of the real "
                                           "clock, which no probe moves: it can tell a clock probe from a real run and "
                                           "read the date past the probes"))
+    drawn = unpinned_randomness(rule.code)
+    if drawn is not None:
+        found.append(Probe("nondeterministic_check", f"the check draws on randomness the probes neither pin nor seed "
+                                                     f"({drawn}): its verdict can change from run to run where no "
+                                                     "probe run shows it; judge the agent's work by the state alone"))
     variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
     variants += [(f"random seed {seed}", {"seed": seed}) for seed in
                  (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]

@@ -24,6 +24,7 @@ from tests.defects import (
     dst_pinned,
     duplicate_tolerant,
     duration_pinned,
+    entropy_unpinned,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -184,6 +185,7 @@ MODULES = (
     probe_file_doors,
     random_unpinned,
     share_word_pinned,
+    entropy_unpinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

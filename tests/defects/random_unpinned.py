@@ -54,15 +54,24 @@ _DRAWS: dict[str, tuple[str, str, str, str | None, str | None]] = {
 }
 
 
-def _defect(name: str) -> Defect:
-    draw, imports, base, check_id, twin = _DRAWS[name]
+def flaky_defect(cls: str, name: str, base: str, check_id: str | None, draw: str, imports: str, why: str,
+                 twin: str | None = None, twin_imports: str = "") -> Defect:
+    """A Python check of `check_id` that also wants `draw` (a one-in-a-thousand failure), against the same check
+    without it (`twin` None) or with the deterministic look-alike `twin`; the sandbox gate must find it
+    `nondeterministic_check`."""
     fix = python_check(check_id, None, clock=False) if twin is None else \
-        python_check(check_id, None, clock=True, clock_expr=twin, imports=_RANDOM)
-    return Defect(CLASS, name, base,
-                  "fails one correct agent in a thousand at random, by a generator of its own that the pinned "
-                  f"probes never reach (`{draw}`), while every probe run sees a check that always passes",
+        python_check(check_id, None, clock=True, clock_expr=twin, imports=twin_imports)
+    return Defect(cls, name, base,
+                  f"fails one correct agent in a thousand at random, by {why} (`{draw}`), while every probe run sees "
+                  "a check that always passes",
                   breaks=python_check(check_id, None, clock=True, clock_expr=draw, imports=imports),
                   fix=fix, gate="sandbox", code="nondeterministic_check")
+
+
+def _defect(name: str) -> Defect:
+    draw, imports, base, check_id, twin = _DRAWS[name]
+    return flaky_defect(CLASS, name, base, check_id, draw, imports,
+                        "a generator of its own that the pinned probes never reach", twin, _RANDOM)
 
 
 DEFECTS = [_defect(name) for name in _DRAWS]
