@@ -287,8 +287,11 @@ class LocalGitPublisher:
             self._restore("an interrupted publish")
 
     def _unmerged_files(self) -> list[str]:
-        """The files of the folder with unresolved conflicts (unmerged in the index)."""
-        return sorted(set(self._git("diff", "--name-only", "--diff-filter=U", "-z").split("\0")) - {""})
+        """The files of the folder with unresolved conflicts (unmerged in the index). `ls-files` reads the index
+        alone, and in a damaged repository says so the way `_git` names (`git diff` there fell back to comparing two
+        paths and printed its usage)."""
+        entries = self._git("ls-files", "--unmerged", "-z").split("\0")  # "<mode> <object> <stage>\t<path>" per stage
+        return sorted({entry.split("\t", 1)[1] for entry in entries if "\t" in entry})
 
     def _keep_changes_aside(self) -> None:
         """Put changes that no publish made (a file added, edited or deleted in the folder by hand) into git's stash,
