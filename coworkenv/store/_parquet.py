@@ -94,12 +94,14 @@ def _refuse_link_within_the_store(root: Path, parts: list[str]) -> None:
     real = Path(os.path.realpath(root.joinpath(*parts)))  # loops and dangling links: named by the pointer's reader
     if real == real_root.joinpath(*parts) or not real.is_relative_to(real_root):
         return
-    link = next(root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1) if root.joinpath(*parts[:n]).is_symlink())
+    # the first link on the way (None found: the folder was swapped since realpath read it; it is named itself)
+    link = next((root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1) if root.joinpath(*parts[:n]).is_symlink()),
+                root.joinpath(*parts))
     other = real.relative_to(real_root).as_posix()
     held = f"the store's own {other!r} folder" if other != "." else "the store's root folder"
     name = "/".join(parts)
     raise ValueError(
-        f"{link} is a symbolic link to {os.readlink(link)}, another folder of the store {root} ({held}): "
+        f"{link} is a symbolic link to {os.readlink(link) if link.is_symlink() else real}, another folder of the store {root} ({held}): "
         f"{name} written there would replace that folder's version (its LATEST), and read there would be that "
         f"folder's data; remove the link (`rm {link}`) and re-materialize {name}, or link it to a folder outside "
         "the store; nothing was written or read"
