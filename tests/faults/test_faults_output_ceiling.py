@@ -7,7 +7,8 @@ of that folder would meet this run's among them (`eval --out T/eval` in the teac
 up every parent to `/`: a single file in `~` or `/tmp` refused every eval, RL run and rollout anywhere below it
 ("--out ... is inside /home/u, which holds the teacher's episodes ..."; nobody curates their home folder), and each
 run read the Parquet footers of every file in every parent. Now the walk stops below the places many unrelated things
-share (the home folder, the temp folder, a mount point, `/`): those are not one stage's output. Regression guard: a
+share (the home folder, the temp folder, `/`): those are not one stage's output (a mount point is checked and ends the
+walk: `test_faults_output_mounts.py`). Regression guard: a
 rollout folder inside the home folder still refuses an eval into it.
 """
 

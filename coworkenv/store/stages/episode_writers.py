@@ -164,7 +164,8 @@ def episode_output_problem(out: Path, writer: str, own: str | None = None) -> st
     into T, its file not written yet), or, with `own` (the subfolder of `out` this run writes its episodes to), a
     folder below `out` holds another writer's (a reader of `out` would take both). The folders above end below the
     first shared one (`shared_folder`: a stray file in `~` refused every run below it). Checked before any request
-    or model is built."""
+    or model is built. A mount point is checked and ends the walk: it may be a stage's folder itself (a volume mounted
+    as the rollout's `--out`); the file systems above it are another's."""
     run = EPISODE_WRITERS[writer].run
     target = Path(os.path.abspath(out))  # `..` folded, links kept: a reader goes through them too
     for folder in _own_folders(target):
@@ -180,8 +181,11 @@ def episode_output_problem(out: Path, writer: str, own: str | None = None) -> st
         if folder == target:
             return (f"--out {out} holds {what} ({file}): this {run}'s files would sit among them, and every reader "
                     f"of {out} would take both for one stage's; write to a folder of its own beside it, e.g. {beside}")
+        stray = f" ({folder} is a mount point: if {file} is a stray copy, move {file} into a folder of its own)" \
+            if os.path.ismount(folder) else ""
         return (f"--out {out} is inside {folder}, which holds {what} ({file}): every reader of {folder} (curate "
-                f"{folder}) would meet this {run}'s episodes among them; write to a folder beside it, e.g. {beside}")
+                f"{folder}) would meet this {run}'s episodes among them; write to a folder beside it, e.g. "
+                f"{beside}{stray}")
     if own is not None and target.is_dir():
         below = [f for f in parquet_files(target) if not f.is_relative_to(target / own) and f.parent != target]
         found = _other_episodes(below, target, writer)
@@ -194,21 +198,25 @@ def episode_output_problem(out: Path, writer: str, own: str | None = None) -> st
 
 
 def shared_folder(folder: Path) -> bool:
-    """Whether `folder` is a place many unrelated things share (the home folder, the temp folder, a mount point,
-    `/`), never one stage's output: a stray file there says nothing about the folders below it."""
-    if folder.parent == folder or os.path.ismount(folder):
+    """Whether `folder` is a place many unrelated things share (the home folder, the temp folder, `/`), never one
+    stage's output: a stray file there says nothing about the folders below it."""
+    if folder.parent == folder:
         return True
     places = {os.environ.get("HOME"), os.environ.get("TMPDIR"), tempfile.gettempdir()}
     return any(place and Path(os.path.abspath(place)) == folder for place in places)
 
 
 def _own_folders(target: Path) -> list[Path]:
-    """`target` and the folders above it, up to (not including) the first shared folder (`shared_folder`)."""
+    """`target` and the folders above it, up to (not including) the first shared folder (`shared_folder`) and up to
+    (including) the first mount point. A mount point was left out until faults23: a rollout folder mounted as a
+    volume (`-v rollouts:/data/T`) then took `eval --out T/eval` among the teacher's episodes without a word."""
     folders = [target]
     for folder in target.parents:
         if shared_folder(folder):
             break
         folders.append(folder)
+        if os.path.ismount(folder):
+            break
     return folders
 
 
