@@ -1,6 +1,6 @@
 # expect: ok
 # value: 1
-# needs: mountns
+# needs: proc-hidden
 # ruff: noqa: SIM105, SIM115
 # The host's /proc and /sys answer os.stat (no audit event, no Landlock right) with the machine's live state: the
 # link count of /proc is the number of processes on the machine, /proc/<pid>/fd's size a process's open descriptors
