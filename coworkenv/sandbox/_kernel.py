@@ -123,8 +123,9 @@ class _MountAttr(ctypes.Structure):
 # inode (/proc/self, a /proc/self/fd entry) a number of the machine's inode counter (get_next_ino, which the refused
 # pipes kept out of reach), /proc/self/fd/N's link the channels' inode numbers, and /sys/fs/cgroup's link counts how
 # many cgroups there are (concurrent runs' among them). The machine's shared memory, message queue and pty folders
-# likewise: their times move whenever any process makes or removes one. Empty tmpfs mounts cover them all.
-KERNEL_VIEWS = ("/proc", "/sys", "/dev/shm", "/dev/mqueue", "/dev/pts")
+# and its runtime folder (/run: services' sockets and pid files) likewise: their times move whenever any process makes
+# or removes an entry. Empty tmpfs mounts cover them all.
+KERNEL_VIEWS = ("/proc", "/sys", "/dev/shm", "/dev/mqueue", "/dev/pts", "/run")
 
 
 def hide_kernel_views(libc: ctypes.CDLL, keep: Sequence[str] = ()) -> None:

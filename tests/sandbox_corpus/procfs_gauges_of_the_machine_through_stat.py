@@ -6,10 +6,10 @@
 # link count of /proc is the number of processes on the machine, /proc/<pid>/fd's size a process's open descriptors
 # and /proc/<pid>/task's link count its threads (the host's, every run's), each fresh procfs inode a number of the
 # machine's inode counter (which the refused pipes kept out of reach), /proc/self/fd/N's link the channels' inode
-# numbers, /sys/fs/cgroup's link count the cgroups on the machine, and the times of /dev/shm, /dev/mqueue and /dev/pts
-# when any process last made or removed a shared memory object, a queue or a pty. Where the run may make no mount
-# namespace at all this is a known limit; a host without root makes one in the network layer's user namespace and
-# covers them there.
+# numbers, /sys/fs/cgroup's link count the cgroups on the machine, and the times of /dev/shm, /dev/mqueue, /dev/pts
+# and /run when any process last made or removed a shared memory object, a queue, a pty or a runtime file. Where the
+# run may make no mount namespace at all this is a known limit; a host without root makes one in the network layer's
+# user namespace and covers them there.
 import os
 import time
 
@@ -42,7 +42,7 @@ def check(**p):
             continue
         if field != "st_nlink" or value > 2:  # an empty folder (the /proc a mount namespace gives) has 2 links
             seen[what] = value
-    for path in ("/dev/shm", "/dev/mqueue", "/dev/pts"):
+    for path in ("/dev/shm", "/dev/mqueue", "/dev/pts", "/run"):
         try:
             changed = os.stat(path).st_mtime
         except OSError:
