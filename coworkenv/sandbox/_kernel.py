@@ -122,7 +122,7 @@ class _MountAttr(ctypes.Structure):
 # process's open descriptors and /proc/<pid>/task's link count its threads (the host's among them), every new procfs
 # inode (/proc/self, a /proc/self/fd entry) a number of the machine's inode counter (get_next_ino, which the refused
 # pipes kept out of reach), /proc/self/fd/N's link the channels' inode numbers, and /sys/fs/cgroup's link counts how
-# many cgroups there are (concurrent runs' among them). The machine's shared memory, message queue and pty folders
+# many cgroups there are (12 here). The machine's shared memory, message queue and pty folders
 # and its runtime folder (/run: services' sockets and pid files) likewise: their times move whenever any process makes
 # or removes an entry. Empty tmpfs mounts cover them all.
 KERNEL_VIEWS = ("/proc", "/sys", "/dev/shm", "/dev/mqueue", "/dev/pts", "/run")
