@@ -598,3 +598,71 @@ def test_a_host_killed_mid_call_takes_the_runs_pid_namespace_with_it(tmp_path: P
             os.kill(pid, signal.SIGKILL)
     _remove_groups_of_a_killed_host(tmp_path)
     assert not left, "a process of the run's pid namespace outlived its host"
+
+
+# A host without root gets no mount namespace of the usual kind, so its runs had the host's /proc and /sys, whose
+# metadata (os.stat, os.readlink: no audit event, no Landlock right) is the machine's live state: how many processes
+# run, the host's descriptors and threads, the machine's inode counter, the cgroups
+# (`procfs_gauges_of_the_machine_through_stat`). Where the kernel lets it make a user namespace (the network layer
+# does), the child makes its mount namespace there and covers them. Stood for by this root test machine dropping to
+# nobody (`setpriv`), with an interpreter that user can run: the venv's may lie under a folder only root enters, and
+# the sandbox package needs the standard library only, so the host script loads it without the project's package.
+UNPRIVILEGED_HOST = """
+import json, os, sys, types
+package = types.ModuleType("coworkenv")
+package.__path__ = [os.path.join(sys.argv[1], "coworkenv")]
+sys.modules["coworkenv"] = package
+try:
+    from coworkenv.sandbox import SandboxLimits, _execute
+except (ImportError, OSError) as exc:  # the checkout lies where this user cannot read
+    print(json.dumps({"unloadable": repr(exc)}))
+    sys.exit(0)
+outcome = _execute(sys.stdin.read(), "check", {"host_process": os.getpid()}, SandboxLimits(cpu_seconds=2, wall_seconds=5))
+print(json.dumps([outcome.result.error_kind, outcome.result.error, outcome.result.value, outcome.layers]))
+"""
+AS_NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all",
+             "--bounding-set=-all"]
+
+
+# setpriv execs with the capabilities it kept for the uid change, so an interpreter it started may itself be unable to
+# start the one the sandbox spawns (its base installation's): the probe starts that one too.
+CAN_SPAWN_ITS_BASE = f"""
+import subprocess, sys
+base = [sys._base_executable, "-I", "-c", "pass"]
+sys.exit(sys.version_info[:2] != {tuple(sys.version_info[:2])} or subprocess.run(base).returncode != 0)
+"""
+
+
+def _interpreter_for_nobody() -> str | None:
+    """An interpreter of this Python version that uid 65534 can start, and whose base installation it can, or None."""
+    import shutil
+
+    found = (shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}", path=path) for path in (None, os.defpath))
+    for candidate in dict.fromkeys((sys._base_executable, sys.executable, *found)):
+        if candidate and subprocess.run([*AS_NOBODY, candidate, "-I", "-c", CAN_SPAWN_ITS_BASE],
+                                        capture_output=True, timeout=30, cwd="/").returncode == 0:
+            return candidate
+    return None
+
+
+def test_a_host_without_root_hides_the_machines_proc_and_sys_in_its_user_namespace() -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to stand for a host without root")
+    python = _interpreter_for_nobody()
+    if python is None:
+        pytest.skip("no interpreter of this Python version that uid 65534 can start")
+    code = (REPO / "tests" / "sandbox_corpus" / "procfs_gauges_of_the_machine_through_stat.py").read_text()
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", UNPRIVILEGED_HOST, str(REPO)], input=code,
+                         capture_output=True, text=True, timeout=120, cwd="/")
+    assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    if isinstance(answer, dict):
+        pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
+    kind, error, value, layers = answer
+    if "userns" not in layers:
+        pytest.skip("this kernel lets no user without root make a user namespace")
+    # On main: escaped, e.g. 116 processes on the machine, the host's descriptors and threads, the channels' inodes.
+    assert (kind, value) == (None, 1), (kind, error, value)
+    assert {"mountns", "proc-hidden"} <= set(layers), layers

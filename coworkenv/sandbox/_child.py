@@ -268,7 +268,7 @@ def isolate(
     else:
         fs_layers, fs_missing = kernel["isolate_filesystem"](
             libc, run_dir, scratch, (*lib_dirs, *SYSTEM_READ_ROOTS, *library_roots()), limits["scratch_bytes"],
-            uid, gid, hidden_package_folders(lib_dirs))
+            uid, gid, hidden_package_folders(lib_dirs), user_namespace="userns" in layers)
         layers += fs_layers
         missing.update(fs_missing)
     os.chdir(scratch)  # for good: seccomp and the hook refuse any later chdir

@@ -117,17 +117,42 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
+# The host's /proc and /sys answer stat (no audit event, no Landlock right) with the machine's live state: the link
+# count of /proc is the number of processes on the machine (101-115 within a second here), /proc/<pid>/fd's size a
+# process's open descriptors and /proc/<pid>/task's link count its threads (the host's among them), every new procfs
+# inode (/proc/self, a /proc/self/fd entry) a number of the machine's inode counter (get_next_ino, which the refused
+# pipes kept out of reach), /proc/self/fd/N's link the channels' inode numbers, and /sys/fs/cgroup's link counts how
+# many cgroups there are (12 here). The machine's shared memory, message queue and pty folders
+# and its runtime folder (/run: services' sockets and pid files) likewise: their times move whenever any process makes
+# or removes an entry. Empty tmpfs mounts cover them all.
+KERNEL_VIEWS = ("/proc", "/sys", "/dev/shm", "/dev/mqueue", "/dev/pts", "/run")
+
+
+def hide_kernel_views(libc: ctypes.CDLL, keep: Sequence[str] = ()) -> None:
+    """Cover each of KERNEL_VIEWS that exists with an empty tmpfs in this mount namespace, but for one holding a
+    path of `keep` (the run directory, the standard library: a temp folder may lie in /dev/shm)."""
+    kept = [os.path.realpath(path) for path in keep]
+    for view in KERNEL_VIEWS:
+        if os.path.isdir(view) and not os.path.islink(view) and not any(
+                path == view or path.startswith(view + "/") for path in kept):
+            _mount(libc, "tmpfs", view, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,nr_inodes=16,mode=0555")
+
+
 def isolate_filesystem(
     libc: ctypes.CDLL, run_dir: str, scratch: str, visible: Sequence[str], scratch_bytes: int, uid: int, gid: int,
-    hidden: Sequence[str] = (),
+    hidden: Sequence[str] = (), user_namespace: bool = False,
 ) -> tuple[list[str], dict[str, str]]:
     """Give the child a private mount namespace whose root holds only `visible` (the stdlib, the libraries it
     loads, a few system files) and `scratch`, each at its own path, read-only except a size-capped tmpfs scratch;
     each folder of `hidden` (inside a visible one: the host's site-packages) is an empty folder there.
 
     What is not in that root does not exist for the code: no stat, access or open of a host path can tell it
-    apart from a name that was never there. Returns the layers that took effect and why each other is missing.
+    apart from a name that was never there. Without root, in the user namespace the network layer made
+    (`user_namespace`), only /proc, /sys and the like are covered (`hide_kernel_views`): no minimal root there yet.
+    Returns the layers that took effect and why each other is missing.
     """
+    if os.geteuid() != 0 and user_namespace:
+        return _hide_kernel_views_in_user_namespace(libc, (run_dir, scratch, *visible))
     why = None
     if os.geteuid() != 0:
         why = "the sandbox runs without root, which a private mount namespace needs"
@@ -147,7 +172,7 @@ def isolate_filesystem(
     except OSError as exc:
         missing["min-root"] = f"cannot build a root of only the stdlib and scratch ({exc})"
         try:  # the host's /proc lists every process, its cmdline, and reopens descriptors through magic links
-            _mount(libc, "tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=4096,nr_inodes=16,mode=0555")
+            hide_kernel_views(libc, (run_dir, scratch, *visible))
             layers.append("proc-hidden")
         except OSError as proc_exc:
             missing["proc-hidden"] = f"cannot mount an empty /proc ({proc_exc.strerror})"
@@ -167,6 +192,24 @@ def isolate_filesystem(
     except OSError as exc:
         missing["scratch-tmpfs"] = f"cannot mount a tmpfs scratch ({exc.strerror})"
     return layers, missing
+
+
+def _hide_kernel_views_in_user_namespace(libc: ctypes.CDLL, keep: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """A private mount namespace, owned by the user namespace this process made (where it holds every capability),
+    whose /proc, /sys and the like are empty (`hide_kernel_views`); the layers that took effect and why each other is
+    missing."""
+    not_built = "the sandbox runs without root: in its user namespace only /proc, /sys and the like are hidden"
+    missing = dict.fromkeys(("min-root", "ro-root", "scratch-tmpfs"), not_built)
+    try:
+        _check(libc.unshare(ctypes.c_int(CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
+        _mount(libc, None, "/", None, MS_REC | MS_PRIVATE, None)  # nothing below may reach the host's mount table
+    except OSError as exc:
+        return [], {**missing, **dict.fromkeys(("mountns", "proc-hidden"), f"in a user namespace: {exc}")}
+    try:
+        hide_kernel_views(libc, keep)
+    except OSError as exc:
+        return ["mountns"], {**missing, "proc-hidden": f"cannot cover /proc and /sys in a user namespace ({exc})"}
+    return ["mountns", "proc-hidden"], missing
 
 
 def _pivot_to_minimal_root(libc: ctypes.CDLL, run_dir: str, paths: Sequence[str], hidden: Sequence[str] = ()) -> None:

@@ -1,6 +1,6 @@
 # expect: ok
 # value: 1
-# needs: mountns
+# needs: proc-hidden
 # ruff: noqa: SIM105, SIM115
 # The host's channels carry the machine's inode counter at the spawn (channel_inodes_of_the_machine_through_fstat),
 # and the kernel names it by path too: a descriptor's /proc/self/fd link reads `pipe:[12345]` or `socket:[12346]`

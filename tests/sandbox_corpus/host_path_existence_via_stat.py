@@ -1,6 +1,6 @@
 # expect: ok
 # ruff: noqa: SIM105, SIM115
-# needs: mountns
+# needs: min-root
 # value: 1
 # Whether a host path exists, its size, owner and times, through calls no audit event covers and Landlock does
 # not check (stat, lstat, access, statvfs, readlink, path.exists/isdir/getsize, pathlib): a host file next to a
