@@ -182,7 +182,21 @@ def _kill_a_host_mid_call(tmp_path: Path, disable: frozenset[str], code: str = S
     deadline = time.monotonic() + 5
     while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
         time.sleep(0.05)
+    # The pid namespace's init (`cat`, which names no run path) leaves once it reads its closed stdin: under load
+    # that can come after the child; until then the run's groups are busy and a later host rightly keeps them.
+    while _busy_groups(list(tmp_path.glob("coworkenv-sandbox-*"))) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return left
+
+
+def _busy_groups(run_dirs: list[Path]) -> list[str]:
+    """The cgroups of these runs that still hold a process."""
+    busy = []
+    for group in _run_groups(run_dirs):
+        with contextlib.suppress(OSError):
+            if Path(group, "cgroup.procs").read_text().strip():
+                busy.append(group)
+    return busy
 
 
 def _run_groups(run_dirs: list[Path]) -> list[str]:
