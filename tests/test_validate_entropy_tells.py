@@ -29,6 +29,11 @@ def _check(expr: str) -> str:
     "(m := __import__('os')) and m.getppid() % 9",
     "exec('x = os.urandom(1)') or True",
     "__import__('o' + 's').urandom(1)[0] < 255",
+    "globals()['os'].getpid() % 9",
+    "os.__getattribute__('urandom')(1)[0] < 255",
+    "__import__('operator').attrgetter('uuid4')(uuid)().int % 9",
+    "__import__('operator').methodcaller('urandom', 1)(os)[0] < 255",
+    "__import__('ssl').RAND_bytes(1)[0] < 255",
     # a clock read finer than a day (clock_digits_unprobed)
     "str(time.time())[-1] != '7'",
     "repr(datetime.now())[-3:] != '99)'",
@@ -58,6 +63,7 @@ def test_unprobed_draw_is_found(expr: str) -> None:
     "getattr(builtins, 'hash')(7) % 9 and len({id(r) for r in rows}) == len(rows)",
     "eval('len(rows)') >= 0",
     "getattr(rows, 'count')(1) >= 0",
+    "globals()['os'].sep == '/' and __import__('operator').attrgetter('sep')(os) == '/'",
     "datetime.now().isoformat()[:10] > '2000'",
     "str(time.time())[:10] > '1000000000'",
     "datetime.now().strftime('%Y-%m-%dT%H:%M:%S') > '2000'",
@@ -72,3 +78,11 @@ def test_unprobed_draw_is_found(expr: str) -> None:
 ])
 def test_deterministic_look_alike_is_left(expr: str) -> None:
     assert unpinned_randomness(_check(expr)) is None
+
+
+def test_star_import_names_the_module() -> None:
+    """`from os import *` binds `getpid` as `os.getpid`; the module's deterministic names stay harmless."""
+    head = "from os import *\nfrom time import *\ndef check(state, audit, messages):\n    return "
+    assert unpinned_randomness(head + "getpid() % 9 > 0\n") is not None
+    assert unpinned_randomness(head + "str(time())[-1] != '7'\n") is not None
+    assert unpinned_randomness(head + "sep == '/' and len(state) >= 0 and hash(7) % 2 < 3\n") is None

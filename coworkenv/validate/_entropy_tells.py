@@ -23,7 +23,7 @@ import ast
 import contextlib
 import re
 
-from coworkenv.validate._module_lookups import constant_text, imported_names, qualified
+from coworkenv.validate._module_lookups import called_name, constant_text, imported_names, qualified
 
 # What draws on randomness no probe controls, by module.
 UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
@@ -31,7 +31,7 @@ UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
              "secrets": frozenset({"token_bytes", "token_hex", "token_urlsafe"}),
              "time": frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
                                 "process_time_ns", "thread_time", "thread_time_ns"}),
-             "threading": frozenset({"get_ident", "get_native_id"})}
+             "threading": frozenset({"get_ident", "get_native_id"}), "ssl": frozenset({"RAND_bytes"})}
 # The wall clocks the probes move: a fine reading of the time, but no seed.
 _CLOCKS = {"time": frozenset({"time", "time_ns", "clock_gettime", "clock_gettime_ns", "localtime", "gmtime", "ctime"})}
 _NOW = frozenset({"now", "utcnow", "today"})  # `datetime.now()`, `date.today()`, however the class was imported
@@ -57,7 +57,7 @@ def unpinned_randomness(code: str) -> str | None:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        called = qualified(node.func, names)
+        called = called_name(node, names)
         if _unreached(called):
             named = "a member named at run time of a module holding " if str(called).endswith("?") else ""
             return f"`{ast.unparse(node.func)}()`, {named}randomness of the OS, an arbitrary clock or the process"
@@ -251,7 +251,7 @@ def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
             return True
         if not isinstance(node, ast.Call):
             continue
-        called = qualified(node.func, names) or ""
+        called = called_name(node, names) or ""
         module, _, leaf = called.rpartition(".")
         if _unreached(called) or leaf in _CLOCKS.get(module, ()) or _is_address_or_hash(node, names):
             return True
