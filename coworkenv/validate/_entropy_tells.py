@@ -253,7 +253,8 @@ def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
             continue
         called = called_name(node, names) or ""
         module, _, leaf = called.rpartition(".")
-        if _unreached(called) or leaf in _CLOCKS.get(module, ()) or _is_address_or_hash(node, names):
+        clocks = _CLOCKS.get(module, ()) if module != "?" else frozenset().union(*_CLOCKS.values())
+        if _unreached(called) or leaf in clocks or _is_address_or_hash(node, names):
             return True
         if isinstance(node.func, ast.Attribute) and node.func.attr in _NOW:
             return True

@@ -18,8 +18,8 @@ def imported_names(tree: ast.Module) -> dict[str, str]:
                     alias.name.split(".")[0]
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
-                if alias.name == "*":  # `from os import *`: a name bound nowhere else is the module's
-                    names["*"] = node.module
+                if alias.name == "*":  # `from os import *`: a name bound nowhere else is the module's (`?`: one of)
+                    names["*"] = node.module if names.get("*", node.module) == node.module else "?"
                 else:
                     names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     bindings = [(t.id, n.value) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.NamedExpr))
