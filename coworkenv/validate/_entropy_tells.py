@@ -59,8 +59,10 @@ def unpinned_randomness(code: str) -> str | None:
             continue
         called = called_name(node, names)
         if _unreached(called):
+            spelled = ast.unparse(node.func)
+            shown = f"`{called}()`" + (f" (reached as `{spelled}`)" if spelled != called else "")
             named = "a member named at run time of a module holding " if str(called).endswith("?") else ""
-            return f"`{ast.unparse(node.func)}()`, {named}randomness of the OS, an arbitrary clock or the process"
+            return f"{shown}, {named}randomness of the OS, an arbitrary clock or the process"
         if _is_address_or_hash(node, names) and _computed_with(node, parents):
             return f"`{ast.unparse(node)}`, an address or a hash that changes from run to run, computed with"
         leaf = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
