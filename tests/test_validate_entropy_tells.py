@@ -49,6 +49,10 @@ def _check(expr: str) -> str:
     "time.gmtime()[-5] != 33",
     "datetime.now().timetz() is not None and datetime.now().time().second < 59",
     "math.fmod(time.time(), 1) < 0.999",
+    "time.ctime()[17:19] != '59'",
+    "datetime.now().ctime().split()[3] != '03:33:33'",
+    "datetime.now().timetuple()[-4] != 59",
+    "time.time() * 1000 - int(time.time()) * 1000 < 999",
     "(t := time.time()) - math.floor(t) < 0.999",
 ])
 def test_unprobed_draw_is_found(expr: str) -> None:
@@ -71,6 +75,7 @@ def test_unprobed_draw_is_found(expr: str) -> None:
     "datetime.now().isoformat().split('T')[0] > '2000' and str(date.today()).split('-')[2] <= '31'",
     "str(date.today())[-2:] <= '31' and datetime.now().date().isoformat()[8:] <= '31'",
     "time.localtime()[:3] > (2000,) and time.localtime()[0] > 2000",
+    "time.ctime()[-4:] > '2000' and time.ctime().split()[-1] > '2000' and datetime.now().timetuple()[0] > 2000",
     "datetime.now().year > 2000 and datetime.now().weekday() < 7",
     "(datetime.now() - datetime(2020, 1, 1)).days > 0 and time.time() - 5 < time.time()",
     "str(rows)[-1] == ']' and str(len(rows)).split('.')[-1] >= '0'",

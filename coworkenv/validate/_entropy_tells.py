@@ -118,8 +118,8 @@ def _finer_than_a_day(node: ast.AST, names: dict[str, str], tainted: set[str]) -
         if isinstance(node.op, (ast.Mod, ast.BitAnd)):
             return _draws(node.left, names, tainted)
         return isinstance(node.op, ast.Sub) and _draws(node.left, names, tainted) and any(
-            isinstance(side, ast.Call) and _leaf(side.func) in _WHOLE and _draws(side, names, tainted)
-            for side in (node.left, node.right))
+            isinstance(part, ast.Call) and _leaf(part.func) in _WHOLE and _draws(part, names, tainted)
+            for side in (node.left, node.right) for part in ast.walk(side))
     if isinstance(node, ast.Subscript):
         return _cut_past_the_date(node, names, tainted)
     if isinstance(node, ast.FormattedValue):  # f"{now:%S}"
@@ -224,18 +224,35 @@ def _cut_past_the_date(node: ast.Subscript, names: dict[str, str], tainted: set[
     holder, cut = node.value, node.slice
     bounds = [cut.lower, cut.upper] if isinstance(cut, ast.Slice) else [cut]
     values = [_number(b) for b in bounds]
-    if isinstance(holder, ast.Call) and qualified(holder.func, names) in ("time.localtime", "time.gmtime"):
-        first = values[0]  # where the cut starts: in the time of day (3-5: hour, minute, second) or not
-        return first is not None and 3 <= (first + 9 if first < 0 else first) <= 5
+    first = values[0]  # where the cut starts
+    if _shown_as(holder, names, tainted, ("time.localtime", "time.gmtime"), ("timetuple", "utctimetuple")):
+        return first is not None and 3 <= (first + 9 if first < 0 else first) <= 5  # hour, minute, second
+    if _shown_as(holder, names, tainted, ("time.ctime", "time.asctime"), ("ctime",)):
+        return first is not None and 11 <= (first + 24 if first < 0 else first) < 19  # `Fri Dec  4 21:27:20 2026`
     if isinstance(holder, ast.Call) and _leaf(holder.func) in ("split", "rsplit", "partition", "rpartition") and \
-            isinstance(holder.func, ast.Attribute) and _clock_text(holder.func.value, names, tainted) is not None:
+            isinstance(holder.func, ast.Attribute):
+        if _shown_as(holder.func.value, names, tainted, ("time.ctime", "time.asctime"), ("ctime",)):
+            return first in (3, -2)  # the time of day among `ctime().split()`
+        if _clock_text(holder.func.value, names, tainted) is None:
+            return False
         separator = constant_text(holder.args[0]) if holder.args else None
-        return separator not in ("-", "/") and values[0] != 0
+        return separator not in ("-", "/") and first != 0
     length = _clock_text(holder, names, tainted)
     if length is None:
         return False
-    first = values[0]
     return any(v is not None and v < 0 for v in values) or (first is not None and first >= length)
+
+
+def _shown_as(expr: ast.expr, names: dict[str, str], tainted: set[str], functions: tuple[str, ...],
+             methods: tuple[str, ...]) -> bool:
+    """Whether `expr` is a clock read by one of `functions` (`time.localtime()`) or a clock's `methods`
+    (`now.timetuple()`)."""
+    if not isinstance(expr, ast.Call):
+        return False
+    if qualified(expr.func, names) in functions:
+        return True
+    return isinstance(expr.func, ast.Attribute) and expr.func.attr in methods and \
+        qualified(expr.func, names) is None and _draws(expr.func.value, names, tainted)
 
 
 def _number(node: ast.expr | None) -> int | None:
