@@ -6,17 +6,24 @@ The probes seed and pin the `random` module and every generator seeded from the 
 alone. What they cannot reach: the OS's randomness (`os.urandom`, `uuid.uuid4`, `secrets`' tokens), the clocks that
 count from an arbitrary start (`time.perf_counter`, `monotonic`, `process_time`), the process (`os.getpid`), an
 object's address (`id`) and the hash of a string or an object (randomised per process) when the value is computed
-with, a clock's sub-second digits (`now.microsecond`, `time.time_ns() % 1000`: the probes move the clocks by whole
-days), and a generator or the module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such
-a seed looks like the check's own yet changes every run. A check that judges an agent's work has no use for either,
-and a check that fails one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names
-bound to such a draw or a clock read are followed (`t = time.time(); random.Random(t)`); run-time lookups
-(`__import__('os')`) are not.
-"""
+with, a clock's digits finer than a day (the probes move the clocks by whole days): its value modulo
+(`time.time_ns() % 1000`, `divmod`, `math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`,
+`strftime('%S')`) or its text cut past the date (`str(time.time())[-1]`, `repr(now)[-3:]`), and a generator or the
+module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the check's
+own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails one
+agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or a
+clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
+members (`__import__('os')`, `importlib.import_module`, `sys.modules['os']`, `getattr(os, 'urandom')`,
+`vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`); a member named at
+run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts as a draw."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import re
+
+from coworkenv.validate._module_lookups import called_name, constant_text, imported_names, qualified
 
 # What draws on randomness no probe controls, by module.
 UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
@@ -24,7 +31,7 @@ UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
              "secrets": frozenset({"token_bytes", "token_hex", "token_urlsafe"}),
              "time": frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
                                 "process_time_ns", "thread_time", "thread_time_ns"}),
-             "threading": frozenset({"get_ident", "get_native_id"})}
+             "threading": frozenset({"get_ident", "get_native_id"}), "ssl": frozenset({"RAND_bytes"})}
 # The wall clocks the probes move: a fine reading of the time, but no seed.
 _CLOCKS = {"time": frozenset({"time", "time_ns", "clock_gettime", "clock_gettime_ns", "localtime", "gmtime", "ctime"})}
 _NOW = frozenset({"now", "utcnow", "today"})  # `datetime.now()`, `date.today()`, however the class was imported
@@ -38,16 +45,25 @@ def unpinned_randomness(code: str) -> str | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    names = _imported(tree)
+    # code the check runs from a constant string (`eval("os.urandom(1)")`) is read as the check's own
+    evaluated = [text for node in ast.walk(tree) if isinstance(node, ast.Call) and _leaf(node.func) in
+                 ("eval", "exec", "compile") and node.args and (text := constant_text(node.args[0])) is not None]
+    if evaluated:
+        with contextlib.suppress(SyntaxError):
+            tree.body += [statement for text in evaluated for statement in ast.parse(text).body]
+    names = imported_names(tree)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     tainted = _tainted(tree, names)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        called = _qualified(node.func, names)
-        if called is not None and called.split(".")[-1] in UNREACHED.get(called.split(".")[0], ()):
-            return f"`{called}()`, randomness of the OS, an arbitrary clock or the process"
-        if _is_address_or_hash(node) and _computed_with(node, parents):
+        called = called_name(node, names)
+        if _unreached(called):
+            spelled = ast.unparse(node.func)
+            shown = f"`{called}()`" + (f" (reached as `{spelled}`)" if spelled != called else "")
+            named = "a member named at run time of a module holding " if str(called).endswith("?") else ""
+            return f"{shown}, {named}randomness of the OS, an arbitrary clock or the process"
+        if _is_address_or_hash(node, names) and _computed_with(node, parents):
             return f"`{ast.unparse(node)}`, an address or a hash that changes from run to run, computed with"
         leaf = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if leaf in _SEEDERS and any(_draws(arg, names, tainted) for arg in (*node.args, *(k.value for k in
@@ -55,41 +71,33 @@ def unpinned_randomness(code: str) -> str | None:
             return f"`{ast.unparse(node)}`, a generator seeded from a clock or from randomness of its own"
     # after the draws themselves, so that `uuid.uuid4().int % 9` is named by its draw
     for node in ast.walk(tree):
-        if _sub_second(node, names, tainted):
-            return f"`{ast.unparse(node)}`, the sub-second digits of a clock, which no probe moves"
+        if _finer_than_a_day(node, names, tainted):
+            return f"`{ast.unparse(node)}`, digits of a clock finer than a day, which no probe moves"
     return None
 
 
-def _imported(tree: ast.Module) -> dict[str, str]:
-    """Local name -> the module or module.function it is bound to (`import os as o`, `from uuid import uuid4`)."""
-    names: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
-                    alias.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names
+def _unreached(called: str | None) -> bool:
+    """Whether a dotted name is randomness no probe controls: `os.urandom`, the same through a module named at run
+    time (`?.urandom`), or a name computed at run time on a module that holds such randomness (`uuid.?`)."""
+    if called is None:
+        return False
+    module, _, leaf = called.rpartition(".")
+    module = module.split(".")[0]
+    if module == "?":
+        return any(leaf in leaves for leaves in UNREACHED.values())
+    return module in UNREACHED and (leaf in UNREACHED[module] or leaf == "?")
 
 
-def _qualified(func: ast.expr, names: dict[str, str]) -> str | None:
-    """`os.urandom` for `os.urandom`, `o.urandom` (`import os as o`) or `urandom` (`from os import urandom`)."""
-    if isinstance(func, ast.Name):
-        return names.get(func.id)
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
-        return f"{names[func.value.id]}.{func.attr}"
-    return None
-
-
-def _is_address_or_hash(call: ast.Call) -> bool:
-    if not isinstance(call.func, ast.Name) or call.func.id not in ("id", "hash") or len(call.args) != 1:
+def _is_address_or_hash(call: ast.Call, names: dict[str, str]) -> bool:
+    func = call.func
+    leaf = func.id if isinstance(func, ast.Name) and func.id not in names else \
+        (qualified(func, names) or "").removeprefix("builtins.")
+    if leaf not in ("id", "hash") or len(call.args) != 1:
         return False
     # the hash of a number (or a tuple of numbers) is the same in every run; a string's or an object's is not
-    return call.func.id == "id" or not all(isinstance(n, (ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load)) or
-                                           (isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)))
-                                           for n in ast.walk(call.args[0]))
+    return leaf == "id" or not all(isinstance(n, (ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load)) or
+                                   (isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)))
+                                   for n in ast.walk(call.args[0]))
 
 
 def _computed_with(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -99,13 +107,159 @@ def _computed_with(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         isinstance(parent, ast.Compare) and any(isinstance(op, _ORDERING) for op in parent.ops))
 
 
-def _sub_second(node: ast.AST, names: dict[str, str], tainted: set[str]) -> bool:
-    """A clock's microseconds (`now.microsecond`) or its value taken modulo (`time.time_ns() % 1000`): the probes
-    move the clocks by whole days, which leave these digits as random as they were."""
-    if isinstance(node, ast.Attribute) and node.attr == "microsecond":
-        return _draws(node.value, names, tainted)
-    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.BitAnd)) and \
-        _draws(node.left, names, tainted)
+def _finer_than_a_day(node: ast.AST, names: dict[str, str], tainted: set[str]) -> bool:
+    """A reading of a clock finer than a day, which the probes (moving the clocks by whole days) leave as random as
+    it was: its value modulo (`time.time_ns() % 1000`, `divmod`, `math.modf`, `t - int(t)`), the time of day
+    (`now.microsecond`, `now.hour`, `now.time()`, `localtime()[5]`, `strftime('%S')`), or the digits of its text
+    past the date (`str(time.time())[-1]`, `repr(now)[-3:]`, `isoformat().split('.')[1]`, `.endswith('7')`)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in _TIME_OF_DAY and _draws(node.value, names, tainted)
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.Mod, ast.BitAnd)):
+            return _draws(node.left, names, tainted)
+        return isinstance(node.op, ast.Sub) and _draws(node.left, names, tainted) and any(
+            isinstance(part, ast.Call) and _leaf(part.func) in _WHOLE and _draws(part, names, tainted)
+            for side in (node.left, node.right) for part in ast.walk(side))
+    if isinstance(node, ast.Subscript):
+        return _cut_past_the_date(node, names, tainted)
+    if isinstance(node, ast.FormattedValue):  # f"{now:%S}"
+        return _time_of_day_only(_spec(node)) and _draws(node.value, names, tainted)
+    if not isinstance(node, ast.Call):
+        return False
+    leaf, args = _leaf(node.func), [*node.args, *(k.value for k in node.keywords)]
+    if leaf in ("divmod", "modf", "fmod", "remainder") and args:
+        return _draws(args[0], names, tainted)
+    if leaf == "endswith" and isinstance(node.func, ast.Attribute):
+        return _clock_text(node.func.value, names, tainted) is not None
+    if leaf in ("time", "timetz") and not args and isinstance(node.func, ast.Attribute) and \
+            qualified(node.func, names) is None:  # `now.time()`, not the module's `time.time()`
+        return _draws(node.func.value, names, tainted)
+    return _time_of_day_only(_formatted(node, names, tainted))
+
+
+def _time_of_day_only(shown: str | None) -> bool:
+    """Whether a strftime format shows the time of day and no date (`%S`, `%H:%M`, `%f`)."""
+    return shown is not None and _DAY_FINER.search(shown) is not None and _DATE_DIRECTIVES.search(shown) is None
+
+
+# A clock's time of day: the attributes of a date-time or a `struct_time`.
+_TIME_OF_DAY = frozenset({"hour", "minute", "second", "microsecond", "tm_hour", "tm_min", "tm_sec"})
+_WHOLE = frozenset({"int", "floor", "trunc", "round", "ceil"})
+# strftime directives (and format specs of a date-time) that show the time of day, and those that show the date.
+_DAY_FINER = re.compile(r"%[-#_0^]*[HIMSfpXTrRkl]")
+_DATE_DIRECTIVES = re.compile(r"%[-#_0^]*[YyGmdjbBhFDxcUWVaAuweCgs]")
+_TEXT_MAKERS = frozenset({"str", "repr", "ascii", "format", "isoformat", "dumps", "__str__", "__repr__",
+                          "__format__"})
+_TEXT_KEEPERS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "zfill", "ljust", "rjust"})
+
+
+def _leaf(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _spec(part: ast.FormattedValue) -> str:
+    """The constant text of an f-string field's format spec (`%H:%M` of `f"{now:%H:%M}"`)."""
+    spec = part.format_spec
+    return "".join(str(v.value) for v in spec.values if isinstance(v, ast.Constant)) if isinstance(
+        spec, ast.JoinedStr) else ""
+
+
+def _formatted(call: ast.Call, names: dict[str, str], tainted: set[str]) -> str | None:
+    """The format a clock is shown in by `now.strftime(fmt)`, `time.strftime(fmt)` or `format(now, fmt)`, or None."""
+    func, args = call.func, call.args
+    if isinstance(func, ast.Attribute) and func.attr == "strftime" and args and \
+            (qualified(func, names) == "time.strftime" or _draws(func.value, names, tainted)):
+        return constant_text(args[0])
+    if _leaf(func) == "format" and isinstance(func, ast.Name) and len(args) == 2 and _draws(args[0], names, tainted):
+        return constant_text(args[1])
+    return None
+
+
+def _clock_text(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> int | None:
+    """How many leading characters of a clock's text show no more than the date (5 digits of the epoch's seconds,
+    `YYYY-MM-DD` of a date-time), where `expr` is the text of a clock read (`str(time.time())`, `now.isoformat()`,
+    `f"{now}"`, `'%s' % t`); None when it is none."""
+    if isinstance(expr, ast.JoinedStr):
+        for part in expr.values:
+            if isinstance(part, ast.FormattedValue) and _draws(part.value, names, tainted):
+                spec = _spec(part)
+                if "%" not in spec or _DAY_FINER.search(spec):
+                    return _date_length(part.value, names)
+        return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and constant_text(expr.left) is not None:
+        return 10 if _draws(expr.right, names, tainted) else None  # '%s' % time.time()
+    if not isinstance(expr, ast.Call):
+        return None
+    func, leaf = expr.func, _leaf(expr.func)
+    if leaf in _TEXT_KEEPERS and isinstance(func, ast.Attribute):
+        return _clock_text(func.value, names, tainted)
+    shown = _formatted(expr, names, tainted)
+    if shown is not None:
+        return 10 if _DAY_FINER.search(shown) else None
+    if leaf not in _TEXT_MAKERS and not (leaf == "format" and isinstance(func, ast.Attribute)):
+        return None
+    if isinstance(func, ast.Attribute) and leaf != "dumps" and not (leaf == "format" and constant_text(func.value)):
+        return _date_length(func.value, names) if _draws(func.value, names, tainted) else None
+    for arg in expr.args[:1] if leaf != "format" or isinstance(func, ast.Name) else expr.args:
+        if _draws(arg, names, tainted):
+            return _date_length(arg, names)
+    return None
+
+
+def _date_length(clock: ast.expr, names: dict[str, str]) -> int | None:
+    """5 for a text of the epoch's seconds (`time.time()`: its sixth digit moves every 10⁵ s, about a day), 10 for
+    a date-time's (`YYYY-MM-DD`, also for a name bound to a clock, whichever it is)."""
+    called = qualified(clock.func, names) if isinstance(clock, ast.Call) else None
+    if called == "datetime.date.today" or (isinstance(clock, ast.Call) and _leaf(clock.func) == "date" and
+                                           isinstance(clock.func, ast.Attribute)):
+        return None  # `now.date()`, `date.today()`: a date's text shows nothing finer
+    epoch = (called or "").partition(".")[0] == "time" or (isinstance(clock, ast.Call) and
+                                                            _leaf(clock.func) == "timestamp")
+    return 5 if epoch else 10
+
+
+def _cut_past_the_date(node: ast.Subscript, names: dict[str, str], tainted: set[str]) -> bool:
+    """Whether a subscript takes a clock's text past its date (`[-1]`, `[11:]`, `.split('.')[1]`) or a
+    `struct_time`'s time of day (`localtime()[3]`)."""
+    holder, cut = node.value, node.slice
+    bounds = [cut.lower, cut.upper] if isinstance(cut, ast.Slice) else [cut]
+    values = [_number(b) for b in bounds]
+    first = values[0]  # where the cut starts
+    if _shown_as(holder, names, tainted, ("time.localtime", "time.gmtime"), ("timetuple", "utctimetuple")):
+        return first is not None and 3 <= (first + 9 if first < 0 else first) <= 5  # hour, minute, second
+    if _shown_as(holder, names, tainted, ("time.ctime", "time.asctime"), ("ctime",)):
+        return first is not None and 11 <= (first + 24 if first < 0 else first) < 19  # `Fri Dec  4 21:27:20 2026`
+    if isinstance(holder, ast.Call) and _leaf(holder.func) in ("split", "rsplit", "partition", "rpartition") and \
+            isinstance(holder.func, ast.Attribute):
+        if _shown_as(holder.func.value, names, tainted, ("time.ctime", "time.asctime"), ("ctime",)):
+            return first in (3, -2)  # the time of day among `ctime().split()`
+        if _clock_text(holder.func.value, names, tainted) is None:
+            return False
+        separator = constant_text(holder.args[0]) if holder.args else None
+        return separator not in ("-", "/") and first != 0
+    length = _clock_text(holder, names, tainted)
+    if length is None:
+        return False
+    return any(v is not None and v < 0 for v in values) or (first is not None and first >= length)
+
+
+def _shown_as(expr: ast.expr, names: dict[str, str], tainted: set[str], functions: tuple[str, ...],
+             methods: tuple[str, ...]) -> bool:
+    """Whether `expr` is a clock read by one of `functions` (`time.localtime()`) or a clock's `methods`
+    (`now.timetuple()`)."""
+    if not isinstance(expr, ast.Call):
+        return False
+    if qualified(expr.func, names) in functions:
+        return True
+    return isinstance(expr.func, ast.Attribute) and expr.func.attr in methods and \
+        qualified(expr.func, names) is None and _draws(expr.func.value, names, tainted)
+
+
+def _number(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else None
 
 
 def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
@@ -116,9 +270,10 @@ def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
             return True
         if not isinstance(node, ast.Call):
             continue
-        called = _qualified(node.func, names) or ""
-        module, _, leaf = called.partition(".")
-        if leaf in UNREACHED.get(module, ()) or leaf in _CLOCKS.get(module, ()) or _is_address_or_hash(node):
+        called = called_name(node, names) or ""
+        module, _, leaf = called.rpartition(".")
+        clocks = _CLOCKS.get(module, ()) if module != "?" else frozenset().union(*_CLOCKS.values())
+        if _unreached(called) or leaf in clocks or _is_address_or_hash(node, names):
             return True
         if isinstance(node.func, ast.Attribute) and node.func.attr in _NOW:
             return True

@@ -16,6 +16,7 @@ from __future__ import annotations
 from tests.defects import (
     broken_reference,
     case_pinned,
+    clock_digits_unprobed,
     clock_unprobed,
     content_blind,
     count_idiom_pinned,
@@ -24,6 +25,7 @@ from tests.defects import (
     dst_pinned,
     duplicate_tolerant,
     duration_pinned,
+    entropy_looked_up,
     entropy_unpinned,
     format_pinned,
     frame_blind,
@@ -186,6 +188,8 @@ MODULES = (
     random_unpinned,
     share_word_pinned,
     entropy_unpinned,
+    entropy_looked_up,
+    clock_digits_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,99 @@
+"""What module or member an expression of a Python check names, read unrun: bound by an import or an assignment, or
+looked up at run time (`__import__('os')`, `importlib.import_module`, `sys.modules[...]`, `getattr`, `vars`, a
+module's `__dict__`, `__builtins__[...]`). The static readings of the sandbox gate name what a check calls by it."""
+
+from __future__ import annotations
+
+import ast
+
+
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the module or module.function it is bound to: by an import (`import os as o`, `from uuid import
+    uuid4`) or by an assignment of a run-time lookup (`o = __import__('os')`, `u = getattr(uuid, 'uuid4')`)."""
+    names: dict[str, str] = {"__builtins__": "builtins"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
+                    alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if alias.name == "*":  # `from os import *`: a name bound nowhere else is the module's (`?`: one of)
+                    names["*"] = node.module if names.get("*", node.module) == node.module else "?"
+                else:
+                    names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    bindings = [(t.id, n.value) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.NamedExpr))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)]
+    changed = True
+    while changed:  # to a fixpoint: `o = __import__('os'); u = o.urandom`
+        changed = False
+        for name, value in bindings:
+            found = qualified(value, names)
+            if found is not None and names.get(name) != found:
+                names[name], changed = found, True
+    return names
+
+
+def qualified(expr: ast.expr, names: dict[str, str]) -> str | None:
+    """The dotted name of the module or function an expression is: `os.urandom` for `os.urandom`, `o.urandom`
+    (`import os as o`), `urandom` (`from os import urandom`), and for the same reached at run time:
+    `__import__('os').urandom`, `importlib.import_module('os')`, `sys.modules['os']`, `getattr(os, 'urandom')`,
+    `vars(os)['urandom']`, `os.__dict__.get('urandom')`, `os.__getattribute__('urandom')`, `globals()['os']`,
+    `operator.attrgetter('urandom')(os)`, `__builtins__['hash']`. A name computed at run time is `?`
+    (`getattr(uuid, 'uuid' + '4')` is `uuid.?`)."""
+    if isinstance(expr, ast.Name):
+        return names.get(expr.id) or (f"{names['*']}.{expr.id}" if "*" in names else None)
+    if isinstance(expr, ast.Attribute):
+        if expr.attr == "__dict__":
+            return qualified(expr.value, names)
+        holder = qualified(expr.value, names)
+        return None if holder is None else f"{holder}.{expr.attr}"
+    if isinstance(expr, ast.Subscript):  # sys.modules['os'], vars(os)['urandom'], os.__dict__['urandom']
+        return _member(expr.value, expr.slice, names)
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    called = qualified(func, names) or (func.id if isinstance(func, ast.Name) else None)
+    if called in _NAMESPACES and not expr.args:
+        return "<namespace>"  # globals()['os'] is the check's own `os`
+    if not expr.args:
+        return None
+    if called in ("__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"):
+        module = constant_text(expr.args[0])
+        return "?" if module is None else (module.split(".")[0] if called.endswith("__import__") else module)
+    if called in ("getattr", "builtins.getattr") and len(expr.args) >= 2:
+        holder = qualified(expr.args[0], names)
+        return None if holder is None else f"{holder}.{constant_text(expr.args[1]) or '?'}"
+    if called in ("vars", "builtins.vars"):
+        return qualified(expr.args[0], names)
+    if isinstance(func, ast.Attribute) and func.attr in ("get", "__getattribute__", "__getattr__"):
+        return _member(func.value, expr.args[0], names)  # sys.modules.get('os'), os.__getattribute__('urandom')
+    if isinstance(func, ast.Call) and (qualified(func.func, names) or "").endswith("attrgetter") and func.args:
+        return _member(expr.args[0], func.args[0], names)  # operator.attrgetter('urandom')(os)
+    return None
+
+
+def called_name(call: ast.Call, names: dict[str, str]) -> str | None:
+    """The dotted name of what a call calls (see `qualified`), also through `operator.methodcaller('urandom', 2)(os)`."""
+    func = call.func
+    if isinstance(func, ast.Call) and (qualified(func.func, names) or "").endswith("methodcaller") and \
+            func.args and call.args:
+        return _member(call.args[0], func.args[0], names)
+    return qualified(func, names)
+
+
+_NAMESPACES = frozenset({"globals", "locals", "vars", "builtins.globals", "builtins.locals", "builtins.vars"})
+
+
+def _member(holder: ast.expr, key: ast.expr, names: dict[str, str]) -> str | None:
+    """What `holder[key]` is where the holder is `sys.modules` (a module) or a module's namespace (a member)."""
+    found = qualified(holder, names)
+    if found is None:
+        return None
+    if found == "<namespace>":
+        return qualified(ast.Name(constant_text(key) or "?"), names)
+    return (constant_text(key) or "?") if found == "sys.modules" else f"{found}.{constant_text(key) or '?'}"
+
+
+def constant_text(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
