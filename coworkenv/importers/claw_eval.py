@@ -293,6 +293,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
+            elif known is not None and known.unmapped == "dropped":
+                leave(f"tools.{tool.name}.{name}", f"a value other than {', '.join(known.values)} (kept as written "
+                      f"there, no {adapter.app} value here): accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
         requires = [n for n, d in (model or {}).items() if d is REQUIRED and n in known_args] if undeclared else []
         if undeclared and notes is not None:
