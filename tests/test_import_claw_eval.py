@@ -287,6 +287,16 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
 
 
+def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services move both from one `now`: the earliest event to about a day after it, the newest mail to
+    # a day before it; the world's clock is the calendar's, so the mail moves to a day before that clock, not after
+    spec = imported["specs"]["CE08_cancel_called_off_demo"]
+    env = Env(spec)
+    env.reset()
+    (mail,) = _call(env, "gmail_list_messages", days_back=2)["messages"]  # the fixture's 2026-03-09T16:00:00Z
+    assert (spec.world.start, mail["date"]) == ("2026-03-09T09:00:00Z", "2026-03-08T09:00:00Z")
+
+
 def test_window_bindings_are_checked(imported: dict[str, Any]) -> None:
     spec = imported["specs"]["CE08_cancel_called_off_demo"]
     assert binding_issues(spec) == []
