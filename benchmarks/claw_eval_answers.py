@@ -1,13 +1,15 @@
 """Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
 
-    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES]
+    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--world-clock]
 
 IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
 (EPISODES a task, default 2) are played call by call on the task's env and on its services (loaded in process from
 the checkout, tests/support/claw_eval_own.py), and each answer pair is compared: error or not (a status of 400 or
 more, or an `error` field), and for list answers the ids of the records listed. Prints the number of calls and,
-per (tool, kind of difference), how many calls differ, the tasks and a first example.
+per (tool, kind of difference), how many calls differ, the tasks and a first example. The services read the wall
+clock and move their calendar and mail relative to it as they load; `--world-clock` has them read the world's
+clock at its start instead, so that both sides hold the same times and a date of the fixture means the same day.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import collections
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -38,7 +41,8 @@ def listed(answer: Any) -> set[str] | None:
     return None
 
 
-def compare(root: Path, out: Path, episodes: int) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+def compare(root: Path, out: Path, episodes: int,
+            world_clock: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -50,7 +54,8 @@ def compare(root: Path, out: Path, episodes: int) -> tuple[int, dict[tuple[str, 
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         for steps in _episodes(root, task_dir, spec, episodes):
-            services = [MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]]
+            now = datetime.fromisoformat(spec.world.start.replace("Z", "+00:00")) if world_clock else None
+            services = [MockService(root, s["command"], s.get("env") or {}, s["name"], now) for s in doc["services"]]
             env = Env(spec)
             env.reset()
             for call in (s["call"] for s in steps if "call" in s):
@@ -76,8 +81,9 @@ def compare(root: Path, out: Path, episodes: int) -> tuple[int, dict[tuple[str, 
 
 
 def main() -> None:
-    root, out = Path(sys.argv[1]), Path(sys.argv[2])
-    calls, differ = compare(root, out, int(sys.argv[3]) if len(sys.argv) > 3 else 2)
+    args = [a for a in sys.argv[1:] if a != "--world-clock"]
+    root, out = Path(args[0]), Path(args[1])
+    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--world-clock" in sys.argv)
     print(f"calls {calls}")
     for (name, kind), cases in sorted(differ.items(), key=lambda kv: -len(kv[1])):
         tasks = sorted({c[0][:4] for c in cases})

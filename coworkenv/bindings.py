@@ -56,12 +56,18 @@ class ArgBinding(_Wire):
     closed: Annotated[bool, Field(
         description="`values` names every value a record can hold (a list's filter): any other value matches no "
                     "record, and the call answers an empty list (as a service comparing the text would)")] = False
+    unmapped: Annotated[Literal["passed", "dropped"], Field(
+        description="A value `values` does not name: `passed` on to the op as it is (which may refuse it), or "
+                    "`dropped`, the argument then as if not given (a write to a service that keeps any text where "
+                    "the app holds a closed set of words: the rest of the write goes through)")] = "passed"
 
     @model_serializer(mode="wrap")
-    def _without_unused_closed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)  # bindings without it dump as before, keeping spec ids
+    def _without_unused_flags(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # bindings without them dump as before, keeping spec ids
         if not self.closed:
             data.pop("closed", None)
+        if self.unmapped == "passed":
+            data.pop("unmapped", None)
         return data
 
 
@@ -247,6 +253,8 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
         for conversion in arg.convert:
             value = convert(value, conversion)
         if arg.values:
+            if arg.unmapped == "dropped" and value_key(value) not in arg.values:
+                continue
             value = arg.values.get(value_key(value), value)
         # several declared arguments filling one list parameter add up (status, tier, industry -> tags)
         both_lists = isinstance(out.get(arg.to), list) and isinstance(value, list)

@@ -143,7 +143,9 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
     assert "real web" in why["CE04_web_price_lookup"]
     assert "multimodal" in why["CE05_chart_from_image"]
     ignored = [x for x in reports["CE02_vpn_ticket_triage"].left_out if not x["affects_score"]]
-    assert [x["what"] for x in ignored] == ["tools.helpdesk_close_ticket.resolution"]
+    assert [x["what"] for x in ignored] == ["tools.helpdesk_update_ticket.priority",
+                                            "tools.helpdesk_close_ticket.resolution"]
+    assert "a value other than urgent, critical, high" in ignored[0]["why"]  # text no app priority names
     written = orjson.loads((imported["out"] / "import_report.json").read_bytes())
     assert [t["task_id"] for t in written["tasks"]] == sorted(reports)
     assert not (imported["out"] / "CE04_web_price_lookup.json").exists()
@@ -285,6 +287,16 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
 
 
+def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services move both from one `now`: the earliest event to about a day after it, the newest mail to
+    # a day before it; the world's clock is the calendar's, so the mail moves to a day before that clock, not after
+    spec = imported["specs"]["CE08_cancel_called_off_demo"]
+    env = Env(spec)
+    env.reset()
+    (mail,) = _call(env, "gmail_list_messages", days_back=2)["messages"]  # the fixture's 2026-03-09T16:00:00Z
+    assert (spec.world.start, mail["date"]) == ("2026-03-09T09:00:00Z", "2026-03-08T09:00:00Z")
+
+
 def test_window_bindings_are_checked(imported: dict[str, Any]) -> None:
     spec = imported["specs"]["CE08_cancel_called_off_demo"]
     assert binding_issues(spec) == []
@@ -350,9 +362,28 @@ def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_
     jobs.reset()
     assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": []}
     assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
-    # a write keeps refusing a value the app has no place for
-    refused = todo.step(Action.call("todo_update_task", {"task_id": "td-12", "priority": "whenever"}))
-    assert "priority" in refused.messages[-1]["content"] and not todo.audit[-1].ok
+    # a write keeps refusing a value the app has no place for (a status: the stages' workflow decides)
+    refused = todo.step(Action.call("todo_update_task", {"task_id": "td-12", "status": "whenever"}))
+    assert "stage" in refused.messages[-1]["content"] and not todo.audit[-1].ok
+
+
+def test_a_priority_no_app_word_names_is_accepted_and_ignored_as_the_services_keep_any_text(
+        imported: dict[str, Any]) -> None:
+    # Claw-Eval's helpdesk and todo services store a priority as any text (a 200); the apps' priorities are closed
+    # sets, so such a text is dropped and the rest of the write goes through, where the whole call was refused
+    todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    todo.reset()
+    kept = _call(todo, "todo_update_task", task_id="td-12", priority="whenever", tags=["x"])
+    assert (kept["priority"], kept["tags"]) == ("medium", ["x"]) and todo.audit[-1].ok  # the priority as it was
+    assert _call(todo, "todo_update_task", task_id="td-12", priority="Urgent")["priority"] == "high"  # a word mapped
+    made = _call(todo, "todo_create_task", title="Call the landlord", priority="")
+    assert (made["task_id"], made["priority"]) == ("todo_006", "medium")  # the service's default
+    assert "todo_006" in [t["task_id"] for t in _call(todo, "todo_list_tasks", status="pending")["tasks"]]
+    tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    tickets.reset()
+    before = _call(tickets, "helpdesk_get_ticket", ticket_id="TK-501")["priority"]
+    assert _call(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == before
+    assert _call(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "p2"
 
 
 def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filters(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -91,14 +92,14 @@ def _listed(answer: Any) -> set[str] | None:
 
 
 LISTS = ("crm_list_customers", "gmail_list_messages", "rss_list_articles", "notes_list", "kb_search", "contacts_search",
-         "scheduler_list_jobs")
+         "scheduler_list_jobs", "calendar_list_events")
 
 
 @pytest.mark.skipif(not CHECKOUT, reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
 def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path) -> None:
-    """The crm, gmail, rss, notes and scheduler lists, kb and contacts searches (filters, matching, days back, order
-    and limits, defaults, fixture files, a status no record holds) on every imported task that has
-    them, the gmail list where the clock is gmail's (a task with a calendar takes the calendar's clock instead)."""
+    """The crm, gmail, rss, notes, scheduler and calendar lists, kb and contacts searches (filters, matching, days
+    back, order and limits, defaults, fixture files, a status no record holds) on every imported task that has
+    them, the services' clock at the world's start (they move their events and mail relative to it as they load)."""
     from tests.test_import_claw_eval_parity import _episodes
     root = Path(str(CHECKOUT))
     differ, compared = [], 0
@@ -107,15 +108,14 @@ def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path
             continue
         task_dir = root / "tasks" / report.task_id
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
-        names = {s["name"] for s in doc["services"]}
         spec = load_spec(tmp_path / str(report.spec_file)).model_copy(update={"faults": None})
-        lists = [d.name for d in spec.tool_decls if d.name in LISTS and not (
-            d.name == "gmail_list_messages" and "calendar" in names)]
+        lists = [d.name for d in spec.tool_decls if d.name in LISTS]
         if not lists:
             continue
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        now = datetime.fromtimestamp(parse_time(spec.world.start), UTC)
         for steps in _episodes(root, task_dir, spec, 2):
-            services = [MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]]
+            services = [MockService(root, s["command"], s.get("env") or {}, s["name"], now) for s in doc["services"]]
             env = Env(spec)
             env.reset()
             for call in (s["call"] for s in steps if "call" in s):

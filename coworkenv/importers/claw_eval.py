@@ -293,6 +293,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
+            elif known is not None and known.unmapped == "dropped":
+                leave(f"tools.{tool.name}.{name}", f"a value other than {', '.join(known.values)} (kept as written "
+                      f"there, no {adapter.app} value here): accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
         requires = [n for n, d in (model or {}).items() if d is REQUIRED and n in known_args] if undeclared else []
         if undeclared and notes is not None:
@@ -399,17 +402,30 @@ def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
 
 
 def _start(apps: dict[str, Any], gmail: list[Any]) -> str:
+    """The world's clock, and the mail moved to it: Claw-Eval's calendar moves its events so that the earliest
+    starts about a day from now, its gmail its mail so that the newest came a day ago (both from one `now`)."""
     events = [e["start"] for e in apps.get("calendar", {}).get("events", [])]
-    if events:  # Claw-Eval's calendar moves its events so that the earliest starts about a day from now
-        return format_time(min(parse_time(e) for e in events) - 86400)
-    rows = [m for data in gmail for m in (data if isinstance(data, list) else data.get("messages", [])
-                                          if isinstance(data, dict) else [])]
-    mail = [_utc_seconds(m.get("date")) for m in rows if isinstance(m, dict)]
-    if any(t is not None for t in mail):  # Claw-Eval's gmail moves its mail so that the newest came a day ago
-        return format_time(max(t for t in mail if t is not None) + 86400)
+    newest = _newest_mail(gmail)
+    if events:
+        start = min(parse_time(e) for e in events) - 86400
+        if newest is not None:  # the clock is the calendar's: the mail moves as the service moves it relative to it
+            for message in apps.get("mail", {}).get("messages", []):
+                if _utc_seconds(message.get("sent_at")) is not None:
+                    message["sent_at"] = format_time(parse_time(message["sent_at"]) + start - 86400 - newest)
+        return format_time(start)
+    if newest is not None:
+        return format_time(newest + 86400)
     times = [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
     latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")
     return latest[:19] + "Z" if not latest.endswith("Z") else latest
+
+
+def _newest_mail(gmail: list[Any]) -> int | None:
+    """The time of the newest mail of gmail fixtures (UTC seconds), as the service finds it; None without any."""
+    rows = [m for data in gmail for m in (data if isinstance(data, list) else data.get("messages", [])
+                                          if isinstance(data, dict) else [])]
+    mail = [t for t in (_utc_seconds(m.get("date")) for m in rows if isinstance(m, dict)) if t is not None]
+    return max(mail, default=None)
 
 
 def _utc_seconds(value: Any) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
@@ -37,10 +37,12 @@ class ServiceAdapter:
     tag: str | None = None
 
 
-def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False) -> ArgBinding:
+def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
+           unmapped: Literal["passed", "dropped"] = "passed") -> ArgBinding:
     """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside
-    `values` matches no record, so the list is empty)."""
-    return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed)
+    `values` matches no record, so the list is empty; `unmapped="dropped"`: a write's value outside `values` is
+    accepted and ignored)."""
+    return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed, unmapped=unmapped)
 
 
 def number_of(name: str) -> Derived:

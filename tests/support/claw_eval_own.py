@@ -8,6 +8,7 @@ handler (500 when it raises) and returns its JSON (404 for a path no route has).
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
 import json
 import os
@@ -71,13 +72,38 @@ def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-class MockService:
-    """One of Claw-Eval's mock services, loaded from the checkout with a task's environment."""
+@contextmanager
+def _clock_at(now: datetime.datetime | None) -> Iterator[None]:
+    """While a service module loads, its `datetime.now()` becomes a clock that starts at `now` and runs with the
+    wall clock from then on (for good: the module keeps the class), as the service's own clock runs on."""
+    if now is None:
+        yield
+        return
+    real = datetime.datetime
+    shift = now - real.now(datetime.UTC)
 
-    def __init__(self, root: Path, command: str, env: dict[str, str], name: str) -> None:
+    class Pinned(real):  # type: ignore[valid-type,misc]
+        @classmethod
+        def now(cls, tz: datetime.tzinfo | None = None) -> datetime.datetime:
+            at = real.now(datetime.UTC) + shift
+            return at.astimezone(tz) if tz is not None else at.replace(tzinfo=None)
+
+    datetime.datetime = Pinned  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        datetime.datetime = real  # type: ignore[misc]
+
+
+class MockService:
+    """One of Claw-Eval's mock services, loaded from the checkout with a task's environment (`now`: the clock it
+    reads, else the wall clock: its calendar and mail are moved relative to it as they load)."""
+
+    def __init__(self, root: Path, command: str, env: dict[str, str], name: str,
+                 now: datetime.datetime | None = None) -> None:
         path = root / command.split()[-1]
         values = {k: str(root / v) if k.endswith("FIXTURES") else str(v) for k, v in env.items()}
-        with _without_fastapi(root, {**values, "ERROR_RATE": "0"}):
+        with _without_fastapi(root, {**values, "ERROR_RATE": "0"}), _clock_at(now):
             spec = importlib.util.spec_from_file_location(f"claw_eval_mock_{name}_{id(self)}", path)
             assert spec is not None and spec.loader is not None
             self.module = importlib.util.module_from_spec(spec)
