@@ -4,13 +4,21 @@ memory (rows read with the trajectories stage's `TrajectorySource`, written with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-from coworkenv.store.stages import SFT_SCHEMA, SFT_SOURCE_COLUMNS, ShardWriter, TrajectorySource, sft_rows, shard_split
+from coworkenv.store.stages import (
+    SFT_SCHEMA,
+    SFT_SOURCE_COLUMNS,
+    ShardWriter,
+    TrajectorySource,
+    sft_rows,
+    shard_set_mark,
+    shard_split,
+)
 
 META_COLUMNS = ("record_id", "env_id", "capability", "passed", "malformed_calls", "tool_errors", "tool_calls",
                 "transcript_chars", "transcript_hash")
@@ -42,6 +50,17 @@ def envs_in_several_splits(splits: Mapping[str, pa.Table]) -> list[str]:
     return sorted(shared)
 
 
+def _identities(source: TrajectorySource, selection: np.ndarray, code: int) -> Iterator[tuple[object, object]]:
+    """(record id, transcript hash) of the rows whose selection code is `code`, in order: what marks a write."""
+    offset = 0
+    for batch in source.batches(("record_id", "transcript_hash")):
+        mask = selection[offset:offset + batch.num_rows] == code
+        offset += batch.num_rows
+        if mask.any():
+            chosen = pa.Table.from_batches([batch]).filter(pa.array(mask))
+            yield from zip(chosen.column(0).to_pylist(), chosen.column(1).to_pylist(), strict=True)
+
+
 def write_selected_shards(
     source: TrajectorySource, selection: np.ndarray, split_names: Sequence[str], out_dir: Path, max_rows: int
 ) -> list[Path]:
@@ -54,7 +73,8 @@ def write_selected_shards(
     out_dir.mkdir(parents=True, exist_ok=True)
     totals = np.bincount(selection[selection >= 0], minlength=len(split_names)) if selection.size else \
         np.zeros(len(split_names), dtype=np.int64)
-    writers = [ShardWriter(out_dir, s, int(totals[i]), max_rows) for i, s in enumerate(split_names)]
+    marks = [shard_set_mark(s, max_rows, _identities(source, selection, i)) for i, s in enumerate(split_names)]
+    writers = [ShardWriter(out_dir, s, int(totals[i]), max_rows, marks[i]) for i, s in enumerate(split_names)]
     try:
         offset = 0
         for batch in source.batches(SFT_SOURCE_COLUMNS):

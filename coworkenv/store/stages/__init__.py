@@ -29,6 +29,7 @@ from coworkenv.store.stages.sft import (
     sft_rows,
     sft_table,
     shard_name,
+    shard_set_mark,
     shard_split,
 )
 from coworkenv.store.stages.specs import (
@@ -102,6 +103,7 @@ __all__ = [
     "sft_rows",
     "sft_table",
     "shard_name",
+    "shard_set_mark",
     "shard_split",
     "spec_files",
     "specs_table",

@@ -9,6 +9,7 @@ keys, so `datasets` never has to merge schemas across rows or shards.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 import os
 import re
@@ -41,6 +42,10 @@ SFT_SOURCE_COLUMNS = ("messages", "tools", "env_id", "capability", "turns")
 SFT_REQUIRED_COLUMNS = ("messages", "tools")
 ROW_GROUP_ROWS = 4096
 _SHARD = re.compile(r"^(?P<split>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet$")
+# The Parquet key-value metadata naming the write a shard belongs to (a digest of its split's rows): shard names alone
+# cannot tell a rerun's `train-00000-of-00002` from the earlier run's `train-00001-of-00002` beside it, which a rerun
+# stopped part way (a full disk, a kill) leaves, and which a reader meets while a rerun replaces the shards.
+SHARD_SET = "coworkenv.shard_set"
 
 
 def sft_rows(trajectories: pa.RecordBatch | pa.Table, split: str) -> pa.Table:
@@ -74,12 +79,22 @@ def shard_split(name: str) -> str | None:
     return match.group("split") if match else None
 
 
+def shard_set_mark(split: str, max_rows: int, rows: Iterable[tuple[object, object]]) -> str:
+    """The SHARD_SET mark of one write of a split: a digest of its rows' identities (record id and transcript hash,
+    in order), so equal writes get equal marks (and shards keep deterministic bytes) and other rows another."""
+    digest = hashlib.sha256(f"{split}\0{max_rows}\n".encode())
+    for record_id, transcript_hash in rows:
+        digest.update(f"{record_id}\0{transcript_hash}\n".encode())
+    return digest.hexdigest()[:16]
+
+
 class ShardWriter:
     """Streams one split's SFT rows into its shards of at most `max_rows` rows, in order, in bounded memory;
-    each shard appears atomically when complete."""
+    each shard appears atomically when complete, marked with `shard_set` (SHARD_SET) when given."""
 
-    def __init__(self, out_dir: Path, split: str, total: int, max_rows: int) -> None:
+    def __init__(self, out_dir: Path, split: str, total: int, max_rows: int, shard_set: str | None = None) -> None:
         self.out_dir, self.split, self.max_rows = out_dir, split, max_rows
+        self.schema = SFT_SCHEMA if shard_set is None else SFT_SCHEMA.with_metadata({SHARD_SET: shard_set})
         self.count = math.ceil(total / max_rows)  # an empty split gets no shard
         self.index = 0
         self.in_shard = 0
@@ -118,7 +133,7 @@ class ShardWriter:
             fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=".parquet", dir=self.out_dir)
             os.close(fd)
             self._temp = Path(name)
-            self._writer = pq.ParquetWriter(self._temp, SFT_SCHEMA, **PARQUET_WRITE_OPTIONS)
+            self._writer = pq.ParquetWriter(self._temp, self.schema, **PARQUET_WRITE_OPTIONS)
         self._writer.write_table(pa.concat_tables(self.pending))
         self.in_shard += self.pending_rows
         self.pending, self.pending_rows = [], 0
@@ -202,13 +217,46 @@ def _check_complete(files: list[Path]) -> None:
             raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards (missing "
                              f"{', '.join(shard_name(split, i, count) for i in missing[:5])}), so an earlier write "
                              f"was interrupted; {_HINT} again")
+    _check_one_write(files)
+
+
+def _shard_set(metadata: dict[bytes, bytes] | None) -> str | None:
+    mark = (metadata or {}).get(SHARD_SET.encode())
+    return mark.decode(errors="replace") if mark is not None else None
+
+
+def _check_one_write(files: list[Path]) -> None:
+    """StageError when the shards of a split carry the marks of two writes (a rerun of curate into their folder
+    stopped part way, or running now); shards without any mark (older releases, other tools) are taken as before."""
+    by_split: dict[str, dict[str | None, list[Path]]] = {}
+    for file in files:
+        split = shard_split(file.name)
+        if split is not None:
+            try:
+                mark = _shard_set(pq.read_metadata(file).metadata)
+            except (OSError, pa.ArrowException):  # unreadable: read_sft names the file
+                continue
+            by_split.setdefault(split, {}).setdefault(mark, []).append(file)
+    for split, writes in by_split.items():
+        if len(writes) > 1:
+            raise StageError(_two_writes(split, files[0].parent, [paths[0] for paths in writes.values()]))
+
+
+def _two_writes(split: str, where: Path, files: list[Path]) -> str:
+    return (f"{where}: the {split!r} shards come from {len(files)} different writes ({' and '.join(f.name for f in files)} "
+            "are of different curations: a curate into this folder stopped part way, by a full disk or a kill, or is "
+            "running now); reading them together would mix their rows. Wait for a running curate to end, or run it "
+            f"again (`coworkenv curate TRAJ --out {where}`); nothing was read")
 
 
 def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
     """The rows of `split` (None: every row) of SFT shard files, as one table; StageError names bad files."""
     files = list(files)
     tables = []
+    first_of_write: dict[str, tuple[Path, str | None]] = {}  # per split: the first shard read and its SHARD_SET mark
     for file in files:
+        if not file.exists():
+            raise StageError(_removed(file))
         schema = SFT.file_schema(file)
         if {"record_id", "transcript_hash"} <= set(schema.names):  # messages and tools too: taken as shards on main
             raise StageError(f"{file}: a trajectories file (the episodes of `coworkenv rollout` or `coworkenv eval`, "
@@ -224,9 +272,16 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
                 raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
                                  f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
         try:
-            tables.append(pq.read_table(file))
+            table = pq.read_table(file)
+        except FileNotFoundError:
+            raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
             raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+        # The mark of the bytes read, not of a footer read earlier: a rerun may have replaced the shard in between.
+        first = first_of_write.setdefault(shard_split(file.name) or "", (file, _shard_set(table.schema.metadata)))
+        if first[1] != _shard_set(table.schema.metadata):
+            raise StageError(_two_writes(shard_split(file.name) or split or "", file.parent, [first[0], file]))
+        tables.append(table)
     try:
         # Shards written by other tools may spell the message structs differently; their columns are merged.
         table = pa.concat_tables(tables, promote_options="default")
@@ -235,6 +290,11 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
     if split is not None and "split" in table.column_names and not all(f.name.startswith(f"{split}-") for f in files):
         table = table.filter(pc.equal(table.column("split"), split))
     return table
+
+
+def _removed(file: Path) -> str:
+    return (f"{file}: no such file (where it was listed from its folder just before, it is gone since: a curate into "
+            f"{file.parent} may have replaced the shards meanwhile); list and read the folder again once it has ended")
 
 
 def read_sft_column(path: Path | str, column: str) -> list[Any]:
