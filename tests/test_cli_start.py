@@ -46,7 +46,7 @@ def test_help_and_usage_errors_import_no_heavy_library() -> None:
         module, function = tomllib.load(handle)["project"]["scripts"]["coworkenv"].split(":")
     done = subprocess.run([sys.executable, "-c", _CHILD.format(module=module, function=function),
                            orjson.dumps([HEAVY, COMMAND_LINES]).decode()],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = orjson.loads(done.stdout)
     assert [code for _, code, _ in seen] == [0, 0, 0, 0, 0, 0, 0, 2, 2], seen
