@@ -16,23 +16,19 @@ import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from coworkenv.escaping import LINE_BREAKING, escape_hidden
-from coworkenv.llm import (
-    DEFAULT_PROBE_TIMEOUT_S,
-    LLMBackend,
-    LLMError,
-    LLMStats,
-    NoLLMBackend,
-    backend_from_config,
-    server_label,
-)
-from coworkenv.loading import SpecError
-from coworkenv.spec import EnvSpec
-from coworkenv.store.stages import SpecRow, SpecSourceError, read_spec_rows, read_specs
+
+if TYPE_CHECKING:
+    from coworkenv.llm import LLMBackend
+    from coworkenv.spec import EnvSpec
+    from coworkenv.store.stages import SpecRow
+
+# The LLM client, the spec model and the stores are imported by the functions that use them: every command module
+# imports this one, and `coworkenv --help` or a usage error must not wait for them.
 
 USAGE_ERROR = 2
 INFRASTRUCTURE_ERROR = 3
@@ -100,6 +96,8 @@ def connect(
     timeout_s: float = DEFAULT_TIMEOUT_S, retries: int = DEFAULT_RETRIES, probe: bool = True,
 ) -> LLMBackend:
     """The backend `--llm`/`--model` name; a bad URL exits 2, a server that does not answer the probe exits 3."""
+    from coworkenv.llm import DEFAULT_PROBE_TIMEOUT_S, LLMError, backend_from_config
+
     try:
         backend = backend_from_config(url, model, cache_dir=cache_dir, max_concurrency=concurrency,
                                       max_retries=retries, timeout_s=timeout_s)
@@ -120,9 +118,11 @@ def report_requests(backend: LLMBackend, stage: str) -> None:
     Some failed requests are only reported (the stage's own counts say what they cost); none answered means
     the stage's result measures the server, so it must not pass for a result.
     """
+    from coworkenv.llm import NoLLMBackend, server_label
+
     if isinstance(backend, NoLLMBackend):
         return
-    stats: LLMStats = backend.stats
+    stats = backend.stats
     if not stats.requests:
         return
     typer.echo(f"{stage}: LLM {stats.summary()}", err=True)
@@ -142,6 +142,9 @@ SpecsArg = Annotated[Path, typer.Argument(help=SPECS_HELP)]
 
 def specs_or_exit(path: Path) -> list[EnvSpec]:
     """The specs at `path`, parsed and checked; bad input exits 2 with one message naming the file and row."""
+    from coworkenv.loading import SpecError
+    from coworkenv.store.stages import SpecSourceError, read_specs
+
     try:
         return read_specs(path)
     except (SpecSourceError, SpecError) as exc:
@@ -150,6 +153,8 @@ def specs_or_exit(path: Path) -> list[EnvSpec]:
 
 def spec_rows_or_exit(path: Path) -> list[SpecRow]:
     """The stored specs at `path`, unparsed (for `validate`, whose gates parse them); bad input exits 2."""
+    from coworkenv.store.stages import SpecSourceError, read_spec_rows
+
     try:
         return read_spec_rows(path)
     except SpecSourceError as exc:

@@ -16,14 +16,13 @@ from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
 from coworkenv.dynamics import Dynamics
 from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
+from coworkenv.limits import DEFAULT_ENV_STEPS as DEFAULT_MAX_STEPS
 from coworkenv.prompts import prompt_tools
 from coworkenv.spec import AfterCall, EnvSpec, UserTurn
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.spec_seal import sealed_table_hashes
 from coworkenv.tools import ToolBox, ToolOutcome
 from coworkenv.world import World, format_time, parse_time
-
-DEFAULT_MAX_STEPS = 60
 
 # id(spec) -> the world its records make, built once and shared copy-on-write by the Envs of that spec object. An
 # entry lives while an Env of the spec does (its world holds the base) or while the spec is among the last

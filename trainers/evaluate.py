@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from coworkenv.limits import DEFAULT_EVAL_REPLY_TOKENS
 from coworkenv.llm import LLMBackend, server_label
 from coworkenv.rollout import (
     DEFAULT_MAX_STEPS,
@@ -38,7 +39,8 @@ __all__ = [
     "report_from_records",
 ]
 
-DEFAULT_MAX_TOKENS = 512  # per assistant message; the step budget and sampled temperature are the teachers' (rollout)
+DEFAULT_MAX_TOKENS = DEFAULT_EVAL_REPLY_TOKENS  # per assistant message (coworkenv.limits); the step budget and
+# sampled temperature are the teachers' (rollout)
 
 
 @dataclass(frozen=True)

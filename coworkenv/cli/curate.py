@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
-import polars as pl
-import pyarrow as pa
 import typer
 
 from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import check_out_dir, error_line
-from coworkenv.curate import CurationConfig, curate, write_shards
-from coworkenv.store.stages import damaged_trajectory_file
+
+if TYPE_CHECKING:
+    import polars as pl
 
 USAGE_ERROR = 2
 REPORT_NAME = "curation_report.json"
@@ -39,6 +38,12 @@ def curate_command(
     seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed of the env split hash.")] = 0,
 ) -> None:
     """Filter, dedup, decontaminate, split and shard trajectories; print the curation report."""
+    import polars as pl  # imported by the command, not by `coworkenv --help`
+    import pyarrow as pa
+
+    from coworkenv.curate import CurationConfig, curate, write_shards
+    from coworkenv.store.stages import damaged_trajectory_file
+
     check_out_dir(out, traj_dir, suffix="sft")
     try:
         config = CurationConfig(
@@ -97,6 +102,8 @@ def heldout_problem(trajectories: pl.LazyFrame, heldout: tuple[str, ...], traj_d
     `test_heldout` split was empty, so a held-out evaluation measured trained capabilities."""
     if not heldout:
         return None
+    import polars as pl
+
     present = sorted(trajectories.select(pl.col("capability").unique()).collect()["capability"].drop_nulls())
     for name in heldout:
         if name in present:

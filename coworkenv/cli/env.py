@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 
-from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
-from coworkenv.checks import VerifierResult
 from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -26,12 +24,15 @@ from coworkenv.commands import (
     specs_or_exit,
     temperature_option,
 )
-from coworkenv.env import DEFAULT_MAX_STEPS, Env
-from coworkenv.examples import example_names, load_example
-from coworkenv.limits import MAX_REPLY_TOKENS, MAX_STEPS
-from coworkenv.llm import LLMBackend, server_label
-from coworkenv.loading import SpecError
-from coworkenv.spec import EnvSpec, envspec_json_schema
+from coworkenv.limits import DEFAULT_ENV_STEPS, MAX_REPLY_TOKENS, MAX_STEPS
+
+if TYPE_CHECKING:
+    from coworkenv.agents import Policy
+    from coworkenv.checks import VerifierResult
+    from coworkenv.llm import LLMBackend
+    from coworkenv.spec import EnvSpec
+
+# The commands import the Env, the examples and the LLM client when they run, not when `coworkenv` starts.
 
 app = typer.Typer(help="Run and inspect environments: the shipped examples or spec JSON files.", no_args_is_help=True)
 
@@ -52,6 +53,9 @@ def _print_json(value: Any) -> None:
 
 def _specs(name_or_path: str, env_id: str | None) -> list[EnvSpec]:
     """An example by name, or every spec a path holds (the stage reader); `env_id` picks one of them."""
+    from coworkenv.examples import load_example
+    from coworkenv.loading import SpecError
+
     path = Path(name_or_path)
     if path.exists() or "/" in name_or_path or path.suffix.lower() in (".json", ".jsonl", ".parquet"):
         specs = specs_or_exit(path)
@@ -77,12 +81,16 @@ def _spec(name_or_path: str, env_id: str | None) -> EnvSpec:
 
 
 def _policy(agent: Agent, spec: EnvSpec) -> Policy:
+    from coworkenv.agents import NoopPolicy, OraclePolicy
+
     return OraclePolicy(spec) if agent is Agent.oracle else NoopPolicy()
 
 
 @app.command()
 def examples(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False) -> None:
     """List the names of the shipped example environments."""
+    from coworkenv.examples import example_names
+
     names = example_names()
     if as_json:
         _print_json(names)
@@ -97,7 +105,7 @@ def run(
     agent: Annotated[Agent, typer.Option(help="Who plays: the reference solution (oracle), nobody (noop), or the "
                                               "model at --llm (llm).")] = Agent.oracle,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (a list for several specs).")] = False,
-    max_steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Step limit of the episode.")] = DEFAULT_MAX_STEPS,
+    max_steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Step limit of the episode.")] = DEFAULT_ENV_STEPS,
     env_id: EnvIdOption = None,
     llm: LLMOption = None,
     model: ModelOption = None,
@@ -129,6 +137,8 @@ def run(
     lost = [r for r in results if r.get("infrastructure_failure")]
     if lost:
         assert backend is not None
+        from coworkenv.llm import server_label
+
         fail(f"the LLM server {server_label(backend)} failed {len(lost)} of {len(results)} episodes after its "
              f"retries; first error: {lost[0]['error']}. Not a model score: check the server and run again",
              INFRASTRUCTURE_ERROR)
@@ -137,6 +147,7 @@ def run(
 def _episode(spec: EnvSpec, agent: LLMBackend | Policy, max_steps: int,
              sampling: dict[str, Any] | None) -> tuple[dict[str, Any], VerifierResult]:
     """One episode through the episode loop (the same one the teachers and evaluation use), as the printed result."""
+    from coworkenv.env import Env
     from coworkenv.rollout import is_infrastructure_failure, run_agent
     from coworkenv.rollout.agent_loop import is_backend
 
@@ -171,11 +182,15 @@ def render_breakdown(result: VerifierResult) -> str:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of EnvSpec."""
+    from coworkenv.spec import envspec_json_schema
+
     _print_json(envspec_json_schema())
 
 
 @app.command()
 def tools(name_or_path: SpecArg, env_id: EnvIdOption = None) -> None:
     """Print the tools an environment exposes, in OpenAI function-calling format (JSON)."""
+    from coworkenv.env import Env
+
     spec = _spec(name_or_path, env_id)
     _print_json(Env(spec).openai_tools())

@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from coworkenv.commands import error_line
-from coworkenv.importers import FULL_JUDGE, STATUSES, ImportProblem, import_checkout
-from coworkenv.llm import LLMError
 
 app = typer.Typer(help="Import tasks from other benchmarks as environment specs.", no_args_is_help=True)
 USAGE_ERROR = 2
@@ -31,6 +29,9 @@ def claw_eval_command(
         help="The judge's model name (default $COWORKENV_JUDGE_MODEL).")] = None,
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
+    from coworkenv.importers import FULL_JUDGE, STATUSES, ImportProblem, import_checkout  # when the command runs
+    from coworkenv.llm import LLMError
+
     if not path.is_dir():
         typer.echo(error_line(f"{path} is not a folder; pass a Claw-Eval checkout or its tasks folder"), err=True)
         raise typer.Exit(USAGE_ERROR)

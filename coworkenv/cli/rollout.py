@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -32,28 +32,20 @@ from coworkenv.commands import (
     specs_or_exit,
     temperature_option,
 )
-from coworkenv.limits import MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
-from coworkenv.llm import server_label
-from coworkenv.rollout import (
+from coworkenv.limits import (
+    DEFAULT_EPISODE_STEPS,
     DEFAULT_LLM_K,
-    DEFAULT_MAX_STEPS,
     DEFAULT_ORACLE_K,
     DEFAULT_SAMPLED_TEMPERATURE,
-    InfrastructureFailure,
-    LLMTeacher,
-    OracleTeacher,
-    Teacher,
-    TrajectoryRecord,
-    error_kinds,
-    rollout_specs,
-    split_outcomes,
+    MAX_REPLY_TOKENS,
+    MAX_SAMPLES,
+    MAX_STEPS,
 )
-from coworkenv.store.stages import (
-    episode_output_problem,
-    trajectory_env_ids,
-    trajectory_files,
-    write_trajectories,
-)
+
+if TYPE_CHECKING:
+    from coworkenv.rollout import Teacher, TrajectoryRecord
+
+# The teachers, the episode loop and the stores are imported when the command runs, not when `coworkenv` starts.
 
 
 def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
@@ -66,6 +58,8 @@ def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
     name them."""
     if not out.is_dir():
         return None
+    from coworkenv.store.stages import trajectory_env_ids, trajectory_files
+
     try:
         files = trajectory_files(out)
     except OSError:
@@ -94,6 +88,8 @@ def earlier_episodes_problem(out: Path, env_ids: set[str]) -> str | None:
 def rollout_summary(records: list[TrajectoryRecord], lost: list[TrajectoryRecord], path: Path | None,
                     llm: dict[str, Any] | None = None) -> dict[str, object]:
     """Episodes that ran (passed, mean score, stop reasons) and, apart, episodes lost to the LLM server."""
+    from coworkenv.rollout import error_kinds
+
     reasons: dict[str, int] = {}
     for r in records:
         reasons[r.stop_reason] = reasons.get(r.stop_reason, 0) + 1
@@ -125,7 +121,7 @@ def rollout_command(
     seed: Annotated[int, typer.Option("--seed", min=SEED_MIN, max=SEED_MAX, help="Base seed (sample i uses seed + i).")] = 0,
     temperature: Annotated[float, temperature_option("LLM sampling temperature.")] = DEFAULT_SAMPLED_TEMPERATURE,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, max=MAX_REPLY_TOKENS, help="LLM max tokens per reply.")] = 1024,
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1, max=MAX_STEPS, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, max=MAX_STEPS, help="Assistant messages per episode.")] = DEFAULT_EPISODE_STEPS,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="LLM requests in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     llm_retries: RetriesOption = DEFAULT_RETRIES,
@@ -134,6 +130,10 @@ def rollout_command(
                                                     "spec set's, kept on purpose); without it such an OUT is refused.")] = False,
 ) -> None:
     """Run a teacher in every env of SPECS and write its trajectories to OUT."""
+    from coworkenv.llm import server_label
+    from coworkenv.rollout import InfrastructureFailure, LLMTeacher, OracleTeacher, rollout_specs, split_outcomes
+    from coworkenv.store.stages import episode_output_problem, write_trajectories
+
     if teacher is not None and teacher.startswith(("http://", "https://")):
         deprecated("--teacher URL", "--llm URL --model NAME")
         if llm is not None:

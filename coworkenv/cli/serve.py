@@ -9,16 +9,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import anyio
 import typer
 
 from coworkenv.atomic import atomic_write_bytes
 from coworkenv.commands import error_line
-from coworkenv.examples import resolve_spec
 from coworkenv.limits import MAX_STEPS
-from coworkenv.loading import SpecError
-from coworkenv.serve import EpisodeHost, serve_http, serve_stdio
-from coworkenv.serve.mcp_server import PortUnavailable, listening_socket
 
 TOKEN_ENV = "COWORKENV_HARNESS_TOKEN"
 USAGE_ERROR = 2
@@ -47,6 +42,13 @@ def serve_command(
     max_steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Agent steps before the episode is cut off.")] = 200,
 ) -> None:
     """Serve one environment so an external agent can act in it; the harness reads the score over HTTP."""
+    import anyio  # the MCP SDK and the server: imported when a server starts, not by every `coworkenv` command
+
+    from coworkenv.examples import resolve_spec
+    from coworkenv.loading import SpecError
+    from coworkenv.serve import EpisodeHost, serve_http, serve_stdio
+    from coworkenv.serve.mcp_server import PortUnavailable, listening_socket
+
     if not mcp:
         _fail("choose a protocol: --mcp")
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -23,26 +23,23 @@ from coworkenv.commands import (
     fail,
 )
 from coworkenv.limits import MAX_QUOTA
-from coworkenv.llm import LLMBackend, is_infrastructure_error, server_label
-from coworkenv.spec import EnvSpec
-from coworkenv.store.stages import write_specs
-from coworkenv.synth import (
-    GENERATORS,
-    Capability,
-    GeneratorError,
-    TaxonomyError,
-    capability_fingerprint,
-    diversity_report,
-    generate_specs,
-    load_taxonomy,
-)
-from coworkenv.synth.taxonomy import Taxonomy
-from coworkenv.validate import Candidate, accepted_candidates, procedural_candidates
+
+if TYPE_CHECKING:
+    from coworkenv.llm import LLMBackend
+    from coworkenv.spec import EnvSpec
+    from coworkenv.synth import Capability
+    from coworkenv.synth.taxonomy import Taxonomy
+    from coworkenv.validate import Candidate
+
+# The generators, the gates and the stores are imported by the functions that run them: `coworkenv --help` and a
+# usage error must not wait for them.
 
 TaxonomyOpt = Annotated[Path, typer.Option("--taxonomy", "--path", help="Taxonomy folder (one YAML file per area).")]
 
 
 def _taxonomy(path: Path) -> Taxonomy:
+    from coworkenv.synth import TaxonomyError, load_taxonomy
+
     try:
         return load_taxonomy(path)
     except TaxonomyError as exc:
@@ -50,6 +47,8 @@ def _taxonomy(path: Path) -> Taxonomy:
 
 
 def _row(cap: Capability, source: Path) -> dict[str, Any]:
+    from coworkenv.synth import GENERATORS, capability_fingerprint
+
     return {
         **cap.model_dump(mode="json"),
         "fingerprint": capability_fingerprint(cap),
@@ -97,6 +96,11 @@ def synth_command(
                                                     "is refused.")] = False,
 ) -> None:
     """Generate environment specs for capabilities and write them as Parquet (procedural, or with --llm)."""
+    from coworkenv.spec import EnvSpec
+    from coworkenv.store.stages import write_specs
+    from coworkenv.synth import capability_fingerprint, diversity_report
+    from coworkenv.validate import procedural_candidates
+
     check_out_dir(out)
     tax = _taxonomy(taxonomy)
     ids = capability or list(tax.capabilities)
@@ -173,6 +177,8 @@ def undefined_capabilities_problem(out: Path, tax: Taxonomy, taxonomy: Path) -> 
 
 
 def _procedural_specs(cap: Capability, n: int, seed: int) -> list[EnvSpec]:
+    from coworkenv.synth import GeneratorError, generate_specs
+
     try:
         return generate_specs(cap, n, seed)
     except GeneratorError as exc:
@@ -186,9 +192,10 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
     Exits 3 when the server failed every generation request (nothing written: an empty result would look like a
     spec problem), or every repair request (after writing the specs that passed without repair).
     """
-    # The LLM generator and the validation loop that repairs its specs are heavy imports; load them only here.
+    from coworkenv.llm import is_infrastructure_error, server_label
+    from coworkenv.store.stages import write_specs
     from coworkenv.synth.llm_generator import LLMSpecGenerator
-    from coworkenv.validate import validate_and_repair
+    from coworkenv.validate import accepted_candidates, validate_and_repair
 
     generator = LLMSpecGenerator(backend)
     requests_before = backend.stats.requests
@@ -218,6 +225,8 @@ def _llm_specs(cap: Capability, n: int, seed: int, backend: LLMBackend,
 
 def funnel_line(funnel: dict[str, Any]) -> str:
     """One line of where requested specs went: accepted, lost to the server, cut off, rejected by gate."""
+    from coworkenv.llm import is_infrastructure_error
+
     def kinds(counts: dict[str, int]) -> str:
         return ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -23,24 +23,19 @@ from coworkenv.commands import (
     report_requests,
     spec_rows_or_exit,
 )
-from coworkenv.limits import MAX_REPAIR_ROUNDS
-from coworkenv.llm import NoLLMBackend
-from coworkenv.store.stages import ENVS, REJECTED
-from coworkenv.synth.llm_generator import LLMSpecGenerator
-from coworkenv.validate import (
-    DEFAULT_MAX_ROUNDS,
-    Candidate,
-    accepted_table,
-    candidates_from_rows,
-    rejected_table,
-    validate_and_repair,
-)
-from coworkenv.validate.policy import check_policy
+from coworkenv.limits import DEFAULT_REPAIR_ROUNDS, MAX_REPAIR_ROUNDS
+
+if TYPE_CHECKING:
+    from coworkenv.validate import Candidate
+
+# The gates, the LLM client and the stores are imported when the command runs, not when `coworkenv` starts.
 
 
 def read_candidates(path: Path) -> list[Candidate]:
     """Candidates from a spec JSON file, a folder of them, or Parquet (the specs or envs stage); bad input exits 2
     naming the file."""
+    from coworkenv.validate import candidates_from_rows
+
     return candidates_from_rows(spec_rows_or_exit(path))
 
 
@@ -48,7 +43,7 @@ def validate_command(
     spec_dir: SpecsArg,
     out: Annotated[Path, typer.Option("--out", help="Folder for accepted.parquet, rejected.parquet, funnel.json.")],
     rounds: Annotated[int, typer.Option("--rounds", min=0, max=MAX_REPAIR_ROUNDS, help="Repair rounds per failing spec.")] = (
-        DEFAULT_MAX_ROUNDS),
+        DEFAULT_REPAIR_ROUNDS),
     llm: Annotated[str | None, typer.Option(
         "--llm", help="OpenAI-compatible URL that repairs failing specs (default $COWORKENV_LLM_URL; none: no repair).",
     )] = None,
@@ -62,6 +57,12 @@ def validate_command(
                          "env (imported benchmark tasks).")] = "strict",
 ) -> None:
     """Validate specs (all ten gates), repair failures with an LLM if one is configured, write the results."""
+    from coworkenv.llm import NoLLMBackend
+    from coworkenv.store.stages import ENVS, REJECTED
+    from coworkenv.synth.llm_generator import LLMSpecGenerator
+    from coworkenv.validate import accepted_table, rejected_table, validate_and_repair
+    from coworkenv.validate.policy import check_policy
+
     try:
         chosen = check_policy(policy)
     except ValueError as exc:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from coworkenv.agents import Policy
 from coworkenv.env import Env, ToolCallRequest
+from coworkenv.limits import DEFAULT_EPISODE_STEPS
 from coworkenv.llm import LLMBackend, LLMError, is_infrastructure_error, parse_tool_calls, run_sync
 from coworkenv.rollout._episode_run import (
     INFRASTRUCTURE_STOP_REASONS,
@@ -41,7 +42,7 @@ from coworkenv.rollout.users import ScriptedUser, UserSimulator
 
 # The episode's budgets, defined here once; the teachers, `coworkenv rollout`, `coworkenv eval` and
 # `trainers.evaluate` take their defaults from these.
-DEFAULT_MAX_STEPS = 40  # assistant messages per episode (tool-call messages, final messages and clarifications)
+DEFAULT_MAX_STEPS = DEFAULT_EPISODE_STEPS  # assistant messages per episode (coworkenv.limits)
 DEFAULT_MAX_TOKENS_TOTAL = 200_000  # the agent's prompt + completion tokens over the whole episode
 DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024}
 T = TypeVar("T")

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from coworkenv.env import DEFAULT_MAX_STEPS as ENV_MAX_STEPS
 from coworkenv.env import Env
+from coworkenv.limits import DEFAULT_LLM_K, DEFAULT_ORACLE_K, DEFAULT_SAMPLED_TEMPERATURE
 from coworkenv.llm import LLMBackend, run_sync
 from coworkenv.rollout.agent_loop import (
     DEFAULT_MAX_STEPS,
@@ -25,10 +26,8 @@ from coworkenv.rollout.record import TrajectoryRecord
 from coworkenv.rollout.users import UserSimulator
 from coworkenv.spec import EnvSpec
 
-# The teachers' defaults, defined once: `coworkenv rollout`, the teacher_trajectories asset and evaluation use these.
-DEFAULT_ORACLE_K = 1  # oracle episodes per env; k > 1 phrases each differently (seeds seed .. seed + k - 1)
-DEFAULT_LLM_K = 4  # LLM samples per env: rejection sampling, every sample kept with its pass flag
-DEFAULT_SAMPLED_TEMPERATURE = 0.7  # temperature of sampled episodes: the LLM teacher, evaluation with k > 1
+# The teachers' defaults (defined in coworkenv.limits): `coworkenv rollout`, the teacher_trajectories asset and
+# evaluation use these.
 
 Progress = Callable[[int, int], None]  # (specs done, specs total)
 UserSimFactory = Callable[[EnvSpec], UserSimulator]

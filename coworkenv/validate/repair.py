@@ -12,13 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from coworkenv.limits import DEFAULT_REPAIR_ROUNDS
 from coworkenv.llm import LLMError
 from coworkenv.spec import EnvSpec
 from coworkenv.validate.funnel import Funnel, llm_counters
 from coworkenv.validate.policy import Policy, ValidationConfig
 from coworkenv.validate.validation import SpecValidation, validate_spec
 
-DEFAULT_MAX_ROUNDS = 3
+DEFAULT_MAX_ROUNDS = DEFAULT_REPAIR_ROUNDS  # coworkenv.limits
 GENERATION_GATE = "generation"  # rejection gate of a candidate whose LLM call failed before it had a spec
 DUPLICATE_GATE = "duplicate"
 

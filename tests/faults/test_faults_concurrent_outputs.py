@@ -89,7 +89,7 @@ def _env_ids(folder: Path) -> set[str]:
 SPELLINGS = ["as written", "through a link", "relative"]
 
 
-VALIDATE_PAUSES = {"before its rejected table": "coworkenv.cli.validate:rejected_table",
+VALIDATE_PAUSES = {"before its rejected table": "coworkenv.validate:rejected_table",
                    "before its funnel": "coworkenv.cli.validate:atomic_write_bytes"}
 
 
@@ -125,7 +125,7 @@ def test_two_rollouts_of_two_spec_sets_into_one_folder_leave_one_spec_sets_episo
                                                                                     spelling: str) -> None:
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "T"
-    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.cli.rollout:rollout_specs",
+    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.rollout:rollout_specs",
                                           ["rollout", str(a), "--out", str(out)],
                                           ["rollout", str(b), "--out", _second_out(tmp_path, out, spelling)])
     files = _trajectory_envs(out)
@@ -195,7 +195,7 @@ def test_two_runs_meant_to_share_a_folder_both_end_in_it(tmp_path: Path, case: s
     out = tmp_path / "T"
     second = ["rollout", str(b), "--out", str(out), "--add"] if "--add" in case else \
         ["rollout", str(a), "--out", str(out), "--seed", "7"]
-    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.cli.rollout:rollout_specs",
+    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.rollout:rollout_specs",
                                           ["rollout", str(a), "--out", str(out)], second)
     assert (one, two) == (0, 0), one_out[-2000:] + two_out[-2000:]
     expected = [_env_ids(a), _env_ids(b)] if "--add" in case else [_env_ids(a), _env_ids(a)]

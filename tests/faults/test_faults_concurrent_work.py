@@ -75,7 +75,7 @@ def test_a_second_rollout_with_add_runs_its_episodes_while_the_first_runs(tmp_pa
     """On main the second waited for the whole first rollout ("is running; waiting") before its first episode."""
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "T"
-    meanwhile, _, two_out = _second_meanwhile(tmp_path, "coworkenv.cli.rollout:rollout_specs",
+    meanwhile, _, two_out = _second_meanwhile(tmp_path, "coworkenv.rollout:rollout_specs",
                                               ["rollout", str(a), "--out", str(out), "--add"],
                                               ["rollout", str(b), "--out", str(out), "--add"])
     assert meanwhile and WAITING not in two_out, two_out[-2000:]
@@ -88,7 +88,7 @@ def test_a_second_validate_runs_its_gates_while_the_first_runs(tmp_path: Path) -
     """On main the second waited for the whole first validate (its gates, its repairs) before its own gates."""
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "V"
-    meanwhile, _, two_out = _second_meanwhile(tmp_path, "coworkenv.cli.validate:validate_and_repair",
+    meanwhile, _, two_out = _second_meanwhile(tmp_path, "coworkenv.validate:validate_and_repair",
                                               ["validate", str(a), "--out", str(out)],
                                               ["validate", str(b), "--out", str(out)])
     assert meanwhile and WAITING not in two_out, two_out[-2000:]

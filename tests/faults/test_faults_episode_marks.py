@@ -250,7 +250,7 @@ def _rollout_paused(made: dict[str, Path], out: Path, tmp_path: Path) -> tuple[s
     """`rollout --out OUT` in a child, paused between its checks and its write (it holds OUT's lock, no file yet)."""
     paused, go = tmp_path / "paused", tmp_path / "go"
     child = subprocess.Popen([sys.executable, "-m", "tests.faults.child", "--call", "tests.faults.scenarios:command_pausing",
-                              "--", "coworkenv.cli.rollout:rollout_specs", str(paused), str(go), "rollout",
+                              "--", "coworkenv.rollout:rollout_specs", str(paused), str(go), "rollout",
                               str(made["train"]), "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 300

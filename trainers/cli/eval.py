@@ -30,15 +30,17 @@ from coworkenv.commands import (
     specs_or_exit,
     temperature_option,
 )
-from coworkenv.llm import MODEL_ENV_VAR, LLMBackend
-from coworkenv.rollout import DEFAULT_MAX_STEPS, DEFAULT_SAMPLED_TEMPERATURE
-from trainers.evaluate import DEFAULT_MAX_TOKENS
+from coworkenv.limits import DEFAULT_EPISODE_STEPS, DEFAULT_EVAL_REPLY_TOKENS, DEFAULT_SAMPLED_TEMPERATURE
 
+# The LLM client, the episode loop and the evaluation are imported when the command runs, not by `coworkenv --help`.
 if TYPE_CHECKING:
+    from coworkenv.llm import LLMBackend
     from trainers.evaluate import EvalReport
 
 def _backend(llm: str | None, model: str | None, served_model: str | None, concurrency: int, timeout_s: float,
              retries: int) -> LLMBackend:
+    from coworkenv.llm import MODEL_ENV_VAR
+
     if model is not None and model.startswith(("http://", "https://")):
         deprecated("--model URL", "--llm URL --model NAME")
         if llm is not None:
@@ -160,8 +162,8 @@ def eval_command(
                                                                         "(repeatable; e.g. base=base/eval_report.json).")] = None,
     temperature: Annotated[float | None, temperature_option(
         f"Default: 0 for k=1, {DEFAULT_SAMPLED_TEMPERATURE:g} for k>1.")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = DEFAULT_MAX_TOKENS,
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_MAX_STEPS,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = DEFAULT_EVAL_REPLY_TOKENS,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_EPISODE_STEPS,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
