@@ -153,6 +153,7 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("prctl", 62, 0, 1), answer("prctl", 0x59616D61, 1)] == [EPERM, EPERM]
     # The speculation controls: the host CPU's flaws, the mitigations it booted with, the host's own choice.
     assert [answer("prctl", option, which, 4) for option in (52, 53) for which in (0, 1, 2)] == [EPERM] * 6
+    assert [answer("prctl", option, flags) for option in (65, 66) for flags in (0, 1)] == [EPERM] * 4  # MDWE
     assert answer("file_setattr", -100, 0) == EPERM
     # The makers of descriptors on the kernel's boot-time anonymous inode (its times: when the machine booted) are
     # calls this kernel lacks, a seccomp listener too; epoll_pwait (on no epoll), a filter of the code's own run.

@@ -328,7 +328,11 @@ _PID_PROBING_PRCTLS = (62, 0x59616D61)
 # pass on: what /sys/devices/system/cpu/vulnerabilities says, which the empty /sys and Landlock keep out (2, 2, 8 here;
 # the setter's ENXIO or EPERM say the same). Whatever the host chose stays in force, unread, as its memory policy does.
 _SPECULATION_PRCTLS = (52, 53)
-_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS)
+# PR_SET_MDWE and PR_GET_MDWE: memory-deny-write-execute, which a host may set for itself; fork and exec pass it on and
+# nothing clears it, so the run read the host's choice (1 under a host that set it), and clearing it (EPERM where set)
+# says the same. It stays in force, unread.
+_MDWE_PRCTLS = (65, 66)
+_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS)
 # madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
 # running (advice may always be ignored).
 MADV_MERGEABLE = 12
