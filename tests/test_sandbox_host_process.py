@@ -295,14 +295,16 @@ def check():
     seen["ioprio"] = ioprio if ioprio >= 0 else None
     seen["slack"] = libc.prctl(30, 0, 0, 0, 0)  # PR_GET_TIMERSLACK
     seen["thp_off"] = libc.prctl(42, 0, 0, 0, 0)  # PR_GET_THP_DISABLE
+    mdwe = libc.prctl(66, 0, 0, 0, 0)  # PR_GET_MDWE
+    seen["mdwe"] = mdwe if mdwe >= 0 else None
     ask("release", lambda: os.uname().release)
     ask("maxrss_kib", lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     seen["stack"] = resource.getrlimit(resource.RLIMIT_STACK)
     return seen
 """
 # A host that chose everything a process can choose for itself and its children: a file-creation mask, ignored
-# signals, a nice value, one CPU, SCHED_BATCH, an I/O priority, a timer slack, huge pages off, a 9 MiB stack limit,
-# 400 MiB in use.
+# signals, a nice value, one CPU, SCHED_BATCH, an I/O priority, a timer slack, huge pages off, memory-deny-write-execute
+# (Linux 6.3+; for good), a 9 MiB stack limit, 400 MiB in use.
 SETTINGS_HOST = """
 import ctypes, json, os, resource, signal, sys
 from coworkenv import sandbox
@@ -322,12 +324,13 @@ ioprio = {"x86_64": (251, 252), "aarch64": (30, 31)}[os.uname().machine]
 libc.syscall(ioprio[0], 1, 0, (2 << 13) | 7)  # best effort, level 7
 libc.prctl(29, 7_777_777, 0, 0, 0)  # PR_SET_TIMERSLACK
 libc.prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE
+libc.prctl(65, 1, 0, 0, 0)  # PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN
 stack_hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
 resource.setrlimit(resource.RLIMIT_STACK, (9 * 2**20, stack_hard))  # `ulimit -s 9216`
 host = {"umask": 0o077, "ignored": sorted(int(s) for s in (signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM)),
         "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpus": sorted(os.sched_getaffinity(0)),
         "policy": os.sched_getscheduler(0), "ioprio": libc.syscall(ioprio[1], 1, 0), "slack": libc.prctl(30, 0, 0, 0, 0),
-        "thp_off": libc.prctl(42, 0, 0, 0, 0), "stack": resource.getrlimit(resource.RLIMIT_STACK)[0],
+        "thp_off": libc.prctl(42, 0, 0, 0, 0), "mdwe": libc.prctl(66, 0, 0, 0, 0), "stack": resource.getrlimit(resource.RLIMIT_STACK)[0],
         "release": os.uname().release, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 degraded = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid"})
 runs = {name: sandbox._execute(code, "check", {}, SandboxLimits(), disable=disable | {"hook"}).result.value
@@ -339,9 +342,10 @@ print(json.dumps({"host": host, "runs": runs}))
 def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
     """Fork and exec pass the host's settings on: on main a run read the host's file-creation mask, ignored signals,
     nice value, CPU set, scheduling policy, I/O priority, timer slack, huge-page setting, stack limit, kernel release
-    and (through ru_maxrss, which exec carries over) its 400 MiB peak. A run now starts with the sandbox's own mask,
-    default signals, the kernel's default slack and huge pages, an 8 MiB stack; it keeps the host's scheduling (its
-    choice is honoured) but cannot read it."""
+    and (through ru_maxrss, which exec carries over) its 400 MiB peak; and (sandbox25) its memory-deny-write-execute.
+    A run now starts with the sandbox's own mask, default signals, the kernel's default slack and huge pages, an 8 MiB
+    stack; it keeps the host's scheduling and memory-deny-write-execute (its choice is honoured) but cannot read
+    them."""
     if os.geteuid() != 0:
         pytest.skip("the host script sets SCHED_BATCH and an I/O priority, which only root may on every machine")
     out = subprocess.run([sys.executable, "-c", SETTINGS_HOST], input=SETTINGS_PROBE, capture_output=True, text=True,
@@ -355,6 +359,7 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
         assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
             0o022, [], None, 50_000, 0), (name, seen)
         assert not {"nice", "cpus", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert seen["mdwe"] is None, (name, seen)  # the host's, honoured and unread (host["mdwe"] is -1 before 6.3)
         assert seen["stack"][0] == min(8 * 2**20, seen["stack"][1]) != host["stack"], (name, seen)
         assert seen["release"] != host["release"], (name, seen)
 

@@ -48,7 +48,7 @@ NR = {
     "set_mempolicy_home_node": (450, 450), "fallocate": (285, 47), "open_tree": (428, 428),
     "open_tree_attr": (467, 467), "mseal": (462, 462), "pipe": (22, None), "pipe2": (293, 59),
     "fstat": (5, 80), "dup": (32, 23), "dup2": (33, None), "dup3": (292, 24), "close": (3, 57),
-    "close_range": (436, 436),
+    "close_range": (436, 436), "membarrier": (324, 283),
 }
 O_DIRECT = {"x86_64": 0o40000, "aarch64": 0o200000}
 O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
@@ -143,12 +143,17 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("ioctl", 5, cmd) for cmd in (0x80086601, 0x40086602, 0x401C5820, 0x40087602, 0x40806685,
                                                 0x40049409, 0x80111500, 0x80811501, 0xC0101502, 0x5413, 0x5451,
                                                 0x2)] == [EPERM] * 9 + [ALLOW] * 3
+    # The random device's family ('R'): RNDGETENTCNT read the machine's entropy pool; its writers ask CAP_SYS_ADMIN.
+    assert [answer("ioctl", 5, cmd) for cmd in (0x80045200, 0x40045201, 0x5206, 0x5207)] == [EPERM] * 4
     # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
     assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
     assert [answer("prctl", option, 1) for option in (67, 68)] == [EPERM, ALLOW]  # PR_SET/GET_MEMORY_MERGE
     # PR_SCHED_CORE (GET, on init) and Yama's PR_SET_PTRACER (init): pid oracles on kernels built with them (hardening:
     # the test kernel has neither, so no escape was measured; main let both through)
     assert [answer("prctl", 62, 0, 1), answer("prctl", 0x59616D61, 1)] == [EPERM, EPERM]
+    # The speculation controls: the host CPU's flaws, the mitigations it booted with, the host's own choice.
+    assert [answer("prctl", option, which, 4) for option in (52, 53) for which in (0, 1, 2)] == [EPERM] * 6
+    assert [answer("prctl", option, flags) for option in (65, 66) for flags in (0, 1)] == [EPERM] * 4  # MDWE
     assert answer("file_setattr", -100, 0) == EPERM
     # The makers of descriptors on the kernel's boot-time anonymous inode (its times: when the machine booted) are
     # calls this kernel lacks, a seccomp listener too; epoll_pwait (on no epoll), a filter of the code's own run.
@@ -161,6 +166,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
     assert answer("clone3", 0) == ENOSYS
     assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
+    # membarrier: the host kernel's build (QUERY), a grace period of every CPU (GLOBAL), interrupts to other
+    # processes' CPUs (GLOBAL_EXPEDITED) and the registrations; the private commands too (nothing here calls it).
+    assert [answer("membarrier", command, 0, 0) for command in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)] == [
+        ENOSYS] * 11
     # Pipes: their inode numbers are the machine's counter (pipe exists on x86_64 only).
     assert [answer("pipe2", 0, flags) for flags in (0, 0o4000 | 0o2000000)] == [EPERM] * 2
     if machine == "x86_64":

@@ -305,6 +305,12 @@ _SECURITY_MODULE_CALLS = (459, 460, 461)
 # landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp with NEW_LISTENER below.
 _ANON_INODE_MAKERS = {"x86_64": (213, 291, 284, 290, 283, 282, 289, 444), "aarch64": (20, 19, 85, 74, 444)}
 _SECCOMP = {"x86_64": 317, "aarch64": 277}
+# membarrier reaches past the run to every CPU of the machine (native code: Python has no wrapper): QUERY answers what
+# the host kernel was built with (0x3ff here), GLOBAL waits for an RCU grace period of every CPU (16 ms here),
+# GLOBAL_EXPEDITED interrupts every CPU running a process registered for it (the host's, another run's), and the
+# registrations mark the run for other callers' interrupts. Neither glibc nor CPython calls it: ENOSYS for every
+# command, as on a kernel built without it.
+_MEMBARRIER = {"x86_64": 324, "aarch64": 283}
 SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
@@ -316,7 +322,17 @@ SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
 # EINVAL for no such pid, 0 otherwise), pid oracles as setpgid and capget were; nothing needs either (the code is
 # never traced, and core scheduling is the host's to set). Not measured as an escape: the test kernel has neither.
 _PID_PROBING_PRCTLS = (62, 0x59616D61)
-_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS)
+# The speculation controls (PR_GET_SPECULATION_CTRL, PR_SET_SPECULATION_CTRL) answer, for the store bypass, indirect
+# branches and L1D flushing, whether the host's CPU has the flaw, whether the kernel lets a process choose (how it was
+# booted: mitigations=, spec_store_bypass_disable=, l1d_flush=) and what the host chose for itself, which fork and exec
+# pass on: what /sys/devices/system/cpu/vulnerabilities says, which the empty /sys and Landlock keep out (2, 2, 8 here;
+# the setter's ENXIO or EPERM say the same). Whatever the host chose stays in force, unread, as its memory policy does.
+_SPECULATION_PRCTLS = (52, 53)
+# PR_SET_MDWE and PR_GET_MDWE: memory-deny-write-execute, which a host may set for itself; fork and exec pass it on and
+# nothing clears it, so the run read the host's choice (1 under a host that set it), and clearing it (EPERM where set)
+# says the same. It stays in force, unread.
+_MDWE_PRCTLS = (65, 66)
+_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS)
 # madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
 # running (advice may always be ignored).
 MADV_MERGEABLE = 12
@@ -360,6 +376,10 @@ _PTY_IOCTLS = (0x40045431, 0x80045430, 0x5441)
 # host's block device and file system type (`ext4/vda`) under the stdlib, zoneinfo and a scratch on the host's disk,
 # FS_IOC_GETFSUUID the host disk's UUID and the host devtmpfs's (made at boot: a machine identity shared by every run).
 _FILE_SYSTEM_IOCTL_TYPES = (0x66, 0x58, 0x76, 0x94, 0x15)
+# 'R', the random device's: /dev/urandom is a read root, and RNDGETENTCNT answers for the machine's one entropy pool
+# (256 here, its init bits since Linux 5.18; before, the live estimate every interrupt and reader moves). Landlock
+# denies device ioctls; where it is missing this does (its writers ask CAP_SYS_ADMIN, dropped already).
+_RANDOM_IOCTL_TYPE = 0x52
 
 
 # The C library's name-service databases: each lookup (getpwnam, getgrouplist, getprotobyname...) reads host files
@@ -558,7 +578,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
     prog += [(jeq, "own_socket_option", "next", _GETSOCKOPT[machine])]
-    prog += [(jeq, "enosys", "next", n) for n in (*_SECURITY_MODULE_CALLS, *_ANON_INODE_MAKERS[machine])]
+    prog += [(jeq, "enosys", "next", n) for n in (*_SECURITY_MODULE_CALLS, *_ANON_INODE_MAKERS[machine],
+                                                   _MEMBARRIER[machine])]
     prog.append((jeq, "seccomp", "next", _SECCOMP[machine]))
     stats, copies = _CHANNEL_IDENTITY[machine]
     prog += [(jeq, "channel", "next", n) for n in (*stats, *copies)]
@@ -618,7 +639,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jge, "next", "ioctl_type", _SOCKET_IOCTLS[0]),
           (jge, "ioctl_type", "eperm", _SOCKET_IOCTLS[1]))
     block("ioctl_type", (ld, None, None, arg1), (rsh, None, None, 8), (and_, None, None, 0xFF),
-          *[(jeq, "eperm", "next", t) for t in _FILE_SYSTEM_IOCTL_TYPES], (ret, None, None, SECCOMP_RET_ALLOW))
+          *[(jeq, "eperm", "next", t) for t in (*_FILE_SYSTEM_IOCTL_TYPES, _RANDOM_IOCTL_TYPE)],
+          (ret, None, None, SECCOMP_RET_ALLOW))
     block("channel_ioctl", (ld, None, None, arg1), *[(jeq, "allow", "next", c) for c in _CHANNEL_OWN_FLAG_IOCTLS],
           (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOTTY))
     block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
@@ -651,7 +673,8 @@ class _SockFprog(ctypes.Structure):
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
-    path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes), IPC objects that outlive the run,
+    path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes) and the random device's (the machine's entropy
+    pool), IPC objects that outlive the run,
     host-wide settings and writeback (sync), and disk bandwidth the limits do not count (O_DIRECT and O_DSYNC
     opens, `openat2`, RWF_DSYNC/RWF_SYNC writes; fsync, msync, fadvise and page-evicting madvise done without
     running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on,
@@ -664,7 +687,8 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
     answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
     their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
-    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made."""
+    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, and no membarrier command
+    (waits on, or interrupts, every CPU of the machine) runs."""
     machine = os.uname().machine
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel)
     if program is None:
