@@ -14,6 +14,7 @@ from coworkenv.store.stages import (
     SFT_SCHEMA,
     SFT_SOURCE_COLUMNS,
     ShardWriter,
+    StageError,
     TrajectorySource,
     sft_rows,
     shard_set_mark,
@@ -86,6 +87,14 @@ def write_selected_shards(
                 if mask.any():
                     writer.add(sft_rows(table.filter(pa.array(mask)), writer.split))
         paths = [p for w in writers for p in w.finish()]
+    except StageError as exc:  # a file replaced while its rows were written: the shards complete so far stay
+        for writer in writers:
+            writer.abort()
+        written = sum(len(writer.paths) for writer in writers)
+        if not written:
+            raise
+        raise StageError(str(exc).replace("nothing was written", f"{written} shard(s) in {out_dir} were written "
+                                          "before it was seen and may hold its rows of either version")) from None
     except BaseException:
         for writer in writers:
             writer.abort()
