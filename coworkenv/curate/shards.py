@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from coworkenv.atomic import files_together, remove_file
 from coworkenv.store.stages import (
     SFT_SCHEMA,
     SFT_SOURCE_COLUMNS,
     ShardWriter,
-    StageError,
     TrajectorySource,
     sft_rows,
     shard_set_mark,
@@ -72,6 +72,13 @@ def write_selected_shards(
     if max_rows < 1:
         raise ValueError(f"max_rows_per_shard must be >= 1, got {max_rows}")
     out_dir.mkdir(parents=True, exist_ok=True)
+    # As a set: a rerun stopped by a full disk, or by an input file replaced under it, leaves the earlier shards.
+    with files_together():
+        return _write_shards(source, selection, split_names, out_dir, max_rows)
+
+
+def _write_shards(source: TrajectorySource, selection: np.ndarray, split_names: Sequence[str], out_dir: Path,
+                  max_rows: int) -> list[Path]:
     totals = np.bincount(selection[selection >= 0], minlength=len(split_names)) if selection.size else \
         np.zeros(len(split_names), dtype=np.int64)
     marks = [shard_set_mark(s, max_rows, _identities(source, selection, i)) for i, s in enumerate(split_names)]
@@ -87,14 +94,6 @@ def write_selected_shards(
                 if mask.any():
                     writer.add(sft_rows(table.filter(pa.array(mask)), writer.split))
         paths = [p for w in writers for p in w.finish()]
-    except StageError as exc:  # a file replaced while its rows were written: the shards complete so far stay
-        for writer in writers:
-            writer.abort()
-        written = sum(len(writer.paths) for writer in writers)
-        if not written:
-            raise
-        raise StageError(str(exc).replace("nothing was written", f"{written} shard(s) in {out_dir} were written "
-                                          "before it was seen and may hold its rows of either version")) from None
     except BaseException:
         for writer in writers:
             writer.abort()
@@ -102,6 +101,6 @@ def write_selected_shards(
     current = {p.name for p in paths}
     for old in out_dir.glob("*.parquet"):
         if shard_split(old.name) in split_names and old.name not in current:
-            old.unlink()
+            remove_file(old)
     return paths
 
