@@ -19,12 +19,15 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
 from coworkenv.open_files import open_files_limit
 
 TEMP_PREFIX = ".tmp-"
+UNCHANGED = "any earlier version of the file is unchanged"
+SET_UNCHANGED = "no file of this run was put in place: every file of the earlier run is as it was"
 
 _NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _NO_PERMISSION = {errno.EACCES, errno.EPERM, errno.EROFS}
@@ -44,8 +47,7 @@ class WriteError(OSError):
         # The path the system names, when it is not the file itself or our temp file (e.g. a looping link above).
         culprit = Path(str(cause.filename)) if cause.filename else None
         at = f" at {culprit}" if culprit and culprit != final and not culprit.name.startswith(TEMP_PREFIX) else ""
-        self.message = (f"cannot write {final}: {os_reason(cause)}{at}; {path_advice(final, cause)}; "
-                        "any earlier version of the file is unchanged")
+        self.message = f"cannot write {final}: {os_reason(cause)}{at}; {path_advice(final, cause)}; {UNCHANGED}"
 
     def __str__(self) -> str:
         return self.message
@@ -136,10 +138,76 @@ def fsync_dir(directory: Path) -> None:
 
 
 def commit_file(temp: Path, final: Path) -> None:
-    """Move a fully written, fsynced temp file to its final name in the same directory."""
+    """Move a fully written, fsynced temp file to its final name in the same directory (inside `files_together`,
+    once every file of the set is written)."""
+    together = _together.get()
+    if together is not None:
+        together.moves.append((temp, final))
+        return
     with naming_failures(final):
         os.replace(temp, final)
         fsync_dir(final.parent)
+
+
+def remove_file(path: Path) -> None:
+    """Remove a file an output no longer holds (inside `files_together`, once every file of the set is in place)."""
+    together = _together.get()
+    if together is not None:
+        together.removals.append(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _place(temp: Path, final: Path) -> None:
+    with naming_failures(final):
+        os.replace(temp, final)
+
+
+class _FileSet:
+    def __init__(self) -> None:
+        self.moves: list[tuple[Path, Path]] = []
+        self.removals: list[Path] = []
+
+
+_together: ContextVar[_FileSet | None] = ContextVar("files_together", default=None)
+
+
+@contextmanager
+def files_together() -> Iterator[None]:
+    """Write the files of one output (curate's shards and report, validate's tables and funnel) as a set: every
+    `commit_file` (so every `atomic_write`) and `remove_file` in the block waits until the block has written all
+    of them, then they are put in place by renames alone, which need no free space. A write that fails in the block
+    (a full disk, a quota, a read-only folder) or an error of the command then puts none in place: the temp files
+    are removed and every file of the earlier run is left as it was, so a failed rerun loses no earlier output and
+    leaves no mix of two runs (the WriteError says so). A kill during the renames may still leave a mix, which the
+    readers that can tell (SFT shards' marks) refuse. Blocks nest into the outermost."""
+    if _together.get() is not None:
+        yield
+        return
+    files = _FileSet()
+    token = _together.set(files)
+    try:
+        yield
+    except BaseException as exc:
+        for temp, _ in files.moves:
+            temp.unlink(missing_ok=True)
+        if isinstance(exc, WriteError) and exc.message.endswith(UNCHANGED):
+            exc.message = exc.message.removesuffix(UNCHANGED) + SET_UNCHANGED
+        raise
+    finally:
+        _together.reset(token)
+    for number, (temp, final) in enumerate(files.moves):
+        try:
+            _place(temp, final)
+        except BaseException:
+            for left, _ in files.moves[number:]:
+                left.unlink(missing_ok=True)
+            raise
+    for path in files.removals:
+        path.unlink(missing_ok=True)
+    for folder in {final.parent for _, final in files.moves} | {path.parent for path in files.removals}:
+        with naming_failures(folder), contextlib.suppress(FileNotFoundError):
+            fsync_dir(folder)
 
 
 def temp_prefix() -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from coworkenv.atomic import remove_file
 from coworkenv.store.stages import trajectory_columns, trajectory_files
 from trainers.evaluate import EvalReport
 
@@ -86,6 +87,6 @@ def superseded_runs(out: Path, written: Path, model: str, env_ids: set[str], sam
     removed = []
     for file, rows in _earlier_rows(out / "runs").items():
         if file.resolve() != written.resolve() and rows and all(_this_evals(row, model, env_ids, sampling, k) for row in rows):
-            file.unlink()
+            remove_file(file)  # inside `files_together`: once the new report and runs are in place
             removed.append(file)
     return removed

@@ -9,7 +9,6 @@ dict arguments and render them with `tojson`, exactly as at inference.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 import datasets
 from transformers import PreTrainedTokenizerBase
 
-from coworkenv.store.stages import SFT, SFT_REQUIRED_COLUMNS, read_sft, sft_files
+from coworkenv.store.stages import SFT_REQUIRED_COLUMNS, read_sft_files, sft_files
 from trainers.rendering import render_messages, render_tools
 
 __all__ = [
@@ -51,23 +50,16 @@ def find_train_files(data_dir: Path) -> list[Path]:
     return sft_files(Path(data_dir), "train")
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def load_train_split(data_dir: Path) -> tuple[datasets.Dataset, list[DataFile]]:
     """Read the train rows of the SFT shards under `data_dir`, with the files and hashes they came from."""
     files = find_train_files(data_dir)
     # Read into memory rather than through `load_dataset`, which would copy every shard into the global HF cache on
     # each run; the shards are already Arrow-friendly Parquet.
-    table = read_sft(files, "train")
+    # The hashes and row counts recorded are of the bytes the rows were read from, not of a second read after.
+    table, reads = read_sft_files(files, "train")
     if table.num_rows == 0:
         raise ValueError(f"no train rows in {', '.join(map(str, files))}")
-    data_files = [DataFile(path=str(f), sha256=_sha256(f), rows=SFT.num_rows(f)) for f in files]
+    data_files = [DataFile(path=str(read.path), sha256=read.sha256, rows=read.rows) for read in reads]
     return datasets.Dataset(table), data_files
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from coworkenv.atomic import atomic_write_bytes, folder_lock
+from coworkenv.atomic import atomic_write_bytes, files_together, folder_lock
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
 from coworkenv.commands import check_out_dir, error_line
 
@@ -73,7 +73,9 @@ def curate_command(
     if absent is not None:  # a misspelt name held nothing out: the capability was trained on, its test split empty
         typer.echo(error_line(absent), err=True)
         raise typer.Exit(USAGE_ERROR)
-    with folder_lock(out):  # a second curate into the same folder waits: its shards and report stay one set
+    # A second curate into the same folder waits: its shards and report stay one set; written as a set, a rerun that
+    # fails (a full disk) leaves the earlier shards and report as they were.
+    with folder_lock(out), files_together():
         try:
             paths = write_shards(result, out)
         except ValueError as exc:  # rows that cannot become SFT rows; shards of this run already complete are

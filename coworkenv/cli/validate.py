@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import orjson
 import typer
 
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes, files_together
 from coworkenv.commands import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -77,7 +77,7 @@ def validate_command(
     # The gates read nothing in OUT (its LLM cache takes concurrent entries): two validates into OUT share only the
     # writing of its three files, which must stay one run's, so a second one waits for that alone.
     run = validate_and_repair(candidates, reviser, max_rounds=rounds, policy=chosen)
-    with output_lock(out, "validate"):
+    with output_lock(out, "validate"), files_together():  # a rerun stopped by a full disk leaves the earlier three
         ENVS.write(accepted_table(run), out / "accepted.parquet")
         REJECTED.write(rejected_table(run), out / "rejected.parquet")
         funnel = run.funnel.as_dict()

@@ -76,7 +76,7 @@ def _row_filters(meta: pl.DataFrame, config: CurationConfig, removed: dict[str, 
 def _requests(source: TrajectorySource, envs: pl.Series, specs_by_env: Mapping[str, EnvSpec] | None) -> dict[str, str]:
     wanted = source.lazy().filter(pl.col("env_id").is_in(envs.implode())).group_by("env_id").agg(
         pl.col("request").first())
-    texts = dict(wanted.collect(engine="streaming").iter_rows())
+    texts = dict(source.collect(wanted).iter_rows())
     for env_id, spec in (specs_by_env or {}).items():
         if env_id in texts:
             texts[env_id] = "\n\n".join(t.content for t in spec.turns)
@@ -104,7 +104,7 @@ def curate(
     """
     config = config or CurationConfig()
     source = TrajectorySource(trajectories, NEEDED_COLUMNS)
-    meta = source.lazy().select("row", *META_COLUMNS).collect(engine="streaming")
+    meta = source.collect(source.lazy().select("row", *META_COLUMNS))
     input_rows, input_envs = meta.height, meta["env_id"].n_unique()
     removed: dict[str, int] = dict.fromkeys(FILTERS, 0)
     meta = _row_filters(meta, config, removed)

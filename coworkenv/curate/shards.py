@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from coworkenv.atomic import files_together, remove_file
 from coworkenv.store.stages import (
     SFT_SCHEMA,
     SFT_SOURCE_COLUMNS,
@@ -71,6 +72,13 @@ def write_selected_shards(
     if max_rows < 1:
         raise ValueError(f"max_rows_per_shard must be >= 1, got {max_rows}")
     out_dir.mkdir(parents=True, exist_ok=True)
+    # As a set: a rerun stopped by a full disk, or by an input file replaced under it, leaves the earlier shards.
+    with files_together():
+        return _write_shards(source, selection, split_names, out_dir, max_rows)
+
+
+def _write_shards(source: TrajectorySource, selection: np.ndarray, split_names: Sequence[str], out_dir: Path,
+                  max_rows: int) -> list[Path]:
     totals = np.bincount(selection[selection >= 0], minlength=len(split_names)) if selection.size else \
         np.zeros(len(split_names), dtype=np.int64)
     marks = [shard_set_mark(s, max_rows, _identities(source, selection, i)) for i, s in enumerate(split_names)]
@@ -93,6 +101,6 @@ def write_selected_shards(
     current = {p.name for p in paths}
     for old in out_dir.glob("*.parquet"):
         if shard_split(old.name) in split_names and old.name not in current:
-            old.unlink()
+            remove_file(old)
     return paths
 

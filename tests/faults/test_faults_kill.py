@@ -103,7 +103,8 @@ def test_curate_killed_between_shards_is_refused_by_readers_then_completed(tmp_p
     rows = _train_rows(trajectories, tmp_path)
     out = tmp_path / "sft"
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]
-    killed = run_child(args, kill=(f"{SFT}:commit_file:1:after",))
+    # Shards are put in place once all are written (`files_together`): killed after the first of those renames.
+    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
     assert [p.name for p in out.glob("train-*")] == [f"train-00000-of-{rows:05d}.parquet"]
     with pytest.raises(StageError, match=rf"1 of its {rows} shards .*train-00001-of-{rows:05d}\.parquet.*interrupted"):
@@ -118,9 +119,9 @@ def test_curate_killed_before_dropping_an_earlier_runs_shards_is_refused(tmp_pat
     assert rows > shards, "the rerun must write fewer shards than the first run for the two writes to differ"
     out = tmp_path / "sft"
     assert _in_process(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"])
-    # A rerun with larger shards is killed after writing its shards, before removing the earlier run's ones.
+    # A rerun with larger shards is killed after putting its shards in place, before removing the earlier run's ones.
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "4"]
-    killed = run_child(args, kill=(f"{SFT}:ShardWriter.finish:4:after",))
+    killed = run_child(args, kill=(f"coworkenv.atomic:_place:{shards}:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
     with pytest.raises(StageError, match=r"2 different writes .*repeat rows"):
         sft_files(out)

@@ -170,6 +170,7 @@ def eval_command(
     llm_retries: RetriesOption = DEFAULT_RETRIES,
 ) -> None:
     """Evaluate a model on held-out envs: pass@1, pass^k and mean score per capability and single/multi-turn."""
+    from coworkenv.atomic import files_together
     from coworkenv.rollout import InfrastructureFailure, TrajectoryRecord
     from coworkenv.store.stages import write_trajectories
     from trainers.eval_report import render_markdown, write_eval_report
@@ -205,9 +206,12 @@ def eval_command(
         except ValueError as exc:
             fail(str(exc))
         if out is not None:
-            files = write_eval_report(out, shown)
-            written = write_trajectories(records, out / "runs", written_by="eval")
-            for earlier in superseded_runs(out, written, backend.name, env_ids, sampling, k):
+            # As a set: a rerun stopped by a full disk leaves the earlier report with its own episodes.
+            with files_together():
+                files = write_eval_report(out, shown)
+                written = write_trajectories(records, out / "runs", written_by="eval")
+                superseded = superseded_runs(out, written, backend.name, env_ids, sampling, k)
+            for earlier in superseded:
                 typer.echo(f"removed {earlier}: the episodes of this eval run before, under the report now replaced",
                            err=True)
             if not as_json:

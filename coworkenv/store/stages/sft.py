@@ -15,6 +15,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -251,8 +252,23 @@ def _two_writes(split: str, where: Path, files: list[Path]) -> str:
 
 def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
     """The rows of `split` (None: every row) of SFT shard files, as one table; StageError names bad files."""
+    return read_sft_files(files, split)[0]
+
+
+@dataclass(frozen=True)
+class ShardRead:
+    """One shard as `read_sft_files` read it: the sha256 and row count of the very bytes its rows came from."""
+
+    path: Path
+    sha256: str
+    rows: int
+
+
+def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[pa.Table, list[ShardRead]]:
+    """`read_sft`, and what each file read was: a record of the data (a training's) taken by reading the files
+    again would name another file's bytes where one was replaced in between (a curate rerun, a copy over it)."""
     files = list(files)
-    tables = []
+    tables, reads = [], []
     first_of_write: dict[str, tuple[Path, str | None]] = {}  # per split: the first shard read and its SHARD_SET mark
     for file in files:
         if not file.exists():
@@ -272,11 +288,16 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
                 raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
                                  f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
         try:
-            table = pq.read_table(file)
+            data = file.read_bytes()  # once: the rows, the mark and the hash are of these bytes
+            table = pq.read_table(pa.BufferReader(data))
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
             raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+        if table.schema.names != schema.names:  # the columns checked above were of a file replaced since
+            raise StageError(f"{file}: replaced while it was read (its columns changed); {_removed(file)}")
+        reads.append(ShardRead(file, hashlib.sha256(data).hexdigest(), table.num_rows))
+        del data
         # The mark of the bytes read, not of a footer read earlier: a rerun may have replaced the shard in between.
         first = first_of_write.setdefault(shard_split(file.name) or "", (file, _shard_set(table.schema.metadata)))
         if first[1] != _shard_set(table.schema.metadata):
@@ -289,7 +310,7 @@ def read_sft(files: Iterable[Path], split: str | None = "train") -> pa.Table:
         raise StageError(f"SFT shards {', '.join(map(str, files))} have incompatible schemas: {exc}") from exc
     if split is not None and "split" in table.column_names and not all(f.name.startswith(f"{split}-") for f in files):
         table = table.filter(pc.equal(table.column("split"), split))
-    return table
+    return table, reads
 
 
 def _removed(file: Path) -> str:

@@ -6,6 +6,7 @@ The row codec and schema are `coworkenv.rollout.record`'s; this module is where 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -217,18 +218,33 @@ def write_trajectories(records: Sequence[TrajectoryRecord], out_dir: Path, *, wr
                               written_by=written_by)
 
 
+def _version(status: os.stat_result) -> tuple[int, ...]:
+    """What tells one version of a file from another on disk: a file renamed over it is another inode, a file
+    rewritten in place (`cp` over it) has another change time (which no tool can set back), and mostly another size
+    and modification time."""
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
+
+
 class TrajectorySource:
-    """Trajectory rows in one fixed order, read lazily from Parquet files or held as an Arrow table."""
+    """Trajectory rows in one fixed order, read lazily from Parquet files or held as an Arrow table.
+
+    A source is read in several passes (a scan that chooses rows by their position, then the rows chosen), so every
+    pass must meet the files as the first did: each file's version on disk is taken when the source is made, and a
+    pass that meets another (a file renamed or copied over it, or removed, meanwhile) raises StageError naming it
+    (`verify`, `batches`) instead of giving other rows at the positions chosen."""
 
     def __init__(self, data: Path | str | pa.Table | pl.DataFrame | pl.LazyFrame,
                  needed: Sequence[str] = ()) -> None:
         self.files: list[Path] = []
         self.table: pa.Table | None = None
+        self._versions: dict[Path, tuple[int, ...]] = {}
         if isinstance(data, Path | str):
             refuse_other_stages(Path(data))
             self.files = trajectory_files(Path(data))
             if not self.files:
                 raise FileNotFoundError(f"{data}: no .parquet trajectory files found; run `coworkenv rollout` first")
+            # Before the files are first read: a version taken after would accept a file replaced during the check.
+            self._versions = {path: _version(path.stat()) for path in self.files}
             # Every file, not only the first: a damaged or foreign file is named before the scan trips on it.
             names = set.intersection(*(set(check_trajectory_file(f, needed).names) for f in self.files))
         else:
@@ -242,14 +258,52 @@ class TrajectorySource:
                              "coworkenv.rollout.trajectories_table or `coworkenv rollout`")
 
     def lazy(self) -> pl.LazyFrame:
-        """All rows with a `row` index (their position in this source's order)."""
+        """All rows with a `row` index (their position in this source's order); `collect` collects it checked."""
         frame = pl.scan_parquet(self.files) if self.files else pl.from_arrow(self.table).lazy()  # type: ignore[union-attr]
         return frame.with_row_index("row")
 
+    def collect(self, frame: pl.LazyFrame) -> pl.DataFrame:
+        """`frame` (made from `lazy`) collected, then `verify`: the rows are of the files' first versions. A file
+        removed or cut short under the scan is named as such rather than by the scan's own error."""
+        try:
+            collected = frame.collect(engine="streaming")
+        except Exception:
+            self.verify()
+            raise
+        self.verify()
+        return collected
+
+    def verify(self) -> None:
+        """StageError naming the first file that is no longer the version this source was made from."""
+        for path, version in self._versions.items():
+            try:
+                now = _version(path.stat())
+            except FileNotFoundError:
+                raise StageError(self._replaced(path, "removed")) from None
+            if now != version:
+                raise StageError(self._replaced(path, "replaced"))
+
+    @staticmethod
+    def _replaced(path: Path, how: str) -> str:
+        return (f"{path} was {how} while curate read it (a copy, `rsync`, `mark-episodes` or a rollout wrote its "
+                "name after curate had chosen rows by their position in it; reading on would take other rows); "
+                "nothing was written; run curate again once the writer has ended")
+
     def batches(self, columns: Sequence[str], batch_rows: int = 8192) -> Iterator[pa.RecordBatch]:
-        """The given columns, batch by batch, in row order."""
+        """The given columns, batch by batch, in row order; StageError (`verify`) when a file is not the version
+        this source was made from, before and after its batches are read (read from one open file: a file renamed
+        over it meanwhile is not read)."""
         if self.table is not None:
             yield from self.table.select(list(columns)).to_batches(max_chunksize=batch_rows)
             return
         for path in self.files:
-            yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=list(columns))
+            try:
+                handle = path.open("rb")
+            except FileNotFoundError:
+                raise StageError(self._replaced(path, "removed")) from None
+            with handle:
+                if _version(os.fstat(handle.fileno())) != self._versions[path]:
+                    raise StageError(self._replaced(path, "replaced"))
+                yield from pq.ParquetFile(handle).iter_batches(batch_size=batch_rows, columns=list(columns))
+                if _version(os.fstat(handle.fileno())) != self._versions[path]:  # rewritten in place while read
+                    raise StageError(self._replaced(path, "replaced"))
