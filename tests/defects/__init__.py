@@ -39,6 +39,7 @@ from tests.defects import (
     frame_whole_unwritten,
     frame_whole_world_put,
     funnel_attribution,
+    guard_batch_evades,
     guard_default_arg,
     guard_deletion_evades,
     guard_draft_route,
@@ -196,6 +197,7 @@ MODULES = (
     date_notation_pinned,
     amount_grouping_pinned,
     clock_notation_pinned,
+    guard_batch_evades,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
