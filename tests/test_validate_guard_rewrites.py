@@ -128,3 +128,28 @@ def test_a_contains_guard_meets_its_phrase_with_other_separators() -> None:
     assert _guarded(_raw("incident_rollback"), post("contains", "PLAT108"))  # a code and its number
     assert _guarded(_raw("incident_rollback"), post("contains", "rollback")) == []  # one part: nothing to respell
     assert _guarded(_raw("incident_rollback"), post("matches", r"(?i)plat[\W_]*108")) == []
+
+
+def test_a_guard_wanting_a_list_or_map_to_equal_one_item_meets_the_batch() -> None:
+    """`where` `equals` on a list (`to`) or a map (`changes`) argument misses the same call naming one more item or key
+    (`guard_batch_evades`); `contains` on the list, or a bound on the key, sees it."""
+    from coworkenv.validate._guard_routes import bypassed_guards
+
+    def bypassed(raw: dict[str, Any], tool: str, where: list[dict[str, Any]]) -> list[str]:
+        raw = copy.deepcopy(raw)
+        raw["checks"].append({"id": "kept", "description": "kept", "safety": True,
+                              "rule": {"kind": "forbidden", "call": {"tool": tool, "where": where}}})
+        spec = parse_spec(raw)
+        return [e.message for e in bypassed_guards(spec, base_world(spec)) if "several at once" in e.message]
+
+    raw = _unguarded_report()
+    mail = [{"field": "to", "op": "equals", "value": ["nobody@elsewhere.test"]}]
+    assert len(bypassed(raw, "mail_send", mail)) == 1
+    assert bypassed(raw, "mail_send", [{**mail[0], "op": "contains", "value": "nobody@elsewhere.test"}]) == []
+    raw = generate_spec(load_taxonomy(TAXONOMY)["lookup_answer_source"], 1).model_dump(mode="json", by_alias=True)
+    service = {"field": "service", "op": "equals", "value": "svc-shipping"}
+    found = bypassed(raw, "services_update_config", [service, {"field": "changes", "op": "equals",
+                                                               "value": {"timeout_ms": 100}}])
+    assert len(found) == 1 and "<another key>" in found[0]
+    assert bypassed(raw, "services_update_config", [service, {"field": "changes.timeout_ms", "op": "equals",
+                                                              "value": 100}]) == []

@@ -179,6 +179,29 @@ def test_dates_and_times_are_rewritten_as_the_user_wrote_them() -> None:
     assert [w.values for w in mentions("3 p.m. or 15:00")] == [((None, 15, 0),), ((None, 15, 0),)]
 
 
+def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_given() -> None:
+    """Dates joined by dots, dashes or slashes ("02.06.2026", "02-06-2026", "2026/06/02", "3-Nov-2026"), times in a
+    dotted or military notation ("02.30", "0230h", "0230 hrs", "2.30 am", "14.30 Uhr") and sums grouped with
+    apostrophes or closed with a dash ("EUR 12'973", "12’973 EUR", "EUR 12,973.–", "12.973,- €") are read as the
+    value and written as given (`date_notation_pinned`, `clock_notation_pinned`, `amount_grouping_pinned`); sums,
+    shares, durations in hours, versions and addresses that look alike are not times or dates."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "Pick it up by 2026-06-02; my shift ends at 02:30; the sync is on Tuesday 3 November. Limit: EUR 12,973"
+    for mine in ("02.06.2026", "2.6.2026", "02-06-2026", "2026/06/02", "2026.06.02", "2-Jun-2026"):
+        assert as_user_wrote(f"due {mine}.", said) == "due 2026-06-02.", mine
+    assert as_user_wrote("on 03.11.2026", said) == "on Tuesday 3 November"
+    for mine in ("02.30", "0230h", "0230 hrs", "2.30 am", "2.30am", "02.30 Uhr"):
+        assert as_user_wrote(f"ends {mine}, then", said) == "ends 02:30, then", mine
+    for mine in ("EUR 12'973", "12\u2019973 EUR", "€12'973", "EUR 12,973.\u2013", "EUR 12,973.-", "12.973,- €", "12'973"):
+        assert as_user_wrote(f"limit {mine} now", said) == "limit EUR 12,973 now", mine
+    assert [w.values for w in mentions("03.11.2026")] == [((2026, 11, 3),)]  # a dotted date is day first
+    for alike in ("12.50 EUR", "99.95%", "02.30 h", "10.0.0.1", "v2026.10.3", "OPS-02-06-2026", "5'11\"",
+                  "EUR 1,000.-2,000", "1.5 h"):
+        assert all(w.kind not in ("time", "date") for w in mentions(alike)), alike
+    assert [(w.kind, w.shown) for w in mentions("12.50 EUR, 02.30 h")] == [("amount", "12.50 EUR")]
+
+
 def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
     """A completion `called` check on a reference write makes a replay with the write's fields put back; a spec
     whose checks read the state only makes none."""

@@ -59,10 +59,14 @@ _DAY_WORDS = r"(?:(?:twenty|thirty)[\s-])?(?:" + "|".join(_DAY_ORDINALS[:9]) + r
 _CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF",
                "euro": "EUR", "dollar": "USD", "pound": "GBP", "franc": "CHF"}
 _CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£|euros?|dollars?|pounds?|(?:swiss\s+)?francs?)"
-# A sum grouped with commas (1,200.50), with dots (1.200,50: the European way), with spaces (1 200,50), or not at all
-# (1200.50, 12,50).
-_AMOUNT = r"(?P<{n}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
-          r"\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d{{1,2}})?(?!\d)|\d+(?:[.,]\d{{1,2}})?)"
+# A sum grouped with commas (1,200.50), with dots (1.200,50: the European way), with spaces (1 200,50), with
+# apostrophes (1'200.50, 1’200: the Swiss way), or not at all (1200.50, 12,50); a whole sum may be closed with a dash
+# (1,200.-, 1.200,–: German and Swiss prices).
+_DASH_CLOSED = r"(?:[.,][-\u2013](?![\d\u2013-]))?"
+_AMOUNT = r"(?P<{n}>(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
+          r"\d{{1,3}}(?:['\u2019]\d{{3}})+(?:\.\d{{1,2}})?|" \
+          r"\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d{{1,2}})?(?!\d)|\d+(?:[.,]\d{{1,2}})?)" \
+          + _DASH_CLOSED.replace("{", "{{").replace("}", "}}") + ")"
 # A duration: "90 minutes", "45 min", "60-minute", "45'", "60m", "1 hour", "1.5 h", "1h30", "1 hr 30 min", "2 days",
 # or in words ("half an hour", "forty-five minutes", "two hours").
 _WORD_MINUTES = {"half an hour": 30, "a half hour": 30, "half hour": 30, "a quarter of an hour": 15,
@@ -87,24 +91,35 @@ _SCALE = r"(?-i:k|K|M|bn)"
 # A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
 # a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
 _NUMBER = r"(?<!\d )(?<![/#@=])" \
-          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
+          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|" \
+          r"\d{1,3}(?:['\u2019]\d{3})+(?:\.\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
           r"(?![\w\-/:@%]|[.,]\d| \d)"
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
     r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
-    rf"(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})(?![\w:]|\.\d)"  # 2026-06-02 (not a date-time)
-    rf"|{_WEEKDAY}(?:(?P<dd>\d{{1,2}}){_ORD}\s+(?:of\s+)?|(?P<ddw>{_DAY_WORDS})\s+of\s+){_MONTH.format(n='dm')}"
-    rf"(?:,?\s+(?P<dy>\d{{4}}))?(?![\w])"
+    # 2026-06-02 (not a date-time), 2026/06/02, 2026.06.02
+    rf"(?P<iy>\d{{4}})(?:-(?P<im>\d{{2}})-(?P<id>\d{{2}})|(?P<is>[./])(?P<im2>\d{{1,2}})(?P=is)(?P<id2>\d{{1,2}}))"
+    r"(?![\w:]|[./-]\d)"
+    rf"|{_WEEKDAY}(?:(?P<dd>\d{{1,2}}){_ORD}(?:\s+(?:of\s+)?|-(?=[a-z]{{3,9}}\.?-\d{{4}}(?!\w)))|(?P<ddw>{_DAY_WORDS})\s+of\s+)"
+    rf"{_MONTH.format(n='dm')}(?:(?:,?\s+|-)(?P<dy>\d{{4}}))?(?![\w])"
     rf"|{_WEEKDAY}(?:(?=(?-i:May)\s)|(?!may\s+(?:{_DAY_WORDS})(?![\w-])))"
     rf"{_MONTH.format(n='mm')}\s+(?:(?P<md>\d{{1,2}}){_ORD}|(?P<mdw>{_DAY_WORDS}))(?:,?\s+(?P<my>\d{{4}}))?(?![\w:-])"
-    r"|(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"  # 02/06/2026, 6/2/2026: day and month either way
+    # 02/06/2026, 6/2/2026, 02-06-2026: day and month either way; 02.06.2026, 2.6.2026: day first
+    r"|(?P<sa>\d{1,2})(?P<ss>[/.-])(?P<sb>\d{1,2})(?P=ss)(?P<sy>\d{4})(?!\w|[/.-]\d)"
     # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
     r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"(?!\w)"
     # 1:30 h, 0:45 hrs (a duration on a clock's face: hours and minutes) and ISO 8601's PT1H30M, PT45M
     r"|(?P<dch>\d{1,2}):(?P<dcm>[0-5]\d)\s*(?:h|hrs?|hours?)(?!\w)|PT(?=\d+[HM])(?:(?P<dih>\d+)H)?(?:(?P<dim>\d+)M)?(?!\w)"
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
+    # 0230h, 1430 hrs, 0900 hours (four digits: a military time, not a duration of hundreds of hours)
+    r"|(?P<xh>[01]\d|2[0-3])(?P<xm>[0-5]\d)\s*(?:h|hrs|hours)(?!\w)"
+    # 2.30 am, 11.15pm (dotted, on the twelve-hour clock); 02.30, 14.30 Uhr (dotted, two-digit hour: not a sum, a
+    # share, a version or a duration in hours)
+    r"|(?P<yh>\d{1,2})\.(?P<ym>[0-5]\d)\s*(?P<yap>[ap])\.?m\b\.?"
+    rf"|(?P<zh>[01]\d|2[0-3])\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?"
+    rf"(?![\w%]|[.,:]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?{_CURRENCY.format(n='zc')}(?!\w))"
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
@@ -176,7 +191,7 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _number(g["n"])
     if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
         return _duration(g)
-    return _date(g) if g["th"] is None and g["ah"] is None else _time(g)
+    return _date(g) if all(g[k] is None for k in ("th", "ah", "xh", "yh", "zh")) else _time(g)
 
 
 _WEEKDAYS = ["mon", "tues", "wednes", "thurs", "fri", "satur", "sun"]
@@ -201,11 +216,12 @@ def _month(name: str) -> int:
 def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     if g["sy"] is not None:
         a, b, slashed = int(g["sa"] or 0), int(g["sb"] or 0), int(g["sy"])
-        both = tuple((slashed, m, d) for m, d in sorted({(a, b), (b, a)}) if 1 <= m <= 12 and 1 <= d <= 31)
+        orders = {(b, a)} if g["ss"] == "." else {(a, b), (b, a)}  # a dotted date is day first wherever it is written
+        both = tuple((slashed, m, d) for m, d in sorted(orders) if 1 <= m <= 12 and 1 <= d <= 31)
         return ("date", both) if both else None
     year: int | None
     if g["iy"] is not None:
-        year, month, day = int(g["iy"]), int(g["im"] or 0), int(g["id"] or 0)
+        year, month, day = int(g["iy"]), int(g["im"] or g["im2"] or 0), int(g["id"] or g["id2"] or 0)
     elif g["dm"] is not None:
         year, month, day = (int(g["dy"]) if g["dy"] else None), _month(g["dm"]), _day(g["dd"], g["ddw"])
     else:
@@ -252,7 +268,7 @@ def _sums(written: str) -> list[int]:
     """A sum in cents, however it is grouped: 1,200.50, 1.200,50 and 1 200,50 are 120050; a separator followed by
     three digits groups thousands (1,200 and 1.200 are 1200), one followed by one or two digits is the decimal point
     (12,50 and 12.50). Empty where it reads neither way (1.2345)."""
-    written = re.sub(r"\s", "", written)
+    written = re.sub(r"[\s'\u2019]|[.,][-\u2013]$", "", written)
     if "," in written and "." in written:
         point = max(written.rfind(","), written.rfind("."))
         whole, cents = re.sub(r"\D", "", written[:point]), written[point + 1:]
@@ -316,8 +332,9 @@ def _same_phone(one: str, other: str) -> bool:
 
 
 def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    hour, minute, half = (int(g["th"]), int(g["tm"] or 0), g["tap"]) if g["th"] is not None else (
-        int(g["ah"] or 0), 0, g["aap"])
+    hour, minute, half = next((int(g[h] or 0), int(g[m] or 0) if m else 0, g[ap] if ap else None)
+                              for h, m, ap in (("th", "tm", "tap"), ("xh", "xm", ""), ("yh", "ym", "yap"),
+                                               ("zh", "zm", ""), ("ah", "", "aap")) if g[h] is not None)
     if half is not None:
         if not 1 <= hour <= 12:
             return None

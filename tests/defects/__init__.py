@@ -14,13 +14,16 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    amount_grouping_pinned,
     broken_reference,
     case_pinned,
     clock_digits_unprobed,
+    clock_notation_pinned,
     clock_unprobed,
     content_blind,
     count_idiom_pinned,
     created_id_pinned,
+    date_notation_pinned,
     dead_guard,
     dst_pinned,
     duplicate_tolerant,
@@ -36,6 +39,7 @@ from tests.defects import (
     frame_whole_unwritten,
     frame_whole_world_put,
     funnel_attribution,
+    guard_batch_evades,
     guard_default_arg,
     guard_deletion_evades,
     guard_draft_route,
@@ -190,6 +194,10 @@ MODULES = (
     entropy_unpinned,
     entropy_looked_up,
     clock_digits_unprobed,
+    date_notation_pinned,
+    amount_grouping_pinned,
+    clock_notation_pinned,
+    guard_batch_evades,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
