@@ -71,6 +71,8 @@ def run_filter(program: bytes, arch: int, nr: int, *args: int) -> int:
             acc >>= k
         elif code == 0x54:  # and k
             acc &= k
+        elif code == 0x05:  # ja k
+            pc += k
         elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset
             hit = acc == k if code == 0x15 else acc >= k if code == 0x35 else bool(acc & k)
             pc += jt if hit else jf
@@ -281,3 +283,22 @@ def test_the_hosts_channels_answer_no_identity_and_are_never_copied(machine: str
 
 def test_unknown_architecture_has_no_program() -> None:
     assert _confine._seccomp_program("riscv64", OWN_PID, deny_metadata=True) is None
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_c_librarys_own_proc_and_sys_paths_are_never_opened(machine: str) -> None:
+    """glibc opens /proc/self/loginuid, /sys/devices/system/cpu/online and kin by constant paths, natively: an open
+    of one of those addresses answers ENOENT (as where /proc is not mounted); any other open runs as before."""
+    paths = (0x7F1D_981B_8F16, 0x7F1D_981B_C788, 0x7F1E_0000_0010)  # two high words: each group checked in turn
+    program = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, host_paths=paths) or b""
+    arch, col = AUDIT_ARCH[machine], 0 if machine == "x86_64" else 1
+    openat = NR["openat"][col]
+    assert [run_filter(program, arch, openat, -100, path, 0) for path in paths] == [
+        _confine.SECCOMP_RET_ERRNO | errno.ENOENT] * 3
+    # Other addresses, the same low half under another high one, the flags checks after the path's
+    for other in (paths[0] + 1, paths[1] - 0x100, (0x7F1F << 32) | (paths[0] & 0xFFFFFFFF), 0):
+        assert run_filter(program, arch, openat, -100, other, O_CLOEXEC) == ALLOW, hex(other)
+    assert run_filter(program, arch, openat, -100, 0, O_DIRECT[machine]) == EINVAL
+    if machine == "x86_64":
+        assert run_filter(program, arch, NR["open"][0], paths[0], 0) == _confine.SECCOMP_RET_ERRNO | errno.ENOENT
+        assert run_filter(program, arch, NR["open"][0], paths[0] + 2, O_DSYNC) == EINVAL

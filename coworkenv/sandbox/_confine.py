@@ -539,6 +539,65 @@ def restrict_paths(
     return None
 
 
+# The C library reads files under /proc and /sys by constant paths of its own, natively (no audit event): getlogin
+# /proc/self/loginuid (the host's login session), get_nprocs and get_nprocs_conf (os.cpu_count, os.sysconf's CPU
+# counts) /sys/devices/system/cpu/online and /possible and /proc/stat (the machine's CPUs), sysconf's limits and
+# malloc's tunables /proc/sys and /sys/kernel/mm files. An empty /proc or Landlock keeps the host's out of reach;
+# where both are missing (no namespace may be made, no Landlock) those opens read the host's. BPF cannot read a
+# path, but these are the library's own constants, passed by address: an open (openat, open) of any of them answers
+# ENOENT, as where /proc and /sys are not mounted (glibc falls back: getlogin to stdin's terminal, the CPU counts to
+# its constant). Python's opens pass paths from its own buffers, never these addresses.
+_HOST_TREES = (b"/proc/", b"/sys/")
+_PT_LOAD, _PF_X, _PF_W = 1, 1, 2
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p), ("dli_sname", ctypes.c_char_p),
+                ("dli_saddr", ctypes.c_void_p)]
+
+
+def c_library_host_paths(libc: ctypes.CDLL) -> tuple[int, ...]:
+    """The addresses of every text under /proc and /sys in the C library's read-only segments (where the string
+    constants it opens lie), found from its ELF program headers in memory; () where the library cannot be found
+    (no `dladdr`, not a 64-bit ELF object)."""
+    info = _DlInfo()
+    dladdr = getattr(libc, "dladdr", None)
+    if dladdr is None or not dladdr(ctypes.cast(libc.getlogin, ctypes.c_void_p), ctypes.byref(info)):
+        return ()
+    base = info.dli_fbase or 0
+    header = ctypes.string_at(base, 64)
+    if header[:5] != b"\x7fELF\x02" or header[5] != 1:  # 64-bit, little-endian
+        return ()
+    (phoff,) = struct.unpack_from("<Q", header, 32)
+    phentsize, phnum = struct.unpack_from("<HH", header, 54)
+    segments = [struct.unpack_from("<IIQQQQ", ctypes.string_at(base + phoff + i * phentsize, 48))
+                for i in range(phnum)]
+    loads = [(vaddr, filesz, flags) for kind, flags, _, vaddr, _, filesz in segments if kind == _PT_LOAD]
+    if not loads:
+        return ()
+    bias = base - (min(vaddr for vaddr, _, _ in loads) & ~0xFFF)  # dli_fbase: where the first segment's page lies
+    found: set[int] = set()
+    # The constants lie in the read-only data segment (the linker's separate-code layout, binutils' default since
+    # 2.31); a library without one keeps them beside its code, which is scanned then (five times the bytes).
+    memmem = libc["memmem"]  # a function object of its own: the shared `libc.memmem` keeps its default types
+    memmem.restype, memmem.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                                                        ctypes.c_size_t)
+    for unwanted in (_PF_W | _PF_X, _PF_W):
+        for vaddr, filesz, flags in loads:
+            if flags & unwanted:
+                continue
+            start = end = bias + vaddr
+            end += filesz
+            for tree in _HOST_TREES:  # in place, no copy (bytes.find took 2 ms of CPU a call on these 490 KB)
+                at = memmem(start, filesz, tree, len(tree))
+                while at:
+                    found.add(at)  # any tail of a merged string starts here too
+                    at = memmem(at + 1, end - at - 1, tree, len(tree))
+        if found:
+            break
+    return tuple(sorted(found))
+
+
 # Syscalls newer than these tables: the filter refuses by list, so a call a later kernel adds would reach it unjudged,
 # as open_tree_attr (467, Linux 6.15: open_tree with mount attributes, beside the refused open_tree) did until it was
 # listed; listns (Linux 6.19) lists the machine's namespaces. Every number from here up (the same on x86_64 and
@@ -548,12 +607,12 @@ FIRST_UNJUDGED_SYSCALL = 470
 
 
 def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True,
-                     last_channel: int = 3) -> bytes | None:
+                     last_channel: int = 3, host_paths: tuple[int, ...] = ()) -> bytes | None:
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
-    ld, jeq, jset, jge, ret, rsh, and_ = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54
+    ld, jeq, jset, jge, ret, rsh, and_, ja = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54, 0x05
     nr, arg0, arg1, arg2, arg3, arg5 = 0, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
@@ -595,7 +654,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "done", "next", times), (jeq, "mmap", "next", _MMAP[machine]),
              (jeq, "fallocate", "next", _FALLOCATE[machine])]
     disk = arch.disk
-    prog += [(jeq, f"open_flags{index}", "next", n) for n, index in disk.opens]
+    prog += [(jeq, f"open{index}", "next", n) for n, index in disk.opens]
     prog += [(jeq, "done", "next", n) for n in disk.done]
     prog += [(jeq, "madvise", "next", disk.madvise), (jeq, "pwritev2", "next", disk.pwritev2)]
     preadv2, cache_probes = _PAGE_CACHE_PROBES[machine]
@@ -606,6 +665,9 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
         labels[label] = len(prog)  # BPF only jumps forward, so the argument checks and returns come last
         prog.extend(code)
 
+    opens = sorted({index for _, index in disk.opens})
+    for index in opens:  # the open checks lie past every other block (a long jump): the others stay within reach
+        block(f"open{index}", (ja, f"far_open{index}", None, 0))
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
     block("self_or_zero", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     own_clock = (~own_pid << 3) & 0xFFFFFFF8
@@ -622,9 +684,6 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     block("channel", (ld, None, None, arg0), (jge, "allow", "eperm", last_channel + 1))  # AT_FDCWD lies above
     block("channel_close", (ld, None, None, arg0), (jge, "allow", "done", last_channel + 1))
     block("channel_close_range", (ld, None, None, arg0), (jge, "allow", "enosys", last_channel + 1))
-    for index in sorted({index for _, index in disk.opens}):
-        block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
-              (jset, "einval", "allow", disk.o_direct | O_DSYNC))
     block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
           (ret, None, None, SECCOMP_RET_ALLOW))
     block("madvise", (ld, None, None, arg2), (jeq, "done", "next", MADV_COLD),
@@ -657,9 +716,26 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
                           # clone3 hides its flags from BPF; ENOSYS makes libc fall back to clone
                           ("enosys", SECCOMP_RET_ERRNO | errno.ENOSYS)):
         block(label, (ret, None, None, action))
+    # Past the shared returns (the blocks above keep them within a short jump's reach), with returns of their own.
+    highs = sorted({address >> 32 for address in host_paths})
+    for index in opens:
+        path = arg0 + 8 * (index - 1)  # the path comes right before the flags in open and openat
+        block(f"far_open{index}")
+        for group, high in enumerate(highs):  # the C library's own /proc and /sys paths, by address: ENOENT
+            other = f"far_open{index}_{group + 1}" if group + 1 < len(highs) else f"open_flags{index}"
+            lows = sorted({address & 0xFFFFFFFF for address in host_paths if address >> 32 == high})
+            block(f"far_open{index}_{group}", (ld, None, None, path + 4), (jeq, "next", other, high),
+                  (ld, None, None, path), *[(jeq, "open_enoent", "next", low) for low in lows], (ja, other, None, 0))
+        block(f"open_flags{index}", (ld, None, None, arg0 + 8 * index),
+              (jset, "open_einval", "open_allow", disk.o_direct | O_DSYNC))
+    block("open_allow", (ret, None, None, SECCOMP_RET_ALLOW))
+    block("open_einval", (ret, None, None, SECCOMP_RET_ERRNO | errno.EINVAL))
+    block("open_enoent", (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOENT))
     out = b""
     for i, (code, jt, jf, k) in enumerate(prog):
         rel = [0 if lab in (None, "next") else 1 if lab == "skip" else labels[lab] - i - 1 for lab in (jt, jf)]
+        if code == ja:  # the one jump whose offset (32 bits) lies in k: any distance forward
+            rel, k = [0, 0], rel[0]
         if max(rel) > 255:  # conditional jumps reach 255 instructions at most
             raise ValueError(f"seccomp program too long for a jump at instruction {i}: regroup the deny lists")
         out += struct.pack("HBBI", code, rel[0], rel[1], k & 0xFFFFFFFF)
@@ -688,9 +764,10 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
     their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
     (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, and no membarrier command
-    (waits on, or interrupts, every CPU of the machine) runs."""
+    (waits on, or interrupts, every CPU of the machine) runs; the C library's own paths under /proc and /sys are
+    not opened (ENOENT)."""
     machine = os.uname().machine
-    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel)
+    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, c_library_host_paths(libc))
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))
