@@ -14,8 +14,10 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    address_read,
     broken_reference,
     case_pinned,
+    clock_bits_unprobed,
     clock_digits_unprobed,
     clock_unprobed,
     content_blind,
@@ -82,6 +84,7 @@ from tests.defects import (
     random_unpinned,
     relative_date_pinned,
     reply_only,
+    sandbox_draw_read,
     share_word_pinned,
     silent_change,
     size_pinned,
@@ -190,6 +193,9 @@ MODULES = (
     entropy_unpinned,
     entropy_looked_up,
     clock_digits_unprobed,
+    sandbox_draw_read,
+    address_read,
+    clock_bits_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
