@@ -5,10 +5,12 @@ The probes seed and pin the `random` module and every generator seeded from the 
 (`coworkenv.checks.run_setup`); a generator seeded with a value of the check's own is a fixed sequence they leave
 alone. What they cannot reach: the OS's randomness (`os.urandom`, `uuid.uuid4`, `secrets`' tokens), the clocks that
 count from an arbitrary start (`time.perf_counter`, `monotonic`, `process_time`), the process (`os.getpid`), an
-object's address (`id`) and the hash of a string or an object (randomised per process) when the value is computed
-with, a clock's digits finer than a day (the probes move the clocks by whole days): its value modulo
+object's address (`id`) and the hash of a string or an object (randomised per process) used for more than identity,
+the sandbox's scratch path, temporary names and ids, a set's order (`coworkenv.validate._run_draws`), a clock's digits finer than a day (the probes move the clocks by whole days): its value modulo
 (`time.time_ns() % 1000`, `divmod`, `math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`,
-`strftime('%S')`) or its text cut past the date (`str(time.time())[-1]`, `repr(now)[-3:]`), and a generator or the
+`strftime('%S')`, `attrgetter('second')(now)`, `(now - midnight).seconds`), its text cut past the date
+(`str(time.time())[-1]`, `repr(now)[-3:]`, a cut with a computed bound) or its other digits, bytes, bits and hashes
+(`hex(time.time_ns())[-3:]`, `t.to_bytes(...)`, `t.bit_count()`, `hashlib.sha256(str(t).encode())`), and a generator or the
 module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the check's
 own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails one
 agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or a
@@ -34,7 +36,10 @@ UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid",
              "tempfile": frozenset({"gettempdir", "gettempdirb", "mkstemp", "mkdtemp", "mktemp",
                                     "NamedTemporaryFile", "TemporaryDirectory", "_get_candidate_names"}),
              "pathlib": frozenset({"cwd", "home"}),
+             # heap gauges: they move with whatever the run allocated, the payload the agent's state made too
              "sys": frozenset({"getallocatedblocks", "getrefcount", "gettotalrefcount"}),
+             "gc": frozenset({"get_count", "get_stats", "get_objects", "get_freeze_count"}),
+             "tracemalloc": frozenset({"get_traced_memory", "take_snapshot", "get_tracemalloc_memory"}),
              "_thread": frozenset({"get_ident", "get_native_id"}),
              "uuid": frozenset({"uuid1", "uuid4", "getnode"}),
              "secrets": frozenset({"token_bytes", "token_hex", "token_urlsafe"}),
