@@ -67,6 +67,7 @@ def test_run_draw_is_found(expr: str, imports: str) -> None:
     "os.environ['TZ'] == 'UTC' if 'TZ' in os.environ else True",
     "os.path.abspath('/srv/app') == '/srv/app' and pathlib.Path('/srv').resolve() is not None",
     "__import__('gc').collect() >= 0 and __import__('gc').isenabled()",
+    "os.path.abspath(rows[0] if rows else 'a') == os.path.abspath('a') and pathlib.Path('b').resolve() != 1",
     "os.path.join('a', 'b') == 'a/b' and os.path.normpath('a/../b') == 'b' and pathlib.Path('a/b').name == 'b'",
     "threading.current_thread().name == 'MainThread' and tempfile.gettempprefix() == 'tmp'",
     "hex(len(rows)) == '0x0' and format(len(rows), 'x') == '0' and len(rows).to_bytes(2, 'big') == b'\\0\\0'",

@@ -203,9 +203,12 @@ def _scratch_read(node: ast.AST, names: dict[str, str], parents: dict[ast.AST, a
         key = constant_text(node.args[0]) if node.args else None
         if key is None or key in _TEMP_VARS:
             return "a variable of the environment that names the run's scratch directory"
-    if called in ("os.path.abspath", "os.path.realpath", "posixpath.abspath", "posixpath.realpath"):
+    # two absolute forms compared for equality share the scratch prefix: a path normalised, not read
+    compared = isinstance(parents.get(node), ast.Compare) and all(
+        isinstance(op, (ast.Eq, ast.NotEq)) for op in parents[node].ops)  # type: ignore[attr-defined]
+    if called in ("os.path.abspath", "os.path.realpath", "posixpath.abspath", "posixpath.realpath") and not compared:
         return _relative(node.args[0] if node.args else None)
-    if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute"):
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute") and not compared:
         path = node.func.value
         if isinstance(path, ast.Call) and (called_name(path, names) or "").startswith("pathlib."):
             return _relative(path.args[0] if path.args else None)
