@@ -44,6 +44,8 @@ _CORPUS_TWINS = [(twin, imports) for m in (sandbox_draw_read, address_read, cloc
     "tuple(set(str(r) for r in range(9))) != tuple('012345678')",
     "str({'a', 'b'}) != \"{'b', 'a'}\"",
     "oct(time.time_ns())[-2:] != '77'",
+    "[r for r in set(map(str, rows))][:1] != ['x']",
+    "sorted(rows, key=id) == rows",
     "getattr(datetime.now(), 'second') != 33 and datetime.now().__getattribute__('microsecond') < 999000",
     "zlib.crc32(repr(time.time()).encode()) < 4000000000",
     "float.hex(time.time())[-6:-4] != 'ff'",
@@ -77,3 +79,14 @@ def test_run_draw_is_found(expr: str, imports: str) -> None:
 )]])
 def test_shared_look_alike_is_left(expr: str, imports: str) -> None:
     assert unpinned_randomness(_check(expr, _HEAD + imports)) is None
+
+
+def test_first_member_of_a_set_by_a_loop_is_found() -> None:
+    """`for x in s: return x` meets the members in the order their hashes decide; a loop over all of them does not
+    depend on it."""
+    first = "def check(state, audit, messages):\n    for name in set(state):\n        return name == 'x'\n" \
+            "    return False\n"
+    every = "def check(state, audit, messages):\n    n = 0\n    for name in set(state):\n        n += 1\n" \
+            "    return n > 0\n"
+    assert unpinned_randomness(first) is not None
+    assert unpinned_randomness(every) is None

@@ -64,7 +64,8 @@ def drawn_per_run(tree: ast.Module, names: dict[str, str]) -> str | None:
                 if isinstance(n, ast.Call)):
             return f"`{ast.unparse(node)}`, a thread's id (its address)"
         if _set_order_read(node, names, sets, parents):
-            return f"`{ast.unparse(node)}`, the order a set iterates in, which its strings' salted hashes decide"
+            shown = ast.unparse(node).split("\n")[0]
+            return f"`{shown}`, an order that addresses or strings' salted hashes decide (a set's, or sorted by one)"
         scratch = _scratch_read(node, names, parents)
         if scratch is not None:
             return f"`{ast.unparse(node)}`, {scratch}"
@@ -159,15 +160,22 @@ def _is_set(expr: ast.expr, names: dict[str, str], sets: set[str]) -> bool:
 def _set_order_read(node: ast.AST, names: dict[str, str], sets: set[str], parents: dict[ast.AST, ast.AST]) -> bool:
     """A read of a set that depends on the order it iterates in: an index or a cut of its list or tuple, its first
     member (`next(iter(s))`), `s.pop()`, `sep.join(s)`, its text, its list compared with another."""
-    def listed(expr: ast.expr) -> bool:  # `list(s)`, `tuple(s)`, `[*s]`
+    def listed(expr: ast.expr) -> bool:  # `list(s)`, `tuple(s)`, `[*s]`, `[x for x in s]`
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and \
                 expr.args:
             return _is_set(expr.args[0], names, sets)
+        if isinstance(expr, ast.ListComp):
+            return _is_set(expr.generators[0].iter, names, sets)
         return isinstance(expr, (ast.List, ast.Tuple)) and any(
             isinstance(e, ast.Starred) and _is_set(e.value, names, sets) for e in expr.elts)
 
     if isinstance(node, ast.Subscript):
         return listed(node.value)
+    if isinstance(node, ast.For):  # `for x in s: return x`: the first member it meets
+        return _is_set(node.iter, names, sets) and any(
+            isinstance(n, (ast.Return, ast.Break)) for stmt in node.body for n in ast.walk(stmt))
+    if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Name):
+        return node.value.id in ("id", "hash") and node.value.id not in names  # `sorted(rows, key=id)`
     if isinstance(node, ast.Compare):
         return any(listed(side) for side in (node.left, *node.comparators)) and \
             all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
