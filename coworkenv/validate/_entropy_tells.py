@@ -6,15 +6,16 @@ The probes seed and pin the `random` module and every generator seeded from the 
 alone. What they cannot reach: the OS's randomness (`os.urandom`, `uuid.uuid4`, `secrets`' tokens), the clocks that
 count from an arbitrary start (`time.perf_counter`, `monotonic`, `process_time`), the process (`os.getpid`), an
 object's address (`id`) and the hash of a string or an object (randomised per process) used for more than identity,
-the sandbox's scratch path, temporary names and ids, a set's order (`coworkenv.validate._run_draws`), a clock's digits finer than a day (the probes move the clocks by whole days): its value modulo
-(`time.time_ns() % 1000`, `divmod`, `math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`,
-`strftime('%S')`, `attrgetter('second')(now)`, `(now - midnight).seconds`), its text cut past the date
-(`str(time.time())[-1]`, `repr(now)[-3:]`, a cut with a computed bound) or its other digits, bytes, bits and hashes
-(`hex(time.time_ns())[-3:]`, `t.to_bytes(...)`, `t.bit_count()`, `hashlib.sha256(str(t).encode())`), and a generator or the
-module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the check's
-own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails one
-agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or a
-clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
+the sandbox's scratch path, temporary names and ids, a set's order (`coworkenv.validate._run_draws`), a clock's digits
+finer than a day (the probes move the clocks by whole days): its value modulo (`time.time_ns() % 1000`, `divmod`,
+`math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`, `strftime('%S')`,
+`attrgetter('second')(now)`, `(now - midnight).seconds`), its text cut past the date (`str(time.time())[-1]`,
+`repr(now)[-3:]`, a cut with a computed bound) or its other digits, bytes, bits and hashes
+(`hex(time.time_ns())[-3:]`, `t.to_bytes(...)`, `t.bit_count()`, `hashlib.sha256(str(t).encode())`), and a generator
+or the module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the
+check's own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails
+one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or
+a clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
 members (`__import__('os')`, `importlib.import_module`, `sys.modules['os']`, `getattr(os, 'urandom')`,
 `vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`); a member named at
 run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts as a draw."""
