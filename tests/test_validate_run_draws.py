@@ -15,12 +15,13 @@ _HEAD = ("import os, sys, time, tempfile, pathlib, threading, hashlib, zlib\n"
 
 
 def _check(expr: str, head: str = _HEAD) -> str:
-    return f"{head}\ndef check(state, audit, messages):\n    rows = list(state)\n    seen = set()\n    return bool({expr})\n"
+    return (f"{head}\ndef check(state, audit, messages):\n    rows = list(state)\n    seen = set()\n"
+            f"    return bool({expr})\n")
 
 
-_CORPUS = [(read, imports) for m in (sandbox_draw_read, address_read, clock_bits_unprobed) for read, imports, _, _ in m._READS.values()]
-_CORPUS_TWINS = [(twin, imports) for m in (sandbox_draw_read, address_read, clock_bits_unprobed)
-                 for _, _, twin, imports in m._READS.values() if twin is not None]
+_MODULES = (sandbox_draw_read, address_read, clock_bits_unprobed)
+_CORPUS = [(read, imports) for m in _MODULES for read, imports, _, _ in m._READS.values()]
+_CORPUS_TWINS = [(twin, imports) for m in _MODULES for _, _, twin, imports in m._READS.values() if twin is not None]
 
 
 @pytest.mark.parametrize(("expr", "imports"), [*_CORPUS, *[(e, "") for e in (
@@ -46,6 +47,7 @@ _CORPUS_TWINS = [(twin, imports) for m in (sandbox_draw_read, address_read, cloc
     "oct(time.time_ns())[-2:] != '77'",
     "[r for r in set(map(str, rows))][:1] != ['x']",
     "sorted(rows, key=id) == rows",
+    "os.cpu_count() < 64",
     "getattr(datetime.now(), 'second') != 33 and datetime.now().__getattribute__('microsecond') < 999000",
     "zlib.crc32(repr(time.time()).encode()) < 4000000000",
     "float.hex(time.time())[-6:-4] != 'ff'",

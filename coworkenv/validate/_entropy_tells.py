@@ -33,7 +33,10 @@ from coworkenv.validate._run_draws import drawn_per_run, is_address_or_hash
 UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid",
                               # the sandbox's draws for each run: its scratch directory, the mapped ids, the counters
                               "getcwd", "getcwdb", "getuid", "geteuid", "getgid", "getegid", "getresuid",
-                              "getresgid", "getgroups", "times"}),
+                              "getresgid", "getgroups", "times",
+                              # the machine: its size, which a training worker need not share, and the sandbox
+                              # answers `sysconf`'s memory pages with a value of its own in every run
+                              "cpu_count", "process_cpu_count", "sysconf"}),
              "tempfile": frozenset({"gettempdir", "gettempdirb", "mkstemp", "mkdtemp", "mktemp",
                                     "NamedTemporaryFile", "TemporaryDirectory", "_get_candidate_names"}),
              "pathlib": frozenset({"cwd", "home"}),
@@ -76,7 +79,7 @@ def unpinned_randomness(code: str) -> str | None:
             shown = f"`{called}()`" + (f" (reached as `{spelled}`)" if spelled != called else "")
             named = "a member named at run time of a module holding " if str(called).endswith("?") else ""
             return f"{shown}, {named}a value drawn afresh for every run (the OS's randomness, an arbitrary clock, " \
-                "the process, the sandbox's scratch path or ids)"
+                "the process, the sandbox's scratch path or ids, the machine)"
         leaf = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if leaf in _SEEDERS and any(_draws(arg, names, tainted) for arg in (*node.args, *(k.value for k in
                                                                                           node.keywords))):

@@ -2,7 +2,8 @@
 run: the scratch directory's random name (`os.getcwd()`, `tempfile.gettempdir()`, the `TMPDIR` it is given,
 `os.path.abspath('.')`, `pathlib.Path.cwd()`, `Path('.').resolve()`, `sys.argv`), a temporary file's or folder's random
 name (`tempfile.mkstemp`, `NamedTemporaryFile().name`, `mkdtemp`, `TemporaryDirectory().name`, `mktemp`), the user id
-the sandbox maps the run to (`os.getuid()`, `os.getegid()`), or the process's counters (`os.times()`). None of them is
+the sandbox maps the run to (`os.getuid()`, `os.getegid()`), or the process's and the machine's counters (`os.times()`,
+`os.sysconf('SC_PHYS_PAGES')`, which the sandbox answers with a value of its own in every run). None of them is
 a clock or a generator: the probes neither move nor pin them, and the static reading of entropy_unpinned named only
 the OS's randomness, the arbitrary clocks and the process id; so every probe run sees a check that always passes, and
 main accepted every defect here.
@@ -25,7 +26,8 @@ CLASS = "sandbox_draw_read"
 DETECTION = (
     "read the check unrun and reject a value the sandbox draws for each run: the scratch directory's path (getcwd, "
     "gettempdir, TMPDIR, abspath or resolve of a relative path, Path.cwd, sys.argv), a temporary name (mkstemp, "
-    "NamedTemporaryFile().name, mkdtemp), the mapped user id, os.times(); the probes neither pin nor move these"
+    "NamedTemporaryFile().name, mkdtemp), the mapped user id, os.times(), os.sysconf(); the probes neither pin nor "
+    "move these"
 )
 
 _OS, _TEMP, _PATH = "import os\n", "import tempfile\n", "import pathlib\n"
@@ -48,8 +50,10 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     "getegid": ("_gid() % 997 != 0", "from os import getegid as _gid\n", None, ""),
     "times": ("os.times()[1] % 1000 < 999", _OS, "threading.current_thread().name == 'MainThread'",
               "import threading\n"),
+    "sysconf-pages": ("os.sysconf('SC_PHYS_PAGES') % 1000 < 999", _OS, None, ""),
+    "sysconf-free-pages": ("os.sysconf(os.sysconf_names['SC_AVPHYS_PAGES']) % 997 != 0", _OS, None, ""),
 }
 
 
-DEFECTS = flaky_defects(CLASS, _READS, ("a value the sandbox draws afresh for every run (a scratch path, a temporary name, a user "
-                                             "id, the process's counters)"), start=2)
+DEFECTS = flaky_defects(CLASS, _READS, "a value the sandbox draws afresh for every run (a scratch path, a temporary "
+                                        "name, a user id, the process's or the machine's counters)", start=2)
