@@ -5,14 +5,17 @@ The probes seed and pin the `random` module and every generator seeded from the 
 (`coworkenv.checks.run_setup`); a generator seeded with a value of the check's own is a fixed sequence they leave
 alone. What they cannot reach: the OS's randomness (`os.urandom`, `uuid.uuid4`, `secrets`' tokens), the clocks that
 count from an arbitrary start (`time.perf_counter`, `monotonic`, `process_time`), the process (`os.getpid`), an
-object's address (`id`) and the hash of a string or an object (randomised per process) when the value is computed
-with, a clock's digits finer than a day (the probes move the clocks by whole days): its value modulo
-(`time.time_ns() % 1000`, `divmod`, `math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`,
-`strftime('%S')`) or its text cut past the date (`str(time.time())[-1]`, `repr(now)[-3:]`), and a generator or the
-module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the check's
-own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails one
-agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or a
-clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
+object's address (`id`) and the hash of a string or an object (randomised per process) used for more than identity,
+the sandbox's scratch path, temporary names and ids, a set's order (`coworkenv.validate._run_draws`), a clock's digits
+finer than a day (the probes move the clocks by whole days): its value modulo (`time.time_ns() % 1000`, `divmod`,
+`math.modf`), its time of day (`now.microsecond`, `now.hour`, `localtime()[5]`, `strftime('%S')`,
+`attrgetter('second')(now)`, `(now - midnight).seconds`), its text cut past the date (`str(time.time())[-1]`,
+`repr(now)[-3:]`, a cut with a computed bound) or its other digits, bytes, bits and hashes
+(`hex(time.time_ns())[-3:]`, `t.to_bytes(...)`, `t.bit_count()`, `hashlib.sha256(str(t).encode())`), and a generator
+or the module seeded from any of these or from a clock (`random.Random(time.time_ns())`): such a seed looks like the
+check's own yet changes every run. A check that judges an agent's work has no use for either, and a check that fails
+one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or
+a clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
 members (`__import__('os')`, `importlib.import_module`, `sys.modules['os']`, `getattr(os, 'urandom')`,
 `vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`); a member named at
 run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts as a draw."""
@@ -24,9 +27,24 @@ import contextlib
 import re
 
 from coworkenv.validate._module_lookups import called_name, constant_text, imported_names, qualified
+from coworkenv.validate._run_draws import drawn_per_run, is_address_or_hash
 
 # What draws on randomness no probe controls, by module.
-UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
+UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid",
+                              # the sandbox's draws for each run: its scratch directory, the mapped ids, the counters
+                              "getcwd", "getcwdb", "getuid", "geteuid", "getgid", "getegid", "getresuid",
+                              "getresgid", "getgroups", "times",
+                              # the machine: its size, which a training worker need not share, and the sandbox
+                              # answers `sysconf`'s memory pages with a value of its own in every run
+                              "cpu_count", "process_cpu_count", "sysconf"}),
+             "tempfile": frozenset({"gettempdir", "gettempdirb", "mkstemp", "mkdtemp", "mktemp",
+                                    "NamedTemporaryFile", "TemporaryDirectory", "_get_candidate_names"}),
+             "pathlib": frozenset({"cwd", "home"}),
+             # heap gauges: they move with whatever the run allocated, the payload the agent's state made too
+             "sys": frozenset({"getallocatedblocks", "getrefcount", "gettotalrefcount"}),
+             "gc": frozenset({"get_count", "get_stats", "get_objects", "get_freeze_count"}),
+             "tracemalloc": frozenset({"get_traced_memory", "take_snapshot", "get_tracemalloc_memory"}),
+             "_thread": frozenset({"get_ident", "get_native_id"}),
              "uuid": frozenset({"uuid1", "uuid4", "getnode"}),
              "secrets": frozenset({"token_bytes", "token_hex", "token_urlsafe"}),
              "time": frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
@@ -36,7 +54,6 @@ UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid"}),
 _CLOCKS = {"time": frozenset({"time", "time_ns", "clock_gettime", "clock_gettime_ns", "localtime", "gmtime", "ctime"})}
 _NOW = frozenset({"now", "utcnow", "today"})  # `datetime.now()`, `date.today()`, however the class was imported
 _SEEDERS = frozenset({"Random", "SystemRandom", "seed"})  # `random.Random(x)`, `random.seed(x)`, `rng.seed(x)`
-_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def unpinned_randomness(code: str) -> str | None:
@@ -52,7 +69,6 @@ def unpinned_randomness(code: str) -> str | None:
         with contextlib.suppress(SyntaxError):
             tree.body += [statement for text in evaluated for statement in ast.parse(text).body]
     names = imported_names(tree)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     tainted = _tainted(tree, names)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -62,13 +78,15 @@ def unpinned_randomness(code: str) -> str | None:
             spelled = ast.unparse(node.func)
             shown = f"`{called}()`" + (f" (reached as `{spelled}`)" if spelled != called else "")
             named = "a member named at run time of a module holding " if str(called).endswith("?") else ""
-            return f"{shown}, {named}randomness of the OS, an arbitrary clock or the process"
-        if _is_address_or_hash(node, names) and _computed_with(node, parents):
-            return f"`{ast.unparse(node)}`, an address or a hash that changes from run to run, computed with"
+            return f"{shown}, {named}a value drawn afresh for every run (the OS's randomness, an arbitrary clock, " \
+                "the process, the sandbox's scratch path or ids, the machine)"
         leaf = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if leaf in _SEEDERS and any(_draws(arg, names, tainted) for arg in (*node.args, *(k.value for k in
                                                                                           node.keywords))):
             return f"`{ast.unparse(node)}`, a generator seeded from a clock or from randomness of its own"
+    drawn = drawn_per_run(tree, names)  # addresses, hashes, a set's order, the scratch path read past a call
+    if drawn is not None:
+        return drawn
     # after the draws themselves, so that `uuid.uuid4().int % 9` is named by its draw
     for node in ast.walk(tree):
         if _finer_than_a_day(node, names, tainted):
@@ -88,30 +106,13 @@ def _unreached(called: str | None) -> bool:
     return module in UNREACHED and (leaf in UNREACHED[module] or leaf == "?")
 
 
-def _is_address_or_hash(call: ast.Call, names: dict[str, str]) -> bool:
-    func = call.func
-    leaf = func.id if isinstance(func, ast.Name) and func.id not in names else \
-        (qualified(func, names) or "").removeprefix("builtins.")
-    if leaf not in ("id", "hash") or len(call.args) != 1:
-        return False
-    # the hash of a number (or a tuple of numbers) is the same in every run; a string's or an object's is not
-    return leaf == "id" or not all(isinstance(n, (ast.Tuple, ast.UnaryOp, ast.unaryop, ast.Load)) or
-                                   (isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)))
-                                   for n in ast.walk(call.args[0]))
-
-
-def _computed_with(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
-    """The value is an operand of arithmetic or of an ordering (`id(x) % 2`, `hash(s) < n`), not an identity."""
-    parent = parents.get(node)
-    return isinstance(parent, (ast.BinOp, ast.UnaryOp)) or (
-        isinstance(parent, ast.Compare) and any(isinstance(op, _ORDERING) for op in parent.ops))
-
-
 def _finer_than_a_day(node: ast.AST, names: dict[str, str], tainted: set[str]) -> bool:
     """A reading of a clock finer than a day, which the probes (moving the clocks by whole days) leave as random as
     it was: its value modulo (`time.time_ns() % 1000`, `divmod`, `math.modf`, `t - int(t)`), the time of day
     (`now.microsecond`, `now.hour`, `now.time()`, `localtime()[5]`, `strftime('%S')`), or the digits of its text
     past the date (`str(time.time())[-1]`, `repr(now)[-3:]`, `isoformat().split('.')[1]`, `.endswith('7')`)."""
+    if _clock_bits(node, names, tainted):
+        return True
     if isinstance(node, ast.Attribute):
         return node.attr in _TIME_OF_DAY and _draws(node.value, names, tainted)
     if isinstance(node, ast.BinOp):
@@ -135,6 +136,75 @@ def _finer_than_a_day(node: ast.AST, names: dict[str, str], tainted: set[str]) -
             qualified(node.func, names) is None:  # `now.time()`, not the module's `time.time()`
         return _draws(node.func.value, names, tainted)
     return _time_of_day_only(_formatted(node, names, tainted))
+
+
+def _clock_bits(node: ast.AST, names: dict[str, str], tainted: set[str]) -> bool:
+    """A clock's digits finer than a day reached past its text and fields: its bytes or bits (`t.to_bytes(...)`,
+    `t.bit_count()`, `time.time().hex()`, `struct.pack('<d', t)`), a hash of its text showing more than the date
+    (`hashlib.sha256(str(time.time_ns()).encode())`), a time-of-day field named by a constant (`getattr(now,
+    'second')`, `now.__getattribute__('second')`, `operator.attrgetter('second')(now)`), the time of day as a
+    difference (`now - now.replace(hour=0, ...)`, `n.replace(microsecond=0) != n`, `(now - start).seconds`)."""
+    if isinstance(node, ast.Attribute):  # `(now - start).seconds`: the difference's part below a day
+        return node.attr in ("seconds", "microseconds") and isinstance(node.value, ast.BinOp) and \
+            isinstance(node.value.op, ast.Sub) and _draws(node.value.left, names, tainted)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        sides = [node.left, node.right]
+        return any(_time_replaced(side, names, tainted) for side in sides) and all(
+            _draws(side, names, tainted) for side in sides)
+    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+        # `n.replace(microsecond=0) != n`; an ordering only against the same clock (`n.replace(second=0) < n`)
+        replaced = [side for side in (node.left, node.comparators[0]) if _time_replaced(side, names, tainted)]
+        other = node.comparators[0] if replaced and replaced[0] is node.left else node.left
+        if not replaced or not _draws(other, names, tainted):
+            return False
+        base = replaced[0].func.value  # type: ignore[attr-defined]
+        named = base.target.id if isinstance(base, ast.NamedExpr) else ast.unparse(base)
+        return isinstance(node.ops[0], (ast.Eq, ast.NotEq)) or ast.unparse(other) == named
+    if not isinstance(node, ast.Call):
+        return False
+    func, args = node.func, node.args
+    if isinstance(func, ast.Attribute) and func.attr in _BITS:
+        held = args[0] if isinstance(func.value, ast.Name) and func.value.id in ("int", "float") and args else \
+            func.value  # `float.hex(t)` or `t.hex()`
+        return _draws(held, names, tainted)
+    called = called_name(node, names) or ""
+    module = called.partition(".")[0]
+    if called in ("struct.pack", "struct.pack_into"):
+        return any(_draws(arg, names, tainted) for arg in args[1:])
+    if module in _HASHES:
+        return any(_clock_text(_unencoded(arg), names, tainted) is not None for arg in args)
+    field = None
+    if called in ("getattr", "builtins.getattr") and len(args) >= 2:
+        field, holder = constant_text(args[1]), args[0]
+    elif isinstance(func, ast.Attribute) and func.attr == "__getattribute__" and args:
+        field, holder = constant_text(args[0]), func.value
+    elif isinstance(func, ast.Call) and (qualified(func.func, names) or "").endswith("attrgetter") and func.args \
+            and args:
+        field, holder = constant_text(func.args[0]), args[0]
+    return field in _TIME_OF_DAY and _draws(holder, names, tainted)
+
+
+def _time_replaced(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
+    """`now.replace(hour=0, ...)`: a clock with its time of day (or part of it) replaced."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "replace" and \
+        any(k.arg in _TIME_OF_DAY for k in expr.keywords) and _draws(expr.func.value, names, tainted)
+
+
+def _unencoded(expr: ast.expr) -> ast.expr:
+    """The text a hash is given as bytes: `s` of `s.encode()` or `bytes(s, 'utf-8')`."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "encode":
+        return expr.func.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "bytes" and expr.args:
+        return expr.args[0]
+    return expr
+
+
+# What shows a number's low digits as bytes or bits, and the modules whose functions hash what they are given.
+_BITS = frozenset({"to_bytes", "bit_count", "hex", "as_integer_ratio"})
+_HASHES = frozenset({"hashlib", "zlib", "binascii", "hmac"})
+# Other digits than the decimal ones: a clock's text in them shows nothing finer than a day past its prefix.
+_RADIX = frozenset({"hex", "oct", "bin"})
+_RADIX_SPEC = re.compile(r"[xXob]$")
 
 
 def _time_of_day_only(shown: str | None) -> bool:
@@ -193,7 +263,11 @@ def _clock_text(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> int
     func, leaf = expr.func, _leaf(expr.func)
     if leaf in _TEXT_KEEPERS and isinstance(func, ast.Attribute):
         return _clock_text(func.value, names, tainted)
+    if isinstance(func, ast.Name) and leaf in _RADIX and func.id not in names and expr.args:
+        return 2 if _draws(expr.args[0], names, tainted) else None  # `hex(time.time_ns())`: past `0x`
     shown = _formatted(expr, names, tainted)
+    if shown is not None and "%" not in shown and isinstance(func, ast.Name):  # `format(t, 'x')`: a number's spec
+        return 2 if _RADIX_SPEC.search(shown) else _date_length(expr.args[0], names)
     if shown is not None:
         return 10 if _DAY_FINER.search(shown) else None
     if leaf not in _TEXT_MAKERS and not (leaf == "format" and isinstance(func, ast.Attribute)):
@@ -225,8 +299,10 @@ def _cut_past_the_date(node: ast.Subscript, names: dict[str, str], tainted: set[
     bounds = [cut.lower, cut.upper] if isinstance(cut, ast.Slice) else [cut]
     values = [_number(b) for b in bounds]
     first = values[0]  # where the cut starts
+    # a bound computed at run time (`[-n:]`, `[-int('３'):]`) may start anywhere: past the date too
+    computed = any(b is not None and v is None for b, v in zip(bounds, values, strict=True))
     if _shown_as(holder, names, tainted, ("time.localtime", "time.gmtime"), ("timetuple", "utctimetuple")):
-        return first is not None and 3 <= (first + 9 if first < 0 else first) <= 5  # hour, minute, second
+        return computed or (first is not None and 3 <= (first + 9 if first < 0 else first) <= 5)
     if _shown_as(holder, names, tainted, ("time.ctime", "time.asctime"), ("ctime",)):
         return first is not None and 11 <= (first + 24 if first < 0 else first) < 19  # `Fri Dec  4 21:27:20 2026`
     if isinstance(holder, ast.Call) and _leaf(holder.func) in ("split", "rsplit", "partition", "rpartition") and \
@@ -240,7 +316,7 @@ def _cut_past_the_date(node: ast.Subscript, names: dict[str, str], tainted: set[
     length = _clock_text(holder, names, tainted)
     if length is None:
         return False
-    return any(v is not None and v < 0 for v in values) or (first is not None and first >= length)
+    return computed or any(v is not None and v < 0 for v in values) or (first is not None and first >= length)
 
 
 def _shown_as(expr: ast.expr, names: dict[str, str], tainted: set[str], functions: tuple[str, ...],
@@ -273,7 +349,7 @@ def _draws(expr: ast.expr, names: dict[str, str], tainted: set[str]) -> bool:
         called = called_name(node, names) or ""
         module, _, leaf = called.rpartition(".")
         clocks = _CLOCKS.get(module, ()) if module != "?" else frozenset().union(*_CLOCKS.values())
-        if _unreached(called) or leaf in clocks or _is_address_or_hash(node, names):
+        if _unreached(called) or leaf in clocks or is_address_or_hash(node, names):
             return True
         if isinstance(node.func, ast.Attribute) and node.func.attr in _NOW:
             return True

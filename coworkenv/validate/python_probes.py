@@ -3,7 +3,10 @@
 A Python check is judged on more than the three episodes everyone runs:
 - every episode the gates play (initial state, reference, noop, every mutant): a crash anywhere is a defect;
 - the code, unrun: randomness no probe pins or seeds (the OS's, an arbitrary clock's, an address, a string's hash,
-  a generator seeded from a clock; `coworkenv.validate._entropy_tells`) is `nondeterministic_check`;
+  a generator seeded from a clock; `coworkenv.validate._entropy_tells`; an address or a salted hash read past
+  identity, a set's order, the sandbox's scratch path, temporary names and ids: `_run_draws`) is
+  `nondeterministic_check`, and such a check is then probed only with the clocks moved (its verdict is known to
+  change from run to run: the other probes would judge nothing more);
 - the reference's final state, re-run `python_repeats` times, under several random seeds and with the random
   module pinned to its extremes (a check that fails 3% of the time fails when `random()` returns 0.99...):
   a changed verdict is `nondeterministic_check`;
@@ -212,10 +215,14 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
         found.append(Probe("nondeterministic_check", f"the check draws on randomness the probes neither pin nor seed "
                                                      f"({drawn}): its verdict can change from run to run where no "
                                                      "probe run shows it; judge the agent's work by the state alone"))
-    variants: list[tuple[str, dict[str, Any]]] = [(f"run {i + 2}", {}) for i in range(repeats)]
-    variants += [(f"random seed {seed}", {"seed": seed}) for seed in
-                 (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
-    variants += [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
+    # A check found drawing unrun has a verdict that changes from run to run: probing it again, with seeds, pins,
+    # paraphrases or other audits, judges nothing more of it (and cost 21 of its 24 probe runs); only the clock
+    # probes still run, a clock dependence being a finding of its own.
+    settled = drawn is not None
+    variants: list[tuple[str, dict[str, Any]]] = [] if settled else [(f"run {i + 2}", {}) for i in range(repeats)]
+    variants += [] if settled else [(f"random seed {seed}", {"seed": seed}) for seed in
+                                    (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
+    variants += [] if settled else [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
     for what, kwargs in variants:
         verdict, error = run_check(rule, oracle, **kwargs)
         if error or verdict != expected:
@@ -229,6 +236,8 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             found.append(_unprobeable(error) or Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
                                                   f"reference gets {_shown(verdict, error)} instead of {expected}"))
             break
+    if settled:
+        return found
     for what, messages in paraphrases(replies):
         verdict, error = run_check(rule, {**oracle, "messages": messages})
         if error:

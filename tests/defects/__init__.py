@@ -14,9 +14,11 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    address_read,
     amount_grouping_pinned,
     broken_reference,
     case_pinned,
+    clock_bits_unprobed,
     clock_digits_unprobed,
     clock_notation_pinned,
     clock_unprobed,
@@ -86,6 +88,7 @@ from tests.defects import (
     random_unpinned,
     relative_date_pinned,
     reply_only,
+    sandbox_draw_read,
     share_word_pinned,
     silent_change,
     size_pinned,
@@ -198,6 +201,9 @@ MODULES = (
     amount_grouping_pinned,
     clock_notation_pinned,
     guard_batch_evades,
+    sandbox_draw_read,
+    address_read,
+    clock_bits_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

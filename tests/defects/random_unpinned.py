@@ -68,6 +68,21 @@ def flaky_defect(cls: str, name: str, base: str, check_id: str | None, draw: str
                   fix=fix, gate="sandbox", code="nondeterministic_check")
 
 
+# Python checks of three capabilities that a flaky class rewrites in turn: (base, the field check's id or None).
+FLAKY_BASES = (("synth:scheduler_pause_failing_jobs@1", "paused-job-843"), ("synth:feature_flag_rollout@1",
+                                                                           "staging-rolled-back"),
+               ("synth:incident_investigate_fix@1", "service-healthy"), ("synth:feature_flag_rollout@2", None),
+               ("synth:scheduler_pause_failing_jobs@1", "paused-job-842"), ("synth:incident_investigate_fix@1", "fixed"))
+
+
+def flaky_defects(cls: str, reads: dict[str, tuple[str, str, str | None, str]], why: str, *,
+                  start: int = 0) -> list[Defect]:
+    """One `flaky_defect` per entry of `reads` (name: the draw, its imports, the look-alike twin or None, its
+    imports), on `FLAKY_BASES` in turn from `start`."""
+    return [flaky_defect(cls, name, *FLAKY_BASES[(start + i) % len(FLAKY_BASES)], draw, imports, why, twin,
+                         twin_imports) for i, (name, (draw, imports, twin, twin_imports)) in enumerate(reads.items())]
+
+
 def _defect(name: str) -> Defect:
     draw, imports, base, check_id, twin = _DRAWS[name]
     return flaky_defect(CLASS, name, base, check_id, draw, imports,
