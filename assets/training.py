@@ -39,7 +39,7 @@ TOY_NOTE = (
     description="PocketWorker checkpoint: TRL SFT (assistant-only loss) on the published sft config.",
 )
 def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    from trainers import train_sft
+    from trainers import load_sft_config, train_sft
 
     release = context.instance.get_latest_materialization_event(hub_dataset.key)
     if release is None or release.asset_materialization is None:
@@ -54,10 +54,13 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if not train_env_ids({split: str(path) for split, path in current_sft_files(context).items()},
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
-    input_hash = checkpoint_input_hash(data_version, settings)
+    # The config is read once: the input hash and the version name the config trained with, not an edit of the file
+    # made while this asset ran (a second read would hash the edit, or train it under the earlier config's version).
+    config = load_sft_config(settings.train_config)
+    input_hash = checkpoint_input_hash(data_version, settings, config)
     # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
     name = Path(settings.train_config).stem  # a config name, or the file name of a YAML path
-    version = f"{name}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
+    version = f"{name}-{data_version}-{trainer_config_hash(config)[:8]}"
     out_dir = settings.root / "checkpoints" / f"pocketworker-{version}"
 
     def progress(p: object) -> None:
@@ -65,7 +68,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         if step == 1 or step == total or step % 10 == 0:
             context.log.info(f"SFT step {step}/{total} loss {loss:.3f}")
 
-    result = train_sft(settings.train_config, Path(data_location), out_dir, progress=progress)
+    result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
