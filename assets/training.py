@@ -1,7 +1,9 @@
 """pocketworker_checkpoint and eval_report: train on the published SFT data, evaluate on held-out envs."""
 
+import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
@@ -24,6 +26,9 @@ from pipelines.freshness import (
 )
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
+
+if TYPE_CHECKING:
+    from trainers.config import ModelSection
 
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
@@ -92,6 +97,22 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     )
 
 
+def trained_model(checkpoint: Path) -> "ModelSection":
+    """The model section of the config `checkpoint` was trained with, as its `sft_run.json` records it: the base
+    it is compared with is the one it was trained from, whatever the config file says now (it may have been edited
+    since the training, and the checkpoint's version names the config as trained)."""
+    from trainers.config import ModelSection
+    from trainers.sft import RUN_METADATA
+
+    record = checkpoint / RUN_METADATA
+    try:
+        return ModelSection.model_validate(json.loads(record.read_bytes())["config"]["model"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise dg.Failure(f"{record}: the record of the config {checkpoint} was trained with cannot be read "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}); "
+                         "train the checkpoint again (materialize pocketworker_checkpoint)") from None
+
+
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
     """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
     states = complete_partitions(context, settings)
@@ -131,9 +152,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
     # Batched: the episodes evaluate() runs concurrently share each forward pass.
     sft = BatchedLocalBackend(checkpoint, name="pocketworker-sft")
-    from trainers import load_sft_config
-
-    model = load_sft_config(settings.train_config).model
+    model = trained_model(checkpoint)
     # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
     if model.source == "tiny":
         twin = untrained_twin(checkpoint, name="base-untrained")

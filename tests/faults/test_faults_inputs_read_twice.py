@@ -161,3 +161,43 @@ def test_the_rl_comparison_is_recorded_under_the_config_it_was_trained_with(tmp_
     earlier config's, its runs trained with the edited one."""
     _, input_hash, out_dir = _rl_run(tmp_path, monkeypatch, "saved in place", rl_assets.rl_comparison)
     assert out_dir.parent.name == f"rl-tiny-{input_hash[:12]}"
+
+
+def test_the_eval_compares_the_checkpoint_with_the_base_it_was_trained_from(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """eval_report, the config edited after the checkpoint was trained (a from-scratch `tiny` run, then the file
+    switched to a pretrained model): on main the eval read the config again and compared the checkpoint with the
+    pretrained model, published as the evaluation of the checkpoint trained from scratch; the base must be the one
+    the checkpoint's own record (`sft_run.json`) names: the untrained twin."""
+    import json
+
+    import trainers.batching
+    import trainers.local_backend
+
+    config, old, _ = _configs(tmp_path, "tiny")
+    checkpoint = tmp_path / "checkpoints" / "pocketworker-tiny-v1-abc"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / trainers.sft.RUN_METADATA).write_text(
+        json.dumps({"config": trainers.config.load_sft_config(old).to_dict()}), encoding="utf-8")
+    text = (CONFIGS / "pocketworker-8b.yaml").read_text(encoding="utf-8")
+    config.write_text(text[:text.index("distributed:")], encoding="utf-8")  # edited since the training
+    instance = _instance("pocketworker_checkpoint", {"checkpoint": dg.MetadataValue.path(str(checkpoint)),
+                                                     "model_tag": "tiny-v1-abc"})
+    monkeypatch.setattr(training_assets, "held_out_specs", lambda *_: [type("Spec", (), {"id": "env-a"})()])
+    bases: list[str] = []
+
+    def backend(model: Any, *args: Any, name: str = "", **kwargs: Any) -> Any:  # no model loaded
+        if name != "pocketworker-sft":
+            bases.append(f"pretrained {model}")
+            raise Paused
+        return model
+
+    def twin(checkpoint: Path, **kwargs: Any) -> Any:
+        bases.append(f"untrained twin of {Path(checkpoint).name}")
+        raise Paused
+
+    monkeypatch.setattr(trainers.batching, "BatchedLocalBackend", backend)
+    monkeypatch.setattr(trainers.local_backend, "untrained_twin", twin)
+    with pytest.raises(Paused):
+        training_assets.eval_report(dg.build_asset_context(instance=instance), _settings(tmp_path, train_config=config))
+    assert bases == [f"untrained twin of {checkpoint.name}"]
