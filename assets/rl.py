@@ -64,15 +64,17 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     from coworkenv.rollout import trajectories_table
     from coworkenv.store.stages import read_trajectories
     from trainers.rl import train_rl
+    from trainers.rl_config import load_rl_config
     from trainers.rl_report import reward_slope, summarize_run
 
     checkpoint, tag = _sft_checkpoint(context)
     specs, ids = _train_envs(context, settings)
-    input_hash = rl_input_hash(RL_CHECKPOINT, tag, ids, settings)
-    version = f"{Path(settings.rl_config).stem}-{rl_config_hash(settings.rl_config)[:8]}-{input_hash[:12]}"
+    config = load_rl_config(settings.rl_config)  # read once: the version names the config trained with
+    input_hash = rl_input_hash(RL_CHECKPOINT, tag, ids, settings, config)
+    version = f"{Path(settings.rl_config).stem}-{rl_config_hash(config)[:8]}-{input_hash[:12]}"
     out_dir = settings.root / "checkpoints" / f"rl-{version}"
     context.log.info(f"GRPO ({settings.rl_config}) from {checkpoint.name} in {len(specs)} train envs")
-    result = train_rl(settings.rl_config, specs, out_dir, model_path=checkpoint, progress=_progress(context, "RL"))
+    result = train_rl(config, specs, out_dir, model_path=checkpoint, progress=_progress(context, "RL"))
     steps = sorted((out_dir / "rollouts").glob("step-*"))
     tables = [trajectories_table(read_trajectories(folder, written_by="rl")) for folder in steps]
     tables = [t.append_column("rl_step", pa.array([int(f.name.split("-")[1])] * t.num_rows, pa.int32()))
@@ -118,17 +120,19 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
 def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     from trainers.rl import RLResult
     from trainers.rl_compare import compare_rl_variants
+    from trainers.rl_config import load_rl_config
 
     checkpoint, tag = _sft_checkpoint(context)
     specs, ids = _train_envs(context, settings)
-    input_hash = rl_input_hash(RL_COMPARISON, tag, ids, settings)
+    config = load_rl_config(settings.rl_config)  # read once: the input hash names the config the runs train with
+    input_hash = rl_input_hash(RL_COMPARISON, tag, ids, settings, config)
     out_dir = settings.root / "rl-comparisons" / f"{Path(settings.rl_config).stem}-{input_hash[:12]}"
 
     def done(result: RLResult) -> None:
         context.log.info(f"{result.reward}/{result.credit} seed {result.config['training']['seed']}: "
                          f"{result.steps} steps in {result.wall_s:.0f} s")
 
-    comparison = compare_rl_variants(settings.rl_config, specs, out_dir, model_path=checkpoint,
+    comparison = compare_rl_variants(config, specs, out_dir, model_path=checkpoint,
                                      seeds=range(settings.rl_seeds), on_variant=done)
     markdown = comparison.markdown.read_text(encoding="utf-8")
     return dg.MaterializeResult(

@@ -1,7 +1,9 @@
 """pocketworker_checkpoint and eval_report: train on the published SFT data, evaluate on held-out envs."""
 
+import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
@@ -25,6 +27,9 @@ from pipelines.freshness import (
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
 
+if TYPE_CHECKING:
+    from trainers.config import ModelSection
+
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
     "The numbers are what was measured; they say nothing about the 8B recipe."
@@ -39,7 +44,7 @@ TOY_NOTE = (
     description="PocketWorker checkpoint: TRL SFT (assistant-only loss) on the published sft config.",
 )
 def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    from trainers import train_sft
+    from trainers import load_sft_config, train_sft
 
     release = context.instance.get_latest_materialization_event(hub_dataset.key)
     if release is None or release.asset_materialization is None:
@@ -54,10 +59,13 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if not train_env_ids({split: str(path) for split, path in current_sft_files(context).items()},
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
-    input_hash = checkpoint_input_hash(data_version, settings)
+    # The config is read once: the input hash and the version name the config trained with, not an edit of the file
+    # made while this asset ran (a second read would hash the edit, or train it under the earlier config's version).
+    config = load_sft_config(settings.train_config)
+    input_hash = checkpoint_input_hash(data_version, settings, config)
     # The config's content is in the version: an edited config is a new checkpoint, not a silent overwrite.
     name = Path(settings.train_config).stem  # a config name, or the file name of a YAML path
-    version = f"{name}-{data_version}-{trainer_config_hash(settings.train_config)[:8]}"
+    version = f"{name}-{data_version}-{trainer_config_hash(config)[:8]}"
     out_dir = settings.root / "checkpoints" / f"pocketworker-{version}"
 
     def progress(p: object) -> None:
@@ -65,7 +73,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         if step == 1 or step == total or step % 10 == 0:
             context.log.info(f"SFT step {step}/{total} loss {loss:.3f}")
 
-    result = train_sft(settings.train_config, Path(data_location), out_dir, progress=progress)
+    result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
@@ -87,6 +95,22 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             "model_tag": published.tag,
         },
     )
+
+
+def trained_model(checkpoint: Path) -> "ModelSection":
+    """The model section of the config `checkpoint` was trained with, as its `sft_run.json` records it: the base
+    it is compared with is the one it was trained from, whatever the config file says now (it may have been edited
+    since the training, and the checkpoint's version names the config as trained)."""
+    from trainers.config import ModelSection
+    from trainers.sft import RUN_METADATA
+
+    record = checkpoint / RUN_METADATA
+    try:
+        return ModelSection.model_validate(json.loads(record.read_bytes())["config"]["model"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise dg.Failure(f"{record}: the record of the config {checkpoint} was trained with cannot be read "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}); "
+                         "train the checkpoint again (materialize pocketworker_checkpoint)") from None
 
 
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
@@ -128,9 +152,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
     # Batched: the episodes evaluate() runs concurrently share each forward pass.
     sft = BatchedLocalBackend(checkpoint, name="pocketworker-sft")
-    from trainers import load_sft_config
-
-    model = load_sft_config(settings.train_config).model
+    model = trained_model(checkpoint)
     # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
     if model.source == "tiny":
         twin = untrained_twin(checkpoint, name="base-untrained")

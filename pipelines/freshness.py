@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain, zip_longest
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
@@ -23,6 +23,10 @@ from pipelines.code_versions import CODE_VERSIONS
 from pipelines.jobs import AGGREGATES, RL_ASSETS, RL_STEP
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, incomplete_message, partition_states
+
+if TYPE_CHECKING:
+    from trainers.config import SFTRunConfig
+    from trainers.rl_config import RLRunConfig
 
 
 class IncompletePartitions(ValueError):
@@ -52,11 +56,14 @@ def latest_metadata(instance: dg.DagsterInstance, asset: str) -> dict[str, Any] 
     return {k: v.value for k, v in event.asset_materialization.metadata.items()}
 
 
-def trainer_config_hash(name: str) -> str:
-    """Hash of the resolved trainer config (a missing or invalid config raises with its path)."""
-    from trainers.config import load_sft_config
+def trainer_config_hash(config: str | Path | SFTRunConfig) -> str:
+    """Hash of the resolved trainer config: a loaded one, or a name or YAML path read now (a missing or invalid
+    config raises with its path). What is trained records the hash of the config it loaded once and trains with: a
+    second read of the file would hash an edit made in between."""
+    from trainers.config import SFTRunConfig, load_sft_config
 
-    return content_hash(load_sft_config(name).model_dump(mode="json"))[:16]
+    loaded = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
+    return content_hash(loaded.model_dump(mode="json"))[:16]
 
 
 def sft_input_hash(states: list[PartitionState], settings: CoworkenvSettings) -> str:
@@ -86,10 +93,12 @@ def hub_input_hash(states: list[PartitionState], sft_version: str, settings: Cow
     })[:32]
 
 
-def checkpoint_input_hash(dataset_version: str, settings: CoworkenvSettings) -> str:
+def checkpoint_input_hash(dataset_version: str, settings: CoworkenvSettings,
+                          config: SFTRunConfig | None = None) -> str:
+    """`config`: the trainer config as loaded for the training (else settings.train_config is read now)."""
     return content_hash({
         "code": CODE_VERSIONS["pocketworker_checkpoint"], "dataset": dataset_version,
-        "trainer_config": trainer_config_hash(settings.train_config), "repo": settings.hub_model_repo_id,
+        "trainer_config": trainer_config_hash(config or settings.train_config), "repo": settings.hub_model_repo_id,
     })[:32]
 
 
@@ -147,18 +156,22 @@ def eval_input_hash(checkpoint_version: str, env_ids: list[str], settings: Cowor
     })[:32]
 
 
-def rl_config_hash(name: str) -> str:
-    """Hash of the resolved RL config (a missing or invalid config raises with its path)."""
-    from trainers.rl_config import load_rl_config
+def rl_config_hash(config: str | Path | RLRunConfig) -> str:
+    """Hash of the resolved RL config: a loaded one (what is trained), or a name or YAML path read now (a missing or
+    invalid config raises with its path)."""
+    from trainers.rl_config import RLRunConfig, load_rl_config
 
-    return content_hash(load_rl_config(name).model_dump(mode="json", exclude={"distributed"}))[:16]
+    loaded = config if isinstance(config, RLRunConfig) else load_rl_config(config)
+    return content_hash(loaded.model_dump(mode="json", exclude={"distributed"}))[:16]
 
 
-def rl_input_hash(asset: str, checkpoint_version: str, env_ids: list[str], settings: CoworkenvSettings) -> str:
-    """What an RL asset is made from: the SFT checkpoint, the RL config, the envs (and the seeds of the comparison)."""
+def rl_input_hash(asset: str, checkpoint_version: str, env_ids: list[str], settings: CoworkenvSettings,
+                  config: RLRunConfig | None = None) -> str:
+    """What an RL asset is made from: the SFT checkpoint, the RL config (`config` as loaded for the training, else
+    settings.rl_config read now), the envs (and the seeds of the comparison)."""
     return content_hash({
         "code": CODE_VERSIONS[RL_STEP.get(asset, asset)], "checkpoint": checkpoint_version, "envs": env_ids,
-        "rl_config": rl_config_hash(settings.rl_config),
+        "rl_config": rl_config_hash(config or settings.rl_config),
         "seeds": settings.rl_seeds if asset == "rl_comparison" else None,
     })[:32]
 
