@@ -18,6 +18,7 @@ from tests.defects import (
     broken_reference,
     case_pinned,
     clock_digits_unprobed,
+    clock_idiom_pinned,
     clock_notation_pinned,
     clock_unprobed,
     content_blind,
@@ -198,6 +199,7 @@ MODULES = (
     amount_grouping_pinned,
     clock_notation_pinned,
     guard_batch_evades,
+    clock_idiom_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
