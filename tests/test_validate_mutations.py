@@ -220,6 +220,20 @@ def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> N
     assert as_user_wrote("ends 25h30", said) is None
 
 
+def test_iso_week_dates_are_read_as_the_day_they_name() -> None:
+    """An ISO 8601 week date, extended ("2026-W23-2") or compact ("2026W232"), is the day it names and is written back
+    as the user gave the date (`week_date_pinned`); a week without its day, a week a year lacks, or one inside an id
+    is not a date."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    for mine in ("2026-W23-2", "2026W232", "2026-w23-2"):
+        assert as_user_wrote(f"due {mine}.", "Pick it up by 2026-06-02") == "due 2026-06-02.", mine
+    assert as_user_wrote("on 2026-W45-2", "the sync is on Tuesday 3 November") == "on Tuesday 3 November"
+    assert [w.values for w in mentions("2026-W53-1")] == [((2026, 12, 28),)]  # 2026 has 53 ISO weeks
+    for alike in ("2026-W23", "2027-W53-1", "2026-W00-1", "OPS-2026-W23-2", "2026-W23-8"):
+        assert all(w.kind != "date" for w in mentions(alike)), alike
+
+
 def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
     """A completion `called` check on a reference write makes a replay with the write's fields put back; a spec
     whose checks read the state only makes none."""

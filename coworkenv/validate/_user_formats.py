@@ -102,6 +102,8 @@ _NUMBER = r"(?<!\d )(?<![/#@=])" \
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
     r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
+    # 2026-W23-2, 2026W232: an ISO week date (year, week, day of the week)
+    r"(?P<wy>\d{4})(?:-W(?P<ww>\d{2})-(?P<wd>[1-7])|W(?P<ww2>\d{2})(?P<wd2>[1-7]))(?![\w-])|"
     # 2026-06-02 (not a date-time), 2026/06/02, 2026.06.02
     rf"(?P<iy>\d{{4}})(?:-(?P<im>\d{{2}})-(?P<id>\d{{2}})|(?P<is>[./])(?P<im2>\d{{1,2}})(?P=is)(?P<id2>\d{{1,2}}))"
     r"(?![\w:]|[./-]\d)"
@@ -202,6 +204,8 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _number(g["n"])
     if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
         return _duration(g)
+    if g["wy"]:
+        return _week_date(int(g["wy"]), int(g["ww"] or g["ww2"] or 0), int(g["wd"] or g["wd2"] or 0))
     if g["oh"]:
         return _on_the_hour(g["oh"], g["od"])
     return _date(g) if all(g[k] is None for k in ("th", "ah", "xh", "yh", "zh")) else _time(g)
@@ -240,6 +244,15 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     else:
         year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), _day(g["md"], g["mdw"])
     return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _week_date(year: int, week: int, weekday: int) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """An ISO week date (2026-W23-2: the Tuesday of ISO week 23 of 2026) as the day it names."""
+    try:
+        day = date.fromisocalendar(year, week, weekday)
+    except ValueError:  # (no week 53 that year, week 00)
+        return None
+    return "date", ((day.year, day.month, day.day),)
 
 
 def _day(digits: str | None, words: str | None) -> int:

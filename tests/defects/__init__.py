@@ -102,6 +102,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     vacuous,
+    week_date_pinned,
     wrong_expected,
     wrong_route,
     zone_pinned,
@@ -200,6 +201,7 @@ MODULES = (
     clock_notation_pinned,
     guard_batch_evades,
     clock_idiom_pinned,
+    week_date_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
