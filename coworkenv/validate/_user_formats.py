@@ -3,7 +3,9 @@ the answer comes from, gave them: the user asks for the ticket to be picked up "
 3 November", the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR
 41,620"; and the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An
 honest agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
-writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
+writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`). A time
+is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "9 o'clock": the French hour mark
+reads as a duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232").
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
 "+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
