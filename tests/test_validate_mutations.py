@@ -202,6 +202,38 @@ def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_giv
     assert [(w.kind, w.shown) for w in mentions("12.50 EUR, 02.30 h")] == [("amount", "12.50 EUR")]
 
 
+def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> None:
+    """An hour and minutes joined by an h ("02h30", "2h30", "16H00", "15 h 15") is the user's time of day as well as a
+    duration, and "N o'clock" (digits or words, a part of the day or not) is that hour; both are written back as the
+    user gave the time (`clock_idiom_pinned`); a duration the user gave stays a duration, a bare "9h" is not read."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "my shift ends at 02:30; the sync is at 13:00; book 90 minutes"
+    for mine in ("02h30", "2h30", "02H30", "2 h 30"):
+        assert as_user_wrote(f"ends {mine}, then", said) == "ends 02:30, then", mine
+    for mine in ("1 o'clock", "one o\u2019clock", "1 o'clock in the afternoon", "1 o'clock pm"):
+        assert as_user_wrote(f"at {mine}.", said) == "at 13:00.", mine
+    assert as_user_wrote("at 1 o'clock in the morning", said) is None  # 01:00, not the user's 13:00
+    assert as_user_wrote("a 1h30 slot", said) == "a 90 minutes slot"  # still a duration
+    assert [w.values for w in mentions("12 o'clock")] == [((None, 0, 0), (None, 12, 0))]
+    assert as_user_wrote("ends 2h, then", said) is None
+    assert as_user_wrote("ends 25h30", said) is None
+
+
+def test_iso_week_dates_are_read_as_the_day_they_name() -> None:
+    """An ISO 8601 week date, extended ("2026-W23-2") or compact ("2026W232"), is the day it names and is written back
+    as the user gave the date (`week_date_pinned`); a week without its day, a week a year lacks, or one inside an id
+    is not a date."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    for mine in ("2026-W23-2", "2026W232", "2026-w23-2"):
+        assert as_user_wrote(f"due {mine}.", "Pick it up by 2026-06-02") == "due 2026-06-02.", mine
+    assert as_user_wrote("on 2026-W45-2", "the sync is on Tuesday 3 November") == "on Tuesday 3 November"
+    assert [w.values for w in mentions("2026-W53-1")] == [((2026, 12, 28),)]  # 2026 has 53 ISO weeks
+    for alike in ("2026-W23", "2027-W53-1", "2026-W00-1", "OPS-2026-W23-2", "2026-W23-8"):
+        assert all(w.kind != "date" for w in mentions(alike)), alike
+
+
 def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
     """A completion `called` check on a reference write makes a replay with the write's fields put back; a spec
     whose checks read the state only makes none."""

@@ -3,7 +3,9 @@ the answer comes from, gave them: the user asks for the ticket to be picked up "
 3 November", the shift ending "at 02:30"; the contract file says "renewal date | 2027-04-19", "approval limit | EUR
 41,620"; and the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An
 honest agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
-writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`).
+writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`). A time
+is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "9 o'clock": the French hour mark
+reads as a duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232").
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
 "+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
@@ -79,6 +81,10 @@ _TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eigh
 _IN_WORDS = r"(?:(?:" + "|".join(_TENS[2:]) + r")(?:[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r"))?|" \
             + "|".join(sorted(_UNITS[1:], key=len, reverse=True)) + ")"
 _MINUTES_PER = {"m": 1, "h": 60, "d": 24 * 60}
+_CLOCK_WORDS = _UNITS[1:13]  # one ... twelve, read before "o'clock"
+# An hour and two-digit minutes joined by an h ("14h30", "9h00", "15 h 15", "16H00"): the French (Belgian, Swiss,
+# Quebec) time of day, and a duration too ("a 1h30 meeting"); read as a duration, it is also that time of day.
+_HOUR_MARK = re.compile(r"(?:[01]?\d|2[0-3])\s?h\s?[0-5]\d", re.IGNORECASE)
 _DURATION = (
     r"(?P<dh>\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)(?:\s*(?:and\s+)?(?P<dhm>\d{1,2})(?:\s*(?:m|mins?|minutes?))?)?(?!\w)"
     r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?|mn)(?!\w)|(?P<dmm>\d+)(?:m|['\u2019])(?![\w'\u2019])"
@@ -98,6 +104,8 @@ _NUMBER = r"(?<!\d )(?<![/#@=])" \
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
     r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
+    # 2026-W23-2, 2026W232: an ISO week date (year, week, day of the week)
+    r"(?P<wy>\d{4})(?:-W(?P<ww>\d{2})-(?P<wd>[1-7])|W(?P<ww2>\d{2})(?P<wd2>[1-7]))(?![\w-])|"
     # 2026-06-02 (not a date-time), 2026/06/02, 2026.06.02
     rf"(?P<iy>\d{{4}})(?:-(?P<im>\d{{2}})-(?P<id>\d{{2}})|(?P<is>[./])(?P<im2>\d{{1,2}})(?P=is)(?P<id2>\d{{1,2}}))"
     r"(?![\w:]|[./-]\d)"
@@ -120,6 +128,9 @@ _WHEN = re.compile(
     r"|(?P<yh>\d{1,2})\.(?P<ym>[0-5]\d)\s*(?P<yap>[ap])\.?m\b\.?"
     rf"|(?P<zh>[01]\d|2[0-3])\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?"
     rf"(?![\w%]|[.,:]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?{_CURRENCY.format(n='zc')}(?!\w))"
+    # 9 o'clock, nine o'clock, 1 o'clock in the afternoon: the hour on the clock's face
+    r"|(?P<oh>1[0-2]|0?[1-9]|" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+o['\u2019]\s?clock"
+    r"(?:\s+(?P<od>in\s+the\s+(?:morning|afternoon|evening)|[ap]\.?m\b\.?))?(?!\w)"
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
@@ -149,6 +160,10 @@ class When:
     def same(self, other: When) -> bool:
         if {self.kind, other.kind} == {"amount", "number"}:  # a sum with its currency and without
             return bool({v[2] for v in self.values} & {v[2] for v in other.values})
+        if {self.kind, other.kind} == {"time", "duration"}:  # 14h30: a time of day written as a duration
+            clock, marked = (self, other) if self.kind == "time" else (other, self)
+            return _HOUR_MARK.fullmatch(marked.shown) is not None and \
+                any((None, *divmod(v[2], 60)) in clock.values for v in marked.values)
         if self.kind != other.kind:
             return False
         if self.kind == "phone":
@@ -191,6 +206,10 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _number(g["n"])
     if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
         return _duration(g)
+    if g["wy"]:
+        return _week_date(int(g["wy"]), int(g["ww"] or g["ww2"] or 0), int(g["wd"] or g["wd2"] or 0))
+    if g["oh"]:
+        return _on_the_hour(g["oh"], g["od"])
     return _date(g) if all(g[k] is None for k in ("th", "ah", "xh", "yh", "zh")) else _time(g)
 
 
@@ -227,6 +246,15 @@ def _date(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     else:
         year, month, day = (int(g["my"]) if g["my"] else None), _month(g["mm"] or ""), _day(g["md"], g["mdw"])
     return ("date", ((year, month, day),)) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _week_date(year: int, week: int, weekday: int) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """An ISO week date (2026-W23-2: the Tuesday of ISO week 23 of 2026) as the day it names."""
+    try:
+        day = date.fromisocalendar(year, week, weekday)
+    except ValueError:  # (no week 53 that year, week 00)
+        return None
+    return "date", ((day.year, day.month, day.day),)
 
 
 def _day(digits: str | None, words: str | None) -> int:
@@ -340,6 +368,16 @@ def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
             return None
         hour = hour % 12 + (12 if half.lower() == "p" else 0)
     return ("time", ((None, hour, minute),)) if hour <= 23 and minute <= 59 else None
+
+
+def _on_the_hour(hour: str, part: str | None) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    """"9 o'clock" as 09:00 or 21:00 (either, unless a part of the day says which), "nine o'clock in the evening" as
+    21:00; "12 o'clock" is noon or midnight."""
+    face = (int(hour) if hour.isdigit() else _CLOCK_WORDS.index(hour.lower()) + 1) % 12
+    said = " ".join((part or "").lower().replace(".", "").split())
+    if not said:
+        return "time", ((None, face, 0), (None, face + 12, 0))
+    return "time", ((None, face + (0 if said in ("in the morning", "am", "a m") else 12), 0),)
 
 
 def _is_phone(value: str) -> bool:

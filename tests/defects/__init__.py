@@ -20,6 +20,7 @@ from tests.defects import (
     case_pinned,
     clock_bits_unprobed,
     clock_digits_unprobed,
+    clock_idiom_pinned,
     clock_notation_pinned,
     clock_unprobed,
     content_blind,
@@ -104,6 +105,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     vacuous,
+    week_date_pinned,
     wrong_expected,
     wrong_route,
     zone_pinned,
@@ -204,6 +206,8 @@ MODULES = (
     sandbox_draw_read,
     address_read,
     clock_bits_unprobed,
+    clock_idiom_pinned,
+    week_date_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
