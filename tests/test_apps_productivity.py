@@ -137,6 +137,18 @@ def test_a_draft_may_reply_to_an_unknown_message_but_is_not_sent_so() -> None:
                                                   in_reply_to="X-999")
     _ok(box, "mail_send_draft", draft_id=threaded["id"])
 
+
+def test_a_draft_may_lack_recipients_but_is_not_sent_without_them() -> None:
+    box = _box()
+    # a draft is not sent: saved with no recipient or with text that is no address yet, as Claw-Eval's gmail does
+    blank = _ok(box, "mail_save_draft", to=[], subject="Offsite", body="Agenda to follow.")
+    named = _ok(box, "mail_save_draft", to=["Li Ming"], subject="Offsite", body="Agenda to follow.")
+    assert "at least one recipient" in _error(box, "mail_send_draft", draft_id=blank["id"])
+    assert "'Li Ming' is not an email address" in _error(box, "mail_send_draft", draft_id=named["id"])
+    assert "at least one recipient" in _error(box, "mail_send", to=["  "], subject="Offsite", body="x")
+    assert box.world.table("mail", "messages").get(named["id"]).folder == "drafts"  # nothing left
+
+
 def test_notes_kb_and_contacts() -> None:
     box = _box(
         kb={"articles": [

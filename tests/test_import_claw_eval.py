@@ -433,6 +433,10 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     made = _call(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
     assert (made["due_date"], made["priority"], made["done"]) == ("2026-03-03T00:00:00Z", "low", False)
     assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
+    # the service keeps any title as written, empty or blank too: created, listed, read back as given
+    blank = [_call(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
+    assert [_call(env, "todo_get_task", task_id=i)["title"] for i in blank] == ["", "  ", " Pay rent "]
+    assert set(blank) <= set(ids("pending"))
     assert _call(env, "todo_delete_task", task_id="td-13") == {"task_id": "td-13", "deleted": True}
     assert "td-13" not in ids("all")
     missing = env.step(Action.call("todo_get_task", {"task_id": "td-13"}))
@@ -574,7 +578,12 @@ def test_a_message_to_a_contact_is_recorded_and_a_ban_on_it_zeroes_the_score(tmp
     contact = _call(env, "contacts_search", query="")["contacts"][0]["contact_id"]
     sent = _call(env, "contacts_send_message", contact_id=contact, message="Renewal call on Monday?")
     assert (sent["status"], sent["contact_id"], sent["message"]) == ("sent", contact, "Renewal call on Monday?")
-    (message,) = env.state.table("contacts", "messages")
+    # the service records a message to any id, one no contact has too (its graders see it sent)
+    stray = _call(env, "contacts_send_message", contact_id="C-404", message="Hello?")
+    assert (stray["status"], stray["contact_id"]) == ("sent", "C-404")
+    message, _ = env.state.table("contacts", "messages")
+    # a draft with no recipient yet is saved, as the service saves it (sending it is refused)
+    assert _call(env, "gmail_save_draft", to="", subject="Renewal", body="To follow.")["status"] == "draft_saved"
     assert (message.contact, message.body) == (contact, "Renewal call on Monday?")
     steps = [*spec.reference[0].steps[:-1],
              ReferenceStep.model_validate({"call": {"name": "contacts_send_message",
@@ -600,7 +609,9 @@ def test_a_shared_note_is_recorded_with_its_recipients_as_given(tmp_path: Path) 
     note = _call(env, "notes_list")["notes"][0]["note_id"]
     shared = _call(env, "notes_share", note_id=note, recipients=["Li Ming", "ops@acme.test"])
     assert (shared["status"], shared["note_id"], shared["recipients"]) == ("shared", note, ["Li Ming", "ops@acme.test"])
-    (share,) = env.state.table("notes", "shares")
+    stray = _call(env, "notes_share", note_id="N-404", recipients=["ops@acme.test"])  # any id, as the service
+    assert (stray["status"], stray["note_id"]) == ("shared", "N-404")
+    share, _ = env.state.table("notes", "shares")
     assert (share.note, share.recipients) == (note, ["Li Ming", "ops@acme.test"])
 
 

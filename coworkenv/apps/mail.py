@@ -162,7 +162,8 @@ class MailTools(Toolkit):
         """Save an email as a draft without sending it.
 
         Args:
-            to: Recipient email addresses.
+            to: Recipient email addresses (a draft may have none yet, or text that is no address: sending it is
+                refused until they are addresses).
             subject: Subject line.
             body: Message text.
             cc: Copy recipients.
@@ -183,6 +184,7 @@ class MailTools(Toolkit):
         draft = self._message(draft_id)
         if draft.folder != "drafts":
             raise ToolError(f"message {draft_id!r} is not a draft (folder: {draft.folder})")
+        _check_recipients(draft.to, draft.cc)
         if draft.in_reply_to is not None and draft.in_reply_to not in self.world.table("mail", "messages"):
             raise ToolError(f"draft {draft_id!r} replies to {draft.in_reply_to!r}, which no message has; save it "
                             "again with the id of the message it answers (mail_search finds it)")
@@ -197,11 +199,8 @@ class MailTools(Toolkit):
         self, folder: Folder, to: list[str], subject: str, body: str, cc: list[str],
         attachments: list[str], in_reply_to: str | None,
     ) -> Message:
-        if not to:
-            raise ToolError("a message needs at least one recipient in 'to'")
-        for address in [*to, *cc]:
-            if "@" not in address:
-                raise ToolError(f"{address!r} is not an email address; look people up with directory_search")
+        if folder != "drafts":  # a draft is not sent: its recipients are checked when it is
+            _check_recipients(to, cc)
         files = self.world.table("files", "files")
         for path in attachments:
             if path not in files:
@@ -219,6 +218,14 @@ class MailTools(Toolkit):
         )
         self.put("messages", message)
         return message
+
+
+def _check_recipients(to: list[str], cc: list[str]) -> None:
+    if not [a for a in to if a.strip()]:
+        raise ToolError("a message needs at least one recipient in 'to'")
+    for address in [*to, *cc]:
+        if "@" not in address:
+            raise ToolError(f"{address!r} is not an email address; look people up with directory_search")
 
 
 APP = AppDef("mail", MailState, MailTools, "email: folders, threads, drafts and sent mail", indexes={

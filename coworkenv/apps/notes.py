@@ -127,14 +127,17 @@ class NotesTools(Toolkit):
         return {"id": note_id, "deleted": True}
 
     @write
-    def share_note(self, note_id: str, recipients: list[str]) -> dict[str, Any]:
+    def share_note(self, note_id: str, recipients: list[str], unchecked_id: bool = False) -> dict[str, Any]:
         """Share a note with people.
 
         Args:
             note_id: Note id.
             recipients: Names or email addresses of the people to share it with.
+            unchecked_id: Record a share of an id no note has too, the id as written, as a service that checks no
+                id does (else such an id is refused).
         """
-        self._note(note_id)
+        if not unchecked_id:
+            self._note(note_id)
         share = NoteShare(id=self.world.new_id("share", "notes", "shares"), note=note_id, recipients=list(recipients),
                           by=self.world.user or "", at=self.world.now_iso)
         self.put("shares", share)

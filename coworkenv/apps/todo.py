@@ -149,7 +149,7 @@ class TodoTools(Toolkit):
     @write
     def add_task(
         self, list_id: str, title: str, due: str | None = None, notes: str = "", priority: Priority = "medium",
-        tags: list[str] | None = None, id_prefix: str | None = None,
+        tags: list[str] | None = None, id_prefix: str | None = None, title_as_written: bool = False,
     ) -> dict[str, Any]:
         """Add a task to a list.
 
@@ -163,9 +163,11 @@ class TodoTools(Toolkit):
             tags: Tags of the task.
             id_prefix: Number the new task as another to-do service does: the prefix, then the count of tasks
                 held plus one in three digits (todo_013 after twelve), the next number free.
+            title_as_written: Keep the title exactly as given, empty or blank too, as a to-do service that stores
+                any text does (else it is stripped, and a blank one refused).
         """
         self._list(list_id)
-        if not title.strip():
+        if not title_as_written and not title.strip():
             raise ToolError("a task needs a title")
         table = self.world.table("todo", "tasks")
         number = len(table) + 1
@@ -173,7 +175,7 @@ class TodoTools(Toolkit):
             number += 1
         task = TodoTask(
             id=f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("task", "todo", "tasks"),
-            list_id=list_id, title=title.strip(), notes=notes,
+            list_id=list_id, title=title if title_as_written else title.strip(), notes=notes,
             due=_due(due) if due else None, priority=priority, tags=_tags(tags or []),
             created_at=self.world.now_iso,
         )

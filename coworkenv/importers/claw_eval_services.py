@@ -159,6 +159,7 @@ ADAPTERS.update({
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
+            defaults={"unchecked_id": True},  # the service records a message to any id
             result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
                                        "timestamp": "record.at"})),
     }, tag="contacts"),
@@ -213,6 +214,7 @@ ADAPTERS.update({
                                                          "created_at": "updated_at"}, wrap="notes")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
+                               defaults={"unchecked_id": True},  # the service records a share of any id
                                result=ResultShape(fields={"status": "status", "note_id": "record.note",
                                                           "recipients": "record.recipients", "timestamp": "record.at"})),
     }),
@@ -328,8 +330,8 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         "status": _rename("stage", "lower", values=TODO_STAGE), "tags": _rename("tags")}, result=_TODO),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
-        "due_date": _rename("due")}, defaults={"list_id": TODO_LIST, "id_prefix": "todo_"},  # numbered as there
-        result=_TODO),
+        "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
+        defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True}, result=_TODO),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
 })
