@@ -18,10 +18,13 @@ run: $(STAMP)
 	$(PY) -m pipelines.run
 
 # The suite runs in up to 4 processes (pytest-xdist, one test file per process at a time, so module fixtures such as
-# the vLLM server start once). A test that fails there is run again alone, in one process: the suite fails only if it
-# fails alone too, and the log shows both runs. Only a run that went through and had failures (pytest's exit status 1)
-# is followed by that; a collection error or an interruption (2 and up) fails at once. TEST_WORKERS=0: one process.
-TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
+# the vLLM server start once; the longest files first and the defect and sandbox corpora in chunks, by the times in
+# tests/durations.json: tests/support/xdist_schedule.py). One process more than the cores: a third of the suite's time
+# is spent waiting (servers starting, child processes, kill-and-rerun cases), which a third process fills. A test that
+# fails there is run again alone, in one process: the suite fails only if it fails alone too, and the log shows both
+# runs. Only a run that went through and had failures (pytest's exit status 1) is followed by that; a collection error
+# or an interruption (2 and up) fails at once. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n <= 1 ? 1 : (n < 4 ? n + 1 : 4) )))
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import xdist_schedule
+
 ROOT = Path(__file__).resolve().parents[1]
 # What child interpreters import: the project, the fault-corpus child and the test support modules.
 PACKAGES = ("coworkenv", "assets", "pipelines", "trainers", "tests/faults", "tests/support")
@@ -27,6 +29,23 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     for package in PACKAGES:
         compileall.compile_dir(ROOT / package, quiet=2, force=False)
+
+
+# Under `--dist loadfile` (what `make test` uses) the work is spread by measured time: tests/support/xdist_schedule.py.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    return xdist_schedule.make_scheduler(config, log)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike)."""
+    if not hasattr(config, "workerinput") or config.getvalue("dist") != "loadfile":
+        return
+    order = xdist_schedule.order_longest_first([item.nodeid for item in items], xdist_schedule.load_durations())
+    items[:] = [items[i] for i in order]
 
 
 # Signal state a test may not leave behind. A disposition set to SIG_IGN, or a blocked mask, is inherited by every
