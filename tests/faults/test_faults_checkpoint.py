@@ -76,9 +76,12 @@ def test_an_eval_killed_between_its_report_files_leaves_whole_files_and_a_rerun_
         checkpoint: Path, envs: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = _eval_args(checkpoint, envs, out)
-    killed = run_child(args, kill=("coworkenv.atomic:commit_file:1:after",))  # after eval_report.md, before .json
+    # the report files go into place together (coworkenv.atomic.files_together): the kill falls between their renames
+    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",))  # after eval_report.md, before .json
     assert killed.returncode == SIGKILLED, killed.stderr
-    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["eval_report.md"]
+    # the one file placed is whole; the others are still temp files (runs/ holds its episodes' one)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")) \
+        == ["eval_report.md"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert {"eval_report.md", "eval_report.json", "eval_report.png", "runs"} <= {p.name for p in out.iterdir()}
