@@ -1,11 +1,11 @@
 """How `make test` spreads the suite over pytest-xdist workers: by file, the longest first, big files in chunks.
 
 pytest-xdist's `--dist loadfile` sends each test file whole to one worker (so a module fixture, such as the vLLM
-server, starts once) and hands the files out largest test count first. Two things made the suite's wall time much
-longer than its CPU time divided by the workers: `tests/test_defects.py` (about 4,000 tests, a third of the
-suite's CPU) ran whole on one worker while the others finished and waited, and a file of a few slow tests (a
-server, a killed pipeline) could start last and run on alone. So under `--dist loadfile` the suite uses
-`DurationScheduling`:
+server, starts once) and hands the files out largest test count first. With two workers that was balanced (a
+replay of 60370c3's JUnit report: 3,651 s against the 3,722 s pytest took); with a third worker, which fills the CPU
+two leave idle, `tests/test_defects.py` (about 4,000 tests, 2,745 s of that run's 7,289) would run whole on one
+worker while the others finished and waited, and a file of a few slow tests (a server, a killed pipeline) is handed
+out by its count, not its time. So under `--dist loadfile` the suite uses `DurationScheduling`:
 
 - files are ordered by their measured time (`tests/durations.json`, the seconds each file took in a recorded
   run; a file not in it counts as `DEFAULT_S`), longest first, so the long ones start early and the short ones
