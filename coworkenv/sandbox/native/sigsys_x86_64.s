@@ -3,11 +3,15 @@
 # kernel would, with fixed values: times() fills its buffer with zeros and returns 0; sysinfo() copies the
 # 112-byte template that follows the code into its buffer (glibc's sysconf reads it unchecked) and still fails with
 # ENOSYS, as before (os.getloadavg raises); any other trapped call returns -ENOSYS.
-# info->si_syscall at 24; uc->uc_mcontext.gregs at 40: RDI is gregs[8] (104), RAX gregs[13] (144).
+# A SIGSYS that is no seccomp trap (si_code other than SYS_SECCOMP, 1: sent by kill, tgkill, sigqueue) is left alone:
+# the interrupted registers are not touched.
+# info->si_code at 8, info->si_syscall at 24; uc->uc_mcontext.gregs at 40: RDI is gregs[8] (104), RAX gregs[13] (144).
         .intel_syntax noprefix
         .text
         .globl handler
 handler:
+        cmp     dword ptr [rsi + 8], 1
+        jne     6f
         mov     eax, dword ptr [rsi + 24]
         mov     r8, qword ptr [rdx + 104]
         cmp     eax, 100
@@ -37,6 +41,6 @@ handler:
         mov     qword ptr [rdx + 144], -38
         ret
 4:      mov     qword ptr [rdx + 144], -14
-        ret
+6:      ret
         .balign 8
 template:
