@@ -206,8 +206,10 @@ _HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
 # child's own, random with ASLR, a value no two runs shared. seccomp cannot fill a buffer, so the filter traps them
 # (SECCOMP_RET_TRAP: the call does not run) and a SIGSYS handler of fixed machine code (no Python, no callback the
 # code could reach; source in native/) answers in the registers the kernel hands back: times() fills zeros and
-# returns 0 (elapsed 0.0, as before), sysinfo() copies a template: no uptime, loads or processes, total and free
-# memory the run's own memory limit (`SC_PHYS_PAGES` = the limit in pages). Its page is read-and-execute; the filter
+# returns 0 (elapsed 0.0, as before), sysinfo() copies a template into the buffer and still fails with ENOSYS
+# (os.getloadavg raises as before): no uptime, loads or processes, total and free memory the run's own memory limit
+# (`SC_PHYS_PAGES` = the limit in pages). A SIGSYS that is no trap (sent by kill) is left alone. Its page is
+# read-and-execute; the filter
 # refuses rt_sigaction setting SIGSYS's action (a handler of the code's would get the buffers back unfilled), and a
 # SIGSYS the code blocks kills it (the kernel forces the default action), never a leftover. Per architecture: the
 # code, whose 112-byte sysinfo template follows it; aarch64 has none yet (its calls keep the answers above).
