@@ -171,3 +171,52 @@ def test_a_host_that_cannot_make_a_pid_namespace_runs_the_call_and_says_why(monk
     assert "unshare(CLONE_NEWPID) failed" in caplog.text
     refused = sandbox._execute(code, "check", {}, SandboxLimits(), require=("pidns",)).result
     assert refused.error_kind == "isolation_missing" and refused.value is None, refused
+
+
+class _LibraryWithout:
+    """The C library as ctypes sees it, less the named symbols: a library built without them (glibc before 2.34
+    keeps `dladdr` in libdl, so the C library itself has none)."""
+
+    def __init__(self, lib: Any, *names: str) -> None:
+        self._lib, self._names = lib, names
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._names:
+            raise AttributeError(f"{name}: undefined symbol")
+        return getattr(self._lib, name)
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._names:
+            raise AttributeError(f"{name}: undefined symbol")
+        return self._lib[name]
+
+
+def test_the_c_librarys_own_proc_and_sys_paths_are_found_without_dladdr() -> None:
+    import ctypes
+
+    from coworkenv.sandbox import _confine
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    paths, why = _confine.c_library_host_paths(libc)
+    assert why is None and paths, why
+    texts = {ctypes.string_at(address) for address in paths}
+    assert b"/proc/self/loginuid" in texts and b"/sys/devices/system/cpu/online" in texts
+    # A library without dladdr: its segments are found by walking the loaded objects instead, the same addresses.
+    assert _confine.c_library_host_paths(_LibraryWithout(libc, "dladdr")) == (paths, None)
+
+
+def test_a_c_library_whose_paths_cannot_be_found_says_so_and_the_layer_is_missing() -> None:
+    import ctypes
+
+    from coworkenv.sandbox import _confine
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    paths, why = _confine.c_library_host_paths(_LibraryWithout(libc, "dladdr", "dl_iterate_phdr"))
+    assert paths == () and why is not None and "dladdr" in why and "dl_iterate_phdr" in why
+    # The rule is a layer of its own: where it is missing (here: seccomp switched off) a call requiring it is refused.
+    outcome = sandbox._execute(SLEEPER, "check", {}, SandboxLimits(), disable=frozenset({"seccomp"}),
+                               require=("libc-paths",))
+    assert outcome.result.error_kind == "isolation_missing", outcome
+    assert outcome.result.error is not None and "libc-paths" in outcome.result.error
+    if "seccomp" in isolation_layers():
+        assert "libc-paths" in isolation_layers(), isolation_report().get("libc-paths")

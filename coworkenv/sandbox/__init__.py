@@ -21,7 +21,8 @@ without the layers it requires, see `run_sandboxed(require_layers=...)` and `COW
   with it), rlimits on CPU, memory, file size, processes (`rlimits`), `no-new-privs`, Landlock (reads only
   from scratch, the standard library and a few system files, writes only in scratch, no signals out, and no
   TCP where there is no empty network namespace: `landlock`) and a seccomp filter against sockets, fork/exec, signals to other processes, ptrace, mounts,
-  namespaces, chdir, links and handle-based opens (`seccomp`);
+  namespaces, chdir, links and handle-based opens (`seccomp`), whose rule against the C library's own /proc and
+  /sys paths (found by address in the library's read-only data) is reported apart (`libc-paths`);
 - Python: an audit hook (`audit-hook`) that refuses and reports what it sees; defence in depth only, written so
   that the code cannot steer it.
 

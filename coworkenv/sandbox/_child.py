@@ -303,11 +303,17 @@ def isolate(
         note(layers, missing, "landlock", confine["restrict_paths"](
             libc, (*lib_dirs, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
     if "seccomp" in disabled:
-        missing["seccomp"] = SWITCHED_OFF
+        missing["seccomp"] = missing["libc-paths"] = SWITCHED_OFF
     else:
+        # The C library's own /proc and /sys paths, by address (ENOENT to their opens): a rule of the seccomp filter,
+        # reported as a layer of its own so that a library where they cannot be found says so.
+        host_paths, why_paths = confine["c_library_host_paths"](libc)
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
-        note(layers, missing, "seccomp", confine["install_seccomp"](
-            libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1, last_channel=last_channel))
+        why = confine["install_seccomp"](libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1,
+                                         last_channel=last_channel, host_paths=host_paths,
+                                         memory_bytes=limits["memory_bytes"])
+        note(layers, missing, "seccomp", why)
+        note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:

@@ -196,9 +196,79 @@ _FALLOCATE = {"x86_64": 285, "aarch64": 47}
 # other runs write: a live view of their activity) under the stdlib, and the host's memory size under /dev (devtmpfs
 # is sized from it). ENOSYS, as on a kernel without them: os.statvfs, os.fstatvfs and shutil.disk_usage raise.
 # times() answers the clock ticks since boot (os.times().elapsed: the uptime the time namespace hides from the
-# clocks, which it does not shift); it returns 0 without running, leaving the CPU figures unset (os.times is the only
-# caller, and resource.getrusage and time.process_time give them). Per architecture: ((statfs, fstatfs), times).
+# clocks, which it does not shift). Where the architecture has a SIGSYS answer (below) it is trapped and answered
+# zeros; elsewhere it returns 0 without running, leaving the CPU figures unset (os.times is the only caller, and
+# time.process_time gives them). Per architecture: ((statfs, fstatfs), times).
 _HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
+# Calls refused by answering them: a refused times() or sysinfo() (returning 0 or an error without running) left its
+# result buffer as the C stack held it, and glibc reads it unchecked (os.times()'s four CPU figures,
+# os.sysconf("SC_PHYS_PAGES") and "SC_AVPHYS_PAGES", qsort's memory bound): stack and library addresses of the
+# child's own, random with ASLR, a value no two runs shared. seccomp cannot fill a buffer, so the filter traps them
+# (SECCOMP_RET_TRAP: the call does not run) and a SIGSYS handler of fixed machine code (no Python, no callback the
+# code could reach; source in native/) answers in the registers the kernel hands back: times() fills zeros and
+# returns 0 (elapsed 0.0, as before), sysinfo() copies a template into the buffer and still fails with ENOSYS
+# (os.getloadavg raises as before): no uptime, loads or processes, total and free memory the run's own memory limit
+# (`SC_PHYS_PAGES` = the limit in pages). A SIGSYS that is no trap (sent by kill) is left alone. Its page is
+# read-and-execute; the filter
+# refuses rt_sigaction setting SIGSYS's action (a handler of the code's would get the buffers back unfilled), and a
+# SIGSYS the code blocks kills it (the kernel forces the default action), never a leftover. Per architecture: the
+# code, whose 112-byte sysinfo template follows it; aarch64 has none yet (its calls keep the answers above).
+_CALL_ANSWERS = {"x86_64": bytes.fromhex(
+    "837e080175748b46184c8b426883f864741183f863742e48c78290000000daffffffc34d85c0741131c94989084989480849894810498948"
+    "1848c7829000000000000000c34d85c074254c8d0d2f00000031c9498b04094989040883c10883f97072f048c78290000000daffffffc348"
+    "c78290000000f2ffffffc30f1f440000")}
+_RT_SIGACTION = {"x86_64": 13, "aarch64": 134}
+SIGSYS, SA_SIGINFO, SECCOMP_RET_TRAP = 31, 4, 0x00030000
+PROT_READ, PROT_WRITE, PROT_EXEC, MAP_PRIVATE, MAP_ANONYMOUS = 1, 2, 4, 0x02, 0x20
+
+
+class _SigAction(ctypes.Structure):  # glibc's struct sigaction on x86_64 and aarch64
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+
+def sysinfo_template(memory_bytes: int) -> bytes:
+    """struct sysinfo as the trapped call answers it: uptime and loads 0, total and free memory `memory_bytes`,
+    no shared, buffer, swap or high memory, one process, a memory unit of 1 byte."""
+    memory = max(0, min(int(memory_bytes), 2**64 - 1))
+    return struct.pack("<qQQQQQQQQQH6xQQI4x", 0, 0, 0, 0, memory, memory, 0, 0, 0, 0, 1, 0, 0, 1)
+
+
+def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int) -> bool:
+    """Install the SIGSYS handler that answers the trapped times() and sysinfo() (`_CALL_ANSWERS`); False where
+    this architecture has none. Raises OSError where it cannot be installed (the run must not go on without it)."""
+    code = _CALL_ANSWERS.get(machine)
+    if code is None:
+        return False
+    page = code + sysinfo_template(memory_bytes)
+    size = 4096
+    mmap, mprotect, munmap = libc["mmap"], libc["mprotect"], libc["munmap"]  # function objects of their own
+    mmap.restype, mmap.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                                                    ctypes.c_int, ctypes.c_long)
+    mprotect.argtypes, munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int), (ctypes.c_void_p,
+                                                                                           ctypes.c_size_t)
+    address = mmap(None, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mmap of the SIGSYS answer's page failed")
+    ctypes.memmove(address, page, len(page))
+    if mprotect(address, size, PROT_READ | PROT_EXEC):
+        # A host that set memory-deny-write-execute (fork and exec pass it on) refuses execute on a once-writable
+        # page: the same bytes from a memory file, mapped read-and-execute from the start.
+        munmap(address, size)
+        fd = int(libc.memfd_create(b"sandbox-call-answers", ctypes.c_uint(1)))  # MFD_CLOEXEC
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "memfd_create for the SIGSYS answer's page failed")
+        try:
+            os.write(fd, page.ljust(size, b"\0"))
+            address = mmap(None, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0)
+        finally:
+            os.close(fd)
+        if address in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap of the SIGSYS answer's page failed")
+    action = _SigAction(handler=address, flags=SA_SIGINFO)
+    if libc.sigaction(SIGSYS, ctypes.byref(action), None):
+        raise OSError(ctypes.get_errno(), "sigaction(SIGSYS) for the trapped calls' answers failed")
+    return True
 # mmap with MAP_HUGETLB draws reserved huge pages from the machine's pool (vm.nr_hugepages), which no memory cgroup
 # here counts, up to the address-space limit: a host that reserves a few for a database would lend them to a run,
 # and whether the pool answers tells what the host reserves. ENOSYS, as on a kernel without hugetlbfs (memfd and
@@ -556,26 +626,78 @@ class _DlInfo(ctypes.Structure):
                 ("dli_saddr", ctypes.c_void_p)]
 
 
-def c_library_host_paths(libc: ctypes.CDLL) -> tuple[int, ...]:
-    """The addresses of every text under /proc and /sys in the C library's read-only segments (where the string
-    constants it opens lie), found from its ELF program headers in memory; () where the library cannot be found
-    (no `dladdr`, not a 64-bit ELF object)."""
-    info = _DlInfo()
+class _DlPhdrInfo(ctypes.Structure):  # the head of struct dl_phdr_info (the fields after dlpi_phnum are not read)
+    _fields_ = [("dlpi_addr", ctypes.c_void_p), ("dlpi_name", ctypes.c_char_p), ("dlpi_phdr", ctypes.c_void_p),
+                ("dlpi_phnum", ctypes.c_uint16)]
+
+
+_Segment = tuple[int, int, int]  # a PT_LOAD's vaddr, file size, flags
+
+
+def _load_segments(phdr: int, phnum: int) -> list[_Segment]:
+    """The PT_LOAD segments of the 64-bit ELF program headers at `phdr` in memory."""
+    segments = [struct.unpack_from("<IIQQQQ", ctypes.string_at(phdr + i * 56, 48)) for i in range(phnum)]
+    return [(vaddr, filesz, flags) for kind, flags, _, vaddr, _, filesz in segments if kind == _PT_LOAD]
+
+
+def _segments_by_dladdr(libc: ctypes.CDLL, inside: int) -> tuple[int, list[_Segment]] | str:
     dladdr = getattr(libc, "dladdr", None)
-    if dladdr is None or not dladdr(ctypes.cast(libc.getlogin, ctypes.c_void_p), ctypes.byref(info)):
-        return ()
-    base = info.dli_fbase or 0
+    info = _DlInfo()
+    if dladdr is None:
+        return "the C library has no dladdr (glibc before 2.34 keeps it in libdl)"
+    if not dladdr(ctypes.c_void_p(inside), ctypes.byref(info)) or not info.dli_fbase:
+        return "dladdr found no object holding the C library's getlogin"
+    base = info.dli_fbase
     header = ctypes.string_at(base, 64)
     if header[:5] != b"\x7fELF\x02" or header[5] != 1:  # 64-bit, little-endian
-        return ()
+        return "the C library is not a 64-bit little-endian ELF object"
     (phoff,) = struct.unpack_from("<Q", header, 32)
     phentsize, phnum = struct.unpack_from("<HH", header, 54)
-    segments = [struct.unpack_from("<IIQQQQ", ctypes.string_at(base + phoff + i * phentsize, 48))
-                for i in range(phnum)]
-    loads = [(vaddr, filesz, flags) for kind, flags, _, vaddr, _, filesz in segments if kind == _PT_LOAD]
+    if phentsize != 56:
+        return f"the C library's program headers are {phentsize} bytes, not 56"
+    loads = _load_segments(base + phoff, phnum)
     if not loads:
-        return ()
-    bias = base - (min(vaddr for vaddr, _, _ in loads) & ~0xFFF)  # dli_fbase: where the first segment's page lies
+        return "the C library has no loadable segment"
+    return base - (min(vaddr for vaddr, _, _ in loads) & ~0xFFF), loads  # dli_fbase: the first segment's page
+
+
+def _segments_by_phdr_walk(libc: ctypes.CDLL, inside: int) -> tuple[int, list[_Segment]] | str:
+    """The loaded object holding `inside`, found by walking every object's program headers (`dl_iterate_phdr`: in
+    glibc since 2.2.4 and in musl, where `dladdr` may be missing). The callback lives only during the walk."""
+    walk = getattr(libc, "dl_iterate_phdr", None)
+    if walk is None:
+        return "nor dl_iterate_phdr"
+    found: list[tuple[int, list[_Segment]]] = []
+
+    def visit(info: ctypes._Pointer[_DlPhdrInfo], size: int, data: int | None) -> int:
+        head = info.contents
+        bias, loads = head.dlpi_addr or 0, _load_segments(head.dlpi_phdr or 0, head.dlpi_phnum)
+        if any(bias + vaddr <= inside < bias + vaddr + filesz for vaddr, filesz, _ in loads):
+            found.append((bias, loads))
+            return 1  # stops the walk
+        return 0
+
+    callback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_DlPhdrInfo), ctypes.c_size_t, ctypes.c_void_p)(visit)
+    try:
+        walk(callback, None)
+    finally:
+        del callback
+    return found[0] if found else "dl_iterate_phdr found no object holding the C library's getlogin"
+
+
+def c_library_host_paths(libc: ctypes.CDLL) -> tuple[tuple[int, ...], str | None]:
+    """The addresses of every text under /proc and /sys in the C library's read-only segments (where the string
+    constants it opens lie), found from its ELF program headers in memory (located by `dladdr`, else by
+    `dl_iterate_phdr`), and None; or () and why they cannot be found (the seccomp rule that answers their opens
+    ENOENT is then missing: the caller reports it as the `libc-paths` layer's absence, never silently)."""
+    inside = ctypes.cast(libc.getlogin, ctypes.c_void_p).value or 0
+    located = _segments_by_dladdr(libc, inside)
+    if isinstance(located, str):
+        walked = _segments_by_phdr_walk(libc, inside)
+        if isinstance(walked, str):
+            return (), f"{located}; {walked}"
+        located = walked
+    bias, loads = located
     found: set[int] = set()
     # The constants lie in the read-only data segment (the linker's separate-code layout, binutils' default since
     # 2.31); a library without one keeps them beside its code, which is scanned then (five times the bytes).
@@ -595,7 +717,9 @@ def c_library_host_paths(libc: ctypes.CDLL) -> tuple[int, ...]:
                     at = memmem(at + 1, end - at - 1, tree, len(tree))
         if found:
             break
-    return tuple(sorted(found))
+    if not found:
+        return (), "no text under /proc/ or /sys/ in the C library's read-only segments"
+    return tuple(sorted(found)), None
 
 
 # Syscalls newer than these tables: the filter refuses by list, so a call a later kernel adds would reach it unjudged,
@@ -607,7 +731,7 @@ FIRST_UNJUDGED_SYSCALL = 470
 
 
 def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True,
-                     last_channel: int = 3, host_paths: tuple[int, ...] = ()) -> bytes | None:
+                     last_channel: int = 3, host_paths: tuple[int, ...] = (), call_answers: bool = False) -> bytes | None:
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
@@ -648,10 +772,12 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
              (jeq, "ioctl", "next", arch.ioctl), (jeq, "prctl", "next", arch.prctl),
              (jeq, "clone" if threads else "eperm", "next", arch.clone),
              (jeq, "enosys", "next", arch.clone3), (jeq, "enosys", "next", SYS_OPENAT2),
-             (jeq, "enosys", "next", _SYSINFO[machine])]
+             (jeq, "trap" if call_answers else "enosys", "next", _SYSINFO[machine])]
     statfs_calls, times = _HOST_STATISTICS[machine]
     prog += [(jeq, "enosys", "next", n) for n in statfs_calls]
-    prog += [(jeq, "done", "next", times), (jeq, "mmap", "next", _MMAP[machine]),
+    if call_answers:  # the SIGSYS handler answers them (install_call_answers): its action stays
+        prog.append((jeq, "sigaction", "next", _RT_SIGACTION[machine]))
+    prog += [(jeq, "trap" if call_answers else "done", "next", times), (jeq, "mmap", "next", _MMAP[machine]),
              (jeq, "fallocate", "next", _FALLOCATE[machine])]
     disk = arch.disk
     prog += [(jeq, f"open{index}", "next", n) for n, index in disk.opens]
@@ -669,6 +795,10 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     for index in opens:  # the open checks lie past every other block (a long jump): the others stay within reach
         block(f"open{index}", (ja, f"far_open{index}", None, 0))
     block("self", (ld, None, None, arg0), (jeq, "allow", "eperm", own_pid))
+    # rt_sigaction(SIGSYS, act, ...) with an action: EPERM; reading it (act NULL) and every other signal pass.
+    block("sigaction", (ld, None, None, arg0), (jeq, "next", "allow", SIGSYS), (ld, None, None, arg1),
+          (jeq, "next", "eperm", 0), (ld, None, None, arg1 + 4), (jeq, "allow", "eperm", 0))
+    block("trap", (ret, None, None, SECCOMP_RET_TRAP))
     block("self_or_zero", (ld, None, None, arg0), (jeq, "allow", "next", 0), (jeq, "allow", "eperm", own_pid))
     own_clock = (~own_pid << 3) & 0xFFFFFFF8
     block("cpu_clock", (ld, None, None, arg0), (jge, "next", "allow", 0x80000000),
@@ -746,7 +876,8 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3) -> str | None:
+def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3,
+                    host_paths: tuple[int, ...] = (), memory_bytes: int = 0) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes) and the random device's (the machine's entropy
@@ -765,9 +896,14 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
     (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, and no membarrier command
     (waits on, or interrupts, every CPU of the machine) runs; the C library's own paths under /proc and /sys are
-    not opened (ENOENT)."""
+    not opened (ENOENT), where `host_paths` (`c_library_host_paths`) names their addresses; times() and sysinfo()
+    are answered with fixed values (`install_call_answers`; sysinfo's memory `memory_bytes`) where the architecture
+    has the answer's code."""
     machine = os.uname().machine
-    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, c_library_host_paths(libc))
+    if machine not in _ARCHES:
+        return f"no seccomp syscall table for the {machine} architecture"
+    answers = install_call_answers(libc, machine, memory_bytes)
+    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, host_paths, answers)
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))

@@ -13,7 +13,7 @@ ERROR_KINDS = frozenset({
 KNOWN_LAYERS = (
     "netns", "timens", "pidns", "mountns", "min-root", "ro-root", "proc-hidden", "scratch-tmpfs", "memory-cgroup", "pids-cgroup",
     "uid-drop", "oom-first", "caps-drop", "dies-with-host", "rlimits", "no-new-privs", "landlock", "seccomp",
-    "audit-hook",
+    "libc-paths", "audit-hook",
 )
 
 
