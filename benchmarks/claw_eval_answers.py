@@ -6,7 +6,8 @@ IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --o
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
 (EPISODES a task, default 2) are played call by call on the task's env and on its services (loaded in process from
 the checkout, tests/support/claw_eval_own.py), and each answer pair is compared: error or not (a status of 400 or
-more, or an `error` field), and for list answers the ids of the records listed. Prints the number of calls and,
+more, or an `error` field in an answer that is not a record, on either side alike), and for list answers the ids
+of the records listed. Prints the number of calls and,
 per (tool, kind of difference), how many calls differ, the tasks and a first example. The services read the wall
 clock and move their calendar and mail relative to it as they load; `--world-clock` has them read the world's
 clock at its start instead, so that both sides hold the same times and a date of the fixture means the same day.
@@ -31,9 +32,22 @@ from tests.support.claw_eval_own import MockService
 from tests.test_import_claw_eval_parity import _episodes
 
 
+def _record(answer: Any) -> bool:
+    """Whether the answer is one record (it has an id field of its own): a get's answer, not a list's."""
+    return isinstance(answer, dict) and any(k.endswith("_id") or k == "id" for k in answer)
+
+
+def failed(answer: Any) -> bool:
+    """Whether an answer says the call failed: an `error` field in an answer that is not a record (the services'
+    `{"error": "Job X not found"}`, a fetch's `{"status_code": 404, "error": ...}`, the env's tool error); a
+    record's own `error` field (a job's last error) is data."""
+    return isinstance(answer, dict) and "error" in answer and not _record(answer)
+
+
 def listed(answer: Any) -> set[str] | None:
-    """The ids of the records a list answer holds (the first `*_id` field of each), else None."""
-    if not isinstance(answer, dict):
+    """The ids of the records a list answer holds (the first `*_id` field of each), else None (a record's own
+    lists, such as a job's run history, are not a listing)."""
+    if not isinstance(answer, dict) or _record(answer):
         return None
     for value in answer.values():
         if isinstance(value, list) and all(isinstance(r, dict) for r in value):
@@ -68,8 +82,7 @@ def compare(root: Path, out: Path, episodes: int,
                 except ValueError:
                     ours = {"error": content}
                 calls += 1
-                our_error = isinstance(ours, dict) and "error" in ours and len(ours) <= 2
-                their_error = status >= 400 or (isinstance(theirs, dict) and "error" in theirs)
+                our_error, their_error = failed(ours), status >= 400 or failed(theirs)
                 if our_error != their_error:
                     kind = f"error here {our_error}, there {their_error}"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):

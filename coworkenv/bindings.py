@@ -81,12 +81,16 @@ class ResultShape(_Wire):
     const: Annotated[dict[str, Any], Field(
         description="Fixed fields added to the shaped result (before wrapping), e.g. {\"status\": \"draft_saved\"}: "
                     "what the interface's answer always says")] = {}
+    optional: Annotated[list[str], Field(
+        description="Output fields left out where the op's result has no value for them (an `error` that only a "
+                    "failing answer carries), instead of shown as null")] = []
 
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)  # shapes without fixed fields dump as before, keeping spec ids
-        if not self.const:
-            data.pop("const", None)
+        data: dict[str, Any] = handler(self)  # shapes without fixed or optional fields dump as before (spec ids)
+        for name in ("const", "optional"):
+            if not getattr(self, name):
+                data.pop(name, None)
         return data
 
 
@@ -301,6 +305,12 @@ def shape_result(shape: ResultShape, result: Any) -> Any:
     shaped = result
     if shape.fields:
         shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
+        if shape.optional:
+            items = shaped if isinstance(shaped, list) else [shaped]
+            for item in items:
+                for name in shape.optional:
+                    if item.get(name) is None:
+                        item.pop(name, None)
     if shape.const and isinstance(shaped, dict):
         shaped = {**shaped, **shape.const}
     return {shape.wrap: shaped} if shape.wrap else shaped

@@ -192,6 +192,19 @@ def test_scheduler_validates_cron_and_runs() -> None:
     assert _ok(box, "scheduler_list_jobs", enabled=True) == []
 
 
+def test_a_job_written_as_written_keeps_any_schedule_and_a_taken_name() -> None:
+    """`as_written` (set by the Claw-Eval import: its scheduler stores any cron text and duplicate names) keeps
+    the schedule and the name as given; without it both stay checked."""
+    box = _box()
+    first = _ok(box, "scheduler_create_job", name="export", schedule="0 3 * * *", command="export")
+    odd = _ok(box, "scheduler_create_job", name="export", schedule="every night at 3", command="x", as_written=True)
+    assert (odd["name"], odd["schedule"]) == ("export", "every night at 3") and odd["id"] != first["id"]
+    again = _ok(box, "scheduler_update_job", job_id=first["id"], schedule=" @daily ", as_written=True)
+    assert again["schedule"] == " @daily "
+    assert "5 cron fields" in _error(box, "scheduler_update_job", job_id=first["id"], schedule="@daily")
+    assert "exists already" in _error(box, "scheduler_create_job", name="export", schedule="0 4 * * *", command="y")
+
+
 def test_inventory_transfer_keeps_a_ledger() -> None:
     box = _box(inventory={
         "locations": [{"id": "wh", "name": "WH"}, {"id": "shop", "name": "Shop", "kind": "store"}],
@@ -238,6 +251,21 @@ def test_web_fetch_reports_http_status(status: int, has_body: bool) -> None:
     assert _ok(box, "web_fetch", url="https://a.test/missing")["status"] == 404
     assert len(_ok(box, "web_search", query="hello")) == (1 if status == 200 else 0)
     assert "not an http" in _error(box, "web_fetch", url="file:///etc/passwd")
+
+
+def test_a_failing_fetch_says_why_in_error() -> None:
+    """A fetch that fails (no page at the URL, or a page answering 400 or more) says why in `error`, as
+    Claw-Eval's web service does (`Page not found or unavailable`, a failing page's own error text); a page that
+    answers has no `error`."""
+    pages = [{"id": "https://a.test/down", "title": "Down", "body": "upstream timed out", "status": 503},
+             {"id": "https://a.test/gone", "status": 410}, {"id": "https://a.test/ok", "body": "fine"}]
+    box = _box(web={"pages": pages})
+    missing = _ok(box, "web_fetch", url="https://a.test/missing")
+    assert (missing["status"], missing["body"], missing["error"]) == (404, "", "Page not found or unavailable")
+    down = _ok(box, "web_fetch", url="https://a.test/down")
+    assert (down["status"], down["body"], down["error"]) == (503, "", "upstream timed out")
+    assert _ok(box, "web_fetch", url="https://a.test/gone")["error"] == "HTTP 410"
+    assert "error" not in _ok(box, "web_fetch", url="https://a.test/ok")
 
 
 # -- the generators of the productivity capabilities: what their checks judge ---------------------------------

@@ -283,8 +283,25 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     assert day[0]["description"] == "recurring: True"
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10", days=2)["events"]] == [
         "ev-1", "ev-2", "ev-3"]
-    assert _call(env, "calendar_delete_event", event_id="ev-2") == {"event_id": "ev-2", "status": "cancelled"}
+    deleted = _call(env, "calendar_delete_event", event_id="ev-2")
+    assert (deleted["status"], deleted["event_id"], deleted["start_time"]) == ("deleted", "ev-2", "2026-03-10T14:00:00Z")
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
+
+
+def test_a_deleted_event_is_gone_as_claw_evals_calendar_removes_it(imported: dict[str, Any]) -> None:
+    # the service pops a deleted event from its list: a get or a second delete then finds none, and the next
+    # create is numbered from the events left (`evt_{len + 1}`), here the deleted event's own id
+    env = Env(imported["specs"]["CE08_cancel_called_off_demo"])
+    env.reset()
+    assert _call(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
+    for tool in ("calendar_get_event", "calendar_delete_event"):
+        assert "no event with id 'ev-3'" in _call(env, tool, event_id="ev-3")["error"]
+    env = Env(imported["specs"]["CE15_book_free_slot"])
+    env.reset()
+    assert _call(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
+    made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
+                 end_time="2026-03-10T15:30:00Z")
+    assert (made["status"], made["event_id"]) == ("created", "evt_004")
 
 
 def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dict[str, Any]) -> None:
@@ -521,6 +538,8 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
     assert report["notes"] == "depends_on: JOB-001\nfailure_count: 3"  # no field for them: lines of notes
     paused = _call(env, "scheduler_update_job", job_id="JOB-002", enabled=False, cron_expression="0 7 * * *")
     assert (paused["enabled"], paused["cron_expression"]) == (False, "0 7 * * *")
+    # the service keeps any cron text, unchecked (the app refused it)
+    assert _call(env, "scheduler_update_job", job_id="JOB-002", cron_expression="nightly")["cron_expression"] == "nightly"
     assert _call(env, "scheduler_list_jobs", enabled=False)["jobs"][0]["job_id"] == "JOB-002"
     assert _call(env, "scheduler_delete_job", job_id="JOB-002")["deleted"] is True
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs")["jobs"]] == ["JOB-001"]
@@ -733,8 +752,12 @@ def test_the_mock_web_searches_its_entries_fetches_its_pages_and_records_notific
     assert found[0]["snippet"] == "Payments failing in APAC"
     page = _call(env, "web_fetch", url="https://status.pay.test/inc-1")
     assert (page["status_code"], page["content"]) == (200, "Payments fail with 503 since 14:30 UTC.")
-    assert _call(env, "web_fetch", url="https://blog.pay.test/notice")["status_code"] == 503
-    assert _call(env, "web_fetch", url="https://nowhere.test/")["status_code"] == 404
+    assert "error" not in page
+    # a failing fetch says why in `error`, as the service does: the page's own error text, or its 404 text
+    failing = _call(env, "web_fetch", url="https://blog.pay.test/notice")
+    assert (failing["status_code"], failing["error"]) == (503, "Service Temporarily Unavailable")
+    missing = _call(env, "web_fetch", url="https://nowhere.test/")
+    assert (missing["status_code"], missing["error"]) == (404, "Page not found or unavailable")
     env.step(Action.say("Pay is down: 503 errors since 14:30 UTC."))
     assert env.score().score > 0.99
     env.reset()

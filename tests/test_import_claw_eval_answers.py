@@ -36,6 +36,17 @@ def test_lists_from_several_arguments_add_up() -> None:
     assert bind_arguments(binding, {"tier": "VIP"}) == {"tag": "crm", "tags": ["VIP"]}
 
 
+def test_the_measure_reads_failures_and_listings_alike_on_both_sides() -> None:
+    """benchmarks/claw_eval_answers.py: an answer failed when it has an `error` and is not a record (a record's
+    own `error`, such as a job's last error, is data), whichever side gave it; a record's own lists (a job's run
+    history) are no listing."""
+    from benchmarks.claw_eval_answers import failed, listed
+    assert failed({"error": "Job JOB-9 not found"}) and failed({"status_code": 404, "url": "u", "error": "gone"})
+    assert not failed({"job_id": "JOB-2", "error": "disk full"}) and not failed({"status_code": 200, "content": ""})
+    assert listed({"job_id": "JOB-2", "execution_history": [{"run_time": "t"}]}) is None
+    assert listed({"jobs": [{"job_id": "JOB-1"}, {"job_id": "JOB-2"}], "total": 2}) == {"JOB-1", "JOB-2"}
+
+
 def _mail_box() -> ToolBox:
     messages = [{"id": f"m{n}", "thread_id": f"t{n}", "folder": "inbox", "sender": "a@x.test", "to": ["u@x.test"],
                  "subject": f"s{n}", "body": "", "sent_at": at} for n, at in enumerate(

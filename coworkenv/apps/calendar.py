@@ -205,13 +205,18 @@ class CalendarTools(Toolkit):
         return dump(updated)
 
     @write
-    def cancel_event(self, event_id: str) -> dict[str, Any]:
+    def cancel_event(self, event_id: str, remove: bool = False) -> dict[str, Any]:
         """Cancel an event.
 
         Args:
             event_id: Event id.
+            remove: Delete the event for good instead, as a calendar service that removes a deleted event does:
+                it leaves every listing, a get or another cancel finds no such event, and its id is free again.
         """
         event = self._event(event_id)
+        if remove:
+            self.world.table("calendar", "events").delete(event_id)
+            return {"id": event_id, "status": "deleted", "event": dump(event)}
         self.put("events", event.model_copy(update={"status": "cancelled"}))
         return {"id": event_id, "status": "cancelled"}
 

@@ -16,7 +16,7 @@ _FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month"
 
 class Job(Record):
     name: str
-    schedule: str  # five cron fields, e.g. "0 3 * * 1-5"
+    schedule: str  # five cron fields, e.g. "0 3 * * 1-5" (any text when written `as_written`)
     command: str
     owner: str = ""
     enabled: bool = True
@@ -112,7 +112,7 @@ class SchedulerTools(Toolkit):
 
     @write
     def create_job(self, name: str, schedule: str, command: str, enabled: bool = True,
-                   tags: list[str] | None = None) -> dict[str, Any]:
+                   tags: list[str] | None = None, as_written: bool = False) -> dict[str, Any]:
         """Schedule a new job.
 
         Args:
@@ -121,17 +121,21 @@ class SchedulerTools(Toolkit):
             command: What the job runs.
             enabled: Start enabled.
             tags: Labels of the job.
+            as_written: Keep the schedule as written, any text, and a name another job has too, as a scheduler
+                service that checks neither does (else a schedule must be five cron fields and a name unique).
         """
-        if self.world.table("scheduler", "jobs").key("named").ids(name):
+        if not as_written and self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
-        job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name, schedule=check_schedule(schedule),
+        job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name,
+                  schedule=schedule if as_written else check_schedule(schedule),
                   command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []))
         self.put("jobs", job)
         return dump(job)
 
     @write
     def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None,
-                   name: str | None = None, command: str | None = None, tags: list[str] | None = None) -> dict[str, Any]:
+                   name: str | None = None, command: str | None = None, tags: list[str] | None = None,
+                   as_written: bool = False) -> dict[str, Any]:
         """Change a job's schedule, name, command or tags, or enable or disable it.
 
         Args:
@@ -141,15 +145,17 @@ class SchedulerTools(Toolkit):
             name: New name (unique).
             command: New command.
             tags: New tags (replacing the old ones).
+            as_written: Keep the schedule as written, any text, and a name another job has too (see
+                scheduler_create_job).
         """
         job = self._job(job_id)
         update: dict[str, Any] = {}
         if schedule is not None:
-            update["schedule"] = check_schedule(schedule)
+            update["schedule"] = schedule if as_written else check_schedule(schedule)
         if enabled is not None:
             update["enabled"] = enabled
         if name is not None and name != job.name:
-            if self.world.table("scheduler", "jobs").key("named").ids(name):
+            if not as_written and self.world.table("scheduler", "jobs").key("named").ids(name):
                 raise ToolError(f"a job named {name!r} exists already")
             update["name"] = name
         if command is not None:

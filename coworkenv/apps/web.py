@@ -11,6 +11,7 @@ from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 403: "Forbidden", 404: "Not Found",
             410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+_NO_PAGE = "Page not found or unavailable"  # a fetch of a URL no page has
 
 
 class Page(Record):
@@ -59,7 +60,8 @@ class WebTools(Toolkit):
 
     @read
     def fetch(self, url: str) -> dict[str, Any]:
-        """Fetch a page: its HTTP status, title and body (redirects are reported, not followed).
+        """Fetch a page: its HTTP status, title and body (redirects are reported, not followed). A page that fails
+        (status 400 or more, or no page at the URL) has an empty body and says why in `error`.
 
         Args:
             url: Full URL, e.g. https://status.example.test/
@@ -68,11 +70,14 @@ class WebTools(Toolkit):
             raise ToolError(f"{url!r} is not an http(s) URL")
         page = self.world.table("web", "pages").get(url) or self.world.table("web", "pages").get(url.rstrip("/"))
         if page is None:
-            return {"url": url, "status": 404, "reason": _REASONS[404], "title": "", "body": ""}
+            return {"url": url, "status": 404, "reason": _REASONS[404], "title": "", "body": "", "error": _NO_PAGE}
         out = {"url": page.id, "status": page.status, "reason": _REASONS.get(page.status, "")}
         if 300 <= page.status < 400:
             return {**out, "location": page.location}
-        return {**out, "title": page.title, "body": page.body if page.status < 400 else "", "links": page.links}
+        if page.status >= 400:  # the page's text is its error message (an error page's, or a fixture's `error`)
+            error = page.body or f"HTTP {page.status}"
+            return {**out, "title": page.title, "body": "", "links": page.links, "error": error}
+        return {**out, "title": page.title, "body": page.body, "links": page.links}
 
     @read
     def search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:

@@ -129,10 +129,12 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
                                      result=_RUNS),
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
-        "enabled": _rename("enabled"), "tags": _rename("tags")}, result=_JOB),
+        "enabled": _rename("enabled"), "tags": _rename("tags")},
+        defaults={"as_written": True}, result=_JOB),  # the service keeps any cron text and duplicate names
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
-        "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")}, result=_JOB),
+        "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
+        defaults={"as_written": True}, result=_JOB),
     "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
                                     result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
 })

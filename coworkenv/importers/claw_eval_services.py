@@ -241,8 +241,11 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
         DayWindow(day="date", days="days", start="start", end="end"),),
         result=ResultShape(fields=_EVENT.fields, wrap="events")),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
+    # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
+    # events left (`evt_NNN` after them)
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
-                                     result=ResultShape(fields={"event_id": "id", "status": "status"})),
+                                     defaults={"remove": True}, result=ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items()
+                                                                if k != "status"}, const={"status": "deleted"})),
     "calendar_create_event": ToolMap("calendar_add_event", {
         "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
         "attendees": _rename("attendees"), "location": _rename("location")},
@@ -276,7 +279,8 @@ ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETC
     "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
                           result=ResultShape(wrap="results")),
     "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
-        "status_code": "status", "url": "url", "title": "title", "content": "body"})),
+        "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
+        optional=["error"])),  # as the service: a failing fetch says why in `error`, one that answers has none
     "send_notification": ToolMap("web_notify", {"channel": _rename("channel"), "message": _rename("message"),
                                                 "recipients": _rename("recipients")}),
 })
