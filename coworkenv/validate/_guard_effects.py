@@ -28,6 +28,7 @@ record (the task), are not routes. Judged on the calls alone, so no episode is p
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import types
 import typing
 from collections.abc import Collection, Iterator, Mapping
@@ -94,11 +95,10 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
         if not harms:
             continue  # no call the guard forbids changes this world: no effect to compare
         records = tuple(sorted({rid for _, h in harms for _, _, rid, _, _ in h if rid != _NEW}))
-        routed: set[str] = set()
         budget = _BUDGET
         for name in exposed:
             tool = catalog[name]
-            if tool.kind != "write" or tool.app != guarded.app or name in routed:
+            if tool.kind != "write" or tool.app != guarded.app:
                 continue
             for args in _candidates(tool, call, spec, world, records):
                 budget -= 1
@@ -116,7 +116,6 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                         f"{_shown(args)} does to the world what a call it forbids does ({_changed(harm)}) and "
                         f"matches no forbidden guard; forbid that call too, or guard the record's state (a records "
                         f"or frame check)"))
-                    routed.add(name)
                     break
     return errors
 
@@ -177,15 +176,25 @@ class _Runner:
                     continue
                 # added: the fields that carry a value the guard names, and those that place the record (hold the
                 # id of another record: the channel a message is in, the list a to-do is on)
+                kinds = _kind_fields(type(now))
                 for f, v in data.items():
                     if f != "id":
                         facts |= {(*where, _NEW, f, c) for c in _carried(v, named)}
-                        facts |= {(*where, _NEW, f, b"=" + _json(x)) for x in leaves(v) if _json(x) in pinned}
+                        facts |= {(*where, _NEW, f, b"=" + _json(x)) for x in leaves(v)
+                                  if _json(x) in pinned or f in kinds}
                         if isinstance(v, str) and v in self.ids and v != change.id:
                             facts.add((*where, _NEW, f, _json(v)))
             return frozenset(facts)
         finally:
             fork.rewind()
+
+
+@functools.cache
+def _kind_fields(model: type[Any]) -> frozenset[str]:
+    """A record model's fields that say what kind of record it is (a Literal or a flag: a mail's folder, a to-do's
+    done flag): a created record of another kind (a draft for a sent mail) is not the same effect."""
+    return frozenset(n for n, f in model.model_fields.items()
+                     if any(typing.get_origin(k) is typing.Literal or k is bool for k in _kinds(f.annotation)))
 
 
 def _exact(harm: frozenset[Fact]) -> bool:
@@ -237,7 +246,7 @@ def _candidates(tool: ToolDef, guarded: dict[str, Any], spec: EnvSpec, world: Wo
     for name, field in fields.items():
         source = _source(name, guarded)
         if source is not None:
-            base[name] = guarded[source]
+            base[name] = _shaped(guarded[source], field.annotation)
         elif field.is_required():
             base[name] = _filled(name, field.annotation, spec, world)
     first = next((n for n, f in fields.items() if f.is_required()), None)
@@ -255,6 +264,16 @@ def _candidates(tool: ToolDef, guarded: dict[str, Any], spec: EnvSpec, world: Wo
             for value in _values(field.annotation, guarded):
                 if one.get(name) != value:
                     yield {**one, name: value}
+
+
+def _shaped(value: Any, annotation: Any) -> Any:
+    """A value for an argument of this type: one item as a one-item list for a list, or back (`to: "x@..."` of a
+    declared tool is `to: ["x@..."]` of the op it is bound to)."""
+    if _is_list(annotation) and not isinstance(value, list):
+        return [value]
+    if isinstance(value, list) and len(value) == 1 and str in _kinds(annotation) and not _is_list(annotation):
+        return value[0]
+    return value
 
 
 def _source(name: str, guarded: dict[str, Any]) -> str | None:
@@ -344,7 +363,9 @@ def _json(value: Any) -> bytes:
 
 
 def _shown(args: dict[str, Any]) -> str:
-    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS).decode()
+    """The call's arguments as JSON, long texts cut."""
+    cut = {k: v[:37] + "..." if isinstance(v, str) and len(v) > 40 else v for k, v in args.items()}
+    return orjson.dumps(cut, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def _changed(harm: frozenset[Fact]) -> str:
