@@ -35,6 +35,7 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.checks import call_matches
@@ -176,7 +177,8 @@ class _Runner:
                     continue
                 # added: the fields that carry a value the guard names, and those that place the record (hold the
                 # id of another record: the channel a message is in, the list a to-do is on)
-                kinds = _kind_fields(type(now))
+                model: type[BaseModel] = type(now)
+                kinds = _kind_fields(model)
                 for f, v in data.items():
                     if f != "id":
                         facts |= {(*where, _NEW, f, c) for c in _carried(v, named)}
@@ -190,7 +192,7 @@ class _Runner:
 
 
 @functools.cache
-def _kind_fields(model: type[Any]) -> frozenset[str]:
+def _kind_fields(model: type[BaseModel]) -> frozenset[str]:
     """A record model's fields that say what kind of record it is (a Literal or a flag: a mail's folder, a to-do's
     done flag): a created record of another kind (a draft for a sent mail) is not the same effect."""
     return frozenset(n for n, f in model.model_fields.items()
