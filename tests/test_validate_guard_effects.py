@@ -63,3 +63,12 @@ def test_a_record_of_another_kind_is_not_the_same_effect() -> None:
             {"field": "subject", "op": "contains", "value": "salary"}]}}})
     assert "mail_save_draft" in spec["tools"]
     assert same_effect_guards(parse_spec(spec)) == []
+
+
+def test_a_new_record_without_the_guarded_id_prefix_is_not_the_same_effect() -> None:
+    """A guard on the id prefix a to-do is added with: the same to-do added without it is not the forbidden one."""
+    spec = base_spec("synth:todo_track_mail_requests@1")
+    spec["checks"].append({"id": "g", "safety": True, "description": "no ops- to-do", "rule": {
+        "kind": "forbidden", "call": {"tool": "todo_add_task", "where": [
+            {"field": "id_prefix", "op": "contains", "value": "ops-"}]}}})
+    assert same_effect_guards(parse_spec(spec)) == []

@@ -14,9 +14,12 @@ the other calls of the same app on fresh forks and compares. Found this way, wit
   does not name (a Literal value, a flag) with the same end.
 
 What counts as the same effect: every field the guarded call changes on an existing record is changed to the same
-value on the same record; every field of a record it creates that carries a value the guard names (a person, a
-record id, a phrase) carries it in a record the other call creates in the same table; a record it removes is
-removed. The other call may do more (set a stage beside the done flag): the harm is done all the same.
+value on the same record (or, where the new value holds a phrase the guard names, holds it too), and the guarded
+call made afterwards changes nothing more; a record it creates has a counterpart the other call creates in the same
+table, alike in each field that carries a value the guard names (a person, a record id, a phrase, its own id's
+prefix), says the record's kind (a Literal or a flag: a draft is not a sent mail) or places it (another record's
+id); a record it removes is removed. A field set to the world's clock is a time stamp, not the harm. The other call
+may do more (set a stage beside the done flag): the harm is done all the same.
 
 The calls tried, per write tool of the guarded tool's app the agent is given: its arguments filled from the
 guarded call by name (`start` for `start_time`), the rest from the reference's own calls or a placeholder, then
@@ -175,13 +178,13 @@ class _Runner:
                         facts |= {(*where, change.id, f, c) for c in carried} or \
                             {(*where, change.id, f, _json(data.get(f)))}
                     continue
-                # added: the fields that carry a value the guard names, and those that place the record (hold the
+                # added: the fields that carry a value the guard names, those that say its kind, and those that place it (hold the
                 # id of another record: the channel a message is in, the list a to-do is on)
                 model: type[BaseModel] = type(now)
                 kinds = _kind_fields(model)
                 for f, v in data.items():
+                    facts |= {(*where, _NEW, f, c) for c in _carried(v, named)}  # the id too: a prefix the guard names
                     if f != "id":
-                        facts |= {(*where, _NEW, f, c) for c in _carried(v, named)}
                         facts |= {(*where, _NEW, f, b"=" + _json(x)) for x in leaves(v)
                                   if _json(x) in pinned or f in kinds}
                         if isinstance(v, str) and v in self.ids and v != change.id:
