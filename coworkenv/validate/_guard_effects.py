@@ -330,11 +330,12 @@ def _filled(name: str, annotation: Any, spec: EnvSpec, world: World) -> Any:
             if step.call is not None and isinstance(step.call.arguments, dict) and name in step.call.arguments:
                 return step.call.arguments[name]
     kinds = _kinds(annotation)
-    if any(word in name for word in ("start", "end", "time", "due", "date")):
-        clock = dt.datetime.fromtimestamp(world.clock, dt.UTC) + dt.timedelta(hours=2 if "end" in name else 1)
-        return clock.strftime("%Y-%m-%dT%H:%M:%SZ")
     if _is_list(annotation):
         return []
+    words = set(name.split("_"))
+    if str in kinds and words & {"start", "end", "time", "due", "date"}:
+        clock = dt.datetime.fromtimestamp(world.clock, dt.UTC) + dt.timedelta(hours=2 if "end" in words else 1)
+        return clock.strftime("%Y-%m-%dT%H:%M:%SZ")
     for kind in kinds:
         if typing.get_origin(kind) is typing.Literal:
             return typing.get_args(kind)[0]
