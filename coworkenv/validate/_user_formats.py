@@ -4,8 +4,10 @@ the answer comes from, gave them: the user asks for the ticket to be picked up "
 41,620"; and the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An
 honest agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
 writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`). A time
-is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "9 o'clock": the French hour mark
-reads as a duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232").
+is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "7h", "17:00 hrs", "9 o'clock",
+"half past two", "quarter to nine", "noon", "one in the afternoon": the French hour mark and an hour unit read as a
+duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232") or without its year
+("3/11" either way round, "03.11." day first, which is also the time 03:11 ending a sentence).
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
 "+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
@@ -21,10 +23,12 @@ day, the year where both give one; same hour and minute; same minutes; same sum,
 same digits). The replay counts only where the tool took the text (a message tool takes any).
 
 Durations and numbers the same: the user books "a 60-minute" meeting or "(45 min)", the writer says "1 hour", "1h",
-"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words included: "half an hour", "forty-five
-minutes", "two hours", "2 days"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973"
-or "€12.973k" (a number is read however it is grouped, with a comma, a dot or none, or with its thousands, millions
-or billions abbreviated, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
+"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words and fractions included: "half an
+hour", "forty-five minutes", "two hours", "2 days", "¾ h", "3/4 hour", "1½ hours", "an hour and a quarter",
+"half-hour", "1-hour"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973",
+"€12.973k" or "12 973" (a number is read however it is grouped, with a comma, a dot, a space or none, the Indian way,
+"1,24,500", or with its thousands, millions or billions abbreviated or in a word, "41.62 thousand", and where it has
+no currency it is the same as an amount of that sum). A writer who adds the currency
 the source left out adds a fact, not a format: an amount is never rewritten as a bare number.
 """
 
