@@ -157,10 +157,13 @@ _WHEN = re.compile(
     r"|(?P<oh>" + _FACE + r")(?:\s+o['\u2019]\s?clock"
     r"(?:\s+(?P<od>" + _PART + r"|[ap]\.?m\b\.?))?|\s+(?P<od2>" + _PART + r"))(?!\w)"
     # half past two, quarter to nine, twenty-five past six, 10 minutes to 3; noon, midnight
-    r"|(?P<spm>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|(?:" + _IN_WORDS + r"|\d{1,2})\s+minutes?)"
+    r"|(?<!from\s)(?P<spm>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|(?:" + _IN_WORDS + r"|\d{1,2})\s+minutes?)"
     r"\s+(?P<spd>past|after|to|before)\s+(?P<sph>" + _FACE + r")"
     r"(?:\s+(?P<spp>" + _PART + r"|[ap]\.?m\b\.?))?(?!\w|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
     r"|(?:12\s+)?(?P<noon>noon|midday|midnight)(?!\w)"
+    # nine thirty, two fifteen pm, eight forty-five, six oh five: an hour and its minutes in words
+    r"|(?P<wh>" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+(?P<wm>o[h']?[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r")|"
+    + _IN_WORDS + r")(?:\s+(?P<wp>" + _PART + r"|[ap]\.?m\b\.?))?(?![\w-]|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
@@ -246,6 +249,8 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _yearless(g)
     if g["spm"] or g["noon"]:
         return _spoken(g)
+    if g["wh"]:
+        return _hour_and_minutes(g)
     if g["wy"]:
         return _week_date(int(g["wy"]), int(g["ww"] or g["ww2"] or 0), int(g["wd"] or g["wd2"] or 0))
     if g["oh"]:
@@ -449,6 +454,17 @@ def _spoken(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int,
     if (g["spd"] or "").lower() in ("to", "before"):
         face, minutes = (face - 1) % 12, 60 - minutes
     return "time", _in_part(face, minutes, g["spp"])
+
+
+def _hour_and_minutes(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """"nine thirty", "eight forty-five", "six oh five": an hour on the clock's face and its minutes, in words (ten
+    to fifty-nine, or a single minute after "oh"); None where the second number is no minute ("two three")."""
+    said = (g["wm"] or "").lower()
+    oh = re.match(r"o[h']?[\s-]", said)
+    minute = _in_words(said[oh.end():] if oh else said)
+    if not (1 <= minute <= 9 if oh else 10 <= minute <= 59):
+        return None
+    return "time", _in_part(_face(g["wh"] or "twelve"), minute, g["wp"])
 
 
 def _face(hour: str) -> int:

@@ -1,18 +1,18 @@
 """Times of day the user gave on the 24-hour clock with a colon ("my on-call shift ends at 02:30", "working hours
 (09:00-17:00)") that the writer relays as spoken ("half past two", "quarter past three", "quarter to nine", "one in
-the afternoon", "nine in the morning"), as a bare French hour mark ("7h", "16h") or with an hour unit after the colon
+the afternoon", "nine in the morning", "two thirty", "eight forty-five"), as a bare French hour mark ("7h", "16h") or with an hour unit after the colon
 ("17:00 hrs"). The writer's handoff post, booking mail or DM says so, and the check on it wants the writer's words. An
 honest agent that copies "02:30" fails. Nobody asked for an idiom. The sound twin accepts either.
 
 The format replay read none of the spoken forms, read "7h" as a duration of seven hours only and "17:00 hrs" as a
 duration of seventeen hours, never the same as the user's time, so it never wrote the user's time back: main accepted
 every hour-mark and hour-unit case here. The numeral replay read the hour of "half past two" as a count and wrote
-"half past 2", so main rejected the sound twins of the spoken cases (as `numeral_pinned`), and their defects only by
+"half past 2" ("two thirty" as "2 30"), so main rejected the sound twins of the spoken cases (as `numeral_pinned`), and their defects only by
 that misreading and by the pinned-wording gate (a phrase of three words).
 
 Caught by the format replay (`format_pinned`, `_user_formats`), which now reads "half past N", "quarter past/to N",
-"five/ten/twenty(-five) past/to N", "N minutes past/to M", "noon", "midnight" and "N in the morning/afternoon/evening"
-as times of day (morning or afternoon unless a part of the day says which), and takes an hour mark without minutes
+"five/ten/twenty(-five) past/to N", "N minutes past/to M", "noon", "midnight", "N in the morning/afternoon/evening"
+and an hour and its minutes in words ("two thirty", "six oh five") as times of day (morning or afternoon unless a part of the day says which), and takes an hour mark without minutes
 ("7h", "16h") and a clock's face followed by an hour unit ("17:00 hrs") for the time of day as well as the duration.
 """
 
@@ -54,6 +54,12 @@ def quarter_to(when: When) -> str:
     return f"quarter to {_FACE[(h + 1) % 12]}"
 
 
+def hour_minutes(when: When) -> str:
+    """02:30 as "two thirty", 08:45 as "eight forty-five" (the hour on the clock's face and its minutes, in words)."""
+    h, m = _hm(when)
+    return f"{_FACE[h % 12]} {({15: 'fifteen', 30: 'thirty', 45: 'forty-five'})[m]}"
+
+
 def hour_mark(when: When) -> str:
     """07:00 as "7h", 16:00 as "16h"."""
     h, _ = _hm(when)
@@ -87,6 +93,15 @@ DEFECTS = [
           _SHIFT.format(u="06:15", w="quarter past six")),
     _pair("handoff-post-quarter-to-7", f"{_HANDOFF}7", HANDOFF, quarter_to,
           _SHIFT.format(u="08:45", w="quarter to nine")),
+    _pair("handoff-post-hour-minutes-1", f"{_HANDOFF}1", HANDOFF, hour_minutes, _SHIFT.format(u="02:30", w="two thirty")),
+    _pair("handoff-post-hour-minutes-6", f"{_HANDOFF}6", HANDOFF, hour_minutes,
+          _SHIFT.format(u="15:15", w="three fifteen")),
+    _pair("handoff-post-hour-minutes-7", f"{_HANDOFF}7", HANDOFF, hour_minutes,
+          _SHIFT.format(u="08:45", w="eight forty-five")),
+    _pair("handoff-post-hour-minutes-12", f"{_HANDOFF}12", HANDOFF, hour_minutes,
+          _SHIFT.format(u="06:15", w="six fifteen")),
+    _pair("handoff-post-hour-minutes-14", f"{_HANDOFF}14", HANDOFF, hour_minutes,
+          _SHIFT.format(u="11:30", w="eleven thirty")),
     _pair("handoff-post-hour-mark-2", f"{_HANDOFF}2", HANDOFF, hour_mark, _SHIFT.format(u="07:00", w="7h")),
     _pair("handoff-post-hour-mark-9", f"{_HANDOFF}9", HANDOFF, hour_mark, _SHIFT.format(u="16:00", w="16h")),
     _pair("handoff-post-part-of-day-5", f"{_HANDOFF}5", HANDOFF, part_of_day,
