@@ -237,11 +237,11 @@ def test_spoken_times_yearless_dates_fractions_and_spelled_sums_are_read_as_thei
                        ("two thirty", "02:30"), ("eight forty-five", "08:45"), ("twenty-five to three", None),
                        ("half past two in the afternoon", None)):
         assert as_user_wrote(f"at {mine}, ok", said) == (f"at {user}, ok" if user else None), mine
-    for mine in ("3/11", "11/3", "03.11.", "3.11."):
+    for mine in ("3/11", "11/3", "03.11."):
         assert as_user_wrote(f"due {mine} ok", said) == "due 2026-11-03 ok", mine
     assert [(w.kind, w.values) for w in mentions("at 03.11.")] == [("date", ((None, 11, 3),)), ("time", ((None, 3, 11),))]
     for alike in ("five to ten minutes", "two to three days", "from ten to six", "two three", "a/b/3/11/x", "24/7/365",
-                  "afternoon"):
+                  "afternoon", "TLS is now 1.2.", "Python 3.11."):
         assert all(w.kind not in ("time", "date") for w in mentions(alike)), alike
     minutes = {"¾ h": 45, "3/4 hour": 45, "¾ of an hour": 45, "three-quarters of an hour": 45, "½ hour": 30,
                "1/2 hr": 30, "half-hour": 30, "1-hour": 60, "1½ hours": 90, "two and a half hours": 150,

@@ -7,7 +7,8 @@ writer's format (a `contains` on the message, a text check's term), which nobody
 is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "7h", "17:00 hrs", "9 o'clock",
 "half past two", "quarter to nine", "noon", "one in the afternoon": the French hour mark and an hour unit read as a
 duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232") or without its year
-("3/11" either way round, "03.11." day first, which is also the time 03:11 ending a sentence).
+("3/11" either way round, "03.11." day first with two digits each, which is also the time 03:11 ending a
+sentence).
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
 "+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
@@ -138,8 +139,9 @@ _WHEN = re.compile(
     rf"{_MONTH.format(n='mm')}\s+(?:(?P<md>\d{{1,2}}){_ORD}|(?P<mdw>{_DAY_WORDS}))(?:,?\s+(?P<my>\d{{4}}))?(?![\w:-])"
     # 02/06/2026, 6/2/2026, 02-06-2026: day and month either way; 02.06.2026, 2.6.2026: day first
     r"|(?P<sa>\d{1,2})(?P<ss>[/.-])(?P<sb>\d{1,2})(?P=ss)(?P<sy>\d{4})(?!\w|[/.-]\d)"
-    # 02.06., 3.11.: day and month, each closed by a dot (German, Nordic), no year
-    r"|(?P<ua>[0-3]?\d)\.(?P<ub>[01]?\d)\.(?!\d)"
+    # 02.06., 19.05.: day and month, two digits each closed by a dot (German, Nordic), no year ("1.2." and "3.11."
+    # are versions as often: "TLS is now 1.2.", "Python 3.11.")
+    r"|(?P<ua>[0-3]\d)\.(?P<ub>[01]\d)\.(?!\d)"
     # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
     r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"(?!\w)"
@@ -224,7 +226,7 @@ def mentions(text: str, today: date | None = None) -> list[When]:
             elif re.search(r"[^.][ap]m\.$", shown, re.IGNORECASE):
                 shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
             out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
-        if g["ua"] and len(g["ua"]) == len(g["ub"] or "") == 2 and int(g["ua"]) <= 23:
+        if g["ua"] and int(g["ua"]) <= 23:
             # "03.11." is also the time 03:11 ending a sentence
             out.append(When("time", ((None, int(g["ua"]), int(g["ub"] or 0)),), m.group(0)[:5], m.start(),
                             m.start() + 5))
@@ -432,8 +434,8 @@ def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
 
 
 def _yearless(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
-    """A day and a month without a year: "02.06." (day first, dotted), "3/11" (either way round, as a slashed date
-    with its year is read)."""
+    """A day and a month without a year: "02.06." (day first, dotted, two digits each), "3/11" (either way round, as a
+    slashed date with its year is read)."""
     if g["ua"] is not None:
         orders = {(int(g["ub"] or 0), int(g["ua"]))}
     else:

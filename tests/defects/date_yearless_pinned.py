@@ -1,6 +1,6 @@
 """Dates the user, or the document the answer comes from, gave with their year ("by 2026-06-02", "on Tuesday 3
 November", "renewal date | 2027-04-19") that the writer relays as a day and a month in digits, without the year:
-"2/6" or "3/11" (day first), "6/2" or "11/3" (month first, the American way), "02.06." or "3.11." (dotted, day
+"2/6" or "3/11" (day first), "6/2" or "11/3" (month first, the American way), "02.06." or "03.11." (dotted, day
 first, the German and Nordic way). The writer's DM, booking mail or reply says so, and the check on the message wants
 the writer's form. An honest agent that copies the date as it was given fails. Nobody asked for a notation. The sound
 twin accepts either (or, for a document's date, wants the document's).
@@ -9,8 +9,9 @@ The format replay read a numeric date only with its year (`02/06/2026`, `02.06.2
 "03.11." as the time of day 03:11, so it never wrote the user's date back: main accepted every case here.
 
 Caught by the format replay (`format_pinned`, `_user_formats`), which now reads a day and a month joined by a slash
-(either way round, as a dated one is) and a day and a month each closed by a dot ("02.06.", day first) as a date of
-any year, the same as a date given with its year where the month and the day agree.
+(either way round, as a dated one is) and a day and a month of two digits each closed by a dot ("02.06.", day
+first; "1.2." and "3.11." are versions as often) as a date of any year, the same as a date given with its year where
+the month and the day agree.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ DETECTION = (
 day_slash = notation._as("{d}/{m}")  # 2026-06-02 as "2/6"
 month_slash = notation._as("{m}/{d}")  # as "6/2"
 day_dotted = notation._as("{d:02d}.{m:02d}.")  # as "02.06."
-day_dotted_short = notation._as("{d}.{m}.")  # as "2.6."
 
 
 def _pair(name: str, base: str, site: Site, writer: Writer, away: str) -> Defect:
@@ -56,8 +56,8 @@ DEFECTS = [
           _REPLIED.format(u="2026-06-12", w="12/6")),
     _pair("booking-mail-day-slash-1", "synth:schedule_meeting_timezones@1", MAIL, day_slash,
           _BOOKED.format(u="Tuesday 3 November", w="3/11")),
-    _pair("booking-mail-dotted-short-2", "synth:schedule_meeting_timezones@2", MAIL, day_dotted_short,
-          _BOOKED.format(u="Tuesday 29 September", w="29.9.")),
+    _pair("booking-mail-dotted-2", "synth:schedule_meeting_timezones@2", MAIL, day_dotted,
+          _BOOKED.format(u="Tuesday 29 September", w="29.09.")),
     _pair("booking-mail-month-slash-3", "synth:schedule_meeting_timezones@3", MAIL, month_slash,
           _BOOKED.format(u="the meeting's day", w="M/D")),
     _pair("moved-dm-month-slash-1", "synth:reschedule_conflict@1", DM, month_slash,
