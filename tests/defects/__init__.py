@@ -32,6 +32,7 @@ from tests.defects import (
     duplicate_tolerant,
     duration_pinned,
     entropy_looked_up,
+    entropy_reexported,
     entropy_unpinned,
     format_pinned,
     frame_blind,
@@ -64,6 +65,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     list_order_pinned,
+    machine_read,
     namesake_record,
     number_pinned,
     numeral_one_pinned,
@@ -90,6 +92,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_only,
     sandbox_draw_read,
+    set_order_carried,
     share_word_pinned,
     silent_change,
     size_pinned,
@@ -208,6 +211,9 @@ MODULES = (
     clock_bits_unprobed,
     clock_idiom_pinned,
     week_date_pinned,
+    set_order_carried,
+    machine_read,
+    entropy_reexported,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
