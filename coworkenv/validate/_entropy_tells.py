@@ -17,8 +17,10 @@ check's own yet changes every run. A check that judges an agent's work has no us
 one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or
 a clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
 members (`__import__('os')`, `importlib.import_module`, `sys.modules['os']`, `getattr(os, 'urandom')`,
-`vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`); a member named at
-run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts as a draw."""
+`vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`), and so is another
+standard module's import of them (`random._urandom`, `uuid.os.urandom`, `threading._time`: `canonical`, read from the
+module's source); a member named at run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts
+as a draw, and so does a path to the kernel's randomness in the check's text (`open('/dev/urandom', 'rb')`)."""
 
 from __future__ import annotations
 

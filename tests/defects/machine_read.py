@@ -22,9 +22,7 @@ the `uname()` fields the sandbox fills in alike (`sysname`, `node`, `release`, `
 
 from __future__ import annotations
 
-from tests.defects._core import Defect
-from tests.defects.probe_aware import python_check
-from tests.defects.random_unpinned import FLAKY_BASES
+from tests.defects.random_unpinned import flaky_defects
 
 CLASS = "machine_read"
 DETECTION = (
@@ -58,16 +56,6 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
 }
 
 
-def _defect(i: int, name: str) -> Defect:
-    read, imports, twin, twin_imports = _READS[name]
-    base, check_id = FLAKY_BASES[(3 + i) % len(FLAKY_BASES)]
-    fix = python_check(check_id, None, clock=False) if twin is None else \
-        python_check(check_id, None, clock=True, clock_expr=twin, imports=twin_imports)
-    return Defect(CLASS, name, base,
-                  f"passes every probe run on the validation machine and fails every correct agent where the verifier "
-                  f"runs on another CPU, Python or image, by a read of the machine (`{read}`)",
-                  breaks=python_check(check_id, None, clock=True, clock_expr=read, imports=imports),
-                  fix=fix, gate="sandbox", code="nondeterministic_check")
-
-
-DEFECTS = [_defect(i, name) for i, name in enumerate(_READS)]
+DEFECTS = flaky_defects(CLASS, _READS, "a read of the machine", start=3,
+                        told="passes every probe run on the validation machine and fails every correct agent where "
+                             "the verifier runs on another CPU, Python or image, by a read of the machine (`{draw}`)")
