@@ -44,7 +44,8 @@ _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def machine_read(code: str) -> str | None:
-    """The first read of the machine the check runs on (see the module's text), shown, or None."""
+    """The first read of the machine the check runs on (see the module's text), shown (`platform.machine()`), or
+    None."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -67,8 +68,9 @@ def machine_read(code: str) -> str | None:
             continue  # judged as the longer name (`sys.version_info.major`, `platform.uname()`)
         if _shared(node, found, parents):
             continue
-        return f"`{ast.unparse(node)}`, a value of the machine the check runs on (its CPU, its interpreter's " \
-               "version, build or install, its C library), the same in every probe run yet another where training runs"
+        outer = parents.get(node)
+        shown = outer if isinstance(outer, ast.Call) and outer.func is node else node
+        return f"`{ast.unparse(shown)}`"
     return None
 
 

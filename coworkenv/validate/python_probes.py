@@ -219,10 +219,11 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                                                      "probe run shows it; judge the agent's work by the state alone"))
     machine = machine_read(rule.code)
     if machine is not None:
-        found.append(Probe("nondeterministic_check", f"the check reads the machine it runs on ({machine}): every "
-                                                     "probe run sees the validation machine's value, and a correct "
-                                                     "agent fails where training or evaluation runs on another CPU, "
-                                                     "Python or image; judge the agent's work by the state alone"))
+        found.append(Probe("nondeterministic_check", f"the check reads the machine it runs on ({machine}: its CPU, "
+                                                     "its interpreter's version, build or install, its C library), the "
+                                                     "same in every probe run and another where training or evaluation "
+                                                     "runs, so a correct agent fails there; judge the agent's work by "
+                                                     "the state alone"))
     # A check found drawing unrun (or reading the machine) has a verdict that changes from run to run, or from machine
     # to machine: probing it again, with seeds, pins, paraphrases or other audits, judges nothing more of it (and cost
     # 21 of its 24 probe runs); only the clock probes still run, a clock dependence being a finding of its own.
