@@ -64,3 +64,16 @@ def test_names_carry_the_order() -> None:
 )]])
 def test_order_free_look_alike_is_left(expr: str, imports: str) -> None:
     assert unpinned_randomness(_check(expr, _HEAD + imports)) is None, expr
+
+
+def test_a_loop_stopping_at_a_member_is_found_and_one_answering_alike_is_left() -> None:
+    """A loop over a set (or what carries its order) that returns what it met, or breaks, depends on the order; one
+    whose every return gives the same constant (an `all` written out) does not."""
+    def loop(body: str) -> str:
+        return f"def check(state, audit, messages):\n    for name in map(str.lower, set(state)):\n{body}" \
+               "    return True\n"
+    assert unpinned_randomness(loop("        return name == 'x'\n")) is not None
+    assert unpinned_randomness(loop("        if name == 'a':\n            return True\n"
+                                    "        if name == 'b':\n            return False\n")) is not None
+    assert unpinned_randomness(loop("        if name == 'a':\n            break\n")) is not None
+    assert unpinned_randomness(loop("        if name not in ('a', 'b'):\n            return False\n")) is None

@@ -136,8 +136,7 @@ class _Reader:
         if isinstance(node, ast.Subscript):
             return self.sequence(node.value)
         if isinstance(node, ast.For):  # `for x in s: return x`: the first member it meets
-            return self.carries(node.iter) and not self.mapping(node.iter) and any(
-                isinstance(n, (ast.Return, ast.Break)) for stmt in node.body for n in ast.walk(stmt))
+            return self.carries(node.iter) and _stops_by_member(node)
         if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Name):
             return node.value.id in ("id", "hash") and node.value.id not in self.names  # `sorted(rows, key=id)`
         if isinstance(node, ast.Compare):
@@ -174,3 +173,15 @@ class _Reader:
         if func.attr == "join" and args:
             return self.carries(args[0])
         return func.attr == "most_common" and self.carries(func.value)
+
+
+def _stops_by_member(loop: ast.For) -> bool:
+    """Whether a loop's outcome depends on the member it stops at: it breaks, or its returns give more than one value
+    (`return x == 'a'`, `return True` here and `return False` there); a loop whose every return gives the same
+    constant (`if x not in allowed: return False`) answers alike whichever offending member comes first."""
+    stops = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, (ast.Return, ast.Break))]
+    if any(isinstance(n, ast.Break) for n in stops):
+        return True
+    values = {ast.dump(n.value) if n.value is not None else "None" for n in stops if isinstance(n, ast.Return)}
+    constant = all(isinstance(n.value, ast.Constant) or n.value is None for n in stops if isinstance(n, ast.Return))
+    return bool(values) and not (constant and len(values) == 1)
