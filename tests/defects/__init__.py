@@ -36,6 +36,7 @@ from tests.defects import (
     duration_fraction_pinned,
     duration_pinned,
     entropy_looked_up,
+    entropy_reexported,
     entropy_unpinned,
     format_pinned,
     frame_blind,
@@ -69,6 +70,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     list_order_pinned,
+    machine_read,
     namesake_record,
     number_pinned,
     numeral_one_pinned,
@@ -95,6 +97,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_only,
     sandbox_draw_read,
+    set_order_carried,
     share_word_pinned,
     silent_change,
     size_pinned,
@@ -218,6 +221,9 @@ MODULES = (
     clock_spoken_pinned,
     date_yearless_pinned,
     duration_fraction_pinned,
+    set_order_carried,
+    machine_read,
+    entropy_reexported,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
