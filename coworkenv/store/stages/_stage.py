@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import atomic_write
+from coworkenv.atomic import atomic_write, settle_before_reading
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._parquet import StoredTable, check_bytes, write_parquet, write_table
 
@@ -151,6 +151,7 @@ class Stage:
         """The bytes of a file of this stage, read once and checked against `content_hash` or its content-addressed
         name (`coworkenv.store.check_bytes`); StageError naming the file when it is missing, unreadable or changed."""
         try:
+            settle_before_reading(path)  # a set whose writer was killed while placing it: completed first
             return check_bytes(path, path.read_bytes(), content_hash)
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
+from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS, check_bytes
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line
@@ -173,6 +173,8 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
     under `data/sft/`). `<split>-*.parquet` files are preferred; without any, every `*.parquet` is returned and
     `read_sft` keeps the rows of the split by their `split` column."""
     path = Path(path)
+    with contextlib.suppress(FileNotFoundError):
+        settle_before_reading(path)  # shards whose writer was killed while placing them: completed first
     if path.is_file() and path.suffix == ".parquet":
         return [path]
     if not path.is_dir():
