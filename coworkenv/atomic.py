@@ -24,6 +24,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,6 +35,7 @@ from coworkenv.open_files import open_files_limit
 
 TEMP_PREFIX = ".tmp-"
 SET_PREFIX = ".set-"  # the journal of a set of files being put in place: `.set-<host tag>-<pid>-<n>.json`
+SET_WAIT_S = 30.0  # how long a reader waits for another process to end the renames of its set
 UNCHANGED = "any earlier version of the file is unchanged"
 SET_UNCHANGED = "no file of this run was put in place: every file of the earlier run is as it was"
 
@@ -278,22 +280,35 @@ def finish_interrupted_sets(folder: Path) -> list[Path]:
     Readers of an output folder call this first (through `Stage.read`, `sft_files`, `spec_files`, the eval report's
     reader, ...), as does every write into the folder: a kill during the renames of a set otherwise left a mix of two
     runs' files (validate's tables and funnel, eval's report and episodes, curate's shards and report). Journals of
-    live writers (placing now) and of other hosts are left alone. ValueError naming the journal when the renames
-    cannot be done (no write access)."""
-    try:
-        names = [entry.name for entry in os.scandir(folder) if entry.name.startswith(SET_PREFIX)]
-    except OSError:
-        return []
+    other hosts are left alone; a live writer's (another process of this host placing its set now, which takes it
+    milliseconds) is waited for, up to SET_WAIT_S: a reader listing or reading the folder meanwhile would take some of
+    its files and some of the earlier run's. ValueError naming the journal when the renames cannot be done (no write
+    access), or when the writer has not ended them in time (stopped?)."""
     placed: list[Path] = []
     host = _host_tag()
-    for name in sorted(names):
-        parts = name[len(SET_PREFIX):].split("-", 2)
-        if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
-            continue
-        if int(parts[1]) == os.getpid() or _alive(int(parts[1])):
-            continue  # a writer placing its set right now
-        placed += _finish(Path(folder) / name)
-    return placed
+    deadline = time.monotonic() + SET_WAIT_S
+    while True:
+        try:
+            names = sorted(entry.name for entry in os.scandir(folder) if entry.name.startswith(SET_PREFIX))
+        except OSError:
+            return placed
+        placing = []
+        for name in names:
+            parts = name[len(SET_PREFIX):].split("-", 2)
+            if len(parts) != 3 or parts[0] != host or not parts[1].isdigit() or int(parts[1]) == os.getpid():
+                continue
+            if _alive(int(parts[1])):
+                placing.append((name, int(parts[1])))
+            else:
+                placed += _finish(Path(folder) / name)
+        if not placing:
+            return placed
+        if time.monotonic() > deadline:
+            name, pid = placing[0]
+            raise ValueError(f"{Path(folder) / name}: process {pid} is putting a set of files in place in {folder} "
+                             f"and has not ended in {SET_WAIT_S:.0f} s (stopped? `kill -CONT {pid}`); reading the folder "
+                             "now would take some of its files beside the earlier run's: try again once it has ended")
+        time.sleep(0.01)
 
 
 def settle_before_reading(path: Path) -> None:

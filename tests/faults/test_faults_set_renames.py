@@ -17,8 +17,15 @@ after its first or second rename, over a first whole run; then a reader runs in 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-from collections.abc import Callable
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +38,7 @@ from coworkenv.cli import app
 from coworkenv.examples import example_names
 from coworkenv.store.stages import ENVS, REJECTED, TRAJECTORIES, read_spec_rows
 from coworkenv.store.stages.trajectories import trajectory_files
-from tests.faults.harness import run_child, spec_folder, temp_files
+from tests.faults.harness import ROOT, run_child, spec_folder, temp_files
 from tests.faults.scenarios import output_set
 
 SIGKILLED = -9
@@ -120,3 +127,64 @@ def test_validate_killed_between_its_renames_leaves_one_run_for_its_readers(tmp_
     read_spec_rows(out)
     for name in ("accepted.parquet", "rejected.parquet", "funnel.json"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), f"{name} is of the first run"
+
+
+def _stopped(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+    return False
+
+
+@contextlib.contextmanager
+def _writer_stopped_between_renames(out: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run 1 whole in `out`, and a child writing run 2 over it stopped (SIGSTOP) right after its first rename; the
+    child is let go and waited for when the block ends."""
+    output_set(str(out), "1")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tests.faults.child", "--kill", "coworkenv.atomic:_place:1:after:SIGSTOP",
+               "--call", SCENARIO, "--", str(out), "2"]
+    child = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not _stopped(child.pid):
+            assert child.poll() is None and time.monotonic() < deadline, "the writer did not stop between its renames"
+            time.sleep(0.05)
+        yield child
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGCONT)
+        child.wait(timeout=120)
+
+
+@pytest.mark.parametrize("reader", ["ENVS.read", "read_spec_rows"])
+def test_a_reader_while_a_writer_is_placing_its_set_waits_for_the_whole_set(tmp_path: Path, reader: str) -> None:
+    """A reader while another process is between the renames of its set (here stopped there, SIGSTOP, and let go
+    half a second later): on main the reader took the files as they stood, run 2's `accepted.parquet` beside run 1's
+    other files, without a lock or a look at the writer. It must wait for the writer's set (milliseconds, unstopped)."""
+    out = tmp_path / "out"
+    with _writer_stopped_between_renames(out) as child:
+        threading.Timer(0.5, os.kill, (child.pid, signal.SIGCONT)).start()
+        READERS[reader](out)
+        runs = _runs(out)  # at once, after the reader: on main before the writer goes on
+    assert set(runs.values()) == {"2"}, f"a mix of two runs: {runs}"
+    assert child.returncode == 0
+
+
+def test_a_reader_of_a_folder_whose_writer_stays_stopped_is_refused_naming_it(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer stopped between its renames and not let go (Ctrl-Z, a debugger): on main the reader took run 2's
+    `accepted.parquet` as the folder's without a word; it must wait a while (shortened here), then refuse, naming the
+    process and how to let it go."""
+    import coworkenv.atomic
+
+    monkeypatch.setattr(coworkenv.atomic, "SET_WAIT_S", 0.3, raising=False)
+    out = tmp_path / "out"
+    with _writer_stopped_between_renames(out) as child:
+        try:
+            table = ENVS.read(out / "accepted.parquet", ["env_id"])
+        except ValueError as exc:
+            assert f"process {child.pid}" in str(exc) and f"kill -CONT {child.pid}" in str(exc), str(exc)
+        else:
+            runs = _runs(out)
+            raise AssertionError(f"read {table.column('env_id').to_pylist()} while the folder held {runs}")
+    assert set(_runs(out).values()) == {"2"}  # let go, the writer ended its set
