@@ -217,13 +217,18 @@ def files_together() -> Iterator[None]:
             temp.unlink(missing_ok=True)
         raise
     # From here on the set is committed: a kill leaves the journals, and whoever next reads or writes one of these
-    # folders completes the renames. An error (not a kill) part way still removes what is left, as before.
+    # folders completes the renames; a stop signal (SIGTERM, Ctrl-C) raised meanwhile ends them first. A rename that
+    # fails (not a kill) still removes what is left, as before: the set cannot be completed.
     for number, (temp, final) in enumerate(files.moves):
         try:
             _place(temp, final)
-        except BaseException:
+        except WriteError:
             for left, _ in files.moves[number:]:
                 left.unlink(missing_ok=True)
+            _drop_journals(journals)
+            raise
+        except BaseException:
+            _complete(files.moves[number:], files.removals)
             _drop_journals(journals)
             raise
     for path in files.removals:
@@ -311,6 +316,18 @@ def finish_interrupted_sets(folder: Path) -> list[Path]:
         time.sleep(0.01)
 
 
+def _complete(moves: list[tuple[Path, Path]], removals: list[Path]) -> list[Path]:
+    """The renames of a committed set not done yet (a temp file still there), then its removals; the files placed."""
+    placed = []
+    for temp, final in moves:
+        if temp.exists():
+            os.replace(temp, final)
+            placed.append(final)
+    for path in removals:
+        path.unlink(missing_ok=True)
+    return placed
+
+
 def settle_before_reading(path: Path) -> None:
     """`finish_interrupted_sets` where a reader is about to read: the folder of a file, or a folder and every folder
     below it (an output's sets may span subfolders: eval's report and its `runs/`)."""
@@ -335,14 +352,8 @@ def _finish(journal: Path) -> list[Path]:
         raise ValueError(f"{journal}: the journal of a set of files whose writer was killed while putting them in "
                          f"place cannot be read ({exc}); the folder may hold a mix of two runs' files: run the "
                          "command that wrote it again, then delete the journal") from None
-    placed = []
     try:
-        for temp, final in moves:
-            if temp.exists():
-                os.replace(temp, final)
-                placed.append(final)
-        for path in removals:
-            path.unlink(missing_ok=True)
+        placed = _complete(moves, removals)
         for other in folders:
             with contextlib.suppress(FileNotFoundError):
                 fsync_dir(other)

@@ -111,17 +111,24 @@ def test_the_next_write_into_the_folder_completes_the_set_instead_of_sweeping_it
     assert set(_runs(out).values()) == {"2"}, _runs(out)
 
 
-def test_validate_killed_between_its_renames_leaves_one_run_for_its_readers(tmp_path: Path) -> None:
-    """`coworkenv validate` run again into its folder over other specs, killed after its first rename: on main
-    `accepted.parquet` held the second run's envs beside the first run's `rejected.parquet` and `funnel.json` (whose
-    counts no longer matched). A reader (`coworkenv rollout OUT` reads the folder's specs) must find the second run's
-    three files."""
+def _validated_once(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(a second spec folder, the folder `coworkenv validate` writes of it, a folder validated from a first one): the
+    rerun into the third must end as the second."""
     specs_one = spec_folder(tmp_path / "specs-1", example_names()[:1])
     specs_two = spec_folder(tmp_path / "specs-2", example_names()[1:2])
     reference, out = tmp_path / "reference", tmp_path / "out"
     runner = CliRunner()
     assert runner.invoke(app, ["validate", str(specs_two), "--out", str(reference)]).exit_code == 0
     assert runner.invoke(app, ["validate", str(specs_one), "--out", str(out)]).exit_code == 0
+    return specs_two, reference, out
+
+
+def test_validate_killed_between_its_renames_leaves_one_run_for_its_readers(tmp_path: Path) -> None:
+    """`coworkenv validate` run again into its folder over other specs, killed after its first rename: on main
+    `accepted.parquet` held the second run's envs beside the first run's `rejected.parquet` and `funnel.json` (whose
+    counts no longer matched). A reader (`coworkenv rollout OUT` reads the folder's specs) must find the second run's
+    three files."""
+    specs_two, reference, out = _validated_once(tmp_path)
     killed = run_child(["validate", str(specs_two), "--out", str(out)], kill=("coworkenv.atomic:_place:1:after",))
     assert killed.returncode == SIGKILLED, killed.stderr
     read_spec_rows(out)
@@ -188,3 +195,18 @@ def test_a_reader_of_a_folder_whose_writer_stays_stopped_is_refused_naming_it(tm
             runs = _runs(out)
             raise AssertionError(f"read {table.column('env_id').to_pylist()} while the folder held {runs}")
     assert set(_runs(out).values()) == {"2"}  # let go, the writer ended its set
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_validate_stopped_by_a_signal_between_its_renames_ends_its_set(tmp_path: Path, signal_name: str) -> None:
+    """`coworkenv validate` rerun into its folder, stopped (SIGTERM, Ctrl-C) right after its first rename: the CLI turns
+    the signal into an orderly stop, which on main removed the set's files not yet renamed, as for a failed write:
+    run 2's `accepted.parquet` stayed beside run 1's `rejected.parquet` and `funnel.json`. Renaming is the commit: the
+    stop ends the set's renames (milliseconds), then exits."""
+    specs_two, reference, out = _validated_once(tmp_path)
+    stopped = run_child(["validate", str(specs_two), "--out", str(out)],
+                        kill=(f"coworkenv.atomic:_place:1:after:{signal_name}",))
+    assert stopped.returncode != 0 and "Traceback" not in stopped.stderr, stopped.stderr
+    assert temp_files(out) == [] and not list(out.rglob(".set-*"))
+    for name in ("accepted.parquet", "rejected.parquet", "funnel.json"):
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), f"{name} is of the first run"
