@@ -320,9 +320,11 @@ def _complete(moves: list[tuple[Path, Path]], removals: list[Path]) -> list[Path
     """The renames of a committed set not done yet (a temp file still there), then its removals; the files placed."""
     placed = []
     for temp, final in moves:
-        if temp.exists():
+        try:
             os.replace(temp, final)
-            placed.append(final)
+        except FileNotFoundError:  # placed already: by its writer, or by another reader completing the set now
+            continue
+        placed.append(final)
     for path in removals:
         path.unlink(missing_ok=True)
     return placed
