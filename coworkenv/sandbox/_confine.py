@@ -372,7 +372,8 @@ _SECURITY_MODULE_CALLS = (459, 460, 461)
 # the uptime the boot-relative clocks hide, in every set. BPF cannot tell such a descriptor from a file, so its makers
 # are ENOSYS, as on a kernel built without them (select.epoll() and os.eventfd() raise OSError; asyncio's event loop
 # fails already, at its self-pipe). Per architecture: epoll_create(1), eventfd(2), timerfd_create, signalfd(4),
-# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp with NEW_LISTENER below.
+# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp's SECCOMP_SET_MODE_FILTER
+# below (a listener's descriptor is one; every filter of the code's own could log each call: _HOST_LOG_PRCTLS).
 _ANON_INODE_MAKERS = {"x86_64": (213, 291, 284, 290, 283, 282, 289, 444), "aarch64": (20, 19, 85, 74, 444)}
 _SECCOMP = {"x86_64": 317, "aarch64": 277}
 # membarrier reaches past the run to every CPU of the machine (native code: Python has no wrapper): QUERY answers what
@@ -381,7 +382,7 @@ _SECCOMP = {"x86_64": 317, "aarch64": 277}
 # registrations mark the run for other callers' interrupts. Neither glibc nor CPython calls it: ENOSYS for every
 # command, as on a kernel built without it.
 _MEMBARRIER = {"x86_64": 324, "aarch64": 283}
-SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
+SECCOMP_SET_MODE_FILTER = 1
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
@@ -402,7 +403,16 @@ _SPECULATION_PRCTLS = (52, 53)
 # nothing clears it, so the run read the host's choice (1 under a host that set it), and clearing it (EPERM where set)
 # says the same. It stays in force, unread.
 _MDWE_PRCTLS = (65, 66)
-_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS)
+# What the host's kernel writes about the run, chosen by the code (native code, no capability needed): a seccomp filter
+# of its own whose action is SECCOMP_RET_LOG (or any action but ALLOW, under SECCOMP_FILTER_FLAG_LOG) turns every call
+# into an audit record (type 1326) whatever the host's audit rules: the host's kernel log (rate-limited) or, where
+# auditd runs, its audit log on disk, or the backlog a hardened host panics on overflowing (the audit serial moved by
+# some 100000 records in one 0.06 s run here); PR_SET_SECCOMP stacks one as the seccomp syscall does (below). The name
+# (comm, PR_SET_NAME: any 15 bytes but NUL, terminal controls included) is printed raw in the kernel's lines about the
+# run (a fault's "<comm>[pid]: segfault", an OOM kill's) and listed by ps and top: a run named "\x1b[31msshd\x1b[0m"
+# left the escapes in the kernel's log buffer and the blame on sshd. No check needs either; the interpreter's name stays.
+_HOST_LOG_PRCTLS = (15, 22)  # PR_SET_NAME, PR_SET_SECCOMP
+_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS, *_HOST_LOG_PRCTLS)
 # madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
 # running (advice may always be ignored).
 MADV_MERGEABLE = 12
@@ -820,7 +830,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("fallocate", (ld, None, None, arg1), (jeq, "allow", "enotsup", 0))
-    block("seccomp", (ld, None, None, arg1), (jset, "enosys", "allow", SECCOMP_FILTER_FLAG_NEW_LISTENER))
+    block("seccomp", (ld, None, None, arg0), (jeq, "enosys", "allow", SECCOMP_SET_MODE_FILTER))  # any flags
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg0), (jge, "next", "channel_ioctl", last_channel + 1), (ld, None, None, arg1),
