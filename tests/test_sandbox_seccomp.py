@@ -169,6 +169,8 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
+    # a thread that comes with a pidfd (CLONE_PIDFD, Linux 6.9+): its pidfs number is the machine's process counter
+    assert [answer("clone", 0x00010000 | 0x00000100 | 0x00001000), answer("clone", 17 | 0x00001000)] == [EINVAL] * 2
     assert answer("clone3", 0) == ENOSYS
     assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
     # membarrier: the host kernel's build (QUERY), a grace period of every CPU (GLOBAL), interrupts to other
