@@ -911,7 +911,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
     answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
     their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
-    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, and no membarrier command
+    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, nor a pidfd of a thread (the
+    machine's process counter), nor a seccomp filter of the code's own (each call an audit record in the host's log),
+    nor a name of its own (printed raw in the kernel's log), and no membarrier command
     (waits on, or interrupts, every CPU of the machine) runs; the C library's own paths under /proc and /sys are
     not opened (ENOENT), where `host_paths` (`c_library_host_paths`) names their addresses; times() and sysinfo()
     are answered with fixed values (`install_call_answers`; sysinfo's memory `memory_bytes`) where the architecture
