@@ -147,8 +147,10 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
                                                 0x2)] == [EPERM] * 9 + [ALLOW] * 3
     # The random device's family ('R'): RNDGETENTCNT read the machine's entropy pool; its writers ask CAP_SYS_ADMIN.
     assert [answer("ioctl", 5, cmd) for cmd in (0x80045200, 0x40045201, 0x5206, 0x5207)] == [EPERM] * 4
-    # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP not
-    assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 4
+    # PR_SET_PDEATHSIG, PR_SET_DUMPABLE refused; PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_GET_NAME not; PR_SET_NAME (the
+    # name the host's kernel log prints raw) and PR_SET_SECCOMP (a filter of the code's own logging every call) refused
+    assert [answer("prctl", option, 0) for option in (1, 4, 2, 3, 16, 15, 22)] == [EPERM, EPERM] + [ALLOW] * 3 + [
+        EPERM, EPERM]
     assert [answer("prctl", option, 1) for option in (67, 68)] == [EPERM, ALLOW]  # PR_SET/GET_MEMORY_MERGE
     # PR_SCHED_CORE (GET, on init) and Yama's PR_SET_PTRACER (init): pid oracles on kernels built with them (hardening:
     # the test kernel has neither, so no escape was measured; main let both through)
@@ -158,14 +160,17 @@ def test_filter_answers_per_syscall_and_argument(machine: str) -> None:
     assert [answer("prctl", option, flags) for option in (65, 66) for flags in (0, 1)] == [EPERM] * 4  # MDWE
     assert answer("file_setattr", -100, 0) == EPERM
     # The makers of descriptors on the kernel's boot-time anonymous inode (its times: when the machine booted) are
-    # calls this kernel lacks, a seccomp listener too; epoll_pwait (on no epoll), a filter of the code's own run.
+    # calls this kernel lacks, a seccomp listener too, and so is every filter of the code's own (SECCOMP_RET_LOG or
+    # FLAG_LOG write each call to the host's audit log), whatever its flags; strict mode and the queries run.
     assert [answer(name, 0, 0, 0, 0) for name in ("epoll_create1", "eventfd2", "timerfd_create", "signalfd4",
                                                   "landlock_create_ruleset")] == [ENOSYS] * 5
-    assert [answer("seccomp", 1, flags, 0) for flags in (8, 9, 0, 1)] + [answer("epoll_pwait", 5)] == [
-        ENOSYS, ENOSYS, ALLOW, ALLOW, ALLOW]
+    assert [answer("seccomp", 1, flags, 0) for flags in (8, 9, 0, 1, 2)] + [
+        answer("seccomp", op, 0, 0) for op in (0, 2, 3)] + [answer("epoll_pwait", 5)] == [ENOSYS] * 5 + [ALLOW] * 4
     assert [answer(n, 0) for n in ("getxattr", "lgetxattr", "listxattr")] == [ENOTSUP] * 3
     assert answer("fgetxattr", 5) == ALLOW  # a descriptor the code could open anyway
     assert (answer("clone", 0x00010000 | 0x00000100), answer("clone", 17)) == (ALLOW, EPERM)  # thread vs fork
+    # a thread that comes with a pidfd (CLONE_PIDFD, Linux 6.9+): its pidfs number is the machine's process counter
+    assert [answer("clone", 0x00010000 | 0x00000100 | 0x00001000), answer("clone", 17 | 0x00001000)] == [EINVAL] * 2
     assert answer("clone3", 0) == ENOSYS
     assert answer("sysinfo", 0) == ENOSYS  # the machine's load, memory and process count
     # membarrier: the host kernel's build (QUERY), a grace period of every CPU (GLOBAL), interrupts to other

@@ -25,6 +25,12 @@ SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
 SECCOMP_RET_ALLOW = 0x7FFF0000
 CLONE_THREAD = 0x00010000
+# A thread started with CLONE_PIDFD (Linux 6.9+) comes with a pidfd, which pidfd_open (refused) would have handed out:
+# its pidfs inode number is one counter of the machine's that every process and thread it starts moves (417241, then
+# 417244 in the next run, a pid namespace notwithstanding), PIDFD_GET_INFO answers the thread's parent (the host's pid
+# where no pid namespace is made, where getppid answers 0) and the *_NAMESPACE ioctls hand out namespace descriptors.
+# EINVAL, as a kernel before 6.9 answers CLONE_PIDFD with CLONE_THREAD (glibc's threads never ask for one).
+CLONE_PIDFD = 0x00001000
 
 # Landlock (same syscall numbers on x86_64 and aarch64).
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
@@ -372,7 +378,8 @@ _SECURITY_MODULE_CALLS = (459, 460, 461)
 # the uptime the boot-relative clocks hide, in every set. BPF cannot tell such a descriptor from a file, so its makers
 # are ENOSYS, as on a kernel built without them (select.epoll() and os.eventfd() raise OSError; asyncio's event loop
 # fails already, at its self-pipe). Per architecture: epoll_create(1), eventfd(2), timerfd_create, signalfd(4),
-# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp with NEW_LISTENER below.
+# landlock_create_ruleset (the child's own ruleset is made before the filter); seccomp's SECCOMP_SET_MODE_FILTER
+# below (a listener's descriptor is one; every filter of the code's own could log each call: _HOST_LOG_PRCTLS).
 _ANON_INODE_MAKERS = {"x86_64": (213, 291, 284, 290, 283, 282, 289, 444), "aarch64": (20, 19, 85, 74, 444)}
 _SECCOMP = {"x86_64": 317, "aarch64": 277}
 # membarrier reaches past the run to every CPU of the machine (native code: Python has no wrapper): QUERY answers what
@@ -381,7 +388,7 @@ _SECCOMP = {"x86_64": 317, "aarch64": 277}
 # registrations mark the run for other callers' interrupts. Neither glibc nor CPython calls it: ENOSYS for every
 # command, as on a kernel built without it.
 _MEMBARRIER = {"x86_64": 324, "aarch64": 283}
-SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
+SECCOMP_SET_MODE_FILTER = 1
 # prctl options that take back a process attribute the bootstrap set, with no capability needed: PR_SET_PDEATHSIG
 # (cleared, the run outlives a host killed mid-call, its wall clock gone with the host), PR_SET_DUMPABLE (dumpable
 # again, a crash runs a core_pattern helper as root in the host's namespaces, whatever RLIMIT_CORE says) and
@@ -402,7 +409,16 @@ _SPECULATION_PRCTLS = (52, 53)
 # nothing clears it, so the run read the host's choice (1 under a host that set it), and clearing it (EPERM where set)
 # says the same. It stays in force, unread.
 _MDWE_PRCTLS = (65, 66)
-_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS)
+# What the host's kernel writes about the run, chosen by the code (native code, no capability needed): a seccomp filter
+# of its own whose action is SECCOMP_RET_LOG (or any action but ALLOW, under SECCOMP_FILTER_FLAG_LOG) turns every call
+# into an audit record (type 1326) whatever the host's audit rules: the host's kernel log (rate-limited) or, where
+# auditd runs, its audit log on disk, or the backlog a hardened host panics on overflowing (the audit serial moved by
+# 996 records in a run of 1000 calls here); PR_SET_SECCOMP stacks one as the seccomp syscall does (below). The name
+# (comm, PR_SET_NAME: any 15 bytes but NUL, terminal controls included) is printed raw in the kernel's lines about the
+# run (a fault's "<comm>[pid]: segfault", an OOM kill's) and listed by ps and top: a run named "\x1b[31msshd\x1b[0m"
+# left the escapes in the kernel's log buffer and the blame on sshd. No check needs either; the interpreter's name stays.
+_HOST_LOG_PRCTLS = (15, 22)  # PR_SET_NAME, PR_SET_SECCOMP
+_REFUSED_PRCTLS = (1, 4, 67, *_PID_PROBING_PRCTLS, *_SPECULATION_PRCTLS, *_MDWE_PRCTLS, *_HOST_LOG_PRCTLS)
 # madvise(MADV_MERGEABLE) offers one mapping to the same merging (Python's mmap.madvise, no audit event): done without
 # running (advice may always be ignored).
 MADV_MERGEABLE = 12
@@ -820,7 +836,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "done", "next", MADV_MERGEABLE), (jeq, "done", "allow", MADV_PAGEOUT))
     block("mmap", (ld, None, None, arg3), (jset, "enosys", "allow", MAP_HUGETLB))
     block("fallocate", (ld, None, None, arg1), (jeq, "allow", "enotsup", 0))
-    block("seccomp", (ld, None, None, arg1), (jset, "enosys", "allow", SECCOMP_FILTER_FLAG_NEW_LISTENER))
+    block("seccomp", (ld, None, None, arg0), (jeq, "enosys", "allow", SECCOMP_SET_MODE_FILTER))  # any flags
     block("pwritev2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_SYNCS))
     block("preadv2", (ld, None, None, arg5), (jset, "enotsup", "allow", RWF_NOWAIT))
     block("ioctl", (ld, None, None, arg0), (jge, "next", "channel_ioctl", last_channel + 1), (ld, None, None, arg1),
@@ -832,7 +848,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (ret, None, None, SECCOMP_RET_ALLOW))
     block("channel_ioctl", (ld, None, None, arg1), *[(jeq, "allow", "next", c) for c in _CHANNEL_OWN_FLAG_IOCTLS],
           (ret, None, None, SECCOMP_RET_ERRNO | errno.ENOTTY))
-    block("clone", (ld, None, None, arg0), (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
+    block("clone", (ld, None, None, arg0), (jset, "einval", "next", CLONE_PIDFD),
+          (jset, "allow", "eperm", CLONE_THREAD))  # no CLONE_THREAD: a fork
     block("futex", (ld, None, None, arg1), (and_, None, None, ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)),
           *[(jeq, "enosys", "next", c) for c in _FUTEX_PI], (ld, None, None, arg1),
           (jset, "allow", "next" if threads else "enosys", FUTEX_PRIVATE_FLAG),
@@ -894,7 +911,9 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither
     answer fstat (their inode numbers are the machine's counter at the spawn) nor are copied, nor answer ioctls but
     their own descriptor flags, and their numbers are never freed; no descriptor of the boot-time anonymous inode
-    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, and no membarrier command
+    (epoll, eventfd, timerfd, signalfd, Landlock rulesets, seccomp listeners) is made, nor a pidfd of a thread (the
+    machine's process counter), nor a seccomp filter of the code's own (each call an audit record in the host's log),
+    nor a name of its own (printed raw in the kernel's log), and no membarrier command
     (waits on, or interrupts, every CPU of the machine) runs; the C library's own paths under /proc and /sys are
     not opened (ENOENT), where `host_paths` (`c_library_host_paths`) names their addresses; times() and sysinfo()
     are answered with fixed values (`install_call_answers`; sysinfo's memory `memory_bytes`) where the architecture
