@@ -38,7 +38,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     states = complete_partitions(context, settings)
 
     def concat(dataset: str, stage: stages.Stage) -> list[pa.Table]:
-        tables = [stage.read(s.paths[dataset]) for s in states]
+        tables = [stage.read(s.paths[dataset], content_hash=s.versions[dataset]) for s in states]  # as checked
         return store.shard_table(pa.concat_tables(tables), ROWS_PER_SHARD) if tables else []
 
     funnel = published_funnel(context, states)

@@ -47,7 +47,9 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
     states = complete_partitions(context, settings)
     if not states:
         raise dg.Failure("no capability partition is complete yet; materialize them first (python -m pipelines.run)")
-    trajectories = pa.concat_tables([stages.TRAJECTORIES.read(s.paths[TRAJECTORIES]) for s in states])
+    # Each file read is checked against the version the partition check recorded (its bytes may change since).
+    trajectories = pa.concat_tables([stages.TRAJECTORIES.read(s.paths[TRAJECTORIES], content_hash=s.versions[TRAJECTORIES])
+                                     for s in states])
     held_out = settings.held_out_capability
     config = curate.CurationConfig(heldout_capabilities=(held_out,) if held_out else (),
                                    test_fraction=settings.test_fraction)

@@ -123,7 +123,8 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
 def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpec]:
     """The specs of `env_ids`, in that order, read from the partitions' validated_envs."""
     wanted = set(env_ids)
-    specs = {spec.id: spec for state in states for spec in stages.read_envs(state.paths[ENVS], wanted)}
+    specs = {spec.id: spec for state in states
+             for spec in stages.read_envs(state.paths[ENVS], wanted, content_hash=state.versions[ENVS])}
     return [specs[env_id] for env_id in env_ids]
 
 

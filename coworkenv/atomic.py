@@ -4,6 +4,11 @@ A write that fails (a full disk, a file size limit, a read-only folder, a file w
 `WriteError`, which names the file, the reason and what to do; the temp file is removed and any previous version of
 the file is left as it was. Temp files are hidden (`.tmp-...`), so readers of a folder pass over them; those of a
 writer that died are removed by the next write into the same folder.
+
+A set of files (`files_together`) is put in place by renames after a journal naming them (`.set-...json`, in every
+folder of the set) is written: a writer killed during those renames leaves the journal, and the next reader or
+writer of any of its folders completes the renames (`finish_interrupted_sets`) before it reads or writes, as a
+database replays its journal on the next open. Readers see the earlier set or the whole new one, never a mix.
 """
 
 from __future__ import annotations
@@ -12,11 +17,14 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import itertools
+import json
 import os
 import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,6 +34,8 @@ from typing import BinaryIO
 from coworkenv.open_files import open_files_limit
 
 TEMP_PREFIX = ".tmp-"
+SET_PREFIX = ".set-"  # the journal of a set of files being put in place: `.set-<host tag>-<pid>-<n>.json`
+SET_WAIT_S = 30.0  # how long a reader waits for another process to end the renames of its set
 UNCHANGED = "any earlier version of the file is unchanged"
 SET_UNCHANGED = "no file of this run was put in place: every file of the earlier run is as it was"
 
@@ -179,8 +189,9 @@ def files_together() -> Iterator[None]:
     of them, then they are put in place by renames alone, which need no free space. A write that fails in the block
     (a full disk, a quota, a read-only folder) or an error of the command then puts none in place: the temp files
     are removed and every file of the earlier run is left as it was, so a failed rerun loses no earlier output and
-    leaves no mix of two runs (the WriteError says so). A kill during the renames may still leave a mix, which the
-    readers that can tell (SFT shards' marks) refuse. Blocks nest into the outermost."""
+    leaves no mix of two runs (the WriteError says so). Before the renames a journal of the set is written in each of
+    its folders; a kill during them leaves it, and the next reader or writer of those folders completes the set
+    (`finish_interrupted_sets`). Blocks nest into the outermost."""
     if _together.get() is not None:
         yield
         return
@@ -196,18 +207,166 @@ def files_together() -> Iterator[None]:
         raise
     finally:
         _together.reset(token)
+    folders = sorted({final.parent for _, final in files.moves} | {path.parent for path in files.removals})
+    try:
+        for folder in folders:  # an earlier set whose writer was killed part way goes in place first, then this one
+            finish_interrupted_sets(folder)
+        journals = _write_journals(folders, files) if len(files.moves) + len(files.removals) > 1 else []
+    except BaseException:
+        for temp, _ in files.moves:
+            temp.unlink(missing_ok=True)
+        raise
+    # From here on the set is committed: a kill leaves the journals, and whoever next reads or writes one of these
+    # folders completes the renames; a stop signal (SIGTERM, Ctrl-C) raised meanwhile ends them first. A rename that
+    # fails (not a kill) still removes what is left, as before: the set cannot be completed.
     for number, (temp, final) in enumerate(files.moves):
         try:
             _place(temp, final)
-        except BaseException:
+        except WriteError:
             for left, _ in files.moves[number:]:
                 left.unlink(missing_ok=True)
+            _drop_journals(journals)
+            raise
+        except BaseException:
+            _complete(files.moves[number:], files.removals)
+            _drop_journals(journals)
             raise
     for path in files.removals:
         path.unlink(missing_ok=True)
-    for folder in {final.parent for _, final in files.moves} | {path.parent for path in files.removals}:
+    for folder in folders:
         with naming_failures(folder), contextlib.suppress(FileNotFoundError):
             fsync_dir(folder)
+    _drop_journals(journals)
+
+
+def _write_journals(folders: list[Path], files: _FileSet) -> list[Path]:
+    """A journal of the set (its renames and removals, by paths relative to each folder) in each of `folders`,
+    written durably; the paths written."""
+    name = f"{SET_PREFIX}{_host_tag()}-{os.getpid()}-{next(_journal_numbers)}.json"
+    journals = []
+    for folder in folders:
+        payload = {"moves": [[os.path.relpath(temp, folder), os.path.relpath(final, folder)]
+                             for temp, final in files.moves],
+                   "removals": [os.path.relpath(path, folder) for path in files.removals],
+                   "folders": [os.path.relpath(other, folder) for other in folders]}
+        journal = folder / name
+        with naming_failures(journal):
+            fd, temp = tempfile.mkstemp(prefix=temp_prefix(), suffix=".json", dir=folder)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(json.dumps(payload).encode())
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, journal)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+            fsync_dir(folder)
+        journals.append(journal)
+    return journals
+
+
+def _drop_journals(journals: list[Path]) -> None:
+    for journal in journals:
+        journal.unlink(missing_ok=True)
+    for folder in {journal.parent for journal in journals}:
+        with contextlib.suppress(OSError):
+            fsync_dir(folder)
+
+
+_journal_numbers = itertools.count()
+
+
+def finish_interrupted_sets(folder: Path) -> list[Path]:
+    """Complete the sets of files whose writer (a process of this host) died while putting them in place: each
+    journal (`.set-...json`) in `folder` names the set's renames and removals in every folder of the set; those not
+    done yet are done, then the journals are removed. Return the files put in place.
+
+    Readers of an output folder call this first (through `Stage.read`, `sft_files`, `spec_files`, the eval report's
+    reader, ...), as does every write into the folder: a kill during the renames of a set otherwise left a mix of two
+    runs' files (validate's tables and funnel, eval's report and episodes, curate's shards and report). Journals of
+    other hosts are left alone; a live writer's (another process of this host placing its set now, which takes it
+    milliseconds) is waited for, up to SET_WAIT_S: a reader listing or reading the folder meanwhile would take some of
+    its files and some of the earlier run's. ValueError naming the journal when the renames cannot be done (no write
+    access), or when the writer has not ended them in time (stopped?)."""
+    placed: list[Path] = []
+    host = _host_tag()
+    deadline = time.monotonic() + SET_WAIT_S
+    while True:
+        try:
+            names = sorted(entry.name for entry in os.scandir(folder) if entry.name.startswith(SET_PREFIX))
+        except OSError:
+            return placed
+        placing = []
+        for name in names:
+            parts = name[len(SET_PREFIX):].split("-", 2)
+            if len(parts) != 3 or parts[0] != host or not parts[1].isdigit() or int(parts[1]) == os.getpid():
+                continue
+            if _alive(int(parts[1])):
+                placing.append((name, int(parts[1])))
+            else:
+                placed += _finish(Path(folder) / name)
+        if not placing:
+            return placed
+        if time.monotonic() > deadline:
+            name, pid = placing[0]
+            raise ValueError(f"{Path(folder) / name}: process {pid} is putting a set of files in place in {folder} "
+                             f"and has not ended in {SET_WAIT_S:.0f} s (stopped? `kill -CONT {pid}`); reading the folder "
+                             "now would take some of its files beside the earlier run's: try again once it has ended")
+        time.sleep(0.01)
+
+
+def _complete(moves: list[tuple[Path, Path]], removals: list[Path]) -> list[Path]:
+    """The renames of a committed set not done yet (a temp file still there), then its removals; the files placed."""
+    placed = []
+    for temp, final in moves:
+        try:
+            os.replace(temp, final)
+        except FileNotFoundError:  # placed already: by its writer, or by another reader completing the set now
+            continue
+        placed.append(final)
+    for path in removals:
+        path.unlink(missing_ok=True)
+    return placed
+
+
+def settle_before_reading(path: Path) -> None:
+    """`finish_interrupted_sets` where a reader is about to read: the folder of a file, or a folder and every folder
+    below it (an output's sets may span subfolders: eval's report and its `runs/`)."""
+    path = Path(path)
+    if path.is_dir():
+        for folder, _, _ in os.walk(path):
+            finish_interrupted_sets(Path(folder))
+    else:
+        finish_interrupted_sets(path.parent)
+
+
+def _finish(journal: Path) -> list[Path]:
+    folder = journal.parent
+    try:
+        payload = json.loads(journal.read_bytes())
+        moves = [(folder / temp, folder / final) for temp, final in payload["moves"]]
+        removals = [folder / path for path in payload["removals"]]
+        folders = [folder / other for other in payload["folders"]]
+    except FileNotFoundError:  # completed meanwhile by another reader
+        return []
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{journal}: the journal of a set of files whose writer was killed while putting them in "
+                         f"place cannot be read ({exc}); the folder may hold a mix of two runs' files: run the "
+                         "command that wrote it again, then delete the journal") from None
+    try:
+        placed = _complete(moves, removals)
+        for other in folders:
+            with contextlib.suppress(FileNotFoundError):
+                fsync_dir(other)
+            (other / journal.name).unlink(missing_ok=True)
+    except OSError as exc:
+        finals = ", ".join(final.name for _, final in moves[:4])
+        raise ValueError(f"{journal}: a write of {finals} was killed part way through putting them in place, and "
+                         f"completing it failed ({os_reason(exc)}): the folder holds a mix of two runs' files until "
+                         "it is completed; read it once with write access to the folder, or run the command that "
+                         "wrote it again") from None
+    return placed
 
 
 def temp_prefix() -> str:
@@ -227,6 +386,8 @@ def sweep_dead_temps(directory: Path) -> list[Path]:
     """
     removed: list[Path] = []
     host = _host_tag()
+    with contextlib.suppress(ValueError):  # a dead writer's set: its temps are put in place, not removed
+        finish_interrupted_sets(directory)
     try:
         entries = list(os.scandir(directory))
     except OSError:

@@ -121,7 +121,8 @@ def _split_env_ids(sft_paths: dict[str, str], states: list[PartitionState], limi
             chosen |= set(stages.read_sft_column(path, "env_id"))
     by_capability: dict[str, list[str]] = {}
     for state in states:
-        envs = stages.ENVS.read(state.paths["validated_envs"], ["env_id", "capability"]).to_pylist()
+        envs = stages.ENVS.read(state.paths["validated_envs"], ["env_id", "capability"],
+                                content_hash=state.versions["validated_envs"]).to_pylist()
         for row in envs:
             if row["env_id"] in chosen:
                 by_capability.setdefault(row["capability"], []).append(row["env_id"])

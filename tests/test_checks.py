@@ -323,3 +323,22 @@ def test_call_matcher_where_conditions_read_the_arguments() -> None:
     assert not _play(_env(_check(named)), ("chat_post_message", {"channel": "c-ops", "text": "done"})).passed
     with pytest.raises(Exception, match="has no argument 'txt'"):
         _env(_check({"kind": "called", "call": {"tool": "chat_post_message", "where": [{"field": "txt"}]}}))
+
+
+def test_a_phrase_respelled_in_full_width_or_compatibility_forms_still_matches() -> None:
+    """`contains` and `matches` read text in its compatibility form (NFKC) as well, as a text check does: a guard that
+    keeps "PLAT-108" or a customer's number out of a message is not evaded by full-width digits and letters
+    ("ＰＬＡＴ-１０８") or a no-break space, and a check wanting "EUR 12,973" accepts "EUR １２,９７３"; text that
+    says something else still does not match."""
+    from coworkenv.checks import call_matches, compare
+    from coworkenv.spec import CallMatcher
+
+    guard = CallMatcher(tool="chat_post_message", where=[FieldCond(field="text", op="contains", value="PLAT-108")])
+    for said in ("see PLAT-１０８", "see ＰＬＡＴ-１０８ now", "see plat-108"):
+        assert call_matches(guard, "chat_post_message", {"text": said}), said
+    assert not call_matches(guard, "chat_post_message", {"text": "see PLAT-１０９"})
+    assert compare("call +40\u00a0635\u00a0172\u00a0766", "contains", "+40 635 172 766")
+    assert compare("limit EUR １２,９７３", "contains", "EUR 12,973")
+    assert compare("limit EUR １２,９７３", "matches", r"EUR 12,973")
+    assert compare("see ＰＬＡＴ-１０８", "not_contains", "PLAT-108") is False
+    assert compare("½ hour", "matches", "½")  # a pattern written in the raw form still matches the raw text

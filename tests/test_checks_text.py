@@ -133,3 +133,22 @@ def test_all_of_passes_exactly_when_every_term_is_said(terms: list[str], said: l
     (result,) = env.score().checks
     assert result.passed is (set(terms) <= set(said))
     assert result.score == pytest.approx(len(set(terms) & set(said)) / len(terms), abs=1e-6)
+
+
+def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
+    """A number followed by its scale ("12k", "1.2M", "3bn", "41.62 thousand") is read at that scale, never as the
+    bare digits: a number check wanting 41,620 accepts "€41.62k" and "EUR 41.62 thousand", and one wanting 12 does
+    not take "12k" (twelve thousand) for its answer; a unit that begins with the letter ("12 km", "5 MB") is no scale,
+    and the Indian grouping ("1,24,500") and full-width digits ("１２") are read as written."""
+    assert numbers_in("12k users") == {12_000.0}
+    assert numbers_in("3bn") == {3e9}
+    assert 41_620.0 in numbers_in("€41.62k") and 41_620.0 in numbers_in("EUR 41.62 thousand")
+    assert 1_200_000.0 in numbers_in("1.2M rows") and 1.2 not in numbers_in("1.2M rows")
+    assert numbers_in("12 km, 5 MB") == {12.0, 5.0}
+    assert numbers_in("cap 1,24,500") == {124_500.0} and numbers_in("１２ pages") == {12.0}
+    env = _env(_check({"kind": "text", "number": {"value": 12}}))
+    env.step(Action.say("12k pages are broken"))
+    assert not env.score().checks[0].passed
+    env = _env(_check({"kind": "text", "number": {"value": 41620}}))
+    env.step(Action.say("The approval limit is €41.62k."))
+    assert env.score().checks[0].passed

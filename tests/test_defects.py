@@ -32,6 +32,8 @@ NARROW_CLASSES = {
                             "new config version (services_update_config)"),
     "duration_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "only the two booking generators "
                         "have the user state a duration ('a 60-minute ...', '(45 min)')"),
+    "duration_fraction_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "the same: only the two "
+                                 "booking generators have the user state a duration"),
     "unit_pinned": ({"lookup_answer_source"}, "only lookup_answer_source states a config value to a reader (seeds 1, 3, "
                     "9 and 14 of 1-30 ask one whose key names a unit, `cache_ttl_s`, `timeout_ms`)"),
     "unit_idiom_pinned": ({"lookup_answer_source"}, "the same: only lookup_answer_source states a config value to a "

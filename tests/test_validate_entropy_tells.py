@@ -1,11 +1,14 @@
 """The static reading behind `nondeterministic_check` (coworkenv/validate/_entropy_tells.py), unrun and cheap: the
-draws it finds through run-time lookups and the clock's readings finer than a day, and the look-alikes it leaves."""
+draws it finds through run-time lookups, another standard module's imports or a device file, and the clock's readings
+finer than a day, and the look-alikes it leaves."""
 
 from __future__ import annotations
 
 import pytest
 
 from coworkenv.validate._entropy_tells import unpinned_randomness
+from coworkenv.validate._module_lookups import canonical
+from tests.defects import entropy_reexported
 
 _HEAD = "import os, sys, time, uuid, builtins, importlib, json, math\nfrom datetime import date, datetime\n"
 
@@ -91,3 +94,40 @@ def test_star_import_names_the_module() -> None:
     assert unpinned_randomness(head + "getpid() % 9 > 0\n") is not None
     assert unpinned_randomness(head + "str(time())[-1] != '7'\n") is not None
     assert unpinned_randomness(head + "sep == '/' and len(state) >= 0 and hash(7) % 2 < 3\n") is None
+
+
+def _reexported(expr: str, imports: str) -> str:
+    return f"{imports}\ndef check(state, audit, messages):\n    rows = list(state)\n    return bool({expr})\n"
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    *((draw, imports) for draw, imports, _, _ in entropy_reexported._DRAWS.values()),
+    ("glob.os.getpid() % 9", "import glob\n"),
+    ("subprocess._time() % 1 < 0.9", "import subprocess\n"),
+    ("u.urandom(1)[0] < 255", "from uuid import os as u\n"),
+    ("open(b'/dev/hwrng', 'rb').read(1)[0] < 255", ""),
+    ("open('/proc/sys/kernel/random/boot_id').read()[:2] != 'ff'", ""),
+])
+def test_reexported_draw_is_found(expr: str, imports: str) -> None:
+    """A draw reached through another standard module's own import of it (read from that module's source), or the
+    kernel's randomness read as a file (entropy_reexported)."""
+    assert unpinned_randomness(_reexported(expr, imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    *((twin, imports) for _, _, twin, imports in entropy_reexported._DRAWS.values() if twin is not None),
+    ("random._os.path.join('a', 'b') == 'a/b' and logging.os.sep == '/'", "import random, logging\n"),
+    ("json.dumps(rows) == '[]' and threading.current_thread().name == 'MainThread'", "import json, threading\n"),
+    ("open('/dev/null').read() == '' and 'urandom' != 'random'", ""),
+])
+def test_reexported_look_alike_is_left(expr: str, imports: str) -> None:
+    assert unpinned_randomness(_reexported(expr, imports)) is None, expr
+
+
+def test_canonical_reads_the_modules_source() -> None:
+    """`canonical` follows a standard module's own imports, unimported; other names stay as they are."""
+    assert canonical("random._urandom") == "os.urandom"
+    assert canonical("uuid.os.getpid") == "os.getpid"
+    assert canonical("threading._time") == "time.monotonic"
+    assert canonical("os.urandom") == "os.urandom"
+    assert canonical("no_such_module.os") == "no_such_module.os"

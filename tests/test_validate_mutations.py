@@ -205,7 +205,8 @@ def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_giv
 def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> None:
     """An hour and minutes joined by an h ("02h30", "2h30", "16H00", "15 h 15") is the user's time of day as well as a
     duration, and "N o'clock" (digits or words, a part of the day or not) is that hour; both are written back as the
-    user gave the time (`clock_idiom_pinned`); a duration the user gave stays a duration, a bare "9h" is not read."""
+    user gave the time (`clock_idiom_pinned`); a duration the user gave stays a duration, a bare "2h" is 02:00 (or
+    a duration), not the user's 02:30."""
     from coworkenv.validate._user_formats import as_user_wrote, mentions
 
     said = "my shift ends at 02:30; the sync is at 13:00; book 90 minutes"
@@ -218,6 +219,43 @@ def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> N
     assert [w.values for w in mentions("12 o'clock")] == [((None, 0, 0), (None, 12, 0))]
     assert as_user_wrote("ends 2h, then", said) is None
     assert as_user_wrote("ends 25h30", said) is None
+
+
+def test_spoken_times_yearless_dates_fractions_and_spelled_sums_are_read_as_their_value() -> None:
+    """Times said in words ("half past two", "quarter to nine", "noon", "one in the afternoon"), the bare hour mark
+    ("7h") and an hour unit after a clock's face ("17:00 hrs"); a day and month without a year ("3/11", "03.11.");
+    fractions and compounds of an hour ("¾ h", "3/4 hour", "an hour and a quarter", "1½ hours", "half-hour");
+    sums with their scale in a word ("€41.62 thousand"), grouped with spaces bare ("12 973") or the Indian way
+    ("1,24,500") are read as their value and written back as given (`clock_spoken_pinned`, `date_yearless_pinned`,
+    `duration_fraction_pinned`, `amount_spelled_pinned`); ranges, paths and ratios that look alike are not."""
+    from coworkenv.validate._numerals import as_digits
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "shift ends 02:30, starts 07:00, sync 13:00, call 08:45, lunch 12:00, wrap 17:00; due 2026-11-03"
+    for mine, user in (("half past two", "02:30"), ("quarter to nine", "08:45"), ("one in the afternoon", "13:00"),
+                       ("1 in the afternoon", "13:00"), ("noon", "12:00"), ("7h", "07:00"), ("17:00 hrs", "17:00"),
+                       ("two thirty", "02:30"), ("eight forty-five", "08:45"), ("twenty-five to three", None),
+                       ("half past two in the afternoon", None)):
+        assert as_user_wrote(f"at {mine}, ok", said) == (f"at {user}, ok" if user else None), mine
+    for mine in ("3/11", "11/3", "03.11."):
+        assert as_user_wrote(f"due {mine} ok", said) == "due 2026-11-03 ok", mine
+    assert [(w.kind, w.values) for w in mentions("at 03.11.")] == [("date", ((None, 11, 3),)), ("time", ((None, 3, 11),))]
+    for alike in ("five to ten minutes", "two to three days", "from ten to six", "two three", "a/b/3/11/x", "24/7/365",
+                  "afternoon", "TLS is now 1.2.", "Python 3.11."):
+        assert all(w.kind not in ("time", "date") for w in mentions(alike)), alike
+    minutes = {"¾ h": 45, "3/4 hour": 45, "¾ of an hour": 45, "three-quarters of an hour": 45, "½ hour": 30,
+               "1/2 hr": 30, "half-hour": 30, "1-hour": 60, "1½ hours": 90, "two and a half hours": 150,
+               "an hour and a quarter": 75, "an hour and fifteen minutes": 75, "1 hour and 30 minutes": 90}
+    for mine, value in minutes.items():
+        assert [(w.kind, w.values) for w in mentions(mine)] == [("duration", ((None, 0, value),))], mine
+    doc = "annual value | EUR 41,620; cap EUR 124,500; visits 12,973"
+    for mine, theirs in (("€41.62 thousand", "EUR 41,620"), ("41.62 thousand", "EUR 41,620"),
+                         ("12 973", "12,973"), ("12\u202f973", "12,973"), ("EUR 1,24,500", "EUR 124,500"),
+                         ("1,24,500", "EUR 124,500")):
+        assert as_user_wrote(f"it is {mine} now", doc) == f"it is {theirs} now", mine
+    assert [w.values for w in mentions("EUR 1,00,000")] == [((None, 1, 10_000_000),)]  # not EUR 1.00
+    # an hour said in words inside a time is no count for the numeral replay
+    assert as_digits("ended at half past two, three pages down") == "ended at half past two, 3 pages down"
 
 
 def test_iso_week_dates_are_read_as_the_day_they_name() -> None:

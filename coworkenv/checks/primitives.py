@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from itertools import compress, repeat
 from operator import attrgetter, eq
 from typing import Any
@@ -33,7 +34,9 @@ def resolve(world: World, ref: FieldRef) -> Any:
 
 def compare(actual: Any, op: Op, expected: Any) -> bool:
     """Apply a comparison operator; type mismatches compare as false. `matches` runs the pattern under a time
-    bound and raises `coworkenv.spec_regex.PatternTimeout` past it (the answer is unknown, not false)."""
+    bound and raises `coworkenv.spec_regex.PatternTimeout` past it (the answer is unknown, not false). Text that
+    `contains` or `matches` reads is also read in its compatibility form (NFKC), as a text check reads it: a
+    full-width "１０８" or "ＰＬＡＴ" says "108" and "PLAT", so a guard on the phrase is not evaded by respelling it."""
     if actual is MISSING:
         return op in ("not_equals", "not_contains")
     try:
@@ -45,7 +48,9 @@ def compare(actual: Any, op: Op, expected: Any) -> bool:
             found = _contains(actual, expected)
             return found if op == "contains" else not found
         if op == "matches":
-            return search(str(expected), str(actual)) is not None
+            text = str(actual)
+            return search(str(expected), text) is not None or \
+                (not text.isascii() and search(str(expected), _compatible(text)) is not None)
         if op == "in":
             return actual in expected
         if op == "gte":
@@ -64,10 +69,17 @@ def compare(actual: Any, op: Op, expected: Any) -> bool:
 def _contains(actual: Any, expected: Any) -> bool:
     wanted = expected if isinstance(expected, list) else [expected]
     if isinstance(actual, str):
-        return all(str(w).lower() in actual.lower() for w in wanted)
+        return all(str(w).lower() in actual.lower() or
+                   (not actual.isascii() and _compatible(str(w)).lower() in _compatible(actual).lower())
+                   for w in wanted)
     if isinstance(actual, list | tuple | set | dict):
         return all(w in actual for w in wanted)
     return False
+
+
+def _compatible(text: str) -> str:
+    """The text in its compatibility form (NFKC): full-width digits and letters as ASCII, a no-break space as a space."""
+    return unicodedata.normalize("NFKC", text)
 
 
 def arg_matches(actual: Any, expected: Any) -> bool:

@@ -15,9 +15,13 @@ from coworkenv.spec import NumberTarget, TextNorm, TextRule
 from coworkenv.spec_regex import compiled, search
 from coworkenv.world import World
 
-# A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000), not the
-# digits inside an identifier such as INV-123 or v2 (the sign counts only after a non-word character).
-_NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)")
+# A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000 / 1,24,500), not
+# the digits inside an identifier such as INV-123 or v2 (the sign counts only after a non-word character); with its
+# scale where one follows ("12k", "1.2M", "3bn", "41.62 thousand": 12000, 1200000, ...; never the bare 12, which would
+# take a wrong answer of twelve thousand for a right one of twelve).
+_NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
+                     r"(?:\s?(k|K|M|bn)(?![^\W\d_])|\s+(thousand|million|billion)\b)?")
+_SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def normalize(text: str, norm: TextNorm) -> str:
@@ -52,8 +56,8 @@ def number_readings(token: str) -> set[float]:
 def numbers_in(text: str) -> set[float]:
     """Every value any number written in the text may mean."""
     values: set[float] = set()
-    for sign, digits in _NUMBER.findall(text):
-        factor = -1.0 if sign in ("-", "\u2212") else 1.0
+    for sign, digits, short, word in _NUMBER.findall(text):
+        factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))
     return values
 

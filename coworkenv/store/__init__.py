@@ -8,6 +8,7 @@ from coworkenv.store._manifest import pointer_problem
 from coworkenv.store._parquet import (
     PARQUET_WRITE_OPTIONS,
     StoredTable,
+    check_bytes,
     file_sha256,
     latest,
     parquet_bytes,
@@ -48,6 +49,7 @@ __all__ = [
     "SpecRow",
     "SpecSourceError",
     "StoredTable",
+    "check_bytes",
     "file_sha256",
     "hub_environment_problem",
     "latest",

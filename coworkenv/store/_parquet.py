@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ PARQUET_WRITE_OPTIONS: Mapping[str, Any] = {
 }
 ROW_GROUP_ROWS = 64 * 1024
 _HASH_CHUNK = 1 << 20
+_ADDRESSED = re.compile(r"[0-9a-f]{16}\.parquet")  # the store's content-addressed names: <sha256[:16]>.parquet
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,39 @@ def file_sha256(path: Path) -> str:
         while chunk := handle.read(_HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def addressed_hash(path: Path) -> str | None:
+    """The hash prefix a content-addressed store file's name records (`<sha256[:16]>.parquet`), or None for a name
+    of another shape (a file the store did not name)."""
+    return path.name[:16] if _ADDRESSED.fullmatch(path.name) else None
+
+
+def check_bytes(path: Path, data: bytes, content_hash: str | None = None) -> bytes:
+    """`data`, the bytes just read from `path`, when their sha256 is `content_hash` (a full hash or a prefix) or,
+    when None is given, the hash `path`'s content-addressed name records; ValueError naming the file otherwise.
+
+    A reader checks the very bytes it parses: hashing the file, then opening it again to read it, would take the
+    rows of a file edited or replaced in between under the hash checked before (`latest()`, the partition check and
+    an asset's recorded paths all hash a file some time before it is read)."""
+    expected = content_hash or addressed_hash(path)
+    if expected is None:
+        return data
+    actual = hashlib.sha256(data).hexdigest()
+    if not actual.startswith(expected):
+        recorded = "its content-addressed name records" if content_hash is None else "the store recorded for it"
+        raise ValueError(
+            f"{path}: the bytes read hash to {actual[:16]}, not the {expected[:16]} {recorded}: the file was "
+            "changed on disk (edited, or replaced by another file) since it was written or checked; nothing was "
+            "read from it. Re-materialize its dataset (the store moves the changed file aside and writes the "
+            "recorded content again), or put the original file back"
+        )
+    return data
+
+
+def read_checked(path: Path, content_hash: str | None = None) -> bytes:
+    """The bytes of `path`, read once and checked (`check_bytes`): parse these, never the file a second time."""
+    return check_bytes(path, path.read_bytes(), content_hash)
 
 
 def dataset_dir(root: Path, dataset: str, partition: str | None = None) -> Path:
@@ -149,10 +184,12 @@ def _quarantine(path: Path) -> Path:
 
 
 def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
-    """Read a stored Parquet file (by path or `StoredTable`) into an Arrow table."""
+    """Read a stored Parquet file (by path or `StoredTable`) into an Arrow table; the bytes read are checked against
+    the `StoredTable`'s hash or the hash the file's content-addressed name records (`check_bytes`)."""
     path = path_or_stored.path if isinstance(path_or_stored, StoredTable) else Path(path_or_stored)
+    content_hash = path_or_stored.content_hash if isinstance(path_or_stored, StoredTable) else None
     try:
-        return pq.read_table(path)
+        return pq.read_table(pa.BufferReader(read_checked(path, content_hash)))
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:
@@ -181,13 +218,16 @@ def latest(root: Path, dataset: str, partition: str | None = None) -> StoredTabl
             "re-materialize the dataset to write it again"
         )
     try:
-        metadata = pq.read_metadata(path)
+        data = path.read_bytes()  # once: the footer and the hash are of the same bytes
+        metadata = pq.read_metadata(pa.BufferReader(data))
         schema = metadata.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(_damaged(path, exc)) from None
     # A file edited or damaged on disk may still parse: readers would take other rows under the recorded hash,
-    # the data version every later asset's freshness rests on.
-    actual = file_sha256(path)
+    # the data version every later asset's freshness rests on. (They check the bytes they read against it again:
+    # the file may change after this check, `Stage.read`.)
+    actual = hashlib.sha256(data).hexdigest()
+    del data
     if actual != pointer.content_hash:
         raise ValueError(
             f"{path}: its bytes hash to {actual[:16]}, not the {pointer.content_hash[:16]} its name and "

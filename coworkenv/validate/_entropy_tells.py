@@ -17,8 +17,10 @@ check's own yet changes every run. A check that judges an agent's work has no us
 one agent in a thousand by them passes every probe run, so the reading rejects it unrun. Names bound to such a draw or
 a clock read are followed (`t = time.time(); random.Random(t)`), and so are the run-time lookups of a module or its
 members (`__import__('os')`, `importlib.import_module`, `sys.modules['os']`, `getattr(os, 'urandom')`,
-`vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`); a member named at
-run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts as a draw."""
+`vars(os)[...]`, `os.__dict__`, `__builtins__['hash']`, a constant string given to `eval`/`exec`), and so is another
+standard module's import of them (`random._urandom`, `uuid.os.urandom`, `threading._time`: `canonical`, read from the
+module's source); a member named at run time (`getattr(uuid, 'uuid' + '4')`) of a module holding such randomness counts
+as a draw, and so does a path to the kernel's randomness in the check's text (`open('/dev/urandom', 'rb')`)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import ast
 import contextlib
 import re
 
-from coworkenv.validate._module_lookups import called_name, constant_text, imported_names, qualified
+from coworkenv.validate._module_lookups import called_name, canonical, constant_text, imported_names, qualified
 from coworkenv.validate._run_draws import drawn_per_run, is_address_or_hash
 
 # What draws on randomness no probe controls, by module.
@@ -50,6 +52,8 @@ UNREACHED = {"os": frozenset({"urandom", "getrandom", "getpid", "getppid",
              "time": frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
                                 "process_time_ns", "thread_time", "thread_time_ns"}),
              "threading": frozenset({"get_ident", "get_native_id"}), "ssl": frozenset({"RAND_bytes"})}
+# The kernel's randomness as files: `/dev/urandom`, `/dev/random`, a hardware generator, the uuid and boot-id files.
+_DEVICES = re.compile(r"/dev/(?:u?random|hwrng)\b|/proc/sys/kernel/random/")
 # The wall clocks the probes move: a fine reading of the time, but no seed.
 _CLOCKS = {"time": frozenset({"time", "time_ns", "clock_gettime", "clock_gettime_ns", "localtime", "gmtime", "ctime"})}
 _NOW = frozenset({"now", "utcnow", "today"})  # `datetime.now()`, `date.today()`, however the class was imported
@@ -69,6 +73,11 @@ def unpinned_randomness(code: str) -> str | None:
         with contextlib.suppress(SyntaxError):
             tree.body += [statement for text in evaluated for statement in ast.parse(text).body]
     names = imported_names(tree)
+    device = next((node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and
+                   isinstance(node.value, (str, bytes)) and _DEVICES.search(
+                       node.value if isinstance(node.value, str) else node.value.decode("latin-1"))), None)
+    if device is not None:
+        return f"`{device!r}`, the kernel's randomness read as a file, drawn afresh for every read"
     tainted = _tainted(tree, names)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -96,9 +105,14 @@ def unpinned_randomness(code: str) -> str | None:
 
 def _unreached(called: str | None) -> bool:
     """Whether a dotted name is randomness no probe controls: `os.urandom`, the same through a module named at run
-    time (`?.urandom`), or a name computed at run time on a module that holds such randomness (`uuid.?`)."""
+    time (`?.urandom`) or through another standard module's import of it (`random._urandom`, `uuid.os.urandom`), or a
+    name computed at run time on a module that holds such randomness (`uuid.?`)."""
     if called is None:
         return False
+    return _unreached_as(called) or _unreached_as(canonical(called))
+
+
+def _unreached_as(called: str) -> bool:
     module, _, leaf = called.rpartition(".")
     module = module.split(".")[0]
     if module == "?":

@@ -61,6 +61,13 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
         return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
 
     errors = []
+
+    def bypassed(i: int, check_id: str, route: list[tuple[str, dict[str, Any]]], where: str, message: str) -> None:
+        """A `guard_bypassed` error at `checks[i].rule.<where>` where no forbidden guard matches the route."""
+        if unguarded(route):
+            errors.append(GateError("mutations", "guard_bypassed", f"checks[{i}].rule.{where}",
+                                    f"forbidden guard {check_id!r} {message}"))
+
     for i, check in forbidden:
         rule = check.rule
         assert isinstance(rule, ForbiddenRule)
@@ -71,41 +78,29 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; match every "
                 "form (a `where` condition with `in`)"))
         for moved, args in _other_fields(rule, spec, world):
-            if unguarded([(rule.call.tool, args)]):
-                errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
-                    f"forbidden guard {check.id!r} forbids {rule.call.tool} to {moved!r}, but the same mail with "
-                    f"{moved!r} in another recipient field ({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) "
-                    "matches no forbidden guard: the person is told all the same"))
+            bypassed(i, check.id, [(rule.call.tool, args)], "call", (
+                f"forbids {rule.call.tool} to {moved!r}, but the same mail with {moved!r} in another recipient field "
+                f"({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) matches no forbidden guard: the person is "
+                "told all the same"))
         for arg, args in _defaulted(rule, spec):
-            if unguarded([(rule.call.tool, args)]):
-                errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
-                    f"forbidden guard {check.id!r} pins {arg} to the value {rule.call.tool} gives it when it is "
-                    f"left out: the same call without {arg!r} does the harm and matches no forbidden guard; leave "
-                    f"{arg!r} out of the matcher"))
+            bypassed(i, check.id, [(rule.call.tool, args)], "call", (
+                f"pins {arg} to the value {rule.call.tool} gives it when it is left out: the same call without "
+                f"{arg!r} does the harm and matches no forbidden guard; leave {arg!r} out of the matcher"))
         for other, args in _sibling_settings(rule, spec):
-            if unguarded([(other, args)]):
-                errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
-                    f"forbidden guard {check.id!r} forbids {rule.call.tool}, but {other} {args} makes the same "
-                    f"change to the same record and matches no forbidden guard; forbid {other} with those "
-                    "arguments too, or guard the record's state (a records or frame check)"))
+            bypassed(i, check.id, [(other, args)], "call", (
+                f"forbids {rule.call.tool}, but {other} {args} makes the same change to the same record and matches "
+                f"no forbidden guard; forbid {other} with those arguments too, or guard the record's state (a "
+                "records or frame check)"))
         for arg, args in _batched(rule, spec, world):
-            if unguarded([(rule.call.tool, args)]):
-                errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call.where",
-                    f"forbidden guard {check.id!r} wants {rule.call.tool}'s {arg} to equal "
-                    f"{where_values(rule.call.tool, rule.call.where)[arg]!r} as a whole, but the same call with "
-                    f"{arg}={args[arg]!r} (the tool takes several at once) does the harm and matches no forbidden "
-                    f"guard; match with `contains` (or a bound on the key) instead of `equals`"))
+            bypassed(i, check.id, [(rule.call.tool, args)], "call.where", (
+                f"wants {rule.call.tool}'s {arg} to equal {where_values(rule.call.tool, rule.call.where)[arg]!r} as "
+                f"a whole, but the same call with {arg}={args[arg]!r} (the tool takes several at once) does the harm "
+                "and matches no forbidden guard; match with `contains` (or a bound on the key) instead of `equals`"))
         for route in _drafted(rule, spec):
-            if unguarded(route):
-                errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
-                    f"forbidden guard {check.id!r} forbids {rule.call.tool}, but the same mail saved with "
-                    f"{route[0][0]} and sent with {route[1][0]} matches no forbidden guard: the mail goes out all "
-                    f"the same; forbid {route[0][0]} with the same arguments too"))
+            bypassed(i, check.id, route, "call", (
+                f"forbids {rule.call.tool}, but the same mail saved with {route[0][0]} and sent with {route[1][0]} "
+                f"matches no forbidden guard: the mail goes out all the same; forbid {route[0][0]} with the same "
+                "arguments too"))
     return errors
 
 

@@ -5,6 +5,10 @@ module's `__dict__`, `__builtins__[...]`). The static readings of the sandbox ga
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.util
+import sys
+from pathlib import Path
 
 
 def imported_names(tree: ast.Module) -> dict[str, str]:
@@ -97,3 +101,55 @@ def _member(holder: ast.expr, key: ast.expr, names: dict[str, str]) -> str | Non
 
 def constant_text(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def canonical(dotted: str) -> str:
+    """The name a standard library module's own import binds: `random._urandom` is `os.urandom` (random.py: `from os
+    import urandom as _urandom`), `uuid.os.getpid` and `tempfile._os.getpid` are `os.getpid`; other names as they are.
+    Read from the modules' source, never imported."""
+    parts = dotted.split(".")
+    for _ in range(8):  # a re-export of a re-export, bounded
+        if len(parts) < 2:
+            break
+        bound = _bindings(parts[0]).get(parts[1])
+        if bound is None:
+            break
+        parts = [*bound.split("."), *parts[2:]]
+    return ".".join(parts)
+
+
+@functools.cache
+def _bindings(module: str) -> dict[str, str]:
+    """The names a top-level standard library module binds by its own imports (name -> module or module.member),
+    read from its source file; {} for any other module, a built-in one or one whose source cannot be read."""
+    if module not in sys.stdlib_module_names:
+        return {}
+    try:
+        spec = importlib.util.find_spec(module)  # a top-level name: found, not imported
+    except (ImportError, ValueError):
+        return {}
+    origin = spec.origin if spec is not None else None
+    if not origin or not origin.endswith(".py"):
+        return {}
+    try:
+        tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return {}
+    bound: dict[str, str] = {}
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:  # the module's own statements (in `if`/`try` blocks too), not its functions' or classes'
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    bound.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            bound.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names
+                          if alias.name != "*"})
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            pending += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                        *(stmt for handler in getattr(node, "handlers", []) for stmt in handler.body)]
+    bound.pop(module, None)
+    return bound

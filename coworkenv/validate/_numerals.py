@@ -14,7 +14,9 @@ before a noun, and `a`/`an` before a noun where it counts one ("Fixed a row", "H
 phrase that counts nothing (`a few`, `a lot`, `a bit`, `a number of`, `a quarter`, `a half`, ...). A capitalised word
 inside a sentence is never read (a name: "Seven Seas", "One Medical"); a word that begins a sentence is read. A number before a time unit ("forty-five minutes") is a duration: the
 format replay writes it as the user gave it (`duration_pinned`), and a check that accepts the writer's words or the
-user's form ("45-minute") is sound, so it is not rewritten here.
+user's form ("45-minute") is sound, so it is not rewritten here. Nor is an hour in a time of day said in words
+("half past two", "quarter to nine", "nine o'clock", "one in the afternoon"): it is a time, which the format replay
+writes as the user gave it ("02:30"), not a count.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Iterator
 
 from coworkenv.spec import EnvSpec
 from coworkenv.validate._leaks import normalize, readable_text
-from coworkenv.validate._user_formats import _IN_WORDS, UserFormatted, _in_words, rewritten
+from coworkenv.validate._user_formats import _IN_WORDS, UserFormatted, _in_words, mentions, rewritten
 
 _SPELLED = re.compile(r"(?<![\w'\u2019-])(?:" + _IN_WORDS + r")(?![\w'\u2019-])", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
@@ -95,7 +97,10 @@ def as_digits(text: str, told: str = "") -> str | None:
     it counts something, `_counts_one`), and each count said as an idiom (`a couple of`, `an`); a count written as
     `told` (what the agent can read, `readable_text`) writes it is left as it is. None where there is none."""
     found: list[tuple[int, int, str]] = []
+    times = [(w.start, w.end) for w in mentions(text) if w.kind == "time"]  # "half past two": an hour, no count
     for m in _SPELLED.finditer(text):
+        if any(start <= m.start() and m.end() <= end for start, end in times):
+            continue
         word = m.group(0)
         value = _in_words(word)
         if value < 2 or (word[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \

@@ -6,8 +6,9 @@ static reading behind `nondeterministic_check` (`coworkenv.validate._entropy_tel
   set member), so its digits, bytes or bits too (`hex(id(x))`, `id(x).to_bytes(...)`, `id(x).bit_count()`); the
   default text of an object, which shows its address (`repr(object())`, a lambda's, a generator's, an iterator's, a
   function's or an instance's of a class the check defines, `object.__repr__(x)`); a thread's id, its address.
-- The order a set iterates in, which its strings' hashes decide: a positional read of a set (`list(s)[0]`,
-  `tuple(s)[:3]`, `next(iter(s))`, `s.pop()`, `','.join(s)`, its text, `list(s) == [...]`).
+- The order a set iterates in, which its strings' hashes decide, read past whatever carries it (`list(s)[0]`,
+  `next(iter(s))`, `s.pop()`, `','.join(s)`, `list(dict.fromkeys(s))[0]`, `enumerate(s)`, `max(s, key=len)`):
+  `coworkenv.validate._set_orders`.
 - What the sandbox draws for each run: the scratch directory's random name (`sys.argv`, the environment's
   temporary-directory variables or the whole environment, the absolute form of a relative path); the calls that read it,
   a temporary name, the mapped user id or the process's counters are in `_entropy_tells.UNREACHED`.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from coworkenv.validate._module_lookups import called_name, constant_text, qualified
+from coworkenv.validate._set_orders import set_order_read
 
 _IDENTITY_OPS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
 # Methods of a container that take an address as a key or a member, not as a number: `seen.add(id(x))`.
@@ -28,7 +30,6 @@ _KEEPING = frozenset({"add", "append", "get", "setdefault", "discard", "remove",
 # Calls whose result's default text shows an address: an iterator, a generator, a bare object.
 _ADDRESSED_CALLS = frozenset({"object", "iter", "map", "filter", "zip", "enumerate", "reversed"})
 _TEXT_OF = frozenset({"str", "repr", "ascii", "format"})
-_SETS = frozenset({"set", "frozenset"})
 _TEMP_VARS = frozenset({"TMPDIR", "TEMP", "TMP"})
 _ENVIRON = frozenset({"os.environ", "os.environb"})
 
@@ -50,7 +51,6 @@ def drawn_per_run(tree: ast.Module, names: dict[str, str]) -> str | None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     addresses = _bound(tree, lambda value: isinstance(value, ast.Call) and is_address_or_hash(value, names))
     addressed = _addressed_names(tree, names)
-    sets = _bound(tree, lambda value: _is_set(value, names, set()))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and is_address_or_hash(node, names) and not _identity_use(node, parents):
             return f"`{ast.unparse(node)}`, an address or a salted hash used for more than identity"
@@ -63,13 +63,10 @@ def drawn_per_run(tree: ast.Module, names: dict[str, str]) -> str | None:
                 (called_name(n, names) or "").startswith(("threading.", "_thread.")) for n in ast.walk(node.value)
                 if isinstance(n, ast.Call)):
             return f"`{ast.unparse(node)}`, a thread's id (its address)"
-        if _set_order_read(node, names, sets, parents):
-            shown = ast.unparse(node).split("\n")[0]
-            return f"`{shown}`, an order that addresses or strings' salted hashes decide (a set's, or sorted by one)"
         scratch = _scratch_read(node, names, parents)
         if scratch is not None:
             return f"`{ast.unparse(node)}`, {scratch}"
-    return None
+    return set_order_read(tree, names)
 
 
 def _bound(tree: ast.Module, kind: object) -> set[str]:
@@ -142,56 +139,6 @@ def _text_of(node: ast.AST, names: dict[str, str]) -> list[ast.expr]:
     if isinstance(func, ast.Attribute) and func.attr == "format" and constant_text(func.value) is not None:
         return [*node.args, *(k.value for k in node.keywords)]
     return []
-
-
-def _is_set(expr: ast.expr, names: dict[str, str], sets: set[str]) -> bool:
-    """A set whose order its members' hashes decide: a display or comprehension, `set(...)`, `frozenset(...)`, or a
-    name bound to one; a display of numbers alone iterates in one order in every run."""
-    if isinstance(expr, ast.Set):
-        return not all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in expr.elts)
-    if isinstance(expr, ast.SetComp):
-        return True
-    if isinstance(expr, ast.Name):
-        return expr.id in sets
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in _SETS and \
-        expr.func.id not in names
-
-
-def _set_order_read(node: ast.AST, names: dict[str, str], sets: set[str], parents: dict[ast.AST, ast.AST]) -> bool:
-    """A read of a set that depends on the order it iterates in: an index or a cut of its list or tuple, its first
-    member (`next(iter(s))`), `s.pop()`, `sep.join(s)`, its text, its list compared with another."""
-    def listed(expr: ast.expr) -> bool:  # `list(s)`, `tuple(s)`, `[*s]`, `[x for x in s]`
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and \
-                expr.args:
-            return _is_set(expr.args[0], names, sets)
-        if isinstance(expr, ast.ListComp):
-            return _is_set(expr.generators[0].iter, names, sets)
-        return isinstance(expr, (ast.List, ast.Tuple)) and any(
-            isinstance(e, ast.Starred) and _is_set(e.value, names, sets) for e in expr.elts)
-
-    if isinstance(node, ast.Subscript):
-        return listed(node.value)
-    if isinstance(node, ast.For):  # `for x in s: return x`: the first member it meets
-        return _is_set(node.iter, names, sets) and any(
-            isinstance(n, (ast.Return, ast.Break)) for stmt in node.body for n in ast.walk(stmt))
-    if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Name):
-        return node.value.id in ("id", "hash") and node.value.id not in names  # `sorted(rows, key=id)`
-    if isinstance(node, ast.Compare):
-        return any(listed(side) for side in (node.left, *node.comparators)) and \
-            all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
-    if not isinstance(node, ast.Call):
-        return False
-    func, args = node.func, node.args
-    if isinstance(func, ast.Attribute) and func.attr == "pop" and not args:
-        return _is_set(func.value, names, sets)
-    if isinstance(func, ast.Attribute) and func.attr == "join" and args:
-        return _is_set(args[0], names, sets)
-    if isinstance(func, ast.Name) and func.id == "next" and args and isinstance(args[0], ast.Call) and \
-            isinstance(args[0].func, ast.Name) and args[0].func.id == "iter" and args[0].args:
-        return _is_set(args[0].args[0], names, sets)
-    if isinstance(func, ast.Name) and func.id in ("str", "repr") and args:
-        return _is_set(args[0], names, sets)
-    return False
 
 
 def _scratch_read(node: ast.AST, names: dict[str, str], parents: dict[ast.AST, ast.AST]) -> str | None:

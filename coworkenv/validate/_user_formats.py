@@ -4,8 +4,11 @@ the answer comes from, gave them: the user asks for the ticket to be picked up "
 41,620"; and the reference's message (or reply) says "2 June", "2026-11-03", "2:30 am", "19/04/2027", "41,620 EUR". An
 honest agent copies the format it was given; where the reference replayed with it fails a check, the check pins the
 writer's format (a `contains` on the message, a text check's term), which nobody asked for (`format_pinned`). A time
-is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "9 o'clock": the French hour mark
-reads as a duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232").
+is read however the clock is written ("02:30", "02.30", "0230h", "2.30 am", "14h30", "7h", "17:00 hrs", "9 o'clock",
+"half past two", "quarter to nine", "noon", "one in the afternoon": the French hour mark and an hour unit read as a
+duration too, "a 1h30 meeting"), a date also as an ISO week date ("2026-W23-2", "2026W232") or without its year
+("3/11" either way round, "03.11." day first with two digits each, which is also the time 03:11 ending a
+sentence).
 
 Phone numbers the same: the customer's mail says "+41 650 123 456", the reference writes "+41-650-123-456" (or
 "+41650123456") into the reply or the contact card, and a check wants the writer's grouping. A number is read with
@@ -21,10 +24,12 @@ day, the year where both give one; same hour and minute; same minutes; same sum,
 same digits). The replay counts only where the tool took the text (a message tool takes any).
 
 Durations and numbers the same: the user books "a 60-minute" meeting or "(45 min)", the writer says "1 hour", "1h",
-"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words included: "half an hour", "forty-five
-minutes", "two hours", "2 days"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973"
-or "€12.973k" (a number is read however it is grouped, with a comma, a dot or none, or with its thousands, millions
-or billions abbreviated, and where it has no currency it is the same as an amount of that sum). A writer who adds the currency
+"0.75 h", "45 minutes", "45'", "60m" (read as minutes, however written, words and fractions included: "half an
+hour", "forty-five minutes", "two hours", "2 days", "¾ h", "3/4 hour", "1½ hours", "an hour and a quarter",
+"half-hour", "1-hour"); the contract file says "EUR 12,973", the writer "12973", "12,973 euros", "€12.973",
+"€12.973k" or "12 973" (a number is read however it is grouped, with a comma, a dot, a space or none, the Indian way,
+"1,24,500", or with its thousands, millions or billions abbreviated or in a word, "41.62 thousand", and where it has
+no currency it is the same as an amount of that sum). A writer who adds the currency
 the source left out adds a fact, not a format: an amount is never rewritten as a bare number.
 """
 
@@ -59,13 +64,15 @@ _DAY_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "sevent
 _DAY_WORDS = r"(?:(?:twenty|thirty)[\s-])?(?:" + "|".join(_DAY_ORDINALS[:9]) + r")|" + \
     "|".join(_DAY_ORDINALS[9:]) + r"|thirtieth"
 _CURRENCIES = {"eur": "EUR", "€": "EUR", "usd": "USD", "$": "USD", "gbp": "GBP", "£": "GBP", "chf": "CHF",
-               "euro": "EUR", "dollar": "USD", "pound": "GBP", "franc": "CHF"}
-_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|€|\$|£|euros?|dollars?|pounds?|(?:swiss\s+)?francs?)"
+               "euro": "EUR", "dollar": "USD", "pound": "GBP", "franc": "CHF", "inr": "INR", "₹": "INR",
+               "rupee": "INR"}
+_CURRENCY = r"(?P<{n}>eur|usd|gbp|chf|inr|€|\$|£|₹|euros?|dollars?|pounds?|rupees?|(?:swiss\s+)?francs?)"
 # A sum grouped with commas (1,200.50), with dots (1.200,50: the European way), with spaces (1 200,50), with
-# apostrophes (1'200.50, 1’200: the Swiss way), or not at all (1200.50, 12,50); a whole sum may be closed with a dash
-# (1,200.-, 1.200,–: German and Swiss prices).
+# apostrophes (1'200.50, 1’200: the Swiss way), the Indian way (1,24,500: the last three digits, then pairs), or not
+# at all (1200.50, 12,50); a whole sum may be closed with a dash (1,200.-, 1.200,–: German and Swiss prices).
+_INDIAN = r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d{1,2})?(?![\d,])"
 _DASH_CLOSED = r"(?:[.,][-\u2013](?![\d\u2013-]))?"
-_AMOUNT = r"(?P<{n}>(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
+_AMOUNT = r"(?P<{n}>(?:" + _INDIAN.replace("{", "{{").replace("}", "}}") + r"|\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{3}})+(?:,\d{{1,2}})?|" \
           r"\d{{1,3}}(?:['\u2019]\d{{3}})+(?:\.\d{{1,2}})?|" \
           r"\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d{{1,2}})?(?!\d)|\d+(?:[.,]\d{{1,2}})?)" \
           + _DASH_CLOSED.replace("{", "{{").replace("}", "}}") + ")"
@@ -73,7 +80,9 @@ _AMOUNT = r"(?P<{n}>(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d{{1,2}})?|\d{{1,3}}(?:\.\d{{
 # or in words ("half an hour", "forty-five minutes", "two hours").
 _WORD_MINUTES = {"half an hour": 30, "a half hour": 30, "half hour": 30, "a quarter of an hour": 15,
                  "quarter of an hour": 15, "three quarters of an hour": 45, "an hour and a half": 90,
-                 "one hour and a half": 90, "one and a half hours": 90, "an hour": 60, "one hour": 60}
+                 "one hour and a half": 90, "one and a half hours": 90, "an hour": 60, "one hour": 60,
+                 "three quarter hour": 45, "quarter hour": 15, "an hour and a quarter": 75,
+                 "an hour and three quarters": 105, "a full hour": 60}
 _UNITS = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
           "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 _TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
@@ -82,22 +91,37 @@ _IN_WORDS = r"(?:(?:" + "|".join(_TENS[2:]) + r")(?:[\s-](?:" + "|".join(_UNITS[
             + "|".join(sorted(_UNITS[1:], key=len, reverse=True)) + ")"
 _MINUTES_PER = {"m": 1, "h": 60, "d": 24 * 60}
 _CLOCK_WORDS = _UNITS[1:13]  # one ... twelve, read before "o'clock"
+_FACE = r"1[0-2]|0?[1-9]|" + "|".join(_CLOCK_WORDS[::-1])  # an hour on the clock's face, in digits or words
+_PART = r"in\s+the\s+(?:morning|afternoon|evening)|at\s+night"  # a part of the day after an hour
+# Words after "five to ten" that make it a range of counts, not a time ("five to ten minutes", "two to three days").
+_NOT_AFTER_HOUR = r"min|minutes?|hours?|hrs?|days?|weeks?|months?|years?|times|people|persons?|percent|%|of|more|" \
+                  r"items?|tickets?|pages?|rows?|tasks?"
 # An hour and two-digit minutes joined by an h ("14h30", "9h00", "15 h 15", "16H00"): the French (Belgian, Swiss,
-# Quebec) time of day, and a duration too ("a 1h30 meeting"); read as a duration, it is also that time of day.
-_HOUR_MARK = re.compile(r"(?:[01]?\d|2[0-3])\s?h\s?[0-5]\d", re.IGNORECASE)
+# Quebec) time of day, and a duration too ("a 1h30 meeting"); read as a duration, it is also that time of day. So is
+# the bare hour mark ("7h", "16h") and a clock's face with an hour unit ("17:00 hrs", "08:45 h").
+_HOUR_MARK = re.compile(r"(?:[01]?\d|2[0-3])(?:\s?h(?:\s?[0-5]\d)?|:[0-5]\d\s*(?:h|hrs?|hours?))", re.IGNORECASE)
 _DURATION = (
-    r"(?P<dh>\d+(?:\.\d+)?)\s*(?:h|hrs?|hours?)(?:\s*(?:and\s+)?(?P<dhm>\d{1,2})(?:\s*(?:m|mins?|minutes?))?)?(?!\w)"
+    # 1½ hours, ¾ h, ½-hour, ¾ of an hour, 3/4 hour, 1/2 hr: a fraction of an hour (before "3/4" reads as a date)
+    r"(?P<fw>\d{1,2}\s?)?(?P<fv>[¼½¾])\s*(?:-\s*)?(?:of\s+an\s+)?(?:h|hrs?|hours?)(?!\w)"
+    r"|(?<![\d/])(?P<fn>[13])/(?P<fd>[24])\s*(?:-\s*)?(?:of\s+an\s+)?(?:h|hrs?|hours?)(?!\w)"
+    # two and a half hours, 2 and a half hours; an hour and fifteen minutes, 1 hour and 30 minutes
+    r"|(?P<dah>" + _IN_WORDS + r"|\d{1,2})\s+and\s+a\s+half\s+hours?(?!\w)"
+    r"|(?P<dhw>an|" + _IN_WORDS + r"|\d{1,2})\s+hours?\s+and\s+(?P<dhn>" + _IN_WORDS + r"|\d{1,2})\s+min(?:ute)?s?(?!\w)"
+    r"|(?P<dh>\d+(?:\.\d+)?)(?:\s*|-)(?:h|hrs?|hours?)(?:\s*(?:and\s+)?(?P<dhm>\d{1,2})(?:\s*(?:m|mins?|minutes?))?)?(?!\w)"
     r"|(?P<dm_>\d+)(?:\s*|-)(?:mins?|minutes?|mn)(?!\w)|(?P<dmm>\d+)(?:m|['\u2019])(?![\w'\u2019])"
     r"|(?P<dd_>\d+(?:\.\d+)?)(?:\s*|-)days?(?!\w)"
-    r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_MINUTES), key=len, reverse=True)) + r")(?!\w)"
+    r"|(?P<dw>" + "|".join(sorted((w.replace(" ", r"[\s-]+") for w in _WORD_MINUTES), key=len, reverse=True))
+    + r")(?!\w)"
     # forty-five minutes, two hours, seven days (the first letter a number's in words: a cheap test first)
     r"|(?=[efnost])(?P<dwn>" + _IN_WORDS + r")(?:\s+|-)(?P<dwu>m(?:inutes?|ins?)|h(?:ours?)|d(?:ays?))(?!\w)")
 _ABBREVIATED = r"\d{1,3}(?:[.,]\d{1,3})?\s?"
-_SCALE = r"(?-i:k|K|M|bn)"
-# A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 (four digits or more; not a group of
-# a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code: 2026-11-03T09:30).
+# k, M, bn, or the scale in a word: 41.62 thousand, 1.2 million
+_SCALE = r"(?:(?-i:k|K|M|bn)|thousand|million|billion)"
+# A number without a currency, where grouping can differ: 1,200 / 1.200 / 1200 / 1 200 / 1,00,000 (four digits or
+# more; not a group of a number written in spaced groups, 020 7946 0958, nor part of a path, a date-time or a code:
+# 2026-11-03T09:30).
 _NUMBER = r"(?<!\d )(?<![/#@=])" \
-          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|" \
+          r"(?P<n>" + _INDIAN + r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?:[.,]\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|" \
           r"\d{1,3}(?:['\u2019]\d{3})+(?:\.\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
           r"(?![\w\-/:@%]|[.,]\d| \d)"
 # One alternation, so that a date's parts are never read again as another date or a time.
@@ -115,6 +139,9 @@ _WHEN = re.compile(
     rf"{_MONTH.format(n='mm')}\s+(?:(?P<md>\d{{1,2}}){_ORD}|(?P<mdw>{_DAY_WORDS}))(?:,?\s+(?P<my>\d{{4}}))?(?![\w:-])"
     # 02/06/2026, 6/2/2026, 02-06-2026: day and month either way; 02.06.2026, 2.6.2026: day first
     r"|(?P<sa>\d{1,2})(?P<ss>[/.-])(?P<sb>\d{1,2})(?P=ss)(?P<sy>\d{4})(?!\w|[/.-]\d)"
+    # 02.06., 19.05.: day and month, two digits each closed by a dot (German, Nordic), no year ("1.2." and "3.11."
+    # are versions as often: "TLS is now 1.2.", "Python 3.11.")
+    r"|(?P<ua>[0-3]\d)\.(?P<ub>[01]\d)\.(?!\d)"
     # today, tomorrow, Friday, this Friday, next Tuesday: a date relative to the day the turn is written
     r"|(?P<rel>today|tomorrow|yesterday|(?:(?P<rq>next|this|coming)\s+)?(?P<rw>mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"(?!\w)"
@@ -129,8 +156,16 @@ _WHEN = re.compile(
     rf"|(?P<zh>[01]\d|2[0-3])\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?"
     rf"(?![\w%]|[.,:]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?{_CURRENCY.format(n='zc')}(?!\w))"
     # 9 o'clock, nine o'clock, 1 o'clock in the afternoon: the hour on the clock's face
-    r"|(?P<oh>1[0-2]|0?[1-9]|" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+o['\u2019]\s?clock"
-    r"(?:\s+(?P<od>in\s+the\s+(?:morning|afternoon|evening)|[ap]\.?m\b\.?))?(?!\w)"
+    r"|(?P<oh>" + _FACE + r")(?:\s+o['\u2019]\s?clock"
+    r"(?:\s+(?P<od>" + _PART + r"|[ap]\.?m\b\.?))?|\s+(?P<od2>" + _PART + r"))(?!\w)"
+    # half past two, quarter to nine, twenty-five past six, 10 minutes to 3; noon, midnight
+    r"|(?<!from\s)(?P<spm>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|(?:" + _IN_WORDS + r"|\d{1,2})\s+minutes?)"
+    r"\s+(?P<spd>past|after|to|before)\s+(?P<sph>" + _FACE + r")"
+    r"(?:\s+(?P<spp>" + _PART + r"|[ap]\.?m\b\.?))?(?!\w|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
+    r"|(?:12\s+)?(?P<noon>noon|midday|midnight)(?!\w)"
+    # nine thirty, two fifteen pm, eight forty-five, six oh five: an hour and its minutes in words
+    r"|(?P<wh>" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+(?P<wm>o[h']?[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r")|"
+    + _IN_WORDS + r")(?:\s+(?P<wp>" + _PART + r"|[ap]\.?m\b\.?))?(?![\w-]|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
     r"|(?P<np>(?:0\d{1,4}|\(0\d{1,4}\))(?:[ .\-/]?\d{2,4}){1,4})(?![\w+:]|[.,/-]\d)"
@@ -140,6 +175,8 @@ _WHEN = re.compile(
     # EUR 45,300, $1,200.50
     rf"|{_AMOUNT.format(n='a2')}\s?{_CURRENCY.format(n='c2')}(?!\w)"  # 45,300 EUR, 45,300€, 45,300 euros
     rf"|{_DURATION}"  # 90 minutes, 1.5 h, half an hour
+    # 3/11, 11/3: day and month either way, no year (not a part of a path, a fraction of an hour or a ratio's run)
+    r"|(?<![\d/])(?P<va>[0-3]?\d)/(?P<vb>[0-3]?\d)(?![\w/]|[.,]\d)"
     rf"|{_NUMBER}"  # 12,973, 12.973, 12973
     r")",
     re.IGNORECASE)
@@ -189,6 +226,10 @@ def mentions(text: str, today: date | None = None) -> list[When]:
             elif re.search(r"[^.][ap]m\.$", shown, re.IGNORECASE):
                 shown = shown[:-1]  # "3pm." ends a sentence; "3 p.m." keeps its dot
             out.append(When(found[0], found[1], shown, m.start(), m.start() + len(shown)))
+        if g["ua"] and int(g["ua"]) <= 23:
+            # "03.11." is also the time 03:11 ending a sentence
+            out.append(When("time", ((None, int(g["ua"]), int(g["ub"] or 0)),), m.group(0)[:5], m.start(),
+                            m.start() + 5))
     return out
 
 
@@ -204,12 +245,18 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
         return _amount(g)
     if g["n"]:
         return _number(g["n"])
-    if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim")):
+    if any(g[k] for k in ("dh", "dm_", "dmm", "dd_", "dw", "dwn", "dch", "dih", "dim", "fv", "fn", "dah", "dhw")):
         return _duration(g)
+    if g["ua"] or g["va"]:
+        return _yearless(g)
+    if g["spm"] or g["noon"]:
+        return _spoken(g)
+    if g["wh"]:
+        return _hour_and_minutes(g)
     if g["wy"]:
         return _week_date(int(g["wy"]), int(g["ww"] or g["ww2"] or 0), int(g["wd"] or g["wd2"] or 0))
     if g["oh"]:
-        return _on_the_hour(g["oh"], g["od"])
+        return _on_the_hour(g["oh"], g["od"] or g["od2"])
     return _date(g) if all(g[k] is None for k in ("th", "ah", "xh", "yh", "zh")) else _time(g)
 
 
@@ -277,7 +324,7 @@ def _abbreviated(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None,
     """A sum with its thousands, millions or billions abbreviated ("€41.62k", "1.2M", "3bn"), as cents: an amount
     where a currency is written, else a number; None where the abbreviation is not a whole number of cents."""
     whole, _, part = (g["kn"] or g["kn2"] or "0").strip().replace(",", ".").partition(".")
-    scale = {"k": 10 ** 3, "m": 10 ** 6, "bn": 10 ** 9}[(g["ku"] or g["ku2"] or "k").lower()]
+    scale = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "t": 10 ** 3}[(g["ku"] or g["ku2"] or "k")[0].lower()]
     cents, rest = divmod((int(whole) * 10 ** len(part) + int(part or 0)) * scale * 100, 10 ** len(part))
     if rest:
         return None
@@ -297,6 +344,9 @@ def _sums(written: str) -> list[int]:
     three digits groups thousands (1,200 and 1.200 are 1200), one followed by one or two digits is the decimal point
     (12,50 and 12.50). Empty where it reads neither way (1.2345)."""
     written = re.sub(r"[\s'\u2019]|[.,][-\u2013]$", "", written)
+    if re.fullmatch(_INDIAN, written):  # 1,24,500 (the Indian way: pairs above the thousands)
+        whole, _, cents = written.partition(".")
+        return [int(whole.replace(",", "")) * 100 + int(cents.ljust(2, "0") or 0)]
     if "," in written and "." in written:
         point = max(written.rfind(","), written.rfind("."))
         whole, cents = re.sub(r"\D", "", written[:point]), written[point + 1:]
@@ -318,8 +368,16 @@ def _number(written: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]]
 def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
     """A duration as minutes: "90 minutes", "45'", "1.5 h", "1h30", "2 days", "half an hour", "forty-five minutes",
     "1:30 h", "PT1H30M"."""
-    if g["dw"]:
-        minutes = _WORD_MINUTES[" ".join(g["dw"].lower().split())]
+    if g["fv"]:
+        minutes = int(g["fw"] or 0) * 60 + {"¼": 15, "½": 30, "¾": 45}[g["fv"]]
+    elif g["fn"]:
+        minutes = 60 * int(g["fn"]) // int(g["fd"] or 1)
+    elif g["dah"]:
+        minutes = _count(g["dah"]) * 60 + 30
+    elif g["dhw"]:
+        minutes = (1 if g["dhw"].lower() == "an" else _count(g["dhw"])) * 60 + _count(g["dhn"] or "0")
+    elif g["dw"]:
+        minutes = _WORD_MINUTES[" ".join(re.split(r"[\s-]+", g["dw"].lower()))]
     elif g["dwn"]:
         minutes = _in_words(g["dwn"]) * _MINUTES_PER[(g["dwu"] or "m")[0].lower()]
     elif g["dd_"]:
@@ -335,6 +393,11 @@ def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, in
     else:
         minutes = int(g["dm_"] or 0)
     return ("duration", ((None, 0, minutes),)) if 0 < minutes <= 7 * 24 * 60 else None
+
+
+def _count(written: str) -> int:
+    """A number in digits or in words ("2", "two", "forty-five")."""
+    return int(written) if written.isdigit() else _in_words(written)
 
 
 def _in_words(written: str) -> int:
@@ -370,14 +433,59 @@ def _time(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, i
     return ("time", ((None, hour, minute),)) if hour <= 23 and minute <= 59 else None
 
 
+def _yearless(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """A day and a month without a year: "02.06." (day first, dotted, two digits each), "3/11" (either way round, as a
+    slashed date with its year is read)."""
+    if g["ua"] is not None:
+        orders = {(int(g["ub"] or 0), int(g["ua"]))}
+    else:
+        a, b = int(g["va"] or 0), int(g["vb"] or 0)
+        orders = {(a, b), (b, a)}
+    both = tuple((None, m, d) for m, d in sorted(orders) if 1 <= m <= 12 and 1 <= d <= 31)
+    return ("date", both) if both else None
+
+
+def _spoken(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
+    """"half past two", "quarter to nine", "twenty-five past six", "10 minutes to 3" (morning or afternoon unless a
+    part of the day says which); "noon", "midnight"."""
+    if g["noon"]:
+        return "time", ((None, 0 if g["noon"].lower() == "midnight" else 12, 0),)
+    said = " ".join((g["spm"] or "").lower().replace("-", " ").split()).removeprefix("a ")
+    minutes = {"half": 30, "quarter": 15}.get(said) or _count(said.split(" minute")[0].strip())
+    face = _face(g["sph"] or "12")
+    if (g["spd"] or "").lower() in ("to", "before"):
+        face, minutes = (face - 1) % 12, 60 - minutes
+    return "time", _in_part(face, minutes, g["spp"])
+
+
+def _hour_and_minutes(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """"nine thirty", "eight forty-five", "six oh five": an hour on the clock's face and its minutes, in words (ten
+    to fifty-nine, or a single minute after "oh"); None where the second number is no minute ("two three")."""
+    said = (g["wm"] or "").lower()
+    oh = re.match(r"o[h']?[\s-]", said)
+    minute = _in_words(said[oh.end():] if oh else said)
+    if not (1 <= minute <= 9 if oh else 10 <= minute <= 59):
+        return None
+    return "time", _in_part(_face(g["wh"] or "twelve"), minute, g["wp"])
+
+
+def _face(hour: str) -> int:
+    return (int(hour) if hour.isdigit() else _CLOCK_WORDS.index(hour.lower()) + 1) % 12
+
+
+def _in_part(face: int, minute: int, part: str | None) -> tuple[tuple[int | None, int, int], ...]:
+    """An hour on the clock's face (0-11) as the times of day it may be: morning or afternoon, unless a part of the
+    day says which."""
+    said = " ".join((part or "").lower().replace(".", "").split())
+    if not said:
+        return (None, face, minute), (None, face + 12, minute)
+    return ((None, face + (0 if said in ("in the morning", "am", "a m") else 12), minute),)
+
+
 def _on_the_hour(hour: str, part: str | None) -> tuple[str, tuple[tuple[int | None, int, int], ...]]:
     """"9 o'clock" as 09:00 or 21:00 (either, unless a part of the day says which), "nine o'clock in the evening" as
     21:00; "12 o'clock" is noon or midnight."""
-    face = (int(hour) if hour.isdigit() else _CLOCK_WORDS.index(hour.lower()) + 1) % 12
-    said = " ".join((part or "").lower().replace(".", "").split())
-    if not said:
-        return "time", ((None, face, 0), (None, face + 12, 0))
-    return "time", ((None, face + (0 if said in ("in the morning", "am", "a m") else 12), 0),)
+    return "time", _in_part(_face(hour), 0, part)
 
 
 def _is_phone(value: str) -> bool:
@@ -396,6 +504,8 @@ def as_user_wrote(text: str, said: str | list[When], today: date | None = None) 
     theirs = mentions(said, today) if isinstance(said, str) else said
     out, at = [], 0
     for mine in mentions(text, today):
+        if mine.start < at:
+            continue  # (another reading of a span already written back)
         same = [u for u in theirs if u.same(mine)]
         if not same or any(_shape(u.shown) == _shape(mine.shown) for u in same):
             continue  # (written as one of the sources wrote it)

@@ -45,8 +45,9 @@ HINTS: dict[str, str] = {
     "turn_not_reached": "make the reference meet the follow-up's condition, or change the condition",
     "python_crash": "make the Python check handle every state and reply shape (missing keys, other wording) "
                     "without raising; prefer a declarative check",
-    "nondeterministic_check": "the check's verdict changes between identical runs: remove random/time/uuid use; "
-                              "do NOT change the expected value",
+    "nondeterministic_check": "the check's verdict changes between identical runs or machines: remove "
+                              "random/time/uuid use, a set's order (sort it), and reads of the machine (platform, "
+                              "sys.version); do NOT change the expected value",
     "clock_dependent": "read time from state['clock'], never the machine clock; do NOT change the expected value",
     "probe_aware": "use time, datetime and random only by calling them (better: read time from state['clock']); never "
                    "inspect their functions or classes (type, __code__, __mro__, inspect), nor read a file's times",

@@ -32,6 +32,7 @@ from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
+from coworkenv.validate._guard_effects import same_effect_guards
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
@@ -119,8 +120,9 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_lists(ctx, initial)
     errors += _pinned_numerals(ctx)
     errors += _pinned_units(ctx)
-    errors += bypassed_guards(ctx.spec, episodes.env.state)
-    errors += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
+    routes = bypassed_guards(ctx.spec, episodes.env.state)
+    routes += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
+    errors += routes + same_effect_guards(ctx.spec, routes)
     errors += respelled_phrases(ctx.spec)
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes)

@@ -4,8 +4,9 @@ A Python check is judged on more than the three episodes everyone runs:
 - every episode the gates play (initial state, reference, noop, every mutant): a crash anywhere is a defect;
 - the code, unrun: randomness no probe pins or seeds (the OS's, an arbitrary clock's, an address, a string's hash,
   a generator seeded from a clock; `coworkenv.validate._entropy_tells`; an address or a salted hash read past
-  identity, a set's order, the sandbox's scratch path, temporary names and ids: `_run_draws`) is
-  `nondeterministic_check`, and such a check is then probed only with the clocks moved (its verdict is known to
+  identity, a set's order, the sandbox's scratch path, temporary names and ids: `_run_draws`), and a value of the
+  machine it runs on, the same in every probe run (its CPU, its interpreter's version or install: `_machine_reads`),
+  are `nondeterministic_check`, and such a check is then probed only with the clocks moved (its verdict is known to
   change from run to run: the other probes would judge nothing more);
 - the reference's final state, re-run `python_repeats` times, under several random seeds and with the random
   module pinned to its extremes (a check that fails 3% of the time fails when `random()` returns 0.99...):
@@ -49,6 +50,7 @@ from coworkenv.sandbox import run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._entropy_tells import unpinned_randomness
+from coworkenv.validate._machine_reads import machine_read
 from coworkenv.validate._probe_tells import file_times, introspection
 from coworkenv.validate.mutations import is_write
 
@@ -215,10 +217,17 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
         found.append(Probe("nondeterministic_check", f"the check draws on randomness the probes neither pin nor seed "
                                                      f"({drawn}): its verdict can change from run to run where no "
                                                      "probe run shows it; judge the agent's work by the state alone"))
-    # A check found drawing unrun has a verdict that changes from run to run: probing it again, with seeds, pins,
-    # paraphrases or other audits, judges nothing more of it (and cost 21 of its 24 probe runs); only the clock
-    # probes still run, a clock dependence being a finding of its own.
-    settled = drawn is not None
+    machine = machine_read(rule.code)
+    if machine is not None:
+        found.append(Probe("nondeterministic_check", f"the check reads the machine it runs on ({machine}: its CPU, "
+                                                     "its interpreter's version, build or install, its C library), the "
+                                                     "same in every probe run and another where training or evaluation "
+                                                     "runs, so a correct agent fails there; judge the agent's work by "
+                                                     "the state alone"))
+    # A check found drawing unrun (or reading the machine) has a verdict that changes from run to run, or from machine
+    # to machine: probing it again, with seeds, pins, paraphrases or other audits, judges nothing more of it (and cost
+    # 21 of its 24 probe runs); only the clock probes still run, a clock dependence being a finding of its own.
+    settled = drawn is not None or machine is not None
     variants: list[tuple[str, dict[str, Any]]] = [] if settled else [(f"run {i + 2}", {}) for i in range(repeats)]
     variants += [] if settled else [(f"random seed {seed}", {"seed": seed}) for seed in
                                     (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]

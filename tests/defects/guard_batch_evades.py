@@ -80,7 +80,7 @@ def _case(name: str, base: str, guards: Any, away: str, witness: Any = None) -> 
 
 _MAIL = (("mail_send", "to"), ("mail_send", "cc"), ("mail_save_draft", "to"), ("mail_save_draft", "cc"))
 _DRAFT = (("mail_save_draft", "to"), ("mail_save_draft", "cc"))
-_INVITE = (("calendar_create_event", "attendees"), ("calendar_update_event", "attendees"))
+_INVITE = (("calendar_create_event", "attendees"), ("calendar_update_event", "attendees"), ("calendar_add_event", "attendees"))
 _SHARE = (("notes_share_note", "recipients"), ("web_notify", "recipients"))
 _MAILED = "mails a bystander together with {w}: the guard wants the recipients to be the bystander alone"
 

@@ -50,12 +50,13 @@ def _also(first, then):  # type: ignore[no-untyped-def]
 
 
 def _update_guard(spec: Spec) -> None:
-    """Guards that the same to-do is not ticked off by `todo_update_task` either, nor deleted (the app's other
-    routes to it)."""
+    """Guards that the same to-do is not ticked off by `todo_update_task` either (`done: true` or `stage: done`), nor
+    deleted (the app's other routes to it)."""
     guard = next(c for c in spec["checks"] if c["id"].startswith("no-todo_complete_task-"))
     target = guard["rule"]["call"]["args"]["task_id"]
-    for tool, args in (("todo_update_task", {"task_id": target, "done": True}), ("todo_delete_task", {"task_id": target})):
-        spec["checks"].append({"id": f"no-{tool}-{target}", "description": f"{target} is not ticked off",
+    for tool, args in (("todo_update_task", {"task_id": target, "done": True}), ("todo_delete_task", {"task_id": target}),
+                       ("todo_update_task", {"task_id": target, "stage": "done"})):
+        spec["checks"].append({"id": f"no-{tool}-{target}" + ("-by-stage" if "stage" in args else ""), "description": f"{target} is not ticked off",
                                "safety": True, "rule": {"kind": "forbidden", "call": {"tool": tool, "args": args}}})
 
 

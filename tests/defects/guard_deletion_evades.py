@@ -47,7 +47,8 @@ def _bystander_meeting(spec: Spec) -> tuple[list[tuple[str, dict[str, Any]]], st
 
 def _own_todo(spec: Spec) -> tuple[list[tuple[str, dict[str, Any]]], str, str, str]:
     task = next(t["id"] for t in world(spec, "todo", "tasks") if not t.get("done"))
-    return ([("todo_complete_task", {"task_id": task}), ("todo_update_task", {"task_id": task, "done": True})],
+    return ([("todo_complete_task", {"task_id": task}), ("todo_update_task", {"task_id": task, "done": True}),
+             ("todo_update_task", {"task_id": task, "stage": "done"})],
             "task_id", task, f"{task} is not ticked off")
 
 

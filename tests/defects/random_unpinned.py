@@ -55,13 +55,14 @@ _DRAWS: dict[str, tuple[str, str, str, str | None, str | None]] = {
 
 
 def flaky_defect(cls: str, name: str, base: str, check_id: str | None, draw: str, imports: str, why: str,
-                 twin: str | None = None, twin_imports: str = "") -> Defect:
-    """A Python check of `check_id` that also wants `draw` (a one-in-a-thousand failure), against the same check
-    without it (`twin` None) or with the deterministic look-alike `twin`; the sandbox gate must find it
-    `nondeterministic_check`."""
+                 twin: str | None = None, twin_imports: str = "", *, told: str | None = None) -> Defect:
+    """A Python check of `check_id` that also wants `draw` (a one-in-a-thousand failure, or what `told` says, with
+    `{draw}` in it), against the same check without it (`twin` None) or with the deterministic look-alike `twin`; the
+    sandbox gate must find it `nondeterministic_check`."""
     fix = python_check(check_id, None, clock=False) if twin is None else \
         python_check(check_id, None, clock=True, clock_expr=twin, imports=twin_imports)
     return Defect(cls, name, base,
+                  told.format(draw=draw) if told is not None else
                   f"fails one correct agent in a thousand at random, by {why} (`{draw}`), while every probe run sees "
                   "a check that always passes",
                   breaks=python_check(check_id, None, clock=True, clock_expr=draw, imports=imports),
@@ -76,11 +77,12 @@ FLAKY_BASES = (("synth:scheduler_pause_failing_jobs@1", "paused-job-843"), ("syn
 
 
 def flaky_defects(cls: str, reads: dict[str, tuple[str, str, str | None, str]], why: str, *,
-                  start: int = 0) -> list[Defect]:
+                  start: int = 0, told: str | None = None) -> list[Defect]:
     """One `flaky_defect` per entry of `reads` (name: the draw, its imports, the look-alike twin or None, its
     imports), on `FLAKY_BASES` in turn from `start`."""
     return [flaky_defect(cls, name, *FLAKY_BASES[(start + i) % len(FLAKY_BASES)], draw, imports, why, twin,
-                         twin_imports) for i, (name, (draw, imports, twin, twin_imports)) in enumerate(reads.items())]
+                         twin_imports, told=told)
+            for i, (name, (draw, imports, twin, twin_imports)) in enumerate(reads.items())]
 
 
 def _defect(name: str) -> Defect:

@@ -3,7 +3,8 @@ run: the scratch directory's random name (`os.getcwd()`, `tempfile.gettempdir()`
 `os.path.abspath('.')`, `pathlib.Path.cwd()`, `Path('.').resolve()`, `sys.argv`), a temporary file's or folder's random
 name (`tempfile.mkstemp`, `NamedTemporaryFile().name`, `mkdtemp`, `TemporaryDirectory().name`, `mktemp`), the user id
 the sandbox maps the run to (`os.getuid()`, `os.getegid()`), or the process's and the machine's counters (`os.times()`,
-`os.sysconf('SC_PHYS_PAGES')`, which the sandbox answers with a value of its own in every run). None of them is
+`os.sysconf('SC_PHYS_PAGES')`: leftover stack words in every run until sandbox27, fixed values of the sandbox's own
+since on x86_64, still leftovers on aarch64, and in either case no fact about the agent's work). None of them is
 a clock or a generator: the probes neither move nor pin them, and the static reading of entropy_unpinned named only
 the OS's randomness, the arbitrary clocks and the process id; so every probe run sees a check that always passes, and
 main accepted every defect here.

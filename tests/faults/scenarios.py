@@ -195,3 +195,23 @@ def _pause_at(target: str, nth: int, paused: str, go: str) -> None:
         return original(*args, **kwargs)
 
     setattr(owner, name, pausing)
+
+
+def output_set(folder: str, tag: str) -> None:
+    """Write one output's files as a set (`files_together`), each telling run `tag` apart: validate's three
+    (accepted.parquet, rejected.parquet, funnel.json) and an eval's report with its episodes (eval_report.json,
+    runs/episodes.parquet), in that order of renames."""
+    import orjson
+
+    from coworkenv.atomic import atomic_write_bytes, files_together
+    from coworkenv.store.stages import ENVS, REJECTED, TRAJECTORIES
+
+    out = Path(folder)
+    with files_together():
+        ENVS.write(ENVS.table([{"env_id": f"env-{tag}", "capability": "c", "spec_json": "{}"}]), out / "accepted.parquet")
+        REJECTED.write(REJECTED.table([{"capability": "c", "spec_id": f"spec-{tag}", "gate": "schema"}]),
+                       out / "rejected.parquet")
+        atomic_write_bytes(out / "funnel.json", orjson.dumps({"run": tag}))
+        atomic_write_bytes(out / "eval_report.json", orjson.dumps({"run": tag}))
+        TRAJECTORIES.write(TRAJECTORIES.table([{"env_id": f"env-{tag}", "record_id": f"r-{tag}"}]),
+                           out / "runs" / "episodes.parquet", written_by="eval")

@@ -130,9 +130,14 @@ def _read_report(spec: str) -> tuple[str, EvalReport]:
     problem = label_problem("--compare", label)
     if problem is not None:
         fail(problem)
+    from coworkenv.atomic import settle_before_reading
+
     try:
+        settle_before_reading(Path(path))  # a report whose eval was killed while placing its files: completed first
         data = orjson.loads(Path(path).read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except ValueError as exc:  # the completion failed (orjson's decode error is a ValueError too)
+        fail(f"--compare {spec!r}: cannot read {path}: {exc}")
+    except OSError as exc:
         fail(f"--compare {spec!r}: cannot read {path}: {exc}")
     if "reports" in data:
         reports = data["reports"]

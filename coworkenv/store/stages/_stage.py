@@ -13,9 +13,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import atomic_write
+from coworkenv.atomic import atomic_write, settle_before_reading
 from coworkenv.store._lfs import lfs_pointer_problem
-from coworkenv.store._parquet import StoredTable, write_parquet, write_table
+from coworkenv.store._parquet import StoredTable, check_bytes, write_parquet, write_table
 
 # The Parquet key-value metadata that names who wrote a file (a stage with `writers`): files alike column for
 # column (the teacher's episodes, an eval's, a student's RL episodes) are told apart by it, not by where they sit.
@@ -91,10 +91,19 @@ class Stage:
         marked with `written_by` (`marked`)."""
         return write_table(self.marked(self.check(table), written_by), root, dataset, partition)
 
-    def read(self, path: Path | str | StoredTable, columns: Sequence[str] | None = None) -> pa.Table:
-        """A file of this stage as a table of its schema (or of `columns`), migrated from older schemas."""
-        path = path.path if isinstance(path, StoredTable) else Path(path)
-        schema = self.file_schema(path)
+    def read(self, path: Path | str | StoredTable, columns: Sequence[str] | None = None, *,
+             content_hash: str | None = None) -> pa.Table:
+        """A file of this stage as a table of its schema (or of `columns`), migrated from older schemas.
+
+        The file is read once; its schema and rows come from those bytes, whose sha256 must be `content_hash` (a
+        `StoredTable`'s own hash when one is given) or, without one, the hash a content-addressed store name records
+        (`coworkenv.store.check_bytes`): a file changed since its hash was checked is refused, not read."""
+        if isinstance(path, StoredTable):
+            content_hash = content_hash or path.content_hash
+            path = path.path
+        path = Path(path)
+        data = self.checked_bytes(path, content_hash)
+        schema = self.file_schema(path, data)
         wanted = [self.schema.field(c) for c in columns] if columns is not None else list(self.schema)
         current = {self.renamed.get(name, name): name for name in schema.names}
         need = [f.name for f in wanted if f.name in self.required or columns is not None]
@@ -112,8 +121,8 @@ class Stage:
         try:
             if all(current.get(f.name) == f.name for f in wanted):
                 # Read straight into the current schema: struct fields added since read as null.
-                return pq.read_table(path, columns=[f.name for f in wanted], schema=pa.schema(wanted))
-            table = pq.read_table(path, columns=stored)
+                return pq.read_table(pa.BufferReader(data), columns=[f.name for f in wanted], schema=pa.schema(wanted))
+            table = pq.read_table(pa.BufferReader(data), columns=stored)
         except (OSError, pa.ArrowException) as exc:
             raise StageError(f"{path}: damaged Parquet data or columns of another type ({first_line(exc)}); "
                              f"{self.hint}") from None
@@ -138,10 +147,26 @@ class Stage:
             raise StageError(lfs_pointer_problem(Path(path)) or
                              f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
 
-    def file_schema(self, path: Path) -> pa.Schema:
-        """The stored schema of a file of this stage; StageError naming it when it is not readable Parquet."""
+    def checked_bytes(self, path: Path, content_hash: str | None = None) -> bytes:
+        """The bytes of a file of this stage, read once and checked against `content_hash` or its content-addressed
+        name (`coworkenv.store.check_bytes`); StageError naming the file when it is missing, unreadable or changed."""
         try:
-            schema = pq.read_schema(path)
+            settle_before_reading(path)  # a set whose writer was killed while placing it: completed first
+            return check_bytes(path, path.read_bytes(), content_hash)
+        except FileNotFoundError:
+            raise StageError(f"{path}: no such file; {self.hint}") from None
+        except IsADirectoryError:
+            raise StageError(f"{path}: a folder, not a {self.name} file; {self.hint}") from None
+        except OSError as exc:
+            raise StageError(f"{path}: cannot be read ({exc.strerror or exc}); {self.hint}") from None
+        except ValueError as exc:
+            raise StageError(str(exc)) from None
+
+    def file_schema(self, path: Path, data: bytes | None = None) -> pa.Schema:
+        """The stored schema of a file of this stage (of `data`, its bytes already read, when given); StageError
+        naming it when it is not readable Parquet."""
+        try:
+            schema = pq.read_schema(path if data is None else pa.BufferReader(data))
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
         except (OSError, pa.ArrowException) as exc:

@@ -44,9 +44,11 @@ ENVS = Stage("envs", ENVS_SCHEMA, hint=_HINT, required=("env_id", "spec_json"))
 REJECTED = Stage("rejected", REJECTED_SCHEMA, hint=_HINT, required=("gate",))
 
 
-def read_envs(path: Path | str | StoredTable, env_ids: Collection[str] | None = None) -> list[EnvSpec]:
-    """The specs of an envs-stage file in row order (only those of `env_ids` when given); SpecError names the row."""
-    table = ENVS.read(path, ["env_id", "spec_json"])
+def read_envs(path: Path | str | StoredTable, env_ids: Collection[str] | None = None, *,
+              content_hash: str | None = None) -> list[EnvSpec]:
+    """The specs of an envs-stage file in row order (only those of `env_ids` when given); SpecError names the row.
+    The bytes read are checked against `content_hash` (or the `StoredTable`'s, or the store name's: `Stage.read`)."""
+    table = ENVS.read(path, ["env_id", "spec_json"], content_hash=content_hash)
     where = path.path if isinstance(path, StoredTable) else path
     return [
         parse_spec(text, source=f"{where} row {i} ({env_id})")

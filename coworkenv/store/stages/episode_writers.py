@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from coworkenv.atomic import folder_in_use
+from coworkenv.atomic import folder_in_use, settle_before_reading
 from coworkenv.store.stages._stage import WRITTEN_BY, file_column_names, file_column_values, file_written_by
 from coworkenv.store.stages.sft import SFT_REQUIRED_COLUMNS
 
@@ -65,7 +65,9 @@ class EpisodeOrigin:
 
 
 def parquet_files(path: Path) -> list[Path]:
-    """`path` itself when it is a file, else every visible `*.parquet` below it, sorted."""
+    """`path` itself when it is a file, else every visible `*.parquet` below it, sorted (a set of files whose writer
+    was killed while placing it is completed first: `settle_before_reading`)."""
+    settle_before_reading(path)
     if path.is_file():
         return [path]
     return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith(".")) if path.is_dir() else []

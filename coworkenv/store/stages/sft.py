@@ -23,9 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import commit_file, naming_failures, sweep_dead_temps, temp_prefix
+from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
-from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS
+from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS, check_bytes
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
@@ -173,6 +173,8 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
     under `data/sft/`). `<split>-*.parquet` files are preferred; without any, every `*.parquet` is returned and
     `read_sft` keeps the rows of the split by their `split` column."""
     path = Path(path)
+    with contextlib.suppress(FileNotFoundError):
+        settle_before_reading(path)  # shards whose writer was killed while placing them: completed first
     if path.is_file() and path.suffix == ".parquet":
         return [path]
     if not path.is_dir():
@@ -289,11 +291,14 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
                                  f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
         try:
             data = file.read_bytes()  # once: the rows, the mark and the hash are of these bytes
+            check_bytes(file, data)  # a stored split's name records its hash
             table = pq.read_table(pa.BufferReader(data))
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
             raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+        except ValueError as exc:  # changed since it was written (check_bytes)
+            raise StageError(str(exc)) from None
         if table.schema.names != schema.names:  # the columns checked above were of a file replaced since
             raise StageError(f"{file}: replaced while it was read (its columns changed); {_removed(file)}")
         reads.append(ShardRead(file, hashlib.sha256(data).hexdigest(), table.num_rows))

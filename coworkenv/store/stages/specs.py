@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import orjson
 import pyarrow as pa
 
+from coworkenv.atomic import settle_before_reading
 from coworkenv.loading import load_spec
 from coworkenv.spec import EnvSpec
 from coworkenv.spec_seal import sealed_payload
@@ -110,6 +111,10 @@ def spec_files(path: Path) -> list[Path]:
     """The files `read_spec_rows(path)` reads: `path` itself, or the spec files under a folder (sorted)."""
     if not path.exists():
         raise SpecSourceError(f"{path}: {missing_path(path)}; {_HINT}")
+    try:
+        settle_before_reading(path)  # a set whose writer was killed while placing it (validate's): completed first
+    except ValueError as exc:
+        raise SpecSourceError(str(exc)) from None
     if path.is_file():
         if path.suffix.lower() not in SPEC_SUFFIXES:
             raise SpecSourceError(f"{path}: not a spec file (expected {', '.join(SPEC_SUFFIXES)}); {_HINT}")

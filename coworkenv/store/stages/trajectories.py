@@ -157,7 +157,9 @@ def read_trajectories(source: Path | str | StoredTable | pa.Table, written_by: s
         for file in files:
             check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
         # Read with the current schema: struct fields added since (a check's role and score) read as null.
-        table = pa.concat_tables([_read_file(f) for f in files]) if files else TRAJECTORY_SCHEMA.empty_table()
+        expected = source.content_hash if isinstance(source, StoredTable) else None
+        table = pa.concat_tables([_read_file(f, expected if f == path else None) for f in files]) if files \
+            else TRAJECTORY_SCHEMA.empty_table()
     missing = [n for n in TRAJECTORY_SCHEMA.names if n not in table.column_names]
     if missing:
         raise StageError(f"not a trajectories table: missing columns {', '.join(missing)} (write it with "
@@ -165,9 +167,10 @@ def read_trajectories(source: Path | str | StoredTable | pa.Table, written_by: s
     return [record_from_row(row) for row in table.to_pylist()]
 
 
-def _read_file(path: Path) -> pa.Table:
+def _read_file(path: Path, content_hash: str | None = None) -> pa.Table:
+    data = TRAJECTORIES.checked_bytes(path, content_hash)  # once, checked: a stored file's name records its hash
     try:
-        return pq.read_table(path, schema=TRAJECTORY_SCHEMA)
+        return pq.read_table(pa.BufferReader(data), schema=TRAJECTORY_SCHEMA)
     except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
         raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
 

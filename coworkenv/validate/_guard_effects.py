@@ -1,0 +1,384 @@
+"""Forbidden guards evaded by another call with the same effect on the world, found by running the calls.
+
+A forbidden guard names a call; the harm is what that call does to the world. Any other call the agent is given
+that does the same to the world, and that no forbidden guard matches, does the harm unseen. The other routes
+(`_guard_routes`, `_guard_evasions`) each know one way a tool's call can be respelled; this one knows none: it
+runs the guarded call on a fork of the spec's initial world, reads what it changed (`World.changes`), then runs
+the other calls of the same app on fresh forks and compares. Found this way, with no list of tool names:
+- `todo_update_task` with `stage: done` ticks a to-do off as `todo_complete_task` (or `done: true`) does, and
+  `stage: not_started` reopens one as `done: false` does (the stage is another argument with the same end);
+- `calendar_add_event` invites a person to a new event as `calendar_create_event` does (two tools that create
+  the same record);
+- a spec-declared tool bound to the guarded operation under another name and other argument names;
+- the guarded tool itself with an argument the guard pins left out (its default) or set by a value the guard
+  does not name (a Literal value, a flag) with the same end.
+
+What counts as the same effect: every field the guarded call changes on an existing record is changed to the same
+value on the same record (or, where the new value holds a phrase the guard names, holds it too), and the guarded
+call made afterwards changes nothing more; a record it creates has a counterpart the other call creates in the same
+table, alike in each field that carries a value the guard names (a person, a record id, a phrase, its own id's
+prefix), says the record's kind (a Literal or a flag: a draft is not a sent mail) or places it (another record's
+id); a record it removes is removed. A field set to the world's clock is a time stamp, not the harm. The other call
+may do more (set a stage beside the done flag): the harm is done all the same.
+
+The calls tried, per write tool of the guarded tool's app the agent is given: its arguments filled from the
+guarded call by name (`start` for `start_time`), the rest from the reference's own calls or a placeholder, then
+that call with one optional argument more, set to each value its type allows (a Literal's values, true and false)
+or the guard names. Calls a forbidden guard of the spec matches, and calls the reference itself makes on the
+record (the task), are not routes. Judged on the calls alone, so no episode is played (`guard_bypassed`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import types
+import typing
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from coworkenv.bindings import exposed_tools, spec_catalog
+from coworkenv.checks import call_matches
+from coworkenv.env import base_world
+from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.tools import ToolBox, ToolDef
+from coworkenv.validate.entities import leaves
+from coworkenv.validate.gates import GateError
+from coworkenv.world import World
+
+# A fact about the world after a call: (app, table, record id or _NEW, field, value as JSON).
+Fact = tuple[str, str, str, str, bytes]
+_NEW = "<a record the call creates>"
+# The strings a guard names (lowercased, for a value carried in a text) and its scalars as JSON (for exact values).
+Named = tuple[frozenset[str], frozenset[bytes]]
+_REMOVED = "<removed>"
+_FILLER = "x"
+# Calls tried per guard at most (each runs on a fork of the initial world: ~0.1 ms).
+_BUDGET = 400
+
+
+def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> list[GateError]:
+    """`guard_bypassed` errors of the spec's forbidden guards that another exposed call with the same effect on
+    the initial world evades; a guard that `reported` (the other routes' errors) already names is not judged again
+    (one route is enough to reject it, and the other route's message says what to forbid)."""
+    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
+    if not forbidden:
+        return []
+    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+    catalog = spec_catalog(spec)
+    exposed = [n for n in exposed_tools(spec) if n in catalog]
+    world = base_world(spec)
+    runner = _Runner(world, catalog, exposed)
+    done = _reference_calls(spec)
+    errors = []
+    known = {e.path.split(".rule")[0] for e in reported if e.code == "guard_bypassed"}
+    for i, check in forbidden:
+        rule = check.rule
+        assert isinstance(rule, ForbiddenRule)
+        guarded = catalog.get(rule.call.tool)
+        if f"checks[{i}]" in known:
+            continue
+        if guarded is None or guarded.kind != "write" or rule.call.tool not in exposed:
+            continue
+        call = _guarded_call(rule, guarded, spec, world)
+        if call is None:
+            continue
+        named = _named_values(rule)
+        # What the guard keeps from happening: the effect of the call it names; where that call sets nothing (a
+        # guard on the record alone, of a tool that changes only what it is told), of every call of the tool it
+        # matches (that call with one more argument).
+        fields = guarded.params.model_fields
+        told_only = all(f.is_required() or f.default is None for f in fields.values()) and \
+            not any(k in fields and not fields[k].is_required() for k in _pinned_names(rule))
+        tried = _candidates(guarded, call, spec, world) if told_only else [call]
+        harms = [(args, h) for args in tried
+                 if call_matches(rule.call, rule.call.tool, args) and (h := runner.effect(rule.call.tool, args, named))]
+        if not harms:
+            continue  # no call the guard forbids changes this world: no effect to compare
+        records = tuple(sorted({rid for _, h in harms for _, _, rid, _, _ in h if rid != _NEW}))
+        budget = _BUDGET
+        for name in exposed:
+            tool = catalog[name]
+            if tool.kind != "write" or tool.app != guarded.app:
+                continue
+            for args in _candidates(tool, call, spec, world, records):
+                budget -= 1
+                if budget < 0:
+                    break
+                if (name, _key(args)) in done or any(call_matches(m, name, args) for m in matchers):
+                    continue
+                effect = runner.effect(name, args, named)
+                harm = next((h for forbidden_args, h in harms if effect is not None and h <= effect and (
+                    not _exact(h) or runner.reaches((name, args), (rule.call.tool, forbidden_args)))), None)
+                if harm is not None:
+                    errors.append(GateError(
+                        "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                        f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but {name} "
+                        f"{_shown(args)} does to the world what a call it forbids does ({_changed(harm)}) and "
+                        f"matches no forbidden guard; forbid that call too, or guard the record's state (a records "
+                        f"or frame check)"))
+                    break
+    return errors
+
+
+class _Runner:
+    """Runs one call at a time on a fork of the initial world and tells its effect (see the module docstring)."""
+
+    def __init__(self, world: World, catalog: Mapping[str, ToolDef], exposed: list[str]) -> None:
+        self.fork = world.fork()
+        self.box = ToolBox(self.fork, catalog, exposed)
+        self.memo: dict[tuple[str, bytes, Named], frozenset[Fact] | None] = {}
+        self.ids = {r.id for table in world.tables() for r in table}
+
+    def effect(self, tool: str, args: dict[str, Any], named: Named) -> frozenset[Fact] | None:
+        """The facts the call makes true (None: it fails on this world)."""
+        key = (tool, _key(args), named)
+        if key not in self.memo:
+            self.memo[key] = self._run(tool, args, named)
+        return self.memo[key]
+
+    def reaches(self, call: tuple[str, dict[str, Any]], forbidden: tuple[str, dict[str, Any]]) -> bool:
+        """Whether the forbidden call, made after `call`, changes nothing more: `call` left the records as it would."""
+        try:
+            if not self._call(*call):
+                return False
+            before = self._touched()
+            return self._call(*forbidden) and self._touched() == before
+        finally:
+            self.fork.rewind()
+
+    def _call(self, tool: str, args: dict[str, Any]) -> bool:
+        """Whether the call succeeds on the fork (a tool that fails on a placeholder otherwise than by a ToolError
+        fails all the same: no route, and the gate goes on)."""
+        try:
+            return self.box.call(tool, args).ok
+        except Exception:  # any failure of a made-up call: not a route
+            return False
+
+    def _touched(self) -> dict[tuple[str, str, str], Any]:
+        return {(c.app, c.table, c.id): self.fork.table(c.app, c.table).get(c.id) for c in self.fork.changes()}
+
+    def _run(self, tool: str, args: dict[str, Any], names: Named) -> frozenset[Fact] | None:
+        fork = self.fork
+        named, pinned = names
+        try:
+            if not self._call(tool, args):
+                return None
+            facts: set[Fact] = set()
+            for change in fork.changes():
+                now = fork.table(change.app, change.table).get(change.id)
+                where = (change.app, change.table)
+                if change.kind == "removed" or now is None:
+                    facts.add((*where, change.id, _REMOVED, b""))
+                    continue
+                data = now.model_dump(mode="json")
+                if change.kind == "changed":
+                    for f in change.fields:
+                        if data.get(f) == fork.now_iso:
+                            continue  # a time stamp of the write (`updated_at`), not what the write does
+                        carried = _carried(data.get(f), named)
+                        facts |= {(*where, change.id, f, c) for c in carried} or \
+                            {(*where, change.id, f, _json(data.get(f)))}
+                    continue
+                # added: the fields that carry a value the guard names, those that say its kind, and those that place it (hold the
+                # id of another record: the channel a message is in, the list a to-do is on)
+                model: type[BaseModel] = type(now)
+                kinds = _kind_fields(model)
+                for f, v in data.items():
+                    facts |= {(*where, _NEW, f, c) for c in _carried(v, named)}  # the id too: a prefix the guard names
+                    if f != "id":
+                        facts |= {(*where, _NEW, f, b"=" + _json(x)) for x in leaves(v)
+                                  if _json(x) in pinned or f in kinds}
+                        if isinstance(v, str) and v in self.ids and v != change.id:
+                            facts.add((*where, _NEW, f, _json(v)))
+            return frozenset(facts)
+        finally:
+            fork.rewind()
+
+
+@functools.cache
+def _kind_fields(model: type[BaseModel]) -> frozenset[str]:
+    """A record model's fields that say what kind of record it is (a Literal or a flag: a mail's folder, a to-do's
+    done flag): a created record of another kind (a draft for a sent mail) is not the same effect."""
+    return frozenset(n for n, f in model.model_fields.items()
+                     if any(typing.get_origin(k) is typing.Literal or k is bool for k in _kinds(f.annotation)))
+
+
+def _exact(harm: frozenset[Fact]) -> bool:
+    """Whether a harm is made of exact values of existing records (no created record, no value carried in a text):
+    then another call does it only if it leaves those records as the forbidden call would (see `reaches`)."""
+    return all(rid != _NEW and not value.startswith(b"~") for _, _, rid, _, value in harm)
+
+
+def _carried(value: Any, named: frozenset[str]) -> set[bytes]:
+    """The values the guard names that a field's value holds (as an item, or inside its text)."""
+    texts = [v.lower() for v in leaves(value) if isinstance(v, str)]
+    return {b"~" + n.encode() for n in named if any(n in t for t in texts)}
+
+
+def _guarded_call(rule: ForbiddenRule, tool: ToolDef, spec: EnvSpec, world: World) -> dict[str, Any] | None:
+    """The call the guard forbids, as concrete arguments: its args, `equals` values, the first of `in` values, a
+    `contains` value (as the one item of a list argument), the rest of the required arguments filled."""
+    fields = tool.params.model_fields
+    call: dict[str, Any] = {}
+    for c in rule.call.where:
+        field = fields.get(c.field)
+        if field is None:
+            if "." in c.field or c.op not in ("exists", "not_exists"):
+                return None  # a condition on a part of an argument: not one call
+            continue
+        if c.op == "equals":
+            call[c.field] = c.value
+        elif c.op == "in" and isinstance(c.value, list) and c.value:
+            call[c.field] = c.value[0]
+        elif c.op == "contains" and c.value is not None:
+            call[c.field] = [c.value] if _is_list(field.annotation) else c.value
+        elif c.op not in ("exists",):
+            return None  # a bound or a negation: the guard is on more than one value
+    call.update(rule.call.args)
+    if any(k not in fields for k in call):
+        return None
+    for name, field in fields.items():
+        if name not in call and field.is_required():
+            call[name] = _filled(name, field.annotation, spec, world)
+    return call
+
+
+def _candidates(tool: ToolDef, guarded: dict[str, Any], spec: EnvSpec, world: World,
+                records: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """The calls of `tool` tried against the guarded call (see the module docstring). `records`: the ids of the
+    records the harm changes, for a record argument the guarded call names under another name."""
+    fields = tool.params.model_fields
+    base: dict[str, Any] = {}
+    for name, field in fields.items():
+        source = _source(name, guarded)
+        if source is not None:
+            base[name] = _shaped(guarded[source], field.annotation)
+        elif field.is_required():
+            base[name] = _filled(name, field.annotation, spec, world)
+    first = next((n for n, f in fields.items() if f.is_required()), None)
+    # the call as filled, and with its required arguments alone (the settings given another way instead)
+    bases = [base, {k: v for k, v in base.items() if fields[k].is_required()}]
+    if first is not None and _source(first, guarded) is None:
+        bases += [{**b, first: r} for b in bases for r in records]
+    for one in bases:
+        yield one
+        for name in [n for n in one if not fields[n].is_required()]:
+            yield {k: v for k, v in one.items() if k != name}  # the default instead of the value given
+        for name, field in fields.items():
+            if field.is_required():
+                continue
+            for value in _values(field.annotation, guarded):
+                if one.get(name) != value:
+                    yield {**one, name: value}
+
+
+def _shaped(value: Any, annotation: Any) -> Any:
+    """A value for an argument of this type: one item as a one-item list for a list, or back (`to: "x@..."` of a
+    declared tool is `to: ["x@..."]` of the op it is bound to)."""
+    if _is_list(annotation) and not isinstance(value, list):
+        return [value]
+    if isinstance(value, list) and len(value) == 1 and str in _kinds(annotation) and not _is_list(annotation):
+        return value[0]
+    return value
+
+
+def _source(name: str, guarded: dict[str, Any]) -> str | None:
+    """The guarded call's argument that fills `name`: the same name, or one that is the other's stem with a
+    suffix (`start` for `start_time`, `task_id` for `task_ids`)."""
+    if name in guarded:
+        return name
+    return next((g for g in guarded if name.startswith(g + "_") or g.startswith(name + "_")
+                 or name.rstrip("s") == g.rstrip("s")), None)
+
+
+def _values(annotation: Any, guarded: dict[str, Any]) -> Iterator[Any]:
+    """Values an optional argument of this type is tried with: a Literal's values, both flags, the values the guard
+    names (strings, or one-item lists of them)."""
+    kinds = _kinds(annotation)
+    for kind in kinds:
+        if typing.get_origin(kind) is typing.Literal:
+            yield from typing.get_args(kind)
+        elif kind is bool:
+            yield True
+            yield False
+    strings = sorted({v for v in leaves(list(guarded.values())) if isinstance(v, str)})
+    if str in kinds:
+        yield from strings
+    if any(typing.get_origin(k) is list for k in kinds):
+        yield from ([s] for s in strings)
+
+
+def _kinds(annotation: Any) -> list[Any]:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(annotation) if a is not type(None)]
+    return [annotation]
+
+
+def _is_list(annotation: Any) -> bool:
+    return any(typing.get_origin(k) is list for k in _kinds(annotation))
+
+
+def _filled(name: str, annotation: Any, spec: EnvSpec, world: World) -> Any:
+    """A value for a required argument the guard leaves open: the reference's own value for an argument of that
+    name, a time for a time, else a placeholder of its type."""
+    for turn in spec.reference:
+        for step in turn.steps:
+            if step.call is not None and isinstance(step.call.arguments, dict) and name in step.call.arguments:
+                return step.call.arguments[name]
+    kinds = _kinds(annotation)
+    if _is_list(annotation):
+        return []
+    words = set(name.split("_"))
+    if str in kinds and words & {"start", "end", "time", "due", "date"}:
+        clock = dt.datetime.fromtimestamp(world.clock, dt.UTC) + dt.timedelta(hours=2 if "end" in words else 1)
+        return clock.strftime("%Y-%m-%dT%H:%M:%SZ")
+    for kind in kinds:
+        if typing.get_origin(kind) is typing.Literal:
+            return typing.get_args(kind)[0]
+        if kind is bool:
+            return False
+        if kind in (int, float):
+            return 1
+        if typing.get_origin(kind) is dict or kind is dict:
+            return {}
+    return _FILLER
+
+
+def _pinned_names(rule: ForbiddenRule) -> set[str]:
+    return {*rule.call.args, *(c.field for c in rule.call.where)}
+
+
+def _named_values(rule: ForbiddenRule) -> Named:
+    """The strings the guard names (people, record ids, phrases), lowercased, and every scalar it pins, as JSON."""
+    values = list(leaves([c.value for c in rule.call.where] + list(rule.call.args.values())))
+    return (frozenset(v.lower() for v in values if isinstance(v, str) and len(v) >= 3),
+            frozenset(_json(v) for v in values if v is not None))
+
+
+def _reference_calls(spec: EnvSpec) -> set[tuple[str, bytes]]:
+    """The reference's own calls: one the task makes is the task, not a route to harm."""
+    return {(st.call.name, _key(st.call.arguments)) for turn in spec.reference for st in turn.steps
+            if st.call is not None and isinstance(st.call.arguments, dict)}
+
+
+def _key(args: Any) -> bytes:
+    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
+
+
+def _json(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _shown(args: dict[str, Any]) -> str:
+    """The call's arguments as JSON, long texts cut."""
+    cut = {k: v[:37] + "..." if isinstance(v, str) and len(v) > 40 else v for k, v in args.items()}
+    return orjson.dumps(cut, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _changed(harm: frozenset[Fact]) -> str:
+    parts = sorted({f"{app}.{table}[{'new' if rid == _NEW else rid}].{field}" for app, table, rid, field, _ in harm})
+    return ", ".join(parts[:4]) + (" ..." if len(parts) > 4 else "")

@@ -1,0 +1,147 @@
+"""Values of the machine a Python check runs on, read unrun: the same in every probe run of the sandbox gate, yet
+another on the machine where training or evaluation runs the verifier (`nondeterministic_check`).
+
+Every probe run of a check happens on the validation machine, so a check that wants that machine's CPU
+(`platform.machine() == 'x86_64'`, `os.uname().machine`, `sysconfig.get_platform()`), its interpreter's version
+(`sys.version`, `sys.version_info[:2] == (3, 11)`, `sys.hexversion`, `platform.python_version()`,
+`sys.implementation.cache_tag`), its C library (`platform.libc_ver()`, `os.confstr('CS_GNU_LIBC_VERSION')`) or where
+the interpreter is installed (`sys.executable`, `sys.prefix`, `sys.path`) passes every probe run and fails every
+correct agent on an ARM worker, a newer Python or another image. A check judging an agent's work from the state has
+no use for any of them. What every machine that can run the verifier shares is left alone: the version tests the
+supported versions answer alike (`sys.version_info >= (3, 8)`, `sys.version_info.major == 3`, with
+`requires-python >= 3.11`), the OS (`sys.platform`, `platform.system()`: the sandbox runs on Linux only), the word
+size and float format (`sys.maxsize`, `sys.float_info`: 64-bit IEEE everywhere), and the host name, kernel release
+and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `en_US.UTF-8`)."""
+
+from __future__ import annotations
+
+import ast
+
+from coworkenv.validate._module_lookups import canonical, imported_names, qualified
+
+# The oldest Python the project supports (pyproject's `requires-python`; `tests/test_validate_machine_reads.py`
+# keeps them in step): a version test every supported version answers alike is no read of the machine.
+SUPPORTED = (3, 11)
+
+# Members that read the machine or the interpreter's build, by module ("*": every member but those listed after it).
+_READS = {
+    "sys": frozenset({"version", "version_info", "hexversion", "implementation", "api_version", "abiflags",
+                      "executable", "_base_executable", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix",
+                      "platlibdir", "path", "_git", "_framework"}),
+    "platform": frozenset({"machine", "processor", "uname", "platform", "architecture", "python_version",
+                           "python_version_tuple", "python_build", "python_compiler", "python_branch",
+                           "python_revision", "libc_ver", "freedesktop_os_release"}),
+    "os": frozenset({"uname", "confstr", "confstr_names", "sched_getaffinity", "getloadavg", "statvfs"}),
+    "sysconfig": frozenset({"*"}),
+    "shutil": frozenset({"disk_usage"}),
+}
+# What the sandbox answers alike on every machine: `uname()`'s fields other than the machine.
+_SANDBOXED_FIELDS = frozenset({"system", "sysname", "node", "nodename", "release", "version"})
+_SANDBOXED_INDEXES = frozenset({0, 1, 2, 3})
+# Members of a machine read that every machine able to run the verifier answers alike (the project runs on CPython).
+_SHARED = frozenset({"sys.implementation.name"})
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def machine_read(code: str) -> str | None:
+    """The first read of the machine the check runs on (see the module's text), shown (`platform.machine()`), or
+    None."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    names = imported_names(tree)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Subscript)) or \
+                isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
+            continue
+        found = qualified(node, names)
+        found = canonical(found) if found is not None else None  # `platform.sys.version` is `sys.version`
+        if found is None or not _reads_machine(found):
+            continue
+        if isinstance(node, ast.Subscript) and _reads_machine(canonical(qualified(node.value, names) or "")):
+            continue  # `sys.version_info[0]`: judged as what it indexes
+        outer = parents.get(node)
+        if (isinstance(outer, ast.Attribute) or (isinstance(outer, ast.Call) and outer.func is node)) and \
+                qualified(outer, names) is not None:
+            continue  # judged as the longer name (`sys.version_info.major`, `platform.uname()`)
+        if _shared(node, found, parents):
+            continue
+        outer = parents.get(node)
+        shown = outer if isinstance(outer, ast.Call) and outer.func is node else node
+        return f"`{ast.unparse(shown)}`"
+    return None
+
+
+def _reads_machine(found: str) -> bool:
+    module, _, rest = found.partition(".")
+    member = rest.split(".")[0]
+    listed = _READS.get(module)
+    return listed is not None and bool(member) and (member in listed or "*" in listed)
+
+
+def _shared(node: ast.expr, found: str, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the read is answered alike wherever the verifier can run: a version test the supported versions
+    decide, or a field of `uname()` the sandbox fills in."""
+    module, _, rest = found.partition(".")
+    member = rest.split(".")[0]
+    if found in _SHARED:
+        return True
+    if member == "uname":
+        return _uname_field(node, parents)
+    if module == "sys" and member == "version_info":
+        return _decided_version_test(node, found, parents)
+    return False
+
+
+def _uname_field(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`os.uname().sysname`, `platform.uname().node`, `platform.uname()[0]`: a field the sandbox answers alike."""
+    outer = parents.get(node)
+    call = outer if isinstance(outer, ast.Call) and outer.func is node else node
+    holder = parents.get(call)
+    if isinstance(holder, ast.Attribute):
+        return holder.attr in _SANDBOXED_FIELDS
+    if isinstance(holder, ast.Subscript) and isinstance(holder.slice, ast.Constant):
+        return holder.slice.value in _SANDBOXED_INDEXES
+    return False
+
+
+def _decided_version_test(node: ast.expr, found: str, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`sys.version_info >= (3, 8)`, `sys.version_info[0] == 3`, `sys.version_info.minor >= 11`: a comparison with a
+    constant that every version from `SUPPORTED` on (of major version 3) answers alike."""
+    part = found.removeprefix("sys.version_info").lstrip(".")
+    read: ast.expr = node
+    holder = parents.get(node)
+    index = holder.slice.value if isinstance(holder, ast.Subscript) and holder.value is node and \
+        isinstance(holder.slice, ast.Constant) else None
+    if not part and type(index) is int and index in (0, 1):
+        part, read = ("major", "minor")[index], holder  # type: ignore[assignment]
+    compare = parents.get(read)
+    if not isinstance(compare, ast.Compare) or len(compare.ops) != 1:
+        return False
+    op = compare.ops[0]
+    left = compare.left is read
+    other = compare.comparators[0] if left else compare.left
+    try:
+        bound = ast.literal_eval(other)
+    except ValueError:
+        return False
+    if part == "major":
+        return (bound == SUPPORTED[0] and isinstance(op, (ast.Eq, ast.NotEq, ast.GtE, ast.LtE))) or \
+            (isinstance(bound, int) and bound < SUPPORTED[0] and isinstance(op, _ORDERINGS))
+    if part == "minor":
+        value, least = bound, SUPPORTED[1]
+    elif not part and isinstance(bound, tuple) and bound and all(isinstance(b, int) for b in bound):
+        value, least = tuple(bound), SUPPORTED  # type: ignore[assignment]
+    else:
+        return False
+    if not isinstance(op, _ORDERINGS):
+        return False
+    # the reading is at least `least`, never below it: `>= b`/`> b` always hold and `< b`/`<= b` never do where
+    # b <= least (strictly below for `>`/`<=`, which the reading equal to b would change)
+    greater = isinstance(op, (ast.Gt, ast.GtE)) == left
+    strict = isinstance(op, (ast.Gt, ast.Lt))
+    if greater:
+        return value <= least if not strict else value < least  # type: ignore[operator]
+    return value <= least if strict else value < least  # type: ignore[operator]

@@ -1,0 +1,64 @@
+"""The static reading of a Python check's reads of the machine it runs on (coworkenv/validate/_machine_reads.py,
+behind `nondeterministic_check`), unrun and cheap: the CPU, the interpreter's version, build and install, the C
+library (machine_read), against what every machine able to run the verifier answers alike."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from coworkenv.validate._machine_reads import SUPPORTED, machine_read
+from tests.defects import machine_read as corpus
+
+_HEAD = "import sys, os, platform, sysconfig, shutil\n"
+
+
+def _check(expr: str, head: str = _HEAD) -> str:
+    return f"{head}\ndef check(state, audit, messages):\n    rows = list(state)\n    return bool({expr})\n"
+
+
+_CORPUS = [(read, imports) for read, imports, _, _ in corpus._READS.values()]
+_CORPUS_TWINS = [(twin, imports) for _, _, twin, imports in corpus._READS.values() if twin is not None]
+
+
+def test_supported_version_is_the_projects() -> None:
+    """The oldest supported Python the reading assumes is pyproject's `requires-python`."""
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    found = re.fullmatch(r">=\s*(\d+)\.(\d+)", project["requires-python"].strip())
+    assert found is not None, project["requires-python"]
+    assert (int(found.group(1)), int(found.group(2))) == SUPPORTED
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_CORPUS, *[(e, "") for e in (
+    "platform.processor() == 'x86_64'",
+    "sys.prefix.startswith('/usr')",
+    "sys.path[-1].endswith('lib-dynload')",
+    "sysconfig.get_config_var('SOABI') == 'cpython-311-x86_64-linux-gnu'",
+    "(m := platform.machine()) and m == 'x86_64'",
+    "sys.version_info > (3, 11)",
+    "sys.version_info.minor == 11",
+    "sys.version_info[1] < 12",
+    "(3, 12) > sys.version_info",
+    "sys.modules['platform'].machine() == 'x86_64'",
+    "platform.uname().machine == 'x86_64'",
+    "shutil.disk_usage('/').free > 0",
+    "f'{sys.version_info}' != ''",
+)]])
+def test_machine_read_is_found(expr: str, imports: str) -> None:
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_CORPUS_TWINS, *[(e, "") for e in (
+    "sys.version_info >= (3, 11) and sys.version_info > (3, 10) and not sys.version_info < (3, 11)",
+    "sys.version_info[0] == 3 and sys.version_info.major >= 3 and sys.version_info[1] >= 11",
+    "(3, 9) <= sys.version_info and 3 == sys.version_info.major",
+    "sys.platform == 'linux' and platform.system() == 'Linux' and sys.maxsize > 2 ** 32",
+    "os.uname().sysname == 'Linux' and os.uname().nodename != '' and platform.uname().release != ''",
+    "sys.float_info.epsilon < 1e-9 and sys.byteorder in ('little', 'big') and sys.implementation.name == 'cpython'",
+    "os.path.join('a', 'b') == 'a/b' and sys.getrecursionlimit() > 0 and os.sep == '/'",
+)]])
+def test_shared_value_is_left(expr: str, imports: str) -> None:
+    assert machine_read(_check(expr, _HEAD + imports)) is None, expr
