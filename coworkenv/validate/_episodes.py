@@ -15,6 +15,7 @@ from coworkenv.dynamics import Dynamics
 from coworkenv.env import DEFAULT_MAX_STEPS, Env, base_world
 from coworkenv.rollout import run_episode
 from coworkenv.spec import AtTime, EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule, TextRule
+from coworkenv.validate._pace import EXTRA_READS
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.entities import EntityIndex, check_values
@@ -101,7 +102,7 @@ class SpecEpisodes:
         self._oracle: EpisodeOutcome | None = None
         self._oracle_again: EpisodeOutcome | None = None
         self._noop: EpisodeOutcome | None = None
-        self._world_only: VerifierResult | None = None
+        self._world_only: list[VerifierResult] | None = None
         # People, channels and ids of the oracle's final world (records the reference creates included).
         self.oracle_entities: EntityIndex | None = None
         # The reference's final value of every field a check reads (the vacuity analysis probes them).
@@ -152,22 +153,38 @@ class SpecEpisodes:
                         self.oracle_values[ref] = resolve(self.env.state, ref)
         return self._oracle
 
-    def world_only(self) -> VerifierResult | None:
-        """The verdict on the world left to itself until the last user turn: every turn's announced or silent
-        changes applied and the clock moved by each turn's `advance_s` (rules due on the clock fire; rules that
-        answer an action do not, and the agent's own calls, which also take time, are not counted). None when the
-        spec's world changes only in answer to the agent."""
+    def world_only(self) -> list[VerifierResult] | None:
+        """The verdicts on the world left to itself: every turn's announced or silent changes applied and the clock
+        moved by each turn's `advance_s`, first with no other time passing (the noop agent's clock), then once per
+        turn k with the clock also moved, in each turn, as far as an agent that only reads while the reference works
+        there would move it (a tick per reference call of the turn) and, in turn k, `EXTRA_READS` reads more (the
+        pace an honest agent may take, as in `_pace`). Rules due on the clock fire; rules that answer an action do
+        not: a job due a minute after the reference is done that makes the change the checks want credits an agent
+        that waits for it. None when the spec's world changes only in answer to the agent."""
         if self._world_only is None:
             if not any(t.changes for t in self.spec.turns) and not any(
                     isinstance(r.on, AtTime) for r in self.spec.dynamics.rules):
                 return None
-            world = base_world(self.spec).fork()
-            dynamics = Dynamics(self.spec, world)
-            for turn in self.spec.turns[1:]:
+            paces: list[list[int] | None] = [None]
+            if any(isinstance(r.on, AtTime) for r in self.spec.dynamics.rules):
+                calls = [sum(step.call is not None for step in turn.steps) for turn in self.spec.reference]
+                calls += [0] * (len(self.spec.turns) - len(calls))
+                paces += [[n + (EXTRA_READS if t == k else 0) for t, n in enumerate(calls)]
+                          for k in range(len(self.spec.turns))]
+            self._world_only = [self._world_alone(pace) for pace in paces]
+        return self._world_only
+
+    def _world_alone(self, pace: list[int] | None) -> VerifierResult:
+        """The verdict on the world with the turns' changes applied, `pace[t]` ticks of clock spent in turn t."""
+        world = base_world(self.spec).fork()
+        dynamics = Dynamics(self.spec, world)
+        for t, turn in enumerate(self.spec.turns):
+            if t:
                 dynamics.advance(turn.advance_s)
                 dynamics.apply(turn.changes)
-            self._world_only = self.env.verifier.score(world, [], [])
-        return self._world_only
+            if pace is not None:
+                dynamics.advance(pace[t] * self.spec.world.tick_s)
+        return self.env.verifier.score(world, [], [])
 
     def oracle_value(self, ref: FieldRef) -> Any:
         """A checked field's value at the end of the reference episode (the verifier's missing marker if none)."""

@@ -5,7 +5,7 @@ the errors stopped): an honest agent that reads the logs a few more times before
 though the task sets no deadline.
 
 For each turn of a spec with a stream, the reference is replayed with one of its reads repeated at the start of that
-turn, as many times as the slowest stream needs to add a line (`ceil(every_s / tick_s)`, at most `_MOST`). A read
+turn, as many times as the slowest stream needs to add a line (`ceil(every_s / tick_s)`, at most `EXTRA_READS`). A read
 that changes nothing is chosen: one whose tool names neither reading a message (which marks it read) nor a write, the
 reference's first such call of a logs or services tool if it has one. Specs with a fault plan are left alone (faults
 are drawn per call, so extra calls move every later fault).
@@ -22,7 +22,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate.mutations import is_write
 
-_MOST = 20  # extra reads per turn: ten minutes of clock at the default 30 s per call
+EXTRA_READS = 20  # extra reads per turn: ten minutes of clock at the default 30 s per call
 _MARKS = ("read_message", "read_thread", "mark", "open")  # reads that change what they read
 
 
@@ -53,7 +53,7 @@ def slower_agents(spec: EnvSpec) -> Iterator[Paced]:
     read = _quiet_read(spec)
     if read is None or read.call is None:
         return
-    times = min(_MOST, math.ceil(max(s.every_s for s in streams) / spec.world.tick_s))
+    times = min(EXTRA_READS, math.ceil(max(s.every_s for s in streams) / spec.world.tick_s))
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         if not any(step.call is not None and is_write(step.call.name) for step in turn.steps):
             continue  # a turn without a write: nothing the world's pace could change comes after it

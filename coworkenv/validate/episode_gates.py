@@ -266,8 +266,10 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
 
 
 def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
-    """`solved_by_world` for each state check (not a guard) that fails on the initial state but holds once the world
-    changes by itself between the turns (see `SpecEpisodes.world_only`): it credits the world, not the agent."""
+    """`solved_by_world` for each state check (not a guard) that fails on the initial state, or where the noop agent
+    leaves the world (the turns' changes broke what held), but holds once the world changes by itself, the clock
+    moved as far as an agent that only reads would move it (see `SpecEpisodes.world_only`): it credits the world
+    (a job due on the clock), not the agent."""
     episodes = ctx.episodes()
     assert episodes is not None
     alone = episodes.world_only()
@@ -276,10 +278,16 @@ def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
     kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
     index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
     before = {c.id: c.passed for c in episodes.initial.checks}
+    noop = episodes.noop().result
+    if noop is not None:
+        before = {c.id: before.get(c.id, True) and c.passed for c in noop.checks}
+    held = {c.id for result in alone for c in result.checks if c.passed}
     return [GateError("noop", "solved_by_world", f"checks[{index[c.id]}]",
-                      f"check {c.id!r} fails on the initial state but holds once the turns' changes and the clock's "
-                      "rules apply, with no agent action: it credits the world's own change, not the agent's work")
-            for c in alone.checks if c.passed and not before[c.id] and c.id not in guards
+                      f"check {c.id!r} fails on the initial state (or where the turns' changes leave it) but holds "
+                      "once the turns' changes and the clock's rules apply, the clock moved only as far as an agent "
+                      "that reads while the reference works, with no agent action: it credits the world's own change "
+                      "(a job due on the clock), not the agent's work")
+            for c in ctx.spec.checks if c.id in held and not before.get(c.id, True) and c.id not in guards
             and kinds[c.id] in _STATE_KINDS]
 
 
