@@ -19,6 +19,12 @@ def lfs_pointer_problem(path: Path) -> str | None:
             head = handle.read(_MAX_POINTER_BYTES + 1)
     except OSError:
         return None
+    return lfs_pointer_in(path, head)
+
+
+def lfs_pointer_in(path: Path, data: bytes) -> str | None:
+    """`lfs_pointer_problem` of bytes already read from `path` (its whole content or at least its first 1025 bytes)."""
+    head = data[:_MAX_POINTER_BYTES + 1]
     found = _POINTER.match(head) if len(head) <= _MAX_POINTER_BYTES else None
     if found is None:
         return None

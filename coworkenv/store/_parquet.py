@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
-from coworkenv.store._lfs import lfs_pointer_problem
+from coworkenv.store._lfs import lfs_pointer_in, lfs_pointer_problem
 from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,7 @@ PARQUET_WRITE_OPTIONS: Mapping[str, Any] = {
 }
 ROW_GROUP_ROWS = 64 * 1024
 _HASH_CHUNK = 1 << 20
+_MAGIC = b"PAR1"  # a Parquet file starts and ends with it
 _ADDRESSED = re.compile(r"[0-9a-f]{16}\.parquet")  # the store's content-addressed names: <sha256[:16]>.parquet
 
 
@@ -90,6 +91,12 @@ def check_bytes(path: Path, data: bytes, content_hash: str | None = None) -> byt
         return data
     actual = hashlib.sha256(data).hexdigest()
     if not actual.startswith(expected):
+        # What the bytes are tells the user what to do: fetch a pointer's data, rewrite a damaged file.
+        pointer = lfs_pointer_in(path, data)
+        if pointer is not None:
+            raise ValueError(pointer)
+        if not (data[:4] == _MAGIC == data[-4:] and len(data) >= 12):
+            raise ValueError(_damaged(path, ValueError("no Parquet magic bytes at both ends: cut short or overwritten")))
         recorded = "its content-addressed name records" if content_hash is None else "the store recorded for it"
         raise ValueError(
             f"{path}: the bytes read hash to {actual[:16]}, not the {expected[:16]} {recorded}: the file was "
