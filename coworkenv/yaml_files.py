@@ -24,6 +24,9 @@ YAML_SUFFIXES = (".yaml", ".yml")  # compared lower-cased: a file saved as `TICK
 # generated file gone wrong) ends in RecursionError, a traceback naming no file.
 TOO_DEEP = "invalid YAML: nested too deeply to read (hundreds of levels); look for brackets left open or a " \
            "generated file gone wrong"
+# Refused before any reader recurses: near Python's recursion limit even a finalizer the garbage collector happens
+# to run there fails to report its own error (a traceback on stderr beside ours). A person's file nests a dozen.
+MAX_YAML_DEPTH = 100
 
 
 # Hand-written YAML (an area of the taxonomy, a training config, dagster.yaml) is kilobytes. PyYAML's pure-Python
@@ -115,6 +118,8 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
     control = control_character_problem(text)
     if control is not None:
         raise error(file, *control)
+    if too_deep(text):
+        raise error(file, None, TOO_DEEP)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -148,6 +153,8 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     control = control_character_problem(text)
     if control is not None:
         raise error(file, *control)
+    if too_deep(text):
+        raise error(file, None, TOO_DEEP)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -155,6 +162,42 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     except RecursionError:
         raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
+
+
+def too_deep(text: str) -> bool:
+    """Whether `text` nests more than MAX_YAML_DEPTH collections, counted over the parser's events (a loop, where
+    PyYAML's composer and constructor recurse a few frames a level); text the parser refuses is left to the reader
+    to report with its line. The events are read only where a bound taken from the lines allows that depth."""
+    if _depth_bound(text) <= MAX_YAML_DEPTH:
+        return False
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    return True
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return False
+    return False
+
+
+def _depth_bound(text: str) -> int:
+    """A cheap bound on the nesting of `text`: a block level takes more indentation or one more `-`, `?` or `:` on
+    a line (two levels where a sequence sits at its mapping key's indentation); a flow level one bracket more."""
+    block = flow = deepest_flow = 0
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        block = max(block, 2 * (len(line) - len(stripped) + sum(stripped.count(c) for c in "-?:") + 1))
+        for char in stripped:
+            if char in "[{":
+                flow += 1
+                deepest_flow = max(deepest_flow, flow)
+            elif char in "]}":
+                flow = max(flow - 1, 0)
+    return block + deepest_flow
 
 
 # Control characters have names a person knows from elsewhere; the others are named by their code point only.

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from coworkenv.yaml_files import control_character_problem
+from coworkenv.yaml_files import control_character_problem, too_deep
 
 
 class _Lenient(BaseModel):
@@ -113,6 +113,8 @@ def load_task(task_dir: Path) -> ClawTask:
         control = control_character_problem(text)
         if control is not None:
             raise ImportProblem(f"{path}:{control[0]}: {control[1]}")
+        if too_deep(text):
+            raise ImportProblem(f"{path}: not valid YAML (nested too deeply to read)")
         data = yaml.load(text, Loader=_Loader)  # a SafeLoader
         return ClawTask.model_validate(data)
     except OSError as exc:

@@ -90,3 +90,28 @@ def test_a_claw_eval_task_nested_too_deeply_is_named(tmp_path: Path) -> None:
     with pytest.raises(ImportProblem) as caught:
         load_task(task)
     assert str(task / "task.yaml") in str(caught.value) and "nested too deeply" in str(caught.value)
+
+
+
+@pytest.mark.parametrize("nesting", sorted(NESTINGS))
+def test_a_file_too_deep_is_refused_before_any_reader_recurses(tmp_path: Path, nesting: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused from the parser's events (a loop), before PyYAML's composer or constructor recurse toward Python's
+    limit: near it, a finalizer the garbage collector happens to run fails to report its own error, which printed a
+    second traceback beside the pipeline's one line (a test of `pipeline_refused` failed so, after other tests)."""
+    import yaml
+
+    from coworkenv.yaml_files import MAX_YAML_DEPTH, YAMLFileError, check_unique_keys, read_yaml, too_deep
+
+    deep = tmp_path / "deep.yaml"
+    deep.write_text(NESTINGS[nesting]("k"), encoding="utf-8")
+    assert not too_deep("k:\n" + "".join(f"{' ' * i}-\n" for i in range(1, MAX_YAML_DEPTH)))
+
+    def recursing_reader(*_: object, **__: object) -> None:
+        raise AssertionError("a recursive reader was given a file nested too deeply")
+
+    for name in ("compose", "safe_load", "load"):
+        monkeypatch.setattr(yaml, name, recursing_reader)
+    for read in (read_yaml, check_unique_keys):
+        with pytest.raises(YAMLFileError, match="nested too deeply"):
+            read(deep)
