@@ -107,6 +107,11 @@ def _reexported(expr: str, imports: str) -> str:
     ("u.urandom(1)[0] < 255", "from uuid import os as u\n"),
     ("open(b'/dev/hwrng', 'rb').read(1)[0] < 255", ""),
     ("open('/proc/sys/kernel/random/boot_id').read()[:2] != 'ff'", ""),
+    ("posix.urandom(1)[0] < 255", "import posix\n"),
+    ("getpid() % 9", "from posix import getpid\n"),
+    ("email.utils.os.getpid() % 9", "import email.utils\n"),
+    ("concurrent.futures.process.os.urandom(1)[0] < 255", "import concurrent.futures.process\n"),
+    ("events.os.getpid() % 9", "from asyncio import events\n"),
 ])
 def test_reexported_draw_is_found(expr: str, imports: str) -> None:
     """A draw reached through another standard module's own import of it (read from that module's source), or the
@@ -119,6 +124,9 @@ def test_reexported_draw_is_found(expr: str, imports: str) -> None:
     ("random._os.path.join('a', 'b') == 'a/b' and logging.os.sep == '/'", "import random, logging\n"),
     ("json.dumps(rows) == '[]' and threading.current_thread().name == 'MainThread'", "import json, threading\n"),
     ("open('/dev/null').read() == '' and 'urandom' != 'random'", ""),
+    ("posix.sep if hasattr(posix, 'sep') else posix.getcwd is not None", "import posix\n"),
+    ("email.utils.parseaddr('a <a@b.c>')[1] == 'a@b.c' and email.utils.os.sep == '/'", "import email.utils\n"),
+    ("json.JSONDecoder().decode('[]') == []", "import json\n"),
 ])
 def test_reexported_look_alike_is_left(expr: str, imports: str) -> None:
     assert unpinned_randomness(_reexported(expr, imports)) is None, expr
@@ -131,3 +139,8 @@ def test_canonical_reads_the_modules_source() -> None:
     assert canonical("threading._time") == "time.monotonic"
     assert canonical("os.urandom") == "os.urandom"
     assert canonical("no_such_module.os") == "no_such_module.os"
+    # a C module's members under the standard module that re-exports them, a submodule's own import, a relative one
+    assert canonical("posix.urandom") == "os.urandom"
+    assert canonical("email.utils.os.getpid") == "os.getpid"
+    assert canonical("concurrent.futures.process.os.getpid") == "os.getpid"
+    assert canonical("json.JSONDecoder") == "json.decoder.JSONDecoder"

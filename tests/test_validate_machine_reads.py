@@ -46,6 +46,9 @@ def test_supported_version_is_the_projects() -> None:
     "platform.uname().machine == 'x86_64'",
     "shutil.disk_usage('/').free > 0",
     "f'{sys.version_info}' != ''",
+    "sys.thread_info.version == 'NPTL 2.36'",
+    "sys.thread_info.lock == 'semaphore'",
+    "str(sys.thread_info).endswith(\"'NPTL 2.36')\")",
 )]])
 def test_machine_read_is_found(expr: str, imports: str) -> None:
     assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
@@ -59,6 +62,8 @@ def test_machine_read_is_found(expr: str, imports: str) -> None:
     "os.uname().sysname == 'Linux' and os.uname().nodename != '' and platform.uname().release != ''",
     "sys.float_info.epsilon < 1e-9 and sys.byteorder in ('little', 'big') and sys.implementation.name == 'cpython'",
     "os.path.join('a', 'b') == 'a/b' and sys.getrecursionlimit() > 0 and os.sep == '/'",
+    "sys.thread_info.name == 'pthread' and sys.int_info.bits_per_digit == 30 and sys.byteorder == 'little'",
+    "sys.getrecursionlimit() == 1000 and sys.float_info.max > 1e308 and sys.float_info.mant_dig == 53",
 )]])
 def test_shared_value_is_left(expr: str, imports: str) -> None:
     assert machine_read(_check(expr, _HEAD + imports)) is None, expr

@@ -77,3 +77,66 @@ def test_a_loop_stopping_at_a_member_is_found_and_one_answering_alike_is_left() 
                                     "        if name == 'b':\n            return False\n")) is not None
     assert unpinned_randomness(loop("        if name == 'a':\n            break\n")) is not None
     assert unpinned_randomness(loop("        if name not in ('a', 'b'):\n            return False\n")) is None
+
+
+_FIRST = "def first(xs):\n    return list(xs)[0]\n"
+_NAMES = "def names(rows):\n    return {r['name'] for r in rows}\n"
+_AS_LIST = "def as_list(xs):\n    out = [x for x in xs]\n    return out\n"
+_PRICES = "prices = {'a': 0.1, 'b': 0.2, 'c': 0.3}\n"
+
+
+@pytest.mark.parametrize(("expr", "defs"), [
+    (f"first({_S}) == 'a'", _FIRST),
+    (f"first(xs={_S}) == 'a'", _FIRST),
+    ("list(names(rows))[0] == 'a'", _NAMES),
+    ("','.join(names(rows)) == 'a,b'", _NAMES),
+    (f"as_list({_S})[0] == 'a'", _AS_LIST),
+    (f"head({_S}) == 'a'", "def head(xs):\n    for x in xs:\n        return x\n"),
+    (f"(lambda xs: ','.join(xs))({_S}) == 'a,b'", ""),
+    (f"pick({_S}) == 'a'", "pick = lambda xs: next(iter(xs))\n"),
+    (f"later(0, {_S}) == 'a'", "def later(n, xs):\n    return sorted(xs, key=len)[n]\n"),
+])
+def test_order_read_through_the_checks_own_function_is_found(expr: str, defs: str) -> None:
+    """A set's order given to a function or lambda the check defines, which reads it (an index, a join, a loop
+    that returns its first member), hands it back, or a function that returns a set of its own making."""
+    assert unpinned_randomness(_check(expr, _HEAD + defs)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "defs"), [
+    (f"first(sorted({_S})) == 'a' and first(rows) is rows[0]", _FIRST),
+    ("len(names(rows)) == 2 and 'a' in names(rows) and sorted(names(rows))[0] == 'a'", _NAMES),
+    (f"sorted(as_list({_S}))[0] == 'a' and len(as_list({_S})) == 2", _AS_LIST),
+    (f"has({_S}, 'a')", "def has(xs, x):\n    for y in xs:\n        if y == x:\n            return True\n"
+                        "    return False\n"),
+    (f"(lambda xs: len(xs))({_S}) == 2 and (lambda xs: sorted(xs)[0])({_S}) == 'a'", ""),
+    (f"count({_S}) == 2", "count = lambda xs: sum(1 for _ in xs)\n"),
+])
+def test_order_free_use_in_the_checks_own_function_is_left(expr: str, defs: str) -> None:
+    assert unpinned_randomness(_check(expr, _HEAD + defs)) is None, expr
+
+
+@pytest.mark.parametrize("expr", [
+    f"sum(prices[n] for n in {_S}) == 0.6",
+    f"0.6 != sum(map(prices.get, {_S}))",
+    f"sum(map(prices.get, {_S}), 0.0) == total",
+    f"sum([float(len(n)) for n in {_S}]) == total",
+    "sum(dict.fromkeys(set(rows), 0.1).values()) == 0.30000000000000004",
+])
+def test_float_sum_in_a_sets_order_compared_exactly_is_found(expr: str) -> None:
+    """Floats added in a set's order: float addition is not associative, so an exact comparison follows the order."""
+    assert unpinned_randomness(_check(expr, _HEAD + _PRICES + "total = 0.6\n")) is not None, expr
+
+
+@pytest.mark.parametrize("expr", [
+    f"sum(len(n) for n in {_S}) == 5 and sum(map(len, {_S})) == 5",
+    f"round(sum(prices[n] for n in {_S}), 2) == 0.6 and abs(sum(map(prices.get, {_S})) - 0.6) < 1e-9",
+    f"sum(prices[n] for n in sorted({_S})) == 0.6 and math.fsum(prices[n] for n in {_S}) == 0.6",
+    "sum({r['price'] for r in rows}) == 0.6 and sum({0.1, 0.2, 0.3}) == 0.6",
+    f"sum(prices[n] for n in {_S}) > 0.5",
+    "sum(r['price'] for r in rows) == 0.6",
+])
+def test_order_free_sum_is_left(expr: str) -> None:
+    """Whole numbers (any order adds them alike), a rounded or tolerant comparison, a sorted order, `math.fsum`
+    (rounded once), a set of the numbers themselves (it iterates by their unsalted hashes), an ordering test, and a
+    sum over the state's own rows."""
+    assert unpinned_randomness(_check(expr, _HEAD + "import math\n" + _PRICES)) is None, expr

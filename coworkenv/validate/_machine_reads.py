@@ -5,12 +5,16 @@ Every probe run of a check happens on the validation machine, so a check that wa
 (`platform.machine() == 'x86_64'`, `os.uname().machine`, `sysconfig.get_platform()`), its interpreter's version
 (`sys.version`, `sys.version_info[:2] == (3, 11)`, `sys.hexversion`, `platform.python_version()`,
 `sys.implementation.cache_tag`), its C library (`platform.libc_ver()`, `os.confstr('CS_GNU_LIBC_VERSION')`) or where
-the interpreter is installed (`sys.executable`, `sys.prefix`, `sys.path`) passes every probe run and fails every
+the interpreter is installed (`sys.executable`, `sys.prefix`, `sys.path`) or its threads' build (`sys.thread_info`:
+the lock's kind and the C library's version, `NPTL 2.35`) passes every probe run and fails every
 correct agent on an ARM worker, a newer Python or another image. A check judging an agent's work from the state has
 no use for any of them. What every machine that can run the verifier shares is left alone: the version tests the
 supported versions answer alike (`sys.version_info >= (3, 8)`, `sys.version_info.major == 3`, with
 `requires-python >= 3.11`), the OS (`sys.platform`, `platform.system()`: the sandbox runs on Linux only), the word
-size and float format (`sys.maxsize`, `sys.float_info`: 64-bit IEEE everywhere), and the host name, kernel release
+size and float format (`sys.maxsize`, `sys.float_info`, `sys.int_info`: 64-bit IEEE everywhere), the byte order
+(`sys.byteorder`: little-endian on x86-64 and ARM64 alike), the thread library's name (`sys.thread_info.name`:
+`pthread` on Linux), the recursion limit (`sys.getrecursionlimit()`: the interpreter's default unless the check sets
+it), and the host name, kernel release
 and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `en_US.UTF-8`)."""
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ SUPPORTED = (3, 11)
 _READS = {
     "sys": frozenset({"version", "version_info", "hexversion", "implementation", "api_version", "abiflags",
                       "executable", "_base_executable", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix",
-                      "platlibdir", "path", "_git", "_framework"}),
+                      "platlibdir", "path", "_git", "_framework", "thread_info"}),
     "platform": frozenset({"machine", "processor", "uname", "platform", "architecture", "python_version",
                            "python_version_tuple", "python_build", "python_compiler", "python_branch",
                            "python_revision", "libc_ver", "freedesktop_os_release"}),
@@ -39,7 +43,7 @@ _READS = {
 _SANDBOXED_FIELDS = frozenset({"system", "sysname", "node", "nodename", "release", "version"})
 _SANDBOXED_INDEXES = frozenset({0, 1, 2, 3})
 # Members of a machine read that every machine able to run the verifier answers alike (the project runs on CPython).
-_SHARED = frozenset({"sys.implementation.name"})
+_SHARED = frozenset({"sys.implementation.name", "sys.thread_info.name"})
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 

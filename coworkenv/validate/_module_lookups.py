@@ -111,28 +111,56 @@ def canonical(dotted: str) -> str:
     for _ in range(8):  # a re-export of a re-export, bounded
         if len(parts) < 2:
             break
-        bound = _bindings(parts[0]).get(parts[1])
-        if bound is None:
+        if parts[0] in _C_FACADES:  # `posix.urandom` is `os.urandom`: the C module `os` re-exports whole
+            parts = [_C_FACADES[parts[0]], *parts[1:]]
+            continue
+        # the module's own import, or a submodule's (`email.utils.os.getpid`, `concurrent.futures.process.os`)
+        found = next(((depth, bound) for depth in range(1, len(parts)) if
+                      (bound := _bindings(".".join(parts[:depth])).get(parts[depth])) is not None), None)
+        if found is None:
             break
-        parts = [*bound.split("."), *parts[2:]]
+        parts = [*found[1].split("."), *parts[found[0] + 1:]]
     return ".".join(parts)
+
+
+# C modules whose members a standard module re-exports under its own name (`os` does `from posix import *`); their
+# source cannot be read, so they are named here.
+_C_FACADES = {"posix": "os", "nt": "os"}
+
+
+def _source(module: str) -> Path | None:
+    """The source file of a standard library module or submodule (`email.utils`), found without importing it (a
+    submodule's file is looked up in its top-level package's folder); None for a built-in or C module."""
+    top, _, rest = module.partition(".")
+    if top not in sys.stdlib_module_names:
+        return None
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: found, not imported
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    if not rest:
+        return Path(spec.origin)
+    folder = Path(spec.origin).parent.joinpath(*rest.split("."))
+    for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+        if Path(spec.origin).name == "__init__.py" and candidate.is_file():
+            return candidate
+    return None
 
 
 @functools.cache
 def _bindings(module: str) -> dict[str, str]:
-    """The names a top-level standard library module binds by its own imports (name -> module or module.member),
-    read from its source file; {} for any other module, a built-in one or one whose source cannot be read."""
-    if module not in sys.stdlib_module_names:
+    """The names a standard library module or submodule binds by its own imports, relative ones too (name -> module or
+    module.member), read from its source file; {} for any other module, a built-in one or one whose source cannot be
+    read."""
+    origin = _source(module)
+    if origin is None:
         return {}
+    # the package a relative import starts from: the module itself if it is a package's `__init__`, else its parent
+    package = module if origin.name == "__init__.py" else module.rpartition(".")[0]
     try:
-        spec = importlib.util.find_spec(module)  # a top-level name: found, not imported
-    except (ImportError, ValueError):
-        return {}
-    origin = spec.origin if spec is not None else None
-    if not origin or not origin.endswith(".py"):
-        return {}
-    try:
-        tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
+        tree = ast.parse(origin.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return {}
     bound: dict[str, str] = {}
@@ -145,11 +173,25 @@ def _bindings(module: str) -> dict[str, str]:
                     bound[alias.asname] = alias.name
                 else:
                     bound.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            bound.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names
-                          if alias.name != "*"})
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            source = _absolute(node, package)
+            if source is not None:  # `from .process import current_process` in `multiprocessing`
+                bound.update({alias.asname or alias.name: f"{source}.{alias.name}" for alias in node.names
+                              if alias.name != "*"})
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
             pending += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
                         *(stmt for handler in getattr(node, "handlers", []) for stmt in handler.body)]
     bound.pop(module, None)
     return bound
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str | None:
+    """The module an import from names, a relative one (`from . import x`, `from ..y import z`) resolved against the
+    package the importing module belongs to; None where it climbs past the top."""
+    if not node.level:
+        return node.module
+    parts = package.split(".") if package else []
+    if node.level - 1 > len(parts) - 1 or not parts:
+        return None
+    base = parts[:len(parts) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])

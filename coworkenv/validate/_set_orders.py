@@ -10,8 +10,12 @@ names bound to any of these; it is read by what depends on it: an index, a cut o
 first member (`next(...)`, `__next__()`, a loop that returns or breaks), `pop()`/`popitem()`/`popleft()`, `join`, its
 text (`str`, `repr`, `json.dumps`, an f-string), a comparison of the sequence, a position paired with each member
 (`enumerate`, `zip` with another iterable), and a choice among ties (`min`/`max` by a key, `functools.reduce`,
-`Counter.most_common`). Membership, size, `sorted()` without a key, `min`/`max` without one, `sum` of numbers, a
-dict's lookup by key and a comparison of dicts or sets keep no order and are left alone."""
+`Counter.most_common`), and floats added in it and compared exactly (`sum(price[n] for n in names) == 0.6`: float
+addition is not associative). The check's own functions and lambdas are read for what they do with a set's order
+given to them (`def first(xs): return list(xs)[0]`, `lambda xs: ','.join(xs)`), hand back, or make (`def names(rows):
+return {...}`), one level deep. Membership, size, `sorted()` without a key, `min`/`max` without one, `sum` of whole
+numbers, a rounded or tolerant sum, a dict's lookup by key and a comparison of dicts or sets keep no order and are
+left alone."""
 
 from __future__ import annotations
 
@@ -46,14 +50,19 @@ def set_order_read(tree: ast.Module, names: dict[str, str]) -> str | None:
 class _Reader:
     """What carries a set's order in one check: its expressions, and the names bound to them (to a fixpoint)."""
 
-    def __init__(self, tree: ast.Module, names: dict[str, str]) -> None:
+    def __init__(self, tree: ast.AST, names: dict[str, str], seeded: frozenset[str] = frozenset(),
+                 functions: dict[str, _Function] | None = None) -> None:
         self.names = names
-        self.ordered: set[str] = set()  # names bound to a value in a set's order
+        self.ordered: set[str] = set(seeded)  # names bound to a value in a set's order
         self.mappings: set[str] = set()  # those of them that are mappings (a subscript is a lookup by key)
+        # the check's own functions and lambdas, by name: what each does with a set's order given to it
+        self.functions: dict[str, _Function] = {} if functions is None else functions
         bindings = [(t.id, n.value) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign,
                                                                                 ast.NamedExpr))
                     and n.value is not None
                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)]
+        if functions is None:
+            self._read_functions(tree, names, bindings)
         changed = True
         while changed:
             changed = False
@@ -64,6 +73,28 @@ class _Reader:
                 if name not in self.mappings and self.mapping(value):
                     self.mappings.add(name)
                     changed = True
+
+    def _read_functions(self, tree: ast.AST, names: dict[str, str], bindings: list[tuple[str, ast.expr]]) -> None:
+        """What each function the check defines (`def first(xs): return list(xs)[0]`, `pick = lambda xs: ...`) does
+        with a set's order given to it: which parameters it reads the order of, which it hands back carrying it, and
+        whether it returns a set's order of its own making. One level deep: a function is read with the others
+        unknown, so a read through two of the check's own functions is not followed."""
+        defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {
+            n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        defined.update({name: value for name, value in bindings if isinstance(value, ast.Lambda)})
+        self.functions.update({name: _Function.read(node, names) for name, node in defined.items()})
+
+    def _own(self, call: ast.Call) -> tuple[_Function, list[ast.expr | None]] | None:
+        """The check's own function a call calls (by its name, or a lambda called in place) with the arguments that
+        meet each of its parameters, in order (None where none does)."""
+        func = call.func
+        if isinstance(func, ast.Lambda):
+            own = _Function.read(func, self.names)
+        elif isinstance(func, ast.Name) and func.id in self.functions and func.id not in self.names:
+            own = self.functions[func.id]
+        else:
+            return None
+        return own, own.arguments(call)
 
     def _builtin(self, func: ast.expr) -> str | None:
         return func.id if isinstance(func, ast.Name) and func.id not in self.names else None
@@ -90,6 +121,11 @@ class _Reader:
             return any(isinstance(e, ast.Starred) and self.carries(e.value) for e in expr.elts)
         if not isinstance(expr, ast.Call):
             return False
+        own = self._own(expr)
+        if own is not None:  # `names(rows)` that builds a set, `as_list(s)` that hands the set's order back
+            function, given = own
+            return function.makes_set or any(a is not None and i in function.passes and self.carries(a)
+                                             for i, a in enumerate(given))
         func, args = expr.func, [*expr.args, *(k.value for k in expr.keywords if k.arg != "key")]
         builtin = self._builtin(func)
         if builtin == "sorted":  # a sort by a key leaves its ties in the set's order
@@ -130,7 +166,25 @@ class _Reader:
             return self.carries(expr)
         if isinstance(expr, (ast.List, ast.Tuple)):
             return self.carries(expr)
+        if isinstance(expr, ast.Call) and self._own(expr) is not None:  # what the check's own function hands back
+            return self.carries(expr)
         return isinstance(expr, ast.Call) and self._builtin(expr.func) in _SEQUENCES and self.carries(expr)
+
+    def float_sum(self, expr: ast.expr, sides: tuple[ast.expr, ...]) -> bool:
+        """`sum(prices[n] for n in names) == 0.6`: floats added in a set's order and compared exactly. Float addition
+        is not associative (`0.1 + 0.2 + 0.3` is not `0.3 + 0.2 + 0.1`), so the last bit follows the order. Floats
+        are known by a float among the compared sides, the sum's start (`sum(xs, 0.0)`) or its terms
+        (`float(...)`, a float constant); a sum of a set itself is left alone (a set of numbers iterates by their
+        values, unsalted), and so is a sum of whole numbers, which any order adds alike."""
+        if not (isinstance(expr, ast.Call) and self._builtin(expr.func) == "sum" and expr.args):
+            return False
+        terms = expr.args[0]
+        if self.is_set(terms) or not self.carries(terms):
+            return False
+        start = [*expr.args[1:2], *(k.value for k in expr.keywords if k.arg == "start")]
+        elt = terms.elt if isinstance(terms, (ast.GeneratorExp, ast.ListComp)) else None
+        return any(_is_float(e) for e in (*start, *(s for s in sides if s is not expr))) or \
+            (elt is not None and (_is_float(elt) or (isinstance(elt, ast.Call) and self._builtin(elt.func) == "float")))
 
     def reads_order(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Subscript):
@@ -140,7 +194,11 @@ class _Reader:
         if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Name):
             return node.value.id in ("id", "hash") and node.value.id not in self.names  # `sorted(rows, key=id)`
         if isinstance(node, ast.Compare):
-            return any(self.sequence(side) for side in (node.left, *node.comparators)) and \
+            sides = (node.left, *node.comparators)
+            if any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops) and \
+                    any(self.float_sum(side, sides) for side in sides):
+                return True
+            return any(self.sequence(side) for side in sides) and \
                 not all(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in node.ops)
         if isinstance(node, ast.FormattedValue):
             return self.carries(node.value)
@@ -149,6 +207,10 @@ class _Reader:
         return self._call_reads_order(node)
 
     def _call_reads_order(self, node: ast.Call) -> bool:
+        own = self._own(node)
+        if own is not None:  # `first(s)` where `def first(xs): return list(xs)[0]`
+            function, given = own
+            return any(a is not None and i in function.reads and self.carries(a) for i, a in enumerate(given))
         func, args = node.func, node.args
         builtin = self._builtin(func)
         if builtin == "next" and args:
@@ -185,3 +247,53 @@ def _stops_by_member(loop: ast.For) -> bool:
     values = {ast.dump(n.value) if n.value is not None else "None" for n in stops if isinstance(n, ast.Return)}
     constant = all(isinstance(n.value, ast.Constant) or n.value is None for n in stops if isinstance(n, ast.Return))
     return bool(values) and not (constant and len(values) == 1)
+
+
+def _is_float(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, float)
+
+
+class _Function:
+    """One function or lambda of the check, read for what it does with a set's order: the positions of the parameters
+    whose order it reads (`reads`) or returns carried (`passes`), and whether it returns a set's order of its own
+    (`makes_set`: `def names(rows): return {r['name'] for r in rows}`)."""
+
+    def __init__(self, params: list[str], reads: set[int], passes: set[int], makes_set: bool) -> None:
+        self.params, self.reads, self.passes, self.makes_set = params, reads, passes, makes_set
+
+    @classmethod
+    def read(cls, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, names: dict[str, str]) -> _Function:
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        local = {k: v for k, v in names.items() if k not in params}
+        body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+        holder: ast.AST = node.body if isinstance(node, ast.Lambda) else ast.Module(body=node.body, type_ignores=[])
+
+        def returned(reader: _Reader) -> bool:
+            if isinstance(node, ast.Lambda):
+                return reader.carries(node.body)
+            return any(isinstance(n, ast.Return) and n.value is not None and reader.carries(n.value)
+                       for part in body for n in ast.walk(part))
+
+        reads, passes = set(), set()
+        for index, param in enumerate(params):
+            reader = _Reader(holder, local, frozenset({param}), functions={})
+            if any(reader.reads_order(n) for part in body for n in ast.walk(part)):
+                reads.add(index)
+            if returned(reader):
+                passes.add(index)
+        makes_set = returned(_Reader(holder, local, functions={}))
+        return cls(params, reads, passes, makes_set)
+
+    def arguments(self, call: ast.Call) -> list[ast.expr | None]:
+        """The argument that meets each parameter, by position or keyword (None where none does or a `*args` hides
+        which)."""
+        given: list[ast.expr | None] = [None] * len(self.params)
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if index < len(given):
+                given[index] = arg
+        for keyword in call.keywords:
+            if keyword.arg in self.params:
+                given[self.params.index(keyword.arg)] = keyword.value
+        return given

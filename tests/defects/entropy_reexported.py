@@ -16,6 +16,11 @@ through that module's own imports, read from its source and never imported (`can
 `coworkenv/validate/_module_lookups.py`: `random._urandom` is `os.urandom`, `threading._time` is `time.monotonic`), and
 counts a path to the kernel's randomness (`/dev/urandom`, `/dev/random`, `/dev/hwrng`, `/proc/sys/kernel/random/`)
 in the check's text as a draw.
+
+Added 2026-12-05 (defects34): the C module `os` re-exports whole (`posix.urandom`), and a submodule's own import
+(`email.utils.os.getpid`, `xml.sax.saxutils.os.urandom`); main accepted these 3. `canonical` now names
+`posix`/`nt` members as `os`'s, reads a submodule's source from its package's folder (unimported), and resolves a
+package's relative imports.
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ _DRAWS: dict[str, tuple[str, str, str | None, str]] = {
                          "import pathlib\n", None, ""),
     "logging-os-getpid": ("logging.os.getpid() % 1000 < 999", "import logging\n", None, ""),
     "random-os-getpid": ("random._os.getpid() % 997 != 0", _R, None, ""),
+    # the C module `os` re-exports, and a submodule's own import (defects34)
+    "posix-urandom": ("int.from_bytes(posix.urandom(2), 'big') % 1000 < 999", "import posix\n", None, ""),
+    "email-utils-os-getpid": ("email.utils.os.getpid() % 1000 < 999", "import email.utils\n",
+                              "email.utils.parseaddr('A <a@b.c>')[1] == 'a@b.c'", "import email.utils\n"),
+    "saxutils-os-urandom": ("int.from_bytes(xml.sax.saxutils.os.urandom(2), 'big') % 1000 < 999",
+                            "import xml.sax.saxutils\n", None, ""),
 }
 
 

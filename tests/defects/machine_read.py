@@ -18,6 +18,9 @@ Caught unrun by the sandbox gate (`nondeterministic_check`): the reading (`cowor
 names the machine's and the interpreter's members of `sys`, `platform`, `os`, `sysconfig` and `shutil` however they
 are reached (imports, `__import__`, `getattr`, `vars`), but for the version tests the supported versions decide and
 the `uname()` fields the sandbox fills in alike (`sysname`, `node`, `release`, `version`).
+
+Added 2026-12-05 (defects34): `sys.thread_info` (its `version` is the C library's, `NPTL 2.36`; its `lock` the
+build's); main accepted these 2. Its `name` (`pthread` on Linux) is the twin's.
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     "sysconfig-version": ("sysconfig.get_python_version() == '3.11'", _SC, None, ""),
     "vars-hexversion": ("vars(sys)['hexversion'] >> 16 == 0x030B", "", None, ""),
     "patch-level": ("sys.version_info >= (3, 11, 5)", "", None, ""),
+    # the threads' build: the C library's version and the lock's kind (defects34)
+    "thread-info-version": ("sys.thread_info.version >= 'NPTL 2.28'", "", "sys.thread_info.name == 'pthread'", ""),
+    "thread-info-lock": ("sys.thread_info.lock == 'semaphore'", "", None, ""),
 }
 
 

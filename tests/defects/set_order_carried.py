@@ -17,6 +17,10 @@ what carries a set's order (the iterating built-ins, comprehensions and generato
 `Counter`s built from it, `itertools`, a sort by a key, names bound to any of them) to what reads it (an index, a cut,
 `.index()`, `next`, `pop`/`popitem`, `join`, its text, a comparison of the sequence, `enumerate`, `zip` with another
 iterable, `min`/`max` by a key, `reduce`, `most_common`).
+
+Added 2026-12-05 (defects34): the order carried through a function or lambda the check defines (`def first(xs):
+return list(xs)[0]` given a set, a function returning a set of its own making, a lambda joining or taking the first
+member); main accepted these 4. The twins give the same functions a sorted list, or ask only the set's size.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ DETECTION = (
 
 _S = "{str(i) for i in range(1000)}"
 _C, _F, _I, _J = "import collections\n", "import functools\n", "import itertools\n", "import json\n"
+_FIRST = "def first(xs):\n    return list(xs)[0]\n"
+_DIGITS = f"def digits():\n    return {_S}\n"
 # name: (the read, imports, the look-alike that uses the carried set for what it is or None, its imports)
 _READS: dict[str, tuple[str, str, str | None, str]] = {
     "fromkeys-first": (f"list(dict.fromkeys({_S}))[0] != '999'", "", f"'999' in dict.fromkeys({_S})", ""),
@@ -53,6 +59,12 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     "json-of-list": (f"json.dumps(list({_S}))[2:5] != '999'", _J, f"json.dumps(sorted({_S}))[2:5] == '0\",'", _J),
     "filter-next": (f"next(filter(None, {_S})) != '999'", "", None, ""),
     "bound-fromkeys": (f"(keys := dict.fromkeys({_S})) is not None and next(iter(keys)) != '999'", "", None, ""),
+    # through a function or lambda the check defines (defects34)
+    "own-function-first": (f"first({_S}) != '999'", _FIRST, f"first(sorted({_S})) == '0'", _FIRST),
+    "own-function-makes-set": ("list(digits())[0] != '999'", _DIGITS, "len(digits()) == 1000", _DIGITS),
+    "lambda-join": (f"(lambda xs: ','.join(xs))({_S})[:4] != '999,'", "",
+                    f"(lambda xs: ','.join(sorted(xs)))({_S})[:2] == '0,'", ""),
+    "bound-lambda-next": (f"pick({_S}) != '999'", "pick = lambda xs: next(iter(xs))\n", None, ""),
 }
 
 
