@@ -12,6 +12,7 @@ from assets.envs import ENVS
 from assets.hub import hub_dataset
 from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
+from coworkenv.checkpoint_manifest import write_checkpoint_manifest
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
@@ -26,7 +27,7 @@ from pipelines.freshness import (
 )
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
-from trainers.checkpoint_files import checkpoint_files_problem, write_checkpoint_manifest
+from trainers.checkpoint_files import checkpoint_files_problem
 
 if TYPE_CHECKING:
     from trainers.config import ModelSection

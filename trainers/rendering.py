@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from coworkenv.atomic import atomic_write_bytes
-from trainers.checkpoint_files import checked_checkpoint_file
+from coworkenv.checkpoint_manifest import checked_checkpoint_file
 
 __all__ = [
     "RENDERING_FILE",

@@ -131,3 +131,11 @@ def test_guard_an_untouched_checkpoint_with_notes_beside_loads(saved: Path, tmp_
     assert tokenizer.chat_template and read_rendering(folder) == "compact"
     assert json.loads((folder / "checkpoint_files.json").read_text())["files"].keys() >= {
         "config.json", "model.safetensors", "tokenizer.json", "rendering.json"}
+
+
+def test_the_vllm_offline_backend_refuses_a_changed_checkpoint_before_vllm_reads_it(saved: Path, tmp_path: Path) -> None:
+    from coworkenv.llm._vllm_offline import VLLMOfflineBackend
+
+    folder, name = _changed(saved, tmp_path, "tokenizer_config.json model_max_length edited")
+    with pytest.raises(ValueError, match=re.escape(str(folder / name))):
+        VLLMOfflineBackend(str(folder))._engine()
