@@ -12,6 +12,7 @@ from assets.envs import ENVS
 from assets.hub import hub_dataset
 from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
+from coworkenv.checkpoint_manifest import write_checkpoint_manifest
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
@@ -26,6 +27,7 @@ from pipelines.freshness import (
 )
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
+from trainers.checkpoint_files import checkpoint_files_problem
 
 if TYPE_CHECKING:
     from trainers.config import ModelSection
@@ -75,6 +77,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
 
     result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
+    _check_checkpoint(out_dir)  # the files published are the ones trained (their hashes, recorded at the save)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
     ).publish_folder(out_dir, version, card)
@@ -173,8 +176,10 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     if folder.exists():
         shutil.rmtree(folder)
     shutil.copytree(checkpoint, folder)
+    _check_checkpoint(folder)  # the copy holds the files evaluated and trained, as their save recorded them
     for path in (files.markdown, files.json, files.plot):
         shutil.copy2(path, folder / path.name)
+    write_checkpoint_manifest(folder)  # the published folder records the report's files too
     version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
     card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
                        int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
@@ -206,3 +211,10 @@ def _model_card(settings: CoworkenvSettings, data_version: str, steps: int, loss
         f"Fine-tuned with TRL SFT (assistant-only loss) on coworkenv dataset version `{data_version}`. {loss}",
         "", TOY_NOTE if settings.train_config == "tiny" else "", "", eval_markdown,
     ])
+
+
+def _check_checkpoint(folder: Path) -> None:
+    """A Failure naming the first file of the checkpoint `folder` changed since its save (`checkpoint_files_problem`)."""
+    damaged = checkpoint_files_problem(folder)
+    if damaged is not None:
+        raise dg.Failure(damaged)

@@ -10,10 +10,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from coworkenv.atomic import WriteError, lock_exclusive, make_folder, naming_failures, os_reason, path_advice
+from coworkenv.atomic import (
+    WriteError,
+    lock_exclusive,
+    make_folder,
+    naming_failures,
+    os_reason,
+    path_advice,
+)
+from coworkenv.checkpoint_manifest import (
+    CHECKPOINT_MANIFEST,
+    checked_checkpoint_file,
+    file_versions,
+    manifest_problem,
+    unchanged_since_checked,
+    write_checkpoint_manifest,
+)
 
-__all__ = ["CheckpointPlaceError", "checkpoint_files_problem", "checkpoint_place", "checkpoint_staging", "replace_dir",
-           "restore_interrupted_replace", "start_in_output_problem"]
+__all__ = [
+    "CHECKPOINT_MANIFEST",
+    "CheckpointPlaceError",
+    "checked_checkpoint_file",
+    "checkpoint_files_problem",
+    "checkpoint_place",
+    "checkpoint_staging",
+    "file_versions",
+    "manifest_problem",
+    "replace_dir",
+    "restore_interrupted_replace",
+    "start_in_output_problem",
+    "unchanged_since_checked",
+    "write_checkpoint_manifest",
+]
 
 
 # The JSON files transformers reads from a checkpoint folder, each an object. A damaged generation_config.json was
@@ -24,8 +52,12 @@ CHECKPOINT_JSON = ("config.json", "generation_config.json", "tokenizer_config.js
 
 
 def checkpoint_files_problem(folder: Path) -> str | None:
-    """The first JSON file of the checkpoint `folder` (those present of CHECKPOINT_JSON) that does not hold a JSON
-    object, or its weights missing, as one line naming the file and what to do; None when each reads."""
+    """The first file of the checkpoint `folder` that differs from what its save recorded (`manifest_problem`), or
+    the first JSON file of CHECKPOINT_JSON present that does not hold a JSON object, or its weights missing, as one
+    line naming the file and what to do; None when each reads."""
+    recorded = manifest_problem(folder)
+    if recorded is not None:
+        return recorded
     for name in CHECKPOINT_JSON:
         path = folder / name
         if not path.is_file():
@@ -182,6 +214,7 @@ def replace_dir(staging: Path, out_dir: Path) -> None:
     Two renames: the old checkpoint aside, the new one in. A stop between them is repaired by the next call (or by
     `restore_interrupted_replace`, which loading a checkpoint runs), so the old checkpoint is never lost."""
     out_dir = checkpoint_place(out_dir)
+    write_checkpoint_manifest(staging)  # every file as saved, checked by each loader (`checkpoint_files_problem`)
     restore_interrupted_replace(out_dir)
     previous = _previous_of(out_dir)
     if previous.exists():

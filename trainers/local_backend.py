@@ -31,7 +31,12 @@ from transformers import (
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, ToolCall, parse_tool_calls, run_sync
 from coworkenv.store import lfs_pointer_problem
 from trainers import copy_model  # noqa: F401  # registers copy-head checkpoints with AutoModelForCausalLM
-from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
+from trainers.checkpoint_files import (
+    checkpoint_files_problem,
+    file_versions,
+    restore_interrupted_replace,
+    unchanged_since_checked,
+)
 from trainers.rendering import SPACED_MODES, read_rendering, render_messages, render_tools, unspaced_arguments
 from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar, ToolCallGrammars, check_decoding
 
@@ -80,6 +85,7 @@ def load_checkpoint(
                     and (problem := lfs_pointer_problem(file)) is not None), None)
     if pointer is not None:
         raise ValueError(pointer)
+    checked = file_versions(folder)  # taken before the hashes are checked: a file changed after is caught below
     damaged = checkpoint_files_problem(folder)
     if damaged is not None:
         raise ValueError(damaged)
@@ -94,6 +100,9 @@ def load_checkpoint(
         model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_DTYPES[dtype])
     except Exception as exc:  # safetensors and torch raise their own types, naming no file
         raise CheckpointError(folder, "its model (config.json, model.safetensors)", exc) from None
+    changed = unchanged_since_checked(folder, checked)
+    if changed is not None:
+        raise ValueError(changed)
     cast(Any, model).to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model.eval()
     return model, tokenizer
@@ -365,6 +374,9 @@ def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed
                    decoding: str = "free") -> LocalTransformersBackend:
     """A freshly initialised model of the checkpoint's architecture with its tokenizer: the 'base' of a model
     trained from scratch (the tiny config), so base-vs-SFT compares like with like."""
+    damaged = checkpoint_files_problem(Path(checkpoint))
+    if damaged is not None:
+        raise ValueError(damaged)
     tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
     config = AutoConfig.from_pretrained(str(checkpoint))
     torch.manual_seed(seed)

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.checkpoint_manifest import checked_checkpoint_file
 
 __all__ = [
     "RENDERING_FILE",
@@ -260,8 +261,9 @@ def read_rendering(checkpoint: str | Path) -> RenderingMode:
     if not path.is_file():
         return "full"
     try:
-        mode = json.loads(path.read_text(encoding="utf-8"))["rendering"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        # checked against the checkpoint's manifest: an edited rendering.json rendered prompts unlike training's
+        mode = json.loads(checked_checkpoint_file(path).decode("utf-8"))["rendering"]
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
         modes = "|".join(f'"{m}"' for m in get_args(RenderingMode))
         raise ValueError(f"{path}: expected {{\"rendering\": {modes}}} ({exc})") from exc
     return _check_mode(str(mode))

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from coworkenv.checkpoint_manifest import manifest_problem
 from coworkenv.llm._cache import ResponseCache, checkpoint_identity
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
@@ -88,6 +89,10 @@ class VLLMOfflineBackend:
 
     def _engine(self) -> Any:
         if self._llm is None:
+            # a local checkpoint's files checked against the hashes its save recorded, before vLLM reads them
+            damaged = manifest_problem(Path(self.model)) if Path(self.model).is_dir() else None
+            if damaged is not None:
+                raise ValueError(damaged)
             vllm = _import_vllm()
             self._llm = vllm.LLM(model=self.model, **self._engine_kwargs)
         return self._llm

@@ -1,0 +1,131 @@
+"""The record of a checkpoint folder's files (`checkpoint_files.json`: each file's sha256 and size), written when a
+training puts the checkpoint in place and checked by every loader, here (the vLLM offline backend) and in `trainers`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from coworkenv.atomic import atomic_write_bytes
+
+__all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "file_versions", "manifest_problem",
+           "unchanged_since_checked", "write_checkpoint_manifest"]
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+# The hashes of a checkpoint's files, written by `replace_dir` into every checkpoint a training puts in place. Without
+# them a tokenizer file, config.json, rendering.json or the weights edited, replaced or removed after the save (by
+# hand, a stray copy, a sync from another run) were loaded as they were: evaluation, RL and a publish used another
+# tokenizer or other weights than the ones trained, without a word.
+CHECKPOINT_MANIFEST = "checkpoint_files.json"
+# Files of these kinds are read by loading a checkpoint (transformers, tokenizers, our own JSON); one of them in the
+# folder that its save did not record (an `added_tokens.json`, a `chat_template.jinja`, a second weights file) changes
+# what loads. Notes (README.md, *.png) beside the files are left alone.
+_LOADED_SUFFIXES = (".json", ".safetensors", ".bin", ".pt", ".pth", ".model", ".txt", ".jinja", ".py", ".tiktoken",
+                    ".msgpack", ".h5", ".gguf")
+_AGAIN = "save, train or copy it again, or put the original file back"
+
+
+def _checkpoint_files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*")
+                  if path.is_file() and not path.is_symlink() and path.name != CHECKPOINT_MANIFEST)
+
+
+def write_checkpoint_manifest(folder: Path) -> None:
+    """Record the sha256 and size of every file of the checkpoint `folder` (subfolders too) in CHECKPOINT_MANIFEST."""
+    files = {path.relative_to(folder).as_posix(): {"sha256": _sha256(path), "size": path.stat().st_size}
+             for path in _checkpoint_files(folder)}
+    atomic_write_bytes(folder / CHECKPOINT_MANIFEST,
+                       (json.dumps({"files": files}, indent=1, sort_keys=True) + "\n").encode())
+
+
+def _manifest(folder: Path) -> dict[str, dict[str, object]] | str | None:
+    """The files the checkpoint's manifest records, None when it has none (saved before manifests, or a model not
+    saved by a training here), or one line saying the manifest itself is unreadable."""
+    path = folder / CHECKPOINT_MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        files = json.loads(path.read_bytes())["files"]
+        if isinstance(files, dict) and all(isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
+                                           for entry in files.values()):
+            return files
+        problem = "does not map file names to their hashes"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        problem = f"cannot be read ({type(exc).__name__})"
+    return f"{path} {problem}; the record of the checkpoint's files is damaged: {_AGAIN}"
+
+
+def _changed(path: Path, data_hash: str, entry: dict[str, object]) -> str | None:
+    if data_hash == entry["sha256"]:
+        return None
+    return (f"{path} is not the file this checkpoint was saved with (its bytes hash to {data_hash[:16]}, the save "
+            f"recorded {str(entry['sha256'])[:16]} in {CHECKPOINT_MANIFEST}): it was edited, cut short or replaced "
+            f"since; nothing was loaded. {_AGAIN[0].upper()}{_AGAIN[1:]}")
+
+
+def manifest_problem(folder: Path) -> str | None:
+    """One line naming the first file of the checkpoint `folder` that differs from its manifest: changed, missing, or
+    a file of a loaded kind the save did not record; None when each matches (or the folder has no manifest)."""
+    files = _manifest(folder)
+    if files is None or isinstance(files, str):
+        return files
+    for name, entry in sorted(files.items()):
+        path = folder / name
+        if not path.is_file():
+            return (f"{path} is missing: the checkpoint was saved with it ({CHECKPOINT_MANIFEST} records it), "
+                    f"and loading without it would use defaults in its place; {_AGAIN}")
+        changed = _changed(path, _sha256(path), entry)
+        if changed is not None:
+            return changed
+    stray = [path for path in folder.iterdir() if path.is_file() and path.name != CHECKPOINT_MANIFEST
+             and path.suffix in _LOADED_SUFFIXES and path.name not in files]
+    if stray:
+        return (f"{sorted(stray)[0]} was not part of this checkpoint when it was saved ({CHECKPOINT_MANIFEST} does "
+                f"not record it) and loading would read it; move it out of {folder}, or train or copy the "
+                "checkpoint again")
+    return None
+
+
+def checked_checkpoint_file(path: Path) -> bytes:
+    """The bytes of `path`, a file of a checkpoint folder, read once and checked against the folder's manifest (when
+    it has one and records the file); ValueError naming the file otherwise. Parse these, never the file again."""
+    files = _manifest(path.parent)
+    if isinstance(files, str):
+        raise ValueError(files)
+    data = path.read_bytes()
+    entry = None if files is None else files.get(path.name)
+    if entry is not None:
+        changed = _changed(path, hashlib.sha256(data).hexdigest(), entry)
+        if changed is not None:
+            raise ValueError(changed)
+    return data
+
+
+def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, int, int]]) -> str | None:
+    """After a load: one line naming a file of `folder` whose (inode, size, modification time) is not the one taken
+    before its hash was checked (`file_versions`), i.e. replaced or edited while it loaded; None otherwise."""
+    now = file_versions(folder)
+    for name, version in sorted(checked.items()):
+        if now.get(name) != version:
+            return (f"{folder / name} changed while the checkpoint loaded (after its hash was checked); nothing "
+                    "loaded was kept: load it again once whatever writes the folder has ended")
+    return None
+
+
+def file_versions(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """(inode, size, modification time in ns) of each top-level file of `folder`."""
+    versions = {}
+    for path in folder.iterdir():
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            versions[path.name] = (info.st_ino, info.st_size, info.st_mtime_ns)
+    return versions
