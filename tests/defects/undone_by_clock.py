@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps import TOOLS
 from coworkenv.validate.mutations import is_write
 from coworkenv.world._time import format_time
 from tests.defects._core import CorpusError, Defect, Spec, reference
-from tests.defects.solved_by_clock import _LATER_TICKS, _end_clock, _targets
+from tests.defects.solved_by_clock import _LATER_TICKS, _end_clock, _targets, quiet_read
 
 CLASS = "undone_by_clock"
 # How a program can detect the class (what the gates should do), in one line.
@@ -34,38 +33,35 @@ def _initial(spec: Spec) -> dict[tuple[str, str, str], dict[str, Any]]:
     return undo
 
 
+def _job_setting(spec: Spec, records: dict[tuple[str, str, str], dict[str, Any]], keeps: bool) -> None:
+    """A job due two calls after the reference's end that sets `records`' fields; where `keeps`, it runs only when
+    they already hold those values."""
+    due = _end_clock(spec) + _LATER_TICKS * spec["world"]["tick_s"]
+    when = [{"kind": "field", "target": {"app": app, "table": table, "id": rid, "field": name}, "op": "equals",
+             "value": value} for (app, table, rid), fields in records.items() for name, value in fields.items()]
+    spec["dynamics"]["rules"].append({
+        "id": "scheduled-fix", "on": {"kind": "at", "time": format_time(due)}, "delay_s": 0, "once": True,
+        "when": when if keeps else [], "effects": [
+            {"kind": "update_record", "app": app, "table": table, "id": rid, "set": fields}
+            for (app, table, rid), fields in records.items()]})
+
+
 def _undoing_job(spec: Spec) -> None:
     """A job due two calls after the reference's end that puts the checked records' fields back as they were."""
-    undo = _initial(spec)
-    due = _end_clock(spec) + _LATER_TICKS * spec["world"]["tick_s"]
-    spec["dynamics"]["rules"].append({
-        "id": "scheduled-fix", "on": {"kind": "at", "time": format_time(due)}, "when": [], "delay_s": 0,
-        "once": True, "effects": [{"kind": "update_record", "app": app, "table": table, "id": rid, "set": fields}
-                                  for (app, table, rid), fields in undo.items()]})
+    _job_setting(spec, _initial(spec), keeps=False)
 
 
 def _idle_job(spec: Spec) -> None:
     """The twin: the same job, due at the same time, that keeps the fix: it runs only where the checked fields hold
     what the checks want, and sets them to just that."""
-    targets = _targets(spec)
-    due = _end_clock(spec) + _LATER_TICKS * spec["world"]["tick_s"]
-    spec["dynamics"]["rules"].append({
-        "id": "scheduled-fix", "on": {"kind": "at", "time": format_time(due)}, "delay_s": 0, "once": True,
-        "when": [{"kind": "field", "target": {"app": app, "table": table, "id": rid, "field": name}, "op": "equals",
-                  "value": value} for (app, table, rid), fields in targets.items() for name, value in fields.items()],
-        "effects": [{"kind": "update_record", "app": app, "table": table, "id": rid, "set": fields}
-                    for (app, table, rid), fields in targets.items()]})
+    _job_setting(spec, _targets(spec), keeps=True)
 
 
 def _checks_again(spec: Spec) -> list[dict[str, Any]]:
     """The honest agent that checks its work: the reference with a quiet read made a few more times after the last
     write of its last turn with a write (a minute and a half of clock), then its remaining calls and reply."""
     ref = reference(spec)
-    quiet = next((s for t in ref for s in t["steps"] if s.get("call") and s["call"]["name"] in TOOLS
-                  and not is_write(s["call"]["name"]) and "read" not in s["call"]["name"]
-                  and "mark" not in s["call"]["name"]), None)
-    if quiet is None:
-        raise CorpusError(f"{spec['capability']}: the reference makes no read")
+    quiet = quiet_read(spec, ref)
     for turn in reversed(ref):
         writes = [i for i, s in enumerate(turn["steps"]) if s.get("call") and is_write(s["call"]["name"])]
         if writes:
@@ -86,27 +82,13 @@ _DEPLOY = "is failed for watching the rollback once more: the reconciler redeplo
 _MAIL = "is failed for checking the inbox once more: the mail sync puts the old labels back a minute after the reference"
 _EVENT = "is failed for checking the calendar once more: the old booking is restored a minute after the reference"
 
-DEFECTS = [
-    _defect("sla-bot-resets-triage", "synth:ticket_triage_update@1", _TICKET),
-    _defect("sla-bot-resets-triage-2", "synth:ticket_triage_update@2", _TICKET),
-    _defect("sla-bot-resets-triage-3", "synth:ticket_triage_update@3", _TICKET),
-    _defect("scheduler-re-enables", "synth:scheduler_pause_failing_jobs@1", _JOB),
-    _defect("scheduler-re-enables-2", "synth:scheduler_pause_failing_jobs@2", _JOB),
-    _defect("nightly-sync-restores-policy", "synth:inventory_restock_policy@1", _STOCK),
-    _defect("nightly-sync-restores-policy-2", "synth:inventory_restock_policy@2", _STOCK),
-    _defect("reconciler-redeploys", "synth:incident_investigate_fix@3", _DEPLOY),
-    _defect("reconciler-redeploys-4", "synth:incident_investigate_fix@4", _DEPLOY),
-    _defect("reconciler-redeploys-5", "synth:incident_investigate_fix@5", _DEPLOY),
-    _defect("mail-sync-restores-labels", "synth:inbox_triage_reply@1", _MAIL),
-    _defect("mail-sync-restores-labels-2", "synth:inbox_triage_reply@2", _MAIL),
-    _defect("calendar-restores-booking", "synth:reschedule_conflict@1", _EVENT),
-    _defect("sla-bot-resets-follow-up", "synth:delegate_and_follow_up@1", _TICKET),
-    _defect("oncall-bot-resets-handoff", "synth:oncall_handoff@1", _TICKET),
-    _defect("oncall-bot-resets-handoff-2", "synth:oncall_handoff@2", _TICKET),
-    _defect("sla-bot-resets-follow-up-2", "synth:delegate_and_follow_up@2", _TICKET),
-    _defect("sla-bot-resets-triage-4", "synth:ticket_triage_update@4", _TICKET),
-    _defect("leave-bot-resets-reassignment", "synth:adapt_announced_change@1", _TICKET),
-    _defect("scheduler-re-enables-3", "synth:scheduler_pause_failing_jobs@3", _JOB),
-    _defect("mail-sync-restores-labels-3", "synth:inbox_triage_reply@3", _MAIL),
-    _defect("calendar-restores-booking-2", "synth:reschedule_conflict@2", _EVENT),
-]
+# (name, capability@seed) of each defect, by the job that undoes the fix.
+_CASES = {
+    _TICKET: [("sla-bot-resets-triage", "ticket_triage_update@1"), ("sla-bot-resets-triage-2", "ticket_triage_update@2"), ("sla-bot-resets-triage-3", "ticket_triage_update@3"), ("sla-bot-resets-follow-up", "delegate_and_follow_up@1"), ("oncall-bot-resets-handoff", "oncall_handoff@1"), ("oncall-bot-resets-handoff-2", "oncall_handoff@2"), ("sla-bot-resets-follow-up-2", "delegate_and_follow_up@2"), ("sla-bot-resets-triage-4", "ticket_triage_update@4"), ("leave-bot-resets-reassignment", "adapt_announced_change@1")],
+    _JOB: [("scheduler-re-enables", "scheduler_pause_failing_jobs@1"), ("scheduler-re-enables-2", "scheduler_pause_failing_jobs@2"), ("scheduler-re-enables-3", "scheduler_pause_failing_jobs@3")],
+    _STOCK: [("nightly-sync-restores-policy", "inventory_restock_policy@1"), ("nightly-sync-restores-policy-2", "inventory_restock_policy@2")],
+    _DEPLOY: [("reconciler-redeploys", "incident_investigate_fix@3"), ("reconciler-redeploys-4", "incident_investigate_fix@4"), ("reconciler-redeploys-5", "incident_investigate_fix@5")],
+    _MAIL: [("mail-sync-restores-labels", "inbox_triage_reply@1"), ("mail-sync-restores-labels-2", "inbox_triage_reply@2"), ("mail-sync-restores-labels-3", "inbox_triage_reply@3")],
+    _EVENT: [("calendar-restores-booking", "reschedule_conflict@1"), ("calendar-restores-booking-2", "reschedule_conflict@2")],
+}
+DEFECTS = [_defect(name, f"synth:{base}", away) for away, cases in _CASES.items() for name, base in cases]
