@@ -106,6 +106,7 @@ from tests.defects import (
     spelling_pinned,
     time_window,
     unchosen_field,
+    undone_by_clock,
     undone_created,
     undone_filed_ticket,
     undone_inverse,
@@ -226,6 +227,7 @@ MODULES = (
     set_order_carried,
     machine_read,
     entropy_reexported,
+    undone_by_clock,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

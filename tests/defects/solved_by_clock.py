@@ -93,17 +93,23 @@ def _names(call: dict[str, Any], rid: str) -> bool:
     return rid in values or all(part in values for part in rid.split("@"))
 
 
+def quiet_read(spec: Spec, ref: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reference's first read that changes nothing (no message read or marked)."""
+    quiet = next((s for t in ref for s in t["steps"] if s.get("call") and s["call"]["name"] in TOOLS
+                  and not is_write(s["call"]["name"]) and "read" not in s["call"]["name"]
+                  and "mark" not in s["call"]["name"]), None)
+    if quiet is None:
+        raise CorpusError(f"{spec['capability']}: the reference makes no read")
+    return quiet  # type: ignore[no-any-return]
+
+
 def _reads_only(spec: Spec) -> list[dict[str, Any]]:
     """The agent that leaves the checked records alone: the reference without its writes to them (a call of their
     app naming them), each replaced by a read, and a few more reads before the last reply (it waits on the job)."""
     targets = list(_targets(spec))
     ids = [(app, rid) for app, _, rid in (targets[:1] if spec["capability"] in _FIRST_RECORD_ONLY else targets)]
     ref = reference(spec)
-    quiet = next((s for t in ref for s in t["steps"] if s.get("call") and s["call"]["name"] in TOOLS
-                  and not is_write(s["call"]["name"]) and "read" not in s["call"]["name"]
-                  and "mark" not in s["call"]["name"]), None)
-    if quiet is None:
-        raise CorpusError(f"{spec['capability']}: the reference makes no read")
+    quiet = quiet_read(spec, ref)
     dropped = 0
     for turn in ref:
         steps = []
