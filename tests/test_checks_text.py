@@ -12,6 +12,7 @@ from coworkenv import Action
 from coworkenv.checks import CheckResult, Reply, normalize, numbers_in
 from coworkenv.loading import SpecError
 from coworkenv.spec import TextNorm
+from coworkenv.validate._lenient_answers import off_by_one_counts
 from tests.test_checks import ROLLBACK, _check, _env, _play
 
 
@@ -152,3 +153,50 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
     env = _env(_check({"kind": "text", "number": {"value": 41620}}))
     env.step(Action.say("The approval limit is €41.62k."))
     assert env.score().checks[0].passed
+
+
+@pytest.mark.parametrize(
+    ("reply", "value", "read"),
+    [
+        # A count in words is the same fact as in digits: an honest "Three of 9 pages" states 3.
+        ("Three of 9 pages are broken.", 3, True),
+        ("Seven tickets were triaged.", 7, True),
+        ("I found twenty-one stale rows", 21, True),
+        ("Closed forty two tickets", 42, True),
+        ("This is the third failure this week.", 3, True),  # an ordinal count, as "the 3rd failure" reads 3
+        ("the 3rd failure", 3, True),
+        ("the twenty-second retry", 22, True),
+        ("the second failure", 2, True),
+        ("three hundred and twelve rows", 312, True),
+        ("about three thousand requests", 3000, True),
+        ("one hundred users", 100, True),
+        # Words that count nothing, or count something else, are not read as the number.
+        ("about three thousand requests", 3, False),  # a word before its scale is read with it
+        ("three hundred and twelve rows", 12, False),
+        ("three hundred and twelve rows", 300, False),
+        ("a third of the pages", 3, False),  # a fraction
+        ("two thirds of the pages", 3, False),
+        ("Three-quarters of them", 3, False),
+        ("one of the reasons", 1, False),  # a pronoun
+        ("First, I checked the logs.", 1, False),  # an adverb
+        ("wait a second", 2, False),  # a moment
+        ("the Everyone channel", 1, False),  # inside a word
+    ],
+)
+def test_a_number_in_words_is_read_as_the_number(reply: str, value: float, read: bool) -> None:
+    """A number check reads a count an honest answer writes in words ("Three of 9 pages are broken", "the third
+    failure"), as it reads "3" or "3rd"; a word before its scale is read with it, and a fraction, a pronoun or a
+    moment is no count."""
+    assert (value in numbers_in(reply)) is read
+    env = _env(_check({"kind": "text", "number": {"value": value}}))
+    env.step(Action.say(reply))
+    assert env.score().checks[0].passed is read
+
+
+def test_a_count_in_words_is_stated_one_higher_by_the_near_miss() -> None:
+    """The off-by-one near miss states a count the reference writes in words one higher too (in digits), so a
+    number check that reads words is still questioned by it."""
+    spec = _env(_check({"kind": "text", "number": {"value": 3}})).spec
+    (wrong, what), = off_by_one_counts(spec, 0, "Three of 9 pages are broken; the third one is new.")
+    assert wrong == "4 of 9 pages are broken; the 4 one is new." and "4 for 3" in what
+    assert 3 not in numbers_in(wrong)

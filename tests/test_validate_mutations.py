@@ -202,6 +202,25 @@ def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_giv
     assert [(w.kind, w.shown) for w in mentions("12.50 EUR, 02.30 h")] == [("amount", "12.50 EUR")]
 
 
+def test_a_dotted_hour_without_its_zero_and_a_length_in_hundreds_of_hours() -> None:
+    """A dotted time with a one-digit hour is the user's time after a word that places a time ("ended at 2.30",
+    "start at 9.00", `clock_notation_pinned`), not a sum or a rate there ("at 9.30 EUR", "at 2.50 per seat") nor a
+    bare decimal ("it costs 9.30", "version 9.30"); four digits before `hours` are a military time ("report at 1000
+    hours") but a length of time where a word says so ("for 1000 hours", "1000 hours of uptime", "at least 2000
+    hours"), which is never written back as the user's 10:00."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "my shift ends at 02:30; the sync is at 10:00"
+    for mine in ("at 2.30", "until 2.30", "by 2.30."):
+        assert as_user_wrote(f"ends {mine}", said) == f"ends {mine.replace('2.30', '02:30')}", mine
+    for alike in ("at 9.30 EUR", "at 2.50 per seat", "it costs 9.30", "version 9.30", "by 9.30%", "at 2.30h"):
+        assert all(w.kind != "time" for w in mentions(alike)), alike
+    assert as_user_wrote("report at 1000 hours", said) == "report at 10:00"
+    for length in ("ran for 1000 hours", "1000 hours of uptime", "at least 1000 hours", "uptime of 1000 hrs"):
+        assert as_user_wrote(length, said) is None, length
+        assert all(w.kind != "time" for w in mentions(length)), length
+
+
 def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> None:
     """An hour and minutes joined by an h ("02h30", "2h30", "16H00", "15 h 15") is the user's time of day as well as a
     duration, and "N o'clock" (digits or words, a part of the day or not) is that hour; both are written back as the

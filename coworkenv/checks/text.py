@@ -22,6 +22,32 @@ from coworkenv.world import World
 _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
                      r"(?:\s?(k|K|M|bn)(?![^\W\d_])|\s+(thousand|million|billion)\b)?")
 _SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+# A number in words, as an honest answer writes a count ("Three of 9 pages are broken", "the third failure this
+# week", "forty-two tickets", "three hundred and twelve rows", "two thousand requests"): two to ninety-nine, or an
+# ordinal from third to ninety-ninth (`second` only after `the`: "a second" is a moment); `one` only before a scale
+# ("one hundred") and `first` only in a compound ("twenty-first"): alone, a pronoun ("one of the reasons") or an
+# adverb ("first, I checked") counts nothing. A fraction is no count ("a third of", "two thirds", "three-quarters"),
+# and a word before a scale is read with it, never alone ("three thousand" is 3000, not 3).
+_UNIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TEN_WORDS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ORDINAL_WORDS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+                  "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+                  "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+                  "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70,
+                  "eightieth": 80, "ninetieth": 90}
+_WORD_VALUES = {w: i for i, w in enumerate(_UNIT_WORDS)} | {w: 10 * i for i, w in enumerate(_TEN_WORDS) if w} | \
+    _ORDINAL_WORDS | {"first": 1}
+_TENS_RE = "|".join(_TEN_WORDS[2:])
+_ONES_RE = "|".join(_UNIT_WORDS[9:0:-1])
+_CARDINAL = rf"(?:(?:{_TENS_RE})(?:[\s-](?:{_ONES_RE}))?|{'|'.join(sorted(_UNIT_WORDS[1:], key=len, reverse=True))})"
+_ORDINAL = rf"(?:(?:{_TENS_RE})[\s-](?:first|{'|'.join(list(_ORDINAL_WORDS)[:8])})|" \
+           rf"{'|'.join(sorted(_ORDINAL_WORDS, key=len, reverse=True))})"
+_WORDS_NUMBER = re.compile(
+    rf"(?<![\w-])(?:(?P<before>\b(?:a|one|the)\s+)?(?P<ord>{_ORDINAL})"
+    rf"|(?P<card>{_CARDINAL})(?:\s+hundred(?:\s+(?:and\s+)?(?P<rest>{_CARDINAL}))?(?P<hundred>))?"
+    r"(?:\s+(?P<scale>thousand|million|billion))?)"
+    r"(?![\w]|-(?:quarters?|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|halves|half)(?!\w))", re.IGNORECASE)
 
 
 def normalize(text: str, norm: TextNorm) -> str:
@@ -54,12 +80,39 @@ def number_readings(token: str) -> set[float]:
 
 
 def numbers_in(text: str) -> set[float]:
-    """Every value any number written in the text may mean."""
+    """Every value any number written in the text may mean, in digits or in words (`words_values`)."""
     values: set[float] = set()
     for sign, digits, short, word in _NUMBER.findall(text):
         factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))
-    return values
+    return values | {v for _, _, v in words_values(text)}
+
+
+def words_values(text: str) -> list[tuple[int, int, float]]:
+    """(start, end, value) of each number the text writes in words (see `_WORDS_NUMBER`)."""
+    out = []
+    for m in _WORDS_NUMBER.finditer(text) if any(c.isalpha() for c in text) else ():
+        if m.group("ord") is not None:
+            before = (m.group("before") or "").split()
+            ordinal = m.group("ord").lower()
+            if (before and before[0].lower() in ("a", "one")) or (ordinal == "second" and before != ["the"]):
+                continue  # "a third of", "one fifth": a fraction; "a second", "per second": a moment
+            value = float(_in_words(ordinal))
+        else:
+            card = _in_words(m.group("card"))
+            hundreds = m.group("hundred") is not None
+            scale = m.group("scale")
+            if card < 2 and not (hundreds or scale):  # `one` alone: a pronoun as often as a count
+                continue
+            value = float(card * 100 + (_in_words(m.group("rest")) if m.group("rest") else 0) if hundreds else card)
+            value *= _SCALES.get((scale or "").lower(), 1.0)
+        out.append((m.start("ord") if m.group("ord") is not None else m.start(), m.end(), value))
+    return out
+
+
+def _in_words(written: str) -> int:
+    """A number from one to ninety-nine written in words, cardinal or ordinal ("forty-two", "twenty-third")."""
+    return sum(_WORD_VALUES.get(w, 0) for w in re.split(r"[\s-]+", written.lower()))
 
 
 class Transcript:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from coworkenv.checks.text import words_values
 from coworkenv.spec import EnvSpec, ForbiddenRule, TextRule
 from coworkenv.spec_checks import Check
 from coworkenv.validate.entities import leaves
@@ -36,8 +37,14 @@ def off_by_one_counts(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
         count = int(value)
         seen.add(count)
         pattern = re.compile(rf"(?<![\d.,]){count}(?![\d]|[.,]\d)")
-        if pattern.search(text):
-            yield pattern.sub(str(count + 1), text), f"the answer states {count + 1} for {count} ({check.id})"
+        wrong = pattern.sub(str(count + 1), text)
+        # A count the answer writes in words ("Three of 9 pages", "the third failure") is stated one higher too,
+        # in digits: the check reads words as numbers (`words_values`), so the words alone would keep it passing.
+        for start, end, v in reversed(words_values(wrong)):
+            if v == count:
+                wrong = f"{wrong[:start]}{count + 1}{wrong[end:]}"
+        if wrong != text:
+            yield wrong, f"the answer states {count + 1} for {count} ({check.id})"
 
 
 def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:

@@ -148,12 +148,17 @@ _WHEN = re.compile(
     # 1:30 h, 0:45 hrs (a duration on a clock's face: hours and minutes) and ISO 8601's PT1H30M, PT45M
     r"|(?P<dch>\d{1,2}):(?P<dcm>[0-5]\d)\s*(?:h|hrs?|hours?)(?!\w)|PT(?=\d+[HM])(?:(?P<dih>\d+)H)?(?:(?P<dim>\d+)M)?(?!\w)"
     r"|(?P<th>\d{1,2}):(?P<tm>\d{2})(?::\d{2})?(?:\s*(?P<tap>[ap])\.?m\b\.?)?(?![\w:]|\.\d)"  # 15:00, 2:30 am
-    # 0230h, 1430 hrs, 0900 hours (four digits: a military time, not a duration of hundreds of hours)
-    r"|(?P<xh>[01]\d|2[0-3])(?P<xm>[0-5]\d)\s*(?:h|hrs|hours)(?!\w)"
+    # 0230h, 1430 hrs, 0900 hours (four digits: a military time, not a duration of hundreds of hours); but a length
+    # of time where a word says so: "for 1000 hours", "over 1200 hrs", "1000 hours of uptime", "at least 2000 hours"
+    r"|" + "".join(rf"(?<!\b{w}\s)" for w in ("for", "over", "of", "than", "nearly", "almost", "least", "about"))
+    + r"(?P<xh>[01]\d|2[0-3])(?P<xm>[0-5]\d)\s*(?:h|hrs|hours)(?!\w|\s+(?:of|in\s+total|total)\b)"
     # 2.30 am, 11.15pm (dotted, on the twelve-hour clock); 02.30, 14.30 Uhr (dotted, two-digit hour: not a sum, a
-    # share, a version or a duration in hours)
+    # share, a version or a duration in hours); "at 9.30", "until 2.30" (a one-digit hour after a word that places
+    # a time: a sum there has its currency or a rate, "at 9.30 EUR", "at 2.50 per seat")
     r"|(?P<yh>\d{1,2})\.(?P<ym>[0-5]\d)\s*(?P<yap>[ap])\.?m\b\.?"
-    rf"|(?P<zh>[01]\d|2[0-3])\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?"
+    r"|(?P<zh>[01]\d|2[0-3]|(?:" + "|".join(rf"(?<=\b{w}\s)" for w in ("at", "by", "until", "till", "from", "before",
+                                                                     "after")) + r")[1-9])"
+    rf"\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?(?!\s+(?:per|each|a\s+(?:piece|unit|seat|month|year))\b)"
     rf"(?![\w%]|[.,:]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?{_CURRENCY.format(n='zc')}(?!\w))"
     # 9 o'clock, nine o'clock, 1 o'clock in the afternoon: the hour on the clock's face
     r"|(?P<oh>" + _FACE + r")(?:\s+o['\u2019]\s?clock"

@@ -37,6 +37,12 @@ def dotted(when: When) -> str:
     return f"{h:02d}.{m:02d}"
 
 
+def dotted_short(when: When) -> str:
+    """02:30 as "2.30", 09:00 as "9.00" (dotted, the hour without its leading zero)."""
+    _, h, m = when.values[0]
+    return f"{h}.{m:02d}"
+
+
 def dotted_uhr(when: When) -> str:
     """09:00 as "09.00 Uhr"."""
     return f"{dotted(when)} Uhr"
@@ -136,4 +142,9 @@ DEFECTS = [
           _HOURS.format(w="9.00 am")),
     _pair("moved-dm-dotted-1", "synth:reschedule_conflict@1", MOVED, dotted, _TOLD.format(w="09.00")),
     _pair("moved-dm-military-2", "synth:reschedule_conflict@2", MOVED, military, _TOLD.format(w="0900h")),
+    # The hour without its leading zero, after the word that places it ("ended at 2.30", "start at 9.00").
+    _pair("handoff-post-dotted-short-1", f"{_HANDOFF}1", HANDOFF, dotted_short, _SHIFT.format(u="02:30", w="2.30")),
+    _pair("booking-mail-dotted-short-4", "synth:schedule_meeting_timezones@4", BOOKING, dotted_short,
+          _HOURS.format(w="9.00")),
+    _pair("moved-dm-dotted-short-3", "synth:reschedule_conflict@3", MOVED, dotted_short, _TOLD.format(w="9.00")),
 ]
