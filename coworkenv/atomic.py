@@ -330,6 +330,27 @@ def _complete(moves: list[tuple[Path, Path]], removals: list[Path]) -> list[Path
     return placed
 
 
+def _not_written_here(journal: Path, moves: list[tuple[Path, Path]], removals: list[Path],
+                      folders: list[Path]) -> str | None:
+    """Why the journal's set is not one `files_together` wrote, or None. A journal is data in a folder that may have
+    come from elsewhere: its renames and removals are done only where they are of the kind the library writes (a
+    hidden temp file renamed in its own folder) and only in folders that each hold the same journal, so a crafted
+    one cannot move or remove a file outside the folders it was written in (`../`, a link out)."""
+    listed = {os.path.normpath(other) for other in folders}
+    if os.path.normpath(journal.parent) not in listed:
+        return "it does not name its own folder"
+    for temp, final in moves:
+        if temp.parent != final.parent or not temp.name.startswith(TEMP_PREFIX) or final.name.startswith("."):
+            return f"a rename of {temp.name} to {final.name} is not of a temp file to its final name in one folder"
+    for path in [final for _, final in moves] + removals:
+        if os.path.normpath(path.parent) not in listed or os.path.basename(path) in ("", ".", ".."):
+            return f"{path.name} is outside the folders the set was written in"
+    for other in folders:
+        if other.is_symlink() or any(part == ".." for part in Path(os.path.relpath(other, journal.parent)).parts[1:]):
+            return f"{other} is a link or lies past another folder of the set"
+    return None
+
+
 def settle_before_reading(path: Path) -> None:
     """`finish_interrupted_sets` where a reader is about to read: the folder of a file, or a folder and every folder
     below it (an output's sets may span subfolders: eval's report and its `runs/`)."""
@@ -354,6 +375,20 @@ def _finish(journal: Path) -> list[Path]:
         raise ValueError(f"{journal}: the journal of a set of files whose writer was killed while putting them in "
                          f"place cannot be read ({exc}); the folder may hold a mix of two runs' files: run the "
                          "command that wrote it again, then delete the journal") from None
+    foreign = _not_written_here(journal, moves, removals, folders)
+    if foreign is not None:
+        raise ValueError(f"{journal}: not a journal of a set this library put in place ({foreign}); nothing was moved "
+                         "or removed. If the folder came from elsewhere (a download, an archive), delete the journal")
+    if any(not (other / journal.name).is_file() for other in folders):
+        # The journals are removed only once every rename and removal is done (by the writer, or by another reader
+        # completing the set just now): then no temp file is left, and nothing is left to do. A temp file beside a
+        # missing journal is no state this library leaves: the set is not its own.
+        if any(temp.exists() for temp, _ in moves):
+            raise ValueError(f"{journal}: not a journal of a set this library put in place (a folder it names holds "
+                             "no copy of it); nothing was moved or removed. If the folder came from elsewhere (a "
+                             "download, an archive), delete the journal")
+        journal.unlink(missing_ok=True)
+        return []
     try:
         placed = _complete(moves, removals)
         for other in folders:

@@ -210,3 +210,44 @@ def test_validate_stopped_by_a_signal_between_its_renames_ends_its_set(tmp_path:
     assert temp_files(out) == [] and not list(out.rglob(".set-*"))
     for name in ("accepted.parquet", "rejected.parquet", "funnel.json"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), f"{name} is of the first run"
+
+
+def _crafted_journal(folder: Path, payload: dict[str, Any]) -> Path:
+    """A journal as a dead writer of this host would have left it: the name's host tag and a pid no process has."""
+    from coworkenv.atomic import SET_PREFIX, _host_tag
+
+    dead = 2 ** 22 + 7  # past the default pid_max: no process of this host has it
+    journal = folder / f"{SET_PREFIX}{_host_tag()}-{dead}-0.json"
+    journal.write_bytes(orjson.dumps(payload))
+    return journal
+
+
+@pytest.mark.parametrize("crafted", ["a removal past the folder", "a rename out of the folder",
+                                     "a folder that holds no copy of it", "a rename of no temp file"])
+def test_a_journal_the_library_did_not_write_moves_and_removes_nothing(tmp_path: Path, crafted: str) -> None:
+    """A journal is data in a folder that may come from elsewhere (a downloaded dataset, an unpacked archive): a
+    reader of the folder completing a 'set' it names must not move or remove files outside the folders the set was
+    written in. On main a crafted journal removed `../victim.txt` and renamed a file over `../victim.txt`."""
+    from coworkenv.atomic import finish_interrupted_sets
+
+    data, other = tmp_path / "data", tmp_path / "other"
+    data.mkdir()
+    other.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (data / ".tmp-x").write_text("planted")
+    (data / "plain.txt").write_text("not a temp")
+    payload: dict[str, Any] = {
+        "a removal past the folder": {"moves": [[".tmp-x", "a.txt"]], "removals": ["../victim.txt"], "folders": ["."]},
+        "a rename out of the folder": {"moves": [[".tmp-x", "../victim.txt"]], "removals": [], "folders": [".", ".."]},
+        "a folder that holds no copy of it": {"moves": [[".tmp-x", "a.txt"]], "removals": ["../other/x"],
+                                             "folders": [".", "../other"]},
+        "a rename of no temp file": {"moves": [["plain.txt", "a.txt"]], "removals": [], "folders": ["."]},
+    }[crafted]
+    (other / "x").write_text("keep me too")
+    journal = _crafted_journal(data, payload)
+    with pytest.raises(ValueError, match="not a journal of a set this library put in place"):
+        finish_interrupted_sets(data)
+    assert victim.read_text() == "keep me" and (other / "x").read_text() == "keep me too"
+    assert (data / ".tmp-x").read_text() == "planted" and (data / "plain.txt").read_text() == "not a temp"
+    assert not (data / "a.txt").exists() and journal.exists()
