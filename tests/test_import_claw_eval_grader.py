@@ -278,6 +278,19 @@ def test_an_odd_task_yaml_is_a_per_task_reason_never_a_crash(tmp_path_factory: p
     assert report.status != "skipped" or report.notes or report.left_out  # a skip always says why
 
 
+@pytest.mark.parametrize("odd", [{"required": None}, {"required": "date"}, {"properties": []}, {"type": "string"},
+                                 {"properties": {"date": {"type": "nonsense"}}}])
+def test_a_tool_whose_input_schema_is_no_object_schema_is_a_per_task_reason(tmp_path: Path, odd: dict[str, Any]) -> None:
+    """The property test above drew `required: null` in a tool's input_schema: the import crashed (TypeError in the
+    code reading the declared schema before the binding check), instead of naming the task's problem."""
+    task = _copy_checkout(tmp_path)
+    doc = yaml.safe_load((task / "task.yaml").read_text())
+    doc["tools"][0]["input_schema"] = {**doc["tools"][0].get("input_schema", {}), **odd}
+    (task / "task.yaml").write_text(yaml.safe_dump(doc))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "skipped" and any("input_schema" in note for note in report.notes), report
+
+
 @pytest.mark.skipif(not os.environ.get("CLAW_EVAL_CHECKOUT"), reason="set CLAW_EVAL_CHECKOUT to a claw-eval checkout")
 def test_every_task_of_a_real_checkout_imports_or_says_why(tmp_path: Path) -> None:
     """Over a whole Claw-Eval checkout: no crash; every spec passes the report policy's gates but the oracle

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator, SchemaError
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coworkenv.yaml_files import control_character_problem, too_deep
@@ -20,6 +21,20 @@ class ClawTool(_Lenient):
     name: str
     description: str = ""
     input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+
+    @field_validator("input_schema")
+    @classmethod
+    def _an_object_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """A tool's arguments are declared by a valid JSON Schema of an object, as the agent is shown it: anything
+        else (`required: null`, `properties: []`) is this task's problem, named here, not a crash of whatever reads
+        the schema first."""
+        try:
+            Draft202012Validator.check_schema(value)
+        except SchemaError as exc:
+            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        if value.get("type", "object") != "object" or not isinstance(value.get("properties", {}), dict):
+            raise ValueError("not the JSON Schema of an object (type object, properties a mapping)")
+        return value
 
 
 class ClawCheck(_Lenient):
