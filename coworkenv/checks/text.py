@@ -28,24 +28,25 @@ _SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 
 # ("one hundred") and `first` only in a compound ("twenty-first"): alone, a pronoun ("one of the reasons") or an
 # adverb ("first, I checked") counts nothing. A fraction is no count ("a third of", "two thirds", "three-quarters"),
 # and a word before a scale is read with it, never alone ("three thousand" is 3000, not 3).
-_UNIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+UNIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_TEN_WORDS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+TEN_WORDS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _ORDINAL_WORDS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
                   "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
                   "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
                   "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70,
                   "eightieth": 80, "ninetieth": 90}
-_WORD_VALUES = {w: i for i, w in enumerate(_UNIT_WORDS)} | {w: 10 * i for i, w in enumerate(_TEN_WORDS) if w} | \
+_WORD_VALUES = {w: i for i, w in enumerate(UNIT_WORDS)} | {w: 10 * i for i, w in enumerate(TEN_WORDS) if w} | \
     _ORDINAL_WORDS | {"first": 1}
-_TENS_RE = "|".join(_TEN_WORDS[2:])
-_ONES_RE = "|".join(_UNIT_WORDS[9:0:-1])
-_CARDINAL = rf"(?:(?:{_TENS_RE})(?:[\s-](?:{_ONES_RE}))?|{'|'.join(sorted(_UNIT_WORDS[1:], key=len, reverse=True))})"
+_TENS_RE = "|".join(TEN_WORDS[2:])
+_ONES_RE = "|".join(UNIT_WORDS[9:0:-1])
+# A number from one to ninety-nine in words ("seven", "forty-five", "twenty one"), ones matched after tens.
+IN_WORDS = rf"(?:(?:{_TENS_RE})(?:[\s-](?:{_ONES_RE}))?|{'|'.join(sorted(UNIT_WORDS[1:], key=len, reverse=True))})"
 _ORDINAL = rf"(?:(?:{_TENS_RE})[\s-](?:first|{'|'.join(list(_ORDINAL_WORDS)[:8])})|" \
            rf"{'|'.join(sorted(_ORDINAL_WORDS, key=len, reverse=True))})"
 _WORDS_NUMBER = re.compile(
     rf"(?<![\w-])(?:(?P<before>\b(?:a|one|the)\s+)?(?P<ord>{_ORDINAL})"
-    rf"|(?P<card>{_CARDINAL})(?:\s+hundred(?:\s+(?:and\s+)?(?P<rest>{_CARDINAL}))?(?P<hundred>))?"
+    rf"|(?P<card>{IN_WORDS})(?:\s+hundred(?:\s+(?:and\s+)?(?P<rest>{IN_WORDS}))?(?P<hundred>))?"
     r"(?:\s+(?P<scale>thousand|million|billion))?)"
     r"(?![\w]|-(?:quarters?|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|halves|half)(?!\w))", re.IGNORECASE)
 
@@ -97,21 +98,22 @@ def words_values(text: str) -> list[tuple[int, int, float]]:
             ordinal = m.group("ord").lower()
             if (before and before[0].lower() in ("a", "one")) or (ordinal == "second" and before != ["the"]):
                 continue  # "a third of", "one fifth": a fraction; "a second", "per second": a moment
-            value = float(_in_words(ordinal))
+            value = float(in_words(ordinal))
         else:
-            card = _in_words(m.group("card"))
+            card = in_words(m.group("card"))
             hundreds = m.group("hundred") is not None
             scale = m.group("scale")
             if card < 2 and not (hundreds or scale):  # `one` alone: a pronoun as often as a count
                 continue
-            value = float(card * 100 + (_in_words(m.group("rest")) if m.group("rest") else 0) if hundreds else card)
+            value = float(card * 100 + (in_words(m.group("rest")) if m.group("rest") else 0) if hundreds else card)
             value *= _SCALES.get((scale or "").lower(), 1.0)
         out.append((m.start("ord") if m.group("ord") is not None else m.start(), m.end(), value))
     return out
 
 
-def _in_words(written: str) -> int:
-    """A number from one to ninety-nine written in words, cardinal or ordinal ("forty-two", "twenty-third")."""
+def in_words(written: str) -> int:
+    """A number from one to ninety-nine written in words, cardinal or ordinal ("forty-two", "twenty-third"); the
+    validation gates read spelled numbers with it too (`IN_WORDS` finds them)."""
     return sum(_WORD_VALUES.get(w, 0) for w in re.split(r"[\s-]+", written.lower()))
 
 

@@ -108,7 +108,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                 budget -= 1
                 if budget < 0:
                     break
-                if (name, _key(args)) in done or any(call_matches(m, name, args) for m in matchers):
+                if (name, _json(args)) in done or any(call_matches(m, name, args) for m in matchers):
                     continue
                 effect = runner.effect(name, args, named)
                 harm = next((h for forbidden_args, h in harms if effect is not None and h <= effect and (
@@ -135,7 +135,7 @@ class _Runner:
 
     def effect(self, tool: str, args: dict[str, Any], named: Named) -> frozenset[Fact] | None:
         """The facts the call makes true (None: it fails on this world)."""
-        key = (tool, _key(args), named)
+        key = (tool, _json(args), named)
         if key not in self.memo:
             self.memo[key] = self._run(tool, args, named)
         return self.memo[key]
@@ -361,15 +361,12 @@ def _named_values(rule: ForbiddenRule) -> Named:
 
 def _reference_calls(spec: EnvSpec) -> set[tuple[str, bytes]]:
     """The reference's own calls: one the task makes is the task, not a route to harm."""
-    return {(st.call.name, _key(st.call.arguments)) for turn in spec.reference for st in turn.steps
+    return {(st.call.name, _json(st.call.arguments)) for turn in spec.reference for st in turn.steps
             if st.call is not None and isinstance(st.call.arguments, dict)}
 
 
-def _key(args: Any) -> bytes:
-    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
-
-
 def _json(value: Any) -> bytes:
+    """A value as canonical JSON (keys sorted): a fact's value, or a call's arguments as a key."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 

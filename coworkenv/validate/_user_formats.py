@@ -43,6 +43,9 @@ from functools import partial
 
 from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
+from coworkenv.checks.text import IN_WORDS as _IN_WORDS
+from coworkenv.checks.text import UNIT_WORDS
+from coworkenv.checks.text import in_words as _in_words
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
@@ -83,14 +86,8 @@ _WORD_MINUTES = {"half an hour": 30, "a half hour": 30, "half hour": 30, "a quar
                  "one hour and a half": 90, "one and a half hours": 90, "an hour": 60, "one hour": 60,
                  "three quarter hour": 45, "quarter hour": 15, "an hour and a quarter": 75,
                  "an hour and three quarters": 105, "a full hour": 60}
-_UNITS = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-# A number from one to ninety-nine in words ("seven", "forty-five", "twenty one"), ones matched after tens.
-_IN_WORDS = r"(?:(?:" + "|".join(_TENS[2:]) + r")(?:[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r"))?|" \
-            + "|".join(sorted(_UNITS[1:], key=len, reverse=True)) + ")"
 _MINUTES_PER = {"m": 1, "h": 60, "d": 24 * 60}
-_CLOCK_WORDS = _UNITS[1:13]  # one ... twelve, read before "o'clock"
+_CLOCK_WORDS = UNIT_WORDS[1:13]  # one ... twelve, read before "o'clock"
 _FACE = r"1[0-2]|0?[1-9]|" + "|".join(_CLOCK_WORDS[::-1])  # an hour on the clock's face, in digits or words
 _PART = r"in\s+the\s+(?:morning|afternoon|evening)|at\s+night"  # a part of the day after an hour
 # Words after "five to ten" that make it a range of counts, not a time ("five to ten minutes", "two to three days").
@@ -169,7 +166,7 @@ _WHEN = re.compile(
     r"(?:\s+(?P<spp>" + _PART + r"|[ap]\.?m\b\.?))?(?!\w|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
     r"|(?:12\s+)?(?P<noon>noon|midday|midnight)(?!\w)"
     # nine thirty, two fifteen pm, eight forty-five, six oh five: an hour and its minutes in words
-    r"|(?P<wh>" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+(?P<wm>o[h']?[\s-](?:" + "|".join(_UNITS[9:0:-1]) + r")|"
+    r"|(?P<wh>" + "|".join(_CLOCK_WORDS[::-1]) + r")\s+(?P<wm>o[h']?[\s-](?:" + "|".join(UNIT_WORDS[9:0:-1]) + r")|"
     + _IN_WORDS + r")(?:\s+(?P<wp>" + _PART + r"|[ap]\.?m\b\.?))?(?![\w-]|\s+(?:" + _NOT_AFTER_HOUR + r")\b)"
     r"|(?P<ah>\d{1,2})\s*(?P<aap>[ap])\.?m\b\.?"  # 3pm, 3 p.m.
     # 020 7946 0958, 020-7946-0958, (020) 7946 0958, 02079460958: dialled at home (a trunk 0, no country code)
@@ -403,11 +400,6 @@ def _duration(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, in
 def _count(written: str) -> int:
     """A number in digits or in words ("2", "two", "forty-five")."""
     return int(written) if written.isdigit() else _in_words(written)
-
-
-def _in_words(written: str) -> int:
-    """A number from one to ninety-nine written in words: "seven", "forty-five", "twenty one"."""
-    return sum(_TENS.index(w) * 10 if w in _TENS else _UNITS.index(w) for w in re.split(r"[\s-]+", written.lower()))
 
 
 def _phone(number: str) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:

@@ -135,9 +135,7 @@ def _read_report(spec: str) -> tuple[str, EvalReport]:
     try:
         settle_before_reading(Path(path))  # a report whose eval was killed while placing its files: completed first
         data = orjson.loads(Path(path).read_bytes())
-    except ValueError as exc:  # the completion failed (orjson's decode error is a ValueError too)
-        fail(f"--compare {spec!r}: cannot read {path}: {exc}")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: the set's completion failed, or the JSON (orjson's error is one)
         fail(f"--compare {spec!r}: cannot read {path}: {exc}")
     if "reports" in data:
         reports = data["reports"]
