@@ -22,6 +22,7 @@ from tests.defects import (
     clock_bits_unprobed,
     clock_digits_unprobed,
     clock_idiom_pinned,
+    clock_job_late,
     clock_notation_pinned,
     clock_spoken_pinned,
     clock_unprobed,
@@ -31,6 +32,7 @@ from tests.defects import (
     date_notation_pinned,
     date_yearless_pinned,
     dead_guard,
+    delay_pinned,
     dst_pinned,
     duplicate_tolerant,
     duration_fraction_pinned,
@@ -102,7 +104,9 @@ from tests.defects import (
     silent_change,
     size_pinned,
     solved_by_clock,
+    solved_by_read,
     solved_by_world,
+    solved_on_cue,
     spelling_pinned,
     time_window,
     unchosen_field,
@@ -228,6 +232,10 @@ MODULES = (
     machine_read,
     entropy_reexported,
     undone_by_clock,
+    solved_by_read,
+    delay_pinned,
+    clock_job_late,
+    solved_on_cue,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
