@@ -51,9 +51,6 @@ class Paced:
     description: str
     reference: list[ReferenceTurn]
     tool: str | None = None  # (no tool's text is rewritten: the replay's reads are the reference's own)
-    # Check kinds whose failure this replay does not count: a frame fails on any log line a job writes on the clock
-    # (the world's own line, not the agent's change; a separate hole), so a job's replay judges the other checks.
-    uncounted: frozenset[str] = frozenset()
     # Not counted where a call the reference made fails in the replay (a quicker agent acting on what is not there).
     calls_must_succeed: bool = False
 
@@ -151,4 +148,4 @@ def _slower_agents(spec: EnvSpec, reads: int) -> Iterator[Paced]:
                         f"the reference with {read.call.name} made {reads} more times after the last write of "
                         f"turn {t} ({reads * spec.world.tick_s} s of clock, within the episode's step budget: a "
                         "job due on the clock runs after the fix)",
-                        [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], uncounted=frozenset({"frame"}))
+                        [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]])

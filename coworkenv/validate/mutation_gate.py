@@ -309,10 +309,7 @@ def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserF
         if getattr(found, "calls_must_succeed", False) and sum(not e.ok for e in outcome.audit) > sum(
                 not e.ok for e in oracle.audit):
             continue
-        uncounted: frozenset[str] = getattr(found, "uncounted", frozenset())
-        kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
-        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed
-                  and kinds.get(c.id) not in uncounted]
+        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed]
         if failed:
             errors.append(GateError("mutations", code, found.path,
                                     f"{found.description} fails {', '.join(failed)}: {why}"))

@@ -43,6 +43,7 @@ from tests.defects import (
     format_pinned,
     frame_blind,
     frame_config_values,
+    frame_counts_job,
     frame_dict_field,
     frame_everything,
     frame_whole_other_tool,
@@ -236,6 +237,7 @@ MODULES = (
     delay_pinned,
     clock_job_late,
     solved_on_cue,
+    frame_counts_job,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
