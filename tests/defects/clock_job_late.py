@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.validate.mutations import is_write
 from coworkenv.world._time import format_time
-from tests.defects._core import CorpusError, Defect, Spec, WitnessKind, reference
-from tests.defects.solved_by_clock import _FIRST_RECORD_ONLY, _end_clock, _targets, quiet_read
-from tests.defects.solved_by_clock import _reads_only as _reads_briefly
-from tests.defects.undone_by_clock import _initial
+from tests.defects._core import Defect, Spec, WitnessKind
+from tests.defects.solved_by_clock import _FIRST_RECORD_ONLY, _LATER_TICKS, _end_clock, _targets, reads_instead
+from tests.defects.undone_by_clock import _checks_again, _initial
 
 CLASS = "clock_job_late"
 # How a program can detect the class (what the gates should do), in one line.
@@ -60,27 +58,14 @@ def _keeping(late: int) -> Any:
 def _reads_long(late: int) -> Any:
     """The agent that only reads, for `late` calls more than the reference works."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        ref = _reads_briefly(spec)
-        last = ref[-1]["steps"]
-        quiet = quiet_read(spec, ref)
-        at = len(last) - 1 if last and last[-1].get("say") else len(last)
-        last[at:at] = [quiet] * late
-        return ref
+        targets = list(_wanted(spec))
+        return reads_instead(spec, [(app, rid) for app, _, rid in targets], _LATER_TICKS + 1 + late)
     return witness
 
 
 def _checks_long(late: int) -> Any:
     """The honest agent that checks its work `late` + 1 reads more after the last write."""
-    def witness(spec: Spec) -> list[dict[str, Any]]:
-        ref = reference(spec)
-        quiet = quiet_read(spec, ref)
-        for turn in reversed(ref):
-            writes = [i for i, s in enumerate(turn["steps"]) if s.get("call") and is_write(s["call"]["name"])]
-            if writes:
-                turn["steps"][writes[-1] + 1:writes[-1] + 1] = [quiet] * (late + 1)
-                return ref
-        raise CorpusError(f"{spec['capability']}: the reference writes nothing")
-    return witness
+    return lambda spec: _checks_again(spec, late + 1)
 
 
 def _solved(name: str, base: str, late: int, kind: WitnessKind = "cheat") -> Defect:

@@ -113,7 +113,13 @@ def _reads_only(spec: Spec) -> list[dict[str, Any]]:
     """The agent that leaves the checked records alone: the reference without its writes to them (a call of their
     app naming them), each replaced by a read, and a few more reads before the last reply (it waits on the job)."""
     targets = list(_targets(spec))
-    ids = [(app, rid) for app, _, rid in (targets[:1] if spec["capability"] in _FIRST_RECORD_ONLY else targets)]
+    return reads_instead(spec, [(app, rid) for app, _, rid in (
+        targets[:1] if spec["capability"] in _FIRST_RECORD_ONLY else targets)])
+
+
+def reads_instead(spec: Spec, ids: list[tuple[str, str]], more: int = _LATER_TICKS + 1) -> list[dict[str, Any]]:
+    """The reference with its writes naming a record of `ids` ((app, id)) each replaced by its first quiet read, and
+    that read made `more` times before the last reply."""
     ref = reference(spec)
     quiet = quiet_read(spec, ref)
     dropped = 0
@@ -131,7 +137,7 @@ def _reads_only(spec: Spec) -> list[dict[str, Any]]:
         raise CorpusError(f"{spec['capability']}: no reference write names {ids}")
     last = ref[-1]["steps"]
     at = len(last) - 1 if last and last[-1].get("say") else len(last)
-    last[at:at] = [quiet] * (_LATER_TICKS + 1)
+    last[at:at] = [quiet] * more
     return ref
 
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.apps import TOOLS
 from coworkenv.checks import holds
 from coworkenv.env import base_world
 from coworkenv.loading import parse_spec
 from coworkenv.spec_checks import RecordsRule
-from coworkenv.validate.mutations import is_write
 from coworkenv.world._time import format_time
-from tests.defects._core import CorpusError, Defect, Spec, WitnessKind, reference
-from tests.defects.solved_by_clock import _LATER_TICKS, _end_clock, _names, _targets, quiet_read
+from tests.defects._core import CorpusError, Defect, Spec, WitnessKind
+from tests.defects.solved_by_clock import _LATER_TICKS, _end_clock, _targets, reads_instead
 
 CLASS = "solved_on_cue"
 # How a program can detect the class (what the gates should do), in one line.
@@ -75,25 +73,7 @@ def _skips_one(spec: Spec) -> list[dict[str, Any]]:
     """The agent that does the other work, skips the writes naming the first checked record (each made a quiet
     read) and reads on three times before its last reply."""
     (app, _, rid), _, _ = _split(spec)
-    ref = reference(spec)
-    quiet = quiet_read(spec, ref)
-    dropped = 0
-    for turn in ref:
-        steps = []
-        for s in turn["steps"]:
-            c = s.get("call")
-            if c and is_write(c["name"]) and TOOLS[c["name"]].app == app and _names(c, rid):
-                steps.append(quiet)
-                dropped += 1
-            else:
-                steps.append(s)
-        turn["steps"] = steps
-    if not dropped:
-        raise CorpusError(f"{spec['capability']}: no reference write names {rid}")
-    last = ref[-1]["steps"]
-    at = len(last) - 1 if last and last[-1].get("say") else len(last)
-    last[at:at] = [quiet] * (_LATER_TICKS + 1)
-    return ref
+    return reads_instead(spec, [(app, rid)])
 
 
 def _defect(name: str, base: str, away: str, kind: WitnessKind = "cheat") -> Defect:
