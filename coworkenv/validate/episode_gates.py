@@ -299,7 +299,8 @@ def _left_to_a_job(ctx: GateContext, guards: set[str]) -> list[GateError]:
     holds once that agent reads on after the reference's end as far as the step budget lets it (`reads_left`): a job
     of the live world due on the clock, or an action rule's delayed effect, makes the skipped write for the agent,
     set off by what the agent's other writes left (a `when` only the agent's work makes true). Only where a rule runs
-    on the clock; the skipped write's replay at the reference's pace is the mutation gate's own episode (shared)."""
+    on the clock; the skipped write's replay at the reference's pace is cached with the mutants (`SpecEpisodes.mutant`),
+    so the mutation gate's own write-dropping mutant, where it is the same reference, is not played twice."""
     spec = ctx.spec
     if not any(isinstance(r.on, AtTime) or r.delay_s for r in spec.dynamics.rules) or spec.faults is not None:
         return []
