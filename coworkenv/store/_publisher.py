@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
+from coworkenv.held_folders import held_temp_dir
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
 from coworkenv.store._secret_scan import secret_in_table, secrets_set
 
@@ -88,8 +88,8 @@ def _is_folder_file(path: str) -> bool:
 def release_upload(release: DatasetRelease) -> Iterator[Upload]:
     """Stage a release's files in a temp directory; it replaces `data/` and README.md."""
     check_version(release.version)
-    with tempfile.TemporaryDirectory(prefix="coworkenv-release-") as staging:
-        root = Path(staging)
+    # Held while in use: a publish killed here leaves a whole copy of the release, which a later publish removes.
+    with held_temp_dir("coworkenv-release-") as root:
         paths = stage_release(release, root)
         yield Upload(files={path: root / path for path in paths}, supersedes=_is_dataset_file)
 
@@ -107,8 +107,8 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         if path.is_file() and ".git" not in path.relative_to(folder).parts
         and not path.name.startswith(TEMP_PREFIX)  # half a file of a writer that was interrupted
     }
-    with tempfile.TemporaryDirectory(prefix="coworkenv-folder-") as staging:
-        card = Path(staging) / CARD_NAME
+    with held_temp_dir("coworkenv-folder-") as staging:
+        card = staging / CARD_NAME
         atomic_write_bytes(card, card_md.encode())
         files[CARD_NAME] = card  # the given card wins over a README.md inside the folder
         yield Upload(files=files, supersedes=_is_folder_file)
