@@ -379,10 +379,12 @@ def test_stat_calls_are_trapped_for_the_handler_but_from_its_own_syscall(machine
 
 def test_the_shown_device_table_keeps_mounts_apart_in_the_order_they_were_made() -> None:
     """Each distinct real number of the run's mounts is shown as 0:SHOWN_DEVICE_MINOR + its index (the order they
-    were made), at most DEVICE_SLOTS of them, the rest of the table zeros."""
-    real = [(0 << 8) | 40, 41, 40, 43, *range(100, 120)]
+    were made), the rest of the table zeros; more than DEVICE_SLOTS of them is refused."""
+    real = [40, 41, 40, 43, *range(100, 113)]
     table = _confine.shown_devices(real)
     assert len(table) == 16 * _confine.DEVICE_SLOTS
     pairs = [struct.unpack_from("<QQ", table, 16 * i) for i in range(_confine.DEVICE_SLOTS)]
     assert pairs[:3] == [(40, os.makedev(0, 0xFFFF0)), (41, os.makedev(0, 0xFFFF1)), (43, os.makedev(0, 0xFFFF2))]
     assert len({shown for _, shown in pairs}) == _confine.DEVICE_SLOTS and _confine.shown_devices([]) == bytes(256)
+    with pytest.raises(ValueError, match="more than the 16"):  # one past the table would show its real number
+        _confine.shown_devices([*real, 200])

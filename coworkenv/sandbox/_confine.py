@@ -259,9 +259,13 @@ def sysinfo_template(memory_bytes: int) -> bytes:
 
 
 def shown_devices(devices: Sequence[int]) -> bytes:
-    """The handler's table of (real, shown) device numbers: the first DEVICE_SLOTS distinct numbers of `devices`,
-    each shown as 0:SHOWN_DEVICE_MINOR + its index; the unused slots all zeros (no file system is 0:0)."""
-    real = list(dict.fromkeys(int(d) for d in devices if int(d)))[:DEVICE_SLOTS]
+    """The handler's table of (real, shown) device numbers: the distinct numbers of `devices`, each shown as
+    0:SHOWN_DEVICE_MINOR + its index; the unused slots all zeros (no file system is 0:0). Raises ValueError for more
+    than DEVICE_SLOTS (a mount past the table would show its real number: the run must not start)."""
+    real = list(dict.fromkeys(int(d) for d in devices if int(d)))
+    if len(real) > DEVICE_SLOTS:
+        raise ValueError(f"the run made {len(real)} file systems, more than the {DEVICE_SLOTS} the SIGSYS handler's "
+                         "table of device numbers holds: raise DEVICE_SLOTS (and the handler's loop bound)")
     pairs = [(d, os.makedev(0, SHOWN_DEVICE_MINOR + i)) for i, d in enumerate(real)]
     return b"".join(struct.pack("<QQ", *pair) for pair in pairs).ljust(16 * DEVICE_SLOTS, b"\0")
 
