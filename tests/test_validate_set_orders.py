@@ -155,7 +155,7 @@ def test_order_carried_deeper_is_found(expr: str, imports: str) -> None:
 
 
 @pytest.mark.parametrize(("expr", "imports"), [*_DEEP_TWINS, *[(e, "") for e in (
-    f"[n for n in {_S} if not n] == [] and len([*{_S}]) == 2",
+    f"[n for n in {_S} if not n] == [] and len([*{_S}]) == 2 and print(*{_S}) is None",
     "(pickle := __import__('pickle')) and pickle.loads(pickle.dumps(set(rows))) == set(rows)",
 )], *[("ok", body) for body in (
     f"errors = []\nfor n in {_S}:\n    if not n:\n        errors.append(n)\nok = errors == [] and not errors\n",

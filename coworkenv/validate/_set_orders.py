@@ -11,11 +11,18 @@ first member (`next(...)`, `__next__()`, a loop that returns or breaks), `pop()`
 text (`str`, `repr`, `json.dumps`, an f-string), a comparison of the sequence, a position paired with each member
 (`enumerate`, `zip` with another iterable), and a choice among ties (`min`/`max` by a key, `functools.reduce`,
 `Counter.most_common`), and floats added in it and compared exactly (`sum(price[n] for n in names) == 0.6`: float
-addition is not associative). The check's own functions and lambdas are read for what they do with a set's order
-given to them (`def first(xs): return list(xs)[0]`, `lambda xs: ','.join(xs)`), hand back, or make (`def names(rows):
-return {...}`), one level deep. Membership, size, `sorted()` without a key, `min`/`max` without one, `sum` of whole
-numbers, a rounded or tolerant sum, a dict's lookup by key and a comparison of dicts or sets keep no order and are
-left alone."""
+addition is not associative), also through a name (`expected = 0.6`, `total = sum(...)`, `total += prices[n]` in a
+loop over the set). The check's own functions, lambdas, methods (called bound: `self.first(s)`) and generators
+(`for x in xs: yield x`) are read for what they do with a set's order given to them (`def first(xs): return
+list(xs)[0]`, `lambda xs: ','.join(xs)`), hand back, or make (`def names(rows): return {...}`), with what the others
+do known, to a fixpoint. The order is carried, too, by an attribute bound to it (`self.names = {...}`, read as
+`self.names`), by what a loop over it fills in turn (`out.append(x)`, `text += x + ','`), by a deque and by the n best
+by a key (`heapq.nlargest(1, s, key=len)`), and read by an unpacking (`first, *rest = s`), a seeded generator's
+choice among its members (`random.Random(7).choice(list(s))`), `pickle`/`marshal` bytes, `'%s' %` and `str.format`
+text, `print(*s, file=out)`, a CSV row, `statistics.mode`, `operator.itemgetter`. Membership, size, `sorted()`
+without a key, `min`/`max` without one, `sum` of whole numbers, a rounded or tolerant sum, a dict's lookup by key, a
+comparison of dicts or sets, an empty list compared (`errors == []`) and a pickle read back at once keep no order and
+are left alone."""
 
 from __future__ import annotations
 
@@ -312,8 +319,9 @@ class _Reader:
             return any(self.carries(a) for a in args) and len({ast.dump(a) for a in args}) > 1
         if builtin in _TIES and any(k.arg == "key" for k in node.keywords) and args:
             return self.carries(args[0])  # ties by the key fall to the set's order
-        if builtin == "print":  # `print(*s, file=out)`: its members in turn as text
-            return any(isinstance(a, ast.Starred) and self.carries(a.value) for a in args)
+        if builtin == "print":  # `print(*s, file=out)`: its members in turn as text the check can read back
+            return any(k.arg == "file" for k in node.keywords) and any(
+                isinstance(a, ast.Starred) and self.carries(a.value) for a in args)
         called = qualified(func, self.names) or ""
         if (called == "functools.reduce" or called in _ORDER_READERS) and args and id(node) not in self.read_back:
             return self.carries(args[1] if called == "functools.reduce" and len(args) > 1 else args[0])
