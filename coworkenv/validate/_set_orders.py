@@ -132,7 +132,11 @@ class _Reader:
         defined.update({name: value for name, value in bindings if isinstance(value, ast.Lambda)})
         methods = {f.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for f in n.body
                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        for _ in range(len(defined) + 1):  # each round can only add what a function reads, passes or makes
+        # a second round only where one of them calls another (by name or as a method)
+        calling = any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) in defined or
+                                                   getattr(n.func, "attr", None) in defined)
+                      for node in defined.values() for n in ast.walk(node))
+        for _ in range(len(defined) + 1 if calling else 1):  # a round can only add what one reads, passes or makes
             read = {name: _Function.read(node, names, self.functions, method=name in methods)
                     for name, node in defined.items()}
             if all(name in self.functions and read[name].same(self.functions[name]) for name in read):
