@@ -96,8 +96,10 @@ from tests.defects import (
     random_unpinned,
     relative_date_pinned,
     reply_only,
+    run_value_read,
     sandbox_draw_read,
     set_order_carried,
+    set_order_deep,
     share_word_pinned,
     silent_change,
     size_pinned,
@@ -228,6 +230,8 @@ MODULES = (
     machine_read,
     entropy_reexported,
     undone_by_clock,
+    set_order_deep,
+    run_value_read,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
