@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from pathlib import Path
 
 from coworkenv.atomic import atomic_write_bytes
 
-__all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "file_versions", "manifest_problem",
+__all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "file_versions", "loaded_files_digest", "manifest_problem",
            "unchanged_since_checked", "write_checkpoint_manifest"]
 
 
@@ -34,6 +35,20 @@ _AGAIN = "save, train or copy it again, or put the original file back"
 def _checkpoint_files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*")
                   if path.is_file() and not path.is_symlink() and path.name != CHECKPOINT_MANIFEST)
+
+
+def loaded_files_digest(folder: Path) -> str:
+    """A digest of the name and bytes of every file of `folder` (subfolders included, links followed) of a kind that
+    loading reads: what tells one checkpoint's answers from another's. Sizes and times cannot: a checkpoint unpacked
+    from an archive with fixed times (`tar --mtime`, `SOURCE_DATE_EPOCH`, a container layer) or restored with its
+    times (`cp -p`, `rsync -a`), trained again to the same shapes, holds other weights under the same sizes and times.
+    OSError when a file cannot be read."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.suffix in _LOADED_SUFFIXES and path.is_file():
+            name = path.relative_to(folder).as_posix()
+            digest.update(f"{name}\0{_sha256(path)}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def write_checkpoint_manifest(folder: Path) -> None:
@@ -83,8 +98,9 @@ def manifest_problem(folder: Path) -> str | None:
         changed = _changed(path, _sha256(path), entry)
         if changed is not None:
             return changed
-    stray = [path for path in folder.iterdir() if path.is_file() and path.name != CHECKPOINT_MANIFEST
-             and path.suffix in _LOADED_SUFFIXES and path.name not in files]
+    # subfolders too: transformers reads `additional_chat_templates/*.jinja`, a model's code may import a subfolder
+    stray = [path for path in folder.rglob("*") if path.suffix in _LOADED_SUFFIXES and path.is_file()
+             and path != folder / CHECKPOINT_MANIFEST and path.relative_to(folder).as_posix() not in files]
     if stray:
         return (f"{sorted(stray)[0]} was not part of this checkpoint when it was saved ({CHECKPOINT_MANIFEST} does "
                 f"not record it) and loading would read it; move it out of {folder}, or train or copy the "
@@ -119,13 +135,14 @@ def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, int, int
 
 
 def file_versions(folder: Path) -> dict[str, tuple[int, int, int]]:
-    """(inode, size, modification time in ns) of each top-level file of `folder`."""
+    """(inode, size, modification time in ns) of each file of `folder`, subfolders included (a loader reads
+    `additional_chat_templates/*.jinja` too), by its path relative to `folder`; a link is taken as the file it names."""
     versions = {}
-    for path in folder.iterdir():
+    for path in folder.rglob("*"):
         try:
             info = path.stat()
         except OSError:
             continue
-        if path.is_file():
-            versions[path.name] = (info.st_ino, info.st_size, info.st_mtime_ns)
+        if stat.S_ISREG(info.st_mode):
+            versions[path.relative_to(folder).as_posix()] = (info.st_ino, info.st_size, info.st_mtime_ns)
     return versions
