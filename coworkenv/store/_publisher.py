@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
+from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes, temp_prefix
+from coworkenv.checkpoint_manifest import checked_snapshot
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
 from coworkenv.store._secret_scan import secret_in_table, secrets_set
 
@@ -107,11 +108,28 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         if path.is_file() and ".git" not in path.relative_to(folder).parts
         and not path.name.startswith(TEMP_PREFIX)  # half a file of a writer that was interrupted
     }
-    with tempfile.TemporaryDirectory(prefix="coworkenv-folder-") as staging:
+    with _staging_beside(folder) as staging:
+        # The files published are linked into the staging folder and checked there against the checkpoint's record
+        # (when the folder has one): git's copy and the Hub's upload read the links, so a file renamed over an
+        # original after its check (a training saving again, a copy) is not published in the checked one's place.
+        snapshot = checked_snapshot(folder, files, Path(staging) / "files")
+        if isinstance(snapshot, str):
+            raise PublishError(f"{snapshot}; nothing was published")
         card = Path(staging) / CARD_NAME
         atomic_write_bytes(card, card_md.encode())
-        files[CARD_NAME] = card  # the given card wins over a README.md inside the folder
-        yield Upload(files=files, supersedes=_is_folder_file)
+        snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
+        yield Upload(files=snapshot, supersedes=_is_folder_file)
+
+
+@contextmanager
+def _staging_beside(folder: Path) -> Iterator[str]:
+    """A temporary folder on the disk of `folder` (so its files can be linked there), else in the system's."""
+    try:
+        staging = tempfile.TemporaryDirectory(prefix=f"{temp_prefix()}publish-", dir=folder.parent)
+    except OSError:  # a folder whose parent cannot be written: copies in the system's temporary folder
+        staging = tempfile.TemporaryDirectory(prefix="coworkenv-folder-")
+    with staging as path:
+        yield path
 
 
 def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
