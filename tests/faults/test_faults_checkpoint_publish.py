@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,4 +100,16 @@ def test_guard_an_untouched_checkpoint_and_a_folder_without_a_record_publish(tmp
     (plain / "config.json").write_text("{}")
     assert "config.json" in publisher.publish_folder(plain, "v2", "# v2\n").files
     assert publisher.published_versions() == ["v1", "v2"]
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]  # the staging folder is gone
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".coworkenv-publish-")]  # the staging folder is gone
+
+
+def test_the_staging_folder_a_killed_publish_left_beside_is_removed_by_the_next(tmp_path: Path) -> None:
+    """Of the new staging (main staged in the system's temp folder): a publish killed while it staged beside the
+    checkpoint left linked files only; made two minutes ago and held by no process, the next publish removes it."""
+    folder = _checkpoint(tmp_path / "ckpt")
+    abandoned = tmp_path / ".coworkenv-publish-killed"
+    (abandoned / "files").mkdir(parents=True)
+    os.link(folder / "config.json", abandoned / "files" / "config.json")
+    os.utime(abandoned, (time.time() - 120, time.time() - 120))
+    LocalGitPublisher(tmp_path / "hub").publish_folder(folder, "v1", "# v1\n")
+    assert not abandoned.exists() and (folder / "config.json").is_file()
