@@ -68,10 +68,10 @@ def settled(folder: str, prefix: str) -> list[str]:
 
 
 @contextmanager
-def held_temp_dir(prefix: str) -> Iterator[Path]:
-    """A new temp folder named `prefix...`, held while the block runs and removed after it; first removes the
-    folders of that prefix that processes killed while they held them left."""
-    temp_dir = tempfile.gettempdir()
+def held_temp_dir(prefix: str, parent: str | None = None) -> Iterator[Path]:
+    """A new temp folder named `prefix...` in `parent` (default: the system's temp folder), held while the block runs
+    and removed after it; first removes the folders of that prefix that processes killed while they held them left."""
+    temp_dir = parent or tempfile.gettempdir()
     if left := remove_abandoned(temp_dir, prefix):
         _log.info("removed %d temp folders %s... left by processes killed while they used them", len(left), prefix)
     folder = tempfile.mkdtemp(prefix=prefix, dir=temp_dir)
