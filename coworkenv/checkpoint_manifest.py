@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import stat
 from pathlib import Path
 
 from coworkenv.atomic import atomic_write_bytes
 
-__all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "file_versions", "manifest_problem",
-           "unchanged_since_checked", "write_checkpoint_manifest"]
+__all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "checked_snapshot", "file_versions", "loaded_files_digest",
+           "manifest_problem", "unchanged_since_checked", "write_checkpoint_manifest"]
 
 
 def _sha256(path: Path) -> str:
@@ -34,6 +37,20 @@ _AGAIN = "save, train or copy it again, or put the original file back"
 def _checkpoint_files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*")
                   if path.is_file() and not path.is_symlink() and path.name != CHECKPOINT_MANIFEST)
+
+
+def loaded_files_digest(folder: Path) -> str:
+    """A digest of the name and bytes of every file of `folder` (subfolders included, links followed) of a kind that
+    loading reads: what tells one checkpoint's answers from another's. Sizes and times cannot: a checkpoint unpacked
+    from an archive with fixed times (`tar --mtime`, `SOURCE_DATE_EPOCH`, a container layer) or restored with its
+    times (`cp -p`, `rsync -a`), trained again to the same shapes, holds other weights under the same sizes and times.
+    OSError when a file cannot be read."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.suffix in _LOADED_SUFFIXES and path.is_file():
+            name = path.relative_to(folder).as_posix()
+            digest.update(f"{name}\0{_sha256(path)}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def write_checkpoint_manifest(folder: Path) -> None:
@@ -69,6 +86,16 @@ def _changed(path: Path, data_hash: str, entry: dict[str, object]) -> str | None
             f"since; nothing was loaded. {_AGAIN[0].upper()}{_AGAIN[1:]}")
 
 
+def _missing(path: Path) -> str:
+    return (f"{path} is missing: the checkpoint was saved with it ({CHECKPOINT_MANIFEST} records it), and loading "
+            f"without it would use defaults in its place; {_AGAIN}")
+
+
+def _not_recorded(folder: Path, path: Path) -> str:
+    return (f"{path} was not part of this checkpoint when it was saved ({CHECKPOINT_MANIFEST} does not record it) and "
+            f"loading would read it; move it out of {folder}, or train or copy the checkpoint again")
+
+
 def manifest_problem(folder: Path) -> str | None:
     """One line naming the first file of the checkpoint `folder` that differs from its manifest: changed, missing, or
     a file of a loaded kind the save did not record; None when each matches (or the folder has no manifest)."""
@@ -78,18 +105,50 @@ def manifest_problem(folder: Path) -> str | None:
     for name, entry in sorted(files.items()):
         path = folder / name
         if not path.is_file():
-            return (f"{path} is missing: the checkpoint was saved with it ({CHECKPOINT_MANIFEST} records it), "
-                    f"and loading without it would use defaults in its place; {_AGAIN}")
+            return _missing(path)
         changed = _changed(path, _sha256(path), entry)
         if changed is not None:
             return changed
-    stray = [path for path in folder.iterdir() if path.is_file() and path.name != CHECKPOINT_MANIFEST
-             and path.suffix in _LOADED_SUFFIXES and path.name not in files]
+    # subfolders too: transformers reads `additional_chat_templates/*.jinja`, a model's code may import a subfolder
+    stray = [path for path in folder.rglob("*") if path.suffix in _LOADED_SUFFIXES and path.is_file()
+             and path != folder / CHECKPOINT_MANIFEST and path.relative_to(folder).as_posix() not in files]
     if stray:
-        return (f"{sorted(stray)[0]} was not part of this checkpoint when it was saved ({CHECKPOINT_MANIFEST} does "
-                f"not record it) and loading would read it; move it out of {folder}, or train or copy the "
-                "checkpoint again")
+        return _not_recorded(folder, sorted(stray)[0])
     return None
+
+
+def checked_snapshot(folder: Path, files: dict[str, Path], into: Path) -> dict[str, Path] | str:
+    """`files` (name relative to the checkpoint `folder` -> its path) linked into the empty folder `into` (copied where
+    a link cannot be made) and, where `folder` has a record, each linked file's bytes checked against it, with files
+    of a loaded kind the save did not record refused: the names mapped to the snapshot's files, whose bytes a file
+    renamed over the original (a save, a copy) no longer changes; or one line naming the first file that differs.
+
+    What reads the files after a check (a publish: git's copy, the Hub's upload) read them again by their names: a
+    file replaced in between was published, unchecked, in a version whose record names other bytes, which every
+    loader of the downloaded checkpoint then refuses."""
+    record = _manifest(folder)
+    if isinstance(record, str):
+        return record
+    snapshot = {}
+    for name, source in sorted(files.items()):
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target, follow_symlinks=True)
+        except OSError:  # another disk, a file system without links: a copy, checked the same way
+            shutil.copyfile(source, target)
+        snapshot[name] = target
+        entry = None if record is None or name == CHECKPOINT_MANIFEST else record.get(name)
+        if entry is not None:
+            changed = _changed(folder / name, _sha256(target), entry)
+            if changed is not None:
+                return changed
+        elif record is not None and name != CHECKPOINT_MANIFEST and source.suffix in _LOADED_SUFFIXES:
+            return _not_recorded(folder, folder / name)
+    missing = sorted(set(record or {}) - set(snapshot))
+    if missing:
+        return _missing(folder / missing[0])
+    return snapshot
 
 
 def checked_checkpoint_file(path: Path) -> bytes:
@@ -119,13 +178,14 @@ def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, int, int
 
 
 def file_versions(folder: Path) -> dict[str, tuple[int, int, int]]:
-    """(inode, size, modification time in ns) of each top-level file of `folder`."""
+    """(inode, size, modification time in ns) of each file of `folder`, subfolders included (a loader reads
+    `additional_chat_templates/*.jinja` too), by its path relative to `folder`; a link is taken as the file it names."""
     versions = {}
-    for path in folder.iterdir():
+    for path in folder.rglob("*"):
         try:
             info = path.stat()
         except OSError:
             continue
-        if path.is_file():
-            versions[path.name] = (info.st_ino, info.st_size, info.st_mtime_ns)
+        if stat.S_ISREG(info.st_mode):
+            versions[path.relative_to(folder).as_posix()] = (info.st_ino, info.st_size, info.st_mtime_ns)
     return versions

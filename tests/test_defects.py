@@ -115,7 +115,14 @@ def test_witness_separates_defect_from_twin(defect: Defect) -> None:
 def test_defect_reference_passes_its_own_checks(defect: Defect) -> None:
     """The defect is in what the checks miss, not a broken reference that any gate rejects for another reason."""
     spec = defect.defect_spec()
-    result = play(spec, spec["reference"])
+    # A nondeterministic check fails a correct agent at random by design (most of them one play in a thousand, and
+    # over a hundred such defects would fail a whole run about one time in ten): its reference passes when one of three
+    # plays does.
+    plays = 3 if defect.code == "nondeterministic_check" else 1
+    for _ in range(plays):
+        result = play(spec, spec["reference"])
+        if result.passed:
+            break
     assert result.passed, [(c.id, c.reason) for c in result.checks if not c.passed]
 
 

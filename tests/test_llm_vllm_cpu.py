@@ -148,6 +148,14 @@ def test_free_form_output_with_tools_never_breaks_parsing(vllm_server: VLLMServe
     assert backend.stats.as_dict()["requests"] == 4
 
 
+def test_the_servers_sockets_stay_in_its_own_folder(vllm_server: VLLMServer) -> None:
+    """vLLM's processes talk through ZMQ sockets it names in the temp folder; a stopped server left 14 there a run.
+    Here they are in a folder of the server's, which `stop` removes."""
+    assert vllm_server.rpc_dir is not None
+    sockets = [p for p in vllm_server.rpc_dir.iterdir() if p.is_socket()]
+    assert sockets, f"no ZMQ socket in {vllm_server.rpc_dir}: does vLLM still read VLLM_RPC_BASE_PATH?"
+
+
 def test_unknown_model_is_a_client_error_not_retried(vllm_server: VLLMServer) -> None:
     backend = OpenAICompatibleBackend(vllm_server.base_url, "no-such-model", api_key="", max_retries=3)
     (result,) = backend.complete_batch([LLMRequest(messages=[{"role": "user", "content": "hi"}])])

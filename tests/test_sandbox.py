@@ -405,6 +405,30 @@ def test_a_plain_call_is_fast() -> None:
     assert statistics.median(durations) < 0.5, durations
 
 
+@pytest.mark.parametrize("disable", [frozenset(), KERNEL_ONLY], ids=["full", "kernel-only"])
+def test_a_check_that_blocks_every_signal_still_opens_stats_and_imports(disable: frozenset[str]) -> None:
+    """The stat family is answered by the seccomp layer's SIGSYS handler (the run's own device numbers), and the
+    kernel kills a process whose trapped call finds SIGSYS blocked: an honest check that blocks every signal around
+    its work died at its first open() (`crashed`, killed by SIGSYS). Python's pthread_sigmask leaves SIGSYS out."""
+    code = (
+        "import os, signal\n"
+        "def check():\n"
+        "    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())\n"
+        "    try:\n"
+        "        with open('data.txt', 'w') as fh:\n"
+        "            fh.write('12')\n"
+        "        import fractions\n"
+        "        value = int(open('data.txt').read()) + os.stat('data.txt').st_size + len(os.listdir('.'))\n"
+        "        blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_SETMASK, signal.valid_signals())\n"
+        "    finally:\n"
+        "        signal.pthread_sigmask(signal.SIG_SETMASK, old)\n"
+        "    return [value, blocked, str(fractions.Fraction(1, 3))]\n"
+    )
+    outcome = sandbox._execute(code, "check", {}, QUICK, disable=disable)
+    assert outcome.result.ok, outcome
+    assert outcome.result.value == [15, True, "1/3"]
+
+
 @pytest.mark.parametrize("disable", [frozenset(), DEGRADED, KERNEL_ONLY], ids=["full", "degraded", "kernel-only"])
 def test_standard_library_stays_importable_inside_the_sandbox(disable: frozenset[str]) -> None:
     """Landlock leaves the standard library, its extension modules and the shared libraries they load readable."""

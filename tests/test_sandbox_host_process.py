@@ -24,6 +24,7 @@ import pytest
 from coworkenv import sandbox
 from coworkenv.sandbox import SandboxLimits, _cgroup, isolation_layers
 from coworkenv.sandbox._host import CHANNEL_BUFFER_BYTES
+from tests.support.held_folder import held_by_another_process
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=3.0)
@@ -227,27 +228,23 @@ def test_a_later_host_removes_the_run_dir_and_cgroups_a_killed_host_left(tmp_pat
         [os.path.join(base, f"coworkenv-sandbox-busy-{tag}") for base in bases]
     live = tmp_path / "coworkenv-sandbox-live"  # a settled run dir a live host holds
     live.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
-                               f"fd = os.open({str(live)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
-                               "print('held', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        for group in (*elsewhere, *busy):
-            os.mkdir(group)
-        for group in busy:
-            Path(group, "cgroup.procs").write_text(str(holder.pid))
-        _age(*left, live, *_run_groups(left), *elsewhere, *busy)
-        later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
-                                "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
-                               cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
-                               text=True, timeout=60)
-        assert later.stdout.strip() == "7", later.stderr[-2000:]
-        assert sorted(p.name for p in tmp_path.glob("coworkenv-sandbox-*")) == [live.name]
-        assert not _run_groups(left)
-        assert [os.path.isdir(group) for group in (*elsewhere, *busy)] == [False] * len(elsewhere) + [True] * len(busy)
+        with held_by_another_process(live) as holder_pid:
+            for group in (*elsewhere, *busy):
+                os.mkdir(group)
+            for group in busy:
+                Path(group, "cgroup.procs").write_text(str(holder_pid))
+            _age(*left, live, *_run_groups(left), *elsewhere, *busy)
+            later = subprocess.run([sys.executable, "-c", "from coworkenv.sandbox import run_sandboxed\n"
+                                    "print(run_sandboxed('def check():\\n    return 7\\n', 'check', {}).value)\n"],
+                                   cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
+                                   text=True, timeout=60)
+            assert later.stdout.strip() == "7", later.stderr[-2000:]
+            assert sorted(p.name for p in tmp_path.glob("coworkenv-sandbox-*")) == [live.name]
+            assert not _run_groups(left)
+            assert [os.path.isdir(group) for group in (*elsewhere, *busy)] == \
+                [False] * len(elsewhere) + [True] * len(busy)
     finally:
-        holder.kill()
-        holder.wait()
         for group in (*elsewhere, *busy):
             with contextlib.suppress(OSError):
                 _remove_group_once_empty(group)

@@ -595,3 +595,51 @@ def test_a_run_cannot_count_the_pipes_a_concurrent_run_makes(mode: str) -> None:
     assert results["sender"].value == 0, f"a run made pipes: {results['sender']}"
     assert results["receiver"].ok and results["receiver"].value is None, (
         f"a run read the machine's inode counter: {results['receiver']} (the sender made {results['sender'].value})")
+
+
+DEVICE_PROBE = '''
+import os
+def check(tag=""):
+    devices = [os.stat(path).st_dev for path in ("/", "/dev", ".")]
+    fd = os.open(".", os.O_RDONLY)
+    try:
+        devices.append(os.fstat(fd).st_dev)
+    finally:
+        os.close(fd)
+    return [[os.major(d), os.minor(d)] for d in devices]
+'''
+DEVICE_PROBE_NATIVE = '''
+import ctypes, os
+def check(tag=""):
+    libc = ctypes.CDLL(None, use_errno=True)
+    devices = []
+    for path in (b"/", b"/dev", b"."):
+        buf = ctypes.create_string_buffer(144)
+        if libc.syscall(262, -100, path, buf, 0) != 0:  # newfstatat, raw: x86_64
+            return "newfstatat failed: %d" % ctypes.get_errno()
+        devices.append(int.from_bytes(buf.raw[:8], "little"))
+    return [[os.major(d), os.minor(d)] for d in devices]
+'''
+
+
+@pytest.mark.parametrize("mode", ["full", "full-native"])
+def test_a_run_cannot_count_the_machines_mounts_through_its_own_device_numbers(mode: str) -> None:
+    """The run's own tmpfs mounts take the lowest free numbers of the machine's anonymous devices: a run read 0:40,
+    0:42, 0:43 for "/", "/dev" and "." alone and higher numbers beside a concurrent run holding its mounts (on main:
+    52, 54, 55), a live count of the machine's in-memory file systems. Now both read the same fixed numbers."""
+    if "mountns" not in isolation_layers() or os.uname().machine != "x86_64":
+        pytest.skip("no mount namespace here, or no SIGSYS answer for this architecture")
+    disable = frozenset({"hook"}) if mode == "full-native" else frozenset()
+    probe = DEVICE_PROBE_NATIVE if mode == "full-native" else DEVICE_PROBE
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=4.0)
+    alone = sandbox._execute(probe, "check", {}, limits, disable=disable).result
+    holder = threading.Thread(target=sandbox._execute, args=(HOLDER, "check", {"tag": "x"}, limits, disable))
+    holder.start()
+    try:
+        threading.Event().wait(0.4)  # the holder's mounts are made and held
+        beside = sandbox._execute(probe, "check", {}, limits, disable=disable).result
+    finally:
+        holder.join()
+    assert alone.ok and beside.ok, (alone, beside)
+    assert alone.value == beside.value, f"the device numbers counted a concurrent run's mounts: {alone}, {beside}"
+    assert all(major == 0 and minor >= 0xFFFF0 for major, minor in alone.value), alone.value

@@ -5,6 +5,7 @@ including the one the test machine is not)."""
 from __future__ import annotations
 
 import errno
+import os
 import struct
 
 import pytest
@@ -55,10 +56,10 @@ O_DSYNC, O_SYNC, O_CLOEXEC, O_CREAT = 0o10000, 0o4010000, 0o2000000, 0o100
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
 
-def run_filter(program: bytes, arch: int, nr: int, *args: int) -> int:
-    """Evaluate a classic-BPF seccomp program on one syscall (the opcodes `_confine` emits)."""
+def run_filter(program: bytes, arch: int, nr: int, *args: int, ip: int = 0) -> int:
+    """Evaluate a classic-BPF seccomp program on one syscall (the opcodes `_confine` emits), made from `ip`."""
     padded = [*args, *[0] * (6 - len(args))]
-    data = struct.pack("<iIQ6Q", nr, arch, 0, *[a & 0xFFFFFFFFFFFFFFFF for a in padded])
+    data = struct.pack("<iIQ6Q", nr, arch, ip, *[a & 0xFFFFFFFFFFFFFFFF for a in padded])
     insns = [struct.unpack("HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
     acc, pc = 0, 0
     while True:
@@ -344,7 +345,46 @@ def test_the_sigsys_answer_is_its_source_assembled() -> None:
             pytest.skip(f"the assembler here does not target x86_64: {done.stderr[:200]!r}")
         subprocess.run(["objcopy", "-O", "binary", "-j", ".text", f"{folder}/a.o", f"{folder}/a.bin"], check=True)
         assert Path(folder, "a.bin").read_bytes() == _confine._CALL_ANSWERS["x86_64"]
+    # One syscall instruction, the one the filter lets the stat calls run from.
+    assert _confine._CALL_ANSWERS["x86_64"].count(_confine.SYSCALL_INSTRUCTION) == 1
     # The sysinfo template follows the code: 112 bytes, the memory limit as total and free memory, one process.
     template = _confine.sysinfo_template(256 * 2**20)
     assert len(template) == 112 and struct.unpack_from("<QQ", template, 32) == (256 * 2**20,) * 2
     assert struct.unpack_from("<H", template, 80) == (1,) and struct.unpack_from("<I", template, 104) == (1,)
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_stat_calls_are_trapped_for_the_handler_but_from_its_own_syscall(machine: str) -> None:
+    """The run's own tmpfs mounts show their real device numbers (a live count of the machine's anonymous devices)
+    unless the SIGSYS handler rewrites them: where it is installed, the stat family is trapped for it from any address
+    but the one right after its syscall instruction (whose call runs), the channels still refused first; without a
+    handler (aarch64, or none installed) they run as before."""
+    arch, col = AUDIT_ARCH[machine], 0 if machine == "x86_64" else 1
+    at = 0x7F12_3456_7890
+    answered = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True, call_answers=True, stat_from=at) or b""
+    plain = _confine._seccomp_program(machine, OWN_PID, deny_metadata=True) or b""
+    fstat, newfstatat = NR["fstat"][col], NR["newfstatat"][col]
+    calls = [(newfstatat, -100, 0x1000, 0x2000, 0), (fstat, 5, 0x2000)]
+    if machine == "x86_64":
+        calls += [(4, 0x1000, 0x2000), (6, 0x1000, 0x2000)]  # stat, lstat
+        trapped = [_confine.SECCOMP_RET_TRAP] * len(calls)
+        assert [run_filter(answered, arch, *call) for call in calls] == trapped
+        others = (at + 2, at - 2, at ^ (1 << 40), (at & 0xFFFFFFFF))  # the low half alone, under another high one
+        assert [run_filter(answered, arch, *calls[0], ip=other) for other in others] == [_confine.SECCOMP_RET_TRAP] * 4
+    assert [run_filter(answered, arch, *call, ip=at) for call in calls] == [ALLOW] * len(calls)
+    assert [run_filter(plain, arch, *call) for call in calls] == [ALLOW] * len(calls)
+    # The channels answer no fstat from anywhere, the handler's instruction too.
+    assert [run_filter(answered, arch, nr, 3, 0x2000, ip=ip) for nr in (fstat, newfstatat) for ip in (0, at)] == [EPERM] * 4
+
+
+def test_the_shown_device_table_keeps_mounts_apart_in_the_order_they_were_made() -> None:
+    """Each distinct real number of the run's mounts is shown as 0:SHOWN_DEVICE_MINOR + its index (the order they
+    were made), the rest of the table zeros; more than DEVICE_SLOTS of them is refused."""
+    real = [40, 41, 40, 43, *range(100, 113)]
+    table = _confine.shown_devices(real)
+    assert len(table) == 16 * _confine.DEVICE_SLOTS
+    pairs = [struct.unpack_from("<QQ", table, 16 * i) for i in range(_confine.DEVICE_SLOTS)]
+    assert pairs[:3] == [(40, os.makedev(0, 0xFFFF0)), (41, os.makedev(0, 0xFFFF1)), (43, os.makedev(0, 0xFFFF2))]
+    assert len({shown for _, shown in pairs}) == _confine.DEVICE_SLOTS and _confine.shown_devices([]) == bytes(256)
+    with pytest.raises(ValueError, match="more than the 16"):  # one past the table would show its real number
+        _confine.shown_devices([*real, 200])

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.validate._entropy_tells import unpinned_randomness
-from tests.defects import address_read, clock_bits_unprobed, sandbox_draw_read
+from coworkenv.validate._machine_reads import machine_read
+from tests.defects import address_read, clock_bits_unprobed, run_value_read, sandbox_draw_read
 
 _HEAD = ("import os, sys, time, tempfile, pathlib, threading, hashlib, zlib\n"
          "from datetime import datetime, timezone\n")
@@ -92,3 +93,31 @@ def test_first_member_of_a_set_by_a_loop_is_found() -> None:
             "    return n > 0\n"
     assert unpinned_randomness(first) is not None
     assert unpinned_randomness(every) is None
+
+
+def _either(code: str) -> str | None:
+    return unpinned_randomness(code) or machine_read(code)
+
+
+_RUN_VALUES = [(read, imports) for read, imports, _, _ in run_value_read._READS.values()]
+_RUN_VALUE_TWINS = [(twin, imports) for _, _, twin, imports in run_value_read._READS.values() if twin is not None]
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_RUN_VALUES, *[(e, "") for e in (
+    "os.path.expandvars(rows[0]) != 'x'",
+    "time.clock_gettime_ns(time.CLOCK_THREAD_CPUTIME_ID) < 10**9",
+)]])
+def test_run_or_machine_value_is_found(expr: str, imports: str) -> None:
+    """run_value_read: the scratch variable expanded in a text, a clock the probes do not move asked by its id, the
+    page size, the interpreter's build, the host's stack limit."""
+    assert _either(_check(expr, _HEAD + imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_RUN_VALUE_TWINS, *[(e, "") for e in (
+    "os.path.expandvars('plain text') == 'plain text'",
+    "time.clock_gettime(time.CLOCK_TAI) > 0 and time.clock_gettime(11) > 0",
+)]])
+def test_value_every_run_answers_alike_is_left(expr: str, imports: str) -> None:
+    """A text with no scratch variable, the wall clocks by id (which the probes move), the open-files limit the
+    sandbox sets."""
+    assert _either(_check(expr, _HEAD + "import resource\n" + imports)) is None, expr

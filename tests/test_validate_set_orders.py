@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.validate._entropy_tells import unpinned_randomness
-from tests.defects import set_order_carried
+from tests.defects import set_order_carried, set_order_deep
 
 _HEAD = "import collections, functools, itertools, json\n"
 _S = "{r['name'] for r in rows}"
@@ -140,3 +140,52 @@ def test_order_free_sum_is_left(expr: str) -> None:
     (rounded once), a set of the numbers themselves (it iterates by their unsalted hashes), an ordering test, and a
     sum over the state's own rows."""
     assert unpinned_randomness(_check(expr, _HEAD + "import math\n" + _PRICES)) is None, expr
+
+
+_DEEP = [(read, imports) for read, imports, _, _ in set_order_deep._READS.values()]
+_DEEP_TWINS = [(twin, imports) for _, _, twin, imports in set_order_deep._READS.values() if twin is not None]
+
+
+@pytest.mark.parametrize(("expr", "imports"), _DEEP)
+def test_order_carried_deeper_is_found(expr: str, imports: str) -> None:
+    """set_order_deep: the order through two of the check's own functions, methods, properties, generators,
+    unpacking, loops that fill a list or text, deques, heapq by a key, seeded choices, serialisers, formatting,
+    print, csv, statistics.mode, itemgetter."""
+    assert unpinned_randomness(_check(expr, _HEAD + imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_DEEP_TWINS, *[(e, "") for e in (
+    f"[n for n in {_S} if not n] == [] and len([*{_S}]) == 2 and print(*{_S}) is None",
+    "(pickle := __import__('pickle')) and pickle.loads(pickle.dumps(set(rows))) == set(rows)",
+)], *[("ok", body) for body in (
+    f"errors = []\nfor n in {_S}:\n    if not n:\n        errors.append(n)\nok = errors == [] and not errors\n",
+    "total = 0\nfor n in {r['size'] for r in rows}:\n    total += n\nok = total == 10\n",
+    f"count = 0\nfor n in {_S}:\n    count += 1\nok = count == 2\n",
+    f"text = ''\nfor n in sorted({_S}):\n    text += n\nok = text[:1] == 'a'\n",
+    f"a, b = sorted({_S})\nfor x, y in [(1, 2)]:\n    pass\nok = a == 'a'\n",
+    "class Tags:\n    pass\n\n\nt = Tags()\nt.names = {'a'}\nother = [{'names': ['x']}]\nok = other[0]['names'][0] == 'x'\n",
+)]])
+def test_order_free_look_alike_of_a_deeper_carrier_is_left(expr: str, imports: str) -> None:
+    """The same routes given a sorted list, or used for what the order does not decide: the size, emptiness, a
+    whole-number total, a count, a pickle read back at once, another object's attribute of the same name."""
+    assert unpinned_randomness(_check(expr, _HEAD + imports)) is None, expr
+
+
+@pytest.mark.parametrize("body", [
+    f"expected = 0.6\nok = sum(prices[n] for n in {_S}) == expected\n",
+    f"total = sum(prices[n] for n in {_S})\nok = total == 0.6\n",
+    f"total = 0.0\nfor n in {_S}:\n    total += prices[n]\nok = total == 0.6\n",
+    f"halves = {{n: len(n) / 2 for n in {_S}}}\nok = sum(halves[n] for n in {_S}) == 0.6\n",
+])
+def test_float_sum_compared_through_a_name_is_found(body: str) -> None:
+    """Floats added in a set's order and compared exactly where a name holds the sum, the float or the prices."""
+    assert unpinned_randomness(_check("ok", _HEAD + _PRICES + body)) is not None, body
+
+
+@pytest.mark.parametrize("body", [
+    f"expected = 3\nok = sum(len(n) for n in {_S}) == expected\n",
+    f"total = sum(prices[n] for n in {_S})\nok = round(total, 6) == 0.6\n",
+    f"total = 0.0\nfor n in sorted({_S}):\n    total += prices[n]\nok = total == 0.6\n",
+])
+def test_order_free_sum_through_a_name_is_left(body: str) -> None:
+    assert unpinned_randomness(_check("ok", _HEAD + _PRICES + body)) is None, body

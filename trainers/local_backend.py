@@ -374,11 +374,15 @@ def untrained_twin(checkpoint: str | Path, *, name: str = "base-untrained", seed
                    decoding: str = "free") -> LocalTransformersBackend:
     """A freshly initialised model of the checkpoint's architecture with its tokenizer: the 'base' of a model
     trained from scratch (the tiny config), so base-vs-SFT compares like with like."""
+    checked = file_versions(Path(checkpoint))  # taken before the hashes are checked: a file changed after is caught
     damaged = checkpoint_files_problem(Path(checkpoint))
     if damaged is not None:
         raise ValueError(damaged)
     tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
     config = AutoConfig.from_pretrained(str(checkpoint))
+    changed = unchanged_since_checked(Path(checkpoint), checked)
+    if changed is not None:
+        raise ValueError(changed)
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config)
     model.eval()

@@ -45,7 +45,14 @@ from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import episode_output_problem
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_files_problem, checkpoint_staging, replace_dir, start_in_output_problem
+from trainers.checkpoint_files import (
+    checkpoint_files_problem,
+    checkpoint_staging,
+    file_versions,
+    replace_dir,
+    start_in_output_problem,
+    unchanged_since_checked,
+)
 from trainers.copy_model import CopyHeadConfig, install_fused_lm_head, uses_copy_head
 from trainers.local_backend import ChatRenderer, template_messages
 from trainers.rendering import read_rendering, render_messages, render_tools, write_rendering
@@ -262,6 +269,14 @@ def build_rl_trainer(
     """
     if not specs:
         raise ValueError("no envs to train in; pass validated env specs")
+    # A local start: its files checked here, just before they are read (a check at `train_rl`'s start leaves the
+    # whole set-up between), and their versions compared once GRPOTrainer has loaded the weights itself.
+    start = Path(config.model.name_or_path) if config.model.source != "tiny" and config.model.name_or_path else None
+    checked = file_versions(start) if start is not None and start.is_dir() else None
+    if start is not None and checked is not None:
+        damaged = checkpoint_files_problem(start)
+        if damaged is not None:
+            raise ValueError(damaged)
     model, tokenizer, context = _starting_point(config, specs)
     tokenizer.padding_side = "left"
     # A checkpoint trained with a rendering (trainers.rendering) is rolled out with it; a fresh model uses the config's.
@@ -286,6 +301,9 @@ def build_rl_trainer(
         unpad_rows=config.training.unpad_loss_rows,
     )
     trainer.remove_callback(PrinterCallback)  # steps go to `progress` and rl_log.json
+    changed = None if start is None or checked is None else unchanged_since_checked(start, checked)
+    if changed is not None:
+        raise ValueError(changed)
     return RLSetup(trainer, config, rollout, recorder, kept, skipped)
 
 

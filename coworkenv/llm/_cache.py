@@ -10,14 +10,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from coworkenv.atomic import atomic_write_bytes
+from coworkenv.checkpoint_manifest import loaded_files_digest
 from coworkenv.llm._types import LLMResponse
 
 logger = logging.getLogger(__name__)
-
-
-# Files of a checkpoint folder that make its answers: weights, config, tokenizer, chat template. Notes, logs and the
-# trainer's state files beside them do not.
-_MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".json", ".model", ".jinja", ".txt")
 
 
 def server_identity(chat_endpoint: str) -> str:
@@ -61,20 +57,21 @@ def served_weights_identity(listing: Any, model: str) -> str:
 
 def checkpoint_identity(model: str) -> str:
     """What tells one local checkpoint's answers from another's, for a cache key: for a folder, its absolute path and
-    the name, size and modification time of each file that makes the model (trained again in place, it answers
-    otherwise under the same name; `./ckpt` names another model in another folder); a Hub model name as it is."""
+    a digest of the name and bytes of each file that makes the model, subfolders included (`loaded_files_digest`:
+    trained again in place, it answers otherwise under the same name; `./ckpt` names another model in another
+    folder); a Hub model name as it is.
+
+    Sizes and modification times keyed it before: a checkpoint restored or unpacked with its files' times (an archive
+    with fixed times, `cp -p`, `rsync -a`) and the sizes of the same shapes got the earlier weights' answers, and a
+    file in a subfolder (`additional_chat_templates/`) was not looked at."""
     folder = Path(model).expanduser()
     try:
         if not folder.is_dir():
             return model
-        files = sorted((entry.name, entry.stat()) for entry in folder.iterdir()
-                       if entry.name.endswith(_MODEL_FILE_SUFFIXES) and entry.is_file())
+        digest = loaded_files_digest(folder)
     except OSError:  # unreadable: the engine will say so; a key that matches no earlier entry costs one request
         return f"{folder.absolute()}#unreadable"
-    digest = hashlib.sha256()
-    for name, stat in files:
-        digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return f"{folder.resolve()}#{digest.hexdigest()[:16]}"
+    return f"{folder.resolve()}#{digest[:16]}"
 
 
 class ResponseCache:

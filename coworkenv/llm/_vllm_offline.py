@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from coworkenv.checkpoint_manifest import manifest_problem
+from coworkenv.checkpoint_manifest import file_versions, manifest_problem, unchanged_since_checked
 from coworkenv.llm._cache import ResponseCache, checkpoint_identity
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LLMError, LLMRequest, LLMResponse, LLMStats
@@ -89,12 +89,27 @@ class VLLMOfflineBackend:
 
     def _engine(self) -> Any:
         if self._llm is None:
-            # a local checkpoint's files checked against the hashes its save recorded, before vLLM reads them
-            damaged = manifest_problem(Path(self.model)) if Path(self.model).is_dir() else None
+            folder = Path(self.model)
+            if not folder.is_dir():  # a Hub model name: vLLM fetches it
+                self._llm = _import_vllm().LLM(model=self.model, **self._engine_kwargs)
+                return self._llm
+            # A local checkpoint: its files checked against the hashes its save recorded before vLLM reads them, and
+            # their versions taken before that check and compared once vLLM has read them (vLLM opens the files
+            # itself: one replaced in between was loaded unchecked).
+            checked = file_versions(folder)
+            damaged = manifest_problem(folder)
+            if damaged is None and self._cache is not None and checkpoint_identity(self.model) != self._cache_model:
+                # the cache's key was taken when the backend was made; the engine would store other weights' answers
+                # under it (and answer from them again once the first files are back)
+                damaged = (f"{folder} changed since this backend was started (its files no longer hash as when its "
+                           "answers' cache key was taken): start it again once whatever writes the folder has ended")
             if damaged is not None:
                 raise ValueError(damaged)
-            vllm = _import_vllm()
-            self._llm = vllm.LLM(model=self.model, **self._engine_kwargs)
+            llm = _import_vllm().LLM(model=self.model, **self._engine_kwargs)
+            changed = unchanged_since_checked(folder, checked)
+            if changed is not None:
+                raise ValueError(changed)
+            self._llm = llm
         return self._llm
 
     async def complete(self, request: LLMRequest) -> LLMResponse:

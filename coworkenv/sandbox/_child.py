@@ -19,6 +19,7 @@ import _signal
 import builtins
 import gc
 import marshal
+import operator
 import os
 import posix
 import sys
@@ -311,7 +312,7 @@ def isolate(
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
         why = confine["install_seccomp"](libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1,
                                          last_channel=last_channel, host_paths=host_paths,
-                                         memory_bytes=limits["memory_bytes"])
+                                         memory_bytes=limits["memory_bytes"], devices=kernel["FRESH_DEVICES"])
         note(layers, missing, "seccomp", why)
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
@@ -328,6 +329,20 @@ def isolate(
 # the machine stay the real ones (the interpreter's platform, sysconfig's and platform's answers rely on them).
 PID_IN_OWN_NAMESPACE = 2  # kept in step with _pidns: pid 1 is the namespace's idle init
 SANDBOX_NODENAME, NEUTRAL_RELEASE, NEUTRAL_VERSION = "sandbox", "0.0.0-sandbox", "#1 sandbox"
+
+
+# The seccomp layer's SIGSYS handler answers trapped calls, the stat family among them (every import, every open()
+# asks fstat), and the kernel kills a process whose trapped call finds SIGSYS blocked: a check that blocks every
+# signal around a critical section (signal.pthread_sigmask(SIG_BLOCK, signal.valid_signals())) died at its next
+# open(). Python's one way to block signals leaves SIGSYS out, as the C library leaves out the signals it keeps for
+# itself; native code that blocks it still dies, and only itself.
+def keep_sigsys_deliverable(original: Callable[[int, Any], Any], sigsys: int = _signal.SIGSYS,
+                            changes: tuple[int, ...] = (_signal.SIG_BLOCK, _signal.SIG_SETMASK)) -> Callable[..., Any]:
+    def pthread_sigmask(how: int, mask: Any) -> Any:
+        if how in changes:
+            mask = [number for number in map(operator.index, mask) if number != sigsys]
+        return original(how, mask)
+    return pthread_sigmask
 
 
 def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
@@ -483,6 +498,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
+        _signal.pthread_sigmask = keep_sigsys_deliverable(_signal.pthread_sigmask)  # signal.py calls it through
         channel: Any = (st.st_dev, st.st_ino)
         if "seccomp" in layers and "hook" not in disabled:
             # seccomp keeps the channels' identity from this process: fd 3 is the result channel as long as it is a

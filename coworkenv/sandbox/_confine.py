@@ -219,12 +219,30 @@ _HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
 # refuses rt_sigaction setting SIGSYS's action (a handler of the code's would get the buffers back unfilled), and a
 # SIGSYS the code blocks kills it (the kernel forces the default action), never a leftover. Per architecture: the
 # code, whose 112-byte sysinfo template follows it; aarch64 has none yet (its calls keep the answers above).
+#
+# The run's own file systems (the minimal root, the covers of hidden folders, /dev, the scratch, the covers of the
+# kernel's views) are tmpfs mounts made for the run, and every new superblock takes the lowest free number of the
+# machine's one table of anonymous devices (get_anon_bdev; no namespace has its own): their st_dev (os.stat of "/",
+# "/dev", "."; no audit event) read 0:40-0:43 for a run alone and 0:52-0:55 beside one concurrent run, a live count
+# of the in-memory file systems mounted on the whole machine. The stat family is trapped too (where the handler is
+# there) and made by the handler itself, from the one `syscall` instruction the filter lets it run from: a call that
+# succeeds has its st_dev rewritten by a table after the sysinfo template, each real number the run's mounts took
+# (`_kernel.FRESH_DEVICES`, in the order they were made) shown as 0:SHOWN_DEVICE_MINOR + its index (the top of the
+# anonymous range, which no machine reaches: distinct mounts stay apart, os.path.ismount still works). Native code
+# may jump to that instruction itself, but the rewrite follows it before control returns; only a signal handler of
+# its own landing between the two sees a real number (a known limit, with the hook off). Per architecture: the stat
+# calls by path and by descriptor (the latter are the channels' rule first).
+_STAT_CALLS = {"x86_64": ((4, 6), (5, 262))}
+DEVICE_SLOTS, SHOWN_DEVICE_MINOR = 16, 0xFFFF0
 _CALL_ANSWERS = {"x86_64": bytes.fromhex(
-    "837e080175748b46184c8b426883f864741183f863742e48c78290000000daffffffc34d85c0741131c94989084989480849894810498948"
-    "1848c7829000000000000000c34d85c074254c8d0d2f00000031c9498b04094989040883c10883f97072f048c78290000000daffffffc348"
-    "c78290000000f2ffffffc30f1f440000")}
+    "837e08010f858a0000008b46184c8b426883f864742783f863744483f804747583f805747083f806746b3d06010000746448c78290000000"
+    "daffffffc34d85c0741131c949890849894808498948104989481848c7829000000000000000c34d85c074254c8d0d8500000031c9498b04"
+    "094989040883c10883f97072f048c78290000000daffffffc348c78290000000f2ffffffc34989d14189c0498b7968498b7170498b918800"
+    "00004d8b51380f05498981900000004885c075d84181f806010000480f44f2488b06488d3d8f00000031c9483b040f740c83c11081f90001"
+    "000072efc3488b440f08488906c36690")}
 _RT_SIGACTION = {"x86_64": 13, "aarch64": 134}
 SIGSYS, SA_SIGINFO, SECCOMP_RET_TRAP = 31, 4, 0x00030000
+SYSCALL_INSTRUCTION = b"\x0f\x05"  # the handler's one (a test checks it occurs once in the code)
 PROT_READ, PROT_WRITE, PROT_EXEC, MAP_PRIVATE, MAP_ANONYMOUS = 1, 2, 4, 0x02, 0x20
 
 
@@ -240,13 +258,27 @@ def sysinfo_template(memory_bytes: int) -> bytes:
     return struct.pack("<qQQQQQQQQQH6xQQI4x", 0, 0, 0, 0, memory, memory, 0, 0, 0, 0, 1, 0, 0, 1)
 
 
-def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int) -> bool:
-    """Install the SIGSYS handler that answers the trapped times() and sysinfo() (`_CALL_ANSWERS`); False where
-    this architecture has none. Raises OSError where it cannot be installed (the run must not go on without it)."""
+def shown_devices(devices: Sequence[int]) -> bytes:
+    """The handler's table of (real, shown) device numbers: the distinct numbers of `devices`, each shown as
+    0:SHOWN_DEVICE_MINOR + its index; the unused slots all zeros (no file system is 0:0). Raises ValueError for more
+    than DEVICE_SLOTS (a mount past the table would show its real number: the run must not start)."""
+    real = list(dict.fromkeys(int(d) for d in devices if int(d)))
+    if len(real) > DEVICE_SLOTS:
+        raise ValueError(f"the run made {len(real)} file systems, more than the {DEVICE_SLOTS} the SIGSYS handler's "
+                         "table of device numbers holds: raise DEVICE_SLOTS (and the handler's loop bound)")
+    pairs = [(d, os.makedev(0, SHOWN_DEVICE_MINOR + i)) for i, d in enumerate(real)]
+    return b"".join(struct.pack("<QQ", *pair) for pair in pairs).ljust(16 * DEVICE_SLOTS, b"\0")
+
+
+def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int, devices: Sequence[int] = ()) -> int:
+    """Install the SIGSYS handler that answers the trapped times() and sysinfo() and makes the trapped stat calls
+    with `devices` shown at fixed numbers (`_CALL_ANSWERS`, `shown_devices`); returns the address right after its
+    `syscall` instruction (where the filter lets the stat calls run), or 0 where this architecture has no handler.
+    Raises OSError where it cannot be installed (the run must not go on without it)."""
     code = _CALL_ANSWERS.get(machine)
     if code is None:
-        return False
-    page = code + sysinfo_template(memory_bytes)
+        return 0
+    page = code + sysinfo_template(memory_bytes) + shown_devices(devices)
     size = 4096
     mmap, mprotect, munmap = libc["mmap"], libc["mprotect"], libc["munmap"]  # function objects of their own
     mmap.restype, mmap.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
@@ -274,7 +306,7 @@ def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int) -> 
     action = _SigAction(handler=address, flags=SA_SIGINFO)
     if libc.sigaction(SIGSYS, ctypes.byref(action), None):
         raise OSError(ctypes.get_errno(), "sigaction(SIGSYS) for the trapped calls' answers failed")
-    return True
+    return int(address) + code.index(SYSCALL_INSTRUCTION) + len(SYSCALL_INSTRUCTION)
 # mmap with MAP_HUGETLB draws reserved huge pages from the machine's pool (vm.nr_hugepages), which no memory cgroup
 # here counts, up to the address-space limit: a host that reserves a few for a database would lend them to a run,
 # and whether the pool answers tells what the host reserves. ENOSYS, as on a kernel without hugetlbfs (memfd and
@@ -747,13 +779,15 @@ FIRST_UNJUDGED_SYSCALL = 470
 
 
 def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: bool = True,
-                     last_channel: int = 3, host_paths: tuple[int, ...] = (), call_answers: bool = False) -> bytes | None:
+                     last_channel: int = 3, host_paths: tuple[int, ...] = (), call_answers: bool = False,
+                     stat_from: int = 0) -> bytes | None:
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
     denied = arch.denied + (arch.metadata if deny_metadata else ())
     ld, jeq, jset, jge, ret, rsh, and_, ja = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54, 0x05
-    nr, arg0, arg1, arg2, arg3, arg5 = 0, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, low halves of arguments
+    nr, ip, arg0, arg1, arg2, arg3, arg5 = 0, 8, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, the
+    # instruction pointer's low half, low halves of arguments
     # Instructions as (code, jt label, jf label, k); labels resolve to relative jumps below.
     prog: list[tuple[int, str | None, str | None, int]] = [
         (ld, None, None, 4), (jeq, "skip", "next", arch.audit_arch), (ret, None, None, SECCOMP_RET_KILL_PROCESS),
@@ -781,7 +815,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
                                                    _MEMBARRIER[machine])]
     prog.append((jeq, "seccomp", "next", _SECCOMP[machine]))
     stats, copies = _CHANNEL_IDENTITY[machine]
-    prog += [(jeq, "channel", "next", n) for n in (*stats, *copies)]
+    # Where the handler makes the stat calls (`stat_from`: right after its syscall instruction), they are trapped
+    # for it from anywhere else, the channels' refusal first.
+    by_path, by_descriptor = _STAT_CALLS.get(machine, ((), ())) if call_answers and stat_from else ((), ())
+    prog += [(jeq, "stat_answer", "next", n) for n in by_path]
+    prog += [(jeq, "channel_stat" if n in by_descriptor else "channel", "next", n) for n in (*stats, *copies)]
     close, close_range = _CHANNEL_CLOSE[machine]
     prog += [(jeq, "channel_close", "next", close), (jeq, "channel_close_range", "next", close_range)]
     prog += [(jeq, "fcntl", "next", arch.fcntl),
@@ -828,6 +866,11 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
           (jeq, "fcntl_setfl", "next", F_SETFL), (ret, None, None, SECCOMP_RET_ALLOW))
     block("fcntl_setfl", (ld, None, None, arg2), (jset, "einval", "allow", disk.o_direct))
     block("channel", (ld, None, None, arg0), (jge, "allow", "eperm", last_channel + 1))  # AT_FDCWD lies above
+    if by_path or by_descriptor:
+        block("channel_stat", (ld, None, None, arg0), (jge, "stat_answer", "eperm", last_channel + 1))
+        block("stat_answer", (ld, None, None, ip), (jeq, "next", "stat_trap", stat_from & 0xFFFFFFFF),
+              (ld, None, None, ip + 4), (jeq, "allow", "stat_trap", stat_from >> 32))
+        block("stat_trap", (ret, None, None, SECCOMP_RET_TRAP))
     block("channel_close", (ld, None, None, arg0), (jge, "allow", "done", last_channel + 1))
     block("channel_close_range", (ld, None, None, arg0), (jge, "allow", "enosys", last_channel + 1))
     block("prctl", (ld, None, None, arg0), *[(jeq, "eperm", "next", o) for o in _REFUSED_PRCTLS],
@@ -894,7 +937,7 @@ class _SockFprog(ctypes.Structure):
 
 
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3,
-                    host_paths: tuple[int, ...] = (), memory_bytes: int = 0) -> str | None:
+                    host_paths: tuple[int, ...] = (), memory_bytes: int = 0, devices: Sequence[int] = ()) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes) and the random device's (the machine's entropy
@@ -917,12 +960,16 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     (waits on, or interrupts, every CPU of the machine) runs; the C library's own paths under /proc and /sys are
     not opened (ENOENT), where `host_paths` (`c_library_host_paths`) names their addresses; times() and sysinfo()
     are answered with fixed values (`install_call_answers`; sysinfo's memory `memory_bytes`) where the architecture
-    has the answer's code."""
+    has the answer's code, and there the stat calls show the run's own file systems (`devices`: their real st_dev)
+    at fixed device numbers."""
     machine = os.uname().machine
     if machine not in _ARCHES:
         return f"no seccomp syscall table for the {machine} architecture"
-    answers = install_call_answers(libc, machine, memory_bytes)
-    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, host_paths, answers)
+    answers = install_call_answers(libc, machine, memory_bytes, devices)
+    # A run that mounted nothing (no mount namespace) has no device number to show otherwise: its stat calls run
+    # untrapped (a trapped one costs a signal delivery, some microseconds).
+    program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, host_paths,
+                               bool(answers), answers if devices else 0)
     if program is None:
         return f"no seccomp syscall table for the {machine} architecture"
     buf = ctypes.create_string_buffer(program, len(program))

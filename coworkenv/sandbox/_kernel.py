@@ -107,9 +107,17 @@ def isolate_clocks(libc: ctypes.CDLL) -> str | None:
     return None
 
 
+# The device number of every file system the run mounts (a new superblock, not a bind), in the order they were
+# made: each took the lowest free number of the machine's anonymous devices, a live count of the machine's mounts,
+# which the seccomp layer's SIGSYS handler shows as fixed numbers (`_confine.shown_devices`).
+FRESH_DEVICES: list[int] = []
+
+
 def _mount(libc: ctypes.CDLL, src: str | None, dst: str, fstype: str | None, flags: int, data: str | None) -> None:
     enc = [None if s is None else s.encode() for s in (src, dst, fstype, data)]
     _check(libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]), f"mount {dst}")
+    if fstype is not None:
+        FRESH_DEVICES.append(os.stat(dst).st_dev)
 
 
 class _MountAttr(ctypes.Structure):

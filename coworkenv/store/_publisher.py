@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
+from coworkenv.checkpoint_manifest import checked_snapshot
+from coworkenv.held_folders import held_temp_dir, remove_abandoned
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
 from coworkenv.store._secret_scan import secret_in_table, secrets_set
 
@@ -76,6 +79,10 @@ def check_version(version: str) -> None:
         )
 
 
+FOLDER_STAGING = ".coworkenv-publish-"  # a folder publish's staging folder, beside the folder published
+SYSTEM_FOLDER_STAGING = "coworkenv-folder-"  # ... in the system's temp folder where it cannot be beside
+
+
 def _is_dataset_file(path: str) -> bool:
     return path == CARD_NAME or path.startswith(f"{DATA_DIR}/")
 
@@ -88,8 +95,8 @@ def _is_folder_file(path: str) -> bool:
 def release_upload(release: DatasetRelease) -> Iterator[Upload]:
     """Stage a release's files in a temp directory; it replaces `data/` and README.md."""
     check_version(release.version)
-    with tempfile.TemporaryDirectory(prefix="coworkenv-release-") as staging:
-        root = Path(staging)
+    # Held while in use: a publish killed here leaves a whole copy of the release, which a later publish removes.
+    with held_temp_dir("coworkenv-release-") as root:
         paths = stage_release(release, root)
         yield Upload(files={path: root / path for path in paths}, supersedes=_is_dataset_file)
 
@@ -107,11 +114,23 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         if path.is_file() and ".git" not in path.relative_to(folder).parts
         and not path.name.startswith(TEMP_PREFIX)  # half a file of a writer that was interrupted
     }
-    with tempfile.TemporaryDirectory(prefix="coworkenv-folder-") as staging:
-        card = Path(staging) / CARD_NAME
+    # On the disk of `folder`, so its files can be linked there (else copied into the system's temp folder); held
+    # while in use: a publish killed here leaves the staging folder, which a later publish beside it removes.
+    beside = os.access(folder.parent, os.W_OK | os.X_OK)
+    if beside:  # what a publish staged in the system's temp folder (a parent not writable, earlier versions) left
+        remove_abandoned(tempfile.gettempdir(), SYSTEM_FOLDER_STAGING)
+    with held_temp_dir(FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None
+                       ) as staging:
+        # The files published are linked into the staging folder and checked there against the checkpoint's record
+        # (when the folder has one): git's copy and the Hub's upload read the links, so a file renamed over an
+        # original after its check (a training saving again, a copy) is not published in the checked one's place.
+        snapshot = checked_snapshot(folder, files, staging / "files")
+        if isinstance(snapshot, str):
+            raise PublishError(f"{snapshot}; nothing was published")
+        card = staging / CARD_NAME
         atomic_write_bytes(card, card_md.encode())
-        files[CARD_NAME] = card  # the given card wins over a README.md inside the folder
-        yield Upload(files=files, supersedes=_is_folder_file)
+        snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
+        yield Upload(files=snapshot, supersedes=_is_folder_file)
 
 
 def stage_release(release: DatasetRelease, dest: Path) -> list[str]:

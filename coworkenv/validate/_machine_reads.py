@@ -31,14 +31,27 @@ SUPPORTED = (3, 11)
 _READS = {
     "sys": frozenset({"version", "version_info", "hexversion", "implementation", "api_version", "abiflags",
                       "executable", "_base_executable", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix",
-                      "platlibdir", "path", "_git", "_framework", "thread_info"}),
+                      "platlibdir", "path", "_git", "_framework", "thread_info",
+                      # the interpreter's build: its objects' sizes, the modules it ships or builds in
+                      "getsizeof", "stdlib_module_names", "builtin_module_names"}),
     "platform": frozenset({"machine", "processor", "uname", "platform", "architecture", "python_version",
                            "python_version_tuple", "python_build", "python_compiler", "python_branch",
                            "python_revision", "libc_ver", "freedesktop_os_release"}),
     "os": frozenset({"uname", "confstr", "confstr_names", "sched_getaffinity", "getloadavg", "statvfs"}),
     "sysconfig": frozenset({"*"}),
     "shutil": frozenset({"disk_usage"}),
+    # the memory page (4 KiB on x86-64, 16 or 64 KiB on many ARM machines)
+    "resource": frozenset({"getpagesize"}),
+    "mmap": frozenset({"PAGESIZE", "ALLOCATIONGRANULARITY"}),
+    # the suffixes of native modules, which name the CPU and the interpreter (`.cpython-311-x86_64-linux-gnu.so`)
+    "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES"}),
+    "_imp": frozenset({"extension_suffixes"}),
 }
+# The limits the sandbox sets to values of its own, the same on every machine; the others (the stack's soft limit)
+# are the host's (`ulimit -s`).
+_SANDBOX_LIMITS = frozenset({"RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE",
+                             "RLIMIT_MEMLOCK", "RLIMIT_MSGQUEUE", "RLIMIT_NICE", "RLIMIT_NOFILE", "RLIMIT_NPROC",
+                             "RLIMIT_OFILE", "RLIMIT_RSS", "RLIMIT_RTPRIO", "RLIMIT_RTTIME", "RLIMIT_SIGPENDING"})
 # What the sandbox answers alike on every machine: `uname()`'s fields other than the machine.
 _SANDBOXED_FIELDS = frozenset({"system", "sysname", "node", "nodename", "release", "version"})
 _SANDBOXED_INDEXES = frozenset({0, 1, 2, 3})
@@ -57,6 +70,9 @@ def machine_read(code: str) -> str | None:
     names = imported_names(tree)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
+        other = _build_read(node, names)
+        if other is not None:
+            return other
         if not isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Subscript)) or \
                 isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
             continue
@@ -75,6 +91,21 @@ def machine_read(code: str) -> str | None:
         outer = parents.get(node)
         shown = outer if isinstance(outer, ast.Call) and outer.func is node else node
         return f"`{ast.unparse(shown)}`"
+    return None
+
+
+def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
+    """A read of the machine by a call no member names alone: an object's size by its own method (`'ab'.__sizeof__()`,
+    the interpreter's build), a resource limit the sandbox leaves the host's (`resource.getrlimit(RLIMIT_STACK)`)."""
+    if not isinstance(node, ast.Call):
+        return None
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "__sizeof__":
+        return f"`{ast.unparse(node)}`"
+    if canonical(qualified(node.func, names) or "") == "resource.getrlimit" and node.args:
+        limit = node.args[0]
+        named = qualified(limit, names) if isinstance(limit, (ast.Attribute, ast.Name)) else None
+        if named is None or named.rpartition(".")[2] not in _SANDBOX_LIMITS:
+            return f"`{ast.unparse(node)}`"
     return None
 
 

@@ -10,8 +10,13 @@ static reading behind `nondeterministic_check` (`coworkenv.validate._entropy_tel
   `next(iter(s))`, `s.pop()`, `','.join(s)`, `list(dict.fromkeys(s))[0]`, `enumerate(s)`, `max(s, key=len)`):
   `coworkenv.validate._set_orders`.
 - What the sandbox draws for each run: the scratch directory's random name (`sys.argv`, the environment's
-  temporary-directory variables or the whole environment, the absolute form of a relative path); the calls that read it,
-  a temporary name, the mapped user id or the process's counters are in `_entropy_tells.UNREACHED`.
+  temporary-directory variables or the whole environment, the same expanded in a text, `os.path.expandvars('$TMPDIR')`,
+  the absolute form of a relative path); the calls that read it, a temporary name, the mapped user id or the process's
+  counters are in `_entropy_tells.UNREACHED` (a file's owner, the mapped id too, is read by `stat`, which
+  `_probe_tells.file_times` rejects whole).
+- A clock that counts from an arbitrary start, asked by its id (`time.clock_gettime(time.CLOCK_MONOTONIC)`,
+  `CLOCK_BOOTTIME`, the process's or thread's CPU time): the probes move only the wall clocks (`CLOCK_REALTIME`,
+  `CLOCK_TAI`), and these read the machine's uptime (or the time namespace's, about a second), or its load.
 
 A check that judges an agent's work from the state has no use for any of them, and one that fails one agent in a
 thousand by them passes every probe run (the probes move clocks and pin generators, not these)."""
@@ -19,6 +24,7 @@ thousand by them passes every probe run (the probes move clocks and pin generato
 from __future__ import annotations
 
 import ast
+import re
 
 from coworkenv.validate._module_lookups import called_name, constant_text, qualified
 from coworkenv.validate._set_orders import set_order_read
@@ -32,6 +38,10 @@ _ADDRESSED_CALLS = frozenset({"object", "iter", "map", "filter", "zip", "enumera
 _TEXT_OF = frozenset({"str", "repr", "ascii", "format"})
 _TEMP_VARS = frozenset({"TMPDIR", "TEMP", "TMP"})
 _ENVIRON = frozenset({"os.environ", "os.environb"})
+_EXPANDS = frozenset({"os.path.expandvars", "posixpath.expandvars"})
+_CLOCK_READS = frozenset({"time.clock_gettime", "time.clock_gettime_ns"})
+_WALL_CLOCKS = frozenset({"CLOCK_REALTIME", "CLOCK_TAI"})
+_WALL_CLOCK_IDS = frozenset({0, 11})
 
 
 def is_address_or_hash(call: ast.Call, names: dict[str, str]) -> bool:
@@ -66,7 +76,21 @@ def drawn_per_run(tree: ast.Module, names: dict[str, str]) -> str | None:
         scratch = _scratch_read(node, names, parents)
         if scratch is not None:
             return f"`{ast.unparse(node)}`, {scratch}"
+        if isinstance(node, ast.Call) and _arbitrary_clock(node, names):
+            return f"`{ast.unparse(node)}`, a clock that counts from an arbitrary start (the boot, the process's " \
+                "CPU time), which no probe moves"
     return set_order_read(tree, names)
+
+
+def _arbitrary_clock(call: ast.Call, names: dict[str, str]) -> bool:
+    """`time.clock_gettime(time.CLOCK_MONOTONIC)`: a clock other than the wall clocks the probes move, asked by id."""
+    if called_name(call, names) not in _CLOCK_READS or not call.args:
+        return False
+    clock = call.args[0]
+    if isinstance(clock, ast.Constant):
+        return clock.value not in _WALL_CLOCK_IDS
+    named = qualified(clock, names)
+    return named is None or named.rpartition(".")[2] not in _WALL_CLOCKS
 
 
 def _bound(tree: ast.Module, kind: object) -> set[str]:
@@ -158,6 +182,10 @@ def _scratch_read(node: ast.AST, names: dict[str, str], parents: dict[ast.AST, a
         key = constant_text(node.args[0]) if node.args else None
         if key is None or key in _TEMP_VARS:
             return "a variable of the environment that names the run's scratch directory"
+    if called in _EXPANDS:  # `os.path.expandvars('$TMPDIR/x')`: the variable's value in the text
+        text = constant_text(node.args[0]) if node.args else None
+        if text is None or any(re.search(rf"\$(?:{var}\b|\{{{var}\}})", text) for var in _TEMP_VARS):
+            return "the environment's variable that names the run's scratch directory, expanded in a text"
     # two absolute forms compared for equality share the scratch prefix: a path normalised, not read
     compared = isinstance(parents.get(node), ast.Compare) and all(
         isinstance(op, (ast.Eq, ast.NotEq)) for op in parents[node].ops)  # type: ignore[attr-defined]

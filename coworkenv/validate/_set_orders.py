@@ -11,11 +11,18 @@ first member (`next(...)`, `__next__()`, a loop that returns or breaks), `pop()`
 text (`str`, `repr`, `json.dumps`, an f-string), a comparison of the sequence, a position paired with each member
 (`enumerate`, `zip` with another iterable), and a choice among ties (`min`/`max` by a key, `functools.reduce`,
 `Counter.most_common`), and floats added in it and compared exactly (`sum(price[n] for n in names) == 0.6`: float
-addition is not associative). The check's own functions and lambdas are read for what they do with a set's order
-given to them (`def first(xs): return list(xs)[0]`, `lambda xs: ','.join(xs)`), hand back, or make (`def names(rows):
-return {...}`), one level deep. Membership, size, `sorted()` without a key, `min`/`max` without one, `sum` of whole
-numbers, a rounded or tolerant sum, a dict's lookup by key and a comparison of dicts or sets keep no order and are
-left alone."""
+addition is not associative), also through a name (`expected = 0.6`, `total = sum(...)`, `total += prices[n]` in a
+loop over the set). The check's own functions, lambdas, methods (called bound: `self.first(s)`) and generators
+(`for x in xs: yield x`) are read for what they do with a set's order given to them (`def first(xs): return
+list(xs)[0]`, `lambda xs: ','.join(xs)`), hand back, or make (`def names(rows): return {...}`), with what the others
+do known, to a fixpoint. The order is carried, too, by an attribute bound to it (`self.names = {...}`, read as
+`self.names`), by what a loop over it fills in turn (`out.append(x)`, `text += x + ','`), by a deque and by the n best
+by a key (`heapq.nlargest(1, s, key=len)`), and read by an unpacking (`first, *rest = s`), a seeded generator's
+choice among its members (`random.Random(7).choice(list(s))`), `pickle`/`marshal` bytes, `'%s' %` and `str.format`
+text, `print(*s, file=out)`, a CSV row, `statistics.mode`, `operator.itemgetter`. Membership, size, `sorted()`
+without a key, `min`/`max` without one, `sum` of whole numbers, a rounded or tolerant sum, a dict's lookup by key, a
+comparison of dicts or sets, an empty list compared (`errors == []`) and a pickle read back at once keep no order and
+are left alone."""
 
 from __future__ import annotations
 
@@ -35,6 +42,16 @@ _MAPPINGS = frozenset({"dict", "dict.fromkeys", "collections.OrderedDict", "coll
 _TEXT = frozenset({"str", "repr", "ascii", "format"})
 _TIES = frozenset({"min", "max"})
 _POPS = frozenset({"pop", "popitem", "popleft", "__next__"})
+# Calls whose value is a sequence in the order of what they are given: a deque, and the n best by a key (ties).
+_SEQUENCE_CALLS = frozenset({"collections.deque", "heapq.nlargest", "heapq.nsmallest"})
+# Calls that read the order of what they are given: its serialised bytes or text, the first of equally common
+# members, a generator seeded by the check (a fixed draw of positions, whatever member stands there).
+_ORDER_READERS = frozenset({"json.dumps", "json.dump", "pickle.dumps", "pickle.dump", "_pickle.dumps",
+                            "marshal.dumps", "marshal.dump", "statistics.mode", "statistics.multimode"})
+_DRAWS = frozenset({"choice", "choices", "sample"})
+# Methods that put what they are given in turn into a list or a stream: `out.append(x)` in a loop over a set.
+_APPENDS = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
+_WRITES = frozenset({"writerow", "writerows", "writelines"})
 
 
 def set_order_read(tree: ast.Module, names: dict[str, str]) -> str | None:
@@ -57,10 +74,24 @@ class _Reader:
         self.mappings: set[str] = set()  # those of them that are mappings (a subscript is a lookup by key)
         # the check's own functions and lambdas, by name: what each does with a set's order given to it
         self.functions: dict[str, _Function] = {} if functions is None else functions
-        bindings = [(t.id, n.value) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign,
+        # names, and attributes by their name (`self.names = {...}`, read in a method or a property as `self.names`)
+        bindings = [(name, n.value) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign,
                                                                                 ast.NamedExpr))
                     and n.value is not None
-                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)]
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                    if (name := _target(t)) is not None]
+        # float values by name: `total = 0.6`, `prices = {'a': 0.1}` (a mapping of floats), `t = sum(...)`
+        self.floats: set[str] = set()
+        self.float_maps: set[str] = set()
+        self.sums: dict[str, ast.Call] = {}
+        self.float_totals: set[str] = set()  # floats added up in a loop over a set (`total += prices[n]`)
+        # names that start as text or a list (`out = ''`, `out = []`), which `out += x` grows in turn
+        self.texts = {name for name, value in bindings if isinstance(value, (ast.List, ast.Tuple)) or
+                      (isinstance(value, ast.Constant) and isinstance(value.value, str))}
+        loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))]
+        # `pickle.loads(pickle.dumps(s))`: bytes read back at once, into a set again, show no order
+        self.read_back = {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args and
+                          (qualified(n.func, names) or "").endswith(".loads")}
         if functions is None:
             self._read_functions(tree, names, bindings)
         changed = True
@@ -73,28 +104,60 @@ class _Reader:
                 if name not in self.mappings and self.mapping(value):
                     self.mappings.add(name)
                     changed = True
+                if name not in self.floats and self.floaty(value):
+                    self.floats.add(name)
+                    changed = True
+                if name not in self.float_maps and _float_mapping(value, self):
+                    self.float_maps.add(name)
+                    changed = True
+                if name not in self.sums and isinstance(value, ast.Call) and self._builtin(value.func) == "sum":
+                    self.sums[name] = value
+            for loop in loops:  # `for x in s: out.append(x)`: the list is filled in the set's order
+                if not self.carries(loop.iter):
+                    continue
+                for name in _accumulated(loop, self):
+                    if name not in self.ordered:
+                        self.ordered.add(name)
+                        changed = True
+                self.float_totals |= _float_totals(loop, self)
 
     def _read_functions(self, tree: ast.AST, names: dict[str, str], bindings: list[tuple[str, ast.expr]]) -> None:
-        """What each function the check defines (`def first(xs): return list(xs)[0]`, `pick = lambda xs: ...`) does
-        with a set's order given to it: which parameters it reads the order of, which it hands back carrying it, and
-        whether it returns a set's order of its own making. One level deep: a function is read with the others
-        unknown, so a read through two of the check's own functions is not followed."""
+        """What each function the check defines (`def first(xs): return list(xs)[0]`, `pick = lambda xs: ...`, a
+        method, a generator) does with a set's order given to it: which parameters it reads the order of, which it
+        hands back carrying it, and whether it returns a set's order of its own making. Each is read with what the
+        others do known, again until nothing changes, so a read through any depth of the check's own calls
+        (`def firsts(xs): return as_list(xs)[0]`) is followed."""
         defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {
             n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         defined.update({name: value for name, value in bindings if isinstance(value, ast.Lambda)})
-        self.functions.update({name: _Function.read(node, names) for name, node in defined.items()})
+        methods = {f.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for f in n.body
+                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        # a second round only where one of them calls another (by name or as a method)
+        calling = any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) in defined or
+                                                   getattr(n.func, "attr", None) in defined)
+                      for node in defined.values() for n in ast.walk(node))
+        for _ in range(len(defined) + 1 if calling else 1):  # a round can only add what one reads, passes or makes
+            read = {name: _Function.read(node, names, self.functions, method=name in methods)
+                    for name, node in defined.items()}
+            if all(name in self.functions and read[name].same(self.functions[name]) for name in read):
+                break
+            self.functions.update(read)
 
     def _own(self, call: ast.Call) -> tuple[_Function, list[ast.expr | None]] | None:
         """The check's own function a call calls (by its name, or a lambda called in place) with the arguments that
         meet each of its parameters, in order (None where none does)."""
         func = call.func
+        bound = False
         if isinstance(func, ast.Lambda):
-            own = _Function.read(func, self.names)
+            own = _Function.read(func, self.names, self.functions)
         elif isinstance(func, ast.Name) and func.id in self.functions and func.id not in self.names:
             own = self.functions[func.id]
+        elif isinstance(func, ast.Attribute) and func.attr in self.functions and own_method(func, self.names):
+            own = self.functions[func.attr]  # `self.first(s)`, `Names().first(s)`: a method of the check's class
+            bound = own.method
         else:
             return None
-        return own, own.arguments(call)
+        return own, own.arguments(call, bound=bound)
 
     def _builtin(self, func: ast.expr) -> str | None:
         return func.id if isinstance(func, ast.Name) and func.id not in self.names else None
@@ -113,6 +176,8 @@ class _Reader:
             return True
         if isinstance(expr, ast.Name):
             return expr.id in self.ordered
+        if isinstance(expr, ast.Attribute) and isinstance(expr.ctx, ast.Load):
+            return _target(expr) in self.ordered
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SET_OPS):
             return self.carries(expr.left) or self.carries(expr.right)
         if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.DictComp)):
@@ -136,7 +201,12 @@ class _Reader:
         called = qualified(func, self.names) or ""
         if called in _MAPPINGS or called.startswith(("itertools.", "collections.")):
             return any(self.carries(a) for a in args)
+        if called in _SEQUENCE_CALLS:  # `heapq.nlargest(1, s, key=len)`: its ties in the set's order
+            return (called == "collections.deque" or any(k.arg == "key" for k in expr.keywords)) and \
+                any(self.carries(a) for a in args)
         if isinstance(func, ast.Attribute):
+            if func.attr == "__iter__":  # `s.__iter__()`
+                return self.carries(func.value)
             if func.attr in _SET_METHODS or func.attr in _VIEWS:
                 held = func.value
                 if isinstance(held, ast.Name) and held.id in _SETS and held.id not in self.names:  # `set.union(s, t)`
@@ -162,6 +232,10 @@ class _Reader:
         """A sequence in a set's order, whose index, cut, `.index()` or comparison reads positions."""
         if isinstance(expr, ast.Name):
             return expr.id in self.ordered and expr.id not in self.mappings
+        if isinstance(expr, ast.Attribute):
+            return self.carries(expr) and _target(expr) not in self.mappings
+        if isinstance(expr, ast.Call) and (qualified(expr.func, self.names) or "") in _SEQUENCE_CALLS:
+            return self.carries(expr)
         if isinstance(expr, ast.ListComp):
             return self.carries(expr)
         if isinstance(expr, (ast.List, ast.Tuple)):
@@ -176,6 +250,8 @@ class _Reader:
         are known by a float among the compared sides, the sum's start (`sum(xs, 0.0)`) or its terms
         (`float(...)`, a float constant); a sum of a set itself is left alone (a set of numbers iterates by their
         values, unsalted), and so is a sum of whole numbers, which any order adds alike."""
+        if isinstance(expr, ast.Name) and expr.id in self.sums:  # `total = sum(...)` compared as `total == 0.6`
+            expr = self.sums[expr.id]
         if not (isinstance(expr, ast.Call) and self._builtin(expr.func) == "sum" and expr.args):
             return False
         terms = expr.args[0]
@@ -183,22 +259,46 @@ class _Reader:
             return False
         start = [*expr.args[1:2], *(k.value for k in expr.keywords if k.arg == "start")]
         elt = terms.elt if isinstance(terms, (ast.GeneratorExp, ast.ListComp)) else None
-        return any(_is_float(e) for e in (*start, *(s for s in sides if s is not expr))) or \
-            (elt is not None and (_is_float(elt) or (isinstance(elt, ast.Call) and self._builtin(elt.func) == "float")))
+        return any(self.floaty(e) for e in (*start, *(s for s in sides if s is not expr))) or \
+            (elt is not None and self.floaty(elt))
+
+    def floaty(self, expr: ast.expr) -> bool:
+        """A float: a float constant (`0.6`, `-0.5`), `float(...)`, a true division, a name bound to one, or a value
+        looked up in a mapping of floats (`prices[n]` where `prices = {'a': 0.1}`)."""
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+            return self.floaty(expr.operand)
+        if _is_float(expr):
+            return True
+        if isinstance(expr, ast.Name):
+            return expr.id in self.floats
+        if isinstance(expr, ast.BinOp):
+            return isinstance(expr.op, ast.Div) or self.floaty(expr.left) or self.floaty(expr.right)
+        if isinstance(expr, ast.Subscript):
+            return isinstance(expr.value, ast.Name) and expr.value.id in self.float_maps
+        return isinstance(expr, ast.Call) and self._builtin(expr.func) == "float"
 
     def reads_order(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Subscript):
             return self.sequence(node.value)
         if isinstance(node, ast.For):  # `for x in s: return x`: the first member it meets
             return self.carries(node.iter) and _stops_by_member(node)
+        if isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
+            return self.carries(node.value)  # `first, *rest = s`: members bound by position
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and \
+                isinstance(node.left.value, str):  # `'%s' % (list(s),)`: its text
+            return any(self.carries(e) for e in (node.right.elts if isinstance(node.right, ast.Tuple)
+                                                 else [node.right]))
         if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Name):
             return node.value.id in ("id", "hash") and node.value.id not in self.names  # `sorted(rows, key=id)`
         if isinstance(node, ast.Compare):
             sides = (node.left, *node.comparators)
             if any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops) and \
-                    any(self.float_sum(side, sides) for side in sides):
+                    any(self.float_sum(side, sides) or (isinstance(side, ast.Name) and side.id in self.float_totals)
+                        for side in sides):
                 return True
-            return any(self.sequence(side) for side in sides) and \
+            # `errors == []`: no member, no order to read
+            empty = any(isinstance(side, (ast.List, ast.Tuple)) and not side.elts for side in sides)
+            return any(self.sequence(side) for side in sides) and not empty and \
                 not all(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in node.ops)
         if isinstance(node, ast.FormattedValue):
             return self.carries(node.value)
@@ -223,11 +323,22 @@ class _Reader:
             return any(self.carries(a) for a in args) and len({ast.dump(a) for a in args}) > 1
         if builtin in _TIES and any(k.arg == "key" for k in node.keywords) and args:
             return self.carries(args[0])  # ties by the key fall to the set's order
+        if builtin == "print":  # `print(*s, file=out)`: its members in turn as text the check can read back
+            return any(k.arg == "file" for k in node.keywords) and any(
+                isinstance(a, ast.Starred) and self.carries(a.value) for a in args)
         called = qualified(func, self.names) or ""
-        if called in ("functools.reduce", "json.dumps") and args:
+        if (called == "functools.reduce" or called in _ORDER_READERS) and args and id(node) not in self.read_back:
             return self.carries(args[1] if called == "functools.reduce" and len(args) > 1 else args[0])
+        if isinstance(func, ast.Call) and (qualified(func.func, self.names) or "") == "operator.itemgetter" and args:
+            return self.sequence(args[0])  # `operator.itemgetter(0)(list(s))`
         if not isinstance(func, ast.Attribute):
             return False
+        if func.attr in _DRAWS and args:  # `random.Random(7).choice(list(s))`: a fixed position, a member by order
+            return self.carries(args[0])
+        if func.attr in _WRITES and args:  # `csv.writer(out).writerow(s)`
+            return self.carries(args[0])
+        if func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+            return any(self.carries(a) for a in (*args, *(k.value for k in node.keywords)))
         if func.attr in _POPS and not args:
             return self.carries(func.value)
         if func.attr == "index" and args:
@@ -249,6 +360,58 @@ def _stops_by_member(loop: ast.For) -> bool:
     return bool(values) and not (constant and len(values) == 1)
 
 
+def _target(target: ast.expr) -> str | None:
+    """What an assignment binds: a name (`names`), or an attribute of a name (`self.names` of `self.names = ...`,
+    read as `self.names` in a method or a property)."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return f"{target.value.id}.{target.attr}"
+    return None
+
+
+def _accumulated(loop: ast.For | ast.AsyncFor, reader: _Reader) -> set[str]:
+    """The names a loop fills in the order it meets its members: `out.append(x)`, `out.extend(...)`, `out += [x]`,
+    `text += x` (text or a list grown by what the loop met), not `count += 1` or a sum of numbers."""
+    met = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+    def meets(expr: ast.expr) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in met for n in ast.walk(expr))
+    filled: set[str] = set()
+    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _APPENDS and \
+                isinstance(node.func.value, ast.Name) and any(meets(a) for a in node.args):
+            filled.add(node.func.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+            value = node.value
+            grown = isinstance(value, (ast.List, ast.Tuple, ast.JoinedStr)) or \
+                (isinstance(value, ast.Name) and node.target.id in reader.texts) or \
+                (isinstance(value, ast.BinOp) and any(isinstance(v, ast.Constant) and isinstance(v.value, str)
+                                                      for v in (value.left, value.right)))
+            if grown and meets(value):
+                filled.add(node.target.id)
+    return filled
+
+
+def _float_totals(loop: ast.For | ast.AsyncFor, reader: _Reader) -> set[str]:
+    """The names a loop adds floats to in the order it meets its members (`total += prices[n]`)."""
+    return {node.target.id for stmt in loop.body for node in ast.walk(stmt)
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name)
+            and (reader.floaty(node.value) or node.target.id in reader.floats)}
+
+
+def _float_mapping(expr: ast.expr, reader: _Reader) -> bool:
+    """A mapping whose values are floats: `{'a': 0.1, 'b': 0.2}`, `{n: p / 100 for ...}`."""
+    if isinstance(expr, ast.Dict):
+        return bool(expr.values) and all(reader.floaty(v) for v in expr.values)
+    return isinstance(expr, ast.DictComp) and reader.floaty(expr.value)
+
+
+def own_method(func: ast.Attribute, names: dict[str, str]) -> bool:
+    """Whether `x.name(...)` may call a method the check defines: not a module's member (`os.name`)."""
+    return qualified(func, names) is None
+
+
 def _is_float(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and isinstance(expr.value, float)
 
@@ -258,37 +421,53 @@ class _Function:
     whose order it reads (`reads`) or returns carried (`passes`), and whether it returns a set's order of its own
     (`makes_set`: `def names(rows): return {r['name'] for r in rows}`)."""
 
-    def __init__(self, params: list[str], reads: set[int], passes: set[int], makes_set: bool) -> None:
+    def __init__(self, params: list[str], reads: set[int], passes: set[int], makes_set: bool,
+                 method: bool = False) -> None:
         self.params, self.reads, self.passes, self.makes_set = params, reads, passes, makes_set
+        self.method = method  # called bound (`obj.first(s)`): its first parameter is the object, not an argument
+
+    def same(self, other: _Function) -> bool:
+        return (self.reads, self.passes, self.makes_set) == (other.reads, other.passes, other.makes_set)
 
     @classmethod
-    def read(cls, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, names: dict[str, str]) -> _Function:
+    def read(cls, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, names: dict[str, str],
+             functions: dict[str, _Function] | None = None, *, method: bool = False) -> _Function:
+        """Read with what the check's other functions do (`functions`, as known so far); a method (`method`) other
+        than a static one is called bound."""
         params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
         local = {k: v for k, v in names.items() if k not in params}
         body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
         holder: ast.AST = node.body if isinstance(node, ast.Lambda) else ast.Module(body=node.body, type_ignores=[])
+        known = dict(functions or {})
+        static = not isinstance(node, ast.Lambda) and any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
         def returned(reader: _Reader) -> bool:
             if isinstance(node, ast.Lambda):
                 return reader.carries(node.body)
-            return any(isinstance(n, ast.Return) and n.value is not None and reader.carries(n.value)
-                       for part in body for n in ast.walk(part))
+            parts = [n for part in body for n in ast.walk(part)]
+            # a generator hands back what it yields in the order it meets it: `for x in xs: yield x`
+            yields = any(isinstance(n, ast.YieldFrom) and reader.carries(n.value) for n in parts) or any(
+                isinstance(n, (ast.For, ast.AsyncFor)) and reader.carries(n.iter) and
+                any(isinstance(y, ast.Yield) for stmt in n.body for y in ast.walk(stmt)) for n in parts)
+            return yields or any(isinstance(n, ast.Return) and n.value is not None and reader.carries(n.value)
+                                 for n in parts)
 
         reads, passes = set(), set()
         for index, param in enumerate(params):
-            reader = _Reader(holder, local, frozenset({param}), functions={})
+            reader = _Reader(holder, local, frozenset({param}), functions=known)
             if any(reader.reads_order(n) for part in body for n in ast.walk(part)):
                 reads.add(index)
             if returned(reader):
                 passes.add(index)
-        makes_set = returned(_Reader(holder, local, functions={}))
-        return cls(params, reads, passes, makes_set)
+        makes_set = returned(_Reader(holder, local, functions=known))
+        return cls(params, reads, passes, makes_set, method=method and not static)
 
-    def arguments(self, call: ast.Call) -> list[ast.expr | None]:
+    def arguments(self, call: ast.Call, *, bound: bool = False) -> list[ast.expr | None]:
         """The argument that meets each parameter, by position or keyword (None where none does or a `*args` hides
-        which)."""
+        which); a bound call's first parameter is met by the object it is called on."""
         given: list[ast.expr | None] = [None] * len(self.params)
-        for index, arg in enumerate(call.args):
+        for index, arg in enumerate(call.args, start=1 if bound else 0):
             if isinstance(arg, ast.Starred):
                 break
             if index < len(given):

@@ -24,7 +24,11 @@ from trainers.rendering import read_rendering, write_rendering
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny checkpoint put in place as a training puts one (staging folder, `replace_dir`)."""
+    return save_tiny_checkpoint(tmp_path_factory.mktemp("saved") / "ckpt")
+
+
+def save_tiny_checkpoint(out_dir: Path) -> Path:
+    """A tiny checkpoint put in place at `out_dir` as a training puts one (staging folder, `replace_dir`)."""
     from trainers.chat_templates import trl_chat_template
     from trainers.tiny_model import TinyModelSpec, build_tiny_model
 
@@ -32,7 +36,6 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          num_attention_heads=2, num_key_value_heads=1, head_dim=16, min_token_frequency=1)
     model, tokenizer = build_tiny_model(["<|im_start|>user\nhello<|im_end|>\n"] * 4, spec, 0,
                                         trl_chat_template("qwen3_training"))
-    out_dir = tmp_path_factory.mktemp("saved") / "ckpt"
     with checkpoint_staging(out_dir) as staging:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)

@@ -108,14 +108,19 @@ class _Engine:
         return [types.SimpleNamespace(outputs=[completion], prompt_token_ids=[0]) for _ in conversations]
 
 
-@pytest.fixture
-def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> None:
+def fake_vllm_module() -> types.ModuleType:
+    """A `vllm` module holding what the offline backend uses besides its engine (`LLM`, given by the caller)."""
     module = types.ModuleType("vllm")
     sampling = types.ModuleType("vllm.sampling_params")
     sampling.StructuredOutputsParams = lambda **kw: kw  # type: ignore[attr-defined]
     module.sampling_params = sampling  # type: ignore[attr-defined]
     module.SamplingParams = lambda **kw: kw  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vllm", module)
+    return module
+
+
+@pytest.fixture
+def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vllm", fake_vllm_module())
 
 
 def _checkpoint(folder: Path, said: str) -> Path:

@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -182,6 +183,7 @@ class VLLMServer:
     log_path: Path
     model: str = SERVED_MODEL_NAME
     model_dir: Path | None = None
+    rpc_dir: Path | None = None
     timings_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -192,16 +194,17 @@ class VLLMServer:
         return _tail(self.log_path, lines)
 
     def stop(self, grace_s: float = 15.0) -> None:
-        """Stop the server's process group: SIGTERM, then SIGKILL after `grace_s`."""
-        if self.process.poll() is not None:
-            return
-        pgid = self.process.pid  # start_new_session made the server its own group leader
-        os.killpg(pgid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(pgid, signal.SIGKILL)
-            self.process.wait(timeout=grace_s)
+        """Stop the server's process group (SIGTERM, then SIGKILL after `grace_s`) and remove its sockets' folder."""
+        if self.process.poll() is None:
+            pgid = self.process.pid  # start_new_session made the server its own group leader
+            os.killpg(pgid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(pgid, signal.SIGKILL)
+                self.process.wait(timeout=grace_s)
+        if self.rpc_dir is not None:
+            shutil.rmtree(self.rpc_dir, ignore_errors=True)
 
 
 def server_command(model_dir: Path, port: int, max_model_len: int = 32768) -> list[str]:
@@ -223,8 +226,10 @@ def server_command(model_dir: Path, port: int, max_model_len: int = 32768) -> li
     ]
 
 
-def server_env() -> dict[str, str]:
-    """Environment for the server: CPU KV cache size, offline hub, no usage reporting."""
+def server_env(rpc_dir: Path) -> dict[str, str]:
+    """Environment for the server: CPU KV cache size, offline hub, no usage reporting, and `rpc_dir` for the ZMQ
+    sockets its processes talk through (vLLM puts them in the system's temp folder, and a stopped server leaves
+    them there: 14 a test run)."""
     env = dict(os.environ)
     env.update(
         {
@@ -234,9 +239,18 @@ def server_env() -> dict[str, str]:
             "TRANSFORMERS_OFFLINE": "1",
             "VLLM_NO_USAGE_STATS": "1",
             "DO_NOT_TRACK": "1",
+            "VLLM_RPC_BASE_PATH": str(rpc_dir),
         }
     )
     return env
+
+
+def _rpc_dir(near: Path) -> Path:
+    """A new folder in `near` for one vLLM run's sockets, or in the temp folder where a socket's path in `near` (the
+    folder, `/` and a 36-character uuid) would pass the 107 bytes a unix socket's path may have."""
+    if len(os.fsencode(near.resolve())) + 1 + len("vllm-rpc-12345678") + 1 + 36 <= 107:
+        return Path(tempfile.mkdtemp(prefix="vllm-rpc-", dir=near))
+    return Path(tempfile.mkdtemp(prefix="vllm-rpc-"))
 
 
 def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600) -> VLLMServer:
@@ -244,12 +258,13 @@ def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600
     port = free_port()
     started = time.monotonic()
     log = log_path.open("wb")
+    rpc_dir = _rpc_dir(log_path.parent)
     process = subprocess.Popen(
         server_command(model_dir, port), stdout=log, stderr=subprocess.STDOUT,
-        env=server_env(), cwd=model_dir, start_new_session=True,
+        env=server_env(rpc_dir), cwd=model_dir, start_new_session=True,
     )
     log.close()
-    server = VLLMServer(process=process, port=port, log_path=log_path)
+    server = VLLMServer(process=process, port=port, log_path=log_path, rpc_dir=rpc_dir)
     deadline = started + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -329,11 +344,15 @@ def run_offline_smoke(model_dir: Path, requests: list[dict[str, object]], workdi
     """Run `VLLMOfflineBackend` on the CPU in the vLLM venv; return results, stats and timings."""
     requests_path, out_path = workdir / "offline_requests.json", workdir / "offline_results.json"
     requests_path.write_text(json.dumps(requests))
-    result = subprocess.run(
-        [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
-         str(requests_path), str(out_path)],
-        cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, timeout=timeout_s, check=False,
-    )
+    rpc_dir = _rpc_dir(workdir)
+    try:
+        result = subprocess.run(
+            [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
+             str(requests_path), str(out_path)],
+            cwd=REPO_ROOT, env=server_env(rpc_dir), capture_output=True, text=True, timeout=timeout_s, check=False,
+        )
+    finally:
+        shutil.rmtree(rpc_dir, ignore_errors=True)
     if result.returncode != 0 or not out_path.exists():
         raise VLLMSetupError(f"offline vLLM run failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
     data: dict[str, object] = json.loads(out_path.read_text())
