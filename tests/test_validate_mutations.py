@@ -531,22 +531,26 @@ def test_date_time_arguments_are_respelled_as_the_same_instant() -> None:
 
 def test_a_slower_agent_is_replayed_only_where_a_stream_or_a_delayed_job_runs() -> None:
     """Each turn with a write of a spec with a log stream is replayed with a quiet read repeated until the slowest
-    stream adds a line; where a rule's effect is delayed (or due at a set time), also with `EXTRA_READS` reads right
-    after the turn's last write (frames not counted); a spec with neither gets no replay."""
-    from coworkenv.validate._pace import EXTRA_READS, slower_agents
+    stream adds a line; where a rule's effect is delayed (or due at a set time), also with as many reads as the step
+    budget leaves right after the turn's last write (frames counted), and once without the quiet reads after the
+    call that starts a delayed effect (the quicker agent); a spec with neither gets no replay."""
+    from coworkenv.validate._pace import EXTRA_READS, reads_left, slower_agents
 
     incident = load_example("incident_rollback")
     found = list(slower_agents(incident))
     assert [f.path for f in found] == ["reference[0].steps[0]", "reference[0].steps[5]",
-                                       "reference[1].steps[0]", "reference[1].steps[2]"]
+                                       "reference[1].steps[0]", "reference[1].steps[2]", "reference[0].steps[5]"]
+    quicker = found[-1]
+    assert quicker.calls_must_succeed and "quiet read" in quicker.description
+    assert sum(len(t.steps) for t in quicker.reference) < sum(len(t.steps) for t in incident.reference)
+    assert reads_left(incident) == 60 - sum(len(t.steps) for t in incident.reference) >= EXTRA_READS
     extra = len(found[0].reference[0].steps) - len(incident.reference[0].steps)
     assert extra == 120 // incident.world.tick_s
     added = found[0].reference[0].steps[0].call
     assert added is not None and added.name == "logs_search"
     after = found[1].reference[0].steps
-    assert len(after) - len(incident.reference[0].steps) == EXTRA_READS
+    assert len(after) - len(incident.reference[0].steps) == reads_left(incident)
     assert after[:6] == incident.reference[0].steps[:6] and after[6].call == added
-    assert found[1].uncounted == frozenset({"frame"}) and found[0].uncounted == frozenset()
     delayed = [f.path for f in slower_agents(load_example("meeting_reschedule"))]  # an action rule's delay_s 600
     assert delayed and all("steps[0]" not in p for p in delayed)
     assert list(slower_agents(load_example("restock_store_declared_tools"))) == []

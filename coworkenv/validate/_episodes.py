@@ -14,12 +14,23 @@ from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_
 from coworkenv.dynamics import Dynamics
 from coworkenv.env import DEFAULT_MAX_STEPS, Env, base_world
 from coworkenv.rollout import run_episode
-from coworkenv.spec import AtTime, EnvSpec, FieldRef, FieldRule, PythonRule, ReferenceTurn, ReplyStatesRule, TextRule
-from coworkenv.validate._pace import EXTRA_READS
+from coworkenv.spec import (
+    AtTime,
+    EnvSpec,
+    FieldRef,
+    FieldRule,
+    OnAction,
+    PythonRule,
+    ReferenceTurn,
+    ReplyStatesRule,
+    TextRule,
+)
+from coworkenv.validate._mutation_core import turn_of
+from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.entities import EntityIndex, check_values
-from coworkenv.validate.mutations import Mutation
+from coworkenv.validate.mutations import Mutation, is_write
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
 
@@ -157,22 +168,49 @@ class SpecEpisodes:
         """The verdicts on the world left to itself: every turn's announced or silent changes applied and the clock
         moved by each turn's `advance_s`, first with no other time passing (the noop agent's clock), then once per
         turn k with the clock also moved, in each turn, as far as an agent that only reads while the reference works
-        there would move it (a tick per reference call of the turn) and, in turn k, `EXTRA_READS` reads more (the
-        pace an honest agent may take, as in `_pace`). Rules due on the clock fire; rules that answer an action do
-        not: a job due a minute after the reference is done that makes the change the checks want credits an agent
-        that waits for it. None when the spec's world changes only in answer to the agent."""
+        there would move it (a tick per reference call of the turn) and, in turn k, as many reads more as the
+        episode's step budget leaves (`reads_left`, at least `EXTRA_READS`: the pace an agent may take, as in
+        `_pace`). Rules due on the clock fire; rules that answer an action do not: a job due after the reference is
+        done that makes the change the checks want credits an agent that waits for it. Where an action rule answers
+        a read, also the verdicts on an agent that only reads (`_reads_only`): a job its look starts is the world's
+        work too. None when the spec's world changes only in answer to the agent's writes."""
         if self._world_only is None:
-            if not any(t.changes for t in self.spec.turns) and not any(
-                    isinstance(r.on, AtTime) for r in self.spec.dynamics.rules):
+            rules = self.spec.dynamics.rules
+            read_rules = any(isinstance(r.on, OnAction) and not is_write(r.on.call.tool) for r in rules)
+            if not any(t.changes for t in self.spec.turns) and not read_rules and not any(
+                    isinstance(r.on, AtTime) for r in rules):
                 return None
             paces: list[list[int] | None] = [None]
-            if any(isinstance(r.on, AtTime) for r in self.spec.dynamics.rules):
+            more = reads_left(self.spec, self.env.max_steps)
+            if any(isinstance(r.on, AtTime) for r in rules):
                 calls = [sum(step.call is not None for step in turn.steps) for turn in self.spec.reference]
                 calls += [0] * (len(self.spec.turns) - len(calls))
-                paces += [[n + (EXTRA_READS if t == k else 0) for t, n in enumerate(calls)]
+                paces += [[n + (more if t == k else 0) for t, n in enumerate(calls)]
                           for k in range(len(self.spec.turns))]
             self._world_only = [self._world_alone(pace) for pace in paces]
+            if read_rules:
+                self._world_only += self._reads_only(more)
         return self._world_only
+
+    def _reads_only(self, more: int) -> list[VerifierResult]:
+        """The verdicts on an agent that only reads: the reference without its writes, once per turn k with the
+        quiet read (`_pace`) made `more` times more at the end of turn k's calls."""
+        read = quiet_read(self.spec)
+        if read is None:
+            return []
+        reads = [[s for s in turn.steps if s.call is None or not is_write(s.call.name)] for turn in self.spec.reference]
+        found = []
+        for k in range(len(reads)):
+            turns = []
+            for t, steps in enumerate(reads):
+                if t == k:
+                    at = len(steps) - 1 if steps and steps[-1].call is None else len(steps)
+                    steps = [*steps[:at], *[read] * more, *steps[at:]]
+                turns.append(turn_of(steps))
+            outcome = self.run(OraclePolicy(self.spec, reference=turns))
+            if outcome.result is not None:
+                found.append(outcome.result)
+        return found
 
     def _world_alone(self, pace: list[int] | None) -> VerifierResult:
         """The verdict on the world with the turns' changes applied, `pace[t]` ticks of clock spent in turn t."""

@@ -24,6 +24,12 @@ def read_matchers(spec: EnvSpec) -> list[CallMatcher] | None:
         return None
     if spec.faults is not None and spec.faults.rules:
         return None  # injected faults are drawn call by call: without the reads, the writes would fail otherwise
+    return seen_reads(spec)
+
+
+def seen_reads(spec: EnvSpec) -> list[CallMatcher] | None:
+    """The call matchers of the checks, turn conditions and action rules that can see a read, whatever the clock
+    drives; None when a check may read the whole audit (a Python check)."""
     matchers = [r.on.call for r in spec.dynamics.rules if isinstance(r.on, OnAction)]
     matchers += [t.condition.call for t in spec.turns if isinstance(t.condition, AfterCall)]
     for check in spec.checks:

@@ -8,12 +8,14 @@ from typing import Any
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
-from coworkenv.spec import AfterCall, AppendLog, EnvSpec, FrameRule, PythonRule
+from coworkenv.spec import AfterCall, AppendLog, AtTime, EnvSpec, FrameRule, PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._later_state import later_state_reads, turn_end_reads
 from coworkenv.validate._leaks import readable_text
+from coworkenv.validate._mutation_core import turn_of
+from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import is_write
@@ -223,6 +225,7 @@ def noop_gate(ctx: GateContext) -> GateResult:
     if presolved is not None:
         errors.append(GateError("noop", "presolved", "checks", presolved))
     errors += _solved_by_world(ctx, guards)
+    errors += _left_to_a_job(ctx, guards)
     return gate_result("noop", errors, noop_score=noop.result.score if noop.result else None,
                         initial_score=episodes.initial.score, noop_task_credit=noop_credit,
                         initial_task_credit=initial_credit)
@@ -289,6 +292,57 @@ def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
                       "(a job due on the clock), not the agent's work")
             for c in ctx.spec.checks if c.id in held and not before.get(c.id, True) and c.id not in guards
             and kinds[c.id] in _STATE_KINDS]
+
+
+def _left_to_a_job(ctx: GateContext, guards: set[str]) -> list[GateError]:
+    """`solved_by_world` for each state check (not a guard) that the reference without one of its writes fails, but
+    holds once that agent reads on after the reference's end as far as the step budget lets it (`reads_left`): a job
+    of the live world due on the clock, or an action rule's delayed effect, makes the skipped write for the agent,
+    set off by what the agent's other writes left (a `when` only the agent's work makes true). Only where a rule runs
+    on the clock; the skipped write's replay at the reference's pace is cached with the mutants (`SpecEpisodes.mutant`),
+    so the mutation gate's own write-dropping mutant, where it is the same reference, is not played twice."""
+    spec = ctx.spec
+    if not any(isinstance(r.on, AtTime) or r.delay_s for r in spec.dynamics.rules) or spec.faults is not None:
+        return []
+    episodes = ctx.episodes()
+    assert episodes is not None
+    oracle = episodes.oracle()
+    read = quiet_read(spec)
+    if oracle.result is None or read is None:
+        return []
+    kinds = {c.id: c.rule.kind for c in spec.checks}
+    index = {c.id: i for i, c in enumerate(spec.checks)}
+    passed = {c.id for c in oracle.result.checks if c.passed}
+    more = reads_left(spec, ctx.max_steps)
+    errors: list[GateError] = []
+    flagged: set[str] = set()
+    for t, turn in enumerate(spec.reference[:len(spec.turns)]):
+        for i, step in enumerate(turn.steps):
+            if step.call is None or not is_write(step.call.name):
+                continue
+            without = [turn_of([s for j, s in enumerate(u.steps) if (k, j) != (t, i)]) for k, u in
+                       enumerate(spec.reference)]
+            quick = episodes.mutant(without)
+            if quick.result is None:
+                continue
+            missed = {c.id for c in quick.result.checks if not c.passed and c.id in passed
+                      and kinds[c.id] in _STATE_KINDS and c.id not in guards and c.id not in flagged}
+            if not missed:
+                continue
+            last = without[-1].steps
+            at = len(last) - 1 if last and last[-1].call is None else len(last)
+            slow = episodes.mutant([*without[:-1], turn_of([*last[:at], *[read] * more, *last[at:]])])
+            if slow.result is None:
+                continue
+            for c in slow.result.checks:
+                if c.id in missed and c.passed:
+                    flagged.add(c.id)
+                    errors.append(GateError(
+                        "noop", "solved_by_world", f"checks[{index[c.id]}]",
+                        f"check {c.id!r} fails where the agent skips the reference's {step.call.name} (turn {t}) "
+                        f"but holds once that agent reads {more} times more after the reference's end: a job of "
+                        "the world due on the clock does the skipped work for it, so the check credits the world"))
+    return errors
 
 
 # -- 7 reads state ---------------------------------------------------------------------------------------------

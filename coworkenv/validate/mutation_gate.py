@@ -282,8 +282,9 @@ def _pinned_units(ctx: GateContext) -> list[GateError]:
 def _pinned_pace(ctx: GateContext) -> list[GateError]:
     """`pace_pinned` for each turn where the reference, replayed with a quiet read repeated at the turn's start (the
     clock moving on while a stream adds records), or after the turn's last write where a job runs on the clock (it undoes
-    the fix a minute after the reference is done), fails a check the reference passes (`_pace`)."""
-    return _pinned_user_forms(ctx, slower_agents(ctx.spec), "pace_pinned",
+    the fix after the reference is done), fails a check the reference passes; and where the reference without its
+    quiet reads after a call that starts a delayed effect (the quicker agent) fails one (`_pace`)."""
+    return _pinned_user_forms(ctx, slower_agents(ctx.spec, ctx.max_steps), "pace_pinned",
                               "the check reads what the live world adds or changes while the agent works, pinned "
                               "to the reference's pace, so an honest agent that looks a little longer fails; check "
                               "the fix (the record's state), not how many records the world added before it, and "
@@ -305,10 +306,10 @@ def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserF
         outcome = episodes.mutant(found.reference)
         if outcome.result is None or any(not e.ok for e in outcome.audit if e.tool == found.tool):
             continue
-        uncounted: frozenset[str] = getattr(found, "uncounted", frozenset())
-        kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
-        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed
-                  and kinds.get(c.id) not in uncounted]
+        if getattr(found, "calls_must_succeed", False) and sum(not e.ok for e in outcome.audit) > sum(
+                not e.ok for e in oracle.audit):
+            continue
+        failed = [c.id for c in outcome.result.checks if not c.passed and c.id in passed]
         if failed:
             errors.append(GateError("mutations", code, found.path,
                                     f"{found.description} fails {', '.join(failed)}: {why}"))

@@ -3,7 +3,8 @@ reassignment, the auto-remediation that pauses a failing job) that makes the ver
 writer put it just after the time the reference's own calls take. The reference finishes first, the noop agent (whose
 clock moves only by the turns' waits) never gets there, and no world-only reading of the turns' waits does either, so
 the checks look exercised; yet an agent that only reads, for a minute longer than the reference works, gets full
-credit from the scheduled job. The sound twin has the same job due at the same time, which only logs its run."""
+credit from the scheduled job. The sound twin has the same job due at the same time, which runs only where the fix
+is already made and sets just that."""
 
 from __future__ import annotations
 
@@ -77,14 +78,19 @@ def _scheduled_job(spec: Spec) -> None:
 
 
 def _scheduled_log(spec: Spec) -> None:
-    """The twin: the same job, due at the same time, that only logs its run (it changes nothing a check reads)."""
+    """The twin: the same job, due at the same time, that runs only where the checked records already hold what the
+    checks want, and sets just that (it changes nothing a check or a frame reads; a job logging its run would fail
+    the frame of an agent slower than the reference, `frame_counts_job`)."""
     targets = _targets(spec)
+    if spec["capability"] in _FIRST_RECORD_ONLY:
+        targets = dict(list(targets.items())[:1])
     due = _end_clock(spec) + _LATER_TICKS * spec["world"]["tick_s"]
-    service = next((r["id"] for r in spec["world"]["apps"].get("services", {}).get("services", [])), "scheduler")
     spec["dynamics"]["rules"].append({
-        "id": "scheduled-fix", "on": {"kind": "at", "time": format_time(due)}, "when": [], "delay_s": 0,
-        "once": True, "effects": [{"kind": "log", "service": service, "level": "INFO",
-                                   "message": f"nightly job ran; {len(targets)} record(s) left as they are"}]})
+        "id": "scheduled-fix", "on": {"kind": "at", "time": format_time(due)}, "delay_s": 0, "once": True,
+        "when": [{"kind": "field", "target": {"app": app, "table": table, "id": rid, "field": name}, "op": "equals",
+                  "value": value} for (app, table, rid), fields in targets.items() for name, value in fields.items()],
+        "effects": [{"kind": "update_record", "app": app, "table": table, "id": rid, "set": fields}
+                    for (app, table, rid), fields in targets.items()]})
 
 
 def _names(call: dict[str, Any], rid: str) -> bool:
@@ -107,7 +113,13 @@ def _reads_only(spec: Spec) -> list[dict[str, Any]]:
     """The agent that leaves the checked records alone: the reference without its writes to them (a call of their
     app naming them), each replaced by a read, and a few more reads before the last reply (it waits on the job)."""
     targets = list(_targets(spec))
-    ids = [(app, rid) for app, _, rid in (targets[:1] if spec["capability"] in _FIRST_RECORD_ONLY else targets)]
+    return reads_instead(spec, [(app, rid) for app, _, rid in (
+        targets[:1] if spec["capability"] in _FIRST_RECORD_ONLY else targets)])
+
+
+def reads_instead(spec: Spec, ids: list[tuple[str, str]], more: int = _LATER_TICKS + 1) -> list[dict[str, Any]]:
+    """The reference with its writes naming a record of `ids` ((app, id)) each replaced by its first quiet read, and
+    that read made `more` times before the last reply."""
     ref = reference(spec)
     quiet = quiet_read(spec, ref)
     dropped = 0
@@ -125,7 +137,7 @@ def _reads_only(spec: Spec) -> list[dict[str, Any]]:
         raise CorpusError(f"{spec['capability']}: no reference write names {ids}")
     last = ref[-1]["steps"]
     at = len(last) - 1 if last and last[-1].get("say") else len(last)
-    last[at:at] = [quiet] * (_LATER_TICKS + 1)
+    last[at:at] = [quiet] * more
     return ref
 
 

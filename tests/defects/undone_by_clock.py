@@ -57,15 +57,15 @@ def _idle_job(spec: Spec) -> None:
     _job_setting(spec, _targets(spec), keeps=True)
 
 
-def _checks_again(spec: Spec) -> list[dict[str, Any]]:
-    """The honest agent that checks its work: the reference with a quiet read made a few more times after the last
-    write of its last turn with a write (a minute and a half of clock), then its remaining calls and reply."""
+def _checks_again(spec: Spec, more: int = _LATER_TICKS + 1) -> list[dict[str, Any]]:
+    """The honest agent that checks its work: the reference with a quiet read made `more` times (a minute and a half
+    of clock) after the last write of its last turn with a write, then its remaining calls and reply."""
     ref = reference(spec)
     quiet = quiet_read(spec, ref)
     for turn in reversed(ref):
         writes = [i for i, s in enumerate(turn["steps"]) if s.get("call") and is_write(s["call"]["name"])]
         if writes:
-            turn["steps"][writes[-1] + 1:writes[-1] + 1] = [quiet] * (_LATER_TICKS + 1)
+            turn["steps"][writes[-1] + 1:writes[-1] + 1] = [quiet] * more
             return ref
     raise CorpusError(f"{spec['capability']}: the reference writes nothing")
 
