@@ -770,6 +770,9 @@ def test_counts_in_digits_are_replayed_in_words() -> None:
                   "3/11 due", "room 4 booked", "100 rows", "PLAT-108 and 3x retries", "12 kg boxes"):
         assert as_words(alike) is None, alike
     assert as_words("Order 2 laptops for Ana", "Please order 2 laptops for the new hires") is None  # copied
+    assert as_words('{"note": "3 rows fixed"}') is None  # JSON, a table's row and CSV rows are data
+    assert as_words("Fixed 3 rows.\n| p1 | 4 tasks |\nsku,3 units,EUR 12\na\t2 boxes") == \
+        "Fixed three rows.\n| p1 | 4 tasks |\nsku,3 units,EUR 12\na\t2 boxes"
 
 
 def test_counts_said_as_idioms_are_replayed_in_digits_unless_copied() -> None:

@@ -26,7 +26,8 @@ count in words (`digit_counts`). A count is digits standing alone (not in an id,
 a phone number, a range or a decimal: `INV-12`, `v2`, `@3`, `9:30`, `3/11`, `3-5`, `2.5`) before a word in lower case
 that is not a unit (`30 min`, `15 x`, `12 GB`, `85%`, `3 pm`) nor a month (`3 June`) nor a verb or a preposition
 after a label (`page 3 is`), and not after a label or a name (`page 3`, `Sprint 12 tasks`, `week 42 report`); a count
-written as what the agent read writes it is left as it is (copied).
+written as what the agent read writes it is left as it is (copied), and so is data: JSON, a table's row, a row of
+comma- or tab-separated values.
 """
 
 from __future__ import annotations
@@ -186,6 +187,10 @@ _LABEL_BEFORE = re.compile(r"(?:^|\W)(?:page|pages|room|floor|step|steps|version
                            re.IGNORECASE)
 
 
+# A row of a table or of comma- or tab-separated data ("| p1 | 4 | 3 |", "Widget A,3 units,EUR 12"): data, not prose.
+_DATA_ROW = re.compile(r"^[^\n]*(?:\||\t|,\S[^\n]*,\S)[^\n]*$", re.MULTILINE)
+
+
 def spelled(n: int) -> str:
     """A number from zero to ninety-nine in words ("three", "forty-two")."""
     if n < 20:
@@ -217,7 +222,10 @@ def _counts_digits(text: str, m: re.Match[str]) -> bool:
 def as_words(text: str, told: str = "") -> str | None:
     """`text` with each count from two to ninety-nine written in digits written in words (at a sentence's start,
     capitalised); a count written as `told` writes it is left as it is. None where there is none."""
+    if text.lstrip().startswith(("{", "[")):
+        return None  # JSON: data, never written in words
     hidden = [(w.start, w.end) for w in mentions(text) if w.kind != "number"]  # a time, date, amount, phone, duration
+    hidden += [m.span() for m in _DATA_ROW.finditer(text)]
     out, at = [], 0
     for m in _DIGITS.finditer(text):
         if any(start < m.end("n") and m.start() < end for start, end in hidden) or not _counts_digits(text, m) or \
