@@ -49,6 +49,17 @@ def _text(reply: str, **rule: Any) -> CheckResult:
         ({"number": {"value": 100, "tolerance": 0.05, "relative": True}}, "About 106 requests.", False),
         ({"number": {"value": 7}}, "Ticket INV-7 is open.", True),
         ({"number": {"value": -7}}, "Ticket INV-7 is open.", False),  # a dash inside an id is no minus sign
+        # the parts of a date or a time of day are no numbers: a wrong count beside one does not pass
+        ({"number": {"value": 3}}, "Triaged 2 tickets at 03:15.", False),
+        ({"number": {"value": 11}}, "Fixed 10 rows on 2026-03-11.", False),
+        ({"number": {"value": 3}}, "Fixed 2 rows on 2026-03-11.", False),
+        ({"number": {"value": 30}}, "Booked for 09:30 UTC, 45 minutes.", False),
+        ({"number": {"value": 9}}, "Deployed at 2026-11-03T09:00:00Z to 8 hosts.", False),
+        ({"number": {"value": 15}}, "Handed 4 tickets; my shift ended 2:15:15.", False),
+        ({"number": {"value": 3}}, "Triaged 3 tickets at 09:15 on 2026-03-11.", True),
+        ({"number": {"value": 3}}, "Triaged three tickets at 09:15.", True),
+        ({"number": {"value": 45}}, "The call took 0:45 h.", True),  # a length on a clock's face is still read
+        ({"number": {"value": 3}}, "A 3:1 majority.", True),
         ({"number": {"source": {"app": "services", "table": "services", "id": "svc-api",
                                 "field": "config_version"}}}, "Now on version 1.", True),
     ],

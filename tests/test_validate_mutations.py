@@ -221,6 +221,27 @@ def test_a_dotted_hour_without_its_zero_and_a_length_in_hundreds_of_hours() -> N
         assert all(w.kind != "time" for w in mentions(length)), length
 
 
+def test_a_dotted_hour_without_its_zero_placed_by_a_zone_or_a_range() -> None:
+    """A dotted time with a one-digit hour and no word before it is the user's time where what follows it places it:
+    a zone ("2.30 UTC", "2.30 (America/Toronto)") or a dash, `to` or `until` before the range's other end ("9.00-17.00",
+    "9.00\u201317.00", "9.00 to 17.00"); the end of a range after a hyphen is a time too ("09:00-17:00" gives both,
+    `clock_dotted_bare_pinned`). A price, a share, a length or a version range is none ("2.50-3.00 EUR", "2.50-3.00%",
+    "1.30-2.00 hours", "v1.10-1.12"), nor a zone's name in lower case ("1.2 est") or a path after the number."""
+    from coworkenv.validate._user_formats import as_user_wrote, mentions
+
+    said = "my shift ends at 02:30 (America/Toronto); working hours 09:00-17:00"
+    assert [w.shown for w in mentions(said)] == ["02:30", "09:00", "17:00"]
+    for mine, user in (("2.30 UTC", "02:30 UTC"), ("2.30 (America/Toronto)", "02:30 (America/Toronto)"),
+                       ("2.30 (CET)", "02:30 (CET)"), ("9.00-17.00", "09:00-17:00"),
+                       ("9.00\u201317.00", "09:00\u201317:00"), ("9.00 to 17.00", "09:00 to 17:00"),
+                       ("9.00 until 17.00", "09:00 until 17:00"), ("14:30-17.00", None)):
+        assert as_user_wrote(f"ended {mine}.", said) == (f"ended {user}." if user else "ended 14:30-17:00."), mine
+    assert [w.shown for w in mentions("book 14:30-15:00 or 14:30\u201315:00")] == ["14:30", "15:00", "14:30", "15:00"]
+    for alike in ("costs 2.50-3.00 EUR", "scored 2.50-3.00%", "took 1.30-2.00 hours", "v1.10-1.12", "in 1.2 est",
+                  "python 3.10 reports/x", "3.5 (Europe/Paris)", "it costs 9.30", "version 9.30", "9.30 utc"):
+        assert all(w.kind != "time" for w in mentions(alike)), alike
+
+
 def test_the_french_hour_mark_and_o_clock_are_times_written_back_as_given() -> None:
     """An hour and minutes joined by an h ("02h30", "2h30", "16H00", "15 h 15") is the user's time of day as well as a
     duration, and "N o'clock" (digits or words, a part of the day or not) is that hour; both are written back as the
@@ -732,6 +753,30 @@ def test_numbers_in_words_are_replayed_in_digits() -> None:
     for pronoun in ("one of the reasons", "pick one.", "one by one", "this one is down", "no one came", "one is down",
                     "Call One Medical", "One Medical called", "one minute"):
         assert as_digits(pronoun) is None, pronoun
+
+
+def test_counts_in_digits_are_replayed_in_words() -> None:
+    """A count from two to ninety-nine written in digits before a noun (or `of`) is written in words, capitalised at a
+    sentence's start (`digits_pinned`); digits in an id, a version, a time, a date, an amount, a range, a decimal, a
+    quantity of a unit, after a label or a name, before a verb, and a count copied from what the agent read are not."""
+    from coworkenv.validate._numerals import as_words, spelled
+
+    assert [spelled(n) for n in (2, 13, 20, 42, 99)] == ["two", "thirteen", "twenty", "forty-two", "ninety-nine"]
+    assert as_words("3 of 9 pages are broken: https://x.example/3") == "Three of nine pages are broken: https://x.example/3"
+    assert as_words("Triaged 3 tickets. 12 remain open") == "Triaged three tickets. Twelve remain open"
+    assert as_words("Wrote errors-2026-03-17.csv (7 rows) and 42 notes") == \
+        "Wrote errors-2026-03-17.csv (seven rows) and forty-two notes"
+    assert as_words("Fixed 2 row(s); 1 left") == "Fixed two row(s); 1 left"  # one: numeral_one's, not here
+    for alike in ("Moved 15 x GLOVE-96", "booked for 09:30 UTC (30 min).", "svc-pricing@3; svc-pricing@4 was", "page 3 is",
+                  "on 3 June we met", "by 12 May", "Sprint 12 tasks", "sent to Team 4 members", "INV-12 items",
+                  "v2 notes", "costs 12 EUR", "at 3 pm", "12% of rows", "3-5 days", "3\u20135 days", "2.5 GB left",
+                  "2,5 units", "wait 45 minutes", "for 3 hours", "-4 degrees", "week 42 report", "the 3rd ticket",
+                  "3/11 due", "room 4 booked", "100 rows", "PLAT-108 and 3x retries", "12 kg boxes"):
+        assert as_words(alike) is None, alike
+    assert as_words("Order 2 laptops for Ana", "Please order 2 laptops for the new hires") is None  # copied
+    assert as_words('{"note": "3 rows fixed"}') is None  # JSON, a table's row and CSV rows are data
+    assert as_words("Fixed 3 rows.\n| p1 | 4 tasks |\nsku,3 units,EUR 12\na\t2 boxes") == \
+        "Fixed three rows.\n| p1 | 4 tasks |\nsku,3 units,EUR 12\na\t2 boxes"
 
 
 def test_counts_said_as_idioms_are_replayed_in_digits_unless_copied() -> None:

@@ -21,6 +21,13 @@ from coworkenv.world import World
 # take a wrong answer of twelve thousand for a right one of twelve).
 _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
                      r"(?:\s?(k|K|M|bn)(?![^\W\d_])|\s+(thousand|million|billion)\b)?")
+# A calendar date or a time of day written in digits ("2026-03-11", "2026-03-11T09:30:00Z", "09:30", "14:05:59"): a
+# value of its own, not numbers; its parts are never read as one ("Triaged 2 tickets at 03:15" states no 3, "10 rows
+# fixed on 2026-03-11" no 11), so that a wrong count beside a date or a time does not pass a check wanting that part;
+# a length on a clock's face ("0:45 h") stays read as it was.
+_DATE_OR_TIME = re.compile(r"(?<![\w.,:-])(?:\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
+                           r"(?:Z|[+-][0-2]\d:?[0-5]\d)?)?|[0-2]?\d:[0-5]\d(?::[0-5]\d)?(?!\s*(?:h|hrs?|hours?)\b))"
+                           r"(?![\w:]|[.,]\d)")
 _SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A number in words, as an honest answer writes a count ("Three of 9 pages are broken", "the third failure this
 # week", "forty-two tickets", "three hundred and twelve rows", "two thousand requests"): two to ninety-nine, or an
@@ -81,8 +88,11 @@ def number_readings(token: str) -> set[float]:
 
 
 def numbers_in(text: str) -> set[float]:
-    """Every value any number written in the text may mean, in digits or in words (`words_values`)."""
+    """Every value any number written in the text may mean, in digits or in words (`words_values`); not the parts of
+    a date or a time of day (`_DATE_OR_TIME`)."""
     values: set[float] = set()
+    if ":" in text or "-" in text:
+        text = _DATE_OR_TIME.sub(lambda m: " " * len(m.group(0)), text)
     for sign, digits, short, word in _NUMBER.findall(text):
         factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))

@@ -121,6 +121,18 @@ _NUMBER = r"(?<!\d )(?<![/#@=])" \
           r"(?P<n>" + _INDIAN + r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?:[.,]\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|" \
           r"\d{1,3}(?:['\u2019]\d{3})+(?:\.\d{1,2})?|[1-9]\d{3,}(?:\.\d{1,2})?)" \
           r"(?![\w\-/:@%]|[.,]\d| \d)"
+# What places a dotted time with a one-digit hour after it, where no word before it does: a zone's abbreviation or
+# its IANA name ("9.30 UTC", "2.30 CET", "2.30 (America/Toronto)"), or a dash or `to` before the range's other end
+# ("9.00-17.00", "9.00 to 17.30"): a sum, a version or a share has none of these after it.
+_ZONES = r"UTC|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|SGT|HKT|NZST|NZDT"
+# A time's end that is no clock's: a word, a decimal, an hour unit, a share or a currency after it.
+_NOT_A_CLOCK = r"(?![\w:]|[.,]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?(?:eur|usd|gbp|chf|inr|€|\$|£|₹|euros?|dollars?|" \
+               r"pounds?)(?!\w))"
+_PLACED_AFTER = (r"\.[0-5]\d(?:\s*(?:[-\u2013\u2014]|\s(?:to|until|till)\s)\s*(?:[01]?\d|2[0-3])[.:][0-5]\d" + _NOT_A_CLOCK +
+                 r"|\s*(?-i:(?:" + _ZONES + r")(?![\w/])|\((?:[A-Z][A-Za-z_]+/[A-Za-z_/]+|" + _ZONES + r")\)))")
+# The other end of a range of times after a dash ("14:30-15:00", "9.00-17.00"): read where a time ends just before.
+_RANGE_END = re.compile(r"\s*[-\u2013\u2014]\s*(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)" + _NOT_A_CLOCK,
+                        re.IGNORECASE)
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
@@ -153,8 +165,10 @@ _WHEN = re.compile(
     # share, a version or a duration in hours); "at 9.30", "until 2.30" (a one-digit hour after a word that places
     # a time: a sum there has its currency or a rate, "at 9.30 EUR", "at 2.50 per seat")
     r"|(?P<yh>\d{1,2})\.(?P<ym>[0-5]\d)\s*(?P<yap>[ap])\.?m\b\.?"
+    # a one-digit hour placed by what follows it instead: a zone ("9.30 UTC", "2.30 (America/Toronto)") or the other
+    # end of a range of times ("9.00-17.00", "9.00\u201317.00", "9.00 to 17.00")
     r"|(?P<zh>[01]\d|2[0-3]|(?:" + "|".join(rf"(?<=\b{w}\s)" for w in ("at", "by", "until", "till", "from", "before",
-                                                                     "after")) + r")[1-9])"
+                                                                     "after")) + r")[1-9]|[1-9](?=" + _PLACED_AFTER + "))"
     rf"\.(?P<zm>[0-5]\d)(?:\s*uhr\b)?(?!\s+(?:per|each|a\s+(?:piece|unit|seat|month|year))\b)"
     rf"(?![\w%]|[.,:]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?{_CURRENCY.format(n='zc')}(?!\w))"
     # 9 o'clock, nine o'clock, 1 o'clock in the afternoon: the hour on the clock's face
@@ -232,7 +246,12 @@ def mentions(text: str, today: date | None = None) -> list[When]:
             # "03.11." is also the time 03:11 ending a sentence
             out.append(When("time", ((None, int(g["ua"]), int(g["ub"] or 0)),), m.group(0)[:5], m.start(),
                             m.start() + 5))
-    return out
+    starts = {w.start for w in out}
+    for w in [w for w in out if w.kind == "time"]:
+        if (end := _RANGE_END.match(text, w.end)) is not None and end.start("h") not in starts:
+            out.append(When("time", ((None, int(end["h"]), int(end["m"])),), text[end.start("h"):end.end()],
+                            end.start("h"), end.end()))
+    return sorted(out, key=lambda w: w.start)
 
 
 def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:

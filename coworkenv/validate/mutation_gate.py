@@ -37,7 +37,7 @@ from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._list_order import reordered_lists
-from coworkenv.validate._numerals import spelled_numbers
+from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
@@ -119,6 +119,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_pace(ctx)
     errors += _pinned_lists(ctx, initial)
     errors += _pinned_numerals(ctx)
+    errors += _pinned_digits(ctx)
     errors += _pinned_units(ctx)
     routes = bypassed_guards(ctx.spec, episodes.env.state)
     routes += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
@@ -266,6 +267,15 @@ def _pinned_numerals(ctx: GateContext) -> list[GateError]:
     return _pinned_user_forms(ctx, spelled_numbers(ctx.spec), "numeral_pinned",
                               "the check wants the number spelled out as the reference wrote it, which nobody asked "
                               "for; want the digits or the word (a term of alternatives, or a `number`)")
+
+
+def _pinned_digits(ctx: GateContext) -> list[GateError]:
+    """`digits_pinned` for each reply or message writing a count in digits, where the reference replayed with the
+    count in words fails a check the reference passes (`_numerals.digit_counts`)."""
+    return _pinned_user_forms(ctx, digit_counts(ctx.spec), "digits_pinned",
+                              "the check wants the count in digits as the reference wrote it, so an agent that spells "
+                              "it out ('three tickets') fails; want the digits or the word (a term of alternatives, "
+                              "or a `number`, which reads counts in words)")
 
 
 def _pinned_units(ctx: GateContext) -> list[GateError]:

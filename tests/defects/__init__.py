@@ -21,12 +21,14 @@ from tests.defects import (
     case_pinned,
     clock_bits_unprobed,
     clock_digits_unprobed,
+    clock_dotted_bare_pinned,
     clock_idiom_pinned,
     clock_job_late,
     clock_notation_pinned,
     clock_spoken_pinned,
     clock_unprobed,
     content_blind,
+    count_digits_pinned,
     count_idiom_pinned,
     created_id_pinned,
     date_notation_pinned,
@@ -242,6 +244,8 @@ MODULES = (
     clock_job_late,
     solved_on_cue,
     frame_counts_job,
+    count_digits_pinned,
+    clock_dotted_bare_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
