@@ -419,6 +419,25 @@ def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filt
     assert listed(status="investigating") == ["TK-502"] and listed(status="done") == ["TK-503"]
 
 
+def test_a_limited_rss_list_takes_the_first_articles_in_the_feeds_order_as_claw_evals_service_does(
+        tmp_path: Path) -> None:
+    # T154's feed holds RSS-1201, RSS-1202, RSS-1209...: the service takes the first `max_results` in that order
+    task = tmp_path / "tasks" / "X6"
+    shutil.copytree(TASKS / "CE14_security_newsletter", task)
+    (path,) = (task / "fixtures" / "rss").glob("*.json")
+    data = orjson.loads(path.read_bytes())
+    rows = data if isinstance(data, list) else next(v for v in data.values() if isinstance(v, list))
+    rows.reverse()
+    path.write_bytes(orjson.dumps(data))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / str(report.spec_file)))
+    env.reset()
+    listed = lambda **args: [a["article_id"] for a in _call(env, "rss_list_articles", **args)["articles"]]  # noqa: E731
+    assert listed(max_results=2) == ["art-4", "art-3"]
+    assert listed(category="security", max_results=2) == ["art-3", "art-2"]
+    assert listed() == ["art-4", "art-3", "art-2", "art-1"]
+
+
 def test_contacts_search_matches_the_query_within_names_as_claw_evals_service_does(imported: dict[str, Any]) -> None:
     env = Env(imported["specs"]["CE06_renewal_contact_brief"])
     env.reset()

@@ -151,9 +151,10 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "content": text_of("content"), "word_count": number_of("word_count"),
         "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
     "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    # the service keeps its fixture's order and takes the first `max_results` of it
     "rss_list_articles": ToolMap("news_list_articles", {
         "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
-        result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
         **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
     "rss_publish": ToolMap("news_publish", {
