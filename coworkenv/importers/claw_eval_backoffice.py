@@ -67,7 +67,8 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
 RUN_STATUS = {"success": "ok", "succeeded": "ok", "ok": "ok", "failed": "failed", "failure": "failed",
               "error": "failed", "stopped": "stopped", "never": "never"}
 # A job list's filter compares the last status's text exactly, as the service does: only the words its jobs hold
-# (those of the checkout's fixtures) name an app status; `error`, `Failed` or `never` lists none, as there (T147).
+# name an app status (the checkout's fixtures' words: no call of the service writes a job's last status, so these
+# are all its jobs can hold); `error`, `Failed` or `never` lists none, as there (T147).
 RUN_STATUS_FILTER = {"success": "ok", "failed": "failed", "stopped": "stopped", "": None}
 
 

@@ -291,9 +291,6 @@ TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium":
                  "low": "low"}
 # Claw-Eval's to-do statuses as the app's stages (a task in progress is started, not done)
 TODO_STAGE = {"completed": "done", "done": "done", "pending": "not_started", "in_progress": "in_progress", "all": None}
-# A list's filter compares the status's text exactly, as the service does (`t["status"] == req.status`): only the
-# words its tasks hold (those of the checkout's fixtures) name a stage; `done` or `Pending` lists none, as there.
-TODO_FILTER = {"completed": "done", "pending": "not_started", "in_progress": "in_progress", "all": None}
 
 
 def _day_or_time(name: str) -> Derived:
@@ -328,7 +325,7 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
                        "done_at": _day_or_time("completed_at"), "created_at": text_of("created_at")},
     fold_into="notes", defaults={"list_id": TODO_LIST},
     extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
-    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", values=TODO_FILTER, closed=True)},
+    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", "lower", values=TODO_STAGE, closed=True)},
                                defaults={"include_done": True, "limit": 200},
                                result=ResultShape(fields=_TODO.fields, wrap="tasks")),
     "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
