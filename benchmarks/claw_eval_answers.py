@@ -1,6 +1,6 @@
 """Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
 
-    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--world-clock]
+    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--wall-clock]
 
 IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
@@ -8,9 +8,12 @@ include the `full (judge)` tasks). On every `full` and `full (judge)` task, the 
 the checkout, tests/support/claw_eval_own.py), and each answer pair is compared: error or not (a status of 400 or
 more, or an `error` field in an answer that is not a record, on either side alike), and for list answers the ids
 of the records listed. Prints the number of calls and,
-per (tool, kind of difference), how many calls differ, the tasks and a first example. The services read the wall
-clock and move their calendar and mail relative to it as they load; `--world-clock` has them read the world's
-clock at its start instead, so that both sides hold the same times and a date of the fixture means the same day.
+per (tool, kind of difference), how many calls differ, the tasks and a first example. The services move their
+calendar and mail relative to the clock they read as they load; they read the world's clock at its start
+(`world_now`), as the import places the fixture's times relative to it, so that a date of the fixture (the one
+the task's prompt and grader name) means the same day on both sides. `--wall-clock` has them read the wall clock
+instead, as a run of Claw-Eval does: their records then lie on other days than the task names
+(`--world-clock`, the default, is accepted as before).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import collections
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -28,7 +30,7 @@ import yaml
 from coworkenv import Env
 from coworkenv.env import Action
 from coworkenv.loading import load_spec
-from tests.support.claw_eval_own import MockService
+from tests.support.claw_eval_own import MockService, world_now
 from tests.test_import_claw_eval_parity import _episodes
 
 
@@ -56,7 +58,7 @@ def listed(answer: Any) -> set[str] | None:
 
 
 def compare(root: Path, out: Path, episodes: int,
-            world_clock: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+            wall_clock: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -68,7 +70,7 @@ def compare(root: Path, out: Path, episodes: int,
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         for steps in _episodes(root, task_dir, spec, episodes):
-            now = datetime.fromisoformat(spec.world.start.replace("Z", "+00:00")) if world_clock else None
+            now = None if wall_clock else world_now(spec)
             services = [MockService(root, s["command"], s.get("env") or {}, s["name"], now) for s in doc["services"]]
             env = Env(spec)
             env.reset()
@@ -94,9 +96,9 @@ def compare(root: Path, out: Path, episodes: int,
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a != "--world-clock"]
+    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock")]
     root, out = Path(args[0]), Path(args[1])
-    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--world-clock" in sys.argv)
+    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv)
     print(f"calls {calls}")
     for (name, kind), cases in sorted(differ.items(), key=lambda kv: -len(kv[1])):
         tasks = sorted({c[0][:4] for c in cases})

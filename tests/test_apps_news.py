@@ -20,6 +20,9 @@ def test_feeds_count_articles_per_source_and_category_filters_are_exact() -> Non
     assert [a["id"] for a in _ok(box, "news_list_articles", source="Wire")] == ["a2", "a3"]
     assert [a["id"] for a in _ok(box, "news_list_articles", limit=1)] == ["a1"]
     assert "content" not in _ok(box, "news_list_articles")[0]
+    # in the order the feed holds them: a limit keeps the first held (an imported service's list, T154)
+    assert [a["id"] for a in _ok(box, "news_list_articles", stored_order=True)] == ["a2", "a1", "a3"]
+    assert [a["id"] for a in _ok(box, "news_list_articles", limit=1, stored_order=True)] == ["a2"]
     assert _ok(box, "news_get_article", article_id="a2")["content"] == "full text b"
     assert "a9" in _error(box, "news_get_article", article_id="a9")
 

@@ -378,6 +378,10 @@ def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_
     jobs = Env(imported["specs"]["CE13_failing_job_triage"])
     jobs.reset()
     assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": []}
+    # the text exactly, as the service compares it: a word the app folds into one it holds, or another case, lists
+    # none (T147's `error`: the service lists no job; the import listed the failed ones)
+    for word in ("error", "failure", "Failed", "never"):
+        assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": []}, word
     assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
     # a write keeps refusing a value the app has no place for (a status: the stages' workflow decides)
     refused = todo.step(Action.call("todo_update_task", {"task_id": "td-12", "status": "whenever"}))
@@ -417,6 +421,25 @@ def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filt
     listed = lambda **status: [t["ticket_id"] for t in _call(env, "helpdesk_list_tickets", **status)["tickets"]]  # noqa: E731
     assert listed(status="open") == ["TK-501"]
     assert listed(status="investigating") == ["TK-502"] and listed(status="done") == ["TK-503"]
+
+
+def test_a_limited_rss_list_takes_the_first_articles_in_the_feeds_order_as_claw_evals_service_does(
+        tmp_path: Path) -> None:
+    # T154's feed holds RSS-1201, RSS-1202, RSS-1209...: the service takes the first `max_results` in that order
+    task = tmp_path / "tasks" / "X6"
+    shutil.copytree(TASKS / "CE14_security_newsletter", task)
+    (path,) = (task / "fixtures" / "rss").glob("*.json")
+    data = orjson.loads(path.read_bytes())
+    rows = data if isinstance(data, list) else next(v for v in data.values() if isinstance(v, list))
+    rows.reverse()
+    path.write_bytes(orjson.dumps(data))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / str(report.spec_file)))
+    env.reset()
+    listed = lambda **args: [a["article_id"] for a in _call(env, "rss_list_articles", **args)["articles"]]  # noqa: E731
+    assert listed(max_results=2) == ["art-4", "art-3"]
+    assert listed(category="security", max_results=2) == ["art-3", "art-2"]
+    assert listed() == ["art-4", "art-3", "art-2", "art-1"]
 
 
 def test_contacts_search_matches_the_query_within_names_as_claw_evals_service_does(imported: dict[str, Any]) -> None:

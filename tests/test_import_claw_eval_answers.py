@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
+import shutil
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -23,9 +24,10 @@ from coworkenv.importers.claw_eval_routes import default_fixture
 from coworkenv.loading import load_spec
 from coworkenv.tools import ToolBox
 from coworkenv.world import World, parse_time
-from tests.support.claw_eval_own import MockService
+from tests.support.claw_eval_own import MockService, world_now
 
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
+TASKS = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks"
 
 
 def test_lists_from_several_arguments_add_up() -> None:
@@ -45,6 +47,63 @@ def test_the_measure_reads_failures_and_listings_alike_on_both_sides() -> None:
     assert not failed({"job_id": "JOB-2", "error": "disk full"}) and not failed({"status_code": 200, "content": ""})
     assert listed({"job_id": "JOB-2", "execution_history": [{"run_time": "t"}]}) is None
     assert listed({"jobs": [{"job_id": "JOB-1"}, {"job_id": "JOB-2"}], "total": 2}) == {"JOB-1", "JOB-2"}
+
+
+# A stand-in for Claw-Eval's calendar service (its source is not in this repository; the tests over a checkout run
+# the real one): as it loads, it moves its events so that the earliest starts at its own hour a day after
+# `datetime.now()`, and it lists the events starting in [date, date + days), as mock_services/calendar/server.py does.
+_MOVING_CALENDAR = """
+import json, os
+from datetime import datetime, timedelta, timezone
+from fastapi import FastAPI
+from pydantic import BaseModel
+app = FastAPI()
+_events = json.load(open(os.environ["CALENDAR_FIXTURES"]))
+_first = min(datetime.fromisoformat(e["start_time"].replace("Z", "+00:00")) for e in _events)
+_shift = (datetime.now(timezone.utc) + timedelta(days=1)).replace(
+    hour=_first.hour, minute=_first.minute, second=0, microsecond=0) - _first
+for _e in _events:
+    for _k in ("start_time", "end_time"):
+        _t = datetime.fromisoformat(_e[_k].replace("Z", "+00:00")) + _shift
+        _e[_k] = _t.strftime("%Y-%m-%dT%H:%M:%SZ")
+class ListEventsRequest(BaseModel):
+    date: str
+    days: int = 1
+@app.post("/calendar/events")
+def list_events(req: ListEventsRequest):
+    day = datetime.strptime(req.date, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    found = [e for e in _events
+             if day <= datetime.fromisoformat(e["start_time"].replace("Z", "+00:00")) < day + timedelta(days=req.days)]
+    return {"events": sorted(found, key=lambda e: e["start_time"]), "total": len(found)}
+"""
+
+
+def test_the_measure_runs_the_services_on_the_worlds_clock_where_the_tasks_dates_are(tmp_path: Path) -> None:
+    """benchmarks/claw_eval_answers.py hands the services the world's start as their clock (`world_now`): the
+    import keeps the fixture's times and starts the world a day before the earliest event, where the services put
+    it relative to their `now`, so a date the task names lists the same events on both sides. On the wall clock the
+    services hold other days (Claw-Eval's own T003 asks for 2026-03-02 and its grader wants that day)."""
+    from benchmarks.claw_eval_answers import compare
+    root, out = tmp_path / "checkout", tmp_path / "out"
+    task = root / "tasks" / "CE15_book_free_slot"
+    shutil.copytree(TASKS / "CE15_book_free_slot" / "fixtures", task / "fixtures")
+    doc = yaml.safe_load((TASKS / "CE15_book_free_slot" / "task.yaml").read_text(encoding="utf-8"))
+    doc.update(tools=doc["tools"][:1], safety_checks=[], scoring_components=doc["scoring_components"][:1],
+               tool_endpoints=[{"tool_name": "calendar_list_events", "url": "http://localhost:9101/calendar/events"}])
+    (task / "task.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (root / "mock_services" / "calendar").mkdir(parents=True)
+    (root / "mock_services" / "calendar" / "server.py").write_text(_MOVING_CALENDAR, encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.status == "full"
+    calls, differ = compare(root, out, 2)
+    assert calls > 3 and not differ, dict(differ)
+    spec = load_spec(out / str(report.spec_file))
+    events = {"CALENDAR_FIXTURES": "tasks/CE15_book_free_slot/fixtures/calendar/events.json"}
+    at_start = MockService(root, "python mock_services/calendar/server.py", events, "calendar", world_now(spec))
+    a_year_on = MockService(root, "python mock_services/calendar/server.py", events, "calendar",
+                            world_now(spec) + timedelta(days=365))
+    assert at_start.call("/calendar/events", {"date": "2026-03-10"})[1]["total"] == 4
+    assert a_year_on.call("/calendar/events", {"date": "2026-03-10"})[1]["total"] == 0  # the stand-in moves them
 
 
 def _mail_box() -> ToolBox:
@@ -124,7 +183,7 @@ def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path
         if not lists:
             continue
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
-        now = datetime.fromtimestamp(parse_time(spec.world.start), UTC)
+        now = world_now(spec)
         for steps in _episodes(root, task_dir, spec, 2):
             services = [MockService(root, s["command"], s.get("env") or {}, s["name"], now) for s in doc["services"]]
             env = Env(spec)

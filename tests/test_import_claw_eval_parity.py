@@ -2,7 +2,8 @@
 Claw-Eval does, its own mock services answering the same calls and its own grader scoring them; and every task
 imported `full (judge)` does too (a noop and 3 episodes each) with a judge that answers by a fixed rule over the texts it is sent (a digest of
 them as the score), so that its grader's judge, Claw-Eval's own `LLMJudge`, must be sent the same texts here and
-there (the conversation, the calls as the services' audit logs record them) for the scores to agree.
+there (the conversation, the calls as the services' audit logs record them) for the scores to agree. The services
+read the world's clock (`world_now`): they move their calendar and mail relative to it as they load.
 
 The episodes are made from the task's tools and fixtures (seeded): calls with ids, names, times and texts the
 fixtures hold (now and then an id no record has, a value no app knows), and a reply made of fixture texts, so
@@ -32,7 +33,7 @@ from coworkenv.importers.claw_eval_task import load_task
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
-from tests.support.claw_eval_own import claw_eval_score
+from tests.support.claw_eval_own import claw_eval_score, world_now
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
@@ -129,7 +130,7 @@ def test_a_full_import_scores_every_episode_as_claw_evals_own_services_and_grade
         spec = load_spec(tmp_path / str(report.spec_file)).model_copy(update={"faults": None})
         for steps in _episodes(root, task_dir, spec):
             ours = _our_score(spec, steps)
-            theirs, answers = claw_eval_score(root, task_dir, steps)
+            theirs, answers = claw_eval_score(root, task_dir, steps, now=world_now(spec))
             if abs(ours - theirs) > 1e-9:
                 differ.append((report.task_id, ours, theirs, [s["call"] for s in steps if "call" in s], answers))
     assert not differ, differ[:3]
@@ -159,7 +160,8 @@ def test_a_judged_import_scores_every_episode_as_claw_evals_own_grader_and_judge
             spec = load_spec(tmp_path / str(report.spec_file)).model_copy(update={"faults": None})
             for steps in _episodes(root, task_dir, spec, JUDGED_EPISODES):
                 ours = _our_score(spec, steps)
-                theirs, answers = claw_eval_score(root, task_dir, steps, judge_rule=text_digest_score)
+                theirs, answers = claw_eval_score(root, task_dir, steps, judge_rule=text_digest_score,
+                                                 now=world_now(spec))
                 if abs(ours - theirs) > 1e-9:
                     differ.append((report.task_id, ours, theirs, [s["call"] for s in steps if "call" in s], answers))
         assert server.stats()["requests"] > 0

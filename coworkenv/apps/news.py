@@ -61,18 +61,19 @@ class NewsTools(Toolkit):
 
     @read
     def list_articles(self, source: str | None = None, category: str | None = None,
-                      limit: int = 20) -> list[dict[str, Any]]:
+                      limit: int = 20, stored_order: bool = False) -> list[dict[str, Any]]:
         """List articles (summaries without their content) by id.
 
         Args:
             source: Only articles of this feed (exact).
             category: Only articles of this category (exact).
             limit: Maximum number of articles.
+            stored_order: In the order the feed holds them, not by id (a limit then keeps the first held).
         """
         table = self.world.table("news", "articles")
         sets = [table.key("source").ids(source) if source else None,
                 table.key("category").ids(category) if category else None]
-        return dump_many(table.select("order", sets=sets, limit=clamp(limit)), *_SUMMARY)
+        return dump_many(table.select(None if stored_order else "order", sets=sets, limit=clamp(limit)), *_SUMMARY)
 
     @read
     def get_article(self, article_id: str) -> dict[str, Any]:

@@ -66,6 +66,10 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
 
 RUN_STATUS = {"success": "ok", "succeeded": "ok", "ok": "ok", "failed": "failed", "failure": "failed",
               "error": "failed", "stopped": "stopped", "never": "never"}
+# A job list's filter compares the last status's text exactly, as the service does: only the words its jobs hold
+# name an app status (the checkout's fixtures' words: no call of the service writes a job's last status, so these
+# are all its jobs can hold); `error`, `Failed` or `never` lists none, as there (T147).
+RUN_STATUS_FILTER = {"success": "ok", "failed": "failed", "stopped": "stopped", "": None}
 
 
 def _run_status(value: Any) -> str:
@@ -120,7 +124,7 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
     fold_into="notes"), {
     "scheduler_list_jobs": ToolMap("scheduler_list_jobs", {
         # the service compares a status's text (an empty one does not filter): one no job holds lists none
-        "status": _rename("last_status", "lower", values={**RUN_STATUS, "": None}, closed=True),
+        "status": _rename("last_status", values=RUN_STATUS_FILTER, closed=True),
         "enabled": _rename("enabled"),
         "tag": _rename("tag")}, defaults={"limit": 200},
         result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs")),
@@ -151,9 +155,10 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "content": text_of("content"), "word_count": number_of("word_count"),
         "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
     "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    # the service keeps its fixture's order and takes the first `max_results` of it
     "rss_list_articles": ToolMap("news_list_articles", {
         "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
-        result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
         **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
     "rss_publish": ToolMap("news_publish", {

@@ -24,6 +24,9 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from coworkenv.spec import EnvSpec
+from coworkenv.world import parse_time
+
 
 class _Routes:
     """Stands in for `fastapi.FastAPI`: keeps the handler of each path."""
@@ -93,6 +96,15 @@ def _clock_at(now: datetime.datetime | None) -> Iterator[None]:
         yield
     finally:
         datetime.datetime = real  # type: ignore[misc]
+
+
+def world_now(spec: EnvSpec) -> datetime.datetime:
+    """The clock Claw-Eval's services read beside an imported task: the world's start. The services move their
+    calendar (the earliest event to about a day after `now`) and mail (the newest to a day before it) as they load;
+    the import keeps the fixture's times and places the world's clock where the services' `now` puts them, so the
+    dates a task's prompt, reference and grader name (T003's 2026-03-02) are the days both sides hold. At the wall
+    clock the services hold other days, and their own task's calls list nothing (docs/import_claw_eval.md)."""
+    return datetime.datetime.fromtimestamp(parse_time(spec.world.start), datetime.UTC)
 
 
 class MockService:
@@ -167,10 +179,11 @@ def _claw_eval_src(root: Path, judge_rule: JudgeRule | None) -> Iterator[None]:
 
 
 def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
-                    judge_rule: JudgeRule | None = None) -> tuple[float, list[str]]:
+                    judge_rule: JudgeRule | None = None,
+                    now: datetime.datetime | None = None) -> tuple[float, list[str]]:
     """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}} or {"say": text}), and how its
     services answered each call. `judge_rule`: the grader gets Claw-Eval's own `LLMJudge`, whose client answers
-    by that rule (else no judge)."""
+    by that rule (else no judge). `now`: the services' clock (`world_now`), else the wall clock."""
     with _claw_eval_src(root, judge_rule):
         from claw_eval.graders.registry import get_grader
         from claw_eval.models.content import TextBlock, ToolResultBlock, ToolUseBlock
@@ -183,7 +196,8 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
             from claw_eval.graders.llm_judge import LLMJudge
             judge = LLMJudge(model_id="stand-in-judge")
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
-        services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"]) for s in doc["services"]}
+        services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"], now)
+                    for s in doc["services"]}
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         task = TaskDefinition.from_yaml(task_dir / "task.yaml")
         trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
