@@ -28,6 +28,7 @@ from tests.defects import (
     content_blind,
     count_idiom_pinned,
     created_id_pinned,
+    created_instead,
     date_notation_pinned,
     date_yearless_pinned,
     dead_guard,
@@ -228,6 +229,7 @@ MODULES = (
     machine_read,
     entropy_reexported,
     undone_by_clock,
+    created_instead,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
