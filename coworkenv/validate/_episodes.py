@@ -145,6 +145,11 @@ class SpecEpisodes:
                 self.oracle_entities = EntityIndex(world, facts)
                 for change in world.changes():
                     self.touched.add((change.app, change.table, change.id))
+                    if change.kind == "changed":  # as the reference left it (the world is rewound later)
+                        changed = world.table(change.app, change.table).get(change.id)
+                        if changed is not None:
+                            self.oracle_entities.changed[(change.app, change.table, change.id)] = \
+                                changed.model_dump(mode="json")
                     if change.kind == "added":
                         self.created.add((change.app, change.table, change.id))
                         record = world.table(change.app, change.table).get(change.id)

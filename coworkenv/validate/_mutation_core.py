@@ -15,7 +15,7 @@ __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_c
 MutationKind = Literal[
     "drop_write", "change_arg", "wrong_recipient", "time_shift", "drop_item", "text_drop", "text_alter",
     "text_truncate", "duplicate_write", "swap_order", "swap_dependent", "harmful_action", "guard_probe",
-    "order_probe", "stop_early", "wrong_route",
+    "order_probe", "stop_early", "wrong_route", "created_instead",
 ]
 MUTATION_KINDS: tuple[MutationKind, ...] = typing.get_args(MutationKind)
 

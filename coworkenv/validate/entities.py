@@ -60,6 +60,8 @@ class EntityIndex:
                     outside.add(address)
         self.emails = [forms[1] for forms in self.people if forms[1]] + sorted(outside)
         self._world = world
+        # Records the indexed run changed, their fields as it left them (filled by whoever ran it).
+        self.changed: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._holders: dict[str, set[tuple[str, str, str]]] | None = None
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
@@ -71,6 +73,15 @@ class EntityIndex:
             self.table_ids[key] = ids
             for record_id in ids:
                 self.table_of.setdefault(record_id, key)
+
+    def record(self, app: str, table: str, record_id: str) -> dict[str, Any] | None:
+        """The fields of the record of `app.table` with that id as the run that made the index left it: the
+        snapshot taken where the run changed it (`changed`: the world may be rewound since), else the world's."""
+        found = self.changed.get((app, table, record_id))
+        if found is not None:
+            return found
+        record = self._world.table(app, table).get(record_id)
+        return None if record is None else record.model_dump(mode="json")  # type: ignore[no-any-return]
 
     def holders(self, value: str) -> set[tuple[str, str, str]]:
         """The records (app, table, id) a field of which holds exactly `value` (case aside), ids excepted; the

@@ -66,6 +66,8 @@ HINTS: dict[str, str] = {
                       "tool), or guard the state (a records or frame check) instead of one call",
     "wrong_route": "check the state the right route leaves (the record still exists, with the value the task "
                    "asks for), not only that the old state is gone",
+    "created_instead": "find the task's record by its id (a field check, or a records check naming the id), not "
+                       "by what it holds: a new record made to hold the same passes a check by content",
     # noop / mutations / reads_state
     "noop_passes": "add checks on the state the task must change",
     "noop_partial_score": "the do-nothing agent earns too much partial credit: weight the checks on what the "

@@ -85,7 +85,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                         f"{mutation.description} fails {', '.join(pinned)}: the checks pin an order "
                                         "the task does not ask for, so an honest agent doing it the other way fails"))
             continue
-        if mutation.kind == "wrong_route" and (any(not e.ok for e in outcome.audit if e.tool in mutation.targets)
+        if mutation.kind in ("wrong_route", "created_instead") and (any(not e.ok for e in outcome.audit if e.tool in mutation.targets)
                                                or mutation.path in dropped_passes):
             continue  # the other tool refused the call, or the write is not needed: drop_write judges those
         survived = outcome.result is not None and outcome.passed

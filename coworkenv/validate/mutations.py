@@ -48,6 +48,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._mutation_core import (
     Mutation,
     MutationKind,
@@ -100,6 +101,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += wrong_route_mutations(spec, tools, writes, index)
+    out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index)
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap

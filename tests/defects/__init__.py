@@ -31,6 +31,7 @@ from tests.defects import (
     count_digits_pinned,
     count_idiom_pinned,
     created_id_pinned,
+    created_instead,
     date_notation_pinned,
     date_yearless_pinned,
     dead_guard,
@@ -246,6 +247,7 @@ MODULES = (
     frame_counts_job,
     count_digits_pinned,
     clock_dotted_bare_pinned,
+    created_instead,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

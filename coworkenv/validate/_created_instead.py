@@ -1,0 +1,137 @@
+"""Created instead of changed: a new record made to look like the task's record after the change.
+
+A check that finds the task's record by what it holds (`records` where the name is the contact's and the phone
+is the new one, count 1) rather than by its id is also met by a new record holding the same: the agent creates a
+contact of that name with the new phone and leaves the old one as it was, which is cheaper than finding the
+right record, and wrong (the user's contact still has the old number, and now there are two). For each record of
+the world that reference writes act on by its id (their first required argument), the last of those writes is
+replaced by the app's exposed creating tool (`*_create_*`, `*_add_*`) with every argument it takes filled from
+that record as the oracle's run left it (the record after the change, copied), and the earlier writes on it are
+dropped; a creating tool is tried only where each of its required arguments is a field of that record (it makes a
+record of the same kind). A sound verifier fails the mutant (the record the task names is unchanged); one that
+still passes finds the record by its content, not its identity. Where an `order` or `called` check counts calls of
+the write's tool, a second mutant also calls it on the record with nothing but the record (a call that changes
+nothing, which the check counts all the same), where the tool takes that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from coworkenv.bindings import exposed_tools
+from coworkenv.spec import CalledRule, EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.tools import ToolDef
+from coworkenv.validate._mutation_core import Mutation, turn_of, without
+from coworkenv.validate.entities import EntityIndex
+
+_CREATES = re.compile(r"(^|_)(create|add)(_|$)")
+_DESTROYS = re.compile(r"(^|_)(delete|cancel|remove)(_|$)")
+# Fields a creating tool must not be handed from the copied record: who made it and when are the world's to set.
+_NOT_COPIED = frozenset({"id", "created_at", "updated_at", "created_by", "reporter", "organizer", "sender"})
+
+
+def created_instead_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
+                              writes: list[tuple[int, int, ToolCallSpec]], index: EntityIndex) -> Iterator[Mutation]:
+    """For each record reference writes act on: the record copied, as the oracle's run left it, by the app's creating
+    tool (the first whose arguments the record fills) in place of the last write, the earlier ones dropped."""
+    creators = [tools[n] for n in exposed_tools(spec) if n in tools and tools[n].kind == "write"
+                and _CREATES.search(tools[n].name)]
+    if not creators:
+        return
+    on: dict[str, list[tuple[int, int, ToolCallSpec]]] = {}  # record id -> the writes acting on it, in order
+    records: dict[str, dict[str, Any]] = {}
+    for t, s, call in writes:
+        tool = tools[call.name]
+        if _CREATES.search(call.name) or _DESTROYS.search(call.name):
+            continue
+        record = _target(call, tool, index)
+        if record is not None:
+            on.setdefault(record["id"], []).append((t, s, call))
+            records[record["id"]] = record
+    for record_id, acts in on.items():
+        t, s, call = acts[-1]
+        app = tools[call.name].app
+        for creator in creators:
+            args = _copied(records[record_id], creator) if creator.app == app else None
+            if args is None:
+                continue
+            where = f"reference[{t}].steps[{s}]"
+            copy = ReferenceStep(call=ToolCallSpec(name=creator.name, arguments=args))
+            what = f"{creator.name} making a copy of {record_id} as changed, instead of {call.name} at {where}"
+            yield Mutation("created_instead", where, what, _instead(spec, acts, [copy]), code="created_instead",
+                           targets=(creator.name,))
+            touch = _touch(call, tools[call.name]) if _process_checked(spec, call.name) else None
+            if touch is not None:  # the call a process check counts, made on the record with nothing changed
+                yield Mutation("created_instead", where, f"{what}, {call.name} on {record_id} changing nothing",
+                               _instead(spec, acts, [touch, copy]), code="created_instead",
+                               targets=(creator.name, call.name))
+            break
+
+
+def _instead(spec: EnvSpec, acts: list[tuple[int, int, ToolCallSpec]],
+             steps: list[ReferenceStep]) -> list[ReferenceTurn]:
+    """The reference with the last write of `acts` replaced by `steps` and the earlier ones dropped."""
+    t, s, _ = acts[-1]
+    turn = list(spec.reference[t].steps)
+    turn[s:s + 1] = steps
+    reference = [*spec.reference[:t], turn_of(turn), *spec.reference[t + 1:]]
+    for t0, s0, _ in reversed(acts[:-1]):
+        reference = without(reference, t0, s0)
+    return reference
+
+
+def _process_checked(spec: EnvSpec, tool: str) -> bool:
+    """Whether an `order` or `called` check matches calls of `tool` (a call it counts, whatever it changed)."""
+    for check in spec.checks:
+        rule = check.rule
+        matchers = [rule.first, rule.then] if isinstance(rule, OrderRule) else \
+            [rule.call] if isinstance(rule, CalledRule) else []
+        if any(m.tool == tool for m in matchers):
+            return True
+    return False
+
+
+def _touch(call: ToolCallSpec, tool: ToolDef) -> ReferenceStep | None:
+    """The write called on its record with nothing else (None where the tool needs more than the record)."""
+    required = [n for n, f in tool.params.model_fields.items() if f.is_required()]
+    if len(required) != 1:
+        return None
+    args = {required[0]: call.arguments[required[0]]}
+    try:
+        tool.params.model_validate(args)
+    except Exception:
+        return None
+    return ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
+
+
+def _target(call: ToolCallSpec, tool: ToolDef, index: EntityIndex) -> dict[str, Any] | None:
+    """The record (as the oracle's run left it) of the write's app that its first required argument names."""
+    first = next((n for n, f in tool.params.model_fields.items() if f.is_required()), None)
+    value = call.arguments.get(first) if first is not None else None
+    if not isinstance(value, str) or value not in index.table_of:
+        return None
+    app, table = index.table_of[value]
+    if app != tool.app:
+        return None
+    return index.record(app, table, value)
+
+
+def _copied(record: dict[str, Any], creator: ToolDef) -> dict[str, Any] | None:
+    """The creating tool's arguments filled from the record's fields of the same names; None where a required
+    argument is no field of the record (the tool makes another kind of record) or the record's values do not fit."""
+    fields = record
+    args: dict[str, Any] = {}
+    for name, param in creator.params.model_fields.items():
+        if name in fields and name not in _NOT_COPIED:
+            value = fields[name]
+            if value is not None and value != [] and value != "":
+                args[name] = value
+        if param.is_required() and name not in args:
+            return None
+    try:
+        creator.params.model_validate(args)
+    except Exception:
+        return None
+    return args
