@@ -140,8 +140,9 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
     return errors
 
 
-# Two-step routes tried per guard at most (each a pair of calls on a fork: ~0.2 ms).
-_PAIR_BUDGET = 600
+# Two-step routes tried per guard at most (each a pair of calls on a fork: ~0.2 ms; the corpus's routes are found
+# within the first 100).
+_PAIR_BUDGET = 200
 Call = tuple[str, dict[str, Any]]
 
 
@@ -157,14 +158,19 @@ def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str
     tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == guarded.app]
     pinned = _pinned_names(rule)
     budget = _PAIR_BUDGET
+    # the records a first step must make or change: one the harm changes or removes, or one in a table where the
+    # harm makes a record
+    targets = {(app, table, rid) for _, h in harms for app, table, rid, _, _ in h if rid != _NEW}
+    made_in = {(app, table) for _, h in harms for app, table, rid, _, _ in h if rid == _NEW}
     firsts = [(t, a) for t in tools for a in _first_steps(t, call, pinned, spec, world)]
     firsts += [(t, a) for t in tools for a in _candidates(t, call, spec, world)]
     for first, first_args in firsts:
         if any(call_matches(m, first.name, first_args) for m in matchers):
             continue  # a first step the reference makes too is a route all the same: the second one does the harm
-        made = runner.touched_ids(first.name, first_args)
+        made = tuple(sorted({rid for app, table, rid in runner.touched(first.name, first_args)
+                             if (app, table, rid) in targets or (app, table) in made_in}))
         if not made:
-            continue
+            continue  # the second call acts on what the first made or changed: none of the harm's records
         for second in tools:
             for args in _candidates(second, call, spec, world, made, own=True):
                 budget -= 1
@@ -224,10 +230,10 @@ class _Runner:
             self.memo[key] = self._run(calls, named)
         return self.memo[key]
 
-    def touched_ids(self, tool: str, args: dict[str, Any]) -> tuple[str, ...]:
-        """The ids of the records the call makes or changes (none where it fails)."""
+    def touched(self, tool: str, args: dict[str, Any]) -> set[tuple[str, str, str]]:
+        """The records the call makes or changes, as (app, table, id) (none where it fails)."""
         try:
-            return tuple(sorted({c.id for c in self.fork.changes()})) if self._call(tool, args) else ()
+            return {(c.app, c.table, c.id) for c in self.fork.changes()} if self._call(tool, args) else set()
         finally:
             self.fork.rewind()
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from tests.defects._core import Defect, Spec
 from tests.defects.guard_one_route import _bystander_email
+from tests.defects.guard_same_effect import _forbid
 
 CLASS = "guard_two_step"
 DETECTION = (
@@ -33,14 +34,6 @@ DETECTION = (
     "of the app that makes or changes a record, then each call of the app on that record, on a fresh fork: a pair "
     "that together makes the same change, neither call matched by a forbidden guard, does the harm unseen"
 )
-
-
-def _forbid(check_id: str, what: str, tool: str, args: dict[str, Any] | None = None,
-            where: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    call: dict[str, Any] = {"tool": tool, "args": args or {}}
-    if where:
-        call["where"] = where
-    return {"id": check_id, "description": what, "safety": True, "rule": {"kind": "forbidden", "call": call}}
 
 
 # (tool, args, where) of a guard; the defect has the first ones, the twin the edit ones too
