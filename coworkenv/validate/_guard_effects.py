@@ -26,6 +26,12 @@ guarded call by name (`start` for `start_time`), the rest from the reference's o
 that call with one optional argument more, set to each value its type allows (a Literal's values, true and false)
 or the guard names. Calls a forbidden guard of the spec matches, and calls the reference itself makes on the
 record (the task), are not routes. Judged on the calls alone, so no episode is played (`guard_bypassed`).
+
+Where no single call is a route, routes of two calls (`_two_step`): a first call that makes or changes one of the
+harm's records (or makes one in a table where the harm makes one: a job made with another command), then a call on
+the records it made or changed (the command edited in); the pair, run on one fork, must do the harm that its second
+call alone does not, and neither call may be matched by a forbidden guard. A guard pinned to the value a record is
+made with is evaded by making it without and editing the value in: the route the guard on the edit stops.
 """
 
 from __future__ import annotations
