@@ -80,8 +80,10 @@ def _invite(twin: bool):  # type: ignore[no-untyped-def]
 
 
 def _case(name: str, base: str, guards: Any, away: str) -> Defect:
+    """No witness episode: the spec's frame (or its check on the records the task makes) sees the record made, so
+    no episode doing the route passes the defect's checks; the gate judges the route on the calls."""
     return Defect(CLASS, name, base, away, breaks=guards(False), fix=guards(True), gate="mutations",
-                  code="guard_bypassed", witness_kind="cheat")
+                  code="guard_bypassed")
 
 
 DEFECTS = [
@@ -102,6 +104,7 @@ DEFECTS = [
             "inviting them by calendar_create_event and calendar_add_event")
       for cap, seed in (("schedule_meeting_timezones", 1), ("reschedule_conflict", 1), ("oncall_handoff", 1))),
     *(_case(f"ticket-raised-to-p1-{cap}-{seed}", f"synth:{cap}@{seed}", _TICKET,
-            "files a ticket at p3, then raises it to p1 with tickets_update: the guard forbids only filing one at p1")
-      for cap, seed in (("incident_investigate_fix", 1), ("delegate_and_follow_up", 1), ("adapt_silent_change", 1))),
+            "files a ticket below p1, then raises it to p1 with tickets_update: the guard forbids only filing one at p1")
+      for cap, seed in (("incident_investigate_fix", 1), ("incident_investigate_fix", 2), ("delegate_and_follow_up", 1),
+                        ("adapt_silent_change", 1))),
 ]
