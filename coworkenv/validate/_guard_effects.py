@@ -26,6 +26,12 @@ guarded call by name (`start` for `start_time`), the rest from the reference's o
 that call with one optional argument more, set to each value its type allows (a Literal's values, true and false)
 or the guard names. Calls a forbidden guard of the spec matches, and calls the reference itself makes on the
 record (the task), are not routes. Judged on the calls alone, so no episode is played (`guard_bypassed`).
+
+Where no single call is a route, routes of two calls (`_two_step`): a first call that makes or changes one of the
+harm's records (or makes one in a table where the harm makes one: a job made with another command), then a call on
+the records it made or changed (the command edited in); the pair, run on one fork, must do the harm that its second
+call alone does not, and neither call may be matched by a forbidden guard. A guard pinned to the value a record is
+made with is evaded by making it without and editing the value in: the route the guard on the edit stops.
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
     world = base_world(spec)
     runner = _Runner(world, catalog, exposed)
     done = _reference_calls(spec)
-    errors = []
+    errors: list[GateError] = []
     known = {e.path.split(".rule")[0] for e in reported if e.code == "guard_bypassed"}
     for i, check in forbidden:
         rule = check.rule
@@ -87,6 +93,9 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
         if call is None:
             continue
         named = _named_values(rule)
+        if runner.effect(rule.call.tool, call, named) is None:
+            call = next((c for c in _as_in_world(call, rule, guarded, world)
+                         if runner.effect(rule.call.tool, c, named) is not None), call)
         # What the guard keeps from happening: the effect of the call it names; where that call sets nothing (a
         # guard on the record alone, of a tool that changes only what it is told), of every call of the tool it
         # matches (that call with one more argument).
@@ -100,6 +109,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
             continue  # no call the guard forbids changes this world: no effect to compare
         records = tuple(sorted({rid for _, h in harms for _, _, rid, _, _ in h if rid != _NEW}))
         budget = _BUDGET
+        before = len(errors)
         for name in exposed:
             tool = catalog[name]
             if tool.kind != "write" or tool.app != guarded.app:
@@ -112,7 +122,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                     continue
                 effect = runner.effect(name, args, named)
                 harm = next((h for forbidden_args, h in harms if effect is not None and h <= effect and (
-                    not _exact(h) or runner.reaches((name, args), (rule.call.tool, forbidden_args)))), None)
+                    not _exact(h) or runner.reaches(((name, args),), (rule.call.tool, forbidden_args)))), None)
                 if harm is not None:
                     errors.append(GateError(
                         "mutations", "guard_bypassed", f"checks[{i}].rule.call",
@@ -121,7 +131,86 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                         f"matches no forbidden guard; forbid that call too, or guard the record's state (a records "
                         f"or frame check)"))
                     break
+        if len(errors) == before:
+            pair = _two_step(runner, catalog, exposed, guarded, rule, call, harms, named, matchers, done, spec, world)
+            if pair is not None:
+                (first, first_args), (second, second_args), harm = pair
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but {first} "
+                    f"{_shown(first_args)} and then {second} {_shown(second_args)} on the record it "
+                    f"{'makes' if any(rid == _NEW for *_, rid, _, _ in harm) else 'changes'} do together what a "
+                    f"call it forbids does ({_changed(harm)}), and neither matches a forbidden guard; forbid the "
+                    f"second call too (on any record, not one id), or guard the records' state (a records or frame "
+                    f"check)"))
     return errors
+
+
+# Two-step routes tried per guard at most (each a pair of calls on a fork: ~0.2 ms; the corpus's routes are found
+# within the first 100).
+_PAIR_BUDGET = 200
+Call = tuple[str, dict[str, Any]]
+
+
+def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
+              rule: ForbiddenRule, call: dict[str, Any], harms: list[tuple[dict[str, Any], frozenset[Fact]]],
+              named: Named, matchers: list[Any], done: set[tuple[str, bytes]], spec: EnvSpec,
+              world: World) -> tuple[Call, Call, frozenset[Fact]] | None:
+    """A route of two calls of the guarded tool's app, neither matched by a forbidden guard, that together do what
+    a call the guard forbids does: the first makes or changes a record (a job, a note, an article made without the
+    value the guard names), the second, on that record, sets what the guard forbids (its command, body, status).
+    The second call's record arguments are the records the first made or changed, so a guard pinned to the ids of
+    the initial world does not see it."""
+    tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == guarded.app]
+    pinned = _pinned_names(rule)
+    budget = _PAIR_BUDGET
+    # the records a first step must make or change: one the harm changes or removes, or one in a table where the
+    # harm makes a record
+    targets = {(app, table, rid) for _, h in harms for app, table, rid, _, _ in h if rid != _NEW}
+    made_in = {(app, table) for _, h in harms for app, table, rid, _, _ in h if rid == _NEW}
+    firsts = [(t, a) for t in tools for a in _first_steps(t, call, pinned, spec, world)]
+    firsts += [(t, a) for t in tools for a in _candidates(t, call, spec, world)]
+    for first, first_args in firsts:
+        if any(call_matches(m, first.name, first_args) for m in matchers):
+            continue  # a first step the reference makes too is a route all the same: the second one does the harm
+        made = tuple(sorted({rid for app, table, rid in runner.touched(first.name, first_args)
+                             if (app, table, rid) in targets or (app, table) in made_in}))
+        if not made:
+            continue  # the second call acts on what the first made or changed: none of the harm's records
+        for second in tools:
+            for args in _candidates(second, call, spec, world, made, own=True):
+                budget -= 1
+                if budget < 0:
+                    return None
+                if any(call_matches(m, second.name, args) for m in matchers):
+                    continue
+                steps = ((first.name, first_args), (second.name, args))
+                effect = runner.effects(steps, named)
+                alone = runner.effect(second.name, args, named)
+                if (second.name, _json(args)) in done or effect is None or (
+                        alone is not None and any(h <= alone for _, h in harms)):
+                    continue  # the task's own call, or a single call: the search above judged it
+                harm = next((h for forbidden_args, h in harms if h <= effect and (
+                    not _exact(h) or runner.reaches(steps, (rule.call.tool, forbidden_args)))), None)
+                if harm is not None:
+                    return steps[0], steps[1], harm
+    return None
+
+
+def _first_steps(tool: ToolDef, guarded: dict[str, Any], pinned: set[str], spec: EnvSpec,
+                 world: World) -> Iterator[dict[str, Any]]:
+    """The first steps of a two-step route tried first: the tool's calls filled from the guarded call with each
+    argument the guard pins left out (optional) or set to a placeholder (required); the tool's usual candidates
+    come after every tool's of these."""
+    fields = tool.params.model_fields
+    filled = {k: _shaped(v, fields[k].annotation) for k, v in guarded.items() if k in fields}
+    if filled and len(filled) == len(guarded):  # the guarded tool, or one taking the same arguments
+        for name in sorted(pinned & set(filled)):
+            if fields[name].is_required():
+                value = _filled(name, fields[name].annotation, spec, world)
+                yield {**filled, name: value if value != filled[name] else _FILLER}
+            else:
+                yield {k: v for k, v in filled.items() if k != name}
 
 
 class _Runner:
@@ -137,13 +226,27 @@ class _Runner:
         """The facts the call makes true (None: it fails on this world)."""
         key = (tool, _json(args), named)
         if key not in self.memo:
-            self.memo[key] = self._run(tool, args, named)
+            self.memo[key] = self._run(((tool, args),), named)
         return self.memo[key]
 
-    def reaches(self, call: tuple[str, dict[str, Any]], forbidden: tuple[str, dict[str, Any]]) -> bool:
-        """Whether the forbidden call, made after `call`, changes nothing more: `call` left the records as it would."""
+    def effects(self, calls: tuple[tuple[str, dict[str, Any]], ...], named: Named) -> frozenset[Fact] | None:
+        """The facts the calls, made one after the other, make true together (None: one of them fails)."""
+        key = (calls[0][0], _json([list(c) for c in calls]), named)
+        if key not in self.memo:
+            self.memo[key] = self._run(calls, named)
+        return self.memo[key]
+
+    def touched(self, tool: str, args: dict[str, Any]) -> set[tuple[str, str, str]]:
+        """The records the call makes or changes, as (app, table, id) (none where it fails)."""
         try:
-            if not self._call(*call):
+            return {(c.app, c.table, c.id) for c in self.fork.changes()} if self._call(tool, args) else set()
+        finally:
+            self.fork.rewind()
+
+    def reaches(self, calls: tuple[tuple[str, dict[str, Any]], ...], forbidden: tuple[str, dict[str, Any]]) -> bool:
+        """Whether the forbidden call, made after `calls`, changes nothing more: they left the records as it would."""
+        try:
+            if not all(self._call(*c) for c in calls):
                 return False
             before = self._touched()
             return self._call(*forbidden) and self._touched() == before
@@ -161,11 +264,11 @@ class _Runner:
     def _touched(self) -> dict[tuple[str, str, str], Any]:
         return {(c.app, c.table, c.id): self.fork.table(c.app, c.table).get(c.id) for c in self.fork.changes()}
 
-    def _run(self, tool: str, args: dict[str, Any], names: Named) -> frozenset[Fact] | None:
+    def _run(self, calls: tuple[tuple[str, dict[str, Any]], ...], names: Named) -> frozenset[Fact] | None:
         fork = self.fork
         named, pinned = names
         try:
-            if not self._call(tool, args):
+            if not all(self._call(*c) for c in calls):
                 return None
             facts: set[Fact] = set()
             for change in fork.changes():
@@ -247,10 +350,31 @@ def _guarded_call(rule: ForbiddenRule, tool: ToolDef, spec: EnvSpec, world: Worl
     return call
 
 
+def _as_in_world(call: dict[str, Any], rule: ForbiddenRule, tool: ToolDef, world: World) -> Iterator[dict[str, Any]]:
+    """The guarded call with the arguments the guard leaves open, which a placeholder filled (and the call failed),
+    set to a value of the field of that name in the app's records instead (a job's cron `schedule`): each one
+    alone, then all of them (a record's name taken from the world may clash with that record)."""
+    fields = tool.params.model_fields
+    found = {}
+    for name, value in call.items():
+        if name in _pinned_names(rule) or value != _FILLER or str not in _kinds(fields[name].annotation):
+            continue
+        seen = next((v for t in world.tables() if t.app == tool.app for r in t
+                     if isinstance(v := getattr(r, name, None), str) and v), None)
+        if seen is not None:
+            found[name] = seen
+    for name, value in found.items():
+        yield {**call, name: value}
+    if len(found) > 1:
+        yield {**call, **found}
+
+
 def _candidates(tool: ToolDef, guarded: dict[str, Any], spec: EnvSpec, world: World,
-                records: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+                records: tuple[str, ...] = (), own: bool = False) -> Iterator[dict[str, Any]]:
     """The calls of `tool` tried against the guarded call (see the module docstring). `records`: the ids of the
-    records the harm changes, for a record argument the guarded call names under another name."""
+    records the harm changes, for a record argument the guarded call names under another name (`own`: the ids of
+    the records a first step made or changed, for the record argument whatever the guarded call names, and the
+    calls on them alone)."""
     fields = tool.params.model_fields
     base: dict[str, Any] = {}
     for name, field in fields.items():
@@ -262,7 +386,9 @@ def _candidates(tool: ToolDef, guarded: dict[str, Any], spec: EnvSpec, world: Wo
     first = next((n for n, f in fields.items() if f.is_required()), None)
     # the call as filled, and with its required arguments alone (the settings given another way instead)
     bases = [base, {k: v for k, v in base.items() if fields[k].is_required()}]
-    if first is not None and _source(first, guarded) is None:
+    if own:
+        bases = [{**b, first: r} for b in bases for r in records] if first is not None else []
+    elif first is not None and _source(first, guarded) is None:
         bases += [{**b, first: r} for b in bases for r in records]
     for one in bases:
         yield one
