@@ -51,7 +51,7 @@ def test_the_example_exercises_every_mutation_kind() -> None:
     details = validate_spec(example()).gate("mutations").details  # type: ignore[union-attr]
     assert set(details["by_kind"]) == {"drop_write", "change_arg", "wrong_recipient", "swap_order", "stop_early",
                                        "text_drop", "text_alter", "swap_dependent", "harmful_action", "duplicate_write",
-                                       "wrong_route"}
+                                       "wrong_route", "created_instead"}
     assert all(k["killed"] == k["total"] for k in details["by_kind"].values())
 
 
