@@ -136,26 +136,37 @@ def deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Even
         watcher.join()
 
 
+RUN_LOCK = ".coworkenv-run-lock"  # the folder in DAGSTER_HOME a run holds; made once, left empty
+
+
 @contextmanager
 def one_run_per_folder(home: Path) -> Iterator[None]:
     """Hold DAGSTER_HOME for the run: a second run there waits for the first, then finds its work done.
 
     Two at once would both start the partitions each found incomplete (the in-flight check and the start are not
-    one step) and rebuild the same aggregates into the same folders. The lock is on the folder itself (no file to
-    leave behind) and ends with the process, however it ends.
+    one step) and rebuild the same aggregates into the same folders. The lock ends with the process, however it
+    ends. It is on a folder of its own in DAGSTER_HOME (`RUN_LOCK`), not on DAGSTER_HOME itself: a lock on a folder
+    tells the episode writers that another command is writing it (`atomic.folder_in_use`), and `make run`'s data
+    folder lies inside DAGSTER_HOME (the repository root), so its RL stage refused its own `--out` below the lock.
+    Where that folder cannot be made (DAGSTER_HOME read-only), DAGSTER_HOME itself is locked, as before.
     """
+    lock = home / RUN_LOCK
     try:
-        fd = os.open(home, os.O_RDONLY)
+        lock.mkdir(exist_ok=True)
+    except OSError:
+        lock = home
+    try:
+        fd = os.open(lock, os.O_RDONLY)
     except OSError:  # not a folder: Dagster's own check of DAGSTER_HOME says so
         yield
         return
     try:
         try:
-            lock_exclusive(fd, home, wait=False)
+            lock_exclusive(fd, lock, wait=False)
         except BlockingIOError:
-            print(f"another `python -m pipelines.run` ({_lock_holder(home)}) is running in {home}; waiting for it "
+            print(f"another `python -m pipelines.run` ({_lock_holder(lock)}) is running in {home}; waiting for it "
                   "to end (stop with Ctrl-C)", flush=True)
-            lock_exclusive(fd, home)
+            lock_exclusive(fd, lock)
         yield
     finally:
         os.close(fd)  # closing releases the lock

@@ -16,7 +16,10 @@ import dagster as dg
 import psutil
 import pytest
 
+from coworkenv.atomic import folder_in_use
+from coworkenv.store.stages import episode_output_problem
 from pipelines.run_guard import PID_TAG, STARTED_TAG
+from pipelines.run_signals import RUN_LOCK, one_run_per_folder
 from tests.support.pipeline_child import Patch, Workspace, make_workspace
 
 pytestmark = pytest.mark.timeout(300)
@@ -157,3 +160,16 @@ def test_a_signal_inside_a_step_stops_the_run_cleanly(workspace: Workspace, sign
     code, console = ws.run()
     assert code == 0, console
     assert _complete(ws)
+
+
+def test_the_run_lock_leaves_the_folders_below_dagster_home_to_the_episode_writers(tmp_path: Path) -> None:
+    """`make run`'s data folder lies inside DAGSTER_HOME (the repository root). The run held a lock on DAGSTER_HOME
+    itself, which the episode writers read as another command writing it: on a fresh clone `make run` failed at
+    `rl_checkpoint`, refusing its own `--out data/checkpoints/rl-...` as "inside <repo>, which another command is
+    writing now". The run's lock is now a folder of its own in DAGSTER_HOME; a second run still waits on it."""
+    out = tmp_path / "data" / "checkpoints" / "rl-tiny"
+    with one_run_per_folder(tmp_path):
+        assert not folder_in_use(tmp_path)
+        assert episode_output_problem(out, "rl", own="rollouts") is None
+        assert folder_in_use(tmp_path / RUN_LOCK)  # what a second run meets, and waits on
+    assert not folder_in_use(tmp_path / RUN_LOCK)
