@@ -148,10 +148,13 @@ def one_run_per_folder(home: Path) -> Iterator[None]:
     ends. It is on a folder of its own in DAGSTER_HOME (`RUN_LOCK`), not on DAGSTER_HOME itself: a lock on a folder
     tells the episode writers that another command is writing it (`atomic.folder_in_use`), and `make run`'s data
     folder lies inside DAGSTER_HOME (the repository root), so its RL stage refused its own `--out` below the lock.
-    Where that folder cannot be made (DAGSTER_HOME read-only), DAGSTER_HOME itself is locked, as before.
+    Where that folder cannot be made (DAGSTER_HOME read-only), DAGSTER_HOME itself is locked, as before; where
+    DAGSTER_HOME is one Dagster refuses (not a full path to a folder), nothing is made in it: the run's check names it.
     """
     lock = home / RUN_LOCK
     try:
+        if not (home.is_absolute() and home.is_dir()):
+            raise NotADirectoryError(home)
         lock.mkdir(exist_ok=True)
     except OSError:
         lock = home
