@@ -17,17 +17,17 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from coworkenv.examples import example_names, load_example  # noqa: E402
+from coworkenv.spec import EnvSpec  # noqa: E402
 from coworkenv.synth import generate_spec, load_taxonomy  # noqa: E402
 from coworkenv.validate import validate_spec  # noqa: E402
 
 
-def sweep_specs(seeds: int, capabilities: list[str] | None) -> Iterator[tuple[str, Callable[[], Any]]]:
+def sweep_specs(seeds: int, capabilities: list[str] | None) -> Iterator[tuple[str, Callable[[], EnvSpec]]]:
     """(name, a maker of the spec) for the shipped examples, then each capability's seeds 1..`seeds`."""
     taxonomy = load_taxonomy(ROOT / "taxonomy")
     chosen = sorted(taxonomy.capabilities) if capabilities is None else capabilities
@@ -53,9 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = list(sweep_specs(args.seeds, args.capability))
     started, rejected = time.monotonic(), []
     for n, (name, make) in enumerate(specs, 1):
-        spec = make()
-        data = spec if isinstance(spec, dict) else spec.model_dump(mode="json", by_alias=True)
-        verdict = validate_spec(data, policy="strict")
+        verdict = validate_spec(make().model_dump(mode="json", by_alias=True), policy="strict")
         if not verdict.passed:
             rejected.append(name)
             codes = sorted({error.code for error in verdict.errors()})
