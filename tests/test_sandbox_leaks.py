@@ -8,6 +8,8 @@ layers alone (no audit hook) and without Landlock.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import fcntl
 import os
 import subprocess
@@ -462,6 +464,81 @@ def test_scratch_measure_counts_files_removed_but_held_open(tmp_path: Path) -> N
         os.close(copy)
     assert removed_but_held_bytes(os.getpid()) == before
     assert removed_but_held_bytes(2**22 + 12345) == 0  # no such process: nothing to count
+
+
+def test_scratch_measure_counts_removed_files_a_mapping_or_another_threads_descriptors_hold(tmp_path: Path) -> None:
+    """Two holders of a removed file that `/proc/<pid>/fd` does not show: a memory mapping whose descriptors are
+    closed (`resource_bomb_scratch_held_by_mappings_alone` end to end) and a thread with a descriptor table of its
+    own (`unshare(CLONE_FILES)` here; a raw clone without `CLONE_FILES` in a run). Main counted neither."""
+    import mmap
+
+    from coworkenv.sandbox._scratch import removed_but_held_bytes
+
+    before = removed_but_held_bytes(os.getpid(), str(tmp_path))
+    mapped = tmp_path / "mapped.bin"
+    fd = os.open(mapped, os.O_RDWR | os.O_CREAT, 0o600)
+    os.posix_fallocate(fd, 0, 256 * 1024)
+    copy = os.dup(fd)
+    os.close(copy)  # the number mmap's own copy takes
+    view = mmap.mmap(fd, mmap.PAGESIZE)
+    os.close(fd)
+    os.close(copy)
+    mapped.unlink()
+    try:
+        assert removed_but_held_bytes(os.getpid(), str(tmp_path)) - before >= 256 * 1024
+        assert removed_but_held_bytes(os.getpid(), str(tmp_path / "elsewhere")) == \
+            removed_but_held_bytes(os.getpid())  # only the removed files of the folder named count through mappings
+    finally:
+        view.close()
+    assert removed_but_held_bytes(os.getpid(), str(tmp_path)) == before
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    opened, release, failure = threading.Event(), threading.Event(), []
+
+    def hold_in_a_table_of_its_own() -> None:
+        if libc.unshare(ctypes.c_int(0x400)) != 0:  # CLONE_FILES: this thread's descriptor table only
+            failure.append(os.strerror(ctypes.get_errno()))
+            opened.set()
+            return
+        own = os.open(tmp_path / "threaded.bin", os.O_RDWR | os.O_CREAT, 0o600)
+        os.posix_fallocate(own, 0, 256 * 1024)
+        os.unlink(tmp_path / "threaded.bin")
+        opened.set()
+        release.wait(30)
+        os.close(own)
+
+    thread = threading.Thread(target=hold_in_a_table_of_its_own)
+    thread.start()
+    try:
+        opened.wait(30)
+        assert not failure, failure
+        assert removed_but_held_bytes(os.getpid()) - before >= 256 * 1024
+    finally:
+        release.set()
+        thread.join(30)
+
+
+def test_scratch_measure_counts_the_rest_of_a_folder_when_an_entry_vanishes(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry removed between the listing and its `stat` (a decoy the code removes and makes again and again) cost
+    main the count of everything after it in that folder: 512 KiB went unseen beside it."""
+    from coworkenv.sandbox import _scratch
+
+    decoy, data = tmp_path / "decoy", tmp_path / "data.bin"
+    decoy.touch()
+    with data.open("wb") as fh:
+        fh.write(b"x" * 512 * 1024)
+    listing = os.scandir
+
+    def decoy_first_then_gone(folder: int) -> contextlib.AbstractContextManager[list[os.DirEntry[str]]]:
+        with listing(folder) as found:
+            entries = sorted(found, key=lambda entry: entry.name != "decoy")
+        if decoy.exists():
+            decoy.unlink()  # after the listing, before the walk looks at it
+        return contextlib.nullcontext(entries)
+
+    monkeypatch.setattr(_scratch.os, "scandir", decoy_first_then_gone)
+    assert _scratch.scratch_exceeds(str(tmp_path), 256 * 1024)
 
 
 # A lock a host process holds on a file the code can read (a stdlib file: the host here; a service's sqlite database
