@@ -33,9 +33,10 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
     `pid`, files that process holds after removing them count too (open, or mapped only): no folder lists them any
     more, yet they stay on the disk until it lets them go; `file_bytes` (the run's file size limit) is what a removed
     file of `path` that it maps counts where the host may not look at the file itself."""
-    total = 0 if pid is None else removed_but_held_bytes(pid, path, file_bytes)
-    if total > max_bytes:
+    held = 0 if pid is None else removed_but_held_bytes(pid, path, file_bytes)
+    if held is None or held > max_bytes:
         return True
+    total = held
     try:
         pending = [os.open(path, _DIR_FLAGS)]
     except OSError:
@@ -73,13 +74,15 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
     return False
 
 
-def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int = 0) -> int:
+def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int = 0) -> int | None:
     """Bytes allocated to the files that process `pid` holds but that no folder lists any more (unlinked, `O_TMPFILE`,
     memfds), each counted once however many descriptors (or `mmap` copies of one) it has: open in any of its threads
     (a thread cloned without `CLONE_FILES` has a descriptor table of its own, which `/proc/<pid>/fd` does not show),
     and, for removed files under the folder `under`, held by a memory mapping alone (its descriptor closed: 200 MiB
     stayed on the disk under a 16 MiB scratch, unseen). A mapped file the host may not look at through
-    `/proc/<pid>/map_files` (that needs `CAP_SYS_ADMIN`) counts `file_bytes`, the most a file of the run can hold."""
+    `/proc/<pid>/map_files` (that needs `CAP_SYS_ADMIN`) counts `file_bytes`, the most a file of the run can hold.
+    None where the process has more mappings than the host reads (`_MAX_MAPS_BYTES` of `/proc/<pid>/maps`): what they
+    hold is unknown, so it is too much."""
     seen: set[tuple[int, int]] = set()
     total = 0
     for fds in _descriptor_folders(pid):
@@ -95,9 +98,10 @@ def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int =
             if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))
                 total += st.st_blocks * 512
-    if under is not None:
-        total += _removed_but_mapped_bytes(pid, under, file_bytes, seen)
-    return total
+    if under is None:
+        return total
+    mapped = _removed_but_mapped_bytes(pid, under, file_bytes, seen)
+    return None if mapped is None else total + mapped
 
 
 def _descriptor_folders(pid: int) -> list[str]:
@@ -109,16 +113,22 @@ def _descriptor_folders(pid: int) -> list[str]:
 
 
 _DELETED = " (deleted)"
+# How much of a process's /proc/<pid>/maps the host reads each look: a run's interpreter has some 180 lines (26 KB
+# here); the kernel writes 5.6 MB for the 60000 mappings a run may make, 84 ms of the host's CPU each read.
+_MAX_MAPS_BYTES = 256 * 2**10
 
 
-def _removed_but_mapped_bytes(pid: int, under: str, file_bytes: int, seen: set[tuple[int, int]]) -> int:
+def _removed_but_mapped_bytes(pid: int, under: str, file_bytes: int, seen: set[tuple[int, int]]) -> int | None:
     """Bytes of the removed files under `under` that process `pid` maps and that `seen` (files found held open,
-    updated here) does not hold yet."""
+    updated here) does not hold yet; None where its maps are longer than the host reads."""
     try:
-        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="surrogateescape") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
+        with open(f"/proc/{pid}/maps", "rb") as fh:
+            data = fh.read(_MAX_MAPS_BYTES + 1)
+    except OSError:  # gone, or not ours to look at
         return 0
+    if len(data) > _MAX_MAPS_BYTES:
+        return None
+    lines = data.decode("utf-8", "surrogateescape").splitlines()
     prefix = under.rstrip("/") + "/"
     inodes = {ino for _, ino in seen}  # a mapped file's (device, inode) may be its backing file's (overlayfs)
     total = 0
