@@ -22,7 +22,13 @@ choice among its members (`random.Random(7).choice(list(s))`), `pickle`/`marshal
 text, `print(*s, file=out)`, a CSV row, `statistics.mode`, `operator.itemgetter`. Membership, size, `sorted()`
 without a key, `min`/`max` without one, `sum` of whole numbers, a rounded or tolerant sum, a dict's lookup by key, a
 comparison of dicts or sets, an empty list compared (`errors == []`) and a pickle read back at once keep no order and
-are left alone."""
+are left alone.
+
+The order is also read where a loop or a comprehension's walrus leaves its last member bound (`for x in s: pass`,
+then `x`), through a starred display (`zip(*[s])`), a display holding a set iterated again (`[y for xs in [s] for y
+in xs]`), a default argument (`def first(xs=s)`), a built-in under a name of the check's (`step = next`), a copy
+(`copy.copy(s)`), `operator.getitem` and the container's own text or pickling (`s.__repr__()`, `s.__reduce__()`).
+A key that hands back the member itself or a tuple holding it (`key=lambda n: (len(n), n)`) ties no two members."""
 
 from __future__ import annotations
 
@@ -43,6 +49,8 @@ _MAPPINGS = frozenset({"dict", "dict.fromkeys", "collections.OrderedDict", "coll
 _TEXT = frozenset({"str", "repr", "ascii", "format"})
 _TIES = frozenset({"min", "max"})
 _POPS = frozenset({"pop", "popitem", "popleft", "__next__"})
+# Methods that give a container's members in turn: its text, and what pickling and copying it read.
+_SHOWN = frozenset({"__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__", "__getstate__"})
 # Calls whose value is a sequence in the order of what they are given: a deque, and the n best by a key (ties).
 _SEQUENCE_CALLS = frozenset({"collections.deque", "heapq.nlargest", "heapq.nsmallest"})
 # Calls that read the order of what they are given: its serialised bytes or text, the first of equally common
@@ -237,6 +245,8 @@ class _Reader:
             iterated = args[1:] if builtin in ("map", "filter") else args
             return any(self.carries(a) for a in iterated)
         called = qualified(func, self.names) or ""
+        if called in ("copy.copy", "copy.deepcopy"):  # a copy of a set iterates as the set does
+            return any(self.carries(a) for a in args)
         if called in _MAPPINGS or called.startswith(("itertools.", "collections.")):
             return any(self.carries(a) for a in args)
         if called in _SEQUENCE_CALLS:  # `heapq.nlargest(1, s, key=len)`: its ties in the set's order
@@ -384,6 +394,8 @@ class _Reader:
             return self.carries(args[1] if called == "functools.reduce" and len(args) > 1 else args[0])
         if isinstance(func, ast.Call) and (qualified(func.func, self.names) or "") == "operator.itemgetter" and args:
             return self.sequence(args[0])  # `operator.itemgetter(0)(list(s))`
+        if called in ("operator.getitem", "operator.__getitem__") and args:  # `operator.getitem(list(s), 0)`
+            return self.sequence(args[0])
         if not isinstance(func, ast.Attribute):
             return False
         if func.attr in _DRAWS and args:  # `random.Random(7).choice(list(s))`: a fixed position, a member by order
@@ -392,6 +404,8 @@ class _Reader:
             return self.carries(args[0])
         if func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
             return any(self.carries(a) for a in (*args, *(k.value for k in node.keywords)))
+        if func.attr in _SHOWN:  # `s.__repr__()`, `s.__reduce__()`: its members in turn, as text or a list
+            return self.carries(func.value)
         if func.attr in _POPS and not args:
             return self.carries(func.value)
         if func.attr == "index" and args:
