@@ -220,6 +220,8 @@ def test_order_left_over_is_found(expr: str, imports: str) -> None:
     f"step = next\nit = iter\nok = step(it(sorted({_S}))) == 'a'\n",
     f"for n in {_S}:\n    pass\nfor n in sorted({_S}):\n    pass\nok = n == 'b'\n",
     f"for n in {_S}:\n    if not n:\n        ok = False\nok = True\n",
+    f"total = 0\nbest = ''\nfor n in {_S}:\n    total = total + len(n)\n    best = max(best, n)\n"
+    "ok = total == 2 and best == 'b'\n",
     f"for n in {_S}:\n    pass\nok = [n for n in ['a']] == ['a'] and (lambda n: n)(1) == 1\n",
     f"for xs in [{_S}]:\n    if len(xs) != 2:\n        ok = False\nok = all(y for xs in [{_S}] for y in xs)\n",
     f"def first(xs=sorted({_S})):\n    return xs[0]\n\n\nok = first() == 'a' and first(['b']) == 'b'\n",

@@ -466,11 +466,13 @@ def _names(target: ast.expr) -> set[str]:
 
 def _last_bound(loop: ast.For | ast.AsyncFor) -> set[str]:
     """What a loop that ends without a break leaves bound to the last member it met: its target's names, and names
-    its body binds from them in turn (`last = x`, `name = x.strip()`)."""
+    its body binds from them in turn (`last = x`, `name = x.strip()`; not an accumulator, `total = total + len(x)`)."""
     met = _names(loop.target)
     kept = {t.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, (ast.Assign, ast.AnnAssign))
             and n.value is not None and any(isinstance(v, ast.Name) and v.id in met for v in ast.walk(n.value))
-            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)
+            # `total = total + len(x)`, `best = max(best, x)`: what every member adds to, not the last one
+            and not any(isinstance(v, ast.Name) and v.id == t.id for v in ast.walk(n.value))}
     return met | kept
 
 
