@@ -16,6 +16,7 @@ from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.checkpoint_manifest import CHECKPOINT_MANIFEST, checked_snapshot, write_checkpoint_manifest
+from coworkenv.held_folders import held_temp_dir
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
@@ -35,6 +36,7 @@ from trainers.checkpoint_files import checkpoint_files_problem, restore_interrup
 if TYPE_CHECKING:
     from trainers.config import ModelSection
 
+EVALUATED_COPY = ".coworkenv-evaluated-"  # the checkpoint as eval_report evaluates and publishes it
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
     "The numbers are what was measured; they say nothing about the 8B recipe."
@@ -162,35 +164,38 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     report_dir = checkpoint.parent / f"{checkpoint.name}-eval"
     # The checkpoint is copied into the folder the report publishes, checked there, and evaluated from there: a
     # training saving into `checkpoint` again while the evaluation runs (or a file written there in place) is not
-    # published under the numbers measured of the earlier weights.
-    folder = _evaluated_copy(checkpoint, report_dir / "model", event.asset_materialization.metadata)
-    # Batched: the episodes evaluate() runs concurrently share each forward pass.
-    sft = BatchedLocalBackend(folder, name="pocketworker-sft")
-    model = trained_model(folder)
-    # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
-    if model.source == "tiny":
-        twin = untrained_twin(folder, name="base-untrained")
-        base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
-    else:
-        base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
-    comparison = compare_reports({
-        "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
-        "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]
-    })
-    note = TOY_NOTE if settings.train_config == "tiny" else ""
-    files = write_eval_report(report_dir, comparison, title="PocketWorker: base vs SFT", note=note)
-    markdown = render_markdown(comparison, "PocketWorker: base vs SFT", note)
-    # The model repository gets the report in its card and files, as a version of its own.
-    record = checkpoint_record(folder)
-    for path in (files.markdown, files.json, files.plot):
-        shutil.copy2(path, folder / path.name)
-    write_checkpoint_manifest(folder)  # the published folder records the report's files too
-    version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
-    card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
-                       int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
-    published = store.publisher_from_config(
-        settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
-    ).publish_folder(folder, version, card)
+    # published under the numbers measured of the earlier weights. The copy is this run's own (another run's eval of
+    # the checkpoint makes its own), held while in use: one a killed run left is removed by the next.
+    report_dir.mkdir(parents=True, exist_ok=True)
+    with held_temp_dir(EVALUATED_COPY, str(report_dir)) as staging:
+        folder = _evaluated_copy(checkpoint, staging / "model", event.asset_materialization.metadata)
+        # Batched: the episodes evaluate() runs concurrently share each forward pass.
+        sft = BatchedLocalBackend(folder, name="pocketworker-sft")
+        model = trained_model(folder)
+        # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
+        if model.source == "tiny":
+            twin = untrained_twin(folder, name="base-untrained")
+            base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
+        else:
+            base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
+        comparison = compare_reports({
+            "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
+            "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]
+        })
+        note = TOY_NOTE if settings.train_config == "tiny" else ""
+        files = write_eval_report(report_dir, comparison, title="PocketWorker: base vs SFT", note=note)
+        markdown = render_markdown(comparison, "PocketWorker: base vs SFT", note)
+        # The model repository gets the report in its card and files, as a version of its own.
+        record = checkpoint_record(folder)
+        for path in (files.markdown, files.json, files.plot):
+            shutil.copy2(path, folder / path.name)
+        write_checkpoint_manifest(folder)  # the published folder records the report's files too
+        version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
+        card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
+                           int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
+        published = store.publisher_from_config(
+            settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
+        ).publish_folder(folder, version, card)
     overall = {label: r.overall for label, r in comparison.reports.items()}
     return dg.MaterializeResult(
         metadata={
@@ -218,16 +223,14 @@ def checkpoint_record(folder: Path) -> str:
 
 
 def _evaluated_copy(checkpoint: Path, folder: Path, materialized: Mapping[str, dg.MetadataValue]) -> Path:
-    """`folder`, emptied, holding a copy of the files of `checkpoint` checked against the checkpoint's record, which must be the one pocketworker_checkpoint's materialization recorded (one
+    """`folder`, made, holding a copy of the files of `checkpoint` checked against the checkpoint's record, which must be the one pocketworker_checkpoint's materialization recorded (one
     materialized before it recorded one is taken as it is)."""
     if not checkpoint.exists():
         restore_interrupted_replace(checkpoint)  # a training stopped between its two renames
     if not checkpoint.is_dir():
         raise dg.Failure(f"{checkpoint}, the checkpoint pocketworker_checkpoint materialized, is not a folder now; "
                          "materialize pocketworker_checkpoint again, then eval_report")
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder.mkdir()
     files = {path.relative_to(checkpoint).as_posix(): path for path in sorted(checkpoint.rglob("*"))
              if path.is_file() and not path.name.startswith(TEMP_PREFIX)}  # half a file of an interrupted writer
     snapshot = checked_snapshot(checkpoint, files, folder)

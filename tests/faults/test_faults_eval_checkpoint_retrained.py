@@ -133,3 +133,5 @@ def test_guard_an_untouched_checkpoint_and_an_earlier_materialization_are_evalua
     result, repo = _run(tmp_path, trainings, monkeypatch, None)
     tag = str(result.metadata["model_tag"])  # type: ignore[index]
     assert _weights(_published_record(repo, tag)) == _weights((first / "checkpoint_files.json").read_bytes())
+    report_dir = tmp_path / "data" / "checkpoints" / "pocketworker-tiny-v1-abc-eval"
+    assert (report_dir / "eval_report.json").is_file() and not list(report_dir.glob(".coworkenv-evaluated-*"))

@@ -192,8 +192,8 @@ def test_the_eval_compares_the_checkpoint_with_the_base_it_was_trained_from(tmp_
             raise Paused
         return model
 
-    def twin(checkpoint: Path, **kwargs: Any) -> Any:  # the checkpoint's files as linked for the report's publish
-        bases.append(f"untrained twin of {Path(checkpoint).parent.name}/{Path(checkpoint).name}")
+    def twin(checkpoint: Path, **kwargs: Any) -> Any:  # the copy of the checkpoint the report evaluates and publishes
+        bases.append(f"untrained twin of {Path(checkpoint).parent.parent.name}/{Path(checkpoint).name}")
         raise Paused
 
     monkeypatch.setattr(trainers.batching, "BatchedLocalBackend", backend)
