@@ -83,7 +83,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
     _check_checkpoint(out_dir)  # the files published are the ones trained (their hashes, recorded at the save)
-    record = checkpoint_record(out_dir)  # what eval_report checks it evaluates: a training again in between is not
+    record = checkpoint_record(out_dir)  # eval_report refuses a checkpoint whose record is another (trained again)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
     ).publish_folder(out_dir, version, card)
@@ -223,8 +223,9 @@ def checkpoint_record(folder: Path) -> str:
 
 
 def _evaluated_copy(checkpoint: Path, folder: Path, materialized: Mapping[str, dg.MetadataValue]) -> Path:
-    """`folder`, made, holding a copy of the files of `checkpoint` checked against the checkpoint's record, which must be the one pocketworker_checkpoint's materialization recorded (one
-    materialized before it recorded one is taken as it is)."""
+    """`folder`, made, holding a copy of the files of `checkpoint` checked against the checkpoint's record, which
+    must be the one pocketworker_checkpoint's materialization recorded (one materialized before materializations
+    recorded it is taken as it is)."""
     if not checkpoint.exists():
         restore_interrupted_replace(checkpoint)  # a training stopped between its two renames
     if not checkpoint.is_dir():
