@@ -87,6 +87,8 @@ def _run(tmp_path: Path, trainings: tuple[Path, Path], monkeypatch: pytest.Monke
         report = evaluate(model, *args, **kwargs)
         if model.name == retrain_after:
             _save(second, checkpoint)  # a training saving into the folder while the evaluation runs
+        elif f"{model.name} (in place)" == retrain_after:  # `cp other/model.safetensors ckpt/` writes into the file
+            (checkpoint / "model.safetensors").write_bytes((second / "model.safetensors").read_bytes())
         return report
 
     monkeypatch.setattr(trainers.evaluate, "evaluate", evaluate_then_train)
@@ -103,11 +105,13 @@ def _published_record(repo: Path, tag: str) -> bytes:
                           capture_output=True).stdout
 
 
-@pytest.mark.parametrize("retrain_after", ["base-untrained", "pocketworker-sft"])
+@pytest.mark.parametrize("retrain_after", ["base-untrained", "pocketworker-sft", "pocketworker-sft (in place)"])
 def test_the_report_publishes_the_checkpoint_it_evaluated(tmp_path: Path, trainings: tuple[Path, Path],
                                                          monkeypatch: pytest.MonkeyPatch, retrain_after: str) -> None:
     """Trained again while the base (`base-untrained`) or the SFT model was evaluated: on `main` the version
-    published held the second training's weights under the first one's numbers and tag."""
+    published held the second training's weights under the first one's numbers and tag. The weights written in place
+    after the SFT model's evaluation: on `main` refused after the whole evaluation (its copy, made then, no longer
+    matched the record), the evaluation lost; the copy evaluated is published."""
     first, _ = trainings
     result, repo = _run(tmp_path, trainings, monkeypatch, retrain_after, record_of=first)
     tag = str(result.metadata["model_tag"])  # type: ignore[index]
