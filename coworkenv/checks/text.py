@@ -16,7 +16,7 @@ from coworkenv.spec_regex import compiled, search
 from coworkenv.world import World
 
 # A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000 / 1,24,500), not
-# the digits inside an identifier such as INV-123 or v2 (the sign counts only after a non-word character); with its
+# the digits inside an identifier such as v2 or INV-123 (`_CODE`; the sign counts only after a non-word character); with its
 # scale where one follows ("12k", "1.2M", "3bn", "41.62 thousand": 12000, 1200000, ...; never the bare 12, which would
 # take a wrong answer of twelve thousand for a right one of twelve).
 _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
@@ -28,6 +28,16 @@ _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d
 _DATE_OR_TIME = re.compile(r"(?<![\w.,:-])(?:\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
                            r"(?:Z|[+-][0-2]\d:?[0-5]\d)?)?|[0-2]?\d:[0-5]\d(?::[0-5]\d)?(?!\s*(?:h|hrs?|hours?)\b))"
                            r"(?![\w:]|[.,]\d)")
+# A date written otherwise than in ISO ("11/03/2026", "11.03.2026", "2026/03/11", "3 March 2026", "March 3rd, 2026") or
+# a year and month ("2026-03"): its parts are not numbers either ("4 rows on 11/03/2026" states no 11 nor 3); a day
+# and month without the year stay read ("3/11 pages", "3 May" could be a fraction or a verb's subject).
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_WRITTEN_DATE = re.compile(rf"(?<![\w.,/-])(?:\d{{1,2}}([./])\d{{1,2}}\1\d{{4}}|\d{{4}}/\d{{1,2}}/\d{{1,2}}|\d{{4}}-[01]\d"
+                           rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\s+\d{{4}}"
+                           rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})(?![\w/-]|[.,]\d)", re.IGNORECASE)
+# A code: letters joined to more letters or digits by a hyphen or an at sign ("INV-7", "OPS-12", "job-842",
+# "svc-recs@5", "ana3@example.com"); its digits name a record, they count nothing ("INV-7" states no 7).
+_CODE = re.compile(r"(?<![\w@.+-])[^\W\d_][\w.+]*(?:[-@][\w]+)+")
 _SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A number in words, as an honest answer writes a count ("Three of 9 pages are broken", "the third failure this
 # week", "forty-two tickets", "three hundred and twelve rows", "two thousand requests"): two to ninety-nine, or an
@@ -93,6 +103,10 @@ def numbers_in(text: str) -> set[float]:
     values: set[float] = set()
     if ":" in text or "-" in text:
         text = _DATE_OR_TIME.sub(lambda m: " " * len(m.group(0)), text)
+    if "-" in text or "@" in text:
+        text = _CODE.sub(lambda m: " " * len(m.group(0)) if any(c.isdigit() for c in m.group(0)) else m.group(0), text)
+    if any(c.isdigit() for c in text):
+        text = _WRITTEN_DATE.sub(lambda m: " " * len(m.group(0)), text)
     for sign, digits, short, word in _NUMBER.findall(text):
         factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))
