@@ -181,6 +181,10 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("three hundred and twelve rows", 312, True),
         ("about three thousand requests", 3000, True),
         ("one hundred users", 100, True),
+        # A count of one where it counts: web_page_audit's `number: 1` check failed the honest "One of 5 pages".
+        ("One of 5 pages are broken.", 1, True),
+        ("Fixed a single row.", 1, True),
+        ("Handed one incident ticket to Jun.", 1, True),
         # Words that count nothing, or count something else, are not read as the number.
         ("about three thousand requests", 3, False),  # a word before its scale is read with it
         ("three hundred and twelve rows", 12, False),
@@ -189,6 +193,9 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("two thirds of the pages", 3, False),
         ("Three-quarters of them", 3, False),
         ("one of the reasons", 1, False),  # a pronoun
+        ("the one that failed", 1, False),
+        ("one by one", 1, False),  # a phrase
+        ("one hour later", 1, False),  # a duration
         ("First, I checked the logs.", 1, False),  # an adverb
         ("wait a second", 2, False),  # a moment
         ("the Everyone channel", 1, False),  # inside a word

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from coworkenv.checks import numbers_in
 from coworkenv.examples import load_example
 from coworkenv.validate import near_miss_mutations, validate_spec
 from coworkenv.validate._episodes import SpecEpisodes
@@ -766,7 +767,9 @@ def test_counts_in_digits_are_replayed_in_words() -> None:
     assert as_words("Triaged 3 tickets. 12 remain open") == "Triaged three tickets. Twelve remain open"
     assert as_words("Wrote errors-2026-03-17.csv (7 rows) and 42 notes") == \
         "Wrote errors-2026-03-17.csv (seven rows) and forty-two notes"
-    assert as_words("Fixed 2 row(s); 1 left") == "Fixed two row(s); 1 left"  # one: numeral_one's, not here
+    assert as_words("Fixed 2 row(s); 1 left") == "Fixed two row(s); One left"  # a count of one too, read back
+    assert as_words("1 of 5 pages are broken") == "One of five pages are broken"
+    assert 1.0 in numbers_in("one of five pages are broken") and as_words("Rolled back to version 1 now") is None
     for alike in ("Moved 15 x GLOVE-96", "booked for 09:30 UTC (30 min).", "svc-pricing@3; svc-pricing@4 was", "page 3 is",
                   "on 3 June we met", "by 12 May", "Sprint 12 tasks", "sent to Team 4 members", "INV-12 items",
                   "v2 notes", "costs 12 EUR", "at 3 pm", "12% of rows", "3-5 days", "3\u20135 days", "2.5 GB left",

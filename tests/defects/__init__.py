@@ -30,6 +30,7 @@ from tests.defects import (
     content_blind,
     count_digits_pinned,
     count_idiom_pinned,
+    count_one_digits_pinned,
     created_id_pinned,
     created_instead,
     date_notation_pinned,
@@ -250,6 +251,7 @@ MODULES = (
     count_digits_pinned,
     clock_dotted_bare_pinned,
     created_instead,
+    count_one_digits_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
