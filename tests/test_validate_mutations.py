@@ -201,6 +201,10 @@ def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_giv
                   "EUR 1,000.-2,000", "1.5 h"):
         assert all(w.kind not in ("time", "date") for w in mentions(alike)), alike
     assert [(w.kind, w.shown) for w in mentions("12.50 EUR, 02.30 h")] == [("amount", "12.50 EUR")]
+    # a one-digit dotted hour placed by a zone's generic abbreviation (`clock_zone_abbrev_pinned`)
+    for zone in ("ET", "CT", "MT", "PT", "BRT", "ART"):
+        assert [(w.kind, w.values) for w in mentions(f"ended 2.30 {zone}.")] == [("time", ((None, 2, 30),))], zone
+    assert all(w.kind != "time" for w in mentions("it costs 2.30 et cetera"))  # lower case: no zone
 
 
 def test_a_dotted_hour_without_its_zero_and_a_length_in_hundreds_of_hours() -> None:
