@@ -185,6 +185,7 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("One of 5 pages are broken.", 1, True),
         ("Fixed a single row.", 1, True),
         ("Handed one incident ticket to Jun.", 1, True),
+        ("Only one page is broken.", 1, True),
         # Words that count nothing, or count something else, are not read as the number.
         ("about three thousand requests", 3, False),  # a word before its scale is read with it
         ("three hundred and twelve rows", 12, False),
@@ -194,6 +195,7 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("Three-quarters of them", 3, False),
         ("one of the reasons", 1, False),  # a pronoun
         ("the one that failed", 1, False),
+        ("the only one left", 1, False),
         ("one by one", 1, False),  # a phrase
         ("one hour later", 1, False),  # a duration
         ("First, I checked the logs.", 1, False),  # an adverb

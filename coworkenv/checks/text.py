@@ -74,8 +74,10 @@ _WORDS_NUMBER = re.compile(
 ONE_COUNT = re.compile(r"(?<![\w'\u2019-])(?:(?P<single>a\s+single)|one)(?=\s+(?P<next>[a-z][\w-]*|\d))",
                        re.IGNORECASE)
 # Words before `one` that make it a pronoun ("the one", "each one", "no one"), and words after it that are no noun.
-_DETERMINERS = re.compile(r"(?:^|\W)(?:the|this|that|which|each|every|any|no|some|another|only|just|last|next|"
-                          r"first|other|new|old|right|wrong|same|big|small|not)\s+$", re.IGNORECASE)
+# `only` and `just` count ("only one page is broken") unless a determiner precedes them ("the only one left").
+_DETERMINERS = re.compile(r"(?:^|\W)(?:(?:the|this|that|which|each|every|any|no|some|another|last|next|first|other|new|"
+                          r"old|right|wrong|same|big|small|not)|(?:the|this|that|my|your|his|her|its|our|their)\s+"
+                          r"(?:only|just))\s+$", re.IGNORECASE)
 NOT_A_NOUN = frozenset({
     "of", "is", "was", "are", "were", "will", "would", "can", "could", "should", "may", "might", "must", "has",
     "had", "have", "does", "did", "do", "and", "or", "but", "nor", "so", "yet", "to", "for", "by", "in", "on", "at",
