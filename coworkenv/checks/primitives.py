@@ -197,8 +197,6 @@ def render_value(value: Any, fmt: str) -> list[str]:
     return out
 
 
-
-
 def states_value(text: str, wanted: str) -> bool:
     """Whether `text` states `wanted` (a rendered value, `render_value`) as a token of its own, case aside: not inside
     a longer word, number or code ("5" is not stated by "15", "2025", "5.5" or "INV-5"; "ana@helix.test" not by
