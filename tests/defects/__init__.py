@@ -28,9 +28,11 @@ from tests.defects import (
     clock_notation_pinned,
     clock_spoken_pinned,
     clock_unprobed,
+    clock_zone_abbrev_pinned,
     content_blind,
     count_digits_pinned,
     count_idiom_pinned,
+    count_one_digits_pinned,
     created_id_pinned,
     created_instead,
     date_notation_pinned,
@@ -256,6 +258,8 @@ MODULES = (
     count_digits_pinned,
     clock_dotted_bare_pinned,
     created_instead,
+    count_one_digits_pinned,
+    clock_zone_abbrev_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
