@@ -55,9 +55,10 @@ BLOCKED_MODULES = frozenset({
 # hook, read raw memory or crash on purpose. No check needs one.
 BLOCKED_MODULE_PREFIXES = ("_test", "_xx")
 # Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
-# /etc/passwd, OpenSSL loading certificate files, syslog's LOG_CONS writing the host's /dev/console): refused too
-# where Landlock does not confine what they touch.
-NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl", "syslog"})
+# /etc/passwd, OpenSSL loading certificate files, syslog's LOG_CONS writing the host's /dev/console, nis reading
+# /etc/netconfig and /var/yp/binding/<the code's domain>.2, `..` included): refused too where Landlock does not
+# confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl", "syslog", "nis"})
 # Of those, the ones the standard library imports optionally (catching ImportError): absent instead, as on a Python
 # built without them, so that the module importing them still works. libuuid's time UUIDs (uuid.uuid1) opened
 # /var/lib/libuuid/clock.txt read-write natively: the host's clock sequence and last time read, the file rewritten
