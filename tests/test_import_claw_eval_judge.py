@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -236,3 +237,26 @@ def test_a_judged_spec_validates_with_a_judge_as_its_unjudged_twin_does(imported
         validation = validate_spec(imported["spec"], policy="report")
     assert validation.passed and validation.stage == "solvable", validation.findings
     assert {f.gate for f in validation.findings} <= {"noop", "mutations"}, validation.findings
+
+
+def test_a_judge_urls_credentials_never_reach_a_checks_reason_or_the_cli(
+        imported: dict[str, Any], judge_server: FakeOpenAIServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge URL carries its credentials (`user:password@`, a gateway's `?api_key=`): set without its model, the
+    check's reason quoted the whole URL, and a check's reason is the verifier's explanation, a log line and a
+    dataset row. It names the server only, as every other LLM error does."""
+    spec = imported["spec"]
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    password, key = "pw-" + uuid.uuid4().hex, "key-" + uuid.uuid4().hex
+    host = judge_server.url.removeprefix("http://")
+    url = f"http://judge-user:{password}@{host}/v1?api_key={key}"
+    monkeypatch.setenv(JUDGE_URL_ENV, url)
+    monkeypatch.delenv(JUDGE_MODEL_ENV, raising=False)
+    (check,) = _score(spec, reference).checks
+    assert check.error and "needs a model name" in check.reason and host in check.reason, check.reason
+    assert password not in check.reason and key not in check.reason, check.reason
+    monkeypatch.delenv(JUDGE_URL_ENV)
+    nameless = CliRunner().invoke(cli_app, ["import", "claw-eval", str(imported["root"]), "--out",
+                                            str(tmp_path / "out"), "--judge", url])
+    assert nameless.exit_code == 2 and "needs a model name" in nameless.output, nameless.output
+    assert password not in nameless.output and key not in nameless.output, nameless.output

@@ -333,10 +333,12 @@ def test_probe_tells_dns_and_tls_failures_from_a_dead_port() -> None:
 class _EchoingProxy(http.server.BaseHTTPRequestHandler):
     """A stand-in for a gateway that answers 500 with a page quoting the request's text, as written (a debug page)."""
 
+    status = 500
+
     def do_POST(self) -> None:
         asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][-1]["content"]
         page = f"upstream failed for: {asked} (Authorization: {self.headers['Authorization']})".encode()
-        self.send_response(500)
+        self.send_response(self.status)
         self.send_header("Content-Length", str(len(page)))
         self.end_headers()
         self.wfile.write(page)
@@ -345,25 +347,50 @@ class _EchoingProxy(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def _asked_of(proxy: type[_EchoingProxy], content: str) -> LLMResponse | LLMError:
+    """The answer to one request with `content` from a gateway `proxy` that echoes it (one retry, no waiting)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), proxy)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        backend = OpenAICompatibleBackend(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", api_key=FAKE_KEY,
+                                          backoff_base_s=0.01, timeout_s=5.0, max_retries=1)
+        [answer] = backend.complete_batch([LLMRequest(messages=[{"role": "user", "content": content}])])
+    finally:
+        server.shutdown()
+        server.server_close()
+    return answer
+
+
 def test_a_5xx_page_echoing_the_request_reaches_the_retry_log_escaped_and_redacted(
         caplog: pytest.LogCaptureFixture) -> None:
     # What the request says is not the host's: a judged check's code writes it. Its line break and terminal code
     # must not forge a log line, and the key the page echoes must not be logged.
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EchoingProxy)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        caplog.set_level(logging.INFO)
-        backend = OpenAICompatibleBackend(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", api_key=FAKE_KEY,
-                                          backoff_base_s=0.01, timeout_s=5.0, max_retries=1)
-        forged = "x\n2026-01-01 ERROR forged line \x1b[2J"
-        [answer] = backend.complete_batch([LLMRequest(messages=[{"role": "user", "content": forged}])])
-    finally:
-        server.shutdown()
-        server.server_close()
+    caplog.set_level(logging.INFO)
+    answer = _asked_of(_EchoingProxy, "x\n2026-01-01 ERROR forged line \x1b[2J")
     assert isinstance(answer, LLMError) and answer.kind == "server_error"
     retries = [r.getMessage() for r in caplog.records if "retry" in r.getMessage()]
     assert retries, "the 500 was retried, and the retry logged"
     for line in [*retries, str(answer)]:
         assert "\n" not in line and "\x1b" not in line and FAKE_KEY not in line, line
         assert "forged line" in line  # the page is still shown, escaped
+
+
+class _EchoingRejection(_EchoingProxy):
+    """The same gateway answering 400 (not retried), its page quoted in the error up to its first 500 characters."""
+
+    status = 400
+
+
+@pytest.mark.parametrize(("proxy", "cut"), [(_EchoingProxy, 300), (_EchoingRejection, 500)], ids=["500", "400"])
+def test_a_page_cut_where_the_echoed_key_straddles_the_cut_shows_none_of_it(
+        proxy: type[_EchoingProxy], cut: int, caplog: pytest.LogCaptureFixture) -> None:
+    # The request's length is the sandboxed check's to choose: padded so that the cut falls four characters before
+    # the end of the echoed key, a page redacted after the cut kept all but those four (the key whole no longer
+    # matched), in the retry log and in the error a judge logs.
+    caplog.set_level(logging.INFO)
+    padding = cut + 4 - len(FAKE_KEY) - len("upstream failed for: ") - len(" (Authorization: Bearer ")
+    answer = _asked_of(proxy, "x" * padding)
+    assert isinstance(answer, LLMError)
+    for line in [*(r.getMessage() for r in caplog.records), str(answer)]:
+        assert FAKE_KEY[:8] not in line, line

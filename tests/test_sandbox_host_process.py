@@ -682,3 +682,47 @@ def test_a_host_without_root_hides_the_machines_proc_and_sys_in_its_user_namespa
     # On main: escaped, e.g. 116 processes on the machine, the host's descriptors and threads, the channels' inodes.
     assert (kind, value) == (None, 1), (kind, error, value)
     assert {"mountns", "proc-hidden"} <= set(layers), layers
+
+
+# libuuid's time UUIDs (uuid.uuid1, through _uuid) keep their clock state in /var/lib/libuuid/clock.txt, which the C
+# library opens read-write natively (no audit event): where Landlock was missing, a run read the host's clock sequence
+# and last time from it (the sequence came back in its UUID) and rewrote the file. A host in a mount namespace of its
+# own, with that folder on a tmpfs holding a clock state of the host's, stands for a host with uuid-runtime installed.
+HOST_UUID_CLOCK = "clock: 1234 tv: 1700000000 123456 adj: 0\n"
+UUID_CLOCK_HOST = """
+import json, os, subprocess, sys
+from coworkenv.sandbox import _execute, SandboxLimits
+folder = "/var/lib/libuuid"
+if os.path.isdir(folder):
+    subprocess.run(["mount", "-t", "tmpfs", "none", folder], check=True)
+else:
+    subprocess.run(["mount", "-t", "tmpfs", "none", "/var/lib"], check=True)
+    os.mkdir(folder)
+clock = os.path.join(folder, "clock.txt")
+code = "import uuid\\ndef check():\\n    return [uuid.uuid1().clock_seq, len(str(uuid.uuid4()))]\\n"
+found = {}
+for name, disable in json.loads(sys.argv[1]).items():
+    with open(clock, "w") as fh:
+        fh.write(sys.argv[2])
+    outcome = _execute(code, "check", {}, SandboxLimits(cpu_seconds=2, wall_seconds=5), disable=frozenset(disable))
+    with open(clock) as fh:
+        found[name] = [outcome.result.error_kind, outcome.result.value, fh.read()]
+print(json.dumps(found))
+"""
+
+
+def test_a_run_neither_reads_nor_rewrites_the_hosts_uuid_clock_file() -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare to give a host a uuid clock folder of its own")
+    sets = {name: sorted(disable) for name, disable in LAYER_SETS.items()}
+    out = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c", UUID_CLOCK_HOST,
+                          json.dumps(sets), HOST_UUID_CLOCK], capture_output=True, text=True, timeout=120, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    for name, (kind, value, clock) in found.items():
+        assert clock == HOST_UUID_CLOCK, f"{name}: the run rewrote the host's uuid clock file: {clock!r} ({kind})"
+        assert value is None or value[0] != 0x1234, f"{name}: the run read the host's clock sequence: {value}"
+        assert kind in (None, "forbidden"), (name, kind, value)  # uuid1 without libuuid asks ifconfig: refused

@@ -201,6 +201,8 @@ def test_the_c_librarys_own_proc_and_sys_paths_are_found_without_dladdr() -> Non
     assert why is None and paths, why
     texts = {ctypes.string_at(address) for address in paths}
     assert b"/proc/self/loginuid" in texts and b"/sys/devices/system/cpu/online" in texts
+    # Its device paths too: syslog's LOG_CONS opened /dev/console for writing where Landlock was missing.
+    assert b"/dev/console" in texts
     # A library without dladdr: its segments are found by walking the loaded objects instead, the same addresses.
     assert _confine.c_library_host_paths(_LibraryWithout(libc, "dladdr")) == (paths, None)
 

@@ -35,6 +35,7 @@ from coworkenv.llm import (
     OpenAICompatibleBackend,
     VLLMOfflineBackend,
     backend_from_config,
+    display_url,
     run_sync,
 )
 from coworkenv.sandbox import AskRefused, SandboxLimits
@@ -142,7 +143,9 @@ def judge_backend(url: str | None, model: str | None) -> LLMBackend | None:
     if not url or url.strip().lower() == "none":
         return None
     if not (model or "").strip():
-        raise ValueError(f"an LLM judge at {url!r} needs a model name (--judge-model or ${JUDGE_MODEL_ENV})")
+        # Named without its credentials (user info, query): this message becomes a check's reason, a dataset row.
+        raise ValueError(f"an LLM judge at {display_url(url)!r} needs a model name (--judge-model or "
+                         f"${JUDGE_MODEL_ENV})")
     # One request waits at most 2 x 120 s (a retry); the check's ask budget (JUDGE_LIMITS) bounds them together.
     backend = backend_from_config(url, model, max_retries=1, timeout_s=120.0)
     return None if isinstance(backend, NoLLMBackend) else backend

@@ -202,6 +202,9 @@ class OpenAICompatibleBackend:
         )
 
     def _redact(self, text: str) -> str:
+        """`text` without the key or the URL's secrets. Whole text first, cut after: a page cut first kept what of an
+        echoed key stood before the cut (the key whole no longer matched), and where the cut falls is the request's
+        to choose (a judged check's text, echoed before the header, pads it there)."""
         key = self._api_key.reveal()
         for secret in ([key] if key else []) + self._url_secrets:
             text = text.replace(secret, "***")
@@ -379,10 +382,10 @@ class OpenAICompatibleBackend:
         if status >= 500:
             # The body is the server's (a proxy's page, or a server echoing the request: text the sandboxed code wrote),
             # and it goes into the retry log: redacted, and its line breaks and terminal codes escaped.
-            body = escape_hidden(self._redact(http_response.text[:300]))
+            body = escape_hidden(self._redact(http_response.text)[:300])
             raise _RetryableError("server_error", f"HTTP {status}: {body}")
         if status >= 300:
-            detail = self._redact(http_response.text[:500])
+            detail = self._redact(http_response.text)[:500]
             if status == 400 and _CONTEXT_OVERFLOW.search(detail):
                 raise LLMError("context_length", f"{self.base_url} model {self.model!r}: the conversation does not "
                                                  f"fit the model's context (HTTP 400: {detail})")
@@ -397,7 +400,7 @@ class OpenAICompatibleBackend:
             message = choice["message"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise _RetryableError(
-                "malformed", f"unreadable response body ({type(exc).__name__}): {http_response.text[:200]!r}"
+                "malformed", f"unreadable response body ({type(exc).__name__}): {self._redact(http_response.text)[:200]!r}"
             ) from None
         if not isinstance(message, dict):
             raise _RetryableError("malformed", "response choice has no message object")

@@ -55,8 +55,16 @@ BLOCKED_MODULES = frozenset({
 # hook, read raw memory or crash on purpose. No check needs one.
 BLOCKED_MODULE_PREFIXES = ("_test", "_xx")
 # Modules that read or write files natively, out of the hook's sight (sqlite's ATTACH and VACUUM INTO, NSS reading
-# /etc/passwd, OpenSSL loading certificate files): refused too where Landlock does not confine what they touch.
-NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl"})
+# /etc/passwd, OpenSSL loading certificate files, syslog's LOG_CONS writing the host's /dev/console, nis reading
+# /etc/netconfig and /var/yp/binding/<the code's domain>.2, `..` included): refused too where Landlock does not
+# confine what they touch.
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl", "syslog", "nis"})
+# Of those, the ones the standard library imports optionally (catching ImportError): absent instead, as on a Python
+# built without them, so that the module importing them still works. libuuid's time UUIDs (uuid.uuid1) opened
+# /var/lib/libuuid/clock.txt read-write natively: the host's clock sequence and last time read, the file rewritten
+# (a host file changed, a channel between runs); `import uuid` and uuid4 stay as they were (uuid1 asks ifconfig
+# instead, which the hook refuses).
+ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid"})
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
@@ -509,12 +517,16 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
+             "absent_modules": frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK,
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES,
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
+        if "landlock" not in layers:  # a code that removes the mark and imports one meets the hook at its file
+            for name in ABSENT_WITHOUT_LANDLOCK:
+                sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
         del modules
         gc.collect()
         leftover = [] if "hook" in disabled else usable_ctypes_types(ctypes_bases, reaches_memory)

@@ -664,8 +664,10 @@ def restrict_paths(
 # where both are missing (no namespace may be made, no Landlock) those opens read the host's. BPF cannot read a
 # path, but these are the library's own constants, passed by address: an open (openat, open) of any of them answers
 # ENOENT, as where /proc and /sys are not mounted (glibc falls back: getlogin to stdin's terminal, the CPU counts to
-# its constant). Python's opens pass paths from its own buffers, never these addresses.
-_HOST_TREES = (b"/proc/", b"/sys/")
+# its constant). Python's opens pass paths from its own buffers, never these addresses. Its device paths likewise:
+# syslog with LOG_CONS opened /dev/console for writing where no /dev/log answered (the host's console, written raw
+# by a run without Landlock under a root host), getpt /dev/ptmx; none opens now, as on a host without those nodes.
+_HOST_TREES = (b"/proc/", b"/sys/", b"/dev/")
 _PT_LOAD, _PF_X, _PF_W = 1, 1, 2
 
 
@@ -734,7 +736,7 @@ def _segments_by_phdr_walk(libc: ctypes.CDLL, inside: int) -> tuple[int, list[_S
 
 
 def c_library_host_paths(libc: ctypes.CDLL) -> tuple[tuple[int, ...], str | None]:
-    """The addresses of every text under /proc and /sys in the C library's read-only segments (where the string
+    """The addresses of every text under /proc, /sys and /dev in the C library's read-only segments (where the string
     constants it opens lie), found from its ELF program headers in memory (located by `dladdr`, else by
     `dl_iterate_phdr`), and None; or () and why they cannot be found (the seccomp rule that answers their opens
     ENOENT is then missing: the caller reports it as the `libc-paths` layer's absence, never silently)."""
@@ -766,7 +768,7 @@ def c_library_host_paths(libc: ctypes.CDLL) -> tuple[tuple[int, ...], str | None
         if found:
             break
     if not found:
-        return (), "no text under /proc/ or /sys/ in the C library's read-only segments"
+        return (), "no text under /proc/, /sys/ or /dev/ in the C library's read-only segments"
     return tuple(sorted(found)), None
 
 

@@ -49,7 +49,9 @@ def make_audit_hook(
     argument indices, dir_fd argument indices), `read_events`: event -> 0 for a read or 2 for a listing of the
     path in argument 0, `blocked_commands`: event -> the command numbers in argument 1 it refuses,
     `native_env_prefixes`: environment variable names the code may not set, because C libraries load files or code
-    by them, `bytecode_loader`); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    by them, `bytecode_loader`, `absent_modules`: extension modules refused only when their file is loaded, which the
+    bootstrap marks absent in `sys.modules` so that an optional import of one fails as on a Python built without
+    it); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -67,6 +69,7 @@ def make_audit_hook(
         tuple(str(prefix) for prefix in policy["native_env_prefixes"]), policy["bytecode_loader"],
         tuple(str(prefix) for prefix in policy["blocked_module_prefixes"]),
         tuple(str(root) for root in policy.get("hidden_roots", ())),
+        frozenset(str(name) for name in policy.get("absent_modules", ())),
     )
 
 
@@ -76,7 +79,7 @@ def _bind(
     blocked_events: frozenset[str], blocked_prefixes: tuple[str, ...], write_events: tuple[Any, ...],
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
-    hidden_roots: tuple[str, ...] = (),
+    hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -103,7 +106,7 @@ def _bind(
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
-        sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1,
+        sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -126,7 +129,7 @@ def _bind(
                         reason = "importing " + name
                 if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
                     stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
-                    if stem in blocked_modules or startswith(stem, module_prefixes):
+                    if stem in blocked_modules or stem in absent_modules or startswith(stem, module_prefixes):
                         reason = "importing " + name + " from the file of a refused module"
                     targets = ((args[1], 3, False),)
         elif event == "os.kill":
