@@ -1,7 +1,9 @@
 """pocketworker_checkpoint and eval_report: train on the published SFT data, evaluate on held-out envs."""
 
+import hashlib
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +14,9 @@ from assets.envs import ENVS
 from assets.hub import hub_dataset
 from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
-from coworkenv.checkpoint_manifest import write_checkpoint_manifest
+from coworkenv.atomic import TEMP_PREFIX
+from coworkenv.checkpoint_manifest import CHECKPOINT_MANIFEST, checked_snapshot, write_checkpoint_manifest
+from coworkenv.held_folders import held_temp_dir
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
@@ -27,11 +31,12 @@ from pipelines.freshness import (
 )
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
-from trainers.checkpoint_files import checkpoint_files_problem
+from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
 
 if TYPE_CHECKING:
     from trainers.config import ModelSection
 
+EVALUATED_COPY = ".coworkenv-evaluated-"  # the checkpoint as eval_report evaluates and publishes it
 TOY_NOTE = (
     "Toy scale: a tiny Qwen3-architecture model initialised from scratch and trained for a few minutes on CPU. "
     "The numbers are what was measured; they say nothing about the 8B recipe."
@@ -78,6 +83,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
     _check_checkpoint(out_dir)  # the files published are the ones trained (their hashes, recorded at the save)
+    record = checkpoint_record(out_dir)  # eval_report refuses a checkpoint whose record is another (trained again)
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
     ).publish_folder(out_dir, version, card)
@@ -85,6 +91,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         data_version=dg.DataVersion(version),
         metadata={
             "checkpoint": dg.MetadataValue.path(str(out_dir)),
+            "checkpoint_record": record,
             "input_hash": input_hash,
             "config": settings.train_config,
             "trained_on": data_version,
@@ -154,38 +161,41 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
                                  settings)
     context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
-    # Batched: the episodes evaluate() runs concurrently share each forward pass.
-    sft = BatchedLocalBackend(checkpoint, name="pocketworker-sft")
-    model = trained_model(checkpoint)
-    # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
-    if model.source == "tiny":
-        twin = untrained_twin(checkpoint, name="base-untrained")
-        base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
-    else:
-        base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
-    comparison = compare_reports({
-        "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
-        "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]
-    })
-    note = TOY_NOTE if settings.train_config == "tiny" else ""
     report_dir = checkpoint.parent / f"{checkpoint.name}-eval"
-    files = write_eval_report(report_dir, comparison, title="PocketWorker: base vs SFT", note=note)
-    markdown = render_markdown(comparison, "PocketWorker: base vs SFT", note)
-    # The model repository gets the report in its card and files, as a version of its own.
-    folder = report_dir / "model"
-    if folder.exists():
-        shutil.rmtree(folder)
-    shutil.copytree(checkpoint, folder)
-    _check_checkpoint(folder)  # the copy holds the files evaluated and trained, as their save recorded them
-    for path in (files.markdown, files.json, files.plot):
-        shutil.copy2(path, folder / path.name)
-    write_checkpoint_manifest(folder)  # the published folder records the report's files too
-    version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
-    card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
-                       int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
-    published = store.publisher_from_config(
-        settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
-    ).publish_folder(folder, version, card)
+    # The checkpoint is copied into the folder the report publishes, checked there, and evaluated from there: a
+    # training saving into `checkpoint` again while the evaluation runs (or a file written there in place) is not
+    # published under the numbers measured of the earlier weights. The copy is this run's own (another run's eval of
+    # the checkpoint makes its own), held while in use: one a killed run left is removed by the next.
+    report_dir.mkdir(parents=True, exist_ok=True)
+    with held_temp_dir(EVALUATED_COPY, str(report_dir)) as staging:
+        folder = _evaluated_copy(checkpoint, staging / "model", event.asset_materialization.metadata)
+        # Batched: the episodes evaluate() runs concurrently share each forward pass.
+        sft = BatchedLocalBackend(folder, name="pocketworker-sft")
+        model = trained_model(folder)
+        # A model trained from scratch is compared with its own random initialisation; a fine-tune with its base.
+        if model.source == "tiny":
+            twin = untrained_twin(folder, name="base-untrained")
+            base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
+        else:
+            base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
+        comparison = compare_reports({
+            "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
+            "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]
+        })
+        note = TOY_NOTE if settings.train_config == "tiny" else ""
+        files = write_eval_report(report_dir, comparison, title="PocketWorker: base vs SFT", note=note)
+        markdown = render_markdown(comparison, "PocketWorker: base vs SFT", note)
+        # The model repository gets the report in its card and files, as a version of its own.
+        record = checkpoint_record(folder)
+        for path in (files.markdown, files.json, files.plot):
+            shutil.copy2(path, folder / path.name)
+        write_checkpoint_manifest(folder)  # the published folder records the report's files too
+        version = f"{event.asset_materialization.metadata['model_tag'].value}-eval"
+        card = _model_card(settings, str(event.asset_materialization.metadata["trained_on"].value),
+                           int(str(event.asset_materialization.metadata["steps"].value)), None, None, markdown)
+        published = store.publisher_from_config(
+            settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
+        ).publish_folder(folder, version, card)
     overall = {label: r.overall for label, r in comparison.reports.items()}
     return dg.MaterializeResult(
         metadata={
@@ -196,10 +206,46 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "held_out_envs": len(specs),
             **{f"{label}_pass_at_1": m.pass_at_1 for label, m in overall.items()},
             **{f"{label}_mean_score": m.mean_score for label, m in overall.items()},
+            "checkpoint_record": record,
             "model_repo": published.location,
             "model_tag": published.tag,
         },
     )
+
+
+def checkpoint_record(folder: Path) -> str:
+    """The sha256 of the checkpoint `folder`'s record of its files (`checkpoint_files.json`): one training's files;
+    "" for a folder without a record."""
+    try:
+        return hashlib.sha256((folder / CHECKPOINT_MANIFEST).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return ""
+
+
+def _evaluated_copy(checkpoint: Path, folder: Path, materialized: Mapping[str, dg.MetadataValue]) -> Path:
+    """`folder`, made, holding a copy of the files of `checkpoint` checked against the checkpoint's record, which
+    must be the one pocketworker_checkpoint's materialization recorded (one materialized before materializations
+    recorded it is taken as it is)."""
+    if not checkpoint.exists():
+        restore_interrupted_replace(checkpoint)  # a training stopped between its two renames
+    if not checkpoint.is_dir():
+        raise dg.Failure(f"{checkpoint}, the checkpoint pocketworker_checkpoint materialized, is not a folder now; "
+                         "materialize pocketworker_checkpoint again, then eval_report")
+    folder.mkdir()
+    files = {path.relative_to(checkpoint).as_posix(): path for path in sorted(checkpoint.rglob("*"))
+             if path.is_file() and not path.name.startswith(TEMP_PREFIX)}  # half a file of an interrupted writer
+    snapshot = checked_snapshot(checkpoint, files, folder)
+    if isinstance(snapshot, str):
+        raise dg.Failure(f"{snapshot}; nothing was evaluated or published")
+    expected = materialized.get("checkpoint_record")
+    record = checkpoint_record(folder)
+    if expected is not None and record != str(expected.value):
+        raise dg.Failure(
+            f"{checkpoint} is not the checkpoint pocketworker_checkpoint materialized as "
+            f"{materialized['model_tag'].value}: it was trained or copied again since (its {CHECKPOINT_MANIFEST} "
+            f"hashes to {record[:16] or 'nothing: it has none'}, the materialization recorded {str(expected.value)[:16]}); "
+            "nothing was evaluated or published. Materialize pocketworker_checkpoint again, then eval_report")
+    return folder
 
 
 def _model_card(settings: CoworkenvSettings, data_version: str, steps: int, loss_first: float | None,

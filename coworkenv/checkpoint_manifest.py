@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import stat
 from pathlib import Path
@@ -118,14 +117,15 @@ def manifest_problem(folder: Path) -> str | None:
 
 
 def checked_snapshot(folder: Path, files: dict[str, Path], into: Path) -> dict[str, Path] | str:
-    """`files` (name relative to the checkpoint `folder` -> its path) linked into the empty folder `into` (copied where
-    a link cannot be made) and, where `folder` has a record, each linked file's bytes checked against it, with files
-    of a loaded kind the save did not record refused: the names mapped to the snapshot's files, whose bytes a file
-    renamed over the original (a save, a copy) no longer changes; or one line naming the first file that differs.
+    """`files` (name relative to the checkpoint `folder` -> its path) copied into the empty folder `into` and, where
+    `folder` has a record, each copy's bytes checked against it, with files of a loaded kind the save did not record
+    refused: the names mapped to the copies, which nothing but their reader writes; or one line naming the first file
+    that differs.
 
-    What reads the files after a check (a publish: git's copy, the Hub's upload) read them again by their names: a
-    file replaced in between was published, unchecked, in a version whose record names other bytes, which every
-    loader of the downloaded checkpoint then refuses."""
+    What reads the files after a check (a publish: git's copy, the Hub's upload; an evaluation) read them again by
+    their names: a file replaced in between was used unchecked. A link into the folder was not enough either: a file
+    written in place (`cp` over an existing file, an editor saving in place, a download resumed) changes the bytes a
+    link names after they were checked."""
     record = _manifest(folder)
     if isinstance(record, str):
         return record
@@ -133,10 +133,7 @@ def checked_snapshot(folder: Path, files: dict[str, Path], into: Path) -> dict[s
     for name, source in sorted(files.items()):
         target = into / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(source, target, follow_symlinks=True)
-        except OSError:  # another disk, a file system without links: a copy, checked the same way
-            shutil.copyfile(source, target)
+        shutil.copyfile(source, target)  # the bytes checked below are the ones the copy's readers get
         snapshot[name] = target
         entry = None if record is None or name == CHECKPOINT_MANIFEST else record.get(name)
         if entry is not None:

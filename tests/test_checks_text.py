@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coworkenv import Action
-from coworkenv.checks import CheckResult, Reply, normalize, numbers_in
+from coworkenv.checks import CheckResult, Reply, normalize, numbers_in, states_value
 from coworkenv.loading import SpecError
 from coworkenv.spec import TextNorm
 from coworkenv.validate._lenient_answers import off_by_one_counts
-from tests.test_checks import ROLLBACK, _check, _env, _play
+from tests.test_checks import FIELD_VERSION, ROLLBACK, _check, _env, _play
 
 
 def _text(reply: str, **rule: Any) -> CheckResult:
@@ -47,8 +47,8 @@ def _text(reply: str, **rule: Any) -> CheckResult:
         ({"number": {"value": 1234.5}}, "Der Betrag ist 1.234,5 EUR.", True),
         ({"number": {"value": 100, "tolerance": 0.05, "relative": True}}, "About 104 requests.", True),
         ({"number": {"value": 100, "tolerance": 0.05, "relative": True}}, "About 106 requests.", False),
-        ({"number": {"value": 7}}, "Ticket INV-7 is open.", True),
-        ({"number": {"value": -7}}, "Ticket INV-7 is open.", False),  # a dash inside an id is no minus sign
+        ({"number": {"value": 7}}, "Ticket INV-7 is open.", False),  # a code's digits count nothing
+        ({"number": {"value": -7}}, "Ticket INV-7 is open.", False),  # nor is a dash inside an id a minus sign
         # the parts of a date or a time of day are no numbers: a wrong count beside one does not pass
         ({"number": {"value": 3}}, "Triaged 2 tickets at 03:15.", False),
         ({"number": {"value": 11}}, "Fixed 10 rows on 2026-03-11.", False),
@@ -181,6 +181,11 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("three hundred and twelve rows", 312, True),
         ("about three thousand requests", 3000, True),
         ("one hundred users", 100, True),
+        # A count of one where it counts: web_page_audit's `number: 1` check failed the honest "One of 5 pages".
+        ("One of 5 pages are broken.", 1, True),
+        ("Fixed a single row.", 1, True),
+        ("Handed one incident ticket to Jun.", 1, True),
+        ("Only one page is broken.", 1, True),
         # Words that count nothing, or count something else, are not read as the number.
         ("about three thousand requests", 3, False),  # a word before its scale is read with it
         ("three hundred and twelve rows", 12, False),
@@ -189,6 +194,10 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("two thirds of the pages", 3, False),
         ("Three-quarters of them", 3, False),
         ("one of the reasons", 1, False),  # a pronoun
+        ("the one that failed", 1, False),
+        ("the only one left", 1, False),
+        ("one by one", 1, False),  # a phrase
+        ("one hour later", 1, False),  # a duration
         ("First, I checked the logs.", 1, False),  # an adverb
         ("wait a second", 2, False),  # a moment
         ("the Everyone channel", 1, False),  # inside a word
@@ -211,3 +220,74 @@ def test_a_count_in_words_is_stated_one_higher_by_the_near_miss() -> None:
     (wrong, what), = off_by_one_counts(spec, 0, "Three of 9 pages are broken; the third one is new.")
     assert wrong == "4 of 9 pages are broken; the 4 one is new." and "4 for 3" in what
     assert 3 not in numbers_in(wrong)
+
+
+@pytest.mark.parametrize(
+    ("reply", "value", "read"),
+    [
+        # The digits of a code name a record; they count nothing.
+        ("INV-7 is the only overdue invoice.", 7, False),
+        ("Ticket OPS-12 is still open.", 12, False),
+        ("job-842 failed last night", 842, False),
+        ("the API now runs svc-api@5", 5, False),
+        ("Mail ana3@helix.test about it.", 3, False),
+        ("INV-7 and INV-9: 2 invoices are overdue.", 2, True),
+        # The parts of a date written otherwise than in ISO are no numbers either.
+        ("4 rows failed on 11/03/2026.", 11, False),
+        ("4 rows failed on 11/03/2026.", 3, False),
+        ("4 rows failed on 11.03.2026.", 3, False),
+        ("On 3 March 2026, 4 rows failed.", 3, False),
+        ("On March 3rd, 2026, 4 rows failed.", 3, False),
+        ("In 2026-03, 4 rows failed.", 3, False),
+        ("On 11/03/2026, 4 rows failed.", 4, True),
+        # A count beside them, a fraction or a range is still read.
+        ("3/11 pages are broken", 3, True),
+        ("a 7-day window", 7, True),
+        ("5-7 retries", 7, True),
+    ],
+)
+def test_a_code_or_a_written_date_states_no_count(reply: str, value: float, read: bool) -> None:
+    """A number check reads neither the digits of a code (`INV-7`, `job-842`, `svc-api@5`) nor the parts of a date
+    written otherwise than in ISO (`11/03/2026`, `3 March 2026`, `2026-03`): on main a reply naming ticket OPS-12
+    passed a check wanting the count 12, and "4 rows failed on 11/03/2026" one wanting 3."""
+    assert (value in numbers_in(reply.casefold())) is read
+    env = _env(_check({"kind": "text", "number": {"value": value}}))
+    env.step(Action.say(reply))
+    assert env.score().checks[0].passed is read
+
+
+@pytest.mark.parametrize(
+    ("reply", "passes"),
+    [
+        ("The API now runs config 1.", True),
+        ("Config 1, as before the change.", True),
+        ("The API now runs config 11.", False),  # a longer number holding the digit
+        ("It has run config 1.5 since 2021.", False),
+        ("Rolled back; see INV-1.", False),  # a code's digits
+        ("Rolled back in 2021.", False),
+    ],
+)
+def test_reply_states_wants_the_value_as_a_token_of_its_own(reply: str, passes: bool) -> None:
+    """A `reply_states` check wants the value stated, not a longer word, number or code that holds it: on main the
+    config version 1 was "stated" by `11`, `1.5`, `INV-1` or `2021`, so a wrong answer passed."""
+    env = _env(_check({"kind": "reply_states", "source": FIELD_VERSION, "turn": 0}))
+    assert _play(env, ROLLBACK, say=reply).passed is passes
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted", "stated"),
+    [
+        ("mail diana@helix.test", "ana@helix.test", False),  # another address ending with it
+        ("Mail Ana@Helix.test.", "ana@helix.test", True),
+        ("job-842 failed", "job-84", False),
+        ("job-84, then job-85", "job-84", True),
+        ("a P12 breach", "p1", False),
+        ("the P1 breach", "p1", True),
+        ("the ticket was reopened", "open", False),
+        ("two mugs", "mug", True),  # a plural of the word
+        ("ran at 2026-03-11T09:30Z", "09:30", True),  # an ISO time after its date's T
+        ("ran at 2026-03-11T09:30Z", "2026-03-11", True),
+    ],
+)
+def test_states_value_reads_whole_tokens(text: str, wanted: str, stated: bool) -> None:
+    assert states_value(text, wanted) is stated

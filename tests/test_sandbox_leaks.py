@@ -8,12 +8,16 @@ layers alone (no audit hook) and without Landlock.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import fcntl
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -464,6 +468,103 @@ def test_scratch_measure_counts_files_removed_but_held_open(tmp_path: Path) -> N
     assert removed_but_held_bytes(2**22 + 12345) == 0  # no such process: nothing to count
 
 
+# A bare interpreter holding what the test asks (the host reads the maps of such a child, never of a test process
+# with every library of the suite mapped): it prints "ready" once it holds it, and lets go when its stdin closes.
+MAPPED_ONLY = """
+import ctypes, mmap, os, sys
+path, pages = sys.argv[1], int(sys.argv[2])
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+os.posix_fallocate(fd, 0, 256 * 1024)
+copy = os.dup(fd)
+os.close(copy)  # the number mmap's own copy takes
+view = mmap.mmap(fd, mmap.PAGESIZE)
+os.close(fd)
+os.close(copy)
+os.unlink(path)
+region = mmap.mmap(-1, max(pages, 1) * mmap.PAGESIZE)
+start = ctypes.addressof(ctypes.c_char.from_buffer(region))
+mprotect = ctypes.CDLL(None).mprotect
+mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+for page in range(0, pages, 2):  # every other page read-only: one mapping each
+    assert mprotect(start + page * mmap.PAGESIZE, mmap.PAGESIZE, mmap.PROT_READ) == 0
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def _holder(path: Path, pages: int = 0) -> Iterator[int]:
+    with subprocess.Popen([sys.executable, "-I", "-S", "-c", MAPPED_ONLY, str(path), str(pages)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+            yield proc.pid
+        finally:
+            proc.communicate(timeout=30)
+
+
+def test_scratch_measure_counts_removed_files_a_mapping_or_another_threads_descriptors_hold(tmp_path: Path) -> None:
+    """Two holders of a removed file that `/proc/<pid>/fd` does not show: a memory mapping whose descriptors are
+    closed (`resource_bomb_scratch_held_by_mappings_alone` end to end) and a thread with a descriptor table of its
+    own (`unshare(CLONE_FILES)` here; a raw clone without `CLONE_FILES` in a run). Main counted neither."""
+    from coworkenv.sandbox._scratch import removed_but_held_bytes, scratch_exceeds
+
+    with _holder(tmp_path / "mapped.bin") as pid:
+        assert removed_but_held_bytes(pid) == 0  # no descriptor holds it
+        assert removed_but_held_bytes(pid, str(tmp_path)) == 256 * 1024
+        assert removed_but_held_bytes(pid, str(tmp_path / "elsewhere")) == 0  # only removed files of the folder named
+        assert scratch_exceeds(str(tmp_path), 128 * 1024, pid=pid)
+
+    before = removed_but_held_bytes(os.getpid())
+    libc = ctypes.CDLL(None, use_errno=True)
+    opened, release, failure = threading.Event(), threading.Event(), []
+
+    def hold_in_a_table_of_its_own() -> None:
+        if libc.unshare(ctypes.c_int(0x400)) != 0:  # CLONE_FILES: this thread's descriptor table only
+            failure.append(os.strerror(ctypes.get_errno()))
+            opened.set()
+            return
+        own = os.open(tmp_path / "threaded.bin", os.O_RDWR | os.O_CREAT, 0o600)
+        os.posix_fallocate(own, 0, 256 * 1024)
+        os.unlink(tmp_path / "threaded.bin")
+        opened.set()
+        release.wait(30)
+        os.close(own)
+
+    thread = threading.Thread(target=hold_in_a_table_of_its_own)
+    thread.start()
+    try:
+        opened.wait(30)
+        assert not failure, failure
+        assert removed_but_held_bytes(os.getpid()) - before >= 256 * 1024
+    finally:
+        release.set()
+        thread.join(30)
+
+
+def test_scratch_measure_counts_the_rest_of_a_folder_when_an_entry_vanishes(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry removed between the listing and its `stat` (a decoy the code removes and makes again and again) cost
+    main the count of everything after it in that folder: 512 KiB went unseen beside it."""
+    from coworkenv.sandbox import _scratch
+
+    decoy, data = tmp_path / "decoy", tmp_path / "data.bin"
+    decoy.touch()
+    with data.open("wb") as fh:
+        fh.write(b"x" * 512 * 1024)
+    listing = os.scandir
+
+    def decoy_first_then_gone(folder: int) -> contextlib.AbstractContextManager[list[os.DirEntry[str]]]:
+        with listing(folder) as found:
+            entries = sorted(found, key=lambda entry: entry.name != "decoy")
+        if decoy.exists():
+            decoy.unlink()  # after the listing, before the walk looks at it
+        return contextlib.nullcontext(entries)
+
+    monkeypatch.setattr(_scratch.os, "scandir", decoy_first_then_gone)
+    assert _scratch.scratch_exceeds(str(tmp_path), 256 * 1024)
+
+
 # A lock a host process holds on a file the code can read (a stdlib file: the host here; a service's sqlite database
 # elsewhere would do) answers a probe with the holder's pid: F_GETLK and F_OFD_GETLK (fcntl, no lock of the code's own
 # needed) report it, in all four modes (measured on main: the test process's pid, the host's, for both commands).
@@ -643,3 +744,14 @@ def test_a_run_cannot_count_the_machines_mounts_through_its_own_device_numbers(m
     assert alone.ok and beside.ok, (alone, beside)
     assert alone.value == beside.value, f"the device numbers counted a concurrent run's mounts: {alone}, {beside}"
     assert all(major == 0 and minor >= 0xFFFF0 for major, minor in alone.value), alone.value
+
+
+def test_scratch_measure_stops_a_process_with_more_mappings_than_the_host_reads(tmp_path: Path) -> None:
+    """Reading a process's mappings costs the host what the process makes it cost (84 ms for 60000 mappings): past
+    the bound the host reads, what they hold is unknown, so the measure counts it as too much (a guard of this
+    round's own change)."""
+    from coworkenv.sandbox._scratch import removed_but_held_bytes, scratch_exceeds
+
+    with _holder(tmp_path / "mapped.bin", pages=4000) as pid:
+        assert removed_but_held_bytes(pid, str(tmp_path)) is None
+        assert scratch_exceeds(str(tmp_path), 1 << 30, pid=pid)

@@ -12,6 +12,7 @@ import pytest
 
 from coworkenv.validate._machine_reads import SUPPORTED, machine_read
 from tests.defects import machine_read as corpus
+from tests.defects import version_value_read
 
 _HEAD = "import sys, os, platform, sysconfig, shutil\n"
 
@@ -67,3 +68,21 @@ def test_machine_read_is_found(expr: str, imports: str) -> None:
 )]])
 def test_shared_value_is_left(expr: str, imports: str) -> None:
     assert machine_read(_check(expr, _HEAD + imports)) is None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*[(read, imports) for read, imports, _, _ in
+                                                  version_value_read._READS.values()], *[(e, "") for e in (
+    "__import__('gc').collect() > 10",
+    "(n := __import__('gc').collect()) >= 0",
+)]])
+def test_version_value_is_found(expr: str, imports: str) -> None:
+    """version_value_read: the locale's name as the alias table gives it, the collector's thresholds or a kept
+    count, the copyright's years."""
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+def test_bare_collection_and_locale_settings_are_left() -> None:
+    """A bare `gc.collect()` (its count thrown away), the locale's encoding and the C library's setting."""
+    head = _HEAD + "import gc, locale\ngc.collect()\n"
+    expr = "locale.getencoding() == 'UTF-8' and locale.localeconv()['decimal_point'] == '.'"
+    assert machine_read(_check(expr, head)) is None

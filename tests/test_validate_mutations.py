@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from coworkenv.checks import numbers_in
 from coworkenv.examples import load_example
 from coworkenv.validate import near_miss_mutations, validate_spec
 from coworkenv.validate._episodes import SpecEpisodes
@@ -200,6 +201,10 @@ def test_date_clock_and_grouping_notations_of_other_locales_are_rewritten_as_giv
                   "EUR 1,000.-2,000", "1.5 h"):
         assert all(w.kind not in ("time", "date") for w in mentions(alike)), alike
     assert [(w.kind, w.shown) for w in mentions("12.50 EUR, 02.30 h")] == [("amount", "12.50 EUR")]
+    # a one-digit dotted hour placed by a zone's generic abbreviation (`clock_zone_abbrev_pinned`)
+    for zone in ("ET", "CT", "MT", "PT", "BRT", "ART"):
+        assert [(w.kind, w.values) for w in mentions(f"ended 2.30 {zone}.")] == [("time", ((None, 2, 30),))], zone
+    assert all(w.kind != "time" for w in mentions("it costs 2.30 et cetera"))  # lower case: no zone
 
 
 def test_a_dotted_hour_without_its_zero_and_a_length_in_hundreds_of_hours() -> None:
@@ -766,7 +771,9 @@ def test_counts_in_digits_are_replayed_in_words() -> None:
     assert as_words("Triaged 3 tickets. 12 remain open") == "Triaged three tickets. Twelve remain open"
     assert as_words("Wrote errors-2026-03-17.csv (7 rows) and 42 notes") == \
         "Wrote errors-2026-03-17.csv (seven rows) and forty-two notes"
-    assert as_words("Fixed 2 row(s); 1 left") == "Fixed two row(s); 1 left"  # one: numeral_one's, not here
+    assert as_words("Fixed 2 row(s); 1 left") == "Fixed two row(s); One left"  # a count of one too, read back
+    assert as_words("1 of 5 pages are broken") == "One of five pages are broken"
+    assert 1.0 in numbers_in("one of five pages are broken") and as_words("Rolled back to version 1 now") is None
     for alike in ("Moved 15 x GLOVE-96", "booked for 09:30 UTC (30 min).", "svc-pricing@3; svc-pricing@4 was", "page 3 is",
                   "on 3 June we met", "by 12 May", "Sprint 12 tasks", "sent to Team 4 members", "INV-12 items",
                   "v2 notes", "costs 12 EUR", "at 3 pm", "12% of rows", "3-5 days", "3\u20135 days", "2.5 GB left",

@@ -9,7 +9,7 @@ import pytest
 
 from coworkenv.validate._entropy_tells import unpinned_randomness
 from coworkenv.validate._machine_reads import machine_read
-from tests.defects import address_read, clock_bits_unprobed, run_value_read, sandbox_draw_read
+from tests.defects import address_read, boot_module_read, clock_bits_unprobed, run_value_read, sandbox_draw_read
 
 _HEAD = ("import os, sys, time, tempfile, pathlib, threading, hashlib, zlib\n"
          "from datetime import datetime, timezone\n")
@@ -121,3 +121,27 @@ def test_value_every_run_answers_alike_is_left(expr: str, imports: str) -> None:
     """A text with no scratch variable, the wall clocks by id (which the probes move), the open-files limit the
     sandbox sets."""
     assert _either(_check(expr, _HEAD + "import resource\n" + imports)) is None, expr
+
+
+_BOOT = [(read, imports) for read, imports, _, _ in boot_module_read._READS.values()]
+_BOOT_TWINS = [(twin, imports) for _, _, twin, imports in boot_module_read._READS.values() if twin is not None]
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_BOOT, *[(e, "") for e in (
+    "'x' not in str(sys.modules.get('__main__'))",
+    "'x' not in vars(sys.modules['__main__'])['__file__']",
+    "'x' not in getattr(__import__('__main__'), '__file__')",
+    "len(sys.path_importer_cache) > 0",
+)]])
+def test_boot_module_read_is_found(expr: str, imports: str) -> None:
+    """boot_module_read: the sandbox's boot module (its file in the scratch directory's random name), however
+    reached, and the importer cache naming the same file."""
+    assert _either(_check(expr, _HEAD + imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_BOOT_TWINS, *[(e, "") for e in (
+    "__name__ != '__main__' and 'sys' in sys.modules and sys.modules['json'] is not None",
+)]])
+def test_module_look_alike_is_left(expr: str, imports: str) -> None:
+    """The check's own module name compared with a text, another module looked up in `sys.modules`."""
+    assert _either(_check(expr, _HEAD + "import json\n" + imports)) is None, expr

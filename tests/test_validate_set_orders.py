@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.validate._entropy_tells import unpinned_randomness
-from tests.defects import set_order_carried, set_order_deep
+from tests.defects import set_order_carried, set_order_deep, set_order_leftover
 
 _HEAD = "import collections, functools, itertools, json\n"
 _S = "{r['name'] for r in rows}"
@@ -189,3 +189,73 @@ def test_float_sum_compared_through_a_name_is_found(body: str) -> None:
 ])
 def test_order_free_sum_through_a_name_is_left(body: str) -> None:
     assert unpinned_randomness(_check("ok", _HEAD + _PRICES + body)) is None, body
+
+
+_LEFTOVER = [(read, imports) for read, imports, _, _ in set_order_leftover._READS.values()]
+_LEFTOVER_TWINS = [(twin, imports) for _, _, twin, imports in set_order_leftover._READS.values() if twin is not None]
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_LEFTOVER, *[(e, "") for e in (
+    f"[name for name in {_S}] and [(last := n) for n in {_S}] and last == 'a'",
+    f"[y for xs in ({_S}, ['x']) for y in xs][0] == 'a'",
+    f"next(iter(*[{_S}])) == 'a'",
+    f"(pick := min) and pick({_S}, key=len) == 'a'",
+)], *[("ok", body) for body in (
+    f"for n in {_S}:\n    pass\nok = n == 'a'\n",
+    f"for n in {_S}:\n    upper = n.upper()\nok = upper == 'A'\n",
+    f"for xs in [{_S}]:\n    for x in xs:\n        break\nok = x == 'a'\n",
+    f"def first(xs, *, order={_S}):\n    return list(order)[0]\n\n\nok = first(1) == 'a'\n",
+    f"as_list = list\nok = as_list({_S})[0] == 'a'\n",
+)]])
+def test_order_left_over_is_found(expr: str, imports: str) -> None:
+    """set_order_leftover: the last member a loop or a comprehension's walrus met, read after it; a set spread from
+    a display or iterated again from one; a default argument; a built-in under a name of the check's."""
+    assert unpinned_randomness(_check(expr, _HEAD + imports)) is not None, expr
+
+
+@pytest.mark.parametrize(("expr", "imports"), [*_LEFTOVER_TWINS, *[(e, "") for e in (
+    f"[y for xs in [sorted({_S})] for y in xs][0] == 'a'",
+)], *[("ok", body) for body in (
+    f"def first(xs=sorted({_S})):\n    return next(iter(xs))\n\n\nok = first() == 'a'\n",
+    f"step = next\nit = iter\nok = step(it(sorted({_S}))) == 'a'\n",
+    f"for n in {_S}:\n    pass\nfor n in sorted({_S}):\n    pass\nok = n == 'b'\n",
+    f"for n in {_S}:\n    if not n:\n        ok = False\nok = True\n",
+    f"total = 0\nbest = ''\nfor n in {_S}:\n    total = total + len(n)\n    best = max(best, n)\n"
+    "ok = total == 2 and best == 'b'\n",
+    f"for n in {_S}:\n    pass\nok = [n for n in ['a']] == ['a'] and (lambda n: n)(1) == 1\n",
+    f"for xs in [{_S}]:\n    if len(xs) != 2:\n        ok = False\nok = all(y for xs in [{_S}] for y in xs)\n",
+    f"def first(xs=sorted({_S})):\n    return xs[0]\n\n\nok = first() == 'a' and first(['b']) == 'b'\n",
+    f"size = len\nok = size({_S}) == 2 and sorted(list(zip(*[sorted({_S})]))) == [('a',), ('b',)]\n",
+)]])
+def test_order_free_look_alike_of_a_leftover_is_left(expr: str, imports: str) -> None:
+    """The loop's name bound again over the sorted members, a constant bound in a loop, a comprehension's or a
+    lambda's own name, a size or a total over a display holding a set, a sorted default, `len` under another name."""
+    assert unpinned_randomness(_check(expr, _HEAD + imports)) is None, expr
+
+
+def test_function_reading_a_module_name_of_its_own_is_left() -> None:
+    """A function whose parameter or local is named like the loop's leftover reads its own value."""
+    head = f"{_HEAD}for n in {{'a', 'b'}}:\n    pass\n\n\ndef one(n):\n    return n\n\n\n" \
+        "def two():\n    n = 'x'\n    return n\n"
+    assert unpinned_randomness(_check("one('a') == 'a' and two() == 'x'", head)) is None
+
+
+@pytest.mark.parametrize("expr", [
+    f"min({_S}, key=lambda n: (len(n), n)) == 'a'",
+    f"sorted({_S}, key=lambda n: (-len(n), n))[0] == 'a'",
+    f"max({_S}, key=lambda n: n) == 'b'",
+    f"heapq.nlargest(1, {_S}, key=lambda n: (n.lower(), n))[0] == 'b'",
+])
+def test_sort_by_a_key_holding_the_member_is_left(expr: str) -> None:
+    """A key that hands back the member itself, or a tuple holding it, ties no two members: the result is the same
+    in every order the set iterates in (main rejected these sound checks)."""
+    assert unpinned_randomness(_check(expr, _HEAD + "import heapq\n")) is None, expr
+
+
+@pytest.mark.parametrize("expr", [
+    f"min({_S}, key=lambda n: (len(n), n.lower())) == 'a'",
+    f"sorted({_S}, key=lambda n, m=0: n)[0] == 'a'",
+])
+def test_sort_by_a_key_that_can_tie_is_found(expr: str) -> None:
+    """A tuple key without the member (`n.lower()` ties `A` and `a`), a key of more than one parameter."""
+    assert unpinned_randomness(_check(expr, _HEAD)) is not None, expr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from itertools import compress, repeat
 from operator import attrgetter, eq
@@ -196,3 +197,17 @@ def render_value(value: Any, fmt: str) -> list[str]:
     return out
 
 
+def states_value(text: str, wanted: str) -> bool:
+    """Whether `text` states `wanted` (a rendered value, `render_value`) as a token of its own, case aside: not inside
+    a longer word, number or code ("5" is not stated by "15", "2025", "5.5" or "INV-5"; "ana@helix.test" not by
+    "diana@helix.test"; "job-84" not by "job-842"), though a plural may follow a word ("mug" of "mugs") and an ISO
+    time may follow its date's "T"."""
+    if not wanted:
+        return True
+    if wanted.lower() not in text.lower():
+        return False
+    head, tail = wanted[0], wanted[-1]
+    left = r"(?<![^\W_])" if head.isalpha() else \
+        r"(?:(?<![\w.,])(?<![\w@][-@])|(?<=\dT))" if head.isdigit() else ""
+    right = r"(?=(?:e?s)?(?![^\W\d_]))(?!\d)" if tail.isalpha() else r"(?!\d|[.,]\d)" if tail.isdigit() else ""
+    return re.search(left + re.escape(wanted) + right, text, flags=re.IGNORECASE) is not None

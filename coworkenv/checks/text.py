@@ -16,7 +16,7 @@ from coworkenv.spec_regex import compiled, search
 from coworkenv.world import World
 
 # A written number: digits with decimal or grouping separators (1,234.5 / 1.234,5 / 1 234 / 12'000 / 1,24,500), not
-# the digits inside an identifier such as INV-123 or v2 (the sign counts only after a non-word character); with its
+# the digits inside an identifier such as v2 or INV-123 (`_CODE`; the sign counts only after a non-word character); with its
 # scale where one follows ("12k", "1.2M", "3bn", "41.62 thousand": 12000, 1200000, ...; never the bare 12, which would
 # take a wrong answer of twelve thousand for a right one of twelve).
 _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
@@ -28,13 +28,24 @@ _NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d
 _DATE_OR_TIME = re.compile(r"(?<![\w.,:-])(?:\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
                            r"(?:Z|[+-][0-2]\d:?[0-5]\d)?)?|[0-2]?\d:[0-5]\d(?::[0-5]\d)?(?!\s*(?:h|hrs?|hours?)\b))"
                            r"(?![\w:]|[.,]\d)")
+# A date written otherwise than in ISO ("11/03/2026", "11.03.2026", "2026/03/11", "3 March 2026", "March 3rd, 2026") or
+# a year and month ("2026-03"): its parts are not numbers either ("4 rows on 11/03/2026" states no 11 nor 3); a day
+# and month without the year stay read ("3/11 pages", "3 May" could be a fraction or a verb's subject).
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_WRITTEN_DATE = re.compile(rf"(?<![\w.,/-])(?:\d{{1,2}}([./])\d{{1,2}}\1\d{{4}}|\d{{4}}/\d{{1,2}}/\d{{1,2}}|\d{{4}}-[01]\d"
+                           rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\s+\d{{4}}"
+                           rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})(?![\w/-]|[.,]\d)", re.IGNORECASE)
+# A code: letters joined to more letters or digits by a hyphen or an at sign ("INV-7", "OPS-12", "job-842",
+# "svc-recs@5", "ana3@example.com"); its digits name a record, they count nothing ("INV-7" states no 7).
+_CODE = re.compile(r"(?<![\w@.+-])[^\W\d_][\w.+]*(?:[-@][\w]+)+")
 _SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A number in words, as an honest answer writes a count ("Three of 9 pages are broken", "the third failure this
 # week", "forty-two tickets", "three hundred and twelve rows", "two thousand requests"): two to ninety-nine, or an
-# ordinal from third to ninety-ninth (`second` only after `the`: "a second" is a moment); `one` only before a scale
-# ("one hundred") and `first` only in a compound ("twenty-first"): alone, a pronoun ("one of the reasons") or an
-# adverb ("first, I checked") counts nothing. A fraction is no count ("a third of", "two thirds", "three-quarters"),
-# and a word before a scale is read with it, never alone ("three thousand" is 3000, not 3).
+# ordinal from third to ninety-ninth (`second` only after `the`: "a second" is a moment); `one` before a scale
+# ("one hundred") or where it counts (`counts_one`: "one row", "one of 5 pages", "a single row") and `first` only in a
+# compound ("twenty-first"): alone, a pronoun ("one of the reasons") or an adverb ("first, I checked") counts nothing.
+# A fraction is no count ("a third of", "two thirds", "three-quarters"), and a word before a scale is read with it,
+# never alone ("three thousand" is 3000, not 3).
 UNIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
 TEN_WORDS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -56,6 +67,40 @@ _WORDS_NUMBER = re.compile(
     rf"|(?P<card>{IN_WORDS})(?:\s+hundred(?:\s+(?:and\s+)?(?P<rest>{IN_WORDS}))?(?P<hundred>))?"
     r"(?:\s+(?P<scale>thousand|million|billion))?)"
     r"(?![\w]|-(?:quarters?|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|halves|half)(?!\w))", re.IGNORECASE)
+
+
+# A count of one: `one` or `a single` before a word (its noun, checked by `counts_one`) or `one of` a number; the
+# verifier's number reading and the validation's numeral replays (`coworkenv.validate._numerals`) share it.
+ONE_COUNT = re.compile(r"(?<![\w'\u2019-])(?:(?P<single>a\s+single)|one)(?=\s+(?P<next>[a-z][\w-]*|\d))",
+                       re.IGNORECASE)
+# Words before `one` that make it a pronoun ("the one", "each one", "no one"), and words after it that are no noun.
+# `only` and `just` count ("only one page is broken") unless a determiner precedes them ("the only one left").
+_DETERMINERS = re.compile(r"(?:^|\W)(?:(?:the|this|that|which|each|every|any|no|some|another|last|next|first|other|new|"
+                          r"old|right|wrong|same|big|small|not)|(?:the|this|that|my|your|his|her|its|our|their)\s+"
+                          r"(?:only|just))\s+$", re.IGNORECASE)
+NOT_A_NOUN = frozenset({
+    "of", "is", "was", "are", "were", "will", "would", "can", "could", "should", "may", "might", "must", "has",
+    "had", "have", "does", "did", "do", "and", "or", "but", "nor", "so", "yet", "to", "for", "by", "in", "on", "at",
+    "with", "from", "into", "onto", "over", "under", "about", "after", "before", "than", "then", "that", "which",
+    "who", "whom", "whose", "where", "when", "while", "if", "as", "another", "more", "less", "too", "again", "way",
+    "day"
+})
+TIME_UNIT = re.compile(r"[\s-]+(?:m(?:inutes?|ins?)|h(?:ours?|rs?)|d(?:ays?)|s(?:econds?|ecs?))(?!\w)", re.IGNORECASE)
+_SPELLED_NUMBER = re.compile(rf"(?:{IN_WORDS})$", re.IGNORECASE)
+
+
+def counts_one(text: str, m: re.Match[str]) -> bool:
+    """Whether `one` (or `a single`) at `m` (`ONE_COUNT`) counts the word after it: not a pronoun ("the one that
+    failed", "one of the reasons"), a name ("One Medical"), a phrase ("one by one") nor a duration ("one hour")."""
+    following = m.group("next").lower()
+    if m.group("next")[0].isupper():  # "One Medical": a name
+        return False
+    if _DETERMINERS.search(text[:m.start()]) or TIME_UNIT.match(text, m.end()):
+        return False
+    if following == "of":  # "one of 5 pages", "one of nine" counts; "one of the reasons" does not
+        rest = re.match(r"\s+of\s+(\d+|[a-z-]+)(?![\w-])", text[m.end():], re.IGNORECASE)
+        return rest is not None and (rest.group(1).isdigit() or _SPELLED_NUMBER.match(rest.group(1)) is not None)
+    return following not in NOT_A_NOUN and not following.isdigit()
 
 
 def normalize(text: str, norm: TextNorm) -> str:
@@ -93,6 +138,10 @@ def numbers_in(text: str) -> set[float]:
     values: set[float] = set()
     if ":" in text or "-" in text:
         text = _DATE_OR_TIME.sub(lambda m: " " * len(m.group(0)), text)
+    if "-" in text or "@" in text:
+        text = _CODE.sub(lambda m: " " * len(m.group(0)) if any(c.isdigit() for c in m.group(0)) else m.group(0), text)
+    if any(c.isdigit() for c in text):
+        text = _WRITTEN_DATE.sub(lambda m: " " * len(m.group(0)), text)
     for sign, digits, short, word in _NUMBER.findall(text):
         factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))
@@ -118,7 +167,9 @@ def words_values(text: str) -> list[tuple[int, int, float]]:
             value = float(card * 100 + (in_words(m.group("rest")) if m.group("rest") else 0) if hundreds else card)
             value *= _SCALES.get((scale or "").lower(), 1.0)
         out.append((m.start("ord") if m.group("ord") is not None else m.start(), m.end(), value))
-    return out
+    # A count of one where it counts ("One of 5 pages are broken", "Fixed a single row"), never the pronoun.
+    out += [(m.start(), m.end(), 1.0) for m in ONE_COUNT.finditer(text) if counts_one(text, m)]
+    return sorted(out)
 
 
 def in_words(written: str) -> int:

@@ -14,6 +14,7 @@ from coworkenv.checks.primitives import (
     resolve,
     selector_allows,
     state_holds,
+    states_value,
 )
 from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose
 from coworkenv.checks.run_setup import setup
@@ -172,9 +173,9 @@ def _reply(rule: ReplyStatesRule, world: World, audit: Sequence[AuditEntry], tra
     if value is MISSING:
         s = rule.source
         return 0.0, f"{s.app}.{s.table}[{s.id}].{s.field} does not exist in the final state", False, None
-    text = transcript.raw("replies", rule.turn).lower()
+    text = transcript.raw("replies", rule.turn)
     wanted = render_value(value, rule.format)
-    missing = [w for w in wanted if w.lower() not in text]
+    missing = [w for w in wanted if not states_value(text, w)]
     where = "the replies" if rule.turn is None else f"the reply to turn {rule.turn}"
     if not missing:
         return 1.0, "", False, None

@@ -463,7 +463,7 @@ def _collect(pid: int, res_r: int, out_r: int, start: float, limits: SandboxLimi
     stopped: str | None = None
     try:
         stopped = _pump(pid, pidfd, res_r, out_r, result, output, start + limits.wall_seconds, result_cap,
-                        _ScratchWatch(scratch, limits.scratch_bytes, start, pid), asks)
+                        _ScratchWatch(scratch, limits, start, pid), asks)
         if stopped is None:  # the child finished: what it wrote last is still in the pipe buffers
             result += _drain(res_r, result_cap - len(result) + 1)
             if asks is not None:
@@ -505,8 +505,9 @@ class _ScratchWatch:
     """Measures the scratch folder every `_SCRATCH_CHECK_S` once the child has said its layers, unless they
     include a tmpfs scratch (which the kernel caps, and which the host cannot see into anyway)."""
 
-    def __init__(self, path: str, max_bytes: int, start: float, pid: int) -> None:
-        self.path, self.max_bytes, self.next_check, self.pid = path, max_bytes, start + _SCRATCH_CHECK_S, pid
+    def __init__(self, path: str, limits: SandboxLimits, start: float, pid: int) -> None:
+        self.path, self.next_check, self.pid = path, start + _SCRATCH_CHECK_S, pid
+        self.max_bytes, self.file_bytes = limits.scratch_bytes, limits.file_size_bytes
         self.active: bool | None = None  # None until the layers line arrived
 
     def wait_s(self, remaining: float) -> float:
@@ -520,7 +521,8 @@ class _ScratchWatch:
         if self.active is False or now < self.next_check:
             return False
         self.next_check = now + _SCRATCH_CHECK_S  # also while the layers line is late: never a busy loop
-        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes, pid=self.pid)
+        return bool(self.active) and scratch_exceeds(self.path, self.max_bytes, pid=self.pid,
+                                                      file_bytes=self.file_bytes)
 
 
 def _pump(

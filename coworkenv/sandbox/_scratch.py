@@ -25,15 +25,18 @@ SCRATCH_ENTRIES = 4096  # the tmpfs scratch's nr_inodes
 _PENDING_FOLDERS = 256  # folders found but not yet scanned: a bound on the descriptors the walk holds
 
 
-def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES, pid: int | None = None) -> bool:
+def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIES, pid: int | None = None,
+                    file_bytes: int = 0) -> bool:
     """Whether the folder `path` holds more than `max_bytes` (allocated) or more than `max_entries` entries, more
     sub-folders side by side than the walk will hold open, or a folder this process may not look into; stops counting
     as soon as one is passed. With
-    `pid`, files that process holds open after removing them count too: no folder lists them any more, yet they
-    stay on the disk until it closes them."""
-    total = 0 if pid is None else removed_but_held_bytes(pid)
-    if total > max_bytes:
+    `pid`, files that process holds after removing them count too (open, or mapped only): no folder lists them any
+    more, yet they stay on the disk until it lets them go; `file_bytes` (the run's file size limit) is what a removed
+    file of `path` that it maps counts where the host may not look at the file itself."""
+    held = 0 if pid is None else removed_but_held_bytes(pid, path, file_bytes)
+    if held is None or held > max_bytes:
         return True
+    total = held
     try:
         pending = [os.open(path, _DIR_FLAGS)]
     except OSError:
@@ -46,11 +49,16 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
                 with os.scandir(folder) as found:
                     for entry in found:
                         entries += 1
-                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                        try:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                            if entry.is_dir(follow_symlinks=False):
+                                pending.append(os.open(entry.name, _DIR_FLAGS, dir_fd=folder))
+                        except (FileNotFoundError, NotADirectoryError):
+                            # Removed or replaced since the listing: the rest of the folder still counts (a decoy
+                            # the code removes and makes again over and over skipped it all before).
+                            pass
                         if entries > max_entries or total > max_bytes or len(pending) >= _PENDING_FOLDERS:
                             return True
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(os.open(entry.name, _DIR_FLAGS, dir_fd=folder))
             except PermissionError:
                 # A folder the host may not list or search (mode 0o300: the code, sharing the host's uid, writes
                 # there; a host without DAC override cannot look in): what it holds is unknown, so it is too much.
@@ -66,24 +74,83 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
     return False
 
 
-def removed_but_held_bytes(pid: int) -> int:
-    """Bytes allocated to the files that process `pid` holds open but that no folder lists any more (unlinked,
-    `O_TMPFILE`, memfds), each counted once however many descriptors (or `mmap` copies of one) it has."""
-    fds = f"/proc/{pid}/fd"
-    try:
-        names = os.listdir(fds)
-    except OSError:  # gone, or not ours to look at
-        return 0
+def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int = 0) -> int | None:
+    """Bytes allocated to the files that process `pid` holds but that no folder lists any more (unlinked, `O_TMPFILE`,
+    memfds), each counted once however many descriptors (or `mmap` copies of one) it has: open in any of its threads
+    (a thread cloned without `CLONE_FILES` has a descriptor table of its own, which `/proc/<pid>/fd` does not show),
+    and, for removed files under the folder `under`, held by a memory mapping alone (its descriptor closed: 200 MiB
+    stayed on the disk under a 16 MiB scratch, unseen). A mapped file the host may not look at through
+    `/proc/<pid>/map_files` (that needs `CAP_SYS_ADMIN`) counts `file_bytes`, the most a file of the run can hold.
+    None where the process has more mappings than the host reads (`_MAX_MAPS_BYTES` of `/proc/<pid>/maps`): what they
+    hold is unknown, so it is too much."""
     seen: set[tuple[int, int]] = set()
     total = 0
-    for name in names:
+    for fds in _descriptor_folders(pid):
         try:
-            st = os.stat(os.path.join(fds, name))  # the magic link leads to the open file itself, never opens it
-        except OSError:
+            names = os.listdir(fds)
+        except OSError:  # gone, or not ours to look at
             continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_blocks * 512
+        for name in names:
+            try:
+                st = os.stat(os.path.join(fds, name))  # the magic link leads to the open file itself, never opens it
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    if under is None:
+        return total
+    mapped = _removed_but_mapped_bytes(pid, under, file_bytes, seen)
+    return None if mapped is None else total + mapped
+
+
+def _descriptor_folders(pid: int) -> list[str]:
+    """The descriptor folders of every thread of process `pid` (its own where its threads cannot be listed)."""
+    try:
+        return [f"/proc/{pid}/task/{tid}/fd" for tid in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return [f"/proc/{pid}/fd"]
+
+
+_DELETED = " (deleted)"
+# How much of a process's /proc/<pid>/maps the host reads each look: a run's interpreter has some 180 lines (26 KB
+# here); the kernel writes 5.6 MB for the 60000 mappings a run may make, 84 ms of the host's CPU each read.
+_MAX_MAPS_BYTES = 256 * 2**10
+
+
+def _removed_but_mapped_bytes(pid: int, under: str, file_bytes: int, seen: set[tuple[int, int]]) -> int | None:
+    """Bytes of the removed files under `under` that process `pid` maps and that `seen` (files found held open,
+    updated here) does not hold yet; None where its maps are longer than the host reads."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as fh:
+            data = fh.read(_MAX_MAPS_BYTES + 1)
+    except OSError:  # gone, or not ours to look at
+        return 0
+    if len(data) > _MAX_MAPS_BYTES:
+        return None
+    lines = data.decode("utf-8", "surrogateescape").splitlines()
+    prefix = under.rstrip("/") + "/"
+    inodes = {ino for _, ino in seen}  # a mapped file's (device, inode) may be its backing file's (overlayfs)
+    total = 0
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or not fields[5].startswith(prefix) or not fields[5].endswith(_DELETED):
+            continue
+        major, _, minor = fields[3].partition(":")
+        try:
+            key = (os.makedev(int(major, 16), int(minor, 16)), int(fields[4]))
+        except ValueError:
+            continue
+        if key in seen or key[1] in inodes:
+            continue
+        seen.add(key)
+        inodes.add(key[1])
+        try:
+            st = os.stat(f"/proc/{pid}/map_files/{fields[0]}")
+        except OSError:  # gone meanwhile, or the host may not look (no CAP_SYS_ADMIN): the most it can hold
+            total += file_bytes
+            continue
+        total += st.st_blocks * 512 if st.st_nlink == 0 else 0
     return total
 
 

@@ -124,7 +124,43 @@ def dataset_dir(root: Path, dataset: str, partition: str | None = None) -> Path:
             )
     directory = Path(root).joinpath(*parts)
     _refuse_link_within_the_store(Path(root), parts)
+    _refuse_link_into_another_store(Path(root), parts)
     return directory
+
+
+# Written at a store's root by its first write: what tells a link into another store (a second project's data folder,
+# a backup or copy of this one) from a link to a folder on a bigger disk, which the store follows.
+STORE_MARKER = ".coworkenv-store"
+_MARKER_TEXT = b"This folder is a coworkenv store: every dataset folder below it belongs to it.\n"
+
+
+def _mark_store(root: Path) -> None:
+    marker = Path(root) / STORE_MARKER
+    if not marker.is_file():
+        _atomic.atomic_write_bytes(marker, _MARKER_TEXT)
+
+
+def _refuse_link_into_another_store(root: Path, parts: list[str]) -> None:
+    """ValueError when `root/<parts>` is reached through a link into another store (a folder at or under a store
+    marker other than this store's own): a write there would move the other store's LATEST onto this store's rows
+    (its project would read them without a word), and a read would give the other store's data under this name."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(root.joinpath(*parts)))
+    if real.is_relative_to(real_root):
+        return
+    other = next((folder for folder in (real, *real.parents) if (folder / STORE_MARKER).is_file()), None)
+    if other is None:  # a folder on another disk, not a store's: followed
+        return
+    link = next((root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1) if root.joinpath(*parts[:n]).is_symlink()),
+                root.joinpath(*parts))
+    name = "/".join(parts)
+    raise ValueError(
+        f"{link} is a symbolic link into another store, {other} ({other / STORE_MARKER} marks it): {name} written "
+        f"there would replace that store's version of {real.relative_to(other).as_posix() or 'its root'} (its "
+        f"LATEST), and read there would be that store's data; remove the link (`rm {link}`) and re-materialize "
+        f"{name}, or copy the folder instead of linking it (if {other} is this store's data moved to another disk, "
+        f"remove {other / STORE_MARKER}); nothing was written or read"
+    )
 
 
 def _refuse_link_within_the_store(root: Path, parts: list[str]) -> None:
@@ -157,6 +193,7 @@ def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None
     """
     directory = dataset_dir(root, dataset, partition)
     with _atomic.naming_failures(directory / "<content hash>.parquet"):
+        _mark_store(root)
         return _write_content_addressed(table, directory)
 
 

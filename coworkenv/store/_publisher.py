@@ -114,16 +114,16 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         if path.is_file() and ".git" not in path.relative_to(folder).parts
         and not path.name.startswith(TEMP_PREFIX)  # half a file of a writer that was interrupted
     }
-    # On the disk of `folder`, so its files can be linked there (else copied into the system's temp folder); held
-    # while in use: a publish killed here leaves the staging folder, which a later publish beside it removes.
+    # On the disk of `folder`, which has room for it (else in the system's temp folder); held while in use: a publish
+    # killed here leaves the staging folder, which a later publish beside it removes.
     beside = os.access(folder.parent, os.W_OK | os.X_OK)
     if beside:  # what a publish staged in the system's temp folder (a parent not writable, earlier versions) left
         remove_abandoned(tempfile.gettempdir(), SYSTEM_FOLDER_STAGING)
     with held_temp_dir(FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None
                        ) as staging:
-        # The files published are linked into the staging folder and checked there against the checkpoint's record
-        # (when the folder has one): git's copy and the Hub's upload read the links, so a file renamed over an
-        # original after its check (a training saving again, a copy) is not published in the checked one's place.
+        # The files published are copied into the staging folder and checked there against the checkpoint's record
+        # (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed over or
+        # written in place into an original after its check is not published in the checked one's place.
         snapshot = checked_snapshot(folder, files, staging / "files")
         if isinstance(snapshot, str):
             raise PublishError(f"{snapshot}; nothing was published")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.checks import MISSING, numbers_in, render_value, resolve
+from coworkenv.checks import MISSING, numbers_in, render_value, resolve, states_value
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
@@ -76,7 +76,7 @@ def _states(rule: ReplyStatesRule | TextRule, text: str, value: Any) -> bool:
         return False
     if isinstance(rule, ReplyStatesRule):
         wanted = [w.lower() for w in render_value(value, rule.format) if w.strip()]
-        return bool(wanted) and all(w in text.lower() for w in wanted)
+        return bool(wanted) and all(states_value(text, w) for w in wanted)
     assert rule.number is not None
     try:
         expected = float(value)

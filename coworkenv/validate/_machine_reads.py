@@ -15,7 +15,9 @@ size and float format (`sys.maxsize`, `sys.float_info`, `sys.int_info`: 64-bit I
 (`sys.byteorder`: little-endian on x86-64 and ARM64 alike), the thread library's name (`sys.thread_info.name`:
 `pthread` on Linux), the recursion limit (`sys.getrecursionlimit()`: the interpreter's default unless the check sets
 it), and the host name, kernel release
-and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `en_US.UTF-8`)."""
+and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `C.UTF-8`), though not the
+locale's name as `locale.getlocale()` gives it (the interpreter's alias table: `en_US` on 3.11, `C` from 3.12), nor
+the garbage collector's thresholds or the count a kept `gc.collect()` returns (the interpreter's own objects)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ SUPPORTED = (3, 11)
 _READS = {
     "sys": frozenset({"version", "version_info", "hexversion", "implementation", "api_version", "abiflags",
                       "executable", "_base_executable", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix",
-                      "platlibdir", "path", "_git", "_framework", "thread_info",
+                      "platlibdir", "path", "_git", "_framework", "thread_info", "copyright",
                       # the interpreter's build: its objects' sizes, the modules it ships or builds in
                       "getsizeof", "stdlib_module_names", "builtin_module_names"}),
     "platform": frozenset({"machine", "processor", "uname", "platform", "architecture", "python_version",
@@ -46,6 +48,12 @@ _READS = {
     # the suffixes of native modules, which name the CPU and the interpreter (`.cpython-311-x86_64-linux-gnu.so`)
     "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES"}),
     "_imp": frozenset({"extension_suffixes"}),
+    # the locale's name as the interpreter's alias table gives it: ('en_US', 'UTF-8') on 3.11, ('C', 'UTF-8') from
+    # 3.12, for the same C.UTF-8 locale the sandbox runs in
+    "locale": frozenset({"getlocale", "getdefaultlocale"}),
+    # the collector's thresholds (700 until 3.12, 2000 from 3.13) and, kept (not a bare `gc.collect()`), how many
+    # objects a collection found unreachable, which the interpreter's own start-up objects decide
+    "gc": frozenset({"get_threshold", "collect"}),
 }
 # The limits the sandbox sets to values of its own, the same on every machine; the others (the stack's soft limit)
 # are the host's (`ulimit -s`).
@@ -88,6 +96,9 @@ def machine_read(code: str) -> str | None:
             continue  # judged as the longer name (`sys.version_info.major`, `platform.uname()`)
         if _shared(node, found, parents):
             continue
+        call = parents.get(node)
+        if found == "gc.collect" and call is not None and isinstance(parents.get(call), ast.Expr):
+            continue  # a bare `gc.collect()`: its count is thrown away
         outer = parents.get(node)
         shown = outer if isinstance(outer, ast.Call) and outer.func is node else node
         return f"`{ast.unparse(shown)}`"

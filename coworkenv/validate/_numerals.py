@@ -21,7 +21,7 @@ writes as the user gave it ("02:30"), not a count.
 The other way round (`digits_pinned`): the writer's reply says "Triaged 3 tickets" or "3 of 9 pages are broken" and a
 check wants the digit (`all_of: ["3"]`, a `contains` of "4 rows"), so the agent that spells the count out, as many
 style guides ask for numbers under a hundred ("Triaged three tickets", "Three of nine pages"), fails. Each reply, and
-each free-text argument of a write, that writes a count from two to ninety-nine in digits is replayed with every such
+each free-text argument of a write, that writes a count from one to ninety-nine in digits is replayed with every such
 count in words (`digit_counts`). A count is digits standing alone (not in an id, a version, a time, a date, an amount,
 a phone number, a range or a decimal: `INV-12`, `v2`, `@3`, `9:30`, `3/11`, `3-5`, `2.5`) before a word in lower case
 that is not a unit (`30 min`, `15 x`, `12 GB`, `85%`, `3 pm`) nor a month (`3 June`) nor a verb or a preposition
@@ -35,26 +35,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from coworkenv.checks.text import TEN_WORDS, UNIT_WORDS
+from coworkenv.checks.text import NOT_A_NOUN, ONE_COUNT, TEN_WORDS, TIME_UNIT, UNIT_WORDS, counts_one
 from coworkenv.spec import EnvSpec
 from coworkenv.validate._leaks import normalize, readable_text
 from coworkenv.validate._user_formats import _IN_WORDS, _MONTHS, UserFormatted, _in_words, mentions, rewritten
 
 _SPELLED = re.compile(r"(?<![\w'\u2019-])(?:" + _IN_WORDS + r")(?![\w'\u2019-])", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")
-# A count of one: `one` or `a single` before a word (its noun, checked by `_counts_one`) or `one of` a number.
-_ONE = re.compile(r"(?<![\w'\u2019-])(?:(?P<single>a\s+single)|one)(?=\s+(?P<next>[a-z][\w-]*|\d))", re.IGNORECASE)
-# Words before `one` that make it a pronoun ("the one", "each one", "no one"), and words after it that are no noun.
-_DETERMINERS = re.compile(r"(?:^|\W)(?:the|this|that|which|each|every|any|no|some|another|only|just|last|next|"
-                          r"first|other|new|old|right|wrong|same|big|small|not)\s+$", re.IGNORECASE)
 _MONTH_WORDS = frozenset(_MONTHS) | {m[:3] for m in _MONTHS} | {"sept"}
-_NOT_A_NOUN = frozenset({
-    "of", "is", "was", "are", "were", "will", "would", "can", "could", "should", "may", "might", "must", "has",
-    "had", "have", "does", "did", "do", "and", "or", "but", "nor", "so", "yet", "to", "for", "by", "in", "on", "at",
-    "with", "from", "into", "onto", "over", "under", "about", "after", "before", "than", "then", "that", "which",
-    "who", "whom", "whose", "where", "when", "while", "if", "as", "another", "more", "less", "too", "again", "way",
-    "day"
-})
 # A count said as an idiom before a word (its noun): a couple of, a pair of, half a dozen, a dozen; `a`/`an` (one).
 _IDIOM = re.compile(r"(?<![\w'\u2019.-])(?:(?P<two>an?\s+(?:couple|pair)\s+of)|(?P<six>(?:a\s+)?half[\s-]a[\s-]dozen|"
                     r"a\s+half-dozen)|(?P<twelve>a\s+dozen)|(?P<a>an?))(?=\s+(?P<next>[a-z][\w-]*))", re.IGNORECASE)
@@ -67,27 +55,13 @@ _NOT_COUNTED = frozenset({
 })
 _IDIOM_VALUE = {"two": "2", "six": "6", "twelve": "12", "a": "1"}
 _SPELLED_NUMBER = re.compile(r"(?:" + _IN_WORDS + r")$", re.IGNORECASE)
-_TIME_UNIT = re.compile(r"[\s-]+(?:m(?:inutes?|ins?)|h(?:ours?|rs?)|d(?:ays?)|s(?:econds?|ecs?))(?!\w)", re.IGNORECASE)
-
-
-def _counts_one(text: str, m: re.Match[str]) -> bool:
-    """Whether `one` (or `a single`) at `m` counts the word after it: not a pronoun nor part of a phrase."""
-    following = m.group("next").lower()
-    if m.group("next")[0].isupper():  # "One Medical": a name
-        return False
-    if _DETERMINERS.search(text[:m.start()]) or _TIME_UNIT.match(text, m.end()):
-        return False
-    if following == "of":  # "one of 5 pages", "one of nine" counts; "one of the reasons" does not
-        rest = re.match(r"\s+of\s+(\d+|[a-z-]+)(?![\w-])", text[m.end():], re.IGNORECASE)
-        return rest is not None and (rest.group(1).isdigit() or _SPELLED_NUMBER.match(rest.group(1)) is not None)
-    return following not in _NOT_A_NOUN and not following.isdigit()
 
 
 def _counts_idiom(text: str, m: re.Match[str]) -> bool:
     """Whether the idiom at `m` counts the word after it: its noun, no name, no duration, and for `a`/`an` none of
     the phrases that count nothing (`a few`, `a lot`) nor a number (`a forty-five minutes slot`, `a hundred`)."""
     following = m.group("next").lower()
-    if following in _NOT_A_NOUN or _TIME_UNIT.match(text, m.end()):
+    if following in NOT_A_NOUN or TIME_UNIT.match(text, m.end()):
         return False
     return m.group("a") is None or (following not in _NOT_COUNTED and not _SPELLED_NUMBER.match(following))
 
@@ -107,7 +81,7 @@ def _copied(text: str, start: int, end: int, told: str) -> bool:
 
 def as_digits(text: str, told: str = "") -> str | None:
     """`text` with each number from one to ninety-nine written in words written in digits (a count of one only where
-    it counts something, `_counts_one`), and each count said as an idiom (`a couple of`, `an`); a count written as
+    it counts something, `counts_one`), and each count said as an idiom (`a couple of`, `an`); a count written as
     `told` (what the agent can read, `readable_text`) writes it is left as it is. None where there is none."""
     found: list[tuple[int, int, str]] = []
     times = [(w.start, w.end) for w in mentions(text) if w.kind == "time"]  # "half past two": an hour, no count
@@ -117,14 +91,14 @@ def as_digits(text: str, told: str = "") -> str | None:
         word = m.group(0)
         value = _in_words(word)
         if value < 2 or (word[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
-                _TIME_UNIT.match(text, m.end()):
+                TIME_UNIT.match(text, m.end()):
             continue
         if not _copied(text, m.start(), m.end(), told):
             found.append((m.start(), m.end(), str(value)))
-    for m in _ONE.finditer(text):
+    for m in ONE_COUNT.finditer(text):
         if any(start < m.end() and m.start() < end for start, end, _ in found) or \
                 (m.group(0)[0].isupper() and not _SENTENCE_START.search(text[:m.start()])) or \
-                not _counts_one(text, m) or _copied(text, m.start(), m.end(), told):
+                not counts_one(text, m) or _copied(text, m.start(), m.end(), told):
             continue
         found.append((m.start(), m.end(), "1"))
     for m in _IDIOM.finditer(text):
@@ -142,7 +116,7 @@ def as_digits(text: str, told: str = "") -> str | None:
 
 def spelled_numbers(spec: EnvSpec) -> Iterator[UserFormatted]:
     """One replay per reply or free-text write of the reference that writes a number in words, written in digits."""
-    found = (_SPELLED, _ONE, _IDIOM)
+    found = (_SPELLED, ONE_COUNT, _IDIOM)
     return _replays(spec, lambda v: any(p.search(v) for p in found), as_digits, "its numbers in digits")
 
 
@@ -166,9 +140,10 @@ def _replays(spec: EnvSpec, holds: Callable[[str], bool], write: Callable[[str, 
                 yield found
 
 
-# A count in digits: two to ninety-nine standing alone (no id, version, time, date, decimal, range or sign around it),
-# before a word (`next`, checked by `_counts_digits`).
-_DIGITS = re.compile(r"(?<![\w.,:/#@'\u2019$\u20ac\u00a3\u00a5+\u2212\u2013\u2014-])(?P<n>[2-9]|[1-9]\d)"
+# A count in digits: one to ninety-nine standing alone (no id, version, time, date, decimal, range or sign around it),
+# before a word (`next`, checked by `_counts_digits`); a count of one is written `one`, which the number check reads
+# where it counts (`coworkenv.checks.text.counts_one`: "One of 5 pages", "one row").
+_DIGITS = re.compile(r"(?<![\w.,:/#@'\u2019$\u20ac\u00a3\u00a5+\u2212\u2013\u2014-])(?P<n>[1-9]\d?)"
                      r"(?=\s+(?P<next>[a-z][\w-]*))")
 # Words after a count in digits that make it a quantity of a unit, a time or a date, not a count of things.
 _UNIT_AFTER = frozenset({
@@ -202,11 +177,11 @@ def spelled(n: int) -> str:
 def _counts_digits(text: str, m: re.Match[str]) -> bool:
     """Whether the digits at `m` count the word after them: no unit, month or verb after, no label or name before."""
     following = m.group("next").lower()
-    if following in _UNIT_AFTER or following.rstrip(".") in _UNIT_AFTER or _TIME_UNIT.match(text, m.end()):
+    if following in _UNIT_AFTER or following.rstrip(".") in _UNIT_AFTER or TIME_UNIT.match(text, m.end()):
         return False
     if following.rstrip(".") in _MONTH_WORDS:
         return False
-    if following != "of" and following in _NOT_A_NOUN:
+    if following != "of" and following in NOT_A_NOUN:
         return False
     if re.match(r"[\w-]*[.,:/]\d", text[m.end("n"):]) is not None:  # "3.5", "2,5", "9:30", "3/11"
         return False
@@ -220,7 +195,7 @@ def _counts_digits(text: str, m: re.Match[str]) -> bool:
 
 
 def as_words(text: str, told: str = "") -> str | None:
-    """`text` with each count from two to ninety-nine written in digits written in words (at a sentence's start,
+    """`text` with each count from one to ninety-nine written in digits written in words (at a sentence's start,
     capitalised); a count written as `told` writes it is left as it is. None where there is none."""
     if text.lstrip().startswith(("{", "[")):
         return None  # JSON: data, never written in words

@@ -9,7 +9,8 @@ static reading behind `nondeterministic_check` (`coworkenv.validate._entropy_tel
 - The order a set iterates in, which its strings' hashes decide, read past whatever carries it (`list(s)[0]`,
   `next(iter(s))`, `s.pop()`, `','.join(s)`, `list(dict.fromkeys(s))[0]`, `enumerate(s)`, `max(s, key=len)`):
   `coworkenv.validate._set_orders`.
-- What the sandbox draws for each run: the scratch directory's random name (`sys.argv`, the environment's
+- What the sandbox draws for each run: the scratch directory's random name (`sys.argv`, the module the sandbox
+  boots, `__main__`, however reached, and `sys.path_importer_cache`, which name its file, the environment's
   temporary-directory variables or the whole environment, the same expanded in a text, `os.path.expandvars('$TMPDIR')`,
   the absolute form of a relative path); the calls that read it, a temporary name, the mapped user id or the process's
   counters are in `_entropy_tells.UNREACHED` (a file's owner, the mapped id too, is read by `stat`, which
@@ -170,8 +171,13 @@ def _scratch_read(node: ast.AST, names: dict[str, str], parents: dict[ast.AST, a
     temporary-directory variables (or the whole environment), the absolute form of a relative path."""
     if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
         found = qualified(node, names)
-        if found in ("sys.argv", "sys.orig_argv"):
+        if found in ("sys.argv", "sys.orig_argv", "sys.path_importer_cache"):
             return "the sandbox's boot path, in its scratch directory's random name"
+    if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript, ast.Call)) and \
+            isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+        found = qualified(node, names)
+        if found is not None and found.split(".")[0] == "__main__":  # `sys.modules['__main__']`, `import __main__`
+            return "the sandbox's boot module, whose file is in its scratch directory's random name"
         if found in _ENVIRON and not _named_variable(node, parents):
             return "the environment, which names the run's scratch directory"
     if not isinstance(node, ast.Call):

@@ -22,11 +22,18 @@ choice among its members (`random.Random(7).choice(list(s))`), `pickle`/`marshal
 text, `print(*s, file=out)`, a CSV row, `statistics.mode`, `operator.itemgetter`. Membership, size, `sorted()`
 without a key, `min`/`max` without one, `sum` of whole numbers, a rounded or tolerant sum, a dict's lookup by key, a
 comparison of dicts or sets, an empty list compared (`errors == []`) and a pickle read back at once keep no order and
-are left alone."""
+are left alone.
+
+The order is also read where a loop or a comprehension's walrus leaves its last member bound (`for x in s: pass`,
+then `x`), through a starred display (`zip(*[s])`), a display holding a set iterated again (`[y for xs in [s] for y
+in xs]`), a default argument (`def first(xs=s)`), a built-in under a name of the check's (`step = next`), a copy
+(`copy.copy(s)`), `operator.getitem` and the container's own text or pickling (`s.__repr__()`, `s.__reduce__()`).
+A key that hands back the member itself or a tuple holding it (`key=lambda n: (len(n), n)`) ties no two members."""
 
 from __future__ import annotations
 
 import ast
+import builtins
 
 from coworkenv.validate._module_lookups import qualified
 
@@ -42,6 +49,8 @@ _MAPPINGS = frozenset({"dict", "dict.fromkeys", "collections.OrderedDict", "coll
 _TEXT = frozenset({"str", "repr", "ascii", "format"})
 _TIES = frozenset({"min", "max"})
 _POPS = frozenset({"pop", "popitem", "popleft", "__next__"})
+# Methods that give a container's members in turn: its text, and what pickling and copying it read.
+_SHOWN = frozenset({"__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__", "__getstate__"})
 # Calls whose value is a sequence in the order of what they are given: a deque, and the n best by a key (ties).
 _SEQUENCE_CALLS = frozenset({"collections.deque", "heapq.nlargest", "heapq.nsmallest"})
 # Calls that read the order of what they are given: its serialised bytes or text, the first of equally common
@@ -56,7 +65,7 @@ _WRITES = frozenset({"writerow", "writerows", "writelines"})
 
 def set_order_read(tree: ast.Module, names: dict[str, str]) -> str | None:
     """The first read of the check that depends on a set's order (see the module's text), shown, or None."""
-    reader = _Reader(tree, names)
+    reader = _Reader(tree, {**names, **_builtin_aliases(tree, names)})
     for node in ast.walk(tree):
         if reader.reads_order(node):
             shown = ast.unparse(node).split("\n")[0]
@@ -89,9 +98,13 @@ class _Reader:
         self.texts = {name for name, value in bindings if isinstance(value, (ast.List, ast.Tuple)) or
                       (isinstance(value, ast.Constant) and isinstance(value.value, str))}
         loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))]
+        comprehensions = [n for n in ast.walk(tree) if isinstance(n, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                                                                       ast.DictComp))]
         # `pickle.loads(pickle.dumps(s))`: bytes read back at once, into a set again, show no order
         self.read_back = {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args and
                           (qualified(n.func, names) or "").endswith(".loads")}
+        # what a loop or a comprehension leaves bound after it: the last member it met (`for x in s: pass`, then `x`)
+        self.lasts: list[tuple[str, ast.AST]] = []
         if functions is None:
             self._read_functions(tree, names, bindings)
         changed = True
@@ -114,12 +127,25 @@ class _Reader:
                     self.sums[name] = value
             for loop in loops:  # `for x in s: out.append(x)`: the list is filled in the set's order
                 if not self.carries(loop.iter):
+                    if self.holds(loop.iter):  # `for xs in [s]: ...`: the loop's name is the set
+                        for name in _names(loop.target) - self.ordered:
+                            self.ordered.add(name)
+                            changed = True
                     continue
+                for name in _last_bound(loop) - {n for n, _ in self.lasts}:
+                    self.lasts.append((name, loop))
+                    changed = True
                 for name in _accumulated(loop, self):
                     if name not in self.ordered:
                         self.ordered.add(name)
                         changed = True
                 self.float_totals |= _float_totals(loop, self)
+            for comp in comprehensions:  # `[(last := x) for x in s]`: the walrus keeps the last member met
+                if self.carries(comp):
+                    for name in _walrus_bound(comp) - {n for n, _ in self.lasts}:
+                        self.lasts.append((name, comp))
+                        changed = True
+        self.after = _loads_after(tree, self.lasts)
 
     def _read_functions(self, tree: ast.AST, names: dict[str, str], bindings: list[tuple[str, ast.expr]]) -> None:
         """What each function the check defines (`def first(xs): return list(xs)[0]`, `pick = lambda xs: ...`, a
@@ -160,7 +186,27 @@ class _Reader:
         return own, own.arguments(call, bound=bound)
 
     def _builtin(self, func: ast.expr) -> str | None:
-        return func.id if isinstance(func, ast.Name) and func.id not in self.names else None
+        if not isinstance(func, ast.Name):
+            return None
+        bound = self.names.get(func.id)  # a built-in under a name of the check's (`step = next`): `builtins.next`
+        return func.id if bound is None else bound.removeprefix("builtins.") if bound.startswith("builtins.") and \
+            "." not in bound.removeprefix("builtins.") else None
+
+    def holds(self, expr: ast.expr) -> bool:
+        """A display holding a set's order as one of its members (`[s]`, `(s, t)`): what iterating it meets is one."""
+        return isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and any(
+            self.carries(e.value if isinstance(e, ast.Starred) else e) for e in expr.elts)
+
+    def _spread(self, args: list[ast.expr]) -> list[ast.expr]:
+        """Arguments with a starred display spread (`zip(*[s])` is `zip(s)`); a starred set's order stays starred
+        (`zip(*s)`: its members are the arguments, in turn)."""
+        spread: list[ast.expr] = []
+        for arg in args:
+            if isinstance(arg, ast.Starred) and isinstance(arg.value, (ast.List, ast.Tuple)):
+                spread += self._spread(list(arg.value.elts))
+            else:
+                spread.append(arg.value if isinstance(arg, ast.Starred) and self.carries(arg.value) else arg)
+        return spread
 
     def is_set(self, expr: ast.expr) -> bool:
         """A set whose order its members' hashes decide; a display of numbers alone iterates alike in every run."""
@@ -181,7 +227,7 @@ class _Reader:
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, _SET_OPS):
             return self.carries(expr.left) or self.carries(expr.right)
         if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.DictComp)):
-            return self.carries(expr.generators[0].iter)
+            return self._comprehension_carries(expr)
         if isinstance(expr, (ast.List, ast.Tuple)):
             return any(isinstance(e, ast.Starred) and self.carries(e.value) for e in expr.elts)
         if not isinstance(expr, ast.Call):
@@ -191,18 +237,20 @@ class _Reader:
             function, given = own
             return function.makes_set or any(a is not None and i in function.passes and self.carries(a)
                                              for i, a in enumerate(given))
-        func, args = expr.func, [*expr.args, *(k.value for k in expr.keywords if k.arg != "key")]
+        func, args = expr.func, [*self._spread(expr.args), *(k.value for k in expr.keywords if k.arg != "key")]
         builtin = self._builtin(func)
         if builtin == "sorted":  # a sort by a key leaves its ties in the set's order
-            return any(k.arg == "key" for k in expr.keywords) and bool(expr.args) and self.carries(expr.args[0])
+            return _ties(expr.keywords) and bool(expr.args) and self.carries(expr.args[0])
         if builtin in _CARRIERS:
             iterated = args[1:] if builtin in ("map", "filter") else args
             return any(self.carries(a) for a in iterated)
         called = qualified(func, self.names) or ""
+        if called in ("copy.copy", "copy.deepcopy"):  # a copy of a set iterates as the set does
+            return any(self.carries(a) for a in args)
         if called in _MAPPINGS or called.startswith(("itertools.", "collections.")):
             return any(self.carries(a) for a in args)
         if called in _SEQUENCE_CALLS:  # `heapq.nlargest(1, s, key=len)`: its ties in the set's order
-            return (called == "collections.deque" or any(k.arg == "key" for k in expr.keywords)) and \
+            return (called == "collections.deque" or _ties(expr.keywords)) and \
                 any(self.carries(a) for a in args)
         if isinstance(func, ast.Attribute):
             if func.attr == "__iter__":  # `s.__iter__()`
@@ -214,6 +262,19 @@ class _Reader:
                 return self.carries(held)
             if func.attr == "fromkeys" and args:  # `dict.fromkeys(s)`, `OrderedDict.fromkeys(s)`
                 return self.carries(args[0])
+        return False
+
+    def _comprehension_carries(self, comp: ast.GeneratorExp | ast.ListComp | ast.DictComp | ast.SetComp) -> bool:
+        """Whether a comprehension meets a set's order: its first loop's, or a later loop's over a name an earlier
+        one bound to a set (`[y for xs in [s] for y in xs]`)."""
+        if self.carries(comp.generators[0].iter):
+            return True
+        held: set[str] = set()
+        for loop in comp.generators:
+            if isinstance(loop.iter, ast.Name) and loop.iter.id in held:
+                return True
+            if self.holds(loop.iter):
+                held |= _names(loop.target)
         return False
 
     def mapping(self, expr: ast.expr) -> bool:
@@ -278,6 +339,8 @@ class _Reader:
         return isinstance(expr, ast.Call) and self._builtin(expr.func) == "float"
 
     def reads_order(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name) and id(node) in self.after:  # the last member a loop met, read after it
+            return True
         if isinstance(node, ast.Subscript):
             return self.sequence(node.value)
         if isinstance(node, ast.For):  # `for x in s: return x`: the first member it meets
@@ -311,7 +374,7 @@ class _Reader:
         if own is not None:  # `first(s)` where `def first(xs): return list(xs)[0]`
             function, given = own
             return any(a is not None and i in function.reads and self.carries(a) for i, a in enumerate(given))
-        func, args = node.func, node.args
+        func, args = node.func, self._spread(node.args)
         builtin = self._builtin(func)
         if builtin == "next" and args:
             return self.carries(args[0])
@@ -321,16 +384,18 @@ class _Reader:
             return self.carries(args[0])
         if builtin == "zip" and len(args) > 1:  # members paired with another iterable's, in turn
             return any(self.carries(a) for a in args) and len({ast.dump(a) for a in args}) > 1
-        if builtin in _TIES and any(k.arg == "key" for k in node.keywords) and args:
+        if builtin in _TIES and _ties(node.keywords) and args:
             return self.carries(args[0])  # ties by the key fall to the set's order
         if builtin == "print":  # `print(*s, file=out)`: its members in turn as text the check can read back
             return any(k.arg == "file" for k in node.keywords) and any(
-                isinstance(a, ast.Starred) and self.carries(a.value) for a in args)
+                isinstance(a, ast.Starred) and self.carries(a.value) for a in node.args)
         called = qualified(func, self.names) or ""
         if (called == "functools.reduce" or called in _ORDER_READERS) and args and id(node) not in self.read_back:
             return self.carries(args[1] if called == "functools.reduce" and len(args) > 1 else args[0])
         if isinstance(func, ast.Call) and (qualified(func.func, self.names) or "") == "operator.itemgetter" and args:
             return self.sequence(args[0])  # `operator.itemgetter(0)(list(s))`
+        if called in ("operator.getitem", "operator.__getitem__") and args:  # `operator.getitem(list(s), 0)`
+            return self.sequence(args[0])
         if not isinstance(func, ast.Attribute):
             return False
         if func.attr in _DRAWS and args:  # `random.Random(7).choice(list(s))`: a fixed position, a member by order
@@ -339,6 +404,8 @@ class _Reader:
             return self.carries(args[0])
         if func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
             return any(self.carries(a) for a in (*args, *(k.value for k in node.keywords)))
+        if func.attr in _SHOWN:  # `s.__repr__()`, `s.__reduce__()`: its members in turn, as text or a list
+            return self.carries(func.value)
         if func.attr in _POPS and not args:
             return self.carries(func.value)
         if func.attr == "index" and args:
@@ -358,6 +425,114 @@ def _stops_by_member(loop: ast.For) -> bool:
     values = {ast.dump(n.value) if n.value is not None else "None" for n in stops if isinstance(n, ast.Return)}
     constant = all(isinstance(n.value, ast.Constant) or n.value is None for n in stops if isinstance(n, ast.Return))
     return bool(values) and not (constant and len(values) == 1)
+
+
+def _ties(keywords: list[ast.keyword]) -> bool:
+    """Whether a sort, `min`/`max` or `heapq` call has a key that can tie two members (whose order then falls to the
+    set's): any key but a lambda handing back the member itself or a tuple holding it (`lambda s: (len(s), s)`),
+    which no two distinct members share."""
+    for keyword in keywords:
+        if keyword.arg != "key":
+            continue
+        key = keyword.value
+        if not isinstance(key, ast.Lambda) or len(key.args.args) != 1 or key.args.vararg or key.args.kwarg:
+            return True
+        member = key.args.args[0].arg
+        parts = key.body.elts if isinstance(key.body, ast.Tuple) else [key.body]
+        return not any(isinstance(part, ast.Name) and part.id == member for part in parts)
+    return False
+
+
+def _builtin_aliases(tree: ast.Module, names: dict[str, str]) -> dict[str, str]:
+    """Names the check binds to a built-in (`step = next`, `as_list = list`), as `builtins.next`: called, they are
+    the built-in (a name bound to anything else as well is left out)."""
+    bound: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.NamedExpr)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    value = node.value
+                    builtin = value.id if isinstance(value, ast.Name) and value.id not in names and \
+                        value.id in dir(builtins) else ""
+                    bound.setdefault(target.id, set()).add(builtin)
+    return {name: f"builtins.{found.pop()}" for name, found in bound.items() if len(found) == 1 and "" not in found
+            and name not in names}
+
+
+def _names(target: ast.expr) -> set[str]:
+    """The names a loop's target binds (`x`, `k, v`)."""
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _last_bound(loop: ast.For | ast.AsyncFor) -> set[str]:
+    """What a loop that ends without a break leaves bound to the last member it met: its target's names, and names
+    its body binds from them in turn (`last = x`, `name = x.strip()`; not an accumulator, `total = total + len(x)`)."""
+    met = _names(loop.target)
+    kept = {t.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, (ast.Assign, ast.AnnAssign))
+            and n.value is not None and any(isinstance(v, ast.Name) and v.id in met for v in ast.walk(n.value))
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)
+            # `total = total + len(x)`, `best = max(best, x)`: what every member adds to, not the last one
+            and not any(isinstance(v, ast.Name) and v.id == t.id for v in ast.walk(n.value))}
+    return met | kept
+
+
+def _walrus_bound(comp: ast.AST) -> set[str]:
+    """The names a comprehension's walrus binds from its loop's names (`[(last := x) for x in s]`): they outlive it,
+    bound to what the last member gave."""
+    met = {name for loop in getattr(comp, "generators", []) for name in _names(loop.target)}
+    return {n.target.id for n in ast.walk(comp) if isinstance(n, ast.NamedExpr) and
+            any(isinstance(v, ast.Name) and v.id in met for v in ast.walk(n.value))}
+
+
+def _loads_after(tree: ast.AST, lasts: list[tuple[str, ast.AST]]) -> set[int]:
+    """The reads of a name a loop or comprehension left bound to its last member (`_last_bound`, `_walrus_bound`)
+    that come after it and before the name is bound again, outside it (by position in the source: a function
+    defined later reads a module's name as it was left), and not in a function, lambda or comprehension that binds
+    a name of its own so called."""
+    if not lasts:
+        return set()
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and hasattr(n, "lineno")]
+    found: set[int] = set()
+    for name, holder in lasts:
+        end = (holder.end_lineno or 0, holder.end_col_offset or 0)  # type: ignore[attr-defined]
+        inside = {id(n) for n in ast.walk(holder)}
+        stores = sorted((n.lineno, n.col_offset) for n in nodes if n.id == name and not isinstance(n.ctx, ast.Load)
+                        and id(n) not in inside and (n.lineno, n.col_offset) > end)
+        for node in nodes:
+            where = (node.lineno, node.col_offset)
+            if node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside and where > end and \
+                    not any(end < store < where for store in stores) and \
+                    not _bound_nearer(node, name, holder, parents):
+                found.add(id(node))
+    return found
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def _bound_nearer(node: ast.AST, name: str, holder: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether a scope around `node` that does not hold `holder` binds `name` of its own: a parameter, a
+    comprehension's name, a name a function assigns (unless it declares it global or nonlocal)."""
+    scope = parents.get(node)
+    while scope is not None:
+        if isinstance(scope, _SCOPES) and not any(n is holder for n in ast.walk(scope)):
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = scope.args
+                if name in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
+                                            args.kwarg) if a is not None}:
+                    return True
+                if not isinstance(scope, ast.Lambda):
+                    declared = {n for d in ast.walk(scope) if isinstance(d, (ast.Global, ast.Nonlocal))
+                                for n in d.names}
+                    if name not in declared and any(isinstance(n, ast.Name) and n.id == name and
+                                                    isinstance(n.ctx, ast.Store) for n in ast.walk(scope)):
+                        return True
+            elif any(name in _names(loop.target) for loop in scope.generators):  # type: ignore[union-attr]
+                return True
+        scope = parents.get(scope)
+    return False
 
 
 def _target(target: ast.expr) -> str | None:
@@ -422,8 +597,10 @@ class _Function:
     (`makes_set`: `def names(rows): return {r['name'] for r in rows}`)."""
 
     def __init__(self, params: list[str], reads: set[int], passes: set[int], makes_set: bool,
-                 method: bool = False) -> None:
+                 method: bool = False, defaults: list[ast.expr | None] | None = None) -> None:
         self.params, self.reads, self.passes, self.makes_set = params, reads, passes, makes_set
+        # each parameter's default (`def first(xs=s)`), which a call that leaves it out gives it
+        self.defaults: list[ast.expr | None] = defaults if defaults is not None else [None] * len(params)
         self.method = method  # called bound (`obj.first(s)`): its first parameter is the object, not an argument
 
     def same(self, other: _Function) -> bool:
@@ -461,7 +638,10 @@ class _Function:
             if returned(reader):
                 passes.add(index)
         makes_set = returned(_Reader(holder, local, functions=known))
-        return cls(params, reads, passes, makes_set, method=method and not static)
+        positional = [*node.args.posonlyargs, *node.args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(node.args.defaults))
+        defaults += [*node.args.defaults, *node.args.kw_defaults]
+        return cls(params, reads, passes, makes_set, method=method and not static, defaults=defaults)
 
     def arguments(self, call: ast.Call, *, bound: bool = False) -> list[ast.expr | None]:
         """The argument that meets each parameter, by position or keyword (None where none does or a `*args` hides
@@ -475,4 +655,6 @@ class _Function:
         for keyword in call.keywords:
             if keyword.arg in self.params:
                 given[self.params.index(keyword.arg)] = keyword.value
-        return given
+        starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        return given if starred else [default if arg is None and index >= (1 if bound else 0) else arg
+                                      for index, (arg, default) in enumerate(zip(given, self.defaults, strict=True))]

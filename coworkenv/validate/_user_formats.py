@@ -124,7 +124,9 @@ _NUMBER = r"(?<!\d )(?<![/#@=])" \
 # What places a dotted time with a one-digit hour after it, where no word before it does: a zone's abbreviation or
 # its IANA name ("9.30 UTC", "2.30 CET", "2.30 (America/Toronto)"), or a dash or `to` before the range's other end
 # ("9.00-17.00", "9.00 to 17.30"): a sum, a version or a share has none of these after it.
-_ZONES = r"UTC|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|SGT|HKT|NZST|NZDT"
+# The Americas' generic abbreviations, whichever the season ("2.30 ET", "9.30 PT") and Brasilia's and Buenos Aires' too.
+_ZONES = r"UTC|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|SGT|HKT|NZST|NZDT" \
+         r"|ET|CT|MT|PT|BRT|ART"
 # A time's end that is no clock's: a word, a decimal, an hour unit, a share or a currency after it.
 _NOT_A_CLOCK = r"(?![\w:]|[.,]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?(?:eur|usd|gbp|chf|inr|€|\$|£|₹|euros?|dollars?|" \
                r"pounds?)(?!\w))"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import orjson
@@ -36,11 +37,11 @@ _WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "
           11: "eleven", 12: "twelve"}
 
 
-def _count(spec: Spec, pattern: str) -> tuple[dict[str, Any], re.Match[str]]:
+def _count(spec: Spec, pattern: str, words: dict[int, str]) -> tuple[dict[str, Any], re.Match[str]]:
     step = _last_say(spec)
     m = re.search(pattern, step["say"])
-    if m is None or int(m.group(1)) not in _WORDS:
-        raise CorpusError(f"{spec['capability']}: no count in {sorted(_WORDS)} at {pattern!r} in {step['say']!r}")
+    if m is None or int(m.group(1)) not in words:
+        raise CorpusError(f"{spec['capability']}: no count in {sorted(words)} at {pattern!r} in {step['say']!r}")
     return step, m
 
 
@@ -65,25 +66,26 @@ def _wanted(spec: Spec, check_id: str | None, term: str | list[str], regex: str 
         rule["all_of"] = [*rule["all_of"], term]
 
 
-def _edit(pattern: str, check_id: str | None, phrase: str, regex: str | None, sound: bool) -> Callable[[Spec], None]:
+def _edit(pattern: str, check_id: str | None, phrase: str, regex: str | None, sound: bool,
+          words: dict[int, str] = _WORDS) -> Callable[[Spec], None]:
     """The check wanting the reply's count (group 1 of `pattern`) as `phrase` ({n}: the count) or `regex`; where
-    `sound`, the digits or the word."""
+    `sound`, the digits or the word (`words`: the counts this class spells, by value)."""
     def edit(spec: Spec) -> None:
-        _, m = _count(spec, pattern)
+        _, m = _count(spec, pattern, words)
         n = int(m.group(1))
-        digits, word = phrase.format(n=n), phrase.format(n=_WORDS[n])
+        digits, word = phrase.format(n=n), phrase.format(n=words[n])
         if regex is None:
             _wanted(spec, check_id, [digits, word] if sound else digits)
         else:
-            _wanted(spec, check_id, digits, regex.format(n=f"(?:{n}|{_WORDS[n]})" if sound else n))
+            _wanted(spec, check_id, digits, regex.format(n=f"(?:{n}|{words[n]})" if sound else n))
     return edit
 
 
-def _in_words(pattern: str) -> Callable[[Spec], list[dict[str, Any]]]:
+def _in_words(pattern: str, words: dict[int, str] = _WORDS) -> Callable[[Spec], list[dict[str, Any]]]:
     """The honest agent: the reference with the reply's count (group 1 of `pattern`) spelled out."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        step, m = _count(spec, pattern)
-        word = _WORDS[int(m.group(1))]
+        step, m = _count(spec, pattern, words)
+        word = words[int(m.group(1))]
         if m.start(1) == 0:
             word = word.capitalize()
         step["say"] = step["say"][:m.start(1)] + word + step["say"][m.end(1):]
@@ -91,12 +93,16 @@ def _in_words(pattern: str) -> Callable[[Spec], list[dict[str, Any]]]:
     return witness
 
 
-def _defect(name: str, base: str, pattern: str, away: str, check_id: str | None = None, phrase: str = "{n}",
-            regex: str | None = None) -> Defect:
+def count_defect(cls: str, name: str, base: str, pattern: str, away: str, check_id: str | None = None,
+                 phrase: str = "{n}", regex: str | None = None, words: dict[int, str] = _WORDS) -> Defect:
     """The check on the reply's count (`pattern`) wanting the digits; the twin the digits or the word."""
-    found = replay_defect(CLASS, "digits_pinned", name, base, _edit(pattern, check_id, phrase, regex, sound=False),
-                          away, witness=_in_words(pattern))
-    return replace(found, fix=_edit(pattern, check_id, phrase, regex, sound=True))
+    found = replay_defect(cls, "digits_pinned", name, base,
+                          _edit(pattern, check_id, phrase, regex, sound=False, words=words), away,
+                          witness=_in_words(pattern, words))
+    return replace(found, fix=_edit(pattern, check_id, phrase, regex, sound=True, words=words))
+
+
+_defect = partial(count_defect, CLASS)
 
 
 # -- the shipped report example: its checks wanted the week's totals in digits (`\\b16\\b`, `\\b6 (first...`) in the

@@ -7,7 +7,8 @@ a loop that fills a list or a text in turn (`out.append(x)`, `text += x + ','`),
 (`heapq.nlargest(1, s, key=len)`), a generator seeded by the check choosing among the members (`random.Random(7)
 .choice(list(s))`: a fixed position, whichever member stands there), the bytes of `pickle`/`marshal`, the text of
 `'%s' %` and `'{}'.format`, `print(*s)` and a CSV row, `statistics.mode` (the first of equally common members),
-`operator.itemgetter(0)`, `s.__iter__().__next__()`. The probes neither pin nor move a string's hash, so every probe
+`operator.itemgetter(0)`, `s.__iter__().__next__()`, and (defects43, which main 0ec3574 accepted) `s.__repr__()`,
+`copy.copy(s)` and `operator.getitem(list(s), 0)`. The probes neither pin nor move a string's hash, so every probe
 run sees a check that always passes (nearly: one in a thousand per run), and main accepted every defect here.
 
 The sound twins are the same look-alikes given a sorted list, or using the carried order for what it is: the size of
@@ -80,6 +81,10 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     "statistics-mode": (f"statistics.mode(list({_S})) != '999'", _ST, f"statistics.mode(sorted({_S})) == '0'", _ST),
     "itemgetter": (f"operator.itemgetter(0)(list({_S})) != '999'", _O, None, ""),
     "dunder-iter": (f"{_S}.__iter__().__next__() != '999'", "", None, ""),
+    # defects43: the set's own text, a copy of it, `operator.getitem`
+    "dunder-repr": (f"{_S}.__repr__()[2:5] != '999'", "", None, ""),
+    "copy-module": (f"list(copy.copy({_S}))[0] != '999'", "import copy\n", None, ""),
+    "operator-getitem": (f"operator.getitem(list({_S}), 0) != '999'", _O, None, ""),
 }
 
 

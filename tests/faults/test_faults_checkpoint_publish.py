@@ -67,17 +67,35 @@ def test_a_checkpoint_changed_after_its_check_is_not_published(tmp_path: Path, c
     assert publisher.published_versions() == []
 
 
-@pytest.mark.parametrize("change", ["the weights saved again (renamed over)", "config.json copied over (renamed over)"])
+def _overwrite_start(folder: Path) -> None:  # a download resumed, a tool patching the file: same size, other bytes
+    with (folder / "model.safetensors").open("r+b") as handle:
+        handle.write(b"OTHER")
+
+
+# Written into the existing file (round 30): the publisher checked links to the files, which share a file's bytes, so
+# on main these were published beside the record of the checked bytes; it now checks and publishes copies.
+IN_PLACE: dict[str, tuple[str, Callable[[Path], Any]]] = {
+    "the weights copied over with cp (in place)": ("model.safetensors", lambda f: (f / "model.safetensors").write_text(
+        "other weights, written into the file")),
+    "the weights overwritten at their start (in place)": ("model.safetensors", _overwrite_start),
+    "config.json saved in place by an editor": ("config.json", lambda f: (f / "config.json").write_text(
+        '{"model_type": "llama"}')),
+}
+
+
+@pytest.mark.parametrize("change", ["the weights saved again (renamed over)", "config.json copied over (renamed over)",
+                                    *sorted(IN_PLACE)])
 def test_a_file_replaced_while_the_publisher_copies_is_published_as_checked(
         tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file changes after the publisher's check, while git's copy runs: the version holds the checked bytes and
-    a record that matches them (on main: the other weights beside the record of the trained ones)."""
+    a record that matches them (on main: the other weights beside the record of the trained ones; the three written
+    in place failed on main at 0ec3574 too, after the links of round 29)."""
     folder = _checkpoint(tmp_path / "ckpt")
     trained = {path.name: path.read_bytes() for path in folder.iterdir()}
     real = LocalGitPublisher._write_tree
 
     def changed_first(self: LocalGitPublisher, upload: Any) -> None:
-        CHANGES[change][1](folder)
+        {**CHANGES, **IN_PLACE}[change][1](folder)
         real(self, upload)
 
     monkeypatch.setattr(LocalGitPublisher, "_write_tree", changed_first)

@@ -192,12 +192,12 @@ def test_the_eval_compares_the_checkpoint_with_the_base_it_was_trained_from(tmp_
             raise Paused
         return model
 
-    def twin(checkpoint: Path, **kwargs: Any) -> Any:
-        bases.append(f"untrained twin of {Path(checkpoint).name}")
+    def twin(checkpoint: Path, **kwargs: Any) -> Any:  # the copy of the checkpoint the report evaluates and publishes
+        bases.append(f"untrained twin of {Path(checkpoint).parent.parent.name}/{Path(checkpoint).name}")
         raise Paused
 
     monkeypatch.setattr(trainers.batching, "BatchedLocalBackend", backend)
     monkeypatch.setattr(trainers.local_backend, "untrained_twin", twin)
     with pytest.raises(Paused):
         training_assets.eval_report(dg.build_asset_context(instance=instance), _settings(tmp_path, train_config=config))
-    assert bases == [f"untrained twin of {checkpoint.name}"]
+    assert bases == [f"untrained twin of {checkpoint.name}-eval/model"]

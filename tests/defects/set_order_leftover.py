@@ -1,0 +1,49 @@
+"""Set order leftover: a Python check fails one correct agent in a thousand at random, by the order a set of strings
+iterates in (their hashes, salted afresh in every `python -I` run of the sandbox), read where the readings of
+set_order_carried and set_order_deep did not look: the last member a loop met, read after it (`for x in s: pass`,
+then `x`; a name the loop's body binds from it, `kept = x.strip()`; a walrus in a comprehension, `[(seen := x) for x
+in s]`, then `seen`), a set given whole as the one member of a display and spread or iterated again (`zip(*[s])`,
+`[y for xs in [s] for y in xs]`, `for xs in [s]: for x in xs: break`), a function's default argument (`def
+first(xs=s): return next(iter(xs))`, called `first()`) and a built-in called under a name of the check's (`step =
+next`, `it = iter`, `step(it(s))`). The probes neither pin nor move a string's hash, so every probe run sees a check
+that always passes (nearly: one in a thousand per run), and main accepted every defect here.
+
+The sound twins are the same Python check without the read, and a look-alike whose loop's name is bound again by a
+loop over the sorted members before it is read (the reading's other look-alikes, a sorted default, the aliased
+built-ins and the nested comprehension over a sorted list, are unit cases in `tests/test_validate_set_orders.py`:
+a strict judge costs 10 s).
+
+Caught unrun by the sandbox gate (`nondeterministic_check`): the reading (`coworkenv/validate/_set_orders.py`) takes
+the names a loop over a set's order (or a comprehension's walrus) leaves bound, read after it and before they are
+bound again, outside any function, lambda or comprehension that binds a name of its own so called; spreads starred
+displays; follows a display holding a set into the loops and comprehension clauses that iterate it; gives a call the
+defaults of the parameters it leaves out; and reads a name bound to a built-in (and nothing else) as the built-in.
+"""
+
+from __future__ import annotations
+
+from tests.defects.random_unpinned import flaky_defects
+
+CLASS = "set_order_leftover"
+DETECTION = (
+    "read the names a loop or a comprehension's walrus leaves bound to the last member of a set's order, starred "
+    "displays spread, displays holding a set iterated again, default arguments and names bound to a built-in"
+)
+
+_S = "{str(i) for i in range(1000)}"
+_LAST = f"for _LAST in {_S}:\n    pass\n"
+_FIRST = f"def first(xs={_S}):\n    return next(iter(xs))\n\n\n"
+_ALIASES = "_step = next\n_it = iter\n"
+# name: (the read, imports, the look-alike that keeps no order or None, its imports)
+_READS: dict[str, tuple[str, str, str | None, str]] = {
+    "loop-left-bound": ("_LAST != '999'", _LAST, "_LAST == '999'", f"{_LAST}for _LAST in sorted({_S}):\n    pass\n"),
+    "loop-kept-name": ("_KEPT != '999'", f"for _name in {_S}:\n    _KEPT = _name.strip()\n", None, ""),
+    "walrus-comprehension": (f"[(_seen := x) for x in {_S}] and _seen != '999'", "", None, ""),
+    "zip-starred-display": (f"list(zip(*[{_S}]))[0][0] != '999'", "", None, ""),
+    "nested-comprehension": (f"[y for xs in [{_S}] for y in xs][0] != '999'", "", None, ""),
+    "default-argument": ("first() != '999'", _FIRST, None, ""),
+    "builtin-alias": (f"_step(_it({_S})) != '999'", _ALIASES, None, ""),
+}
+
+
+DEFECTS = flaky_defects(CLASS, _READS, "a set's order (its strings' salted hashes) read where it was left", start=1)

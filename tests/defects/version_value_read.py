@@ -1,0 +1,42 @@
+"""Version value read: a Python check passes every probe run and fails every correct agent on another interpreter
+version, by a value the interpreter's version decides that machine_read's reading did not name: the locale's name as
+`locale.getlocale()` gives it, also looked up (`getattr(locale, 'getlocale')()`): the same C.UTF-8 locale, which the
+sandbox runs in, is `('en_US', 'UTF-8')` on 3.11 and `('C', 'UTF-8')` from 3.12 (the alias table changed); the
+garbage collector's thresholds (`gc.get_threshold()`: 700 until 3.12, 2000 from 3.13) and the years of
+`sys.copyright` (2001-2023 on 3.11 and 3.12, 2001-2024 on 3.13). Every probe run happens on the validation machine's
+interpreter, so main accepted every defect here (a first draft reading the deprecated `locale.getdefaultlocale()`,
+whose reference failed its own check in the sandbox, was replaced); a training worker on a newer Python fails every
+correct agent.
+
+The sound twins are the same Python check without the read.
+
+Caught unrun by the sandbox gate (`nondeterministic_check`): `coworkenv/validate/_machine_reads.py` names
+`locale.getlocale`/`getdefaultlocale`, `gc.get_threshold`, `sys.copyright` and a kept `gc.collect()` (its count of
+unreachable objects, which the interpreter's start-up decides: 0, 23, 33 and 101 on 3.11, 3.10, 3.12 and 3.13 in
+`python -I -S`; a bare `gc.collect()` is left alone).
+"""
+
+from __future__ import annotations
+
+from tests.defects.random_unpinned import flaky_defects
+
+CLASS = "version_value_read"
+DETECTION = (
+    "read the check unrun and reject the locale's name as getlocale gives it, the collector's thresholds or a kept "
+    "collection count, and sys.copyright: values the interpreter's version decides"
+)
+
+_L = "import locale\n"
+# name: (the read, imports, the look-alike every version answers alike or None, its imports)
+_READS: dict[str, tuple[str, str, str | None, str]] = {
+    "locale-name": ("locale.getlocale()[0] == 'en_US'", _L, None, ""),
+    "locale-imported": ("getlocale()[0] != 'C'", "from locale import getlocale\n", None, ""),
+    "locale-looked-up": ("getattr(locale, 'getlocale')()[0] == 'en_US'", _L, None, ""),
+    "gc-threshold": ("gc.get_threshold()[0] < 1000", "import gc\n", None, ""),
+    "copyright-year": ("'2001-2023' in sys.copyright", "", None, ""),
+}
+
+
+DEFECTS = flaky_defects(CLASS, _READS, "a value of the interpreter's version", start=2,
+                        told="passes every probe run and fails every correct agent on another interpreter version, "
+                             "by a value the version decides (`{draw}`)")
