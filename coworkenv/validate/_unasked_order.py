@@ -9,6 +9,12 @@ state and fails: the check copied the reference's incidental order. Each probe m
 the earlier one; the mutations gate reports `order_unasked` when that fails only order-sensitive checks. Pairs
 pinned only by Python checks are probed two per spec, ranked; where more are left, one more probe per turn does a
 group of them in reverse (every pair in the group inverted at once).
+
+The live world can pin an order too: a dynamics rule answering one of two independent writes (the ticket sync
+re-importing another ticket when one is triaged, the mail rules moving a message back when another is archived) may
+put back what the other write fixed. The reference, doing that other write last, passes; an honest agent doing them
+the other way round loses its fix to the world. For every such pair that the task does not order, a rule probe does
+the later write first; the mutations gate reports `order_pinned_by_rule` when it fails a check the reference passes.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
-from coworkenv.spec import EnvSpec, OrderRule, PythonRule
+from coworkenv.spec import EnvSpec, OnAction, OrderRule, PythonRule
 from coworkenv.validate._check_reads import names_tool, parts_read
 from coworkenv.validate.dependencies import WriteFacts
 from coworkenv.validate.mutations import Mutation, is_write, moved_before, turn_of
@@ -44,16 +50,22 @@ _DEADLINE = re.compile(
     r"week|month|quarter|lunch|noon|morning|afternoon|evening|tonight|today|tomorrow|eod|close|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b",
     re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _MAX_PYTHON_PROBES = 2  # each probe of a Python check costs a sandboxed run
 
 
 def states_order(spec: EnvSpec, turn: int, world: World | None = None) -> bool:
     """Whether the user's turn, the workspace context, or a document the reference reads in that turn (the
     runbook the task says to follow) words an order between steps."""
+    return _ORDER_WORDS.search(_DEADLINE.sub(" ", _order_text(spec, turn, world))) is not None
+
+
+def _order_text(spec: EnvSpec, turn: int, world: World | None) -> str:
+    """The text an order between a turn's steps may be worded in: the workspace context, the turn, its announcement and
+    the documents the reference reads in it."""
     said = spec.turns[turn].content if turn < len(spec.turns) else ""
     read = _read_documents(spec, turn, world) if world is not None else ""
-    text = _DEADLINE.sub(" ", " ".join((spec.context, said, spec.turns[turn].announce or "", read)))
-    return _ORDER_WORDS.search(text) is not None
+    return " ".join((spec.context, said, spec.turns[turn].announce or "", read))
 
 
 def _read_documents(spec: EnvSpec, turn: int, world: World) -> str:
@@ -102,6 +114,46 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
         yield _probe(spec, a, b)
     if len(python_only) > _MAX_PYTHON_PROBES:
         yield from _reversals(spec, [(a, b) for _, a, b in python_only])
+
+
+def rule_order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[int, int, int, int]],
+                      world: World | None = None) -> Iterator[Mutation]:
+    """For every pair of same-turn writes on two records, one of which a dynamics rule answers, that the task does not
+    order and whose second does not depend on the first: the reference with the second moved before the first."""
+    answered = [r.on.call for r in spec.dynamics.rules if isinstance(r.on, OnAction)]
+    if not answered:
+        return
+    ordered: dict[int, bool] = {}
+    for i, a in enumerate(facts):
+        for b in facts[i + 1:]:
+            if a.turn != b.turn or (a.turn, a.step, b.turn, b.step) in dependent:
+                continue
+            if a.target is None or b.target is None or a.target == b.target:
+                continue  # a write on no known record, or two on one record: the order decides what it ends with
+            if b.content and not a.content and _REPORTS.search(b.content):
+                continue
+            calls = [c for f in (a, b) for c in (spec.reference[f.turn].steps[f.step].call, f.call) if c is not None]
+            if not any(call_matches(m, c.name, dict(c.arguments)) for m in answered for c in calls):
+                continue
+            if not _ordered_pair(spec, a, b, world, ordered):
+                yield Mutation("order_probe", f"reference[{b.turn}].steps[{b.step}]",
+                               f"{b.call.name} done before {a.call.name} (independent writes the task does not order, "
+                               "one of which a dynamics rule answers)",
+                               moved_before(spec.reference, (b.turn, b.step), (a.turn, a.step)),
+                               equivalence=False, code="order_pinned_by_rule")
+
+
+def _ordered_pair(spec: EnvSpec, a: WriteFacts, b: WriteFacts, world: World | None, ordered: dict[int, bool]) -> bool:
+    """Whether the task orders two writes: the turn words an order, and, for two calls of one tool on two records of
+    one set (reassign each ticket, archive each mail), words it in a sentence naming one of them (an order word orders
+    the steps it stands between, "reassign them, then post", not the records one step goes through)."""
+    if not ordered.setdefault(a.turn, states_order(spec, a.turn, world)):
+        return False
+    if a.call.name != b.call.name or a.target is None or b.target is None:
+        return True
+    ids = (a.target[2].lower(), b.target[2].lower())
+    return any(_ORDER_WORDS.search(_DEADLINE.sub(" ", sentence)) and any(i in sentence.lower() for i in ids)
+               for sentence in _SENTENCES.split(_order_text(spec, a.turn, world)))
 
 
 def _reversals(spec: EnvSpec, pairs: list[tuple[WriteFacts, WriteFacts]]) -> Iterator[Mutation]:

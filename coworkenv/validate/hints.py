@@ -55,6 +55,9 @@ HINTS: dict[str, str] = {
     "keyword_backdoor": "remove the branch that passes on a word in the reply; judge the state",
     "order_unasked": "drop the order check (or the Python audit-order test), or say the order in the user's turn "
                      "('first ..., then ...') if it matters",
+    "order_pinned_by_rule": "let no dynamics rule set off by one of the task's writes undo another write the task "
+                            "asks for (give the rule a `when` that holds only before that fix, or drop it), or say "
+                            "the order in the user's turn if the live system needs it",
     "created_id_pinned": "find the new record by what the task fixes (a records check on its list, title, item "
                          "or channel), not by the id the reference's run gave it",
     "spelling_pinned": "match the person or channel in every form the tool accepts (a `where` condition with op "

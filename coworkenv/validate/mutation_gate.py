@@ -8,7 +8,8 @@ A dropped write that no check misses is incidental when no check concerns what i
 A forbidden guard that its own probe does not fire, and a frame guard no harmful mutant fires while some
 harmful mutant changed the world, protect nothing (`guard_never_fires`).
 An order probe (independent writes the task does not order, done the other way round) must pass: when it fails
-only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`).
+only order-sensitive checks (`order`, Python), a check pins an order the task never asks for (`order_unasked`);
+where a dynamics rule answers one of the two writes, any check it fails pins the order (`order_pinned_by_rule`).
 A completion check naming a new record by the id the reference's run gave it is `created_id_pinned`; a
 dynamics rule, turn condition or `called`/`order` check matcher that misses the reference's call once a person or
 channel is spelled another way the tool accepts is `spelling_pinned`; so is a forbidden guard whose matcher misses
@@ -66,6 +67,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     incidental: list[str] = []
     killed = 0
     by_kind: dict[str, list[int]] = {}
+    rules_by_id = {c.id: c.rule for c in ctx.spec.checks}  # an `order` check's failure is the order probe's to judge
     dropped_passes = {m.path for m, o in results if m.kind == "drop_write" and o.result is not None and o.passed}
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
@@ -77,6 +79,14 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             elif not _fires(outcome, mutation.targets):
                 errors.append(GateError("mutations", "guard_never_fires", mutation.path,
                                         f"{mutation.description} does not make the guard fail"))
+            continue
+        if mutation.code == "order_pinned_by_rule":
+            undone = [c for c in _failed_anew(oracle, outcome) if not isinstance(rules_by_id.get(c), OrderRule)]
+            if undone:
+                errors.append(GateError("mutations", mutation.code, mutation.path,
+                                        f"{mutation.description} fails {', '.join(undone)}: a dynamics rule the one "
+                                        "write sets off undoes the other, so the verdict pins the reference's order, "
+                                        "which the task does not ask for"))
             continue
         if mutation.kind == "order_probe":
             pinned = _order_only_failures(ctx, outcome)
@@ -324,6 +334,14 @@ def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserF
             errors.append(GateError("mutations", code, found.path,
                                     f"{found.description} fails {', '.join(failed)}: {why}"))
     return errors
+
+
+def _failed_anew(oracle: EpisodeOutcome, outcome: EpisodeOutcome) -> list[str]:
+    """The checks the reference passes that `outcome` fails (none where either episode did not run)."""
+    if outcome.result is None or oracle.result is None:
+        return []
+    passed = {c.id for c in oracle.result.checks if c.passed}
+    return [c.id for c in outcome.result.checks if not c.passed and c.id in passed]
 
 
 def _order_only_failures(ctx: GateContext, outcome: EpisodeOutcome) -> list[str]:

@@ -14,7 +14,8 @@
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
   nothing (a typo in its target).
 - `order_probe`: two independent writes of a turn that an order-sensitive check pins, done the other way round
-  where the task states no order (see `_unasked_order`); an honest agent may do that, so it must pass.
+  where the task states no order (see `_unasked_order`); an honest agent may do that, so it must pass. So must
+  two such writes one of which a dynamics rule answers, whatever the checks (the world's rule may undo the other).
 
 - `text_alter`: an answer a check wants numbers in, without the names of the records the reference changed
   (the counts stated, the items they belong to not).
@@ -39,7 +40,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_regex import example
 from coworkenv.validate._lenient_answers import numbers_without_records
-from coworkenv.validate._unasked_order import order_probes
+from coworkenv.validate._unasked_order import order_probes, rule_order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
@@ -169,6 +170,7 @@ def task_mutations(
     pairs = list(dependent_pairs(facts, final))
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
     return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
+            *rule_order_probes(spec, facts, dependent, final),
             *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created),
             *_replies_without_records(spec, final, touched)]
 

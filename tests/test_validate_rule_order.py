@@ -1,0 +1,32 @@
+"""The rule order probe (`rule_order_probes`): two writes one of which a dynamics rule answers are probed the other
+way round only where the task leaves their order open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.defects._core import judge
+from tests.defects.undone_by_order import DEFECTS, _pair
+
+_DEFECT = next(d for d in DEFECTS if d.name == "ticket-sync-reimports")
+
+
+def _codes(spec: dict[str, Any]) -> set[str]:
+    return {e.code for e in judge(spec).errors()}
+
+
+def test_a_rule_undoing_the_other_write_pins_the_reference_order() -> None:
+    assert "order_pinned_by_rule" in _codes(_DEFECT.defect_spec())
+
+
+def test_a_turn_that_orders_the_two_records_leaves_the_order_to_the_task() -> None:
+    spec = _DEFECT.defect_spec()
+    _, _, _, first, second = _pair(spec)
+    spec["turns"][0]["content"] += f" Do {first[2]} first, then {second[2]}."
+    assert "order_pinned_by_rule" not in _codes(spec)
+
+
+def test_an_order_word_about_other_steps_does_not_order_two_records_of_one_set() -> None:
+    spec = _DEFECT.defect_spec()
+    spec["turns"][0]["content"] += " Then tell me when you are done."
+    assert "order_pinned_by_rule" in _codes(spec)
