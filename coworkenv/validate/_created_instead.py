@@ -12,6 +12,12 @@ record of the same kind). A sound verifier fails the mutant (the record the task
 still passes finds the record by its content, not its identity. Where an `order` or `called` check counts calls of
 the write's tool, a second mutant also calls it on the record with nothing but the record (a call that changes
 nothing, which the check counts all the same), where the tool takes that.
+
+Where the creating tool cannot carry a field the writes change (`tickets_create` sets no status, no comment), the copy
+alone does not look like the record after the change, but a copy made as the record was before, with the task's
+writes then made on the copy (two to four calls), does: a third mutant makes the copy at the first write and turns
+every write on the record into the same write on the copy, whose id is read from a run of the mutant's calls up to
+the copy on a fork of the initial world (ids are handed out in creation order).
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from coworkenv.bindings import exposed_tools
+from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
-from coworkenv.tools import ToolDef
+from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._mutation_core import Mutation, turn_of, without
 from coworkenv.validate.entities import EntityIndex
 
@@ -67,7 +74,71 @@ def created_instead_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
                 yield Mutation("created_instead", where, f"{what}, {call.name} on {record_id} changing nothing",
                                _instead(spec, acts, [touch, copy]), code="created_instead",
                                targets=(creator.name, call.name))
+            yield from _written_after(spec, tools, acts, records[record_id], args, creator, index)
             break
+
+
+def _written_after(spec: EnvSpec, tools: Mapping[str, ToolDef], acts: list[tuple[int, int, ToolCallSpec]],
+                   after: dict[str, Any], copied: dict[str, Any], creator: ToolDef,
+                   index: EntityIndex) -> Iterator[Mutation]:
+    """The record made as it was before the writes, at the first write, and every write on it made on the copy
+    instead (and where a process check counts the writes' tool, each also called on the record with nothing but its
+    id); none where the copy already carries every field the writes change (the plain copy covers it), or the record
+    cannot be copied or its copy's id not read."""
+    record_id = after["id"]
+    app, table = index.table_of[record_id]
+    world = base_world(spec)
+    original = world.table(app, table).get(record_id)
+    if original is None:
+        return
+    before = original.model_dump(mode="json")
+    if all(after.get(f) == before.get(f) or f in copied or f in _NOT_COPIED for f in after):
+        return
+    bare = _copied(before, creator)
+    if bare is None:
+        return
+    create = ReferenceStep(call=ToolCallSpec(name=creator.name, arguments=bare))
+    new_id = _created_id(spec, tools, acts[0][:2], create, world)
+    if new_id is None:
+        return
+    moved = {(t, s): [ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
+        k: new_id if v == record_id else v for k, v in call.arguments.items()}))] for t, s, call in acts}
+    t, s, call = acts[0]
+    what = f"{creator.name} making a copy of {record_id} as it was, then its writes ({call.name} ...) made on {new_id}"
+    yield Mutation("created_instead", f"reference[{t}].steps[{s}]", what, _redirected(spec, acts[0][:2], create, moved),
+                   code="created_instead", targets=(creator.name,))
+    touches = {(t0, s0): _touch(c, tools[c.name]) for t0, s0, c in acts if _process_checked(spec, c.name)}
+    if touches and all(touches.values()):  # the calls a process check counts, made on the record changing nothing
+        touched = {at: [step for step in (touches.get(at),) if step is not None] + steps for at, steps in moved.items()}
+        yield Mutation("created_instead", f"reference[{t}].steps[{s}]", f"{what}, each also on {record_id} changing "
+                       "nothing", _redirected(spec, acts[0][:2], create, touched), code="created_instead",
+                       targets=(creator.name, call.name))
+
+
+def _redirected(spec: EnvSpec, first: tuple[int, int], create: ReferenceStep,
+                moved: dict[tuple[int, int], list[ReferenceStep]]) -> list[ReferenceTurn]:
+    """The reference with `create` before the step `first` and each step of `moved` replaced by its steps."""
+    return [turn_of([new for s, step in enumerate(turn.steps)
+                     for new in ([create] if (t, s) == first else []) + moved.get((t, s), [step])])
+            for t, turn in enumerate(spec.reference)]
+
+
+def _created_id(spec: EnvSpec, tools: Mapping[str, ToolDef], at: tuple[int, int], create: ReferenceStep,
+                world: Any) -> str | None:
+    """The id the creating call gets when made just before the reference's step `at`: the reference's calls before it
+    run on a fork of the initial world, then the call."""
+    fork = world.fork()
+    box = ToolBox(fork, tools, [n for n in exposed_tools(spec) if n in tools])
+    for t, turn in enumerate(spec.reference):
+        for s, step in enumerate(turn.steps):
+            if (t, s) == at:
+                assert create.call is not None
+                outcome = box.call(create.call.name, create.call.arguments)
+                made = outcome.result.get("id") if outcome.ok and isinstance(outcome.result, dict) else None
+                return made if isinstance(made, str) else None
+            if step.call is not None:
+                box.call(step.call.name, step.call.arguments)
+    return None
 
 
 def _instead(spec: EnvSpec, acts: list[tuple[int, int, ToolCallSpec]],

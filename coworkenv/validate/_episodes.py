@@ -155,6 +155,8 @@ class SpecEpisodes:
                         record = world.table(change.app, change.table).get(change.id)
                         if record is not None:
                             self.created_values[(change.app, change.table, change.id)] = record.model_dump()
+                            self.oracle_entities.created[(change.app, change.table, change.id)] = \
+                                record.model_dump(mode="json")
                 made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
                                                    self.created, made)

@@ -32,6 +32,11 @@ harm's records (or makes one in a table where the harm makes one: a job made wit
 the records it made or changed (the command edited in); the pair, run on one fork, must do the harm that its second
 call alone does not, and neither call may be matched by a forbidden guard. A guard pinned to the value a record is
 made with is evaded by making it without and editing the value in: the route the guard on the edit stops.
+
+The forks answer every successful call with the spec's action rules, as an episode does (`_guard_reactions`): a
+chat-ops bot closing a ticket on `/close ID`, a mail integration cancelling a meeting. Where no single call of the app
+is a route, the call each rule that writes the guarded app waits for (of any app) is tried too: one that does what a
+call the guard forbids does, through the rule, and that no forbidden guard matches, is a route.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from coworkenv.checks import call_matches
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.tools import ToolBox, ToolDef
+from coworkenv.validate._guard_reactions import Reactions, trigger_calls
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
 from coworkenv.world import World
@@ -77,7 +83,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
     catalog = spec_catalog(spec)
     exposed = [n for n in exposed_tools(spec) if n in catalog]
     world = base_world(spec)
-    runner = _Runner(world, catalog, exposed)
+    runner = _Runner(spec, world, catalog, exposed)
     done = _reference_calls(spec)
     errors: list[GateError] = []
     known = {e.path.split(".rule")[0] for e in reported if e.code == "guard_bypassed"}
@@ -102,7 +108,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
         fields = guarded.params.model_fields
         told_only = all(f.is_required() or f.default is None for f in fields.values()) and \
             not any(k in fields and not fields[k].is_required() for k in _pinned_names(rule))
-        tried = _candidates(guarded, call, spec, world) if told_only else [call]
+        tried = _candidates(guarded, call, spec, world) if told_only else [call, *_in_values(rule, call)]
         harms = [(args, h) for args in tried
                  if call_matches(rule.call, rule.call.tool, args) and (h := runner.effect(rule.call.tool, args, named))]
         if not harms:
@@ -132,6 +138,17 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                         f"or frame check)"))
                     break
         if len(errors) == before:
+            reaction = _reaction_route(runner, catalog, exposed, guarded, rule, harms, named, matchers, done, spec,
+                                       world)
+            if reaction is not None:
+                rule_id, name, args, forbidden_args, harm = reaction
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(forbidden_args)}, but {name} "
+                    f"{_shown(args)} makes the world's rule {rule_id!r} do what a call it forbids does "
+                    f"({_changed(harm)}), and no forbidden guard matches it; forbid that call too (as the rule "
+                    f"matches it), or guard the record's state (a records or frame check)"))
+        if len(errors) == before:
             pair = _two_step(runner, catalog, exposed, guarded, rule, call, harms, named, matchers, done, spec, world)
             if pair is not None:
                 (first, first_args), (second, second_args), harm = pair
@@ -144,6 +161,35 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                     f"second call too (on any record, not one id), or guard the records' state (a records or frame "
                     f"check)"))
     return errors
+
+
+def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
+                    rule: ForbiddenRule, harms: list[tuple[dict[str, Any], frozenset[Fact]]], named: Named,
+                    matchers: list[Any], done: set[tuple[str, bytes]], spec: EnvSpec,
+                    world: World) -> tuple[str, str, dict[str, Any], dict[str, Any], frozenset[Fact]] | None:
+    """A call one of the spec's action rules answers (a bot's command, of any app) with what a call the guard forbids
+    does, matched by no forbidden guard and not the reference's own: (rule id, tool, arguments, the forbidden call's
+    arguments, harm)."""
+    def fill(name: str, annotation: Any) -> Any:
+        return _filled(name, annotation, spec, world)
+    for rule_id, name, args in trigger_calls(spec, catalog, exposed, guarded.app, world, fill):
+        if (name, _json(args)) in done or any(call_matches(m, name, args) for m in matchers):
+            continue
+        effect = runner.effect(name, args, named)
+        for forbidden_args, harm in harms:
+            if effect is not None and harm <= effect and (
+                    not _exact(harm) or runner.reaches(((name, args),), (rule.call.tool, forbidden_args))):
+                return rule_id, name, args, forbidden_args, harm
+    return None
+
+
+def _in_values(rule: ForbiddenRule, call: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The guarded call with each other value of an `in` condition (a ticket `resolved` or `closed`): each is a harm
+    the guard keeps from happening."""
+    for c in rule.call.where:
+        if c.op == "in" and isinstance(c.value, list) and c.field in call and c.field not in rule.call.args:
+            for value in c.value[1:]:
+                yield {**call, c.field: value}
 
 
 # Two-step routes tried per guard at most (each a pair of calls on a fork: ~0.2 ms; the corpus's routes are found
@@ -216,9 +262,10 @@ def _first_steps(tool: ToolDef, guarded: dict[str, Any], pinned: set[str], spec:
 class _Runner:
     """Runs one call at a time on a fork of the initial world and tells its effect (see the module docstring)."""
 
-    def __init__(self, world: World, catalog: Mapping[str, ToolDef], exposed: list[str]) -> None:
+    def __init__(self, spec: EnvSpec, world: World, catalog: Mapping[str, ToolDef], exposed: list[str]) -> None:
         self.fork = world.fork()
         self.box = ToolBox(self.fork, catalog, exposed)
+        self.reactions = Reactions(spec, self.fork)  # the world answers a call as in an episode (a bot's command)
         self.memo: dict[tuple[str, bytes, Named], frozenset[Fact] | None] = {}
         self.ids = {r.id for table in world.tables() for r in table}
 
@@ -257,8 +304,11 @@ class _Runner:
         """Whether the call succeeds on the fork (a tool that fails on a placeholder otherwise than by a ToolError
         fails all the same: no route, and the gate goes on)."""
         try:
-            return self.box.call(tool, args).ok
-        except Exception:  # any failure of a made-up call: not a route
+            ok = self.box.call(tool, args).ok
+            if ok:
+                self.reactions.answer(tool, args)
+            return ok
+        except Exception:  # any failure of a made-up call (or of a rule's effect on it): not a route
             return False
 
     def _touched(self) -> dict[tuple[str, str, str], Any]:

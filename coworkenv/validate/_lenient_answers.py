@@ -97,13 +97,19 @@ def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable
 def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
                           holders: Callable[[str], set[tuple[str, str, str]]]) -> Iterator[tuple[str, str]]:
     """(new text, what) for each text check whose `any_of` terms the reply states two or more of, each a field
-    value of another world record (the last runs of two jobs): facts of different records, all asked for, not
-    alternatives of one fact (a time in two zones, synonyms: no record holds those). The reply keeps the first."""
+    value of another record of the world or of those the run made (the last runs of two jobs, the titles of the
+    to-dos added), or where a term is itself a list of alternatives (the writer grouped each fact's alternatives,
+    so the terms are different facts): facts all asked for, not alternatives of one fact (a time in two zones,
+    synonyms: no record holds those). The reply keeps the first."""
     for check, stated in _stated_any_of(spec, turn, text):
         if len(stated) < 2:
             continue
+        assert isinstance(check.rule, TextRule)
+        # A term that is a list already holds one fact's alternatives: the writer's terms are different facts.
+        grouped = any(not isinstance(term, str) for term in check.rule.any_of)
         held = [set().union(*(holders(a) for a in alts)) for alts in stated]
-        if not all(held) or any(held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held))):
+        if not grouped and (not all(held) or any(
+                held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held)))):
             continue
         kept = text
         for alts in stated[1:]:

@@ -17,6 +17,7 @@ from coworkenv.world import World
 
 MAX_ID_CHARS = 40
 _SKIPPED_TABLES = frozenset({("logs", "lines")})  # agents never pass log line ids to writes
+_MIN_PHRASE = 4  # a shorter term ("p1", "ok") is a word many texts hold, not one record's fact
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*|[\w.+-]+@[\w.-]+|#[\w-]+")
 _DIGITS = re.compile(r"\d+")
 # A code ends at a space, a bracket or a sentence's full stop, not inside a path or a file name (cost-2026.md).
@@ -62,6 +63,9 @@ class EntityIndex:
         self._world = world
         # Records the indexed run changed, their fields as it left them (filled by whoever ran it).
         self.changed: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # Records the indexed run created, their fields as it left them (filled by whoever ran it): a fact of the
+        # answer may be one of them (the title of a to-do the task adds).
+        self.created: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._holders: dict[str, set[tuple[str, str, str]]] | None = None
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}
@@ -84,8 +88,9 @@ class EntityIndex:
         return None if record is None else record.model_dump(mode="json")  # type: ignore[no-any-return]
 
     def holders(self, value: str) -> set[tuple[str, str, str]]:
-        """The records (app, table, id) a field of which holds exactly `value` (case aside), ids excepted; the
-        index of field values is built on first use."""
+        """The records (app, table, id) a field of which holds exactly `value` (case aside), ids excepted, and those
+        the run created whose text holds it as a phrase (a to-do titled `vendor shortlist (msg-225)`); the index of
+        field values is built on first use."""
         if self._holders is None:
             self._holders = {}
             for table in self._world.tables():
@@ -96,7 +101,13 @@ class EntityIndex:
                         v = getattr(rec, name)
                         if name != "id" and isinstance(v, str | int) and not isinstance(v, bool):
                             self._holders.setdefault(str(v).lower(), set()).add((table.app, table.name, rec.id))
-        return self._holders.get(value.lower(), set())
+        lowered = value.lower()
+        found = set(self._holders.get(lowered, set()))
+        if len(lowered) >= _MIN_PHRASE:  # a record the run made, whose text holds the value as a phrase
+            phrase = re.compile(rf"(?<!\w){re.escape(lowered)}(?!\w)")
+            found |= {key for key, fields in self.created.items() if key[:2] not in _SKIPPED_TABLES and any(
+                k != "id" and isinstance(v, str) and phrase.search(v.lower()) for k, v in fields.items())}
+        return found
 
     def rank(self, options: list[Any], limit: int) -> list[Any]:
         """Options the checks name first (all of them), then up to `limit` others, in the given order."""

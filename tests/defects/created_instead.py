@@ -160,3 +160,38 @@ DEFECTS: list[Defect] = [
     _defect(f"meeting-moved-{seed}", f"synth:reschedule_conflict@{seed}", "calendar", "events", _MEETING,
             count_op=op, touch=True) for seed, op in ((1, "gte"), (2, "equals"), (3, "gte"), (4, "equals"))
 ]
+
+
+# -- created, then written (defects41) --------------------------------------------------------------------------
+# The ticket's state after the task is one `tickets_create` cannot give (no status, no comment): the agent files a new
+# ticket of that title as the old one was, then makes the task's writes on the ticket it made (`tickets_update` to
+# `in_progress`, then to `resolved`, `tickets_comment`), three to four calls, where the `order` checks want
+# `tickets_update` with the status on whichever ticket. Main's replay made the copy in one creating call, which
+# cannot carry the status, and accepted these; the replay that makes the copy as the record was and redirects the
+# writes to it rejects them.
+def _writes_unpinned(edit: Any):  # type: ignore[no-untyped-def]
+    """The edit, on a spec whose process checks (`order`, `called`) want the writes' tool and values but not the
+    checked ticket (`tickets_update` with `status: resolved`, on whichever ticket)."""
+    def edited(spec: Spec) -> None:
+        ticket = _checked_id(spec, "tickets", "tickets", 0)
+        loosened = 0
+        for c in spec["checks"]:
+            for name in ("first", "then", "call"):
+                matcher = c["rule"].get(name) if c["rule"]["kind"] in ("order", "called") else None
+                if matcher and ticket in matcher.get("args", {}).values():
+                    matcher["args"] = {k: v for k, v in matcher["args"].items() if v != ticket}
+                    loosened += 1
+        if not loosened:
+            raise CorpusError(f"{spec['capability']}: no process check names {ticket}")
+        edit(spec)
+    return edited
+
+
+_RESOLVED = ("files a new ticket of that title, moves it to in progress and then resolved and comments the cause on "
+             "it; the monitoring ticket stays open, with no word of the cause")
+DEFECTS += [
+    Defect(CLASS, f"alert-created-then-resolved-{seed}", f"synth:adapt_silent_change@{seed}", _RESOLVED,
+           breaks=_writes_unpinned(_by_content("tickets", "tickets", 0, op)),
+           fix=_writes_unpinned(_new_ones_allowed("tickets", "tickets", 0)), gate="mutations", code="created_instead")
+    for seed, op in ((1, "gte"), (2, "equals"), (3, "gte"), (4, "equals"), (5, "gte"))
+]

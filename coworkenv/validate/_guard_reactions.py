@@ -1,0 +1,111 @@
+"""The world's own reactions, for the forbidden-guard routes: a spec's action rules (a chat-ops bot closing a ticket on
+`/close ID`, a mail integration cancelling a meeting, a tracker command in a comment) change the world in answer to a
+call, as they do in an episode. A guard on the call that does a harm is evaded by the call a rule answers with that
+harm, often of another app, when no guard matches it; `_guard_effects` runs its forks with these reactions and tries
+the calls the rules wait for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from coworkenv.checks import call_matches, holds
+from coworkenv.dynamics import Dynamics
+from coworkenv.spec import AppendLog, EnvSpec, OnAction, Rule
+from coworkenv.spec_regex import PatternRefused, PatternTimeout, example
+from coworkenv.tools import ToolDef
+from coworkenv.world import World
+
+# Values of the world tried per required argument a trigger call leaves open (a channel, a ticket to comment on).
+_WORLD_VALUES = 3
+
+
+class Reactions:
+    """The spec's action rules, applied at once after a successful call on a fork (a delayed rule's effects too: they
+    happen all the same, later in the episode)."""
+
+    def __init__(self, spec: EnvSpec, world: World) -> None:
+        self._rules: dict[str, list[Rule]] = {}
+        for rule in spec.dynamics.rules:
+            if isinstance(rule.on, OnAction):
+                self._rules.setdefault(rule.on.call.tool, []).append(rule)
+        self._dynamics = Dynamics(spec, world) if self._rules else None
+        self._world = world
+
+    def answer(self, tool: str, args: dict[str, Any]) -> None:
+        """Apply the effects of every rule the call fires (its matcher, then its `when` on the world now)."""
+        if self._dynamics is None:
+            return
+        for rule in self._rules.get(tool, ()):
+            assert isinstance(rule.on, OnAction)
+            try:
+                if call_matches(rule.on.call, tool, args) and all(holds(self._world, p) for p in rule.when):
+                    self._dynamics.apply(rule.effects)
+            except (PatternTimeout, PatternRefused):
+                continue  # a pattern too slow on the call: the rule does not fire in an episode either
+
+
+def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[str], app: str, world: World,
+                  fill: Callable[[str, Any], Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(rule id, tool, arguments) of the calls the spec's action rules wait for, where a rule's effects write `app`:
+    the rule's `args` and a value meeting each `where` condition, the rest of the tool's arguments from the
+    reference's own call of that tool, else `fill`ed, then each required one the rule leaves open set to a value of
+    the field of that name in the tool's app's records (a channel of the world)."""
+    for rule in spec.dynamics.rules:
+        if not isinstance(rule.on, OnAction) or rule.on.call.tool not in exposed or rule.on.call.tool not in catalog:
+            continue
+        if not any(not isinstance(e, AppendLog) and e.app == app for e in rule.effects):
+            continue
+        tool = catalog[rule.on.call.tool]
+        fields = tool.params.model_fields
+        wanted = _meeting(rule.on.call.where, fields)
+        if wanted is None:
+            continue
+        wanted.update(rule.on.call.args)
+        if any(k not in fields for k in wanted):
+            continue
+        like = next((dict(st.call.arguments) for turn in spec.reference for st in turn.steps
+                     if st.call is not None and st.call.name == tool.name and isinstance(st.call.arguments, dict)), {})
+        args = {**{k: v for k, v in like.items() if k in fields and k not in wanted}, **wanted}
+        open_ = [n for n, f in fields.items() if f.is_required() and n not in args]
+        args.update({n: fill(n, fields[n].annotation) for n in open_})
+        yield rule.id, tool.name, args
+        for name in [n for n, f in fields.items() if f.is_required() and n not in wanted]:
+            for value in _world_values(world, tool.app, name):
+                if value != args[name]:
+                    yield rule.id, tool.name, {**args, name: value}
+
+
+def _meeting(where: list[Any], fields: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Arguments meeting every `where` condition that one value meets (None: a condition none here can meet)."""
+    out: dict[str, Any] = {}
+    for c in where:
+        field = fields.get(c.field)
+        if field is None:
+            return None
+        listed = "list" in str(field.annotation)
+        if c.op == "equals" or (c.op == "in" and isinstance(c.value, list) and c.value):
+            out[c.field] = c.value if c.op == "equals" else c.value[0]
+        elif c.op == "contains" and isinstance(c.value, str):
+            out[c.field] = [c.value] if listed else c.value
+        elif c.op == "matches" and not listed and (text := example(str(c.value))) is not None:
+            out[c.field] = text
+        elif c.op != "exists":
+            return None
+    return out
+
+
+def _world_values(world: World, app: str, name: str) -> Iterator[str]:
+    """Distinct string values of the field `name` in the app's records (`channel` of its messages), a few."""
+    seen: list[str] = []
+    for table in world.tables():
+        if table.app != app:
+            continue
+        for record in table:
+            value = getattr(record, name, None)
+            if isinstance(value, str) and value and value not in seen:
+                seen.append(value)
+                yield value
+                if len(seen) >= _WORLD_VALUES:
+                    return
