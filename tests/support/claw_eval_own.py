@@ -8,8 +8,10 @@ handler (500 when it raises) and returns its JSON (404 for a path no route has).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -24,6 +26,7 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from coworkenv.importers.claw_eval import LOADED_BEFORE_START_S
 from coworkenv.spec import EnvSpec
 from coworkenv.world import parse_time
 
@@ -103,8 +106,9 @@ def world_now(spec: EnvSpec) -> datetime.datetime:
     calendar (the earliest event to about a day after `now`) and mail (the newest to a day before it) as they load;
     the import keeps the fixture's times and places the world's clock where the services' `now` puts them, so the
     dates a task's prompt, reference and grader name (T003's 2026-03-02) are the days both sides hold. At the wall
-    clock the services hold other days, and their own task's calls list nothing (docs/import_claw_eval.md)."""
-    return datetime.datetime.fromtimestamp(parse_time(spec.world.start), datetime.UTC)
+    clock the services hold other days, and their own task's calls list nothing (docs/import_claw_eval.md). They
+    load `LOADED_BEFORE_START_S` before the world starts, as they load before the agent's first call."""
+    return datetime.datetime.fromtimestamp(parse_time(spec.world.start) - LOADED_BEFORE_START_S, datetime.UTC)
 
 
 class MockService:
@@ -135,8 +139,12 @@ class MockService:
             return 422, {"detail": json.loads(exc.json())}
         try:
             result = handler(*args)
+            if inspect.iscoroutine(result):  # an async handler (the OCR service's), run as its server awaits it
+                result = asyncio.run(result)
         except Exception as exc:  # the service's server answers a failing handler with a 500
             return 500, {"error": f"{type(exc).__name__}: {exc}"}
+        if isinstance(result, BaseModel):  # a `response_model` answer, sent as its JSON
+            result = result.model_dump(mode="json")
         return 200, json.loads(json.dumps(result, default=str))
 
 
