@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -362,3 +362,32 @@ def test_an_ocr_task_reads_the_text_claw_evals_ocr_service_answers_with(tmp_path
         ours = json.loads(env.step(Action.call("ocr_extract_text", {"image_path": path})).messages[-1]["content"])
         assert ours == service.call("/ocr/extract", {"image_path": path})[1]
     assert ours["text"].startswith("--- Document 1: a.txt ---\nDefense 1940: 2,602\n\n\n--- Document 2: b.txt ---")
+
+
+def test_the_measures_services_read_the_worlds_clock_at_each_call(tmp_path: Path) -> None:
+    """benchmarks/claw_eval_answers.py's services (`MockService` with a clock read at each call) load a second
+    before the world starts and then read the world's clock at each call (`tick_s` a call), so a list's window moves on with the world's: a mail 59 s inside
+    a two-day window at the start leaves it at the third call on both sides (on a clock running with the wall
+    clock the service kept it: T032)."""
+    mail = [{"message_id": f"msg_{n}", "from": "a@x.test", "to": "me@acme.test", "subject": f"s{n}", "body": "",
+             "date": at, "labels": ["INBOX"], "is_read": False} for n, at in enumerate(
+                 ["2026-03-02T08:00:00Z", "2026-03-01T08:01:00Z"])]
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _MOVING_GMAIL, ("inbox.json", mail))
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file))
+    env = Env(spec)
+    env.reset()
+    lag = [1]
+    service = MockService(root, "python mock_services/gmail/server.py",
+                          {"GMAIL_FIXTURES": "tasks/CE01_draft_invoice_reply/fixtures/gmail/inbox.json"}, "gmail",
+                          lambda: datetime.fromtimestamp(env.state.clock - lag[0], UTC))
+    lag[0] = 0
+    held = []
+    for _ in range(4):
+        theirs = [m["message_id"] for m in service.call("/gmail/messages", {"days_back": 2})[1]["messages"]]
+        ours = json.loads(env.step(Action.call("gmail_list_messages", {"days_back": 2})).messages[-1]["content"])
+        assert [m["message_id"] for m in ours["messages"]] == theirs
+        held.append(theirs)
+    assert held == [["msg_0", "msg_1"]] * 2 + [["msg_0"]] * 2

@@ -78,20 +78,25 @@ def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+Clock = Callable[[], datetime.datetime]  # a clock a service reads: the time now, with its zone
+
+
 @contextmanager
-def _clock_at(now: datetime.datetime | None) -> Iterator[None]:
+def _clock_at(now: datetime.datetime | Clock | None) -> Iterator[None]:
     """While a service module loads, its `datetime.now()` becomes a clock that starts at `now` and runs with the
-    wall clock from then on (for good: the module keeps the class), as the service's own clock runs on."""
+    wall clock from then on (for good: the module keeps the class), as the service's own clock runs on; or, `now`
+    a `Clock`, that clock's reading at every call."""
     if now is None:
         yield
         return
     real = datetime.datetime
-    shift = now - real.now(datetime.UTC)
+    shift = now - real.now(datetime.UTC) if isinstance(now, datetime.datetime) else None
+    clock = now if not isinstance(now, datetime.datetime) else None
 
     class Pinned(real):  # type: ignore[valid-type,misc]
         @classmethod
         def now(cls, tz: datetime.tzinfo | None = None) -> datetime.datetime:
-            at = real.now(datetime.UTC) + shift
+            at = clock() if clock is not None else real.now(datetime.UTC) + shift  # type: ignore[operator]
             return at.astimezone(tz) if tz is not None else at.replace(tzinfo=None)
 
     datetime.datetime = Pinned  # type: ignore[misc]
@@ -113,10 +118,11 @@ def world_now(spec: EnvSpec) -> datetime.datetime:
 
 class MockService:
     """One of Claw-Eval's mock services, loaded from the checkout with a task's environment (`now`: the clock it
-    reads, else the wall clock: its calendar and mail are moved relative to it as they load)."""
+    reads, from then on with the wall clock, or a `Clock` it reads at every call; else the wall clock: its calendar
+    and mail are moved relative to it as they load)."""
 
     def __init__(self, root: Path, command: str, env: dict[str, str], name: str,
-                 now: datetime.datetime | None = None) -> None:
+                 now: datetime.datetime | Clock | None = None) -> None:
         path = root / command.split()[-1]
         values = {k: str(root / v) if k.endswith("FIXTURES") else str(v) for k, v in env.items()}
         with _without_fastapi(root, {**values, "ERROR_RATE": "0"}), _clock_at(now):
