@@ -391,3 +391,18 @@ def test_the_measures_services_read_the_worlds_clock_at_each_call(tmp_path: Path
         assert [m["message_id"] for m in ours["messages"]] == theirs
         held.append(theirs)
     assert held == [["msg_0", "msg_1"]] * 2 + [["msg_0"]] * 2
+
+
+def test_a_task_whose_checks_left_read_only_the_replies_is_skipped(tmp_path: Path) -> None:
+    """Without its grader (or its judge), a task whose declared components check only the replies' words and
+    length scores nothing the agent did (the validator's reads_state gate refuses such a spec): skipped, saying
+    so (T074's paper review imports only with a judge)."""
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _MOVING_GMAIL, ("inbox.json", []))
+    task = root / "tasks" / "CE01_draft_invoice_reply" / "task.yaml"
+    doc = yaml.safe_load(task.read_text(encoding="utf-8"))
+    doc["scoring_components"] = [{"name": "words", "weight": 1.0,
+                                  "check": {"type": "keywords_present", "keywords": ["invoice"]}}]
+    task.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.status == "skipped" and "read only the replies" in report.notes[-1], report

@@ -146,9 +146,14 @@ def import_task(task_dir: Path, error_rate: float | None = None,
             leave("grader.py", f"not run: {grader}; the task's declared components were translated instead")
     missing = [x["what"] for x in left if x["what"] == "tools" or (x["what"].count(".") == 1 and x["what"].startswith(
         ("services.", "tools."))) or x["what"] in ("user_agent", "prompt.attachments")]
-    if missing or not any(not c["safety"] for c in checks):
+    # translated components check the replies' words (python) or the calls made (called): replies alone score
+    # nothing the agent did (the validator's reads_state gate), as T074's keywords and length without its judge
+    acting = [c for c in checks if not c["safety"] and (isinstance(grader, dict) or _kind(c) != "python")]
+    if missing or not acting:
         why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
-            "no deterministic check is left to score it"
+            "no deterministic check is left to score it" if not any(not c["safety"] for c in checks) else \
+            "the deterministic checks left read only the replies, nothing the agent did (its grader's judge scores " \
+            "the rest: import it with --judge)"
         return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
     if task.judge_rubric and not isinstance(grader, dict):
         leave("judge_rubric", "LLM judge: not deterministic")
@@ -168,6 +173,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _kind(check: dict[str, Any]) -> Any:
+    rule = check.get("rule")
+    return rule.get("kind") if isinstance(rule, dict) else None
 
 
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
