@@ -9,9 +9,10 @@ the checkout, tests/support/claw_eval_own.py), and each answer pair is compared:
 more, or an `error` field in an answer that is not a record, on either side alike), and for list answers the ids
 of the records listed. Prints the number of calls and,
 per (tool, kind of difference), how many calls differ, the tasks and a first example. The services move their
-calendar and mail relative to the clock they read as they load; they read the world's clock at its start
-(`world_now`), as the import places the fixture's times relative to it, so that a date of the fixture (the one
-the task's prompt and grader name) means the same day on both sides. `--wall-clock` has them read the wall clock
+calendar and mail relative to the clock they read as they load; they load at the world's start (less the second
+`world_now` takes: they load before the first call), as the import places the fixture's times relative to it, so
+that a date of the fixture (the one the task's prompt and grader name) means the same day on both sides, and then
+read the world's clock at each call (it runs `tick_s` a call; the wall clock would run milliseconds). `--wall-clock` has them read the wall clock
 instead, as a run of Claw-Eval does: their records then lie on other days than the task names
 (`--world-clock`, the default, is accepted as before).
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import collections
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -30,6 +32,7 @@ import yaml
 from coworkenv import Env
 from coworkenv.env import Action
 from coworkenv.loading import load_spec
+from coworkenv.world import parse_time
 from tests.support.claw_eval_own import MockService, world_now
 from tests.test_import_claw_eval_parity import _episodes
 
@@ -70,10 +73,16 @@ def compare(root: Path, out: Path, episodes: int,
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         for steps in _episodes(root, task_dir, spec, episodes):
-            now = None if wall_clock else world_now(spec)
-            services = [MockService(root, s["command"], s.get("env") or {}, s["name"], now) for s in doc["services"]]
             env = Env(spec)
             env.reset()
+            # the services load a second before the world starts (`world_now`) and then read the world's clock at
+            # each call, which runs `tick_s` a call, as the agent's time runs on between Claw-Eval's calls
+            lag = [parse_time(spec.world.start) - world_now(spec).timestamp()]
+            clock = None if wall_clock else (
+                lambda: datetime.fromtimestamp(env.state.clock - lag[0], UTC))  # noqa: B023 (read in this episode)
+            services = [MockService(root, s["command"], s.get("env") or {}, s["name"], clock)
+                        for s in doc["services"]]
+            lag[0] = 0
             for call in (s["call"] for s in steps if "call" in s):
                 name, args = call["name"], call["arguments"]
                 service = next((s for s in services if endpoints[name] in s.routes.handlers), None)

@@ -64,3 +64,14 @@ def test_an_event_with_an_unreadable_end_alone_is_listed_by_its_start() -> None:
     assert event["event"]["end"] == "2026-03-02"  # kept as written
     assert event["event"]["id"] in [e["id"] for e in _ok(box, "calendar_list_events", **window)]
     assert event["event"]["id"] in [e["id"] for e in _ok(box, "calendar_user_events", user="Mike", date="2026-03-02")]
+
+
+def test_a_listing_by_start_holds_the_events_starting_in_the_window_not_those_running_into_it() -> None:
+    # Claw-Eval's calendar lists the events starting on the days asked for: evt_002 runs past midnight into the 3rd
+    box = _box(**EVENTS)
+    day = {"start": "2026-03-03T00:00:00Z", "end": "2026-03-04T00:00:00Z"}
+    assert [e["id"] for e in _ok(box, "calendar_list_events", **day)] == ["evt_002", "evt_004"]
+    assert [e["id"] for e in _ok(box, "calendar_list_events", **day, starting=True)] == ["evt_004"]
+    assert [e["id"] for e in _ok(box, "calendar_list_events", start="2026-03-02T00:00:00Z",
+                                 end="2026-03-03T00:00:00Z", starting=True, person="ana@x.test")] == [
+        "evt_001", "evt_002"]  # a person's events too; a cancelled one never

@@ -273,18 +273,20 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     with pytest.raises(ToolError, match="date: 'next friday' is not a date"):
         bind_arguments(window, {"date": "next friday"})
     spec = imported["specs"]["CE08_cancel_called_off_demo"]
-    assert spec.world.start == "2026-03-09T09:00:00Z"  # a day before the earliest event, as Claw-Eval arranges
+    # a day (and the second before the first call) before the earliest event, as Claw-Eval arranges
+    assert spec.world.start == "2026-03-09T09:00:01Z"
     env = Env(spec)
     env.reset()
     day = _call(env, "calendar_list_events", date="2026-03-10")["events"]
-    # ev-2 starts 22:00 at +08:00, i.e. 14:00 UTC on the 10th; the recurring flag is a line of the description
+    # ev-2 starts 22:00 at +08:00: Claw-Eval's calendar shows its clock hours with `Z` (the earliest event, in UTC,
+    # moves it by nothing); the recurring flag is a line of the description
     assert [(e["event_id"], e["start_time"]) for e in day] == [("ev-1", "2026-03-10T09:00:00Z"),
-                                                               ("ev-2", "2026-03-10T14:00:00Z")]
+                                                               ("ev-2", "2026-03-10T22:00:00Z")]
     assert day[0]["description"] == "recurring: True"
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10", days=2)["events"]] == [
         "ev-1", "ev-2", "ev-3"]
     deleted = _call(env, "calendar_delete_event", event_id="ev-2")
-    assert (deleted["status"], deleted["event_id"], deleted["start_time"]) == ("deleted", "ev-2", "2026-03-10T14:00:00Z")
+    assert (deleted["status"], deleted["event_id"], deleted["start_time"]) == ("deleted", "ev-2", "2026-03-10T22:00:00Z")
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
 
 
@@ -311,7 +313,7 @@ def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dic
     env = Env(spec)
     env.reset()
     (mail,) = _call(env, "gmail_list_messages", days_back=2)["messages"]  # the fixture's 2026-03-09T16:00:00Z
-    assert (spec.world.start, mail["date"]) == ("2026-03-09T09:00:00Z", "2026-03-08T09:00:00Z")
+    assert (spec.world.start, mail["date"]) == ("2026-03-09T09:00:01Z", "2026-03-08T09:00:00Z")
 
 
 def test_window_bindings_are_checked(imported: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -199,3 +199,210 @@ def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path
                         differ.append((report.task_id, call, _listed(ours), _listed(theirs)))
     assert compared > 50
     assert not differ, differ[:3]
+
+
+# A stand-in for Claw-Eval's gmail service (as mock_services/gmail/server.py does): as it loads, it moves its mail
+# so that the newest came a day before `datetime.now()`, writing each moved time's own clock hours with `Z`, and
+# lists the mail dated no earlier than `now - days_back` days at the call.
+_MOVING_GMAIL = """
+import json, os
+from datetime import datetime, timedelta, timezone
+from fastapi import FastAPI
+from pydantic import BaseModel
+app = FastAPI()
+_emails = json.load(open(os.environ["GMAIL_FIXTURES"]))
+_newest = max(datetime.fromisoformat(e["date"].replace("Z", "+00:00")) for e in _emails)
+_shift = datetime.now(timezone.utc) - timedelta(days=1) - _newest
+for _e in _emails:
+    _e["date"] = (datetime.fromisoformat(_e["date"].replace("Z", "+00:00")) + _shift).strftime("%Y-%m-%dT%H:%M:%SZ")
+class ListMessagesRequest(BaseModel):
+    days_back: int = 7
+    max_results: int = 20
+@app.post("/gmail/messages")
+def list_messages(req: ListMessagesRequest):
+    cutoff = datetime.now(timezone.utc) - timedelta(days=req.days_back)
+    found = [{"message_id": e["message_id"], "date": e["date"]} for e in _emails
+             if datetime.fromisoformat(e["date"].replace("Z", "+00:00")) >= cutoff]
+    return {"messages": found[: req.max_results], "total": len(found)}
+"""
+
+
+def _one_tool_checkout(tmp_path: Path, task_id: str, service: str, tool: str, path: str, server: str,
+                       fixture: tuple[str, Any]) -> tuple[Path, Path]:
+    """A checkout of one fixture task cut to one tool, its service the stand-in `server`, its fixture file
+    `fixture` (a name under fixtures/<service>/ and its records)."""
+    root, out = tmp_path / "checkout", tmp_path / "out"
+    task = root / "tasks" / task_id
+    shutil.copytree(TASKS / task_id / "fixtures", task / "fixtures")
+    (task / "fixtures" / service / fixture[0]).write_text(json.dumps(fixture[1]), encoding="utf-8")
+    doc = yaml.safe_load((TASKS / task_id / "task.yaml").read_text(encoding="utf-8"))
+    decl = next(t for t in doc["tools"] if t["name"] == tool)
+    doc.pop("judge_rubric", None)
+    doc.update(tools=[decl], safety_checks=[], scoring_components=[
+        {"name": "called", "weight": 1.0, "check": {"type": "tool_called", "tool_name": tool, "min_calls": 1}}],
+        tool_endpoints=[{"tool_name": tool, "url": f"http://localhost:9100{path}"}])
+    (task / "task.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (root / "mock_services" / service).mkdir(parents=True)
+    (root / "mock_services" / service / "server.py").write_text(server, encoding="utf-8")
+    return root, out
+
+
+def test_events_at_an_offset_are_where_claw_evals_calendar_shows_them(tmp_path: Path) -> None:
+    """The calendar moves its events by the earliest event's own clock hour on its UTC day less its instant and
+    writes each moved time's clock hours with `Z`: at +08:00 an event shows 16 hours after its instant, a late one
+    on the next day (T113/T114's 09:00+08:00 at 17:00Z). The import holds the times the service shows at the world's
+    start, so every day lists the same events on both sides: those starting on it (not those overlapping it, such as
+    a day's training shown into the next day, T123)."""
+    events = [{"event_id": f"evt_{n}", "title": f"e{n}", "start_time": start, "end_time": end, "attendees": []}
+              for n, (start, end) in enumerate([
+                  ("2026-03-27T09:00:00+08:00", "2026-03-27T10:00:00+08:00"),
+                  ("2026-03-27T09:30:00+08:00", "2026-03-27T17:30:00+08:00"),  # shown until 01:30Z on the 28th
+                  ("2026-03-27T18:30:00+08:00", "2026-03-27T19:00:00+08:00"),
+                  ("2026-03-28T10:00:00Z", "2026-03-28T11:00:00Z"),
+                  ("2026-03-28T23:00:00-05:00", "2026-03-29T00:30:00-05:00")], start=1)]
+    root, out = _one_tool_checkout(tmp_path, "CE15_book_free_slot", "calendar", "calendar_list_events",
+                                   "/calendar/events", _MOVING_CALENDAR, ("events.json", events))
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file))
+    service = MockService(root, "python mock_services/calendar/server.py",
+                          {"CALENDAR_FIXTURES": "tasks/CE15_book_free_slot/fixtures/calendar/events.json"},
+                          "calendar", world_now(spec))
+    env = Env(spec)
+    env.reset()
+    for day in ("2026-03-26", "2026-03-27", "2026-03-28", "2026-03-29", "2026-03-30"):
+        ours = json.loads(env.step(Action.call("calendar_list_events", {"date": day})).messages[-1]["content"])["events"]
+        theirs = service.call("/calendar/events", {"date": day})[1]["events"]
+        assert [(e["event_id"], e["start_time"], e["end_time"]) for e in ours] == [
+            (e["event_id"], e["start_time"], e["end_time"]) for e in theirs], day
+    assert spec.world.start == "2026-03-26T01:00:01Z"  # a day before the earliest instant, a second after loading
+
+
+def test_a_days_back_list_at_the_first_call_misses_mail_a_whole_day_old_as_claw_evals_gmail_does(
+        tmp_path: Path) -> None:
+    """Claw-Eval's gmail moves its newest mail to a day before its clock as it loads; the agent's first call comes
+    later, so a one-day list never holds it (nor a list of N days the mail N days older). The world starts a second
+    after the clock the import places its mail from, and the measure's services load then (`world_now`)."""
+    mail = [{"message_id": f"msg_{n}", "from": "a@x.test", "to": "me@acme.test", "subject": f"s{n}", "body": "",
+             "date": at, "labels": ["INBOX"], "is_read": False} for n, at in enumerate(
+                 ["2026-03-02T08:00:00Z", "2026-03-01T08:00:00Z", "2026-03-01T09:30:00Z", "2026-02-27T08:00:00Z"])]
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _MOVING_GMAIL, ("inbox.json", mail))
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file))
+    for days_back in (1, 2, 3, 4, 5):
+        service = MockService(root, "python mock_services/gmail/server.py",
+                              {"GMAIL_FIXTURES": "tasks/CE01_draft_invoice_reply/fixtures/gmail/inbox.json"},
+                              "gmail", world_now(spec))
+        env = Env(spec)
+        env.reset()
+        ours = json.loads(env.step(Action.call(
+            "gmail_list_messages", {"days_back": days_back})).messages[-1]["content"])["messages"]
+        theirs = service.call("/gmail/messages", {"days_back": days_back})[1]["messages"]
+        assert [(m["message_id"], m["date"]) for m in ours] == [(m["message_id"], m["date"]) for m in theirs], days_back
+
+
+# A stand-in for Claw-Eval's OCR service (as mock_services/ocr/server.py does): it reads no image; as it loads it
+# reads the text files `OCR_FILENAMES` names under `$OCR_FIXTURES/ocr/` (each headed), else `OCR_FILENAME`, and its
+# async handler answers every extraction with that text.
+_OCR = """
+import os
+from pathlib import Path
+from fastapi import FastAPI
+from pydantic import BaseModel
+app = FastAPI()
+_dir, _names = os.environ.get("OCR_FIXTURES", ""), os.environ.get("OCR_FILENAMES", "")
+_parts = [f"--- Document {i}: {n.strip()} ---\\n" + (Path(_dir) / "ocr" / n.strip()).read_text(encoding="utf-8")
+          for i, n in enumerate(_names.split(","), 1) if _names and (Path(_dir) / "ocr" / n.strip()).exists()]
+_text = "\\n\\n".join(_parts) if _parts else (Path(_dir) / "ocr" / os.environ.get("OCR_FILENAME", "menu_ocr.txt")).read_text()
+class OCRExtractRequest(BaseModel):
+    image_path: str = ""
+class OCRExtractResponse(BaseModel):
+    text: str
+    confidence: float = 0.95
+    language: str = "mixed"
+@app.post("/ocr/extract", response_model=OCRExtractResponse)
+async def ocr_extract(req: OCRExtractRequest):
+    return OCRExtractResponse(text=_text)
+"""
+
+
+def test_an_ocr_task_reads_the_text_claw_evals_ocr_service_answers_with(tmp_path: Path) -> None:
+    """Claw-Eval's OCR service answers every extraction with fixture text it loads (no image is read), run under a
+    name of each task's (`ocr_t50`...): such a task imports, its tool answering what the service answers."""
+    root, out = tmp_path / "checkout", tmp_path / "out"
+    task = root / "tasks" / "X01_officeqa"
+    (task / "fixtures" / "ocr").mkdir(parents=True)
+    for name, text in (("a.txt", "Defense 1940: 2,602\n"), ("b.txt", "Army 1948: 7,700\n")):
+        (task / "fixtures" / "ocr" / name).write_text(text, encoding="utf-8")
+    (root / "mock_services" / "ocr").mkdir(parents=True)
+    (root / "mock_services" / "ocr" / "server.py").write_text(_OCR, encoding="utf-8")
+    env_vars = {"OCR_FIXTURES": "tasks/X01_officeqa/fixtures", "OCR_FILENAMES": "a.txt, b.txt", "PORT": "9120"}
+    (task / "task.yaml").write_text(yaml.safe_dump({
+        "task_id": "X01_officeqa", "task_name": "OfficeQA", "category": "office_qa",
+        "services": [{"name": "ocr_t50", "command": "python mock_services/ocr/server.py", "port": 9120,
+                      "env": env_vars}],
+        "prompt": {"text": "Extract the bulletin's text with OCR: what was spent on defense in 1940?"},
+        "tools": [{"name": "ocr_extract_text", "description": "Extract text from an image using OCR.",
+                   "input_schema": {"type": "object", "properties": {"image_path": {"type": "string"}},
+                                    "required": ["image_path"]}}],
+        "tool_endpoints": [{"tool_name": "ocr_extract_text", "url": "http://localhost:9120/ocr/extract"}],
+        "scoring_components": [
+            {"name": "answer", "weight": 0.8, "check": {"type": "keywords_present", "keywords": ["2602", "2,602"]}},
+            {"name": "ocr", "weight": 0.2, "check": {"type": "tool_called", "tool_name": "ocr_extract_text"}}],
+    }), encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.status == "full", report
+    spec = load_spec(out / str(report.spec_file))
+    service = MockService(root, "python mock_services/ocr/server.py", env_vars, "ocr_t50", world_now(spec))
+    env = Env(spec)
+    env.reset()
+    for path in ("scan.pdf", ""):
+        ours = json.loads(env.step(Action.call("ocr_extract_text", {"image_path": path})).messages[-1]["content"])
+        assert ours == service.call("/ocr/extract", {"image_path": path})[1]
+    assert ours["text"].startswith("--- Document 1: a.txt ---\nDefense 1940: 2,602\n\n\n--- Document 2: b.txt ---")
+
+
+def test_the_measures_services_read_the_worlds_clock_at_each_call(tmp_path: Path) -> None:
+    """benchmarks/claw_eval_answers.py's services (`MockService` with a clock read at each call) load a second
+    before the world starts and then read the world's clock at each call (`tick_s` a call), so a list's window moves on with the world's: a mail 59 s inside
+    a two-day window at the start leaves it at the third call on both sides (on a clock running with the wall
+    clock the service kept it: T032)."""
+    mail = [{"message_id": f"msg_{n}", "from": "a@x.test", "to": "me@acme.test", "subject": f"s{n}", "body": "",
+             "date": at, "labels": ["INBOX"], "is_read": False} for n, at in enumerate(
+                 ["2026-03-02T08:00:00Z", "2026-03-01T08:01:00Z"])]
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _MOVING_GMAIL, ("inbox.json", mail))
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file))
+    env = Env(spec)
+    env.reset()
+    lag = [1]
+    service = MockService(root, "python mock_services/gmail/server.py",
+                          {"GMAIL_FIXTURES": "tasks/CE01_draft_invoice_reply/fixtures/gmail/inbox.json"}, "gmail",
+                          lambda: datetime.fromtimestamp(env.state.clock - lag[0], UTC))
+    lag[0] = 0
+    held = []
+    for _ in range(4):
+        theirs = [m["message_id"] for m in service.call("/gmail/messages", {"days_back": 2})[1]["messages"]]
+        ours = json.loads(env.step(Action.call("gmail_list_messages", {"days_back": 2})).messages[-1]["content"])
+        assert [m["message_id"] for m in ours["messages"]] == theirs
+        held.append(theirs)
+    assert held == [["msg_0", "msg_1"]] * 2 + [["msg_0"]] * 2
+
+
+def test_a_task_whose_checks_left_read_only_the_replies_is_skipped(tmp_path: Path) -> None:
+    """Without its grader (or its judge), a task whose declared components check only the replies' words and
+    length scores nothing the agent did (the validator's reads_state gate refuses such a spec): skipped, saying
+    so (T074's paper review imports only with a judge)."""
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _MOVING_GMAIL, ("inbox.json", []))
+    task = root / "tasks" / "CE01_draft_invoice_reply" / "task.yaml"
+    doc = yaml.safe_load(task.read_text(encoding="utf-8"))
+    doc["scoring_components"] = [{"name": "words", "weight": 1.0,
+                                  "check": {"type": "keywords_present", "keywords": ["invoice"]}}]
+    task.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.status == "skipped" and "read only the replies" in report.notes[-1], report

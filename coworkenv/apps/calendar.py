@@ -43,7 +43,8 @@ class CalendarTools(Toolkit):
     app = "calendar"
 
     @read
-    def list_events(self, start: str, end: str, person: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def list_events(self, start: str, end: str, person: str | None = None, limit: int = 50,
+                    starting: bool = False) -> list[dict[str, Any]]:
         """List confirmed events overlapping a time window, optionally only those a person attends. Fails while an
         event has a time no window can place (see calendar_add_event).
 
@@ -52,11 +53,15 @@ class CalendarTools(Toolkit):
             end: Window end, ISO-8601 with offset.
             person: Person id or email; default everyone.
             limit: Maximum number of events.
+            starting: Only the events starting in the window (a listing by start time), not all overlapping it.
         """
         lo, hi = _window(start, end)
         email = person_by_ref(self, person).email if person else None
         table = self.world.table("calendar", "events")
         _require_readable(table)
+        if starting:
+            sets = [table.key("status").ids("confirmed"), table.key("people").ids(email) if email is not None else None]
+            return dump_many(table.select("start", sets=sets, between=(lo, hi), limit=clamp(limit)))
         return dump_many(_overlapping(table, lo, hi, email, clamp(limit)))
 
     @read

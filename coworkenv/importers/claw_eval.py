@@ -31,7 +31,7 @@ from coworkenv.importers.claw_eval_routes import (
     unserved_error,
     unserved_tools,
 )
-from coworkenv.importers.claw_eval_services import ADAPTERS, ServiceAdapter, unsupported_reason
+from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -47,6 +47,10 @@ from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
 
 USER_ID = "u-user"
+# Claw-Eval's services place their mail and events relative to their clock as they load, and the agent's first
+# call comes after that, so a record a whole number of days before that clock is always past the edge of a
+# `days_back` window: the world starts a second after the clock the imported records are placed from.
+LOADED_BEFORE_START_S = 1
 SAFETY_WEIGHT = 0.001  # a safety check gates the score; its own weight only needs to be negligible
 _KEYWORDS_CODE = """
 def check(state, audit, messages):
@@ -106,7 +110,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         leave("tools", why)
     adapters: dict[str, ServiceAdapter] = {}
     for service in task.services:
-        adapter = ADAPTERS.get(service.name)
+        adapter = adapter_for(service.name, service.command)
         sharing = next((a.name for a in adapters.values() if adapter is not None and a.app == adapter.app
                         and not (a.tag and adapter.tag and a.tag != adapter.tag)), None)
         if adapter is None:
@@ -142,9 +146,14 @@ def import_task(task_dir: Path, error_rate: float | None = None,
             leave("grader.py", f"not run: {grader}; the task's declared components were translated instead")
     missing = [x["what"] for x in left if x["what"] == "tools" or (x["what"].count(".") == 1 and x["what"].startswith(
         ("services.", "tools."))) or x["what"] in ("user_agent", "prompt.attachments")]
-    if missing or not any(not c["safety"] for c in checks):
+    # translated components check the replies' words (python) or the calls made (called): replies alone score
+    # nothing the agent did (the validator's reads_state gate), as T074's keywords and length without its judge
+    acting = [c for c in checks if not c["safety"] and (isinstance(grader, dict) or _kind(c) != "python")]
+    if missing or not acting:
         why = f"the task needs what cannot be imported: {', '.join(missing)}" if missing else \
-            "no deterministic check is left to score it"
+            "no deterministic check is left to score it" if not any(not c["safety"] for c in checks) else \
+            "the deterministic checks left read only the replies, nothing the agent did (its grader's judge scores " \
+            "the rest: import it with --judge)"
         return None, TaskImport(task.task_id, "skipped", left_out=left, notes=[*notes, why])
     if task.judge_rubric and not isinstance(grader, dict):
         leave("judge_rubric", "LLM judge: not deterministic")
@@ -153,7 +162,8 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         "capability": re.sub(r"[^a-z0-9_]+", "_", f"claw_eval_{task.task_id}".lower()),
         "user": USER_ID,
         "context": "Imported from a Claw-Eval task; the tools are the task's own.",
-        "world": {"start": _start(apps, raw_fixtures.get("gmail", [])), "tick_s": 30, "apps": apps},
+        "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),
+                  "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate),
         "turns": [{"content": task.prompt.text.strip()}],
@@ -163,6 +173,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _kind(check: dict[str, Any]) -> Any:
+    rule = check.get("rule")
+    return rule.get("kind") if isinstance(rule, dict) else None
 
 
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
@@ -185,11 +200,7 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
     apps: dict[str, Any] = {}
     user_email = "user@company.com"
     for adapter in adapters:
-        for path in _fixture_files(task_dir, task, adapter):
-            try:
-                data = orjson.loads(path.read_bytes())
-            except (OSError, orjson.JSONDecodeError) as exc:
-                raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
+        for path, data in _fixtures(task_dir, task, adapter):
             raw_fixtures.setdefault(adapter.name, []).append(data)
             try:
                 tables = adapter.records(data)
@@ -242,6 +253,23 @@ def _shown(path: Path, task_dir: Path) -> Path:
             if path.is_relative_to(root):
                 return path.relative_to(root)
     return Path(path.name)
+
+
+def _fixtures(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[tuple[Path, Any]]:
+    """The fixtures the service reads, as (file, data): its JSON files, or what its own reader finds."""
+    if adapter.read_fixture is not None:
+        service = next(s for s in task.services if s.name == adapter.name)
+        try:
+            return adapter.read_fixture(task_dir, service.env)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ImportProblem(f"services.{adapter.name}: its fixture does not read ({exc})") from None
+    found = []
+    for path in _fixture_files(task_dir, task, adapter):
+        try:
+            found.append((path, orjson.loads(path.read_bytes())))
+        except (OSError, orjson.JSONDecodeError) as exc:
+            raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
+    return found
 
 
 def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[Path]:
@@ -401,23 +429,33 @@ def _reference(task_dir: Path, leave: Any) -> list[dict[str, Any]]:
     return steps
 
 
-def _start(apps: dict[str, Any], gmail: list[Any]) -> str:
+def _start(apps: dict[str, Any], gmail: list[Any], calendar: list[Any]) -> str:
     """The world's clock, and the mail moved to it: Claw-Eval's calendar moves its events so that the earliest
-    starts about a day from now, its gmail its mail so that the newest came a day ago (both from one `now`)."""
-    events = [e["start"] for e in apps.get("calendar", {}).get("events", [])]
+    starts about a day from now, its gmail its mail so that the newest came a day ago (both from one `now`). The
+    world starts `LOADED_BEFORE_START_S` after that `now`: a service has loaded before the agent's first call."""
+    earliest = _earliest_event(calendar)
     newest = _newest_mail(gmail)
-    if events:
-        start = min(parse_time(e) for e in events) - 86400
+    if earliest is not None:
+        loaded = earliest - 86400
         if newest is not None:  # the clock is the calendar's: the mail moves as the service moves it relative to it
             for message in apps.get("mail", {}).get("messages", []):
                 if _utc_seconds(message.get("sent_at")) is not None:
-                    message["sent_at"] = format_time(parse_time(message["sent_at"]) + start - 86400 - newest)
-        return format_time(start)
+                    message["sent_at"] = format_time(parse_time(message["sent_at"]) + loaded - 86400 - newest)
+        return format_time(loaded + LOADED_BEFORE_START_S)
     if newest is not None:
-        return format_time(newest + 86400)
+        return format_time(newest + 86400 + LOADED_BEFORE_START_S)
     times = [t.get("updated_at") or "" for t in apps.get("tickets", {}).get("tickets", [])]
     latest = max((t for t in times if t), default="2026-03-02T09:00:00Z")
     return latest[:19] + "Z" if not latest.endswith("Z") else latest
+
+
+def _earliest_event(calendar: list[Any]) -> int | None:
+    """The instant of the earliest event of calendar fixtures (UTC seconds), as the service finds it; None without
+    any."""
+    rows = [e for data in calendar for e in (data if isinstance(data, list) else data.get("events", [])
+                                             if isinstance(data, dict) else [])]
+    starts = [t for t in (_utc_seconds(e.get("start_time")) for e in rows if isinstance(e, dict)) if t is not None]
+    return min(starts, default=None)
 
 
 def _newest_mail(gmail: list[Any]) -> int | None:

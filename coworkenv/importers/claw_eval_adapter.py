@@ -3,8 +3,9 @@ bound ops."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
@@ -35,6 +36,9 @@ class ServiceAdapter:
     # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
     # services can share one app table without seeing each other's records.
     tag: str | None = None
+    # A service that reads no JSON file `fixture_env` names (the OCR service reads text files of a folder): the
+    # fixtures it reads, as (file, data), from the task's folder and the service's environment.
+    read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
 
 
 def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,

@@ -261,20 +261,28 @@ def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sou
 
 
 def _endpoints(task_dir: Path) -> dict[str, list[str]]:
-    """Tool name -> [service, endpoint path] from task.yaml's `tool_endpoints` (a path's first part names it)."""
+    """Tool name -> [service, endpoint path] from task.yaml's `tool_endpoints`: the service listening on the URL's
+    port (the OCR service runs as `ocr_t50`, its path `/ocr/extract`), else the one the path's first part names."""
     import yaml
 
     try:
         data = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, RecursionError):
         return {}
+    services = data.get("services")
+    by_port = {str(s["port"]): str(s.get("name")) for s in (services if isinstance(services, list) else [])
+               if isinstance(s, dict) and s.get("port")}
     found: dict[str, list[str]] = {}
     for item in data.get("tool_endpoints") or []:
         if not isinstance(item, dict) or not isinstance(item.get("url"), str):
             continue
-        path = urlparse(item["url"]).path
-        first = path.strip("/").split("/")[0]
-        found[str(item.get("tool_name"))] = [first, path]
+        url = urlparse(item["url"])
+        try:
+            port = str(url.port) if url.port is not None else None
+        except ValueError:
+            port = None
+        first = url.path.strip("/").split("/")[0]
+        found[str(item.get("tool_name"))] = [by_port.get(port, first) if port else first, url.path]
     return found
 
 

@@ -34,11 +34,15 @@ class RecordMap:
     defaults: Mapping[str, Any] = field(default_factory=dict)  # app fields the fixture never gives
     # Fixed rows of other tables of the app the records need (e.g. the one list every to-do task is in).
     extra_rows: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    # The records as the service holds them once loaded, when it changes them as it loads (the calendar moves its
+    # events' times); None: as the fixture gives them.
+    loaded: Callable[[list[Mapping[str, Any]]], list[Mapping[str, Any]]] | None = None
 
     def rows(self, data: Any) -> list[Mapping[str, Any]]:
-        """The fixture's records (a list, or the list under `list_key`)."""
+        """The fixture's records (a list, or the list under `list_key`), as the service holds them once loaded."""
         rows = data if isinstance(data, list) else data.get(self.list_key, []) if isinstance(data, dict) else []
-        return [r for r in rows if isinstance(r, dict)]
+        records: list[Mapping[str, Any]] = [r for r in rows if isinstance(r, dict)]
+        return self.loaded(records) if self.loaded is not None else records
 
     def held(self) -> set[str]:
         """The fixture fields some app field takes."""

@@ -105,7 +105,7 @@ def _read(tree: ast.Module) -> ServiceSource:
     routes: dict[str, dict[str, Any] | None] = {}
     kinds: dict[str, dict[str, str]] = {}
     for node in tree.body:
-        if not isinstance(node, ast.FunctionDef):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
         for deco in node.decorator_list:
             if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.func.attr in (
@@ -118,7 +118,7 @@ def _read(tree: ast.Module) -> ServiceSource:
     return ServiceSource(routes, kinds)
 
 
-def _request_model_name(handler: ast.FunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
+def _request_model_name(handler: ast.FunctionDef | ast.AsyncFunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
     """The name of the handler's `req` model (`req: Model` or `req: Model | None = None`)."""
     arg = next((a for a in handler.args.args if a.arg == "req"), None)
     if arg is None or arg.annotation is None:
@@ -127,7 +127,7 @@ def _request_model_name(handler: ast.FunctionDef, models: dict[str, dict[str, An
     return names[0] if len(names) == 1 else None
 
 
-def _request_model(handler: ast.FunctionDef, models: dict[str, dict[str, Any] | None]) -> dict[str, Any] | None:
+def _request_model(handler: ast.FunctionDef | ast.AsyncFunctionDef, models: dict[str, dict[str, Any] | None]) -> dict[str, Any] | None:
     """The fields of the handler's `req` model."""
     name = _request_model_name(handler, models)
     return models[name] if name is not None else None

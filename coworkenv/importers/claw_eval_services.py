@@ -7,13 +7,17 @@ argument an adapter does not know is accepted and dropped, and the importer repo
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
+from coworkenv.importers.claw_eval_ocr import BY_COMMAND
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
 from coworkenv.world import format_time, parse_time
 
@@ -25,9 +29,18 @@ TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "investigating": 
 # Services without an adapter (by name prefix): why they are left out.
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
-    "ocr": "multimodal input (images)", "caption": "multimodal input (images, video)",
+    "ocr": "multimodal input (images): no OCR service of Claw-Eval's own", "caption": "multimodal input (images, video)",
     "documents": "multimodal input (documents as images)",
 }
+
+
+def adapter_for(name: str, command: str) -> ServiceAdapter | None:
+    """The adapter of a task's service: by its name, else by the mock service its command runs when that service
+    runs under a name of each task's (the OCR service: `ocr_t50`, `ocr_paper`...), named as the task names it."""
+    found = ADAPTERS.get(name)
+    parts = command.split()
+    by_command = BY_COMMAND.get(Path(parts[-1]).parent.name) if parts else None
+    return found if found is not None else replace(by_command, name=name) if by_command is not None else None
 
 
 def unsupported_reason(service: str) -> str:
@@ -228,16 +241,51 @@ def _utc(name: str) -> Derived:
 _EVENT = ResultShape(fields={"event_id": "id", "title": "title", "start_time": "start", "end_time": "end",
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
                              "description": "description", "status": "status"})
+def _fixture_time(value: Any) -> datetime | None:
+    """A fixture time as Claw-Eval's services read it (`fromisoformat`, `Z` as UTC); None when it reads as none
+    or as a time without an offset (the services cannot compare it with their clock)."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return parsed if parsed is not None and parsed.utcoffset() is not None else None
+
+
+def as_the_calendar_loads(events: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The events with their times where Claw-Eval's calendar shows them once loaded, its clock at the world's
+    start (a day before the earliest event's instant, `claw_eval._start`). The service moves every time by the
+    earliest event's own clock hour on that instant's UTC day less the instant, and writes each moved time's own
+    clock hours with `Z`: times in UTC stay, a fixture at `+08:00` lands 16 hours after its instants (09:00+08:00 at
+    17:00Z). Events whose starts it cannot read (it fails to load) are left as the fixture gives them."""
+    starts = [_fixture_time(e.get("start_time")) for e in events]
+    if not starts or any(t is None for t in starts):
+        return events
+    earliest = min(t for t in starts if t is not None)
+    day = earliest.astimezone(UTC)
+    delta = day.replace(hour=earliest.hour, minute=earliest.minute, second=0, microsecond=0) - earliest
+    out: list[Mapping[str, Any]] = []
+    for event in events:
+        moved = dict(event)
+        for key in ("start_time", "end_time"):
+            at = _fixture_time(event.get(key))
+            if at is not None:
+                moved[key] = (at + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
+        out.append(moved)
+    return out
+
+
 # Claw-Eval shifts its events so that the earliest starts about a day after the service starts; the importer
-# starts the world a day before the earliest event instead (see claw_eval._start).
+# starts the world a day before the earliest event's instant instead (see claw_eval._start), and holds the times
+# as the service then shows them (`as_the_calendar_loads`).
 ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES", RecordMap(
     "events", "events", {"id": text_of("event_id"), "title": "title", "start": _utc("start_time"),
                          "end": _utc("end_time"), "attendees": tags_of("attendees"), "location": "location",
                          "organizer": first_of("organizer"), "description": text_of("description"),
                          "status": Derived(("status",), lambda r: "cancelled" if r.get("status") == "cancelled"
                                            else "confirmed")},
-    fold_into="description", defaults={"organizer": "", "timezone": "UTC"}), {
-    "calendar_list_events": ToolMap("calendar_list_events", {}, windows=(
+    fold_into="description", defaults={"organizer": "", "timezone": "UTC"}, loaded=as_the_calendar_loads), {
+    # the service lists the events starting in [date, date + days), not those overlapping it
+    "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end"),),
         result=ResultShape(fields=_EVENT.fields, wrap="events")),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),

@@ -8,8 +8,10 @@ handler (500 when it raises) and returns its JSON (404 for a path no route has).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -24,6 +26,7 @@ from urllib.parse import urlparse
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from coworkenv.importers.claw_eval import LOADED_BEFORE_START_S
 from coworkenv.spec import EnvSpec
 from coworkenv.world import parse_time
 
@@ -75,20 +78,25 @@ def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+Clock = Callable[[], datetime.datetime]  # a clock a service reads: the time now, with its zone
+
+
 @contextmanager
-def _clock_at(now: datetime.datetime | None) -> Iterator[None]:
+def _clock_at(now: datetime.datetime | Clock | None) -> Iterator[None]:
     """While a service module loads, its `datetime.now()` becomes a clock that starts at `now` and runs with the
-    wall clock from then on (for good: the module keeps the class), as the service's own clock runs on."""
+    wall clock from then on (for good: the module keeps the class), as the service's own clock runs on; or, `now`
+    a `Clock`, that clock's reading at every call."""
     if now is None:
         yield
         return
     real = datetime.datetime
-    shift = now - real.now(datetime.UTC)
+    shift = now - real.now(datetime.UTC) if isinstance(now, datetime.datetime) else None
+    clock = now if not isinstance(now, datetime.datetime) else None
 
     class Pinned(real):  # type: ignore[valid-type,misc]
         @classmethod
         def now(cls, tz: datetime.tzinfo | None = None) -> datetime.datetime:
-            at = real.now(datetime.UTC) + shift
+            at = clock() if clock is not None else real.now(datetime.UTC) + shift  # type: ignore[operator]
             return at.astimezone(tz) if tz is not None else at.replace(tzinfo=None)
 
     datetime.datetime = Pinned  # type: ignore[misc]
@@ -103,16 +111,18 @@ def world_now(spec: EnvSpec) -> datetime.datetime:
     calendar (the earliest event to about a day after `now`) and mail (the newest to a day before it) as they load;
     the import keeps the fixture's times and places the world's clock where the services' `now` puts them, so the
     dates a task's prompt, reference and grader name (T003's 2026-03-02) are the days both sides hold. At the wall
-    clock the services hold other days, and their own task's calls list nothing (docs/import_claw_eval.md)."""
-    return datetime.datetime.fromtimestamp(parse_time(spec.world.start), datetime.UTC)
+    clock the services hold other days, and their own task's calls list nothing (docs/import_claw_eval.md). They
+    load `LOADED_BEFORE_START_S` before the world starts, as they load before the agent's first call."""
+    return datetime.datetime.fromtimestamp(parse_time(spec.world.start) - LOADED_BEFORE_START_S, datetime.UTC)
 
 
 class MockService:
     """One of Claw-Eval's mock services, loaded from the checkout with a task's environment (`now`: the clock it
-    reads, else the wall clock: its calendar and mail are moved relative to it as they load)."""
+    reads, from then on with the wall clock, or a `Clock` it reads at every call; else the wall clock: its calendar
+    and mail are moved relative to it as they load)."""
 
     def __init__(self, root: Path, command: str, env: dict[str, str], name: str,
-                 now: datetime.datetime | None = None) -> None:
+                 now: datetime.datetime | Clock | None = None) -> None:
         path = root / command.split()[-1]
         values = {k: str(root / v) if k.endswith("FIXTURES") else str(v) for k, v in env.items()}
         with _without_fastapi(root, {**values, "ERROR_RATE": "0"}), _clock_at(now):
@@ -135,8 +145,12 @@ class MockService:
             return 422, {"detail": json.loads(exc.json())}
         try:
             result = handler(*args)
+            if inspect.iscoroutine(result):  # an async handler (the OCR service's), run as its server awaits it
+                result = asyncio.run(result)
         except Exception as exc:  # the service's server answers a failing handler with a 500
             return 500, {"error": f"{type(exc).__name__}: {exc}"}
+        if isinstance(result, BaseModel):  # a `response_model` answer, sent as its JSON
+            result = result.model_dump(mode="json")
         return 200, json.loads(json.dumps(result, default=str))
 
 
