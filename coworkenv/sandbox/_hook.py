@@ -172,14 +172,19 @@ def _bind(
             for name, access in read_events:
                 if name == event:
                     targets = ((args[0], access, False),)
-        elif event == "os.putenv":
+        elif event == "os.putenv" or event == "os.unsetenv":
+            # The bootstrap sets TZ and LANGUAGE: unsetting one is judged as setting it (without TZ the C library
+            # reads the host's own zone file).
+            verb = "setting " if event == "os.putenv" else "unsetting "
             key: Any = args[0] if len_(args) else None
             if type_(key) is bytes_t:
                 key = decode(key, "utf-8", "surrogateescape")
             if type_(key) is not str_t:
-                reason = "setting an environment variable whose name is not exactly str or bytes"
+                reason = verb + "an environment variable whose name is not exactly str or bytes"
             elif startswith(key, env_prefixes):
-                reason = "setting " + key[:60] + ", which makes C libraries load files or code"
+                reason = verb + key[:60] + ", which makes C libraries load files or code"
+            elif key == "TZ" and event == "os.unsetenv":
+                targets = ((tz_default, 0, False),)
             elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
                 zone: Any = args[1]
                 if type_(zone) is bytes_t:
@@ -189,16 +194,6 @@ def _bind(
                 else:
                     zone = zone[1:] if startswith(zone, ":") else zone
                     targets = ((zone if startswith(zone, "/") else zoneinfo + zone, 0, False),)
-        elif event == "os.unsetenv":  # the bootstrap sets TZ and LANGUAGE: removing them is judged as setting them
-            key = args[0] if len_(args) else None
-            if type_(key) is bytes_t:
-                key = decode(key, "utf-8", "surrogateescape")
-            if type_(key) is not str_t:
-                reason = "unsetting an environment variable whose name is not exactly str or bytes"
-            elif startswith(key, env_prefixes):
-                reason = "unsetting " + key[:60] + ", which C libraries read to load files"
-            elif key == "TZ":
-                targets = ((tz_default, 0, False),)
         elif event in command_names and len_(args) > 1:
             for name, refused in commands:
                 if name == event and (type_(args[1]) is not int_t or args[1] in refused):
