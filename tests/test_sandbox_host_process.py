@@ -105,6 +105,115 @@ def test_the_c_library_opens_no_host_file_named_by_tz(layer_set: str, tmp_path: 
     assert outcome.result.error_kind in (None, "forbidden"), outcome
 
 
+# glibc's gettext opens `<folder>/<language>/<category>/<domain>.mo` itself (no audit event) for a folder and domain
+# the code binds (`locale.bindtextdomain`), once a category's locale is not "C": LC_CTYPE is C.UTF-8 from the
+# interpreter's start, and LC_MESSAGES loads where the host's locales are readable. The languages are LANGUAGE's
+# (which the code could set) or else the locale's own name.
+CATALOG_LANGUAGES = ("xx", "C.UTF-8", "C.utf8")
+READ_A_CATALOG = """
+import locale, os
+def check(folder, language):
+    if language:
+        os.environ["LANGUAGE"] = language
+    for name in ("C.UTF-8", "C.utf8", "en_US.UTF-8"):
+        try:
+            locale.setlocale(locale.LC_MESSAGES, name)
+            break
+        except locale.Error:
+            pass
+    locale.bindtextdomain("probe", folder)
+    return [locale.dcgettext("probe", "probe", category) for category in (locale.LC_MESSAGES, locale.LC_CTYPE)]
+"""
+
+
+def _gettext_catalog(messages: dict[str, str]) -> bytes:
+    """A GNU gettext catalog (.mo, little-endian) holding `messages` (msgid -> msgstr), laid out as msgfmt does."""
+    keys = sorted(messages)
+    ids = strs = b""
+    spans = []
+    for key in keys:
+        k, v = key.encode(), messages[key].encode()
+        spans.append((len(k), len(ids), len(v), len(strs)))
+        ids, strs = ids + k + b"\0", strs + v + b"\0"
+    count, start = len(keys), 28 + 16 * len(keys)
+    table = [n for k_len, k_at, _, _ in spans for n in (k_len, start + k_at)]
+    table += [n for _, _, v_len, v_at in spans for n in (v_len, start + len(ids) + v_at)]
+    header = [0x950412DE, 0, count, 28, 28 + 8 * count, 0, 0]
+    return b"".join(n.to_bytes(4, "little") for n in header + table) + ids + strs
+
+
+@pytest.mark.parametrize("layer_set", LAYER_SETS, ids=list(LAYER_SETS))
+def test_the_c_library_reads_no_host_catalog_in_a_folder_the_code_names(layer_set: str, tmp_path: Path) -> None:
+    """Where Landlock was missing, `locale.dcgettext` answered the message of a host catalog the code pointed
+    gettext at: any host file named `*.mo` whose folders the code may name (its header, its every message), by the
+    interpreter's own LC_CTYPE and by a language of the code's."""
+    canary = f"host-catalog-{uuid.uuid4().hex}"
+    catalog = _gettext_catalog({"": "Content-Type: text/plain; charset=UTF-8\n", "probe": canary})
+    for language in CATALOG_LANGUAGES:
+        for category in ("LC_MESSAGES", "LC_CTYPE"):
+            (tmp_path / language / category).mkdir(parents=True)
+            (tmp_path / language / category / "probe.mo").write_bytes(catalog)
+    runs = {language: sandbox._execute(READ_A_CATALOG, "check", {"folder": str(tmp_path), "language": language},
+                                       QUICK, disable=LAYER_SETS[layer_set]) for language in ("", "xx")}
+    read = {language: outcome.result for language, outcome in runs.items() if canary in repr(outcome)}
+    assert not read, f"the C library read a host catalog for the code: {read}"
+    assert runs[""].result.value == ["probe", "probe"], runs[""]
+    # Setting LANGUAGE is refused by the hook; the kernel layers alone keep the catalog out of reach.
+    assert runs["xx"].result.error_kind == (None if layer_set == "kernel-only" else "forbidden"), runs["xx"]
+
+
+# Unsetting TZ sends the C library back to the host's own zone file (/etc/localtime) at the next tzset(). A host in a
+# mount namespace of its own, its /etc an overlay whose localtime is India's (UTC+5:30), stands for a host whose zone
+# is not UTC.
+HOST_ZONE = "Asia/Kolkata"
+UNSET_TZ = """
+import os, time
+def check():
+    del os.environ["TZ"]
+    time.tzset()
+    return [list(time.tzname), time.timezone, time.localtime(0).tm_hour]
+"""
+UNSET_TZ_HOST = """
+import json, os, subprocess, sys
+from coworkenv.sandbox import _execute, SandboxLimits
+code, sets, zone, top = sys.stdin.read(), json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+subprocess.run(["mount", "-t", "tmpfs", "none", top], check=True)
+os.mkdir(top + "/upper")
+os.mkdir(top + "/work")
+with open("/usr/share/zoneinfo/" + zone, "rb") as src, open(top + "/upper/localtime", "wb") as dst:
+    dst.write(src.read())
+subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                f"lowerdir=/etc,upperdir={top}/upper,workdir={top}/work", "/etc"], check=True)
+found = {}
+for name, disable in sets.items():
+    outcome = _execute(code, "check", {}, SandboxLimits(cpu_seconds=2, wall_seconds=5), disable=frozenset(disable))
+    found[name] = [outcome.result.error_kind, outcome.result.value]
+print(json.dumps(found))
+"""
+
+
+def test_a_run_that_unsets_tz_reads_no_host_zone(tmp_path: Path) -> None:
+    """The hook judged setting TZ (a read of the file it names), not unsetting it: where Landlock was missing,
+    `del os.environ["TZ"]` and `time.tzset()` read the host's /etc/localtime natively (its zone's names and offset)."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None or not Path("/usr/share/zoneinfo", HOST_ZONE).is_file():
+        pytest.skip("needs root, unshare and the zoneinfo database to give a host a zone of its own")
+    sets = {name: sorted(disable) for name, disable in LAYER_SETS.items()}
+    out = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c", UNSET_TZ_HOST,
+                          json.dumps(sets), HOST_ZONE, str(tmp_path)], input=UNSET_TZ, capture_output=True, text=True,
+                         timeout=120, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    if out.returncode != 0 and "overlay" in out.stderr:
+        pytest.skip(f"no overlay mount here: {out.stderr[-300:]}")
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    read = {name: value for name, (_, value) in found.items() if value is not None and value != [["UTC", "UTC"], 0, 0]}
+    assert not read, f"runs read the host's zone: {read}"
+    # The hook refuses unsetting TZ (a forbidden run returns no value); the kernel layers alone keep the file out.
+    assert {name: kind for name, (kind, _) in found.items()} == {
+        "full": "forbidden", "degraded": "forbidden", "kernel-only": None, "no-landlock": "forbidden"}, found
+
+
 # Whether the kernel would dump this process's core (PR_GET_DUMPABLE), and whether the code can change that.
 DUMPABLE = """
 import ctypes

@@ -79,7 +79,12 @@ BLOCKED_EVENTS = frozenset({
 # from anywhere, GCONV_PATH loads iconv modules...): glibc's own list of variables unsafe for setuid programs, and
 # OpenSSL's. The code may set other variables (TZ for time.tzset, its own flags), never these.
 NATIVE_ENV_PREFIXES = ("LD_", "GCONV_", "GETCONF_", "GLIBC_", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_",
-                       "NIS_", "NLSPATH", "RESOLV_", "RES_", "TZDIR", "OPENSSL", "SSL_CERT_")
+                       "NIS_", "NLSPATH", "RESOLV_", "RES_", "TZDIR", "OPENSSL", "SSL_CERT_", "LANGUAGE")
+# gettext's language list, which the C library reads before any locale's name: "C" stops every catalog lookup. Its
+# catalogs are `<folder>/<language>/<category>/<domain>.mo` for a folder and domain the code binds
+# (`locale.bindtextdomain`, `dcgettext`: no audit event), looked up wherever a category's locale is not "C" (LC_CTYPE
+# is C.UTF-8 from the interpreter's start): where Landlock was missing, any host `*.mo` file was read and answered.
+GETTEXT_LANGUAGES = "C"
 BLOCKED_PREFIXES = ("socket.", "ctypes.", "os.exec", "os.spawn", "os.posix_spawn", "_winapi.", "winreg.",
                     "msvcrt.", "pty.")
 # Events that modify the file system: (indices of path arguments, indices of dir_fd arguments).
@@ -504,6 +509,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
+        os.environ["LANGUAGE"] = GETTEXT_LANGUAGES
         time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         _signal.pthread_sigmask = keep_sigsys_deliverable(_signal.pthread_sigmask)  # signal.py calls it through

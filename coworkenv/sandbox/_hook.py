@@ -32,6 +32,8 @@ WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | p
 # glibc opens the file TZ names in the C library, unseen by this hook: an absolute path (after an optional ':') as
 # is, anything else under its zoneinfo folder, '..' included (a host FIFO, a device whose open acts: a watchdog).
 ZONEINFO = "/usr/share/zoneinfo/"
+# Without TZ the C library reads the host's own zone from this file at the next tzset(): unsetting TZ is a read of it.
+TZ_DEFAULT = "/etc/localtime"
 
 
 def make_audit_hook(
@@ -104,7 +106,7 @@ def _bind(
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
         perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
-        module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO,
+        module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO, tz_default: str = TZ_DEFAULT,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
         sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
     ) -> None:
@@ -170,14 +172,19 @@ def _bind(
             for name, access in read_events:
                 if name == event:
                     targets = ((args[0], access, False),)
-        elif event == "os.putenv":
+        elif event == "os.putenv" or event == "os.unsetenv":
+            # The bootstrap sets TZ and LANGUAGE: unsetting one is judged as setting it (without TZ the C library
+            # reads the host's own zone file).
+            verb = "setting " if event == "os.putenv" else "unsetting "
             key: Any = args[0] if len_(args) else None
             if type_(key) is bytes_t:
                 key = decode(key, "utf-8", "surrogateescape")
             if type_(key) is not str_t:
-                reason = "setting an environment variable whose name is not exactly str or bytes"
+                reason = verb + "an environment variable whose name is not exactly str or bytes"
             elif startswith(key, env_prefixes):
-                reason = "setting " + key[:60] + ", which makes C libraries load files or code"
+                reason = verb + key[:60] + ", which makes C libraries load files or code"
+            elif key == "TZ" and event == "os.unsetenv":
+                targets = ((tz_default, 0, False),)
             elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
                 zone: Any = args[1]
                 if type_(zone) is bytes_t:

@@ -75,9 +75,9 @@ def scratch_exceeds(path: str, max_bytes: int, max_entries: int = SCRATCH_ENTRIE
 
 
 def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int = 0) -> int | None:
-    """Bytes allocated to the files that process `pid` holds but that no folder lists any more (unlinked, `O_TMPFILE`,
-    memfds), each counted once however many descriptors (or `mmap` copies of one) it has: open in any of its threads
-    (a thread cloned without `CLONE_FILES` has a descriptor table of its own, which `/proc/<pid>/fd` does not show),
+    """Bytes allocated to the files and folders that process `pid` holds but that no folder lists any more (unlinked,
+    removed, `O_TMPFILE`, memfds), each counted once however many descriptors (or `mmap` copies of one) it has: open
+    in any of its threads (a thread cloned without `CLONE_FILES` has a descriptor table of its own, which `/proc/<pid>/fd` does not show),
     and, for removed files under the folder `under`, held by a memory mapping alone (its descriptor closed: 200 MiB
     stayed on the disk under a 16 MiB scratch, unseen). A mapped file the host may not look at through
     `/proc/<pid>/map_files` (that needs `CAP_SYS_ADMIN`) counts `file_bytes`, the most a file of the run can hold.
@@ -95,7 +95,9 @@ def removed_but_held_bytes(pid: int, under: str | None = None, file_bytes: int =
                 st = os.stat(os.path.join(fds, name))  # the magic link leads to the open file itself, never opens it
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
+            # A removed folder too: it keeps the blocks its entries took once (no file system here shrinks one).
+            kept = stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)
+            if kept and st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))
                 total += st.st_blocks * 512
     if under is None:
