@@ -91,6 +91,21 @@ def test_a_word_in_the_reply_that_passes_an_untouched_world_is_a_backdoor() -> N
     assert "keyword_backdoor" in sandbox_codes(v)
 
 
+@pytest.mark.parametrize("reference", [[], [{"steps": []}]], ids=["none", "a-turn-with-no-steps"])
+def test_without_a_reference_the_answer_a_check_wants_is_not_read_as_a_backdoor(reference: list[Any]) -> None:
+    """A question-answering check (the answer's word in a reply) on a spec with no reference (an imported task):
+    every word of the check is one the reference never says, the answer too; the oracle gate names the missing
+    reference, and the backdoor probe, which needs one, stays out."""
+    spec = with_python(
+        "def check(state, audit, messages):\n"
+        "    return any('031969' in m['text'] for m in messages)\n")
+    spec["reference"] = reference  # the import's form: one turn, no steps (no reference.json)
+    v = validate_spec(spec, policy="report", config=QUICK)  # every gate runs, as for an import's report
+    assert "keyword_backdoor" not in sandbox_codes(v)
+    oracle = v.gate("oracle")
+    assert oracle is not None and oracle.errors
+
+
 def test_paraphrases_keep_the_words_and_literals_skip_what_the_reference_says() -> None:
     from coworkenv.checks import Reply
 

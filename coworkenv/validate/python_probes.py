@@ -16,7 +16,9 @@ A Python check is judged on more than the three episodes everyone runs:
   notes, bullets): a crash is
   `python_crash`, a changed verdict `paraphrase_fails`;
 - the untouched world with a reply made of one string literal of the check's code that the reference never
-  says: a verdict that flips to pass is `keyword_backdoor`;
+  says: a verdict that flips to pass is `keyword_backdoor` (only where the spec has a reference: with none, every
+  literal is one it never says, the answer a question-answering check wants too, and the oracle gate names what is
+  missing);
 - for a check that reads the audit, the reference's calls with a read made twice or a write retried after a
   failure (the same final state): a crash or changed verdict is `audit_fragile`;
 - the reference's final state with every table's records listed in reverse (the order of records is not part of
