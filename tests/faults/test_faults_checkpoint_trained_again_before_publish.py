@@ -30,6 +30,7 @@ import trainers
 from coworkenv import store
 from coworkenv.examples import load_example
 from pipelines.resources import CoworkenvSettings
+from tests.faults.test_faults_eval_checkpoint_retrained import _save  # a tiny checkpoint saved as a training does
 from trainers.checkpoint_files import checkpoint_staging, replace_dir
 from trainers.config import load_sft_config
 from trainers.sft import LOSS_CURVE, RUN_METADATA, TRAINING_LOG, SFTResult
@@ -37,28 +38,11 @@ from trainers.sft import LOSS_CURVE, RUN_METADATA, TRAINING_LOG, SFTResult
 SPEC = load_example("meeting_reschedule")
 
 
-def _save_tiny(out_dir: Path, seed: int) -> Path:
-    from trainers.chat_templates import trl_chat_template
-    from trainers.rendering import write_rendering
-    from trainers.tiny_model import TinyModelSpec, build_tiny_model
-
-    with checkpoint_staging(out_dir) as staging:
-        spec = TinyModelSpec(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                             num_attention_heads=2, num_key_value_heads=1, head_dim=16, min_token_frequency=1)
-        model, tokenizer = build_tiny_model(["<|im_start|>user\nhello<|im_end|>\n"] * 4, spec, seed,
-                                            trl_chat_template("qwen3_training"))
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
-        write_rendering(staging, "compact")
-        replace_dir(staging, out_dir)
-    return out_dir
-
-
 @pytest.fixture(scope="module")
 def weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two tiny models of the same shapes, other weights: what two trainings of one config leave."""
     root = tmp_path_factory.mktemp("weights")
-    return _save_tiny(root / "first", 0), _save_tiny(root / "second", 1)
+    return _save(None, root / "first", seed=0), _save(None, root / "second", seed=1)
 
 
 def _train(model: Path, out_dir: Path, loss_last: float) -> SFTResult:
