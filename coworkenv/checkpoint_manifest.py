@@ -12,7 +12,7 @@ from pathlib import Path
 from coworkenv.atomic import atomic_write_bytes
 
 __all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "checked_snapshot", "file_versions", "loaded_files_digest",
-           "manifest_problem", "record_hash", "unchanged_since_checked", "write_checkpoint_manifest"]
+           "manifest_problem", "record_hash", "record_problem", "unchanged_since_checked", "write_checkpoint_manifest"]
 
 
 def _sha256(path: Path) -> str:
@@ -137,10 +137,8 @@ def checked_snapshot(folder: Path, files: dict[str, Path], into: Path,
         shutil.copyfile(files[CHECKPOINT_MANIFEST], snapshot[CHECKPOINT_MANIFEST])
     data = snapshot[CHECKPOINT_MANIFEST].read_bytes() if snapshot else None
     if record is not None and record_hash(data) != record:
-        return (f"{folder} is not the checkpoint checked before: it was trained or copied again since (its "
-                f"{CHECKPOINT_MANIFEST} hashes to {record_hash(data)[:16] or 'nothing: it has none'}, the one checked "
-                f"to {record[:16] or 'nothing: it had none'}); publish it again once whatever saves into the "
-                "folder has ended (in the pipeline: materialize its asset again)")
+        return _trained_again(folder, data, record, "publish it again once whatever saves into the folder has ended "
+                              "(in the pipeline: materialize its asset again)")
     recorded = _manifest(folder, data) if data is not None else None
     if isinstance(recorded, str):
         return recorded
@@ -168,6 +166,22 @@ def record_hash(data: bytes | None) -> str:
     """The sha256 of a checkpoint's record of its files (`data`, the bytes of its CHECKPOINT_MANIFEST): one training's
     files; "" for a checkpoint without a record (None)."""
     return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def record_problem(folder: Path, record: str, what_to_do: str) -> str | None:
+    """One line saying the checkpoint `folder` no longer holds the record whose sha256 is `record` (`record_hash`; ""
+    for none): another training saved into it, or a copy was put there, since that record was taken; else None."""
+    try:
+        data: bytes | None = (folder / CHECKPOINT_MANIFEST).read_bytes()
+    except FileNotFoundError:
+        data = None
+    return None if record_hash(data) == record else _trained_again(folder, data, record, what_to_do)
+
+
+def _trained_again(folder: Path, data: bytes | None, record: str, what_to_do: str) -> str:
+    return (f"{folder} is not the checkpoint checked before: it was trained or copied again since (its "
+            f"{CHECKPOINT_MANIFEST} hashes to {record_hash(data)[:16] or 'nothing: it has none'}, the one checked to "
+            f"{record[:16] or 'nothing: it had none'}); {what_to_do}")
 
 
 def checked_checkpoint_file(path: Path) -> bytes:
