@@ -21,6 +21,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import rl_config_hash, rl_input_hash, train_env_ids
 from pipelines.resources import CoworkenvSettings
+from trainers.checkpoint_files import restore_interrupted_replace
 
 RL_ROLLOUTS, RL_CHECKPOINT, RL_COMPARISON = "rl_rollouts", "rl_checkpoint", "rl_comparison"
 
@@ -36,6 +37,8 @@ def _sft_checkpoint(context: dg.AssetExecutionContext) -> tuple[Path, str, str |
     record = str(meta["checkpoint_record"].value) if "checkpoint_record" in meta else None
     # A training saving into the folder since (a second run sharing the data folder, `train sft --out` by hand)
     # leaves a whole checkpoint: RL would start from it under this one's tag. (train_rl checks it again as it loads.)
+    if not folder.exists():
+        restore_interrupted_replace(folder)  # a training stopped between its two renames
     other = None if record is None else record_problem(
         folder, record, f"nothing was trained. Materialize pocketworker_checkpoint again (its {tag} is gone), then "
         "the RL assets")
