@@ -15,22 +15,36 @@ import pyarrow as pa
 from assets._metadata import png_markdown, table_metadata
 from assets.sft import complete_partitions, current_sft_files
 from assets.training import pocketworker_checkpoint, specs_by_id
+from coworkenv.checkpoint_manifest import record_problem
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import rl_config_hash, rl_input_hash, train_env_ids
 from pipelines.resources import CoworkenvSettings
+from trainers.checkpoint_files import restore_interrupted_replace
 
 RL_ROLLOUTS, RL_CHECKPOINT, RL_COMPARISON = "rl_rollouts", "rl_checkpoint", "rl_comparison"
 
 
-def _sft_checkpoint(context: dg.AssetExecutionContext) -> tuple[Path, str]:
-    """(folder, version tag) of the latest SFT checkpoint."""
+def _sft_checkpoint(context: dg.AssetExecutionContext) -> tuple[Path, str, str | None]:
+    """(folder, version tag, sha256 of its record of its files) of the latest SFT checkpoint, which must still hold
+    the record its materialization names (a materialization made before they named it: None, taken as it is)."""
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
         raise dg.Failure("pocketworker_checkpoint has not been materialized; train it first (python -m pipelines.run)")
     meta = event.asset_materialization.metadata
-    return Path(str(meta["checkpoint"].value)), str(meta["model_tag"].value)
+    folder, tag = Path(str(meta["checkpoint"].value)), str(meta["model_tag"].value)
+    record = str(meta["checkpoint_record"].value) if "checkpoint_record" in meta else None
+    # A training saving into the folder since (a second run sharing the data folder, `train sft --out` by hand)
+    # leaves a whole checkpoint: RL would start from it under this one's tag. (train_rl checks it again as it loads.)
+    if not folder.exists():
+        restore_interrupted_replace(folder)  # a training stopped between its two renames
+    other = None if record is None else record_problem(
+        folder, record, f"nothing was trained. Materialize pocketworker_checkpoint again (its {tag} is gone), then "
+        "the RL assets")
+    if other is not None:
+        raise dg.Failure(other)
+    return folder, tag, record
 
 
 def _train_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> tuple[list[EnvSpec], list[str]]:
@@ -67,14 +81,15 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     from trainers.rl_config import load_rl_config
     from trainers.rl_report import reward_slope, summarize_run
 
-    checkpoint, tag = _sft_checkpoint(context)
+    checkpoint, tag, record = _sft_checkpoint(context)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the version names the config trained with
     input_hash = rl_input_hash(RL_CHECKPOINT, tag, ids, settings, config)
     version = f"{Path(settings.rl_config).stem}-{rl_config_hash(config)[:8]}-{input_hash[:12]}"
     out_dir = settings.root / "checkpoints" / f"rl-{version}"
     context.log.info(f"GRPO ({settings.rl_config}) from {checkpoint.name} in {len(specs)} train envs")
-    result = train_rl(config, specs, out_dir, model_path=checkpoint, progress=_progress(context, "RL"))
+    result = train_rl(config, specs, out_dir, model_path=checkpoint, progress=_progress(context, "RL"),
+                      model_record=record)
     steps = sorted((out_dir / "rollouts").glob("step-*"))
     tables = [trajectories_table(read_trajectories(folder, written_by="rl")) for folder in steps]
     tables = [t.append_column("rl_step", pa.array([int(f.name.split("-")[1])] * t.num_rows, pa.int32()))
@@ -122,7 +137,7 @@ def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings
     from trainers.rl_compare import compare_rl_variants
     from trainers.rl_config import load_rl_config
 
-    checkpoint, tag = _sft_checkpoint(context)
+    checkpoint, tag, record = _sft_checkpoint(context)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the input hash names the config the runs train with
     input_hash = rl_input_hash(RL_COMPARISON, tag, ids, settings, config)
@@ -133,7 +148,7 @@ def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings
                          f"{result.steps} steps in {result.wall_s:.0f} s")
 
     comparison = compare_rl_variants(config, specs, out_dir, model_path=checkpoint,
-                                     seeds=range(settings.rl_seeds), on_variant=done)
+                                     seeds=range(settings.rl_seeds), on_variant=done, model_record=record)
     markdown = comparison.markdown.read_text(encoding="utf-8")
     return dg.MaterializeResult(
         metadata={

@@ -15,7 +15,12 @@ from assets.hub import hub_dataset
 from assets.sft import complete_partitions, current_sft_files
 from coworkenv import store
 from coworkenv.atomic import TEMP_PREFIX
-from coworkenv.checkpoint_manifest import CHECKPOINT_MANIFEST, checked_snapshot, write_checkpoint_manifest
+from coworkenv.checkpoint_manifest import (
+    CHECKPOINT_MANIFEST,
+    checked_snapshot,
+    record_hash,
+    write_checkpoint_manifest,
+)
 from coworkenv.held_folders import held_temp_dir
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
@@ -82,11 +87,13 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
 
     result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
-    _check_checkpoint(out_dir)  # the files published are the ones trained (their hashes, recorded at the save)
-    record = checkpoint_record(out_dir)  # eval_report refuses a checkpoint whose record is another (trained again)
+    # The record of this training's files (eval_report refuses a checkpoint whose record is another): the publish
+    # copies the folder only if it still holds it, so another training saving into the folder since this one ended
+    # is not published under this one's card and record.
+    record = _trained_record(out_dir, result.to_dict())
     published = store.publisher_from_config(
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
-    ).publish_folder(out_dir, version, card)
+    ).publish_folder(out_dir, version, card, record)
     return dg.MaterializeResult(
         data_version=dg.DataVersion(version),
         metadata={
@@ -211,6 +218,30 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "model_tag": published.tag,
         },
     )
+
+
+def _trained_record(out_dir: Path, trained: Mapping[str, object]) -> str:
+    """The sha256 of `out_dir`'s record of its files, checked: its files are the ones recorded and its run record
+    (`sft_run.json`) is `trained`, this run's training; a Failure naming what to do when another training (a second
+    pipeline run, `coworkenv train sft --out` by hand) saved into the folder after this one."""
+    from trainers.sft import RUN_METADATA
+
+    try:
+        manifest = (out_dir / CHECKPOINT_MANIFEST).read_bytes()
+        entry = json.loads(manifest)["files"][RUN_METADATA]["sha256"]
+        run = (out_dir / RUN_METADATA).read_bytes()
+        same = (hashlib.sha256(run).hexdigest() == entry
+                and json.dumps(json.loads(run), sort_keys=True) == json.dumps(trained, sort_keys=True))
+    except (OSError, ValueError, KeyError, TypeError):
+        same = False
+    if not same:
+        raise dg.Failure(
+            f"{out_dir} no longer holds the checkpoint this run trained: it was trained or copied again since (its "
+            f"{RUN_METADATA}, recorded in {CHECKPOINT_MANIFEST}, is another training's run); nothing was published. "
+            "Materialize pocketworker_checkpoint again once the other training has ended (one training at a time "
+            "into a checkpoint folder: runs sharing a data folder share it)")
+    _check_checkpoint(out_dir)  # the files published are the ones trained (their hashes, recorded at the save)
+    return record_hash(manifest)
 
 
 def checkpoint_record(folder: Path) -> str:

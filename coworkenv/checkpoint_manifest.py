@@ -12,7 +12,7 @@ from pathlib import Path
 from coworkenv.atomic import atomic_write_bytes
 
 __all__ = ["CHECKPOINT_MANIFEST", "checked_checkpoint_file", "checked_snapshot", "file_versions", "loaded_files_digest",
-           "manifest_problem", "unchanged_since_checked", "write_checkpoint_manifest"]
+           "manifest_problem", "record_hash", "record_problem", "unchanged_since_checked", "write_checkpoint_manifest"]
 
 
 def _sha256(path: Path) -> str:
@@ -60,14 +60,15 @@ def write_checkpoint_manifest(folder: Path) -> None:
                        (json.dumps({"files": files}, indent=1, sort_keys=True) + "\n").encode())
 
 
-def _manifest(folder: Path) -> dict[str, dict[str, object]] | str | None:
-    """The files the checkpoint's manifest records, None when it has none (saved before manifests, or a model not
-    saved by a training here), or one line saying the manifest itself is unreadable."""
+def _manifest(folder: Path, data: bytes | None = None) -> dict[str, dict[str, object]] | str | None:
+    """The files the checkpoint's manifest records (parsed from `data`, its bytes read already, when given), None when
+    it has none (saved before manifests, or a model not saved by a training here), or one line saying the manifest
+    itself is unreadable."""
     path = folder / CHECKPOINT_MANIFEST
-    if not path.is_file():
+    if data is None and not path.is_file():
         return None
     try:
-        files = json.loads(path.read_bytes())["files"]
+        files = json.loads(path.read_bytes() if data is None else data)["files"]
         if isinstance(files, dict) and all(isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
                                            for entry in files.values()):
             return files
@@ -116,36 +117,71 @@ def manifest_problem(folder: Path) -> str | None:
     return None
 
 
-def checked_snapshot(folder: Path, files: dict[str, Path], into: Path) -> dict[str, Path] | str:
+def checked_snapshot(folder: Path, files: dict[str, Path], into: Path,
+                     record: str | None = None) -> dict[str, Path] | str:
     """`files` (name relative to the checkpoint `folder` -> its path) copied into the empty folder `into` and, where
     `folder` has a record, each copy's bytes checked against it, with files of a loaded kind the save did not record
     refused: the names mapped to the copies, which nothing but their reader writes; or one line naming the first file
-    that differs.
+    that differs. With `record`, the sha256 of the record the caller checked (`record_hash`; "" for none), a copy
+    whose record is another (a training saved into `folder` since) is refused too.
 
     What reads the files after a check (a publish: git's copy, the Hub's upload; an evaluation) read them again by
     their names: a file replaced in between was used unchecked. A link into the folder was not enough either: a file
     written in place (`cp` over an existing file, an editor saving in place, a download resumed) changes the bytes a
     link names after they were checked."""
-    record = _manifest(folder)
-    if isinstance(record, str):
-        return record
+    # The record is copied first and parsed from the copy: the files are checked against the record published.
     snapshot = {}
+    if CHECKPOINT_MANIFEST in files:
+        snapshot[CHECKPOINT_MANIFEST] = into / CHECKPOINT_MANIFEST
+        into.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(files[CHECKPOINT_MANIFEST], snapshot[CHECKPOINT_MANIFEST])
+    data = snapshot[CHECKPOINT_MANIFEST].read_bytes() if snapshot else None
+    if record is not None and record_hash(data) != record:
+        return _trained_again(folder, data, record, "publish it again once whatever saves into the folder has ended "
+                              "(in the pipeline: materialize its asset again)")
+    recorded = _manifest(folder, data) if data is not None else None
+    if isinstance(recorded, str):
+        return recorded
     for name, source in sorted(files.items()):
+        if name == CHECKPOINT_MANIFEST:
+            continue
         target = into / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)  # the bytes checked below are the ones the copy's readers get
         snapshot[name] = target
-        entry = None if record is None or name == CHECKPOINT_MANIFEST else record.get(name)
+        entry = None if recorded is None else recorded.get(name)
         if entry is not None:
             changed = _changed(folder / name, _sha256(target), entry)
             if changed is not None:
                 return changed
-        elif record is not None and name != CHECKPOINT_MANIFEST and source.suffix in _LOADED_SUFFIXES:
+        elif recorded is not None and source.suffix in _LOADED_SUFFIXES:
             return _not_recorded(folder, folder / name)
-    missing = sorted(set(record or {}) - set(snapshot))
+    missing = sorted(set(recorded or {}) - set(snapshot))
     if missing:
         return _missing(folder / missing[0])
     return snapshot
+
+
+def record_hash(data: bytes | None) -> str:
+    """The sha256 of a checkpoint's record of its files (`data`, the bytes of its CHECKPOINT_MANIFEST): one training's
+    files; "" for a checkpoint without a record (None)."""
+    return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def record_problem(folder: Path, record: str, what_to_do: str) -> str | None:
+    """One line saying the checkpoint `folder` no longer holds the record whose sha256 is `record` (`record_hash`; ""
+    for none): another training saved into it, or a copy was put there, since that record was taken; else None."""
+    try:
+        data: bytes | None = (folder / CHECKPOINT_MANIFEST).read_bytes()
+    except FileNotFoundError:
+        data = None
+    return None if record_hash(data) == record else _trained_again(folder, data, record, what_to_do)
+
+
+def _trained_again(folder: Path, data: bytes | None, record: str, what_to_do: str) -> str:
+    return (f"{folder} is not the checkpoint checked before: it was trained or copied again since (its "
+            f"{CHECKPOINT_MANIFEST} hashes to {record_hash(data)[:16] or 'nothing: it has none'}, the one checked to "
+            f"{record[:16] or 'nothing: it had none'}); {what_to_do}")
 
 
 def checked_checkpoint_file(path: Path) -> bytes:

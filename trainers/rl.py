@@ -39,6 +39,7 @@ from transformers.trainer_callback import PrinterCallback
 from trl import GRPOConfig, GRPOTrainer
 
 from coworkenv.agents import OraclePolicy
+from coworkenv.checkpoint_manifest import record_problem
 from coworkenv.credential_values import hub_client_token_problem
 from coworkenv.env import Env
 from coworkenv.rollout import run_agent
@@ -261,11 +262,14 @@ class RLSetup:
 def build_rl_trainer(
     config: RLRunConfig, specs: Sequence[EnvSpec], output_dir: Path, *,
     sampler_factory: SamplerFactory | None = None, progress: Callable[[dict[str, float]], None] | None = None,
+    start_record: str | None = None,
 ) -> RLSetup:
     """Build the starting model and tokenizer, keep the envs that fit, and wire rollouts and rewards into GRPO.
 
     `sampler_factory` replaces the model's sampling in rollouts (scripted episodes in tests); `progress` is called
     with every logged step. Episodes are written under `output_dir/rollouts` when `rollout.save_rollouts` is set.
+    `start_record`, the sha256 of the local start's record of its files as the caller took it (`record_hash`): a start
+    holding another (trained or copied again since) is refused.
     """
     if not specs:
         raise ValueError("no envs to train in; pass validated env specs")
@@ -274,7 +278,7 @@ def build_rl_trainer(
     start = Path(config.model.name_or_path) if config.model.source != "tiny" and config.model.name_or_path else None
     checked = file_versions(start) if start is not None and start.is_dir() else None
     if start is not None and checked is not None:
-        damaged = checkpoint_files_problem(start)
+        damaged = _start_problem(start, start_record)
         if damaged is not None:
             raise ValueError(damaged)
     model, tokenizer, context = _starting_point(config, specs)
@@ -311,20 +315,21 @@ def train_rl(
     config: RLRunConfig | str | Path, specs: Sequence[EnvSpec], out_dir: Path, *,
     reward: RewardMode | None = None, credit: CreditMode | None = None, model_path: str | Path | None = None,
     max_steps: int | None = None, sampler_factory: SamplerFactory | None = None,
-    progress: Callable[[dict[str, float]], None] | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None, model_record: str | None = None,
 ) -> RLResult:
     """GRPO on student episodes in `specs`; writes the checkpoint, `rl_log.json`, `reward_curve.png`, `rl_run.json`.
 
     `config` is an `RLRunConfig`, a config name (`rl-tiny`) or a YAML path; `reward`, `credit`, `model_path` (a
     checkpoint to start from) and `max_steps` override it. An earlier run at `out_dir` is replaced only once this
-    one is complete. See `build_rl_trainer` for `sampler_factory` and `progress`.
+    one is complete. See `build_rl_trainer` for `sampler_factory`, `progress` and `model_record` (its
+    `start_record`).
     """
     started = time.perf_counter()
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(reward, credit, model_path, max_steps)
     start = Path(run.model.name_or_path) if run.model.source != "tiny" and run.model.name_or_path else None
     if start is not None and start.is_dir():  # a local checkpoint: its files checked before anything is built
-        damaged = checkpoint_files_problem(start)
+        damaged = _start_problem(start, model_record)
         if damaged is not None:
             raise ValueError(damaged)
     in_output = start_in_output_problem(start, out_dir, "--model" if model_path is not None
@@ -339,13 +344,23 @@ def train_rl(
         raise FileExistsError(f"{out_dir} exists, is not empty and is not an RL run (no {RUN_METADATA}); "
                               "pass a new or empty folder")
     with checkpoint_staging(out_dir) as staging:  # a second run into `out_dir` waits for this one
-        return _train_into(staging, out_dir, run, specs, sampler_factory, progress, started)
+        return _train_into(staging, out_dir, run, specs, sampler_factory, progress, started, model_record)
+
+
+def _start_problem(start: Path, record: str | None) -> str | None:
+    """Why the local start `start` cannot be trained from: another record than `record` (when given), or a file that
+    differs from its record (`checkpoint_files_problem`); None when it can."""
+    other = None if record is None else record_problem(start, record, "nothing was trained: start again once "
+                                                       "whatever saves into it has ended (in the pipeline: materialize "
+                                                       "pocketworker_checkpoint again, then the RL assets)")
+    return other or checkpoint_files_problem(start)
 
 
 def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[EnvSpec],
                 sampler_factory: SamplerFactory | None, progress: Callable[[dict[str, float]], None] | None,
-                started: float) -> RLResult:
-    setup = build_rl_trainer(run, specs, staging, sampler_factory=sampler_factory, progress=progress)
+                started: float, model_record: str | None) -> RLResult:
+    setup = build_rl_trainer(run, specs, staging, sampler_factory=sampler_factory, progress=progress,
+                             start_record=model_record)
     trainer, recorder = setup.trainer, setup.recorder
     output = trainer.train()
     trainer.save_model(str(staging))

@@ -54,13 +54,14 @@ def compare_rl_variants(
     rewards: Sequence[RewardMode] = REWARD_MODES,
     credits: Sequence[CreditMode] = CREDIT_MODES,
     model_path: str | Path | None = None, max_steps: int | None = None, seeds: Sequence[int] | None = None,
-    on_variant: Callable[[RLResult], None] | None = None,
+    on_variant: Callable[[RLResult], None] | None = None, model_record: str | None = None,
 ) -> RLComparison:
     """Train one run per (reward, credit) into `out_dir/<reward>-<credit>/`, then write the comparison files.
 
     Every variant starts from the same model and seed, so the runs differ only in reward and credit. With `seeds`,
     every variant runs once per seed (training seed replaced) into `out_dir/<reward>-<credit>-s<seed>/`; the
-    table then gives each variant's reward slope over the seeds, and the plot the seeds' mean curve.
+    table then gives each variant's reward slope over the seeds, and the plot the seeds' mean curve. `model_record`:
+    see `train_rl`.
     """
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(model_path=model_path, max_steps=max_steps)
@@ -74,7 +75,8 @@ def compare_rl_variants(
                 seeded = run if seed is None else run.model_copy(
                     update={"training": run.training.model_copy(update={"seed": seed})})
                 folder = f"{reward}-{credit}" + ("" if seed is None else f"-s{seed}")
-                result = train_rl(seeded, specs, out_dir / folder, reward=reward, credit=credit)
+                result = train_rl(seeded, specs, out_dir / folder, reward=reward, credit=credit,
+                                  model_record=model_record)
                 results.append(result)
                 if on_variant is not None:
                     on_variant(result)

@@ -80,10 +80,10 @@ class LocalGitPublisher:
         check_version(release.version)
         return self._publish(release.version, lambda: release_upload(release), f"Dataset version {release.version}")
 
-    def publish_folder(self, folder: Path, version: str, card_md: str) -> PublishResult:
-        """Commit the files under `folder` plus README.md as one version tagged `version`."""
+    def publish_folder(self, folder: Path, version: str, card_md: str, record: str | None = None) -> PublishResult:
+        """Commit the files under `folder` plus README.md as one version tagged `version` (see `folder_upload`)."""
         check_version(version)
-        return self._publish(version, lambda: folder_upload(folder, version, card_md), f"Version {version}")
+        return self._publish(version, lambda: folder_upload(folder, version, card_md, record), f"Version {version}")
 
     def published_versions(self) -> list[str]:
         """Version tags, oldest first: in the order they were published (see `_versions_in_order`)."""

@@ -44,8 +44,9 @@ class HubPublisher(Protocol):
         """Commit the release's data files and card as one version, tagged `release.version`."""
         ...
 
-    def publish_folder(self, folder: Path, version: str, card_md: str) -> PublishResult:
-        """Commit every file under `folder` plus README.md = `card_md` as one version, tagged `version`."""
+    def publish_folder(self, folder: Path, version: str, card_md: str, record: str | None = None) -> PublishResult:
+        """Commit every file under `folder` plus README.md = `card_md` as one version, tagged `version`; with
+        `record` (the sha256 of the checkpoint record the caller checked), only if the folder still holds it."""
         ...
 
     def published_versions(self) -> list[str]:
@@ -102,8 +103,9 @@ def release_upload(release: DatasetRelease) -> Iterator[Upload]:
 
 
 @contextmanager
-def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
-    """Stage a folder (e.g. a checkpoint) with its card; it replaces every file but `.gitattributes`."""
+def folder_upload(folder: Path, version: str, card_md: str, record: str | None = None) -> Iterator[Upload]:
+    """Stage a folder (e.g. a checkpoint) with its card; it replaces every file but `.gitattributes`. With `record`,
+    the sha256 of the checkpoint record the caller checked ("" for none), a folder holding another is refused."""
     check_version(version)
     folder = Path(folder)
     if not folder.is_dir():
@@ -124,7 +126,7 @@ def folder_upload(folder: Path, version: str, card_md: str) -> Iterator[Upload]:
         # The files published are copied into the staging folder and checked there against the checkpoint's record
         # (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed over or
         # written in place into an original after its check is not published in the checked one's place.
-        snapshot = checked_snapshot(folder, files, staging / "files")
+        snapshot = checked_snapshot(folder, files, staging / "files", record)
         if isinstance(snapshot, str):
             raise PublishError(f"{snapshot}; nothing was published")
         card = staging / CARD_NAME
