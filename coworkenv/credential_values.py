@@ -53,12 +53,28 @@ HUB_TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 _TOKEN_FILE_MAX_BYTES = 64 * 1024
 
 
+# The variables the Hugging Face client builds its cache and token paths from (`huggingface_hub.constants`). Set
+# but empty, each is taken as it is: the path joined onto "" is a relative one, so the client looks for (and
+# downloads into) `hub/`, `huggingface/` or `token` in whatever folder the command runs from, and a model cached
+# before is not found (offline: "couldn't find them in the cached files", a minute later, naming no variable).
+HUB_HOME_VARIABLES = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME", "HF_TOKEN_PATH")
+
+
 def hub_client_token_problem(model: str) -> str | None:
-    """Why the token the Hugging Face client would send to download `model` (a Hub id) is not a token as it would
-    send it, naming the variable or file and never the value; None when it is, when there is none, or when `model`
-    is a folder here (loaded without the Hub). The client strips blanks and line breaks itself, not the quotes an env
-    file keeps nor a `Bearer ` word: our publisher refused those, but a training from a Hub model sent them (401)."""
-    if os.path.lexists(model) or os.environ.get("HF_OIDC_RESOURCE"):  # a local folder; a token from OIDC instead
+    """Why the Hugging Face client could not download `model` (a Hub id) as the user means it: a variable of its
+    cache or token paths set but empty (`HUB_HOME_VARIABLES`), or a token that is not one as the client would send
+    it, naming the variable or file and never the value; None when all is well, when there is no token, or when
+    `model` is a folder here (loaded without the Hub). The client strips blanks and line breaks itself, not the
+    quotes an env file keeps nor a `Bearer ` word: our publisher refused those, but a training from a Hub model sent
+    them (401)."""
+    if os.path.lexists(model):  # a local folder: no cache, no token
+        return None
+    empty = next((name for name in HUB_HOME_VARIABLES if name in os.environ and not os.environ[name].strip()), None)
+    if empty is not None:
+        return (f"{empty} is set but empty, so the Hugging Face client would look for {model} (and download it) in "
+                f"a folder relative to the current one ({os.getcwd()}), not in its cache: unset {empty}, or set it "
+                "to a folder")
+    if os.environ.get("HF_OIDC_RESOURCE"):  # a token from OIDC instead
         return None
     source, token = _hub_client_token()
     problem = credential_problem(source, token, "token") if token else None

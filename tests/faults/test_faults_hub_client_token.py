@@ -40,7 +40,8 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     import huggingface_hub
     import transformers
 
-    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_OIDC_RESOURCE"):
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_OIDC_RESOURCE", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE",
+                 "HF_HOME", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     token_file = tmp_path / "hf-home" / "token"
     token_file.parent.mkdir()
@@ -148,3 +149,27 @@ def test_the_pipeline_refuses_the_token_before_a_run_that_trains_from_a_hub_mode
                             "--only", CAPABILITY)
     assert line.startswith("error: COWORKENV_TRAIN_CONFIG='pocketworker-8b'") and variable in line, line
     assert TOKEN not in line, line
+
+
+@pytest.mark.parametrize("variable", ["HF_HOME", "XDG_CACHE_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"])
+def test_a_cache_variable_set_but_empty_stops_a_training_from_a_hub_model_naming_it(
+        hub: Path, inputs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str) -> None:
+    """`HF_HOME=` (an env file's empty line, `export HF_HOME=$UNSET`): the client joins its paths onto "" and looks
+    for the model in the current folder; on main an offline training failed a minute later with "couldn't find them
+    in the cached files", naming no variable, and online it downloaded the model again into the current folder."""
+    monkeypatch.setenv(variable, "")
+    line = refused(_sft(inputs, tmp_path), variable, "set but empty", "Qwen/Qwen3-VL-8B-Instruct")
+    assert not (tmp_path / "out").exists()
+    monkeypatch.setenv(variable, " ")
+    refused(_rl(inputs, tmp_path), variable, HUB_MODEL)
+    assert "unset" in line, line
+
+
+def test_an_empty_cache_variable_is_no_reason_to_stop_a_training_from_a_local_folder(
+        hub: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression guard: a model in a local folder is loaded without the client's cache."""
+    from coworkenv.credential_values import hub_client_token_problem
+
+    monkeypatch.setenv("HF_HOME", "")
+    assert hub_client_token_problem(str(tmp_path)) is None
+    assert hub_client_token_problem(HUB_MODEL) is not None
