@@ -101,8 +101,9 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
                 # The backdoor probe tries the check's words the reference never says: with no reference at all,
                 # every word would be one, the answer a question-answering task asks for too (an imported task
                 # without its reference), and the oracle gate already names what is missing. It needs a reference.
-                probed = episodes.initial_wire is not None and any(turn.steps for turn in ctx.spec.reference)
-                untouched = payload(check.rule, episodes.initial_wire, [], []) if probed else None
+                referenced = any(turn.steps for turn in ctx.spec.reference)
+                untouched = (payload(check.rule, episodes.initial_wire, [], [])
+                             if episodes.initial_wire and referenced else None)
                 ctx.python_probes[check.id] = probe_check(
                     check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
                     oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
