@@ -86,3 +86,20 @@ def test_bare_collection_and_locale_settings_are_left() -> None:
     head = _HEAD + "import gc, locale\ngc.collect()\n"
     expr = "locale.getencoding() == 'UTF-8' and locale.localeconv()['decimal_point'] == '.'"
     assert machine_read(_check(expr, head)) is None
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    ("locale.locale_alias['c.utf8'] == 'en_US.UTF-8'", "import locale\n"),
+    ("normalize('c.utf8').startswith('en_US')", "from locale import normalize\n"),
+    ("len(list(sys.modules.keys())) < 60", ""),
+    ("len(sys.modules.copy()) == 57", ""),
+])
+def test_alias_table_and_module_count_are_found(expr: str, imports: str) -> None:
+    """version_value_read: the locale alias table (what `normalize` reads), how many modules the interpreter loaded."""
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+def test_whether_a_module_is_loaded_is_left() -> None:
+    """Whether a module is loaded, and the size of something else, name no count of the interpreter's."""
+    expr = "'os' in sys.modules and sys.modules.get('json') is None and len(sys.modules['os'].sep) == 1"
+    assert machine_read(_check(expr)) is None

@@ -17,7 +17,8 @@ size and float format (`sys.maxsize`, `sys.float_info`, `sys.int_info`: 64-bit I
 it), and the host name, kernel release
 and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `C.UTF-8`), though not the
 locale's name as `locale.getlocale()` gives it (the interpreter's alias table: `en_US` on 3.11, `C` from 3.12), nor
-the garbage collector's thresholds or the count a kept `gc.collect()` returns (the interpreter's own objects)."""
+the garbage collector's thresholds or the count a kept `gc.collect()` returns (the interpreter's own objects), nor how
+many modules it loaded before the check (`len(sys.modules)`)."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ _READS = {
     "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES"}),
     "_imp": frozenset({"extension_suffixes"}),
     # the locale's name as the interpreter's alias table gives it: ('en_US', 'UTF-8') on 3.11, ('C', 'UTF-8') from
-    # 3.12, for the same C.UTF-8 locale the sandbox runs in
-    "locale": frozenset({"getlocale", "getdefaultlocale"}),
+    # 3.12, for the same C.UTF-8 locale the sandbox runs in; the table itself, and a name normalised by it
+    # (`locale.normalize('C.UTF-8')`: 'en_US.UTF-8' on 3.11, 'C.UTF-8' from 3.12)
+    "locale": frozenset({"getlocale", "getdefaultlocale", "normalize", "locale_alias", "_parse_localename"}),
     # the collector's thresholds (700 until 3.12, 2000 from 3.13) and, kept (not a bare `gc.collect()`), how many
     # objects a collection found unreachable, which the interpreter's own start-up objects decide
     "gc": frozenset({"get_threshold", "collect"}),
@@ -66,6 +68,8 @@ _SANDBOXED_INDEXES = frozenset({0, 1, 2, 3})
 # Members of a machine read that every machine able to run the verifier answers alike (the project runs on CPython).
 _SHARED = frozenset({"sys.implementation.name", "sys.thread_info.name"})
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Built-ins that copy what they are given whole: counted, the copy counts the same.
+_COPIES = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted"})
 
 
 def machine_read(code: str) -> str | None:
@@ -110,6 +114,8 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
     the interpreter's build), a resource limit the sandbox leaves the host's (`resource.getrlimit(RLIMIT_STACK)`)."""
     if not isinstance(node, ast.Call):
         return None
+    if _counts_modules(node, names):
+        return f"`{ast.unparse(node)}`"
     if isinstance(node.func, ast.Attribute) and node.func.attr == "__sizeof__":
         return f"`{ast.unparse(node)}`"
     if canonical(qualified(node.func, names) or "") == "resource.getrlimit" and node.args:
@@ -118,6 +124,24 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
         if named is None or named.rpartition(".")[2] not in _SANDBOX_LIMITS:
             return f"`{ast.unparse(node)}`"
     return None
+
+
+def _counts_modules(call: ast.Call, names: dict[str, str]) -> bool:
+    """`len(sys.modules)`, `len(list(sys.modules.keys()))`: how many modules the interpreter loaded before the check,
+    which its version decides (45 on 3.11 and 3.12, 46 on 3.13 in `python -I -S`); whether one is loaded is left
+    alone."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "len" and call.func.id not in names and call.args):
+        return False
+    held = call.args[0]
+    while True:
+        if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) and held.func.id in _COPIES and held.args:
+            held = held.args[0]  # `len(list(sys.modules))`
+        elif isinstance(held, ast.Call) and isinstance(held.func, ast.Attribute) and \
+                held.func.attr in ("keys", "values", "items", "copy"):
+            held = held.func.value  # `len(sys.modules.keys())`
+        else:
+            break
+    return canonical(qualified(held, names) or "") == "sys.modules"
 
 
 def _reads_machine(found: str) -> bool:
