@@ -272,6 +272,10 @@ _POOL = "_POOL = {'a', 'b'}\n"
     f"{_POOL}take = _POOL.pop\nok = take() == 'a'\n",
     f"ok = next(iter(iter({_S}).__next__, 'z')) == 'a'\n",
     f"{_POOL}ok = list(iter(functools.partial(next, iter(_POOL)), 'z'))[0] == 'a'\n",
+    f"ok = getattr({_S}, 'pop')() == 'a'\n",
+    f"ok = set.pop({_S}) == 'a' or type({_S}).pop({_S}) == 'a'\n",
+    f"ok = dict.popitem(dict.fromkeys({_S}))[0] == 'a'\n",
+    f"ok = sum(([x] for x in {_S}), [])[0] == 'a'\n",
 ])
 def test_order_left_in_a_class_or_handed_out_by_a_call_is_found(body: str) -> None:
     """set_order_leftover: a class body's loop read as the class's attribute; `next` or a sort through
@@ -285,6 +289,9 @@ def test_order_left_in_a_class_or_handed_out_by_a_call_is_found(body: str) -> No
     f"ok = functools.partial(next, iter(sorted({_S})))() == 'a'\n",
     f"take = sorted({_S}).pop\nok = take() == 'b' and functools.partial(len)({_S}) == 2\n",
     f"ok = sorted({_S}, key=str)[0] == 'a' and min({_S}, key=repr) == 'a' and max({_S}, key=ascii) == 'b'\n",
+    f"ok = getattr(sorted({_S}), 'pop')() == 'b' and set.pop({{1, 2}}) == 1 and len(getattr({_S}, 'copy')()) == 2\n",
+    f"ok = sum(len(x) for x in {_S}) == 2 and sum(([x] for x in sorted({_S})), [])[0] == 'a'\n",
+    "import operator\nok = operator.methodcaller('upper')('a') == 'A'\n",
 ])
 def test_order_free_look_alike_of_a_class_loop_or_a_partial_is_left(body: str) -> None:
     """A class's name bound again, a sorted loop or partial, a sorted list's `pop`, and a sort by the member's own

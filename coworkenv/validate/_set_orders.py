@@ -227,11 +227,26 @@ class _Reader:
             return expr.attr in _POPS and self.carries(expr.value)
         if isinstance(expr, ast.Name):
             return expr.id in self.drawers
+        if isinstance(expr, ast.Call) and self._builtin(expr.func) == "getattr" and len(expr.args) == 2:
+            name = expr.args[1]  # `getattr(s, 'pop')`
+            return isinstance(name, ast.Constant) and name.value in _POPS and self.carries(expr.args[0])
         if isinstance(expr, ast.Call) and self._partial(expr):
             wrapped = expr.args[0]
             return (self._builtin(wrapped) == "next" and len(expr.args) > 1 and self.carries(expr.args[1])) or \
                 self.draws(wrapped)
         return False
+
+    def _unbound(self, owner: ast.expr) -> bool:
+        """A container's class, whose method takes the container first: `set`, `dict`, `type(s)`."""
+        if isinstance(owner, ast.Name):
+            return owner.id in ("set", "dict") and owner.id not in self.names
+        return isinstance(owner, ast.Call) and self._builtin(owner.func) == "type" and len(owner.args) == 1
+
+    def _joins(self, call: ast.Call) -> bool:
+        """`sum(terms, [])`, `sum(terms, start=())`: lists or tuples joined in the order the terms come in."""
+        start = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
+        return bool(call.args) and bool(start) and isinstance(start[0], (ast.List, ast.Tuple)) and \
+            self.carries(call.args[0])
 
     def holds(self, expr: ast.expr) -> bool:
         """A display holding a set's order as one of its members (`[s]`, `(s, t)`): what iterating it meets is one."""
@@ -285,6 +300,8 @@ class _Reader:
         builtin = self._builtin(func)
         if builtin == "iter" and len(args) == 2:  # `iter(s.pop, None)`: the members a call hands out, in turn
             return self.draws(args[0])
+        if builtin == "sum" and self._joins(expr):  # `sum(([x] for x in s), [])`: the terms joined in turn
+            return True
         if builtin == "sorted":  # a sort by a key leaves its ties in the set's order
             return _ties(expr.keywords, self.names) and bool(expr.args) and self.carries(expr.args[0])
         if builtin in _CARRIERS:
@@ -341,6 +358,8 @@ class _Reader:
             return expr.id in self.ordered and expr.id not in self.mappings
         if isinstance(expr, ast.Attribute):
             return self.carries(expr) and _target(expr) not in self.mappings
+        if isinstance(expr, ast.Call) and self._builtin(expr.func) == "sum":
+            return self._joins(expr)
         if isinstance(expr, ast.Call) and (unwrapped := self._unwrapped(expr)) is not None:
             return self.sequence(unwrapped)  # `functools.partial(sorted, key=len)(s)`: `sorted(s, key=len)`
         if isinstance(expr, ast.Call) and (qualified(expr.func, self.names) or "") in _SEQUENCE_CALLS:
@@ -423,6 +442,14 @@ class _Reader:
             return self._call_reads_order(unwrapped)
         if self.draws(node.func):  # `take()` where `take = s.pop`: the member the set's order hands out first
             return True
+        if isinstance(node.func, ast.Call) and node.args and \
+                (qualified(node.func.func, self.names) or "") == "operator.methodcaller" and node.func.args and \
+                isinstance(node.func.args[0], ast.Constant) and node.func.args[0].value in _POPS and \
+                len(node.func.args) == 1:  # `operator.methodcaller('pop')(s)`
+            return self.carries(node.args[0])
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _POPS and len(node.args) == 1 and \
+                self._unbound(node.func.value):  # `set.pop(s)`, `type(s).pop(s)`: `s.pop()`
+            return self.carries(node.args[0])
         own = self._own(node)
         if own is not None:  # `first(s)` where `def first(xs): return list(xs)[0]`
             function, given = own

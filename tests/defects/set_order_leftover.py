@@ -7,8 +7,9 @@ in s]`, then `seen`), a set given whole as the one member of a display and sprea
 first(xs=s): return next(iter(xs))`, called `first()`) and a built-in called under a name of the check's (`step =
 next`, `it = iter`, `step(it(s))`); and (defects46) a class body's loop, whose last member is left as the class's
 attribute (`class H: for last in s: pass`, read as `H.last`), `next` through `functools.partial` (`partial(next,
-iter(s))()`), and a bound `pop` handed to `iter(f, sentinel)`, which calls it for the members in turn. The probes neither pin nor move a string's hash, so every probe run sees a check
-that always passes (nearly: one in a thousand per run), and main accepted every defect here.
+iter(s))()`), a bound `pop` handed to `iter(f, sentinel)`, which calls it for the members in turn, and `pop` by
+another spelling (`operator.methodcaller('pop')(s)`). The probes neither pin nor move a string's hash, so every
+probe run sees a check that always passes (nearly: one in a thousand per run), and main accepted every defect here.
 
 The sound twins are the same Python check without the read, a look-alike whose loop's name is bound again by a
 loop over the sorted members before it is read, and a sort by `key=str` (a string's own text ties no two strings;
@@ -23,8 +24,9 @@ displays; follows a display holding a set into the loops and comprehension claus
 defaults of the parameters it leaves out; reads a name bound to a built-in (and nothing else) as the built-in; reads
 a class body's loop's names as the class's attributes (`H.last`, `H().last`, `self.last` in its methods); reads a
 call of a `functools.partial` (or a name bound to one) as the call it wraps; and takes a bound `pop`/`__next__` of a
-set's order (or a name bound to one, or a partial of `next`) as handing out its members in turn, called or
-iterated by `iter(f, sentinel)`.
+set's order (or a name bound to one, a partial of `next`, `getattr(s, 'pop')`) as handing out its members in turn,
+called or iterated by `iter(f, sentinel)`; reads `operator.methodcaller('pop')(s)`, `set.pop(s)` and
+`type(s).pop(s)` as `s.pop()`, and `sum(terms, [])` as the terms joined in turn.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ CLASS = "set_order_leftover"
 DETECTION = (
     "read the names a loop or a comprehension's walrus leaves bound to the last member of a set's order, starred "
     "displays spread, displays holding a set iterated again, default arguments, names bound to a built-in, a class "
-    "body's loop read as the class's attribute, functools.partial calls and a bound pop called or given to iter()"
+    "body's loop read as the class's attribute, functools.partial calls, a pop however spelled, called or given to iter(), and sum(terms, [])"
 )
 
 _S = "{str(i) for i in range(1000)}"
@@ -55,6 +57,7 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     "partial-next": (f"functools.partial(next, iter({_S}))() != '999'", "import functools\n", None, ""),
     "pop-until-sentinel": ("next(iter(_POOL.pop, None)) != '999'", f"_POOL = {_S}\n",
                            "sorted(_POOL, key=str)[-1] == '999'", f"_POOL = {_S}\n"),
+    "methodcaller-pop": ("operator.methodcaller('pop')(_POOL) != '999'", f"import operator\n_POOL = {_S}\n", None, ""),
 }
 
 
