@@ -103,3 +103,26 @@ def test_whether_a_module_is_loaded_is_left() -> None:
     """Whether a module is loaded, and the size of something else, name no count of the interpreter's."""
     expr = "'os' in sys.modules and sys.modules.get('json') is None and len(sys.modules['os'].sep) == 1"
     assert machine_read(_check(expr)) is None
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    ("'type' not in keyword.softkwlist", "import keyword\n"),
+    ("importlib.util.MAGIC_NUMBER[:2] == b'\\xa7\\r'", "import importlib.util\n"),
+    ("dis.opmap['LOAD_CONST'] == 100", "import dis\n"),
+    ("'OpenSSL 3.0' in ssl.OPENSSL_VERSION", "import ssl\n"),
+    ("zlib.ZLIB_RUNTIME_VERSION == '1.2.13'", "import zlib\n"),
+    ("expat.EXPAT_VERSION.startswith('expat_2.5')", "from xml.parsers import expat\n"),
+    ("'sm3' not in hashlib.algorithms_available", "import hashlib\n"),
+])
+def test_shipped_data_and_library_versions_are_found(expr: str, imports: str) -> None:
+    """version_value_read and machine_read: what the interpreter's version ships (soft keywords, byte code numbers)
+    and the C libraries of the image (OpenSSL, zlib, expat, the hash algorithms they offer)."""
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+def test_what_every_supported_version_ships_alike_is_left() -> None:
+    """Hard keywords, the highest pickle protocol, the guaranteed hash algorithms, a letter's Unicode category."""
+    head = _HEAD + "import hashlib, keyword, pickle, unicodedata\n"
+    expr = "keyword.iskeyword('def') and pickle.HIGHEST_PROTOCOL == 5 and 'sha256' in hashlib.algorithms_guaranteed " \
+        "and unicodedata.category('a') == 'Ll'"
+    assert machine_read(_check(expr, head)) is None

@@ -47,7 +47,7 @@ _READS = {
     "resource": frozenset({"getpagesize"}),
     "mmap": frozenset({"PAGESIZE", "ALLOCATIONGRANULARITY"}),
     # the suffixes of native modules, which name the CPU and the interpreter (`.cpython-311-x86_64-linux-gnu.so`)
-    "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES"}),
+    "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES", "MAGIC_NUMBER", "_RAW_MAGIC_NUMBER"}),
     "_imp": frozenset({"extension_suffixes"}),
     # the locale's name as the interpreter's alias table gives it: ('en_US', 'UTF-8') on 3.11, ('C', 'UTF-8') from
     # 3.12, for the same C.UTF-8 locale the sandbox runs in; the table itself, and a name normalised by it
@@ -56,6 +56,19 @@ _READS = {
     # the collector's thresholds (700 until 3.12, 2000 from 3.13) and, kept (not a bare `gc.collect()`), how many
     # objects a collection found unreachable, which the interpreter's own start-up objects decide
     "gc": frozenset({"get_threshold", "collect"}),
+    # what the interpreter's version ships: its Unicode database (14.0.0 on 3.11, 15.0.0 on 3.12, 15.1.0 on 3.13),
+    # its soft keywords (`type` from 3.12), its byte code's numbers (`importlib.util.MAGIC_NUMBER` above, the opcodes)
+    "unicodedata": frozenset({"unidata_version"}),
+    "keyword": frozenset({"softkwlist", "issoftkeyword"}),
+    **dict.fromkeys(("dis", "opcode"), frozenset({"opmap", "opname", "hasconst", "hasname", "hasjrel", "hasjabs",
+                                                   "haslocal", "hascompare", "hasfree", "HAVE_ARGUMENT",
+                                                   "EXTENDED_ARG"})),
+    # the C libraries the interpreter was built with or loads: the image's, not the check's
+    **dict.fromkeys(("sqlite3", "sqlite3.dbapi2", "_sqlite3"), frozenset({"sqlite_version", "sqlite_version_info"})),
+    **dict.fromkeys(("ssl", "_ssl"), frozenset({"OPENSSL_VERSION", "OPENSSL_VERSION_INFO", "OPENSSL_VERSION_NUMBER"})),
+    "zlib": frozenset({"ZLIB_RUNTIME_VERSION", "ZLIB_VERSION"}),
+    **dict.fromkeys(("pyexpat", "xml.parsers.expat"), frozenset({"EXPAT_VERSION", "version_info"})),
+    "hashlib": frozenset({"algorithms_available"}),
 }
 # The limits the sandbox sets to values of its own, the same on every machine; the others (the stack's soft limit)
 # are the host's (`ulimit -s`).
@@ -145,10 +158,12 @@ def _counts_modules(call: ast.Call, names: dict[str, str]) -> bool:
 
 
 def _reads_machine(found: str) -> bool:
-    module, _, rest = found.partition(".")
-    member = rest.split(".")[0]
-    listed = _READS.get(module)
-    return listed is not None and bool(member) and (member in listed or "*" in listed)
+    parts = found.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest module listed (`xml.parsers.expat`, then `xml`)
+        listed = _READS.get(".".join(parts[:cut]))
+        if listed is not None:
+            return parts[cut] in listed or "*" in listed
+    return False
 
 
 def _shared(node: ast.expr, found: str, parents: dict[ast.AST, ast.AST]) -> bool:
