@@ -93,15 +93,19 @@ def test_bare_collection_and_locale_settings_are_left() -> None:
     ("normalize('c.utf8').startswith('en_US')", "from locale import normalize\n"),
     ("len(list(sys.modules.keys())) < 60", ""),
     ("len(sys.modules.copy()) == 57", ""),
+    ("len(dir(builtins)) < 160", "import builtins\n"),
+    ("len(builtins.__dict__) == 158", "import builtins\n"),
 ])
 def test_alias_table_and_module_count_are_found(expr: str, imports: str) -> None:
     """version_value_read: the locale alias table (what `normalize` reads), how many modules the interpreter loaded."""
     assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
 
 
-def test_whether_a_module_is_loaded_is_left() -> None:
-    """Whether a module is loaded, and the size of something else, name no count of the interpreter's."""
-    expr = "'os' in sys.modules and sys.modules.get('json') is None and len(sys.modules['os'].sep) == 1"
+def test_whether_a_module_or_a_builtin_is_there_is_left() -> None:
+    """Whether a module is loaded or a built-in there, and the size of something else, name no count of the
+    interpreter's."""
+    expr = "'os' in sys.modules and sys.modules.get('json') is None and len(sys.modules['os'].sep) == 1 and " \
+        "'len' in dir(builtins) and len(dir(rows)) > 0 and len(vars(os.path)) > 0"
     assert machine_read(_check(expr)) is None
 
 

@@ -127,7 +127,7 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
     the interpreter's build), a resource limit the sandbox leaves the host's (`resource.getrlimit(RLIMIT_STACK)`)."""
     if not isinstance(node, ast.Call):
         return None
-    if _counts_modules(node, names):
+    if _counts_interpreter(node, names):
         return f"`{ast.unparse(node)}`"
     if isinstance(node.func, ast.Attribute) and node.func.attr == "__sizeof__":
         return f"`{ast.unparse(node)}`"
@@ -139,10 +139,11 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
     return None
 
 
-def _counts_modules(call: ast.Call, names: dict[str, str]) -> bool:
+def _counts_interpreter(call: ast.Call, names: dict[str, str]) -> bool:
     """`len(sys.modules)`, `len(list(sys.modules.keys()))`: how many modules the interpreter loaded before the check,
-    which its version decides (45 on 3.11 and 3.12, 46 on 3.13 in `python -I -S`); whether one is loaded is left
-    alone."""
+    which its version decides (45 on 3.11 and 3.12, 46 on 3.13 in `python -I -S`); `len(dir(builtins))`,
+    `len(vars(builtins))`, `len(builtins.__dict__)`: how many built-ins it has (151 on 3.11; new exceptions come with
+    new versions). Whether one is there is left alone."""
     if not (isinstance(call.func, ast.Name) and call.func.id == "len" and call.func.id not in names and call.args):
         return False
     held = call.args[0]
@@ -154,7 +155,14 @@ def _counts_modules(call: ast.Call, names: dict[str, str]) -> bool:
             held = held.func.value  # `len(sys.modules.keys())`
         else:
             break
-    return canonical(qualified(held, names) or "") == "sys.modules"
+    if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) and held.func.id in ("dir", "vars") and \
+            held.func.id not in names and len(held.args) == 1:
+        held = held.args[0]  # `len(dir(builtins))`: the built-ins' names
+    elif isinstance(held, ast.Attribute) and held.attr == "__dict__":
+        held = held.value
+    else:
+        return canonical(qualified(held, names) or "") == "sys.modules"
+    return (qualified(held, names) or "") == "builtins" or (isinstance(held, ast.Name) and held.id == "__builtins__")
 
 
 def _reads_machine(found: str) -> bool:
