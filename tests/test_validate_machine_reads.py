@@ -86,3 +86,47 @@ def test_bare_collection_and_locale_settings_are_left() -> None:
     head = _HEAD + "import gc, locale\ngc.collect()\n"
     expr = "locale.getencoding() == 'UTF-8' and locale.localeconv()['decimal_point'] == '.'"
     assert machine_read(_check(expr, head)) is None
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    ("locale.locale_alias['c.utf8'] == 'en_US.UTF-8'", "import locale\n"),
+    ("normalize('c.utf8').startswith('en_US')", "from locale import normalize\n"),
+    ("len(list(sys.modules.keys())) < 60", ""),
+    ("len(sys.modules.copy()) == 57", ""),
+    ("len(dir(builtins)) < 160", "import builtins\n"),
+    ("len(builtins.__dict__) == 158", "import builtins\n"),
+])
+def test_alias_table_and_module_count_are_found(expr: str, imports: str) -> None:
+    """version_value_read: the locale alias table (what `normalize` reads), how many modules the interpreter loaded."""
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+def test_whether_a_module_or_a_builtin_is_there_is_left() -> None:
+    """Whether a module is loaded or a built-in there, and the size of something else, name no count of the
+    interpreter's."""
+    expr = "'os' in sys.modules and sys.modules.get('json') is None and len(sys.modules['os'].sep) == 1 and " \
+        "'len' in dir(builtins) and len(dir(rows)) > 0 and len(vars(os.path)) > 0"
+    assert machine_read(_check(expr)) is None
+
+
+@pytest.mark.parametrize(("expr", "imports"), [
+    ("'type' not in keyword.softkwlist", "import keyword\n"),
+    ("importlib.util.MAGIC_NUMBER[:2] == b'\\xa7\\r'", "import importlib.util\n"),
+    ("dis.opmap['LOAD_CONST'] == 100", "import dis\n"),
+    ("'OpenSSL 3.0' in ssl.OPENSSL_VERSION", "import ssl\n"),
+    ("zlib.ZLIB_RUNTIME_VERSION == '1.2.13'", "import zlib\n"),
+    ("expat.EXPAT_VERSION.startswith('expat_2.5')", "from xml.parsers import expat\n"),
+    ("'sm3' not in hashlib.algorithms_available", "import hashlib\n"),
+])
+def test_shipped_data_and_library_versions_are_found(expr: str, imports: str) -> None:
+    """version_value_read and machine_read: what the interpreter's version ships (soft keywords, byte code numbers)
+    and the C libraries of the image (OpenSSL, zlib, expat, the hash algorithms they offer)."""
+    assert machine_read(_check(expr, _HEAD + imports)) is not None, expr
+
+
+def test_what_every_supported_version_ships_alike_is_left() -> None:
+    """Hard keywords, the highest pickle protocol, the guaranteed hash algorithms, a letter's Unicode category."""
+    head = _HEAD + "import hashlib, keyword, pickle, unicodedata\n"
+    expr = "keyword.iskeyword('def') and pickle.HIGHEST_PROTOCOL == 5 and 'sha256' in hashlib.algorithms_guaranteed " \
+        "and unicodedata.category('a') == 'Ll'"
+    assert machine_read(_check(expr, head)) is None

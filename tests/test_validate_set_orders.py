@@ -259,3 +259,46 @@ def test_sort_by_a_key_holding_the_member_is_left(expr: str) -> None:
 def test_sort_by_a_key_that_can_tie_is_found(expr: str) -> None:
     """A tuple key without the member (`n.lower()` ties `A` and `a`), a key of more than one parameter."""
     assert unpinned_randomness(_check(expr, _HEAD)) is not None, expr
+
+
+_POOL = "_POOL = {'a', 'b'}\n"
+
+
+@pytest.mark.parametrize("body", [
+    f"class C:\n    for n in {_S}:\n        kept = n.strip()\n\n\nok = C().kept == 'a'\n",
+    f"class C:\n    for n in {_S}:\n        pass\n\n    def get(self):\n        return self.n\n\n\nok = C().get() == 'a'\n",
+    f"pick = functools.partial(next)\nok = pick(iter({_S})) == 'a'\n",
+    f"ok = functools.partial(sorted, key=len)({_S})[0] == 'a'\n",
+    f"{_POOL}take = _POOL.pop\nok = take() == 'a'\n",
+    f"ok = next(iter(iter({_S}).__next__, 'z')) == 'a'\n",
+    f"{_POOL}ok = list(iter(functools.partial(next, iter(_POOL)), 'z'))[0] == 'a'\n",
+    f"ok = getattr({_S}, 'pop')() == 'a'\n",
+    f"ok = set.pop({_S}) == 'a' or type({_S}).pop({_S}) == 'a'\n",
+    f"ok = dict.popitem(dict.fromkeys({_S}))[0] == 'a'\n",
+    f"ok = sum(([x] for x in {_S}), [])[0] == 'a'\n",
+])
+def test_order_left_in_a_class_or_handed_out_by_a_call_is_found(body: str) -> None:
+    """set_order_leftover: a class body's loop read as the class's attribute; `next` or a sort through
+    `functools.partial`; a bound `pop` or `__next__` called, or handed to `iter(f, sentinel)`."""
+    assert unpinned_randomness(_check("ok", _HEAD + body)) is not None, body
+
+
+@pytest.mark.parametrize("body", [
+    f"class C:\n    for n in {_S}:\n        pass\n    n = 'b'\n\n\nok = C.n == 'b'\n",
+    f"class C:\n    for n in sorted({_S}):\n        pass\n\n\nok = C.n == 'b'\n",
+    f"ok = functools.partial(next, iter(sorted({_S})))() == 'a'\n",
+    f"take = sorted({_S}).pop\nok = take() == 'b' and functools.partial(len)({_S}) == 2\n",
+    f"ok = sorted({_S}, key=str)[0] == 'a' and min({_S}, key=repr) == 'a' and max({_S}, key=ascii) == 'b'\n",
+    f"ok = getattr(sorted({_S}), 'pop')() == 'b' and set.pop({{1, 2}}) == 1 and len(getattr({_S}, 'copy')()) == 2\n",
+    f"ok = sum(len(x) for x in {_S}) == 2 and sum(([x] for x in sorted({_S})), [])[0] == 'a'\n",
+    "import operator\nok = operator.methodcaller('upper')('a') == 'A'\n",
+])
+def test_order_free_look_alike_of_a_class_loop_or_a_partial_is_left(body: str) -> None:
+    """A class's name bound again, a sorted loop or partial, a sorted list's `pop`, and a sort by the member's own
+    text (`key=str`: no two strings tie; main rejected this sound check)."""
+    assert unpinned_randomness(_check("ok", _HEAD + body)) is None, body
+
+
+def test_sort_by_a_text_key_of_the_checks_own_can_tie() -> None:
+    """`str` bound by the check to another callable is no longer the member's own text."""
+    assert unpinned_randomness(_check(f"sorted({_S}, key=str)[0] == 'a'", _HEAD + "str = len\n")) is not None

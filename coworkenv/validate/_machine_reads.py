@@ -17,7 +17,8 @@ size and float format (`sys.maxsize`, `sys.float_info`, `sys.int_info`: 64-bit I
 it), and the host name, kernel release
 and locale, which the sandbox answers with values of its own (`sandbox`, `0.0.0-sandbox`, `C.UTF-8`), though not the
 locale's name as `locale.getlocale()` gives it (the interpreter's alias table: `en_US` on 3.11, `C` from 3.12), nor
-the garbage collector's thresholds or the count a kept `gc.collect()` returns (the interpreter's own objects)."""
+the garbage collector's thresholds or the count a kept `gc.collect()` returns (the interpreter's own objects), nor how
+many modules it loaded before the check (`len(sys.modules)`)."""
 
 from __future__ import annotations
 
@@ -46,14 +47,28 @@ _READS = {
     "resource": frozenset({"getpagesize"}),
     "mmap": frozenset({"PAGESIZE", "ALLOCATIONGRANULARITY"}),
     # the suffixes of native modules, which name the CPU and the interpreter (`.cpython-311-x86_64-linux-gnu.so`)
-    "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES"}),
+    "_frozen_importlib_external": frozenset({"EXTENSION_SUFFIXES", "MAGIC_NUMBER", "_RAW_MAGIC_NUMBER"}),
     "_imp": frozenset({"extension_suffixes"}),
     # the locale's name as the interpreter's alias table gives it: ('en_US', 'UTF-8') on 3.11, ('C', 'UTF-8') from
-    # 3.12, for the same C.UTF-8 locale the sandbox runs in
-    "locale": frozenset({"getlocale", "getdefaultlocale"}),
+    # 3.12, for the same C.UTF-8 locale the sandbox runs in; the table itself, and a name normalised by it
+    # (`locale.normalize('C.UTF-8')`: 'en_US.UTF-8' on 3.11, 'C.UTF-8' from 3.12)
+    "locale": frozenset({"getlocale", "getdefaultlocale", "normalize", "locale_alias", "_parse_localename"}),
     # the collector's thresholds (700 until 3.12, 2000 from 3.13) and, kept (not a bare `gc.collect()`), how many
     # objects a collection found unreachable, which the interpreter's own start-up objects decide
     "gc": frozenset({"get_threshold", "collect"}),
+    # what the interpreter's version ships: its Unicode database (14.0.0 on 3.11, 15.0.0 on 3.12, 15.1.0 on 3.13),
+    # its soft keywords (`type` from 3.12), its byte code's numbers (`importlib.util.MAGIC_NUMBER` above, the opcodes)
+    "unicodedata": frozenset({"unidata_version"}),
+    "keyword": frozenset({"softkwlist", "issoftkeyword"}),
+    **dict.fromkeys(("dis", "opcode"), frozenset({"opmap", "opname", "hasconst", "hasname", "hasjrel", "hasjabs",
+                                                   "haslocal", "hascompare", "hasfree", "HAVE_ARGUMENT",
+                                                   "EXTENDED_ARG"})),
+    # the C libraries the interpreter was built with or loads: the image's, not the check's
+    **dict.fromkeys(("sqlite3", "sqlite3.dbapi2", "_sqlite3"), frozenset({"sqlite_version", "sqlite_version_info"})),
+    **dict.fromkeys(("ssl", "_ssl"), frozenset({"OPENSSL_VERSION", "OPENSSL_VERSION_INFO", "OPENSSL_VERSION_NUMBER"})),
+    "zlib": frozenset({"ZLIB_RUNTIME_VERSION", "ZLIB_VERSION"}),
+    **dict.fromkeys(("pyexpat", "xml.parsers.expat"), frozenset({"EXPAT_VERSION", "version_info"})),
+    "hashlib": frozenset({"algorithms_available"}),
 }
 # The limits the sandbox sets to values of its own, the same on every machine; the others (the stack's soft limit)
 # are the host's (`ulimit -s`).
@@ -66,6 +81,8 @@ _SANDBOXED_INDEXES = frozenset({0, 1, 2, 3})
 # Members of a machine read that every machine able to run the verifier answers alike (the project runs on CPython).
 _SHARED = frozenset({"sys.implementation.name", "sys.thread_info.name"})
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Built-ins that copy what they are given whole: counted, the copy counts the same.
+_COPIES = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted"})
 
 
 def machine_read(code: str) -> str | None:
@@ -110,6 +127,8 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
     the interpreter's build), a resource limit the sandbox leaves the host's (`resource.getrlimit(RLIMIT_STACK)`)."""
     if not isinstance(node, ast.Call):
         return None
+    if _counts_interpreter(node, names):
+        return f"`{ast.unparse(node)}`"
     if isinstance(node.func, ast.Attribute) and node.func.attr == "__sizeof__":
         return f"`{ast.unparse(node)}`"
     if canonical(qualified(node.func, names) or "") == "resource.getrlimit" and node.args:
@@ -120,11 +139,39 @@ def _build_read(node: ast.AST, names: dict[str, str]) -> str | None:
     return None
 
 
+def _counts_interpreter(call: ast.Call, names: dict[str, str]) -> bool:
+    """`len(sys.modules)`, `len(list(sys.modules.keys()))`: how many modules the interpreter loaded before the check,
+    which its version decides (45 on 3.11 and 3.12, 46 on 3.13 in `python -I -S`); `len(dir(builtins))`,
+    `len(vars(builtins))`, `len(builtins.__dict__)`: how many built-ins it has (151 on 3.11; new exceptions come with
+    new versions). Whether one is there is left alone."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "len" and call.func.id not in names and call.args):
+        return False
+    held = call.args[0]
+    while True:
+        if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) and held.func.id in _COPIES and held.args:
+            held = held.args[0]  # `len(list(sys.modules))`
+        elif isinstance(held, ast.Call) and isinstance(held.func, ast.Attribute) and \
+                held.func.attr in ("keys", "values", "items", "copy"):
+            held = held.func.value  # `len(sys.modules.keys())`
+        else:
+            break
+    if isinstance(held, ast.Call) and isinstance(held.func, ast.Name) and held.func.id in ("dir", "vars") and \
+            held.func.id not in names and len(held.args) == 1:
+        held = held.args[0]  # `len(dir(builtins))`: the built-ins' names
+    elif isinstance(held, ast.Attribute) and held.attr == "__dict__":
+        held = held.value
+    else:
+        return canonical(qualified(held, names) or "") == "sys.modules"
+    return (qualified(held, names) or "") == "builtins" or (isinstance(held, ast.Name) and held.id == "__builtins__")
+
+
 def _reads_machine(found: str) -> bool:
-    module, _, rest = found.partition(".")
-    member = rest.split(".")[0]
-    listed = _READS.get(module)
-    return listed is not None and bool(member) and (member in listed or "*" in listed)
+    parts = found.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest module listed (`xml.parsers.expat`, then `xml`)
+        listed = _READS.get(".".join(parts[:cut]))
+        if listed is not None:
+            return parts[cut] in listed or "*" in listed
+    return False
 
 
 def _shared(node: ast.expr, found: str, parents: dict[ast.AST, ast.AST]) -> bool:

@@ -48,6 +48,8 @@ _MAPPINGS = frozenset({"dict", "dict.fromkeys", "collections.OrderedDict", "coll
                        "collections.OrderedDict.fromkeys", "collections.defaultdict"})
 _TEXT = frozenset({"str", "repr", "ascii", "format"})
 _TIES = frozenset({"min", "max"})
+# Keys that hand a string back as its own text (or one no other string shares): they tie no two strings.
+_TEXT_KEYS = frozenset({"str", "repr", "ascii"})
 _POPS = frozenset({"pop", "popitem", "popleft", "__next__"})
 # Methods that give a container's members in turn: its text, and what pickling and copying it read.
 _SHOWN = frozenset({"__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__", "__getstate__"})
@@ -105,6 +107,14 @@ class _Reader:
                           (qualified(n.func, names) or "").endswith(".loads")}
         # what a loop or a comprehension leaves bound after it: the last member it met (`for x in s: pass`, then `x`)
         self.lasts: list[tuple[str, ast.AST]] = []
+        # `pick = functools.partial(next)`: names bound to a partial call (once), called as what they wrap
+        partials: dict[str, list[ast.expr]] = {}
+        for name, value in bindings:
+            partials.setdefault(name, []).append(value)
+        self.partials = {name: values[0] for name, values in partials.items() if len(values) == 1 and
+                         isinstance(values[0], ast.Call) and self._partial(values[0])}
+        # callables that hand out a set's members in turn, one a call: `take = s.pop`, `partial(next, iter(s))`
+        self.drawers: set[str] = set()
         if functions is None:
             self._read_functions(tree, names, bindings)
         changed = True
@@ -122,6 +132,9 @@ class _Reader:
                     changed = True
                 if name not in self.float_maps and _float_mapping(value, self):
                     self.float_maps.add(name)
+                    changed = True
+                if name not in self.drawers and self.draws(value):
+                    self.drawers.add(name)
                     changed = True
                 if name not in self.sums and isinstance(value, ast.Call) and self._builtin(value.func) == "sum":
                     self.sums[name] = value
@@ -192,6 +205,49 @@ class _Reader:
         return func.id if bound is None else bound.removeprefix("builtins.") if bound.startswith("builtins.") and \
             "." not in bound.removeprefix("builtins.") else None
 
+    def _partial(self, call: ast.Call) -> bool:
+        return bool(call.args) and (qualified(call.func, self.names) or "") == "functools.partial"
+
+    def _unwrapped(self, call: ast.Call) -> ast.Call | None:
+        """A call of a partial (`functools.partial(next, it)()`, `pick(it)` where `pick = functools.partial(next)`)
+        as the call of what it wraps, with the partial's arguments first; None for any other call."""
+        func = call.func
+        partial = func if isinstance(func, ast.Call) and self._partial(func) else \
+            self.partials.get(func.id) if isinstance(func, ast.Name) and func.id not in self.functions else None
+        if partial is None:
+            return None
+        return ast.Call(func=partial.args[0], args=[*partial.args[1:], *call.args],
+                        keywords=[*partial.keywords, *call.keywords])
+
+    def draws(self, expr: ast.expr) -> bool:
+        """A callable handing out a set's members in turn, one each call: a carrier's bound `pop` or `__next__`
+        (`s.pop`, `iter(s).__next__`), a name bound to one, a partial of `next` on a carrier or of such a
+        callable."""
+        if isinstance(expr, ast.Attribute) and isinstance(expr.ctx, ast.Load):
+            return expr.attr in _POPS and self.carries(expr.value)
+        if isinstance(expr, ast.Name):
+            return expr.id in self.drawers
+        if isinstance(expr, ast.Call) and self._builtin(expr.func) == "getattr" and len(expr.args) == 2:
+            name = expr.args[1]  # `getattr(s, 'pop')`
+            return isinstance(name, ast.Constant) and name.value in _POPS and self.carries(expr.args[0])
+        if isinstance(expr, ast.Call) and self._partial(expr):
+            wrapped = expr.args[0]
+            return (self._builtin(wrapped) == "next" and len(expr.args) > 1 and self.carries(expr.args[1])) or \
+                self.draws(wrapped)
+        return False
+
+    def _unbound(self, owner: ast.expr) -> bool:
+        """A container's class, whose method takes the container first: `set`, `dict`, `type(s)`."""
+        if isinstance(owner, ast.Name):
+            return owner.id in ("set", "dict") and owner.id not in self.names
+        return isinstance(owner, ast.Call) and self._builtin(owner.func) == "type" and len(owner.args) == 1
+
+    def _joins(self, call: ast.Call) -> bool:
+        """`sum(terms, [])`, `sum(terms, start=())`: lists or tuples joined in the order the terms come in."""
+        start = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
+        return bool(call.args) and bool(start) and isinstance(start[0], (ast.List, ast.Tuple)) and \
+            self.carries(call.args[0])
+
     def holds(self, expr: ast.expr) -> bool:
         """A display holding a set's order as one of its members (`[s]`, `(s, t)`): what iterating it meets is one."""
         return isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and any(
@@ -232,6 +288,9 @@ class _Reader:
             return any(isinstance(e, ast.Starred) and self.carries(e.value) for e in expr.elts)
         if not isinstance(expr, ast.Call):
             return False
+        unwrapped = self._unwrapped(expr)
+        if unwrapped is not None:  # `functools.partial(list, s)()`: `list(s)`
+            return self.carries(unwrapped)
         own = self._own(expr)
         if own is not None:  # `names(rows)` that builds a set, `as_list(s)` that hands the set's order back
             function, given = own
@@ -239,8 +298,12 @@ class _Reader:
                                              for i, a in enumerate(given))
         func, args = expr.func, [*self._spread(expr.args), *(k.value for k in expr.keywords if k.arg != "key")]
         builtin = self._builtin(func)
+        if builtin == "iter" and len(args) == 2:  # `iter(s.pop, None)`: the members a call hands out, in turn
+            return self.draws(args[0])
+        if builtin == "sum" and self._joins(expr):  # `sum(([x] for x in s), [])`: the terms joined in turn
+            return True
         if builtin == "sorted":  # a sort by a key leaves its ties in the set's order
-            return _ties(expr.keywords) and bool(expr.args) and self.carries(expr.args[0])
+            return _ties(expr.keywords, self.names) and bool(expr.args) and self.carries(expr.args[0])
         if builtin in _CARRIERS:
             iterated = args[1:] if builtin in ("map", "filter") else args
             return any(self.carries(a) for a in iterated)
@@ -250,7 +313,7 @@ class _Reader:
         if called in _MAPPINGS or called.startswith(("itertools.", "collections.")):
             return any(self.carries(a) for a in args)
         if called in _SEQUENCE_CALLS:  # `heapq.nlargest(1, s, key=len)`: its ties in the set's order
-            return (called == "collections.deque" or _ties(expr.keywords)) and \
+            return (called == "collections.deque" or _ties(expr.keywords, self.names)) and \
                 any(self.carries(a) for a in args)
         if isinstance(func, ast.Attribute):
             if func.attr == "__iter__":  # `s.__iter__()`
@@ -295,6 +358,10 @@ class _Reader:
             return expr.id in self.ordered and expr.id not in self.mappings
         if isinstance(expr, ast.Attribute):
             return self.carries(expr) and _target(expr) not in self.mappings
+        if isinstance(expr, ast.Call) and self._builtin(expr.func) == "sum":
+            return self._joins(expr)
+        if isinstance(expr, ast.Call) and (unwrapped := self._unwrapped(expr)) is not None:
+            return self.sequence(unwrapped)  # `functools.partial(sorted, key=len)(s)`: `sorted(s, key=len)`
         if isinstance(expr, ast.Call) and (qualified(expr.func, self.names) or "") in _SEQUENCE_CALLS:
             return self.carries(expr)
         if isinstance(expr, ast.ListComp):
@@ -339,7 +406,7 @@ class _Reader:
         return isinstance(expr, ast.Call) and self._builtin(expr.func) == "float"
 
     def reads_order(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name) and id(node) in self.after:  # the last member a loop met, read after it
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) in self.after:  # the last member a loop met, read after it
             return True
         if isinstance(node, ast.Subscript):
             return self.sequence(node.value)
@@ -370,6 +437,19 @@ class _Reader:
         return self._call_reads_order(node)
 
     def _call_reads_order(self, node: ast.Call) -> bool:
+        unwrapped = self._unwrapped(node)
+        if unwrapped is not None:  # `functools.partial(next, iter(s))()`: `next(iter(s))`
+            return self._call_reads_order(unwrapped)
+        if self.draws(node.func):  # `take()` where `take = s.pop`: the member the set's order hands out first
+            return True
+        if isinstance(node.func, ast.Call) and node.args and \
+                (qualified(node.func.func, self.names) or "") == "operator.methodcaller" and node.func.args and \
+                isinstance(node.func.args[0], ast.Constant) and node.func.args[0].value in _POPS and \
+                len(node.func.args) == 1:  # `operator.methodcaller('pop')(s)`
+            return self.carries(node.args[0])
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _POPS and len(node.args) == 1 and \
+                self._unbound(node.func.value):  # `set.pop(s)`, `type(s).pop(s)`: `s.pop()`
+            return self.carries(node.args[0])
         own = self._own(node)
         if own is not None:  # `first(s)` where `def first(xs): return list(xs)[0]`
             function, given = own
@@ -384,7 +464,7 @@ class _Reader:
             return self.carries(args[0])
         if builtin == "zip" and len(args) > 1:  # members paired with another iterable's, in turn
             return any(self.carries(a) for a in args) and len({ast.dump(a) for a in args}) > 1
-        if builtin in _TIES and _ties(node.keywords) and args:
+        if builtin in _TIES and _ties(node.keywords, self.names) and args:
             return self.carries(args[0])  # ties by the key fall to the set's order
         if builtin == "print":  # `print(*s, file=out)`: its members in turn as text the check can read back
             return any(k.arg == "file" for k in node.keywords) and any(
@@ -427,14 +507,17 @@ def _stops_by_member(loop: ast.For) -> bool:
     return bool(values) and not (constant and len(values) == 1)
 
 
-def _ties(keywords: list[ast.keyword]) -> bool:
+def _ties(keywords: list[ast.keyword], names: dict[str, str]) -> bool:
     """Whether a sort, `min`/`max` or `heapq` call has a key that can tie two members (whose order then falls to the
-    set's): any key but a lambda handing back the member itself or a tuple holding it (`lambda s: (len(s), s)`),
-    which no two distinct members share."""
+    set's): any key but a lambda handing back the member itself or a tuple holding it (`lambda s: (len(s), s)`), or
+    the built-in `str`, `repr` or `ascii` (a string's text is itself: the salted sets are of strings), which no two
+    distinct members share."""
     for keyword in keywords:
         if keyword.arg != "key":
             continue
         key = keyword.value
+        if isinstance(key, ast.Name) and key.id in _TEXT_KEYS and key.id not in names:
+            return False  # `key=str`: a string's own text, which no two strings share
         if not isinstance(key, ast.Lambda) or len(key.args.args) != 1 or key.args.vararg or key.args.kwarg:
             return True
         member = key.args.args[0].arg
@@ -505,7 +588,40 @@ def _loads_after(tree: ast.AST, lasts: list[tuple[str, ast.AST]]) -> set[int]:
                     not any(end < store < where for store in stores) and \
                     not _bound_nearer(node, name, holder, parents):
                 found.add(id(node))
+        found |= _class_reads(tree, name, holder, parents, stores)
     return found
+
+
+def _class_reads(tree: ast.AST, name: str, holder: ast.AST, parents: dict[ast.AST, ast.AST],
+                 stores: list[tuple[int, int]]) -> set[int]:
+    """Where the loop is a statement of a class's body (`class H: for last in s: pass`), its name is left as the
+    class's attribute: the reads of it as one (`H.last`, `H().last`, `self.last` in the class's methods), unless
+    the class binds it again after the loop."""
+    owner = parents.get(holder)
+    if not isinstance(owner, ast.ClassDef) or holder not in owner.body:
+        return set()
+    end = (owner.end_lineno or 0, owner.end_col_offset or 0)
+    if any(store < end for store in stores) or any(
+            isinstance(n, ast.Attribute) and n.attr == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)):
+        return set()
+    selves = {f.args.args[0].arg for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and f.args.args and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in f.decorator_list)}
+
+    def is_owner(value: ast.expr) -> bool:
+        if isinstance(value, ast.Call):
+            value = value.func
+        return isinstance(value, ast.Name) and value.id == owner.name
+
+    def in_method(node: ast.AST) -> bool:
+        scope = parents.get(node)
+        while scope is not None and scope is not owner:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and parents.get(scope) is owner:
+                return True
+            scope = parents.get(scope)
+        return False
+    return {id(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name and
+            isinstance(n.ctx, ast.Load) and (is_owner(n.value) or (isinstance(n.value, ast.Name) and
+                                                                     n.value.id in selves and in_method(n)))}
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,

@@ -20,7 +20,9 @@ are reached (imports, `__import__`, `getattr`, `vars`), but for the version test
 the `uname()` fields the sandbox fills in alike (`sysname`, `node`, `release`, `version`).
 
 Added 2026-12-05 (defects34): `sys.thread_info` (its `version` is the C library's, `NPTL 2.36`; its `lock` the
-build's); main accepted these 2. Its `name` (`pthread` on Linux) is the twin's.
+build's); main accepted these 2. Its `name` (`pthread` on Linux) is the twin's. Added 2026-12-05 (defects46): the
+version of a C library the image ships (`sqlite3.sqlite_version`, `3.40.1` here; also OpenSSL's, zlib's, expat's and
+the hash algorithms OpenSSL offers, unit cases); main accepted it.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ _READS: dict[str, tuple[str, str, str | None, str]] = {
     # the threads' build: the C library's version and the lock's kind (defects34)
     "thread-info-version": ("sys.thread_info.version >= 'NPTL 2.28'", "", "sys.thread_info.name == 'pthread'", ""),
     "thread-info-lock": ("sys.thread_info.lock == 'semaphore'", "", None, ""),
+    # a C library the image ships (defects46)
+    "sqlite-library": ("sqlite3.sqlite_version == '3.40.1'", "import sqlite3\n", None, ""),
 }
 
 
