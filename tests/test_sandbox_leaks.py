@@ -456,11 +456,16 @@ def test_scratch_measure_counts_files_removed_but_held_open(tmp_path: Path) -> N
     try:
         os.write(fd, b"x" * 256 * 1024)
         os.fsync(fd)
-        assert not scratch_exceeds(str(tmp_path), 384 * 1024, pid=os.getpid())  # listed: counted once by the walk
+        # Listed: counted once, by the walk, not as held. (`scratch_exceeds(..., pid=)` of this process would add
+        # whatever removed files the earlier tests of this worker left it holding, `before`, and read its memory
+        # maps, which a process with the suite's libraries loaded can take past what the host reads: in the fresh
+        # clone of 527735c it was "too much" with this file listed. The walk and the held count are asked apart
+        # here, and together for a bare holder process in the tests below.)
+        assert not scratch_exceeds(str(tmp_path), 384 * 1024)
+        assert removed_but_held_bytes(os.getpid()) == before
         path.unlink()
         assert not scratch_exceeds(str(tmp_path), 128 * 1024)  # the walk alone no longer sees it
         assert removed_but_held_bytes(os.getpid()) - before >= 256 * 1024
-        assert scratch_exceeds(str(tmp_path), before + 128 * 1024, pid=os.getpid())
     finally:
         os.close(fd)
         os.close(copy)
@@ -489,8 +494,7 @@ def test_scratch_measure_counts_folders_removed_but_held_open(tmp_path: Path) ->
         if held < 64 * 1024:
             pytest.skip(f"a removed folder here keeps {held} bytes (tmpfs): nothing to count")
         assert not scratch_exceeds(str(tmp_path), 32 * 1024)  # the walk alone no longer sees it
-        assert removed_but_held_bytes(os.getpid()) - before >= held
-        assert scratch_exceeds(str(tmp_path), before + 32 * 1024, pid=os.getpid())
+        assert removed_but_held_bytes(os.getpid()) - before >= held  # (not `scratch_exceeds(pid=)`: see above)
     finally:
         os.close(fd)
     assert removed_but_held_bytes(os.getpid()) == before
