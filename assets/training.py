@@ -248,9 +248,9 @@ def checkpoint_record(folder: Path) -> str:
     """The sha256 of the checkpoint `folder`'s record of its files (`checkpoint_files.json`): one training's files;
     "" for a folder without a record."""
     try:
-        return hashlib.sha256((folder / CHECKPOINT_MANIFEST).read_bytes()).hexdigest()
+        return record_hash((folder / CHECKPOINT_MANIFEST).read_bytes())
     except FileNotFoundError:
-        return ""
+        return record_hash(None)
 
 
 def _evaluated_copy(checkpoint: Path, folder: Path, materialized: Mapping[str, dg.MetadataValue]) -> Path:

@@ -41,15 +41,22 @@ class Dynamics:
         self._seq += 1
         heapq.heappush(self._pending, (at, self._seq, item))
 
-    def after_call(self, tool: str, args: dict[str, Any]) -> None:
-        """Fire the rules triggered by a successful tool call."""
+    def triggered(self, tool: str, args: dict[str, Any]) -> list[Rule]:
+        """The action rules a successful call of `tool` with `args` sets off now (its matcher, then its `when` on the
+        world), in the spec's order, whether or not a `once` rule fired before."""
+        out = []
         for rule in self._action_rules.get(tool, ()):
             try:  # a spec pattern too slow on the call's arguments (coworkenv.spec_regex): the rule does not fire
-                if (rule.once and rule.id in self._fired) or not call_matches(rule.on.call, tool, args):  # type: ignore[union-attr]
-                    continue
-                if not all(holds(self.world, p) for p in rule.when):
-                    continue
+                if call_matches(rule.on.call, tool, args) and all(holds(self.world, p) for p in rule.when):  # type: ignore[union-attr]
+                    out.append(rule)
             except (PatternTimeout, PatternRefused):
+                continue
+        return out
+
+    def after_call(self, tool: str, args: dict[str, Any]) -> None:
+        """Fire the rules triggered by a successful tool call."""
+        for rule in self.triggered(tool, args):
+            if rule.once and rule.id in self._fired:
                 continue
             self._fired.add(rule.id)
             if rule.delay_s:

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from coworkenv.checks import call_matches, holds
 from coworkenv.dynamics import Dynamics
-from coworkenv.spec import AppendLog, EnvSpec, OnAction, Rule
-from coworkenv.spec_regex import PatternRefused, PatternTimeout, example
+from coworkenv.spec import AppendLog, EnvSpec, OnAction
+from coworkenv.spec_regex import example
 from coworkenv.tools import ToolDef
 from coworkenv.world import World
 
@@ -26,24 +25,15 @@ class Reactions:
     happen all the same, later in the episode)."""
 
     def __init__(self, spec: EnvSpec, world: World) -> None:
-        self._rules: dict[str, list[Rule]] = {}
-        for rule in spec.dynamics.rules:
-            if isinstance(rule.on, OnAction):
-                self._rules.setdefault(rule.on.call.tool, []).append(rule)
-        self._dynamics = Dynamics(spec, world) if self._rules else None
-        self._world = world
+        reacts = any(isinstance(rule.on, OnAction) for rule in spec.dynamics.rules)
+        self._dynamics = Dynamics(spec, world) if reacts else None
 
     def answer(self, tool: str, args: dict[str, Any]) -> None:
-        """Apply the effects of every rule the call fires (its matcher, then its `when` on the world now)."""
+        """Apply the effects of every rule the call fires (`Dynamics.triggered`: as in an episode)."""
         if self._dynamics is None:
             return
-        for rule in self._rules.get(tool, ()):
-            assert isinstance(rule.on, OnAction)
-            try:
-                if call_matches(rule.on.call, tool, args) and all(holds(self._world, p) for p in rule.when):
-                    self._dynamics.apply(rule.effects)
-            except (PatternTimeout, PatternRefused):
-                continue  # a pattern too slow on the call: the rule does not fire in an episode either
+        for rule in self._dynamics.triggered(tool, args):
+            self._dynamics.apply(rule.effects)
 
 
 def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[str], app: str, world: World,

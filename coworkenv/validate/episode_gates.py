@@ -96,12 +96,12 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
             from coworkenv.checks.judge import judge_budget  # coworkenv.llm loaded only for a judged check
 
             scope.enter_context(judge_budget())  # the probes of all the spec's judged checks: one budget
+        # The backdoor probe tries a check's words the reference never says: with no reference at all, every word
+        # would be one, the answer a question-answering task asks for too (an imported task without its reference),
+        # and the oracle gate already names what is missing. It needs a reference.
+        referenced = any(turn.steps for turn in ctx.spec.reference)
         for check in ctx.spec.checks:
             if isinstance(check.rule, PythonRule) and check.id not in crashed:
-                # The backdoor probe tries the check's words the reference never says: with no reference at all,
-                # every word would be one, the answer a question-answering task asks for too (an imported task
-                # without its reference), and the oracle gate already names what is missing. It needs a reference.
-                referenced = any(turn.steps for turn in ctx.spec.reference)
                 untouched = (payload(check.rule, episodes.initial_wire, [], [])
                              if episodes.initial_wire and referenced else None)
                 ctx.python_probes[check.id] = probe_check(
