@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from coworkenv.dynamics import Dynamics
-from coworkenv.spec import AppendLog, EnvSpec, OnAction
+from coworkenv.spec import AppendLog, EnvSpec, OnAction, Rule
 from coworkenv.spec_regex import example
 from coworkenv.tools import ToolDef
 from coworkenv.world import World
@@ -37,11 +37,12 @@ class Reactions:
 
 
 def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[str], app: str, world: World,
-                  fill: Callable[[str, Any], Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(rule id, tool, arguments) of the calls the spec's action rules wait for, where a rule's effects write `app`:
+                  fill: Callable[[str, Any], Any]) -> Iterator[tuple[Rule, str, dict[str, Any]]]:
+    """(rule, tool, arguments) of the calls the spec's action rules wait for, where a rule's effects write `app`:
     the rule's `args` and a value meeting each `where` condition, the rest of the tool's arguments from the
     reference's own call of that tool, else `fill`ed, then each required one the rule leaves open set to a value of
-    the field of that name in the tool's app's records (a channel of the world)."""
+    the field of that name in the tool's app's records (a channel of the world). The rule's `when` is the caller's
+    to meet (`_guard_effects`: the call is also made in the states where it holds)."""
     for rule in spec.dynamics.rules:
         if not isinstance(rule.on, OnAction) or rule.on.call.tool not in exposed or rule.on.call.tool not in catalog:
             continue
@@ -60,11 +61,11 @@ def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[s
         args = {**{k: v for k, v in like.items() if k in fields and k not in wanted}, **wanted}
         open_ = [n for n, f in fields.items() if f.is_required() and n not in args]
         args.update({n: fill(n, fields[n].annotation) for n in open_})
-        yield rule.id, tool.name, args
+        yield rule, tool.name, args
         for name in [n for n, f in fields.items() if f.is_required() and n not in wanted]:
             for value in _world_values(world, tool.app, name):
                 if value != args[name]:
-                    yield rule.id, tool.name, {**args, name: value}
+                    yield rule, tool.name, {**args, name: value}
 
 
 def _meeting(where: list[Any], fields: Mapping[str, Any]) -> dict[str, Any] | None:

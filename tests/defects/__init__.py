@@ -68,6 +68,7 @@ from tests.defects import (
     guard_overwrite_evades,
     guard_phrase_respelled,
     guard_reaction_route,
+    guard_reaction_state,
     guard_respelled,
     guard_rewrite_evades,
     guard_rollback_evades,
@@ -266,6 +267,7 @@ MODULES = (
     created_instead,
     count_one_digits_pinned,
     clock_zone_abbrev_pinned,
+    guard_reaction_state,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
