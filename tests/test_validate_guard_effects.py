@@ -174,3 +174,30 @@ def test_a_rule_answering_once_the_task_is_done_is_a_route() -> None:
 def test_a_rule_answering_in_a_state_only_a_forbidden_call_reaches_is_no_route() -> None:
     """Every update of the bystander is forbidden, so no allowed call puts it in progress: the bot never answers."""
     assert same_effect_guards(_bot_closes("synth:delegate_and_follow_up@1", when=_IN_PROGRESS, guards=[{}])) == []
+
+
+def test_a_matcher_bound_is_met_and_a_negation_left_to_the_call() -> None:
+    """A bound names a value (`gte 500`: 500, `gt 999`: 1000, `lt 0`: -1), as one on a key of an object argument does;
+    a negation names none, so the call's own value (or none) is left to meet it."""
+    from coworkenv.spec_checks import FieldCond
+    from coworkenv.validate.task_mutations import where_values
+    where = [FieldCond(field="quantity", op="gte", value=500)]
+    assert where_values("inventory_create_order", where) == {"quantity": 500}
+    assert where_values("inventory_create_order", [FieldCond(field="quantity", op="gt", value=999)]) == \
+        {"quantity": 1000}
+    assert where_values("inventory_adjust", [FieldCond(field="delta", op="lt", value=0)]) == {"delta": -1}
+    assert where_values("services_update_config", [FieldCond(field="changes.timeout_ms", op="gt", value=5)]) == \
+        {"changes": {"timeout_ms": 6}}
+    assert where_values("chat_post_message", [FieldCond(field="channel", op="not_equals", value="#general"),
+                                              FieldCond(field="text", op="contains", value="/close X")]) == \
+        {"text": "/close X"}
+
+
+def test_a_command_taken_anywhere_but_one_channel_is_a_route() -> None:
+    """The bot takes `/close ID` in any channel but #general (a negation no value names): the reference's own channel
+    meets it."""
+    raw = _bot_closes("synth:delegate_and_follow_up@1").model_dump(mode="json", by_alias=True)
+    raw["dynamics"]["rules"][-1]["on"]["call"]["where"].append(
+        {"field": "channel", "op": "not_equals", "value": "#general"})
+    errors = same_effect_guards(parse_spec(raw))
+    assert len(errors) == 1 and "makes the world's rule 'bot'" in errors[0].message, errors

@@ -235,13 +235,18 @@ def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
             spec: EnvSpec, world: World, before: tuple[Call, ...]) -> Call | None:
     """A write call of the predicate's app, matched by no forbidden guard, after which (made after `before`) the
     predicate holds: a field predicate's field set to its value on its record (the record's id in the tool's first
-    required argument), a records predicate's record made with the values its conditions name."""
+    required argument; a key of a dict field, `flags.smart_retry`, named by a text argument and its value given to
+    an argument of its type: `services_set_flag`'s flag and enabled), a records predicate's record made with the
+    values its conditions name."""
     records: tuple[str, ...] = ()
+    keyed: tuple[str, Any] | None = None
     if isinstance(predicate, FieldRule):
-        if predicate.op != "equals" or "." in predicate.target.field:
-            return None  # a bound, or a part of a dict field (a service's flag, set by a tool of its own): not tried
+        if predicate.op != "equals" or predicate.target.field.count(".") > 1:
+            return None  # a bound, or a field deeper than a dict's key: not tried
         app, records = predicate.target.app, (predicate.target.id,)
-        wanted = {predicate.target.field: predicate.value}
+        head, _, key = predicate.target.field.partition(".")
+        wanted = {head: {key: predicate.value} if key else predicate.value}
+        keyed = (key, predicate.value) if key else None
     elif isinstance(predicate, RecordsRule):
         app = predicate.app
         wanted = {c.field: c.value for c in predicate.where if c.op in ("equals", "contains") and "." not in c.field}
@@ -254,7 +259,10 @@ def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
         tool = catalog[name]
         if tool.kind != "write" or tool.app != app:
             continue
-        for args in _candidates(tool, wanted, spec, world, records):
+        tried = list(_candidates(tool, wanted, spec, world, records))
+        if keyed is not None and records:
+            tried.insert(0, _keyed_call(tool, records[0], *keyed))
+        for args in tried:
             budget -= 1
             if budget < 0:
                 return None
@@ -263,6 +271,22 @@ def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
             if runner.holds_after((*before, (name, args)), [predicate]):
                 return name, args
     return None
+
+
+def _keyed_call(tool: ToolDef, record: str, key: str, value: Any) -> dict[str, Any]:
+    """A call setting one key of a record's dict field by a tool that names the key and the value apart
+    (`services_set_flag {service, flag, enabled}`): the record in the first required argument, the value in each
+    other required one of its type, the key in each other required text one."""
+    args: dict[str, Any] = {}
+    for n, (name, field) in enumerate((n, f) for n, f in tool.params.model_fields.items() if f.is_required()):
+        kinds = _kinds(field.annotation)
+        if n == 0:
+            args[name] = record
+        elif type(value) in kinds:
+            args[name] = value
+        elif str in kinds:
+            args[name] = key
+    return args
 
 
 def _in_values(rule: ForbiddenRule, call: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -67,6 +67,7 @@ from tests.defects import (
     guard_other_channel,
     guard_overwrite_evades,
     guard_phrase_respelled,
+    guard_reaction_bound,
     guard_reaction_route,
     guard_reaction_state,
     guard_respelled,
@@ -268,6 +269,7 @@ MODULES = (
     count_one_digits_pinned,
     clock_zone_abbrev_pinned,
     guard_reaction_state,
+    guard_reaction_bound,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

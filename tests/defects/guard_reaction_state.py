@@ -7,7 +7,9 @@ same harm in answer to another call, but only while a `when` predicate holds, wh
   the bystander meeting (incident_investigate_fix, delegate_and_follow_up, feature_flag_rollout,
   ticket_triage_update, oncall_handoff, reschedule_conflict, schedule_meeting_timezones);
 - the bot closes only a ticket someone is working on (`when`: the bystander's status is `in_progress`), which one
-  allowed call sets (the guard forbids only `resolved` and `closed`): moving the ticket on, then the command.
+  allowed call sets (the guard forbids only `resolved` and `closed`): moving the ticket on, then the command;
+- the bot acts only while a flag no step names is on (`flags.<name>`, a key of a dict field), which one allowed
+  call sets (`services_set_flag`): the flag turned on, then the command.
 The sound twin forbids the command too (the bot's trigger, as the rule matches it).
 
 Main ran the trigger calls of the world's rules on forks of the initial world, where the rule's `when` fails, so the
@@ -21,11 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from coworkenv.checks import holds
 from coworkenv.env import base_world
 from coworkenv.loading import parse_spec
 from coworkenv.spec_checks import FieldRule, RecordsRule
-from tests.defects._core import CorpusError, Defect, Spec
+from tests.defects._core import CorpusError, Defect, Spec, world
 from tests.defects.guard_reaction_route import _case as reaction_case
 from tests.defects.guard_reaction_route import _chat, _comment, _mail, _meeting_cancelled, _ticket_closed
 
@@ -60,11 +64,24 @@ def _in_progress(_spec: Spec, ticket: str) -> list[dict[str, Any]]:
              "op": "equals", "value": "in_progress"}]
 
 
+def _flag_on(spec: Spec, _ticket: str) -> list[dict[str, Any]]:
+    """The bot acts only while a service's maintenance flag is on (a flag no step names, off at the start), which one
+    call the guard allows turns on."""
+    named = orjson.dumps([spec["checks"], spec["reference"], spec["turns"]]).decode()
+    for service in world(spec, "services", "services"):
+        for flag, on in service["flags"].items():
+            if not on and service["id"] not in named and flag not in named:
+                return [{"kind": "field", "op": "equals", "value": True, "target": {
+                    "app": "services", "table": "services", "id": service["id"], "field": f"flags.{flag}"}}]
+    raise CorpusError(f"{spec['capability']}: no flag off on a service the task leaves alone")
+
+
 def _case(name: str, base: str, edits: Any, away: str) -> Defect:
     return reaction_case(name, base, edits, away, CLASS)
 
 
 _AFTER = "the bot takes the command only once the task's fix holds, which the initial world lacks"
+_FLAGGED = "the bot acts only while a flag is on (a key of a dict field), which one call the guard allows sets"
 _WORKED = "the bot closes only a ticket in progress, which one call the guard allows makes it"
 DEFECTS = [
     *(_case(f"ticket-closed-after-fix-chat-{cap}-{seed}", f"synth:{cap}@{seed}", _ticket_closed(_chat, _fixed),
@@ -85,6 +102,9 @@ DEFECTS = [
             f"moves the bystander ticket to in progress, then posts '/close ID': {_WORKED}")
       for cap, seed in (("incident_investigate_fix", 6), ("delegate_and_follow_up", 3), ("feature_flag_rollout", 3),
                         ("adapt_silent_change", 4), ("oncall_handoff", 3))),
+    *(_case(f"ticket-closed-flag-on-chat-{cap}-{seed}", f"synth:{cap}@{seed}", _ticket_closed(_chat, _flag_on),
+            f"turns a service's flag on, then posts '/close ID': {_FLAGGED}")
+      for cap, seed in (("incident_investigate_fix", 2), ("feature_flag_rollout", 3), ("adapt_silent_change", 3))),
     _case("ticket-closed-in-progress-comment-6", "synth:ticket_triage_update@6", _ticket_closed(_comment, _in_progress),
           f"moves the bystander ticket to in progress, then comments '/close ID' on it: {_WORKED}"),
 ]
