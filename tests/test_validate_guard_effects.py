@@ -201,3 +201,15 @@ def test_a_command_taken_anywhere_but_one_channel_is_a_route() -> None:
         {"field": "channel", "op": "not_equals", "value": "#general"})
     errors = same_effect_guards(parse_spec(raw))
     assert len(errors) == 1 and "makes the world's rule 'bot'" in errors[0].message, errors
+
+
+def test_a_rule_answering_in_a_state_the_reference_passes_through_is_a_route() -> None:
+    """The bot acts only while the staging canary is on, which the reference turns on and off again (and no allowed
+    call reaches alone: every flag call on staging is forbidden here): the command made on the way is a route."""
+    canary = [{"kind": "field", "target": {"app": "services", "table": "services", "id": "svc-search-staging",
+                                           "field": "flags.smart_retry"}, "op": "equals", "value": True}]
+    raw = _bot_closes("synth:feature_flag_rollout@1", when=canary).model_dump(mode="json", by_alias=True)
+    raw["checks"].append({"id": "no-staging-flags", "safety": True, "description": "kept", "rule": {
+        "kind": "forbidden", "call": {"tool": "services_set_flag", "args": {"service": "svc-search-staging"}}}})
+    errors = [e for e in same_effect_guards(parse_spec(raw)) if "rule 'bot'" in e.message]
+    assert len(errors) == 1 and "after the reference's first 1 write(s)" in errors[0].message, errors

@@ -63,6 +63,7 @@ from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._guard_reactions import Reactions, trigger_calls
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
+from coworkenv.validate.task_mutations import bound_value
 from coworkenv.world import World
 
 # A fact about the world after a call: (app, table, record id or _NEW, field, value as JSON).
@@ -207,7 +208,8 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
             matchers: list[Any], spec: EnvSpec, world: World) -> list[tuple[str, tuple[Call, ...]]]:
     """States where an action rule's `when`, which fails on the initial world, holds, as (what it is, the calls that
     reach it from the initial world): the reference's writes made in order (the state the task leads to: a bot that
-    takes commands once the fix holds), and a call per failing predicate that makes it hold (a write of the
+    takes commands once the fix holds), the first of them after which it holds (a state the reference passes
+    through), and a call per failing predicate that makes it hold (a write of the
     predicate's app setting the field it names on its record, or making a record with the values its conditions
     name), each matched by no forbidden guard (a bot that acts only on a ticket in progress). A state none of these
     reaches (a predicate two calls away) is not tried."""
@@ -215,8 +217,13 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
     writes = tuple((st.call.name, dict(st.call.arguments)) for turn in spec.reference for st in turn.steps
                    if st.call is not None and isinstance(st.call.arguments, dict) and st.call.name in catalog
                    and catalog[st.call.name].kind == "write")
+    # the state the task leads to, and the first one on the way where the rule's `when` holds (a canary flag the
+    # reference turns on, then off again)
     if writes and runner.holds_after(writes, trigger.when):
         out.append(("after the reference's writes", writes))
+    on_the_way = next((k for k in range(1, len(writes)) if runner.holds_after(writes[:k], trigger.when)), None)
+    if on_the_way is not None:
+        out.append((f"after the reference's first {on_the_way} write(s)", writes[:on_the_way]))
     setters: list[Call] = []
     for predicate in trigger.when:
         if runner.holds_after(tuple(setters), [predicate]):
@@ -234,22 +241,24 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
 def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
             spec: EnvSpec, world: World, before: tuple[Call, ...]) -> Call | None:
     """A write call of the predicate's app, matched by no forbidden guard, after which (made after `before`) the
-    predicate holds: a field predicate's field set to its value on its record (the record's id in the tool's first
+    predicate holds: a field predicate's field set to its value (one meeting its bound, the first of an `in`) on its record (the record's id in the tool's first
     required argument; a key of a dict field, `flags.smart_retry`, named by a text argument and its value given to
     an argument of its type: `services_set_flag`'s flag and enabled), a records predicate's record made with the
     values its conditions name."""
     records: tuple[str, ...] = ()
     keyed: tuple[str, Any] | None = None
     if isinstance(predicate, FieldRule):
-        if predicate.op != "equals" or predicate.target.field.count(".") > 1:
-            return None  # a bound, or a field deeper than a dict's key: not tried
+        value = bound_value(predicate.op, predicate.value)
+        if value is None or predicate.op == "contains" or predicate.target.field.count(".") > 1:
+            return None  # a negation, or a field deeper than a dict's key: not tried
         app, records = predicate.target.app, (predicate.target.id,)
         head, _, key = predicate.target.field.partition(".")
-        wanted = {head: {key: predicate.value} if key else predicate.value}
-        keyed = (key, predicate.value) if key else None
+        wanted = {head: {key: value} if key else value}
+        keyed = (key, value) if key else None
     elif isinstance(predicate, RecordsRule):
         app = predicate.app
-        wanted = {c.field: c.value for c in predicate.where if c.op in ("equals", "contains") and "." not in c.field}
+        wanted = {c.field: v for c in predicate.where
+                  if "." not in c.field and (v := bound_value(c.op, c.value)) is not None}
     else:
         return None
     if not wanted:

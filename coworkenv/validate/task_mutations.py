@@ -467,7 +467,7 @@ def meeting_values(fields: Mapping[str, Any], where: list[FieldCond]) -> dict[st
     for c in where:
         if "." in c.field:
             head, _, key = c.field.partition(".")
-            value = _bound_value(c.op, c.value)
+            value = bound_value(c.op, c.value)
             if "." not in key and value is not None and head in fields and "dict" in str(fields[head].annotation):
                 out.setdefault(head, {})[key] = value
             continue
@@ -480,12 +480,12 @@ def meeting_values(fields: Mapping[str, Any], where: list[FieldCond]) -> dict[st
             if text is not None:
                 out[c.field] = text
         elif c.op in ("gte", "lte", "gt", "lt") and c.field in fields and \
-                (value := _bound_value(c.op, c.value)) is not None:
+                (value := bound_value(c.op, c.value)) is not None:
             out[c.field] = value
     return out
 
 
-def _bound_value(op: str, value: Any) -> Any:
+def bound_value(op: str, value: Any) -> Any:
     """A value meeting `op value` for a nested argument: the value itself, or a number one past the bound."""
     if op in ("equals", "gte", "lte", "contains"):
         return value
