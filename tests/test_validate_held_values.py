@@ -81,6 +81,8 @@ def test_failures_that_cost_nothing_are_named() -> None:
     assert list(unscored_failures(_with())) == []
     assert [p for p, _ in unscored_failures(_with(scoring={"guard_failure": "subtract", "guard_penalty": 0.0}))]
     assert list(unscored_failures(_with(scoring={"guard_failure": "subtract", "guard_penalty": 0.1}))) == []
+    assert [p for p, _ in unscored_failures(_with(scoring={"robustness_weight": 1.0}))] == ["scoring.robustness_weight"]
+    assert list(unscored_failures(_with(scoring={"robustness_weight": 0.2}))) == []
     weightless = _with({"role": "completion", "weight": 0, **_field("status", "equals", "healthy")})
     assert [p for p, _ in unscored_failures(weightless)] == [f"checks[{len(weightless.checks) - 1}]"]
     # with a pass threshold the score decides the pass, so a weight-0 check decides nothing (not a hidden failure)

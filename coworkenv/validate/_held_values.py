@@ -15,7 +15,7 @@ keys (`services_set_flag`) refuse a key the record lacks, and a sound spec names
 
 `unscored_failures`: a check whose failure leaves the episode's score where it was: a required completion check of
 weight 0 where the required checks decide the pass (no `pass_threshold`: the task's credit ignores it), or any guard
-where a failed guard subtracts a penalty of 0. The episode then
+where a failed guard subtracts a penalty of 0, or every completion check where `robustness_weight` is 1. The episode then
 fails with full marks; training reads the score, so the failure teaches nothing.
 """
 
@@ -329,6 +329,9 @@ def unscored_failures(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     scoring = spec.scoring
     completion = [c for c in spec.checks if not c.is_guard]
     total = sum(c.weight for c in completion)
+    if scoring.robustness_weight >= 1 and completion:
+        yield ("scoring.robustness_weight", "robustness_weight 1 scores an episode by its robustness alone whenever a "
+               "figure is given: every completion check fails at no cost; keep it below 1 (Claw-Eval: 0.2)")
     for i, check in enumerate(spec.checks):
         if check.is_guard:
             if not check.safety and scoring.guard_failure == "subtract" and scoring.guard_penalty == 0:
