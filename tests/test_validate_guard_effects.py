@@ -213,3 +213,12 @@ def test_a_rule_answering_in_a_state_the_reference_passes_through_is_a_route() -
         "kind": "forbidden", "call": {"tool": "services_set_flag", "args": {"service": "svc-search-staging"}}}})
     errors = [e for e in same_effect_guards(parse_spec(raw)) if "rule 'bot'" in e.message]
     assert len(errors) == 1 and "after the reference's first 1 write(s)" in errors[0].message, errors
+
+
+def test_a_command_on_any_record_the_reference_never_names_is_a_route() -> None:
+    """The tracker closes the bystander on `/close ID` commented on any ticket; the reference comments on none and no
+    record has a `ticket_id` field, so the ticket to comment on comes from the tickets' ids."""
+    raw = _bot_closes("synth:incident_investigate_fix@1", tool="tickets_comment").model_dump(mode="json", by_alias=True)
+    raw["dynamics"]["rules"][-1]["on"]["call"]["where"][0]["field"] = "body"
+    errors = same_effect_guards(parse_spec(raw))
+    assert len(errors) == 1 and "tickets_comment" in errors[0].message, errors

@@ -89,7 +89,9 @@ def _met(matcher: CallMatcher, tool: ToolDef, args: dict[str, Any]) -> dict[str,
 
 
 def _world_values(world: World, app: str, name: str) -> Iterator[str]:
-    """Distinct string values of the field `name` in the app's records (`channel` of its messages), a few."""
+    """Distinct string values of the field `name` in the app's records (`channel` of its messages), a few; for a
+    record argument no record holds a field of (`event_id`), the ids of the app's records of that kind (the table
+    named after it: `events`), a few: a rule that answers a call on any record waits for one the agent may name."""
     seen: list[str] = []
     for table in world.tables():
         if table.app != app:
@@ -99,5 +101,15 @@ def _world_values(world: World, app: str, name: str) -> Iterator[str]:
             if isinstance(value, str) and value and value not in seen:
                 seen.append(value)
                 yield value
+                if len(seen) >= _WORLD_VALUES:
+                    return
+    kind = name.removesuffix("_id")
+    if seen or kind == name:
+        return
+    for table in world.tables():
+        if table.app == app and table.name.rstrip("s") == kind.rstrip("s"):
+            for record in table:
+                yield record.id
+                seen.append(record.id)
                 if len(seen) >= _WORLD_VALUES:
                     return
