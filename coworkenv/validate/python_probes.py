@@ -23,6 +23,9 @@ A Python check is judged on more than the three episodes everyone runs:
   failure (the same final state): a crash or changed verdict is `audit_fragile`;
 - the reference's final state with every table's records listed in reverse (the order of records is not part of
   the state: tools list them sorted, filtered or paged): a crash or changed verdict is `record_order_dependent`.
+- the reference's final state and calls with every list its calls passed (two or more distinct ids, addresses or
+  names: recipients, attendees, people, message ids) in reverse, in the records that hold it and in the audit alike
+  (the order an agent lists them in is its own): a crash or changed verdict is `argument_order_dependent`.
 The probes move the clocks, seed `random` or pin `random()` through the setup every run of a Python check starts
 with, the verifier's own run too (`coworkenv.checks.run_setup`: the same stand-ins, answering as the originals there):
 so nothing a check can read tells a probe from the verifier's run but the values (a check that could tell would
@@ -265,13 +268,18 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                 found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
                                                      f"{_shown(verdict, error)} instead of {expected}"))
                 break
-    listed = _reversed_tables(oracle)
-    if listed is not None:
-        verdict, error = run_check(rule, listed)
-        if error or verdict != expected:
-            found.append(Probe("record_order_dependent", f"the reference's final state with each table's records "
-                                                          f"listed in reverse gets {_shown(verdict, error)} instead of "
-                                                          f"{expected}: the check reads records by position"))
+    # Orders that are no part of the state: a table's records (tools list them sorted, filtered or paged) and a list a
+    # call passed (the agent lists recipients, attendees or ids in its own order).
+    orders = (("record_order_dependent", _reversed_tables(oracle), "the reference's final state with each table's "
+               "records listed in reverse gets {got} instead of {expected}: the check reads records by position"),
+              ("argument_order_dependent", _reversed_supplied_lists(oracle), "the reference's final state and calls "
+               "with each list its calls passed (recipients, attendees, people, ids) in reverse get {got} instead of "
+               "{expected}: the check pins the order the reference listed them in, which is the agent's to choose"))
+    for code, reordered, told in orders:
+        if reordered is not None:
+            verdict, error = run_check(rule, reordered)
+            if error or verdict != expected:
+                found.append(Probe(code, told.format(got=_shown(verdict, error), expected=expected)))
     if untouched is not None and untouched_verdict is False:
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):
@@ -302,6 +310,56 @@ def _reversed_tables(payload: dict[str, Any]) -> dict[str, Any] | None:
     flipped = {app: {name: rows[::-1] if isinstance(rows, list) else rows for name, rows in tables.items()}
                if isinstance(tables, dict) else tables for app, tables in apps.items()}
     return {**payload, "state": {**payload["state"], "apps": flipped}}
+
+
+def _supplied_lists(audit: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+    """Every list of two or more distinct scalars (ids, addresses, names) an accepted call passed, at any depth of
+    its arguments: the order of such a list is the caller's, not part of what the call asks for."""
+    found: set[tuple[Any, ...]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            key = _scalars(value)
+            if key is not None:
+                found.add(key)
+            for item in value:
+                walk(item)
+
+    for entry in audit:
+        if isinstance(entry, dict) and entry.get("ok"):
+            walk(entry.get("args"))
+    return found
+
+
+def _scalars(value: list[Any]) -> tuple[Any, ...] | None:
+    """The list as a key where it holds two or more distinct strings or numbers and nothing else."""
+    if len(value) < 2 or not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return None
+    key = tuple(value)
+    return key if len(set(key)) > 1 else None
+
+
+def _reversed_supplied_lists(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The payload with every list equal to one a call passed (`_supplied_lists`) in reverse, wherever it is: in the
+    records that hold it (a mail's `to`, an event's `attendees`) and in the audit's arguments and results alike (None:
+    no call passed such a list). A list the app stored in an order of its own (sorted) is no longer equal, and kept."""
+    supplied = _supplied_lists(payload["audit"])
+    if not supplied:
+        return None
+
+    def flip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: flip(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if _scalars(value) in supplied:
+                return value[::-1]
+            return [flip(v) for v in value]
+        return value
+
+    return {**payload, "state": flip(payload["state"]), "audit": flip(payload["audit"])}
 
 
 def _shown(verdict: bool | None, error: str) -> str:
