@@ -38,6 +38,10 @@ value. A check that inspects the patched modules' objects (`type(time.time)`, `d
 is one that names a file's times, which the kernel stamps (`probe_aware`, `file_times`): the setup moves them as `os`
 reports them, so a door the reading misses (an archive's member, a name built at run time) meets a moved clock.
 A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
+A check whose cheapest run on the reference's final state (of the seeded, pinned and clock runs, two at least) spends an
+eighth of the sandbox's CPU limit (a check's own start costs ~0.03 s) or half its wall-clock limit is `cost_near_limit`:
+its verdict is the machine's speed and load (a check that brute-forces, re-derives a key or sleeps passes here and
+times out elsewhere); it is not probed further, nor played on every mutant by the sandbox gate.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from typing import Any
 
 from coworkenv.checks import Reply
 from coworkenv.checks.run_setup import setup
-from coworkenv.sandbox import run_sandboxed
+from coworkenv.sandbox import SandboxLimits, run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._entropy_tells import unpinned_randomness
@@ -66,6 +70,11 @@ _SETUP_FAILED = "the setup failed before the code ran"  # kept in step with cowo
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
+# A check whose cheapest run on the reference's final state spends this share of the sandbox's CPU limit (four times it
+# of the wall-clock limit) is within a factor of eight (two) of failing there: the machines that train and evaluate
+# differ from the validating one by that much (another CPU, a throttled container, a shared core, a busy host).
+_COST_SHARE = 0.125
+_COST_RUNS = 2  # runs measured before a check is found costly (the cheapest of them counts)
 
 
 class JudgeSpent(Exception):
@@ -82,7 +91,7 @@ class Probe:
 
 
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
-              pin: float | None = None) -> tuple[bool | None, str]:
+              pin: float | None = None, costs: list[tuple[float, float]] | None = None) -> tuple[bool | None, str]:
     """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
     check asks the configured judge as the verifier's run does, within the budget of the enclosing `judge_budget`
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
@@ -107,6 +116,8 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
             raise JudgeSpent
     if not outcome.ok:
         return None, f"{outcome.error_kind}: {outcome.error}"
+    if costs is not None:  # (CPU seconds, wall seconds) of a run that returned
+        costs.append((outcome.cpu_s, outcome.duration_s))
     value = outcome.value
     if isinstance(value, dict):
         return bool(value.get("passed")), ""
@@ -237,19 +248,30 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     variants += [] if settled else [(f"random seed {seed}", {"seed": seed}) for seed in
                                     (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
     variants += [] if settled else [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
+    costs: list[tuple[float, float]] = []  # what the runs on the reference's final state spent
+    judged = bool(rule.judge)
     for what, kwargs in variants:
-        verdict, error = run_check(rule, oracle, **kwargs)
+        verdict, error = run_check(rule, oracle, costs=costs, **kwargs)
+        if _near_limit(costs, judged=judged) is not None:
+            break  # found below, before the other probes run it again
         if error or verdict != expected:
             found.append(_unprobeable(error) or Probe("nondeterministic_check",
                                f"on the reference's final state, {what} gives {_shown(verdict, error)} "
                                f"instead of {expected}"))
             break
-    for offset in offsets:
-        verdict, error = run_check(rule, oracle, offset=offset)
+    spent = _near_limit(costs, judged=judged)
+    for offset in offsets if spent is None else ():
+        verdict, error = run_check(rule, oracle, offset=offset, costs=costs)
         if error or verdict != expected:
             found.append(_unprobeable(error) or Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
                                                   f"reference gets {_shown(verdict, error)} instead of {expected}"))
             break
+    spent = spent or _near_limit(costs, judged=judged)
+    if spent is not None:
+        found.append(Probe("cost_near_limit", f"the check spends {spent} on the reference's final state in every "
+                                              "run: on a slower or busier machine (or a state a little larger) it "
+                                              "runs out of time and fails a correct agent; judge the state directly"))
+        return found  # its verdict elsewhere is the limit's: the other probes would judge nothing more of it
     if settled:
         return found
     for what, messages in paraphrases(replies):
@@ -290,6 +312,21 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                                                        f"{word!r}, a word the reference never says"))
                 break
     return found
+
+
+def _near_limit(costs: list[tuple[float, float]], *, judged: bool) -> str | None:
+    """What the cheapest of a check's runs spent, where that is within `_COST_SHARE` of the sandbox's CPU limit, or
+    within four times that share of its wall-clock limit (not for a judged check, whose wall clock holds the judge's
+    answers); None otherwise or with fewer than `_COST_RUNS` runs measured. A check's own start costs ~0.03 s of CPU."""
+    if len(costs) < _COST_RUNS:
+        return None
+    limits = SandboxLimits()
+    cpu, wall = min(c for c, _ in costs), min(w for _, w in costs)
+    if cpu >= _COST_SHARE * limits.cpu_seconds:
+        return f"{cpu:.2f} s of CPU time of the {limits.cpu_seconds:g} s the sandbox allows"
+    if not judged and wall >= 4 * _COST_SHARE * limits.wall_seconds:
+        return f"{wall:.2f} s of wall-clock time of the {limits.wall_seconds:g} s the sandbox allows"
+    return None
 
 
 def _unprobeable(error: str) -> Probe | None:
