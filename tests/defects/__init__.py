@@ -48,6 +48,7 @@ from tests.defects import (
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
+    failure_unscored,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -77,6 +78,7 @@ from tests.defects import (
     half_pinned,
     instant_pinned,
     isolation_leak,
+    key_respelled,
     later_state_by_rule,
     later_state_own_write,
     later_state_read,
@@ -135,6 +137,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     vacuous,
+    value_never_held,
     version_value_read,
     week_date_pinned,
     wrong_expected,
@@ -270,6 +273,9 @@ MODULES = (
     created_instead,
     count_one_digits_pinned,
     clock_zone_abbrev_pinned,
+    value_never_held,
+    failure_unscored,
+    key_respelled,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
