@@ -270,6 +270,7 @@ def isolate(
     others; `host_pid`: the process this one dies with; `last_channel`: the host's descriptors are 0 to it); returns
     (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
+    host_is_root = os.geteuid() == 0  # the host's uid, before any drop
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
     # per-run uid could not cross (every call failed).
     kernel["reset_inherited_settings"](libc)
@@ -328,7 +329,12 @@ def isolate(
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             limits["max_processes"], own_uid="uid-drop" in layers)
-    if limits.get("core_helper"):  # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash
+    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's root
+    # uid (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's
+    # /proc/<pid> links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit
+    # event), which an undumpable process keeps to holders of CAP_SYS_PTRACE: the root host (its scratch watch) only.
+    # A host without root keeps its children dumpable: its own watch reads their /proc/<pid>/fd.
+    if limits.get("core_helper") or host_is_root:
         kernel["make_undumpable"](libc)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
