@@ -4,8 +4,7 @@
 # A false positive, not an escape: harmless standard-library modules that import ssl optionally (catching ImportError,
 # as on a Python built without OpenSSL) were refused where Landlock is missing (`http.client`, `urllib.request`,
 # `xmlrpc.client`, `smtplib`, `ftplib`), and `dbm.open`, which falls back to `dbm.dumb` where no gdbm or ndbm is
-# built, was refused in every set (`_dbm` refused by name). Every set must answer them without a refusal of the hook
-# (dbm.dumb's own chmod of its file is refused where the run keeps the host's uid, as every chmod is there).
+# built, was refused in every set (`_dbm` refused by name). Every set must answer them.
 def check(**p):
     import http.client  # noqa: F401
     import smtplib  # noqa: F401
@@ -16,12 +15,9 @@ def check(**p):
     text = xmlrpc.client.dumps((1, "two"))
     import dbm
 
-    try:
-        with dbm.open("scores", "c") as db:
-            db[b"alice"] = b"3"
-        with dbm.open("scores", "r") as db:
-            score = db[b"alice"]
-    except PermissionError as exc:  # the chmod, where the run keeps the host's uid
-        score = b"3" if exc.filename in (b"scores.dat", "scores.dat") else repr(exc)
+    with dbm.open("scores", "c") as db:
+        db[b"alice"] = b"3"
+    with dbm.open("scores", "r") as db:
+        score = db[b"alice"]
     found = (url, "<int>1</int>" in text, score)
     return 1 if found == ("/a%20b/c", True, b"3") else repr(found)
