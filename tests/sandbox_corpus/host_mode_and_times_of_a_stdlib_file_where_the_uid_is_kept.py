@@ -1,5 +1,5 @@
 # expect: forbidden
-# ruff: noqa: SIM105, SIM115
+# ruff: noqa: SIM105
 # expect-kernel: ok
 # value: 1
 # Where the run keeps the host's uid, it owns the standard library's files as the host does, and Landlock has no right
@@ -7,14 +7,6 @@
 # (refused, or answered 0 without running). Set to the values the file has, so that nothing changes if they run;
 # the change time tells whether they did.
 import os
-
-
-def leak(what):
-    try:
-        open("/leak/SANDBOX-ESCAPED " + what[:150])
-    except Exception:
-        pass
-    return "SANDBOX-ESCAPED " + what[:150]
 
 
 def check(**p):
@@ -37,5 +29,5 @@ def check(**p):
     os.close(fd)
     after = os.stat(path)
     if after.st_ctime_ns != before.st_ctime_ns:
-        return leak(f"changed {path}'s inode: ctime {before.st_ctime_ns} -> {after.st_ctime_ns}")
+        return f"SANDBOX-ESCAPED changed {path}'s inode: ctime {before.st_ctime_ns} -> {after.st_ctime_ns}"
     return 1
