@@ -80,7 +80,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
                            f"{decl.bind.op!r} is not an app operation; choose one of: {', '.join(known)}")
         return
     props: dict[str, Any] = {**{n: {} for n in decl.bind.undeclared}, **params.get("properties", {})}
-    required = set(params.get("required", [])) | set(decl.bind.requires)
+    required = set(params.get("required", []) if decl.bind.schema_required else []) | set(decl.bind.requires)
     for name in decl.bind.requires:
         if name not in props:
             yield BindingIssue(f"{where}.bind.requires", "unknown_argument",

@@ -133,6 +133,10 @@ class Binding(_Wire):
     requires: Annotated[list[str], Field(
         description="Arguments (declared or undeclared) every call must give, whatever the schema says: a call "
                     "without one fails, as the service behind the tool refuses it")] = []
+    schema_required: Annotated[bool, Field(
+        description="false: the schema's `required` only documents; a call may leave such an argument out, as the "
+                    "service behind the tool fills it in (its request model's default), and `requires` alone says "
+                    "what every call must give")] = True
     service_defaults: Annotated[dict[str, Any] | None, Field(
         description="Declared argument -> the value a call that omits it gets, in place of the schema's `default`s "
                     "(which then only document): what the service behind the tool fills in (null: the schema's)")] = None
@@ -147,6 +151,8 @@ class Binding(_Wire):
         for name in ("unserved", "service_defaults"):
             if getattr(self, name) is None:
                 data.pop(name, None)
+        if self.schema_required:
+            data.pop("schema_required", None)
         return data
 
     def arg(self, name: str) -> ArgBinding | None:
@@ -222,7 +228,11 @@ class DeclaredTool(ToolDef):
 
 @cache
 def _validator(decl_json: str) -> Draft202012Validator:
-    return Draft202012Validator(orjson.loads(decl_json)["parameters"])
+    decl = orjson.loads(decl_json)
+    schema = decl["parameters"]
+    if decl["bind"].get("schema_required") is False:  # the service decides what a call must give (`requires`)
+        schema = {k: v for k, v in schema.items() if k != "required"}
+    return Draft202012Validator(schema)
 
 
 def convert(value: Any, conversion: str) -> Any:
