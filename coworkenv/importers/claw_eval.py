@@ -321,7 +321,7 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
-            elif known is not None and model is not None and name not in model:
+            elif known is not None and known.to is not None and model is not None and name not in model:
                 # the service's request model has no such field: pydantic drops it, so the call acts as without it
                 leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's request model has no {name!r}: "
                       "accepted and ignored, as there", False)
