@@ -89,6 +89,7 @@ from tests.defects import (
     numeral_pinned,
     order_blind,
     order_unasked,
+    order_word_adjective,
     ordinal_date_pinned,
     pace_pinned,
     partial_credit,
@@ -266,6 +267,7 @@ MODULES = (
     created_instead,
     count_one_digits_pinned,
     clock_zone_abbrev_pinned,
+    order_word_adjective,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
