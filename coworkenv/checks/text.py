@@ -108,7 +108,7 @@ _PERCENT_FIELD = re.compile(r"(?:^|_)(?:pct|percent|percentage)(?:_|$)", re.IGNO
 # threshold or a cap, and stays read.
 _HEDGED = rf"(?:[$\u20ac\u00a3\u00a5\u20b9]?\d+(?:[.,]\d+)*(?:\s?%)?|(?:{IN_WORDS})(?:\s+hundred)?)(?![\w.,]?\d|\w)"
 _TOPIC_BEFORE = re.compile(
-    r"(?:mail|mailed|emailed|wrote|write|asked|ask|asking|told|tell|talk|talked|spoke|heard|ticket|note|message|"
+    r"\b(?:mail|mailed|emailed|wrote|write|asked|ask|asking|told|tell|talk|talked|spoke|heard|ticket|note|message|"
     r"question|complained|complaint|reminder|replied|reply|said|says|me|him|her|them|us|you|worried|thinking|"
     r"know|care|something|nothing|anything)(?:\s+[\w@.'\u2019-]+){0,3}\s+$", re.IGNORECASE)
 _APPROXIMATE = re.compile(
