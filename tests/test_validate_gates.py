@@ -145,12 +145,24 @@ def test_gate_6_mutations_rejects_a_write_no_check_covers() -> None:
 
 def test_gate_7_reads_state_rejects_a_check_that_can_never_fail() -> None:
     spec = example()
-    spec["checks"].append({"id": "version-not-three", "rule": {
-        "kind": "field", "op": "not_equals", "value": "3",  # a string: an int field never equals it
+    spec["checks"].append({"id": "version-not-99", "rule": {
+        "kind": "field", "op": "not_equals", "value": 99,  # a version no play reaches
         "target": {"app": "services", "table": "services", "id": "svc-payments", "field": "config_version"}}})
     v = validate_spec(spec)
     assert failed(v) == {"reads_state"}
-    assert [(e.code, e.path) for e in v.errors()] == [("vacuous_check", f"checks[{len(spec['checks']) - 1}]")]
+    assert [(e.code, e.path) for e in v.errors()] == [("unexercised_check", f"checks[{len(spec['checks']) - 1}]")]
+
+
+def test_gate_2_references_rejects_a_value_the_field_never_holds() -> None:
+    """The same check with "3" (text) for an int field is constant whatever is played: named before any episode."""
+    spec = example()
+    spec["checks"].append({"id": "version-not-three", "rule": {
+        "kind": "field", "op": "not_equals", "value": "3",
+        "target": {"app": "services", "table": "services", "id": "svc-payments", "field": "config_version"}}})
+    v = validate_spec(spec)
+    assert failed(v) == {"references"}
+    assert [(e.code, e.path) for e in v.errors()] == [("value_never_held",
+                                                      f"checks[{len(spec['checks']) - 1}].rule.value")]
 
 
 def test_gate_7_reads_state_rejects_reply_only_checks() -> None:
@@ -173,15 +185,19 @@ def test_gate_7_flags_min_times_zero_and_impossible_record_conditions() -> None:
     spec = example()
     spec["checks"] += [
         {"id": "zero-calls", "rule": {"kind": "called", "call": {"tool": "logs_search"}, "min_times": 0}},
-        {"id": "no-p9-tickets", "rule": {"kind": "records", "app": "tickets", "table": "tickets",
-                                         "where": [{"field": "priority", "value": "p9"}], "count_op": "equals",
-                                         "count": 0}},
+        {"id": "no-such-tickets", "rule": {"kind": "records", "app": "tickets", "table": "tickets",
+                                           "where": [{"field": "title", "value": "no ticket has this title"}],
+                                           "count_op": "equals", "count": 0}},
     ]
     v = validate_spec(spec)
     assert "reads_state" in failed(v)  # (holding everywhere, they also leak credit to the noop)
     n = len(spec["checks"])
     assert {e.path for e in v.gate("reads_state").errors} == {  # type: ignore[union-attr]
         f"checks[{n - 2}]", f"checks[{n - 1}]"}
+    # A priority no ticket can hold (`p9`) is named earlier, by the references gate, without playing an episode.
+    spec["checks"][-1]["rule"]["where"] = [{"field": "priority", "value": "p9"}]
+    v = validate_spec(spec)
+    assert failed(v) == {"references"} and codes(v, "references") == {"value_never_held"}
 
 
 def test_gate_8_isolation_rejects_checks_readable_in_a_file() -> None:

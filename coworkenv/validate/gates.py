@@ -32,6 +32,7 @@ from coworkenv.spec import (
 from coworkenv.spec_seal import is_sealed, open_sealed
 from coworkenv.tools import ToolError
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
+from coworkenv.validate._held_values import never_held, respelled_keys, unscored_failures
 from coworkenv.validate._leaks import find_leaks
 from coworkenv.validate.hints import hint_for
 from coworkenv.validate.mutations import Mutation, near_miss_mutations
@@ -193,6 +194,9 @@ def references_gate(ctx: GateContext) -> GateResult:
         for ident, n in sorted(Counter(ids).items()):
             if n > 1:
                 errors.append(GateError("references", "duplicate_id", what, f"id {ident!r} is used {n} times"))
+    errors += [GateError("references", "value_never_held", path, message) for path, message in never_held(spec)]
+    errors += [GateError("references", "key_respelled", path, message) for path, message in respelled_keys(spec)]
+    errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]
     return gate_result("references", errors)
 
 

@@ -47,6 +47,7 @@ from tests.defects import (
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
+    failure_unscored,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -76,6 +77,7 @@ from tests.defects import (
     half_pinned,
     instant_pinned,
     isolation_leak,
+    key_respelled,
     later_state_by_rule,
     later_state_own_write,
     later_state_read,
@@ -134,6 +136,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     vacuous,
+    value_never_held,
     version_value_read,
     week_date_pinned,
     wrong_expected,
@@ -267,6 +270,9 @@ MODULES = (
     created_instead,
     count_one_digits_pinned,
     clock_zone_abbrev_pinned,
+    value_never_held,
+    failure_unscored,
+    key_respelled,
     order_word_adjective,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}

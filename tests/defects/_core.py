@@ -29,7 +29,7 @@ from coworkenv.validate import validate_spec
 
 Spec = dict[str, Any]
 Edit = Callable[[Spec], None]
-WitnessKind = Literal["cheat", "honest", "score"]
+WitnessKind = Literal["cheat", "honest", "score", "unscored"]
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
 
 
@@ -45,7 +45,8 @@ class Defect:
     ("synth:ticket_triage_update@1"). `breaks` turns it into the defect, `fix` (optional) into the twin.
     `witness` builds an agent's reference from the spec dict: for `cheat` the defect passes it and the twin
     does not, for `honest` the twin passes it and the defect does not, for `score` the defect scores it at least
-    0.5 and at least 0.25 above the twin (a do-nothing agent earning partial credit).
+    0.5 and at least 0.25 above the twin (a do-nothing agent earning partial credit), for `unscored` the defect fails it
+    with full marks and the twin scores it lower (a failure the score does not see).
     `gate`/`code`: the gate (and error code substring) a strict validation must reject the defect with.
     Unless `reference_sound` is False, the defect's own reference passes its own checks: the defect is in
     what the checks miss, not in a broken spec that any gate would reject for another reason.
@@ -310,6 +311,8 @@ def witness_holds(defect: Defect) -> tuple[bool, str]:
         return bad.passed and not good.passed, seen
     if defect.witness_kind == "honest":
         return good.passed and not bad.passed, seen
+    if defect.witness_kind == "unscored":
+        return not bad.passed and bad.score >= 0.999 and good.score < bad.score, seen
     return bad.score >= 0.5 and bad.score - good.score >= 0.25, seen
 
 

@@ -84,7 +84,8 @@ DEFECTS = [
     Defect(CLASS, "declared-tool-word-as-stored", "example:triage_escalation_declared_tools",
            "the check wants the declared tool's word 'highest' where the tickets app stores p1",
            breaks=lambda s: (_mail_body_pinned(s), check(s, "priority_raised")["rule"].update(value="highest")),
-           fix=_mail_body_pinned, gate=GATE, code=CODE, reference_sound=False),
+           # 'highest' is no value of the stored priority (p1..p4): the references gate names it before the oracle plays.
+           fix=_mail_body_pinned, gate="references", code="value_never_held", reference_sound=False),
     Defect(CLASS, "due-local-time-as-utc", "synth:todo_track_mail_requests@1",
            "the check wants the requester's local deadline written as UTC, hours off the time they asked for",
            # The wrong value is the request mail's own clock time, so the isolation gate may see it first.
