@@ -92,6 +92,7 @@ from tests.defects import (
     numeral_pinned,
     order_blind,
     order_unasked,
+    order_word_adjective,
     ordinal_date_pinned,
     pace_pinned,
     partial_credit,
@@ -276,6 +277,7 @@ MODULES = (
     value_never_held,
     failure_unscored,
     key_respelled,
+    order_word_adjective,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
