@@ -232,6 +232,47 @@ def test_a_run_cannot_reach_a_concurrent_run_through_its_process(mode: str) -> N
     assert not seeker.value, f"a run reached a concurrent run's process: {seeker.value}"
 
 
+# The same process reached without opening anything (`os.readlink`, `os.stat`: no audit event, so the hook never
+# sees them): its cwd and root links, its descriptors' links (the names of the files it holds open, its channels'
+# inodes) and what they lead to.
+SIBLING_LINKS_HOLDER = '''
+import time
+def check(tag):
+    held = open(tag + ".txt", "w")
+    time.sleep(1.0)
+    held.close()
+    return 1
+'''
+SIBLING_LINKS_SEEKER = '''
+import os
+def check(tag):
+    me = os.getpid()
+    found = []
+    for pid in range(max(1, me - 64), me):
+        for name in ["cwd", "root", "exe"] + [f"fd/{n}" for n in range(64)]:
+            try:
+                link = os.readlink(f"/proc/{pid}/{name}")
+                size = os.stat(f"/proc/{pid}/{name}").st_size
+            except OSError:
+                continue
+            if tag in link or "coworkenv-sandbox-" in link or name.startswith("fd/"):
+                found.append(f"/proc/{pid}/{name} -> {link} ({size} bytes)")
+    return found
+'''
+
+
+@pytest.mark.parametrize("mode", MODES, ids=list(MODES))
+def test_a_run_cannot_read_a_concurrent_runs_process_links(mode: str) -> None:
+    """Where runs keep the host's root uid, a run without Landlock found a concurrent run's process by pid and read its
+    links, which take no open: its scratch (cwd), the name of the file it held open, its channels' inodes. Each run is
+    undumpable now, as the per-run uid made it: its /proc/<pid> is the host's alone (CAP_SYS_PTRACE)."""
+    tag = "coworkenv-links-" + uuid.uuid4().hex
+    seeker = _seek_beside_a_holder(mode, SIBLING_LINKS_HOLDER, SIBLING_LINKS_SEEKER, tag, {},
+                                   SandboxLimits(cpu_seconds=2, wall_seconds=4.0))
+    assert seeker.error_kind is None, seeker
+    assert not seeker.value, f"a run read a concurrent run's process links: {seeker.value}"
+
+
 # Locks kept on a stdlib file's inode: an exclusive flock (no write access needed) and an OFD read lock on byte 0.
 LOCK_HOLDER = '''
 import fcntl, os, struct, time

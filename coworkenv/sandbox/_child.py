@@ -47,8 +47,7 @@ SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which
 BLOCKED_MODULES = frozenset({
     "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
-    "_xxtestfuzz", "_dbm", "_gdbm", "cffi", "_cffi_backend", "readline", "_tkinter", "_posixshmem", "_curses",
-    "_curses_panel",
+    "_xxtestfuzz", "cffi", "_cffi_backend", "_tkinter", "_posixshmem", "_curses", "_curses_panel",
 })
 # Any module (or part of a dotted name) starting so: the interpreter's test and example modules (_testcapi,
 # _testinternalcapi, _xxsubinterpreters, _xxinterpchannels...), which make subinterpreters without this audit
@@ -58,13 +57,37 @@ BLOCKED_MODULE_PREFIXES = ("_test", "_xx")
 # /etc/passwd, OpenSSL loading certificate files, syslog's LOG_CONS writing the host's /dev/console, nis reading
 # /etc/netconfig and /var/yp/binding/<the code's domain>.2, `..` included): refused too where Landlock does not
 # confine what they touch.
-NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "pwd", "grp", "spwd", "_ssl", "ssl", "syslog", "nis"})
+NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "spwd", "syslog", "nis"})
 # Of those, the ones the standard library imports optionally (catching ImportError): absent instead, as on a Python
-# built without them, so that the module importing them still works. libuuid's time UUIDs (uuid.uuid1) opened
-# /var/lib/libuuid/clock.txt read-write natively: the host's clock sequence and last time read, the file rewritten
-# (a host file changed, a channel between runs); `import uuid` and uuid4 stay as they were (uuid1 asks ifconfig
-# instead, which the hook refuses).
-ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid"})
+# built without them, so that the module importing them still works; a code that removes the mark and imports one
+# meets the hook at its file (pwd is built in: the C library's name services, pointed at no service, are its
+# boundary, as they were for `_imp.create_builtin`, which makes it with no audit event). libuuid's time UUIDs
+# (uuid.uuid1) opened /var/lib/libuuid/clock.txt read-write natively: the host's clock sequence and last time read,
+# the file rewritten (a host file changed, a channel between runs); `import uuid` and uuid4 stay as they were (uuid1
+# asks ifconfig instead, which the hook refuses). Refused by name, pwd and grp made `import tarfile`,
+# `os.path.expanduser` and `http.server` fail, ssl `http.client`, `urllib.request`, `xmlrpc.client`, `smtplib` and
+# `ftplib`: harmless calls refused on such a host only (its lookups find nothing, and TLS is out of reach, either way).
+ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
+# Refused in every set, and imported optionally by the standard library: absent, their files refused. dbm.open falls
+# back to dbm.dumb (Python files in the scratch) where neither gdbm nor ndbm is built; pdb, cmd and code go without
+# line editing (readline reads the host's inputrc natively).
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline"})
+# Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
+# call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
+# - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
+#   /etc/mime.types was refused where there is no minimal root (`guess_type` forbidden), while the minimal root holds
+#   none; it reads none now, the standard library's own tables in every set;
+# - uuid finds the machine's MAC address by running `ip` and `ifconfig` where libuuid is absent (the sets without
+#   Landlock): `uuid1` and `getnode` were forbidden there (importing subprocess); a random node, as libuuid gives
+#   without a socket, in every set;
+# - shutil.rmtree removes entries relative to a directory descriptor, which the hook refuses (it cannot tell where a
+#   descriptor points): removing a scratch folder with files in it was forbidden in every set with the hook; by path.
+MODULE_SETTINGS: dict[str, dict[str, Any]] = {
+    "mimetypes": {"knownfiles": ()}, "uuid": {"_GETTERS": ()}, "shutil": {"_use_fd_functions": False},
+}
+# zoneinfo's search path: the zoneinfo read roots only (the interpreter's own adds /etc/zoneinfo, which
+# `available_timezones` lists where the host has it: a refused read there, nothing in the minimal root).
+ZONEINFO_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
@@ -108,8 +131,7 @@ BLOCKED_COMMANDS = {"fcntl.fcntl": (5, 36, 8, 10, 15, 1024, 1026, 1035, 1036, 10
                     "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
-SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", "/usr/share/zoneinfo",
-                     "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", *ZONEINFO_ROOTS)
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
 # only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
 # lib64 folders only, never /usr/lib itself, whose other files (os-release, ...) are host data.
@@ -248,6 +270,7 @@ def isolate(
     others; `host_pid`: the process this one dies with; `last_channel`: the host's descriptors are 0 to it); returns
     (layers applied, why each other layer is missing)."""
     libc = kernel["load_libc"]()
+    host_is_root = os.geteuid() == 0  # the host's uid, before any drop
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
     # per-run uid could not cross (every call failed).
     kernel["reset_inherited_settings"](libc)
@@ -306,7 +329,12 @@ def isolate(
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             limits["max_processes"], own_uid="uid-drop" in layers)
-    if limits.get("core_helper"):  # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash
+    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's root
+    # uid (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's
+    # /proc/<pid> links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit
+    # event), which an undumpable process keeps to holders of CAP_SYS_PTRACE: the root host (its scratch watch) only.
+    # A host without root keeps its children dumpable: its own watch reads their /proc/<pid>/fd.
+    if limits.get("core_helper") or host_is_root:
         kernel["make_undumpable"](libc)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
@@ -485,6 +513,47 @@ def describe_failure(
     return {"error_kind": "exception", "error": describe_(exc)}
 
 
+class ModuleSettings:
+    """A finder first on `sys.meta_path` for the modules of `settings` (module name -> {attribute: value}): the next
+    finder's spec, its loader wrapped to set each attribute once the module has run (a tuple as a fresh list of its
+    items). Everything else is left to the finders after it. The code may remove it: its modules then do what the
+    hook or the kernel let them."""
+
+    def __init__(self, settings: dict[str, dict[str, Any]]) -> None:
+        self.settings = settings
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        values = self.settings.get(name)
+        if values is None:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None) if finder is not self else None
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                if hasattr(spec.loader, "exec_module"):
+                    spec.loader = _SettingLoader(spec.loader, values)
+                return spec
+        return None
+
+
+class _SettingLoader:
+    """`loader`, setting `values` on the module after its `exec_module` (everything else is the loader's own)."""
+
+    def __init__(self, loader: Any, values: dict[str, Any]) -> None:
+        self._loader, self._values = loader, values
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        for name, value in self._values.items():
+            setattr(module, name, list(value) if type(value) is tuple else value)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_filename, get_resource_reader...
+        return getattr(object.__getattribute__(self, "_loader"), name)
+
+
 def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     """Isolate this process and make the audit hook; returns the hook (None where it is switched off) and what the
     call needs of the job: its code, entrypoint and payload. The rest (the run's cgroup paths, the host's pid, why a
@@ -510,6 +579,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         os.environ["LANGUAGE"] = GETTEXT_LANGUAGES
+        os.environ["PYTHONTZPATH"] = os.pathsep.join(ZONEINFO_ROOTS)
         time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         _signal.pthread_sigmask = keep_sigsys_deliverable(_signal.pthread_sigmask)  # signal.py calls it through
@@ -523,16 +593,17 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
-             "absent_modules": frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK,
+             "absent_modules": ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK),
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES,
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
-        if "landlock" not in layers:  # a code that removes the mark and imports one meets the hook at its file
-            for name in ABSENT_WITHOUT_LANDLOCK:
-                sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
+        # A code that removes the mark and imports one meets the hook at its file.
+        for name in ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK):
+            sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
+        sys.meta_path.insert(0, ModuleSettings(MODULE_SETTINGS))
         del modules
         gc.collect()
         leftover = [] if "hook" in disabled else usable_ctypes_types(ctypes_bases, reaches_memory)

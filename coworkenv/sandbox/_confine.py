@@ -121,6 +121,11 @@ _AARCH64_DENIED = (
 _X86_64_METADATA = (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 261, 280, 188, 189, 190, 197, 198, 199, 463, 466,
                     469)  # file_setattr (Linux 6.17): inode flags by path
 _AARCH64_METADATA = (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466, 469)
+# Of those, the mode and time changes (chmod, fchmod, fchmodat, fchmodat2; utime, utimes, futimesat, utimensat):
+# answered 0 without running instead of EPERM. Harmless calls make them on the scratch's own files (`shutil.copy`
+# copies the mode, `copy2` and extractions the times): refused, they failed only where the run keeps the host's uid,
+# and seccomp cannot tell a scratch file from a host one. Ownership and extended attributes stay refused.
+_MODE_AND_TIME_CHANGES = {"x86_64": (90, 91, 268, 452, 132, 235, 261, 280), "aarch64": (52, 53, 452, 88)}
 # Extended attributes read by path (getxattr, lgetxattr, listxattr, llistxattr, getxattrat, listxattrat): host file
 # data Landlock does not cover. ENOTSUP, which shutil's copies take for "no attributes here".
 _X86_64_XATTR_READS = (191, 192, 194, 195, 464, 465)
@@ -786,7 +791,8 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     if machine not in _ARCHES:
         return None
     arch = _ARCHES[machine]
-    denied = arch.denied + (arch.metadata if deny_metadata else ())
+    skipped = _MODE_AND_TIME_CHANGES[machine] if deny_metadata else ()
+    denied = arch.denied + tuple(n for n in arch.metadata if n not in skipped and deny_metadata)
     ld, jeq, jset, jge, ret, rsh, and_, ja = 0x20, 0x15, 0x45, 0x35, 0x06, 0x74, 0x54, 0x05
     nr, ip, arg0, arg1, arg2, arg3, arg5 = 0, 8, 16, 24, 32, 40, 56  # offsets in seccomp_data: the number, the
     # instruction pointer's low half, low halves of arguments
@@ -808,7 +814,7 @@ def _seccomp_program(machine: str, own_pid: int, deny_metadata: bool, threads: b
     prog += [(jeq, "self_or_zero", "next", n) for n in (arch.prlimit, *_ABOUT_A_PROCESS[machine])]
     prog += [(jeq, "enosys", "next", n) for n in (*_SCHEDULING_READS[machine], *_HOST_IDENTITY[machine],
                                                    *_FILE_FACTS[machine], *_MEMORY_POLICY[machine])]
-    prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine])]
+    prog += [(jeq, "done", "next", n) for n in (_FLOCK[machine], _GETPPID[machine], *skipped)]
     prog += [(jeq, "enosys", "next", n) for n in _FUTEX2_CALLS]
     prog.append((jeq, "futex", "next", _FUTEX[machine]))
     prog += [(jeq, "cpu_clock", "next", n) for n in _CLOCK_CALLS[machine]]
@@ -949,8 +955,8 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     running), what tells of the host (uname, getrusage's inherited peak, the scheduling settings it passed on,
     its pid through getppid, which answers 0) and
     state kept on host inodes (locks set without running) at the syscall level; with
-    `deny_metadata` (the code still runs as the uid that owns the host's files), also chmod, chown, utime and xattr
-    changes, which Landlock lets pass;
+    `deny_metadata` (the code still runs as the uid that owns the host's files), also chown and xattr changes, which
+    Landlock lets pass, and chmod and utime return 0 without running (scratch files' too: harmless copies make them);
     without `threads`, every clone (RLIMIT_NPROC, which would refuse them otherwise, never binds uid 0); shared futex
     operations (keyed on a host file's inode for every process that maps it) never sleep or wake: refused, and with
     `threads` a shared wait returns EAGAIN at once; the host's channels (descriptors 0 to `last_channel`) neither

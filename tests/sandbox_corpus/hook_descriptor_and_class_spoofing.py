@@ -70,7 +70,8 @@ def check(**p):
         lambda: open(MetaStr(secret)).read(),
         lambda: repr(os.listdir(MetaStr(os.path.dirname(secret)))),
         lambda: (os.rename("ok.txt", spoof(repo, repo)), "moved into the repository")[1],
-        lambda: (os.utime(MetaStr(p["host_file"]), (0, 0)), "touched the host file")[1],
+        lambda: (os.utime(MetaStr(p["host_file"]), (0, 0)), os.stat(p["host_file"]).st_mtime == 0 and
+                 "touched the host file")[1],
         lambda: (os.remove(MetaStr(p["host_file"])), "removed the host file")[1],
     ]
     for attempt in attempts:

@@ -22,7 +22,7 @@ def check(**p):
         if value:
             return leak(str(value))
     # The bootstrap's own: scratch as the temp folder, UTC as local time, C as gettext's only language.
-    if set(os.environ) - {"TMPDIR", "TZ", "LANGUAGE"}:
+    if set(os.environ) - {"TMPDIR", "TZ", "LANGUAGE", "PYTHONTZPATH"}:
         return leak(f"inherited environment {sorted(os.environ)}")
     for path in (f"/proc/{p['host_process']}/environ", "/proc/self/environ", "/proc/1/environ"):
         try:
