@@ -69,7 +69,10 @@ from tests.defects import (
     guard_other_channel,
     guard_overwrite_evades,
     guard_phrase_respelled,
+    guard_reaction_any_record,
+    guard_reaction_bound,
     guard_reaction_route,
+    guard_reaction_state,
     guard_respelled,
     guard_rewrite_evades,
     guard_rollback_evades,
@@ -278,6 +281,9 @@ MODULES = (
     failure_unscored,
     key_respelled,
     order_word_adjective,
+    guard_reaction_state,
+    guard_reaction_bound,
+    guard_reaction_any_record,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
