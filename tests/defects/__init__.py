@@ -75,6 +75,7 @@ from tests.defects import (
     guard_same_effect,
     guard_two_step,
     half_pinned,
+    harm_underpriced,
     instant_pinned,
     isolation_leak,
     key_respelled,
@@ -272,6 +273,7 @@ MODULES = (
     value_never_held,
     failure_unscored,
     key_respelled,
+    harm_underpriced,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
