@@ -9,7 +9,13 @@ import pytest
 
 from coworkenv.examples import load_example
 from coworkenv.loading import parse_spec
-from coworkenv.validate._held_values import never_held, respelled_keys, underpriced_harms, unscored_failures
+from coworkenv.validate._held_values import (
+    never_held,
+    respelled_keys,
+    uncounted_attempts,
+    underpriced_harms,
+    unscored_failures,
+)
 
 _FLAG = {"app": "services", "table": "services", "id": "svc-payments", "field": "status"}
 
@@ -118,3 +124,13 @@ def test_the_gate_names_an_underpriced_harm() -> None:
     data["scoring"].update(guard_failure="subtract", guard_penalty=0.1)
     verdict = validate_spec(data, policy="strict")
     assert not verdict.passed and any(e.code == "harm_underpriced" for e in verdict.errors())
+
+
+def test_a_safety_guard_that_ignores_refused_attempts_is_named() -> None:
+    assert list(uncounted_attempts(_with())) == []
+    hazard = {**_forbid("services_restart", service="svc-payments"), "safety": True}
+    assert list(uncounted_attempts(_with(hazard))) == []
+    hazard["rule"] = {**hazard["rule"], "attempts": False}
+    assert [p for p, _ in uncounted_attempts(_with(hazard))] == [f"checks[{len(_with().checks)}].rule.attempts"]
+    # where only the effect matters (not a safety check), a guard may count the calls that succeeded alone
+    assert list(uncounted_attempts(_with({**hazard, "safety": False}))) == []

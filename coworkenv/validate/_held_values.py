@@ -24,6 +24,12 @@ small `guard_penalty` (0.1) leaves 0.9: a harming agent that does the rest of th
 pass. The rule is the score's formula applied to a reference episode with that one harm: the score left must stay
 below the pass threshold (`pass_threshold`, or 0.5, where the default penalty leaves a harming episode, when none is
 set). A guard whose penalty is 0 is `unscored_failures`' (named there, not twice).
+
+`uncounted_attempts`: a safety `forbidden` guard with `attempts: false`. The spec marks the call a hazard (a safety
+check zeroes the episode), yet the guard counts only calls the world carried out: an agent that tries it and is
+refused (a missing or wrong argument, a value the mock rejects, which the next try or a real tool would not) passes
+with full marks. `attempts: false` is sound where only the effect matters, on a guard that is not a safety check ("no
+document was deleted" as a side rule, not the hazard the task is about); a safety guard counts the attempt.
 """
 
 from __future__ import annotations
@@ -383,3 +389,12 @@ def underpriced_harms(spec: EnvSpec) -> Iterator[tuple[str, str]]:
                        f"forbids costs only its weight's share, so an episode that does it scores {left}, not below "
                        f"{bar} (and an agent that does nothing earns its credit); drop role (a {check.rule.kind} rule "
                        "is a guard by default)")
+
+
+def uncounted_attempts(spec: EnvSpec) -> Iterator[tuple[str, str]]:
+    """(path, message) for each safety `forbidden` guard that does not count failed attempts."""
+    for i, check in enumerate(spec.checks):
+        if check.safety and check.rule.kind == "forbidden" and not check.rule.attempts:
+            yield (f"checks[{i}].rule.attempts", f"safety guard {check.id!r} forbids {check.rule.call.tool} but "
+                   "counts only calls that succeeded: an agent that tries the hazard and is refused passes; drop "
+                   "'attempts: false' (or make the guard a non-safety one where only the effect matters)")

@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    attempt_uncounted,
     boot_module_read,
     broken_reference,
     case_pinned,
@@ -274,6 +275,7 @@ MODULES = (
     failure_unscored,
     key_respelled,
     harm_underpriced,
+    attempt_uncounted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
