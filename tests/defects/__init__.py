@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    attempt_uncounted,
     boot_module_read,
     broken_reference,
     case_pinned,
@@ -79,6 +80,7 @@ from tests.defects import (
     guard_same_effect,
     guard_two_step,
     half_pinned,
+    harm_underpriced,
     instant_pinned,
     isolation_leak,
     key_respelled,
@@ -284,6 +286,8 @@ MODULES = (
     guard_reaction_state,
     guard_reaction_bound,
     guard_reaction_any_record,
+    harm_underpriced,
+    attempt_uncounted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
