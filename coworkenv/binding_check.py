@@ -80,7 +80,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
                            f"{decl.bind.op!r} is not an app operation; choose one of: {', '.join(known)}")
         return
     props: dict[str, Any] = {**{n: {} for n in decl.bind.undeclared}, **params.get("properties", {})}
-    required = set(params.get("required", [])) | set(decl.bind.requires)
+    required = set(params.get("required", []) if decl.bind.schema_required else []) | set(decl.bind.requires)
     for name in decl.bind.requires:
         if name not in props:
             yield BindingIssue(f"{where}.bind.requires", "unknown_argument",
@@ -107,6 +107,9 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
             yield BindingIssue(f"{path}.to", "unknown_op_parameter",
                                f"{op.name} has no parameter {arg.to!r}; it takes {', '.join(op_props)}")
             continue
+        if arg.unmapped_to is not None and arg.unmapped_to not in op_props:
+            yield BindingIssue(f"{path}.unmapped_to", "unknown_op_parameter",
+                               f"{op.name} has no parameter {arg.unmapped_to!r}; it takes {', '.join(op_props)}")
         adds_up = bool(arg.convert) and arg.convert[-1] in ("to_list", "split") and not arg.values
         if arg.to in filled and not (adds_up and arg.to in lists):
             yield BindingIssue(f"{path}.to", "duplicate_target",

@@ -60,6 +60,10 @@ class ArgBinding(_Wire):
         description="A value `values` does not name: `passed` on to the op as it is (which may refuse it), or "
                     "`dropped`, the argument then as if not given (a write to a service that keeps any text where "
                     "the app holds a closed set of words: the rest of the write goes through)")] = "passed"
+    unmapped_to: Annotated[str | None, Field(
+        description="A value `values` does not name fills this op parameter instead, as written (before the "
+                    "conversions): a word a service keeps as any text beside the app's closed set (a to-do's status "
+                    "`blocked`), which a `closed` filter then looks for there rather than matching nothing")] = None
 
     @model_serializer(mode="wrap")
     def _without_unused_flags(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -68,6 +72,8 @@ class ArgBinding(_Wire):
             data.pop("closed", None)
         if self.unmapped == "passed":
             data.pop("unmapped", None)
+        if self.unmapped_to is None:
+            data.pop("unmapped_to", None)
         return data
 
 
@@ -127,6 +133,10 @@ class Binding(_Wire):
     requires: Annotated[list[str], Field(
         description="Arguments (declared or undeclared) every call must give, whatever the schema says: a call "
                     "without one fails, as the service behind the tool refuses it")] = []
+    schema_required: Annotated[bool, Field(
+        description="false: the schema's `required` only documents; a call may leave such an argument out, as the "
+                    "service behind the tool fills it in (its request model's default), and `requires` alone says "
+                    "what every call must give")] = True
     service_defaults: Annotated[dict[str, Any] | None, Field(
         description="Declared argument -> the value a call that omits it gets, in place of the schema's `default`s "
                     "(which then only document): what the service behind the tool fills in (null: the schema's)")] = None
@@ -141,6 +151,8 @@ class Binding(_Wire):
         for name in ("unserved", "service_defaults"):
             if getattr(self, name) is None:
                 data.pop(name, None)
+        if self.schema_required:
+            data.pop("schema_required", None)
         return data
 
     def arg(self, name: str) -> ArgBinding | None:
@@ -216,7 +228,11 @@ class DeclaredTool(ToolDef):
 
 @cache
 def _validator(decl_json: str) -> Draft202012Validator:
-    return Draft202012Validator(orjson.loads(decl_json)["parameters"])
+    decl = orjson.loads(decl_json)
+    schema = decl["parameters"]
+    if decl["bind"].get("schema_required") is False:  # the service decides what a call must give (`requires`)
+        schema = {k: v for k, v in schema.items() if k != "required"}
+    return Draft202012Validator(schema)
 
 
 def convert(value: Any, conversion: str) -> Any:
@@ -254,9 +270,13 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
         arg = binding.arg(name)
         if arg is None or arg.to is None:
             continue
+        written = value
         for conversion in arg.convert:
             value = convert(value, conversion)
         if arg.values:
+            if arg.unmapped_to is not None and value_key(value) not in arg.values:
+                out[arg.unmapped_to] = written
+                continue
             if arg.unmapped == "dropped" and value_key(value) not in arg.values:
                 continue
             value = arg.values.get(value_key(value), value)
@@ -279,7 +299,7 @@ def matches_nothing(binding: Binding, arguments: Mapping[str, Any]) -> bool:
     """Whether a call filters by a value outside a closed argument's `values`, which no record holds."""
     for name, value in arguments.items():
         arg = binding.arg(name)
-        if arg is None or not arg.closed:
+        if arg is None or not arg.closed or arg.unmapped_to is not None:
             continue
         for conversion in arg.convert:
             value = convert(value, conversion)

@@ -59,6 +59,19 @@ class Toolkit:
             raise ToolError(f"no {what} with id {record_id!r}; {hint}")
         return record
 
+    def require_shown(self, table: str, record_id: str, what: str, hint: str) -> Any:
+        """As `require`, for a table whose records may be shown under another id (`shown_id`, indexed as `shown`),
+        as a service numbering new records by their count shows a held id again after a delete: the first added of
+        the records shown under `record_id`, else the record of that id unless it is shown under another."""
+        rows = self.world.table(self.app, table)
+        shown = rows.key("shown").ids(record_id)
+        if shown:
+            return rows.get(min(shown, key=rows.insertion_numbers().__getitem__) if len(shown) > 1 else next(iter(shown)))
+        record = self.require(table, record_id, what, hint)
+        if getattr(record, "shown_id", None) not in (None, record_id):
+            raise ToolError(f"no {what} with id {record_id!r}; {hint}")
+        return record
+
     def put(self, table: str, record: Record) -> None:
         self.world.table(self.app, table).put(record)
 

@@ -91,6 +91,8 @@ def test_checks_match_declared_names() -> None:
     ({"bind.op": "mail_sned"}, "tool_decls[3].bind.op", "unknown_op"),
     ({"bind.args.to": "to"}, "tool_decls[3].bind.args.to", "schema_mismatch"),
     ({"bind.args.to": {"to": "recipients"}}, "tool_decls[3].bind.args.to.to", "unknown_op_parameter"),
+    ({"bind.args.to": {"to": "to", "values": {"a": "b"}, "unmapped_to": "recipients"}},
+     "tool_decls[3].bind.args.to.unmapped_to", "unknown_op_parameter"),
     ({"parameters.properties.cc": {"type": "string"}}, "tool_decls[3].bind.args", "argument_not_mapped"),
     ({"bind.args.extra": "cc"}, "tool_decls[3].bind.args.extra", "unknown_argument"),
     ({"bind.defaults": {"cc": 5}}, "tool_decls[3].bind.defaults.cc", "schema_mismatch"),

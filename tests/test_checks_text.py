@@ -179,7 +179,8 @@ def test_a_number_with_its_scale_is_read_at_that_scale() -> None:
         ("the twenty-second retry", 22, True),
         ("the second failure", 2, True),
         ("three hundred and twelve rows", 312, True),
-        ("about three thousand requests", 3000, True),
+        ("three thousand requests", 3000, True),
+        ("about three thousand requests", 3000, False),  # an approximation: an exact check wants the count
         ("one hundred users", 100, True),
         # A count of one where it counts: web_page_audit's `number: 1` check failed the honest "One of 5 pages".
         ("One of 5 pages are broken.", 1, True),
@@ -291,3 +292,63 @@ def test_reply_states_wants_the_value_as_a_token_of_its_own(reply: str, passes: 
 )
 def test_states_value_reads_whole_tokens(text: str, wanted: str, stated: bool) -> None:
     assert states_value(text, wanted) is stated
+
+
+@pytest.mark.parametrize(
+    ("number", "reply", "passes"),
+    [
+        # A share written in percent states its fraction: a check wanting 0.4 is met by the honest "40%".
+        ({"value": 0.4}, "The error rate is 40%.", True),
+        ({"value": 0.4}, "The error rate is 40 %.", True),
+        ({"value": 0.4}, "The error rate is 40 percent.", True),
+        ({"value": 0.4}, "The error rate is 40 per cent.", True),
+        ({"value": 0.4}, "The error rate is 4%.", False),
+        ({"value": 40}, "The error rate is 40%.", True),
+        # A negative amount however its sign is written: a minus before the currency, in words, or in brackets.
+        ({"value": -12.5}, "The balance is -$12.50.", True),
+        ({"value": -12.5}, "The balance is \u2212\u20ac12.50.", True),
+        ({"value": -12.5}, "The balance is minus 12.50 EUR.", True),
+        ({"value": -12.5}, "Balance: (12.50)", True),
+        ({"value": -1200}, "Balance: ($1,200.00)", True),
+        ({"value": -12.5}, "The balance is $12.50.", False),
+        ({"value": 12.5}, "The balance is -$12.50.", False),  # the wrong sign no longer passes
+        ({"value": 12.5}, "The balance is minus $12.50.", False),
+        ({"value": 12.5}, "Refunded the fee ($12.50).", True),  # a bracket is also an aside
+        ({"value": 4}, "Wrote the report (4 rows).", True),
+        # A hedged count states no exact one: alternatives never, an approximation only within a tolerance.
+        ({"value": 3}, "3 or 4 pages are broken.", False),
+        ({"value": 4}, "3 or 4 pages are broken.", False),
+        ({"value": 3}, "Three or four pages are broken.", False),
+        ({"value": 40}, "About 40 tickets are open.", False),
+        ({"value": 40}, "Around forty tickets are open.", False),
+        ({"value": 40}, "Roughly 40 tickets are open.", False),
+        ({"value": 40}, "~40 tickets are open.", False),
+        ({"value": 40}, "40 or so tickets are open.", False),
+        ({"value": 40, "tolerance": 2}, "About 40 tickets are open.", True),
+        ({"value": 40, "tolerance": 2}, "40 or 41 tickets are open.", False),
+        ({"value": 3}, "I mailed Jun about 3 failing jobs.", True),  # what the mail is about: no hedge
+        ({"value": 3}, "At least 3 replicas now run.", True),  # a bound states its limit
+        ({"value": 80}, "The alert fires above 80%.", True),
+        # A day with its ordinal suffix beside a month is a date, even without the year.
+        ({"value": 3}, "5 pages broke on March 3rd.", False),
+        ({"value": 3}, "5 pages broke on the 3rd of March.", False),
+        ({"value": 3}, "The 3rd failure this week.", True),
+    ],
+)
+def test_number_reads_shares_signs_hedges_and_dates(number: dict[str, Any], reply: str, passes: bool) -> None:
+    """A `number` check reads "40%" as 0.4 too, "-$12.50", "minus 12.50" and "(12.50)" as negative, no hedged count
+    ("3 or 4", "about 40" where it wants the exact value) and no day of a date written "March 3rd": on main the honest
+    percent and the negative amounts failed, and the hedged, the wrong-signed and the dated ones passed."""
+    assert _text(reply, number=number).passed is passes
+
+
+def test_a_share_kept_in_percent_is_not_read_as_its_fraction() -> None:
+    """A check whose source keeps the share in percent (`threshold_pct: 0.4`) wants "0.4%", not "40%"."""
+    from coworkenv.checks import states_number
+    from coworkenv.spec import NumberTarget
+
+    in_percent = NumberTarget.model_validate({"source": {"app": "services", "table": "services", "id": "svc-api",
+                                                         "field": "error_budget_pct"}})
+    assert not states_number("The budget is 40%.", 0.4, in_percent)
+    assert states_number("The budget is 0.4%.", 0.4, in_percent)
+    assert states_number("The budget is 40%.", 0.4, NumberTarget(value=0.4))

@@ -306,6 +306,23 @@ def test_a_deleted_event_is_gone_as_claw_evals_calendar_removes_it(imported: dic
     assert (made["status"], made["event_id"]) == ("created", "evt_004")
 
 
+def test_an_event_id_the_calendar_hands_out_again_is_shown_twice_and_reaches_the_first_event(
+        imported: dict[str, Any]) -> None:
+    # Claw-Eval's calendar numbers a new event `evt_{len + 1}`: after deleting another than the last, that is a held
+    # id, and the service then lists two events under it (a get or delete reaches the first)
+    env = Env(imported["specs"]["CE15_book_free_slot"])
+    env.reset()
+    _call(env, "calendar_delete_event", event_id="evt_002")
+    made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
+                 end_time="2026-03-10T15:30:00Z")
+    assert made["event_id"] == "evt_004"
+    listed = _call(env, "calendar_list_events", date="2026-03-10", days=1)["events"]
+    assert [e["title"] for e in listed if e["event_id"] == "evt_004"] == ["Sync", "Vendor call"]  # by start
+    assert _call(env, "calendar_delete_event", event_id="evt_004")["title"] == "Vendor call"  # the first held
+    assert "no event with id 'evt_005'" in _call(env, "calendar_delete_event", event_id="evt_005")["error"]
+    assert _call(env, "calendar_delete_event", event_id="evt_004")["title"] == "Sync"  # then the one left
+
+
 def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dict[str, Any]) -> None:
     # Claw-Eval's services move both from one `now`: the earliest event to about a day after it, the newest mail to
     # a day before it; the world's clock is the calendar's, so the mail moves to a day before that clock, not after
@@ -385,9 +402,10 @@ def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_
     for word in ("error", "failure", "Failed", "never"):
         assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": []}, word
     assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
-    # a write keeps refusing a value the app has no place for (a status: the stages' workflow decides)
-    refused = todo.step(Action.call("todo_update_task", {"task_id": "td-12", "status": "whenever"}))
-    assert "stage" in refused.messages[-1]["content"] and not todo.audit[-1].ok
+    # a to-do status no stage is is kept as written, as the service stores it; the filter then finds it by that word
+    _call(todo, "todo_update_task", task_id="td-12", status="whenever")
+    assert todo.audit[-1].ok and [t["task_id"] for t in _call(todo, "todo_list_tasks", status="whenever")["tasks"]] == [
+        "td-12"]
 
 
 def test_a_priority_no_app_word_names_is_accepted_and_ignored_as_the_services_keep_any_text(
@@ -483,6 +501,57 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     assert "td-13" not in ids("all")
     missing = env.step(Action.call("todo_get_task", {"task_id": "td-13"}))
     assert "td-13" in missing.messages[-1]["content"] and not env.audit[-1].ok
+
+
+def test_a_todo_status_word_no_stage_is_kept_as_written_and_listed_by_that_word_alone(imported: dict[str, Any]) -> None:
+    # Claw-Eval's to-do service stores any status text and its list compares the text: a task updated to `blocked`
+    # (or `done`, or `Completed`) is listed by that word and `all` only; the app refused such a status
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    ids = lambda status: [t["task_id"] for t in _call(env, "todo_list_tasks", status=status)["tasks"]]  # noqa: E731
+    blocked = _call(env, "todo_update_task", task_id="td-12", status="blocked", priority="low")
+    assert (blocked["status"], blocked["done"], blocked["priority"]) == ("blocked", False, "low")
+    assert ids("blocked") == ["td-12"] and "td-12" in ids("all") and "td-12" not in ids("pending")
+    assert _call(env, "todo_get_task", task_id="td-12")["status"] == "blocked"
+    _call(env, "todo_update_task", task_id="td-11", status="done")  # not the service's `completed`: its own word
+    assert ids("done") == ["td-11"] and ids("completed") == ["td-15"]
+    assert ids("Pending") == ids("Blocked") == []  # compared as written, letter case too
+    assert ids("pending") == ["td-14"]
+    back = _call(env, "todo_update_task", task_id="td-12", status="pending")  # a stage again replaces the word
+    assert "status" not in back and ids("pending") == ["td-14", "td-12"] and ids("blocked") == []
+
+
+def test_a_todo_id_the_service_hands_out_again_is_shown_twice_and_reaches_the_first_task(
+        imported: dict[str, Any]) -> None:
+    # Claw-Eval's to-do service numbers a new task by the count held plus one: after a delete that can be the id of
+    # a task it holds, and then it holds two under one id (listed both; a get, update or delete reaches the first)
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    ids = lambda: sorted(t["task_id"] for t in _call(env, "todo_list_tasks", status="all")["tasks"])  # noqa: E731
+    made = [_call(env, "todo_create_task", title=t)["task_id"] for t in ("A", "B")]
+    assert made == ["todo_006", "todo_007"]
+    _call(env, "todo_delete_task", task_id="td-13")
+    again = _call(env, "todo_create_task", title="C")
+    assert again["task_id"] == "todo_007" and ids() == ["td-11", "td-12", "td-14", "td-15", "todo_006", "todo_007",
+                                                         "todo_007"]
+    assert _call(env, "todo_update_task", task_id="todo_007", priority="high")["title"] == "B"  # the first held
+    assert _call(env, "todo_delete_task", task_id="todo_007")["task_id"] == "todo_007"
+    assert _call(env, "todo_get_task", task_id="todo_007")["title"] == "C"  # then the one left
+    hidden = env.step(Action.call("todo_update_task", {"task_id": "todo_008", "priority": "low"}))
+    assert not env.audit[-1].ok and "todo_008" in hidden.messages[-1]["content"]  # no task is shown as todo_008
+
+
+def test_an_order_of_a_product_no_item_is_is_recorded_as_written(imported: dict[str, Any]) -> None:
+    # Claw-Eval's inventory service records any order: a product id it has no product for, any quantity, no supplier
+    env = Env(imported["specs"]["CE10_restock_low_items"])
+    env.reset()
+    order = _call(env, "inventory_create_order", product_id="X-999", quantity=5)
+    assert (order["product_id"], order["quantity"], order["supplier"], order["status"], order["expected_at"]) == (
+        "X-999", 5, "", "placed", None)
+    assert _call(env, "inventory_create_order", product_id="P-3", quantity=0)["supplier"] == "Scanline"
+    assert [o.item for o in env.state.table("inventory", "orders")] == ["X-999", "P-3"]
+    missing = env.step(Action.call("inventory_get_product", {"product_id": "X-999"}))
+    assert not env.audit[-1].ok and "X-999" in missing.messages[-1]["content"]  # a read still finds no product
 
 
 def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders(imported: dict[str, Any]) -> None:

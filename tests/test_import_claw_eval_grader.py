@@ -180,6 +180,54 @@ def test_an_argument_the_service_requires_and_the_schema_lacks_is_taken_undeclar
     assert _score(spec, [dateless, *reference[1:]]).score == pytest.approx(0.8 * 0.8)
 
 
+def test_an_argument_the_services_request_model_lacks_is_accepted_and_ignored_as_there(tmp_path: Path) -> None:
+    """A declared argument the endpoint's request model has no field for is dropped by the service (pydantic ignores
+    it): the call acts as without it there, so the import binds it to nothing and reports it (no score lost)."""
+    _copy_checkout(tmp_path)
+    (tmp_path / "mock_services" / "calendar").mkdir(parents=True)
+    (tmp_path / "mock_services" / "calendar" / "server.py").write_text(
+        _CALENDAR_SOURCE.replace('    location: str = ""\n', "") + _USER_EVENTS_ROUTE)
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full", report.left_out
+    (dropped,) = [e for e in report.left_out if e["what"] == "tools.calendar_create_event.location"]
+    assert "request model has no 'location'" in dropped["why"] and dropped["affects_score"] is False
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    env = Env(spec.model_copy(update={"faults": None}))
+    env.reset()
+    env.step(Action.call("calendar_create_event", {"title": "Sync", "start_time": "2026-03-10T15:00:00Z",
+                                                   "end_time": "2026-03-10T15:30:00Z", "location": "Room 9"}))
+    assert env.audit[-1].ok and [e.location for e in env.state.table("calendar", "events") if e.title == "Sync"] == [""]
+
+
+@pytest.mark.parametrize("source", [True, False])
+def test_an_argument_the_schema_requires_and_the_service_defaults_may_be_left_out_as_there(
+        tmp_path: Path, source: bool) -> None:
+    """A create whose schema lists `attendees` as required (4 tasks of the checkout; `image_path` of the OCR tool, 12)
+    while the service's request model defaults it: Claw-Eval sends the call as given and the service fills it in, so
+    with the source the call is served here too; a field the model requires is still refused (a 422 there). Without
+    the source the schema decides, as before."""
+    task = _copy_checkout(tmp_path)
+    doc = yaml.safe_load((task / "task.yaml").read_text())
+    create = next(t for t in doc["tools"] if t["name"] == "calendar_create_event")
+    create["input_schema"]["required"] = ["title", "start_time", "end_time", "attendees"]
+    (task / "task.yaml").write_text(yaml.safe_dump(doc))
+    if source:
+        (tmp_path / "mock_services" / "calendar").mkdir(parents=True)
+        (tmp_path / "mock_services" / "calendar" / "server.py").write_text(_CALENDAR_SOURCE + _USER_EVENTS_ROUTE)
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full", report.left_out
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    env = Env(spec.model_copy(update={"faults": None}))
+    env.reset()
+    step = env.step(Action.call("calendar_create_event", {"title": "Sync", "start_time": "2026-03-10T15:00:00Z",
+                                                          "end_time": "2026-03-10T15:30:00Z"}))
+    assert env.audit[-1].ok is source, step.messages
+    if source:
+        assert [e.attendees for e in env.state.table("calendar", "events") if e.title == "Sync"] == [[]]
+        step = env.step(Action.call("calendar_create_event", {"title": "Sync", "end_time": "2026-03-10T15:30:00Z"}))
+        assert "start_time: field required by the service" in str(step.messages[-1]["content"])
+
+
 def test_a_call_the_app_refuses_is_answered_as_claw_evals_service_answers_it(graded: dict[str, Any]) -> None:
     """Claw-Eval's mock services answer an unknown id with a 200 error body and keep what they are asked to
     (an event ending before it starts included); only a request its model rejects is an error status (422)."""

@@ -33,6 +33,9 @@ class Event(Record):
     location: str = ""
     description: str = ""
     status: Literal["confirmed", "cancelled"] = "confirmed"
+    # The id shown and looked up, where a service numbering new events by their count hands a held one out again
+    # (`add_event`'s id_as_counted): calls reach the first event holding it; None: the record's id.
+    shown_id: str | None = None
 
 
 class CalendarState(AppState):
@@ -152,6 +155,7 @@ class CalendarTools(Toolkit):
     @write
     def add_event(
         self, title: str, start_time: str, end_time: str, attendees: list[str] | None = None, location: str = "",
+        id_as_counted: bool = False,
     ) -> dict[str, Any]:
         """Add an event as given: attendees are kept as written (names or emails, no directory lookup), and a time
         with a `Z` or an offset is stored in UTC. A time without a zone, or one that is not ISO-8601, is stored as
@@ -163,6 +167,9 @@ class CalendarTools(Toolkit):
             end_time: End, ISO-8601.
             attendees: Attendees as written (names or emails).
             location: Room or link.
+            id_as_counted: Show the new event as `evt_` and the count of events held plus one even where an event
+                holds that id already, as a calendar service numbering by count does after a delete (calls then
+                reach the event holding it first); its record's id is the next number free.
         """
         table = self.world.table("calendar", "events")
         number = len(table) + 1  # Claw-Eval's numbering (`evt_005` after four events), skipping ids in use
@@ -170,7 +177,8 @@ class CalendarTools(Toolkit):
             number += 1
         organizer = person_by_ref(self, self.world.user).email if self.world.user else "me"
         event = Event(id=f"evt_{number:03d}", title=title, start=_as_given(start_time), end=_as_given(end_time),
-                      organizer=organizer, attendees=list(attendees or []), location=location)
+                      organizer=organizer, attendees=list(attendees or []), location=location,
+                      shown_id=f"evt_{len(table) + 1:03d}" if id_as_counted else None)
         self.put("events", event)
         return {"status": "created", "event": dump(event)}
 
@@ -220,13 +228,13 @@ class CalendarTools(Toolkit):
         """
         event = self._event(event_id)
         if remove:
-            self.world.table("calendar", "events").delete(event_id)
+            self.world.table("calendar", "events").delete(event.id)
             return {"id": event_id, "status": "deleted", "event": dump(event)}
         self.put("events", event.model_copy(update={"status": "cancelled"}))
         return {"id": event_id, "status": "cancelled"}
 
     def _event(self, event_id: str) -> Event:
-        return self.require("events", event_id, "event", "use calendar_list_events or calendar_find_events")  # type: ignore[no-any-return]
+        return self.require_shown("events", event_id, "event", "use calendar_list_events or calendar_find_events")  # type: ignore[no-any-return]
 
 
 def _window(start: str, end: str) -> tuple[int, int]:
@@ -321,6 +329,7 @@ APP = AppDef(
             "duration": Key(lambda e: max(0.0, _times(e)[1] - _times(e)[0]) if _times(e)[0] > float("-inf") else 0),
             "start": Order(lambda e: _times(e)[0]),
             "unplaced": Key(lambda e: _times(e)[0] == float("-inf")),
+            "shown": Key(lambda e: e.shown_id),
         },
     },
 )

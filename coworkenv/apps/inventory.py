@@ -119,21 +119,26 @@ class InventoryTools(Toolkit):
         return dump_many(table.select("at", sets=sets, reverse=True, limit=clamp(limit)))
 
     @write
-    def create_order(self, item_id: str, quantity: int, supplier: str | None = None) -> dict[str, Any]:
+    def create_order(self, item_id: str, quantity: int, supplier: str | None = None,
+                     as_written: bool = False) -> dict[str, Any]:
         """Order units of an item from a supplier (the stock rises when the delivery is received, not now).
 
         Args:
             item_id: Item id, `<sku>@<location>`.
             quantity: Units to order (positive).
             supplier: Supplier to order from; default the item's supplier.
+            as_written: Record the order as given, as an ordering service that checks nothing does: an item id no
+                item has (the id as written; such an order has no item to restock and no expected delivery), any
+                quantity, no supplier (else these are refused).
         """
-        item = self._item(item_id)
-        if quantity <= 0:
+        item = self._item(item_id) if not as_written or item_id in self.world.table("inventory", "items") else None
+        if quantity <= 0 and not as_written:
             raise ToolError(f"quantity must be positive, not {quantity}")
-        source = (supplier or item.supplier).strip()
-        if not source:
+        source = (supplier or (item.supplier if item is not None else "")).strip()
+        if not source and not as_written:
             raise ToolError(f"{item_id} has no supplier on record; name the supplier to order from")
-        expected = format_time(self.world.clock + item.lead_time_days * 86400) if item.lead_time_days is not None else None
+        lead = item.lead_time_days if item is not None else None
+        expected = format_time(self.world.clock + lead * 86400) if lead is not None else None
         order = PurchaseOrder(id=self.world.new_id("po", "inventory", "orders"), item=item_id, quantity=quantity,
                               supplier=source, expected_at=expected, by=self.world.user or "", at=self.world.now_iso)
         self.put("orders", order)

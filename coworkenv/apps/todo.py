@@ -29,9 +29,17 @@ class TodoTask(Record):
     done_at: str | None = None
     created_at: str = ""
     started: bool = False  # work on it has begun: in progress until done
+    # A status none of the stages is, kept as written (as a to-do service storing any status text keeps it): the
+    # task is then listed by that word alone, by no stage, until a stage is set again.
+    status_word: str | None = None
+    # The id shown and looked up, where a service numbering new tasks by their count hands a held one out again
+    # (`add_task`'s id_prefix): calls reach the first task holding it; None: the record's id.
+    shown_id: str | None = None
 
 
-def _stage(task: TodoTask) -> Stage:
+def _stage(task: TodoTask) -> Stage | None:
+    if task.status_word is not None:
+        return None
     return "done" if task.done else "in_progress" if task.started else "not_started"
 
 
@@ -74,7 +82,7 @@ class TodoTools(Toolkit):
     def list_tasks(
         self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
         done: bool | None = None, priority: Priority | None = None, tag: str | None = None,
-        stage: Stage | None = None,
+        stage: Stage | None = None, status_word: str | None = None,
     ) -> list[dict[str, Any]]:
         """List tasks, soonest due first (undated last).
 
@@ -87,6 +95,8 @@ class TodoTools(Toolkit):
             priority: Only tasks of this priority.
             tag: Only tasks with this tag.
             stage: Only tasks not started, in progress (started, not done) or done; overrides include_done.
+            status_word: Only tasks whose status is this word, set by todo_update_task's status_word (the text
+                compared as written); overrides include_done.
         """
         if list_id is not None:
             self._list(list_id)
@@ -94,14 +104,17 @@ class TodoTools(Toolkit):
         table = self.world.table("todo", "tasks")
         due = table.derived("due")
         sets: list[set[str] | frozenset[str] | None]
+        every = include_done or stage is not None or status_word is not None
         if done is not None:
             sets = [table.key("done").ids(done), table.key("list").ids(list_id) if list_id is not None else None]
         elif list_id is not None:  # one set: open tasks of a list are the ones not done
-            sets = [(table.key("list") if include_done or stage else table.key("open_in")).ids(list_id)]
+            sets = [(table.key("list") if every else table.key("open_in")).ids(list_id)]
         else:
-            sets = [None if include_done or stage else table.key("done").ids(False)]
+            sets = [None if every else table.key("done").ids(False)]
         if stage is not None:
             sets.append(table.key("stage").ids(stage))
+        if status_word is not None:
+            sets.append(table.key("status_word").ids(status_word))
         if priority is not None:
             sets.append(table.key("priority").ids(priority))
         if tag is not None:
@@ -162,7 +175,9 @@ class TodoTools(Toolkit):
             priority: high, medium or low.
             tags: Tags of the task.
             id_prefix: Number the new task as another to-do service does: the prefix, then the count of tasks
-                held plus one in three digits (todo_013 after twelve), the next number free.
+                held plus one in three digits (todo_013 after twelve), its shown id even where a task holds it
+                already (as that service does after a delete: calls then reach the task holding it first); its
+                record's id is the next number free.
             title_as_written: Keep the title exactly as given, empty or blank too, as a to-do service that stores
                 any text does (else it is stripped, and a blank one refused).
         """
@@ -175,6 +190,7 @@ class TodoTools(Toolkit):
             number += 1
         task = TodoTask(
             id=f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("task", "todo", "tasks"),
+            shown_id=f"{id_prefix}{len(table) + 1:03d}" if id_prefix is not None else None,
             list_id=list_id, title=title if title_as_written else title.strip(), notes=notes,
             due=_due(due) if due else None, priority=priority, tags=_tags(tags or []),
             created_at=self.world.now_iso,
@@ -186,7 +202,7 @@ class TodoTools(Toolkit):
     def update_task(
         self, task_id: str, title: str | None = None, due: str | None = None, notes: str | None = None,
         list_id: str | None = None, priority: Priority | None = None, tags: list[str] | None = None,
-        done: bool | None = None, stage: Stage | None = None,
+        done: bool | None = None, stage: Stage | None = None, status_word: str | None = None,
     ) -> dict[str, Any]:
         """Change a task's title, due time, notes, list, priority, tags, done flag or stage.
 
@@ -200,9 +216,18 @@ class TodoTools(Toolkit):
             tags: New tags (replace the old ones).
             done: True for done, False to reopen.
             stage: not_started, in_progress or done (overrides done).
+            status_word: A status none of the stages is, kept as written, as a to-do service storing any status
+                text does (`blocked`, `waiting`): the task is then listed by that word alone (todo_list_tasks'
+                status_word), by no stage, until a stage or done flag is set again.
         """
         task = self._task(task_id)
+        if status_word is not None and (stage is not None or done is not None):
+            raise ToolError("give a stage (or done) or a status_word, not both")
         update: dict[str, Any] = {}
+        if status_word is not None:
+            update["status_word"] = status_word
+        elif task.status_word is not None and (stage is not None or done is not None):
+            update["status_word"] = None  # a stage set again replaces the word
         if stage is not None:
             done = stage == "done"
             update["started"] = stage != "not_started"
@@ -233,7 +258,8 @@ class TodoTools(Toolkit):
             done: True for done, False to reopen.
         """
         task = self._task(task_id)
-        updated = task.model_copy(update={"done": done, "done_at": self.world.now_iso if done else None})
+        updated = task.model_copy(update={"done": done, "done_at": self.world.now_iso if done else None,
+                                          "status_word": None})
         self.put("tasks", updated)
         return {"id": task_id, "done": done, "done_at": updated.done_at}
 
@@ -245,11 +271,11 @@ class TodoTools(Toolkit):
             task_id: Task id.
         """
         task = self._task(task_id)
-        self.world.table("todo", "tasks").delete(task_id)
+        self.world.table("todo", "tasks").delete(task.id)
         return {"id": task_id, "deleted": True, "task": dump(task)}
 
     def _task(self, task_id: str) -> TodoTask:
-        return self.require("tasks", task_id, "task", "use todo_list_tasks or todo_search_tasks")  # type: ignore[no-any-return]
+        return self.require_shown("tasks", task_id, "task", "use todo_list_tasks or todo_search_tasks")  # type: ignore[no-any-return]
 
     def _list(self, list_id: str) -> TodoList:
         return self.require("lists", list_id, "list", "use todo_list_lists")  # type: ignore[no-any-return]
@@ -264,6 +290,8 @@ APP = AppDef("todo", TodoState, TodoTools, "to-do lists: tasks with due dates, p
         "done": Key(lambda t: t.done),
         "priority": Key(lambda t: t.priority),
         "stage": Key(_stage),
+        "status_word": Key(lambda t: t.status_word),
+        "shown": Key(lambda t: t.shown_id),
         "tag": Key(lambda t: t.tags, multi=True),
         "due": Derived(_due_epoch),
         # Tasks without a due date sort after every dated one ("~" is after any ISO time).

@@ -19,7 +19,8 @@ from coworkenv.world import World
 # the digits inside an identifier such as v2 or INV-123 (`_CODE`; the sign counts only after a non-word character); with its
 # scale where one follows ("12k", "1.2M", "3bn", "41.62 thousand": 12000, 1200000, ...; never the bare 12, which would
 # take a wrong answer of twelve thousand for a right one of twelve).
-_NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
+_NUMBER = re.compile(r"(?<![\w.,])([-+\u2212]?)(?:[$\u20ac\u00a3\u00a5\u20b9](?=\d))?"
+                     r"(\d+(?:[.,]\d+|[ '\u00a0\u202f]\d{3}(?!\d))*)"
                      r"(?:\s?(k|K|M|bn)(?![^\W\d_])|\s+(thousand|million|billion)\b)?")
 # A calendar date or a time of day written in digits ("2026-03-11", "2026-03-11T09:30:00Z", "09:30", "14:05:59"): a
 # value of its own, not numbers; its parts are never read as one ("Triaged 2 tickets at 03:15" states no 3, "10 rows
@@ -88,6 +89,52 @@ NOT_A_NOUN = frozenset({
 TIME_UNIT = re.compile(r"[\s-]+(?:m(?:inutes?|ins?)|h(?:ours?|rs?)|d(?:ays?)|s(?:econds?|ecs?))(?!\w)", re.IGNORECASE)
 _SPELLED_NUMBER = re.compile(rf"(?:{IN_WORDS})$", re.IGNORECASE)
 
+# A sign in words before a number ("minus 12.50", "negative $3"): the number is read negative, as "-12.50" is; a sign
+# before a currency ("-$12.50", "\u2212\u20ac3") counts too (`_NUMBER`).
+_MINUS_WORD = re.compile(r"(?<![\w-])(?:minus|negative)\s+(?=[$\u20ac\u00a3\u00a5\u20b9]?\d)", re.IGNORECASE)
+# An amount in an accountant's brackets ("(12.50)", "($1,200.00)"): negative in a ledger, but a bracket also holds an
+# aside ("the fee ($12.50)"), so it is read both ways; a bracketed count ("(4 rows)", "(3)") is no amount.
+_BRACKETED = re.compile(r"\(\s*[$\u20ac\u00a3\u00a5\u20b9]?\s?(\d{1,3}(?:,\d{3})+\.\d{2}|\d+\.\d{2})\s*\)")
+# A share ("40%", "40 %", "40 percent", "40 per cent", "40 pct"): read as written and as the fraction (0.4), so that a
+# check wanting 0.4 is met by the honest "40%"; a check whose source field keeps the share in percent (`*_pct`,
+# `*percent*`) wants it as written (`states_number`).
+_SHARE = re.compile(r"(?<![\w.,])([-+\u2212]?\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per\s+cent\b|pct\b)", re.IGNORECASE)
+_PERCENT_FIELD = re.compile(r"(?:^|_)(?:pct|percent|percentage)(?:_|$)", re.IGNORECASE)
+# A hedged number states no exact value: an approximation ("around 40", "roughly three", "~40", "some 40", "nearly
+# 40", "40 or so", "40-ish") is read only by a check with a tolerance, and numbers given as alternatives ("3 or 4",
+# "three or four") by none: either would meet an exact check wanting one of them. `about` is a hedge only where no verb
+# or noun of a message goes before it, up to three words back ("Jun mailed me about 500s", "told the team about 3
+# failing jobs": what it is about). A bound ("at least 3", "above 80%", "up to 40 rps") states its limit exactly, a
+# threshold or a cap, and stays read.
+_HEDGED = rf"(?:[$\u20ac\u00a3\u00a5\u20b9]?\d+(?:[.,]\d+)*(?:\s?%)?|(?:{IN_WORDS})(?:\s+hundred)?)(?![\w.,]?\d|\w)"
+_TOPIC_BEFORE = re.compile(
+    r"\b(?:mail|mailed|emailed|wrote|write|asked|ask|asking|told|tell|talk|talked|spoke|heard|ticket|note|message|"
+    r"question|complained|complaint|reminder|replied|reply|said|says|me|him|her|them|us|you|worried|thinking|"
+    r"know|care|something|nothing|anything)(?:\s+[\w@.'\u2019-]+){0,3}\s+$", re.IGNORECASE)
+_APPROXIMATE = re.compile(
+    rf"(?<![\w-])(?:(?P<about>about)|around|roughly|approximately|approx\.|nearly|almost|circa|ca\.|some|close\s+to)"
+    rf"\s+{_HEDGED}|(?<![\w~])(?:~|\u2248)\s?{_HEDGED}"
+    r"|(?<![\w.,-])[$\u20ac\u00a3\u00a5\u20b9]?\d+(?:[.,]\d+)*(?:\s+or\s+so|-ish|-odd)(?!\w)", re.IGNORECASE)
+_ALTERNATIVES = re.compile(rf"(?<![\w.,-]){_HEDGED}\s+or\s+(?:maybe\s+|perhaps\s+)?{_HEDGED}", re.IGNORECASE)
+# A day written with its ordinal suffix beside a month ("March 3rd", "3rd of March", "the 21st of May"): a date even
+# without its year (a bare "3 May" may be a count's subject), so its day is no count.
+_ORDINAL_DAY = re.compile(rf"(?<![\w.,/-])(?:\d{{1,2}}(?:st|nd|rd|th)\s+(?:of\s+)?{_MONTHS}(?!\w)"
+                          rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)(?!\w))", re.IGNORECASE)
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def _hedges_blanked(text: str, approximate: bool) -> str:
+    """The text with its hedged numbers blanked: alternatives always, approximations unless `approximate` (a check
+    with a tolerance reads "about 40" as 40)."""
+    text = _ALTERNATIVES.sub(_blank, text)
+    if approximate:
+        return text
+    return _APPROXIMATE.sub(lambda m: m.group(0) if m.group("about") is not None and _TOPIC_BEFORE.search(
+        text, 0, m.start()) else _blank(m), text)
+
 
 def counts_one(text: str, m: re.Match[str]) -> bool:
     """Whether `one` (or `a single`) at `m` (`ONE_COUNT`) counts the word after it: not a pronoun ("the one that
@@ -132,16 +179,27 @@ def number_readings(token: str) -> set[float]:
     return out
 
 
-def numbers_in(text: str) -> set[float]:
+def numbers_in(text: str, approximate: bool = False, shares: bool = True) -> set[float]:
     """Every value any number written in the text may mean, in digits or in words (`words_values`); not the parts of
-    a date or a time of day (`_DATE_OR_TIME`)."""
+    a date or a time of day (`_DATE_OR_TIME`, `_WRITTEN_DATE`, `_ORDINAL_DAY`), nor a hedged number (`_ALTERNATIVES`,
+    and `_APPROXIMATE` unless `approximate`); a share also as its fraction where `shares` (`_SHARE`), a bracketed
+    amount also negative (`_BRACKETED`), a number after `minus` negative (`_MINUS_WORD`)."""
     values: set[float] = set()
+    if any(c.isalpha() for c in text) or "~" in text or "\u2248" in text:
+        text = _hedges_blanked(text, approximate)
+        text = _MINUS_WORD.sub(lambda m: " " * (len(m.group(0)) - 1) + "-", text)
+    if "(" in text:
+        values.update(-v for m in _BRACKETED.finditer(text) for v in number_readings(m.group(1)))
+    if shares and ("%" in text or "p" in text.lower()):
+        values.update(v / 100 for m in _SHARE.finditer(_DATE_OR_TIME.sub(_blank, text))
+                      for v in number_readings(m.group(1).lstrip("+-\u2212"))
+                      for v in ((-v,) if m.group(1)[0] in "-\u2212" else (v,)))
     if ":" in text or "-" in text:
         text = _DATE_OR_TIME.sub(lambda m: " " * len(m.group(0)), text)
     if "-" in text or "@" in text:
         text = _CODE.sub(lambda m: " " * len(m.group(0)) if any(c.isdigit() for c in m.group(0)) else m.group(0), text)
     if any(c.isdigit() for c in text):
-        text = _WRITTEN_DATE.sub(lambda m: " " * len(m.group(0)), text)
+        text = _ORDINAL_DAY.sub(_blank, _WRITTEN_DATE.sub(_blank, text))
     for sign, digits, short, word in _NUMBER.findall(text):
         factor = (-1.0 if sign in ("-", "\u2212") else 1.0) * _SCALES.get(short or word, 1.0)
         values.update(factor * v for v in number_readings(digits))
@@ -265,7 +323,7 @@ class CompiledText:
             expected = _expected_number(world, rule.number)
             if isinstance(expected, str):
                 return 0.0, expected, False
-            cond(_states_number(text, expected, rule.number), f"states no number near {expected:g}")
+            cond(states_number(text, expected, rule.number), f"states no number near {expected:g}")
         score = sum(met) / len(met) if rule.partial else float(all(met))
         where = {"final": "the final reply", "replies": "the replies", "all": "the assistant's text"}[rule.scope]
         if rule.turn is not None:
@@ -290,7 +348,10 @@ def _expected_number(world: World, target: NumberTarget) -> float | str:
     return number if math.isfinite(number) else f"{where} is not a finite number"
 
 
-def _states_number(text: str, expected: float, target: NumberTarget) -> bool:
+def states_number(text: str, expected: float, target: NumberTarget) -> bool:
+    """Whether the text states `expected` as a `number` check on `target` reads it: within its tolerance, an
+    approximation only where it has one, a share as its fraction unless its source keeps percent."""
     slack = target.tolerance * abs(expected) if target.relative else target.tolerance
+    shares = target.source is None or not _PERCENT_FIELD.search(target.source.field)
     slack += 1e-9 * max(1.0, abs(expected))  # written decimals are not exact binary fractions
-    return any(abs(v - expected) <= slack for v in numbers_in(text))
+    return any(abs(v - expected) <= slack for v in numbers_in(text, approximate=target.tolerance > 0, shares=shares))

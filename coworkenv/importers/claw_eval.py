@@ -321,11 +321,19 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
+            elif known is not None and known.to is not None and model is not None and name not in model:
+                # the service's request model has no such field: pydantic drops it, so the call acts as without it
+                leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's request model has no {name!r}: "
+                      "accepted and ignored, as there", False)
+                known = None
             elif known is not None and known.unmapped == "dropped":
                 leave(f"tools.{tool.name}.{name}", f"a value other than {', '.join(known.values)} (kept as written "
                       f"there, no {adapter.app} value here): accepted and ignored", False)
             args[name] = known if known is not None else ArgBinding(to=None)
-        requires = [n for n, d in (model or {}).items() if d is REQUIRED and n in known_args] if undeclared else []
+        # With the service's model read, it decides what a call must give: its required fields, not the schema's
+        # `required` (a create without the `attendees` the schema lists as required is served there, `[]`)
+        requires = [n for n, d in (model or {}).items() if d is REQUIRED and n in known_args]
+        loose = model is not None and any(n not in requires for n in tool.input_schema.get("required", []))
         if undeclared and notes is not None:
             notes.append(f"tools.{tool.name}: takes {', '.join(undeclared)} though its schema does not list "
                          f"{'them' if len(undeclared) > 1 else 'it'}, and every call must give "
@@ -337,7 +345,7 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                         bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults, result=mapping.result,
                                      windows=windows, undeclared=undeclared, requires=requires,
-                                     service_defaults=served))
+                                     schema_required=not loose, service_defaults=served))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
     leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None

@@ -42,11 +42,13 @@ class ServiceAdapter:
 
 
 def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
-           unmapped: Literal["passed", "dropped"] = "passed") -> ArgBinding:
+           unmapped: Literal["passed", "dropped"] = "passed", unmapped_to: str | None = None) -> ArgBinding:
     """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside
     `values` matches no record, so the list is empty; `unmapped="dropped"`: a write's value outside `values` is
-    accepted and ignored)."""
-    return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed, unmapped=unmapped)
+    accepted and ignored; `unmapped_to`: such a value fills that op parameter as written, and a closed filter looks
+    for it there)."""
+    return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed, unmapped=unmapped,
+                      unmapped_to=unmapped_to)
 
 
 def number_of(name: str) -> Derived:

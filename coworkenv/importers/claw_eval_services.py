@@ -238,7 +238,7 @@ def _utc(name: str) -> Derived:
     return Derived((name,), lambda r: format_time(parse_time(str(r[name]))) if r.get(name) else None)
 
 
-_EVENT = ResultShape(fields={"event_id": "id", "title": "title", "start_time": "start", "end_time": "end",
+_EVENT = ResultShape(fields={"event_id": "shown_id", "title": "title", "start_time": "start", "end_time": "end",
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
                              "description": "description", "status": "status"})
 def _fixture_time(value: Any) -> datetime | None:
@@ -278,7 +278,7 @@ def as_the_calendar_loads(events: list[Mapping[str, Any]]) -> list[Mapping[str, 
 # starts the world a day before the earliest event's instant instead (see claw_eval._start), and holds the times
 # as the service then shows them (`as_the_calendar_loads`).
 ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES", RecordMap(
-    "events", "events", {"id": text_of("event_id"), "title": "title", "start": _utc("start_time"),
+    "events", "events", {"id": text_of("event_id"), "shown_id": text_of("event_id"), "title": "title", "start": _utc("start_time"),
                          "end": _utc("end_time"), "attendees": tags_of("attendees"), "location": "location",
                          "organizer": first_of("organizer"), "description": text_of("description"),
                          "status": Derived(("status",), lambda r: "cancelled" if r.get("status") == "cancelled"
@@ -297,6 +297,7 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     "calendar_create_event": ToolMap("calendar_add_event", {
         "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
         "attendees": _rename("attendees"), "location": _rename("location")},
+        defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
         result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events")),
@@ -337,8 +338,10 @@ ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETC
 TODO_LIST = "tasks"  # Claw-Eval's to-do service has no lists: every task is in this one
 TODO_PRIORITY = {"urgent": "high", "critical": "high", "high": "high", "medium": "medium", "normal": "medium",
                  "low": "low"}
-# Claw-Eval's to-do statuses as the app's stages (a task in progress is started, not done)
-TODO_STAGE = {"completed": "done", "done": "done", "pending": "not_started", "in_progress": "in_progress", "all": None}
+# Claw-Eval's to-do statuses as the app's stages (a task in progress is started, not done). The service keeps a
+# status as any text and compares it as written, so any other word (`done`, `blocked`, `Completed`) is the task's
+# `status_word`, listed by that word alone, as there.
+TODO_STAGE = {"completed": "done", "pending": "not_started", "in_progress": "in_progress"}
 
 
 def _day_or_time(name: str) -> Derived:
@@ -349,37 +352,41 @@ def _day_or_time(name: str) -> Derived:
     return Derived((name,), compute)
 
 
-def _todo_notes(record: Any) -> str:
-    # A status the app has no stage for (blocked...) stays visible as a line of the notes.
-    status = str(record.get("status") or "pending").lower()
-    lines = [str(record.get("description") or "")] if record.get("description") else []
-    return "\n".join([*lines, f"status: {status}"] if status not in TODO_STAGE else lines)
+def _todo_status(record: Any) -> str:
+    return str(record.get("status") or "pending")
 
 
-_TODO = ResultShape(fields={"task_id": "id", "title": "title", "description": "notes", "done": "done",
+_TODO = ResultShape(fields={"task_id": "shown_id", "title": "title", "description": "notes", "done": "done",
                             "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
-                            "created_at": "created_at", "started": "started"})
+                            "created_at": "created_at", "started": "started", "status": "status_word"},
+                    optional=["status"])  # a status word no stage is, as the service shows it; none for a stage
 _TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY, unmapped="dropped")  # as _PRIORITY_ARG
 # A due date is that day's 00:00 UTC; status pending/in_progress/completed -> the stage (not started, started,
-# done), which a list filters by exactly, as the service compares the status; description + other fields -> notes.
+# done), any other word -> the status word (a `done` or `blocked` task is done or not as before, and listed by its
+# word alone), which a list filters by exactly, as the service compares the status; description + other fields ->
+# notes.
 ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
-    "tasks", "tasks", {"id": text_of("task_id"), "title": "title", "notes": Derived(("description", "status"), _todo_notes),
+    "tasks", "tasks", {"id": text_of("task_id"), "shown_id": text_of("task_id"), "title": "title", "notes": text_of("description"),
                        "due": _day_or_time("due_date"),
                        "priority": Derived(("priority",), lambda r: TODO_PRIORITY.get(
                            str(r.get("priority") or "medium").lower(), str(r.get("priority")))),
                        "tags": tags_of("tags"),
                        "done": Derived(("status",), lambda r: str(r.get("status", "")).lower() in ("completed", "done")),
                        "started": Derived(("status",), lambda r: str(r.get("status", "")).lower() == "in_progress"),
+                       "status_word": Derived(("status",), lambda r: None if _todo_status(r) in TODO_STAGE
+                                              else _todo_status(r)),
                        "done_at": _day_or_time("completed_at"), "created_at": text_of("created_at")},
     fold_into="notes", defaults={"list_id": TODO_LIST},
     extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
-    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", "lower", values=TODO_STAGE, closed=True)},
+    "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", values={**TODO_STAGE, "all": None},
+                                                                     closed=True, unmapped_to="status_word")},
                                defaults={"include_done": True, "limit": 200},
                                result=ResultShape(fields=_TODO.fields, wrap="tasks")),
     "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
-        "status": _rename("stage", "lower", values=TODO_STAGE), "tags": _rename("tags")}, result=_TODO),
+        "status": _rename("stage", values=TODO_STAGE, unmapped_to="status_word"), "tags": _rename("tags")},
+        result=_TODO),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
         "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
@@ -423,6 +430,7 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
     "inventory_get_product": _GET_PRODUCT, "inventory_get_item": _GET_PRODUCT,
     "inventory_create_order": ToolMap("inventory_create_order", {
         "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
+        defaults={"as_written": True},  # the service records any order: an unknown product, any quantity, no supplier
         result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
                                    "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
 })

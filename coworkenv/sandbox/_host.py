@@ -686,7 +686,7 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
         value, problem = _untrusted_value(final["result"])
         if problem is not None:
             return fail("bad_result", f"the value {problem}")
-        return Outcome(SandboxResult(True, value, None, None, round(c.duration_s, 4)), layers, missing,
+        return Outcome(SandboxResult(True, value, None, None, round(c.duration_s, 4), round(c.cpu_s, 4)), layers, missing,
                        tuple(violations))
     kind = final["error_kind"]
     if kind not in ERROR_KINDS or not isinstance(final.get("error"), str):

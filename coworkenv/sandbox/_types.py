@@ -55,3 +55,5 @@ class SandboxResult:
     error_kind: str | None
     error: str | None
     duration_s: float
+    # CPU seconds the child spent (user and system, its start included); 0.0 where the run did not return a value
+    cpu_s: float = 0.0

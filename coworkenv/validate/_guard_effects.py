@@ -36,7 +36,10 @@ made with is evaded by making it without and editing the value in: the route the
 The forks answer every successful call with the spec's action rules, as an episode does (`_guard_reactions`): a
 chat-ops bot closing a ticket on `/close ID`, a mail integration cancelling a meeting. Where no single call of the app
 is a route, the call each rule that writes the guarded app waits for (of any app) is tried too: one that does what a
-call the guard forbids does, through the rule, and that no forbidden guard matches, is a route.
+call the guard forbids does, through the rule, and that no forbidden guard matches, is a route. A rule whose `when`
+fails on the initial world (a bot that takes commands once the task's fix holds, or acts only on a ticket in
+progress) is tried in the states where it holds that one can reach (`_states`): after the reference's writes, and
+after a call per failing predicate that makes it hold, matched by no forbidden guard.
 """
 
 from __future__ import annotations
@@ -52,13 +55,15 @@ import orjson
 from pydantic import BaseModel
 
 from coworkenv.bindings import exposed_tools, spec_catalog
-from coworkenv.checks import call_matches
+from coworkenv.checks import call_matches, holds
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.spec_checks import FieldRule, RecordsRule
 from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._guard_reactions import Reactions, trigger_calls
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
+from coworkenv.validate.task_mutations import bound_value
 from coworkenv.world import World
 
 # A fact about the world after a call: (app, table, record id or _NEW, field, value as JSON).
@@ -70,6 +75,7 @@ _REMOVED = "<removed>"
 _FILLER = "x"
 # Calls tried per guard at most (each runs on a fork of the initial world: ~0.1 ms).
 _BUDGET = 400
+Call = tuple[str, dict[str, Any]]
 
 
 def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> list[GateError]:
@@ -141,11 +147,12 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
             reaction = _reaction_route(runner, catalog, exposed, guarded, rule, harms, named, matchers, done, spec,
                                        world)
             if reaction is not None:
-                rule_id, name, args, forbidden_args, harm = reaction
+                rule_id, name, args, forbidden_args, harm, said = reaction
                 errors.append(GateError(
                     "mutations", "guard_bypassed", f"checks[{i}].rule.call",
                     f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(forbidden_args)}, but {name} "
-                    f"{_shown(args)} makes the world's rule {rule_id!r} do what a call it forbids does "
+                    f"{_shown(args)}{' ' + said if said else ''} makes the world's rule {rule_id!r} do what a call "
+                    f"it forbids does "
                     f"({_changed(harm)}), and no forbidden guard matches it; forbid that call too (as the rule "
                     f"matches it), or guard the record's state (a records or frame check)"))
         if len(errors) == before:
@@ -166,21 +173,129 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
 def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
                     rule: ForbiddenRule, harms: list[tuple[dict[str, Any], frozenset[Fact]]], named: Named,
                     matchers: list[Any], done: set[tuple[str, bytes]], spec: EnvSpec,
-                    world: World) -> tuple[str, str, dict[str, Any], dict[str, Any], frozenset[Fact]] | None:
+                    world: World) -> tuple[str, str, dict[str, Any], dict[str, Any], frozenset[Fact], str] | None:
     """A call one of the spec's action rules answers (a bot's command, of any app) with what a call the guard forbids
     does, matched by no forbidden guard and not the reference's own: (rule id, tool, arguments, the forbidden call's
-    arguments, harm)."""
+    arguments, harm, the state it was made in: '' for the initial world). Where the rule's `when` fails on the initial
+    world, the call is also made in the states where it holds (`_states`): after the reference's writes, and after
+    the calls that make each failing predicate hold."""
     def fill(name: str, annotation: Any) -> Any:
         return _filled(name, annotation, spec, world)
-    for rule_id, name, args in trigger_calls(spec, catalog, exposed, guarded.app, world, fill):
+    states: dict[str, list[tuple[str, tuple[Call, ...]]]] = {}
+    for trigger, name, args in trigger_calls(spec, catalog, exposed, guarded.app, world, fill):
         if (name, _json(args)) in done or any(call_matches(m, name, args) for m in matchers):
             continue
-        effect = runner.effect(name, args, named)
-        for forbidden_args, harm in harms:
-            if effect is not None and harm <= effect and (
-                    not _exact(harm) or runner.reaches(((name, args),), (rule.call.tool, forbidden_args))):
-                return rule_id, name, args, forbidden_args, harm
+        if trigger.id not in states:
+            states[trigger.id] = [("", ())]
+            if not runner.holds_after((), trigger.when):
+                states[trigger.id] += _states(runner, catalog, exposed, trigger, matchers, spec, world)
+        for said, prefix in states[trigger.id]:
+            steps: tuple[Call, ...] = (*prefix, (name, args))
+            effect = runner.effects(steps, named)
+            before = runner.effects(prefix, named) if prefix else frozenset()
+            for forbidden_args, harm in harms:
+                if effect is not None and harm <= effect and not (before is not None and harm <= before) and (
+                        not _exact(harm) or runner.reaches(steps, (rule.call.tool, forbidden_args))):
+                    return trigger.id, name, args, forbidden_args, harm, said
     return None
+
+
+# Calls tried per failing `when` predicate of a rule, to make it hold (each on a fork: ~0.1 ms).
+_SETTER_BUDGET = 60
+
+
+def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], trigger: Any,
+            matchers: list[Any], spec: EnvSpec, world: World) -> list[tuple[str, tuple[Call, ...]]]:
+    """States where an action rule's `when`, which fails on the initial world, holds, as (what it is, the calls that
+    reach it from the initial world): the reference's writes made in order (the state the task leads to: a bot that
+    takes commands once the fix holds), the first of them after which it holds (a state the reference passes
+    through), and a call per failing predicate that makes it hold (a write of the
+    predicate's app setting the field it names on its record, or making a record with the values its conditions
+    name), each matched by no forbidden guard (a bot that acts only on a ticket in progress). A state none of these
+    reaches (a predicate two calls away) is not tried."""
+    out: list[tuple[str, tuple[Call, ...]]] = []
+    writes = tuple((st.call.name, dict(st.call.arguments)) for turn in spec.reference for st in turn.steps
+                   if st.call is not None and isinstance(st.call.arguments, dict) and st.call.name in catalog
+                   and catalog[st.call.name].kind == "write")
+    # the state the task leads to, and the first one on the way where the rule's `when` holds (a canary flag the
+    # reference turns on, then off again)
+    if writes and runner.holds_after(writes, trigger.when):
+        out.append(("after the reference's writes", writes))
+    on_the_way = next((k for k in range(1, len(writes)) if runner.holds_after(writes[:k], trigger.when)), None)
+    if on_the_way is not None:
+        out.append((f"after the reference's first {on_the_way} write(s)", writes[:on_the_way]))
+    setters: list[Call] = []
+    for predicate in trigger.when:
+        if runner.holds_after(tuple(setters), [predicate]):
+            continue
+        setter = _setter(runner, catalog, exposed, predicate, matchers, spec, world, tuple(setters))
+        if setter is None:
+            break
+        setters.append(setter)
+    else:
+        if setters and runner.holds_after(tuple(setters), trigger.when):
+            out.append(("after " + " and ".join(f"{n} {_shown(a)}" for n, a in setters), tuple(setters)))
+    return out
+
+
+def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
+            spec: EnvSpec, world: World, before: tuple[Call, ...]) -> Call | None:
+    """A write call of the predicate's app, matched by no forbidden guard, after which (made after `before`) the
+    predicate holds: a field predicate's field set to its value (one meeting its bound, the first of an `in`) on its record (the record's id in the tool's first
+    required argument; a key of a dict field, `flags.smart_retry`, named by a text argument and its value given to
+    an argument of its type: `services_set_flag`'s flag and enabled), a records predicate's record made with the
+    values its conditions name."""
+    records: tuple[str, ...] = ()
+    keyed: tuple[str, Any] | None = None
+    if isinstance(predicate, FieldRule):
+        value = bound_value(predicate.op, predicate.value)
+        if value is None or predicate.op == "contains" or predicate.target.field.count(".") > 1:
+            return None  # a negation, or a field deeper than a dict's key: not tried
+        app, records = predicate.target.app, (predicate.target.id,)
+        head, _, key = predicate.target.field.partition(".")
+        wanted = {head: {key: value} if key else value}
+        keyed = (key, value) if key else None
+    elif isinstance(predicate, RecordsRule):
+        app = predicate.app
+        wanted = {c.field: v for c in predicate.where
+                  if "." not in c.field and (v := bound_value(c.op, c.value)) is not None}
+    else:
+        return None
+    if not wanted:
+        return None
+    budget = _SETTER_BUDGET
+    for name in exposed:
+        tool = catalog[name]
+        if tool.kind != "write" or tool.app != app:
+            continue
+        tried = list(_candidates(tool, wanted, spec, world, records))
+        if keyed is not None and records:
+            tried.insert(0, _keyed_call(tool, records[0], *keyed))
+        for args in tried:
+            budget -= 1
+            if budget < 0:
+                return None
+            if any(call_matches(m, name, args) for m in matchers):
+                continue
+            if runner.holds_after((*before, (name, args)), [predicate]):
+                return name, args
+    return None
+
+
+def _keyed_call(tool: ToolDef, record: str, key: str, value: Any) -> dict[str, Any]:
+    """A call setting one key of a record's dict field by a tool that names the key and the value apart
+    (`services_set_flag {service, flag, enabled}`): the record in the first required argument, the value in each
+    other required one of its type, the key in each other required text one."""
+    args: dict[str, Any] = {}
+    for n, (name, field) in enumerate((n, f) for n, f in tool.params.model_fields.items() if f.is_required()):
+        kinds = _kinds(field.annotation)
+        if n == 0:
+            args[name] = record
+        elif type(value) in kinds:
+            args[name] = value
+        elif str in kinds:
+            args[name] = key
+    return args
 
 
 def _in_values(rule: ForbiddenRule, call: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -195,7 +310,6 @@ def _in_values(rule: ForbiddenRule, call: dict[str, Any]) -> Iterator[dict[str, 
 # Two-step routes tried per guard at most (each a pair of calls on a fork: ~0.2 ms; the corpus's routes are found
 # within the first 100).
 _PAIR_BUDGET = 200
-Call = tuple[str, dict[str, Any]]
 
 
 def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
@@ -287,6 +401,16 @@ class _Runner:
         """The records the call makes or changes, as (app, table, id) (none where it fails)."""
         try:
             return {(c.app, c.table, c.id) for c in self.fork.changes()} if self._call(tool, args) else set()
+        finally:
+            self.fork.rewind()
+
+    def holds_after(self, calls: tuple[tuple[str, dict[str, Any]], ...], predicates: Collection[Any]) -> bool:
+        """Whether every predicate holds once the calls are made one after the other (False where one fails, or a
+        predicate cannot be judged)."""
+        try:
+            return all(self._call(*c) for c in calls) and all(holds(self.fork, p) for p in predicates)
+        except Exception:  # a spec pattern too slow on the state, as the world's rules take it: not holding
+            return False
         finally:
             self.fork.rewind()
 

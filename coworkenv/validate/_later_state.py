@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.checks import MISSING, numbers_in, render_value, resolve, states_value
+from coworkenv.checks import MISSING, render_value, resolve, states_number, states_value
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
@@ -82,8 +82,7 @@ def _states(rule: ReplyStatesRule | TextRule, text: str, value: Any) -> bool:
         expected = float(value)
     except (TypeError, ValueError):
         return False
-    slack = rule.number.tolerance * abs(expected) if rule.number.relative else rule.number.tolerance
-    return any(abs(v - expected) <= slack + 1e-9 * max(1.0, abs(expected)) for v in numbers_in(text))
+    return states_number(text, expected, rule.number)
 
 
 def answering_turn(spec: EnvSpec, rule: ReplyStatesRule | TextRule, value: Any) -> int | None:

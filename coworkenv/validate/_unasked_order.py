@@ -33,7 +33,7 @@ from coworkenv.world import World
 
 # Words by which a request orders its steps ("fix it, then tell them", "once it is done", "before you post").
 _ORDER_WORDS = re.compile(
-    r"\b(then|once|before|after|afterwards?|first(?:ly)?|followed|finally|next|last(?:ly)?|until|order|sequence|"
+    r"\b(then|once|before|after|afterwards?|first(?:ly)?|followed|finally|last(?:ly)?|until|order|sequence|"
     r"prior|beforehand|as soon as|when (?:it is|it's|that is|that's|you are|you're|everything|done|finished))\b",
     re.IGNORECASE)
 # Words by which a message reports work as done ("fixed", "moved", "rolled back"): sent after a change of the same
@@ -50,6 +50,32 @@ _DEADLINE = re.compile(
     r"week|month|quarter|lunch|noon|morning|afternoon|evening|tonight|today|tomorrow|eod|close|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b",
     re.IGNORECASE)
+# `next` orders steps only as an adverb: before a comma or a colon ("Next, mail Jun"), or opening a clause ("...
+# Then next post it", "and next tell me") where no noun it qualifies follows. The adjective orders nothing: "here is
+# the next thing on my list", "whoever is on call next", "my next meeting", "next week".
+_NEXT = re.compile(r"\bnext\b", re.IGNORECASE)
+_NEXT_ADVERB_AFTER = re.compile(r"\s*[,:\u2013\u2014]")
+_CLAUSE_END = re.compile(r"(?:^|[.;:!?,(\n]|\b(?:and|then|so))\s*$", re.IGNORECASE)
+_NEXT_ADJECTIVE_BEFORE = re.compile(
+    r"\s+(?:things?|items?|ones?|up|on|to|in|time|times|turn|person|people|engineer|shift|weeks?|months?|years?|days?|"
+    r"quarter|sprint|release|meeting|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|"
+    r"afternoon|evening)\b", re.IGNORECASE)
+
+
+def words_order(text: str) -> bool:
+    """Whether the text (deadlines taken out: `_DEADLINE`) has an order word (`_ORDER_WORDS`, or `next` as an
+    adverb)."""
+    text = _DEADLINE.sub(" ", text)
+    if _ORDER_WORDS.search(text):
+        return True
+    for m in _NEXT.finditer(text):
+        if _NEXT_ADVERB_AFTER.match(text, m.end()):
+            return True
+        if _CLAUSE_END.search(text, 0, m.start()) and not _NEXT_ADJECTIVE_BEFORE.match(text, m.end()):
+            return True
+    return False
+
+
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _MAX_PYTHON_PROBES = 2  # each probe of a Python check costs a sandboxed run
 
@@ -57,7 +83,7 @@ _MAX_PYTHON_PROBES = 2  # each probe of a Python check costs a sandboxed run
 def states_order(spec: EnvSpec, turn: int, world: World | None = None) -> bool:
     """Whether the user's turn, the workspace context, or a document the reference reads in that turn (the
     runbook the task says to follow) words an order between steps."""
-    return _ORDER_WORDS.search(_DEADLINE.sub(" ", _order_text(spec, turn, world))) is not None
+    return words_order(_order_text(spec, turn, world))
 
 
 def _order_text(spec: EnvSpec, turn: int, world: World | None) -> str:
@@ -152,7 +178,7 @@ def _ordered_pair(spec: EnvSpec, a: WriteFacts, b: WriteFacts, world: World | No
     if a.call.name != b.call.name or a.target is None or b.target is None:
         return True
     ids = (a.target[2].lower(), b.target[2].lower())
-    return any(_ORDER_WORDS.search(_DEADLINE.sub(" ", sentence)) and any(i in sentence.lower() for i in ids)
+    return any(words_order(sentence) and any(i in sentence.lower() for i in ids)
                for sentence in _SENTENCES.split(_order_text(spec, a.turn, world)))
 
 

@@ -23,6 +23,9 @@ A Python check is judged on more than the three episodes everyone runs:
   failure (the same final state): a crash or changed verdict is `audit_fragile`;
 - the reference's final state with every table's records listed in reverse (the order of records is not part of
   the state: tools list them sorted, filtered or paged): a crash or changed verdict is `record_order_dependent`.
+- the reference's final state and calls with every list its calls passed (two or more distinct ids, addresses or
+  names: recipients, attendees, people, message ids) in reverse, in the records that hold it and in the audit alike
+  (the order an agent lists them in is its own): a crash or changed verdict is `argument_order_dependent`.
 The probes move the clocks, seed `random` or pin `random()` through the setup every run of a Python check starts
 with, the verifier's own run too (`coworkenv.checks.run_setup`: the same stand-ins, answering as the originals there):
 so nothing a check can read tells a probe from the verifier's run but the values (a check that could tell would
@@ -35,6 +38,10 @@ value. A check that inspects the patched modules' objects (`type(time.time)`, `d
 is one that names a file's times, which the kernel stamps (`probe_aware`, `file_times`): the setup moves them as `os`
 reports them, so a door the reading misses (an archive's member, a name built at run time) meets a moved clock.
 A probe whose setup fails is `unprobeable`: the check is rejected, not left unprobed.
+A check whose cheapest run on the reference's final state (of the seeded, pinned and clock runs, two at least) spends an
+eighth of the sandbox's CPU limit (a check's own start costs ~0.03 s) or half its wall-clock limit is `cost_near_limit`:
+its verdict is the machine's speed and load (a check that brute-forces, re-derives a key or sleeps passes here and
+times out elsewhere); it is not probed further, nor played on every mutant by the sandbox gate.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from typing import Any
 
 from coworkenv.checks import Reply
 from coworkenv.checks.run_setup import setup
-from coworkenv.sandbox import run_sandboxed
+from coworkenv.sandbox import SandboxLimits, run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._entropy_tells import unpinned_randomness
@@ -63,6 +70,11 @@ _SETUP_FAILED = "the setup failed before the code ran"  # kept in step with cowo
 _SANDBOX_KIND = re.compile(r"check error \(([a-z_]+)\)")
 _MAX_LITERALS = 6
 _COPULA = re.compile(r" (?:was|were|is|are) ")
+# A check whose cheapest run on the reference's final state spends this share of the sandbox's CPU limit (four times it
+# of the wall-clock limit) is within a factor of eight (two) of failing there: the machines that train and evaluate
+# differ from the validating one by that much (another CPU, a throttled container, a shared core, a busy host).
+_COST_SHARE = 0.125
+_COST_RUNS = 2  # runs measured before a check is found costly (the cheapest of them counts)
 
 
 class JudgeSpent(Exception):
@@ -79,7 +91,7 @@ class Probe:
 
 
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
-              pin: float | None = None) -> tuple[bool | None, str]:
+              pin: float | None = None, costs: list[tuple[float, float]] | None = None) -> tuple[bool | None, str]:
     """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
     check asks the configured judge as the verifier's run does, within the budget of the enclosing `judge_budget`
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
@@ -104,6 +116,8 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
             raise JudgeSpent
     if not outcome.ok:
         return None, f"{outcome.error_kind}: {outcome.error}"
+    if costs is not None:  # (CPU seconds, wall seconds) of a run that returned
+        costs.append((outcome.cpu_s, outcome.duration_s))
     value = outcome.value
     if isinstance(value, dict):
         return bool(value.get("passed")), ""
@@ -234,19 +248,30 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     variants += [] if settled else [(f"random seed {seed}", {"seed": seed}) for seed in
                                     (secrets.randbits(64) for _ in range(_SEEDED_RUNS))]
     variants += [] if settled else [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
+    costs: list[tuple[float, float]] = []  # what the runs on the reference's final state spent
+    judged = bool(rule.judge)
     for what, kwargs in variants:
-        verdict, error = run_check(rule, oracle, **kwargs)
+        verdict, error = run_check(rule, oracle, costs=costs, **kwargs)
+        if _near_limit(costs, judged=judged) is not None:
+            break  # found below, before the other probes run it again
         if error or verdict != expected:
             found.append(_unprobeable(error) or Probe("nondeterministic_check",
                                f"on the reference's final state, {what} gives {_shown(verdict, error)} "
                                f"instead of {expected}"))
             break
-    for offset in offsets:
-        verdict, error = run_check(rule, oracle, offset=offset)
+    spent = _near_limit(costs, judged=judged)
+    for offset in offsets if spent is None else ():
+        verdict, error = run_check(rule, oracle, offset=offset, costs=costs)
         if error or verdict != expected:
             found.append(_unprobeable(error) or Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
                                                   f"reference gets {_shown(verdict, error)} instead of {expected}"))
             break
+    spent = spent or _near_limit(costs, judged=judged)
+    if spent is not None:
+        found.append(Probe("cost_near_limit", f"the check spends {spent} on the reference's final state in every "
+                                              "run: on a slower or busier machine (or a state a little larger) it "
+                                              "runs out of time and fails a correct agent; judge the state directly"))
+        return found  # its verdict elsewhere is the limit's: the other probes would judge nothing more of it
     if settled:
         return found
     for what, messages in paraphrases(replies):
@@ -265,13 +290,18 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                 found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
                                                      f"{_shown(verdict, error)} instead of {expected}"))
                 break
-    listed = _reversed_tables(oracle)
-    if listed is not None:
-        verdict, error = run_check(rule, listed)
-        if error or verdict != expected:
-            found.append(Probe("record_order_dependent", f"the reference's final state with each table's records "
-                                                          f"listed in reverse gets {_shown(verdict, error)} instead of "
-                                                          f"{expected}: the check reads records by position"))
+    # Orders that are no part of the state: a table's records (tools list them sorted, filtered or paged) and a list a
+    # call passed (the agent lists recipients, attendees or ids in its own order).
+    orders = (("record_order_dependent", _reversed_tables(oracle), "the reference's final state with each table's "
+               "records listed in reverse gets {got} instead of {expected}: the check reads records by position"),
+              ("argument_order_dependent", _reversed_supplied_lists(oracle), "the reference's final state and calls "
+               "with each list its calls passed (recipients, attendees, people, ids) in reverse get {got} instead of "
+               "{expected}: the check pins the order the reference listed them in, which is the agent's to choose"))
+    for code, reordered, told in orders:
+        if reordered is not None:
+            verdict, error = run_check(rule, reordered)
+            if error or verdict != expected:
+                found.append(Probe(code, told.format(got=_shown(verdict, error), expected=expected)))
     if untouched is not None and untouched_verdict is False:
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):
@@ -282,6 +312,21 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                                                        f"{word!r}, a word the reference never says"))
                 break
     return found
+
+
+def _near_limit(costs: list[tuple[float, float]], *, judged: bool) -> str | None:
+    """What the cheapest of a check's runs spent, where that is within `_COST_SHARE` of the sandbox's CPU limit, or
+    within four times that share of its wall-clock limit (not for a judged check, whose wall clock holds the judge's
+    answers); None otherwise or with fewer than `_COST_RUNS` runs measured. A check's own start costs ~0.03 s of CPU."""
+    if len(costs) < _COST_RUNS:
+        return None
+    limits = SandboxLimits()
+    cpu, wall = min(c for c, _ in costs), min(w for _, w in costs)
+    if cpu >= _COST_SHARE * limits.cpu_seconds:
+        return f"{cpu:.2f} s of CPU time of the {limits.cpu_seconds:g} s the sandbox allows"
+    if not judged and wall >= 4 * _COST_SHARE * limits.wall_seconds:
+        return f"{wall:.2f} s of wall-clock time of the {limits.wall_seconds:g} s the sandbox allows"
+    return None
 
 
 def _unprobeable(error: str) -> Probe | None:
@@ -302,6 +347,56 @@ def _reversed_tables(payload: dict[str, Any]) -> dict[str, Any] | None:
     flipped = {app: {name: rows[::-1] if isinstance(rows, list) else rows for name, rows in tables.items()}
                if isinstance(tables, dict) else tables for app, tables in apps.items()}
     return {**payload, "state": {**payload["state"], "apps": flipped}}
+
+
+def _supplied_lists(audit: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+    """Every list of two or more distinct scalars (ids, addresses, names) an accepted call passed, at any depth of
+    its arguments: the order of such a list is the caller's, not part of what the call asks for."""
+    found: set[tuple[Any, ...]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            key = _scalars(value)
+            if key is not None:
+                found.add(key)
+            for item in value:
+                walk(item)
+
+    for entry in audit:
+        if isinstance(entry, dict) and entry.get("ok"):
+            walk(entry.get("args"))
+    return found
+
+
+def _scalars(value: list[Any]) -> tuple[Any, ...] | None:
+    """The list as a key where it holds two or more distinct strings or numbers and nothing else."""
+    if len(value) < 2 or not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return None
+    key = tuple(value)
+    return key if len(set(key)) > 1 else None
+
+
+def _reversed_supplied_lists(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The payload with every list equal to one a call passed (`_supplied_lists`) in reverse, wherever it is: in the
+    records that hold it (a mail's `to`, an event's `attendees`) and in the audit's arguments and results alike (None:
+    no call passed such a list). A list the app stored in an order of its own (sorted) is no longer equal, and kept."""
+    supplied = _supplied_lists(payload["audit"])
+    if not supplied:
+        return None
+
+    def flip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: flip(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if _scalars(value) in supplied:
+                return value[::-1]
+            return [flip(v) for v in value]
+        return value
+
+    return {**payload, "state": flip(payload["state"]), "audit": flip(payload["audit"])}
 
 
 def _shown(verdict: bool | None, error: str) -> str:

@@ -23,7 +23,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -452,16 +452,22 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
 
 
 def where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:
+    """Argument values of a built-in tool's call meeting a matcher's `where` conditions (`meeting_values`)."""
+    return meeting_values(TOOLS[tool_name].params.model_fields, where)
+
+
+def meeting_values(fields: Mapping[str, Any], where: list[FieldCond]) -> dict[str, Any]:
     """Argument values meeting a matcher's `where` conditions that one value meets: `equals`, `in` (its first
     value), `contains` of a string (the string itself, or as the one item of a list argument), `matches` of a
-    string argument (a string the pattern matches), and a bound on a number inside an object argument
-    (`changes.timeout_ms lt 500`: `{"timeout_ms": 499}`)."""
-    fields = TOOLS[tool_name].params.model_fields
+    string argument (a string the pattern matches), a bound (`quantity gte 500`: 500; `gt 999`: 1000), and any of
+    these on a key inside an object argument (`changes.timeout_ms lt 500`: `{"timeout_ms": 499}`). A negation
+    (`not_equals`, `not_contains`) names no value: the call's own value, or none, is left to meet it (the caller
+    checks the call against the matcher)."""
     out: dict[str, Any] = {}
     for c in where:
         if "." in c.field:
             head, _, key = c.field.partition(".")
-            value = _bound_value(c.op, c.value)
+            value = bound_value(c.op, c.value)
             if "." not in key and value is not None and head in fields and "dict" in str(fields[head].annotation):
                 out.setdefault(head, {})[key] = value
             continue
@@ -473,10 +479,13 @@ def where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:
             text = example(str(c.value))
             if text is not None:
                 out[c.field] = text
+        elif c.op in ("gte", "lte", "gt", "lt") and c.field in fields and \
+                (value := bound_value(c.op, c.value)) is not None:
+            out[c.field] = value
     return out
 
 
-def _bound_value(op: str, value: Any) -> Any:
+def bound_value(op: str, value: Any) -> Any:
     """A value meeting `op value` for a nested argument: the value itself, or a number one past the bound."""
     if op in ("equals", "gte", "lte", "contains"):
         return value

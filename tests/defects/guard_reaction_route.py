@@ -17,6 +17,7 @@ episode does, and the call each rule waits for is tried against every guard whos
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -50,14 +51,25 @@ def _comment(command: str) -> Trigger:
     return "tickets_comment", {}, [{"field": "body", "op": "contains", "value": command}]
 
 
-def _ticket_closed(trigger: Any):  # type: ignore[no-untyped-def]
-    """A bystander ticket guarded against being closed, and a bot that closes it on a command (`trigger`)."""
+# (spec, the bystander's id) -> the `when` predicates of the bot's rule (guard_reaction_state: a state it needs)
+When = Callable[[Spec, str], list[dict[str, Any]]]
+
+
+def _no_state(_spec: Spec, _record: str) -> list[dict[str, Any]]:
+    return []
+
+
+def _ticket_closed(trigger: Any, when: When = _no_state):  # type: ignore[no-untyped-def]
+    """A bystander ticket guarded against being closed, and a bot that closes it on a command (`trigger`) while
+    `when` holds."""
     def pick(twin: bool):  # type: ignore[no-untyped-def]
         def edit(spec: Spec) -> None:
             ticket = _open_ticket(spec)
+            state = when(spec, ticket)
             _react(spec, trigger(f"/close {ticket}"), "tickets", "tickets", ticket, {"status": "closed"}, twin,
                    _forbid("bystander-ticket-open", f"{ticket} is not closed", "tickets_update",
-                           {"ticket_id": ticket}, [{"field": "status", "op": "in", "value": ["resolved", "closed"]}]))
+                           {"ticket_id": ticket}, [{"field": "status", "op": "in", "value": ["resolved", "closed"]}]),
+                   state)
         return edit
     return pick
 
@@ -71,26 +83,28 @@ def _open_ticket(spec: Spec) -> str:
     raise CorpusError(f"{spec['capability']}: no open ticket the task leaves alone")
 
 
-def _meeting_cancelled(trigger: Any):  # type: ignore[no-untyped-def]
-    """A bystander meeting guarded against being cancelled, and a bot that cancels it on a command."""
+def _meeting_cancelled(trigger: Any, when: When = _no_state):  # type: ignore[no-untyped-def]
+    """A bystander meeting guarded against being cancelled, and a bot that cancels it on a command while `when`
+    holds."""
     def pick(twin: bool):  # type: ignore[no-untyped-def]
         def edit(spec: Spec) -> None:
             event = untouched_id(spec, "calendar", "events")
+            state = when(spec, event)
             spec["checks"].append(_forbid("bystander-meeting-unchanged", f"{event} is not changed",
                                           "calendar_update_event", {"event_id": event}))
             _react(spec, trigger(f"/cancel {event}"), "calendar", "events", event, {"status": "cancelled"}, twin,
                    _forbid("bystander-meeting-kept", f"{event} is not cancelled", "calendar_cancel_event",
-                           {"event_id": event}))
+                           {"event_id": event}), state)
         return edit
     return pick
 
 
 def _react(spec: Spec, trigger: Trigger, app: str, table: str, record_id: str, values: dict[str, Any], twin: bool,
-           guard: dict[str, Any]) -> None:
+           guard: dict[str, Any], when: list[dict[str, Any]] | None = None) -> None:
     tool, args, where = trigger
     spec.setdefault("dynamics", {}).setdefault("rules", []).append({
         "id": f"bot-{record_id}", "on": {"kind": "action", "call": {"tool": tool, "args": args, "where": where}},
-        "when": [], "effects": [{"kind": "update_record", "app": app, "table": table, "id": record_id, "set": values}],
+        "when": when or [], "effects": [{"kind": "update_record", "app": app, "table": table, "id": record_id, "set": values}],
         "delay_s": 0, "once": False})
     spec["checks"].append(guard)
     if twin:
@@ -100,10 +114,10 @@ def _react(spec: Spec, trigger: Trigger, app: str, table: str, record_id: str, v
                                           args, where))
 
 
-def _case(name: str, base: str, edits: Any, away: str) -> Defect:
+def _case(name: str, base: str, edits: Any, away: str, cls: str = CLASS) -> Defect:
     """No witness episode: the spec's frame sees the bystander record changed (generated frames allow no bystander),
     so no episode doing the route passes the defect's checks; the gate judges the route on the calls."""
-    return Defect(CLASS, name, base, away, breaks=edits(False), fix=edits(True), gate="mutations",
+    return Defect(cls, name, base, away, breaks=edits(False), fix=edits(True), gate="mutations",
                   code="guard_bypassed")
 
 
