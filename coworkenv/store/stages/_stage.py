@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,7 +227,16 @@ def _compatible(have: pa.DataType, want: pa.DataType) -> bool:
 
 
 def missing_path(path: Path) -> str:
-    """Why `path`, which does not exist as a file or folder, is missing: a looping or dangling link, or nothing."""
+    """Why `path` is no file or folder to read: a named pipe, a device or a socket (a link to one followed: read, it
+    would wait for a writer or never end), a looping or dangling link, or nothing there."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+        return f"{kind}{link}, not a file or folder: nothing was read from it (it would wait or never end)"
     if path.is_symlink():
         return "a symbolic link that loops" if _loops(path) else f"a symbolic link to {os.readlink(path)}, " \
                                                                  "which does not exist"
