@@ -243,6 +243,17 @@ def missing_path(path: Path) -> str:
     return "no such file or folder"
 
 
+def no_special_files(paths: Iterable[Path], folder: Path) -> list[Path]:
+    """`paths` (found under `folder` by their names), sorted; StageError naming the first that is a named pipe, a
+    device or a socket (a link to one followed): read, it would wait for a writer forever or never end."""
+    found = sorted(paths)
+    special = next((path for path in found if path.exists() and not path.is_file() and not path.is_dir()), None)
+    if special is not None:
+        raise StageError(f"{special}: {missing_path(special)}; no stage writes one: move it out of {folder} and run "
+                         "again")
+    return found
+
+
 def _loops(link: Path) -> bool:
     try:
         link.stat()
