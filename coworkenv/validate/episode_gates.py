@@ -107,7 +107,7 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
                 ctx.python_probes[check.id] = probe_check(
                     check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
                     oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
-                    offsets=ctx.config.clock_offsets_s)
+                    offsets=ctx.config.clock_offsets_s, pass_score=check.pass_score)
     return ctx.python_probes
 
 
