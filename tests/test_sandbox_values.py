@@ -236,3 +236,30 @@ def test_a_returned_text_does_not_name_the_gate_error_code(value: Any) -> None:
     _, reason, error, _ = python_outcome(value)
     assert error and sandbox_code(reason) == "python_crash", reason
     assert sandbox_code("check error (timeout): wall-clock limit of 5s exceeded") == "sandbox_timeout"
+
+
+def test_a_python_rule_in_a_checks_tiers_is_probed_like_a_checks_own() -> None:
+    """A check's tiers may hold a Python rule, sandboxed code as any other; the gate's probes (and the payloads they
+    need) looked at `check.rule` alone, so a tier's rule was never probed: a backdoor word passed the untouched world
+    unseen (main: no sandbox finding; `keyword_backdoor` for the same rule as the check's own), and so did a verdict
+    read off the machine, found here (the cheapest probe: no probe runs after it)."""
+    from support.validate_base import sound_spec
+
+    from coworkenv import load_spec
+    from coworkenv.validate import ValidationConfig
+    from coworkenv.validate.episode_gates import python_probes
+    from coworkenv.validate.gates import GateContext
+
+    code = ("import platform\n"
+            "def check(state, audit, messages):\n"
+            "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+            "    return t['OPS-1']['priority'] == 'p1' and platform.python_version() > '3'\n")
+    spec = sound_spec()
+    python = {"kind": "python", "code": code}
+    spec["checks"].append({"id": "py", "rule": {"kind": "tiers", "tiers": [
+        {"score": 0.5, "rule": {"kind": "tiers", "tiers": [{"score": 1.0, "rule": python}]}}]}})
+    ctx = GateContext(load_spec(spec), config=ValidationConfig(python_repeats=0, clock_offsets_s=()))
+    episodes = ctx.episodes()
+    assert episodes is not None and episodes.oracle().result is not None  # the oracle gate's episode, played first
+    found = python_probes(ctx)  # the probes alone: the gate would also play every near miss with the check
+    assert [p.code for p in found.get("py", [])] == ["nondeterministic_check"], found
