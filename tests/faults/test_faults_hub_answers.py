@@ -80,6 +80,7 @@ def _failure(hub: http.server.ThreadingHTTPServer, monkeypatch: pytest.MonkeyPat
     (503, {}, ["503", "failed on its side", "publish again"]),
     ("reset", {}, ["connection to the Hub at http://127.0.0.1", "check the network", "publish again"]),
     (404, {}, ["404", "COWORKENV_HUB_REPO_ID", "publish again"]),
+    (412, {}, ["412", "Another publish changed the repo", "publish again"]),  # a commit on a moved parent
 ])
 def test_a_failing_hub_answer_says_what_to_do_about_it_never_the_token(
         hub: http.server.ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch,
