@@ -100,3 +100,43 @@ def _hub_client_token() -> tuple[str, str | None]:
 def _cleaned(token: str) -> str | None:
     """The token as the client sends it: line breaks removed, blanks stripped; None when nothing is left."""
     return token.replace("\r", "").replace("\n", "").strip() or None
+
+
+def hub_token_files() -> dict[str, str]:
+    """The Hub tokens the Hugging Face client keeps on disk, by where: the token file `hf auth login` writes (at
+    $HF_TOKEN_PATH, else $HF_HOME/token, else $XDG_CACHE_HOME/huggingface/token or ~/.cache/huggingface/token) and
+    each token of its `stored_tokens` file (`hf auth login` keeps every account's there). Paths as the client builds
+    them in this environment, read now; an unreadable or missing file holds none."""
+    import configparser
+
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+    token_path = Path(os.path.expanduser(os.environ.get("HF_TOKEN_PATH") or os.path.join(home, "token")))
+    stored_path = Path(os.path.expanduser(home)) / "stored_tokens"
+    found: dict[str, str] = {}
+    text = _small_text(token_path)
+    token = _cleaned(text) if text else None
+    if token:
+        found[f"the Hugging Face token file {token_path}"] = token
+    text = _small_text(stored_path)
+    if text:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:  # the client's own error names it, if it reads it
+            return found
+        for section in parser.sections():
+            token = _cleaned(parser.get(section, "hf_token", fallback=""))
+            if token:
+                found[f"the token {section!r} of {stored_path}"] = token
+    return found
+
+
+def _small_text(path: Path) -> str | None:
+    try:
+        if not path.is_file():  # not a pipe or a device: nothing to wait for
+            return None
+        with path.open("rb") as file:
+            return file.read(_TOKEN_FILE_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None

@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 
 from coworkenv.limits import MAX_ENVS, MAX_QUOTA, MAX_REPAIR_ROUNDS, MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
+from coworkenv.store._hub_environment import hub_repo_id_problem
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.unexpanded_paths import unexpanded_path
 from coworkenv.url_credentials import without_url_credentials
@@ -97,6 +98,9 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
             found = "/".join(part for part in path.split("/") if part and part not in ("datasets", "models"))
             hint = f" (for this URL: {found})" if found and _REPO_ID.fullmatch(found) else ""
             raise ValueError(f"must be a Hugging Face repo id such as org/coworkenv, not a URL or a path{hint}")
+        problem = hub_repo_id_problem(value) if value else None
+        if problem is not None:  # the shape right, but a name the Hub refuses: found at the publish, after the run
+            raise ValueError(problem.split(" is not ", 1)[1].replace("a repo id", "must be a repo id", 1))
         return value
 
     @field_validator("data_dir", "taxonomy_dir", "train_config", "rl_config")

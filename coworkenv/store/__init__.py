@@ -1,7 +1,7 @@
 """Storage: one table contract per pipeline stage (`coworkenv.store.stages`: specs, envs, trajectories, SFT rows), content-addressed Parquet, dataset releases and cards, and publishers to the Hub or local git."""
 
 from coworkenv.store._hf_hub import TOKEN_ENV, HfHubPublisher
-from coworkenv.store._hub_environment import hub_environment_problem
+from coworkenv.store._hub_environment import hub_environment_problem, hub_repo_id_problem
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._local_git import LocalGitPublisher
 from coworkenv.store._manifest import pointer_problem
@@ -52,6 +52,7 @@ __all__ = [
     "check_bytes",
     "file_sha256",
     "hub_environment_problem",
+    "hub_repo_id_problem",
     "latest",
     "lfs_pointer_problem",
     "parquet_bytes",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from coworkenv.clock_skew import clock_problem
 from coworkenv.credential_values import credential_problem
-from coworkenv.store._hub_environment import hub_environment_problem
+from coworkenv.store._hub_environment import hub_environment_problem, hub_repo_id_problem
 from coworkenv.store._publisher import (
     KEPT_FILES,
     PublishError,
@@ -73,6 +73,9 @@ class HfHubPublisher:
             # A line break: the HTTP client would refuse it quoting the header, escaped (`\n`), past a search for the
             # token itself. Quotes from an env file: every call would fail 401, blamed on the token's rights.
             raise PublishError(problem)
+        problem = hub_repo_id_problem(repo_id)
+        if problem is not None:
+            raise PublishError(f"{problem}; nothing was published")
         if api is None:
             problem = hub_environment_problem(repo_id)
             if problem is not None:
@@ -97,9 +100,13 @@ class HfHubPublisher:
     @property
     def location(self) -> str:
         """The repository's URL."""
-        endpoint = without_url_credentials(str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/"))
         prefix = {"dataset": "datasets/", "space": "spaces/"}.get(self.repo_type, "")
-        return f"{endpoint}/{prefix}{self.repo_id}"
+        return f"{self._endpoint}/{prefix}{self.repo_id}"
+
+    @property
+    def _endpoint(self) -> str:
+        """The Hub's URL, without credentials."""
+        return without_url_credentials(str(getattr(self._api, "endpoint", "https://huggingface.co")).rstrip("/"))
 
     def publish(self, release: DatasetRelease) -> PublishResult:
         """Commit the release's `data/` files and README.md as one version tagged `release.version`."""
@@ -238,15 +245,56 @@ class HfHubPublisher:
             reason = str(error).rstrip(".")
             # A far-off clock fails the TLS handshake: the token and the Hub are not what to check then.
             clock = clock_problem(error)
-            advice = f"{clock}; a retry completes what this publish left" if clock else (
-                f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
-                "if another publish ran at the same time, publish again")
+            advice = f"{clock}; a retry completes what this publish left" if clock else self._advice(error)
             failure = self._redactor.scrub(
                 f"{what} on the Hub {self.repo_type} repo {self.repo_id!r} failed: {type(error).__name__}: {reason}. "
                 f"{advice}."
             )
         # Raised outside the except block, so the original error (which may quote the token) is not chained.
         raise PublishError(failure)
+
+    def _advice(self, error: Exception) -> str:
+        """What to do about a failed Hub call, by what failed: the token only where the Hub refused it."""
+        retry = "the repo's branch holds a whole version (the last one, or this one not yet tagged), and publishing again completes what this publish left"
+        response = getattr(error, "response", None)
+        status = getattr(response, "status_code", None)
+        if status == 429:
+            wait = _retry_after(response)
+            return (f"The Hub is limiting the rate of requests (429 Too Many Requests); "
+                    f"wait {wait if wait else 'a few minutes'} and publish again: {retry}")
+        if isinstance(status, int) and 500 <= status < 600:
+            return f"The Hub failed on its side ({status}); publish again in a few minutes: {retry}"
+        if status == 404:
+            return (f"The Hub has no {self.repo_type} repo {self.repo_id!r} (or no branch {BRANCH!r} in it) that this "
+                    f"token can see: check the repo id (COWORKENV_HUB_REPO_ID or _HUB_MODEL_REPO_ID) and that "
+                    f"{TOKEN_ENV} belongs to an account that can write to it, then publish again")
+        if status in (409, 412):
+            return f"Another publish changed the repo at the same time ({status}); publish again"
+        if _connection_lost(error):
+            return (f"The connection to the Hub at {self._endpoint} "
+                    f"failed or was cut; check the network (and HF_ENDPOINT, a proxy), then publish again: {retry}")
+        return (f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
+                "if another publish ran at the same time, publish again")
+
+
+def _retry_after(response: Any) -> str | None:
+    """The wait a 429 answer asks for (`Retry-After`: seconds or an HTTP date), as text, or None."""
+    value = str(getattr(response, "headers", {}).get("Retry-After") or "").strip()
+    if value.isdigit():
+        return f"{int(value)} s (its Retry-After)"
+    return f"until {value} (its Retry-After)" if value else None
+
+
+def _connection_lost(error: Exception) -> bool:
+    """A transport failure (refused, reset, cut short, timed out) of the client's HTTP library (`httpx`, or the
+    `httpx2` of newer huggingface_hub releases), but a refused certificate: a proxy's CA or the clock, told apart."""
+    import ssl
+
+    if isinstance(error.__cause__, ssl.SSLError) or "CERTIFICATE" in str(error).upper():
+        return False
+    transport = any(kind.__name__ == "TransportError" and kind.__module__.split(".")[0] in ("httpx", "httpx2")
+                    for kind in type(error).__mro__)
+    return transport or isinstance(error, (ConnectionError, TimeoutError))
 
 
 def _holds(existing: dict[str, RepoFile], upload: Upload) -> bool:

@@ -38,3 +38,17 @@ def hub_environment_problem(repo_id: str) -> str | None:
                 f"https://hf-mirror.com, with its scheme and no spaces), so nothing can be published to the Hub repo "
                 f"{repo_id!r}; set it to one or unset it, {instead}")
     return None
+
+
+def hub_repo_id_problem(repo_id: str) -> str | None:
+    """Why the Hub would refuse `repo_id` as a repo id (by the Hugging Face client's own rule: `--` or `..`, a name
+    beginning or ending with `-` or `.`, ending in `.git`, over 96 characters, a character other than a letter, digit,
+    `-`, `_` or `.`), or None. Found before a run, not by the first Hub call at its end."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as error:
+        reason = str(error).split(":", 1)[0].rstrip(".")
+        return f"{repo_id!r} is not a repo id the Hub accepts ({reason}); name it as the Hub does, such as org/coworkenv"
+    return None

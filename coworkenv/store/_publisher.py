@@ -15,7 +15,7 @@ from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
 from coworkenv.checkpoint_manifest import checked_snapshot
 from coworkenv.held_folders import held_temp_dir, remove_abandoned
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
-from coworkenv.store._secret_scan import secret_in_table, secrets_set
+from coworkenv.store._secret_scan import secret_in_files, secret_in_table, secrets_set
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -132,6 +132,13 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
         card = staging / CARD_NAME
         atomic_write_bytes(card, card_md.encode())
         snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
+        found = secret_in_files(snapshot, secrets_set())
+        if found is not None:
+            name, where = found
+            raise PublishError(
+                f"{folder}: {where} holds the value of {name}, a credential that must never be published; nothing "
+                "was published. Remove the file (or the credential from it) or, if the credential is no longer "
+                "secret, rotate it, then publish again")
         yield Upload(files=snapshot, supersedes=_is_folder_file)
 
 

@@ -7,24 +7,52 @@ never the value."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from coworkenv.credential_values import credential_core
+from coworkenv.credential_values import credential_core, hub_token_files
 from coworkenv.llm import API_KEY_ENV_VARS
 
 # Hub tokens (huggingface_hub reads both) and the keys the LLM backend reads; a value this short would match by chance.
 SECRET_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", *API_KEY_ENV_VARS)
 MIN_SECRET_CHARS = 8
+# Files of a folder publish read for credentials: configs, records, tokenizer files, a `.env` copied along; weights
+# past this size are not read (a credential there would be a model's bytes, not text someone put in).
+SCAN_MAX_BYTES = 64 << 20
 
 
 def secrets_set() -> dict[str, str]:
-    """Variable name -> value, for each credential variable set to something long enough to look for: the
-    credential itself, without the quotes or blanks an env file left around it (the key alone is what gets pasted)."""
-    return {name: core for name in SECRET_ENV_VARS
-            if len(core := credential_core(os.environ.get(name) or "")) >= MIN_SECRET_CHARS}
+    """Where -> value, for each credential this process can use that is long enough to look for: each credential
+    variable set (the credential itself, without the quotes or blanks an env file left around it: the key alone is
+    what gets pasted), and the Hub tokens the Hugging Face client keeps on disk (`hf auth login`), which it sends
+    without any variable set."""
+    found = {name: core for name in SECRET_ENV_VARS
+             if len(core := credential_core(os.environ.get(name) or "")) >= MIN_SECRET_CHARS}
+    held = set(found.values())
+    for where, token in hub_token_files().items():
+        if len(token) >= MIN_SECRET_CHARS and token not in held:
+            found[where] = token
+            held.add(token)
+    return found
+
+
+def secret_in_files(files: Mapping[str, Path], secrets: dict[str, str]) -> tuple[str, str] | None:
+    """(where the credential comes from, file name) of the first file of `files` (name -> path) holding a secret,
+    up to SCAN_MAX_BYTES each, or None."""
+    if not secrets:
+        return None
+    wanted = {name: secret.encode() for name, secret in secrets.items()}
+    for name_in_repo, path in sorted(files.items()):
+        if path.stat().st_size > SCAN_MAX_BYTES:
+            continue
+        data = path.read_bytes()
+        for name, secret in wanted.items():
+            if secret in data:
+                return name, name_in_repo
+    return None
 
 
 def secret_in_table(table: pa.Table, secrets: dict[str, str]) -> tuple[str, str] | None:
