@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator, SchemaError
 from pydantic import TypeAdapter, ValidationError
 
-from coworkenv.apps import TOOLS
+from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.bindings import CONVERSIONS, ToolDecl, value_key
 from coworkenv.tools import ToolDef
 
@@ -72,7 +72,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
     if params.get("type") != "object":
         yield BindingIssue(f"{where}.parameters.type", "invalid_schema", "tool parameters must be of type object")
         return
-    op = TOOLS.get(decl.bind.op)
+    op = SERVICE_TOOLS.get(decl.bind.op)  # a declared tool may fill the op's service arguments
     if op is None:
         app = decl.bind.op.split("_", 1)[0]
         known = sorted(n for n, t in TOOLS.items() if t.app == app) or sorted({t.app for t in TOOLS.values()})

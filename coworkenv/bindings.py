@@ -25,7 +25,7 @@ from pydantic import (
     model_serializer,
 )
 
-from coworkenv.apps import TOOLS
+from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.tools import ToolDef, ToolError, Toolkit, validation_summary
 
 if TYPE_CHECKING:
@@ -350,8 +350,9 @@ def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
 
 
 def declared_tool(decl: ToolDecl) -> DeclaredTool:
-    """The runtime tool of a declaration (its op must exist: check with binding_issues first)."""
-    bound = TOOLS[decl.bind.op]
+    """The runtime tool of a declaration (its op must exist: check with binding_issues first). The op takes its
+    service arguments (`coworkenv.tools.service_args`): the binding's arguments and defaults may fill them."""
+    bound = SERVICE_TOOLS[decl.bind.op]
     return DeclaredTool(decl.name, bound.app, bound.method, bound.kind, decl.description, _args_model(decl),
                         decl.model_dump_json(), bound)
 

@@ -44,6 +44,20 @@ def write(fn: F) -> F:
     return fn
 
 
+def service_args(*names: str) -> Callable[[F], F]:
+    """Mark parameters of a tool as a service's fidelity switches (`status_word`, `as_written`...): what an imported
+    service does that the app does not by itself. They are left out of the tool's schema and refused in a call of
+    the built-in tool, so that generated environments show and take what the app does; a spec's declared tool bound
+    to the operation enables them (`coworkenv.bindings`: its arguments and defaults may fill them), as an importer's
+    bindings do. Each must have a default (what the app does)."""
+
+    def mark(fn: F) -> F:
+        fn._service_args = names  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
 class Toolkit:
     """Base of every app's toolkit: the tools of one app, bound to a world."""
 
@@ -140,15 +154,22 @@ def _strip_titles(node: Any) -> Any:
     return node
 
 
-def _tool_def(app: str, method: Callable[..., Any]) -> ToolDef:
+def _tool_def(app: str, method: Callable[..., Any], *, service: bool = False) -> ToolDef:
+    """The tool of a toolkit method; `service`: with its service arguments (see `service_args`) in its schema."""
     doc = docstring_parser.parse(inspect.getdoc(method) or "")
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
     hints = get_type_hints(method)
+    hidden = () if service else getattr(method, "_service_args", ())
     fields: dict[str, Any] = {}
     for name, param in inspect.signature(method).parameters.items():
         if name == "self":
             continue
         default = ... if param.default is inspect.Parameter.empty else param.default
+        if name in hidden:
+            if default is ...:
+                raise TypeError(f"{app}_{method.__name__}: service argument {name!r} has no default; give it the "
+                                "app's own behaviour as its default")
+            continue
         fields[name] = (hints[name], Field(default, description=param_docs.get(name) or None))
     description = doc.short_description or method.__name__
     if doc.long_description:
@@ -159,17 +180,23 @@ def _tool_def(app: str, method: Callable[..., Any]) -> ToolDef:
     return ToolDef(f"{app}_{method.__name__}", app, method.__name__, method._tool_kind, description, model)  # type: ignore[attr-defined]
 
 
-def _toolkit_defs(toolkit: type[Toolkit]) -> tuple[ToolDef, ...]:
+def _toolkit_defs(toolkit: type[Toolkit], *, service: bool = False) -> tuple[ToolDef, ...]:
     return tuple(
-        _tool_def(toolkit.app, fn)
+        _tool_def(toolkit.app, fn, service=service)
         for _, fn in inspect.getmembers(toolkit, inspect.isfunction)
-        if getattr(fn, "_tool_kind", None)
+        if getattr(fn, "_tool_kind", None) and (not service or getattr(fn, "_service_args", ()))
     )
 
 
 def tool_catalog(apps: Mapping[str, AppDef]) -> dict[str, ToolDef]:
-    """Every tool of the given apps by name."""
+    """Every tool of the given apps by name, as an agent sees it (without service arguments: see `service_args`)."""
     return {d.name: d for app in apps.values() for d in _toolkit_defs(app.toolkit)}
+
+
+def service_variants(apps: Mapping[str, AppDef]) -> dict[str, ToolDef]:
+    """The tools of the given apps that have service arguments (see `service_args`), taking them: the operations a
+    spec's declared tools run (the rest run as `tool_catalog` gives them)."""
+    return {d.name: d for app in apps.values() for d in _toolkit_defs(app.toolkit, service=True)}
 
 
 @dataclass(frozen=True)

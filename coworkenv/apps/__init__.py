@@ -42,7 +42,7 @@ from coworkenv.apps.services import ServicesState
 from coworkenv.apps.tickets import TicketsState
 from coworkenv.apps.todo import TodoState
 from coworkenv.apps.web import WebState
-from coworkenv.tools import ToolDef, tool_catalog
+from coworkenv.tools import ToolDef, service_variants, tool_catalog
 from coworkenv.world import AppDef
 
 APPS: dict[str, AppDef] = {
@@ -53,6 +53,9 @@ APPS: dict[str, AppDef] = {
     )
 }
 TOOLS: dict[str, ToolDef] = tool_catalog(APPS)
+# The operations a spec's declared tools run: TOOLS, those with service arguments taking them (see
+# `coworkenv.tools.service_args`; a generated environment's built-in tools neither show nor take them).
+SERVICE_TOOLS: dict[str, ToolDef] = {**TOOLS, **service_variants(APPS)}
 
 
 class WorldApps(BaseModel):
@@ -80,4 +83,4 @@ class WorldApps(BaseModel):
     news: NewsState = NewsState()
 
 
-__all__ = ["APPS", "TOOLS", "WorldApps"]
+__all__ = ["APPS", "SERVICE_TOOLS", "TOOLS", "WorldApps"]

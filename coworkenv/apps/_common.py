@@ -29,7 +29,8 @@ def matches(query: str | None, *texts: str | None) -> bool:
 
 
 def dump(record: Record, *fields: str) -> dict[str, Any]:
-    """A record as JSON; only `fields` when given (summaries keep observations short)."""
+    """A record as JSON; only `fields` when given (summaries keep observations short). A field of the model's
+    `shown_when_set` is left out while it is None (see `Record.shown_when_set`)."""
     plan = _dump_plan(type(record), fields)
     values = record.__dict__
     if plan is not None and _finite(values, plan.floats):
@@ -37,7 +38,11 @@ def dump(record: Record, *fields: str) -> dict[str, Any]:
         # (lists copied) instead of running the serializer, the bulk of a search call's cost otherwise.
         return plan.row(values)
     data = record.model_dump(mode="json")
-    return {k: data[k] for k in fields} if fields else data
+    out = {k: data[k] for k in fields} if fields else data
+    for name in type(record).shown_when_set:
+        if out.get(name, 0) is None:
+            del out[name]
+    return out
 
 
 def dump_many(records: Iterable[Record], *fields: str) -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ def _dump_plan(model: type[Record], fields: tuple[str, ...]) -> _Plan | None:
     if not all(n in infos and _plain(infos[n].annotation) for n in names):
         return None
     lists = [n for n in names if get_origin(infos[n].annotation) is list]
-    row = _row_function(model, names, lists, whole=not fields)
+    row = _row_function(model, names, lists, [n for n in names if n in model.shown_when_set], whole=not fields)
     floats = tuple(n for n in names if _may_be_float(infos[n].annotation))
 
     def make(record: Record) -> dict[str, Any]:  # what `dump` gives, for the record's cached row JSON
@@ -153,22 +158,23 @@ def _dump_plan(model: type[Record], fields: tuple[str, ...]) -> _Plan | None:
     return _Plan(row, floats, _Rendered(make) if model.__weakrefoffset__ else None)
 
 
-def _row_function(model: type[Record], names: tuple[str, ...], lists: list[str], whole: bool) -> Callable[
-        [dict[str, Any]], dict[str, Any]]:
+def _row_function(model: type[Record], names: tuple[str, ...], lists: list[str], when_set: list[str],
+                  whole: bool) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A function made for these fields (as dataclasses makes __init__): a dict display or a copy runs in C, where a
-    comprehension over the names costs a Python loop turn per field (2-4x the time for a list tool's rows)."""
+    comprehension over the names costs a Python loop turn per field (2-4x the time for a list tool's rows). The
+    fields of `when_set` are dropped from the row while None (the model's `shown_when_set`)."""
     display = "{" + ", ".join(f"{n!r}: list(v[{n!r}])" if n in lists else f"{n!r}: v[{n!r}]" for n in names) + "}"
+    drops = "".join(f"    if r[{n!r}] is None:\n        del r[{n!r}]\n" for n in when_set)
+    source = f"def fields(v):\n    r = {display}\n{drops}    return r\n"
     if whole:
         # A record's __dict__ holds its fields in declaration order (pydantic builds it so; model_copy and the
         # sealed loader keep it; record digests rely on it too): copying it gives the serializer's object.
         copies = "".join(f"    r[{n!r}] = list(r[{n!r}])\n" for n in lists)
-        body = (f"    if len(v) != {len(names)}:\n        return {display}\n"
-                f"    r = v.copy()\n{copies}    return r\n")
-    else:
-        body = f"    return {display}\n"
+        source += (f"def row(v):\n    if len(v) != {len(names)}:\n        return fields(v)\n"
+                   f"    r = v.copy()\n{copies}{drops}    return r\n")
     namespace: dict[str, Any] = {}
-    exec(compile(f"def row(v):\n{body}", f"<dump {model.__name__}>", "exec"), namespace)
-    return namespace["row"]  # type: ignore[no-any-return]
+    exec(compile(source, f"<dump {model.__name__}>", "exec"), namespace)
+    return namespace["row" if whole else "fields"]  # type: ignore[no-any-return]
 
 
 def _finite(values: dict[str, Any], floats: tuple[str, ...]) -> bool:

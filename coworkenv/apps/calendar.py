@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.apps.directory import person_by_ref
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import (
     AppDef,
     AppState,
@@ -36,6 +36,8 @@ class Event(Record):
     # The id shown and looked up, where a service numbering new events by their count hands a held one out again
     # (`add_event`'s id_as_counted): calls reach the first event holding it; None: the record's id.
     shown_id: str | None = None
+
+    shown_when_set = ("shown_id",)  # in results only when set (an imported service's events)
 
 
 class CalendarState(AppState):
@@ -153,6 +155,7 @@ class CalendarTools(Toolkit):
         return dump_many(e for e in starting if user in e.attendees or any(user in a for a in e.attendees))
 
     @write
+    @service_args("id_as_counted")
     def add_event(
         self, title: str, start_time: str, end_time: str, attendees: list[str] | None = None, location: str = "",
         id_as_counted: bool = False,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, format_time
 
 
@@ -119,6 +119,7 @@ class InventoryTools(Toolkit):
         return dump_many(table.select("at", sets=sets, reverse=True, limit=clamp(limit)))
 
     @write
+    @service_args("as_written")
     def create_order(self, item_id: str, quantity: int, supplier: str | None = None,
                      as_written: bool = False) -> dict[str, Any]:
         """Order units of an item from a supplier (the stock rises when the delivery is received, not now).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many, parse_when
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
 
 Priority = Literal["high", "medium", "low"]
@@ -35,6 +35,8 @@ class TodoTask(Record):
     # The id shown and looked up, where a service numbering new tasks by their count hands a held one out again
     # (`add_task`'s id_prefix): calls reach the first task holding it; None: the record's id.
     shown_id: str | None = None
+
+    shown_when_set = ("status_word", "shown_id")  # in results only when set (an imported service's tasks)
 
 
 def _stage(task: TodoTask) -> Stage | None:
@@ -79,6 +81,7 @@ class TodoTools(Toolkit):
         return [{**dump(t), "open_tasks": len(open_tasks.ids(t.id))} for t in lists]
 
     @read
+    @service_args("status_word")
     def list_tasks(
         self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
         done: bool | None = None, priority: Priority | None = None, tag: str | None = None,
@@ -175,9 +178,7 @@ class TodoTools(Toolkit):
             priority: high, medium or low.
             tags: Tags of the task.
             id_prefix: Number the new task as another to-do service does: the prefix, then the count of tasks
-                held plus one in three digits (todo_013 after twelve), its shown id even where a task holds it
-                already (as that service does after a delete: calls then reach the task holding it first); its
-                record's id is the next number free.
+                held plus one in three digits (todo_013 after twelve), the next number free.
             title_as_written: Keep the title exactly as given, empty or blank too, as a to-do service that stores
                 any text does (else it is stripped, and a blank one refused).
         """
@@ -190,6 +191,7 @@ class TodoTools(Toolkit):
             number += 1
         task = TodoTask(
             id=f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("task", "todo", "tasks"),
+            # shown as counted even where a task holds that id (see TodoTask.shown_id); its id is the next free
             shown_id=f"{id_prefix}{len(table) + 1:03d}" if id_prefix is not None else None,
             list_id=list_id, title=title if title_as_written else title.strip(), notes=notes,
             due=_due(due) if due else None, priority=priority, tags=_tags(tags or []),
@@ -199,6 +201,7 @@ class TodoTools(Toolkit):
         return dump(task)
 
     @write
+    @service_args("status_word")
     def update_task(
         self, task_id: str, title: str | None = None, due: str | None = None, notes: str | None = None,
         list_id: str | None = None, priority: Priority | None = None, tags: list[str] | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,6 +18,10 @@ class Record(BaseModel):
     """A row of an app table. Frozen: tools write by replacing records (see `Table.put`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    # Fields a tool's result shows only when set (not None): what an imported service shows that the app itself
+    # never sets (a to-do's `status_word`), so results of the app's own records stay as they were without them
+    # (`coworkenv.apps._common.dump`). The record's state, digests and wire form keep every field.
+    shown_when_set: ClassVar[tuple[str, ...]] = ()
 
     id: str
 
