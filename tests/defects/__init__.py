@@ -45,6 +45,7 @@ from tests.defects import (
     duplicate_tolerant,
     duration_fraction_pinned,
     duration_pinned,
+    early_turn_unchecked,
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
@@ -284,6 +285,7 @@ MODULES = (
     guard_reaction_state,
     guard_reaction_bound,
     guard_reaction_any_record,
+    early_turn_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
