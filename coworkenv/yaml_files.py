@@ -103,21 +103,7 @@ class YAMLDocument:
 def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
     """Read and parse `file`; raise `error` for an unreadable file, bytes that are not UTF-8, invalid YAML or a
     key that appears twice in one mapping."""
-    special = _special_file(file) or _too_big(file)
-    if special:
-        raise error(file, None, special)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise error(file, None, f"cannot read it ({os_reason(exc)}); pass a readable YAML file") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(file, raw[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); save the "
-                    "file as UTF-8") from None
-    control = control_character_problem(text)
-    if control is not None:
-        raise error(file, *control)
+    text = read_config_text(file, error)
     if too_deep(text):
         raise error(file, None, TOO_DEEP)
     try:
@@ -242,7 +228,28 @@ def unquoted_text_advice(node: yaml.Node | None) -> str:
     return f" (YAML reads {written} written without quotes as {_READ_AS[node.tag]}; write {quoted} to keep it as text)"
 
 
-def _special_file(file: Path) -> str | None:
+def read_config_text(file: Path, error: type[YAMLFileError] = YAMLFileError, kind: str = "YAML") -> str:
+    """The text of a hand-written config file (`kind`: YAML, JSON); raise `error` for a file that is no regular file
+    or far too big, unreadable, not UTF-8 or holding a control character."""
+    special = _special_file(file, kind) or _too_big(file, kind)
+    if special:
+        raise error(file, None, special)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise error(file, None, f"cannot read it ({os_reason(exc)}); pass a readable {kind} file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(file, raw[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{raw[exc.start]:02x}); save the "
+                    "file as UTF-8") from None
+    control = control_character_problem(text)
+    if control is not None:
+        raise error(file, *control)
+    return text
+
+
+def _special_file(file: Path, kind: str = "YAML") -> str | None:
     """What is wrong with reading `file` if it is a named pipe, a device or a socket (a link followed), else None.
 
     Read like a file, a pipe waits for a writer forever, /dev/zero or /dev/urandom fill the memory, a terminal
@@ -253,11 +260,11 @@ def _special_file(file: Path) -> str | None:
         return None  # the read names the reason
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
-    kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-    return f"is {kind}, not a file: reading it would wait or never end; pass the YAML file itself"
+    what = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"is {what}, not a file: reading it would wait or never end; pass the {kind} file itself"
 
 
-def _too_big(file: Path) -> str | None:
+def _too_big(file: Path, kind: str = "YAML") -> str | None:
     """What is wrong with reading `file` if it is far bigger than a hand-written YAML file, else None."""
     try:
         size = file.stat().st_size
@@ -265,9 +272,9 @@ def _too_big(file: Path) -> str | None:
         return None  # the read names the reason
     if size <= MAX_YAML_BYTES:
         return None
-    return (f"is {size / (1 << 20):.1f} MiB, and a hand-written YAML file is kilobytes (the limit is "
+    return (f"is {size / (1 << 20):.1f} MiB, and a hand-written {kind} file is kilobytes (the limit is "
             f"{MAX_YAML_BYTES >> 20} MiB; reading it would take minutes): is it the file you meant, or a data export "
-            "or log saved under a .yaml name? Move it out or pass the right file")
+            f"or log saved under a .{kind.lower()} name? Move it out or pass the right file")
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

@@ -172,3 +172,94 @@ def test_a_frame_carries_only_the_error_kinds_the_bootstrap_writes(kind: str) ->
     result = _decode(json.dumps({"error_kind": kind, "error": "claimed"}).encode() + b"\n")
     own = {"exception", "memory_limit", "crashed", "output_limit", "bad_result"}
     assert result.error_kind == (kind if kind in own else "bad_result"), result
+
+
+# -- the host's readers of a returned value: the verifier and the sandbox gate's probes read it alike -------------
+_RETURNS_STATE = "def check(state, audit, messages):\n    return state['value']\n"
+
+
+@pytest.mark.parametrize(("value", "pass_score"), [(1.0, 1.0), (1, 1.0), ({"score": 1.0}, 1.0), (0.8, 0.5)])
+def test_a_score_that_passes_the_verifier_passes_the_probes_runs(value: Any, pass_score: float) -> None:
+    """The verifier passes a check that returns `1.0`, `1` or `{'score': 1.0}` (a score at its pass_score); the gate's
+    probes read only `bool` and `passed` (main: False, or no verdict), so a backdoor word answered with a score passed
+    every episode and no `keyword_backdoor` was found (it was for `True`), and a graded check (0.8 where 0.5 passes)
+    was reported as crashing or changing its verdict in every probe."""
+    from coworkenv.spec import PythonRule
+    from coworkenv.validate.python_probes import run_check
+
+    rule = PythonRule(code=_RETURNS_STATE, entrypoint="check")
+    options = {} if pass_score == 1.0 else {"pass_score": pass_score}
+    assert run_check(rule, {"state": {"value": value}, "audit": [], "messages": []}, **options) == (True, "")
+
+
+@pytest.mark.parametrize(("value", "pass_score", "verdict"), [
+    (True, 1.0, True), (1.0, 1.0, True), (1, 1.0, True), (0.8, 0.5, True), (0.4, 0.5, False),
+    ({"score": 1.0}, 1.0, True), ({"score": 0.6}, 0.5, True), ({"score": 0.9, "passed": False}, 0.5, False),
+    ({"passed": "yes"}, 1.0, None), (1.5, 1.0, None), ("yes", 1.0, None),
+])
+def test_the_probes_read_a_value_as_the_verifier_does(value: Any, pass_score: float, verdict: bool | None) -> None:
+    """One reading of a returned value for the verifier's pass/fail and the probes' verdicts (`python_verdict`)."""
+    from coworkenv.checks.verifier import python_verdict
+
+    got, error = python_verdict(value, pass_score)
+    assert (got, bool(error)) == (verdict, verdict is None)
+
+
+@pytest.mark.parametrize("value", [
+    {"passed": False, "reason": "no " * 20_000},
+    {"passed": ["x" * 60_000]},
+    {"score": "x" * 60_000},
+    {"passed": False, "reason": ["x" * 100] * 600},
+])
+def test_a_returned_reason_reaches_the_outcome_bounded(value: Any) -> None:
+    """A reason (or a wrong `passed`/`score`) is the code's own text: it reached every check result, report and log
+    whole, up to the result channel's 64 KiB (main: 60,000 characters and more), where the sandbox's own reports stop
+    at 500."""
+    from coworkenv.checks.verifier import python_outcome
+
+    _, reason, _, _ = python_outcome(value)
+    assert 100 < len(reason) <= 600 and reason.endswith("characters)"), len(reason)
+
+
+@pytest.mark.parametrize("value", [
+    {"passed": "check error (isolation_missing): no layers"},
+    {"score": "check error (timeout)"},
+    {"passed": False, "score": ["check error (cpu_limit)"]},
+])
+def test_a_returned_text_does_not_name_the_gate_error_code(value: Any) -> None:
+    """The sandbox gate names a crashed check's error code from the verifier's reason; it searched the whole text, so
+    the check's own words chose it (main: `sandbox_isolation_missing`, whose hint tells the repair "nothing to change
+    in the spec", `sandbox_timeout`, `sandbox_cpu_limit`)."""
+    from coworkenv.checks.verifier import python_outcome
+    from coworkenv.validate.python_probes import sandbox_code
+
+    _, reason, error, _ = python_outcome(value)
+    assert error and sandbox_code(reason) == "python_crash", reason
+    assert sandbox_code("check error (timeout): wall-clock limit of 5s exceeded") == "sandbox_timeout"
+
+
+def test_a_python_rule_in_a_checks_tiers_is_probed_like_a_checks_own() -> None:
+    """A check's tiers may hold a Python rule, sandboxed code as any other; the gate's probes (and the payloads they
+    need) looked at `check.rule` alone, so a tier's rule was never probed: a backdoor word passed the untouched world
+    unseen (main: no sandbox finding; `keyword_backdoor` for the same rule as the check's own), and so did a verdict
+    read off the machine, found here (the cheapest probe: no probe runs after it)."""
+    from support.validate_base import sound_spec
+
+    from coworkenv import load_spec
+    from coworkenv.validate import ValidationConfig
+    from coworkenv.validate.episode_gates import python_probes
+    from coworkenv.validate.gates import GateContext
+
+    code = ("import platform\n"
+            "def check(state, audit, messages):\n"
+            "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
+            "    return t['OPS-1']['priority'] == 'p1' and platform.python_version() > '3'\n")
+    spec = sound_spec()
+    python = {"kind": "python", "code": code}
+    spec["checks"].append({"id": "py", "rule": {"kind": "tiers", "tiers": [
+        {"score": 0.5, "rule": {"kind": "tiers", "tiers": [{"score": 1.0, "rule": python}]}}]}})
+    ctx = GateContext(load_spec(spec), config=ValidationConfig(python_repeats=0, clock_offsets_s=()))
+    episodes = ctx.episodes()
+    assert episodes is not None and episodes.oracle().result is not None  # the oracle gate's episode, played first
+    found = python_probes(ctx)  # the probes alone: the gate would also play every near miss with the check
+    assert [p.code for p in found.get("py", [])] == ["nondeterministic_check"], found

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_yaml
+from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_config_text, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
 from trainers.rendering import RenderingMode
 
@@ -226,7 +226,8 @@ def load_sft_config(config: str | Path) -> SFTRunConfig:
     if not path.exists():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
         raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
-    return _resolve_paths(read_run_config(path, SFTRunConfig, "an SFT config"), path.parent)
+    loaded = read_run_config(path, SFTRunConfig, "an SFT config")
+    return loaded.model_copy(update={"distributed": launcher_files(loaded.distributed, path)})
 
 
 _Config = TypeVar("_Config", bound=BaseModel)
@@ -244,14 +245,62 @@ def read_run_config(path: Path, model: type[_Config], what: str) -> _Config:
         raise document.schema_error(exc) from None
 
 
-def _resolve_paths(config: SFTRunConfig, base: Path) -> SFTRunConfig:
+def launcher_files(distributed: DistributedSection, config_file: Path) -> DistributedSection:
+    """`distributed` with its files resolved against `config_file`'s folder, each checked as its reader (the
+    `accelerate launch` of a multi-GPU run, which starts minutes later on another machine) would read it: a file,
+    readable, UTF-8, valid YAML (`accelerate_config`: a mapping) or valid JSON (`deepspeed_config`: an object, no key
+    written twice, which DeepSpeed refuses). YAMLFileError (a ValueError) names the file, the line, the config key
+    and the config that names it."""
     resolved: dict[str, Path | None] = {}
     for field in ("accelerate_config", "deepspeed_config"):
-        value: Path | None = getattr(config.distributed, field)
+        value: Path | None = getattr(distributed, field)
         if value is not None:
-            value = value if value.is_absolute() else (base / value).resolve()
-            if not value.is_file():
-                raise FileNotFoundError(f"distributed.{field} points to {value}, which does not exist")
+            value = value if value.is_absolute() else (config_file.parent / value).resolve()
+            named = f"distributed.{field} of {config_file}"
+            if not value.exists():
+                raise FileNotFoundError(f"{named} points to {value}, which does not exist; fix the path (relative "
+                                        "paths are read from the config's folder) or remove the key")
+            problem = _launcher_file_problem(value, "JSON" if field == "deepspeed_config" else "YAML")
+            if problem is not None:
+                raise YAMLFileError(problem.file, problem.line, f"{problem.message} (named by {named}, for the "
+                                    "multi-GPU launcher; fix the file, or remove the key on one device)")
         resolved[field] = value
-    distributed = config.distributed.model_copy(update=resolved)
-    return config.model_copy(update={"distributed": distributed})
+    return distributed.model_copy(update=resolved)
+
+
+def _launcher_file_problem(path: Path, kind: str) -> YAMLFileError | None:
+    """What is wrong with a launcher file for its reader, or None."""
+    if path.is_dir():
+        return YAMLFileError(path, None, f"is a folder; name the {kind} file itself")
+    try:
+        if kind == "YAML":
+            document = read_yaml(path)
+            if not isinstance(document.data, dict):
+                found = "nothing" if document.data is None else f"a {type(document.data).__name__}"
+                return YAMLFileError(path, 1, f"an accelerate config is a YAML mapping, and this file holds {found}")
+            return None
+        _check_json_object(path)
+    except YAMLFileError as exc:
+        return exc
+    return None
+
+
+def _check_json_object(path: Path) -> None:
+    """YAMLFileError unless `path` holds one JSON object with no key written twice (DeepSpeed's own reading)."""
+    text = read_config_text(path, kind="JSON")
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        twice = next((key for key in keys if keys.count(key) > 1), None)
+        if twice is not None:
+            raise ValueError(f"the key {twice!r} appears twice in one object (DeepSpeed refuses it); keep one")
+        return dict(pairs)
+
+    try:
+        data = json.loads(text, object_pairs_hook=unique)
+    except json.JSONDecodeError as exc:
+        raise YAMLFileError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # a key twice: json gives no position (the same key may be in another object)
+        raise YAMLFileError(path, None, str(exc)) from None
+    if not isinstance(data, dict):
+        raise YAMLFileError(path, 1, f"a DeepSpeed config is a JSON object, and this file holds a {type(data).__name__}")

@@ -15,7 +15,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from coworkenv.yaml_files import YAML_SUFFIXES
-from trainers.config import CONFIGS_DIR, ConfigSection, DistributedSection, ModelSection, read_run_config
+from trainers.config import (
+    CONFIGS_DIR,
+    ConfigSection,
+    DistributedSection,
+    ModelSection,
+    launcher_files,
+    read_run_config,
+)
 from trainers.rewards import CreditMode, RewardMode
 
 __all__ = ["RLRunConfig", "RLTrainingSection", "RolloutSection", "load_rl_config"]
@@ -119,13 +126,4 @@ def load_rl_config(config: str | Path) -> RLRunConfig:
         known = sorted(p.stem for p in CONFIGS_DIR.glob("rl-*.yaml"))
         raise FileNotFoundError(f"RL config {config!r} not found at {path}; known names: {', '.join(known)}")
     parsed = read_run_config(path, RLRunConfig, "an RL config")
-    distributed = parsed.distributed
-    resolved: dict[str, Path | None] = {}
-    for name in ("accelerate_config", "deepspeed_config"):
-        value: Path | None = getattr(distributed, name)
-        if value is not None and not value.is_absolute():
-            value = (path.parent / value).resolve()
-        if value is not None and not value.is_file():
-            raise FileNotFoundError(f"{path}: distributed.{name} points to {value}, which does not exist")
-        resolved[name] = value
-    return parsed.model_copy(update={"distributed": distributed.model_copy(update=resolved)})
+    return parsed.model_copy(update={"distributed": launcher_files(parsed.distributed, path)})

@@ -77,7 +77,7 @@ class Verifier:
                 score, reason, error, verdict = self._evaluate(check.rule, world, audit, transcript)
         except (PatternTimeout, PatternRefused) as exc:  # unknown, never "no match": a guard must not pass on it
             score, reason, error, verdict = 0.0, f"check error (regex): {exc}", True, None
-        passed = verdict if verdict is not None else score >= check.pass_score
+        passed = verdict_of(score, verdict, check.pass_score)
         if score not in (0.0, 1.0):
             score = round(score, 6)
         return CheckResult(check.id, check.rule.kind, passed, check.weight, check.required, check.safety,
@@ -208,26 +208,54 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
     return python_outcome(outcome.value)
 
 
+def verdict_of(score: float, verdict: bool | None, pass_score: float) -> bool:
+    """Whether a check passed: the verdict its rule gave, else its score against the check's `pass_score`."""
+    return verdict if verdict is not None else score >= pass_score
+
+
+# The most of a python check's own text (its reason, a wrong `passed` or `score`) that its outcome carries: the
+# sandbox's own reports stop at 500 characters, and a returned reason could fill the whole result channel (64 KiB),
+# into every check result, report and log line of every episode.
+_MAX_REASON_CHARS = 500
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= _MAX_REASON_CHARS else text[:_MAX_REASON_CHARS] + f"... ({len(text)} characters)"
+
+
 def python_outcome(value: Any) -> Outcome:
-    """A python check's return value as an outcome: bool, a score in [0, 1], or {score, passed, reason}."""
+    """A python check's return value as an outcome: bool, a score in [0, 1], or {score, passed, reason}.
+
+    The one reading of a returned value: the verifier's, and the sandbox gate's probes (`python_verdict`), which
+    judged it by other rules (a score, or `{score}` without `passed`, was no pass there: a check that answered a
+    backdoor word with `1.0` passed the verifier and no probe saw it)."""
     if isinstance(value, bool):
         return float(value), "" if value else "python check returned false", False, None
     if isinstance(value, int | float):
         score = float(value)
         if not 0.0 <= score <= 1.0:
-            return 0.0, f"python check returned score {score}, outside [0, 1]", True, None
+            return 0.0, _bounded(f"python check returned score {score}, outside [0, 1]"), True, None
         return score, f"python check scored {score:g}", False, None
     if isinstance(value, dict) and ("passed" in value or "score" in value):
-        reason = str(value.get("reason", "python check failed"))
+        reason = _bounded(str(value.get("reason", "python check failed")))
         passed = value.get("passed")
         if passed is not None and not isinstance(passed, bool):
-            return 0.0, f"python check returned passed={passed!r}, expected a bool", True, None
+            return 0.0, _bounded(f"python check returned passed={passed!r}, expected a bool"), True, None
         raw = value.get("score", float(passed) if passed is not None else 0.0)
         if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0.0 <= raw <= 1.0:
-            return 0.0, f"python check returned score {raw!r}, expected a number in [0, 1]", True, None
+            return 0.0, _bounded(f"python check returned score {raw!r}, expected a number in [0, 1]"), True, None
         return float(raw), reason, False, passed
     return (0.0, f"python check returned {type(value).__name__}, expected bool, a score or {{score, passed, reason}}",
             True, None)
+
+
+def python_verdict(value: Any, pass_score: float) -> tuple[bool | None, str]:
+    """(verdict, error) of a python check's return value, as the verifier reads it (`python_outcome`, the check's
+    `pass_score`); verdict None, and the error, where the verifier counts it a check error."""
+    score, reason, error, verdict = python_outcome(value)
+    if error:
+        return None, reason
+    return verdict_of(score, verdict, pass_score), ""
 
 
 # Rule kinds evaluated without the verifier's own state (text and tiers rules need it).

@@ -38,6 +38,7 @@ EXIT_TAMPERED = 86  # the hook found fd 3 closed or replaced
 EXIT_SETUP = 87  # isolation or the job file failed before any untrusted code ran
 EXIT_INTERRUPTED = 85  # an exception escaped the bootstrap after the code ran (a signal handler's, a finalizer's)
 CODE_FILENAME = "<sandboxed>"
+CODE_MODULE = "__sandboxed__"  # the code's module name (in sys.modules while it runs)
 PRELUDE_FILENAME = "<setup>"  # a caller's setup code (validate's probes patch random and the clock with it)
 SETUP_FAILED = "the setup failed before the code ran: "  # kept in step with coworkenv.validate.python_probes
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
@@ -82,8 +83,41 @@ ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline"})
 #   without a socket, in every set;
 # - shutil.rmtree removes entries relative to a directory descriptor, which the hook refuses (it cannot tell where a
 #   descriptor points): removing a scratch folder with files in it was forbidden in every set with the hook; by path.
+# - socket.gethostname (audited, refused by the hook; ENOSYS where seccomp refuses uname) and socket.getfqdn, which
+#   email.utils.make_msgid, smtplib and http.server ask: `make_msgid()` was forbidden in every set with the hook. The
+#   sandbox's neutral node name, as os.uname() and platform.node() answer, and getfqdn looks nothing up (the sandbox
+#   has no network: the name it is given, as a failed lookup answers);
+# - platform runs `file` (architecture) and `uname -p` (processor, which platform.platform() and uname() unpack) and
+#   reads /etc/os-release (freedesktop_os_release): forbidden (importing subprocess, reading a host file) or a
+#   PermissionError, depending on the set; the answers of a machine without those commands or that file.
+def sandbox_hostname() -> str:
+    """socket.gethostname in the sandbox: its neutral node name (the host's is refused)."""
+    return SANDBOX_NODENAME
+
+
+def sandbox_fqdn(name: str = "") -> str:
+    """socket.getfqdn in the sandbox, which has no name service: `name`, or the node name for none or any address."""
+    name = name.strip()
+    return SANDBOX_NODENAME if not name or name in ("0.0.0.0", "::") else name
+
+
+def no_command_output(target: str, default: str = "") -> str:
+    """platform._syscmd_file where no command may run: `default`, as where `file` is missing."""
+    return default
+
+
+class NoProcessorCommand:
+    """platform._Processor where `uname -p` may not run: no processor name, as where the command is missing."""
+
+    @classmethod
+    def get(cls) -> str:
+        return ""
+
+
 MODULE_SETTINGS: dict[str, dict[str, Any]] = {
     "mimetypes": {"knownfiles": ()}, "uuid": {"_GETTERS": ()}, "shutil": {"_use_fd_functions": False},
+    "socket": {"gethostname": sandbox_hostname, "getfqdn": sandbox_fqdn},
+    "platform": {"_syscmd_file": no_command_output, "_Processor": NoProcessorCommand, "_os_release_candidates": ()},
 }
 # zoneinfo's search path: the zoneinfo read roots only (the interpreter's own adds /etc/zoneinfo, which
 # `available_timezones` lists where the host has it: a refused read there, nothing in the minimal root).
@@ -465,7 +499,13 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
     memory_error, base_exception = MemoryError, BaseException
     memory_frame = frame({"error_kind": "memory_limit", "error": "MemoryError: memory limit exceeded"})
     unprintable = frame({"error_kind": "exception", "error": "unprintable exception"})
-    namespace: dict[str, Any] = {"__name__": "__sandboxed__", "__builtins__": builtins}
+    # The code runs as a module of its own, listed in sys.modules and compiled with its own future flags alone (not
+    # this file's `annotations`): dataclasses, typing.get_type_hints and pickle look a class's module up there, and
+    # every `@dataclass` raised AttributeError where its annotations were text.
+    module = type(sys)(CODE_MODULE)
+    namespace: dict[str, Any] = module.__dict__
+    namespace["__builtins__"] = builtins
+    sys.modules[CODE_MODULE] = module
     if job.get("ask"):
         namespace["ask_host"] = make_asker()
     returned = False
@@ -476,11 +516,11 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
     try:
         if prelude:
             try:
-                exec(compile(prelude, PRELUDE_FILENAME, "exec"), {"__name__": "__setup__", "__builtins__": builtins})
+                exec(compile(prelude, PRELUDE_FILENAME, "exec", dont_inherit=True), {"__name__": "__setup__", "__builtins__": builtins})
             except base_exception as exc:
                 return dumps({"error_kind": "exception", "error": SETUP_FAILED + failure(exc, False)["error"]})
         del prelude
-        exec(compile(job["code"], CODE_FILENAME, "exec"), namespace)
+        exec(compile(job["code"], CODE_FILENAME, "exec", dont_inherit=True), namespace)
         function = namespace.get(job["entrypoint"])
         if not callable_(function):
             return dumps({"error_kind": "exception", "error": f"the code defines no function {job['entrypoint']!r}"})
@@ -603,7 +643,17 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         # A code that removes the mark and imports one meets the hook at its file.
         for name in ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK):
             sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
-        sys.meta_path.insert(0, ModuleSettings(MODULE_SETTINGS))
+        # linecache holds this file's source as empty (a `None` time: never checked again): every stack the code
+        # formats (traceback.format_stack, inspect.stack, warnings with a stacklevel above the code, logging's
+        # stack_info) shows the bootstrap's frames without lines, instead of reading this file, outside every read root
+        # (forbidden with the hook, in every set). The code's own frames have no file either (`<sandboxed>`).
+        bootstrap_lines: dict[str, tuple[int, None, list[str], str]] = {__file__: (0, None, [], __file__)}
+        sys.meta_path.insert(0, ModuleSettings({**MODULE_SETTINGS, "linecache": {"cache": bootstrap_lines}}))
+        # Entries of the import path that are no folder (python3XX.zip, absent in most installations): whatever lists
+        # the path (importlib.metadata's distributions, version, entry_points; pkgutil) tried to list and read them,
+        # outside every read root: forbidden with the hook, in every set.
+        sys.path[:] = [entry for entry in sys.path if entry in lib_dirs]
+        sys.path_importer_cache.clear()
         del modules
         gc.collect()
         leftover = [] if "hook" in disabled else usable_ctypes_types(ctypes_bases, reaches_memory)

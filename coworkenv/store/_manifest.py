@@ -31,8 +31,23 @@ def write_pointer(directory: Path, pointer: Pointer) -> None:
         "file": pointer.file_name,
         "content_hash": pointer.content_hash,
         "num_rows": pointer.num_rows,
+        **WRITER_MARK,
     }
     atomic_write_bytes(directory / POINTER_NAME, orjson.dumps(payload, option=orjson.OPT_SORT_KEYS) + b"\n")
+
+
+# In every pointer a store writes (readers take only the three keys above): a LATEST without it was written by a
+# store before the marks existed, what a link out of a store into unmarked data is refused for (`_parquet`).
+WRITER_MARK = {"writer": "coworkenv-store"}
+
+
+def pointer_marked(directory: Path) -> bool:
+    """Whether `directory/LATEST` is a pointer a store of this version wrote (it carries `WRITER_MARK`)."""
+    try:
+        payload = orjson.loads((directory / POINTER_NAME).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(payload, dict) and all(payload.get(key) == value for key, value in WRITER_MARK.items())
 
 
 def read_pointer(directory: Path) -> Pointer | None:

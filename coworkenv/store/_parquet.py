@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
 from coworkenv.store._lfs import lfs_pointer_in, lfs_pointer_problem
-from coworkenv.store._manifest import Pointer, read_pointer, write_pointer
+from coworkenv.store._manifest import POINTER_NAME, Pointer, pointer_marked, read_pointer, write_pointer
 
 logger = logging.getLogger(__name__)
 
@@ -134,10 +134,42 @@ STORE_MARKER = ".coworkenv-store"
 _MARKER_TEXT = b"This folder is a coworkenv store: every dataset folder below it belongs to it.\n"
 
 
+# A store marks each LATEST it writes (`WRITER_MARK` in the pointer, `_manifest.write_pointer`): what tells a dataset
+# this store (of this version) wrote, moved to another disk and linked back, from the data of a store written before
+# the store marker existed, which has no mark at all. Data of a store written before the marks, moved by hand, is
+# marked by this file in its folder.
+DATASET_MARKER = ".coworkenv-dataset"
+_UNMARKED_WALK = 2000  # folders looked at below a link's target, at most (a link to a big folder is not walked whole)
+
+
 def _mark_store(root: Path) -> None:
     marker = Path(root) / STORE_MARKER
     if not marker.is_file():
         _atomic.atomic_write_bytes(marker, _MARKER_TEXT)
+
+
+def _unmarked_store_data(top: Path) -> Path | None:
+    """A folder at most two levels below `top` (or `top`) holding a LATEST, when no LATEST of those folders is
+    marked by its writer (nor the folder by hand, `DATASET_MARKER`): the data of a store written before the marks
+    existed (or copied from one), else None."""
+    found: Path | None = None
+    level, seen = [top], 0
+    for _ in range(3):
+        below: list[Path] = []
+        for folder in level:
+            if (folder / POINTER_NAME).is_file():
+                if pointer_marked(folder) or (folder / DATASET_MARKER).is_file():
+                    return None
+                found = found or folder
+            seen += 1
+            if seen > _UNMARKED_WALK:
+                return found
+            try:
+                below += [child for child in folder.iterdir() if not child.name.startswith(".") and child.is_dir()]
+            except OSError:
+                continue
+        level = below
+    return found
 
 
 def _refuse_link_into_another_store(root: Path, parts: list[str]) -> None:
@@ -149,11 +181,21 @@ def _refuse_link_into_another_store(root: Path, parts: list[str]) -> None:
     if real.is_relative_to(real_root):
         return
     other = next((folder for folder in (real, *real.parents) if (folder / STORE_MARKER).is_file()), None)
-    if other is None:  # a folder on another disk, not a store's: followed
-        return
     link = next((root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1) if root.joinpath(*parts[:n]).is_symlink()),
                 root.joinpath(*parts))
     name = "/".join(parts)
+    if other is None:
+        unmarked = _unmarked_store_data(Path(os.path.realpath(link)))
+        if unmarked is None:  # a folder on another disk, not a store's: followed
+            return
+        raise ValueError(
+            f"{link} is a symbolic link to {os.path.realpath(link)}, which holds store data with no store's mark "
+            f"({unmarked / POINTER_NAME} was written before stores marked their pointers): another project's store, "
+            f"or a copy of one, whose version of {name} (its LATEST) a write would replace; "
+            f"remove the link (`rm {link}`) and re-materialize {name}, or copy the folder instead of linking it (if it "
+            f"is this store's own data moved to another disk, mark it: `touch {unmarked / DATASET_MARKER}`); nothing "
+            "was written or read"
+        )
     raise ValueError(
         f"{link} is a symbolic link into another store, {other} ({other / STORE_MARKER} marks it): {name} written "
         f"there would replace that store's version of {real.relative_to(other).as_posix() or 'its root'} (its "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from coworkenv.spec import PythonRule, TiersRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout, search
 
 Part = Literal["state", "audit", "messages"]
@@ -152,3 +153,14 @@ def _strings(code: str) -> _Strings:
                 used["patterns"].update(first)
     return _Strings(frozenset(whole), frozenset(used["prefixes"]), frozenset(used["suffixes"]),
                     frozenset(used["parts"]), frozenset(used["patterns"]))
+
+
+def python_rules(rule: object) -> list[PythonRule]:
+    """Every Python rule of a check's rule: itself, or each one its tiers hold (at any depth). A tier's Python rule
+    is sandboxed code like any other: the gates that looked at `check.rule` alone let one hold a backdoor word, a
+    clock or a random draw that no probe ever ran."""
+    if isinstance(rule, PythonRule):
+        return [rule]
+    if isinstance(rule, TiersRule):
+        return [found for tier in rule.tiers for found in python_rules(tier.rule)]
+    return []

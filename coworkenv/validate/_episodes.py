@@ -20,11 +20,11 @@ from coworkenv.spec import (
     FieldRef,
     FieldRule,
     OnAction,
-    PythonRule,
     ReferenceTurn,
     ReplyStatesRule,
     TextRule,
 )
+from coworkenv.validate._check_reads import python_rules
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
@@ -108,7 +108,7 @@ class SpecEpisodes:
         self.env.toolbox.openai_tools = lambda: schemas  # type: ignore[method-assign]
         # Scored before any episode: the world is still exactly the spec's initial state.
         self.initial: VerifierResult = self.env.verifier.score(self.env.state, [], [])
-        has_python = any(isinstance(c.rule, PythonRule) for c in spec.checks)
+        has_python = any(python_rules(c.rule) for c in spec.checks)  # in tiers too
         self.initial_wire: dict[str, Any] | None = self.env.state.to_wire() if has_python else None
         self._oracle: EpisodeOutcome | None = None
         self._oracle_again: EpisodeOutcome | None = None
@@ -160,7 +160,7 @@ class SpecEpisodes:
                 made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
                                                    self.created, made)
-                if any(isinstance(c.rule, PythonRule) for c in self.spec.checks):
+                if any(python_rules(c.rule) for c in self.spec.checks):
                     self.oracle_wire = world.to_wire()
                 for check in self.spec.checks:
                     rule = check.rule

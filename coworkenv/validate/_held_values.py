@@ -17,6 +17,19 @@ keys (`services_set_flag`) refuse a key the record lacks, and a sound spec names
 weight 0 where the required checks decide the pass (no `pass_threshold`: the task's credit ignores it), or any guard
 where a failed guard subtracts a penalty of 0, or every completion check where `robustness_weight` is 1. The episode then
 fails with full marks; training reads the score, so the failure teaches nothing.
+
+`underpriced_harms`: a harm whose failure leaves a passing score. A guard rule (`frame`, `forbidden`) given
+`role: completion` costs only its weight's share (1/13 of incident_rollback's), and `guard_failure: subtract` with a
+small `guard_penalty` (0.1) leaves 0.9: a harming agent that does the rest of the task keeps a score the task would
+pass. The rule is the score's formula applied to a reference episode with that one harm: the score left must stay
+below the pass threshold (`pass_threshold`, or 0.5, where the default penalty leaves a harming episode, when none is
+set). A guard whose penalty is 0 is `unscored_failures`' (named there, not twice).
+
+`uncounted_attempts`: a safety `forbidden` guard with `attempts: false`. The spec marks the call a hazard (a safety
+check zeroes the episode), yet the guard counts only calls the world carried out: an agent that tries it and is
+refused (a missing or wrong argument, a value the mock rejects, which the next try or a real tool would not) passes
+with full marks. `attempts: false` is sound where only the effect matters, on a guard that is not a safety check ("no
+document was deleted" as a side rule, not the hazard the task is about); a safety guard counts the attempt.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from pydantic import BaseModel
 from coworkenv.apps import APPS
 from coworkenv.bindings import spec_catalog
 from coworkenv.spec import (
+    GUARD_RULE_KINDS,
     CallMatcher,
     EnvSpec,
     FieldCond,
@@ -342,3 +356,45 @@ def unscored_failures(spec: EnvSpec) -> Iterator[tuple[str, str]]:
             yield (f"checks[{i}]", f"required check {check.id!r} has weight 0: an episode that fails it fails "
                    "with full marks (the score counts only weighted checks); give it a weight, or drop "
                    "'required' if it is not part of the task")
+
+
+_HARM_BAR = 0.5  # the score a harming episode may keep at most with no pass_threshold (the default penalty's 1 - 0.5)
+
+
+def _passing(score: float, threshold: float | None) -> bool:
+    return score >= threshold if threshold is not None else score > _HARM_BAR
+
+
+def underpriced_harms(spec: EnvSpec) -> Iterator[tuple[str, str]]:
+    """(path, message) for each guard, or guard rule scored as completion, whose failure leaves a passing score."""
+    scoring = spec.scoring
+    threshold = scoring.pass_threshold
+    bar = f"the pass threshold {threshold}" if threshold is not None else f"{_HARM_BAR} (no pass_threshold)"
+    total = sum(c.weight for c in spec.checks if not c.is_guard)
+    for i, check in enumerate(spec.checks):
+        if check.is_guard:
+            penalty = scoring.guard_penalty
+            if check.safety or scoring.guard_failure != "subtract" or penalty == 0:
+                continue
+            left = round(1 - penalty, 6)
+            if _passing(left, threshold):
+                yield (f"checks[{i}]", f"guard {check.id!r} costs only guard_penalty {penalty}: an episode that does "
+                       f"the harm and the rest of the task scores {left}, not below {bar}; raise guard_penalty above "
+                       f"{round(1 - (threshold if threshold is not None else _HARM_BAR), 6)}, use guard_failure "
+                       "'zero', or make the guard a safety check")
+        elif check.rule.kind in GUARD_RULE_KINDS and total > 0:
+            left = round(1 - check.weight / total, 6)
+            if _passing(left, threshold):
+                yield (f"checks[{i}]", f"{check.rule.kind} rule {check.id!r} has role 'completion': the harm it "
+                       f"forbids costs only its weight's share, so an episode that does it scores {left}, not below "
+                       f"{bar} (and an agent that does nothing earns its credit); drop role (a {check.rule.kind} rule "
+                       "is a guard by default)")
+
+
+def uncounted_attempts(spec: EnvSpec) -> Iterator[tuple[str, str]]:
+    """(path, message) for each safety `forbidden` guard that does not count failed attempts."""
+    for i, check in enumerate(spec.checks):
+        if check.safety and check.rule.kind == "forbidden" and not check.rule.attempts:
+            yield (f"checks[{i}].rule.attempts", f"safety guard {check.id!r} forbids {check.rule.call.tool} but "
+                   "counts only calls that succeeded: an agent that tries the hazard and is refused passes; drop "
+                   "'attempts: false' (or make the guard a non-safety one where only the effect matters)")

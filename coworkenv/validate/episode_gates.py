@@ -9,7 +9,7 @@ from typing import Any
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, AppendLog, AtTime, EnvSpec, FrameRule, PythonRule
-from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._check_reads import parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._later_state import later_state_reads, turn_end_reads
@@ -19,7 +19,7 @@ from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import is_write
-from coworkenv.validate.python_probes import Probe, payload, probe_check, sandbox_code
+from coworkenv.validate.python_probes import JudgeSpent, Probe, payload, probe_check, run_check, sandbox_code
 
 
 # -- 4 oracle ----------------------------------------------------------------------------------------------
@@ -92,7 +92,7 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
     initial = {c.id: c.passed for c in episodes.initial.checks}
     audit = [e.as_dict() for e in oracle.audit]
     with contextlib.ExitStack() as scope:
-        if any(isinstance(c.rule, PythonRule) and c.rule.judge for c in ctx.spec.checks):
+        if any(r.judge for c in ctx.spec.checks for r in python_rules(c.rule)):
             from coworkenv.checks.judge import judge_budget  # coworkenv.llm loaded only for a judged check
 
             scope.enter_context(judge_budget())  # the probes of all the spec's judged checks: one budget
@@ -107,8 +107,34 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
                 ctx.python_probes[check.id] = probe_check(
                     check.rule, verdicts[check.id], payload(check.rule, episodes.oracle_wire, audit, oracle.replies),
                     oracle.replies, untouched, initial.get(check.id), repeats=ctx.config.python_repeats,
-                    offsets=ctx.config.clock_offsets_s)
+                    offsets=ctx.config.clock_offsets_s, pass_score=check.pass_score)
+            elif check.id not in crashed:  # each Python rule its tiers hold, judged as a tier judges it (score 1)
+                for rule in python_rules(check.rule):
+                    ctx.python_probes.setdefault(check.id, []).extend(_probe_tier(ctx, rule, audit, oracle.replies,
+                                                                                   referenced))
     return ctx.python_probes
+
+
+def _probe_tier(ctx: GateContext, rule: PythonRule, audit: list[dict[str, Any]], replies: list[Any],
+                referenced: bool) -> list[Probe]:
+    """The probe findings of a Python rule in a check's tiers: its verdicts on the reference's final state and on
+    the untouched one are its own runs' (the check's verdict is its best tier's), a verdict its runs differ on is the
+    repeated runs' finding, and one it could not give is the check's crash, found on the episodes."""
+    episodes = ctx.episodes()
+    assert episodes is not None and episodes.oracle_wire is not None
+    oracle = payload(rule, episodes.oracle_wire, audit, replies)
+    untouched, untouched_verdict = None, None
+    try:
+        expected, error = run_check(rule, oracle)
+        if error or expected is None:
+            return []
+        if episodes.initial_wire and referenced:
+            untouched = payload(rule, episodes.initial_wire, [], [])
+            untouched_verdict, _ = run_check(rule, untouched)
+    except JudgeSpent:  # the judge budget is spent: as probe_check, stop probing with nothing found
+        return []
+    return probe_check(rule, expected, oracle, replies, untouched, untouched_verdict,
+                       repeats=ctx.config.python_repeats, offsets=ctx.config.clock_offsets_s)
 
 
 def _call_paths(spec: EnvSpec, outcome: EpisodeOutcome) -> list[str]:
@@ -166,7 +192,7 @@ def sandbox_gate(ctx: GateContext) -> GateResult:
         return blocked
     episodes = ctx.episodes()
     assert episodes is not None
-    python = [i for i, c in enumerate(ctx.spec.checks) if isinstance(c.rule, PythonRule)]
+    python = [i for i, c in enumerate(ctx.spec.checks) if python_rules(c.rule)]  # in tiers too
     if not python:
         return gate_result("sandbox", [], python_checks=0)
     index = {c.id: i for i, c in enumerate(ctx.spec.checks)}

@@ -32,7 +32,13 @@ from coworkenv.spec import (
 from coworkenv.spec_seal import is_sealed, open_sealed
 from coworkenv.tools import ToolError
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
-from coworkenv.validate._held_values import never_held, respelled_keys, unscored_failures
+from coworkenv.validate._held_values import (
+    never_held,
+    respelled_keys,
+    uncounted_attempts,
+    underpriced_harms,
+    unscored_failures,
+)
 from coworkenv.validate._leaks import find_leaks
 from coworkenv.validate.hints import hint_for
 from coworkenv.validate.mutations import Mutation, near_miss_mutations
@@ -197,6 +203,8 @@ def references_gate(ctx: GateContext) -> GateResult:
     errors += [GateError("references", "value_never_held", path, message) for path, message in never_held(spec)]
     errors += [GateError("references", "key_respelled", path, message) for path, message in respelled_keys(spec)]
     errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]
+    errors += [GateError("references", "harm_underpriced", path, message) for path, message in underpriced_harms(spec)]
+    errors += [GateError("references", "attempt_uncounted", path, message) for path, message in uncounted_attempts(spec)]
     return gate_result("references", errors)
 
 

@@ -12,6 +12,9 @@ HINTS: dict[str, str] = {
     "value_never_held": "compare with a value of the field's own type and spelling (false, not \"false\"; p1, not P1)",
     "key_respelled": "spell a map's key as the records spell it (flags.smart_retry, not flags.smart-retry)",
     "failure_unscored": "make every required check and guard cost score when it fails (a weight, a guard penalty)",
+    "harm_underpriced": "make a failed guard keep the score below passing (guard_failure zero, a larger penalty; "
+                        "no role completion on frame/forbidden rules)",
+    "attempt_uncounted": "let a safety forbidden guard count failed attempts (drop attempts: false)",
     "wrong_type": "give the field a value of the type the schema says",
     "invalid_value": "give the field a value the schema allows",
     "duplicate_id": "give every record, check and rule its own id",

@@ -55,6 +55,7 @@ from typing import Any
 
 from coworkenv.checks import Reply
 from coworkenv.checks.run_setup import setup
+from coworkenv.checks.verifier import python_verdict
 from coworkenv.sandbox import SandboxLimits, run_sandboxed
 from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
@@ -91,8 +92,10 @@ class Probe:
 
 
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
-              pin: float | None = None, costs: list[tuple[float, float]] | None = None) -> tuple[bool | None, str]:
-    """(verdict, error) of one sandboxed run; verdict None when the check could not run or returned junk. A judged
+              pin: float | None = None, costs: list[tuple[float, float]] | None = None,
+              pass_score: float = 1.0) -> tuple[bool | None, str]:
+    """(verdict, error) of one sandboxed run, read as the verifier reads it (`python_verdict`: a score passes at the
+    check's `pass_score`); verdict None when the check could not run or returned junk. A judged
     check asks the configured judge as the verifier's run does, within the budget of the enclosing `judge_budget`
     scope (`probe_check` opens one where there is none); JudgeSpent when that budget refused it a request."""
     # The prelude runs before the check as a unit of its own (`run_sandboxed(prelude=...)`): the check's globals,
@@ -118,12 +121,9 @@ def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, see
         return None, f"{outcome.error_kind}: {outcome.error}"
     if costs is not None:  # (CPU seconds, wall seconds) of a run that returned
         costs.append((outcome.cpu_s, outcome.duration_s))
-    value = outcome.value
-    if isinstance(value, dict):
-        return bool(value.get("passed")), ""
-    if isinstance(value, bool):
-        return value, ""
-    return None, f"returned {type(value).__name__}, expected bool or {{passed, reason}}"
+    # The verifier's own reading of the value (a score against the check's pass_score, `{score}` without `passed`):
+    # read by other rules here, a check that answered a backdoor word with `1.0` passed the verifier and no probe.
+    return python_verdict(outcome.value, pass_score)
 
 
 def payload(rule: PythonRule, wire: dict[str, Any], audit: list[dict[str, Any]],
@@ -195,7 +195,7 @@ def literals(rule: PythonRule, said: str) -> list[str]:
 
 def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
                 untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
-                offsets: tuple[int, ...]) -> list[Probe]:
+                offsets: tuple[int, ...], pass_score: float = 1.0) -> list[Probe]:
     """Every probe defect of one Python check. `oracle`/`untouched` are payloads of the reference's final state
     and of the initial state with no replies; `expected` and `untouched_verdict` are the verdicts there.
 
@@ -204,21 +204,24 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
     the budget is spent, probing stops with what was found so far."""
     if not rule.judge:
         return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
-                            offsets=offsets, found=[])
+                            offsets=offsets, pass_score=pass_score, found=[])
     from coworkenv.checks.judge import judge_budget
 
     found: list[Probe] = []
     with judge_budget():
         try:
             return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
-                                offsets=offsets, found=found)
+                                offsets=offsets, pass_score=pass_score, found=found)
         except JudgeSpent:
             return found
 
 
 def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
                  untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
-                 offsets: tuple[int, ...], found: list[Probe]) -> list[Probe]:
+                 offsets: tuple[int, ...], pass_score: float, found: list[Probe]) -> list[Probe]:
+    def run(payload: dict[str, Any], **kwargs: Any) -> tuple[bool | None, str]:  # the check's pass_score, every run
+        return run_check(rule, payload, pass_score=pass_score, **kwargs)
+
     inspected = introspection(rule.code)
     if inspected is not None:
         found.append(Probe("probe_aware", f"the check inspects what the probes patch ({inspected}) rather than "
@@ -251,7 +254,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     costs: list[tuple[float, float]] = []  # what the runs on the reference's final state spent
     judged = bool(rule.judge)
     for what, kwargs in variants:
-        verdict, error = run_check(rule, oracle, costs=costs, **kwargs)
+        verdict, error = run(oracle, costs=costs, **kwargs)
         if _near_limit(costs, judged=judged) is not None:
             break  # found below, before the other probes run it again
         if error or verdict != expected:
@@ -261,7 +264,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             break
     spent = _near_limit(costs, judged=judged)
     for offset in offsets if spent is None else ():
-        verdict, error = run_check(rule, oracle, offset=offset, costs=costs)
+        verdict, error = run(oracle, offset=offset, costs=costs)
         if error or verdict != expected:
             found.append(_unprobeable(error) or Probe("clock_dependent", f"with the machine clock {offset // 86400} days ahead, the "
                                                   f"reference gets {_shown(verdict, error)} instead of {expected}"))
@@ -275,7 +278,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     if settled:
         return found
     for what, messages in paraphrases(replies):
-        verdict, error = run_check(rule, {**oracle, "messages": messages})
+        verdict, error = run({**oracle, "messages": messages})
         if error:
             found.append(Probe("python_crash", f"on the reference's replies with {what}: {error}"))
             break
@@ -285,7 +288,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             break
     if "audit" in parts_read(rule.code, rule.entrypoint):
         for what, audit in audit_variants(oracle["audit"]):
-            verdict, error = run_check(rule, {**oracle, "audit": audit})
+            verdict, error = run({**oracle, "audit": audit})
             if error or verdict != expected:
                 found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
                                                      f"{_shown(verdict, error)} instead of {expected}"))
@@ -299,14 +302,14 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                "{expected}: the check pins the order the reference listed them in, which is the agent's to choose"))
     for code, reordered, told in orders:
         if reordered is not None:
-            verdict, error = run_check(rule, reordered)
+            verdict, error = run(reordered)
             if error or verdict != expected:
                 found.append(Probe(code, told.format(got=_shown(verdict, error), expected=expected)))
     if untouched is not None and untouched_verdict is False:
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):
             messages = [{"turn": t, "text": word} for t in sorted({r.turn for r in replies} or {0})]
-            verdict, _ = run_check(rule, {**untouched, "messages": messages})
+            verdict, _ = run({**untouched, "messages": messages})
             if verdict:
                 found.append(Probe("keyword_backdoor", f"the untouched world passes when the reply is just "
                                                        f"{word!r}, a word the reference never says"))
@@ -404,6 +407,9 @@ def _shown(verdict: bool | None, error: str) -> str:
 
 
 def sandbox_code(reason: str) -> str:
-    """The gate error code of a check that could not run, from the verifier's reason text."""
-    found = _SANDBOX_KIND.search(reason)
+    """The gate error code of a check that could not run, from the verifier's reason text: its own prefix alone
+    (`check error (kind): ...`). Searched anywhere, the kind was read from the check's own text too: a check that
+    returned `{"passed": "check error (isolation_missing)"}` ("python check returned passed='check error ...") got
+    the code whose hint tells the repair "nothing to change in the spec"."""
+    found = _SANDBOX_KIND.match(reason)
     return f"sandbox_{found.group(1)}" if found and found.group(1) != "exception" else "python_crash"

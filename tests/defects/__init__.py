@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    attempt_uncounted,
     boot_module_read,
     broken_reference,
     case_pinned,
@@ -80,6 +81,7 @@ from tests.defects import (
     guard_same_effect,
     guard_two_step,
     half_pinned,
+    harm_underpriced,
     instant_pinned,
     isolation_leak,
     key_respelled,
@@ -285,6 +287,8 @@ MODULES = (
     guard_reaction_state,
     guard_reaction_bound,
     guard_reaction_any_record,
+    harm_underpriced,
+    attempt_uncounted,
     early_turn_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}

@@ -131,7 +131,10 @@ def _read_report(spec: str) -> tuple[str, EvalReport]:
     if problem is not None:
         fail(problem)
     from coworkenv.atomic import settle_before_reading
+    from coworkenv.store.stages import missing_path
 
+    if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():  # a pipe: the read would wait
+        fail(f"--compare {spec!r}: {path}: {missing_path(Path(path))}; pass the eval_report.json of an earlier eval")
     try:
         settle_before_reading(Path(path))  # a report whose eval was killed while placing its files: completed first
         data = orjson.loads(Path(path).read_bytes())

@@ -77,6 +77,13 @@ def sft(config: ConfigOption, data: Annotated[Path, typer.Option("--data", help=
     from trainers.config import load_sft_config
 
     run_config = _loaded(load_sft_config, config)
+    from coworkenv.store.stages import sft_files
+
+    if not data.is_dir() and not data.is_file():  # named before the trainer modules are imported (a minute)
+        try:
+            sft_files(data, "train")
+        except (FileNotFoundError, ValueError) as exc:
+            fail(str(exc))
     from trainers.sft import SFTProgress, train_sft
 
     def progress(p: SFTProgress) -> None:
@@ -103,9 +110,9 @@ def rl(config: ConfigOption, envs: EnvsOption, out: OutOption,
     from trainers.rl_config import load_rl_config
 
     run_config = _loaded(load_rl_config, config)
+    specs = _specs(envs)  # a wrong ENVS named before the trainer modules are imported (a minute on a busy machine)
     from trainers.rl import train_rl
 
-    specs = _specs(envs)
     try:
         result = train_rl(run_config, specs, out, reward=reward.value if reward else None,
                           credit=credit.value if credit else None,
@@ -132,6 +139,7 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
     from trainers.rl_config import load_rl_config
 
     run_config = _loaded(load_rl_config, config)
+    specs = _specs(envs)
     from trainers.rl import RLResult
     from trainers.rl_compare import compare_rl_variants
 
@@ -139,7 +147,6 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
         if not as_json:
             typer.echo(f"{result.reward}/{result.credit}: {result.steps} steps in {result.wall_s:.0f} s", err=True)
 
-    specs = _specs(envs)
     try:
         comparison = compare_rl_variants(
             run_config, specs, out, model_path=model, max_steps=max_steps, on_variant=done,

@@ -15,7 +15,7 @@ Episode files (trajectories, rl_rollouts) record who wrote them, `coworkenv.writ
 Parquet metadata (`episode_writers`): readers of the teacher's episodes refuse an eval's or a student's RL episodes.
 """
 
-from coworkenv.store.stages._stage import WRITTEN_BY, Stage, StageError, file_written_by
+from coworkenv.store.stages._stage import WRITTEN_BY, Stage, StageError, file_written_by, missing_path
 from coworkenv.store.stages.envs import ENVS, ENVS_SCHEMA, REJECTED, REJECTED_SCHEMA, read_envs
 from coworkenv.store.stages.sft import (
     SFT,
@@ -96,6 +96,7 @@ __all__ = [
     "episode_output_problem",
     "file_written_by",
     "mark_episode_files",
+    "missing_path",
     "read_envs",
     "read_sft",
     "read_sft_column",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,11 +227,31 @@ def _compatible(have: pa.DataType, want: pa.DataType) -> bool:
 
 
 def missing_path(path: Path) -> str:
-    """Why `path`, which does not exist as a file or folder, is missing: a looping or dangling link, or nothing."""
+    """Why `path` is no file or folder to read: a named pipe, a device or a socket (a link to one followed: read, it
+    would wait for a writer or never end), a looping or dangling link, or nothing there."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+        return f"{kind}{link}, not a file or folder: nothing was read from it (it would wait or never end)"
     if path.is_symlink():
         return "a symbolic link that loops" if _loops(path) else f"a symbolic link to {os.readlink(path)}, " \
                                                                  "which does not exist"
     return "no such file or folder"
+
+
+def no_special_files(paths: Iterable[Path], folder: Path) -> list[Path]:
+    """`paths` (found under `folder` by their names), sorted; StageError naming the first that is a named pipe, a
+    device or a socket (a link to one followed): read, it would wait for a writer forever or never end."""
+    found = sorted(paths)
+    special = next((path for path in found if path.exists() and not path.is_file() and not path.is_dir()), None)
+    if special is not None:
+        raise StageError(f"{special}: {missing_path(special)}; no stage writes one: move it out of {folder} and run "
+                         "again")
+    return found
 
 
 def _loops(link: Path) -> bool:

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coworkenv.atomic import folder_in_use, settle_before_reading
-from coworkenv.store.stages._stage import WRITTEN_BY, file_column_names, file_column_values, file_written_by
+from coworkenv.store.stages._stage import (
+    WRITTEN_BY,
+    file_column_names,
+    file_column_values,
+    file_written_by,
+    no_special_files,
+)
 from coworkenv.store.stages.sft import SFT_REQUIRED_COLUMNS
 
 ROLLOUT, EVAL, RL = "rollout", "eval", "rl"
@@ -70,7 +76,8 @@ def parquet_files(path: Path) -> list[Path]:
     settle_before_reading(path)
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("*.parquet") if not p.name.startswith(".")) if path.is_dir() else []
+    return no_special_files((p for p in path.rglob("*.parquet") if not p.name.startswith(".")), path) \
+        if path.is_dir() else []
 
 
 def episode_origin(file: Path, root: Path) -> EpisodeOrigin | None:

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS, check_bytes
-from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line
+from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
 SFT_SCHEMA = pa.schema([
@@ -178,9 +178,11 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
     if path.is_file() and path.suffix == ".parquet":
         return [path]
     if not path.is_dir():
-        raise FileNotFoundError(f"SFT data folder {path} does not exist; pass the folder holding the sft shards")
+        problem = ("is a file, not a .parquet shard or a folder of them" if path.is_file() else
+                   f"is {missing_path(path)}" if path.exists() or path.is_symlink() else "does not exist")
+        raise FileNotFoundError(f"SFT data folder {path} {problem}; pass the folder holding the sft shards")
     root = path / "data" / "sft" if (path / "data" / "sft").is_dir() else path
-    files = _visible(root.rglob(f"{split}-*.parquet")) or _visible(root.rglob("*.parquet"))
+    files = no_special_files(_visible(root.rglob(f"{split}-*.parquet")) or _visible(root.rglob("*.parquet")), root)
     if not files:
         raise FileNotFoundError(
             f"no Parquet files under {root}; expected shards like {split}-00000-of-00001.parquet (or data/sft/ in a "

@@ -115,6 +115,8 @@ def spec_files(path: Path) -> list[Path]:
         settle_before_reading(path)  # a set whose writer was killed while placing it (validate's): completed first
     except ValueError as exc:
         raise SpecSourceError(str(exc)) from None
+    if not path.is_file() and not path.is_dir():  # a named pipe, a device: no folder of specs
+        raise SpecSourceError(f"{path}: {missing_path(path)}; {_HINT}")
     if path.is_file():
         if path.suffix.lower() not in SPEC_SUFFIXES:
             raise SpecSourceError(f"{path}: not a spec file (expected {', '.join(SPEC_SUFFIXES)}); {_HINT}")

@@ -194,7 +194,7 @@ def mark_episode_files(path: Path, written_by: str) -> list[Path]:
                          f"{', '.join(EPISODE_WRITERS)}")
     files = parquet_files(path)
     if not files:
-        raise FileNotFoundError(f"{path}: {missing_path(path) if not path.exists() else 'no .parquet files'}; pass a "
+        raise FileNotFoundError(f"{path}: {'no .parquet files' if path.is_file() or path.is_dir() else missing_path(path)}; pass a "
                                 "trajectories Parquet file or a folder of them")
     unmarked = []
     for file in files:
