@@ -122,6 +122,14 @@ def _stop_after_first_turn(steps: Steps) -> None:
     del steps[1:]
 
 
+def _early(tool: str, nth: int = 0) -> Callable[[Steps], None]:
+    """The call made a turn early: at the end of the turn before, ahead of its closing reply."""
+    def edit(steps: Steps) -> None:
+        t, i = _find(steps, tool, nth)
+        steps[t - 1].insert(len(steps[t - 1]) - 1, steps[t].pop(i))
+    return edit
+
+
 def _replace_csv_line(old: str, new: str) -> Callable[[Steps], None]:
     def edit(steps: Steps) -> None:
         args = _args(steps, "files_write_file")
@@ -148,6 +156,7 @@ NEAR_MISSES: dict[str, list[tuple[str, Callable[[Steps], None], str]]] = {
         ("attendees replaced by Elena", _set("calendar_update_event", 1, attendees=["elena.rossi@brightline.test"]),
          "attendees-kept"),
         ("stop before the last turn", _stop_after_first_turn, "elena-invited"),
+        ("Elena invited before Marcus asked", _early("calendar_update_event", 1), "elena-invited-after-ask"),
     ],
     "report_from_files": [
         ("blocked counted as resolved", _replace_csv_line("p2,5,3,2", "p2,5,4,2"), "csv-numbers"),

@@ -46,6 +46,7 @@ from tests.defects import (
     duplicate_tolerant,
     duration_fraction_pinned,
     duration_pinned,
+    early_turn_unchecked,
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
@@ -288,6 +289,7 @@ MODULES = (
     guard_reaction_any_record,
     harm_underpriced,
     attempt_uncounted,
+    early_turn_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

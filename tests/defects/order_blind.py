@@ -24,11 +24,12 @@ DETECTION = (
 )
 
 
-def _order_defect(name: str, base: str, check_id: str, gets_away_with: str) -> Defect:
-    """Drop the order check `check_id`; the witness does its two calls the other way round."""
+def _order_defect(name: str, base: str, check_id: str, gets_away_with: str, *also: str) -> Defect:
+    """Drop the order check `check_id` (and the checks `also` that imply the order: a write checked to wait for a
+    later turn comes after every call of the turn before); the witness does its two calls the other way round."""
 
     def breaks(spec: Spec) -> None:
-        drop_checks(spec, lambda c: c["id"] == check_id)
+        drop_checks(spec, lambda c: c["id"] in (check_id, *also))
 
     def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
         rule = check(spec, check_id, "order")["rule"]
@@ -115,7 +116,7 @@ DEFECTS = [
     _order_defect("dm-before-move", "synth:reschedule_conflict@1", "move-before-dm",
                   "tells the colleague the new time before the meeting is moved"),
     _order_defect("grant-before-approval", "synth:access_request_approval@1", "approval-before-grant",
-                  "grants access before the manager was even asked"),
+                  "grants access before the manager was even asked", "granted-after-answer"),
     _order_defect("fix-before-acknowledge", "synth:adapt_silent_change@1", "acknowledged-first",
                   "redeploys before acknowledging the alert ticket as the task demands"),
     _order_defect("post-before-ticket", "synth:mail_ticket_chat_coordination@1", "ticket-before-post",

@@ -80,6 +80,15 @@ def records(app: str, table: str, where: list[Wire], count: int = 1, count_op: s
     return {"kind": "records", "app": app, "table": table, "where": where, "count_op": count_op, "count": count}
 
 
+def none_before(org: Org, after_s: int, app: str, table: str, stamp: str, *where: Wire) -> Wire:
+    """Records rule: no record matching `where` was stamped (`stamp`) during the episode before `after_s` seconds
+    from the start, when a later user turn brings what the write waits for (an answer, an approval, a change): a
+    turn that comes `after_s` after the previous one ended starts no earlier, and far more than any first turn's
+    tool calls take."""
+    window = [cond(stamp, org.iso(0), "gte"), cond(stamp, org.iso(after_s), "lt")]
+    return records(app, table, [*where, *window], 0, "equals")
+
+
 def keys_kept(app: str, table: str, rid: str, field: str, values: dict[str, Any]) -> Wire:
     """Records rule: the record's dict field keeps these keys' values (a frame allows a field, not one key of it:
     the other flags of a service whose flag the task flips)."""

@@ -15,6 +15,7 @@ from coworkenv.synth.procedural._task import (
     frame,
     keys_kept,
     mentions,
+    none_before,
     on_call,
     put,
     records,
@@ -111,10 +112,11 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
         body=f"Hi {manager.first}, {requester.name} asked for read access to {svc.id} ({reason}). Do you approve?",
     )
     task.say(f"I asked {manager.name} to approve {requester.first}'s access to {svc.id}.")
+    answered = delay + 60 * ctx.rng.randrange(5, 60)
     task.ask(
         f"Has {manager.first} answered? Finish {requester.first}'s request accordingly and let them know.",
         after_call=("mail_send", {"to": [manager.email]}),
-        advance_s=delay + 60 * ctx.rng.randrange(5, 60),
+        advance_s=answered,
     )
     if ctx.chance(0.5):
         task.read("mail_search", query=ctx.pick((f"Access for {requester.name}", manager.email)))
@@ -153,6 +155,11 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
                   mentions("body", "granted", "approved") if approves
                   else mentions("body", "not approve", "declined", "denied", "rejected", "no access")),
     )
+    # The decision waits for the manager's answer, which comes only with the second turn: a grant or an answer to
+    # the requester made in the first turn (a guess, even a right one) fails.
+    task.check("told-after-answer", f"{requester.name} was not answered before {manager.first} did",
+               none_before(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
+                           cond("to", requester.email, "contains")), role="guard")
     allowed = [allow("mail", "messages")]
     if approves:
         task.check(
@@ -168,6 +175,9 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
             ),
             weight=3,
         )
+        task.check("granted-after-answer", f"no config version of {svc.id} was made before {manager.first} approved",
+                   none_before(org, answered, "services", "configs", "created_at", cond("service", svc.id)),
+                   role="guard")
         task.check(
             "grant-active",
             f"{svc.id} runs config version {version}",

@@ -21,6 +21,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     frame,
     is_person,
+    none_before,
     on_call,
     order,
     put,
@@ -103,6 +104,19 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
         f"{org.local_hhmm(c_end, mover.timezone)} {mover.timezone}).",
         advance_s=ctx.rng.randrange(5, 30) * 60,
     )
+    # The move waits for the clash, which arrives only with the second turn, and a calendar event keeps no time of
+    # its changes: the colleague thanks for a move made while their clash stands, so a move made in the first turn
+    # (a guess of the new slot, even a right one) leaves no thanks.
+    thanks = {
+        "id": f"chat-thanks-{clash['id'][4:]}",
+        "channel": org.dm_channel(user.id, mover.id),
+        "sender": mover.id,
+        "text": f"Thanks for moving '{b.title}'!",
+        "ts": "$now",
+    }
+    task.rules.append(on_call("mover-thanks", "calendar_update_event", {"event_id": event_id},
+                              [put("chat", "messages", thanks)],
+                              when=[records("calendar", "events", [cond("id", clash["id"])])]))
     task.maybe("calendar_get_event", 0.4, event_id=event_id)
     task.read(
         "calendar_free_busy",
@@ -140,8 +154,11 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
     task.check(
         "nothing-else-changed",
         "only the booked event (and the announced clash) changed",
-        frame(allow("calendar", "events", event_id), allow("calendar", "events", clash["id"])),
+        frame(allow("calendar", "events", event_id), allow("calendar", "events", clash["id"]),
+              allow("chat", "messages", thanks["id"])),
     )
+    task.check("moved-after-clash", f"{mover.first} thanked for a move made once their clash was there",
+               chat_posted(org.dm_channel(user.id, mover.id), mover.id), role="guard")
     # The world puts the clash, so the frame must allow it whole (a frame's fields allow changes, not an arrival):
     # only a guard on the record stops the agent cancelling or moving the colleague's event to make room.
     task.check("clash-kept", f"{mover.name}'s '{reason}' stays as announced", records(
@@ -204,8 +221,15 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
         ).format(o=owner.first, t=ticket, doc=doc),
         changes=[update("directory", "people", owner.id, {"role": f"{owner.role} (on leave until {until})"})],
         announce=f"Directory: {owner.name} is on leave until {until}.",
-        advance_s=ctx.rng.randrange(10, 90) * 60,
+        advance_s=(announced := ctx.rng.randrange(10, 90) * 60),
     )
+    # The hand-over to the backup waits for the news of the leave, which comes only with the second turn: the
+    # ticket's last change or the backup's DM made in the first turn (a guess, even a right one) fails.
+    task.check("handed-after-news", f"{ticket} was last changed only after {owner.first}'s leave was announced",
+               none_before(org, announced, "tickets", "tickets", "updated_at", cond("id", ticket)), role="guard")
+    task.check("backup-told-after-news", f"{backup.first} was not told before {owner.first}'s leave was announced",
+               none_before(org, announced, "chat", "messages", "ts", cond("channel", org.dm_channel(user.id, backup.id)),
+                           cond("sender", user.id)), role="guard")
     task.maybe("directory_get_person", 0.4, person=owner.id)
     task.read("files_read_file", path=doc)
     task.maybe("directory_search", 0.5, query=backup.name)

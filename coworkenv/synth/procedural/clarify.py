@@ -10,25 +10,18 @@ from coworkenv.synth.procedural._registry import register
 from coworkenv.synth.procedural._task import (
     GenContext,
     Task,
-    Wire,
     allow,
     chat_posted,
     cond,
     forbidden,
     frame,
     mentions,
+    none_before,
     records,
     reply_states,
     sent_mail,
 )
 from coworkenv.synth.world_builder import DAY, Org
-
-
-def _none_before_answer(org: Org, answered_s: int, app: str, table: str, stamp: str, *where: Wire) -> Wire:
-    """Records rule: no record matching `where` was stamped (`stamp`) during the episode before the user's answer,
-    which comes `answered_s` after the start: far more than any first turn's tool calls take."""
-    window = [cond(stamp, org.iso(0), "gte"), cond(stamp, org.iso(answered_s), "lt")]
-    return records(app, table, [*where, *window], 0, "equals")
 
 
 def _answer_delay(ctx: GenContext) -> int:
@@ -134,9 +127,9 @@ def _which_person(ctx: GenContext) -> EnvSpec:
         allowed = allow("chat")
     task.say(f"Done for {target.name}.")
     waited = {
-        "mail": _none_before_answer(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
+        "mail": none_before(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
                                     cond("to", target.email, "contains")),
-        "dm": _none_before_answer(org, answered, "chat", "messages", "ts",
+        "dm": none_before(org, answered, "chat", "messages", "ts",
                                   cond("channel", org.dm_channel(user.id, target.id)), cond("sender", user.id)),
     }[action]
     task.check("acted-after-answer", f"nothing was done for {target.name} before the user said which {first}",
@@ -199,7 +192,7 @@ def _which_document(ctx: GenContext) -> EnvSpec:
     )
     task.say(f"Sent {target} to {recipient.name}.")
     task.check("acted-after-answer", f"nothing was mailed to {recipient.name} before the user said which review",
-               _none_before_answer(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
+               none_before(org, answered, "mail", "messages", "sent_at", cond("folder", "sent"),
                                    cond("to", recipient.email, "contains")), role="guard")
     task.check(
         "right-document-sent",

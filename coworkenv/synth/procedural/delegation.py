@@ -15,6 +15,7 @@ from coworkenv.synth.procedural._task import (
     field_is,
     frame,
     is_person,
+    none_before,
     on_call,
     order,
     put,
@@ -99,8 +100,12 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
                 "goes to the person they recommend, who gets the same DM.",
             )
         ).format(p=delegate.first, t=ticket),
-        advance_s=delay + 60 * ctx.rng.randrange(5, 60),
+        advance_s=(answered := delay + 60 * ctx.rng.randrange(5, 60)),
     )
+    # What happens next waits for the delegate's answer, which comes only with the second turn: the ticket's last
+    # change (in progress, or handed on) made in the first turn (a guess, even a right one) fails.
+    task.check("acted-after-answer", f"{ticket} was last changed only after {delegate.first} answered",
+               none_before(org, answered, "tickets", "tickets", "updated_at", cond("id", ticket)), role="guard")
     task.maybe("chat_list_channels", 0.4)
     task.read("chat_read_channel", channel=dm)
     if accepts:
@@ -147,6 +152,10 @@ def delegate_and_follow_up(ctx: GenContext) -> EnvSpec:
             field_is("tickets", "tickets", ticket, "assignee", suggested.id),
             weight=2,
         )
+        task.check("suggested-asked-after-answer", f"{suggested.first} was not asked before {delegate.first} answered",
+                   none_before(org, answered, "chat", "messages", "ts",
+                               cond("channel", org.dm_channel(user.id, suggested.id)), cond("sender", user.id)),
+                   role="guard")
         task.check(
             "suggested-asked",
             f"{suggested.name} got a DM naming {ticket}",
