@@ -120,6 +120,7 @@ from tests.defects import (
     reply_only,
     run_value_read,
     sandbox_draw_read,
+    score_weightless,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -288,6 +289,7 @@ MODULES = (
     guard_reaction_any_record,
     harm_underpriced,
     attempt_uncounted,
+    score_weightless,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
