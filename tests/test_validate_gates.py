@@ -102,6 +102,36 @@ def test_gate_4_oracle_rejects_a_check_the_reference_fails() -> None:
     assert [(e.code, e.path) for e in v.errors()] == [("oracle_check_failed", f"checks[{i}]")]
 
 
+def _graded_reply_check(facts: list[str]) -> dict[str, Any]:
+    """A grader over the replies: the share of `facts` they state, passed from 0.75 (Claw-Eval's bar), its verdict
+    returned as the imported graders return it."""
+    code = (f"FACTS = {facts!r}\n\ndef check(state, audit, messages):\n"
+            "    text = ' '.join(m['text'] for m in messages).lower()\n"
+            "    score = sum(f in text for f in FACTS) / len(FACTS)\n"
+            "    return {'score': score, 'passed': score >= 0.75}\n")
+    return {"id": "graded-reply", "weight": 1.0, "pass_score": 0.75, "rule": {"kind": "python", "code": code}}
+
+
+def test_gate_4_oracle_names_a_graded_check_the_reference_passes_with_part_of_its_score() -> None:
+    # An outside grader (Claw-Eval's T099) scores five facts and passes from 0.75: a fact pinned to a wording the
+    # reference does not write costs it a fifth and the check still passes, so nothing saw the broken fact.
+    from support.validate_base import sound_spec
+
+    from coworkenv import load_spec
+    from coworkenv.validate import ValidationConfig
+    from coworkenv.validate.episode_gates import oracle_gate
+    from coworkenv.validate.gates import GateContext
+
+    def oracle_codes(facts: list[str]) -> set[str]:
+        spec = sound_spec()
+        spec["checks"].append(_graded_reply_check(facts))
+        config = ValidationConfig(python_repeats=1, clock_offsets_s=(366 * 86_400,))
+        return {e.code for e in oracle_gate(GateContext(load_spec(spec), config=config)).errors}
+
+    assert oracle_codes(["ops-1", "p1", "jon", "raised to priority one"]) == {"oracle_partial_credit"}
+    assert oracle_codes(["ops-1", "p1", "jon", "#ops"]) == set()
+
+
 def test_gate_4_oracle_names_the_reference_call_that_fails() -> None:
     spec = example()
     spec["reference"][0]["steps"][2]["call"]["arguments"]["service"] = "svc-nope"

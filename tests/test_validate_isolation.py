@@ -91,3 +91,16 @@ def test_a_text_the_reference_writes_already_in_the_world_is_a_leak() -> None:
     assert "reference_in_world" not in isolation_codes(spec)
     spec["world"]["apps"]["files"] = {"files": [{"id": "tmp/scratch.md", "kind": "markdown", "content": text}]}
     assert "reference_in_world" in isolation_codes(spec)
+
+
+def test_a_lookup_answer_restating_the_record_the_reference_reads_is_not_a_leak() -> None:
+    # A recall task (an outside benchmark's "find the stored note and answer"): the answer restates the record the
+    # work leads to. Held in a record the reference never reads it is a shortcut; read by the reference, the task.
+    spec = sound_spec()
+    spec["world"]["apps"]["tickets"]["tickets"][1]["description"] = (
+        "Root cause: the payments cache evicts checkout sessions; Raj flushes it hourly until Friday's fix.")
+    steps(spec)[3]["say"] = ("OPS-1 is p1 with Jon. Root cause: payments cache evicts checkout sessions; "
+                             "Raj flushes it hourly until Friday's fix.")
+    assert "answer_in_world" in isolation_codes(spec)
+    steps(spec).insert(1, {"call": {"name": "tickets_get", "arguments": {"ticket_id": "OPS-2"}}})
+    assert "answer_in_world" not in isolation_codes(spec)

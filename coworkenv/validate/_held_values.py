@@ -16,7 +16,9 @@ keys (`services_set_flag`) refuse a key the record lacks, and a sound spec names
 `unscored_failures`: a check whose failure leaves the episode's score where it was: a required completion check of
 weight 0 where the required checks decide the pass (no `pass_threshold`: the task's credit ignores it), or any guard
 where a failed guard subtracts a penalty of 0, or every completion check where `robustness_weight` is 1. The episode then
-fails with full marks; training reads the score, so the failure teaches nothing.
+fails with full marks; training reads the score, so the failure teaches nothing. Also every completion check at once where
+their weights sum to 0 (each required, weight 0: an outside author's grader check weighted 0): the completion is 0 for
+every episode, the reference's too, so the score is flat (nothing, or only a robustness share) whatever the agent does.
 
 `underpriced_harms`: a harm whose failure leaves a passing score. A guard rule (`frame`, `forbidden`) given
 `role: completion` costs only its weight's share (1/13 of incident_rollback's), and `guard_failure: subtract` with a
@@ -346,6 +348,11 @@ def unscored_failures(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     if scoring.robustness_weight >= 1 and completion:
         yield ("scoring.robustness_weight", "robustness_weight 1 scores an episode by its robustness alone whenever a "
                "figure is given: every completion check fails at no cost; keep it below 1 (Claw-Eval: 0.2)")
+    if completion and total == 0:
+        yield ("checks", f"the completion checks ({', '.join(repr(c.id) for c in completion[:4])}"
+               f"{', ...' if len(completion) > 4 else ''}) weigh 0 in all: every episode's completion is 0, the "
+               "reference's too, so the score is the same whatever the agent does (training reads the score); "
+               "give them their weights")
     for i, check in enumerate(spec.checks):
         if check.is_guard:
             if not check.safety and scoring.guard_failure == "subtract" and scoring.guard_penalty == 0:

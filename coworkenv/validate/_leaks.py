@@ -128,7 +128,7 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]],
     if _REFERENCE_MARKER in world_compact:
         yield "reference_in_world", "world", "a world record contains serialized reference steps"
     verbatim = {needle.path for needle in needles(spec) if needle.text in world}
-    for code, path, message in paraphrased_leaks(spec, world):
+    for code, path, message in paraphrased_leaks(spec, world, audit):
         if path not in verbatim:
             yield code, path, message
     yield from answer_key_leaks(spec, world, prompts, "\0".join(strings[:initial]))

@@ -4,7 +4,9 @@ Text is compared after normalisation: NFKC, lower case, dates and times in one c
 ("April 15, 2026" / "15/04/2026"-style US dates / ISO stamps -> 2026-04-15, "4pm" / "4:00 PM" -> 16:00),
 punctuation dropped, whitespace collapsed. Two findings:
 - `answer_in_world`: one world string holds nearly every content word of a reference answer (its facts
-  included), however it is punctuated, cased or its dates written;
+  included), however it is punctuated, cased or its dates written, and the reference's calls never return that
+  string (given their audit): a lookup's answer restating the record the work leads to (the note the reference
+  opens, the article it reads) is the task, not a shortcut, as `_unread_answers` holds for answer checks;
 - `reference_in_world`: one world string names a reference write's operation (`rollback_config`, "rollback
   config") together with every value of its arguments (the solution written out as text), or already holds a
   long text the reference writes (a ready-made draft of the reply, a scratch copy of the report).
@@ -17,6 +19,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import CONTENT_ARGS, is_write
@@ -78,12 +81,28 @@ def _rarest(words: list[str], world_text: str) -> str | None:
     return min(present, key=world_text.count) if present else None
 
 
-def paraphrased_leaks(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
+def read_text(audit: list[AuditEntry]) -> str:
+    """Every string the successful calls of `audit` returned, lower case, whitespace collapsed, NUL-separated."""
+    return "\0".join(" ".join(s.lower().split()) for e in audit if e.ok for s in leaves(e.result) if isinstance(s, str))
+
+
+def paraphrased_leaks(spec: EnvSpec, world_text: str,
+                      audit: list[AuditEntry] | None = None) -> Iterator[tuple[str, str, str]]:
     """(code, path, message) for every reworded reference answer or reference call found in one world string.
 
     `world_text` is the world's strings in lower case, NUL-separated. Candidates are the strings holding the
-    rarest of an answer's longest words (or the call's operation name); only they are normalised.
+    rarest of an answer's longest words (or the call's operation name); only they are normalised. Given the
+    reference episode's `audit`, an answer is not looked for in the strings its calls returned.
     """
+    read: list[str] = []
+
+    def unread(text: str) -> bool:
+        if audit is None:
+            return True
+        if not read:
+            read.append(read_text(audit))
+        return " ".join(text.split()) not in read[0]
+
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):
             path = f"reference[{t}].steps[{s}]"
@@ -97,7 +116,7 @@ def paraphrased_leaks(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str
                 candidates = segments_with(world_text, rarest) if rarest else []
                 if any(len(raw & set(_RAW_WORD.findall(text))) >= _ANSWER_OVERLAP * len(raw) / 2
                        and len(wanted & set(normalize_loose(text).split())) >= _ANSWER_OVERLAP * len(wanted)
-                       for text in candidates):
+                       and unread(text) for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
                            "a world record states the reference answer (reworded or reformatted)")
             elif step.call is not None and is_write(step.call.name):

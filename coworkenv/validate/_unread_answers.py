@@ -14,8 +14,7 @@ from typing import Any
 
 from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, RecordsRule, TextRule
-from coworkenv.validate._paraphrased_leaks import segments_with
-from coworkenv.validate.entities import leaves
+from coworkenv.validate._paraphrased_leaks import read_text, segments_with
 
 _MIN_FACTS = 2  # one fact alone is what a lookup reads from its source
 _MIN_FACT_CHARS = 2
@@ -55,8 +54,7 @@ def unread_answer_leaks(spec: EnvSpec, world_text: str, initial: str,
             if len(text) < _MIN_RECORD_CHARS or not all(_states(text, alts) for alts in terms):
                 continue
             if not read:
-                read.append("\0".join(" ".join(s.lower().split()) for e in audit if e.ok
-                                      for s in leaves(e.result) if isinstance(s, str)))
+                read.append(read_text(audit))
             if " ".join(text.split()) not in read[0]:
                 yield ("answer_in_world", f"checks[{i}]",
                        f"a world record the reference never reads states every fact check {check.id!r} expects "

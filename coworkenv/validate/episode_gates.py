@@ -21,8 +21,10 @@ from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_re
 from coworkenv.validate.mutations import is_write
 from coworkenv.validate.python_probes import JudgeSpent, Probe, payload, probe_check, run_check, sandbox_code
 
-
 # -- 4 oracle ----------------------------------------------------------------------------------------------
+_FULL = 0.999  # a check's score the reference must reach (rounding aside)
+
+
 def oracle_gate(ctx: GateContext) -> GateResult:
     """Gate 4: the reference scores 1.0, its calls all succeed, and a second run ends in the same state.
 
@@ -46,6 +48,14 @@ def oracle_gate(ctx: GateContext) -> GateResult:
         if not check.passed and not check.error and not unreached and check.id not in unstable:
             errors.append(GateError("oracle", "oracle_check_failed", f"checks[{index[check.id]}]",
                                     f"the reference fails check {check.id!r}: {check.reason}"))
+        elif (check.passed and check.score is not None and check.score < _FULL and not check.error
+              and check.id not in unstable):
+            # A check passed from a bar below 1 (`pass_score`: a grader's proportional score over Claw-Eval's 0.75)
+            # hides what the reference, the complete solution, loses: a sub-check that wants a wording nobody
+            # writes, or a value the task does not have. Either the check or the reference is wrong.
+            errors.append(GateError("oracle", "oracle_partial_credit", f"checks[{index[check.id]}]",
+                                    f"the reference passes check {check.id!r} with {check.score:.2f} of its score: "
+                                    f"part of what it wants the complete solution does not do ({check.reason})"))
     if first.truncated:
         errors.append(GateError("oracle", "oracle_truncated", "reference",
                                 f"the reference needs more than {ctx.max_steps} agent steps"))

@@ -45,6 +45,7 @@ HINTS: dict[str, str] = {
     "check_id_in_prompt": "rename the check or reword the prompt",
     # oracle / turns / sandbox
     "oracle_check_failed": "make the reference satisfy the check, or fix the check's expected value",
+    "oracle_partial_credit": "make the reference do all the check wants, or fix the part of the check it misses",
     "reference_call_failed": "fix the reference call so it succeeds",
     "oracle_truncated": "shorten the reference",
     "nondeterministic": "remove randomness and real-clock reads from the world, dynamics and checks",

@@ -121,6 +121,7 @@ from tests.defects import (
     reply_only,
     run_value_read,
     sandbox_draw_read,
+    score_weightless,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -290,6 +291,7 @@ MODULES = (
     harm_underpriced,
     attempt_uncounted,
     early_turn_unchecked,
+    score_weightless,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
