@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.apps import APPS, TOOLS, WorldApps
+from coworkenv.apps import APPS, SERVICE_TOOLS, TOOLS, WorldApps
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import ReferenceStep, ReferenceTurn, ToolCallSpec
@@ -31,6 +31,12 @@ def _box(**apps: Any) -> ToolBox:
     })
     world = World.from_wire(APPS, state, parse_time(START), 30, user="u-ana")
     return ToolBox(world, TOOLS, TOOLS)
+
+
+def _served(box: ToolBox) -> ToolBox:
+    """The tools of `box`'s world as a spec's declared tools run them: with their service arguments."""
+    tools = {**TOOLS, **SERVICE_TOOLS}
+    return ToolBox(box.world, tools, tools)
 
 
 def _ok(box: ToolBox, tool: str, /, **args: Any) -> Any:
@@ -104,9 +110,10 @@ def test_todo_stages_not_started_in_progress_and_done() -> None:
     reset = _ok(box, "todo_update_task", task_id=demo, stage="not_started")
     assert (reset["started"], reset["done"]) == (False, False) and stage("not_started") == sorted([report, demo])
     assert "stage" in _error(box, "todo_list_tasks", stage="blocked")
-    assert _ok(box, "todo_add_task", list_id="list-1", title="x", id_prefix="todo_")["id"] == "todo_004"
-    _ok(box, "todo_delete_task", task_id=report)  # three held again: todo_004 is in use, so the next is 005
-    assert _ok(box, "todo_add_task", list_id="list-1", title="y", id_prefix="todo_")["id"] == "todo_005"
+    served = _served(box)  # `id_prefix`, a service argument (set by the Claw-Eval import's binding)
+    assert _ok(served, "todo_add_task", list_id="list-1", title="x", id_prefix="todo_")["id"] == "todo_004"
+    _ok(served, "todo_delete_task", task_id=report)  # three held again: todo_004 is in use, so the next is 005
+    assert _ok(served, "todo_add_task", list_id="list-1", title="y", id_prefix="todo_")["id"] == "todo_005"
 
 
 def test_mail_labels() -> None:
@@ -196,10 +203,11 @@ def test_a_job_written_as_written_keeps_any_schedule_and_a_taken_name() -> None:
     """`as_written` (set by the Claw-Eval import: its scheduler stores any cron text and duplicate names) keeps
     the schedule and the name as given; without it both stay checked."""
     box = _box()
+    served = _served(box)  # a service argument: only a declared tool's op takes it (tests/test_service_args.py)
     first = _ok(box, "scheduler_create_job", name="export", schedule="0 3 * * *", command="export")
-    odd = _ok(box, "scheduler_create_job", name="export", schedule="every night at 3", command="x", as_written=True)
+    odd = _ok(served, "scheduler_create_job", name="export", schedule="every night at 3", command="x", as_written=True)
     assert (odd["name"], odd["schedule"]) == ("export", "every night at 3") and odd["id"] != first["id"]
-    again = _ok(box, "scheduler_update_job", job_id=first["id"], schedule=" @daily ", as_written=True)
+    again = _ok(served, "scheduler_update_job", job_id=first["id"], schedule=" @daily ", as_written=True)
     assert again["schedule"] == " @daily "
     assert "5 cron fields" in _error(box, "scheduler_update_job", job_id=first["id"], schedule="@daily")
     assert "exists already" in _error(box, "scheduler_create_job", name="export", schedule="0 4 * * *", command="y")

@@ -46,7 +46,11 @@ def _ok(box: ToolBox, tool: str, /, **args: Any) -> Any:
 
 def test_service_arguments_are_marked_where_the_import_sets_them() -> None:
     assert {"todo_update_task": ("status_word",), "todo_list_tasks": ("status_word",),
-            "calendar_add_event": ("id_as_counted",), "inventory_create_order": ("as_written",)}.items() <= MARKED.items()
+            "calendar_add_event": ("id_as_counted",), "inventory_create_order": ("as_written",),
+            "todo_add_task": ("id_prefix", "title_as_written"), "scheduler_create_job": ("as_written",),
+            "scheduler_update_job": ("as_written",), "calendar_cancel_event": ("remove",),
+            "contacts_search": ("in_name",), "contacts_send_message": ("unchecked_id",),
+            "notes_share_note": ("unchecked_id",)}.items() <= MARKED.items()
 
 
 @pytest.mark.parametrize("tool", sorted(MARKED))

@@ -221,6 +221,7 @@ class CalendarTools(Toolkit):
         return dump(updated)
 
     @write
+    @service_args("remove")
     def cancel_event(self, event_id: str, remove: bool = False) -> dict[str, Any]:
         """Cancel an event.
 

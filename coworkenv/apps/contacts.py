@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()./-]{5,24}$")
@@ -58,6 +58,7 @@ class ContactsTools(Toolkit):
     app = "contacts"
 
     @read
+    @service_args("in_name")
     def search(self, query: str = "", tag: str | None = None, limit: int = 20,
                tags: list[str] | None = None, in_name: bool = False) -> list[dict[str, Any]]:
         """Find contacts by words in name, company, email, phone or notes, sorted by name.
@@ -143,6 +144,7 @@ class ContactsTools(Toolkit):
         return dump(updated)
 
     @write
+    @service_args("unchecked_id")
     def send_message(self, contact_id: str, message: str, unchecked_id: bool = False) -> dict[str, Any]:
         """Send a message to a contact (on the contact's channel: the app records it).
 

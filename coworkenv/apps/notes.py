@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _SUMMARY = ("id", "title", "tags", "updated_at")
@@ -127,6 +127,7 @@ class NotesTools(Toolkit):
         return {"id": note_id, "deleted": True}
 
     @write
+    @service_args("unchecked_id")
     def share_note(self, note_id: str, recipients: list[str], unchecked_id: bool = False) -> dict[str, Any]:
         """Share a note with people.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 RunStatus = Literal["ok", "failed", "never", "stopped"]  # stopped: ended by hand before it finished
@@ -111,6 +111,7 @@ class SchedulerTools(Toolkit):
         return dump_many(runs, "at", "status", "duration_seconds", "output")
 
     @write
+    @service_args("as_written")
     def create_job(self, name: str, schedule: str, command: str, enabled: bool = True,
                    tags: list[str] | None = None, as_written: bool = False) -> dict[str, Any]:
         """Schedule a new job.
@@ -133,6 +134,7 @@ class SchedulerTools(Toolkit):
         return dump(job)
 
     @write
+    @service_args("as_written")
     def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None,
                    name: str | None = None, command: str | None = None, tags: list[str] | None = None,
                    as_written: bool = False) -> dict[str, Any]:

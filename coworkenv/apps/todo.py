@@ -163,6 +163,7 @@ class TodoTools(Toolkit):
         return dump(todo_list)
 
     @write
+    @service_args("id_prefix", "title_as_written")
     def add_task(
         self, list_id: str, title: str, due: str | None = None, notes: str = "", priority: Priority = "medium",
         tags: list[str] | None = None, id_prefix: str | None = None, title_as_written: bool = False,
