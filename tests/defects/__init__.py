@@ -92,6 +92,7 @@ from tests.defects import (
     list_order_pinned,
     machine_read,
     namesake_record,
+    nested_rule_evades,
     number_pinned,
     numeral_one_pinned,
     numeral_pinned,
@@ -288,6 +289,7 @@ MODULES = (
     guard_reaction_any_record,
     harm_underpriced,
     attempt_uncounted,
+    nested_rule_evades,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
