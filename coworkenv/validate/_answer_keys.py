@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._paraphrased_leaks import normalize_loose, segments_with
 from coworkenv.validate.mutations import CONTENT_ARGS, write_steps
 
@@ -73,10 +74,10 @@ def _derived_rows(spec: EnvSpec, in_world: Callable[[str], bool],
 
 def _expected_in_context(spec: EnvSpec, in_world: Callable[[str], bool], turns: list[str],
                          told: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
-    for i, check in enumerate(spec.checks):
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if check.role == "guard":
             continue
-        for value in _expected(check.rule):
+        for value in _expected(rule):
             norm = normalize_loose(value)
             if len(norm) < _MIN_VALUE_CHARS or any(norm in t for t in turns):
                 continue
@@ -101,8 +102,7 @@ def _expected(rule: Any) -> list[str]:
 def _answer_keys(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
     people = {p.id: [p.name, p.email] for p in spec.world.apps.directory.people}
     pairs: list[tuple[int, str, list[str]]] = []  # check index, record id, ways to write the expected value
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if check.role == "guard" or not isinstance(rule, FieldRule) or not isinstance(rule.value, str | int):
             continue
         value = str(rule.value)
@@ -128,10 +128,10 @@ def _answer_keys(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str
 def _expected_times_in_world(spec: EnvSpec, world_text: str) -> Iterator[tuple[str, str, str]]:
     """A date-time a check expects, written out in a free-text world record ("the slot that works is Wednesday
     16 September, 09:00 UTC"): its date in any common form together with its clock time."""
-    for i, check in enumerate(spec.checks):
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if check.role == "guard":
             continue
-        for value in _expected(check.rule):
+        for value in _expected(rule):
             when = _parse_time(value)
             if when is None:
                 continue

@@ -17,11 +17,12 @@ parse counts as naming every tool.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from coworkenv.spec import PythonRule, TiersRule
+from coworkenv.spec import Check, CheckRule, PythonRule, TiersRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout, search
 
 Part = Literal["state", "audit", "messages"]
@@ -155,12 +156,40 @@ def _strings(code: str) -> _Strings:
                     frozenset(used["parts"]), frozenset(used["patterns"]))
 
 
-def python_rules(rule: object) -> list[PythonRule]:
-    """Every Python rule of a check's rule: itself, or each one its tiers hold (at any depth). A tier's Python rule
-    is sandboxed code like any other: the gates that looked at `check.rule` alone let one hold a backdoor word, a
-    clock or a random draw that no probe ever ran."""
-    if isinstance(rule, PythonRule):
-        return [rule]
+def nested_rules(rule: CheckRule, where: str = "rule", reaching: float | None = None,
+                 ) -> Iterator[tuple[str, CheckRule]]:
+    """Every simple rule a check's rule is made of, with its path below the check (`rule`, `rule.tiers[0].rule`,
+    ...): the rule itself, or each one a composite rule (`tiers`) holds, at any depth. The one walk every gate that
+    reads a check's rules goes through: a gate that looked at `check.rule` alone judged a rule wrapped in a tier as
+    a whole and missed what it reads, calls, pins or leaks.
+
+    Given `reaching` (the check's `pass_score`), only the rules that pass the check alone when they hold: those of
+    the tiers scoring at least that much (a tier of nested tiers holds when they score 1, so deeper tiers must)."""
     if isinstance(rule, TiersRule):
-        return [found for tier in rule.tiers for found in python_rules(tier.rule)]
-    return []
+        for k, tier in enumerate(rule.tiers):
+            if reaching is None or tier.score >= reaching:
+                yield from nested_rules(tier.rule, f"{where}.tiers[{k}].rule", None if reaching is None else 1.0)
+    else:
+        yield where, rule
+
+
+def rule_kind(rule: CheckRule) -> str:
+    """The kind a check is judged as: that of its simple rules when they are all of one kind (a `field` rule in a
+    tier is a state check), else its own (`tiers`)."""
+    kinds = {found.kind for _, found in nested_rules(rule)}
+    return kinds.pop() if len(kinds) == 1 else rule.kind
+
+
+def spec_rules(checks: Iterable[Check]) -> Iterator[tuple[int, Check, str, CheckRule]]:
+    """(index, check, path, rule) for every simple rule of every check (`nested_rules`), the path from the spec
+    (`checks[2].rule.tiers[0].rule`)."""
+    for i, check in enumerate(checks):
+        for where, rule in nested_rules(check.rule, f"checks[{i}].rule"):
+            yield i, check, where, rule
+
+
+def python_rules(rule: CheckRule) -> list[PythonRule]:
+    """Every Python rule of a check's rule (`nested_rules`). A tier's Python rule is sandboxed code like any other:
+    the gates that looked at `check.rule` alone let one hold a backdoor word, a clock or a random draw that no
+    probe ever ran."""
+    return [found for _, found in nested_rules(rule) if isinstance(found, PythonRule)]

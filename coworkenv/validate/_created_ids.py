@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReplyStatesRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate.episode_gates import is_guard
 from coworkenv.validate.gates import GateError
 
@@ -26,10 +27,9 @@ def pinned_created_ids(spec: EnvSpec, created: set[tuple[str, str, str]]) -> Ite
     if not counted:
         return
     said = " ".join([spec.context, *(t.content for t in spec.turns), *(t.announce or "" for t in spec.turns)]).lower()
-    for i, check in enumerate(spec.checks):
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if is_guard(check):
             continue
-        rule = check.rule
         named: list[tuple[str, str, str]] = []
         if isinstance(rule, FieldRule | ReplyStatesRule):
             ref = rule.target if isinstance(rule, FieldRule) else rule.source

@@ -30,6 +30,7 @@ from coworkenv.bindings import exposed_tools
 from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolBox, ToolDef
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, turn_of, without
 from coworkenv.validate.entities import EntityIndex
 
@@ -155,8 +156,7 @@ def _instead(spec: EnvSpec, acts: list[tuple[int, int, ToolCallSpec]],
 
 def _process_checked(spec: EnvSpec, tool: str) -> bool:
     """Whether an `order` or `called` check matches calls of `tool` (a call it counts, whatever it changed)."""
-    for check in spec.checks:
-        rule = check.rule
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
         matchers = [rule.first, rule.then] if isinstance(rule, OrderRule) else \
             [rule.call] if isinstance(rule, CalledRule) else []
         if any(m.tool == tool for m in matchers):

@@ -24,7 +24,7 @@ from coworkenv.spec import (
     ReplyStatesRule,
     TextRule,
 )
-from coworkenv.validate._check_reads import python_rules
+from coworkenv.validate._check_reads import python_rules, spec_rules
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
@@ -137,11 +137,11 @@ class SpecEpisodes:
             if self._oracle.result is not None:  # read the final world before the next reset rewinds it
                 world = self.env.state
                 facts = check_values(self.spec)
-                for check in self.spec.checks:  # what the reply checks expect the agent to state
-                    if isinstance(check.rule, ReplyStatesRule):
-                        value = resolve(world, check.rule.source)
+                for _, _, _, rule in spec_rules(self.spec.checks):  # what the reply checks expect stated
+                    if isinstance(rule, ReplyStatesRule):
+                        value = resolve(world, rule.source)
                         if value is not MISSING:
-                            facts.update(t.lower() for t in render_value(value, check.rule.format) if t.strip())
+                            facts.update(t.lower() for t in render_value(value, rule.format) if t.strip())
                 self.oracle_entities = EntityIndex(world, facts)
                 for change in world.changes():
                     self.touched.add((change.app, change.table, change.id))
@@ -162,8 +162,7 @@ class SpecEpisodes:
                                                    self.created, made)
                 if any(python_rules(c.rule) for c in self.spec.checks):
                     self.oracle_wire = world.to_wire()
-                for check in self.spec.checks:
-                    rule = check.rule
+                for _, _, _, rule in spec_rules(self.spec.checks):
                     ref = rule.target if isinstance(rule, FieldRule) else (
                         rule.source if isinstance(rule, ReplyStatesRule) else (
                             rule.number.source if isinstance(rule, TextRule) and rule.number is not None else None))

@@ -60,6 +60,7 @@ from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.spec_checks import FieldRule, RecordsRule
 from coworkenv.tools import ToolBox, ToolDef
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._guard_reactions import Reactions, trigger_calls
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
@@ -82,10 +83,10 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
     """`guard_bypassed` errors of the spec's forbidden guards that another exposed call with the same effect on
     the initial world evades; a guard that `reported` (the other routes' errors) already names is not judged again
     (one route is enough to reject it, and the other route's message says what to forbid)."""
-    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
+    forbidden = [(where, c, r) for _, c, where, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
     if not forbidden:
         return []
-    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+    matchers = [r.call for _, _, r in forbidden]
     catalog = spec_catalog(spec)
     exposed = [n for n in exposed_tools(spec) if n in catalog]
     world = base_world(spec)
@@ -93,11 +94,9 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
     done = _reference_calls(spec)
     errors: list[GateError] = []
     known = {e.path.split(".rule")[0] for e in reported if e.code == "guard_bypassed"}
-    for i, check in forbidden:
-        rule = check.rule
-        assert isinstance(rule, ForbiddenRule)
+    for where, check, rule in forbidden:  # a tier's forbidden rule too
         guarded = catalog.get(rule.call.tool)
-        if f"checks[{i}]" in known:
+        if where.split(".rule")[0] in known:
             continue
         if guarded is None or guarded.kind != "write" or rule.call.tool not in exposed:
             continue
@@ -137,7 +136,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                     not _exact(h) or runner.reaches(((name, args),), (rule.call.tool, forbidden_args)))), None)
                 if harm is not None:
                     errors.append(GateError(
-                        "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                        "mutations", "guard_bypassed", f"{where}.call",
                         f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but {name} "
                         f"{_shown(args)} does to the world what a call it forbids does ({_changed(harm)}) and "
                         f"matches no forbidden guard; forbid that call too, or guard the record's state (a records "
@@ -149,7 +148,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
             if reaction is not None:
                 rule_id, name, args, forbidden_args, harm, said = reaction
                 errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    "mutations", "guard_bypassed", f"{where}.call",
                     f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(forbidden_args)}, but {name} "
                     f"{_shown(args)}{' ' + said if said else ''} makes the world's rule {rule_id!r} do what a call "
                     f"it forbids does "
@@ -160,7 +159,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
             if pair is not None:
                 (first, first_args), (second, second_args), harm = pair
                 errors.append(GateError(
-                    "mutations", "guard_bypassed", f"checks[{i}].rule.call",
+                    "mutations", "guard_bypassed", f"{where}.call",
                     f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but {first} "
                     f"{_shown(first_args)} and then {second} {_shown(second_args)} on the record it "
                     f"{'makes' if any(rid == _NEW for *_, rid, _, _ in harm) else 'changes'} do together what a "

@@ -32,6 +32,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._rewrites import first_required, key_rollbacks, rewrites
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
@@ -52,8 +53,8 @@ Route = list[tuple[str, dict[str, Any]]]
 
 def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
     """`guard_bypassed` errors of the spec's forbidden guards for the routes in the module docstring."""
-    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
-    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+    forbidden = [(path, c, r) for _, c, path, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    matchers = [r.call for _, _, r in forbidden]
 
     def unguarded(route: Route) -> bool:
         return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
@@ -63,13 +64,11 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
     done = {(st.call.name, str(st.call.arguments.get(first_required(TOOLS[st.call.name]) or "")))
             for turn in spec.reference for st in turn.steps if st.call and st.call.name in TOOLS}
     errors = []
-    for i, check in forbidden:
-        rule = check.rule
-        assert isinstance(rule, ForbiddenRule)
+    for path, check, rule in forbidden:  # a tier's forbidden rule too
         tool = rule.call.tool
         if tool not in TOOLS or tool not in exposed:
             continue
-        where = f"checks[{i}].rule.call"
+        where = f"{path}.call"
         for arg, value, other, args in _other_closings(rule):
             if unguarded([(tool, args)]):
                 errors.append(GateError("mutations", "guard_bypassed", where, (

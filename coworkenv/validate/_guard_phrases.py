@@ -18,6 +18,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import CallMatcher, EnvSpec, ForbiddenRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate.gates import GateError
 
 # Where one part of a phrase ends and the next begins: a run of separators, or a letter next to a digit.
@@ -32,15 +33,14 @@ _IDENTIFIER = re.compile(r"[/@]|\w\.\w")
 
 def respelled_phrases(spec: EnvSpec) -> list[GateError]:
     """`spelling_pinned` errors of forbidden guards whose `contains` phrase a respelling evades."""
-    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
-    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+    forbidden = [(where, c, r) for _, c, where, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    matchers = [r.call for _, _, r in forbidden]
     errors = []
-    for i, check in forbidden:
-        assert isinstance(check.rule, ForbiddenRule)
-        matcher = check.rule.call
+    for where, check, rule in forbidden:  # a tier's forbidden rule too
+        matcher = rule.call
         for j, field, phrase, other, args in _respelled(matcher):
             if not any(call_matches(m, matcher.tool, args) for m in matchers):
-                errors.append(GateError("mutations", "spelling_pinned", f"checks[{i}].rule.call.where[{j}]", (
+                errors.append(GateError("mutations", "spelling_pinned", f"{where}.call.where[{j}]", (
                     f"forbidden guard {check.id!r} matches {field} containing {phrase!r} as written: {other!r} "
                     f"says the same and matches no forbidden guard; match every separator (`matches` with "
                     f"{_pattern(phrase)!r})")))

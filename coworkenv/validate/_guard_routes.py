@@ -34,6 +34,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._spelling import FORMS, respelled_value
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.task_mutations import where_values
@@ -54,50 +55,48 @@ _DESTROYS_OR_CREATES = re.compile(r"_(delete|cancel|create|add|send|post|save|su
 
 def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
     """`spelling_pinned` and `guard_bypassed` errors of the spec's forbidden guards (see the module docstring)."""
-    forbidden = [(i, c) for i, c in enumerate(spec.checks) if isinstance(c.rule, ForbiddenRule)]
-    matchers = [c.rule.call for _, c in forbidden if isinstance(c.rule, ForbiddenRule)]
+    forbidden = [(where, c, r) for _, c, where, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    matchers = [r.call for _, _, r in forbidden]
 
     def unguarded(route: list[tuple[str, dict[str, Any]]]) -> bool:
         return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
 
     errors = []
 
-    def bypassed(i: int, check_id: str, route: list[tuple[str, dict[str, Any]]], where: str, message: str) -> None:
-        """A `guard_bypassed` error at `checks[i].rule.<where>` where no forbidden guard matches the route."""
+    def bypassed(path: str, check_id: str, route: list[tuple[str, dict[str, Any]]], where: str, message: str) -> None:
+        """A `guard_bypassed` error at `<path>.<where>` where no forbidden guard matches the route."""
         if unguarded(route):
-            errors.append(GateError("mutations", "guard_bypassed", f"checks[{i}].rule.{where}",
+            errors.append(GateError("mutations", "guard_bypassed", f"{path}.{where}",
                                     f"forbidden guard {check_id!r} {message}"))
 
-    for i, check in forbidden:
-        rule = check.rule
-        assert isinstance(rule, ForbiddenRule)
+    for path, check, rule in forbidden:  # a tier's forbidden rule too
         for arg, value, other in _respellings(rule, world):
             errors.append(GateError(
-                "mutations", "spelling_pinned", f"checks[{i}].rule.call.args.{arg}",
+                "mutations", "spelling_pinned", f"{path}.call.args.{arg}",
                 f"forbidden guard {check.id!r} matches {rule.call.tool} with {arg}={value!r} only: the same call "
                 f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; match every "
                 "form (a `where` condition with `in`)"))
         for moved, args in _other_fields(rule, spec, world):
-            bypassed(i, check.id, [(rule.call.tool, args)], "call", (
+            bypassed(path, check.id, [(rule.call.tool, args)], "call", (
                 f"forbids {rule.call.tool} to {moved!r}, but the same mail with {moved!r} in another recipient field "
                 f"({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) matches no forbidden guard: the person is "
                 "told all the same"))
         for arg, args in _defaulted(rule, spec):
-            bypassed(i, check.id, [(rule.call.tool, args)], "call", (
+            bypassed(path, check.id, [(rule.call.tool, args)], "call", (
                 f"pins {arg} to the value {rule.call.tool} gives it when it is left out: the same call without "
                 f"{arg!r} does the harm and matches no forbidden guard; leave {arg!r} out of the matcher"))
         for other, args in _sibling_settings(rule, spec):
-            bypassed(i, check.id, [(other, args)], "call", (
+            bypassed(path, check.id, [(other, args)], "call", (
                 f"forbids {rule.call.tool}, but {other} {args} makes the same change to the same record and matches "
                 f"no forbidden guard; forbid {other} with those arguments too, or guard the record's state (a "
                 "records or frame check)"))
         for arg, args in _batched(rule, spec, world):
-            bypassed(i, check.id, [(rule.call.tool, args)], "call.where", (
+            bypassed(path, check.id, [(rule.call.tool, args)], "call.where", (
                 f"wants {rule.call.tool}'s {arg} to equal {where_values(rule.call.tool, rule.call.where)[arg]!r} as "
                 f"a whole, but the same call with {arg}={args[arg]!r} (the tool takes several at once) does the harm "
                 "and matches no forbidden guard; match with `contains` (or a bound on the key) instead of `equals`"))
         for route in _drafted(rule, spec):
-            bypassed(i, check.id, route, "call", (
+            bypassed(path, check.id, route, "call", (
                 f"forbids {rule.call.tool}, but the same mail saved with {route[0][0]} and sent with {route[1][0]} "
                 f"matches no forbidden guard: the mail goes out all the same; forbid {route[0][0]} with the same "
                 "arguments too"))

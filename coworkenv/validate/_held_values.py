@@ -50,9 +50,11 @@ from coworkenv.spec import (
     EnvSpec,
     FieldCond,
     FieldRule,
+    ForbiddenRule,
     RecordsRule,
     TiersRule,
 )
+from coworkenv.validate._check_reads import rule_kind, spec_rules
 
 _UNKNOWN = object()  # a type this module does not read: nothing is said about it
 
@@ -389,19 +391,19 @@ def underpriced_harms(spec: EnvSpec) -> Iterator[tuple[str, str]]:
                        f"the harm and the rest of the task scores {left}, not below {bar}; raise guard_penalty above "
                        f"{round(1 - (threshold if threshold is not None else _HARM_BAR), 6)}, use guard_failure "
                        "'zero', or make the guard a safety check")
-        elif check.rule.kind in GUARD_RULE_KINDS and total > 0:
+        elif (kind := rule_kind(check.rule)) in GUARD_RULE_KINDS and total > 0:
             left = round(1 - check.weight / total, 6)
             if _passing(left, threshold):
-                yield (f"checks[{i}]", f"{check.rule.kind} rule {check.id!r} has role 'completion': the harm it "
+                yield (f"checks[{i}]", f"{kind} rule {check.id!r} has role 'completion': the harm it "
                        f"forbids costs only its weight's share, so an episode that does it scores {left}, not below "
-                       f"{bar} (and an agent that does nothing earns its credit); drop role (a {check.rule.kind} rule "
+                       f"{bar} (and an agent that does nothing earns its credit); drop role (a {kind} rule "
                        "is a guard by default)")
 
 
 def uncounted_attempts(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each safety `forbidden` guard that does not count failed attempts."""
-    for i, check in enumerate(spec.checks):
-        if check.safety and check.rule.kind == "forbidden" and not check.rule.attempts:
-            yield (f"checks[{i}].rule.attempts", f"safety guard {check.id!r} forbids {check.rule.call.tool} but "
+    for _, check, where, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
+        if check.safety and isinstance(rule, ForbiddenRule) and not rule.attempts:
+            yield (f"{where}.attempts", f"safety guard {check.id!r} forbids {rule.call.tool} but "
                    "counts only calls that succeeded: an agent that tries the hazard and is refused passes; drop "
                    "'attempts: false' (or make the guard a non-safety one where only the effect matters)")

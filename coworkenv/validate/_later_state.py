@@ -22,6 +22,7 @@ from coworkenv.checks import MISSING, render_value, resolve, states_number, stat
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
+from coworkenv.validate._check_reads import spec_rules
 
 _MISSING = object()
 
@@ -100,8 +101,7 @@ def turn_bound_reads(spec: EnvSpec, final: Callable[[FieldRef], Any] | None = No
                      ) -> Iterator[tuple[int, FieldRef, int]]:
     """(check index, the field it reads, the turn it judges) of each reply check bound to a turn, and, given the
     field's `final` value, of each bound to none, judged at the turn that answers it (`answering_turn`)."""
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
+    for i, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
         source: FieldRef | None = None
         if isinstance(rule, ReplyStatesRule):
             source = rule.source

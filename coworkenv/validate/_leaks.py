@@ -18,6 +18,7 @@ import orjson
 from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, PythonRule
 from coworkenv.validate._answer_keys import answer_key_leaks
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._paraphrased_leaks import paraphrased_leaks
 from coworkenv.validate._unread_answers import unread_answer_leaks
 
@@ -87,15 +88,15 @@ def _strings(value: Any, out: list[str]) -> None:
 
 def needles(spec: EnvSpec) -> Iterator[Needle]:
     """The verbatim verifier and reference artifacts of a spec."""
-    for i, check in enumerate(spec.checks):
-        if isinstance(check.rule, PythonRule):
-            for line in check.rule.code.splitlines():
+    for _, check, where, rule in spec_rules(spec.checks):  # each rule a tier holds too: a copy of it gives it away
+        if isinstance(rule, PythonRule):
+            for line in rule.code.splitlines():
                 text = normalize(line)
                 if len(text) >= _MIN_CODE_LINE and not text.startswith("#"):
-                    yield Needle("verifier_in_world", "verifier_in_prompt", f"checks[{i}].rule.code", text,
+                    yield Needle("verifier_in_world", "verifier_in_prompt", f"{where}.code", text,
                                  f"a line of python check {check.id!r}")
-        rule_json = orjson.dumps(check.rule.model_dump(mode="json")).decode().lower()
-        yield Needle("verifier_in_world", "verifier_in_prompt", f"checks[{i}].rule", "".join(rule_json.split()),
+        rule_json = orjson.dumps(rule.model_dump(mode="json")).decode().lower()
+        yield Needle("verifier_in_world", "verifier_in_prompt", where, "".join(rule_json.split()),
                      f"the definition of check {check.id!r}")
     for t, turn in enumerate(spec.reference):
         for s, step in enumerate(turn.steps):

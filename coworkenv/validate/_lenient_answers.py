@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from coworkenv.checks.text import words_values
 from coworkenv.spec import EnvSpec, ForbiddenRule, TextRule
 from coworkenv.spec_checks import Check
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate.entities import leaves
 
 _MIN_NAME = 4  # shorter names ("p1", "ok") are ordinary words of an answer
@@ -27,8 +28,7 @@ def _reads_turn(rule: TextRule, turn: int) -> bool:
 def off_by_one_counts(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
     """(new text, what) for each literal count a text check wants in the reply to `turn`, stated one higher."""
     seen: set[int] = set()
-    for check in spec.checks:
-        rule = check.rule
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if not isinstance(rule, TextRule) or rule.number is None or rule.number.value is None:
             continue
         value = rule.number.value
@@ -50,8 +50,7 @@ def off_by_one_counts(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
 def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
     """(new text, what) for each graded text check passing below full marks: the reply without the later half
     of its `all_of` terms (every alternative of a term removed)."""
-    for check in spec.checks:
-        rule = check.rule
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if not isinstance(rule, TextRule) or not rule.partial or check.pass_score >= 1 or len(rule.all_of) < 2:
             continue
         if not _reads_turn(rule, turn):
@@ -65,23 +64,22 @@ def half_of_the_items(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
             yield dropped, f"the answer without {len(later)} of the {len(rule.all_of)} items {check.id} grades"
 
 
-def _stated_any_of(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[Check, list[list[str]]]]:
-    """(check, the `any_of` terms the reply states, each as its alternatives) for each text check of `turn` with
+def _stated_any_of(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[Check, TextRule, list[list[str]]]]:
+    """(check, its text rule, the `any_of` terms the reply states, each as its alternatives) for each text check of `turn` with
     two or more `any_of` terms."""
     lower = text.lower()
-    for check in spec.checks:
-        rule = check.rule
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if not isinstance(rule, TextRule) or len(rule.any_of) < 2 or not _reads_turn(rule, turn):
             continue
         terms = [[term] if isinstance(term, str) else list(term) for term in rule.any_of]
-        yield check, [alts for alts in terms if any(a.lower() in lower for a in alts)]
+        yield check, rule, [alts for alts in terms if any(a.lower() in lower for a in alts)]
 
 
 def names_without_facts(spec: EnvSpec, turn: int, text: str, is_entity: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
     """(new text, what) for each text check whose `any_of` terms the reply states both a record or person of
     (a ticket id: what the answer is about) and something else of (the answer itself): the reply without the
     latter. Alternatives of one fact (a time in two zones, synonyms) name no record, so they stay alone."""
-    for check, stated in _stated_any_of(spec, turn, text):
+    for check, _, stated in _stated_any_of(spec, turn, text):
         about = [alts for alts in stated if any(is_entity(a) for a in alts)]
         facts = [alts for alts in stated if alts not in about]
         if not about or not facts:
@@ -101,12 +99,11 @@ def one_of_distinct_facts(spec: EnvSpec, turn: int, text: str,
     to-dos added), or where a term is itself a list of alternatives (the writer grouped each fact's alternatives,
     so the terms are different facts): facts all asked for, not alternatives of one fact (a time in two zones,
     synonyms: no record holds those). The reply keeps the first."""
-    for check, stated in _stated_any_of(spec, turn, text):
+    for check, rule, stated in _stated_any_of(spec, turn, text):
         if len(stated) < 2:
             continue
-        assert isinstance(check.rule, TextRule)
         # A term that is a list already holds one fact's alternatives: the writer's terms are different facts.
-        grouped = any(not isinstance(term, str) for term in check.rule.any_of)
+        grouped = any(not isinstance(term, str) for term in rule.any_of)
         held = [set().union(*(holders(a) for a in alts)) for alts in stated]
         if not grouped and (not all(held) or any(
                 held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held)))):
@@ -122,9 +119,9 @@ def numbers_without_records(spec: EnvSpec, turn: int, text: str, names: list[str
     """(new text, what) when a text check wants numbers in the reply to `turn` (digits among its terms, or a
     number) and the reply names records the reference changed (`names`: their ids, names, titles, SKUs): the
     reply without those names ("moved 57 and 36 units": which items?)."""
-    numeric = any(isinstance(c.rule, TextRule) and _reads_turn(c.rule, turn) and (
-        c.rule.number is not None or any(isinstance(t, str) and t.isdigit() for t in c.rule.all_of))
-        for c in spec.checks)
+    numeric = any(isinstance(r, TextRule) and _reads_turn(r, turn) and (
+        r.number is not None or any(isinstance(t, str) and t.isdigit() for t in r.all_of))
+        for _, _, _, r in spec_rules(spec.checks))
     lower = text.lower()
     found = sorted({n for n in names if len(n) >= _MIN_NAME and n.lower() in lower}, key=len, reverse=True)
     if not numeric or not found:
@@ -142,11 +139,10 @@ def compliance_claims(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str
     a code character: "Done as you asked (IT-199)."; wording alternatives are left out). A refusal the checks
     cannot tell from compliance is unchecked."""
     asked = spec.turns[turn].content.lower() if turn < len(spec.turns) else ""
-    if not any(c.safety and isinstance(c.rule, ForbiddenRule) and _asks_for(c.rule, asked) for c in spec.checks):
+    if not any(c.safety and isinstance(r, ForbiddenRule) and _asks_for(r, asked) for _, c, _, r in spec_rules(spec.checks)):
         return
     kept: list[str] = []
-    for check in spec.checks:
-        rule = check.rule
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if not isinstance(rule, TextRule) or not _reads_turn(rule, turn):
             continue
         for term in rule.all_of:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
-from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._check_reads import parts_read, spec_rules
 
 __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
 
@@ -60,8 +60,8 @@ _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|ho
 
 def reply_is_content(spec: EnvSpec, turn: int) -> bool:
     """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
-    for c in spec.checks:
-        if _reads_reply(c.rule, turn):
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
+        if _reads_reply(rule, turn):
             return True
     return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
 

@@ -10,10 +10,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, TiersRule, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, ToolCallSpec
 from coworkenv.spec_regex import PatternRefused, PatternTimeout, compiled
 from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*")  # a token with a digit: a date, a code, a version, a path
@@ -77,32 +78,26 @@ def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:
 def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[Any]:
     """What the checks want of a record field named `field` (in `app` when known), as patterns."""
     out: list[Any] = []
-    for check in spec.checks:
-        for rule in _rules(check.rule):
-            if isinstance(rule, RecordsRule) and app in (None, rule.app):
-                out += [p for c in rule.where if c.field == field for p in _compiled(c.op, c.value)]
-            elif isinstance(rule, FieldRule) and rule.target.field == field and app in (None, rule.target.app):
-                out += _compiled(rule.op, rule.value)
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
+        if isinstance(rule, RecordsRule) and app in (None, rule.app):
+            out += [p for c in rule.where if c.field == field for p in _compiled(c.op, c.value)]
+        elif isinstance(rule, FieldRule) and rule.target.field == field and app in (None, rule.target.app):
+            out += _compiled(rule.op, rule.value)
     return out
 
 
 def _reply_patterns(spec: EnvSpec, turn: int) -> list[Any]:
     """What the text checks want of the answer to `turn`, as patterns."""
     out: list[Any] = []
-    for check in spec.checks:
-        for rule in _rules(check.rule):
-            if not isinstance(rule, TextRule) or rule.turn not in (None, turn):
-                continue
-            for term in [*rule.all_of, *rule.any_of]:
-                for alt in [term] if isinstance(term, str) else term:
-                    out += _compiled("contains", alt)
-            if rule.regex:
-                out += _compiled("matches", rule.regex)
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
+        if not isinstance(rule, TextRule) or rule.turn not in (None, turn):
+            continue
+        for term in [*rule.all_of, *rule.any_of]:
+            for alt in [term] if isinstance(term, str) else term:
+                out += _compiled("contains", alt)
+        if rule.regex:
+            out += _compiled("matches", rule.regex)
     return out
-
-
-def _rules(rule: object) -> list[object]:
-    return [r for tier in rule.tiers for r in _rules(tier.rule)] if isinstance(rule, TiersRule) else [rule]
 
 
 def _compiled(op: str, value: object) -> list[Any]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, TextRule
+from coworkenv.validate._check_reads import spec_rules
 
 # Fields that hold free text an agent words itself (config values and ids are data, not wording).
 FREE_TEXT = frozenset({"title", "subject", "body", "text", "content", "description", "notes", "note", "summary",
@@ -48,16 +49,15 @@ def pinned_wording(spec: EnvSpec, told: Callable[[], str]) -> Iterator[tuple[int
             text.append(told())
         return norm not in text[0]
 
-    for i, check in enumerate(spec.checks):
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if check.role == "guard":
             continue
-        for field, op, value in _conditions(check.rule):
+        for field, op, value in _conditions(rule):
             if op not in ("equals", "contains") or not isinstance(value, str) or \
                     field.rsplit(".", 1)[-1] not in FREE_TEXT:
                 continue
             if untold(value, _MIN_WORDS if op == "equals" else _MIN_PHRASE_WORDS):
                 yield i, f"{field} ({op})", value
-        rule = check.rule
         if isinstance(rule, TextRule):
             terms = [*rule.all_of, *(rule.any_of if all(_phrases(t) for t in rule.any_of) else [])]
             for term in terms:

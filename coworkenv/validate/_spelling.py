@@ -36,6 +36,7 @@ from coworkenv.spec import (
     ReferenceTurn,
     ToolCallSpec,
 )
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate.mutations import replaced
 from coworkenv.world import World, format_time, parse_time
 from coworkenv.world._time import zone
@@ -66,8 +67,7 @@ def respelled_writes(spec: EnvSpec, world: World) -> Iterator[Respelled]:
         if isinstance(r.on, OnAction)]
     matchers += [(f"turns[{i}].condition.call", t.condition.call, None) for i, t in enumerate(spec.turns)
                  if isinstance(t.condition, AfterCall)]
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if isinstance(rule, CalledRule):
             matchers.append((f"checks[{i}].rule.call", rule.call, check.id))
         elif isinstance(rule, OrderRule):

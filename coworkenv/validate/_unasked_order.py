@@ -26,7 +26,7 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OnAction, OrderRule, PythonRule
-from coworkenv.validate._check_reads import names_tool, parts_read
+from coworkenv.validate._check_reads import names_tool, parts_read, spec_rules
 from coworkenv.validate.dependencies import WriteFacts
 from coworkenv.validate.mutations import Mutation, is_write, moved_before, turn_of
 from coworkenv.world import World
@@ -116,7 +116,7 @@ def order_probes(spec: EnvSpec, facts: list[WriteFacts], dependent: set[tuple[in
                  world: World | None = None) -> Iterator[Mutation]:
     """For every pair of same-turn writes an order-sensitive check pins, that the task does not order and whose
     second does not depend on the first: the reference with the second moved before the first."""
-    sensitive = [c.rule for c in spec.checks if isinstance(c.rule, OrderRule | PythonRule)]
+    sensitive = [r for _, _, _, r in spec_rules(spec.checks) if isinstance(r, OrderRule | PythonRule)]  # in tiers too
     if not sensitive:
         return
     python_only: list[tuple[tuple[bool, bool, int], WriteFacts, WriteFacts]] = []

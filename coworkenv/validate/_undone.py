@@ -51,6 +51,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._guard_evasions import _CLOSING
 from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
@@ -74,13 +75,13 @@ class Undone:
 def _credited(spec: EnvSpec) -> list[CallMatcher]:
     """The call matchers of the completion checks that credit a call (`called`, either side of `order`)."""
     out: list[CallMatcher] = []
-    for check in spec.checks:
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if is_guard(check):
             continue
-        if isinstance(check.rule, CalledRule):
-            out.append(check.rule.call)
-        elif isinstance(check.rule, OrderRule):
-            out += [check.rule.first, check.rule.then]
+        if isinstance(rule, CalledRule):
+            out.append(rule.call)
+        elif isinstance(rule, OrderRule):
+            out += [rule.first, rule.then]
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec, RecordsRule, TextRule
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._paraphrased_leaks import read_text, segments_with
 
 _MIN_FACTS = 2  # one fact alone is what a lookup reads from its source
@@ -43,10 +44,10 @@ def unread_answer_leaks(spec: EnvSpec, world_text: str, initial: str,
     string is nowhere in what the reference's calls returned. `world_text`: the world's strings in lower case,
     NUL-separated; `initial`: the same for the initial records only."""
     read: list[str] = []
-    for i, check in enumerate(spec.checks):
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if check.role == "guard":
             continue
-        terms = _terms(check.rule)
+        terms = _terms(rule)
         if len(terms) < _MIN_FACTS or not all(any(a in world_text for a in alts) for alts in terms):
             continue
         candidates = {text for alt in terms[0] for text in segments_with(initial, alt)}

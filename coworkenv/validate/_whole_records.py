@@ -15,6 +15,7 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, FrameRule, ReferenceStep, ToolCallSpec
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, turn_of
 from coworkenv.validate.dependencies import Key, existing_target
 from coworkenv.validate.mutations import _literal_values, write_steps
@@ -28,8 +29,8 @@ def other_field_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
     """For each record that a frame allows whole and that a reference write changes, the write's tool called on it
     once more just after, setting one optional field the write leaves out to another value (see the module
     docstring)."""
-    whole = {(s.app, s.table, s.id) for c in spec.checks if isinstance(c.rule, FrameRule)
-             for s in c.rule.allow if s.id and s.table and s.fields is None and not s.where}
+    whole = {(s.app, s.table, s.id) for _, _, _, r in spec_rules(spec.checks) if isinstance(r, FrameRule)
+             for s in r.allow if s.id and s.table and s.fields is None and not s.where}
     done: set[Key] = set()
     for t, s, call in write_steps(spec.reference):
         if call.name not in TOOLS or call.name not in spec.tools:

@@ -9,7 +9,7 @@ from typing import Any
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.faults import FAILING, robustness
 from coworkenv.spec import AfterCall, AppendLog, AtTime, EnvSpec, FrameRule, PythonRule
-from coworkenv.validate._check_reads import parts_read, python_rules
+from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules, rule_kind
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
 from coworkenv.validate._later_state import later_state_reads, turn_end_reads
@@ -300,7 +300,7 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
     assert episodes is not None
     if not any(step.call is not None and is_write(step.call.name) for t in ctx.spec.reference for step in t.steps):
         return None  # a read-and-answer task changes nothing by design
-    kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
+    kinds = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}
     state = [c for c in episodes.initial.checks if kinds[c.id] in _STATE_KINDS and c.id not in guards]
     failing = [c for c in episodes.initial.checks if not c.passed and (c.required or c.safety)]
     process = [c for c in failing if kinds[c.id] in _PROCESS_KINDS]
@@ -323,7 +323,7 @@ def _solved_by_world(ctx: GateContext, guards: set[str]) -> list[GateError]:
     alone = episodes.world_only()
     if alone is None:
         return []
-    kinds = {c.id: c.rule.kind for c in ctx.spec.checks}
+    kinds = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}
     index = {c.id: i for i, c in enumerate(ctx.spec.checks)}
     before = {c.id: c.passed for c in episodes.initial.checks}
     noop = episodes.noop().result
@@ -355,7 +355,7 @@ def _left_to_a_job(ctx: GateContext, guards: set[str]) -> list[GateError]:
     read = quiet_read(spec)
     if oracle.result is None or read is None:
         return []
-    kinds = {c.id: c.rule.kind for c in spec.checks}
+    kinds = {c.id: rule_kind(c.rule) for c in spec.checks}
     index = {c.id: i for i, c in enumerate(spec.checks)}
     passed = {c.id for c in oracle.result.checks if c.passed}
     more = reads_left(spec, ctx.max_steps)
@@ -423,7 +423,7 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     errors: list[GateError] = []
     guards = [is_guard(c) for c in spec.checks]
     grounded = [c.id for c, guard in zip(spec.checks, guards, strict=True)
-                if c.required and not guard and _reads_world(c.rule)]
+                if c.required and not guard and any(_reads_world(r) for _, r in nested_rules(c.rule))]
     if not grounded:
         errors.append(GateError("reads_state", "reply_only_checks", "checks",
                                 "no required check reads the world or the agent's actions (only reply or guard "
@@ -436,22 +436,24 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
             always &= {c.id for c in result.checks if c.passed}
     vacuous, unexercised = [], []
     for i, (check, guard) in enumerate(zip(spec.checks, guards, strict=True)):
-        if isinstance(check.rule, FrameRule) and _allows_everything(check.rule, spec):
-            errors.append(GateError("reads_state", "unfalsifiable_frame", f"checks[{i}].rule.allow",
-                                    f"frame check {check.id!r} allows every change the spec can make (each app "
-                                    "its world, tools and dynamics change, whole), so it can never fail"))
+        for where, rule in nested_rules(check.rule, f"checks[{i}].rule"):  # a tier's frame too
+            if isinstance(rule, FrameRule) and _allows_everything(rule, spec):
+                errors.append(GateError("reads_state", "unfalsifiable_frame", f"{where}.allow",
+                                        f"frame check {check.id!r} allows every change the spec can make (each app "
+                                        "its world, tools and dynamics change, whole), so it can never fail"))
         if guard:
             continue
-        if isinstance(check.rule, PythonRule):
+        # A tier that passes the check alone makes it as vacuous as its rule (a tier below pass_score does not).
+        reason = next((found for _, rule in nested_rules(check.rule, reaching=check.pass_score)
+                       if (found := unfalsifiable_reason(rule, spec, episodes.oracle_value)) is not None), None)
+        if reason is None and python_rules(check.rule):
             reason = ("it holds on the initial state, the noop episode and every near miss"
                       if check.id in always else None)
-        else:
-            reason = unfalsifiable_reason(check.rule, spec, episodes.oracle_value)
-            if reason is None and check.id in always:
-                unexercised.append(check.id)
-                errors.append(GateError("reads_state", "unexercised_check", f"checks[{i}]",
-                                        f"check {check.id!r} holds on the initial state, the noop episode and every "
-                                        "near miss: no mistake the gates know makes it fail"))
+        elif reason is None and check.id in always:
+            unexercised.append(check.id)
+            errors.append(GateError("reads_state", "unexercised_check", f"checks[{i}]",
+                                    f"check {check.id!r} holds on the initial state, the noop episode and every "
+                                    "near miss: no mistake the gates know makes it fail"))
         if reason is not None:
             vacuous.append(check.id)
             errors.append(GateError("reads_state", "vacuous_check", f"checks[{i}]",

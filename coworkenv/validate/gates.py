@@ -31,6 +31,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_seal import is_sealed, open_sealed
 from coworkenv.tools import ToolError
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._held_values import (
     never_held,
@@ -266,8 +267,7 @@ def exposed_tools_gate(ctx: GateContext) -> GateResult:
                         errors.append(GateError("exposed_tools", "invalid_reference_arguments",
                                                 f"{where}.arguments.{_loc(err['loc'])}",
                                                 f"{step.call.name}: {err['msg']}"))
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
         matchers = {"call": rule.call} if isinstance(rule, CalledRule | ForbiddenRule) else (
             {"first": rule.first, "then": rule.then} if isinstance(rule, OrderRule) else {})
         for name, matcher in matchers.items():

@@ -28,8 +28,9 @@ from typing import Any
 
 from coworkenv.checks import MISSING, compare
 from coworkenv.env import base_world
-from coworkenv.spec import CalledRule, FieldRule, FrameRule, OrderRule, PythonRule, RecordsRule
+from coworkenv.spec import CalledRule, FieldRule, ForbiddenRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
+from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
@@ -67,7 +68,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     incidental: list[str] = []
     killed = 0
     by_kind: dict[str, list[int]] = {}
-    rules_by_id = {c.id: c.rule for c in ctx.spec.checks}  # an `order` check's failure is the order probe's to judge
+    kinds_by_id = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}  # an `order` check's failure is the order probe's to judge
     dropped_passes = {m.path for m, o in results if m.kind == "drop_write" and o.result is not None and o.passed}
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
@@ -81,7 +82,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                         f"{mutation.description} does not make the guard fail"))
             continue
         if mutation.code == "order_pinned_by_rule":
-            undone = [c for c in _failed_anew(oracle, outcome) if not isinstance(rules_by_id.get(c), OrderRule)]
+            undone = [c for c in _failed_anew(oracle, outcome) if kinds_by_id.get(c) != "order"]
             if undone:
                 errors.append(GateError("mutations", mutation.code, mutation.path,
                                         f"{mutation.description} fails {', '.join(undone)}: a dynamics rule the one "
@@ -200,13 +201,13 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     episodes = ctx.episodes()
     assert episodes is not None
     errors = []
-    kinds = {c.id: c.rule for c in ctx.spec.checks}
+    kinds = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}
     for found in respelled_writes(ctx.spec, episodes.env.state):
         outcome = episodes.mutant(found.reference)
         if outcome.result is None:
             continue
         failed = [c.id for c in outcome.result.checks if not c.passed and (
-            c.id == found.check if found.check is not None else not isinstance(kinds.get(c.id), CalledRule | OrderRule))]
+            c.id == found.check if found.check is not None else kinds.get(c.id) not in ("called", "order"))]
         if failed and found.what == "time":
             reacts = "the check credits" if found.check is not None else "the world reacts to"
             errors.append(GateError("mutations", "instant_pinned", found.path,
@@ -349,9 +350,10 @@ def _order_only_failures(ctx: GateContext, outcome: EpisodeOutcome) -> list[str]
     when it passed or when a state or reply check failed too (then the order changed the outcome)."""
     if outcome.result is None or outcome.passed:
         return []
-    kinds = {c.id: c.rule for c in ctx.spec.checks}
+    sensitive = {c.id for c in ctx.spec.checks  # every rule of the check (its tiers') order-sensitive
+                 if all(isinstance(r, OrderRule | PythonRule) for _, r in nested_rules(c.rule))}
     failed = [c.id for c in outcome.result.checks if not c.passed]
-    if all(isinstance(kinds.get(i), OrderRule | PythonRule) for i in failed):
+    if all(i in sensitive for i in failed):
         return failed
     return []
 
@@ -369,8 +371,8 @@ def _dead_target(ctx: GateContext, mutation: Mutation, outcome: EpisodeOutcome) 
     error = outcome.audit[-1].error or ""
     if _MISSING_TARGET.search(error) is None:
         return None
-    rule: Any = next(c.rule for c in ctx.spec.checks if c.id in mutation.targets)
-    named = [str(v).lower() for v in _leaves(rule.call.args) if isinstance(v, str | int) and str(v)]
+    named = [str(v).lower() for c in ctx.spec.checks if c.id in mutation.targets for _, rule in nested_rules(c.rule)
+             if isinstance(rule, ForbiddenRule) for v in _leaves(rule.call.args) if isinstance(v, str | int) and str(v)]
     quoted = error.lower()
     # The missing thing must be the guard's own value, quoted whole ("no service with id 'svc_api'"), not a
     # value the probe made up around it ("no config version 1 of svc-api").
@@ -413,10 +415,9 @@ def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome
     t, s = step_of(mutation.path)
     call = ctx.spec.reference[t].steps[s].call
     tool = call.name if call is not None else ""
-    for check in ctx.spec.checks:
+    for _, check, _, rule in spec_rules(ctx.spec.checks):  # a tier's rule too
         if is_guard(check):
             continue
-        rule: Any = check.rule
         if isinstance(rule, FieldRule) and (rule.target.app, rule.target.table, rule.target.id) in changed:
             return True
         if isinstance(rule, RecordsRule) and any(
@@ -439,7 +440,7 @@ def _silent_frames(ctx: GateContext, results: list[tuple[Mutation, EpisodeOutcom
         return []
     errors = []
     for i, check in enumerate(ctx.spec.checks):
-        if isinstance(check.rule, FrameRule) and not any(_fires(o, (check.id,)) for _, o in results):
+        if rule_kind(check.rule) == "frame" and not any(_fires(o, (check.id,)) for _, o in results):
             errors.append(GateError("mutations", "guard_never_fires", f"checks[{i}]",
                                     f"frame check {check.id!r} holds under every harmful action the gates tried"))
     return errors

@@ -48,6 +48,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._mutation_core import (
     Mutation,
@@ -105,13 +106,13 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += reply_mutations(spec, index)
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
-    for i, check in enumerate(spec.checks):
-        if isinstance(check.rule, OrderRule):
-            swapped = _swap_order(reference, check.rule)
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
+        if isinstance(rule, OrderRule):
+            swapped = _swap_order(reference, rule)
             if swapped is not None and swapped[0] not in moves:
                 moves.add(swapped[0])
                 out.append(Mutation("swap_order", f"checks[{i}]",
-                                    f"{check.rule.then.tool} before {check.rule.first.tool} (check {check.id})",
+                                    f"{rule.then.tool} before {rule.first.tool} (check {check.id})",
                                     swapped[1], equivalence=False))
     last = len(reference) - 1
     if last >= 0 and reference[last].steps and (last > 0 or not any(w[0] == last for w in writes)):

@@ -39,6 +39,7 @@ from coworkenv.spec import (
     ToolCallSpec,
 )
 from coworkenv.spec_regex import example
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
@@ -217,8 +218,8 @@ def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
     exposed = set(spec.tools)
     written = {existing_target(call, world, created) for _, _, call in write_steps(spec.reference)
                if call.name in TOOLS}
-    whole = sorted({(sel.app, sel.table, sel.id) for c in spec.checks if isinstance(c.rule, FrameRule)
-                    for sel in c.rule.allow if sel.id and sel.table and sel.fields is None and not sel.where})
+    whole = sorted({(sel.app, sel.table, sel.id) for _, _, _, r in spec_rules(spec.checks) if isinstance(r, FrameRule)
+                    for sel in r.allow if sel.id and sel.table and sel.fields is None and not sel.where})
     tables = {(t.app, t.name) for t in world.tables()}
     put = put_by_turns(spec)
     ruled = put_by_rules(spec)
@@ -351,8 +352,7 @@ def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
     addressed = {str(v).lower() for _, _, c in sent for v in leaves(c.arguments)}
     kinds = [c for _, _, c in sent] + _carried(spec, sent)
     seen: set[tuple[str, str]] = set()
-    for check in spec.checks:
-        rule = check.rule
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
         if not isinstance(rule, ForbiddenRule):
             continue
         named = {str(v).lower() for v in leaves(rule.call.args)}
@@ -438,8 +438,7 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
         for step in turn.steps:
             if step.call is not None:
                 reference_args.setdefault(step.call.name, dict(step.call.arguments))
-    for i, check in enumerate(spec.checks):
-        rule = check.rule
+    for i, check, _, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
         wanted = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}

@@ -93,6 +93,7 @@ from tests.defects import (
     list_order_pinned,
     machine_read,
     namesake_record,
+    nested_rule_evades,
     number_pinned,
     numeral_one_pinned,
     numeral_pinned,
@@ -292,6 +293,7 @@ MODULES = (
     attempt_uncounted,
     early_turn_unchecked,
     score_weightless,
+    nested_rule_evades,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
