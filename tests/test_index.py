@@ -348,7 +348,8 @@ def test_fast_dump_equals_the_serializer(
     world = World.from_wire(APPS, _state(messages, tickets, lines, events), START, 30, "u-ana")
     for table in world.tables():
         for record in table:
-            expected = record.model_dump(mode="json")
+            expected = {k: v for k, v in record.model_dump(mode="json").items()
+                        if v is not None or k not in type(record).shown_when_set}  # shown only when set
             got = dump(record)
             assert got == expected and list(got) == list(expected)
             assert dump(record, "id") == {"id": record.id}

@@ -78,7 +78,17 @@ class FirstTurnOnly:
         return self.oracle.act(env) if env.turn == 0 else Action.say("Okay.")
 
 
-def test_turn_progress_scores_each_turn_where_the_agent_left_it(spec: EnvSpec) -> None:
+@pytest.fixture(scope="module")
+def two_turn_spec() -> EnvSpec:
+    """A two-turn env whose first turn alone earns part of the score. (delegate_and_follow_up's no longer does since
+    GENERATOR_VERSION 15: its guard that the ticket was last changed only after the delegate answered fails on the
+    first turn's own assignment until the second turn's write, so its first turn scores 0, as access_request_approval's
+    always did.)"""
+    return generate_specs(load_taxonomy(Path("taxonomy"))["clarify_ambiguous_request"], 1, 1)[0]
+
+
+def test_turn_progress_scores_each_turn_where_the_agent_left_it(two_turn_spec: EnvSpec) -> None:
+    spec = two_turn_spec
     full = turn_progress(run_agent(Env(spec), OraclePolicy(spec)), spec)
     half = turn_progress(run_agent(Env(spec), FirstTurnOnly(spec)), spec)
     noop = turn_progress(run_agent(Env(spec), NoopPolicy()), spec)

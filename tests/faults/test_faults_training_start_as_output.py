@@ -118,6 +118,7 @@ def test_rl_compare_into_the_folder_it_starts_from_is_refused(checkpoint: Path, 
 def test_sft_into_the_folder_its_config_starts_from_is_refused(checkpoint: Path, tmp_path: Path) -> None:  # noqa: F811
     start = _run(Path(shutil.copytree(checkpoint, tmp_path / "sft-1")), "sft")
     before = _files(start)
+    (tmp_path / "shards").mkdir()  # a data folder that exists: a missing one is refused first, before the trainers load
     refused(["train", "sft", "--config", str(_config(tmp_path, "tiny", start)), "--data", str(tmp_path / "shards"),
              "--out", str(start)], "--out", "this run starts from", "model.name_or_path")
     assert _files(start) == before
