@@ -52,7 +52,6 @@ from coworkenv.spec import (
     FieldRule,
     ForbiddenRule,
     RecordsRule,
-    TiersRule,
 )
 from coworkenv.validate._check_reads import rule_kind, spec_rules
 
@@ -212,9 +211,6 @@ def _rule(where: str, rule: Any, catalog: dict[str, Any]) -> Iterator[tuple[str,
         model = _table(rule.app, rule.table)
         if model is not None:
             yield from _conds(where, model, rule.where)
-    elif isinstance(rule, TiersRule):
-        for k, tier in enumerate(rule.tiers):
-            yield from _rule(f"{where}.tiers[{k}].rule", tier.rule, catalog)
     for k, sel in enumerate(getattr(rule, "allow", None) or []):
         model = _table(sel.app, sel.table)
         if model is not None:
@@ -299,8 +295,8 @@ def _respelled(spec: EnvSpec, app: str, table: str, path: str) -> str | None:
 def respelled_keys(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each condition reading a map key that the records hold only under another spelling."""
     def rules() -> Iterator[tuple[str, Any]]:
-        for i, check in enumerate(spec.checks):
-            yield f"checks[{i}].rule", check.rule
+        for _, _, where, rule in spec_rules(spec.checks):  # a tier's rule too
+            yield where, rule
         for i, rule in enumerate(spec.dynamics.rules):
             for j, pred in enumerate(rule.when):
                 yield f"dynamics.rules[{i}].when[{j}]", pred
@@ -315,9 +311,6 @@ def respelled_keys(spec: EnvSpec) -> Iterator[tuple[str, str]]:
                 why = _respelled(spec, rule.app, rule.table, cond.field)
                 if why is not None:
                     yield f"{where}.where[{k}].field", f"{cond.field}: {why}, so the condition {_constant(cond.op)}"
-        elif isinstance(rule, TiersRule):
-            for k, tier in enumerate(rule.tiers):
-                yield from walk(f"{where}.tiers[{k}].rule", tier.rule)
         for k, sel in enumerate(getattr(rule, "allow", None) or []):
             for m, cond in enumerate(sel.where):
                 why = _respelled(spec, sel.app, sel.table or "", cond.field) if sel.table else None
@@ -332,8 +325,8 @@ def respelled_keys(spec: EnvSpec) -> Iterator[tuple[str, str]]:
 def never_held(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each condition of the spec's checks and dynamics whose value its field never holds."""
     catalog = spec_catalog(spec)
-    for i, check in enumerate(spec.checks):
-        yield from _rule(f"checks[{i}].rule", check.rule, catalog)
+    for _, _, where, rule in spec_rules(spec.checks):  # a tier's rule too
+        yield from _rule(where, rule, catalog)
     for i, rule in enumerate(spec.dynamics.rules):
         call = getattr(rule.on, "call", None)
         if isinstance(call, CallMatcher):
