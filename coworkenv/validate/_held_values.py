@@ -295,8 +295,8 @@ def _respelled(spec: EnvSpec, app: str, table: str, path: str) -> str | None:
 def respelled_keys(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each condition reading a map key that the records hold only under another spelling."""
     def rules() -> Iterator[tuple[str, Any]]:
-        for _, _, where, rule in spec_rules(spec.checks):  # a tier's rule too
-            yield where, rule
+        for _, _, where, simple in spec_rules(spec.checks):  # a tier's rule too
+            yield where, simple
         for i, rule in enumerate(spec.dynamics.rules):
             for j, pred in enumerate(rule.when):
                 yield f"dynamics.rules[{i}].when[{j}]", pred
@@ -325,8 +325,8 @@ def respelled_keys(spec: EnvSpec) -> Iterator[tuple[str, str]]:
 def never_held(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each condition of the spec's checks and dynamics whose value its field never holds."""
     catalog = spec_catalog(spec)
-    for _, _, where, rule in spec_rules(spec.checks):  # a tier's rule too
-        yield from _rule(where, rule, catalog)
+    for _, _, where, simple in spec_rules(spec.checks):  # a tier's rule too
+        yield from _rule(where, simple, catalog)
     for i, rule in enumerate(spec.dynamics.rules):
         call = getattr(rule.on, "call", None)
         if isinstance(call, CallMatcher):
