@@ -401,3 +401,24 @@ def test_a_bound_states_its_limit_to_a_check_on_a_limit_field() -> None:
         assert states_number("reorder when fewer than 20 are left", 20, on(field)), field
     assert not states_number("more than 20 are open", 20, on("open_tickets"))
     assert states_number("20 are open", 20, on("open_tickets"))
+
+
+@pytest.mark.parametrize(
+    ("rule", "reply", "passes"),
+    [
+        # A numbered part's number counts nothing: each of these passed a check wanting the count on main.
+        ({"number": {"value": 14}}, "Week 14: 16 tickets.", False),
+        ({"number": {"value": 3}}, "Checked page 3 of 9: all fine.", False),
+        ({"number": {"value": 2}}, "Phase 2 is done; 5 rows fixed.", False),
+        ({"number": {"value": 4}}, "The quarter 4 review has 7 findings.", False),
+        ({"number": {"value": 16}}, "Week 14: 16 tickets.", True),
+        ({"number": {"value": 3}}, "Rolled back to version 3.", True),  # a version's number stays read
+        # A check on a numbered part (its terms name it) reads it.
+        ({"all_of": ["week"], "number": {"value": 14}}, "Week 14: 16 tickets.", True),
+        ({"any_of": ["phase"], "number": {"value": 2}}, "We are in phase two.", True),
+    ],
+)
+def test_a_numbered_part_counts_nothing(rule: dict[str, Any], reply: str, passes: bool) -> None:
+    """"week 14", "page 3", "phase 2" name a part as "INV-7" names a record: a check wanting a count is not met by
+    them (main read them as counts), a check on such a part (its terms or source field name it) is."""
+    assert _text(reply, **rule).passed is passes
