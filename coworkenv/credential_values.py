@@ -144,9 +144,10 @@ def _small_text(path: Path) -> str | None:
 
 
 # The keys the LLM client reads (the first set is sent), and the URLs the product's clients send a credential from
-# when one is written into them: the LLM server's (`?api_key=`, `user:password@`) and the Hub mirror's (HF_ENDPOINT).
+# when one is written into them: the LLM server's and the judge's (`?api_key=`, `user:password@`) and the Hub
+# mirror's (HF_ENDPOINT).
 LLM_KEY_VARIABLES = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
-URL_VARIABLES = ("COWORKENV_LLM_URL", "HF_ENDPOINT")
+URL_VARIABLES = ("COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT")
 # A credential this short would match data by chance.
 MIN_SECRET_CHARS = 8
 

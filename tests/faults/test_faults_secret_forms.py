@@ -38,7 +38,7 @@ PASSWORD = "Mirr0r-pw-NeverShown"
 KEY = "gw-key-7c1e9b2d4f6a8e0c"
 REQUEST = LLMRequest(messages=[{"role": "user", "content": "hi"}])
 CREDENTIAL_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "COWORKENV_LLM_API_KEY", "OPENAI_API_KEY", "HF_TOKEN_PATH",
-                   "COWORKENV_LLM_URL", "HF_ENDPOINT")
+                   "COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT")
 
 
 @pytest.fixture(autouse=True)
@@ -133,6 +133,7 @@ def test_an_llm_error_naming_a_url_with_credentials_shows_none_of_them(
 HELD = {
     "a key in COWORKENV_LLM_URL's query": ("COWORKENV_LLM_URL", f"https://gw.example/v1?api_key={KEY}", KEY),
     "a password in COWORKENV_LLM_URL": ("COWORKENV_LLM_URL", f"https://team:{PASSWORD}@gw.example/v1", PASSWORD),
+    "a signature in COWORKENV_JUDGE_URL": ("COWORKENV_JUDGE_URL", f"https://judge.example/v1?sig={KEY}", KEY),
     "a password in HF_ENDPOINT": ("HF_ENDPOINT", f"https://mirror-user:{PASSWORD}@hub-mirror.example", PASSWORD),
 }
 
