@@ -49,13 +49,17 @@ def clean_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
 
 
-@pytest.fixture(scope="module")
-def hub() -> Iterator[http.server.ThreadingHTTPServer]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hub)
+def _serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[http.server.ThreadingHTTPServer]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[http.server.ThreadingHTTPServer]:
+    yield from _serving(_Hub)
 
 
 def _basic(user: str, password: str) -> str:
@@ -98,11 +102,7 @@ class _Gateway(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[http.server.ThreadingHTTPServer]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gateway)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    yield from _serving(_Gateway)
 
 
 UPSTREAMS = {
