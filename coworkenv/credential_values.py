@@ -144,10 +144,11 @@ def _small_text(path: Path) -> str | None:
 
 
 # The keys the LLM client reads (the first set is sent), and the URLs the product's clients send a credential from
-# when one is written into them: the LLM server's and the judge's (`?api_key=`, `user:password@`) and the Hub
-# mirror's (HF_ENDPOINT).
+# when one is written into them: the LLM server's and the judge's (`?api_key=`, `user:password@`), the Hub mirror's
+# (HF_ENDPOINT) and the proxy's the Hub client goes through (httpx reads the proxy variables, in either case).
 LLM_KEY_VARIABLES = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
-URL_VARIABLES = ("COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT")
+URL_VARIABLES = ("COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
+                 "http_proxy", "ALL_PROXY", "all_proxy")
 # A credential this short would match data by chance.
 MIN_SECRET_CHARS = 8
 

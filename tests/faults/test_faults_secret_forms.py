@@ -5,9 +5,10 @@ did not, so a Hub mirror's error page quoting the request's Authorization header
 `user:password@` as `Basic base64(user:password)`) put it in the PublishError. The Hub publisher took every URL's
 user info and signed query out of its errors; the LLM client did not, so a gateway's error naming its upstream
 `https://user:password@...` or a signed URL put that credential in the LLMError and the retry log. And the publish
-scan looked for credential variables only: a key the product holds in COWORKENV_LLM_URL (`?api_key=`, a password)
-or in HF_ENDPOINT was published inside the data as any text. One list now (`coworkenv/credential_values.py:
-held_credentials`, `coworkenv/url_credentials.py: scrub_credentials`) serves the three.
+scan looked for credential variables only: a key the product holds in COWORKENV_LLM_URL (`?api_key=`, a password),
+HF_ENDPOINT or the proxy the Hub client goes through was published inside the data as any text. One list now
+(`coworkenv/credential_values.py: held_credentials`, `coworkenv/url_credentials.py: scrub_credentials`) serves the
+three.
 
 The Hub is a stand-in on loopback (`test_faults_hub_answers._Hub`) behind the real Hugging Face client; the LLM
 server one on loopback behind the real aiohttp client."""
@@ -38,7 +39,7 @@ PASSWORD = "Mirr0r-pw-NeverShown"
 KEY = "gw-key-7c1e9b2d4f6a8e0c"
 REQUEST = LLMRequest(messages=[{"role": "user", "content": "hi"}])
 CREDENTIAL_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "COWORKENV_LLM_API_KEY", "OPENAI_API_KEY", "HF_TOKEN_PATH",
-                   "COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT")
+                   "COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT", "https_proxy")
 
 
 @pytest.fixture(autouse=True)
@@ -135,6 +136,7 @@ HELD = {
     "a password in COWORKENV_LLM_URL": ("COWORKENV_LLM_URL", f"https://team:{PASSWORD}@gw.example/v1", PASSWORD),
     "a signature in COWORKENV_JUDGE_URL": ("COWORKENV_JUDGE_URL", f"https://judge.example/v1?sig={KEY}", KEY),
     "a password in HF_ENDPOINT": ("HF_ENDPOINT", f"https://mirror-user:{PASSWORD}@hub-mirror.example", PASSWORD),
+    "a password in https_proxy": ("https_proxy", f"http://corp-user:{PASSWORD}@proxy.corp.example:3128", PASSWORD),
 }
 
 
