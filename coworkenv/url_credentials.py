@@ -27,8 +27,12 @@ def without_url_credentials(text: str) -> str:
 def url_secrets(url: str) -> list[str]:
     """What in `url` may let one in, as a server may echo it back (an error page quoting the request path or its
     Authorization header): the password, its Basic-auth form (the HTTP clients send `user:password@` so), and every
-    value of the query, as written and decoded; longest first."""
-    parts = urlsplit(url)
+    value of the query, as written and decoded; longest first. Nothing for text that is not a URL (an unclosed IPv6
+    bracket in a proxy variable must not stop an error from being told)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
     found: set[str] = set()
     if parts.password:
         basic = f"{unquote(parts.username or '')}:{unquote(parts.password)}"

@@ -188,3 +188,15 @@ def test_what_an_url_carries_that_is_no_credential_still_publishes(
         '{"world": {"notes": "released 2024-02-01 by deploy-user via gw.example and hub-mirror.example"}}']})]}
     LocalGitPublisher(repo).publish(dataset)
     assert LocalGitPublisher(repo).published_versions() == ["v1"]
+
+
+def test_a_proxy_variable_that_is_no_url_does_not_stop_an_error_from_being_told(
+        gateway: http.server.ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guard of the fix: the held list reads every URL variable at each error; one that is not a URL (an unclosed
+    IPv6 bracket) is no credential, and the error is still told, its URL's credentials out."""
+    monkeypatch.setenv("https_proxy", f"http://corp-user:{PASSWORD}@[::1")
+    url, secret = UPSTREAMS["user info"]
+    gateway.answer = (403, url)  # type: ignore[attr-defined]
+    backend = OpenAICompatibleBackend(f"http://127.0.0.1:{gateway.server_address[1]}/v1", "m", max_retries=0)
+    (answer,) = backend.complete_batch([REQUEST])
+    assert isinstance(answer, LLMError) and "403" in str(answer) and secret not in str(answer), answer
