@@ -9,8 +9,6 @@ import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit
 
-import yarl
-
 # scheme://[userinfo@]rest-of-the-URL[?query]; the user info and the query are what may hold a secret.
 _URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^\s/?#]*@)?(?P<rest>[^\s?#\"'<>]*)"
                   r"(?P<query>\?[^\s#\"'<>]*)?")
@@ -37,6 +35,8 @@ def url_secrets(url: str) -> list[str]:
     if parts.password:
         basic = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
         found |= {parts.password, unquote(parts.password), base64.b64encode(basic.encode()).decode()}
+    import yarl  # here: 30 ms to import, and most readers of this module (the settings, the trainers) never call it
+
     try:  # as aiohttp sends it (yarl re-quotes: `%2F` goes out as `/`)
         sent = yarl.URL(url).raw_query_string
     except ValueError:
