@@ -94,6 +94,7 @@ from tests.defects import (
     machine_read,
     namesake_record,
     nested_rule_evades,
+    news_window_pinned,
     number_pinned,
     numeral_one_pinned,
     numeral_pinned,
@@ -292,6 +293,7 @@ MODULES = (
     harm_underpriced,
     attempt_uncounted,
     early_turn_unchecked,
+    news_window_pinned,
     score_weightless,
     nested_rule_evades,
 )
