@@ -86,6 +86,7 @@ from tests.defects import (
     isolation_leak,
     key_respelled,
     later_state_by_rule,
+    later_state_literal,
     later_state_own_write,
     later_state_read,
     later_state_unbound,
@@ -294,6 +295,7 @@ MODULES = (
     attempt_uncounted,
     early_turn_unchecked,
     news_window_pinned,
+    later_state_literal,
     score_weightless,
     nested_rule_evades,
 )
