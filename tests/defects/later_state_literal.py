@@ -4,7 +4,8 @@ on leave, someone escalates the ticket). The writer took the answer from the fin
 states the later value and a text check bound to turn 0 wants that literal (`all_of: ["ENG-376: p1"]`, the role
 with "(on leave until ...)"). No state is read, so the later-state readings of `reply_states` and `number.source`
 never looked; the honest answer, true when given, fails, and only a reference that knew the future passes. The sound
-twin wants the value of its own turn (later_state_read's twin)."""
+twin wants the value of its own turn (later_state_read's twin). The role's literal (a phrase the initial world does not
+state) is also `wording_pinned`, which main reported; the priority's is not."""
 
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ def _pair(name: str, base: str, target: Any, away: str) -> Defect:
 DEFECTS = [
     _pair("role-literal-before-leave", "synth:adapt_announced_change@1", _colleague_role, _ROLE),
     _pair("role-literal-before-leave-4", "synth:adapt_announced_change@4", _colleague_role, _ROLE),
+    _pair("handed-priority-literal-before-escalation", "synth:adapt_announced_change@1", _ticket_priority, _PRIORITY),
+    _pair("handed-priority-literal-before-escalation-4", "synth:adapt_announced_change@4", _ticket_priority,
+          _PRIORITY),
     _pair("priority-literal-before-escalation", "synth:delegate_and_follow_up@1", _ticket_priority, _PRIORITY),
     _pair("priority-literal-before-escalation-2", "synth:delegate_and_follow_up@2", _ticket_priority, _PRIORITY),
     _pair("alert-priority-literal-before-escalation", "synth:adapt_silent_change@1", _ticket_priority, _PRIORITY),
