@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    attempt_forbidden_by_user,
     attempt_uncounted,
     boot_module_read,
     broken_reference,
@@ -294,6 +295,7 @@ MODULES = (
     early_turn_unchecked,
     score_weightless,
     nested_rule_evades,
+    attempt_forbidden_by_user,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
