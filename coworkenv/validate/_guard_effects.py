@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import types
 import typing
 from collections.abc import Collection, Iterator, Mapping
@@ -199,8 +200,10 @@ def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: li
     return None
 
 
-# Calls tried per failing `when` predicate of a rule, to make it hold (each on a fork: ~0.1 ms).
+# Calls tried per failing `when` predicate of a rule, to make it hold (each on a fork: ~0.1 ms), and second calls per
+# first one of a pair that does.
 _SETTER_BUDGET = 60
+_SECOND_CALLS = 8
 
 
 def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], trigger: Any,
@@ -210,8 +213,8 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
     takes commands once the fix holds), the first of them after which it holds (a state the reference passes
     through), and a call per failing predicate that makes it hold (a write of the
     predicate's app setting the field it names on its record, or making a record with the values its conditions
-    name), each matched by no forbidden guard (a bot that acts only on a ticket in progress). A state none of these
-    reaches (a predicate two calls away) is not tried."""
+    name), each matched by no forbidden guard (a bot that acts only on a ticket in progress); where no such call makes
+    a predicate hold, the call another rule answers with a write of its app, or two calls of its app (`_reach`)."""
     out: list[tuple[str, tuple[Call, ...]]] = []
     writes = tuple((st.call.name, dict(st.call.arguments)) for turn in spec.reference for st in turn.steps
                    if st.call is not None and isinstance(st.call.arguments, dict) and st.call.name in catalog
@@ -227,14 +230,71 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
     for predicate in trigger.when:
         if runner.holds_after(tuple(setters), [predicate]):
             continue
-        setter = _setter(runner, catalog, exposed, predicate, matchers, spec, world, tuple(setters))
-        if setter is None:
+        reached = _reach(runner, catalog, exposed, predicate, matchers, spec, world, tuple(setters))
+        if reached is None:
             break
-        setters.append(setter)
+        setters += reached
     else:
         if setters and runner.holds_after(tuple(setters), trigger.when):
             out.append(("after " + " and ".join(f"{n} {_shown(a)}" for n, a in setters), tuple(setters)))
     return out
+
+
+def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
+           spec: EnvSpec, world: World, before: tuple[Call, ...]) -> tuple[Call, ...] | None:
+    """Calls matched by no forbidden guard after which (made after `before`) the predicate holds: one write of its
+    app (`_setter`); else the call another action rule answers with a write of the predicate's app (a bot's command
+    of any app: `/maint start` in chat logging the window open, `/watch ID` mailed labelling a ticket no tool
+    labels); else two calls of its app, the first making or changing a record of the predicate's table and the second
+    on that record (a ticket filed, then moved on)."""
+    one = _setter(runner, catalog, exposed, predicate, matchers, spec, world, before)
+    if one is not None:
+        return (one,)
+    target = _target(predicate)
+    if target is None:
+        return None
+    app, table, records, wanted = target
+    budget = _SETTER_BUDGET
+    relays = trigger_calls(spec, catalog, exposed, app, world, lambda n, a: _filled(n, a, spec, world))
+    for _, name, args in relays:
+        budget -= 1
+        if budget < 0:
+            break
+        if not any(call_matches(m, name, args) for m in matchers) and \
+                runner.holds_after((*before, (name, args)), [predicate]):
+            return ((name, args),)
+    if not wanted:
+        return None
+    tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == app]
+    firsts: list[tuple[bool, int, ToolDef, dict[str, Any], tuple[str, ...]]] = []
+    for first in tools:
+        for first_args in _candidates(first, wanted, spec, world, records):
+            if any(call_matches(m, first.name, first_args) for m in matchers):
+                continue
+            made = tuple(sorted({rid for a, t, rid in runner.touched(first.name, first_args) if (a, t) == (app, table)}))
+            if made:  # a call making a record first (a ticket filed), then one changing the predicate's record
+                firsts.append((not set(made) - runner.ids, len(firsts), first, first_args, made))
+    pairs = (((first.name, first_args), second) for _, _, first, first_args, made in sorted(firsts, key=lambda f: f[:2])
+             for second in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS))
+    return next((steps for steps in itertools.islice(pairs, _PAIR_BUDGET)
+                 if runner.holds_after((*before, *steps), [predicate])), None)
+
+
+def _target(predicate: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any]] | None:
+    """(app, table, its records, the values a write must set) of a state predicate: a field predicate's field on its
+    record (a key of a dict field as the field holding it; none for a negation or a `contains`), a records
+    predicate's values its conditions name."""
+    if isinstance(predicate, FieldRule):
+        target = predicate.target
+        value = bound_value(predicate.op, predicate.value)
+        head, _, key = target.field.partition(".")
+        if value is None or predicate.op == "contains" or "." in key:
+            return target.app, target.table, (target.id,), {}
+        return target.app, target.table, (target.id,), {head: {key: value} if key else value}
+    if isinstance(predicate, RecordsRule):
+        return predicate.app, predicate.table, (), {c.field: v for c in predicate.where
+                                                    if "." not in c.field and (v := bound_value(c.op, c.value)) is not None}
+    return None
 
 
 def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
@@ -336,24 +396,31 @@ def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str
                              if (app, table, rid) in targets or (app, table) in made_in}))
         if not made:
             continue  # the second call acts on what the first made or changed: none of the harm's records
-        for second in tools:
-            for args in _candidates(second, call, spec, world, made, own=True):
-                budget -= 1
-                if budget < 0:
-                    return None
-                if any(call_matches(m, second.name, args) for m in matchers):
-                    continue
-                steps = ((first.name, first_args), (second.name, args))
-                effect = runner.effects(steps, named)
-                alone = runner.effect(second.name, args, named)
-                if (second.name, _json(args)) in done or effect is None or (
-                        alone is not None and any(h <= alone for _, h in harms)):
-                    continue  # the task's own call, or a single call: the search above judged it
-                harm = next((h for forbidden_args, h in harms if h <= effect and (
-                    not _exact(h) or runner.reaches(steps, (rule.call.tool, forbidden_args)))), None)
-                if harm is not None:
-                    return steps[0], steps[1], harm
+        for second, args in _calls_on(tools, call, made, matchers, spec, world):
+            budget -= 1
+            if budget < 0:
+                return None
+            steps = ((first.name, first_args), (second, args))
+            effect = runner.effects(steps, named)
+            alone = runner.effect(second, args, named)
+            if (second, _json(args)) in done or effect is None or (
+                    alone is not None and any(h <= alone for _, h in harms)):
+                continue  # the task's own call, or a single call: the search above judged it
+            harm = next((h for forbidden_args, h in harms if h <= effect and (
+                not _exact(h) or runner.reaches(steps, (rule.call.tool, forbidden_args)))), None)
+            if harm is not None:
+                return steps[0], steps[1], harm
     return None
+
+
+def _calls_on(tools: list[ToolDef], source: dict[str, Any], made: tuple[str, ...], matchers: list[Any],
+              spec: EnvSpec, world: World, per_tool: int | None = None) -> Iterator[Call]:
+    """The calls of each tool on the records a first step made or changed (their ids in its record argument, the
+    rest filled from `source`), at most `per_tool` a tool, those a forbidden guard matches left out."""
+    for tool in tools:
+        for args in itertools.islice(_candidates(tool, source, spec, world, made, own=True), per_tool):
+            if not any(call_matches(m, tool.name, args) for m in matchers):
+                yield tool.name, args
 
 
 def _first_steps(tool: ToolDef, guarded: dict[str, Any], pinned: set[str], spec: EnvSpec,

@@ -49,7 +49,7 @@ def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[s
     for rule in spec.dynamics.rules:
         if not isinstance(rule.on, OnAction) or rule.on.call.tool not in exposed or rule.on.call.tool not in catalog:
             continue
-        if not any(not isinstance(e, AppendLog) and e.app == app for e in rule.effects):
+        if not any(writes(e, app) for e in rule.effects):
             continue
         tool = catalog[rule.on.call.tool]
         fields = tool.params.model_fields
@@ -73,6 +73,11 @@ def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[s
             met = _met(rule.on.call, tool, one)
             if met is not None:
                 yield rule, tool.name, met
+
+
+def writes(effect: Any, app: str) -> bool:
+    """Whether a rule's effect writes the app (a log line writes `logs`)."""
+    return app == "logs" if isinstance(effect, AppendLog) else bool(effect.app == app)
 
 
 def _met(matcher: CallMatcher, tool: ToolDef, args: dict[str, Any]) -> dict[str, Any] | None:

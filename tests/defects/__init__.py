@@ -74,6 +74,7 @@ from tests.defects import (
     guard_phrase_respelled,
     guard_reaction_any_record,
     guard_reaction_bound,
+    guard_reaction_far_state,
     guard_reaction_route,
     guard_reaction_state,
     guard_respelled,
@@ -296,6 +297,7 @@ MODULES = (
     score_weightless,
     nested_rule_evades,
     attempt_forbidden_by_user,
+    guard_reaction_far_state,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
