@@ -81,6 +81,7 @@ from tests.defects import (
     guard_rewrite_evades,
     guard_rollback_evades,
     guard_same_effect,
+    guard_three_step,
     guard_two_step,
     half_pinned,
     harm_underpriced,
@@ -298,6 +299,7 @@ MODULES = (
     nested_rule_evades,
     attempt_forbidden_by_user,
     guard_reaction_far_state,
+    guard_three_step,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
