@@ -25,9 +25,10 @@ a count wants.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, world
+from tests.defects._core import CorpusError, Spec, world
 from tests.defects.guard_reaction_route import _BOT, _chat, _comment, _meeting_cancelled, _ticket_closed
 from tests.defects.guard_reaction_route import _case as reaction_case
 
@@ -91,10 +92,7 @@ def _confirmed(command: str):  # type: ignore[no-untyped-def]
     return when
 
 
-def _case(name: str, base: str, edits: Any, away: str) -> Defect:
-    return reaction_case(name, base, edits, away, CLASS)
-
-
+_case = functools.partial(reaction_case, cls=CLASS)
 _WIN = "the bot acts only in a maintenance window, which '/maint start' in chat opens through another rule"
 _WATCH = "the bot closes only a ticket it watches, which '/watch ID' mailed to it labels through another rule"
 _TOUCHED = "the bot closes only a ticket no longer open (a negation), which one call the guard allows makes it"
