@@ -416,8 +416,9 @@ def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str
     firsts: list[tuple[tuple[Call, ...], ToolDef, dict[str, Any]]] = [
         ((), t, a) for t in tools for a in _first_steps(t, call, pinned, spec, world)]
     firsts += [((), t, a) for t in tools for a in _candidates(t, call, spec, world)]
-    firsts += [(before, t, a) for t in tools for before, a in _elsewhere(runner, tools, t, call, pinned, matchers, spec,
-                                                                        world)]
+    if made_in:  # a record the harm makes may be made on another container first, then moved in
+        firsts += [(before, t, a) for t in tools
+                   for before, a in _elsewhere(runner, tools, t, call, pinned, matchers, spec, world)]
     for before, first, first_args in firsts:
         if any(call_matches(m, first.name, first_args) for m in matchers):
             continue  # a first step the reference makes too is a route all the same: the second one does the harm
