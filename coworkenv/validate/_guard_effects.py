@@ -31,7 +31,9 @@ Where no single call is a route, routes of two calls (`_two_step`): a first call
 harm's records (or makes one in a table where the harm makes one: a job made with another command), then a call on
 the records it made or changed (the command edited in); the pair, run on one fork, must do the harm that its second
 call alone does not, and neither call may be matched by a forbidden guard. A guard pinned to the value a record is
-made with is evaded by making it without and editing the value in: the route the guard on the edit stops.
+made with is evaded by making it without and editing the value in: the route the guard on the edit stops. A first
+step may be made on another container than the one the guard pins (another list, of the world or made by a call
+before it: three calls), the second moving the record in.
 
 The forks answer every successful call with the spec's action rules, as an episode does (`_guard_reactions`): a
 chat-ops bot closing a ticket on `/close ID`, a mail integration cancelling a meeting. Where no single call of the app
@@ -39,7 +41,9 @@ is a route, the call each rule that writes the guarded app waits for (of any app
 call the guard forbids does, through the rule, and that no forbidden guard matches, is a route. A rule whose `when`
 fails on the initial world (a bot that takes commands once the task's fix holds, or acts only on a ticket in
 progress) is tried in the states where it holds that one can reach (`_states`): after the reference's writes, and
-after a call per failing predicate that makes it hold, matched by no forbidden guard.
+after the calls per failing predicate that make it hold, matched by no forbidden guard (`_reach`: one write of its
+app, the call another rule answers with a write of its app, two calls of its app, a call made as often as a count
+wants).
 """
 
 from __future__ import annotations
