@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    attempt_forbidden_by_user,
     attempt_uncounted,
     boot_module_read,
     broken_reference,
@@ -73,12 +74,14 @@ from tests.defects import (
     guard_phrase_respelled,
     guard_reaction_any_record,
     guard_reaction_bound,
+    guard_reaction_far_state,
     guard_reaction_route,
     guard_reaction_state,
     guard_respelled,
     guard_rewrite_evades,
     guard_rollback_evades,
     guard_same_effect,
+    guard_three_step,
     guard_two_step,
     half_pinned,
     harm_underpriced,
@@ -298,6 +301,9 @@ MODULES = (
     later_state_literal,
     score_weightless,
     nested_rule_evades,
+    attempt_forbidden_by_user,
+    guard_reaction_far_state,
+    guard_three_step,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
