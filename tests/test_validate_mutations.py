@@ -160,6 +160,27 @@ def test_a_reply_check_of_a_turn_reading_a_field_a_later_turn_changes_is_found()
     assert [r[2:] for r in reads] == [(0, 1)]
 
 
+def test_a_literal_of_a_turn_stating_a_value_the_world_holds_only_later_is_found() -> None:
+    """A text check bound to turn 0 that wants the role a turn-1 change sets (the writer took it from the final world)
+    is found; one wanting the role of its own turn, whose words the later role keeps, is not."""
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._later_state import later_literals
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["adapt_announced_change"], 1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    change = next(c for c in data["turns"][1]["changes"] if c.get("app") == "directory")
+    now = next(p["role"] for p in data["world"]["apps"]["directory"]["people"] if p["id"] == change["id"])
+    for role, found in ((change["set"]["role"], True), (now, False)):
+        ref = [dict(t) for t in data["reference"]]
+        ref[0] = {"steps": [*ref[0]["steps"][:-1], {"say": f"{ref[0]['steps'][-1]['say']} Their role: {role}."}]}
+        told = {"id": "role-told", "rule": {"kind": "text", "scope": "final", "turn": 0, "all_of": [role]}}
+        found_at = list(later_literals(type(spec).model_validate({**data, "reference": ref,
+                                                                  "checks": [*data["checks"], told]})))
+        assert bool(found_at) is found, (role, found_at)
+        if found:
+            assert found_at[0][1:3] == (0, role) and found_at[0][3].endswith(f"[{change['id']}].role")
+
+
 def test_dates_and_times_are_rewritten_as_the_user_wrote_them() -> None:
     """A date or time the reference writes in another format than the user is written as the user did; one the user
     never gave, the same format, or a date-time argument's parts are left alone."""
