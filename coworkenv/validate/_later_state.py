@@ -19,6 +19,7 @@ from typing import Any
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.checks import MISSING, render_value, resolve, states_number, states_value
+from coworkenv.checks.text import number_is_bound, number_names_label
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
@@ -83,7 +84,7 @@ def _states(rule: ReplyStatesRule | TextRule, text: str, value: Any) -> bool:
         expected = float(value)
     except (TypeError, ValueError):
         return False
-    return states_number(text, expected, rule.number)
+    return states_number(text, expected, rule.number, number_is_bound(rule), number_names_label(rule))
 
 
 def answering_turn(spec: EnvSpec, rule: ReplyStatesRule | TextRule, value: Any) -> int | None:
