@@ -843,6 +843,78 @@ def test_a_host_without_root_hides_the_machines_proc_and_sys_in_its_user_namespa
     assert {"mountns", "proc-hidden"} <= set(layers), layers
 
 
+# The weakest tier a host without root can have: no user namespace (so no mount namespace, no empty /proc) and no
+# Landlock, the hook and seccomp alone. Its runs keep its uid, and were dumpable (its scratch watch reads their
+# descriptors): a run found a concurrent one by pid and read its /proc/<pid> links (`os.readlink`, `os.stat`: no audit
+# event), its scratch's path and the names of the files it held open. Two runs at once in such a host (uid 65534, the
+# layers switched off as the degraded tests do); the seeker looks for the holder's scratch and held file among the links
+# of every pid below its own (the host's own links, its run folders among them, stay readable: a known limit).
+CONCURRENT_HOST = """
+import json, os, sys, threading, types
+package = types.ModuleType("coworkenv")
+package.__path__ = [os.path.join(sys.argv[1], "coworkenv")]
+sys.modules["coworkenv"] = package
+try:
+    from coworkenv.sandbox import SandboxLimits, _execute
+except (ImportError, OSError) as exc:
+    print(json.dumps({"unloadable": repr(exc)}))
+    sys.exit(0)
+holder, seeker = json.loads(sys.stdin.read())
+off = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid", "landlock"})
+limits = SandboxLimits(cpu_seconds=2, wall_seconds=5)
+held = threading.Thread(target=_execute, args=(holder, "check", {}, limits, off))
+held.start()
+threading.Event().wait(0.4)
+outcome = _execute(seeker, "check", {}, limits, disable=off)
+held.join()
+print(json.dumps([outcome.result.error_kind, outcome.result.error, outcome.result.value, outcome.layers]))
+"""
+HELD_OPEN = """
+import time
+def check():
+    held = open("held-by-the-holder.txt", "w")
+    time.sleep(1.0)
+    held.close()
+    return 1
+"""
+LINKS_OF_OTHER_PROCESSES = """
+import os
+def check():
+    found, own = [], os.getcwd()
+    for pid in range(max(1, os.getpid() - 64), os.getpid()):
+        for name in ["cwd"] + [f"fd/{n}" for n in range(8)]:
+            try:
+                link = os.readlink(f"/proc/{pid}/{name}")
+            except OSError:
+                continue
+            if "held-by-the-holder" in link or (link.endswith("/work") and link != own):
+                found.append(f"/proc/{pid}/{name} -> {link}")
+    return found
+"""
+
+
+def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to stand for a host without root")
+    python = _interpreter_for_nobody()
+    if python is None:
+        pytest.skip("no interpreter of this Python version that uid 65534 can start")
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", CONCURRENT_HOST, str(REPO)],
+                         input=json.dumps([HELD_OPEN, LINKS_OF_OTHER_PROCESSES]), capture_output=True, text=True,
+                         timeout=120, cwd="/")
+    assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    if isinstance(answer, dict):
+        pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
+    kind, error, value, layers = answer
+    assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
+    # On main: the holder's cwd (its scratch), its held file and its channels, e.g.
+    # "/proc/4242/fd/5 -> /tmp/coworkenv-sandbox-.../work/held-by-the-holder.txt".
+    assert (kind, value) == (None, []), (kind, error, value)
+
+
 # Without a tmpfs the host measures the scratch every 0.1 s, and between two looks a run writes what its speed allows:
 # preallocated files of just under the file size limit, as fast as fallocate goes.
 FILL_THE_SCRATCH = """

@@ -44,9 +44,13 @@ SETUP_FAILED = "the setup failed before the code ran: "  # kept in step with cow
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 # The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
 # copies, so changing them afterwards changes nothing.
-# Modules whose mere import hands out raw memory, process or interpreter-internals access.
+# Modules whose mere import hands out raw memory, process or interpreter-internals access. The pure-Python
+# `multiprocessing` package is not one: `import multiprocessing` (for `cpu_count()`, the answer os.cpu_count gives)
+# was forbidden in every set with the hook and answered with the kernel layers alone; what it starts processes or
+# shares memory with stays refused where it lies (`_multiprocessing`'s semaphores, `_posixshmem`, `_posixsubprocess`,
+# `ctypes`, the `os.fork` event, seccomp's fork and exec).
 BLOCKED_MODULES = frozenset({
-    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
+    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
     "_xxtestfuzz", "cffi", "_cffi_backend", "_tkinter", "_posixshmem", "_curses", "_curses_panel",
 })
@@ -165,7 +169,11 @@ BLOCKED_COMMANDS = {"fcntl.fcntl": (5, 36, 8, 10, 15, 1024, 1026, 1035, 1036, 10
                     "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
-SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", *ZONEINFO_ROOTS)
+# glibc's C.UTF-8 locale (the locale the interpreter itself starts in, LC_CTYPE): `locale.setlocale(LC_ALL,
+# "C.UTF-8")` read its files natively where Landlock is missing and failed in every other set ("unsupported locale
+# setting"); readable now wherever the host has it (the folder's name in glibc 2.35+ and the distributions before).
+LOCALE_ROOTS = ("/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8")
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", *ZONEINFO_ROOTS, *LOCALE_ROOTS)
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
 # only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
 # lib64 folders only, never /usr/lib itself, whose other files (os-release, ...) are host data.
@@ -363,13 +371,6 @@ def isolate(
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             limits["max_processes"], own_uid="uid-drop" in layers)
-    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's root
-    # uid (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's
-    # /proc/<pid> links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit
-    # event), which an undumpable process keeps to holders of CAP_SYS_PTRACE: the root host (its scratch watch) only.
-    # A host without root keeps its children dumpable: its own watch reads their /proc/<pid>/fd.
-    if limits.get("core_helper") or host_is_root:
-        kernel["make_undumpable"](libc)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
     confine["disable_name_services"](libc)  # defence in depth: Landlock keeps those files unreadable anyway
@@ -378,6 +379,15 @@ def isolate(
     else:
         note(layers, missing, "landlock", confine["restrict_paths"](
             libc, (*lib_dirs, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
+    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's uid
+    # (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's /proc/<pid>
+    # links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit event),
+    # which an undumpable process keeps to holders of CAP_SYS_PTRACE. A host without root keeps its children
+    # dumpable (its scratch watch reads their /proc/<pid>/fd) only where another layer keeps other runs out of their
+    # /proc/<pid>: Landlock's ptrace rule or the run's own empty /proc. Where neither is, the watch misses files
+    # removed but held open (at most `file_size_bytes` each, on 64 descriptors), the smaller harm.
+    if limits.get("core_helper") or host_is_root or not {"landlock", "proc-hidden"} & set(layers):
+        kernel["make_undumpable"](libc)
     if "seccomp" in disabled:
         missing["seccomp"] = missing["libc-paths"] = SWITCHED_OFF
     else:

@@ -242,6 +242,11 @@ def _bind(
                             reason = None
                     except OSError:
                         pass
+            elif access == 2 and where in hidden_roots:
+                # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
+                # folder) list every folder of it, the host's installed packages among them: refused as an
+                # unreadable folder is (they skip it), unreported, as the minimal root shows it empty.
+                raise perm_error(13, "Permission denied", shown)
             elif not in_scratch and not readable:
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
