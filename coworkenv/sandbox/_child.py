@@ -441,6 +441,21 @@ def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
     return uname
 
 
+def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call` (os.chmod, os.utime) asking first whether its path exists. Where the run keeps the host's uid, seccomp
+    answers the mode and time changes 0 without running (the code owns the standard library's files then), a missing
+    path included: `Path.touch()` of a new file took its `os.utime` for a bump of an existing one and made nothing,
+    `os.chmod`, `os.utime` and `shutil.copymode` of a missing file raised nothing, in every set but the full one. A
+    descriptor is left to the call (it names an open file)."""
+    def checked(path: Any, *args: Any, dir_fd: int | None = None, follow_symlinks: bool = True, **kwargs: Any) -> Any:
+        if not isinstance(path, int):  # FileNotFoundError, NotADirectoryError...: what the call itself would raise
+            os.stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+        return call(path, *args, dir_fd=dir_fd, follow_symlinks=follow_symlinks, **kwargs)
+
+    checked.__name__, checked.__qualname__, checked.__doc__ = call.__name__, call.__qualname__, call.__doc__
+    return checked
+
+
 def frame_locals_write_through() -> bool:
     """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
     finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
@@ -625,8 +640,12 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
             job["host_pid"], last_channel)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
+        os.chmod, os.utime = path_checked_first(os.chmod), path_checked_first(os.utime)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        # No command search path: without one, shutil.which and os.get_exec_path fall back to /bin:/usr/bin, which
+        # named the host's programs (`os.access`: no audit event) where there is no minimal root, and none in it.
+        os.environ["PATH"] = ""
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         os.environ["LANGUAGE"] = GETTEXT_LANGUAGES
         os.environ["PYTHONTZPATH"] = os.pathsep.join(ZONEINFO_ROOTS)
