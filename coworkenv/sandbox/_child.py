@@ -442,15 +442,17 @@ def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
 
 
 def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
-    """`call` (os.chmod, os.utime) asking first whether its path exists. Where the run keeps the host's uid, seccomp
-    answers the mode and time changes 0 without running (the code owns the standard library's files then), a missing
-    path included: `Path.touch()` of a new file took its `os.utime` for a bump of an existing one and made nothing,
-    `os.chmod`, `os.utime` and `shutil.copymode` of a missing file raised nothing, in every set but the full one. A
-    descriptor is left to the call (it names an open file)."""
+    """`call` (os.chmod, os.utime), then whether its path exists. Where the run keeps the host's uid, seccomp answers
+    the mode and time changes 0 without running (the code owns the standard library's files then), a missing path
+    included: `Path.touch()` of a new file took its `os.utime` for a bump of an existing one and made nothing,
+    `os.chmod`, `os.utime` and `shutil.copymode` of a missing file raised nothing, in every set but the full one. The
+    call comes first, so the hook judges every path as before; a descriptor is left to the call (it names an open
+    file)."""
     def checked(path: Any, *args: Any, dir_fd: int | None = None, follow_symlinks: bool = True, **kwargs: Any) -> Any:
+        answer = call(path, *args, dir_fd=dir_fd, follow_symlinks=follow_symlinks, **kwargs)
         if not isinstance(path, int):  # FileNotFoundError, NotADirectoryError...: what the call itself would raise
             os.stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
-        return call(path, *args, dir_fd=dir_fd, follow_symlinks=follow_symlinks, **kwargs)
+        return answer
 
     checked.__name__, checked.__qualname__, checked.__doc__ = call.__name__, call.__qualname__, call.__doc__
     return checked
