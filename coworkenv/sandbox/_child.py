@@ -127,7 +127,7 @@ MODULE_SETTINGS: dict[str, dict[str, Any]] = {
 # `available_timezones` lists where the host has it: a refused read there, nothing in the minimal root).
 ZONEINFO_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 BLOCKED_EVENTS = frozenset({
-    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
+    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
     "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
     "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
