@@ -439,6 +439,7 @@ def check():
                              if signal.getsignal(s) == signal.SIG_IGN)
     ask("nice", lambda: os.getpriority(os.PRIO_PROCESS, 0))
     ask("cpus", lambda: sorted(os.sched_getaffinity(0)))
+    seen["cpu_count"] = os.cpu_count()
     ask("policy", lambda: os.sched_getscheduler(0))
     ioprio = libc.syscall(IOPRIO_GET[os.uname().machine], 1, 0)
     seen["ioprio"] = ioprio if ioprio >= 0 else None
@@ -494,7 +495,7 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
     and (through ru_maxrss, which exec carries over) its 400 MiB peak; and (sandbox25) its memory-deny-write-execute.
     A run now starts with the sandbox's own mask, default signals, the kernel's default slack and huge pages, an 8 MiB
     stack; it keeps the host's scheduling and memory-deny-write-execute (its choice is honoured) but cannot read
-    them."""
+    them; its own CPU set answers the sandbox's CPUs (thirty-third round)."""
     if os.geteuid() != 0:
         pytest.skip("the host script sets SCHED_BATCH and an I/O priority, which only root may on every machine")
     out = subprocess.run([sys.executable, "-c", SETTINGS_HOST], input=SETTINGS_PROBE, capture_output=True, text=True,
@@ -507,7 +508,9 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
         assert isinstance(seen, dict), (name, seen)
         assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
             0o022, [], None, 50_000, 0), (name, seen)
-        assert not {"nice", "cpus", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert not {"nice", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        # Its own CPU set is the sandbox's CPUs (os.cpu_count()'s, glibc's guess there), never the host's one CPU.
+        assert seen["cpus"] == list(range(seen["cpu_count"])) != host["cpus"], (name, seen)
         assert seen["mdwe"] is None, (name, seen)  # the host's, honoured and unread (host["mdwe"] is -1 before 6.3)
         assert seen["stack"][0] == min(8 * 2**20, seen["stack"][1]) != host["stack"], (name, seen)
         assert seen["release"] != host["release"], (name, seen)

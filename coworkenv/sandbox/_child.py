@@ -441,6 +441,21 @@ def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
     return uname
 
 
+def neutral_affinity(original: Callable[[int], Any]) -> Callable[[int], Any]:
+    """An `os.sched_getaffinity` that names no host CPU set: for the run itself (0 or its pid) the CPUs `os.cpu_count()`
+    answers in the sandbox (glibc's guess, 2, where /sys, /proc/stat and the call itself are out of reach), for any
+    other pid the refused call. seccomp refuses the call (ENOSYS: the host's CPU set, where it is pinned), so
+    `len(os.sched_getaffinity(0))`, the usual way to size a pool by the CPUs a process may use, raised OSError in every
+    set while `os.cpu_count()` answered."""
+    def sched_getaffinity(pid: int) -> set[int]:
+        if pid in (0, os.getpid()):
+            return set(range(os.cpu_count() or 1))
+        return original(pid)  # type: ignore[no-any-return]
+
+    sched_getaffinity.__doc__ = original.__doc__
+    return sched_getaffinity
+
+
 def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
     """`call` (os.chmod, os.utime), then whether its path exists. Where the run keeps the host's uid, seccomp answers
     the mode and time changes 0 without running (the code owns the standard library's files then), a missing path
@@ -643,6 +658,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             job["host_pid"], last_channel)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         os.chmod, os.utime = path_checked_first(os.chmod), path_checked_first(os.utime)
+        os.sched_getaffinity = posix.sched_getaffinity = neutral_affinity(posix.sched_getaffinity)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         # No command search path: without one, shutil.which and os.get_exec_path fall back to /bin:/usr/bin, which
