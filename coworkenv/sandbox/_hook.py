@@ -260,7 +260,7 @@ def _bind(
                 # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
                 # folder) list every folder of it, the host's installed packages among them: refused as an
                 # unreadable folder is (they skip it), unreported, as the minimal root shows it empty.
-                raise perm_error(13, "Permission denied", shown)
+                raise perm_error(13, "Permission denied", target)
             elif not in_scratch and not readable:
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
@@ -268,8 +268,8 @@ def _bind(
                 # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone (the event
                 # has no dir_fd). Asked without try/except: a signal handler's exception must never land in one.
                 reason = "opening directory " + shown
-        if reason is None and quiet:
-            raise perm_error(1, "Operation not permitted")
+        if reason is None and quiet:  # the kernel's own message: "[Errno 1] Operation not permitted: 'a' -> 'b'"
+            raise perm_error(1, "Operation not permitted", args[0], None, args[1])
         if reason is None:
             return
         try:
