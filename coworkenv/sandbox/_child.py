@@ -657,7 +657,12 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
             job["host_pid"], last_channel)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
-        os.chmod, os.utime = path_checked_first(os.chmod), path_checked_first(os.utime)
+        for name in ("chmod", "utime"):  # in the capability sets the originals are in (shutil.copystat looks there)
+            original, checked = getattr(os, name), path_checked_first(getattr(os, name))
+            for capable in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+                if original in capable:
+                    capable.add(checked)
+            setattr(os, name, checked)
         os.sched_getaffinity = posix.sched_getaffinity = neutral_affinity(posix.sched_getaffinity)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
