@@ -439,6 +439,7 @@ def check():
                              if signal.getsignal(s) == signal.SIG_IGN)
     ask("nice", lambda: os.getpriority(os.PRIO_PROCESS, 0))
     ask("cpus", lambda: sorted(os.sched_getaffinity(0)))
+    seen["cpu_count"] = os.cpu_count()
     ask("policy", lambda: os.sched_getscheduler(0))
     ioprio = libc.syscall(IOPRIO_GET[os.uname().machine], 1, 0)
     seen["ioprio"] = ioprio if ioprio >= 0 else None
@@ -494,7 +495,7 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
     and (through ru_maxrss, which exec carries over) its 400 MiB peak; and (sandbox25) its memory-deny-write-execute.
     A run now starts with the sandbox's own mask, default signals, the kernel's default slack and huge pages, an 8 MiB
     stack; it keeps the host's scheduling and memory-deny-write-execute (its choice is honoured) but cannot read
-    them."""
+    them; its own CPU set answers the sandbox's CPUs (thirty-third round)."""
     if os.geteuid() != 0:
         pytest.skip("the host script sets SCHED_BATCH and an I/O priority, which only root may on every machine")
     out = subprocess.run([sys.executable, "-c", SETTINGS_HOST], input=SETTINGS_PROBE, capture_output=True, text=True,
@@ -507,7 +508,9 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
         assert isinstance(seen, dict), (name, seen)
         assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
             0o022, [], None, 50_000, 0), (name, seen)
-        assert not {"nice", "cpus", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert not {"nice", "policy", "maxrss_kib"} & set(seen), (name, seen)
+        # Its own CPU set is the sandbox's CPUs (os.cpu_count()'s, glibc's guess there), never the host's one CPU.
+        assert seen["cpus"] == list(range(seen["cpu_count"])) != host["cpus"], (name, seen)
         assert seen["mdwe"] is None, (name, seen)  # the host's, honoured and unread (host["mdwe"] is -1 before 6.3)
         assert seen["stack"][0] == min(8 * 2**20, seen["stack"][1]) != host["stack"], (name, seen)
         assert seen["release"] != host["release"], (name, seen)
@@ -841,6 +844,78 @@ def test_a_host_without_root_hides_the_machines_proc_and_sys_in_its_user_namespa
     # On main: escaped, e.g. 116 processes on the machine, the host's descriptors and threads, the channels' inodes.
     assert (kind, value) == (None, 1), (kind, error, value)
     assert {"mountns", "proc-hidden"} <= set(layers), layers
+
+
+# The weakest tier a host without root can have: no user namespace (so no mount namespace, no empty /proc) and no
+# Landlock, the hook and seccomp alone. Its runs keep its uid, and were dumpable (its scratch watch reads their
+# descriptors): a run found a concurrent one by pid and read its /proc/<pid> links (`os.readlink`, `os.stat`: no audit
+# event), its scratch's path and the names of the files it held open. Two runs at once in such a host (uid 65534, the
+# layers switched off as the degraded tests do); the seeker looks for the holder's scratch and held file among the links
+# of every pid below its own (the host's own links, its run folders among them, stay readable: a known limit).
+CONCURRENT_HOST = """
+import json, os, sys, threading, types
+package = types.ModuleType("coworkenv")
+package.__path__ = [os.path.join(sys.argv[1], "coworkenv")]
+sys.modules["coworkenv"] = package
+try:
+    from coworkenv.sandbox import SandboxLimits, _execute
+except (ImportError, OSError) as exc:
+    print(json.dumps({"unloadable": repr(exc)}))
+    sys.exit(0)
+holder, seeker = json.loads(sys.stdin.read())
+off = frozenset({"netns", "timens", "pidns", "mountns", "cgroup", "uid", "landlock"})
+limits = SandboxLimits(cpu_seconds=2, wall_seconds=5)
+held = threading.Thread(target=_execute, args=(holder, "check", {}, limits, off))
+held.start()
+threading.Event().wait(0.4)
+outcome = _execute(seeker, "check", {}, limits, disable=off)
+held.join()
+print(json.dumps([outcome.result.error_kind, outcome.result.error, outcome.result.value, outcome.layers]))
+"""
+HELD_OPEN = """
+import time
+def check():
+    held = open("held-by-the-holder.txt", "w")
+    time.sleep(1.0)
+    held.close()
+    return 1
+"""
+LINKS_OF_OTHER_PROCESSES = """
+import os
+def check():
+    found, own = [], os.getcwd()
+    for pid in range(max(1, os.getpid() - 64), os.getpid()):
+        for name in ["cwd"] + [f"fd/{n}" for n in range(8)]:
+            try:
+                link = os.readlink(f"/proc/{pid}/{name}")
+            except OSError:
+                continue
+            if "held-by-the-holder" in link or (link.endswith("/work") and link != own):
+                found.append(f"/proc/{pid}/{name} -> {link}")
+    return found
+"""
+
+
+def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to stand for a host without root")
+    python = _interpreter_for_nobody()
+    if python is None:
+        pytest.skip("no interpreter of this Python version that uid 65534 can start")
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", CONCURRENT_HOST, str(REPO)],
+                         input=json.dumps([HELD_OPEN, LINKS_OF_OTHER_PROCESSES]), capture_output=True, text=True,
+                         timeout=120, cwd="/")
+    assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    if isinstance(answer, dict):
+        pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
+    kind, error, value, layers = answer
+    assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
+    # On main: the holder's cwd (its scratch), its held file and its channels, e.g.
+    # "/proc/4242/fd/5 -> /tmp/coworkenv-sandbox-.../work/held-by-the-holder.txt".
+    assert (kind, value) == (None, []), (kind, error, value)
 
 
 # Without a tmpfs the host measures the scratch every 0.1 s, and between two looks a run writes what its speed allows:

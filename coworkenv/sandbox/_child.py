@@ -44,9 +44,13 @@ SETUP_FAILED = "the setup failed before the code ran: "  # kept in step with cow
 SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which does not warn about these
 # The audit hook's policy. These globals stay reachable through sys.modules["__main__"]; the hook keeps frozen
 # copies, so changing them afterwards changes nothing.
-# Modules whose mere import hands out raw memory, process or interpreter-internals access.
+# Modules whose mere import hands out raw memory, process or interpreter-internals access. The pure-Python
+# `multiprocessing` package is not one: `import multiprocessing` (for `cpu_count()`, the answer os.cpu_count gives)
+# was forbidden in every set with the hook and answered with the kernel layers alone; what it starts processes or
+# shares memory with stays refused where it lies (`_multiprocessing`'s semaphores, `_posixshmem`, `_posixsubprocess`,
+# `ctypes`, the `os.fork` event, seccomp's fork and exec).
 BLOCKED_MODULES = frozenset({
-    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing", "pty",
+    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
     "_xxtestfuzz", "cffi", "_cffi_backend", "_tkinter", "_posixshmem", "_curses", "_curses_panel",
 })
@@ -123,7 +127,7 @@ MODULE_SETTINGS: dict[str, dict[str, Any]] = {
 # `available_timezones` lists where the host has it: a refused read there, nothing in the minimal root).
 ZONEINFO_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
 BLOCKED_EVENTS = frozenset({
-    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.symlink", "os.link", "os.killpg",
+    "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
     "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
     "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
@@ -165,7 +169,11 @@ BLOCKED_COMMANDS = {"fcntl.fcntl": (5, 36, 8, 10, 15, 1024, 1026, 1035, 1036, 10
                     "fcntl.ioctl": (*range(0x8900, 0x8C00), 0x80111500, 0x80811501)}
 # Never /etc/localtime: the host's time zone is its configuration (where it stands), and a check's local time must not
 # depend on the machine it runs on. The code's local time is UTC (LOCAL_ZONE).
-SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", *ZONEINFO_ROOTS)
+# glibc's C.UTF-8 locale (the locale the interpreter itself starts in, LC_CTYPE): `locale.setlocale(LC_ALL,
+# "C.UTF-8")` read its files natively where Landlock is missing and failed in every other set ("unsupported locale
+# setting"); readable now wherever the host has it (the folder's name in glibc 2.35+ and the distributions before).
+LOCALE_ROOTS = ("/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8")
+SYSTEM_READ_ROOTS = ("/dev/null", "/dev/zero", "/dev/urandom", *ZONEINFO_ROOTS, *LOCALE_ROOTS)
 # Shared libraries that extension modules link against (libz, libffi, libssl...): readable, never listable, and
 # only by the dynamic loader in practice (the audit hook refuses Python-level reads there). The multiarch and
 # lib64 folders only, never /usr/lib itself, whose other files (os-release, ...) are host data.
@@ -363,13 +371,6 @@ def isolate(
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             limits["max_processes"], own_uid="uid-drop" in layers)
-    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's root
-    # uid (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's
-    # /proc/<pid> links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit
-    # event), which an undumpable process keeps to holders of CAP_SYS_PTRACE: the root host (its scratch watch) only.
-    # A host without root keeps its children dumpable: its own watch reads their /proc/<pid>/fd.
-    if limits.get("core_helper") or host_is_root:
-        kernel["make_undumpable"](libc)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
     confine["disable_name_services"](libc)  # defence in depth: Landlock keeps those files unreadable anyway
@@ -378,6 +379,15 @@ def isolate(
     else:
         note(layers, missing, "landlock", confine["restrict_paths"](
             libc, (*lib_dirs, *SYSTEM_READ_ROOTS), library_roots(), scratch, tcp="netns" in layers))
+    # RLIMIT_CORE binds core files only: a core_pattern helper gets every crash. And where runs keep the host's uid
+    # (no per-run uid; its drop made this process undumpable already), a concurrent run read this one's /proc/<pid>
+    # links without Landlock (`os.readlink` of its cwd and descriptors, `os.stat` through them: no audit event),
+    # which an undumpable process keeps to holders of CAP_SYS_PTRACE. A host without root keeps its children
+    # dumpable (its scratch watch reads their /proc/<pid>/fd) only where another layer keeps other runs out of their
+    # /proc/<pid>: Landlock's ptrace rule or the run's own empty /proc. Where neither is, the watch misses files
+    # removed but held open (at most `file_size_bytes` each, on 64 descriptors), the smaller harm.
+    if limits.get("core_helper") or host_is_root or not {"landlock", "proc-hidden"} & set(layers):
+        kernel["make_undumpable"](libc)
     if "seccomp" in disabled:
         missing["seccomp"] = missing["libc-paths"] = SWITCHED_OFF
     else:
@@ -429,6 +439,38 @@ def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
         return answer
 
     return uname
+
+
+def neutral_affinity(original: Callable[[int], Any]) -> Callable[[int], Any]:
+    """An `os.sched_getaffinity` that names no host CPU set: for the run itself (0 or its pid) the CPUs `os.cpu_count()`
+    answers in the sandbox (glibc's guess, 2, where /sys, /proc/stat and the call itself are out of reach), for any
+    other pid the refused call. seccomp refuses the call (ENOSYS: the host's CPU set, where it is pinned), so
+    `len(os.sched_getaffinity(0))`, the usual way to size a pool by the CPUs a process may use, raised OSError in every
+    set while `os.cpu_count()` answered."""
+    def sched_getaffinity(pid: int) -> set[int]:
+        if pid in (0, os.getpid()):
+            return set(range(os.cpu_count() or 1))
+        return original(pid)  # type: ignore[no-any-return]
+
+    sched_getaffinity.__doc__ = original.__doc__
+    return sched_getaffinity
+
+
+def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call` (os.chmod, os.utime), then whether its path exists. Where the run keeps the host's uid, seccomp answers
+    the mode and time changes 0 without running (the code owns the standard library's files then), a missing path
+    included: `Path.touch()` of a new file took its `os.utime` for a bump of an existing one and made nothing,
+    `os.chmod`, `os.utime` and `shutil.copymode` of a missing file raised nothing, in every set but the full one. The
+    call comes first, so the hook judges every path as before; a descriptor is left to the call (it names an open
+    file)."""
+    def checked(path: Any, *args: Any, dir_fd: int | None = None, follow_symlinks: bool = True, **kwargs: Any) -> Any:
+        answer = call(path, *args, dir_fd=dir_fd, follow_symlinks=follow_symlinks, **kwargs)
+        if not isinstance(path, int):  # FileNotFoundError, NotADirectoryError...: what the call itself would raise
+            os.stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+        return answer
+
+    checked.__name__, checked.__qualname__, checked.__doc__ = call.__name__, call.__qualname__, call.__doc__
+    return checked
 
 
 def frame_locals_write_through() -> bool:
@@ -615,8 +657,18 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
             job["host_pid"], last_channel)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
+        for name in ("chmod", "utime"):  # in the capability sets the originals are in (shutil.copystat looks there)
+            original, checked = getattr(os, name), path_checked_first(getattr(os, name))
+            for capable in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+                if original in capable:
+                    capable.add(checked)
+            setattr(os, name, checked)
+        os.sched_getaffinity = posix.sched_getaffinity = neutral_affinity(posix.sched_getaffinity)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        # No command search path: without one, shutil.which and os.get_exec_path fall back to /bin:/usr/bin, which
+        # named the host's programs (`os.access`: no audit event) where there is no minimal root, and none in it.
+        os.environ["PATH"] = ""
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         os.environ["LANGUAGE"] = GETTEXT_LANGUAGES
         os.environ["PYTHONTZPATH"] = os.pathsep.join(ZONEINFO_ROOTS)

@@ -113,7 +113,9 @@ def _bind(
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
         reason = None
-        targets: tuple[Any, ...] = ()  # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc, refuse directories)
+        quiet = False  # refused as the kernel refuses it, unreported (a link within the scratch)
+        # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc / 5 link, refuse directories)
+        targets: tuple[Any, ...] = ()
         if event == "open":
             if len_(args) == 3 and type_(args[0]) is not int_t:
                 if type_(args[2]) is not int_t:
@@ -152,6 +154,16 @@ def _bind(
                          "made from source text only)"
         elif event in blocked_events or startswith(event, blocked_prefixes):
             reason = event
+        elif event == "os.link" or event == "os.symlink":
+            # seccomp refuses every link (EPERM), and the standard library falls back on that PermissionError
+            # (mailbox's Maildir.add and dot-locking rename instead): within the scratch, refused as the kernel
+            # refuses it, unreported; a link naming a host path (a symlink's target too) or a directory descriptor is
+            # reported.
+            if len_(args) < 2 or len_([fd for fd in args[2:] if fd is not None and not (
+                    type_(fd) is int_t and fd == -1)]):
+                reason = event + " relative to a directory descriptor"
+            else:
+                targets, quiet = ((args[0], 5, False), (args[1], 5, False)), True
         elif event in write_names:
             for name, paths, dir_fds in write_events:
                 if name != event:
@@ -225,7 +237,9 @@ def _bind(
             # Under a read root, but not the stdlib's: the host's installed packages (site-packages)
             readable = not (where in hidden_roots or startswith(where, hidden_prefixes)) and (
                 where in read_roots or startswith(where, read_prefixes))
-            if access == 1 and not in_scratch:
+            if access == 5 and not in_scratch:
+                reason = event + " naming " + shown + " outside the scratch directory"
+            elif access == 1 and not in_scratch:
                 reason = "writing " + shown + " outside the scratch directory"
             elif access == 3 and (in_scratch or not readable):
                 reason = "loading native code from " + shown + " outside the standard library"
@@ -242,6 +256,11 @@ def _bind(
                             reason = None
                     except OSError:
                         pass
+            elif access == 2 and where in hidden_roots:
+                # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
+                # folder) list every folder of it, the host's installed packages among them: refused as an
+                # unreadable folder is (they skip it), unreported, as the minimal root shows it empty.
+                raise perm_error(13, "Permission denied", target)
             elif not in_scratch and not readable:
                 verb = "listing " if access == 2 else "reading "
                 reason = verb + shown + " outside the scratch directory and the standard library"
@@ -249,6 +268,8 @@ def _bind(
                 # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone (the event
                 # has no dir_fd). Asked without try/except: a signal handler's exception must never land in one.
                 reason = "opening directory " + shown
+        if reason is None and quiet:  # the kernel's own message: "[Errno 1] Operation not permitted: 'a' -> 'b'"
+            raise perm_error(1, "Operation not permitted", args[0], None, args[1])
         if reason is None:
             return
         try:

@@ -1,10 +1,14 @@
-# expect: forbidden
+# expect: ok
+# value: 1
 # ruff: noqa: SIM105, SIM115
 # The base interpreter's site-packages lies inside its standard library's folder, a read root in every set, though
 # the child (`-I -S`) never imports from it: listing it named the third-party packages the host installed there (224
 # entries on the test machine: IPython, numpy, requests, a `.pth` file of the machine's own set-up), and their files
 # (their code, metadata, any configuration or cache a package keeps beside itself) were read, in every set. Neither
-# may succeed (the same for `dist-packages`, a Debian interpreter's).
+# may succeed (the same for `dist-packages`, a Debian interpreter's). Since the thirty-third round the listing of the
+# folder itself is refused as an unreadable folder is (PermissionError, unreported: the standard library's own walkers,
+# `pkgutil.iter_modules` and `os.walk` of its folder, meet it and skip it), so the outcome is `ok` with nothing read;
+# reading a file inside it stays refused and reported.
 import os
 
 
