@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import compileall
 import signal
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +47,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     order = xdist_schedule.order_longest_first([item.nodeid for item in items], xdist_schedule.load_durations())
     items[:] = [items[i] for i in order]
+
+
+# PyTorch in a test process computes on one thread. Its default, a thread per core, gains nothing on the suite's tiny
+# models (hidden size 32) and costs a great deal where the cores are shared: every operator's parallel region waits at
+# a barrier for a thread the scheduler has put aside, so a test that trains 150 steps spent most of its time waiting
+# (`make test` runs one process more than the cores; measured in docs/testing.md: tests/test_copy_model.py 863 s on
+# the default against 60 s on one thread, the same results). Set before each test: torch is imported when a test file
+# is collected, and a test that wants more threads sets them itself. Child processes are not touched.
+_TORCH_THREADS = 1
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != _TORCH_THREADS:
+        torch.set_num_threads(_TORCH_THREADS)
 
 
 # Signal state a test may not leave behind. A disposition set to SIG_IGN, or a blocked mask, is inherited by every
