@@ -384,23 +384,45 @@ def test_a_fixture_record_that_does_not_fit_the_app_is_named(tmp_path: Path, fix
         assert report.status == "skipped" and says in report.notes[0], report.notes
 
 
+def test_every_list_answers_with_its_total_as_the_services_do(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services answer every list `{"<records>": [...], "total": len(...)}` (the records listed, after
+    # `max_results`): each imported list shows the count beside its records, an empty one 0
+    lists = 0
+    for spec in imported["specs"].values():
+        for decl in spec.tool_decls:
+            shape = decl.bind.result
+            if shape.wrap is None or shape.wrap == "history":  # a job's history: its total is the whole history's
+                continue
+            assert shape.count == "total", decl.name
+            lists += 1
+    assert lists >= 15
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    every = _call(env, "todo_list_tasks", status="all")
+    assert list(every) == ["tasks", "total"] and every["total"] == len(every["tasks"]) > 0
+    mail = Env(imported["specs"]["CE01_draft_invoice_reply"])
+    mail.reset()
+    listed = _call(mail, "gmail_list_messages", max_results=1)
+    assert listed["total"] == len(listed["messages"]) == 1
+
+
 def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_do(imported: dict[str, Any]) -> None:
     # Claw-Eval's services compare a status filter's text: a value outside the vocabulary lists no record (a 200
     # with an empty list there), where the app's op would refuse it
     todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     todo.reset()
-    assert _call(todo, "todo_list_tasks", status="blocked") == {"tasks": []} and todo.audit[-1].ok
+    assert _call(todo, "todo_list_tasks", status="blocked") == {"tasks": [], "total": 0} and todo.audit[-1].ok
     assert len(_call(todo, "todo_list_tasks", status="pending")["tasks"]) == 3  # a known value still filters
     tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
     tickets.reset()
-    assert _call(tickets, "helpdesk_list_tickets", status="waiting on customer") == {"tickets": []}
+    assert _call(tickets, "helpdesk_list_tickets", status="waiting on customer") == {"tickets": [], "total": 0}
     jobs = Env(imported["specs"]["CE13_failing_job_triage"])
     jobs.reset()
-    assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": []}
+    assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": [], "total": 0}
     # the text exactly, as the service compares it: a word the app folds into one it holds, or another case, lists
     # none (T147's `error`: the service lists no job; the import listed the failed ones)
     for word in ("error", "failure", "Failed", "never"):
-        assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": []}, word
+        assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": [], "total": 0}, word
     assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
     # a to-do status no stage is is kept as written, as the service stores it; the filter then finds it by that word
     _call(todo, "todo_update_task", task_id="td-12", status="whenever")
@@ -782,8 +804,10 @@ def test_created_events_and_user_events_run_as_claw_evals_calendar_does(tmp_path
     assert ban.safety and ban.rule.kind == "forbidden"
     env = Env(spec)
     env.reset()
-    mine = _call(env, "calendar_get_user_events", user="Ben", date="2026-03-10")["events"]
+    answer = _call(env, "calendar_get_user_events", user="Ben", date="2026-03-10")
+    mine = answer["events"]
     assert [e["event_id"] for e in mine] == ["ev-1", "ev-2"]  # "Ben" inside "Ben Ott"; ev-2 starts 14:00 UTC
+    assert list(answer) == ["events", "total", "user"] and (answer["total"], answer["user"]) == (2, "Ben")  # as there
     made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T13:00:00",
                  end_time="2026-03-10T14:00:00", attendees=["Ben", "Noor Haddad"])
     assert (made["status"], made["event_id"], made["start_time"], made["attendees"]) == (
@@ -841,7 +865,9 @@ def test_the_mock_web_searches_its_entries_fetches_its_pages_and_records_notific
     assert {"fixture fixtures/web/search.json -> web", "fixture fixtures/web/pages.json -> web"} <= set(report.notes)
     env = Env(load_spec(tmp_path / "out" / "X7.json"))
     env.reset()
-    found = _call(env, "web_search", query="pay outage")["results"]
+    answer = _call(env, "web_search", query="pay outage")
+    assert list(answer) == ["results", "total", "query"] and (answer["total"], answer["query"]) == (2, "pay outage")
+    found = answer["results"]
     assert [r["url"] for r in found] == ["https://status.pay.test/inc-1", "https://blog.pay.test/notice"]
     assert found[0]["snippet"] == "Payments failing in APAC"
     page = _call(env, "web_fetch", url="https://status.pay.test/inc-1")

@@ -86,6 +86,22 @@ class TaskImport:
         return asdict(self)
 
 
+def absent_files(task_dir: Path, task: ClawTask) -> list[str]:
+    """The files the task names (`sandbox_files`, `prompt.attachments`: relative to its folder, where Claw-Eval
+    copies them from) that the checkout does not hold, each as named with where it was looked for: the public
+    repository holds a task's task.yaml and grader.py only (T097's `fixtures/docs/GPT4.pdf`, the videos of M015...)."""
+    root = task_dir.resolve()
+    out = []
+    for kind, names in (("sandbox_files", task.sandbox_files), ("prompt.attachments", task.prompt.attachments)):
+        for name in names:
+            path = (root / name).resolve()
+            if not path.is_relative_to(root):
+                out.append(f"{name} ({kind}: outside the task folder)")
+            elif not path.is_file():
+                out.append(f"{name} ({kind})")
+    return out
+
+
 def import_task(task_dir: Path, error_rate: float | None = None,
                 judge: bool = False) -> tuple[EnvSpec | None, TaskImport]:
     """One task as an EnvSpec (None when skipped) and the report of what was left out.
@@ -103,6 +119,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
 
     if task.prompt.attachments:
         leave("prompt.attachments", "multimodal input (files shown to the model)")
+    absent = absent_files(task_dir, task)
+    if absent:
+        notes.append(f"files the task names are absent from the checkout: {', '.join(absent)} (in the task folder {task_dir.name}/); "
+                     "Claw-Eval run from this checkout lacks them too (a service reading one answers 404 File not "
+                     "found): put them there to give the task its input")
     if task.user_agent.get("enabled"):
         leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
     if not task.tools:

@@ -26,7 +26,7 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
     fold_into="notes"), {
     "finance_list_transactions": ToolMap("finance_list_transactions", {
         "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
-        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions")),
+        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total")),
     "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
                                        result=_TRANSACTION),
     "finance_submit_report": ToolMap("finance_submit_report", {
@@ -51,7 +51,7 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
     fold_into="notes"), {
     "config_list_integrations": ToolMap("config_list_integrations", {"status": _rename("status")},
                                         result=ResultShape(fields={k: v for k, v in _INTEGRATION.fields.items()
-                                                                   if k != "notes"}, wrap="integrations")),
+                                                                   if k != "notes"}, wrap="integrations", count="total")),
     "config_get_integration": ToolMap("config_get_integration", {"integration_id": _rename("integration_id")},
                                       result=_INTEGRATION),
     "config_update_integration": ToolMap("config_update_integration", {
@@ -127,7 +127,7 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         "status": _rename("last_status", values=RUN_STATUS_FILTER, closed=True),
         "enabled": _rename("enabled"),
         "tag": _rename("tag")}, defaults={"limit": 200},
-        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs")),
+        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs", count="total")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB),
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
                                      result=_RUNS),
@@ -154,11 +154,11 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "category": text_of("category"), "published_at": text_of("published_at"), "summary": text_of("summary"),
         "content": text_of("content"), "word_count": number_of("word_count"),
         "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
-    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds", count="total")),
     # the service keeps its fixture's order and takes the first `max_results` of it
     "rss_list_articles": ToolMap("news_list_articles", {
         "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
-        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles", count="total")),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
         **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
     "rss_publish": ToolMap("news_publish", {

@@ -30,7 +30,8 @@ TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "investigating": 
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images): no OCR service of Claw-Eval's own", "caption": "multimodal input (images, video)",
-    "documents": "multimodal input (documents as images)",
+    "documents": "PDF text extraction (Claw-Eval's documents service parses the PDF the agent names, with pypdf, "
+                 "under DOCUMENTS_BASE_DIR; only .pdf files, 400 for others): no adapter, coworkenv reads no PDF",
 }
 
 
@@ -98,7 +99,7 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
 
 
 _MESSAGE_SUMMARY = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "subject": "subject",
-                                       "date": "sent_at", "is_read": "read"}, wrap="messages")
+                                       "date": "sent_at", "is_read": "read"}, wrap="messages", count="total")
 _MESSAGE = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "cc": "cc", "subject": "subject",
                                "body": "body", "date": "sent_at", "is_read": "read"})
 _COMPOSE = {"to": _rename("to", "split"), "cc": _rename("cc", "split"), "subject": _rename("subject"),
@@ -108,7 +109,7 @@ _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description"
                               "status": "status", "priority": "priority", "tags": "labels",
                               "reporter": "reporter", "created_at": "created_at"})
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
-                                      "priority": "priority"}, wrap="tickets")
+                                      "priority": "priority"}, wrap="tickets", count="total")
 ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
                   "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 # The services keep a priority as any text; the apps hold closed sets of words. A word of the service's own tasks is
@@ -168,7 +169,7 @@ ADAPTERS.update({
         "contacts_search": ToolMap("contacts_search", {
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts", "in_name": True},  # the service matches the query within names only
-            result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
+            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
@@ -189,7 +190,7 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {
             "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
             "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200},
-                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
+                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
@@ -209,7 +210,7 @@ ADAPTERS.update({
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles")),
+                                       "last_updated": "updated_at"}, wrap="articles", count="total")),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
         "kb_update_article": ToolMap("kb_update_article", {
             "article_id": _rename("article_id"), "content": _rename("body")},
@@ -224,7 +225,7 @@ ADAPTERS.update({
         "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": ArgBinding(to=None)},
                               defaults={"stored_order": True},
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
-                                                         "created_at": "updated_at"}, wrap="notes")),
+                                                         "created_at": "updated_at"}, wrap="notes", count="total")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
@@ -287,7 +288,7 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # the service lists the events starting in [date, date + days), not those overlapping it
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end"),),
-        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total")),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
@@ -300,7 +301,8 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
         result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
-                                        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+                                        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
+                                                           echo={"user": "user"})),
 })
 
 
@@ -326,7 +328,7 @@ def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
 # notifications (recorded).
 ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETCH_FIXTURES"), _web_records, {
     "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
-                          result=ResultShape(wrap="results")),
+                          result=ResultShape(wrap="results", count="total", echo={"query": "query"})),
     "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
         "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
         optional=["error"])),  # as the service: a failing fetch says why in `error`, one that answers has none
@@ -381,7 +383,7 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", values={**TODO_STAGE, "all": None},
                                                                      closed=True, unmapped_to="status_word")},
                                defaults={"include_done": True, "limit": 200},
-                               result=ResultShape(fields=_TODO.fields, wrap="tasks")),
+                               result=ResultShape(fields=_TODO.fields, wrap="tasks", count="total")),
     "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
@@ -411,7 +413,7 @@ _PRODUCT = ResultShape(fields={
     "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
     "lead_time_days": "lead_time_days", "notes": "notes"})
 _LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
-                         result=ResultShape(fields=_PRODUCT.fields, wrap="products"))
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"))
 _GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT)
 # A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
 # `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
