@@ -99,16 +99,20 @@ class ResultShape(_Wire):
                     "beside the wrapped result, after `count`, as a service's answer repeats its request "
                     "({\"results\": [...], \"total\": 3, \"query\": \"outage\"}); needs `wrap`")] = {}
 
+    beside: Annotated[dict[str, Any], Field(
+        description="Fixed fields shown before the wrapped result, beside it: a service's write answering "
+                    "{\"status\": \"updated\", \"task\": {...}} (`const` goes inside the wrap); needs `wrap`")] = {}
+
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
-        if (self.count is not None or self.echo) and self.wrap is None:
-            raise ValueError("`count` and `echo` are shown beside the wrapped result: give `wrap` too")
+        if (self.count is not None or self.echo or self.beside) and self.wrap is None:
+            raise ValueError("`count`, `echo` and `beside` are shown beside the wrapped result: give `wrap` too")
         return self
 
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
-        for name in ("const", "optional", "count", "echo"):
+        for name in ("const", "optional", "count", "echo", "beside"):
             if not getattr(self, name):
                 data.pop(name, None)
         return data
@@ -335,8 +339,8 @@ def value_key(value: Any) -> str:
 
 
 def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None) -> Any:
-    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it, with its count and
-    the call's `arguments` the shape echoes beside it."""
+    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it, beside the fixed
+    fields before it and its count and the call's `arguments` the shape echoes after it."""
     shaped = result
     if shape.fields:
         shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
@@ -350,7 +354,7 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
         shaped = {**shaped, **shape.const}
     if not shape.wrap:
         return shaped
-    wrapped = {shape.wrap: shaped}
+    wrapped = {**shape.beside, shape.wrap: shaped}
     if shape.count is not None:
         wrapped[shape.count] = len(shaped) if isinstance(shaped, list) else 0 if shaped is None else 1
     for name, argument in shape.echo.items():

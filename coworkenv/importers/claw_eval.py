@@ -87,17 +87,15 @@ class TaskImport:
 
 
 def absent_files(task_dir: Path, task: ClawTask) -> list[str]:
-    """The files the task names (`sandbox_files`, `prompt.attachments`: relative to its folder, where Claw-Eval
-    copies them from) that the checkout does not hold, each as named with where it was looked for: the public
-    repository holds a task's task.yaml and grader.py only (T097's `fixtures/docs/GPT4.pdf`, the videos of M015...)."""
-    root = task_dir.resolve()
+    """The files the task names (`sandbox_files`, `prompt.attachments`) that the checkout does not hold, each as
+    named with its kind: looked for under the task folder (where Claw-Eval's runner copies them from) and under
+    the checkout's root (some tasks name `tasks/<other task>/fixtures/...`). The public repository holds a task's
+    task.yaml and grader.py only: T097's `fixtures/docs/GPT4.pdf`, the OfficeQA bulletins, the videos of M015..."""
+    roots = [task_dir.resolve(), task_dir.resolve().parent.parent]
     out = []
     for kind, names in (("sandbox_files", task.sandbox_files), ("prompt.attachments", task.prompt.attachments)):
         for name in names:
-            path = (root / name).resolve()
-            if not path.is_relative_to(root):
-                out.append(f"{name} ({kind}: outside the task folder)")
-            elif not path.is_file():
+            if not any((root / name).resolve().is_relative_to(root) and (root / name).is_file() for root in roots):
                 out.append(f"{name} ({kind})")
     return out
 
@@ -121,9 +119,10 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         leave("prompt.attachments", "multimodal input (files shown to the model)")
     absent = absent_files(task_dir, task)
     if absent:
-        notes.append(f"files the task names are absent from the checkout: {', '.join(absent)} (in the task folder {task_dir.name}/); "
-                     "Claw-Eval run from this checkout lacks them too (a service reading one answers 404 File not "
-                     "found): put them there to give the task its input")
+        notes.append(f"files the task names are absent from the checkout: {', '.join(absent)}, looked for under the "
+                     f"task folder {task_dir.name}/ and the checkout's root; a run of Claw-Eval from this checkout "
+                     "lacks them too (its documents service answers 404 File not found): put them in the task folder "
+                     "to give the task its input")
     if task.user_agent.get("enabled"):
         leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
     if not task.tools:

@@ -9,6 +9,7 @@ from typing import Any
 from coworkenv.bindings import ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, as_text, tags_of, text_of
 from coworkenv.world import format_time, parse_time
 
@@ -56,7 +57,7 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
                                       result=_INTEGRATION),
     "config_update_integration": ToolMap("config_update_integration", {
         "integration_id": _rename("integration_id"), "status": _rename("status"), "notes": _rename("notes")},
-        result=ResultShape(fields={"integration_id": "id", "status": "status", "notes": "notes"})),
+        result=_written(_INTEGRATION, "integration", "updated")),
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
@@ -134,11 +135,12 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
         "enabled": _rename("enabled"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_JOB),  # the service keeps any cron text and duplicate names
+        # the service keeps any cron text and duplicate names
+        defaults={"as_written": True}, result=_written(_JOB, "job", "created")),
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_JOB),
+        defaults={"as_written": True}, result=_written(_JOB, "job", "updated")),
     "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
                                     result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
 })

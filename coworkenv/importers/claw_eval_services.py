@@ -16,6 +16,7 @@ from typing import Any
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_ocr import BY_COMMAND
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
@@ -141,9 +142,9 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         "helpdesk_get_ticket": ToolMap("tickets_get", {"ticket_id": _rename("ticket_id")}, result=_TICKET),
         "helpdesk_update_ticket": ToolMap("tickets_update", {
             "ticket_id": _rename("ticket_id"), "priority": _PRIORITY_ARG, "status": _STATUS_ARG,
-            "assignee": _rename("assignee")}, result=_TICKET),
+            "assignee": _rename("assignee")}, result=_written(_TICKET, "ticket", "updated")),
         "helpdesk_close_ticket": ToolMap("tickets_update", {"ticket_id": _rename("ticket_id")},
-                                         defaults={"status": "closed"}, result=_TICKET),
+                                         defaults={"status": "closed"}, result=_written(_TICKET, "ticket", "closed")),
     }),
 }
 
@@ -174,8 +175,8 @@ ADAPTERS.update({
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
             defaults={"unchecked_id": True},  # the service records a message to any id
-            result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
-                                       "timestamp": "record.at"})),
+            result=ResultShape(fields={"contact_id": "record.contact", "message": "record.body",
+                                       "timestamp": "record.at"}, wrap="record", beside={"status": "sent"})),
     }, tag="contacts"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
     # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
@@ -194,8 +195,9 @@ ADAPTERS.update({
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
-            result=ResultShape(fields={"status": "status", "title": "report.title", "customer_ids": "report.contacts",
-                                       "summary": "report.summary", "timestamp": "report.at"})),
+            result=ResultShape(fields={"title": "report.title", "customer_ids": "report.contacts",
+                                       "summary": "report.summary", "timestamp": "report.at"}, wrap="report",
+                               beside={"status": "exported"})),
     }, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
@@ -229,8 +231,9 @@ ADAPTERS.update({
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
-                               result=ResultShape(fields={"status": "status", "note_id": "record.note",
-                                                          "recipients": "record.recipients", "timestamp": "record.at"})),
+                               result=ResultShape(fields={"note_id": "record.note", "recipients": "record.recipients",
+                                                          "timestamp": "record.at"}, wrap="record",
+                                                  beside={"status": "shared"})),
     }),
 })
 
@@ -242,6 +245,8 @@ def _utc(name: str) -> Derived:
 _EVENT = ResultShape(fields={"event_id": "shown_id", "title": "title", "start_time": "start", "end_time": "end",
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
                              "description": "description", "status": "status"})
+# an event written (created, deleted): the op's `event`, without its status (the answer's status is the write's)
+_EVENT_WRITTEN = ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items() if k != "status"})
 def _fixture_time(value: Any) -> datetime | None:
     """A fixture time as Claw-Eval's services read it (`fromisoformat`, `Z` as UTC); None when it reads as none
     or as a time without an offset (the services cannot compare it with their clock)."""
@@ -293,13 +298,12 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
-                                     defaults={"remove": True}, result=ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items()
-                                                                if k != "status"}, const={"status": "deleted"})),
+                                     defaults={"remove": True}, result=_written(_EVENT_WRITTEN, "event", "deleted")),
     "calendar_create_event": ToolMap("calendar_add_event", {
         "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
         "attendees": _rename("attendees"), "location": _rename("location")},
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
-        result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
+        result=_written(_EVENT_WRITTEN, "event", "created")),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
                                                            echo={"user": "user"})),
@@ -388,11 +392,12 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
         "status": _rename("stage", values=TODO_STAGE, unmapped_to="status_word"), "tags": _rename("tags")},
-        result=_TODO),
+        result=_written(_TODO, "task", "updated")),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
         "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
-        defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True}, result=_TODO),
+        defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
+        result=_written(_TODO, "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
 })
