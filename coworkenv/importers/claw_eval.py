@@ -237,7 +237,9 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 _report_unheld(adapter, adapter.records, data, notes, leave)
     inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]
     if inbox:
-        user_email = max({m["to"][0] for m in inbox}, key=lambda a: sum(m["to"][0] == a for m in inbox))
+        # ties go to the first in the fixture's order (over a set they went by the run's string hashes: T159/T160's
+        # user was all-staff@ or support@ from one import to the next)
+        user_email = max(dict.fromkeys(m["to"][0] for m in inbox), key=lambda a: sum(m["to"][0] == a for m in inbox))
     apps["directory"] = {"people": [{"id": USER_ID, "name": "User", "email": user_email, "team": "t-user",
                                      "role": "Employee"}],
                          "teams": [{"id": "t-user", "name": "Team", "lead": USER_ID}]}
