@@ -23,6 +23,7 @@ from pydantic import (
     ValidationError,
     create_model,
     model_serializer,
+    model_validator,
 )
 
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
@@ -90,11 +91,28 @@ class ResultShape(_Wire):
     optional: Annotated[list[str], Field(
         description="Output fields left out where the op's result has no value for them (an `error` that only a "
                     "failing answer carries), instead of shown as null")] = []
+    count: Annotated[str | None, Field(
+        description="Beside the wrapped list, this field holds how many items it has (a service's `total`: "
+                    "{\"events\": [...], \"total\": 2}); needs `wrap`")] = None
+    echo: Annotated[dict[str, str], Field(
+        description="Output field -> declared argument: the call's value of it (as given, else its default) shown "
+                    "beside the wrapped result, after `count`, as a service's answer repeats its request "
+                    "({\"results\": [...], \"total\": 3, \"query\": \"outage\"}); needs `wrap`")] = {}
+
+    beside: Annotated[dict[str, Any], Field(
+        description="Fixed fields shown before the wrapped result, beside it: a service's write answering "
+                    "{\"status\": \"updated\", \"task\": {...}} (`const` goes inside the wrap); needs `wrap`")] = {}
+
+    @model_validator(mode="after")
+    def _beside_a_wrap(self) -> ResultShape:
+        if (self.count is not None or self.echo or self.beside) and self.wrap is None:
+            raise ValueError("`count`, `echo` and `beside` are shown beside the wrapped result: give `wrap` too")
+        return self
 
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)  # shapes without fixed or optional fields dump as before (spec ids)
-        for name in ("const", "optional"):
+        data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
+        for name in ("const", "optional", "count", "echo", "beside"):
             if not getattr(self, name):
                 data.pop(name, None)
         return data
@@ -214,7 +232,7 @@ class DeclaredTool(ToolDef):
                             f"{'(not in the schema, but taken)' if set(missing) & set(self.decl.bind.undeclared) else ''}"
                             .rstrip())
         if matches_nothing(self.decl.bind, kwargs):
-            return shape_result(self.decl.bind.result, [])
+            return shape_result(self.decl.bind.result, [], kwargs)
         op_args = bind_arguments(self.decl.bind, kwargs)
         try:
             validated = self.bound.validate(op_args)
@@ -223,7 +241,7 @@ class DeclaredTool(ToolDef):
         shape = self.decl.bind.result
         # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
         result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
-        return shape_result(shape, result)
+        return shape_result(shape, result, kwargs)
 
 
 @cache
@@ -320,8 +338,9 @@ def value_key(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def shape_result(shape: ResultShape, result: Any) -> Any:
-    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it."""
+def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None) -> Any:
+    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it, beside the fixed
+    fields before it and its count and the call's `arguments` the shape echoes after it."""
     shaped = result
     if shape.fields:
         shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
@@ -333,7 +352,14 @@ def shape_result(shape: ResultShape, result: Any) -> Any:
                         item.pop(name, None)
     if shape.const and isinstance(shaped, dict):
         shaped = {**shaped, **shape.const}
-    return {shape.wrap: shaped} if shape.wrap else shaped
+    if not shape.wrap:
+        return shaped
+    wrapped = {**shape.beside, shape.wrap: shaped}
+    if shape.count is not None:
+        wrapped[shape.count] = len(shaped) if isinstance(shaped, list) else 0 if shaped is None else 1
+    for name, argument in shape.echo.items():
+        wrapped[name] = (arguments or {}).get(argument)
+    return wrapped
 
 
 def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:

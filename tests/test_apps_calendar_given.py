@@ -3,7 +3,7 @@ events on a day, found by name inside attendee entries."""
 
 from __future__ import annotations
 
-from tests.test_apps_productivity import _box, _error, _ok
+from tests.test_apps_productivity import _box, _error, _ok, _served
 
 EVENTS = {"calendar": {"events": [
     {"id": "evt_001", "title": "Standup", "start": "2026-03-02T09:00:00Z", "end": "2026-03-02T09:30:00Z",
@@ -71,7 +71,8 @@ def test_a_listing_by_start_holds_the_events_starting_in_the_window_not_those_ru
     box = _box(**EVENTS)
     day = {"start": "2026-03-03T00:00:00Z", "end": "2026-03-04T00:00:00Z"}
     assert [e["id"] for e in _ok(box, "calendar_list_events", **day)] == ["evt_002", "evt_004"]
-    assert [e["id"] for e in _ok(box, "calendar_list_events", **day, starting=True)] == ["evt_004"]
-    assert [e["id"] for e in _ok(box, "calendar_list_events", start="2026-03-02T00:00:00Z",
+    served = _served(box)  # `starting`, a service argument (set by the Claw-Eval import's binding)
+    assert [e["id"] for e in _ok(served, "calendar_list_events", **day, starting=True)] == ["evt_004"]
+    assert [e["id"] for e in _ok(served, "calendar_list_events", start="2026-03-02T00:00:00Z",
                                  end="2026-03-03T00:00:00Z", starting=True, person="ana@x.test")] == [
         "evt_001", "evt_002"]  # a person's events too; a cancelled one never

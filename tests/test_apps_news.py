@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_apps_productivity import _box, _error, _ok
+from tests.test_apps_productivity import _box, _error, _ok, _served
 
 ARTICLES = {"news": {"articles": [
     {"id": "a2", "title": "B", "source": "Wire", "category": "tech", "content": "full text b"},
@@ -20,9 +20,11 @@ def test_feeds_count_articles_per_source_and_category_filters_are_exact() -> Non
     assert [a["id"] for a in _ok(box, "news_list_articles", source="Wire")] == ["a2", "a3"]
     assert [a["id"] for a in _ok(box, "news_list_articles", limit=1)] == ["a1"]
     assert "content" not in _ok(box, "news_list_articles")[0]
-    # in the order the feed holds them: a limit keeps the first held (an imported service's list, T154)
-    assert [a["id"] for a in _ok(box, "news_list_articles", stored_order=True)] == ["a2", "a1", "a3"]
-    assert [a["id"] for a in _ok(box, "news_list_articles", limit=1, stored_order=True)] == ["a2"]
+    # in the order the feed holds them: a limit keeps the first held (an imported service's list, T154; a service
+    # argument, which only a declared tool's op takes: tests/test_service_args.py)
+    served = _served(box)
+    assert [a["id"] for a in _ok(served, "news_list_articles", stored_order=True)] == ["a2", "a1", "a3"]
+    assert [a["id"] for a in _ok(served, "news_list_articles", limit=1, stored_order=True)] == ["a2"]
     assert _ok(box, "news_get_article", article_id="a2")["content"] == "full text b"
     assert "a9" in _error(box, "news_get_article", article_id="a9")
 

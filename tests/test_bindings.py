@@ -150,3 +150,15 @@ def test_fixed_result_fields_join_the_shaped_result() -> None:
     (message,) = env.step(Action.call("gmail_send_message", args)).messages
     assert orjson.loads(message["content"]) == {"message_id": "msg-1", "status": "sent"}
     assert '"const"' not in load_example(EXAMPLE).to_json()
+
+
+def test_a_wrapped_list_shows_its_count_and_the_arguments_it_echoes() -> None:
+    from coworkenv.bindings import ResultShape, shape_result
+
+    shape = ResultShape(fields={"id": "id"}, wrap="results", count="total", echo={"query": "q"})
+    assert shape_result(shape, [{"id": "a", "x": 1}, {"id": "b"}], {"q": "pay"}) == {
+        "results": [{"id": "a"}, {"id": "b"}], "total": 2, "query": "pay"}
+    assert shape_result(shape, [], {}) == {"results": [], "total": 0, "query": None}
+    assert ResultShape(wrap="results").model_dump() == {"fields": {}, "wrap": "results"}  # unset: dumped as before
+    with pytest.raises(ValueError, match="give `wrap` too"):
+        ResultShape(count="total")

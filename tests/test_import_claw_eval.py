@@ -187,6 +187,16 @@ def _call(env: Env, name: str, **arguments: Any) -> Any:
     return orjson.loads(messages[-1]["content"])
 
 
+def _written(env: Env, name: str, **arguments: Any) -> Any:
+    """A write's record, as Claw-Eval's services answer it (`{"status": "updated", "task": {...}}`), with the
+    answer's status where the record has none; an answer of another shape (an error) as it is."""
+    answer = _call(env, name, **arguments)
+    if not (isinstance(answer, dict) and list(answer)[:1] == ["status"] and len(answer) == 2):
+        return answer
+    record = answer[list(answer)[1]]
+    return record if "status" in record else {"status": answer["status"], **record}
+
+
 def test_two_services_share_an_app_without_seeing_each_others_records(imported: dict[str, Any]) -> None:
     spec = imported["specs"]["CE06_renewal_contact_brief"]  # crm customers and contacts both live in `contacts`
     env = Env(spec)
@@ -285,7 +295,7 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     assert day[0]["description"] == "recurring: True"
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10", days=2)["events"]] == [
         "ev-1", "ev-2", "ev-3"]
-    deleted = _call(env, "calendar_delete_event", event_id="ev-2")
+    deleted = _written(env, "calendar_delete_event", event_id="ev-2")
     assert (deleted["status"], deleted["event_id"], deleted["start_time"]) == ("deleted", "ev-2", "2026-03-10T22:00:00Z")
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
 
@@ -295,13 +305,13 @@ def test_a_deleted_event_is_gone_as_claw_evals_calendar_removes_it(imported: dic
     # create is numbered from the events left (`evt_{len + 1}`), here the deleted event's own id
     env = Env(imported["specs"]["CE08_cancel_called_off_demo"])
     env.reset()
-    assert _call(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
+    assert _written(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
     for tool in ("calendar_get_event", "calendar_delete_event"):
         assert "no event with id 'ev-3'" in _call(env, tool, event_id="ev-3")["error"]
     env = Env(imported["specs"]["CE15_book_free_slot"])
     env.reset()
-    assert _call(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
-    made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
+    assert _written(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
+    made = _written(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
                  end_time="2026-03-10T15:30:00Z")
     assert (made["status"], made["event_id"]) == ("created", "evt_004")
 
@@ -312,15 +322,15 @@ def test_an_event_id_the_calendar_hands_out_again_is_shown_twice_and_reaches_the
     # id, and the service then lists two events under it (a get or delete reaches the first)
     env = Env(imported["specs"]["CE15_book_free_slot"])
     env.reset()
-    _call(env, "calendar_delete_event", event_id="evt_002")
-    made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
+    _written(env, "calendar_delete_event", event_id="evt_002")
+    made = _written(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
                  end_time="2026-03-10T15:30:00Z")
     assert made["event_id"] == "evt_004"
     listed = _call(env, "calendar_list_events", date="2026-03-10", days=1)["events"]
     assert [e["title"] for e in listed if e["event_id"] == "evt_004"] == ["Sync", "Vendor call"]  # by start
-    assert _call(env, "calendar_delete_event", event_id="evt_004")["title"] == "Vendor call"  # the first held
-    assert "no event with id 'evt_005'" in _call(env, "calendar_delete_event", event_id="evt_005")["error"]
-    assert _call(env, "calendar_delete_event", event_id="evt_004")["title"] == "Sync"  # then the one left
+    assert _written(env, "calendar_delete_event", event_id="evt_004")["title"] == "Vendor call"  # the first held
+    assert "no event with id 'evt_005'" in _written(env, "calendar_delete_event", event_id="evt_005")["error"]
+    assert _written(env, "calendar_delete_event", event_id="evt_004")["title"] == "Sync"  # then the one left
 
 
 def test_mail_is_moved_to_a_day_before_the_clock_the_calendar_sets(imported: dict[str, Any]) -> None:
@@ -384,26 +394,48 @@ def test_a_fixture_record_that_does_not_fit_the_app_is_named(tmp_path: Path, fix
         assert report.status == "skipped" and says in report.notes[0], report.notes
 
 
+def test_every_list_answers_with_its_total_as_the_services_do(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services answer every list `{"<records>": [...], "total": len(...)}` (the records listed, after
+    # `max_results`): each imported list shows the count beside its records, an empty one 0
+    lists = 0
+    for spec in imported["specs"].values():
+        for decl in spec.tool_decls:
+            shape = decl.bind.result
+            if shape.wrap is None or shape.wrap == "history" or shape.beside:  # a write's record; a job's history
+                continue  # (its total is the whole history's)
+            assert shape.count == "total", decl.name
+            lists += 1
+    assert lists >= 15
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    every = _call(env, "todo_list_tasks", status="all")
+    assert list(every) == ["tasks", "total"] and every["total"] == len(every["tasks"]) > 0
+    mail = Env(imported["specs"]["CE01_draft_invoice_reply"])
+    mail.reset()
+    listed = _call(mail, "gmail_list_messages", max_results=1)
+    assert listed["total"] == len(listed["messages"]) == 1
+
+
 def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_do(imported: dict[str, Any]) -> None:
     # Claw-Eval's services compare a status filter's text: a value outside the vocabulary lists no record (a 200
     # with an empty list there), where the app's op would refuse it
     todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     todo.reset()
-    assert _call(todo, "todo_list_tasks", status="blocked") == {"tasks": []} and todo.audit[-1].ok
+    assert _call(todo, "todo_list_tasks", status="blocked") == {"tasks": [], "total": 0} and todo.audit[-1].ok
     assert len(_call(todo, "todo_list_tasks", status="pending")["tasks"]) == 3  # a known value still filters
     tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
     tickets.reset()
-    assert _call(tickets, "helpdesk_list_tickets", status="waiting on customer") == {"tickets": []}
+    assert _call(tickets, "helpdesk_list_tickets", status="waiting on customer") == {"tickets": [], "total": 0}
     jobs = Env(imported["specs"]["CE13_failing_job_triage"])
     jobs.reset()
-    assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": []}
+    assert _call(jobs, "scheduler_list_jobs", status="running") == {"jobs": [], "total": 0}
     # the text exactly, as the service compares it: a word the app folds into one it holds, or another case, lists
     # none (T147's `error`: the service lists no job; the import listed the failed ones)
     for word in ("error", "failure", "Failed", "never"):
-        assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": []}, word
+        assert _call(jobs, "scheduler_list_jobs", status=word) == {"jobs": [], "total": 0}, word
     assert len(_call(jobs, "scheduler_list_jobs", status="")["jobs"]) == 2  # an empty status does not filter there
     # a to-do status no stage is is kept as written, as the service stores it; the filter then finds it by that word
-    _call(todo, "todo_update_task", task_id="td-12", status="whenever")
+    _written(todo, "todo_update_task", task_id="td-12", status="whenever")
     assert todo.audit[-1].ok and [t["task_id"] for t in _call(todo, "todo_list_tasks", status="whenever")["tasks"]] == [
         "td-12"]
 
@@ -414,17 +446,17 @@ def test_a_priority_no_app_word_names_is_accepted_and_ignored_as_the_services_ke
     # sets, so such a text is dropped and the rest of the write goes through, where the whole call was refused
     todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     todo.reset()
-    kept = _call(todo, "todo_update_task", task_id="td-12", priority="whenever", tags=["x"])
+    kept = _written(todo, "todo_update_task", task_id="td-12", priority="whenever", tags=["x"])
     assert (kept["priority"], kept["tags"]) == ("medium", ["x"]) and todo.audit[-1].ok  # the priority as it was
-    assert _call(todo, "todo_update_task", task_id="td-12", priority="Urgent")["priority"] == "high"  # a word mapped
-    made = _call(todo, "todo_create_task", title="Call the landlord", priority="")
+    assert _written(todo, "todo_update_task", task_id="td-12", priority="Urgent")["priority"] == "high"  # a word mapped
+    made = _written(todo, "todo_create_task", title="Call the landlord", priority="")
     assert (made["task_id"], made["priority"]) == ("todo_006", "medium")  # the service's default
     assert "todo_006" in [t["task_id"] for t in _call(todo, "todo_list_tasks", status="pending")["tasks"]]
     tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
     tickets.reset()
     before = _call(tickets, "helpdesk_get_ticket", ticket_id="TK-501")["priority"]
-    assert _call(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == before
-    assert _call(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "p2"
+    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == before
+    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "p2"
 
 
 def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filters(tmp_path: Path) -> None:
@@ -487,14 +519,14 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     # the service compares the status: pending lists the tasks not started, in_progress those started
     assert ids("pending") == ["td-14", "td-11", "td-12"] and ids("in_progress") == ["td-13"]
     assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19T00:00:00Z"  # a date alone
-    updated = _call(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
+    updated = _written(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
     assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
     assert ids("completed") == ["td-15", "td-12"]
-    made = _call(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
+    made = _written(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
     assert (made["due_date"], made["priority"], made["done"]) == ("2026-03-03T00:00:00Z", "low", False)
     assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
     # the service keeps any title as written, empty or blank too: created, listed, read back as given
-    blank = [_call(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
+    blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
     assert [_call(env, "todo_get_task", task_id=i)["title"] for i in blank] == ["", "  ", " Pay rent "]
     assert set(blank) <= set(ids("pending"))
     assert _call(env, "todo_delete_task", task_id="td-13") == {"task_id": "td-13", "deleted": True}
@@ -509,16 +541,16 @@ def test_a_todo_status_word_no_stage_is_kept_as_written_and_listed_by_that_word_
     env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     env.reset()
     ids = lambda status: [t["task_id"] for t in _call(env, "todo_list_tasks", status=status)["tasks"]]  # noqa: E731
-    blocked = _call(env, "todo_update_task", task_id="td-12", status="blocked", priority="low")
+    blocked = _written(env, "todo_update_task", task_id="td-12", status="blocked", priority="low")
     assert (blocked["status"], blocked["done"], blocked["priority"]) == ("blocked", False, "low")
     assert ids("blocked") == ["td-12"] and "td-12" in ids("all") and "td-12" not in ids("pending")
     assert _call(env, "todo_get_task", task_id="td-12")["status"] == "blocked"
-    _call(env, "todo_update_task", task_id="td-11", status="done")  # not the service's `completed`: its own word
+    _written(env, "todo_update_task", task_id="td-11", status="done")  # not the service's `completed`: its own word
     assert ids("done") == ["td-11"] and ids("completed") == ["td-15"]
     assert ids("Pending") == ids("Blocked") == []  # compared as written, letter case too
     assert ids("pending") == ["td-14"]
     back = _call(env, "todo_update_task", task_id="td-12", status="pending")  # a stage again replaces the word
-    assert "status" not in back and ids("pending") == ["td-14", "td-12"] and ids("blocked") == []
+    assert back["status"] == "updated" and "status" not in back["task"] and ids("pending") == ["td-14", "td-12"] and ids("blocked") == []
 
 
 def test_a_todo_id_the_service_hands_out_again_is_shown_twice_and_reaches_the_first_task(
@@ -528,13 +560,13 @@ def test_a_todo_id_the_service_hands_out_again_is_shown_twice_and_reaches_the_fi
     env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     env.reset()
     ids = lambda: sorted(t["task_id"] for t in _call(env, "todo_list_tasks", status="all")["tasks"])  # noqa: E731
-    made = [_call(env, "todo_create_task", title=t)["task_id"] for t in ("A", "B")]
+    made = [_written(env, "todo_create_task", title=t)["task_id"] for t in ("A", "B")]
     assert made == ["todo_006", "todo_007"]
     _call(env, "todo_delete_task", task_id="td-13")
-    again = _call(env, "todo_create_task", title="C")
+    again = _written(env, "todo_create_task", title="C")
     assert again["task_id"] == "todo_007" and ids() == ["td-11", "td-12", "td-14", "td-15", "todo_006", "todo_007",
                                                          "todo_007"]
-    assert _call(env, "todo_update_task", task_id="todo_007", priority="high")["title"] == "B"  # the first held
+    assert _written(env, "todo_update_task", task_id="todo_007", priority="high")["title"] == "B"  # the first held
     assert _call(env, "todo_delete_task", task_id="todo_007")["task_id"] == "todo_007"
     assert _call(env, "todo_get_task", task_id="todo_007")["title"] == "C"  # then the one left
     hidden = env.step(Action.call("todo_update_task", {"task_id": "todo_008", "priority": "low"}))
@@ -602,7 +634,7 @@ def test_config_integrations_list_without_notes_get_in_full_and_notifications_ar
     smsly = _call(env, "config_get_integration", integration_id="int-2")
     assert (smsly["error_rate"], smsly["monthly_calls"]) == (0.18, 8000)
     assert smsly["notes"] == "endpoint: https://api.smsly.test/v2\nerror_message: timeouts from the EU region"
-    updated = _call(env, "config_update_integration", integration_id="int-3", status="disabled")
+    updated = _written(env, "config_update_integration", integration_id="int-3", status="disabled")
     assert updated["status"] == "disabled"
     assert _call(env, "config_get_integration", integration_id="int-3")["notes"] == "credentials_expired: True"
     sent = _call(env, "config_send_notification", to="lead@acme.test", subject="Audit", body="Smsly degraded")
@@ -630,10 +662,10 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
     assert [r["at"] for r in backup["execution_history"]] == ["2026-02-28T18:00:00Z", "2026-02-27T18:00:00Z"]
     report = _call(env, "scheduler_get_job", job_id="JOB-002")
     assert report["notes"] == "depends_on: JOB-001\nfailure_count: 3"  # no field for them: lines of notes
-    paused = _call(env, "scheduler_update_job", job_id="JOB-002", enabled=False, cron_expression="0 7 * * *")
+    paused = _written(env, "scheduler_update_job", job_id="JOB-002", enabled=False, cron_expression="0 7 * * *")
     assert (paused["enabled"], paused["cron_expression"]) == (False, "0 7 * * *")
     # the service keeps any cron text, unchecked (the app refused it)
-    assert _call(env, "scheduler_update_job", job_id="JOB-002", cron_expression="nightly")["cron_expression"] == "nightly"
+    assert _written(env, "scheduler_update_job", job_id="JOB-002", cron_expression="nightly")["cron_expression"] == "nightly"
     assert _call(env, "scheduler_list_jobs", enabled=False)["jobs"][0]["job_id"] == "JOB-002"
     assert _call(env, "scheduler_delete_job", job_id="JOB-002")["deleted"] is True
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs")["jobs"]] == ["JOB-001"]
@@ -689,10 +721,10 @@ def test_a_message_to_a_contact_is_recorded_and_a_ban_on_it_zeroes_the_score(tmp
     env = Env(spec)
     env.reset()
     contact = _call(env, "contacts_search", query="")["contacts"][0]["contact_id"]
-    sent = _call(env, "contacts_send_message", contact_id=contact, message="Renewal call on Monday?")
+    sent = _written(env, "contacts_send_message", contact_id=contact, message="Renewal call on Monday?")
     assert (sent["status"], sent["contact_id"], sent["message"]) == ("sent", contact, "Renewal call on Monday?")
     # the service records a message to any id, one no contact has too (its graders see it sent)
-    stray = _call(env, "contacts_send_message", contact_id="C-404", message="Hello?")
+    stray = _written(env, "contacts_send_message", contact_id="C-404", message="Hello?")
     assert (stray["status"], stray["contact_id"]) == ("sent", "C-404")
     message, _ = env.state.table("contacts", "messages")
     # a draft with no recipient yet is saved, as the service saves it (sending it is refused)
@@ -720,9 +752,9 @@ def test_a_shared_note_is_recorded_with_its_recipients_as_given(tmp_path: Path) 
     env = Env(load_spec(tmp_path / "out" / "X5.json"))
     env.reset()
     note = _call(env, "notes_list")["notes"][0]["note_id"]
-    shared = _call(env, "notes_share", note_id=note, recipients=["Li Ming", "ops@acme.test"])
+    shared = _written(env, "notes_share", note_id=note, recipients=["Li Ming", "ops@acme.test"])
     assert (shared["status"], shared["note_id"], shared["recipients"]) == ("shared", note, ["Li Ming", "ops@acme.test"])
-    stray = _call(env, "notes_share", note_id="N-404", recipients=["ops@acme.test"])  # any id, as the service
+    stray = _written(env, "notes_share", note_id="N-404", recipients=["ops@acme.test"])  # any id, as the service
     assert (stray["status"], stray["note_id"]) == ("shared", "N-404")
     share, _ = env.state.table("notes", "shares")
     assert (share.note, share.recipients) == (note, ["Li Ming", "ops@acme.test"])
@@ -743,7 +775,7 @@ def test_a_crm_report_export_is_recorded_as_given(tmp_path: Path) -> None:
     env = Env(load_spec(tmp_path / "out" / "X6.json"))
     env.reset()
     customer = _call(env, "crm_list_customers")["customers"][0]["customer_id"]
-    out = _call(env, "crm_export_report", title="VIP", customer_ids=[customer], summary="Renewals due")
+    out = _written(env, "crm_export_report", title="VIP", customer_ids=[customer], summary="Renewals due")
     assert (out["status"], out["customer_ids"], out["summary"]) == ("exported", [customer], "Renewals due")
     (exported,) = env.state.table("contacts", "reports")
     assert (exported.title, exported.contacts) == ("VIP", [customer])
@@ -782,16 +814,18 @@ def test_created_events_and_user_events_run_as_claw_evals_calendar_does(tmp_path
     assert ban.safety and ban.rule.kind == "forbidden"
     env = Env(spec)
     env.reset()
-    mine = _call(env, "calendar_get_user_events", user="Ben", date="2026-03-10")["events"]
+    answer = _call(env, "calendar_get_user_events", user="Ben", date="2026-03-10")
+    mine = answer["events"]
     assert [e["event_id"] for e in mine] == ["ev-1", "ev-2"]  # "Ben" inside "Ben Ott"; ev-2 starts 14:00 UTC
-    made = _call(env, "calendar_create_event", title="Sync", start_time="2026-03-10T13:00:00",
+    assert list(answer) == ["events", "total", "user"] and (answer["total"], answer["user"]) == (2, "Ben")  # as there
+    made = _written(env, "calendar_create_event", title="Sync", start_time="2026-03-10T13:00:00",
                  end_time="2026-03-10T14:00:00", attendees=["Ben", "Noor Haddad"])
     assert (made["status"], made["event_id"], made["start_time"], made["attendees"]) == (
         "created", "evt_005", "2026-03-10T13:00:00", ["Ben", "Noor Haddad"])
     # Claw-Eval's service keeps a time without a zone as text, and then no listing can compare it
     env.step(Action.call("calendar_list_events", {"date": "2026-03-10"}))
     assert env.audit[-1].error and "evt_005" in env.audit[-1].error
-    _call(env, "calendar_delete_event", event_id="evt_005")
+    _written(env, "calendar_delete_event", event_id="evt_005")
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1", "ev-2"]
     assert env.score().score == 0.0  # the banned create zeroes the score
 
@@ -841,7 +875,9 @@ def test_the_mock_web_searches_its_entries_fetches_its_pages_and_records_notific
     assert {"fixture fixtures/web/search.json -> web", "fixture fixtures/web/pages.json -> web"} <= set(report.notes)
     env = Env(load_spec(tmp_path / "out" / "X7.json"))
     env.reset()
-    found = _call(env, "web_search", query="pay outage")["results"]
+    answer = _call(env, "web_search", query="pay outage")
+    assert list(answer) == ["results", "total", "query"] and (answer["total"], answer["query"]) == (2, "pay outage")
+    found = answer["results"]
     assert [r["url"] for r in found] == ["https://status.pay.test/inc-1", "https://blog.pay.test/notice"]
     assert found[0]["snippet"] == "Payments failing in APAC"
     page = _call(env, "web_fetch", url="https://status.pay.test/inc-1")
@@ -868,3 +904,62 @@ def test_times_in_task_yaml_stay_times_not_base_60_numbers(tmp_path: Path) -> No
     text = (task / "task.yaml").read_text()
     (task / "task.yaml").write_text(text.replace("keywords: [Kestrel, standup]", "keywords: [Kestrel, 14:30, 2]"))
     assert load_task(task).scoring_components[-1].check.keywords == ["Kestrel", "14:30", "2"]
+
+
+def test_a_task_whose_files_are_absent_says_which_and_its_pdf_service_says_what_it_needs(tmp_path: Path) -> None:
+    # The public checkout holds a task's task.yaml and grader.py only: T097/T098 name a PDF for Claw-Eval's documents
+    # service (which parses it with pypdf) that is not there; the report says so, and what the service is
+    task = tmp_path / "tasks" / "X9"
+    (task / "fixtures").mkdir(parents=True)
+    (task / "fixtures" / "here.txt").write_text("held")
+    (task / "task.yaml").write_text(yaml.safe_dump({
+        "task_id": "X9", "prompt": {"text": "Read fixtures/docs/a.pdf and explain it."},
+        "services": [{"name": "documents", "command": "python mock_services/documents/server.py",
+                      "env": {"DOCUMENTS_BASE_DIR": "tasks/X9"}}],
+        "tools": [{"name": "documents_extract_text", "description": "Extract text from a PDF", "input_schema": {
+            "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+        "sandbox_files": ["fixtures/docs/a.pdf", "fixtures/here.txt", "tasks/X9/fixtures/here.txt"],
+        "scoring_components": [{"name": "read", "weight": 1.0, "check": {
+            "type": "tool_called", "tool_name": "documents_extract_text"}}]}))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "skipped"
+    service = next(x for x in report.left_out if x["what"] == "services.documents")
+    assert "PDF" in service["why"] and "images" not in service["why"]
+    (absent,) = [n for n in report.notes if n.startswith("files the task names are absent")]
+    assert "fixtures/docs/a.pdf (sandbox_files)" in absent and "here.txt" not in absent  # held: under the task, the root
+
+
+def test_a_write_answers_its_status_and_the_record_under_its_name_as_the_services_do(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services answer a write `{"status": "updated", "task": {...}}` (created, closed, deleted, sent...);
+    # the import answered the record's fields alone
+    todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    todo.reset()
+    updated = _call(todo, "todo_update_task", task_id="td-12", priority="high")
+    assert list(updated) == ["status", "task"] and updated["status"] == "updated"
+    assert (updated["task"]["task_id"], updated["task"]["priority"]) == ("td-12", "high")
+    made = _call(todo, "todo_create_task", title="Call the landlord")
+    assert list(made) == ["status", "task"] and (made["status"], made["task"]["title"]) == ("created",
+                                                                                            "Call the landlord")
+    tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    tickets.reset()
+    ticket = "TK-502"
+    closed = _call(tickets, "helpdesk_close_ticket", ticket_id=ticket, resolution="duplicate")
+    assert list(closed) == ["status", "ticket"] and closed["status"] == "closed"
+    assert (closed["ticket"]["ticket_id"], closed["ticket"]["status"]) == (ticket, "closed")
+
+
+def test_the_user_is_the_first_of_the_inboxs_most_common_recipients_on_every_import(tmp_path: Path) -> None:
+    # a tie between recipients went by the run's string hashes (a set): T159/T160's user changed between imports
+    task = tmp_path / "tasks" / "X10"
+    shutil.copytree(TASKS / "CE01_draft_invoice_reply", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X10"
+    data["services"][0]["env"]["GMAIL_FIXTURES"] = "tasks/X10/fixtures/gmail/inbox.json"
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    inbox = orjson.loads((task / "fixtures" / "gmail" / "inbox.json").read_bytes())
+    messages = inbox if isinstance(inbox, list) else inbox["messages"]
+    names = [f"z{n}@x.test" for n in range(12)]  # many tied names: a set's order is seldom the fixture's
+    fixture = [{**messages[0], "message_id": f"m-{n}", "to": name} for n, name in enumerate(names)]
+    (task / "fixtures" / "gmail" / "inbox.json").write_bytes(orjson.dumps(fixture))
+    import_checkout(tmp_path, tmp_path / "out")
+    assert load_spec(tmp_path / "out" / "X10.json").world.apps.directory.people[0].email == "z0@x.test"

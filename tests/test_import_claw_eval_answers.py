@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from coworkenv import Env
-from coworkenv.apps import APPS, TOOLS, WorldApps
+from coworkenv.apps import APPS, SERVICE_TOOLS, TOOLS, WorldApps
 from coworkenv.bindings import Binding, bind_arguments
 from coworkenv.env import Action
 from coworkenv.importers import import_checkout
@@ -111,7 +111,8 @@ def _mail_box() -> ToolBox:
                  "subject": f"s{n}", "body": "", "sent_at": at} for n, at in enumerate(
         ["2026-02-20T09:00:00Z", "2026-03-01T09:00:00Z", "2026-02-10T09:00:00Z", "2026-02-28T09:00:00Z"])]
     state = WorldApps.model_validate({"mail": {"messages": messages}})
-    return ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), TOOLS, TOOLS)
+    served = {**TOOLS, **SERVICE_TOOLS}  # the ops as the import's declared tools run them (service arguments)
+    return ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), served, served)
 
 
 def test_a_mail_list_keeps_the_last_days_in_the_order_held() -> None:
@@ -128,7 +129,8 @@ def test_a_loose_kb_search_finds_articles_sharing_any_token_in_the_order_held() 
         ("kb_2", "密码重置指南", "如何重置密码", "published"), ("kb_1", "VPN setup", "Install the client", "archived"),
         ("kb_3", "Printer", "Paper jam", "published")]]
     state = WorldApps.model_validate({"kb": {"articles": articles}})
-    box = ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), TOOLS, TOOLS)
+    served = {**TOOLS, **SERVICE_TOOLS}  # `any_token`, a service argument
+    box = ToolBox(World.from_wire(APPS, state, parse_time("2026-03-02T09:00:00Z"), 30), served, served)
     loose = {"any_token": True, "include_archived": True}
     assert [a["id"] for a in box.call("kb_search", {"query": "忘记密码 vpn", **loose}).result] == ["kb_2", "kb_1"]
     assert [a["id"] for a in box.call("kb_search", {"query": "jammed", **loose}).result] == ["kb_3"]  # "ja", "am"

@@ -48,6 +48,7 @@ class CalendarTools(Toolkit):
     app = "calendar"
 
     @read
+    @service_args("starting")
     def list_events(self, start: str, end: str, person: str | None = None, limit: int = 50,
                     starting: bool = False) -> list[dict[str, Any]]:
         """List confirmed events overlapping a time window, optionally only those a person attends. Fails while an

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _SUMMARY = ("id", "title", "category", "status", "updated_at")
@@ -39,6 +39,7 @@ class KbTools(Toolkit):
     app = "kb"
 
     @read
+    @service_args("any_token")
     def search(
         self, query: str, category: str | None = None, include_archived: bool = False, limit: int = 20,
         any_token: bool = False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words, parse_time
 
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash"]
@@ -35,6 +35,7 @@ class MailTools(Toolkit):
     app = "mail"
 
     @read
+    @service_args("stored_order")
     def list_messages(
         self, folder: Folder = "inbox", unread_only: bool = False, label: str | None = None, limit: int = 20,
         days_back: int | None = None, stored_order: bool = False,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import Toolkit, read, write
+from coworkenv.tools import Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record
 
 _SUMMARY = ("id", "title", "source", "category", "published_at", "summary", "word_count")
@@ -60,6 +60,7 @@ class NewsTools(Toolkit):
         return list(feeds.values())
 
     @read
+    @service_args("stored_order")
     def list_articles(self, source: str | None = None, category: str | None = None,
                       limit: int = 20, stored_order: bool = False) -> list[dict[str, Any]]:
         """List articles (summaries without their content) by id.

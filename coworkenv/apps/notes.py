@@ -37,6 +37,7 @@ class NotesTools(Toolkit):
     app = "notes"
 
     @read
+    @service_args("stored_order")
     def list_notes(self, tag: str | None = None, limit: int = 50, stored_order: bool = False) -> list[dict[str, Any]]:
         """List notes, most recently updated first (summaries without bodies).
 

@@ -86,6 +86,20 @@ class TaskImport:
         return asdict(self)
 
 
+def absent_files(task_dir: Path, task: ClawTask) -> list[str]:
+    """The files the task names (`sandbox_files`, `prompt.attachments`) that the checkout does not hold, each as
+    named with its kind: looked for under the task folder (where Claw-Eval's runner copies them from) and under
+    the checkout's root (some tasks name `tasks/<other task>/fixtures/...`). The public repository holds a task's
+    task.yaml and grader.py only: T097's `fixtures/docs/GPT4.pdf`, the OfficeQA bulletins, the videos of M015..."""
+    roots = [task_dir.resolve(), task_dir.resolve().parent.parent]
+    out = []
+    for kind, names in (("sandbox_files", task.sandbox_files), ("prompt.attachments", task.prompt.attachments)):
+        for name in names:
+            if not any((root / name).resolve().is_relative_to(root) and (root / name).is_file() for root in roots):
+                out.append(f"{name} ({kind})")
+    return out
+
+
 def import_task(task_dir: Path, error_rate: float | None = None,
                 judge: bool = False) -> tuple[EnvSpec | None, TaskImport]:
     """One task as an EnvSpec (None when skipped) and the report of what was left out.
@@ -103,6 +117,12 @@ def import_task(task_dir: Path, error_rate: float | None = None,
 
     if task.prompt.attachments:
         leave("prompt.attachments", "multimodal input (files shown to the model)")
+    absent = absent_files(task_dir, task)
+    if absent:
+        notes.append(f"files the task names are absent from the checkout: {', '.join(absent)}, looked for under the "
+                     f"task folder {task_dir.name}/ and the checkout's root; a run of Claw-Eval from this checkout "
+                     "lacks them too (its documents service answers 404 File not found): put them in the task folder "
+                     "to give the task its input")
     if task.user_agent.get("enabled"):
         leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
     if not task.tools:
@@ -217,7 +237,9 @@ def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str],
                 _report_unheld(adapter, adapter.records, data, notes, leave)
     inbox = [m for m in apps.get("mail", {}).get("messages", []) if m["folder"] == "inbox" and len(m["to"]) == 1]
     if inbox:
-        user_email = max({m["to"][0] for m in inbox}, key=lambda a: sum(m["to"][0] == a for m in inbox))
+        # ties go to the first in the fixture's order (over a set they went by the run's string hashes: T159/T160's
+        # user was all-staff@ or support@ from one import to the next)
+        user_email = max(dict.fromkeys(m["to"][0] for m in inbox), key=lambda a: sum(m["to"][0] == a for m in inbox))
     apps["directory"] = {"people": [{"id": USER_ID, "name": "User", "email": user_email, "team": "t-user",
                                      "role": "Employee"}],
                          "teams": [{"id": "t-user", "name": "Team", "lead": USER_ID}]}

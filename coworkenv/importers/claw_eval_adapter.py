@@ -41,6 +41,12 @@ class ServiceAdapter:
     read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
 
 
+def written(record: ResultShape, name: str, word: str) -> ResultShape:
+    """A write's answer as Claw-Eval's services give it: `{"status": word, name: the record}` (a to-do update
+    `{"status": "updated", "task": {...}}`), the record shown as `record` shows it."""
+    return ResultShape.model_validate({**record.model_dump(), "wrap": name, "beside": {"status": word}})
+
+
 def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
            unmapped: Literal["passed", "dropped"] = "passed", unmapped_to: str | None = None) -> ArgBinding:
     """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside

@@ -9,6 +9,7 @@ from typing import Any
 from coworkenv.bindings import ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, as_text, tags_of, text_of
 from coworkenv.world import format_time, parse_time
 
@@ -26,7 +27,7 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
     fold_into="notes"), {
     "finance_list_transactions": ToolMap("finance_list_transactions", {
         "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
-        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions")),
+        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total")),
     "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
                                        result=_TRANSACTION),
     "finance_submit_report": ToolMap("finance_submit_report", {
@@ -51,12 +52,12 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
     fold_into="notes"), {
     "config_list_integrations": ToolMap("config_list_integrations", {"status": _rename("status")},
                                         result=ResultShape(fields={k: v for k, v in _INTEGRATION.fields.items()
-                                                                   if k != "notes"}, wrap="integrations")),
+                                                                   if k != "notes"}, wrap="integrations", count="total")),
     "config_get_integration": ToolMap("config_get_integration", {"integration_id": _rename("integration_id")},
                                       result=_INTEGRATION),
     "config_update_integration": ToolMap("config_update_integration", {
         "integration_id": _rename("integration_id"), "status": _rename("status"), "notes": _rename("notes")},
-        result=ResultShape(fields={"integration_id": "id", "status": "status", "notes": "notes"})),
+        result=_written(_INTEGRATION, "integration", "updated")),
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
@@ -127,18 +128,19 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         "status": _rename("last_status", values=RUN_STATUS_FILTER, closed=True),
         "enabled": _rename("enabled"),
         "tag": _rename("tag")}, defaults={"limit": 200},
-        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs")),
+        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs", count="total")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB),
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
                                      result=_RUNS),
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
         "enabled": _rename("enabled"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_JOB),  # the service keeps any cron text and duplicate names
+        # the service keeps any cron text and duplicate names
+        defaults={"as_written": True}, result=_written(_JOB, "job", "created")),
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_JOB),
+        defaults={"as_written": True}, result=_written(_JOB, "job", "updated")),
     "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
                                     result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
 })
@@ -154,11 +156,11 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "category": text_of("category"), "published_at": text_of("published_at"), "summary": text_of("summary"),
         "content": text_of("content"), "word_count": number_of("word_count"),
         "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
-    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds")),
+    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds", count="total")),
     # the service keeps its fixture's order and takes the first `max_results` of it
     "rss_list_articles": ToolMap("news_list_articles", {
         "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
-        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles")),
+        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles", count="total")),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
         **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
     "rss_publish": ToolMap("news_publish", {

@@ -16,6 +16,7 @@ from typing import Any
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
 from coworkenv.importers.claw_eval_adapter import rename as _rename
+from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_ocr import BY_COMMAND
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
@@ -30,7 +31,8 @@ TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "investigating": 
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images): no OCR service of Claw-Eval's own", "caption": "multimodal input (images, video)",
-    "documents": "multimodal input (documents as images)",
+    "documents": "PDF text extraction (Claw-Eval's documents service parses the PDF the agent names, with pypdf, "
+                 "under DOCUMENTS_BASE_DIR; only .pdf files, 400 for others): no adapter, coworkenv reads no PDF",
 }
 
 
@@ -98,7 +100,7 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
 
 
 _MESSAGE_SUMMARY = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "subject": "subject",
-                                       "date": "sent_at", "is_read": "read"}, wrap="messages")
+                                       "date": "sent_at", "is_read": "read"}, wrap="messages", count="total")
 _MESSAGE = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "cc": "cc", "subject": "subject",
                                "body": "body", "date": "sent_at", "is_read": "read"})
 _COMPOSE = {"to": _rename("to", "split"), "cc": _rename("cc", "split"), "subject": _rename("subject"),
@@ -108,7 +110,7 @@ _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description"
                               "status": "status", "priority": "priority", "tags": "labels",
                               "reporter": "reporter", "created_at": "created_at"})
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
-                                      "priority": "priority"}, wrap="tickets")
+                                      "priority": "priority"}, wrap="tickets", count="total")
 ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
                   "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 # The services keep a priority as any text; the apps hold closed sets of words. A word of the service's own tasks is
@@ -140,9 +142,9 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         "helpdesk_get_ticket": ToolMap("tickets_get", {"ticket_id": _rename("ticket_id")}, result=_TICKET),
         "helpdesk_update_ticket": ToolMap("tickets_update", {
             "ticket_id": _rename("ticket_id"), "priority": _PRIORITY_ARG, "status": _STATUS_ARG,
-            "assignee": _rename("assignee")}, result=_TICKET),
+            "assignee": _rename("assignee")}, result=_written(_TICKET, "ticket", "updated")),
         "helpdesk_close_ticket": ToolMap("tickets_update", {"ticket_id": _rename("ticket_id")},
-                                         defaults={"status": "closed"}, result=_TICKET),
+                                         defaults={"status": "closed"}, result=_written(_TICKET, "ticket", "closed")),
     }),
 }
 
@@ -168,13 +170,13 @@ ADAPTERS.update({
         "contacts_search": ToolMap("contacts_search", {
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts", "in_name": True},  # the service matches the query within names only
-            result=ResultShape(fields=_CONTACT.fields, wrap="contacts")),
+            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total")),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
             defaults={"unchecked_id": True},  # the service records a message to any id
-            result=ResultShape(fields={"status": "status", "contact_id": "record.contact", "message": "record.body",
-                                       "timestamp": "record.at"})),
+            result=ResultShape(fields={"contact_id": "record.contact", "message": "record.body",
+                                       "timestamp": "record.at"}, wrap="record", beside={"status": "sent"})),
     }, tag="contacts"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
     # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
@@ -189,12 +191,13 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {
             "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
             "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200},
-                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers")),
+                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total")),
         "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
-            result=ResultShape(fields={"status": "status", "title": "report.title", "customer_ids": "report.contacts",
-                                       "summary": "report.summary", "timestamp": "report.at"})),
+            result=ResultShape(fields={"title": "report.title", "customer_ids": "report.contacts",
+                                       "summary": "report.summary", "timestamp": "report.at"}, wrap="report",
+                               beside={"status": "exported"})),
     }, tag="crm"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
@@ -209,7 +212,7 @@ ADAPTERS.update({
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles")),
+                                       "last_updated": "updated_at"}, wrap="articles", count="total")),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
         "kb_update_article": ToolMap("kb_update_article", {
             "article_id": _rename("article_id"), "content": _rename("body")},
@@ -224,12 +227,13 @@ ADAPTERS.update({
         "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": ArgBinding(to=None)},
                               defaults={"stored_order": True},
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
-                                                         "created_at": "updated_at"}, wrap="notes")),
+                                                         "created_at": "updated_at"}, wrap="notes", count="total")),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
-                               result=ResultShape(fields={"status": "status", "note_id": "record.note",
-                                                          "recipients": "record.recipients", "timestamp": "record.at"})),
+                               result=ResultShape(fields={"note_id": "record.note", "recipients": "record.recipients",
+                                                          "timestamp": "record.at"}, wrap="record",
+                                                  beside={"status": "shared"})),
     }),
 })
 
@@ -241,6 +245,8 @@ def _utc(name: str) -> Derived:
 _EVENT = ResultShape(fields={"event_id": "shown_id", "title": "title", "start_time": "start", "end_time": "end",
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
                              "description": "description", "status": "status"})
+# an event written (created, deleted): the op's `event`, without its status (the answer's status is the write's)
+_EVENT_WRITTEN = ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items() if k != "status"})
 def _fixture_time(value: Any) -> datetime | None:
     """A fixture time as Claw-Eval's services read it (`fromisoformat`, `Z` as UTC); None when it reads as none
     or as a time without an offset (the services cannot compare it with their clock)."""
@@ -287,20 +293,20 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # the service lists the events starting in [date, date + days), not those overlapping it
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end"),),
-        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total")),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
-                                     defaults={"remove": True}, result=ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items()
-                                                                if k != "status"}, const={"status": "deleted"})),
+                                     defaults={"remove": True}, result=_written(_EVENT_WRITTEN, "event", "deleted")),
     "calendar_create_event": ToolMap("calendar_add_event", {
         "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
         "attendees": _rename("attendees"), "location": _rename("location")},
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
-        result=ResultShape(fields={**{k: f"event.{v}" for k, v in _EVENT.fields.items()}, "status": "status"})),
+        result=_written(_EVENT_WRITTEN, "event", "created")),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
-                                        result=ResultShape(fields=_EVENT.fields, wrap="events")),
+                                        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
+                                                           echo={"user": "user"})),
 })
 
 
@@ -326,7 +332,7 @@ def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
 # notifications (recorded).
 ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETCH_FIXTURES"), _web_records, {
     "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
-                          result=ResultShape(wrap="results")),
+                          result=ResultShape(wrap="results", count="total", echo={"query": "query"})),
     "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
         "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
         optional=["error"])),  # as the service: a failing fetch says why in `error`, one that answers has none
@@ -381,16 +387,17 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", values={**TODO_STAGE, "all": None},
                                                                      closed=True, unmapped_to="status_word")},
                                defaults={"include_done": True, "limit": 200},
-                               result=ResultShape(fields=_TODO.fields, wrap="tasks")),
+                               result=ResultShape(fields=_TODO.fields, wrap="tasks", count="total")),
     "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
         "status": _rename("stage", values=TODO_STAGE, unmapped_to="status_word"), "tags": _rename("tags")},
-        result=_TODO),
+        result=_written(_TODO, "task", "updated")),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
         "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
-        defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True}, result=_TODO),
+        defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
+        result=_written(_TODO, "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
 })
@@ -411,7 +418,7 @@ _PRODUCT = ResultShape(fields={
     "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
     "lead_time_days": "lead_time_days", "notes": "notes"})
 _LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
-                         result=ResultShape(fields=_PRODUCT.fields, wrap="products"))
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"))
 _GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT)
 # A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
 # `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
