@@ -102,6 +102,7 @@ from tests.defects import (
     order_word_adjective,
     ordinal_date_pinned,
     pace_pinned,
+    part_credit_untouched,
     partial_credit,
     phone_code_pinned,
     phrase_pinned,
@@ -127,6 +128,7 @@ from tests.defects import (
     set_order_deep,
     set_order_leftover,
     share_word_pinned,
+    sibling_unchecked,
     silent_change,
     size_pinned,
     solved_by_clock,
@@ -294,6 +296,8 @@ MODULES = (
     early_turn_unchecked,
     score_weightless,
     nested_rule_evades,
+    sibling_unchecked,
+    part_credit_untouched,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
