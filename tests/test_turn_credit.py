@@ -77,3 +77,12 @@ def test_work_done_before_its_turn_earns_no_early_credit(name: str) -> None:
     full = turn_progress(run_agent(Env(spec), OraclePolicy(spec)), spec)
     assert eager.scores[0] <= full.scores[0]
     assert not eager.passed[-1]
+
+
+def test_a_reference_that_fails_its_own_checks_leaves_every_turn_judged_as_written() -> None:
+    """No reference to read a turn's work from (an import without one): the guard counts at the first turn again."""
+    spec = _spec("delegate_and_follow_up@1")
+    blank = spec.model_copy(update={"reference": _okay_after(ReferenceTurn(steps=[ReferenceStep(say="Okay.")]), spec)})
+    played = run_agent(Env(spec), OraclePolicy(spec))
+    assert turn_progress(played, spec).scores[0] > 0.0
+    assert turn_progress(played, blank).scores == (0.0, 1.0)

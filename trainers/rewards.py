@@ -88,8 +88,8 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
 
 def reference_turn_checks(spec: EnvSpec) -> tuple[dict[str, CheckResult], ...]:
     """Each turn's check results of the spec's reference solution at the end of that turn (the oracle's episode,
-    replayed as `turn_progress` replays any record), computed once per spec object. A spec whose reference does not
-    reach the end of every turn gives the turns it reached."""
+    replayed as `turn_progress` replays any record), computed once per spec object; none where the reference does
+    not pass its own checks at the end."""
     cached = _REFERENCE_TURNS.get(id(spec))
     if cached is not None and cached[0] is spec:  # the entry holds the spec, so its id is not reused while cached
         return cached[1]
@@ -97,7 +97,10 @@ def reference_turn_checks(spec: EnvSpec) -> tuple[dict[str, CheckResult], ...]:
     from coworkenv.rollout import run_agent
 
     results, stopped = _turn_results(run_agent(Env(spec), OraclePolicy(spec)), spec)
-    turns = tuple({c.id: c for c in r.checks} for r in (results[:-1] if stopped else results))
+    # A reference that does not pass its own checks (none written, as an import without one) says nothing of what a
+    # turn is meant to do: every turn is then judged as written.
+    sound = not stopped and bool(results) and results[-1].passed
+    turns = tuple({c.id: c for c in r.checks} for r in results) if sound else ()
     if len(_REFERENCE_TURNS) >= _REFERENCE_CACHE_SIZE:
         _REFERENCE_TURNS.pop(next(iter(_REFERENCE_TURNS)))
     _REFERENCE_TURNS[id(spec)] = (spec, turns)
