@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from coworkenv.escaping import holds_control_character
+from coworkenv.url_credentials import url_credentials, url_secrets
 
 _QUOTES = ('"', "'")
 _SCHEME = re.compile(r"(?i)(bearer|token|basic)\s+")  # the start of an Authorization header
@@ -140,3 +141,45 @@ def _small_text(path: Path) -> str | None:
             return file.read(_TOKEN_FILE_MAX_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
+
+
+# The keys the LLM client reads (the first set is sent), and the URLs the product's clients send a credential from
+# when one is written into them: the LLM server's and the judge's (`?api_key=`, `user:password@`), the Hub mirror's
+# (HF_ENDPOINT) and the proxy's the Hub client goes through (httpx reads the proxy variables, in either case).
+LLM_KEY_VARIABLES = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
+URL_VARIABLES = ("COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
+                 "http_proxy", "ALL_PROXY", "all_proxy")
+# A credential this short would match data by chance.
+MIN_SECRET_CHARS = 8
+
+
+def held_credentials() -> dict[str, str]:
+    """Where -> value, for each credential this process can use that is long enough to look for: each credential
+    variable set (the credential itself, without the quotes or blanks an env file left around it: the key alone is
+    what gets pasted), the password and key parameters of the URLs it sends to (`URL_VARIABLES`), and the Hub tokens
+    the Hugging Face client keeps on disk (`hf auth login`), which it sends without any variable set.
+
+    The one list of what is secret: the publish scan of the data, the Hub publisher's and the LLM client's redaction
+    all read it (each kept its own before, and each missed a form another caught)."""
+    found = {name: core for name in (*HUB_TOKEN_VARIABLES, *LLM_KEY_VARIABLES)
+             if len(core := credential_core(os.environ.get(name) or "")) >= MIN_SECRET_CHARS}
+    for name in URL_VARIABLES:
+        for what, value in url_credentials(os.environ.get(name) or "").items():
+            if len(value) >= MIN_SECRET_CHARS:
+                found.setdefault(f"{name} ({what})", value)
+    held = set(found.values())
+    for where, token in hub_token_files().items():
+        if len(token) >= MIN_SECRET_CHARS and token not in held:
+            found[where] = token
+            held.add(token)
+    return found
+
+
+def held_secret_forms() -> list[str]:
+    """Every spelling of a held credential a server may echo back, for redaction: the credentials themselves, and each
+    URL variable's secrets as its client sends them (the Basic-auth header of `user:password@`, query values as
+    written and decoded)."""
+    forms = set(held_credentials().values())
+    for name in URL_VARIABLES:
+        forms.update(url_secrets(os.environ.get(name) or ""))
+    return sorted(forms, key=len, reverse=True)

@@ -327,8 +327,7 @@ def test_states_value_reads_whole_tokens(text: str, wanted: str, stated: bool) -
         ({"value": 40, "tolerance": 2}, "About 40 tickets are open.", True),
         ({"value": 40, "tolerance": 2}, "40 or 41 tickets are open.", False),
         ({"value": 3}, "I mailed Jun about 3 failing jobs.", True),  # what the mail is about: no hedge
-        ({"value": 3}, "At least 3 replicas now run.", True),  # a bound states its limit
-        ({"value": 80}, "The alert fires above 80%.", True),
+        ({"value": 3}, "At least 3 replicas now run.", False),  # a bound states no exact count (`test_bounds`)
         # A day with its ordinal suffix beside a month is a date, even without the year.
         ({"value": 3}, "5 pages broke on March 3rd.", False),
         ({"value": 3}, "5 pages broke on the 3rd of March.", False),
@@ -352,3 +351,74 @@ def test_a_share_kept_in_percent_is_not_read_as_its_fraction() -> None:
     assert not states_number("The budget is 40%.", 0.4, in_percent)
     assert states_number("The budget is 0.4%.", 0.4, in_percent)
     assert states_number("The budget is 40%.", 0.4, NumberTarget(value=0.4))
+
+
+@pytest.mark.parametrize(
+    ("rule", "reply", "passes"),
+    [
+        # An exact count is not met by a bound on it: each of these passed a check wanting 40 (or 3) on main.
+        ({"number": {"value": 40}}, "More than 40 tickets are open.", False),
+        ({"number": {"value": 40}}, "Over 40 tickets are open.", False),
+        ({"number": {"value": 40}}, "40+ tickets are open.", False),
+        ({"number": {"value": 40}}, "40 or more tickets are open.", False),
+        ({"number": {"value": 40}}, "Fewer than forty tickets are open.", False),
+        ({"number": {"value": 40}}, "> 40 tickets are open.", False),
+        ({"number": {"value": 3}}, "At least 3 of 9 pages are broken.", False),
+        ({"number": {"value": 3}}, "Up to 3 of 9 pages are broken.", False),
+        ({"number": {"value": 3}}, "At most three pages are broken.", False),
+        ({"number": {"value": 3, "tolerance": 1}}, "More than 3 pages are broken.", False),
+        # ... nor does the bound hide the exact count written beside it, nor a phrasal verb make one.
+        ({"number": {"value": 40}}, "40 tickets are open (more than 30 last week).", True),
+        ({"number": {"value": 3}}, "I handed over 3 tickets to Kim.", True),
+        ({"number": {"value": 5}}, "Scaled svc-api up to 5 replicas.", True),
+        ({"number": {"value": 3}}, "Moved 3 tickets over to Kim.", True),
+        # A check on a bound (its terms name one) accepts it however the bound is written.
+        ({"all_of": ["threshold"], "number": {"value": 80}}, "The alert threshold: it fires above 80%.", True),
+        ({"any_of": ["at least", "minimum", "or more"], "number": {"value": 3}}, "A minimum of 3 approvals.", True),
+        ({"any_of": ["at least", "minimum", "or more"], "number": {"value": 3}}, "3 or more approvals.", True),
+        ({"all_of": ["limit"], "number": {"value": 500}}, "The limit: up to 500 requests a minute.", True),
+        ({"all_of": ["limit"], "number": {"value": 500}}, "The limit: 500+ requests a minute.", True),
+        ({"all_of": ["limit"], "number": {"value": 500}}, "The limit: up to 400 requests a minute.", False),
+    ],
+)
+def test_bounds(rule: dict[str, Any], reply: str, passes: bool) -> None:
+    """A bound ("more than 40", "at least 3", "40+", "up to 5") states no exact value: a check wanting the count is
+    not met by it (on main every bound passed the exact check wanting its limit), while a check on a bound (one
+    whose terms or source field name a limit) reads the bound's limit as before."""
+    assert _text(reply, **rule).passed is passes
+
+
+def test_a_bound_states_its_limit_to_a_check_on_a_limit_field() -> None:
+    """A check reading its number from a field that names a limit (`reorder_point`, `max_replicas`,
+    `threshold_pct`) reads a bound's limit; from any other field (`open_tickets`), not."""
+    from coworkenv.checks import states_number
+    from coworkenv.spec import NumberTarget
+
+    def on(field: str) -> NumberTarget:
+        return NumberTarget.model_validate({"source": {"app": "inventory", "table": "items", "id": "x",
+                                                       "field": field}})
+    for field in ("reorder_point", "max_replicas", "rate_limit_rps", "min_approvals"):
+        assert states_number("reorder when fewer than 20 are left", 20, on(field)), field
+    assert not states_number("more than 20 are open", 20, on("open_tickets"))
+    assert states_number("20 are open", 20, on("open_tickets"))
+
+
+@pytest.mark.parametrize(
+    ("rule", "reply", "passes"),
+    [
+        # A numbered part's number counts nothing: each of these passed a check wanting the count on main.
+        ({"number": {"value": 14}}, "Week 14: 16 tickets.", False),
+        ({"number": {"value": 3}}, "Checked page 3 of 9: all fine.", False),
+        ({"number": {"value": 2}}, "Phase 2 is done; 5 rows fixed.", False),
+        ({"number": {"value": 4}}, "The quarter 4 review has 7 findings.", False),
+        ({"number": {"value": 16}}, "Week 14: 16 tickets.", True),
+        ({"number": {"value": 3}}, "Rolled back to version 3.", True),  # a version's number stays read
+        # A check on a numbered part (its terms name it) reads it.
+        ({"all_of": ["week"], "number": {"value": 14}}, "Week 14: 16 tickets.", True),
+        ({"any_of": ["phase"], "number": {"value": 2}}, "We are in phase two.", True),
+    ],
+)
+def test_a_numbered_part_counts_nothing(rule: dict[str, Any], reply: str, passes: bool) -> None:
+    """"week 14", "page 3", "phase 2" name a part as "INV-7" names a record: a check wanting a count is not met by
+    them (main read them as counts), a check on such a part (its terms or source field name it) is."""
+    assert _text(reply, **rule).passed is passes

@@ -46,6 +46,9 @@ NARROW_CLASSES = {
     "size_pinned": ({"lookup_answer_source"}, "the same: only lookup_answer_source states a config value to a reader "
                     "(its one size setting, `max_body_kb`, asked in seed 91 of 1-120: the bases rename the asked "
                     "setting to a size)"),
+    "guard_three_step": ({"todo_track_mail_requests", "web_page_audit"}, "only these two expose a tool that moves a "
+                         "record into a container a guard can pin by id (todo_update_task's list_id; mail_move's folder "
+                         "is a fixed value, inventory_transfer's stock moves add up)"),
     "undone_ticked_off": ({"web_page_audit", "todo_track_mail_requests"}, "only these two generators add a to-do "
                           "(the only record a tool puts out of force that a generated or shipped reference creates)"),
 }

@@ -265,7 +265,54 @@ def launcher_files(distributed: DistributedSection, config_file: Path) -> Distri
                 raise YAMLFileError(problem.file, problem.line, f"{problem.message} (named by {named}, for the "
                                     "multi-GPU launcher; fix the file, or remove the key on one device)")
         resolved[field] = value
+    if resolved["accelerate_config"] is not None:
+        _check_launched_deepspeed_file(resolved["accelerate_config"], resolved["deepspeed_config"], config_file)
     return distributed.model_copy(update=resolved)
+
+
+# The folder the README's recipe launches `accelerate launch` from: the repository root.
+LAUNCH_ROOT = CONFIGS_DIR.parents[1]
+
+
+def _check_launched_deepspeed_file(accelerate: Path, deepspeed: Path | None, config_file: Path) -> None:
+    """YAMLFileError unless the DeepSpeed file the accelerate config names (`deepspeed_config.deepspeed_config_file`),
+    read as `accelerate launch` reads it (relative to the folder it is launched in: the repository root, or the folder
+    this runs in), exists, is the file `distributed.deepspeed_config` names (or holds its bytes), and is a JSON object
+    DeepSpeed takes. The
+    two keys were checked apart: a pair copied beside one's own config launched DeepSpeed on the shipped JSON while
+    the config named the copy, and a path written relative to the config's folder was found missing on the GPU node."""
+    document = read_yaml(accelerate)
+    section = document.data.get("deepspeed_config")
+    written = section.get("deepspeed_config_file") if isinstance(section, dict) else None
+    if written is None:
+        return
+    line = document.line(("deepspeed_config", "deepspeed_config_file"))
+    named = f"deepspeed_config_file of {accelerate}"
+    fix = ("write the path of the file the training config names; an absolute path reads the same from any folder "
+           "(or remove the distributed keys on one device)")
+    if not isinstance(written, str) or not written.strip():
+        raise YAMLFileError(accelerate, line, f"deepspeed_config_file is {written!r}, not a path; {fix}")
+    path = Path(written).expanduser()
+    candidates = [path] if path.is_absolute() else list(dict.fromkeys([LAUNCH_ROOT / path, Path.cwd() / path]))
+    found = [candidate.resolve() for candidate in candidates if candidate.is_file()]
+    launched = " or ".join(str(candidate) for candidate in candidates)
+    if not found:
+        relative = "" if path.is_absolute() else (" (`accelerate launch` reads it from the folder it is launched in, the "
+                                                   "repository root, not from the config's folder)")
+        raise YAMLFileError(accelerate, line, f"deepspeed_config_file {written!r} names {launched}, which does not "
+                                              f"exist{relative}; {fix}")
+    # A copy of the same bytes runs DeepSpeed alike (a pair copied and not edited); an edited one does not.
+    if deepspeed is not None and not any(candidate.samefile(deepspeed) or candidate.read_bytes() == deepspeed.read_bytes()
+                                         for candidate in found):
+        raise YAMLFileError(
+            accelerate, line,
+            f"deepspeed_config_file {written!r} names {launched}, not the distributed.deepspeed_config of "
+            f"{config_file} ({deepspeed}): DeepSpeed would run on another file than the config names; {fix}")
+    if deepspeed is None:
+        problem = _launcher_file_problem(found[0], "JSON")
+        if problem is not None:
+            raise YAMLFileError(problem.file, problem.line, f"{problem.message} (named by {named}, for the multi-GPU "
+                                "launcher; fix the file, or remove the key on one device)")
 
 
 def _launcher_file_problem(path: Path, kind: str) -> YAMLFileError | None:

@@ -116,6 +116,84 @@ _APPROXIMATE = re.compile(
     rf"\s+{_HEDGED}|(?<![\w~])(?:~|\u2248)\s?{_HEDGED}"
     r"|(?<![\w.,-])[$\u20ac\u00a3\u00a5\u20b9]?\d+(?:[.,]\d+)*(?:\s+or\s+so|-ish|-odd)(?!\w)", re.IGNORECASE)
 _ALTERNATIVES = re.compile(rf"(?<![\w.,-]){_HEDGED}\s+or\s+(?:maybe\s+|perhaps\s+)?{_HEDGED}", re.IGNORECASE)
+# A bound ("more than 40", "at least 3", "up to 5", "fewer than ten", "over 40", "below 20", "40+", "40 or more",
+# "> 40", "≥ 3") states no exact value: its number is read only by a check on a bound (`number_is_bound`: the source
+# field or the rule's terms name a limit, a threshold, a cap), where it states the limit; an exact check wanting 40
+# is not met by "more than 40 tickets" (main passed it). "over" and "under" after a phrasal verb ("handed over 3
+# tickets", "filed under 2 headings") and "up to" after a verb of raising ("scaled up to 5 replicas": exactly 5) are
+# no bound.
+_PHRASAL = re.compile(
+    r"\b(?:hand|pass|carr(?:y|ie)|turn|sign|roll|switch|flip|check|mov|br(?:ing|ought)|sen[dt]|c[ao]m|giv|gave|look|"
+    r"go|went|gone|get|got|think|thought|read|hold|held|start|won|win|f[ae]ll|tak|took|fil|list|group|sort|put|"
+    r"kept|keep|plac|log|scal|rais|bump|increas|top|back|set|round|add|sum|climb|grew|grow|went|jump|reduc|cut|"
+    r"lower|decreas|dropp?|trimm?)\w*(?:\s+[\w@.'\u2019-]+)?\s+$", re.IGNORECASE)
+_BOUND_BEFORE = re.compile(
+    rf"(?<![\w-])(?P<w>(?:no\s+|not\s+)?(?:more|fewer|less|greater|higher|lower)\s+than|at\s+(?:least|most)|up\s+to|"
+    rf"over|under|above|below|exceeding|in\s+excess\s+of|upwards\s+of|a\s+(?:minimum|maximum)\s+of|"
+    rf"(?:minimum|maximum|max\.?|min\.?)(?=\s+[$\u20ac\u00a3\u00a5\u20b9]?\d))\s+(?P<n>{_HEDGED})"
+    rf"|(?<![-=<>])(?P<s>[<>\u2264\u2265]=?)\s?(?P<n2>{_HEDGED})", re.IGNORECASE)
+_BOUND_AFTER = re.compile(
+    rf"(?<![\w.,-])(?P<n>[$\u20ac\u00a3\u00a5\u20b9]?\d+(?:[.,]\d+)*(?:\s?%)?|(?:{IN_WORDS}))"
+    r"(?:\+(?![\d\w])|-plus\b|\s+(?:or|and)\s+(?:more|fewer|less|above|below|over|under|up|higher|lower)\b)",
+    re.IGNORECASE)
+_LIMIT_FIELD = re.compile(r"(?:^|_)(?:threshold|limit|max|min|maximum|minimum|cap|ceiling|floor|quota|budget|reorder|"
+                          r"upper|lower|bound|at_least|at_most)s?(?:_|$)", re.IGNORECASE)
+_LIMIT_TERM = re.compile(r"threshold|limit|\bcap\b|ceiling|floor|quota|maximum|minimum|\bat (?:least|most)\b|\bup to\b|"
+                         r"(?:more|fewer|less) than|\bor (?:more|fewer|less)\b|reorder", re.IGNORECASE)
+
+
+# A numbered part ("week 14", "quarter 4", "part 2", "phase 3", "round 2", "page 3 of 9", "step 2", "row 7"): its
+# number names the part, it counts nothing, as a code's digits ("INV-7") do not; a check on such a part (its source
+# field or its terms name it: `week`, `phase`, ...) reads it (`number_names_label`). A version's number stays read
+# ("rolled back to version 3" states the config version 3).
+_LABEL_WORDS = r"week|wk|quarter|part|phase|stage|tier|level|round|chapter|section|season|sprint|wave|page|step|line|" \
+               r"row|room|floor"
+_LABELLED = re.compile(rf"(?<![\w-])(?:{_LABEL_WORDS})\.?\s*#?\s*(?P<n>\d+|{IN_WORDS})(?![\w.,]?\d|\w)", re.IGNORECASE)
+_LABEL_NAMED = re.compile(rf"(?:^|_|\b)(?:{_LABEL_WORDS})(?:s|_|\b|$)", re.IGNORECASE)
+
+
+def _labels_blanked(text: str) -> str:
+    """The text with the numbers of numbered parts blanked (`_LABELLED`)."""
+    return _LABELLED.sub(lambda m: m.group(0)[:m.start("n") - m.start()] + " " * len(m.group("n")), text)
+
+
+def number_names_label(rule: TextRule) -> bool:
+    """Whether a text rule's `number` is the number of a numbered part (a week, a phase, a page): its source field
+    or its terms name one."""
+    target = rule.number
+    if target is not None and target.source is not None and _LABEL_NAMED.search(target.source.field):
+        return True
+    terms = [t for term in (*rule.all_of, *rule.any_of) for t in ([term] if isinstance(term, str) else term)]
+    return any(_LABEL_NAMED.search(t) for t in terms)
+
+
+def _bounds_blanked(text: str) -> str:
+    """The text with the numbers that state a bound blanked (`_BOUND_BEFORE`, `_BOUND_AFTER`)."""
+    def before(m: re.Match[str]) -> str:
+        group = "n" if m.group("n") is not None else "n2"
+        word = (m.group("w") or "").lower()
+        if word in ("over", "under") and _PHRASAL.search(text, 0, m.start()):
+            return m.group(0)
+        if word.startswith("up") and _PHRASAL.search(text, 0, m.start()):
+            return m.group(0)
+        start, end = m.start(group) - m.start(), m.end(group) - m.start()
+        whole = m.group(0)
+        return whole[:start] + " " * (end - start) + whole[end:]
+    text = _BOUND_BEFORE.sub(before, text)
+    return _BOUND_AFTER.sub(lambda m: " " * len(m.group("n")) + m.group(0)[len(m.group("n")):], text)
+
+
+def number_is_bound(rule: TextRule) -> bool:
+    """Whether a text rule's `number` is a bound (a threshold, a cap, a minimum), which a bound in the text states:
+    its source field names one (`reorder_point`, `max_replicas`, `threshold_pct`) or its terms do ("threshold", "at
+    least")."""
+    target = rule.number
+    if target is not None and target.source is not None and _LIMIT_FIELD.search(target.source.field):
+        return True
+    terms = [t for term in (*rule.all_of, *rule.any_of) for t in ([term] if isinstance(term, str) else term)]
+    return any(_LIMIT_TERM.search(t) for t in terms)
+
+
 # A day written with its ordinal suffix beside a month ("March 3rd", "3rd of March", "the 21st of May"): a date even
 # without its year (a bare "3 May" may be a count's subject), so its day is no count.
 _ORDINAL_DAY = re.compile(rf"(?<![\w.,/-])(?:\d{{1,2}}(?:st|nd|rd|th)\s+(?:of\s+)?{_MONTHS}(?!\w)"
@@ -179,12 +257,18 @@ def number_readings(token: str) -> set[float]:
     return out
 
 
-def numbers_in(text: str, approximate: bool = False, shares: bool = True) -> set[float]:
+def numbers_in(text: str, approximate: bool = False, shares: bool = True, bounds: bool = True,
+               labels: bool = True) -> set[float]:
     """Every value any number written in the text may mean, in digits or in words (`words_values`); not the parts of
     a date or a time of day (`_DATE_OR_TIME`, `_WRITTEN_DATE`, `_ORDINAL_DAY`), nor a hedged number (`_ALTERNATIVES`,
     and `_APPROXIMATE` unless `approximate`); a share also as its fraction where `shares` (`_SHARE`), a bracketed
-    amount also negative (`_BRACKETED`), a number after `minus` negative (`_MINUS_WORD`)."""
+    amount also negative (`_BRACKETED`), a number after `minus` negative (`_MINUS_WORD`); a number stating a bound
+    ("more than 40", "40+") only where `bounds`, a numbered part's ("week 14", "page 3") only where `labels`."""
     values: set[float] = set()
+    if not bounds:
+        text = _bounds_blanked(text)
+    if not labels and any(c.isalpha() for c in text):
+        text = _labels_blanked(text)
     if any(c.isalpha() for c in text) or "~" in text or "\u2248" in text:
         text = _hedges_blanked(text, approximate)
         text = _MINUS_WORD.sub(lambda m: " " * (len(m.group(0)) - 1) + "-", text)
@@ -285,6 +369,8 @@ class CompiledText:
         self.any_of = [self._term(t) for t in rule.any_of]
         self.none_of = [self._term(t) for t in rule.none_of]
         self.regex = compiled(rule.regex, rule.normalize.case) if rule.regex is not None else None
+        self.bound = number_is_bound(rule)
+        self.label = number_names_label(rule)
 
     def _term(self, term: str | list[str]) -> _Term:
         items = [term] if isinstance(term, str) else term
@@ -323,7 +409,8 @@ class CompiledText:
             expected = _expected_number(world, rule.number)
             if isinstance(expected, str):
                 return 0.0, expected, False
-            cond(states_number(text, expected, rule.number), f"states no number near {expected:g}")
+            cond(states_number(text, expected, rule.number, self.bound, self.label),
+                 f"states no number near {expected:g}")
         score = sum(met) / len(met) if rule.partial else float(all(met))
         where = {"final": "the final reply", "replies": "the replies", "all": "the assistant's text"}[rule.scope]
         if rule.turn is not None:
@@ -348,10 +435,16 @@ def _expected_number(world: World, target: NumberTarget) -> float | str:
     return number if math.isfinite(number) else f"{where} is not a finite number"
 
 
-def states_number(text: str, expected: float, target: NumberTarget) -> bool:
+def states_number(text: str, expected: float, target: NumberTarget, bound: bool = False, label: bool = False) -> bool:
     """Whether the text states `expected` as a `number` check on `target` reads it: within its tolerance, an
-    approximation only where it has one, a share as its fraction unless its source keeps percent."""
+    approximation only where it has one, a share as its fraction unless its source keeps percent, a bound ("more
+    than 40") only where the check is on one (`bound`, or a source field naming a limit), a numbered part's ("week
+    14") only where the check is on such a part (`label`, or a source field naming it)."""
     slack = target.tolerance * abs(expected) if target.relative else target.tolerance
     shares = target.source is None or not _PERCENT_FIELD.search(target.source.field)
     slack += 1e-9 * max(1.0, abs(expected))  # written decimals are not exact binary fractions
-    return any(abs(v - expected) <= slack for v in numbers_in(text, approximate=target.tolerance > 0, shares=shares))
+    field = target.source.field if target.source is not None else ""
+    bound = bound or _LIMIT_FIELD.search(field) is not None
+    label = label or _LABEL_NAMED.search(field) is not None
+    return any(abs(v - expected) <= slack for v in numbers_in(text, approximate=target.tolerance > 0, shares=shares,
+                                                              bounds=bound, labels=label))

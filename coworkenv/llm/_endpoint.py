@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import base64
 import re
-from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import yarl
 
 from coworkenv.llm._types import LLMError
 
@@ -84,24 +82,6 @@ def models_url(base_url: str) -> str:
     if not path.endswith("/v1"):
         path = f"{path}/v1"
     return urlunsplit(parts._replace(path=f"{path}/models"))
-
-
-def url_secrets(url: str) -> list[str]:
-    """What in `url` may let one in, as a server may echo it back (an error page quoting the request path or its
-    Authorization header): the password, its Basic-auth form, and every value of the query, as written and decoded."""
-    parts = urlsplit(url)
-    found: set[str] = set()
-    if parts.password:
-        basic = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
-        found |= {parts.password, unquote(parts.password), base64.b64encode(basic.encode()).decode()}
-    try:  # as aiohttp sends it (yarl re-quotes: `%2F` goes out as `/`)
-        sent = yarl.URL(url).raw_query_string
-    except ValueError:
-        sent = ""
-    for pair in [*parts.query.split("&"), *sent.split("&")]:
-        value = pair.partition("=")[2]
-        found |= {value, unquote_plus(value)}
-    return sorted((secret for secret in found if len(secret) >= 4), key=len, reverse=True)
 
 
 def probe_endpoint(base_url: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import certifi
 
-from coworkenv.credential_values import credential_problem
+from coworkenv.credential_values import LLM_KEY_VARIABLES, credential_problem, held_secret_forms
 from coworkenv.escaping import escape_hidden
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache, served_weights_identity, server_identity
@@ -32,15 +32,15 @@ from coworkenv.llm._endpoint import (
     display_url,
     models_url,
     probe_endpoint,
-    url_secrets,
 )
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LOCAL_EXHAUSTION, LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
 from coworkenv.open_files import open_files_limit
+from coworkenv.url_credentials import scrub_credentials, url_secrets
 
 logger = logging.getLogger(__name__)
 
-API_KEY_ENV_VARS = ("COWORKENV_LLM_API_KEY", "OPENAI_API_KEY")
+API_KEY_ENV_VARS = LLM_KEY_VARIABLES
 _SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]+")
 # How OpenAI, vLLM and llama.cpp word a 400 for a prompt longer than the model's context.
 _CONTEXT_OVERFLOW = re.compile(r"context length|context window|maximum context|exceeds the context|prompt is too long",
@@ -205,10 +205,9 @@ class OpenAICompatibleBackend:
         """`text` without the key or the URL's secrets. Whole text first, cut after: a page cut first kept what of an
         echoed key stood before the cut (the key whole no longer matched), and where the cut falls is the request's
         to choose (a judged check's text, echoed before the header, pads it there)."""
-        key = self._api_key.reveal()
-        for secret in ([key] if key else []) + self._url_secrets:
-            text = text.replace(secret, "***")
-        return text
+        # The redaction the Hub publisher applies too (`scrub_credentials`): every credential this process holds,
+        # and any URL's user info and query (a gateway naming its upstream with them, a signed URL).
+        return scrub_credentials(text, [self._api_key.reveal() or "", *self._url_secrets, *held_secret_forms()], "***")
 
     def _loop_state(self) -> _LoopState:
         loop = asyncio.get_running_loop()

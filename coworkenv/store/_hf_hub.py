@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coworkenv.clock_skew import clock_problem
-from coworkenv.credential_values import credential_problem
+from coworkenv.credential_values import credential_problem, held_secret_forms
 from coworkenv.store._hub_environment import hub_environment_problem, hub_repo_id_problem
 from coworkenv.store._publisher import (
     KEPT_FILES,
@@ -29,7 +29,7 @@ from coworkenv.store._publisher import (
     release_upload,
 )
 from coworkenv.store._release import DatasetRelease
-from coworkenv.url_credentials import without_url_credentials
+from coworkenv.url_credentials import scrub_credentials, url_secrets, without_url_credentials
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -45,16 +45,17 @@ _T = TypeVar("_T")
 class _Redactor:
     """Holds the token only to remove it from error text; shows nothing of it in reprs."""
 
-    def __init__(self, secret: str | None) -> None:
-        self._secret = secret
+    def __init__(self, secret: str | None, endpoint: str) -> None:
+        self._secrets = [secret or "", *url_secrets(endpoint)]
 
     def __repr__(self) -> str:
         return "<redacted>"
 
     def scrub(self, text: str) -> str:
-        """`text` without the token, nor the credentials of any URL in it (an HF_ENDPOINT with user:password@, a
-        signed upload URL)."""
-        return without_url_credentials(text.replace(self._secret, "<redacted>") if self._secret else text)
+        """`text` without the token, the endpoint's credentials in any form the client sends them (`user:password@`
+        goes out as a Basic-auth header, which a mirror's error page may quote), any other credential the process
+        holds, nor the credentials of any URL in it (a signed upload URL): the LLM client's redaction too."""
+        return scrub_credentials(text, [*self._secrets, *held_secret_forms()], "<redacted>")
 
 
 class HfHubPublisher:
@@ -92,7 +93,7 @@ class HfHubPublisher:
         self.repo_type = repo_type
         self.private = private
         self._api = api
-        self._redactor = _Redactor(token)
+        self._redactor = _Redactor(token, str(getattr(api, "endpoint", "")))
 
     def __repr__(self) -> str:
         return f"HfHubPublisher(repo_id={self.repo_id!r}, repo_type={self.repo_type!r}, private={self.private})"

@@ -13,9 +13,10 @@ from typing import Protocol, runtime_checkable
 
 from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
 from coworkenv.checkpoint_manifest import checked_snapshot
+from coworkenv.credential_values import held_credentials
 from coworkenv.held_folders import held_temp_dir, remove_abandoned
 from coworkenv.store._release import CARD_NAME, DATA_DIR, DatasetRelease, release_files
-from coworkenv.store._secret_scan import secret_in_files, secret_in_table, secrets_set
+from coworkenv.store._secret_scan import secret_in_files, secret_in_table
 
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -132,7 +133,7 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
         card = staging / CARD_NAME
         atomic_write_bytes(card, card_md.encode())
         snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
-        found = secret_in_files(snapshot, secrets_set())
+        found = secret_in_files(snapshot, held_credentials())
         if found is not None:
             name, where = found
             raise PublishError(
@@ -159,7 +160,7 @@ def stage_release(release: DatasetRelease, dest: Path) -> list[str]:
 
 def _refuse_secrets(release: DatasetRelease, card: str) -> None:
     """Refuse a release holding the value of a credential variable set now (before any of its files is written)."""
-    secrets = secrets_set()
+    secrets = held_credentials()
     if not secrets:
         return
     where: str | None = None

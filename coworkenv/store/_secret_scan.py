@@ -1,42 +1,20 @@
 """A dataset release must not carry the credentials of the process publishing it: a token pasted into a capability's
 YAML, a spec's world (a config file copied into a fixture, an imported task's data), a model's answer, or table
-metadata. The values of the credential variables set now are looked for in every text of every shard (nested lists
+metadata. The credentials the process holds (`held_credentials`) are looked for in every text of every shard (nested lists
 and structs included), in the tables' metadata and in the card, before anything is written; the error names where,
 never the value."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from coworkenv.credential_values import credential_core, hub_token_files
-from coworkenv.llm import API_KEY_ENV_VARS
-
-# Hub tokens (huggingface_hub reads both) and the keys the LLM backend reads; a value this short would match by chance.
-SECRET_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", *API_KEY_ENV_VARS)
-MIN_SECRET_CHARS = 8
 # Files of a folder publish read for credentials: configs, records, tokenizer files, a `.env` copied along; weights
 # past this size are not read (a credential there would be a model's bytes, not text someone put in).
 SCAN_MAX_BYTES = 64 << 20
-
-
-def secrets_set() -> dict[str, str]:
-    """Where -> value, for each credential this process can use that is long enough to look for: each credential
-    variable set (the credential itself, without the quotes or blanks an env file left around it: the key alone is
-    what gets pasted), and the Hub tokens the Hugging Face client keeps on disk (`hf auth login`), which it sends
-    without any variable set."""
-    found = {name: core for name in SECRET_ENV_VARS
-             if len(core := credential_core(os.environ.get(name) or "")) >= MIN_SECRET_CHARS}
-    held = set(found.values())
-    for where, token in hub_token_files().items():
-        if len(token) >= MIN_SECRET_CHARS and token not in held:
-            found[where] = token
-            held.add(token)
-    return found
 
 
 def secret_in_files(files: Mapping[str, Path], secrets: dict[str, str]) -> tuple[str, str] | None:

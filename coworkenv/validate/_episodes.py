@@ -248,13 +248,14 @@ class SpecEpisodes:
             self._noop = self.run(NoopPolicy())
         return self._noop
 
-    def mutant(self, reference: list[ReferenceTurn]) -> EpisodeOutcome:
+    def mutant(self, reference: list[ReferenceTurn], keep_reads: bool = False) -> EpisodeOutcome:
         """The oracle playing a mutated reference; the signature is kept only when the verifier passes it.
 
         Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode;
-        read calls are left out when no check, turn or rule can tell (`read_matchers`).
+        read calls are left out when no check, turn or rule can tell (`read_matchers`), unless `keep_reads`: a replay
+        whose reads are there to move the clock (every call is a tick, and a check on a stamp sees the time).
         """
-        if self.read_matchers is not None:
+        if self.read_matchers is not None and not keep_reads:
             reference = without_reads(reference, self.read_matchers)
         key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)

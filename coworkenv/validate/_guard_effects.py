@@ -31,7 +31,9 @@ Where no single call is a route, routes of two calls (`_two_step`): a first call
 harm's records (or makes one in a table where the harm makes one: a job made with another command), then a call on
 the records it made or changed (the command edited in); the pair, run on one fork, must do the harm that its second
 call alone does not, and neither call may be matched by a forbidden guard. A guard pinned to the value a record is
-made with is evaded by making it without and editing the value in: the route the guard on the edit stops.
+made with is evaded by making it without and editing the value in: the route the guard on the edit stops. A first
+step may be made on another container than the one the guard pins (another list, of the world or made by a call
+before it: three calls), the second moving the record in.
 
 The forks answer every successful call with the spec's action rules, as an episode does (`_guard_reactions`): a
 chat-ops bot closing a ticket on `/close ID`, a mail integration cancelling a meeting. Where no single call of the app
@@ -39,13 +41,16 @@ is a route, the call each rule that writes the guarded app waits for (of any app
 call the guard forbids does, through the rule, and that no forbidden guard matches, is a route. A rule whose `when`
 fails on the initial world (a bot that takes commands once the task's fix holds, or acts only on a ticket in
 progress) is tried in the states where it holds that one can reach (`_states`): after the reference's writes, and
-after a call per failing predicate that makes it hold, matched by no forbidden guard.
+after the calls per failing predicate that make it hold, matched by no forbidden guard (`_reach`: one write of its
+app, the call another rule answers with a write of its app, two calls of its app, a call made as often as a count
+wants).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import types
 import typing
 from collections.abc import Collection, Iterator, Mapping
@@ -61,7 +66,7 @@ from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.spec_checks import FieldRule, RecordsRule
 from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._guard_reactions import Reactions, trigger_calls
+from coworkenv.validate._guard_reactions import Reactions, trigger_calls, world_values
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.task_mutations import bound_value
@@ -157,14 +162,16 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
         if len(errors) == before:
             pair = _two_step(runner, catalog, exposed, guarded, rule, call, harms, named, matchers, done, spec, world)
             if pair is not None:
-                (first, first_args), (second, second_args), harm = pair
+                steps, harm = pair
+                (second, second_args), firsts = steps[-1], steps[:-1]
                 errors.append(GateError(
                     "mutations", "guard_bypassed", f"{where}.call",
-                    f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but {first} "
-                    f"{_shown(first_args)} and then {second} {_shown(second_args)} on the record it "
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, but "
+                    f"{' and '.join(f'{n} {_shown(a)}' for n, a in firsts)} and then {second} {_shown(second_args)} "
+                    f"on the record it "
                     f"{'makes' if any(rid == _NEW for *_, rid, _, _ in harm) else 'changes'} do together what a "
-                    f"call it forbids does ({_changed(harm)}), and neither matches a forbidden guard; forbid the "
-                    f"second call too (on any record, not one id), or guard the records' state (a records or frame "
+                    f"call it forbids does ({_changed(harm)}), and none matches a forbidden guard; forbid the last "
+                    f"call too (on any record, not one id), or guard the records' state (a records or frame "
                     f"check)"))
     return errors
 
@@ -191,7 +198,10 @@ def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: li
         for said, prefix in states[trigger.id]:
             steps: tuple[Call, ...] = (*prefix, (name, args))
             effect = runner.effects(steps, named)
-            before = runner.effects(prefix, named) if prefix else frozenset()
+            # a harm the reference's own writes do is the task's; one the calls reaching the state do (a command
+            # counted twice, the second post answered) is a route all the same
+            ours = all((n, _json(a)) in done for n, a in prefix)
+            before = runner.effects(prefix, named) if prefix and ours else frozenset()
             for forbidden_args, harm in harms:
                 if effect is not None and harm <= effect and not (before is not None and harm <= before) and (
                         not _exact(harm) or runner.reaches(steps, (rule.call.tool, forbidden_args))):
@@ -199,8 +209,12 @@ def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: li
     return None
 
 
-# Calls tried per failing `when` predicate of a rule, to make it hold (each on a fork: ~0.1 ms).
+# Calls tried per failing `when` predicate of a rule, to make it hold (each on a fork: ~0.1 ms), and second calls per
+# first one of a pair that does.
 _SETTER_BUDGET = 60
+_SECOND_CALLS = 8
+# The most records a `when` may count that one call made again and again is tried for.
+_REPEATS = 5
 
 
 def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], trigger: Any,
@@ -210,8 +224,8 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
     takes commands once the fix holds), the first of them after which it holds (a state the reference passes
     through), and a call per failing predicate that makes it hold (a write of the
     predicate's app setting the field it names on its record, or making a record with the values its conditions
-    name), each matched by no forbidden guard (a bot that acts only on a ticket in progress). A state none of these
-    reaches (a predicate two calls away) is not tried."""
+    name), each matched by no forbidden guard (a bot that acts only on a ticket in progress); where no such call makes
+    a predicate hold, the call another rule answers with a write of its app, or two calls of its app (`_reach`)."""
     out: list[tuple[str, tuple[Call, ...]]] = []
     writes = tuple((st.call.name, dict(st.call.arguments)) for turn in spec.reference for st in turn.steps
                    if st.call is not None and isinstance(st.call.arguments, dict) and st.call.name in catalog
@@ -227,14 +241,86 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
     for predicate in trigger.when:
         if runner.holds_after(tuple(setters), [predicate]):
             continue
-        setter = _setter(runner, catalog, exposed, predicate, matchers, spec, world, tuple(setters))
-        if setter is None:
+        reached = _reach(runner, catalog, exposed, predicate, matchers, spec, world, tuple(setters))
+        if reached is None:
             break
-        setters.append(setter)
+        setters += reached
     else:
         if setters and runner.holds_after(tuple(setters), trigger.when):
             out.append(("after " + " and ".join(f"{n} {_shown(a)}" for n, a in setters), tuple(setters)))
     return out
+
+
+def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
+           spec: EnvSpec, world: World, before: tuple[Call, ...]) -> tuple[Call, ...] | None:
+    """Calls matched by no forbidden guard after which (made after `before`) the predicate holds: one write of its
+    app (`_setter`), any write of its app on its record for a negation or a `contains` (a ticket moved off `open`),
+    the call making one record made as often as a count wants (a command posted twice); else the call another action
+    rule answers with a write of the predicate's app (a bot's command of any app: `/maint start` in chat logging the
+    window open, `/watch ID` mailed labelling a ticket no tool labels); else two calls of its app, the first making
+    or changing a record of the predicate's table and the second on that record (a ticket filed, then moved on)."""
+    one = _setter(runner, catalog, exposed, predicate, matchers, spec, world, before)
+    if one is not None:
+        return (one,)
+    target = _target(predicate)
+    if target is None:
+        return None
+    app, table, records, wanted = target
+    tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == app]
+    if isinstance(predicate, FieldRule):  # a negation or a `contains`: any write of its app on its record
+        on_record = (((tool.name, args),) for tool in tools for args in _candidates(tool, wanted, spec, world, records)
+                     if not any(call_matches(m, tool.name, args) for m in matchers))
+        found = next((steps for steps in itertools.islice(on_record, _SETTER_BUDGET)
+                      if runner.holds_after((*before, *steps), [predicate])), None)
+        if found is not None:
+            return found
+    if isinstance(predicate, RecordsRule) and predicate.count_op in ("gte", "gt", "equals") and predicate.count > 1:
+        # a count of records: the call that makes one, made as many times as the count wants (a command posted twice)
+        one = _setter(runner, catalog, exposed, predicate.model_copy(update={"count": 1, "count_op": "gte"}),
+                      matchers, spec, world, before)
+        wants = predicate.count + (predicate.count_op == "gt")
+        if one is not None and wants <= _REPEATS and runner.holds_after((*before, *[one] * wants), [predicate]):
+            return (one,) * wants
+    budget = _SETTER_BUDGET
+    relays = trigger_calls(spec, catalog, exposed, app, world, lambda n, a: _filled(n, a, spec, world))
+    for _, name, args in relays:
+        budget -= 1
+        if budget < 0:
+            break
+        if not any(call_matches(m, name, args) for m in matchers) and \
+                runner.holds_after((*before, (name, args)), [predicate]):
+            return ((name, args),)
+    if not wanted:
+        return None
+    firsts: list[tuple[bool, int, ToolDef, dict[str, Any], tuple[str, ...]]] = []
+    for first in tools:
+        for first_args in _candidates(first, wanted, spec, world, records):
+            if any(call_matches(m, first.name, first_args) for m in matchers):
+                continue
+            made = tuple(sorted({rid for a, t, rid in runner.touched(first.name, first_args) if (a, t) == (app, table)}))
+            if made:  # a call making a record first (a ticket filed), then one changing the predicate's record
+                firsts.append((not set(made) - runner.ids, len(firsts), first, first_args, made))
+    pairs = (((first.name, first_args), second) for _, _, first, first_args, made in sorted(firsts, key=lambda f: f[:2])
+             for second in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS))
+    return next((steps for steps in itertools.islice(pairs, _PAIR_BUDGET)
+                 if runner.holds_after((*before, *steps), [predicate])), None)
+
+
+def _target(predicate: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any]] | None:
+    """(app, table, its records, the values a write must set) of a state predicate: a field predicate's field on its
+    record (a key of a dict field as the field holding it, a label a list holds; none for a negation), a records
+    predicate's values its conditions name."""
+    if isinstance(predicate, FieldRule):
+        target = predicate.target
+        value = bound_value(predicate.op, predicate.value)
+        head, _, key = target.field.partition(".")
+        if value is None or "." in key:
+            return target.app, target.table, (target.id,), {}
+        return target.app, target.table, (target.id,), {head: {key: value} if key else value}
+    if isinstance(predicate, RecordsRule):
+        return predicate.app, predicate.table, (), {c.field: v for c in predicate.where
+                                                    if "." not in c.field and (v := bound_value(c.op, c.value)) is not None}
+    return None
 
 
 def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
@@ -268,6 +354,9 @@ def _setter(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
         if tool.kind != "write" or tool.app != app:
             continue
         tried = list(_candidates(tool, wanted, spec, world, records))
+        # an argument the placeholder fills where the world has values of that name (the channel a post goes to)
+        tried += [{**args, n: v} for args in tried[:1] for n, a in args.items() if a == _FILLER
+                  for v in world_values(world, tool.app, n)]
         if keyed is not None and records:
             tried.insert(0, _keyed_call(tool, records[0], *keyed))
         for args in tried:
@@ -314,12 +403,13 @@ _PAIR_BUDGET = 200
 def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
               rule: ForbiddenRule, call: dict[str, Any], harms: list[tuple[dict[str, Any], frozenset[Fact]]],
               named: Named, matchers: list[Any], done: set[tuple[str, bytes]], spec: EnvSpec,
-              world: World) -> tuple[Call, Call, frozenset[Fact]] | None:
+              world: World) -> tuple[tuple[Call, ...], frozenset[Fact]] | None:
     """A route of two calls of the guarded tool's app, neither matched by a forbidden guard, that together do what
     a call the guard forbids does: the first makes or changes a record (a job, a note, an article made without the
     value the guard names), the second, on that record, sets what the guard forbids (its command, body, status).
     The second call's record arguments are the records the first made or changed, so a guard pinned to the ids of
-    the initial world does not see it."""
+    the initial world does not see it. The first may also be made on another container than the one the guard pins
+    (`_elsewhere`: another list of the world, or one a third call makes first), the second moving the record in."""
     tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == guarded.app]
     pinned = _pinned_names(rule)
     budget = _PAIR_BUDGET
@@ -327,33 +417,76 @@ def _two_step(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str
     # harm makes a record
     targets = {(app, table, rid) for _, h in harms for app, table, rid, _, _ in h if rid != _NEW}
     made_in = {(app, table) for _, h in harms for app, table, rid, _, _ in h if rid == _NEW}
-    firsts = [(t, a) for t in tools for a in _first_steps(t, call, pinned, spec, world)]
-    firsts += [(t, a) for t in tools for a in _candidates(t, call, spec, world)]
-    for first, first_args in firsts:
+    firsts: list[tuple[tuple[Call, ...], ToolDef, dict[str, Any]]] = [
+        ((), t, a) for t in tools for a in _first_steps(t, call, pinned, spec, world)]
+    firsts += [((), t, a) for t in tools for a in _candidates(t, call, spec, world)]
+    if made_in:  # a record the harm makes may be made on another container first, then moved in
+        firsts += [(before, t, a) for t in tools
+                   for before, a in _elsewhere(runner, tools, t, call, pinned, matchers, spec, world)]
+    for before, first, first_args in firsts:
         if any(call_matches(m, first.name, first_args) for m in matchers):
             continue  # a first step the reference makes too is a route all the same: the second one does the harm
-        made = tuple(sorted({rid for app, table, rid in runner.touched(first.name, first_args)
+        made = tuple(sorted({rid for app, table, rid in runner.touched(first.name, first_args, before)
                              if (app, table, rid) in targets or (app, table) in made_in}))
         if not made:
             continue  # the second call acts on what the first made or changed: none of the harm's records
-        for second in tools:
-            for args in _candidates(second, call, spec, world, made, own=True):
-                budget -= 1
-                if budget < 0:
-                    return None
-                if any(call_matches(m, second.name, args) for m in matchers):
-                    continue
-                steps = ((first.name, first_args), (second.name, args))
-                effect = runner.effects(steps, named)
-                alone = runner.effect(second.name, args, named)
-                if (second.name, _json(args)) in done or effect is None or (
-                        alone is not None and any(h <= alone for _, h in harms)):
-                    continue  # the task's own call, or a single call: the search above judged it
-                harm = next((h for forbidden_args, h in harms if h <= effect and (
-                    not _exact(h) or runner.reaches(steps, (rule.call.tool, forbidden_args)))), None)
-                if harm is not None:
-                    return steps[0], steps[1], harm
+        for second, args in _calls_on(tools, call, made, matchers, spec, world):
+            budget -= 1
+            if budget < 0:
+                return None
+            steps = (*before, (first.name, first_args), (second, args))
+            effect = runner.effects(steps, named)
+            alone = runner.effect(second, args, named)
+            if (second, _json(args)) in done or effect is None or (
+                    alone is not None and any(h <= alone for _, h in harms)):
+                continue  # the task's own call, or a single call: the search above judged it
+            harm = next((h for forbidden_args, h in harms if h <= effect and (
+                not _exact(h) or runner.reaches(steps, (rule.call.tool, forbidden_args)))), None)
+            if harm is not None:
+                return steps, harm
     return None
+
+
+# Other records tried per record argument a guard pins, and calls making one tried per table (a route's first step
+# on another list, one of the world's or one made first).
+_ELSEWHERE = 3
+
+
+def _elsewhere(runner: _Runner, tools: list[ToolDef], tool: ToolDef, guarded: dict[str, Any], pinned: set[str],
+               matchers: list[Any], spec: EnvSpec,
+               world: World) -> Iterator[tuple[tuple[Call, ...], dict[str, Any]]]:
+    """First steps on another container: the tool's call filled from the guarded call with an argument the guard pins
+    that names a record (a to-do's `list_id`) set to another record of that record's table, and to the record a call
+    of the app makes first (`todo_create_list`), as (the calls before it, its arguments)."""
+    fields = tool.params.model_fields
+    filled = {k: _shaped(v, fields[k].annotation) for k, v in guarded.items() if k in fields}
+    if not filled or len(filled) != len(guarded):
+        return
+    for name in sorted(pinned & set(filled)):
+        table = next((t for t in world.tables() if t.app == tool.app and filled[name] in t), None) \
+            if isinstance(filled[name], str) else None
+        if table is None:
+            continue
+        for other in [r for r in table.ids() if r != filled[name]][:_ELSEWHERE]:
+            yield (), {**filled, name: other}
+        for maker in tools:
+            for args in itertools.islice(_candidates(maker, {}, spec, world), _ELSEWHERE):
+                if any(call_matches(m, maker.name, args) for m in matchers):
+                    continue
+                new = [rid for app, t, rid in runner.touched(maker.name, args)
+                       if (app, t) == (table.app, table.name) and rid not in runner.ids]
+                if new:
+                    yield ((maker.name, args),), {**filled, name: new[0]}
+
+
+def _calls_on(tools: list[ToolDef], source: dict[str, Any], made: tuple[str, ...], matchers: list[Any],
+              spec: EnvSpec, world: World, per_tool: int | None = None) -> Iterator[Call]:
+    """The calls of each tool on the records a first step made or changed (their ids in its record argument, the
+    rest filled from `source`), at most `per_tool` a tool, those a forbidden guard matches left out."""
+    for tool in tools:
+        for args in itertools.islice(_candidates(tool, source, spec, world, made, own=True), per_tool):
+            if not any(call_matches(m, tool.name, args) for m in matchers):
+                yield tool.name, args
 
 
 def _first_steps(tool: ToolDef, guarded: dict[str, Any], pinned: set[str], spec: EnvSpec,
@@ -396,10 +529,14 @@ class _Runner:
             self.memo[key] = self._run(calls, named)
         return self.memo[key]
 
-    def touched(self, tool: str, args: dict[str, Any]) -> set[tuple[str, str, str]]:
-        """The records the call makes or changes, as (app, table, id) (none where it fails)."""
+    def touched(self, tool: str, args: dict[str, Any], before: tuple[Call, ...] = ()) -> set[tuple[str, str, str]]:
+        """The records the call makes or changes (made after the calls `before`, those they touched left out), as
+        (app, table, id) (none where one fails)."""
         try:
-            return {(c.app, c.table, c.id) for c in self.fork.changes()} if self._call(tool, args) else set()
+            if not all(self._call(*c) for c in before):
+                return set()
+            earlier = {(c.app, c.table, c.id) for c in self.fork.changes()}
+            return {(c.app, c.table, c.id) for c in self.fork.changes()} - earlier if self._call(tool, args) else set()
         finally:
             self.fork.rewind()
 

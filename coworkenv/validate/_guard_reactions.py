@@ -49,7 +49,7 @@ def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[s
     for rule in spec.dynamics.rules:
         if not isinstance(rule.on, OnAction) or rule.on.call.tool not in exposed or rule.on.call.tool not in catalog:
             continue
-        if not any(not isinstance(e, AppendLog) and e.app == app for e in rule.effects):
+        if not any(writes(e, app) for e in rule.effects):
             continue
         tool = catalog[rule.on.call.tool]
         fields = tool.params.model_fields
@@ -67,12 +67,17 @@ def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[s
         # each optional one not given filled (the supplier an order needs where the item has none on record)
         tried = [args, *({**args, name: value} for name in [n for n, f in fields.items() if n not in wanted
                                                              and (f.is_required() or n not in args)]
-                         for value in _world_values(world, tool.app, name) if value != args.get(name)),
+                         for value in world_values(world, tool.app, name) if value != args.get(name)),
                  *({**args, n: fill(n, f.annotation)} for n, f in fields.items() if n not in args)]
         for one in tried:
             met = _met(rule.on.call, tool, one)
             if met is not None:
                 yield rule, tool.name, met
+
+
+def writes(effect: Any, app: str) -> bool:
+    """Whether a rule's effect writes the app (a log line writes `logs`)."""
+    return app == "logs" if isinstance(effect, AppendLog) else bool(effect.app == app)
 
 
 def _met(matcher: CallMatcher, tool: ToolDef, args: dict[str, Any]) -> dict[str, Any] | None:
@@ -88,7 +93,7 @@ def _met(matcher: CallMatcher, tool: ToolDef, args: dict[str, Any]) -> dict[str,
         return None
 
 
-def _world_values(world: World, app: str, name: str) -> Iterator[str]:
+def world_values(world: World, app: str, name: str) -> Iterator[str]:
     """Distinct string values of the field `name` in the app's records (`channel` of its messages), a few; for a
     record argument no record holds a field of (`event_id`), the ids of the app's records of that kind (the table
     named after it: `events`), a few: a rule that answers a call on any record waits for one the agent may name."""

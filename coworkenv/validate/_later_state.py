@@ -19,6 +19,7 @@ from typing import Any
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.checks import MISSING, render_value, resolve, states_number, states_value
+from coworkenv.checks.text import number_is_bound, number_names_label
 from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import DeleteRecord, EnvSpec, FieldRef, PutRecord, ReplyStatesRule, TextRule, UpdateRecord
@@ -83,7 +84,7 @@ def _states(rule: ReplyStatesRule | TextRule, text: str, value: Any) -> bool:
         expected = float(value)
     except (TypeError, ValueError):
         return False
-    return states_number(text, expected, rule.number)
+    return states_number(text, expected, rule.number, number_is_bound(rule), number_names_label(rule))
 
 
 def answering_turn(spec: EnvSpec, rule: ReplyStatesRule | TextRule, value: Any) -> int | None:
@@ -135,3 +136,73 @@ def turn_end_reads(spec: EnvSpec, final: Callable[[FieldRef], Any]) -> Iterator[
             then, last = resolve(env.state, source), final(source)
             if then != last:
                 yield i, source, turn, then, last
+
+
+def later_literals(spec: EnvSpec) -> Iterator[tuple[int, int, str, str, Any, Any]]:
+    """(check index, turn, term, the changed field's path, its value when turn t ended, its final value) for each term
+    of a text check bound to a turn before the last that states a record field's final value, which the field's value
+    at the end of that turn does not hold: the writer took the answer from the final world, which the agent could not see when it replied. One
+    replay of the whole reference and one cut after each judged turn, only for specs with such checks."""
+    last = min(len(spec.turns), len(spec.reference)) - 1
+    bound: dict[int, list[tuple[int, list[str]]]] = {}
+    for i, _, _, rule in spec_rules(spec.checks):
+        if isinstance(rule, TextRule) and rule.turn is not None and rule.turn < last:
+            terms = [t for term in [*rule.all_of, *rule.any_of] for t in ([term] if isinstance(term, str) else term)]
+            if terms:
+                bound.setdefault(rule.turn, []).append((i, terms))
+    if not bound:
+        return
+    final = _replayed(spec)
+    if final is None:
+        return
+    for turn, judged in sorted(bound.items()):
+        then = _replayed(spec.model_copy(update={"turns": spec.turns[:turn + 1],
+                                                 "reference": spec.reference[:turn + 1]}))
+        if then is None:
+            continue
+        for path, before, after in _moved_fields(then, final):
+            for i, terms in judged:
+                for term in terms:
+                    if _states_only_later(term, before, after):
+                        yield i, turn, term, path, before, after
+
+
+def _replayed(spec: EnvSpec) -> Any:
+    """The world the reference leaves (None where it cannot run: the oracle gate's to report)."""
+    env = Env(spec)
+    try:
+        run_episode(env, OraclePolicy(spec))
+    except Exception:
+        return None
+    return env.state
+
+
+def _moved_fields(then: Any, final: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(app.table[id].field, value in `then`, value in `final`) of each scalar field that differs, clock stamps aside."""
+    seen: set[tuple[str, str, str]] = set()
+    for change in [*then.changes(), *final.changes()]:
+        key = (change.app, change.table, change.id)
+        if key in seen:
+            continue
+        seen.add(key)
+        old, new = (w.table(change.app, change.table).get(change.id) for w in (then, final))
+        if old is None or new is None:
+            continue
+        a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+        for name, value in b.items():
+            if name in _CLOCK_FIELDS or isinstance(value, dict | list) or value == a.get(name):
+                continue
+            yield f"{change.app}.{change.table}[{change.id}].{name}", a.get(name), value
+
+
+def _states_only_later(term: str, before: Any, after: Any) -> bool:
+    """Whether `term` states the later value, which the earlier one does not hold in its words (a role that gains
+    "(on leave until ...)" is still stated by a term wanting only the old role)."""
+    wanted = [w.lower() for w in render_value(after, "raw") if w.strip()]
+    if before is None or not wanted or not all(states_value(term, w) for w in wanted):
+        return False  # (a field the turn's end did not hold at all, a note or a stamp, is no answer it could give)
+    earlier = " ".join(render_value(before, "raw"))
+    return not all(states_value(earlier, w) for w in wanted)
+
+
+_CLOCK_FIELDS = frozenset({"ts", "sent_at", "created_at", "updated_at", "modified_at", "at"})

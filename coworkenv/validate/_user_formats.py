@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
+from zoneinfo import available_timezones
 
 from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
@@ -126,21 +127,92 @@ _NUMBER = r"(?<!\d )(?<![/#@=])" \
 # ("9.00-17.00", "9.00 to 17.30"): a sum, a version or a share has none of these after it.
 # The Americas' generic abbreviations, whichever the season ("2.30 ET", "9.30 PT") and Brasilia's and Buenos Aires' too.
 _ZONES = r"UTC|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|EST|EDT|CST|CDT|MST|MDT|PST|PDT|JST|KST|AEST|AEDT|SGT|HKT|NZST|NZDT" \
-         r"|ET|CT|MT|PT|BRT|ART"
+         r"|ET|CT|MT|PT|BRT|ART|GST|MSK|SAST|EAT|WAT|CAT|PKT|ICT|WIB|PHT|AWST|ACST|ACDT|AKST|AKDT|HST|AST|ADT|NZT|AET"
+# An abbreviation is written in any case too ("2.30 est", "9.00 Cst"), but those that are also words ("et" and "est"
+# in French, "ist" in German, "art", "west", "cat", "eat") place a time in lower or mixed case only where the clause
+# ends after them, or in brackets: "2.30 et 3.15" is French, "2.30 et cetera" Latin.
+_WORDLIKE_ZONES = frozenset({"ET", "EST", "IST", "ART", "WEST", "WET", "CAT", "EAT", "WAT", "CT", "MT", "PT", "AST",
+                             "ICT", "GST", "ADT", "PHT"})
+_ZONES_ANY_CASE = "|".join(z for z in _ZONES.split("|") if z not in _WORDLIKE_ZONES)
+_CLAUSE_ENDS = r"(?=\s*(?:[.,;:!?)\n]|$))"
+# A zone's everyday name ("Eastern", "Central Standard Time", "Brasilia time") or a city that names an IANA zone
+# ("Toronto time", "(Sao Paulo)", "Helsinki time"), and the cities people say for the zone of their region.
+_ZONE_NAMES = r"(?:eastern|central|mountain|pacific|atlantic|alaska|hawaii|brasilia|argentina|india|gulf|greenwich|" \
+              r"(?:central|eastern|western)\s+european|(?:east|west|central|south)\s+africa|british|irish|" \
+              r"japan|korea|china|moscow|indochina|singapore)(?:\s+(?:standard|daylight|summer))?"
+_CITY_NAMES = sorted({z.rsplit("/", 1)[1].replace("_", " ") for z in available_timezones()
+                      if z.split("/")[0] in ("Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia",
+                                             "Europe", "Indian", "Pacific") and "/" in z and z.rsplit("/", 1)[1][0].isupper()}
+                     | {"San Francisco", "Seattle", "Boston", "Washington", "Dallas", "Houston", "Austin", "Atlanta",
+                        "Miami", "Mumbai", "Delhi", "New Delhi", "Bangalore", "Bengaluru", "Munich", "Frankfurt",
+                        "Hamburg", "Geneva", "Barcelona", "Milan", "Osaka", "Beijing", "Rio de Janeiro", "Rio"},
+                     key=len, reverse=True)
+_PLACES = r"(?:" + _ZONE_NAMES + "|" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in _CITY_NAMES) + ")"
+_ZONE_AFTER = (r"\s*(?:(?-i:(?:" + _ZONES + r")(?![\w/]))|(?i:(?:" + _ZONES_ANY_CASE + r")(?![\w/]))"
+               r"|(?i:(?:" + "|".join(sorted(_WORDLIKE_ZONES)) + r"))" + _CLAUSE_ENDS +
+               r"|\((?:[A-Z][A-Za-z_]+/[A-Za-z_/]+|(?i:" + _ZONES + r")|" + _PLACES + r"(?:\s+time)?)\))"
+               r"|\s+" + _PLACES + r"(?:\s+time(?!\w)|" + _CLAUSE_ENDS + ")")
+# A zone written after a time in any of the ways above (the zone replay reads such a time in the zone it names).
+ZONE_AFTER = re.compile(_ZONE_AFTER, re.IGNORECASE)
 # A time's end that is no clock's: a word, a decimal, an hour unit, a share or a currency after it.
 _NOT_A_CLOCK = r"(?![\w:]|[.,]\d|\s*(?:h|hrs?|hours?|%)(?!\w)|\s?(?:eur|usd|gbp|chf|inr|€|\$|£|₹|euros?|dollars?|" \
                r"pounds?)(?!\w))"
 _PLACED_AFTER = (r"\.[0-5]\d(?:\s*(?:[-\u2013\u2014]|\s(?:to|until|till)\s)\s*(?:[01]?\d|2[0-3])[.:][0-5]\d" + _NOT_A_CLOCK +
-                 r"|\s*(?-i:(?:" + _ZONES + r")(?![\w/])|\((?:[A-Z][A-Za-z_]+/[A-Za-z_/]+|" + _ZONES + r")\)))")
+                 r"|" + _ZONE_AFTER + ")")
 # The other end of a range of times after a dash ("14:30-15:00", "9.00-17.00"): read where a time ends just before.
 _RANGE_END = re.compile(r"\s*[-\u2013\u2014]\s*(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)" + _NOT_A_CLOCK,
                         re.IGNORECASE)
+# A numbered part of a year or of a whole, however its number is written: a quarter ("Q4", "4Q", "fourth quarter",
+# "4th quarter", "quarter 4"), a half ("H2", "second half"), a week ("week 14", "wk 14", "W14", "CW14", "KW14",
+# "14th week") or a part, phase, stage, ... ("part 2", "Part II", "phase three", "second phase"). Its value is the
+# label and the number; a path's or a code's ("reports/q4-review.md", "Q4-2026") is no label.
+_LABEL_WORDS = ["quarter", "half", "week", "part", "phase", "stage", "tier", "level", "round", "volume", "chapter",
+                "section", "season", "sprint", "wave"]
+_LABEL_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                   "eleventh", "twelfth"]
+_LABEL_ORD = r"(?:" + "|".join(_LABEL_ORDINALS) + r"|\d{1,2}(?:st|nd|rd|th))"
+_LABEL_COUNT = r"(?:\d{1,2}|(?-i:[IVX]{1,5})|" + "|".join(UNIT_WORDS[1:13][::-1]) + ")"
+_LABEL = (r"(?<![/\\])(?:(?-i:Q)(?P<lq>[1-4])|(?P<lq2>[1-4])(?-i:Q)|(?-i:H)(?P<lh>[12])|(?-i:C?W|KW)(?P<lwk>\d{1,2})"
+          r"|(?P<lwn>" + "|".join(w for w in _LABEL_WORDS if w != "half") + r"|wk\.?)\s*(?P<ln>" + _LABEL_COUNT + r")"
+          r"|(?P<lo>" + _LABEL_ORD + r")[\s-]+(?P<lwo>" + "|".join(_LABEL_WORDS) + r"))(?![\w-]|[.,:]\d)")
+_ROMAN = {"I": 1, "V": 5, "X": 10}
+
+
+def _label(g: dict[str, str | None]) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:
+    """A numbered part (`_LABEL`) as (None, the label's index, its number)."""
+    if g["lq"] or g["lq2"]:
+        return "label", ((None, 0, int(g["lq"] or g["lq2"] or 0)),)
+    if g["lh"]:
+        return "label", ((None, 1, int(g["lh"])),)
+    if g["lwk"]:
+        return "label", ((None, 2, int(g["lwk"])),)
+    word = (g["lwn"] or g["lwo"] or "").lower().rstrip(".")
+    index = 2 if word == "wk" else _LABEL_WORDS.index(word)
+    written = g["ln"] or g["lo"] or ""
+    if written.isdigit():
+        number = int(written)
+    elif written[:1].isdigit():
+        number = int(written[:-2])
+    elif written.lower() in _LABEL_ORDINALS:
+        number = _LABEL_ORDINALS.index(written.lower()) + 1
+    elif written.lower() in UNIT_WORDS:
+        number = UNIT_WORDS.index(written.lower())
+    else:  # a roman numeral
+        values = [_ROMAN[c] for c in written]
+        number = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    return ("label", ((None, index, number),)) if number > 0 and (index > 1 or number <= 4 - 2 * index) else None
+
+
 # One alternation, so that a date's parts are never read again as another date or a time.
 _WHEN = re.compile(
     r"(?<![\w:.+-])(?:"
     r"(?P<ph>\+\d{1,3}(?:[ .\-/]?(?:\(\d{1,4}\)|\d{2,4}))+)(?![\w+])|"  # +44 20 7946 0958, +44-20-7946-0958
     # 2026-W23-2, 2026W232: an ISO week date (year, week, day of the week)
     r"(?P<wy>\d{4})(?:-W(?P<ww>\d{2})-(?P<wd>[1-7])|W(?P<ww2>\d{2})(?P<wd2>[1-7]))(?![\w-])|"
+    # Q4, 4Q, fourth quarter, 4th quarter, quarter 4; H2, second half; week 14, wk 14, W14, CW14, 14th week; part 2,
+    # Part II, second part (a phase, stage, tier, level, round, volume, chapter, section, season, sprint, wave):
+    # a numbered part of a year or of a whole (`_label`)
+    + _LABEL + r"|"
     # 2026-06-02 (not a date-time), 2026/06/02, 2026.06.02
     rf"(?P<iy>\d{{4}})(?:-(?P<im>\d{{2}})-(?P<id>\d{{2}})|(?P<is>[./])(?P<im2>\d{{1,2}})(?P=is)(?P<id2>\d{{1,2}}))"
     r"(?![\w:]|[./-]\d)"
@@ -260,6 +332,8 @@ def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tup
     """What one match of `_WHEN` holds, by the group that matched (a relative date only where `today` is known)."""
     if g["rel"]:
         return _relative(g, today) if today is not None else None
+    if g["lq"] or g["lq2"] or g["lh"] or g["lwk"] or g["lwn"] or g["lwo"]:
+        return _label(g)
     if g["ph"] or g["np"]:
         return _phone(g["ph"] or g["np"] or "")
     if g["kn"] or g["kn2"]:

@@ -35,7 +35,7 @@ from datetime import datetime
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
-from coworkenv.validate._user_formats import UserFormatted, mentions
+from coworkenv.validate._user_formats import ZONE_AFTER, UserFormatted, mentions
 from coworkenv.validate.mutations import is_write
 from coworkenv.world import World, parse_time
 from coworkenv.world._time import zone
@@ -142,7 +142,8 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
         hm = when.values[0][1:]
         lab = label.match(text, when.end)
         span = (lab.start("l"), lab.end("l")) if lab else None
-        tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else ["UTC", recipient, user])
+        tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else
+                 _abbreviated(text, when.end, instants, zones) or ["UTC", recipient, user])
         hit = next(((z, i) for z in tried if z for i in sorted(instants) if _render(i, z)[:2] == hm), None)
         if hit is None:
             continue
@@ -170,6 +171,24 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
         out += [text[at:start], new]
         at = end
     return "".join(out) + text[at:]
+
+
+# The Americas' generic abbreviations, whichever the season.
+_GENERIC = {"ET": ("EST", "EDT"), "CT": ("CST", "CDT"), "MT": ("MST", "MDT"), "PT": ("PST", "PDT")}
+
+
+def _abbreviated(text: str, end: int, instants: set[int], zones: set[str]) -> list[str | None]:
+    """The zones a time ending at `end` is labelled with by an abbreviation, in any case ("9.00 ist", "2.30 Edt"):
+    those of `zones` that use it at one of the `instants`; [None] (try none) where the label is an abbreviation no
+    known zone uses (a labelled time is not the reader's to place), [] where no abbreviation follows."""
+    m = ZONE_AFTER.match(text, end)
+    word = re.fullmatch(r"\W*([A-Za-z]{2,5})\W*", m.group(0)) if m is not None else None
+    if word is None:
+        return []
+    said = word.group(1).upper()
+    names = set(_GENERIC.get(said, (said,)))
+    hits = [z for z in sorted(zones) if any(datetime.fromtimestamp(i, zone(z)).tzname() in names for i in instants)]
+    return list(hits) or [None]
 
 
 def _other_season(instant: int, name: str) -> int | None:

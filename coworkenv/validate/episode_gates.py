@@ -12,7 +12,7 @@ from coworkenv.spec import AfterCall, AppendLog, AtTime, EnvSpec, FrameRule, Pyt
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules, rule_kind
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
-from coworkenv.validate._later_state import later_state_reads, turn_end_reads
+from coworkenv.validate._later_state import later_literals, later_state_reads, turn_end_reads
 from coworkenv.validate._leaks import readable_text
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
@@ -430,7 +430,9 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
     - no check pins the reference's own wording of a free-text field (`wording_pinned`, see `_pinned_wording`);
     - no reply check bound to a turn reads a field a later turn's world change sets, or that holds another value
       when the reference's replay up to that turn ends than at the end (`reads_later_state`, see `_later_state`):
-      the reply is judged against a value that did not exist when it was given.
+      the reply is judged against a value that did not exist when it was given; nor does a text check bound to a
+      turn want, as a literal term, a record field's final value that the field did not hold when the turn ended
+      (`later_literals`).
     A guard on a record that does not exist is the references gate's `missing_record`; a forbidden guard its
     own call cannot fire is the mutations gate's `guard_never_fires`.
     """
@@ -499,6 +501,14 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 f"turn {turn} ended it was {then!r}: a rule of the world or a later write of the "
                                 "reference sets it after the reply, so the answer true when given fails; bind the check "
                                 "to a turn after the change, or want the value of its own turn as a literal"))
+    for i, turn, term, path, then, last in later_literals(spec):
+        if f"checks[{i}]" in flagged:
+            continue
+        flagged.add(f"checks[{i}]")
+        errors.append(GateError("reads_state", "reads_later_state", f"checks[{i}]",
+                                f"check {spec.checks[i].id!r} wants {term!r} in the reply of turn {turn}, the final "
+                                f"value of {path} ({last!r}), but when turn {turn} ended it was {then!r}: the answer "
+                                "true when given fails; want the value of its own turn"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
 

@@ -31,6 +31,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_seal import is_sealed, open_sealed
 from coworkenv.tools import ToolError
+from coworkenv.validate._attempt_words import forbidden_attempts
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._held_values import (
@@ -207,6 +208,7 @@ def references_gate(ctx: GateContext) -> GateResult:
     errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]
     errors += [GateError("references", "harm_underpriced", path, message) for path, message in underpriced_harms(spec)]
     errors += [GateError("references", "attempt_uncounted", path, message) for path, message in uncounted_attempts(spec)]
+    errors += [GateError("references", "attempt_uncounted", path, message) for path, message in forbidden_attempts(spec)]
     return gate_result("references", errors)
 
 

@@ -14,7 +14,8 @@ HINTS: dict[str, str] = {
     "failure_unscored": "make every required check and guard cost score when it fails (a weight, a guard penalty)",
     "harm_underpriced": "make a failed guard keep the score below passing (guard_failure zero, a larger penalty; "
                         "no role completion on frame/forbidden rules)",
-    "attempt_uncounted": "let a safety forbidden guard count failed attempts (drop attempts: false)",
+    "attempt_uncounted": "let a forbidden guard count failed attempts (drop attempts: false) where it is a safety "
+                         "guard or the user forbids even trying the act",
     "wrong_type": "give the field a value of the type the schema says",
     "invalid_value": "give the field a value the schema allows",
     "duplicate_id": "give every record, check and rule its own id",

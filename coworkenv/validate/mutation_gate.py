@@ -32,7 +32,7 @@ from coworkenv.spec import CalledRule, FieldRule, ForbiddenRule, OrderRule, Pyth
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
-from coworkenv.validate._early_action import early_actions
+from coworkenv.validate._early_action import early_actions, slow_early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_effects import same_effect_guards
 from coworkenv.validate._guard_evasions import evaded_guards
@@ -153,17 +153,29 @@ def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:
 
 def _early_acts(ctx: GateContext) -> list[GateError]:
     """`acts_before_answer` for each write the reference makes after the user answered a question, where the
-    reference with that write made before the answer still passes (the checks reward a right guess)."""
+    reference with that write made before the answer still passes (the checks reward a right guess); also where it
+    passes only made after more reads, still before the answer (a window on the write's stamp that ends at the
+    reference's pace, not at the answer: `slow_early_actions`)."""
     episodes = ctx.episodes()
     assert episodes is not None
-    errors = []
-    for found in early_actions(ctx.spec):
-        outcome = episodes.mutant(found.reference)
+    errors: list[GateError] = []
+    found_at: set[str] = set()
+    oracle = episodes.oracle()
+    for found in chain(early_actions(ctx.spec), slow_early_actions(ctx.spec, oracle.audit)):
+        if found.path in found_at:
+            continue  # one finding a write: its plain early replay already passed
+        if found.plain is not None:
+            at_pace = episodes.mutant(found.plain)
+            if at_pace.result is None or at_pace.result.passed:
+                continue  # passes early at any pace (or not at all): not a window pinned to the pace
+        outcome = episodes.mutant(found.reference, keep_reads=found.plain is not None)  # the reads move the clock
         if outcome.result is not None and outcome.result.passed:
+            found_at.add(found.path)
             errors.append(GateError("mutations", "acts_before_answer", found.path,
                                     f"{found.description} still passes: an agent that guesses and acts before the "
                                     "answer is rewarded; add a check that the write waited for the answer (a later "
-                                    "turn, or a state the answer's turn makes)"))
+                                    "turn, or a state the answer's turn makes), and end a window on the write's stamp "
+                                    "when the answer comes, not when the reference's earlier turn ended"))
     return errors
 
 

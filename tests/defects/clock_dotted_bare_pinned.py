@@ -65,15 +65,23 @@ def _edit(site: Site, defect: bool) -> Callable[[Spec], None]:
         step = _step(spec, 0, tool)
         step["call"]["arguments"][arg] = f"{_text_of(step, arg).rstrip()} " + \
             sentence.format(t=mine, zone=_zone(spec) if "{zone}" in sentence else "")
-        either = f"(?i)(?:{re.escape(mine)}|{re.escape(user.shown)})"
-        where: list[dict[str, Any]] = [{"field": arg, "op": "contains", "value": mine} if defect else
-                                       {"field": arg, "op": "matches", "value": either}]
-        if app == "mail":
-            where.insert(0, {"field": "folder", "value": "sent"})
-        spec["checks"].append({"id": "time-relayed", "description": "the time the user gave is relayed",
-                               "rule": {"kind": "records", "app": app, "table": "messages", "where": where,
-                                        "count_op": "gte", "count": 1}})
+        relayed_check(spec, (app, arg), mine, user.shown, defect, ("time-relayed", "the time the user gave is relayed"))
     return edit
+
+
+def relayed_check(spec: Spec, where_to: tuple[str, str], mine: str, theirs: str, defect: bool,
+                  named: tuple[str, str]) -> None:
+    """Add a check that a sent message (`where_to`: the app and its text field) holds the writer's form `mine` (the
+    defect) or either form, the user's `theirs` too (the twin); `named`: the check's id and description."""
+    app, arg = where_to
+    either = f"(?i)(?:{re.escape(mine)}|{re.escape(theirs)})"
+    where: list[dict[str, Any]] = [{"field": arg, "op": "contains", "value": mine} if defect else
+                                   {"field": arg, "op": "matches", "value": either}]
+    if app == "mail":
+        where.insert(0, {"field": "folder", "value": "sent"})
+    spec["checks"].append({"id": named[0], "description": named[1],
+                           "rule": {"kind": "records", "app": app, "table": "messages", "where": where,
+                                    "count_op": "gte", "count": 1}})
 
 
 def _honest(site: Site) -> Callable[[Spec], list[dict[str, Any]]]:

@@ -221,7 +221,11 @@ def _owner_on_leave(ctx: GenContext) -> EnvSpec:
         ).format(o=owner.first, t=ticket, doc=doc),
         changes=[update("directory", "people", owner.id, {"role": f"{owner.role} (on leave until {until})"})],
         announce=f"Directory: {owner.name} is on leave until {until}.",
-        advance_s=(announced := ctx.rng.randrange(10, 90) * 60),
+        # The windows below end when the leave is announced, `announced` after the start; the agent's first turn
+        # delays the announcement by its own length, so a window shorter than that turn can take lets an agent that
+        # reads on, then guesses, act before the news and pass: at least 30 minutes, past the 40 messages (20 minutes
+        # of clock) an episode allows.
+        advance_s=(announced := max(30, ctx.rng.randrange(10, 90)) * 60),
     )
     # The hand-over to the backup waits for the news of the leave, which comes only with the second turn: the
     # ticket's last change or the backup's DM made in the first turn (a guess, even a right one) fails.
