@@ -80,10 +80,10 @@ class FirstTurnOnly:
 
 @pytest.fixture(scope="module")
 def two_turn_spec() -> EnvSpec:
-    """A two-turn env whose first turn alone earns part of the score. (delegate_and_follow_up's no longer does since
+    """A two-turn env whose first turn alone earns part of the score. (delegate_and_follow_up's did not from
     GENERATOR_VERSION 15: its guard that the ticket was last changed only after the delegate answered fails on the
-    first turn's own assignment until the second turn's write, so its first turn scores 0, as access_request_approval's
-    always did.)"""
+    first turn's own assignment until the second turn's write, so its first turn scored 0 until turn_progress judged a
+    turn before the last by the reference's same turn; tests/test_turn_credit.py holds every multi-turn spec to it.)"""
     return generate_specs(load_taxonomy(Path("taxonomy"))["clarify_ambiguous_request"], 1, 1)[0]
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
-from coworkenv.checks import Reply
+from coworkenv.checks import CheckResult, Reply, VerifierResult, compose
 from coworkenv.env import Action, Env, ToolCallRequest
 from coworkenv.rollout.record import TrajectoryRecord
 from coworkenv.spec import EnvSpec
@@ -66,11 +66,70 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
 
     A turn is scored when the agent's reply ends it, before the next user turn's state changes are applied, so a
     turn is judged on what the agent left. An episode that stopped inside a turn is scored where it stopped.
+
+    A turn before the last is judged by what that turn is meant to have done: the reference solution's state at the
+    end of the same turn (`reference_turn_checks`). A guard the reference fails there is not judged yet (it can hold
+    only once a later turn's work is there: "the ticket was last changed after the answer", "the new config keeps
+    the other keys", "the colleague thanked for the move"), and a completion check earns at most the reference's
+    score there (a later turn's work earns nothing before its turn). The last turn, and an episode that stopped
+    inside a turn, are judged as the episode is: every check, as written.
     """
-    env = Env(spec, max_steps=len(record.steps) + 1)  # the replay takes exactly the recorded steps
-    env.reset()
+    results, stopped = _turn_results(record, spec)
+    due = reference_turn_checks(spec) if len(spec.turns) > 1 else ()
     scores: list[float] = []
     passed: list[bool] = []
+    for turn, result in enumerate(results[: len(spec.turns)]):
+        if turn < len(due) and turn < len(spec.turns) - 1 and not (stopped and turn == len(results) - 1):
+            result = compose(spec.scoring, [_as_due(c, due[turn].get(c.id)) for c in result.checks])
+        scores.append(result.score)
+        passed.append(result.passed)
+    return TurnProgress(len(spec.turns), tuple(scores), tuple(passed))
+
+
+def reference_turn_checks(spec: EnvSpec) -> tuple[dict[str, CheckResult], ...]:
+    """Each turn's check results of the spec's reference solution at the end of that turn (the oracle's episode,
+    replayed as `turn_progress` replays any record), computed once per spec object; none where the reference does
+    not pass its own checks at the end."""
+    cached = _REFERENCE_TURNS.get(id(spec))
+    if cached is not None and cached[0] is spec:  # the entry holds the spec, so its id is not reused while cached
+        return cached[1]
+    from coworkenv.agents import OraclePolicy  # the oracle teacher: loaded only where a spec has several turns
+    from coworkenv.rollout import run_agent
+
+    results, stopped = _turn_results(run_agent(Env(spec), OraclePolicy(spec)), spec)
+    # A reference that does not pass its own checks (none written, as an import without one) says nothing of what a
+    # turn is meant to do: every turn is then judged as written.
+    sound = not stopped and bool(results) and results[-1].passed
+    turns = tuple({c.id: c for c in r.checks} for r in results) if sound else ()
+    if len(_REFERENCE_TURNS) >= _REFERENCE_CACHE_SIZE:
+        _REFERENCE_TURNS.pop(next(iter(_REFERENCE_TURNS)))
+    _REFERENCE_TURNS[id(spec)] = (spec, turns)
+    return turns
+
+
+_REFERENCE_CACHE_SIZE = 256
+_REFERENCE_TURNS: dict[int, tuple[EnvSpec, tuple[dict[str, CheckResult], ...]]] = {}
+
+
+def _as_due(check: CheckResult, reference: CheckResult | None) -> CheckResult:
+    """A check's result at the end of a turn before the last, judged against the reference's at that turn."""
+    if reference is None:  # the reference did not reach this turn's end: judged as written
+        return check
+    if check.is_guard:
+        return check if reference.passed else replace(check, passed=True, score=1.0, reason="")
+    ceiling = reference.score if reference.score is not None else float(reference.passed)
+    if (check.score or 0.0) <= ceiling:
+        return check if reference.passed or not check.passed else replace(check, passed=False)
+    return replace(check, passed=check.passed and reference.passed, score=ceiling,
+                   reason=check.reason or "a later turn's work: earns no more than the reference's by this turn")
+
+
+def _turn_results(record: TrajectoryRecord, spec: EnvSpec) -> tuple[list[VerifierResult], bool]:
+    """The verifier's results each time the record's agent ended a turn, and whether the last one is where the
+    episode stopped inside a turn (step or token budget)."""
+    env = Env(spec, max_steps=len(record.steps) + 1)  # the replay takes exactly the recorded steps
+    env.reset()
+    results: list[VerifierResult] = []
     for step in record.steps:
         message = record.messages[step.message_index]
         if step.kind == "clarify":  # answered by an interactive user within the turn: a reply, no env step
@@ -83,15 +142,12 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
                       for c in message["tool_calls"])
         if not calls:
             replies = [*env.replies, Reply(env.turn, message["content"])] if message["content"] else env.replies
-            result = env.verifier.score(env.state, env.audit, replies)
-            scores.append(result.score)
-            passed.append(result.passed)
+            results.append(env.verifier.score(env.state, env.audit, replies))
         env.step(Action(message["content"] or None, calls))
-    if not env.done or not scores:  # stopped inside a turn (step or token budget): score where it stopped
-        result = env.score()
-        scores.append(result.score)
-        passed.append(result.passed)
-    return TurnProgress(len(spec.turns), tuple(scores[: len(spec.turns)]), tuple(passed[: len(spec.turns)]))
+    stopped = not env.done or not results
+    if stopped:  # stopped inside a turn: score where it stopped
+        results.append(env.score())
+    return results, stopped
 
 
 def turn_rewards(progress: TurnProgress, mode: RewardMode) -> list[float]:

@@ -7,7 +7,7 @@ answer too; one that reads the fact whole, or a whole part of it (the time of a 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, ToolCallSpec
@@ -28,27 +28,37 @@ def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
                            content_args: frozenset[str]) -> Iterator[Mutation]:
     """For each content argument of a write and each turn's last answer: the text with the digits of every fact a
     check on it reads only in part moved by one outside that part (see the module docstring)."""
+    def alter(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
+        wrong = beyond_checked_part(text, patterns)
+        return [] if wrong is None else [("with the facts its checks read in part stated wrongly", wrong)]
+    return content_mutations(spec, writes, tools, content_args, alter, "content_unchecked")
+
+
+Alter = Callable[[str, list[Any]], Iterable[tuple[str, str]]]
+
+
+def content_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                      content_args: frozenset[str], alter: Alter, code: str,
+                      reply_reads: Callable[[int], list[Any]] = lambda turn: []) -> Iterator[Mutation]:
+    """A text near miss of each content argument of a write and of each turn's last answer (where the task asks for
+    one): a mutant per (how, altered text) that `alter` makes of the text and the patterns its checks read it with
+    (for an answer, also `reply_reads(turn)`), reported under `code`."""
     for t, s, call in writes:
         tool = tools.get(call.name)
         for name, value in call.arguments.items():
             if name not in content_args or not isinstance(value, str):
                 continue
-            wrong = beyond_checked_part(value, _field_patterns(spec, tool.app if tool else None, name))
-            if wrong is None:
-                continue
-            step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: wrong}))
-            yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
-                           f"{call.name}: {name} with the facts its checks read in part stated wrongly",
-                           replaced(spec.reference, t, s, step), code="content_unchecked")
+            for how, wrong in alter(value, _field_patterns(spec, tool.app if tool else None, name)):
+                step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: wrong}))
+                yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
+                               f"{call.name}: {name} {how}", replaced(spec.reference, t, s, step), code=code)
     for t, turn in enumerate(spec.reference):
         says = [s for s, step in enumerate(turn.steps) if step.say]
         if not says or not reply_is_content(spec, t):
             continue
-        wrong = beyond_checked_part(turn.steps[says[-1]].say or "", _reply_patterns(spec, t))
-        if wrong is not None:
-            yield Mutation("text_alter", f"reference[{t}].steps[{says[-1]}].say",
-                           f"turn {t}: the answer states the facts its checks read in part wrongly",
-                           replaced(spec.reference, t, says[-1], ReferenceStep(say=wrong)), code="content_unchecked")
+        for how, wrong in alter(turn.steps[says[-1]].say or "", [*_reply_patterns(spec, t), *reply_reads(t)]):
+            yield Mutation("text_alter", f"reference[{t}].steps[{says[-1]}].say", f"turn {t}: the answer {how}",
+                           replaced(spec.reference, t, says[-1], ReferenceStep(say=wrong)), code=code)
 
 
 def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:

@@ -266,6 +266,8 @@ def noop_gate(ctx: GateContext) -> GateResult:
         errors.append(GateError("noop", "initial_partial_score", "checks",
                                 f"the untouched initial state earns {initial_credit:.2f} of the task's check "
                                 f"weight (ceiling {ceiling:g})"))
+    errors += _part_credit_untouched(ctx, [episodes.initial, *([noop.result] if noop.result is not None else [])],
+                                     guards)
     presolved = _presolved(ctx, guards)
     if presolved is not None:
         errors.append(GateError("noop", "presolved", "checks", presolved))
@@ -274,6 +276,24 @@ def noop_gate(ctx: GateContext) -> GateResult:
     return gate_result("noop", errors, noop_score=noop.result.score if noop.result else None,
                         initial_score=episodes.initial.score, noop_task_credit=noop_credit,
                         initial_task_credit=initial_credit)
+
+
+def _part_credit_untouched(ctx: GateContext, results: list[Any], guards: set[str]) -> list[GateError]:
+    """A graded check earning part of its credit on the untouched initial state or in the do-nothing episode
+    (`results`): one of its parts (a tier, a counted record, a sub-score) holds before the agent does anything, or
+    for any reply, so doing nothing (or skipping that part of the task) earns that share whatever the ceiling on the
+    whole. A check passed whole there is the other gates' (a preservation check, `presolved`, `solved_by_world`);
+    one failed whole earns nothing."""
+    where = {c.id: i for i, c in enumerate(ctx.spec.checks)}
+    found: dict[str, float] = {}
+    for result in results:
+        for c in result.checks:
+            if c.id not in guards and c.id in where and c.weight > 0 and 0 < (c.score or 0.0) < 1 and not c.error:
+                found.setdefault(c.id, c.score or 0.0)
+    return [GateError("noop", "initial_partial_check", f"checks[{where[cid]}]",
+                      f"check {cid!r} scores {score:g} before the agent does anything (the untouched state or the "
+                      "do-nothing episode): a part of it (a tier, a counted record, a sub-score) holds without the "
+                      "work") for cid, score in found.items()]
 
 
 def is_guard(check: Any) -> bool:

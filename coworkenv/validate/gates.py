@@ -125,7 +125,8 @@ class GateContext:
                 self.mutations = []
             else:
                 mutants = near_miss_mutations(self.spec, episodes.oracle_entities,
-                                              max_alternatives=self.config.max_alternatives)
+                                              max_alternatives=self.config.max_alternatives,
+                                              values=episodes.oracle_value)
                 mutants += episodes.task_mutants
                 self.mutations = [(m, episodes.mutant(m.reference)) for m in mutants]
         return self.mutations

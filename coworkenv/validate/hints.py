@@ -87,6 +87,8 @@ HINTS: dict[str, str] = {
     "noop_passes": "add checks on the state the task must change",
     "noop_partial_score": "the do-nothing agent earns too much partial credit: weight the checks on what the "
                           "task changes, or declare preservation checks as guards",
+    "initial_partial_check": "score only what the task changes: a tier, counted record or sub-score that holds "
+                             "before the agent acts is credit for nothing",
     "initial_partial_score": "the initial state already earns too much credit: check what the task changes",
     "initial_state_passes": "the task asks for nothing the checks notice: check the state it must change",
     "presolved": "the world already satisfies every state check; only process checks (calls) keep noop failing: "
@@ -99,6 +101,7 @@ HINTS: dict[str, str] = {
     "order_unchecked": "add an order check: the dependent write must come after the write it depends on",
     "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
                       "harmful call",
+    "sibling_unchecked": "check every item of a list the task asks for (each ticket, each row), not only some",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",

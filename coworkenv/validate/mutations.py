@@ -39,14 +39,14 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
-from coworkenv.spec import EnvSpec, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRef, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
@@ -59,6 +59,7 @@ from coworkenv.validate._mutation_core import (
 )
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
+from coworkenv.validate._sibling_facts import sibling_fact_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
@@ -72,11 +73,13 @@ _LABEL_ARGS = frozenset({"subject"})  # what a message is called, as opposed to 
 _CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
 
 
-def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 1) -> list[Mutation]:
+def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_alternatives: int = 1,
+                        values: Callable[[FieldRef], Any] | None = None) -> list[Mutation]:
     """Every argument-level near-miss mutation of `spec.reference`, drawing wrong alternatives from `world`.
 
     Pass the oracle's final world (or its index), so records the reference itself creates (a new ticket it
-    later comments on) can be swapped for another.
+    later comments on) can be swapped for another; `values` gives a checked field's value at the reference's end
+    (what a `reply_states` check wants stated).
     """
     index = world if isinstance(world, EntityIndex) else EntityIndex(world, check_values(spec))
     tools = spec_catalog(spec)
@@ -105,6 +108,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index)
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
+    out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

@@ -109,6 +109,7 @@ from tests.defects import (
     order_word_adjective,
     ordinal_date_pinned,
     pace_pinned,
+    part_credit_untouched,
     partial_credit,
     phone_code_pinned,
     phrase_pinned,
@@ -134,6 +135,7 @@ from tests.defects import (
     set_order_deep,
     set_order_leftover,
     share_word_pinned,
+    sibling_unchecked,
     silent_change,
     size_pinned,
     solved_by_clock,
@@ -308,6 +310,8 @@ MODULES = (
     attempt_forbidden_by_user,
     guard_reaction_far_state,
     guard_three_step,
+    sibling_unchecked,
+    part_credit_untouched,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -6,6 +6,7 @@ zone reads it on that date."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -100,8 +101,12 @@ def _berlin_in_mail(which: str) -> Any:
         if f"{right} Berlin" not in mail["body"]:
             raise CorpusError(f"{spec['capability']}: the mail does not give {right} Berlin")
         mail["body"] = mail["body"].replace(f"{right} Berlin", f"{shown} Berlin")
-        check(spec, "attendees-mailed")["rule"]["where"].append(
-            {"field": "body", "op": "contains", "value": f"{shown} Berlin"})
+        where = check(spec, "attendees-mailed")["rule"]["where"]
+        where.append({"field": "body", "op": "contains", "value": f"{shown} Berlin"})
+        # The mail lists each attendee's local time: a grader pinning Berlin's reads the others too (a list read
+        # but for some items passes an agent giving London's or New York's wrongly: sibling_unchecked).
+        where += [{"field": "body", "op": "matches", "value": f"(?i){time}.{{0,12}}{re.escape(city)}"}
+                  for time, city in re.findall(r"(\d\d:\d\d) (London|New York)", mail["body"])]
     return edit
 
 
