@@ -194,7 +194,8 @@ class HfHubPublisher:
             files = sorted(upload.files)
             if version in tagged:
                 newest = newest_of(version, tagged) or version
-                found = differences(upload, self._tree(tagged[newest]), _same_file)
+                published = existing if tagged[newest] == head else self._tree(tagged[newest])
+                found = differences(upload, published, _same_file)
                 if not found:
                     self._back_to(newest, head, existing, upload)
                     return PublishResult(revision=tagged[newest], tag=newest, location=self.location,
