@@ -95,7 +95,8 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         settings.hub_model_repo_id or None, settings.root / "hub" / "model", repo_type="model"
     ).publish_folder(out_dir, version, card, record)
     return dg.MaterializeResult(
-        data_version=dg.DataVersion(version),
+        # The tag published: `version`, or `version.v2` ... when a training under the same name left other weights.
+        data_version=dg.DataVersion(published.tag),
         metadata={
             "checkpoint": dg.MetadataValue.path(str(out_dir)),
             "checkpoint_record": record,

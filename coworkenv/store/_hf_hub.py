@@ -24,9 +24,13 @@ from coworkenv.store._publisher import (
     PublishResult,
     Upload,
     check_version,
+    differences,
     folder_upload,
     natural_order,
+    newest_of,
+    next_revision,
     release_upload,
+    replaces,
 )
 from coworkenv.store._release import DatasetRelease
 from coworkenv.url_credentials import scrub_credentials, url_secrets, without_url_credentials
@@ -40,6 +44,11 @@ logger = logging.getLogger(__name__)
 TOKEN_ENV = "HF_TOKEN"
 BRANCH = "main"
 _T = TypeVar("_T")
+_TAG_RACES = 3  # how many times a publish goes on when another one takes the tag it meant to make
+
+
+class _TagTaken(RuntimeError):
+    """Another publish tagged the version this one committed, on another commit."""
 
 
 class _Redactor:
@@ -138,6 +147,11 @@ class HfHubPublisher:
         ordered = sorted(refs.tags, key=lambda t: (place(t.target_commit, t.name), natural_order(t.name), t.name))
         return [tag.name for tag in ordered]
 
+    def newest_version(self, name: str) -> str | None:
+        """The tag holding the newest content published under version name `name` (see `revisions_of`)."""
+        refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
+        return newest_of(name, [tag.name for tag in refs.tags])
+
     def _history_positions(self, revision: str) -> dict[str, float]:
         commits = self._call(
             "list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type, revision=revision
@@ -157,18 +171,41 @@ class HfHubPublisher:
             private=self.private,
             exist_ok=True,
         )
+        for attempt in range(_TAG_RACES + 1):
+            try:
+                return self._publish_once(version, stage, message)
+            except _TagTaken as taken:
+                # Another publish tagged the name this one meant to tag, with other content, after this one looked:
+                # publishing again puts this content on top as a version of its own (or finds it published).
+                if attempt == _TAG_RACES:
+                    raise PublishError(f"{taken}; publish again") from None
+                logger.warning("%s; publishing again", taken)
+        raise AssertionError("unreachable")
+
+    def _publish_once(
+        self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
+    ) -> PublishResult:
         refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
         tagged = {tag.name: tag.target_commit for tag in refs.tags}
         head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
         existing = self._tree(head) if head else {}
-        if version in tagged:
-            self._back_to(version, head, existing, stage)
-            return PublishResult(
-                revision=tagged[version], tag=version, location=self.location, files=self._files(tagged[version])
-            )
+        replaced: str | None = None
         with stage() as upload:
             files = sorted(upload.files)
-            if head is not None and head not in tagged.values() and _holds(existing, upload):
+            if version in tagged:
+                newest = newest_of(version, tagged) or version
+                published = existing if tagged[newest] == head else self._tree(tagged[newest])
+                found = differences(upload, published, _same_file)
+                if not found:
+                    self._back_to(newest, head, existing, upload)
+                    return PublishResult(revision=tagged[newest], tag=newest, location=self.location,
+                                         files=self._files(tagged[newest]))
+                # Other content under a name published already: a version of its own.
+                tag = next_revision(version, tagged)
+                replaced = replaces(version, newest, tag, found)
+                message = f"{message.replace(version, tag, 1)}\n\n{replaced}"
+                version = tag
+            if head is not None and head not in tagged.values() and not differences(upload, existing, _same_file):
                 # An earlier publish of this version committed (the answer or its tag got lost): tag that commit.
                 logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
                                "tagging it instead of committing again", self.repo_id, version)
@@ -176,18 +213,19 @@ class HfHubPublisher:
             else:
                 revision = self._commit(upload, existing, head, message)
         self._tag(version, revision, message)
-        logger.info("published %s to %s at %s", version, self.location, revision)
+        if replaced is not None:
+            logger.warning("published %s to %s at %s: %s", version, self.location, revision, replaced)
+        else:
+            logger.info("published %s to %s at %s", version, self.location, revision)
         return PublishResult(revision=revision, tag=version, location=self.location, files=files)
 
-    def _back_to(self, version: str, head: str | None, existing: dict[str, RepoFile],
-                 stage: Callable[[], AbstractContextManager[Upload]]) -> None:
+    def _back_to(self, version: str, head: str | None, existing: dict[str, RepoFile], upload: Upload) -> None:
         """Put the branch back on the files of `version`, tagged already, when it holds others: the version published
         again after a newer one, or the branch moved (force-pushed, reset) since; readers follow the branch."""
-        with stage() as upload:
-            if head is not None and _holds(existing, upload):
-                logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
-                return
-            self._commit(upload, existing, head, f"Back to {version}")
+        if head is not None and not differences(upload, existing, _same_file):
+            logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
+            return
+        self._commit(upload, existing, head, f"Back to {version}")
         logger.warning("the branch %s of %s did not hold version %s, published already: it does again", BRANCH,
                        self.repo_id, version)
 
@@ -198,7 +236,11 @@ class HfHubPublisher:
         except PublishError:
             # The tag may have landed with its answer lost, or a concurrent publish of the same data tagged it.
             refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
-            if not any(tag.name == version and tag.target_commit == revision for tag in refs.tags):
+            taken = next((tag.target_commit for tag in refs.tags if tag.name == version), None)
+            if taken is not None and taken != revision:
+                raise _TagTaken(f"another publish tagged {version} on {taken[:12]} of {self.repo_id} while this one "
+                                f"committed {revision[:12]}") from None
+            if taken is None:
                 raise
 
     def _commit(self, upload: Upload, existing: dict[str, RepoFile], head: str | None, message: str) -> str:
@@ -298,14 +340,8 @@ def _connection_lost(error: Exception) -> bool:
     return transport or isinstance(error, (ConnectionError, TimeoutError))
 
 
-def _holds(existing: dict[str, RepoFile], upload: Upload) -> bool:
-    """Whether a revision listed as `existing` holds exactly the files of `upload`, byte for byte."""
-    if {path for path in existing if upload.supersedes(path)} != set(upload.files):
-        return False
-    return all(_same_content(existing[path], source) for path, source in upload.files.items())
-
-
-def _same_content(remote: RepoFile, local: Path) -> bool:
+def _same_file(path: str, remote: RepoFile, local: Path) -> bool:
+    """Whether `local` holds the bytes of the Hub's file `remote`."""
     # An LFS (or Xet) file is known by the sha256 of its content, any other by its git blob id.
     if remote.lfs is not None:
         return remote.lfs.sha256 == _digest(local, hashlib.sha256())

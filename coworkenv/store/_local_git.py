@@ -22,9 +22,13 @@ from coworkenv.store._publisher import (
     PublishResult,
     Upload,
     check_version,
+    differences,
     folder_upload,
     natural_order,
+    newest_of,
+    next_revision,
     release_upload,
+    replaces,
 )
 from coworkenv.store._release import DatasetRelease
 
@@ -90,6 +94,12 @@ class LocalGitPublisher:
         if not self._git_dir.is_dir() or not self._has_commits():
             return []
         return self._versions_in_order(BRANCH)
+
+    def newest_version(self, name: str) -> str | None:
+        """The tag holding the newest content published under version name `name` (see `revisions_of`)."""
+        if not self._git_dir.is_dir() or not self._has_commits():
+            return None
+        return newest_of(name, self._git("tag", "--list").split())
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -209,18 +219,30 @@ class LocalGitPublisher:
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
         if self._tag_exists(version):
-            if self._tree("HEAD") != self._tree(version):
+            newest = newest_of(version, self._git("tag", "--list").split()) or version
+            with stage() as upload:
+                found = differences(upload, self._blobs(newest), self._same_blob)
+                if found:  # other content under a name published already: a version of its own
+                    tag = next_revision(version, self._git("tag", "--list").split())
+                    line = replaces(version, newest, tag, found)
+                    return self._commit_and_tag(tag, upload, f"{message.replace(version, tag, 1)}\n\n{line}", line)
+            if self._tree("HEAD") != self._tree(newest):
                 # An earlier version published again (A -> B -> A): the branch and the working tree, which
                 # readers of the folder use, go back to its content.
-                self._git("read-tree", "--reset", "-u", f"{version}^{{tree}}")
-                self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {version}")
-                logger.info("version %s is published again in %s", version, self.repo_dir)
+                self._git("read-tree", "--reset", "-u", f"{newest}^{{tree}}")
+                self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {newest}")
+                logger.info("version %s is published again in %s", newest, self.repo_dir)
             else:
-                logger.info("version %s is already published in %s; nothing to do", version, self.repo_dir)
-            return self._existing(version)
+                logger.info("version %s is already published in %s; nothing to do", newest, self.repo_dir)
+            return self._existing(newest)
         with stage() as upload:
-            self._write_tree(upload)
-            files = sorted(upload.files)
+            return self._commit_and_tag(version, upload, message, None)
+
+    def _commit_and_tag(self, version: str, upload: Upload, message: str, replaced: str | None) -> PublishResult:
+        """Put `upload` in the folder, commit it with `message` and tag it `version`; `replaced`, the line saying
+        which content of the same name it replaces, is logged."""
+        self._write_tree(upload)
+        files = sorted(upload.files)
         self._git("add", "--all")
         if self._committed_untagged(message):
             # An interrupted publish of this version committed it and stopped before its tag: tag that commit.
@@ -232,8 +254,20 @@ class LocalGitPublisher:
         # Its place in the publish order, which neither the clock nor a reset by hand can move (_versions_in_order).
         self._git("tag", "--annotate", version, "-m", f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}")
         revision = self._git("rev-parse", "HEAD").strip()
-        logger.info("published %s to %s at %s", version, self.repo_dir, revision)
+        if replaced is not None:
+            logger.warning("published %s to %s at %s: %s", version, self.repo_dir, revision, replaced)
+        else:
+            logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _blobs(self, version: str) -> dict[str, str]:
+        """The files of `version`: repository path -> git blob id."""
+        listed = self._git("ls-tree", "-r", "-z", f"{version}^{{tree}}").split("\0")
+        return {entry.split("\t", 1)[1]: entry.split("\t", 1)[0].split()[2] for entry in listed if "\t" in entry}
+
+    def _same_blob(self, path: str, blob: str, source: Path) -> bool:
+        """Whether `source`, committed at `path`, would be blob `blob` (git's filters for that path applied)."""
+        return self._git("hash-object", f"--path={path}", "--", str(source)).strip() == blob
 
     def _committed_untagged(self, message: str) -> bool:
         """Whether HEAD is an untagged commit with `message` holding exactly what is staged now."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
 from coworkenv.checkpoint_manifest import checked_snapshot
@@ -21,6 +21,9 @@ from coworkenv.store._secret_scan import secret_in_files, secret_in_table
 # Valid as a git tag and a Hub tag; versions name immutable releases, so keep them plain.
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 KEPT_FILES = frozenset({".gitattributes"})  # repository plumbing a publish never deletes
+# The tag of the k-th content published under one version name (k >= 2; the first is the name itself): `v1.v2`.
+_REVISION = ".v"
+_T = TypeVar("_T")
 
 
 class PublishError(RuntimeError):
@@ -54,6 +57,11 @@ class HubPublisher(Protocol):
         """Tags of the published versions, oldest first."""
         ...
 
+    def newest_version(self, name: str) -> str | None:
+        """The tag holding the newest content published under version name `name` (`name` itself, or `name.vK`
+        when other content was published under it since), or None when nothing was."""
+        ...
+
 
 @dataclass(frozen=True)
 class Upload:
@@ -65,6 +73,57 @@ class Upload:
     def stale(self, existing: list[str]) -> list[str]:
         """Existing repository paths to delete so the repository holds exactly this version."""
         return sorted(path for path in existing if self.supersedes(path) and path not in self.files)
+
+
+def revisions_of(name: str, tags: Iterable[str]) -> list[str]:
+    """The tags of `tags` holding content published under version name `name`, oldest first: `name`, then the
+    `name.vK` each later publish of other content under that name made (see `next_revision`)."""
+    numbered: dict[int, str] = {1: name} if name in tags else {}
+    prefix = f"{name}{_REVISION}"
+    for tag in tags:
+        rest = tag[len(prefix):] if tag.startswith(prefix) else ""
+        if rest.isdigit() and rest == str(int(rest)) and int(rest) >= 2:
+            numbered[int(rest)] = tag
+    return [numbered[k] for k in sorted(numbered)]
+
+
+def newest_of(name: str, tags: Iterable[str]) -> str | None:
+    """The tag readers asking for version name `name` get: the newest content published under it."""
+    found = revisions_of(name, list(tags))
+    return found[-1] if found else None
+
+
+def next_revision(name: str, tags: Iterable[str]) -> str:
+    """The tag for other content published under version name `name`, which a tag holds already: `name.vK`, K one
+    past the last. A version's name must identify its content: other files under it are never put over the tagged
+    ones (a tag moved) nor dropped ("already published"); they become a version of their own."""
+    tags = list(tags)
+    found = revisions_of(name, tags)
+    last = max([1, *(int(tag[len(name) + len(_REVISION):]) for tag in found if tag != name)])
+    taken = set(tags)
+    candidate = last + 1
+    while f"{name}{_REVISION}{candidate}" in taken:  # a tag named so by hand: never moved
+        candidate += 1
+    return f"{name}{_REVISION}{candidate}"
+
+
+def differences(upload: Upload, published: Mapping[str, _T], same: Callable[[str, _T, Path], bool]) -> list[str]:
+    """How the files of `upload` differ from a published version's (repository path -> the publisher's record of
+    the file; `same(path, record, file)` says whether `file` holds its bytes): each path changed, added or removed,
+    sorted; empty when they are the same files byte for byte."""
+    theirs = {path for path in published if upload.supersedes(path)}
+    ours = set(upload.files)
+    found = [f"{path} differs" for path in sorted(theirs & ours) if not same(path, published[path], upload.files[path])]
+    found += [f"{path} is new" for path in sorted(ours - theirs)]
+    found += [f"{path} is gone" for path in sorted(theirs - ours)]
+    return found
+
+
+def replaces(name: str, newest: str, tag: str, found: list[str]) -> str:
+    """The line saying that `tag` holds other content than `newest`, published under the same version name."""
+    shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+    return (f"{tag} replaces {newest}'s content for the same name {name} ({shown}): other files published under a "
+            f"name already published are a version of their own; readers asking for {name} get {tag}")
 
 
 def natural_order(name: str) -> tuple[tuple[int, int, str], ...]:

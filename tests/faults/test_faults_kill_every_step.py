@@ -20,14 +20,23 @@ SIGKILLED = -9
 ROWS = "10"  # one shard: fewer steps, the same kinds of step
 
 
+def _own_temp(folder: str) -> dict[str, str]:
+    """A temp folder of the child's own, beside `folder`: a publish first removes the staging folders that killed
+    publishes left in the temp folder (settled 60 s), which would add steps to one run and not another (a count off
+    by one, a kill missed)."""
+    where = Path(f"{folder}-tmp")
+    where.mkdir(exist_ok=True)
+    return {"TMPDIR": str(where)}
+
+
 def _steps(*args: str) -> int:
-    counted = run_child(["0", *args], call="tests.faults.kill_points:run")
+    counted = run_child(["0", *args], call="tests.faults.kill_points:run", env=_own_temp(args[1]))
     assert counted.returncode == 0, counted.stderr
     return int(counted.stdout.split()[-1])
 
 
 def _killed_at(step: int, *args: str) -> None:
-    killed = run_child([str(step), *args], call="tests.faults.kill_points:run")
+    killed = run_child([str(step), *args], call="tests.faults.kill_points:run", env=_own_temp(args[1]))
     assert killed.returncode == SIGKILLED, f"step {step}: {killed.returncode} {killed.stderr[-500:]}"
 
 
