@@ -130,7 +130,7 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
         "sender": b.attendees[0].email,
         "to": [user.email],
         "subject": f"Accepted: {b.title}",
-        "body": f"Accepted: {b.title} at {org.local_iso(b.slot, b.attendees[0].timezone)}.",
+        "body": f"{b.attendees[0].first} accepted the invitation.",  # no time: the world must not state the answer
         "sent_at": "$now",
         "read": False,
     }
