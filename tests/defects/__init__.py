@@ -103,6 +103,7 @@ from tests.defects import (
     order_unasked,
     order_word_adjective,
     ordinal_date_pinned,
+    overwritten_turn_unchecked,
     pace_pinned,
     partial_credit,
     phone_code_pinned,
@@ -296,6 +297,7 @@ MODULES = (
     early_turn_unchecked,
     news_window_pinned,
     later_state_literal,
+    overwritten_turn_unchecked,
     score_weightless,
     nested_rule_evades,
 )
