@@ -23,7 +23,7 @@ _CHECK = "first-booked-at-earliest"
 _RULES = "first-booking-"
 
 
-def _unchecked(spec: Spec) -> None:
+def first_booking_unchecked(spec: Spec) -> None:
     """The spec as version 16 wrote it: no check of the first booking, no rule leaving its trace, no allowance."""
     spec["checks"].remove(check(spec, _CHECK))
     rules = [r for r in spec["dynamics"]["rules"] if r["id"].startswith(_RULES)]
@@ -50,7 +50,7 @@ def _booked_late(spec: Spec) -> list[dict[str, Any]]:
 def _defect(name: str, seed: int) -> Defect:
     return Defect(CLASS, name, f"synth:adapt_announced_change@{seed}",
                   "books the meeting at 16:00Z in the first turn (past everyone's working hours) and reports it "
-                  "booked; the second turn's move hides it", breaks=_unchecked, witness=_booked_late,
+                  "booked; the second turn's move hides it", breaks=first_booking_unchecked, witness=_booked_late,
                   witness_kind="cheat", gate="mutations", code=CLASS)
 
 
