@@ -32,6 +32,8 @@ NARROW_CLASSES = {
                               "mail (the others are chat messages, which no tool removes)"),
     "frame_config_values": ({"access_request_approval", "correct_bad_data"}, "only these two references write a "
                             "new config version (services_update_config)"),
+    "overwritten_turn_unchecked": ({"adapt_announced_change"}, "only adapt_announced_change's meeting variant has a "
+                                   "turn's result (the first booking) that a later turn overwrites (the move)"),
     "duration_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "only the two booking generators "
                         "have the user state a duration ('a 60-minute ...', '(45 min)')"),
     "duration_fraction_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "the same: only the two "

@@ -903,3 +903,23 @@ def test_a_share_written_with_its_unit_as_a_word_is_replayed_as_the_source_gives
         assert as_source_unit(f"a threshold of {stated} now", shares) == "a threshold of 85% now", stated
     for other in ("85%", "the 85th percentile", "40 percent", "85 percentage points"):
         assert as_source_unit(f"a threshold of {other}", shares) is None, other
+
+
+def test_a_mutant_ending_as_the_reference_but_leaving_an_earlier_turn_otherwise_is_no_equivalent() -> None:
+    """The equivalence is judged at each turn's end too: a first booking the second turn moves (overwritten, so the
+    final state is the reference's) differs at the first turn's end, which the episodes keep with the signature."""
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._episodes import EpisodeOutcome
+    from coworkenv.validate.mutation_gate import _turn_left_otherwise
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["adapt_announced_change"], 2)
+    episodes = SpecEpisodes(spec)
+    oracle = episodes.oracle()
+    assert oracle.turn_ends is not None and len(oracle.turn_ends) == len(spec.turns) - 1 == 1
+    booked = [v for a, t, _i, v in oracle.turn_ends[0] if (a, t) == ("calendar", "events")]
+    assert booked, oracle.turn_ends  # the first booking as the first turn left it
+    same = EpisodeOutcome("m", None, signature=oracle.signature, turn_ends=oracle.turn_ends)
+    other = EpisodeOutcome("m", None, signature=oracle.signature, turn_ends=((),))
+    assert _turn_left_otherwise(same, oracle) is None
+    assert _turn_left_otherwise(other, oracle) == 0
+    assert _turn_left_otherwise(EpisodeOutcome("m", None, signature=oracle.signature), oracle) is None

@@ -18,7 +18,7 @@ from coworkenv.yaml_files import MAX_YAML_BYTES, YAML_SUFFIXES, YAMLFileError, r
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "16"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "17"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
@@ -37,6 +37,7 @@ GENERATOR_VERSION = "16"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # 15: a write a later turn allows (the manager's approval, the delegate's answer, an announced leave or clash) is
 # checked to come after that turn: doing the second turn's work in the first no longer passes; 16: an announced leave
 # comes at least 30 minutes after the start, so its window outlasts any first turn the step budget allows
+# 17: a booking a later turn moves is checked as the first turn left it (an acceptance the first slot brings in)
 
 StateChange = Literal["none", "announced", "silent"]
 

@@ -12,7 +12,7 @@ from typing import Any
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.dynamics import Dynamics
-from coworkenv.env import DEFAULT_MAX_STEPS, Env, base_world
+from coworkenv.env import DEFAULT_MAX_STEPS, Action, Env, base_world
 from coworkenv.rollout import run_episode
 from coworkenv.spec import (
     AtTime,
@@ -55,6 +55,9 @@ class EpisodeOutcome:
     audit: list[AuditEntry] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
     signature: Signature | None = None
+    # The world's changes (as `outcome_signature` sees them) at the end of each turn but the last, kept with the
+    # signature: a turn's result that a later turn overwrites leaves the final state as it was, not these.
+    turn_ends: tuple[Any, ...] | None = None
 
     @property
     def passed(self) -> bool:
@@ -95,6 +98,21 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)
     return value
+
+
+class _TurnEnds:
+    """A policy as it is, noting the world's changes whenever it ends a turn (a message without tool calls)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.name = policy.name
+        self.ends: list[Any] = []
+
+    def act(self, env: Env) -> Action:
+        action = self.policy.act(env)
+        if not action.tool_calls:
+            self.ends.append(outcome_signature(env.state, [])[0])
+        return action
 
 
 class SpecEpisodes:
@@ -265,6 +283,8 @@ class SpecEpisodes:
 
     def run(self, policy: Policy, keep_signature: bool | None = False) -> EpisodeOutcome:
         """Play one episode; `keep_signature` True: always, None: only if it passed, False: never."""
+        if keep_signature is not False and self.spec.multi_turn:
+            policy = _TurnEnds(policy)
         try:
             episode = run_episode(self.env, policy)
         except Exception as exc:  # a spec can make the runtime fail (e.g. an effect writing a bad record)
@@ -276,4 +296,6 @@ class SpecEpisodes:
         )
         if keep_signature or (keep_signature is None and episode.result.passed):
             outcome.signature = outcome_signature(env.state, env.replies)
+            if isinstance(policy, _TurnEnds):
+                outcome.turn_ends = tuple(policy.ends[:len(self.spec.turns) - 1])
         return outcome

@@ -100,9 +100,12 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                                or mutation.path in dropped_passes):
             continue  # the other tool refused the call, or the write is not needed: drop_write judges those
         survived = outcome.result is not None and outcome.passed
+        overwritten: int | None = None
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
-            equivalent.append(mutation.description)
-            continue
+            overwritten = _turn_left_otherwise(outcome, oracle)
+            if overwritten is None:
+                equivalent.append(mutation.description)
+                continue
         if not mutation.core:
             if survived:
                 unchecked_context.append(f"{mutation.path}: {mutation.description}")
@@ -115,6 +118,13 @@ def mutations_gate(ctx: GateContext) -> GateResult:
         if not survived:
             killed += 1
             tally[0] += 1
+        elif overwritten is not None:
+            errors.append(GateError("mutations", "overwritten_turn_unchecked", mutation.path,
+                                    f"near miss ({mutation.kind}) passes every required check: "
+                                    f"{mutation.description}; it ends in the reference's final state, but turn "
+                                    f"{overwritten} ends otherwise and a later turn overwrites it, so no check reads "
+                                    "that turn's result: check it as the turn leaves it (e.g. a rule that marks the "
+                                    "turn's result while the next turn's news is not there, and a check on the mark)"))
         else:
             errors.append(GateError("mutations", mutation.code, mutation.path,
                                     f"near miss ({mutation.kind}) passes every required check: "
@@ -442,6 +452,20 @@ def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome
         if isinstance(rule, PythonRule):
             return True
     return False
+
+
+def _turn_left_otherwise(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> int | None:
+    """The first turn at whose end a mutant with the reference's final outcome left the world otherwise (None: none).
+
+    The final signature sees only what the last turn left; a turn's result that a later turn overwrites (a booking
+    the next turn moves) differs only at that turn's end, where nothing of the reference's is reached yet either.
+    """
+    if outcome.turn_ends is None or oracle.turn_ends is None:
+        return None
+    for turn, (mine, theirs) in enumerate(zip(outcome.turn_ends, oracle.turn_ends, strict=False)):
+        if mine != theirs:
+            return turn
+    return None
 
 
 def _silent_frames(ctx: GateContext, results: list[tuple[Mutation, EpisodeOutcome]],

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from coworkenv.validate.mutations import is_write
-from tests.defects._core import CorpusError, Defect, Spec, check, reference
+from tests.defects._core import CorpusError, Defect, Edit, Spec, check, reference
+from tests.defects.overwritten_turn_unchecked import first_booking_unchecked
 
 CLASS = "early_turn_unchecked"
 # How a program can detect the class (what the gates should do), in one line.
@@ -50,8 +51,14 @@ def _dropping(*ids: str, rule: str | None = None) -> Callable[[Spec], None]:
     return edit
 
 
-def _defect(name: str, base: str, away: str, *ids: str, rule: str | None = None) -> Defect:
-    return Defect(CLASS, name, base, away, breaks=_dropping(*ids, rule=rule), witness=_early, witness_kind="cheat",
+def _defect(name: str, base: str, away: str, *ids: str, rule: str | None = None, also: Edit | None = None) -> Defect:
+    drop = _dropping(*ids, rule=rule)
+
+    def breaks(spec: Spec) -> None:
+        drop(spec)
+        if also is not None:
+            also(spec)
+    return Defect(CLASS, name, base, away, breaks=breaks, witness=_early, witness_kind="cheat",
                   gate="mutations", code="acts_before_answer")
 
 
@@ -85,8 +92,8 @@ DEFECTS = [
             "handed-after-news", "backup-told-after-news"),
     _defect("moved-before-clash", "synth:adapt_announced_change@2",
             "moves the meeting to the later slot in the first turn, before the colleague's clash existed",
-            "moved-after-clash"),
+            "moved-after-clash", also=first_booking_unchecked),
     _defect("moved-before-clash-no-trace", "synth:adapt_announced_change@3",
             "moves the meeting to the later slot in the first turn, before the colleague's clash existed",
-            "moved-after-clash", rule="mover-thanks"),
+            "moved-after-clash", rule="mover-thanks", also=first_booking_unchecked),
 ]

@@ -117,6 +117,33 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
     task.rules.append(on_call("mover-thanks", "calendar_update_event", {"event_id": event_id},
                               [put("chat", "messages", thanks)],
                               when=[records("calendar", "events", [cond("id", clash["id"])])]))
+    # The first booking is the first turn's result, and the move overwrites it: the final state cannot tell a wrong
+    # first slot from the right one. While the clash is not there yet (the first turn's calendar), a calendar write
+    # that leaves the meeting at the first slot has the first attendee's acceptance land in the user's inbox (mail is
+    # no tool of this task: the agent cannot read it to probe slots), and one that leaves it elsewhere withdraws it.
+    # The acceptance in the final state is the first turn's end state.
+    accept_id = f"msg-accept-{event_id}"
+    acceptance = {
+        "id": accept_id,
+        "thread_id": f"thr-accept-{event_id}",
+        "folder": "inbox",
+        "sender": b.attendees[0].email,
+        "to": [user.email],
+        "subject": f"Accepted: {b.title}",
+        "body": f"{b.attendees[0].first} accepted the invitation.",  # no time: the world must not state the answer
+        "sent_at": "$now",
+        "read": False,
+    }
+    before_clash = records("calendar", "events", [cond("id", clash["id"])], count=0, count_op="equals")
+    at_first = booked_rule(b, b.slot)
+    elsewhere = {**at_first, "count": 0}
+    withdraw = {"kind": "delete_record", "app": "mail", "table": "messages", "id": accept_id}
+    for tool in ("calendar_create_event", "calendar_update_event"):
+        task.rules.append(on_call(f"first-booking-accepted-{tool}", tool, {}, [put("mail", "messages", acceptance)],
+                                  once=False, when=[before_clash, at_first]))
+    for tool in ("calendar_update_event", "calendar_cancel_event"):
+        task.rules.append(on_call(f"first-booking-withdrawn-{tool}", tool, {}, [withdraw],
+                                  once=False, when=[before_clash, elsewhere]))
     task.maybe("calendar_get_event", 0.4, event_id=event_id)
     task.read(
         "calendar_free_busy",
@@ -134,6 +161,12 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
         "the meeting sits at the earliest slot free after the change",
         booked_rule(b, new_slot),
         weight=3,
+    )
+    task.check(
+        "first-booked-at-earliest",
+        "the first turn left the meeting at the earliest slot free before the change (its acceptance came and stayed)",
+        records("mail", "messages", [cond("id", accept_id)], count=1, count_op="equals"),
+        weight=2,
     )
     task.check(
         "not-duplicated",
@@ -155,7 +188,7 @@ def _meeting_conflict(ctx: GenContext) -> EnvSpec:
         "nothing-else-changed",
         "only the booked event (and the announced clash) changed",
         frame(allow("calendar", "events", event_id), allow("calendar", "events", clash["id"]),
-              allow("chat", "messages", thanks["id"])),
+              allow("chat", "messages", thanks["id"]), allow("mail", "messages", accept_id)),
     )
     task.check("moved-after-clash", f"{mover.first} thanked for a move made once their clash was there",
                chat_posted(org.dm_channel(user.id, mover.id), mover.id), role="guard")
