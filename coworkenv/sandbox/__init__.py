@@ -52,7 +52,7 @@ from coworkenv.sandbox._cgroup import (
     make_run_cgroups,
     remove_run_cgroup,
 )
-from coworkenv.sandbox._host import BOOTSTRAP_NAME, AskHandler, AskRefused, Outcome, bootstrap_source, spawn_and_collect
+from coworkenv.sandbox._host import BOOTSTRAP_NAME, AskHandler, AskRefused, Outcome, bootstrap_bytes, spawn_and_collect
 from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
@@ -181,11 +181,13 @@ def _execute(
         fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(job, allow_nan=False))
-        for name, content in (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, _bootstrap())):
+        boot = bootstrap_bytes(os.path.join(run_dir, BOOTSTRAP_NAME))
+        for name, content in (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, boot)):
             fd = os.open(os.path.join(run_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as fb:
                 fb.write(content)
-        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask, pid_namespace="pidns" not in disable)
+        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask, pid_namespace="pidns" not in disable,
+                                     joins=tuple(dict.fromkeys(cgroups.joins().values())))
     finally:
         for group in cgroups.groups:  # the child is reaped by now (or never started)
             remove_run_cgroup(group)
@@ -220,13 +222,6 @@ def _child_modules() -> bytes:
     here = Path(__file__).parent
     return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), f"<sandbox {name}>",
                                         "exec") for name in ("_kernel", "_confine", "_hook")})
-
-
-@functools.lru_cache(maxsize=1)
-@functools.lru_cache(maxsize=1)
-def _bootstrap() -> bytes:
-    """The bootstrap's source, read once per host process like `_child_modules` (it was read from disk per call)."""
-    return bootstrap_source()
 
 
 def _warn_missing(missing: dict[str, str]) -> None:

@@ -1,6 +1,6 @@
 """Bootstrap of the sandbox child: isolate this process, then run one untrusted function and report its value.
 
-Started by `coworkenv.sandbox` as `python -I -S -B RUN_DIR/boot.py RUN_DIR` (a copy of this file, run by the base
+Started by `coworkenv.sandbox` as `python -I -S -B RUN_DIR/boot.py RUN_DIR` (this file compiled by the host, as byte code, run by the base
 interpreter: no path the code reads of its own process names the host's checkout or venv) with an empty environment.
 It reads `RUN_DIR/job.json` (code, entrypoint, payload, limits, required layers, the run's cgroups), applies the kernel layers of
 `_kernel.py` and `_confine.py`, installs the audit hook of `_hook.py`, then calls the function. Everything it
