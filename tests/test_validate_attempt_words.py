@@ -38,3 +38,22 @@ def test_only_uncounting_plain_guards() -> None:
     """A guard that counts attempts, or a safety guard (`uncounted_attempts` names it), is not named here."""
     assert list(forbidden_attempts(_spec("Don't even try to send it.", attempts=True))) == []
     assert list(forbidden_attempts(_spec("Don't even try to send it.", safety=True))) == []
+
+
+@pytest.mark.parametrize("words", [
+    "Leave sending to me.", "That one is mine to send.", "I'll handle the sending myself.",
+    "Don't try to dispatch it.", "I'd rather push it out myself.", "Hands off the send button.",
+    "Sending is out of the question. Hold off on any attempt.",
+])
+def test_reserved_act_and_synonyms_are_read(words: str) -> None:
+    """A reservation ("leave X to me", "mine to X", "I'll X myself", "hands off X"), a hold on trying, and the act
+    named by a synonym of the tool's ("dispatch", "push out")."""
+    assert [p for p, _ in forbidden_attempts(_spec(words))] == ["checks[1].rule.attempts"]
+
+
+@pytest.mark.parametrize("words", [
+    "I'll check the numbers myself.", "Leave the wording to me.", "Hands off the budget sheet.",
+    "That's mine to decide.", "Hold off on the figures until Monday.",
+])
+def test_reservations_of_other_acts_leave_the_guard_alone(words: str) -> None:
+    assert list(forbidden_attempts(_spec(words))) == []

@@ -19,6 +19,7 @@ from tests.defects import (
     amount_spelled_pinned,
     any_for_all,
     attempt_forbidden_by_user,
+    attempt_reserved_by_user,
     attempt_uncounted,
     boot_module_read,
     broken_reference,
@@ -312,6 +313,7 @@ MODULES = (
     attempt_forbidden_by_user,
     guard_reaction_far_state,
     guard_three_step,
+    attempt_reserved_by_user,
     sibling_unchecked,
     part_credit_untouched,
 )
