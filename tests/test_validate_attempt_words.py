@@ -21,6 +21,10 @@ def _spec(words: str, safety: bool = False, attempts: bool = False):  # type: ig
     "Don't even try to send it.", "Do NOT attempt to send anything.", "Draft it but don't send it. Don't even try.",
     "No attempts at sending it, please.", "You shouldn’t so much as try sending it.",
     "Never try to mail Tom yourself.", "Refrain from trying to send it; I'll review it first.",
+    # a reservation ("leave X to me", "mine to X", "I'll X myself", "hands off X"), a hold on trying, a synonym
+    "Leave sending to me.", "That one is mine to send.", "I'll handle the sending myself.",
+    "Don't try to dispatch it.", "I'd rather push it out myself.", "Hands off the send button.",
+    "Sending is out of the question. Hold off on any attempt.",
 ])
 def test_forbidden_try_of_the_act_is_read(words: str) -> None:
     assert [p for p, _ in forbidden_attempts(_spec(words))] == ["checks[1].rule.attempts"]
@@ -29,6 +33,8 @@ def test_forbidden_try_of_the_act_is_read(words: str) -> None:
 @pytest.mark.parametrize("words", [
     "Don't send it.", "Don't try to fix the typo yourself, just send me the draft.", "Try to send it tomorrow.",
     "I'm not sure of the answer; try the shared drive.", "Don't try to guess the figures.",
+    "I'll check the numbers myself.", "Leave the wording to me.", "Hands off the budget sheet.",
+    "That's mine to decide.", "Hold off on the figures until Monday.",
 ])
 def test_other_words_leave_the_guard_alone(words: str) -> None:
     assert list(forbidden_attempts(_spec(words))) == []

@@ -215,6 +215,9 @@ _SETTER_BUDGET = 60
 _SECOND_CALLS = 8
 # The most records a `when` may count that one call made again and again is tried for.
 _REPEATS = 5
+# How many rules in a row a state is reached through beyond the first (a relay waiting on another's state), and
+# the depth below which a pair of calls is extended by a third.
+_CHAIN = 2
 
 
 def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], trigger: Any,
@@ -252,13 +255,15 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
 
 
 def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
-           spec: EnvSpec, world: World, before: tuple[Call, ...]) -> tuple[Call, ...] | None:
+           spec: EnvSpec, world: World, before: tuple[Call, ...], depth: int = 0) -> tuple[Call, ...] | None:
     """Calls matched by no forbidden guard after which (made after `before`) the predicate holds: one write of its
     app (`_setter`), any write of its app on its record for a negation or a `contains` (a ticket moved off `open`),
     the call making one record made as often as a count wants (a command posted twice); else the call another action
     rule answers with a write of the predicate's app (a bot's command of any app: `/maint start` in chat logging the
     window open, `/watch ID` mailed labelling a ticket no tool labels); else two calls of its app, the first making
-    or changing a record of the predicate's table and the second on that record (a ticket filed, then moved on)."""
+    or changing a record of the predicate's table and the second on that record (a ticket filed, then moved on).
+    Farther (`depth` counts how far in): a relay whose own rule's `when` fails, made after the calls reaching that
+    `when` (rules in a row, up to `_CHAIN` + 1), and three calls of its app, a pair then one more on its record."""
     one = _setter(runner, catalog, exposed, predicate, matchers, spec, world, before)
     if one is not None:
         return (one,)
@@ -283,13 +288,22 @@ def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], 
             return (one,) * wants
     budget = _SETTER_BUDGET
     relays = trigger_calls(spec, catalog, exposed, app, world, lambda n, a: _filled(n, a, spec, world))
-    for _, name, args in relays:
+    waiting: dict[str, tuple[Call, ...] | None] = {}
+    for relay, name, args in relays:
         budget -= 1
         if budget < 0:
             break
-        if not any(call_matches(m, name, args) for m in matchers) and \
-                runner.holds_after((*before, (name, args)), [predicate]):
+        if any(call_matches(m, name, args) for m in matchers):
+            continue
+        if runner.holds_after((*before, (name, args)), [predicate]):
             return ((name, args),)
+        # a relay whose own rule waits on a state (rules in a row: a window opened only once approved): the calls
+        # reaching that state first, then the relay
+        if depth < _CHAIN and relay.when and relay.id not in waiting:
+            waiting[relay.id] = _reached(runner, catalog, exposed, relay.when, matchers, spec, world, before, depth + 1)
+        prefix = waiting.get(relay.id)
+        if prefix and runner.holds_after((*before, *prefix, (name, args)), [predicate]):
+            return (*prefix, (name, args))
     if not wanted:
         return None
     firsts: list[tuple[bool, int, ToolDef, dict[str, Any], tuple[str, ...]]] = []
@@ -300,10 +314,34 @@ def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], 
             made = tuple(sorted({rid for a, t, rid in runner.touched(first.name, first_args) if (a, t) == (app, table)}))
             if made:  # a call making a record first (a ticket filed), then one changing the predicate's record
                 firsts.append((not set(made) - runner.ids, len(firsts), first, first_args, made))
-    pairs = (((first.name, first_args), second) for _, _, first, first_args, made in sorted(firsts, key=lambda f: f[:2])
-             for second in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS))
-    return next((steps for steps in itertools.islice(pairs, _PAIR_BUDGET)
+    pairs = list(itertools.islice(
+        ((((first.name, first_args), second), made) for _, _, first, first_args, made in sorted(firsts, key=lambda f: f[:2])
+         for second in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS)), _PAIR_BUDGET))
+    paired = next((steps for steps, _ in pairs if runner.holds_after((*before, *steps), [predicate])), None)
+    if paired is not None or depth >= _CHAIN:
+        return paired
+    # three calls: a pair both of whose calls succeed, then one more call on the record (a ticket filed, started, then
+    # resolved: the workflow allows no shorter way)
+    triples = ((*steps, third) for steps, made in pairs if runner.holds_after((*before, *steps), ())
+               for third in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS))
+    return next((steps for steps in itertools.islice(triples, _PAIR_BUDGET)
                  if runner.holds_after((*before, *steps), [predicate])), None)
+
+
+def _reached(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], when: list[Any],
+             matchers: list[Any], spec: EnvSpec, world: World, before: tuple[Call, ...],
+             depth: int) -> tuple[Call, ...] | None:
+    """The calls (made after `before`) after which every predicate of a rule's `when` holds, each reached in turn
+    (`_reach`); None where one is not reached."""
+    calls: tuple[Call, ...] = ()
+    for predicate in when:
+        if runner.holds_after((*before, *calls), [predicate]):
+            continue
+        reached = _reach(runner, catalog, exposed, predicate, matchers, spec, world, (*before, *calls), depth)
+        if reached is None:
+            return None
+        calls += reached
+    return calls if runner.holds_after((*before, *calls), when) else None
 
 
 def _target(predicate: Any) -> tuple[str, str, tuple[str, ...], dict[str, Any]] | None:
