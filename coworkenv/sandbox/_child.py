@@ -516,6 +516,50 @@ def tracing_gates(profiler: Any, stopper: Callable[[Any], None], originals: tupl
             (profiler.disable.__code__, (("disable_", (base.disable,)),)))
 
 
+class struct_passwd(tuple):  # the name pwd gives it
+    """pwd.struct_passwd of the stand-in module (no entry is ever made)."""
+
+
+class struct_group(tuple):
+    """grp.struct_group of the stand-in module (no entry is ever made)."""
+
+
+def _no_entry(kind: str, what: str, key: Any, typed: Callable[[Any], Any]) -> Any:
+    """The KeyError the C modules raise where the name services know no entry: `getpwuid(): uid not found: 0`."""
+    raise KeyError(f"{kind}(): {what} not found: {typed(key)!r}" if typed is str else
+                   f"{kind}(): {what} not found: {typed(key)}")
+
+
+def _name(value: Any, kind: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{kind}() argument must be str, not {type(value).__name__}")
+    return value
+
+
+def _number(value: Any, kind: str) -> int:
+    if isinstance(value, float) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{kind} should be integer, not {type(value).__name__}")
+    return operator.index(value)
+
+
+def account_stand_ins() -> dict[str, Any]:
+    """`pwd` and `grp` where the real ones are marked absent (no Landlock: the C library's name services read host
+    files natively there): modules whose lookups find nothing, as the real ones answer where Landlock confines them
+    (the name services pointed at no service). Marked absent, `getpass.getuser()` raised ModuleNotFoundError there and
+    KeyError in every other set, `pwd.getpwuid` and `grp.getgrall` the same, `Path.owner()` NotImplementedError
+    against KeyError: answers that told the sets apart."""
+    pwd, grp = type(sys)("pwd"), type(sys)("grp")
+    pwd.__doc__, grp.__doc__ = "The password database: no entries in the sandbox.", "The group database: none."
+    pwd.struct_passwd, grp.struct_group = struct_passwd, struct_group  # type: ignore[attr-defined]
+    pwd.getpwuid = lambda uid, /: _no_entry("getpwuid", "uid", _number(uid, "uid"), int)  # type: ignore[attr-defined]
+    pwd.getpwnam = lambda name, /: _no_entry("getpwnam", "name", _name(name, "getpwnam"), str)  # type: ignore[attr-defined]
+    pwd.getpwall = lambda: []  # type: ignore[attr-defined]
+    grp.getgrgid = lambda gid, /: _no_entry("getgrgid", "gid", _number(gid, "gid"), int)  # type: ignore[attr-defined]
+    grp.getgrnam = lambda name, /: _no_entry("getgrnam", "name", _name(name, "getgrnam"), str)  # type: ignore[attr-defined]
+    grp.getgrall = lambda: []  # type: ignore[attr-defined]
+    return {"pwd": pwd, "grp": grp}
+
+
 def frame_locals_write_through() -> bool:
     """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
     finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
@@ -740,8 +784,9 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "native_env_prefixes": NATIVE_ENV_PREFIXES, "tracing_gates": tracing_gates(_lsprof.Profiler, sys.settrace, tracers),
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         # A code that removes the mark and imports one meets the hook at its file.
+        stand_ins = {} if "landlock" in layers else account_stand_ins()
         for name in ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK):
-            sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
+            sys.modules[name] = stand_ins.get(name)  # type: ignore[assignment]  # None: absent, to the import system
         # linecache holds this file's source as empty (a `None` time: never checked again): every stack the code
         # formats (traceback.format_stack, inspect.stack, warnings with a stacklevel above the code, logging's
         # stack_info) shows the bootstrap's frames without lines, instead of reading this file, outside every read root
