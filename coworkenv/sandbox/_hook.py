@@ -53,7 +53,9 @@ def make_audit_hook(
     `native_env_prefixes`: environment variable names the code may not set, because C libraries load files or code
     by them, `bytecode_loader`, `absent_modules`: extension modules refused only when their file is loaded, which the
     bootstrap marks absent in `sys.modules` so that an optional import of one fails as on a Python built without
-    it); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    it, `tracing_gates`: (code, ((local name, allowed objects), ...)) for the bootstrap's frames that may raise
+    `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
+    objects); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
