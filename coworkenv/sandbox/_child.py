@@ -129,7 +129,7 @@ ZONEINFO_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zo
 BLOCKED_EVENTS = frozenset({
     "os.system", "os.fork", "os.forkpty", "os.posix_spawn", "os.startfile", "os.killpg",
     "os.chdir", "os.chroot", "os.mkfifo", "os.mknod", "os.setxattr", "os.removexattr",
-    "signal.pthread_kill", "subprocess.Popen", "sys.settrace", "sys.setprofile", "sys._current_frames",
+    "signal.pthread_kill", "subprocess.Popen", "sys._current_frames",
     "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "code.__new__",
     "function.__new__", "resource.setrlimit", "resource.prlimit", "sqlite3.enable_load_extension",
     "sqlite3.load_extension", "urllib.Request", "http.client.connect", "smtplib.connect", "ftplib.connect",
@@ -473,6 +473,93 @@ def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+def tracing_stopper(original: Callable[[Any], None]) -> Callable[[Any], None]:
+    """`sys.settrace` or `sys.setprofile` (`original`) for `None` only: the hook lets the call through from this
+    function's frame when its `function` is None, and refuses any other. A Python trace or profile function is handed
+    every frame, the bootstrap's too (the frame running the code, and the result's encoder after it), and may set
+    `f_lineno` of one it is not called for: a jump of a running caller crashed the interpreter (3.11, SIGSEGV), a way
+    around the hook; 3.11 also writes a traced frame's `f_locals` back into it. Clearing, as doctest's runner does
+    around its examples (`sys.settrace(sys.gettrace())`, None where nothing traces), was refused with it in every set
+    with the hook, and worked with the kernel layers alone."""
+    def stop(function: Any) -> None:
+        original(function)
+
+    stop.__name__, stop.__qualname__, stop.__doc__ = original.__name__, original.__name__, original.__doc__
+    return stop
+
+
+def gated_profiler(base: Any) -> Any:
+    """`_lsprof.Profiler` (cProfile's base) whose `enable` and `disable` call the C methods from frames the hook knows:
+    the profiler's callback is C, hands no frame to Python (a timer it calls runs in a profile event, where `f_lineno`
+    cannot be set: measured, 'can only jump from a line trace event') and writes no frame's locals. The hook lets
+    `sys.setprofile` through from these two frames only when their `enable_`/`disable_` are the C methods themselves;
+    called from anywhere else (the code calling the base's methods itself, or sys.setprofile) it refuses as before."""
+    def enable(self: Any, subcalls: bool = True, builtins: bool = True, enable_: Any = base.enable) -> None:
+        enable_(self, subcalls, builtins)
+
+    def disable(self: Any, disable_: Any = base.disable) -> None:
+        disable_(self)
+
+    enable.__doc__, disable.__doc__ = base.enable.__doc__, base.disable.__doc__
+    profiler = type(base.__name__, (base,), {"enable": enable, "disable": disable, "__module__": base.__module__,
+                                              "__doc__": base.__doc__})
+    return profiler
+
+
+def tracing_gates(profiler: Any, stopper: Callable[[Any], None], originals: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The hook's `tracing_gates`: (code, ((local name, allowed objects), ...)) for each frame that may call
+    `sys.settrace` or `sys.setprofile` (`originals`) itself, and what each of its locals must be then (the closure's
+    `original` and the defaults can be rewritten by the code: the hook looks at what the frame holds)."""
+    base = profiler.__mro__[1]
+    return ((stopper.__code__, (("function", (None,)), ("original", originals))),
+            (profiler.enable.__code__, (("enable_", (base.enable,)),)),
+            (profiler.disable.__code__, (("disable_", (base.disable,)),)))
+
+
+class struct_passwd(tuple):  # the name pwd gives it
+    """pwd.struct_passwd of the stand-in module (no entry is ever made)."""
+
+
+class struct_group(tuple):
+    """grp.struct_group of the stand-in module (no entry is ever made)."""
+
+
+def _no_entry(kind: str, what: str, key: Any, typed: Callable[[Any], Any]) -> Any:
+    """The KeyError the C modules raise where the name services know no entry: `getpwuid(): uid not found: 0`."""
+    raise KeyError(f"{kind}(): {what} not found: {typed(key)!r}" if typed is str else
+                   f"{kind}(): {what} not found: {typed(key)}")
+
+
+def _name(value: Any, kind: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{kind}() argument must be str, not {type(value).__name__}")
+    return value
+
+
+def _number(value: Any, kind: str) -> int:
+    if isinstance(value, float) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{kind} should be integer, not {type(value).__name__}")
+    return operator.index(value)
+
+
+def account_stand_ins() -> dict[str, Any]:
+    """`pwd` and `grp` where the real ones are marked absent (no Landlock: the C library's name services read host
+    files natively there): modules whose lookups find nothing, as the real ones answer where Landlock confines them
+    (the name services pointed at no service). Marked absent, `getpass.getuser()` raised ModuleNotFoundError there and
+    KeyError in every other set, `pwd.getpwuid` and `grp.getgrall` the same, `Path.owner()` NotImplementedError
+    against KeyError: answers that told the sets apart."""
+    pwd, grp = type(sys)("pwd"), type(sys)("grp")
+    pwd.__doc__, grp.__doc__ = "The password database: no entries in the sandbox.", "The group database: none."
+    pwd.struct_passwd, grp.struct_group = struct_passwd, struct_group  # type: ignore[attr-defined]
+    pwd.getpwuid = lambda uid, /: _no_entry("getpwuid", "uid", _number(uid, "uid"), int)  # type: ignore[attr-defined]
+    pwd.getpwnam = lambda name, /: _no_entry("getpwnam", "name", _name(name, "getpwnam"), str)  # type: ignore[attr-defined]
+    pwd.getpwall = lambda: []  # type: ignore[attr-defined]
+    grp.getgrgid = lambda gid, /: _no_entry("getgrgid", "gid", _number(gid, "gid"), int)  # type: ignore[attr-defined]
+    grp.getgrnam = lambda name, /: _no_entry("getgrnam", "name", _name(name, "getgrnam"), str)  # type: ignore[attr-defined]
+    grp.getgrall = lambda: []  # type: ignore[attr-defined]
+    return {"pwd": pwd, "grp": grp}
+
+
 def frame_locals_write_through() -> bool:
     """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
     finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
@@ -682,6 +769,10 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             # for good: freeing it would close fd 3.
             import _socket  # the code may import it too: its calls are the hook's and seccomp's to refuse
             channel = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM, 0, RESULT_FD).getsockopt
+        import _lsprof  # cProfile's C profiler: its enable and disable go through gates the hook knows
+        _lsprof.Profiler = gated_profiler(_lsprof.Profiler)  # type: ignore[misc]
+        tracers = (sys.settrace, sys.setprofile)
+        sys.settrace, sys.setprofile = tracing_stopper(sys.settrace), tracing_stopper(sys.setprofile)
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
@@ -690,11 +781,12 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "hidden_roots": hidden_package_folders(lib_dirs),
-             "native_env_prefixes": NATIVE_ENV_PREFIXES,
+             "native_env_prefixes": NATIVE_ENV_PREFIXES, "tracing_gates": tracing_gates(_lsprof.Profiler, sys.settrace, tracers),
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         # A code that removes the mark and imports one meets the hook at its file.
+        stand_ins = {} if "landlock" in layers else account_stand_ins()
         for name in ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK):
-            sys.modules[name] = None  # type: ignore[assignment]  # the import system reads None as absent
+            sys.modules[name] = stand_ins.get(name)  # type: ignore[assignment]  # None: absent, to the import system
         # linecache holds this file's source as empty (a `None` time: never checked again): every stack the code
         # formats (traceback.format_stack, inspect.stack, warnings with a stacklevel above the code, logging's
         # stack_info) shows the bootstrap's frames without lines, instead of reading this file, outside every read root

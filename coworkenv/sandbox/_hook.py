@@ -53,7 +53,9 @@ def make_audit_hook(
     `native_env_prefixes`: environment variable names the code may not set, because C libraries load files or code
     by them, `bytecode_loader`, `absent_modules`: extension modules refused only when their file is loaded, which the
     bootstrap marks absent in `sys.modules` so that an optional import of one fails as on a Python built without
-    it); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    it, `tracing_gates`: (code, ((local name, allowed objects), ...)) for the bootstrap's frames that may raise
+    `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
+    objects); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -72,6 +74,8 @@ def make_audit_hook(
         tuple(str(prefix) for prefix in policy["blocked_module_prefixes"]),
         tuple(str(root) for root in policy.get("hidden_roots", ())),
         frozenset(str(name) for name in policy.get("absent_modules", ())),
+        tuple((code, tuple((str(name), tuple(allowed)) for name, allowed in conditions))
+              for code, conditions in policy.get("tracing_gates", ())),
     )
 
 
@@ -82,6 +86,7 @@ def _bind(
     read_events: tuple[tuple[str, int], ...], commands: tuple[tuple[str, frozenset[int]], ...],
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
     hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
+    tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -109,6 +114,7 @@ def _bind(
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO, tz_default: str = TZ_DEFAULT,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
         sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
+        tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = tracing_gates,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -152,6 +158,25 @@ def _bind(
             if len_(args) and type_(args[0]) is not str_t and type_(args[0]) is not bytes_t:
                 reason = "compiling something other than source text, such as an AST object (bytecode is " \
                          "made from source text only)"
+        elif event == "sys.settrace" or event == "sys.setprofile":
+            # A Python trace or profile function gets every frame, the bootstrap's too, and may jump one it is not
+            # called for (a crash: a way around this hook). Allowed only from the bootstrap's gates, each calling the
+            # C function it holds in a local: clearing (None), and cProfile's C profiler, which hands out no frame.
+            caller = getframe(1)
+            reason = event
+            for code, conditions in tracing_gates:
+                if caller.f_code is not code:
+                    continue
+                seen = caller.f_locals
+                passed = 0
+                for local, allowed in conditions:  # each local must be one of its allowed objects (identity only)
+                    value = seen.get(local, caller)
+                    for one in allowed:
+                        if one is value:
+                            passed += 1
+                            break
+                if passed == len_(conditions):
+                    reason = None
         elif event in blocked_events or startswith(event, blocked_prefixes):
             reason = event
         elif event == "os.link" or event == "os.symlink":
