@@ -20,16 +20,18 @@ from coworkenv.cli import app
 from tests.faults.harness import CAPABILITY, ROOT, pipeline_refused, refused
 from trainers.config import CONFIGS_DIR
 
-pytestmark = pytest.mark.timeout(120)  # on `main` a bomb the importer walks runs until stopped
+# Seven levels (4.8 million values, past the 1,000,000 refused) rather than the nine of the docstring: on `main` the
+# nine-level keywords case grew to 20 GB and was killed by the kernel; seven keep a regression to a few GB.
+pytestmark = pytest.mark.timeout(120)
 
 BOMB = "alias bomb"
 LOOP = "hold itself"
 
 
 def _bomb(indent: str) -> str:
-    """Nine levels of anchors in a flow list, each level nine aliases of the one before; `*a8` repeats the last."""
+    """Seven levels of anchors in a flow list, each level nine aliases of the one before; `*a6` repeats the last."""
     levels = ['&a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]']
-    levels += [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    levels += [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 7)]
     return "".join(f"{indent}- {level}\n" for level in levels)
 
 
@@ -38,7 +40,7 @@ PLACES = {
     "a tool's input schema, an alias bomb": (
         '        status: {type: string, description: "open, closed or all", default: open}\n',
         "        status:\n          type: string\n          examples:\n" + _bomb("            ")
-        + "          default: *a8\n", BOMB),
+        + "          default: *a6\n", BOMB),
     "a safety check's value, an alias bomb": (
         "    description: Triage only; close nothing\n",
         "    description: Triage only; close nothing\n  - type: tool_not_called_with\n"
