@@ -34,6 +34,14 @@ MAX_YAML_DEPTH = 100
 # export or a log saved under a .yaml name kept a run busy for minutes to hours before saying anything.
 MAX_YAML_BYTES = 1 << 20
 
+# An alias (`*name`) repeats the value its anchor (`&name`) marks. PyYAML shares that value, so the file parses at
+# once, but every reader that walks the data (pydantic, a JSON dump of a spec, Dagster's config check) walks each
+# repetition: nine lists of nine aliases each (an "alias bomb", 700 bytes) make 43 million values and kept
+# `coworkenv import claw-eval` busy until stopped. A 1 MiB file written out holds at most about 500,000 values.
+MAX_YAML_VALUES = 1_000_000
+ALIAS_LOOP = ("an alias (*name) inside the collection its anchor (&name) marks: the value would hold itself without "
+              "end; write the inner value out instead of the alias")
+
 
 class YAMLFileError(ValueError):
     """A YAML file that cannot be used: which file, which line (1-based) and what is wrong."""
@@ -108,6 +116,9 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
         raise error(file, None, TOO_DEEP)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        aliases = alias_problem(root)
+        if aliases is not None:
+            raise error(file, *aliases)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -147,7 +158,54 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
         return
     except RecursionError:
         raise error(file, None, TOO_DEEP) from None
+    aliases = alias_problem(root)
+    if aliases is not None:
+        raise error(file, *aliases)
     _check_unique_keys(file, root, error)
+
+
+def alias_problem(root: yaml.Node | None) -> tuple[int, str] | None:
+    """(line, problem) where aliases make the composed document `root` expand past MAX_YAML_VALUES values (a scalar
+    counts one more value per 64 characters), or an alias sits inside the collection it names; None for a document
+    a reader can walk. Counted over the shared nodes once each (a loop, linear in the file): the line is that of
+    the innermost collection whose expansion is past the bound, the one whose aliases to shorten."""
+    if root is None:
+        return None
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # the collections being counted: an alias to one of them is a loop
+    pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while pending:
+        node, counted = pending.pop()
+        inner = _inner_nodes(node)
+        if counted:
+            open_nodes.discard(id(node))
+            size = 1 + sum(sizes[id(child)] for child in inner)
+            sizes[id(node)] = size
+            if size > MAX_YAML_VALUES and all(sizes[id(child)] <= MAX_YAML_VALUES for child in inner):
+                return node.start_mark.line + 1, (
+                    f"aliases (*name) repeat values so often that this collection reads as {size:,} values, more "
+                    f"than {MAX_YAML_VALUES:,} (an alias bomb?); write the values out, or repeat fewer of them")
+            continue
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            sizes[id(node)] = 1 + len(node.value) // 64
+            continue
+        open_nodes.add(id(node))
+        pending.append((node, True))
+        for child in inner:
+            if id(child) in open_nodes:
+                return child.start_mark.line + 1, ALIAS_LOOP
+            pending.append((child, False))
+    return None
+
+
+def _inner_nodes(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def too_deep(text: str) -> bool:

@@ -10,7 +10,7 @@ import yaml
 from jsonschema import Draft202012Validator, SchemaError
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from coworkenv.yaml_files import control_character_problem, too_deep
+from coworkenv.yaml_files import alias_problem, control_character_problem, too_deep
 
 
 class _Lenient(BaseModel):
@@ -130,6 +130,9 @@ def load_task(task_dir: Path) -> ClawTask:
             raise ImportProblem(f"{path}:{control[0]}: {control[1]}")
         if too_deep(text):
             raise ImportProblem(f"{path}: not valid YAML (nested too deeply to read)")
+        aliases = alias_problem(yaml.compose(text, Loader=_Loader))
+        if aliases is not None:
+            raise ImportProblem(f"{path}:{aliases[0]}: {aliases[1]}")
         data = yaml.load(text, Loader=_Loader)  # a SafeLoader
         return ClawTask.model_validate(data)
     except OSError as exc:
