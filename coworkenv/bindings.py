@@ -102,6 +102,13 @@ class ResultShape(_Wire):
     beside: Annotated[dict[str, Any], Field(
         description="Fixed fields shown before the wrapped result, beside it: a service's write answering "
                     "{\"status\": \"updated\", \"task\": {...}} (`const` goes inside the wrap); needs `wrap`")] = {}
+    given: Annotated[dict[str, str], Field(
+        description="Output field -> declared argument: the call's value of it (as given, else its default) shown "
+                    "in the shaped result, before `fields`, as a service's write answers the record it made of the "
+                    "request ({\"status\": \"sent\", \"message\": {\"to\": ..., \"subject\": ...}})")] = {}
+    stamp: Annotated[str | None, Field(
+        description="Output field holding the time of the call (the world's clock, ISO 8601), last in the shaped "
+                    "result: a service's record of a write saying when it was made ({..., \"timestamp\": ...})")] = None
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
@@ -112,7 +119,7 @@ class ResultShape(_Wire):
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
-        for name in ("const", "optional", "count", "echo", "beside"):
+        for name in ("const", "optional", "count", "echo", "beside", "given", "stamp"):
             if not getattr(self, name):
                 data.pop(name, None)
         return data
@@ -241,7 +248,8 @@ class DeclaredTool(ToolDef):
         shape = self.decl.bind.result
         # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
         result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
-        return shape_result(shape, result, kwargs)
+        kit = kits.get(self.bound.app)
+        return shape_result(shape, result, kwargs, kit.world.now_iso if kit is not None and shape.stamp else None)
 
 
 @cache
@@ -338,9 +346,11 @@ def value_key(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None) -> Any:
-    """Pick and rename fields of the op's result (of each item when it is a list), then wrap it, beside the fixed
-    fields before it and its count and the call's `arguments` the shape echoes after it."""
+def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None,
+                 now: str | None = None) -> Any:
+    """Pick and rename fields of the op's result (of each item when it is a list), after the call's `arguments`
+    the shape gives and before the call's time (`now`) it stamps, then wrap it, beside the fixed fields before it
+    and its count and the call's `arguments` the shape echoes after it."""
     shaped = result
     if shape.fields:
         shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
@@ -350,6 +360,11 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
                 for name in shape.optional:
                     if item.get(name) is None:
                         item.pop(name, None)
+    if (shape.given or shape.stamp) and not isinstance(shaped, list):
+        given = {name: (arguments or {}).get(argument) for name, argument in shape.given.items()}
+        shaped = {**given, **(shaped if shape.fields and isinstance(shaped, dict) else {})}
+        if shape.stamp is not None:
+            shaped[shape.stamp] = now
     if shape.const and isinstance(shaped, dict):
         shaped = {**shaped, **shape.const}
     if not shape.wrap:

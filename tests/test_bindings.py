@@ -162,3 +162,22 @@ def test_a_wrapped_list_shows_its_count_and_the_arguments_it_echoes() -> None:
     assert ResultShape(wrap="results").model_dump() == {"fields": {}, "wrap": "results"}  # unset: dumped as before
     with pytest.raises(ValueError, match="give `wrap` too"):
         ResultShape(count="total")
+
+
+def test_a_shape_shows_the_calls_arguments_and_time_as_the_record_a_write_made() -> None:
+    from coworkenv.bindings import ResultShape, shape_result
+
+    # a service's write answering the record it made of the request: the arguments as given, then its time
+    shape = ResultShape(wrap="message", beside={"status": "sent"}, given={"to": "to", "cc": "cc"}, stamp="timestamp")
+    assert shape_result(shape, {"id": "msg-1"}, {"to": "a@x.test"}, "2026-03-02T09:00:00Z") == {
+        "status": "sent", "message": {"to": "a@x.test", "cc": None, "timestamp": "2026-03-02T09:00:00Z"}}
+    picked = ResultShape(fields={"id": "id"}, given={"q": "q"})  # picked fields follow the given ones
+    assert shape_result(picked, {"id": "a", "x": 1}, {"q": "pay"}) == {"q": "pay", "id": "a"}
+    assert ResultShape(fields={"id": "id"}).model_dump() == {"fields": {"id": "id"}, "wrap": None}  # dumped as before
+    data = _with_decl({"bind.result": {"wrap": "message", "given": {"subject": "subject"}, "stamp": "at"}})
+    env = Env(EnvSpec.model_validate(data).model_copy(update={"faults": None}))
+    env.reset()
+    args = {"to": "ravi.menon@northwind.test", "subject": "BUG-311", "body": "hello"}
+    (message,) = env.step(Action.call("gmail_send_message", args)).messages
+    sent_at = env.state.table("mail", "messages").get("msg-1").sent_at  # the call's time, as the mail's
+    assert orjson.loads(message["content"]) == {"message": {"subject": "BUG-311", "at": sent_at}}

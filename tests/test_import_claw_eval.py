@@ -529,7 +529,7 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
     assert [_call(env, "todo_get_task", task_id=i)["title"] for i in blank] == ["", "  ", " Pay rent "]
     assert set(blank) <= set(ids("pending"))
-    assert _call(env, "todo_delete_task", task_id="td-13") == {"task_id": "td-13", "deleted": True}
+    assert _written(env, "todo_delete_task", task_id="td-13")["task_id"] == "td-13"
     assert "td-13" not in ids("all")
     missing = env.step(Action.call("todo_get_task", {"task_id": "td-13"}))
     assert "td-13" in missing.messages[-1]["content"] and not env.audit[-1].ok
@@ -567,7 +567,7 @@ def test_a_todo_id_the_service_hands_out_again_is_shown_twice_and_reaches_the_fi
     assert again["task_id"] == "todo_007" and ids() == ["td-11", "td-12", "td-14", "td-15", "todo_006", "todo_007",
                                                          "todo_007"]
     assert _written(env, "todo_update_task", task_id="todo_007", priority="high")["title"] == "B"  # the first held
-    assert _call(env, "todo_delete_task", task_id="todo_007")["task_id"] == "todo_007"
+    assert _written(env, "todo_delete_task", task_id="todo_007")["task_id"] == "todo_007"
     assert _call(env, "todo_get_task", task_id="todo_007")["title"] == "C"  # then the one left
     hidden = env.step(Action.call("todo_update_task", {"task_id": "todo_008", "priority": "low"}))
     assert not env.audit[-1].ok and "todo_008" in hidden.messages[-1]["content"]  # no task is shown as todo_008
@@ -577,11 +577,13 @@ def test_an_order_of_a_product_no_item_is_is_recorded_as_written(imported: dict[
     # Claw-Eval's inventory service records any order: a product id it has no product for, any quantity, no supplier
     env = Env(imported["specs"]["CE10_restock_low_items"])
     env.reset()
-    order = _call(env, "inventory_create_order", product_id="X-999", quantity=5)
-    assert (order["product_id"], order["quantity"], order["supplier"], order["status"], order["expected_at"]) == (
-        "X-999", 5, "", "placed", None)
-    assert _call(env, "inventory_create_order", product_id="P-3", quantity=0)["supplier"] == "Scanline"
-    assert [o.item for o in env.state.table("inventory", "orders")] == ["X-999", "P-3"]
+    order = _written(env, "inventory_create_order", product_id="X-999", quantity=5)
+    assert (order["product_id"], order["quantity"], order["supplier"], order["status"]) == ("X-999", 5, None,
+                                                                                             "created")
+    _call(env, "inventory_create_order", product_id="P-3", quantity=0)
+    first, second = env.state.table("inventory", "orders")
+    assert (first.item, first.quantity, first.supplier, first.expected_at) == ("X-999", 5, "", None)
+    assert (second.item, second.supplier) == ("P-3", "Scanline")  # the item's supplier when none is named
     missing = env.step(Action.call("inventory_get_product", {"product_id": "X-999"}))
     assert not env.audit[-1].ok and "X-999" in missing.messages[-1]["content"]  # a read still finds no product
 
@@ -599,11 +601,11 @@ def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders
     labels = _call(env, "inventory_get_product", product_id="P-1")
     assert labels["notes"] == "daily_avg_sales: 6"
     assert (labels["unit"], scanner["unit"]) == ("rolls", "")  # a product without a unit gets none invented
-    order = _call(env, "inventory_create_order", product_id="P-3", quantity=8)
-    assert (order["product_id"], order["quantity"], order["supplier"], order["status"]) == ("P-3", 8, "Scanline",
-                                                                                            "placed")
+    assert _written(env, "inventory_create_order", product_id="P-3", quantity=8)["quantity"] == 8
+    (order,) = env.state.table("inventory", "orders")
+    assert (order.item, order.quantity, order.supplier, order.status) == ("P-3", 8, "Scanline", "placed")
     start = parse_time(env.spec.world.start)
-    assert 0 <= parse_time(order["expected_at"]) - start - 14 * 86400 < 3600  # 14 days after the order (calls take time)
+    assert 0 <= parse_time(order.expected_at) - start - 14 * 86400 < 3600  # 14 days after the order (calls take time)
     assert _call(env, "inventory_get_product", product_id="P-3")["quantity"] == 2  # stock rises on delivery only
 
 
@@ -946,6 +948,43 @@ def test_a_write_answers_its_status_and_the_record_under_its_name_as_the_service
     closed = _call(tickets, "helpdesk_close_ticket", ticket_id=ticket, resolution="duplicate")
     assert list(closed) == ["status", "ticket"] and closed["status"] == "closed"
     assert (closed["ticket"]["ticket_id"], closed["ticket"]["status"]) == (ticket, "closed")
+
+
+def test_a_write_answers_the_record_the_service_makes_of_it(imported: dict[str, Any]) -> None:
+    # a mail sent or saved, a notification, an order: the service answers the record it keeps of the request
+    # (`{"status": "sent", "message": {"to": ..., "subject": ..., "body": ..., "timestamp": ...}}`), a delete the
+    # record removed, an article update its id; the import answered the app's own fields (`message_id`, `sent_at`,
+    # `draft_id`, `order_id`, `deleted`, `last_updated`)
+    env = Env(imported["specs"]["CE06_renewal_contact_brief"])
+    env.reset()
+    mail = {"to": "ana@acme.test", "subject": "Renewal", "body": "Monday?"}
+    sent = _call(env, "gmail_send_message", **mail)
+    assert list(sent) == ["status", "message"] and sent["status"] == "sent"
+    assert list(sent["message"]) == ["to", "subject", "body", "timestamp"]
+    assert {k: sent["message"][k] for k in mail} == mail  # as given: one address as text, as the request has it
+    assert sent["message"]["timestamp"] == env.state.table("mail", "messages").get("msg-1").sent_at
+    draft = _call(env, "gmail_save_draft", **mail)
+    assert (draft["status"], list(draft["draft"])) == ("draft_saved", ["to", "subject", "body",
+                                                                       "reply_to_message_id", "timestamp"])
+    assert draft["draft"]["reply_to_message_id"] is None and parse_time(draft["draft"]["timestamp"])
+    notify = Env(imported["specs"]["CE12_integration_health_audit"])
+    notify.reset()
+    note = _call(notify, "config_send_notification", to="lead@acme.test", subject="Audit", body="Smsly")
+    assert list(note) == ["status", "notification"] and list(note["notification"]) == [*mail, "timestamp"]
+    todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    todo.reset()
+    removed = _call(todo, "todo_delete_task", task_id="td-13")
+    assert list(removed) == ["status", "task"] and removed["status"] == "deleted"
+    assert (removed["task"]["task_id"], removed["task"]["title"]) == ("td-13", "Order new badge printer")
+    stock = Env(imported["specs"]["CE10_restock_low_items"])
+    stock.reset()
+    order = _call(stock, "inventory_create_order", product_id="P-3", quantity=8)
+    assert list(order) == ["status", "order"] and list(order["order"]) == ["product_id", "quantity", "supplier",
+                                                                           "timestamp"]
+    kb = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    kb.reset()
+    assert _call(kb, "kb_update_article", article_id="KB-31", content="Use ACME.") == {"article_id": "KB-31",
+                                                                                      "status": "updated"}
 
 
 def test_the_user_is_the_first_of_the_inboxs_most_common_recipients_on_every_import(tmp_path: Path) -> None:

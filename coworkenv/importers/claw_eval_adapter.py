@@ -41,10 +41,21 @@ class ServiceAdapter:
     read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
 
 
-def written(record: ResultShape, name: str, word: str) -> ResultShape:
+def written(record: ResultShape, name: str, word: str, under: str | None = None) -> ResultShape:
     """A write's answer as Claw-Eval's services give it: `{"status": word, name: the record}` (a to-do update
-    `{"status": "updated", "task": {...}}`), the record shown as `record` shows it."""
-    return ResultShape.model_validate({**record.model_dump(), "wrap": name, "beside": {"status": word}})
+    `{"status": "updated", "task": {...}}`), the record shown as `record` shows it; `under`: the op's result holds
+    the record under that field (a delete's `{"id": ..., "deleted": true, "task": {...}}`)."""
+    data = record.model_dump()
+    if under is not None:
+        data["fields"] = {out: f"{under}.{path}" for out, path in record.fields.items()}
+    return ResultShape.model_validate({**data, "wrap": name, "beside": {"status": word}})
+
+
+def recorded(name: str, word: str, *arguments: str) -> ResultShape:
+    """A write answered with the record the service makes of its request: `{"status": word, name: {each argument
+    as given, "timestamp": the call's time}}` (a mail sent: `{"status": "sent", "message": {"to": ..., "subject":
+    ..., "body": ..., "timestamp": ...}}`), whatever the op answers."""
+    return ResultShape(wrap=name, beside={"status": word}, given={a: a for a in arguments}, stamp="timestamp")
 
 
 def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.bindings import ResultShape
-from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of, recorded
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, as_text, tags_of, text_of
@@ -61,7 +61,7 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
-        result=ResultShape(fields={"message_id": "id", "status": "folder", "timestamp": "sent_at"})),
+        result=recorded("notification", "sent", "to", "subject", "body")),
 })
 
 

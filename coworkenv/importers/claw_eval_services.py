@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
-from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of
+from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of, recorded
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
@@ -131,10 +131,11 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         "gmail_search_messages": ToolMap("mail_search", {
             "query": _rename("query"), "max_results": _rename("limit")}, result=_MESSAGE_SUMMARY),
         "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE),
-        "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE, result=ResultShape(
-            fields={"draft_id": "id"}, const={"status": "draft_saved"})),  # the service's answer says draft_saved
-        "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=ResultShape(
-            fields={"message_id": "id", "sent_at": "sent_at"}, const={"status": "sent"})),
+        # the service answers the mail it recorded, as the request gave it (no id: it keeps none)
+        "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE, result=recorded(
+            "draft", "draft_saved", "to", "subject", "body", "reply_to_message_id")),
+        "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=recorded(
+            "message", "sent", "to", "subject", "body")),
     }),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
@@ -216,7 +217,7 @@ ADAPTERS.update({
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
         "kb_update_article": ToolMap("kb_update_article", {
             "article_id": _rename("article_id"), "content": _rename("body")},
-            result=ResultShape(fields={"article_id": "id", "last_updated": "updated_at"})),
+            result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"})),  # the service's answer
     }),
     # A meeting note's participants, duration and the like become lines at the end of its body.
     "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
@@ -399,7 +400,7 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
         result=_written(_TODO, "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
-                                result=ResultShape(fields={"task_id": "id", "deleted": "deleted"})),
+                                result=_written(_TODO, "task", "deleted", under="task")),
 })
 
 
@@ -438,8 +439,7 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
     "inventory_create_order": ToolMap("inventory_create_order", {
         "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
         defaults={"as_written": True},  # the service records any order: an unknown product, any quantity, no supplier
-        result=ResultShape(fields={"order_id": "id", "product_id": "item", "quantity": "quantity",
-                                   "supplier": "supplier", "status": "status", "expected_at": "expected_at"})),
+        result=recorded("order", "created", "product_id", "quantity", "supplier")),  # the order as requested
 })
 
 ADAPTERS.update(BACKOFFICE)
