@@ -126,8 +126,10 @@ def item_probes(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tool
         for k, run in enumerate(list_items(text)):
             for i in range(min(len(run), _MAX_PROBED)):
                 a, b = _with_join(text, run, i)
-                out.append((f"with {text[run[i][0]:run[i][1]].strip()!r} left out of a list (list {k})",
-                            text[:a] + text[b:]))
+                item, rest = text[run[i][0]:run[i][1]].strip(), text[:a] + text[b:]
+                if item.casefold() in rest.casefold():  # stated elsewhere too (`Marcus's pipeline`): no probe of it
+                    continue
+                out.append((f"with {item!r} left out of a list (list {k})", rest))
         return out
     probes = content_mutations(spec, writes, tools, content_args, alter, "sibling_unchecked")
     return [replace(m, kind="text_drop", group=f"{m.path} {_LIST_KEY.search(m.description).group()}")  # type: ignore[union-attr]
