@@ -36,6 +36,9 @@ class Mutation:
     # The error code a survivor is reported under, and the guard checks a guard probe is meant to fire.
     code: str = "mutant_survived"
     targets: tuple[str, ...] = ()
+    # Probes of one list's items (each item left out, one mutant each) share a group: the gate judges the group,
+    # an item whose probe passes while another item's fails is unchecked (`_sibling_facts.item_probes`).
+    group: str = ""
 
 
 def turn_of(steps: list[ReferenceStep]) -> ReferenceTurn:

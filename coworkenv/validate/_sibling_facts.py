@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from coworkenv.checks import MISSING, render_value
@@ -21,7 +22,7 @@ from coworkenv.spec import EnvSpec, FieldRef, ReplyStatesRule, ToolCallSpec
 from coworkenv.spec_regex import PatternTimeout
 from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
-from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._check_reads import python_rules, spec_rules
 from coworkenv.validate._mutation_core import Mutation
 from coworkenv.validate._partial_facts import _FACT, _compiled, content_mutations
 
@@ -35,6 +36,15 @@ _MAX_BETWEEN = 60
 _CLAUSE = re.compile(r"[^,;\n.!?]*?\b(?:is|are|was|were|has|have|had|got|gets)\b", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[,;]|\n|[.!?](?:\s|$)")
 _LINE = re.compile(r"[^\r\n]+")
+# A person's or a thing's name: capitalised words (`Lucas Kowalski`, `Okapi`), not the first word of a sentence or a
+# line (`Done`, `Hi Hamza`: any sentence's), so that names side by side make a list only mid-sentence or bulleted.
+_NAME = re.compile(r"(?<![\w.@#'’-])[A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*){0,3}(?![\w@#-])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n[ \t]*)$")
+# Between two names of one list: separators only (`, ` `and` `or` a bullet's line break), nothing else (`Asia/Berlin`
+# and `Review Rosa / Sanna` are one name).
+_NAME_JOIN = re.compile(r"\s*(?:,|;|&|\n[ \t]*(?:[-*\u2022]|\d+[.)])?)?\s*(?:\b(?:and|or)\b)?\s*")
+_GREETING = re.compile(r"\b(?:hi|hello|hey|dear|thanks|thank you)[ \t]+$", re.IGNORECASE)
+_MAX_PROBED = 8  # items probed per list: a list's first ones (each probe is one more episode)
 
 
 def sibling_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
@@ -88,12 +98,103 @@ def unread_siblings(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
         flags = [named(a, b) for a, b in run]
         if any(flags) and not all(flags):
             left_out += [span for span, f in zip(run, flags, strict=True) if not f]
+    for run in _name_runs(text):
+        flags = [named(a, b) for a, b in run]
+        if any(flags) and not all(flags):
+            left_out += [_with_join(text, run, i) for i, f in enumerate(flags) if not f]
     if left_out:
+        left_out = _merged(left_out)
         kept, at = [], 0
         for a, b in sorted(left_out):
             kept.append(text[at:a])
             at = b
         out.append(("left out", "".join(kept) + text[at:]))
+    return out
+
+
+def item_probes(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                content_args: frozenset[str]) -> list[Mutation]:
+    """Where a Python check grades the work (its code may read any part of a text; no scan tells which): for each
+    list of like items in a content argument or a turn's answer (`list_items`), one mutant per item with that item
+    left out, grouped by list. The mutation gate judges a group: an item whose mutant passes every check while
+    another item's fails is unchecked (the grader reads the list, so the task asked for it whole)."""
+    if not any(python_rules(c.rule) for c in spec.checks):
+        return []
+
+    def alter(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for k, run in enumerate(list_items(text)):
+            for i in range(min(len(run), _MAX_PROBED)):
+                a, b = _with_join(text, run, i)
+                item, rest = text[run[i][0]:run[i][1]].strip(), text[:a] + text[b:]
+                if item.casefold() in rest.casefold():  # stated elsewhere too (`Marcus's pipeline`): no probe of it
+                    continue
+                out.append((f"with {item!r} left out of a list (list {k})", rest))
+        return out
+    probes = content_mutations(spec, writes, tools, content_args, alter, "sibling_unchecked")
+    return [replace(m, kind="text_drop", group=f"{m.path} {_LIST_KEY.search(m.description).group()}")  # type: ignore[union-attr]
+            for m in probes]
+
+
+_LIST_KEY = re.compile(r"\(list \d+\)$")
+
+
+def list_items(text: str) -> list[list[tuple[int, int]]]:
+    """The lists of like items in `text` (each of two items or more): tokens with a digit joined by list marks, a
+    text's lines of one shape with a digit, names joined by separators alone (`Lucas Lopez and Lucas Kowalski`)."""
+    return [*_runs(text, _tokens(text), True), *_runs(text, _lines(text), False), *_name_runs(text)]
+
+
+def _name_runs(text: str) -> list[list[tuple[int, int]]]:
+    """Names of as many words each, side by side with only separators between (not a sentence's first word)."""
+    names: list[tuple[int, int]] = []
+    for m in _NAME.finditer(text):
+        a, b = m.span()
+        if _SENTENCE_START.search(text[:a]):  # a sentence's first word is capitalised anyway: the name is after it
+            rest = re.search(r"[ \t]+", m.group())
+            if rest is None:
+                continue
+            a += rest.end()
+        if _GREETING.search(text[:a]):  # `Hi Elena, Marcus asked ...`: the one addressed, no item of a list
+            continue
+        names.append((a, b))
+    runs: list[list[tuple[int, int]]] = []
+    run: list[tuple[int, int]] = []
+    for a, b in names:
+        prev = run[-1] if run else None
+        if (prev is not None and _NAME_JOIN.fullmatch(text[prev[1]:a]) and text[prev[1]:a].strip()
+                and len(text[a:b].split()) == len(text[prev[0]:prev[1]].split())):
+            run.append((a, b))
+            continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [(a, b)]
+    if len(run) > 1:
+        runs.append(run)
+    return runs
+
+
+def _with_join(text: str, run: list[tuple[int, int]], i: int) -> tuple[int, int]:
+    """The span that leaving item `i` of `run` out removes: the item, a parenthesis of detail after it, and the
+    separator before it (after it, for the first), so the other items read as listed."""
+    a, b = run[i]
+    detail = re.match(r"[ \t]*\([^()]*\)", text[b:])
+    if detail:
+        b += detail.end()
+    if i > 0:
+        return run[i - 1][1] + (len(m.group()) if (m := re.match(r"[ \t]*\([^()]*\)", text[run[i - 1][1]:])) else 0), b
+    if len(run) > 1:
+        return a, run[1][0]
+    return a, b
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
     return out
 
 

@@ -69,6 +69,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     killed = 0
     by_kind: dict[str, list[int]] = {}
     kinds_by_id = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}  # an `order` check's failure is the order probe's to judge
+    probes: dict[str, list[tuple[Mutation, bool]]] = {}
     dropped_passes = {m.path for m, o in results if m.kind == "drop_write" and o.result is not None and o.passed}
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
@@ -100,6 +101,9 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                                or mutation.path in dropped_passes):
             continue  # the other tool refused the call, or the write is not needed: drop_write judges those
         survived = outcome.result is not None and outcome.passed
+        if mutation.group:  # one item of a list left out: judged with the list's other items below
+            probes.setdefault(mutation.group, []).append((mutation, survived))
+            continue
         overwritten: int | None = None
         if survived and mutation.equivalence and outcome.signature == oracle.signature:
             overwritten = _turn_left_otherwise(outcome, oracle)
@@ -129,6 +133,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             errors.append(GateError("mutations", mutation.code, mutation.path,
                                     f"near miss ({mutation.kind}) passes every required check: "
                                     f"{mutation.description}"))
+    errors += _unread_items(probes)
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
@@ -153,6 +158,24 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
                         by_kind={k: {"killed": v[0], "total": v[1]} for k, v in by_kind.items()},
                         equivalent=equivalent, unchecked_context=unchecked_context, incidental=incidental)
+
+
+def _unread_items(probes: dict[str, list[tuple[Mutation, bool]]]) -> list[GateError]:
+    """A list's items each left out (a Python grader's reads are unknown): where leaving one item out fails a check,
+    the grader reads the list, so an item whose leaving out passes every check is unchecked. A list no probe of
+    which fails is not what the checks grade (a summary's incidental names): nothing is said."""
+    errors: list[GateError] = []
+    for group in probes.values():
+        read = [m for m, survived in group if not survived]
+        if not read:
+            continue
+        for m, survived in group:
+            if survived:
+                errors.append(GateError("mutations", m.code, m.path,
+                                        f"near miss ({m.kind}) passes every required check: {m.description}, "
+                                        f"while {read[0].description.split(': ', 1)[-1]} fails one: the checks read "
+                                        "the list but not this item"))
+    return errors
 
 
 def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:

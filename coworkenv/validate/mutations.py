@@ -59,7 +59,7 @@ from coworkenv.validate._mutation_core import (
 )
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
-from coworkenv.validate._sibling_facts import sibling_fact_mutations
+from coworkenv.validate._sibling_facts import item_probes, sibling_fact_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
 from coworkenv.world import World
@@ -109,6 +109,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += reply_mutations(spec, index)
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
+    out += item_probes(spec, writes, tools, CONTENT_ARGS)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

@@ -21,6 +21,30 @@ DETECTION = (
 GATE, CODE = "mutations", "sibling_unchecked"
 
 
+def _python_reads(drop: list[str], keep: str, code: str):  # type: ignore[no-untyped-def]
+    """The checks `drop` removed and `keep`'s rule rewritten as a Python grader (`code`) that reads only some of the
+    items: no scan tells which items a program reads."""
+    def breaks(spec: Spec) -> None:
+        for check_id in drop:
+            check(spec, check_id)
+        spec["checks"] = [c for c in spec["checks"] if c["id"] not in drop]
+        check(spec, keep)["rule"] = {"kind": "python", "code": code, "entrypoint": "check", "apps": []}
+    return breaks
+
+
+def _reply_reads(*items: str) -> str:
+    return ("def check(state, audit, messages):\n"
+            "    text = ' '.join(m['text'] for m in messages if m['turn'] == 0 and not m.get('aside'))\n"
+            f"    return all(item.lower() in text.lower() for item in {list(items)!r})\n")
+
+
+def _csv_reads(path: str, *rows: str) -> str:
+    return ("def check(state, audit, messages):\n"
+            f"    f = next((f for f in state['apps']['files']['files'] if f['id'] == {path!r}), None)\n"
+            "    lines = f['content'].splitlines() if f else []\n"
+            f"    return all(row in lines for row in {list(rows)!r})\n")
+
+
 def _drop_check(check_id: str):  # type: ignore[no-untyped-def]
     """The check on one item of the list left out (the grader forgot it)."""
     def breaks(spec: Spec) -> None:
@@ -121,4 +145,19 @@ DEFECTS = [
     _defect("todo-last-task-unread-2", "synth:todo_track_mail_requests@2",
             "lists two of the three tasks it added",
             _drop_last_term("reply-lists-tasks"), _reply_without(r"; migration plan due [^;]*$")),
+    # Lists of names with no number: the text check's term for one person left out.
+    _defect("reschedule-third-person-unread", "example:meeting_reschedule",
+            "says it emailed Marcus and Aisha, not Tom (the check reads two of the three names)",
+            _drop_terms("reply-names-slot-and-people", "Tom"), _reply_without(r" and Tom(?=\.)")),
+    _defect("reschedule-second-person-unread", "example:meeting_reschedule",
+            "says it emailed Marcus and Tom, not Aisha (the check reads two of the three names)",
+            _drop_terms("reply-names-slot-and-people", "Aisha"), _reply_without(r", Aisha(?= and Tom)")),
+    # Python graders that read all but one item: their code reads the answer where no static scan sees which items.
+    _defect("restock-python-second-item-unread", "synth:inventory_restock_policy@1",
+            "reports only the gloves moved, not the 57 pallet wraps (its Python grader reads the gloves' line)",
+            _python_reads([], "reply-moves", _reply_reads("GLOVE-96", "15")), _reply_without(r", 57 x WRAP-43")),
+    _defect("report-python-p4-row-unread", "example:report_from_files",
+            "writes the p4 row of the weekly CSV wrong (its Python grader reads the p1 to p3 rows)",
+            _python_reads([], "csv-numbers", _csv_reads(_CSV, "p1,4,3,2", "p2,5,3,2", "p3,5,4,1")),
+            _file_row_wrong(_CSV, "p4,2,1,1", "p4,2,2,0")),
 ]
