@@ -9,6 +9,9 @@ published. Messages name the variable, never the value."""
 
 from __future__ import annotations
 
+# At load, not where first used: the error redaction reads the token files, and an error of too many open files
+# left no descriptor to import a module with, so the redaction itself raised in place of the error it reported.
+import configparser
 import os
 import re
 from pathlib import Path
@@ -108,8 +111,6 @@ def hub_token_files() -> dict[str, str]:
     $HF_TOKEN_PATH, else $HF_HOME/token, else $XDG_CACHE_HOME/huggingface/token or ~/.cache/huggingface/token) and
     each token of its `stored_tokens` file (`hf auth login` keeps every account's there). Paths as the client builds
     them in this environment, read now; an unreadable or missing file holds none."""
-    import configparser
-
     home = os.environ.get("HF_HOME") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
     token_path = Path(os.path.expanduser(os.environ.get("HF_TOKEN_PATH") or os.path.join(home, "token")))
