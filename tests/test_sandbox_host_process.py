@@ -896,7 +896,9 @@ def check():
 """
 
 
-def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+def _two_calls_as_nobody(host: str, seeker: str) -> list[Any]:
+    """What `host` (CONCURRENT_HOST or a kin) prints of `seeker`'s call made beside HELD_OPEN's, run as uid 65534
+    (skipped where this machine cannot stand for such a host)."""
     import shutil
 
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
@@ -904,14 +906,17 @@ def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_pr
     python = _interpreter_for_nobody()
     if python is None:
         pytest.skip("no interpreter of this Python version that uid 65534 can start")
-    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", CONCURRENT_HOST, str(REPO)],
-                         input=json.dumps([HELD_OPEN, LINKS_OF_OTHER_PROCESSES]), capture_output=True, text=True,
-                         timeout=120, cwd="/")
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", host, str(REPO)], input=json.dumps([HELD_OPEN, seeker]),
+                         capture_output=True, text=True, timeout=120, cwd="/")
     assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
     answer = json.loads(out.stdout.strip().splitlines()[-1])
     if isinstance(answer, dict):
         pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
-    kind, error, value, layers = answer
+    return list(answer)
+
+
+def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+    kind, error, value, layers = _two_calls_as_nobody(CONCURRENT_HOST, LINKS_OF_OTHER_PROCESSES)
     assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
     # On main: the holder's cwd (its scratch), its held file and its channels, e.g.
     # "/proc/4242/fd/5 -> /tmp/coworkenv-sandbox-.../work/held-by-the-holder.txt".
@@ -948,21 +953,7 @@ def check():
 
 
 def test_a_host_without_capabilities_or_landlock_hides_its_own_links_while_a_call_is_in_flight() -> None:
-    import shutil
-
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to stand for a host without root")
-    python = _interpreter_for_nobody()
-    if python is None:
-        pytest.skip("no interpreter of this Python version that uid 65534 can start")
-    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", HOSTS_OWN_LINKS_HOST, str(REPO)],
-                         input=json.dumps([HELD_OPEN, RUN_FOLDERS_IN_THE_HOSTS_LINKS]), capture_output=True, text=True,
-                         timeout=120, cwd="/")
-    assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
-    answer = json.loads(out.stdout.strip().splitlines()[-1])
-    if isinstance(answer, dict):
-        pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
-    kind, error, value, layers, dumpable = answer
+    kind, error, value, layers, dumpable = _two_calls_as_nobody(HOSTS_OWN_LINKS_HOST, RUN_FOLDERS_IN_THE_HOSTS_LINKS)
     assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
     # On main, 2 of 2 runs: e.g. "/proc/18539/fd/3 -> /tmp/coworkenv-sandbox-pmczzbyy: the holder's file is there"
     # (the host and its holding thread).
