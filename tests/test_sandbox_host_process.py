@@ -981,6 +981,22 @@ def test_a_host_is_undumpable_only_while_calls_that_need_it_are_in_flight() -> N
         assert not _host.runs_can_read_the_host(frozenset({"landlock"}))
 
 
+@pytest.mark.parametrize(("capabilities", "landlock", "disable", "hidden"), [
+    (True, False, {"landlock"}, False),  # a run without capabilities may not read a process holding some
+    (False, True, set(), False),  # Landlock's ptrace rule keeps the run out
+    (False, True, {"landlock"}, True),
+    (False, False, set(), True),  # a kernel without Landlock
+])
+def test_the_host_hides_itself_where_nothing_else_keeps_its_runs_out(
+    monkeypatch: pytest.MonkeyPatch, capabilities: bool, landlock: bool, disable: set[str], hidden: bool
+) -> None:
+    from coworkenv.sandbox import _host
+
+    monkeypatch.setattr(_host, "_holds_capabilities", lambda: capabilities)
+    monkeypatch.setattr(_host, "_landlock_available", lambda: landlock)
+    assert _host.runs_can_read_the_host(frozenset(disable)) is hidden
+
+
 # Without a tmpfs the host measures the scratch every 0.1 s, and between two looks a run writes what its speed allows:
 # preallocated files of just under the file size limit, as fast as fallocate goes.
 FILL_THE_SCRATCH = """
