@@ -994,7 +994,11 @@ def test_the_host_hides_itself_where_nothing_else_keeps_its_runs_out(
 
     monkeypatch.setattr(_host, "_holds_capabilities", lambda: capabilities)
     monkeypatch.setattr(_host, "_landlock_available", lambda: landlock)
+    monkeypatch.setattr(_host, "_runs_went_without_landlock", [False])
     assert _host.runs_can_read_the_host(frozenset(disable)) is hidden
+    # A child that could not apply the kernel's Landlock (and had no /proc of its own): later calls hide the host.
+    _host.note_run_layers(("seccomp", "audit-hook"), hidden)
+    assert _host.runs_can_read_the_host(frozenset(disable)) is not capabilities
 
 
 # Without a tmpfs the host measures the scratch every 0.1 s, and between two looks a run writes what its speed allows:

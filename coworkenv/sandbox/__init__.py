@@ -59,6 +59,7 @@ from coworkenv.sandbox._host import (
     Outcome,
     bootstrap_bytes,
     hidden_from_runs,
+    note_run_layers,
     runs_can_read_the_host,
     spawn_and_collect,
 )
@@ -178,7 +179,8 @@ def _execute(
     _remove_abandoned_runs_once()
     # A host its runs could read in /proc/<pid> (no capabilities, no Landlock) hides itself while the call is in
     # flight: its descriptors name the run folders of every call then (`_host.hidden_from_runs`).
-    with hidden_from_runs(runs_can_read_the_host(disable)):
+    hidden = runs_can_read_the_host(disable)
+    with hidden_from_runs(hidden):
         # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
         run_dir = os.path.realpath(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
         held = hold_run_dir(run_dir)
@@ -206,6 +208,7 @@ def _execute(
             remove_tree(run_dir)
             if held is not None:
                 os.close(held)
+    note_run_layers(outcome.layers, hidden)
     _warn_missing(outcome.missing)
     return outcome
 

@@ -226,11 +226,26 @@ def _holds_capabilities() -> bool:
     return True
 
 
+_runs_went_without_landlock = [False]  # a child that had Landlock to apply ran without it (and without its own /proc)
+
+
 def runs_can_read_the_host(disable: frozenset[str]) -> bool:
     """Whether a run of this call could read this process's /proc/<pid>: this process holds no capabilities and the
-    run gets no Landlock (switched off, or a kernel without it). A user namespace's empty /proc would keep it out too,
-    but whether the child can make one is known only once it has tried."""
-    return not _holds_capabilities() and ("landlock" in disable or not _landlock_available())
+    run gets no Landlock (switched off, a kernel without it, or a child of this process's that failed to apply it
+    before). A user namespace's empty /proc would keep it out too, but whether the child can make one is known only
+    once it has tried."""
+    return not _holds_capabilities() and (
+        "landlock" in disable or not _landlock_available() or _runs_went_without_landlock[0])
+
+
+def note_run_layers(layers: tuple[str, ...], hidden: bool) -> None:
+    """After a call that did not hide this process: where its run had neither Landlock nor an empty /proc of its own
+    (the kernel has Landlock, yet the child could not apply it), every later call hides it."""
+    if not hidden and not {"landlock", "proc-hidden"} & set(layers) and not _holds_capabilities():
+        if not _runs_went_without_landlock[0]:
+            _log.warning("a sandboxed run went without Landlock on a kernel that has it: this process hides its "
+                         "/proc/<pid> from later runs while their calls are in flight")
+        _runs_went_without_landlock[0] = True
 
 
 @contextlib.contextmanager
