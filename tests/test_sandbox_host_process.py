@@ -896,7 +896,9 @@ def check():
 """
 
 
-def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+def _two_calls_as_nobody(host: str, seeker: str) -> list[Any]:
+    """What `host` (CONCURRENT_HOST or a kin) prints of `seeker`'s call made beside HELD_OPEN's, run as uid 65534
+    (skipped where this machine cannot stand for such a host)."""
     import shutil
 
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
@@ -904,18 +906,99 @@ def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_pr
     python = _interpreter_for_nobody()
     if python is None:
         pytest.skip("no interpreter of this Python version that uid 65534 can start")
-    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", CONCURRENT_HOST, str(REPO)],
-                         input=json.dumps([HELD_OPEN, LINKS_OF_OTHER_PROCESSES]), capture_output=True, text=True,
-                         timeout=120, cwd="/")
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", host, str(REPO)], input=json.dumps([HELD_OPEN, seeker]),
+                         capture_output=True, text=True, timeout=120, cwd="/")
     assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
     answer = json.loads(out.stdout.strip().splitlines()[-1])
     if isinstance(answer, dict):
         pytest.skip(f"uid 65534 cannot load the sandbox package from {REPO}: {answer['unloadable']}")
-    kind, error, value, layers = answer
+    return list(answer)
+
+
+def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_process_links_apart() -> None:
+    kind, error, value, layers = _two_calls_as_nobody(CONCURRENT_HOST, LINKS_OF_OTHER_PROCESSES)
     assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
     # On main: the holder's cwd (its scratch), its held file and its channels, e.g.
     # "/proc/4242/fd/5 -> /tmp/coworkenv-sandbox-.../work/held-by-the-holder.txt".
     assert (kind, value) == (None, []), (kind, error, value)
+
+
+# The same weakest tier, the host's own /proc/<pid> (the known limit the test above left): a host without capabilities
+# was dumpable, so a run read its descriptor links (`os.readlink`, no audit event; found among the pids below its own,
+# the host's threads too) and found the run folder of the concurrent call in flight, held by the host's lock descriptor,
+# then `os.stat` of a name in that call's scratch. The host is undumpable while a call of such a tier is in flight.
+HOSTS_OWN_LINKS_HOST = CONCURRENT_HOST.replace("held.join()\n", """held.join()
+import ctypes
+dumpable = ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)
+""").replace("outcome.layers]", "outcome.layers, dumpable]")
+RUN_FOLDERS_IN_THE_HOSTS_LINKS = """
+import os
+def check():
+    found, own = [], os.getcwd()
+    for pid in range(max(1, os.getpid() - 256), os.getpid()):
+        for name in ["cwd", *(f"fd/{n}" for n in range(32))]:
+            try:
+                link = os.readlink(f"/proc/{pid}/{name}")
+            except OSError:
+                continue
+            folder = link.split("/work")[0]
+            if "coworkenv-sandbox-" in folder and not own.startswith(folder + "/"):
+                try:
+                    os.stat(folder + "/work/held-by-the-holder.txt")
+                    found.append(f"/proc/{pid}/{name} -> {link}: the holder's file is there")
+                except OSError as exc:
+                    found.append(f"/proc/{pid}/{name} -> {link} ({exc.errno})")
+    return found
+"""
+
+
+def test_a_host_without_capabilities_or_landlock_hides_its_own_links_while_a_call_is_in_flight() -> None:
+    kind, error, value, layers, dumpable = _two_calls_as_nobody(HOSTS_OWN_LINKS_HOST, RUN_FOLDERS_IN_THE_HOSTS_LINKS)
+    assert not {"landlock", "userns", "proc-hidden"} & set(layers), layers
+    # On main, 2 of 2 runs: e.g. "/proc/18539/fd/3 -> /tmp/coworkenv-sandbox-pmczzbyy: the holder's file is there"
+    # (the host and its holding thread).
+    assert (kind, value) == (None, []), (kind, error, value)
+    assert dumpable == 1, "the host stayed undumpable after its calls"
+
+
+def test_a_host_is_undumpable_only_while_calls_that_need_it_are_in_flight() -> None:
+    """Counted across concurrent calls: the last one out restores what the first one found; a host holding
+    capabilities (this test's, as root) has nothing to hide from runs without any."""
+    from coworkenv.sandbox import _host
+
+    libc = ctypes.CDLL(None)
+    assert libc.prctl(3, 0, 0, 0, 0) == 1
+    first, second = _host.hidden_from_runs(True), _host.hidden_from_runs(True)
+    with first:
+        assert libc.prctl(3, 0, 0, 0, 0) == 0
+        second.__enter__()
+    assert libc.prctl(3, 0, 0, 0, 0) == 0  # the second call is still in flight
+    second.__exit__(None, None, None)
+    assert libc.prctl(3, 0, 0, 0, 0) == 1
+    with _host.hidden_from_runs(False):
+        assert libc.prctl(3, 0, 0, 0, 0) == 1
+    if os.geteuid() == 0:
+        assert not _host.runs_can_read_the_host(frozenset({"landlock"}))
+
+
+@pytest.mark.parametrize(("capabilities", "landlock", "disable", "hidden"), [
+    (True, False, {"landlock"}, False),  # a run without capabilities may not read a process holding some
+    (False, True, set(), False),  # Landlock's ptrace rule keeps the run out
+    (False, True, {"landlock"}, True),
+    (False, False, set(), True),  # a kernel without Landlock
+])
+def test_the_host_hides_itself_where_nothing_else_keeps_its_runs_out(
+    monkeypatch: pytest.MonkeyPatch, capabilities: bool, landlock: bool, disable: set[str], hidden: bool
+) -> None:
+    from coworkenv.sandbox import _host
+
+    monkeypatch.setattr(_host, "_holds_capabilities", lambda: capabilities)
+    monkeypatch.setattr(_host, "_landlock_available", lambda: landlock)
+    monkeypatch.setattr(_host, "_runs_went_without_landlock", [False])
+    assert _host.runs_can_read_the_host(frozenset(disable)) is hidden
+    # A child that could not apply the kernel's Landlock (and had no /proc of its own): later calls hide the host.
+    _host.note_run_layers(("seccomp", "audit-hook"), hidden)
+    assert _host.runs_can_read_the_host(frozenset(disable)) is not capabilities
 
 
 # Without a tmpfs the host measures the scratch every 0.1 s, and between two looks a run writes what its speed allows:

@@ -52,7 +52,17 @@ from coworkenv.sandbox._cgroup import (
     make_run_cgroups,
     remove_run_cgroup,
 )
-from coworkenv.sandbox._host import BOOTSTRAP_NAME, AskHandler, AskRefused, Outcome, bootstrap_bytes, spawn_and_collect
+from coworkenv.sandbox._host import (
+    BOOTSTRAP_NAME,
+    AskHandler,
+    AskRefused,
+    Outcome,
+    bootstrap_bytes,
+    hidden_from_runs,
+    note_run_layers,
+    runs_can_read_the_host,
+    spawn_and_collect,
+)
 from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
 from coworkenv.sandbox._scratch import remove_tree
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
@@ -166,34 +176,39 @@ def _execute(
         json.dumps(job, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
-    # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
     _remove_abandoned_runs_once()
-    run_dir = os.path.realpath(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
-    held = hold_run_dir(run_dir)
-    cgroups = RunCgroups((), dict.fromkeys(CONTROLLER_LAYERS.values(), _SWITCHED_OFF))
-    try:
-        if "cgroup" not in disable:
-            cgroups = make_run_cgroups(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
-                                       + KERNEL_SLACK_BYTES, limits.max_processes)
-        job["cgroup"] = {"join": cgroups.joins(), "missing": cgroups.missing}
-        os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
-        os.mkdir(os.path.join(run_dir, "work"), 0o700)
-        fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(job, allow_nan=False))
-        boot = bootstrap_bytes(os.path.join(run_dir, BOOTSTRAP_NAME))
-        for name, content in (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, boot)):
-            fd = os.open(os.path.join(run_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as fb:
-                fb.write(content)
-        outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask, pid_namespace="pidns" not in disable,
-                                     joins=tuple(dict.fromkeys(cgroups.joins().values())))
-    finally:
-        for group in cgroups.groups:  # the child is reaped by now (or never started)
-            remove_run_cgroup(group)
-        remove_tree(run_dir)
-        if held is not None:
-            os.close(held)
+    # A host its runs could read in /proc/<pid> (no capabilities, no Landlock) hides itself while the call is in
+    # flight: its descriptors name the run folders of every call then (`_host.hidden_from_runs`).
+    hidden = runs_can_read_the_host(disable)
+    with hidden_from_runs(hidden):
+        # Resolved, because the child's audit hook compares paths with the (resolved) scratch path as plain strings.
+        run_dir = os.path.realpath(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
+        held = hold_run_dir(run_dir)
+        cgroups = RunCgroups((), dict.fromkeys(CONTROLLER_LAYERS.values(), _SWITCHED_OFF))
+        try:
+            if "cgroup" not in disable:
+                cgroups = make_run_cgroups(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
+                                           + KERNEL_SLACK_BYTES, limits.max_processes)
+            job["cgroup"] = {"join": cgroups.joins(), "missing": cgroups.missing}
+            os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
+            os.mkdir(os.path.join(run_dir, "work"), 0o700)
+            fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(job, allow_nan=False))
+            boot = bootstrap_bytes(os.path.join(run_dir, BOOTSTRAP_NAME))
+            for name, content in (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, boot)):
+                fd = os.open(os.path.join(run_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as fb:
+                    fb.write(content)
+            outcome = spawn_and_collect(run_dir, limits, require, cgroups.memory(), ask, pid_namespace="pidns" not in disable,
+                                         joins=tuple(dict.fromkeys(cgroups.joins().values())))
+        finally:
+            for group in cgroups.groups:  # the child is reaped by now (or never started)
+                remove_run_cgroup(group)
+            remove_tree(run_dir)
+            if held is not None:
+                os.close(held)
+    note_run_layers(outcome.layers, hidden)
     _warn_missing(outcome.missing)
     return outcome
 

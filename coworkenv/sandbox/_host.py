@@ -188,6 +188,92 @@ class _Collected:
 _DEFAULT_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 
 
+# A host without capabilities whose runs keep its uid (no per-run uid: a host without root) and that no Landlock keeps
+# out (its ptrace rule) is theirs to read in /proc/<pid>: with `os.readlink` and `os.stat` (no audit event, and no
+# empty /proc where no user namespace may be made: the weakest tier, the hook and seccomp alone) a run read this
+# process's descriptor links, among them every run folder of the calls in flight (each held by a lock descriptor; the
+# scratch watch's folders between two looks) and whatever else the host holds open, then `os.stat` of names in a
+# concurrent run's scratch. The kernel keeps an undumpable process's /proc/<pid> to holders of CAP_SYS_PTRACE, so
+# such a host is undumpable while any call is in flight, as dumpable as before once none is (exec resets it for the
+# programs it starts; a child it forks meanwhile without exec stays undumpable). PR_GET_DUMPABLE, PR_SET_DUMPABLE.
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4
+_SYS_LANDLOCK_CREATE_RULESET = {"x86_64": 444, "aarch64": 444}
+_hidden = threading.Lock()
+_hidden_calls = [0, 0]  # calls in flight that hide this process, and whether it was dumpable before the first
+
+
+@functools.lru_cache(maxsize=1)
+def _landlock_available() -> bool:
+    """Whether this kernel has Landlock (its ABI version answers); False where that cannot be asked."""
+    number = _SYS_LANDLOCK_CREATE_RULESET.get(os.uname().machine)
+    if number is None:
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return int(libc.syscall(ctypes.c_long(number), None, ctypes.c_size_t(0), ctypes.c_uint32(1))) > 0
+
+
+def _holds_capabilities() -> bool:
+    """Whether this process has permitted capabilities (a run, which has none, may not read a /proc/<pid> whose
+    process has more: the kernel's capability check); True where its status cannot be read (nothing to hide then)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("CapPrm:"):
+                    return int(line.split()[1], 16) != 0
+    except (OSError, ValueError):
+        pass
+    return True
+
+
+_runs_went_without_landlock = [False]  # a child that had Landlock to apply ran without it (and without its own /proc)
+
+
+def runs_can_read_the_host(disable: frozenset[str]) -> bool:
+    """Whether a run of this call could read this process's /proc/<pid>: this process holds no capabilities and the
+    run gets no Landlock (switched off, a kernel without it, or a child of this process's that failed to apply it
+    before). A user namespace's empty /proc would keep it out too, but whether the child can make one is known only
+    once it has tried."""
+    return not _holds_capabilities() and (
+        "landlock" in disable or not _landlock_available() or _runs_went_without_landlock[0])
+
+
+def note_run_layers(layers: tuple[str, ...], hidden: bool) -> None:
+    """After a call that did not hide this process: where its run had neither Landlock nor an empty /proc of its own
+    (the kernel has Landlock, yet the child could not apply it), every later call hides it."""
+    if not hidden and not {"landlock", "proc-hidden"} & set(layers) and not _holds_capabilities():
+        if not _runs_went_without_landlock[0]:
+            _log.warning("a sandboxed run went without Landlock on a kernel that has it: this process hides its "
+                         "/proc/<pid> from later runs while their calls are in flight")
+        _runs_went_without_landlock[0] = True
+
+
+@contextlib.contextmanager
+def hidden_from_runs(hide: bool) -> Iterator[None]:
+    """This process undumpable for the block where `hide` (its /proc/<pid> closed to processes of its uid without
+    CAP_SYS_PTRACE), counted across concurrent calls: the last call out restores what the first one found."""
+    if not hide:
+        yield
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    with _hidden:
+        if _hidden_calls[0] == 0:
+            _hidden_calls[1] = int(libc.prctl(ctypes.c_int(_PR_GET_DUMPABLE), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                                              ctypes.c_ulong(0), ctypes.c_ulong(0))) == 1
+            if _hidden_calls[1]:
+                libc.prctl(ctypes.c_int(_PR_SET_DUMPABLE), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                           ctypes.c_ulong(0))
+        _hidden_calls[0] += 1
+    try:
+        yield
+    finally:
+        with _hidden:
+            _hidden_calls[0] -= 1
+            if _hidden_calls[0] == 0 and _hidden_calls[1]:
+                libc.prctl(ctypes.c_int(_PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                           ctypes.c_ulong(0))
+
+
 def _high_fd(fd: int) -> int:
     # Our write ends must not sit on 0..3, where the spawn file actions put the child's stdio and channel.
     new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
