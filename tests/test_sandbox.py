@@ -376,6 +376,30 @@ def test_hook_and_seccomp_contain_the_snippet_where_landlock_is_missing(
     _assert_contained(case, outcome, targets, watch=host_watch)
 
 
+# A root host on a kernel without Landlock: the read-only minimal root confines what C code opens (sqlite's ATTACH and
+# VACUUM INTO, the C library's name services, OpenSSL's files, syslog's console, libuuid's clock file), so the modules
+# refused or marked absent where nothing confines them answer there as in the full set; every attack among these
+# snippets stays contained.
+NATIVE_FILE_CASES = [c for c in HOSTILE if c.name in (
+    "native_sqlite_attach_and_vacuum_outside_the_scratch", "native_sqlite_and_dbm_tricks", "sqlite_database_outside",
+    "native_nss_and_account_lookups", "native_nss_lookups_without_audit_events", "native_ssl_file_readers",
+    "host_console_written_through_syslog", "stdlib_account_lookups_answer_alike_in_every_set",
+    "stdlib_optional_imports_of_account_modules", "stdlib_optional_imports_of_tls_and_dbm",
+    "stdlib_uuid1_where_libuuid_is_absent")]
+
+
+@pytest.mark.parametrize("case", NATIVE_FILE_CASES, ids=[c.name for c in NATIVE_FILE_CASES])
+def test_native_file_modules_answer_where_a_read_only_minimal_root_confines_them(
+    case: Hostile, targets: dict[str, str], host_watch: HostWatch
+) -> None:
+    _require("min-root", "ro-root", "audit-hook")
+    case, outcome = _execute(case, targets, disable=frozenset({"landlock"}))
+    assert "landlock" not in outcome.layers and {"min-root", "ro-root"} <= set(outcome.layers), outcome.missing
+    _assert_contained(case, outcome, targets, watch=host_watch)
+    if case.name.startswith("stdlib_") or case.name == "native_sqlite_attach_and_vacuum_outside_the_scratch":
+        assert outcome.result.ok, outcome.result  # sqlite3 imported; pwd, grp, ssl, _uuid present, as in the full set
+
+
 def test_check_returns_its_json_value_and_the_payload_stays_the_hosts() -> None:
     code = (
         "import collections, datetime, json, re\n"

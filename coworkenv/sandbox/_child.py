@@ -48,9 +48,11 @@ SWITCHED_OFF = "switched off by the caller"  # kept in step with the host, which
 # `multiprocessing` package is not one: `import multiprocessing` (for `cpu_count()`, the answer os.cpu_count gives)
 # was forbidden in every set with the hook and answered with the kernel layers alone; what it starts processes or
 # shares memory with stays refused where it lies (`_multiprocessing`'s semaphores, `_posixshmem`, `_posixsubprocess`,
-# `ctypes`, the `os.fork` event, seccomp's fork and exec).
+# `ctypes`, the `os.fork` event, seccomp's fork and exec). Nor is `subprocess`, which asyncio (and so `unittest.mock`)
+# imports for its constants: `import asyncio` was forbidden in every set with the hook; its `Popen` is refused before
+# it makes a pipe (`NATIVE_STAND_INS`, `popen_refused_first`).
 BLOCKED_MODULES = frozenset({
-    "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "_multiprocessing", "pty",
+    "ctypes", "_ctypes", "_posixsubprocess", "_multiprocessing", "pty",
     "_xxsubinterpreters", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_ctypes_test",
     "_xxtestfuzz", "cffi", "_cffi_backend", "_tkinter", "_posixshmem", "_curses", "_curses_panel",
 })
@@ -118,11 +120,183 @@ class NoProcessorCommand:
         return ""
 
 
+class Derived:
+    """A module setting made from the attribute the module defined itself (`make(original)`: a subclass of its class)."""
+
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        self.make = make
+
+
+# asyncio's selector event loop makes a self-pipe, a socket pair (refused: seccomp refuses socketpair, the hook every
+# socket object), which only another thread's `call_soon_threadsafe` and a signal's wake-up write to: `asyncio.run` of
+# any coroutine raised PermissionError with the kernel layers alone (after the refused `import subprocess` in the
+# other sets). A pipe or an eventfd would do, and both are refused too (the machine's inode counter, the boot time).
+# The loop here has none: such a wake-up is a no-op, and the loop waits at most WAKE_SECONDS in its selector, so a
+# callback another thread or a signal handler schedules still runs; `add_signal_handler` raises RuntimeError, as
+# where the wake-up descriptor cannot be set.
+WAKE_SECONDS = 0.1
+
+
+class NoWakeup:
+    """The write end of asyncio's self-pipe where none can be made: writes go nowhere, it has no descriptor."""
+
+    def send(self, data: bytes) -> int:
+        return len(data)
+
+    def fileno(self) -> int:
+        raise OSError(38, "the sandbox gives asyncio's event loop no self-pipe (sockets and pipes are refused)")
+
+    def close(self) -> None:
+        pass
+
+
+class BoundedWait:
+    """A selector whose `select` waits at most WAKE_SECONDS (nothing can wake it earlier); the rest is `selector`'s."""
+
+    def __init__(self, selector: Any) -> None:
+        self.selector = selector
+
+    def select(self, timeout: float | None = None) -> Any:
+        return self.selector.select(WAKE_SECONDS if timeout is None or timeout > WAKE_SECONDS else timeout)
+
+    def __getattr__(self, name: str) -> Any:  # register, modify, unregister, get_key, get_map, close
+        return getattr(object.__getattribute__(self, "selector"), name)
+
+
+def loop_without_self_pipe(base: type) -> type:
+    """asyncio's BaseSelectorEventLoop without its self-pipe (`base`: the real class; the Unix loop derives from this)."""
+
+    class BaseSelectorEventLoop(base):  # type: ignore[valid-type,misc]
+        __doc__ = base.__doc__
+
+        def _make_self_pipe(self) -> None:
+            self._ssock: Any = None
+            self._csock: Any = NoWakeup()
+            self._selector: Any = BoundedWait(getattr(self, "_selector"))  # noqa: B009  # the real loop's, set before
+
+        def _close_self_pipe(self) -> None:
+            self._csock = None
+
+        async def shutdown_default_executor(self) -> None:
+            # asyncio.run's last step joins the default executor from a thread of its own; where the executor ran its
+            # work in this thread (`executor_run_inline`), it is shut down here, as no thread can start.
+            executor = getattr(self, "_default_executor", None)
+            if executor is not None and not executor._threads:
+                self._executor_shutdown_called = True
+                executor.shutdown(wait=True)
+                return
+            await super().shutdown_default_executor()
+
+    BaseSelectorEventLoop.__module__ = base.__module__
+    return BaseSelectorEventLoop
+
+
+def executor_run_inline(base: type) -> type:
+    """concurrent.futures' ThreadPoolExecutor that runs a submitted call in the submitting thread, its future done on
+    return, where no worker thread could start: the run's `max_processes` (1 by default) lets none, so `submit`, `map`
+    and asyncio's `to_thread`/`run_in_executor` raised RuntimeError ("can't start new thread") in every set. Calls
+    that wait on one another (a consumer submitted before its producer) wait for the run's wall clock instead."""
+
+    class ThreadPoolExecutor(base):  # type: ignore[valid-type,misc]
+        __doc__ = base.__doc__
+
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().submit(fn, *args, **kwargs)
+            except RuntimeError:
+                if self._threads:  # a worker started before: this is another failure
+                    raise
+                try:
+                    item = self._work_queue.get_nowait()  # the one submit queued before the thread failed to start
+                except Exception:
+                    item = None
+                if item is None:  # nothing was queued (shut down): submit's own refusal
+                    raise
+            item.run()
+            return item.future
+
+    ThreadPoolExecutor.__module__ = base.__module__
+    return ThreadPoolExecutor
+
+
+def popen_refused_first(base: type) -> type:
+    """subprocess.Popen refused (the hook's `subprocess.Popen` event, reported) before it makes the pipes it was asked
+    for: seccomp refuses a pipe unreported, a PermissionError that told nothing of a process start."""
+
+    class Popen(base):  # type: ignore[valid-type,misc]
+        __doc__ = base.__doc__
+
+        def __init__(self, args: Any, *rest: Any, **kwargs: Any) -> None:
+            sys.audit("subprocess.Popen", kwargs.get("executable"), args, kwargs.get("cwd"), kwargs.get("env"))
+            super().__init__(args, *rest, **kwargs)
+
+    Popen.__module__ = base.__module__
+    return Popen
+
+
+def refused_native_curses(name: str) -> Any:
+    """curses' attributes that come from `_curses` (initscr's helpers, constants): importing it, which the hook refuses."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    import _curses  # noqa: F401  # refused and reported
+    raise AttributeError(name)  # unreachable where the hook refuses it
+
+
 MODULE_SETTINGS: dict[str, dict[str, Any]] = {
     "mimetypes": {"knownfiles": ()}, "uuid": {"_GETTERS": ()}, "shutil": {"_use_fd_functions": False},
     "socket": {"gethostname": sandbox_hostname, "getfqdn": sandbox_fqdn},
     "platform": {"_syscmd_file": no_command_output, "_Processor": NoProcessorCommand, "_os_release_candidates": ()},
+    "asyncio.selector_events": {"BaseSelectorEventLoop": Derived(loop_without_self_pipe)},
+    "subprocess": {"Popen": Derived(popen_refused_first)},
+    "concurrent.futures.thread": {"ThreadPoolExecutor": Derived(executor_run_inline)},
 }
+# Pure-Python modules that import a native module the hook refuses by name, at their top, for functions they call
+# later: `import subprocess` needs `_posixsubprocess.fork_exec`, `import curses` (and so `curses.ascii`, character
+# classes only) `_curses`. Where the hook runs, a stand-in of the native module is in `sys.modules` only while the
+# module imports, and each of its functions imports the real one when called (refused and reported, as the import
+# was); with the hook off the real one loads, as before. curses' other attributes (`newwin`, `KEY_UP`...) import
+# `_curses` too where the hook runs.
+NATIVE_STAND_INS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "subprocess": ("_posixsubprocess", ("fork_exec",)), "curses": ("_curses", ("has_key",)),
+}
+HOOKED_MODULE_SETTINGS: dict[str, dict[str, Any]] = {"curses": {"__getattr__": refused_native_curses}}
+
+
+def native_file_access_confined(layers: list[str]) -> bool:
+    """Whether the files C code opens natively (NATIVE_FILE_MODULES', ABSENT_WITHOUT_LANDLOCK's) are confined by the
+    kernel: by Landlock, or by the minimal root mounted read-only, where no host file but the standard library's,
+    its libraries' and a few system files' exists and only the scratch is writable. A host that is root on a kernel
+    without Landlock has the latter: sqlite3 was refused there, and `pwd`, `grp`, `ssl` and `_uuid` absent, while
+    the full set answered."""
+    return "landlock" in layers or {"min-root", "ro-root"} <= set(layers)
+
+
+def source_over_scratch_bytecode(get_data: Callable[[Any, str], bytes], scratch_prefix: str) -> Callable[[Any, str], bytes]:
+    """SourceFileLoader.get_data that finds no `.pyc` in the scratch (FileNotFoundError, as where none was written),
+    so that the import system compiles the code's own module from its source, as it does with `-B` and no cache:
+    `py_compile.compile` (a syntax check) then `import` of the module was forbidden in every set with the hook (the
+    hook loads bytecode only from the standard library's `.pyc` files). A `.pyc` without source stays refused."""
+    join, absolute = os.path.join, os.path.abspath
+
+    def source_first(self: Any, path: str) -> bytes:
+        if type(path) is str and path.endswith(".pyc") and absolute(join(scratch_prefix, path)).startswith(scratch_prefix):
+            raise FileNotFoundError(2, "the sandbox imports the code's own modules from their source", path)
+        return get_data(self, path)
+
+    return source_first
+
+
+def refused_native_module(name: str, functions: tuple[str, ...]) -> Any:
+    """A stand-in for the refused native module `name`: each of `functions` imports the real one (refused)."""
+    module = type(sys)(name)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        __import__(name)  # refused and reported by the hook
+        raise PermissionError(f"sandbox: importing {name} is not allowed")  # unreachable where the hook refuses it
+
+    for function in functions:
+        setattr(module, function, refused)
+    return module
 # zoneinfo's search path: the zoneinfo read roots only (the interpreter's own adds /etc/zoneinfo, which
 # `available_timezones` lists where the host has it: a refused read there, nothing in the minimal root).
 ZONEINFO_ROOTS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo")
@@ -560,6 +734,15 @@ def account_stand_ins() -> dict[str, Any]:
     return {"pwd": pwd, "grp": grp}
 
 
+def code_gates() -> tuple[Any, ...]:
+    """The code objects whose frames may make a code object (`code.__new__`): `types.coroutine`, which marks a
+    generator function's code as an awaitable coroutine's (a flag, `CO_ITERABLE_COROUTINE`), as asyncio's tasks do at
+    import: `import asyncio` was forbidden in every set with the hook."""
+    import types
+
+    return (types.coroutine.__code__,)
+
+
 def frame_locals_write_through() -> bool:
     """Whether writing `frame.f_locals` changes the running function's variables (PEP 667). A signal handler or a
     finalizer that runs inside the audit hook gets the hook's frame, so the hook could then be steered."""
@@ -688,35 +871,48 @@ class ModuleSettings:
     items). Everything else is left to the finders after it. The code may remove it: its modules then do what the
     hook or the kernel let them."""
 
-    def __init__(self, settings: dict[str, dict[str, Any]]) -> None:
-        self.settings = settings
+    def __init__(self, settings: dict[str, dict[str, Any]], provided: dict[str, dict[str, Any]] | None = None) -> None:
+        self.settings, self.provided = settings, provided or {}
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        values = self.settings.get(name)
-        if values is None:
+        values, provided = self.settings.get(name), self.provided.get(name)
+        if values is None and provided is None:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None) if finder is not self else None
             spec = find(name, path, target) if find is not None else None
             if spec is not None:
                 if hasattr(spec.loader, "exec_module"):
-                    spec.loader = _SettingLoader(spec.loader, values)
+                    spec.loader = _SettingLoader(spec.loader, values or {}, provided or {})
                 return spec
         return None
 
 
 class _SettingLoader:
-    """`loader`, setting `values` on the module after its `exec_module` (everything else is the loader's own)."""
+    """`loader`, with `provided` in `sys.modules` while its `exec_module` runs (what was there before put back after),
+    setting `values` on the module after it (a `Derived` made from the module's own attribute, a tuple as a fresh
+    list); everything else is the loader's own."""
 
-    def __init__(self, loader: Any, values: dict[str, Any]) -> None:
-        self._loader, self._values = loader, values
+    def __init__(self, loader: Any, values: dict[str, Any], provided: dict[str, Any]) -> None:
+        self._loader, self._values, self._provided = loader, values, provided
 
     def create_module(self, spec: Any) -> Any:
         return self._loader.create_module(spec)
 
     def exec_module(self, module: Any) -> None:
-        self._loader.exec_module(module)
+        before = {name: sys.modules.get(name) for name in self._provided}
+        sys.modules.update(self._provided)
+        try:
+            self._loader.exec_module(module)
+        finally:
+            for name, held in before.items():
+                if held is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = held
         for name, value in self._values.items():
+            if type(value) is Derived:
+                value = value.make(getattr(module, name))
             setattr(module, name, list(value) if type(value) is tuple else value)
 
     def __getattr__(self, name: str) -> Any:  # get_source, get_filename, get_resource_reader...
@@ -759,6 +955,13 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         os.environ["TZ"] = LOCAL_ZONE  # the C library read the host's /etc/localtime at start-up: read again
         os.environ["LANGUAGE"] = GETTEXT_LANGUAGES
         os.environ["PYTHONTZPATH"] = os.pathsep.join(ZONEINFO_ROOTS)
+        # The builtins `site` adds (the child starts with -S): `help(obj)` (pydoc, to stdout where no terminal is),
+        # `exit(code)` and `quit()` (SystemExit, as sys.exit): a check that called them raised NameError.
+        import _sitebuiltins
+
+        builtins.help = _sitebuiltins._Helper()  # type: ignore[attr-defined]
+        builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")  # type: ignore[attr-defined]
+        builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")  # type: ignore[attr-defined]
         time.tzset()
         _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)  # CPython ignores it; a kill cannot be swallowed
         _signal.pthread_sigmask = keep_sigsys_deliverable(_signal.pthread_sigmask)  # signal.py calls it through
@@ -769,30 +972,42 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             # for good: freeing it would close fd 3.
             import _socket  # the code may import it too: its calls are the hook's and seccomp's to refuse
             channel = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM, 0, RESULT_FD).getsockopt
+        natives_confined = native_file_access_confined(layers)
+        # The code's own modules are imported from their source: a `.pyc` of them in the scratch (py_compile's,
+        # compileall's) is bytecode the hook refuses to load, which failed the import in every set with the hook.
+        importer = sys.modules["_frozen_importlib_external"].SourceFileLoader
+        importer.get_data = source_over_scratch_bytecode(importer.get_data, scratch + "/")
         import _lsprof  # cProfile's C profiler: its enable and disable go through gates the hook knows
         _lsprof.Profiler = gated_profiler(_lsprof.Profiler)  # type: ignore[misc]
         tracers = (sys.settrace, sys.setprofile)
         sys.settrace, sys.setprofile = tracing_stopper(sys.settrace), tracing_stopper(sys.setprofile)
         hook = modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
-            {"blocked_modules": BLOCKED_MODULES | (frozenset() if "landlock" in layers else NATIVE_FILE_MODULES),
-             "absent_modules": ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK),
+            {"blocked_modules": BLOCKED_MODULES | (frozenset() if natives_confined else NATIVE_FILE_MODULES),
+             "absent_modules": ABSENT_MODULES | (frozenset() if natives_confined else ABSENT_WITHOUT_LANDLOCK),
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES, "tracing_gates": tracing_gates(_lsprof.Profiler, sys.settrace, tracers),
+             "code_gates": code_gates(),
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         # A code that removes the mark and imports one meets the hook at its file.
-        stand_ins = {} if "landlock" in layers else account_stand_ins()
-        for name in ABSENT_MODULES | (frozenset() if "landlock" in layers else ABSENT_WITHOUT_LANDLOCK):
+        stand_ins = {} if natives_confined else account_stand_ins()
+        for name in ABSENT_MODULES | (frozenset() if natives_confined else ABSENT_WITHOUT_LANDLOCK):
             sys.modules[name] = stand_ins.get(name)  # type: ignore[assignment]  # None: absent, to the import system
         # linecache holds this file's source as empty (a `None` time: never checked again): every stack the code
         # formats (traceback.format_stack, inspect.stack, warnings with a stacklevel above the code, logging's
         # stack_info) shows the bootstrap's frames without lines, instead of reading this file, outside every read root
         # (forbidden with the hook, in every set). The code's own frames have no file either (`<sandboxed>`).
         bootstrap_lines: dict[str, tuple[int, None, list[str], str]] = {__file__: (0, None, [], __file__)}
-        sys.meta_path.insert(0, ModuleSettings({**MODULE_SETTINGS, "linecache": {"cache": bootstrap_lines}}))
+        settings = {**MODULE_SETTINGS, "linecache": {"cache": bootstrap_lines}}
+        provided: dict[str, dict[str, Any]] = {}
+        if "hook" not in disabled:
+            settings.update(HOOKED_MODULE_SETTINGS)
+            provided = {importer: {name: refused_native_module(name, functions)}
+                        for importer, (name, functions) in NATIVE_STAND_INS.items()}
+        sys.meta_path.insert(0, ModuleSettings(settings, provided))
         # Entries of the import path that are no folder (python3XX.zip, absent in most installations): whatever lists
         # the path (importlib.metadata's distributions, version, entry_points; pkgutil) tried to list and read them,
         # outside every read root: forbidden with the hook, in every set.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import _json
 import posix
+import resource
 import sys
 
 TYPE_CHECKING = False
@@ -34,6 +35,7 @@ WRITE_FLAGS = posix.O_WRONLY | posix.O_RDWR | posix.O_APPEND | posix.O_CREAT | p
 ZONEINFO = "/usr/share/zoneinfo/"
 # Without TZ the C library reads the host's own zone from this file at the next tzset(): unsetting TZ is a read of it.
 TZ_DEFAULT = "/etc/localtime"
+CODE_TYPE = type((lambda: None).__code__)
 
 
 def make_audit_hook(
@@ -55,7 +57,8 @@ def make_audit_hook(
     bootstrap marks absent in `sys.modules` so that an optional import of one fails as on a Python built without
     it, `tracing_gates`: (code, ((local name, allowed objects), ...)) for the bootstrap's frames that may raise
     `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
-    objects); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    objects, `code_gates`: the code objects of the standard library's functions whose frames may raise
+    `code.__new__`, each changing nothing but a flag); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -76,6 +79,7 @@ def make_audit_hook(
         frozenset(str(name) for name in policy.get("absent_modules", ())),
         tuple((code, tuple((str(name), tuple(allowed)) for name, allowed in conditions))
               for code, conditions in policy.get("tracing_gates", ())),
+        tuple(policy.get("code_gates", ())),
     )
 
 
@@ -87,6 +91,7 @@ def _bind(
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
     hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
     tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = (),
+    code_gates: tuple[Any, ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -115,6 +120,8 @@ def _bind(
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
         sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
         tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = tracing_gates,
+        code_gates: tuple[Any, ...] = code_gates, code_t: type = CODE_TYPE, coroutine_flag: int = 0x100,
+        getrlimit: Any = resource.getrlimit, rlim_infinity: int = resource.RLIM_INFINITY, lower: Any = str.lower,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
@@ -177,6 +184,39 @@ def _bind(
                             break
                 if passed == len_(conditions):
                     reason = None
+        elif event == "code.__new__":
+            # A code object made or changed from parts can hold any bytecode or flags (CO_VARARGS on a function
+            # without *args writes past its frame): refused, but from `types.coroutine`, which asyncio's tasks use
+            # at import: `co.replace(co_flags=co.co_flags | 0x100)`, marking a generator's code as an awaitable
+            # coroutine's. Its frame passes only where its `co` is exactly a code object (then `replace` is that
+            # object's own) and the new flags (argument 8) are its flags with that one bit added: nothing else changes.
+            caller = getframe(1)
+            reason = event
+            for code in code_gates:
+                if caller.f_code is code and len_(args) > 8 and type_(args[8]) is int_t:
+                    original: Any = caller.f_locals.get("co")
+                    if type_(original) is code_t and args[8] == original.co_flags | coroutine_flag:
+                        reason = None
+        elif event == "resource.setrlimit":
+            # Lowering its own limits is harmless (a check bounding what it runs next); raising one (a soft limit up
+            # to its hard one: the CPU limit's second of grace, the stack) is refused. Exact ints only: an infinite
+            # limit is RLIM_INFINITY, and a current one so is no bound to keep.
+            reason = event
+            new: Any = args[1] if len_(args) == 2 and type_(args[0]) is int_t else None
+            if type_(new) is tuple_t and len_(new) == 2 and type_(new[0]) is int_t and type_(new[1]) is int_t:
+                current = getrlimit(args[0])  # ValueError for no such resource: raised, so refused
+                lowered = 0
+                for i in (0, 1):
+                    if current[i] == rlim_infinity or (new[i] != rlim_infinity and 0 <= new[i] <= current[i]):
+                        lowered += 1
+                if lowered == 2:
+                    reason = None
+        elif event == "urllib.Request":
+            # urlopen of a `data:` URL reads nothing, a `file:` URL opens its file through `open` (judged here) and
+            # names its host through a refused lookup; every other scheme reaches the network, which is refused.
+            url: Any = args[0] if len_(args) else None
+            if type_(url) is not str_t or not startswith(lower(url[:5]), ("data:", "file:")):
+                reason = event
         elif event in blocked_events or startswith(event, blocked_prefixes):
             reason = event
         elif event == "os.link" or event == "os.symlink":
