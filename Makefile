@@ -35,7 +35,9 @@ test: $(STAMP)
 		echo "== the tests that failed above, run again alone (one process, nothing beside them)"; \
 		$(PY) -m pytest -q --last-failed --last-failed-no-failures none; fi
 
+# dagster.yaml checked first (a key written twice, an alias bomb): `dagster dev` reads it as it stands.
 ui: $(STAMP)
+	$(PY) -m pipelines.instance_errors
 	$(VENV)/bin/dagster dev --host 127.0.0.1 --port 3000
 
 bench: $(STAMP)

@@ -154,10 +154,24 @@ URL_VARIABLES = ("COWORKENV_LLM_URL", "COWORKENV_JUDGE_URL", "HF_ENDPOINT", "HTT
 MIN_SECRET_CHARS = 8
 
 
+# Credentials this process was given other than by a variable (`--llm URL?api_key=...`, a key passed to the LLM
+# client, an `llm_url` in a run's config): the variables are what a later process sees, these only this one.
+_GIVEN: dict[str, str] = {}
+
+
+def remember_credential(where: str, value: str) -> None:
+    """Add `value` (a credential this process was handed as an argument) to what `held_credentials` lists, so this
+    process's publish scan and redactions look for it as for a variable's; shorter than MIN_SECRET_CHARS: ignored."""
+    core = credential_core(value)
+    if len(core) >= MIN_SECRET_CHARS and core not in _GIVEN.values():
+        _GIVEN[where] = core
+
+
 def held_credentials() -> dict[str, str]:
     """Where -> value, for each credential this process can use that is long enough to look for: each credential
     variable set (the credential itself, without the quotes or blanks an env file left around it: the key alone is
-    what gets pasted), the password and key parameters of the URLs it sends to (`URL_VARIABLES`), and the Hub tokens
+    what gets pasted), the password and key parameters of the URLs it sends to (`URL_VARIABLES`), the credentials it
+    was handed as arguments (`remember_credential`: `--llm URL?api_key=...`), and the Hub tokens
     the Hugging Face client keeps on disk (`hf auth login`), which it sends without any variable set.
 
     The one list of what is secret: the publish scan of the data, the Hub publisher's and the LLM client's redaction
@@ -169,6 +183,10 @@ def held_credentials() -> dict[str, str]:
             if len(value) >= MIN_SECRET_CHARS:
                 found.setdefault(f"{name} ({what})", value)
     held = set(found.values())
+    for where, value in list(_GIVEN.items()):
+        if value not in held:
+            found[where] = value
+            held.add(value)
     for where, token in hub_token_files().items():
         if len(token) >= MIN_SECRET_CHARS and token not in held:
             found[where] = token

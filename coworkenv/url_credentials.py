@@ -61,6 +61,31 @@ def url_credentials(url: str) -> dict[str, str]:
     return {what: value for what, value in found.items() if value}
 
 
+def url_credential_forms(url: str) -> list[str]:
+    """The credentials of `url` (`url_credentials`: its password, its credential parameters) in every spelling a server
+    may echo into an answer: decoded, as written in the URL, and the Basic-auth form of `user:password@`; longest
+    first. Unlike `url_secrets`, never a plain query value (`api-version=2024-02-01`), which answers hold by chance."""
+    found = set(url_credentials(url).values())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return []
+    if parts.password:
+        found |= {parts.password, base64.b64encode(
+            f"{unquote(parts.username or '')}:{unquote(parts.password)}".encode()).decode()}
+    import yarl  # see `url_secrets`
+
+    try:  # as aiohttp sends it (yarl re-quotes: `%2F` goes out as `/`)
+        sent = yarl.URL(url.strip()).raw_query_string
+    except ValueError:
+        sent = ""
+    for pair in [*parts.query.split("&"), *sent.split("&")]:
+        name, _, value = pair.partition("=")
+        if _CREDENTIAL_PARAMETER.search(unquote_plus(name)):
+            found.add(value)
+    return sorted((secret for secret in found if secret), key=len, reverse=True)
+
+
 def scrub_credentials(text: str, secrets: Iterable[str], mark: str) -> str:
     """`text` with each of `secrets` (longest first: one may hold another) replaced by `mark`, then every URL in it
     without user info or query (`without_url_credentials`)."""

@@ -13,9 +13,15 @@ from assets.taxonomy import capability_taxonomy
 from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
 from pipelines.executors import executor_from_env
+from pipelines.instance_errors import check_instance_config_read_by_dagster
 from pipelines.jobs import capability_job, publish_job, rl_job
 from pipelines.resources import dagster_settings
 from pipelines.sensors import taxonomy_sensor
+
+# `dagster dev` (its code server, daemon and each run's steps load this module) read dagster.yaml without the checks
+# `python -m pipelines.run` makes first: a key written twice, an alias bomb, a control character. Named here, the
+# code location fails to load with the file, the line and what to do, shown in the UI and the terminal.
+check_instance_config_read_by_dagster()
 
 defs = dg.Definitions(
     assets=[

@@ -65,6 +65,34 @@ def check_instance_config(home: Path) -> None:
                             ) from None
 
 
+def check_instance_config_read_by_dagster() -> None:
+    """`check_instance_config` of the dagster.yaml Dagster's own commands read (`dagster dev`, its daemon and code
+    server): DAGSTER_HOME's when it is set (as an absolute path: Dagster refuses another), else the current folder's,
+    which `dagster dev` reads beside its temporary storage (`make ui`). `python -m pipelines.run` checks it before any
+    run; `dagster dev` read it as it stood (a second `storage:` moved the run history elsewhere without a word)."""
+    home = os.environ.get("DAGSTER_HOME")
+    if home is None or not home.strip():
+        check_instance_config(Path.cwd())
+    elif Path(home).is_absolute():
+        check_instance_config(Path(home))
+
+
+def main() -> int:
+    """`python -m pipelines.instance_errors`, which `make ui` runs before `dagster dev`: exit 2 with one `error:` line
+    when DAGSTER_HOME or the dagster.yaml Dagster would read cannot be used as written."""
+    import sys
+
+    try:
+        home = os.environ.get("DAGSTER_HOME")
+        if home is not None and home.strip():
+            check_dagster_home(home)
+        check_instance_config_read_by_dagster()
+    except InstanceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def instance_problem(error: BaseException, home: Path) -> InstanceError | None:
     """`error` (raised while the run used its instance) as an InstanceError, or None if it is not about one.
 
@@ -165,3 +193,7 @@ def _readable(db: Path) -> bool:
         return False
     finally:
         connection.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,14 +14,20 @@ import re
 import ssl
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import certifi
 
-from coworkenv.credential_values import LLM_KEY_VARIABLES, credential_problem, held_secret_forms
+from coworkenv.credential_values import (
+    LLM_KEY_VARIABLES,
+    MIN_SECRET_CHARS,
+    credential_problem,
+    held_secret_forms,
+    remember_credential,
+)
 from coworkenv.escaping import escape_hidden
 from coworkenv.llm._batch import gather_completions, run_sync
 from coworkenv.llm._cache import ResponseCache, served_weights_identity, server_identity
@@ -36,7 +42,7 @@ from coworkenv.llm._endpoint import (
 from coworkenv.llm._tool_calls import parse_tool_calls
 from coworkenv.llm._types import LOCAL_EXHAUSTION, LLMError, LLMErrorKind, LLMRequest, LLMResponse, LLMStats
 from coworkenv.open_files import open_files_limit
-from coworkenv.url_credentials import scrub_credentials, url_secrets
+from coworkenv.url_credentials import scrub_credentials, url_credential_forms, url_credentials, url_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +66,23 @@ class _Secret:
 
     def __repr__(self) -> str:
         return "<secret>" if self._value else "<no key>"
+
+    __str__ = __repr__
+
+
+class _Secrets:
+    """Holds credentials (longest first) the way `_Secret` holds one: never shown by a repr of their owner."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Sequence[str]) -> None:
+        self._values = tuple(sorted({value for value in values if value}, key=len, reverse=True))
+
+    def reveal(self) -> tuple[str, ...]:
+        return self._values
+
+    def __repr__(self) -> str:
+        return f"<{len(self._values)} secrets>"
 
     __str__ = __repr__
 
@@ -178,6 +201,16 @@ class OpenAICompatibleBackend:
         self._endpoint = chat_url(base_url)
         # A server may echo the request's path or Authorization header in an error: the URL's secrets too.
         self._url_secrets = url_secrets(base_url)
+        # Given on the command line (`--llm URL?api_key=...`) or as an argument, a credential is known to no variable:
+        # this process's publish scan and redactions look for it all the same (`held_credentials`).
+        if api_key:
+            remember_credential(f"the key of the LLM server {self.base_url}", api_key)
+        for what, value in url_credentials(base_url).items():
+            remember_credential(f"{what} of the LLM server URL {self.base_url}", value)
+        # What of this client's own credentials an answer must not carry into the data (see `_without_secrets`).
+        self._answer_secrets = _Secrets([secret for secret in (api_key or "", *url_credential_forms(base_url))
+                                         if len(secret) >= MIN_SECRET_CHARS])
+        self._echo_told = False
         self._cache = ResponseCache(cache_dir) if cache_dir is not None else None
         # The server and its extra fields change the answer, so they are part of the cache identity: keyed by the
         # model's name only, a second server under the same name (vLLM's --served-model-name, a gateway's `default`,
@@ -208,6 +241,37 @@ class OpenAICompatibleBackend:
         # The redaction the Hub publisher applies too (`scrub_credentials`): every credential this process holds,
         # and any URL's user info and query (a gateway naming its upstream with them, a signed URL).
         return scrub_credentials(text, [self._api_key.reveal() or "", *self._url_secrets, *held_secret_forms()], "***")
+
+    def _without_secrets(self, response: LLMResponse) -> LLMResponse:
+        """`response` without this client's key or its URL's credentials, each replaced by `***`: a gateway or a debug
+        server that echoes the request into its answer (its path with `?api_key=`, the Authorization header) put the
+        key into the spec, trajectory or judgment written from it, where no later process (a publish, a log reader)
+        knew it for a secret: it was given on this process's command line only."""
+        secrets = self._answer_secrets.reveal()
+        if not secrets:
+            return response
+
+        def clean(text: str) -> str:
+            for secret in secrets:
+                text = text.replace(secret, "***")
+            return text
+
+        fields = [response.content or "", response.model, *response.tool_call_errors,
+                  *(part for call in response.tool_calls for part in (call.id, call.name, call.arguments))]
+        if not any(secret in text for text in fields for secret in secrets):
+            return response
+        if not self._echo_told:  # once per client: every answer of such a server holds it
+            self._echo_told = True
+            logger.warning("the LLM server %s echoed this client's credential (its key, or the URL's) in an answer; "
+                           "replaced by *** in every answer before it is used or cached", self.base_url)
+        return replace(
+            response,
+            content=None if response.content is None else clean(response.content),
+            model=clean(response.model),
+            tool_call_errors=[clean(error) for error in response.tool_call_errors],
+            tool_calls=[replace(call, id=clean(call.id), name=clean(call.name), arguments=clean(call.arguments))
+                        for call in response.tool_calls],
+        )
 
     def _loop_state(self) -> _LoopState:
         loop = asyncio.get_running_loop()
@@ -277,9 +341,9 @@ class OpenAICompatibleBackend:
             if hit is not None:
                 self.stats.cache_hits += 1
                 self.stats.truncated += hit.truncated
-                return hit
+                return self._without_secrets(hit)
         try:
-            response = await self._post_with_retries(self.request_payload(request))
+            response = self._without_secrets(await self._post_with_retries(self.request_payload(request)))
         except LLMError as exc:
             self.stats.count_failure(exc.kind)
             raise

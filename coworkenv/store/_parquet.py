@@ -57,6 +57,15 @@ def write_parquet(table: pa.Table, sink: BinaryIO | pa.NativeFile) -> None:
             writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
 
 
+def whole_table(table: pa.Table) -> pa.Table:
+    """`table` once its data is checked whole (every text valid UTF-8, every offset inside its buffer); raises
+    `pa.ArrowInvalid` otherwise. pyarrow reads Parquet pages without that check, so a damaged byte inside a text was
+    read as any other and failed later in whichever reader turned it into Python: a UnicodeDecodeError traceback of
+    `coworkenv validate`, naming no file."""
+    table.validate(full=True)
+    return table
+
+
 def parquet_bytes(table: pa.Table) -> bytes:
     """The deterministic Parquet serialization of `table`, in memory."""
     sink = pa.BufferOutputStream()

@@ -88,7 +88,8 @@ def revisions_of(name: str, tags: Iterable[str]) -> list[str]:
 
 
 def newest_of(name: str, tags: Iterable[str]) -> str | None:
-    """The tag readers asking for version name `name` get: the newest content published under it."""
+    """The tag holding the newest content published under version name `name` (what `newest_version` answers). The
+    tag `name` itself is never moved: a reader of it (`revision="v1"`) gets the first content, always the same."""
     found = revisions_of(name, list(tags))
     return found[-1] if found else None
 
@@ -120,10 +121,14 @@ def differences(upload: Upload, published: Mapping[str, _T], same: Callable[[str
 
 
 def replaces(name: str, newest: str, tag: str, found: list[str]) -> str:
-    """The line saying that `tag` holds other content than `newest`, published under the same version name."""
+    """The line saying that `tag` holds other content than `newest`, published under the same version name, and what
+    each reader gets: a published tag is never moved (who read `name` reads the same bytes again: a run pinned to
+    it stays reproducible), so the newest content is read as `tag`, on the branch, or through `newest_version`."""
     shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
     return (f"{tag} replaces {newest}'s content for the same name {name} ({shown}): other files published under a "
-            f"name already published are a version of their own; readers asking for {name} get {tag}")
+            f"name already published are a version of their own. The tag {name} is never moved: a reader of revision "
+            f"{name!r} gets its first content, as before; the newest content of the name is {tag}, also on the "
+            f"branch main, and newest_version({name!r}) names it: read revision {tag!r} (or main) for it")
 
 
 def natural_order(name: str) -> tuple[tuple[int, int, str], ...]:

@@ -41,8 +41,11 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             said = f"cannot serve {self.command} {self.path} (Authorization: {self.headers.get('Authorization')})"
             payload = {"error": {"message": said}}
+        self.send_json(self.server.status, payload)
+
+    def send_json(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
-        self.send_response(self.server.status)
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from coworkenv.atomic import atomic_write, settle_before_reading
 from coworkenv.store._lfs import lfs_pointer_problem
-from coworkenv.store._parquet import StoredTable, check_bytes, write_parquet, write_table
+from coworkenv.store._parquet import StoredTable, check_bytes, whole_table, write_parquet, write_table
 
 # The Parquet key-value metadata that names who wrote a file (a stage with `writers`): files alike column for
 # column (the teacher's episodes, an eval's, a student's RL episodes) are told apart by it, not by where they sit.
@@ -122,8 +122,9 @@ class Stage:
         try:
             if all(current.get(f.name) == f.name for f in wanted):
                 # Read straight into the current schema: struct fields added since read as null.
-                return pq.read_table(pa.BufferReader(data), columns=[f.name for f in wanted], schema=pa.schema(wanted))
-            table = pq.read_table(pa.BufferReader(data), columns=stored)
+                return whole_table(pq.read_table(pa.BufferReader(data), columns=[f.name for f in wanted],
+                                                 schema=pa.schema(wanted)))
+            table = whole_table(pq.read_table(pa.BufferReader(data), columns=stored))
         except (OSError, pa.ArrowException) as exc:
             raise StageError(f"{path}: damaged Parquet data or columns of another type ({first_line(exc)}); "
                              f"{self.hint}") from None

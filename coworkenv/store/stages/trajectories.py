@@ -23,7 +23,7 @@ from coworkenv.rollout.record import (
     record_from_row,
     trajectories_table,
 )
-from coworkenv.store._parquet import StoredTable
+from coworkenv.store._parquet import StoredTable, whole_table
 from coworkenv.store.stages._stage import (
     WRITTEN_BY,
     Stage,
@@ -158,8 +158,7 @@ def read_trajectories(source: Path | str | StoredTable | pa.Table, written_by: s
             check_trajectory_file(file, TRAJECTORY_SCHEMA.names)
         # Read with the current schema: struct fields added since (a check's role and score) read as null.
         expected = source.content_hash if isinstance(source, StoredTable) else None
-        table = pa.concat_tables([_read_file(f, expected if f == path else None) for f in files]) if files \
-            else TRAJECTORY_SCHEMA.empty_table()
+        return [record for f in files for record in _file_records(f, _read_file(f, expected if f == path else None))]
     missing = [n for n in TRAJECTORY_SCHEMA.names if n not in table.column_names]
     if missing:
         raise StageError(f"not a trajectories table: missing columns {', '.join(missing)} (write it with "
@@ -167,10 +166,20 @@ def read_trajectories(source: Path | str | StoredTable | pa.Table, written_by: s
     return [record_from_row(row) for row in table.to_pylist()]
 
 
+def _file_records(path: Path, table: pa.Table) -> list[TrajectoryRecord]:
+    """The records of one file's table; a value a damaged byte made unreadable (a JSON text cut, a list read as
+    none) named with the file, not raised from deep inside the conversion as a traceback."""
+    try:
+        return [record_from_row(row) for row in table.to_pylist()]
+    except (ValueError, TypeError, KeyError) as exc:  # json.JSONDecodeError is a ValueError
+        raise StageError(f"{path}: damaged trajectory data ({type(exc).__name__}: {first_line(exc)}); {_HINT}"
+                         ) from None
+
+
 def _read_file(path: Path, content_hash: str | None = None) -> pa.Table:
     data = TRAJECTORIES.checked_bytes(path, content_hash)  # once, checked: a stored file's name records its hash
     try:
-        return pq.read_table(pa.BufferReader(data), schema=TRAJECTORY_SCHEMA)
+        return whole_table(pq.read_table(pa.BufferReader(data), schema=TRAJECTORY_SCHEMA))
     except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
         raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
 
