@@ -54,6 +54,64 @@ def parts_read(code: str, entrypoint: str = "check") -> frozenset[Part]:
     return frozenset(p for p in PARTS if p in params and p in loaded)
 
 
+@lru_cache(maxsize=1024)
+def turns_read(code: str, entrypoint: str = "check") -> frozenset[int] | None:
+    """The turns whose replies a check reading `messages` reads, where its code says so (None: every turn).
+
+    Told only where each use of `messages` in the entrypoint is the source of a comprehension that keeps the
+    items of given turns (`[m["text"] for m in messages if m["turn"] == 0]`, `m.get("turn") in (0, 1)`, a
+    conjunct of an `and`); any other use (a loop, an alias, an index, a call) reads every turn."""
+    if "messages" not in parts_read(code, entrypoint):
+        return frozenset()
+    tree = ast.parse(code)  # parts_read parsed it, with one plain entrypoint
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == entrypoint)
+    uses = [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == "messages"]
+    sources = {id(gen.iter): gen for stmt in fn.body for n in ast.walk(stmt)
+               if isinstance(n, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp)
+               for gen in n.generators if isinstance(gen.target, ast.Name)}
+    turns: set[int] = set()
+    for use in uses:
+        gen = sources.get(id(use))
+        kept = _turns_kept(gen.target.id, gen.ifs) if gen is not None and isinstance(gen.target, ast.Name) else None
+        if kept is None:
+            return None
+        turns |= kept
+    return frozenset(turns)
+
+
+def _turns_kept(item: str, conditions: list[ast.expr]) -> set[int] | None:
+    """The turns a comprehension's conditions keep (`item["turn"] == 0` or `in (0, 1)`, alone or in an `and`)."""
+    conjuncts = list(conditions)
+    while any(isinstance(c, ast.BoolOp) and isinstance(c.op, ast.And) for c in conjuncts):
+        conjuncts = [v for c in conjuncts for v in (c.values if isinstance(c, ast.BoolOp) and isinstance(c.op, ast.And)
+                                                     else [c])]
+    for c in conjuncts:
+        if not isinstance(c, ast.Compare) or len(c.ops) != 1:
+            continue
+        left, right, op = c.left, c.comparators[0], c.ops[0]
+        if isinstance(op, ast.Eq) and _is_turn_of(right, item):
+            left, right = right, left
+        if not _is_turn_of(left, item):
+            continue
+        values = [right] if isinstance(op, ast.Eq) else \
+            right.elts if isinstance(op, ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set) else None
+        if values and all(isinstance(v, ast.Constant) and type(v.value) is int for v in values):
+            return {v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, int)}
+    return None
+
+
+def _is_turn_of(node: ast.expr, item: str) -> bool:
+    """Whether `node` is `item["turn"]` or `item.get("turn")`."""
+    if isinstance(node, ast.Subscript):
+        base, key = node.value, node.slice
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and len(node.args) == 1 and not node.keywords:
+        base, key = node.func.value, node.args[0]
+    else:
+        return False
+    return isinstance(base, ast.Name) and base.id == item and isinstance(key, ast.Constant) and key.value == "turn"
+
+
 def _introspects(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in _INTROSPECTION:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
-from coworkenv.validate._check_reads import parts_read, spec_rules
+from coworkenv.validate._check_reads import spec_rules, turns_read
 
 __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
 
@@ -74,4 +74,8 @@ def _reads_reply(rule: Any, turn: int) -> bool:
         return getattr(rule, "turn", None) in (None, turn)
     if rule.kind == "tiers":
         return any(_reads_reply(tier.rule, turn) for tier in rule.tiers)
-    return rule.kind == "python" and "messages" in parts_read(rule.code, rule.entrypoint)
+    if rule.kind != "python":
+        return False
+    # a grader that keeps one turn's messages (`m["turn"] == 0`) reads no other turn's answer
+    turns = turns_read(rule.code, rule.entrypoint)
+    return turns is None or turn in turns

@@ -39,10 +39,12 @@ _LINE = re.compile(r"[^\r\n]+")
 # A person's or a thing's name: capitalised words (`Lucas Kowalski`, `Okapi`), not the first word of a sentence or a
 # line (`Done`, `Hi Hamza`: any sentence's), so that names side by side make a list only mid-sentence or bulleted.
 _NAME = re.compile(r"(?<![\w.@#'’-])[A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*){0,3}(?![\w@#-])")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n[ \t]*)$")
+# a sentence's start (not a colon's: `two people named Lucas: Lucas Lopez (...) and Lucas Kowalski` lists both)
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n[ \t]*)$")
 # Between two names of one list: separators only (`, ` `and` `or` a bullet's line break), nothing else (`Asia/Berlin`
 # and `Review Rosa / Sanna` are one name).
 _NAME_JOIN = re.compile(r"\s*(?:,|;|&|\n[ \t]*(?:[-*\u2022]|\d+[.)])?)?\s*(?:\b(?:and|or)\b)?\s*")
+_DETAIL = re.compile(r"[ \t]*\([^()]*\)")
 _GREETING = re.compile(r"\b(?:hi|hello|hey|dear|thanks|thank you)[ \t]+$", re.IGNORECASE)
 _MAX_PROBED = 8  # items probed per list: a list's first ones (each probe is one more episode)
 
@@ -148,8 +150,11 @@ def list_items(text: str) -> list[list[tuple[int, int]]]:
 def _name_runs(text: str) -> list[list[tuple[int, int]]]:
     """Names of as many words each, side by side with only separators between (not a sentence's first word)."""
     names: list[tuple[int, int]] = []
+    inside = [m.span() for m in _DETAIL.finditer(text)]
     for m in _NAME.finditer(text):
         a, b = m.span()
+        if any(x < a < y for x, y in inside):  # a name in a parenthesis is a detail of the item before it
+            continue
         if _SENTENCE_START.search(text[:a]):  # a sentence's first word is capitalised anyway: the name is after it
             rest = re.search(r"[ \t]+", m.group())
             if rest is None:
@@ -162,7 +167,8 @@ def _name_runs(text: str) -> list[list[tuple[int, int]]]:
     run: list[tuple[int, int]] = []
     for a, b in names:
         prev = run[-1] if run else None
-        if (prev is not None and _NAME_JOIN.fullmatch(text[prev[1]:a]) and text[prev[1]:a].strip()
+        between = _DETAIL.sub("", text[prev[1]:a], count=1) if prev is not None else ""  # `Lucas Lopez (Payments) and`
+        if (prev is not None and _NAME_JOIN.fullmatch(between) and between.strip()
                 and len(text[a:b].split()) == len(text[prev[0]:prev[1]].split())):
             run.append((a, b))
             continue

@@ -140,6 +140,16 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
         if when.kind != "time":
             continue
         hm = when.values[0][1:]
+        fixed = _OFFSET.match(text, when.end)
+        if fixed is not None:  # "16:00 UTC+2", "(GMT+02:00)": the time at that offset, whatever the zone
+            shift = _offset(fixed)
+            at = next((i for i in sorted(instants) if divmod((i + shift) % 86400 // 60, 60) == hm), None)
+            if at is None:
+                continue
+            if _render(at, asked)[:2] == hm:
+                stated_in_asked.add(at)
+            found.append((when.start, when.end, at, (fixed.start("l"), fixed.end("l"))))
+            continue
         lab = label.match(text, when.end)
         span = (lab.start("l"), lab.end("l")) if lab else None
         tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else
@@ -149,6 +159,9 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
             continue
         if hit[0] == asked or _render(hit[1], asked)[:2] == hm:
             stated_in_asked.add(hit[1])
+        if span is None and not lab and (abbr := ZONE_AFTER.match(text, when.end)) is not None:
+            word = re.search(r"[A-Za-z]{2,5}", abbr.group(0))  # "10:00 EDT": the abbreviation goes with the time
+            span = (abbr.start() + word.start(), abbr.start() + word.end()) if word else None
         found.append((when.start, when.end, hit[1], span))
     edits: dict[tuple[int, int], str] = {}
     for start, end, instant, span in found:
@@ -173,6 +186,19 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
     return "".join(out) + text[at:]
 
 
+# Abbreviations people write for zones the time-zone database names by their offset ("-03", "+04"), with that offset.
+_NUMERIC_NAMED = {"BRT": "-0300", "ART": "-0300", "GST": "+0400", "SGT": "+0800", "ICT": "+0700", "PHT": "+0800"}
+# A fixed offset after a time: "UTC+2", "GMT-04:00", "(UTC+05:30)", "UTC +4".
+_OFFSET = re.compile(r"\s*\(?\s*(?P<l>(?:UTC|GMT)\s*(?P<sign>[+\-\u2212])\s*(?P<h>1[0-4]|0?\d)(?::?(?P<m>[0-5]\d))?)(?![\d:])\)?",
+                     re.IGNORECASE)
+
+
+def _offset(m: re.Match[str]) -> int:
+    """The seconds a fixed offset (`_OFFSET`) adds to UTC."""
+    seconds = int(m.group("h")) * 3600 + int(m.group("m") or 0) * 60
+    return -seconds if m.group("sign") in "-\u2212" else seconds
+
+
 # The Americas' generic abbreviations, whichever the season.
 _GENERIC = {"ET": ("EST", "EDT"), "CT": ("CST", "CDT"), "MT": ("MST", "MDT"), "PT": ("PST", "PDT")}
 
@@ -188,7 +214,10 @@ def _abbreviated(text: str, end: int, instants: set[int], zones: set[str]) -> li
     said = word.group(1).upper()
     names = set(_GENERIC.get(said, (said,)))
     hits = [z for z in sorted(zones) if any(datetime.fromtimestamp(i, zone(z)).tzname() in names for i in instants)]
-    return list(hits) or [None]
+    if not hits and said in _NUMERIC_NAMED:  # "11:00 BRT": Sao Paulo's zone names itself "-03"
+        hits = [z for z in sorted(zones) for i in instants if _render(i, z)[2] == _NUMERIC_NAMED[said]
+                and (datetime.fromtimestamp(i, zone(z)).tzname() or "?")[:1] in "+-"]
+    return list(dict.fromkeys(hits)) or [None]
 
 
 def _other_season(instant: int, name: str) -> int | None:

@@ -113,6 +113,10 @@ def _defect(name: str, base: str, what: str, breaks: Any, witness: Any) -> Defec
     return Defect(CLASS, name, base, what, breaks=breaks, witness=witness, gate=GATE, code=CODE)
 
 
+def _fixed(name: str, base: str, what: str, breaks: Any, fix: Any, witness: Any) -> Defect:
+    return Defect(CLASS, name, base, what, breaks=breaks, fix=fix, witness=witness, gate=GATE, code=CODE)
+
+
 _CSV = "reports/support_w14.csv"
 DEFECTS = [
     _defect("report-second-breach-unread", "example:report_from_files",
@@ -160,4 +164,20 @@ DEFECTS = [
             "writes the p4 row of the weekly CSV wrong (its Python grader reads the p1 to p3 rows)",
             _python_reads([], "csv-numbers", _csv_reads(_CSV, "p1,4,3,2", "p2,5,3,2", "p3,5,4,1")),
             _file_row_wrong(_CSV, "p4,2,1,1", "p4,2,2,0")),
+    # Python graders of a multi-turn spec that keep one turn's messages (`m['turn'] == 0`): the twin reads every item
+    # of that turn's answer, and the other turn's answer is no content of it (main read every turn's as content and
+    # rejected the twin as `content_unchecked` on the second turn's answer).
+    _fixed("clarify-python-turn-second-candidate-unread", "synth:clarify_ambiguous_request@1",
+           "asks about Lucas Lopez only, not Lucas Kowalski (its Python grader of the first turn reads one address)",
+           _python_reads(["asked-about-u-lucas"], "asked-about-u-lucas-kowalski",
+                         _reply_reads("lucas.lopez@lumio.test")),
+           _python_reads(["asked-about-u-lucas"], "asked-about-u-lucas-kowalski",
+                         _reply_reads("lucas.lopez@lumio.test", "lucas.kowalski@lumio.test")),
+           _reply_without(r" and Lucas Kowalski \([^)]*\)")),
+    _fixed("report-python-turn-second-breach-unread", "example:report_from_files",
+           "names only SUP-2204 of the P1 breaches (its Python grader of the first turn reads one ticket)",
+           _python_reads(["reply-names-p1-breach-okapi"], "reply-names-p1-breach-lumina", _reply_reads("SUP-2204")),
+           _python_reads(["reply-names-p1-breach-okapi"], "reply-names-p1-breach-lumina",
+                         _reply_reads("SUP-2204", "SUP-2209")),
+           _reply_without(r" and SUP-2209 \([^)]*\)")),
 ]

@@ -59,16 +59,22 @@ def _booked(spec: Spec) -> tuple[str, str, str]:
 
 
 # -- the booking mail, asked in UTC, written and checked in the user's zone ------------------------------------------
-def _mail_in_user_zone(spec: Spec) -> None:
-    _, start, user = _booked(spec)
-    local, utc = _hhmm(start, user), _hhmm(start, "UTC")
-    mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
-    if f"{utc} UTC" not in mail["body"]:
-        raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
-    mail["body"] = mail["body"].replace(f"{utc} UTC", f"{local} {_city(user)} time")
-    for w in check(spec, "attendees-mailed")["rule"]["where"]:
-        if w["field"] == "body":
-            w["value"] = local
+def _mail_in_user_clock(label: Any) -> Any:
+    """The booking mail's start written in the user's clock, labelled `label(start, user zone)`; its check wants it."""
+    def breaks(spec: Spec) -> None:
+        _, start, user = _booked(spec)
+        local, utc = _hhmm(start, user), _hhmm(start, "UTC")
+        mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+        if f"{utc} UTC" not in mail["body"]:
+            raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
+        mail["body"] = mail["body"].replace(f"{utc} UTC", f"{local} {label(start, user)}")
+        for w in check(spec, "attendees-mailed")["rule"]["where"]:
+            if w["field"] == "body":
+                w["value"] = local
+    return breaks
+
+
+_mail_in_user_zone = _mail_in_user_clock(lambda start, user: f"{_city(user)} time")
 
 
 def _honest_utc_mail(spec: Spec) -> list[dict[str, Any]]:
@@ -162,6 +168,64 @@ DEFECTS = [
     Defect(CLASS, "added-attendee-dm-utc", "example:meeting_reschedule",
            "is failed for telling Elena, in Rome, the meeting's time in her own zone: the check wants 14:00 UTC",
            breaks=_dm_utc_only, fix=_dm_local_accepted, witness=_dm_local_only, witness_kind="honest"),
+]
+
+
+# -- the booking mail, asked in UTC, written in the user's clock labelled by its UTC offset (defects64) ---------------
+def _offset_label(start: str, tz: str, form: str) -> str:
+    """The user's UTC offset at `start` as a label: "UTC+4", "GMT+04:00", "UTC-03"."""
+    off = datetime.fromisoformat(start).astimezone(ZoneInfo(tz)).strftime("%z")  # "+0400"
+    sign, hh, mm = off[0], off[1:3], off[3:]
+    short = f"{int(hh)}" + (f":{mm}" if mm != "00" else "")
+    return form.format(sign=sign, h=short, hh=hh, mm=mm)
+
+
+def _mail_in_user_offset(form: str) -> Any:
+    return _mail_in_user_clock(lambda start, user: _offset_label(start, user, form))
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-mail-offset-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for mailing the start time in UTC as the user asked: the check wants the user's clock, written "
+           f"'{form.format(sign='+', h='4', hh='04', mm='00')}'-style",
+           breaks=_mail_in_user_offset(form), witness=_honest_utc_mail, witness_kind="honest")
+    for seed, form in ((1, "UTC{sign}{h}"), (2, "(GMT{sign}{hh}:{mm})"), (3, "UTC {sign}{hh}:{mm}"), (4, "GMT{sign}{h}"))
+]
+
+
+# -- the DM, asked in the colleague's zone, written in the user's clock with its abbreviation (defects64): the twin
+# accepts that or the colleague's clock with any label but the user's; a replay that moved the time and left the
+# abbreviation ("09:00 BRT", a wrong instant) failed it on main ----------------------------------------------------------
+def _dm_abbreviated(abbr: str, twin: bool) -> Any:
+    def edit(spec: Spec) -> None:
+        dm, theirs, mine, _ = _moved(spec)
+        if f"{theirs} your time" not in dm["text"]:
+            raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
+        dm["text"] = dm["text"].replace(f"{theirs} your time", f"{mine} {abbr}")
+        for w in check(spec, "mate-told")["rule"]["where"]:
+            if w["field"] == "text":
+                w.update({"op": "matches", "value": f"(?i)\\b{mine} {abbr}\\b|\\b{theirs}\\b(?!\\s*{abbr})"} if twin
+                         else {"value": mine})
+    return edit
+
+
+def _dm_theirs(abbr: str) -> Any:
+    """The DM as the user asked: the colleague's clock, "your time"."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        ref = reference(spec)
+        dm, theirs, mine, _ = _moved({"reference": ref, "capability": spec["capability"], "world": spec["world"],
+                                      "user": spec["user"]})
+        dm["text"] = dm["text"].replace(f"{mine} {abbr}", f"{theirs} your time")
+        return ref
+    return witness
+
+
+DEFECTS += [
+    Defect(CLASS, f"moved-dm-abbreviated-{seed}", f"synth:reschedule_conflict@{seed}",
+           f"is failed for telling the colleague the new time in their own zone, as asked: the check wants the user's "
+           f"clock ('... {abbr}')", breaks=_dm_abbreviated(abbr, False), fix=_dm_abbreviated(abbr, True),
+           witness=_dm_theirs(abbr), witness_kind="honest")
+    for seed, abbr in ((3, "BRT"), (7, "IST"), (9, "CEST"), (6, "CET"))
 ]
 
 
