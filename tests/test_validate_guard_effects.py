@@ -225,17 +225,18 @@ def test_a_command_on_any_record_the_reference_never_names_is_a_route() -> None:
 
 
 def test_relays_waiting_on_each_other_in_a_ring_are_no_route() -> None:
-    """Twelve rules each logging a stage once the stage before it is logged, the first waiting on the last: no call
+    """Eight rules each logging a stage once the stage before it is logged, the first waiting on the last: no call
     opens the ring, so the bot (acting after the last stage) never answers; each relay's state is searched once a
-    depth, so the search ends."""
+    depth and prefix, and past two rules only a relay whose effects make the predicate hold is followed, so the
+    search ends."""
     spec = base_spec("synth:delegate_and_follow_up@1")
     rules = spec.setdefault("dynamics", {}).setdefault("rules", [])
-    for n in range(12):
+    for n in range(8):
         rules.append({"id": f"stage-{n}", "on": {"kind": "action", "call": {"tool": "chat_post_message", "args": {},
                       "where": [{"field": "text", "op": "contains", "value": f"/stage{n}"}]}}, "once": False,
                       "effects": [{"kind": "log", "service": "svc-x", "level": "INFO", "message": f"stage {n} done"}],
-                      "when": [_logged(f"stage {(n - 1) % 12} done")]})
-    raw = _bot_closes("synth:delegate_and_follow_up@1", when=[_logged("stage 11 done")]).model_dump(
+                      "when": [_logged(f"stage {(n - 1) % 8} done")]})
+    raw = _bot_closes("synth:delegate_and_follow_up@1", when=[_logged("stage 7 done")]).model_dump(
         mode="json", by_alias=True)
     raw["dynamics"]["rules"] = [*rules, *raw["dynamics"]["rules"]]
     assert same_effect_guards(parse_spec(raw)) == []

@@ -304,10 +304,11 @@ def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], 
     for relay, name, args in relays:
         if runner.holds_after((*before, (name, args)), [predicate]):
             return ((name, args),)
-        # a relay whose own rule waits on a state (rules in a row: a window opened only once approved) and whose
-        # effects make the predicate hold: the calls reaching that state first, then the relay
-        if depth < min(_CHAIN, len(spec.dynamics.rules)) and relay.when and relay.id not in waiting and \
-                runner.fired_holds(before, relay, predicate):
+        # a relay whose own rule waits on a state (rules in a row: a window opened only once approved): the calls
+        # reaching that state first, then the relay; past the first two rules, only one whose effects make the
+        # predicate hold (applied after the calls before it)
+        if depth < min(_CHAIN, len(spec.dynamics.rules)) and relay.when and relay.id not in waiting and (
+                depth < _TRIPLES or runner.fired_holds(before, relay, predicate)):
             key = (relay.id, _json([list(c) for c in before]), depth + 1)
             if key not in runner.reached:
                 runner.reached[key] = _reached(runner, catalog, exposed, relay.when, matchers, spec, world, before,
