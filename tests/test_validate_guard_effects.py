@@ -222,3 +222,43 @@ def test_a_command_on_any_record_the_reference_never_names_is_a_route() -> None:
     raw["dynamics"]["rules"][-1]["on"]["call"]["where"][0]["field"] = "body"
     errors = same_effect_guards(parse_spec(raw))
     assert len(errors) == 1 and "tickets_comment" in errors[0].message, errors
+
+
+def test_relays_waiting_on_each_other_in_a_ring_are_no_route() -> None:
+    """Eight rules each logging a stage once the stage before it is logged, the first waiting on the last: no call
+    opens the ring, so the bot (acting after the last stage) never answers; each relay's state is searched once a
+    depth and prefix, and past two rules only a relay whose effects make the predicate hold is followed, so the
+    search ends."""
+    spec = base_spec("synth:delegate_and_follow_up@1")
+    rules = spec.setdefault("dynamics", {}).setdefault("rules", [])
+    for n in range(8):
+        rules.append({"id": f"stage-{n}", "on": {"kind": "action", "call": {"tool": "chat_post_message", "args": {},
+                      "where": [{"field": "text", "op": "contains", "value": f"/stage{n}"}]}}, "once": False,
+                      "effects": [{"kind": "log", "service": "svc-x", "level": "INFO", "message": f"stage {n} done"}],
+                      "when": [_logged(f"stage {(n - 1) % 8} done")]})
+    raw = _bot_closes("synth:delegate_and_follow_up@1", when=[_logged("stage 7 done")]).model_dump(
+        mode="json", by_alias=True)
+    raw["dynamics"]["rules"] = [*rules, *raw["dynamics"]["rules"]]
+    assert same_effect_guards(parse_spec(raw)) == []
+
+
+def _logged(message: str) -> dict[str, Any]:
+    return {"kind": "records", "app": "logs", "table": "lines", "count_op": "gte", "count": 1,
+            "where": [{"field": "message", "op": "contains", "value": message}]}
+
+
+def test_a_count_wanting_fewer_records_only_forbidden_calls_take_out_is_no_route() -> None:
+    """The bot closes the bystander only while no ticket is in progress; every ticket in progress is guarded against
+    any update, so no allowed call empties the count (the route the freeze defects take needs one)."""
+    spec = _bot_closes("synth:incident_investigate_fix@1", when=[
+        {"kind": "records", "app": "tickets", "table": "tickets", "count_op": "lte", "count": 0,
+         "where": [{"field": "status", "op": "equals", "value": "in_progress"}]}])
+    raw = spec.model_dump(mode="json", by_alias=True)
+    busy = [t["id"] for t in world(raw, "tickets", "tickets") if t["status"] == "in_progress"]
+    assert busy
+    raw["checks"] += [{"id": f"kept-{t}", "safety": True, "description": "kept", "rule": {
+        "kind": "forbidden", "call": {"tool": "tickets_update", "args": {"ticket_id": t}}}} for t in busy]
+    assert same_effect_guards(parse_spec(raw)) == []
+    del raw["checks"][-len(busy):]
+    errors = same_effect_guards(parse_spec(raw))
+    assert len(errors) == 1 and "after tickets_update" in errors[0].message, errors

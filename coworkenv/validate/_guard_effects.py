@@ -42,8 +42,10 @@ call the guard forbids does, through the rule, and that no forbidden guard match
 fails on the initial world (a bot that takes commands once the task's fix holds, or acts only on a ticket in
 progress) is tried in the states where it holds that one can reach (`_states`): after the reference's writes, and
 after the calls per failing predicate that make it hold, matched by no forbidden guard (`_reach`: one write of its
-app, the call another rule answers with a write of its app, two calls of its app, a call made as often as a count
-wants).
+app, the call another rule answers with a write of its app, after the calls reaching that rule's own `when` (rules in
+a row), two or three calls of its app (the first may be a call a rule answers by making the record), a count of
+records reached one record at a time (`_counted`), a count wanting fewer records reached by taking them out one at a
+time (`_fewer`)).
 """
 
 from __future__ import annotations
@@ -60,9 +62,9 @@ import orjson
 from pydantic import BaseModel
 
 from coworkenv.bindings import exposed_tools, spec_catalog
-from coworkenv.checks import call_matches, holds
+from coworkenv.checks import call_matches, holds, record_matches
 from coworkenv.env import base_world
-from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.spec import AppendLog, EnvSpec, ForbiddenRule
 from coworkenv.spec_checks import FieldRule, RecordsRule
 from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._check_reads import spec_rules
@@ -213,11 +215,17 @@ def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: li
 # first one of a pair that does.
 _SETTER_BUDGET = 60
 _SECOND_CALLS = 8
-# The most records a `when` may count that one call made again and again is tried for.
-_REPEATS = 5
-# How many rules in a row a state is reached through beyond the first (a relay waiting on another's state), and
-# the depth below which a pair of calls is extended by a third.
-_CHAIN = 2
+# The most calls a count of records in a `when` is reached with (one record at a time, each by its own route or the
+# last one made again: a command posted ten times, two tickets each filed and moved on).
+_COUNT_CALLS = 100
+# New searches for one record more a count is reached with at most (past them, only the last route made again).
+_COUNT_SEARCHES = 3
+# How many rules in a row a state is reached through beyond the first (a relay waiting on another's state: a window
+# `/maint start` opens once approved, approval once requested, ...; each relay's state searched once per state it is
+# made in, `_Runner.reached`; no deeper than the spec has rules), and the depth below which a pair of calls is
+# extended by a third.
+_CHAIN = 16
+_TRIPLES = 2
 
 
 def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], trigger: Any,
@@ -255,13 +263,17 @@ def _states(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str],
 
 
 def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: Any, matchers: list[Any],
-           spec: EnvSpec, world: World, before: tuple[Call, ...], depth: int = 0) -> tuple[Call, ...] | None:
+           spec: EnvSpec, world: World, before: tuple[Call, ...], depth: int = 0,
+           counting: bool = True) -> tuple[Call, ...] | None:
     """Calls matched by no forbidden guard after which (made after `before`) the predicate holds: one write of its
     app (`_setter`), any write of its app on its record for a negation or a `contains` (a ticket moved off `open`),
-    the call making one record made as often as a count wants (a command posted twice); else the call another action
-    rule answers with a write of the predicate's app (a bot's command of any app: `/maint start` in chat logging the
-    window open, `/watch ID` mailed labelling a ticket no tool labels); else two calls of its app, the first making
-    or changing a record of the predicate's table and the second on that record (a ticket filed, then moved on).
+    a count of records one record at a time (`_counted`, `counting`: each record by any of these routes, the last
+    one made again first: a command posted ten times, two tickets each filed and moved on); else the call another
+    action rule answers with a write of the predicate's app (a bot's command of any app: `/maint start` in chat
+    logging the window open, `/watch ID` mailed labelling a ticket no tool labels); else two calls, the first making
+    or changing a record of the predicate's table (a call of its app, or one a rule answers by making the record: a
+    ticket the bot files on `/file ...`) and the second, of its app, on that record (a ticket filed, then moved on;
+    the record as the calls before it leave the world).
     Farther (`depth` counts how far in): a relay whose own rule's `when` fails, made after the calls reaching that
     `when` (rules in a row, up to `_CHAIN` + 1), and three calls of its app, a pair then one more on its record."""
     one = _setter(runner, catalog, exposed, predicate, matchers, spec, world, before)
@@ -279,46 +291,57 @@ def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], 
                       if runner.holds_after((*before, *steps), [predicate])), None)
         if found is not None:
             return found
-    if isinstance(predicate, RecordsRule) and predicate.count_op in ("gte", "gt", "equals") and predicate.count > 1:
-        # a count of records: the call that makes one, made as many times as the count wants (a command posted twice)
-        one = _setter(runner, catalog, exposed, predicate.model_copy(update={"count": 1, "count_op": "gte"}),
-                      matchers, spec, world, before)
-        wants = predicate.count + (predicate.count_op == "gt")
-        if one is not None and wants <= _REPEATS and runner.holds_after((*before, *[one] * wants), [predicate]):
-            return (one,) * wants
-    budget = _SETTER_BUDGET
-    relays = trigger_calls(spec, catalog, exposed, app, world, lambda n, a: _filled(n, a, spec, world))
+    if isinstance(predicate, RecordsRule) and predicate.count_op in ("lte", "equals") and \
+            len(runner.matching(before, predicate) or ()) > predicate.count:
+        return _fewer(runner, tools, predicate, matchers, spec, world, before)
+    if counting and isinstance(predicate, RecordsRule) and predicate.count_op in ("gte", "equals") and \
+            predicate.count > 1:
+        return _counted(runner, catalog, exposed, predicate, matchers, spec, world, before, depth)
+    relays = [(relay, name, args) for relay, name, args in itertools.islice(
+        trigger_calls(spec, catalog, exposed, app, world, lambda n, a: _filled(n, a, spec, world)), _SETTER_BUDGET)
+        if not any(call_matches(m, name, args) for m in matchers)]
     waiting: dict[str, tuple[Call, ...] | None] = {}
     for relay, name, args in relays:
-        budget -= 1
-        if budget < 0:
-            break
-        if any(call_matches(m, name, args) for m in matchers):
-            continue
         if runner.holds_after((*before, (name, args)), [predicate]):
             return ((name, args),)
         # a relay whose own rule waits on a state (rules in a row: a window opened only once approved): the calls
-        # reaching that state first, then the relay
-        if depth < _CHAIN and relay.when and relay.id not in waiting:
-            waiting[relay.id] = _reached(runner, catalog, exposed, relay.when, matchers, spec, world, before, depth + 1)
+        # reaching that state first, then the relay; past the first two rules, only one whose effects make the
+        # predicate hold (applied after the calls before it)
+        if depth < min(_CHAIN, len(spec.dynamics.rules)) and relay.when and relay.id not in waiting and (
+                depth < _TRIPLES or runner.fired_holds(before, relay, predicate)):
+            key = (relay.id, _json([list(c) for c in before]), depth + 1)
+            if key not in runner.reached:
+                runner.reached[key] = _reached(runner, catalog, exposed, relay.when, matchers, spec, world, before,
+                                               depth + 1)
+            waiting[relay.id] = runner.reached[key]
         prefix = waiting.get(relay.id)
         if prefix and runner.holds_after((*before, *prefix, (name, args)), [predicate]):
             return (*prefix, (name, args))
-    if not wanted:
-        return None
+    if not wanted or not tools:
+        return None  # no value to set, or no call of its app to make second
     firsts: list[tuple[bool, int, ToolDef, dict[str, Any], tuple[str, ...]]] = []
-    for first in tools:
-        for first_args in _candidates(first, wanted, spec, world, records):
-            if any(call_matches(m, first.name, first_args) for m in matchers):
-                continue
-            made = tuple(sorted({rid for a, t, rid in runner.touched(first.name, first_args) if (a, t) == (app, table)}))
-            if made:  # a call making a record first (a ticket filed), then one changing the predicate's record
-                firsts.append((not set(made) - runner.ids, len(firsts), first, first_args, made))
+    # a call one rule answers by making or changing a record of the table (the bot files a ticket: the first such
+    # call per rule, tried first), then the calls of its app
+    starts: list[tuple[str | None, ToolDef, dict[str, Any]]] = [
+        *((rule.id, catalog[name], args) for rule, name, args in relays
+          if any(not isinstance(e, AppendLog) and (e.app, e.table) == (app, table) for e in rule.effects)),
+        *((None, first, first_args) for first in tools for first_args in _candidates(first, wanted, spec, world, records)
+          if not any(call_matches(m, first.name, first_args) for m in matchers))]
+    answered: set[str] = set()
+    for rule_id, first, first_args in starts:
+        if rule_id in answered:
+            continue
+        made = tuple(sorted({rid for a, t, rid in runner.touched(first.name, first_args, before)
+                             if (a, t) == (app, table)}))
+        if made:  # a call making a record first (a ticket filed), then one changing the predicate's record
+            firsts.append((not set(made) - runner.ids, len(firsts), first, first_args, made))
+            if rule_id is not None:
+                answered.add(rule_id)
     pairs = list(itertools.islice(
         ((((first.name, first_args), second), made) for _, _, first, first_args, made in sorted(firsts, key=lambda f: f[:2])
          for second in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS)), _PAIR_BUDGET))
     paired = next((steps for steps, _ in pairs if runner.holds_after((*before, *steps), [predicate])), None)
-    if paired is not None or depth >= _CHAIN:
+    if paired is not None or depth >= _TRIPLES:
         return paired
     # three calls: a pair both of whose calls succeed, then one more call on the record (a ticket filed, started, then
     # resolved: the workflow allows no shorter way)
@@ -326,6 +349,92 @@ def _reach(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], 
                for third in _calls_on(tools, wanted, made, matchers, spec, world, _SECOND_CALLS))
     return next((steps for steps in itertools.islice(triples, _PAIR_BUDGET)
                  if runner.holds_after((*before, *steps), [predicate])), None)
+
+
+def _counted(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], predicate: RecordsRule,
+             matchers: list[Any], spec: EnvSpec, world: World, before: tuple[Call, ...],
+             depth: int) -> tuple[Call, ...] | None:
+    """The calls (made after `before`, at most `_COUNT_CALLS`) after which a count of records (`gte` or `equals` n > 1)
+    holds, reached one record at a time: the route that made the last one made again for the rest (a command posted
+    n times, a window acknowledged through a rule n times), else once more on the records it makes anew (`_again`: a
+    ticket filed and moved on, then another), else a new route to one record more (`_reach` of the predicate counting
+    one more than there are; at most `_COUNT_SEARCHES`)."""
+    calls: tuple[Call, ...] = ()
+    route: tuple[Call, ...] = ()
+    at: tuple[Call, ...] = ()  # the calls the last route was made after
+    searches, made, repeats = 0, 0, True  # routes searched; records the last route made; whether it may be repeated
+    for k in range(1, predicate.count + 1):
+        one_more = predicate.model_copy(update={"count": k, "count_op": "gte"})
+        if runner.holds_after((*before, *calls), [one_more]):
+            made += 1
+            continue
+        if route:
+            # routes like the last one make at most as many records: too many calls for the rest of the count
+            if len(calls) + len(route) * -(-(predicate.count - k + 1) // max(made, 1)) > _COUNT_CALLS:
+                return None
+            rest = route * (predicate.count - k + 1)
+            if repeats and len(calls) + len(rest) <= _COUNT_CALLS and \
+                    runner.holds_after((*before, *calls, *rest), [predicate]):
+                return (*calls, *rest)
+            repeats = False
+            again = _again(runner, route, (*before, *at), (*before, *calls))
+            if runner.holds_after((*before, *calls, *again), [one_more]):
+                route, at, calls, made = again, calls, (*calls, *again), 1
+                continue
+        searches += 1
+        found = None if searches > _COUNT_SEARCHES else _reach(
+            runner, catalog, exposed, one_more, matchers, spec, world, (*before, *calls), depth, counting=False)
+        if found is None or len(calls) + len(found) > _COUNT_CALLS:
+            return None
+        route, at, calls, made, repeats = found, calls, (*calls, *found), 1, True
+    return calls if runner.holds_after((*before, *calls), [predicate]) else None
+
+
+def _fewer(runner: _Runner, tools: list[ToolDef], predicate: RecordsRule, matchers: list[Any], spec: EnvSpec,
+           world: World, before: tuple[Call, ...]) -> tuple[Call, ...] | None:
+    """The calls (made after `before`, at most `_COUNT_CALLS`) after which a count wanting fewer records than there are
+    (`lte`, `equals`: no ticket of a change freeze still in progress) holds: a write of the predicate's app on one of
+    the records it counts that takes it out of the count (moved off the state it counts, removed), matched by no
+    forbidden guard, one record at a time."""
+    calls: tuple[Call, ...] = ()
+    while len(calls) < _COUNT_CALLS:
+        now = runner.matching((*before, *calls), predicate)
+        if now is None:
+            return None
+        if runner.holds_after((*before, *calls), [predicate]):
+            return calls
+        on_counted = ((tool.name, args) for rid in sorted(now)[:_ELSEWHERE] for tool in tools
+                      for args in _candidates(tool, {}, spec, world, (rid,), own=True)
+                      if not any(call_matches(m, tool.name, args) for m in matchers))
+        step = next((c for c in itertools.islice(on_counted, _SETTER_BUDGET)
+                     if (after := runner.matching((*before, *calls, c), predicate)) is not None
+                     and len(after) < len(now)), None)
+        if step is None:
+            return None
+        calls += (step,)
+    return None
+
+
+def _again(runner: _Runner, route: tuple[Call, ...], then: tuple[Call, ...], now: tuple[Call, ...]) -> tuple[Call, ...]:
+    """The route made once more after the calls `now`: the records its first call made after `then` named, in its
+    later calls, by those it makes after `now` instead (the next ticket filed is the one moved on)."""
+    if len(route) < 2:
+        return route
+    old = sorted(r for r in runner.touched(*route[0], then) if r[2] not in runner.ids)
+    new = sorted(r for r in runner.touched(*route[0], now) if r[2] not in runner.ids)
+    if [r[:2] for r in old] != [r[:2] for r in new]:
+        return route
+    renamed = {o[2]: n[2] for o, n in zip(old, new, strict=True)}
+
+    def named(value: Any) -> Any:
+        if isinstance(value, str):
+            return renamed.get(value, value)
+        if isinstance(value, list):
+            return [named(v) for v in value]
+        if isinstance(value, dict):
+            return {k: named(v) for k, v in value.items()}
+        return value
+    return (route[0], *((name, named(args)) for name, args in route[1:]))
 
 
 def _reached(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], when: list[Any],
@@ -551,6 +660,8 @@ class _Runner:
         self.box = ToolBox(self.fork, catalog, exposed)
         self.reactions = Reactions(spec, self.fork)  # the world answers a call as in an episode (a bot's command)
         self.memo: dict[tuple[str, bytes, Named], frozenset[Fact] | None] = {}
+        # the calls reaching a relay rule's `when` after some calls, at a depth (`_reach`): searched once
+        self.reached: dict[tuple[str, bytes, int], tuple[Call, ...] | None] = {}
         self.ids = {r.id for table in world.tables() for r in table}
 
     def effect(self, tool: str, args: dict[str, Any], named: Named) -> frozenset[Fact] | None:
@@ -575,6 +686,30 @@ class _Runner:
                 return set()
             earlier = {(c.app, c.table, c.id) for c in self.fork.changes()}
             return {(c.app, c.table, c.id) for c in self.fork.changes()} - earlier if self._call(tool, args) else set()
+        finally:
+            self.fork.rewind()
+
+    def matching(self, calls: tuple[tuple[str, dict[str, Any]], ...], rule: RecordsRule) -> set[str] | None:
+        """The ids of the records a records predicate counts once the calls are made (None where one fails)."""
+        try:
+            if not all(self._call(*c) for c in calls):
+                return None
+            return {r.id for r in self.fork.table(rule.app, rule.table) if record_matches(r, rule)}
+        except Exception:  # a spec pattern too slow on a record: not judged
+            return None
+        finally:
+            self.fork.rewind()
+
+    def fired_holds(self, calls: tuple[tuple[str, dict[str, Any]], ...], rule: Any, predicate: Any) -> bool:
+        """Whether the predicate holds once the calls are made and the rule's effects applied as if it fired (a relay
+        worth reaching the `when` of)."""
+        try:
+            if not all(self._call(*c) for c in calls):
+                return False
+            self.reactions.apply(rule)
+            return holds(self.fork, predicate)
+        except Exception:  # an effect that fails here, a spec pattern too slow: not worth reaching
+            return False
         finally:
             self.fork.rewind()
 

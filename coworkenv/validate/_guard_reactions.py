@@ -37,6 +37,11 @@ class Reactions:
         for rule in self._dynamics.triggered(tool, args):
             self._dynamics.apply(rule.effects)
 
+    def apply(self, rule: Rule) -> None:
+        """Apply a rule's effects as if it fired, whatever its `when` says (what it would do once reached)."""
+        if self._dynamics is not None:
+            self._dynamics.apply(rule.effects)
+
 
 def trigger_calls(spec: EnvSpec, catalog: Mapping[str, ToolDef], exposed: list[str], app: str, world: World,
                   fill: Callable[[str, Any], Any]) -> Iterator[tuple[Rule, str, dict[str, Any]]]:

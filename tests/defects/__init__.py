@@ -77,6 +77,7 @@ from tests.defects import (
     guard_reaction_any_record,
     guard_reaction_bound,
     guard_reaction_chained_state,
+    guard_reaction_deep_state,
     guard_reaction_far_state,
     guard_reaction_route,
     guard_reaction_state,
@@ -316,6 +317,7 @@ MODULES = (
     guard_three_step,
     attempt_reserved_by_user,
     guard_reaction_chained_state,
+    guard_reaction_deep_state,
     sibling_unchecked,
     part_credit_untouched,
 )
