@@ -25,11 +25,8 @@ from typing import Any
 from tests.defects._core import CorpusError, Defect, Spec, check, with_say
 
 CLASS = "instant_part_read"
-DETECTION = (
-    "restate each instant the answer gives whole (date and time) that a reply check reads with `format: time` or "
-    "`date`, with the part the check does not read wrong; if every check still passes, the check reads only part "
-    "of the answer the user asked for"
-)
+DETECTION = ("restate each instant the answer gives whole that a reply check reads with `format: time` or `date`, "
+             "the unread part wrong; if every check still passes, the check reads only part of the answer asked for")
 
 
 def _last_run_checks(spec: Spec) -> list[dict[str, Any]]:
