@@ -53,6 +53,9 @@ NARROW_CLASSES = {
                          "is a fixed value, inventory_transfer's stock moves add up)"),
     "undone_ticked_off": ({"web_page_audit", "todo_track_mail_requests"}, "only these two generators add a to-do "
                           "(the only record a tool puts out of force that a generated or shipped reference creates)"),
+    "instant_part_read": ({"scheduler_pause_failing_jobs"}, "only its reply checks read a date-time value (the jobs' "
+                          "last run, stated whole in the answer; meeting_reschedule's answer gives its new start as a "
+                          "day name and a time)"),
 }
 
 DEFECTS = all_defects()

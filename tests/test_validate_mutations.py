@@ -53,7 +53,7 @@ def test_emails_in_lists_and_times_are_mutated_in_kind() -> None:
         found, "reference[0].steps[4].call.arguments.to[0]")
     assert [d.split(" -> ")[1] for d in said(found, "reference[0].steps[3].call.arguments.start")] == [
         "'2026-04-15T17:00:00+02:00'", "'2026-04-15T15:00:00+02:00'", "'2026-04-15T16:15:00+02:00'",
-        "'2026-04-16T16:00:00+02:00'"]
+        "'2026-04-15T15:45:00+02:00'", "'2026-04-16T16:00:00+02:00'"]
 
 
 def test_an_unchecked_optional_link_is_reported_not_failed() -> None:

@@ -6,14 +6,17 @@ must reject it with the code that names the defect class.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from support.validate_base import check_of, sound_spec, steps
 
 from coworkenv.loading import parse_spec
+from coworkenv.spec_regex import compiled
 from coworkenv.validate import SpecValidation, near_miss_mutations, validate_spec
 from coworkenv.validate._episodes import SpecEpisodes
-from coworkenv.validate.mutations import shift_times
+from coworkenv.validate._partial_facts import classed_digits_wrong
+from coworkenv.validate.mutations import shift_dates, shift_times
 
 
 def codes(v: SpecValidation) -> set[str]:
@@ -109,7 +112,24 @@ def test_each_list_member_is_dropped_in_turn_and_times_move_several_ways() -> No
     drops = {m.description for m in mutants(spec) if m.kind == "drop_item"}
     assert drops == {f"mail_send: to without '{p}@acme.test'" for p in ("jon.park", "lena.ortiz", "raj.iyer")}
     assert shift_times("2026-04-15T16:00:00Z") == [
-        "2026-04-15T17:00:00Z", "2026-04-15T15:00:00Z", "2026-04-15T16:15:00Z", "2026-04-16T16:00:00Z"]
+        "2026-04-15T17:00:00Z", "2026-04-15T15:00:00Z", "2026-04-15T16:15:00Z", "2026-04-15T15:45:00Z",
+        "2026-04-16T16:00:00Z"]
+    # A date without a time (a due day) moves a day either way; anything else is not a date.
+    assert shift_dates("2026-06-12") == ["2026-06-13", "2026-06-11"]
+    assert shift_dates("2026-13-40") == shift_dates("+31 650 750") == []
+
+
+def test_digits_a_pattern_reads_by_a_class_are_moved_and_no_others() -> None:
+    def wrong(text: str, *patterns: str, literal: str = "") -> str | None:
+        found = [compiled(p, ignorecase=True) for p in patterns]
+        return classed_digits_wrong(text, found + ([re.compile(re.escape(literal))] if literal else []))
+    assert wrong("6 SLA breaches.", r"\b(?:\d|six) (sla )?breach") == "7 SLA breaches."
+    assert wrong("p1,4,3,2\np2,5,3,2\n", r"(?m)^p1,\d,3,2$") == "p1,5,3,2\np2,5,3,2\n"
+    assert wrong("6 SLA breaches.", r"\b(?:\d|six) (sla )?breach", literal="6 SLA") is None  # read literally too
+    assert wrong("at 14:00 (16:00 Madrid) UTC", r"14:00.{0,20}utc") is None  # any character: not the check's fact
+    assert wrong("filed SUP-2217 for Dev", r"SUP-\d+") is None  # a new record's id: the run's
+    assert wrong("10:00:00", literal="10:00") is None  # a literal reads what it matches
+    assert wrong("x" * 500 + " 6 breaches", r"(?s)^.*\d breaches") is None  # a passage, not a number
 
 
 def test_content_blind_dropping_the_check_on_a_messages_text_is_caught() -> None:

@@ -2,6 +2,12 @@
 that text matches only the first digits of (`202` of `2027-04-19`, `ESC-44` of `ESC-4471`, `9-04-1` of the date),
 restated with its other digits wrong. A check that cuts a number reads part of an answer, and accepts that wrong
 answer too; one that reads the fact whole, or a whole part of it (the time of a date-time), makes no mutant.
+
+Also answers a check reads by a digit class: a number of the reference's text that a pattern matches with `\\d` or
+`[0-9]` where it means that number (`\\b(?:\\d|six) breaches` for "6 breaches", `^p\\d,\\d,3,2$` for the row `p1,4,3,2`),
+restated with those digits one up. A digit another pattern on the same text reads literally is left alone (that
+check catches it), and so is one the pattern reads with any character (`.{0,12}`: it is not the check's fact) and the
+number of a counted id (`SUP-2217`: a new record's id belongs to the run, `\\d+` is how a check must read it).
 """
 
 from __future__ import annotations
@@ -29,8 +35,14 @@ def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
     """For each content argument of a write and each turn's last answer: the text with the digits of every fact a
     check on it reads only in part moved by one outside that part (see the module docstring)."""
     def alter(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
+        out = []
         wrong = beyond_checked_part(text, patterns)
-        return [] if wrong is None else [("with the facts its checks read in part stated wrongly", wrong)]
+        if wrong is not None:
+            out.append(("with the facts its checks read in part stated wrongly", wrong))
+        loose = classed_digits_wrong(text, patterns)
+        if loose is not None:
+            out.append(("with the digits its checks read by a digit class stated wrongly", loose))
+        return out
     return content_mutations(spec, writes, tools, content_args, alter, "content_unchecked")
 
 
@@ -83,6 +95,47 @@ def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:
                 out[i] = str((int(text[i]) + 1) % 10)
     altered = "".join(out)
     return altered if altered != text else None
+
+
+_COUNTED_ID = re.compile(r"\b[A-Za-z]+-\d+\b")  # a new record's id (`World.new_id`: SUP-2217, task-17)
+_MAX_CLASS_SPAN = 400  # characters: a match this long reads a passage, not a number
+_MAX_CLASS_PROBES = 400  # digits probed per text (two searches each)
+
+
+def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
+    """`text` with each digit one up that some pattern's match reads by a digit class (the digit moved, the pattern
+    still matches the same span; a letter there, it does not) and no pattern whose match covers it reads literally; None
+    when there is none. Digits of counted ids (`SUP-2217`) are left alone. A literal (a stdlib pattern of escaped
+    text) reads every digit of its match; a match longer than `_MAX_CLASS_SPAN` (a pattern reading the whole text) is
+    not probed, and at most `_MAX_CLASS_PROBES` digits are, so a long file costs a bounded number of searches."""
+    ids = {i for m in _COUNTED_ID.finditer(text) for i in range(*m.span())}
+    loose: set[int] = set()
+    pinned: set[int] = set()
+    probes = 0
+    try:
+        for p in patterns:
+            for s, e in pattern_spans(p, text):
+                digits = [i for i in range(s, e) if text[i].isdigit() and i not in ids]
+                if isinstance(p, re.Pattern):  # escaped literal text: every digit it matches is its own
+                    pinned.update(digits)
+                    continue
+                if e - s > _MAX_CLASS_SPAN:
+                    continue
+                for i in digits:
+                    probes += 1
+                    if probes > _MAX_CLASS_PROBES:
+                        break
+                    moved = text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:]
+                    if (s, e) not in pattern_spans(p, moved):
+                        pinned.add(i)
+                    elif (s, e) not in pattern_spans(p, text[:i] + "x" + text[i + 1:]):
+                        loose.add(i)
+    except PatternTimeout:  # a spec pattern too slow on its own reference: this gate cannot tell
+        return None
+    chosen = loose - pinned
+    if not chosen:
+        return None
+    return "".join(str((int(c) + 1) % 10) if i in chosen else c for i, c in enumerate(text))
 
 
 def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[Any]:

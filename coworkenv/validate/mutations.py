@@ -7,7 +7,8 @@ Argument-level kinds (each mutant differs from the reference in one place):
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
   `max_alternatives` more);
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
-- `time_shift`: a date-time argument moves by several offsets (an hour either way, a quarter hour, a day);
+- `time_shift`: a date-time argument moves by several offsets (an hour or a quarter hour either way, a day later),
+  a date without a time (a due day) a day either way;
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
@@ -40,7 +41,7 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
 from coworkenv.apps import TOOLS
@@ -67,7 +68,12 @@ from coworkenv.world import World
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
 CONTENT_ARGS = frozenset({"body", "text", "content", "description", "message"})
 _NO_CONTENT = "Done."  # what a content argument says when its content is dropped
-_TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(days=1))
+# Both ways by a small step: a check bounding a time on one side (`end` lte 15:00 for "still an hour long") passes
+# a shift the other way, so a quarter hour earlier is a mistake of its own (the meeting cut to 45 minutes).
+_TIME_SHIFTS = (timedelta(hours=1), timedelta(hours=-1), timedelta(minutes=15), timedelta(minutes=-15),
+                timedelta(days=1))
+_DAY_SHIFTS = (timedelta(days=1), timedelta(days=-1))  # a date without a time: a day either way
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 _MESSAGES = frozenset({"chat_send_dm", "chat_post_message", "mail_send"})  # writes that tell a person something
 _LABEL_ARGS = frozenset({"subject"})  # what a message is called, as opposed to what it says
 _CREATES = re.compile(r"(^|_)(create|add)(_|$)")  # tools that make a record (tickets_create, todo_add_task)
@@ -106,7 +112,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += wrong_route_mutations(spec, tools, writes, index)
     out += created_instead_mutations(spec, tools, writes, index)
-    out += reply_mutations(spec, index)
+    out += reply_mutations(spec, index, values)
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
     out += item_probes(spec, writes, tools, CONTENT_ARGS)
@@ -205,6 +211,8 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index, call.name in _MESSAGES)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
+            for day in shift_dates(value):  # a date (a to-do's due day): a day later and a day earlier
+                yield "time_shift", name, {**args, name: day}, f"{name} {value!r} -> {day!r}", True
             off = _DIGIT_RUN.sub(lambda m: str(int(m.group(0)) + 1).zfill(len(m.group(0))), value, count=1)
             yield "change_arg", name, {**args, name: off}, f"{name} {value!r} -> {off!r}", True
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
@@ -338,6 +346,17 @@ def shift_times(value: str) -> list[str]:
         text = (parsed + delta).isoformat()
         out.append(text.replace("+00:00", "Z") if value.endswith("Z") else text)
     return out
+
+
+def shift_dates(value: str) -> list[str]:
+    """The ISO-8601 date `value` (no time) a day later and a day earlier (empty if it is not one)."""
+    if not _DATE.fullmatch(value):
+        return []
+    try:
+        parsed = date.fromisoformat(value)
+    except ValueError:
+        return []
+    return [(parsed + delta).isoformat() for delta in _DAY_SHIFTS]
 
 
 def _literal_values(annotation: Any) -> list[Any]:

@@ -45,6 +45,7 @@ from tests.defects import (
     date_yearless_pinned,
     dead_guard,
     delay_pinned,
+    digit_class_read,
     dst_pinned,
     duplicate_tolerant,
     duration_fraction_pinned,
@@ -89,6 +90,7 @@ from tests.defects import (
     guard_two_step,
     half_pinned,
     harm_underpriced,
+    instant_part_read,
     instant_pinned,
     isolation_leak,
     key_respelled,
@@ -147,6 +149,7 @@ from tests.defects import (
     solved_by_world,
     solved_on_cue,
     spelling_pinned,
+    time_bound_one_sided,
     time_window,
     unchosen_field,
     undone_by_clock,
@@ -320,6 +323,9 @@ MODULES = (
     guard_reaction_deep_state,
     sibling_unchecked,
     part_credit_untouched,
+    digit_class_read,
+    time_bound_one_sided,
+    instant_part_read,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
