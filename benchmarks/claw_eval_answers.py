@@ -1,6 +1,6 @@
 """Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
 
-    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--wall-clock]
+    PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--wall-clock] [--keys]
 
 IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
@@ -15,6 +15,11 @@ that a date of the fixture (the one the task's prompt and grader name) means the
 read the world's clock at each call (it runs `tick_s` a call; the wall clock would run milliseconds). `--wall-clock` has them read the wall clock
 instead, as a run of Claw-Eval does: their records then lie on other days than the task names
 (`--world-clock`, the default, is accepted as before).
+
+`--keys` also reads what the answers hold: of the calls both sides answer (no error on either), how many answers
+have other top-level keys than the service's, how many other keys anywhere (nested ones as dotted paths, a list's
+items merged), the (tool, key) differences summed over those calls (all, and at the top level), and per tool the
+keys (dotted paths) one side alone gives, with their calls (the probe import31 and import32 measured with).
 """
 
 from __future__ import annotations
@@ -60,8 +65,49 @@ def listed(answer: Any) -> set[str] | None:
     return None
 
 
-def compare(root: Path, out: Path, episodes: int,
-            wall_clock: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+def key_paths(answer: Any, prefix: str = "") -> set[str]:
+    """The keys an answer holds, nested ones as dotted paths (a list's items merged under the list's path)."""
+    paths: set[str] = set()
+    if isinstance(answer, dict):
+        for key, value in answer.items():
+            paths.add(prefix + str(key))
+            paths |= key_paths(value, f"{prefix}{key}.")
+    elif isinstance(answer, list):
+        for item in answer:
+            paths |= key_paths(item, prefix)
+    return paths
+
+
+class Keys:
+    """What `--keys` counts: the calls both sides answer, and where their keys differ."""
+
+    def __init__(self) -> None:
+        self.answered = self.top = self.anywhere = self.pairs = self.top_pairs = 0
+        self.by_tool: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
+
+    def add(self, task_id: str, name: str, ours: Any, theirs: Any) -> None:
+        self.answered += 1
+        mine, yours = key_paths(ours), key_paths(theirs)
+        top_mine = {k for k in mine if "." not in k}
+        top_yours = {k for k in yours if "." not in k}
+        self.top += top_mine != top_yours
+        self.anywhere += mine != yours
+        self.pairs += len(mine ^ yours)
+        self.top_pairs += len(top_mine ^ top_yours)
+        for key in mine - yours:
+            self.by_tool[(name, f"here only: {key}")].append(task_id)
+        for key in yours - mine:
+            self.by_tool[(name, f"there only: {key}")].append(task_id)
+
+    def lines(self) -> list[str]:
+        return [f"answered by both {self.answered}: other top-level keys {self.top}, other keys anywhere "
+                f"{self.anywhere}; (tool, key) differences {self.pairs}, at the top level {self.top_pairs}",
+                *(f"{len(tasks):5d}  {name}: {what}  tasks {', '.join(sorted({t[:4] for t in tasks}))}"[:300]
+                  for (name, what), tasks in sorted(self.by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])))]
+
+
+def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
+            keys: Keys | None = None) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -94,6 +140,8 @@ def compare(root: Path, out: Path, episodes: int,
                     ours = {"error": content}
                 calls += 1
                 our_error, their_error = failed(ours), status >= 400 or failed(theirs)
+                if keys is not None and not our_error and not their_error:
+                    keys.add(task["task_id"], name, ours, theirs)
                 if our_error != their_error:
                     kind = f"error here {our_error}, there {their_error}"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
@@ -105,10 +153,13 @@ def compare(root: Path, out: Path, episodes: int,
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock")]
+    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys")]
     root, out = Path(args[0]), Path(args[1])
-    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv)
+    keys = Keys() if "--keys" in sys.argv else None
+    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv, keys)
     print(f"calls {calls}")
+    if keys is not None:
+        print("\n".join(keys.lines()))
     for (name, kind), cases in sorted(differ.items(), key=lambda kv: -len(kv[1])):
         tasks = sorted({c[0][:4] for c in cases})
         print(f"{len(cases):5d}  {name}: {kind}  tasks {', '.join(tasks)}\n       e.g. {cases[0]}"[:900])

@@ -104,24 +104,39 @@ class ResultShape(_Wire):
                     "{\"status\": \"updated\", \"task\": {...}} (`const` goes inside the wrap); needs `wrap`")] = {}
     given: Annotated[dict[str, str], Field(
         description="Output field -> declared argument: the call's value of it (as given, else its default) shown "
-                    "in the shaped result, before `fields`, as a service's write answers the record it made of the "
-                    "request ({\"status\": \"sent\", \"message\": {\"to\": ..., \"subject\": ...}})")] = {}
+                    "in the shaped result, before `fields` (in place of a field they both name), as a service's "
+                    "write answers the record it made of the request ({\"status\": \"sent\", \"message\": "
+                    "{\"to\": ..., \"subject\": ...}}) or the field it set (a ticket's `resolution`)")] = {}
     stamp: Annotated[str | None, Field(
         description="Output field holding the time of the call (the world's clock, ISO 8601), last in the shaped "
                     "result: a service's record of a write saying when it was made ({..., \"timestamp\": ...})")] = None
+    records: Annotated[dict[str, dict[str, Any]], Field(
+        description="The records a service holds, by id (`record_id`), each with its fields in the service's order: "
+                    "a shaped record (of a list, each) whose id is here shows that record's fields, in its order, a "
+                    "field `fields` names as the op gives it (the app's value, as writes left it; left out where "
+                    "`optional` drops it) and any other as held here (a field of the service no app field holds), "
+                    "so that the answer has the service's fields, no more, no fewer ({\"contact_id\", \"title\", "
+                    "...} as it holds them). A record not here (one a call made) is shaped by `fields` alone; needs "
+                    "`fields`")] = {}
+    record_id: Annotated[str, Field(
+        description="Dotted path of a record's id in the op's result (in each item of a list), for `records`")] = "id"
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
         if (self.count is not None or self.echo or self.beside) and self.wrap is None:
             raise ValueError("`count`, `echo` and `beside` are shown beside the wrapped result: give `wrap` too")
+        if self.records and not self.fields:
+            raise ValueError("`records` shows a record's fields beside those `fields` picks: give `fields` too")
         return self
 
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
-        for name in ("const", "optional", "count", "echo", "beside", "given", "stamp"):
+        for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records"):
             if not getattr(self, name):
                 data.pop(name, None)
+        if self.record_id == "id":
+            data.pop("record_id", None)
         return data
 
 
@@ -360,9 +375,13 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
                 for name in shape.optional:
                     if item.get(name) is None:
                         item.pop(name, None)
+        if shape.records:
+            shaped = [_as_held(shape, r, s) for r, s in zip(result, shaped, strict=True)] if isinstance(
+                shaped, list) else _as_held(shape, result, shaped)
     if (shape.given or shape.stamp) and not isinstance(shaped, list):
         given = {name: (arguments or {}).get(argument) for name, argument in shape.given.items()}
-        shaped = {**given, **(shaped if shape.fields and isinstance(shaped, dict) else {})}
+        picked = shaped if shape.fields and isinstance(shaped, dict) else {}
+        shaped = {**given, **{name: value for name, value in picked.items() if name not in given}}
         if shape.stamp is not None:
             shaped[shape.stamp] = now
     if shape.const and isinstance(shaped, dict):
@@ -378,16 +397,28 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
 
 
 def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
-    out = {}
-    for name, path in fields.items():
-        value = item
-        for part in path.split("."):  # a number picks a list item ("tags.0"); a missing step gives None
-            if isinstance(value, list) and part.isdigit():
-                value = value[int(part)] if int(part) < len(value) else None
-            else:
-                value = value.get(part) if isinstance(value, dict) else None
-        out[name] = value
-    return out
+    return {name: _at(path, item) for name, path in fields.items()}
+
+
+def _at(path: str, item: Any) -> Any:
+    value = item
+    for part in path.split("."):  # a number picks a list item ("tags.0"); a missing step gives None
+        if isinstance(value, list) and part.isdigit():
+            value = value[int(part)] if int(part) < len(value) else None
+        else:
+            value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _as_held(shape: ResultShape, item: Any, shaped: dict[str, Any]) -> dict[str, Any]:
+    """A shaped record as the service holds it (`ResultShape.records`): its fields in its order, those `fields`
+    names as shaped; the shaped record as it is when the service holds no record of its id."""
+    key = _at(shape.record_id, item)
+    held = shape.records.get(str(key)) if key is not None else None
+    if held is None:
+        return shaped
+    return {name: shaped[name] if name in shape.fields else value for name, value in held.items()
+            if name in shaped or name not in shape.fields}
 
 
 def declared_tool(decl: ToolDecl) -> DeclaredTool:

@@ -164,6 +164,38 @@ def test_a_wrapped_list_shows_its_count_and_the_arguments_it_echoes() -> None:
         ResultShape(count="total")
 
 
+def test_a_shape_shows_a_held_record_with_the_services_fields() -> None:
+    from coworkenv.bindings import ResultShape, shape_result
+
+    # the service's records: their fields in its order; those `fields` name (null here) are the app's, as now
+    held: dict[str, dict[str, Any]] = {"c-1": {"contact_id": None, "title": "Engineer", "name": None,
+                                               "note": "call first"},
+            "c-2": {"contact_id": None, "name": None}}
+    shape = ResultShape(fields={"contact_id": "id", "name": "name", "notes": "notes", "done": "flags.done"},
+                        optional=["done"], records=held)
+    app = {"id": "c-1", "name": "Dana (renamed)", "notes": "call first\ntitle: Engineer", "flags": {}}
+    assert shape_result(shape, app) == {"contact_id": "c-1", "title": "Engineer", "name": "Dana (renamed)",
+                                        "note": "call first"}  # no `notes` (the service has none), `title` held
+    assert shape_result(shape, [app, {"id": "c-2", "name": "Lee"}]) == [  # each item of a list
+        {"contact_id": "c-1", "title": "Engineer", "name": "Dana (renamed)", "note": "call first"},
+        {"contact_id": "c-2", "name": "Lee"}]
+    made = {"id": "c-9", "name": "New", "notes": "", "flags": {"done": True}}  # a record a call made: as shaped
+    assert shape_result(shape, made) == {"contact_id": "c-9", "name": "New", "notes": "", "done": True}
+    # the record under a field of the op's result (a delete's removed record), wrapped beside its status
+    removed = ResultShape(fields={"contact_id": "job.id", "name": "job.name"}, record_id="job.id", records=held,
+                          wrap="contact", beside={"status": "deleted"})
+    assert shape_result(removed, {"id": "c-1", "deleted": True, "job": {"id": "c-1", "name": "Dana"}}) == {
+        "status": "deleted", "contact": {"contact_id": "c-1", "title": "Engineer", "name": "Dana",
+                                         "note": "call first"}}
+    # a field the call gives is shown as given, in place of the record's (a ticket closed with its resolution)
+    closing = ResultShape(fields={"ticket_id": "id", "resolution": "resolution"}, given={"resolution": "resolution"})
+    assert shape_result(closing, {"id": "t-1", "resolution": "old"}, {"resolution": "fixed"}) == {
+        "resolution": "fixed", "ticket_id": "t-1"}
+    assert "records" not in ResultShape(fields={"id": "id"}).model_dump()  # unset: dumped as before
+    with pytest.raises(ValueError, match="give `fields` too"):
+        ResultShape(records=held)
+
+
 def test_a_shape_shows_the_calls_arguments_and_time_as_the_record_a_write_made() -> None:
     from coworkenv.bindings import ResultShape, shape_result
 

@@ -187,6 +187,13 @@ def _call(env: Env, name: str, **arguments: Any) -> Any:
     return orjson.loads(messages[-1]["content"])
 
 
+def _held(env: Env, app: str, table: str, record_id: str) -> Any:
+    """The app's record (what the world holds, beside what the answers show)."""
+    record = env.state.table(app, table).get(record_id)
+    assert record is not None, record_id
+    return record
+
+
 def _written(env: Env, name: str, **arguments: Any) -> Any:
     """A write's record, as Claw-Eval's services answer it (`{"status": "updated", "task": {...}}`), with the
     answer's status where the record has none; an answer of another shape (an error) as it is."""
@@ -289,14 +296,16 @@ def test_a_day_and_a_number_of_days_become_a_time_window(imported: dict[str, Any
     env.reset()
     day = _call(env, "calendar_list_events", date="2026-03-10")["events"]
     # ev-2 starts 22:00 at +08:00: Claw-Eval's calendar shows its clock hours with `Z` (the earliest event, in UTC,
-    # moves it by nothing); the recurring flag is a line of the description
+    # moves it by nothing); the recurring flag is shown as the service holds it (a line of the app's description)
     assert [(e["event_id"], e["start_time"]) for e in day] == [("ev-1", "2026-03-10T09:00:00Z"),
                                                                ("ev-2", "2026-03-10T22:00:00Z")]
-    assert day[0]["description"] == "recurring: True"
+    assert day[0]["recurring"] is True and "description" not in day[0]  # the fixture's event has none
+    assert _held(env, "calendar", "events", "ev-1").description == "recurring: True"
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10", days=2)["events"]] == [
         "ev-1", "ev-2", "ev-3"]
-    deleted = _written(env, "calendar_delete_event", event_id="ev-2")
-    assert (deleted["status"], deleted["event_id"], deleted["start_time"]) == ("deleted", "ev-2", "2026-03-10T22:00:00Z")
+    deleted = _call(env, "calendar_delete_event", event_id="ev-2")  # the event removed, with its own status
+    assert (deleted["status"], deleted["event"]["event_id"], deleted["event"]["start_time"]) == (
+        "deleted", "ev-2", "2026-03-10T22:00:00Z")
     assert [e["event_id"] for e in _call(env, "calendar_list_events", date="2026-03-10")["events"]] == ["ev-1"]
 
 
@@ -305,12 +314,12 @@ def test_a_deleted_event_is_gone_as_claw_evals_calendar_removes_it(imported: dic
     # create is numbered from the events left (`evt_{len + 1}`), here the deleted event's own id
     env = Env(imported["specs"]["CE08_cancel_called_off_demo"])
     env.reset()
-    assert _written(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
+    assert _call(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
     for tool in ("calendar_get_event", "calendar_delete_event"):
         assert "no event with id 'ev-3'" in _call(env, tool, event_id="ev-3")["error"]
     env = Env(imported["specs"]["CE15_book_free_slot"])
     env.reset()
-    assert _written(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
+    assert _call(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
     made = _written(env, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00Z",
                  end_time="2026-03-10T15:30:00Z")
     assert (made["status"], made["event_id"]) == ("created", "evt_004")
@@ -523,7 +532,8 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
     assert ids("completed") == ["td-15", "td-12"]
     made = _written(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
-    assert (made["due_date"], made["priority"], made["done"]) == ("2026-03-03T00:00:00Z", "low", False)
+    assert (made["due_date"], made["priority"], made["status"]) == ("2026-03-03T00:00:00Z", "low", "pending")
+    assert list(made) == ["task_id", "title", "description", "priority", "due_date", "tags", "created_at", "status"]
     assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
     # the service keeps any title as written, empty or blank too: created, listed, read back as given
     blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
@@ -594,19 +604,22 @@ def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders
     devices = _call(env, "inventory_list_products", category="Devices")["products"]
     assert [p["product_id"] for p in devices] == ["P-3"]
     scanner = _call(env, "inventory_get_product", product_id="P-3")
-    # current_stock / min_stock_threshold / selling_price are the other spellings of quantity, level and price
-    assert (scanner["quantity"], scanner["reorder_level"], scanner["unit_cost"], scanner["unit_price"],
-            scanner["supplier"], scanner["lead_time_days"]) == (2, 5, 84.0, 129.0, "Scanline", 14)
-    assert scanner["notes"] == "Fragile\nlocation: Shelf C-2"  # the shelf is no stock location: a line of notes
+    # the product as the service holds it: current_stock / min_stock_threshold / selling_price (the app's quantity,
+    # level and price), its shelf; a field it has none of is not shown
+    assert scanner == {"product_id": "P-3", "name": "Barcode scanner", "category": "Devices", "current_stock": 2,
+                       "min_stock_threshold": 5, "supplier": "Scanline", "unit_cost": 84.0, "selling_price": 129.0,
+                       "lead_time_days": 14, "location": "Shelf C-2", "notes": "Fragile\nlocation: Shelf C-2"}
+    item = _held(env, "inventory", "items", "P-3")
+    assert (item.quantity, item.reorder_level, item.unit_price, item.unit) == (2, 5, 129.0, "")  # none invented
+    assert item.notes == "Fragile\nlocation: Shelf C-2"  # the shelf is no stock location: a line of notes
     labels = _call(env, "inventory_get_product", product_id="P-1")
-    assert labels["notes"] == "daily_avg_sales: 6"
-    assert (labels["unit"], scanner["unit"]) == ("rolls", "")  # a product without a unit gets none invented
+    assert (labels["daily_avg_sales"], labels["quantity"], labels["unit"]) == (6, 4, "rolls") and "notes" not in labels
     assert _written(env, "inventory_create_order", product_id="P-3", quantity=8)["quantity"] == 8
     (order,) = env.state.table("inventory", "orders")
     assert (order.item, order.quantity, order.supplier, order.status) == ("P-3", 8, "Scanline", "placed")
     start = parse_time(env.spec.world.start)
     assert 0 <= parse_time(order.expected_at) - start - 14 * 86400 < 3600  # 14 days after the order (calls take time)
-    assert _call(env, "inventory_get_product", product_id="P-3")["quantity"] == 2  # stock rises on delivery only
+    assert _held(env, "inventory", "items", "P-3").quantity == 2  # stock rises on delivery only
 
 
 def test_finance_transactions_keep_their_fields_filter_by_date_and_reports_are_recorded(imported: dict[str, Any]) -> None:
@@ -619,10 +632,15 @@ def test_finance_transactions_keep_their_fields_filter_by_date_and_reports_are_r
     assert (refund["amount"], refund["type"], refund["merchant"], refund["currency"]) == (-35.0, "refund", "CityCab",
                                                                                        "EUR")
     hotel = _call(env, "finance_get_transaction", transaction_id="tx-2")
-    assert hotel["notes"] == "receipt_url: receipts/tx-2.pdf"  # no field for a receipt: a line of notes
+    # shown as the service holds it: the receipt (a line of the app's notes), no notes or fields it lacks
+    assert hotel == {"transaction_id": "tx-2", "date": "2026-03-02", "amount": 450.0, "currency": "EUR",
+                     "merchant": "Hotel Aurora", "category": "", "description": "Two nights for the supplier audit",
+                     "receipt_url": "receipts/tx-2.pdf"}
+    assert _held(env, "finance", "transactions", "tx-2").notes == "receipt_url: receipts/tx-2.pdf"
     assert _call(env, "finance_get_transaction", transaction_id="tx-6")["approved_by"] == "Dana Fox"
     sent = _call(env, "finance_submit_report", title="March", transactions=["tx-2"], total_amount=450)
     assert (sent["status"], sent["report"]["transactions"], sent["report"]["total_amount"]) == ("submitted", ["tx-2"], 450)
+    assert list(sent["report"]) == ["title", "transactions", "total_amount", "timestamp"]  # the service's record
     (report,) = env.state.table("finance", "reports")
     assert (report.title, report.transactions, report.total_amount) == ("March", ["tx-2"], 450)
 
@@ -635,10 +653,12 @@ def test_config_integrations_list_without_notes_get_in_full_and_notifications_ar
     assert [i["name"] for i in _call(env, "config_list_integrations", status="degraded")["integrations"]] == ["Smsly"]
     smsly = _call(env, "config_get_integration", integration_id="int-2")
     assert (smsly["error_rate"], smsly["monthly_calls"]) == (0.18, 8000)
-    assert smsly["notes"] == "endpoint: https://api.smsly.test/v2\nerror_message: timeouts from the EU region"
+    assert (smsly["endpoint"], smsly["error_message"]) == ("https://api.smsly.test/v2", "timeouts from the EU region")
+    assert "notes" not in smsly  # as the service holds it (the app's notes hold those fields as lines)
     updated = _written(env, "config_update_integration", integration_id="int-3", status="disabled")
     assert updated["status"] == "disabled"
-    assert _call(env, "config_get_integration", integration_id="int-3")["notes"] == "credentials_expired: True"
+    mapbase = _call(env, "config_get_integration", integration_id="int-3")
+    assert (mapbase["status"], mapbase["credentials_expired"]) == ("disabled", True)  # the app's status, as written
     sent = _call(env, "config_send_notification", to="lead@acme.test", subject="Audit", body="Smsly degraded")
     assert sent["status"] == "sent"
     (mail,) = [m for m in env.state.table("mail", "messages") if m.folder == "sent"]
@@ -661,15 +681,20 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
     # times in UTC; success is the app's ok; the history comes with the job
     assert (backup["last_run"], backup["last_status"], backup["action"]) == ("2026-02-28T18:00:00Z", "ok",
                                                                              "Back up the orders database")
-    assert [r["at"] for r in backup["execution_history"]] == ["2026-02-28T18:00:00Z", "2026-02-27T18:00:00Z"]
+    assert [r["run_time"] for r in backup["execution_history"]] == [  # the service's own history, as it holds it
+        "2026-03-01T02:00:00+08:00", "2026-02-28T02:00:00+08:00"]
     report = _call(env, "scheduler_get_job", job_id="JOB-002")
-    assert report["notes"] == "depends_on: JOB-001\nfailure_count: 3"  # no field for them: lines of notes
+    assert (report["depends_on"], report["failure_count"]) == (["JOB-001"], 3) and "notes" not in report
+    assert _held(env, "scheduler", "jobs", "JOB-002").notes == "depends_on: JOB-001\nfailure_count: 3"
     paused = _written(env, "scheduler_update_job", job_id="JOB-002", enabled=False, cron_expression="0 7 * * *")
     assert (paused["enabled"], paused["cron_expression"]) == (False, "0 7 * * *")
     # the service keeps any cron text, unchecked (the app refused it)
     assert _written(env, "scheduler_update_job", job_id="JOB-002", cron_expression="nightly")["cron_expression"] == "nightly"
     assert _call(env, "scheduler_list_jobs", enabled=False)["jobs"][0]["job_id"] == "JOB-002"
-    assert _call(env, "scheduler_delete_job", job_id="JOB-002")["deleted"] is True
+    removed = _call(env, "scheduler_delete_job", job_id="JOB-002")  # the job removed, as the service answers it
+    assert (removed["status"], removed["job"]["job_id"], removed["job"]["cron_expression"]) == (
+        "deleted", "JOB-002", "nightly")
+    assert removed["job"]["execution_history"][0]["run_at"] == "2026-03-01T06:30:00Z"
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs")["jobs"]] == ["JOB-001"]
 
 
@@ -685,7 +710,9 @@ def test_rss_feeds_come_from_article_sources_articles_filter_and_newsletters_are
     assert [a["article_id"] for a in listed] == ["art-1", "art-2"] and "content" not in listed[0]
     assert [a["article_id"] for a in _call(env, "rss_list_articles", source="ThreatDaily")["articles"]] == ["art-3"]
     sponsored = _call(env, "rss_get_article", article_id="art-2")
-    assert (sponsored["content"], sponsored["tags"], sponsored["word_count"]) == ("Buy now.", ["sponsored"], 300)
+    assert (sponsored["content"], sponsored["relevance_tags"], sponsored["word_count"]) == ("Buy now.", ["sponsored"],
+                                                                                           300)
+    assert "tags" not in sponsored and "url" not in sponsored  # fields the service's article has not
     out = _call(env, "rss_publish", title="Weekly", content="Two picks.", recipients=["team@acme.test"])
     assert (out["status"], out["record"]["recipients"]) == ("published", ["team@acme.test"])
     (letter,) = env.state.table("news", "newsletters")
@@ -1002,3 +1029,25 @@ def test_the_user_is_the_first_of_the_inboxs_most_common_recipients_on_every_imp
     (task / "fixtures" / "gmail" / "inbox.json").write_bytes(orjson.dumps(fixture))
     import_checkout(tmp_path, tmp_path / "out")
     assert load_spec(tmp_path / "out" / "X10.json").world.apps.directory.people[0].email == "z0@x.test"
+
+
+def test_gets_and_lists_answer_the_services_fields_of_its_records(imported: dict[str, Any]) -> None:
+    # Claw-Eval's services answer the records they hold: a get the whole record (its fields, no others), a summary
+    # list the fields it names of each, a close the ticket with the resolution given; the app's records fold the
+    # fields they have none for into a free-text field, which the answer no longer shows in their place
+    env = Env(imported["specs"]["CE01_draft_invoice_reply"])
+    env.reset()
+    listed = _call(env, "gmail_list_messages")["messages"]
+    assert [list(m) for m in listed[:1]] == [["message_id", "from", "subject", "date", "is_read", "labels"]]
+    mail = _call(env, "gmail_get_message", message_id="msg_1")
+    assert set(mail) == {"message_id", "from", "to", "subject", "body", "date", "labels", "is_read"}  # no cc
+    assert mail["labels"] == ["INBOX"]
+    env = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    env.reset()
+    tickets = _call(env, "helpdesk_list_tickets", status="open")["tickets"]
+    assert tickets[0] == {"ticket_id": "TK-501", "title": "VPN drops every 10 minutes", "reporter": "Ana Costa",
+                          "department": "Finance", "priority": "p3", "status": "open",
+                          "created_at": "2026-03-02T07:10:00Z"}
+    closed = _call(env, "helpdesk_close_ticket", ticket_id="TK-502", resolution="Monitor ordered")
+    assert closed["status"] == "closed" and (closed["ticket"]["resolution"], closed["ticket"]["status"],
+                                             closed["ticket"]["department"]) == ("Monitor ordered", "closed", "Design")

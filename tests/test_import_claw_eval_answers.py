@@ -49,6 +49,21 @@ def test_the_measure_reads_failures_and_listings_alike_on_both_sides() -> None:
     assert listed({"jobs": [{"job_id": "JOB-1"}, {"job_id": "JOB-2"}], "total": 2}) == {"JOB-1", "JOB-2"}
 
 
+def test_the_measure_compares_the_keys_both_answers_hold() -> None:
+    """`--keys`: of the calls both sides answer, those whose answers have other top-level keys, other keys anywhere
+    (nested ones as dotted paths, a list's items merged), and per tool the keys one side alone gives."""
+    from benchmarks.claw_eval_answers import Keys, key_paths
+    assert key_paths({"status": "deleted", "job": {"job_id": "J", "runs": [{"at": 1}, {"error": 2}]}}) == {
+        "status", "job", "job.job_id", "job.runs", "job.runs.at", "job.runs.error"}
+    keys = Keys()
+    keys.add("T041", "scheduler_delete_job", {"job_id": "J", "deleted": True}, {"status": "deleted", "job": {}})
+    keys.add("T041", "scheduler_get_job", {"job_id": "J", "runs": [{"at": 1}]}, {"job_id": "J", "runs": [{"t": 1}]})
+    keys.add("T042", "scheduler_get_job", {"job_id": "J"}, {"job_id": "J"})
+    assert (keys.answered, keys.top, keys.anywhere, keys.pairs, keys.top_pairs) == (3, 1, 2, 6, 4)
+    assert keys.by_tool[("scheduler_delete_job", "there only: job")] == ["T041"]
+    assert keys.by_tool[("scheduler_get_job", "here only: runs.at")] == ["T041"]
+
+
 # A stand-in for Claw-Eval's calendar service (its source is not in this repository; the tests over a checkout run
 # the real one): as it loads, it moves its events so that the earliest starts at its own hour a day after
 # `datetime.now()`, and it lists the events starting in [date, date + days), as mock_services/calendar/server.py does.

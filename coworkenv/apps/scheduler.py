@@ -169,15 +169,18 @@ class SchedulerTools(Toolkit):
         return dump(updated, "id", "name", "schedule", "enabled", *(k for k in ("command", "tags") if k in update))
 
     @write
-    def delete_job(self, job_id: str) -> dict[str, Any]:
+    @service_args("with_job")
+    def delete_job(self, job_id: str, with_job: bool = False) -> dict[str, Any]:
         """Delete a job (its run history stays).
 
         Args:
             job_id: Job id.
+            with_job: Answer the deleted job too (under `job`), as a scheduler service that answers the record it
+                removed does.
         """
         job = self._job(job_id)
         self.world.table("scheduler", "jobs").delete(job_id)
-        return {"id": job_id, "name": job.name, "deleted": True}
+        return {"id": job_id, "name": job.name, "deleted": True, **({"job": dump(job)} if with_job else {})}
 
     @write
     def run_now(self, job_id: str) -> dict[str, Any]:

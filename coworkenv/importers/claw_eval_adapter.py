@@ -21,6 +21,12 @@ class ToolMap:
     defaults: dict[str, Any] = field(default_factory=dict)
     result: ResultShape = field(default_factory=ResultShape)
     windows: tuple[DayWindow, ...] = ()  # day-based arguments as a time window (the task's tool must take the day)
+    # The service answers the records it holds (a get, a list of whole records, a write answering the record it
+    # changed): the answer shows a held record's fields as the service has them (`ResultShape.records`)
+    stored: bool = False
+    # The fields of a held record a `stored` list shows, in its order (a service's summary: `{"ticket_id", "title",
+    # "reporter", "department", ...}`); empty: all the record's fields
+    listed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,30 @@ class ServiceAdapter:
     # A service that reads no JSON file `fixture_env` names (the OCR service reads text files of a folder): the
     # fixtures it reads, as (file, data), from the task's folder and the service's environment.
     read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
+    # The field naming each record of the service (its id, the app record's id too), and where a fixture object
+    # holds the records when `records` is no RecordMap: what its `stored` tools answer (`held`).
+    key: str | None = None
+    list_key: str = ""
+
+    def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
+        """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""
+        if self.key is None:
+            return {}
+        if isinstance(self.records, RecordMap):
+            rows: Any = self.records.rows(data)
+        else:
+            rows = data if isinstance(data, list) else data.get(self.list_key, []) if isinstance(data, dict) else []
+        return {str(r[self.key]): r for r in rows if isinstance(r, dict) and r.get(self.key) is not None}
+
+    def answered(self, mapping: ToolMap, held: Mapping[str, Mapping[str, Any]]) -> ResultShape:
+        """The result shape of one of its tools: a `stored` tool's shows the records `held` as the service holds
+        them, a field its `fields` name read from the app (null here), any other as held."""
+        shape = mapping.result
+        if not mapping.stored or not held:
+            return shape
+        records = {i: {k: None if k in shape.fields else r[k] for k in mapping.listed or r if k in r}
+                   for i, r in held.items()}
+        return ResultShape.model_validate({**shape.model_dump(), "records": records})
 
 
 def written(record: ResultShape, name: str, word: str, under: str | None = None) -> ResultShape:
@@ -48,6 +78,7 @@ def written(record: ResultShape, name: str, word: str, under: str | None = None)
     data = record.model_dump()
     if under is not None:
         data["fields"] = {out: f"{under}.{path}" for out, path in record.fields.items()}
+        data["record_id"] = f"{under}.{record.record_id}"
     return ResultShape.model_validate({**data, "wrap": name, "beside": {"status": word}})
 
 

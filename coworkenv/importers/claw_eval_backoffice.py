@@ -19,6 +19,7 @@ _TRANSACTION_FIELDS = ("date", "currency", "type", "status", "category", "descri
                        "customer_id", "customer_name", "department", "reference", "approved_by", "notes")
 _TRANSACTION = ResultShape(fields={"transaction_id": "id", "amount": "amount",
                                    **{name: name for name in _TRANSACTION_FIELDS}})
+_REPORT = recorded("report", "submitted", "title", "transactions", "total_amount")
 # A transaction keeps its fields by name; receipt urls, related items, cancel reasons and the like become lines of
 # its notes. Claw-Eval's submit records any ids and total as given, and so does the app.
 BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES", RecordMap(
@@ -27,16 +28,19 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
     fold_into="notes"), {
     "finance_list_transactions": ToolMap("finance_list_transactions", {
         "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
-        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total")),
+        result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total"), stored=True),
     "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
-                                       result=_TRANSACTION),
+                                       result=_TRANSACTION, stored=True),
+    # the service answers the report it records, as the call gives it (it keeps no id)
     "finance_submit_report": ToolMap("finance_submit_report", {
-        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
+        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")},
+        result=_REPORT),
     # The same endpoint under another name, whose schema takes a report's text and no transaction ids: the service
     # reads only the title, ids and total, so a call fails there unless it gives the ids undeclared.
     "finance_report_submit": ToolMap("finance_submit_report", {
-        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")}),
-})
+        "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")},
+        result=_REPORT),
+}, key="transaction_id")
 
 
 _INTEGRATION = ResultShape(fields={"integration_id": "id", "name": "name", "service": "service", "status": "status",
@@ -54,15 +58,15 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
                                         result=ResultShape(fields={k: v for k, v in _INTEGRATION.fields.items()
                                                                    if k != "notes"}, wrap="integrations", count="total")),
     "config_get_integration": ToolMap("config_get_integration", {"integration_id": _rename("integration_id")},
-                                      result=_INTEGRATION),
+                                      result=_INTEGRATION, stored=True),
     "config_update_integration": ToolMap("config_update_integration", {
         "integration_id": _rename("integration_id"), "status": _rename("status"), "notes": _rename("notes")},
-        result=_written(_INTEGRATION, "integration", "updated")),
+        result=_written(_INTEGRATION, "integration", "updated"), stored=True),
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
         result=recorded("notification", "sent", "to", "subject", "body")),
-})
+}, key="integration_id")
 
 
 RUN_STATUS = {"success": "ok", "succeeded": "ok", "ok": "ok", "failed": "failed", "failure": "failed",
@@ -107,10 +111,12 @@ class JobsWithRuns(RecordMap):
 
 _JOB_SUMMARY = {"job_id": "id", "name": "name", "cron_expression": "schedule", "enabled": "enabled",
                 "last_status": "last_status", "last_run": "last_run", "next_run": "next_run", "tags": "tags"}
-_JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "owner", "notes": "notes",
-                           "execution_history": "runs"})
+# A job's execution history is the service's own (held: no call of the service changes it), not the app's runs.
+_JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "owner", "notes": "notes"})
+# the service answers the job asked for and its history's first `limit` entries (the count is of those here, of the
+# whole history there: the same unless a job has run more than `limit` times)
 _RUNS = ResultShape(fields={"run_time": "at", "status": "status", "duration_seconds": "duration_seconds",
-                            "error": "output"}, wrap="history")
+                            "error": "output"}, wrap="history", count="total", echo={"job_id": "job_id"})
 # A job's cron expression is its schedule, its action its command, its creator its owner; statuses success ->
 # ok; the execution history becomes runs (UTC times); description, dependencies, failure counts, why it was
 # disabled and the like become lines of its notes.
@@ -129,7 +135,7 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         "enabled": _rename("enabled"),
         "tag": _rename("tag")}, defaults={"limit": 200},
         result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs", count="total")),
-    "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB),
+    "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB, stored=True),
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
                                      result=_RUNS),
     "scheduler_create_job": ToolMap("scheduler_create_job", {
@@ -140,10 +146,11 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_written(_JOB, "job", "updated")),
-    "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")},
-                                    result=ResultShape(fields={"job_id": "id", "name": "name", "deleted": "deleted"})),
-})
+        defaults={"as_written": True}, result=_written(_JOB, "job", "updated"), stored=True),
+    # the service answers the job it removed
+    "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")}, defaults={"with_job": True},
+                                    result=_written(_JOB, "job", "deleted", under="job"), stored=True),
+}, key="job_id")
 
 
 _ARTICLE_SUMMARY = {"article_id": "id", "title": "title", "source": "source", "category": "category",
@@ -162,8 +169,9 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
         defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles", count="total")),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
-        **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"})),
+        **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"}), stored=True),
     "rss_publish": ToolMap("news_publish", {
         "title": _rename("title"), "content": _rename("content"), "recipients": _rename("recipients")},
-        result=ResultShape(fields={"status": "status", "record": "record"})),
-}, no_op={"rss_get_feed": "Claw-Eval's rss service has no endpoint for it (its /rss/feeds/get call fails there)"})
+        result=recorded("record", "published", "title", "content", "recipients")),  # the newsletter as recorded
+}, no_op={"rss_get_feed": "Claw-Eval's rss service has no endpoint for it (its /rss/feeds/get call fails there)"},
+    key="article_id")

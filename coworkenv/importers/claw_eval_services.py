@@ -127,26 +127,33 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         # order, and takes no other filter
         "gmail_list_messages": ToolMap("mail_list_messages", {
             "max_results": _rename("limit"), "days_back": _rename("days_back")},
-            defaults={"days_back": 7, "stored_order": True}, result=_MESSAGE_SUMMARY),
+            defaults={"days_back": 7, "stored_order": True}, result=_MESSAGE_SUMMARY, stored=True,
+            listed=("message_id", "from", "subject", "date", "is_read", "labels")),
         "gmail_search_messages": ToolMap("mail_search", {
             "query": _rename("query"), "max_results": _rename("limit")}, result=_MESSAGE_SUMMARY),
-        "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE),
+        "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE,
+                                     stored=True),
         # the service answers the mail it recorded, as the request gave it (no id: it keeps none)
         "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE, result=recorded(
             "draft", "draft_saved", "to", "subject", "body", "reply_to_message_id")),
         "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=recorded(
             "message", "sent", "to", "subject", "body")),
-    }),
+    }, key="message_id", list_key="messages"),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
-            "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY),
-        "helpdesk_get_ticket": ToolMap("tickets_get", {"ticket_id": _rename("ticket_id")}, result=_TICKET),
+            "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY, stored=True,
+            listed=("ticket_id", "title", "reporter", "department", "priority", "status", "created_at")),
+        "helpdesk_get_ticket": ToolMap("tickets_get", {"ticket_id": _rename("ticket_id")}, result=_TICKET,
+                                       stored=True),
         "helpdesk_update_ticket": ToolMap("tickets_update", {
             "ticket_id": _rename("ticket_id"), "priority": _PRIORITY_ARG, "status": _STATUS_ARG,
-            "assignee": _rename("assignee")}, result=_written(_TICKET, "ticket", "updated")),
+            "assignee": _rename("assignee")}, result=_written(_TICKET, "ticket", "updated"), stored=True),
         "helpdesk_close_ticket": ToolMap("tickets_update", {"ticket_id": _rename("ticket_id")},
-                                         defaults={"status": "closed"}, result=_written(_TICKET, "ticket", "closed")),
-    }),
+                                         defaults={"status": "closed"}, stored=True, result=_written(
+                                             # the service sets the ticket's resolution as the call gives it
+                                             _TICKET.model_copy(update={"given": {"resolution": "resolution"}}),
+                                             "ticket", "closed")),
+    }, key="ticket_id", list_key="tickets"),
 }
 
 _CONTACT = ResultShape(fields={"contact_id": "id", "name": "name", "department": "tags.0", "email": "email",
@@ -171,14 +178,14 @@ ADAPTERS.update({
         "contacts_search": ToolMap("contacts_search", {
             "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
             defaults={"tag": "contacts", "in_name": True},  # the service matches the query within names only
-            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total")),
-        "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT),
+            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total"), stored=True),
+        "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT, stored=True),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
             defaults={"unchecked_id": True},  # the service records a message to any id
             result=ResultShape(fields={"contact_id": "record.contact", "message": "record.body",
                                        "timestamp": "record.at"}, wrap="record", beside={"status": "sent"})),
-    }, tag="contacts"),
+    }, tag="contacts", key="contact_id"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
     # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
@@ -192,14 +199,17 @@ ADAPTERS.update({
         "crm_list_customers": ToolMap("contacts_search", {
             "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
             "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200},
-                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total")),
-        "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER),
+                                      result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total"),
+                                      stored=True, listed=("customer_id", "name", "contact_person", "tier", "status",
+                                                           "industry", "annual_revenue")),
+        "crm_get_customer": ToolMap("contacts_get", {"customer_id": _rename("contact_id")}, result=_CUSTOMER,
+                                    stored=True),
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
             result=ResultShape(fields={"title": "report.title", "customer_ids": "report.contacts",
                                        "summary": "report.summary", "timestamp": "report.at"}, wrap="report",
                                beside={"status": "exported"})),
-    }, tag="crm"),
+    }, tag="crm", key="customer_id"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
                                  "category": "category", "tags": tags_of("tags"),
@@ -213,12 +223,14 @@ ADAPTERS.update({
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles", count="total")),
-        "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE),
+                                       "last_updated": "updated_at"}, wrap="articles", count="total"),
+            stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views")),
+        "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE,
+                                  stored=True),
         "kb_update_article": ToolMap("kb_update_article", {
             "article_id": _rename("article_id"), "content": _rename("body")},
             result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"})),  # the service's answer
-    }),
+    }, key="article_id"),
     # A meeting note's participants, duration and the like become lines at the end of its body.
     "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
         "notes", "notes", {"id": text_of("note_id"), "title": "title", "body": text_of("content"),
@@ -228,14 +240,15 @@ ADAPTERS.update({
         "notes_list": ToolMap("notes_list_notes", {"max_results": _rename("limit"), "tag": ArgBinding(to=None)},
                               defaults={"stored_order": True},
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
-                                                         "created_at": "updated_at"}, wrap="notes", count="total")),
-        "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE),
+                                                         "created_at": "updated_at"}, wrap="notes", count="total"),
+                              stored=True, listed=("note_id", "title", "created_at", "participants", "duration_minutes")),
+        "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE, stored=True),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
                                result=ResultShape(fields={"note_id": "record.note", "recipients": "record.recipients",
                                                           "timestamp": "record.at"}, wrap="record",
                                                   beside={"status": "shared"})),
-    }),
+    }, key="note_id"),
 })
 
 
@@ -247,7 +260,8 @@ _EVENT = ResultShape(fields={"event_id": "shown_id", "title": "title", "start_ti
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
                              "description": "description", "status": "status"})
 # an event written (created, deleted): the op's `event`, without its status (the answer's status is the write's)
-_EVENT_WRITTEN = ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items() if k != "status"})
+_EVENT_WRITTEN = ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items() if k != "status"},
+                             record_id="event.id")
 def _fixture_time(value: Any) -> datetime | None:
     """A fixture time as Claw-Eval's services read it (`fromisoformat`, `Z` as UTC); None when it reads as none
     or as a time without an offset (the services cannot compare it with their clock)."""
@@ -294,21 +308,25 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # the service lists the events starting in [date, date + days), not those overlapping it
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end"),),
-        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total")),
-    "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT),
+        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total"), stored=True),
+    "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT, stored=True),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
     "calendar_delete_event": ToolMap("calendar_cancel_event", {"event_id": _rename("event_id")},
-                                     defaults={"remove": True}, result=_written(_EVENT_WRITTEN, "event", "deleted")),
+                                     defaults={"remove": True}, result=_written(_EVENT_WRITTEN, "event", "deleted"),
+                                     stored=True),
     "calendar_create_event": ToolMap("calendar_add_event", {
         "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
         "attendees": _rename("attendees"), "location": _rename("location")},
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
-        result=_written(_EVENT_WRITTEN, "event", "created")),
+        # the event the service makes: the call's fields, not recurring
+        result=_written(ResultShape(fields={k: v for k, v in _EVENT_WRITTEN.fields.items()
+                                            if k not in ("organizer", "description")}, const={"recurring": False}),
+                        "event", "created")),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
-                                                           echo={"user": "user"})),
-})
+                                                           echo={"user": "user"}), stored=True),
+}, key="event_id")
 
 
 def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
@@ -338,7 +356,8 @@ ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETC
         "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
         optional=["error"])),  # as the service: a failing fetch says why in `error`, one that answers has none
     "send_notification": ToolMap("web_notify", {"channel": _rename("channel"), "message": _rename("message"),
-                                                "recipients": _rename("recipients")}),
+                                                "recipients": _rename("recipients")},
+                                 result=recorded("record", "sent", "channel", "message", "recipients")),
 })
 
 
@@ -398,10 +417,12 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
         "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
         defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
-        result=_written(_TODO, "task", "created")),
+        # the task the service makes: pending, with no completion or start fields
+        result=_written(ResultShape(fields={k: v for k, v in _TODO.fields.items() if k not in (
+            "done", "completed_at", "started", "status")}, const={"status": "pending"}), "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=_written(_TODO, "task", "deleted", under="task")),
-})
+}, key="task_id")
 
 
 INVENTORY_LOCATION = "main"  # Claw-Eval's products have no stock locations: every item is at this one
@@ -419,8 +440,8 @@ _PRODUCT = ResultShape(fields={
     "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
     "lead_time_days": "lead_time_days", "notes": "notes"})
 _LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
-                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"))
-_GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT)
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"), stored=True)
+_GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT, stored=True)
 # A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
 # `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
 # rates, restock dates, sync state, a shelf location and the like become lines of its notes.
@@ -440,6 +461,6 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
         "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
         defaults={"as_written": True},  # the service records any order: an unknown product, any quantity, no supplier
         result=recorded("order", "created", "product_id", "quantity", "supplier")),  # the order as requested
-})
+}, key="product_id")
 
 ADAPTERS.update(BACKOFFICE)
