@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    asked_fact_unread,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
@@ -318,6 +319,7 @@ MODULES = (
     guard_reaction_chained_state,
     sibling_unchecked,
     part_credit_untouched,
+    asked_fact_unread,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
