@@ -102,6 +102,8 @@ HINTS: dict[str, str] = {
     "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
                       "harmful call",
     "sibling_unchecked": "check every item of a list the task asks for (each ticket, each row), not only some",
+    "asked_unchecked": "check the fact the request asks for (the service, the value, the last runs), not only the "
+                       "answer's other facts",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",

@@ -30,6 +30,7 @@ from coworkenv.checks import MISSING, compare
 from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, ForbiddenRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
+from coworkenv.validate._asked_facts import ASKED_GROUP
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions, slow_early_actions
@@ -133,7 +134,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             errors.append(GateError("mutations", mutation.code, mutation.path,
                                     f"near miss ({mutation.kind}) passes every required check: "
                                     f"{mutation.description}"))
-    errors += _unread_items(probes)
+    errors += _unread_items({g: ms for g, ms in probes.items() if not g.startswith(ASKED_GROUP)})
+    answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
+                and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
+    errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
@@ -176,6 +180,16 @@ def _unread_items(probes: dict[str, list[tuple[Mutation, bool]]]) -> list[GateEr
                                         f"while {read[0].description.split(': ', 1)[-1]} fails one: the checks read "
                                         "the list but not this item"))
     return errors
+
+
+def _unread_asked(probes: dict[str, list[tuple[Mutation, bool]]], answered: set[str]) -> list[GateError]:
+    """An answer without what its request asks for (`_asked_facts.asked_probes`): where no answer at all fails a
+    check, the checks read the answer, so asked facts whose leaving out passes every check are unchecked. Where no
+    answer passes too, `content_unchecked` already names the answer."""
+    return [GateError("mutations", m.code, m.path,
+                      f"near miss ({m.kind}) passes every required check: {m.description}, while no answer fails "
+                      "one: the checks read the answer but none of what the request asks for")
+            for group in probes.values() for m, survived in group if survived and m.path in answered]
 
 
 def _fires(outcome: EpisodeOutcome, targets: tuple[str, ...]) -> bool:

@@ -49,6 +49,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, FieldRef, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._mutation_core import (
@@ -116,6 +117,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
     out += item_probes(spec, writes, tools, CONTENT_ARGS)
+    out += asked_probes(spec, index)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

@@ -18,6 +18,7 @@ from tests.defects import (
     amount_grouping_pinned,
     amount_spelled_pinned,
     any_for_all,
+    asked_fact_unread,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
@@ -326,6 +327,7 @@ MODULES = (
     digit_class_read,
     time_bound_one_sided,
     instant_part_read,
+    asked_fact_unread,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

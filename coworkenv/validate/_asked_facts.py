@@ -1,0 +1,176 @@
+"""The facts of an answer that the user's request asks for, told from the request and the world, not the checks.
+
+A prose answer states more than was asked (`I traced req-7f3a91: svc-payments logged ... at 08:15:31 ... opened
+OPS-102`): a check that reads the answer reads what the request asks, and a check that skips a detail is sound.
+So a fact of the answer counts as asked only where the request names what holds it: a sentence that asks for an
+answer (`Tell me which failing request you traced`, `Tell me when each one last ran`, `Which service caused it?`)
+names a field of a world record the fact is the value of (`request_id`, `last_run`, a config's `values`), or the
+table of the record the fact is the id of (`which service` -> `svc-kyc`, `which P1 tickets` -> `SUP-2204`). A
+record's other fields (the ticket's customer, the log line's time) are not asked by naming the record.
+
+`asked_probes` makes, where a Python check reads the replies (its code may read any part of a text: no scan tells
+which), one near miss per group of asked facts of a turn's answer (the facts one word of the request names: `which
+tickets`) with every fact of the group left out (`text_drop`). The mutation gate (`mutation_gate._unread_asked`)
+names one whose answer passes every check while the answer left out altogether (the `no answer` near miss) fails
+one: the checks read the answer, but none of what the request asks. A group is judged whole: an answer naming the
+records it leaves out beside the one asked for (`I left out tx-4; tx-2, tx-3 are in`) is read through the one, and
+a list read but for some items is `sibling_unchecked`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from coworkenv.env import base_world
+from coworkenv.spec import EnvSpec, ReferenceStep
+from coworkenv.validate._check_reads import parts_read, python_rules
+from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
+from coworkenv.validate.entities import EntityIndex
+from coworkenv.world import World
+
+ASKED_GROUP = "asked "  # a probe's group: this, then the path of the answer it leaves a fact out of
+# A sentence that asks for an answer: a request to be told, or a question.
+_ASK = re.compile(r"\b(?:tell me|tell us|let me know|report back|list what|list which|answer me|confirm to me)\b|"
+                  r"^\s*(?:also\s+)?(?:what|which|who|when|where|how many|how much)\b[^?]*\?", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_WORD = re.compile(r"[a-z]+")
+# Words of field and table names that name no fact of their own (every record has an id, a name, a status).
+_GENERIC = frozenset({"id", "ids", "name", "title", "text", "content", "body", "status", "type", "kind", "at", "by",
+                      "of", "to", "in", "on", "is", "s", "ms", "url", "key", "data", "info", "note", "notes", "app",
+                      "line", "lines", "item", "items", "record", "records", "entry", "entries", "list", "lists",
+                      "message", "messages", "file", "files", "mail", "mails", "event", "events", "user", "users",
+                      "people", "person", "time", "date", "created", "updated"})
+_IRREGULAR = {"ran": "run", "ran.": "run", "went": "go", "sent": "send", "paid": "pay", "held": "hold",
+              "people": "person", "began": "begin", "took": "take", "made": "make", "found": "find"}
+# A word of an answer, its punctuation aside (`svc-kyc:` is `svc-kyc`, `2026-11-15T19:21:30Z).` the time).
+_TOKEN = re.compile(r"[\w@#+/$€£%'’-](?:[\w.@#:+/$€£%'’-]*[\w@#/%$€£])?")
+_MAX_WORDS = 4
+_MAX_GROUPS = 4  # groups of asked facts probed per answer (each probe is one more episode)
+
+
+def _stem(word: str) -> str:
+    """A word's singular (`services` -> `service`, `entries` -> `entry`, `statuses` -> `status`, `ran` -> `run`)."""
+    word = _IRREGULAR.get(word, word)
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and re.search(r"(?:ss|x|ch|sh|us)es$", word):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us")):
+        return word[:-1]
+    return word
+
+
+def asked_words(request: str) -> set[str]:
+    """The stems of the words of the request's sentences that ask for an answer (empty when none asks)."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.findall(request):
+        if _ASK.search(sentence):
+            out |= {_stem(w) for w in _WORD.findall(sentence.lower())}
+    return out
+
+
+def _name_words(name: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(name.lower()) if w not in _GENERIC and len(w) >= 3} - {
+        _stem(g) for g in _GENERIC}
+
+
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v, path)
+    else:
+        yield path, value
+
+
+def holders(world: World, *runs: Mapping[tuple[str, str, str], Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Each field value (lower case) -> the words naming what holds it: the field's path, and for a record's id
+    the table's name; of the records of `world` and of those a run changed or made (`runs`: (app, table, id) ->
+    the record's fields as the run left it)."""
+    out: dict[str, set[str]] = {}
+
+    def add(table: str, fields: Mapping[str, Any]) -> None:
+        for path, v in _leaves(fields):
+            if isinstance(v, bool) or not isinstance(v, str | int | float) or str(v) == "":
+                continue
+            words = _name_words(table) if path == "id" else _name_words(path)
+            if words:
+                out.setdefault(str(v).lower(), set()).update(words)
+    for table in world.tables():
+        for rec in table:
+            add(table.name, rec.model_dump(mode="json"))
+    for run in runs:
+        for (_, table_name, _), fields in run.items():
+            add(table_name, fields)
+    return out
+
+
+def answer_facts(text: str, holders: dict[str, set[str]]) -> list[str]:
+    """The world values an answer states, each once, in order: a token or up to four words (`svc-kyc`, `900`,
+    `Olga Mwangi`), the longest where they overlap."""
+    tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    found: list[tuple[int, int]] = []
+    for i in range(len(tokens)):
+        for n in range(min(_MAX_WORDS, len(tokens) - i), 0, -1):
+            a, b = tokens[i][0], tokens[i + n - 1][1]
+            if text[a:b].lower() in holders and not any(x <= a and b <= y for x, y in found):
+                found.append((a, b))
+                break
+    seen: dict[str, str] = {}
+    for a, b in sorted(found):
+        seen.setdefault(text[a:b].lower(), text[a:b])
+    return list(seen.values())
+
+
+def asked_facts(text: str, request: str, holders: dict[str, set[str]]) -> list[list[str]]:
+    """The facts of `text` that `request` asks for (see the module docstring), none the request itself states,
+    grouped by what the request names of them (`which tickets`: every ticket id of the answer, one group)."""
+    words = asked_words(request)
+    groups: list[tuple[set[str], list[str]]] = []
+    for fact in answer_facts(text, holders) if words else []:
+        named = holders[fact.lower()] & words
+        if not named or re.search(rf"(?<![\w-]){re.escape(fact)}(?![\w-])", request, re.IGNORECASE):
+            continue
+        joined = [i for i, g in enumerate(groups) if g[0] & named]  # in the order the answer states them
+        merged = (named.union(*(groups[i][0] for i in joined)), [f for i in joined for f in groups[i][1]] + [fact])
+        for i in reversed(joined[1:]):
+            del groups[i]
+        if joined:
+            groups[joined[0]] = merged
+        else:
+            groups.append(merged)
+    return [facts for _, facts in groups]
+
+
+def _dropped(text: str, fact: str) -> str:
+    return re.sub(rf"(?<![\w-]){re.escape(fact)}(?![\w-])", "", text, flags=re.IGNORECASE)
+
+
+def asked_probes(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
+    """Where a Python check reads the replies: each turn's answer with one fact its request asks for left out
+    (`index`: the reference's run, for the records it changed or made)."""
+    if not any("messages" in parts_read(r.code, r.entrypoint) for c in spec.checks for r in python_rules(c.rule)):
+        return []
+    held: dict[str, set[str]] | None = None
+    out: list[Mutation] = []
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if not says or t >= len(spec.turns) or not reply_is_content(spec, t):
+            continue
+        s = says[-1]
+        text = turn.steps[s].say or ""
+        if held is None:
+            held = holders(base_world(spec), index.changed, index.created)
+        for facts in asked_facts(text, spec.turns[t].content, held)[:_MAX_GROUPS]:
+            without = text
+            for fact in facts:
+                without = _dropped(without, fact)
+            out.append(Mutation("text_drop", f"reference[{t}].steps[{s}].say",
+                                f"turn {t}: the answer without {', '.join(map(repr, facts))} (what the request asks "
+                                "for)", replaced(spec.reference, t, s, ReferenceStep(say=without)),
+                                code="asked_unchecked", group=ASKED_GROUP + f"reference[{t}].steps[{s}].say"))
+    return out
