@@ -1,10 +1,11 @@
-"""The zone replay's reading of a time labelled by an abbreviation or a fixed UTC offset (`_user_zones.in_zone`)."""
+"""The zone replay's reading of a time labelled by an abbreviation or a fixed UTC offset, and of a time range
+(`_user_zones.in_zone`, `in_season`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from coworkenv.validate._user_zones import in_zone
+from coworkenv.validate._user_zones import in_season, in_zone
 from coworkenv.world import parse_time
 
 _AT = {parse_time("2026-04-15T14:00:00Z")}
@@ -36,3 +37,53 @@ def test_a_labelled_time_is_rewritten_with_its_label(text: str, asked: str, want
 ])
 def test_nothing_to_rewrite(text: str, asked: str) -> None:
     assert in_zone(text, asked, _AT, None, "Europe/Berlin", _ZONES) is None
+
+
+_START = {parse_time("2026-04-15T14:00:00Z")}  # only the start is a known instant: the end moves with it
+
+
+@pytest.mark.parametrize(("text", "asked", "want"), [
+    # every time of a range moved together, the label after its end rewritten once
+    ("Booked 14:00-15:00 UTC.", "Europe/Berlin", "Booked 16:00-17:00 Berlin time."),
+    ("Booked 14:00\u201315:30 UTC.", "Europe/Berlin", "Booked 16:00\u201317:30 Berlin time."),
+    ("Booked 14:00 to 15:00 UTC.", "Europe/Berlin", "Booked 16:00 to 17:00 Berlin time."),
+    ("Booked from 10:00 until 11:30 EDT.", "UTC", "Booked from 14:00 until 15:30 UTC."),
+    ("Booked between 10 and 11am EDT.", "UTC", "Booked between 14:00 and 15:00 UTC."),
+    ("Booked 2-3pm UTC.", "Europe/Berlin", "Booked 16:00-17:00 Berlin time."),
+    ("Booked 10am-11am EDT.", "UTC", "Booked 14:00-15:00 UTC."),
+    ("Booked 7-8am EDT.", "Asia/Dubai", None),  # 11:00-12:00 UTC: no known instant
+    ("Booked 16:00-17:00 UTC+2.", "UTC", "Booked 14:00-15:00 UTC."),
+    ("Booked 16:00 - 17:00 (GMT+02:00).", "UTC", "Booked 14:00 - 15:00 (UTC)."),
+    ("Booked 23:00-00:00 Berlin time.", "UTC", None),  # 21:00 UTC: no known instant
+    # a bare offset read as that offset, not in the default zones
+    ("Booked 16:00 +02:00.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 19:30 (+0530).", "UTC", "Booked 14:00 (UTC)."),
+    ("Booked 10:00 -04:00.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 16:00-17:00 +02:00.", "America/New_York", "Booked 10:00-11:00 New York time."),
+    ("Booked 15:00 +01:00.", "UTC", "Booked 14:00 UTC."),  # not 15:00 read as UTC's
+    ("Booked 16:00 +03:00.", "UTC", None),  # 13:00 UTC: no known instant
+    ("Booked 13:00 -14:00 UTC.", "Europe/Berlin", "Booked 15:00 -16:00 Berlin time."),  # a range: 13:00 at
+    # -14:00 is no known instant
+])
+def test_a_range_moves_together(text: str, asked: str, want: str | None) -> None:
+    known = _START | {parse_time("2026-04-15T15:00:00Z")} if "15:00 +01:00" in text else _START
+    assert in_zone(text, asked, known, None, "America/New_York", _ZONES) == want
+
+
+def test_a_range_crossing_midnight_ends_the_next_day() -> None:
+    at = {parse_time("2026-04-15T23:30:00Z")}
+    assert in_zone("Booked 23:30-00:30 UTC.", "Europe/Berlin", at, None, "UTC", _ZONES) == \
+        "Booked 01:30-02:30 Berlin time."
+
+
+def test_a_range_already_stated_in_the_zone_asked() -> None:
+    assert in_zone("Booked 14:00-15:00 UTC (16:00-17:00 CEST).", "Europe/Berlin", _START, None, "UTC", _ZONES) is None
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Booked from 15:00 until 16:00 Berlin.", "Booked from 16:00 until 17:00 Berlin."),
+    ("Booked 15:00-16:00 Berlin.", "Booked 16:00-17:00 Berlin."),  # not 16:00-16:00: the end read with the start
+    ("Booked 16:00-17:00 Berlin.", None),
+])
+def test_a_range_in_the_other_season_moves_together(text: str, want: str | None) -> None:
+    assert in_season(text, {parse_time("2026-09-15T14:00:00Z")}, None, _ZONES) == want

@@ -35,7 +35,7 @@ from datetime import datetime
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
-from coworkenv.validate._user_formats import ZONE_AFTER, UserFormatted, mentions
+from coworkenv.validate._user_formats import ZONE_AFTER, UserFormatted, When, mentions
 from coworkenv.validate.mutations import is_write
 from coworkenv.world import World, parse_time
 from coworkenv.world._time import zone
@@ -136,36 +136,43 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
         if _render(instant, asked)[2] == offset or m.group(0) in said:
             stated_in_asked.add(instant)
         found.append((m.start(), m.end(), instant, None))
-    for when in mentions(text):
-        if when.kind != "time":
-            continue
-        hm = when.values[0][1:]
-        fixed = _OFFSET.match(text, when.end)
-        if fixed is not None:  # "16:00 UTC+2", "(GMT+02:00)": the time at that offset, whatever the zone
+    for group in _ranges(text):
+        hms = [w.values[0][1:] for w in group]
+        if len(group) > 1 and (b := _bare_offset(text, group[-2].end, hms[:-1], instants)) and b.end() >= group[-1].end:
+            group, hms = group[:-1], hms[:-1]  # "10:00 -04:00": an offset, not the range 10:00-04:00
+        last = group[-1].end  # a range's label follows its last time: "14:00-15:00 UTC", "from 9 until 10:30 CET"
+        fixed = _OFFSET.match(text, last) or _bare_offset(text, last, hms, instants)
+        if fixed is not None:  # "16:00 UTC+2", "(GMT+02:00)", "16:00 +02:00": the time at that offset, whatever the zone
             shift = _offset(fixed)
-            at = next((i for i in sorted(instants) if divmod((i + shift) % 86400 // 60, 60) == hm), None)
-            if at is None:
+            anchor = next(((k, i) for k, hm in enumerate(hms) for i in sorted(instants)
+                           if divmod((i + shift) % 86400 // 60, 60) == hm), None)
+            if anchor is None:
                 continue
-            if _render(at, asked)[:2] == hm:
-                stated_in_asked.add(at)
-            found.append((when.start, when.end, at, (fixed.start("l"), fixed.end("l"))))
+            moved = _together(hms, *anchor)
+            if _render(moved[anchor[0]], asked)[:2] == hms[anchor[0]]:
+                stated_in_asked.update(moved)
+            found += [(w.start, w.end, i, None) for w, i in zip(group, moved, strict=True)]
+            found[-1] = (*found[-1][:3], (fixed.start("l"), fixed.end("l")))
             continue
-        lab = label.match(text, when.end)
+        lab = label.match(text, last)
         span = (lab.start("l"), lab.end("l")) if lab else None
         tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else
-                 _abbreviated(text, when.end, instants, zones) or ["UTC", recipient, user])
-        hit = next(((z, i) for z in tried if z for i in sorted(instants) if _render(i, z)[:2] == hm), None)
+                 _abbreviated(text, last, instants, zones) or ["UTC", recipient, user])
+        hit = next(((z, k, i) for z in tried if z for k, hm in enumerate(hms) for i in sorted(instants)
+                    if _render(i, z)[:2] == hm), None)
         if hit is None:
             continue
-        if hit[0] == asked or _render(hit[1], asked)[:2] == hm:
-            stated_in_asked.add(hit[1])
-        if span is None and not lab and (abbr := ZONE_AFTER.match(text, when.end)) is not None:
+        moved = _together(hms, hit[1], hit[2])
+        if hit[0] == asked or _render(hit[2], asked)[:2] == hms[hit[1]]:
+            stated_in_asked.update(moved)
+        if span is None and not lab and (abbr := ZONE_AFTER.match(text, last)) is not None:
             word = re.search(r"[A-Za-z]{2,5}", abbr.group(0))  # "10:00 EDT": the abbreviation goes with the time
             span = (abbr.start() + word.start(), abbr.start() + word.end()) if word else None
-        found.append((when.start, when.end, hit[1], span))
+        found += [(w.start, w.end, i, None) for w, i in zip(group, moved, strict=True)]
+        found[-1] = (*found[-1][:3], span)
     edits: dict[tuple[int, int], str] = {}
     for start, end, instant, span in found:
-        if instant in stated_in_asked:
+        if instant in stated_in_asked:  # (a range's times are all stated there, or none)
             continue
         hour, minute, _ = _render(instant, asked)
         if text[start:end][:4].isdigit() and "T" in text[start:end]:
@@ -197,6 +204,71 @@ def _offset(m: re.Match[str]) -> int:
     """The seconds a fixed offset (`_OFFSET`) adds to UTC."""
     seconds = int(m.group("h")) * 3600 + int(m.group("m") or 0) * 60
     return -seconds if m.group("sign") in "-\u2212" else seconds
+
+
+# A fixed offset after a time without "UTC": "16:00 +02:00", "(+0530)", "11:00 -03:00" (two-digit hours and minutes).
+_BARE_OFFSET = re.compile(r"\s*\(?(?P<l>(?P<sign>[+\-\u2212])(?P<h>1[0-4]|0\d):?(?P<m>[0-5]\d))(?![\d:])\)?")
+# What joins a range's times: a dash, "to", "until", "till", "through", "and" (after "between").
+_JOINT = re.compile(r"\s*(?:[-\u2013\u2014]|(?:to|until|till|through|thru|and)\b)\s*", re.IGNORECASE)
+# A range of 12-hour times whose start shares the end's meridiem: "2-3pm", "9:30-10am", "11 to 1 p.m.", "10am-11am".
+_MERIDIEM_RANGE = re.compile(
+    r"(?<![\w:.])(?P<h1>1[0-2]|0?[1-9])(?:[:.](?P<m1>[0-5]\d))?\s?(?P<ap1>[ap]\.?m\b\.?)?"
+    r"(?P<joint>\s*[-\u2013\u2014]\s*|\s+(?:to|until|till|and)\s+)"
+    r"(?P<h2>1[0-2]|0?[1-9])(?:[:.](?P<m2>[0-5]\d))?\s?(?P<ap2>[ap])(?:m\b|\.m\.)", re.IGNORECASE)
+
+
+def _bare_offset(text: str, end: int, hms: list[tuple[int, int]], instants: set[int]) -> re.Match[str] | None:
+    """A bare offset after a time ("16:00 +02:00"); one written with a minus ("11:00 -03:00", which also reads as a
+    range's end) only where some time of the range at that offset is a known instant."""
+    m = _BARE_OFFSET.match(text, end)
+    if m is None or m.group("sign") == "+":
+        return m
+    shift = _offset(m)
+    return m if any(divmod((i + shift) % 86400 // 60, 60) in hms for i in instants) else None
+
+
+def _together(hms: list[tuple[int, int]], k: int, instant: int) -> list[int]:
+    """The instants of a range's times when its `k`-th time is `instant`: each later one after it (a range that
+    crosses midnight ends the next day), each earlier one before it."""
+    minutes = [h * 60 + m for h, m in hms]
+    return [instant + ((m - minutes[k]) % 1440 if j >= k else -((minutes[k] - m) % 1440)) * 60
+            for j, m in enumerate(minutes)]
+
+
+def _meridiem_ranges(text: str) -> list[When]:
+    """The times of each 12-hour range whose start takes the end's meridiem ("2-3pm": 14:00 and 15:00; "11-1pm":
+    11:00 and 13:00), which `mentions` reads only in part."""
+    out = []
+    for m in _MERIDIEM_RANGE.finditer(text):
+        pm = m.group("ap2").lower() == "p"
+        end = int(m.group("h2")) % 12 * 60 + int(m.group("m2") or 0) + (720 if pm else 0)
+        first = m.group("ap1")
+        start = int(m.group("h1")) % 12 * 60 + int(m.group("m1") or 0)
+        if first is not None:
+            start += 720 if first[0].lower() == "p" else 0
+        elif start + (720 if pm else 0) <= end:
+            start += 720 if pm else 0
+        cut = m.start("joint")
+        out += [When("time", ((None, *divmod(start, 60)),), text[m.start():cut], m.start(), cut),
+                When("time", ((None, *divmod(end, 60)),), text[m.end("joint"):m.end()], m.end("joint"), m.end())]
+    return out
+
+
+def _ranges(text: str) -> list[list[When]]:
+    """The clock times of `text`, those of one range ("14:00-15:00", "2-3pm", "from 9:00 until 10:30", "between 9 and
+    10am") grouped together, in order."""
+    extra = _meridiem_ranges(text)
+    times = sorted([w for w in mentions(text) if w.kind == "time"
+                    and not any(w.start < e.end and e.start < w.end for e in extra)] + extra, key=lambda w: w.start)
+    groups: list[list[When]] = []
+    for w in times:
+        joint = _JOINT.fullmatch(text, groups[-1][-1].end, w.start) if groups else None
+        if joint is not None and (joint.group(0).strip().lower() != "and" or
+                                  re.search(r"\bbetween\s*$", text[:groups[-1][0].start], re.IGNORECASE)):
+            groups[-1].append(w)
+        else:
+            groups.append([w])
+    return groups
 
 
 # The Americas' generic abbreviations, whichever the season.
@@ -236,19 +308,21 @@ def in_season(text: str, instants: set[int], recipient: str | None, zones: set[s
     winter: the writer's fixed offset), written as the zone reads it then; None where nothing changes."""
     label = _label(zones)
     edits: dict[tuple[int, int], str] = {}
-    for when in mentions(text):
-        lab = label.match(text, when.end) if when.kind == "time" else None
+    for group in _ranges(text):
+        lab = label.match(text, group[-1].end)  # a range's label, after its last time, is each of its times'
         named = _label_zone(lab.group("l"), recipient, zones) if lab else None
         if named is None or named == "UTC":
             continue
-        hm = when.values[0][1:]
-        if any(_render(i, named)[:2] == hm for i in instants):
-            continue
-        for i in sorted(instants):
-            other = _other_season(i, named)
-            if other is not None and divmod(((i + other) % 86400) // 60, 60) == hm:
-                hour, minute, _ = _render(i, named)
-                edits[(when.start, when.end)] = f"{hour:02d}:{minute:02d}"
+        hms = [w.values[0][1:] for w in group]
+        for k, hm in enumerate(hms):  # the first time of the range that names an instant, in this season or the other
+            if any(_render(i, named)[:2] == hm for i in instants):
+                break
+            at = next((i for i in sorted(instants) if (other := _other_season(i, named)) is not None
+                       and divmod(((i + other) % 86400) // 60, 60) == hm), None)
+            if at is not None:  # the range's every time moved with it
+                for w, i in zip(group, _together(hms, k, at), strict=True):
+                    hour, minute, _ = _render(i, named)
+                    edits[(w.start, w.end)] = f"{hour:02d}:{minute:02d}"
                 break
     if not edits:
         return None

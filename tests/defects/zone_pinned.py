@@ -247,3 +247,141 @@ DEFECTS += [
     for name, cap, seed in (("booking-1", "schedule_meeting_timezones", 1), ("booking-2", "schedule_meeting_timezones", 2),
                             ("review-2", "adapt_announced_change", 2), ("review-3", "adapt_announced_change", 3))
 ]
+
+
+# -- a time range, or a time labelled by a bare offset, in another zone than asked (defects66): the replay moved a
+# range's start without its end ("13:30-14:00 UTC+4" became "13:30-10:00 UTC"), read "2-3pm" not at all, and placed
+# "15:00 +05:30" in the default zones instead of at its offset, so a check pinning the wrong zone's clock passed it ----
+def _booked_range(spec: Spec) -> tuple[str, str, str, str]:
+    """(start, end, user's zone, title) of the meeting the reference books."""
+    args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
+    return args["start"], args["end"], zone_of(spec, spec["user"]), args["title"]
+
+
+def _mail_offset_range(form: str, twin: bool) -> Any:
+    """The booking mail (asked in UTC) gives the meeting's range in the user's clock labelled by the user's offset;
+    the check wants the user's start, or (the twin) that range or the UTC range without the offset."""
+    def edit(spec: Spec) -> None:
+        start, end, user, _ = _booked_range(spec)
+        mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+        utc = _hhmm(start, "UTC")
+        if f"{utc} UTC" not in mail["body"]:
+            raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
+        written = form.format(s=_hhmm(start, user), e=_hhmm(end, user), off=_offset_label(start, user, "{sign}{h}"))
+        mail["body"] = mail["body"].replace(f"{utc} UTC", written)
+        for w in check(spec, "attendees-mailed")["rule"]["where"]:
+            if w["field"] == "body":
+                w.update({"op": "matches", "value": f"(?i){re.escape(written)}|\\b{utc}\\b\\D{{1,9}}"
+                          f"\\b{_hhmm(end, 'UTC')}\\b(?!\\s*\\(?(?:UTC|GMT)\\s*[+\\-\\u2212])"} if twin
+                         else {"value": _hhmm(start, user)})
+    return edit
+
+
+def _utc_range_mail(spec: Spec) -> list[dict[str, Any]]:
+    """The booking mail as asked: the range in UTC."""
+    ref = reference(spec)
+    start, end, _, _ = _booked_range(spec)
+    mail = _steps({"reference": ref, "capability": spec["capability"]}, "mail_send")[-1]["call"]["arguments"]
+    mail["body"] = re.sub(r"booked for .*? \(", f"booked for {_hhmm(start, 'UTC')}-{_hhmm(end, 'UTC')} UTC (",
+                          mail["body"])
+    return ref
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-mail-offset-range-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for mailing the meeting's time in UTC as the user asked: the check wants the user's clock, "
+           f"written as a range labelled by the user's offset ('{form}')", breaks=_mail_offset_range(form, False),
+           fix=_mail_offset_range(form, True), witness=_utc_range_mail, witness_kind="honest")
+    for seed, form in ((1, "{s}-{e} UTC{off}"), (2, "{s} - {e} (GMT{off})"), (3, "{s}-{e} GMT{off}"),
+                       (4, "{s}-{e} (UTC{off})"), (8, "{s} - {e} UTC{off}"), (11, "{s}-{e} GMT{off}"))
+]
+
+
+def _mail_attendee_offset(form: str) -> Any:
+    """The booking mail (asked in UTC) gives the start in the first attendee's clock whose offset is neither UTC's
+    nor the user's, labelled by that bare offset ("15:00 +05:30"); the check wants that clock."""
+    def breaks(spec: Spec) -> None:
+        start, _, user, _ = _booked_range(spec)
+        args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
+        mine = _hhmm(start, user)
+        theirs = next((z for z in (zone_of(spec, a) for a in args["attendees"])
+                       if _hhmm(start, z) not in (mine, _hhmm(start, "UTC"))), None)
+        if theirs is None:
+            raise CorpusError(f"{spec['capability']}: every attendee reads the start as the user or UTC does")
+        off = datetime.fromisoformat(start).astimezone(ZoneInfo(theirs)).strftime("%z")
+        mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+        utc = _hhmm(start, "UTC")
+        mail["body"] = mail["body"].replace(f"{utc} UTC", form.format(t=_hhmm(start, theirs), sign=off[0],
+                                                                       hh=off[1:3], mm=off[3:]))
+        for w in check(spec, "attendees-mailed")["rule"]["where"]:
+            if w["field"] == "body":
+                w["value"] = _hhmm(start, theirs)
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-mail-bare-offset-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for mailing the start time in UTC as the user asked: the check wants an attendee's clock, "
+           f"labelled by a bare UTC offset ('{form}')", breaks=_mail_attendee_offset(form),
+           witness=_honest_utc_mail, witness_kind="honest")
+    for seed, form in ((1, "{t} {sign}{hh}:{mm}"), (2, "{t} ({sign}{hh}:{mm})"), (3, "{t} {sign}{hh}{mm}"),
+                       (4, "{t} {sign}{hh}:{mm}"), (8, "{t} ({sign}{hh}{mm})"), (11, "{t} {sign}{hh}:{mm}"))
+]
+
+
+def _dm_offset_range(form: str) -> Any:
+    """The DM (asked in the colleague's zone) gives the new range in the user's clock labelled by the user's
+    offset; the check wants the user's start."""
+    def breaks(spec: Spec) -> None:
+        dm, theirs, mine, _ = _moved(spec)
+        ev = _steps(spec, "calendar_update_event")[-1]["call"]["arguments"]
+        user = zone_of(spec, spec["user"])
+        if f"{theirs} your time" not in dm["text"]:
+            raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
+        dm["text"] = dm["text"].replace(f"{theirs} your time", form.format(
+            s=mine, e=_hhmm(ev["end"], user), off=_offset_label(ev["start"], user, "{sign}{h}")))
+        for w in check(spec, "mate-told")["rule"]["where"]:
+            if w["field"] == "text":
+                w["value"] = mine
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"moved-dm-offset-range-{seed}", f"synth:reschedule_conflict@{seed}",
+           f"is failed for telling the colleague the new time in their own zone, as asked: the check wants the user's "
+           f"clock, written as a range labelled by the user's offset ('{form}')", breaks=_dm_offset_range(form),
+           witness=reference, witness_kind="honest")
+    for seed, form in ((3, "{s}-{e} UTC{off}"), (7, "{s}-{e} (GMT{off})"), (9, "{s} - {e} UTC{off}"))
+]
+
+
+def _twelve(iso: str, tz: str) -> tuple[str, str]:
+    """("3" or "3:45", "am"/"pm") of the time in the zone."""
+    t = datetime.fromisoformat(iso).astimezone(ZoneInfo(tz))
+    return f"{t.hour % 12 or 12}" + (f":{t.minute:02d}" if t.minute else ""), "pm" if t.hour >= 12 else "am"
+
+
+def _reply_meridiem_range(joint: str) -> Any:
+    """The reply (asked without a zone: the user's own) gives the meeting's range in UTC, 12-hour with one meridiem
+    ("7-8am UTC", "between 3 and 3:45pm UTC"); the check wants that range."""
+    def breaks(spec: Spec) -> None:
+        start, end, _, title = _booked_range(spec)
+        (s, sp), (e, ep) = _twelve(start, "UTC"), _twelve(end, "UTC")
+        if sp != ep:
+            raise CorpusError(f"{spec['capability']}: the meeting spans noon")
+        written = joint.format(s=s, e=e) + f"{ep} UTC"
+        for turn in spec["reference"]:
+            for st in turn["steps"]:
+                if st.get("say"):
+                    st["say"] = f"Booked '{title}' for {written}, the earliest slot free for everyone."
+        check(spec, "reply-states-time")["rule"]["any_of"] = [written.removesuffix(" UTC")]
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-reply-meridiem-range-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for telling the user the time in their own zone: the check wants the UTC range, written "
+           f"'{joint}' with one meridiem", breaks=_reply_meridiem_range(joint), witness=_honest_local_reply,
+           witness_kind="honest")
+    for seed, joint in ((2, "{s}-{e}"), (3, "{s}-{e}"))
+]
