@@ -9,8 +9,9 @@
 # the main thread's own descriptor (`threading.get_ident()`) its `list` link leads into ld.so's data, ld.so's first page
 # holds its ELF header, the vDSO lies just below it and its data pages below that. The clock id keeps 29 bits of
 # the word (glibc shifts the id left by 3 in an int), enough for the uptime's seconds. Only a run with a time namespace
-# has anything to hide there; elsewhere the data page reads what `time.monotonic()` answers anyway. A fresh `time`
-# module (`_imp.create_builtin`, `importlib.reload`) is tried too.
+# has anything to hide there; elsewhere (its clock past 60 s) `time.monotonic()` answers the uptime itself and the
+# snippet stops before the walk (a kernel whose data pages lie elsewhere would fault it). A fresh `time` module
+# (`_imp.create_builtin`, `importlib.reload`) is tried too.
 import _imp
 import importlib
 import importlib.machinery
@@ -94,6 +95,8 @@ def uptime(clockid):
 
 
 def check(**p):
+    if time.monotonic() > 60:  # no time namespace: the clock shows the uptime itself, and the walk would find it there
+        return 1
     seen = []
     modules = [time]
     try:
