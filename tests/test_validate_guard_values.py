@@ -53,6 +53,8 @@ def test_not_near(value: str, ident: str) -> None:
     ({"tool": "services_deploy", "where": [{"field": "service", "op": "matches", "value": "^svc-"}]}, False),
     ({"tool": "services_deploy", "where": [{"field": "service", "op": "matches", "value": "^svc_pay"}]}, True),
     ({"tool": "services_deploy", "args": {}}, False),  # a wildcard guard
+    # an address may be new (a mail to anyone): a pattern on it names no record
+    ({"tool": "mail_send", "where": [{"field": "to", "op": "matches", "value": "@competitor\\.test$"}]}, False),
     ({"tool": "services_deploy", "args": {"service": "svc-gateway"}}, False),  # another real service
     ({"tool": "mail_send", "args": {"subject": "Checkout incident update"}}, False),  # free text
     ({"tool": "services_deploy", "args": {"service": "svc-payments", "version": "2026-03-02T09:00:00Z"}}, False),

@@ -19,8 +19,8 @@ that none of these holds (case aside where the matcher folds case: a call's `arg
 of one an identifier holds (`_near`): a prefix of it (cut short), it with a tail (`svc-search-prod`), the same
 letters and digits with other separators or case, one or two letters off, or the same shape with other digits (an id
 of a record that does not exist: `evt-1014`, `task-9`). A value near nothing (free text: a subject, a body) is not
-judged. A `matches` condition on an identifier argument (an id, a service, a path, a flag, an address) that matches
-none of the world's values is named too.
+judged. A `matches` condition on an argument a tool takes only as an existing record (an id, a service, a flag, a
+person, a channel, an attachment) that matches none of the world's values is named too.
 """
 
 from __future__ import annotations
@@ -49,10 +49,10 @@ from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._held_values import map_keys
 from coworkenv.world import World
 
-# Arguments whose values name a record (or a part of one) the world holds: ids, keys, services, paths, flags,
-# addresses. A pattern on one of these must match something the world has.
-_IDENT_ARG = re.compile(r"(?:^|_)(?:ids?|keys?|service|flag|path|paths|to|cc|bcc|person|people|channel|attachments|"
-                        r"recipients|attendees|user|folder|url|version|location)$")
+# Arguments a tool takes only as a record the world holds (an id, a key, a service, a flag, a person, a channel, an
+# attachment): a pattern on one must match something the world has. An address, a path or a URL may name something
+# new (a mail to anyone, a file made), so a pattern on it is not judged.
+_IDENT_ARG = re.compile(r"(?:^|_)(?:ids?|keys?|service|flag|person|channel|attachments)$")
 _TOKEN = re.compile(r"[\w.@#/+:~-]+")
 _EXACT_OPS = ("equals", "in")
 _NAMED = re.compile(r"\w[\d@/._-]|\d")
