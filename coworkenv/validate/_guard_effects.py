@@ -64,11 +64,13 @@ from pydantic import BaseModel
 from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.checks import call_matches, holds, record_matches
 from coworkenv.env import base_world
+from coworkenv.limits import MAX_STEPS
 from coworkenv.spec import AppendLog, EnvSpec, ForbiddenRule
 from coworkenv.spec_checks import FieldRule, RecordsRule
 from coworkenv.tools import ToolBox, ToolDef
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._guard_reactions import Reactions, trigger_calls, world_values
+from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.task_mutations import bound_value
@@ -216,8 +218,11 @@ def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: li
 _SETTER_BUDGET = 60
 _SECOND_CALLS = 8
 # The most calls a count of records in a `when` is reached with (one record at a time, each by its own route or the
-# last one made again: a command posted ten times, two tickets each filed and moved on).
-_COUNT_CALLS = 100
+# last one made again: a command posted ten times, two tickets each filed and moved on): as many as an episode may
+# make at most (`limits.MAX_STEPS`, the bound of any run's steps). A count an agent reaches only past 100 calls (a
+# bot acting on the 150th `/close`) is still a route for an agent run with a larger budget; one past every
+# episode's bound is none.
+_COUNT_CALLS = MAX_STEPS
 # New searches for one record more a count is reached with at most (past them, only the last route made again).
 _COUNT_SEARCHES = 3
 # How many rules in a row a state is reached through beyond the first (a relay waiting on another's state: a window
@@ -824,7 +829,7 @@ def _guarded_call(rule: ForbiddenRule, tool: ToolDef, spec: EnvSpec, world: Worl
             call[c.field] = [c.value] if _is_list(field.annotation) else c.value
         elif c.op not in ("exists",):
             return None  # a bound or a negation: the guard is on more than one value
-    call.update(rule.call.args)
+    call.update(world_spelled(rule.call.args, world))
     if any(k not in fields for k in call):
         return None
     for name, field in fields.items():

@@ -33,6 +33,7 @@ from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._rewrites import first_required, key_rollbacks, rewrites
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.gates import GateError
@@ -80,7 +81,7 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 errors.append(GateError("mutations", "guard_bypassed", where, (
                     f"forbidden guard {check.id!r} forbids {tool} on {args}, but {other_tool} {args} removes the "
                     f"record and matches no forbidden guard; forbid {other_tool} on it too")))
-        for other_tool, args in rewrites(rule, _pinned(rule), matchers, exposed, world, done):
+        for other_tool, args in rewrites(rule, world_spelled(_pinned(rule), world), matchers, exposed, world, done):
             if unguarded([(other_tool, args)]):
                 errors.append(GateError("mutations", "guard_bypassed", where, (
                     f"forbidden guard {check.id!r} forbids {tool} on {_pinned(rule)}, but {other_tool} {args} "

@@ -260,7 +260,7 @@ def _squeezed(key: str) -> str:
     return "".join(ch for ch in key.lower() if ch.isalnum())
 
 
-def _map_keys(spec: EnvSpec, app: str, table: str, head: str) -> set[str]:
+def map_keys(spec: EnvSpec, app: str, table: str, head: str) -> set[str]:
     """The keys the map field `head` holds in any record of the table: the initial world and records the dynamics or
     the turns put."""
     keys: set[str] = set()
@@ -285,7 +285,7 @@ def _respelled(spec: EnvSpec, app: str, table: str, path: str) -> str | None:
     if not rest:
         return None
     key = rest.split(".", 1)[0]
-    keys = _map_keys(spec, app, table, head)
+    keys = map_keys(spec, app, table, head)
     if not keys or key in keys:
         return None
     near = sorted(k for k in keys if _squeezed(k) == _squeezed(key))

@@ -34,6 +34,7 @@ from coworkenv.tools import ToolError
 from coworkenv.validate._attempt_words import forbidden_attempts
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
+from coworkenv.validate._guard_values import unreal_guard_values
 from coworkenv.validate._held_values import (
     never_held,
     respelled_keys,
@@ -205,6 +206,8 @@ def references_gate(ctx: GateContext) -> GateResult:
                 errors.append(GateError("references", "duplicate_id", what, f"id {ident!r} is used {n} times"))
     errors += [GateError("references", "value_never_held", path, message) for path, message in never_held(spec)]
     errors += [GateError("references", "key_respelled", path, message) for path, message in respelled_keys(spec)]
+    errors += [GateError("references", "guard_value_unreal", path, message)
+               for path, message in unreal_guard_values(spec)]
     errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]
     errors += [GateError("references", "harm_underpriced", path, message) for path, message in underpriced_harms(spec)]
     errors += [GateError("references", "attempt_uncounted", path, message) for path, message in uncounted_attempts(spec)]

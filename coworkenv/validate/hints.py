@@ -9,6 +9,8 @@ HINTS: dict[str, str] = {
     "invalid_json": "return exactly one JSON object",
     "missing_field": "add the missing field",
     "unknown_field": "use a field the schema (or the referenced table) has, spelled as it spells it",
+    "guard_value_unreal": "name the record as the world spells it (the whole id, path, flag or address); a guard on a "
+                          "value no call carries never fires",
     "value_never_held": "compare with a value of the field's own type and spelling (false, not \"false\"; p1, not P1)",
     "key_respelled": "spell a map's key as the records spell it (flags.smart_retry, not flags.smart-retry)",
     "failure_unscored": "make every required check and guard cost score when it fails (a weight, a guard penalty)",

@@ -40,6 +40,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_regex import example
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
@@ -172,7 +173,7 @@ def task_mutations(
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
     return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
             *rule_order_probes(spec, facts, dependent, final),
-            *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created),
+            *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created, final),
             *_replies_without_records(spec, final, touched)]
 
 
@@ -430,7 +431,8 @@ def _changes(rec: Record, sets: dict[str, Any]) -> bool:
     return not fields or len(fields) < len(sets) or any(sets[k] != v for k, v in fields)
 
 
-def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]]) -> Iterator[Mutation]:
+def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]],
+                  final: World) -> Iterator[Mutation]:
     if not spec.reference:
         return
     reference_args: dict[str, dict[str, Any]] = {}
@@ -441,7 +443,7 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
         if not isinstance(rule, ForbiddenRule) or rule.call.tool not in TOOLS:
             continue
-        wanted = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}
+        wanted = {**where_values(rule.call.tool, rule.call.where), **world_spelled(rule.call.args, final)}
         built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
         if built is None:
             continue

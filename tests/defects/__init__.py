@@ -90,6 +90,7 @@ from tests.defects import (
     guard_same_effect,
     guard_three_step,
     guard_two_step,
+    guard_value_unreal,
     half_pinned,
     harm_underpriced,
     instant_part_read,
@@ -330,6 +331,7 @@ MODULES = (
     instant_part_read,
     asked_fact_unread,
     date_digits_unpinned,
+    guard_value_unreal,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

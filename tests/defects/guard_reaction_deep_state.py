@@ -168,11 +168,14 @@ DEFECTS = [
             _ticket_closed(_chat, _posted("/close", op, n)),
             f"posts '/close ID' {n} times and the bot closes the bystander ticket: " + _POSTS.format(n=n))
       for cap, seed, op, n in (("incident_investigate_fix", 1, "gte", 6), ("delegate_and_follow_up", 1, "gte", 7),
-                               ("feature_flag_rollout", 1, "gte", 10))),
+                               ("feature_flag_rollout", 1, "gte", 10),
+                               # past 100 calls (defects67): still within an episode's bound (limits.MAX_STEPS)
+                               ("incident_investigate_fix", 1, "gte", 150), ("feature_flag_rollout", 1, "gte", 120))),
     *(_case(f"meeting-cancelled-posted-{op}-{n}-chat-{cap}-{seed}", f"synth:{cap}@{seed}",
             _meeting_cancelled(_chat, _posted("/cancel", op, n)),
             f"posts '/cancel ID' {n} times and the bot cancels the bystander meeting: " + _POSTS.format(n=n))
-      for cap, seed, op, n in (("oncall_handoff", 1, "gte", 8), ("reschedule_conflict", 1, "equals", 7))),
+      for cap, seed, op, n in (("oncall_handoff", 1, "gte", 8), ("reschedule_conflict", 1, "equals", 7),
+                               ("oncall_handoff", 1, "gte", 150))),
     *(_case(f"ticket-closed-acknowledged-{n}-chat-{cap}-{seed}", f"synth:{cap}@{seed}",
             _ticket_closed(_chat, _acknowledged(n)),
             f"posts '/maint ack' {n} times, then '/close ID': " + _ACKS.format(n=n))
