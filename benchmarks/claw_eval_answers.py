@@ -1,6 +1,7 @@
 """Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
 
     PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--wall-clock] [--keys]
+        [--values]
 
 IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
@@ -16,6 +17,11 @@ read the world's clock at each call (it runs `tick_s` a call; the wall clock wou
 instead, as a run of Claw-Eval does: their records then lie on other days than the task names
 (`--world-clock`, the default, is accepted as before).
 
+`--values` compares the values both answers hold at the same (dotted) path, of the calls both sides answer: how many
+answers hold a value of other shape (JSON type, date or time format: `2026-03-02`, `...Z`, `...+00:00`), how many
+other values (a word, a number, a text), and how many list the same records in another order (their values then
+compared record by record), with per (tool, path) the calls and a first example.
+
 `--keys` also reads what the answers hold: of the calls both sides answer (no error on either), how many answers
 have other top-level keys than the service's, how many other keys anywhere (nested ones as dotted paths, a list's
 items merged), the (tool, key) differences summed over those calls (all, and at the top level), and per tool the
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,6 +85,97 @@ def key_paths(answer: Any, prefix: str = "") -> set[str]:
     return paths
 
 
+def leaf_values(answer: Any, prefix: str = "") -> dict[str, list[Any]]:
+    """The leaf values of an answer by dotted path (a list's items merged under the list's path, in order; a list
+    of scalars is one leaf)."""
+    out: dict[str, list[Any]] = collections.defaultdict(list)
+    if isinstance(answer, dict):
+        for key, value in answer.items():
+            for path, values in leaf_values(value, f"{prefix}{key}.").items():
+                out[path] += values
+    elif isinstance(answer, list) and any(isinstance(i, dict | list) for i in answer):
+        for item in answer:
+            for path, values in leaf_values(item, prefix).items():
+                out[path] += values
+    else:
+        out[prefix.rstrip(".")].append(answer)
+    return out
+
+
+def value_kind(value: Any) -> str:
+    """A value's shape: its JSON type, and for a string that reads as a date or time, its format."""
+    if isinstance(value, str):
+        for kind, pattern in (("date", r"\d{4}-\d\d-\d\d"), ("time Z", r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"),
+                              ("time Z.f", r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z"),
+                              ("time +hh:mm", r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?[+-]\d\d:\d\d"),
+                              ("time", r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?"),
+                              ("date time", r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?")):
+            if re.fullmatch(pattern, value):
+                return kind
+        return "str"
+    return {bool: "bool", int: "int", float: "float", type(None): "null", list: "list", dict: "dict"}.get(
+        type(value), type(value).__name__)
+
+
+def _item_id(item: Any) -> Any:
+    return next((item[k] for k in item if k.endswith("_id") or k in ("id", "url")), None) if isinstance(
+        item, dict) else None
+
+
+def aligned(ours: Any, theirs: Any, prefix: str = "") -> tuple[Any, list[str]]:
+    """Our answer with each list of records that lists the same records as theirs in another order put in their
+    order, and the (dotted) paths of those lists: an order differs, the records' values are compared by record."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        out, paths = dict(ours), []
+        for key in ours.keys() & theirs.keys():
+            out[key], found = aligned(ours[key], theirs[key], f"{prefix}{key}.")
+            paths += found
+        return out, paths
+    if isinstance(ours, list) and isinstance(theirs, list) and ours and all(isinstance(i, dict) for i in ours):
+        mine, yours = [_item_id(i) for i in ours], [_item_id(i) for i in theirs]
+        if None not in mine and mine != yours and sorted(map(str, mine)) == sorted(map(str, yours)):
+            order = {str(i): n for n, i in enumerate(yours)}
+            return sorted(ours, key=lambda i: order[str(_item_id(i))]), [prefix.rstrip(".")]
+    return ours, []
+
+
+class Values:
+    """What `--values` counts: of the calls both sides answer, the leaves both hold (same dotted path) whose value
+    differs in shape (type, date/time format) or in value (an enum word, a number, a text)."""
+
+    def __init__(self) -> None:
+        self.answered = self.shape = self.value = self.order = 0
+        self.by_tool: dict[tuple[str, str], list[tuple[str, Any, Any]]] = collections.defaultdict(list)
+
+    def add(self, task_id: str, name: str, ours: Any, theirs: Any) -> None:
+        self.answered += 1
+        ours, orders = aligned(ours, theirs)
+        self.order += bool(orders)
+        for path in orders:
+            self.by_tool[(name, f"order {path}")].append((task_id, "", ""))
+        mine, yours = leaf_values(ours), leaf_values(theirs)
+        shape = value = False
+        for path in sorted(set(mine) & set(yours)):
+            a, b = mine[path], yours[path]
+            kinds_a, kinds_b = {value_kind(v) for v in a}, {value_kind(v) for v in b}
+            if kinds_a - {"null"} != kinds_b - {"null"} and kinds_a - {"null"} and kinds_b - {"null"}:
+                shape = True
+                self.by_tool[(name, f"shape {path}: {sorted(kinds_a)} here, {sorted(kinds_b)} there")].append(
+                    (task_id, a[:2], b[:2]))
+            elif a != b:
+                value = True
+                self.by_tool[(name, f"value {path}")].append((task_id, a[:2], b[:2]))
+        self.shape += shape
+        self.value += value
+
+    def lines(self) -> list[str]:
+        return [f"answered by both {self.answered}: values of other shape {self.shape}, other values {self.value}, "
+                f"records listed in another order {self.order}",
+                *(f"{len(cases):5d}  {name}: {what}  tasks {', '.join(sorted({c[0][:4] for c in cases}))}"
+                  f"\n       e.g. {str(cases[0][1])[:150]} here, {str(cases[0][2])[:150]} there"[:500]
+                  for (name, what), cases in sorted(self.by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])))]
+
+
 class Keys:
     """What `--keys` counts: the calls both sides answer, and where their keys differ."""
 
@@ -107,7 +205,7 @@ class Keys:
 
 
 def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
-            keys: Keys | None = None) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+            keys: Keys | None = None, values: Values | None = None) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -142,6 +240,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                 our_error, their_error = failed(ours), status >= 400 or failed(theirs)
                 if keys is not None and not our_error and not their_error:
                     keys.add(task["task_id"], name, ours, theirs)
+                if values is not None and not our_error and not their_error:
+                    values.add(task["task_id"], name, ours, theirs)
                 if our_error != their_error:
                     kind = f"error here {our_error}, there {their_error}"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
@@ -153,13 +253,17 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys")]
+    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys", "--values")]
     root, out = Path(args[0]), Path(args[1])
     keys = Keys() if "--keys" in sys.argv else None
-    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv, keys)
+    values = Values() if "--values" in sys.argv else None
+    calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv, keys,
+                            values)
     print(f"calls {calls}")
     if keys is not None:
         print("\n".join(keys.lines()))
+    if values is not None:
+        print("\n".join(values.lines()))
     for (name, kind), cases in sorted(differ.items(), key=lambda kv: -len(kv[1])):
         tasks = sorted({c[0][:4] for c in cases})
         print(f"{len(cases):5d}  {name}: {kind}  tasks {', '.join(tasks)}\n       e.g. {cases[0]}"[:900])

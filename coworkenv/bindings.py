@@ -78,6 +78,26 @@ class ArgBinding(_Wire):
         return data
 
 
+class Case(_Wire):
+    """One case of a `ResultShape.cases` field: it holds where the op's value at `path` is set (not null), or equals
+    `equals` when given (no `path`: always); it gives `shows`, else that value."""
+
+    path: Annotated[str | None, Field(description="Dotted path in the op's result; null: the case always holds")] = None
+    equals: Annotated[Any, Field(description="The value the path must hold; null: any value but null")] = None
+    shows: Annotated[Any, Field(description="The value shown; null: the path's value")] = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None}
+
+    def value(self, item: Any) -> tuple[bool, Any]:
+        """Whether the case holds for an op's result, and what it shows then."""
+        found = _at(self.path, item) if self.path is not None else None
+        holds = self.path is None or (found is not None if self.equals is None else found == self.equals)
+        return holds, (self.shows if self.shows is not None else found)
+
+
 class ResultShape(_Wire):
     """How the op's result is shown: picked and renamed fields (of each item for a list), optionally wrapped."""
 
@@ -109,7 +129,9 @@ class ResultShape(_Wire):
                     "{\"to\": ..., \"subject\": ...}}) or the field it set (a ticket's `resolution`)")] = {}
     stamp: Annotated[str | None, Field(
         description="Output field holding the time of the call (the world's clock, ISO 8601), last in the shaped "
-                    "result: a service's record of a write saying when it was made ({..., \"timestamp\": ...})")] = None
+                    "result: a service's record of a write saying when it was made ({..., \"timestamp\": ...}); "
+                    "with `records`, only a held record naming the field shows it (in its place: a page fetched "
+                    "answers `fetched_at`, a failing fetch not)")] = None
     records: Annotated[dict[str, dict[str, Any]], Field(
         description="The records a service holds, by id (`record_id`), each with its fields in the service's order: "
                     "a shaped record (of a list, each) whose id is here shows that record's fields, in its order, a "
@@ -120,6 +142,23 @@ class ResultShape(_Wire):
                     "`fields`")] = {}
     record_id: Annotated[str, Field(
         description="Dotted path of a record's id in the op's result (in each item of a list), for `records`")] = "id"
+    loaded: Annotated[dict[str, dict[str, Any]], Field(
+        description="Record id -> output field -> the value the app showed for it as the world loaded (where it "
+                    "differs from the one `records` holds: a service's own words, formats and texts, e.g. "
+                    "`\"to\": \"a@x.test\"` held where the app shows a list, a priority `normal` where it shows "
+                    "`medium`): while the app still shows that value, the held one is shown; once a write changed "
+                    "it, the app's. Needs `records`")] = {}
+    values: Annotated[dict[str, dict[str, Any]], Field(
+        description="Output field -> the app's value (by its text) -> the value shown, e.g. {\"priority\": "
+                    "{\"p2\": \"high\"}}: a service's word for the app's (a value not named is shown as it is)")] = {}
+    cases: Annotated[dict[str, list[Case]], Field(
+        description="Output field -> cases tried in order, the first that holds giving its value: a service's "
+                    "word made of several app fields (a to-do's `status`: its `status_word`, else `completed` "
+                    "where `done`, `in_progress` where `started`, else `pending`); none holding: null")] = {}
+    stamp_style: Annotated[Literal["Z", "isoformat"], Field(
+        description="How `stamp` writes the time: `Z` (2026-03-02T09:00:00Z) or as Python's `isoformat` writes "
+                    "a UTC time (2026-03-02T09:00:00+00:00), as a service stamping `datetime.now(timezone.utc)` "
+                    "does")] = "Z"
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
@@ -127,16 +166,26 @@ class ResultShape(_Wire):
             raise ValueError("`count`, `echo` and `beside` are shown beside the wrapped result: give `wrap` too")
         if self.records and not self.fields:
             raise ValueError("`records` shows a record's fields beside those `fields` picks: give `fields` too")
+        if self.loaded and not self.records:
+            raise ValueError("`loaded` says when a held record's value is shown: give `records` too")
         return self
+
+    @property
+    def named(self) -> set[str]:
+        """The output fields read from the op's result (`fields`, `cases`)."""
+        return set(self.fields) | set(self.cases)
 
     @model_serializer(mode="wrap")
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
-        for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records"):
+        for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records", "loaded",
+                     "values", "cases"):
             if not getattr(self, name):
                 data.pop(name, None)
         if self.record_id == "id":
             data.pop("record_id", None)
+        if self.stamp_style == "Z":
+            data.pop("stamp_style", None)
         return data
 
 
@@ -264,7 +313,10 @@ class DeclaredTool(ToolDef):
         # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
         result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
         kit = kits.get(self.bound.app)
-        return shape_result(shape, result, kwargs, kit.world.now_iso if kit is not None and shape.stamp else None)
+        now = kit.world.now_iso if kit is not None and shape.stamp else None
+        if now is not None and shape.stamp_style == "isoformat":
+            now = now.removesuffix("Z") + "+00:00"
+        return shape_result(shape, result, kwargs, now)
 
 
 @cache
@@ -368,7 +420,7 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
     and its count and the call's `arguments` the shape echoes after it."""
     shaped = result
     if shape.fields:
-        shaped = [_pick(shape.fields, r) for r in result] if isinstance(result, list) else _pick(shape.fields, result)
+        shaped = [shown(shape, r) for r in result] if isinstance(result, list) else shown(shape, result)
         if shape.optional:
             items = shaped if isinstance(shaped, list) else [shaped]
             for item in items:
@@ -381,8 +433,11 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
     if (shape.given or shape.stamp) and not isinstance(shaped, list):
         given = {name: (arguments or {}).get(argument) for name, argument in shape.given.items()}
         picked = shaped if shape.fields and isinstance(shaped, dict) else {}
-        shaped = {**given, **{name: value for name, value in picked.items() if name not in given}}
-        if shape.stamp is not None:
+        # a field both name keeps its place among the picked ones
+        shaped = {**{name: value for name, value in given.items() if name not in picked},
+                  **{name: given.get(name, value) for name, value in picked.items()}}
+        if shape.stamp is not None and (not shape.records or shape.stamp in shape.records.get(
+                str(_at(shape.record_id, result)), {})):  # with `records`: a held record naming it alone
             shaped[shape.stamp] = now
     if shape.const and isinstance(shaped, dict):
         shaped = {**shaped, **shape.const}
@@ -396,8 +451,15 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
     return wrapped
 
 
-def _pick(fields: Mapping[str, str], item: Any) -> dict[str, Any]:
-    return {name: _at(path, item) for name, path in fields.items()}
+def shown(shape: ResultShape, item: Any) -> dict[str, Any]:
+    """The fields `shape` picks of one op result, its `cases` and `values` applied (before `records`)."""
+    picked = {name: _at(path, item) for name, path in shape.fields.items()}
+    for name, cases in shape.cases.items():
+        picked[name] = next((v for holds, v in (c.value(item) for c in cases) if holds), None)
+    for name, words in shape.values.items():
+        if picked.get(name) is not None:
+            picked[name] = words.get(value_key(picked[name]), picked[name])
+    return picked
 
 
 def _at(path: str, item: Any) -> Any:
@@ -417,8 +479,12 @@ def _as_held(shape: ResultShape, item: Any, shaped: dict[str, Any]) -> dict[str,
     held = shape.records.get(str(key)) if key is not None else None
     if held is None:
         return shaped
-    return {name: shaped[name] if name in shape.fields else value for name, value in held.items()
-            if name in shaped or name not in shape.fields}
+    loaded = shape.loaded.get(str(key), {})
+    named = shape.named
+    # a value the app still shows as it loaded it is shown as the service holds it (its words and formats); the
+    # held record names the fields shown, whatever `optional` drops
+    return {name: value if name in loaded and shaped.get(name) == loaded[name] else shaped.get(name)
+            if name in named else value for name, value in held.items()}
 
 
 def declared_tool(decl: ToolDecl) -> DeclaredTool:

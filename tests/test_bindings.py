@@ -213,3 +213,35 @@ def test_a_shape_shows_the_calls_arguments_and_time_as_the_record_a_write_made()
     (message,) = env.step(Action.call("gmail_send_message", args)).messages
     sent_at = env.state.table("mail", "messages").get("msg-1").sent_at  # the call's time, as the mail's
     assert orjson.loads(message["content"]) == {"message": {"subject": "BUG-311", "at": sent_at}}
+
+
+def test_a_held_value_stands_while_the_app_shows_it_as_loaded_and_app_words_become_the_services() -> None:
+    from coworkenv.bindings import Case, ResultShape, shape_result
+
+    # import34: `loaded` (the app's value as the world loaded, where it differs from the held one), `values`
+    # (the service's word for the app's), `cases` (a word made of several app fields), `stamp_style`
+    shape = ResultShape(fields={"ticket_id": "id", "priority": "priority", "to": "to"},
+                        values={"priority": {"p2": "high", "p3": "medium"}},
+                        records={"t-1": {"ticket_id": None, "priority": "normal", "to": "a@x.test"}},
+                        loaded={"t-1": {"priority": "medium", "to": ["a@x.test"]}})
+    assert shape_result(shape, {"id": "t-1", "priority": "p3", "to": ["a@x.test"]}) == {
+        "ticket_id": "t-1", "priority": "normal", "to": "a@x.test"}  # as loaded: the service's own
+    assert shape_result(shape, {"id": "t-1", "priority": "p2", "to": ["b@x.test"]}) == {
+        "ticket_id": "t-1", "priority": "high", "to": ["b@x.test"]}  # written since: the app's, in its words
+    assert shape_result(shape, {"id": "t-9", "priority": "p1", "to": []})["priority"] == "p1"  # unnamed: as it is
+    status = ResultShape(fields={"status": "word"}, cases={"status": [
+        Case(path="word"), Case(path="done", equals=True, shows="completed"), Case(shows="pending")]})
+    assert [shape_result(status, r)["status"] for r in ({"word": "blocked", "done": True}, {"done": True}, {})] == [
+        "blocked", "completed", "pending"]
+    assert Case(path="done", equals=True, shows="completed").model_dump() == {
+        "path": "done", "equals": True, "shows": "completed"}
+    # the stamp: with `records`, a held record naming it alone shows it
+    fetched = ResultShape(fields={"url": "url"}, record_id="url", stamp="fetched_at", stamp_style="isoformat",
+                          records={"https://a.test": {"url": None, "fetched_at": None}})
+    assert shape_result(fetched, {"url": "https://a.test"}, {}, "2026-03-02T09:00:00+00:00") == {
+        "url": "https://a.test", "fetched_at": "2026-03-02T09:00:00+00:00"}
+    assert shape_result(fetched, {"url": "https://b.test"}, {}, "2026-03-02T09:00:00+00:00") == {
+        "url": "https://b.test"}
+    assert not {"loaded", "values", "cases", "stamp_style"} & set(ResultShape(fields={"id": "id"}).model_dump())
+    with pytest.raises(ValueError, match="give `records` too"):
+        ResultShape(fields={"id": "id"}, loaded={"x": {}})

@@ -215,14 +215,18 @@ def test_two_services_share_an_app_without_seeing_each_others_records(imported: 
     lumen = _call(env, "crm_get_customer", customer_id="CU-11")
     assert (lumen["name"], lumen["contact_person"], lumen["tier"], lumen["industry"]) == (
         "Lumen Freight GmbH", "Ines Vogt", "gold", "Logistics")
-    # Fixture fields no contacts field takes are lines of the notes, after the record's own notes.
-    assert lumen["notes"].splitlines() == ["Asked for a volume discount at renewal", "annual_revenue: 840000",
-                                           "contract_end: 2026-04-15", "account_manager: Priya Raman"]
+    # Fixture fields no contacts field takes are lines of the app's notes, after the record's own notes; the
+    # answer shows them as the service holds them (since import34: its own notes, its fields beside them)
+    assert lumen["notes"] == "Asked for a volume discount at renewal"
+    assert (lumen["annual_revenue"], lumen["contract_end"]) == (840000, "2026-04-15")
+    assert env.state.table("contacts", "contacts").get("CU-11").notes.splitlines() == [
+        "Asked for a volume discount at renewal", "annual_revenue: 840000", "contract_end: 2026-04-15",
+        "account_manager: Priya Raman"]
     people = _call(env, "contacts_search", query="", max_results=10)["contacts"]
     assert sorted(p["contact_id"] for p in people) == ["P-1", "P-2", "P-3"]
     finance = _call(env, "contacts_search", query="", department="Finance")["contacts"]
     assert [(p["name"], p["department"]) for p in finance] == [("Lena Ortiz", "Finance")]
-    assert "title: Pricing Analyst" in finance[0]["notes"]
+    assert finance[0]["title"] == "Pricing Analyst"  # a field there (a line of the app's notes), shown as held
     report = imported["reports"]["CE06_renewal_contact_brief"]
     assert any("account_manager" in n and "contacts.contacts.notes" in n for n in report.notes)
 
@@ -249,8 +253,9 @@ def test_kb_articles_keep_their_views_and_creation_time(imported: dict[str, Any]
     assert (article["last_updated"], article["tags"]) == ("2025-11-04", ["vpn", "certificates"])
     assert article["content"].startswith("1. Announce a 15 minute window")
     note = _call(env, "notes_get", note_id="N-8")
-    assert note["content"].splitlines()[-2:] == ["participants: Aiko Tanaka, Ravi Patel, Sam Okafor",
-                                                 "duration_minutes: 45"]
+    # the note as the service holds it: its participants and duration beside its content (lines of the app's body)
+    assert note["duration_minutes"] == 45 and "duration_minutes" not in note["content"]
+    assert _call(env, "notes_get", note_id="N-8") == note
 
 
 def test_a_service_sharing_an_app_untagged_is_left_out(tmp_path: Path) -> None:
@@ -465,7 +470,8 @@ def test_a_priority_no_app_word_names_is_accepted_and_ignored_as_the_services_ke
     tickets.reset()
     before = _call(tickets, "helpdesk_get_ticket", ticket_id="TK-501")["priority"]
     assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == before
-    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "p2"
+    # the app's p2 in the service's word (import34)
+    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "high"
 
 
 def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filters(tmp_path: Path) -> None:
@@ -518,22 +524,25 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     env.reset()
     ids = lambda status: [t["task_id"] for t in _call(env, "todo_list_tasks", status=status)["tasks"]]  # noqa: E731
-    assert ids("all") == ["td-15", "td-14", "td-11", "td-12", "td-13"]  # soonest due first, not fixture order
+    assert ids("all") == ["td-11", "td-12", "td-13", "td-14", "td-15"]  # the fixture's order, as there (import34)
     assert ids("completed") == ["td-15"] and "td-15" not in ids("pending")
     lease = _call(env, "todo_get_task", task_id="td-11")
-    assert (lease["priority"], lease["tags"], lease["due_date"]) == ("high", ["facilities"], "2026-03-04T00:00:00Z")
-    assert lease["description"] == "Sign the renewal with the landlord\nassignee: Mara Lind"  # folded field
+    # as the service holds it (import34): its due date, its assignee beside the description (a folded line here)
+    assert (lease["priority"], lease["tags"], lease["due_date"]) == ("high", ["facilities"], "2026-03-04")
+    assert (lease["description"], lease["assignee"]) == ("Sign the renewal with the landlord", "Mara Lind")
+    assert env.state.table("todo", "tasks").get("td-11").notes.splitlines() == [
+        "Sign the renewal with the landlord", "assignee: Mara Lind"]
     progress = _call(env, "todo_get_task", task_id="td-13")  # in progress: started, not done
-    assert (progress["description"], progress["started"], progress["done"]) == ("", True, False)
+    assert progress["status"] == "in_progress" and "description" not in progress  # the fixture gives none
     # the service compares the status: pending lists the tasks not started, in_progress those started
-    assert ids("pending") == ["td-14", "td-11", "td-12"] and ids("in_progress") == ["td-13"]
-    assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19T00:00:00Z"  # a date alone
+    assert ids("pending") == ["td-11", "td-12", "td-14"] and ids("in_progress") == ["td-13"]
+    assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19"  # as held
     updated = _written(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
-    assert (updated["done"], updated["priority"], updated["tags"]) == (True, "high", ["x"])
-    assert ids("completed") == ["td-15", "td-12"]
+    assert (updated["status"], updated["priority"], updated["tags"]) == ("completed", "high", ["x"])
+    assert ids("completed") == ["td-12", "td-15"]
     made = _written(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
-    assert (made["due_date"], made["priority"], made["status"]) == ("2026-03-03T00:00:00Z", "low", "pending")
-    assert list(made) == ["task_id", "title", "description", "priority", "due_date", "tags", "created_at", "status"]
+    assert (made["due_date"], made["priority"], made["status"]) == ("2026-03-03", "low", "pending")  # as given
+    assert list(made) == ["task_id", "title", "description", "status", "priority", "due_date", "tags", "created_at"]
     assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
     # the service keeps any title as written, empty or blank too: created, listed, read back as given
     blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
@@ -552,7 +561,7 @@ def test_a_todo_status_word_no_stage_is_kept_as_written_and_listed_by_that_word_
     env.reset()
     ids = lambda status: [t["task_id"] for t in _call(env, "todo_list_tasks", status=status)["tasks"]]  # noqa: E731
     blocked = _written(env, "todo_update_task", task_id="td-12", status="blocked", priority="low")
-    assert (blocked["status"], blocked["done"], blocked["priority"]) == ("blocked", False, "low")
+    assert (blocked["status"], blocked["priority"]) == ("blocked", "low") and "done" not in blocked
     assert ids("blocked") == ["td-12"] and "td-12" in ids("all") and "td-12" not in ids("pending")
     assert _call(env, "todo_get_task", task_id="td-12")["status"] == "blocked"
     _written(env, "todo_update_task", task_id="td-11", status="done")  # not the service's `completed`: its own word
@@ -560,7 +569,8 @@ def test_a_todo_status_word_no_stage_is_kept_as_written_and_listed_by_that_word_
     assert ids("Pending") == ids("Blocked") == []  # compared as written, letter case too
     assert ids("pending") == ["td-14"]
     back = _call(env, "todo_update_task", task_id="td-12", status="pending")  # a stage again replaces the word
-    assert back["status"] == "updated" and "status" not in back["task"] and ids("pending") == ["td-14", "td-12"] and ids("blocked") == []
+    assert back["status"] == "updated" and back["task"]["status"] == "pending"
+    assert ids("pending") == ["td-12", "td-14"] and ids("blocked") == []
 
 
 def test_a_todo_id_the_service_hands_out_again_is_shown_twice_and_reaches_the_first_task(
@@ -608,7 +618,7 @@ def test_inventory_products_keep_prices_suppliers_and_lead_times_and_take_orders
     # level and price), its shelf; a field it has none of is not shown
     assert scanner == {"product_id": "P-3", "name": "Barcode scanner", "category": "Devices", "current_stock": 2,
                        "min_stock_threshold": 5, "supplier": "Scanline", "unit_cost": 84.0, "selling_price": 129.0,
-                       "lead_time_days": 14, "location": "Shelf C-2", "notes": "Fragile\nlocation: Shelf C-2"}
+                       "lead_time_days": 14, "location": "Shelf C-2", "notes": "Fragile"}
     item = _held(env, "inventory", "items", "P-3")
     assert (item.quantity, item.reorder_level, item.unit_price, item.unit) == (2, 5, 129.0, "")  # none invented
     assert item.notes == "Fragile\nlocation: Shelf C-2"  # the shelf is no stock location: a line of notes
@@ -678,9 +688,10 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
         ("2026-02-28T06:30:00Z", "failed", 5, "disk full on /share"),
         ("2026-02-27T06:30:00Z", "failed", 4, "disk full on /share")]
     backup = _call(env, "scheduler_get_job", job_id="JOB-001")
-    # times in UTC; success is the app's ok; the history comes with the job
-    assert (backup["last_run"], backup["last_status"], backup["action"]) == ("2026-02-28T18:00:00Z", "ok",
-                                                                             "Back up the orders database")
+    # as the service holds it (import34: its own time and word, the app's UTC time and `ok` until a write); the
+    # history comes with the job
+    assert (backup["last_run"], backup["last_status"], backup["action"]) == (
+        "2026-03-01T02:00:00+08:00", "success", "Back up the orders database")
     assert [r["run_time"] for r in backup["execution_history"]] == [  # the service's own history, as it holds it
         "2026-03-01T02:00:00+08:00", "2026-02-28T02:00:00+08:00"]
     report = _call(env, "scheduler_get_job", job_id="JOB-002")
@@ -989,7 +1000,8 @@ def test_a_write_answers_the_record_the_service_makes_of_it(imported: dict[str, 
     assert list(sent) == ["status", "message"] and sent["status"] == "sent"
     assert list(sent["message"]) == ["to", "subject", "body", "timestamp"]
     assert {k: sent["message"][k] for k in mail} == mail  # as given: one address as text, as the request has it
-    assert sent["message"]["timestamp"] == env.state.table("mail", "messages").get("msg-1").sent_at
+    assert sent["message"]["timestamp"] == env.state.table("mail", "messages").get("msg-1").sent_at.removesuffix(
+        "Z") + "+00:00"  # as the service stamps it (`isoformat()` of a UTC time)
     draft = _call(env, "gmail_save_draft", **mail)
     assert (draft["status"], list(draft["draft"])) == ("draft_saved", ["to", "subject", "body",
                                                                        "reply_to_message_id", "timestamp"])
@@ -1046,8 +1058,57 @@ def test_gets_and_lists_answer_the_services_fields_of_its_records(imported: dict
     env.reset()
     tickets = _call(env, "helpdesk_list_tickets", status="open")["tickets"]
     assert tickets[0] == {"ticket_id": "TK-501", "title": "VPN drops every 10 minutes", "reporter": "Ana Costa",
-                          "department": "Finance", "priority": "p3", "status": "open",
+                          "department": "Finance", "priority": "", "status": "open",
                           "created_at": "2026-03-02T07:10:00Z"}
     closed = _call(env, "helpdesk_close_ticket", ticket_id="TK-502", resolution="Monitor ordered")
     assert closed["status"] == "closed" and (closed["ticket"]["resolution"], closed["ticket"]["status"],
                                              closed["ticket"]["department"]) == ("Monitor ordered", "closed", "Design")
+
+
+def test_answers_show_the_services_words_formats_and_order_until_a_write_changes_them(
+        imported: dict[str, Any], tmp_path: Path) -> None:
+    # import34: a held record's field the app holds otherwise (a priority `p4` for `low`, a list for a `to` text,
+    # a due time for a due date, notes with folded lines) is shown as the service holds it, until a write changes
+    # the app's value; the app's words are then shown in the service's (`values`, `cases`)
+    env = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    env.reset()
+    assert [_call(env, "helpdesk_get_ticket", ticket_id=t)["priority"] for t in ("TK-501", "TK-502")] == ["", "low"]
+    assert _call(env, "helpdesk_update_ticket", ticket_id="TK-502", priority="HIGH")["ticket"]["priority"] == "high"
+    assert _call(env, "helpdesk_get_ticket", ticket_id="TK-502")["priority"] == "high"
+    env = Env(imported["specs"]["CE01_draft_invoice_reply"])
+    env.reset()
+    assert _call(env, "gmail_get_message", message_id="msg_1")["to"] == "me@acme.test"  # a text there, as held
+    sent = _call(env, "gmail_send_message", to="a@b.test", subject="s", body="b")["message"]
+    assert sent["timestamp"].endswith("+00:00")  # `datetime.now(timezone.utc).isoformat()`, as the services stamp
+    # a to-do's status word from the app's stage; the service's fields (`assignee`), none of the app's (`done`);
+    # the list in the service's order (the fixture's), not soonest due first
+    env = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    env.reset()
+    tasks = _call(env, "todo_list_tasks")["tasks"]
+    assert [t["task_id"] for t in tasks[:3]] == ["td-11", "td-12", "td-13"]
+    assert (tasks[0]["status"], tasks[0]["due_date"], tasks[0]["assignee"], tasks[2]["status"]) == (
+        "pending", "2026-03-04", "Mara Lind", "in_progress")
+    assert not {"done", "started"} & set(tasks[0])
+    assert _call(env, "todo_update_task", task_id="td-11", status="completed")["task"]["status"] == "completed"
+    assert _call(env, "todo_get_task", task_id="td-11")["status"] == "completed"
+    made = _call(env, "todo_create_task", title="New", due_date="2026-03-09")["task"]
+    assert (made["status"], made["due_date"], made["created_at"][-6:]) == ("pending", "2026-03-09", "+00:00")
+    # a kb search's snippet of each article, as the service cuts it
+    env = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    env.reset()
+    found = _call(env, "kb_search", query="VPN")["articles"]
+    article = _call(env, "kb_get_article", article_id=found[0]["article_id"])
+    assert found[0]["snippet"] == article["content"][:150] + "..." and "snippet" not in article
+    env = Env(imported["specs"]["CE11_march_expense_report"])
+    env.reset()
+    assert [t["transaction_id"] for t in _call(env, "finance_list_transactions")["transactions"]] == [
+        f"tx-{n}" for n in range(1, 8)]
+    # a page fetched answers its content type and the time of the fetch; a failing fetch neither
+    _web_task(tmp_path)
+    import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / "X7.json"))
+    env.reset()
+    page = _call(env, "web_fetch", url="https://status.pay.test/inc-1")
+    assert list(page) == ["status_code", "url", "title", "content", "content_type", "fetched_at"]
+    assert page["content_type"] == "text/html" and page["fetched_at"].endswith("+00:00")
+    assert not {"content_type", "fetched_at"} & set(_call(env, "web_fetch", url="https://nowhere.test/"))

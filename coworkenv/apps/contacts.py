@@ -58,9 +58,10 @@ class ContactsTools(Toolkit):
     app = "contacts"
 
     @read
-    @service_args("in_name")
+    @service_args("in_name", "stored_order")
     def search(self, query: str = "", tag: str | None = None, limit: int = 20,
-               tags: list[str] | None = None, in_name: bool = False) -> list[dict[str, Any]]:
+               tags: list[str] | None = None, in_name: bool = False,
+               stored_order: bool = False) -> list[dict[str, Any]]:
         """Find contacts by words in name, company, email, phone or notes, sorted by name.
 
         Args:
@@ -70,13 +71,15 @@ class ContactsTools(Toolkit):
             tags: Only contacts with all of these tags too.
             in_name: Only contacts whose name contains the query as written (one piece of text, letter case
                 as given), as a lookup by name does, in the order they were added; other fields are not searched.
+            stored_order: In the order they were added, not by name.
         """
         table = self.world.table("contacts", "contacts")
         sets = [table.key("tag").ids(t) for t in [*([tag] if tag is not None else []), *(tags or [])]]
         if in_name:  # the index narrows to names holding every character of the query; the test is exact
             sets += [table.key("name_char").ids(char) for char in set(query)]
             return dump_many(table.select(None, sets=sets, where=lambda c: query in c.name, limit=clamp(limit)))
-        return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)))
+        return dump_many(table.select(None if stored_order else "name", words=("text", query), sets=sets,
+                                      limit=clamp(limit)))
 
     @read
     def get(self, contact_id: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.apps._common import clamp, dump, dump_many
-from coworkenv.tools import Toolkit, read, write
+from coworkenv.tools import Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Order, Record
 
 
@@ -50,16 +50,18 @@ class FinanceTools(Toolkit):
     app = "finance"
 
     @read
+    @service_args("stored_order")
     def list_transactions(self, start_date: str | None = None, end_date: str | None = None,
-                          limit: int = 200) -> list[dict[str, Any]]:
+                          limit: int = 200, stored_order: bool = False) -> list[dict[str, Any]]:
         """List transactions by date, oldest first, optionally only those dated in [start_date, end_date].
 
         Args:
             start_date: Earliest date, YYYY-MM-DD (inclusive).
             end_date: Latest date, YYYY-MM-DD (inclusive: compared as text, so a dated time of that day is after it).
             limit: Maximum number of transactions.
+            stored_order: In the order the ledger holds them (booked), not by date.
         """
-        rows = self.world.table("finance", "transactions").select("date")
+        rows = self.world.table("finance", "transactions").select(None if stored_order else "date")
         # Compared as text, as booked dates are (YYYY-MM-DD sorts as it reads).
         picked = [t for t in rows if (not start_date or t.date >= start_date) and (not end_date or t.date <= end_date)]
         return dump_many(picked[:clamp(limit)])

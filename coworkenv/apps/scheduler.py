@@ -65,9 +65,10 @@ class SchedulerTools(Toolkit):
     app = "scheduler"
 
     @read
+    @service_args("stored_order")
     def list_jobs(
         self, query: str = "", enabled: bool | None = None, last_status: RunStatus | None = None, limit: int = 50,
-        tag: str | None = None,
+        tag: str | None = None, stored_order: bool = False,
     ) -> list[dict[str, Any]]:
         """List jobs sorted by name.
 
@@ -77,6 +78,7 @@ class SchedulerTools(Toolkit):
             last_status: Only jobs whose last run ended so: ok, failed or never.
             limit: Maximum number of jobs.
             tag: Only jobs with this tag.
+            stored_order: In the order the jobs are held (added), not by name.
         """
         table = self.world.table("scheduler", "jobs")
         sets = [
@@ -85,7 +87,8 @@ class SchedulerTools(Toolkit):
             table.key("tag").ids(tag) if tag is not None else None,
         ]
         fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
-        return dump_many(table.select("name", words=("text", query), sets=sets, limit=clamp(limit)), *fields)
+        return dump_many(table.select(None if stored_order else "name", words=("text", query), sets=sets,
+                                      limit=clamp(limit)), *fields)
 
     @read
     def get_job(self, job_id: str) -> dict[str, Any]:

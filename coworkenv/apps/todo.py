@@ -81,11 +81,11 @@ class TodoTools(Toolkit):
         return [{**dump(t), "open_tasks": len(open_tasks.ids(t.id))} for t in lists]
 
     @read
-    @service_args("status_word")
+    @service_args("status_word", "stored_order")
     def list_tasks(
         self, list_id: str | None = None, include_done: bool = False, due_before: str | None = None, limit: int = 50,
         done: bool | None = None, priority: Priority | None = None, tag: str | None = None,
-        stage: Stage | None = None, status_word: str | None = None,
+        stage: Stage | None = None, status_word: str | None = None, stored_order: bool = False,
     ) -> list[dict[str, Any]]:
         """List tasks, soonest due first (undated last).
 
@@ -100,6 +100,7 @@ class TodoTools(Toolkit):
             stage: Only tasks not started, in progress (started, not done) or done; overrides include_done.
             status_word: Only tasks whose status is this word, set by todo_update_task's status_word (the text
                 compared as written); overrides include_done.
+            stored_order: In the order the tasks are held (added), not soonest due first.
         """
         if list_id is not None:
             self._list(list_id)
@@ -123,7 +124,8 @@ class TodoTools(Toolkit):
         if tag is not None:
             sets.append(table.key("tag").ids(tag))
         where = (lambda t: due[t.id] is not None and due[t.id] < cutoff) if cutoff is not None else None
-        return dump_many(table.select("due_order", sets=sets, where=where, limit=clamp(limit)))
+        return dump_many(table.select(None if stored_order else "due_order", sets=sets, where=where,
+                                      limit=clamp(limit)))
 
     @read
     def get_task(self, task_id: str) -> dict[str, Any]:

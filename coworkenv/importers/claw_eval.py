@@ -144,12 +144,15 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
     held = {a.name: {i: r for data in raw_fixtures.get(a.name, []) for i, r in a.held(data).items()}
             for a in adapters.values()}
+    # the app's records as the import made them, by id: where the app shows a held record's field otherwise
+    rows = {a.name: {str(row["id"]): row for data in raw_fixtures.get(a.name, []) for table in a.records(data).values()
+                     for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
-        decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held) if owner is None else \
-            _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
+        decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows) \
+            if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
@@ -319,11 +322,13 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
 
 def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] | None = None,
                notes: list[str] | None = None,
-               held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> ToolDecl | None:
+               held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+               rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
-    by id, as it holds them once loaded (what a tool answering them shows)."""
+    by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
+    made of them, by id."""
     for adapter in adapters:
         mapping = adapter.tools.get(tool.name)
         if mapping is None:
@@ -371,7 +376,8 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             d, str | int | float | bool)}
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                         bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults,
-                                     result=adapter.answered(mapping, (held or {}).get(adapter.name, {})),
+                                     result=adapter.answered(mapping, (held or {}).get(adapter.name, {}),
+                                                              (rows or {}).get(adapter.name, {})),
                                      windows=windows, undeclared=undeclared, requires=requires,
                                      schema_required=not loose, service_defaults=served))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)

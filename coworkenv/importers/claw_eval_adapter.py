@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.bindings import ArgBinding, DayWindow, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
 
 
@@ -27,6 +27,8 @@ class ToolMap:
     # The fields of a held record a `stored` list shows, in its order (a service's summary: `{"ticket_id", "title",
     # "reporter", "department", ...}`); empty: all the record's fields
     listed: tuple[str, ...] = ()
+    # A held record as this tool shows it, where its handler adds to it (a search's snippet of each article)
+    held_as: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class ServiceAdapter:
     # holds the records when `records` is no RecordMap: what its `stored` tools answer (`held`).
     key: str | None = None
     list_key: str = ""
+    # The records as the service holds them once loaded, where that differs from the fixture (the mail's dates
+    # rewritten, a search's snippet of each article): what `held` gives, the app's records unchanged
+    held_as: Callable[[list[Mapping[str, Any]]], list[Mapping[str, Any]]] | None = None
 
     def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
         """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""
@@ -58,17 +63,36 @@ class ServiceAdapter:
             rows: Any = self.records.rows(data)
         else:
             rows = data if isinstance(data, list) else data.get(self.list_key, []) if isinstance(data, dict) else []
-        return {str(r[self.key]): r for r in rows if isinstance(r, dict) and r.get(self.key) is not None}
+        rows = [r for r in rows if isinstance(r, dict)]
+        if self.held_as is not None:
+            rows = self.held_as(rows)
+        return {str(r[self.key]): r for r in rows if r.get(self.key) is not None}
 
-    def answered(self, mapping: ToolMap, held: Mapping[str, Mapping[str, Any]]) -> ResultShape:
+    def answered(self, mapping: ToolMap, held: Mapping[str, Mapping[str, Any]],
+                 rows: Mapping[str, Mapping[str, Any]] | None = None) -> ResultShape:
         """The result shape of one of its tools: a `stored` tool's shows the records `held` as the service holds
-        them, a field its `fields` name read from the app (null here), any other as held."""
+        them, a field its `fields` name read from the app (null here), any other as held; where the app shows a
+        field of a record otherwise than the service holds it as loaded (`rows`: the app's records by id, as the
+        import made them), the held value and the app's (`ResultShape.loaded`): the service's is shown until a
+        write changes the app's."""
         shape = mapping.result
         if not mapping.stored or not held:
             return shape
-        records = {i: {k: None if k in shape.fields else r[k] for k in mapping.listed or r if k in r}
-                   for i, r in held.items()}
-        return ResultShape.model_validate({**shape.model_dump(), "records": records})
+        prefix = shape.record_id.rpartition(".")[0]  # a write's record under a field of the op's result
+        records: dict[str, dict[str, Any]] = {}
+        loaded: dict[str, dict[str, Any]] = {}
+        for i, r in held.items():
+            r = mapping.held_as(r) if mapping.held_as is not None else r
+            row = (rows or {}).get(i)
+            app = shown(shape, {prefix: row} if prefix else row) if row is not None else {}
+            # (of another type too: a price the app holds as 78000.0, held as 78000)
+            other = {k: app[k] for k in shape.named if k in r and k in app and (
+                app[k] != r[k] or type(app[k]) is not type(r[k]))}
+            records[i] = {k: r.get(k) if k not in shape.named or k in other else None
+                          for k in mapping.listed or r if k in r or k in shape.named}
+            if other:
+                loaded[i] = other
+        return ResultShape.model_validate({**shape.model_dump(), "records": records, "loaded": loaded})
 
 
 def written(record: ResultShape, name: str, word: str, under: str | None = None) -> ResultShape:
@@ -78,15 +102,18 @@ def written(record: ResultShape, name: str, word: str, under: str | None = None)
     data = record.model_dump()
     if under is not None:
         data["fields"] = {out: f"{under}.{path}" for out, path in record.fields.items()}
+        data["cases"] = {out: [{**c, "path": f"{under}.{c['path']}"} if c.get("path") else c for c in cases]
+                         for out, cases in data.get("cases", {}).items()}
         data["record_id"] = f"{under}.{record.record_id}"
     return ResultShape.model_validate({**data, "wrap": name, "beside": {"status": word}})
 
 
 def recorded(name: str, word: str, *arguments: str) -> ResultShape:
     """A write answered with the record the service makes of its request: `{"status": word, name: {each argument
-    as given, "timestamp": the call's time}}` (a mail sent: `{"status": "sent", "message": {"to": ..., "subject":
+    as given, "timestamp": the call's time, `+00:00`}}` (a mail sent: `{"status": "sent", "message": {"to": ..., "subject":
     ..., "body": ..., "timestamp": ...}}`), whatever the op answers."""
-    return ResultShape(wrap=name, beside={"status": word}, given={a: a for a in arguments}, stamp="timestamp")
+    return ResultShape(wrap=name, beside={"status": word}, given={a: a for a in arguments}, stamp="timestamp",
+                       stamp_style="isoformat")  # the services stamp `datetime.now(timezone.utc).isoformat()`
 
 
 def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,

@@ -27,7 +27,8 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
                                      **{name: text_of(name) for name in _TRANSACTION_FIELDS}},
     fold_into="notes"), {
     "finance_list_transactions": ToolMap("finance_list_transactions", {
-        "start_date": _rename("start_date"), "end_date": _rename("end_date")}, defaults={"limit": 200},
+        "start_date": _rename("start_date"), "end_date": _rename("end_date")},
+        defaults={"limit": 200, "stored_order": True},  # the service lists its ledger in the fixture's order
         result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total"), stored=True),
     "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
                                        result=_TRANSACTION, stored=True),
@@ -133,8 +134,11 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         # the service compares a status's text (an empty one does not filter): one no job holds lists none
         "status": _rename("last_status", values=RUN_STATUS_FILTER, closed=True),
         "enabled": _rename("enabled"),
-        "tag": _rename("tag")}, defaults={"limit": 200},
-        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs", count="total")),
+        "tag": _rename("tag")}, defaults={"limit": 200, "stored_order": True},  # in the fixture's order, as there
+        # a held job as the service lists it (its next run and tags as held: the app's list shows neither)
+        result=ResultShape(fields={k: v for k, v in _JOB_SUMMARY.items() if k not in ("next_run", "tags")},
+                           wrap="jobs", count="total"), stored=True,
+        listed=("job_id", "name", "cron_expression", "enabled", "last_status", "last_run", "next_run", "tags")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB, stored=True),
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
                                      result=_RUNS),

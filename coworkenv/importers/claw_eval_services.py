@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, DayWindow, ResultShape
+from coworkenv.bindings import ArgBinding, Case, DayWindow, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of, recorded
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
@@ -99,6 +99,17 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
     return {"tickets": out}
 
 
+def _mail_as_loaded(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The mail as the service holds it once loaded: its dates' clock times with `Z` (`_wall_time`)."""
+    return [{**m, "date": _wall_time(m["date"])} if "date" in m else m for m in rows]
+
+
+def _with_snippet(article: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An article with the snippet a search shows of it: its content's first 150 characters and `...`, as the
+    service cuts it (of the content as loaded: an update of it is not followed)."""
+    return {**article, "snippet": str(article.get("content") or "")[:150] + "..."}
+
+
 _MESSAGE_SUMMARY = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "subject": "subject",
                                        "date": "sent_at", "is_read": "read"}, wrap="messages", count="total")
 _MESSAGE = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to", "cc": "cc", "subject": "subject",
@@ -106,11 +117,15 @@ _MESSAGE = ResultShape(fields={"message_id": "id", "from": "sender", "to": "to",
 _COMPOSE = {"to": _rename("to", "split"), "cc": _rename("cc", "split"), "subject": _rename("subject"),
             "body": _rename("body"), "reply_to_message_id": _rename("in_reply_to"),
             "in_reply_to": _rename("in_reply_to")}
+# The app's priorities in the service's words (a held ticket shows its own word until a write changes it)
+PRIORITY_WORD = {"p1": "urgent", "p2": "high", "p3": "medium", "p4": "low"}
 _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description": "description",
                               "status": "status", "priority": "priority", "tags": "labels",
-                              "reporter": "reporter", "created_at": "created_at"})
+                              "reporter": "reporter", "created_at": "created_at"},
+                      values={"priority": PRIORITY_WORD})
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
-                                      "priority": "priority"}, wrap="tickets", count="total")
+                                      "priority": "priority"}, wrap="tickets", count="total",
+                              values={"priority": PRIORITY_WORD})
 ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
                   "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 # The services keep a priority as any text; the apps hold closed sets of words. A word of the service's own tasks is
@@ -138,7 +153,7 @@ ADAPTERS: dict[str, ServiceAdapter] = {
             "draft", "draft_saved", "to", "subject", "body", "reply_to_message_id")),
         "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=recorded(
             "message", "sent", "to", "subject", "body")),
-    }, key="message_id", list_key="messages"),
+    }, key="message_id", list_key="messages", held_as=_mail_as_loaded),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
             "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY, stored=True,
@@ -183,8 +198,7 @@ ADAPTERS.update({
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
             defaults={"unchecked_id": True},  # the service records a message to any id
-            result=ResultShape(fields={"contact_id": "record.contact", "message": "record.body",
-                                       "timestamp": "record.at"}, wrap="record", beside={"status": "sent"})),
+            result=recorded("record", "sent", "contact_id", "message")),  # the message as the service records it
     }, tag="contacts", key="contact_id"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
     # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
@@ -198,7 +212,7 @@ ADAPTERS.update({
         fold_into="notes"), {
         "crm_list_customers": ToolMap("contacts_search", {
             "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
-            "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200},
+            "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200, "stored_order": True},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total"),
                                       stored=True, listed=("customer_id", "name", "contact_person", "tier", "status",
                                                            "industry", "annual_revenue")),
@@ -206,9 +220,7 @@ ADAPTERS.update({
                                     stored=True),
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
-            result=ResultShape(fields={"title": "report.title", "customer_ids": "report.contacts",
-                                       "summary": "report.summary", "timestamp": "report.at"}, wrap="report",
-                               beside={"status": "exported"})),
+            result=recorded("report", "exported", "title", "customer_ids", "summary")),  # as the service records it
     }, tag="crm", key="customer_id"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
@@ -224,7 +236,8 @@ ADAPTERS.update({
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
                                        "last_updated": "updated_at"}, wrap="articles", count="total"),
-            stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views")),
+            stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views", "snippet"),
+            held_as=_with_snippet),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE,
                                   stored=True),
         "kb_update_article": ToolMap("kb_update_article", {
@@ -245,9 +258,7 @@ ADAPTERS.update({
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE, stored=True),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
-                               result=ResultShape(fields={"note_id": "record.note", "recipients": "record.recipients",
-                                                          "timestamp": "record.at"}, wrap="record",
-                                                  beside={"status": "shared"})),
+                               result=recorded("record", "shared", "note_id", "recipients")),  # as recorded there
     }, key="note_id"),
 })
 
@@ -320,8 +331,10 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
         "attendees": _rename("attendees"), "location": _rename("location")},
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
         # the event the service makes: the call's fields, not recurring
+        # (its times as the call gives them)
         result=_written(ResultShape(fields={k: v for k, v in _EVENT_WRITTEN.fields.items()
-                                            if k not in ("organizer", "description")}, const={"recurring": False}),
+                                            if k not in ("organizer", "description")}, const={"recurring": False},
+                                    given={"start_time": "start_time", "end_time": "end_time"}),
                         "event", "created")),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
@@ -347,18 +360,29 @@ def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
     return {name: rows for name, rows in (("results", results), ("pages", pages)) if rows}
 
 
+def _pages_as_fetched(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The fixture's pages that answer (status under 400) as the service's fetch answers them: its fields, the
+    content type the page gives (`text/html` unless given) and the time of the fetch (`fetched_at`, the call's)."""
+    return [{"status_code": p.get("status_code", 200), "url": p["url"], "title": p.get("title", ""),
+             "content": p.get("content", ""), "content_type": p.get("content_type", "text/html"), "fetched_at": None}
+            for p in rows if "url" in p and "keywords" not in p and "snippet" not in p
+            and int(p.get("status_code", 200)) < 400]
+
+
 # Claw-Eval's mock web: a search over fixed entries ranked by keyword tokens, fetches of fixed pages, and
 # notifications (recorded).
 ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETCH_FIXTURES"), _web_records, {
     "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
                           result=ResultShape(wrap="results", count="total", echo={"query": "query"})),
+    # as the service: a failing fetch says why in `error`; a page that answers has none, and its content type and
+    # the time it was fetched (held pages: the fixture's pages that answer)
     "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
         "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
-        optional=["error"])),  # as the service: a failing fetch says why in `error`, one that answers has none
+        optional=["error"], record_id="url", stamp="fetched_at", stamp_style="isoformat"), stored=True),
     "send_notification": ToolMap("web_notify", {"channel": _rename("channel"), "message": _rename("message"),
                                                 "recipients": _rename("recipients")},
                                  result=recorded("record", "sent", "channel", "message", "recipients")),
-})
+}, key="url", held_as=_pages_as_fetched)
 
 
 TODO_LIST = "tasks"  # Claw-Eval's to-do service has no lists: every task is in this one
@@ -382,10 +406,13 @@ def _todo_status(record: Any) -> str:
     return str(record.get("status") or "pending")
 
 
-_TODO = ResultShape(fields={"task_id": "shown_id", "title": "title", "description": "notes", "done": "done",
+# A task's status as the service words it: a status word no stage is, else its stage's word
+_TODO_STATUS = [Case(path="status_word"), Case(path="done", equals=True, shows="completed"),
+                Case(path="started", equals=True, shows="in_progress"), Case(shows="pending")]
+_TODO = ResultShape(fields={"task_id": "shown_id", "title": "title", "description": "notes", "status": "status_word",
                             "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
-                            "created_at": "created_at", "started": "started", "status": "status_word"},
-                    optional=["status"])  # a status word no stage is, as the service shows it; none for a stage
+                            "created_at": "created_at"},
+                    cases={"status": _TODO_STATUS}, optional=["completed_at"])  # a task done shows when
 _TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY, unmapped="dropped")  # as _PRIORITY_ARG
 # A due date is that day's 00:00 UTC; status pending/in_progress/completed -> the stage (not started, started,
 # done), any other word -> the status word (a `done` or `blocked` task is done or not as before, and listed by its
@@ -406,22 +433,23 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
     extra_rows={"lists": ({"id": TODO_LIST, "name": "Tasks"},)}), {
     "todo_list_tasks": ToolMap("todo_list_tasks", {"status": _rename("stage", values={**TODO_STAGE, "all": None},
                                                                      closed=True, unmapped_to="status_word")},
-                               defaults={"include_done": True, "limit": 200},
-                               result=ResultShape(fields=_TODO.fields, wrap="tasks", count="total")),
-    "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO),
+                               defaults={"include_done": True, "limit": 200, "stored_order": True},
+                               result=_TODO.model_copy(update={"wrap": "tasks", "count": "total"}), stored=True),
+    "todo_get_task": ToolMap("todo_get_task", {"task_id": _rename("task_id")}, result=_TODO, stored=True),
     "todo_update_task": ToolMap("todo_update_task", {
         "task_id": _rename("task_id"), "title": _rename("title"), "priority": _TODO_PRIORITY_ARG,
         "status": _rename("stage", values=TODO_STAGE, unmapped_to="status_word"), "tags": _rename("tags")},
-        result=_written(_TODO, "task", "updated")),
+        result=_written(_TODO, "task", "updated"), stored=True),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
         "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
         defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
-        # the task the service makes: pending, with no completion or start fields
+        # the task the service makes: pending, with no completion field, its due date as given, made now
         result=_written(ResultShape(fields={k: v for k, v in _TODO.fields.items() if k not in (
-            "done", "completed_at", "started", "status")}, const={"status": "pending"}), "task", "created")),
+            "completed_at", "created_at")}, const={"status": "pending"}, given={"due_date": "due_date"},
+            stamp="created_at", stamp_style="isoformat"), "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
-                                result=_written(_TODO, "task", "deleted", under="task")),
+                                result=_written(_TODO, "task", "deleted", under="task"), stored=True),
 }, key="task_id")
 
 
