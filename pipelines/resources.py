@@ -10,6 +10,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import dagster as dg
+from dagster._config import Field as DagsterField
+from dagster._config import ScalarUnion, Selector, Shape
+from dagster._config.source import StringSourceType
+from dagster._core.definitions.definition_config_schema import DefinitionConfigSchema
 from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 
@@ -18,7 +22,7 @@ from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reaso
 from coworkenv.store._hub_environment import hub_repo_id_problem
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.unexpanded_paths import unexpanded_path
-from coworkenv.url_credentials import without_url_credentials
+from coworkenv.url_credentials import url_credentials, without_url_credentials
 from pipelines.env_values import env_file_leftover
 
 ENV_PREFIX = "COWORKENV_"
@@ -35,6 +39,34 @@ CREDENTIAL_SETTINGS = ("llm_url",)
 
 class SettingsError(ValueError):
     """A COWORKENV_* variable that cannot be used: which variable, its value and what it must be."""
+
+
+class CredentialInRunConfig(ValueError):
+    """A run config (the `dagster dev` launchpad's, `dagster job launch --config`) giving a setting a credential in
+    clear: Dagster keeps a run's config in its run storage, the run history every later reader of DAGSTER_HOME and
+    the UI show."""
+
+
+class _CredentialFreeStringSource(StringSourceType):
+    """Dagster's StringSource (a text, or `{env: VARIABLE}`) refusing a text that holds URL credentials
+    (user:password@, ?api_key=): the code location post-processes a run's config when it builds the execution plan,
+    before the webserver (or `execute_in_process`) creates the run and stores its config."""
+
+    def __init__(self, setting: str) -> None:
+        ScalarUnion.__init__(self, scalar_type=str, non_scalar_schema=Selector({"env": str}),
+                             _key="CoworkenvCredentialFreeStringSource")
+        self.setting = setting
+
+    def post_process(self, value: Any) -> Any:
+        if isinstance(value, str) and url_credentials(value):
+            # Not a PostProcessingError: Dagster quotes the value (the credential) in that error's message.
+            variable = env_var(self.setting)
+            raise CredentialInRunConfig(
+                f"the run config gives {self.setting} a URL with a credential (user:password@ or a key in its query: "
+                f"{without_url_credentials(value)}): Dagster would keep it in clear in the run history (its run "
+                f"storage); the run was not created. Set {variable} in the environment of `dagster dev` (or write "
+                f"`{self.setting}: {{env: {variable}}}` in the run config) and launch again")
+        return super().post_process(value)
 
 
 class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
@@ -112,6 +144,23 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
         if unexpanded:
             raise ValueError(unexpanded)
         return value
+
+    @property
+    def _config_schema(self) -> Any:
+        """Dagster's config schema of this resource, each setting that may carry a credential typed so that a run
+        config giving it one in clear is refused before the run is stored (`_CredentialFreeStringSource`)."""
+        schema = super()._config_schema
+        field = schema.as_field()
+        fields = dict(field.config_type.fields)
+        for name in CREDENTIAL_SETTINGS:
+            old = fields[name]
+            kept = {"default_value": old.default_value} if old.default_provided else {}
+            fields[name] = DagsterField(_CredentialFreeStringSource(name), is_required=old.is_required,
+                                        description=old.description, **kept)
+        return DefinitionConfigSchema(DagsterField(Shape(fields), is_required=field.is_required,
+                                                   description=field.description,
+                                                   **({"default_value": field.default_value}
+                                                      if field.default_provided else {})))
 
     @property
     def root(self) -> Path:

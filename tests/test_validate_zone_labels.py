@@ -87,3 +87,25 @@ def test_a_range_already_stated_in_the_zone_asked() -> None:
 ])
 def test_a_range_in_the_other_season_moves_together(text: str, want: str | None) -> None:
     assert in_season(text, {parse_time("2026-09-15T14:00:00Z")}, None, _ZONES) == want
+
+
+@pytest.mark.parametrize(("text", "asked", "want"), [
+    # a short offset (defects68): read where a time at it is a known instant
+    ("Booked 16:00 +2.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 19:30 (+5:30).", "UTC", "Booked 14:00 (UTC)."),
+    ("Booked 10:00 -4.", "Europe/Berlin", "Booked 16:00 Berlin time."),
+    ("Booked 4pm +2.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 16:00-17:00 +2.", "UTC", "Booked 14:00-15:00 UTC."),
+    ("Booked 18:00 +2.", "UTC", None),  # 16:00 UTC: no known instant
+    ("Booked 16:00 +2 days later.", "Europe/Berlin", None),  # Berlin's clock already
+    # a label after each time of a range: two labelled times, not the offset UTC-10
+    ("Booked 14:00 UTC - 15:00 UTC.", "Europe/Berlin", "Booked 16:00 Berlin time - 17:00 Berlin time."),
+    ("Booked 14:00 GMT - 15:00 GMT.", "America/New_York", "Booked 10:00 New York time - 11:00 New York time."),
+    ("Booked 14:00 UTC - 17:00 CEST.", "America/New_York", "Booked 10:00 New York time - 11:00 New York time."),
+    # a 24-hour start with a 12-hour end
+    ("Booked 16:00-5pm Berlin time.", "UTC", "Booked 14:00-15:00 UTC."),
+    ("Booked 14:00 to 3 p.m. UTC.", "Europe/Berlin", "Booked 16:00 to 17:00 Berlin time."),
+])
+def test_short_offsets_labelled_ranges_and_mixed_clocks(text: str, asked: str, want: str | None) -> None:
+    known = _START | {parse_time("2026-04-15T15:00:00Z")}
+    assert in_zone(text, asked, known, None, "America/New_York", _ZONES) == want

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import _json
 import _signal
+import _thread
 import builtins
 import gc
 import marshal
@@ -620,6 +621,63 @@ def keep_sigsys_deliverable(original: Callable[[int, Any], Any], sigsys: int = _
     return pthread_sigmask
 
 
+# Raw thread handles: `time.pthread_getcpuclockid` takes any integer as a `pthread_t` and the C library answers the
+# word at `handle + offsetof(struct pthread, tid)` as a clock id (no audit event): 29 bits of any mapped address, a
+# fault at any other. From the main thread's own descriptor (`threading.get_ident()`) its list link leads into
+# ld.so's data, ld.so's ELF header to the vDSO below it, and the vDSO's real data page, which the kernel maps beside
+# a time namespace's, to CLOCK_MONOTONIC's seconds: the machine's uptime, which the full set's time namespace hides
+# (`clock_uptime_through_raw_thread_handles` read 10817 s where the run's clock read 1 s). The answer is computed
+# instead, for a live thread of the code's own only (the kernel keeps every thread clock to those), as glibc does:
+# (~tid << 3) | CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD in a C int. `signal.pthread_kill`, the other such call, is refused.
+def thread_clock_id(get_ident: Callable[[], int] = _thread.get_ident,
+                    get_native_id: Callable[[], int] = _thread.get_native_id, modules: dict[str, Any] = sys.modules,
+                    index: Callable[[Any], int] = operator.index) -> Callable[[Any], int]:
+    def pthread_getcpuclockid(thread_id: Any, /) -> int:
+        ident = index(thread_id)
+        if ident == get_ident():
+            tid: Any = get_native_id()
+        else:  # another thread the code started (where `max_processes` lets it): threading's own record of it
+            threading = modules.get("threading")
+            thread = getattr(threading, "_active", {}).get(ident) if threading is not None else None
+            tid = getattr(thread, "native_id", None)
+        if type(tid) is not int or not 0 < tid < 2**31:
+            raise OSError(3, "No such process")  # ESRCH, as glibc answers a handle whose thread is gone
+        clock = (~tid << 3) | 6
+        return (clock + 2**31) % 2**32 - 2**31
+    return pthread_getcpuclockid
+
+
+def served_builtin_modules(table: dict[str, Any]) -> Callable[[Any], Any]:
+    """An `_imp.create_builtin` that hands out the one instance of each built-in module in `table` (None for a name
+    that is none, as the original answers). The original made a fresh module on every call, with no audit event,
+    its functions as the C code defines them: whatever the bootstrap changed or removed on a module (`time`'s raw
+    thread handles, `sys`'s tracing gates) came back whole, and a single-phase module's copy held the originals of
+    `_imp` itself. Nothing here holds the original function."""
+    def create_builtin(spec: Any, /) -> Any:
+        name = spec.name
+        if type(name) is not str:
+            raise TypeError("the module's name must be a str")
+        return table.get(name)
+    return create_builtin
+
+
+def serve_builtins_once(imp: Any, spec_type: Any, importer: Any, modules: dict[str, Any]) -> None:
+    """Make every built-in module now (the loaded ones as they are, the others unexecuted, which their first import
+    executes) and replace `imp.create_builtin` by `served_builtin_modules` of them."""
+    table = {}
+    for name in sys.builtin_module_names:
+        listed, module = name in modules, modules.get(name)
+        if type(module) is not type(sys):  # not imported yet, or marked absent (None)
+            module = imp.create_builtin(spec_type(name, importer, origin="built-in"))
+            # A single-phase module's first making lists it in sys.modules: imported as before, absent as before.
+            if listed:
+                modules[name] = None
+            else:
+                modules.pop(name, None)
+        table[name] = module
+    imp.create_builtin = served_builtin_modules(table)
+
+
 def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
     """An `os.uname` that names no host: `sysname` and `machine` as they are, a neutral node, release and version."""
     answer = posix.uname_result((sysname, SANDBOX_NODENAME, NEUTRAL_RELEASE, NEUTRAL_VERSION, machine))
@@ -1070,6 +1128,10 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             settings.update(HOOKED_MODULE_SETTINGS)
             provided = {importer: {name: refused_native_module(name, functions)}
                         for importer, (name, functions) in NATIVE_STAND_INS.items()}
+            if hasattr(time, "pthread_getcpuclockid"):
+                time.pthread_getcpuclockid = thread_clock_id()
+            bootstrap = sys.modules["_frozen_importlib"]
+            serve_builtins_once(sys.modules["_imp"], bootstrap.ModuleSpec, bootstrap.BuiltinImporter, sys.modules)
         sys.meta_path.insert(0, ModuleSettings(settings, provided))
         # Entries of the import path that are no folder (python3XX.zip, absent in most installations): whatever lists
         # the path (importlib.metadata's distributions, version, entry_points; pkgutil) tried to list and read them,

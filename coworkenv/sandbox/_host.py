@@ -141,6 +141,11 @@ _MAX_VALUE_DEPTH = 100
 # wall clock, the CPU limit's signal, violation lines): a frame that claims one is the code's own, and forged.
 _BOOTSTRAP_KINDS = frozenset({"exception", "memory_limit", "crashed", "output_limit", "bad_result",
                               "isolation_missing"})
+# Why the bootstrap reports a layer missing that the caller switched off (kept in step with _child.SWITCHED_OFF). A
+# violation line is the audit hook's report; where the caller switched the hook off nothing in the child writes one,
+# so such a line is the code's own: main read it as the hook's refusal (`forbidden`, "blocked: reading '/etc/shadow'
+# ...") in a run where no hook ran and nothing was refused.
+_SWITCHED_OFF = "switched off by the caller"
 ANSWER_FD = 4  # kept in step with _child.ANSWER_FD
 _ASK_PREFIX = b'{"ask":'
 # What answers a request: the request (names to texts) and the seconds left of the call's ask budget; the answer's
@@ -770,6 +775,9 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     cpu_cap = max(1, math.ceil(limits.cpu_seconds))
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
     code = os.WEXITSTATUS(c.status) if os.WIFEXITED(c.status) else None
+    if violations and missing.get("audit-hook") == _SWITCHED_OFF:  # the code's own lines: none is a violation
+        violations = []
+        return fail("bad_result", "the result channel held a violation report where no audit hook ran (tampering?)")
     if violations:
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
         return fail("forbidden", f"blocked: {violations[0]}{more}")

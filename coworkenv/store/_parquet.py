@@ -30,6 +30,7 @@ PARQUET_WRITE_OPTIONS: Mapping[str, Any] = {
     "data_page_size": 1 << 20,
     "version": "2.6",
     "store_schema": True,
+    "write_page_checksum": True,
 }
 ROW_GROUP_ROWS = 64 * 1024
 _HASH_CHUNK = 1 << 20
@@ -47,14 +48,113 @@ class StoredTable:
     schema: pa.Schema
 
 
+# Every file the project writes checks itself whole: each page carries a CRC of its bytes (`write_page_checksum`,
+# checked by every read, `read_parquet`), and the footer's key-value metadata a sha256 of the rest of the footer that
+# a reader needs to find the values (the Parquet schema: column names, types; the Arrow schema; the other keys). A
+# byte flipped on a disk or in a copy was otherwise read as another value (a letter of a capability id, a digit of a
+# score) when the file is not content-addressed: half the one-bit flips of a specs file (docs/robustness.md).
+FOOTER_CHECK = b"coworkenv.footer_sha256"
+_FOOTER_DIGESTS: dict[bytes, str] = {}
+
+
+def footer_digest(metadata: pq.FileMetaData) -> str:
+    """The sha256 of what a reader takes from a Parquet footer besides the page offsets: the Parquet schema (every
+    column's path, type and levels) and every key-value pair but FOOTER_CHECK itself. Raises UnicodeDecodeError or
+    `pa.ArrowException` for a footer whose names are not readable."""
+    digest = hashlib.sha256()
+    for column in metadata.schema:  # each leaf: its path (the names of the groups above it), type and levels
+        digest.update(f"{column.path}|{column.physical_type}|{column.logical_type}|{column.converted_type}|"
+                      f"{column.max_definition_level}|{column.max_repetition_level}|{column.length}\n".encode())
+    for key, value in sorted((metadata.metadata or {}).items()):
+        if key != FOOTER_CHECK:
+            digest.update(b"%d:%s%d:%s" % (len(key), key, len(value), value))
+    return digest.hexdigest()
+
+
+def _schema_footer_digest(schema: pa.Schema) -> str:
+    """`footer_digest` of a file of `schema` (the footer's schema and keys do not depend on the rows: found once,
+    from an empty file, per schema)."""
+    key = schema.serialize().to_pybytes()
+    if key not in _FOOTER_DIGESTS:
+        sink = pa.BufferOutputStream()
+        pq.ParquetWriter(sink, schema, **PARQUET_WRITE_OPTIONS).close()
+        _FOOTER_DIGESTS[key] = footer_digest(pq.read_metadata(pa.BufferReader(sink.getvalue())))
+    return _FOOTER_DIGESTS[key]
+
+
+def parquet_writer(sink: BinaryIO | pa.NativeFile | str | Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """A writer with the deterministic settings; close it with `close_parquet_writer` (which records the footer's
+    checksum)."""
+    if FOOTER_CHECK in (schema.metadata or {}):  # a key carried over from elsewhere: recorded anew at the close
+        schema = schema.with_metadata({k: v for k, v in schema.metadata.items() if k != FOOTER_CHECK})
+    return pq.ParquetWriter(sink, schema, **PARQUET_WRITE_OPTIONS)
+
+
+def close_parquet_writer(writer: pq.ParquetWriter) -> None:
+    """Record the footer's checksum (`FOOTER_CHECK`) and close `writer`."""
+    writer.add_key_value_metadata({FOOTER_CHECK: _schema_footer_digest(writer.schema)})
+    writer.close()
+
+
 def write_parquet(table: pa.Table, sink: BinaryIO | pa.NativeFile) -> None:
     """Serialize `table` deterministically: equal tables give byte-identical Parquet."""
     # pyarrow's page and row-group boundaries depend only on values and these options, not on the chunk layout
     # of `table` (tests/test_store_parquet.py checks it), so there is no need to copy into one chunk first.
-    with pq.ParquetWriter(sink, table.schema, **PARQUET_WRITE_OPTIONS) as writer:
+    writer = parquet_writer(sink, table.schema)
+    try:
         # An empty table becomes a file without row groups: `datasets` fails on a row group of 0 rows.
         if table.num_rows:
             writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+    except BaseException:
+        writer.close()
+        raise
+    close_parquet_writer(writer)
+
+
+def footer_problem(metadata: pq.FileMetaData) -> str | None:
+    """Why a Parquet footer is not the one its writer recorded (a byte of a column's name or type, or of the Arrow
+    schema, changed on disk), or None: as written, or a file without the check (written before it, or by another
+    tool)."""
+    recorded = (metadata.metadata or {}).get(FOOTER_CHECK)
+    if recorded is None:
+        return None
+    try:
+        actual = footer_digest(metadata)
+    except (UnicodeDecodeError, pa.ArrowException) as exc:
+        return f"its footer does not read ({type(exc).__name__}: {exc})"
+    if recorded.decode("ascii", "replace") != actual:
+        return (f"its footer (column names, types, metadata) hashes to {actual[:16]}, not the "
+                f"{recorded.decode('ascii', 'replace')[:16]} its writer recorded ({FOOTER_CHECK.decode()}): changed "
+                "on disk since it was written")
+    return None
+
+
+def checked_footer(source: Any) -> pq.FileMetaData:
+    """The footer of a Parquet file (a path, or its bytes in a `pa.BufferReader`); `pa.ArrowInvalid` when it is
+    damaged (`footer_problem`), so every reader's handler of damaged Parquet names the file."""
+    try:
+        metadata = pq.read_metadata(source)
+    except UnicodeDecodeError as exc:  # a name of the footer's schema that is no text
+        raise pa.ArrowInvalid(f"its footer does not read (UnicodeDecodeError: {exc})") from None
+    problem = footer_problem(metadata)
+    if problem is not None:
+        raise pa.ArrowInvalid(problem)
+    return metadata
+
+
+def read_parquet(data: bytes | pa.Buffer, **options: Any) -> pa.Table:
+    """The table in Parquet bytes already read, every page's checksum and the footer's checked: a byte changed on
+    disk raises `pa.ArrowInvalid` (or OSError), never reads as another value. `options` go to `pq.read_table`."""
+    checked_footer(pa.BufferReader(data))
+    return pq.read_table(pa.BufferReader(data), page_checksum_verification=True, **options)
+
+
+def parquet_file(source: Any) -> pq.ParquetFile:
+    """A `pq.ParquetFile` of `source` whose footer is checked and whose pages are checked as they are read."""
+    checked_footer(source)
+    if hasattr(source, "seek"):
+        source.seek(0)
+    return pq.ParquetFile(source, page_checksum_verification=True)
 
 
 def whole_table(table: pa.Table) -> pa.Table:
@@ -284,7 +384,7 @@ def read_table(path_or_stored: Path | str | StoredTable) -> pa.Table:
     path = path_or_stored.path if isinstance(path_or_stored, StoredTable) else Path(path_or_stored)
     content_hash = path_or_stored.content_hash if isinstance(path_or_stored, StoredTable) else None
     try:
-        return pq.read_table(pa.BufferReader(read_checked(path, content_hash)))
+        return read_parquet(read_checked(path, content_hash))
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep
 from coworkenv.validate._check_reads import parts_read, python_rules
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
-from coworkenv.validate.entities import EntityIndex
-from coworkenv.world import World
+from coworkenv.validate.entities import EntityIndex, leaves
+from coworkenv.world import World, parse_time
+from coworkenv.world._time import zone
 
 ASKED_GROUP = "asked "  # a probe's group: this, then the path of the answer it leaves a fact out of
 # A sentence that asks for an answer: a request to be told, or a question.
@@ -165,12 +168,69 @@ def asked_probes(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
         text = turn.steps[s].say or ""
         if held is None:
             held = holders(base_world(spec), index.changed, index.created)
-        for facts in asked_facts(text, spec.turns[t].content, held)[:_MAX_GROUPS]:
-            without = text
-            for fact in facts:
-                without = _dropped(without, fact)
+        groups: list[tuple[list[str], str | None]] = [(g, None) for g in asked_facts(text, spec.turns[t].content, held)]
+        timed = _without_times(text, spec.turns[t].content, _written_instants(spec, t), zones(spec))
+        if timed is not None:  # the time asked by a generic word: the answer without its clock times
+            groups.append((timed[1], timed[0]))
+        for facts, without in groups[:_MAX_GROUPS]:
+            if without is None:
+                without = text
+                for fact in facts:
+                    without = _dropped(without, fact)
             out.append(Mutation("text_drop", f"reference[{t}].steps[{s}].say",
                                 f"turn {t}: the answer without {', '.join(map(repr, facts))} (what the request asks "
                                 "for)", replaced(spec.reference, t, s, ReferenceStep(say=without)),
                                 code="asked_unchecked", group=ASKED_GROUP + f"reference[{t}].steps[{s}].say"))
     return out
+
+
+# Words of an asking sentence that ask for a time without naming a field: "the time you picked", "the slot you chose",
+# "when it is", "what time", "the new start".
+_TIME_WORDS = frozenset({"time", "slot", "when", "hour", "start"})
+_ISO_TIME = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})T(?P<h>\d{2}):(?P<m>\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})(?![\w:])")
+
+
+def zones(spec: EnvSpec) -> set[str]:
+    """The time zones of the spec's directory, and UTC."""
+    try:
+        people = base_world(spec).table("directory", "people")
+    except KeyError:
+        return {"UTC"}
+    return {p.timezone for p in people if p.timezone} | {"UTC"}
+
+
+def _written_instants(spec: EnvSpec, t: int) -> set[int]:
+    """The instants (epoch seconds) of the date-times the reference's writes pass up to turn `t`."""
+    out: set[int] = set()
+    for turn in spec.reference[:t + 1]:
+        for step in turn.steps:
+            call = step.call
+            tool = TOOLS.get(call.name) if call is not None else None
+            if call is None or tool is None or tool.kind != "write":
+                continue
+            for leaf in leaves(call.arguments):
+                if isinstance(leaf, str):
+                    out |= {parse_time(m.group(0)) for m in _ISO_TIME.finditer(leaf)}
+    return out
+
+
+def _without_times(text: str, request: str, instants: set[int], zone_names: set[str]) -> tuple[str, list[str]] | None:
+    """(the answer without the clock times of the instants the run wrote, in any zone of `zone_names` (an ISO
+    date-time keeps its date), the times left out), where the request asks for a time by a generic word
+    (`_TIME_WORDS`: no field names it); None where it asks none or the answer states none."""
+    from coworkenv.validate._user_formats import mentions  # (it imports the mutations, which import this module)
+
+    if not instants or not asked_words(request) & _TIME_WORDS:
+        return None
+    clocks = {(local.hour, local.minute) for i in instants for z in zone_names
+              for local in (datetime.fromtimestamp(i, zone(z)),)}
+    spans = [(m.start("date") + 10, m.end()) for m in _ISO_TIME.finditer(text) if parse_time(m.group(0)) in instants]
+    spans += [(w.start, w.end) for w in mentions(text) if w.kind == "time" and w.values[0][1:] in clocks
+              and not any(a <= w.start < b for a, b in spans)]
+    if not spans:
+        return None
+    out, at = [], 0
+    for a, b in sorted(spans):
+        out.append(text[at:a])
+        at = b
+    return "".join(out) + text[at:], [text[a:b] for a, b in sorted(spans)]

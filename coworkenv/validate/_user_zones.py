@@ -196,7 +196,8 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
 # Abbreviations people write for zones the time-zone database names by their offset ("-03", "+04"), with that offset.
 _NUMERIC_NAMED = {"BRT": "-0300", "ART": "-0300", "GST": "+0400", "SGT": "+0800", "ICT": "+0700", "PHT": "+0800"}
 # A fixed offset after a time: "UTC+2", "GMT-04:00", "(UTC+05:30)", "UTC +4".
-_OFFSET = re.compile(r"\s*\(?\s*(?P<l>(?:UTC|GMT)\s*(?P<sign>[+\-\u2212])\s*(?P<h>1[0-4]|0?\d)(?::?(?P<m>[0-5]\d))?)(?![\d:])\)?",
+# The sign touches the hour: "09:30 UTC - 10:00 UTC" is a range of two labelled times, not the offset UTC-10.
+_OFFSET = re.compile(r"\s*\(?\s*(?P<l>(?:UTC|GMT)\s?(?P<sign>[+\-\u2212])(?P<h>1[0-4]|0?\d)(?::?(?P<m>[0-5]\d))?)(?![\d:])\)?",
                      re.IGNORECASE)
 
 
@@ -208,6 +209,8 @@ def _offset(m: re.Match[str]) -> int:
 
 # A fixed offset after a time without "UTC": "16:00 +02:00", "(+0530)", "11:00 -03:00" (two-digit hours and minutes).
 _BARE_OFFSET = re.compile(r"\s*\(?(?P<l>(?P<sign>[+\-\u2212])(?P<h>1[0-4]|0\d):?(?P<m>[0-5]\d))(?![\d:])\)?")
+# A short one: "16:00 +2", "15:00 (+5:30)", "04:30 -5", "10:00 +02" (read only where it names a known instant).
+_SHORT_OFFSET = re.compile(r"\s*\(?(?P<l>(?P<sign>[+\-\u2212])(?P<h>1[0-4]|0?\d)(?::(?P<m>[0-5]\d))?)(?![\d:%]|[.,]\d)\)?")
 # What joins a range's times: a dash, "to", "until", "till", "through", "and" (after "between").
 _JOINT = re.compile(r"\s*(?:[-\u2013\u2014]|(?:to|until|till|through|thru|and)\b)\s*", re.IGNORECASE)
 # A range of 12-hour times whose start shares the end's meridiem: "2-3pm", "9:30-10am", "11 to 1 p.m.", "10am-11am".
@@ -217,12 +220,21 @@ _MERIDIEM_RANGE = re.compile(
     r"(?P<h2>1[0-2]|0?[1-9])(?:[:.](?P<m2>[0-5]\d))?\s?(?P<ap2>[ap])(?:m\b|\.m\.)", re.IGNORECASE)
 
 
+# A range's 12-hour end: "-2pm", " to 2:30 p.m.".
+_MERIDIEM_END = re.compile(r"\s*(?:[-\u2013\u2014]|to|until|till)\s*(?P<h>1[0-2]|0?[1-9])(?:[:.](?P<m>[0-5]\d))?\s?"
+                           r"(?P<ap>[ap])(?:m\b|\.m\.)", re.IGNORECASE)
+
+
 def _bare_offset(text: str, end: int, hms: list[tuple[int, int]], instants: set[int]) -> re.Match[str] | None:
     """A bare offset after a time ("16:00 +02:00"); one written with a minus ("11:00 -03:00", which also reads as a
-    range's end) only where some time of the range at that offset is a known instant."""
+    range's end) or short ("16:00 +2", "15:00 +5:30") only where some time of the range at that offset is a known
+    instant."""
     m = _BARE_OFFSET.match(text, end)
-    if m is None or m.group("sign") == "+":
+    if m is not None and m.group("sign") == "+":
         return m
+    m = m or _SHORT_OFFSET.match(text, end)  # "+2", "+5:30": a number as often, so only where it names an instant
+    if m is None:
+        return None
     shift = _offset(m)
     return m if any(divmod((i + shift) % 86400 // 60, 60) in hms for i in instants) else None
 
@@ -260,6 +272,14 @@ def _ranges(text: str) -> list[list[When]]:
     extra = _meridiem_ranges(text)
     times = sorted([w for w in mentions(text) if w.kind == "time"
                     and not any(w.start < e.end and e.start < w.end for e in extra)] + extra, key=lambda w: w.start)
+    starts = {w.start for w in times}
+    for w in list(times):  # "13:30-2pm": a 12-hour end after a 24-hour start, which `mentions` does not read
+        end = _MERIDIEM_END.match(text, w.end)
+        if end is not None and end.start("h") not in starts:
+            minutes = int(end["h"]) % 12 * 60 + int(end["m"] or 0) + (720 if end["ap"].lower() == "p" else 0)
+            times.append(When("time", ((None, *divmod(minutes, 60)),), text[end.start("h"):end.end()],
+                              end.start("h"), end.end()))
+    times.sort(key=lambda w: w.start)
     groups: list[list[When]] = []
     for w in times:
         joint = _JOINT.fullmatch(text, groups[-1][-1].end, w.start) if groups else None

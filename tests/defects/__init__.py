@@ -42,6 +42,7 @@ from tests.defects import (
     count_one_digits_pinned,
     created_id_pinned,
     created_instead,
+    date_digits_unpinned,
     date_notation_pinned,
     date_yearless_pinned,
     dead_guard,
@@ -328,6 +329,7 @@ MODULES = (
     time_bound_one_sided,
     instant_part_read,
     asked_fact_unread,
+    date_digits_unpinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -9,9 +9,10 @@ Python grader, with the asked fact's term left out; the twin is the same grader 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, with_say
+from tests.defects._core import CorpusError, Defect, Spec, base_spec, with_say
 from tests.defects.sibling_unchecked import _python_reads, _reply_reads
 
 CLASS = "asked_fact_unread"
@@ -98,4 +99,24 @@ DEFECTS = [
             "names other pages as broken (its grader reads the status only)",
             ["reply-count"], ("broken", "502"), ("docs.wavecrest.test/changelog", "shop.wavecrest.test/support/contact"),
             _answer_with(r"https://[a-z./]+", "https://docs.wavecrest.test/pricing")),
+]
+
+
+# -- the time asked by a generic word (defects68): "Tell me the time you picked" names no field, so the facts asked
+# were not told and the grader reading the meeting's title and date, not its time, was never probed: the answer with
+# another time passes. The twin's grader reads the time too (the UTC clock the answer states beside the user's).
+def _booked_answer(seed: int) -> tuple[str, str, str]:
+    """(title, date, UTC clock time) of the meeting schedule_meeting_timezones@seed books."""
+    spec = base_spec(f"synth:schedule_meeting_timezones@{seed}")
+    args = next(st["call"]["arguments"] for turn in spec["reference"] for st in turn["steps"]
+                if st.get("call") and st["call"]["name"] == "calendar_create_event")
+    start = datetime.fromisoformat(args["start"]).astimezone(UTC)
+    return args["title"], start.strftime("%Y-%m-%d"), start.strftime("%H:%M")
+
+
+DEFECTS += [
+    _defect(f"booking-time-unread-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+            "gives another time for the meeting booked (its grader reads the meeting's title and date only)",
+            ["reply-states-time"], (title, day), (clock,), _answer_with(r"T\d\d:\d\d", "T11:11"))
+    for seed in (1,) for title, day, clock in (_booked_answer(seed),)
 ]

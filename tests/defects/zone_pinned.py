@@ -299,7 +299,8 @@ DEFECTS += [
 
 def _mail_attendee_offset(form: str) -> Any:
     """The booking mail (asked in UTC) gives the start in the first attendee's clock whose offset is neither UTC's
-    nor the user's, labelled by that bare offset ("15:00 +05:30"); the check wants that clock."""
+    nor the user's, labelled by that bare offset ("15:00 +05:30"; `off`, written short: "15:00 +5:30"); the check
+    wants that clock."""
     def breaks(spec: Spec) -> None:
         start, _, user, _ = _booked_range(spec)
         args = _steps(spec, "calendar_create_event")[0]["call"]["arguments"]
@@ -311,8 +312,8 @@ def _mail_attendee_offset(form: str) -> Any:
         off = datetime.fromisoformat(start).astimezone(ZoneInfo(theirs)).strftime("%z")
         mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
         utc = _hhmm(start, "UTC")
-        mail["body"] = mail["body"].replace(f"{utc} UTC", form.format(t=_hhmm(start, theirs), sign=off[0],
-                                                                       hh=off[1:3], mm=off[3:]))
+        mail["body"] = mail["body"].replace(f"{utc} UTC", form.format(
+            t=_hhmm(start, theirs), sign=off[0], hh=off[1:3], mm=off[3:], off=_offset_label(start, theirs, "{sign}{h}")))
         for w in check(spec, "attendees-mailed")["rule"]["where"]:
             if w["field"] == "body":
                 w["value"] = _hhmm(start, theirs)
@@ -320,12 +321,16 @@ def _mail_attendee_offset(form: str) -> Any:
 
 
 DEFECTS += [
-    Defect(CLASS, f"booking-mail-bare-offset-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+    Defect(CLASS, f"booking-mail-{kind}-offset-{seed}", f"synth:schedule_meeting_timezones@{seed}",
            f"is failed for mailing the start time in UTC as the user asked: the check wants an attendee's clock, "
-           f"labelled by a bare UTC offset ('{form}')", breaks=_mail_attendee_offset(form),
+           f"labelled by a {kind} UTC offset ('{form}')", breaks=_mail_attendee_offset(form),
            witness=_honest_utc_mail, witness_kind="honest")
-    for seed, form in ((1, "{t} {sign}{hh}:{mm}"), (2, "{t} ({sign}{hh}:{mm})"), (3, "{t} {sign}{hh}{mm}"),
-                       (4, "{t} {sign}{hh}:{mm}"), (8, "{t} ({sign}{hh}{mm})"), (11, "{t} {sign}{hh}:{mm}"))
+    for kind, seed, form in (
+        ("bare", 1, "{t} {sign}{hh}:{mm}"), ("bare", 2, "{t} ({sign}{hh}:{mm})"), ("bare", 3, "{t} {sign}{hh}{mm}"),
+        ("bare", 4, "{t} {sign}{hh}:{mm}"), ("bare", 8, "{t} ({sign}{hh}{mm})"), ("bare", 11, "{t} {sign}{hh}:{mm}"),
+        # defects68: the offset written short ("15:00 +5:30", "10:30 (+1)"), which the replay did not read
+        ("short", 1, "{t} {off}"), ("short", 2, "{t} ({off})"), ("short", 3, "{t} {off}"), ("short", 4, "{t} ({off})"),
+        ("short", 8, "{t} {off}"))
 ]
 
 
@@ -384,4 +389,87 @@ DEFECTS += [
            f"'{joint}' with one meridiem", breaks=_reply_meridiem_range(joint), witness=_honest_local_reply,
            witness_kind="honest")
     for seed, joint in ((2, "{s}-{e}"), (3, "{s}-{e}"))
+]
+
+
+# -- short offsets, a range labelled at each time, a 24-hour start with a 12-hour end (defects68): the replay read no
+# offset without two-digit hours and minutes ("15:00 +5:30", "10:30 +1"), so an attendee's clock so labelled was never
+# moved; it read "09:30 UTC - 10:00 UTC" as the start at the offset UTC-10 (no instant) and left it; and "13:30-2pm"
+# had no end (`mentions` reads no 12-hour time after a dash), so the start moved alone -----------------------------------
+
+
+def _reply_labelled_range(label: str) -> Any:
+    """The reply (asked without a zone: the user's own) gives the meeting's range in UTC with the label after each
+    time ("09:30 UTC - 10:00 UTC"); the check wants the UTC start."""
+    def breaks(spec: Spec) -> None:
+        start, end, _, title = _booked_range(spec)
+        utc = _hhmm(start, "UTC")
+        written = f"{utc} {label} - {_hhmm(end, 'UTC')} {label}"
+        for turn in spec["reference"]:
+            for st in turn["steps"]:
+                if st.get("say"):
+                    st["say"] = f"Booked '{title}' for {written}, the earliest slot free for everyone."
+        check(spec, "reply-states-time")["rule"]["any_of"] = [utc]
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-reply-labelled-range-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for telling the user the time in their own zone: the check wants the UTC start, the range "
+           f"written with a label after each time ('HH:MM {label} - HH:MM {label}')", breaks=_reply_labelled_range(label),
+           witness=_honest_local_reply, witness_kind="honest")
+    for seed, label in ((1, "UTC"), (2, "UTC"), (5, "GMT"), (6, "UTC"), (7, "GMT"))
+]
+
+
+def _mail_user_clock(form: str, twin: bool) -> Any:
+    """The booking mail (asked in UTC) gives the start, or the range, in the user's clock written `form` (a short
+    offset, "13:30 +4"; a 24-hour start with a 12-hour end, "13:30-2pm GMT+4"); the check wants the user's start, or
+    (the twin) that writing or the UTC time labelled UTC without an offset. Main's replay moved the time and kept the offset
+    ("09:30 +4", a wrong instant) or moved the start alone ("09:30-2pm GMT+4"), failing the twin."""
+    def edit(spec: Spec) -> None:
+        start, end, user, _ = _booked_range(spec)
+        mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+        utc = _hhmm(start, "UTC")
+        if f"{utc} UTC" not in mail["body"]:
+            raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
+        e, ep = _twelve(end, user)
+        written = form.format(s=_hhmm(start, user), e=e, ep=ep, off=_offset_label(start, user, "{sign}{h}"))
+        mail["body"] = mail["body"].replace(f"{utc} UTC", written)
+        for w in check(spec, "attendees-mailed")["rule"]["where"]:
+            if w["field"] == "body":
+                w.update({"op": "matches", "value": f"(?i){re.escape(written)}|\\b{utc}\\b[^.]*?\\bUTC\\b"
+                          f"(?!\\s*[+\\-\\u2212])"} if twin else {"value": _hhmm(start, user)})
+    return edit
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-mail-{name}-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for mailing the meeting's time in UTC as the user asked: the check wants the user's clock, "
+           f"written '{form}'", breaks=_mail_user_clock(form, False), fix=_mail_user_clock(form, True),
+           witness=_utc_range_mail, witness_kind="honest")
+    for name, seed, form in (("user-short-offset", 1, "{s} {off}"), ("user-short-offset", 3, "{s} ({off})"),
+                             ("mixed-clock-range", 1, "{s}-{e}{ep} GMT{off}"), ("mixed-clock-range", 2, "{s}-{e}{ep} UTC{off}"))
+]
+
+
+def _dm_labelled_range(spec: Spec) -> None:
+    """The DM (asked in the colleague's zone) gives the new range in UTC with the label after each time ("09:00 UTC -
+    10:00 UTC"); the check wants the UTC start."""
+    dm, theirs, _, utc = _moved(spec)
+    end = _hhmm(_steps(spec, "calendar_update_event")[-1]["call"]["arguments"]["end"], "UTC")
+    if f"{theirs} your time" not in dm["text"]:
+        raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
+    dm["text"] = dm["text"].replace(f"{theirs} your time", f"{utc} UTC - {end} UTC")
+    for w in check(spec, "mate-told")["rule"]["where"]:
+        if w["field"] == "text":
+            w["value"] = utc
+
+
+DEFECTS += [
+    Defect(CLASS, f"moved-dm-labelled-range-{seed}", f"synth:reschedule_conflict@{seed}",
+           "is failed for telling the colleague the new time in their own zone, as asked: the check wants the UTC "
+           "start, the range written with a label after each time ('HH:MM UTC - HH:MM UTC')",
+           breaks=_dm_labelled_range, witness=reference, witness_kind="honest")
+    for seed in (1, 6, 7, 9)
 ]

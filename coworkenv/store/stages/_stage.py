@@ -16,7 +16,16 @@ import pyarrow.parquet as pq
 
 from coworkenv.atomic import atomic_write, settle_before_reading
 from coworkenv.store._lfs import lfs_pointer_problem
-from coworkenv.store._parquet import StoredTable, check_bytes, whole_table, write_parquet, write_table
+from coworkenv.store._parquet import (
+    StoredTable,
+    check_bytes,
+    checked_footer,
+    parquet_file,
+    read_parquet,
+    whole_table,
+    write_parquet,
+    write_table,
+)
 
 # The Parquet key-value metadata that names who wrote a file (a stage with `writers`): files alike column for
 # column (the teacher's episodes, an eval's, a student's RL episodes) are told apart by it, not by where they sit.
@@ -122,9 +131,9 @@ class Stage:
         try:
             if all(current.get(f.name) == f.name for f in wanted):
                 # Read straight into the current schema: struct fields added since read as null.
-                return whole_table(pq.read_table(pa.BufferReader(data), columns=[f.name for f in wanted],
+                return whole_table(read_parquet(data, columns=[f.name for f in wanted],
                                                  schema=pa.schema(wanted)))
-            table = whole_table(pq.read_table(pa.BufferReader(data), columns=stored))
+            table = whole_table(read_parquet(data, columns=stored))
         except (OSError, pa.ArrowException) as exc:
             raise StageError(f"{path}: damaged Parquet data or columns of another type ({first_line(exc)}); "
                              f"{self.hint}") from None
@@ -144,7 +153,7 @@ class Stage:
     def num_rows(self, path: Path | str) -> int:
         """The rows a file of this stage holds (from its footer, without reading them)."""
         try:
-            return int(pq.read_metadata(path).num_rows)
+            return int(checked_footer(path).num_rows)
         except (OSError, pa.ArrowException) as exc:
             raise StageError(lfs_pointer_problem(Path(path)) or
                              f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
@@ -168,10 +177,11 @@ class Stage:
         """The stored schema of a file of this stage (of `data`, its bytes already read, when given); StageError
         naming it when it is not readable Parquet."""
         try:
+            checked_footer(path if data is None else pa.BufferReader(data))  # a name changed on disk: damage
             schema = pq.read_schema(path if data is None else pa.BufferReader(data))
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
-        except (OSError, pa.ArrowException) as exc:
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
             raise StageError(lfs_pointer_problem(Path(path)) or
                              f"{path}: not a readable Parquet file ({first_line(exc)}); {self.hint}") from None
         twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
@@ -183,8 +193,8 @@ class Stage:
 def file_written_by(path: Path) -> str | None:
     """Who wrote a stage file (its WRITTEN_BY mark), or None: unmarked (written before the mark) or not readable."""
     try:
-        metadata = pq.read_metadata(path).metadata or {}
-    except (OSError, pa.ArrowException):
+        metadata = checked_footer(path).metadata or {}
+    except (OSError, pa.ArrowException):  # damaged (a mark changed on disk): its readers name the file
         return None
     mark = metadata.get(WRITTEN_BY.encode())
     return None if mark is None else mark.decode("utf-8", "replace")
@@ -194,7 +204,7 @@ def file_column_names(path: Path) -> list[str] | None:
     """The column names a Parquet file stores, or None where it does not read as Parquet (its readers name why)."""
     try:
         return list(pq.read_schema(path).names)
-    except (OSError, pa.ArrowException):
+    except (OSError, pa.ArrowException, UnicodeDecodeError):
         return None
 
 
@@ -202,8 +212,8 @@ def file_column_values(path: Path, column: str) -> set[Any] | None:
     """The distinct values of one column of a Parquet file, or None where it does not read as Parquet or lacks the
     column (its readers name why)."""
     try:
-        return set(pq.read_table(path, columns=[column]).column(column).unique().to_pylist())
-    except (OSError, KeyError, pa.ArrowException):
+        return set(parquet_file(path).read(columns=[column]).column(column).unique().to_pylist())
+    except (OSError, KeyError, ValueError, pa.ArrowException):
         return None
 
 

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
-from coworkenv.store._parquet import PARQUET_WRITE_OPTIONS, check_bytes
+from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
@@ -134,7 +134,7 @@ class ShardWriter:
             fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=".parquet", dir=self.out_dir)
             os.close(fd)
             self._temp = Path(name)
-            self._writer = pq.ParquetWriter(self._temp, self.schema, **PARQUET_WRITE_OPTIONS)
+            self._writer = parquet_writer(self._temp, self.schema)
         self._writer.write_table(pa.concat_tables(self.pending))
         self.in_shard += self.pending_rows
         self.pending, self.pending_rows = [], 0
@@ -143,7 +143,7 @@ class ShardWriter:
         assert self._writer is not None and self._temp is not None
         final = self._final()
         with naming_failures(final):
-            self._writer.close()
+            close_parquet_writer(self._writer)
             with self._temp.open("rb") as handle:
                 os.fsync(handle.fileno())
             commit_file(self._temp, final)
@@ -238,7 +238,7 @@ def _check_one_write(files: list[Path]) -> None:
         split = shard_split(file.name)
         if split is not None:
             try:
-                mark = _shard_set(pq.read_metadata(file).metadata)
+                mark = _shard_set(checked_footer(file).metadata)
             except (OSError, pa.ArrowException):  # unreadable: read_sft names the file
                 continue
             by_split.setdefault(split, {}).setdefault(mark, []).append(file)
@@ -294,7 +294,7 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
         try:
             data = file.read_bytes()  # once: the rows, the mark and the hash are of these bytes
             check_bytes(file, data)  # a stored split's name records its hash
-            table = pq.read_table(pa.BufferReader(data))
+            table = read_parquet(data)
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read

@@ -14,7 +14,6 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from coworkenv.rollout.record import (
     TRAJECTORY_SCHEMA,
@@ -23,7 +22,7 @@ from coworkenv.rollout.record import (
     record_from_row,
     trajectories_table,
 )
-from coworkenv.store._parquet import StoredTable, whole_table
+from coworkenv.store._parquet import StoredTable, parquet_file, read_parquet, whole_table
 from coworkenv.store.stages._stage import (
     WRITTEN_BY,
     Stage,
@@ -98,8 +97,8 @@ def trajectory_columns(file: Path, columns: Sequence[str]) -> list[dict[str, Any
     """The given columns of every episode in one trajectory file, a dict per row, in order; None where the file does
     not read as one or lacks a column (its readers name what is wrong with it)."""
     try:
-        return list(pq.read_table(file, columns=list(columns)).to_pylist())
-    except (OSError, KeyError, pa.ArrowException):
+        return list(parquet_file(file).read(columns=list(columns)).to_pylist())
+    except (OSError, KeyError, ValueError, pa.ArrowException):
         return None
 
 
@@ -112,7 +111,7 @@ def damaged_trajectory_file(path: Path) -> Path | None:
         return None
     for file in files:
         try:
-            parquet = pq.ParquetFile(file)
+            parquet = parquet_file(file)
             for index in range(parquet.num_row_groups):
                 parquet.read_row_group(index)
         except (OSError, pa.ArrowException):
@@ -135,7 +134,7 @@ def check_trajectory_file(path: Path, required: Sequence[str] = ()) -> pa.Schema
     identity = [name for name in IDENTITY_COLUMNS if name in schema.names]
     if identity:
         try:
-            table = pq.read_table(path, columns=identity)  # small columns: cheap next to the transcripts
+            table = parquet_file(path).read(columns=identity)  # small columns: cheap next to the transcripts
         except (OSError, pa.ArrowException) as exc:
             raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
         for name in identity:
@@ -179,7 +178,7 @@ def _file_records(path: Path, table: pa.Table) -> list[TrajectoryRecord]:
 def _read_file(path: Path, content_hash: str | None = None) -> pa.Table:
     data = TRAJECTORIES.checked_bytes(path, content_hash)  # once, checked: a stored file's name records its hash
     try:
-        return whole_table(pq.read_table(pa.BufferReader(data), schema=TRAJECTORY_SCHEMA))
+        return whole_table(read_parquet(data, schema=TRAJECTORY_SCHEMA))
     except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
         raise StageError(f"{path}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
 
@@ -237,6 +236,18 @@ def _version(status: os.stat_result) -> tuple[int, ...]:
     return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
 
 
+def _check_scanned_pages(file: Path, columns: Sequence[str]) -> None:
+    """StageError naming `file` when a page of one of its flat `columns` (the scores and counts the polars scan
+    chooses rows by, which checks no page checksum) is damaged: a flipped bit of `passed` would choose a failed
+    episode without a word. The nested columns (the transcripts) are read through `batches`, which checks them."""
+    flat = [name for name in columns
+            if name in TRAJECTORY_SCHEMA.names and not pa.types.is_nested(TRAJECTORY_SCHEMA.field(name).type)]
+    try:
+        parquet_file(file).read(columns=flat)
+    except (OSError, pa.ArrowException) as exc:
+        raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+
+
 class TrajectorySource:
     """Trajectory rows in one fixed order, read lazily from Parquet files or held as an Arrow table.
 
@@ -259,6 +270,8 @@ class TrajectorySource:
             self._versions = {path: _version(path.stat()) for path in self.files}
             # Every file, not only the first: a damaged or foreign file is named before the scan trips on it.
             names = set.intersection(*(set(check_trajectory_file(f, needed).names) for f in self.files))
+            for file in self.files:
+                _check_scanned_pages(file, [c for c in needed if c in names])
         else:
             if isinstance(data, pl.LazyFrame):
                 data = data.collect()
@@ -316,6 +329,6 @@ class TrajectorySource:
             with handle:
                 if _version(os.fstat(handle.fileno())) != self._versions[path]:
                     raise StageError(self._replaced(path, "replaced"))
-                yield from pq.ParquetFile(handle).iter_batches(batch_size=batch_rows, columns=list(columns))
+                yield from parquet_file(handle).iter_batches(batch_size=batch_rows, columns=list(columns))
                 if _version(os.fstat(handle.fileno())) != self._versions[path]:  # rewritten in place while read
                     raise StageError(self._replaced(path, "replaced"))

@@ -1,0 +1,130 @@
+"""Date digits unpinned: a check reads a date-time the agent writes (a to-do's due, a meeting's start and end) by a
+digit class over its year or its month, or without its year: `due matches ^\\d{4}-06-07T12:00:00Z$`, `start matches
+^2026-\\d{2}-03T09:30:00Z$`, `due contains "-06-07T12:00:00Z"`. The writer meant "any format of the right moment" or
+loosened a literal that failed once; the to-do due a year late, the meeting booked a month out passes. An outside
+tester's mutation sweep makes these by turning a digit of a pinned date into `\\d` (defects65 left them: the time near
+misses move an hour, a quarter hour and a day, which each such check still fails). The sound twin pins the date-time
+whole (the same `matches`, every digit written).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from tests.defects._core import CorpusError, Defect, Spec, base_spec, check, reference
+
+CLASS = "date_digits_unpinned"
+DETECTION = (
+    "near miss per written date-time: the write with the date-time a year later and a month later (every date-time "
+    "argument of the call moved together), made where a loose condition of a check (`matches`, `contains`) reads its "
+    "date and holds for the moved one too; it must fail a check"
+)
+GATE, CODE = "mutations", "mutant_survived"
+
+
+def _pattern(value: str, how: str) -> tuple[str, str]:
+    """(op, value) of a condition reading the ISO date-time `value` loosely (`how`), or whole (`whole`)."""
+    date, rest = value[:10], value[10:]
+    year, month, day = date.split("-")
+    if how == "noyear":
+        return "contains", f"-{month}-{day}{rest}"
+    y = r"\d{4}" if how in ("year", "both") else year
+    m = r"\d{2}" if how in ("month", "both") else month
+    d = re.escape(rest)
+    return "matches", f"^{y}-{m}-{day}{d}$" if how != "whole" else f"^{re.escape(value)}$"
+
+
+def _later(moment: datetime, shift: str) -> datetime:
+    if shift == "year":
+        return moment.replace(year=moment.year + 1)
+    return moment.replace(year=moment.year + (moment.month == 12), month=moment.month % 12 + 1)
+
+
+def _moved(tool: str, check_id: str, field: str, shift: str) -> Any:
+    """Witness: the write of `tool` naming the date-time the check `check_id` pins on `field`, with every date-time
+    argument of it a year (or a month) later."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        pinned = _conditions(spec, check_id, (field,))[0]["value"].strip("^$").replace("\\", "")
+        at = datetime.fromisoformat(pinned.replace("Z", "+00:00"))
+        ref = reference(spec)
+        for turn in ref:
+            for step in turn["steps"]:
+                c = step.get("call") or {}
+                args = c.get("arguments", {})
+                stamps = {k: datetime.fromisoformat(v) for k, v in args.items() if c.get("name") == tool
+                          and isinstance(v, str) and "T" in v and v[:4].isdigit()}
+                if at in stamps.values():
+                    for k, moment in stamps.items():
+                        moved = _later(moment, shift)
+                        args[k] = moved.astimezone(UTC).isoformat().replace("+00:00", "Z") \
+                            if args[k].endswith("Z") else moved.isoformat()
+                    return ref
+        raise CorpusError(f"{spec['capability']}: no {tool} call at {pinned}")
+    return witness
+
+
+def _conditions(spec: Spec, check_id: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    rule = check(spec, check_id)["rule"]
+    found = [rule] if rule["kind"] == "field" and rule["target"]["field"] in fields else \
+        [w for w in rule.get("where", []) if w["field"] in fields]
+    if not found:
+        raise CorpusError(f"{spec['capability']}: {check_id} reads no {fields}")
+    return found
+
+
+def _read(how: str, *targets: tuple[str, tuple[str, ...]]) -> Any:
+    """Each condition on `fields` of the checks `targets` (each pinning its date-time with `equals`) reads it as
+    `how` says."""
+    def edit(spec: Spec) -> None:
+        for check_id, fields in targets:
+            for w in _conditions(spec, check_id, fields):
+                if w.get("op", "equals") != "equals":
+                    raise CorpusError(f"{spec['capability']}: {check_id} does not pin {fields} with equals")
+                w["op"], w["value"] = _pattern(w["value"], how)
+    return edit
+
+
+def _nth_task(seed: int, n: int) -> str:
+    """The id of the `n`-th to-do check of todo_track_mail_requests@seed."""
+    tasks = [c["id"] for c in base_spec(f"synth:todo_track_mail_requests@{seed}")["checks"]
+             if c["id"].startswith("task-")]
+    return tasks[n]
+
+
+def _due_defect(seed: int, n: int, how: str, shift: str) -> Defect:
+    check_id = _nth_task(seed, n)
+    return Defect(CLASS, f"todo-due-{how}-{seed}", f"synth:todo_track_mail_requests@{seed}",
+                  f"files the to-do due a {shift} late (the check reads the due date by "
+                  f"{'no year' if how == 'noyear' else 'a digit class over its ' + how})",
+                  breaks=_read(how, (check_id, ("due",))), fix=_read("whole", (check_id, ("due",))),
+                  witness=_moved("todo_add_task", check_id, "due", shift), gate=GATE, code=CODE)
+
+
+def _meeting_defect(name: str, base: str, tool: str, targets: tuple[tuple[str, tuple[str, ...]], ...], how: str,
+                    shift: str) -> Defect:
+    return Defect(CLASS, name, base, f"books the meeting a {shift} out (the check reads its start and end by a digit "
+                  f"class over the {how if how != 'both' else 'year and month'})",
+                  breaks=_read(how, *targets), fix=_read("whole", *targets),
+                  witness=_moved(tool, targets[0][0], "start", shift), gate=GATE, code=CODE)
+
+
+_BOOKED = (("booked-earliest-slot", ("start", "end")),)
+_MOVED = (("moved-to-free-slot", ("start",)), ("same-length", ("end",)))
+
+DEFECTS = [
+    _due_defect(1, 0, "year", "year"),
+    _due_defect(2, 1, "month", "month"),
+    _due_defect(3, 2, "both", "year"),
+    _due_defect(4, 0, "noyear", "year"),
+    _due_defect(5, 1, "year", "year"),
+    _meeting_defect("booking-year-1", "synth:schedule_meeting_timezones@1", "calendar_create_event", _BOOKED,
+                    "year", "year"),
+    _meeting_defect("booking-month-2", "synth:schedule_meeting_timezones@2", "calendar_create_event", _BOOKED,
+                    "month", "month"),
+    _meeting_defect("moved-year-1", "synth:reschedule_conflict@1", "calendar_update_event", _MOVED, "year", "year"),
+    _meeting_defect("moved-both-4", "synth:reschedule_conflict@4", "calendar_update_event", _MOVED, "both", "month"),
+    _meeting_defect("review-moved-month", "example:meeting_reschedule", "calendar_update_event", _MOVED, "month",
+                    "month"),
+]
