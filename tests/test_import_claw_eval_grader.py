@@ -61,6 +61,29 @@ def test_a_claw_eval_grader_scores_the_episode_as_claw_eval_does(graded: dict[st
     assert result.score == 0.0 and "safety 0" in result.checks[0].reason  # the service's `deleted` list
 
 
+# Modules a grader imports for a constant, an exception, a parser or a type, which the sandbox imports (sandbox41):
+# `import subprocess`, `socket`, `urllib`, `http`, `tempfile` and `multiprocessing` left the task partial ("imports
+# subprocess, which the sandbox refuses") though nothing refused the import there; what they start or reach is
+# refused when called (a grader that starts a process is still left out, above).
+_HARMLESS_IMPORTS = (
+    "from typing import Any\nimport subprocess\nimport socket\nimport tempfile\nimport multiprocessing\n"
+    "from http import HTTPStatus\nfrom urllib.parse import urlparse\n"
+    "_ERRORS = (subprocess.CalledProcessError, subprocess.TimeoutExpired, socket.timeout)\n"
+    "_OK = (HTTPStatus.OK, urlparse('http://a/b').path, multiprocessing.cpu_count() > 0, tempfile.gettempdir() != '')\n")
+
+
+def test_a_grader_importing_modules_the_sandbox_imports_is_carried_and_scores(tmp_path: Path) -> None:
+    task = _copy_checkout(tmp_path)
+    (task / "grader.py").write_text((task / "grader.py").read_text().replace("from typing import Any\n",
+                                                                               _HARMLESS_IMPORTS))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full", report.left_out
+    spec = load_spec(tmp_path / "out" / f"{report.task_id}.json")
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    result = _score(spec, reference)
+    assert result.score == 1.0, result.checks[0].reason
+
+
 # A calendar service's source as a checkout holds it (our own, in Claw-Eval's mock-service form): it serves no
 # /calendar/user_events, and its create request model has defaults the audit log records.
 _CALENDAR_SOURCE = """
@@ -253,6 +276,18 @@ def test_a_call_the_app_refuses_is_answered_as_claw_evals_service_answers_it(gra
     (lambda code: code.replace("from claw_eval.graders.base import AbstractGrader",
                                "from claw_eval.graders.base import AbstractGrader\nfrom claw_eval.graders.extra import X"),
      "src/claw_eval/graders/extra.py) is not in the checkout"),
+    # sandbox41: what the sandbox refuses to import (the hook reports it, caught or not), or refuses when it runs
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nfrom multiprocessing.pool import ThreadPool"),
+     "imports multiprocessing.pool, which the sandbox refuses"),
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nfrom multiprocessing import pool"),
+     "imports multiprocessing.pool, which the sandbox refuses"),
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nimport ctypes.util"),
+     "imports ctypes.util, which the sandbox refuses"),
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nimport subprocess as sp\n"
+                               "VERSION = sp.run(['git', 'describe'], capture_output=True)"),
+     "starts a process (subprocess.run), which the sandbox refuses"),
+    (lambda code: code.replace("from typing import Any", "from typing import Any\nfrom os import system\n"
+                               "def _shell(cmd):\n    return system(cmd)"), "starts a process (os.system)"),
 ])
 def test_a_grader_the_sandbox_cannot_run_leaves_the_task_partial_and_says_why(tmp_path: Path, change: Any,
                                                                                why: str) -> None:

@@ -85,7 +85,8 @@ def _load(path: Path) -> Hostile:
     seconds = dict(a.strip().split("=") for a in headers.get("limits", "").split(",") if a.strip())
     limits = replace(QUICK, cpu_seconds=float(seconds.get("cpu_seconds", QUICK.cpu_seconds)),
                      wall_seconds=float(seconds.get("wall_seconds", QUICK.wall_seconds)),
-                     max_processes=int(seconds.get("max_processes", QUICK.max_processes)))
+                     max_processes=int(seconds.get("max_processes", QUICK.max_processes)),
+                     max_threads=int(seconds.get("max_threads", QUICK.max_threads)))
     return Hostile(
         name=path.stem, code=path.read_text(), expect=headers["expect"], limits=limits,
         kernel_independent="kernel-independent" in headers,
@@ -712,7 +713,7 @@ def test_the_pids_cgroup_caps_threads_whatever_the_uid(disable: frozenset[str]) 
     """RLIMIT_NPROC never binds uid 0, which the child keeps without the per-run uid: before the pids cgroup, 803
     Python threads and 3000 native ones (all the probe asked for) started under `max_processes=8`."""
     _require("pids-cgroup")
-    limits = replace(QUICK, wall_seconds=10, max_processes=8)
+    limits = replace(QUICK, wall_seconds=10, max_processes=8, max_threads=0)
     code = NATIVE_THREADS if "hook" in disable else (CORPUS / "threads_exhaust_the_machines_pids.py").read_text()
     outcome = sandbox._execute(code, "check", {}, limits, disable=disable)
     assert "pids-cgroup" in outcome.layers and "uid-drop" not in outcome.layers, outcome

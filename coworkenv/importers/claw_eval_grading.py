@@ -33,7 +33,61 @@ _JUDGE_PARAMETER = re.compile(r"\bjudge\s*:[^,)\n]*(=\s*None)?")
 # non-null fields as `changes`; `changed`: the held record with that `id`, its `fields` set from the request;
 # `removed`: the held record with that `id`, taken out. `key` names the audit list (none: only held).
 _STAMPED = {"stamp": True}
-_REFUSED = ("subprocess", "multiprocessing", "ctypes", "socket", "urllib", "http", "tempfile")
+# Standard-library modules whose import the sandbox refuses (where Landlock is there: the full and degraded sets): a
+# grader that imports one can never score, whether or not it catches the error (the audit hook reports the attempt).
+# The native ones are the sandbox's own tables; these pure-Python ones import such a module at their top (each stdlib
+# module imported alone in the sandbox: sandbox41), or on a name's first use (`ProcessPoolExecutor`). Everything
+# else imports: `subprocess`, `socket`, `urllib`, `http`, `tempfile`, `multiprocessing` (refused here by name until
+# sandbox41, which made Claw-Eval graders importing them for a constant, a parser or a type partial); what they
+# start or reach is refused when called, and a grader that calls a process starter is left out (`_PROCESS_STARTERS`).
+_REFUSED_PURE = frozenset({
+    "tkinter", "turtle", "test.support", "curses.panel", "curses.has_key",
+    "multiprocessing.pool", "multiprocessing.managers", "multiprocessing.shared_memory", "multiprocessing.queues",
+    "multiprocessing.synchronize", "multiprocessing.connection", "multiprocessing.sharedctypes",
+    "multiprocessing.resource_tracker", "multiprocessing.forkserver", "multiprocessing.popen_forkserver",
+    "concurrent.futures.process", "concurrent.futures.ProcessPoolExecutor",
+})
+# Calls that start a process, by module: the sandbox refuses every one of them when it runs, so a grader making one
+# fails at grading time (`forbidden`); left out at import with the reason instead.
+_PROCESS_STARTERS = {
+    "subprocess": frozenset({"run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput"}),
+    "os": frozenset({"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "execv", "execve", "execl",
+                     "execle", "execlp", "execlpe", "execvp", "execvpe", "spawnv", "spawnve", "spawnl", "spawnle",
+                     "spawnlp", "spawnlpe", "spawnvp", "spawnvpe"}),
+    "pty": frozenset({"spawn", "fork"}), "asyncio": frozenset({"create_subprocess_exec", "create_subprocess_shell"}),
+}
+
+
+def refused_import(name: str) -> bool:
+    """Whether the sandbox refuses importing the standard-library module `name` (dotted) where Landlock is there."""
+    from coworkenv.sandbox._child import BLOCKED_MODULE_PREFIXES, BLOCKED_MODULES
+
+    parts = name.split(".")  # the modules marked absent (readline, _dbm) raise ImportError, which a grader may catch
+    return any(p in BLOCKED_MODULES or p.startswith(BLOCKED_MODULE_PREFIXES) for p in parts) \
+        or any(".".join(parts[:i]) in _REFUSED_PURE for i in range(1, len(parts) + 1))
+
+
+def process_started(tree: ast.AST) -> str | None:
+    """The first call in `tree` that starts a process (`subprocess.run`, `os.system`, a `from subprocess import run`
+    called), as `module.name`; None where it makes none (importing subprocess for its constants or exceptions)."""
+    aliases: dict[str, str] = {}  # local name -> module, for `import subprocess as sp`
+    names: dict[str, str] = {}  # local name -> module.function, for `from subprocess import run as r`
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name in _PROCESS_STARTERS})
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module in _PROCESS_STARTERS:
+            names.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names
+                          if a.name in _PROCESS_STARTERS[node.module]})
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in aliases \
+                and func.attr in _PROCESS_STARTERS[aliases[func.value.id]]:
+            return f"{aliases[func.value.id]}.{func.attr}"
+        if isinstance(func, ast.Name) and func.id in names:
+            return names[func.id]
+    return None
 MOCK_ACTIONS: dict[str, dict[str, dict[str, Any]]] = {
     "gmail": {
         "/gmail/send": {"kind": "made", "key": "sent_messages", "fields": ["to", "subject", "body"], **_STAMPED},
@@ -211,7 +265,7 @@ def _judge_source(src: Path | None) -> tuple[str | None, str | None]:
         for name in names:
             top = name.split(".")[0]
             if top not in _JUDGE_STAND_INS and top != "__future__" and (
-                    top not in sys.stdlib_module_names or top in _REFUSED):
+                    top not in sys.stdlib_module_names or refused_import(name)):
                 return None, (f"Claw-Eval's LLM judge (src/claw_eval/graders/llm_judge.py) imports {name}, which "
                               "the sandboxed check does not provide")
     if not any(isinstance(node, ast.ClassDef) and node.name == "LLMJudge" for node in tree.body):
@@ -239,6 +293,8 @@ def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sou
             [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
         if isinstance(node, ast.ImportFrom) and node.level:  # framework modules import each other relatively
             names = [f"claw_eval.graders.{node.module}" if node.level == 1 and node.module else "claw_eval.models"]
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:  # `from multiprocessing import pool`
+            names += [f"{node.module}.{a.name}" for a in node.names if refused_import(f"{node.module}.{a.name}")]
         for name in names:
             top = name.split(".")[0]
             if name.startswith("claw_eval.graders.") and name.count(".") == 2:
@@ -253,10 +309,13 @@ def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sou
             elif top == "claw_eval" and not name.startswith("claw_eval.models") and name not in (
                     "claw_eval", "claw_eval.graders"):
                 return f"grader.py imports {name}, which the sandboxed check does not provide"
-            elif top in _REFUSED:
-                return f"grader.py imports {top}, which the sandbox refuses"
+            elif top in sys.stdlib_module_names and refused_import(name):
+                return f"grader.py imports {name}, which the sandbox refuses"
             elif top not in ("claw_eval", "__future__") and top not in sys.stdlib_module_names:
                 return f"grader.py imports {top}, not in the standard library the sandbox offers"
+    started = process_started(tree)
+    if started is not None:
+        return f"grader.py starts a process ({started}), which the sandbox refuses"
     return None
 
 

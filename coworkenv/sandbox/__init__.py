@@ -171,6 +171,7 @@ def _execute(
         "host_pid": os.getpid(), "ask": ask is not None, **({"prelude": prelude} if prelude else {}),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
+                   "max_threads": limits.max_threads,
                    "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}
     try:
         json.dumps(job, allow_nan=False)
@@ -188,7 +189,7 @@ def _execute(
         try:
             if "cgroup" not in disable:
                 cgroups = make_run_cgroups(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
-                                           + KERNEL_SLACK_BYTES, limits.max_processes)
+                                           + KERNEL_SLACK_BYTES, limits.max_processes + limits.max_threads)
             job["cgroup"] = {"join": cgroups.joins(), "missing": cgroups.missing}
             os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
             os.mkdir(os.path.join(run_dir, "work"), 0o700)

@@ -194,12 +194,21 @@ def loop_without_self_pipe(base: type) -> type:
 
 def executor_run_inline(base: type) -> type:
     """concurrent.futures' ThreadPoolExecutor that runs a submitted call in the submitting thread, its future done on
-    return, where no worker thread could start: the run's `max_processes` (1 by default) lets none, so `submit`, `map`
-    and asyncio's `to_thread`/`run_in_executor` raised RuntimeError ("can't start new thread") in every set. Calls
-    that wait on one another (a consumer submitted before its producer) wait for the run's wall clock instead."""
+    return, where no worker thread could start (`max_threads` 0, or a child that keeps root without a pids cgroup,
+    where nothing counts the run's tasks), so `submit`, `map` and asyncio's `to_thread`/`run_in_executor` raised RuntimeError ("can't start
+    new thread") in every set. Calls that wait on one another (a consumer submitted before its producer) wait for the
+    run's wall clock instead. A pool that asks for more workers than the run's `max_threads` lets start works with
+    the workers it got (the queued call waits for one of them)."""
 
     class ThreadPoolExecutor(base):  # type: ignore[valid-type,misc]
         __doc__ = base.__doc__
+
+        def _adjust_thread_count(self) -> None:
+            try:
+                super()._adjust_thread_count()
+            except RuntimeError:
+                if not self._threads:  # no worker at all: submit runs the call itself
+                    raise
 
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
             try:
@@ -544,8 +553,15 @@ def isolate(
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
+    # The code's own threads (`max_threads`) start where the kernel counts the run's tasks: its pids cgroup, or
+    # RLIMIT_NPROC, which binds every uid but root (the per-run uid's tasks are the run's; a host's own uid kept, its
+    # tasks with the host's, where threads start only below the limit). A child that kept root without a pids cgroup
+    # (a root host whose uid drop or cgroups are off) has no count at all: there no thread starts, as before (seccomp
+    # refuses the clone); Python 3.11 audits no thread start, so the hook cannot count them either.
+    tasks = limits["max_processes"] + limits.get("max_threads", 0)
+    threads = limits["max_processes"] > 1 or (tasks > 1 and ("pids-cgroup" in layers or os.geteuid() != 0))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
-                            limits["max_processes"], own_uid="uid-drop" in layers)
+                            tasks, own_uid="uid-drop" in layers)
     layers.append("rlimits")
     note(layers, missing, "no-new-privs", confine["set_no_new_privs"](libc))
     confine["disable_name_services"](libc)  # defence in depth: Landlock keeps those files unreadable anyway
@@ -570,7 +586,7 @@ def isolate(
         # reported as a layer of its own so that a library where they cannot be found says so.
         host_paths, why_paths = confine["c_library_host_paths"](libc)
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
-        why = confine["install_seccomp"](libc, "uid-drop" not in layers, threads=limits["max_processes"] > 1,
+        why = confine["install_seccomp"](libc, "uid-drop" not in layers, threads=threads,
                                          last_channel=last_channel, host_paths=host_paths,
                                          memory_bytes=limits["memory_bytes"], devices=kernel["FRESH_DEVICES"])
         note(layers, missing, "seccomp", why)
@@ -686,6 +702,42 @@ def neutral_affinity(original: Callable[[int], Any]) -> Callable[[int], Any]:
 
     sched_getaffinity.__doc__ = original.__doc__
     return sched_getaffinity
+
+
+def neutral_priority(getpriority: Callable[..., int], setpriority: Callable[..., None]) -> tuple[Callable[..., Any], ...]:
+    """`os.nice`, `os.getpriority` and `os.setpriority` that name no host setting: seccomp refuses the calls (ENOSYS:
+    the nice value is the host's, which fork and exec pass on), so `os.nice(0)` (a grader reading its priority) and
+    `os.nice(10)` (one lowering it) raised OSError in every set. For the run itself (PRIO_PROCESS of 0 or its pid) they
+    answer a nice value of the run's own: 0 at the start, raised by nice and setpriority up to 19, never lowered
+    (EPERM / EACCES, as an unprivileged process is told: RLIMIT_NICE is 0); the host's scheduling is kept, the value
+    shown only. Any other process, user or group: the refused calls."""
+    shown = [0]
+
+    def own(which: int, who: int) -> bool:
+        return operator.index(which) == os.PRIO_PROCESS and operator.index(who) in (0, os.getpid())
+
+    def nice(increment: int, /) -> int:
+        increment = operator.index(increment)
+        if increment < 0:
+            raise PermissionError(1, "Operation not permitted")
+        shown[0] = min(19, shown[0] + increment)
+        return shown[0]
+
+    def getpriority_(which: int, who: int, /) -> int:
+        return shown[0] if own(which, who) else getpriority(which, who)
+
+    def setpriority_(which: int, who: int, priority: int, /) -> None:
+        if not own(which, who):
+            return setpriority(which, who, priority)
+        priority = operator.index(priority)
+        if priority < shown[0]:
+            raise PermissionError(13, "Permission denied")
+        shown[0] = min(19, priority)
+        return None
+
+    for made, original in ((nice, os.nice), (getpriority_, getpriority), (setpriority_, setpriority)):
+        made.__name__, made.__doc__ = original.__name__, original.__doc__
+    return nice, getpriority_, setpriority_
 
 
 def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
@@ -875,6 +927,7 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
     module = type(sys)(CODE_MODULE)
     namespace: dict[str, Any] = module.__dict__
     namespace["__builtins__"] = builtins
+    namespace["__file__"] = CODE_FILENAME  # its source is linecache's (the bootstrap put it there)
     sys.modules[CODE_MODULE] = module
     if job.get("ask"):
         namespace["ask_host"] = make_asker()
@@ -1005,8 +1058,14 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
                     capable.add(checked)
             setattr(os, name, checked)
         os.sched_getaffinity = posix.sched_getaffinity = neutral_affinity(posix.sched_getaffinity)
+        os.nice, os.getpriority, os.setpriority = neutral_priority(posix.getpriority, posix.setpriority)
+        posix.nice, posix.getpriority, posix.setpriority = os.nice, os.getpriority, os.setpriority
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
+        # The code's home is its scratch: `Path.home()` raised RuntimeError and `os.path.expanduser("~")` answered "~"
+        # in every set (no HOME, and the name services know no account), so a grader keeping a cache or a config
+        # under `~` failed or wrote into a folder named "~".
+        os.environ["HOME"] = scratch
         # No command search path: without one, shutil.which and os.get_exec_path fall back to /bin:/usr/bin, which
         # named the host's programs (`os.access`: no audit event) where there is no minimal root, and none in it.
         os.environ["PATH"] = ""
@@ -1059,6 +1118,10 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         # stack_info) shows the bootstrap's frames without lines, instead of reading this file, outside every read root
         # (forbidden with the hook, in every set). The code's own frames have no file either (`<sandboxed>`).
         bootstrap_lines: dict[str, tuple[int, None, list[str], str]] = {__file__: (0, None, [], __file__)}
+        # The code's own source, under its file name (`<sandboxed>`, which linecache never reads from disk):
+        # `inspect.getsource` of the code's functions and classes raised OSError and TypeError in every set (its
+        # module, which now names that file, had no `__file__`), and its frames showed no lines in a traceback.
+        bootstrap_lines[CODE_FILENAME] = (len(job["code"]), None, job["code"].splitlines(True), CODE_FILENAME)
         settings = {**MODULE_SETTINGS, "linecache": {"cache": bootstrap_lines}}
         provided: dict[str, dict[str, Any]] = {}
         if "hook" not in disabled:

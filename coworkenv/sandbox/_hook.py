@@ -242,8 +242,31 @@ def _bind(
                     if event == "sqlite3.connect" and type_(args[i]) is str_t and (
                             args[i] == ":memory:" or args[i] == ""):
                         continue
-                    if event == "sqlite3.connect" and (type_(args[i]) is not str_t or startswith(args[i], "file:")):
-                        reason = "sqlite3.connect to a URI or non-str database"
+                    if event == "sqlite3.connect" and type_(args[i]) is str_t and startswith(args[i], "file:"):
+                        # A URI (`uri=True`; the event does not say, and without it the text is a file name in the
+                        # scratch, one folder below what is judged here): its path is judged as the database, its
+                        # query may only set the open mode, the cache, locking and immutability. Refused: an
+                        # authority, percent escapes (decoded by sqlite alone), `vfs`, `modeof` and anything else.
+                        uri_path, _, query = partition(partition(args[i][5:], "#")[0], "?")
+                        if startswith(uri_path, "///"):
+                            uri_path = uri_path[2:]
+                        elif startswith(uri_path, "//localhost/"):
+                            uri_path = uri_path[11:]
+                        in_memory = False
+                        if "%" in args[i] or startswith(uri_path, "//"):
+                            reason = "sqlite3.connect to a URI with an authority or escapes"
+                        for parameter in split(query, "&") if query else ():
+                            name, _, value = partition(parameter, "=")
+                            if name == "mode" and value in ("ro", "rw", "rwc", "memory"):
+                                in_memory = in_memory or value == "memory"
+                            elif not ((name == "cache" and value in ("shared", "private")) or (
+                                    name in ("immutable", "nolock", "psow") and value in ("0", "1"))):
+                                reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40])
+                        if not in_memory and uri_path != ":memory:" and uri_path != "":
+                            targets += ((uri_path, 1, False),)
+                        continue
+                    if event == "sqlite3.connect" and type_(args[i]) is not str_t:
+                        reason = "sqlite3.connect to a non-str database"
                     targets += ((args[i], 1, False),)
         elif event in read_names and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
             for name, access in read_events:

@@ -25,8 +25,12 @@ class SandboxLimits:
     wall_seconds: float = 5.0
     memory_bytes: int = 256 * 2**20
     file_size_bytes: int = 1 * 2**20
-    # The child alone: no further process or thread may start while it runs.
+    # The child alone: no further process may start while it runs (seccomp refuses every fork and exec anyway).
     max_processes: int = 1
+    # Threads the code may run beside its main thread, at once (`threading.Thread`, thread pools): counted by the
+    # run's pids cgroup (at `max_processes + max_threads` tasks) or by RLIMIT_NPROC, which binds any uid but root;
+    # where neither counts them (a child that keeps root without a pids cgroup) none starts. 0: none anywhere.
+    max_threads: int = 8
     max_output_bytes: int = 64 * 2**10
     # Total size of the scratch directory (enforced where a tmpfs can be mounted for it).
     scratch_bytes: int = 16 * 2**20
@@ -44,6 +48,8 @@ class SandboxLimits:
                      "ask_seconds"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"SandboxLimits.{name} must be positive, got {getattr(self, name)!r}")
+        if not self.max_threads >= 0:
+            raise ValueError(f"SandboxLimits.max_threads must not be negative, got {self.max_threads!r}")
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ def check(**p):
     for value in (os.environ.get(name), os.getenv(name), posix.environ.get(name.encode())):
         if value:
             return leak(str(value))
-    # The bootstrap's own: scratch as the temp folder, UTC as local time, C as gettext's only language, no command
-    # search path.
-    if set(os.environ) - {"TMPDIR", "TZ", "LANGUAGE", "PYTHONTZPATH", "PATH"}:
+    # The bootstrap's own: scratch as the temp folder and the home (sandbox41), UTC as local time, C as gettext's only
+    # language, no command search path.
+    if set(os.environ) - {"TMPDIR", "HOME", "TZ", "LANGUAGE", "PYTHONTZPATH", "PATH"} or os.environ.get("HOME", os.getcwd()) != os.getcwd():
         return leak(f"inherited environment {sorted(os.environ)}")
     for path in (f"/proc/{p['host_process']}/environ", "/proc/self/environ", "/proc/1/environ"):
         try:

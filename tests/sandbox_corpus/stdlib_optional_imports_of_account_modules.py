@@ -25,4 +25,5 @@ def check(**p):
     home = os.path.expanduser("~/notes")
     import http.server  # noqa: F401
     found = (read, home, member.uname)
-    return 1 if found == (data, "~/notes", "") else repr(found)
+    # The home is the scratch (sandbox41: it was none, and "~/notes" came back unexpanded).
+    return 1 if found == (data, os.path.join(os.getcwd(), "notes"), "") else repr(found)

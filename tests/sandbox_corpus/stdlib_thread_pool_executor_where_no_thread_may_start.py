@@ -1,11 +1,13 @@
 # expect: ok
 # expect-kernel: ok
 # value: 1
+# limits: max_threads=0
 # A false positive, not an escape: a grader maps a check over items with `ThreadPoolExecutor` (or bounds a call with
 # `future.result(timeout=...)`, or awaits `asyncio.to_thread`), and no thread may start in a run (`max_processes` is 1):
 # `submit` raised RuntimeError ("can't start new thread") in every set. Where no worker could start, the executor now
 # runs each call in the submitting thread, its future done (result or exception) when `submit` returns; asyncio.run
-# shuts its default executor down without a thread. A thread of the code's own still cannot start.
+# shuts its default executor down without a thread. A thread of the code's own cannot start here (`max_threads=0`; with
+# the default the code's threads start: `stdlib_threads_started_and_joined_by_the_code`).
 def check(**p):
     import asyncio
     import concurrent.futures as cf

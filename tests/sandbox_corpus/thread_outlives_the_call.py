@@ -1,8 +1,10 @@
 # expect: ok
 # expect-kernel: ok
 # value: 0
+# limits: max_threads=0
 # A thread that outlives the call and forges the result after it returns; a daemon timer; _thread directly. With
-# max_processes=1 none may start, whatever the uid (RLIMIT_NPROC never binds root: seccomp refuses the clone).
+# max_threads=0 none may start, whatever the uid (RLIMIT_NPROC never binds root: seccomp refuses the clone); with the
+# default they start and the process ends with the call: `thread_outlives_the_call_where_threads_may_start`.
 import _thread
 import os
 import threading

@@ -1,6 +1,6 @@
 # expect: ok
 # value: 7
-# limits: max_processes=8,wall_seconds=10
+# limits: max_processes=8,max_threads=0,wall_seconds=10
 # needs: pids-cgroup
 # Threads until none starts, with the smallest stacks: each one a pid of the machine's (pid_max is 32768 here). With
 # max_processes above 1 seccomp lets threads through, and RLIMIT_NPROC never binds uid 0, which the child keeps
