@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from coworkenv.apps import TOOLS
@@ -53,6 +54,7 @@ _MAX_WORDS = 4
 _MAX_GROUPS = 4  # groups of asked facts probed per answer (each probe is one more episode)
 
 
+@lru_cache(maxsize=4096)
 def _stem(word: str) -> str:
     """A word's singular (`services` -> `service`, `entries` -> `entry`, `statuses` -> `status`, `ran` -> `run`)."""
     word = _IRREGULAR.get(word, word)
@@ -65,6 +67,9 @@ def _stem(word: str) -> str:
     return word
 
 
+_GENERIC_STEMS = frozenset(_stem(g) for g in _GENERIC)
+
+
 def asked_words(request: str) -> set[str]:
     """The stems of the words of the request's sentences that ask for an answer (empty when none asks)."""
     out: set[str] = set()
@@ -74,9 +79,12 @@ def asked_words(request: str) -> set[str]:
     return out
 
 
-def _name_words(name: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(name.lower()) if w not in _GENERIC and len(w) >= 3} - {
-        _stem(g) for g in _GENERIC}
+@lru_cache(maxsize=4096)
+def _name_words(name: str) -> frozenset[str]:
+    """The stems of a field path's or table name's words that name a fact (cached: `holders` asks it of every field
+    of every record, and a world has few distinct paths)."""
+    return frozenset({_stem(w) for w in _WORD.findall(name.lower()) if w not in _GENERIC and len(w) >= 3}
+                     - _GENERIC_STEMS)
 
 
 def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
