@@ -64,6 +64,7 @@ from tests.defects import (
     frame_everything,
     frame_whole_other_tool,
     frame_whole_unwritten,
+    frame_whole_versioned,
     frame_whole_world_put,
     funnel_attribution,
     guard_batch_evades,
@@ -158,6 +159,7 @@ from tests.defects import (
     undone_created,
     undone_filed_ticket,
     undone_inverse,
+    undone_overwritten,
     undone_ticked_off,
     undone_write,
     unit_idiom_pinned,
@@ -328,6 +330,8 @@ MODULES = (
     time_bound_one_sided,
     instant_part_read,
     asked_fact_unread,
+    undone_overwritten,
+    frame_whole_versioned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
