@@ -108,7 +108,8 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         # write's effect overwritten (a ticket's priority set to what it already was, then to another; staging's flag
         # put back off, then on again), where putting the old values back cannot undo it.
         other = _other_values(call, arg, record)
-        if other is not None and not _overwritten(other[0], other[1], call.name, later):
+        if other is not None and not _overwritten(other[0], other[1], call.name, later) \
+                and all(args != {**other[0], **other[1]} for args, _ in replays):  # a flag's take-back is its other
             replays.append(({**other[0], **other[1]}, "overwritten with another value"))
         for args, taken in replays:
             reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
