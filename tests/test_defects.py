@@ -56,6 +56,12 @@ NARROW_CLASSES = {
     "instant_part_read": ({"scheduler_pause_failing_jobs"}, "only its reply checks read a date-time value (the jobs' "
                           "last run, stated whole in the answer; meeting_reschedule's answer gives its new start as a "
                           "day name and a time)"),
+    "undone_overwritten": ({"feature_flag_rollout", "ticket_triage_update"}, "only these references write a flag or "
+                           "closed-set field back to the value it held before the episode (staging's flag off after a "
+                           "failed canary, a triaged ticket's priority kept), so putting the old value back undoes "
+                           "nothing; the other writes are undone_write's"),
+    "frame_whole_versioned": ({"scheduler_pause_failing_jobs"}, "only its reference writes a compare-and-set store "
+                              "(config_set with the expected_version it read)"),
 }
 
 DEFECTS = all_defects()

@@ -504,7 +504,9 @@ def test_what_a_search_showed_counts_as_read() -> None:
 
 def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> None:
     """`services_set_flag` names a key of the service's `flags`: an order check crediting it makes a replay with the
-    key's old value; a write the reference itself turns back later (the failed canary's flag) makes none."""
+    key's old value; a write the reference itself turns back later (the failed canary's flag) makes none, and the
+    write that turns it back (staging off again, as before the episode) is overwritten with the other value
+    (defects69: putting the old value back would change nothing)."""
     from coworkenv.env import base_world
     from coworkenv.synth import generate_spec, load_taxonomy
     from coworkenv.validate._undone import undone_writes
@@ -516,7 +518,10 @@ def test_a_keyed_write_is_taken_back_unless_the_reference_overwrites_it() -> Non
     last = [s.call for s in found[-1].reference[-1].steps if s.call is not None][-1]
     assert last is not None and last.arguments["enabled"] is False and set(last.arguments) == {
         "service", "flag", "enabled"}
-    assert list(undone_writes(failed, base_world(failed))) == []
+    found = list(undone_writes(failed, base_world(failed)))
+    assert [f.tool for f in found] == ["services_set_flag"] and "another value" in found[0].description
+    last = [s.call for s in found[0].reference[-1].steps if s.call is not None][-1]
+    assert last is not None and last.arguments["enabled"] is True
 
 
 def test_a_record_allowed_whole_meets_the_apps_other_tools() -> None:

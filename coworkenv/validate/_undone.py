@@ -76,11 +76,9 @@ def _credited(spec: EnvSpec) -> list[CallMatcher]:
     """The call matchers of the completion checks that credit a call (`called`, either side of `order`)."""
     out: list[CallMatcher] = []
     for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
-        if is_guard(check):
-            continue
-        if isinstance(rule, CalledRule):
+        if isinstance(rule, CalledRule):  # a guard's too: "PLAT-112 keeps p3" written as the call that set it
             out.append(rule.call)
-        elif isinstance(rule, OrderRule):
+        elif isinstance(rule, OrderRule) and not is_guard(check):
             out += [rule.first, rule.then]
     return out
 
@@ -102,16 +100,62 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         before = {k: getattr(record, k) for k, v in call.arguments.items()
                   if k != arg and k in type(record).model_fields and getattr(record, k) != v}
         ident, old = ({arg: call.arguments[arg]}, before) if before else _keyed(call, arg, record)
-        if not old or _overwritten(ident, old, call.name, [c for _, _, c in writes[n + 1:]]):
-            continue
-        args = {**ident, **old}
-        try:
-            tool.params.model_validate(args)
-        except ValueError:  # the tool cannot take the old value back
-            continue
-        reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
-        yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) taken back at the end: {call.name} {args}",
-                     call.name, reference)
+        later = [c for _, _, c in writes[n + 1:]]
+        replays: list[tuple[dict[str, Any], str]] = []
+        if old and not _overwritten(ident, old, call.name, later) and _takes(call.name, {**ident, **old}):
+            replays.append(({**ident, **old}, "taken back"))
+        # The fields the write sets that hold a flag or one of a closed set of values, set to another value: the
+        # write's effect overwritten (a ticket's priority set to what it already was, then to another; staging's flag
+        # put back off, then on again), where putting the old values back cannot undo it.
+        other = _other_values(call, arg, record)
+        if other is not None and not _overwritten(other[0], other[1], call.name, later) \
+                and all(args != {**other[0], **other[1]} for args, _ in replays):  # a flag's take-back is its other
+            replays.append(({**other[0], **other[1]}, "overwritten with another value"))
+        for args, taken in replays:
+            reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
+            yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) {taken} at the end: {call.name} {args}",
+                         call.name, reference)
+
+
+def _other_values(call: ToolCallSpec, arg: str, record: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(the record's arguments, {argument: another value}) for a write: each argument the record holds under its own
+    name (or, for a keyed write, the key's value argument) that is a flag or one of a closed set of values, set to the
+    flag's other value or the set's first value that is neither the written one nor the record's before the episode;
+    None where there is none or the tool refuses the call."""
+    ident: dict[str, Any] = {arg: call.arguments[arg]}
+    names = [k for k in call.arguments if k != arg and k in type(record).model_fields]
+    keyed = _keyed_value(call, arg, record)
+    if keyed is not None:
+        ident, names = {**ident, keyed[0]: keyed[1]}, [keyed[2]]
+    other: dict[str, Any] = {}
+    fields = TOOLS[call.name].params.model_fields
+    for name in names:
+        value = call.arguments[name]
+        held = getattr(record, name, None) if keyed is None else None
+        if isinstance(value, bool):
+            choices: list[Any] = [not value]
+        elif name in fields:
+            choices = [v for v in _literal_values(fields[name].annotation) if v != value and v != held]
+        else:
+            choices = []
+        if choices:
+            other[name] = choices[0]
+    if not other or not _takes(call.name, {**ident, **other}):
+        return None
+    return ident, other
+
+
+def _keyed_value(call: ToolCallSpec, arg: str, record: Any) -> tuple[str, Any, str] | None:
+    """(key argument, key, value argument) of a keyed write (see `_keyed`), else None."""
+    rest = {k: v for k, v in call.arguments.items() if k != arg}
+    if len(rest) != 2:
+        return None
+    for field in type(record).model_fields:
+        held = getattr(record, field)
+        keys = [k for k, v in rest.items() if isinstance(v, str) and isinstance(held, dict) and v in held]
+        if len(keys) == 1:
+            return keys[0], rest[keys[0]], next(k for k in rest if k != keys[0])
+    return None
 
 
 def _overwritten(ident: dict[str, Any], old: dict[str, Any], tool: str, later: list[ToolCallSpec]) -> bool:

@@ -65,6 +65,7 @@ from tests.defects import (
     frame_everything,
     frame_whole_other_tool,
     frame_whole_unwritten,
+    frame_whole_versioned,
     frame_whole_world_put,
     funnel_attribution,
     guard_batch_evades,
@@ -160,6 +161,7 @@ from tests.defects import (
     undone_created,
     undone_filed_ticket,
     undone_inverse,
+    undone_overwritten,
     undone_ticked_off,
     undone_write,
     unit_idiom_pinned,
@@ -332,6 +334,8 @@ MODULES = (
     asked_fact_unread,
     date_digits_unpinned,
     guard_value_unreal,
+    undone_overwritten,
+    frame_whole_versioned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
