@@ -174,7 +174,8 @@ def test_a_forbidden_guard_on_a_typo_target_never_fires() -> None:
     spec["checks"].append({"id": "keep-ops2", "rule": {"kind": "forbidden", "call": {
         "tool": "tickets_update", "args": {"ticket_id": "OPS-22"}}}})  # typo of OPS-2
     v = validate_spec(spec)
-    assert not v.passed and "guard_never_fires" in codes(v)
+    # The reading of the guard's values (guard_value_unreal) names the typo before the call is tried.
+    assert not v.passed and {"guard_never_fires", "guard_value_unreal"} & codes(v), codes(v)
     spec["checks"][-1]["rule"]["call"]["args"]["ticket_id"] = "OPS-2"
     v = validate_spec(spec)
     assert "guard_never_fires" not in codes(v), [str(e) for e in v.errors()]
