@@ -36,6 +36,8 @@ ZONEINFO = "/usr/share/zoneinfo/"
 # Without TZ the C library reads the host's own zone from this file at the next tzset(): unsetting TZ is a read of it.
 TZ_DEFAULT = "/etc/localtime"
 CODE_TYPE = type((lambda: None).__code__)
+# The longest reason a violation report carries (the host shows 500 characters of it at most).
+REASON_CHARS = 500
 
 
 def make_audit_hook(
@@ -118,6 +120,7 @@ def _bind(
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO, tz_default: str = TZ_DEFAULT,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
+        reason_chars: int = REASON_CHARS,
         sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
         tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = tracing_gates,
         code_gates: tuple[Any, ...] = code_gates, code_t: type = CODE_TYPE, coroutine_flag: int = 0x100,
@@ -255,13 +258,18 @@ def _bind(
                         in_memory = False
                         if "%" in args[i] or startswith(uri_path, "//"):
                             reason = "sqlite3.connect to a URI with an authority or escapes"
+                        uri_names: tuple[str, ...] = ()
                         for parameter in split(query, "&") if query else ():
                             name, _, value = partition(parameter, "=")
-                            if name == "mode" and value in ("ro", "rw", "rwc", "memory"):
+                            if name in uri_names:  # sqlite takes the last of each: `mode=memory` then `mode=rwc` opened
+                                # the path the hook had let pass as the name of a memory database
+                                reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40]) + " twice"
+                            elif name == "mode" and value in ("ro", "rw", "rwc", "memory"):
                                 in_memory = in_memory or value == "memory"
                             elif not ((name == "cache" and value in ("shared", "private")) or (
                                     name in ("immutable", "nolock", "psow") and value in ("0", "1"))):
                                 reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40])
+                            uri_names += (name,)
                         if not in_memory and uri_path != ":memory:" and uri_path != "":
                             targets += ((uri_path, 1, False),)
                         continue
@@ -368,7 +376,12 @@ def _bind(
             elif channel(sol_socket, so_type) != sock_stream:  # ENOTSOCK, EBADF: closed or replaced
                 exit_(tampered_exit)
             # The leading newline ends any half line the code left on the channel, so the report stays whole;
-            # a short write (the code made the channel non-blocking and filled it) would cut it: tampering.
+            # a short write (the code made the channel non-blocking and filled it) would cut it: tampering. A reason
+            # carries the code's own text (a module name, an event name given to sys.audit) at any length: cut, so
+            # that a report never outgrows the host's result cap (read there as output_limit, the report lost) nor
+            # goes out in pieces another thread's writes could land between.
+            if len_(reason) > reason_chars:
+                reason = reason[:reason_chars] + "..."
             report = encode('\n{"violation":' + quote(reason) + "}\n")
             if write(result_fd, report) != len_(report):
                 exit_(tampered_exit)
