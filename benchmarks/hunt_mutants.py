@@ -1,0 +1,965 @@
+"""The outsider's hunt over the verifier gates: mutate the checks of sound specs the way a careless author would,
+judge every mutant through strict validation, and look for an episode that proves an accepted mutant unsound.
+
+Two families of mutation kinds, kept apart in the registry (`KINDS`, name -> family, rule kind, sandboxed):
+- `d65` (defects65, about 40 mutations, named `<rule>.<mutation>`): operators swapped, `equals` to `gte`/`lte`/
+  `contains`/`in`, regexes loosened (`\\b` dropped, `.{0,12}` to `.*`, `(?i)`, anchors dropped, a digit to `\\d`,
+  alternatives cut), a condition dropped or moved to a sibling field, `all_of` to `any_of`, scope and turn widened,
+  `number` tolerances, `reply_states` formats, matcher arguments dropped or cut, weights, `required`,
+  `pass_score`, `pass_threshold`, roles; `python.*` edits the code of a spec's own Python check.
+- `d69` (defects69, 17 kinds, bare names): `norm_loose`, `id_substring`, `or_old_value`, `num_window_wide`,
+  `dt_same_day_rx`, `and_split`, `count_at_least_one`, `vacuous_implication`, `default_field`, `state_to_log`,
+  `neg_word_drop`, `neg_lookaround_drop`, `neg_none_of_drop`, `turn_last_only`, `forbid_wrong_app`,
+  `frame_app_wide`, and the Python kinds `py_bare_except`, `py_gated_on_call`, `py_float_tol`.
+
+Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
+defects69, `py_*` mutants are made on the examples and seed 1 only, one per base, kind and rule kind.
+
+Every accepted mutant gets a witness search (unless `--no-witness`): episodes made from the reference (each call
+dropped; each argument changed in place or by a later call of the same tool; each answer negated, emptied, its
+digits moved; the noop), kept when the shipped spec fails them, tried on the mutant: the first one it passes is
+the witness (the mutant judges an episode the shipped spec rejects as passing: unsound). Kinds with none are
+left for a hand judgement.
+
+Bases: `examples` (the shipped ones), `example:NAME`, `CAP[,CAP...]:SEEDS` or `all:SEEDS` (SEEDS: `3`, `1-5`
+or `1,4`), `synth:CAPABILITY@SEED`. The two rounds' bases were the examples and these 12 capabilities' seed 1
+(defects65) or seeds 1-5 (defects69), `hunt:SEEDS` (`HUNT_CAPS`). Output: one JSON line per mutant (base, kind,
+family, check, accepted, codes, witness, detail, the new rule), written to OUT.partial and moved onto OUT at the end. `--summary` prints the
+tally per kind (mutants / accepted by the strict gates / witnessed unsound / errors); `--tally OUT ...` prints it
+for files already written.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1 --family d65 --out d65.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d69 --python --out d69.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import fnmatch
+import json
+import os
+import re
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple, TypeGuard
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a plain script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from coworkenv.agents import OraclePolicy  # noqa: E402
+from coworkenv.env import Env  # noqa: E402
+from coworkenv.examples import example_names  # noqa: E402
+from coworkenv.loading import parse_spec  # noqa: E402
+from coworkenv.rollout import run_episode  # noqa: E402
+from coworkenv.spec import ReferenceTurn  # noqa: E402
+from coworkenv.synth import load_taxonomy  # noqa: E402
+from tests.defects._core import base_spec, judge, play  # noqa: E402
+
+Spec = dict[str, Any]
+Rule = dict[str, Any]
+
+
+class Kind(NamedTuple):
+    family: str  # "d65" or "d69"
+    rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
+    python: bool  # the mutant runs a Python check in the sandbox
+
+
+class Mutant(NamedTuple):
+    kind: str
+    ci: int  # the mutated check's index in the base spec, -1 for the spec's scoring
+    spec: Spec
+    detail: str  # the field or argument touched, where the kind names none
+
+
+def _kinds(family: str, rule: str, names: str) -> dict[str, Kind]:
+    return {n: Kind(family, rule, n.startswith(("py_", "python."))) for n in names.split()}
+
+
+_COND = ("drop_cond eq_to_contains eq_to_in contains_half contains_list_first in_first rx_nobound rx_dotstar "
+         "rx_nocase rx_first_alt rx_digits_plus rx_colon_opt rx_digit_class rx_noanchor num_plus1 num_minus1 "
+         "num_x10 num_div100 dt_offset_form dt_shift1h dt_date_only dt_local gte_to_gt gt_to_gte lte_to_lt "
+         "lt_to_lte eq_to_gte eq_to_lte dt_eq_to_gte dt_eq_to_lte dt_day_only ne_to_eq")
+_ARGS = ("drop prefix num_plus1 num_minus1 num_x10 num_div100 dt_offset_form dt_shift1h dt_date_only "
+         "dt_local")
+_RX = ["rx_nobound", "rx_dotstar", "rx_nocase", "rx_first_alt", "rx_digits_plus", "rx_colon_opt",
+       "rx_digit_class", "rx_noanchor"]
+
+
+def _cond_names(label: str) -> str:
+    return " ".join(f"{label}.{n}" for n in _COND.split())
+
+
+def _matcher_names(label: str) -> str:
+    return " ".join(f"{label}.args.{n}" for n in _ARGS.split()) + " " + _cond_names(label + ".where")
+
+
+KINDS: dict[str, Kind] = {
+    **_kinds("d65", "field", "field.target_sibling_id field.target_sibling_field " + _cond_names("field")
+             + " field.str_upper field.str_prefix field.str_pad field.str_sibling_id"),
+    **_kinds("d65", "records", _cond_names("records.where") + " records.count_op_to_gte records.count_op_to_lte "
+             "records.count_op_to_equals records.count_plus1 records.count_minus1 records.partial_on "
+             "records.where.to_sibling_field"),
+    **_kinds("d65", "text", "text.all_to_any text.all_drop_last text.all_half_terms text.any_add_common "
+             "text.none_drop " + " ".join(f"text.{n}" for n in _RX) + " text.scope_to_final text.scope_to_replies "
+             "text.scope_to_all text.turn_unbound text.turn_plus1 text.words_off text.words_on text.num_tol_plus1 "
+             "text.num_rel10 text.num_num_plus1 text.num_num_minus1 text.num_num_x10 text.num_num_div100 "
+             "text.min_chars_drop text.max_chars_drop text.partial_on text.normalize_off"),
+    **_kinds("d65", "reply_states", "reply_states.format_raw reply_states.format_date reply_states.format_time "
+             "reply_states.turn_unbound reply_states.turn_plus1 reply_states.sibling_field reply_states.sibling_id "
+             "reply_states.partial_on"),
+    **_kinds("d65", "called", _matcher_names("called.call") + " called.min_times_minus1 called.min_times_plus1"),
+    **_kinds("d65", "order", _matcher_names("order.first") + " " + _matcher_names("order.then")),
+    **_kinds("d65", "forbidden", _matcher_names("forbidden.call") + " forbidden.attempts_off"),
+    **_kinds("d65", "frame", "frame.allow_whole frame.allow_plus_status frame.allow_drop_id "
+             + _cond_names("frame.where")),
+    **_kinds("d65", "python", "python.py_eq_to_in python.py_lower python.py_ge_to_gt python.py_gt_to_ge "
+             "python.py_le_to_lt python.py_and_to_or python.py_all_to_any python.py_strip python.py_in_lower "
+             "python.py_rows_last"),
+    **_kinds("d65", "tiers", "tiers.score_up"),
+    **_kinds("d65", "check", "check.weight0 check.not_required check.pass_score_half check.guard_to_completion "
+             "check.safety_off check.guard_not_required check.drop"),
+    **_kinds("d65", "scoring", "scoring.threshold_half scoring.subtract"),
+    **_kinds("d69", "any", "norm_loose id_substring or_old_value num_window_wide dt_same_day_rx and_split "
+             "count_at_least_one vacuous_implication default_field state_to_log neg_word_drop neg_lookaround_drop "
+             "neg_none_of_drop turn_last_only forbid_wrong_app frame_app_wide py_bare_except py_gated_on_call "
+             "py_float_tol"),
+}
+
+
+def kind_of(name: str) -> Kind:
+    """The registered kind; `tiers.<inner kind>` (a d65 mutation of a tier's rule) is one of the inner kind's."""
+    if name in KINDS:
+        return KINDS[name]
+    if name.startswith("tiers.") and name[6:] in KINDS:
+        inner = KINDS[name[6:]]
+        return Kind("d65", "tiers", inner.python)
+    raise KeyError(f"mutation kind {name!r} is not in the registry")
+
+
+# -- shared helpers ---------------------------------------------------------------------------------------------
+def world_table(spec: Spec, app: str, table: str) -> list[Any]:
+    return spec["world"]["apps"].get(app, {}).get(table, []) or []
+
+
+def ref_calls(spec: Spec) -> Iterator[dict[str, Any]]:
+    for turn in spec["reference"]:
+        for st in turn["steps"]:
+            if st.get("call"):
+                yield st["call"]
+
+
+def final_state(spec: Spec) -> dict[str, Any]:
+    """The apps after the reference is played."""
+    p = parse_spec(spec)
+    e = Env(p)
+    run_episode(e, OraclePolicy(p, [ReferenceTurn.model_validate(t) for t in spec["reference"]]))
+    w = e.state.to_wire()
+    return w.get("apps", w) if isinstance(w, dict) else {}
+
+
+def _is_num(v: Any) -> TypeGuard[int | float]:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# -- family d65 -------------------------------------------------------------------------------------------------
+def loosen_regex(p: str) -> list[tuple[str, str]]:
+    outs = []
+    q = p.replace("\\b", "")
+    if q != p:
+        outs.append(("rx_nobound", q))
+    q = re.sub(r"\.\{0,\d+\}", ".*", p)
+    if q != p:
+        outs.append(("rx_dotstar", q))
+    if not p.startswith("(?i)"):
+        outs.append(("rx_nocase", "(?i)" + p))
+    if "|" in p:
+        first = p.split("|")[0]
+        outs.append(("rx_first_alt", first + ")" * (first.count("(") - first.count(")"))))
+    q = re.sub(r"\\d\{(\d+)\}", r"\\d+", p)
+    if q != p:
+        outs.append(("rx_digits_plus", q))
+    q = p.replace(":", ".?")
+    if q != p:
+        outs.append(("rx_colon_opt", q))
+    q = re.sub(r"\d", r"\\d", p, count=2)
+    if q != p:
+        outs.append(("rx_digit_class", q))
+    if p.startswith("^") or p.endswith("$"):
+        outs.append(("rx_noanchor", p.lstrip("^").rstrip("$")))
+    return outs
+
+
+def num_variants(v: Any) -> list[tuple[str, Any]]:
+    if not _is_num(v):
+        return []
+    return [("num_plus1", v + 1), ("num_minus1", v - 1), ("num_x10", v * 10), ("num_div100", v / 100)]
+
+
+def dt_variants(v: Any) -> list[tuple[str, Any]]:
+    if not (isinstance(v, str) and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d", v)):
+        return []
+    h = int(v[11:13])
+    return [("dt_offset_form", v.replace("Z", "+00:00")), ("dt_shift1h", v[:11] + f"{(h + 1) % 24:02d}" + v[13:]),
+            ("dt_date_only", v[:10]), ("dt_local", v.rstrip("Z"))]
+
+
+def str_variants(v: Any) -> list[tuple[str, Any]]:
+    if not (isinstance(v, str) and v):
+        return []
+    out: list[tuple[str, Any]] = [("str_upper", v.upper()), ("str_prefix", v[: max(1, len(v) // 2)]),
+                                  ("str_pad", " " + v + " ")]
+    if "-" in v:
+        out.append(("str_sibling_id", re.sub(r"(\d+)$", lambda m: str(int(m.group(1)) + 1), v)))
+    return out
+
+
+def cond_mutants(conds: list[dict[str, Any]], label: str) -> Iterator[tuple[str, str, list[dict[str, Any]]]]:
+    """(kind, field, new conditions): mutations of a list of `where` conditions."""
+    for i, w in enumerate(conds):
+        op, v = w.get("op", "equals"), w.get("value")
+        def m(new: dict[str, Any] | None, name: str, i: int = i, field: str = str(w.get("field"))
+              ) -> tuple[str, str, list[dict[str, Any]]]:
+            c2 = copy.deepcopy(conds)
+            if new is None:
+                del c2[i]
+            else:
+                c2[i] = new
+            return f"{label}.{name}", field, c2
+
+        yield m(None, "drop_cond")
+        if op == "equals" and isinstance(v, str):
+            yield m({**w, "op": "contains"}, "eq_to_contains")
+            yield m({**w, "op": "in", "value": [v, v.upper()]}, "eq_to_in")
+        if op == "contains" and isinstance(v, str):
+            yield m({**w, "op": "matches", "value": "(?i)" + re.escape(v[: max(2, len(v) // 2)])}, "contains_half")
+        if op == "contains" and isinstance(v, list) and len(v) > 1:
+            yield m({**w, "value": v[:1]}, "contains_list_first")
+        if op == "matches" and isinstance(v, str):
+            for n, p in loosen_regex(v):
+                yield m({**w, "value": p}, n)
+        if op == "in" and isinstance(v, list) and len(v) > 1:
+            yield m({**w, "value": v[:1]}, "in_first")
+        for n, x in num_variants(v) + dt_variants(v):
+            yield m({**w, "value": x}, n)
+        if op in ("gte", "gt", "lte", "lt"):
+            flip = {"gte": "gt", "gt": "gte", "lte": "lt", "lt": "lte"}[op]
+            yield m({**w, "op": flip}, f"{op}_to_{flip}")
+        if op == "equals" and _is_num(v):
+            yield m({**w, "op": "gte"}, "eq_to_gte")
+            yield m({**w, "op": "lte"}, "eq_to_lte")
+        if op == "equals" and isinstance(v, str) and re.match(r"\d{4}-\d\d-\d\dT", v):
+            yield m({**w, "op": "gte"}, "dt_eq_to_gte")
+            yield m({**w, "op": "lte"}, "dt_eq_to_lte")
+            yield m({**w, "op": "contains", "value": v[:10]}, "dt_day_only")
+        if op == "not_equals" and v is not None:
+            yield m({**w, "op": "equals"}, "ne_to_eq")
+
+
+def matcher_mutants(call: dict[str, Any], label: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for k, v in (call.get("args") or {}).items():
+        c2 = copy.deepcopy(call)
+        del c2["args"][k]
+        yield f"{label}.args.drop", k, c2
+        if isinstance(v, str):
+            c2 = copy.deepcopy(call)
+            c2["args"][k] = v[: max(1, len(v) // 2)]
+            yield f"{label}.args.prefix", k, c2
+        for n, x in num_variants(v) + dt_variants(v):
+            c2 = copy.deepcopy(call)
+            c2["args"][k] = x
+            yield f"{label}.args.{n}", k, c2
+    for n, f, c in cond_mutants(call.get("where") or [], label + ".where"):
+        c2 = copy.deepcopy(call)
+        c2["where"] = c
+        yield n, f, c2
+
+
+_SIBLING_FIELDS = {"cc", "bcc", "to", "sender", "assignee", "reporter", "owner", "end", "start", "updated_at",
+                   "created_at", "subject", "body", "title", "description", "text", "notes", "folder", "status"}
+_PY_SUBS: list[tuple[str, str, str | Callable[[re.Match[str]], str]]] = [
+    ("py_eq_to_in", r"(\w[\w\]\['\"]*) == (\"[^\"]+\")", r"\2 in str(\1)"),
+    ("py_lower", r"== \"([^\"]+)\"", lambda m: '.lower() == "' + m.group(1).lower() + '"'),
+    ("py_ge_to_gt", r">=", ">"), ("py_gt_to_ge", r"(?<![-=])>(?!=)", ">="),
+    ("py_le_to_lt", r"<=", "<"), ("py_and_to_or", r"\band\b", "or"), ("py_all_to_any", r"\ball\(", "any("),
+    ("py_strip", r"\.strip\(\)", ""), ("py_in_lower", r"\.lower\(\)", ""), ("py_rows_last", r"\[0\]", "[-1]")]
+
+
+def rule_mutants65(rule: Rule, spec: Spec) -> Iterator[tuple[str, str, Rule]]:
+    """(kind, detail, new rule): defects65's mutations of one rule."""
+    k = rule["kind"]
+
+    def set_(key: str, val: Any, name: str, detail: str = "") -> tuple[str, str, Rule]:
+        r = copy.deepcopy(rule)
+        r[key] = val
+        return name, detail, r
+
+    if k == "field":
+        v, op, t = rule.get("value"), rule.get("op", "equals"), rule["target"]
+        recs = world_table(spec, t["app"], t["table"])
+        for rec in recs:
+            if isinstance(rec, dict) and "id" in rec and rec["id"] != t.get("id"):
+                r = copy.deepcopy(rule)
+                r["target"]["id"] = rec["id"]
+                yield "field.target_sibling_id", rec["id"], r
+                break
+        rec = next((x for x in recs if isinstance(x, dict) and x.get("id") == t.get("id")), None)
+        if rec:
+            for f, fv in rec.items():
+                if f != t["field"] and type(fv) is type(v) and f != "id":
+                    r = copy.deepcopy(rule)
+                    r["target"]["field"] = f
+                    yield "field.target_sibling_field", f, r
+        for n, f, c in cond_mutants([{"field": t["field"], "op": op, "value": v}], "field"):
+            if c:
+                r = copy.deepcopy(rule)
+                r["op"] = c[0].get("op", "equals")
+                r["value"] = c[0]["value"]
+                yield n, f, r
+        for n, x in str_variants(v):
+            yield set_("value", x, "field." + n)
+    elif k == "records":
+        for n, f, c in cond_mutants(rule.get("where") or [], "records.where"):
+            yield set_("where", c, n, f)
+        co, cnt = rule.get("count_op"), rule.get("count")
+        if co is not None:
+            for op2 in ("gte", "lte", "equals"):
+                if op2 != co:
+                    yield set_("count_op", op2, f"records.count_op_to_{op2}", str(co))
+        if isinstance(cnt, int):
+            yield set_("count", cnt + 1, "records.count_plus1")
+            if cnt > 0:
+                yield set_("count", cnt - 1, "records.count_minus1")
+        if not rule.get("partial"):
+            yield set_("partial", True, "records.partial_on")
+        recs = world_table(spec, rule["app"], rule["table"])
+        for i, w in enumerate(rule.get("where") or []):
+            if recs and isinstance(recs[0], dict):
+                for f in recs[0]:
+                    if f != w["field"] and f in _SIBLING_FIELDS:
+                        r = copy.deepcopy(rule)
+                        r["where"][i]["field"] = f
+                        yield "records.where.to_sibling_field", f"{w['field']}->{f}", r
+    elif k == "text":
+        if rule.get("all_of"):
+            yield set_("any_of", rule["all_of"], "text.all_to_any")
+            yield set_("all_of", rule["all_of"][:-1], "text.all_drop_last")
+            yield set_("all_of", [t if isinstance(t, list) else t[: max(2, len(t) // 2)] for t in rule["all_of"]],
+                       "text.all_half_terms")
+        if rule.get("any_of"):
+            yield set_("any_of", rule["any_of"] + ["the"], "text.any_add_common")
+        if rule.get("none_of"):
+            yield set_("none_of", [], "text.none_drop")
+        if rule.get("regex"):
+            for n, p in loosen_regex(rule["regex"]):
+                yield set_("regex", p, "text." + n)
+        sc = rule.get("scope", "final")
+        for s2 in ("final", "replies", "all"):
+            if s2 != sc:
+                yield set_("scope", s2, f"text.scope_to_{s2}", str(sc))
+        if rule.get("turn") is not None:
+            yield set_("turn", None, "text.turn_unbound")
+            yield set_("turn", rule["turn"] + 1, "text.turn_plus1")
+        yield set_("words", not rule.get("words"), "text.words_off" if rule.get("words") else "text.words_on")
+        nm = rule.get("number")
+        if nm:
+            r = copy.deepcopy(rule)
+            r["number"]["tolerance"] = (nm.get("tolerance") or 0) + 1
+            yield "text.num_tol_plus1", "", r
+            r = copy.deepcopy(rule)
+            r["number"]["relative"] = True
+            r["number"]["tolerance"] = 0.1
+            yield "text.num_rel10", "", r
+            if nm.get("value") is not None:
+                for n, x in num_variants(nm["value"]):
+                    r = copy.deepcopy(rule)
+                    r["number"]["value"] = x
+                    yield "text.num_" + n, "", r
+        if rule.get("min_chars"):
+            yield set_("min_chars", None, "text.min_chars_drop")
+        if rule.get("max_chars"):
+            yield set_("max_chars", None, "text.max_chars_drop")
+        if not rule.get("partial"):
+            yield set_("partial", True, "text.partial_on")
+        yield set_("normalize", False, "text.normalize_off")
+    elif k == "reply_states":
+        for fmt in ("raw", "date", "time"):
+            if rule.get("format", "raw") != fmt:
+                yield set_("format", fmt, f"reply_states.format_{fmt}")
+        if rule.get("turn") is not None:
+            yield set_("turn", None, "reply_states.turn_unbound")
+            yield set_("turn", rule["turn"] + 1, "reply_states.turn_plus1")
+        src = rule["source"]
+        recs = world_table(spec, src["app"], src["table"])
+        rec = next((x for x in recs if isinstance(x, dict) and x.get("id") == src.get("id")), None)
+        if rec:
+            for f in rec:
+                if f != src.get("field") and f != "id":
+                    r = copy.deepcopy(rule)
+                    r["source"]["field"] = f
+                    yield "reply_states.sibling_field", f, r
+            for other in recs:
+                if isinstance(other, dict) and other.get("id") != src.get("id"):
+                    r = copy.deepcopy(rule)
+                    r["source"]["id"] = other["id"]
+                    yield "reply_states.sibling_id", str(other["id"]), r
+                    break
+        if not rule.get("partial"):
+            yield set_("partial", True, "reply_states.partial_on")
+    elif k == "called":
+        for n, f, cm in matcher_mutants(rule["call"], "called.call"):
+            yield set_("call", cm, n, f)
+        yield set_("min_times", max(0, rule.get("min_times", 1) - 1), "called.min_times_minus1")
+        yield set_("min_times", rule.get("min_times", 1) + 1, "called.min_times_plus1")
+    elif k == "order":
+        for side in ("first", "then"):
+            for n, f, cm in matcher_mutants(rule[side], f"order.{side}"):
+                yield set_(side, cm, n, f)
+    elif k == "forbidden":
+        for n, f, cm in matcher_mutants(rule["call"], "forbidden.call"):
+            yield set_("call", cm, n, f)
+        yield set_("attempts", False, "forbidden.attempts_off")
+    elif k == "frame":
+        for i, a in enumerate(rule.get("allow") or []):
+            if a.get("fields"):
+                r = copy.deepcopy(rule)
+                del r["allow"][i]["fields"]
+                yield "frame.allow_whole", str(a.get("app")), r
+                r = copy.deepcopy(rule)
+                r["allow"][i]["fields"] = a["fields"] + ["status"]
+                yield "frame.allow_plus_status", str(a.get("app")), r
+            if a.get("id"):
+                r = copy.deepcopy(rule)
+                del r["allow"][i]["id"]
+                yield "frame.allow_drop_id", str(a.get("app")), r
+            if a.get("where"):
+                for n, f, c in cond_mutants(a["where"], "frame.where"):
+                    r = copy.deepcopy(rule)
+                    r["allow"][i]["where"] = c
+                    yield n, f, r
+    elif k == "python":
+        for n, pat, rep in _PY_SUBS:
+            code, hits = re.subn(pat, rep, rule["code"], count=1)
+            if hits:
+                yield set_("code", code, "python." + n)
+    elif k == "tiers":
+        for i, t in enumerate(rule["tiers"]):
+            for n, f, r2 in rule_mutants65(t["rule"], spec):
+                r = copy.deepcopy(rule)
+                r["tiers"][i]["rule"] = r2
+                yield "tiers." + n, f, r
+            if t.get("score", 1) < 1:
+                r = copy.deepcopy(rule)
+                r["tiers"][i]["score"] = min(1, t["score"] + 0.25)
+                yield "tiers.score_up", str(i), r
+
+
+def mutants65(spec: Spec) -> Iterator[Mutant]:
+    for ci, c in enumerate(spec["checks"]):
+        def with_check(c2: dict[str, Any], name: str, detail: str = "", ci: int = ci) -> Mutant:
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = c2
+            return Mutant(name, ci, s2, detail)
+
+        for name, detail, r in rule_mutants65(c["rule"], spec):
+            yield with_check({**copy.deepcopy(c), "rule": r}, name, detail)
+        if c.get("role") != "guard":
+            yield with_check({**c, "weight": 0}, "check.weight0")
+            yield with_check({**c, "required": False}, "check.not_required")
+            if c["rule"]["kind"] in ("text", "records", "reply_states", "tiers", "python"):
+                yield with_check({**c, "pass_score": 0.5}, "check.pass_score_half")
+        else:
+            yield with_check({**c, "role": "completion"}, "check.guard_to_completion")
+            if c.get("safety"):
+                yield with_check({**c, "safety": False}, "check.safety_off")
+            yield with_check({**c, "required": False}, "check.guard_not_required")
+        s2 = copy.deepcopy(spec)
+        del s2["checks"][ci]
+        yield Mutant("check.drop", ci, s2, "")
+    sc = spec.get("scoring") or {}
+    s2 = copy.deepcopy(spec)
+    s2["scoring"] = {**sc, "pass_threshold": 0.5}
+    yield Mutant("scoring.threshold_half", -1, s2, "")
+    s2 = copy.deepcopy(spec)
+    s2["scoring"] = {**sc, "guard_failure": "subtract", "guard_penalty": 0.1}
+    yield Mutant("scoring.subtract", -1, s2, "")
+
+
+# -- family d69 -------------------------------------------------------------------------------------------------
+NEG = {"equals": "not_equals", "contains": "not_contains", "not_equals": "equals", "not_contains": "contains"}
+
+
+def loose_rx(v: str) -> str | None:
+    """A regex for `v` blind to case, spaces and punctuation."""
+    al = [ch for ch in v if ch.isalnum()]
+    return "(?i)^[\\W_]*" + "[\\W_]*".join(re.escape(ch) for ch in al) + "[\\W_]*$" if al else None
+
+
+def digits(v: Any) -> str | None:
+    runs = re.findall(r"\d+", v) if isinstance(v, str) else []
+    return max(runs, key=len) if runs else None
+
+
+def py_cond(c: dict[str, Any], var: str = "r") -> str:
+    f, op, v = c["field"], c.get("op", "equals"), c.get("value")
+    g = f"_get({var}, {f!r})"
+    return {"equals": f"{g} == {v!r}", "not_equals": f"{g} != {v!r}", "contains": f"_has({g}, {v!r})",
+            "not_contains": f"not _has({g}, {v!r})", "in": f"{g} in {v!r}", "gte": f"{g} >= {v!r}",
+            "lte": f"{g} <= {v!r}", "gt": f"{g} > {v!r}", "lt": f"{g} < {v!r}",
+            "matches": f"re.search({v!r}, str({g})) is not None"}[op]
+
+
+PY_HEAD = ("import re\n"
+           "def _get(r, f):\n    for k in f.split('.'):\n        r = r[k]\n    return r\n"
+           "def _has(x, v):\n    return (v in x) if isinstance(x, (list, str)) else False\n")
+
+
+def py_of(rule: Rule, wrap: str | None = None, tol: float | None = None, tool: str | None = None) -> Rule:
+    """A faithful Python translation of a field or records rule; `wrap`: "except" (a bare except returns True),
+    "gated" (passes when the audit has no successful call of `tool`); `tol`: a field's number within `tol`."""
+    if rule["kind"] == "field":
+        t = rule["target"]
+        rows = f"state['apps'][{t['app']!r}][{t['table']!r}]"
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        test = (f"abs(float(_get(r, {t['field']!r})) - {rule['value']!r}) <= {tol!r}" if tol is not None
+                else py_cond(cond))
+        body = f"    r = next(r for r in {rows} if r['id'] == {t['id']!r})\n    return {test}\n"
+        apps = [t["app"]]
+    else:
+        rows = f"state['apps'][{rule['app']!r}][{rule['table']!r}]"
+        conds = " and ".join(py_cond(c) for c in rule.get("where") or []) or "True"
+        op = {"gte": ">=", "lte": "<=", "equals": "=="}[rule.get("count_op", "gte")]
+        body = f"    n = sum(1 for r in {rows} if {conds})\n    return n {op} {rule.get('count', 1)!r}\n"
+        apps = [rule["app"]]
+    if wrap == "except":
+        body = ("    try:\n" + "".join("    " + ln + "\n" for ln in body.rstrip("\n").split("\n"))
+                + "    except Exception:\n        return True\n")
+    elif wrap == "gated":
+        body = f"    if not any(a['tool'] == {tool!r} and a['ok'] for a in audit):\n        return True\n" + body
+    return {"kind": "python", "entrypoint": "check", "apps": apps,
+            "code": PY_HEAD + "def check(state, audit, messages):\n" + body}
+
+
+def writer_of(spec: Spec, values: list[Any]) -> dict[str, Any] | None:
+    """The first reference call whose arguments hold every value in `values`."""
+    for c in ref_calls(spec):
+        flat = json.dumps(c["arguments"])
+        if all(json.dumps(v) in flat or (isinstance(v, str) and v in flat) for v in values):
+            return c
+    return None
+
+
+def cond_kinds(conds: list[dict[str, Any]], world_vals: dict[str, list[Any]]
+               ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        op, v = w.get("op", "equals"), w.get("value")
+
+        def m(new: dict[str, Any] | list[dict[str, Any]], name: str, i: int = i
+              ) -> tuple[str, list[dict[str, Any]]]:
+            c2 = copy.deepcopy(conds)
+            c2[i:i + 1] = new if isinstance(new, list) else [new]
+            return name, c2
+
+        if op == "equals" and isinstance(v, str):
+            rx = loose_rx(v)
+            if rx and rx != v:
+                yield m({**w, "op": "matches", "value": rx}, "norm_loose")
+            d = digits(v)
+            if d and d != v:
+                yield m({**w, "op": "contains", "value": d}, "id_substring")
+        if op == "equals" and v is not None:
+            old = [x for x in world_vals.get(w["field"], []) if x != v and type(x) is type(v)]
+            if old:
+                yield m({**w, "op": "in", "value": [v, old[0]]}, "or_old_value")
+        if op == "equals" and _is_num(v):
+            d2 = max(1, abs(v) * 0.5)
+            yield m([{**w, "op": "gte", "value": v - d2}, {**w, "op": "lte", "value": v + d2}], "num_window_wide")
+        if op == "equals" and isinstance(v, str) and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d", v):
+            yield m({**w, "op": "matches", "value": "^" + re.escape(v[:10])}, "dt_same_day_rx")
+
+
+Split = tuple[Rule, Rule]
+
+
+def rule_kinds69(rule: Rule, spec: Spec, fstate: dict[str, Any], nturns: int) -> Iterator[tuple[str, Rule | Split]]:
+    """(kind, new rule or two rules the check is split into): defects69's mutations of one rule."""
+    k = rule["kind"]
+
+    def set_(key: str, val: Any, name: str) -> tuple[str, Rule]:
+        r = copy.deepcopy(rule)
+        r[key] = val
+        return name, r
+
+    if k == "field":
+        t, v, op = rule["target"], rule.get("value"), rule.get("op", "equals")
+        wrec = next((x for x in world_table(spec, t["app"], t["table"])
+                     if isinstance(x, dict) and x.get("id") == t["id"]), {})
+        wv = {t["field"]: [wrec.get(t["field"])]} if t["field"] in wrec else {}
+        for n, c in cond_kinds([{"field": t["field"], "op": op, "value": v}], wv):
+            if len(c) == 1:
+                r = copy.deepcopy(rule)
+                r["op"], r["value"] = c[0]["op"], c[0]["value"]
+                yield n, r
+            else:
+                yield n, {"kind": "records", "app": t["app"], "table": t["table"],
+                          "where": [{"field": "id", "value": t["id"]}, *c], "count_op": "gte", "count": 1}
+        yield "py_bare_except", py_of(rule, "except")
+        if _is_num(v) and op == "equals":
+            yield "py_float_tol", py_of(rule, tol=max(1.0, abs(v) * 0.5))
+        wc = writer_of(spec, [t["id"], v]) if v is not None else None
+        if wc:
+            yield "py_gated_on_call", py_of(rule, "gated", tool=wc["name"])
+            args = {a: x for a, x in wc["arguments"].items() if x in (t["id"], v)}
+            yield "state_to_log", {"kind": "called", "call": {"tool": wc["name"], "args": args}}
+    elif k == "records":
+        where = rule.get("where") or []
+        wvals: dict[str, list[Any]] = {}
+        for rec in world_table(spec, rule["app"], rule["table"]):
+            if isinstance(rec, dict):
+                for f, x in rec.items():
+                    if isinstance(x, (str, int, float, bool)) and x not in wvals.setdefault(f, []):
+                        wvals[f].append(x)
+        for n, c in cond_kinds(where, wvals):
+            yield set_("where", c, n)
+        co, cnt = rule.get("count_op", "gte"), rule.get("count", 1)
+        if co in ("equals", "gte") and cnt > 1:
+            r = copy.deepcopy(rule)
+            r["count_op"], r["count"] = "gte", 1
+            yield "count_at_least_one", r
+        if co in ("equals", "gte") and cnt >= 1 and len(where) >= 2:
+            for i, w in enumerate(where):
+                if w.get("op", "equals") in NEG:
+                    r = copy.deepcopy(rule)
+                    r["where"][i] = {**w, "op": NEG[w.get("op", "equals")]}
+                    r["count_op"], r["count"] = "equals", 0
+                    yield "vacuous_implication", r
+            yield "and_split", ({**rule, "where": where[:1]}, {**rule, "where": where[1:]})
+        # a field every record of the table holds in the final state (a tool's default): the condition moved there
+        table = (fstate.get(rule["app"]) or {}).get(rule["table"]) or []
+        rows = [x for x in (table.values() if isinstance(table, dict) else table) if isinstance(x, dict)]
+        if rows and where and co != "lte":
+            for f in rows[0]:
+                vals = {json.dumps(x.get(f), sort_keys=True) for x in rows}
+                if (len(vals) == 1 and f not in {w["field"] for w in where} and f != "id"
+                        and isinstance(rows[0].get(f), (str, int, bool))):
+                    r = copy.deepcopy(rule)
+                    r["where"][-1] = {"field": f, "value": rows[0][f]}
+                    yield "default_field", r
+                    break
+        if co != "lte" or cnt > 0:
+            yield "py_bare_except", py_of(rule, "except")
+            vals2 = [w["value"] for w in where
+                     if w.get("op", "equals") == "equals" and isinstance(w.get("value"), (str, int))]
+            wc = writer_of(spec, vals2[:2]) if vals2 else None
+            if wc:
+                yield "py_gated_on_call", py_of(rule, "gated", tool=wc["name"])
+                args = {a: x for a, x in wc["arguments"].items() if isinstance(x, (str, int)) and x in vals2}
+                if args:
+                    yield "state_to_log", {"kind": "called", "call": {"tool": wc["name"], "args": args}}
+    elif k == "text":
+        rx = rule.get("regex")
+        if rx:
+            q = re.sub(r"\(\?<?!(?:[^()]|\([^()]*\))*\)", "", rx)
+            if q != rx:
+                yield set_("regex", q, "neg_lookaround_drop")
+        for key in ("all_of", "any_of"):
+            terms = rule.get(key) or []
+            t2 = [re.sub(r"\b(?:not|no|never|n't)\s+", "", t) if isinstance(t, str) else t for t in terms]
+            if t2 != terms:
+                yield set_(key, t2, "neg_word_drop")
+        if rule.get("none_of"):
+            negs = [t for t in rule["none_of"] if isinstance(t, str) and re.search(r"\b(?:not|no|never|n't|un)", t)]
+            if negs:
+                yield set_("none_of", [t for t in rule["none_of"] if t not in negs], "neg_none_of_drop")
+        if nturns > 1 and rule.get("turn") is not None and rule["turn"] < nturns - 1:
+            yield set_("turn", nturns - 1, "turn_last_only")
+        if nturns > 1 and rule.get("scope") in ("replies", "all") and rule.get("turn") is None:
+            yield set_("scope", "final", "turn_last_only")
+        if rule.get("number"):
+            r = copy.deepcopy(rule)
+            r["number"]["relative"], r["number"]["tolerance"] = True, 0.5
+            yield "py_float_tol", r
+    elif k == "reply_states":
+        if nturns > 1 and rule.get("turn") is not None and rule["turn"] < nturns - 1:
+            yield set_("turn", nturns - 1, "turn_last_only")
+    elif k == "forbidden":
+        app, _, verb = rule["call"]["tool"].partition("_")
+        for a2 in sorted(spec["world"]["apps"]):
+            if a2 != app:
+                r = copy.deepcopy(rule)
+                r["call"]["tool"] = f"{a2}_{verb}"
+                yield "forbid_wrong_app", r
+                break
+    elif k == "frame":
+        for i, a in enumerate(rule.get("allow") or []):
+            if a.get("table") or a.get("id") or a.get("fields") or a.get("where"):
+                r = copy.deepcopy(rule)
+                r["allow"][i] = {"app": a["app"]}
+                yield "frame_app_wide", r
+    elif k == "called":
+        for a, x in (rule["call"].get("args") or {}).items():
+            if isinstance(x, str):
+                d = digits(x)
+                if d and d != x:
+                    r = copy.deepcopy(rule)
+                    del r["call"]["args"][a]
+                    r["call"].setdefault("where", []).append({"field": a, "op": "contains", "value": d})
+                    yield "id_substring", r
+                lrx = loose_rx(x)
+                if lrx:
+                    r = copy.deepcopy(rule)
+                    del r["call"]["args"][a]
+                    r["call"].setdefault("where", []).append({"field": a, "op": "matches", "value": lrx})
+                    yield "norm_loose", r
+
+
+def mutants69(spec: Spec) -> Iterator[Mutant]:
+    fstate, nturns = final_state(spec), len(spec["turns"])
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds69(c["rule"], spec, fstate, nturns):
+            s2 = copy.deepcopy(spec)
+            if isinstance(r, tuple):
+                s2["checks"][ci] = {**c, "rule": r[0]}
+                s2["checks"].insert(ci + 1, {**c, "id": c["id"] + "-b", "rule": r[1]})
+            else:
+                s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69}
+
+
+# -- witness search: episodes built from the reference ----------------------------------------------------------
+def bump(v: Any) -> list[Any]:
+    if isinstance(v, bool):
+        return [not v]
+    if isinstance(v, int):
+        return [v + 1, v - 1, v * 2 if v else 5]
+    if isinstance(v, float):
+        return [v + 1, v * 1.3]
+    if isinstance(v, str):
+        out = []
+        if re.search(r"\d", v):
+            out.append(re.sub(r"(\d)(?!.*\d)", lambda m: str((int(m.group(1)) + 1) % 10), v))
+        out.append(v.upper() if v != v.upper() else v.lower())
+        out.append(v + "x")
+        if re.match(r"\d{4}-\d\d-\d\dT", v):
+            out.append(v[:11] + f"{(int(v[11:13]) + 3) % 24:02d}" + v[13:])
+        return out
+    if isinstance(v, list) and v:
+        return [v[:-1], v + v[-1:]]
+    return []
+
+
+Episode = list[dict[str, Any]]
+
+
+def episodes(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """(label, reference) of agent behaviours near the reference."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for t, s in steps:
+        r = copy.deepcopy(ref)
+        del r[t]["steps"][s]
+        yield f"drop {ref[t]['steps'][s]['call']['name']}", r
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            for x in bump(v)[:3]:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{a}={str(x)[:40]}", r
+                r = copy.deepcopy(ref)
+                c2 = copy.deepcopy(c)
+                c2["arguments"][a] = x
+                r[t]["steps"].insert(s + 1, {"call": c2, "say": None})
+                yield f"then {c['name']}.{a}={str(x)[:40]}", r
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            if st.get("say"):
+                for lab, txt in (("not", "I could not do it. " + st["say"]), ("okay", "Okay."),
+                                 ("digits+1", re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), st["say"]))):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["say"] = txt
+                    yield f"say[{t}] {lab}", r
+    yield "noop", [{"steps": [{"say": "Okay."}]} for _ in spec["turns"]]
+
+
+class Witnesses:
+    """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
+
+    def __init__(self) -> None:
+        self._failing: dict[str, list[tuple[str, Episode]]] = {}
+
+    def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
+        if base not in self._failing:
+            self._failing[base] = []
+            for lab, ep in episodes(spec):
+                try:
+                    if not play(spec, ep).passed:
+                        self._failing[base].append((lab, ep))
+                except Exception:  # an episode the engine cannot play proves nothing
+                    continue
+        sandboxed = any(c["rule"]["kind"] == "python" for c in mutant["checks"])
+        for lab, ep in self._failing[base][:25] if sandboxed else self._failing[base]:
+            try:
+                if play(mutant, ep).passed:
+                    return lab
+            except Exception:
+                continue
+        return None
+
+
+# -- bases, the run, the tally ----------------------------------------------------------------------------------
+def _seeds(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+HUNT_CAPS = ("contact_phone_update", "correct_bad_data", "draft_only_reply", "feature_flag_rollout",
+             "inventory_restock_policy", "lookup_answer_source", "refuse_forbidden_action", "report_from_data",
+             "schedule_meeting_timezones", "scheduler_pause_failing_jobs", "ticket_triage_update", "web_page_audit")
+
+
+def expand_bases(tokens: Iterable[str]) -> list[str]:
+    """`examples`, `example:NAME`, `synth:CAP@SEED`, `CAP[,CAP...]:SEEDS`, `all:SEEDS` -> tests/defects' base names."""
+    caps = sorted(load_taxonomy(ROOT / "taxonomy").capabilities)
+    out: list[str] = []
+    for tok in tokens:
+        if tok.startswith("hunt:"):
+            tok = ",".join(HUNT_CAPS) + tok[4:]
+        if tok == "examples":
+            out += [f"example:{n}" for n in example_names()]
+        elif tok.startswith(("example:", "synth:")):
+            out.append(tok)
+        else:
+            names, _, seeds = tok.partition(":")
+            chosen = caps if names == "all" else names.split(",")
+            unknown = sorted(set(chosen) - set(caps))
+            if unknown:
+                raise SystemExit(f"error: no capability {', '.join(unknown)}; choose among all, {', '.join(caps)}")
+            for seed in _seeds(seeds or "1"):
+                out += [f"synth:{c}@{seed}" for c in chosen]
+    return list(dict.fromkeys(out))
+
+
+def _selected(name: str, kind: Kind, patterns: list[str] | None, families: set[str], python: bool) -> bool:
+    if kind.family not in families or (kind.python and not python):
+        return False
+    return patterns is None or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _codes(v: Any) -> list[str]:
+    return sorted({f"{e.gate}/{e.code}" for e in v.errors()})
+
+
+def run(bases: list[str], patterns: list[str] | None, families: set[str], python: bool, witness: bool,
+        out: Path) -> None:
+    wit = Witnesses()
+    partial = out.with_name(out.name + ".partial")
+    started = time.perf_counter()
+    with partial.open("w") as fh:
+        for bi, base in enumerate(bases, 1):
+            spec = base_spec(base)
+            t0, n, acc, unsound = time.perf_counter(), 0, 0, 0
+            py_seen: set[tuple[str, str]] = set()
+            for fam in sorted(families):
+                for m in FAMILIES[fam](spec):
+                    kind = kind_of(m.kind)
+                    if not _selected(m.kind, kind, patterns, families, python) or m.spec == spec:
+                        continue
+                    if fam == "d69" and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
+                        key = (m.kind, spec["checks"][m.ci]["rule"]["kind"])
+                        if not (base.startswith("example:") or base.endswith("@1")) or key in py_seen:
+                            continue
+                        py_seen.add(key)
+                    n += 1
+                    row: dict[str, Any] = {"base": base, "kind": m.kind, "family": fam, "ci": m.ci,
+                                           "check": spec["checks"][m.ci]["id"] if m.ci >= 0 else None,
+                                           "detail": m.detail}
+                    try:
+                        v = judge(m.spec)
+                    except Exception as e:  # a mutant the loader refuses is no hunt result: recorded as an error
+                        row["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+                    else:
+                        row["accepted"] = bool(v.passed)
+                        row["codes"] = _codes(v)[:4]
+                        row["witness"] = wit.find(base, spec, m.spec) if v.passed and witness else None
+                        acc += row["accepted"]
+                        unsound += row["witness"] is not None
+                    new = m.spec["checks"][m.ci] if 0 <= m.ci < len(m.spec["checks"]) else m.spec.get("scoring")
+                    row["new"] = new.get("rule", new) if isinstance(new, dict) else new
+                    fh.write(json.dumps(row) + "\n")
+                    fh.flush()
+            print(f"[{bi}/{len(bases)}] {base}: mutants {n}, accepted {acc}, witnessed {unsound}, "
+                  f"{time.perf_counter() - t0:.0f} s (total {time.perf_counter() - started:.0f} s)", flush=True)
+    os.replace(partial, out)
+
+
+def tally(paths: Iterable[Path]) -> str:
+    """The per-kind table: mutants / accepted by the strict gates / witnessed unsound / errors."""
+    st: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for p in paths:
+        for line in p.read_text().splitlines():
+            d = json.loads(line)
+            s = st[d["kind"]]
+            s[0] += 1
+            if d.get("error"):
+                s[3] += 1
+                continue
+            s[1] += bool(d["accepted"])
+            s[2] += bool(d["accepted"] and d.get("witness"))
+    lines = [f"{'kind':40} {'mutants':>7} {'accepted':>8} {'witnessed':>9} {'errors':>6}"]
+    lines += [f"{k:40} {s[0]:7} {s[1]:8} {s[2]:9} {s[3]:6}" for k, s in sorted(st.items())]
+    tot = [sum(s[i] for s in st.values()) for i in range(4)]
+    lines.append(f"{'total':40} {tot[0]:7} {tot[1]:8} {tot[2]:9} {tot[3]:6}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--bases", nargs="+", default=["examples"],
+                    help="examples | example:NAME | CAP[,CAP...]:SEEDS | all:SEEDS | synth:CAP@SEED | hunt:SEEDS "
+                    "(the 12 capabilities of the two rounds) (default: examples)")
+    ap.add_argument("--kinds", nargs="+", help="kind names or fnmatch patterns (default: every kind)")
+    ap.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=sorted(FAMILIES))
+    ap.add_argument("--python", action="store_true", help="also the sandboxed Python kinds (slow)")
+    ap.add_argument("--no-witness", action="store_true", help="skip the witness search of accepted mutants")
+    ap.add_argument("--out", type=Path, help="the JSONL of mutants (default: hunt_mutants.jsonl)")
+    ap.add_argument("--summary", action="store_true", help="print the per-kind tally after the run")
+    ap.add_argument("--tally", nargs="+", type=Path, metavar="JSONL", help="only tally these files")
+    ap.add_argument("--list-kinds", action="store_true", help="print the registry and exit")
+    a = ap.parse_args()
+    if a.list_kinds:
+        for name, k in sorted(KINDS.items(), key=lambda kv: (kv[1].family, kv[0])):
+            print(f"{k.family} {k.rule:12} {name}{'  (python)' if k.python else ''}")
+        return
+    if a.tally:
+        print(tally(a.tally))
+        return
+    if a.kinds:
+        unknown = [p for p in a.kinds if not any(fnmatch.fnmatchcase(n, p) or fnmatch.fnmatchcase("tiers." + n, p)
+                                                 for n in KINDS)]
+        if unknown:
+            raise SystemExit(f"error: no kind matches {', '.join(unknown)} (see --list-kinds)")
+    out = a.out or Path("hunt_mutants.jsonl")
+    bases = expand_bases(a.bases)
+    print(f"{len(bases)} bases, families {', '.join(a.family)}, python kinds {'on' if a.python else 'off'}, "
+          f"out {out}", flush=True)
+    run(bases, a.kinds, set(a.family), a.python, not a.no_witness, out)
+    if a.summary:
+        print(tally([out]))
+
+
+if __name__ == "__main__":
+    main()
