@@ -8,13 +8,15 @@ refuse a file far bigger than a hand-written one before reading it.
 
 from __future__ import annotations
 
+import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from coworkenv.atomic import os_reason
 
@@ -89,6 +91,31 @@ class YAMLDocument:
                 return node, line, False
         return node, line, True
 
+    def check_booleans(self, value: BaseModel, prefix: tuple[Any, ...] = (),
+                       error: type[YAMLFileError] = YAMLFileError) -> None:
+        """Raise `error` at a boolean written without quotes (`yes`, `on`, `true`) that `value`, validated from the
+        data at `prefix`, holds as a number: pydantic takes true for 1, so `quota: yes` made one environment."""
+        start = self.node(prefix)
+        held = value.model_dump()
+        pending: list[tuple[yaml.Node, tuple[Any, ...]]] = [(start, ())] if start is not None else []
+        visited: set[int] = set()
+        while pending:
+            node, loc = pending.pop()
+            if id(node) in visited:
+                continue
+            visited.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                pending.extend((v, (*loc, k.value)) for k, v in node.value if isinstance(k, yaml.ScalarNode))
+            elif isinstance(node, yaml.SequenceNode):
+                pending.extend((v, (*loc, i)) for i, v in enumerate(node.value))
+            elif isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:bool" and node.style is None:
+                number = _held_at(held, loc)
+                if isinstance(number, int | float) and not isinstance(number, bool):
+                    raise error(self.file, node.start_mark.line + 1,
+                                f"{dotted(loc)}: YAML reads {node.value} written without quotes as a boolean "
+                                f"({str(yaml.safe_load(node.value)).lower()}), and this key takes a number, so it "
+                                f"would be read as {number}; write the number you mean")
+
     def schema_error(self, exc: ValidationError, prefix: tuple[Any, ...] = (),
                      error: type[YAMLFileError] = YAMLFileError) -> YAMLFileError:
         """The first problem of `exc` (raised validating the data at `prefix`) at its line, as `error`."""
@@ -106,6 +133,17 @@ class YAMLDocument:
                 message += unquoted_text_advice(self.node(loc))
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
         return error(self.file, self.line(loc), message + more)
+
+
+def _held_at(held: Any, loc: tuple[Any, ...]) -> Any:
+    """The value at `loc` of a model's dump (dicts by key, lists and tuples by index); None where there is none."""
+    for part in loc:
+        found = ((isinstance(held, dict) and part in held)
+                 or (isinstance(held, list | tuple) and isinstance(part, int) and part < len(held)))
+        if not found:
+            return None
+        held = held[part]
+    return held
 
 
 def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDocument:
@@ -133,13 +171,14 @@ def read_yaml(file: Path, error: type[YAMLFileError] = YAMLFileError) -> YAMLDoc
     except RecursionError:
         raise error(file, None, TOO_DEEP) from None
     _check_unique_keys(file, root, error)
+    _check_number_forms(file, root, error)
     return YAMLDocument(file, data, root)
 
 
 def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) -> None:
     """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
-    would keep the last one silently) or nested too deeply for any reader; a file that cannot be read or parsed is
-    left to that reader to report."""
+    would keep the last one silently), a number it would read as another (`010`: octal 8, `1:30`: base 60) or nested
+    too deeply for any reader; a file that cannot be read or parsed is left to that reader to report."""
     special = _special_file(file) or _too_big(file)
     if special:
         raise error(file, None, special)
@@ -162,6 +201,7 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     if aliases is not None:
         raise error(file, *aliases)
     _check_unique_keys(file, root, error)
+    _check_number_forms(file, root, error)
 
 
 def alias_problem(root: yaml.Node | None) -> tuple[int, str] | None:
@@ -333,6 +373,50 @@ def _too_big(file: Path, kind: str = "YAML") -> str | None:
     return (f"is {size / (1 << 20):.1f} MiB, and a hand-written {kind} file is kilobytes (the limit is "
             f"{MAX_YAML_BYTES >> 20} MiB; reading it would take minutes): is it the file you meant, or a data export "
             f"or log saved under a .{kind.lower()} name? Move it out or pass the right file")
+
+
+# Plain scalars YAML 1.1 (PyYAML, and so Dagster and accelerate) reads as a number other than the one a person reads:
+# a leading 0 makes `010` octal (8), a colon makes `1:30` a number in base 60 (90). YAML 1.2 reads neither so; no
+# hand-written file means them, and each loaded as the other number without a word (`quota: 010`: 8 environments).
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+
+
+def _number_form_problem(node: yaml.ScalarNode) -> str | None:
+    """Why the plain scalar `node` is read as another number than its digits say, or None."""
+    if node.style is not None or node.tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return None
+    written = node.value
+    read = yaml.safe_load(written)
+    if ":" in written:
+        return (f"YAML reads {written} written without quotes as a number in base 60 ({read}: each part after a "
+                f"colon counts sixty times less); write the number you mean, or \"{written}\" in quotes to keep it "
+                "as text")
+    if _OCTAL.fullmatch(written) and read != int(written.replace("_", ""), 10):
+        decimal = written.lstrip("+-0_") or "0"
+        return (f"YAML reads {written} written without quotes as the octal number {read} (a leading 0 makes it "
+                f"octal); write {written[0] if written[0] in '+-' else ''}{decimal} for the decimal number, or "
+                f"\"{written}\" in quotes to keep it as text")
+    return None
+
+
+def _check_number_forms(file: Path, root: yaml.Node | None, error: type[YAMLFileError]) -> None:
+    """`error` at the first plain scalar YAML 1.1 reads as another number than written (octal, base 60)."""
+    for node in _document_nodes(root):
+        problem = _number_form_problem(node) if isinstance(node, yaml.ScalarNode) else None
+        if problem is not None:
+            raise error(file, node.start_mark.line + 1, problem)
+
+
+def _document_nodes(root: yaml.Node | None) -> Iterator[yaml.Node]:
+    """Each node of the composed document once, in the file's order (aliases share nodes, and may point back up)."""
+    pending = [root] if root is not None else []
+    visited: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) not in visited:
+            visited.add(id(node))
+            yield node
+            pending.extend(reversed(_inner_nodes(node)))
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

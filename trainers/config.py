@@ -240,9 +240,11 @@ def read_run_config(path: Path, model: type[_Config], what: str) -> _Config:
         found = "nothing" if document.data is None else f"a {type(document.data).__name__}"
         raise YAMLFileError(path, 1, f"{what} is a YAML mapping at the top level, and this file holds {found}")
     try:
-        return model.model_validate(document.data)
+        config = model.model_validate(document.data)
     except ValidationError as exc:
         raise document.schema_error(exc) from None
+    document.check_booleans(config)
+    return config
 
 
 def launcher_files(distributed: DistributedSection, config_file: Path) -> DistributedSection:

@@ -22,6 +22,7 @@ from coworkenv.commands import (
     connect,
     fail,
 )
+from coworkenv.escaping import escape_hidden
 from coworkenv.limits import MAX_QUOTA
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def _row(cap: Capability, source: Path) -> dict[str, Any]:
         **cap.model_dump(mode="json"),
         "fingerprint": capability_fingerprint(cap),
         "procedural": cap.generator_id in GENERATORS,
-        "source": str(source),
+        # A name that is not UTF-8 (the taxonomy reads such a file) as error lines write it: JSON takes no such bytes.
+        "source": escape_hidden(str(source), frozenset(), undecodable_bytes=True),
     }
 
 

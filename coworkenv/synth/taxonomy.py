@@ -247,9 +247,11 @@ def _parse_file(file: Path) -> list[Capability]:
                 file, line, f"capability area {raw['area']!r} differs from the file's area {area.area!r}"
             )
         try:
-            caps.append(Capability.model_validate({**raw, "area": area.area}))
+            cap = Capability.model_validate({**raw, "area": area.area})
         except ValidationError as exc:
             raise document.schema_error(exc, ("capabilities", i), TaxonomyError) from None
+        document.check_booleans(cap, ("capabilities", i), TaxonomyError)
+        caps.append(cap)
     return caps
 
 

@@ -6,7 +6,9 @@ terminal raw. A name that is not UTF-8, which the Parquet readers cannot open, i
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from coworkenv.cli import app
 from coworkenv.store import LocalGitPublisher
 from tests.faults.harness import (
     CAPABILITY,
+    ROOT,
     assert_clean_failure,
     renamed_copy,
     run_child,
@@ -99,3 +102,15 @@ def test_a_name_that_is_not_utf8_is_refused_naming_it(made: dict[str, Path], tmp
     escaped = str(named).replace(NOT_UTF8, "caf\\xe9")
     assert_clean_failure(failed, escaped, "not UTF-8", "rename it", code=2)
     assert not out.exists()
+
+
+def test_the_taxonomy_listing_names_an_area_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    """`coworkenv taxonomy --json` with an area file whose name is not UTF-8 (which the taxonomy reads, as every
+    stage does): on main a TypeError traceback from the JSON encoder; now the file is named with the byte escaped."""
+    folder = Path(shutil.copytree(ROOT / "taxonomy", tmp_path / "taxonomy"))
+    (folder / "data.yaml").rename(folder / f"{NOT_UTF8}.yaml")
+    listed = runner.invoke(app, ["taxonomy", "--taxonomy", str(folder), "--json"])
+    assert listed.exit_code == 0 and listed.exception is None, listed.output
+    sources = {row["id"]: row["source"] for row in json.loads(listed.output)}
+    assert sources["report_from_data"] == str(folder / "caf\\xe9.yaml"), sources
+    assert sources["ticket_triage_update"] == str(folder / "tickets.yaml")
