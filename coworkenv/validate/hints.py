@@ -109,6 +109,8 @@ HINTS: dict[str, str] = {
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",
+    "asked_message_unchecked": "check what the message the request asks for says (a records check on its text), "
+                               "not only that the agent read the conversation",
     "reply_only_checks": "add a field, records, called or order check on the world",
     "vacuous_check": "the check can never fail; compare with a value the wrong state does not have",
     "unexercised_check": "no mistake makes this check fail: tighten it, or declare it a guard if it preserves state",

@@ -31,6 +31,7 @@ from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, ForbiddenRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._asked_facts import ASKED_GROUP
+from coworkenv.validate._asked_messages import asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions, slow_early_actions
@@ -116,7 +117,16 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                 unchecked_context.append(f"{mutation.path}: {mutation.description}")
             continue
         if survived and mutation.kind == "drop_write" and not _concerned(ctx, outcome, oracle, mutation):
-            incidental.append(mutation.path)
+            t, s = step_of(mutation.path)
+            call = ctx.spec.reference[t].steps[s].call
+            asked = asked_recipient(ctx.spec, t, call) if call is not None else None
+            if asked is None:
+                incidental.append(mutation.path)
+                continue
+            errors.append(GateError("mutations", "asked_message_unchecked", mutation.path,
+                                    f"{mutation.description}: the request asks for a message to {asked}, and no "
+                                    "check reads what it says (a check that the conversation was read is not one): "
+                                    "check the message's content"))
             continue
         tally = by_kind.setdefault(mutation.kind, [0, 0])
         tally[1] += 1

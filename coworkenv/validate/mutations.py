@@ -47,7 +47,7 @@ from typing import Any, Literal
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
-from coworkenv.spec import EnvSpec, FieldRef, OrderRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRef, OrderRule, RecordsRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._check_reads import spec_rules
@@ -113,6 +113,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             steps.insert(s + 1, steps[s])
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
+    out += _extra_record_mutations(spec, writes, tools, index)
     out += wrong_route_mutations(spec, tools, writes, index)
     out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index, values)
@@ -133,6 +134,34 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     if last >= 0 and reference[last].steps and (last > 0 or not any(w[0] == last for w in writes)):
         stopped = [*reference[:last], turn_of([])]
         out.append(Mutation("stop_early", f"reference[{last}]", f"leave turn {last} undone", stopped))
+    return out
+
+
+def _extra_record_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],
+                            tools: Mapping[str, ToolDef], index: EntityIndex) -> list[Mutation]:
+    """A record made once more with its label's checked numbers one off (a to-do for a page that answered 200 or
+    stated with the wrong status, beside the right one), where a records check counts that app's records "at
+    least": the per-record checks (exact, with the label's numbers) miss it, and the duplicate mutant above is
+    caught by them, so only a count of all new records can tell."""
+    loose = {rule.app for _, _, _, rule in spec_rules(spec.checks)
+             if isinstance(rule, RecordsRule) and rule.count_op == "gte"}
+    out: list[Mutation] = []
+    for t, s, call in writes:
+        tool = tools[call.name]
+        if not _CREATES.search(call.name) or tool.app not in loose:
+            continue
+        for name, value in call.arguments.items():
+            if (name in CONTENT_ARGS or not isinstance(value, str) or " " not in value
+                    or (wrong := index.alter_numbers(value)) is None):
+                continue
+            where = f"reference[{t}].steps[{s}]"
+            steps = list(spec.reference[t].steps)
+            steps.insert(s + 1, ReferenceStep(call=ToolCallSpec(name=call.name,
+                                                                arguments={**call.arguments, name: wrong})))
+            out.append(Mutation("duplicate_write", where,
+                                f"{call.name} at {where} made once more with its {name}'s numbers one off",
+                                [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]],
+                                code="duplicate_unchecked"))
     return out
 
 

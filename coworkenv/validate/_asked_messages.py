@@ -1,0 +1,40 @@
+"""Messages the request asks for: a dropped message write is never incidental when the turn's request asks the agent
+to write to its recipient ("reply in our DM to Rosa", "tell Omar", "let Kai know").
+
+A write no check concerns is incidental and the strict policy trims it from the reference. For a message the user
+asked for that trims the task's answer: a spec whose checks read only that the agent looked at the conversation (a
+`called` check on reading the DM channel) instead of what it wrote there would ship checking nothing of the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coworkenv.spec import EnvSpec, ToolCallSpec
+
+_MESSAGES = frozenset({"chat_send_dm", "mail_send"})  # writes to a person (a channel post names no one)
+# Words with which a request asks for a message to someone.
+_ASKS = re.compile(r"\b(?:reply|replies|answer|respond|tell|send|message|write|email|mail|dm|ping|notify|inform|"
+                   r"let\s+\w+\s+know|get\s+back)\b", re.IGNORECASE)
+
+
+def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
+    """The name of the one person `call` writes to, where turn `turn`'s request names them and asks for a message;
+    None otherwise."""
+    if call.name not in _MESSAGES or not 0 <= turn < len(spec.turns):
+        return None
+    value = call.arguments.get("person", call.arguments.get("to"))
+    refs = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    if len(refs) != 1:
+        return None
+    ref = str(refs[0]).lower().lstrip("@")
+    directory = getattr(spec.world.apps, "directory", None)
+    people = getattr(directory, "people", None) or []
+    for p in people:
+        if ref in {str(r).lower().lstrip("@") for r in (p.id, p.email, p.chat_handle) if r}:
+            first = str(p.name).split()[0] if p.name else ""
+            request = spec.turns[turn].content
+            if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
+                return str(p.name)
+            return None
+    return None

@@ -1,0 +1,62 @@
+"""The answer's message checked as a read: the request asks the agent to reply to someone (answer Rosa's question in
+the DM, reply to Chloe's mail), and the check on that message's content becomes a `called` check on reading the
+conversation. No check then concerns the message, so the strict policy trims it from the reference as incidental,
+and an agent that reads the question and never answers (or answers wrongly) passes (defects69's `state_to_log` on
+lookup_answer_source 1-5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.defects._core import CorpusError, Defect, Spec, without
+
+CLASS = "answer_read_not_written"
+DETECTION = (
+    "a reference message to a person the turn's request names and asks to be written to is never incidental: "
+    "if dropping it fails no check, the answer is unchecked"
+)
+_MESSAGES = {"chat_send_dm": ("chat", "text"), "mail_send": ("mail", "body")}
+_READS = ("_read_", "_search")  # a tool that reads: the conversation, the mail, the file the answer is in
+
+
+def _message(spec: Spec) -> tuple[int, int, dict[str, Any]]:
+    """(turn, step, call) of the reference's first message to one person."""
+    for t, turn in enumerate(spec["reference"]):
+        for s, step in enumerate(turn["steps"]):
+            call = step.get("call")
+            if call and call["name"] in _MESSAGES:
+                return t, s, call
+    raise CorpusError(f"{spec['capability']}: the reference sends no message")
+
+
+def _read_instead(spec: Spec) -> None:
+    """The completion records checks on the message's table become one `called` check on the turn's last read
+    before the message (of the conversation, the mail or the file the answer comes from)."""
+    t, s, call = _message(spec)
+    app = _MESSAGES[call["name"]][0]
+    reads = [st["call"] for st in spec["reference"][t]["steps"][:s]
+             if st.get("call") and any(r in st["call"]["name"] for r in _READS)]
+    if not reads:
+        raise CorpusError(f"{spec['capability']}: nothing read before the message")
+    read = reads[-1]
+    hits = [i for i, c in enumerate(spec["checks"]) if c["role"] != "guard" and c["rule"]["kind"] == "records"
+            and c["rule"]["app"] == app and c["rule"]["table"] == "messages"]
+    if not hits:
+        raise CorpusError(f"{spec['capability']}: no records check on the message")
+    first = spec["checks"][hits[0]]
+    first["rule"] = {"kind": "called", "call": {"tool": read["name"], "args": dict(read["arguments"])}}
+    spec["checks"] = [c for i, c in enumerate(spec["checks"]) if i not in hits[1:]]
+
+
+def _no_message(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+    return without(spec, _message(spec)[2]["name"])
+
+
+DEFECTS = [
+    Defect(CLASS, f"{cap}-read-for-answer-{seed}", f"synth:{cap}@{seed}",
+           "reads the question and never answers it: the answer's check is a check that the conversation was read",
+           breaks=_read_instead, witness=_no_message)
+    for cap, seeds in (("lookup_answer_source", (1, 2, 3, 4, 5, 6)), ("inbox_triage_reply", (1, 2, 3)),
+                       ("correct_bad_data", (1, 2, 6)))
+    for seed in seeds
+]
