@@ -29,6 +29,7 @@ from coworkenv.apps import TOOLS
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep
 from coworkenv.validate._check_reads import parts_read, python_rules
+from coworkenv.validate._mentions import mentions
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 from coworkenv.validate.entities import EntityIndex, leaves
 from coworkenv.world import World, parse_time
@@ -226,8 +227,6 @@ def _without_times(text: str, request: str, instants: set[int], zone_names: set[
     """(the answer without the clock times of the instants the run wrote, in any zone of `zone_names` (an ISO
     date-time keeps its date), the times left out), where the request asks for a time by a generic word
     (`_TIME_WORDS`: no field names it); None where it asks none or the answer states none."""
-    from coworkenv.validate._user_formats import mentions  # (it imports the mutations, which import this module)
-
     if not instants or not asked_words(request) & _TIME_WORDS:
         return None
     clocks = {(local.hour, local.minute) for i in instants for z in zone_names

@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterator
 from coworkenv.checks.text import NOT_A_NOUN, ONE_COUNT, TEN_WORDS, TIME_UNIT, UNIT_WORDS, counts_one
 from coworkenv.spec import EnvSpec
 from coworkenv.validate._leaks import normalize, readable_text
-from coworkenv.validate._user_formats import _IN_WORDS, _MONTHS, UserFormatted, _in_words, mentions, rewritten
+from coworkenv.validate._mentions import _IN_WORDS, _MONTHS, _in_words, mentions
+from coworkenv.validate._user_formats import UserFormatted, rewritten
 
 _SPELLED = re.compile(r"(?<![\w'\u2019-])(?:" + _IN_WORDS + r")(?![\w'\u2019-])", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*)$")

@@ -30,7 +30,8 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec
-from coworkenv.validate._user_formats import _IN_WORDS, UserFormatted, _in_words, rewritten
+from coworkenv.validate._mentions import _IN_WORDS, _in_words
+from coworkenv.validate._user_formats import UserFormatted, rewritten
 from coworkenv.validate.mutations import is_write
 
 # Milliseconds per unit, by the unit's spellings (in a key's suffix and in prose).

@@ -34,8 +34,9 @@ from datetime import datetime
 
 from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.validate._mentions import ZONE_AFTER, When, mentions
 from coworkenv.validate._mutation_core import replaced
-from coworkenv.validate._user_formats import ZONE_AFTER, UserFormatted, When, mentions
+from coworkenv.validate._user_formats import UserFormatted
 from coworkenv.validate.mutations import is_write
 from coworkenv.world import World, parse_time
 from coworkenv.world._time import zone
