@@ -776,7 +776,6 @@ def _classify(c: _Collected, limits: SandboxLimits, required: tuple[str, ...]) -
     sig = os.WTERMSIG(c.status) if os.WIFSIGNALED(c.status) else None
     code = os.WEXITSTATUS(c.status) if os.WIFEXITED(c.status) else None
     if violations and missing.get("audit-hook") == _SWITCHED_OFF:  # the code's own lines: none is a violation
-        violations = []
         return fail("bad_result", "the result channel held a violation report where no audit hook ran (tampering?)")
     if violations:
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
