@@ -12,10 +12,12 @@ import re
 
 from coworkenv.spec import EnvSpec, ToolCallSpec
 
-_MESSAGES = frozenset({"chat_send_dm", "mail_send"})  # writes to a person (a channel post names no one)
+# Writes to a person (a channel post names no one); a draft is the message the user asked to have prepared.
+_MESSAGES = frozenset({"chat_send_dm", "mail_send", "mail_save_draft"})
 # Words with which a request asks for a message to someone.
 _ASKS = re.compile(r"\b(?:reply|replies|answer|respond|tell|send|message|write|email|mail|dm|ping|notify|inform|"
-                   r"let\s+\w+\s+know|get\s+back)\b", re.IGNORECASE)
+                   r"draft|let\s+\w+\s+know|get\s+back)\b", re.IGNORECASE)
+_OUTSIDER = re.compile(r"([a-z]{2,})[._][a-z][\w.-]*@[\w.-]+")  # first.last@domain: the first name
 
 
 def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
@@ -30,11 +32,16 @@ def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
     ref = str(refs[0]).lower().lstrip("@")
     directory = getattr(spec.world.apps, "directory", None)
     people = getattr(directory, "people", None) or []
+    request = spec.turns[turn].content
     for p in people:
         if ref in {str(r).lower().lstrip("@") for r in (p.id, p.email, p.chat_handle) if r}:
             first = str(p.name).split()[0] if p.name else ""
-            request = spec.turns[turn].content
             if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
                 return str(p.name)
             return None
+    # Someone outside the directory (a customer's address, leon.reyes@hickory.example): the address's first name.
+    local = _OUTSIDER.fullmatch(ref)
+    first = local.group(1).capitalize() if local else ""
+    if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
+        return first
     return None

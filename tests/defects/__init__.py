@@ -108,6 +108,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     list_order_pinned,
+    list_value_prefix,
     machine_read,
     namesake_record,
     nested_rule_evades,
@@ -175,6 +176,7 @@ from tests.defects import (
     wrong_expected,
     wrong_route,
     zone_pinned,
+    zone_unprobed,
 )
 from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
@@ -340,6 +342,8 @@ MODULES = (
     guard_value_unreal,
     undone_overwritten,
     frame_whole_versioned,
+    list_value_prefix,
+    zone_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
