@@ -45,3 +45,21 @@ def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
     if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
         return first
     return None
+
+
+# Context links a request can ask for in so many words: a mail's attachments ("email both to Grace as attachments",
+# "attach the document you found the answer in"). Which file is linked is then the task's, not context.
+_ASKED_LINKS = {"attachments": re.compile(r"\battach", re.IGNORECASE)}
+_LINK_PATH = re.compile(r"^reference\[(\d+)\]\.steps\[\d+\]\.call\.arguments\.(\w+)")
+
+
+def asked_link(spec: EnvSpec, path: str) -> str | None:
+    """The argument a mutant at `path` changes, where it is a context link (an attachment) that turn's request (or
+    an earlier one) asks for; None otherwise."""
+    found = _LINK_PATH.match(path)
+    if found is None or found.group(2) not in _ASKED_LINKS:
+        return None
+    asked = _ASKED_LINKS[found.group(2)]  # in that turn's request or an earlier one (a clarified request)
+    if not any(asked.search(t.content) for t in spec.turns[:int(found.group(1)) + 1]):
+        return None
+    return found.group(2)

@@ -20,6 +20,7 @@ from tests.defects import (
     answer_read_not_written,
     any_for_all,
     asked_fact_unread,
+    attachment_unchecked,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
@@ -344,6 +345,7 @@ MODULES = (
     frame_whole_versioned,
     list_value_prefix,
     zone_unprobed,
+    attachment_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
