@@ -108,6 +108,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     list_order_pinned,
+    loose_value_admitted,
     machine_read,
     namesake_record,
     nested_rule_evades,
@@ -340,6 +341,7 @@ MODULES = (
     guard_value_unreal,
     undone_overwritten,
     frame_whole_versioned,
+    loose_value_admitted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
