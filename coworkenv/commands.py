@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from coworkenv.escaping import LINE_BREAKING, escape_hidden
+from coworkenv.folder_paths import folder_problem
 
 if TYPE_CHECKING:
     from coworkenv.llm import LLMBackend
@@ -186,14 +187,13 @@ def output_lock(out: Path | None, command: str) -> AbstractContextManager[None]:
 
 
 def check_out_dir(out: Path, reads: Path | None = None, *, inside: bool = True, suffix: str = "out") -> None:
-    """Exit 2 before any work when `--out` names a file, or a folder under a file, instead of a folder; or when it
-    is the folder `reads` that the command reads (with `inside`, a folder inside it too, for a command whose reader
-    would take its outputs as inputs). `suffix` names the folder suggested beside it."""
-    for folder in (out, *out.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                fail(f"--out {out}: {folder} is a file, not a folder; pass a folder (it is created when missing)")
-            break
+    """Exit 2 before any work when `--out` names a file (a pipe, a link that loops or points nowhere), or a folder
+    under one, instead of a folder; or when it is the folder `reads` that the command reads (with `inside`, a folder
+    inside it too, for a command whose reader would take its outputs as inputs). `suffix` names the folder suggested
+    beside it."""
+    problem = folder_problem(out)  # a file, a pipe or a link that loops or points nowhere, in its place or on the way
+    if problem is not None:
+        fail(f"--out {out}: {problem}; pass a folder (it is created when missing)")
     if reads is not None:
         problem = output_in_input(out, reads, inside=inside, suffix=suffix)
         if problem is not None:

@@ -15,11 +15,14 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
-from dagster._core.instance.ref import InstanceRef
 
 from pipelines.executors import PARTITION_TAG, SCHEDULER_ENV, dask_cluster_executor
+
+if TYPE_CHECKING:  # a name of Dagster's private modules for the type only: no run needs it to resolve
+    from dagster._core.instance.ref import InstanceRef
 
 
 def distributed_capability_job() -> dg.JobDefinition:

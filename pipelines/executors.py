@@ -17,13 +17,15 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
-from dagster._core.definitions.executor_definition import executor
-from dagster._core.execution.context.system import PlanOrchestrationContext
-from dagster._core.execution.plan.plan import ExecutionPlan
-from dagster._core.execution.retries import RetryMode
+
+from pipelines.dagster_internals import RetryMode
+
+if TYPE_CHECKING:  # names of Dagster's private modules for the types only: no run needs them to resolve
+    from dagster._core.execution.context.system import PlanOrchestrationContext
+    from dagster._core.execution.plan.plan import ExecutionPlan
 
 SCHEDULER_ENV = "COWORKENV_DASK_SCHEDULER"
 PARTITION_TAG = "dagster/partition"
@@ -81,7 +83,7 @@ class DaskClusterExecutor(dg.Executor):
                 yield from events.args
 
 
-@executor(
+@dg.executor(
     name="dask_cluster",
     requirements=dg.multiple_process_executor_requirements(),
     config_schema={"address": dg.Field(dg.StringSource, description="Dask scheduler, e.g. tcp://10.0.0.5:8786")},

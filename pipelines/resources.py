@@ -10,10 +10,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import dagster as dg
-from dagster._config import Field as DagsterField
-from dagster._config import ScalarUnion, Selector, Shape
-from dagster._config.source import StringSourceType
-from dagster._core.definitions.definition_config_schema import DefinitionConfigSchema
 from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 
@@ -23,6 +19,8 @@ from coworkenv.store._hub_environment import hub_repo_id_problem
 from coworkenv.synth import Taxonomy, load_taxonomy
 from coworkenv.unexpanded_paths import unexpanded_path
 from coworkenv.url_credentials import url_credentials, without_url_credentials
+from pipelines.dagster_internals import DefinitionConfigSchema, StringSourceType
+from pipelines.dagster_private import TESTED_DAGSTER, DagsterInternalsError, advice, dagster_version
 from pipelines.env_values import env_file_leftover
 
 ENV_PREFIX = "COWORKENV_"
@@ -47,14 +45,17 @@ class CredentialInRunConfig(ValueError):
     the UI show."""
 
 
+_CREDENTIAL_FREE_KEY = "CoworkenvCredentialFreeStringSource"  # Dagster knows a config type by its key
+
+
 class _CredentialFreeStringSource(StringSourceType):
     """Dagster's StringSource (a text, or `{env: VARIABLE}`) refusing a text that holds URL credentials
     (user:password@, ?api_key=): the code location post-processes a run's config when it builds the execution plan,
     before the webserver (or `execute_in_process`) creates the run and stores its config."""
 
     def __init__(self, setting: str) -> None:
-        ScalarUnion.__init__(self, scalar_type=str, non_scalar_schema=Selector({"env": str}),
-                             _key="CoworkenvCredentialFreeStringSource")
+        dg.ScalarUnion.__init__(self, scalar_type=str, non_scalar_schema=dg.Selector({"env": str}),
+                                _key=_CREDENTIAL_FREE_KEY)
         self.setting = setting
 
     def post_process(self, value: Any) -> Any:
@@ -155,9 +156,9 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
         for name in CREDENTIAL_SETTINGS:
             old = fields[name]
             kept = {"default_value": old.default_value} if old.default_provided else {}
-            fields[name] = DagsterField(_CredentialFreeStringSource(name), is_required=old.is_required,
-                                        description=old.description, **kept)
-        return DefinitionConfigSchema(DagsterField(Shape(fields), is_required=field.is_required,
+            fields[name] = dg.Field(_CredentialFreeStringSource(name), is_required=old.is_required,
+                                    description=old.description, **kept)
+        return DefinitionConfigSchema(dg.Field(dg.Shape(fields), is_required=field.is_required,
                                                    description=field.description,
                                                    **({"default_value": field.default_value}
                                                       if field.default_provided else {})))
@@ -195,7 +196,24 @@ def dagster_settings(environ: Mapping[str, str] | None = None) -> CoworkenvSetti
     _checked(values)
     by_name = {name: dg.EnvVar(env_var(name)) for name in CREDENTIAL_SETTINGS if values.get(name, "").strip()}
     given: dict[str, Any] = {**values, **by_name}  # pydantic converts the texts, as in `settings_from_env`
-    return CoworkenvSettings(**given)
+    settings = CoworkenvSettings(**given)
+    _check_credential_schema(settings)
+    return settings
+
+
+def _check_credential_schema(settings: CoworkenvSettings) -> None:
+    """DagsterInternalsError unless Dagster takes the settings' schema from `_config_schema`, with the credential
+    check's type on each CREDENTIAL_SETTINGS field: a Dagster that stopped reading that private property would store
+    a run config's credential in clear without a word."""
+    shape: Any = settings.get_resource_definition().config_schema.as_field().config_type
+    fields = shape.fields
+    unchecked = [name for name in CREDENTIAL_SETTINGS if fields[name].config_type.key != _CREDENTIAL_FREE_KEY]
+    if unchecked:
+        raise DagsterInternalsError(
+            f"dagster {dagster_version()} builds the settings resource's config schema without "
+            f"CoworkenvSettings._config_schema (checked against dagster {TESTED_DAGSTER}), so a run config giving "
+            f"{', '.join(unchecked)} a credential would be stored in clear in the run history. "
+            f"{advice('adapt CoworkenvSettings._config_schema in pipelines/resources.py')}")
 
 
 def _set_values(environ: Mapping[str, str] | None) -> dict[str, str]:

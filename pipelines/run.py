@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.atomic import WriteError
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
+from pipelines.dagster_private import DagsterInternalsError
 from pipelines.instance_errors import check_dagster_home, check_instance_config, instance_problem
 from pipelines.run_signals import (
     Interrupted,
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             return _say_error(str(exc), EXIT_USAGE)
         except StandardOutputError as exc:  # `| head`, `> /dev/full`: no file of the run's
             return standard_output_stop(exc)
-        except WriteError as exc:  # DAGSTER_HOME cannot be locked (a file system without locks)
+        # DAGSTER_HOME cannot be locked (a file system without locks); an installed Dagster moved a private name
+        except (WriteError, DagsterInternalsError) as exc:
             return _say_error(str(exc), EXIT_SYSTEM)
         except (Interrupted, KeyboardInterrupt):  # before `Exception`: Interrupted is one
             by = f" by {stop_signal_name()}" if stop_signal_name() else ""
@@ -191,6 +193,7 @@ def _check_hub_environment(settings: CoworkenvSettings) -> None:
 
 def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
     """Settings and taxonomy, checked before any run starts (UsageError: one line naming what to fix)."""
+    from coworkenv.folder_paths import folder_problem
     from coworkenv.sandbox import required_layers
     from coworkenv.synth import TaxonomyError
     from pipelines.executors import SCHEDULER_ENV, check_scheduler_address
@@ -203,6 +206,10 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
             check_scheduler_address(os.environ[SCHEDULER_ENV].strip())
     except (SettingsError, TaxonomyError) as exc:
         raise UsageError(str(exc)) from None
+    data_dir = folder_problem(Path(settings.data_dir))  # found by the first step's write, after its generation
+    if data_dir is not None:
+        raise UsageError(f"COWORKENV_DATA_DIR={settings.data_dir!r}: {data_dir}; point it at a folder (it is created "
+                         "when missing)")
     try:
         required_layers()  # COWORKENV_SANDBOX_REQUIRE: a typo must stop the run, not only the specs with code
     except ValueError as exc:
@@ -292,8 +299,7 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
 def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any) -> dg.ExecuteInProcessResult:
     """Run `job` in this process, tagged with this process's id; raise Interrupted if a signal stopped it."""
 
-    from dagster._core.utils import make_new_run_id
-
+    from pipelines.dagster_internals import make_new_run_id
     from pipelines.run_guard import owner_tags, wait_for_pool
 
     if job.name == "capability_job":  # its steps take slots of the llm pool

@@ -85,7 +85,7 @@ def _dagster_handlers_skip(ignored: set[signal.Signals]) -> Iterator[None]:
     if not ignored:
         yield
         return
-    from dagster._utils import interrupts
+    from pipelines.dagster_internals import interrupts
 
     dagster_replace = interrupts._replace_interrupt_signal
 
@@ -110,7 +110,7 @@ def deferred_interrupt_watchdog(grace_s: float = 5.0) -> Iterator[threading.Even
     """
     import ctypes
 
-    from dagster._utils.interrupts import check_captured_interrupt
+    from pipelines.dagster_internals import check_captured_interrupt
 
     main = threading.main_thread().ident
     done, fired = threading.Event(), threading.Event()

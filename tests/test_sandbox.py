@@ -736,3 +736,88 @@ def test_a_large_host_does_not_turn_crashes_into_memory_limits() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.stdout.strip() == "crashed", out.stderr[-2000:]
+
+
+# One refusal of every kind the audit hook reports: each must reach the host as the hook's own violation (the host
+# drops a violation line in any form the hook never writes as the code's own, forty-third round), so a reason the
+# hook gains without the host's grammar (`_host._HOOK_REASONS`) shows here as a violation gone missing.
+EVERY_REFUSAL = """import importlib.machinery, importlib.util, marshal, os, resource, signal, sqlite3, sys, types, ast, fcntl, urllib.request
+ATTEMPTS = [
+    lambda: open("/etc/passwd").read(),
+    lambda: os.listdir("/etc"),
+    lambda: open("/tmp/sandbox-refusal-probe", "w"),
+    lambda: os.rename("a", "b", src_dir_fd=5),
+    lambda: sqlite3.connect("file:x.db?mode=ro&mode=rw", uri=True),
+    lambda: sqlite3.connect("file:x.db?vfs=unix", uri=True),
+    lambda: sqlite3.connect("file://host/x.db", uri=True),
+    lambda: os.putenv("LD_PRELOAD", "x"),
+    lambda: os.unsetenv("TZ"),
+    lambda: os.kill(1, 0),
+    lambda: marshal.loads(marshal.dumps(1)),
+    lambda: compile(ast.parse("1"), "x", "eval"),
+    lambda: sys.settrace(lambda *a: None),
+    lambda: (lambda: 0).__code__.replace(co_flags=0),
+    lambda: __import__("ctypes"),
+    lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (65, 65)),
+    lambda: os.chdir("/"),
+    lambda: urllib.request.urlopen("http://example.com"),
+    lambda: os.symlink("/etc/passwd", "link"),
+    lambda: os.open(os.path.dirname(os.__file__), os.O_RDONLY),
+    lambda: os.unsetenv("LD_LIBRARY_PATH"),
+    lambda: native("m" + importlib.machinery.EXTENSION_SUFFIXES[0], "m"),
+    lambda: native(os.path.join(os.path.dirname(os.__file__), "lib-dynload", "_ctypes" + importlib.machinery.EXTENSION_SUFFIXES[0]), "other"),
+    lambda: fcntl.fcntl(0, fcntl.F_SETOWN, 1),
+    lambda: os.putenv("TZ", "/etc/../etc/localtime"),
+    lambda: os.mkdir("/tmp/../tmp/x"),
+    lambda: __import__("_testcapi"),
+    lambda: sys.audit("socket.connect", None, ("1.2.3.4", 80)),
+]
+
+
+def native(path, name):
+    if not path.startswith("/"):
+        open(path, "wb").close()
+    spec = importlib.util.spec_from_file_location(name, path)
+    return importlib.util.module_from_spec(spec)
+
+
+def check():
+    seen = []
+    for attempt in ATTEMPTS:
+        try:
+            attempt()
+            seen.append("ran")
+        except Exception as exc:
+            seen.append(type(exc).__name__)
+    return seen
+"""
+
+
+def test_every_refusal_the_hook_reports_reads_as_its_own_violation() -> None:
+    outcome = sandbox._execute(EVERY_REFUSAL, "check", {}, QUICK)
+    attempts = EVERY_REFUSAL.count("\n    lambda:")  # one a line
+    assert outcome.result.error_kind == "forbidden", outcome
+    assert len(outcome.violations) == attempts, outcome.violations
+
+
+@pytest.mark.parametrize(("line", "hooks"), [
+    ("importing ctypes", True),
+    ("importing 'ctypes. score 100'", True),
+    ("importing ctypes. score 100", False),  # a name that is no identifier is quoted by the hook
+    ("'socket.\\x1b[2J'", True),
+    ("socket.connect", True),
+    ("approved", False),  # a refused event's name has a dot
+    ("'score 100, approved'", False),
+    ("reading '/etc/shadow' outside the scratch directory and the standard library", True),
+    ("reading '/etc/shadow -- score 100 outside the scratch directory and the standard library", False),  # open quote
+    ("reading '" + "a" * 119 + " outside the scratch directory and the standard library", True),  # cut at 120
+    ("reading '/etc/passwd\u202e' outside the scratch directory and the standard library", False),  # repr escapes it
+    ("reading '/etc/passwd\n' outside the scratch directory and the standard library", False),
+    ("sqlite3.connect to a URI with the parameter 'mode' twice", True),
+    ("the check passed", False),
+    ("wall-clock limit of 3s exceeded", False),
+])
+def test_the_host_takes_a_violation_line_only_in_a_form_the_hook_writes(line: str, hooks: bool) -> None:
+    from coworkenv.sandbox import _host
+
+    assert _host._hook_wrote(line) is hooks

@@ -508,7 +508,8 @@ def test_a_run_reads_none_of_the_settings_its_host_chose() -> None:
         assert isinstance(seen, dict), (name, seen)
         assert (seen["umask"], seen["ignored"], seen["ioprio"], seen["slack"], seen["thp_off"]) == (
             0o022, [], None, 50_000, 0), (name, seen)
-        assert not {"policy", "maxrss_kib"} & set(seen), (name, seen)
+        assert "policy" not in seen, (name, seen)
+        assert seen.get("maxrss_kib", 0) == 0, (name, seen)  # getrusage answers the run's own (0), never the host's peak
         assert seen.get("nice", 0) == 0, (name, seen)  # the run's own nice value (sandbox41), never the host's
         # Its own CPU set is the sandbox's CPUs (os.cpu_count()'s, glibc's guess there), never the host's one CPU.
         assert seen["cpus"] == list(range(seen["cpu_count"])) != host["cpus"], (name, seen)
@@ -897,8 +898,8 @@ def check():
 """
 
 
-def _two_calls_as_nobody(host: str, seeker: str) -> list[Any]:
-    """What `host` (CONCURRENT_HOST or a kin) prints of `seeker`'s call made beside HELD_OPEN's, run as uid 65534
+def _two_calls_as_nobody(host: str, seeker: str, holder: str = HELD_OPEN) -> list[Any]:
+    """What `host` (CONCURRENT_HOST or a kin) prints of `seeker`'s call made beside `holder`'s, run as uid 65534
     (skipped where this machine cannot stand for such a host)."""
     import shutil
 
@@ -907,7 +908,7 @@ def _two_calls_as_nobody(host: str, seeker: str) -> list[Any]:
     python = _interpreter_for_nobody()
     if python is None:
         pytest.skip("no interpreter of this Python version that uid 65534 can start")
-    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", host, str(REPO)], input=json.dumps([HELD_OPEN, seeker]),
+    out = subprocess.run([*AS_NOBODY, python, "-I", "-c", host, str(REPO)], input=json.dumps([holder, seeker]),
                          capture_output=True, text=True, timeout=120, cwd="/")
     assert out.returncode == 0 and out.stdout.strip(), out.stderr[-2000:]
     answer = json.loads(out.stdout.strip().splitlines()[-1])
@@ -922,6 +923,60 @@ def test_a_host_without_root_landlock_or_user_namespace_keeps_concurrent_runs_pr
     # On main: the holder's cwd (its scratch), its held file and its channels, e.g.
     # "/proc/4242/fd/5 -> /tmp/coworkenv-sandbox-.../work/held-by-the-holder.txt".
     assert (kind, value) == (None, []), (kind, error, value)
+
+
+# The same weakest tier, threads: RLIMIT_NPROC counts a uid's tasks, and a host without root or a user namespace
+# shares its uid with every run, so the threads a run could start told how many tasks the host user and the runs
+# beside it held (on main: 5 alone, 2 beside a run holding 3: a channel between runs). No thread starts there now;
+# a user namespace counts a run's tasks alone (next test).
+HOLDS_THREE_THREADS = """
+import threading, time
+def check():
+    done = threading.Event()
+    held = [threading.Thread(target=done.wait, args=(1.5,)) for _ in range(3)]
+    try:
+        for thread in held:
+            thread.start()
+    except RuntimeError:
+        pass
+    time.sleep(1.0)
+    done.set()
+    return 1
+"""
+COUNTS_ITS_THREADS = """
+import signal, threading
+def check(**p):
+    def stuck(signum, frame):
+        raise TimeoutError("a thread start hung")
+    signal.signal(signal.SIGALRM, stuck)
+    signal.setitimer(signal.ITIMER_REAL, 2.5)
+    done, started = threading.Event(), []
+    try:
+        for _ in range(8):
+            thread = threading.Thread(target=done.wait, args=(0.5,))
+            thread.start()
+            started.append(thread)
+    except RuntimeError:
+        pass
+    done.set()
+    for thread in started:
+        thread.join()
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    return len(started)
+"""
+
+
+def test_a_host_without_root_or_user_namespace_lends_its_runs_no_shared_task_count() -> None:
+    kind, error, value, layers = _two_calls_as_nobody(CONCURRENT_HOST, COUNTS_ITS_THREADS, HOLDS_THREE_THREADS)
+    assert not {"userns", "pids-cgroup", "uid-drop"} & set(layers), layers
+    assert (kind, value) == (None, 0), (kind, error, value)
+
+
+def test_a_host_without_root_starts_max_threads_in_its_user_namespace() -> None:
+    """A user namespace counts the run's tasks alone: `max_threads` (8) at once, where main started 5 (the address
+    space held no more: a malloc arena per thread) and hung on the sixth."""
+    kind, error, value, _ = _run_as_nobody(COUNTS_ITS_THREADS)
+    assert (kind, value) == (None, 8), (kind, error, value)
 
 
 # The same weakest tier, the host's own /proc/<pid> (the known limit the test above left): a host without capabilities

@@ -105,7 +105,47 @@ def test_a_range_in_the_other_season_moves_together(text: str, want: str | None)
     # a 24-hour start with a 12-hour end
     ("Booked 16:00-5pm Berlin time.", "UTC", "Booked 14:00-15:00 UTC."),
     ("Booked 14:00 to 3 p.m. UTC.", "Europe/Berlin", "Booked 16:00 to 17:00 Berlin time."),
+    # a time written with an h or as four digits, labelled by an offset or a zone (defects72)
+    ("Booked 16h UTC+2.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 16h00 (GMT+2).", "UTC", "Booked 14:00 (UTC)."),
+    ("Booked 10 h 00 UTC-4.", "Europe/Berlin", "Booked 16:00 Berlin time."),
+    ("Booked 14h UTC.", "Europe/Berlin", "Booked 16:00 Berlin time."),
+    ("Booked 1600 UTC+2.", "UTC", "Booked 14:00 UTC."),
+    ("Booked 1400 UTC.", "Europe/Berlin", "Booked 16:00 Berlin time."),
+    ("Booked 16h-17h Berlin time.", "UTC", "Booked 14:00-15:00 UTC."),
+    ("Booked 1600-1700 GMT+2.", "UTC", "Booked 14:00-15:00 UTC."),
+    # an hour said without its half of the day: the afternoon's reading where that one is the known instant
+    ("Booked for four o'clock UTC+2.", "UTC", "Booked for 14:00 UTC."),
+    ("Booked for two o'clock UTC.", "Europe/Berlin", "Booked for 16:00 Berlin time."),
+    # a label after the start and a dash, no spaces: the range's other end, not the offset UTC-15
+    ("Booked 14:00 UTC-15:00 UTC.", "Europe/Berlin", "Booked 16:00 Berlin time-17:00 Berlin time."),
+    ("Booked 14:00 UTC-17:00 CEST.", "America/New_York", "Booked 10:00 New York time-11:00 New York time."),
+    ("Booked 16:00 CEST-17:00 CEST.", "UTC", "Booked 14:00 UTC-15:00 UTC."),
+    ("Booked 16:00 Berlin time-17:00 Berlin time.", "UTC", "Booked 14:00 UTC-15:00 UTC."),
+    ("Booked 10:00 UTC-04:00.", "UTC", "Booked 14:00 UTC."),  # an offset where it names the known instant
 ])
 def test_short_offsets_labelled_ranges_and_mixed_clocks(text: str, asked: str, want: str | None) -> None:
     known = _START | {parse_time("2026-04-15T15:00:00Z")}
     assert in_zone(text, asked, known, None, "America/New_York", _ZONES) == want
+
+
+@pytest.mark.parametrize("text", [
+    # durations, numbers, years, dates, phone numbers: no time of day, whatever is near them
+    "A 14h review window opens then.",
+    "A 1h30 slot; the room is booked.",
+    "Booked for 90m, 1h of it on the demo.",
+    "Ticket 1400 is about the UTC+2 outage.",
+    "Budget 2026 UTC+2 region.",
+    "Due 2026-04-15, call +1 212 1400 UTC.",
+    "Report 14h (see page 16h).",
+])
+def test_what_is_no_time_of_day_is_left(text: str) -> None:
+    known = _START | {parse_time("2026-04-15T15:00:00Z")}
+    assert in_zone(text, "Europe/Berlin", known, None, "America/New_York", _ZONES) is None
+
+
+def test_an_unlabelled_end_after_a_labelled_start_is_left() -> None:
+    """"14:00 UTC-14:30": the offset UTC-14:30 names nothing and the end has no zone of its own, so nothing is read
+    (as on main: which zone the end is in is the reader's guess)."""
+    known = _START | {parse_time("2026-04-15T15:00:00Z")}
+    assert in_zone("Booked 14:00 UTC-14:30.", "Europe/Berlin", known, None, "America/New_York", _ZONES) is None

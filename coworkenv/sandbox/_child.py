@@ -553,13 +553,15 @@ def isolate(
             missing["uid-drop"] = why
     note(layers, missing, "caps-drop", kernel["drop_capabilities"](libc))
     note(layers, missing, "dies-with-host", confine["die_with_host"](libc, 0 if own_pid_namespace else host_pid))
-    # The code's own threads (`max_threads`) start where the kernel counts the run's tasks: its pids cgroup, or
-    # RLIMIT_NPROC, which binds every uid but root (the per-run uid's tasks are the run's; a host's own uid kept, its
-    # tasks with the host's, where threads start only below the limit). A child that kept root without a pids cgroup
-    # (a root host whose uid drop or cgroups are off) has no count at all: there no thread starts, as before (seccomp
-    # refuses the clone); Python 3.11 audits no thread start, so the hook cannot count them either.
+    # The code's own threads (`max_threads`) start where the kernel counts the run's tasks alone: its pids cgroup, or
+    # RLIMIT_NPROC for the per-run uid or in the run's own user namespace (the kernel counts a uid's tasks per
+    # namespace). A host's own uid kept outside one (a host without root, no user namespace) counts the host user's
+    # tasks and every concurrent run's with the run's: how many threads started told how many the others held (5 alone,
+    # 2 beside a run holding 3: a channel, and the host user's task count). A child that kept root without a pids
+    # cgroup has no count at all. There no thread starts (seccomp refuses the clone; thread pools run their calls
+    # in the submitting thread); Python 3.11 audits no thread start, so the hook cannot count them either.
     tasks = limits["max_processes"] + limits.get("max_threads", 0)
-    threads = limits["max_processes"] > 1 or (tasks > 1 and ("pids-cgroup" in layers or os.geteuid() != 0))
+    threads = limits["max_processes"] > 1 or (tasks > 1 and bool({"pids-cgroup", "uid-drop", "userns"} & set(layers)))
     kernel["apply_rlimits"](limits["cpu_seconds"], limits["memory_bytes"], limits["file_size_bytes"],
                             tasks, own_uid="uid-drop" in layers)
     layers.append("rlimits")
@@ -738,6 +740,27 @@ def neutral_priority(getpriority: Callable[..., int], setpriority: Callable[...,
     for made, original in ((nice, os.nice), (getpriority_, getpriority), (setpriority_, setpriority)):
         made.__name__, made.__doc__ = original.__name__, original.__doc__
     return nice, getpriority_, setpriority_
+
+
+def own_rusage(resource: Any, cpu_clock: Callable[[int], float] = time.clock_gettime) -> Callable[[int], Any]:
+    """`resource.getrusage` that names nothing of the host's: seccomp refuses the call (ENOSYS: its `ru_maxrss` is the
+    peak that exec carried over from the host, its context switches a gauge of the machine's load), so a grader
+    timing or sizing its own work raised OSError in every set. It answers the run's own CPU time as user time (the
+    process's clock, or the calling thread's for RUSAGE_THREAD; none for RUSAGE_CHILDREN: the run starts no process)
+    and 0 for every count the run cannot read of itself (its peak memory among them)."""
+    clocks = {resource.RUSAGE_SELF: time.CLOCK_PROCESS_CPUTIME_ID, resource.RUSAGE_CHILDREN: None}
+    if hasattr(resource, "RUSAGE_THREAD"):
+        clocks[resource.RUSAGE_THREAD] = time.CLOCK_THREAD_CPUTIME_ID
+    struct = resource.struct_rusage
+
+    def getrusage(who: int, /) -> Any:
+        clock = clocks.get(operator.index(who), -1)
+        if clock == -1:
+            raise ValueError("invalid who parameter")
+        return struct((0.0 if clock is None else cpu_clock(clock), 0.0, *(0,) * 14))
+
+    getrusage.__doc__ = resource.getrusage.__doc__
+    return getrusage
 
 
 def path_checked_first(call: Callable[..., Any]) -> Callable[..., Any]:
@@ -1060,6 +1083,8 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         os.sched_getaffinity = posix.sched_getaffinity = neutral_affinity(posix.sched_getaffinity)
         os.nice, os.getpriority, os.setpriority = neutral_priority(posix.getpriority, posix.setpriority)
         posix.nice, posix.getpriority, posix.setpriority = os.nice, os.getpriority, os.setpriority
+        resource: Any = sys.modules["resource"]  # loaded for the rlimits
+        resource.getrusage = own_rusage(resource)
         os.environ.clear()
         os.environ["TMPDIR"] = scratch  # tempfile would otherwise probe /tmp and trip the hook
         # The code's home is its scratch: `Path.home()` raised RuntimeError and `os.path.expanduser("~")` answered "~"

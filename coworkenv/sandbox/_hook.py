@@ -38,6 +38,8 @@ TZ_DEFAULT = "/etc/localtime"
 CODE_TYPE = type((lambda: None).__code__)
 # The longest reason a violation report carries (the host shows 500 characters of it at most).
 REASON_CHARS = 500
+# The longest name or path a reason shows (a quoted one cut there has no closing quote).
+NAME_CHARS = 120
 
 
 def make_audit_hook(
@@ -125,10 +127,16 @@ def _bind(
         tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = tracing_gates,
         code_gates: tuple[Any, ...] = code_gates, code_t: type = CODE_TYPE, coroutine_flag: int = 0x100,
         getrlimit: Any = resource.getrlimit, rlim_infinity: int = resource.RLIM_INFINITY, lower: Any = str.lower,
+        isidentifier: Any = str.isidentifier, isascii: Any = str.isascii, name_chars: int = NAME_CHARS,
     ) -> None:
         if type_(event) is not str_t or type_(args) is not tuple_t:
             return
         reason = None
+        # A name the code chose (a module's, an event's it raises itself, an environment variable's) goes into the
+        # reason after `reason` and before `after`: plain where it is a short dotted ASCII identifier, quoted (repr)
+        # otherwise, so that the host can tell the hook's reports from lines the code writes itself.
+        named: Any = None
+        after = ""
         quiet = False  # refused as the kernel refuses it, unreported (a link within the scratch)
         # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc / 5 link, refuse directories)
         targets: tuple[Any, ...] = ()
@@ -146,11 +154,11 @@ def _bind(
                 # Any part: an extension module's init function is found by the last one ("pkg._ctypes").
                 for part in split(name, "."):
                     if part in blocked_modules or startswith(part, module_prefixes):
-                        reason = "importing " + name
+                        reason, named = "importing ", name
                 if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
                     stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
                     if stem in blocked_modules or stem in absent_modules or startswith(stem, module_prefixes):
-                        reason = "importing " + name + " from the file of a refused module"
+                        reason, named, after = "importing ", name, " from the file of a refused module"
                     targets = ((args[1], 3, False),)
         elif event == "os.kill":
             if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
@@ -221,7 +229,7 @@ def _bind(
             if type_(url) is not str_t or not startswith(lower(url[:5]), ("data:", "file:")):
                 reason = event
         elif event in blocked_events or startswith(event, blocked_prefixes):
-            reason = event
+            reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
         elif event == "os.link" or event == "os.symlink":
             # seccomp refuses every link (EPERM), and the standard library falls back on that PermissionError
             # (mailbox's Maildir.add and dot-locking rename instead): within the scratch, refused as the kernel
@@ -290,7 +298,7 @@ def _bind(
             if type_(key) is not str_t:
                 reason = verb + "an environment variable whose name is not exactly str or bytes"
             elif startswith(key, env_prefixes):
-                reason = verb + key[:60] + ", which makes C libraries load files or code"
+                reason, named, after = verb, key, ", which makes C libraries load files or code"
             elif key == "TZ" and event == "os.unsetenv":
                 targets = ((tz_default, 0, False),)
             elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
@@ -333,12 +341,24 @@ def _bind(
             # Under a read root, but not the stdlib's: the host's installed packages (site-packages)
             readable = not (where in hidden_roots or startswith(where, hidden_prefixes)) and (
                 where in read_roots or startswith(where, read_prefixes))
+            # A refused module's own file (pty.py, ctypes/util.py, their cached bytecode), refused by name at `import`,
+            # was loaded by path (importlib's spec_from_file_location, a loader of the code's own, runpy.run_path, exec
+            # of its text), which raises no import event: every such way reads the file first.
+            refused_file = False
+            if access == 0 and not in_scratch:
+                folder, _, leaf = rpartition(where, "/")
+                folder, _, package = rpartition(folder, "/")
+                if package == "__pycache__":
+                    package = rpartition(folder, "/")[2]
+                refused_file = partition(leaf, ".")[0] in blocked_modules or package in blocked_modules
             if access == 5 and not in_scratch:
                 reason = event + " naming " + shown + " outside the scratch directory"
             elif access == 1 and not in_scratch:
                 reason = "writing " + shown + " outside the scratch directory"
             elif access == 3 and (in_scratch or not readable):
                 reason = "loading native code from " + shown + " outside the standard library"
+            elif access == 0 and not in_scratch and refused_file:
+                reason = "reading " + shown + ", the file of a refused module"
             elif access == 4:
                 reason = "loading bytecode " + shown + " that is not a standard-library .pyc file"
                 if not in_scratch and readable:
@@ -368,6 +388,16 @@ def _bind(
             raise perm_error(1, "Operation not permitted", args[0], None, args[1])
         if reason is None:
             return
+        if named is not None:
+            shown_name = named
+            if len_(named) > name_chars or not isascii(named):
+                shown_name = repr_(named)[:name_chars]
+            else:
+                for part in split(named, "."):
+                    if not isidentifier(part):
+                        shown_name = repr_(named)[:name_chars]
+                        break
+            reason = reason + shown_name + after
         try:
             if type_(channel) is tuple_t:
                 st = fstat(result_fd)

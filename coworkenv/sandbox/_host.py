@@ -14,6 +14,7 @@ answers each request with the child stopped (its clock too), and stops for good 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import contextvars
 import ctypes
@@ -26,6 +27,7 @@ import logging
 import marshal
 import math
 import os
+import re
 import resource
 import selectors
 import signal
@@ -732,12 +734,82 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
             if isinstance(obj.get("missing"), dict):
                 missing = {escape_hidden(str(k)): escape_hidden(str(v)) for k, v in obj["missing"].items()}
         elif isinstance(obj.get("violation"), str) and len(obj) == 1:
-            violations.append(obj["violation"])
+            if _hook_wrote(obj["violation"]):
+                violations.append(obj["violation"])
+            else:  # a line the hook never writes: the code's own (where the hook runs, it shares its process)
+                malformed = True
         elif ("result" in obj and len(obj) == 1) or isinstance(obj.get("error_kind"), str):
             finals.append(obj)
         else:
             malformed = True
     return layers, missing, violations, finals, malformed
+
+
+# The reasons the audit hook writes (`_hook.py`, kept in step): fixed texts, and a few forms around a name or path
+# it shows. The code shares the hook's process and can write a violation line of its own where the hook runs (no
+# token the hook holds is out of its reach); one the hook never writes (free text: "the check passed, approved by
+# the operator") is the code's, a malformed frame. A name the code chose is shown plain only as a dotted ASCII
+# identifier, anything else quoted as `repr` does (cut at 120 characters, which leaves the quote open).
+_HOOK_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_HOOK_EVENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"  # every refused event's name has a dot
+_HOOK_SHOWN = r"(?P<shown>b?['\"].*)"
+_HOOK_NAMED = rf"(?:(?P<name>{_HOOK_NAME})|{_HOOK_SHOWN})"
+_HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
+    r"open with flags that are not an int",
+    r"importing a module by a name that is not a plain str",
+    r"sending a signal to another process",
+    r"marshal\.loads outside the import of a standard-library module \(bytecode is never taken from the code\)",
+    r"compiling something other than source text, such as an AST object \(bytecode is made from source text only\)",
+    r"sqlite3\.connect to a URI with an authority or escapes",
+    r"sqlite3\.connect to a non-str database",
+    r"setting TZ to a value that is not exactly str or bytes",
+    r"(?:setting|unsetting) an environment variable whose name is not exactly str or bytes",
+    rf"importing {_HOOK_NAMED}(?: from the file of a refused module)?",
+    rf"(?:setting|unsetting) {_HOOK_NAMED}, which makes C libraries load files or code",
+    rf"(?:{_HOOK_EVENT}|{_HOOK_SHOWN.replace('shown', 'event_shown')})",  # a refused event
+    rf"sqlite3\.connect to a URI with the parameter {_HOOK_SHOWN}",
+    rf"sqlite3\.connect to a URI with the parameter {_HOOK_SHOWN} twice",
+    rf"{_HOOK_NAME} (?:relative to a directory descriptor|with a path that is not exactly str or bytes|with a command "
+    r"that reaches outside the sandbox \(signal owner, folder watch, lease, lock probe, socket\))",
+    rf"{_HOOK_NAME} on a path with '\.\.': {_HOOK_SHOWN}",
+    rf"{_HOOK_NAME} naming {_HOOK_SHOWN} outside the scratch directory",
+    rf"writing {_HOOK_SHOWN} outside the scratch directory",
+    rf"loading native code from {_HOOK_SHOWN} outside the standard library",
+    rf"loading bytecode {_HOOK_SHOWN} that is not a standard-library \.pyc file",
+    rf"(?:reading|listing) {_HOOK_SHOWN} outside the scratch directory and the standard library",
+    rf"opening directory {_HOOK_SHOWN}",
+    rf"reading {_HOOK_SHOWN}, the file of a refused module",
+))
+_HOOK_EVENT_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.")
+_HOOK_SHOWN_CHARS = 120  # kept in step with _hook.NAME_CHARS
+
+
+def _shown_by_repr(text: str) -> bool:
+    """Whether `text` is what `repr` gives for a str or bytes, or its first 120 characters."""
+    if len(text) == _HOOK_SHOWN_CHARS and text.isprintable():
+        return True  # cut: no closing quote to find (a name or path of any length)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return type(value) in (str, bytes) and repr(value) == text
+
+
+def _hook_wrote(reason: str) -> bool:
+    """Whether the audit hook writes `reason` in a violation report (the code may write any line itself)."""
+    for pattern in _HOOK_REASONS:
+        found = pattern.fullmatch(reason)
+        if found is None:
+            continue
+        shown, event_shown = found.groupdict().get("shown"), found.groupdict().get("event_shown")
+        if shown is not None and not _shown_by_repr(shown):
+            continue
+        # A refused event's name quoted: a str whose refused prefix (`socket.`, `pty.`) is an identifier and a dot.
+        if event_shown is not None and not (event_shown[0] != "b" and _shown_by_repr(event_shown)
+                                            and _HOOK_EVENT_START.match(event_shown[1:])):
+            continue
+        return True
+    return False
 
 
 def _reject_constant(name: str) -> None:

@@ -514,12 +514,19 @@ DEFAULT_TIMER_SLACK_NS = 50_000  # the kernel's default for a process whose pare
 PR_SET_TIMERSLACK, PR_SET_THP_DISABLE = 29, 41
 PR_MCE_KILL, PR_MCE_KILL_CLEAR = 33, 0
 PR_SET_MEMORY_MERGE = 67  # EINVAL before Linux 6.4, where there is nothing to clear
+# glibc gives each thread that allocates an arena of its own, 64 MiB of address space reserved (beside its 8 MiB
+# stack): under the run's RLIMIT_AS (256 MiB) the code's fifth or sixth concurrent thread found no room, its first
+# allocation failed inside the interpreter's thread start (MemoryError in the audit hook, unreported) and the thread
+# ended before `Thread.start()` heard from it: the call hung to its wall clock (`timeout`) where `max_threads` (8)
+# promised room. One arena for every thread: a thread costs its stack.
+M_ARENA_MAX = -8
 
 
 def reset_inherited_settings(libc: ctypes.CDLL) -> None:
     """Give this process the sandbox's own file-creation mask, timer slack, huge-page setting, machine-check kill
     policy and same-page merging (the machine's defaults) instead of the host's. None can fail for values in range."""
     os.umask(RUN_UMASK)
+    libc.mallopt(M_ARENA_MAX, 1)
     for option, value in ((PR_SET_TIMERSLACK, DEFAULT_TIMER_SLACK_NS), (PR_SET_THP_DISABLE, 0),
                           (PR_MCE_KILL, PR_MCE_KILL_CLEAR), (PR_SET_MEMORY_MERGE, 0)):
         libc.prctl(*(ctypes.c_ulong(v) for v in (option, value, 0, 0, 0)))

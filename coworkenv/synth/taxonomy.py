@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.apps import APPS
+from coworkenv.folder_paths import link_problem
 from coworkenv.limits import MAX_QUOTA
 from coworkenv.world import content_hash
 from coworkenv.yaml_files import MAX_YAML_BYTES, YAML_SUFFIXES, YAMLFileError, read_yaml
@@ -40,6 +41,10 @@ GENERATOR_VERSION = "17"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # 17: a booking a later turn moves is checked as the first turn left it (an acceptance the first slot brings in)
 
 StateChange = Literal["none", "announced", "silent"]
+# A capability id names files and folders: `specs-<id>.parquet` of `coworkenv synth`, the store's partition folder of
+# each stage, Dagster's partition. Past 255 bytes a name is refused by the file system, found only when the first
+# stage wrote its data (after the generation) and blamed on the output path; the longest id shipped has 29.
+MAX_CAPABILITY_ID = 64
 
 
 
@@ -60,6 +65,15 @@ class Capability(BaseModel):
     quota: Annotated[int, Field(ge=0, le=MAX_QUOTA, description="How many environments to produce")] = 6
     hints: list[str] = []
     generator: Annotated[str | None, Field(description="Procedural generator to use; default: the id")] = None
+
+    @field_validator("id")
+    @classmethod
+    def _short_id(cls, value: str) -> str:
+        if len(value) > MAX_CAPABILITY_ID:
+            raise ValueError(f"the id is {len(value)} characters long, more than {MAX_CAPABILITY_ID}: it names files "
+                             f"and folders (specs-<id>.parquet, the store's partition of each stage), which the file "
+                             f"system limits; shorten it")
+        return value
 
     @field_validator("apps")
     @classmethod
@@ -133,10 +147,23 @@ def load_taxonomy(path: Path = Path("taxonomy")) -> Taxonomy:
     elif path.exists():  # a file, or a pipe or device that reading refuses by name
         files = [path]
     else:
+        link = link_problem(path)  # a link that loops or points nowhere: "no such file" sent the user looking for one
+        if link is not None:
+            raise TaxonomyError(path, None, f"{link.removeprefix(f'{path} ')}; or pass another taxonomy folder with "
+                                "--taxonomy")
         raise TaxonomyError(path, None, "no such file or folder; pass the taxonomy folder with --taxonomy")
     taxonomy = Taxonomy()
+    area_files: dict[str, Path] = {}
     for file in files:
-        for cap in _load_file(file):
+        caps = _load_file(file)
+        area = caps[0].area  # an area file holds at least one capability
+        if area in area_files:
+            raise TaxonomyError(file, _area_line(file), f"area {area!r} is also the area of {area_files[area]}: one "
+                                "area is one file, and two would merge without a word (the second's description "
+                                f"lost); move these capabilities into {area_files[area].name}, or give this file "
+                                "an area of its own")
+        area_files[area] = file
+        for cap in caps:
             if cap.id in taxonomy.capabilities:
                 first = taxonomy.source_files[cap.id]
                 raise TaxonomyError(
@@ -253,6 +280,10 @@ def _parse_file(file: Path) -> list[Capability]:
         document.check_booleans(cap, ("capabilities", i), TaxonomyError)
         caps.append(cap)
     return caps
+
+
+def _area_line(file: Path) -> int | None:
+    return read_yaml(file, TaxonomyError).line(("area",))
 
 
 def _capability_line(file: Path, cap_id: str) -> int | None:

@@ -20,7 +20,8 @@ of one an identifier holds (`_near`): a prefix of it (cut short), it with a tail
 letters and digits with other separators or case, one or two letters off, or the same shape with other digits (an id
 of a record that does not exist: `evt-1014`, `task-9`). A value near nothing (free text: a subject, a body) is not
 judged. A `matches` condition on an argument a tool takes only as an existing record (an id, a service, a flag, a
-person, a channel, an attachment) that matches none of the world's values is named too.
+person, a channel, an attachment) that matches none of the world's values is named too, and so is a version number
+(`to_version: 999`) outside the versions the world and the reference name (and the few an episode may add).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ _EXACT_OPS = ("equals", "in")
 _NAMED = re.compile(r"\w[\d@/._-]|\d")
 _WHEN = re.compile(r"\d{4}-\d\d-\d\d|\b\d{1,2}:\d\d\b")
 _MAX_LEAVES = 200_000  # string leaves read from a world at most (a very large world is read in part)
+_VERSION = re.compile(r"(?:^|_)version$")
+# Versions an episode may make past the highest one the world and the reference name (a config updated again).
+_NEW_VERSIONS = 3
 
 
 class _Universe:
@@ -66,6 +70,7 @@ class _Universe:
     def __init__(self, spec: EnvSpec) -> None:
         self.exact: set[str] = set()
         self.mentioned: set[str] = set()  # tokens of texts as written
+        self.versions: set[int] = set()  # version numbers records and calls name
         self._seen = 0
         for app_name in type(spec.world.apps).model_fields:
             state = getattr(spec.world.apps, app_name)
@@ -93,6 +98,7 @@ class _Universe:
             for step in reference_turn.steps:
                 if step.call is not None:
                     self._leaves(step.call.arguments)
+                    self._versions(step.call.arguments)
                 if step.say:
                     self._text(step.say)
         for user_turn in spec.turns:
@@ -108,8 +114,15 @@ class _Universe:
 
     def _record(self, fields: dict[str, Any]) -> None:
         """A record's values: its fields' names are not values (a map field's keys are)."""
+        self._versions(fields)
         for value in fields.values():
             self._leaves(value)
+
+    def _versions(self, fields: dict[str, Any]) -> None:
+        """The version numbers a record or a call names (`version: 3`, `config_version: 5`, `to_version: 3`)."""
+        for key, value in fields.items():
+            if _VERSION.search(str(key)) and isinstance(value, int) and not isinstance(value, bool):
+                self.versions.add(value)
 
     def _literals(self, model: Any) -> None:
         """The values a record model's fields may take by their type (`folder: 'sent'`), held or not."""
@@ -230,8 +243,20 @@ class _Reader:
         near = world.near(value)
         return None if near is None else f"nothing the world holds is {value!r}; it is a near miss of {near!r}"
 
+    def version(self, value: int) -> str | None:
+        """Why a version number names no version (None: one the world, the reference or an episode's few new
+        versions hold, or the world names no version at all)."""
+        held = self.world.versions
+        if not held or value in held or min(held) <= value <= max(held) + _NEW_VERSIONS:
+            return None
+        return f"no record or call names version {value} (the world's run {min(held)} to {max(held)})"
+
     def matcher(self, where: str, matcher: CallMatcher) -> Iterator[tuple[str, str]]:
         for key, expected in matcher.args.items():
+            if _VERSION.search(key) and isinstance(expected, int) and not isinstance(expected, bool):
+                why = self.version(expected)
+                if why is not None:
+                    yield f"{where}.args.{key}", f"{matcher.tool} argument {key} = {expected}: {why}"
             for value in _strings(expected):
                 why = self.value(value, exact=False)
                 if why is not None:

@@ -143,13 +143,16 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
             group, hms = group[:-1], hms[:-1]  # "10:00 -04:00": an offset, not the range 10:00-04:00
         last = group[-1].end  # a range's label follows its last time: "14:00-15:00 UTC", "from 9 until 10:30 CET"
         fixed = _OFFSET.match(text, last) or _bare_offset(text, last, hms, instants)
+        anchor = None
         if fixed is not None:  # "16:00 UTC+2", "(GMT+02:00)", "16:00 +02:00": the time at that offset, whatever the zone
             shift = _offset(fixed)
-            anchor = next(((k, i) for k, hm in enumerate(hms) for i in sorted(instants)
+            anchor = next(((k, i, hm) for k, w in enumerate(group) for hm in _faces(w) for i in sorted(instants)
                            if divmod((i + shift) % 86400 // 60, 60) == hm), None)
-            if anchor is None:
+            if anchor is None and not _labelled_start(text, fixed):
                 continue
-            moved = _together(hms, *anchor)
+        if fixed is not None and anchor is not None:
+            hms = _fitted(group, anchor[0], anchor[2])
+            moved = _together(hms, anchor[0], anchor[1])
             if _render(moved[anchor[0]], asked)[:2] == hms[anchor[0]]:
                 stated_in_asked.update(moved)
             found += [(w.start, w.end, i, None) for w, i in zip(group, moved, strict=True)]
@@ -159,10 +162,11 @@ def in_zone(text: str, asked: str, instants: set[int], recipient: str | None, us
         span = (lab.start("l"), lab.end("l")) if lab else None
         tried = ([_label_zone(lab.group("l"), recipient, zones)] if lab else
                  _abbreviated(text, last, instants, zones) or ["UTC", recipient, user])
-        hit = next(((z, k, i) for z in tried if z for k, hm in enumerate(hms) for i in sorted(instants)
-                    if _render(i, z)[:2] == hm), None)
+        hit = next(((z, k, i, hm) for z in tried if z for k, w in enumerate(group) for hm in _faces(w)
+                    for i in sorted(instants) if _render(i, z)[:2] == hm), None)
         if hit is None:
             continue
+        hms = _fitted(group, hit[1], hit[3])
         moved = _together(hms, hit[1], hit[2])
         if hit[0] == asked or _render(hit[2], asked)[:2] == hms[hit[1]]:
             stated_in_asked.update(moved)
@@ -248,6 +252,45 @@ def _together(hms: list[tuple[int, int]], k: int, instant: int) -> list[int]:
             for j, m in enumerate(minutes)]
 
 
+def _faces(w: When) -> list[tuple[int, int]]:
+    """The times of day a written time may be: one, or two for an hour said without its half of the day ("half past
+    one", "nine o'clock": 01:30 or 13:30)."""
+    return [v[1:] for v in w.values]
+
+
+def _fitted(group: list[When], k: int, hm: tuple[int, int]) -> list[tuple[int, int]]:
+    """The times of a range whose `k`-th time is `hm`: each other time that may be either half of the day read as
+    the one nearest to it in the range's order (after it for a later time, before it for an earlier one)."""
+    at = hm[0] * 60 + hm[1]
+    out = []
+    for j, w in enumerate(group):
+        if j == k:
+            out.append(hm)
+            continue
+        out.append(min(_faces(w), key=lambda f: ((f[0] * 60 + f[1] - at) * (1 if j > k else -1)) % 1440))
+    return out
+
+
+# A labelled time and a dash before another time: "09:30 UTC-11:00 CET", "10:30 CET-11:00 CET", "13:30 Dubai
+# time-14:00": `mentions` reads no time right after a dash, and "UTC-11:00" reads as an offset.
+_LABELLED_DASH = re.compile(r"\s*[-\u2013\u2014]\s*(?P<h>[01]?\d|2[0-3])[:.](?P<m>[0-5]\d)(?![\d:]|[.,]\d)")
+
+
+def _labelled_start(text: str, fixed: re.Match[str]) -> bool:
+    """Whether a fixed offset after a time that names no known instant ("09:30 UTC-11:00 CET": UTC-11) is instead
+    the label "UTC" and a dash before the range's other end: a minus and an hour with its minutes, labelled itself
+    (`_labelled_end`)."""
+    return fixed.group("sign") != "+" and fixed.group("m") is not None and \
+        _labelled_end(text, fixed.start("sign")) is not None
+
+
+def _labelled_end(text: str, at: int) -> re.Match[str] | None:
+    """A dash and a time with its own zone or offset after it, at `at` ("-11:00 CET"); an end without one
+    ("09:30 UTC-10:00") is left unread: its zone, the start's or an offset, is the reader's guess."""
+    end = _LABELLED_DASH.match(text, at)
+    return end if end is not None and _ZONE_LABELLED.match(text, end.end()) else None
+
+
 def _meridiem_ranges(text: str) -> list[When]:
     """The times of each 12-hour range whose start takes the end's meridiem ("2-3pm": 14:00 and 15:00; "11-1pm":
     11:00 and 13:00), which `mentions` reads only in part."""
@@ -271,7 +314,8 @@ def _ranges(text: str) -> list[list[When]]:
     """The clock times of `text`, those of one range ("14:00-15:00", "2-3pm", "from 9:00 until 10:30", "between 9 and
     10am") grouped together, in order."""
     extra = _meridiem_ranges(text)
-    times = sorted([w for w in mentions(text) if w.kind == "time"
+    read = mentions(text)
+    times = sorted([w for w in read if w.kind == "time"
                     and not any(w.start < e.end and e.start < w.end for e in extra)] + extra, key=lambda w: w.start)
     starts = {w.start for w in times}
     for w in list(times):  # "13:30-2pm": a 12-hour end after a 24-hour start, which `mentions` does not read
@@ -280,7 +324,15 @@ def _ranges(text: str) -> list[list[When]]:
             minutes = int(end["h"]) % 12 * 60 + int(end["m"] or 0) + (720 if end["ap"].lower() == "p" else 0)
             times.append(When("time", ((None, *divmod(minutes, 60)),), text[end.start("h"):end.end()],
                               end.start("h"), end.end()))
-    times.sort(key=lambda w: w.start)
+    for w in list(times):  # "09:30 UTC-11:00 CET", "10:30 CET-11:00": the time after a labelled time and a dash
+        lab = ZONE_AFTER.match(text, w.end) or _UTC_LABEL.match(text, w.end)
+        end = _labelled_end(text, lab.end()) if lab is not None else None
+        if end is not None and end.start("h") not in starts:
+            times.append(When("time", ((None, int(end["h"]), int(end["m"])),), text[end.start("h"):end.end()],
+                              end.start("h"), end.end()))
+            starts.add(end.start("h"))
+    marked = _marked_times(text, times + [w for w in read if w.kind not in ("duration", "number")])
+    times = sorted(times + marked, key=lambda w: w.start)
     groups: list[list[When]] = []
     for w in times:
         joint = _JOINT.fullmatch(text, groups[-1][-1].end, w.start) if groups else None
@@ -289,7 +341,32 @@ def _ranges(text: str) -> list[list[When]]:
             groups[-1].append(w)
         else:
             groups.append([w])
-    return groups
+    # an hour mark or four digits is a time of day only where a zone or an offset labels it (or its range)
+    return [g for g in groups if not all(w in marked for w in g) or _ZONE_LABELLED.match(text, g[-1].end)]
+
+
+_UTC_LABEL = re.compile(r"\s*\(?(?:UTC|GMT)\)?(?![\w+\u2212])", re.IGNORECASE)
+# A time of day written with an h ("13h30", "16h", "9 h 30": French, also a duration) or as four digits ("1330",
+# "0930": a number as often), which `mentions` reads as a duration or a number or not at all.
+_HOUR_MARKED = re.compile(
+    r"(?<![\w:.+\u2212])(?<![^\dhH]-)(?:(?P<h>[01]?\d|2[0-3])\s?[hH](?:\s?(?P<m>[0-5]\d))?(?![\w:])"
+    r"|(?P<xh>[01]\d|2[0-3])(?P<xm>[0-5]\d)(?![\w:.,/]|-\d{1,2}-))")
+# What labels such a time as one of the day: a zone, an offset, "your time" after it.
+_ZONE_LABELLED = re.compile(r"\s*\(?\s*(?:(?:UTC|GMT)(?![\w/])|[+\-\u2212]\d|(?:in\s+)?(?:" + _THEIRS + "|" + _MINE +
+                            r"))|" + ZONE_AFTER.pattern, re.IGNORECASE)
+
+
+def _marked_times(text: str, placed: list[When]) -> list[When]:
+    """The times written with an h or as four digits (`_HOUR_MARKED`) that no other reading of `text` places: not
+    within a time, a date, a phone number or an amount already read (`placed`), nor within a date-time."""
+    taken = [(w.start, w.end) for w in placed] + [(m.start(), m.end()) for m in _ISO.finditer(text)]
+    out = []
+    for m in _HOUR_MARKED.finditer(text):
+        if any(s < m.end() and m.start() < e for s, e in taken):
+            continue
+        hour, minute = (m["h"], m["m"]) if m["h"] is not None else (m["xh"], m["xm"])
+        out.append(When("time", ((None, int(hour), int(minute or 0)),), m.group(0), m.start(), m.end()))
+    return out
 
 
 # The Americas' generic abbreviations, whichever the season.

@@ -154,3 +154,36 @@ DEFECTS = [
            _arg("not-cancelled", "event_id", lambda v: v + "9"), fix=_arg("not-cancelled", "event_id", str.upper),
            notify="all"),
 ]
+
+
+# -- a version number no record names (defects71) ------------------------------------------------------------
+def _active_version(spec: Spec, check_id: str) -> int:
+    service = _matcher(spec, check_id)["args"]["service"]
+    found = next(s for s in spec["world"]["apps"]["services"]["services"] if s["id"] == service)
+    return int(found["config_version"])
+
+
+def _version(check_id: str, value: int):  # type: ignore[no-untyped-def]
+    """The guard also names the config version to roll back to: `value`."""
+    def edit(spec: Spec) -> None:
+        _matcher(spec, check_id)["args"]["to_version"] = value
+    return edit
+
+
+def _rollback_attempt(check_id: str):  # type: ignore[no-untyped-def]
+    """The reference and one rollback of the guarded service to the version it runs, which the tool refuses: the
+    twin's guard (any version) counts it, the defect's (version 999) never matches it."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        args = {**_matcher(spec, check_id)["args"], "to_version": _active_version(spec, check_id)}
+        return with_call(spec, "services_rollback_config", args)
+    return witness
+
+
+DEFECTS += [
+    Defect(CLASS, f"rollback-version-unreal-{seed}", f"synth:adapt_silent_change@{seed}",
+           "tries to roll the service's config back, is refused, and passes: the guard names config version "
+           f"{value}, which no record holds, so the attempt goes uncounted",
+           breaks=_version("no-config-rollback", value), witness=_rollback_attempt("no-config-rollback"),
+           gate=GATE, code=CODE)
+    for seed, value in ((1, 999), (3, 0), (5, 100))
+]

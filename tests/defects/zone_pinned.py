@@ -334,20 +334,27 @@ DEFECTS += [
 ]
 
 
+def _retold(spec: Spec, written: str, pinned: str) -> None:
+    """The DM's new time, "HH:MM your time" (the colleague's clock, as asked), written `written`; the check wants
+    `pinned`."""
+    dm, theirs, _, _ = _moved(spec)
+    if f"{theirs} your time" not in dm["text"]:
+        raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
+    dm["text"] = dm["text"].replace(f"{theirs} your time", written)
+    for w in check(spec, "mate-told")["rule"]["where"]:
+        if w["field"] == "text":
+            w["value"] = pinned
+
+
 def _dm_offset_range(form: str) -> Any:
     """The DM (asked in the colleague's zone) gives the new range in the user's clock labelled by the user's
     offset; the check wants the user's start."""
     def breaks(spec: Spec) -> None:
-        dm, theirs, mine, _ = _moved(spec)
+        _, _, mine, _ = _moved(spec)
         ev = _steps(spec, "calendar_update_event")[-1]["call"]["arguments"]
         user = zone_of(spec, spec["user"])
-        if f"{theirs} your time" not in dm["text"]:
-            raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
-        dm["text"] = dm["text"].replace(f"{theirs} your time", form.format(
-            s=mine, e=_hhmm(ev["end"], user), off=_offset_label(ev["start"], user, "{sign}{h}")))
-        for w in check(spec, "mate-told")["rule"]["where"]:
-            if w["field"] == "text":
-                w["value"] = mine
+        _retold(spec, form.format(s=mine, e=_hhmm(ev["end"], user),
+                                  off=_offset_label(ev["start"], user, "{sign}{h}")), mine)
     return breaks
 
 
@@ -398,6 +405,15 @@ DEFECTS += [
 # had no end (`mentions` reads no 12-hour time after a dash), so the start moved alone -----------------------------------
 
 
+def _say_booked(spec: Spec, title: str, written: str, utc: str) -> None:
+    """The reply gives the booking's time `written`; its check wants the UTC start."""
+    for turn in spec["reference"]:
+        for st in turn["steps"]:
+            if st.get("say"):
+                st["say"] = f"Booked '{title}' for {written}, the earliest slot free for everyone."
+    check(spec, "reply-states-time")["rule"]["any_of"] = [utc]
+
+
 def _reply_labelled_range(label: str) -> Any:
     """The reply (asked without a zone: the user's own) gives the meeting's range in UTC with the label after each
     time ("09:30 UTC - 10:00 UTC"); the check wants the UTC start."""
@@ -405,11 +421,7 @@ def _reply_labelled_range(label: str) -> Any:
         start, end, _, title = _booked_range(spec)
         utc = _hhmm(start, "UTC")
         written = f"{utc} {label} - {_hhmm(end, 'UTC')} {label}"
-        for turn in spec["reference"]:
-            for st in turn["steps"]:
-                if st.get("say"):
-                    st["say"] = f"Booked '{title}' for {written}, the earliest slot free for everyone."
-        check(spec, "reply-states-time")["rule"]["any_of"] = [utc]
+        _say_booked(spec, title, written, utc)
     return breaks
 
 
@@ -453,17 +465,17 @@ DEFECTS += [
 ]
 
 
-def _dm_labelled_range(spec: Spec) -> None:
-    """The DM (asked in the colleague's zone) gives the new range in UTC with the label after each time ("09:00 UTC -
-    10:00 UTC"); the check wants the UTC start."""
-    dm, theirs, _, utc = _moved(spec)
-    end = _hhmm(_steps(spec, "calendar_update_event")[-1]["call"]["arguments"]["end"], "UTC")
-    if f"{theirs} your time" not in dm["text"]:
-        raise CorpusError(f"{spec['capability']}: the DM does not give {theirs} your time")
-    dm["text"] = dm["text"].replace(f"{theirs} your time", f"{utc} UTC - {end} UTC")
-    for w in check(spec, "mate-told")["rule"]["where"]:
-        if w["field"] == "text":
-            w["value"] = utc
+def _dm_utc_range(joint: str) -> Any:
+    """The DM (asked in the colleague's zone) gives the new range in UTC with the label after each time, joined by
+    `joint` ("09:00 UTC - 10:00 UTC", defects68; "09:00 UTC-10:00 UTC", defects72); the check wants the UTC start."""
+    def breaks(spec: Spec) -> None:
+        utc = _moved(spec)[3]
+        end = _hhmm(_steps(spec, "calendar_update_event")[-1]["call"]["arguments"]["end"], "UTC")
+        _retold(spec, f"{utc} UTC{joint}{end} UTC", utc)
+    return breaks
+
+
+_dm_labelled_range = _dm_utc_range(" - ")
 
 
 DEFECTS += [
@@ -472,4 +484,155 @@ DEFECTS += [
            "start, the range written with a label after each time ('HH:MM UTC - HH:MM UTC')",
            breaks=_dm_labelled_range, witness=reference, witness_kind="honest")
     for seed in (1, 6, 7, 9)
+]
+
+
+# -- times written with an h or as four digits, spoken hours, and labelled starts before a dash (defects72): the replay
+# read "13h30", "16h" (French) and "1330" as no time (a duration, a number), so an offset or a zone after them was never
+# applied; it read "half past one" only as 01:30 (its first reading), so the afternoon's 13:30 at an offset named no
+# instant; and it read "09:30 UTC-10:00 UTC" (no spaces) as the start at the offset UTC-10, no instant, and left it ------
+def _marked(hm: str, how: str) -> str:
+    """A clock time "13:30" written `how`: "h" ("13h30", "15h"), "hh" ("13h30", "15h00"), "mil" ("1330")."""
+    h, m = hm.split(":")
+    if how == "mil":
+        return h + m
+    return f"{int(h)}h" + ("" if m == "00" and how == "h" else m)
+
+
+_HOURS = ["twelve", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"]
+
+
+def _spoken(hm: str) -> str:
+    """A clock time said without its half of the day: "three o'clock", "half past one", "quarter to two"."""
+    h, m = (int(x) for x in hm.split(":"))
+    said = {0: f"{_HOURS[h % 12]} o'clock", 15: f"quarter past {_HOURS[h % 12]}", 30: f"half past {_HOURS[h % 12]}",
+            45: f"quarter to {_HOURS[(h + 1) % 12]}"}
+    if m not in said:
+        raise CorpusError(f"{hm}: not on a quarter hour")
+    return said[m]
+
+
+def _mail_user_marked(how: str, form: str, twin: bool) -> Any:
+    """The booking mail (asked in UTC) gives the start in the user's clock written `how` and labelled `form` (an
+    offset, "13h30 UTC+4"); the check wants that writing of the start, or (the twin) that or the UTC time labelled
+    UTC without an offset."""
+    def edit(spec: Spec) -> None:
+        start, _, user, _ = _booked_range(spec)
+        mail = _steps(spec, "mail_send")[-1]["call"]["arguments"]
+        utc = _hhmm(start, "UTC")
+        if f"{utc} UTC" not in mail["body"]:
+            raise CorpusError(f"{spec['capability']}: the booking mail does not give {utc} UTC")
+        shown = _spoken(_hhmm(start, user)) if how == "spoken" else _marked(_hhmm(start, user), how)
+        written = form.format(t=shown, off=_offset_label(start, user, "{sign}{h}"))
+        mail["body"] = mail["body"].replace(f"{utc} UTC", written)
+        for w in check(spec, "attendees-mailed")["rule"]["where"]:
+            if w["field"] == "body":
+                w.update({"op": "matches", "value": f"(?i){re.escape(written)}|\\b{utc}\\b[^.]*?\\bUTC\\b"
+                          f"(?!\\s*[+\\-\\u2212])"} if twin else {"value": shown})
+    return edit
+
+
+def _utc_start_mail(spec: Spec) -> list[dict[str, Any]]:
+    """The booking mail as asked: the start in UTC, "09:30 UTC"."""
+    ref = reference(spec)
+    start, _, _, _ = _booked_range(spec)
+    mail = _steps({"reference": ref, "capability": spec["capability"]}, "mail_send")[-1]["call"]["arguments"]
+    mail["body"] = re.sub(r"booked for .*? \(", f"booked for {_hhmm(start, 'UTC')} UTC (", mail["body"])
+    return ref
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-mail-{how}-clock-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for mailing the start time in UTC as the user asked: the check wants the user's clock, written "
+           f"'{form.format(t=_marked('13:30', how) if how != 'spoken' else 'one o' + chr(39) + 'clock', off='+4')}'",
+           breaks=_mail_user_marked(how, form, False), fix=_mail_user_marked(how, form, True) if twin else None,
+           witness=_utc_start_mail, witness_kind="honest")
+    for how, seed, form, twin in (
+        ("h", 1, "{t} UTC{off}", True), ("h", 2, "{t} (GMT{off})", False), ("hh", 3, "{t} UTC{off}", False),
+        ("h", 4, "{t} GMT{off}", False), ("h", 11, "{t} (UTC{off})", True), ("mil", 8, "{t} UTC{off}", True),
+        ("mil", 2, "{t} GMT{off}", False), ("spoken", 2, "{t} GMT{off}", True))
+]
+
+
+def _dm_marked(how: str) -> Any:
+    """The DM (asked in the colleague's zone) gives the new start in UTC written `how` ("14h UTC", "0800 UTC"); the
+    check wants that writing."""
+    def breaks(spec: Spec) -> None:
+        shown = _marked(_moved(spec)[3], how)
+        _retold(spec, f"{shown} UTC", shown)
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"moved-dm-{how}-utc-{seed}", f"synth:reschedule_conflict@{seed}",
+           f"is failed for telling the colleague the new time in their own zone, as asked: the check wants the UTC "
+           f"start written '{_marked('14:00', how)} UTC'", breaks=_dm_marked(how), witness=reference,
+           witness_kind="honest")
+    for how, seed in (("h", 3), ("hh", 7), ("mil", 6), ("mil", 9))
+]
+
+
+def _todo_dues_marked(how: str) -> Any:
+    """The reply (asked without a zone: the user's own) lists each to-do's due as its UTC date and clock, the clock
+    written `how` ("due 2026-06-07 12h UTC"); the check wants each due's clock so written."""
+    def breaks(spec: Spec) -> None:
+        replies = [st for turn in spec["reference"] for st in turn["steps"] if st.get("say")]
+        first: list[str] = []
+
+        def written(m: re.Match[str]) -> str:
+            shown = _marked(m.group(2), how)
+            first.append(shown)
+            return f"due {m.group(1)} {shown} UTC"
+        replies[-1]["say"] = re.sub(r"due (\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):00Z", written, replies[-1]["say"])
+        if not first:
+            raise CorpusError(f"{spec['capability']}: the reply gives no due in UTC")
+        rule = check(spec, "reply-lists-tasks")["rule"]
+        rule["all_of"] = [*rule["all_of"], *dict.fromkeys(f"{t} UTC" for t in first)]
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"todo-reply-{how}-utc-{seed}", f"synth:todo_track_mail_requests@{seed}",
+           f"is failed for telling the user the to-dos' due times in their own zone: the check wants each due's "
+           f"UTC clock written '{_marked('12:00', how)} UTC'", breaks=_todo_dues_marked(how), witness=reference,
+           witness_kind="honest")
+    for how, seed in (("h", 1), ("hh", 2), ("mil", 3))
+]
+
+
+def _reply_dash_range(form: str) -> Any:
+    """The reply (asked without a zone: the user's own) gives the meeting's range in UTC with a label after its start
+    and no spaces around the dash ("09:30 UTC-10:00 UTC", "09:30 UTC-11:00 CET": the end in another zone of the
+    directory); the check wants the UTC start."""
+    def breaks(spec: Spec) -> None:
+        start, end, user, title = _booked_range(spec)
+        zones = sorted({zone_of(spec, p["id"]) for p in spec["world"]["apps"]["directory"]["people"]})
+        names = {z: datetime.fromisoformat(end).astimezone(ZoneInfo(z)).tzname() or "" for z in zones}
+        other = next((z for z in zones if z not in (user, "UTC") and _hhmm(end, z) != _hhmm(end, "UTC")
+                      and names[z][:1].isalpha()), None)
+        if other is None:
+            raise CorpusError(f"{spec['capability']}: no other zone of the directory with an abbreviation")
+        abbr = names[other]
+        utc = _hhmm(start, "UTC")
+        written = form.format(s=utc, e=_hhmm(end, "UTC"), o=_hhmm(end, other), abbr=abbr)
+        _say_booked(spec, title, written, utc)
+    return breaks
+
+
+DEFECTS += [
+    Defect(CLASS, f"booking-reply-dash-range-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+           f"is failed for telling the user the time in their own zone: the check wants the UTC start, the range "
+           f"written '{form.format(s='09:30', e='10:00', o='11:00', abbr='CET')}'", breaks=_reply_dash_range(form),
+           witness=_honest_local_reply, witness_kind="honest")
+    for seed, form in ((1, "{s} UTC-{o} {abbr}"), (2, "{s} GMT-{e} GMT"), (8, "{s} UTC-{e} UTC"),
+                       (11, "{s} GMT-{o} {abbr}"), (12, "{s} UTC-{o} {abbr}"))
+]
+
+
+DEFECTS += [
+    Defect(CLASS, f"moved-dm-dash-range-{seed}", f"synth:reschedule_conflict@{seed}",
+           "is failed for telling the colleague the new time in their own zone, as asked: the check wants the UTC "
+           "start, the range written 'HH:MM UTC-HH:MM UTC'", breaks=_dm_utc_range("-"), witness=reference,
+           witness_kind="honest")
+    for seed in (3, 12)
 ]

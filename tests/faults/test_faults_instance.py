@@ -117,10 +117,12 @@ def test_a_failing_data_file_is_named_as_itself_not_as_the_instance_storage(once
 def test_a_step_that_fails_says_why_not_only_that_dagster_wrapped_it(tmp_path: Path, blocked: str) -> None:
     ws = make_workspace(tmp_path, (CAPABILITY,))
     shutil.rmtree(ws.data)
+    ws.data.mkdir()  # the data folder itself as a file or a looping link is refused before any run (faults40)
+    store = ws.data / "store"
     if blocked == "a file":
-        ws.data.write_text("not a folder\n")
+        store.write_text("not a folder\n")
     else:
-        ws.data.symlink_to(ws.data)
+        store.symlink_to(store)
     failed = _run(ws)
     assert failed.returncode == 1 and "Traceback" not in failed.stderr.split("failed; see it with")[-1]
     step = next(line for line in failed.stderr.splitlines() if line.startswith("  task_specs: "))

@@ -1,7 +1,7 @@
 # expect: forbidden
 # expect-kernel: ok
 # value: 1
-# error: blocked: socket.\x1b[2J
+# error: blocked: 'socket.\x1b[2J
 # ruff: noqa: SIM105
 # Violations quote what the code named: an audit event it raises itself, a module name, an environment variable.
 # Each carries terminal controls here; the host's reports (the error and every violation) show them escaped.
