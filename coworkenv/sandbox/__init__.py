@@ -177,13 +177,13 @@ def _execute(
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "max_threads": limits.max_threads,
                    "scratch_bytes": limits.scratch_bytes, "core_helper": _core_dumps_reach_a_helper()}}
-    try:
-        json.dumps(job, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     setup = _prelude_bytes(prelude) if prelude else None
     if prelude:  # its byte code in PRELUDE_NAME, or (where it does not compile here) its source, which the child compiles
         job.update({"prelude_code": True} if setup is not None else {"prelude": prelude})
+    try:  # once: the job file is this text with the run's cgroups added as its last key (a payload can be large)
+        job_text = json.dumps(job, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sandbox payload is not JSON-serialisable: {exc}") from exc
     _remove_abandoned_runs_once()
     # A host its runs could read in /proc/<pid> (no capabilities, no Landlock) hides itself while the call is in
     # flight: its descriptors name the run folders of every call then (`_host.hidden_from_runs`).
@@ -197,12 +197,12 @@ def _execute(
             if "cgroup" not in disable:
                 cgroups = make_run_cgroups(os.path.basename(run_dir), limits.memory_bytes + limits.scratch_bytes
                                            + KERNEL_SLACK_BYTES, limits.max_processes + limits.max_threads)
-            job["cgroup"] = {"join": cgroups.joins(), "missing": cgroups.missing}
+            cgroup = {"join": cgroups.joins(), "missing": cgroups.missing}
             os.chmod(run_dir, 0o711)  # the child's unprivileged uid must traverse it, never list or read it
             os.mkdir(os.path.join(run_dir, "work"), 0o700)
             fd = os.open(os.path.join(run_dir, "job.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(job, allow_nan=False))
+                fh.write(f'{job_text[:-1]}, "cgroup": {json.dumps(cgroup)}}}')  # json.dumps({**job, "cgroup": cgroup})
             boot = bootstrap_bytes(os.path.join(run_dir, BOOTSTRAP_NAME))
             files = (("boot.bin", _child_modules()), (BOOTSTRAP_NAME, boot), *(((PRELUDE_NAME, setup),) if setup else ()))
             for name, content in files:
