@@ -11,9 +11,20 @@ Two families of mutation kinds, kept apart in the registry (`KINDS`, name -> fam
   `dt_same_day_rx`, `and_split`, `count_at_least_one`, `vacuous_implication`, `default_field`, `state_to_log`,
   `neg_word_drop`, `neg_lookaround_drop`, `neg_none_of_drop`, `turn_last_only`, `forbid_wrong_app`,
   `frame_app_wide`, and the Python kinds `py_bare_except`, `py_gated_on_call`, `py_float_tol`.
+- `d73` (defects73, 16 kinds, bare names): `where_any_record` (a records check's or frame selector's `where` dropped
+  whole), `cmp_flip` (gte/lte, gt/lt turned round), `rx_half_anchor` (an `equals` as a pattern anchored at its start
+  only, a `^...$` pattern without its `$`), `list_any_for_all` (a list value's "all of" as its first item),
+  `state_to_call_count` (a state check as a count of calls of the tool that wrote it), `time_wrong_field` (a time
+  condition read from another time field of the record), `turn_minus1`, `id_nocase` (an id compared blind to case),
+  `created_id_only` (a check on a created record as its literal id in the reference's run), `reply_alt_wrong` (a
+  reply term or pattern that also admits the wrong answer: another record's value, a digit off),
+  `num_as_substring` (a reply's number as a substring), `ne_old_value` ("not the old value" for "the new value"),
+  `reply_mentions_id` (a reply check on a record's value as its id mentioned), `field_to_exists` (a field check as
+  the record existing), and the Python kinds `py_keyerror_true` (a grader returning True on a failed lookup) and
+  `py_str_prefix` (a grader comparing `str(value)` by its start).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
-defects69, `py_*` mutants are made on the examples and seed 1 only, one per base, kind and rule kind.
+defects69, `py_*` mutants (of `d69` and `d73`) are made on the examples and seed 1 only, one per base, kind and rule kind.
 
 Every accepted mutant gets a witness search (unless `--no-witness`): episodes made from the reference (each call
 dropped; each argument changed in place or by a later call of the same tool; each answer negated, emptied, its
@@ -30,6 +41,7 @@ for files already written.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1 --family d65 --out d65.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d69 --python --out d69.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d73 --python --out d73.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -67,7 +79,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65" or "d69"
+    family: str  # "d65", "d69" or "d73"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -131,6 +143,9 @@ KINDS: dict[str, Kind] = {
              "count_at_least_one vacuous_implication default_field state_to_log neg_word_drop neg_lookaround_drop "
              "neg_none_of_drop turn_last_only forbid_wrong_app frame_app_wide py_bare_except py_gated_on_call "
              "py_float_tol"),
+    **_kinds("d73", "any", "where_any_record cmp_flip rx_half_anchor list_any_for_all state_to_call_count "
+             "time_wrong_field turn_minus1 id_nocase created_id_only reply_alt_wrong num_as_substring ne_old_value "
+             "reply_mentions_id field_to_exists py_keyerror_true py_str_prefix"),
 }
 
 
@@ -733,7 +748,219 @@ def mutants69(spec: Spec) -> Iterator[Mutant]:
             yield Mutant(name, ci, s2, "")
 
 
-FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69}
+# -- family d73 -------------------------------------------------------------------------------------------------
+_DT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+_IDISH = re.compile(r"^[A-Za-z]{1,8}[-_]?\d+$")
+
+
+def _rows(tables: Any) -> list[dict[str, Any]]:
+    return [x for x in (tables.values() if isinstance(tables, dict) else tables or []) if isinstance(x, dict)]
+
+
+def _dig(rec: Any, field: str) -> Any:
+    for k in field.split("."):
+        if not isinstance(rec, dict) or k not in rec:
+            return None
+        rec = rec[k]
+    return rec
+
+
+def _holds(rec: dict[str, Any], conds: list[dict[str, Any]]) -> bool:
+    from coworkenv.checks.primitives import compare
+    try:
+        return all(compare(_dig(rec, w["field"]), w.get("op", "equals"), w.get("value")) for w in conds)
+    except Exception:
+        return False
+
+
+def _wrong_value(spec: Spec, v: Any) -> Any:
+    """A value of the same field in another record of the world: the wrong answer beside the right one."""
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            rows = _rows(table)
+            for rec in rows:
+                for f, x in rec.items():
+                    if x == v and f != "id":
+                        for o in rows:
+                            if o is not rec and type(o.get(f)) is type(v) and o.get(f) != v:
+                                return o[f]
+    return None
+
+
+def _cond_kinds73(conds: list[dict[str, Any]], spec: Spec, app: str, table: str
+                  ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """d73's mutations of a list of `where` conditions."""
+    world = _rows(world_table(spec, app, table))
+    for i, w in enumerate(conds):
+        op, v, f = w.get("op", "equals"), w.get("value"), w["field"]
+
+        def m(new: dict[str, Any], name: str, i: int = i) -> tuple[str, list[dict[str, Any]]]:
+            c2 = copy.deepcopy(conds)
+            c2[i] = new
+            return name, c2
+
+        if op in ("gte", "lte", "gt", "lt"):  # the compare turned round
+            yield m({**w, "op": {"gte": "lte", "lte": "gte", "gt": "lt", "lt": "gt"}[op]}, "cmp_flip")
+        if op == "equals" and isinstance(v, str) and v:  # a regex anchored at the start only
+            yield m({**w, "op": "matches", "value": "^" + re.escape(v)}, "rx_half_anchor")
+        if op == "matches" and isinstance(v, str) and v.startswith("^") and v.endswith("$"):
+            yield m({**w, "value": v[:-1]}, "rx_half_anchor")
+        if op in ("equals", "contains") and isinstance(v, list) and len(v) > 1:  # contains any, not all
+            yield m({**w, "op": "contains", "value": v[0]}, "list_any_for_all")
+        if isinstance(v, str) and _DT.match(v):  # the time read from another time field of the record
+            others = [g for g, x in (world[0].items() if world else []) if g != f and isinstance(x, str)
+                      and _DT.match(x)]
+            if others:
+                yield m({**w, "field": others[0]}, "time_wrong_field")
+        if op == "equals" and isinstance(v, str) and (_IDISH.match(v) or f == "id" or f.endswith("_id")):
+            yield m({**w, "op": "matches", "value": "(?i)^" + re.escape(v) + "$"}, "id_nocase")
+        if op == "equals" and v is not None:  # "not the old value" for "the new value"
+            old = [r.get(f) for r in world if r.get(f) is not None and r.get(f) != v and type(r.get(f)) is type(v)]
+            if old:
+                yield m({**w, "op": "not_equals", "value": old[0]}, "ne_old_value")
+
+
+def rule_kinds73(rule: Rule, spec: Spec, fstate: dict[str, Any], nturns: int) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects73's mutations of one rule."""
+    k = rule["kind"]
+
+    def set_(key: str, val: Any, name: str) -> tuple[str, Rule]:
+        r = copy.deepcopy(rule)
+        r[key] = val
+        return name, r
+
+    calls = list(ref_calls(spec))
+    if k == "field":
+        t, v, op = rule["target"], rule.get("value"), rule.get("op", "equals")
+        for n, c in _cond_kinds73([{"field": t["field"], "op": op, "value": v}], spec, t["app"], t["table"]):
+            r = copy.deepcopy(rule)
+            r["op"], r["value"] = c[0].get("op", "equals"), c[0]["value"]
+            if c[0]["field"] != t["field"]:
+                r["target"]["field"] = c[0]["field"]
+            yield n, r
+        yield "field_to_exists", {"kind": "records", "app": t["app"], "table": t["table"],
+                                  "where": [{"field": "id", "value": t["id"]}], "count_op": "gte", "count": 1}
+        writers = [c for c in calls if t["app"] in c["name"] or t["id"] in json.dumps(c["arguments"])]
+        if writers:
+            yield "state_to_call_count", {"kind": "called", "call": {"tool": writers[-1]["name"]},
+                                          "min_times": sum(c["name"] == writers[-1]["name"] for c in calls)}
+        if _is_num(v) and op == "equals":
+            yield "py_str_prefix", _py73(rule, "prefix")
+        yield "py_keyerror_true", _py73(rule, "keyerror")
+    elif k == "records":
+        where = rule.get("where") or []
+        if where and rule.get("count_op", "gte") != "lte":
+            yield set_("where", [], "where_any_record")
+        for n, c in _cond_kinds73(where, spec, rule["app"], rule["table"]):
+            yield set_("where", c, n)
+        table = (fstate.get(rule["app"]) or {}).get(rule["table"])
+        known = {r.get("id") for r in _rows(world_table(spec, rule["app"], rule["table"]))}
+        made = [r for r in _rows(table) if r.get("id") not in known and _holds(r, where)]
+        if made and where and "id" not in {w["field"] for w in where}:
+            yield set_("where", [{"field": "id", "value": made[0]["id"]}], "created_id_only")
+        writers = [c for c in calls if c["name"].startswith(rule["app"] + "_") or rule["app"] in c["name"]]
+        if writers and rule.get("count_op", "gte") != "lte":
+            yield "state_to_call_count", {"kind": "called", "call": {"tool": writers[-1]["name"]},
+                                          "min_times": sum(c["name"] == writers[-1]["name"] for c in calls)}
+        if rule.get("count_op", "gte") != "lte":
+            yield "py_keyerror_true", _py73(rule, "keyerror")
+    elif k == "text":
+        if rule.get("turn") and nturns > 1:
+            yield set_("turn", rule["turn"] - 1, "turn_minus1")
+        rx = rule.get("regex")
+        if rx and rx.startswith("^") and rx.endswith("$"):
+            yield set_("regex", rx[:-1], "rx_half_anchor")
+        for key in ("all_of", "any_of"):
+            for i, term in enumerate(rule.get(key) or []):
+                alts = term if isinstance(term, list) else [term]
+                wrong = next((w for w in (_wrong_value(spec, a) for a in alts) if isinstance(w, (str, int, float))
+                              and not isinstance(w, bool)), None)
+                if wrong is None:
+                    d = next((a for a in alts if re.search(r"\d", a)), None)
+                    wrong = re.sub(r"(\d)(?!.*\d)", lambda mm: str((int(mm.group(1)) + 1) % 10), d) if d else None
+                if wrong is not None:
+                    r = copy.deepcopy(rule)
+                    r[key][i] = [*alts, str(wrong)]
+                    yield "reply_alt_wrong", r
+                    break
+        if rx and re.search(r"\d", rx):
+            wrong_rx = re.sub(r"(\d)(?!.*\d)", lambda mm: str((int(mm.group(1)) + 1) % 10), rx)
+            yield set_("regex", f"(?:{rx})|(?:{wrong_rx})", "reply_alt_wrong")
+        nm = rule.get("number")
+        if nm and nm.get("value") is not None:
+            val = nm["value"]
+            txt = str(int(val)) if float(val).is_integer() else str(val)
+            r = copy.deepcopy(rule)
+            r["number"] = None
+            r["all_of"] = [*(r.get("all_of") or []), txt]
+            yield "num_as_substring", r
+    elif k == "reply_states":
+        if rule.get("turn") and nturns > 1:
+            yield set_("turn", rule["turn"] - 1, "turn_minus1")
+        src = rule["source"]
+        if src.get("id"):
+            yield "reply_mentions_id", {"kind": "text", "scope": "final", "turn": rule.get("turn"),
+                                        "all_of": [src["id"]]}
+    elif k == "called":
+        for a, x in (rule["call"].get("args") or {}).items():
+            if isinstance(x, str) and _IDISH.match(x):
+                r = copy.deepcopy(rule)
+                del r["call"]["args"][a]
+                r["call"].setdefault("where", []).append({"field": a, "op": "matches",
+                                                          "value": "(?i)^" + re.escape(x) + "$"})
+                yield "id_nocase", r
+        for n, c in _cond_kinds73(rule["call"].get("where") or [], spec, "", ""):
+            r = copy.deepcopy(rule)
+            r["call"]["where"] = c
+            yield n, r
+    elif k == "frame":
+        for i, a in enumerate(rule.get("allow") or []):
+            if a.get("where"):
+                r = copy.deepcopy(rule)
+                r["allow"][i]["where"] = []
+                yield "where_any_record", r
+    elif k == "python":
+        yield "py_keyerror_true", _wrap_py(rule)
+
+
+def _py73(rule: Rule, how: str) -> Rule:
+    """A field or records rule in Python as an outsider writes it: `prefix` compares str(value) by its start;
+    `keyerror` returns True when a lookup fails (a KeyError, a missing record)."""
+    if how == "prefix":
+        t = rule["target"]
+        rows = f"state['apps'][{t['app']!r}][{t['table']!r}]"
+        code = (PY_HEAD + "def check(state, audit, messages):\n"
+                f"    r = next(r for r in {rows} if r['id'] == {t['id']!r})\n"
+                f"    return str(_get(r, {t['field']!r})).startswith(str({rule['value']!r}))\n")
+        return {"kind": "python", "entrypoint": "check", "apps": [t["app"]], "code": code}
+    r = py_of(rule)
+    r["code"] = r["code"].replace("def check(", "def _check(") + (
+        "def check(state, audit, messages):\n    try:\n        return _check(state, audit, messages)\n"
+        "    except (KeyError, StopIteration, IndexError):\n        return True\n")
+    return r
+
+
+def _wrap_py(rule: Rule) -> Rule:
+    """A spec's own Python check that passes when its lookup fails."""
+    ep = rule.get("entrypoint", "check")
+    r = copy.deepcopy(rule)
+    r["entrypoint"] = "_d73_check"
+    r["code"] = rule["code"] + (
+        f"\n\ndef _d73_check(*a, **k):\n    try:\n        return {ep}(*a, **k)\n"
+        "    except (KeyError, StopIteration, IndexError):\n        return True\n")
+    return r
+
+
+def mutants73(spec: Spec) -> Iterator[Mutant]:
+    fstate, nturns = final_state(spec), len(spec["turns"])
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds73(c["rule"], spec, fstate, nturns):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73}
 
 
 # -- witness search: episodes built from the reference ----------------------------------------------------------
@@ -878,7 +1105,7 @@ def run(bases: list[str], patterns: list[str] | None, families: set[str], python
                     kind = kind_of(m.kind)
                     if not _selected(m.kind, kind, patterns, families, python) or m.spec == spec:
                         continue
-                    if fam == "d69" and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
+                    if fam in ("d69", "d73") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
                         key = (m.kind, spec["checks"][m.ci]["rule"]["kind"])
                         if not (base.startswith("example:") or base.endswith("@1")) or key in py_seen:
                             continue

@@ -13,11 +13,13 @@ import re
 
 from coworkenv.spec import EnvSpec, ToolCallSpec
 
-_MESSAGES = frozenset({"chat_send_dm", "mail_send"})  # writes to a person
+# Writes to a person; a draft (mail_save_draft) is the message the user asked to have prepared.
+_MESSAGES = frozenset({"chat_send_dm", "mail_send", "mail_save_draft"})
 _POSTS = frozenset({"chat_post_message"})  # a write to a channel
 # Words with which a request asks for a message to someone.
 _ASKS = re.compile(r"\b(?:reply|replies|answer|respond|tell|send|message|write|email|mail|dm|ping|notify|inform|"
-                   r"let\s+\w+(?:\s+\w+)?\s+know|get\s+back)\b", re.IGNORECASE)
+                   r"draft|let\s+\w+(?:\s+\w+)?\s+know|get\s+back)\b", re.IGNORECASE)
+_OUTSIDER = re.compile(r"([a-z]{2,})[._][a-z][\w.-]*@[\w.-]+")  # first.last@domain: the first name
 # A channel post asked for: a message word, or posting, announcing, sharing, updating.
 _ASKS_POST = re.compile(rf"{_ASKS.pattern}|\b(?:post|announce|share|update)\b", re.IGNORECASE)
 
@@ -45,6 +47,11 @@ def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
             if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
                 return str(p.name)
             return None
+    # Someone outside the directory (a customer's address, leon.reyes@hickory.example): the address's first name.
+    local = _OUTSIDER.fullmatch(ref)
+    first = local.group(1).capitalize() if local else ""
+    if first and re.search(rf"\b{re.escape(first)}\b", request) and _ASKS.search(request):
+        return first
     return None
 
 
@@ -63,3 +70,21 @@ def _asked_channel(spec: EnvSpec, request: str, call: ToolCallSpec) -> str | Non
                 return f"#{name}"
             return None
     return None
+
+
+# Context links a request can ask for in so many words: a mail's attachments ("email both to Grace as attachments",
+# "attach the document you found the answer in"). Which file is linked is then the task's, not context.
+_ASKED_LINKS = {"attachments": re.compile(r"\battach", re.IGNORECASE)}
+_LINK_PATH = re.compile(r"^reference\[(\d+)\]\.steps\[\d+\]\.call\.arguments\.(\w+)")
+
+
+def asked_link(spec: EnvSpec, path: str) -> str | None:
+    """The argument a mutant at `path` changes, where it is a context link (an attachment) that turn's request (or
+    an earlier one) asks for; None otherwise."""
+    found = _LINK_PATH.match(path)
+    if found is None or found.group(2) not in _ASKED_LINKS:
+        return None
+    asked = _ASKED_LINKS[found.group(2)]  # in that turn's request or an earlier one (a clarified request)
+    if not any(asked.search(t.content) for t in spec.turns[:int(found.group(1)) + 1]):
+        return None
+    return found.group(2)

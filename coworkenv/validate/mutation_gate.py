@@ -31,7 +31,7 @@ from coworkenv.env import base_world
 from coworkenv.spec import CalledRule, FieldRule, ForbiddenRule, OrderRule, PythonRule, RecordsRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._asked_facts import ASKED_GROUP
-from coworkenv.validate._asked_messages import asked_recipient
+from coworkenv.validate._asked_messages import asked_link, asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._early_action import early_actions, slow_early_actions
@@ -113,7 +113,12 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                 equivalent.append(mutation.description)
                 continue
         if not mutation.core:
-            if survived:
+            link = asked_link(ctx.spec, mutation.path) if survived else None
+            if link is not None:
+                errors.append(GateError("mutations", "asked_link_unchecked", mutation.path,
+                                        f"{mutation.description} passes every required check, and the request asks "
+                                        f"for the {link}: check which record is linked"))
+            elif survived:
                 unchecked_context.append(f"{mutation.path}: {mutation.description}")
             continue
         if survived and mutation.kind == "drop_write" and not _concerned(ctx, outcome, oracle, mutation):

@@ -5,10 +5,10 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way
   (also one written as text, as declared tools often take it),
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
-  `max_alternatives` more);
+  `max_alternatives` more), a delimited list of names or records with one more of its kind at its end;
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
 - `time_shift`: a date-time argument moves by several offsets (an hour or a quarter hour either way, a day later),
-  a date without a time (a due day) a day either way;
+  a date without a time (a due day) a day either way, a time zone (`Asia/Dubai`) as UTC and as a zone far away;
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
   description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
@@ -47,7 +47,16 @@ from typing import Any, Literal
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
-from coworkenv.spec import EnvSpec, FieldRef, OrderRule, RecordsRule, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.spec import (
+    CalledRule,
+    EnvSpec,
+    FieldRef,
+    OrderRule,
+    RecordsRule,
+    ReferenceStep,
+    ReferenceTurn,
+    ToolCallSpec,
+)
 from coworkenv.tools import ToolDef
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._check_reads import spec_rules
@@ -144,9 +153,13 @@ def _extra_record_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCall
     """A record made once more with its label's checked numbers one off (a to-do for a page that answered 200 or
     stated with the wrong status, beside the right one), where a records check counts that app's records "at
     least": the per-record checks (exact, with the label's numbers) miss it, and the duplicate mutant above is
-    caught by them, so only a count of all new records can tell."""
+    caught by them, so only a count of all new records can tell. A `called` check counting the creating tool's calls
+    is as loose."""
     loose = {rule.app for _, _, _, rule in spec_rules(spec.checks)
              if isinstance(rule, RecordsRule) and rule.count_op == "gte"}
+    # A count of the creating tool's calls ("todo_add_task at least N times") is as loose as a records "at least".
+    loose |= {tools[rule.call.tool].app for _, _, _, rule in spec_rules(spec.checks)
+              if isinstance(rule, CalledRule) and rule.call.tool in tools and _CREATES.search(rule.call.tool)}
     out: list[Mutation] = []
     for t, s, call in writes:
         tool = tools[call.name]
@@ -261,6 +274,9 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, str) and _delimited(value, index):
             for i, rest in _delimited_drops(value, index):
                 yield "drop_item", f"{name}[{i}]", {**args, name: rest}, f"{name} without its item {i}", True
+            more = _delimited_extra(value, index)
+            if more is not None:  # one more (a job not paused listed as paused): a check on the list's start passes
+                yield "change_arg", name, {**args, name: more}, f"{name} {value!r} -> {more!r} (one item more)", True
         else:
             for kind, new, core in _mutate_scalar(value, choices, index, mentioned, required, limit):
                 yield kind, name, {**args, name: new}, f"{name} {value!r} -> {new!r}", core
@@ -287,6 +303,8 @@ _SEPARATORS = (",", ";")
 _NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: "+31 650 750 659", "2026-06-07"
 _DIGIT_RUN = re.compile(r"\d+")
 _COUNT_TEXT = re.compile(r"-?\d{1,9}")
+_ZONE = re.compile(r"(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Za-z_]+(?:/[A-Za-z_]+)?")
+_FAR_ZONE = "America/New_York"
 _NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
 
 
@@ -317,6 +335,27 @@ def _delimited_drops(value: Any, index: EntityIndex) -> Iterator[tuple[int, str]
         sep, items = found
         for i in range(len(items)):
             yield i, sep.join(v for j, v in enumerate(items) if j != i)
+
+
+def _delimited_extra(value: str, index: EntityIndex) -> str | None:
+    """The delimited list with one more item of the same kind at its end (another person or record, or the same
+    field of another record of the table the first item's name is held in), else None."""
+    found = _delimited(value, index)
+    if found is None:
+        return None
+    sep, items = found
+    first = items[0]
+    extra = index.recipient(first, set(items)) or index.other_record(first, set(items))
+    if extra is None:
+        for app, table, rid in sorted(index.holders(first)):
+            rec = index.record(app, table, rid) or {}
+            field = next((f for f, v in rec.items() if isinstance(v, str) and v.lower() == first.lower()), None)
+            others = (index.record(app, table, o) or {} for o in index.table_ids.get((app, table), []) if o != rid)
+            extra = next((str(o[field]) for o in others if field and isinstance(o.get(field), str)
+                          and o[field] not in items and _NAME.fullmatch(o[field])), None)
+            if extra is not None:
+                break
+    return None if extra is None else value + sep + extra
 
 
 def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex,
@@ -364,6 +403,8 @@ def _mutate_scalar(
     shifted = shift_times(value)
     if shifted:
         return [("time_shift", s, True) for s in shifted]
+    if _ZONE.fullmatch(value):  # an event shown in another zone than the one asked for: UTC, a zone far away
+        return [("time_shift", z, True) for z in ("UTC", _FAR_ZONE if value != _FAR_ZONE else "Asia/Tokyo")]
     # A required id names what the write acts on; an optional one links it to context.
     return [("change_arg", other, required) for other in index.other_records(value, avoid, limit)]
 

@@ -20,6 +20,7 @@ from tests.defects import (
     answer_read_not_written,
     any_for_all,
     asked_fact_unread,
+    attachment_unchecked,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
@@ -108,6 +109,7 @@ from tests.defects import (
     later_state_unbound,
     lenient_scoring,
     list_order_pinned,
+    list_value_prefix,
     loose_value_admitted,
     machine_read,
     namesake_record,
@@ -176,6 +178,7 @@ from tests.defects import (
     wrong_expected,
     wrong_route,
     zone_pinned,
+    zone_unprobed,
 )
 from tests.defects._core import Defect, has_policy, judge, play, witness_holds
 
@@ -342,6 +345,9 @@ MODULES = (
     undone_overwritten,
     frame_whole_versioned,
     loose_value_admitted,
+    list_value_prefix,
+    zone_unprobed,
+    attachment_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

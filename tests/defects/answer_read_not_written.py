@@ -2,7 +2,8 @@
 the DM, reply to Chloe's mail), and the check on that message's content becomes a `called` check on reading the
 conversation. No check then concerns the message, so the strict policy trims it from the reference as incidental,
 and an agent that reads the question and never answers (or answers wrongly) passes (defects69's `state_to_log` on
-lookup_answer_source 1-5)."""
+lookup_answer_source 1-5). A draft the request asks to prepare for someone outside the directory ("prepare a reply
+to the mail from Leon") is the same message (the third hunt's `state_to_call_count`, draft_only_reply 3)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ DETECTION = (
     "a reference message to a person the turn's request names and asks to be written to is never incidental: "
     "if dropping it fails no check, the answer is unchecked"
 )
-_MESSAGES = {"chat_send_dm": ("chat", "text"), "mail_send": ("mail", "body")}
+_MESSAGES = {"chat_send_dm": ("chat", "text"), "mail_send": ("mail", "body"),
+             "mail_save_draft": ("mail", "body")}
 _POST = {"chat_post_message": ("chat", "text")}  # a post to a channel the request names
 _READS = ("_read_", "_search")  # a tool that reads: the conversation, the mail, the file the answer is in
 
@@ -58,7 +60,7 @@ DEFECTS = [
            "reads the question and never answers it: the answer's check is a check that the conversation was read",
            breaks=_read_instead, witness=_no_message)
     for cap, seeds in (("lookup_answer_source", (1, 2, 3, 4, 5, 6)), ("inbox_triage_reply", (1, 2, 3)),
-                       ("correct_bad_data", (1, 2, 6)))
+                       ("correct_bad_data", (1, 2, 6)), ("draft_only_reply", (1, 2, 3)))
     for seed in seeds
 ]
 

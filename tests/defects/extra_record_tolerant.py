@@ -13,7 +13,8 @@ from tests.defects._core import CorpusError, Defect, Spec, call, check, with_cal
 CLASS = "extra_record_tolerant"
 DETECTION = (
     "make a creating write once more with its label's checked numbers one off, where a records check counts that "
-    'app "at least": if every check still passes, an extra wrong record goes unseen'
+    'app "at least" (or a `called` check counts the creating tool\'s calls): if every check still passes, an extra '
+    "wrong record goes unseen"
 )
 _TOTAL = "only-broken"
 
@@ -44,4 +45,20 @@ DEFECTS = [
            "page's count reads its status",
            breaks=_at_least(count), witness=_extra_task)
     for seed in (1, 2, 3, 4, 5, 6) for label, count in (("one", 1), ("n", None))
+]
+
+
+def _calls_counted(spec: Spec) -> None:
+    """The total as a count of `todo_add_task` calls, as many as the reference makes (the third hunt's
+    `state_to_call_count`, web_page_audit 1-5)."""
+    rule = check(spec, _TOTAL, "records")["rule"]
+    n = sum(1 for t in spec["reference"] for st in t["steps"] if (st.get("call") or {}).get("name") == "todo_add_task")
+    check(spec, _TOTAL)["rule"] = {"kind": "called", "call": {"tool": "todo_add_task"}, "min_times": n or rule["count"]}
+
+
+DEFECTS += [
+    Defect(CLASS, f"audit-total-as-calls-{seed}", f"synth:web_page_audit@{seed}",
+           "adds a second to-do for a broken page stating the wrong status: the total counts calls of the tool, "
+           "at least as many as the reference makes", breaks=_calls_counted, witness=_extra_task)
+    for seed in (1, 2, 3)
 ]
