@@ -1,10 +1,12 @@
 """Date digits unpinned: a check reads a date-time the agent writes (a to-do's due, a meeting's start and end) by a
 digit class over its year or its month, or without its year: `due matches ^\\d{4}-06-07T12:00:00Z$`, `start matches
-^2026-\\d{2}-03T09:30:00Z$`, `due contains "-06-07T12:00:00Z"`. The writer meant "any format of the right moment" or
-loosened a literal that failed once; the to-do due a year late, the meeting booked a month out passes. An outside
-tester's mutation sweep makes these by turning a digit of a pinned date into `\\d` (defects65 left them: the time near
-misses move an hour, a quarter hour and a day, which each such check still fails). The sound twin pins the date-time
-whole (the same `matches`, every digit written).
+^2026-\\d{2}-03T09:30:00Z$`, `due contains "-06-07T12:00:00Z"`; or reads its day and month either way round
+(defects74): `due matches ^2026-(06-07|07-06)T12:00:00Z$`, `start matches ^2026-[01][13]-[01][13]T09:30:00Z$`. The
+writer meant "any format of the right moment" (or "either order") or loosened a literal that failed once; the to-do
+due a year late, the meeting booked a month out, the to-do due on 6 July for 7 June passes. An outside tester's
+mutation sweep makes these by turning a digit of a pinned date into `\\d` (defects65 left them: the time near misses
+move an hour, a quarter hour and a day, which each such check still fails). The sound twin pins the date-time whole
+(the same `matches`, every digit written).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from tests.defects._core import CorpusError, Defect, Spec, base_spec, check, ref
 CLASS = "date_digits_unpinned"
 DETECTION = (
     "near miss per written date-time: the write with the date-time a year later and a month later (every date-time "
-    "argument of the call moved together), made where a loose condition of a check (`matches`, `contains`) reads its "
+    "argument of the call moved together) and with its day and month exchanged (a day of at most 12, not the month), "
+    "made where a loose condition of a check (`matches`, `contains`) reads its "
     "date and holds for the moved one too; it must fail a check"
 )
 GATE, CODE = "mutations", "mutant_survived"
@@ -30,6 +33,10 @@ def _pattern(value: str, how: str) -> tuple[str, str]:
     year, month, day = date.split("-")
     if how == "noyear":
         return "contains", f"-{month}-{day}{rest}"
+    if how in ("either", "classes"):  # the date read either way round: an alternation, or a class over each digit
+        both = f"({month}-{day}|{day}-{month})" if how == "either" else \
+            "-".join(["".join(a if a == b else f"[{min(a, b)}{max(a, b)}]" for a, b in zip(month, day, strict=True))] * 2)
+        return "matches", f"^{year}-{both}{re.escape(rest)}$"
     y = r"\d{4}" if how in ("year", "both") else year
     m = r"\d{2}" if how in ("month", "both") else month
     d = re.escape(rest)
@@ -37,6 +44,8 @@ def _pattern(value: str, how: str) -> tuple[str, str]:
 
 
 def _later(moment: datetime, shift: str) -> datetime:
+    if shift == "swap":
+        return moment.replace(month=moment.day, day=moment.month)
     if shift == "year":
         return moment.replace(year=moment.year + 1)
     return moment.replace(year=moment.year + (moment.month == 12), month=moment.month % 12 + 1)
@@ -44,10 +53,15 @@ def _later(moment: datetime, shift: str) -> datetime:
 
 def _moved(tool: str, check_id: str, field: str, shift: str) -> Any:
     """Witness: the write of `tool` naming the date-time the check `check_id` pins on `field`, with every date-time
-    argument of it a year (or a month) later."""
+    argument of it a year (or a month) later, or with its day and month exchanged (`swap`)."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        pinned = _conditions(spec, check_id, (field,))[0]["value"].strip("^$").replace("\\", "")
-        at = datetime.fromisoformat(pinned.replace("Z", "+00:00"))
+        pinned = _conditions(spec, check_id, (field,))[0]["value"]
+
+        def named(moment: datetime) -> bool:  # the check pins it whole, or reads it in either order (a twin)
+            if pinned.startswith("^"):
+                return re.search(pinned, moment.astimezone(UTC).isoformat().replace("+00:00", "Z")) is not None
+            return moment == datetime.fromisoformat(pinned.replace("Z", "+00:00"))
+
         ref = reference(spec)
         for turn in ref:
             for step in turn["steps"]:
@@ -55,7 +69,7 @@ def _moved(tool: str, check_id: str, field: str, shift: str) -> Any:
                 args = c.get("arguments", {})
                 stamps = {k: datetime.fromisoformat(v) for k, v in args.items() if c.get("name") == tool
                           and isinstance(v, str) and "T" in v and v[:4].isdigit()}
-                if at in stamps.values():
+                if any(named(m) for m in stamps.values()):
                     for k, moment in stamps.items():
                         moved = _later(moment, shift)
                         args[k] = moved.astimezone(UTC).isoformat().replace("+00:00", "Z") \
@@ -103,11 +117,44 @@ def _due_defect(seed: int, n: int, how: str, shift: str) -> Defect:
 
 
 def _meeting_defect(name: str, base: str, tool: str, targets: tuple[tuple[str, tuple[str, ...]], ...], how: str,
-                    shift: str) -> Defect:
+                    shift: str, twin: str = "whole") -> Defect:
+    """`twin` "either": the sound twin reads the date in either order (its day is past the 12th: no other date)."""
     return Defect(CLASS, name, base, f"books the meeting a {shift} out (the check reads its start and end by a digit "
                   f"class over the {how if how != 'both' else 'year and month'})",
-                  breaks=_read(how, *targets), fix=_read("whole", *targets),
+                  breaks=_read(how, *targets), fix=_read(twin, *targets),
                   witness=_moved(tool, targets[0][0], "start", shift), gate=GATE, code=CODE)
+
+
+_ORDERS = {"either": "an alternation of both orders", "classes": "a class over each digit of both orders"}
+
+
+def _both(*edits: Any) -> Any:
+    def edit(spec: Spec) -> None:
+        for e in edits:
+            e(spec)
+    return edit
+
+
+def _swapped_due(seed: int, n: int, how: str, either: int | None = None) -> Defect:
+    """The `n`-th to-do's due read with its day and month either way round; the twin pins it whole and, where `either`
+    names another to-do (one due on a day past the 12th: no date reads it the other way round), reads that one's due
+    in either order, which is sound."""
+    check_id = _nth_task(seed, n)
+    fix = _read("whole", (check_id, ("due",)))
+    if either is not None:
+        fix = _both(fix, _read("either", (_nth_task(seed, either), ("due",))))
+    return Defect(CLASS, f"todo-due-{how}-order-{seed}", f"synth:todo_track_mail_requests@{seed}",
+                  f"files the to-do due on the date read the other way round (the check reads its day and month by "
+                  f"{_ORDERS[how]})", breaks=_read(how, (check_id, ("due",))), fix=fix,
+                  witness=_moved("todo_add_task", check_id, "due", "swap"), gate=GATE, code=CODE)
+
+
+def _swapped_meeting(name: str, base: str, tool: str, targets: tuple[tuple[str, tuple[str, ...]], ...],
+                     how: str) -> Defect:
+    return Defect(CLASS, name, base, f"books the meeting on the date read the other way round (the check reads its "
+                  f"start's and end's day and month by {_ORDERS[how]})", breaks=_read(how, *targets),
+                  fix=_read("whole", *targets), witness=_moved(tool, targets[0][0], "start", "swap"), gate=GATE,
+                  code=CODE)
 
 
 _BOOKED = (("booked-earliest-slot", ("start", "end")),)
@@ -127,4 +174,29 @@ DEFECTS = [
     _meeting_defect("moved-both-4", "synth:reschedule_conflict@4", "calendar_update_event", _MOVED, "both", "month"),
     _meeting_defect("review-moved-month", "example:meeting_reschedule", "calendar_update_event", _MOVED, "month",
                     "month"),
+    # defects74: the day and month read either way round (an alternation, or a class over each digit): the to-do
+    # due or the meeting on 6 July for 7 June passes.
+    _swapped_due(1, 0, "either"),
+    _swapped_due(2, 1, "classes"),
+    _swapped_due(4, 0, "either"),
+    _swapped_due(6, 0, "classes"),
+    _swapped_due(7, 1, "either"),
+    _swapped_due(12, 2, "either"),
+    _swapped_due(29, 1, "either", either=0),
+    _swapped_meeting("booking-classes-order-1", "synth:schedule_meeting_timezones@1", "calendar_create_event", _BOOKED,
+                     "classes"),
+    _swapped_meeting("booking-either-order-4", "synth:schedule_meeting_timezones@4", "calendar_create_event", _BOOKED,
+                     "either"),
+    _swapped_meeting("booking-either-order-6", "synth:schedule_meeting_timezones@6", "calendar_create_event", _BOOKED,
+                     "either"),
+    _swapped_meeting("booking-classes-order-8", "synth:schedule_meeting_timezones@8", "calendar_create_event", _BOOKED,
+                     "classes"),
+    _swapped_meeting("moved-either-order-4", "synth:reschedule_conflict@4", "calendar_update_event", _MOVED, "either"),
+    _swapped_meeting("moved-classes-order-10", "synth:reschedule_conflict@10", "calendar_update_event", _MOVED,
+                     "classes"),
+    # Sound twins reading a date in either order where its day is past the 12th (18 June, 16 September).
+    _meeting_defect("booking-year-3", "synth:schedule_meeting_timezones@3", "calendar_create_event", _BOOKED,
+                    "year", "year", twin="either"),
+    _meeting_defect("moved-month-1", "synth:reschedule_conflict@1", "calendar_update_event", _MOVED, "month",
+                    "month", twin="either"),
 ]
