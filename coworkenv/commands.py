@@ -81,6 +81,13 @@ def error_line(message: str) -> str:
     return "error: " + escape_hidden(message, LINE_BREAKING, undecodable_bytes=True)
 
 
+def say(line: str, *, err: bool = False) -> None:
+    """Print `line`, one that names a path the user gave (`wrote N specs to OUT/...`), as one line: a folder may be
+    named with a line break or a terminal escape (it is legal, and works), and printed raw it split the line or drove
+    the terminal. Control characters are escaped as in `error_line`."""
+    typer.echo(escape_hidden(line, LINE_BREAKING, undecodable_bytes=True), err=err)
+
+
 def fail(message: str, code: int = USAGE_ERROR) -> NoReturn:
     """Print `error: message` on stderr (one line) and exit with `code` (no traceback)."""
     typer.echo(error_line(message), err=True)

@@ -13,6 +13,7 @@ import dagster as dg
 from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 
+from coworkenv.escaping import hidden_character_problem
 from coworkenv.limits import MAX_ENVS, MAX_QUOTA, MAX_REPAIR_ROUNDS, MAX_REPLY_TOKENS, MAX_SAMPLES, MAX_STEPS
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.store._hub_environment import hub_repo_id_problem
@@ -141,6 +142,9 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
     def _named(cls, value: str) -> str:
         if not value.strip():  # an empty data_dir would write into the current folder
             raise ValueError("must not be empty")
+        hidden = hidden_character_problem(value.strip())  # `data\nx`: a folder made under that name, every line naming it split
+        if hidden:
+            raise ValueError(hidden)
         unexpanded = unexpanded_path(value)  # `~/data` or `$HOME/data` from an env file: a folder named `~` here
         if unexpanded:
             raise ValueError(unexpanded)

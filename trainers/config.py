@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from coworkenv.escaping import escape_hidden
 from coworkenv.yaml_files import YAML_SUFFIXES, YAMLFileError, read_config_text, read_yaml
 from trainers.chat_templates import has_generation_markers, trl_chat_template
 from trainers.rendering import RenderingMode
@@ -225,12 +226,30 @@ def load_sft_config(config: str | Path) -> SFTRunConfig:
         path = CONFIGS_DIR / f"{config}.yaml"
     if not path.exists():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml") if p.stem != "accelerate_zero3")
-        raise FileNotFoundError(f"SFT config {config!r} not found at {path}; known names: {', '.join(known)}")
+        raise FileNotFoundError(config_not_found("SFT config", config, path, known))
     loaded = read_run_config(path, SFTRunConfig, "an SFT config")
     return loaded.model_copy(update={"distributed": launcher_files(loaded.distributed, path)})
 
 
 _Config = TypeVar("_Config", bound=BaseModel)
+
+
+def config_not_found(what: str, config: str | Path, path: Path, known: list[str]) -> str:
+    """Why the config `config` (a name, or a path) was not found at `path`, with what to pass instead. A folder or a
+    file without a YAML suffix is read as a name, so `path` is in trainers/configs: the message says what `config` is
+    (measured: "not found at runs/cfg.yaml" for the folder runs/cfg). Paths are shown with control characters
+    escaped: a line break in one split the message (and the pipeline kept its first line)."""
+    given = Path(config)
+    names = f"known names: {', '.join(known)}"
+    if path != given and given.is_dir():
+        inside = sorted(p.name for p in given.iterdir() if p.suffix.lower() in YAML_SUFFIXES)[:5]
+        holds = f" (it holds {', '.join(escape_hidden(n) for n in inside)})" if inside else ""
+        return (f"{what} {config!r} is a folder, not a config file; pass a YAML file{holds} or a config name; "
+                f"{names}")
+    if path != given and given.is_file():
+        return (f"{what} {config!r} is a file without a .yaml or .yml suffix, so it was read as a config name (and "
+                f"{escape_hidden(str(path))} does not exist); rename it to end in .yaml, or pass a config name; {names}")
+    return f"{what} {config!r} not found at {escape_hidden(str(path))}; {names}"
 
 
 def read_run_config(path: Path, model: type[_Config], what: str) -> _Config:

@@ -20,6 +20,7 @@ from trainers.config import (
     ConfigSection,
     DistributedSection,
     ModelSection,
+    config_not_found,
     launcher_files,
     read_run_config,
 )
@@ -124,6 +125,6 @@ def load_rl_config(config: str | Path) -> RLRunConfig:
         path = CONFIGS_DIR / f"{config}.yaml"
     if not path.exists():
         known = sorted(p.stem for p in CONFIGS_DIR.glob("rl-*.yaml"))
-        raise FileNotFoundError(f"RL config {config!r} not found at {path}; known names: {', '.join(known)}")
+        raise FileNotFoundError(config_not_found("RL config", config, path, known))
     parsed = read_run_config(path, RLRunConfig, "an RL config")
     return parsed.model_copy(update={"distributed": launcher_files(parsed.distributed, path)})

@@ -11,7 +11,7 @@ import typer
 
 from coworkenv.atomic import atomic_write_bytes, files_together, folder_lock
 from coworkenv.cli._limits import SEED_MAX, SEED_MIN
-from coworkenv.commands import check_out_dir, error_line
+from coworkenv.commands import check_out_dir, error_line, say
 
 if TYPE_CHECKING:
     import polars as pl
@@ -93,7 +93,7 @@ def curate_command(
             typer.echo(f"  removed {count:>8} {name}")
     for name, split in report["splits"].items():
         typer.echo(f"  {name:<14} {split['rows']:>8} rows  {split['envs']:>6} envs")
-    typer.echo(f"shards and report: {out}")
+    say(f"shards and report: {out}")
 
 
 def heldout_problem(trajectories: pl.LazyFrame, heldout: tuple[str, ...], traj_dir: Path) -> str | None:

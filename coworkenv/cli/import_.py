@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from coworkenv.commands import error_line
+from coworkenv.commands import error_line, say
 
 app = typer.Typer(help="Import tasks from other benchmarks as environment specs.", no_args_is_help=True)
 USAGE_ERROR = 2
@@ -57,11 +57,11 @@ def claw_eval_command(
             continue
         typer.echo(f"{shown}\t{r.status}\tleft out: {left or '-'}")
     if removed:  # specs of an earlier import into OUT whose tasks this one did not import
-        typer.echo(f"removed {len(removed)} spec(s) of the earlier import into {out} that this import did not "
+        say(f"removed {len(removed)} spec(s) of the earlier import into {out} that this import did not "
                    f"write: {', '.join(removed)}")
     counts = ", ".join(f"{sum(r.status == s for r in reports)} {s}" for s in STATUSES
                        if s != FULL_JUDGE or judged)  # a judged import says how many need its judge
-    typer.echo(f"{len(reports)} task(s): {counts}; report: {out / 'import_report.json'}")
+    say(f"{len(reports)} task(s): {counts}; report: {out / 'import_report.json'}")
 
 
 def _judge_configured(url: str | None, model: str | None) -> bool:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from coworkenv.commands import fail
+from coworkenv.commands import fail, say
 
 
 def mark_episodes_command(
@@ -27,4 +27,4 @@ def mark_episodes_command(
         marked = mark_episode_files(path, written_by)
     except (FileNotFoundError, StageError) as exc:
         fail(str(exc))
-    typer.echo(f"marked {len(marked)} file(s) under {path} as written by {written_by}")
+    say(f"marked {len(marked)} file(s) under {path} as written by {written_by}")

@@ -29,6 +29,7 @@ from coworkenv.commands import (
     deprecated,
     fail,
     output_lock,
+    say,
     specs_or_exit,
     temperature_option,
 )
@@ -185,7 +186,7 @@ def rollout_command(
                    f"mean score {score}")
         if backend is not None:
             typer.echo(f"LLM: {backend.stats.summary()}")
-        typer.echo(f"trajectories: {path}" if path is not None else "trajectories: none written")
+        say(f"trajectories: {path}" if path is not None else "trajectories: none written")
     if lost:
         assert backend is not None  # only LLM episodes can be lost to a server
         fail(str(InfrastructureFailure(server_label(backend), lost, len(ran) + len(lost))), INFRASTRUCTURE_ERROR)

@@ -21,6 +21,7 @@ from coworkenv.commands import (
     check_out_dir,
     connect,
     fail,
+    say,
 )
 from coworkenv.escaping import escape_hidden
 from coworkenv.limits import MAX_QUOTA
@@ -77,7 +78,7 @@ def taxonomy_command(
             change = f", {cap.state_change} change" if cap.state_change != "none" else ""
             lo, hi = cap.difficulty
             typer.echo(f"  {cap.id:32s} d{lo}-{hi}  {turns}{change}  quota {cap.quota}  apps {','.join(cap.apps)}")
-    typer.echo(f"{len(tax)} capabilities in {len(tax.areas)} areas ({path})")
+    say(f"{len(tax)} capabilities in {len(tax.areas)} areas ({path})")
 
 
 def synth_command(
@@ -141,7 +142,7 @@ def synth_command(
             row["funnel"] = funnel
         summary.append(row)
         if not as_json:
-            typer.echo(
+            say(
                 f"wrote {len(specs)} specs to {path} ({took:.2f}s; distinct content "
                 f"{report['distinct_content_fraction']:.0%}, reference sequences "
                 f"{report['distinct_reference_sequences']})"

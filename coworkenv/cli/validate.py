@@ -21,6 +21,7 @@ from coworkenv.commands import (
     fail,
     output_lock,
     report_requests,
+    say,
     spec_rows_or_exit,
 )
 from coworkenv.limits import DEFAULT_REPAIR_ROUNDS, MAX_REPAIR_ROUNDS
@@ -87,7 +88,7 @@ def validate_command(
         typer.echo(funnel_json.decode())
     else:
         typer.echo(render_funnel(funnel))
-        typer.echo(f"wrote {out / 'accepted.parquet'}, {out / 'rejected.parquet'}, {out / 'funnel.json'}")
+        say(f"wrote {out / 'accepted.parquet'}, {out / 'rejected.parquet'}, {out / 'funnel.json'}")
     report_requests(backend, "repair")  # every repair request failed: exit 3, after the tables are written
 
 

@@ -37,7 +37,7 @@ def test_one_area_in_two_spellings_of_its_file_is_named_not_half_read(tmp_path: 
     with pytest.raises(TaxonomyError) as caught:
         load_taxonomy(folder)
     message = str(caught.value)
-    assert "TICKETS.YAML" in message and "tickets.yaml" in message and "also defined" in message, message
+    assert "TICKETS.YAML" in message and "tickets.yaml" in message and "is also the area of" in message, message
 
 
 @pytest.mark.parametrize("suffix", [".YAML", ".Yml"])

@@ -27,6 +27,7 @@ from coworkenv.commands import (
     deprecated,
     fail,
     output_lock,
+    say,
     specs_or_exit,
     temperature_option,
 )
@@ -218,10 +219,10 @@ def eval_command(
                 written = write_trajectories(records, out / "runs", written_by="eval")
                 superseded = superseded_runs(out, written, backend.name, env_ids, sampling, k)
             for earlier in superseded:
-                typer.echo(f"removed {earlier}: the episodes of this eval run before, under the report now replaced",
+                say(f"removed {earlier}: the episodes of this eval run before, under the report now replaced",
                            err=True)
             if not as_json:
-                typer.echo(f"report: {files.markdown}  plot: {files.plot}", err=True)
+                say(f"report: {files.markdown}  plot: {files.plot}", err=True)
     if as_json:
         typer.echo(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
         return

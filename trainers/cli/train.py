@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import orjson
 import typer
 
-from coworkenv.commands import fail, specs_or_exit
+from coworkenv.commands import fail, say, specs_or_exit
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
@@ -98,7 +98,7 @@ def sft(config: ConfigOption, data: Annotated[Path, typer.Option("--data", help=
         return
     typer.echo(f"{result.steps} steps in {result.wall_s:.0f} s: loss {result.train_loss_first:.4f} -> "
                f"{result.train_loss_last:.4f}")
-    typer.echo(f"checkpoint: {result.out_dir}  (loss curve: {result.loss_curve})")
+    say(f"checkpoint: {result.out_dir}  (loss curve: {result.loss_curve})")
 
 
 @app.command()
@@ -126,7 +126,7 @@ def rl(config: ConfigOption, envs: EnvsOption, out: OutOption,
                f"({len(result.envs_skipped)} left out), reward {result.reward}, credit {result.credit}")
     for env_id, why in result.envs_skipped.items():
         typer.echo(f"  left out {env_id}: {why}", err=True)
-    typer.echo(f"checkpoint: {result.out_dir}  (reward curve: {result.reward_curve})")
+    say(f"checkpoint: {result.out_dir}  (reward curve: {result.reward_curve})")
 
 
 @app.command("rl-compare")
@@ -161,4 +161,4 @@ def rl_compare(config: ConfigOption, envs: EnvsOption, out: OutOption, model: Mo
                      "variants": [{k: v for k, v in row.items() if k != "log"} for row in comparison.rows]})
         return
     typer.echo(comparison.markdown.read_text(encoding="utf-8"))
-    typer.echo(f"table: {comparison.markdown}  plot: {comparison.plot}")
+    say(f"table: {comparison.markdown}  plot: {comparison.plot}")
