@@ -114,9 +114,10 @@ class SchedulerTools(Toolkit):
         return dump_many(runs, "at", "status", "duration_seconds", "output")
 
     @write
-    @service_args("as_written")
+    @service_args("as_written", "id_prefix")
     def create_job(self, name: str, schedule: str, command: str, enabled: bool = True,
-                   tags: list[str] | None = None, as_written: bool = False) -> dict[str, Any]:
+                   tags: list[str] | None = None, as_written: bool = False,
+                   id_prefix: str | None = None) -> dict[str, Any]:
         """Schedule a new job.
 
         Args:
@@ -127,10 +128,17 @@ class SchedulerTools(Toolkit):
             tags: Labels of the job.
             as_written: Keep the schedule as written, any text, and a name another job has too, as a scheduler
                 service that checks neither does (else a schedule must be five cron fields and a name unique).
+            id_prefix: Number the new job as a scheduler service numbering by count does: the prefix, then the
+                count of jobs held plus one in three digits (JOB-008 after seven), the next number free.
         """
         if not as_written and self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
-        job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name,
+        jobs = self.world.table("scheduler", "jobs")
+        number = len(jobs) + 1
+        while id_prefix is not None and f"{id_prefix}{number:03d}" in jobs:
+            number += 1
+        job_id = f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("job", "scheduler", "jobs")
+        job = Job(id=job_id, name=name,
                   schedule=schedule if as_written else check_schedule(schedule),
                   command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []))
         self.put("jobs", job)

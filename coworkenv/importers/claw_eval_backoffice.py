@@ -145,8 +145,14 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
         "enabled": _rename("enabled"), "tags": _rename("tags")},
-        # the service keeps any cron text and duplicate names
-        defaults={"as_written": True}, result=_written(_JOB, "job", "created")),
+        # the service keeps any cron text and duplicate names, numbers the job by the count held, and answers the
+        # job it makes: the request's fields, its creator as given (none unless given), not yet run, no history
+        defaults={"as_written": True, "id_prefix": "JOB-"}, result=_written(ResultShape(
+            fields={k: v for k, v in _JOB.fields.items() if k not in ("last_status", "last_run", "next_run",
+                                                                     "created_by", "notes")},
+            given={"created_by": "created_by"}, stamp="created_at", stamp_style="isoformat",
+            const={"last_run": None, "next_run": None, "last_status": None, "execution_history": []}),
+            "job", "created")),
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
