@@ -165,10 +165,10 @@ class ResultShape(_Wire):
         description="Output field -> cases tried in order, the first that holds giving its value: a service's "
                     "word made of several app fields (a to-do's `status`: its `status_word`, else `completed` "
                     "where `done`, `in_progress` where `started`, else `pending`); none holding: null")] = {}
-    stamp_style: Annotated[Literal["Z", "isoformat"], Field(
-        description="How `stamp` writes the time: `Z` (2026-03-02T09:00:00Z) or as Python's `isoformat` writes "
+    stamp_style: Annotated[Literal["Z", "isoformat", "date"], Field(
+        description="How `stamp` writes the time: `Z` (2026-03-02T09:00:00Z), as Python's `isoformat` writes "
                     "a UTC time (2026-03-02T09:00:00+00:00), as a service stamping `datetime.now(timezone.utc)` "
-                    "does")] = "Z"
+                    "does, or its UTC date alone (2026-03-02, a service's `strftime(\"%Y-%m-%d\")`)")] = "Z"
     kept: Annotated[Literal["shown", "added"] | None, Field(
         description="Values the service keeps of a record as its writes gave them (`ArgBinding.kept`, "
                     "`Binding.kept_stamp`), by the record's id (`record_id`), shown in place of the shaped record's "
@@ -276,8 +276,8 @@ class Binding(_Wire):
 
     @property
     def keeps(self) -> bool:
-        """Whether a call keeps values of its record (`ArgBinding.kept`, `kept_stamp`)."""
-        return self.kept_stamp is not None or any(
+        """Whether a call keeps values of its record (`ArgBinding.kept`, `kept_stamp`, `kept_fresh`)."""
+        return self.kept_stamp is not None or self.kept_fresh or any(
             isinstance(a, ArgBinding) and a.kept is not None for a in self.args.values())
 
     def arg(self, name: str) -> ArgBinding | None:
@@ -352,6 +352,8 @@ class DeclaredTool(ToolDef):
         now = kit.world.now_iso if kit is not None else None
         if now is not None and shape.stamp_style == "isoformat":
             now = now.removesuffix("Z") + "+00:00"
+        elif now is not None and shape.stamp_style == "date":
+            now = now[:10]
         if kit is None or (shape.kept is None and not self.decl.bind.keeps):
             return shape_result(shape, result, kwargs, now if shape.stamp else None)
         table = kit.world.table(self.bound.app, KEPT_TABLE)

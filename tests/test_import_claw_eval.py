@@ -687,7 +687,8 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs", status="success")["jobs"]] == ["JOB-001"]
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs", tag="backup")["jobs"]] == ["JOB-001"]
     history = _call(env, "scheduler_job_history", job_id="JOB-002", limit=3)["history"]
-    assert [(r["run_time"], r["status"], r["duration_seconds"], r["error"]) for r in history] == [
+    # the service's own entries as held (import35: its keys, `run_at` and `duration_s` here)
+    assert [(r["run_at"], r["status"], r["duration_s"], r["error"]) for r in history] == [
         ("2026-03-01T06:30:00Z", "failed", 4, "disk full on /share"),
         ("2026-02-28T06:30:00Z", "failed", 5, "disk full on /share"),
         ("2026-02-27T06:30:00Z", "failed", 4, "disk full on /share")]
@@ -1156,6 +1157,15 @@ def test_fields_a_service_keeps_as_written_and_records_it_made_show_in_later_ans
                  if e["event_id"] == event["event_id"])
     assert shown == {k: v for k, v in event.items() if k != "status"}  # the event as made, its times as given
     assert shown["recurring"] is False and not {"organizer", "description", "status"} & set(shown)
+    # a kb update dates the article to the day, as the service does (`strftime("%Y-%m-%d")`)
+    kb = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    kb.reset()
+    article = _call(kb, "kb_search", query="VPN")["articles"][0]["article_id"]
+    _call(kb, "kb_update_article", article_id=article, content="New text")
+    day = kb.state.now_iso[:10]
+    assert _call(kb, "kb_get_article", article_id=article)["last_updated"] == day
+    assert next(a for a in _call(kb, "kb_search", query="VPN")["articles"]
+                if a["article_id"] == article)["last_updated"] == day
 
 
 _PUBLISH_SOURCE = '''from pydantic import BaseModel, Field
@@ -1216,3 +1226,10 @@ def test_a_created_job_is_the_one_the_scheduler_service_makes(tmp_path: Path) ->
                                 "tags")} == {"created_by": None, "last_run": None, "next_run": None,
                                              "last_status": None, "execution_history": [], "tags": []}
     assert not {"notes", "owner"} & set(job)
+    # a job's history is the service's own entries as held, in their order, whatever keys the fixture gives them
+    history = _call(env, "scheduler_job_history", job_id="JOB-002", limit=2)
+    assert history["history"] == [
+        {"run_at": "2026-03-01T06:30:00Z", "status": "failed", "duration_s": 4, "error": "disk full on /share"},
+        {"run_at": "2026-02-28T06:30:00Z", "status": "failed", "duration_s": 5, "error": "disk full on /share"}]
+    assert _call(env, "scheduler_job_history", job_id="JOB-001")["history"][0] == {
+        "run_time": "2026-03-01T02:00:00+08:00", "status": "success", "duration_seconds": 342}

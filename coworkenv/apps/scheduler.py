@@ -101,17 +101,22 @@ class SchedulerTools(Toolkit):
         return {**dump(job), "runs": runs} if runs else dump(job)
 
     @read
-    def job_history(self, job_id: str, limit: int = 10) -> list[dict[str, Any]]:
+    @service_args("stored_order", "with_id")
+    def job_history(self, job_id: str, limit: int = 10, stored_order: bool = False,
+                    with_id: bool = False) -> list[dict[str, Any]]:
         """A job's past runs, newest first.
 
         Args:
             job_id: Job id.
             limit: Maximum number of runs.
+            stored_order: In the order the runs are held (a service's history as it lists it), not newest first.
+            with_id: Each run with its id (a service answering its own history entries, by run).
         """
         self._job(job_id)
         table = self.world.table("scheduler", "runs")
-        runs = table.select("at", sets=[table.key("job").ids(job_id)], reverse=True, limit=clamp(limit))
-        return dump_many(runs, "at", "status", "duration_seconds", "output")
+        runs = table.select(None if stored_order else "at", sets=[table.key("job").ids(job_id)],
+                            reverse=not stored_order, limit=clamp(limit))
+        return dump_many(runs, *(("id",) if with_id else ()), "at", "status", "duration_seconds", "output")
 
     @write
     @service_args("as_written", "id_prefix")

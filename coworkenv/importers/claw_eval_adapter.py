@@ -33,6 +33,9 @@ class ToolMap:
     kept_stamp: str | None = None
     # The write makes its record: the values it keeps replace any its id held (`Binding.kept_fresh`)
     kept_fresh: bool = False
+    # The records this tool answers made of each held record, by their ids, where they are parts of it (a job's
+    # history entries, by run id): what it shows of them is held as those (none: the held records themselves)
+    held_items: Callable[[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class ServiceAdapter:
         shape = mapping.result
         if not mapping.stored or not held:
             return shape
+        if mapping.held_items is not None:
+            held = {i: item for r in held.values() for i, item in mapping.held_items(r).items()}
         prefix = shape.record_id.rpartition(".")[0]  # a write's record under a field of the op's result
         records: dict[str, dict[str, Any]] = {}
         loaded: dict[str, dict[str, Any]] = {}

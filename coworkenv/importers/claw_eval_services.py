@@ -183,7 +183,7 @@ _CUSTOMER = ResultShape(fields={"customer_id": "id", "name": "company", "contact
                                 "phone": "phone", "notes": "notes"})
 _ARTICLE = ResultShape(fields={"article_id": "id", "title": "title", "category": "category", "tags": "tags",
                                "content": "body", "author": "author", "last_updated": "updated_at",
-                               "created_at": "created_at", "views": "views"})
+                               "created_at": "created_at", "views": "views"}, kept="added")
 _NOTE = ResultShape(fields={"note_id": "id", "title": "title", "content": "body", "tags": "tags",
                             "created_at": "created_at"})
 
@@ -240,14 +240,15 @@ ADAPTERS.update({
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles", count="total"),
+                                       "last_updated": "updated_at"}, wrap="articles", count="total", kept="shown"),
             stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views", "snippet"),
             held_as=_with_snippet),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE,
                                   stored=True),
+        # the service's answer; it dates the article's `last_updated` to the day (kept so, shown by later answers)
         "kb_update_article": ToolMap("kb_update_article", {
-            "article_id": _rename("article_id"), "content": _rename("body")},
-            result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"})),  # the service's answer
+            "article_id": _rename("article_id"), "content": _rename("body")}, kept_stamp="last_updated",
+            result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"}, stamp_style="date")),
     }, key="article_id"),
     # A meeting note's participants, duration and the like become lines at the end of its body.
     "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
