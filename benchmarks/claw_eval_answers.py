@@ -20,7 +20,10 @@ instead, as a run of Claw-Eval does: their records then lie on other days than t
 `--values` compares the values both answers hold at the same (dotted) path, of the calls both sides answer: how many
 answers hold a value of other shape (JSON type, date or time format: `2026-03-02`, `...Z`, `...+00:00`), how many
 other values (a word, a number, a text), and how many list the same records in another order (their values then
-compared record by record), with per (tool, path) the calls and a first example.
+compared record by record), with per (tool, path) the calls and a first example. Lists of the same scalar values in
+another order are counted apart (`values in another order`): a service that lists a set (`list(set(...))`, the rss
+feeds' categories) gives them in the order of its run's string hashes, which `PYTHONHASHSEED` varies from run to
+run: there is no order of its own to match.
 
 `--keys` also reads what the answers hold: of the calls both sides answer (no error on either), how many answers
 have other top-level keys than the service's, how many other keys anywhere (nested ones as dotted paths, a list's
@@ -139,12 +142,20 @@ def aligned(ours: Any, theirs: Any, prefix: str = "") -> tuple[Any, list[str]]:
     return ours, []
 
 
+def _same_values(ours: list[Any], theirs: list[Any]) -> bool:
+    """Whether two leaves hold lists of the same scalar values, one or more in another order (a list a service makes
+    of a set, `list(set(...))`, is in the order of its run's string hashes, `PYTHONHASHSEED`: no order is its own)."""
+    return len(ours) == len(theirs) and any(isinstance(a, list) for a in ours) and all(
+        a == b or (isinstance(a, list) and isinstance(b, list) and sorted(map(str, a)) == sorted(map(str, b)))
+        for a, b in zip(ours, theirs, strict=True))
+
+
 class Values:
     """What `--values` counts: of the calls both sides answer, the leaves both hold (same dotted path) whose value
     differs in shape (type, date/time format) or in value (an enum word, a number, a text)."""
 
     def __init__(self) -> None:
-        self.answered = self.shape = self.value = self.order = 0
+        self.answered = self.shape = self.value = self.order = self.reordered = 0
         self.by_tool: dict[tuple[str, str], list[tuple[str, Any, Any]]] = collections.defaultdict(list)
 
     def add(self, task_id: str, name: str, ours: Any, theirs: Any) -> None:
@@ -154,7 +165,7 @@ class Values:
         for path in orders:
             self.by_tool[(name, f"order {path}")].append((task_id, "", ""))
         mine, yours = leaf_values(ours), leaf_values(theirs)
-        shape = value = False
+        shape = value = reordered = False
         for path in sorted(set(mine) & set(yours)):
             a, b = mine[path], yours[path]
             kinds_a, kinds_b = {value_kind(v) for v in a}, {value_kind(v) for v in b}
@@ -162,15 +173,20 @@ class Values:
                 shape = True
                 self.by_tool[(name, f"shape {path}: {sorted(kinds_a)} here, {sorted(kinds_b)} there")].append(
                     (task_id, a[:2], b[:2]))
+            elif a != b and _same_values(a, b):
+                reordered = True
+                self.by_tool[(name, f"values in another order {path}")].append((task_id, a[:2], b[:2]))
             elif a != b:
                 value = True
                 self.by_tool[(name, f"value {path}")].append((task_id, a[:2], b[:2]))
         self.shape += shape
         self.value += value
+        self.reordered += reordered and not value
 
     def lines(self) -> list[str]:
         return [f"answered by both {self.answered}: values of other shape {self.shape}, other values {self.value}, "
-                f"records listed in another order {self.order}",
+                f"records listed in another order {self.order}; lists of the same values in another order "
+                f"{self.reordered} (and no other value)",
                 *(f"{len(cases):5d}  {name}: {what}  tasks {', '.join(sorted({c[0][:4] for c in cases}))}"
                   f"\n       e.g. {str(cases[0][1])[:150]} here, {str(cases[0][2])[:150]} there"[:500]
                   for (name, what), cases in sorted(self.by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])))]

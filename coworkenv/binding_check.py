@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator, SchemaError
 from pydantic import TypeAdapter, ValidationError
 
-from coworkenv.apps import SERVICE_TOOLS, TOOLS
+from coworkenv.apps import APPS, SERVICE_TOOLS, TOOLS
 from coworkenv.bindings import CONVERSIONS, ToolDecl, value_key
 from coworkenv.tools import ToolDef
+from coworkenv.world import KEPT_TABLE
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
@@ -125,6 +126,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
             yield BindingIssue(path, "optional_to_required",
                                f"optional {name!r} fills required {op.name}.{arg.to}; make {name!r} required "
                                f"or add bind.defaults.{arg.to}")
+    yield from _kept_issues(where, decl, op)
     for param, value in decl.bind.defaults.items():
         if param not in op_props:
             yield BindingIssue(f"{where}.bind.defaults.{param}", "unknown_op_parameter",
@@ -138,6 +140,15 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
     for param in sorted(op_required - set(filled) - set(decl.bind.defaults) if decl.bind.unserved is None else ()):
         yield BindingIssue(f"{where}.bind", "op_parameter_missing",
                            f"{op.name} requires {param!r} but no argument maps to it and bind.defaults lacks it")
+
+
+def _kept_issues(where: str, decl: ToolDecl, op: ToolDef) -> Iterator[BindingIssue]:
+    """Values kept as written (`ArgBinding.kept`, `Binding.kept_stamp`) need a write op of an app with a `kept`
+    table; kept values are shown by a shape with `fields`."""
+    if decl.bind.keeps and (op.kind != "write" or KEPT_TABLE not in APPS[op.app].tables):
+        yield BindingIssue(f"{where}.bind", "kept_unheld",
+                           f"{op.name} cannot keep values as written: it must be a write of an app with a "
+                           f"{KEPT_TABLE!r} table")
 
 
 def _window_issues(

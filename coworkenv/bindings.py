@@ -7,6 +7,7 @@ shapes the result. `coworkenv.binding_check.binding_issues` validates a spec's b
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -28,6 +29,7 @@ from pydantic import (
 
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.tools import ToolDef, ToolError, Toolkit, validation_summary
+from coworkenv.world import KEPT_TABLE, Kept, Table
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
@@ -65,6 +67,12 @@ class ArgBinding(_Wire):
         description="A value `values` does not name fills this op parameter instead, as written (before the "
                     "conversions): a word a service keeps as any text beside the app's closed set (a to-do's status "
                     "`blocked`), which a `closed` filter then looks for there rather than matching nothing")] = None
+    kept: Annotated[str | None, Field(
+        description="A write's value is also kept as written (before the conversions and `values`) as this field of "
+                    "the record the write answers, as the service behind the tool stores it where the app holds it "
+                    "otherwise or not at all (a ticket's `category`, a priority of any text): the answers showing "
+                    "that record show it (`ResultShape.kept`). Needs a write op of an app with a `kept` table; `to` "
+                    "may be null")] = None
 
     @model_serializer(mode="wrap")
     def _without_unused_flags(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -75,6 +83,8 @@ class ArgBinding(_Wire):
             data.pop("unmapped", None)
         if self.unmapped_to is None:
             data.pop("unmapped_to", None)
+        if self.kept is None:
+            data.pop("kept", None)
         return data
 
 
@@ -155,10 +165,16 @@ class ResultShape(_Wire):
         description="Output field -> cases tried in order, the first that holds giving its value: a service's "
                     "word made of several app fields (a to-do's `status`: its `status_word`, else `completed` "
                     "where `done`, `in_progress` where `started`, else `pending`); none holding: null")] = {}
-    stamp_style: Annotated[Literal["Z", "isoformat"], Field(
-        description="How `stamp` writes the time: `Z` (2026-03-02T09:00:00Z) or as Python's `isoformat` writes "
+    stamp_style: Annotated[Literal["Z", "isoformat", "date"], Field(
+        description="How `stamp` writes the time: `Z` (2026-03-02T09:00:00Z), as Python's `isoformat` writes "
                     "a UTC time (2026-03-02T09:00:00+00:00), as a service stamping `datetime.now(timezone.utc)` "
-                    "does")] = "Z"
+                    "does, or its UTC date alone (2026-03-02, a service's `strftime(\"%Y-%m-%d\")`)")] = "Z"
+    kept: Annotated[Literal["shown", "added"] | None, Field(
+        description="Values the service keeps of a record as its writes gave them (`ArgBinding.kept`, "
+                    "`Binding.kept_stamp`), by the record's id (`record_id`), shown in place of the shaped record's "
+                    "fields of their names (held or the app's): `shown` only those the answer shows (a summary "
+                    "list's), `added` also the others, after them (a whole record, as the service's record gains the "
+                    "field); null: not read. Needs `fields`")] = None
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
@@ -168,6 +184,8 @@ class ResultShape(_Wire):
             raise ValueError("`records` shows a record's fields beside those `fields` picks: give `fields` too")
         if self.loaded and not self.records:
             raise ValueError("`loaded` says when a held record's value is shown: give `records` too")
+        if self.kept is not None and not self.fields:
+            raise ValueError("`kept` shows kept values in place of a record's fields: give `fields` too")
         return self
 
     @property
@@ -179,7 +197,7 @@ class ResultShape(_Wire):
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
         for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records", "loaded",
-                     "values", "cases"):
+                     "values", "cases", "kept"):
             if not getattr(self, name):
                 data.pop(name, None)
         if self.record_id == "id":
@@ -229,6 +247,16 @@ class Binding(_Wire):
     service_defaults: Annotated[dict[str, Any] | None, Field(
         description="Declared argument -> the value a call that omits it gets, in place of the schema's `default`s "
                     "(which then only document): what the service behind the tool fills in (null: the schema's)")] = None
+    kept_stamp: Annotated[str | None, Field(
+        description="The time of the call, written as `result.stamp_style` writes it, is kept as this field of the "
+                    "record the write answers (see `ArgBinding.kept`): a record the service makes stamped as it "
+                    "stamps it (`created_at`), shown so by later answers")] = None
+    kept_fresh: Annotated[bool, Field(
+        description="The write makes the record it answers: the values it keeps replace any its id held (a deleted "
+                    "record's, whose id the app hands out again), instead of joining them, and the record keeps the "
+                    "fields its answer shows, in that order, with the fixed ones (`result.const`) the app does not "
+                    "hold (a created event's `recurring: false`): a later answer showing it whole "
+                    "(`ResultShape.kept` `added`) shows those fields, as the service holds the record it made")] = False
 
     @model_serializer(mode="wrap")
     def _without_unused_windows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -237,12 +265,20 @@ class Binding(_Wire):
         for name in ("windows", "undeclared", "requires"):
             if not getattr(self, name):
                 data.pop(name, None)
-        for name in ("unserved", "service_defaults"):
+        for name in ("unserved", "service_defaults", "kept_stamp"):
             if getattr(self, name) is None:
                 data.pop(name, None)
         if self.schema_required:
             data.pop("schema_required", None)
+        if not self.kept_fresh:
+            data.pop("kept_fresh", None)
         return data
+
+    @property
+    def keeps(self) -> bool:
+        """Whether a call keeps values of its record (`ArgBinding.kept`, `kept_stamp`, `kept_fresh`)."""
+        return self.kept_stamp is not None or self.kept_fresh or any(
+            isinstance(a, ArgBinding) and a.kept is not None for a in self.args.values())
 
     def arg(self, name: str) -> ArgBinding | None:
         """The binding of a declared argument, shorthand expanded."""
@@ -292,7 +328,7 @@ class DeclaredTool(ToolDef):
         defaults = self.decl.bind.service_defaults
         if defaults is None:
             defaults = {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
-        return {**defaults, **arguments}
+        return {**{k: copy.deepcopy(v) if isinstance(v, list | dict) else v for k, v in defaults.items()}, **arguments}
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         if self.decl.bind.unserved is not None:
@@ -313,10 +349,25 @@ class DeclaredTool(ToolDef):
         # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
         result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
         kit = kits.get(self.bound.app)
-        now = kit.world.now_iso if kit is not None and shape.stamp else None
+        now = kit.world.now_iso if kit is not None else None
         if now is not None and shape.stamp_style == "isoformat":
             now = now.removesuffix("Z") + "+00:00"
-        return shape_result(shape, result, kwargs, now)
+        elif now is not None and shape.stamp_style == "date":
+            now = now[:10]
+        if kit is None or (shape.kept is None and not self.decl.bind.keeps):
+            return shape_result(shape, result, kwargs, now if shape.stamp else None)
+        table = kit.world.table(self.bound.app, KEPT_TABLE)
+        record_id = _at(shape.record_id, result)
+        if self.decl.bind.keeps:
+            _keep(table, self.decl, record_id, kwargs, now)
+        answer = shape_result(shape, result, kwargs, now if shape.stamp else None,
+                              {row.id: row for row in table} if shape.kept is not None else None)
+        made = answer.get(shape.wrap) if shape.wrap and isinstance(answer, dict) else answer
+        if self.decl.bind.kept_fresh and isinstance(made, dict) and isinstance(record_id, str | int):
+            held = table.get(str(record_id))
+            fixed = {k: v for k, v in shape.const.items() if k not in shape.named}
+            table.put(Kept.of(str(record_id), {**fixed, **(held.kept if held else {})}, list(made)))
+        return answer
 
 
 @cache
@@ -413,11 +464,32 @@ def value_key(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
+def _keep(table: Table[Any], decl: ToolDecl, record_id: Any, arguments: Mapping[str, Any], now: str | None) -> None:
+    """Keep the values of a declared write the service keeps as written (`ArgBinding.kept`, `Binding.kept_stamp`)
+    with the record it answers, in the order of the tool's parameters (the order the service sets them)."""
+    if record_id is None or isinstance(record_id, dict | list):
+        return
+    bind = decl.bind
+    order = [*decl.parameters.get("properties", {}), *arguments]
+    values = {arg.kept: arguments[name] for name in dict.fromkeys(order) if name in arguments
+              and (arg := bind.arg(name)) is not None and arg.kept is not None}
+    if bind.kept_stamp is not None:
+        values[bind.kept_stamp] = now
+    if not values and not bind.kept_fresh:
+        return
+    held = table.get(str(record_id))
+    if bind.kept_fresh or held is None:
+        table.put(Kept.of(str(record_id), values))
+    else:
+        table.put(Kept.of(str(record_id), {**held.kept, **values}, held.fields))
+
+
 def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None,
-                 now: str | None = None) -> Any:
+                 now: str | None = None, kept: Mapping[str, Kept] | None = None) -> Any:
     """Pick and rename fields of the op's result (of each item when it is a list), after the call's `arguments`
     the shape gives and before the call's time (`now`) it stamps, then wrap it, beside the fixed fields before it
-    and its count and the call's `arguments` the shape echoes after it."""
+    and its count and the call's `arguments` the shape echoes after it. `kept`: the values the service keeps of
+    records, by id (`ResultShape.kept`)."""
     shaped = result
     if shape.fields:
         shaped = [shown(shape, r) for r in result] if isinstance(result, list) else shown(shape, result)
@@ -430,6 +502,9 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
         if shape.records:
             shaped = [_as_held(shape, r, s) for r, s in zip(result, shaped, strict=True)] if isinstance(
                 shaped, list) else _as_held(shape, result, shaped)
+        if shape.kept is not None and kept:
+            shaped = [_with_kept(shape, r, s, kept) for r, s in zip(result, shaped, strict=True)] if isinstance(
+                shaped, list) else _with_kept(shape, result, shaped, kept)
     if (shape.given or shape.stamp) and not isinstance(shaped, list):
         given = {name: (arguments or {}).get(argument) for name, argument in shape.given.items()}
         picked = shaped if shape.fields and isinstance(shaped, dict) else {}
@@ -485,6 +560,19 @@ def _as_held(shape: ResultShape, item: Any, shaped: dict[str, Any]) -> dict[str,
     # held record names the fields shown, whatever `optional` drops
     return {name: value if name in loaded and shaped.get(name) == loaded[name] else shaped.get(name)
             if name in named else value for name, value in held.items()}
+
+
+def _with_kept(shape: ResultShape, item: Any, shaped: dict[str, Any], kept: Mapping[str, Kept]) -> dict[str, Any]:
+    """A shaped record with the values the service keeps of it in place of its fields (`ResultShape.kept`); shown
+    whole (`added`), a record the service made has the fields it made it with."""
+    key = _at(shape.record_id, item)
+    entry = kept.get(str(key)) if key is not None else None
+    if entry is None:
+        return shaped
+    values = entry.kept
+    if shape.kept == "added" and entry.fields is not None:
+        return {name: values[name] if name in values else shaped.get(name) for name in entry.fields}
+    return {**shaped, **{name: value for name, value in values.items() if name in shaped or shape.kept == "added"}}
 
 
 def declared_tool(decl: ToolDecl) -> DeclaredTool:

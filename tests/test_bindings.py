@@ -245,3 +245,37 @@ def test_a_held_value_stands_while_the_app_shows_it_as_loaded_and_app_words_beco
     assert not {"loaded", "values", "cases", "stamp_style"} & set(ResultShape(fields={"id": "id"}).model_dump())
     with pytest.raises(ValueError, match="give `records` too"):
         ResultShape(fields={"id": "id"}, loaded={"x": {}})
+
+
+def test_a_value_the_service_keeps_as_written_is_kept_beside_the_record_and_shown_by_later_answers() -> None:
+    from coworkenv.bindings import ResultShape
+
+    # import35: `ArgBinding.kept` (a write's value kept as written, the app's own value mapped as before; `to` null:
+    # only kept), `ResultShape.kept` (`shown`: in place of the fields an answer shows; `added`: the others after)
+    data = load_example(EXAMPLE).model_dump(mode="json", by_alias=True)
+    decls = {d["name"]: d for d in data["tool_decls"]}
+    update, get = decls["jira_update_issue"], decls["jira_get_issue"]
+    update["parameters"]["properties"]["category"] = {"type": "string"}
+    update["bind"]["args"]["priority"]["kept"] = "priority"
+    update["bind"]["args"]["category"] = {"to": None, "kept": "category"}
+    update["bind"]["result"]["kept"] = "shown"
+    get["bind"]["result"]["kept"] = "added"
+    spec = EnvSpec.model_validate(data).model_copy(update={"faults": None})
+    assert not binding_issues(spec)
+    env = Env(spec)
+    env.reset()
+    answer = env.step(Action.call("jira_update_issue", {"issue_key": "BUG-311", "priority": "high",
+                                                        "category": "ui"})).messages[-1]["content"]
+    assert orjson.loads(answer) == {"key": "BUG-311", "state": "open", "priority": "high"}  # shown: no category
+    ticket = env.state.table("tickets", "tickets").get("BUG-311")
+    assert ticket is not None and ticket.priority == "p2"  # the app's value as mapped
+    got = orjson.loads(env.step(Action.call("jira_get_issue", {"issue_key": "BUG-311"})).messages[-1]["content"])
+    assert (got["priority"], list(got)[-1], got["category"]) == ("high", "category", "ui")
+    other = orjson.loads(env.step(Action.call("jira_get_issue", {"issue_key": "BUG-305"})).messages[-1]["content"])
+    assert other["priority"] == "p4" and "category" not in other
+    # a spec without them dumps as before; a write of an app keeping nothing, or a read, cannot keep
+    assert "kept" not in ResultShape(fields={"id": "id"}).model_dump()
+    send = _with_decl({"bind.args.subject": {"to": "subject", "kept": "subject"}})
+    assert [i.code for i in binding_issues(EnvSpec.model_validate(send))] == ["kept_unheld"]
+    with pytest.raises(ValueError, match="give `fields` too"):
+        ResultShape(kept="added")

@@ -143,9 +143,10 @@ def test_report_says_what_was_left_out_and_why(imported: dict[str, Any]) -> None
     assert "real web" in why["CE04_web_price_lookup"]
     assert "multimodal" in why["CE05_chart_from_image"]
     ignored = [x for x in reports["CE02_vpn_ticket_triage"].left_out if not x["affects_score"]]
-    assert [x["what"] for x in ignored] == ["tools.helpdesk_update_ticket.priority",
-                                            "tools.helpdesk_close_ticket.resolution"]
+    # a close's resolution is kept as written beside the ticket (import35): not left out
+    assert [x["what"] for x in ignored] == ["tools.helpdesk_update_ticket.priority"]
     assert "a value other than urgent, critical, high" in ignored[0]["why"]  # text no app priority names
+    assert "kept as written beside the record" in ignored[0]["why"]
     written = orjson.loads((imported["out"] / "import_report.json").read_bytes())
     assert [t["task_id"] for t in written["tasks"]] == sorted(reports)
     assert not (imported["out"] / "CE04_web_price_lookup.json").exists()
@@ -457,21 +458,24 @@ def test_a_list_filter_by_a_value_no_record_holds_lists_nothing_as_the_services_
 def test_a_priority_no_app_word_names_is_accepted_and_ignored_as_the_services_keep_any_text(
         imported: dict[str, Any]) -> None:
     # Claw-Eval's helpdesk and todo services store a priority as any text (a 200); the apps' priorities are closed
-    # sets, so such a text is dropped and the rest of the write goes through, where the whole call was refused
+    # sets, so such a text leaves the app's priority as it was and the rest of the write goes through, where the
+    # whole call was refused; the answers show the text as written, as the services keep it (import35)
     todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
     todo.reset()
     kept = _written(todo, "todo_update_task", task_id="td-12", priority="whenever", tags=["x"])
-    assert (kept["priority"], kept["tags"]) == ("medium", ["x"]) and todo.audit[-1].ok  # the priority as it was
-    assert _written(todo, "todo_update_task", task_id="td-12", priority="Urgent")["priority"] == "high"  # a word mapped
+    assert (kept["priority"], kept["tags"]) == ("whenever", ["x"]) and todo.audit[-1].ok
+    assert _held(todo, "todo", "tasks", "td-12").priority == "medium"  # the app's priority as it was
+    assert _written(todo, "todo_update_task", task_id="td-12", priority="Urgent")["priority"] == "Urgent"
+    assert _held(todo, "todo", "tasks", "td-12").priority == "high"  # a word mapped
     made = _written(todo, "todo_create_task", title="Call the landlord", priority="")
-    assert (made["task_id"], made["priority"]) == ("todo_006", "medium")  # the service's default
+    assert (made["task_id"], made["priority"]) == ("todo_006", "")  # as given (the app's: its default)
     assert "todo_006" in [t["task_id"] for t in _call(todo, "todo_list_tasks", status="pending")["tasks"]]
     tickets = Env(imported["specs"]["CE02_vpn_ticket_triage"])
     tickets.reset()
-    before = _call(tickets, "helpdesk_get_ticket", ticket_id="TK-501")["priority"]
-    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == before
-    # the app's p2 in the service's word (import34)
-    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "high"
+    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="asap!!")["priority"] == "asap!!"
+    assert _held(tickets, "tickets", "tickets", "TK-501").priority == "p3"
+    assert _written(tickets, "helpdesk_update_ticket", ticket_id="TK-501", priority="High")["priority"] == "High"
+    assert _held(tickets, "tickets", "tickets", "TK-501").priority == "p2"
 
 
 def test_ticket_statuses_outside_the_apps_words_keep_their_own_place_in_the_filters(tmp_path: Path) -> None:
@@ -538,7 +542,7 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     assert ids("pending") == ["td-11", "td-12", "td-14"] and ids("in_progress") == ["td-13"]
     assert _call(env, "todo_get_task", task_id="td-15")["completed_at"] == "2026-02-19"  # as held
     updated = _written(env, "todo_update_task", task_id="td-12", status="completed", priority="urgent", tags=["x"])
-    assert (updated["status"], updated["priority"], updated["tags"]) == ("completed", "high", ["x"])
+    assert (updated["status"], updated["priority"], updated["tags"]) == ("completed", "urgent", ["x"])  # as written
     assert ids("completed") == ["td-12", "td-15"]
     made = _written(env, "todo_create_task", title="Call the landlord", priority="low", due_date="2026-03-03")
     assert (made["due_date"], made["priority"], made["status"]) == ("2026-03-03", "low", "pending")  # as given
@@ -683,7 +687,8 @@ def test_scheduler_jobs_keep_their_history_filter_by_status_and_tag_and_update(i
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs", status="success")["jobs"]] == ["JOB-001"]
     assert [j["job_id"] for j in _call(env, "scheduler_list_jobs", tag="backup")["jobs"]] == ["JOB-001"]
     history = _call(env, "scheduler_job_history", job_id="JOB-002", limit=3)["history"]
-    assert [(r["run_time"], r["status"], r["duration_seconds"], r["error"]) for r in history] == [
+    # the service's own entries as held (import35: its keys, `run_at` and `duration_s` here)
+    assert [(r["run_at"], r["status"], r["duration_s"], r["error"]) for r in history] == [
         ("2026-03-01T06:30:00Z", "failed", 4, "disk full on /share"),
         ("2026-02-28T06:30:00Z", "failed", 5, "disk full on /share"),
         ("2026-02-27T06:30:00Z", "failed", 4, "disk full on /share")]
@@ -1073,8 +1078,8 @@ def test_answers_show_the_services_words_formats_and_order_until_a_write_changes
     env = Env(imported["specs"]["CE02_vpn_ticket_triage"])
     env.reset()
     assert [_call(env, "helpdesk_get_ticket", ticket_id=t)["priority"] for t in ("TK-501", "TK-502")] == ["", "low"]
-    assert _call(env, "helpdesk_update_ticket", ticket_id="TK-502", priority="HIGH")["ticket"]["priority"] == "high"
-    assert _call(env, "helpdesk_get_ticket", ticket_id="TK-502")["priority"] == "high"
+    assert _call(env, "helpdesk_update_ticket", ticket_id="TK-502", priority="HIGH")["ticket"]["priority"] == "HIGH"
+    assert _call(env, "helpdesk_get_ticket", ticket_id="TK-502")["priority"] == "HIGH"  # as written (import35)
     env = Env(imported["specs"]["CE01_draft_invoice_reply"])
     env.reset()
     assert _call(env, "gmail_get_message", message_id="msg_1")["to"] == "me@acme.test"  # a text there, as held
@@ -1112,3 +1117,119 @@ def test_answers_show_the_services_words_formats_and_order_until_a_write_changes
     assert list(page) == ["status_code", "url", "title", "content", "content_type", "fetched_at"]
     assert page["content_type"] == "text/html" and page["fetched_at"].endswith("+00:00")
     assert not {"content_type", "fetched_at"} & set(_call(env, "web_fetch", url="https://nowhere.test/"))
+
+
+def test_fields_a_service_keeps_as_written_and_records_it_made_show_in_later_answers(
+        imported: dict[str, Any]) -> None:
+    # import35: a write's value the service keeps as written where the app holds it otherwise or not at all (a
+    # ticket's tags, category and resolution, a priority of any text, a created to-do's due date and stamp) is kept
+    # beside the record, and every later answer showing the record shows it; a record the service made is shown
+    # with the fields it made it with (a created event: no organizer, `recurring: false`, its times as given)
+    env = Env(imported["specs"]["CE02_vpn_ticket_triage"])
+    env.reset()
+    updated = _written(env, "helpdesk_update_ticket", ticket_id="TK-501", priority="P0 now", tags=["vpn"],
+                       category="network")
+    assert (updated["priority"], updated["tags"], list(updated)[-1]) == ("P0 now", ["vpn"], "category")
+    closed = _written(env, "helpdesk_close_ticket", ticket_id="TK-501", resolution="client updated")
+    got = _call(env, "helpdesk_get_ticket", ticket_id="TK-501")
+    assert (got["status"], got["priority"], got["tags"], got["category"], got["resolution"]) == (
+        "closed", "P0 now", ["vpn"], "network", "client updated") and closed["resolution"] == "client updated"
+    listed = _call(env, "helpdesk_list_tickets", status="all")["tickets"]
+    mine = next(t for t in listed if t["ticket_id"] == "TK-501")
+    assert mine["priority"] == "P0 now" and "category" not in mine  # a summary shows only its own fields
+    assert "category" not in _call(env, "helpdesk_get_ticket", ticket_id="TK-502")  # another ticket: as held
+    todo = Env(imported["specs"]["CE09_todo_duplicate_cleanup"])
+    todo.reset()
+    made = _written(todo, "todo_create_task", title="Call", priority="soon", due_date="2026-03-09")
+    listed = next(t for t in _call(todo, "todo_list_tasks")["tasks"] if t["task_id"] == made["task_id"])
+    assert {k: listed[k] for k in ("priority", "due_date", "created_at")} == {
+        k: made[k] for k in ("priority", "due_date", "created_at")}
+    assert made["created_at"].endswith("+00:00") and made["due_date"] == "2026-03-09"
+    assert list(listed) == list(made)  # the fields it was made with, in that order
+    _written(todo, "todo_delete_task", task_id=made["task_id"])
+    again = _written(todo, "todo_create_task", title="Other")  # the id handed out again keeps nothing of the first
+    assert (again["task_id"], again["priority"], again["due_date"]) == (made["task_id"], "medium", None)
+    calendar = Env(imported["specs"]["CE15_book_free_slot"])
+    calendar.reset()
+    event = _written(calendar, "calendar_create_event", title="Sync", start_time="2026-03-10T15:00:00+00:00",
+                     end_time="2026-03-10T15:30:00+00:00", attendees=["Ben"])
+    shown = next(e for e in _call(calendar, "calendar_list_events", date="2026-03-10")["events"]
+                 if e["event_id"] == event["event_id"])
+    assert shown == {k: v for k, v in event.items() if k != "status"}  # the event as made, its times as given
+    assert shown["recurring"] is False and not {"organizer", "description", "status"} & set(shown)
+    # a kb update dates the article to the day, as the service does (`strftime("%Y-%m-%d")`)
+    kb = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    kb.reset()
+    article = _call(kb, "kb_search", query="VPN")["articles"][0]["article_id"]
+    _call(kb, "kb_update_article", article_id=article, content="New text")
+    day = kb.state.now_iso[:10]
+    assert _call(kb, "kb_get_article", article_id=article)["last_updated"] == day
+    assert next(a for a in _call(kb, "kb_search", query="VPN")["articles"]
+                if a["article_id"] == article)["last_updated"] == day
+
+
+_PUBLISH_SOURCE = '''from pydantic import BaseModel, Field
+
+
+class PublishRequest(BaseModel):
+    title: str
+    content: str
+    recipients: list[str] = Field(default_factory=list)
+
+
+@app.post("/rss/publish")
+def publish(req: PublishRequest) -> dict:
+    return {"status": "published"}
+'''
+
+
+def test_a_list_the_request_model_fills_in_is_the_calls_default_as_there(tmp_path: Path) -> None:
+    # import35: a request model's `Field(default_factory=list)` is the service's default too (a newsletter
+    # published to no one records `recipients: []`, not null), as its plain defaults were
+    task = tmp_path / "tasks" / "X9"
+    shutil.copytree(TASKS / "CE14_security_newsletter", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X9"
+    data["tool_endpoints"] = [{"tool_name": "rss_publish", "url": "http://localhost:9109/rss/publish"}]
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "mock_services" / "rss").mkdir(parents=True)
+    (tmp_path / "mock_services" / "rss" / "server.py").write_text(_PUBLISH_SOURCE)
+    import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / "X9.json"))
+    env.reset()
+    assert _written(env, "rss_publish", title="Weekly", content="...")["recipients"] == []
+    assert _written(env, "rss_publish", title="Weekly", content="...", recipients=["a@x.test"])["recipients"] == [
+        "a@x.test"]
+
+
+def test_a_created_job_is_the_one_the_scheduler_service_makes(tmp_path: Path) -> None:
+    # import35: numbered by the count of jobs held (JOB-00N), the request's fields, its creator as given (none
+    # unless given), not yet run, no history, stamped as the service stamps it; no notes or owner of the app's
+    task = tmp_path / "tasks" / "X10"
+    shutil.copytree(TASKS / "CE13_failing_job_triage", task)
+    data = yaml.safe_load((task / "task.yaml").read_text())
+    data["task_id"] = "X10"
+    data["tools"].append({"name": "scheduler_create_job", "description": "Create a job", "input_schema": {
+        "type": "object", "properties": {"name": {"type": "string"}, "cron_expression": {"type": "string"},
+                                         "action": {"type": "string"}, "tags": {"type": "array"}},
+        "required": ["name", "cron_expression", "action"]}})
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / "X10.json"))
+    env.reset()
+    held = len(_call(env, "scheduler_list_jobs")["jobs"])
+    made = env.step(Action.call("scheduler_create_job", {"name": "sync", "cron_expression": "*/5 * * * *",
+                                                         "action": "sync.sh"})).messages[-1]["content"]
+    job = orjson.loads(made)["job"]
+    assert job["job_id"] == f"JOB-{held + 1:03d}" and job["created_at"].endswith("+00:00")
+    assert {k: job[k] for k in ("created_by", "last_run", "next_run", "last_status", "execution_history",
+                                "tags")} == {"created_by": None, "last_run": None, "next_run": None,
+                                             "last_status": None, "execution_history": [], "tags": []}
+    assert not {"notes", "owner"} & set(job)
+    # a job's history is the service's own entries as held, in their order, whatever keys the fixture gives them
+    history = _call(env, "scheduler_job_history", job_id="JOB-002", limit=2)
+    assert history["history"] == [
+        {"run_at": "2026-03-01T06:30:00Z", "status": "failed", "duration_s": 4, "error": "disk full on /share"},
+        {"run_at": "2026-02-28T06:30:00Z", "status": "failed", "duration_s": 5, "error": "disk full on /share"}]
+    assert _call(env, "scheduler_job_history", job_id="JOB-001")["history"][0] == {
+        "run_time": "2026-03-01T02:00:00+08:00", "status": "success", "duration_seconds": 342}

@@ -47,8 +47,9 @@ def _ok(box: ToolBox, tool: str, /, **args: Any) -> Any:
 def test_service_arguments_are_marked_where_the_import_sets_them() -> None:
     assert {"todo_update_task": ("status_word",), "todo_list_tasks": ("status_word", "stored_order"),
             "calendar_add_event": ("id_as_counted",), "inventory_create_order": ("as_written",),
-            "todo_add_task": ("id_prefix", "title_as_written"), "scheduler_create_job": ("as_written",),
+            "todo_add_task": ("id_prefix", "title_as_written"), "scheduler_create_job": ("as_written", "id_prefix"),
             "scheduler_update_job": ("as_written",), "scheduler_delete_job": ("with_job",),
+            "scheduler_job_history": ("stored_order", "with_id"),
             "calendar_cancel_event": ("remove",),
             "contacts_search": ("in_name", "stored_order"), "contacts_send_message": ("unchecked_id",),
             "notes_share_note": ("unchecked_id",), "mail_list_messages": ("stored_order",),

@@ -11,6 +11,7 @@ from coworkenv.world import (
     AppDef,
     AppState,
     Derived,
+    Kept,
     Key,
     Order,
     Record,
@@ -42,6 +43,7 @@ class Event(Record):
 
 class CalendarState(AppState):
     events: list[Event] = []
+    kept: list[Kept] = []  # fields a calendar service keeps as written (an imported task's tools only)
 
 
 class CalendarTools(Toolkit):

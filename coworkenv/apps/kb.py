@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, service_args, write
-from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+from coworkenv.world import AppDef, AppState, Kept, Key, Order, Record, Words
 
 _SUMMARY = ("id", "title", "category", "status", "updated_at")
 
@@ -25,6 +25,7 @@ class Article(Record):
 
 class KbState(AppState):
     articles: list[Article] = []
+    kept: list[Kept] = []  # fields a knowledge-base service keeps as written (an imported task's tools only)
 
 
 def _tokens(text: str) -> set[str]:

@@ -101,22 +101,28 @@ class SchedulerTools(Toolkit):
         return {**dump(job), "runs": runs} if runs else dump(job)
 
     @read
-    def job_history(self, job_id: str, limit: int = 10) -> list[dict[str, Any]]:
+    @service_args("stored_order", "with_id")
+    def job_history(self, job_id: str, limit: int = 10, stored_order: bool = False,
+                    with_id: bool = False) -> list[dict[str, Any]]:
         """A job's past runs, newest first.
 
         Args:
             job_id: Job id.
             limit: Maximum number of runs.
+            stored_order: In the order the runs are held (a service's history as it lists it), not newest first.
+            with_id: Each run with its id (a service answering its own history entries, by run).
         """
         self._job(job_id)
         table = self.world.table("scheduler", "runs")
-        runs = table.select("at", sets=[table.key("job").ids(job_id)], reverse=True, limit=clamp(limit))
-        return dump_many(runs, "at", "status", "duration_seconds", "output")
+        runs = table.select(None if stored_order else "at", sets=[table.key("job").ids(job_id)],
+                            reverse=not stored_order, limit=clamp(limit))
+        return dump_many(runs, *(("id",) if with_id else ()), "at", "status", "duration_seconds", "output")
 
     @write
-    @service_args("as_written")
+    @service_args("as_written", "id_prefix")
     def create_job(self, name: str, schedule: str, command: str, enabled: bool = True,
-                   tags: list[str] | None = None, as_written: bool = False) -> dict[str, Any]:
+                   tags: list[str] | None = None, as_written: bool = False,
+                   id_prefix: str | None = None) -> dict[str, Any]:
         """Schedule a new job.
 
         Args:
@@ -127,10 +133,17 @@ class SchedulerTools(Toolkit):
             tags: Labels of the job.
             as_written: Keep the schedule as written, any text, and a name another job has too, as a scheduler
                 service that checks neither does (else a schedule must be five cron fields and a name unique).
+            id_prefix: Number the new job as a scheduler service numbering by count does: the prefix, then the
+                count of jobs held plus one in three digits (JOB-008 after seven), the next number free.
         """
         if not as_written and self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
-        job = Job(id=self.world.new_id("job", "scheduler", "jobs"), name=name,
+        jobs = self.world.table("scheduler", "jobs")
+        number = len(jobs) + 1
+        while id_prefix is not None and f"{id_prefix}{number:03d}" in jobs:
+            number += 1
+        job_id = f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("job", "scheduler", "jobs")
+        job = Job(id=job_id, name=name,
                   schedule=schedule if as_written else check_schedule(schedule),
                   command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []))
         self.put("jobs", job)

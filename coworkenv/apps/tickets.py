@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.apps.directory import person_by_ref
 from coworkenv.tools import ToolError, Toolkit, read, write
-from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+from coworkenv.world import AppDef, AppState, Kept, Key, Order, Record, Words
 
 Status = Literal["open", "in_progress", "blocked", "resolved", "closed"]
 Priority = Literal["p1", "p2", "p3", "p4"]
@@ -47,6 +47,7 @@ class Ticket(Record):
 
 class TicketsState(AppState):
     tickets: list[Ticket] = []
+    kept: list[Kept] = []  # fields a helpdesk service keeps as written (an imported task's tools only)
 
 
 class TicketsTools(Toolkit):

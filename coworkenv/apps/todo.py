@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many, parse_when
 from coworkenv.tools import ToolError, Toolkit, read, service_args, write
-from coworkenv.world import AppDef, AppState, Derived, Key, Order, Record, Words, format_time, parse_time
+from coworkenv.world import AppDef, AppState, Derived, Kept, Key, Order, Record, Words, format_time, parse_time
 
 Priority = Literal["high", "medium", "low"]
 # Where a task stands: not started, started and not yet done, or done.
@@ -48,6 +48,7 @@ def _stage(task: TodoTask) -> Stage | None:
 class TodoState(AppState):
     lists: list[TodoList] = []
     tasks: list[TodoTask] = []
+    kept: list[Kept] = []  # fields a to-do service keeps as written (an imported task's tools only)
 
 
 def _due_epoch(task: TodoTask) -> int | None:

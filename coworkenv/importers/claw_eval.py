@@ -353,14 +353,17 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             known = mapping.args.get(name)
             if known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
-            elif known is not None and known.to is not None and model is not None and name not in model:
+            elif known is not None and (known.to is not None or known.kept is not None) and model is not None \
+                    and name not in model:
                 # the service's request model has no such field: pydantic drops it, so the call acts as without it
                 leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's request model has no {name!r}: "
                       "accepted and ignored, as there", False)
                 known = None
             elif known is not None and known.unmapped == "dropped":
                 leave(f"tools.{tool.name}.{name}", f"a value other than {', '.join(known.values)} (kept as written "
-                      f"there, no {adapter.app} value here): accepted and ignored", False)
+                      f"there, no {adapter.app} value here): " + (
+                          "kept as written beside the record and shown so, the app's value unchanged"
+                          if known.kept is not None else "accepted and ignored"), False)
             args[name] = known if known is not None else ArgBinding(to=None)
         # With the service's model read, it decides what a call must give: its required fields, not the schema's
         # `required` (a create without the `attendees` the schema lists as required is served there, `[]`)
@@ -373,13 +376,14 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
         # Claw-Eval sends a call's arguments as given: the service's request model fills in what is missing, never
         # the schema's `default` (a gmail list's `days_back: 30` documented, 7 served)
         served = None if model is None else {n: d for n, d in model.items() if n in known_args and isinstance(
-            d, str | int | float | bool)}
+            d, str | int | float | bool | list | dict)}  # `[]` too: a recipients list the model's factory fills
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                         bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults,
                                      result=adapter.answered(mapping, (held or {}).get(adapter.name, {}),
                                                               (rows or {}).get(adapter.name, {})),
                                      windows=windows, undeclared=undeclared, requires=requires,
-                                     schema_required=not loose, service_defaults=served))
+                                     schema_required=not loose, service_defaults=served,
+                                     kept_stamp=mapping.kept_stamp, kept_fresh=mapping.kept_fresh))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
     leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None

@@ -29,6 +29,13 @@ class ToolMap:
     listed: tuple[str, ...] = ()
     # A held record as this tool shows it, where its handler adds to it (a search's snippet of each article)
     held_as: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    # The write stamps the record it makes as the service does, under this field, kept with it (`Binding.kept_stamp`)
+    kept_stamp: str | None = None
+    # The write makes its record: the values it keeps replace any its id held (`Binding.kept_fresh`)
+    kept_fresh: bool = False
+    # The records this tool answers made of each held record, by their ids, where they are parts of it (a job's
+    # history entries, by run id): what it shows of them is held as those (none: the held records themselves)
+    held_items: Callable[[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,8 @@ class ServiceAdapter:
         shape = mapping.result
         if not mapping.stored or not held:
             return shape
+        if mapping.held_items is not None:
+            held = {i: item for r in held.values() for i, item in mapping.held_items(r).items()}
         prefix = shape.record_id.rpartition(".")[0]  # a write's record under a field of the op's result
         records: dict[str, dict[str, Any]] = {}
         loaded: dict[str, dict[str, Any]] = {}
@@ -116,14 +125,16 @@ def recorded(name: str, word: str, *arguments: str) -> ResultShape:
                        stamp_style="isoformat")  # the services stamp `datetime.now(timezone.utc).isoformat()`
 
 
-def rename(to: str, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
-           unmapped: Literal["passed", "dropped"] = "passed", unmapped_to: str | None = None) -> ArgBinding:
+def rename(to: str | None, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
+           unmapped: Literal["passed", "dropped"] = "passed", unmapped_to: str | None = None,
+           kept: str | None = None) -> ArgBinding:
     """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside
     `values` matches no record, so the list is empty; `unmapped="dropped"`: a write's value outside `values` is
     accepted and ignored; `unmapped_to`: such a value fills that op parameter as written, and a closed filter looks
-    for it there)."""
+    for it there; `kept`: the value as written is kept as this field of the written record, as the service keeps
+    it, and shown so by the answers showing the record; `to` None: only kept)."""
     return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed, unmapped=unmapped,
-                      unmapped_to=unmapped_to)
+                      unmapped_to=unmapped_to, kept=kept)
 
 
 def number_of(name: str) -> Derived:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +111,12 @@ class JobsWithRuns(RecordMap):
         return {**tables, "runs": runs}
 
 
+def _history_entries(job: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """A held job's execution history entries by the ids of the runs the import makes of them (`JOB-001#1`...)."""
+    history = job.get("execution_history") or []
+    return {f"{job['job_id']}#{n + 1}": run for n, run in enumerate(history) if isinstance(run, Mapping)}
+
+
 _JOB_SUMMARY = {"job_id": "id", "name": "name", "cron_expression": "schedule", "enabled": "enabled",
                 "last_status": "last_status", "last_run": "last_run", "next_run": "next_run", "tags": "tags"}
 # A job's execution history is the service's own (held: no call of the service changes it), not the app's runs.
@@ -140,13 +147,21 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
                            wrap="jobs", count="total"), stored=True,
         listed=("job_id", "name", "cron_expression", "enabled", "last_status", "last_run", "next_run", "tags")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB, stored=True),
+    # the service answers its job's own history entries as held (no call of it changes them), in their order
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
-                                     result=_RUNS),
+                                     defaults={"stored_order": True, "with_id": True}, result=_RUNS, stored=True,
+                                     held_items=_history_entries),
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
         "enabled": _rename("enabled"), "tags": _rename("tags")},
-        # the service keeps any cron text and duplicate names
-        defaults={"as_written": True}, result=_written(_JOB, "job", "created")),
+        # the service keeps any cron text and duplicate names, numbers the job by the count held, and answers the
+        # job it makes: the request's fields, its creator as given (none unless given), not yet run, no history
+        defaults={"as_written": True, "id_prefix": "JOB-"}, result=_written(ResultShape(
+            fields={k: v for k, v in _JOB.fields.items() if k not in ("last_status", "last_run", "next_run",
+                                                                     "created_by", "notes")},
+            given={"created_by": "created_by"}, stamp="created_at", stamp_style="isoformat",
+            const={"last_run": None, "next_run": None, "last_status": None, "execution_history": []}),
+            "job", "created")),
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},

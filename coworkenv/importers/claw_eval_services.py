@@ -122,16 +122,17 @@ PRIORITY_WORD = {"p1": "urgent", "p2": "high", "p3": "medium", "p4": "low"}
 _TICKET = ResultShape(fields={"ticket_id": "id", "title": "title", "description": "description",
                               "status": "status", "priority": "priority", "tags": "labels",
                               "reporter": "reporter", "created_at": "created_at"},
-                      values={"priority": PRIORITY_WORD})
+                      values={"priority": PRIORITY_WORD}, kept="added")
 _TICKET_SUMMARY = ResultShape(fields={"ticket_id": "id", "title": "title", "status": "status",
                                       "priority": "priority"}, wrap="tickets", count="total",
-                              values={"priority": PRIORITY_WORD})
+                              values={"priority": PRIORITY_WORD}, kept="shown")
 ARTICLE_STATUS = {"published": "published", "active": "published", "live": "published", "draft": "draft",
                   "archived": "archived", "deprecated": "archived", "outdated": "archived"}
 # The services keep a priority as any text; the apps hold closed sets of words. A word of the service's own tasks is
 # mapped (letter case aside, as the fixtures are read); any other text is accepted and ignored, the rest of the
 # write going through, where the app would refuse the whole call (the priority stays as it was, or the default).
-_PRIORITY_ARG = _rename("priority", "lower", values=PRIORITY, unmapped="dropped")
+# Either way the service's priority is the text as written: kept beside the record and shown so (`ArgBinding.kept`).
+_PRIORITY_ARG = _rename("priority", "lower", values=PRIORITY, unmapped="dropped", kept="priority")
 _STATUS_ARG = _rename("status", values={**TICKET_STATUS, "all": None})
 # The services filter a list by comparing a status's text: one no record holds lists nothing.
 _STATUS_FILTER = _rename("status", values={**TICKET_STATUS, "all": None}, closed=True)
@@ -162,8 +163,12 @@ ADAPTERS: dict[str, ServiceAdapter] = {
                                        stored=True),
         "helpdesk_update_ticket": ToolMap("tickets_update", {
             "ticket_id": _rename("ticket_id"), "priority": _PRIORITY_ARG, "status": _STATUS_ARG,
-            "assignee": _rename("assignee")}, result=_written(_TICKET, "ticket", "updated"), stored=True),
-        "helpdesk_close_ticket": ToolMap("tickets_update", {"ticket_id": _rename("ticket_id")},
+            "assignee": _rename("assignee"),
+            # fields the service keeps as written that a ticket here has none for: kept beside it, shown so
+            "tags": _rename(None, kept="tags"), "category": _rename(None, kept="category")},
+            result=_written(_TICKET, "ticket", "updated"), stored=True),
+        "helpdesk_close_ticket": ToolMap("tickets_update", {"ticket_id": _rename("ticket_id"),
+                                                            "resolution": _rename(None, kept="resolution")},
                                          defaults={"status": "closed"}, stored=True, result=_written(
                                              # the service sets the ticket's resolution as the call gives it
                                              _TICKET.model_copy(update={"given": {"resolution": "resolution"}}),
@@ -178,7 +183,7 @@ _CUSTOMER = ResultShape(fields={"customer_id": "id", "name": "company", "contact
                                 "phone": "phone", "notes": "notes"})
 _ARTICLE = ResultShape(fields={"article_id": "id", "title": "title", "category": "category", "tags": "tags",
                                "content": "body", "author": "author", "last_updated": "updated_at",
-                               "created_at": "created_at", "views": "views"})
+                               "created_at": "created_at", "views": "views"}, kept="added")
 _NOTE = ResultShape(fields={"note_id": "id", "title": "title", "content": "body", "tags": "tags",
                             "created_at": "created_at"})
 
@@ -235,14 +240,15 @@ ADAPTERS.update({
             "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles", count="total"),
+                                       "last_updated": "updated_at"}, wrap="articles", count="total", kept="shown"),
             stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views", "snippet"),
             held_as=_with_snippet),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE,
                                   stored=True),
+        # the service's answer; it dates the article's `last_updated` to the day (kept so, shown by later answers)
         "kb_update_article": ToolMap("kb_update_article", {
-            "article_id": _rename("article_id"), "content": _rename("body")},
-            result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"})),  # the service's answer
+            "article_id": _rename("article_id"), "content": _rename("body")}, kept_stamp="last_updated",
+            result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"}, stamp_style="date")),
     }, key="article_id"),
     # A meeting note's participants, duration and the like become lines at the end of its body.
     "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
@@ -269,10 +275,11 @@ def _utc(name: str) -> Derived:
 
 _EVENT = ResultShape(fields={"event_id": "shown_id", "title": "title", "start_time": "start", "end_time": "end",
                              "attendees": "attendees", "location": "location", "organizer": "organizer",
-                             "description": "description", "status": "status"})
+                             "description": "description", "status": "status"},
+                     kept="added")  # an event the service made: its fields, its times as given
 # an event written (created, deleted): the op's `event`, without its status (the answer's status is the write's)
 _EVENT_WRITTEN = ResultShape(fields={k: f"event.{v}" for k, v in _EVENT.fields.items() if k != "status"},
-                             record_id="event.id")
+                             record_id="event.id", kept="added")
 def _fixture_time(value: Any) -> datetime | None:
     """A fixture time as Claw-Eval's services read it (`fromisoformat`, `Z` as UTC); None when it reads as none
     or as a time without an offset (the services cannot compare it with their clock)."""
@@ -319,7 +326,7 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # the service lists the events starting in [date, date + days), not those overlapping it
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end"),),
-        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total"), stored=True),
+        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total", kept="added"), stored=True),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT, stored=True),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
@@ -327,18 +334,21 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                                      defaults={"remove": True}, result=_written(_EVENT_WRITTEN, "event", "deleted"),
                                      stored=True),
     "calendar_create_event": ToolMap("calendar_add_event", {
-        "title": _rename("title"), "start_time": _rename("start_time"), "end_time": _rename("end_time"),
-        "attendees": _rename("attendees"), "location": _rename("location")},
+        "title": _rename("title"), "start_time": _rename("start_time", kept="start_time"),
+        "end_time": _rename("end_time", kept="end_time"), "attendees": _rename("attendees"),
+        "location": _rename("location")},
         defaults={"id_as_counted": True},  # numbered by the count held, a held id too after a delete, as there
+        kept_fresh=True,  # the event the service holds: the fields it made it with, its times as given
         # the event the service makes: the call's fields, not recurring
         # (its times as the call gives them)
         result=_written(ResultShape(fields={k: v for k, v in _EVENT_WRITTEN.fields.items()
                                             if k not in ("organizer", "description")}, const={"recurring": False},
-                                    given={"start_time": "start_time", "end_time": "end_time"}),
+                                    given={"start_time": "start_time", "end_time": "end_time"},
+                                    record_id="event.id", kept="added"),
                         "event", "created")),
     "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
-                                                           echo={"user": "user"}), stored=True),
+                                                           echo={"user": "user"}, kept="added"), stored=True),
 }, key="event_id")
 
 
@@ -412,8 +422,10 @@ _TODO_STATUS = [Case(path="status_word"), Case(path="done", equals=True, shows="
 _TODO = ResultShape(fields={"task_id": "shown_id", "title": "title", "description": "notes", "status": "status_word",
                             "priority": "priority", "due_date": "due", "tags": "tags", "completed_at": "done_at",
                             "created_at": "created_at"},
-                    cases={"status": _TODO_STATUS}, optional=["completed_at"])  # a task done shows when
-_TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY, unmapped="dropped")  # as _PRIORITY_ARG
+                    cases={"status": _TODO_STATUS}, optional=["completed_at"],  # a task done shows when
+                    kept="added")  # as the service keeps them: a priority of any text, a created task's due date
+_TODO_PRIORITY_ARG = _rename("priority", "lower", values=TODO_PRIORITY, unmapped="dropped",
+                             kept="priority")  # as _PRIORITY_ARG
 # A due date is that day's 00:00 UTC; status pending/in_progress/completed -> the stage (not started, started,
 # done), any other word -> the status word (a `done` or `blocked` task is done or not as before, and listed by its
 # word alone), which a list filters by exactly, as the service compares the status; description + other fields ->
@@ -442,12 +454,14 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         result=_written(_TODO, "task", "updated"), stored=True),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
-        "due_date": _rename("due")},  # numbered as there; any title kept as written, empty too, as there
+        "due_date": _rename("due", kept="due_date")},  # numbered as there; any title kept as written, empty too
         defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
+        # the task keeps its due date as given and the service's stamp of its making, shown so by later answers
+        kept_stamp="created_at", kept_fresh=True,
         # the task the service makes: pending, with no completion field, its due date as given, made now
         result=_written(ResultShape(fields={k: v for k, v in _TODO.fields.items() if k not in (
             "completed_at", "created_at")}, const={"status": "pending"}, given={"due_date": "due_date"},
-            stamp="created_at", stamp_style="isoformat"), "task", "created")),
+            stamp="created_at", stamp_style="isoformat", kept="added"), "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=_written(_TODO, "task", "deleted", under="task"), stored=True),
 }, key="task_id")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,6 +25,34 @@ class Record(BaseModel):
     shown_when_set: ClassVar[tuple[str, ...]] = ()
 
     id: str
+
+
+# The table of an app whose records a service behind a declared tool keeps fields of, as written, that the app holds
+# otherwise or not at all (see `Kept`, `coworkenv.bindings.ArgBinding.kept`).
+KEPT_TABLE = "kept"
+
+
+class Kept(Record):
+    """The values a service keeps of one record (the app record of the same id) as its writes gave them, where the
+    app holds them otherwise or not at all: a ticket's `category`, a priority of any text, a due date as written.
+    Only declared tools write them (`coworkenv.bindings.ArgBinding.kept`), and the answers showing the record show
+    them (`ResultShape.kept`); an app's own tools never read them."""
+
+    values: str = "{}"  # the values by field name, as JSON text: any JSON a call gave, kept exactly
+    # A record the service made (`Binding.kept_fresh`): the fields its record has, in its order, as the write's
+    # answer showed them (a created event has no organizer, a created to-do no completion time); None: the app's
+    fields: list[str] | None = None
+
+    @property
+    def kept(self) -> dict[str, Any]:
+        """The values by field name."""
+        value: dict[str, Any] = json.loads(self.values)
+        return value
+
+    @classmethod
+    def of(cls, record_id: str, values: dict[str, Any], fields: list[str] | None = None) -> Kept:
+        # any JSON a call gave (an integer past 64 bits too, which orjson refuses)
+        return cls(id=record_id, values=json.dumps(values, ensure_ascii=False), fields=fields)
 
 
 class AppState(BaseModel):
