@@ -739,7 +739,7 @@ def test_a_large_host_does_not_turn_crashes_into_memory_limits() -> None:
 
 
 # One refusal of every kind the audit hook reports: each must reach the host as the hook's own violation (the host
-# drops a violation line in any form the hook never writes as the code's own, forty-third round), so a reason the
+# drops a violation line in any form the hook never writes as the code's own, fortieth round), so a reason the
 # hook gains without the host's grammar (`_host._HOOK_REASONS`) shows here as a violation gone missing.
 EVERY_REFUSAL = """import importlib.machinery, importlib.util, marshal, os, resource, signal, sqlite3, sys, types, ast, fcntl, urllib.request
 ATTEMPTS = [
