@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 from coworkenv.store import LocalGitPublisher, latest, read_table
-from tests.faults.harness import release, run_child, snapshot, temp_files
+from tests.faults.harness import release, snapshot, temp_files
+from tests.faults.kill_points import Forker
 from tests.faults.scenarios import store_write
 
 SIGKILLED = -9
@@ -29,14 +32,22 @@ def _own_temp(folder: str) -> dict[str, str]:
     return {"TMPDIR": str(where)}
 
 
-def _steps(*args: str) -> int:
-    counted = run_child(["0", *args], call="tests.faults.kill_points:run", env=_own_temp(args[1]))
+@pytest.fixture(scope="module")
+def forker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Forker]:
+    """Children forked from one interpreter that imported the store once (a fresh one per kill point: ~2 s each)."""
+    server = Forker(tmp_path_factory.mktemp("forker"))
+    yield server
+    server.close()
+
+
+def _steps(forker: Forker, *args: str) -> int:
+    counted = forker.run(["0", *args], env=_own_temp(args[1]))
     assert counted.returncode == 0, counted.stderr
     return int(counted.stdout.split()[-1])
 
 
-def _killed_at(step: int, *args: str) -> None:
-    killed = run_child([str(step), *args], call="tests.faults.kill_points:run", env=_own_temp(args[1]))
+def _killed_at(forker: Forker, step: int, *args: str) -> None:
+    killed = forker.run([str(step), *args], env=_own_temp(args[1]))
     assert killed.returncode == SIGKILLED, f"step {step}: {killed.returncode} {killed.stderr[-500:]}"
 
 
@@ -52,7 +63,7 @@ def _published(repo: Path) -> dict[str, object]:
             "temps": temp_files(repo), "status": _git(repo, "status", "--porcelain", "--untracked-files=all")}
 
 
-def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
+def _enumerate_publish(forker: Forker, tmp_path: Path, before: list[str], tag: str) -> None:
     template, clean = tmp_path / "template", tmp_path / "clean"
     for version in before:
         LocalGitPublisher(template).publish(release(version, int(ROWS)))
@@ -62,12 +73,12 @@ def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
     earlier = {version: _git(template, "rev-parse", f"{version}^{{tree}}") for version in before}
     failures: list[str] = []
     counted = Path(shutil.copytree(template, tmp_path / "counted", symlinks=True))
-    steps = _steps("publish", str(counted), tag, ROWS)
+    steps = _steps(forker, "publish", str(counted), tag, ROWS)
     assert _published(counted) == expected  # the counting run is a clean run
     for step in range(1, steps + 1):
         repo = tmp_path / f"killed-{step}"
         shutil.copytree(template, repo, symlinks=True)
-        _killed_at(step, "publish", str(repo), tag, ROWS)
+        _killed_at(forker, step, "publish", str(repo), tag, ROWS)
         publisher = LocalGitPublisher(repo)
         if any(_git(repo, "rev-parse", f"{version}^{{tree}}") != tree for version, tree in earlier.items()):
             failures.append(f"step {step}: an earlier version changed")
@@ -77,12 +88,13 @@ def _enumerate_publish(tmp_path: Path, before: list[str], tag: str) -> None:
     assert failures == [], failures
 
 
-def test_a_publish_over_a_version_killed_at_every_step_then_rerun_ends_as_a_clean_one(tmp_path: Path) -> None:
-    _enumerate_publish(tmp_path, ["v1"], "v2")
+def test_a_publish_over_a_version_killed_at_every_step_then_rerun_ends_as_a_clean_one(forker: Forker,
+                                                                                        tmp_path: Path) -> None:
+    _enumerate_publish(forker, tmp_path, ["v1"], "v2")
 
 
-def test_an_earlier_version_published_again_killed_at_every_step_then_rerun(tmp_path: Path) -> None:
-    _enumerate_publish(tmp_path, ["v1", "v2"], "v1")
+def test_an_earlier_version_published_again_killed_at_every_step_then_rerun(forker: Forker, tmp_path: Path) -> None:
+    _enumerate_publish(forker, tmp_path, ["v1", "v2"], "v1")
 
 
 def _stored(root: Path) -> pa.Table:
@@ -92,7 +104,8 @@ def _stored(root: Path) -> pa.Table:
     return read_table(stored)
 
 
-def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_stores_it(tmp_path: Path) -> None:
+def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_stores_it(forker: Forker,
+                                                                                         tmp_path: Path) -> None:
     template, clean = tmp_path / "template", tmp_path / "clean"
     store_write(str(template), "small")
     shutil.copytree(template, clean)
@@ -100,10 +113,10 @@ def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_s
     expected, earlier = _stored(clean).to_pylist(), _stored(template).to_pylist()
     failures: list[str] = []
     counted = Path(shutil.copytree(template, tmp_path / "counted"))
-    for step in range(1, _steps("store_write", str(counted), "large") + 1):
+    for step in range(1, _steps(forker, "store_write", str(counted), "large") + 1):
         root = tmp_path / f"killed-{step}"
         shutil.copytree(template, root)
-        _killed_at(step, "store_write", str(root), "large")
+        _killed_at(forker, step, "store_write", str(root), "large")
         if _stored(root).to_pylist() not in (earlier, expected):  # the last version or the new one, whole
             failures.append(f"step {step}: the store holds neither version")
         store_write(str(root), "large")

@@ -309,6 +309,10 @@ OFFLINE_ENGINE_KWARGS: dict[str, object] = {
     "enforce_eager": True,
     "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
 }
+# The offline engine in the interpreter that asks it (vLLM's in-process engine core and worker): on the CPU, vLLM
+# otherwise starts an engine-core process and a worker process, each importing torch and vLLM again (~45 s of a
+# 70 s test on a loaded 2-core machine); the server keeps its processes (its ZMQ sockets are tested).
+OFFLINE_ENGINE_ENV: dict[str, str] = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 def _offline_smoke_in_venv(model_dir: Path, requests_path: Path, out_path: Path) -> None:
@@ -349,7 +353,8 @@ def run_offline_smoke(model_dir: Path, requests: list[dict[str, object]], workdi
         result = subprocess.run(
             [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
              str(requests_path), str(out_path)],
-            cwd=REPO_ROOT, env=server_env(rpc_dir), capture_output=True, text=True, timeout=timeout_s, check=False,
+            cwd=REPO_ROOT, env={**server_env(rpc_dir), **OFFLINE_ENGINE_ENV}, capture_output=True, text=True,
+            timeout=timeout_s, check=False,
         )
     finally:
         shutil.rmtree(rpc_dir, ignore_errors=True)
