@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.atomic import WriteError
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
-from pipelines.dagster_private import DagsterInternalsError
+from pipelines.dagster_private import DagsterInternalsError, check_private_names
 from pipelines.instance_errors import check_dagster_home, check_instance_config, instance_problem
 from pipelines.run_signals import (
     Interrupted,
@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-partial", action="store_true",
                         help="publish even if some capability partitions are incomplete (they are left out)")
     args = parser.parse_args(argv)
+    try:  # before anything imports a private Dagster name: the signal set-up does, where a signal is ignored
+        check_private_names()
+    except DagsterInternalsError as exc:
+        return _say_error(str(exc), EXIT_SYSTEM)
     # The Definitions read their settings from the environment: the flags go there before they are imported, and
     # leave with the run, so a caller that runs main in its own process (a test, a notebook) keeps its environment.
     with _environment_for(args), signals_raise_interrupted(), watching_standard_output():

@@ -20,6 +20,7 @@ from coworkenv.validate._pinned_wording import pinned_wording
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
 from coworkenv.validate.mutations import is_write
 from coworkenv.validate.python_probes import JudgeSpent, Probe, payload, probe_check, run_check, sandbox_code
+from coworkenv.world import KEPT_TABLE
 
 # -- 4 oracle ----------------------------------------------------------------------------------------------
 _FULL = 0.999  # a check's score the reference must reach (rounding aside)
@@ -525,8 +526,17 @@ def _allows_everything(rule: FrameRule, spec: EnvSpec) -> bool:
     whole = {(s.app, s.table) for s in rule.allow if s.id is None and s.fields is None and not s.where}
     if not whole:
         return False
-    return all((app, None) in whole or all((app, t) in whole for t in APPS[app].tables)
+    return all((app, None) in whole or all((app, t) in whole for t in _changeable_tables(spec, app))
                for app in changeable_apps(spec) if app in APPS)
+
+
+def _changeable_tables(spec: EnvSpec, app: str) -> tuple[str, ...]:
+    """The tables of `app` an episode of the spec can change: all but the `kept` table (the values a service keeps
+    as written), which only a declared tool that keeps values writes, unless the world holds kept records already.
+    A frame allowing every other table whole allows everything this spec can change there."""
+    keeps = any(d.bind.keeps and TOOLS[d.bind.op].app == app for d in spec.tool_decls) or bool(
+        getattr(getattr(spec.world.apps, app, None), KEPT_TABLE, None))
+    return tuple(t for t in APPS[app].tables if t != KEPT_TABLE or keeps)
 
 
 def changeable_apps(spec: EnvSpec) -> set[str]:
