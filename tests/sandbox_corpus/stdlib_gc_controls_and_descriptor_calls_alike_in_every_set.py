@@ -9,7 +9,8 @@
 # finalizers, anonymous and file mappings, flock and lockf, select and poll, shutil's copies (sendfile), sendfile and
 # copy_file_range, fadvise and fsync, faulthandler to a file, an interval timer, sigwait of its own signal,
 # scrypt, urandom and getrandom, spooled and temporary files, archives, a rotating log, fwalk and scandir of a
-# descriptor, truncation, umask, dup2 and fcntl flags. Each answers as outside the sandbox, alike in every set.
+# descriptor, truncation, umask, dup2 and fcntl flags; signal handlers answered as given, an alarm's exception out of
+# a loop of opens (handlers run outside the hook now). Each answers as outside the sandbox, alike in every set.
 # (epoll, eventfd and pidfd_open stay refused by design: selectors falls back to poll.) Returns 1, or what differs.
 import json
 import os
@@ -123,11 +124,32 @@ def items():
         fd = os.open("a", os.O_RDONLY); d = os.dup(fd); d2 = os.dup2(fd, 50); os.close(fd); os.close(d); os.close(d2); return True
     def t_fcntl_flags():
         fd = os.open("a", os.O_RDONLY); fl = fcntl.fcntl(fd, fcntl.F_GETFL); fcntl.fcntl(fd, fcntl.F_SETFL, fl | os.O_NONBLOCK); os.set_blocking(fd, True); os.close(fd); return True
+    def t_signal_handlers_as_given():
+        mine = lambda signum, frame: None
+        before = signal.signal(signal.SIGUSR2, mine)
+        shown = [signal.getsignal(signal.SIGUSR2) is mine, signal.signal(signal.SIGUSR2, before) is mine,
+                 signal.getsignal(signal.SIGINT) is signal.default_int_handler, signal.getsignal(signal.SIGUSR2)]
+        return [*shown[:3], int(shown[3])]
+    def t_alarm_interrupts_a_loop_of_opens():
+        def expire(signum, frame):
+            raise TimeoutError("expired")
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, 0.005)
+        try:
+            while True:
+                with open("spin.txt", "w") as fh:
+                    fh.write("x")
+        except TimeoutError as exc:
+            return str(exc)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
     return {k: v for k, v in locals().items() if k.startswith("t_")}
 
 
 
-EXPECTED = {'t_copy_file_range': 40,
+EXPECTED = {'t_alarm_interrupts_a_loop_of_opens': 'expired', 't_signal_handlers_as_given': [True, True, True, 0],
+ 't_copy_file_range': 40,
  't_copyfile': 8000,
  't_dup': True,
  't_fadvise': True,
