@@ -173,6 +173,7 @@ from tests.defects import (
     unit_pinned,
     vacuous,
     value_never_held,
+    value_pattern_loose,
     version_value_read,
     week_date_pinned,
     wrong_expected,
@@ -348,6 +349,7 @@ MODULES = (
     list_value_prefix,
     zone_unprobed,
     attachment_unchecked,
+    value_pattern_loose,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
