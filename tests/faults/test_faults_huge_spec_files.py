@@ -1,17 +1,13 @@
 """Fault corpus, a huge file given where a JSON (or JSON Lines) file of specs is expected: a disk image, a log or a
 data export under a .json name, alone or in a folder of specs (`coworkenv env run/tools`, `validate`, `rollout`,
 `serve`, every reader of `read_spec_rows`). Measured on `main`: the file was read whole and decoded (a 3 GiB file
-took 6.4 GB of memory and 12 s before "not valid JSON"); on a machine with less memory (here a 2 GiB address-space
-limit) `coworkenv env tools huge.json` ended in a MemoryError traceback. Now a JSON file past 256 MiB (some 10,000
+took 6.4 GB of memory and 12 s before "not valid JSON"); on a machine with less memory (`ulimit -v 2097152`)
+`coworkenv env tools huge.json` ended in a MemoryError traceback (not a case here: a child pays 3 s of imports). Now a JSON file past 256 MiB (some 10,000
 specs) is refused from its size before it is read: one line naming the file, its size, the limit and what to pass
 instead (Parquet, as synth and validate write, has no such limit)."""
 
 from __future__ import annotations
 
-import os
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +16,6 @@ import coworkenv.store.stages.specs as specs
 from coworkenv.examples import example_names, load_example
 from coworkenv.store.stages import SpecSourceError, read_spec_rows
 from coworkenv.store.stages.specs import MAX_SPEC_JSON_BYTES
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sparse(path: Path, size: int) -> Path:
@@ -56,18 +50,3 @@ def test_a_spec_file_up_to_the_limit_is_read(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(specs, "MAX_SPEC_JSON_BYTES", one.stat().st_size - 1)
     with pytest.raises(SpecSourceError, match="and a JSON file of specs is kilobytes"):
         read_spec_rows(one)
-
-
-def _address_space(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def test_on_a_machine_with_little_memory_the_command_says_it_in_one_line(tmp_path: Path) -> None:
-    huge = _sparse(tmp_path / "huge.json", 3 << 30)
-    done = subprocess.run([sys.executable, "-c", "from coworkenv.cli import main; main()", "env", "tools", str(huge)],
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=120, check=False, preexec_fn=lambda: _address_space(2 << 30))
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: {huge}: is 3.0 GiB"), done.stderr
