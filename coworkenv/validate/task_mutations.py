@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.apps import APPS, TOOLS
+from coworkenv.checks import compare, field_value
 from coworkenv.spec import (
     EnvSpec,
     FieldCond,
@@ -246,6 +247,59 @@ def _harm_to_whole(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
             break
 
 
+def _harm_to_keyed(spec: EnvSpec, world: World, created: set[Key], unrelated: _Unrelated) -> Iterator[Mutation]:
+    """For each frame selector that admits the records of a table by a `where` and no id (`status == open`, `kind ==
+    csv`, `timezone == Asia/Dubai`, `sku == MUG-12`), on the first record there before the episode that it admits and
+    the task does not concern: each kind of write the reference makes on that table, and the app's first harm. A
+    selector keyed by a field other records share lets the agent change them too; one that picks the task's records
+    (by id, or a key only they hold) admits no such record, so nothing is tried."""
+    exposed = set(spec.tools)
+    keyed = {repr(key): key for _, _, _, r in spec_rules(spec.checks) if isinstance(r, FrameRule)
+             for sel in r.allow if sel.table and sel.id is None and sel.where
+             for key in [(sel.app, sel.table, tuple(sel.where))]}
+    tables = {(t.app, t.name) for t in world.tables()}
+    writes = [(call, target) for _, _, call in write_steps(spec.reference)
+              if (target := existing_target(call, world, created)) is not None]
+    for _, (app, table, where) in sorted(keyed.items()):
+        if (app, table) not in tables:
+            continue
+        done: set[str] = set()
+        for call, target in writes:
+            if target[:2] != (app, table) or call.name in done:
+                continue
+            sets = {k: v for k, v in call.arguments.items() if v != target[2]}
+            rec = unrelated.record(app, table, _admitted(_if_changes(sets), (app, table), where, created),
+                                   world.table(app, table).get(target[2]))
+            if rec is None:
+                continue
+            done.add(call.name)
+            args = {k: (rec.id if v == target[2] else _read_off(k, v, rec)) for k, v in call.arguments.items()}
+            reference, at = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
+            yield Mutation("harmful_action", at, f"the reference's {call.name} also on {rec.id}, which a frame "
+                           "admits by a key it shares", reference, code="harm_unguarded")
+        for harm in HARMS:
+            if harm.app != app or harm.table != table or harm.target is None or harm.tool not in exposed:
+                continue
+            rec = unrelated.record(app, table, _admitted(harm.fill, (app, table), where, created))
+            extra = harm.fill(rec, unrelated) if rec is not None else None
+            if rec is None or extra is None:
+                continue
+            call = ToolCallSpec(name=harm.tool, arguments={harm.target: rec.id, **extra})
+            reference, at = _last_turn_insert(spec.reference, call)
+            yield Mutation("harmful_action", at, f"{harm.tool} {call.arguments} on {rec.id}, which a frame admits "
+                           "by a key it shares", reference, code="harm_unguarded")
+            break
+
+
+def _admitted(fill: Fill, table: tuple[str, str], where: tuple[FieldCond, ...], created: set[Key]) -> Fill:
+    """`fill` kept for the records of `table` there before the episode that meet every condition of `where`."""
+    def keyed(rec: Record, u: _Unrelated) -> dict[str, Any] | None:
+        if (*table, rec.id) in created or not all(compare(field_value(rec, c.field), c.op, c.value) for c in where):
+            return None
+        return fill(rec, u)
+    return keyed
+
+
 def put_by_turns(spec: EnvSpec) -> dict[Key, Any]:
     """The records a turn's changes put (before the last turn's request, so there when it ends), as typed records."""
     found: dict[Key, Any] = {}
@@ -305,6 +359,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     yield from other_key_writes(spec, world, created)
     yield from other_entry_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
+    yield from _harm_to_keyed(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):

@@ -66,6 +66,7 @@ from tests.defects import (
     frame_counts_job,
     frame_dict_field,
     frame_everything,
+    frame_key_shared,
     frame_whole_other_tool,
     frame_whole_unwritten,
     frame_whole_versioned,
@@ -350,6 +351,7 @@ MODULES = (
     zone_unprobed,
     attachment_unchecked,
     value_pattern_loose,
+    frame_key_shared,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
