@@ -218,6 +218,8 @@ def _where_respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[int,
     guard on a person or channel argument (`FORMS`) that misses another form the tool accepts of a person or channel
     it names: a person's id, email or chat handle, a channel's id, #name or name."""
     matcher = rule.call
+    if not any((matcher.tool, c.field) in FORMS for c in matcher.where):
+        return  # (a declared tool is none of those)
     wanted = {**where_values(matcher.tool, matcher.where), **matcher.args}
     for j, cond in enumerate(matcher.where):
         what = FORMS.get((matcher.tool, cond.field))

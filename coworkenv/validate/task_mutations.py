@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.apps import APPS, TOOLS
+from coworkenv.checks import call_matches
 from coworkenv.spec import (
     EnvSpec,
     FieldCond,
     ForbiddenRule,
     FrameRule,
+    OnAction,
     PutRecord,
     ReferenceStep,
     ReferenceTurn,
@@ -306,6 +308,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     yield from other_entry_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
+    yield from _said_elsewhere(spec)
     if "mail_send" in exposed:  # a mail the task only drafts, sent
         for t, s, call in write_steps(spec.reference):
             if call.name == "mail_save_draft":
@@ -399,6 +402,46 @@ def _to_guarded_people(spec: EnvSpec, world: World) -> Iterator[Mutation]:
                 reference, where = _last_turn_insert(spec.reference, post)
                 yield Mutation("harmful_action", where, f"{_POST} in {channel}, which {pid} reads, whom "
                                f"{check.id!r} guards", reference, code="harm_unguarded")
+
+
+# Messaging tools and the argument that carries what a message says.
+_TEXTS = {"mail_send": "body", "mail_save_draft": "body", "chat_post_message": "text", "chat_send_dm": "text",
+          "tickets_comment": "body", "contacts_send_message": "message", "web_notify": "message",
+          "news_publish": "content"}
+
+
+def _said_elsewhere(spec: EnvSpec) -> Iterator[Mutation]:
+    """For each forbidden guard that keeps a phrase out of one messaging tool's text (a `contains` or `matches`
+    condition on the text alone: never mention that ticket, never send that number), the phrase said in each other
+    kind of message the reference sends (its text with the phrase after it): the phrase goes out all the same, by a
+    message the task makes (no frame sees it). A guard on the tool the harm does not take stops nothing."""
+    said = [(t, s, c) for t, s, c in write_steps(spec.reference) if c.name in _TEXTS]
+    seen: set[tuple[str, str]] = set()
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
+        if not isinstance(rule, ForbiddenRule):
+            continue
+        field = _TEXTS.get(rule.call.tool)
+        if field is None or rule.call.args or not rule.call.where or any(c.field != field for c in rule.call.where):
+            continue
+        phrases = [str(c.value) if c.op == "contains" else example(str(c.value)) if c.op == "matches" else None
+                   for c in rule.call.where]
+        if any(not p for p in phrases):
+            continue
+        phrase = " ".join(p for p in phrases if p)
+        if any(isinstance(r.on, OnAction) and call_matches(r.on.call, rule.call.tool, {field: phrase})
+               for r in spec.dynamics.rules):
+            continue  # a command the world answers on that tool (a bot's `/close`): the harm is its answer, there
+        for t, s, call in said:
+            text = str(call.arguments.get(_TEXTS[call.name], ""))
+            if call.name == rule.call.tool or (call.name, phrase) in seen or \
+                    call_matches(rule.call, rule.call.tool, {field: text}):
+                continue  # the guard's own tool, or a message that says it already (the task's)
+            seen.add((call.name, phrase))
+            step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
+                **call.arguments, _TEXTS[call.name]: f"{text} {phrase}".strip()}))
+            yield Mutation("harmful_action", f"reference[{t}].steps[{s}]",
+                           f"{phrase!r}, which {check.id!r} keeps out of {rule.call.tool}, said in the reference's "
+                           f"{call.name}", replaced(spec.reference, t, s, step), code="harm_unguarded")
 
 
 # A message the reference sends to a list of people, and the list a person more is told through (by email).
