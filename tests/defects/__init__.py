@@ -96,6 +96,7 @@ from tests.defects import (
     guard_three_step,
     guard_two_step,
     guard_value_unreal,
+    guard_wrong_app,
     half_pinned,
     harm_underpriced,
     instant_part_read,
@@ -352,6 +353,7 @@ MODULES = (
     attachment_unchecked,
     value_pattern_loose,
     frame_key_shared,
+    guard_wrong_app,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
