@@ -1,14 +1,16 @@
 """Where imported Claw-Eval tools answer differently from Claw-Eval's own mock services, by class.
 
     PYTHONPATH=. python benchmarks/claw_eval_answers.py CHECKOUT IMPORT_DIR [EPISODES] [--wall-clock] [--keys]
-        [--values]
+        [--values] [--probes]
 
 IMPORT_DIR holds an import of CHECKOUT (`coworkenv import claw-eval CHECKOUT --out IMPORT_DIR`, with a judge to
 include the `full (judge)` tasks). On every `full` and `full (judge)` task, the parity test's seeded episodes
 (EPISODES a task, default 2) are played call by call on the task's env and on its services (loaded in process from
 the checkout, tests/support/claw_eval_own.py), and each answer pair is compared: error or not (a status of 400 or
-more, or an `error` field in an answer that is not a record, on either side alike), and for list answers the ids
-of the records listed. Prints the number of calls and,
+more, or an `error` field in an answer that is not a record, on either side alike), for list answers the ids
+of the records listed, and where both answer an error and the service's is its own answer (status 200: `{"error":
+"Ticket X not found"}`), the error's text (`error text`; a 4xx/5xx of the service's framework, a request model's
+422 or a route it lacks, is not compared: the env words those its own way). Prints the number of calls and,
 per (tool, kind of difference), how many calls differ, the tasks and a first example. The services move their
 calendar and mail relative to the clock they read as they load; they load at the world's start (less the second
 `world_now` takes: they load before the first call), as the import places the fixture's times relative to it, so
@@ -25,6 +27,12 @@ another order are counted apart (`values in another order`): a service that list
 feeds' categories) gives them in the order of its run's string hashes, which `PYTHONHASHSEED` varies from run to
 run: there is no order of its own to match.
 
+`--probes` plays, in place of the seeded episodes, calls aimed at the edges of each tool (import36): per task, every
+read tool with its required arguments, then with an id no record has and one in lower case, each filter in upper,
+lower and title case, cut in half and empty, each count or limit at 0, 1, 2, -1 and 1000, each day as a date, a
+UTC time, a time with an offset, `03/02/2026` and empty; then each write followed by every read, twice, and each
+write of an unknown id. Combine it with `--keys --values` to read the answers too.
+
 `--keys` also reads what the answers hold: of the calls both sides answer (no error on either), how many answers
 have other top-level keys than the service's, how many other keys anywhere (nested ones as dotted paths, a list's
 items merged), the (tool, key) differences summed over those calls (all, and at the top level), and per tool the
@@ -35,6 +43,7 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 import re
 import sys
 from datetime import UTC, datetime
@@ -49,7 +58,7 @@ from coworkenv.env import Action
 from coworkenv.loading import load_spec
 from coworkenv.world import parse_time
 from tests.support.claw_eval_own import MockService, world_now
-from tests.test_import_claw_eval_parity import _episodes
+from tests.test_import_claw_eval_parity import _argument, _episodes, _fixture_values
 
 
 def _record(answer: Any) -> bool:
@@ -220,8 +229,63 @@ class Keys:
                   for (name, what), tasks in sorted(self.by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])))]
 
 
+WRITES = ("create", "update", "delete", "send", "save", "close", "share", "export", "submit", "publish", "order",
+          "notification")
+FILTERS = ("query", "status", "category", "industry", "tier", "priority", "type", "department", "tag", "source",
+           "feed_name", "user", "keyword")
+LIMITS = ("max_results", "days_back", "limit", "days", "timeout_seconds")
+DAYS = ("2026-03-02", "2026-03-02T00:00:00Z", "2026-03-02T09:00:00+08:00", "03/02/2026", "")
+
+
+def probe_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str, Any]]]:
+    """The `--probes` episodes of a task: calls at the edges of its tools (see the module's doc)."""
+    rng = random.Random(task_dir.name)
+    values, texts = _fixture_values(root, task_dir)
+    reads = [d for d in spec.tool_decls if not any(w in d.name for w in WRITES)]
+    writes = [d for d in spec.tool_decls if any(w in d.name for w in WRITES)]
+
+    def base(decl: Any) -> dict[str, Any]:
+        props = decl.parameters.get("properties", {})
+        return {p: str(values[p][0]) if p.endswith("_id") and values.get(p) else _argument(
+            p, props.get(p, {}), values, texts, rng) for p in decl.parameters.get("required", [])}
+
+    def call(decl: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"call": {"name": decl.name, "arguments": arguments}}
+
+    edges: list[dict[str, Any]] = []
+    for decl in reads:
+        given = base(decl)
+        edges.append(call(decl, given))
+        for name in decl.parameters.get("properties", {}):
+            tries: list[Any] = []
+            if name.endswith("_id"):
+                first = str(values[name][0]) if values.get(name) else ""
+                tries += ["X-999", *([first.lower()] if first.lower() != first else [])]
+            if name in FILTERS:
+                word = next(iter([str(v) for v in values.get(name, [])] + [w for t in texts for w in t.split()
+                                                                            if len(w) > 3]), None)
+                if word is not None:
+                    tries += [word.upper(), word.lower(), word.title(), word[:max(1, len(word) // 2)], ""]
+            if name in LIMITS:
+                tries += [0, 1, 2, -1, 1000]
+            if "date" in name:
+                tries += list(DAYS)
+            edges += [call(decl, {**given, name: value}) for value in tries]
+    after: list[dict[str, Any]] = []
+    for again in (False, True):  # a second create, a write to what the first deleted
+        for decl in writes:
+            props = decl.parameters.get("properties", {})
+            arguments = base(decl) if again else {**base(decl), **{
+                p: _argument(p, s, values, texts, rng) for p, s in props.items() if rng.random() < 0.7}}
+            after += [call(decl, arguments), *(call(r, base(r)) for r in reads)]
+    after += [call(d, {**base(d), p: "X-999"}) for d in writes for p in d.parameters.get("properties", {})
+              if p.endswith("_id")]
+    return [edges, after]
+
+
 def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
-            keys: Keys | None = None, values: Values | None = None) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+            keys: Keys | None = None, values: Values | None = None,
+            probes: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -232,8 +296,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
         spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None})
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
-        for steps in _episodes(root, task_dir, spec, episodes):
-            env = Env(spec)
+        for steps in probe_episodes(root, task_dir, spec) if probes else _episodes(root, task_dir, spec, episodes):
+            env = Env(spec, max_steps=len(steps) + 1)
             env.reset()
             # the services load a second before the world starts (`world_now`) and then read the world's clock at
             # each call, which runs `tick_s` a call, as the agent's time runs on between Claw-Eval's calls
@@ -260,6 +324,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                     values.add(task["task_id"], name, ours, theirs)
                 if our_error != their_error:
                     kind = f"error here {our_error}, there {their_error}"
+                elif our_error and status < 400 and ours != theirs:  # the service's own error answer
+                    kind = "error text"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
                     kind = "records listed"
                 else:
@@ -269,12 +335,12 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys", "--values")]
+    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys", "--values", "--probes")]
     root, out = Path(args[0]), Path(args[1])
     keys = Keys() if "--keys" in sys.argv else None
     values = Values() if "--values" in sys.argv else None
     calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv, keys,
-                            values)
+                            values, "--probes" in sys.argv)
     print(f"calls {calls}")
     if keys is not None:
         print("\n".join(keys.lines()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
@@ -127,6 +128,7 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
                                f"optional {name!r} fills required {op.name}.{arg.to}; make {name!r} required "
                                f"or add bind.defaults.{arg.to}")
     yield from _kept_issues(where, decl, op)
+    yield from _named_issues(where, decl, props)
     for param, value in decl.bind.defaults.items():
         if param not in op_props:
             yield BindingIssue(f"{where}.bind.defaults.{param}", "unknown_op_parameter",
@@ -140,6 +142,22 @@ def _decl_issues(where: str, decl: ToolDecl) -> Iterator[BindingIssue]:
     for param in sorted(op_required - set(filled) - set(decl.bind.defaults) if decl.bind.unserved is None else ()):
         yield BindingIssue(f"{where}.bind", "op_parameter_missing",
                            f"{op.name} requires {param!r} but no argument maps to it and bind.defaults lacks it")
+
+
+def _named_issues(where: str, decl: ToolDecl, props: dict[str, Any]) -> Iterator[BindingIssue]:
+    """`cut`, `item_filters` and the `{name}`s of `not_found` name declared (or undeclared) arguments."""
+    if decl.bind.cut is not None and decl.bind.cut.argument not in props:
+        yield BindingIssue(f"{where}.bind.cut.argument", "unknown_argument",
+                           f"{decl.bind.cut.argument!r} is neither a property of the declared parameters nor "
+                           "undeclared")
+    for name in decl.bind.item_filters:
+        if name not in props:
+            yield BindingIssue(f"{where}.bind.item_filters.{name}", "unknown_argument",
+                               f"{name!r} is neither a property of the declared parameters nor undeclared")
+    for name in re.findall(r"\{(\w+)\}", decl.bind.not_found or ""):
+        if name not in props:
+            yield BindingIssue(f"{where}.bind.not_found", "unknown_argument",
+                               f"{{{name}}} is neither a property of the declared parameters nor undeclared")
 
 
 def _kept_issues(where: str, decl: ToolDecl, op: ToolDef) -> Iterator[BindingIssue]:

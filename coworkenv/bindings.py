@@ -8,9 +8,10 @@ shapes the result. `coworkenv.binding_check.binding_issues` validates a spec's b
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -28,7 +29,8 @@ from pydantic import (
 )
 
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
-from coworkenv.tools import ToolDef, ToolError, Toolkit, validation_summary
+from coworkenv.apps._common import MAX_LIMIT
+from coworkenv.tools import NoRecord, ToolDef, ToolError, Toolkit, validation_summary
 from coworkenv.world import KEPT_TABLE, Kept, Table
 
 if TYPE_CHECKING:
@@ -73,6 +75,13 @@ class ArgBinding(_Wire):
                     "otherwise or not at all (a ticket's `category`, a priority of any text): the answers showing "
                     "that record show it (`ResultShape.kept`). Needs a write op of an app with a `kept` table; `to` "
                     "may be null")] = None
+    blank: Annotated[bool, Field(
+        description="A value Python reads as false (empty text, 0, an empty list) is as if the argument were not "
+                    "given: the service behind the tool tests the filter's truth (`if req.status and ...`), so an "
+                    "empty status lists every record rather than none")] = False
+    strict_day: Annotated[str | None, Field(
+        description="The value must be a day as the service reads it, `strptime(value, \"%Y-%m-%d\")`, else the "
+                    "call fails with this text, `{value}` the value as given (`Invalid date format: {value}`)")] = None
 
     @model_serializer(mode="wrap")
     def _without_unused_flags(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -85,6 +94,10 @@ class ArgBinding(_Wire):
             data.pop("unmapped_to", None)
         if self.kept is None:
             data.pop("kept", None)
+        if not self.blank:
+            data.pop("blank", None)
+        if self.strict_day is None:
+            data.pop("strict_day", None)
         return data
 
 
@@ -175,6 +188,15 @@ class ResultShape(_Wire):
                     "fields of their names (held or the app's): `shown` only those the answer shows (a summary "
                     "list's), `added` also the others, after them (a whole record, as the service's record gains the "
                     "field); null: not read. Needs `fields`")] = None
+    snippets: Annotated[dict[str, int], Field(
+        description="Output field -> length: the field's text cut to that many characters with `...` after it, as a "
+                    "service's search shows an excerpt of a record's content (`content[:150] + \"...\"`), of the "
+                    "text as it is now (an update followed)")] = {}
+    failing: Annotated[dict[str, str | None], Field(
+        description="Output field -> dotted path in the op's result (null: shown as null): where the op's result "
+                    "says why it failed (an `error`), the answer is these fields alone, in this order, as a "
+                    "service's failing answer has other fields than its answer (a fetch of no page: {\"status_code\": "
+                    "404, \"url\", \"error\", \"content\": null}); empty: shaped as any result")] = {}
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
@@ -197,7 +219,7 @@ class ResultShape(_Wire):
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
         for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records", "loaded",
-                     "values", "cases", "kept"):
+                     "values", "cases", "kept", "snippets", "failing"):
             if not getattr(self, name):
                 data.pop(name, None)
         if self.record_id == "id":
@@ -216,6 +238,49 @@ class DayWindow(_Wire):
     default_days: Annotated[int, Field(ge=0, description="Number of days when `days` is not given")] = 1
     start: Annotated[str, Field(description="Op parameter the window start fills")]
     end: Annotated[str, Field(description="Op parameter the window end fills")]
+    strict: Annotated[str | None, Field(
+        description="The day is read as the service reads it, `strptime(day, \"%Y-%m-%d\")` (a time after it is "
+                    "refused), else the call fails with this text, `{day}` the argument as given (`Invalid date "
+                    "format: {day}`); and a count of days under one lists nothing (an empty window) rather than "
+                    "failing")] = None
+
+    @model_serializer(mode="wrap")
+    def _without_strict(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # windows without it dump as before (spec ids)
+        if self.strict is None:
+            data.pop("strict", None)
+        return data
+
+    def read_day(self, value: Any) -> date:
+        """The window's first day of a call's value, read strictly (`strict`) or from its first ten characters."""
+        if self.strict is None:
+            return _day(value, self.day)
+        return _strict_day(value, self.strict.replace("{day}", "{value}"))
+
+    def empty(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether a strict window of the call holds no day (a count of days under one)."""
+        days = arguments.get(self.days) if self.days else None
+        return self.strict is not None and self.day in arguments and isinstance(days, int) and days < 1
+
+
+class ItemFilter(_Wire):
+    """How an item of an op's list is tested against a declared argument's value (`Binding.item_filters`)."""
+
+    path: Annotated[str, Field(description="Dotted path of the field tested in each item")]
+    within: Annotated[bool, Field(
+        description="false: the field holds the value exactly, letter case too (`p[\"category\"] != req.category`); "
+                    "true: the value's text occurs within the field's (`req.department in c[\"department\"]`; "
+                    "empty text: every item)")] = False
+
+
+class Cut(_Wire):
+    """A list cut as a service's `results[:n]` cuts it (`Binding.cut`): 0 lists none, a negative n all but the last
+    -n; the op, given no limit of its own, lists them all (the argument's binding names the op's limit parameter)."""
+
+    argument: Annotated[str, Field(description="Declared argument holding n")]
+    total: Annotated[bool, Field(
+        description="The shape's `count` is the number of items before the cut (a service answering the first n of a "
+                    "job's history beside the whole history's `total`)")] = False
 
 
 class Binding(_Wire):
@@ -257,15 +322,26 @@ class Binding(_Wire):
                     "fields its answer shows, in that order, with the fixed ones (`result.const`) the app does not "
                     "hold (a created event's `recurring: false`): a later answer showing it whole "
                     "(`ResultShape.kept` `added`) shows those fields, as the service holds the record it made")] = False
+    not_found: Annotated[str | None, Field(
+        description="A call naming a record no table holds fails with this text, `{name}` standing for the declared "
+                    "argument `name` as given (`Ticket {ticket_id} not found`), as the service behind the tool "
+                    "answers an unknown id, where the app's error would name its own tools; only when the missing "
+                    "id is one of those arguments' values")] = None
+    cut: Annotated[Cut | None, Field(
+        description="A declared argument whose value cuts the op's list as the service's `results[:n]` does")] = None
+    item_filters: Annotated[dict[str, ItemFilter], Field(
+        description="Declared argument -> how each item of the op's list is tested against its value, as the "
+                    "service compares the text where the op does otherwise (ignores case, or takes no such filter): "
+                    "an item failing it is not listed")] = {}
 
     @model_serializer(mode="wrap")
     def _without_unused_windows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Bindings without windows (or the later fields) dump as before those existed: the ids of specs holding them stay.
         data: dict[str, Any] = handler(self)
-        for name in ("windows", "undeclared", "requires"):
+        for name in ("windows", "undeclared", "requires", "item_filters"):
             if not getattr(self, name):
                 data.pop(name, None)
-        for name in ("unserved", "service_defaults", "kept_stamp"):
+        for name in ("unserved", "service_defaults", "kept_stamp", "not_found", "cut"):  # (None: as before)
             if getattr(self, name) is None:
                 data.pop(name, None)
         if self.schema_required:
@@ -341,13 +417,25 @@ class DeclaredTool(ToolDef):
         if matches_nothing(self.decl.bind, kwargs):
             return shape_result(self.decl.bind.result, [], kwargs)
         op_args = bind_arguments(self.decl.bind, kwargs)
+        if any(w.empty(kwargs) for w in self.decl.bind.windows):  # (its day read first: a bad one fails)
+            return shape_result(self.decl.bind.result, [], kwargs)
         try:
             validated = self.bound.validate(op_args)
         except ValidationError as exc:  # the binding produced arguments the op rejects: say so in declared terms
             raise ToolError(f"invalid arguments for {self.name}: {validation_summary(exc)}") from None
         shape = self.decl.bind.result
+        cut = _cut(self.decl.bind, kwargs, validated)
         # Picking fields reads the op's rows; a result only wrapped may keep them as rendered JSON (see RENDERING).
-        result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
+        try:
+            result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
+        except NoRecord as exc:
+            raise _not_found(self.decl.bind, kwargs, exc) from None
+        if self.decl.bind.item_filters and isinstance(result, list):
+            result = [item for item in result if _kept_item(self.decl.bind, kwargs, item)]
+        counted = None
+        if cut is not None and isinstance(result, list):
+            counted = len(result) if self.decl.bind.cut is not None and self.decl.bind.cut.total else None
+            result = result[:cut]
         kit = kits.get(self.bound.app)
         now = kit.world.now_iso if kit is not None else None
         if now is not None and shape.stamp_style == "isoformat":
@@ -355,19 +443,60 @@ class DeclaredTool(ToolDef):
         elif now is not None and shape.stamp_style == "date":
             now = now[:10]
         if kit is None or (shape.kept is None and not self.decl.bind.keeps):
-            return shape_result(shape, result, kwargs, now if shape.stamp else None)
+            return shape_result(shape, result, kwargs, now if shape.stamp else None, counted=counted)
         table = kit.world.table(self.bound.app, KEPT_TABLE)
         record_id = _at(shape.record_id, result)
         if self.decl.bind.keeps:
             _keep(table, self.decl, record_id, kwargs, now)
         answer = shape_result(shape, result, kwargs, now if shape.stamp else None,
-                              {row.id: row for row in table} if shape.kept is not None else None)
+                              {row.id: row for row in table} if shape.kept is not None else None, counted)
         made = answer.get(shape.wrap) if shape.wrap and isinstance(answer, dict) else answer
         if self.decl.bind.kept_fresh and isinstance(made, dict) and isinstance(record_id, str | int):
             held = table.get(str(record_id))
-            fixed = {k: v for k, v in shape.const.items() if k not in shape.named}
+            # and the fields it showed as the call gave them (`given`: a creator as given, none when not)
+            fixed = {**{k: v for k, v in shape.const.items() if k not in shape.named},
+                     **{k: made.get(k) for k in shape.given if k not in shape.named}}
             table.put(Kept.of(str(record_id), {**fixed, **(held.kept if held else {})}, list(made)))
         return answer
+
+
+def _cut(binding: Binding, arguments: Mapping[str, Any], op_args: dict[str, Any]) -> int | None:
+    """The `n` of a call's `results[:n]` (`Binding.cut`), the op's limit then lifted so that it lists them all;
+    None: no cut (the op's own limit, if any, applies)."""
+    if binding.cut is None:
+        return None
+    n = arguments.get(binding.cut.argument)
+    if not isinstance(n, int) or isinstance(n, bool):
+        return None
+    arg = binding.arg(binding.cut.argument)
+    if arg is not None and arg.to is not None and arg.to in op_args:
+        op_args[arg.to] = MAX_LIMIT
+    return n
+
+
+def _kept_item(binding: Binding, arguments: Mapping[str, Any], item: Any) -> bool:
+    """Whether an item of the op's list passes the call's `Binding.item_filters`."""
+    for name, test in binding.item_filters.items():
+        arg = binding.arg(name)
+        value = arguments.get(name)
+        if value is None or (arg is not None and arg.blank and not value):
+            continue
+        held = _at(test.path, item)
+        if not (str(value) in str(held or "") if test.within else held == value):
+            return False
+    return True
+
+
+def _not_found(binding: Binding, arguments: Mapping[str, Any], exc: NoRecord) -> ToolError:
+    """The error of a call naming no record: as the service words it (`Binding.not_found`) when the missing id is
+    one the text names, else the app's."""
+    text = binding.not_found
+    if text is None:
+        return exc
+    names = re.findall(r"\{(\w+)\}", text)
+    if not any(str(arguments.get(n)) == exc.record_id for n in names):
+        return exc
+    return ToolError(re.sub(r"\{(\w+)\}", lambda m: str(arguments.get(m.group(1))), text))
 
 
 @cache
@@ -412,8 +541,10 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
     out: dict[str, Any] = {}
     for name, value in arguments.items():
         arg = binding.arg(name)
-        if arg is None or arg.to is None:
+        if arg is None or arg.to is None or (arg.blank and not value):
             continue
+        if arg.strict_day is not None:
+            _strict_day(value, arg.strict_day)
         written = value
         for conversion in arg.convert:
             value = convert(value, conversion)
@@ -429,7 +560,7 @@ def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, 
         out[arg.to] = out[arg.to] + value if both_lists else value
     for window in binding.windows:
         if window.day in arguments:
-            first = _day(arguments[window.day], window.day)
+            first = window.read_day(arguments[window.day])
             days = arguments.get(window.days, window.default_days) if window.days else window.default_days
             try:
                 last = first + timedelta(days=int(days))
@@ -443,13 +574,22 @@ def matches_nothing(binding: Binding, arguments: Mapping[str, Any]) -> bool:
     """Whether a call filters by a value outside a closed argument's `values`, which no record holds."""
     for name, value in arguments.items():
         arg = binding.arg(name)
-        if arg is None or not arg.closed or arg.unmapped_to is not None:
+        if arg is None or not arg.closed or arg.unmapped_to is not None or (arg.blank and not value):
             continue
         for conversion in arg.convert:
             value = convert(value, conversion)
         if value_key(value) not in arg.values:
             return True
     return False
+
+
+def _strict_day(value: Any, error: str) -> date:
+    """A day as a service's `strptime(value, "%Y-%m-%d")` reads it, else a ToolError of `error` (`{value}`: the
+    value as given)."""
+    try:
+        return datetime.strptime(str(value), "%Y-%m-%d").date()
+    except ValueError:
+        raise ToolError(error.replace("{value}", str(value))) from None
 
 
 def _day(value: Any, name: str) -> date:
@@ -485,11 +625,14 @@ def _keep(table: Table[Any], decl: ToolDecl, record_id: Any, arguments: Mapping[
 
 
 def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] | None = None,
-                 now: str | None = None, kept: Mapping[str, Kept] | None = None) -> Any:
+                 now: str | None = None, kept: Mapping[str, Kept] | None = None, counted: int | None = None) -> Any:
     """Pick and rename fields of the op's result (of each item when it is a list), after the call's `arguments`
     the shape gives and before the call's time (`now`) it stamps, then wrap it, beside the fixed fields before it
     and its count and the call's `arguments` the shape echoes after it. `kept`: the values the service keeps of
-    records, by id (`ResultShape.kept`)."""
+    records, by id (`ResultShape.kept`). `counted`: the `count` shown, where it is not the list's length (a cut
+    list's whole count, `Binding.cut_total`)."""
+    if shape.failing and isinstance(result, dict) and result.get("error") is not None:
+        return {name: _at(path, result) if path is not None else None for name, path in shape.failing.items()}
     shaped = result
     if shape.fields:
         shaped = [shown(shape, r) for r in result] if isinstance(result, list) else shown(shape, result)
@@ -520,7 +663,8 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
         return shaped
     wrapped = {**shape.beside, shape.wrap: shaped}
     if shape.count is not None:
-        wrapped[shape.count] = len(shaped) if isinstance(shaped, list) else 0 if shaped is None else 1
+        wrapped[shape.count] = counted if counted is not None else len(shaped) if isinstance(
+            shaped, list) else 0 if shaped is None else 1
     for name, argument in shape.echo.items():
         wrapped[name] = (arguments or {}).get(argument)
     return wrapped
@@ -534,6 +678,8 @@ def shown(shape: ResultShape, item: Any) -> dict[str, Any]:
     for name, words in shape.values.items():
         if picked.get(name) is not None:
             picked[name] = words.get(value_key(picked[name]), picked[name])
+    for name, length in shape.snippets.items():
+        picked[name] = str(picked.get(name) or "")[:length] + "..."
     return picked
 
 

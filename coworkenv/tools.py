@@ -32,6 +32,15 @@ class ToolError(Exception):
     """A failed tool call. Becomes an observation the agent can read and recover from."""
 
 
+class NoRecord(ToolError):
+    """A failed call naming a record no table holds (`Toolkit.require`): `record_id` is the id as looked up, so a
+    declared tool can say it as the service behind it does (`Binding.not_found`)."""
+
+    def __init__(self, message: str, record_id: str) -> None:
+        super().__init__(message)
+        self.record_id = record_id
+
+
 def read(fn: F) -> F:
     """Tag a toolkit method as a read-only tool."""
     fn._tool_kind = "read"  # type: ignore[attr-defined]
@@ -70,7 +79,7 @@ class Toolkit:
         """The record `record_id` of `table`, or a ToolError saying how to find valid ids."""
         record = self.world.table(self.app, table).get(record_id)
         if record is None:
-            raise ToolError(f"no {what} with id {record_id!r}; {hint}")
+            raise NoRecord(f"no {what} with id {record_id!r}; {hint}", record_id)
         return record
 
     def require_shown(self, table: str, record_id: str, what: str, hint: str) -> Any:
@@ -83,7 +92,7 @@ class Toolkit:
             return rows.get(min(shown, key=rows.insertion_numbers().__getitem__) if len(shown) > 1 else next(iter(shown)))
         record = self.require(table, record_id, what, hint)
         if getattr(record, "shown_id", None) not in (None, record_id):
-            raise ToolError(f"no {what} with id {record_id!r}; {hint}")
+            raise NoRecord(f"no {what} with id {record_id!r}; {hint}", record_id)
         return record
 
     def put(self, table: str, record: Record) -> None:

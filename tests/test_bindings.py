@@ -279,3 +279,19 @@ def test_a_value_the_service_keeps_as_written_is_kept_beside_the_record_and_show
     assert [i.code for i in binding_issues(EnvSpec.model_validate(send))] == ["kept_unheld"]
     with pytest.raises(ValueError, match="give `fields` too"):
         ResultShape(kept="added")
+
+
+def test_the_services_edges_name_declared_arguments_and_dump_as_before_without_them() -> None:
+    from coworkenv.bindings import ArgBinding, Binding, DayWindow, ResultShape
+
+    # import36: `not_found`'s {names}, `cut` and `item_filters` name declared (or undeclared) arguments; bindings
+    # and shapes without the new fields dump as before (spec ids stay)
+    bad = _with_decl({"bind.not_found": "Message {message_id} not found", "bind.cut": {"argument": "limit"},
+                      "bind.item_filters": {"folder": {"path": "folder"}}})
+    assert sorted(i.path.rsplit(".", 1)[-1] for i in binding_issues(EnvSpec.model_validate(bad))) == [
+        "argument", "folder", "not_found"]
+    assert not binding_issues(EnvSpec.model_validate(_with_decl({"bind.not_found": "Mail to {to} not found"})))
+    assert set(Binding(op="mail_send").model_dump()) == {"op", "args", "defaults", "result"}
+    assert "blank" not in ArgBinding(to="x").model_dump() and "strict_day" not in ArgBinding(to="x").model_dump()
+    assert not {"snippets", "failing"} & set(ResultShape().model_dump())
+    assert "strict" not in DayWindow(day="d", start="s", end="e").model_dump()

@@ -322,7 +322,7 @@ def test_a_deleted_event_is_gone_as_claw_evals_calendar_removes_it(imported: dic
     env.reset()
     assert _call(env, "calendar_delete_event", event_id="ev-3")["status"] == "deleted"
     for tool in ("calendar_get_event", "calendar_delete_event"):
-        assert "no event with id 'ev-3'" in _call(env, tool, event_id="ev-3")["error"]
+        assert _call(env, tool, event_id="ev-3") == {"error": "Event ev-3 not found"}  # as the service says it
     env = Env(imported["specs"]["CE15_book_free_slot"])
     env.reset()
     assert _call(env, "calendar_delete_event", event_id="evt_004")["status"] == "deleted"
@@ -344,7 +344,7 @@ def test_an_event_id_the_calendar_hands_out_again_is_shown_twice_and_reaches_the
     listed = _call(env, "calendar_list_events", date="2026-03-10", days=1)["events"]
     assert [e["title"] for e in listed if e["event_id"] == "evt_004"] == ["Sync", "Vendor call"]  # by start
     assert _written(env, "calendar_delete_event", event_id="evt_004")["title"] == "Vendor call"  # the first held
-    assert "no event with id 'evt_005'" in _written(env, "calendar_delete_event", event_id="evt_005")["error"]
+    assert _written(env, "calendar_delete_event", event_id="evt_005")["error"] == "Event evt_005 not found"
     assert _written(env, "calendar_delete_event", event_id="evt_004")["title"] == "Sync"  # then the one left
 
 
@@ -1233,3 +1233,103 @@ def test_a_created_job_is_the_one_the_scheduler_service_makes(tmp_path: Path) ->
         {"run_at": "2026-02-28T06:30:00Z", "status": "failed", "duration_s": 5, "error": "disk full on /share"}]
     assert _call(env, "scheduler_job_history", job_id="JOB-001")["history"][0] == {
         "run_time": "2026-03-01T02:00:00+08:00", "status": "success", "duration_seconds": 342}
+    # import36: after a delete the service numbers a new job by the count held, an id a held job has: calls reach
+    # the first job holding it; a job a call made shows later as the service made it (no last status, its next run
+    # and tags, its stamp and creator), in lists and gets
+    env.reset()
+    jobs = _call(env, "scheduler_list_jobs")["jobs"]
+    first, last = jobs[0]["job_id"], jobs[-1]["job_id"]
+    assert last == f"JOB-{len(jobs):03d}"
+    held = _call(env, "scheduler_get_job", job_id=last)
+    _call(env, "scheduler_delete_job", job_id=first)
+    made = orjson.loads(env.step(Action.call("scheduler_create_job", {
+        "name": "sync", "cron_expression": "*/5 * * * *", "action": "sync.sh", "tags": ["ops"]})).messages[-1][
+        "content"])["job"]
+    assert made["job_id"] == last  # the count held plus one: the last held job's id
+    assert _call(env, "scheduler_get_job", job_id=last) == held  # the first job holding it
+    listed = _call(env, "scheduler_list_jobs")["jobs"]
+    assert [j["job_id"] for j in listed][-2:] == [last, last]
+    assert listed[-1] == {"job_id": last, "name": "sync", "cron_expression": "*/5 * * * *", "enabled": True,
+                          "last_status": None, "last_run": None, "next_run": None, "tags": ["ops"]}
+    _call(env, "scheduler_delete_job", job_id=last)  # the first holding it goes; the made one is reached then
+    assert _call(env, "scheduler_get_job", job_id=last) == made
+    assert _call(env, "scheduler_job_history", job_id=last) == {"history": [], "total": 0, "job_id": last}
+
+
+def test_calls_at_the_edges_answer_as_the_services_do(imported: dict[str, Any]) -> None:
+    # import36: what the services' handlers do with an unknown id, an empty filter, a limit of 0 or -1, a filter in
+    # another letter case, a department within a person's, a day written as a time or a window under a day long
+    specs = imported["specs"]
+
+    def env(task: str) -> Env:
+        e = Env(specs[task])
+        e.reset()
+        return e
+
+    # an unknown id: the service's `{"error": "Ticket X not found"}`, not the app's text naming its own tools
+    for task, tool, arg, word in (("CE02_vpn_ticket_triage", "helpdesk_get_ticket", "ticket_id", "Ticket"),
+                                  ("CE02_vpn_ticket_triage", "helpdesk_update_ticket", "ticket_id", "Ticket"),
+                                  ("CE13_failing_job_triage", "scheduler_job_history", "job_id", "Job"),
+                                  ("CE09_todo_duplicate_cleanup", "todo_delete_task", "task_id", "Task"),
+                                  ("CE06_renewal_contact_brief", "crm_get_customer", "customer_id", "Customer"),
+                                  ("CE08_cancel_called_off_demo", "calendar_delete_event", "event_id", "Event"),
+                                  ("CE07_runbook_meeting_check", "kb_get_article", "article_id", "Article")):
+        assert _call(env(task), tool, **{arg: "X-9"}) == {"error": f"{word} X-9 not found"}, tool
+    # an empty filter filters nothing (`if req.status and ...`)
+    e = env("CE12_integration_health_audit")
+    assert _call(e, "config_list_integrations", status="") == _call(e, "config_list_integrations")
+    e = env("CE06_renewal_contact_brief")
+    assert _call(e, "crm_list_customers", status="") == _call(e, "crm_list_customers")
+    # a limit cuts as `results[:n]` does: 0 lists none, -1 all but the last; a history's total is the whole one
+    e = env("CE14_security_newsletter")
+    every = _call(e, "rss_list_articles", max_results=100)["articles"]
+    assert _call(e, "rss_list_articles", max_results=0) == {"articles": [], "total": 0}
+    assert _call(e, "rss_list_articles", max_results=-1)["articles"] == every[:-1]
+    e = env("CE13_failing_job_triage")
+    whole = _call(e, "scheduler_job_history", job_id="JOB-002", limit=100)
+    one = _call(e, "scheduler_job_history", job_id="JOB-002", limit=1)
+    assert one["history"] == whole["history"][:1] and one["total"] == whole["total"] == len(whole["history"]) > 1
+    # a category compared as written, letter case too
+    e = env("CE10_restock_low_items")
+    category = _call(e, "inventory_list_products")["products"][0]["category"]
+    assert _call(e, "inventory_list_products", category=category)["total"] > 0
+    assert _call(e, "inventory_list_products", category=category.swapcase()) == {"products": [], "total": 0}
+    # a department looked for within a person's department; an empty one matches everyone
+    e = env("CE06_renewal_contact_brief")
+    people = _call(e, "contacts_search", query="")["contacts"]
+    department = people[0]["department"]
+    assert _call(e, "contacts_search", query="", department="")["contacts"] == people
+    assert _call(e, "contacts_search", query="", department=department[1:])["contacts"] == [
+        p for p in people if department[1:] in p["department"]]
+    # a day the calendar reads with `strptime(date, "%Y-%m-%d")`; a window under a day long holds no event
+    e = env("CE15_book_free_slot")
+    assert _call(e, "calendar_list_events", date="2026-03-02T00:00:00Z") == {
+        "error": "Invalid date format: 2026-03-02T00:00:00Z"}
+    assert _call(e, "calendar_list_events", date="2026-03-02", days=0) == {"events": [], "total": 0}
+    assert _call(e, "calendar_get_user_events", user="a@x.test", date="03/02/2026") == {
+        "error": "Invalid date format: 03/02/2026"}
+
+
+def test_a_failing_fetch_answers_as_the_service_and_a_snippet_follows_an_update(
+        tmp_path: Path, imported: dict[str, Any]) -> None:
+    # import36: a fetch of no page answers {status_code, url, error, content: null}; a kb search's snippet is cut
+    # from the article's content as it is now
+    _web_task(tmp_path)
+    import_checkout(tmp_path, tmp_path / "out")
+    env = Env(load_spec(tmp_path / "out" / "X7.json"))
+    env.reset()
+    assert _call(env, "web_fetch", url="https://nowhere.example.test/x") == {
+        "status_code": 404, "url": "https://nowhere.example.test/x", "error": "Page not found or unavailable",
+        "content": None}
+    assert _call(env, "web_fetch", url="X-999") == {  # any text: a URL no page has, as the service looks it up
+        "status_code": 404, "url": "X-999", "error": "Page not found or unavailable", "content": None}
+    assert _call(env, "web_fetch", url="https://blog.pay.test/notice") == {
+        "status_code": 503, "url": "https://blog.pay.test/notice", "error": "Service Temporarily Unavailable",
+        "content": None}
+    env = Env(imported["specs"]["CE07_runbook_meeting_check"])
+    env.reset()
+    article = _call(env, "kb_search", query="runbook")["articles"][0]
+    _call(env, "kb_update_article", article_id=article["article_id"], content="New runbook text " * 20)
+    after = next(a for a in _call(env, "kb_search", query="runbook")["articles"]
+                 if a["article_id"] == article["article_id"])
+    assert after["snippet"] == ("New runbook text " * 20)[:150] + "..."

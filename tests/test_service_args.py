@@ -48,14 +48,14 @@ def test_service_arguments_are_marked_where_the_import_sets_them() -> None:
     assert {"todo_update_task": ("status_word",), "todo_list_tasks": ("status_word", "stored_order"),
             "calendar_add_event": ("id_as_counted",), "inventory_create_order": ("as_written",),
             "todo_add_task": ("id_prefix", "title_as_written"), "scheduler_create_job": ("as_written", "id_prefix"),
-            "scheduler_update_job": ("as_written",), "scheduler_delete_job": ("with_job",),
+            "scheduler_update_job": ("as_written", "whole"), "scheduler_delete_job": ("with_job",),
             "scheduler_job_history": ("stored_order", "with_id"),
             "calendar_cancel_event": ("remove",),
             "contacts_search": ("in_name", "stored_order"), "contacts_send_message": ("unchecked_id",),
             "notes_share_note": ("unchecked_id",), "mail_list_messages": ("stored_order",),
-            "finance_list_transactions": ("stored_order",), "scheduler_list_jobs": ("stored_order",),
+            "finance_list_transactions": ("stored_order",), "scheduler_list_jobs": ("stored_order", "whole"),
             "notes_list_notes": ("stored_order",), "news_list_articles": ("stored_order",),
-            "kb_search": ("any_token",), "calendar_list_events": ("starting",)}.items() <= MARKED.items()
+            "kb_search": ("any_token",), "web_fetch": ("any_url",), "calendar_list_events": ("starting",)}.items() <= MARKED.items()
 
 
 @pytest.mark.parametrize("tool", sorted(MARKED))

@@ -53,7 +53,7 @@ class KbTools(Toolkit):
             include_archived: Also return archived articles (outdated; kept for history).
             limit: Maximum number of articles.
             any_token: Articles sharing any token with the query (a word, two adjacent characters, a CJK
-                character), in the order the base holds them.
+                character), in the order the base holds them, each with its body.
         """
         table = self.world.table("kb", "articles")
         sets = [table.key("category").ids(category) if category is not None else None]
@@ -65,7 +65,7 @@ class KbTools(Toolkit):
             wanted = _tokens(query)
             rows = table.select(None, sets=sets, where=lambda a: shown(a) and bool(wanted & _tokens(
                 " ".join([a.title, *a.tags, a.body]))), limit=clamp(limit))
-            return dump_many(rows, *_SUMMARY)
+            return dump_many(rows, *_SUMMARY, "body")  # a service's search shows a snippet of each body
 
         # Articles whose title has every word come first (a word in the title is in the text too), then the
         # others; each group by id.

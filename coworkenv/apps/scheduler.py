@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from coworkenv.apps._common import clamp, dump, dump_many
 from coworkenv.tools import ToolError, Toolkit, read, service_args, write
-from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
+from coworkenv.world import AppDef, AppState, Kept, Key, Order, Record, Words
 
 RunStatus = Literal["ok", "failed", "never", "stopped"]  # stopped: ended by hand before it finished
 # Cron fields: minute, hour, day of month, month, day of week (0 or 7 is Sunday).
@@ -26,6 +26,11 @@ class Job(Record):
     tags: list[str] = []
     next_run: str | None = None
     notes: str = ""  # free text: what the job does, what it depends on, why it was disabled
+    # The id shown and looked up, where a service numbering new jobs by their count hands a held one out again
+    # (`create_job`'s id_prefix): calls reach the first job holding it; None: the record's id.
+    shown_id: str | None = None
+
+    shown_when_set = ("shown_id",)  # in results only when set (a job an imported service made)
 
 
 class JobRun(Record):
@@ -41,6 +46,7 @@ class JobRun(Record):
 class SchedulerState(AppState):
     jobs: list[Job] = []
     runs: list[JobRun] = []
+    kept: list[Kept] = []  # fields a scheduler service keeps as written (an imported task's tools only)
 
 
 def check_schedule(schedule: str) -> str:
@@ -65,10 +71,10 @@ class SchedulerTools(Toolkit):
     app = "scheduler"
 
     @read
-    @service_args("stored_order")
+    @service_args("stored_order", "whole")
     def list_jobs(
         self, query: str = "", enabled: bool | None = None, last_status: RunStatus | None = None, limit: int = 50,
-        tag: str | None = None, stored_order: bool = False,
+        tag: str | None = None, stored_order: bool = False, whole: bool = False,
     ) -> list[dict[str, Any]]:
         """List jobs sorted by name.
 
@@ -79,6 +85,8 @@ class SchedulerTools(Toolkit):
             limit: Maximum number of jobs.
             tag: Only jobs with this tag.
             stored_order: In the order the jobs are held (added), not by name.
+            whole: Each job with its next run and tags too, as a scheduler service's summary shows them (and the
+                id it is shown under, where that is not its own: see create_job's id_prefix).
         """
         table = self.world.table("scheduler", "jobs")
         sets = [
@@ -86,7 +94,8 @@ class SchedulerTools(Toolkit):
             table.key("status").ids(last_status) if last_status is not None else None,
             table.key("tag").ids(tag) if tag is not None else None,
         ]
-        fields = ("id", "name", "schedule", "enabled", "last_run", "last_status")
+        fields = ("id", "name", "schedule", "enabled", "last_run", "last_status",
+                  *(("next_run", "tags", "shown_id") if whole else ()))
         return dump_many(table.select(None if stored_order else "name", words=("text", query), sets=sets,
                                       limit=clamp(limit)), *fields)
 
@@ -112,9 +121,9 @@ class SchedulerTools(Toolkit):
             stored_order: In the order the runs are held (a service's history as it lists it), not newest first.
             with_id: Each run with its id (a service answering its own history entries, by run).
         """
-        self._job(job_id)
+        job = self._job(job_id)
         table = self.world.table("scheduler", "runs")
-        runs = table.select(None if stored_order else "at", sets=[table.key("job").ids(job_id)],
+        runs = table.select(None if stored_order else "at", sets=[table.key("job").ids(job.id)],
                             reverse=not stored_order, limit=clamp(limit))
         return dump_many(runs, *(("id",) if with_id else ()), "at", "status", "duration_seconds", "output")
 
@@ -134,7 +143,9 @@ class SchedulerTools(Toolkit):
             as_written: Keep the schedule as written, any text, and a name another job has too, as a scheduler
                 service that checks neither does (else a schedule must be five cron fields and a name unique).
             id_prefix: Number the new job as a scheduler service numbering by count does: the prefix, then the
-                count of jobs held plus one in three digits (JOB-008 after seven), the next number free.
+                count of jobs held plus one in three digits (JOB-008 after seven), shown so even where a job holds
+                that id already (after a delete: calls then reach the job holding it first); its record's id is
+                the next number free.
         """
         if not as_written and self.world.table("scheduler", "jobs").key("named").ids(name):
             raise ToolError(f"a job named {name!r} exists already; use scheduler_update_job")
@@ -143,17 +154,19 @@ class SchedulerTools(Toolkit):
         while id_prefix is not None and f"{id_prefix}{number:03d}" in jobs:
             number += 1
         job_id = f"{id_prefix}{number:03d}" if id_prefix is not None else self.world.new_id("job", "scheduler", "jobs")
+        counted = f"{id_prefix}{len(jobs) + 1:03d}" if id_prefix is not None else job_id
         job = Job(id=job_id, name=name,
                   schedule=schedule if as_written else check_schedule(schedule),
-                  command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []))
+                  command=command, owner=self.world.user or "", enabled=enabled, tags=list(tags or []),
+                  shown_id=counted if counted != job_id else None)
         self.put("jobs", job)
         return dump(job)
 
     @write
-    @service_args("as_written")
+    @service_args("as_written", "whole")
     def update_job(self, job_id: str, schedule: str | None = None, enabled: bool | None = None,
                    name: str | None = None, command: str | None = None, tags: list[str] | None = None,
-                   as_written: bool = False) -> dict[str, Any]:
+                   as_written: bool = False, whole: bool = False) -> dict[str, Any]:
         """Change a job's schedule, name, command or tags, or enable or disable it.
 
         Args:
@@ -165,6 +178,8 @@ class SchedulerTools(Toolkit):
             tags: New tags (replacing the old ones).
             as_written: Keep the schedule as written, any text, and a name another job has too (see
                 scheduler_create_job).
+            whole: Answer the job whole, as a scheduler service that answers the record it changed does (else its
+                id, name, schedule, state and the fields changed).
         """
         job = self._job(job_id)
         update: dict[str, Any] = {}
@@ -182,6 +197,8 @@ class SchedulerTools(Toolkit):
             update["tags"] = list(tags)
         updated = job.model_copy(update=update)
         self.put("jobs", updated)
+        if whole:
+            return dump(updated)
         return dump(updated, "id", "name", "schedule", "enabled", *(k for k in ("command", "tags") if k in update))
 
     @write
@@ -195,7 +212,7 @@ class SchedulerTools(Toolkit):
                 removed does.
         """
         job = self._job(job_id)
-        self.world.table("scheduler", "jobs").delete(job_id)
+        self.world.table("scheduler", "jobs").delete(job.id)
         return {"id": job_id, "name": job.name, "deleted": True, **({"job": dump(job)} if with_job else {})}
 
     @write
@@ -213,7 +230,7 @@ class SchedulerTools(Toolkit):
         return dump(updated, "id", "name", "last_run", "last_status")
 
     def _job(self, job_id: str) -> Job:
-        return self.require("jobs", job_id, "job", "use scheduler_list_jobs")  # type: ignore[no-any-return]
+        return self.require_shown("jobs", job_id, "job", "use scheduler_list_jobs")  # type: ignore[no-any-return]
 
 
 APP = AppDef(
@@ -226,6 +243,7 @@ APP = AppDef(
             "named": Key(lambda j: j.name),
             "name": Order(lambda j: j.name),
             "tag": Key(lambda j: j.tags, multi=True),
+            "shown": Key(lambda j: j.shown_id or j.id),  # the id calls reach it by (`require_shown`)
         },
         "runs": {"job": Key(lambda r: r.job), "at": Order(lambda r: (r.at, r.id))},
     },

@@ -6,7 +6,7 @@ from itertools import pairwise
 from typing import Any
 
 from coworkenv.apps._common import clamp, dump, shape_many
-from coworkenv.tools import ToolError, Toolkit, read, write
+from coworkenv.tools import ToolError, Toolkit, read, service_args, write
 from coworkenv.world import AppDef, AppState, Key, Order, Record, Words
 
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 403: "Forbidden", 404: "Not Found",
@@ -59,14 +59,17 @@ class WebTools(Toolkit):
     app = "web"
 
     @read
-    def fetch(self, url: str) -> dict[str, Any]:
+    @service_args("any_url")
+    def fetch(self, url: str, any_url: bool = False) -> dict[str, Any]:
         """Fetch a page: its HTTP status, title and body (redirects are reported, not followed). A page that fails
         (status 400 or more, or no page at the URL) has an empty body and says why in `error`.
 
         Args:
             url: Full URL, e.g. https://status.example.test/
+            any_url: Any text is a URL no page has (a 404), not only an http(s) one, as a web service that looks
+                every URL up in its pages answers.
         """
-        if not url.startswith(("http://", "https://")):
+        if not any_url and not url.startswith(("http://", "https://")):
             raise ToolError(f"{url!r} is not an http(s) URL")
         page = self.world.table("web", "pages").get(url) or self.world.table("web", "pages").get(url.rstrip("/"))
         if page is None:

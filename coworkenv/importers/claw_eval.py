@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.atomic import atomic_write_bytes, folder_lock
-from coworkenv.bindings import ArgBinding, Binding, ToolDecl
+from coworkenv.bindings import ArgBinding, Binding, Cut, ToolDecl
 from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
 from coworkenv.importers.claw_eval_records import RecordMap
@@ -344,6 +344,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             leave(f"tools.{tool.name}", f"it takes no {unmet!r}, which the {adapter.name} service requires "
                                         "(calls without it fail there)")
             return None
+        if mapping.cut is not None and mapping.cut not in props and mapping.cut not in undeclared and (
+                model is not None and mapping.cut in model):
+            undeclared.append(mapping.cut)  # the service cuts its list by its model's default all the same
         known_args = {**props, **{n: {} for n in undeclared}}
         # A window's count of days is the default when the task's tool does not take it.
         windows = [w if w.days in known_args else w.model_copy(update={"days": None}) for w in mapping.windows]
@@ -383,7 +386,14 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                                                               (rows or {}).get(adapter.name, {})),
                                      windows=windows, undeclared=undeclared, requires=requires,
                                      schema_required=not loose, service_defaults=served,
-                                     kept_stamp=mapping.kept_stamp, kept_fresh=mapping.kept_fresh))
+                                     kept_stamp=mapping.kept_stamp, kept_fresh=mapping.kept_fresh,
+                                     not_found=adapter.not_found if adapter.not_found is not None and all(
+                                         n in known_args for n in re.findall(r"\{(\w+)\}", adapter.not_found))
+                                     else None,
+                                     cut=Cut(argument=mapping.cut, total=mapping.cut_total)
+                                     if mapping.cut is not None and mapping.cut in known_args else None,
+                                     item_filters={n: f for n, f in mapping.item_filters.items()
+                                                   if n in known_args}))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
     leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None

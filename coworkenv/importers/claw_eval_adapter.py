@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from coworkenv.bindings import ArgBinding, DayWindow, ResultShape, shown
+from coworkenv.bindings import ArgBinding, DayWindow, ItemFilter, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
 
 
@@ -36,6 +36,14 @@ class ToolMap:
     # The records this tool answers made of each held record, by their ids, where they are parts of it (a job's
     # history entries, by run id): what it shows of them is held as those (none: the held records themselves)
     held_items: Callable[[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]] | None = None
+    # The argument the service cuts its list by, `results[:n]` (0: none; -1: all but the last), the default of its
+    # request model when the tool's schema does not take it (`Binding.cut`); `cut_total`: its `total` counts the
+    # whole list (a job's history)
+    cut: str | None = None
+    cut_total: bool = False
+    # Arguments the service compares as written where the op does otherwise (a category letter case too, a
+    # department within a person's): argument -> the test of each listed item (`Binding.item_filters`)
+    item_filters: Mapping[str, ItemFilter] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,9 @@ class ServiceAdapter:
     # The records as the service holds them once loaded, where that differs from the fixture (the mail's dates
     # rewritten, a search's snippet of each article): what `held` gives, the app's records unchanged
     held_as: Callable[[list[Mapping[str, Any]]], list[Mapping[str, Any]]] | None = None
+    # How the service answers a call naming an id it holds no record of, `{name}` the request's field
+    # (`{"error": "Ticket T-9 not found"}`): the tools taking every field it names answer so (`Binding.not_found`)
+    not_found: str | None = None
 
     def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
         """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""
@@ -127,14 +138,16 @@ def recorded(name: str, word: str, *arguments: str) -> ResultShape:
 
 def rename(to: str | None, *convert: Any, values: dict[str, Any] | None = None, closed: bool = False,
            unmapped: Literal["passed", "dropped"] = "passed", unmapped_to: str | None = None,
-           kept: str | None = None) -> ArgBinding:
+           kept: str | None = None, blank: bool = False, strict_day: str | None = None) -> ArgBinding:
     """A declared argument passed on as the op parameter `to` (converted, values mapped; `closed`: a value outside
     `values` matches no record, so the list is empty; `unmapped="dropped"`: a write's value outside `values` is
     accepted and ignored; `unmapped_to`: such a value fills that op parameter as written, and a closed filter looks
     for it there; `kept`: the value as written is kept as this field of the written record, as the service keeps
-    it, and shown so by the answers showing the record; `to` None: only kept)."""
+    it, and shown so by the answers showing the record; `to` None: only kept; `blank`: an empty value is as if not
+    given, as the service tests the filter's truth, `if req.status and ...`; `strict_day`: the value must be a day
+    as the service's `strptime(value, "%Y-%m-%d")` reads it, else the call fails with that text)."""
     return ArgBinding(to=to, convert=list(convert), values=values or {}, closed=closed, unmapped=unmapped,
-                      unmapped_to=unmapped_to, kept=kept)
+                      unmapped_to=unmapped_to, kept=kept, blank=blank, strict_day=strict_day)
 
 
 def number_of(name: str) -> Derived:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.bindings import ResultShape
+from coworkenv.bindings import Case, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of, recorded
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
@@ -28,7 +28,7 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
                                      **{name: text_of(name) for name in _TRANSACTION_FIELDS}},
     fold_into="notes"), {
     "finance_list_transactions": ToolMap("finance_list_transactions", {
-        "start_date": _rename("start_date"), "end_date": _rename("end_date")},
+        "start_date": _rename("start_date", blank=True), "end_date": _rename("end_date", blank=True)},
         defaults={"limit": 200, "stored_order": True},  # the service lists its ledger in the fixture's order
         result=ResultShape(fields=_TRANSACTION.fields, wrap="transactions", count="total"), stored=True),
     "finance_get_transaction": ToolMap("finance_get_transaction", {"transaction_id": _rename("transaction_id")},
@@ -42,7 +42,7 @@ BACKOFFICE["finance"] = ServiceAdapter("finance", "finance", "FINANCE_FIXTURES",
     "finance_report_submit": ToolMap("finance_submit_report", {
         "title": _rename("title"), "transactions": _rename("transactions"), "total_amount": _rename("total_amount")},
         result=_REPORT),
-}, key="transaction_id")
+}, key="transaction_id", not_found="Transaction {transaction_id} not found")
 
 
 _INTEGRATION = ResultShape(fields={"integration_id": "id", "name": "name", "service": "service", "status": "status",
@@ -56,19 +56,20 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
         "status": text_of("status"), "last_verified": text_of("last_verified"),
         "monthly_calls": number_of("monthly_calls"), "error_rate": number_of("error_rate"), "notes": text_of("notes")},
     fold_into="notes"), {
-    "config_list_integrations": ToolMap("config_list_integrations", {"status": _rename("status")},
+    "config_list_integrations": ToolMap("config_list_integrations", {"status": _rename("status", blank=True)},
                                         result=ResultShape(fields={k: v for k, v in _INTEGRATION.fields.items()
                                                                    if k != "notes"}, wrap="integrations", count="total")),
     "config_get_integration": ToolMap("config_get_integration", {"integration_id": _rename("integration_id")},
                                       result=_INTEGRATION, stored=True),
     "config_update_integration": ToolMap("config_update_integration", {
-        "integration_id": _rename("integration_id"), "status": _rename("status"), "notes": _rename("notes")},
+        "integration_id": _rename("integration_id"), "status": _rename("status", blank=True),
+        "notes": _rename("notes", blank=True)},  # (an empty one changes nothing: `if req.status: ...`)
         result=_written(_INTEGRATION, "integration", "updated"), stored=True),
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
         result=recorded("notification", "sent", "to", "subject", "body")),
-}, key="integration_id")
+}, key="integration_id", not_found="Integration {integration_id} not found")
 
 
 RUN_STATUS = {"success": "ok", "succeeded": "ok", "ok": "ok", "failed": "failed", "failure": "failed",
@@ -120,7 +121,11 @@ def _history_entries(job: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 _JOB_SUMMARY = {"job_id": "id", "name": "name", "cron_expression": "schedule", "enabled": "enabled",
                 "last_status": "last_status", "last_run": "last_run", "next_run": "next_run", "tags": "tags"}
 # A job's execution history is the service's own (held: no call of the service changes it), not the app's runs.
-_JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "owner", "notes": "notes"})
+# a job's id as shown: the one the service numbered it by, where a delete made the count hand out a held one again
+_JOB_ID = {"job_id": [Case(path="shown_id"), Case(path="id")]}
+_JOB = ResultShape(fields={**_JOB_SUMMARY, "action": "command", "created_by": "owner", "notes": "notes"},
+                   cases=_JOB_ID, values={"last_status": {"never": None}},  # a job not yet run: no last status
+                   kept="added")  # a job a call made: the fields the service made it with
 # the service answers the job asked for and its history's first `limit` entries (the count is of those here, of the
 # whole history there: the same unless a job has run more than `limit` times)
 _RUNS = ResultShape(fields={"run_time": "at", "status": "status", "duration_seconds": "duration_seconds",
@@ -141,35 +146,40 @@ BACKOFFICE["scheduler"] = ServiceAdapter("scheduler", "scheduler", "SCHEDULER_FI
         # the service compares a status's text (an empty one does not filter): one no job holds lists none
         "status": _rename("last_status", values=RUN_STATUS_FILTER, closed=True),
         "enabled": _rename("enabled"),
-        "tag": _rename("tag")}, defaults={"limit": 200, "stored_order": True},  # in the fixture's order, as there
-        # a held job as the service lists it (its next run and tags as held: the app's list shows neither)
-        result=ResultShape(fields={k: v for k, v in _JOB_SUMMARY.items() if k not in ("next_run", "tags")},
-                           wrap="jobs", count="total"), stored=True,
+        "tag": _rename("tag", blank=True)},
+        defaults={"limit": 200, "stored_order": True, "whole": True},  # in the fixture's order, as there
+        # a job as the service lists it: a held one as held, one a call made with its next run and tags, and no
+        # last status (null) until it runs
+        result=ResultShape(fields=_JOB_SUMMARY, wrap="jobs", count="total", cases=_JOB_ID,
+                           values={"last_status": {"never": None}}, kept="shown"), stored=True,
         listed=("job_id", "name", "cron_expression", "enabled", "last_status", "last_run", "next_run", "tags")),
     "scheduler_get_job": ToolMap("scheduler_get_job", {"job_id": _rename("job_id")}, result=_JOB, stored=True),
     # the service answers its job's own history entries as held (no call of it changes them), in their order
     "scheduler_job_history": ToolMap("scheduler_job_history", {"job_id": _rename("job_id"), "limit": _rename("limit")},
                                      defaults={"stored_order": True, "with_id": True}, result=_RUNS, stored=True,
-                                     held_items=_history_entries),
+                                     held_items=_history_entries, cut="limit", cut_total=True),
     "scheduler_create_job": ToolMap("scheduler_create_job", {
         "name": _rename("name"), "cron_expression": _rename("schedule"), "action": _rename("command"),
         "enabled": _rename("enabled"), "tags": _rename("tags")},
         # the service keeps any cron text and duplicate names, numbers the job by the count held, and answers the
         # job it makes: the request's fields, its creator as given (none unless given), not yet run, no history
-        defaults={"as_written": True, "id_prefix": "JOB-"}, result=_written(ResultShape(
+        # (kept: a later answer showing the job shows those fields, its stamp and creator as made)
+        defaults={"as_written": True, "id_prefix": "JOB-"}, kept_stamp="created_at", kept_fresh=True,
+        result=_written(ResultShape(
             fields={k: v for k, v in _JOB.fields.items() if k not in ("last_status", "last_run", "next_run",
                                                                      "created_by", "notes")},
             given={"created_by": "created_by"}, stamp="created_at", stamp_style="isoformat",
-            const={"last_run": None, "next_run": None, "last_status": None, "execution_history": []}),
-            "job", "created")),
+            const={"last_run": None, "next_run": None, "last_status": None, "execution_history": []},
+            cases=_JOB_ID, kept="added"), "job", "created")),
     "scheduler_update_job": ToolMap("scheduler_update_job", {
         "job_id": _rename("job_id"), "enabled": _rename("enabled"), "cron_expression": _rename("schedule"),
         "name": _rename("name"), "action": _rename("command"), "tags": _rename("tags")},
-        defaults={"as_written": True}, result=_written(_JOB, "job", "updated"), stored=True),
+        # (the service answers the job whole)
+        defaults={"as_written": True, "whole": True}, result=_written(_JOB, "job", "updated"), stored=True),
     # the service answers the job it removed
     "scheduler_delete_job": ToolMap("scheduler_delete_job", {"job_id": _rename("job_id")}, defaults={"with_job": True},
                                     result=_written(_JOB, "job", "deleted", under="job"), stored=True),
-}, key="job_id")
+}, key="job_id", not_found="Job {job_id} not found")
 
 
 _ARTICLE_SUMMARY = {"article_id": "id", "title": "title", "source": "source", "category": "category",
@@ -182,15 +192,18 @@ BACKOFFICE["rss"] = ServiceAdapter("rss", "news", "RSS_FIXTURES", RecordMap(
         "category": text_of("category"), "published_at": text_of("published_at"), "summary": text_of("summary"),
         "content": text_of("content"), "word_count": number_of("word_count"),
         "tags": tags_of("tags", "relevance_tags"), "url": text_of("url")}), {
-    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category")}, result=ResultShape(wrap="feeds", count="total")),
+    "rss_list_feeds": ToolMap("news_list_feeds", {"category": _rename("category", blank=True)},
+                              result=ResultShape(wrap="feeds", count="total")),
     # the service keeps its fixture's order and takes the first `max_results` of it
     "rss_list_articles": ToolMap("news_list_articles", {
-        "source": _rename("source"), "category": _rename("category"), "max_results": _rename("limit")},
-        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles", count="total")),
+        "source": _rename("source", blank=True), "category": _rename("category", blank=True),
+        "max_results": _rename("limit")},
+        defaults={"stored_order": True}, result=ResultShape(fields=_ARTICLE_SUMMARY, wrap="articles", count="total"),
+        cut="max_results"),
     "rss_get_article": ToolMap("news_get_article", {"article_id": _rename("article_id")}, result=ResultShape(fields={
         **_ARTICLE_SUMMARY, "content": "content", "tags": "tags", "url": "url"}), stored=True),
     "rss_publish": ToolMap("news_publish", {
         "title": _rename("title"), "content": _rename("content"), "recipients": _rename("recipients")},
         result=recorded("record", "published", "title", "content", "recipients")),  # the newsletter as recorded
 }, no_op={"rss_get_feed": "Claw-Eval's rss service has no endpoint for it (its /rss/feeds/get call fails there)"},
-    key="article_id")
+    key="article_id", not_found="Article {article_id} not found")

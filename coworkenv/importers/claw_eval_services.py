@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from coworkenv.bindings import ArgBinding, Case, DayWindow, ResultShape
+from coworkenv.bindings import ArgBinding, Case, DayWindow, ItemFilter, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, number_of, recorded
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
@@ -144,7 +144,7 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         "gmail_list_messages": ToolMap("mail_list_messages", {
             "max_results": _rename("limit"), "days_back": _rename("days_back")},
             defaults={"days_back": 7, "stored_order": True}, result=_MESSAGE_SUMMARY, stored=True,
-            listed=("message_id", "from", "subject", "date", "is_read", "labels")),
+            listed=("message_id", "from", "subject", "date", "is_read", "labels"), cut="max_results"),
         "gmail_search_messages": ToolMap("mail_search", {
             "query": _rename("query"), "max_results": _rename("limit")}, result=_MESSAGE_SUMMARY),
         "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE,
@@ -154,7 +154,7 @@ ADAPTERS: dict[str, ServiceAdapter] = {
             "draft", "draft_saved", "to", "subject", "body", "reply_to_message_id")),
         "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=recorded(
             "message", "sent", "to", "subject", "body")),
-    }, key="message_id", list_key="messages", held_as=_mail_as_loaded),
+    }, key="message_id", list_key="messages", held_as=_mail_as_loaded, not_found="Message {message_id} not found"),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
             "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY, stored=True,
@@ -173,7 +173,7 @@ ADAPTERS: dict[str, ServiceAdapter] = {
                                              # the service sets the ticket's resolution as the call gives it
                                              _TICKET.model_copy(update={"given": {"resolution": "resolution"}}),
                                              "ticket", "closed")),
-    }, key="ticket_id", list_key="tickets"),
+    }, key="ticket_id", list_key="tickets", not_found="Ticket {ticket_id} not found"),
 }
 
 _CONTACT = ResultShape(fields={"contact_id": "id", "name": "name", "department": "tags.0", "email": "email",
@@ -195,16 +195,18 @@ ADAPTERS.update({
                                  "tags": tags_of("department", then=("contacts",)),
                                  "notes": first_of("notes", "note")},
         fold_into="notes"), {
+        # the service matches the query within names only, and the department within a person's department
         "contacts_search": ToolMap("contacts_search", {
-            "query": _rename("query"), "department": _rename("tag"), "max_results": _rename("limit")},
-            defaults={"tag": "contacts", "in_name": True},  # the service matches the query within names only
-            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total"), stored=True),
+            "query": _rename("query"), "department": _rename(None), "max_results": _rename("limit")},
+            defaults={"tag": "contacts", "in_name": True, "limit": 200},  # (it lists every match)
+            result=ResultShape(fields=_CONTACT.fields, wrap="contacts", count="total"), stored=True,
+            item_filters={"department": ItemFilter(path="tags.0", within=True)}),
         "contacts_get": ToolMap("contacts_get", {"contact_id": _rename("contact_id")}, result=_CONTACT, stored=True),
         "contacts_send_message": ToolMap("contacts_send_message", {
             "contact_id": _rename("contact_id"), "message": _rename("message")},
             defaults={"unchecked_id": True},  # the service records a message to any id
             result=recorded("record", "sent", "contact_id", "message")),  # the message as the service records it
-    }, tag="contacts", key="contact_id"),
+    }, tag="contacts", key="contact_id", not_found="Contact {contact_id} not found"),
     # A customer is a contact at a company: status, tier and industry are its tags in that order (the list
     # filters by each, as the service does, and lists every customer), revenue, contract and the like become lines of its notes. Both services tag their
     # records ("contacts", "crm") and list only their own, so a task can use both.
@@ -215,9 +217,10 @@ ADAPTERS.update({
                                   "phone": first_of("phone", "contact_phone"),
                                   "tags": tags_of("status", "tier", "industry", then=("crm",)), "notes": text_of("notes")},
         fold_into="notes"), {
+        # (an empty filter filters nothing, as the service tests each one's truth)
         "crm_list_customers": ToolMap("contacts_search", {
-            "status": _rename("tags", "to_list"), "tier": _rename("tags", "to_list"),
-            "industry": _rename("tags", "to_list")}, defaults={"tag": "crm", "limit": 200, "stored_order": True},
+            "status": _rename("tags", "to_list", blank=True), "tier": _rename("tags", "to_list", blank=True),
+            "industry": _rename("tags", "to_list", blank=True)}, defaults={"tag": "crm", "limit": 200, "stored_order": True},
                                       result=ResultShape(fields=_CUSTOMER.fields, wrap="customers", count="total"),
                                       stored=True, listed=("customer_id", "name", "contact_person", "tier", "status",
                                                            "industry", "annual_revenue")),
@@ -226,7 +229,7 @@ ADAPTERS.update({
         "crm_export_report": ToolMap("contacts_export_report", {
             "title": _rename("title"), "customer_ids": _rename("contact_ids"), "summary": _rename("summary")},
             result=recorded("report", "exported", "title", "customer_ids", "summary")),  # as the service records it
-    }, tag="crm", key="customer_id"),
+    }, tag="crm", key="customer_id", not_found="Customer {customer_id} not found"),
     "kb": ServiceAdapter("kb", "kb", "KB_FIXTURES", RecordMap(
         "articles", "articles", {"id": text_of("article_id"), "title": "title", "body": text_of("content"),
                                  "category": "category", "tags": tags_of("tags"),
@@ -237,19 +240,21 @@ ADAPTERS.update({
         # the service lists, in its fixture's order and whatever their status, the articles sharing any word,
         # character pair or CJK character with the query
         "kb_search": ToolMap("kb_search", {
-            "query": _rename("query"), "category": _rename("category"), "max_results": _rename("limit")},
+            "query": _rename("query"), "category": _rename("category", blank=True), "max_results": _rename("limit")},
             defaults={"any_token": True, "include_archived": True},
+            # the snippet cut from the article's content as it is now (an update followed)
             result=ResultShape(fields={"article_id": "id", "title": "title", "category": "category",
-                                       "last_updated": "updated_at"}, wrap="articles", count="total", kept="shown"),
+                                       "last_updated": "updated_at", "snippet": "body"}, snippets={"snippet": 150},
+                               wrap="articles", count="total", kept="shown"),
             stored=True, listed=("article_id", "title", "category", "tags", "last_updated", "views", "snippet"),
-            held_as=_with_snippet),
+            held_as=_with_snippet, cut="max_results"),
         "kb_get_article": ToolMap("kb_get_article", {"article_id": _rename("article_id")}, result=_ARTICLE,
                                   stored=True),
         # the service's answer; it dates the article's `last_updated` to the day (kept so, shown by later answers)
         "kb_update_article": ToolMap("kb_update_article", {
             "article_id": _rename("article_id"), "content": _rename("body")}, kept_stamp="last_updated",
             result=ResultShape(fields={"article_id": "id"}, const={"status": "updated"}, stamp_style="date")),
-    }, key="article_id"),
+    }, key="article_id", not_found="Article {article_id} not found"),
     # A meeting note's participants, duration and the like become lines at the end of its body.
     "notes": ServiceAdapter("notes", "notes", "NOTES_FIXTURES", RecordMap(
         "notes", "notes", {"id": text_of("note_id"), "title": "title", "body": text_of("content"),
@@ -260,12 +265,13 @@ ADAPTERS.update({
                               defaults={"stored_order": True},
                               result=ResultShape(fields={"note_id": "id", "title": "title", "tags": "tags",
                                                          "created_at": "updated_at"}, wrap="notes", count="total"),
-                              stored=True, listed=("note_id", "title", "created_at", "participants", "duration_minutes")),
+                              stored=True, listed=("note_id", "title", "created_at", "participants", "duration_minutes"),
+                              cut="max_results"),
         "notes_get": ToolMap("notes_read_note", {"note_id": _rename("note_id")}, result=_NOTE, stored=True),
         "notes_share": ToolMap("notes_share_note", {"note_id": _rename("note_id"), "recipients": _rename("recipients")},
                                defaults={"unchecked_id": True},  # the service records a share of any id
                                result=recorded("record", "shared", "note_id", "recipients")),  # as recorded there
-    }, key="note_id"),
+    }, key="note_id", not_found="Note {note_id} not found"),
 })
 
 
@@ -324,8 +330,9 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                                            else "confirmed")},
     fold_into="description", defaults={"organizer": "", "timezone": "UTC"}, loaded=as_the_calendar_loads), {
     # the service lists the events starting in [date, date + days), not those overlapping it
+    # (it reads the day as `strptime(date, "%Y-%m-%d")`, else answers an error; no day in a window under a day long)
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
-        DayWindow(day="date", days="days", start="start", end="end"),),
+        DayWindow(day="date", days="days", start="start", end="end", strict="Invalid date format: {day}"),),
         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total", kept="added"), stored=True),
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT, stored=True),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
@@ -346,10 +353,11 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                                     given={"start_time": "start_time", "end_time": "end_time"},
                                     record_id="event.id", kept="added"),
                         "event", "created")),
-    "calendar_get_user_events": ToolMap("calendar_user_events", {"user": _rename("user"), "date": _rename("date")},
+    "calendar_get_user_events": ToolMap("calendar_user_events", {
+        "user": _rename("user"), "date": _rename("date", strict_day="Invalid date format: {value}")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
                                                            echo={"user": "user"}, kept="added"), stored=True),
-}, key="event_id")
+}, key="event_id", not_found="Event {event_id} not found")
 
 
 def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
@@ -383,12 +391,15 @@ def _pages_as_fetched(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 # notifications (recorded).
 ADAPTERS["web"] = ServiceAdapter("web", "web", ("WEB_SEARCH_FIXTURES", "WEB_FETCH_FIXTURES"), _web_records, {
     "web_search": ToolMap("web_rank_results", {"query": _rename("query"), "max_results": _rename("max_results")},
-                          result=ResultShape(wrap="results", count="total", echo={"query": "query"})),
+                          result=ResultShape(wrap="results", count="total", echo={"query": "query"}),
+                          cut="max_results"),
     # as the service: a failing fetch says why in `error`; a page that answers has none, and its content type and
     # the time it was fetched (held pages: the fixture's pages that answer)
-    "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, result=ResultShape(fields={
+    "web_fetch": ToolMap("web_fetch", {"url": _rename("url")}, defaults={"any_url": True}, result=ResultShape(fields={
         "status_code": "status", "url": "url", "title": "title", "content": "body", "error": "error"},
-        optional=["error"], record_id="url", stamp="fetched_at", stamp_style="isoformat"), stored=True),
+        optional=["error"], record_id="url", stamp="fetched_at", stamp_style="isoformat",
+        # a fetch that fails answers its status, the URL, why, and no content
+        failing={"status_code": "status", "url": "url", "error": "error", "content": None}), stored=True),
     "send_notification": ToolMap("web_notify", {"channel": _rename("channel"), "message": _rename("message"),
                                                 "recipients": _rename("recipients")},
                                  result=recorded("record", "sent", "channel", "message", "recipients")),
@@ -464,7 +475,7 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
             stamp="created_at", stamp_style="isoformat", kept="added"), "task", "created")),
     "todo_delete_task": ToolMap("todo_delete_task", {"task_id": _rename("task_id")},
                                 result=_written(_TODO, "task", "deleted", under="task"), stored=True),
-}, key="task_id")
+}, key="task_id", not_found="Task {task_id} not found")
 
 
 INVENTORY_LOCATION = "main"  # Claw-Eval's products have no stock locations: every item is at this one
@@ -481,8 +492,10 @@ _PRODUCT = ResultShape(fields={
     "product_id": "id", "name": "name", "category": "category", "quantity": "quantity", "unit": "unit",
     "reorder_level": "reorder_level", "supplier": "supplier", "unit_cost": "unit_cost", "unit_price": "unit_price",
     "lead_time_days": "lead_time_days", "notes": "notes"})
-_LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category")}, defaults={"limit": 200},
-                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"), stored=True)
+# (the service compares a category's text, letter case too; an empty one filters nothing)
+_LIST_PRODUCTS = ToolMap("inventory_search_items", {"category": _rename("category", blank=True)}, defaults={"limit": 200},
+                         result=ResultShape(fields=_PRODUCT.fields, wrap="products", count="total"), stored=True,
+                         item_filters={"category": ItemFilter(path="category")})
 _GET_PRODUCT = ToolMap("inventory_get_item", {"product_id": _rename("item_id")}, result=_PRODUCT, stored=True)
 # A product is a stock item at one location; its stock is `quantity` or `current_stock`, its reorder level
 # `reorder_level`, `min_stock_threshold` or `min_stock`, its selling price `unit_price` or `selling_price`; sales
@@ -503,6 +516,6 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
         "product_id": _rename("item_id"), "quantity": _rename("quantity", "int"), "supplier": _rename("supplier")},
         defaults={"as_written": True},  # the service records any order: an unknown product, any quantity, no supplier
         result=recorded("order", "created", "product_id", "quantity", "supplier")),  # the order as requested
-}, key="product_id")
+}, key="product_id", not_found="Product {product_id} not found")
 
 ADAPTERS.update(BACKOFFICE)
