@@ -20,6 +20,8 @@ from tests.defects import (
     answer_read_not_written,
     any_for_all,
     asked_fact_unread,
+    asked_label_unchecked,
+    asked_sibling_read,
     attachment_unchecked,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
@@ -100,6 +102,7 @@ from tests.defects import (
     instant_part_read,
     instant_pinned,
     isolation_leak,
+    kept_write_unchecked,
     key_respelled,
     label_numeral_pinned,
     later_state_by_rule,
@@ -175,6 +178,7 @@ from tests.defects import (
     value_never_held,
     version_value_read,
     week_date_pinned,
+    written_fact_unread,
     wrong_expected,
     wrong_route,
     zone_pinned,
@@ -348,6 +352,10 @@ MODULES = (
     list_value_prefix,
     zone_unprobed,
     attachment_unchecked,
+    written_fact_unread,
+    asked_sibling_read,
+    kept_write_unchecked,
+    asked_label_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
