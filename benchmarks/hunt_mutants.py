@@ -1,7 +1,7 @@
 """The outsider's hunt over the verifier gates: mutate the checks of sound specs the way a careless author would,
 judge every mutant through strict validation, and look for an episode that proves an accepted mutant unsound.
 
-Two families of mutation kinds, kept apart in the registry (`KINDS`, name -> family, rule kind, sandboxed):
+Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family, rule kind, sandboxed):
 - `d65` (defects65, about 40 mutations, named `<rule>.<mutation>`): operators swapped, `equals` to `gte`/`lte`/
   `contains`/`in`, regexes loosened (`\\b` dropped, `.{0,12}` to `.*`, `(?i)`, anchors dropped, a digit to `\\d`,
   alternatives cut), a condition dropped or moved to a sibling field, `all_of` to `any_of`, scope and turn widened,
@@ -22,9 +22,20 @@ Two families of mutation kinds, kept apart in the registry (`KINDS`, name -> fam
   `reply_mentions_id` (a reply check on a record's value as its id mentioned), `field_to_exists` (a field check as
   the record existing), and the Python kinds `py_keyerror_true` (a grader returning True on a failed lookup) and
   `py_str_prefix` (a grader comparing `str(value)` by its start).
+- `d77` (defects77, 12 kinds, bare names): `key_nonunique` (a field or records check, or a frame selector, that
+  picks the record by a field another record shares: `status == open`, `sku`, `timezone`, in place of its id),
+  `field_never_written` (a condition on a misnamed field the tool never writes, negated: `state != p3`),
+  `num_as_string` (a number compared as text: a digit string ordered, a number against a field holding text),
+  `dt_zone_drop` (a date-time read by its wall clock, its zone dropped), `list_eq_to_contains` (a list's "is
+  these" as "holds these"), `list_elem_as_text` (a list field's element matched as text over the whole list),
+  `tiers_untouched` (a tier of full score the untouched world meets beside the check), `zero_to_one` ("none" as
+  "at most one"), `final_to_turn0` (a final-state reply check bound to the first turn), `weight_heavy_one` (one
+  completion check outweighing the rest, none required, pass threshold one half), and the Python kinds
+  `py_audit_args` (a grader reading the audit's arguments, blind to case and to whether the call succeeded) and
+  `py_str_num` (a number ordered as text).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
-defects69, `py_*` mutants (of `d69` and `d73`) are made on the examples and seed 1 only, one per base, kind and rule kind.
+defects69, `py_*` mutants (of `d69`, `d73` and `d77`) are made on the examples and seed 1 only, one per base, kind and rule kind.
 
 Every accepted mutant gets a witness search (unless `--no-witness`): episodes made from the reference (each call
 dropped; each argument changed in place or by a later call of the same tool; each answer negated, emptied, its
@@ -42,6 +53,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1 --family d65 --out d65.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d69 --python --out d69.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d73 --python --out d73.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d77 --python --out d77.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -51,6 +63,7 @@ from __future__ import annotations
 import argparse
 import copy
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -79,7 +92,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69" or "d73"
+    family: str  # "d65", "d69", "d73" or "d77"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -146,6 +159,9 @@ KINDS: dict[str, Kind] = {
     **_kinds("d73", "any", "where_any_record cmp_flip rx_half_anchor list_any_for_all state_to_call_count "
              "time_wrong_field turn_minus1 id_nocase created_id_only reply_alt_wrong num_as_substring ne_old_value "
              "reply_mentions_id field_to_exists py_keyerror_true py_str_prefix"),
+    **_kinds("d77", "any", "key_nonunique field_never_written num_as_string dt_zone_drop list_eq_to_contains "
+             "list_elem_as_text tiers_untouched zero_to_one final_to_turn0 weight_heavy_one py_audit_args "
+             "py_str_num"),
 }
 
 
@@ -960,7 +976,226 @@ def mutants73(spec: Spec) -> Iterator[Mutant]:
             yield Mutant(name, ci, s2, "")
 
 
-FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73}
+# -- family d77 -------------------------------------------------------------------------------------------------
+_MISNAMED = {"status": "state", "priority": "severity", "assignee": "owner", "to": "recipient", "body": "text",
+             "title": "name", "due": "due_date", "start": "start_time", "end": "end_time", "value": "val",
+             "quantity": "qty", "enabled": "active", "labels": "tags", "folder": "box", "subject": "title",
+             "version": "config_version", "timezone": "tz", "phone": "phone_number", "email": "mail"}
+
+
+def _shared_key(rec: dict[str, Any], others: list[dict[str, Any]], skip: set[str]
+                ) -> tuple[str, str, Any] | None:
+    """(field, op, value): a condition on a field of `rec` that another record of `others` meets too."""
+    for g, x in rec.items():
+        if g in skip or g == "id" or g.endswith("_at"):
+            continue
+        for o in others:
+            if o is rec or o.get("id") == rec.get("id"):
+                continue
+            y = o.get(g)
+            if isinstance(x, (str, int, bool)) and not isinstance(x, float) and x == y:
+                return g, "equals", x
+            if isinstance(x, list) and isinstance(y, list):
+                both = [e for e in x if e in y and isinstance(e, (str, int))]
+                if both:
+                    return g, "contains", both[0]
+    return None
+
+
+def _initial_rule(rule: Rule, spec: Spec) -> Rule | None:
+    """A rule of the same record or table that the untouched world meets."""
+    if rule["kind"] == "field":
+        t = rule["target"]
+        rec = next((x for x in _rows(world_table(spec, t["app"], t["table"])) if x.get("id") == t["id"]), None)
+        old = _dig(rec, t["field"]) if rec else None
+        return None if old is None else {**copy.deepcopy(rule), "op": "equals", "value": old}
+    if rule["kind"] == "records" and _rows(world_table(spec, rule["app"], rule["table"])):
+        return {"kind": "records", "app": rule["app"], "table": rule["table"], "where": [], "count_op": "gte",
+                "count": 1}
+    return None
+
+
+def _cond_at(conds: list[dict[str, Any]], i: int, new: dict[str, Any], name: str
+             ) -> tuple[str, list[dict[str, Any]]]:
+    """(name, a copy of `conds` with condition `i` replaced by `new`)."""
+    c2 = copy.deepcopy(conds)
+    c2[i] = new
+    return name, c2
+
+
+def _cond_kinds77(conds: list[dict[str, Any]], fin: list[dict[str, Any]]
+                  ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """d77's mutations of a list of `where` conditions (`fin`: the table's records after the reference)."""
+    for i, w in enumerate(conds):
+        op, v, f = w.get("op", "equals"), w.get("value"), w["field"]
+        m = functools.partial(_cond_at, conds, i)
+
+        actual = [_dig(r, f) for r in fin if _dig(r, f) is not None]
+        # a field name the tool never writes: a negated condition on it always holds
+        alias = _MISNAMED.get(f.split(".")[-1])
+        if alias and op in ("equals", "contains", "matches", "in") and not any(alias in r for r in fin):
+            yield m({"field": f.rsplit(".", 1)[0] + "." + alias if "." in f else alias, "op": "not_equals",
+                     "value": v if not isinstance(v, list) else None}, "field_never_written")
+        # numbers compared as strings: a digit string ordered lexically, or a number read off a string field
+        if op == "equals" and isinstance(v, str) and re.fullmatch(r"\d+(?:\.\d+)?", v):
+            yield m({**w, "op": "gte"}, "num_as_string")
+        if op in ("gte", "lte", "gt", "lt", "equals") and _is_num(v) and any(isinstance(a, str) for a in actual):
+            yield m({**w, "value": str(v)}, "num_as_string")
+        # a date-time compared on its wall clock, its zone dropped
+        if op == "equals" and isinstance(v, str) and _DT.match(v) and len(v) > 16:
+            yield m({**w, "op": "matches", "value": "^" + re.escape(v[:16])}, "dt_zone_drop")
+        if op in ("gte", "lte", "gt", "lt") and isinstance(v, str) and _DT.match(v) and v.endswith("Z"):
+            yield m({**w, "value": v[:-1]}, "dt_zone_drop")
+        # a list compared as "holds these", not "is these"
+        if op == "equals" and isinstance(v, list) and v:
+            yield m({**w, "op": "contains", "value": v if len(v) > 1 else v[0]}, "list_eq_to_contains")
+        # a list field compared to one element: `equals` of an element where the tool keeps a list
+        if op == "contains" and isinstance(v, str) and any(isinstance(a, list) for a in actual):
+            yield m({**w, "op": "matches", "value": re.escape(v)}, "list_elem_as_text")
+
+
+def _py_audit(tool: str, args: dict[str, Any]) -> Rule:
+    """A grader reading the audit's arguments, not the state, and not whether the call succeeded."""
+    code = ("def check(state, audit, messages):\n"
+            f"    want = {args!r}\n"
+            "    for a in audit:\n"
+            f"        if a['tool'] == {tool!r} and all(str(a['args'].get(k, '')).lower() == str(v).lower() "
+            "for k, v in want.items()):\n"
+            "            return True\n"
+            "    return False\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [], "code": code}
+
+
+def _py_str_cmp(rule: Rule) -> Rule:
+    """A field's number compared as text in Python."""
+    t = rule["target"]
+    op = {"gte": ">=", "lte": "<=", "gt": ">", "lt": "<"}[rule["op"]]
+    code = (PY_HEAD + "def check(state, audit, messages):\n"
+            f"    r = next(r for r in state['apps'][{t['app']!r}][{t['table']!r}] if r['id'] == {t['id']!r})\n"
+            f"    return str(_get(r, {t['field']!r})) {op} str({rule['value']!r})\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [t["app"]], "code": code}
+
+
+def _set(rule: Rule, key: str, val: Any, name: str) -> tuple[str, Rule]:
+    """(name, a copy of `rule` with `key` set to `val`)."""
+    r = copy.deepcopy(rule)
+    r[key] = val
+    return name, r
+
+
+def rule_kinds77(rule: Rule, spec: Spec, fstate: dict[str, Any], nturns: int) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects77's mutations of one rule."""
+    k = rule["kind"]
+
+    def fin(app: str, table: str) -> list[dict[str, Any]]:
+        return _rows((fstate.get(app) or {}).get(table))
+
+    if k == "field":
+        t, v, op = rule["target"], rule.get("value"), rule.get("op", "equals")
+        rows = fin(t["app"], t["table"])
+        for n, c in _cond_kinds77([{"field": t["field"], "op": op, "value": v}], rows):
+            yield n, {"kind": "records", "app": t["app"], "table": t["table"],
+                      "where": [{"field": "id", "value": t["id"]}, *c], "count_op": "gte", "count": 1}
+        rec = next((r for r in rows if r.get("id") == t["id"]), None)
+        key = _shared_key(rec, rows, {t["field"].split(".")[0]}) if rec else None
+        if key:  # the right field of a record picked by a key another record shares
+            g, gop, gv = key
+            yield "key_nonunique", {"kind": "records", "app": t["app"], "table": t["table"], "count_op": "gte",
+                                    "count": 1, "where": [{"field": g, "op": gop, "value": gv},
+                                                          {"field": t["field"], "op": op, "value": v}]}
+        if op in ("gte", "lte", "gt", "lt") and _is_num(v):
+            yield "py_str_num", _py_str_cmp(rule)
+        wc = writer_of(spec, [t["id"], v]) if v is not None else None
+        if wc:
+            args = {a: x for a, x in wc["arguments"].items() if x in (t["id"], v)}
+            yield "py_audit_args", _py_audit(wc["name"], args)
+    elif k == "records":
+        where = rule.get("where") or []
+        rows = fin(rule["app"], rule["table"])
+        for n, c in _cond_kinds77(where, rows):
+            yield _set(rule, "where", c, n)
+        idc = next((i for i, w in enumerate(where) if w["field"] == "id" and w.get("op", "equals") == "equals"), None)
+        if idc is not None:
+            rec = next((r for r in rows if r.get("id") == where[idc]["value"]), None)
+            key = _shared_key(rec, rows, {w["field"].split(".")[0] for w in where}) if rec else None
+            if key:
+                r = copy.deepcopy(rule)
+                r["where"][idc] = {"field": key[0], "op": key[1], "value": key[2]}
+                yield "key_nonunique", r
+        co, cnt = rule.get("count_op", "gte"), rule.get("count", 1)
+        if (co in ("equals", "lte")) and cnt == 0:
+            r = copy.deepcopy(rule)
+            r["count_op"], r["count"] = "lte", 1
+            yield "zero_to_one", r
+        vals = [w["value"] for w in where if w.get("op", "equals") == "equals" and isinstance(w.get("value"), (str, int))]
+        wc = writer_of(spec, vals[:2]) if vals and co != "lte" and cnt > 0 else None
+        if wc:
+            args = {a: x for a, x in wc["arguments"].items() if isinstance(x, (str, int)) and x in vals}
+            if args:
+                yield "py_audit_args", _py_audit(wc["name"], args)
+    elif k == "text":
+        if nturns > 1 and rule.get("turn") is None and rule.get("scope", "final") == "final":
+            r = copy.deepcopy(rule)
+            r["turn"], r["scope"] = 0, "replies"
+            yield "final_to_turn0", r
+    elif k == "reply_states":
+        if nturns > 1 and rule.get("turn") is None:
+            yield _set(rule, "turn", 0, "final_to_turn0")
+    elif k == "called":
+        for n, c in _cond_kinds77(rule["call"].get("where") or [], []):
+            r = copy.deepcopy(rule)
+            r["call"]["where"] = c
+            yield n, r
+    elif k == "frame":
+        for i, a in enumerate(rule.get("allow") or []):
+            if a.get("id") and a.get("table"):
+                rows = fin(a["app"], a["table"])
+                rec = next((r for r in rows if r.get("id") == a["id"]), None)
+                key = _shared_key(rec, rows, set(a.get("fields") or [])) if rec else None
+                if key:
+                    r = copy.deepcopy(rule)
+                    sel = {x: y for x, y in a.items() if x != "id"}
+                    sel["where"] = [*(a.get("where") or []), {"field": key[0], "op": key[1], "value": key[2]}]
+                    r["allow"][i] = sel
+                    yield "key_nonunique", r
+    if k in ("field", "records"):  # any_of with a branch the untouched world meets
+        init = _initial_rule(rule, spec)
+        if init is not None:
+            yield "tiers_untouched", {"kind": "tiers", "tiers": [{"score": 1.0, "rule": rule},
+                                                                   {"score": 1.0, "rule": init}]}
+
+
+def _weight_heavy(spec: Spec, ci: int) -> Spec:
+    """One completion check outweighs the rest, none is required, and the pass threshold is half the score."""
+    s2 = copy.deepcopy(spec)
+    comp = [c for c in s2["checks"] if c.get("role", "completion") != "guard"
+            and c["rule"]["kind"] not in ("frame", "forbidden") and not c.get("safety")]
+    for c in comp:
+        c["required"] = False
+        c["weight"] = 1.0
+    s2["checks"][ci]["weight"] = float(max(1, len(comp) - 1))
+    s2["scoring"] = {**(s2.get("scoring") or {}), "pass_threshold": 0.5}
+    return s2
+
+
+def mutants77(spec: Spec) -> Iterator[Mutant]:
+    fstate, nturns = final_state(spec), len(spec["turns"])
+    comp = []
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds77(c["rule"], spec, fstate, nturns):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+        if c.get("role", "completion") != "guard" and c["rule"]["kind"] not in ("frame", "forbidden") \
+                and not c.get("safety"):
+            comp.append(ci)
+    if len(comp) > 2:
+        for ci in comp[:3]:
+            yield Mutant("weight_heavy_one", ci, _weight_heavy(spec, ci), "")
+
+
+FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73,
+                                                          "d77": mutants77}
 
 
 # -- witness search: episodes built from the reference ----------------------------------------------------------
@@ -1105,7 +1340,7 @@ def run(bases: list[str], patterns: list[str] | None, families: set[str], python
                     kind = kind_of(m.kind)
                     if not _selected(m.kind, kind, patterns, families, python) or m.spec == spec:
                         continue
-                    if fam in ("d69", "d73") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
+                    if fam in ("d69", "d73", "d77") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
                         key = (m.kind, spec["checks"][m.ci]["rule"]["kind"])
                         if not (base.startswith("example:") or base.endswith("@1")) or key in py_seen:
                             continue

@@ -35,6 +35,21 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# The release of dagster-dask (major.minor) whose names below the Dask executor was last checked against; its
+# versions track Dagster's (0.29 with 1.13).
+TESTED_DAGSTER_DASK = "0.29"
+
+# The names the Dask executor (pipelines/executors.py) takes from dagster-dask and dask.distributed, imported only
+# when a run ships its steps to a cluster: (module, attribute path, what for). `query_on_dask_worker` and
+# `get_dask_resource_requirements` are public but in no `__all__`, and dagster-dask is not pinned to a release.
+DASK_NAMES: tuple[tuple[str, str, str], ...] = (
+    ("dagster_dask.executor", "query_on_dask_worker", "runs each step on a Dask worker"),
+    ("dagster_dask.executor", "get_dask_resource_requirements", "each step's Dask resources"),
+    ("dask.distributed", "Client", "the connection to the scheduler"),
+    ("dask.distributed", "as_completed", "each step's events as it ends"),
+)
+
+
 class DagsterInternalsError(ImportError):
     """The installed Dagster lacks a private name the pipeline uses: which names, which Dagster, what to do."""
 
@@ -72,6 +87,23 @@ def check_private_names() -> None:
     raise DagsterInternalsError(
         f"dagster {dagster_version()} lacks {len(missing)} private name(s) the pipeline uses (checked against "
         f"dagster {TESTED_DAGSTER}): {'; '.join(missing)}. {new_places}")
+
+
+def check_dask_names(why: str) -> None:
+    """DagsterInternalsError naming every name of DASK_NAMES that dagster-dask or dask.distributed (not installed, or
+    of another release) lacks; `why` says what asked for the Dask executor (a setting, a command)."""
+    missing = [f"{module}.{path} ({use})" for module, path, use in DASK_NAMES if not _resolves(module, path)]
+    if not missing:
+        return
+    try:
+        installed = f"dagster-dask {metadata.version('dagster-dask')}"
+    except metadata.PackageNotFoundError:
+        installed = "dagster-dask (not installed)"
+    raise DagsterInternalsError(
+        f"{why} runs each step on a Dask cluster, but {installed} lacks {len(missing)} name(s) the Dask executor uses "
+        f"(checked against dagster-dask {TESTED_DAGSTER_DASK}): {'; '.join(missing)}. Install the release it was "
+        f"checked against (pip install 'dagster-dask=={TESTED_DAGSTER_DASK}.*' 'distributed'), or run without the "
+        "cluster; no run was started")
 
 
 def advice(adapt: str) -> str:

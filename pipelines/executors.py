@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
+from coworkenv.atomic import os_reason
 from pipelines.dagster_internals import RetryMode
+from pipelines.dagster_private import check_dask_names
 
 if TYPE_CHECKING:  # names of Dagster's private modules for the types only: no run needs them to resolve
     from dagster._core.execution.context.system import PlanOrchestrationContext
@@ -97,24 +100,46 @@ _SCHEDULER = re.compile(r"^(?:(?P<scheme>[a-z]+)://)?(?P<host>[^\s:/@]+|\[[0-9a-
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
-def check_scheduler_address(address: str) -> str:
-    """`address` when it names a Dask scheduler ([tcp://]HOST:PORT); SettingsError naming the variable otherwise,
-    before any run waits on a connection that cannot be made."""
+def check_scheduler_address(address: str, flag: str | None = None) -> str:
+    """`address` when it names a Dask scheduler ([tcp://]HOST:PORT); SettingsError naming the variable (or the
+    command's `flag` that gave it) otherwise, before any run waits on a connection that cannot be made."""
     from pipelines.resources import SettingsError
 
     match = _SCHEDULER.match(address)
     if match is None or (match["scheme"] or "tcp") not in _SCHEMES or not 0 < int(match["port"]) < 65536:
-        shown = re.sub(r"[^/\s]*@", "", address)  # never echo credentials someone put in the address
-        raise SettingsError(f"{SCHEDULER_ENV}={shown!r} is not a Dask scheduler address; set it to "
-                            f"tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786, schemes: {', '.join(_SCHEMES)}), "
+        shown = re.sub(r"[^/\s]*@", "", address)  # never echo credentials put in the address (repr escapes controls)
+        example = f"tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786, schemes: {', '.join(_SCHEMES)})"
+        if flag is not None:
+            raise SettingsError(f"{flag} {shown!r} is not a Dask scheduler address; pass {example}")
+        raise SettingsError(f"{SCHEDULER_ENV}={shown!r} is not a Dask scheduler address; set it to {example}, "
                             "or unset it to run in this process")
     return address
 
 
+def scheduler_reach_problem(address: str, timeout_s: float = 5.0) -> str | None:
+    """Why no connection can be made to the Dask scheduler at `address` (checked by `check_scheduler_address`), or
+    None when one can (or its scheme is not carried over TCP): each run waited on it for half a minute, then failed
+    with a stack trace of Dask's."""
+    match = _SCHEDULER.match(address)
+    if match is None or (match["scheme"] or "tcp") == "ucx":
+        return None
+    host = match["host"].strip("[]")
+    try:
+        with socket.create_connection((host, int(match["port"])), timeout=timeout_s):
+            return None
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)) if isinstance(exc, socket.gaierror) else os_reason(exc)
+        return f"cannot reach the Dask scheduler at {host}:{match['port']} ({reason})"
+
+
 def executor_from_env() -> dg.ExecutorDefinition | None:
-    """The Dask executor bound to $COWORKENV_DASK_SCHEDULER, or None (Dagster's default) when it is unset."""
+    """The Dask executor bound to $COWORKENV_DASK_SCHEDULER, or None (Dagster's default) when it is unset.
+
+    The names the executor takes from dagster-dask are checked here, when the code location loads: each run looked
+    them up only when its steps were shipped, and failed there."""
     address = os.environ.get(SCHEDULER_ENV, "").strip()
     if not address:
         return None
     check_scheduler_address(address)
+    check_dask_names(SCHEDULER_ENV)
     return dask_cluster_executor.configured({"address": address}, name="dask_cluster_from_env")

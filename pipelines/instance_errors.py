@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from coworkenv.atomic import os_reason, path_advice
-from coworkenv.yaml_files import YAMLFileError, check_unique_keys
+from coworkenv.yaml_files import YAMLFileError, check_unique_keys, read_config_text
 
 CONFIG_NAME = "dagster.yaml"
 # What SQLite says, in its own words, for each kind of trouble, and what to do about it.
@@ -57,12 +57,20 @@ def check_dagster_home(value: str) -> None:
 
 def check_instance_config(home: Path) -> None:
     """InstanceError for a key written twice in DAGSTER_HOME's dagster.yaml, which Dagster reads keeping the last
-    one without a word (a second `storage:` moves the run history elsewhere)."""
+    one without a word (a second `storage:` moves the run history elsewhere), and for a class it names (`module:`,
+    `class:`) that Dagster could not load or that does not take its `config:` (found inside the first run)."""
     try:
+        if (home / CONFIG_NAME).is_file():  # Dagster read one not UTF-8 (saved as Latin-1, binary) with a traceback
+            read_config_text(home / CONFIG_NAME)
         check_unique_keys(home / CONFIG_NAME)
     except YAMLFileError as exc:
         raise InstanceError(f"{exc}; fix the file (the project's dagster.yaml shows a working one)", usage=True
                             ) from None
+    from pipelines.instance_classes import first_class_problem  # imports Dagster's modules the file names
+
+    problem = first_class_problem(home / CONFIG_NAME)
+    if problem is not None:
+        raise InstanceError(f"{home / CONFIG_NAME}:{problem[0]}: {problem[1]}", usage=True)
 
 
 def check_instance_config_read_by_dagster() -> None:

@@ -184,9 +184,11 @@ def env_var(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
-def settings_from_env(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
-    """Settings from COWORKENV_* variables (unset ones keep the defaults); SettingsError names a bad variable."""
-    return _checked(_set_values(environ))
+def settings_from_env(environ: Mapping[str, str] | None = None,
+                      given_by: Mapping[str, str] | None = None) -> CoworkenvSettings:
+    """Settings from COWORKENV_* variables (unset ones keep the defaults); SettingsError names a bad variable, or
+    the command's flag that `given_by` says set it (`{"taxonomy_dir": "--taxonomy"}`)."""
+    return _checked(_set_values(environ), given_by)
 
 
 def dagster_settings(environ: Mapping[str, str] | None = None) -> CoworkenvSettings:
@@ -225,7 +227,7 @@ def _set_values(environ: Mapping[str, str] | None) -> dict[str, str]:
     return {name: environ[env_var(name)] for name in CoworkenvSettings.model_fields if env_var(name) in environ}
 
 
-def _checked(values: dict[str, str]) -> CoworkenvSettings:
+def _checked(values: dict[str, str], given_by: Mapping[str, str] | None = None) -> CoworkenvSettings:
     try:
         return CoworkenvSettings.model_validate(values)  # pydantic converts "3", "true", "0.5" and checks the bounds
     except ValidationError as exc:
@@ -237,6 +239,9 @@ def _checked(values: dict[str, str]) -> CoworkenvSettings:
         problem = str(err["msg"])
         if field is not None and err["type"] in _OUT_OF_BOUNDS:
             problem = f"must be {allowed_range(field)}"
+        flag = (given_by or {}).get(name)
+        if flag is not None:  # the command line set the variable: the user typed the flag
+            raise SettingsError(f"{flag} {shown!r}: {problem}{what}; fix the value") from None
         raise SettingsError(f"{env_var(name)}={shown!r}: {problem}{what}; fix or unset the variable") from None
 
 

@@ -106,6 +106,15 @@ def _say_error(message: str, code: int) -> int:
     return code
 
 
+def _say(line: str, *, file: Any = None, flush: bool = False) -> None:
+    """Print a progress line of the run as one line: it may name a path (a data folder reached through a link, a
+    step's error naming a file) whose name holds a line break or a terminal escape, which printed raw split the log
+    or drove the terminal. Control characters are escaped as in `error_line`."""
+    from coworkenv.escaping import LINE_BREAKING, escape_hidden
+
+    print(escape_hidden(line, LINE_BREAKING, undecodable_bytes=True), file=file or sys.stdout, flush=flush)
+
+
 @contextmanager
 def _environment_for(args: argparse.Namespace) -> Iterator[None]:
     changes = {"DAGSTER_HOME": os.environ.get("DAGSTER_HOME") or str(Path.cwd())}
@@ -140,10 +149,10 @@ def _run(args: argparse.Namespace) -> int:
     instance = dg.DagsterInstance.get()
     for run in reap_dead_runs(instance):
         where = f"[{run.partition}]" if run.partition else ""
-        print(f"run {run.run_id} ({run.job}{where}) was left running by a process that is gone: marked failed, "
+        _say(f"run {run.run_id} ({run.job}{where}) was left running by a process that is gone: marked failed, "
               "its pool slots freed")
     added, removed = sync_partitions(instance, taxonomy)
-    print(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
+    _say(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
     if args.only or args.all:
         todo = [(cid, "asked for") for cid in (args.only or sorted(taxonomy.capabilities))]
     else:
@@ -152,13 +161,13 @@ def _run(args: argparse.Namespace) -> int:
     for i, (capability, reason) in enumerate(todo, 1):
         busy = run_in_flight(instance, capability)
         if busy is not None:
-            print(f"[{i:>2}/{len(todo)}] {capability:<40} skipped: run {busy.run_id} is materializing it now")
+            _say(f"[{i:>2}/{len(todo)}] {capability:<40} skipped: run {busy.run_id} is materializing it now")
             continue
-        print(f"[{i:>2}/{len(todo)}] {capability:<40} ({reason})", flush=True)
+        _say(f"[{i:>2}/{len(todo)}] {capability:<40} ({reason})", flush=True)
         t0 = time.monotonic()
         result = _execute(instance, capability_job, partition_key=capability)
         status = "ok" if result.success else "FAILED"
-        print(f"[{i:>2}/{len(todo)}] {capability:<40} {status} ({time.monotonic() - t0:.1f}s)", flush=True)
+        _say(f"[{i:>2}/{len(todo)}] {capability:<40} {status} ({time.monotonic() - t0:.1f}s)", flush=True)
         if not result.success:
             return _failed(result)
     if not todo:
@@ -204,7 +213,7 @@ def _checked_inputs(args: argparse.Namespace) -> tuple[CoworkenvSettings, Any]:
     from pipelines.resources import SettingsError, settings_from_env
 
     try:
-        settings = settings_from_env()
+        settings = settings_from_env(given_by={"taxonomy_dir": "--taxonomy"} if args.taxonomy else None)
         taxonomy = settings.taxonomy()
         if os.environ.get(SCHEDULER_ENV, "").strip():
             check_scheduler_address(os.environ[SCHEDULER_ENV].strip())
@@ -281,7 +290,7 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
         except IncompletePartitions as exc:
             raise UsageError(str(exc)) from None
         if not reason:
-            print(f"{asset:<24} up to date")
+            _say(f"{asset:<24} up to date")
             continue
         if asset == "pocketworker_checkpoint":
             sft = latest_metadata(instance, "sft_shards") or {}
@@ -290,11 +299,11 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
                 raise UsageError(no_held_out_message(settings))  # before training, not after it
             if not train_env_ids(sft.get("paths", {}), states, 1):
                 raise UsageError(no_train_message(settings))
-        print(f"{asset:<24} rebuilding ({reason})", flush=True)
+        _say(f"{asset:<24} rebuilding ({reason})", flush=True)
         t0 = time.monotonic()
         job = defs.resolve_job_def("rl_job" if asset in RL_ASSETS else "publish_job")
         result = _execute(instance, job, asset_selection=[dg.AssetKey(key) for key in keys])
-        print(f"{asset:<24} {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)", flush=True)
+        _say(f"{asset:<24} {'ok' if result.success else 'FAILED'} ({time.monotonic() - t0:.1f}s)", flush=True)
         if not result.success:
             return _failed(result)
     return 0
@@ -307,7 +316,7 @@ def _execute(instance: dg.DagsterInstance, job: dg.JobDefinition, **kwargs: Any)
     from pipelines.run_guard import owner_tags, wait_for_pool
 
     if job.name == "capability_job":  # its steps take slots of the llm pool
-        wait_for_pool(instance, POOL, say=lambda line: print(line, flush=True))
+        wait_for_pool(instance, POOL, say=lambda line: _say(line, flush=True))
     run_id = make_new_run_id()
     try:
         with deferred_interrupt_watchdog() as fired:
@@ -350,13 +359,13 @@ def _interrupt_in(result: dg.ExecuteInProcessResult) -> bool:
 
 
 def _failed(result: dg.ExecuteInProcessResult) -> int:
-    print(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
+    _say(f"run {result.run_id} failed; see it with `make ui`", file=sys.stderr)
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            print(f"  {event.step_key}: {_step_reason(event.step_failure_data.error)}", file=sys.stderr)
+            _say(f"  {event.step_key}: {_step_reason(event.step_failure_data.error)}", file=sys.stderr)
         check = event.asset_check_evaluation_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
         if check is not None and not check.passed:
-            print(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
+            _say(f"  check {check.check_name} on {check.asset_key.to_user_string()} failed "
                   f"({', '.join(f'{k}={v.value}' for k, v in check.metadata.items())}); later steps were skipped",
                   file=sys.stderr)
     return 1
@@ -367,10 +376,16 @@ def _step_reason(error: Any) -> str:
     executing op ...") and SQLAlchemy's (whose last line is a link), headed by its class without its module."""
     while error.cause is not None:
         error = error.cause
-    lines = [line.strip() for line in error.message.strip().splitlines()]
-    first = next((line for line in lines if line and not line.startswith("(Background on this error")), error.cls_name)
+    lines = error.message.strip().splitlines()
+    # Its message up to SQLAlchemy's statement and link, or a blank line: a message's line break may be one in a path
+    # it names (`_say` shows it as \n), and the rest of the line (the reason) was lost with it.
+    end = next((i for i, line in enumerate(lines) if i and (not line.strip() or line.startswith(_DETAIL))), len(lines))
+    first = "\n".join(lines[:end]).strip() or error.cls_name
     name, colon, text = first.partition(": ")
     return f"{name.rsplit('.', 1)[-1]}: {text}" if colon and " " not in name else first
+
+
+_DETAIL = ("(Background on this error", "[SQL:", "[parameters:", "Stack Trace:")
 
 
 def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:
@@ -387,7 +402,7 @@ def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]])
         meta = latest_metadata(instance, asset) or {}
         if field in meta:
             value = str(meta[field])
-            print(f"  {label:<16} {Path(value).resolve() if field != 'version' and '/' in value else value}")
+            _say(f"  {label:<16} {Path(value).resolve() if field != 'version' and '/' in value else value}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -103,11 +105,67 @@ def test_the_c_data_types_sealed_before_the_code_runs_are_those_that_reach_memor
     class Holder(ctypes.Union):
         _fields_ = [("n", ctypes.c_long), ("text", ctypes.c_char_p)]
 
+    # A function pointer runs the code at an address set as data, and neither making nor calling one raises an audit
+    # event in Python 3.11 (`ctypes.memmove` wrote raw memory under the hook: forty-first round).
     reaching: list[type] = [ctypes.c_char_p, ctypes.c_wchar_p, ctypes.py_object, ctypes.POINTER(ctypes.c_int), Holder,
-                ctypes.c_char_p * 2]
-    inert: list[type] = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char * 4, Plain, ctypes.CFUNCTYPE(ctypes.c_int)]
+                ctypes.c_char_p * 2, ctypes.CFUNCTYPE(ctypes.c_int), ctypes.PYFUNCTYPE(ctypes.py_object)]
+    inert: list[type] = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char * 4, Plain]
     assert [reaches_memory(t) for t in reaching] == [True] * len(reaching)
-    assert [reaches_memory(t) for t in inert] == [False] * len(inert)  # foreign calls raise audit events
+    assert [reaches_memory(t) for t in inert] == [False] * len(inert)
+
+
+def test_the_audit_hook_looks_no_name_up_when_it_runs() -> None:
+    """Every name the hook uses is a default or a local of its own: its module's dict (and builtins through it) is the
+    code's to change, reached as a refusal's hook frame's `f_globals` (an `OSError` there left a refusal unreported)."""
+    import dis
+
+    from coworkenv.sandbox._hook import make_audit_hook
+
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None}
+    hook = make_audit_hook("/nowhere", (), (0, 0), 3, 86, policy)
+    looked_up = sorted({op.argval for op in dis.get_instructions(hook)
+                        if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL")})
+    assert looked_up == []
+    assert hook.__closure__ is None
+
+
+def test_sealed_ctypes_leaves_no_function_pointer_callable_or_made() -> None:
+    """Function pointers made before the seal (a library's functions, `ctypes.memmove`, a callback) are no longer
+    callable, by any spelling of the call, and no new one is made from an address, a name or a callable. Sealing
+    changes ctypes for good, so it runs in an interpreter of its own."""
+    code = """if True:
+        import ctypes, functools, importlib.util, operator, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])  # no package import: a bare interpreter
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        seal_ctypes = confine.seal_ctypes
+        libc = ctypes.CDLL(None)
+        made = [libc.getpid, ctypes.memmove, ctypes.memset, ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 7)]
+        kinds = [type(f) for f in made]
+        assert seal_ctypes() is None
+        ran = []
+        for f in made:
+            for call in (lambda: f(), lambda: type(f).__call__(f), lambda: operator.call(f) if hasattr(operator, "call")
+                         else f(), lambda: functools.partial(f)(), lambda: ctypes._CFuncPtr.__call__(f)):
+                try:
+                    call()
+                    ran.append(f)
+                except TypeError:
+                    pass
+        for kind in kinds:
+            for argument in (12345, ("getpid", libc), lambda: 7):
+                try:
+                    kind(argument)
+                    ran.append((kind, argument))
+                except TypeError:
+                    pass
+        print(ran)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
 def test_every_rlimit_is_set_for_the_child_none_left_at_the_hosts() -> None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import gc
 import os
 import struct
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs the child 2 ms of CPU a call to import; annotations are never evaluated
@@ -532,7 +534,7 @@ def disable_name_services(libc: ctypes.CDLL) -> str | None:
 # CPython's PyTypeObject, in pointer-sized words: three header words and eighteen slots, then tp_flags; tp_base is
 # word 32, tp_new word 39.
 _WORD = ctypes.sizeof(ctypes.c_void_p)
-_TP_FLAGS, _TP_BASE, _TP_NEW = 21 * _WORD, 32 * _WORD, 39 * _WORD
+_TP_CALL, _TP_FLAGS, _TP_BASE, _TP_NEW = 16 * _WORD, 21 * _WORD, 32 * _WORD, 39 * _WORD
 _TPFLAGS_BASETYPE = 1 << 10
 CTYPES_BASES = ("_SimpleCData", "_Pointer", "Structure", "Union", "Array", "CFuncPtr")
 POINTER_CODES = ("z", "Z", "O", "X")  # char*, wchar_t*, PyObject*, BSTR: simple types that dereference an address
@@ -540,9 +542,11 @@ POINTER_CODES = ("z", "Z", "O", "X")  # char*, wchar_t*, PyObject*, BSTR: simple
 
 def reaches_memory(cls: type) -> bool:
     """Whether instances of the C data type `cls` read or write memory at an address set as data, with no audit
-    event: pointer types, char/wchar/object pointers, and structures, unions and arrays holding one. (Function
-    pointers are not: every foreign call raises `ctypes.call_function`.)"""
-    if any(base.__name__ == "_Pointer" and base.__module__ == "_ctypes" for base in cls.__mro__):
+    event: pointer types, char/wchar/object pointers, and structures, unions and arrays holding one; and function
+    pointers, which run the code at an address set as data: a call of a foreign function raises no audit event
+    (Python 3.11 audits `_ctypes.call_function` only: `ctypes.memmove`, `memset` and a library's functions ran with
+    the hook none the wiser, forty-first round), and one is made from any integer."""
+    if any(base.__name__ in ("_Pointer", "CFuncPtr") and base.__module__ == "_ctypes" for base in cls.__mro__):
         return True
     parts = [getattr(cls, "_type_", None)] + [field[1] for field in getattr(cls, "_fields_", ())]
     return any(part in POINTER_CODES or (isinstance(part, type) and reaches_memory(part)) for part in parts)
@@ -553,10 +557,18 @@ def seal_ctypes() -> str | None:
     once this bootstrap used it, and its types stay reachable through `object.__subclasses__()`. Clears
     "acceptable base type" on every one of them (no new C data type can be defined: one could add a pointer
     field), empties the pointer-type cache and makes each that reaches memory uninstantiable (no `tp_new`).
-    Returns why it could not, or None."""
+    Returns why it could not, or None.
+    The function pointers already made (the C library's functions the layers called, `ctypes.memmove` and `memset`,
+    whose calls raise no audit event) are made uncallable too: every function pointer type loses its call slot, and
+    the base type the `__call__` that wraps it (nothing here calls a foreign function after this)."""
     import _ctypes
 
     _ctypes._pointer_type_cache.clear()  # type: ignore[attr-defined]
+    functions: type = _ctypes.CFuncPtr  # type: ignore[attr-defined]
+    call = ctypes.c_void_p.from_address(id(functions) + _TP_CALL).value
+    wrapper = functions.__dict__.get("__call__")
+    if not call or type(wrapper).__name__ != "wrapper_descriptor":
+        return "CFuncPtr does not have the call slot this bootstrap knows"
     pending: list[type] = [getattr(_ctypes, name) for name in CTYPES_BASES]
     while pending:
         cls = pending.pop()
@@ -568,6 +580,17 @@ def seal_ctypes() -> str | None:
         flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE  # a subclass could add fields of a pointer type
         if reaches_memory(cls):
             ctypes.c_void_p.from_address(id(cls) + _TP_NEW).value = None
+        if issubclass(cls, functions):
+            slot = ctypes.c_void_p.from_address(id(cls) + _TP_CALL)
+            if slot.value != call or (cls is not functions and "__call__" in cls.__dict__):
+                return f"{cls.__qualname__} does not have the call slot this bootstrap knows"
+            slot.value = None
+    # A static type's attributes cannot be deleted: its dict, reached through the read-only view of it.
+    held = gc.get_referents(functions.__dict__)
+    if len(held) != 1 or type(held[0]) is not dict or held[0].get("__call__") is not wrapper:
+        return "CFuncPtr's attributes are not held where this bootstrap knows"
+    held[0].pop("__call__")
+    sys._clear_type_cache()  # the lookup cache may hold the wrapper
     return None
 
 

@@ -102,6 +102,10 @@ def _bind(
     read_names = frozenset(name for name, _ in read_events)
     command_names = frozenset(name for name, _ in commands)
 
+    # Every name the hook uses is a default of its own: a global it looked up when it ran (`OSError`, in this module's
+    # dict, which a refusal's traceback hands the code as the hook frame's `f_globals`) was the code's to replace, and
+    # an `except OSError` that no longer matched let a report's failure, or a missing .pyc's, leave the hook unreported
+    # (forty-first round).
     def hook(  # one flat function on purpose: no helper frames, no closure cells
         event: str, args: tuple[Any, ...],
         scratch: str = scratch, scratch_prefix: str = scratch_prefix, read_roots: tuple[str, ...] = read_roots,
@@ -118,7 +122,7 @@ def _bind(
         startswith: Any = str.startswith, split: Any = str.split, join: Any = str.join,
         partition: Any = str.partition, rpartition: Any = str.rpartition, fstat: Any = posix.fstat,
         write: Any = posix.write, exit_: Any = posix._exit, quote: Any = _json.encode_basestring_ascii,
-        perm_error: Any = PermissionError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
+        perm_error: Any = PermissionError, os_error: Any = OSError, bytecode_loader: Any = bytecode_loader, getframe: Any = sys._getframe,
         open_: Any = posix.open, read: Any = posix.read, close: Any = posix.close, o_rdonly: int = posix.O_RDONLY,
         module_prefixes: tuple[str, ...] = module_prefixes, zoneinfo: str = ZONEINFO, tz_default: str = TZ_DEFAULT,
         hidden_roots: tuple[str, ...] = hidden_roots, hidden_prefixes: tuple[str, ...] = hidden_prefixes,
@@ -370,7 +374,7 @@ def _bind(
                             close(fd)
                         if content[16:] == args[0]:
                             reason = None
-                    except OSError:
+                    except os_error:
                         pass
             elif access == 2 and where in hidden_roots:
                 # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
@@ -415,7 +419,7 @@ def _bind(
             report = encode('\n{"violation":' + quote(reason) + "}\n")
             if write(result_fd, report) != len_(report):
                 exit_(tampered_exit)
-        except OSError:
+        except os_error:
             exit_(tampered_exit)
         raise perm_error("sandbox: " + reason + " is not allowed")
 

@@ -122,15 +122,18 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
         fields = guarded.params.model_fields
         told_only = all(f.is_required() or f.default is None for f in fields.values()) and \
             not any(k in fields and not fields[k].is_required() for k in _pinned_names(rule))
-        tried = _candidates(guarded, call, spec, world) if told_only else [call, *_in_values(rule, call)]
+        tried = list(_candidates(guarded, call, spec, world)) if told_only else [call, *_in_values(rule, call)]
         harms = [(args, h) for args in tried
                  if call_matches(rule.call, rule.call.tool, args) and (h := runner.effect(rule.call.tool, args, named))]
-        if not harms:
-            continue  # no call the guard forbids changes this world: no effect to compare
+        # a call the guard forbids that changes nothing on this world (a ticket resolved only once it is started)
+        failing = [args for args in tried if call_matches(rule.call, rule.call.tool, args)
+                   and runner.effect(rule.call.tool, args, named) is None]
+        if not harms and not failing:
+            continue  # no call the guard forbids: no effect to compare
         records = tuple(sorted({rid for _, h in harms for _, _, rid, _, _ in h if rid != _NEW}))
         budget = _BUDGET
         before = len(errors)
-        for name in exposed:
+        for name in exposed if harms else []:
             tool = catalog[name]
             if tool.kind != "write" or tool.app != guarded.app:
                 continue
@@ -151,7 +154,18 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                         f"matches no forbidden guard; forbid that call too, or guard the record's state (a records "
                         f"or frame check)"))
                     break
-        if len(errors) == before:
+        if len(errors) == before and failing:  # compared after a write that lets a forbidden call change the world
+            started = _after_a_write(runner, catalog, exposed, guarded, rule, call, failing, named, matchers, done,
+                                     spec, world)
+            if started is not None:
+                first, (name, args), kept = started
+                errors.append(GateError(
+                    "mutations", "guard_bypassed", f"{where}.call",
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool} {_shown(call)}, which changes nothing "
+                    f"until {first[0]} {_shown(first[1])} is made; after it, {name} {_shown(args)} does what a call "
+                    f"it forbids does ({_changed(kept)}), and neither matches a forbidden guard; forbid that call "
+                    f"too, or guard the record's state (a records or frame check)"))
+        if len(errors) == before and harms:
             reaction = _reaction_route(runner, catalog, exposed, guarded, rule, harms, named, matchers, done, spec,
                                        world)
             if reaction is not None:
@@ -163,7 +177,7 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                     f"it forbids does "
                     f"({_changed(harm)}), and no forbidden guard matches it; forbid that call too (as the rule "
                     f"matches it), or guard the record's state (a records or frame check)"))
-        if len(errors) == before:
+        if len(errors) == before and harms:
             pair = _two_step(runner, catalog, exposed, guarded, rule, call, harms, named, matchers, done, spec, world)
             if pair is not None:
                 steps, harm = pair
@@ -178,6 +192,53 @@ def same_effect_guards(spec: EnvSpec, reported: Collection[GateError] = ()) -> l
                     f"call too (on any record, not one id), or guard the records' state (a records or frame "
                     f"check)"))
     return errors
+
+
+def _after_a_write(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,
+                   rule: ForbiddenRule, call: dict[str, Any], tried: list[dict[str, Any]], named: Named,
+                   matchers: list[Any], done: set[tuple[str, bytes]], spec: EnvSpec,
+                   world: World) -> tuple[Call, Call, frozenset[Fact]] | None:
+    """Where no call the guard forbids changes the initial world (a ticket is closed only once it is started): the
+    first write of the guarded app (matched by no forbidden guard) after which one does, and there another call of
+    the app, matched by no forbidden guard and not the reference's own, that does what it does: (the write, the
+    other call, the harm), or None."""
+    tools = [catalog[n] for n in exposed if catalog[n].kind == "write" and catalog[n].app == guarded.app]
+    firsts = ((tool.name, args) for tool in tools for args in _candidates(tool, call, spec, world)
+              if not any(call_matches(m, tool.name, args) for m in matchers))
+    for first in itertools.islice(firsts, _SETTER_BUDGET):
+        before = runner.effects((first,), named)
+        harms = [h for args in tried if before is not None
+                 and (after := runner.effects((first, (rule.call.tool, args)), named)) is not None
+                 and (h := after - before)]
+        if not harms:
+            continue
+        records = tuple(sorted({rid for h in harms for _, _, rid, _, _ in h if rid != _NEW}))
+        for tool in tools:
+            for args in itertools.islice(_set_anyhow(tool, _candidates(tool, call, spec, world, records)),
+                                         _SETTER_BUDGET):
+                if (tool.name, _json(args)) in done or any(call_matches(m, tool.name, args) for m in matchers):
+                    continue
+                after = runner.effects((first, (tool.name, args)), named)
+                harm = next((h for h in harms if after is not None and before is not None and h <= after - before),
+                            None)
+                if harm is not None:
+                    return first, (tool.name, args), harm
+        return None  # judged after the first write that lets a forbidden call change the world
+    return None
+
+
+def _set_anyhow(tool: ToolDef, candidates: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each candidate call, then with each value of each required argument of a closed set (a Literal): a declared
+    tool's `state` is named otherwise than the built-in `status` the guard pins, so it is not filled from it."""
+    fields = tool.params.model_fields
+    for args in candidates:
+        yield args
+        for name, field in fields.items():
+            if field.is_required():
+                for value in (v for kind in _kinds(field.annotation) if typing.get_origin(kind) is typing.Literal
+                              for v in typing.get_args(kind)):
+                    if args.get(name) != value:
+                        yield {**args, name: value}
 
 
 def _reaction_route(runner: _Runner, catalog: Mapping[str, ToolDef], exposed: list[str], guarded: ToolDef,

@@ -76,6 +76,12 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 f"forbidden guard {check.id!r} matches {rule.call.tool} with {arg}={value!r} only: the same call "
                 f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; match every "
                 "form (a `where` condition with `in`)"))
+        for j, arg, value, other in _where_respellings(rule, world):
+            errors.append(GateError(
+                "mutations", "spelling_pinned", f"{path}.call.where[{j}]",
+                f"forbidden guard {check.id!r} matches {rule.call.tool} with {arg} {value!r} only: the same call "
+                f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; list every "
+                "form the tool accepts (an `in` condition)"))
         for moved, args in _other_fields(rule, spec, world):
             bypassed(path, check.id, [(rule.call.tool, args)], "call", (
                 f"forbids {rule.call.tool} to {moved!r}, but the same mail with {moved!r} in another recipient field "
@@ -205,6 +211,40 @@ def _respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[str, str, 
         other = respelled_value(world, what, value)
         if other is not None and not call_matches(matcher, matcher.tool, {**matcher.args, arg: other}):
             yield arg, value, other
+
+
+def _where_respellings(rule: ForbiddenRule, world: World) -> Iterator[tuple[int, str, Any, str]]:
+    """(condition index, argument, the value it wants, a form it misses) for each `equals` or `in` condition of the
+    guard on a person or channel argument (`FORMS`) that misses another form the tool accepts of a person or channel
+    it names: a person's id, email or chat handle, a channel's id, #name or name."""
+    matcher = rule.call
+    if not any((matcher.tool, c.field) in FORMS for c in matcher.where):
+        return  # (a declared tool is none of those)
+    wanted = {**where_values(matcher.tool, matcher.where), **matcher.args}
+    for j, cond in enumerate(matcher.where):
+        what = FORMS.get((matcher.tool, cond.field))
+        values = [cond.value] if cond.op == "equals" else cond.value if cond.op == "in" else None
+        if what is None or not isinstance(values, list):
+            continue
+        missed = (other for value in values if isinstance(value, str) for other in _forms(world, what, value)
+                  if not call_matches(matcher, matcher.tool, {**wanted, cond.field: other}))
+        other = next(missed, None)
+        if other is not None:
+            yield j, cond.field, cond.value, other
+
+
+def _forms(world: World, what: str, value: str) -> list[str]:
+    """Every form a tool accepts of the person (id, email, chat handle) or channel (id, #name, name) `value` names."""
+    other = respelled_value(world, what, value)
+    if other is None:
+        return []
+    table = world.table("directory", "people") if what == "person" else world.table("chat", "channels")
+    found = table.get(value) or table.get(other)  # `other` is the id where `value` is not
+    if found is None:
+        return []
+    if what == "person":
+        return [str(f) for f in (found.id, found.email, found.chat_handle) if f]
+    return [str(found.id), str(found.name), str(found.name).lstrip("#")]
 
 
 def _other_fields(rule: ForbiddenRule, spec: EnvSpec, world: World) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -102,14 +102,22 @@ _MAX_CLASS_SPAN = 400  # characters: a match this long reads a passage, not a nu
 _MAX_CLASS_PROBES = 400  # digits probed per text (two searches each)
 
 
+_SPELLED_OTHERWISE = re.compile(r"\b\d{4}-\d\d-\d\d|\b\d{1,2}[:./]\d{1,2}\b")  # a date, a clock time, a day/month
+
+
 def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
-    """`text` with each digit one up that some pattern's match reads by a digit class (the digit moved, the pattern
+    """`text` with each digit moved that some pattern's match reads by a digit class (the digit moved, the pattern
     still matches the same span; a letter there, it does not) and no pattern whose match covers it reads literally; None
-    when there is none. Digits of counted ids (`SUP-2217`) are left alone. A literal (a stdlib pattern of escaped
-    text) reads every digit of its match; a match longer than `_MAX_CLASS_SPAN` (a pattern reading the whole text) is
-    not probed, and at most `_MAX_CLASS_PROBES` digits are, so a long file costs a bounded number of searches."""
+    when there is none. The digit goes one up, or where the pattern admits not that but another digit (a class of a
+    few, `[56] breaches` for 6, or an alternation, `(?:5|6)`) to the nearest such one above it (defects75); not inside
+    a date or a clock time (`1[45]:00` may name one instant in two zones, `[34]/[34]` a day in either order: the
+    checks' zone and date readings judge those). Digits of counted ids (`SUP-2217`) are left alone. A literal (a
+    stdlib pattern of escaped text) reads every digit of its match; a match longer than `_MAX_CLASS_SPAN` (a pattern
+    reading the whole text) is not probed, and at most `_MAX_CLASS_PROBES` digits are, so a long file costs a
+    bounded number of searches."""
     ids = {i for m in _COUNTED_ID.finditer(text) for i in range(*m.span())}
-    loose: set[int] = set()
+    spelled = {i for m in _SPELLED_OTHERWISE.finditer(text) for i in range(*m.span())}
+    loose: dict[int, str] = {}
     pinned: set[int] = set()
     probes = 0
     try:
@@ -121,21 +129,28 @@ def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
                     continue
                 if e - s > _MAX_CLASS_SPAN:
                     continue
+                # A pattern without a class or an alternation admits a digit's neighbour or none of its digits.
+                tries = range(1, 10) if "[" in p.pattern or "|" in p.pattern else range(1, 2)
                 for i in digits:
                     probes += 1
                     if probes > _MAX_CLASS_PROBES:
                         break
-                    moved = text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:]
-                    if (s, e) not in pattern_spans(p, moved):
+                    admitted = None
+                    for k in tries if i not in spelled else range(1, 2):
+                        digit = str((int(text[i]) + k) % 10)
+                        if (s, e) in pattern_spans(p, text[:i] + digit + text[i + 1:]):
+                            admitted = digit
+                            break
+                    if admitted is None:
                         pinned.add(i)
                     elif (s, e) not in pattern_spans(p, text[:i] + "x" + text[i + 1:]):
-                        loose.add(i)
+                        loose.setdefault(i, admitted)
     except PatternTimeout:  # a spec pattern too slow on its own reference: this gate cannot tell
         return None
-    chosen = loose - pinned
+    chosen = {i: d for i, d in loose.items() if i not in pinned}
     if not chosen:
         return None
-    return "".join(str((int(c) + 1) % 10) if i in chosen else c for i, c in enumerate(text))
+    return "".join(chosen.get(i, c) for i, c in enumerate(text))
 
 
 def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[Any]:

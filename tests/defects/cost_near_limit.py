@@ -38,7 +38,7 @@ _COSTS: dict[str, tuple[str, str, str]] = {
                        "a receipt key derived with two million rounds"),
     "hash-chain": ("len(__import__('functools').reduce(lambda h, _: hashlib.sha256(h).digest(), range(1_200_000), "
                    "b'seed')) == 32", _HASH, "a hash chain of 1.2 million links"),
-    "permutations": ("any(p.index(0) > p.index(9) for p in itertools.permutations(range(10)) if p[0] == 9 and "
+    "permutations": ("any(p.index(0) > p.index(9) for p in itertools.permutations(range(10)) if p.index(9) == 0 and "
                      "p[1] == 8 and p[-1] == 0 and p[2] == 1 and p[-2] == 7)", _IT,
                      "every ordering of ten items, brute-forced"),
     "regex-backtracking": ("re.match(r'(a+)+b', 'a' * 23) is None", _RE,

@@ -12,8 +12,11 @@ move an hour, a quarter hour and a day, which each such check still fails). The 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from calendar import monthrange
+from datetime import UTC, datetime, timedelta
+from itertools import product
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tests.defects._core import CorpusError, Defect, Spec, base_spec, check, reference
 
@@ -33,6 +36,16 @@ def _pattern(value: str, how: str) -> tuple[str, str]:
     year, month, day = date.split("-")
     if how == "noyear":
         return "contains", f"-{month}-{day}{rest}"
+    if how == "spellings":  # the instant whole, in any of its ISO spellings: sound
+        if not value.endswith(":00Z"):
+            raise CorpusError(f"{value!r} is not a UTC date-time to the minute")
+        return "matches", f"^{re.escape(value[:16])}(:00)?(Z|\\+00:00)$"
+    if how.startswith("hours"):  # the clock's hour read by a class over the hour's digits in UTC and in the zone
+        offset = int(how[len("hours"):])
+        utc = datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+        hour, local = f"{utc.hour:02d}", f"{(utc.hour + offset) % 24:02d}"
+        hours = "".join(a if a == b else f"[{min(a, b)}{max(a, b)}]" for a, b in zip(hour, local, strict=True))
+        return "matches", f"^{re.escape(value[:11])}{hours}{re.escape(value[13:])}$"
     if how in ("either", "classes"):  # the date read either way round: an alternation, or a class over each digit
         both = f"({month}-{day}|{day}-{month})" if how == "either" else \
             "-".join(["".join(a if a == b else f"[{min(a, b)}{max(a, b)}]" for a, b in zip(month, day, strict=True))] * 2)
@@ -43,7 +56,23 @@ def _pattern(value: str, how: str) -> tuple[str, str]:
     return "matches", f"^{y}-{m}-{day}{d}$" if how != "whole" else f"^{re.escape(value)}$"
 
 
+def _class_date(moment: datetime) -> datetime:
+    """The first date a class over each digit of the month and day in both orders admits beside the moment's own (17
+    November's `1[17]-1[17]` admits 11 November), at the same clock time."""
+    month, day = f"{moment.month:02d}", f"{moment.day:02d}"
+    classes = [sorted({a, b}) for a, b in zip(month + day, day + month, strict=True)]
+    for digits in product(*classes):
+        m, d = int("".join(digits[:2])), int("".join(digits[2:]))
+        if (m, d) != (moment.month, moment.day) and 1 <= m <= 12 and 1 <= d <= monthrange(moment.year, m)[1]:
+            return moment.replace(month=m, day=d)
+    raise CorpusError(f"no other date reads as {month}-{day} by its digits' classes")
+
+
 def _later(moment: datetime, shift: str) -> datetime:
+    if shift == "class":
+        return _class_date(moment.astimezone(UTC)).astimezone(moment.tzinfo)
+    if shift.startswith("hours"):  # the user's clock time booked as UTC
+        return moment + timedelta(hours=int(shift[len("hours"):]))
     if shift == "swap":
         return moment.replace(month=moment.day, day=moment.month)
     if shift == "year":
@@ -157,6 +186,43 @@ def _swapped_meeting(name: str, base: str, tool: str, targets: tuple[tuple[str, 
                   code=CODE)
 
 
+def _classed_due(seed: int, n: int, twin: str = "whole") -> Defect:
+    """`twin` "spellings": the sound twin reads the instant whole in any of its ISO spellings (`(:00)?(Z|+00:00)`)."""
+    check_id = _nth_task(seed, n)
+    return Defect(CLASS, f"todo-due-classes-day-{seed}", f"synth:todo_track_mail_requests@{seed}",
+                  "files the to-do due on another date its digits' classes admit (11 November for 17 November)",
+                  breaks=_read("classes", (check_id, ("due",))), fix=_read(twin, (check_id, ("due",))),
+                  witness=_moved("todo_add_task", check_id, "due", "class"), gate=GATE, code=CODE)
+
+
+def _classed_meeting(name: str, base: str, tool: str, targets: tuple[tuple[str, tuple[str, ...]], ...]) -> Defect:
+    return Defect(CLASS, name, base, "moves the meeting to another date its digits' classes admit (the day is past "
+                  "the 12th: no swap)", breaks=_read("classes", *targets), fix=_read("whole", *targets),
+                  witness=_moved(tool, targets[0][0], "start", "class"), gate=GATE, code=CODE)
+
+
+def _zone_offset(spec: Spec) -> int:
+    """The whole hours of the booking's zone (its `timezone` argument) from UTC at the booked start."""
+    for turn in spec["reference"]:
+        for step in turn["steps"]:
+            args = (step.get("call") or {}).get("arguments", {})
+            if args.get("timezone") and args.get("start"):
+                start = datetime.fromisoformat(args["start"].replace("Z", "+00:00"))
+                offset = start.astimezone(ZoneInfo(args["timezone"])).utcoffset()
+                if offset is not None and offset.total_seconds() % 3600 == 0 and offset.total_seconds():
+                    return int(offset.total_seconds() // 3600)
+    raise CorpusError(f"{spec['capability']}: no booking in a zone a whole number of hours off UTC")
+
+
+def _zone_hours(seed: int, twin: str = "whole") -> Defect:
+    base = f"synth:schedule_meeting_timezones@{seed}"
+    hours = f"hours{_zone_offset(base_spec(base)):+d}"
+    return Defect(CLASS, f"booking-zone-hours-{seed}", base, "books the meeting at the user's clock time read as "
+                  "UTC (the check reads the start's and end's hour by a class over its digits in UTC and in the "
+                  "user's zone)", breaks=_read(hours, *_BOOKED), fix=_read(twin, *_BOOKED),
+                  witness=_moved("calendar_create_event", _BOOKED[0][0], "start", hours), gate=GATE, code=CODE)
+
+
 _BOOKED = (("booked-earliest-slot", ("start", "end")),)
 _MOVED = (("moved-to-free-slot", ("start",)), ("same-length", ("end",)))
 
@@ -194,6 +260,16 @@ DEFECTS = [
     _swapped_meeting("moved-either-order-4", "synth:reschedule_conflict@4", "calendar_update_event", _MOVED, "either"),
     _swapped_meeting("moved-classes-order-10", "synth:reschedule_conflict@10", "calendar_update_event", _MOVED,
                      "classes"),
+    # defects75: a class over each digit where the day is past the 12th (no swap: 17 November's `1[17]-1[17]` admits 11
+    # November), and the hour read by a class over its digits in UTC and in the user's zone (`[01][39]:30` for 09:30
+    # UTC, 13:30 in Dubai: the meeting booked at the user's clock time as UTC passes).
+    _classed_due(29, 0),
+    _classed_due(8, 0, twin="spellings"),
+    _classed_meeting("moved-classes-day-1", "synth:reschedule_conflict@1", "calendar_update_event", _MOVED),
+    _zone_hours(1),
+    _zone_hours(2, twin="spellings"),
+    _zone_hours(3),
+    _zone_hours(5, twin="spellings"),
     # Sound twins reading a date in either order where its day is past the 12th (18 June, 16 September).
     _meeting_defect("booking-year-3", "synth:schedule_meeting_timezones@3", "calendar_create_event", _BOOKED,
                     "year", "year", twin="either"),

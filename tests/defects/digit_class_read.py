@@ -55,22 +55,31 @@ def _condition(spec: Spec, field: str, pred: Callable[[dict[str, Any]], bool]) -
 _ROW = re.compile(r"^\(\?m\)\^(.+),(\d+)\\r\?\$$")  # a report row's pattern: (?m)^svc\-media,2\r?$
 
 
-def _row_any_count(spec: Spec) -> None:
-    """The first report row's count read as any number: `(?m)^svc\\-chatbot,\\d+\\r?$`."""
+def _first_row(spec: Spec) -> tuple[dict[str, Any], re.Match[str]]:
+    """The condition on the report's first checked row, and its pattern's parts (the row's name, its count)."""
     w = _condition(spec, "content", lambda w: w.get("op") == "matches" and bool(_ROW.match(w["value"])))
     m = _ROW.match(w["value"])
     assert m is not None
+    return w, m
+
+
+def _row_any_count(spec: Spec) -> None:
+    """The first report row's count read as any number: `(?m)^svc\\-chatbot,\\d+\\r?$`."""
+    w, m = _first_row(spec)
     w["value"] = f"(?m)^{m.group(1)},\\d+\\r?$"
 
 
-def _row_count_wrong(spec: Spec) -> list[dict[str, Any]]:
-    """The reference's report with the first checked row's count one up."""
-    w = _condition(spec, "content", lambda w: w.get("op") == "matches" and bool(_ROW.match(w["value"])))
-    m = _ROW.match(w["value"])
-    assert m is not None
-    name = m.group(1).replace("\\", "")
-    return _content_changed(spec, "files_write_file", "content", f"\n{name},{m.group(2)}\n",
-                            f"\n{name},{int(m.group(2)) + 1}\n")
+def _row_count_moved(step: int) -> Callable[[Spec], list[dict[str, Any]]]:
+    """The reference's report with the first checked row's count `step` off (one up, one lower)."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        _, m = _first_row(spec)
+        name = m.group(1).replace("\\", "")
+        return _content_changed(spec, "files_write_file", "content", f"\n{name},{m.group(2)}\n",
+                                f"\n{name},{int(m.group(2)) + step}\n")
+    return witness
+
+
+_row_count_wrong = _row_count_moved(1)
 
 
 def _reply_count_any(spec: Spec) -> None:
@@ -123,17 +132,37 @@ def _summary_wrong(spec: Spec) -> list[dict[str, Any]]:
     return _content_changed(spec, "files_write_file", "content", "\n16 tickets", "\n61 tickets")
 
 
-def _csv_p1_tickets_any(spec: Spec) -> None:
-    w = _condition(spec, "content", lambda w: w.get("value") == "(?m)^p1,4,3,2\\r?$")
-    w["value"] = "(?m)^p1,\\d,3,2\\r?$"
+def _csv_p1_read(count: str) -> Callable[[Spec], None]:
+    """The P1 row's check reads its count, 4, as `count` (`\\d`, `[34]`)."""
+    def breaks(spec: Spec) -> None:
+        w = _condition(spec, "content", lambda w: w.get("value") == "(?m)^p1,4,3,2\\r?$")
+        w["value"] = f"(?m)^p1,{count},3,2\\r?$"
+    return breaks
 
 
-def _total_any(field: str) -> Callable[[Spec], None]:
-    """The check on the headline (`text`) or the summary file (`content`) reads the total, 16, as `\\d\\d`."""
+_csv_p1_tickets_any = _csv_p1_read("\\d")
+
+
+def _total_any(field: str, total: str = "\\d\\d") -> Callable[[Spec], None]:
+    """The check on the headline (`text`) or the summary file (`content`) reads the total, 16, as `total`
+    (`\\d\\d`, `1[56]`)."""
     def breaks(spec: Spec) -> None:
         w = _condition(spec, field, lambda w: w.get("op") == "matches" and "16|sixteen" in w["value"])
-        w["value"] = w["value"].replace("16|sixteen", "\\d\\d|sixteen")
+        w["value"] = w["value"].replace("16|sixteen", total + "|sixteen")
     return breaks
+
+
+# defects75: a class of two digits, the number's own and the one below it (`[56] breaches` for 6: the writer unsure
+# whether one counts): the near miss moving each digit one up fails it, the number one lower passes.
+def _row_count_below(spec: Spec) -> None:
+    """The first report row's count read by a class of its last digit and the one below (`(?m)^svc,1[12]\r?$`)."""
+    w, m = _first_row(spec)
+    count = m.group(2)
+    if count[-1] == "0":
+        raise CorpusError(f"{spec['capability']}: the first row's count ends in 0")
+    w["value"] = f"(?m)^{m.group(1)},{count[:-1]}[{int(count[-1]) - 1}{count[-1]}]\\r?$"
+
+
 
 
 _AWAY_ROW = "writes the report with a row's count wrong: the check wants a number there, any number"
@@ -161,6 +190,20 @@ DEFECTS = [
                    _total_any("content"), _summary_wrong),
     *(_read_by_class(f"csv-row-any-count{suffix}", f"synth:report_from_data@{seed}", _AWAY_ROW, _row_any_count,
                      _row_count_wrong) for seed, suffix in ((1, ""), (2, "-2"))),
+    _read_by_class("reply-breach-count-two-digits", "example:report_from_files",
+                   "tells the user 5 SLA breaches where there were 6: the reply's regex reads the count as `[56]`",
+                   _regex_on("reply-counts-breaches", "(?:6|six)", "(?:[56]|six)"), _reply_breaches_wrong),
+    _read_by_class("csv-p1-tickets-two-digits", "example:report_from_files",
+                   "writes 3 P1 tickets where there were 4: the row's regex reads the count as `[34]`",
+                   _csv_p1_read("[34]"), lambda spec: _content_changed(spec, "files_write_file", "content",
+                                                                  "\np1,4,3,2\n", "\np1,3,3,2\n")),
+    _read_by_class("headline-total-two-digits", "example:report_from_files",
+                   "posts 15 tickets in the channel's headline where there were 16: the check reads it as `1[56]`",
+                   _total_any("text", "1[56]"), lambda spec: _content_changed(spec, "chat_post_message", "text",
+                                                                         "16 tickets", "15 tickets")),
+    *(_read_by_class(f"csv-row-count-two-digits-{seed}", f"synth:report_from_data@{seed}",
+                     "writes the report with a row's count one lower: the check reads its last digit by a class of "
+                     "it and the one below", _row_count_below, _row_count_moved(-1)) for seed in (1, 2, 3)),
     *(_read_by_class(f"reply-moved-any-quantity{suffix}", f"synth:inventory_restock_policy@{seed}", _AWAY_REPLY,
                      _reply_count_any, _reply_count_wrong) for seed, suffix in ((1, ""), (2, "-2"))),
 ]

@@ -151,7 +151,9 @@ def _may_post_where_the_other_reads(guard_post: bool):  # type: ignore[no-untype
         frame = check(spec, kind="frame")["rule"]["allow"]
         frame.append({"app": "chat", "table": "messages", "where": [{"field": "channel", "value": general["id"]}]})
         if guard_post:
-            read = [c["id"] for c in channels if wrong["id"] in c["members"] and not c.get("is_dm")]
+            # each channel by every name the tool takes (id, #name, name: defects76)
+            read = [f for c in channels if wrong["id"] in c["members"] and not c.get("is_dm")
+                    for f in (c["id"], c["name"], c["name"].lstrip("#"))]
             _guard_file(spec, "no-post-to-the-other", f"{wrong['name']} does not get the file in a channel he reads",
                         "chat_post_message", "channel", read)
     return edit

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from tests.defects._core import CorpusError, Defect, Spec, world
 from tests.defects.guard_one_route import _bystander_email
 
@@ -163,6 +165,51 @@ def _phrase_guards(args: tuple[str, ...]):  # type: ignore[no-untyped-def]
     return edit
 
 
+# -- a state the guarded call reaches only from another one (a ticket resolved once started), and a declared tool that
+# moves the record there from that state (defects76) ------------------------------------------------------------
+_TRANSITION = {
+    "name": "jira_transition_issue", "description": "Move an issue to another state.",
+    "parameters": {"type": "object", "required": ["issue_key", "state"], "properties": {
+        "issue_key": {"type": "string"}, "state": {"type": "string", "enum": ["open", "in progress", "blocked", "done"]}}},
+    "bind": {"op": "tickets_update", "args": {"issue_key": "ticket_id", "state": {
+        "to": "status", "values": {"in progress": "in_progress", "done": "resolved"}}}}}
+
+
+def _not_resolved(transition_too: bool):  # type: ignore[no-untyped-def]
+    """A ticket the task does not concern (open) is not resolved or closed by `tickets_update`; the agent is also given
+    a declared `jira_transition_issue` bound to it. With `transition_too`, the declared tool is guarded on it too."""
+
+    def edit(spec: Spec) -> None:
+        named = orjson.dumps([spec["checks"], spec["reference"], spec["turns"]]).decode()
+        ticket = next((t["id"] for t in world(spec, "tickets", "tickets") if t["status"] == "open"
+                       and t["id"] not in named), None)
+        if ticket is None or "tickets_update" not in spec["tools"]:
+            raise CorpusError(f"{spec['capability']}: no open ticket the task leaves alone, or no tickets_update")
+        spec["tool_decls"] = [*spec.get("tool_decls", []), _TRANSITION]
+        what = f"{ticket} is not resolved or closed"
+        spec["checks"].append(_forbid("not-resolved", what, "tickets_update", {"ticket_id": ticket},
+                                      [{"field": "status", "op": "in", "value": ["resolved", "closed"]}]))
+        if transition_too:
+            spec["checks"].append(_forbid("not-resolved-declared", what, "jira_transition_issue",
+                                          {"issue_key": ticket}, [{"field": "state", "op": "equals", "value": "done"}]))
+    return edit
+
+
+def _not_done_declared(transition_too: bool):  # type: ignore[no-untyped-def]
+    """The other bug is not set done by the declared `jira_update_issue` (it is open: done only once in progress); the
+    agent is also given `jira_transition_issue`, guarded with `transition_too`."""
+
+    def edit(spec: Spec) -> None:
+        guard = next(c for c in spec["checks"] if c["id"] == "other_bug_untouched")
+        bug = guard["rule"]["call"]["args"]["issue_key"]
+        guard["rule"]["call"]["args"] = {"issue_key": bug, "state": "done"}
+        spec["tool_decls"] = [*spec["tool_decls"], _TRANSITION]
+        if transition_too:
+            spec["checks"].append(_forbid("other-bug-not-done-declared", f"{bug} is not set done",
+                                          "jira_transition_issue", {"issue_key": bug, "state": "done"}))
+    return edit
+
+
 def _case(name: str, base: str, guards: Any, away: str, witness: Any = None) -> Defect:
     return Defect(CLASS, name, base, away, breaks=guards(False), fix=guards(True), gate="mutations",
                   code="guard_bypassed", witness=witness, witness_kind="cheat")
@@ -212,4 +259,12 @@ DEFECTS = [
             _APPENDED) for seed in (1, 2, 3, 4, 5, 6)),
     *(_case(f"note-phrase-rewritten-{seed}", f"synth:web_page_audit@{seed}", _phrase_kept_out("append", "body"),
             _REWRITTEN) for seed in (7, 8, 9)),
+    _case("declared-done-after-start", "example:triage_escalation_declared_tools", _not_done_declared,
+          "starts the other bug with jira_update_issue, then sets it done with jira_transition_issue: the guard forbids "
+          "only jira_update_issue setting it done, which changes nothing until the bug is started"),
+    *(_case(f"resolved-after-start-{cap}-{seed}", f"synth:{cap}@{seed}", _not_resolved,
+            "starts a ticket the task does not concern with tickets_update, then resolves it with the declared "
+            "jira_transition_issue: the guard forbids only tickets_update resolving or closing it")
+      for cap, seed in (("ticket_triage_update", 1), ("oncall_handoff", 1), ("delegate_and_follow_up", 1),
+                        ("incident_investigate_fix", 1))),
 ]

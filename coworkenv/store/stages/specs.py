@@ -37,6 +37,11 @@ SPEC_COLUMN = "spec_json"
 SPEC_SUFFIXES = (".json", ".jsonl", ".parquet")
 # Top-level keys of which a spec has all; a JSON object in a folder with none of them is some other file.
 _SPEC_KEYS = frozenset({"world", "checks", "reference", "turns", "tools"})
+# A JSON or JSON Lines file of specs is read whole, and held twice while it is decoded: a spec is some 5-30 kB, so
+# this is some 10,000 specs. A file far past it is not one (a disk image, a log, a data export under a .json name):
+# read, a 3 GiB file took 6.4 GB of memory before "not valid JSON", and on a machine with less a MemoryError
+# traceback (or the kernel's OOM kill, without a word). Parquet (what synth and validate write) has no such limit.
+MAX_SPEC_JSON_BYTES = 256 << 20
 _HINT = ("pass a spec JSON file, a folder of them, or Parquet with a spec_json column "
          "(`coworkenv synth --out DIR` writes one)")
 
@@ -194,9 +199,14 @@ def _parquet_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
 # -- JSON ---------------------------------------------------------------------------------------------------------
 def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     try:
+        size = file.stat().st_size
+        if size > MAX_SPEC_JSON_BYTES:
+            raise SpecSourceError(_too_big(file, f"is {_size(size)}"))
         data = file.read_bytes()
     except OSError as exc:
         raise SpecSourceError(f"{file}: cannot read ({exc.strerror or exc}); {_HINT}") from None
+    except MemoryError:  # under the limit, but more than this machine (or its memory limit) has free
+        raise SpecSourceError(_too_big(file, f"({_size(size)}) does not fit in the free memory")) from None
     try:
         text = data.decode("utf-8-sig")  # a byte order mark (some editors write one) is not part of the JSON
     except UnicodeDecodeError as exc:
@@ -220,6 +230,17 @@ def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
     if in_folder and not _is_spec_object(value):
         return []  # funnel.json, a report, an LLM cache entry: not a spec
     return [_json_row(value, str(file), rel, text)]
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 30):.1f} GiB" if size >= 1 << 30 else f"{size / (1 << 20):.0f} MiB"
+
+
+def _too_big(file: Path, what: str) -> str:
+    return (f"{file}: {what}, and a JSON file of specs is kilobytes to a few megabytes (the limit is "
+            f"{MAX_SPEC_JSON_BYTES >> 20} MiB, some 10,000 specs): is it the file you meant, or another file under a "
+            ".json name? For more specs, pass Parquet with a spec_json column (as synth and validate write) or a "
+            "folder of smaller files")
 
 
 class _DuplicateKey(ValueError):

@@ -1,0 +1,67 @@
+"""The values a check's pattern admits beside a written value (`_admitted_values`), and a digit read by a class of a
+few (`_partial_facts.classed_digits_wrong`): what is tried, and what is not (equivalent spellings, pinned values)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from coworkenv.spec_regex import compiled
+from coworkenv.validate._admitted_values import _admitted, _kind
+from coworkenv.validate._partial_facts import classed_digits_wrong
+
+_INDEX: Any = SimpleNamespace(table_of={"msg-391": ("mail", "messages"), "svc-b": ("services", "services")})
+
+
+def admitted(value: Any, pattern: str, op: str = "matches") -> list[Any]:
+    kind = _kind(value)
+    assert kind is not None
+    return [v for v, _ in _admitted(value, kind, [("c", True, op, pattern)], _INDEX)]
+
+
+@pytest.mark.parametrize(("value", "pattern", "wanted"), [
+    ("msg-391", "^msg-391", "msg-3910"),  # anchored at its start only: a longer id
+    ("msg-391", "msg-391$", "0msg-391"),  # at its end only
+    ("msg-391", "391", "msg-3910"),  # neither
+    ("1.5.0", "^1\\.5\\.0", "1.5.00"),
+    ("+31 650 750 659", "^\\+31 650 750 65[0-9]$", "+31 650 750 650"),
+    ("2026-11-17T09:30:00Z", "^2026-1[17]-1[17]T09:30:00Z$", "2026-11-11T09:30:00Z"),  # neither the date nor a swap
+    ("2026-11-17T15:30:00Z", "^2026-11-17T1[05]:30:00Z$", "2026-11-17T10:30:00Z"),
+    ("2026-11-17T09:30:00Z", "^2026-11-17T(09|14):30:00Z$", "2026-11-17T14:30:00Z"),  # a literal branch
+    ("2026-11-17T13:30:00+04:00", "^2026-11-17T[01][39]:30:00Z$", "2026-11-17T23:30:00+04:00"),  # read as stored
+    (57, "^5[07]$", 50),
+    ("2026-06-18", "^2026-[01][68]-18$", "2026-08-18"),
+])
+def test_admitted_values_tried(value: Any, pattern: str, wanted: Any) -> None:
+    assert wanted in admitted(value, pattern)
+
+
+@pytest.mark.parametrize(("value", "pattern"), [
+    ("msg-391", "^msg-391$"),  # pinned whole
+    ("2026-11-17T09:30:00Z", "^2026-11-17T09:30(:00)?(Z|\\+00:00)$"),  # the same instant spelled otherwise
+    ("2026-06-18T15:00:00Z", "^2026-(06-18|18-06)T15:00:00Z$"),  # either order where the day is past the 12th
+    (57, "^0*57(\\.0+)?$"),  # the same number
+    ("svc-a", "^svc-(a|b)$"),  # another record the pattern names on purpose
+    ("msg-391", "(?i)^msg-391$"),  # other capitals: `_loose_values` tries those, where the tool may fold them
+])
+def test_equivalent_or_named_values_not_tried(value: Any, pattern: str) -> None:
+    assert admitted(value, pattern) == []
+
+
+def test_kinds() -> None:
+    assert [_kind(v) for v in ("2026-11-17T09:30:00Z", "2026-11-17", "57", 5.5, "msg-391", True, "two words")] == \
+        ["instant", "date", "number", "number", "text", None, None]
+
+
+@pytest.mark.parametrize(("text", "pattern", "wanted"), [
+    ("There were 6 breaches.", "(?:[56]|six) breaches", "There were 5 breaches."),  # one up fails, one down passes
+    ("There were 6 breaches.", "(?:\\d|six) breaches", "There were 7 breaches."),  # as before: one up
+    ("There were 6 breaches.", "(?:6|six) breaches", None),  # the number pinned
+    ("p1,4,3,2", "^p1,[34],3,2$", "p1,3,3,2"),
+    ("We meet at 14:00.", "1[45]:00", "We meet at 15:00."),  # a clock time: one up only, as before
+    ("We meet at 14:00.", "1[34]:00", None),  # ... so a class that admits one below is the zone readings' to judge
+])
+def test_classed_digits(text: str, pattern: str, wanted: str | None) -> None:
+    assert classed_digits_wrong(text, [compiled(pattern)]) == wanted
