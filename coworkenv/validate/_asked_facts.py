@@ -8,9 +8,12 @@ names a field of a world record the fact is the value of (`request_id`, `last_ru
 table of the record the fact is the id of (`which service` -> `svc-kyc`, `which P1 tickets` -> `SUP-2204`). A
 record's other fields (the ticket's customer, the log line's time) are not asked by naming the record.
 
-`asked_probes` makes, where a Python check reads the replies (its code may read any part of a text: no scan tells
-which), one near miss per group of asked facts of a turn's answer (the facts one word of the request names: `which
-tickets`) with every fact of the group left out (`text_drop`). The mutation gate (`mutation_gate._unread_asked`)
+`asked_probes` makes one near miss per group of asked facts of a turn's answer (the facts one word of the request
+names: `which tickets`) with every fact of the group left out (`text_drop`), whatever kind of check reads the answer
+(a Python grader's code may read any part of a text; a `reply_states` check may read a sibling of the asked fact, the
+log line's service for its request id, and a text check the answer's other facts). Where the request asks what the
+agent did (`tell me what you moved`, `what you changed`), the values the turn's writes passed are one more group
+(`written_facts`: the units moved, the new assignee; a time is read in any zone by the time group). The mutation gate (`mutation_gate._unread_asked`)
 names one whose answer passes every check while the answer left out altogether (the `no answer` near miss) fails
 one: the checks read the answer, but none of what the request asks. A group is judged whole: an answer naming the
 records it leaves out beside the one asked for (`I left out tx-4; tx-2, tx-3 are in`) is read through the one, and
@@ -26,9 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 from coworkenv.apps import TOOLS
+from coworkenv.bindings import spec_catalog
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep
-from coworkenv.validate._check_reads import parts_read, python_rules
 from coworkenv.validate._mentions import mentions
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 from coworkenv.validate.entities import EntityIndex, leaves
@@ -163,10 +166,9 @@ def _dropped(text: str, fact: str) -> str:
 
 
 def asked_probes(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
-    """Where a Python check reads the replies: each turn's answer with one fact its request asks for left out
-    (`index`: the reference's run, for the records it changed or made)."""
-    if not any("messages" in parts_read(r.code, r.entrypoint) for c in spec.checks for r in python_rules(c.rule)):
-        return []
+    """Each turn's answer with one fact its request asks for left out (`index`: the reference's run, for the records
+    it changed or made): where a Python check reads the replies, every asked fact; whatever reads them, the written
+    ones (`written_facts`, and the times the run wrote where the request asks for a time by a generic word)."""
     held: dict[str, set[str]] | None = None
     out: list[Mutation] = []
     for t, turn in enumerate(spec.reference):
@@ -175,12 +177,17 @@ def asked_probes(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
             continue
         s = says[-1]
         text = turn.steps[s].say or ""
+        request = spec.turns[t].content
         if held is None:
             held = holders(base_world(spec), index.changed, index.created)
-        groups: list[tuple[list[str], str | None]] = [(g, None) for g in asked_facts(text, spec.turns[t].content, held)]
-        timed = _without_times(text, spec.turns[t].content, _written_instants(spec, t), zones(spec))
+        groups: list[tuple[list[str], str | None]] = [(g, None) for g in asked_facts(text, request, held)]
+        timed = _without_times(text, request, _written_instants(spec, t), zones(spec))
         if timed is not None:  # the time asked by a generic word: the answer without its clock times
             groups.append((timed[1], timed[0]))
+        grouped = {f.lower() for g, _ in groups for f in g}
+        written = [f for f in written_facts(spec, t, text, index) if f.lower() not in grouped]
+        if written:  # "tell me what you moved": the values the turn's writes passed, one group
+            groups.append((written, None))
         for facts, without in groups[:_MAX_GROUPS]:
             if without is None:
                 without = text
@@ -190,6 +197,60 @@ def asked_probes(spec: EnvSpec, index: EntityIndex) -> list[Mutation]:
                                 f"turn {t}: the answer without {', '.join(map(repr, facts))} (what the request asks "
                                 "for)", replaced(spec.reference, t, s, ReferenceStep(say=without)),
                                 code="asked_unchecked", group=ASKED_GROUP + f"reference[{t}].steps[{s}].say"))
+    return out
+
+
+# An asking sentence about the agent's own work ("tell me what you moved", "let me know what you changed", "how many
+# you added"): what it asks for is what the writes did, not a field a word names.
+_ASKS_DONE = re.compile(r"\b(?:what|how\s+many|how\s+much)\s+(?:\w+\s+){0,2}?you(?:'ve|\s+have|\s+just)?\s+"
+                        r"(?!are\b|were\b|can\b|could\b|think\b|need\b|want\b|see\b|find\b|found\b|read\b|know\b)"
+                        r"[a-z]{3,}", re.IGNORECASE)
+
+
+def asks_done(request: str) -> bool:
+    """Whether a sentence of `request` that asks for an answer asks what the agent did (`_ASKS_DONE`)."""
+    return any(_ASK.search(s) and _ASKS_DONE.search(s) for s in _SENTENCE.findall(request))
+
+
+def _stated(text: str, value: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def written_facts(spec: EnvSpec, t: int, text: str, index: EntityIndex) -> list[str]:
+    """The values turn `t`'s writes passed that its answer `text` states, where its request asks what the agent did
+    (`asks_done`): each a number, a word or a phrase the request does not state, not a date-time (read in any zone by
+    `_without_times`) and not a record, person or channel the call names (the store a transfer goes to) unless it is
+    the new value of a field the run changed (the new assignee). A reply check that reads none of them (the items
+    moved, not how many) passes an answer that misreports the work."""
+    if t >= len(spec.turns) or not asks_done(spec.turns[t].content):
+        return []
+    request = spec.turns[t].content
+    tools = spec_catalog(spec)
+    before = base_world(spec)
+    new_values: set[str] = set()  # the values fields of existing records took in the run
+    for (app, table, rid), fields in index.changed.items():
+        try:
+            old = before.table(app, table).get(rid)
+        except KeyError:
+            continue
+        was = {} if old is None else old.model_dump(mode="json")
+        for name, value in fields.items():
+            if value != was.get(name):
+                new_values |= {str(v).lower() for v in leaves(value)} - {str(v).lower() for v in leaves(was.get(name))}
+    out: list[str] = []
+    for step in spec.reference[t].steps:
+        call = step.call
+        tool = tools.get(call.name) if call is not None else None
+        if call is None or tool is None or tool.kind != "write":
+            continue
+        for leaf in leaves(call.arguments):
+            if isinstance(leaf, bool) or not isinstance(leaf, str | int | float):
+                continue
+            value = str(leaf).strip()
+            if (not value or value in out or _ISO_TIME.search(value) or not _stated(text, value)
+                    or _stated(request, value) or (index.is_entity(value) and value.lower() not in new_values)):
+                continue
+            out.append(value)
     return out
 
 

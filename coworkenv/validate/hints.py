@@ -104,8 +104,10 @@ HINTS: dict[str, str] = {
     "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
                       "harmful call",
     "sibling_unchecked": "check every item of a list the task asks for (each ticket, each row), not only some",
-    "asked_unchecked": "check the fact the request asks for (the service, the value, the last runs), not only the "
-                       "answer's other facts",
+    "asked_unchecked": "check the fact the request asks for (the service, the value, the last runs, what the agent "
+                       "wrote: the units moved, the new time), not only the answer's other facts",
+    "guarded_write_unchecked": "check what the write changes on its record (the assignee), not another field or a "
+                               "count of another tool's calls",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",

@@ -125,6 +125,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             t, s = step_of(mutation.path)
             call = ctx.spec.reference[t].steps[s].call
             asked = asked_recipient(ctx.spec, t, call) if call is not None else None
+            kept = _kept_by_guard(ctx, outcome, oracle, call) if asked is None and call is not None else None
+            if kept is not None:
+                errors.append(GateError("mutations", "guarded_write_unchecked", mutation.path, kept))
+                continue
             if asked is None:
                 incidental.append(mutation.path)
                 continue
@@ -504,6 +508,32 @@ def _concerned(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome
         if isinstance(rule, PythonRule):
             return True
     return False
+
+
+def _kept_by_guard(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome, call: Any) -> str | None:
+    """Why a dropped write no check concerns is not incidental (None where it is): it passes a field of a record it
+    changes whose value a guard holds (a triaged ticket's priority kept at `p3`), so the spec reads that record, and
+    the other fields it changes (the assignee) no check reads. The write is part of the task, and the check on
+    what it changes was lost or moved to another field or call (a count of comments for the assignee): an agent
+    leaving the record alone passes."""
+    changed = _changed(outcome, oracle)
+    args = {str(k).split(".")[0] for k in call.arguments}
+    for _, check, _, rule in spec_rules(ctx.spec.checks):
+        if not (is_guard(check) and isinstance(rule, FieldRule)):
+            continue
+        key = (rule.target.app, rule.target.table, rule.target.id)
+        field = rule.target.field.split(".")[0]
+        if key not in changed or field not in args:
+            continue
+        theirs = {(a, t, i): v for a, t, i, v in (oracle.signature or ((), ()))[0]}.get(key)
+        mine = {(a, t, i): v for a, t, i, v in (outcome.signature or ((), ()))[0]}.get(key)
+        before, after = dict(mine) if isinstance(mine, tuple) else {}, dict(theirs) if isinstance(theirs, tuple) else {}
+        lost = sorted(k for k in args & set(after) if k != field and before.get(k) != after.get(k))
+        if lost:
+            return (f"dropping {call.name} passes every required check: it writes {key[2]}'s {field}, which guard "
+                    f"{check.id!r} holds, and changes its {', '.join(lost)}, which no check reads: check what the "
+                    "write changes on that record, not another field or call")
+    return None
 
 
 def _turn_left_otherwise(outcome: EpisodeOutcome, oracle: EpisodeOutcome) -> int | None:

@@ -60,6 +60,7 @@ from coworkenv.spec import (
 from coworkenv.tools import ToolDef
 from coworkenv.validate._admitted_values import admitted_value_mutations
 from coworkenv.validate._asked_facts import asked_probes
+from coworkenv.validate._asked_labels import asked_label_mutations
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
@@ -119,6 +120,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += date_part_shifts(spec, writes)  # a year or a month later, where a check reads the date by a digit class
     out += loose_value_mutations(spec, writes, tools, index)  # a value a loose check admits beside a written id
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
+    out += asked_label_mutations(spec, writes, tools, index)  # a label the instructions ask for, left out
     for t, s, call in writes:
         if _CREATES.search(call.name):  # a record made twice: a second ticket, a double-booked meeting, a to-do
             where = f"reference[{t}].steps[{s}]"

@@ -20,6 +20,8 @@ from tests.defects import (
     answer_read_not_written,
     any_for_all,
     asked_fact_unread,
+    asked_label_unchecked,
+    asked_sibling_read,
     attachment_unchecked,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
@@ -102,6 +104,7 @@ from tests.defects import (
     instant_part_read,
     instant_pinned,
     isolation_leak,
+    kept_write_unchecked,
     key_respelled,
     label_numeral_pinned,
     later_state_by_rule,
@@ -178,6 +181,7 @@ from tests.defects import (
     value_pattern_loose,
     version_value_read,
     week_date_pinned,
+    written_fact_unread,
     wrong_expected,
     wrong_route,
     zone_pinned,
@@ -354,6 +358,10 @@ MODULES = (
     value_pattern_loose,
     frame_key_shared,
     guard_wrong_app,
+    written_fact_unread,
+    asked_sibling_read,
+    kept_write_unchecked,
+    asked_label_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,58 @@
+"""Labels the task's instructions ask for: a write's list argument holding a free word (`labels: ["sla-review"]`, a
+tag) that no near miss moved, since it names no person, record or number. Where the request, or a message the agent
+is given (a mail, a chat message, in the world or put there by a rule: "open a follow-up ticket ... priority p2,
+label sla-review"), states the word, the write without it, and with another word in its place, are near misses: a
+check on the ticket that lost its `labels` condition passes the ticket with no label (hunt70's witness on
+report_from_files), and one that reads only that the labels changed passes another label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import orjson
+
+from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.tools import ToolDef
+from coworkenv.validate._mutation_core import Mutation, replaced
+from coworkenv.validate.entities import EntityIndex
+
+# A free word of a label: letters first, then letters, digits and dashes (not a sentence, an id or a number).
+_LABEL = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", re.IGNORECASE)
+
+
+def _instructions(spec: EnvSpec) -> str:
+    """The text the agent is told by: the requests, and the world's and the rules' mail and chat messages."""
+    apps = spec.world.apps
+    said = [f"{m.subject}\n{m.body}" for m in apps.mail.messages] + [m.text for m in apps.chat.messages]
+    # the turns' requests and the records they put, and the messages a rule puts
+    said.append(orjson.dumps([t.model_dump(mode="json") for t in spec.turns]).decode())
+    said.append(orjson.dumps(spec.dynamics.model_dump(mode="json")).decode())
+    return "\n".join(said)
+
+
+def asked_label_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                          index: EntityIndex) -> list[Mutation]:
+    """Each write's list argument with one free word the instructions state left out (see the module docstring)."""
+    told: str | None = None
+    out: list[Mutation] = []
+    for t, s, call in writes:
+        for name, value in call.arguments.items():
+            if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+                continue
+            for i, item in enumerate(value):
+                if not _LABEL.fullmatch(item) or index.is_entity(item) or len(item) > 40:
+                    continue
+                told = _instructions(spec) if told is None else told
+                if not re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", told, re.IGNORECASE):
+                    continue
+                path = f"reference[{t}].steps[{s}].call.arguments.{name}[{i}]"
+                rest = [v for j, v in enumerate(value) if j != i]
+                other = [f"not-{item}" if j == i else v for j, v in enumerate(value)]  # another word in its place
+                for kind, items, what in (("drop_item", rest, f"without {item!r}"),
+                                          ("change_arg", other, f"with {other[i]!r} for {item!r}")):
+                    step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: items}))
+                    out.append(Mutation(kind, path, f"{call.name}: {name} {what} (the instructions ask for it)",
+                                        replaced(spec.reference, t, s, step)))
+    return out
