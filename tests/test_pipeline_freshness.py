@@ -4,6 +4,7 @@ nothing changed launches no run at all."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,23 +38,43 @@ CAPABILITY = "report_from_data"
 CHAIN = [capability_taxonomy, task_specs, validated_envs, teacher_trajectories, sft_shards, hub_dataset]
 
 
-@pytest.fixture
-def published(tmp_path: Path) -> Iterator[tuple[dg.DagsterInstance, CoworkenvSettings]]:
-    """One capability (4 specs, held out of training so its envs are the test split) materialized and published."""
+@pytest.fixture(scope="module")
+def published_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One capability (4 specs, held out of training so its envs are the test split) materialized and published,
+    once: under `live/` (instance in `home/`, `data/`, `taxonomy/`), kept as it was in `pristine/`."""
     from coworkenv.synth import load_taxonomy
 
-    taxonomy = tmp_path / "taxonomy"
-    taxonomy.mkdir()
+    root = tmp_path_factory.mktemp("published")
+    live = root / "live"
+    taxonomy = live / "taxonomy"
+    taxonomy.mkdir(parents=True)
+    (live / "home").mkdir()
     write_capability(taxonomy, load_taxonomy(ROOT / "taxonomy")[CAPABILITY], quota=4)
-    settings = CoworkenvSettings(data_dir=str(tmp_path / "data"), taxonomy_dir=str(taxonomy),
-                                 held_out_capability=CAPABILITY)
-    with dg.instance_for_test() as instance:
+    settings = _settings(live)
+    with dg.instance_for_test(temp_dir=str(live / "home")) as instance:
         sync_partitions(instance, settings.taxonomy())
         assert dg.materialize(CHAIN, selection=[task_specs, validated_envs, teacher_trajectories],
                               partition_key=CAPABILITY, instance=instance, resources={"settings": settings}).success
         assert dg.materialize(CHAIN, selection=[sft_shards, hub_dataset], instance=instance,
                               resources={"settings": settings}).success
-        yield instance, settings
+    shutil.copytree(live, root / "pristine", symlinks=True)
+    return root
+
+
+def _settings(live: Path) -> CoworkenvSettings:
+    return CoworkenvSettings(data_dir=str(live / "data"), taxonomy_dir=str(live / "taxonomy"),
+                             held_out_capability=CAPABILITY)
+
+
+@pytest.fixture
+def published(published_once: Path) -> Iterator[tuple[dg.DagsterInstance, CoworkenvSettings]]:
+    """`published_once` as it was after publishing (each test changes it: put back from `pristine/` at the same
+    paths, which the instance's records of the outputs name)."""
+    live = published_once / "live"
+    shutil.rmtree(live)
+    shutil.copytree(published_once / "pristine", live, symlinks=True)
+    with dg.instance_for_test(temp_dir=str(live / "home")) as instance:
+        yield instance, _settings(live)
 
 
 def _with(settings: CoworkenvSettings, **changes: object) -> CoworkenvSettings:

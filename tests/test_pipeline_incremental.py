@@ -7,8 +7,10 @@ a user would and the sensor, the runs it requests and the aggregates are checked
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,10 +157,8 @@ def _hub_capabilities(pipeline: Pipeline) -> Counter[str]:
     return Counter(c for f in files for c in pq.read_table(f).column("capability").to_pylist())
 
 
-@pytest.fixture
-def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pipeline]:
-    """Four capabilities materialized through the sensor (aggregates not yet); generation work counted."""
-    work = Work()
+def _count_work(work: Work, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Count in `work` the generation stages of the library the assets call."""
     generate, validate_run, rollout_run = synth.generate_specs, validate.validate_and_repair, rollout.rollout_specs
 
     def counted_generate(cap: synth.Capability, n: int, seed: int) -> Any:
@@ -178,17 +178,33 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pipeli
     monkeypatch.setattr(validate, "validate_and_repair", counted_validate)
     monkeypatch.setattr(rollout, "rollout_specs", counted_rollout)
 
-    taxonomy_dir = tmp_path / "taxonomy"
-    taxonomy_dir.mkdir()
-    settings = CoworkenvSettings(data_dir=str(tmp_path / "data"), taxonomy_dir=str(taxonomy_dir))
+
+@contextmanager
+def _opened(live: Path, work: Work) -> Iterator[Pipeline]:
+    """The pipeline whose taxonomy folder, data folder and test instance are `live`'s `taxonomy/`, `data/`, `home/`."""
+    taxonomy_dir = live / "taxonomy"
+    settings = CoworkenvSettings(data_dir=str(live / "data"), taxonomy_dir=str(taxonomy_dir))
     defs = dg.Definitions(
         assets=[capability_taxonomy, task_specs, validated_envs, teacher_trajectories, sft_shards, hub_dataset],
         jobs=[capability_job, dg.define_asset_job("aggregates", selection=[sft_shards, hub_dataset])],
         sensors=[taxonomy_sensor],
         resources={"settings": settings},
     )
-    with dg.instance_for_test() as instance:
-        p = Pipeline(taxonomy_dir, settings, defs, instance, work)
+    with dg.instance_for_test(temp_dir=str(live / "home")) as instance:
+        yield Pipeline(taxonomy_dir, settings, defs, instance, work)
+
+
+@pytest.fixture(scope="module")
+def materialized(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four capabilities materialized through the sensor (aggregates not yet), once: under `live/`, kept as it was
+    in `pristine/`."""
+    root = tmp_path_factory.mktemp("incremental")
+    live = root / "live"
+    for folder in ("taxonomy", "home"):
+        (live / folder).mkdir(parents=True)
+    work = Work()
+    with pytest.MonkeyPatch.context() as monkeypatch, _opened(live, work) as p:
+        _count_work(work, monkeypatch)
         for cid in CAPABILITIES:
             p.write_capability(cid)
         first = p.tick()
@@ -196,7 +212,20 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pipeli
         p.launch(first.run_requests)
         assert p.tick().run_requests == [], "nothing is stale right after materializing"
         assert dict(work.generated) == dict.fromkeys(CAPABILITIES, 1)
-        work.clear()
+    shutil.copytree(live, root / "pristine", symlinks=True)
+    return root
+
+
+@pytest.fixture
+def pipeline(materialized: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pipeline]:
+    """`materialized` as it was (each test changes it: put back from `pristine/` at the same paths, which the
+    instance's records of the outputs name); the generation work counted from here on."""
+    live = materialized / "live"
+    shutil.rmtree(live)
+    shutil.copytree(materialized / "pristine", live, symlinks=True)
+    work = Work()
+    _count_work(work, monkeypatch)
+    with _opened(live, work) as p:
         yield p
 
 

@@ -106,9 +106,44 @@ def _child(env: dict[str, str], prepare: Callable[[], None] | None, argv: list[s
     os._exit(code)
 
 
+@dg.asset
+def _warm_up_asset() -> None:
+    """Materialized once in the fork server (see `warm_up`)."""
+
+
+def warm_up() -> None:
+    """What every run does first, done once in the fork server so that no forked child pays it: open an instance of
+    the project's dagster.yaml (its SQLAlchemy and Alembic storage code and schema: ~1.5 s of imports), execute a
+    job in process, and import the modules a run imports on first use. In a throwaway folder; no thread is left, and
+    the signal handlers are put back as they were."""
+    import tempfile
+
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import psutil  # noqa: F401
+
+    import assets.rl  # noqa: F401
+    import pipelines.executors
+    import pipelines.freshness
+    import pipelines.run_guard
+    import pipelines.sensors
+    import pipelines.staleness  # noqa: F401
+
+    handlers = {signo: signal.getsignal(signo) for signo in signal.valid_signals()
+                if signo not in (signal.SIGKILL, signal.SIGSTOP)}
+    with tempfile.TemporaryDirectory(prefix="pipeline-child-warm-up-") as folder:
+        home = Path(folder)
+        (home / "dagster.yaml").write_text(yaml.safe_dump(instance_config(home)))
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            quiet = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+            assert dg.materialize([_warm_up_asset], instance=instance, run_config=quiet).success
+    for signo, handler in handlers.items():  # Dagster's execution left SIGTERM raising KeyboardInterrupt
+        if handler is not None and signal.getsignal(signo) != handler:
+            signal.signal(signo, handler)
+
+
 def _context() -> multiprocessing.context.BaseContext:
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    ctx.set_forkserver_preload([__name__, f"{__name__}_warm"])
     return ctx
 
 
@@ -180,15 +215,20 @@ def make_workspace(root: Path, capabilities: tuple[str, ...], specs: int = 1, qu
     home, data, taxonomy = root / "home", root / "data", root / "taxonomy"
     for folder in (home, data, taxonomy):
         folder.mkdir(parents=True)
-    config = yaml.safe_load((ROOT / "dagster.yaml").read_text())
-    config["storage"]["sqlite"]["base_dir"] = str(home / "storage")
-    config["local_artifact_storage"]["config"]["base_dir"] = str(home)
-    config["compute_logs"]["config"]["base_dir"] = str(home / "logs")
-    (home / "dagster.yaml").write_text(yaml.safe_dump(config))
+    (home / "dagster.yaml").write_text(yaml.safe_dump(instance_config(home)))
     source = synth.load_taxonomy(ROOT / "taxonomy")
     for cid in capabilities:
         write_capability(taxonomy, source[cid], **({"quota": quota} if quota is not None else {}))
     return Workspace(home, data, taxonomy, specs)
+
+
+def instance_config(home: Path) -> dict[str, Any]:
+    """The project's dagster.yaml with its storage paths made absolute, under `home`."""
+    config: dict[str, Any] = yaml.safe_load((ROOT / "dagster.yaml").read_text())
+    config["storage"]["sqlite"]["base_dir"] = str(home / "storage")
+    config["local_artifact_storage"]["config"]["base_dir"] = str(home)
+    config["compute_logs"]["config"]["base_dir"] = str(home / "logs")
+    return config
 
 
 def write_capability(taxonomy: Path, capability: synth.Capability, **changes: Any) -> None:

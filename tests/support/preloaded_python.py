@@ -1,0 +1,113 @@
+"""`python -c CODE` with stdin, a time bound and the exit code, but in a child forked from one interpreter that
+imported the given modules once: for tests that run many small cases each in a process of its own (so that a case
+that hangs is cut off), whose fresh interpreters paid the project's imports every time.
+
+The server is a fresh interpreter of its own (never a fork of the test process, whose threads may hold locks). Each
+child gets its own process group, stdin from the request, stdout and stderr into files, and exits as `python -c`
+does: 0, SystemExit's code, or 1 with the traceback on stderr. A child past its bound is killed, group and all, and
+`subprocess.TimeoutExpired` raised, as `subprocess.run(..., timeout=)` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_SERVE = r"""
+import importlib, json, os, sys, traceback
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+for line in sys.stdin:
+    request = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setsid()
+            for fd, path, flags in ((0, request["stdin"], os.O_RDONLY),
+                                    (1, request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                    (2, request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                opened = os.open(path, flags, 0o644)
+                os.dup2(opened, fd)
+                os.close(opened)
+            # New objects on the new descriptors (the server's stdin object may hold lines read ahead).
+            sys.stdin = open(0, closefd=False)
+            sys.stdout = open(1, "w", closefd=False)
+            sys.stderr = open(2, "w", closefd=False)
+            exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__"})
+            code = 0
+        except SystemExit as done:
+            if done.code is None or isinstance(done.code, int):
+                code = done.code or 0
+            else:
+                print(done.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    print(json.dumps({"pid": pid}), flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
+
+
+class PreloadedPython:
+    """A server that imported `modules` (run from `cwd`, as `python -c` there would); `run` each case; `close`."""
+
+    def __init__(self, modules: tuple[str, ...], cwd: Path, env: dict[str, str] | None = None,
+                 folder: Path | None = None) -> None:
+        """`env`: the server's environment (default: this process's); `folder`: where each run's stdin, stdout and
+        stderr files go (default: a temporary folder, removed by `close`)."""
+        self.own_folder = folder is None
+        self.folder = Path(tempfile.mkdtemp(prefix="preloaded-python-")) if folder is None else folder
+        self.runs = 0
+        # Its answers unbuffered here, so that `select` on the pipe sees every line not yet read.
+        self.process = subprocess.Popen([sys.executable, "-c", _SERVE, *modules], cwd=cwd, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+
+    def run(self, code: str, stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.runs += 1
+        paths = {name: self.folder / f"{self.runs}.{name}" for name in ("stdin", "out", "err")}
+        paths["stdin"].write_text(stdin)
+        request = json.dumps({"code": code, **{k: str(v) for k, v in paths.items()}}) + "\n"
+        self.process.stdin.write(request.encode())
+        pid = json.loads(self._line())["pid"]
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        timed_out = not ready
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):  # it ended just now
+                os.killpg(pid, signal.SIGKILL)
+        returncode = json.loads(self._line())["returncode"]
+        if timed_out:
+            raise subprocess.TimeoutExpired(["python", "-c", code], timeout)
+        return subprocess.CompletedProcess(["python", "-c", code], returncode, paths["out"].read_text(),
+                                           paths["err"].read_text())
+
+    def _line(self) -> str:
+        assert self.process.stdout is not None
+        line = b""
+        while not line.endswith(b"\n"):
+            byte = os.read(self.process.stdout.fileno(), 1)
+            assert byte, f"the server ended with {self.process.wait()}"
+            line += byte
+        return line.decode()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+        if self.own_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
