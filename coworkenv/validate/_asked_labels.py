@@ -15,7 +15,7 @@ import orjson
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._mutation_core import Mutation, replaced
+from coworkenv.validate._mutation_core import Mutation, MutationKind, replaced
 from coworkenv.validate.entities import EntityIndex
 
 # A free word of a label: letters first, then letters, digits and dashes (not a sentence, an id or a number).
@@ -50,8 +50,9 @@ def asked_label_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSp
                 path = f"reference[{t}].steps[{s}].call.arguments.{name}[{i}]"
                 rest = [v for j, v in enumerate(value) if j != i]
                 other = [f"not-{item}" if j == i else v for j, v in enumerate(value)]  # another word in its place
-                for kind, items, what in (("drop_item", rest, f"without {item!r}"),
-                                          ("change_arg", other, f"with {other[i]!r} for {item!r}")):
+                moves: tuple[tuple[MutationKind, list[str], str], ...] = (
+                    ("drop_item", rest, f"without {item!r}"), ("change_arg", other, f"with {other[i]!r} for {item!r}"))
+                for kind, items, what in moves:
                     step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: items}))
                     out.append(Mutation(kind, path, f"{call.name}: {name} {what} (the instructions ask for it)",
                                         replaced(spec.reference, t, s, step)))
