@@ -29,7 +29,8 @@ def instructions(spec: EnvSpec) -> str:
     said = [f"{m.subject}\n{m.body}" for m in apps.mail.messages] + [m.text for m in apps.chat.messages]
     # the turns' requests and the records they put, and the messages a rule puts
     said.append(orjson.dumps([t.model_dump(mode="json") for t in spec.turns]).decode())
-    said.append(orjson.dumps(spec.dynamics.model_dump(mode="json")).decode())
+    # what the rules put (their effects: a follow-up mail), not when they fire (a condition no agent is told)
+    said.append(orjson.dumps([e.model_dump(mode="json") for r in spec.dynamics.rules for e in r.effects]).decode())
     return "\n".join(said + _shown_documents(spec, said[-2]))
 
 
