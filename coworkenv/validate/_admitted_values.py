@@ -68,8 +68,11 @@ def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCal
                                         code="loose_value_accepted"))
                 continue
             kind = _kind(value)
-            if kind is None or _literal(tool, name) or (isinstance(value, str) and index.is_recipient(value)):
+            if kind is None or _literal(tool, name):
                 continue
+            # A person or channel spelled otherwise is the same one: only the others the world holds are tried.
+            people = tuple(index.recipients(value, {value}, limit=_MAX_PEOPLE)) \
+                if isinstance(value, str) and index.is_recipient(value) else None
             # The field the value lands in is named after the argument, or qualifies it (`version` is stored as
             # a service's `deployed_version`).
             reading = [*_reading(conds, tool, call.name, name),
@@ -77,7 +80,7 @@ def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCal
                          for c in cs)]
             if not reading:
                 continue
-            for other, check_id in _admitted(value, kind, reading, index):
+            for other, check_id in _admitted(value, kind, reading, index, more=people or (), near=people is None):
                 step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: other}))
                 loose = kind == "text"
                 out.append(Mutation("change_arg" if kind in ("text", "number") else "time_shift",
@@ -109,7 +112,9 @@ def _item_values(call: ToolCallSpec, tool: ToolDef, name: str, value: list[Any] 
             def place(x: str, i: int = i) -> list[Any]:
                 return [*value[:i], x, *value[i + 1:]]
             people = tuple(index.recipients(item, set(value), limit=_MAX_PEOPLE)) if index.is_recipient(item) else ()
-            for other, check_id in _admitted(item, kind, reads, index, place, people):
+            # An address near another is another; an id or a handle near one may name the same person (`@esra`).
+            near = not index.is_recipient(item) or "@" in item[1:]
+            for other, check_id in _admitted(item, kind, reads, index, place, people, near):
                 yield f"{name}[{i}]", place(other), check_id
         return
     for key, leaf in value.items():
@@ -223,10 +228,12 @@ def _as_written(candidate: str, value: Any, kind: str) -> Any | None:
 
 
 def _admitted(value: Any, kind: str, reading: list[tuple[str, bool, str, Any]], index: EntityIndex,
-              place: Callable[[str], Any] = lambda v: v, more: tuple[str, ...] = ()) -> Iterator[tuple[Any, str]]:
+              place: Callable[[str], Any] = lambda v: v, more: tuple[str, ...] = (),
+              near: bool = True) -> Iterator[tuple[Any, str]]:
     """(another value of the kind, the check whose pattern admits it) for the first few values the conditions that
     hold for `value` admit beside it; `place` puts a candidate where the condition reads it (an item in its list),
-    `more` are candidates to try first (the other people the world holds, a list one item longer)."""
+    `more` are candidates to try first (the other people the world holds, a list one item longer), and the strings
+    near `value` after them unless `near` is False (a person's id, whose near strings may name the same person)."""
     seen: set[str] = {str(value)}
     found = 0
     for form in _forms(value, kind):
@@ -234,7 +241,7 @@ def _admitted(value: Any, kind: str, reading: list[tuple[str, bool, str, Any]], 
             if not _holds(place(form), op, expected):
                 continue
             pattern = expected if op == "matches" else re.escape(expected)
-            for candidate in (*more, *_neighbours(form, pattern)):
+            for candidate in (*more, *(_neighbours(form, pattern) if near else ())):
                 other = _as_written(candidate, value, kind)
                 if other is None or str(other) in seen:
                     continue

@@ -3,7 +3,8 @@ the recipient of a draft, or the people a config entry lists is written as a `ma
 value in that item's place: an attendee read by the address's name only (`pablo\\.bianchi`, where the directory also
 holds `pablo.bianchi2@...`: the calendar stores whoever is invited), a draft's recipient by the part before the
 domain (`tom\\.varga@`: the mail tool keeps any address), the viewers of a service's config by their start only
-(`^dev\\.lopez@...,hamza\\.osei@...`: one more viewer at the end passes). The near misses replaced a scalar
+(`^dev\\.lopez@...,hamza\\.osei@...`: one more viewer at the end passes), and a ticket's assignee by the id's
+start (`^u-oscar`, where the directory also holds `u-oscar2`). The near misses replaced a scalar
 argument's value, dropped a list's item, or changed a list's first item to another person; none put another value
 the pattern admits in a read item's place, and none lengthened a list a dict argument holds (defects75 left these).
 
@@ -78,16 +79,20 @@ def _first_invited(spec: Spec) -> str:
     raise CorpusError(f"{spec['capability']}: the reference books no event")
 
 
+def _add_namesake(spec: Spec, key: str, ref: str) -> None:
+    """The directory also holds a second person like the one whose `key` is `ref`: id, address and handle with a `2`
+    after them (`u-esra2`, `esra.larsen2@...`)."""
+    people = spec["world"]["apps"]["directory"]["people"]
+    person = next((p for p in people if p[key] == ref), None)
+    if person is None:
+        raise CorpusError(f"{spec['capability']}: {ref} is in no directory entry")
+    people.append({**person, "id": person["id"] + "2", "email": _namesake(person["email"]),
+                   "name": person["name"] + " (Ops)", "chat_handle": (person.get("chat_handle") or person["id"]) + "2"})
+
+
 def _with_namesake(spec: Spec) -> None:
     """The directory also holds a second person named like the first attendee (`pablo.bianchi2@...`)."""
-    email = _first_invited(spec)
-    people = spec["world"]["apps"]["directory"]["people"]
-    person = next((p for p in people if p["email"] == email), None)
-    if person is None:
-        raise CorpusError(f"{spec['capability']}: {email} is in no directory entry")
-    twin = {**person, "id": person["id"] + "2", "email": _namesake(email), "name": person["name"] + " (Ops)",
-            "chat_handle": (person.get("chat_handle") or person["id"]) + "2"}
-    people.append(twin)
+    _add_namesake(spec, "email", _first_invited(spec))
 
 
 def _both(*edits: Callable[[Spec], None]) -> Callable[[Spec], None]:
@@ -193,4 +198,55 @@ DEFECTS = [
     *(_draft(seed, "cc") for seed in (1, 2)),
     *(_access(seed, True) for seed in (1, 2, 4)),
     *(_access(seed, False) for seed in (6, 7)),
+]
+
+
+def _assignee_read_from_start(spec: Spec) -> None:
+    """Each exact check on a ticket's assignee read by the id's start, and each call matcher's pattern on it left open
+    at its end."""
+    found = False
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] == "field" and rule["target"]["field"] == "assignee" and rule.get("op", "equals") == "equals":
+            rule["op"], rule["value"], found = "matches", "^" + re.escape(rule["value"]), True
+        for m in [rule.get("call"), rule.get("first"), rule.get("then")]:
+            for w in m.get("where", []) if isinstance(m, dict) and m.get("tool") == "tickets_update" else []:
+                if w["field"] == "assignee" and w.get("op") == "matches" and w["value"].endswith("$"):
+                    w["value"] = w["value"][:-1]  # every spelling still admitted, each by its start only
+    if not found:
+        raise CorpusError(f"{spec['capability']}: no exact check on an assignee")
+
+
+def _first_assignee(spec: Spec) -> str:
+    for _, _, call in calls(spec, "tickets_update"):
+        if call["arguments"].get("assignee"):
+            return str(call["arguments"]["assignee"])
+    raise CorpusError(f"{spec['capability']}: the reference assigns no ticket")
+
+
+def _with_id_namesake(spec: Spec) -> None:
+    """The directory also holds a second person whose id starts with the first assignee's (`u-esra2`)."""
+    _add_namesake(spec, "id", _first_assignee(spec))
+
+
+def _assigns_namesake(spec: Spec) -> list[dict[str, Any]]:
+    ref = reference(spec)
+    pid = _first_assignee(spec)
+    for _, _, c in calls({"reference": ref, "capability": spec["capability"]}, "tickets_update", assignee=pid):
+        c["arguments"]["assignee"] = pid + "2"
+    return ref
+
+
+def _assignee(base: str) -> Defect:
+    base_spec(base)
+    return Defect(CLASS, f"assignee-start-only-{base.rsplit(':', 1)[-1].replace('@', '-')}", base,
+                  "hands the ticket to the namesake (`u-esra2`) instead of the person asked for: the assignee is "
+                  "read by the id's start only", breaks=_both(_with_id_namesake, _assignee_read_from_start),
+                  fix=_with_id_namesake, witness=_assigns_namesake, gate=GATE, code=CODE)
+
+
+DEFECTS += [
+    # delegate_and_follow_up has the hole too, but its delegate answers only once the ticket is theirs.
+    *(_assignee(f"synth:ticket_triage_update@{seed}") for seed in (1, 2, 3)),
+    *(_assignee(f"synth:oncall_handoff@{seed}") for seed in (1, 2)),
 ]
