@@ -21,6 +21,13 @@ is the same value), another date, another number (`15.0` is 15), another string 
 first, then the nearest) become near misses; each must fail a check. A tool that refuses the value fails the write
 (the mutant is killed); one that stores it otherwise than as the reference's value ends where the reference ends
 (an equivalent mutant, not counted). Where no condition reads a written value by a pattern, nothing is made.
+
+A written person or channel is tried as the others the world holds in the same form only (`@esra` and `esra` are one
+person): `assignee matches ^u-esra` admits `u-esra2` where the directory holds one. And the values inside a list or a
+dict argument (`_item_values`): an item of a list (an attendee, a recipient) that a `matches` condition reads (it holds
+for the list and fails without the item) is replaced by the other people and the near strings the condition admits
+for the list as stored; a dict's value (a config's `viewers`) as a scalar, and one listing people or records one item
+longer at either end, where a `matches` condition on its key holds for it.
 """
 
 from __future__ import annotations
