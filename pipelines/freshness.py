@@ -22,7 +22,7 @@ from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.jobs import AGGREGATES, RL_ASSETS, RL_STEP
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import PartitionState, incomplete_message, partition_states
+from pipelines.staleness import PartitionState, incomplete_message, moved_file, partition_states
 
 if TYPE_CHECKING:
     from trainers.config import SFTRunConfig
@@ -221,4 +221,16 @@ def why_stale(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSetti
     if now is None or meta.get("input_hash") != now:
         return "its inputs changed"
     gone = [p for p in _outputs(asset, meta, settings) if not Path(p).exists()]
-    return f"its output {gone[0]} is gone" if gone else ""
+    if not gone:
+        return ""
+    moved = moved_file(Path(gone[0]), settings.root)
+    if moved is not None:  # its files are read by their recorded paths (by later steps too): made again here
+        return moved_data_folder_reason(gone[0], moved[0], settings.root)
+    return f"its output {gone[0]} is gone"
+
+
+def moved_data_folder_reason(gone: str, old: Path, root: Path) -> str:
+    """Why an aggregate whose output moved with the data folder is rebuilt, with both folders and the way back."""
+    return (f"its output {gone} is gone: the data folder was moved, the run history records it under {old} and the "
+            f"same path is under {root}, the data folder now; made again there (to reuse it instead, move the folder "
+            f"back to {old})")

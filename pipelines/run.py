@@ -156,7 +156,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.only or args.all:
         todo = [(cid, "asked for") for cid in (args.only or sorted(taxonomy.capabilities))]
     else:
-        todo = [(s.capability, s.reason) for s in partition_states(instance, taxonomy, settings) if not s.complete]
+        states = partition_states(instance, taxonomy, settings)
+        todo = [(s.capability, s.reason) for s in states if not s.complete]
+        moved = sorted({str(s.moved_from) for s in states if s.moved_from is not None})
+        if moved:  # the history's paths name the old folder: said once, not as a reason to generate again
+            reused = sum(s.moved_from is not None for s in states)
+            _say(f"data folder moved: the run history records {', '.join(moved)}; the same files (same content) are "
+                 f"under {settings.root.resolve()}, the data folder now: {reused} capability "
+                 f"partition{'' if reused == 1 else 's'} reused from there")
     capability_job = defs.resolve_job_def("capability_job")
     for i, (capability, reason) in enumerate(todo, 1):
         busy = run_in_flight(instance, capability)

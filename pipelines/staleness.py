@@ -6,10 +6,16 @@ definition, the generator version and the generation settings), each later asset
 has now, every recorded file still exists with the bytes it was written with and its LATEST pointer names it, and
 the partition's latest run did not fail. A run killed half-way, a failed step, a failed blocking check, a file
 edited on disk or a broken pointer therefore leaves the partition stale, and it is redone.
+
+The run history records absolute paths. A data folder moved since (`mv data moved`, COWORKENV_DATA_DIR pointed at
+the new place) holds the same files at the same paths relative to it: a recorded file that is gone is looked for
+there (`moved_file`) and, when it has the recorded bytes and its pointer names it, taken as it is (its data version
+is its content, not its path); `PartitionState.moved_from` names the folder the history records.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,10 +46,27 @@ class PartitionState:
     reason: str = ""  # empty when complete
     paths: dict[str, Path] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    moved_from: Path | None = None  # the data folder the run history records, when the files were found moved
 
     @property
     def complete(self) -> bool:
         return not self.reason
+
+
+def moved_file(recorded: Path, root: Path) -> tuple[Path, Path] | None:
+    """(the data folder `recorded` was written under, where it is now) when `recorded` is gone and the same path
+    relative to one of its parent folders exists under the data folder `root`: the data folder was moved (or
+    renamed) since. The longest such relative path is taken; None when there is none."""
+    if recorded.exists():
+        return None
+    recorded, here = Path(os.path.abspath(recorded)), Path(os.path.abspath(root))
+    for old in reversed(recorded.parents):  # "/" first: the longest relative path
+        if old == here or old in here.parents or here in old.parents:
+            continue  # not a move: the same folder, or one inside the other
+        now = here / recorded.relative_to(old)
+        if now.exists():
+            return old, now
+    return None
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -78,6 +101,7 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
     expected = partition_input_hash(capability, settings)
     paths: dict[str, Path] = {}
     versions: dict[str, str] = {}
+    moved_from: Path | None = None
     for asset in CHAIN:
         record = latest_materialization(instance, dg.AssetKey(asset), cid)
         meta = record.asset_materialization.metadata if record and record.asset_materialization else None
@@ -89,6 +113,9 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
                 f"it is missing for the current {CHAIN[CHAIN.index(asset) - 1]}"
             return PartitionState(cid, f"{asset}: {why}")
         path = Path(str(meta["path"].value))
+        moved = moved_file(path, settings.root)
+        if moved is not None and moved[1].is_file():
+            moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
         version = str(meta["dataset_version"].value)
@@ -102,7 +129,7 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
     run = latest_partition_run(instance, cid)
     if run is not None and run.status in FAILED:
         return PartitionState(cid, f"its latest run {run.run_id} ended {run.status.value}")
-    return PartitionState(cid, "", paths, versions)
+    return PartitionState(cid, "", paths, versions, moved_from)
 
 
 _last_states: dict[str, list[PartitionState]] = {}

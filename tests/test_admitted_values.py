@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from coworkenv.spec_regex import compiled
-from coworkenv.validate._admitted_values import _admitted, _kind
+from coworkenv.validate._admitted_values import _admitted, _item_values, _kind
 from coworkenv.validate._partial_facts import classed_digits_wrong
 
-_INDEX: Any = SimpleNamespace(table_of={"msg-391": ("mail", "messages"), "svc-b": ("services", "services")})
+_INDEX: Any = SimpleNamespace(table_of={"msg-391": ("mail", "messages"), "svc-b": ("services", "services")},
+                              is_recipient=lambda v: "@" in v)
 
 
 def admitted(value: Any, pattern: str, op: str = "matches") -> list[Any]:
@@ -65,3 +66,46 @@ def test_kinds() -> None:
 ])
 def test_classed_digits(text: str, pattern: str, wanted: str | None) -> None:
     assert classed_digits_wrong(text, [compiled(pattern)]) == wanted
+
+
+_PEOPLE = ["ana.lee@x.test", "ana.lee2@x.test", "bo.kim@x.test", "cy.ng@x.test"]
+_DIRECTORY: Any = SimpleNamespace(
+    table_of={}, is_recipient=lambda v: "@" in v, other_record=lambda v, avoid: None,
+    recipients=lambda v, avoid, limit=1: [p for p in _PEOPLE if p not in avoid][:limit],
+    recipient=lambda v, avoid: next((p for p in _PEOPLE if p not in avoid), None))
+
+
+def item_values(value: Any, field: str, pattern: str, op: str = "matches") -> list[Any]:
+    """The arguments `_item_values` writes for a list or dict argument read by one condition on `field`."""
+    tool: Any = SimpleNamespace(app="app")
+    call: Any = SimpleNamespace(name="app_write")
+    conds = {("app", field): [("c", True, op, pattern)]}
+    return [v for _, v, _ in _item_values(call, tool, "arg", value, conds, _DIRECTORY)]
+
+
+def test_list_item_read_by_a_loose_pattern() -> None:
+    # the attendee read by the name before the domain: the namesake the directory holds is tried in its place
+    tried = item_values(["ana.lee@x.test", "bo.kim@x.test"], "arg", "ana\\.lee")
+    assert ["ana.lee2@x.test", "bo.kim@x.test"] in tried
+    # the name up to the `@`: another domain
+    assert any(v[0].startswith("ana.lee@") and v[0] != "ana.lee@x.test"
+               for v in item_values(["ana.lee@x.test"], "arg", "ana\\.lee@"))
+
+
+@pytest.mark.parametrize(("value", "pattern", "op"), [
+    (["ana.lee@x.test", "bo.kim@x.test"], "'ana\\.lee@x\\.test'", "matches"),  # pinned whole, quotes and all
+    (["ana.lee@x.test", "bo.kim@x.test"], "ana.lee@x.test", "contains"),  # `contains` on a list is membership
+    (["ana.lee@x.test", "bo.kim@x.test"], "test", "matches"),  # holds without any one item: reads none of them
+])
+def test_list_items_not_tried(value: list[str], pattern: str, op: str) -> None:
+    assert item_values(value, "arg", pattern, op) == []
+
+
+def test_dict_value_listing_people_one_longer() -> None:
+    listed = "ana.lee@x.test,bo.kim@x.test"
+    assert item_values({"viewers": listed}, "viewers", "^ana\\.lee@x\\.test,bo\\.kim@x\\.test") == \
+        [{"viewers": listed + ",ana.lee2@x.test"}]  # read by its start: one more at the end
+    assert item_values({"viewers": listed}, "viewers", "ana\\.lee@x\\.test,bo\\.kim@x\\.test$") == \
+        [{"viewers": "ana.lee2@x.test," + listed}]
+    assert item_values({"viewers": listed}, "viewers", "^ana\\.lee@x\\.test,bo\\.kim@x\\.test$") == []
+    assert item_values({"viewers": listed}, "viewers", "ana.lee@x.test", "contains") == []

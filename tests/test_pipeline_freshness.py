@@ -29,7 +29,7 @@ from pipelines.freshness import (
 )
 from pipelines.jobs import RL_ASSETS
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import sync_partitions
+from pipelines.staleness import partition_state, partition_states, sync_partitions
 from tests.support.pipeline_child import ROOT, make_workspace, write_capability
 
 pytestmark = pytest.mark.timeout(300)
@@ -174,6 +174,34 @@ def test_a_new_dataset_version_retrains(published: tuple[dg.DagsterInstance, Cow
     assert dg.materialize(CHAIN, selection=[sft_shards, hub_dataset], instance=instance,
                           resources={"settings": seeded}).success
     assert why_stale(instance, "pocketworker_checkpoint", seeded) == "its inputs changed"
+
+
+def test_a_moved_data_folder_is_reused_not_generated_again(
+        published: tuple[dg.DagsterInstance, CoworkenvSettings]) -> None:
+    """`mv data moved`, COWORKENV_DATA_DIR=moved: the run history's absolute paths name the old folder. The partitions
+    (the LLM's work) are taken from the new folder (same files, same content); an aggregate made again says why,
+    naming both folders; a file really gone, or changed in the moved folder, is still found."""
+    instance, settings = published
+    old = Path(settings.data_dir)
+    moved = _with(settings, data_dir=str(old.parent / "moved"))
+    old.rename(moved.root)
+    states = partition_states(instance, moved.taxonomy(), moved)
+    assert [s.reason for s in states] == [""], "main: 'task_specs: its file .../data/store/... is gone'"
+    assert states[0].moved_from == old
+    assert all(moved.root in path.parents for path in states[0].paths.values())
+    why = why_stale(instance, "sft_shards", moved)
+    assert f"the run history records it under {old} and the same path is under {moved.root}" in why, why
+    assert dg.materialize(CHAIN, selection=[sft_shards], instance=instance, resources={"settings": moved}).success
+    assert why_stale(instance, "sft_shards", moved) == ""  # made from the moved partition files
+
+    envs = next(p for p in states[0].paths.values() if "validated_envs" in p.parts)
+    envs.write_bytes(envs.read_bytes() + b"x")
+    capability = moved.taxonomy()[CAPABILITY]
+    assert partition_state(instance, capability, moved).reason == f"validated_envs: its file {envs} was changed on disk " \
+                                                                  "since it was written"
+    envs.unlink()
+    assert partition_state(instance, capability, moved).reason == \
+        f"validated_envs: its file {old / envs.relative_to(moved.root)} is gone"
 
 
 def test_a_second_run_with_nothing_changed_launches_no_run(tmp_path: Path) -> None:

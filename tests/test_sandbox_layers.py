@@ -131,6 +131,78 @@ def test_the_audit_hook_looks_no_name_up_when_it_runs() -> None:
     assert hook.__closure__ is None
 
 
+
+@pytest.mark.parametrize("cuts", [0, 1, 2])
+def test_the_audit_hook_reports_a_refusal_whose_judgement_was_cut_short(cuts: int) -> None:
+    """A signal handler's exception leaves the hook wherever the interpreter runs the handler (after a call): the
+    call it was judging is judged again and its refusal reported before the exception goes on; cut short twice, the
+    hook reports that. Here the channel check (a call in the report's path) raises `cuts` times as a handler would."""
+    from coworkenv.sandbox._hook import make_audit_hook
+    from coworkenv.sandbox._host import _hook_wrote, _parse_frames
+
+    class Cut(BaseException):
+        pass
+
+    checked: list[int] = []
+
+    def channel(level: int, name: int) -> int:
+        checked.append(name)
+        if len(checked) <= cuts:
+            raise Cut()
+        return 1  # SOCK_STREAM: the channel is whole
+
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": ("os.system",), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None}
+    r, w = os.pipe()
+    try:
+        hook = make_audit_hook("/nowhere", (), channel, w, 86, policy)
+        hook("os.getpid", ())  # allowed: nothing written
+        with pytest.raises(PermissionError if cuts == 0 else Cut):
+            hook("os.system", (b"true",))
+        os.close(w)
+        w = -1
+        with os.fdopen(r, "rb") as fh:
+            r = -1
+            data = fh.read()
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+    violations = _parse_frames(data)[2]
+    assert violations == (["a call whose judgement a signal handler cut short twice in the audit hook"] if cuts == 2
+                          else ["os.system"])
+    assert all(_hook_wrote(v) for v in violations)
+
+
+def test_the_function_that_judges_again_is_left_alone() -> None:
+    """`again` is a default of the hook, so a local of its frame (a signal handler gets that frame): changing its code
+    or defaults, or the hook's own, is refused and reported, as a no-op code there would judge nothing again."""
+    from coworkenv.sandbox._hook import make_audit_hook
+
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None}
+    r, w = os.pipe()
+    try:
+        hook = make_audit_hook("/nowhere", (), lambda level, name: 1, w, 86, policy)
+        names = hook.__code__.co_varnames[2:hook.__code__.co_argcount]
+        again = (hook.__defaults__ or ())[names.index("again")]
+        assert again.__code__ is hook.__code__
+        for target in (again, hook):
+            for attribute, value in (("__code__", (lambda *a: None).__code__), ("__defaults__", ())):
+                with pytest.raises(PermissionError):
+                    hook("object.__setattr__", (target, attribute, value))
+        hook("object.__setattr__", (lambda: None, "__defaults__", ()))  # any other function: allowed
+        hook("object.__setattr__", (type("C", (), {}), "x", 1))
+        os.close(w)
+        w = -1
+        assert os.read(r, 4096).count(b'{"violation":"object.__setattr__"}') == 4
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+
 def test_sealed_ctypes_leaves_no_function_pointer_callable_or_made() -> None:
     """Function pointers made before the seal (a library's functions, `ctypes.memmove`, a callback) are no longer
     callable, by any spelling of the call, and no new one is made from an address, a name or a callable. Sealing

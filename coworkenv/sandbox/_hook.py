@@ -11,7 +11,9 @@ before the kernel has to. It is written so that the code it watches cannot steer
   all immutable (tuples, frozensets, str, int, builtins): a frame reachable from a traceback shows those values
   but offers no cell, dict or list to rewrite, and it keeps no counter to exhaust;
 - a signal handler can run inside it (after any call) and raise any exception: no `except` in it lets an
-  operation through, so such an exception only ever refuses (checks that could fail ask without raising);
+  operation through, so such an exception only ever refuses (checks that could fail ask without raising), and a
+  judgement it cut short is judged again (by a second function of the same code) and a refusal reported before the
+  exception goes on;
 - relative paths resolve against the scratch directory, which is the cwd for good: `os.chdir` is refused here
   and chdir/fchdir by seccomp, so the path the hook judges is the path the kernel opens.
 Compiled by the host into the run's boot.bin and executed by `_child.py`; standard library only.
@@ -36,10 +38,13 @@ ZONEINFO = "/usr/share/zoneinfo/"
 # Without TZ the C library reads the host's own zone from this file at the next tzset(): unsetting TZ is a read of it.
 TZ_DEFAULT = "/etc/localtime"
 CODE_TYPE = type((lambda: None).__code__)
+FUNCTION_TYPE = type(lambda: None)
 # The longest reason a violation report carries (the host shows 500 characters of it at most).
 REASON_CHARS = 500
 # The longest name or path a reason shows (a quoted one cut there has no closing quote).
 NAME_CHARS = 120
+# The report of a call whose judgement signal handlers cut short twice (kept in step with _host._HOOK_REASONS).
+CUT_TWICE = b'\n{"violation":"a call whose judgement a signal handler cut short twice in the audit hook"}\n'
 
 
 def make_audit_hook(
@@ -101,6 +106,7 @@ def _bind(
     write_names = frozenset(name for name, _, _ in write_events)
     read_names = frozenset(name for name, _ in read_events)
     command_names = frozenset(name for name, _ in commands)
+    resources = frozenset(int(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_"))
 
     # Every name the hook uses is a default of its own: a global it looked up when it ran (`OSError`, in this module's
     # dict, which a refusal's traceback hands the code as the hook frame's `f_globals`) was the code's to replace, and
@@ -132,295 +138,340 @@ def _bind(
         code_gates: tuple[Any, ...] = code_gates, code_t: type = CODE_TYPE, coroutine_flag: int = 0x100,
         getrlimit: Any = resource.getrlimit, rlim_infinity: int = resource.RLIM_INFINITY, lower: Any = str.lower,
         isidentifier: Any = str.isidentifier, isascii: Any = str.isascii, name_chars: int = NAME_CHARS,
+        resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
+        base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
+        function_t: type = FUNCTION_TYPE,
     ) -> None:
-        if type_(event) is not str_t or type_(args) is not tuple_t:
-            return
-        reason = None
-        # A name the code chose (a module's, an event's it raises itself, an environment variable's) goes into the
-        # reason after `reason` and before `after`: plain where it is a short dotted ASCII identifier, quoted (repr)
-        # otherwise, so that the host can tell the hook's reports from lines the code writes itself.
-        named: Any = None
-        after = ""
-        quiet = False  # refused as the kernel refuses it, unreported (a link within the scratch)
-        # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc / 5 link, refuse directories)
-        targets: tuple[Any, ...] = ()
-        if event == "open":
-            if len_(args) == 3 and type_(args[0]) is not int_t:
-                if type_(args[2]) is not int_t:
-                    reason = "open with flags that are not an int"
-                else:
-                    targets = ((args[0], 1 if args[2] & write_flags else 0, args[1] is None),)
-        elif event == "import":
-            name: Any = args[0] if len_(args) else None
-            if type_(name) is not str_t:
-                reason = "importing a module by a name that is not a plain str"
-            else:
-                # Any part: an extension module's init function is found by the last one ("pkg._ctypes").
-                for part in split(name, "."):
-                    if part in blocked_modules or startswith(part, module_prefixes):
-                        reason, named = "importing ", name
-                if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
-                    stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
-                    if stem in blocked_modules or stem in absent_modules or startswith(stem, module_prefixes):
-                        reason, named, after = "importing ", name, " from the file of a refused module"
-                    targets = ((args[1], 3, False),)
-        elif event == "os.kill":
-            if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
-                reason = "sending a signal to another process"
-        elif event == "marshal.loads":
-            # The import system reading a stdlib .pyc, or crafted bytecode: only the file's own bytes tell.
-            caller: Any = getframe(1)
-            path: Any = caller.f_locals.get("bytecode_path") if caller.f_code is bytecode_loader else None
-            if type_(path) is not str_t or not len_(args) or type_(args[0]) is not bytes_t:
-                reason = "marshal.loads outside the import of a standard-library module (bytecode is never taken " \
-                         "from the code)"
-            else:
-                targets = ((path, 4, False),)
-        elif event == "compile":
-            if len_(args) and type_(args[0]) is not str_t and type_(args[0]) is not bytes_t:
-                reason = "compiling something other than source text, such as an AST object (bytecode is " \
-                         "made from source text only)"
-        elif event == "sys.settrace" or event == "sys.setprofile":
-            # A Python trace or profile function gets every frame, the bootstrap's too, and may jump one it is not
-            # called for (a crash: a way around this hook). Allowed only from the bootstrap's gates, each calling the
-            # C function it holds in a local: clearing (None), and cProfile's C profiler, which hands out no frame.
-            caller = getframe(1)
-            reason = event
-            for code, conditions in tracing_gates:
-                if caller.f_code is not code:
-                    continue
-                seen = caller.f_locals
-                passed = 0
-                for local, allowed in conditions:  # each local must be one of its allowed objects (identity only)
-                    value = seen.get(local, caller)
-                    for one in allowed:
-                        if one is value:
-                            passed += 1
-                            break
-                if passed == len_(conditions):
-                    reason = None
-        elif event == "code.__new__":
-            # A code object made or changed from parts can hold any bytecode or flags (CO_VARARGS on a function
-            # without *args writes past its frame): refused, but from `types.coroutine`, which asyncio's tasks use
-            # at import: `co.replace(co_flags=co.co_flags | 0x100)`, marking a generator's code as an awaitable
-            # coroutine's. Its frame passes only where its `co` is exactly a code object (then `replace` is that
-            # object's own) and the new flags (argument 8) are its flags with that one bit added: nothing else changes.
-            caller = getframe(1)
-            reason = event
-            for code in code_gates:
-                if caller.f_code is code and len_(args) > 8 and type_(args[8]) is int_t:
-                    original: Any = caller.f_locals.get("co")
-                    if type_(original) is code_t and args[8] == original.co_flags | coroutine_flag:
-                        reason = None
-        elif event == "resource.setrlimit":
-            # Lowering its own limits is harmless (a check bounding what it runs next); raising one (a soft limit up
-            # to its hard one: the CPU limit's second of grace, the stack) is refused. Exact ints only: an infinite
-            # limit is RLIM_INFINITY, and a current one so is no bound to keep.
-            reason = event
-            new: Any = args[1] if len_(args) == 2 and type_(args[0]) is int_t else None
-            if type_(new) is tuple_t and len_(new) == 2 and type_(new[0]) is int_t and type_(new[1]) is int_t:
-                current = getrlimit(args[0])  # ValueError for no such resource: raised, so refused
-                lowered = 0
-                for i in (0, 1):
-                    if current[i] == rlim_infinity or (new[i] != rlim_infinity and 0 <= new[i] <= current[i]):
-                        lowered += 1
-                if lowered == 2:
-                    reason = None
-        elif event == "urllib.Request":
-            # urlopen of a `data:` URL reads nothing, a `file:` URL opens its file through `open` (judged here) and
-            # names its host through a refused lookup; every other scheme reaches the network, which is refused.
-            url: Any = args[0] if len_(args) else None
-            if type_(url) is not str_t or not startswith(lower(url[:5]), ("data:", "file:")):
-                reason = event
-        elif event in blocked_events or startswith(event, blocked_prefixes):
-            reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
-        elif event == "os.link" or event == "os.symlink":
-            # seccomp refuses every link (EPERM), and the standard library falls back on that PermissionError
-            # (mailbox's Maildir.add and dot-locking rename instead): within the scratch, refused as the kernel
-            # refuses it, unreported; a link naming a host path (a symlink's target too) or a directory descriptor is
-            # reported.
-            if len_(args) < 2 or len_([fd for fd in args[2:] if fd is not None and not (
-                    type_(fd) is int_t and fd == -1)]):
-                reason = event + " relative to a directory descriptor"
-            else:
-                targets, quiet = ((args[0], 5, False), (args[1], 5, False)), True
-        elif event in write_names:
-            for name, paths, dir_fds in write_events:
-                if name != event:
-                    continue
-                for i in dir_fds:
-                    if i < len_(args) and args[i] is not None and not (type_(args[i]) is int_t and args[i] == -1):
-                        reason = event + " relative to a directory descriptor"
-                for i in paths:
-                    if i >= len_(args) or type_(args[i]) is int_t:
-                        continue
-                    if event == "sqlite3.connect" and type_(args[i]) is str_t and (
-                            args[i] == ":memory:" or args[i] == ""):
-                        continue
-                    if event == "sqlite3.connect" and type_(args[i]) is str_t and startswith(args[i], "file:"):
-                        # A URI (`uri=True`; the event does not say, and without it the text is a file name in the
-                        # scratch, one folder below what is judged here): its path is judged as the database, its
-                        # query may only set the open mode, the cache, locking and immutability. Refused: an
-                        # authority, percent escapes (decoded by sqlite alone), `vfs`, `modeof` and anything else.
-                        uri_path, _, query = partition(partition(args[i][5:], "#")[0], "?")
-                        if startswith(uri_path, "///"):
-                            uri_path = uri_path[2:]
-                        elif startswith(uri_path, "//localhost/"):
-                            uri_path = uri_path[11:]
-                        in_memory = False
-                        if "%" in args[i] or startswith(uri_path, "//"):
-                            reason = "sqlite3.connect to a URI with an authority or escapes"
-                        uri_names: tuple[str, ...] = ()
-                        for parameter in split(query, "&") if query else ():
-                            name, _, value = partition(parameter, "=")
-                            if name in uri_names:  # sqlite takes the last of each: `mode=memory` then `mode=rwc` opened
-                                # the path the hook had let pass as the name of a memory database
-                                reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40]) + " twice"
-                            elif name == "mode" and value in ("ro", "rw", "rwc", "memory"):
-                                in_memory = in_memory or value == "memory"
-                            elif not ((name == "cache" and value in ("shared", "private")) or (
-                                    name in ("immutable", "nolock", "psow") and value in ("0", "1"))):
-                                reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40])
-                            uri_names += (name,)
-                        if not in_memory and uri_path != ":memory:" and uri_path != "":
-                            targets += ((uri_path, 1, False),)
-                        continue
-                    if event == "sqlite3.connect" and type_(args[i]) is not str_t:
-                        reason = "sqlite3.connect to a non-str database"
-                    targets += ((args[i], 1, False),)
-        elif event in read_names and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
-            for name, access in read_events:
-                if name == event:
-                    targets = ((args[0], access, False),)
-        elif event == "os.putenv" or event == "os.unsetenv":
-            # The bootstrap sets TZ and LANGUAGE: unsetting one is judged as setting it (without TZ the C library
-            # reads the host's own zone file).
-            verb = "setting " if event == "os.putenv" else "unsetting "
-            key: Any = args[0] if len_(args) else None
-            if type_(key) is bytes_t:
-                key = decode(key, "utf-8", "surrogateescape")
-            if type_(key) is not str_t:
-                reason = verb + "an environment variable whose name is not exactly str or bytes"
-            elif startswith(key, env_prefixes):
-                reason, named, after = verb, key, ", which makes C libraries load files or code"
-            elif key == "TZ" and event == "os.unsetenv":
-                targets = ((tz_default, 0, False),)
-            elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
-                zone: Any = args[1]
-                if type_(zone) is bytes_t:
-                    zone = decode(zone, "utf-8", "surrogateescape")
-                if type_(zone) is not str_t:
-                    reason = "setting TZ to a value that is not exactly str or bytes"
-                else:
-                    zone = zone[1:] if startswith(zone, ":") else zone
-                    targets = ((zone if startswith(zone, "/") else zoneinfo + zone, 0, False),)
-        elif event in command_names and len_(args) > 1:
-            for name, refused in commands:
-                if name == event and (type_(args[1]) is not int_t or args[1] in refused):
-                    reason = (event + " with a command that reaches outside the sandbox (signal owner, folder watch, "
-                              "lease, lock probe, socket)")
-        for target, access, refuse_dirs in targets:
-            if reason is not None:
-                break
-            if type_(target) is str_t:
-                text, shown = target, repr_(target)[:120]
-            elif type_(target) is bytes_t:
-                text, shown = decode(target, "utf-8", "surrogateescape"), repr_(target)[:120]
-            else:
-                reason = event + " with a path that is not exactly str or bytes"
-                break
-            if not startswith(text, "/"):
-                text = scratch_prefix + text
-            kept = []
-            for part in split(text, "/"):
-                if part == "..":
-                    reason = event + " on a path with '..': " + shown
-                    break
-                if part and part != ".":
-                    kept.append(part)
-            if reason is not None:
-                break
-            where = "/" + join("/", kept)
-            in_scratch = where == scratch or startswith(where, scratch_prefix)
-            # Under a read root, but not the stdlib's: the host's installed packages (site-packages)
-            readable = not (where in hidden_roots or startswith(where, hidden_prefixes)) and (
-                where in read_roots or startswith(where, read_prefixes))
-            # A refused module's own file (pty.py, ctypes/util.py, their cached bytecode), refused by name at `import`,
-            # was loaded by path (importlib's spec_from_file_location, a loader of the code's own, runpy.run_path, exec
-            # of its text), which raises no import event: every such way reads the file first.
-            refused_file = False
-            if access == 0 and not in_scratch:
-                folder, _, leaf = rpartition(where, "/")
-                folder, _, package = rpartition(folder, "/")
-                if package == "__pycache__":
-                    package = rpartition(folder, "/")[2]
-                refused_file = partition(leaf, ".")[0] in blocked_modules or package in blocked_modules
-            if access == 5 and not in_scratch:
-                reason = event + " naming " + shown + " outside the scratch directory"
-            elif access == 1 and not in_scratch:
-                reason = "writing " + shown + " outside the scratch directory"
-            elif access == 3 and (in_scratch or not readable):
-                reason = "loading native code from " + shown + " outside the standard library"
-            elif access == 0 and not in_scratch and refused_file:
-                reason = "reading " + shown + ", the file of a refused module"
-            elif access == 4:
-                reason = "loading bytecode " + shown + " that is not a standard-library .pyc file"
-                if not in_scratch and readable:
-                    try:
-                        fd = open_(where, o_rdonly)
-                        try:
-                            content = read(fd, fstat(fd).st_size + 1)
-                        finally:
-                            close(fd)
-                        if content[16:] == args[0]:
-                            reason = None
-                    except os_error:
-                        pass
-            elif access == 2 and where in hidden_roots:
-                # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
-                # folder) list every folder of it, the host's installed packages among them: refused as an
-                # unreadable folder is (they skip it), unreported, as the minimal root shows it empty.
-                raise perm_error(13, "Permission denied", target)
-            elif not in_scratch and not readable:
-                verb = "listing " if access == 2 else "reading "
-                reason = verb + shown + " outside the scratch directory and the standard library"
-            elif refuse_dirs and not in_scratch and reachable(where + "/", f_ok):  # only a directory takes the "/"
-                # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone (the event
-                # has no dir_fd). Asked without try/except: a signal handler's exception must never land in one.
-                reason = "opening directory " + shown
-        if reason is None and quiet:  # the kernel's own message: "[Errno 1] Operation not permitted: 'a' -> 'b'"
-            raise perm_error(1, "Operation not permitted", args[0], None, args[1])
-        if reason is None:
-            return
-        if named is not None:
-            shown_name = named
-            if len_(named) > name_chars or not isascii(named):
-                shown_name = repr_(named)[:name_chars]
-            else:
-                for part in split(named, "."):
-                    if not isidentifier(part):
-                        shown_name = repr_(named)[:name_chars]
-                        break
-            reason = reason + shown_name + after
+        settled = False
+        silent: Any = None
         try:
-            if type_(channel) is tuple_t:
-                st = fstat(result_fd)
-                if (st.st_dev, st.st_ino) != channel:
+            if type_(event) is not str_t or type_(args) is not tuple_t:
+                settled = True
+                return
+            reason = None
+            # A name the code chose (a module's, an event's it raises itself, an environment variable's) goes into the
+            # reason after `reason` and before `after`: plain where it is a short dotted ASCII identifier, quoted (repr)
+            # otherwise, so that the host can tell the hook's reports from lines the code writes itself.
+            named: Any = None
+            after = ""
+            quiet = False  # refused as the kernel refuses it, unreported (a link within the scratch)
+            # (path, 0 read / 1 write / 2 list / 3 native / 4 .pyc / 5 link, refuse directories)
+            targets: tuple[Any, ...] = ()
+            if event == "open":
+                if len_(args) == 3 and type_(args[0]) is not int_t:
+                    if type_(args[2]) is not int_t:
+                        reason = "open with flags that are not an int"
+                    else:
+                        targets = ((args[0], 1 if args[2] & write_flags else 0, args[1] is None),)
+            elif event == "import":
+                name: Any = args[0] if len_(args) else None
+                if type_(name) is not str_t:
+                    reason = "importing a module by a name that is not a plain str"
+                else:
+                    # Any part: an extension module's init function is found by the last one ("pkg._ctypes").
+                    for part in split(name, "."):
+                        if part in blocked_modules or startswith(part, module_prefixes):
+                            reason, named = "importing ", name
+                    if reason is None and len_(args) > 1 and args[1] is not None:  # an extension module's file
+                        stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
+                        if stem in blocked_modules or stem in absent_modules or startswith(stem, module_prefixes):
+                            reason, named, after = "importing ", name, " from the file of a refused module"
+                        targets = ((args[1], 3, False),)
+            elif event == "object.__setattr__":
+                # The function that judges a call again (`again`, a default, so in the hook frame's locals, which a
+                # signal handler gets) keeps its code and defaults: any function of the hook's code is left alone.
+                if len_(args) and type_(args[0]) is function_t and args[0].__code__ is own_code:
+                    reason = event
+            elif event == "os.kill":
+                if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
+                    reason = "sending a signal to another process"
+            elif event == "marshal.loads":
+                # The import system reading a stdlib .pyc, or crafted bytecode: only the file's own bytes tell.
+                caller: Any = getframe(frame_depth)
+                path: Any = caller.f_locals.get("bytecode_path") if caller.f_code is bytecode_loader else None
+                if type_(path) is not str_t or not len_(args) or type_(args[0]) is not bytes_t:
+                    reason = "marshal.loads outside the import of a standard-library module (bytecode is never taken " \
+                             "from the code)"
+                else:
+                    targets = ((path, 4, False),)
+            elif event == "compile":
+                if len_(args) and type_(args[0]) is not str_t and type_(args[0]) is not bytes_t:
+                    reason = "compiling something other than source text, such as an AST object (bytecode is " \
+                             "made from source text only)"
+            elif event == "sys.settrace" or event == "sys.setprofile":
+                # A Python trace or profile function gets every frame, the bootstrap's too, and may jump one it is not
+                # called for (a crash: a way around this hook). Allowed only from the bootstrap's gates, each calling the
+                # C function it holds in a local: clearing (None), and cProfile's C profiler, which hands out no frame.
+                caller = getframe(frame_depth)
+                reason = event
+                for code, conditions in tracing_gates:
+                    if caller.f_code is not code:
+                        continue
+                    seen = caller.f_locals
+                    passed = 0
+                    for local, allowed in conditions:  # each local must be one of its allowed objects (identity only)
+                        value = seen.get(local, caller)
+                        for one in allowed:
+                            if one is value:
+                                passed += 1
+                                break
+                    if passed == len_(conditions):
+                        reason = None
+            elif event == "code.__new__":
+                # A code object made or changed from parts can hold any bytecode or flags (CO_VARARGS on a function
+                # without *args writes past its frame): refused, but from `types.coroutine`, which asyncio's tasks use
+                # at import: `co.replace(co_flags=co.co_flags | 0x100)`, marking a generator's code as an awaitable
+                # coroutine's. Its frame passes only where its `co` is exactly a code object (then `replace` is that
+                # object's own) and the new flags (argument 8) are its flags with that one bit added: nothing else changes.
+                caller = getframe(frame_depth)
+                reason = event
+                for code in code_gates:
+                    if caller.f_code is code and len_(args) > 8 and type_(args[8]) is int_t:
+                        original: Any = caller.f_locals.get("co")
+                        if type_(original) is code_t and args[8] == original.co_flags | coroutine_flag:
+                            reason = None
+            elif event == "resource.setrlimit":
+                # Lowering its own limits is harmless (a check bounding what it runs next); raising one (a soft limit up
+                # to its hard one: the CPU limit's second of grace, the stack) is refused. Exact ints only: an infinite
+                # limit is RLIM_INFINITY, and a current one so is no bound to keep.
+                reason = event
+                new: Any = args[1] if len_(args) == 2 and type_(args[0]) is int_t else None
+                if type_(new) is tuple_t and len_(new) == 2 and type_(new[0]) is int_t and type_(new[1]) is int_t:
+                    current = getrlimit(args[0]) if args[0] in resources else (0, 0)  # unknown: refused
+                    lowered = 0
+                    for i in (0, 1):
+                        if current[i] == rlim_infinity or (new[i] != rlim_infinity and 0 <= new[i] <= current[i]):
+                            lowered += 1
+                    if lowered == 2:
+                        reason = None
+            elif event == "urllib.Request":
+                # urlopen of a `data:` URL reads nothing, a `file:` URL opens its file through `open` (judged here) and
+                # names its host through a refused lookup; every other scheme reaches the network, which is refused.
+                url: Any = args[0] if len_(args) else None
+                if type_(url) is not str_t or not startswith(lower(url[:5]), ("data:", "file:")):
+                    reason = event
+            elif event in blocked_events or startswith(event, blocked_prefixes):
+                reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
+            elif event == "os.link" or event == "os.symlink":
+                # seccomp refuses every link (EPERM), and the standard library falls back on that PermissionError
+                # (mailbox's Maildir.add and dot-locking rename instead): within the scratch, refused as the kernel
+                # refuses it, unreported; a link naming a host path (a symlink's target too) or a directory descriptor is
+                # reported.
+                if len_(args) < 2 or len_([fd for fd in args[2:] if fd is not None and not (
+                        type_(fd) is int_t and fd == -1)]):
+                    reason = event + " relative to a directory descriptor"
+                else:
+                    targets, quiet = ((args[0], 5, False), (args[1], 5, False)), True
+            elif event in write_names:
+                for name, paths, dir_fds in write_events:
+                    if name != event:
+                        continue
+                    for i in dir_fds:
+                        if i < len_(args) and args[i] is not None and not (type_(args[i]) is int_t and args[i] == -1):
+                            reason = event + " relative to a directory descriptor"
+                    for i in paths:
+                        if i >= len_(args) or type_(args[i]) is int_t:
+                            continue
+                        if event == "sqlite3.connect" and type_(args[i]) is str_t and (
+                                args[i] == ":memory:" or args[i] == ""):
+                            continue
+                        if event == "sqlite3.connect" and type_(args[i]) is str_t and startswith(args[i], "file:"):
+                            # A URI (`uri=True`; the event does not say, and without it the text is a file name in the
+                            # scratch, one folder below what is judged here): its path is judged as the database, its
+                            # query may only set the open mode, the cache, locking and immutability. Refused: an
+                            # authority, percent escapes (decoded by sqlite alone), `vfs`, `modeof` and anything else.
+                            uri_path, _, query = partition(partition(args[i][5:], "#")[0], "?")
+                            if startswith(uri_path, "///"):
+                                uri_path = uri_path[2:]
+                            elif startswith(uri_path, "//localhost/"):
+                                uri_path = uri_path[11:]
+                            in_memory = False
+                            if "%" in args[i] or startswith(uri_path, "//"):
+                                reason = "sqlite3.connect to a URI with an authority or escapes"
+                            uri_names: tuple[str, ...] = ()
+                            for parameter in split(query, "&") if query else ():
+                                name, _, value = partition(parameter, "=")
+                                if name in uri_names:  # sqlite takes the last of each: `mode=memory` then `mode=rwc` opened
+                                    # the path the hook had let pass as the name of a memory database
+                                    reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40]) + " twice"
+                                elif name == "mode" and value in ("ro", "rw", "rwc", "memory"):
+                                    in_memory = in_memory or value == "memory"
+                                elif not ((name == "cache" and value in ("shared", "private")) or (
+                                        name in ("immutable", "nolock", "psow") and value in ("0", "1"))):
+                                    reason = "sqlite3.connect to a URI with the parameter " + repr_(name[:40])
+                                uri_names += (name,)
+                            if not in_memory and uri_path != ":memory:" and uri_path != "":
+                                targets += ((uri_path, 1, False),)
+                            continue
+                        if event == "sqlite3.connect" and type_(args[i]) is not str_t:
+                            reason = "sqlite3.connect to a non-str database"
+                        targets += ((args[i], 1, False),)
+            elif event in read_names and len_(args) and args[0] is not None and type_(args[0]) is not int_t:
+                for name, access in read_events:
+                    if name == event:
+                        targets = ((args[0], access, False),)
+            elif event == "os.putenv" or event == "os.unsetenv":
+                # The bootstrap sets TZ and LANGUAGE: unsetting one is judged as setting it (without TZ the C library
+                # reads the host's own zone file).
+                verb = "setting " if event == "os.putenv" else "unsetting "
+                key: Any = args[0] if len_(args) else None
+                if type_(key) is bytes_t:
+                    key = decode(key, "utf-8", "surrogateescape")
+                if type_(key) is not str_t:
+                    reason = verb + "an environment variable whose name is not exactly str or bytes"
+                elif startswith(key, env_prefixes):
+                    reason, named, after = verb, key, ", which makes C libraries load files or code"
+                elif key == "TZ" and event == "os.unsetenv":
+                    targets = ((tz_default, 0, False),)
+                elif key == "TZ" and len_(args) > 1:  # a file the C library opens: judged as a read of it
+                    zone: Any = args[1]
+                    if type_(zone) is bytes_t:
+                        zone = decode(zone, "utf-8", "surrogateescape")
+                    if type_(zone) is not str_t:
+                        reason = "setting TZ to a value that is not exactly str or bytes"
+                    else:
+                        zone = zone[1:] if startswith(zone, ":") else zone
+                        targets = ((zone if startswith(zone, "/") else zoneinfo + zone, 0, False),)
+            elif event in command_names and len_(args) > 1:
+                for name, refused in commands:
+                    if name == event and (type_(args[1]) is not int_t or args[1] in refused):
+                        reason = (event + " with a command that reaches outside the sandbox (signal owner, folder watch, "
+                                  "lease, lock probe, socket)")
+            for target, access, refuse_dirs in targets:
+                if reason is not None:
+                    break
+                if type_(target) is str_t:
+                    text, shown = target, repr_(target)[:120]
+                elif type_(target) is bytes_t:
+                    text, shown = decode(target, "utf-8", "surrogateescape"), repr_(target)[:120]
+                else:
+                    reason = event + " with a path that is not exactly str or bytes"
+                    break
+                if not startswith(text, "/"):
+                    text = scratch_prefix + text
+                kept = []
+                for part in split(text, "/"):
+                    if part == "..":
+                        reason = event + " on a path with '..': " + shown
+                        break
+                    if part and part != ".":
+                        kept.append(part)
+                if reason is not None:
+                    break
+                where = "/" + join("/", kept)
+                in_scratch = where == scratch or startswith(where, scratch_prefix)
+                # Under a read root, but not the stdlib's: the host's installed packages (site-packages)
+                readable = not (where in hidden_roots or startswith(where, hidden_prefixes)) and (
+                    where in read_roots or startswith(where, read_prefixes))
+                # A refused module's own file (pty.py, ctypes/util.py, their cached bytecode), refused by name at `import`,
+                # was loaded by path (importlib's spec_from_file_location, a loader of the code's own, runpy.run_path, exec
+                # of its text), which raises no import event: every such way reads the file first.
+                refused_file = False
+                if access == 0 and not in_scratch:
+                    folder, _, leaf = rpartition(where, "/")
+                    folder, _, package = rpartition(folder, "/")
+                    if package == "__pycache__":
+                        package = rpartition(folder, "/")[2]
+                    refused_file = partition(leaf, ".")[0] in blocked_modules or package in blocked_modules
+                if access == 5 and not in_scratch:
+                    reason = event + " naming " + shown + " outside the scratch directory"
+                elif access == 1 and not in_scratch:
+                    reason = "writing " + shown + " outside the scratch directory"
+                elif access == 3 and (in_scratch or not readable):
+                    reason = "loading native code from " + shown + " outside the standard library"
+                elif access == 0 and not in_scratch and refused_file:
+                    reason = "reading " + shown + ", the file of a refused module"
+                elif access == 4:
+                    reason = "loading bytecode " + shown + " that is not a standard-library .pyc file"
+                    if not in_scratch and readable:
+                        try:
+                            fd = open_(where, o_rdonly)
+                            try:
+                                content = read(fd, fstat(fd).st_size + 1)
+                            finally:
+                                close(fd)
+                            if content[16:] == args[0]:
+                                reason = None
+                        except os_error:
+                            pass
+                elif access == 2 and where in hidden_roots:
+                    # The standard library's own walkers (pkgutil.iter_modules, pydoc's module list, os.walk of its
+                    # folder) list every folder of it, the host's installed packages among them: refused as an
+                    # unreadable folder is (they skip it), unreported, as the minimal root shows it empty.
+                    silent = perm_error(13, "Permission denied", target)
+                    break
+                elif not in_scratch and not readable:
+                    verb = "listing " if access == 2 else "reading "
+                    reason = verb + shown + " outside the scratch directory and the standard library"
+                elif refuse_dirs and not in_scratch and reachable(where + "/", f_ok):  # only a directory takes the "/"
+                    # os.open of a directory would allow *at(dir_fd, ...) calls judged by the kernel alone (the event
+                    # has no dir_fd). Asked without try/except: a signal handler's exception must never land in one.
+                    reason = "opening directory " + shown
+            if reason is None and quiet:  # the kernel's own message: "[Errno 1] Operation not permitted: 'a' -> 'b'"
+                silent = perm_error(1, "Operation not permitted", args[0], None, args[1])
+            if reason is None:
+                settled = True
+                if silent is not None and again is not None:
+                    raise silent
+                return
+            if named is not None:
+                shown_name = named
+                if len_(named) > name_chars or not isascii(named):
+                    shown_name = repr_(named)[:name_chars]
+                else:
+                    for part in split(named, "."):
+                        if not isidentifier(part):
+                            shown_name = repr_(named)[:name_chars]
+                            break
+                reason = reason + shown_name + after
+            try:
+                if type_(channel) is tuple_t:
+                    st = fstat(result_fd)
+                    if (st.st_dev, st.st_ino) != channel:
+                        exit_(tampered_exit)
+                elif channel(sol_socket, so_type) != sock_stream:  # ENOTSOCK, EBADF: closed or replaced
                     exit_(tampered_exit)
-            elif channel(sol_socket, so_type) != sock_stream:  # ENOTSOCK, EBADF: closed or replaced
+                # The leading newline ends any half line the code left on the channel, so the report stays whole;
+                # a short write (the code made the channel non-blocking and filled it) would cut it: tampering. A reason
+                # carries the code's own text (a module name, an event name given to sys.audit) at any length: cut, so
+                # that a report never outgrows the host's result cap (read there as output_limit, the report lost) nor
+                # goes out in pieces another thread's writes could land between.
+                if len_(reason) > reason_chars:
+                    reason = reason[:reason_chars] + "..."
+                report = encode('\n{"violation":' + quote(reason) + "}\n")
+                if write(result_fd, report) != len_(report):
+                    exit_(tampered_exit)
+            except os_error:
                 exit_(tampered_exit)
-            # The leading newline ends any half line the code left on the channel, so the report stays whole;
-            # a short write (the code made the channel non-blocking and filled it) would cut it: tampering. A reason
-            # carries the code's own text (a module name, an event name given to sys.audit) at any length: cut, so
-            # that a report never outgrows the host's result cap (read there as output_limit, the report lost) nor
-            # goes out in pieces another thread's writes could land between.
-            if len_(reason) > reason_chars:
-                reason = reason[:reason_chars] + "..."
-            report = encode('\n{"violation":' + quote(reason) + "}\n")
-            if write(result_fd, report) != len_(report):
-                exit_(tampered_exit)
-        except os_error:
-            exit_(tampered_exit)
-        raise perm_error("sandbox: " + reason + " is not allowed")
+            refusal = perm_error("sandbox: " + reason + " is not allowed")
+            settled = True  # from here to the raise the interpreter runs no signal handler (no call, no jump back)
+            if again is not None:
+                raise refusal
+        finally:
+            # A Python signal handler runs wherever the interpreter checks for signals (after a call), so inside the
+            # judgement above too, and what it raises leaves from there: the call is refused, but a refusal still
+            # being judged went unreported, the run `ok` (forty-second round). Judged again then, by the same code
+            # (`again`, which raises nothing of its own and reports what it refuses), before the handler's exception
+            # goes on; where a handler cuts that judgement short too, the hook reports the call as cut off twice.
+            # Writing that line is the first call here: no handler can run before it. Nothing of this runs, and
+            # nothing is paid, where the judgement finishes.
+            if not settled and again is not None:
+                try:
+                    again(event, args)
+                except base_exception:
+                    try:
+                        if write(result_fd, cut_twice) != len_(cut_twice):
+                            exit_(tampered_exit)
+                    except os_error:
+                        exit_(tampered_exit)
 
-    return hook
+    # The hook installed is a second function of the same code whose `again` is the first (which judges a call again
+    # after a signal handler cut the judgement short, one frame further from the caller, and never raises itself).
+    code, defaults = hook.__code__, hook.__defaults__ or ()
+    names = code.co_varnames[2:code.co_argcount]
+    function_t: Any = type(hook)
+    judge_again = function_t(code, hook.__globals__, hook.__name__, tuple(
+        code if name == "own_code" else value for name, value in zip(names, defaults, strict=True)))
+    return function_t(code, hook.__globals__, hook.__name__, tuple(
+        judge_again if name == "again" else 1 if name == "frame_depth" else code if name == "own_code" else value
+        for name, value in zip(names, defaults, strict=True)))

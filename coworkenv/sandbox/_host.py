@@ -784,6 +784,7 @@ _HOOK_SHOWN = r"(?P<shown>b?['\"].*)"
 _HOOK_NAMED = rf"(?:(?P<name>{_HOOK_NAME})|{_HOOK_SHOWN})"
 _HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
     r"open with flags that are not an int",
+    r"a call whose judgement a signal handler cut short twice in the audit hook",
     r"importing a module by a name that is not a plain str",
     r"sending a signal to another process",
     r"marshal\.loads outside the import of a standard-library module \(bytecode is never taken from the code\)",

@@ -21,20 +21,27 @@ is the same value), another date, another number (`15.0` is 15), another string 
 first, then the nearest) become near misses; each must fail a check. A tool that refuses the value fails the write
 (the mutant is killed); one that stores it otherwise than as the reference's value ends where the reference ends
 (an equivalent mutant, not counted). Where no condition reads a written value by a pattern, nothing is made.
+
+A written person or channel is tried as the others the world holds in the same form only (`@esra` and `esra` are one
+person): `assignee matches ^u-esra` admits `u-esra2` where the directory holds one. And the values inside a list or a
+dict argument (`_item_values`): an item of a list (an attendee, a recipient) that a `matches` condition reads (it holds
+for the list and fails without the item) is replaced by the other people and the near strings the condition admits
+for the list as stored; a dict's value (a config's `viewers`) as a scalar, and one listing people or records one item
+longer at either end, where a `matches` condition on its key holds for it.
 """
 
 from __future__ import annotations
 
 import re
 import re._parser as _sre  # the parse tree of `re`, as `coworkenv.spec_regex` reads it: the pattern's literal branches
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._date_parts import _stamp
-from coworkenv.validate._loose_values import _holds, _literal, _loose_conditions, _reading
+from coworkenv.validate._loose_values import _Cond, _holds, _literal, _loose_conditions, _reading
 from coworkenv.validate._mutation_core import Mutation, replaced
 from coworkenv.validate.entities import MAX_ID_CHARS, EntityIndex
 
@@ -43,6 +50,8 @@ _ALPHABET = "0123456789x-."  # what may stand in a character's place, or be adde
 _ENDS = "0x"  # added at either end: a longer number, a longer id
 _MAX_PER_VALUE = 3  # near misses per written value
 _MAX_PROBES = 800  # searches per (value, condition)
+_MAX_ITEMS = 8  # items of a list argument tried
+_MAX_PEOPLE = 40  # other people tried in a list item's place
 _NUMBERISH = re.compile(r"\+?\d[\d ().\-/]{4,}\d")  # digits in groups: a phone number, with its spaces
 _COUNT = re.compile(r"-?\d{1,9}(\.\d+)?")
 
@@ -57,9 +66,20 @@ def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCal
     out: list[Mutation] = []
     for t, s, call, tool in ((t, s, c, tools[c.name]) for t, s, c in writes if c.name in tools):
         for name, value in call.arguments.items():
-            kind = _kind(value)
-            if kind is None or _literal(tool, name) or (isinstance(value, str) and index.is_recipient(value)):
+            if isinstance(value, list | dict):
+                for path, other, check_id in _item_values(call, tool, name, value, conds, index):
+                    step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: other}))
+                    out.append(Mutation("change_arg", f"reference[{t}].steps[{s}].call.arguments.{path}",
+                                        f"{call.name}: {path} -> {other!r}, which check {check_id}'s pattern admits "
+                                        "as well: compare the value exactly", replaced(spec.reference, t, s, step),
+                                        code="loose_value_accepted"))
                 continue
+            kind = _kind(value)
+            if kind is None or _literal(tool, name):
+                continue
+            # A person or channel spelled otherwise is the same one: only the others the world holds are tried.
+            people = tuple(index.recipients(value, {value}, limit=_MAX_PEOPLE)) \
+                if isinstance(value, str) and index.is_recipient(value) else None
             # The field the value lands in is named after the argument, or qualifies it (`version` is stored as
             # a service's `deployed_version`).
             reading = [*_reading(conds, tool, call.name, name),
@@ -67,7 +87,7 @@ def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCal
                          for c in cs)]
             if not reading:
                 continue
-            for other, check_id in _admitted(value, kind, reading, index):
+            for other, check_id in _admitted(value, kind, reading, index, more=people or (), near=people is None):
                 step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: other}))
                 loose = kind == "text"
                 out.append(Mutation("change_arg" if kind in ("text", "number") else "time_shift",
@@ -76,6 +96,69 @@ def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCal
                                     "admits as well: pin the value whole", replaced(spec.reference, t, s, step),
                                     code="loose_value_accepted" if loose else "mutant_survived"))
     return out
+
+
+def _item_values(call: ToolCallSpec, tool: ToolDef, name: str, value: list[Any] | dict[str, Any],
+                 conds: dict[tuple[str, str], list[_Cond]], index: EntityIndex) -> Iterator[tuple[str, Any, str]]:
+    """(where, the argument with another value in an item's place, the check admitting it) for the items of a list
+    argument (attendees, recipients, labels) and the values of a dict argument (a config's changes) that a `matches`
+    condition reads: one that holds for the list as written and fails without the item (so it reads that item, not
+    the others), or that holds for the dict's value. The candidates are the other people the world holds and the
+    strings near the item (as `_admitted` makes them); a delimited value (`a@x,b@x`) is also tried one item longer
+    at either end, another person or record of the first item's kind added."""
+    if isinstance(value, list):
+        reading = [c for c in _reading(conds, tool, call.name, name) if c[2] == "matches"]
+        for i, item in enumerate(value[:_MAX_ITEMS]):
+            if not isinstance(item, str) or not item or (kind := _item_kind(item, index)) is None:
+                continue
+            rest = value[:i] + value[i + 1:]
+            reads = [c for c in reading if _holds(value, c[2], c[3]) and not _holds(rest, c[2], c[3])]
+            if not reads:
+                continue
+
+            def place(x: str, i: int = i) -> list[Any]:
+                return [*value[:i], x, *value[i + 1:]]
+            people = tuple(index.recipients(item, set(value), limit=_MAX_PEOPLE)) if index.is_recipient(item) else ()
+            # An address near another is another; an id or a handle near one may name the same person (`@esra`).
+            near = not index.is_recipient(item) or "@" in item[1:]
+            for other, check_id in _admitted(item, kind, reads, index, place, people, near):
+                yield f"{name}[{i}]", place(other), check_id
+        return
+    for key, leaf in value.items():
+        if not isinstance(leaf, str) or not leaf:
+            continue
+        reads = [c for c in conds.get((tool.app, key), []) if c[2] == "matches" and _holds(leaf, c[2], c[3])]
+        if not reads:
+            continue
+        listed = _delimited_items(leaf, index)
+        if listed is not None:
+            sep, items = listed
+            extra = index.recipient(items[0], set(items)) or index.other_record(items[0], set(items))
+            longer = (leaf + sep + extra, extra + sep + leaf) if extra is not None else ()
+            for other, check_id in _admitted(leaf, "text", reads, index, more=longer):
+                if other not in longer:  # tried first; the items' own near misses drop or move one
+                    break
+                yield f"{name}.{key}", {**value, key: other}, check_id
+            continue
+        kind = _kind(leaf)
+        if kind is not None:
+            for other, check_id in _admitted(leaf, kind, reads, index):
+                yield f"{name}.{key}", {**value, key: other}, check_id
+
+
+def _item_kind(item: str, index: EntityIndex) -> str | None:
+    """An item's kind for `_as_written`: a person's address or another name is text however long."""
+    kind = _kind(item)
+    return "text" if kind is None and index.is_recipient(item) else kind
+
+
+def _delimited_items(value: str, index: EntityIndex) -> tuple[str, list[str]] | None:
+    """(separator, items) where a string lists people or records (`a@x.test,b@x.test`), else None."""
+    for sep in (",", ";"):
+        items = [v.strip() for v in value.split(sep)]
+        if len(items) > 1 and all(v and (index.is_recipient(v) or v in index.table_of) for v in items):
+            return sep, items
+    return None
 
 
 def _kind(value: Any) -> str | None:
@@ -151,26 +234,31 @@ def _as_written(candidate: str, value: Any, kind: str) -> Any | None:
     return candidate
 
 
-def _admitted(value: Any, kind: str, reading: list[tuple[str, bool, str, Any]],
-              index: EntityIndex) -> Iterator[tuple[Any, str]]:
+def _admitted(value: Any, kind: str, reading: list[tuple[str, bool, str, Any]], index: EntityIndex,
+              place: Callable[[str], Any] = lambda v: v, more: tuple[str, ...] = (),
+              near: bool = True) -> Iterator[tuple[Any, str]]:
     """(another value of the kind, the check whose pattern admits it) for the first few values the conditions that
-    hold for `value` admit beside it."""
+    hold for `value` admit beside it; `place` puts a candidate where the condition reads it (an item in its list),
+    `more` are candidates to try first (the other people the world holds, a list one item longer), and the strings
+    near `value` after them unless `near` is False (a person's id, whose near strings may name the same person)."""
     seen: set[str] = {str(value)}
     found = 0
     for form in _forms(value, kind):
         for check_id, _state, op, expected in reading:
-            if not _holds(form, op, expected):
+            if not _holds(place(form), op, expected):
                 continue
             pattern = expected if op == "matches" else re.escape(expected)
-            for candidate in _neighbours(form, pattern):
+            for candidate in (*more, *(_neighbours(form, pattern) if near else ())):
                 other = _as_written(candidate, value, kind)
                 if other is None or str(other) in seen:
                     continue
                 seen.add(str(other))
-                # Another record the condition names itself (`^(svc-a|svc-b)$`) is one it accepts on purpose.
-                if kind == "text" and candidate in index.table_of and candidate.lower() in str(expected).lower():
+                # Another record or person the condition names itself (`^(svc-a|svc-b)$`) is one it accepts on
+                # purpose.
+                if kind == "text" and candidate.lower() in str(expected).lower() \
+                        and (candidate in index.table_of or index.is_recipient(candidate)):
                     continue
-                if not _holds(candidate, op, expected):
+                if not _holds(place(candidate), op, expected):
                     continue
                 yield other, check_id
                 found += 1
