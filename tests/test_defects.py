@@ -27,6 +27,14 @@ NARROW_CLASSES = {
     "asked_label_unchecked": ({"todo_track_mail_requests", "report_from_files_and_tickets"}, "only these write a free word the "
                               "instructions state into a list argument (the handled mails' label; the follow-up "
                               "ticket's label in Grace's mail): 31 writes in seeds 1-30 and the examples"),
+    "file_label_unchecked": ({"todo_track_mail_requests", "report_from_files_and_tickets"}, "the same two: only "
+                             "these write a free word into a list argument that a document the agent reads can state"),
+    "stand_in_write_unchecked": ({"ticket_triage_update", "contact_phone_update"}, "only these references update "
+                                 "an existing record to values the agent is given (the triage file's owner and "
+                                 "priority, the mailed number) with no other check on the tool; the other "
+                                 "stated updates (delegate_and_follow_up's and adapt_announced_change's "
+                                 "reassignments, adapt_silent_change's resolve) set off the colleague's answer "
+                                 "or are also read by a count or an order of the same tool's calls"),
     "kept_write_unchecked": ({"ticket_triage_update"}, "only its references pass a field a guard holds at the value it "
                              "had beside fields no guard holds (a triaged ticket's kept priority beside its assignee: 28 "
                              "writes in seeds 1-30; the one other write passing a guarded field, a config_set, changes "

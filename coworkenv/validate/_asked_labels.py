@@ -1,9 +1,10 @@
 """Labels the task's instructions ask for: a write's list argument holding a free word (`labels: ["sla-review"]`, a
 tag) that no near miss moved, since it names no person, record or number. Where the request, or a message the agent
 is given (a mail, a chat message, in the world or put there by a rule: "open a follow-up ticket ... priority p2,
-label sla-review"), states the word, the write without it, and with another word in its place, are near misses: a
-check on the ticket that lost its `labels` condition passes the ticket with no label (hunt70's witness on
-report_from_files), and one that reads only that the labels changed passes another label.
+label sla-review"), or a document it is shown (a file, note, article or page the request or a reference call names:
+"label them the way notes/mail-conventions.md says"), states the word, the write without it, and with another word in
+its place, are near misses: a check on the ticket that lost its `labels` condition passes the ticket with no label
+(hunt70's witness on report_from_files), and one that reads only that the labels changed passes another label.
 """
 
 from __future__ import annotations
@@ -22,14 +23,36 @@ from coworkenv.validate.entities import EntityIndex
 _LABEL = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", re.IGNORECASE)
 
 
-def _instructions(spec: EnvSpec) -> str:
+def instructions(spec: EnvSpec) -> str:
     """The text the agent is told by: the requests, and the world's and the rules' mail and chat messages."""
     apps = spec.world.apps
     said = [f"{m.subject}\n{m.body}" for m in apps.mail.messages] + [m.text for m in apps.chat.messages]
     # the turns' requests and the records they put, and the messages a rule puts
     said.append(orjson.dumps([t.model_dump(mode="json") for t in spec.turns]).decode())
-    said.append(orjson.dumps(spec.dynamics.model_dump(mode="json")).decode())
-    return "\n".join(said)
+    # what the rules put (their effects: a follow-up mail), not when they fire (a condition no agent is told)
+    said.append(orjson.dumps([e.model_dump(mode="json") for r in spec.dynamics.rules for e in r.effects]).decode())
+    return "\n".join(said + _shown_documents(spec, said[-2]))
+
+
+# The document tables, each with its text fields: what an agent reading one is told.
+_DOCUMENTS = (("files", "files", ("content",)), ("notes", "notes", ("title", "body")),
+              ("kb", "articles", ("title", "body")), ("web", "pages", ("title", "body")))
+
+
+def _shown_documents(spec: EnvSpec, requests: str) -> list[str]:
+    """The text of each document the agent is shown: one whose id (a path, an article id, a url) the requests
+    state or a reference call passes (a conventions note the reference reads before labelling)."""
+    passed: set[str] = set()
+    for turn in spec.reference:
+        for step in turn.steps:
+            for value in (step.call.arguments.values() if step.call is not None else ()):
+                passed.update(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str))
+    out = []
+    for app, table, fields in _DOCUMENTS:
+        for doc in getattr(getattr(spec.world.apps, app, None), table, None) or []:
+            if doc.id in passed or (len(doc.id) > 3 and doc.id in requests):
+                out.append("\n".join(str(getattr(doc, f, "")) for f in fields))
+    return out
 
 
 def asked_label_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
@@ -44,7 +67,7 @@ def asked_label_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSp
             for i, item in enumerate(value):
                 if not _LABEL.fullmatch(item) or index.is_entity(item) or len(item) > 40:
                     continue
-                told = _instructions(spec) if told is None else told
+                told = instructions(spec) if told is None else told
                 if not re.search(rf"(?<![\w-]){re.escape(item)}(?![\w-])", told, re.IGNORECASE):
                     continue
                 path = f"reference[{t}].steps[{s}].call.arguments.{name}[{i}]"

@@ -41,6 +41,7 @@ from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._list_order import reordered_lists
+from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._spelling import respelled_writes
@@ -128,6 +129,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             kept = _kept_by_guard(ctx, outcome, oracle, call) if asked is None and call is not None else None
             if kept is not None:
                 errors.append(GateError("mutations", "guarded_write_unchecked", mutation.path, kept))
+                continue
+            named = _named_by_instructions(ctx, outcome, oracle, call) if asked is None and call is not None else None
+            if named is not None:
+                errors.append(GateError("mutations", "named_write_unchecked", mutation.path, named))
                 continue
             if asked is None:
                 incidental.append(mutation.path)
@@ -533,6 +538,37 @@ def _kept_by_guard(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOut
             return (f"dropping {call.name} passes every required check: it writes {key[2]}'s {field}, which guard "
                     f"{check.id!r} holds, and changes its {', '.join(lost)}, which no check reads: check what the "
                     "write changes on that record, not another field or call")
+    return None
+
+
+def _named_by_instructions(ctx: GateContext, outcome: EpisodeOutcome, oracle: EpisodeOutcome,
+                           call: Any) -> str | None:
+    """Why a dropped write no check concerns is not incidental (None where it is): it puts on a record that was
+    there without it a value the agent is told or shown (`_named_writes`), so the request asks for it, and the checks
+    that should read it were swapped for stand-ins (a count of calls, another record's field)."""
+    mine = {(a, t, i): v for a, t, i, v in (outcome.signature or ((), ()))[0]}
+    theirs = {(a, t, i): v for a, t, i, v in (oracle.signature or ((), ()))[0]}
+    for key in _changed(outcome, oracle):
+        # the record as the mutant left it: changed there, or else as the world put it (the signature holds only
+        # what the episode changed)
+        before = dict(mine[key]) if isinstance(mine.get(key), tuple) else _put_record(ctx, key)
+        after = theirs.get(key)
+        if before is None or not isinstance(after, tuple):
+            continue  # created or removed by the write: not a value put on a record
+        named = named_write(ctx.spec, call, before, dict(after))
+        if named is not None:
+            return (f"dropping {call.name} passes every required check, though it puts {key[2]}'s {named}, which "
+                    "the instructions ask for: check what the write changes on that record, not a count of calls or "
+                    "another record's field")
+    return None
+
+
+def _put_record(ctx: GateContext, key: Key) -> dict[str, Any] | None:
+    """The record `key` as the spec's world puts it (None where it does not)."""
+    app, table, rid = key
+    for record in getattr(getattr(ctx.spec.world.apps, app, None), table, None) or []:
+        if getattr(record, "id", None) == rid:
+            return record.model_dump(mode="json")  # type: ignore[no-any-return]
     return None
 
 

@@ -62,6 +62,7 @@ from tests.defects import (
     entropy_unpinned,
     extra_record_tolerant,
     failure_unscored,
+    file_label_unchecked,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -164,6 +165,7 @@ from tests.defects import (
     solved_by_world,
     solved_on_cue,
     spelling_pinned,
+    stand_in_write_unchecked,
     time_bound_one_sided,
     time_window,
     unchosen_field,
@@ -364,6 +366,8 @@ MODULES = (
     asked_sibling_read,
     kept_write_unchecked,
     asked_label_unchecked,
+    file_label_unchecked,
+    stand_in_write_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

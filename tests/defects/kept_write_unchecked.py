@@ -48,15 +48,19 @@ def _stand_in(kind: str, nth: int = 0):  # type: ignore[no-untyped-def]
     return edit
 
 
+def without_update(spec: Spec, ticket: str) -> list[dict[str, Any]]:
+    """The reference without `ticket`'s update (left as the world put it)."""
+    ref = reference(spec)
+    for turn in ref:
+        turn["steps"] = [s for s in turn["steps"] if not (s.get("call") and s["call"]["name"] == "tickets_update"
+                                                           and s["call"]["arguments"].get("ticket_id") == ticket)]
+    return ref
+
+
 def _unassigned(nth: int = 0):  # type: ignore[no-untyped-def]
     """Witness: the reference without the kept ticket's update (left unassigned)."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        ticket = _kept_ticket(spec, nth)
-        ref = reference(spec)
-        for turn in ref:
-            turn["steps"] = [s for s in turn["steps"] if not (s.get("call") and s["call"]["name"] == "tickets_update"
-                                                               and s["call"]["arguments"].get("ticket_id") == ticket)]
-        return ref
+        return without_update(spec, _kept_ticket(spec, nth))
     return witness
 
 
