@@ -179,7 +179,10 @@ def test_the_code_stops_while_the_host_answers(disk: bool) -> None:
     assert result.ok, result
     cpu_s, wrote = result.value
     assert cpu_s < 0.15, cpu_s  # on main, 0.3-0.4 s of the 1 s answer
-    assert wrote < 8 * 2**20, wrote  # on main, 70 MB
+    # On main, 70 MB (the whole second of the answer). Stopped, it is 64-450 KiB on a quiet machine; a host process
+    # kept off the CPU for a few ms on a loaded one lets the code write more before the stop (8.06 MB once in a fresh
+    # clone's suite, 2026-12-06): a quarter-second of work is still far from the whole answer.
+    assert wrote < 24 * 2**20, wrote
 
 
 # What the stop and the resume tell the code: SIGSTOP nothing; a kill()'s SIGCONT its sender's pid and uid, read
