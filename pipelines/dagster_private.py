@@ -32,6 +32,11 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
      "the interrupt watchdog of each run, pipelines/run_signals.py"),
     ("dagster._utils.interrupts", "_replace_interrupt_signal",
      "signals ignored while a run starts, pipelines/run_signals.py"),
+    ("dagster._serdes.config_class", "ConfigurableClassData",
+     "dagster.yaml's classes loaded before a run, pipelines/instance_classes.py"),
+    ("dagster._config", "process_config", "dagster.yaml's class configs checked before a run, pipelines/instance_classes.py"),
+    ("dagster._config", "resolve_to_config_type",
+     "dagster.yaml's class configs checked before a run, pipelines/instance_classes.py"),
 )
 
 
