@@ -13,7 +13,8 @@ audit, the reference is played once more with that very call refused by the tool
 place of the result, the world left as it was: the dropped write's state with the attempt in the audit). A sound
 verifier fails it as it fails the dropped write; where it passes, and a check the dropped write failed passes it
 only because the refused call is in the audit (a Python check reading the audit), the verifier credits the
-attempt: `attempt_credited`. A check that reads `ok`, or the record, fails the refusal like the drop.
+attempt: `attempt_credited`. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
+reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
 
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
@@ -71,15 +72,30 @@ def _refusing(episodes: SpecEpisodes, call: ToolCallSpec, nth: int) -> Iterator[
         del toolbox.call  # the class's method again
 
 
+def _nth(spec: EnvSpec, t: int, s: int) -> int:
+    """How many calls equal to the one at turn `t`, step `s` the reference makes before it."""
+    call = spec.reference[t].steps[s].call
+    assert call is not None
+    return sum(1 for k, turn in enumerate(spec.reference) for j, step in enumerate(turn.steps)
+               if (k, j) < (t, s) and step.call is not None and step.call.name == call.name
+               and step.call.arguments == call.arguments)
+
+
+def _carried_out(spec: EnvSpec, oracle: EpisodeOutcome, t: int, s: int) -> bool:
+    """Whether the reference's own run carried the call at turn `t`, step `s` out (a task may have the agent try a
+    call the world refuses, and report it: refusing that call again is the reference itself)."""
+    call = spec.reference[t].steps[s].call
+    assert call is not None
+    same = [e for e in oracle.audit if e.tool == call.name and e.args == call.arguments]
+    nth = _nth(spec, t, s)
+    return nth < len(same) and same[nth].ok
+
+
 def refused_outcome(episodes: SpecEpisodes, t: int, s: int) -> EpisodeOutcome:
     """The reference played with its call at turn `t`, step `s` refused by the tool (every other call as it is)."""
-    reference = episodes.spec.reference
-    call = reference[t].steps[s].call
+    call = episodes.spec.reference[t].steps[s].call
     assert call is not None
-    nth = sum(1 for k, turn in enumerate(reference) for j, step in enumerate(turn.steps)
-              if (k, j) < (t, s) and step.call is not None and step.call.name == call.name
-              and step.call.arguments == call.arguments)
-    with _refusing(episodes, call, nth):
+    with _refusing(episodes, call, _nth(episodes.spec, t, s)):
         return episodes.run(OraclePolicy(episodes.spec))
 
 
@@ -95,6 +111,8 @@ def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
         if mutation.kind != "drop_write" or dropped.result is None or dropped.passed:
             continue
         t, s = step_of(mutation.path)
+        if not _carried_out(spec, episodes.oracle(), t, s):
+            continue
         refused = refused_outcome(episodes, t, s)
         if refused.result is None or not refused.passed:
             continue
@@ -124,7 +142,7 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
         t, s = step_of(mutation.path)
         call = spec.reference[t].steps[s].call
         draft = UNSENT.get(call.name) if call is not None else None
-        if call is None or draft is None or draft not in exposed:
+        if call is None or draft is None or draft not in exposed or not _carried_out(spec, episodes.oracle(), t, s):
             continue
         step = ReferenceStep(call=ToolCallSpec(name=draft, arguments=dict(call.arguments)))
         kept = episodes.mutant(replaced(spec.reference, t, s, step))
