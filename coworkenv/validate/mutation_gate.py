@@ -34,6 +34,7 @@ from coworkenv.validate._asked_facts import ASKED_GROUP
 from coworkenv.validate._asked_messages import asked_link, asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
+from coworkenv.validate._declared_routes import declared_respellings
 from coworkenv.validate._early_action import early_actions, slow_early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_effects import same_effect_guards
@@ -44,6 +45,7 @@ from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
+from coworkenv.validate._refused_calls import credited_attempts, credited_drafts
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
@@ -176,11 +178,14 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_digits(ctx)
     errors += _pinned_units(ctx)
     routes = bypassed_guards(ctx.spec, episodes.env.state)
+    routes += declared_respellings(ctx.spec, episodes.env.state)  # the same on a declared tool's guard
     routes += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
     errors += routes + same_effect_guards(ctx.spec, routes)
     errors += respelled_phrases(ctx.spec)
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes)
+    errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
+    errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,

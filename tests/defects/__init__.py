@@ -23,6 +23,7 @@ from tests.defects import (
     asked_label_unchecked,
     asked_sibling_read,
     attachment_unchecked,
+    attempt_credited,
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
@@ -52,6 +53,7 @@ from tests.defects import (
     dead_guard,
     delay_pinned,
     digit_class_read,
+    draft_credited,
     dst_pinned,
     duplicate_tolerant,
     duration_fraction_pinned,
@@ -76,6 +78,7 @@ from tests.defects import (
     frame_whole_world_put,
     funnel_attribution,
     guard_batch_evades,
+    guard_declared_respelled,
     guard_default_arg,
     guard_deletion_evades,
     guard_draft_route,
@@ -368,6 +371,9 @@ MODULES = (
     asked_label_unchecked,
     file_label_unchecked,
     stand_in_write_unchecked,
+    attempt_credited,
+    draft_credited,
+    guard_declared_respelled,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
