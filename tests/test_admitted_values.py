@@ -81,6 +81,7 @@ _MEETING = ((14, 0), (15, 0), (2, 0), (3, 0))  # 14:00 UTC, 15:00 London, and on
     ("Booked for 15:30.", "1[05]:30", ((15, 30),), "Booked for 10:30."),  # not one up: any digit is tried
     ("We meet at 14:00 (15:00 London).", "1[45]:00", _MEETING, None),  # the same instant in another zone
     ("We meet at 14:00.", "(14|02):00", _MEETING, None),  # on a 12-hour clock
+    ("We meet at 2:00 pm.", "[24]:00 ?pm", ((14, 0), (2, 0)), "We meet at 4:00 pm."),  # a 12-hour hour by a class
     ("We meet at 14:00.", "1[4-9]:[03]0", _MEETING, "We meet at 16:00."),  # one digit per clock
     ("It last ran at 08:00.", "0[89]:00", _MEETING, "It last ran at 09:00."),  # a clock no stated instant names:
     ("It last ran at 08:00.", "0[78]:00", _MEETING, None),  # one up only, as before

@@ -76,7 +76,8 @@ def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
         return cache["stated"]
 
     def same(clock: Clock) -> set[Clock] | None:
-        named = [r for r in readings() if clock in r]
+        twelve = ((clock[0] + 12) % 24, clock[1])  # `1:30` (pm) names what 13:30 names
+        named = [r for r in readings() if clock in r or twelve in r]
         if not named:
             return None
         out = set().union(*named)

@@ -28,6 +28,29 @@ _CLOCK = re.compile(r"(?<!\d)(\d\d):(\d\d)(?!\d)")
 _ISO_PAIR = re.compile(r"at \S+T(\d\d:\d\d):00[+-]\d\d:\d\d \(\S+T(\d\d:\d\d):00Z\)")
 
 
+def _twelve_hour(spec: Spec) -> None:
+    """The answer's local time on a 12-hour clock (`for 1:30 pm your time (09:30 in UTC)`), read with the title by
+    `[13]:30 ?pm`: a class of the hour that admits 3:30 pm."""
+    local, _ = _prose(spec)
+    hour = int(local[:2])
+    if hour <= 12:
+        raise CorpusError(f"{spec['capability']}: the slot {local} is not in the afternoon")
+    said = _answer(spec)
+    with_say(spec, said.replace(f"for {local} ", f"for {hour - 12}:{local[3:]} pm "), 0, spec["reference"])
+    _told_time(lambda _l, _u: rf"\b[{hour - 12}{(hour - 10) % 10}]:{local[3:]} ?pm\b")(spec)
+
+
+def _twelve_hour_fixed(spec: Spec) -> None:
+    local, utc = _prose(spec)
+    hour = int(local[:2])
+    with_say(spec, _answer(spec).replace(f"for {local} ", f"for {hour - 12}:{local[3:]} pm "), 0, spec["reference"])
+    _told_time(lambda _l, _u: rf"\b(?:{hour - 12}:{local[3:]} ?pm|{local}|{utc})\b")(spec)
+
+
+def _answer(spec: Spec) -> str:
+    return [s["say"] for s in spec["reference"][0]["steps"] if s.get("say")][-1]  # type: ignore[no-any-return]
+
+
 def _below(clock: str, down: int = 1) -> str:
     """The clock with its hour's last digit `down` lower (`09:30` -> `08:30`, `10:00` -> `19:00`): what a class of
     that digit and the one below admits, where the one above (the old near miss) is not admitted. Another `down`
@@ -41,7 +64,7 @@ def _classed(clock: str, down: int = 1) -> str:
 
 
 # -- schedule_meeting_timezones ("Tell me the time you picked"): the answer in prose, read with its title.
-_PROSE = re.compile(r"for (\d\d:\d\d) your time \((\d\d:\d\d) in UTC\)")
+_PROSE = re.compile(r"for (\d\d:\d\d|\d:\d\d pm) your time \((\d\d:\d\d) in UTC\)")
 
 
 def _prose(spec: Spec) -> tuple[str, str]:
@@ -51,7 +74,10 @@ def _prose(spec: Spec) -> tuple[str, str]:
             said = step.get("say")
             if said and (m := _ISO_PAIR.search(said) or _PROSE.search(said)):
                 step["say"] = _ISO_PAIR.sub(r"for \1 your time (\2 in UTC)", said)
-                return m.group(1), m.group(2)
+                local = m.group(1)
+                if local.endswith(" pm"):  # on a 12-hour clock: as a 24-hour one
+                    local = f"{int(local.split(':')[0]) + 12}:{local[-5:-3]}"
+                return local, m.group(2)
     raise CorpusError(f"{spec['capability']}: the answer states no date-time in two zones")
 
 
@@ -72,9 +98,15 @@ def _told_wrong(spec: Spec) -> list[dict[str, Any]]:
 
 
 def _told_at(local_wrong: str, utc_wrong: str) -> Callable[[Spec], list[dict[str, Any]]]:
+    """Witness: the answer with these clocks for the local and the UTC one (a 12-hour local one on a 12-hour
+    clock)."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
         local, utc = _prose(spec)
-        said = [s["say"] for s in spec["reference"][0]["steps"] if s.get("say")][-1]
+        said = _answer(spec)
+        twelve = f"{int(local[:2]) - 12}:{local[3:]} pm"
+        if twelve in said:
+            wrong = f"{int(local_wrong[:2]) % 12 or 12}:{local_wrong[3:]} pm"
+            return with_say(spec, said.replace(twelve, wrong).replace(utc, utc_wrong), 0)
         return with_say(spec, said.replace(local, local_wrong).replace(utc, utc_wrong), 0)
     return witness
 
@@ -159,21 +191,29 @@ DEFECTS = [
               "tells the user a time an hour off the one it booked (the reply's pattern reads the hour by a class)",
               _told_time(lambda local, utc: rf"\b{_classed(local)}\b"), _told_wrong,
               fix=_told_time(lambda local, utc: rf"\b(?:{local}|{utc})\b"))
-      for seed in (1, 2, 3)),
+      for seed in (1, 2)),
     _defect("picked-time-alternation-3", "synth:schedule_meeting_timezones@3",
             "tells the user 12:00 for a meeting at 10:00 (15:00 UTC): the pattern lists a third hour",
             _told_time(lambda local, utc: rf"\b(?:{local}|{utc}|12:00)\b"),
             _told_at("12:00", "17:00"),
             fix=_told_time(lambda local, utc: rf"\b(?:{local}|{utc})\b")),
+    *(_defect(f"picked-minutes-class-{seed}", f"synth:schedule_meeting_timezones@{seed}",
+              "tells the user a time half an hour off the one it booked (the reply's pattern reads the minutes by a "
+              "class)", _told_time(lambda local, utc: rf"\b{local[:3]}[03]0\b"), _told_at(other, utc_wrong),
+              fix=_told_time(lambda local, utc: rf"\b(?:{local}|{utc})\b"))
+      for seed, other, utc_wrong in ((1, "13:00", "09:00"), (2, "15:30", "07:30"))),
+    _defect("picked-time-twelve-hour-1", "synth:schedule_meeting_timezones@1",
+            "tells the user 3:30 pm for a meeting at 1:30 pm (the reply's 12-hour time read by a class of hours)",
+            _twelve_hour, _told_at("15:30", "11:30"), fix=_twelve_hour_fixed),
     *(_defect(f"mailed-time-class-{seed}", f"synth:schedule_meeting_timezones@{seed}",
               "mails the attendees a start an hour off (the body's time read by a class)", _message_classed("body"),
               _message_wrong("mail_send", "body", "body"))
-      for seed in (1, 2)),
+      for seed in (1,)),
     # seed 1's 11:00 (one below 12:00 in Helsinki) is the meeting's end in Lagos: the class admits 15:00 instead
     *(_defect(f"told-time-class-{seed}", f"synth:reschedule_conflict@{seed}",
               "tells the teammate a time off the one it moved the meeting to (the DM's time read by a class)",
               _message_classed("text", down), _message_wrong("chat_send_dm", "text", "text", down))
-      for seed, down in ((1, 7), (2, 1), (3, 1))),
+      for seed, down in ((1, 7), (2, 1))),
     _defect("new-time-class", "example:meeting_reschedule",
             "tells the user the meeting moved two hours earlier than it did (the reply's time read by a class)",
             _reply_classed, _reply_wrong, fix=_reply_fixed),
