@@ -253,3 +253,29 @@ def test_a_rename_failing_in_the_middle_of_a_set_says_the_folder_holds_two_runs(
     assert "unchanged" not in line and "two runs" in line and "run the command again" in line, line
     assert CliRunner().invoke(app, _curate(made["new"], out, 1)).exit_code == 0  # the whole set, again
     assert _envs(out) and not _envs(out) & envs
+
+
+def _a_file(fd: Any) -> bool:
+    return isinstance(fd, int) and stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def test_a_full_disk_while_a_trained_checkpoint_is_finished_names_where_the_weights_are(tmp_path: Path) -> None:
+    """After the training, the writes that complete the checkpoint (its manifest here; its records and curve in
+    `train_sft` / `train_rl`) meet a full disk. On main the line was "cannot write .../.sft.partial/...; any earlier
+    version of the file is unchanged", of a file in the staging folder the next training deletes with the weights."""
+    from trainers.checkpoint_files import replace_dir
+
+    out, staging = tmp_path / "sft", tmp_path / ".sft.partial"
+    for folder, marker in ((out, b"old"), (staging, b"new")):
+        folder.mkdir()
+        (folder / "config.json").write_bytes(b'{"v": "%s"}' % marker)
+        (folder / "model.safetensors").write_bytes(marker * 100)
+    with _failing("fsync", errno.ENOSPC, 1, kind=_a_file), pytest.raises(OSError) as caught:
+        replace_dir(staging, out)
+    message = str(caught.value)
+    assert "free disk space" in message and f"weights are in {staging}" in message and "move it away" in message
+    assert "any earlier version of the file is unchanged" not in message, message
+    assert (out / "model.safetensors").read_bytes() == b"old" * 100  # the previous checkpoint, as it was
+    assert (staging / "model.safetensors").read_bytes() == b"new" * 100 and temp_files(staging) == []
+    replace_dir(staging, out)  # with room again, the checkpoint goes in place
+    assert (out / "model.safetensors").read_bytes() == b"new" * 100
