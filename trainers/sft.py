@@ -25,7 +25,12 @@ from trl import SFTConfig, SFTTrainer
 
 from coworkenv.credential_values import hub_client_token_problem
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_staging, replace_dir, start_in_output_problem
+from trainers.checkpoint_files import (
+    checkpoint_staging,
+    finishing_checkpoint,
+    replace_dir,
+    start_in_output_problem,
+)
 from trainers.config import SFTRunConfig, load_sft_config
 from trainers.copy_model import install_fused_lm_head, uses_copy_head
 from trainers.rendering import write_rendering
@@ -348,12 +353,13 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
-        if run_config.model.source == "tiny":
-            portable_tokenizer_class(staging)
-        write_rendering(staging, run_config.model.rendering)
-        write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
-        write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
-        write_json_atomic(staging / RUN_METADATA, result.to_dict())
+        with finishing_checkpoint(staging, out_dir):  # a full disk now names where the weights are
+            if run_config.model.source == "tiny":
+                portable_tokenizer_class(staging)
+            write_rendering(staging, run_config.model.rendering)
+            write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
+            write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
+            write_json_atomic(staging / RUN_METADATA, result.to_dict())
         replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
