@@ -84,6 +84,8 @@ NARROW_CLASSES = {
     "extra_record_tolerant": ({"web_page_audit"}, "only its records are each counted exactly by a label with a "
                               "number (the page's status) beside a total of all new records (a scan of every "
                               "capability's seeds 1-3 for an extra labelled write the loosened total misses)"),
+    "list_value_widened": ({"access_request_approval"}, "only its reference writes a delimited list into a dict "
+                           "argument (the grant's `viewers`; a scan of every capability's seeds 1-3)"),
     "list_value_prefix": ({"scheduler_pause_failing_jobs"}, "only its checks compare a value that lists names (the "
                           "paused jobs, comma-separated; a scan of every capability's seeds 1-2 found no other)"),
     "zone_unprobed": ({"schedule_meeting_timezones"}, "only its reference writes a time zone argument (a scan of "

@@ -30,6 +30,7 @@ from trainers.chat_templates import trl_chat_template
 from trainers.checkpoint_files import (
     checkpoint_files_problem,
     checkpoint_staging,
+    finishing_checkpoint,
     replace_dir,
     start_in_output_problem,
 )
@@ -405,12 +406,13 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
-        if run_config.model.source == "tiny":
-            portable_tokenizer_class(staging)
-        write_rendering(staging, run_config.model.rendering)
-        write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
-        write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
-        write_json_atomic(staging / RUN_METADATA, result.to_dict())
+        with finishing_checkpoint(staging, out_dir):  # a full disk now names where the weights are
+            if run_config.model.source == "tiny":
+                portable_tokenizer_class(staging)
+            write_rendering(staging, run_config.model.rendering)
+            write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
+            write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
+            write_json_atomic(staging / RUN_METADATA, result.to_dict())
         replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result

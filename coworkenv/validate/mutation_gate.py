@@ -50,7 +50,7 @@ from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
-from coworkenv.validate._user_spelling import UserSpelled, user_spellings
+from coworkenv.validate._user_spelling import UserSpelled, told_spellings, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -167,8 +167,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
-    errors += _pinned_cases(ctx)
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
+    errors += _pinned_cases(ctx, initial)
     errors += _pinned_formats(ctx, initial)
     errors += _pinned_zones(ctx, initial)
     errors += _pinned_seasons(ctx, initial)
@@ -311,10 +311,14 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     return errors
 
 
-def _pinned_cases(ctx: GateContext) -> list[GateError]:
-    """`case_pinned` for each written value the user spelled in another case or spacing, where the reference
-    replayed with the user's spelling, taken by the tool, fails a check the reference passes (`_user_spelling`)."""
-    return _pinned_user_forms(ctx, user_spellings(ctx.spec), "case_pinned",
+def _pinned_cases(ctx: GateContext, initial: World) -> list[GateError]:
+    """`case_pinned` for each written value the user spelled in another case or spacing, and each answer or message
+    stating a checked value the user or a source read spelled so, where the reference replayed with that spelling,
+    taken by the tool, fails a check the reference passes (`_user_spelling`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    told = told_spellings(ctx.spec, shown_text(episodes.oracle().audit, initial))
+    return _pinned_user_forms(ctx, [*user_spellings(ctx.spec), *told], "case_pinned",
                               "the check wants the reference's letter case or spacing, not the user's; compare "
                               "case-insensitively (`matches` with `(?i)`) or write the value as the user did")
 
