@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.atomic import WriteError
+from coworkenv.log_lines import escape_last_resort
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.dagster_private import DagsterInternalsError, check_private_names
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--taxonomy", metavar="DIR", help="taxonomy folder (default: $COWORKENV_TAXONOMY_DIR or taxonomy)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="publish even if some capability partitions are incomplete (they are left out)")
+    escape_last_resort()  # a module's warning naming a path ("published ... to <repository>"): one line
     args = parser.parse_args(argv)
     try:  # before anything imports a private Dagster name: the signal set-up does, where a signal is ignored
         check_private_names()
