@@ -389,6 +389,9 @@ def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry for launchers: `accelerate launch -m trainers.rl --config NAME --envs DIR --out DIR`."""
+    from coworkenv.log_lines import escape_last_resort
+
+    escape_last_resort()  # a warning naming a path: one line, no escape code reaching the terminal
     import argparse
     import json
 

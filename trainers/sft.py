@@ -420,6 +420,9 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry for launchers: `python -m trainers.sft --config NAME --data DIR --out DIR`."""
+    from coworkenv.log_lines import escape_last_resort
+
+    escape_last_resort()  # a warning naming a path: one line, no escape code reaching the terminal
     parser = argparse.ArgumentParser(prog="python -m trainers.sft", description=main.__doc__)
     parser.add_argument("--config", required=True, help="config name in trainers/configs/ or a YAML path")
     parser.add_argument("--data", required=True, type=Path, help="folder with the sft_shards Parquet files")
