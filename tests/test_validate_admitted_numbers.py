@@ -1,11 +1,13 @@
 """The admitted-number near misses (`coworkenv.validate._admitted_numbers`): a number written in the reference's
-style, and none made where the tolerance admits no other value the world offers."""
+style. Which tolerances make near misses (and which do not) is tested by the corpus: tests/defects/tolerance_admits_other.py
+and its twins."""
 
 from __future__ import annotations
 
 import pytest
 
-from coworkenv.validate._admitted_numbers import _written
+from coworkenv.checks.text import _NUMBER
+from coworkenv.validate._admitted_numbers import _scales, _written
 
 
 @pytest.mark.parametrize(("value", "digits", "expected", "scale", "out"), [
@@ -17,6 +19,15 @@ from coworkenv.validate._admitted_numbers import _written
     (13.4, "12.6", 12.6, 1, "13.4"),  # a decimal
     (12.35, "12.5", 12.5, 1, "12.35"),  # more decimals than the reference writes
     (95947, "87.936", 87936, 1000, "95.947"),  # "87.936k"
+    (0.4, "37.5", 0.375, 0.01, "40.0"),  # "37.5%" for a share of 0.375
 ])
 def test_written_in_the_references_style(value: float, digits: str, expected: float, scale: float, out: str) -> None:
     assert _written(value, digits, expected, scale) == out
+
+
+def test_a_share_is_read_as_written_and_as_its_fraction() -> None:
+    m = _NUMBER.search("a breach rate of 37.5 % this week")
+    assert m is not None and _scales(m, "a breach rate of 37.5 % this week") == (1.0, 0.01)
+    m = _NUMBER.search("41.6k in total")
+    assert m is not None and _scales(m, "41.6k in total") == (1000.0,)
+

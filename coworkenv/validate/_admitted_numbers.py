@@ -26,6 +26,7 @@ from coworkenv.spec import EnvSpec, FieldRef, TextRule
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate.entities import leaves
 
+_PERCENT = re.compile(r"\s?%")
 _MAX_PER_CHECK = 2  # near misses per check: the nearest values the tolerance admits
 _MAX_CHARS = 20_000  # the world's longer texts are read up to this many characters each
 
@@ -43,6 +44,14 @@ def _offered(spec: EnvSpec) -> set[float]:
     for turn in spec.turns:
         out |= numbers_in(turn.content[:_MAX_CHARS])
     return out
+
+
+def _scales(m: re.Match[str], text: str) -> tuple[float, ...]:
+    """What the number `m` matched in `text` may be written in: thousands (`12k`), millions; hundredths as well
+    where a `%` follows (a share a check wants as its fraction: `37.5%` for 0.375, or as written)."""
+    if not m.group(3) and not m.group(4) and _PERCENT.match(text, m.end()):
+        return 1.0, 0.01
+    return (_SCALES.get(m.group(3) or m.group(4), 1.0),)
 
 
 def _written(value: float, digits: str, expected: float, scale: float) -> str:
@@ -83,9 +92,9 @@ def admitted_numbers(spec: EnvSpec, turn: int, text: str,
         except (TypeError, ValueError):
             continue
         eps = 1e-9 * max(1.0, abs(expected))
-        stated = [m for m in _NUMBER.finditer(text) if not m.group(1)
-                  and any(abs(v * _SCALES.get(m.group(3) or m.group(4), 1.0) - expected) <= eps
-                          for v in number_readings(m.group(2)))]
+        stated = [(m, scale) for m in _NUMBER.finditer(text) if not m.group(1)
+                  for scale in _scales(m, text)
+                  if any(abs(v * scale - expected) <= eps for v in number_readings(m.group(2)))]
         if not stated:
             continue
         slack = target.tolerance * abs(expected) if target.relative else target.tolerance
@@ -95,8 +104,8 @@ def admitted_numbers(spec: EnvSpec, turn: int, text: str,
                       key=lambda w: (abs(w - expected), w))
         for w in near[:_MAX_PER_CHECK]:
             wrong = text
-            for m in reversed(stated):
-                new = _written(w, m.group(2), expected, _SCALES.get(m.group(3) or m.group(4), 1.0))
+            for m, scale in reversed(stated):
+                new = _written(w, m.group(2), expected, scale)
                 wrong = wrong[:m.start(2)] + new + wrong[m.end(2):]
             if wrong != text:
                 yield wrong, f"the answer states {w:g}, another number the world offers, for {expected:g} " \
