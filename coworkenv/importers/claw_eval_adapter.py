@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ItemFilter, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
+from coworkenv.request_models import DaySpan
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class ToolMap:
     # Arguments the service compares as written where the op does otherwise (a category letter case too, a
     # department within a person's): argument -> the test of each listed item (`Binding.item_filters`)
     item_filters: Mapping[str, ItemFilter] = field(default_factory=dict)
+    # Counts of days its handler adds to a day or takes from now (`Binding.day_spans`): past datetime's range, a 500
+    day_spans: tuple[DaySpan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class ServiceAdapter:
     # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
     # services can share one app table without seeing each other's records.
     tag: str | None = None
+    # Texts of its app's errors that stand for the service's handler failing (`Binding.handler_fails`): a 500 there
+    handler_fails: tuple[str, ...] = ()
     # A service that reads no JSON file `fixture_env` names (the OCR service reads text files of a folder): the
     # fixtures it reads, as (file, data), from the task's folder and the service's environment.
     read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
