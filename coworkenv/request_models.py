@@ -105,6 +105,12 @@ def annotation_type(text: str) -> Any:
     return build(ast.parse(text, mode="eval").body)
 
 
+def model_of(fields: list[RequestField]) -> type[BaseModel]:
+    """The pydantic model of a request model's fields (built once); raises when pydantic cannot build it (a field
+    name it refuses)."""
+    return _model(json.dumps([f.model_dump() for f in fields]))
+
+
 @cache
 def _model(fields_json: str) -> type[BaseModel]:
     fields = [RequestField.model_validate(f) for f in json.loads(fields_json)]
@@ -119,9 +125,8 @@ def read_request(fields: list[RequestField], arguments: dict[str, Any]) -> dict[
     field's default is null left out (the handler sees the same model either way: `req.status` is None); the others
     as given (the model drops them; the binding ignores them). Raises `Answered` with FastAPI's 422 when the model
     rejects the body."""
-    model = _model(json.dumps([f.model_dump() for f in fields]))
     try:
-        request = model.model_validate(arguments)
+        request = model_of(fields).model_validate(arguments)
     except ValidationError as exc:
         raise Answered({"detail": json.loads(json.dumps(
             [{**e, "loc": ["body", *e["loc"]]} for e in exc.errors(include_url=False)], default=str))}) from None

@@ -182,3 +182,16 @@ def test_injected_faults_answer_as_claw_evals_error_middleware(gmail: tuple[Path
     assert seen["500"] == {"error": "internal_server_error",
                            "message": "An unexpected error occurred. Please try again."}
     assert seen["slow"]["message_id"] == "msg_1"
+
+
+def test_the_fields_the_app_shows_otherwise_are_in_the_held_records_order() -> None:
+    # the held values an answer shows until a write (`ResultShape.loaded`) follow the service's record, not the
+    # order of a set (which the run's string hashes decide: two imports of one checkout gave other spec bytes)
+    from coworkenv.bindings import ResultShape
+    from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
+    names = [f"f{n:02d}" for n in range(24, 0, -1)]
+    adapter = ServiceAdapter("x", "todo", "X_FIXTURES", lambda data: {}, {}, key="id")
+    mapping = ToolMap("todo_get_task", {}, result=ResultShape(fields={n: n for n in names}), stored=True)
+    shape = adapter.answered(mapping, {"r1": {"id": "r1", **{n: f"held {n}" for n in names}}},
+                             {"r1": {n: f"app {n}" for n in names}})
+    assert list(shape.loaded["r1"]) == names

@@ -111,7 +111,8 @@ class ServiceAdapter:
             row = (rows or {}).get(i)
             app = shown(shape, {prefix: row} if prefix else row) if row is not None else {}
             # (of another type too: a price the app holds as 78000.0, held as 78000)
-            other = {k: app[k] for k in shape.named if k in r and k in app and (
+            # (in the held record's order: `named` is a set, whose order the run's string hashes decide)
+            other = {k: app[k] for k in r if k in shape.named and k in app and (
                 app[k] != r[k] or type(app[k]) is not type(r[k]))}
             records[i] = {k: r.get(k) if k not in shape.named or k in other else None
                           for k in mapping.listed or r if k in r or k in shape.named}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from coworkenv.request_models import RequestField, annotation_type
+from coworkenv.request_models import RequestField, model_of
 
 REQUIRED = object()  # a request model field without a default
 
@@ -243,13 +243,13 @@ def request_fields(task_dir: Path, task: Any) -> dict[str, list[RequestField]]:
         fields = source.routes.get(path) if source is not None else None
         if source is None or fields is None or set(fields) != set(source.annotations.get(path, {})):
             continue
+        model = [RequestField(name=name, annotation=source.annotations[path][name], required=True)
+                 if default is REQUIRED else RequestField(name=name, annotation=source.annotations[path][name],
+                                                          default=default)
+                 for name, default in fields.items()]
         try:
-            for text in source.annotations[path].values():
-                annotation_type(text)
-        except (ValueError, SyntaxError, TypeError):
+            model_of(model)
+        except Exception:  # an annotation outside the grammar, a name pydantic refuses: the model is not read
             continue
-        found[tool] = [RequestField(name=name, annotation=source.annotations[path][name], required=True)
-                       if default is REQUIRED else RequestField(name=name, annotation=source.annotations[path][name],
-                                                                default=default)
-                       for name, default in fields.items()]
+        found[tool] = model
     return found
