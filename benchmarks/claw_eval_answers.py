@@ -237,8 +237,15 @@ LIMITS = ("max_results", "days_back", "limit", "days", "timeout_seconds")
 DAYS = ("2026-03-02", "2026-03-02T00:00:00Z", "2026-03-02T09:00:00+08:00", "03/02/2026", "")
 
 
-def probe_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str, Any]]]:
-    """The `--probes` episodes of a task: calls at the edges of its tools (see the module's doc)."""
+def _step(decl: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A step calling the tool `decl` declares with `arguments`."""
+    return {"call": {"name": decl.name, "arguments": arguments}}
+
+
+def _probing(root: Path, task_dir: Path, spec: Any) -> tuple[random.Random, dict[str, list[Any]], list[str], list[Any],
+                                                             list[Any], Any]:
+    """What the probes of a task are made of: its seeded draws, the fixtures' values and texts, its read and write
+    tools, and each tool's required arguments (an id of the fixture's, else a drawn value)."""
     rng = random.Random(task_dir.name)
     values, texts = _fixture_values(root, task_dir)
     reads = [d for d in spec.tool_decls if not any(w in d.name for w in WRITES)]
@@ -248,14 +255,16 @@ def probe_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str,
         props = decl.parameters.get("properties", {})
         return {p: str(values[p][0]) if p.endswith("_id") and values.get(p) else _argument(
             p, props.get(p, {}), values, texts, rng) for p in decl.parameters.get("required", [])}
+    return rng, values, texts, reads, writes, base
 
-    def call(decl: Any, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"call": {"name": decl.name, "arguments": arguments}}
 
+def probe_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str, Any]]]:
+    """The `--probes` episodes of a task: calls at the edges of its tools (see the module's doc)."""
+    rng, values, texts, reads, writes, base = _probing(root, task_dir, spec)
     edges: list[dict[str, Any]] = []
     for decl in reads:
         given = base(decl)
-        edges.append(call(decl, given))
+        edges.append(_step(decl, given))
         for name in decl.parameters.get("properties", {}):
             tries: list[Any] = []
             if name.endswith("_id"):
@@ -270,22 +279,68 @@ def probe_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str,
                 tries += [0, 1, 2, -1, 1000]
             if "date" in name:
                 tries += list(DAYS)
-            edges += [call(decl, {**given, name: value}) for value in tries]
+            edges += [_step(decl, {**given, name: value}) for value in tries]
     after: list[dict[str, Any]] = []
     for again in (False, True):  # a second create, a write to what the first deleted
         for decl in writes:
             props = decl.parameters.get("properties", {})
             arguments = base(decl) if again else {**base(decl), **{
                 p: _argument(p, s, values, texts, rng) for p, s in props.items() if rng.random() < 0.7}}
-            after += [call(decl, arguments), *(call(r, base(r)) for r in reads)]
-    after += [call(d, {**base(d), p: "X-999"}) for d in writes for p in d.parameters.get("properties", {})
+            after += [_step(decl, arguments), *(_step(r, base(r)) for r in reads)]
+    after += [_step(d, {**base(d), p: "X-999"}) for d in writes for p in d.parameters.get("properties", {})
               if p.endswith("_id")]
     return [edges, after]
 
 
+LONG = "x" * 5000  # a value far longer than any the fixtures hold
+UNICODE = "caf\u00e9 \u2615 \u65e5\u672c\u8a9e \U0001f600"  # accents, a symbol, CJK, an emoji
+
+
+def wrong_kinds(schema: dict[str, Any]) -> list[Any]:
+    """Values of other JSON kinds than a property's declared one, the ones a service's request model may coerce (a
+    number in a string, a whole float, a bool for an int) and the ones it must refuse."""
+    kind = schema.get("type")
+    if kind == "integer":
+        return ["2", "x", 2.0, 2.5, True, None, 10 ** 9, [1]]
+    if kind == "number":
+        return ["2.5", "x", True, None]
+    if kind == "boolean":
+        return ["true", "yes", "maybe", 0, 2, None]
+    if kind == "array":
+        return ["a", [1, 2], None, {}]
+    if kind == "object":
+        return ["a", [], None]
+    return [5, 2.5, True, None, ["a"], {"a": 1}]
+
+
+def typing_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str, Any]]]:
+    """The `--typing` episodes of a task (import37): per tool, a call without each required argument, with no
+    arguments, with each argument of another kind, with a field the tool does not take, with a value outside the
+    schema's `enum`, with unicode and with a 5,000-character text; the writes' after every read, as their refusal
+    must leave the records as they were, or the service's coercion change them as it does."""
+    _, _, _, reads, writes, base = _probing(root, task_dir, spec)
+    episodes = []
+    for group in (reads, writes):
+        steps: list[dict[str, Any]] = []
+        for decl in group:
+            given = base(decl)
+            steps += [_step(decl, {}), _step(decl, {**given, "unexpected_field": 1})]
+            steps += [_step(decl, {k: v for k, v in given.items() if k != name}) for name in given]
+            for name, schema in decl.parameters.get("properties", {}).items():
+                tries = wrong_kinds(schema if isinstance(schema, dict) else {})
+                if isinstance(schema, dict) and schema.get("enum"):
+                    tries.append("not-" + str(schema["enum"][0]))
+                if isinstance(schema, dict) and schema.get("type", "string") == "string":
+                    tries += [UNICODE, LONG, ""]
+                steps += [_step(decl, {**given, name: value}) for value in tries]
+            steps += [_step(r, base(r)) for r in reads]
+        episodes.append(steps)
+    return episodes
+
+
 def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
             keys: Keys | None = None, values: Values | None = None,
-            probes: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
+            probes: bool = False, typed: bool = False) -> tuple[int, dict[tuple[str, str], list[Any]]]:
     report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
     differ: dict[tuple[str, str], list[Any]] = collections.defaultdict(list)
     calls = 0
@@ -296,7 +351,9 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
         spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None})
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
-        for steps in probe_episodes(root, task_dir, spec) if probes else _episodes(root, task_dir, spec, episodes):
+        played = typing_episodes(root, task_dir, spec) if typed else probe_episodes(
+            root, task_dir, spec) if probes else _episodes(root, task_dir, spec, episodes)
+        for steps in played:
             env = Env(spec, max_steps=len(steps) + 1)
             env.reset()
             # the services load a second before the world starts (`world_now`) and then read the world's clock at
@@ -310,14 +367,14 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
             for call in (s["call"] for s in steps if "call" in s):
                 name, args = call["name"], call["arguments"]
                 service = next((s for s in services if endpoints[name] in s.routes.handlers), None)
-                status, theirs = service.call(endpoints[name], args) if service else (404, {})
+                status, theirs = service.call(endpoints[name], args) if service else (404, {"detail": "Not Found"})
                 content = env.step(Action.call(name, args)).messages[-1]["content"]
                 try:
                     ours = json.loads(content)
                 except ValueError:
                     ours = {"error": content}
                 calls += 1
-                our_error, their_error = failed(ours), status >= 400 or failed(theirs)
+                our_error, their_error = not env.audit[-1].ok or failed(ours), status >= 400 or failed(theirs)
                 if keys is not None and not our_error and not their_error:
                     keys.add(task["task_id"], name, ours, theirs)
                 if values is not None and not our_error and not their_error:
@@ -326,6 +383,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                     kind = f"error here {our_error}, there {their_error}"
                 elif our_error and status < 400 and ours != theirs:  # the service's own error answer
                     kind = "error text"
+                elif our_error and ours != theirs:  # its framework's: a request model's 422, a 404, a 500
+                    kind = f"framework answer {status}"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
                     kind = "records listed"
                 else:
@@ -335,12 +394,13 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys", "--values", "--probes")]
+    args = [a for a in sys.argv[1:] if a not in ("--world-clock", "--wall-clock", "--keys", "--values", "--probes",
+                                                 "--typing")]
     root, out = Path(args[0]), Path(args[1])
     keys = Keys() if "--keys" in sys.argv else None
     values = Values() if "--values" in sys.argv else None
     calls, differ = compare(root, out, int(args[2]) if len(args) > 2 else 2, "--wall-clock" in sys.argv, keys,
-                            values, "--probes" in sys.argv)
+                            values, "--probes" in sys.argv, "--typing" in sys.argv)
     print(f"calls {calls}")
     if keys is not None:
         print("\n".join(keys.lines()))

@@ -30,18 +30,28 @@ from pydantic import (
 
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.apps._common import MAX_LIMIT
+from coworkenv.request_models import (
+    HANDLER_FAILED,
+    NOT_FOUND,
+    Answered,
+    Framework,
+    check_spans,
+    read_request,
+)
 from coworkenv.tools import NoRecord, ToolDef, ToolError, Toolkit, validation_summary
-from coworkenv.world import KEPT_TABLE, Kept, Table
+from coworkenv.world import KEPT_TABLE, Kept, Table, parse_time
 
 if TYPE_CHECKING:
     from coworkenv.spec import EnvSpec
 
-Conversion = Literal["to_list", "split", "join", "first", "str", "int", "float", "bool", "lower", "upper"]
+Conversion = Literal["to_list", "split", "join", "first", "str", "int", "float", "bool", "lower", "upper",
+                     "time_or_none"]
 # The JSON type a conversion needs (None: any) and the one it produces (None: unchanged / item type).
 CONVERSIONS: dict[str, tuple[str | None, str | None]] = {
     "to_list": (None, "array"), "split": ("string", "array"), "join": ("array", "string"),
     "first": ("array", None), "str": (None, "string"), "int": (None, "integer"), "float": (None, "number"),
     "bool": (None, "boolean"), "lower": ("string", "string"), "upper": ("string", "string"),
+    "time_or_none": (None, "string"),
 }
 
 
@@ -55,7 +65,8 @@ class ArgBinding(_Wire):
     to: Annotated[str | None, Field(description="Op parameter it fills; null: accepted and dropped")]
     convert: Annotated[list[Conversion], Field(
         description="Conversions applied in order: to_list (x -> [x]), split (comma list -> list), join "
-                    "(list -> comma string), first (list -> first item), str, int, float, bool, lower, upper")] = []
+                    "(list -> comma string), first (list -> first item), str, int, float, bool, lower, upper, "
+                    "time_or_none (a time or date the op reads, else null)")] = []
     values: Annotated[dict[str, Any], Field(
         description="Value mapping applied after conversions, by the value's text, e.g. {\"high\": \"P1\"}")] = {}
     closed: Annotated[bool, Field(
@@ -333,6 +344,10 @@ class Binding(_Wire):
         description="Declared argument -> how each item of the op's list is tested against its value, as the "
                     "service compares the text where the op does otherwise (ignores case, or takes no such filter): "
                     "an item failing it is not listed")] = {}
+    framework: Annotated[Framework | None, Field(
+        description="How the web service behind the tool answers before and around its handler (its request model "
+                    "reading each call in place of the declared schema, its 422, 404 and 500 answers), worded as its "
+                    "framework words them (`coworkenv.request_models`); null: the env's own answers")] = None
 
     @model_serializer(mode="wrap")
     def _without_unused_windows(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -341,7 +356,7 @@ class Binding(_Wire):
         for name in ("windows", "undeclared", "requires", "item_filters"):
             if not getattr(self, name):
                 data.pop(name, None)
-        for name in ("unserved", "service_defaults", "kept_stamp", "not_found", "cut"):  # (None: as before)
+        for name in ("unserved", "service_defaults", "kept_stamp", "not_found", "cut", "framework"):  # (None: as before)
             if getattr(self, name) is None:
                 data.pop(name, None)
         if self.schema_required:
@@ -396,7 +411,14 @@ class DeclaredTool(ToolDef):
                                                  "parameters": orjson.loads(orjson.dumps(d.parameters))}}
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        errors = sorted(_validator(self.decl_json).iter_errors(arguments), key=lambda e: list(e.path))
+        bind, framework = self.decl.bind, self.decl.bind.framework
+        if bind.unserved is not None and framework is not None:  # no route: answered before any body is read
+            raise _unserved(bind)
+        if framework is not None and framework.request_model is not None:  # its model reads the call, not the schema
+            arguments = read_request(framework.request_model, arguments)
+            errors = []
+        else:
+            errors = sorted(_validator(self.decl_json).iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
             parts = [f"{'.'.join(str(p) for p in e.path) or '(arguments)'}: {e.message}" for e in errors[:5]]
             raise ToolError(f"invalid arguments for {self.name}: {'; '.join(parts)}")
@@ -408,7 +430,7 @@ class DeclaredTool(ToolDef):
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         if self.decl.bind.unserved is not None:
-            raise ToolError(self.decl.bind.unserved)
+            raise _unserved(self.decl.bind)
         missing = [name for name in self.decl.bind.requires if name not in kwargs]
         if missing:  # the service refuses the request (a 422 there), whatever the declared schema requires
             raise ToolError(f"invalid arguments for {self.name}: {', '.join(missing)}: field required by the service "
@@ -416,6 +438,10 @@ class DeclaredTool(ToolDef):
                             .rstrip())
         if matches_nothing(self.decl.bind, kwargs):
             return shape_result(self.decl.bind.result, [], kwargs)
+        framework = self.decl.bind.framework
+        if framework is not None and framework.day_spans:
+            kit = kits.get(self.bound.app)
+            check_spans(framework.day_spans, kwargs, kit.world.now_iso if kit is not None else None)
         op_args = bind_arguments(self.decl.bind, kwargs)
         if any(w.empty(kwargs) for w in self.decl.bind.windows):  # (its day read first: a bad one fails)
             return shape_result(self.decl.bind.result, [], kwargs)
@@ -430,6 +456,10 @@ class DeclaredTool(ToolDef):
             result = self.bound.run_for_values(kits, validated) if shape.fields else self.bound.run(kits, validated)
         except NoRecord as exc:
             raise _not_found(self.decl.bind, kwargs, exc) from None
+        except ToolError as exc:
+            if exc.body is None and framework is not None and any(t in str(exc) for t in framework.handler_fails):
+                raise Answered(HANDLER_FAILED, str(exc)) from None  # (the app's text audited: it says why)
+            raise
         if self.decl.bind.item_filters and isinstance(result, list):
             result = [item for item in result if _kept_item(self.decl.bind, kwargs, item)]
         counted = None
@@ -499,6 +529,11 @@ def _not_found(binding: Binding, arguments: Mapping[str, Any], exc: NoRecord) ->
     return ToolError(re.sub(r"\{(\w+)\}", lambda m: str(arguments.get(m.group(1))), text))
 
 
+def _unserved(bind: Binding) -> ToolError:
+    """The failure of a call of a tool whose service lacks its route."""
+    return Answered(NOT_FOUND, bind.unserved) if bind.framework is not None else ToolError(bind.unserved)
+
+
 @cache
 def _validator(decl_json: str) -> Draft202012Validator:
     decl = orjson.loads(decl_json)
@@ -531,9 +566,20 @@ def convert(value: Any, conversion: str) -> Any:
             return str(value).lower()
         if conversion == "upper":
             return str(value).upper()
+        if conversion == "time_or_none":  # a time (or a date) the op reads, else none: any other text a service
+            # keeps as written (`ArgBinding.kept`) leaves the app's field unset
+            return value if isinstance(value, str) and _reads_as_time(value) else None
     except (TypeError, ValueError) as exc:
         raise ToolError(f"cannot convert {value!r} with {conversion}: {exc}") from None
     raise ValueError(f"unknown conversion {conversion!r}")
+
+
+def _reads_as_time(value: str) -> bool:
+    try:
+        parse_time(f"{value}T00:00:00Z" if re.fullmatch(r"\d{4}-\d\d-\d\d", value) else value)
+    except ValueError:
+        return False
+    return True
 
 
 def bind_arguments(binding: Binding, arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,9 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 if TYPE_CHECKING:
     from coworkenv.checks import AuditEntry
@@ -68,6 +68,15 @@ class FaultPlan(BaseModel):
     timeout_s: Annotated[int, Field(ge=0, description="Clock seconds a timed-out call costs")] = 30
     slow_s: Annotated[int, Field(ge=0, description="Extra clock seconds of a slow response")] = 20
     retry_after_s: Annotated[int, Field(ge=0, description="Retry-After the 429 responses announce")] = 2
+    bodies: Annotated[dict[Literal["429", "500"], dict[str, Any]] | None, Field(
+        description="The answer of a 429 or 500 fault, in place of the default one: as the service an imported "
+                    "task stands for answers it (Claw-Eval's error middleware: `{\"error\": "
+                    "\"rate_limit_exceeded\", \"message\": ..., \"retry_after_seconds\": 2}`)")] = None
+
+    @model_serializer(mode="wrap")
+    def _without_bodies(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # plans without them dump as before (spec ids)
+        return {k: v for k, v in handler(self).items() if k != "bodies" or self.bodies is not None}
 
 
 class FaultInjector:
@@ -104,7 +113,10 @@ class FaultInjector:
 
 
 def fault_error(kind: FaultKind, plan: FaultPlan, partial: str = "") -> dict[str, object]:
-    """The observation of a failing fault, shaped like an HTTP error a real API would return."""
+    """The observation of a failing fault, shaped like an HTTP error a real API would return (the plan's `bodies`
+    where it gives one)."""
+    if plan.bodies is not None and kind in plan.bodies:
+        return dict(plan.bodies[kind])  # type: ignore[index]
     if kind == "429":
         return {"error": f"429 Too Many Requests: rate limit exceeded, retry after {plan.retry_after_s} s",
                 "status": 429, "retry_after_s": plan.retry_after_s}

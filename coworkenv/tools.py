@@ -29,7 +29,10 @@ RENDERING: ContextVar[bool] = ContextVar("coworkenv_tool_rendering", default=Fal
 
 
 class ToolError(Exception):
-    """A failed tool call. Becomes an observation the agent can read and recover from."""
+    """A failed tool call. Becomes an observation the agent can read and recover from: `{"error": text}`, or `body`
+    when set (the answer a service's framework gives, `coworkenv.request_models`)."""
+
+    body: dict[str, Any] | None = None
 
 
 class NoRecord(ToolError):
@@ -215,9 +218,12 @@ class ToolOutcome:
     ok: bool
     result: Any = None
     error: str | None = None
+    body: dict[str, Any] | None = None  # a failure's answer other than `{"error": error}` (`ToolError.body`)
 
     def observation(self) -> Any:
-        return self.result if self.ok else {"error": self.error}
+        if self.ok:
+            return self.result
+        return self.body if self.body is not None else {"error": self.error}
 
 
 class ToolBox:
@@ -250,14 +256,14 @@ class ToolBox:
         try:
             kwargs = tool.validate(_decode_arguments(arguments))
         except ToolError as exc:
-            return ToolOutcome(False, error=str(exc))
+            return ToolOutcome(False, error=str(exc), body=exc.body)
         except ValidationError as exc:
             return ToolOutcome(False, error=f"invalid arguments for {name}: {validation_summary(exc)}")
         token = RENDERING.set(True) if rendered else None
         try:
             result = tool.run(self._kits, kwargs)
         except ToolError as exc:
-            return ToolOutcome(False, error=str(exc))
+            return ToolOutcome(False, error=str(exc), body=exc.body)
         finally:
             if token is not None:
                 RENDERING.reset(token)

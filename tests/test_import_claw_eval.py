@@ -548,9 +548,13 @@ def test_todo_tools_filter_by_status_read_update_create_and_delete(imported: dic
     assert (made["due_date"], made["priority"], made["status"]) == ("2026-03-03", "low", "pending")  # as given
     assert list(made) == ["task_id", "title", "description", "status", "priority", "due_date", "tags", "created_at"]
     assert made["task_id"] == "todo_006"  # numbered as Claw-Eval's service numbers it (after five tasks)
+    # import37: any due text is kept as written, as there (the app's due left unset where it is no time)
+    worded = _written(env, "todo_create_task", title="Pay rent", due_date="next Friday \u2615")
+    assert worded["due_date"] == "next Friday \u2615" and _held(env, "todo", "tasks", worded["task_id"]).due is None
+    assert _call(env, "todo_get_task", task_id=worded["task_id"])["due_date"] == "next Friday \u2615"
     # the service keeps any title as written, empty or blank too: created, listed, read back as given
-    blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent ")]
-    assert [_call(env, "todo_get_task", task_id=i)["title"] for i in blank] == ["", "  ", " Pay rent "]
+    blank = [_written(env, "todo_create_task", title=title)["task_id"] for title in ("", "  ", " Pay rent  ")]
+    assert [_call(env, "todo_get_task", task_id=i)["title"] for i in blank] == ["", "  ", " Pay rent  "]
     assert set(blank) <= set(ids("pending"))
     assert _written(env, "todo_delete_task", task_id="td-13")["task_id"] == "td-13"
     assert "td-13" not in ids("all")

@@ -138,9 +138,10 @@ class MailTools(Toolkit):
         return {"id": message_id, "folder": folder}
 
     @write
+    @service_args("any_recipient")
     def send(
         self, to: list[str], subject: str, body: str, cc: list[str] | None = None,
-        attachments: list[str] | None = None, in_reply_to: str | None = None,
+        attachments: list[str] | None = None, in_reply_to: str | None = None, any_recipient: bool = False,
     ) -> dict[str, Any]:
         """Send an email now from the user's mailbox.
 
@@ -151,8 +152,11 @@ class MailTools(Toolkit):
             cc: Copy recipients.
             attachments: Paths of files (from the files app) to attach.
             in_reply_to: Id of the message this replies to (keeps the thread).
+            any_recipient: Send to any text, no recipient or one that is no address too, as a mail service that
+                records the request as given does.
         """
-        message = self._compose("sent", to, subject, body, cc or [], attachments or [], in_reply_to)
+        message = self._compose("sent", to, subject, body, cc or [], attachments or [], in_reply_to,
+                                check=not any_recipient)
         return {"id": message.id, "thread_id": message.thread_id, "folder": "sent", "sent_at": message.sent_at}
 
     @write
@@ -198,9 +202,9 @@ class MailTools(Toolkit):
 
     def _compose(
         self, folder: Folder, to: list[str], subject: str, body: str, cc: list[str],
-        attachments: list[str], in_reply_to: str | None,
+        attachments: list[str], in_reply_to: str | None, check: bool = True,
     ) -> Message:
-        if folder != "drafts":  # a draft is not sent: its recipients are checked when it is
+        if folder != "drafts" and check:  # a draft is not sent: its recipients are checked when it is
             _check_recipients(to, cc)
         files = self.world.table("files", "files")
         for path in attachments:

@@ -28,6 +28,7 @@ from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
     default_fixture,
+    request_fields,
     request_models,
     unserved_error,
     unserved_tools,
@@ -44,6 +45,7 @@ from coworkenv.importers.spec_file_names import (
     spec_file_key,
     spec_file_problem,
 )
+from coworkenv.request_models import Framework, RequestField
 from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
 
@@ -149,9 +151,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
+    requests = request_fields(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
-        decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows) \
+        decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
+                          requests.get(tool.name)) \
             if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
@@ -206,6 +210,13 @@ def _kind(check: dict[str, Any]) -> Any:
     return rule.get("kind") if isinstance(rule, dict) else None
 
 
+# The answers of Claw-Eval's error injection middleware (`mock_services/_base.py`), as the agent sees them.
+FAULT_BODIES = {
+    "429": {"error": "rate_limit_exceeded", "message": "Too many requests. Please retry after a short delay.",
+            "retry_after_seconds": 2},
+    "500": {"error": "internal_server_error", "message": "An unexpected error occurred. Please try again."}}
+
+
 def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
     rules = []
     for name, adapter in adapters.items():
@@ -217,7 +228,8 @@ def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: flo
             rules.append({"app": adapter.app, "rate_429": round(0.35 * rate, 6), "rate_500": round(0.35 * rate, 6),
                           "slow": round(0.3 * rate, 6)})
     seed = int.from_bytes(task.task_id.encode()[:8].ljust(8, b"\0"), "big") % 2**31
-    return {"seed": seed, "rules": rules} if rules else None
+    # answered as Claw-Eval's error middleware answers (mock_services/_base.py), a slow one 2 to 4 s late there
+    return {"seed": seed, "rules": rules, "slow_s": 3, "retry_after_s": 2, "bodies": FAULT_BODIES} if rules else None
 
 
 def _world_apps(task_dir: Path, task: ClawTask, adapters: Any, notes: list[str], leave: Any,
@@ -323,12 +335,14 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
 def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] | None = None,
                notes: list[str] | None = None,
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
-               rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> ToolDecl | None:
+               rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+               request: list[RequestField] | None = None) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
     by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
-    made of them, by id."""
+    made of them, by id. `request`: the request model itself, which then reads each call (its framework's 422
+    answers, its coercions) in place of the declared schema."""
     for adapter in adapters:
         mapping = adapter.tools.get(tool.name)
         if mapping is None:
@@ -393,7 +407,12 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                                      cut=Cut(argument=mapping.cut, total=mapping.cut_total)
                                      if mapping.cut is not None and mapping.cut in known_args else None,
                                      item_filters={n: f for n, f in mapping.item_filters.items()
-                                                   if n in known_args}))
+                                                   if n in known_args},
+                                     framework=Framework(
+                                         request_model=request,
+                                         day_spans=[d for d in mapping.day_spans if d.days in known_args and (
+                                             d.day is None or d.day in known_args)],
+                                         handler_fails=list(adapter.handler_fails))))
     why = next((a.no_op[tool.name] for a in adapters if tool.name in a.no_op), None)
     leave(f"tools.{tool.name}", why or "its service has no coworkenv app, or the tool is unknown to the importer")
     return None
@@ -405,7 +424,8 @@ def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: l
     props = tool.input_schema.get("properties", {})
     op = next(iter(adapter.tools.values())).op  # names the service's app (its faults); never run
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
-                    bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error))
+                    bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error,
+                                 framework=Framework()))  # answered as FastAPI answers a route it lacks
 
 
 # Safety check types that ban every call of their tool.

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ItemFilter, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
+from coworkenv.request_models import DaySpan
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class ToolMap:
     # Arguments the service compares as written where the op does otherwise (a category letter case too, a
     # department within a person's): argument -> the test of each listed item (`Binding.item_filters`)
     item_filters: Mapping[str, ItemFilter] = field(default_factory=dict)
+    # Counts of days its handler adds to a day or takes from now (`Binding.day_spans`): past datetime's range, a 500
+    day_spans: tuple[DaySpan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class ServiceAdapter:
     # A service tag: its records carry it and its list tools filter by it unless given another filter, so two
     # services can share one app table without seeing each other's records.
     tag: str | None = None
+    # Texts of its app's errors that stand for the service's handler failing (`Binding.handler_fails`): a 500 there
+    handler_fails: tuple[str, ...] = ()
     # A service that reads no JSON file `fixture_env` names (the OCR service reads text files of a folder): the
     # fixtures it reads, as (file, data), from the task's folder and the service's environment.
     read_fixture: Callable[[Path, Mapping[str, str]], list[tuple[Path, Any]]] | None = None
@@ -106,7 +111,8 @@ class ServiceAdapter:
             row = (rows or {}).get(i)
             app = shown(shape, {prefix: row} if prefix else row) if row is not None else {}
             # (of another type too: a price the app holds as 78000.0, held as 78000)
-            other = {k: app[k] for k in shape.named if k in r and k in app and (
+            # (in the held record's order: `named` is a set, whose order the run's string hashes decide)
+            other = {k: app[k] for k in r if k in shape.named and k in app and (
                 app[k] != r[k] or type(app[k]) is not type(r[k]))}
             records[i] = {k: r.get(k) if k not in shape.named or k in other else None
                           for k in mapping.listed or r if k in r or k in shape.named}

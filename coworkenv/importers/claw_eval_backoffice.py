@@ -68,6 +68,7 @@ BACKOFFICE["config"] = ServiceAdapter("config", "config", "CONFIG_FIXTURES", Rec
     # "Send a notification email to a team member" (an address, a subject, a body): a mail the user sends.
     "config_send_notification": ToolMap("mail_send", {
         "to": _rename("to", "split"), "subject": _rename("subject"), "body": _rename("body")},
+        defaults={"any_recipient": True},  # recorded to any `to` as given, as there
         result=recorded("notification", "sent", "to", "subject", "body")),
 }, key="integration_id", not_found="Integration {integration_id} not found")
 

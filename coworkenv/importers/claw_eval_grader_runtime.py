@@ -277,6 +277,33 @@ _JSON_KINDS = {"string": (str,), "integer": (int, float, str), "number": (int, f
                "array": (list,), "object": (dict,)}
 
 
+# The answers of a service's framework a refused call was given as (`coworkenv.request_models`): its body, as JSON
+HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+# and of its error injection middleware (`mock_services/_base.py`), by status
+INJECTED = {429: {"error": "rate_limit_exceeded", "message": "Too many requests. Please retry after a short delay.",
+                  "retry_after_seconds": 2},
+            500: {"error": "internal_server_error", "message": "An unexpected error occurred. Please try again."}}
+
+
+def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    """The status and body of a call the env answered as the service's framework does (its error is the body's
+    JSON): a request model's 422 `{"detail": [...]}`, a route's 404 `{"detail": "Not Found"}`, a handler's 500."""
+    text = str(entry.get("error") or "")
+    if entry["ok"] or not text.startswith("{"):
+        return None
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(body, dict) and isinstance(body.get("detail"), list):
+        return 422, body
+    if body == {"detail": "Not Found"}:
+        return 404, body
+    if body == HANDLER_FAILED:
+        return 500, body
+    return None
+
+
 def _status(entry: dict[str, Any]) -> int:
     """The HTTP status Claw-Eval's mock service answers the call with.
 
@@ -291,6 +318,9 @@ def _status(entry: dict[str, Any]) -> int:
     digits = "".join(c for c in fault if c.isdigit())[:3]
     if len(digits) == 3:
         return int(digits)
+    answered = _framework_answer(entry)
+    if answered is not None:
+        return answered[0]
     if entry["tool"] in CONTEXT.get("unserved", ()):  # its service has no such endpoint
         return 404
     schema = CONTEXT["schemas"].get(entry["tool"], {})
@@ -373,8 +403,14 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             body = entry.get("result")
         elif status == 200 and answer is not None:  # refused here, served there: the service's own answer
             body = {k: request.get(v[1:]) if isinstance(v, str) and v.startswith("$") else v for k, v in answer.items()}
+        elif entry.get("fault") and status in INJECTED:
+            body = copy.deepcopy(INJECTED[status])
+        elif _framework_answer(entry) is not None and not entry.get("fault"):
+            body = _framework_answer(entry)[1]  # type: ignore[index]
         elif status == 404:
             body = {"detail": "Not Found"}
+        elif status == 500 and not entry.get("fault"):  # the handler failed: the dispatcher's record of it
+            body = dict(HANDLER_FAILED)
         else:
             body = {"error": entry.get("error") or "error"}
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],

@@ -6,10 +6,12 @@ defaults), which the service's audit log records the request as (`req.model_dump
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+from coworkenv.request_models import RequestField, model_of
 
 REQUIRED = object()  # a request model field without a default
 
@@ -22,6 +24,7 @@ class ServiceSource:
 
     routes: dict[str, dict[str, Any] | None]
     kinds: dict[str, dict[str, str]]
+    annotations: dict[str, dict[str, str]] = field(default_factory=dict)  # route -> field -> annotation's text
 
 
 _KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
@@ -102,8 +105,12 @@ def _read(tree: ast.Module) -> ServiceSource:
     model_kinds = {node.name: {n.target.id: k for n in node.body if isinstance(n, ast.AnnAssign)
                                and isinstance(n.target, ast.Name) and (k := _kind(n.annotation)) is not None}
                    for node in classes}
+    model_annotations = {node.name: {n.target.id: ast.unparse(n.annotation) for n in node.body
+                                     if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+                         for node in classes}
     routes: dict[str, dict[str, Any] | None] = {}
     kinds: dict[str, dict[str, str]] = {}
+    annotations: dict[str, dict[str, str]] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
@@ -115,7 +122,8 @@ def _read(tree: ast.Module) -> ServiceSource:
                 name = _request_model_name(node, models)
                 if name is not None and models[name] is not None:
                     kinds[deco.args[0].value] = model_kinds[name]
-    return ServiceSource(routes, kinds)
+                    annotations[deco.args[0].value] = model_annotations[name]
+    return ServiceSource(routes, kinds, annotations)
 
 
 def _request_model_name(handler: ast.FunctionDef | ast.AsyncFunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
@@ -221,4 +229,27 @@ def request_models(task_dir: Path, task: Any) -> dict[str, dict[str, Any]]:
         fields = sources[service].routes.get(path) if service in sources else None
         if fields is not None:
             found[tool] = fields
+    return found
+
+
+def request_fields(task_dir: Path, task: Any) -> dict[str, list[RequestField]]:
+    """Tool name -> its endpoint's request model, every field with its annotation and default (`Binding.
+    request_model`), where the checkout holds the service's source and each annotation is one the env reads as
+    pydantic does (`coworkenv.request_models.annotation_type`)."""
+    sources = task_services(task_dir, task)
+    found = {}
+    for tool, (service, path) in tool_endpoints(task).items():
+        source = sources.get(service)
+        fields = source.routes.get(path) if source is not None else None
+        if source is None or fields is None or set(fields) != set(source.annotations.get(path, {})):
+            continue
+        model = [RequestField(name=name, annotation=source.annotations[path][name], required=True)
+                 if default is REQUIRED else RequestField(name=name, annotation=source.annotations[path][name],
+                                                          default=default)
+                 for name, default in fields.items()]
+        try:
+            model_of(model)
+        except Exception:  # an annotation outside the grammar, a name pydantic refuses: the model is not read
+            continue
+        found[tool] = model
     return found

@@ -20,6 +20,7 @@ from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
 from coworkenv.importers.claw_eval_ocr import BY_COMMAND
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
+from coworkenv.request_models import DaySpan
 from coworkenv.world import format_time, parse_time
 
 PRIORITY = {"urgent": "p1", "critical": "p1", "high": "p2", "medium": "p3", "normal": "p3", "low": "p4"}
@@ -144,7 +145,8 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         "gmail_list_messages": ToolMap("mail_list_messages", {
             "max_results": _rename("limit"), "days_back": _rename("days_back")},
             defaults={"days_back": 7, "stored_order": True}, result=_MESSAGE_SUMMARY, stored=True,
-            listed=("message_id", "from", "subject", "date", "is_read", "labels"), cut="max_results"),
+            listed=("message_id", "from", "subject", "date", "is_read", "labels"), cut="max_results",
+            day_spans=(DaySpan(days="days_back", sign=-1),)),  # `now - timedelta(days=req.days_back)`
         "gmail_search_messages": ToolMap("mail_search", {
             "query": _rename("query"), "max_results": _rename("limit")}, result=_MESSAGE_SUMMARY),
         "gmail_get_message": ToolMap("mail_read_message", {"message_id": _rename("message_id")}, result=_MESSAGE,
@@ -152,7 +154,8 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         # the service answers the mail it recorded, as the request gave it (no id: it keeps none)
         "gmail_save_draft": ToolMap("mail_save_draft", _COMPOSE, result=recorded(
             "draft", "draft_saved", "to", "subject", "body", "reply_to_message_id")),
-        "gmail_send_message": ToolMap("mail_send", _COMPOSE, result=recorded(
+        # the service records any `to` as given, no address or an empty one too
+        "gmail_send_message": ToolMap("mail_send", _COMPOSE, defaults={"any_recipient": True}, result=recorded(
             "message", "sent", "to", "subject", "body")),
     }, key="message_id", list_key="messages", held_as=_mail_as_loaded, not_found="Message {message_id} not found"),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
@@ -333,7 +336,8 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
     # (it reads the day as `strptime(date, "%Y-%m-%d")`, else answers an error; no day in a window under a day long)
     "calendar_list_events": ToolMap("calendar_list_events", {}, defaults={"starting": True}, windows=(
         DayWindow(day="date", days="days", start="start", end="end", strict="Invalid date format: {day}"),),
-        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total", kept="added"), stored=True),
+        result=ResultShape(fields=_EVENT.fields, wrap="events", count="total", kept="added"), stored=True,
+        day_spans=(DaySpan(days="days", day="date"),)),  # `query_date + timedelta(days=req.days)`
     "calendar_get_event": ToolMap("calendar_get_event", {"event_id": _rename("event_id")}, result=_EVENT, stored=True),
     # the service removes the event: a get or delete of it then finds none, and the next create numbers from the
     # events left (`evt_NNN` after them)
@@ -357,7 +361,9 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
         "user": _rename("user"), "date": _rename("date", strict_day="Invalid date format: {value}")},
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
                                                            echo={"user": "user"}, kept="added"), stored=True),
-}, key="event_id", not_found="Event {event_id} not found")
+}, key="event_id", not_found="Event {event_id} not found",
+    # an event time without offset: the service's lists fail comparing it with aware times (a TypeError, a 500)
+    handler_fails=("has a time no listing can place",))
 
 
 def _web_records(data: Any) -> dict[str, list[dict[str, Any]]]:
@@ -465,7 +471,7 @@ ADAPTERS["todo"] = ServiceAdapter("todo", "todo", "TODO_FIXTURES", RecordMap(
         result=_written(_TODO, "task", "updated"), stored=True),
     "todo_create_task": ToolMap("todo_add_task", {
         "title": _rename("title"), "description": _rename("notes"), "priority": _TODO_PRIORITY_ARG,
-        "due_date": _rename("due", kept="due_date")},  # numbered as there; any title kept as written, empty too
+        "due_date": _rename("due", "time_or_none", kept="due_date")},  # numbered as there; any title kept as written, empty too
         defaults={"list_id": TODO_LIST, "id_prefix": "todo_", "title_as_written": True},
         # the task keeps its due date as given and the service's stamp of its making, shown so by later answers
         kept_stamp="created_at", kept_fresh=True,

@@ -116,6 +116,18 @@ def world_now(spec: EnvSpec) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(parse_time(spec.world.start) - LOADED_BEFORE_START_S, datetime.UTC)
 
 
+def fastapi_422(exc: ValidationError) -> dict[str, Any]:
+    """FastAPI's answer to a body its request model rejects: each pydantic error, its `loc` under `body`, without
+    pydantic's `url` (`{"detail": [{"type", "loc", "msg", "input"}]}`, checked against FastAPI 0.165)."""
+    return {"detail": json.loads(json.dumps([{**e, "loc": ["body", *e["loc"]]} for e in exc.errors(include_url=False)],
+                                            default=str))}
+
+
+# A handler that raises is a 500 whose body is the text `Internal Server Error` (Starlette's); Claw-Eval's dispatcher
+# reads no JSON from it and records, and shows the agent, the decoder's error (`runner/dispatcher.py`).
+HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+
+
 class MockService:
     """One of Claw-Eval's mock services, loaded from the checkout with a task's environment (`now`: the clock it
     reads, from then on with the wall clock, or a `Clock` it reads at every call; else the wall clock: its calendar
@@ -142,13 +154,13 @@ class MockService:
         try:
             args = [models[0].model_validate(body)] if models else []
         except ValidationError as exc:
-            return 422, {"detail": json.loads(exc.json())}
+            return 422, fastapi_422(exc)
         try:
             result = handler(*args)
             if inspect.iscoroutine(result):  # an async handler (the OCR service's), run as its server awaits it
                 result = asyncio.run(result)
-        except Exception as exc:  # the service's server answers a failing handler with a 500
-            return 500, {"error": f"{type(exc).__name__}: {exc}"}
+        except Exception:  # the service's server answers any failing handler so
+            return 500, HANDLER_FAILED
         if isinstance(result, BaseModel):  # a `response_model` answer, sent as its JSON
             result = result.model_dump(mode="json")
         return 200, json.loads(json.dumps(result, default=str))

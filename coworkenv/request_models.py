@@ -1,0 +1,154 @@
+"""A declared tool's request as the web service behind it reads it: its request model (a pydantic model of a FastAPI
+service, as an imported Claw-Eval task's mock service declares it), and the answers that service's framework gives
+before or around its handler, worded as the framework words them.
+
+- A body the model rejects is a 422 `{"detail": [{"type", "loc": ["body", ...], "msg", "input"}]}` (FastAPI's
+  `RequestValidationError` answer: pydantic's errors, lax mode, without their `url`); a body it takes is read as it
+  reads it (`"2"` for an int is 2, `true` for an int 1, a whole float 2), fields it lacks dropped.
+- A route the service lacks is a 404 `{"detail": "Not Found"}`.
+- A handler that raises is Starlette's 500 `Internal Server Error` (plain text): Claw-Eval's dispatcher reads no JSON
+  from it and records, and shows the agent, the decoder's error (`HANDLER_FAILED`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from coworkenv.tools import ToolError
+
+NOT_FOUND = {"detail": "Not Found"}
+HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+
+# The annotations a request model field may have: these names, `list[...]`/`dict[...]` of them, `X | None`,
+# `Optional[X]`.
+_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict, "Any": Any,
+                          "None": None}
+
+
+class Answered(ToolError):
+    """A failed call whose answer is the body the service's framework sends (`body`), not an error text of ours: the
+    agent is shown the body; the error text (audited) is `text`, else the body's JSON."""
+
+    def __init__(self, body: dict[str, Any], text: str | None = None) -> None:
+        super().__init__(text if text is not None else json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        self.body = body
+
+
+class RequestField(BaseModel):
+    """A field of a service's request model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(description="The field's name")]
+    annotation: Annotated[str, Field(description="Its annotation as the source writes it: str, int, float, bool, "
+                                                 "list[str], dict, each optionally `| None`")]
+    required: Annotated[bool, Field(description="No default: a request without it is refused")] = False
+    default: Annotated[Any, Field(description="The default of a field not required (a JSON value)")] = None
+
+
+class DaySpan(BaseModel):
+    """A count of days the service's handler adds to a day (`date + timedelta(days=n)`) or takes from now
+    (`now - timedelta(days=n)`): a count taking the time past what Python's datetime holds makes the handler raise."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    days: Annotated[str, Field(description="The declared argument holding the count")]
+    sign: Annotated[Literal[1, -1], Field(description="1: added, -1: taken away")] = 1
+    day: Annotated[str | None, Field(description="The declared argument holding the day (`%Y-%m-%d`) the count is "
+                                                 "added to; null: the call's time")] = None
+
+
+class Framework(BaseModel):
+    """How the service behind a declared tool answers before and around its handler (`Binding.framework`); a tool
+    with `unserved` set is answered as a route the service lacks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    request_model: Annotated[list[RequestField] | None, Field(
+        description="Its request model, every field: a call is read as it reads it, not against the declared schema "
+                    "(which then only documents): a body it rejects is its 422, a value it coerces (`\"2\"` for an "
+                    "int) is served coerced; null: the declared schema reads the call")] = None
+    day_spans: Annotated[list[DaySpan], Field(
+        description="Counts of days its handler adds to a day or takes from now: past what datetime holds, a 500")] = []
+    handler_fails: Annotated[list[str], Field(
+        description="Texts of the op's errors that stand for its handler failing (a calendar listing a time it "
+                    "cannot compare): a 500")] = []
+
+
+def annotation_type(text: str) -> Any:
+    """The Python type a field annotation's text names; ValueError for one outside the grammar above."""
+    def build(node: ast.expr) -> Any:
+        if isinstance(node, ast.Name) and node.id in _TYPES:
+            return _TYPES[node.id]
+        if isinstance(node, ast.Constant) and node.value is None:
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = build(node.left), build(node.right)
+            return left | right if None not in (left, right) else (left if right is None else right) | None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            args = tuple(build(e) for e in inner)
+            if node.value.id == "Optional" and len(args) == 1:
+                return args[0] | None
+            if node.value.id == "list" and len(args) == 1:
+                return list[args[0]]  # type: ignore[valid-type]
+            if node.value.id == "dict" and len(args) == 2:
+                return dict[args[0], args[1]]  # type: ignore[valid-type]
+        raise ValueError(f"unsupported annotation: {text}")
+    return build(ast.parse(text, mode="eval").body)
+
+
+def model_of(fields: list[RequestField]) -> type[BaseModel]:
+    """The pydantic model of a request model's fields (built once); raises when pydantic cannot build it (a field
+    name it refuses)."""
+    return _model(json.dumps([f.model_dump() for f in fields]))
+
+
+@cache
+def _model(fields_json: str) -> type[BaseModel]:
+    fields = [RequestField.model_validate(f) for f in json.loads(fields_json)]
+    with warnings.catch_warnings():  # a field named as a BaseModel attribute (`json`) shadows it, as in the service
+        warnings.simplefilter("ignore")
+        return create_model("Request", **{  # type: ignore[call-overload]
+            f.name: (annotation_type(f.annotation), ... if f.required else f.default) for f in fields})
+
+
+def read_request(fields: list[RequestField], arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as the request model reads them: each field given, as validated (coerced); a null where the
+    field's default is null left out (the handler sees the same model either way: `req.status` is None); the others
+    as given (the model drops them; the binding ignores them). Raises `Answered` with FastAPI's 422 when the model
+    rejects the body."""
+    try:
+        request = model_of(fields).model_validate(arguments)
+    except ValidationError as exc:
+        raise Answered({"detail": json.loads(json.dumps(
+            [{**e, "loc": ["body", *e["loc"]]} for e in exc.errors(include_url=False)], default=str))}) from None
+    named = {f.name: f for f in fields}
+    return {k: getattr(request, k) if k in named else v for k, v in arguments.items()
+            if not (k in named and v is None and not named[k].required and named[k].default is None)}
+
+
+def check_spans(spans: list[DaySpan], arguments: dict[str, Any], now: str | None) -> None:
+    """Raises `Answered` with the handler's failure when a count of days takes its time past what datetime holds."""
+    for span in spans:
+        count = arguments.get(span.days)
+        if not isinstance(count, int) or isinstance(count, bool):
+            continue
+        try:
+            if span.day is None:
+                base = datetime.fromisoformat((now or "2000-01-01T00:00:00Z").replace("Z", "+00:00"))
+            else:
+                base = datetime.strptime(str(arguments.get(span.day)), "%Y-%m-%d").replace(tzinfo=UTC)
+        except ValueError:
+            continue  # the handler refuses the day before it counts (its own answer)
+        try:
+            base + span.sign * timedelta(days=count)
+        except OverflowError:
+            raise Answered(HANDLER_FAILED) from None
