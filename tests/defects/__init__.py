@@ -41,6 +41,7 @@ from tests.defects import (
     clock_zone_case_pinned,
     content_blind,
     cost_near_limit,
+    count_by_pace,
     count_digits_pinned,
     count_idiom_pinned,
     count_one_digits_pinned,
@@ -368,6 +369,7 @@ MODULES = (
     asked_label_unchecked,
     file_label_unchecked,
     stand_in_write_unchecked,
+    count_by_pace,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
