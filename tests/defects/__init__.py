@@ -166,6 +166,7 @@ from tests.defects import (
     solved_by_world,
     solved_on_cue,
     spelling_pinned,
+    stamp_pinned,
     stand_in_write_unchecked,
     time_bound_one_sided,
     time_window,
@@ -370,6 +371,7 @@ MODULES = (
     file_label_unchecked,
     stand_in_write_unchecked,
     count_by_pace,
+    stamp_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
