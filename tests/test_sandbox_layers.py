@@ -301,6 +301,85 @@ def test_sealed_buffered_streams_hand_their_buffer_to_c_raw_streams_only() -> No
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_arrays_convert_values_before_they_write() -> None:
+    """After `seal_array` no store of `array.array` writes where a value of the code's own moved the buffer (its
+    `__index__` shrinking the array: the write landed past the new, smaller buffer), by index, `insert`, `append`,
+    `extend`, `fromlist` or the item slots other C code calls, a subclass's included; the gates' results, errors
+    included, are C's own. Sealing changes `array` for good, so it runs in an interpreter of its own."""
+    code = """if True:
+        import importlib.util, operator, sys, tempfile
+        from array import array
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])  # no package import: a bare interpreter
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            a = array("q", range(6))
+            a[1], a[-1] = 9, True
+            a.append(5), a.insert(-100, -2), a.insert(100, 100), a.extend(b"ab"), a.fromlist([4])
+            a[1:3] = array("q", [7, 7, 7])
+            a[::3] = array("q", [0] * len(a[::3]))
+            a[2:2] = a
+            out = [a.tolist()]
+            for call in (lambda: a.__setitem__(99, 1), lambda: a.__setitem__(0, 1.5), lambda: a.insert(0, "x"),
+                         lambda: a.extend(1), lambda: a.__setitem__(slice(0, 9, 2), array("q"))):
+                try:
+                    call()
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out, a.tolist()
+
+        before = honest()
+        assert confine.seal_array() is None
+        assert honest() == before, (honest(), before)
+
+        class Shrinker:
+            def __init__(self, target):
+                self.target = target
+            def __index__(self):
+                del self.target[1:]
+                return 7
+
+        class Sub(array):
+            pass
+        written = []
+        for kind in (array, Sub):
+            for store in ("t[21] = v", "t.insert(21, v)", "t.append(v)", "t.extend([v])", "t.fromlist([v])",
+                          "operator.setitem(t, 21, v)"):
+                t = kind("q", bytes(8 * 32))
+                v, raised = Shrinker(t), False
+                try:
+                    exec(store)
+                except Exception:
+                    raised = True
+                if (raised, t.tolist()) not in ((True, [0]), (False, [0, 7])):  # refused, or stored in the array
+                    written.append((kind.__name__, store, raised, t.tolist()))
+
+        class Shrinking:  # a file whose first write shrinks the array: C read the blocks it counted first
+            def __init__(self):
+                self.chunks = []
+            def write(self, data):
+                self.chunks.append(bytes(data))
+                del t[100:]
+        t, out = array("q", bytes(8 * 8192 * 4)), Shrinking()
+        t.tofile(out)
+        if b"".join(out.chunks) != bytes(8 * 8192 * 4):
+            written.append("tofile")
+        t = array("q", range(10000))
+        with tempfile.TemporaryFile() as fh:
+            t.tofile(fh)
+            fh.seek(0)
+            read = array("q")
+            read.fromfile(fh, 10000)
+        if read != t:
+            written.append("tofile changed")
+        print(written)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

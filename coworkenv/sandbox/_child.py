@@ -632,6 +632,10 @@ def isolate(
     views = None if "hook" in disabled else confine["seal_buffered_io"]()
     if views is not None:
         missing["audit-hook"] = f"buffered streams hand raw memory to the code ({views})"
+    # array.array's stores convert a value before they write it (its `__index__` could move the buffer: all memory).
+    stores = None if "hook" in disabled else confine["seal_array"]()
+    if stores is not None:
+        missing["audit-hook"] = f"array.array writes where the code's values moved its buffer ({stores})"
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
         missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"
@@ -1173,7 +1177,8 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         hook = None if "hook" in disabled else modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if natives_confined else NATIVE_FILE_MODULES),
-             "absent_modules": ABSENT_MODULES | (frozenset() if natives_confined else ABSENT_WITHOUT_LANDLOCK),
+             "absent_modules": ABSENT_MODULES | (frozenset() if natives_confined else ABSENT_WITHOUT_LANDLOCK)
+             | modules["_confine"]["SEALED_MODULES"],  # loaded and sealed above: a second load has new types
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,

@@ -16,6 +16,7 @@ import gc
 import os
 import struct
 import sys
+from operator import index as _index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs the child 2 ms of CPU a call to import; annotations are never evaluated
@@ -645,9 +646,168 @@ def _buffered_new(
     return made_here
 
 
+# `array.array` stores an item by asking the value for its number (`__index__`, `__float__`: Python code of the
+# code's own) after it checked the index against the array's size, and writes at that index into whatever buffer the
+# array holds by then: a value that shrinks the array from there wrote 8 chosen bytes past the new buffer, at a chosen
+# offset (`a[i] = v`, and `append`, `insert`, `extend`, `fromlist`, which convert after the array grew): a bytearray
+# header's data pointer, all memory, no audit event (forty-fourth round). Sealed here: those five are gates that
+# convert the values into a fresh array first (no Python code can reach it while it is made) and then store what
+# that holds with C code that calls no Python code and checks the array's size as it writes (`+=` of an array,
+# `struct.pack_into`). `tofile` counted its 64 KiB blocks once and read them after each `write` of the file's (the
+# code's own), which could shrink the array: a read past the buffer; it writes a copy taken first now. The C methods
+# they replace are dropped (a gate holds only C code that is safe with any
+# argument), so are the item-assignment slots (pointed at the ones that call `__setitem__`, as a Python class's);
+# `array` is multi-phase, so every load of its file makes new types: the hook refuses any load after this one.
+ARRAY_GATES = ("__setitem__", "append", "insert", "extend", "fromlist", "tofile")
+SEALED_MODULES = frozenset({"array"})  # loaded and sealed by the bootstrap; a later load of the file is refused
+_TP_AS_SEQUENCE, _TP_AS_MAPPING = 13 * _WORD, 14 * _WORD
+_SQ_ASS_ITEM, _MP_ASS_SUBSCRIPT = 5 * _WORD, 2 * _WORD
+
+
+def _array_setitem(self: Any, index: Any, value: Any, tools: Any = ()) -> None:
+    (array_t, typecode, itemsize, get, drop, concat, tobytes, pack, len_, index_, isinstance_, type_, slice_t,
+     range_, ord_, type_error, value_error, index_error, wide, _, _, _) = tools
+    code = typecode(self)
+    if type_(index) is slice_t:
+        if not isinstance_(value, array_t):
+            raise type_error(f"can only assign array (not \"{type_(value).__name__}\") to array slice")
+        if typecode(value) != code:
+            raise type_error("bad argument type for built-in operation")
+        start, stop, step = index.indices(len_(self))
+        if (step > 0 and stop < start) or (step < 0 and stop > start):
+            stop = start
+        source, size = tobytes(value), itemsize(self)
+        needed = len_(source) // size
+        if step == 1 and needed == stop - start:
+            pack(f"{len_(source)}s", self, start * size, source)
+        elif step == 1:
+            tail = get(self, slice_t(stop, None))
+            drop(self, slice_t(start, None))
+            concat(self, value if value is not self else array_t(code, source))
+            concat(self, tail)
+        elif needed == 0:
+            drop(self, index)
+        else:
+            places = range_(start, stop, step)
+            if needed != len_(places):
+                raise value_error(f"attempt to assign array of size {needed} to extended slice of size {len_(places)}")
+            at = 0
+            for place in places:
+                pack(f"{size}s", self, place * size, source[at:at + size])
+                at += size
+        return
+    place, count = index_(index), len_(self)
+    if place < 0:
+        place += count
+    if place < 0 or place >= count:
+        raise index_error("array assignment index out of range")
+    item = get(array_t(code, (value,)), 0)  # the value's own code runs here, on an array nothing else can reach
+    if code == "u":
+        pack(wide, self, place * itemsize(self), ord_(item))
+    else:
+        pack(code, self, place * itemsize(self), item)  # raises, where the array shrank meanwhile
+
+
+def _array_append(self: Any, value: Any, tools: Any = ()) -> None:
+    tools[5](self, tools[0](tools[1](self), (value,)))
+
+
+def _array_extend(self: Any, values: Any, tools: Any = ()) -> None:
+    array_t, typecode, concat, isinstance_, iter_ = tools[0], tools[1], tools[5], tools[10], tools[20]
+    concat(self, values if isinstance_(values, array_t) else array_t(typecode(self), iter_(values)))
+
+
+def _array_fromlist(self: Any, values: Any, tools: Any = ()) -> None:
+    if not tools[10](values, tools[21]):
+        raise tools[15]("arg must be list")
+    tools[5](self, tools[0](tools[1](self), values))
+
+
+def _array_insert(self: Any, index: Any, value: Any, tools: Any = ()) -> None:
+    array_t, typecode, get, drop, concat, len_, index_, slice_t = (
+        tools[0], tools[1], tools[3], tools[4], tools[5], tools[8], tools[9], tools[12])
+    place = index_(index)
+    item = array_t(typecode(self), (value,))
+    count = len_(self)
+    if place < 0:
+        place = place + count if place + count > 0 else 0
+    if place > count:
+        place = count
+    tail = get(self, slice_t(place, None))
+    drop(self, slice_t(place, None))
+    concat(self, item)
+    concat(self, tail)
+
+
+def _array_tofile(self: Any, file: Any, tools: Any = ()) -> None:
+    data, block = tools[6](self), 64 * 1024
+    for at in tools[13](0, tools[8](data), block):
+        file.write(data[at:at + block])
+
+
+def _load_array() -> Any:
+    """`array`, loaded with `_collections_abc` (which `os` loaded already) standing for `collections.abc` while its
+    module runs: it registers `array.array` as a `MutableSequence`, and importing the `collections` package for that
+    cost the bootstrap 1.2 ms a call. The class registered with is the same (`collections.abc` re-exports it)."""
+    abcs = sys.modules.get("_collections_abc")
+    aliased = [] if abcs is None else [name for name in ("collections", "collections.abc") if name not in sys.modules]
+    for name in aliased:  # `PyImport_ImportModule` asks for the package first: it stands in for that too, unread
+        sys.modules[name] = abcs  # type: ignore[assignment]
+    try:
+        import array
+    finally:
+        for name in aliased:
+            if sys.modules.get(name) is abcs:
+                del sys.modules[name]
+    return array
+
+
+def seal_array() -> str | None:
+    """Make `array.array` convert values before it writes them (above). Returns why it could not, or None."""
+    import builtins
+
+    array = _load_array()
+
+    function_t: Any = type(_own_method_get)
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls = array.array
+    held = gc.get_referents(cls.__dict__)
+    if len(held) != 1 or type(held[0]) is not dict or type.__subclasses__(cls):
+        return "array.array's attributes are not held where this bootstrap knows"
+    own = held[0]
+    if any(type(own.get(name)).__name__ not in ("wrapper_descriptor", "method_descriptor") for name in
+           (*ARRAY_GATES, "__getitem__", "__delitem__", "__iadd__", "tobytes")):
+        return "array.array's methods are not the C methods this bootstrap knows"
+    probe = type("probe", (), {"__setitem__": _own_method_set, "__delitem__": _own_method_set})
+    slots = []
+    for table, offset in ((_TP_AS_MAPPING, _MP_ASS_SUBSCRIPT), (_TP_AS_SEQUENCE, _SQ_ASS_ITEM)):
+        theirs = ctypes.c_void_p.from_address(id(cls) + table).value
+        ours = ctypes.c_void_p.from_address(id(probe) + table).value
+        if not theirs or not ours or not ctypes.c_void_p.from_address(ours + offset).value:
+            return "array.array does not have the type layout this bootstrap knows"
+        slots.append((ctypes.c_void_p.from_address(theirs + offset), ctypes.c_void_p.from_address(ours + offset).value))
+    wide = {2: "H", 4: "I"}.get(array.array("u").itemsize)
+    if wide is None:
+        return "array.array's 'u' items are of a size this bootstrap does not know"
+    tools = (cls, own["typecode"].__get__, own["itemsize"].__get__, own["__getitem__"], own["__delitem__"],
+             own["__iadd__"], own["tobytes"], struct.pack_into, builtins.len, _index, builtins.isinstance, type,
+             slice, range, builtins.ord, TypeError, ValueError, IndexError, wide, None, builtins.iter, list)
+    for name, gate in (("__setitem__", _array_setitem), ("append", _array_append), ("insert", _array_insert),
+                       ("extend", _array_extend), ("fromlist", _array_fromlist), ("tofile", _array_tofile)):
+        own[name] = function_t(gate.__code__, {}, name, (tools,))
+    for slot, value in slots:
+        slot.value = value
+    modified(cls)
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io` installs, which the hook keeps from being changed."""
-    return _own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__
+    """The code objects of the gates `seal_buffered_io` and `seal_array` install, which the hook keeps from being
+    changed."""
+    return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
+            _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
+            _array_tofile.__code__)
 
 
 def seal_buffered_io() -> str | None:
