@@ -88,6 +88,9 @@ NARROW_CLASSES = {
                            "argument (the grant's `viewers`; a scan of every capability's seeds 1-3)"),
     "list_value_prefix": ({"scheduler_pause_failing_jobs"}, "only its checks compare a value that lists names (the "
                           "paused jobs, comma-separated; a scan of every capability's seeds 1-2 found no other)"),
+    "count_by_pace": ({"incident_investigate_fix"}, "only the incident generators have a stream the world logs at "
+                      "its own pace; adapt_silent_change and the incident_rollback example ask in their last turn "
+                      "too, but a number added to their last reply is already content_unchecked on main"),
     "zone_unprobed": ({"schedule_meeting_timezones"}, "only its reference writes a time zone argument (a scan of "
                       "every capability's seed 1)"),
 }

@@ -612,12 +612,13 @@ def test_date_time_arguments_are_respelled_as_the_same_instant() -> None:
     assert respelled_time("ops/paused-jobs", "UTC") is None
 
 
-def test_a_slower_agent_is_replayed_only_where_a_stream_or_a_delayed_job_runs() -> None:
+def test_a_slower_agent_is_replayed_at_each_turn_with_a_write() -> None:
     """Each turn with a write of a spec with a log stream is replayed with a quiet read repeated until the slowest
     stream adds a line; where a rule's effect is delayed (or due at a set time), also with as many reads as the step
     budget leaves right after the turn's last write (frames counted), and once without the quiet reads after the
-    call that starts a delayed effect (the quicker agent); a spec with neither gets no replay."""
-    from coworkenv.validate._pace import EXTRA_READS, reads_left, slower_agents
+    call that starts a delayed effect (the quicker agent); a spec with neither is replayed with the read made
+    `STAMP_READS` times at the turn's start (its writes stamped a minute later)."""
+    from coworkenv.validate._pace import EXTRA_READS, STAMP_READS, reads_left, slower_agents
 
     incident = load_example("incident_rollback")
     found = list(slower_agents(incident))
@@ -634,9 +635,15 @@ def test_a_slower_agent_is_replayed_only_where_a_stream_or_a_delayed_job_runs() 
     after = found[1].reference[0].steps
     assert len(after) - len(incident.reference[0].steps) == reads_left(incident)
     assert after[:6] == incident.reference[0].steps[:6] and after[6].call == added
-    delayed = [f.path for f in slower_agents(load_example("meeting_reschedule"))]  # an action rule's delay_s 600
-    assert delayed and all("steps[0]" not in p for p in delayed)
-    assert list(slower_agents(load_example("restock_store_declared_tools"))) == []
+    meeting = load_example("meeting_reschedule")
+    delayed = list(slower_agents(meeting))  # an action rule's delay_s 600, no stream
+    assert len(delayed[0].reference[0].steps) - len(meeting.reference[0].steps) == STAMP_READS
+    assert any("steps[0]" not in f.path for f in delayed)
+    report = load_example("report_from_files")
+    stamped = list(slower_agents(report))
+    assert [f.path for f in stamped if f.path.endswith("steps[0]")] == ["reference[0].steps[0]", "reference[1].steps[0]"]
+    assert len(stamped[0].reference[0].steps) - len(report.reference[0].steps) == STAMP_READS
+    assert list(slower_agents(load_example("restock_store_declared_tools"))) == []  # no built-in read to repeat
 
 
 def test_writes_are_taken_back_by_their_inverse() -> None:

@@ -10,6 +10,11 @@ that changes nothing is chosen: one whose tool names neither reading a message (
 reference's first such call of a logs or services tool if it has one. Specs with a fault plan are left alone (faults
 are drawn per call, so extra calls move every later fault).
 
+Where no stream sets the pace, each turn with a write is replayed with the read made `STAMP_READS` (2) times at its
+start: the turn's writes then carry stamps a minute later (a ticket's `created_at`, a deployment's `at`, a config
+version's `created_at`, a message's `ts`), and a check that wants the very time the reference's call was stamped at
+(a records check copied from the reference's final record, stamps and all) is pinned to its pace.
+
 The world's jobs move with the clock too: a rule due at a set time, or a delayed effect of an action rule, can undo
 the agent's fix a minute after the reference is done (the reconciler rolls the config back), so an honest agent that
 checks its work a few more times after the fix fails, though the reference passes. For a spec with such a rule, each
@@ -40,6 +45,9 @@ from coworkenv.validate._reads import seen_reads
 from coworkenv.validate.mutations import is_write
 
 EXTRA_READS = 20  # extra reads per turn: ten minutes of clock at the default 30 s per call
+# Extra reads at a turn's start where no stream sets the pace: the turn's writes stamped a minute later (the time a tool
+# writes on the record it creates or changes, `created_at`, `at`, `ts`, is the agent's pace, not the task's).
+STAMP_READS = 2
 _MARKS = ("read_message", "read_thread", "mark", "open")  # reads that change what they read
 
 
@@ -76,8 +84,8 @@ def reads_left(spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> int:
 
 
 def slower_agents(spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS) -> Iterator[Paced]:
-    """One replay per turn with a write of a spec with a stream: the reference with a quiet read repeated at the
-    turn's start; where a rule runs on the clock, one with the read repeated after the turn's last write as far as the
+    """One replay per turn with a write: the reference with a quiet read repeated at the turn's start (as often as the
+    slowest stream takes to add a line, or `STAMP_READS` times where no stream runs); where a rule runs on the clock, one with the read repeated after the turn's last write as far as the
     step budget lets an agent go; and, where an action rule's effect is delayed, the quicker agent (`quicker_agent`)."""
     yield from _slower_agents(spec, reads_left(spec, max_steps))
     quicker = quicker_agent(spec)
@@ -125,12 +133,12 @@ def quicker_agent(spec: EnvSpec) -> Paced | None:
 def _slower_agents(spec: EnvSpec, reads: int) -> Iterator[Paced]:
     streams = spec.dynamics.streams
     jobs = _clock_jobs(spec)
-    if not (streams or jobs) or spec.faults is not None:
+    if spec.faults is not None:
         return
     read = quiet_read(spec)
     if read is None or read.call is None:
         return
-    times = min(EXTRA_READS, math.ceil(max(s.every_s for s in streams) / spec.world.tick_s)) if streams else 0
+    times = min(EXTRA_READS, math.ceil(max(s.every_s for s in streams) / spec.world.tick_s)) if streams else STAMP_READS
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         writes = [i for i, step in enumerate(turn.steps) if step.call is not None and is_write(step.call.name)]
         if not writes:

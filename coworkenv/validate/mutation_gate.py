@@ -45,6 +45,7 @@ from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
+from coworkenv.validate._paced_counts import paced_counts
 from coworkenv.validate._refused_calls import credited_attempts, credited_drafts
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
@@ -397,11 +398,20 @@ def _pinned_pace(ctx: GateContext) -> list[GateError]:
     clock moving on while a stream adds records), or after the turn's last write where a job runs on the clock (it undoes
     the fix after the reference is done), fails a check the reference passes; and where the reference without its
     quiet reads after a call that starts a delayed effect (the quicker agent) fails one (`_pace`)."""
-    return _pinned_user_forms(ctx, slower_agents(ctx.spec, ctx.max_steps), "pace_pinned",
-                              "the check reads what the live world adds or changes while the agent works, pinned "
-                              "to the reference's pace, so an honest agent that looks a little longer fails; check "
-                              "the fix (the record's state), not how many records the world added before it, and "
-                              "let no job due on the clock undo the fix the task asks for")
+    paced = list(slower_agents(ctx.spec, ctx.max_steps))
+    errors = _pinned_user_forms(ctx, paced, "pace_pinned",
+                                "the check reads what the live world adds or changes while the agent works, pinned "
+                                "to the reference's pace, so an honest agent that looks a little longer fails; check "
+                                "the fix (the record's state), not how many records the world added before it, and "
+                                "let no job due on the clock undo the fix the task asks for")
+    episodes = ctx.episodes()
+    if errors or episodes is None:
+        return errors
+    return _pinned_user_forms(ctx, paced_counts(ctx.spec, episodes, paced), "pace_pinned",
+                              "the reply's number counts records the live world keeps adding while the agent works "
+                              "(a stream's log lines), and the check wants the count the reference's pace left, so an "
+                              "honest agent that looks a little longer and states what it saw fails; ask for a count "
+                              "no pace changes (a closed window), or check it against the world the agent saw")
 
 
 def _pinned_user_forms(ctx: GateContext, found_all: Iterable[UserSpelled | UserFormatted | Paced], code: str,

@@ -43,6 +43,7 @@ from tests.defects import (
     clock_zone_case_pinned,
     content_blind,
     cost_near_limit,
+    count_by_pace,
     count_digits_pinned,
     count_idiom_pinned,
     count_one_digits_pinned,
@@ -170,6 +171,7 @@ from tests.defects import (
     solved_by_world,
     solved_on_cue,
     spelling_pinned,
+    stamp_pinned,
     stand_in_write_unchecked,
     time_bound_one_sided,
     time_window,
@@ -382,6 +384,8 @@ MODULES = (
     attempt_credited,
     draft_credited,
     guard_declared_respelled,
+    count_by_pace,
+    stamp_pinned,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
