@@ -50,8 +50,8 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
-from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
-from coworkenv.validate._check_reads import spec_rules
+from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, PythonRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._check_reads import parts_read, spec_rules
 from coworkenv.validate._guard_evasions import _CLOSING
 from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
@@ -83,15 +83,24 @@ def _credited(spec: EnvSpec) -> list[CallMatcher]:
     return out
 
 
+def _audit_read(spec: EnvSpec) -> bool:
+    """Whether a Python check reads the audit: it may credit a write by the call it logged or by the record the call
+    returned then (a snapshot of that moment, not the final state), so every write is taken back for it (defects83)."""
+    return any(isinstance(rule, PythonRule) and "audit" in parts_read(rule.code, rule.entrypoint)
+               for _, _, _, rule in spec_rules(spec.checks))
+
+
 def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
-    """One replay per reference write a credited matcher matches, on a record of the initial `world`, taken back."""
+    """One replay per reference write a credited matcher matches (every write, where a Python check reads the audit),
+    on a record of the initial `world`, taken back."""
     matchers = _credited(spec)
-    if not matchers:
+    every = _audit_read(spec)
+    if not matchers and not every:
         return
     writes = list(write_steps(spec.reference))
     for n, (t, s, call) in enumerate(writes):
         tool = TOOLS.get(call.name)
-        if tool is None or not any(call_matches(m, call.name, call.arguments) for m in matchers):
+        if tool is None or not (every or any(call_matches(m, call.name, call.arguments) for m in matchers)):
             continue
         found = _record(call, world)
         if found is None:

@@ -63,6 +63,7 @@ from tests.defects import (
     extra_record_tolerant,
     failure_unscored,
     file_label_unchecked,
+    flag_key_unprobed,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -182,6 +183,7 @@ from tests.defects import (
     vacuous,
     value_never_held,
     value_pattern_loose,
+    version_unprobed,
     version_value_read,
     week_date_pinned,
     written_fact_unread,
@@ -368,6 +370,8 @@ MODULES = (
     asked_label_unchecked,
     file_label_unchecked,
     stand_in_write_unchecked,
+    version_unprobed,
+    flag_key_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
