@@ -11,6 +11,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import data_folder_metadata
 
 ENVS = "validated_envs"
 REJECTED = "rejected_envs"
@@ -52,7 +53,7 @@ def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     return dg.MaterializeResult(
         data_version=dg.DataVersion(stored.content_hash),
         metadata={
-            **table_metadata(stored),
+            **table_metadata(stored), **data_folder_metadata(settings),
             "input_hash": specs.content_hash,
             "funnel": funnel,
             "funnel_table": funnel_markdown(funnel),

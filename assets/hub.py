@@ -15,7 +15,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import generation_settings, hub_input_hash
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import PartitionState, latest_materialization
+from pipelines.staleness import PartitionState, data_folder_metadata, latest_materialization
 
 ROWS_PER_SHARD = 5000
 _ALL = dg.AllPartitionMapping()
@@ -49,7 +49,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         "sft": {},
     }
     sft_meta = context.instance.get_latest_materialization_event(sft_shards.key)
-    for split, path in current_sft_files(context).items():
+    for split, path in current_sft_files(context, settings).items():
         configs["sft"][split] = store.shard_table(stages.SFT.read(path), ROWS_PER_SHARD)
     configs = {c: {s: t for s, t in splits.items() if t} for c, splits in configs.items()}
     configs = {c: splits for c, splits in configs.items() if splits}
@@ -77,6 +77,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "input_hash": hub_input_hash(states, str(_sft_version(sft_meta)), settings),
             "capabilities": len(states),
             "location": result.location,
+            **data_folder_metadata(settings),
             "revision": result.revision,
             "tag": result.tag,
             "files": len(result.files),

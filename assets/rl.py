@@ -14,26 +14,27 @@ import pyarrow as pa
 
 from assets._metadata import png_markdown, table_metadata
 from assets.sft import complete_partitions, current_sft_files
-from assets.training import pocketworker_checkpoint, specs_by_id
+from assets.training import pocketworker_checkpoint, sft_checkpoint_folder, specs_by_id
 from coworkenv.checkpoint_manifest import record_problem
 from coworkenv.spec import EnvSpec
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.freshness import rl_config_hash, rl_input_hash, train_env_ids
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import data_folder_metadata
 from trainers.checkpoint_files import restore_interrupted_replace
 
 RL_ROLLOUTS, RL_CHECKPOINT, RL_COMPARISON = "rl_rollouts", "rl_checkpoint", "rl_comparison"
 
 
-def _sft_checkpoint(context: dg.AssetExecutionContext) -> tuple[Path, str, str | None]:
+def _sft_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> tuple[Path, str, str | None]:
     """(folder, version tag, sha256 of its record of its files) of the latest SFT checkpoint, which must still hold
     the record its materialization names (a materialization made before they named it: None, taken as it is)."""
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
         raise dg.Failure("pocketworker_checkpoint has not been materialized; train it first (python -m pipelines.run)")
     meta = event.asset_materialization.metadata
-    folder, tag = Path(str(meta["checkpoint"].value)), str(meta["model_tag"].value)
+    folder, tag = sft_checkpoint_folder(meta, settings), str(meta["model_tag"].value)
     record = str(meta["checkpoint_record"].value) if "checkpoint_record" in meta else None
     # A training saving into the folder since (a second run sharing the data folder, `train sft --out` by hand)
     # leaves a whole checkpoint: RL would start from it under this one's tag. (train_rl checks it again as it loads.)
@@ -50,7 +51,7 @@ def _sft_checkpoint(context: dg.AssetExecutionContext) -> tuple[Path, str, str |
 def _train_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> tuple[list[EnvSpec], list[str]]:
     """The specs and ids of up to settings.rl_max_envs train-split envs, round-robin over capabilities."""
     states = complete_partitions(context, settings)
-    ids = train_env_ids({split: str(path) for split, path in current_sft_files(context).items()}, states,
+    ids = train_env_ids({split: str(path) for split, path in current_sft_files(context, settings).items()}, states,
                         settings.rl_max_envs)
     if not ids:
         raise dg.Failure("the published dataset has no train split envs to run RL episodes in")
@@ -81,7 +82,7 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     from trainers.rl_config import load_rl_config
     from trainers.rl_report import reward_slope, summarize_run
 
-    checkpoint, tag, record = _sft_checkpoint(context)
+    checkpoint, tag, record = _sft_checkpoint(context, settings)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the version names the config trained with
     input_hash = rl_input_hash(RL_CHECKPOINT, tag, ids, settings, config)
@@ -102,7 +103,7 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     yield dg.MaterializeResult(
         asset_key=RL_ROLLOUTS,
         data_version=dg.DataVersion(rollouts.content_hash),
-        metadata={**table_metadata(rollouts), "input_hash": input_hash, "episodes": len(passed),
+        metadata={**table_metadata(rollouts), **data_folder_metadata(settings), "input_hash": input_hash, "episodes": len(passed),
                   "pass_rate": round(sum(passed) / len(passed), 4), "rl_steps": len(steps)},
     )
     slope = reward_slope(result.log)
@@ -112,6 +113,7 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         data_version=dg.DataVersion(version),
         metadata={
             "checkpoint": dg.MetadataValue.path(str(out_dir)),
+            **data_folder_metadata(settings),
             "input_hash": input_hash,
             "config": settings.rl_config, "reward": result.reward, "credit": result.credit,
             "started_from": tag, "envs": len(result.envs), "envs_left_out": len(result.envs_skipped),
@@ -137,7 +139,7 @@ def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings
     from trainers.rl_compare import compare_rl_variants
     from trainers.rl_config import load_rl_config
 
-    checkpoint, tag, record = _sft_checkpoint(context)
+    checkpoint, tag, record = _sft_checkpoint(context, settings)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the input hash names the config the runs train with
     input_hash = rl_input_hash(RL_COMPARISON, tag, ids, settings, config)
@@ -154,6 +156,7 @@ def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings
         metadata={
             "report": dg.MetadataValue.md(markdown),
             "report_path": dg.MetadataValue.path(str(comparison.markdown)),
+            **data_folder_metadata(settings),
             "input_hash": input_hash,
             "started_from": tag,
             "runs": len(comparison.rows),

@@ -12,9 +12,9 @@ from coworkenv import curate, store
 from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
-from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash
+from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash, sft_paths
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import PartitionState
+from pipelines.staleness import PartitionState, data_folder_metadata
 
 SFT = "sft_shards"
 
@@ -69,6 +69,7 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             "dagster/row_count": sum(counts.values()),
             "dataset_version": version,
             "paths": {split: str(stored.path) for split, stored in files.items()},
+            **data_folder_metadata(settings),
             "input_hash": sft_input_hash(states, settings),
             "capabilities": len(states),
             "rows_per_split": counts,
@@ -98,10 +99,10 @@ def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(check_name="parquet_schema", passed=True, metadata={"splits": ", ".join(sorted(files))})
 
 
-def current_sft_files(context: dg.AssetExecutionContext) -> dict[str, Path]:
-    """The split files of the latest sft_shards materialization (a split that no longer exists is not listed)."""
-    event = context.instance.get_latest_materialization_event(sft_shards.key)
-    if event is None or event.asset_materialization is None or "paths" not in event.asset_materialization.metadata:
+def current_sft_files(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dict[str, Path]:
+    """The split files of the latest sft_shards materialization, where they are in the data folder now (a split
+    that no longer exists is not listed)."""
+    paths = sft_paths(context.instance, settings)
+    if paths is None:
         raise dg.Failure("sft_shards has not been materialized; materialize it first")
-    paths = event.asset_materialization.metadata["paths"].value
-    return {split: Path(path) for split, path in paths.items()}  # type: ignore[union-attr]
+    return {split: Path(path) for split, path in paths.items()}

@@ -11,7 +11,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import partition_input_hash
+from pipelines.staleness import data_folder_metadata, partition_input_hash
 
 SPECS = "task_specs"
 
@@ -45,7 +45,7 @@ def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
     return dg.MaterializeResult(
         data_version=dg.DataVersion(stored.content_hash),
         metadata={
-            **table_metadata(stored),
+            **table_metadata(stored), **data_folder_metadata(settings),
             "input_hash": partition_input_hash(capability, settings),
             "generator": source,
             "seed": seed,

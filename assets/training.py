@@ -35,7 +35,7 @@ from pipelines.freshness import (
     trainer_config_hash,
 )
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import PartitionState
+from pipelines.staleness import PartitionState, data_folder_metadata, located
 from trainers.checkpoint_files import checkpoint_files_problem, restore_interrupted_replace
 
 if TYPE_CHECKING:
@@ -62,13 +62,14 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if release is None or release.asset_materialization is None:
         raise dg.Failure("hub_dataset has not been materialized; publish the dataset first")
     meta = release.asset_materialization.metadata
-    data_version, data_location = str(meta["version"].value), str(meta["location"].value)
+    data_version = str(meta["version"].value)
+    data_location = located(str(meta["location"].value), meta, settings.root)
     if not Path(data_location).is_dir():
         raise dg.Failure(f"training reads the dataset from a local copy; {data_location} is not a folder "
                          "(download the Hub dataset with huggingface_hub.snapshot_download first)")
     if not held_out_specs(context, settings):
         raise dg.Failure(no_held_out_message(settings))  # checked before training: eval would fail after it
-    if not train_env_ids({split: str(path) for split, path in current_sft_files(context).items()},
+    if not train_env_ids({split: str(path) for split, path in current_sft_files(context, settings).items()},
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
     # The config is read once: the input hash and the version name the config trained with, not an edit of the file
@@ -99,6 +100,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         data_version=dg.DataVersion(published.tag),
         metadata={
             "checkpoint": dg.MetadataValue.path(str(out_dir)),
+            **data_folder_metadata(settings),
             "checkpoint_record": record,
             "input_hash": input_hash,
             "config": settings.train_config,
@@ -113,6 +115,12 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             "model_tag": published.tag,
         },
     )
+
+
+def sft_checkpoint_folder(meta: Mapping[str, dg.MetadataValue], settings: CoworkenvSettings) -> Path:
+    """The folder of the checkpoint pocketworker_checkpoint's materialization `meta` recorded, where it is in the
+    data folder now (a data folder moved since is not a reason to train again)."""
+    return Path(located(str(meta["checkpoint"].value), meta, settings.root))
 
 
 def trained_model(checkpoint: Path) -> "ModelSection":
@@ -134,7 +142,7 @@ def trained_model(checkpoint: Path) -> "ModelSection":
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
     """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
     states = complete_partitions(context, settings)
-    paths = {split: str(path) for split, path in current_sft_files(context).items()}
+    paths = {split: str(path) for split, path in current_sft_files(context, settings).items()}
     return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
 
 
@@ -161,7 +169,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
         raise dg.Failure("pocketworker_checkpoint has not been materialized")
-    checkpoint = Path(str(event.asset_materialization.metadata["checkpoint"].value))
+    checkpoint = sft_checkpoint_folder(event.asset_materialization.metadata, settings)
     specs = held_out_specs(context, settings)
     if not specs:
         raise dg.Failure(no_held_out_message(settings))
@@ -209,6 +217,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         metadata={
             "report": dg.MetadataValue.md(markdown),
             "report_path": dg.MetadataValue.path(str(files.markdown)),
+            **data_folder_metadata(settings),
             "input_hash": input_hash,
             "plot": png_markdown(files.plot.read_bytes(), "evaluation"),
             "held_out_envs": len(specs),

@@ -11,6 +11,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
+from pipelines.staleness import data_folder_metadata
 
 TRAJECTORIES = "teacher_trajectories"
 
@@ -47,7 +48,7 @@ def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvS
     return dg.MaterializeResult(
         data_version=dg.DataVersion(stored.content_hash),
         metadata={
-            **table_metadata(stored),
+            **table_metadata(stored), **data_folder_metadata(settings),
             "input_hash": envs.content_hash,
             "teacher": teacher.name,
             "episodes": len(records),

@@ -51,16 +51,30 @@ _NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS}  # NFS without its lo
 class WriteError(OSError):
     """A file that could not be written: the message names it, the reason and what to do."""
 
-    def __init__(self, final: Path, cause: OSError) -> None:
+    def __init__(self, final: Path, cause: OSError, outcome: str = UNCHANGED) -> None:
         super().__init__(cause.errno, os_reason(cause))
         self.final = final
         # The path the system names, when it is not the file itself or our temp file (e.g. a looping link above).
         culprit = Path(str(cause.filename)) if cause.filename else None
         at = f" at {culprit}" if culprit and culprit != final and not culprit.name.startswith(TEMP_PREFIX) else ""
-        self.message = f"cannot write {final}: {os_reason(cause)}{at}; {path_advice(final, cause)}; {UNCHANGED}"
+        self.message = f"cannot write {final}: {os_reason(cause)}{at}; {path_advice(final, cause)}; {outcome}"
 
     def __str__(self) -> str:
         return self.message
+
+
+class NotFlushedError(WriteError):
+    """A file put in place whose folder could not be flushed to disk afterwards (`fsync` of the folder failed: EIO
+    from a failing disk, a network file system gone): the new version is what readers see now, but a power loss may
+    still undo it. It had said "any earlier version of the file is unchanged", of a file already replaced."""
+
+    def __init__(self, final: Path, cause: OSError, folder: Path | None = None) -> None:
+        super().__init__(final, cause)
+        placed = f"{final} in place" if folder is None else f"this run's files in place in {folder}"
+        held = f"{final.name} holds" if folder is None else "the folder holds"
+        self.message = (f"cannot flush {folder or final.parent} to disk after putting {placed}: {os_reason(cause)}; "
+                        f"{path_advice(final, cause)}; {held} this run's new version, which readers see now but a "
+                        "power loss could still undo")
 
 
 def os_reason(error: OSError) -> str:
@@ -77,6 +91,9 @@ def path_advice(final: Path | None, error: OSError) -> str:
         return "free disk space (or inodes, if `df -i` shows none left: delete small files) and run again"
     if error.errno in _NO_SPACE:
         return "free disk space (or raise the file size limit or quota) and run again"
+    if error.errno == errno.EIO:
+        return "the disk reported an input/output error (a failing disk, or a network or USB disk that went away): " \
+               "check it (`dmesg`, `smartctl -a`), then run again"
     if error.errno in _TOO_MANY_OPEN:
         return f"raise the limit on open files (`ulimit -n`, {open_files_limit()} here) and run again"
     if error.errno in _NO_LOCKS:
@@ -156,7 +173,10 @@ def commit_file(temp: Path, final: Path) -> None:
         return
     with naming_failures(final):
         os.replace(temp, final)
+    try:
         fsync_dir(final.parent)
+    except OSError as error:
+        raise NotFlushedError(final, error) from None
 
 
 def remove_file(path: Path) -> None:
@@ -222,20 +242,34 @@ def files_together() -> Iterator[None]:
     for number, (temp, final) in enumerate(files.moves):
         try:
             _place(temp, final)
-        except WriteError:
+        except WriteError as error:
             for left, _ in files.moves[number:]:
                 left.unlink(missing_ok=True)
             _drop_journals(journals)
+            if number:  # it had said "unchanged" of a folder whose first files were this run's already
+                placed = ", ".join(final.name for _, final in files.moves[:number][:3])
+                error.message = (error.message.removesuffix(UNCHANGED) + f"{number} of this run's "
+                                 f"{len(files.moves)} files were put in place before it ({placed}), so the folder "
+                                 "holds files of two runs: run the command again to write the whole set")
             raise
         except BaseException:
             _complete(files.moves[number:], files.removals)
             _drop_journals(journals)
             raise
-    for path in files.removals:
-        path.unlink(missing_ok=True)
+    for path in files.removals:  # a failure leaves the journals: the next reader or writer ends the removals
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            raise WriteError(path, error, f"this run's files are in place; {path.name}, of the earlier run, is "
+                                          "removed by the next command that reads or writes the folder") from None
     for folder in folders:
-        with naming_failures(folder), contextlib.suppress(FileNotFoundError):
+        try:
             fsync_dir(folder)
+        except FileNotFoundError:
+            continue
+        except OSError as error:  # every file of the set is in place: it is not "as it was", and needs no journal
+            _drop_journals(journals)
+            raise NotFlushedError(folder, error, folder) from None
     _drop_journals(journals)
 
 
@@ -243,7 +277,20 @@ def _write_journals(folders: list[Path], files: _FileSet) -> list[Path]:
     """A journal of the set (its renames and removals, by paths relative to each folder) in each of `folders`,
     written durably; the paths written."""
     name = f"{SET_PREFIX}{_host_tag()}-{os.getpid()}-{next(_journal_numbers)}.json"
-    journals = []
+    journals: list[Path] = []
+    try:
+        _write_each_journal(folders, files, name, journals)
+    except BaseException:
+        # A journal left by a set that was never committed would have the next reader do its removals (files of the
+        # earlier run, gone without their replacements): none may stay.
+        for journal in journals:
+            with contextlib.suppress(OSError):
+                journal.unlink(missing_ok=True)
+        raise
+    return journals
+
+
+def _write_each_journal(folders: list[Path], files: _FileSet, name: str, journals: list[Path]) -> None:
     for folder in folders:
         payload = {"moves": [[os.path.relpath(temp, folder), os.path.relpath(final, folder)]
                              for temp, final in files.moves],
@@ -261,14 +308,14 @@ def _write_journals(folders: list[Path], files: _FileSet) -> list[Path]:
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
                 raise
+            journals.append(journal)
             fsync_dir(folder)
-        journals.append(journal)
-    return journals
 
 
 def _drop_journals(journals: list[Path]) -> None:
-    for journal in journals:
-        journal.unlink(missing_ok=True)
+    for journal in journals:  # one that cannot be removed is ended by the next reader (every rename done: no-op)
+        with contextlib.suppress(OSError):
+            journal.unlink(missing_ok=True)
     for folder in {journal.parent for journal in journals}:
         with contextlib.suppress(OSError):
             fsync_dir(folder)

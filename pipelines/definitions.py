@@ -12,6 +12,7 @@ from assets.specs import task_specs
 from assets.taxonomy import capability_taxonomy
 from assets.training import eval_report, pocketworker_checkpoint
 from assets.trajectories import teacher_trajectories
+from pipelines.console_logger import escaped_console_logger
 from pipelines.executors import executor_from_env
 from pipelines.instance_errors import check_instance_config_read_by_dagster
 from pipelines.jobs import capability_job, publish_job, rl_job
@@ -35,4 +36,5 @@ defs = dg.Definitions(
     )],
     resources={"settings": dagster_settings()},
     executor=executor_from_env(),
+    loggers={"console": escaped_console_logger},  # a path's line break or escape code in a step's log line
 )

@@ -91,6 +91,9 @@ def _coordinate_run(partition: str, scheduler: str, instance_ref: InstanceRef) -
 
 
 def main(argv: list[str] | None = None) -> int:
+    from coworkenv.log_lines import escape_last_resort
+
+    escape_last_resort()  # a module's warning naming a path: one line, no escape code reaching the terminal
     try:  # before the executor's module, which imports them: a moved name is one line, not a traceback
         check_private_names()
     except DagsterInternalsError as exc:

@@ -22,7 +22,14 @@ from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.jobs import AGGREGATES, RL_ASSETS, RL_STEP
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import PartitionState, incomplete_message, moved_file, partition_states
+from pipelines.staleness import (
+    DATA_DIR,
+    PartitionState,
+    incomplete_message,
+    located,
+    moved_file,
+    partition_states,
+)
 
 if TYPE_CHECKING:
     from trainers.config import SFTRunConfig
@@ -54,6 +61,15 @@ def latest_metadata(instance: dg.DagsterInstance, asset: str) -> dict[str, Any] 
     if event is None or event.asset_materialization is None:
         return None
     return {k: v.value for k, v in event.asset_materialization.metadata.items()}
+
+
+def sft_paths(instance: dg.DagsterInstance, settings: CoworkenvSettings) -> dict[str, str] | None:
+    """The split files of the latest sft_shards materialization by split, where they are in the data folder now
+    (`located`); None when it was never materialized."""
+    meta = latest_metadata(instance, "sft_shards")
+    if meta is None or "paths" not in meta:
+        return None
+    return {split: located(str(path), meta, settings.root) for split, path in meta["paths"].items()}
 
 
 def trainer_config_hash(config: str | Path | SFTRunConfig) -> str:
@@ -183,8 +199,8 @@ def current_input_hash(instance: dg.DagsterInstance, asset: str, settings: Cowor
         checkpoint = latest_metadata(instance, "pocketworker_checkpoint")
         if checkpoint is None:
             return None
-        sft = latest_metadata(instance, "sft_shards") or {}
-        envs = train_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], settings.rl_max_envs)
+        envs = train_env_ids(sft_paths(instance, settings) or {}, publishable_partitions(instance, settings)[0],
+                             settings.rl_max_envs)
         return rl_input_hash(asset, str(checkpoint["model_tag"]), envs, settings)
     if asset == "sft_shards":
         return sft_input_hash(publishable_partitions(instance, settings)[0], settings)
@@ -196,20 +212,25 @@ def current_input_hash(instance: dg.DagsterInstance, asset: str, settings: Cowor
         return hub_input_hash(publishable_partitions(instance, settings)[0], str(meta["dataset_version"]), settings)
     if asset == "pocketworker_checkpoint":
         return checkpoint_input_hash(str(meta["version"]), settings)
-    sft = latest_metadata(instance, "sft_shards") or {}
-    envs = held_out_env_ids(sft.get("paths", {}), publishable_partitions(instance, settings)[0], settings.eval_max_envs)
+    envs = held_out_env_ids(sft_paths(instance, settings) or {}, publishable_partitions(instance, settings)[0],
+                            settings.eval_max_envs)
     return eval_input_hash(str(meta["model_tag"]), envs, settings)
 
 
 def _outputs(asset: str, meta: dict[str, Any], settings: CoworkenvSettings) -> list[str]:
-    """The local files or folders an aggregate's latest materialization left (a Hub repo is not checked)."""
+    """The local files or folders an aggregate's latest materialization left, where they are in the data folder
+    now (a Hub repo is not checked)."""
     if asset == "sft_shards":
-        return [str(p) for p in meta.get("paths", {}).values()]
-    if asset == "hub_dataset":
-        return [] if settings.hub_repo_id else [str(meta["location"])]
-    if asset in RL_ASSETS:
-        return [str(meta[{"rl_rollouts": "path", "rl_checkpoint": "checkpoint"}.get(asset, "report_path")])]
-    return [str(meta["checkpoint" if asset == "pocketworker_checkpoint" else "report_path"])]
+        recorded = [str(p) for p in meta.get("paths", {}).values()]
+    elif asset == "hub_dataset":
+        recorded = [] if settings.hub_repo_id else [str(meta["location"])]
+    elif asset in RL_ASSETS:
+        recorded = [str(meta[{"rl_rollouts": "path", "rl_checkpoint": "checkpoint"}.get(asset, "report_path")])]
+    else:
+        recorded = [str(meta["checkpoint" if asset == "pocketworker_checkpoint" else "report_path"])]
+    if DATA_DIR not in meta:  # made before records named their data folder: `why_stale` says where a moved one is
+        return recorded
+    return [located(path, meta, settings.root) for path in recorded]
 
 
 def why_stale(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSettings) -> str:

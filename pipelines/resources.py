@@ -169,7 +169,10 @@ class CoworkenvSettings(dg.ConfigurableResource):  # type: ignore[type-arg]
 
     @property
     def root(self) -> Path:
-        return Path(self.data_dir)
+        """The data folder, absolute: a relative COWORKENV_DATA_DIR is read from the folder the process started in,
+        and the paths the run history records must name the folder they were written in, not another folder's
+        `data` a run started elsewhere reads."""
+        return Path(os.path.abspath(self.data_dir))
 
     @property
     def store_root(self) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.atomic import WriteError
+from coworkenv.log_lines import escape_last_resort
 from coworkenv.open_files import OpenFilesLimitError, ensure_open_files_limit
 from coworkenv.standard_output import StandardOutputError, standard_output_stop, watching_standard_output
 from pipelines.dagster_private import DagsterInternalsError, check_private_names
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--taxonomy", metavar="DIR", help="taxonomy folder (default: $COWORKENV_TAXONOMY_DIR or taxonomy)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="publish even if some capability partitions are incomplete (they are left out)")
+    escape_last_resort()  # a module's warning naming a path ("published ... to <repository>"): one line
     args = parser.parse_args(argv)
     try:  # before anything imports a private Dagster name: the signal set-up does, where a signal is ignored
         check_private_names()
@@ -144,13 +146,16 @@ def _run(args: argparse.Namespace) -> int:
 
     from pipelines.definitions import defs
     from pipelines.run_guard import reap_dead_runs
-    from pipelines.staleness import partition_states, run_in_flight, sync_partitions
+    from pipelines.staleness import history_data_folder, partition_states, run_in_flight, sync_partitions
 
     instance = dg.DagsterInstance.get()
     for run in reap_dead_runs(instance):
         where = f"[{run.partition}]" if run.partition else ""
         _say(f"run {run.run_id} ({run.job}{where}) was left running by a process that is gone: marked failed, "
               "its pool slots freed")
+    other = history_data_folder(instance, taxonomy, settings)
+    if other is not None:
+        raise UsageError(_other_data_folder_message(settings, *other))
     added, removed = sync_partitions(instance, taxonomy)
     _say(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
     if args.only or args.all:
@@ -182,9 +187,22 @@ def _run(args: argparse.Namespace) -> int:
     code = _aggregates(instance, defs, settings, _stages(args))
     if code:
         return code
-    _print_locations(instance, _stages(args))
+    _print_locations(instance, _stages(args), settings)
     print(f"done in {time.monotonic() - started:.0f}s. Browse every materialization with `make ui`.")
     return 0
+
+
+def _other_data_folder_message(settings: CoworkenvSettings, folder: Path, partitions: int) -> str:
+    """Why a run into a data folder that does not exist is refused while the run history's data is in another."""
+    import shlex
+
+    relative = "" if os.path.isabs(settings.data_dir) else \
+        f" (the value is relative, read from {Path.cwd()}, the folder this run started in)"
+    return (f"COWORKENV_DATA_DIR={settings.data_dir!r} names {settings.root}{relative}, which does not exist, and the "
+            f"run history's data ({partitions} capability partition{'' if partitions == 1 else 's'}) is in {folder}, "
+            "where the earlier runs wrote it; nothing was generated. Point COWORKENV_DATA_DIR at that folder (an "
+            "absolute path does not depend on where a run starts), or move it to the new place; to start a new data "
+            f"folder there instead (everything generated again), make it first: mkdir -p {shlex.quote(str(settings.root))}")
 
 
 def _check_hub_model_token(train_config: str) -> None:
@@ -281,10 +299,10 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
     from pipelines.freshness import (
         IncompletePartitions,
         held_out_env_ids,
-        latest_metadata,
         no_held_out_message,
         no_train_message,
         publishable_partitions,
+        sft_paths,
         train_env_ids,
         why_stale,
     )
@@ -300,11 +318,11 @@ def _aggregates(instance: dg.DagsterInstance, defs: dg.Definitions, settings: Co
             _say(f"{asset:<24} up to date")
             continue
         if asset == "pocketworker_checkpoint":
-            sft = latest_metadata(instance, "sft_shards") or {}
+            sft = sft_paths(instance, settings) or {}
             states = publishable_partitions(instance, settings)[0]
-            if not held_out_env_ids(sft.get("paths", {}), states, 1):
+            if not held_out_env_ids(sft, states, 1):
                 raise UsageError(no_held_out_message(settings))  # before training, not after it
-            if not train_env_ids(sft.get("paths", {}), states, 1):
+            if not train_env_ids(sft, states, 1):
                 raise UsageError(no_train_message(settings))
         _say(f"{asset:<24} rebuilding ({reason})", flush=True)
         t0 = time.monotonic()
@@ -395,8 +413,10 @@ def _step_reason(error: Any) -> str:
 _DETAIL = ("(Background on this error", "[SQL:", "[parameters:", "Stack Trace:")
 
 
-def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]]) -> None:
+def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]],
+                     settings: CoworkenvSettings | None = None) -> None:
     from pipelines.freshness import latest_metadata
+    from pipelines.staleness import DATA_DIR, located
 
     where = [("dataset", "hub_dataset", "location"), ("dataset version", "hub_dataset", "version"),
              ("SFT shards", "sft_shards", "dataset_version"), ("checkpoint", "pocketworker_checkpoint", "checkpoint"),
@@ -409,6 +429,8 @@ def _print_locations(instance: dg.DagsterInstance, steps: list[tuple[str, ...]])
         meta = latest_metadata(instance, asset) or {}
         if field in meta:
             value = str(meta[field])
+            if DATA_DIR in meta and settings is not None:  # where it is in the data folder now
+                value = located(value, meta, settings.root)
             _say(f"  {label:<16} {Path(value).resolve() if field != 'version' and '/' in value else value}")
 
 

@@ -7,15 +7,19 @@ has now, every recorded file still exists with the bytes it was written with and
 the partition's latest run did not fail. A run killed half-way, a failed step, a failed blocking check, a file
 edited on disk or a broken pointer therefore leaves the partition stale, and it is redone.
 
-The run history records absolute paths. A data folder moved since (`mv data moved`, COWORKENV_DATA_DIR pointed at
-the new place) holds the same files at the same paths relative to it: a recorded file that is gone is looked for
-there (`moved_file`) and, when it has the recorded bytes and its pointer names it, taken as it is (its data version
-is its content, not its path); `PartitionState.moved_from` names the folder the history records.
+Each materialization records the data folder it wrote under (`DATA_DIR`, absolute) beside its paths: a path inside
+it is read at the same place in the data folder the settings name now (`located`), so a data folder moved, renamed,
+copied, reached through a link or named by a relative COWORKENV_DATA_DIR from another folder is read where it is
+(its files' data versions are their content, not their paths). Records made before they named their data folder
+hold paths only: a recorded file that is gone is looked for under the data folder now (`moved_file`) and, when it has
+the recorded bytes and its pointer names it, taken as it is; `PartitionState.moved_from` names the folder the
+history records.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +40,9 @@ IN_FLIGHT = frozenset({
     dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
 })
 FAILED = frozenset({dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED})
+# Metadata: the data folder (absolute) a materialization's recorded paths were written under, as named and with its
+# links resolved (a data folder that is a link: the local publisher records its repository's real path).
+DATA_DIR, DATA_DIR_RESOLVED = "data_dir", "data_dir_resolved"
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,54 @@ def moved_file(recorded: Path, root: Path) -> tuple[Path, Path] | None:
         if now.exists():
             return old, now
     return None
+
+
+def data_folder_metadata(settings: CoworkenvSettings) -> dict[str, dg.MetadataValue]:
+    """The entry every materialization that records paths in the data folder adds to its metadata (see `located`)."""
+    return {DATA_DIR: dg.MetadataValue.path(str(settings.root)),
+            DATA_DIR_RESOLVED: dg.MetadataValue.path(os.path.realpath(settings.root))}
+
+
+def written_under(meta: Mapping[str, object]) -> list[str] | None:
+    """The data folder a materialization's metadata (values, or Dagster's MetadataValues) says its paths were
+    written under, as named and resolved; None for a record made before records named it."""
+    found = [meta[key] for key in (DATA_DIR, DATA_DIR_RESOLVED) if key in meta]
+    return [str(getattr(value, "value", value)) for value in found] or None
+
+
+def located(recorded: str, meta: Mapping[str, object], root: Path) -> str:
+    """Where a path a materialization recorded (in its metadata `meta`) is now. Inside the data folder the record
+    names (`written_under`): the same path inside the data folder `root` (the history is keyed by the path in the
+    data folder, not by where the folder was); outside it (a Hub repo, a file elsewhere) as recorded. A record that
+    names no data folder (made before records did): as recorded, or where `moved_file` finds it when it is gone."""
+    folders = written_under(meta)
+    if folders is None:
+        moved = moved_file(Path(recorded), root)
+        return str(moved[1]) if moved is not None else recorded
+    for folder in folders if os.path.isabs(recorded) else ():
+        inside = os.path.relpath(os.path.normpath(recorded), os.path.normpath(folder))
+        if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+            return str(root) if inside == os.curdir else str(root / inside)
+    return recorded
+
+
+def history_data_folder(instance: dg.DagsterInstance, taxonomy: Taxonomy,
+                        settings: CoworkenvSettings) -> tuple[Path, int] | None:
+    """(the data folder the run history's capability partitions were written under, how many) when the data folder
+    the settings name does not exist and that one, another, does: COWORKENV_DATA_DIR names another folder than the
+    earlier runs' (a relative value read from another folder, a typo), and a run would generate everything again
+    (an LLM paid again) into a new folder. None otherwise (a data folder that exists is the user's choice)."""
+    if os.path.lexists(settings.root):
+        return None
+    folders: dict[Path, int] = {}
+    for cid in sorted(taxonomy.capabilities):
+        record = latest_materialization(instance, TASK_SPECS, cid)
+        meta: Mapping[str, dg.MetadataValue] = \
+            record.asset_materialization.metadata if record and record.asset_materialization else {}
+        folder = Path(str(meta[DATA_DIR].value)) if DATA_DIR in meta else None
+        if folder is not None and folder != settings.root and folder.is_dir():
+            folders[folder] = folders.get(folder, 0) + 1
+    return max(folders.items(), key=lambda item: item[1]) if folders else None
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -113,9 +168,12 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
                 f"it is missing for the current {CHAIN[CHAIN.index(asset) - 1]}"
             return PartitionState(cid, f"{asset}: {why}")
         path = Path(str(meta["path"].value))
-        moved = moved_file(path, settings.root)
-        if moved is not None and moved[1].is_file():
-            moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
+        if DATA_DIR in meta:  # its place in the data folder, wherever the folder is now
+            path = Path(located(str(path), meta, settings.root))
+        else:
+            moved = moved_file(path, settings.root)
+            if moved is not None and moved[1].is_file():
+                moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
         version = str(meta["dataset_version"].value)

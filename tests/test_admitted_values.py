@@ -68,6 +68,30 @@ def test_classed_digits(text: str, pattern: str, wanted: str | None) -> None:
     assert classed_digits_wrong(text, [compiled(pattern)]) == wanted
 
 
+def _same(*clocks: tuple[int, int]) -> Any:
+    """A `same_clocks` reading: the given clocks name one instant; any other clock names none the spec states."""
+    return lambda clock: set(clocks) if clock in clocks else None
+
+
+_MEETING = ((14, 0), (15, 0), (2, 0), (3, 0))  # 14:00 UTC, 15:00 London, and on a 12-hour clock
+
+
+@pytest.mark.parametrize(("text", "pattern", "same", "wanted"), [
+    ("We meet at 14:00.", "1[34]:00", _MEETING, "We meet at 13:00."),  # 13:00 names no instant 14:00 does: tried
+    ("Booked for 15:30.", "1[05]:30", ((15, 30),), "Booked for 10:30."),  # not one up: any digit is tried
+    ("We meet at 14:00 (15:00 London).", "1[45]:00", _MEETING, None),  # the same instant in another zone
+    ("We meet at 14:00.", "(14|02):00", _MEETING, None),  # on a 12-hour clock
+    ("We meet at 2:00 pm.", "[24]:00 ?pm", ((14, 0), (2, 0)), "We meet at 4:00 pm."),  # a 12-hour hour by a class
+    ("We meet at 14:00.", "1[4-9]:[03]0", _MEETING, "We meet at 16:00."),  # one digit per clock
+    ("It last ran at 08:00.", "0[89]:00", _MEETING, "It last ran at 09:00."),  # a clock no stated instant names:
+    ("It last ran at 08:00.", "0[78]:00", _MEETING, None),  # one up only, as before
+])
+def test_classed_clock_digits(text: str, pattern: str, same: tuple[tuple[int, int], ...], wanted: str | None) -> None:
+    def reading(clock: tuple[int, int]) -> set[tuple[int, int]] | None:
+        return set(same) if clock in same else None
+    assert classed_digits_wrong(text, [compiled(pattern)], reading) == wanted
+
+
 _PEOPLE = ["ana.lee@x.test", "ana.lee2@x.test", "bo.kim@x.test", "cy.ng@x.test"]
 _DIRECTORY: Any = SimpleNamespace(
     table_of={}, is_recipient=lambda v: "@" in v, other_record=lambda v, avoid: None,

@@ -83,6 +83,14 @@ def test_sensors_and_jobs_are_registered() -> None:
     assert {j.name for j in defs.jobs or []} >= {"capability_job", "publish_job", "rl_job"}
 
 
+def test_every_job_logs_to_the_console_with_its_lines_escaped() -> None:
+    """A step's log line naming a path with a line break or a terminal escape (tests/faults/test_faults_data_folder_place)."""
+    from pipelines.console_logger import escaped_console_logger
+
+    for name in ("capability_job", "publish_job", "rl_job"):
+        assert defs.resolve_job_def(name).loggers == {"console": escaped_console_logger}, name
+
+
 def test_dagster_yaml_sets_the_llm_pool_limit_and_run_monitoring(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copy(ROOT / "dagster.yaml", tmp_path / "dagster.yaml")

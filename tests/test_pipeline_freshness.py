@@ -24,12 +24,13 @@ from pipelines.freshness import (
     latest_metadata,
     publishable_partitions,
     rl_input_hash,
+    sft_paths,
     train_env_ids,
     why_stale,
 )
 from pipelines.jobs import RL_ASSETS
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import partition_state, partition_states, sync_partitions
+from pipelines.staleness import DATA_DIR, located, partition_state, partition_states, sync_partitions
 from tests.support.pipeline_child import ROOT, make_workspace, write_capability
 
 pytestmark = pytest.mark.timeout(300)
@@ -89,16 +90,18 @@ def _report(instance: dg.DagsterInstance, asset: str, **metadata: str) -> None:
 
 def _trained(instance: dg.DagsterInstance, settings: CoworkenvSettings, folder: Path) -> None:
     """Record a checkpoint and an eval report as the assets would, for the current dataset and envs."""
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     version = str((latest_metadata(instance, "hub_dataset") or {})["version"])
+    where = {DATA_DIR: str(settings.root)} if settings.root in folder.parents else {}
     _report(instance, "pocketworker_checkpoint", checkpoint=str(folder), model_tag=f"m-{version}",
-            input_hash=checkpoint_input_hash(version, settings))
-    sft = latest_metadata(instance, "sft_shards") or {}
-    envs = held_out_env_ids(sft["paths"], publishable_partitions(instance, settings)[0], settings.eval_max_envs)
+            input_hash=checkpoint_input_hash(version, settings), **where)
+    envs = held_out_env_ids(sft_paths(instance, settings) or {}, publishable_partitions(instance, settings)[0],
+                            settings.eval_max_envs)
     assert envs, "the held-out capability's envs are the test split"
     report = folder / "report.md"
     report.write_text("report")
-    _report(instance, "eval_report", report_path=str(report), input_hash=eval_input_hash(f"m-{version}", envs, settings))
+    _report(instance, "eval_report", report_path=str(report), input_hash=eval_input_hash(f"m-{version}", envs, settings),
+            **where)
 
 
 def test_nothing_changed_means_nothing_to_rebuild(published: tuple[dg.DagsterInstance, CoworkenvSettings],
@@ -176,23 +179,27 @@ def test_a_new_dataset_version_retrains(published: tuple[dg.DagsterInstance, Cow
     assert why_stale(instance, "pocketworker_checkpoint", seeded) == "its inputs changed"
 
 
-def test_a_moved_data_folder_is_reused_not_generated_again(
-        published: tuple[dg.DagsterInstance, CoworkenvSettings]) -> None:
-    """`mv data moved`, COWORKENV_DATA_DIR=moved: the run history's absolute paths name the old folder. The partitions
-    (the LLM's work) are taken from the new folder (same files, same content); an aggregate made again says why,
-    naming both folders; a file really gone, or changed in the moved folder, is still found."""
+def test_a_moved_data_folder_is_read_where_it_is_now(published: tuple[dg.DagsterInstance, CoworkenvSettings]) -> None:
+    """`mv data moved`, COWORKENV_DATA_DIR=moved: each record names the data folder its paths were written under, so
+    they are read at the same place in the moved folder. On `main` the partitions were reused, but every aggregate
+    (the SFT shards, the release, the trained checkpoint and its eval) was made again, with a reason naming both
+    folders, and the "data folder moved" line came back on every later run. A file really gone, or changed in the
+    moved folder, is still found."""
     instance, settings = published
     old = Path(settings.data_dir)
+    _trained(instance, settings, old / "checkpoints" / "pocketworker-x")
     moved = _with(settings, data_dir=str(old.parent / "moved"))
     old.rename(moved.root)
     states = partition_states(instance, moved.taxonomy(), moved)
-    assert [s.reason for s in states] == [""], "main: 'task_specs: its file .../data/store/... is gone'"
-    assert states[0].moved_from == old
+    assert [s.reason for s in states] == [""] and states[0].moved_from is None
     assert all(moved.root in path.parents for path in states[0].paths.values())
-    why = why_stale(instance, "sft_shards", moved)
-    assert f"the run history records it under {old} and the same path is under {moved.root}" in why, why
-    assert dg.materialize(CHAIN, selection=[sft_shards], instance=instance, resources={"settings": moved}).success
-    assert why_stale(instance, "sft_shards", moved) == ""  # made from the moved partition files
+    for asset in ("sft_shards", "hub_dataset", "pocketworker_checkpoint", "eval_report"):
+        assert why_stale(instance, asset, moved) == "", f"{asset} (main: its output .../data/... is gone)"
+    assert all(moved.root in Path(path).parents for path in (sft_paths(instance, moved) or {}).values())
+    checkpoint = latest_metadata(instance, "pocketworker_checkpoint") or {}
+    assert located(str(checkpoint["checkpoint"]), checkpoint, moved.root) == str(moved.root / "checkpoints/pocketworker-x")
+    assert located(str(old / "store/x"), {}, moved.root) == str(old / "store/x")  # a record naming no data folder
+    assert located(str(old / "store"), {}, moved.root) == str(moved.root / "store")  # ... is found when it moved
 
     envs = next(p for p in states[0].paths.values() if "validated_envs" in p.parts)
     envs.write_bytes(envs.read_bytes() + b"x")
@@ -200,8 +207,7 @@ def test_a_moved_data_folder_is_reused_not_generated_again(
     assert partition_state(instance, capability, moved).reason == f"validated_envs: its file {envs} was changed on disk " \
                                                                   "since it was written"
     envs.unlink()
-    assert partition_state(instance, capability, moved).reason == \
-        f"validated_envs: its file {old / envs.relative_to(moved.root)} is gone"
+    assert partition_state(instance, capability, moved).reason == f"validated_envs: its file {envs} is gone"
 
 
 def test_a_second_run_with_nothing_changed_launches_no_run(tmp_path: Path) -> None:

@@ -240,6 +240,103 @@ def test_sealed_ctypes_leaves_no_function_pointer_callable_or_made() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_buffered_streams_hand_their_buffer_to_c_raw_streams_only() -> None:
+    """After `seal_buffered_io` no buffered stream hands a memoryview of its buffer to Python code: over a raw stream
+    of the code's own it is `_pyio`'s, a FileIO's or BytesIO's `readinto` and `write` cannot be replaced on the
+    instance (by attribute or through `vars`), the types take no subclass and no second `__init__`, and the gates'
+    classes stay as made. Sealing changes `_io` for good, so it runs in an interpreter of its own."""
+    code = """if True:
+        import _io, importlib.util, io, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])  # no package import: a bare interpreter
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        assert confine.seal_buffered_io() is None
+        views = []
+
+        class Raw(io.RawIOBase):
+            def readable(self): return True
+            def writable(self): return True
+            def seekable(self): return True
+            def seek(self, pos, whence=0): return 0
+            def tell(self): return 0
+            def readinto(self, b): views.append(b); return 0
+            def write(self, b): views.append(b); return len(b)
+
+        made = [io.BufferedReader(Raw(), 56), io.BufferedWriter(Raw(), 56), io.BufferedRandom(Raw()),
+                io.BufferedRWPair(Raw(), Raw()), io.BufferedReader(raw=Raw())]
+        made[0].read(1), made[1].write(b"x" * 100), made[1].flush(), made[3].read(1)
+        kept = [type(m).__module__ for m in made if type(m).__module__ != "_pyio"]
+        kept += [type(v).__name__ for v in views if type(v) is memoryview and v.obj is None]
+        views.clear()
+        with open(sys.argv[1], "rb", buffering=56) as fh:
+            for replace in (lambda: setattr(fh.raw, "readinto", views.append), lambda: vars(fh.raw).update(
+                    readinto=views.append, write=views.append)):
+                try:
+                    replace()
+                except AttributeError:
+                    pass
+            fh.read(100)
+            try:
+                fh.__init__(Raw())
+                kept.append("init again")
+            except TypeError:
+                pass
+        kept += [type(v).__name__ for v in views]
+        for attempt in (lambda: type("Sub", (io.BufferedReader,), {}), lambda: setattr(
+                type(vars(io.FileIO)["readinto"]), "__get__", print), lambda: setattr(
+                vars(io.FileIO)["write"], "__class__", type("Other", (), {"__slots__": ()}))):
+            try:
+                attempt()
+                kept.append("changed")
+            except TypeError:
+                pass
+        buffer = bytearray(4)
+        with open(sys.argv[1], "rb", buffering=0) as raw:
+            assert raw.readinto(buffer) == 4 and io.FileIO.readinto(raw, buffer) == 4
+        assert type(open(sys.argv[1], "rb")) is _io.BufferedReader
+        print(kept)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
+def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
+    """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
+    reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and
+    they look no name up in their module's dict, which the code reaches through them."""
+    import dis
+
+    from coworkenv.sandbox import _confine
+    from coworkenv.sandbox._hook import make_audit_hook
+
+    codes = _confine.sealed_codes()
+    for code in codes:
+        assert not {op.argval for op in dis.get_instructions(code)
+                    if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_DEREF")}
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None,
+        "sealed_codes": codes}
+    r, w = os.pipe()
+    try:
+        hook = make_audit_hook("/nowhere", (), lambda level, name: 1, w, 86, policy)
+        function_t: Any = type(hook)
+        for code in codes:
+            gate = function_t(code, {})
+            for attribute, value in (("__code__", (lambda *a: None).__code__), ("__defaults__", ())):
+                with pytest.raises(PermissionError):
+                    hook("object.__setattr__", (gate, attribute, value))
+        hook("object.__setattr__", (lambda: None, "__code__", (lambda: 1).__code__))  # any other function: allowed
+        os.close(w)
+        w = -1
+        assert os.read(r, 4096).count(b'{"violation":"object.__setattr__"}') == 2 * len(codes)
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+
+
 def test_every_rlimit_is_set_for_the_child_none_left_at_the_hosts() -> None:
     """Each rlimit the host leaves high is a kernel resource the code could hold (96362 queued real-time signals,
     counted per user, were one): the bootstrap sets all of them."""

@@ -131,6 +131,11 @@ def test_a_value_is_tried_as_the_user_spelled_it_only_where_case_or_spacing_diff
     assert _as_user_spelled("Untracked", said) is None
     assert _as_user_spelled("Errors-2026-02-23.csv", said) is None  # inside the path the user gave
     assert _as_user_spelled("Tracked", said + " Tracked is fine too.") is None
+    # A told value (defects82): a check's priority `P2` the triage table writes `p2`; a two-letter word is no value.
+    from coworkenv.validate._user_spelling import _respelled
+    table = "| bug | p2 |  Put it in the list."
+    assert _respelled("PLAT-1 is now P2, in the list.", ["P2", "in"], table) == "PLAT-1 is now p2, in the list."
+    assert _respelled("PLAT-1 is now P2.", ["P2"], table + " P2") is None  # also written so
 
 
 def test_a_reply_check_of_a_turn_reading_a_field_a_later_turn_changes_is_found() -> None:

@@ -230,6 +230,9 @@ def test_a_delimited_list_loses_each_member_and_outside_addresses_have_alternati
         "note": "grant Raj"}}})
     found = {m.description for m in mutants(spec)}
     assert {f"services_update_config: changes.viewers without its item {i}" for i in range(3)} <= found
+    # ... and one viewer more: a grant to someone not asked for (defects82)
+    assert any(d.startswith("services_update_config: changes.viewers ") and d.endswith("(one item more)")
+               for d in found)
     assert any(d.startswith("mail_send: to[0] 'buyer@client.example' -> ") for d in found)
 
 

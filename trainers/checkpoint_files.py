@@ -30,11 +30,13 @@ from coworkenv.checkpoint_manifest import (
 __all__ = [
     "CHECKPOINT_MANIFEST",
     "CheckpointPlaceError",
+    "CheckpointWriteError",
     "checked_checkpoint_file",
     "checkpoint_files_problem",
     "checkpoint_place",
     "checkpoint_staging",
     "file_versions",
+    "finishing_checkpoint",
     "manifest_problem",
     "replace_dir",
     "restore_interrupted_replace",
@@ -214,7 +216,8 @@ def replace_dir(staging: Path, out_dir: Path) -> None:
     Two renames: the old checkpoint aside, the new one in. A stop between them is repaired by the next call (or by
     `restore_interrupted_replace`, which loading a checkpoint runs), so the old checkpoint is never lost."""
     out_dir = checkpoint_place(out_dir)
-    write_checkpoint_manifest(staging)  # every file as saved, checked by each loader (`checkpoint_files_problem`)
+    with finishing_checkpoint(staging, out_dir):
+        write_checkpoint_manifest(staging)  # every file as saved, checked by each loader (`checkpoint_files_problem`)
     restore_interrupted_replace(out_dir)
     previous = _previous_of(out_dir)
     if previous.exists():
@@ -240,3 +243,33 @@ class CheckpointPlaceError(WriteError):
                         f"{path_advice(out_dir, cause)}. The new checkpoint is whole in {staging} (the next training "
                         f"run into {out_dir} starts by deleting it: move it away first to keep it); the previous "
                         "one is unchanged")
+
+
+class CheckpointWriteError(WriteError):
+    """A file that completes a trained checkpoint (its records, its manifest) that could not be written, after the
+    training: the message names the file, what to do, and where the trained weights are. It had said "any earlier
+    version of the file is unchanged" of a file in the staging folder, which the next training deletes."""
+
+    def __init__(self, staging: Path, out_dir: Path, cause: OSError) -> None:
+        named = cause.final if isinstance(cause, WriteError) else Path(os.fsdecode(cause.filename or staging))
+        super().__init__(named, cause)
+        self.staging = staging
+        self.message = (f"cannot finish the trained checkpoint for {out_dir}: cannot write {named}: {os_reason(cause)}; "
+                        f"{path_advice(named, cause)}. The trained weights are in {staging} (the next training run "
+                        f"into {out_dir} starts by deleting that folder: move it away first to keep them); the "
+                        f"checkpoint at {out_dir} is the previous one, unchanged")
+
+
+@contextmanager
+def finishing_checkpoint(staging: Path, out_dir: Path) -> Iterator[None]:
+    """The writes that complete a trained checkpoint in `staging` (records, curve, manifest) before it is put in
+    place at `out_dir`: an OSError of the system (a disk that filled during hours of training) becomes a
+    `CheckpointWriteError` naming the file and where the weights are."""
+    try:
+        yield
+    except CheckpointPlaceError:
+        raise
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise CheckpointWriteError(staging, out_dir, error) from None

@@ -50,6 +50,7 @@ from trainers.checkpoint_files import (
     checkpoint_files_problem,
     checkpoint_staging,
     file_versions,
+    finishing_checkpoint,
     replace_dir,
     start_in_output_problem,
     unchanged_since_checked,
@@ -372,14 +373,15 @@ def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
-        write_rendering(staging, setup.rollout.renderer.rendering)
-        if run.model.source == "tiny":
-            portable_tokenizer_class(staging)  # so `vllm serve` (transformers 4) can load the tokenizer
-        write_json_atomic(staging / RL_LOG, {"config": run.name, "reward": run.reward, "credit": run.credit,
-                                             "steps": recorder.entries})
-        write_reward_curve(staging / REWARD_CURVE, recorder.entries, run.reward,
-                           title=f"GRPO {run.reward} reward, {run.credit} credit ({run.name})")
-        write_json_atomic(staging / RUN_METADATA, result.to_dict())
+        with finishing_checkpoint(staging, out_dir):  # a full disk now names where the weights are
+            write_rendering(staging, setup.rollout.renderer.rendering)
+            if run.model.source == "tiny":
+                portable_tokenizer_class(staging)  # so `vllm serve` (transformers 4) can load the tokenizer
+            write_json_atomic(staging / RL_LOG, {"config": run.name, "reward": run.reward, "credit": run.credit,
+                                                 "steps": recorder.entries})
+            write_reward_curve(staging / REWARD_CURVE, recorder.entries, run.reward,
+                               title=f"GRPO {run.reward} reward, {run.credit} credit ({run.name})")
+            write_json_atomic(staging / RUN_METADATA, result.to_dict())
         replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
@@ -387,6 +389,9 @@ def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry for launchers: `accelerate launch -m trainers.rl --config NAME --envs DIR --out DIR`."""
+    from coworkenv.log_lines import escape_last_resort
+
+    escape_last_resort()  # a warning naming a path: one line, no escape code reaching the terminal
     import argparse
     import json
 

@@ -23,12 +23,20 @@ from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.trainer_callback import PrinterCallback
 from trl import SFTConfig, SFTTrainer
 
+from coworkenv.checkpoint_manifest import file_versions, unchanged_since_checked
 from coworkenv.credential_values import hub_client_token_problem
+from coworkenv.store import lfs_pointer_problem
 from trainers.chat_templates import trl_chat_template
-from trainers.checkpoint_files import checkpoint_staging, replace_dir, start_in_output_problem
+from trainers.checkpoint_files import (
+    checkpoint_files_problem,
+    checkpoint_staging,
+    finishing_checkpoint,
+    replace_dir,
+    start_in_output_problem,
+)
 from trainers.config import SFTRunConfig, load_sft_config
 from trainers.copy_model import install_fused_lm_head, uses_copy_head
-from trainers.rendering import write_rendering
+from trainers.rendering import RENDERING_FILE, read_rendering, write_rendering
 from trainers.sft_data import DataFile, load_train_split, to_chat, tokenize_split
 from trainers.tiny_model import build_tiny_model, render_corpus_text
 from trainers.training_report import write_json_atomic, write_loss_curve
@@ -174,6 +182,47 @@ def _starting_point(config: SFTRunConfig, rows: Any) -> tuple[PreTrainedModel | 
     return model.name_or_path, tokenizer
 
 
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")
+
+
+def local_start(config: SFTRunConfig) -> Path | None:
+    """The checkpoint folder a training goes on from (`model.name_or_path` naming a local folder), or None (a tiny
+    model, a Hub id)."""
+    model = config.model
+    if model.source != "pretrained" or not model.name_or_path:
+        return None
+    start = Path(model.name_or_path).expanduser()
+    return start if start.is_dir() else None
+
+
+def start_problem(config: SFTRunConfig) -> str | None:
+    """Why the local checkpoint a training starts from (`local_start`) cannot be trained on, as one line naming the
+    file and what to do; None when it can. TRL loaded the folder as it stood: a file changed since its save (other
+    weights, another tokenizer) was trained from without a word, weights missing were a bare OSError, a tokenizer
+    missing an error about the chat template, and a checkpoint trained with another rendering than the config's was
+    trained on in the config's (its new record then naming one rendering of two)."""
+    start = local_start(config)
+    if start is None:
+        return None
+    pointer = next((problem for file in sorted(start.iterdir()) if file.is_file()
+                    and (problem := lfs_pointer_problem(file)) is not None), None)
+    damaged = pointer or checkpoint_files_problem(start)
+    if damaged is not None:
+        return f"model.name_or_path: {damaged}; nothing was trained"
+    if not any((start / name).is_file() for name in _TOKENIZER_FILES):
+        return (f"model.name_or_path: {start} holds no tokenizer ({', '.join(_TOKENIZER_FILES)}): the checkpoint is "
+                "incomplete (a copy of its weights alone?); copy the whole checkpoint folder, or train it again; "
+                "nothing was trained")
+    if (start / RENDERING_FILE).is_file():
+        trained = read_rendering(start)
+        if trained != config.model.rendering:
+            return (f"model.name_or_path: {start} was trained with the {trained!r} rendering (its {RENDERING_FILE}), "
+                    f"and model.rendering is {config.model.rendering!r}: training on would render its conversations "
+                    f"otherwise than it learned them; set model.rendering: {trained} in the config to go on with "
+                    "it; nothing was trained")
+    return None
+
+
 def _peft_config(config: SFTRunConfig) -> Any:
     if not config.lora.enabled:
         return None
@@ -263,6 +312,11 @@ def build_sft_trainer(
     `callbacks` are added to the trainer's (e.g. a held-out evaluation every N steps for a learning curve).
     """
     run_config = config if isinstance(config, SFTRunConfig) else load_sft_config(config)
+    start = local_start(run_config)
+    checked = file_versions(start) if start is not None else {}  # before the check: a change after is caught below
+    problem = start_problem(run_config)
+    if problem is not None:
+        raise ValueError(problem)
     rows, data_files = load_train_split(Path(data_dir))
     model, tokenizer = _starting_point(run_config, rows)
     train_dataset = tokenize_split(rows, tokenizer, run_config.model.rendering)
@@ -280,6 +334,10 @@ def build_sft_trainer(
         callbacks=[recorder, *callbacks],
         pointer_loss_weight=run_config.training.copy_pointer_loss,
     )
+    if start is not None:  # TRL loaded the weights by their names: the files checked, not others put in between
+        changed = unchanged_since_checked(start, checked)
+        if changed is not None:
+            raise ValueError(f"model.name_or_path: {changed}; nothing was trained")
     # Step logs go to `progress` and training_log.json instead of being printed as raw dicts.
     trainer.remove_callback(PrinterCallback)
     return SFTSetup(trainer, run_config, data_files, truncated, recorder)
@@ -348,12 +406,13 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
         metrics={k: float(v) for k, v in output.metrics.items() if isinstance(v, int | float)},
     )
     if trainer.is_world_process_zero():
-        if run_config.model.source == "tiny":
-            portable_tokenizer_class(staging)
-        write_rendering(staging, run_config.model.rendering)
-        write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
-        write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
-        write_json_atomic(staging / RUN_METADATA, result.to_dict())
+        with finishing_checkpoint(staging, out_dir):  # a full disk now names where the weights are
+            if run_config.model.source == "tiny":
+                portable_tokenizer_class(staging)
+            write_rendering(staging, run_config.model.rendering)
+            write_json_atomic(staging / TRAINING_LOG, {"config": run_config.name, "steps": recorder.entries})
+            write_loss_curve(staging / LOSS_CURVE, recorder.entries, title=f"SFT loss ({run_config.name})")
+            write_json_atomic(staging / RUN_METADATA, result.to_dict())
         replace_dir(staging, out_dir)
     trainer.accelerator.wait_for_everyone()
     return result
@@ -361,6 +420,9 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry for launchers: `python -m trainers.sft --config NAME --data DIR --out DIR`."""
+    from coworkenv.log_lines import escape_last_resort
+
+    escape_last_resort()  # a warning naming a path: one line, no escape code reaching the terminal
     parser = argparse.ArgumentParser(prog="python -m trainers.sft", description=main.__doc__)
     parser.add_argument("--config", required=True, help="config name in trainers/configs/ or a YAML path")
     parser.add_argument("--data", required=True, type=Path, help="folder with the sft_shards Parquet files")

@@ -25,6 +25,7 @@ from coworkenv.atomic import WriteError, os_reason, path_advice
 from coworkenv.cli import curate, env, import_, mark_episodes, rollout, serve, synth, validate
 from coworkenv.cli._limits import oversized_option
 from coworkenv.commands import error_line
+from coworkenv.log_lines import escape_last_resort
 from coworkenv.name_bytes import holds_undecodable_bytes, undecodable_name_reason
 from coworkenv.open_files import raise_open_files_limit
 from coworkenv.sandbox import required_layers
@@ -211,6 +212,7 @@ def _terminate(signo: int, _frame: object) -> None:
 
 def main() -> None:
     """Entry point of the `coworkenv` script."""
+    escape_last_resort()  # a module's warning naming a path: one line, no escape code reaching the terminal
     raise_open_files_limit()  # a soft `ulimit -n` below the hard one: many LLM requests in flight would pass it
     for signo in unhandled_stop_signals():  # a stop request, the terminal going away, a limit reached
         signal.signal(signo, _terminate)

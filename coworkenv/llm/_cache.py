@@ -56,10 +56,11 @@ def served_weights_identity(listing: Any, model: str) -> str:
 
 
 def checkpoint_identity(model: str) -> str:
-    """What tells one local checkpoint's answers from another's, for a cache key: for a folder, its absolute path and
-    a digest of the name and bytes of each file that makes the model, subfolders included (`loaded_files_digest`:
-    trained again in place, it answers otherwise under the same name; `./ckpt` names another model in another
-    folder); a Hub model name as it is.
+    """What tells one local checkpoint's answers from another's, for a cache key: for a folder, a digest of the name
+    and bytes of each file that makes the model, subfolders included (`loaded_files_digest`: trained again in place,
+    it answers otherwise under the same name; `./ckpt` names another model in another folder); a Hub model name as
+    it is. Not its path: the same files moved or copied (a data folder moved, a checkpoint copied to another disk)
+    are the same model, whose answers were asked again when its absolute path keyed them.
 
     Sizes and modification times keyed it before: a checkpoint restored or unpacked with its files' times (an archive
     with fixed times, `cp -p`, `rsync -a`) and the sizes of the same shapes got the earlier weights' answers, and a
@@ -71,7 +72,7 @@ def checkpoint_identity(model: str) -> str:
         digest = loaded_files_digest(folder)
     except OSError:  # unreadable: the engine will say so; a key that matches no earlier entry costs one request
         return f"{folder.absolute()}#unreadable"
-    return f"{folder.resolve()}#{digest[:16]}"
+    return f"checkpoint#{digest[:32]}"
 
 
 class ResponseCache:

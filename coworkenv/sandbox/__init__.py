@@ -65,8 +65,7 @@ from coworkenv.sandbox._host import (
     runs_can_read_the_host,
     spawn_and_collect,
 )
-from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs
-from coworkenv.sandbox._scratch import remove_tree
+from coworkenv.sandbox._leftovers import RUN_DIR_PREFIX, hold_run_dir, remove_abandoned_runs, remove_run_dir
 from coworkenv.sandbox._types import ERROR_KINDS, KNOWN_LAYERS, SandboxLimits, SandboxResult
 
 __all__ = [
@@ -214,9 +213,7 @@ def _execute(
         finally:
             for group in cgroups.groups:  # the child is reaped by now (or never started)
                 remove_run_cgroup(group)
-            remove_tree(run_dir)
-            if held is not None:
-                os.close(held)
+            remove_run_dir(run_dir, held)
     note_run_layers(outcome.layers, hidden)
     _warn_missing(outcome.missing)
     return outcome

@@ -79,8 +79,12 @@ NATIVE_FILE_MODULES = frozenset({"_sqlite3", "sqlite3", "spwd", "syslog", "nis"}
 ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # Refused in every set, and imported optionally by the standard library: absent, their files refused. dbm.open falls
 # back to dbm.dumb (Python files in the scratch) where neither gdbm nor ndbm is built; pdb, cmd and code go without
-# line editing (readline reads the host's inputrc natively).
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline"})
+# line editing (readline reads the host's inputrc natively). The C unpickler reads a bytes opcode's payload by handing
+# the file's `readinto` a memoryview of the new object's storage with no owner: a `readinto` of the code's own kept it,
+# and once the object was dropped the view read and wrote whatever took the freed block next (a bytearray's header: all
+# memory, no audit event; forty-third round); `pickle` falls back to its pure-Python unpickler, which reads into
+# buffers it owns.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
@@ -271,6 +275,23 @@ NATIVE_STAND_INS: dict[str, tuple[str, tuple[str, ...]]] = {
     "subprocess": ("_posixsubprocess", ("fork_exec",)), "curses": ("_curses", ("has_key",)),
 }
 HOOKED_MODULE_SETTINGS: dict[str, dict[str, Any]] = {"curses": {"__getattr__": refused_native_curses}}
+# Where the hook runs, `_io`'s buffered types take no subclass (a subclass's own `__new__` went around the gate that
+# keeps their buffer from raw streams of the code's own: `_confine.seal_buffered_io`, forty-third round), and tarfile
+# defines one at import (`ExFileObject`, over a raw stream of its own): `import tarfile` raised TypeError. The modules
+# that do see an `io` whose buffered types are `_pyio`'s, pure Python, while they run (everything else is `io`'s own).
+PURE_BUFFERED_IMPORTERS = ("tarfile",)
+
+
+def pure_buffered_io(buffered: tuple[str, ...] = ("BufferedReader", "BufferedWriter", "BufferedRandom",
+                                                  "BufferedRWPair")) -> Any:
+    """`io`, but for its buffered types, which are `_pyio`'s (imported when first asked for)."""
+    module, io = type(sys)("io"), sys.modules["io"]
+
+    def __getattr__(name: str) -> Any:
+        return getattr(__import__("_pyio") if name in buffered else io, name)
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    return module
 
 
 def native_file_access_confined(layers: list[str]) -> bool:
@@ -607,6 +628,10 @@ def isolate(
         note(layers, missing, "seccomp", why)
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
+    # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
+    views = None if "hook" in disabled else confine["seal_buffered_io"]()
+    if views is not None:
+        missing["audit-hook"] = f"buffered streams hand raw memory to the code ({views})"
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
         missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"
@@ -1154,7 +1179,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
              "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES, "tracing_gates": tracing_gates(_lsprof.Profiler, sys.settrace, tracers),
-             "code_gates": code_gates(),
+             "code_gates": code_gates(), "sealed_codes": modules["_confine"]["sealed_codes"](),
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         # A code that removes the mark and imports one meets the hook at its file.
         stand_ins = {} if natives_confined else account_stand_ins()
@@ -1175,6 +1200,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             settings.update(HOOKED_MODULE_SETTINGS)
             provided = {importer: {name: refused_native_module(name, functions)}
                         for importer, (name, functions) in NATIVE_STAND_INS.items()}
+            provided.update({importer: {"io": pure_buffered_io()} for importer in PURE_BUFFERED_IMPORTERS})
             if hasattr(time, "pthread_getcpuclockid"):
                 time.pthread_getcpuclockid = thread_clock_id()
             bootstrap = sys.modules["_frozen_importlib"]

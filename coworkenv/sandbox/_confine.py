@@ -594,6 +594,109 @@ def seal_ctypes() -> str | None:
     return None
 
 
+# `_io`'s buffered types hand their raw stream's `readinto` and `write` a memoryview of their own buffer that has no
+# owner (`view.obj` is None), and free that buffer when they are collected or initialised again: a raw stream of the
+# code's own kept the view and read and wrote whatever took the freed block next, a bytearray's header among them, so
+# all memory, with no audit event (CPython gh-60198; forty-third round). Sealed here: a buffered object is made in C
+# only over raw streams whose `readinto` and `write` are C code that keeps no view (an exact FileIO or BytesIO, whose
+# two methods become data descriptors, so no attribute of an instance stands in for them: C looks an instance's own
+# attributes up before a plain method); over any other raw stream it is `_pyio`'s pure-Python twin, which hands the
+# stream only buffers it owns. The types take no subclass (one could bring a `__new__` of its own) and no second
+# `__init__` (C's, run again by the code, freed the buffer and took any raw stream). The gates are functions whose
+# code and defaults the hook keeps (`sealed_codes`); they look no name up.
+BUFFERED_TYPES = ("BufferedReader", "BufferedWriter", "BufferedRandom", "BufferedRWPair")
+OWN_RAW_TYPES = ("FileIO", "BytesIO")
+VIEW_TAKERS = ("readinto", "write")  # the raw stream's methods a buffered object hands its buffer to
+_TPFLAGS_IMMUTABLETYPE = 1 << 8
+_ABSENT = object()
+
+
+def _own_method_get(self: Any, obj: Any, cls: Any = None, original: Any = None) -> Any:
+    return original if obj is None else original.__get__(obj, cls)
+
+
+def _own_method_set(self: Any, obj: Any, value: Any, error: Any = None) -> None:
+    raise error("the methods a buffered stream hands its buffer to cannot be replaced in the sandbox")
+
+
+def _buffered_new(
+    cls: Any, first: Any = _ABSENT, second: Any = _ABSENT, third: Any = _ABSENT, own: tuple[type, ...] = (),
+    made: tuple[type, ...] = (), pair: Any = None, generic: Any = None, absent: Any = _ABSENT, type_: Any = type,
+    getattr_: Any = getattr, import_: Any = None, error: Any = TypeError, *more: Any, **named: Any,
+) -> Any:
+    raws = (first, second) if cls is pair else (named.get("raw", absent) if first is absent else first,)
+    in_c = True
+    for raw in raws:
+        known = False
+        for kind in own:
+            if type_(raw) is kind:
+                known = True
+        in_c = in_c and known
+    if in_c:  # C's own init runs next, on the same arguments
+        return generic(cls)
+    given = []
+    for arg in (first, second, third):
+        if arg is not absent:
+            given.append(arg)
+    made_here = getattr_(import_("_pyio"), cls.__name__)(*given, *more, **named)
+    for kind in made:
+        if type_(made_here) is kind:  # C's init would run on it with the code's raw stream
+            raise error("a C buffered stream over a raw stream of the code's own")
+    return made_here
+
+
+def sealed_codes() -> tuple[Any, ...]:
+    """The code objects of the gates `seal_buffered_io` installs, which the hook keeps from being changed."""
+    return _own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__
+
+
+def seal_buffered_io() -> str | None:
+    """Make `_io`'s buffered types hand their buffer to C raw streams only (above). Returns why it could not, or None."""
+    import _io
+    import builtins
+
+    function_t: Any = type(_own_method_get)
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    slot_new = ctypes.c_void_p.from_address(id(type("probe", (), {"__new__": _own_method_get})) + _TP_NEW).value
+    generic_new = ctypes.cast(ctypes.pythonapi.PyType_GenericNew, ctypes.c_void_p).value
+    own = tuple(getattr(_io, name) for name in OWN_RAW_TYPES)
+    made = tuple(getattr(_io, name) for name in BUFFERED_TYPES)
+    for cls in own:
+        held = gc.get_referents(cls.__dict__)
+        if len(held) != 1 or type(held[0]) is not dict:
+            return f"{cls.__qualname__}'s attributes are not held where this bootstrap knows"
+        for name in VIEW_TAKERS:
+            original = held[0].get(name)
+            if type(original).__name__ != "method_descriptor":
+                return f"{cls.__qualname__}.{name} is not the C method this bootstrap knows"
+            descriptor: Any = type(f"{cls.__name__}_{name}", (), {
+                "__slots__": (), "__get__": function_t(_own_method_get.__code__, {}, "__get__", (None, original)),
+                "__set__": function_t(_own_method_set.__code__, {}, "__set__", (AttributeError,))})
+            flags = ctypes.c_ulong.from_address(id(descriptor) + _TP_FLAGS)
+            if flags.value != descriptor.__flags__:
+                return "a class does not have the type layout this bootstrap knows"
+            flags.value |= _TPFLAGS_IMMUTABLETYPE  # its methods and an instance's class stay as made
+            held[0][name] = descriptor()
+        modified(cls)
+    gate = function_t(_buffered_new.__code__, {}, "__new__", (
+        _ABSENT, _ABSENT, _ABSENT, own, made, _io.BufferedRWPair, _io._BufferedIOBase.__new__, _ABSENT, type, getattr,
+        builtins.__import__, TypeError))
+    for cls in made:
+        held = gc.get_referents(cls.__dict__)
+        flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+        new = ctypes.c_void_p.from_address(id(cls) + _TP_NEW)
+        if (len(held) != 1 or type(held[0]) is not dict or "__init__" not in held[0] or flags.value != cls.__flags__
+                or new.value != generic_new or cls.__base__ is not _io._BufferedIOBase or type.__subclasses__(cls)):
+            return f"{cls.__qualname__} does not have the layout this bootstrap knows"
+        flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE
+        del held[0]["__init__"]  # type_call still runs C's (its slot), after the gate, on the same arguments
+        held[0]["__new__"] = gate
+        new.value = slot_new
+        modified(cls)
+    return None
+
+
 def _errno_text(err: int) -> str:
     return f"{errno.errorcode.get(err, str(err))}: {os.strerror(err)}"
 

@@ -67,7 +67,8 @@ def make_audit_hook(
     it, `tracing_gates`: (code, ((local name, allowed objects), ...)) for the bootstrap's frames that may raise
     `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
     objects, `code_gates`: the code objects of the standard library's functions whose frames may raise
-    `code.__new__`, each changing nothing but a flag); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    `code.__new__`, each changing nothing but a flag, `sealed_codes`: the code objects of the bootstrap's gates, whose
+    functions' code and defaults stay as made); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -88,7 +89,7 @@ def make_audit_hook(
         frozenset(str(name) for name in policy.get("absent_modules", ())),
         tuple((code, tuple((str(name), tuple(allowed)) for name, allowed in conditions))
               for code, conditions in policy.get("tracing_gates", ())),
-        tuple(policy.get("code_gates", ())),
+        tuple(policy.get("code_gates", ())), tuple(policy.get("sealed_codes", ())),
     )
 
 
@@ -100,7 +101,7 @@ def _bind(
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
     hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
     tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = (),
-    code_gates: tuple[Any, ...] = (),
+    code_gates: tuple[Any, ...] = (), sealed_codes: tuple[Any, ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -140,7 +141,7 @@ def _bind(
         isidentifier: Any = str.isidentifier, isascii: Any = str.isascii, name_chars: int = NAME_CHARS,
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
         base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
-        function_t: type = FUNCTION_TYPE,
+        function_t: type = FUNCTION_TYPE, sealed_codes: tuple[Any, ...] = sealed_codes,
     ) -> None:
         settled = False
         silent: Any = None
@@ -179,9 +180,16 @@ def _bind(
                         targets = ((args[1], 3, False),)
             elif event == "object.__setattr__":
                 # The function that judges a call again (`again`, a default, so in the hook frame's locals, which a
-                # signal handler gets) keeps its code and defaults: any function of the hook's code is left alone.
-                if len_(args) and type_(args[0]) is function_t and args[0].__code__ is own_code:
-                    reason = event
+                # signal handler gets) keeps its code and defaults: any function of the hook's code is left alone; so
+                # are the bootstrap's gates (`sealed_codes`: the buffered streams' `__new__` and their raw streams'
+                # method descriptors), which their classes hold for good.
+                if len_(args) and type_(args[0]) is function_t:
+                    held_code = args[0].__code__
+                    if held_code is own_code:
+                        reason = event
+                    for sealed in sealed_codes:
+                        if held_code is sealed:
+                            reason = event
             elif event == "os.kill":
                 if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
                     reason = "sending a signal to another process"

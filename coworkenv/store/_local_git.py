@@ -13,7 +13,15 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from coworkenv.atomic import WriteError, atomic_copy, lock_exclusive, make_folder, os_reason, path_advice
+from coworkenv.atomic import (
+    UNCHANGED,
+    WriteError,
+    atomic_copy,
+    lock_exclusive,
+    make_folder,
+    os_reason,
+    path_advice,
+)
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._git_operation import unfinished_operation_problem
@@ -193,11 +201,15 @@ class LocalGitPublisher:
             self._ensure_repo()
             self._recover()
             self._marker.touch()  # left behind only by a publish that was killed: see _recover
+            refs, objects = self._refs(), self._loose_objects()
             try:
                 return self._publish_locked(version, stage, message)
-            except BaseException:
+            except BaseException as failure:
                 # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
-                self._restore("a failed publish")
+                self._drop_objects_of_failure(refs, objects)
+                left = self._restore("a failed publish")
+                if left is not None and isinstance(failure, Exception):
+                    raise PublishError(f"{_without_unchanged(failure)}; {left}") from None
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
@@ -405,10 +417,18 @@ class LocalGitPublisher:
             f"(renamed or deleted), and HEAD ({where} at {head[:12]}) {why}; make {BRANCH} again at the last "
             f"version: {do}, then publish again; nothing was touched")
 
-    def _restore(self, cause: str) -> None:
-        """Put the working tree back to the last version (or empty before the first), dropping files of `cause`."""
+    def _restore(self, cause: str) -> str | None:
+        """Put the working tree back to the last version (or empty before the first), dropping files of `cause`;
+        None when it did, else what is left and what to do.
+
+        The files of `cause` that the last version does not hold go first, by hand (git itself writes its index
+        before it removes anything), and only then does git write the last version's files again: on a full disk, the
+        usual cause, the space the failed publish took is free before it is needed. Rewriting first failed for want
+        of that space and left the folder with the last version's files deleted or replaced and part of the new
+        one's, which readers of the folder then loaded."""
         try:
             if self._has_commits():
+                self._remove_files_of_failed_publish()
                 self._git("read-tree", "--reset", "-u", "HEAD")
             else:
                 self._git("read-tree", "--empty")
@@ -416,8 +436,51 @@ class LocalGitPublisher:
         except (PublishError, OSError) as exc:  # the original failure is the one to report
             logger.error("could not restore %s after %s: %s; run `git -C %s reset --hard` and `git clean -fd`",
                          self.repo_dir, cause, exc, self.repo_dir)
-            return
+            why = _first_line(_without_unchanged(exc))
+            return (f"putting {self.repo_dir} back on its last version failed too ({why}), so the folder may hold "
+                    "files of both versions: once the cause is fixed, run `git -C "
+                    f"{self.repo_dir} reset --hard` and `git -C {self.repo_dir} clean -fd` (the versions themselves "
+                    "are safe in git), or publish again")
         logger.warning("restored %s to its last published version after %s", self.repo_dir, cause)
+        return None
+
+    def _refs(self) -> str:
+        """Every ref and HEAD, as git lists them (what makes an object reachable)."""
+        return self._run("show-ref", "--head").stdout
+
+    def _loose_objects(self) -> set[Path]:
+        """The loose object files of the repository (`objects/xx/...`), git's temp objects included."""
+        objects = self._git_dir / "objects"
+        try:
+            return {entry for folder in objects.iterdir() if len(folder.name) == 2 and folder.is_dir()
+                    for entry in folder.iterdir()}
+        except OSError:
+            return set()
+
+    def _drop_objects_of_failure(self, refs: str, before: set[Path]) -> None:
+        """Remove the loose objects a failed publish wrote (a `git add` or `commit` stopped by a full disk), while
+        no ref has moved since it began: nothing can reach them then, and on a full disk they hold the room that
+        putting the last version's files back needs. Once a ref moved (a commit made, its tag not), they stay."""
+        try:
+            if self._refs() != refs:
+                return
+            for path in self._loose_objects() - before:
+                path.unlink(missing_ok=True)
+        except (PublishError, OSError):
+            return
+
+    def _remove_files_of_failed_publish(self) -> None:
+        """Remove the working tree's files that differ from HEAD, new or changed (git does not ignore them): what
+        `read-tree --reset -u HEAD` and `clean` would replace or remove (a publish put the user's own changes aside
+        before it began, `_keep_changes_aside`), removed without writing anything first. Only reads of git."""
+        held = set(self._git("ls-tree", "-r", "--name-only", "-z", "HEAD").split("\0"))
+        # Ignored files are never staged (`git add --all` leaves them), so the index's list of them is whole.
+        ignored = set(self._git("ls-files", "--others", "--ignored", "--exclude-standard", "-z").split("\0"))
+        new = {path for path in self._worktree()[0] if path not in held} - ignored
+        staged = self._git("diff-index", "--cached", "--name-only", "--no-renames", "-z", "HEAD").split("\0")
+        edited = self._git("diff-files", "--name-only", "--no-renames", "-z").split("\0")
+        for path in sorted(new | ({*staged, *edited} & held) - {""}):
+            (self.repo_dir / path).unlink(missing_ok=True)
 
     def _write_tree(self, upload: Upload) -> None:
         existing, directories = self._worktree()
@@ -512,9 +575,13 @@ class LocalGitPublisher:
                 "aside (it keeps what is left of its versions: `git fsck` there shows what) and publish again into "
                 "a fresh folder, or put back its .git from a backup")
         if result.returncode != 0:
+            refused = _os_refusal(result.stderr)
+            # A refusal of the system is about the disk, not the repository (which is sound): say what to do about it.
+            advice = path_advice(self.repo_dir, refused) if refused else \
+                "fix the repository state or publish into a new directory"
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): "
-                f"{result.stderr.strip()}; fix the repository state or publish into a new directory"
+                f"{result.stderr.strip()}; {advice}"
             )
         return result.stdout
 
@@ -545,3 +612,32 @@ def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
     return (f"{found} could not be started ({os_reason(exc)}), and a publish into the local dataset repository "
             f"{repo_dir} runs it; repair or reinstall git (check that it is an executable program), {instead}")
 
+
+# What git prints when the system refuses a write (a full disk, a quota, a read-only mount, a failing disk): git's
+# own words for a full disk ("Out of diskspace") and the system's reasons it quotes (`strerror`).
+_GIT_OUT_OF_SPACE = ("Out of diskspace",)
+_REFUSALS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
+
+
+def _os_refusal(stderr: str) -> OSError | None:
+    """The system's refusal of a write that git's `stderr` reports, as an OSError (None: git failed for another
+    reason). Those were "fix the repository state", where the repository was sound and the disk was full."""
+    if any(words in stderr for words in _GIT_OUT_OF_SPACE):
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    for code in _REFUSALS:
+        if os.strerror(code) in stderr:
+            return OSError(code, os.strerror(code))
+    return None
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or ["unknown error"])[0]
+
+
+def _without_unchanged(failure: BaseException) -> str:
+    """The message of a failed publish without its claim that the folder or file is as it was (the restore that
+    makes it true failed)."""
+    message = str(failure)
+    for claim in ("; the folder keeps its last version", f"; {UNCHANGED}"):
+        message = message.replace(claim, "")
+    return message

@@ -21,6 +21,7 @@ from coworkenv.spec_regex import PatternRefused, PatternTimeout, compiled
 from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._clock_readings import same_clocks
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*")  # a token with a digit: a date, a code, a version, a path
@@ -34,12 +35,14 @@ def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
                            content_args: frozenset[str]) -> Iterator[Mutation]:
     """For each content argument of a write and each turn's last answer: the text with the digits of every fact a
     check on it reads only in part moved by one outside that part (see the module docstring)."""
+    same = same_clocks(spec)
+
     def alter(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
         out = []
         wrong = beyond_checked_part(text, patterns)
         if wrong is not None:
             out.append(("with the facts its checks read in part stated wrongly", wrong))
-        loose = classed_digits_wrong(text, patterns)
+        loose = classed_digits_wrong(text, patterns, same)
         if loose is not None:
             out.append(("with the digits its checks read by a digit class stated wrongly", loose))
         return out
@@ -105,18 +108,28 @@ _MAX_CLASS_PROBES = 400  # digits probed per text (two searches each)
 _SPELLED_OTHERWISE = re.compile(r"\b\d{4}-\d\d-\d\d|\b\d{1,2}[:./]\d{1,2}\b")  # a date, a clock time, a day/month
 
 
-def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
+def classed_digits_wrong(text: str, patterns: list[Any],
+                         same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None = None) -> str | None:
     """`text` with each digit moved that some pattern's match reads by a digit class (the digit moved, the pattern
     still matches the same span; a letter there, it does not) and no pattern whose match covers it reads literally; None
     when there is none. The digit goes one up, or where the pattern admits not that but another digit (a class of a
     few, `[56] breaches` for 6, or an alternation, `(?:5|6)`) to the nearest such one above it (defects75); not inside
     a date or a clock time (`1[45]:00` may name one instant in two zones, `[34]/[34]` a day in either order: the
-    checks' zone and date readings judge those). Digits of counted ids (`SUP-2217`) are left alone. A literal (a
+    checks' zone and date readings judge those), unless `same` (`_clock_readings.same_clocks`) says which clocks name
+    the instant a clock time names: then any digit is tried, and a clock it makes is kept where it is a time of day and
+    not one of those (`1[05]:30` for 15:30 admits 10:30; `1[45]:00` for 14:00 UTC = 15:00 London admits no other),
+    one digit per clock (defects82). Digits of counted ids (`SUP-2217`) are left alone. A literal (a
     stdlib pattern of escaped text) reads every digit of its match; a match longer than `_MAX_CLASS_SPAN` (a pattern
     reading the whole text) is not probed, and at most `_MAX_CLASS_PROBES` digits are, so a long file costs a
     bounded number of searches."""
     ids = {i for m in _COUNTED_ID.finditer(text) for i in range(*m.span())}
     spelled = {i for m in _SPELLED_OTHERWISE.finditer(text) for i in range(*m.span())}
+    # A clock time's digits -> its span, where `same` knows the other clocks naming its instant.
+    clocks: dict[int, tuple[int, int]] = {}
+    if same is not None:
+        for m in _CLOCK.finditer(text):
+            if same((int(m.group(1)), int(m.group(2)))) is not None:
+                clocks.update((i, m.span()) for i in range(*m.span()))
     loose: dict[int, str] = {}
     pinned: set[int] = set()
     probes = 0
@@ -136,8 +149,10 @@ def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
                     if probes > _MAX_CLASS_PROBES:
                         break
                     admitted = None
-                    for k in tries if i not in spelled else range(1, 2):
+                    for k in tries if i not in spelled or i in clocks else range(1, 2):
                         digit = str((int(text[i]) + k) % 10)
+                        if i in clocks and not _other_clock(text, clocks[i], i, digit, same):
+                            continue
                         if (s, e) in pattern_spans(p, text[:i] + digit + text[i + 1:]):
                             admitted = digit
                             break
@@ -148,9 +163,30 @@ def classed_digits_wrong(text: str, patterns: list[Any]) -> str | None:
     except PatternTimeout:  # a spec pattern too slow on its own reference: this gate cannot tell
         return None
     chosen = {i: d for i, d in loose.items() if i not in pinned}
+    moved: set[tuple[int, int]] = set()  # one digit per clock: two moved at once may make the same instant again
+    for i in sorted(chosen):
+        if i in clocks:
+            if clocks[i] in moved:
+                del chosen[i]
+            moved.add(clocks[i])
     if not chosen:
         return None
     return "".join(chosen.get(i, c) for i, c in enumerate(text))
+
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d\d)\b")
+
+
+def _other_clock(text: str, span: tuple[int, int], i: int, digit: str,
+                 same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None) -> bool:
+    """Whether the clock time at `span` with `digit` at `i` is a time of day naming another instant than it did."""
+    was = _CLOCK.fullmatch(text[span[0]:span[1]])
+    now = _CLOCK.fullmatch(text[span[0]:i] + digit + text[i + 1:span[1]])
+    if was is None or now is None or same is None:
+        return False
+    clock = (int(now.group(1)), int(now.group(2)))
+    same_instant = same((int(was.group(1)), int(was.group(2))))
+    return clock[0] < 24 and clock[1] < 60 and same_instant is not None and clock not in same_instant
 
 
 def _field_patterns(spec: EnvSpec, app: str | None, field: str) -> list[Any]:

@@ -12,13 +12,15 @@ took the user's spelling (a tool that refuses it, an enum or a flag name, leaves
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._spelling import FORMS
-from coworkenv.validate.mutations import write_steps
+from coworkenv.validate.entities import leaves
+from coworkenv.validate.mutations import CONTENT_ARGS, is_write, write_steps
 
 _MAX_LEN = 80  # longer values are prose (a body), where wording, not spelling, is judged (`_pinned_wording`)
 
@@ -56,10 +58,64 @@ def user_spellings(spec: EnvSpec) -> Iterator[UserSpelled]:
                                   call.name, replaced(spec.reference, t, s, step))
 
 
+def told_spellings(spec: EnvSpec, seen: Mapping[int, Callable[[], str]] | None = None) -> Iterator[UserSpelled]:
+    """One replay per answer (a turn's last reply) or message text (a content argument of a write) that states a
+    value a check names (a title, a label, a status: `Contract Renewal Memo`) which the user, or what the reference's
+    read calls were shown so far (`seen`, per turn: the mail asking for a `contract renewal memo`), spells only in
+    another letter case or spacing: the text with each such value as they spell it. An honest agent copies the
+    spelling it was given; a check that then fails (a text check with `normalize.case` off, a case-sensitive
+    `contains` on the message) pins the writer's (defects82)."""
+    named = sorted({v for c in spec.checks for v in leaves(c.rule.model_dump(mode="json"))
+                    if isinstance(v, str) and _nameable(v)}, key=len, reverse=True)
+    shown: list[str] = []
+    for t, turn in enumerate(spec.reference[:len(spec.turns)]):
+        if seen is not None and t in seen:
+            shown.append(seen[t]())
+        said = " ".join([*(x.content for x in spec.turns[:t + 1]), *shown])
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        for s, step in enumerate(turn.steps):
+            if step.say is not None and says and s == says[-1]:
+                new = _respelled(step.say, named, said)
+                if new is not None:
+                    yield UserSpelled(f"reference[{t}].steps[{s}].say",
+                                      f"the reply of turn {t} with the values it names as the user or the source "
+                                      f"spelled them ({new!r})", "", replaced(spec.reference, t, s, ReferenceStep(say=new)))
+            call = step.call
+            if call is None or call.name not in TOOLS or not is_write(call.name):
+                continue
+            args = {a: _respelled(v, named, said) if a in CONTENT_ARGS and isinstance(v, str) else None
+                    for a, v in call.arguments.items()}
+            changed = {a: v for a, v in args.items() if v is not None}
+            if changed:
+                step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, **changed}))
+                yield UserSpelled(f"reference[{t}].steps[{s}].call.arguments.{next(iter(changed))}",
+                                  f"{call.name} with the values its text names as the user or the source spelled "
+                                  "them", call.name, replaced(spec.reference, t, s, step))
+
+
+def _nameable(value: str) -> bool:
+    """A check's value a text may name: three characters or more (a short one only with a digit and a letter, a
+    priority `P2` or a version `v3`, not a word `in`), and no longer than `_MAX_LEN`."""
+    core = value.strip()
+    return 3 <= len(core) <= _MAX_LEN or (len(core) == 2 and bool(re.fullmatch(r"[^\W\d_]\d|\d[^\W\d_]", core)))
+
+
+def _respelled(text: str, named: list[str], said: str) -> str | None:
+    """`text` with each value of `named` it states, exactly, as `said` spells it otherwise; None where none."""
+    out = text
+    for value in named:
+        if value not in out:
+            continue
+        theirs = _as_user_spelled(value, said)
+        if theirs is not None:
+            out = re.sub(rf"(?<![\w/.-]){re.escape(value)}(?![\w/-])", theirs.replace("\\", "\\\\"), out)
+    return out if out != text else None
+
+
 def _as_user_spelled(value: str, said: str) -> str | None:
     """The user's spelling of `value` (the same characters but for letter case and spacing) where it differs."""
     core = value.strip()
-    if len(core) < 3 or len(core) > _MAX_LEN or not re.search(r"[^\W\d_]", core):
+    if not _nameable(core) or not re.search(r"[^\W\d_]", core):
         return None
     pattern = r"\s+".join(re.escape(part) for part in core.split())
     spelled = [m.group(0) for m in re.finditer(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE)]

@@ -34,6 +34,7 @@ from coworkenv.validate._asked_facts import ASKED_GROUP
 from coworkenv.validate._asked_messages import asked_link, asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
+from coworkenv.validate._declared_routes import declared_respellings
 from coworkenv.validate._early_action import early_actions, slow_early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_effects import same_effect_guards
@@ -44,11 +45,12 @@ from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
+from coworkenv.validate._refused_calls import credited_attempts, credited_drafts
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
-from coworkenv.validate._user_spelling import UserSpelled, user_spellings
+from coworkenv.validate._user_spelling import UserSpelled, told_spellings, user_spellings
 from coworkenv.validate._user_zones import stale_offsets, user_zones
 from coworkenv.validate.episode_gates import _blocked, is_guard
 from coworkenv.validate.gates import GateContext, GateError, GateResult, gate_result
@@ -165,8 +167,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
     errors += _pinned_spellings(ctx)
-    errors += _pinned_cases(ctx)
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
+    errors += _pinned_cases(ctx, initial)
     errors += _pinned_formats(ctx, initial)
     errors += _pinned_zones(ctx, initial)
     errors += _pinned_seasons(ctx, initial)
@@ -176,11 +178,14 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_digits(ctx)
     errors += _pinned_units(ctx)
     routes = bypassed_guards(ctx.spec, episodes.env.state)
+    routes += declared_respellings(ctx.spec, episodes.env.state)  # the same on a declared tool's guard
     routes += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
     errors += routes + same_effect_guards(ctx.spec, routes)
     errors += respelled_phrases(ctx.spec)
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes)
+    errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
+    errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
@@ -309,10 +314,14 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     return errors
 
 
-def _pinned_cases(ctx: GateContext) -> list[GateError]:
-    """`case_pinned` for each written value the user spelled in another case or spacing, where the reference
-    replayed with the user's spelling, taken by the tool, fails a check the reference passes (`_user_spelling`)."""
-    return _pinned_user_forms(ctx, user_spellings(ctx.spec), "case_pinned",
+def _pinned_cases(ctx: GateContext, initial: World) -> list[GateError]:
+    """`case_pinned` for each written value the user spelled in another case or spacing, and each answer or message
+    stating a checked value the user or a source read spelled so, where the reference replayed with that spelling,
+    taken by the tool, fails a check the reference passes (`_user_spelling`)."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    told = told_spellings(ctx.spec, shown_text(episodes.oracle().audit, initial))
+    return _pinned_user_forms(ctx, [*user_spellings(ctx.spec), *told], "case_pinned",
                               "the check wants the reference's letter case or spacing, not the user's; compare "
                               "case-insensitively (`matches` with `(?i)`) or write the value as the user did")
 

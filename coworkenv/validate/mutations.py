@@ -5,7 +5,8 @@ Argument-level kinds (each mutant differs from the reference in one place):
 - `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way
   (also one written as text, as declared tools often take it),
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
-  `max_alternatives` more), a delimited list of names or records with one more of its kind at its end;
+  `max_alternatives` more), a delimited list of names or records with one more of its kind at its end (also one a
+  dict argument holds: a config's `viewers`);
 - `wrong_recipient`: a person (id, email or chat handle) or channel argument names another one (likewise);
 - `time_shift`: a date-time argument moves by several offsets (an hour or a quarter hour either way, a day later),
   a date without a time (a due day) a day either way, a time zone (`Asia/Dubai`) as UTC and as a zone far away;
@@ -259,6 +260,10 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
                 for i, rest in _delimited_drops(leaf, index):
                     yield ("drop_item", f"{name}.{key}[{i}]", {**args, name: {**value, key: rest}},
                            f"{name}.{key} without its item {i}", True)
+                more = _delimited_extra(leaf, index) if isinstance(leaf, str) else None
+                if more is not None:  # one more (a viewer the grant was not asked for), as for a scalar list below
+                    yield ("change_arg", f"{name}.{key}", {**args, name: {**value, key: more}},
+                           f"{name}.{key} {leaf!r} -> {more!r} (one item more)", True)
                 for kind, new, core in _mutate_scalar(leaf, [], index, mentioned, required, limit):
                     yield (kind, f"{name}.{key}", {**args, name: {**value, key: new}},
                            f"{name}.{key} {leaf!r} -> {new!r}", core)

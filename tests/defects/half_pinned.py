@@ -62,8 +62,11 @@ def _moved_hour_late(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
 
 
 def _one_viewer(spec: Spec) -> None:
+    rule = check(spec, "access-granted")["rule"]
     c = cond(check(spec, "access-granted"), "values.viewers")
     c["value"] = c["value"][:1]
+    # The list pinned whole (generator 18) goes with it: the check reads the new viewer only.
+    rule["where"] = [w for w in rule["where"] if not (w["field"] == "values.viewers" and w.get("op") == "matches")]
 
 
 def _ticket_to_self_ok(spec: Spec) -> None:

@@ -129,6 +129,8 @@ def test_a_quoted_token_is_no_reason_to_stop_a_training_from_a_local_folder(
     """Regression guard (held on main): a model in a local folder is loaded without the Hub."""
     local = tmp_path / "local-model"
     local.mkdir()
+    for name, content in (("model.safetensors", b""), ("tokenizer_config.json", b"{}")):  # a whole folder's names
+        (local / name).write_bytes(content)
     configs = Path(__file__).parents[2] / "trainers" / "configs"
     config = tmp_path / "local.yaml"  # beside the accelerate and DeepSpeed configs it names
     config.write_text((configs / "pocketworker-8b.yaml").read_text().replace("Qwen/Qwen3-VL-8B-Instruct", str(local)))

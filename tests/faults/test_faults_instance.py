@@ -106,8 +106,9 @@ def test_a_failing_data_file_is_named_as_itself_not_as_the_instance_storage(once
     data = snapshot(ws.data)
     failed = run_child(["--no-train"], call=PIPELINE, env=ws.env(),
                        fail=("pipelines.staleness:file_sha256:1:EIO:path",))
-    # (The copy's instance records the files of `once_run`'s data folder.)
-    line = assert_clean_failure(failed, str(once_run.data / "store" / "task_specs"), ".parquet: Input/output error",
+    # (The copy's instance records the files of `once_run`'s data folder, and its data folder with them: they are
+    # read at the same place in the copy's own data folder.)
+    line = assert_clean_failure(failed, str(ws.data / "store" / "task_specs"), ".parquet: Input/output error",
                                 "check the disk", code=1)
     assert "instance storage" not in line and str(ws.home) not in line
     assert snapshot(ws.data) == data

@@ -158,6 +158,18 @@ def test_one_relative_model_path_from_two_folders_is_two_checkpoints(tmp_path: P
 
 
 @pytest.mark.usefixtures("fake_vllm")
+def test_a_checkpoint_moved_with_its_data_folder_is_answered_from_the_cache(tmp_path: Path) -> None:
+    """`mv data moved`: the same files are the same model. On main the key held the folder's absolute path, so every
+    answer was asked of it again (faults44)."""
+    ckpt = _checkpoint(tmp_path / "data" / "checkpoints" / "ckpt", "first training")
+    assert not _offline(str(ckpt), ckpt, tmp_path / "cache").cached
+    (tmp_path / "data").rename(tmp_path / "moved")
+    moved = tmp_path / "moved" / "checkpoints" / "ckpt"
+    again = _offline(str(moved), moved, tmp_path / "cache")
+    assert (again.content, again.cached) == ("first training", True), "main: asked again (cached: false)"
+
+
+@pytest.mark.usefixtures("fake_vllm")
 def test_guard_an_untouched_checkpoint_is_answered_from_the_cache(tmp_path: Path) -> None:
     """Regression guard (held on main): a checkpoint read again, notes written beside it, is the same model."""
     ckpt = _checkpoint(tmp_path / "ckpt", "first training")

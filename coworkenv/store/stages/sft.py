@@ -182,7 +182,10 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
                    f"is {missing_path(path)}" if path.exists() or path.is_symlink() else "does not exist")
         raise FileNotFoundError(f"SFT data folder {path} {problem}; pass the folder holding the sft shards")
     root = path / "data" / "sft" if (path / "data" / "sft").is_dir() else path
-    files = no_special_files(_visible(root.rglob(f"{split}-*.parquet")) or _visible(root.rglob("*.parquet")), root)
+    named = _visible(root.rglob(f"{split}-*.parquet"))
+    if not named:
+        _refuse_other_splits(path, root, split)
+    files = no_special_files(named or _visible(root.rglob("*.parquet")), root)
     if not files:
         raise FileNotFoundError(
             f"no Parquet files under {root}; expected shards like {split}-00000-of-00001.parquet (or data/sft/ in a "
@@ -196,6 +199,27 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
         )
     _check_complete(files)
     return files
+
+
+def _refuse_other_splits(path: Path, root: Path, split: str) -> None:
+    """StageError when the shards under `root` are named by their splits and none by `split`: read together as
+    `split` they would be other splits' rows (a held-out split trained on; a version's left-out split read as the
+    rows of the others, or as none once their `split` column filtered them out)."""
+    others: dict[str, Path] = {}
+    for file in _visible(root.rglob("*.parquet")):
+        other = shard_split(file.name)
+        if other is not None:
+            others.setdefault(other, file)
+    if not others:
+        return  # shards not named by split (another tool's `part-0.parquet`): read whole, rows kept by `split`
+    card = path / "README.md"
+    listed = (f"; the dataset card {card} lists the splits a version has (a split without rows is left out)"
+              if root != path and card.is_file() else "")
+    raise StageError(f"no {split!r} shards under {root}: its shards are of the split(s) "
+                     f"{', '.join(repr(name) for name in sorted(others))} ({others[min(others)].name}), and read as "
+                     f"{split!r} they would be other rows than the {split!r} split's{listed}. Pass the folder "
+                     f"holding the {split!r} shards ({shard_name(split, 0, 1)}, ...), or download or write them "
+                     "there; nothing was read")
 
 
 def _visible(paths: Iterable[Path]) -> list[Path]:

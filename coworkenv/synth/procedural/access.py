@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from coworkenv.spec import EnvSpec
 from coworkenv.synth.background import add_background
 from coworkenv.synth.procedural._registry import register
@@ -22,6 +24,12 @@ from coworkenv.synth.procedural._task import (
     sent_mail,
 )
 from coworkenv.synth.world_builder import DAY, Org
+
+
+def _exactly(items: list[str]) -> str:
+    """A pattern for a comma-separated list of exactly these items, in any order (spaces around the commas allowed)."""
+    item = "(?:" + "|".join(re.escape(i) for i in items) + ")"
+    return rf"^\s*(?:{item}\s*(?:,\s*|$)){{{len(items)}}}$"
 
 
 @register("access_request_approval", multi_turn=True)
@@ -171,6 +179,9 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
                 [
                     cond("id", f"{svc.id}@{version}"),
                     cond("values.viewers", [requester.email, *viewers.split(",")], "contains"),
+                    # ... and no one else: `contains` reads each address as a substring, so one more viewer (an
+                    # over-broad grant) passed it alone. The list's items, in any order, and no more of them.
+                    cond("values.viewers", _exactly([*viewers.split(","), requester.email]), "matches"),
                 ],
             ),
             weight=3,

@@ -1,0 +1,85 @@
+"""The clock times that name one instant: a time of day a text states, read in every zone the spec knows.
+
+A check on a told time (`the meeting is at 15:30`) may accept the same instant in another zone (`1[45]:00` for
+14:00 UTC and 15:00 London) or on a 12-hour clock (`3:30` for 15:30): those are the same answer. Any other time the
+check's pattern admits (`1[05]:30` admits 10:30) is a wrong answer it passes. `same_clocks(spec)` tells them apart:
+for a stated clock (hour, minute) it gives every clock that names an instant it names, in any zone of the spec (the
+directory's, UTC, and the IANA names its texts and arguments state), of the instants the spec states (the user's
+turns, the reference's answers and the arguments of its writes: what the agent was told, wrote or told); None where
+the clock names none of them (a time read from the world, a search's range: nothing says which other clocks are the
+same instant, and the digit-class near miss moves the digit one up only, as before).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from coworkenv.bindings import spec_catalog
+from coworkenv.spec import EnvSpec
+from coworkenv.validate._asked_facts import zones
+from coworkenv.validate.entities import leaves
+from coworkenv.world._time import zone
+
+Clock = tuple[int, int]
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)")
+_IANA = re.compile(r"\b(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Za-z_]+(?:/[A-Za-z_]+)?")
+
+
+def _instants(texts: Iterable[str]) -> set[datetime]:
+    out: set[datetime] = set()
+    for text in texts:
+        for m in _STAMP.finditer(text):
+            try:
+                out.add(datetime.fromisoformat(m.group(0).replace("Z", "+00:00")))
+            except ValueError:
+                continue
+    return out
+
+
+def _spec_texts(spec: EnvSpec) -> tuple[list[str], list[str]]:
+    """(the texts that state the instants a told time may name: the user's turns, the reference's answers and the
+    arguments of its writes; the arguments of its reads, which name zones but search ranges, not told times)."""
+    tools = spec_catalog(spec)
+    told: list[str] = [turn.content for turn in spec.turns]
+    searched: list[str] = []
+    for turn in spec.reference:
+        for step in turn.steps:
+            if step.say:
+                told.append(step.say)
+            if step.call is not None:
+                tool = tools.get(step.call.name)
+                texts = told if tool is not None and tool.kind == "write" else searched
+                texts += [v for v in leaves(step.call.arguments) if isinstance(v, str)]
+    return told, searched
+
+
+def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
+    """For a clock (hour, minute): the clocks naming an instant it names (itself among them), on a 24- or 12-hour
+    clock, in any zone the spec knows; None where it names no instant the spec states or its world holds. Computed
+    on first use (most specs state no clock a pattern reads by a class)."""
+    cache: dict[str, list[set[Clock]]] = {}  # filled on first use
+
+    def readings() -> list[set[Clock]]:
+        if not cache:
+            texts, searched = _spec_texts(spec)
+            names = zones(spec) | {m.group(0) for t in texts + searched for m in _IANA.finditer(t)}
+            known = []
+            for name in sorted(names):
+                try:
+                    known.append(zone(name))
+                except ValueError:
+                    continue
+            cache["stated"] = [{(local.hour, local.minute) for z in known for local in (i.astimezone(z),)}
+                               for i in sorted(_instants(texts))]
+        return cache["stated"]
+
+    def same(clock: Clock) -> set[Clock] | None:
+        twelve = ((clock[0] + 12) % 24, clock[1])  # `1:30` (pm) names what 13:30 names
+        named = [r for r in readings() if clock in r or twelve in r]
+        if not named:
+            return None
+        out = set().union(*named)
+        return out | {((h + 12) % 24, m) for h, m in out}  # 3:30 for 15:30, 15:30 for 03:30
+    return same

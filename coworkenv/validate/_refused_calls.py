@@ -1,0 +1,156 @@
+"""Attempts credited: a check that passes a call the tool refused, as if it had done what it asks.
+
+The audit keeps every call with its arguments as the agent wrote them, and whether the tool carried it out (`ok`,
+`error`). A Python check that finds the task's call in the audit by its tool and arguments, and never asks whether
+it succeeded (`a["ok"]`) or reads its effect in the state, credits an agent whose call was refused: a config write
+with a stale `expected_version`, a mail whose attachment does not exist, a ticket update the workflow refuses, a
+job id in capitals the scheduler does not know (the check compares case-blind), a transfer of more stock than the
+shelf holds. The agent did nothing, and passes. The declarative call matchers (`called`, `order`, turn conditions,
+dynamics rules) count successful calls only, so only code reads the attempt.
+
+For each reference write whose dropping fails a check (the write is needed), where some Python check reads the
+audit, the reference is played once more with that very call refused by the tool (same arguments, an error in
+place of the result, the world left as it was: the dropped write's state with the attempt in the audit). A sound
+verifier fails it as it fails the dropped write; where it passes, and a check the dropped write failed passes it
+only because the refused call is in the audit (a Python check reading the audit), the verifier credits the
+attempt: `attempt_credited`. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
+reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
+
+A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
+its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
+mail saved as a draft, which nobody receives. For each needed reference `mail_send` (its drop fails a check) where
+the agent is given `mail_save_draft`, the reference is played with the mail saved as a draft instead (the same
+arguments); where that passes, the verifier credits the draft: `draft_credited`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from coworkenv.agents import OraclePolicy
+from coworkenv.bindings import exposed_tools
+from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.tools import ToolOutcome
+from coworkenv.validate._check_reads import parts_read, python_rules
+from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
+from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate.gates import GateError
+from coworkenv.validate.mutations import Mutation, step_of
+
+# What the refusing tool answers: the reason a real service gives varies (a permission, a state, a validation); the
+# verdict on a call that changed nothing must not depend on which.
+REFUSAL = "refused: the service did not carry out this request (permission denied for this record in its state)"
+# A tool that delivers a message at once -> the tool that saves the same message (same arguments) without sending it.
+UNSENT = {"mail_send": "mail_save_draft"}
+
+
+def audit_readers(spec: EnvSpec) -> set[str]:
+    """The ids of the checks with a Python rule that reads the audit (in a tier too)."""
+    return {c.id for c in spec.checks if any("audit" in parts_read(r.code, r.entrypoint) for r in python_rules(c.rule))}
+
+
+@contextmanager
+def _refusing(episodes: SpecEpisodes, call: ToolCallSpec, nth: int) -> Iterator[None]:
+    """While open, the `nth` (0-based) call equal to `call` that reaches the episodes' tools is refused."""
+    toolbox = episodes.env.toolbox
+    real = toolbox.call
+    seen = [0]
+
+    def call_or_refuse(name: str, arguments: Any, *, rendered: bool = False) -> ToolOutcome:
+        if name == call.name and arguments == call.arguments:
+            seen[0] += 1
+            if seen[0] == nth + 1:
+                return ToolOutcome(False, error=REFUSAL)
+        return real(name, arguments, rendered=rendered)
+
+    toolbox.call = call_or_refuse  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del toolbox.call  # the class's method again
+
+
+def _nth(spec: EnvSpec, t: int, s: int) -> int:
+    """How many calls equal to the one at turn `t`, step `s` the reference makes before it."""
+    call = spec.reference[t].steps[s].call
+    assert call is not None
+    return sum(1 for k, turn in enumerate(spec.reference) for j, step in enumerate(turn.steps)
+               if (k, j) < (t, s) and step.call is not None and step.call.name == call.name
+               and step.call.arguments == call.arguments)
+
+
+def _carried_out(spec: EnvSpec, oracle: EpisodeOutcome, t: int, s: int) -> bool:
+    """Whether the reference's own run carried the call at turn `t`, step `s` out (a task may have the agent try a
+    call the world refuses, and report it: refusing that call again is the reference itself)."""
+    call = spec.reference[t].steps[s].call
+    assert call is not None
+    same = [e for e in oracle.audit if e.tool == call.name and e.args == call.arguments]
+    nth = _nth(spec, t, s)
+    return nth < len(same) and same[nth].ok
+
+
+def refused_outcome(episodes: SpecEpisodes, t: int, s: int) -> EpisodeOutcome:
+    """The reference played with its call at turn `t`, step `s` refused by the tool (every other call as it is)."""
+    call = episodes.spec.reference[t].steps[s].call
+    assert call is not None
+    with _refusing(episodes, call, _nth(episodes.spec, t, s)):
+        return episodes.run(OraclePolicy(episodes.spec))
+
+
+def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
+                      results: list[tuple[Mutation, EpisodeOutcome]]) -> list[GateError]:
+    """`attempt_credited` for each needed reference write (its drop fails a check) that passes every check when the
+    tool refuses it, a check reading the audit passing the refusal though it failed the drop."""
+    readers = audit_readers(spec)
+    if not readers:
+        return []
+    errors = []
+    for mutation, dropped in results:
+        if mutation.kind != "drop_write" or dropped.result is None or dropped.passed:
+            continue
+        t, s = step_of(mutation.path)
+        if not _carried_out(spec, episodes.oracle(), t, s):
+            continue
+        refused = refused_outcome(episodes, t, s)
+        if refused.result is None or not refused.passed:
+            continue
+        before, after = dropped.check_passed(), refused.check_passed()
+        credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
+        if not credited:  # the verdicts differ for another reason (e.g. the clock a refused call still moves)
+            continue
+        call = spec.reference[t].steps[s].call
+        assert call is not None
+        errors.append(GateError(
+            "mutations", "attempt_credited", mutation.path,
+            f"the reference with its {call.name} call refused by the tool (same arguments, nothing changed) passes "
+            f"every required check, while dropping the call fails {', '.join(credited)}: the check finds the call in "
+            "the audit and credits the attempt; read whether the call succeeded (`ok`) or its effect in the state"))
+    return errors
+
+
+def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
+                    results: list[tuple[Mutation, EpisodeOutcome]]) -> list[GateError]:
+    """`draft_credited` for each needed reference message (its drop fails a check) that passes every check when it is
+    saved as a draft instead of sent, where the agent is given the drafting tool."""
+    exposed = set(exposed_tools(spec))
+    errors = []
+    for mutation, dropped in results:
+        if mutation.kind != "drop_write" or dropped.result is None or dropped.passed:
+            continue
+        t, s = step_of(mutation.path)
+        call = spec.reference[t].steps[s].call
+        draft = UNSENT.get(call.name) if call is not None else None
+        if call is None or draft is None or draft not in exposed or not _carried_out(spec, episodes.oracle(), t, s):
+            continue
+        step = ReferenceStep(call=ToolCallSpec(name=draft, arguments=dict(call.arguments)))
+        kept = episodes.mutant(replaced(spec.reference, t, s, step))
+        if kept.result is None or not kept.passed or not any(e.ok and e.tool == draft for e in kept.audit):
+            continue
+        errors.append(GateError(
+            "mutations", "draft_credited", mutation.path,
+            f"the reference with its {call.name} saved as a draft ({draft}, the same arguments) passes every "
+            "required check, while dropping it fails: no one receives a draft, and the checks credit it as sent; "
+            "check the message's folder (`folder` equals `sent`), in the frame too"))
+    return errors
