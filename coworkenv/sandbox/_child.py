@@ -891,6 +891,24 @@ def _number(value: Any, kind: str) -> int:
     return operator.index(value)
 
 
+def loaded_extension_stems(modules: dict[str, Any]) -> frozenset[str]:
+    """The file stems (as the hook takes them) of every extension module loaded from a file now, before the code
+    runs. The bootstrap loaded these, and changed or sealed some (`array`'s stores, `resource.getrusage`,
+    `_lsprof.Profiler`): a second load of such a file makes a module the bootstrap never saw (a multi-phase module's
+    new types and functions, a single-phase one's functions as its first run left them), so the hook refuses and
+    reports any, one rule for every such module (forty-fifth round). The import system never loads a module's file
+    again while it is in `sys.modules`, and `importlib.reload` of one loads nothing."""
+    stems = set()
+    for module in list(modules.values()):
+        if type(module) is type(sys):  # vars(): a module's `__getattr__` (curses' stand-in) is not called
+            spec = vars(module).get("__spec__")
+            origin = getattr(spec, "origin", None) if type(getattr(spec, "loader", None)).__name__ == \
+                "ExtensionFileLoader" else None
+            if type(origin) is str:
+                stems.add(origin.rpartition("/")[2].partition(".")[0])
+    return frozenset(stems)
+
+
 def account_stand_ins() -> dict[str, Any]:
     """`pwd` and `grp` where the real ones are marked absent (no Landlock: the C library's name services read host
     files natively there): modules whose lookups find nothing, as the real ones answer where Landlock confines them
@@ -1178,7 +1196,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,
             {"blocked_modules": BLOCKED_MODULES | (frozenset() if natives_confined else NATIVE_FILE_MODULES),
              "absent_modules": ABSENT_MODULES | (frozenset() if natives_confined else ABSENT_WITHOUT_LANDLOCK)
-             | modules["_confine"]["SEALED_MODULES"],  # loaded and sealed above: a second load has new types
+             | modules["_confine"]["SEALED_MODULES"] | loaded_extension_stems(sys.modules),  # a second load: new copies
              "blocked_module_prefixes": BLOCKED_MODULE_PREFIXES,
              "blocked_events": BLOCKED_EVENTS, "blocked_prefixes": BLOCKED_PREFIXES,
              "write_events": WRITE_EVENTS, "read_events": READ_EVENTS, "blocked_commands": BLOCKED_COMMANDS,
