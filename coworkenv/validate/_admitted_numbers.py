@@ -110,3 +110,4 @@ def admitted_numbers(spec: EnvSpec, turn: int, text: str,
             if wrong != text:
                 yield wrong, f"the answer states {w:g}, another number the world offers, for {expected:g} " \
                              f"(within {check.id}'s tolerance)"
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -67,6 +68,14 @@ def reply_is_content(spec: EnvSpec, turn: int) -> bool:
         if _reads_reply(rule, turn):
             return True
     return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
+
+
+def content_replies(spec: EnvSpec) -> Iterator[tuple[int, int, str]]:
+    """(turn, step, text) of the last reply of each turn whose reply is task content (see `reply_is_content`)."""
+    for t, turn in enumerate(spec.reference):
+        says = [s for s, step in enumerate(turn.steps) if step.say]
+        if says and reply_is_content(spec, t):
+            yield t, says[-1], turn.steps[says[-1]].say or ""
 
 
 def _reads_reply(rule: Any, turn: int) -> bool:

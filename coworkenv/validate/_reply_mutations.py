@@ -17,7 +17,7 @@ from coworkenv.spec import EnvSpec, FieldRef, ReferenceStep, ReplyStatesRule
 from coworkenv.validate import _lenient_answers as lenient
 from coworkenv.validate._admitted_numbers import admitted_numbers
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content, without
+from coworkenv.validate._mutation_core import Mutation, content_replies, replaced, without
 from coworkenv.validate.entities import EntityIndex
 
 
@@ -26,12 +26,7 @@ def reply_mutations(spec: EnvSpec, index: EntityIndex,
     """Drop or alter the last reply of each turn whose reply is task content (see `reply_is_content`); `values`
     gives a checked field's value at the reference's end (for the instants a reply check reads in part)."""
     out: list[Mutation] = []
-    for t, turn in enumerate(spec.reference):
-        says = [s for s, step in enumerate(turn.steps) if step.say]
-        if not says or not reply_is_content(spec, t):
-            continue
-        s = says[-1]
-        text = turn.steps[s].say or ""
+    for t, s, text in content_replies(spec):
         where = f"reference[{t}].steps[{s}].say"
         out.append(Mutation("text_drop", where, f"turn {t}: no answer", without(spec.reference, t, s),
                             code="content_unchecked"))

@@ -46,6 +46,7 @@ from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
+from coworkenv.validate._python_tolerance import python_admitted_numbers
 from coworkenv.validate._refused_calls import credited_attempts, credited_drafts
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
@@ -187,6 +188,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _undone(ctx, initial, dropped_passes)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
     errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
+    errors += python_admitted_numbers(ctx.spec, episodes)  # a Python check's tolerance admits another number
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
