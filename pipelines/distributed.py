@@ -144,6 +144,13 @@ def _checked_instance(partitions: Sequence[str], scheduler: str, flag: str | Non
     os.environ["DAGSTER_HOME"] = home
     instance = dg.DagsterInstance.get()
     check_partitions(partitions, instance)
+    from pipelines.resources import settings_from_env
+    from pipelines.staleness import other_data_folder_problem
+
+    settings = settings_from_env()
+    other = other_data_folder_problem(instance, settings.taxonomy(), settings)
+    if other is not None:
+        raise PartitionsError(other)
     unreachable = scheduler_reach_problem(scheduler)
     if unreachable is not None:
         raise InstanceError(f"{flag or SCHEDULER_ENV} {scheduler!r}: {unreachable}; start it "

@@ -146,16 +146,16 @@ def _run(args: argparse.Namespace) -> int:
 
     from pipelines.definitions import defs
     from pipelines.run_guard import reap_dead_runs
-    from pipelines.staleness import history_data_folder, partition_states, run_in_flight, sync_partitions
+    from pipelines.staleness import other_data_folder_problem, partition_states, run_in_flight, sync_partitions
 
     instance = dg.DagsterInstance.get()
     for run in reap_dead_runs(instance):
         where = f"[{run.partition}]" if run.partition else ""
         _say(f"run {run.run_id} ({run.job}{where}) was left running by a process that is gone: marked failed, "
               "its pool slots freed")
-    other = history_data_folder(instance, taxonomy, settings)
+    other = other_data_folder_problem(instance, taxonomy, settings)
     if other is not None:
-        raise UsageError(_other_data_folder_message(settings, *other))
+        raise UsageError(other)
     added, removed = sync_partitions(instance, taxonomy)
     _say(f"taxonomy: {len(taxonomy.capabilities)} capabilities ({len(added)} new, {len(removed)} retired)")
     if args.only or args.all:
@@ -190,19 +190,6 @@ def _run(args: argparse.Namespace) -> int:
     _print_locations(instance, _stages(args), settings)
     print(f"done in {time.monotonic() - started:.0f}s. Browse every materialization with `make ui`.")
     return 0
-
-
-def _other_data_folder_message(settings: CoworkenvSettings, folder: Path, partitions: int) -> str:
-    """Why a run into a data folder that does not exist is refused while the run history's data is in another."""
-    import shlex
-
-    relative = "" if os.path.isabs(settings.data_dir) else \
-        f" (the value is relative, read from {Path.cwd()}, the folder this run started in)"
-    return (f"COWORKENV_DATA_DIR={settings.data_dir!r} names {settings.root}{relative}, which does not exist, and the "
-            f"run history's data ({partitions} capability partition{'' if partitions == 1 else 's'}) is in {folder}, "
-            "where the earlier runs wrote it; nothing was generated. Point COWORKENV_DATA_DIR at that folder (an "
-            "absolute path does not depend on where a run starts), or move it to the new place; to start a new data "
-            f"folder there instead (everything generated again), make it first: mkdir -p {shlex.quote(str(settings.root))}")
 
 
 def _check_hub_model_token(train_config: str) -> None:

@@ -7,7 +7,13 @@ from pipelines.jobs import capability_job
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
 from pipelines.run_guard import reap_dead_runs
-from pipelines.staleness import latest_partition_run, partition_changes, partition_states, run_in_flight
+from pipelines.staleness import (
+    latest_partition_run,
+    other_data_folder_problem,
+    partition_changes,
+    partition_states,
+    run_in_flight,
+)
 
 
 @dg.sensor(
@@ -21,6 +27,10 @@ def taxonomy_sensor(context: dg.SensorEvaluationContext, settings: CoworkenvSett
     taxonomy = settings.taxonomy()
     for run in reap_dead_runs(context.instance):  # a killed run would otherwise look in flight forever
         context.log.warning(f"run {run.run_id} ({run.job}) was left running by a process that is gone: marked failed")
+    other = other_data_folder_problem(context.instance, taxonomy, settings)
+    if other is not None:  # each run would generate everything again into a new folder (an LLM paid again)
+        context.log.warning(other)
+        return dg.SensorResult(skip_reason=other)
     added, removed = partition_changes(context.instance, taxonomy)
     requests = []
     for state in partition_states(context.instance, taxonomy, settings):

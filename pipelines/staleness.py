@@ -124,6 +124,25 @@ def history_data_folder(instance: dg.DagsterInstance, taxonomy: Taxonomy,
     return max(folders.items(), key=lambda item: item[1]) if folders else None
 
 
+def other_data_folder_problem(instance: dg.DagsterInstance, taxonomy: Taxonomy, settings: CoworkenvSettings) -> str | None:
+    """Why no run may start into the data folder the settings name (`history_data_folder`): said by
+    `python -m pipelines.run` and `pipelines.distributed` (refused, exit 2) and by the taxonomy sensor of `dagster dev`
+    (no run requested), each of which would otherwise generate everything again into a new folder. None if none."""
+    import shlex
+
+    other = history_data_folder(instance, taxonomy, settings)
+    if other is None:
+        return None
+    folder, partitions = other
+    relative = "" if os.path.isabs(settings.data_dir) else \
+        f" (the value is relative, read from {Path.cwd()}, the folder this run started in)"
+    return (f"COWORKENV_DATA_DIR={settings.data_dir!r} names {settings.root}{relative}, which does not exist, and the "
+            f"run history's data ({partitions} capability partition{'' if partitions == 1 else 's'}) is in {folder}, "
+            "where the earlier runs wrote it; nothing was generated. Point COWORKENV_DATA_DIR at that folder (an "
+            "absolute path does not depend on where a run starts), or move it to the new place; to start a new data "
+            f"folder there instead (everything generated again), make it first: mkdir -p {shlex.quote(str(settings.root))}")
+
+
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
     """The record of the latest materialization of one partition, if any."""
     records = instance.fetch_materializations(

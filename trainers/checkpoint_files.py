@@ -182,7 +182,20 @@ def checkpoint_staging(out_dir: Path) -> Iterator[Path]:
                 entry.unlink()
         yield staging
     finally:
+        _remove_if_empty(staging, fd)
         os.close(fd)  # closing releases the lock (the folder may be `out_dir` by now: the finished checkpoint)
+
+
+def _remove_if_empty(staging: Path, fd: int) -> None:
+    """Remove `staging` when a refused or failed training left it empty (a data error, a bad start: refused before
+    anything was written), while its lock is still held. A folder holding files is kept (the trained weights a failed
+    finishing write left, which its error names), and one that is no longer the locked folder (put in place as the
+    checkpoint) is not touched. A waiter that wins the lock then finds the folder gone and makes it again."""
+    try:
+        if os.path.samestat(os.fstat(fd), os.stat(staging)) and not any(staging.iterdir()):
+            staging.rmdir()
+    except OSError:
+        pass  # gone already, or not removable: an empty folder the next training empties and reuses
 
 
 def _locked_folder(folder: Path, waiting: str) -> int:

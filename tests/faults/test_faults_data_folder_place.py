@@ -27,10 +27,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines import run
 from pipelines.console_logger import escaped_console_logger
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import DATA_DIR, DATA_DIR_RESOLVED, history_data_folder, located
+from pipelines.staleness import DATA_DIR, DATA_DIR_RESOLVED, history_data_folder, located, other_data_folder_problem
 from tests.support.pipeline_child import ROOT
 
 ODD = "da\x1b[31mta\nx"
@@ -96,7 +95,8 @@ def test_a_relative_data_folder_read_from_another_folder_is_refused_before_any_g
     settings = CoworkenvSettings(data_dir="data", taxonomy_dir=str(ROOT / "taxonomy"))
     found = history_data_folder(history, settings.taxonomy(), settings)
     assert found == (tmp_path / "a" / "data", 1), "main: every partition generated again into b/data"
-    message = run._other_data_folder_message(settings, *found)
+    message = other_data_folder_problem(history, settings.taxonomy(), settings)
+    assert message is not None
     assert message.startswith(f"COWORKENV_DATA_DIR='data' names {tmp_path}/b/data (the value is relative, read from "
                               f"{tmp_path}/b, the folder this run started in), which does not exist, and the run "
                               f"history's data (1 capability partition) is in {tmp_path}/a/data"), message
