@@ -154,6 +154,7 @@ from tests.defects import (
     python_messages_table,
     python_record_order,
     random_unpinned,
+    read_attempt_credited,
     relative_date_pinned,
     reply_only,
     run_value_read,
@@ -386,6 +387,7 @@ MODULES = (
     guard_declared_respelled,
     count_by_pace,
     stamp_pinned,
+    read_attempt_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
