@@ -33,9 +33,22 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   completion check outweighing the rest, none required, pass threshold one half), and the Python kinds
   `py_audit_args` (a grader reading the audit's arguments, blind to case and to whether the call succeeded) and
   `py_str_num` (a number ordered as text).
+- `d83` (defects83, 13 kinds, bare names): `count_for_which` (a check on records in the wanted state counted, their
+  ids dropped), `absent_old_value` ("no record still holds the old value", met by any other value or by deleting the
+  record), `num_direction_only` (a number's direction of change, not its amount), `sign_drop` (a negative number
+  or its opposite), `dt_time_only` (a date-time by its time of day, its date dropped), `dt_bound_day_off` (a time
+  window's bound one day wider), `value_of_turn` (a value the record held after an earlier turn admitted beside the
+  final one), `records_any_for_all` (checks setting one field on several records as "one of them"),
+  `checks_any_of` (two completion checks as tiers of full score, either enough), `conds_any_for_all` (several
+  conditions on one text field, the rows of a report, as one pattern of alternatives), `reply_count_for_which` (a
+  reply's count kept, the names it must state dropped), `arg_unmatched_all` (an argument left out of every completion
+  matcher naming it: the flag of the try and of the roll-back), and the Python kind `py_call_result` (a grader reading the
+  record as the first write call returned it in the audit: a stale snapshot, not the final state). Its witness search
+  also tries a date-time a day later, a negative number's opposite, and a value changed in every call naming it
+  (another key of the record's dict field among the values: another flag of the service).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
-defects69, `py_*` mutants (of `d69`, `d73` and `d77`) are made on the examples and seed 1 only, one per base, kind and rule kind.
+defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
 
 Every accepted mutant gets a witness search (unless `--no-witness`): episodes made from the reference (each call
 dropped; each argument changed in place or by a later call of the same tool; each answer negated, emptied, its
@@ -54,6 +67,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d69 --python --out d69.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d73 --python --out d73.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d77 --python --out d77.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d83 --python --out d83.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -64,6 +78,7 @@ import argparse
 import copy
 import fnmatch
 import functools
+import itertools
 import json
 import os
 import re
@@ -92,7 +107,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73" or "d77"
+    family: str  # "d65", "d69", "d73", "d77" or "d83"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -162,6 +177,9 @@ KINDS: dict[str, Kind] = {
     **_kinds("d77", "any", "key_nonunique field_never_written num_as_string dt_zone_drop list_eq_to_contains "
              "list_elem_as_text tiers_untouched zero_to_one final_to_turn0 weight_heavy_one py_audit_args "
              "py_str_num"),
+    **_kinds("d83", "any", "count_for_which absent_old_value num_direction_only sign_drop dt_time_only "
+             "dt_bound_day_off value_of_turn records_any_for_all checks_any_of conds_any_for_all reply_count_for_which "
+             "arg_unmatched_all py_call_result"),
 }
 
 
@@ -1194,8 +1212,219 @@ def mutants77(spec: Spec) -> Iterator[Mutant]:
             yield Mutant("weight_heavy_one", ci, _weight_heavy(spec, ci), "")
 
 
+# -- family d83 -------------------------------------------------------------------------------------------------
+_DAY = re.compile(r"^(\d{4}-\d\d-\d\d)(T.*)?$")
+
+
+def _day_shift(v: str, days: int) -> str | None:
+    """An ISO date or date-time `days` days later (None for anything else)."""
+    from datetime import date, timedelta
+    m = _DAY.match(v)
+    if not m:
+        return None
+    try:
+        d = date.fromisoformat(m.group(1)) + timedelta(days=days)
+    except ValueError:
+        return None
+    return d.isoformat() + (m.group(2) or "")
+
+
+def _state_after_turn0(spec: Spec) -> dict[str, Any]:
+    """The apps once the reference's first turn is played (the later turns answered with nothing done)."""
+    s2 = copy.deepcopy(spec)
+    s2["reference"] = [s2["reference"][0], *({"steps": [{"say": "Okay."}]} for _ in s2["reference"][1:])]
+    try:
+        return final_state(s2)
+    except Exception:  # a reference whose later turns the engine needs: no earlier state
+        return {}
+
+
+def _count_where(rows: list[dict[str, Any]], conds: list[dict[str, Any]]) -> int:
+    return sum(_holds(r, conds) for r in rows)
+
+
+def _py_call_result(tool: str, id_arg: str, rid: str, field: str, op: str, value: Any) -> Rule:
+    """A grader reading the record as the first successful write call returned it, not the final state."""
+    cond = py_cond({"field": field, "op": op, "value": value})
+    code = (PY_HEAD + "def check(state, audit, messages):\n"
+            "    for a in audit:\n"
+            f"        if a['tool'] == {tool!r} and a['ok'] and str(a['args'].get({id_arg!r})) == {rid!r}"
+            " and isinstance(a.get('result'), dict):\n"
+            "            r = a['result']\n"
+            f"            return {cond}\n"
+            "    return False\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [], "code": code}
+
+
+def rule_kinds83(rule: Rule, spec: Spec, fstate: dict[str, Any], mid: dict[str, Any]
+                 ) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects83's mutations of one rule (`mid`: the apps after the reference's first turn, in a
+    multi-turn spec)."""
+    k = rule["kind"]
+
+    def fin(app: str, table: str) -> list[dict[str, Any]]:
+        return _rows((fstate.get(app) or {}).get(table))
+
+    def conds_of() -> tuple[str, str, list[dict[str, Any]]] | None:
+        """(app, table, the conditions) of a field or records rule, a field rule's id as a condition."""
+        if k == "field":
+            t = rule["target"]
+            return t["app"], t["table"], [{"field": "id", "op": "equals", "value": t["id"]},
+                                          {"field": t["field"], "op": rule.get("op", "equals"),
+                                           "value": rule.get("value")}]
+        if k == "records":
+            return rule["app"], rule["table"], copy.deepcopy(rule.get("where") or [])
+        return None
+
+    def records(conds: list[dict[str, Any]], app: str, table: str, co: str, cnt: int) -> Rule:
+        return {"kind": "records", "app": app, "table": table, "where": conds, "count_op": co, "count": cnt}
+
+    got = conds_of()
+    if got and (k == "field" or (rule.get("count_op", "gte") != "lte" and rule.get("count", 1) > 0)):
+        app, table, conds = got
+        rows, world = fin(app, table), _rows(world_table(spec, app, table))
+        ids = [c for c in conds if c["field"] == "id" and c.get("op", "equals") in ("equals", "in")]
+        rest = [c for c in conds if c not in ids]
+        rid = next((c["value"] for c in ids if c.get("op", "equals") == "equals"), None)
+        # the count of records in the wanted state, not which records
+        if ids and rest:
+            yield "count_for_which", records(rest, app, table, "equals", _count_where(rows, rest))
+        old_rec = next((r for r in world if r.get("id") == rid), None) if rid is not None else None
+        for c in rest:
+            f, op, v = c["field"], c.get("op", "equals"), c.get("value")
+            old = _dig(old_rec, f) if old_rec else None
+            # "no longer holds the old value" as "no record holds it": met by deleting the record too
+            if op == "equals" and old is not None and old != v and type(old) is type(v):
+                yield "absent_old_value", records([*ids, {"field": f, "op": "equals", "value": old}], app, table,
+                                                  "equals", 0)
+            # the direction of a number's change, not the amount
+            if op == "equals" and _is_num(v) and _is_num(old) and old != v:
+                yield "num_direction_only", records([*ids, {"field": f, "op": "gt" if v > old else "lt",
+                                                            "value": old}, *[x for x in rest if x is not c]],
+                                                    app, table, "gte", 1)
+            # a number's sign dropped (a delta, a balance)
+            if op == "equals" and _is_num(v) and v < 0:
+                yield "sign_drop", records([*ids, *[x for x in rest if x is not c],
+                                            {"field": f, "op": "in", "value": [v, -v]}], app, table, "gte", 1)
+            # a date-time read by its time of day, its date dropped
+            if op == "equals" and isinstance(v, str) and _DT.match(v):
+                yield "dt_time_only", records([*ids, *[x for x in rest if x is not c],
+                                               {"field": f, "op": "matches", "value": re.escape(v[10:16])}],
+                                              app, table, "gte", 1)
+            # a window's bound one day off (gte the day before, lte the day after)
+            if op in ("gte", "gt", "lte", "lt") and isinstance(v, str):
+                moved = _day_shift(v, -1 if op in ("gte", "gt") else 1)
+                if moved:
+                    yield "dt_bound_day_off", records([*ids, *[x if x is not c else {**c, "value": moved}
+                                                               for x in rest]], app, table,
+                                                      rule.get("count_op", "gte") if k == "records" else "gte",
+                                                      rule.get("count", 1) if k == "records" else 1)
+            # the value the record held after an earlier turn, beside the final one
+            if mid and rid is not None and op == "equals":
+                mrec = next((r for r in _rows((mid.get(app) or {}).get(table)) if r.get("id") == rid), None)
+                mv = _dig(mrec, f) if mrec else None
+                if mv is not None and mv != v and mv != old:
+                    yield "value_of_turn", records([*ids, *[x if x is not c else {**c, "op": "in", "value": [mv, v]}
+                                                            for x in rest]], app, table, "gte", 1)
+        if k == "field" and rule.get("value") is not None:
+            t = rule["target"]
+            wc = writer_of(spec, [t["id"]])
+            id_arg = next((a for a, x in (wc or {}).get("arguments", {}).items() if x == t["id"]), None)
+            if wc and id_arg:
+                yield "py_call_result", _py_call_result(wc["name"], id_arg, t["id"], t["field"],
+                                                        rule.get("op", "equals"), rule["value"])
+    if k == "records":  # several conditions on one text field (the rows of a report) as one pattern: any, not all
+        where = rule.get("where") or []
+        by_field: dict[str, list[int]] = defaultdict(list)
+        for i, w in enumerate(where):
+            if w.get("op", "equals") in ("matches", "contains") and isinstance(w.get("value"), str):
+                by_field[w["field"]].append(i)
+        for f, idx in by_field.items():
+            if len(idx) > 1:
+                alts = [where[i]["value"] if where[i].get("op") == "matches" else "(?i)" + re.escape(where[i]["value"])
+                        for i in idx]
+                merged = {"field": f, "op": "matches", "value": "|".join(f"(?:{a})" for a in alts)}
+                r = copy.deepcopy(rule)
+                r["where"] = [w for i, w in enumerate(where) if i not in idx[1:]]
+                r["where"][idx[0]] = merged
+                yield "conds_any_for_all", r
+    if k == "text" and rule.get("number") and (rule.get("all_of") or rule.get("any_of")):
+        # the count of the records the reply names, not which: the names dropped, the number kept
+        r = copy.deepcopy(rule)
+        r["all_of"], r["any_of"] = [], []
+        yield "reply_count_for_which", r
+    if k == "called":
+        for a, x in (rule["call"].get("args") or {}).items():
+            if _is_num(x) and x < 0:
+                r = copy.deepcopy(rule)
+                del r["call"]["args"][a]
+                r["call"].setdefault("where", []).append({"field": a, "op": "in", "value": [x, -x]})
+                yield "sign_drop", r
+
+
+def _same_kind_groups(spec: Spec) -> Iterator[list[int]]:
+    """Indexes of the completion field checks that set one field of one table to one value on different records."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for ci, c in enumerate(spec["checks"]):
+        r = c["rule"]
+        if r["kind"] == "field" and c.get("role", "completion") != "guard":
+            t = r["target"]
+            groups[json.dumps([t["app"], t["table"], t["field"], r.get("op", "equals"), r.get("value")])].append(ci)
+    yield from (g for g in groups.values() if len(g) > 1)
+
+
+def mutants83(spec: Spec) -> Iterator[Mutant]:
+    fstate, nturns = final_state(spec), len(spec["turns"])
+    mid = _state_after_turn0(spec) if nturns > 1 else {}
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds83(c["rule"], spec, fstate, mid):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+    # any for all over records: one check that one of the records was set, for checks on each
+    for g in _same_kind_groups(spec):
+        first = spec["checks"][g[0]]["rule"]
+        t = first["target"]
+        s2 = copy.deepcopy(spec)
+        s2["checks"][g[0]]["rule"] = {
+            "kind": "records", "app": t["app"], "table": t["table"], "count_op": "gte", "count": 1,
+            "where": [{"field": "id", "op": "in", "value": [spec["checks"][i]["rule"]["target"]["id"] for i in g]},
+                      {"field": t["field"], "op": first.get("op", "equals"), "value": first.get("value")}]}
+        s2["checks"] = [x for i, x in enumerate(s2["checks"]) if i not in g[1:]]
+        yield Mutant("records_any_for_all", g[0], s2, "")
+    # one argument left out of every completion matcher that names it (the flag of both the try and the roll-back)
+    named: dict[tuple[str, str, str], int] = defaultdict(int)
+    for c in spec["checks"]:
+        for key in ("call", "first", "then"):
+            m = c["rule"].get(key) if c.get("role", "completion") != "guard" else None
+            for a, x in ((m or {}).get("args") or {}).items() if c["rule"]["kind"] in ("called", "order") else ():
+                if isinstance(x, str):
+                    named[(m["tool"], a, x)] += 1  # type: ignore[index]
+    for (tool, a, x), n in named.items():
+        if n > 1:
+            s2 = copy.deepcopy(spec)
+            first = -1
+            for ci, c in enumerate(s2["checks"]):
+                for key in ("call", "first", "then"):
+                    m = c["rule"].get(key)
+                    if c["rule"]["kind"] in ("called", "order") and c.get("role", "completion") != "guard" \
+                            and isinstance(m, dict) and m.get("tool") == tool and (m.get("args") or {}).get(a) == x:
+                        del m["args"][a]
+                        first = ci if first < 0 else first
+            yield Mutant("arg_unmatched_all", first, s2, f"{tool}.{a}")
+    # any for all over checks: two completion checks as tiers of full score, either one enough
+    comp = [ci for ci, c in enumerate(spec["checks"]) if c.get("role", "completion") != "guard"
+            and c["rule"]["kind"] in ("field", "records") and not c.get("safety")]
+    for a, b in itertools.pairwise(comp):
+        s2 = copy.deepcopy(spec)
+        s2["checks"][a]["rule"] = {"kind": "tiers", "tiers": [{"score": 1.0, "rule": spec["checks"][a]["rule"]},
+                                                               {"score": 1.0, "rule": spec["checks"][b]["rule"]}]}
+        del s2["checks"][b]
+        yield Mutant("checks_any_of", a, s2, spec["checks"][b]["id"])
+
+
 FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73,
-                                                          "d77": mutants77}
+                                                          "d77": mutants77, "d83": mutants83}
 
 
 # -- witness search: episodes built from the reference ----------------------------------------------------------
@@ -1203,17 +1432,17 @@ def bump(v: Any) -> list[Any]:
     if isinstance(v, bool):
         return [not v]
     if isinstance(v, int):
-        return [v + 1, v - 1, v * 2 if v else 5]
+        return [v + 1, v - 1, -v if v < 0 else v * 2 if v else 5]  # a negative number's sign dropped (defects83)
     if isinstance(v, float):
         return [v + 1, v * 1.3]
     if isinstance(v, str):
         out = []
+        if re.match(r"\d{4}-\d\d-\d\dT\d\d", v):  # defects83: a day later and three hours later come first
+            out += [x for x in (_day_shift(v, 1), v[:11] + f"{(int(v[11:13]) + 3) % 24:02d}" + v[13:]) if x]
         if re.search(r"\d", v):
             out.append(re.sub(r"(\d)(?!.*\d)", lambda m: str((int(m.group(1)) + 1) % 10), v))
         out.append(v.upper() if v != v.upper() else v.lower())
         out.append(v + "x")
-        if re.match(r"\d{4}-\d\d-\d\dT", v):
-            out.append(v[:11] + f"{(int(v[11:13]) + 3) % 24:02d}" + v[13:])
         return out
     if isinstance(v, list) and v:
         return [v[:-1], v + v[-1:]]
@@ -1243,6 +1472,22 @@ def episodes(spec: Spec) -> Iterator[tuple[str, Episode]]:
                 c2["arguments"][a] = x
                 r[t]["steps"].insert(s + 1, {"call": c2, "say": None})
                 yield f"then {c['name']}.{a}={str(x)[:40]}", r
+    # defects83: the same value changed in every call naming it (a flag confused throughout: tried, rolled back),
+    # with another key of a dict field of the record another argument names among the values tried
+    seen: set[tuple[str, str, str]] = set()
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            same = [(t2, s2) for t2, s2 in steps if ref[t2]["steps"][s2]["call"]["name"] == c["name"]
+                    and ref[t2]["steps"][s2]["call"]["arguments"].get(a) == v]
+            if not isinstance(v, str) or len(same) < 2 or (c["name"], a, v) in seen:
+                continue
+            seen.add((c["name"], a, v))
+            for x in [*_other_keys(spec, c["arguments"], v)[:1], *bump(v)[:2]]:
+                r = copy.deepcopy(ref)
+                for t2, s2 in same:
+                    r[t2]["steps"][s2]["call"]["arguments"][a] = x
+                yield f"every {c['name']}.{a}={str(x)[:40]}", r
     for t, turn in enumerate(ref):
         for s, st in enumerate(turn["steps"]):
             if st.get("say"):
@@ -1252,6 +1497,19 @@ def episodes(spec: Spec) -> Iterator[tuple[str, Episode]]:
                     r[t]["steps"][s]["say"] = txt
                     yield f"say[{t}] {lab}", r
     yield "noop", [{"steps": [{"say": "Okay."}]} for _ in spec["turns"]]
+
+
+def _other_keys(spec: Spec, args: dict[str, Any], value: str) -> list[str]:
+    """The other keys of a dict field holding `value` as a key, of a world record another argument names."""
+    for x in args.values():
+        for app in spec["world"]["apps"].values():
+            for table in (app.values() if isinstance(app, dict) else []):
+                for rec in _rows(table):
+                    if rec.get("id") == x:
+                        for held in rec.values():
+                            if isinstance(held, dict) and value in held:
+                                return sorted(k for k in held if k != value)
+    return []
 
 
 class Witnesses:
@@ -1340,7 +1598,7 @@ def run(bases: list[str], patterns: list[str] | None, families: set[str], python
                     kind = kind_of(m.kind)
                     if not _selected(m.kind, kind, patterns, families, python) or m.spec == spec:
                         continue
-                    if fam in ("d69", "d73", "d77") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
+                    if fam in ("d69", "d73", "d77", "d83") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
                         key = (m.kind, spec["checks"][m.ci]["rule"]["kind"])
                         if not (base.startswith("example:") or base.endswith("@1")) or key in py_seen:
                             continue

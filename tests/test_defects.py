@@ -93,6 +93,11 @@ NARROW_CLASSES = {
                       "too, but a number added to their last reply is already content_unchecked on main"),
     "zone_unprobed": ({"schedule_meeting_timezones"}, "only its reference writes a time zone argument (a scan of "
                       "every capability's seed 1)"),
+    "flag_key_unprobed": ({"feature_flag_rollout"}, "only its reference turns a flag on and back off (no trace left of "
+                          "which flag: incident_investigate_fix sets one once, held by a state check; seeds 1-30)"),
+    "version_unprobed": ({"refuse_forbidden_action"}, "only its deploy's release is held by the version field alone "
+                         "(adapt_silent_change and incident_investigate_fix deploy too, but the service's health holds "
+                         "the release there; a scan of every capability's seeds 1-3 and seeds 1-30 of the three)"),
 }
 
 DEFECTS = all_defects()

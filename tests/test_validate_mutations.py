@@ -391,6 +391,42 @@ def test_a_write_a_called_check_credits_is_taken_back_on_the_record() -> None:
     assert last is not None and last.arguments == {"job_id": job, "enabled": True}
 
 
+def test_every_write_is_taken_back_where_a_python_check_reads_the_audit() -> None:
+    """A Python check that reads the audit may credit a write by the record its call returned then (a stale snapshot,
+    the fifth hunt's `py_call_result`): every reference write on a record (each job paused, the config entry) is taken
+    back for it, a field empty before overwritten with another record's value; a Python check that reads the state
+    only makes no replay."""
+    from coworkenv.env import base_world
+    from coworkenv.synth import generate_spec, load_taxonomy
+    from coworkenv.validate._undone import undone_writes
+
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["scheduler_pause_failing_jobs"],
+                         1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    jobs = [s["call"]["arguments"]["job_id"] for s in data["reference"][0]["steps"]
+            if (s.get("call") or {}).get("name") == "scheduler_update_job"]
+    stale = ("def check(state, audit, messages):\n"
+             "    for a in audit:\n"
+             f"        if a['tool'] == 'scheduler_update_job' and a['ok'] and a['args'].get('job_id') == {jobs[0]!r}:\n"
+             "            return a['result']['enabled'] is False\n"
+             "    return False\n")
+    fresh = ("def check(state, audit, messages):\n"
+             f"    return any(j['id'] == {jobs[0]!r} and not j['enabled'] for j in state['apps']['scheduler']['jobs'])\n")
+    for code, replays in ((stale, len(jobs)), (fresh, 0)):
+        python = {"id": "paused", "rule": {"kind": "python", "code": code}}
+        with_check = type(spec).model_validate({**data, "checks": [*data["checks"], python]})
+        found = list(undone_writes(with_check, base_world(with_check)))
+        tools = [f.tool for f in found]
+        assert tools.count("scheduler_update_job") == replays and (replays or not tools), tools
+    # A ticket nobody was assigned: putting None back changes nothing, so another person's name is written over it.
+    spec = generate_spec(load_taxonomy(Path(__file__).resolve().parents[1] / "taxonomy")["ticket_triage_update"], 1)
+    data = spec.model_dump(mode="json", by_alias=True)
+    python = {"id": "reads", "rule": {"kind": "python", "code": stale.replace("scheduler_update_job", "tickets_update")}}
+    with_check = type(spec).model_validate({**data, "checks": [*data["checks"], python]})
+    over = [f.description for f in undone_writes(with_check, base_world(with_check)) if "another value" in f.description]
+    assert any("'assignee': 'u-" in d for d in over), over
+
+
 def test_phone_numbers_are_rewritten_as_grouped_where_given() -> None:
     """A phone number, with its country code or dialled at home (a trunk 0), is read by its digits: one the reference
     groups otherwise, or writes with the country code the source left out (or without the one it gave), is written as

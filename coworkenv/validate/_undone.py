@@ -50,8 +50,8 @@ from typing import Any
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.checks import call_matches
-from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, ReferenceTurn, ToolCallSpec
-from coworkenv.validate._check_reads import spec_rules
+from coworkenv.spec import CalledRule, CallMatcher, EnvSpec, OrderRule, PythonRule, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._check_reads import parts_read, spec_rules
 from coworkenv.validate._guard_evasions import _CLOSING
 from coworkenv.validate.dependencies import existing_target
 from coworkenv.validate.episode_gates import is_guard
@@ -83,15 +83,24 @@ def _credited(spec: EnvSpec) -> list[CallMatcher]:
     return out
 
 
+def _audit_read(spec: EnvSpec) -> bool:
+    """Whether a Python check reads the audit: it may credit a write by the call it logged or by the record the call
+    returned then (a snapshot of that moment, not the final state), so every write is taken back for it (defects83)."""
+    return any(isinstance(rule, PythonRule) and "audit" in parts_read(rule.code, rule.entrypoint)
+               for _, _, _, rule in spec_rules(spec.checks))
+
+
 def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
-    """One replay per reference write a credited matcher matches, on a record of the initial `world`, taken back."""
+    """One replay per reference write a credited matcher matches (every write, where a Python check reads the audit),
+    on a record of the initial `world`, taken back."""
     matchers = _credited(spec)
-    if not matchers:
+    every = _audit_read(spec)
+    if not matchers and not every:
         return
     writes = list(write_steps(spec.reference))
     for n, (t, s, call) in enumerate(writes):
         tool = TOOLS.get(call.name)
-        if tool is None or not any(call_matches(m, call.name, call.arguments) for m in matchers):
+        if tool is None or not (every or any(call_matches(m, call.name, call.arguments) for m in matchers)):
             continue
         found = _record(call, world)
         if found is None:
@@ -111,10 +120,33 @@ def undone_writes(spec: EnvSpec, world: World) -> Iterator[Undone]:
         if other is not None and not _overwritten(other[0], other[1], call.name, later) \
                 and all(args != {**other[0], **other[1]} for args, _ in replays):  # a flag's take-back is its other
             replays.append(({**other[0], **other[1]}, "overwritten with another value"))
+        # A field that was empty before (a ticket nobody was assigned): putting None back leaves it as written, so
+        # it is set to the value another record of the table holds there instead (defects83).
+        for name, alt in _filled_elsewhere(call, arg, before, world):
+            args = {arg: call.arguments[arg], name: alt}
+            if not _overwritten(args, {name: alt}, call.name, later) and _takes(call.name, args):
+                replays.append((args, "overwritten with another value"))
         for args, taken in replays:
             reference, where = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
             yield Undone(where, f"reference[{t}].steps[{s}] ({call.name}) {taken} at the end: {call.name} {args}",
                          call.name, reference)
+
+
+def _filled_elsewhere(call: ToolCallSpec, arg: str, before: dict[str, Any], world: World) -> list[tuple[str, Any]]:
+    """(argument, another record's value of that field) for each text argument the write set on a field that held
+    None before the episode, from the first record of the table (by id) holding another text value there."""
+    key = existing_target(call, world, set()) if any(v is None for v in before.values()) else None
+    if key is None:
+        return []
+    peers = sorted(world.table(key[0], key[1]), key=lambda r: r.id)
+    out = []
+    for name, old in before.items():
+        value = call.arguments[name]
+        alt = next((getattr(p, name) for p in peers if isinstance(getattr(p, name, None), str)
+                    and getattr(p, name) != value), None) if old is None and isinstance(value, str) else None
+        if alt is not None:
+            out.append((name, alt))
+    return out
 
 
 def _other_values(call: ToolCallSpec, arg: str, record: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:

@@ -264,6 +264,7 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
     to-do ticked off, a job disabled, an article archived), where the reference still passes: a check reads a trace the undo leaves, not the effect (`_undone`)."""
     episodes = ctx.episodes()
     assert episodes is not None
+    oracle = episodes.oracle()
     errors = []
     closed: set[str] = set()  # records a closing replay closed: their other closing values are not tried
     for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial),
@@ -275,6 +276,8 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
             closed.add(found.record)
         if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:
             continue
+        if outcome.signature is not None and outcome.signature == oracle.signature:
+            continue  # the take-back changed nothing (an assignee of None the tool reads as "leave it"): nothing undone
         errors.append(GateError("mutations", "undone_unchecked", found.path,
                                 f"{found.description} still passes: a check credits the call, not its effect, so "
                                 "an agent that makes the change and takes it back passes; check the record's field "

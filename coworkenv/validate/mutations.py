@@ -118,6 +118,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             code = "content_unchecked" if kind.startswith("text_") else "mutant_survived"
             out.append(Mutation(kind, where, f"{call.name}: {what}", replaced(reference, t, s, step), core,
                                 code=code))
+    out += _key_swaps(reference, writes, index)  # another flag of the service, in every write naming the flag
     out += date_part_shifts(spec, writes)  # a year or a month later, where a check reads the date by a digit class
     out += loose_value_mutations(spec, writes, tools, index)  # a value a loose check admits beside a written id
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
@@ -251,6 +252,9 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         field = tool.params.model_fields.get(name)
         choices = _literal_values(field.annotation) if field is not None else []
         required = field is not None and field.is_required()
+        patch = _patch_off(value)
+        if patch is not None:  # a release one patch off: a check on "not the old one" or on its minor passes it
+            yield "change_arg", name, {**args, name: patch}, f"{name} {value!r} -> {patch!r} (a patch off)", True
         if isinstance(value, dict):
             for key, leaf in value.items():
                 for i, rest in _delimited_drops(leaf, index):
@@ -314,7 +318,76 @@ _DIGIT_RUN = re.compile(r"\d+")
 _COUNT_TEXT = re.compile(r"-?\d{1,9}")
 _ZONE = re.compile(r"(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Za-z_]+(?:/[A-Za-z_]+)?")
 _FAR_ZONE = "America/New_York"
+_VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,4}){2,3}")  # a release: 1.5.0, v4.16.2 (not a date, not a decimal)
 _NAME = re.compile(r"[A-Za-z][\w.@/-]*")  # a name in a list value: starts with a letter (not "1,5"), no spaces
+
+
+def _patch_off(value: Any) -> str | None:
+    """A release version (`1.5.0`, `v4.16.2`) with its last number one up (defects83: no near miss moved `1.5.0`,
+    and `4.16.2` only by its first number, so a check on "not the release running before" or on the release's minor
+    passed a deploy of another patch), else None."""
+    if not isinstance(value, str) or not _VERSION.fullmatch(value):
+        return None
+    head, last = value.rsplit(".", 1)
+    return f"{head}.{int(last) + 1}"
+
+
+def _key_swaps(reference: list[ReferenceTurn], writes: list[tuple[int, int, ToolCallSpec]],
+               index: EntityIndex) -> list[Mutation]:
+    """For each key a keyed write names (`flag="smart_retry"` of the service's `flags`), the reference with another
+    key of that dict in its place in every write of the tool naming the same record and key, and with another record
+    holding the key (another service with the flag) in the record's place: the same flag or service confused
+    throughout (tried on, then rolled back), which a near miss of one call at a time never makes (the other flag is
+    left on). Not equivalent where the records end as the reference's: the agent worked on another flag."""
+    out: list[Mutation] = []
+    done: set[tuple[str, str, str]] = set()
+    for t, s, call in writes:
+        for name, value in call.arguments.items():
+            keyed = _keyed_arg(name, value, call.arguments, index)
+            if keyed is None or (call.name, name, value) in done:
+                continue
+            done.add((call.name, name, value))
+            arg, rid, keys = keyed
+            swaps = [(name, key, "another key") for key in keys[:1]]
+            swaps += [(arg, alt, "the same key of another record") for alt in _key_holders(index, rid, value)]
+            for changed, new, what in swaps[:1 + _KEY_HOLDERS]:
+                ref = reference
+                for t2, s2, c2 in writes:
+                    if c2.name == call.name and c2.arguments.get(name) == value and c2.arguments.get(arg) == rid:
+                        step = ReferenceStep(call=ToolCallSpec(name=c2.name, arguments={**c2.arguments, changed: new}))
+                        ref = replaced(ref, t2, s2, step)
+                old = call.arguments[changed]
+                out.append(Mutation("change_arg", f"reference[{t}].steps[{s}].call.arguments.{changed}",
+                                    f"{call.name}: {changed} {old!r} -> {new!r} in every such call ({what})", ref,
+                                    equivalence=False))  # tried and rolled back: the records end as they began
+    return out
+
+
+_KEY_HOLDERS = 2  # other records holding the key tried (each costs an episode)
+
+
+def _key_holders(index: EntityIndex, rid: str, key: str) -> list[str]:
+    """The other records of `rid`'s table with a dict field holding `key` (other services with the flag)."""
+    where = index.table_of.get(rid)
+    if where is None:
+        return []
+    return [o for o in index.table_ids.get(where, []) if o != rid and any(
+        isinstance(held, dict) and key in held for held in (index.record(*where, o) or {}).values())]
+
+
+def _keyed_arg(name: str, value: Any, args: dict[str, Any], index: EntityIndex) -> tuple[str, str, list[str]] | None:
+    """(the argument naming the record, its id, the other keys) where `value` is a key of a dict field of the record
+    another argument names (a keyed write: `services_set_flag(service, flag="smart_retry")` on the service's `flags`),
+    else None (defects83: no near miss named another key or record, so a check whose call matchers leave the flag or
+    the service out passed the work done on another flag: tried on, then rolled back)."""
+    if not isinstance(value, str):
+        return None
+    for other, rid in args.items():
+        where = index.table_of.get(rid) if other != name and isinstance(rid, str) else None
+        for held in ((index.record(*where, rid) or {}).values() if where else ()):
+            if isinstance(held, dict) and value in held:
+                return other, rid, sorted(k for k in held if isinstance(k, str) and k != value)
+    return None
 
 
 def _hour_later(match: re.Match[str]) -> str:

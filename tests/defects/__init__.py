@@ -67,6 +67,7 @@ from tests.defects import (
     extra_record_tolerant,
     failure_unscored,
     file_label_unchecked,
+    flag_key_unprobed,
     format_pinned,
     frame_blind,
     frame_config_values,
@@ -192,6 +193,7 @@ from tests.defects import (
     vacuous,
     value_never_held,
     value_pattern_loose,
+    version_unprobed,
     version_value_read,
     week_date_pinned,
     written_fact_unread,
@@ -387,6 +389,8 @@ MODULES = (
     guard_declared_respelled,
     count_by_pace,
     stamp_pinned,
+    version_unprobed,
+    flag_key_unprobed,
     read_attempt_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
