@@ -13,7 +13,10 @@ audit, the reference is played once more with that very call refused by the tool
 place of the result, the world left as it was: the dropped write's state with the attempt in the audit). A sound
 verifier fails it as it fails the dropped write; where it passes, and a check the dropped write failed passes it
 only because the refused call is in the audit (a Python check reading the audit), the verifier credits the
-attempt: `attempt_credited`. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
+attempt: `attempt_credited`. A read is an attempt too: a check that the agent consulted a source ("read the
+runbook", "opened the customer's mail") by finding the read in the audit credits a read the tool refused (the path
+in capitals, an id the app does not know, an argument the tool does not take), which opened nothing; each reference
+read whose drop fails a check is refused the same way. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
 reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
 
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
@@ -30,14 +33,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import exposed_tools, spec_catalog
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolOutcome
 from coworkenv.validate._check_reads import parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
-from coworkenv.validate._mutation_core import replaced
+from coworkenv.validate._mutation_core import replaced, without
 from coworkenv.validate.gates import GateError
-from coworkenv.validate.mutations import Mutation, step_of
+from coworkenv.validate.mutations import Mutation, is_write, step_of
 
 # What the refusing tool answers: the reason a real service gives varies (a permission, a state, a validation); the
 # verdict on a call that changed nothing must not depend on which.
@@ -101,17 +104,21 @@ def refused_outcome(episodes: SpecEpisodes, t: int, s: int) -> EpisodeOutcome:
 
 def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
                       results: list[tuple[Mutation, EpisodeOutcome]]) -> list[GateError]:
-    """`attempt_credited` for each needed reference write (its drop fails a check) that passes every check when the
-    tool refuses it, a check reading the audit passing the refusal though it failed the drop."""
+    """`attempt_credited` for each needed reference call (its drop fails a check: a write's drop from `results`, a
+    read's played here) that passes every check when the tool refuses it, a check reading the audit passing the
+    refusal though it failed the drop."""
     readers = audit_readers(spec)
     if not readers:
         return []
+    needed = [(step_of(m.path), dropped) for m, dropped in results if m.kind == "drop_write"]
+    tools = spec_catalog(spec)
+    for t, turn in enumerate(spec.reference):  # a read a check asks for ("the agent read the runbook")
+        for s, step in enumerate(turn.steps):
+            if step.call is not None and not is_write(step.call.name, tools):
+                needed.append(((t, s), episodes.mutant(without(spec.reference, t, s), keep_reads=True)))
     errors = []
-    for mutation, dropped in results:
-        if mutation.kind != "drop_write" or dropped.result is None or dropped.passed:
-            continue
-        t, s = step_of(mutation.path)
-        if not _carried_out(spec, episodes.oracle(), t, s):
+    for (t, s), dropped in needed:
+        if dropped.result is None or dropped.passed or not _carried_out(spec, episodes.oracle(), t, s):
             continue
         refused = refused_outcome(episodes, t, s)
         if refused.result is None or not refused.passed:
@@ -123,10 +130,11 @@ def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
         call = spec.reference[t].steps[s].call
         assert call is not None
         errors.append(GateError(
-            "mutations", "attempt_credited", mutation.path,
-            f"the reference with its {call.name} call refused by the tool (same arguments, nothing changed) passes "
-            f"every required check, while dropping the call fails {', '.join(credited)}: the check finds the call in "
-            "the audit and credits the attempt; read whether the call succeeded (`ok`) or its effect in the state"))
+            "mutations", "attempt_credited", f"reference[{t}].steps[{s}]",
+            f"the reference with its {call.name} call refused by the tool (same arguments, nothing changed or read) "
+            f"passes every required check, while dropping the call fails {', '.join(credited)}: the check finds the "
+            "call in the audit and credits the attempt; read whether the call succeeded (`ok`) or its effect in the "
+            "state"))
     return errors
 
 

@@ -156,6 +156,7 @@ from tests.defects import (
     python_record_order,
     python_tolerance_admits_other,
     random_unpinned,
+    read_attempt_credited,
     relative_date_pinned,
     reply_only,
     run_value_read,
@@ -392,6 +393,7 @@ MODULES = (
     stamp_pinned,
     version_unprobed,
     flag_key_unprobed,
+    read_attempt_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
