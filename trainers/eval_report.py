@@ -15,7 +15,7 @@ from pathlib import Path
 
 from coworkenv.atomic import atomic_write_bytes
 from trainers.eval_ci import report_differences
-from trainers.evaluate import EvalReport, ReportComparison, compare_reports
+from trainers.evaluate import EvalReport, ReportComparison, compare_reports, describe_settings_differences
 from trainers.training_report import write_json_atomic
 
 __all__ = ["EVAL_JSON", "EVAL_MARKDOWN", "EVAL_PLOT", "EvalReportFiles", "differences", "render_markdown",
@@ -52,8 +52,9 @@ def _interval_cell(interval: dict[str, float] | None) -> str:
 
 def differences(comparison: ReportComparison) -> dict[tuple[str, str, str], dict[str, float]]:
     """(group, metric, "b-a") -> the paired bootstrap estimate of mean(b) - mean(a), for every later model vs the
-    first (empty when the reports cover different envs: a paired difference needs the same envs)."""
-    if not comparison.same_envs or len(comparison.labels) < 2:
+    first (empty when the reports cover different envs, a paired difference needs the same envs, or were run under
+    different settings: the interval would measure the settings as much as the models)."""
+    if not comparison.comparable or len(comparison.labels) < 2:
         return {}
     out = {}
     for row in report_differences(comparison.reports):
@@ -89,6 +90,10 @@ def render_markdown(report: EvalReport | ReportComparison, title: str = "Evaluat
                      f"{r.wall_s:.0f} s")
     if not comparison.same_envs:
         lines += ["", "**The reports cover different envs; columns are not directly comparable.**"]
+    if comparison.settings_differ:
+        lines += ["", "**The reports were run under different settings "
+                  f"({describe_settings_differences(comparison.settings_differ)}): the runs are not like-for-like, "
+                  "a change between columns measures the settings as much as the models; no intervals are given.**"]
     for name, heading in _METRICS:
         deltas = labels[1:]
         with_ci = bool(intervals) and name in INTERVAL_METRICS
@@ -154,6 +159,6 @@ def write_eval_report(out_dir: Path, report: EvalReport | ReportComparison, titl
     markdown = render_markdown(comparison, title, note)
     atomic_write_bytes(files.markdown, markdown.encode("utf-8"))
     write_json_atomic(files.json, {"title": title, "note": note, **comparison.to_dict(),
-                                   "differences": report_differences(comparison.reports) if comparison.same_envs else []})
+                                   "differences": report_differences(comparison.reports) if comparison.comparable else []})
     write_eval_plot(files.plot, comparison, title)
     return files

@@ -25,18 +25,22 @@ from coworkenv.rollout import (
     TrajectoryRecord,
     split_outcomes,
 )
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import VERIFIER_VERSION, EnvSpec
 
 __all__ = [
+    "SCORE_SETTINGS",
     "EpisodeResult",
     "EvalMetrics",
     "EvalReport",
     "ReportComparison",
     "compare_reports",
+    "describe_settings_differences",
     "eval_sampling",
     "evaluate",
     "metrics_of",
     "report_from_records",
+    "run_settings",
+    "settings_differences",
 ]
 
 DEFAULT_MAX_TOKENS = DEFAULT_EVAL_REPLY_TOKENS  # per assistant message (coworkenv.limits); the step budget and
@@ -191,7 +195,7 @@ def evaluate(
     lost = split_outcomes(runs)[1]
     if lost:
         raise InfrastructureFailure(server_label(model), lost, len(runs))
-    return report_from_records(runs, model.name, k, {**sampling, "max_steps": max_steps},
+    return report_from_records(runs, model.name, k, run_settings(sampling, max_steps),
                                wall_s=time.perf_counter() - started, llm_stats=model.stats.as_dict())
 
 
@@ -210,6 +214,16 @@ class ReportComparison:
         """Whether every report covers the same envs (otherwise the columns are not comparable)."""
         return len({tuple(r.env_ids) for r in self.reports.values()}) <= 1
 
+    @property
+    def settings_differ(self) -> dict[str, dict[str, Any]]:
+        """The settings that change what a score means on which the reports differ (`settings_differences`)."""
+        return settings_differences({label: r.sampling for label, r in self.reports.items()})
+
+    @property
+    def comparable(self) -> bool:
+        """Whether a change between columns measures the models: the same envs, run under the same settings."""
+        return self.same_envs and not self.settings_differ
+
     def groups(self) -> list[str]:
         """Every group any report has (overall, turns, capabilities), in report order."""
         seen: dict[str, None] = {}
@@ -223,8 +237,40 @@ class ReportComparison:
         return None if metrics is None else float(getattr(metrics, name))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"labels": self.labels, "same_envs": self.same_envs,
+        return {"labels": self.labels, "same_envs": self.same_envs, "settings_differ": self.settings_differ,
                 "reports": {label: report.to_dict() for label, report in self.reports.items()}}
+
+
+# The recorded settings under which the same model scores otherwise: a hotter sampling, shorter replies or fewer
+# assistant messages per episode fail episodes the model would pass, another verifier version scores the same
+# episode otherwise (the envs' checks and scoring are in their ids already). The seed is not one (a resample).
+SCORE_SETTINGS = ("temperature", "max_tokens", "max_steps", "verifier_version")
+_RECORDED_SINCE = {"verifier_version"}  # recorded from 2026-12-06 on: an earlier report's value is unknown, not other
+
+
+def run_settings(sampling: Mapping[str, Any], max_steps: int) -> dict[str, Any]:
+    """What an evaluation's report records as its `sampling`: the sampling, the step budget, the verifier version."""
+    return {**sampling, "max_steps": max_steps, "verifier_version": VERIFIER_VERSION}
+
+
+def settings_differences(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Setting -> {label: value (None: not recorded)} for each of `SCORE_SETTINGS` on which the labelled runs'
+    recorded settings differ (a report recording one and another not differ too); empty when they agree."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in SCORE_SETTINGS:
+        values = {label: given.get(name) for label, given in settings.items()}
+        known = {v for v in values.values() if v is not None}
+        if name in _RECORDED_SINCE and len(known) <= 1:
+            continue
+        if len({repr(float(v)) if isinstance(v, int | float) else repr(v) for v in values.values()}) > 1:
+            out[name] = values
+    return out
+
+
+def describe_settings_differences(differing: Mapping[str, Mapping[str, Any]]) -> str:
+    """`max_steps: base 30, rl 2; temperature: ...` ("not recorded" for a report without the setting)."""
+    return "; ".join(f"{name}: " + ", ".join(f"{label} {'not recorded' if v is None else v}" for label, v in by.items())
+                     for name, by in differing.items())
 
 
 def compare_reports(reports: Mapping[str, EvalReport]) -> ReportComparison:

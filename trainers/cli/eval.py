@@ -104,6 +104,26 @@ def _compared(specs: list[str]) -> dict[str, EvalReport]:
     return reports
 
 
+def _refuse_other_settings(others: dict[str, EvalReport], k: int, settings: dict[str, object], allowed: bool) -> None:
+    """Exit 2, before any episode runs, when the compared reports and this run differ in k (pass^k means another
+    thing) or, unless `allowed`, in a setting that changes what a score means (`SCORE_SETTINGS`): shown side by side
+    their changes and intervals would measure the settings as much as the models."""
+    from trainers.evaluate import describe_settings_differences, settings_differences
+
+    ks = {label: report.k for label, report in others.items()}
+    if others and set(ks.values()) != {k}:
+        given = ", ".join(f"{label} k={value}" for label, value in ks.items())
+        fail(f"--compare reports of another k ({given}; this run k={k}): pass^k is only comparable at the same k; "
+             "run this eval with the compared reports' --k, or compare reports of one k")
+    differing = settings_differences({**{label: r.sampling for label, r in others.items()}, "this run": settings})
+    if differing and not allowed:
+        fail(f"--compare reports run under other settings ({describe_settings_differences(differing)}): their "
+             "scores are not like-for-like, a change between the columns would measure the settings as much as the "
+             "models; run this eval with the compared reports' --temperature/--max-tokens/--max-steps (or compare "
+             "reports of the same settings and verifier version), or pass --allow-different-settings to show them "
+             "side by side, marked as such, without intervals")
+
+
 def _run_label(label: str | None, model: str, others: dict[str, EvalReport]) -> str:
     """This run's label in the report (`--label`, else the model's name): not a compared report's, which this
     run's report would replace without a word."""
@@ -171,6 +191,10 @@ def eval_command(
         f"Default: 0 for k=1, {DEFAULT_SAMPLED_TEMPERATURE:g} for k>1.")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens per assistant message.")] = DEFAULT_EVAL_REPLY_TOKENS,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_EPISODE_STEPS,
+    allow_different_settings: Annotated[bool, typer.Option(
+        "--allow-different-settings", help="Show --compare reports run under another temperature, max_tokens, "
+                                           "max_steps or verifier version (marked in the report, without intervals) "
+                                           "instead of refusing.")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -182,13 +206,15 @@ def eval_command(
     from coworkenv.store.stages import write_trajectories
     from trainers.eval_report import render_markdown, write_eval_report
     from trainers.eval_runs import earlier_runs_problem, superseded_runs
-    from trainers.evaluate import compare_reports, eval_sampling, evaluate
+    from trainers.evaluate import compare_reports, eval_sampling, evaluate, run_settings
 
     if out is not None:
         check_out_dir(out)
         _refuse_other_episodes(out)
     specs = specs_or_exit(envs)
     others = _compared(compare or [])
+    _refuse_other_settings(others, k, run_settings(eval_sampling(k, temperature, max_tokens, seed), max_steps),
+                           allow_different_settings)
     if label:  # before the backend: a local checkpoint takes a while to load
         _run_label(label, "", others)
     backend = _backend(llm, model, served_model, concurrency, llm_timeout, llm_retries)
