@@ -19,6 +19,14 @@ in capitals, an id the app does not know, an argument the tool does not take), w
 read whose drop fails a check is refused the same way. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
 reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
 
+A read of another record is one too: a check that the agent consulted the source with a call matcher on the reading
+tool that does not pin the record (`called` with no arguments, a `where` every runbook meets, `order` with a loose
+`first`), or a Python check that finds any read of the tool, credits an agent that opened another runbook, message
+or note (one that exists: the read succeeds) and answered from memory. Each needed reference read of a record (its
+drop fails a check) that such a check could take for another is played moved onto another record of the same table
+(the first by id that the reference does not name); where that passes, and a check reading the calls passes it though
+it failed the drop, the verifier credits a read of any record: `read_elsewhere_credited`.
+
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
 mail saved as a draft, which nobody receives. For each needed reference `mail_send` (its drop fails a check) where
@@ -34,13 +42,17 @@ from typing import Any
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import exposed_tools, spec_catalog
+from coworkenv.checks.primitives import call_matches
+from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
-from coworkenv.tools import ToolOutcome
-from coworkenv.validate._check_reads import parts_read, python_rules
+from coworkenv.spec_checks import CalledRule, OrderRule
+from coworkenv.tools import ToolDef, ToolOutcome
+from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, without
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.mutations import Mutation, is_write, step_of
+from coworkenv.world import World
 
 # What the refusing tool answers: the reason a real service gives varies (a permission, a state, a validation); the
 # verdict on a call that changed nothing must not depend on which.
@@ -135,6 +147,70 @@ def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
             f"passes every required check, while dropping the call fails {', '.join(credited)}: the check finds the "
             "call in the audit and credits the attempt; read whether the call succeeded (`ok`) or its effect in the "
             "state"))
+    return errors
+
+
+def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef], world: World) -> ToolCallSpec | None:
+    """The read moved onto another record of the table it reads (its first required argument naming a record of the
+    tool's app, a declared tool's too) set to the first id that no reference call names), or None where it reads no
+    record of the world or the table holds no other."""
+    tool = tools[call.name]
+    named = {v for turn in spec.reference for st in turn.steps if st.call is not None
+             for v in st.call.arguments.values() if isinstance(v, str)}
+    for arg, field in tool.params.model_fields.items():
+        value = call.arguments.get(arg)
+        table = next((tb for tb in world.tables() if tb.app == tool.app and tb.get(value) is not None), None) \
+            if field.is_required() and isinstance(value, str) else None
+        if table is not None:
+            other = next((r for r in sorted(table.ids()) if r not in named), None)
+            return None if other is None else ToolCallSpec(name=call.name, arguments={**call.arguments, arg: other})
+    return None
+
+
+def _loose_matchers(spec: EnvSpec, call: ToolCallSpec, moved: ToolCallSpec) -> set[str]:
+    """The ids of the checks with a call matcher (`called`, `order`) that takes the read and its move alike."""
+    out = set()
+    for check in spec.checks:
+        for _, rule in nested_rules(check.rule):
+            matchers = [rule.call] if isinstance(rule, CalledRule) else \
+                [rule.first, rule.then] if isinstance(rule, OrderRule) else []
+            if any(call_matches(m, call.name, call.arguments) and call_matches(m, moved.name, moved.arguments)
+                   for m in matchers):
+                out.add(check.id)
+    return out
+
+
+def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]:
+    """`read_elsewhere_credited` for each needed reference read of a record (its drop fails a check) that passes every
+    check moved onto another record of the same table, a check reading the calls (a loose matcher, a Python check
+    reading the audit) passing the move though it failed the drop."""
+    tools, world, audit = spec_catalog(spec), base_world(spec), audit_readers(spec)
+    errors = []
+    for t, turn in enumerate(spec.reference):
+        for s, step in enumerate(turn.steps):
+            call = step.call
+            if call is None or is_write(call.name, tools):
+                continue
+            moved = _elsewhere(spec, call, tools, world)
+            readers = (audit | _loose_matchers(spec, call, moved)) if moved is not None else set()
+            if moved is None or not readers or not _carried_out(spec, episodes.oracle(), t, s):
+                continue
+            dropped = episodes.mutant(without(spec.reference, t, s), keep_reads=True)
+            if dropped.result is None or dropped.passed:
+                continue
+            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
+            if kept.result is None or not kept.passed or \
+                    not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
+                continue
+            before, after = dropped.check_passed(), kept.check_passed()
+            credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
+            if credited:
+                errors.append(GateError(
+                    "mutations", "read_elsewhere_credited", f"reference[{t}].steps[{s}]",
+                    f"the reference with its {call.name} moved onto another record ({moved.arguments}, which exists) "
+                    f"passes every required check, while dropping the read fails {', '.join(credited)}: the check "
+                    "credits a read of any record; name the record the task says to consult (its id or path in the "
+                    "matcher's `args`)"))
     return errors
 
 

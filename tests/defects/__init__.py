@@ -157,6 +157,7 @@ from tests.defects import (
     python_tolerance_admits_other,
     random_unpinned,
     read_attempt_credited,
+    read_elsewhere_credited,
     relative_date_pinned,
     reply_only,
     run_value_read,
@@ -394,6 +395,7 @@ MODULES = (
     version_unprobed,
     flag_key_unprobed,
     read_attempt_credited,
+    read_elsewhere_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
