@@ -28,6 +28,8 @@ NARROW_CLASSES = {
                        "the records check on it (a draft of it passes once `folder` is dropped in seeds 1-5 of "
                        "these two; every other mailing generator also orders the mail after its write with an "
                        "`order` check on mail_send, or waits for it by a turn condition, which a draft fails)"),
+    "declared_draft_credited": ({"inbox_triage_reply", "clarify_ambiguous_request"}, "draft_credited's two, their mail "
+                                "tools declared (the same sent-mail check is the mail's one check there only)"),
     "asked_label_unchecked": ({"todo_track_mail_requests", "report_from_files_and_tickets"}, "only these write a free word the "
                               "instructions state into a list argument (the handled mails' label; the follow-up "
                               "ticket's label in Grace's mail): 31 writes in seeds 1-30 and the examples"),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.agents import NoopPolicy, OraclePolicy, Policy
+from coworkenv.bindings import spec_catalog
 from coworkenv.checks import MISSING, AuditEntry, Reply, VerifierResult, render_value, resolve
 from coworkenv.dynamics import Dynamics
 from coworkenv.env import DEFAULT_MAX_STEPS, Action, Env, base_world
@@ -147,6 +148,7 @@ class SpecEpisodes:
         self.oracle_wire: dict[str, Any] | None = None
         self._mutants: dict[str, EpisodeOutcome] = {}
         self.read_matchers = read_matchers(spec)
+        self.catalog = spec_catalog(spec)  # a declared write is a write: mutants keep it
 
     def oracle(self) -> EpisodeOutcome:
         """The reference solution's episode (the first one on this Env: its world was freshly built)."""
@@ -274,7 +276,7 @@ class SpecEpisodes:
         whose reads are there to move the clock (every call is a tick, and a check on a stamp sees the time).
         """
         if self.read_matchers is not None and not keep_reads:
-            reference = without_reads(reference, self.read_matchers)
+            reference = without_reads(reference, self.read_matchers, self.catalog)
         key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)
         if found is None:

@@ -11,10 +11,13 @@ mutants without such reads (about half the calls of a typical reference).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.checks import call_matches
 from coworkenv.spec import AfterCall, AtTime, CallMatcher, EnvSpec, OnAction, ReferenceTurn
+from coworkenv.tools import ToolDef
 from coworkenv.validate.mutations import is_write, turn_of
 
 
@@ -59,11 +62,13 @@ def _matchers(rule: Any) -> list[CallMatcher] | None:
     return None  # python, and any kind this module does not know: assume it reads the whole audit
 
 
-def without_reads(reference: list[ReferenceTurn], keep: list[CallMatcher]) -> list[ReferenceTurn]:
-    """The reference without the read calls that no matcher in `keep` matches."""
+def without_reads(reference: list[ReferenceTurn], keep: list[CallMatcher],
+                  tools: Mapping[str, ToolDef] = TOOLS) -> list[ReferenceTurn]:
+    """The reference without the read calls that no matcher in `keep` matches; `tools`: the spec's catalogue (a
+    declared tool bound to a write, `gmail_send_message` -> `mail_send`, is a write: it stays)."""
     def visible(step: Any) -> bool:
         call = step.call
-        return call is None or is_write(call.name) or any(
+        return call is None or is_write(call.name, tools) or any(
             call_matches(m, call.name, dict(call.arguments)) for m in keep)
 
     return [turn_of([s for s in turn.steps if visible(s)]) for turn in reference]

@@ -31,7 +31,11 @@ A message prepared and not sent is an attempt too: a check on the mail `messages
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
 mail saved as a draft, which nobody receives. For each needed reference `mail_send` (its drop fails a check) where
 the agent is given `mail_save_draft`, the reference is played with the mail saved as a draft instead (the same
-arguments); where that passes, the verifier credits the draft: `draft_credited`.
+arguments); where that passes, the verifier credits the draft: `draft_credited`. A spec's declared mail tools count
+too (an imported `gmail_send_message` bound to `mail_send`, `gmail_save_draft` to `mail_save_draft`): a send through
+any tool bound to the sending op is replayed through each drafting tool the agent is given, built-in or declared,
+the message carried through the bindings (the sending call's op arguments; a declared drafting tool's arguments
+found by its renames and conversions, kept only where they bind to that same message).
 """
 
 from __future__ import annotations
@@ -41,12 +45,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.bindings import exposed_tools, spec_catalog
+from coworkenv.bindings import Binding, DeclaredTool, bind_arguments, convert, exposed_tools, spec_catalog
 from coworkenv.checks.primitives import call_matches
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
-from coworkenv.tools import ToolDef, ToolOutcome
+from coworkenv.tools import ToolDef, ToolError, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, without
@@ -214,27 +218,93 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
     return errors
 
 
+def _bound_message(bind: Binding, arguments: dict[str, Any], take: set[str]) -> dict[str, Any] | None:
+    """The drafting op's arguments a declared call binds to (None values left out), or None where it cannot bind."""
+    try:
+        bound = bind_arguments(bind, arguments)
+    except (ToolError, ValueError, TypeError):
+        return None
+    return {k: v for k, v in bound.items() if k in take and v is not None}
+
+
+def _declared_arguments(bind: Binding, message: dict[str, Any]) -> dict[str, Any]:
+    """Arguments of a declared tool that carry `message` (op arguments) through its renames and conversions: each
+    op parameter from the declared argument renamed to it, its value written back as the conversions read it (a
+    list as the comma list a `split` reads, a lone item as the item a `to_list` wraps)."""
+    out: dict[str, Any] = {}
+    for name in bind.args:
+        arg = bind.arg(name)
+        if arg is None or arg.to not in message or arg.values or name in out:
+            continue
+        value = message[arg.to]
+        forms = [value, ", ".join(map(str, value)), value[0] if len(value) == 1 else None] \
+            if isinstance(value, list) else [value]
+        for form in forms:
+            try:
+                back = form
+                for conversion in arg.convert:
+                    back = convert(back, conversion)
+            except (ToolError, ValueError, TypeError):
+                continue
+            if back == value:
+                out[name] = form
+                break
+    return out
+
+
+def draft_calls(spec: EnvSpec, catalog: dict[str, ToolDef], call: ToolCallSpec) -> list[ToolCallSpec]:
+    """The message `call` sends (through a built-in or declared tool bound to a sending op) saved, not sent, through
+    each drafting tool the agent is given (built-in or declared): the same op arguments, carried through the
+    bindings; a declared drafting tool whose arguments cannot carry the message is left out."""
+    tool = catalog.get(call.name)
+    draft_op = UNSENT.get(tool.op) if tool is not None else None
+    if tool is None or draft_op is None or draft_op not in catalog:
+        return []
+    take = set(catalog[draft_op].params.model_fields)
+    if isinstance(tool, DeclaredTool):
+        found = _bound_message(tool.decl.bind, dict(call.arguments), take)
+        if found is None:
+            return []
+        message = found
+    else:
+        message = {k: v for k, v in call.arguments.items() if k in take and v is not None}
+    out = []
+    for name in exposed_tools(spec):
+        draft = catalog.get(name)
+        if draft is None or draft.op != draft_op:
+            continue
+        if not isinstance(draft, DeclaredTool):
+            out.append(ToolCallSpec(name=name, arguments=dict(message)))
+            continue
+        for arguments in (dict(call.arguments), _declared_arguments(draft.decl.bind, message)):
+            if _bound_message(draft.decl.bind, arguments, take) == message:
+                out.append(ToolCallSpec(name=name, arguments=arguments))
+                break
+    return out
+
+
 def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
                     results: list[tuple[Mutation, EpisodeOutcome]]) -> list[GateError]:
     """`draft_credited` for each needed reference message (its drop fails a check) that passes every check when it is
     saved as a draft instead of sent, where the agent is given the drafting tool."""
-    exposed = set(exposed_tools(spec))
+    catalog = spec_catalog(spec)
     errors = []
     for mutation, dropped in results:
         if mutation.kind != "drop_write" or dropped.result is None or dropped.passed:
             continue
         t, s = step_of(mutation.path)
         call = spec.reference[t].steps[s].call
-        draft = UNSENT.get(call.name) if call is not None else None
-        if call is None or draft is None or draft not in exposed or not _carried_out(spec, episodes.oracle(), t, s):
+        if call is None or not _carried_out(spec, episodes.oracle(), t, s):
             continue
-        step = ReferenceStep(call=ToolCallSpec(name=draft, arguments=dict(call.arguments)))
-        kept = episodes.mutant(replaced(spec.reference, t, s, step))
-        if kept.result is None or not kept.passed or not any(e.ok and e.tool == draft for e in kept.audit):
+        for saved in draft_calls(spec, catalog, call):
+            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=saved)))
+            if kept.result is not None and kept.passed and any(e.ok and e.tool == saved.name for e in kept.audit):
+                break
+        else:
             continue
         errors.append(GateError(
             "mutations", "draft_credited", mutation.path,
-            f"the reference with its {call.name} saved as a draft ({draft}, the same arguments) passes every "
+            f"the reference with its {call.name} saved as a draft ({saved.name}, the same message) passes every "
             "required check, while dropping it fails: no one receives a draft, and the checks credit it as sent; "
             "check the message's folder (`folder` equals `sent`), in the frame too"))
     return errors

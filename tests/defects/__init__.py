@@ -53,6 +53,7 @@ from tests.defects import (
     date_notation_pinned,
     date_yearless_pinned,
     dead_guard,
+    declared_draft_credited,
     delay_pinned,
     digit_class_read,
     draft_credited,
@@ -396,6 +397,7 @@ MODULES = (
     flag_key_unprobed,
     read_attempt_credited,
     read_elsewhere_credited,
+    declared_draft_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
