@@ -109,7 +109,7 @@ def test_a_failing_data_file_is_named_as_itself_not_as_the_instance_storage(once
     # (The copy's instance records the files of `once_run`'s data folder, and its data folder with them: they are
     # read at the same place in the copy's own data folder.)
     line = assert_clean_failure(failed, str(ws.data / "store" / "task_specs"), ".parquet: Input/output error",
-                                "check the disk", code=1)
+                                "input/output error", "`dmesg`", code=1)
     assert "instance storage" not in line and str(ws.home) not in line
     assert snapshot(ws.data) == data
 
