@@ -811,12 +811,22 @@ _HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
 ))
 _HOOK_EVENT_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.")
 _HOOK_SHOWN_CHARS = 120  # kept in step with _hook.NAME_CHARS
+# The longest report the hook writes: its reason cap (kept in step with _hook.REASON_CHARS) and the "..." of a cut.
+# A longer line is the code's, judged by its length alone: what stands where a quoted name stands is parsed as Python
+# (`ast.literal_eval`), and a 68 KiB name of the code's (`'a',0,0,...`, a tuple) made 32 MiB of syntax tree and took 50
+# ms of the host's CPU after the call; 150 MiB and 0.27 s at the 324 KiB a code that may ask gets (sandbox51).
+_HOOK_REASON_CHARS = 500 + len("...")
+# One quoted text as `repr` writes a str or bytes: a quote, then escapes or characters other than that quote, a
+# backslash or a line break, then the same quote.
+_ONE_LITERAL = re.compile(r"""b?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""", re.DOTALL)
 
 
 def _shown_by_repr(text: str) -> bool:
     """Whether `text` is what `repr` gives for a str or bytes, or its first 120 characters."""
     if len(text) == _HOOK_SHOWN_CHARS and text.isprintable():
         return True  # cut: no closing quote to find (a name or path of any length)
+    if _ONE_LITERAL.fullmatch(text) is None:  # never parse an expression of the code's (a tuple of 250 items)
+        return False
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -826,6 +836,8 @@ def _shown_by_repr(text: str) -> bool:
 
 def _hook_wrote(reason: str) -> bool:
     """Whether the audit hook writes `reason` in a violation report (the code may write any line itself)."""
+    if len(reason) > _HOOK_REASON_CHARS:
+        return False
     for pattern in _HOOK_REASONS:
         found = pattern.fullmatch(reason)
         if found is None:
