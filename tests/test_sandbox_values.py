@@ -298,3 +298,24 @@ def test_a_violation_line_longer_than_the_hook_writes_costs_the_host_nothing_to_
     longest = "sqlite3.connect to a URI with the parameter " + repr("\U000e0001" * 40) + " twice"
     assert len(longest) <= REASON_CHARS and _hook_wrote(longest)
     assert REASON_CHARS + len("...") == _HOOK_REASON_CHARS  # the hook cuts a longer reason there
+
+
+@pytest.mark.parametrize("junk", [b"\n", b"x\n", b"1\n", b"[]\n", b"{}\n", b' {"result": 1}\n', b"{xxxxxxxxxxxx\n"],
+                         ids=["empty", "text", "number", "array", "object", "spaced", "open"])
+def test_lines_no_frame_could_be_cost_the_host_no_parse(junk: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines that no frame of the bootstrap's or the hook's could be (too short, not `{...}`) are malformed without a
+    decoder's call: 68 KiB of bare newlines, one write of the child's, made 68000 parses and exceptions on main (0.27 s
+    of the host's CPU after the call; 1.3 s at the 324 KiB a code that may ask gets)."""
+    from coworkenv.sandbox import _host
+
+    parses = []
+    loads = _host.json.loads
+
+    def counted(text: Any, **kwargs: Any) -> Any:
+        parses.append(len(text))
+        return loads(text, **kwargs)
+
+    monkeypatch.setattr(_host.json, "loads", counted)
+    result = _decode(junk * (68 * 1024 // len(junk)) + _frame("1"))
+    assert (result.ok, result.error_kind) == (False, "bad_result"), result
+    assert len(parses) <= 2, f"{len(parses)} lines parsed"  # the layers line and the result frame
