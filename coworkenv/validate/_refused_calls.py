@@ -42,7 +42,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Literal, get_args, get_origin
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import Binding, DeclaredTool, bind_arguments, convert, exposed_tools, spec_catalog
@@ -63,6 +64,10 @@ from coworkenv.world import World
 REFUSAL = "refused: the service did not carry out this request (permission denied for this record in its state)"
 # A tool that delivers a message at once -> the tool that saves the same message (same arguments) without sending it.
 UNSENT = {"mail_send": "mail_save_draft"}
+# Words a read searches for in place of the reference's: another search, which finds other records or none.
+OTHER_WORDS = "weekly report"
+# The most moves of one read played (each is one episode).
+MOVES = 3
 
 
 def audit_readers(spec: EnvSpec) -> set[str]:
@@ -154,40 +159,107 @@ def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
     return errors
 
 
-def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef], world: World) -> ToolCallSpec | None:
-    """The read moved onto another record of the table it reads (its first required argument naming a record of the
-    tool's app, a declared tool's too) set to the first id that no reference call names), or None where it reads no
-    record of the world or the table holds no other."""
+def _literals(annotation: Any) -> list[Any]:
+    """The values a `Literal` annotation (in a union, an `Optional` too) allows."""
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    return [v for a in get_args(annotation) for v in _literals(a)]
+
+
+def _instant(value: Any) -> datetime | None:
+    """`value` as an ISO-8601 date-time (with a time of day), or None."""
+    if not isinstance(value, str) or "T" not in value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
+               world: World) -> list[tuple[bool, ToolCallSpec]]:
+    """The read moved onto another record or scope, one argument (or its window) at a time: an argument naming a
+    record of a table of the world (the tool's app's first) set to each other record's id that no reference call
+    names; a choice among fixed values (a status, a level, a folder) set to each other value; the window its
+    date-times bound shifted a week later; the words it searches for set to other words. Each with whether it
+    moves the record the read opens (a required argument naming a record of the tool's app). Empty where nothing
+    moves."""
     tool = tools[call.name]
     named = {v for turn in spec.reference for st in turn.steps if st.call is not None
              for v in st.call.arguments.values() if isinstance(v, str)}
+    tables = sorted(world.tables(), key=lambda tb: tb.app != tool.app)
+    moves: list[tuple[bool, ToolCallSpec]] = []
+    texts = []
     for arg, field in tool.params.model_fields.items():
         value = call.arguments.get(arg)
-        table = next((tb for tb in world.tables() if tb.app == tool.app and tb.get(value) is not None), None) \
-            if field.is_required() and isinstance(value, str) else None
+        if not isinstance(value, str):
+            continue
+        allowed = _literals(field.annotation)
+        table = next((tb for tb in tables if tb.get(value) is not None), None)
         if table is not None:
-            other = next((r for r in sorted(table.ids()) if r not in named), None)
-            return None if other is None else ToolCallSpec(name=call.name, arguments={**call.arguments, arg: other})
-    return None
+            source = field.is_required() and table.app == tool.app
+            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: r}))
+                      for r in sorted(table.ids()) if r not in named]
+        elif allowed:
+            moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: v}))
+                      for v in allowed if v != value]
+        elif _instant(value) is None and "@" not in value:
+            texts.append(arg)
+    window = {k: _instant(v) for k, v in call.arguments.items()}
+    if any(window.values()):  # the same window a week later: another day's events, another stretch of the logs
+        moves.append((False, ToolCallSpec(name=call.name, arguments={
+            k: (t + timedelta(days=7)).isoformat().replace("+00:00", "Z") if t is not None else call.arguments[k]
+            for k, t in window.items()})))
+    moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: OTHER_WORDS})) for arg in texts
+              if call.arguments[arg] != OTHER_WORDS]
+    return moves
+
+
+def _changed(call: ToolCallSpec, moved: ToolCallSpec) -> set[str]:
+    return {k for k in {*call.arguments, *moved.arguments} if call.arguments.get(k) != moved.arguments.get(k)}
 
 
 def _loose_matchers(spec: EnvSpec, call: ToolCallSpec, moved: ToolCallSpec) -> set[str]:
-    """The ids of the checks with a call matcher (`called`, `order`) that takes the read and its move alike."""
+    """The ids of the checks with a call matcher (`called`, `order`) that takes the read and its move alike, and
+    pins no argument the move leaves as it was (a matcher on a log search's service does not judge its window)."""
+    changed = _changed(call, moved)
     out = set()
     for check in spec.checks:
         for _, rule in nested_rules(check.rule):
             matchers = [rule.call] if isinstance(rule, CalledRule) else \
                 [rule.first, rule.then] if isinstance(rule, OrderRule) else []
-            if any(call_matches(m, call.name, call.arguments) and call_matches(m, moved.name, moved.arguments)
+            if any({*m.args, *(c.field.split(".")[0] for c in m.where)} <= changed
+                   and call_matches(m, call.name, call.arguments) and call_matches(m, moved.name, moved.arguments)
                    for m in matchers):
                 out.add(check.id)
     return out
 
 
+def _tried_moves(spec: EnvSpec, call: ToolCallSpec, moves: list[tuple[bool, ToolCallSpec]],
+                 audit: set[str]) -> list[tuple[ToolCallSpec, set[str]]]:
+    """The moves worth playing, each with the checks that could take it for the read: the first few a loose matcher
+    takes; else, where a Python check reads the audit, the first move onto another record, or for a search (no
+    record to open) the search moved in every argument that bounds it."""
+    loose = [(m, audit | found) for _, m in moves if (found := _loose_matchers(spec, call, m))]
+    if loose or not audit:
+        return loose[:MOVES]
+    record = next((m for source, m in moves if source), None)
+    if record is not None:
+        return [(record, audit)]
+    # A search or list: every argument that bounds it moved at once (a grader pinning any of them fails it), where
+    # each of its text arguments moves (a recipient's address does not, and a grader may pin the search by it).
+    every: dict[str, Any] = {}
+    for _, m in moves:
+        every.update({k: v for k, v in m.arguments.items() if k not in every and v != call.arguments.get(k)})
+    moved = ToolCallSpec(name=call.name, arguments={**call.arguments, **every})
+    whole = all(k in every for k, v in call.arguments.items() if isinstance(v, str))
+    return [(moved, audit)] if every and whole else []
+
+
 def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]:
-    """`read_elsewhere_credited` for each needed reference read of a record (its drop fails a check) that passes every
-    check moved onto another record of the same table, a check reading the calls (a loose matcher, a Python check
-    reading the audit) passing the move though it failed the drop."""
+    """`read_elsewhere_credited` for each needed reference read (its drop fails a check) that passes every check
+    moved onto another record or scope (another message, another query, status or window), a check reading the
+    calls (a loose matcher, a Python check reading the audit) passing the move though it failed the drop."""
     tools, world, audit = spec_catalog(spec), base_world(spec), audit_readers(spec)
     errors = []
     for t, turn in enumerate(spec.reference):
@@ -195,26 +267,27 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
             call = step.call
             if call is None or is_write(call.name, tools):
                 continue
-            moved = _elsewhere(spec, call, tools, world)
-            readers = (audit | _loose_matchers(spec, call, moved)) if moved is not None else set()
-            if moved is None or not readers or not _carried_out(spec, episodes.oracle(), t, s):
+            tried = _tried_moves(spec, call, _elsewhere(spec, call, tools, world), audit)
+            if not tried or not _carried_out(spec, episodes.oracle(), t, s):
                 continue
             dropped = episodes.mutant(without(spec.reference, t, s), keep_reads=True)
             if dropped.result is None or dropped.passed:
                 continue
-            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
-            if kept.result is None or not kept.passed or \
-                    not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
-                continue
-            before, after = dropped.check_passed(), kept.check_passed()
-            credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
-            if credited:
-                errors.append(GateError(
-                    "mutations", "read_elsewhere_credited", f"reference[{t}].steps[{s}]",
-                    f"the reference with its {call.name} moved onto another record ({moved.arguments}, which exists) "
-                    f"passes every required check, while dropping the read fails {', '.join(credited)}: the check "
-                    "credits a read of any record; name the record the task says to consult (its id or path in the "
-                    "matcher's `args`)"))
+            for moved, readers in tried:
+                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
+                if kept.result is None or not kept.passed or \
+                        not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
+                    continue
+                before, after = dropped.check_passed(), kept.check_passed()
+                credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
+                if credited:
+                    errors.append(GateError(
+                        "mutations", "read_elsewhere_credited", f"reference[{t}].steps[{s}]",
+                        f"the reference with its {call.name} moved onto another record or scope ({moved.arguments}, "
+                        f"the read succeeds) passes every required check, while dropping the read fails "
+                        f"{', '.join(credited)}: the check credits a read of any record or scope; name the record, "
+                        "query or window the task says to consult (in the matcher's `args`)"))
+                    break
     return errors
 
 

@@ -164,6 +164,7 @@ from tests.defects import (
     run_value_read,
     sandbox_draw_read,
     score_weightless,
+    search_elsewhere_credited,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -397,6 +398,7 @@ MODULES = (
     flag_key_unprobed,
     read_attempt_credited,
     read_elsewhere_credited,
+    search_elsewhere_credited,
     declared_draft_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
