@@ -19,13 +19,25 @@ in capitals, an id the app does not know, an argument the tool does not take), w
 read whose drop fails a check is refused the same way. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
 reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
 
-A read of another record is one too: a check that the agent consulted the source with a call matcher on the reading
-tool that does not pin the record (`called` with no arguments, a `where` every runbook meets, `order` with a loose
+A read of another record or scope is one too: a check that the agent consulted the source with a call matcher on
+the reading tool that does not pin it (`called` with no arguments, a `where` every runbook meets, `order` with a loose
 `first`), or a Python check that finds any read of the tool, credits an agent that opened another runbook, message
-or note (one that exists: the read succeeds) and answered from memory. Each needed reference read of a record (its
-drop fails a check) that such a check could take for another is played moved onto another record of the same table
-(the first by id that the reference does not name); where that passes, and a check reading the calls passes it though
-it failed the drop, the verifier credits a read of any record: `read_elsewhere_credited`.
+or note (one that exists: the read succeeds), or searched for other words, listed another person's or status's
+tickets, another service's logs or another week's events, and answered from memory. Each needed reference read (its
+drop fails a check) is moved one argument at a time: an argument naming a record of the world onto each other record
+the reference does not name, a choice among fixed values onto each other value, the window its date-times bound a
+week later, the words it searches for onto other words. A loose matcher (one that takes the read and the move and
+pins no argument the move keeps) is tried on the first few moves it takes; a Python check reading the audit on the
+first move onto another record, or for a search (no record to open) on the search moved in every argument that
+bounds it, where each text argument moves. Where a move passes, and a check reading the calls passes it though it
+failed the drop, the verifier credits a read of any record or scope: `read_elsewhere_credited`.
+
+A draft saved and then sent (`mail_save_draft`, `mail_send_draft` of the id it returned) can have its words checked
+on the saving call (`called mail_save_draft` whose body holds the answer) while the sent-mail check reads only the
+folder and recipients: an agent that saves a first version with other words, then the right draft, and sends the
+first version passes. For each such pair in the reference whose words a check reads (the draft saved with other
+words fails a check), the reference is played with an earlier version (other words, the same recipients) saved
+before the draft and sent instead; where that passes: `sent_draft_unchecked`.
 
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
@@ -49,12 +61,12 @@ from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import Binding, DeclaredTool, bind_arguments, convert, exposed_tools, spec_catalog
 from coworkenv.checks.primitives import call_matches
 from coworkenv.env import base_world
-from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
 from coworkenv.tools import ToolDef, ToolError, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
-from coworkenv.validate._mutation_core import replaced, without
+from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.mutations import Mutation, is_write, step_of
 from coworkenv.world import World
@@ -68,6 +80,9 @@ UNSENT = {"mail_send": "mail_save_draft"}
 OTHER_WORDS = "weekly report"
 # The most moves of one read played (each is one episode).
 MOVES = 3
+# An earlier version of a draft: other words, the same recipients (and no thread: a first try).
+OTHER_MESSAGE = {"subject": "Re: your message", "body": "Thanks for your message, I will come back to you shortly.",
+                 "attachments": []}
 
 
 def audit_readers(spec: EnvSpec) -> set[str]:
@@ -380,4 +395,60 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
             f"the reference with its {call.name} saved as a draft ({saved.name}, the same message) passes every "
             "required check, while dropping it fails: no one receives a draft, and the checks credit it as sent; "
             "check the message's folder (`folder` equals `sent`), in the frame too"))
+    return errors
+
+
+def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[int, int, int, int]]:
+    """(turn, step) of each reference save of a draft (built-in `mail_save_draft`) and of the reference's
+    `mail_send_draft` that sends it (its `draft_id` the id the save returned in the reference's own run)."""
+    calls = [(t, s, st.call) for t, turn in enumerate(spec.reference) for s, st in enumerate(turn.steps)
+             if st.call is not None]
+    saved = [e for e in oracle.audit if e.tool == "mail_save_draft" and e.ok and isinstance(e.result, dict)]
+    for t, s, call in calls:
+        if call.name != "mail_send_draft":
+            continue
+        entry = next((e for e in saved if e.result.get("id") == call.arguments.get("draft_id")), None)
+        save = next(((k, j) for k, j, c in calls if entry is not None and c.name == entry.tool
+                     and c.arguments == entry.args and (k, j) < (t, s)), None)
+        if save is not None:
+            yield (*save, t, s)
+
+
+def _inserted(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
+    steps = [*reference[t].steps[:s], new, *reference[t].steps[s:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
+
+
+def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]:
+    """`sent_draft_unchecked` for each draft the reference saves and sends whose words a check reads (the draft
+    saved with other words fails a check), where an earlier version with other words saved before it and sent
+    instead passes every check: the checks read the words of the draft saved, not of the mail sent."""
+    oracle = episodes.oracle()
+    errors = []
+    for t0, s0, t, s in _sent_draft_saves(spec, oracle):
+        save, send = spec.reference[t0].steps[s0].call, spec.reference[t].steps[s].call
+        assert save is not None and send is not None
+        other = ToolCallSpec(name=save.name, arguments={k: v for k, v in {**save.arguments, **OTHER_MESSAGE}.items()
+                                                         if k != "in_reply_to"})
+        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)))
+        if plain.result is None or plain.passed:
+            continue  # the words are not checked at all: the near misses judge that
+        versions = _inserted(spec.reference, t0, s0, ReferenceStep(call=other))
+        probe = episodes.mutant(versions)  # the draft ids as the world gives them with the earlier version saved
+        first = next((e.result.get("id") for e in probe.audit if e.tool == other.name and e.args == other.arguments
+                      and e.ok and isinstance(e.result, dict)), None)
+        if first is None:
+            continue
+        resent = ToolCallSpec(name=send.name, arguments={**send.arguments, "draft_id": first})
+        kept = probe if first == send.arguments.get("draft_id") else \
+            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)))
+        if kept.result is None or not kept.passed or \
+                not any(e.ok and e.tool == send.name and e.args == resent.arguments for e in kept.audit):
+            continue
+        errors.append(GateError(
+            "mutations", "sent_draft_unchecked", f"reference[{t}].steps[{s}]",
+            f"the reference with an earlier version of its draft (other words, the same recipients) saved before it "
+            f"and sent instead ({send.name} of {first}) passes every required check, while the draft saved with those "
+            "words alone fails: the checks read the words of the draft saved, not of the mail sent; check the words "
+            "on the sent message (`folder` equals `sent`)"))
     return errors
