@@ -6,12 +6,12 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
-from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
+from coworkenv.atomic import TEMP_PREFIX, WriteError, atomic_write_bytes, os_reason, path_advice
 from coworkenv.checkpoint_manifest import checked_snapshot
 from coworkenv.credential_values import held_credentials
 from coworkenv.held_folders import held_temp_dir, remove_abandoned
@@ -162,9 +162,26 @@ def release_upload(release: DatasetRelease) -> Iterator[Upload]:
     """Stage a release's files in a temp directory; it replaces `data/` and README.md."""
     check_version(release.version)
     # Held while in use: a publish killed here leaves a whole copy of the release, which a later publish removes.
-    with held_temp_dir("coworkenv-release-") as root:
-        paths = stage_release(release, root)
+    with ExitStack() as held:
+        try:
+            root = held.enter_context(held_temp_dir("coworkenv-release-"))
+            paths = stage_release(release, root)
+        except OSError as exc:
+            raise PublishError(_staging_failed(release.version, exc)) from None
         yield Upload(files={path: root / path for path in paths}, supersedes=_is_dataset_file)
+
+
+def _staging_failed(version: str, exc: OSError) -> str:
+    """Why the release's files could not be staged in the system's temp folder (a full /tmp, most often), what to do,
+    and that nothing was published. It had been the write's own line, naming a file of the staging folder that its
+    removal had deleted, and saying of it that "any earlier version of the file is unchanged"."""
+    temp = tempfile.gettempdir()
+    named = exc.final if isinstance(exc, WriteError) else Path(os.fsdecode(exc.filename)) if exc.filename else None
+    which = "TMPDIR" if os.environ.get("TMPDIR") else "the system's temp folder"
+    return (f"cannot stage version {version} for publishing in {temp} ({which}): "
+            f"{f'{named.name}: ' if named else ''}{os_reason(exc)}; {path_advice(Path(temp), exc)} (or set TMPDIR to "
+            "a folder on a disk with room for the release's files); nothing was published, and the staged files "
+            "were removed")
 
 
 @contextmanager

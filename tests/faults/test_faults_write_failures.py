@@ -35,8 +35,9 @@ from coworkenv.store import LocalGitPublisher, PublishError
 from tests.faults.harness import CAPABILITY, ROOT, release, snapshot, temp_files
 from tests.faults.test_faults_output_sets import _curate, _envs, made  # noqa: F401 (a fixture)
 
-# Two runs on one tmpfs in a user namespace, each printing a line: a publish of many shards filling the disk part way,
-# then a small one short of a page at its last writes, then of each page before.
+# Three runs on one tmpfs in a user namespace, each printing a line: a publish of many shards filling the disk part
+# way, then a small one short of a page at its last writes, then of each page before; then a Hub publish (the
+# in-memory stand-in of tests/test_store_hf_hub.py) whose temp folder, where it stages the release, is full.
 _FULL_DISK = r"""
 import json, os, subprocess, sys
 from pathlib import Path
@@ -103,6 +104,25 @@ for short in range(1, 7):  # the disk fills at the last write of the publish, th
     if outcome == "published":
         break
 print(json.dumps({"points": points, "versions": LocalGitPublisher(repo).published_versions()}))
+
+import tempfile
+from typing import cast
+from huggingface_hub import HfApi
+from coworkenv.store import HfHubPublisher
+from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi
+
+os.environ.update(HF_TOKEN=TOKEN, HF_HUB_OFFLINE="1")
+tempfile.tempdir = str(mount / "tmp")  # the temp folder a publish stages the release in, on the small disk
+os.mkdir(tempfile.tempdir)
+api = RecordingHubApi()
+HfHubPublisher(REPO, api=cast(HfApi, api)).publish(release("v1", rows=10))
+size(used() + 4 * page)
+try:
+    HfHubPublisher(REPO, api=cast(HfApi, api)).publish(release("v2", rows=120))
+    outcome = "published"
+except Exception as exc:
+    outcome = f"{type(exc).__name__}: {exc}"
+print(json.dumps({"outcome": outcome, "tags": sorted(api.tags), "left": os.listdir(tempfile.tempdir)}))
 """
 
 
@@ -116,7 +136,7 @@ def _namespaces_allowed() -> bool:
 
 @pytest.fixture(scope="module")
 def full_disks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The two runs of `_FULL_DISK` (one child, one tmpfs), as each printed them."""
+    """The three runs of `_FULL_DISK` (one child, one tmpfs), as each printed them."""
     if not _namespaces_allowed():
         pytest.skip("no user namespace with a tmpfs mount here")
     mount = tmp_path_factory.mktemp("disk")
@@ -124,7 +144,7 @@ def full_disks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.strip().splitlines()[-2:]]
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
 
 
 def test_a_publish_filling_a_real_disk_keeps_the_last_version_in_the_folder(full_disks: list[dict[str, Any]]) -> None:
@@ -158,6 +178,20 @@ def test_a_publish_whose_last_writes_meet_a_full_disk_is_published_whole_or_not_
         assert "fix the repository state" not in point["outcome"], point
         assert point["same"] and point["refs"], point  # no commit without its tag, no file of v2 in the folder
     assert found["versions"] == ["v1"], found
+
+
+def test_a_release_that_cannot_be_staged_in_a_full_temp_folder_says_so_and_publishes_nothing(
+        full_disks: list[dict[str, Any]]) -> None:
+    """A Hub publish whose temp folder (TMPDIR) is full while it stages the release's shards. On main: the write's own
+    WriteError, not a PublishError, naming a file of the staging folder its removal had deleted and saying "any
+    earlier version of the file is unchanged"; nothing said of the temp folder, of TMPDIR, or that nothing was
+    published."""
+    found = full_disks[2]
+    said = found["outcome"]
+    assert said.startswith("PublishError: cannot stage version v2 for publishing in "), found
+    assert "No space left on device" in said and "TMPDIR" in said and "nothing was published" in said, found
+    assert "earlier version of the file is unchanged" not in said, found
+    assert found["tags"] == ["v1"] and found["left"] == [], found
 
 
 def _git_fails(failing: str, stderr: str, also: str | None = None) -> Callable[..., Any]:
