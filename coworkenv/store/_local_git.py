@@ -210,6 +210,10 @@ class LocalGitPublisher:
                 left = self._restore("a failed publish")
                 if left is not None and isinstance(failure, Exception):
                     raise PublishError(f"{_without_unchanged(failure)}; {left}") from None
+                if isinstance(failure, PublishError) and not _says_unchanged(failure) and self._refs_are(refs):
+                    # git's own failure (a full disk at `git add`, at the refs): say what became of the version.
+                    raise PublishError(f"{failure}; nothing was published: {self.repo_dir} holds its last version as "
+                                       "before") from None
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
@@ -469,6 +473,13 @@ class LocalGitPublisher:
         """Every ref and HEAD, as git lists them (what makes an object reachable)."""
         return self._run("show-ref", "--head").stdout
 
+    def _refs_are(self, refs: str) -> bool:
+        """Whether the refs are `refs` still (False where git cannot tell)."""
+        try:
+            return self._refs() == refs
+        except (PublishError, OSError):
+            return False
+
     def _loose_objects(self) -> set[Path]:
         """The loose object files of the repository (`objects/xx/...`), git's temp objects included."""
         objects = self._git_dir / "objects"
@@ -670,6 +681,13 @@ def _nearly_full(folder: Path) -> bool:
 
 def _first_line(text: str) -> str:
     return (text.strip().splitlines() or ["unknown error"])[0]
+
+
+def _says_unchanged(failure: BaseException) -> bool:
+    """Whether the message of `failure` already says that nothing was published or that the folder is as it was."""
+    message = str(failure)
+    return any(words in message for words in ("nothing was published", "keeps its last version", "nothing was touched",
+                                              UNCHANGED))
 
 
 def _without_unchanged(failure: BaseException) -> str:

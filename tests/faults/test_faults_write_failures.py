@@ -176,6 +176,7 @@ def test_a_publish_whose_last_writes_meet_a_full_disk_is_published_whole_or_not_
         assert point["outcome"] != "published", point
         assert "No space left on device" in point["outcome"] and "free disk space" in point["outcome"], point
         assert "fix the repository state" not in point["outcome"], point
+        assert "nothing was published" in point["outcome"], point
         assert point["same"] and point["refs"], point  # no commit without its tag, no file of v2 in the folder
     assert found["versions"] == ["v1"], found
 
