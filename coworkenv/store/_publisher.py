@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import re
 import tempfile
@@ -145,6 +147,7 @@ def check_version(version: str) -> None:
         )
 
 
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a copy that found no room, or a file size limit
 FOLDER_STAGING = ".coworkenv-publish-"  # a folder publish's staging folder, beside the folder published
 SYSTEM_FOLDER_STAGING = "coworkenv-folder-"  # ... in the system's temp folder where it cannot be beside
 
@@ -203,16 +206,23 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
     beside = os.access(folder.parent, os.W_OK | os.X_OK)
     if beside:  # what a publish staged in the system's temp folder (a parent not writable, earlier versions) left
         remove_abandoned(tempfile.gettempdir(), SYSTEM_FOLDER_STAGING)
-    with held_temp_dir(FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None
-                       ) as staging:
-        # The files published are copied into the staging folder and checked there against the checkpoint's record
-        # (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed over or
-        # written in place into an original after its check is not published in the checked one's place.
-        snapshot = checked_snapshot(folder, files, staging / "files", record)
+    with ExitStack() as held:
+        try:
+            staging = held.enter_context(held_temp_dir(
+                FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None))
+            # The files published are copied into the staging folder and checked there against the checkpoint's
+            # record (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed
+            # over or written in place into an original after its check is not published in the checked one's place.
+            snapshot = checked_snapshot(folder, files, staging / "files", record)
+            card = staging / CARD_NAME
+            if not isinstance(snapshot, str):
+                atomic_write_bytes(card, card_md.encode())
+        except OSError as exc:
+            if exc.errno not in _NO_ROOM:  # a file of the folder unreadable, ...: named by the publisher as before
+                raise
+            raise PublishError(_folder_staging_failed(folder, version, files, beside, exc)) from None
         if isinstance(snapshot, str):
             raise PublishError(f"{snapshot}; nothing was published")
-        card = staging / CARD_NAME
-        atomic_write_bytes(card, card_md.encode())
         snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
         found = secret_in_files(snapshot, held_credentials())
         if found is not None:
@@ -222,6 +232,20 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
                 "was published. Remove the file (or the credential from it) or, if the credential is no longer "
                 "secret, rotate it, then publish again")
         yield Upload(files=snapshot, supersedes=_is_folder_file)
+
+
+def _folder_staging_failed(folder: Path, version: str, files: dict[str, Path], beside: bool, exc: OSError) -> str:
+    """Why the copies of `folder`'s files (checked, then published) could not be made, with the room they need. It
+    had been the copy's own OSError, naming a file of the staging folder already removed, not the room needed."""
+    where = folder.parent if beside else Path(tempfile.gettempdir())
+    named = exc.final if isinstance(exc, WriteError) else Path(os.fsdecode(exc.filename)) if exc.filename else None
+    need = 0
+    for path in files.values():
+        with contextlib.suppress(OSError):
+            need += path.stat().st_size
+    return (f"cannot publish {folder} as {version}: its files are copied into {where} first (they are checked there, "
+            f"then published), which needs about {need / 2**20:.1f} MiB: {f'{named.name}: ' if named else ''}"
+            f"{os_reason(exc)}; {path_advice(where, exc)}; nothing was published, and the copies made were removed")
 
 
 def stage_release(release: DatasetRelease, dest: Path) -> list[str]:

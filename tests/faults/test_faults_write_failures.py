@@ -35,9 +35,10 @@ from coworkenv.store import LocalGitPublisher, PublishError
 from tests.faults.harness import CAPABILITY, ROOT, release, snapshot, temp_files
 from tests.faults.test_faults_output_sets import _curate, _envs, made  # noqa: F401 (a fixture)
 
-# Three runs on one tmpfs in a user namespace, each printing a line: a publish of many shards filling the disk part
+# Four runs on one tmpfs in a user namespace, each printing a line: a publish of many shards filling the disk part
 # way, then a small one short of a page at its last writes, then of each page before; then a Hub publish (the
-# in-memory stand-in of tests/test_store_hf_hub.py) whose temp folder, where it stages the release, is full.
+# in-memory stand-in of tests/test_store_hf_hub.py) whose temp folder, where it stages the release, is full; then a
+# checkpoint folder published with no room beside it for the copy of its weights that the publish checks.
 _FULL_DISK = r"""
 import json, os, subprocess, sys
 from pathlib import Path
@@ -123,6 +124,22 @@ try:
 except Exception as exc:
     outcome = f"{type(exc).__name__}: {exc}"
 print(json.dumps({"outcome": outcome, "tags": sorted(api.tags), "left": os.listdir(tempfile.tempdir)}))
+
+size(64 * 1024)
+ckpt, into = mount / "ckpt", mount / "models"
+ckpt.mkdir()
+(ckpt / "config.json").write_text("{}")
+LocalGitPublisher(into).publish_folder(ckpt, "c1", "# a checkpoint")
+(ckpt / "model.safetensors").write_bytes(os.urandom(256 * 1024))
+before = snapshot(into)
+size(used() + 16 * page)  # room for part of the copy a publish checks the weights in
+try:
+    LocalGitPublisher(into).publish_folder(ckpt, "c2", "# a checkpoint")
+    outcome = "published"
+except Exception as exc:
+    outcome = f"{type(exc).__name__}: {exc}"
+print(json.dumps({"outcome": outcome, "versions": LocalGitPublisher(into).published_versions(),
+                  "same": snapshot(into) == before, "left": sorted(os.listdir(mount))}))
 """
 
 
@@ -136,7 +153,7 @@ def _namespaces_allowed() -> bool:
 
 @pytest.fixture(scope="module")
 def full_disks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The three runs of `_FULL_DISK` (one child, one tmpfs), as each printed them."""
+    """The four runs of `_FULL_DISK` (one child, one tmpfs), as each printed them."""
     if not _namespaces_allowed():
         pytest.skip("no user namespace with a tmpfs mount here")
     mount = tmp_path_factory.mktemp("disk")
@@ -144,7 +161,7 @@ def full_disks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-4:]]
 
 
 def test_a_publish_filling_a_real_disk_keeps_the_last_version_in_the_folder(full_disks: list[dict[str, Any]]) -> None:
@@ -193,6 +210,21 @@ def test_a_release_that_cannot_be_staged_in_a_full_temp_folder_says_so_and_publi
     assert "No space left on device" in said and "TMPDIR" in said and "nothing was published" in said, found
     assert "earlier version of the file is unchanged" not in said, found
     assert found["tags"] == ["v1"] and found["left"] == [], found
+
+
+def test_a_checkpoint_without_room_beside_it_for_its_checked_copy_says_how_much_it_needs(
+        full_disks: list[dict[str, Any]]) -> None:
+    """`publish_folder` copies the checkpoint's files beside it and checks the copies before publishing them. On main,
+    with no room for the copy of its weights: "cannot publish c2 into REPO: <a file of the staging folder, already
+    removed>: No space left on device; ...", saying neither that the copy beside the checkpoint needs the room nor
+    how much."""
+    found = full_disks[3]
+    said = found["outcome"]
+    assert said.startswith("PublishError: cannot publish ") and "are copied into" in said, found
+    assert "needs about 0.3 MiB" in said and "No space left on device" in said, found
+    assert "nothing was published" in said, found
+    assert found["versions"] == ["c1"] and found["same"], found
+    assert not [name for name in found["left"] if name.startswith(".coworkenv-publish-")], found
 
 
 def _git_fails(failing: str, stderr: str, also: str | None = None) -> Callable[..., Any]:
