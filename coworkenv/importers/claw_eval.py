@@ -30,10 +30,11 @@ from coworkenv.importers.claw_eval_routes import (
     default_fixture,
     request_fields,
     request_models,
+    tool_endpoints,
     unserved_error,
     unserved_tools,
 )
-from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, unsupported_reason
+from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -151,11 +152,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
-    requests = request_fields(task_dir, task)
+    requests, endpoints = request_fields(task_dir, task), tool_endpoints(task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
-                          requests.get(tool.name)) \
+                          requests.get(tool.name), endpoints.get(tool.name)) \
             if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
@@ -336,17 +337,24 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                notes: list[str] | None = None,
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
-               request: list[RequestField] | None = None) -> ToolDecl | None:
+               request: list[RequestField] | None = None,
+               endpoint: tuple[str, str] | None = None) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
     by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
     made of them, by id. `request`: the request model itself, which then reads each call (its framework's 422
-    answers, its coercions) in place of the declared schema."""
-    for adapter in adapters:
-        mapping = adapter.tools.get(tool.name)
-        if mapping is None:
-            continue
+    answers, its coercions) in place of the declared schema. `endpoint`: the service and path its URL reaches, which
+    bind a tool the import does not know by name (`by_endpoint`), as Claw-Eval's runner calls the URL."""
+    adapters = list(adapters)
+    found = [(a, a.tools[tool.name]) for a in adapters if tool.name in a.tools]
+    if not found and endpoint is not None:
+        found = [(a, m) for a in adapters if a.name == endpoint[0]
+                 for m in [by_endpoint(a, endpoint[1])] if m is not None]
+        if found and notes is not None:
+            notes.append(f"tools.{tool.name}: bound by its endpoint {endpoint[1]}, as the {endpoint[0]} service "
+                         "serves it")
+    for adapter, mapping in found[:1]:
         props = tool.input_schema.get("properties", {})
         unmet = _unmet(mapping, props)
         undeclared: list[str] = []
