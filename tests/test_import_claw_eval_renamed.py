@@ -1,4 +1,6 @@
-"""A benchmark version naming a tool otherwise (import38): Claw-Eval's runner sends a call to the tool's endpoint URL,
+"""What a new benchmark version changes in its tools (import38).
+
+A tool named otherwise: Claw-Eval's runner sends a call to the tool's endpoint URL,
 so a tool's name is only what the agent calls it; the service behind the URL answers. The public checkout already
 offers one endpoint under two names (`inventory_list_products` / `inventory_list_items`, `finance_submit_report` /
 `finance_report_submit`, `send_notification` / `send_report` on `/web/notify`). A name the importer did not know
@@ -6,7 +8,10 @@ left the tool out and the task partial or skipped; it is now bound by its endpoi
 
 Each fixture task is imported as written and with every tool renamed (task.yaml, grader.py and reference.json alike,
 as a new version would rename them): the statuses are the same, each renamed tool runs the same op with the same
-binding, the same calls get the same answers, and the reference scores the same."""
+binding, the same calls get the same answers, and the reference scores the same.
+
+A new argument its service's handler reads (a page of a list): the import, having no field for it, says the task's
+answers differ (partial) rather than importing it full with the argument "accepted and ignored"."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from coworkenv.env import Action
 from coworkenv.importers import import_checkout
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
+from tests.test_import_claw_eval_answers import _MOVING_GMAIL, _one_tool_checkout
 
 TASKS = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks"
 CHOSEN = ["CE02_vpn_ticket_triage", "CE09_todo_duplicate_cleanup", "CE10_restock_low_items",
@@ -92,3 +98,31 @@ def test_a_renamed_tool_is_bound_by_its_endpoint(imports: dict[str, Any]) -> Non
         # and the reference scores the same (the renamed grader reading the renamed calls)
         scores = [run_episode(Env(s), OraclePolicy(s)).result.score for s in (spec_a, spec_b)]
         assert scores[0] == scores[1] == 1.0, (task_id, scores)
+
+
+_PAGED_GMAIL = _MOVING_GMAIL.replace("    max_results: int = 20\n", "    max_results: int = 20\n    page: int = 1\n"
+                                     "    folder: str = 'inbox'\n").replace(
+    'return {"messages": found[: req.max_results], "total": len(found)}',
+    'start = (req.page - 1) * req.max_results\n    return {"messages": found[start: start + req.max_results], '
+    '"total": len(found)}')
+
+
+@pytest.mark.parametrize("argument, status", [("page", "partial"), ("folder", "full")])
+def test_an_argument_the_services_handler_reads_and_the_import_ignores_is_said(
+        tmp_path: Path, argument: str, status: str) -> None:
+    """A new version's list takes `page` (its handler reads `req.page`): the import has no field for it, so its
+    answers would differ from page 2 on: the task is partial, saying why (on main: full, "accepted and ignored").
+    A field the model takes and the handler never reads (`folder`, as web_fetch's `timeout_seconds`) stays ignored."""
+    assert "req.page" in _PAGED_GMAIL and "req.folder" not in _PAGED_GMAIL
+    mail = [{"message_id": "msg_1", "from": "a@x.test", "to": "me@acme.test", "subject": "s", "body": "b",
+             "date": "2026-03-02T08:00:00Z", "labels": ["INBOX"], "is_read": False}]
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _PAGED_GMAIL, ("inbox.json", mail))
+    task_yaml = root / "tasks" / "CE01_draft_invoice_reply" / "task.yaml"
+    doc = yaml.safe_load(task_yaml.read_text(encoding="utf-8"))
+    doc["tools"][0]["input_schema"]["properties"][argument] = {"type": "integer" if argument == "page" else "string"}
+    task_yaml.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.status == status, report.left_out
+    said = next(x for x in report.left_out if x["what"] == f"tools.gmail_list_messages.{argument}")
+    assert ("handler reads it (req.page)" in said["why"]) == (argument == "page"), said

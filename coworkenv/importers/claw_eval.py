@@ -28,6 +28,7 @@ from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
     default_fixture,
+    handler_reads,
     request_fields,
     request_models,
     tool_endpoints,
@@ -152,11 +153,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
-    requests, endpoints = request_fields(task_dir, task), tool_endpoints(task)
+    requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
-                          requests.get(tool.name), endpoints.get(tool.name)) \
+                          requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set())) \
             if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
@@ -338,14 +339,15 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                request: list[RequestField] | None = None,
-               endpoint: tuple[str, str] | None = None) -> ToolDecl | None:
+               endpoint: tuple[str, str] | None = None, reads: set[str] | frozenset[str] = frozenset()) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
     by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
     made of them, by id. `request`: the request model itself, which then reads each call (its framework's 422
     answers, its coercions) in place of the declared schema. `endpoint`: the service and path its URL reaches, which
-    bind a tool the import does not know by name (`by_endpoint`), as Claw-Eval's runner calls the URL."""
+    bind a tool the import does not know by name (`by_endpoint`), as Claw-Eval's runner calls the URL. `reads`: the
+    request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers."""
     adapters = list(adapters)
     found = [(a, a.tools[tool.name]) for a in adapters if tool.name in a.tools]
     if not found and endpoint is not None:
@@ -376,7 +378,10 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
         args: dict[str, ArgBinding | str] = {}
         for name in known_args:
             known = mapping.args.get(name)
-            if known is None and name not in windowed:
+            if known is None and name not in windowed and name in reads:  # (a new version's page, offset...)
+                leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's handler reads it (req.{name}), "
+                      f"so its answers depend on it; no {adapter.app} field for it: ignored here")
+            elif known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             elif known is not None and (known.to is not None or known.kept is not None) and model is not None \
                     and name not in model:

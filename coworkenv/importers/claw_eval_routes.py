@@ -25,6 +25,7 @@ class ServiceSource:
     routes: dict[str, dict[str, Any] | None]
     kinds: dict[str, dict[str, str]]
     annotations: dict[str, dict[str, str]] = field(default_factory=dict)  # route -> field -> annotation's text
+    reads: dict[str, set[str]] = field(default_factory=dict)  # route -> the fields its handler reads (`req.<field>`)
 
 
 _KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
@@ -111,6 +112,7 @@ def _read(tree: ast.Module) -> ServiceSource:
     routes: dict[str, dict[str, Any] | None] = {}
     kinds: dict[str, dict[str, str]] = {}
     annotations: dict[str, dict[str, str]] = {}
+    reads: dict[str, set[str]] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
@@ -119,11 +121,13 @@ def _read(tree: ast.Module) -> ServiceSource:
                     "post", "get", "put", "delete", "patch") and deco.args and isinstance(deco.args[0], ast.Constant) \
                     and isinstance(deco.args[0].value, str):
                 routes[deco.args[0].value] = _request_model(node, models)
+                reads[deco.args[0].value] = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                                             and isinstance(n.value, ast.Name) and n.value.id == "req"}
                 name = _request_model_name(node, models)
                 if name is not None and models[name] is not None:
                     kinds[deco.args[0].value] = model_kinds[name]
                     annotations[deco.args[0].value] = model_annotations[name]
-    return ServiceSource(routes, kinds, annotations)
+    return ServiceSource(routes, kinds, annotations, reads)
 
 
 def _request_model_name(handler: ast.FunctionDef | ast.AsyncFunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
@@ -230,6 +234,14 @@ def request_models(task_dir: Path, task: Any) -> dict[str, dict[str, Any]]:
         if fields is not None:
             found[tool] = fields
     return found
+
+
+def handler_reads(task_dir: Path, task: Any) -> dict[str, set[str]]:
+    """Tool name -> the request fields its endpoint's handler reads (`req.<field>`), where the checkout holds the
+    service's source."""
+    sources = task_services(task_dir, task)
+    return {tool: sources[service].reads.get(path, set()) for tool, (service, path) in tool_endpoints(task).items()
+            if service in sources}
 
 
 def request_fields(task_dir: Path, task: Any) -> dict[str, list[RequestField]]:
