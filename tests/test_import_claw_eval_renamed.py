@@ -126,3 +126,21 @@ def test_an_argument_the_services_handler_reads_and_the_import_ignores_is_said(
     assert report.status == status, report.left_out
     said = next(x for x in report.left_out if x["what"] == f"tools.gmail_list_messages.{argument}")
     assert ("handler reads it (req.page)" in said["why"]) == (argument == "page"), said
+
+
+def test_a_known_name_at_another_route_is_bound_by_the_route(tmp_path: Path) -> None:
+    """The URL decides what a call does there: a version offering `helpdesk_get_ticket` at the list's route (beside
+    the list itself, as the checkout offers one route under two names) gets the list's answers from it."""
+    root = tmp_path / "checkout"
+    task = root / "tasks" / "CE02_vpn_ticket_triage"
+    shutil.copytree(TASKS / task.name, task)
+    swap = {"helpdesk_get_ticket": "/helpdesk/tickets"}
+    with (task / "task.yaml").open("a", encoding="utf-8") as yaml_file:
+        yaml_file.write("tool_endpoints:\n" + "".join(
+            f"  - {{tool_name: {name}, url: 'http://localhost:9100{swap.get(name, ROUTES[name])}'}}\n"
+            for name in ROUTES if name.startswith("helpdesk_")))
+    (report,) = import_checkout(root, tmp_path / "out", judge=False)
+    assert report.spec_file is not None, report.left_out
+    ops = {d.name: d.bind.op for d in load_spec(tmp_path / "out" / report.spec_file).tool_decls}
+    assert ops["helpdesk_get_ticket"] == ops["helpdesk_list_tickets"] == "tickets_search", ops
+    assert any("bound by its endpoint /helpdesk/tickets," in n for n in report.notes), report.notes

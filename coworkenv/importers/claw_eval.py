@@ -346,16 +346,16 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
     by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
     made of them, by id. `request`: the request model itself, which then reads each call (its framework's 422
     answers, its coercions) in place of the declared schema. `endpoint`: the service and path its URL reaches, which
-    bind a tool the import does not know by name (`by_endpoint`), as Claw-Eval's runner calls the URL. `reads`: the
+    bind the tool where the import knows the route (`by_endpoint`), whatever its name, as Claw-Eval's runner calls
+    the URL; else its name does. `reads`: the
     request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers."""
     adapters = list(adapters)
-    found = [(a, a.tools[tool.name]) for a in adapters if tool.name in a.tools]
-    if not found and endpoint is not None:
-        found = [(a, m) for a in adapters if a.name == endpoint[0]
-                 for m in [by_endpoint(a, endpoint[1])] if m is not None]
-        if found and notes is not None:
-            notes.append(f"tools.{tool.name}: bound by its endpoint {endpoint[1]}, as the {endpoint[0]} service "
-                         "serves it")
+    found = [] if endpoint is None else [(a, m) for a in adapters if a.name == endpoint[0]
+                                         for m in [by_endpoint(a, endpoint[1], tool.name)] if m is not None]
+    if found and found[0][1] is not found[0][0].tools.get(tool.name) and notes is not None:
+        notes.append(f"tools.{tool.name}: bound by its endpoint {endpoint[1] if endpoint else ''}, as the "
+                     f"{found[0][0].name} service serves it")
+    found = found or [(a, a.tools[tool.name]) for a in adapters if tool.name in a.tools]
     for adapter, mapping in found[:1]:
         props = tool.input_schema.get("properties", {})
         unmet = _unmet(mapping, props)

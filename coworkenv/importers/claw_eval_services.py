@@ -592,7 +592,10 @@ ENDPOINTS: dict[str, str] = {
 }
 
 
-def by_endpoint(adapter: ServiceAdapter, path: str) -> ToolMap | None:
-    """The adapter's tool served at `path` on its service (`ENDPOINTS`), or None."""
-    return next((mapping for name, mapping in adapter.tools.items() if ENDPOINTS.get(name) == path), None)
+def by_endpoint(adapter: ServiceAdapter, path: str, name: str = "") -> ToolMap | None:
+    """The adapter's tool served at `path` on its service (`ENDPOINTS`): the one of that `name` when it is served
+    there (one route may have two names), else the first; None when the adapter serves no such route."""
+    if ENDPOINTS.get(name) == path and name in adapter.tools:
+        return adapter.tools[name]
+    return next((mapping for known, mapping in adapter.tools.items() if ENDPOINTS.get(known) == path), None)
 
