@@ -15,6 +15,7 @@ answers differ (partial) rather than importing it full with the argument "accept
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -29,6 +30,7 @@ from coworkenv.env import Action
 from coworkenv.importers import import_checkout
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
+from tests.support.claw_eval_own import MockService, world_now
 from tests.test_import_claw_eval_answers import _MOVING_GMAIL, _one_tool_checkout
 
 TASKS = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks"
@@ -144,3 +146,28 @@ def test_a_known_name_at_another_route_is_bound_by_the_route(tmp_path: Path) -> 
     ops = {d.name: d.bind.op for d in load_spec(tmp_path / "out" / report.spec_file).tool_decls}
     assert ops["helpdesk_get_ticket"] == ops["helpdesk_list_tickets"] == "tickets_search", ops
     assert any("bound by its endpoint /helpdesk/tickets," in n for n in report.notes), report.notes
+
+
+def test_a_lists_total_counts_what_its_handler_counts(tmp_path: Path) -> None:
+    """A version whose list answers `{"messages": found[:n], "total": len(found)}` (a page and the count of all, as
+    the scheduler's job history does in the public checkout) where the public gmail counts the page: the handler's
+    source says which, and the import's `total` follows it (on main: the page's count, 2 for 3)."""
+    counted_all = _MOVING_GMAIL.replace("max_results: int = 20", "max_results: int = 2")
+    assert 'found[: req.max_results], "total": len(found)' in counted_all
+    mail = [{"message_id": f"msg_{n}", "from": "a@x.test", "to": "me@acme.test", "subject": f"s{n}", "body": "b",
+             "date": at, "labels": ["INBOX"], "is_read": False}
+            for n, at in enumerate(["2026-03-02T08:00:00Z", "2026-03-01T08:00:00Z", "2026-02-28T08:00:00Z"])]
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", counted_all, ("inbox.json", mail))
+    (report,) = import_checkout(root, out, judge=False)
+    spec = load_spec(out / str(report.spec_file)).model_copy(update={"faults": None})
+    service = MockService(root, "python mock_services/gmail/server.py",
+                          {"GMAIL_FIXTURES": "tasks/CE01_draft_invoice_reply/fixtures/gmail/inbox.json"}, "gmail",
+                          world_now(spec))
+    env = Env(spec)
+    env.reset()
+    for args in ({}, {"max_results": 1}, {"max_results": 5}, {"days_back": 1}):
+        theirs = service.call("/gmail/messages", args)[1]
+        ours = json.loads(env.step(Action.call("gmail_list_messages", args)).messages[-1]["content"])
+        assert (ours["total"], [m["message_id"] for m in ours["messages"]]) == (
+            theirs["total"], [m["message_id"] for m in theirs["messages"]]), args

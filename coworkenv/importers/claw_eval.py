@@ -28,6 +28,7 @@ from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
     default_fixture,
+    handler_counts_whole,
     handler_reads,
     request_fields,
     request_models,
@@ -154,10 +155,12 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
     requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
+    whole = handler_counts_whole(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
-                          requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set())) \
+                          requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
+                          whole.get(tool.name)) \
             if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
@@ -339,7 +342,8 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                request: list[RequestField] | None = None,
-               endpoint: tuple[str, str] | None = None, reads: set[str] | frozenset[str] = frozenset()) -> ToolDecl | None:
+               endpoint: tuple[str, str] | None = None, reads: set[str] | frozenset[str] = frozenset(),
+               counts_whole: bool | None = None) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
@@ -348,7 +352,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
     answers, its coercions) in place of the declared schema. `endpoint`: the service and path its URL reaches, which
     bind the tool where the import knows the route (`by_endpoint`), whatever its name, as Claw-Eval's runner calls
     the URL; else its name does. `reads`: the
-    request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers."""
+    request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers.
+    `counts_whole`: whether its handler's `total` counts the list before its cut (read from its source), else the
+    adapter's own `cut_total` says."""
     adapters = list(adapters)
     found = [] if endpoint is None else [(a, m) for a in adapters if a.name == endpoint[0]
                                          for m in [by_endpoint(a, endpoint[1], tool.name)] if m is not None]
@@ -417,7 +423,8 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                                      not_found=adapter.not_found if adapter.not_found is not None and all(
                                          n in known_args for n in re.findall(r"\{(\w+)\}", adapter.not_found))
                                      else None,
-                                     cut=Cut(argument=mapping.cut, total=mapping.cut_total)
+                                     cut=Cut(argument=mapping.cut, total=mapping.cut_total if counts_whole is None
+                                             else counts_whole)
                                      if mapping.cut is not None and mapping.cut in known_args else None,
                                      item_filters={n: f for n, f in mapping.item_filters.items()
                                                    if n in known_args},
