@@ -380,6 +380,42 @@ def test_sealed_arrays_convert_values_before_they_write() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_struct_is_initialised_once() -> None:
+    """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the
+    codes a `pack_into` under way still walked, and changed the size an `iter_unpack` had checked) and a subclass
+    are refused, while making, packing and unpacking answer as before. In an interpreter of its own (the seal is for
+    good)."""
+    code = """if True:
+        import importlib.util, struct, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            s = struct.Struct("<IH")
+            packed, room = s.pack(1, 2), bytearray(8)
+            s.pack_into(room, 2, 3, 4)
+            return (packed, s.unpack(packed), s.unpack_from(room, 2), list(s.iter_unpack(packed * 2)), bytes(room),
+                    s.format, s.size, struct.pack(">q", -5), struct.calcsize("@iq"), struct.Struct(format="b").size)
+
+        before = honest()
+        assert confine.seal_struct() is None
+        assert honest() == before
+        s, refused = struct.Struct("QQ"), []
+        for again in (lambda: s.__init__("Q"), lambda: struct.Struct.__init__(s, "Q"),
+                      lambda: type("Sub", (struct.Struct,), {})):
+            try:
+                again()
+            except TypeError:
+                refused.append(True)
+        s.__init__()  # object.__init__: nothing
+        print(len(refused), s.format, s.size)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "3 QQ 16", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

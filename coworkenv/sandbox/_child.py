@@ -83,8 +83,12 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # the file's `readinto` a memoryview of the new object's storage with no owner: a `readinto` of the code's own kept it,
 # and once the object was dropped the view read and wrote whatever took the freed block next (a bytearray's header: all
 # memory, no audit event; forty-third round); `pickle` falls back to its pure-Python unpickler, which reads into
-# buffers it owns.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle"})
+# buffers it owns. The C futures and tasks (`_asyncio`, CPython 3.11) call the code's own loop, `__eq__` and
+# `__getattribute__` while they hold their callbacks by borrowed references (gh-125984, gh-125966, gh-126080,
+# gh-126138, fixed in 3.12 and later only): a loop whose `call_soon` is a property removed the first done callback
+# before it was passed on, and was handed the freed block, refilled as a bytearray header of the code's own (all memory,
+# no audit event; forty-sixth round); asyncio falls back to its pure-Python futures and tasks, which copy what they call.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
@@ -636,6 +640,10 @@ def isolate(
     stores = None if "hook" in disabled else confine["seal_array"]()
     if stores is not None:
         missing["audit-hook"] = f"array.array writes where the code's values moved its buffer ({stores})"
+    # A struct.Struct is initialised once, when it is made (a second `__init__` freed the codes a pack still walked).
+    structs = None if "hook" in disabled else confine["seal_struct"]()
+    if structs is not None:
+        missing["audit-hook"] = f"struct.Struct writes where a second initialisation moved its codes ({structs})"
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
         missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"

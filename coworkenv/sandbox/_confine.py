@@ -802,6 +802,30 @@ def seal_array() -> str | None:
     return None
 
 
+# `struct.Struct.__init__` ran again on a live Struct: it makes the format's table of codes anew and frees the old one,
+# which a `pack`, `pack_into` or `iter_unpack` under way still holds, with the sizes it checked against the old format.
+# A value's `__index__` (Python code of the code's own, asked for each value as the walk goes) that initialised the
+# Struct twice had the second format's codes take the freed block: the walk wrote 8 chosen bytes at offsets it chose,
+# far past the buffer it had checked (a bytearray's header: all memory, no audit event); an iterator read past its
+# buffer, `pack` returned bytes of the C stack (forty-sixth round). Sealed here: the type loses `__init__` from its dict
+# (C's still runs once, when a Struct is made: `type_call` calls the slot; a second call meets `object.__init__`,
+# which refuses arguments) and takes no subclass (whose instances would never be initialised, or could be again).
+def seal_struct() -> str | None:
+    """Initialise a `struct.Struct` only when it is made (above). Returns why it could not, or None."""
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls = struct.Struct
+    held = gc.get_referents(cls.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (len(held) != 1 or type(held[0]) is not dict or type(held[0].get("__init__")).__name__ != "wrapper_descriptor"
+            or flags.value != cls.__flags__ or type.__subclasses__(cls)):
+        return "struct.Struct does not have the layout this bootstrap knows"
+    flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE
+    del held[0]["__init__"]  # type_call still runs C's (its slot), once, as the Struct is made
+    modified(cls)
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io` and `seal_array` install, which the hook keeps from being
     changed."""

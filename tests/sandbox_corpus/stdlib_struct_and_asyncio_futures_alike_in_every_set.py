@@ -1,0 +1,131 @@
+# expect: ok
+# expect-kernel: ok
+# value: 12
+# Honest twin of `memory_struct_initialised_again_while_it_packs` and
+# `memory_future_callback_freed_while_it_is_scheduled`: what a check does with `struct` and asyncio's futures and
+# tasks answers alike in every set, where a Struct is initialised only when it is made and asyncio runs its
+# pure-Python futures: Structs made by format (keyword too), packed, unpacked, into and from buffers, iterated, the
+# module's own functions and their cache, the errors an honest mistake gets (same exception and message), a Struct
+# held by a class of the code's own; futures with done callbacks added, removed and run in order with their context,
+# results, exceptions and cancellation, tasks gathered, waited, shielded, named, cancelled, counted, a queue between
+# two tasks, a timeout, a Future subclass of the code's own.
+import asyncio
+import contextvars
+import struct
+
+SEEN = contextvars.ContextVar("seen", default="none")
+
+
+class Record:
+    layout = struct.Struct("<HiQ")
+
+    def __init__(self, *fields):
+        self.fields = fields
+
+    def dump(self):
+        return self.layout.pack(*self.fields)
+
+
+class Tagged(asyncio.Future):
+    tag = "mine"
+
+
+def error(call):
+    try:
+        call()
+    except BaseException as exc:  # asyncio's CancelledError among them
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def structs():
+    results = []
+    s = struct.Struct("<IH2s")
+    packed = s.pack(1, 2, b"ab")
+    room = bytearray(12)
+    s.pack_into(room, 2, 3, 4, b"cd")
+    results.append((packed, s.unpack(packed), s.unpack_from(room, 2), s.size, s.format)
+                   == (b"\x01\x00\x00\x00\x02\x00ab", (1, 2, b"ab"), (3, 4, b"cd"), 8, "<IH2s"))
+    results.append(list(struct.iter_unpack(">h", b"\x00\x01\xff\xff")) == [(1,), (-1,)]
+                   and [s.size for s in map(struct.Struct, ("@iq", "=iq", "5x", "0s"))] == [16, 12, 5, 0])
+    results.append(struct.Struct(format="b").unpack(b"\x80") == (-128,) and struct.calcsize("P") == 8
+                   and struct.unpack("?d", struct.pack("?d", True, 0.5)) == (True, 0.5))
+    results.append(Record(1, -2, 3).dump() == b"\x01\x00\xfe\xff\xff\xff\x03\x00\x00\x00\x00\x00\x00\x00")
+    results.append([error(call) for call in (
+        lambda: struct.pack("b", 300), lambda: struct.Struct("z"), lambda: s.pack(1),
+        lambda: s.unpack(b"x"), lambda: struct.pack_into("i", bytearray(2), 0, 1),
+    )] == [("error", "byte format requires -128 <= number <= 127"), ("error", "bad char in struct format"),
+           ("error", "pack expected 3 items for packing (got 1)"),
+           ("error", "unpack requires a buffer of 8 bytes"),
+           ("error", "pack_into requires a buffer of at least 4 bytes for packing 4 bytes at offset 0 "
+                     "(actual buffer size is 2)")])
+    struct._clearcache()
+    results.append(struct.pack("<q", -1) == b"\xff" * 8)
+    return results
+
+
+async def produce(queue):
+    for item in range(3):
+        await queue.put(item)
+    await queue.put(None)
+
+
+async def consume(queue):
+    got = []
+    while (item := await queue.get()) is not None:
+        got.append(item)
+    return got
+
+
+async def tasks(results):
+    loop = asyncio.get_running_loop()
+    calls = []
+    future = loop.create_future()
+    for name in "abc":
+        future.add_done_callback(lambda f, name=name: calls.append((name, f.result(), SEEN.get())))
+    removed = future.remove_done_callback(calls.append)
+    SEEN.set("set")
+    future.add_done_callback(lambda f: calls.append(("d", SEEN.get())), context=contextvars.copy_context())
+    future.set_result(5)
+    await asyncio.sleep(0)
+    results.append(removed == 0 and calls == [("a", 5, "none"), ("b", 5, "none"), ("c", 5, "none"), ("d", "set")])
+    failing = loop.create_future()
+    failing.set_exception(ValueError("no"))
+    cancelled = loop.create_future()
+    cancelled.cancel("stop")
+    results.append(error(failing.result) == ("ValueError", "no") and cancelled.cancelled()
+                   and error(cancelled.result)[0] == "CancelledError")
+
+    async def double(x):
+        await asyncio.sleep(0)
+        return 2 * x
+
+    gathered = await asyncio.gather(*(double(i) for i in range(4)), return_exceptions=True)
+    named = asyncio.create_task(double(5), name="five")
+    done, pending = await asyncio.wait([named], return_when=asyncio.FIRST_COMPLETED)
+    results.append(gathered == [0, 2, 4, 6] and named.get_name() == "five" and named.result() == 10
+                   and not pending and await asyncio.shield(double(1)) == 2)
+    sleeper = asyncio.create_task(asyncio.sleep(10))
+    await asyncio.sleep(0)
+    sleeper.cancel()
+    outcome = await asyncio.gather(sleeper, return_exceptions=True)
+    results.append(type(outcome[0]) is asyncio.CancelledError and asyncio.current_task() in asyncio.all_tasks())
+    queue = asyncio.Queue()
+    consumer = asyncio.create_task(consume(queue))
+    await produce(queue)
+    results.append(await consumer == [0, 1, 2])
+    try:
+        async with asyncio.timeout(0.01):
+            await asyncio.sleep(10)
+        timed = "no"
+    except TimeoutError:
+        timed = "yes"
+    own = Tagged()
+    loop.call_soon(own.set_result, "x")
+    results.append(timed == "yes" and await own == "x" and own.tag == "mine" and asyncio.isfuture(own))
+
+
+def check(**p):
+    results = structs()
+    asyncio.run(tasks(results))
+    return sum(1 for ok in results if ok is True)
