@@ -416,6 +416,73 @@ def test_sealed_struct_is_initialised_once() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "3 QQ 16", (done.stdout, done.stderr)
 
 
+def test_sealed_ordered_dict_keeps_no_node_across_the_codes_own_code() -> None:
+    """After `seal_ordered_dict` `==` of two OrderedDicts whose key's `__eq__` clears one of them hands that key no
+    object forged in the freed nodes' blocks (it did: a bytearray header over all memory), a subclass made before the
+    seal included; comparisons, repr, copies and pops answer as before, errors included. In an interpreter of its
+    own (the seal is for good)."""
+    code = """if True:
+        import importlib.util, sys
+        from collections import OrderedDict
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Sub(OrderedDict):
+            pass
+
+        def honest():
+            a, b = OrderedDict(x=1, y=2), OrderedDict(y=2, x=1)
+            looped = OrderedDict()
+            looped[0] = looped
+            c, d, out = a.copy(), Sub.fromkeys("abc"), []
+            for call in (lambda: c.pop("nope"), OrderedDict().popitem):
+                try:
+                    call()
+                except KeyError as exc:
+                    out.append(str(exc))
+            return (a == b, a != b, a == dict(b), Sub(a) == b, Sub(a) == Sub(a), a == 1, repr(a), repr(looped),
+                    repr(Sub()), c.pop("x"), c.pop("q", 0), d.popitem(), d.popitem(False), type(d.copy()), out)
+
+        before = honest()
+        assert confine.seal_ordered_dict() is None
+        assert honest() == before, (honest(), before)
+        words = lambda *values: b"".join(value.to_bytes(8, "little") for value in values)
+        forged = words(1 << 20, id(bytearray), 1 << 62, (1 << 62) + 1, 0, 0, 0)
+        node = words(id(forged) + 32, 0, 0, 0)
+        refill, held, handed = words(0, 0, id(node) + 32, 0)[:31], [], []
+
+        class Key:
+            calls = 0
+            def __init__(self, number):
+                self.number = number
+            def __hash__(self):
+                return self.number
+            def __eq__(self, other):
+                Key.calls += 1
+                if Key.calls == 3:
+                    first.clear()
+                    held.extend(bytearray(refill) for _ in range(64))
+                return True
+
+        class Catch(bytearray):
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                handed.append(other)
+                return True
+
+        for kind in (OrderedDict, Sub):
+            Key.calls = 0
+            first = kind((Key(n), n) for n in range(3))
+            first == kind(((Key(0), 0), (Catch(b"c"), 1), (Key(2), 2)))
+        print([len(h) for h in handed if type(h) is bytearray])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

@@ -644,6 +644,10 @@ def isolate(
     structs = None if "hook" in disabled else confine["seal_struct"]()
     if structs is not None:
         missing["audit-hook"] = f"struct.Struct writes where a second initialisation moved its codes ({structs})"
+    # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
+    nodes = None if "hook" in disabled else confine["seal_ordered_dict"]()
+    if nodes is not None:
+        missing["audit-hook"] = f"OrderedDict walks nodes the code's own code freed ({nodes})"
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
         missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"

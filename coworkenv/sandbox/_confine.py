@@ -826,12 +826,108 @@ def seal_struct() -> str | None:
     return None
 
 
+# The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
+# code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
+# a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
+# first node's `next`, refilled as a bytearray's buffer of the code's own, and compared the key of a node of the code's
+# own making: a forged bytearray header handed to a key's `__eq__` (all memory, no audit event; forty-sixth round);
+# `repr` and `copy` walk the nodes alike, `pop` and `popitem` unlink a node found before a second lookup (whose
+# `__eq__` may free it: an unlink through freed memory). Sealed here: those methods are gates built from the C code
+# that keeps no node across Python code (item access and deletion, which look the node up after the key's own code,
+# the C iterator, which checks the dict's state, and `dict.__eq__`), set through `type.__setattr__` so that the slots of
+# the type and of its subclasses follow (`==`, `!=` and `repr()` call the gates); the answers are C's own.
+ODICT_GATES = ("__eq__", "__ne__", "__repr__", "copy", "pop", "popitem")
+
+
+def _odict_compare(self: Any, other: Any, tools: Any = (), equal: bool = True) -> Any:
+    odict_t, dict_eq, isinstance_, list_, keys, not_implemented = tools[:6]
+    if not isinstance_(self, odict_t) or not isinstance_(other, dict):
+        return not_implemented
+    same = dict_eq(self, other)
+    if same is True and isinstance_(other, odict_t):
+        same = list_(keys(self)) == list_(keys(other))  # the keys in order, on copies
+    return same if same is not_implemented else same is equal
+
+
+def _odict_repr(self: Any, tools: Any = ()) -> Any:
+    odict_t, list_, type_, len_, running, ident, id_, items = tools[:1] + tools[3:4] + tools[6:12]
+    seen = (id_(self), ident())
+    if seen in running:
+        return "..."
+    running.add(seen)
+    try:
+        name = type_(self).__name__
+        if not len_(self):
+            return f"{name}()"
+        return f"{name}({list_(items(self) if type_(self) is odict_t else self.items())!r})"
+    finally:
+        running.discard(seen)
+
+
+def _odict_copy(self: Any, tools: Any = ()) -> Any:
+    new = tools[6](self)()
+    for key in tools[3](tools[4](self)):
+        new[key] = self[key]
+    return new
+
+
+def _odict_pop(self: Any, key: Any, default: Any = _ABSENT, tools: Any = ()) -> Any:
+    if key in self:
+        value = self[key]
+        del self[key]  # the node is looked up after the key's own code, and unlinked at once
+        return value
+    if default is tools[12]:
+        raise tools[13](key)
+    return default
+
+
+def _odict_popitem(self: Any, last: Any = True, tools: Any = ()) -> Any:
+    if not tools[7](self):
+        raise tools[13]("dictionary is empty")
+    key = tools[15](tools[14](self) if last else tools[4](self))
+    return key, tools[16](self, key)
+
+
+def seal_ordered_dict() -> str | None:
+    """Make the C `OrderedDict` keep no node across the code's own Python code (above). Returns why it could not, or
+    None."""
+    import builtins
+    import threading
+    from collections import OrderedDict
+
+    function_t: Any = type(_odict_repr)
+    cls: Any = OrderedDict
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__module__ != "collections"
+            or any(type(cls.__dict__.get(name)).__name__ not in ("wrapper_descriptor", "method_descriptor")
+                   for name in (*ODICT_GATES, "__iter__", "__reversed__"))):
+        return "OrderedDict is not the C type this bootstrap knows"
+    tools: tuple[Any, ...] = (
+        cls, dict.__eq__, builtins.isinstance, list, cls.__dict__["__iter__"], NotImplemented, type, builtins.len,
+        set(), threading.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
+        cls.__dict__["__reversed__"], builtins.next)
+    pop = function_t(_odict_pop.__code__, {}, "pop", (_ABSENT, tools))
+    gates = {"__eq__": function_t(_odict_compare.__code__, {}, "__eq__", (tools, True)),
+             "__ne__": function_t(_odict_compare.__code__, {}, "__ne__", (tools, False)),
+             "__repr__": function_t(_odict_repr.__code__, {}, "__repr__", (tools,)),
+             "copy": function_t(_odict_copy.__code__, {}, "copy", (tools,)), "pop": pop,
+             "popitem": function_t(_odict_popitem.__code__, {}, "popitem", (True, (*tools, pop)))}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        for name, gate in gates.items():
+            type.__setattr__(cls, name, gate)  # the slots of the type and its subclasses follow
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io` and `seal_array` install, which the hook keeps from being
+    """The code objects of the gates `seal_buffered_io`, `seal_array` and `seal_ordered_dict` install, which the hook keeps from being
     changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__)
+            _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _odict_pop.__code__, _odict_popitem.__code__)
 
 
 def seal_buffered_io() -> str | None:

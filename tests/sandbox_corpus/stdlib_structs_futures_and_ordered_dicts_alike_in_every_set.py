@@ -1,17 +1,22 @@
 # expect: ok
 # expect-kernel: ok
-# value: 12
-# Honest twin of `memory_struct_initialised_again_while_it_packs` and
-# `memory_future_callback_freed_while_it_is_scheduled`: what a check does with `struct` and asyncio's futures and
-# tasks answers alike in every set, where a Struct is initialised only when it is made and asyncio runs its
-# pure-Python futures: Structs made by format (keyword too), packed, unpacked, into and from buffers, iterated, the
+# value: 15
+# Honest twin of `memory_struct_initialised_again_while_it_packs`, `memory_future_callback_freed_while_it_is_scheduled`
+# and `memory_ordered_dict_node_freed_while_it_compares`: what a check does with `struct`, asyncio's futures and tasks
+# and OrderedDicts answers alike in every set, where a Struct is initialised only when it is made, asyncio runs its
+# pure-Python futures and OrderedDicts compare, print, copy and pop through gates: Structs made by format (keyword too), packed, unpacked, into and from buffers, iterated, the
 # module's own functions and their cache, the errors an honest mistake gets (same exception and message), a Struct
 # held by a class of the code's own; futures with done callbacks added, removed and run in order with their context,
 # results, exceptions and cancellation, tasks gathered, waited, shielded, named, cancelled, counted, a queue between
-# two tasks, a timeout, a Future subclass of the code's own.
+# two tasks, a timeout, a Future subclass of the code's own; OrderedDicts compared with each other, with dicts and
+# with other types (order counting only between two OrderedDicts), printed (empty, nested, holding itself, a subclass),
+# copied, popped by key and from either end, with the same errors, moved, pickled.
 import asyncio
 import contextvars
+import copy
+import pickle
 import struct
+from collections import OrderedDict
 
 SEEN = contextvars.ContextVar("seen", default="none")
 
@@ -24,6 +29,11 @@ class Record:
 
     def dump(self):
         return self.layout.pack(*self.fields)
+
+
+class Ordered(OrderedDict):
+    def items(self):
+        return [(key, "own") for key in self]
 
 
 class Tagged(asyncio.Future):
@@ -125,7 +135,31 @@ async def tasks(results):
     results.append(timed == "yes" and await own == "x" and own.tag == "mine" and asyncio.isfuture(own))
 
 
+def ordered_dicts():
+    results = []
+    a, b = OrderedDict([("x", 1), ("y", 2)]), OrderedDict([("y", 2), ("x", 1)])
+    results.append([a == b, a != b, a == dict(b), dict(b) == a, a != dict(b), a == a.copy(), a == [1], a != 3]
+                   == [False, True, True, True, False, True, False, True])
+    looped = OrderedDict(me=None)
+    looped["me"] = looped
+    results.append([repr(a), repr(OrderedDict()), repr(looped), repr(Ordered(a)), str(OrderedDict(n=a))]
+                   == ["OrderedDict([('x', 1), ('y', 2)])", "OrderedDict()", "OrderedDict([('me', ...)])",
+                       "Ordered([('x', 'own'), ('y', 'own')])", "OrderedDict([('n', OrderedDict([('x', 1), ('y', 2)]))])"])
+    c = a.copy()
+    c.move_to_end("x")
+    popped = [c.pop("y"), c.pop("zz", 5), c.pop(key="x")]
+    d = OrderedDict.fromkeys("abcd")
+    ends = [d.popitem(), d.popitem(last=False), d.popitem(False), list(d)]
+    sub = Ordered(a).copy()
+    results.append(popped == [2, 5, 1] and not c and ends == [("d", None), ("a", None), ("b", None), ["c"]]
+                   and type(sub) is Ordered and sub.popitem() == ("y", 2) and sub == Ordered(x=1)
+                   and [error(lambda: c.pop("nope")), error(OrderedDict().popitem)]
+                   == [("KeyError", "'nope'"), ("KeyError", "'dictionary is empty'")]
+                   and pickle.loads(pickle.dumps(a)) == a and copy.deepcopy(a) == a and (a | {"z": 3})["z"] == 3)
+    return results
+
+
 def check(**p):
-    results = structs()
+    results = structs() + ordered_dicts()
     asyncio.run(tasks(results))
     return sum(1 for ok in results if ok is True)
