@@ -88,7 +88,12 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # gh-126138, fixed in 3.12 and later only): a loop whose `call_soon` is a property removed the first done callback
 # before it was passed on, and was handed the freed block, refilled as a bytearray header of the code's own (all memory,
 # no audit event; forty-sixth round); asyncio falls back to its pure-Python futures and tasks, which copy what they call.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio"})
+# The C ElementTree (`_elementtree`) compares an element's children by borrowed references in `remove` (gh-126033, fixed
+# in 3.12 and later only): a value whose type subclasses the child's asked first, cleared the parent and answered
+# NotImplemented, and the child's own `__eq__` was asked with the freed child as `self`, refilled as a forged bytearray
+# header (all memory; forty-sixth round; with `clear()` the next read of the children's table was a NULL read, the
+# forty-fourth round's crash); `xml.etree.ElementTree` falls back to its pure-Python elements and tree builder.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
@@ -648,6 +653,10 @@ def isolate(
     nodes = None if "hook" in disabled else confine["seal_ordered_dict"]()
     if nodes is not None:
         missing["audit-hook"] = f"OrderedDict walks nodes the code's own code freed ({nodes})"
+    # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared next).
+    compares = None if "hook" in disabled else confine["seal_deque"]()
+    if compares is not None:
+        missing["audit-hook"] = f"deque.index hands the code an item it freed ({compares})"
     sealed = None if "hook" in disabled else confine["seal_ctypes"]()
     if sealed is not None:
         missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"

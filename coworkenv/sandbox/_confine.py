@@ -840,8 +840,8 @@ ODICT_GATES = ("__eq__", "__ne__", "__repr__", "copy", "pop", "popitem")
 
 
 def _odict_compare(self: Any, other: Any, tools: Any = (), equal: bool = True) -> Any:
-    odict_t, dict_eq, isinstance_, list_, keys, not_implemented = tools[:6]
-    if not isinstance_(self, odict_t) or not isinstance_(other, dict):
+    odict_t, dict_eq, isinstance_, list_, keys, not_implemented, dict_t = tools[:6] + tools[16:17]
+    if not isinstance_(self, odict_t) or not isinstance_(other, dict_t):
         return not_implemented
     same = dict_eq(self, other)
     if same is True and isinstance_(other, odict_t):
@@ -885,7 +885,7 @@ def _odict_popitem(self: Any, last: Any = True, tools: Any = ()) -> Any:
     if not tools[7](self):
         raise tools[13]("dictionary is empty")
     key = tools[15](tools[14](self) if last else tools[4](self))
-    return key, tools[16](self, key)
+    return key, tools[17](self, key)
 
 
 def seal_ordered_dict() -> str | None:
@@ -905,7 +905,7 @@ def seal_ordered_dict() -> str | None:
     tools: tuple[Any, ...] = (
         cls, dict.__eq__, builtins.isinstance, list, cls.__dict__["__iter__"], NotImplemented, type, builtins.len,
         set(), threading.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
-        cls.__dict__["__reversed__"], builtins.next)
+        cls.__dict__["__reversed__"], builtins.next, dict)
     pop = function_t(_odict_pop.__code__, {}, "pop", (_ABSENT, tools))
     gates = {"__eq__": function_t(_odict_compare.__code__, {}, "__eq__", (tools, True)),
              "__ne__": function_t(_odict_compare.__code__, {}, "__ne__", (tools, False)),
@@ -921,13 +921,59 @@ def seal_ordered_dict() -> str | None:
     return None
 
 
+# `deque.index` (CPython 3.11; gh-115243, fixed in 3.12 and later only) compares each item by a borrowed reference: a
+# value whose type subclasses the item's asks its own `__eq__` first, which may drop the deque's last reference to the
+# item (its frame holds it until it returns) and answer NotImplemented, and the item's `__eq__` is then asked with the
+# freed item as `self`; refilled as a bytearray's buffer of the code's own, it is a forged bytearray header over all
+# memory (no audit event; forty-sixth round). Sealed here: `index` is a gate that compares items the gate holds itself
+# (a copy of the deque, made by the C iterator), with C's answers and errors.
+def _deque_index(self: Any, value: Any, start: Any = 0, stop: Any = None, tools: Any = ()) -> Any:
+    list_, len_, index_, value_error, range_, type_error = tools
+    items = list_(self)  # references of the gate's own: no comparison frees what it compares
+    count = len_(items)
+    try:
+        start = index_(start)
+        stop = count if stop is None else index_(stop)
+    except type_error:
+        raise type_error("slice indices must be integers or have an __index__ method") from None
+    if start < 0:
+        start = start + count if start + count > 0 else 0
+    if stop < 0:
+        stop = stop + count if stop + count > 0 else 0
+    if stop > count:
+        stop = count
+    for place in range_(start, stop):
+        item = items[place]
+        if item is value or item == value:
+            return place
+    raise value_error(f"{value!r} is not in deque")
+
+
+def seal_deque() -> str | None:
+    """Make `deque.index` compare items it holds itself (above). Returns why it could not, or None."""
+    from collections import deque
+
+    cls: Any = deque
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(cls.__dict__.get("index")).__name__ != "method_descriptor"):
+        return "deque is not the C type this bootstrap knows"
+    gate = type(_deque_index)(_deque_index.__code__, {}, "index", (0, None, (list, len, _index, ValueError, range, TypeError)))
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "index", gate)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array` and `seal_ordered_dict` install, which the hook keeps from being
-    changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict` and `seal_deque`
+    install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
-            _odict_pop.__code__, _odict_popitem.__code__)
+            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__)
 
 
 def seal_buffered_io() -> str | None:
