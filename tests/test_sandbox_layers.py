@@ -416,11 +416,12 @@ def test_sealed_struct_is_initialised_once() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "3 QQ 16", (done.stdout, done.stderr)
 
 
-def test_sealed_ordered_dict_keeps_no_node_across_the_codes_own_code() -> None:
+def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() -> None:
     """After `seal_ordered_dict` `==` of two OrderedDicts whose key's `__eq__` clears one of them hands that key no
     object forged in the freed nodes' blocks (it did: a bytearray header over all memory), a subclass made before the
-    seal included; comparisons, repr, copies and pops answer as before, errors included. In an interpreter of its
-    own (the seal is for good)."""
+    seal included; comparisons, repr, copies and pops answer as before, errors included. After `seal_deque` an item
+    `deque.index` compares is never handed over freed (a reflected `__eq__` clearing the deque freed it). In an
+    interpreter of its own (the seals are for good)."""
     code = """if True:
         import importlib.util, sys
         from collections import OrderedDict
@@ -476,6 +477,31 @@ def test_sealed_ordered_dict_keeps_no_node_across_the_codes_own_code() -> None:
             Key.calls = 0
             first = kind((Key(n), n) for n in range(3))
             first == kind(((Key(0), 0), (Catch(b"c"), 1), (Key(2), 2)))
+        from collections import deque
+        assert deque("abca").index("a", 1) == 3 and confine.seal_deque() is None and deque("abca").index("a", 1) == 3
+        refill = (bytes(16) + forged).ljust(95, b"\\0")
+        holders = [bytearray() for _ in range(32)]
+
+        class Item:
+            __slots__ = tuple("abcdefg")
+            def __eq__(self, other):
+                if not handed:
+                    handed.append(self)
+                    for holder in holders:
+                        holder[:] = refill
+                return False
+
+        class Value(Item):
+            __slots__ = ()
+            def __eq__(self, other):
+                queue.clear()
+                return NotImplemented
+
+        queue = deque([Item()])
+        try:
+            queue.index(Value())
+        except (ValueError, RuntimeError):
+            pass
         print([len(h) for h in handed if type(h) is bytearray])
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"

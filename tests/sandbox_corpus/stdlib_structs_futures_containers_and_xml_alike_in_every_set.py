@@ -1,22 +1,29 @@
 # expect: ok
 # expect-kernel: ok
-# value: 15
-# Honest twin of `memory_struct_initialised_again_while_it_packs`, `memory_future_callback_freed_while_it_is_scheduled`
-# and `memory_ordered_dict_node_freed_while_it_compares`: what a check does with `struct`, asyncio's futures and tasks
-# and OrderedDicts answers alike in every set, where a Struct is initialised only when it is made, asyncio runs its
-# pure-Python futures and OrderedDicts compare, print, copy and pop through gates: Structs made by format (keyword too), packed, unpacked, into and from buffers, iterated, the
-# module's own functions and their cache, the errors an honest mistake gets (same exception and message), a Struct
-# held by a class of the code's own; futures with done callbacks added, removed and run in order with their context,
-# results, exceptions and cancellation, tasks gathered, waited, shielded, named, cancelled, counted, a queue between
-# two tasks, a timeout, a Future subclass of the code's own; OrderedDicts compared with each other, with dicts and
-# with other types (order counting only between two OrderedDicts), printed (empty, nested, holding itself, a subclass),
-# copied, popped by key and from either end, with the same errors, moved, pickled.
+# value: 18
+# Honest twin of the forty-sixth round's memory snippets (`memory_struct_initialised_again_while_it_packs`,
+# `memory_future_callback_freed_while_it_is_scheduled`, `memory_ordered_dict_node_freed_while_it_compares`,
+# `memory_deque_item_freed_while_index_compares`, `memory_element_child_freed_while_remove_compares`): what a check
+# does with `struct`, asyncio's futures and tasks, OrderedDicts, deques and ElementTree answers alike in every set,
+# where a Struct is initialised only when it is made, asyncio runs its pure-Python futures, OrderedDicts compare,
+# print, copy and pop through gates, `deque.index` compares a copy and ElementTree is pure Python: Structs made by
+# format (keyword too), packed, unpacked, into and from buffers, iterated, the module's own functions and their cache,
+# the errors an honest mistake gets (same exception and message), a Struct held by a class of the code's own; futures
+# with done callbacks added, removed and run in order with their context, results, exceptions and cancellation, tasks
+# gathered, waited, shielded, named, cancelled, counted, a queue between two tasks, a timeout, a Future subclass of the
+# code's own; OrderedDicts compared with each other, with dicts and with other types (order counting only between two
+# OrderedDicts), printed (empty, nested, holding itself, a subclass), copied, popped by key and from either end, with
+# the same errors, moved, pickled; `deque.index` with bounds, negative and past the ends, `__index__` bounds, NaN by
+# identity, its errors; XML parsed from text and a file, searched by path and tag, edited (`remove`, `insert`,
+# `set`), iterated, serialised, pulled incrementally, with the parse error's position.
 import asyncio
 import contextvars
 import copy
+import io
 import pickle
 import struct
-from collections import OrderedDict
+import xml.etree.ElementTree as ET
+from collections import OrderedDict, deque
 
 SEEN = contextvars.ContextVar("seen", default="none")
 
@@ -159,7 +166,48 @@ def ordered_dicts():
     return results
 
 
+class Three:
+    def __index__(self):
+        return 3
+
+
+def deques_and_xml():
+    results = []
+    d, nan = deque("abcabc"), float("nan")
+    results.append([d.index("a"), d.index("c"), d.index("a", 1), d.index("a", -3), d.index("b", 0, 2),
+                    d.index("c", Three()), d.index("a", -100, 100), deque([nan]).index(nan)] == [0, 2, 3, 3, 1, 5, 0, 0]
+                   and [error(lambda: d.index("z")), error(lambda: d.index("a", 1, 2)), error(lambda: d.index("a", "x"))]
+                   == [("ValueError", "'z' is not in deque"), ("ValueError", "'a' is not in deque"),
+                       ("TypeError", "slice indices must be integers or have an __index__ method")])
+    root = ET.fromstring('<r a="1"><b n="x">t<c/></b><b n="y"/><d>tail</d></r>')
+    second = root.findall("b")[1]
+    root.remove(second)
+    root.insert(0, ET.Element("e", k="v"))
+    root.find("b").set("n", "z")
+    results.append([child.tag for child in root] == ["e", "b", "d"] and root.find("b/c") is not None
+                   and [el.tag for el in root.iter()] == ["r", "e", "b", "c", "d"] and root.findtext("d") == "tail"
+                   and ET.tostring(root) == b'<r a="1"><e k="v" /><b n="z">t<c /></b><d>tail</d></r>'
+                   and error(lambda: root.remove(second)) == ("ValueError", "list.remove(x): x not in list"))
+    with open("doc.xml", "w") as fh:
+        fh.write("<list>" + "".join(f"<item id='{n}'>{n * n}</item>" for n in range(50)) + "</list>")
+    tree = ET.parse("doc.xml")
+    pull = ET.XMLPullParser(["end"])
+    pull.feed("<a><b>1</b>")
+    pull.feed("<b>2</b></a>")
+    ends = [element.tag for _, element in pull.read_events()]
+    events = [(event, element.tag) for event, element in ET.iterparse(io.BytesIO(b"<x><y/></x>"), ("start", "end"))]
+    try:
+        ET.fromstring("<a><b></a>")
+        position = None
+    except ET.ParseError as exc:
+        position = exc.position
+    results.append(sum(int(item.text) for item in tree.getroot()) == 40425 and tree.find(".//item[@id='7']").text == "49"
+                   and ends == ["b", "b", "a"] and events == [("start", "x"), ("start", "y"), ("end", "y"), ("end", "x")]
+                   and position == (1, 8))
+    return results
+
+
 def check(**p):
-    results = structs() + ordered_dicts()
+    results = structs() + ordered_dicts() + deques_and_xml()
     asyncio.run(tasks(results))
     return sum(1 for ok in results if ok is True)
