@@ -891,12 +891,12 @@ def _odict_popitem(self: Any, last: Any = True, tools: Any = ()) -> Any:
 def seal_ordered_dict() -> str | None:
     """Make the C `OrderedDict` keep no node across the code's own Python code (above). Returns why it could not, or
     None."""
+    import _collections
+    import _thread
     import builtins
-    import threading
-    from collections import OrderedDict
 
     function_t: Any = type(_odict_repr)
-    cls: Any = OrderedDict
+    cls: Any = _collections.OrderedDict  # what `collections` exports (no import of the package here)
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__module__ != "collections"
             or any(type(cls.__dict__.get(name)).__name__ not in ("wrapper_descriptor", "method_descriptor")
@@ -904,7 +904,7 @@ def seal_ordered_dict() -> str | None:
         return "OrderedDict is not the C type this bootstrap knows"
     tools: tuple[Any, ...] = (
         cls, dict.__eq__, builtins.isinstance, list, cls.__dict__["__iter__"], NotImplemented, type, builtins.len,
-        set(), threading.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
+        set(), _thread.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
         cls.__dict__["__reversed__"], builtins.next, dict)
     pop = function_t(_odict_pop.__code__, {}, "pop", (_ABSENT, tools))
     gates = {"__eq__": function_t(_odict_compare.__code__, {}, "__eq__", (tools, True)),
@@ -951,14 +951,15 @@ def _deque_index(self: Any, value: Any, start: Any = 0, stop: Any = None, tools:
 
 def seal_deque() -> str | None:
     """Make `deque.index` compare items it holds itself (above). Returns why it could not, or None."""
-    from collections import deque
+    import _collections
 
-    cls: Any = deque
+    cls: Any = _collections.deque
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
             or type(cls.__dict__.get("index")).__name__ != "method_descriptor"):
         return "deque is not the C type this bootstrap knows"
-    gate = type(_deque_index)(_deque_index.__code__, {}, "index", (0, None, (list, len, _index, ValueError, range, TypeError)))
+    function_t: Any = type(_deque_index)
+    gate = function_t(_deque_index.__code__, {}, "index", (0, None, (list, len, _index, ValueError, range, TypeError)))
     flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
     try:
         type.__setattr__(cls, "index", gate)
