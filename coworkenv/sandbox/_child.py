@@ -638,28 +638,21 @@ def isolate(
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
-    views = None if "hook" in disabled else confine["seal_buffered_io"]()
-    if views is not None:
-        missing["audit-hook"] = f"buffered streams hand raw memory to the code ({views})"
-    # array.array's stores convert a value before they write it (its `__index__` could move the buffer: all memory).
-    stores = None if "hook" in disabled else confine["seal_array"]()
-    if stores is not None:
-        missing["audit-hook"] = f"array.array writes where the code's values moved its buffer ({stores})"
-    # A struct.Struct is initialised once, when it is made (a second `__init__` freed the codes a pack still walked).
-    structs = None if "hook" in disabled else confine["seal_struct"]()
-    if structs is not None:
-        missing["audit-hook"] = f"struct.Struct writes where a second initialisation moved its codes ({structs})"
-    # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
-    nodes = None if "hook" in disabled else confine["seal_ordered_dict"]()
-    if nodes is not None:
-        missing["audit-hook"] = f"OrderedDict walks nodes the code's own code freed ({nodes})"
-    # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared next).
-    compares = None if "hook" in disabled else confine["seal_deque"]()
-    if compares is not None:
-        missing["audit-hook"] = f"deque.index hands the code an item it freed ({compares})"
-    sealed = None if "hook" in disabled else confine["seal_ctypes"]()
-    if sealed is not None:
-        missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"
+    # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
+    for seal, what in (
+            ("seal_buffered_io", "buffered streams hand raw memory to the code"),
+            # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
+            ("seal_array", "array.array writes where the code's values moved its buffer"),
+            # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
+            ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
+            # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
+            ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
+            # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
+            ("seal_deque", "deque.index hands the code an item it freed"),
+            ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
+        failed = None if "hook" in disabled else confine[seal]()
+        if failed is not None:
+            missing["audit-hook"] = f"{what} ({failed})"
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing
